@@ -1,0 +1,300 @@
+/**
+ * `MCPClient`: one connection to one MCP server, over the official SDK `Client`.
+ *
+ * What it adds to the SDK: a lifecycle with clear refusals (before initialize, after close), a
+ * deadline on every request that cancels it on the wire, the negotiated metadata kept as the
+ * server answered, normalized tool results, and errors that name the server and say what to do
+ * (never a secret: anything that came from outside is redacted first).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerConfig } from '../../shared/serverConfig.js';
+import type { SecretResolver } from '../secrets/resolver.js';
+import type { SecretValue } from '../secrets/secretValue.js';
+import { redactSecrets } from '../secrets/secretValue.js';
+import {
+  MCPAuthError,
+  MCPClientClosedError,
+  MCPCommandNotFoundError,
+  MCPConfigError,
+  MCPConnectionRefusedError,
+  MCPError,
+  MCPNotInitializedError,
+  MCPProtocolError,
+  MCPRemoteError,
+  MCPRequestCancelled,
+  MCPRequestTimeout,
+  MCPServerExitedError,
+  MCPTransportError,
+} from './errors.js';
+import { LogBuffer } from './logBuffer.js';
+import type { OpenedTransport } from './transports.js';
+import { openTransport } from './transports.js';
+import type {
+  ClientState,
+  DisconnectInfo,
+  NegotiatedInfo,
+  NormalizedToolResult,
+  RequestOptions,
+  ToolClient,
+  ToolDescriptor,
+} from './types.js';
+
+export const CLIENT_INFO = { name: 'miniharness-desktop', version: '0.1.0' } as const;
+
+/** How many stderr lines an exit error quotes. */
+const STDERR_TAIL_LINES = 10;
+
+export interface MCPClientOptions {
+  secrets: SecretResolver;
+  log?: LogBuffer;
+  clientInfo?: { name: string; version: string };
+}
+
+export class MCPClient implements ToolClient {
+  readonly serverId: string;
+  readonly log: LogBuffer;
+  private _state: ClientState = 'new';
+  private _negotiated: NegotiatedInfo | undefined;
+  private sdk: Client | undefined;
+  private opened: OpenedTransport | undefined;
+  private closing: Promise<void> | undefined;
+  /** First non-protocol output seen on the wire; fatal while initializing. */
+  private violation: MCPError | undefined;
+  private readonly disconnectListeners = new Set<(info: DisconnectInfo) => void>();
+
+  constructor(
+    private readonly config: ServerConfig,
+    private readonly options: MCPClientOptions,
+  ) {
+    this.serverId = config.id;
+    this.log = options.log ?? new LogBuffer();
+  }
+
+  get state(): ClientState {
+    return this._state;
+  }
+
+  get negotiated(): NegotiatedInfo | undefined {
+    return this._negotiated;
+  }
+
+  onDisconnect(listener: (info: DisconnectInfo) => void): () => void {
+    this.disconnectListeners.add(listener);
+    return () => this.disconnectListeners.delete(listener);
+  }
+
+  /** Connects and performs the MCP handshake; returns what the server negotiated. */
+  async initialize(options: RequestOptions = {}): Promise<NegotiatedInfo> {
+    if (this._state === 'closed') throw new MCPClientClosedError(this.serverId, 'initialize');
+    if (this._state !== 'new') throw new MCPProtocolError(this.serverId, 'initialize() may be called once per client');
+    this._state = 'initializing';
+    const started = performance.now();
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    // Aborted by the caller's signal, or by us when the server writes garbage during the handshake.
+    const handshake = new AbortController();
+    const onCallerAbort = (): void => handshake.abort();
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (options.signal?.aborted) handshake.abort();
+
+    try {
+      this.opened = await openTransport(this.config, this.options.secrets, this.log).catch((error: unknown) => {
+        throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
+      });
+      const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
+      this.sdk = sdk;
+      sdk.onerror = (error) => this.onWireError(error, handshake);
+      sdk.onclose = () => this.onTransportClosed();
+      this.log.note(`connecting to ${this.opened.target}`);
+      await sdk.connect(this.opened.transport, { timeout: timeoutMs, signal: handshake.signal });
+
+      const version = this.opened.protocolVersion();
+      const serverInfo = sdk.getServerVersion();
+      const capabilities = sdk.getServerCapabilities();
+      if (!version || !serverInfo || !capabilities) {
+        throw new MCPProtocolError(this.serverId, 'initialize completed without a protocol version, server info or capabilities');
+      }
+      // A close() that raced the handshake wins: the caller asked for it.
+      if (this.isClosed()) throw new MCPClientClosedError(this.serverId, 'initialize');
+      this._negotiated = {
+        protocolVersion: version,
+        capabilities,
+        serverInfo,
+        instructions: sdk.getInstructions(),
+        timings: { initializeMs: performance.now() - started, readyAt: Date.now() },
+      };
+      this._state = 'ready';
+      this.log.note(`ready: ${serverInfo.name} ${serverInfo.version}, protocol ${version}`);
+      return this._negotiated;
+    } catch (error) {
+      const mapped = this.isClosed()
+        ? new MCPClientClosedError(this.serverId, 'initialize')
+        : this.mapError(error, 'initialize', timeoutMs, options.signal);
+      this.log.note(`initialize failed: ${mapped.message}`);
+      await this.close();
+      throw mapped;
+    } finally {
+      options.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  /** Lists every tool, following pagination cursors. */
+  async listTools(options: RequestOptions = {}): Promise<ToolDescriptor[]> {
+    const sdk = this.requireReady('tools/list');
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    const tools: ToolDescriptor[] = [];
+    let cursor: string | undefined;
+    const seenCursors = new Set<string>();
+    try {
+      do {
+        const page = await sdk.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+        if (cursor !== undefined) {
+          if (seenCursors.has(cursor)) throw new MCPProtocolError(this.serverId, `tools/list repeated the cursor ${JSON.stringify(cursor)}`);
+          seenCursors.add(cursor);
+        }
+      } while (cursor !== undefined);
+    } catch (error) {
+      throw this.mapError(error, 'tools/list', timeoutMs, options.signal);
+    }
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: RequestOptions = {}): Promise<NormalizedToolResult> {
+    const sdk = this.requireReady(`tools/call "${name}"`);
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    try {
+      const result = await sdk.callTool({ name, arguments: args }, undefined, {
+        timeout: timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+      });
+      return normalizeToolResult(result);
+    } catch (error) {
+      throw this.mapError(error, `tools/call "${name}"`, timeoutMs, options.signal);
+    }
+  }
+
+  /** Closes the connection (and ends a stdio server). Safe to call any number of times. */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    this._state = 'closed';
+    this.closing = (async () => {
+      try {
+        await this.sdk?.close();
+      } catch (error) {
+        this.log.note(`close: ${this.redact(error instanceof Error ? error.message : String(error))}`);
+      }
+    })();
+    return this.closing;
+  }
+
+  private isClosed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  private requireReady(operation: string): Client {
+    if (this._state === 'closed') throw new MCPClientClosedError(this.serverId, operation);
+    if (this._state !== 'ready' || !this.sdk) throw new MCPNotInitializedError(this.serverId, operation);
+    return this.sdk;
+  }
+
+  private onWireError(error: Error, handshake: AbortController): void {
+    const isViolation = error instanceof SyntaxError || error.name === 'ZodError';
+    if (!isViolation) return;
+    const detail = 'it wrote output that is not JSON-RPC on its stdout (servers must log to stderr only)';
+    this.log.note(`protocol violation: ${detail}`);
+    if (this._state === 'initializing' && !this.violation) {
+      this.violation = new MCPProtocolError(this.serverId, detail);
+      handshake.abort();
+    }
+  }
+
+  private onTransportClosed(): void {
+    if (this.isClosed() || this._state !== 'ready') return;
+    const error = this.connectionLostError('the session');
+    this.log.note(error.message);
+    for (const listener of this.disconnectListeners) listener({ error });
+  }
+
+  private connectionLostError(during: string): MCPError {
+    const exit = this.opened?.exitInfo();
+    return new MCPServerExitedError(
+      this.serverId,
+      { exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail: this.log.tail(STDERR_TAIL_LINES) },
+      during,
+    );
+  }
+
+  private secrets(): SecretValue[] {
+    return this.opened?.secrets ?? [];
+  }
+
+  private redact(text: string): string {
+    return redactSecrets(text, this.secrets());
+  }
+
+  /** Maps whatever the SDK, Node or fetch threw to one of the MCP layer's errors. */
+  private mapError(error: unknown, operation: string, timeoutMs: number, callerSignal?: AbortSignal): MCPError {
+    if (error instanceof MCPError) return error;
+    if (this.violation && this._state === 'initializing') return this.violation;
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) {
+        return callerSignal?.aborted ? new MCPRequestCancelled(this.serverId, operation) : new MCPRequestTimeout(this.serverId, operation, timeoutMs);
+      }
+      if (error.code === ErrorCode.ConnectionClosed) {
+        if (this.isClosed()) return new MCPClientClosedError(this.serverId, operation);
+        return this.connectionLostError(operation);
+      }
+      return new MCPRemoteError(this.serverId, error.code, this.redact(error.message.replace(/^MCP error -?\d+: /, '')));
+    }
+    if (error instanceof UnauthorizedError) return new MCPAuthError(this.serverId, 401);
+    if (error instanceof StreamableHTTPError) {
+      if (error.code === 401 || error.code === 403) return new MCPAuthError(this.serverId, error.code);
+      const status = error.code && error.code > 0 ? error.code : undefined;
+      return new MCPTransportError(this.serverId, `${operation} failed: ${this.redact(error.message)}`, status);
+    }
+    const errno = errnoOf(error);
+    if (errno === 'ENOENT' && this.config.transport === 'stdio') return new MCPCommandNotFoundError(this.serverId, this.config.command);
+    if ((errno === 'EACCES' || errno === 'ENOEXEC') && this.config.transport === 'stdio') {
+      return new MCPConfigError(this.serverId, `the command "${this.config.command}" cannot be executed (${errno}); check its permissions`);
+    }
+    if (this.config.transport === 'streamable_http' && errno && ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN'].includes(errno)) {
+      return new MCPConnectionRefusedError(this.serverId, this.config.url, errno);
+    }
+    if (error instanceof Error && (error.name === 'ZodError' || /protocol version is not supported|invalid initialize result/i.test(error.message))) {
+      return new MCPProtocolError(this.serverId, this.redact(error.message), { cause: error });
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return new MCPTransportError(this.serverId, `${operation} failed: ${this.redact(message)}`);
+  }
+}
+
+/** The errno code of a Node error or of a fetch failure's cause. */
+function errnoOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** One shape for every result: old-style `toolResult` answers become a text block. */
+export function normalizeToolResult(result: unknown): NormalizedToolResult {
+  const r = (result ?? {}) as { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown };
+  const content = Array.isArray(r.content)
+    ? (r.content as NormalizedToolResult['content'])
+    : r.toolResult !== undefined
+      ? [{ type: 'text' as const, text: JSON.stringify(r.toolResult) }]
+      : [];
+  const structured =
+    r.structuredContent && typeof r.structuredContent === 'object' && !Array.isArray(r.structuredContent)
+      ? (r.structuredContent as Record<string, unknown>)
+      : undefined;
+  return { content, structuredContent: structured, isError: r.isError === true };
+}

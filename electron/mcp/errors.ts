@@ -1,0 +1,196 @@
+/**
+ * Errors of the MCP layer. Local failures (timeouts, closed clients, a process that exited)
+ * and errors received from the wire (a JSON-RPC error the server answered) are distinct types,
+ * so callers — retries, the GUI — can tell "it never reached the server" from "the server said no".
+ *
+ * Messages say what happened and what to do; they never contain a secret (callers redact
+ * anything that came from outside, such as stderr, before it lands here).
+ */
+
+export type MCPErrorCode =
+  | 'not_initialized'
+  | 'closed'
+  | 'timeout'
+  | 'cancelled'
+  | 'auth'
+  | 'command_not_found'
+  | 'connection_refused'
+  | 'server_exited'
+  | 'protocol'
+  | 'config'
+  | 'remote'
+  | 'unavailable'
+  | 'unknown_tool'
+  | 'transport';
+
+export abstract class MCPError extends Error {
+  abstract readonly code: MCPErrorCode;
+  /** The server this error concerns, when there is one. */
+  readonly serverId: string | undefined;
+
+  constructor(message: string, serverId?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.serverId = serverId;
+    this.name = new.target.name;
+  }
+
+  /** A plain, serializable form for IPC, traces and logs. */
+  toJSON(): { name: string; code: MCPErrorCode; message: string; serverId?: string } {
+    return { name: this.name, code: this.code, message: this.message, ...(this.serverId ? { serverId: this.serverId } : {}) };
+  }
+}
+
+export class MCPNotInitializedError extends MCPError {
+  readonly code = 'not_initialized';
+  constructor(serverId: string, operation: string) {
+    super(`Server "${serverId}": ${operation} was called before initialize(). Connect the server first.`, serverId);
+  }
+}
+
+export class MCPClientClosedError extends MCPError {
+  readonly code = 'closed';
+  constructor(serverId: string, operation: string) {
+    super(`Server "${serverId}": ${operation} was called after the client was closed. Reconnect the server to use it again.`, serverId);
+  }
+}
+
+export class MCPRequestTimeout extends MCPError {
+  readonly code = 'timeout';
+  constructor(
+    serverId: string,
+    readonly operation: string,
+    readonly timeoutMs: number,
+    extra = '',
+  ) {
+    super(
+      `Server "${serverId}" did not answer ${operation} within ${timeoutMs} ms; the request was cancelled.${extra ? ` ${extra}` : ''} Check that the server is healthy, or raise its timeout.`,
+      serverId,
+    );
+  }
+}
+
+/** The caller's own signal aborted the request (not a deadline). */
+export class MCPRequestCancelled extends MCPError {
+  readonly code = 'cancelled';
+  constructor(serverId: string, operation: string) {
+    super(`Server "${serverId}": ${operation} was cancelled.`, serverId);
+  }
+}
+
+export class MCPAuthError extends MCPError {
+  readonly code = 'auth';
+  constructor(
+    serverId: string,
+    readonly status: 401 | 403,
+  ) {
+    super(
+      status === 401
+        ? `Server "${serverId}" refused the credentials (HTTP 401 Unauthorized). Set or replace its token.`
+        : `Server "${serverId}" denied access (HTTP 403 Forbidden). The token is valid but lacks permission for this server.`,
+      serverId,
+    );
+  }
+}
+
+export class MCPCommandNotFoundError extends MCPError {
+  readonly code = 'command_not_found';
+  constructor(
+    serverId: string,
+    readonly command: string,
+  ) {
+    super(
+      `Server "${serverId}": the command "${command}" was not found. Check the path, or that it is installed and on PATH.`,
+      serverId,
+    );
+  }
+}
+
+export class MCPConnectionRefusedError extends MCPError {
+  readonly code = 'connection_refused';
+  constructor(
+    serverId: string,
+    readonly url: string,
+    reason: string,
+  ) {
+    super(`Server "${serverId}": could not connect to ${url} (${reason}). Check that the server is running and the URL is right.`, serverId);
+  }
+}
+
+export interface ExitInfo {
+  exitCode: number | null;
+  signal: string | null;
+  /** The last lines the server wrote to stderr, secrets already redacted. */
+  stderrTail: string[];
+}
+
+export class MCPServerExitedError extends MCPError {
+  readonly code = 'server_exited';
+  constructor(
+    serverId: string,
+    readonly exit: ExitInfo,
+    during: string,
+  ) {
+    const how = exit.signal ? `was killed by ${exit.signal}` : exit.exitCode === null ? 'closed its connection' : `exited with code ${exit.exitCode}`;
+    const tail = exit.stderrTail.length ? `\nLast stderr lines:\n${exit.stderrTail.join('\n')}` : '';
+    super(`Server "${serverId}" ${how} during ${during}.${tail}`, serverId);
+  }
+}
+
+/** The server broke the protocol: non-JSON-RPC output on stdout, an invalid response. */
+export class MCPProtocolError extends MCPError {
+  readonly code = 'protocol';
+  constructor(serverId: string, detail: string, options?: { cause?: unknown }) {
+    super(`Server "${serverId}" broke the MCP protocol: ${detail}`, serverId, options);
+  }
+}
+
+export class MCPConfigError extends MCPError {
+  readonly code = 'config';
+  constructor(serverId: string | undefined, detail: string) {
+    super(serverId ? `Server "${serverId}" is misconfigured: ${detail}` : `Invalid server configuration: ${detail}`, serverId);
+  }
+}
+
+/** A JSON-RPC error the server sent back (it received the request and refused it). */
+export class MCPRemoteError extends MCPError {
+  readonly code = 'remote';
+  constructor(
+    serverId: string,
+    readonly rpcCode: number,
+    remoteMessage: string,
+  ) {
+    super(`Server "${serverId}" answered with error ${rpcCode}: ${remoteMessage}`, serverId);
+  }
+}
+
+/** A transport-level failure that is not one of the specific ones above (e.g. HTTP 500/503). */
+export class MCPTransportError extends MCPError {
+  readonly code = 'transport';
+  constructor(
+    serverId: string,
+    detail: string,
+    /** HTTP status when the failure was an HTTP response. */
+    readonly httpStatus?: number,
+  ) {
+    super(`Server "${serverId}": ${detail}`, serverId);
+  }
+}
+
+export class MCPServerUnavailableError extends MCPError {
+  readonly code = 'unavailable';
+  constructor(serverId: string, reason: string) {
+    super(`Server "${serverId}" is not available: ${reason}`, serverId);
+  }
+}
+
+export class MCPUnknownToolError extends MCPError {
+  readonly code = 'unknown_tool';
+  constructor(toolName: string, serverId?: string) {
+    super(
+      serverId
+        ? `Server "${serverId}" offers no tool named "${toolName}". Run discovery again if the server changed.`
+        : `No connected server offers a tool named "${toolName}".`,
+      serverId,
+    );
+  }
+}

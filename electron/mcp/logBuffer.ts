@@ -1,0 +1,80 @@
+/**
+ * A bounded buffer of a server's log lines (its stderr, and notes from the client), kept for the
+ * GUI's log view. Old lines fall off the front; an over-long line is cut. Secrets are redacted
+ * on the way in, so nothing that reads the buffer can see one.
+ */
+import type { SecretValue } from '../secrets/secretValue.js';
+import { redactSecrets } from '../secrets/secretValue.js';
+
+export interface LogLine {
+  at: number;
+  stream: 'stderr' | 'client';
+  text: string;
+}
+
+export class LogBuffer {
+  private readonly lines: LogLine[] = [];
+  private partial = '';
+  private secrets: SecretValue[] = [];
+  private readonly listeners = new Set<(line: LogLine) => void>();
+
+  constructor(
+    private readonly maxLines = 500,
+    private readonly maxLineLength = 2_000,
+  ) {}
+
+  /** Secrets to redact from every line appended from now on. */
+  redact(secrets: SecretValue[]): void {
+    this.secrets = secrets;
+  }
+
+  /** Appends a raw chunk of a stream; complete lines are stored, a trailing partial line waits. */
+  appendChunk(chunk: string): void {
+    const text = this.partial + chunk;
+    const parts = text.split(/\r?\n/);
+    this.partial = parts.pop() ?? '';
+    if (this.partial.length > this.maxLineLength) {
+      this.push('stderr', this.partial);
+      this.partial = '';
+    }
+    for (const part of parts) this.push('stderr', part);
+  }
+
+  /** A note from the client itself (connect, exit, errors), shown in the same view. */
+  note(text: string): void {
+    this.push('client', text);
+  }
+
+  /** Flushes a pending partial line (the stream ended). */
+  flush(): void {
+    if (this.partial) this.push('stderr', this.partial);
+    this.partial = '';
+  }
+
+  all(): LogLine[] {
+    return [...this.lines];
+  }
+
+  /** The last `n` stderr lines as text, for error messages. */
+  tail(n: number): string[] {
+    const pending = this.partial ? [this.clean(this.partial)] : [];
+    return [...this.lines.filter((l) => l.stream === 'stderr').map((l) => l.text), ...pending].slice(-n);
+  }
+
+  subscribe(listener: (line: LogLine) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private push(stream: LogLine['stream'], raw: string): void {
+    const line: LogLine = { at: Date.now(), stream, text: this.clean(raw) };
+    this.lines.push(line);
+    if (this.lines.length > this.maxLines) this.lines.splice(0, this.lines.length - this.maxLines);
+    for (const listener of this.listeners) listener(line);
+  }
+
+  private clean(raw: string): string {
+    const cut = raw.length > this.maxLineLength ? `${raw.slice(0, this.maxLineLength)}… [cut]` : raw;
+    return redactSecrets(cut, this.secrets);
+  }
+}

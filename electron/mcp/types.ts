@@ -1,0 +1,70 @@
+/** Shapes the MCP layer hands to the rest of the app (registry, executor, GUI). */
+import type { CallToolResult, Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerConfig } from '../../shared/serverConfig.js';
+import type { LogBuffer } from './logBuffer.js';
+
+/** What initialize negotiated, exactly as the server answered. */
+export interface NegotiatedInfo {
+  protocolVersion: string;
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation;
+  instructions: string | undefined;
+  timings: {
+    /** Wall time from starting the transport to the end of initialize, in ms. */
+    initializeMs: number;
+    /** When the connection became ready (epoch ms). */
+    readyAt: number;
+  };
+}
+
+/** A tool as the server described it (the SDK has validated the shape). */
+export type ToolDescriptor = Tool;
+
+export type ContentBlock = CallToolResult['content'][number];
+
+/** A tool result in one shape whatever the server sent: content, structured content, isError. */
+export interface NormalizedToolResult {
+  content: ContentBlock[];
+  structuredContent: Record<string, unknown> | undefined;
+  isError: boolean;
+}
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestOptions {
+  /** Cancels the request (the server is told). */
+  signal?: AbortSignal;
+  /** Deadline for this request; the server's configured timeout when absent. */
+  timeoutMs?: number;
+  onProgress?: (update: ProgressUpdate) => void;
+}
+
+export type ClientState = 'new' | 'initializing' | 'ready' | 'closed';
+
+/** Why a ready connection went away without close() being called. */
+export interface DisconnectInfo {
+  error: Error;
+}
+
+/**
+ * What the registry needs of a client. `MCPClient` is the real one; tests may inject others
+ * through the registry's client factory.
+ */
+export interface ToolClient {
+  readonly serverId: string;
+  readonly state: ClientState;
+  readonly negotiated: NegotiatedInfo | undefined;
+  readonly log: LogBuffer;
+  initialize(options?: RequestOptions): Promise<NegotiatedInfo>;
+  listTools(options?: RequestOptions): Promise<ToolDescriptor[]>;
+  callTool(name: string, args: Record<string, unknown>, options?: RequestOptions): Promise<NormalizedToolResult>;
+  close(): Promise<void>;
+  /** Called once if the connection is lost after initialize (the server exited, the socket dropped). */
+  onDisconnect(listener: (info: DisconnectInfo) => void): () => void;
+}
+
+export type ClientFactory = (config: ServerConfig) => ToolClient;

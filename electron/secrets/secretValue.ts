@@ -1,0 +1,55 @@
+import { inspect } from 'node:util';
+
+const REDACTED = '[redacted]';
+
+/**
+ * A secret held in memory. Its string, JSON and inspected forms are all `[redacted]`, so a secret
+ * that ends up in a log line, an error, a trace or an IPC payload by accident shows nothing.
+ * Only `reveal()` gives the value, and only code that must send it (a transport) calls it.
+ */
+export class SecretValue {
+  readonly #value: string;
+
+  constructor(value: string) {
+    this.#value = value;
+  }
+
+  reveal(): string {
+    return this.#value;
+  }
+
+  get isEmpty(): boolean {
+    return this.#value.length === 0;
+  }
+
+  toString(): string {
+    return REDACTED;
+  }
+
+  toJSON(): string {
+    return REDACTED;
+  }
+
+  [inspect.custom](): string {
+    return `SecretValue(${REDACTED})`;
+  }
+
+  [Symbol.toPrimitive](): string {
+    return REDACTED;
+  }
+}
+
+/**
+ * Replaces every occurrence of the given secrets in `text` (stderr lines, error messages from a
+ * library) with `[redacted]`. Very short values are skipped: redacting "a" would shred the text
+ * and such a value is no real secret.
+ */
+export function redactSecrets(text: string, secrets: Iterable<SecretValue>): string {
+  let out = text;
+  for (const secret of secrets) {
+    const value = secret.reveal();
+    if (value.length < 4) continue;
+    out = out.split(value).join(REDACTED);
+  }
+  return out;
+}

@@ -1,0 +1,149 @@
+/**
+ * The configuration of one MCP server, shared by the main process (which validates what it
+ * loads and what the GUI sends) and the renderer (whose forms validate with the same schema).
+ *
+ * Secrets never live here: a configuration holds only *references* to them (an environment
+ * variable name or a key in the secret store). The main process resolves them when it connects.
+ */
+import { z } from 'zod';
+
+/** Where a secret's value comes from; the value itself is never part of a configuration. */
+export const SecretRefSchema = z.discriminatedUnion('source', [
+  z.object({
+    source: z.literal('env'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name (letters, digits, _)'),
+  }),
+  z.object({
+    source: z.literal('store'),
+    key: z.string().min(1, 'must not be empty').max(200),
+  }),
+]);
+export type SecretRef = z.infer<typeof SecretRefSchema>;
+
+/** A value that is either plain text or a reference to a secret (env values, header values). */
+export const ValueOrSecretSchema = z.union([z.string(), z.object({ secret: SecretRefSchema })]);
+export type ValueOrSecret = z.infer<typeof ValueOrSecretSchema>;
+
+export const AuthConfigSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('none') }),
+  z.object({ kind: z.literal('bearer'), token: SecretRefSchema }),
+]);
+export type AuthConfig = z.infer<typeof AuthConfigSchema>;
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the transport or the auth object own; a configuration may not set them directly. */
+const RESERVED_HEADERS = new Set(['authorization', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'host']);
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const common = {
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use 1–64 lowercase letters, digits, - or _, starting with a letter or digit'),
+  name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
+  /** Deadline for initialize and for each request, in milliseconds. */
+  timeoutMs: z.number().int().min(100, 'at least 100 ms').max(600_000, 'at most 10 minutes').default(30_000),
+  /** Higher wins when several servers offer a tool with the same name. */
+  priority: z.number().int().min(-1000).max(1000).default(0),
+  enabled: z.boolean().default(true),
+  /** Whether tool annotations of this server may set default permissions (they are hints). */
+  trusted: z.boolean().default(false),
+};
+
+export const StdioServerConfigSchema = z.object({
+  ...common,
+  transport: z.literal('stdio'),
+  /** The executable, spawned directly (never through a shell). */
+  command: z.string().trim().min(1, 'must not be empty'),
+  args: z.array(z.string()).default([]),
+  env: z
+    .record(z.string().regex(ENV_NAME, 'must be an environment variable name'), ValueOrSecretSchema)
+    .default({}),
+  cwd: z.string().min(1).optional(),
+});
+
+export const HttpServerConfigSchema = z.object({
+  ...common,
+  transport: z.literal('streamable_http'),
+  url: z
+    .string()
+    .trim()
+    .refine((u) => parseUrl(u) !== undefined, 'must be a URL such as https://example.com/mcp')
+    .refine((u) => /^https?:$/.test(parseUrl(u)?.protocol ?? 'http:'), 'must start with http:// or https://')
+    .refine((u) => !parseUrl(u)?.username && !parseUrl(u)?.password, 'must not contain credentials; use auth instead'),
+  headers: z
+    .record(
+      z
+        .string()
+        .regex(HEADER_NAME, 'must be a valid header name')
+        .refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), 'is set by the app; use auth for Authorization'),
+      ValueOrSecretSchema,
+    )
+    .default({}),
+  auth: AuthConfigSchema.default({ kind: 'none' }),
+});
+
+/** `http` is accepted as an alias of `streamable_http` (as in the seed and in common config files). */
+function normalizeTransportAlias(input: unknown): unknown {
+  if (input && typeof input === 'object' && !Array.isArray(input)) {
+    const record = input as Record<string, unknown>;
+    if (record.transport === 'http') return { ...record, transport: 'streamable_http' };
+  }
+  return input;
+}
+
+const ServerConfigUnion = z.discriminatedUnion('transport', [StdioServerConfigSchema, HttpServerConfigSchema], {
+  error: (issue) =>
+    issue.code === 'invalid_union'
+      ? `unknown transport ${JSON.stringify((issue.input as { transport?: unknown } | undefined)?.transport)}: use "stdio", "streamable_http" or "http"`
+      : undefined,
+});
+
+export const ServerConfigSchema = z.preprocess(normalizeTransportAlias, ServerConfigUnion);
+
+export type StdioServerConfig = z.infer<typeof StdioServerConfigSchema>;
+export type HttpServerConfig = z.infer<typeof HttpServerConfigSchema>;
+export type ServerConfig = z.infer<typeof ServerConfigUnion>;
+/** What a form or a file may provide: defaults not yet applied. */
+export type ServerConfigInput = z.input<typeof ServerConfigUnion> | (Omit<z.input<typeof HttpServerConfigSchema>, 'transport'> & { transport: 'http' });
+
+/** Field path (e.g. `env.API_KEY` or `url`) → messages; `''` holds errors about the whole object. */
+export type FieldErrors = Record<string, string[]>;
+
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; fieldErrors: FieldErrors };
+
+export function fieldErrorsOf(error: z.ZodError): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = issue.path.map(String).join('.');
+    let message = issue.message;
+    // A bad record key (header or env name) carries its reason one level down.
+    if (issue.code === 'invalid_key' && issue.issues[0]) message = `${issue.issues[0].message}`;
+    else if (issue.code === 'invalid_type' && issue.input === undefined) message = 'is required';
+    (out[key] ??= []).push(message);
+  }
+  return out;
+}
+
+/** Validates untrusted input (a form, a config file, an IPC payload) into a server config. */
+export function validateServerConfig(input: unknown): ValidationResult<ServerConfig> {
+  const parsed = ServerConfigSchema.safeParse(input);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, fieldErrors: fieldErrorsOf(parsed.error) };
+}
+
+/** Human-readable one-paragraph summary of field errors, for logs and error messages. */
+export function describeFieldErrors(errors: FieldErrors): string {
+  return Object.entries(errors)
+    .map(([field, messages]) => `${field || 'config'}: ${messages.join('; ')}`)
+    .join('\n');
+}

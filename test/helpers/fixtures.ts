@@ -1,0 +1,69 @@
+/** Helpers to start the fixture servers and read what they observed. */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { StdioServerConfig } from '../../shared/serverConfig.js';
+import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const PROJECT_ROOT = resolve(here, '..', '..');
+export const STDIO_FIXTURE = join(PROJECT_ROOT, 'test', 'fixtures', 'servers', 'stdio-server.ts');
+
+/** A scratch folder removed by `cleanup()`. */
+export function scratchDir(prefix = 'mh-test-'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A stdio server config that runs the fixture server through tsx, with the given fixture env. */
+export function stdioFixtureConfig(
+  id: string,
+  fixtureEnv: Record<string, string> = {},
+  overrides: Partial<StdioServerConfig> = {},
+): StdioServerConfig {
+  return StdioServerConfigSchema.parse({
+    id,
+    name: `Fixture ${id}`,
+    transport: 'stdio',
+    command: process.execPath,
+    args: ['--import', 'tsx', STDIO_FIXTURE],
+    cwd: PROJECT_ROOT,
+    env: fixtureEnv,
+    timeoutMs: 10_000,
+    ...overrides,
+  });
+}
+
+export interface FixtureEvent {
+  event: string;
+  pid: number;
+  at: number;
+  tool?: string;
+}
+
+export function readEvents(file: string): FixtureEvent[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as FixtureEvent);
+}
+
+export function countEvents(file: string, event: string): number {
+  return readEvents(file).filter((e) => e.event === event).length;
+}
+
+export function readLines(file: string): string[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+}
+
+/** Polls until `check` is true or the time is up (for events another process writes). */
+export async function waitFor(check: () => boolean, timeoutMs = 5_000, stepMs = 20): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
