@@ -63,6 +63,8 @@ export class MCPClient implements ToolClient {
   private closing: Promise<void> | undefined;
   /** First non-protocol output seen on the wire; fatal while initializing. */
   private violation: MCPError | undefined;
+  /** Aborts the initialize exchange in flight (set while initializing). */
+  private abortHandshake: (() => void) | undefined;
   private readonly disconnectListeners = new Set<(info: DisconnectInfo) => void>();
 
   constructor(
@@ -95,39 +97,30 @@ export class MCPClient implements ToolClient {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     // Aborted by the caller's signal, or by us when the server writes garbage during the handshake.
     const handshake = new AbortController();
+    this.abortHandshake = () => handshake.abort();
     const onCallerAbort = (): void => handshake.abort();
     options.signal?.addEventListener('abort', onCallerAbort, { once: true });
     if (options.signal?.aborted) handshake.abort();
 
     try {
-      this.opened = await openTransport(this.config, this.options.secrets, this.log).catch((error: unknown) => {
-        throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
-      });
-      const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
-      this.sdk = sdk;
-      sdk.onerror = (error) => this.onWireError(error, handshake);
-      sdk.onclose = () => this.onTransportClosed();
-      this.log.note(`connecting to ${this.opened.target}`);
-      await sdk.connect(this.opened.transport, { timeout: timeoutMs, signal: handshake.signal });
-
-      const version = this.opened.protocolVersion();
-      const serverInfo = sdk.getServerVersion();
-      const capabilities = sdk.getServerCapabilities();
-      if (!version || !serverInfo || !capabilities) {
-        throw new MCPProtocolError(this.serverId, 'initialize completed without a protocol version, server info or capabilities');
+      const deadline = performance.now() + timeoutMs;
+      let info: NegotiatedInfo;
+      try {
+        info = await this.handshake(timeoutMs, handshake.signal, started);
+      } catch (error) {
+        // A keep-alive socket to an HTTP server that restarted fails the first request before
+        // the server saw it; initialize has no side effects, so one fresh attempt is safe.
+        if (!isStaleSocket(error) || this.isClosed()) throw error;
+        this.log.note('the connection was reset before initialize reached the server; retrying once');
+        await this.sdk?.close().catch(() => undefined);
+        info = await this.handshake(Math.max(1, deadline - performance.now()), handshake.signal, started);
       }
       // A close() that raced the handshake wins: the caller asked for it.
       if (this.isClosed()) throw new MCPClientClosedError(this.serverId, 'initialize');
-      this._negotiated = {
-        protocolVersion: version,
-        capabilities,
-        serverInfo,
-        instructions: sdk.getInstructions(),
-        timings: { initializeMs: performance.now() - started, readyAt: Date.now() },
-      };
+      this._negotiated = info;
       this._state = 'ready';
-      this.log.note(`ready: ${serverInfo.name} ${serverInfo.version}, protocol ${version}`);
-      return this._negotiated;
+      this.log.note(`ready: ${info.serverInfo.name} ${info.serverInfo.version}, protocol ${info.protocolVersion}`);
+      return info;
     } catch (error) {
       const mapped = this.isClosed()
         ? new MCPClientClosedError(this.serverId, 'initialize')
@@ -136,8 +129,36 @@ export class MCPClient implements ToolClient {
       await this.close();
       throw mapped;
     } finally {
+      this.abortHandshake = undefined;
       options.signal?.removeEventListener('abort', onCallerAbort);
     }
+  }
+
+  /** Opens the transport and runs the SDK's initialize exchange once. */
+  private async handshake(timeoutMs: number, signal: AbortSignal, started: number): Promise<NegotiatedInfo> {
+    this.opened = await openTransport(this.config, this.options.secrets, this.log).catch((error: unknown) => {
+      throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
+    });
+    const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
+    this.sdk = sdk;
+    sdk.onerror = (error) => this.onWireError(error);
+    sdk.onclose = () => this.onTransportClosed();
+    this.log.note(`connecting to ${this.opened.target}`);
+    await sdk.connect(this.opened.transport, { timeout: timeoutMs, signal });
+
+    const version = this.opened.protocolVersion();
+    const serverInfo = sdk.getServerVersion();
+    const capabilities = sdk.getServerCapabilities();
+    if (!version || !serverInfo || !capabilities) {
+      throw new MCPProtocolError(this.serverId, 'initialize completed without a protocol version, server info or capabilities');
+    }
+    return {
+      protocolVersion: version,
+      capabilities,
+      serverInfo,
+      instructions: sdk.getInstructions(),
+      timings: { initializeMs: performance.now() - started, readyAt: Date.now() },
+    };
   }
 
   /** Lists every tool, following pagination cursors. */
@@ -202,14 +223,14 @@ export class MCPClient implements ToolClient {
     return this.sdk;
   }
 
-  private onWireError(error: Error, handshake: AbortController): void {
+  private onWireError(error: Error): void {
     const isViolation = error instanceof SyntaxError || error.name === 'ZodError';
     if (!isViolation) return;
     const detail = 'it wrote output that is not JSON-RPC on its stdout (servers must log to stderr only)';
     this.log.note(`protocol violation: ${detail}`);
     if (this._state === 'initializing' && !this.violation) {
       this.violation = new MCPProtocolError(this.serverId, detail);
-      handshake.abort();
+      this.abortHandshake?.();
     }
   }
 
@@ -271,6 +292,12 @@ export class MCPClient implements ToolClient {
     const message = error instanceof Error ? error.message : String(error);
     return new MCPTransportError(this.serverId, `${operation} failed: ${this.redact(message)}`);
   }
+}
+
+/** A request that failed on a reused socket the server had already closed. */
+function isStaleSocket(error: unknown): boolean {
+  const code = errnoOf(error);
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
 }
 
 /** The errno code of a Node error or of a fetch failure's cause. */

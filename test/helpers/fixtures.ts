@@ -9,6 +9,8 @@ import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 const here = dirname(fileURLToPath(import.meta.url));
 export const PROJECT_ROOT = resolve(here, '..', '..');
 export const STDIO_FIXTURE = join(PROJECT_ROOT, 'test', 'fixtures', 'servers', 'stdio-server.ts');
+/** The fixture bundled to plain JS by the test run's global setup (see buildFixtures.ts). */
+export const BUILT_STDIO_FIXTURE = join(PROJECT_ROOT, '.cache', 'fixtures', 'stdio-server.mjs');
 
 /** A scratch folder removed by `cleanup()`. */
 export function scratchDir(prefix = 'mh-test-'): { dir: string; cleanup(): void } {
@@ -16,7 +18,7 @@ export function scratchDir(prefix = 'mh-test-'): { dir: string; cleanup(): void 
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A stdio server config that runs the fixture server through tsx, with the given fixture env. */
+/** A stdio server config that runs the (built) fixture server, with the given fixture env. */
 export function stdioFixtureConfig(
   id: string,
   fixtureEnv: Record<string, string> = {},
@@ -27,7 +29,7 @@ export function stdioFixtureConfig(
     name: `Fixture ${id}`,
     transport: 'stdio',
     command: process.execPath,
-    args: ['--import', 'tsx', STDIO_FIXTURE],
+    args: [BUILT_STDIO_FIXTURE],
     cwd: PROJECT_ROOT,
     env: fixtureEnv,
     timeoutMs: 10_000,

@@ -1,0 +1,128 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MCPClient } from '../../electron/mcp/client.js';
+import {
+  MCPCommandNotFoundError,
+  MCPProtocolError,
+  MCPRequestTimeout,
+  MCPServerExitedError,
+  MCPServerUnavailableError,
+} from '../../electron/mcp/errors.js';
+import type { RegistryEvent } from '../../electron/mcp/registry.js';
+import { MCPToolRegistry } from '../../electron/mcp/registry.js';
+import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
+import { scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
+
+const DEADLINE = 1_500;
+
+describe('faults give a clear error within the deadline and leave other servers alone', () => {
+  let scratch: ReturnType<typeof scratchDir>;
+  let registry: MCPToolRegistry;
+
+  beforeEach(() => {
+    scratch = scratchDir();
+    registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver() });
+  });
+  afterEach(async () => {
+    await registry.close();
+    scratch.cleanup();
+  });
+
+  function fixture(id: string, env: Record<string, string> = {}) {
+    return stdioFixtureConfig(id, { FIXTURE_EVENTS: join(scratch.dir, `${id}.jsonl`), ...env }, { timeoutMs: DEADLINE });
+  }
+
+  async function initializeError(config: ReturnType<typeof fixture>): Promise<{ error: unknown; ms: number }> {
+    const client = new MCPClient(config, { secrets: new DefaultSecretResolver() });
+    const started = performance.now();
+    const error = await client.initialize().catch((e: unknown) => e);
+    const ms = performance.now() - started;
+    await client.close();
+    return { error, ms };
+  }
+
+  it('command not found', async () => {
+    const { error, ms } = await initializeError({ ...fixture('missing'), command: '/nonexistent/bin/mcp-server' });
+    expect(error).toBeInstanceOf(MCPCommandNotFoundError);
+    expect((error as Error).message).toContain('/nonexistent/bin/mcp-server');
+    expect(ms).toBeLessThan(DEADLINE);
+  });
+
+  it('server exits during initialize: exit code and last stderr lines', async () => {
+    const { error, ms } = await initializeError(fixture('exits', { FIXTURE_MODE: 'exit-during-init' }));
+    expect(error).toBeInstanceOf(MCPServerExitedError);
+    const exited = error as MCPServerExitedError;
+    expect(exited.exit.exitCode).toBe(3);
+    expect(exited.exit.stderrTail).toContain('fatal: could not open the database');
+    expect(exited.message).toMatch(/exited with code 3 during initialize/);
+    expect(ms).toBeLessThan(DEADLINE);
+  });
+
+  it('garbage on stdout fails the handshake at once as a protocol error', async () => {
+    const { error, ms } = await initializeError(fixture('garbage', { FIXTURE_MODE: 'garbage' }));
+    expect(error).toBeInstanceOf(MCPProtocolError);
+    expect((error as Error).message).toMatch(/not JSON-RPC on its stdout/);
+    expect(ms).toBeLessThan(DEADLINE);
+  });
+
+  it('initialize never answered: a timeout at the deadline', async () => {
+    const { error, ms } = await initializeError(fixture('silent', { FIXTURE_MODE: 'silent' }));
+    expect(error).toBeInstanceOf(MCPRequestTimeout);
+    expect((error as MCPRequestTimeout).operation).toBe('initialize');
+    expect(ms).toBeGreaterThanOrEqual(DEADLINE - 20);
+    expect(ms).toBeLessThan(DEADLINE + 1_000);
+  });
+
+  it('in one registry: each broken server gets its error status, the healthy one works, then a crash mid-call', async () => {
+    registry.addServer(fixture('healthy', { FIXTURE_TOOLS: 'echo' }));
+    registry.addServer({ ...fixture('missing'), command: '/nonexistent/bin/mcp-server' });
+    registry.addServer(fixture('exits', { FIXTURE_MODE: 'exit-during-init' }));
+    registry.addServer(fixture('garbage', { FIXTURE_MODE: 'garbage' }));
+    registry.addServer(fixture('silent', { FIXTURE_MODE: 'silent' }));
+    registry.addServer(fixture('crashy', { FIXTURE_TOOLS: 'crash', FIXTURE_PREFIX: 'c_' }));
+    const events: RegistryEvent[] = [];
+    registry.subscribe((e) => events.push(e));
+
+    const result = await registry.discover();
+    expect(result.durationMs).toBeLessThan(DEADLINE + 1_500);
+    const state = (id: string) => result.servers[id]?.status;
+    expect(state('healthy')).toEqual({ state: 'ready' });
+    expect(state('crashy')).toEqual({ state: 'ready' });
+    expect(state('missing')).toMatchObject({ state: 'error', code: 'command_not_found' });
+    expect(state('exits')).toMatchObject({ state: 'error', code: 'server_exited' });
+    expect(state('garbage')).toMatchObject({ state: 'error', code: 'protocol' });
+    expect(state('silent')).toMatchObject({ state: 'error', code: 'timeout' });
+    expect(registry.tools().map((t) => `${t.serverId}/${t.name}`)).toEqual(['crashy/c_crash', 'healthy/echo']);
+    // connecting → ready/error was published for each server.
+    for (const id of ['healthy', 'missing', 'exits', 'garbage', 'silent']) {
+      const states = events.filter((e) => e.type === 'status' && e.serverId === id).map((e) => (e.type === 'status' ? e.status.state : ''));
+      expect(states[0]).toBe('connecting');
+      expect(states.at(-1)).toBe(id === 'healthy' ? 'ready' : 'error');
+    }
+
+    // The server is killed mid-call: the call fails promptly, the server's status becomes error.
+    const started = performance.now();
+    const error = await registry.callTool('c_crash', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MCPServerExitedError);
+    expect((error as MCPServerExitedError).exit.signal).toBe('SIGKILL');
+    expect(performance.now() - started).toBeLessThan(DEADLINE);
+    await waitFor(() => registry.status('crashy')?.state === 'error');
+    expect(registry.status('crashy')).toMatchObject({ code: 'server_exited' });
+    expect(registry.tools().map((t) => t.name)).toEqual(['echo']);
+    await expect(registry.callServerTool('crashy', 'c_crash', {})).rejects.toBeInstanceOf(Error);
+
+    // The healthy server was not affected.
+    expect(await registry.callTool('echo', { text: 'fine' })).toMatchObject({ content: [{ type: 'text', text: 'fine' }] });
+    expect(registry.status('healthy')).toEqual({ state: 'ready' });
+  });
+
+  it('a server lost after initialize is reported unavailable to callers', async () => {
+    registry.addServer(fixture('crashy', { FIXTURE_TOOLS: 'crash,echo' }));
+    await registry.discover();
+    await registry.callTool('crash', {}).catch(() => undefined);
+    await waitFor(() => registry.status('crashy')?.state === 'error');
+    const error = await registry.callServerTool('crashy', 'echo', { text: 'x' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MCPServerUnavailableError);
+    expect((error as Error).message).toMatch(/killed by SIGKILL/);
+  });
+});
