@@ -347,7 +347,11 @@ export class MCPToolRegistry {
         this.setServerTools(entry.config.id, undefined);
       }
     });
-    connection.ready = client.initialize(signal ? { signal } : {}).then(
+    // Start on the next turn of the event loop: spawning many servers takes a while, and a warm
+    // start must hand out its cached tool list before that work begins.
+    connection.ready = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => client.initialize(signal ? { signal } : {}))
+      .then(
       () => {
         if (current()) this.setStatus(entry, { state: 'ready' });
       },

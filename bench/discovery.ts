@@ -1,0 +1,117 @@
+/**
+ * Benchmark: discovery of many stdio servers.
+ *
+ * Cold: N real stdio servers (the test fixture, each answering initialize after its own delay,
+ * spread from 100 ms up to SLOWEST_MS) discovered by one registry, compared with the slowest
+ * server discovered alone. Parallel discovery should cost about the slowest server, not the sum.
+ * Warm: a new registry over the schema cache written by a cold run — time until the tool list is
+ * available, and how many `tools/list` reached the servers (counted by the servers themselves).
+ *
+ * Prints a table, then one JSON line. Run: npm run bench:discovery
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MCPToolRegistry } from '../electron/mcp/registry.js';
+import { ToolSchemaCache } from '../electron/mcp/schemaCache.js';
+import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
+import type { StdioServerConfig } from '../shared/serverConfig.js';
+import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
+import { countEvents, stdioFixtureConfig } from '../test/helpers/fixtures.js';
+
+const SLOWEST_MS = Number(process.env.BENCH_SLOWEST_MS ?? 1000);
+const FASTEST_MS = 100;
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+
+const work = mkdtempSync(join(tmpdir(), 'mh-bench-discovery-'));
+const eventsFile = join(work, 'events.jsonl');
+
+function servers(count: number): StdioServerConfig[] {
+  return Array.from({ length: count }, (_, i) => {
+    // The last server is always the slowest; the others spread below it.
+    const delay = count === 1 ? SLOWEST_MS : Math.round(FASTEST_MS + ((SLOWEST_MS - FASTEST_MS) * i) / (count - 1));
+    return stdioFixtureConfig(`s${i}`, { FIXTURE_EVENTS: eventsFile, FIXTURE_INIT_DELAY_MS: String(delay), FIXTURE_PREFIX: `s${i}_`, FIXTURE_TOOLS: 'echo,append,slow' });
+  });
+}
+
+async function discoverOnce(configs: StdioServerConfig[], cache?: ToolSchemaCache): Promise<{ ms: number; tools: number }> {
+  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), ...(cache ? { cache } : {}) });
+  for (const config of configs) registry.addServer(config);
+  const started = performance.now();
+  const result = await registry.discover();
+  const ms = performance.now() - started;
+  const failed = Object.entries(result.servers).filter(([, s]) => s.status.state === 'error');
+  if (failed.length) throw new Error(`discovery failed for ${failed.map(([id]) => id).join(', ')}`);
+  await registry.close();
+  return { ms, tools: result.tools.length };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+async function measureCold(count: number): Promise<{ ms: number; tools: number }> {
+  const samples: number[] = [];
+  let tools = 0;
+  for (let run = 0; run < RUNS; run++) {
+    const r = await discoverOnce(servers(count));
+    samples.push(r.ms);
+    tools = r.tools;
+  }
+  return { ms: median(samples), tools };
+}
+
+async function main(): Promise<void> {
+  await buildFixtureServers();
+  await discoverOnce(servers(1)); // warm the OS file cache once
+
+  const slowest = await measureCold(1);
+  const cold1 = slowest;
+  const cold5 = await measureCold(5);
+  const cold20 = await measureCold(20);
+  // For scale: the same 20 servers discovered one after another (measured once).
+  let sequential = 0;
+  for (const config of servers(20)) sequential += (await discoverOnce([config])).ms;
+
+  // Warm start: a cold run fills the cache folder; then a fresh registry and cache read it.
+  const cacheDir = join(work, 'cache');
+  const configs = servers(20);
+  await discoverOnce(configs, new ToolSchemaCache({ dir: cacheDir }));
+  const warmSamples: number[] = [];
+  let warmListCalls = 0;
+  for (let run = 0; run < RUNS; run++) {
+    const before = countEvents(eventsFile, 'tools/list');
+    const r = await discoverOnce(configs, new ToolSchemaCache({ dir: cacheDir }));
+    warmSamples.push(r.ms);
+    warmListCalls += countEvents(eventsFile, 'tools/list') - before;
+  }
+  const warm = median(warmSamples);
+
+  const rows: Array<[string, string, string, string]> = [
+    ['scenario', 'servers', 'median ms', 'vs slowest'],
+    ['slowest single server (cold)', '1', cold1.ms.toFixed(0), '1.00'],
+    ['cold discovery', '5', cold5.ms.toFixed(0), (cold5.ms / slowest.ms).toFixed(2)],
+    ['cold discovery', '20', cold20.ms.toFixed(0), (cold20.ms / slowest.ms).toFixed(2)],
+    ['one after another (for scale)', '20', sequential.toFixed(0), (sequential / slowest.ms).toFixed(2)],
+    ['warm start (schema cache)', '20', warm.toFixed(1), `${warmListCalls} tools/list`],
+  ];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
+  console.log(`(${RUNS} runs each; server initialize delays ${FASTEST_MS}–${SLOWEST_MS} ms; ${cold20.tools} tools from 20 servers; ${process.platform}, ${(await import('node:os')).cpus().length} cores)`);
+  console.log(
+    JSON.stringify({
+      bench: 'discovery',
+      cold20_over_slowest: Number((cold20.ms / slowest.ms).toFixed(3)),
+      warm_ms: Number(warm.toFixed(2)),
+      warm_list_calls: warmListCalls,
+    }),
+  );
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(work, { recursive: true, force: true }));
