@@ -44,12 +44,17 @@ function parseUrl(text: string): URL | undefined {
   }
 }
 
+/** The id of the app's own (local) tools. */
+export const RESERVED_SERVER_ID = 'local';
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const common = {
   id: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use 1–64 lowercase letters, digits, - or _, starting with a letter or digit'),
+    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use 1–64 lowercase letters, digits, - or _, starting with a letter or digit')
+    // "local" names the app's own tools, which permissions trust; no server may borrow it.
+    .refine((id) => id !== RESERVED_SERVER_ID, `"${RESERVED_SERVER_ID}" is reserved for the app's own tools`),
   name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
   /** Deadline for initialize and for each request, in milliseconds. */
   timeoutMs: z.number().int().min(100, 'at least 100 ms').max(600_000, 'at most 10 minutes').default(30_000),

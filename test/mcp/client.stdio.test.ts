@@ -57,7 +57,7 @@ describe('MCPClient over stdio (real subprocess server)', () => {
     const c = client();
     await c.initialize();
     const tools = await c.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['append', 'crash', 'echo', 'slow']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['append', 'crash', 'echo', 'slow', 'slow_append']);
     const echo = tools.find((t) => t.name === 'echo');
     expect(echo?.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
     expect(echo?.annotations).toEqual({ readOnlyHint: true });

@@ -32,7 +32,7 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
 
   it('discovers stdio and HTTP servers in one run and routes calls to each', async () => {
     http = await startHttpFixture({ token: TOKEN, tools: ['append'] });
-    registry.addServer(fixture('local', { FIXTURE_TOOLS: 'echo' }));
+    registry.addServer(fixture('here', { FIXTURE_TOOLS: 'echo' }));
     registry.addServer({
       id: 'remote',
       name: 'Remote',
@@ -41,11 +41,11 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
       auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TOKEN' } },
     });
     const result = await registry.discover();
-    expect(result.servers.local).toEqual({ status: { state: 'ready' }, source: 'live', toolCount: 1 });
+    expect(result.servers.here).toEqual({ status: { state: 'ready' }, source: 'live', toolCount: 1 });
     expect(result.servers.remote).toEqual({ status: { state: 'ready' }, source: 'live', toolCount: 1 });
     expect(registry.tools().map((t) => [t.name, t.serverId])).toEqual([
       ['append', 'remote'],
-      ['echo', 'local'],
+      ['echo', 'here'],
     ]);
     expect(registry.negotiated('remote')?.serverInfo.name).toBe('fixture-http');
     expect(await registry.callTool('echo', { text: 'hi' }, { agentId: 'gui' })).toMatchObject({ content: [{ text: 'hi' }] });

@@ -38,6 +38,11 @@ describe('server configuration schema (shared with the GUI)', () => {
     expect(result.fieldErrors.timeoutMs).toEqual(['at least 100 ms']);
   });
 
+  it('reserves the id of the local tools', () => {
+    const result = validateServerConfig({ id: 'local', name: 'Impostor', transport: 'stdio', command: 'x' });
+    expect(result).toEqual({ ok: false, fieldErrors: { id: ['"local" is reserved for the app\'s own tools'] } });
+  });
+
   it('names an unknown transport clearly', () => {
     const result = validateServerConfig({ id: 'x', name: 'X', transport: 'sse' });
     expect(result).toEqual({ ok: false, fieldErrors: { transport: ['unknown transport "sse": use "stdio", "streamable_http" or "http"'] } });

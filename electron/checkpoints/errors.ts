@@ -1,0 +1,128 @@
+/**
+ * Errors of the checkpoint store. Each says which call it concerns (session and callId — ids,
+ * never arguments or results) and what the caller or the user can do about it.
+ */
+import type { CheckpointStatus } from './types.js';
+
+export type CheckpointErrorCode =
+  | 'arguments_mismatch'
+  | 'in_progress'
+  | 'failed'
+  | 'lease_lost'
+  | 'not_found'
+  | 'not_resolvable'
+  | 'invalid_result';
+
+export abstract class CheckpointStoreError extends Error {
+  abstract readonly code: CheckpointErrorCode;
+
+  constructor(
+    message: string,
+    readonly sessionId: string,
+    readonly callId: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toJSON(): { name: string; code: CheckpointErrorCode; message: string; sessionId: string; callId: string } {
+    return { name: this.name, code: this.code, message: this.message, sessionId: this.sessionId, callId: this.callId };
+  }
+}
+
+const call = (sessionId: string, callId: string): string => `Tool call "${callId}" in session "${sessionId}"`;
+
+/** What differs between the recorded call and the new one. */
+export type MismatchField = 'arguments' | 'tool' | 'server' | 'user';
+
+/** The callId was used for another call. Never replayed: the stored result answers another question. */
+export class CheckpointArgumentsMismatchError extends CheckpointStoreError {
+  readonly code = 'arguments_mismatch';
+  constructor(
+    sessionId: string,
+    callId: string,
+    readonly mismatched: MismatchField[],
+  ) {
+    super(
+      `${call(sessionId, callId)} was already recorded with a different ${mismatched.join(', ')}. ` +
+        'A callId names exactly one call and is never replayed for another; use a new callId for a new call.',
+      sessionId,
+      callId,
+    );
+  }
+}
+
+/** A `started` record: another owner is running it, or an earlier owner stopped without a result. */
+export class CheckpointInProgressError extends CheckpointStoreError {
+  readonly code = 'in_progress';
+  constructor(
+    sessionId: string,
+    callId: string,
+    readonly startedAt: number,
+  ) {
+    super(
+      `${call(sessionId, callId)} is in progress or its result is unknown: it was started at ${new Date(startedAt).toISOString()} ` +
+        'and has no recorded result, so it may already have run on the server. Wait for it to finish; ' +
+        'if it was interrupted, check the server and resolve it by hand in History (completed or failed).',
+      sessionId,
+      callId,
+    );
+  }
+}
+
+/** Resolved by hand as failed: the callId is spent. */
+export class CheckpointFailedError extends CheckpointStoreError {
+  readonly code = 'failed';
+  constructor(sessionId: string, callId: string) {
+    super(`${call(sessionId, callId)} was marked failed in History, so it will not run or replay. Use a new callId to try again.`, sessionId, callId);
+  }
+}
+
+/** The completer no longer owns the record: it is not `started` any more, or another lease holds it. */
+export class CheckpointLeaseLostError extends CheckpointStoreError {
+  readonly code = 'lease_lost';
+  constructor(
+    sessionId: string,
+    callId: string,
+    readonly operation: 'complete' | 'recordFailure',
+    reason: string,
+  ) {
+    super(
+      `${call(sessionId, callId)}: ${operation} was refused because this caller no longer owns the call (${reason}). ` +
+        'Nothing was saved; see History for how the call ended.',
+      sessionId,
+      callId,
+    );
+  }
+}
+
+export class CheckpointNotFoundError extends CheckpointStoreError {
+  readonly code = 'not_found';
+  constructor(sessionId: string, callId: string) {
+    super(`${call(sessionId, callId)} has no checkpoint. It may belong to another session; refresh History.`, sessionId, callId);
+  }
+}
+
+/** Manual resolution is only for `started` records. */
+export class CheckpointNotResolvableError extends CheckpointStoreError {
+  readonly code = 'not_resolvable';
+  constructor(
+    sessionId: string,
+    callId: string,
+    readonly status: CheckpointStatus,
+  ) {
+    super(
+      `${call(sessionId, callId)} is already ${status}; only a call that is in progress or whose result is unknown can be resolved by hand.`,
+      sessionId,
+      callId,
+    );
+  }
+}
+
+/** The result to store is not a tool result that can be saved as JSON and replayed. */
+export class CheckpointInvalidResultError extends CheckpointStoreError {
+  readonly code = 'invalid_result';
+  constructor(sessionId: string, callId: string, detail: string) {
+    super(`${call(sessionId, callId)}: the result cannot be saved for replay (${detail}). Nothing was saved.`, sessionId, callId);
+  }
+}

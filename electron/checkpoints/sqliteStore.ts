@@ -1,0 +1,346 @@
+/**
+ * The SQLite checkpoint store (better-sqlite3, the app's shared database file).
+ *
+ * Atomicity: `claim` is one BEGIN IMMEDIATE transaction, which takes the file's write lock
+ * before reading, so claims from any number of processes on one file serialize and exactly
+ * one caller ever inserts a given (session, call). `complete`, `recordFailure` and
+ * `resolveManually` are single conditional UPDATEs, atomic on their own.
+ *
+ * Cost: statements are prepared once, and each call is one short transaction. There is no group
+ * commit — better-sqlite3 is synchronous, so a call commits before it returns. With WAL and
+ * synchronous=NORMAL a commit does not fsync, so that is cheap. Real group commit (several
+ * callers' claims in one transaction, worth it only with synchronous=FULL where the fsync
+ * dominates) would need an async API: callers enqueue, a flusher commits a batch once per tick
+ * (in a worker thread, to keep I/O off the main thread) and then resolves each caller's promise.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database, Statement } from 'better-sqlite3';
+import type { Clock } from '../storage/clock.js';
+import { nowMs, systemClock } from '../storage/clock.js';
+import { runMigrations } from '../storage/migrate.js';
+import { APP_MIGRATIONS } from '../storage/migrations.js';
+import { checkTimeRange, decodeCursor, encodeCursor, pageSize } from '../storage/paging.js';
+import {
+  CheckpointArgumentsMismatchError,
+  CheckpointFailedError,
+  CheckpointInProgressError,
+  CheckpointInvalidResultError,
+  CheckpointLeaseLostError,
+  CheckpointNotFoundError,
+  CheckpointNotResolvableError,
+} from './errors.js';
+import type { MismatchField } from './errors.js';
+import type {
+  CheckpointRecord,
+  CheckpointResult,
+  CheckpointStatus,
+  CheckpointStore,
+  ClaimInput,
+  ClaimResult,
+  FailureInfo,
+  HistoryPage,
+  HistoryQuery,
+  ManualResolution,
+  SessionSummary,
+} from './types.js';
+
+export interface SqliteCheckpointStoreOptions {
+  clock?: Clock;
+}
+
+interface Row {
+  seq: number;
+  session_id: string;
+  call_id: string;
+  user_id: string;
+  tool_name: string;
+  server_id: string;
+  status: CheckpointStatus;
+  args_hash: string;
+  args_json: string;
+  result_json: string | null;
+  lease: string | null;
+  last_error_json: string | null;
+  attempts: number;
+  trace_id: string;
+  created_at: number;
+  updated_at: number;
+  resolved_by: 'manual' | null;
+  resolved_at: number | null;
+  resolution_note: string | null;
+}
+
+const COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, result_json, lease,
+  last_error_json, attempts, trace_id, created_at, updated_at, resolved_by, resolved_at, resolution_note`;
+
+export class SqliteCheckpointStore implements CheckpointStore {
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #select: Statement<[string, string], Row>;
+  readonly #insert: Statement<Record<string, unknown>>;
+  readonly #complete: Statement<Record<string, unknown>, Row>;
+  readonly #recordFailure: Statement<Record<string, unknown>, Row>;
+  readonly #resolve: Statement<Record<string, unknown>, Row>;
+  readonly #sessions: Statement<[], { session_id: string; count: number; started: number; last: number }>;
+  readonly #historyStatements = new Map<string, Statement<Record<string, unknown>, Row>>();
+  readonly #claimTransaction: (input: ClaimInput, now: number, lease: string) => ClaimResult;
+
+  /** `db` comes from `openDatabase`; the schema is brought up to date if it is not already. */
+  constructor(db: Database, options: SqliteCheckpointStoreOptions = {}) {
+    runMigrations(db, APP_MIGRATIONS);
+    this.#db = db;
+    this.#clock = options.clock ?? systemClock;
+    this.#select = db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE session_id = ? AND call_id = ?`);
+    this.#insert = db.prepare(
+      `INSERT INTO checkpoints (session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, lease, trace_id, created_at, updated_at)
+       VALUES (@sessionId, @callId, @userId, @toolName, @serverId, 'started', @argsHash, @argsJson, @lease, @traceId, @now, @now)`,
+    );
+    this.#complete = db.prepare(
+      `UPDATE checkpoints SET status = 'completed', result_json = @result, lease = NULL, updated_at = @now
+       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease
+       RETURNING ${COLUMNS}`,
+    );
+    this.#recordFailure = db.prepare(
+      `UPDATE checkpoints SET last_error_json = @error, attempts = COALESCE(@attempts, attempts + 1), updated_at = @now
+       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease
+       RETURNING ${COLUMNS}`,
+    );
+    // Clearing the lease makes a late `complete` from the original owner fail with LeaseLost.
+    this.#resolve = db.prepare(
+      `UPDATE checkpoints SET status = @status, result_json = @result, lease = NULL, resolved_by = 'manual',
+         resolved_at = @now, resolution_note = @note, updated_at = @now
+       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started'
+       RETURNING ${COLUMNS}`,
+    );
+    this.#sessions = db.prepare(
+      `SELECT session_id, COUNT(*) AS count, SUM(status = 'started') AS started, MAX(updated_at) AS last
+       FROM checkpoints GROUP BY session_id ORDER BY last DESC, session_id`,
+    );
+    const claim = db.transaction((input: ClaimInput, now: number, lease: string) => this.#claimLocked(input, now, lease));
+    this.#claimTransaction = (input, now, lease) => claim.immediate(input, now, lease);
+  }
+
+  claim(input: ClaimInput): ClaimResult {
+    for (const key of ['sessionId', 'callId', 'userId', 'toolName', 'serverId', 'argsHash', 'traceId'] as const) {
+      if (typeof input[key] !== 'string' || input[key] === '') throw new TypeError(`claim: ${key} must be a non-empty string.`);
+    }
+    // randomUUID: 122 random bits from the CSPRNG, served from Node's batched entropy cache —
+    // randomBytes per claim was the single largest cost of a claim.
+    return this.#claimTransaction(input, nowMs(this.#clock), randomUUID());
+  }
+
+  #claimLocked(input: ClaimInput, now: number, lease: string): ClaimResult {
+    const row = this.#select.get(input.sessionId, input.callId);
+    if (!row) {
+      const argsJson = toJson(input.args ?? null, 'claim: args');
+      this.#insert.run({ ...input, argsJson, lease, now });
+      const record: CheckpointRecord = {
+        sessionId: input.sessionId,
+        callId: input.callId,
+        userId: input.userId,
+        toolName: input.toolName,
+        serverId: input.serverId,
+        status: 'started',
+        argsHash: input.argsHash,
+        args: JSON.parse(argsJson) as unknown,
+        attempts: 0,
+        traceId: input.traceId,
+        createdAt: now,
+        updatedAt: now,
+      };
+      return { kind: 'owner', lease, record };
+    }
+    // Checked before the status: another call's result must never be replayed, whatever its state.
+    const mismatched: MismatchField[] = [];
+    if (row.args_hash !== input.argsHash) mismatched.push('arguments');
+    if (row.tool_name !== input.toolName) mismatched.push('tool');
+    if (row.server_id !== input.serverId) mismatched.push('server');
+    if (row.user_id !== input.userId) mismatched.push('user');
+    if (mismatched.length > 0) throw new CheckpointArgumentsMismatchError(input.sessionId, input.callId, mismatched);
+
+    switch (row.status) {
+      case 'completed': {
+        const record = toRecord(row);
+        return { kind: 'replay', record: record as typeof record & { status: 'completed'; result: CheckpointResult } };
+      }
+      case 'started':
+        throw new CheckpointInProgressError(input.sessionId, input.callId, row.created_at);
+      case 'failed':
+        throw new CheckpointFailedError(input.sessionId, input.callId);
+    }
+  }
+
+  complete(sessionId: string, callId: string, lease: string, result: CheckpointResult): CheckpointRecord {
+    const row = this.#complete.get({ sessionId, callId, lease, result: resultJson(sessionId, callId, result), now: nowMs(this.#clock) });
+    if (!row) throw this.#leaseLost(sessionId, callId, 'complete');
+    return toRecord(row);
+  }
+
+  recordFailure(sessionId: string, callId: string, lease: string, error: FailureInfo): CheckpointRecord {
+    const now = nowMs(this.#clock);
+    const stored = { ...(error.code !== undefined ? { code: error.code } : {}), message: String(error.message), at: now };
+    if (error.attempts !== undefined && (!Number.isInteger(error.attempts) || error.attempts < 0)) {
+      throw new TypeError('recordFailure: attempts must be a non-negative integer.');
+    }
+    const row = this.#recordFailure.get({ sessionId, callId, lease, error: JSON.stringify(stored), attempts: error.attempts ?? null, now });
+    if (!row) throw this.#leaseLost(sessionId, callId, 'recordFailure');
+    return toRecord(row);
+  }
+
+  resolveManually(sessionId: string, callId: string, resolution: ManualResolution): CheckpointRecord {
+    const result = resolution.status === 'completed' ? resultJson(sessionId, callId, resolution.result) : null;
+    const row = this.#resolve.get({
+      sessionId,
+      callId,
+      status: resolution.status,
+      result,
+      note: resolution.note ?? null,
+      now: nowMs(this.#clock),
+    });
+    if (row) return toRecord(row);
+    const current = this.#select.get(sessionId, callId);
+    if (!current) throw new CheckpointNotFoundError(sessionId, callId);
+    throw new CheckpointNotResolvableError(sessionId, callId, current.status);
+  }
+
+  get(sessionId: string, callId: string): CheckpointRecord | undefined {
+    const row = this.#select.get(sessionId, callId);
+    return row ? toRecord(row) : undefined;
+  }
+
+  history(query: HistoryQuery): HistoryPage {
+    const { sql, params, limit } = this.#historySql(query);
+    const rows = this.#historyStatement(sql).all(params);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      records: page.map(toRecord),
+      ...(rows.length > limit && last ? { nextCursor: encodeCursor({ at: last.updated_at, seq: last.seq }) } : {}),
+    };
+  }
+
+  /** The query plan of a history page (EXPLAIN QUERY PLAN details), to check index use. */
+  explainHistory(query: HistoryQuery): string[] {
+    const { sql, params } = this.#historySql(query);
+    return this.#db
+      .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(params)
+      .map((row) => row.detail);
+  }
+
+  listSessions(): SessionSummary[] {
+    return this.#sessions.all().map((row) => ({ sessionId: row.session_id, count: row.count, started: row.started, lastActivity: row.last }));
+  }
+
+  #historySql(query: HistoryQuery): { sql: string; params: Record<string, unknown>; limit: number } {
+    const limit = pageSize(query.limit);
+    checkTimeRange(query.from, query.to);
+    const where: string[] = [];
+    const params: Record<string, unknown> = { fetch: limit + 1 };
+    if (query.sessionId !== undefined) {
+      where.push('session_id = @sessionId');
+      params.sessionId = query.sessionId;
+    }
+    if (query.status !== undefined) {
+      where.push('status = @status');
+      params.status = query.status;
+    }
+    if (query.toolName !== undefined) {
+      where.push('tool_name = @toolName');
+      params.toolName = query.toolName;
+    }
+    if (query.from !== undefined) {
+      where.push('updated_at >= @from');
+      params.from = Math.ceil(query.from);
+    }
+    if (query.to !== undefined) {
+      where.push('updated_at <= @to');
+      params.to = Math.floor(query.to);
+    }
+    if (query.cursor !== undefined) {
+      const key = decodeCursor(query.cursor);
+      // A row value comparison: SQLite reads it as one range on (updated_at, seq).
+      where.push('(updated_at, seq) < (@cursorAt, @cursorSeq)');
+      params.cursorAt = key.at;
+      params.cursorSeq = key.seq;
+    }
+    // Choose the index by the most selective equality filter. Session first: few rows per session.
+    const index = query.sessionId !== undefined ? 'checkpoints_by_session' : query.toolName !== undefined ? 'checkpoints_by_tool' : query.status !== undefined ? 'checkpoints_by_status' : 'checkpoints_by_time';
+    const sql =
+      `SELECT ${COLUMNS} FROM checkpoints INDEXED BY ${index}` +
+      (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
+      ' ORDER BY updated_at DESC, seq DESC LIMIT @fetch';
+    return { sql, params, limit };
+  }
+
+  #historyStatement(sql: string): Statement<Record<string, unknown>, Row> {
+    let statement = this.#historyStatements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#historyStatements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #leaseLost(sessionId: string, callId: string, operation: 'complete' | 'recordFailure'): CheckpointLeaseLostError {
+    const row = this.#select.get(sessionId, callId);
+    const reason = !row
+      ? 'there is no checkpoint for it'
+      : row.status === 'started'
+        ? 'another owner holds its lease'
+        : row.resolved_by === 'manual'
+          ? `it was resolved by hand in History as ${row.status}`
+          : `it is already ${row.status}`;
+    return new CheckpointLeaseLostError(sessionId, callId, operation, reason);
+  }
+}
+
+function toRecord(row: Row): CheckpointRecord {
+  return {
+    sessionId: row.session_id,
+    callId: row.call_id,
+    userId: row.user_id,
+    toolName: row.tool_name,
+    serverId: row.server_id,
+    status: row.status,
+    argsHash: row.args_hash,
+    args: JSON.parse(row.args_json) as unknown,
+    ...(row.result_json !== null ? { result: parseResult(row.result_json) } : {}),
+    ...(row.last_error_json !== null ? { lastError: JSON.parse(row.last_error_json) as CheckpointRecord['lastError'] } : {}),
+    attempts: row.attempts,
+    traceId: row.trace_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...(row.resolved_by !== null ? { resolvedBy: row.resolved_by } : {}),
+    ...(row.resolved_at !== null ? { resolvedAt: row.resolved_at } : {}),
+    ...(row.resolution_note !== null ? { resolutionNote: row.resolution_note } : {}),
+  };
+}
+
+/** JSON drops an undefined `structuredContent`; put the key back so a replay has the shape it was saved with. */
+function parseResult(json: string): CheckpointResult {
+  const parsed = JSON.parse(json) as CheckpointResult;
+  return Object.hasOwn(parsed, 'structuredContent') ? parsed : { ...parsed, structuredContent: undefined };
+}
+
+function resultJson(sessionId: string, callId: string, result: CheckpointResult): string {
+  if (typeof result !== 'object' || result === null || !Array.isArray(result.content) || typeof result.isError !== 'boolean') {
+    throw new CheckpointInvalidResultError(sessionId, callId, 'expected { content: [...], structuredContent?, isError }');
+  }
+  try {
+    return JSON.stringify(result);
+  } catch (error) {
+    throw new CheckpointInvalidResultError(sessionId, callId, `it is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function toJson(value: unknown, what: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new TypeError(`${what} must be JSON (${error instanceof Error ? error.message : String(error)}); pass them through redact() first.`);
+  }
+  if (json === undefined) throw new TypeError(`${what} must be JSON; pass them through redact() first.`);
+  return json;
+}

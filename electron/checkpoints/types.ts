@@ -1,0 +1,139 @@
+/**
+ * The checkpoint store: a durable record per tool call (session + callId) that lets
+ * `HarnessApplication.executeTool` replay a completed call instead of running its side effect
+ * again.
+ *
+ * Guarantees, and their limit: the store is local, so it gives "at most once per callId *as
+ * far as this machine knows*". A call whose owner died after sending the request but before
+ * `complete` stays `started` forever — its effect on the server is unknown and only a person
+ * (History → resolve by hand) or the server can tell. Strict exactly-once needs the remote
+ * server to deduplicate with its own idempotency keys (e.g. pass the callId along); this store
+ * cannot provide it alone.
+ *
+ * There is no stored 'unknown' status: a `started` record is shown as "in progress or result
+ * unknown", because from the store's point of view the two are indistinguishable.
+ */
+import type { NormalizedToolResult } from '../mcp/types.js';
+
+export type CheckpointStatus = 'started' | 'completed' | 'failed';
+
+/** What a completed call replays: the normalized tool result, stored as JSON. */
+export type CheckpointResult = NormalizedToolResult;
+
+export interface CheckpointError {
+  code?: string;
+  message: string;
+  /** When it was recorded (epoch ms). */
+  at: number;
+}
+
+export interface CheckpointRecord {
+  sessionId: string;
+  callId: string;
+  userId: string;
+  toolName: string;
+  serverId: string;
+  status: CheckpointStatus;
+  argsHash: string;
+  /** The arguments as the caller stored them — already redacted. */
+  args: unknown;
+  /** Present when `completed`. */
+  result?: CheckpointResult;
+  /** The owner's last reported failure (the record stays `started`). */
+  lastError?: CheckpointError;
+  /** Attempts the owner reported through `recordFailure` (0 when none failed). */
+  attempts: number;
+  traceId: string;
+  createdAt: number;
+  updatedAt: number;
+  /** 'manual' when a person resolved a `started` record in History. */
+  resolvedBy?: 'manual';
+  resolvedAt?: number;
+  resolutionNote?: string;
+}
+
+export interface ClaimInput {
+  sessionId: string;
+  callId: string;
+  userId: string;
+  toolName: string;
+  serverId: string;
+  /** `hashArguments(args)` of the arguments as sent (before redaction). */
+  argsHash: string;
+  /** The arguments to show in History, already redacted by the caller. */
+  args: unknown;
+  traceId: string;
+}
+
+export type ClaimResult =
+  /** This caller owns the call: run it, then `complete` (or `recordFailure`) with `lease`. */
+  | { kind: 'owner'; lease: string; record: CheckpointRecord }
+  /** The call already completed with these arguments: return `record.result` as is. */
+  | { kind: 'replay'; record: CheckpointRecord & { status: 'completed'; result: CheckpointResult } };
+
+export interface FailureInfo {
+  code?: string;
+  /** Already redacted by the caller. */
+  message: string;
+  /** Attempts made so far; when absent the stored count goes up by one. */
+  attempts?: number;
+}
+
+export type ManualResolution =
+  | { status: 'failed'; note?: string }
+  | { status: 'completed'; result: CheckpointResult; note?: string };
+
+export interface HistoryQuery {
+  sessionId?: string;
+  status?: CheckpointStatus;
+  toolName?: string;
+  /** Inclusive bounds on the last activity (updatedAt), epoch ms. */
+  from?: number;
+  to?: number;
+  /** Page size; capped at 500. */
+  limit: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface HistoryPage {
+  /**
+   * Newest activity first (updatedAt desc, then creation order desc). A record updated while
+   * someone pages moves to the top, so later pages do not show it again.
+   */
+  records: CheckpointRecord[];
+  /** Present when more records follow. */
+  nextCursor?: string;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  /** Records in the session. */
+  count: number;
+  /** Records still `started` (in progress or result unknown) — the ones that may need a person. */
+  started: number;
+  /** Latest updatedAt in the session. */
+  lastActivity: number;
+}
+
+/**
+ * Synchronous, because the SQLite implementation is: each method is one short transaction.
+ * Callers in async code simply call it.
+ */
+export interface CheckpointStore {
+  /**
+   * Atomically claims (sessionId, callId). Throws CheckpointArgumentsMismatchError when the call
+   * was recorded with other arguments, tool, server or user; CheckpointInProgressError when it is
+   * `started`; CheckpointFailedError when it was resolved as failed.
+   */
+  claim(input: ClaimInput): ClaimResult;
+  /** Saves the result if `lease` still owns the `started` record; else CheckpointLeaseLostError. */
+  complete(sessionId: string, callId: string, lease: string, result: CheckpointResult): CheckpointRecord;
+  /** Notes a failure; the record stays `started` because the remote side may have acted. */
+  recordFailure(sessionId: string, callId: string, lease: string, error: FailureInfo): CheckpointRecord;
+  /** A person decides how a `started` call ended; refused on any other status. */
+  resolveManually(sessionId: string, callId: string, resolution: ManualResolution): CheckpointRecord;
+  get(sessionId: string, callId: string): CheckpointRecord | undefined;
+  history(query: HistoryQuery): HistoryPage;
+  listSessions(): SessionSummary[];
+}

@@ -1,0 +1,289 @@
+/**
+ * `HarnessApplication.executeTool`: the one entry through which every tool call runs, local or
+ * MCP, from the GUI or from an agent. In order (SPEC 3.5):
+ *
+ * 1. permission decision and guardrails, and for ASK a person's approval — a DENY or a refusal
+ *    happens before any side effect;
+ * 2. the checkpoint for sessionId + callId is claimed atomically;
+ * 3. a completed record is replayed as is; otherwise only the owner (fresh random lease) runs;
+ * 4. recoverable failures are retried with backoff, every attempt an event of the same trace;
+ * 5. on success the result is saved, if the lease is still ours.
+ *
+ * Tool names: a local tool and an MCP tool may share a name. A call by name then reaches the
+ * LOCAL tool — the app's own tools, with their known guardrails, must not be shadowed by a remote
+ * server — and the MCP tool stays reachable by naming its server. `listTools()` marks the conflict.
+ *
+ * The checkpoint store is local: a call whose owner died mid-request stays "started" (result
+ * unknown). Strict exactly-once needs the server's own idempotency keys.
+ */
+import type { CheckpointStore } from '../checkpoints/types.js';
+import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../checkpoints/errors.js';
+import { hashArguments } from '../checkpoints/hash.js';
+import { MCPRequestCancelled, MCPUnknownToolError } from '../mcp/errors.js';
+import type { MCPToolRegistry } from '../mcp/registry.js';
+import type { NormalizedToolResult, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
+import { toolSchemaFingerprint } from '../security/fingerprint.js';
+import type { ToolAnnotationHints } from '../security/permissions.js';
+import { LOCAL_SERVER_ID } from '../security/permissions.js';
+import type { SecureToolExecutor, SecurityEvent } from '../security/secureExecutor.js';
+import type { LocalTool } from '../tools/types.js';
+import type { TraceHandle, Tracer } from '../tracing/tracer.js';
+import { toTraceError } from '../tracing/tracer.js';
+import type { RetryPolicy } from './retryPolicy.js';
+import { DEFAULT_RETRY_POLICY, backoffDelay, classifyFailure, sleep } from './retryPolicy.js';
+
+export interface ExecuteOptions {
+  userId: string;
+  sessionId: string;
+  /** Stable per logical call: the same callId replays instead of running again. */
+  callId: string;
+  signal?: AbortSignal;
+  /** Run the tool of this server (or `local`), not whichever a call by name reaches. */
+  serverId?: string;
+  /** Deadline per attempt for MCP tools (the server's timeout when absent). */
+  timeoutMs?: number;
+  onProgress?: (update: ProgressUpdate) => void;
+}
+
+export interface ExecuteResult {
+  result: NormalizedToolResult;
+  /** True when a completed checkpoint answered and nothing ran. */
+  replayed: boolean;
+  traceId: string;
+  toolName: string;
+  serverId: string;
+  /** Attempts this call made (0 for a replay). */
+  attempts: number;
+  /** Non-fatal problems (e.g. an "always allow" that could not be saved). */
+  warnings: string[];
+}
+
+export interface HarnessToolInfo {
+  name: string;
+  source: 'local' | 'mcp';
+  serverId: string;
+  description: string | undefined;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown> | undefined;
+  annotations: ToolAnnotationHints | undefined;
+  /** The server a call by this name reaches, when it is not this one. */
+  shadowedBy: string | undefined;
+}
+
+export interface HarnessApplicationOptions {
+  registry: MCPToolRegistry;
+  localTools: LocalTool[];
+  security: SecureToolExecutor;
+  checkpoints: CheckpointStore;
+  tracer: Tracer;
+  retry?: Partial<RetryPolicy>;
+  /** For tests: the random source of the backoff jitter. */
+  random?: () => number;
+}
+
+/** The trace id of a failed call, attached to the error it threw (for "see trace" links). */
+const traceIds = new WeakMap<object, string>();
+export function traceIdOf(error: unknown): string | undefined {
+  return error && typeof error === 'object' ? traceIds.get(error) : undefined;
+}
+
+type Target =
+  | { kind: 'local'; tool: LocalTool; serverId: typeof LOCAL_SERVER_ID }
+  | { kind: 'mcp'; tool: ToolDescriptor; serverId: string };
+
+export class HarnessApplication {
+  private readonly local = new Map<string, LocalTool>();
+  private readonly retry: RetryPolicy;
+
+  constructor(private readonly options: HarnessApplicationOptions) {
+    for (const tool of options.localTools) this.local.set(tool.name, tool);
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  }
+
+  /** Every tool: local ones first, then each server's, with what shadows what. */
+  listTools(): HarnessToolInfo[] {
+    const winners = new Map(this.options.registry.tools().map((t) => [t.name, t.serverId]));
+    const localInfo = [...this.local.values()].map<HarnessToolInfo>((tool) => ({
+      name: tool.name,
+      source: 'local',
+      serverId: LOCAL_SERVER_ID,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: undefined,
+      annotations: tool.annotations,
+      shadowedBy: undefined,
+    }));
+    const mcpInfo = this.options.registry.allTools().map<HarnessToolInfo>((entry) => {
+      const winner = this.local.has(entry.name) ? LOCAL_SERVER_ID : winners.get(entry.name);
+      return {
+        name: entry.name,
+        source: 'mcp',
+        serverId: entry.serverId,
+        description: entry.tool.description,
+        inputSchema: entry.tool.inputSchema,
+        outputSchema: entry.tool.outputSchema,
+        annotations: entry.tool.annotations,
+        shadowedBy: winner !== entry.serverId ? winner : undefined,
+      };
+    });
+    return [...localInfo, ...mcpInfo];
+  }
+
+  /** Runs one tool call through the whole pipeline; see the file comment for the order. */
+  async executeTool(toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<ExecuteResult> {
+    const target = this.resolve(toolName, options.serverId);
+    const trace = this.options.tracer.start({
+      sessionId: options.sessionId,
+      callId: options.callId,
+      userId: options.userId,
+      toolName,
+      serverId: target.serverId,
+    });
+    try {
+      return await this.run(target, toolName, args, options, trace);
+    } catch (error) {
+      if (error && typeof error === 'object') traceIds.set(error, trace.traceId);
+      if (!trace.finished) trace.finish('error', error);
+      throw error;
+    }
+  }
+
+  private resolve(toolName: string, serverId: string | undefined): Target {
+    if (serverId === LOCAL_SERVER_ID || (serverId === undefined && this.local.has(toolName))) {
+      const tool = this.local.get(toolName);
+      if (!tool) throw new MCPUnknownToolError(toolName, LOCAL_SERVER_ID);
+      return { kind: 'local', tool, serverId: LOCAL_SERVER_ID };
+    }
+    const entry = serverId === undefined ? this.options.registry.resolve(toolName) : this.options.registry.allTools().find((t) => t.serverId === serverId && t.name === toolName);
+    if (!entry) throw new MCPUnknownToolError(toolName, serverId);
+    return { kind: 'mcp', tool: entry.tool, serverId: entry.serverId };
+  }
+
+  private async run(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions, trace: TraceHandle): Promise<ExecuteResult> {
+    const { security, checkpoints, tracer } = this.options;
+    const annotations = target.tool.annotations;
+    const trusted = target.kind === 'local' || this.options.registry.server(target.serverId)?.trusted === true;
+
+    // 1. Permission, guardrails, approval. Throws (after recording why) when the call may not run.
+    let authorization;
+    try {
+      authorization = await security.authorize(
+        {
+          subject: { toolName, serverId: target.serverId, args, annotations, serverTrusted: trusted },
+          sessionId: options.sessionId,
+          userId: options.userId,
+          ...(target.kind === 'local' ? { guardrails: () => target.tool.guardrails(args) } : {}),
+          schemaFingerprint: toolSchemaFingerprint({ name: toolName, description: target.tool.description, inputSchema: target.tool.inputSchema, annotations }),
+        },
+        { ...(options.signal ? { signal: options.signal } : {}), onEvent: (event) => recordSecurityEvent(trace, event) },
+      );
+    } catch (error) {
+      trace.finish('denied', error);
+      throw error;
+    }
+
+    // 2–3. Claim the checkpoint: replay a completed call, or become its owner.
+    let claim;
+    try {
+      claim = checkpoints.claim({
+        sessionId: options.sessionId,
+        callId: options.callId,
+        userId: options.userId,
+        toolName,
+        serverId: target.serverId,
+        argsHash: hashArguments(args),
+        args: tracer.redact(args),
+        traceId: trace.traceId,
+      });
+    } catch (error) {
+      const outcome =
+        error instanceof CheckpointInProgressError
+          ? 'in_progress'
+          : error instanceof CheckpointArgumentsMismatchError
+            ? 'arguments_mismatch'
+            : error instanceof CheckpointFailedError
+              ? 'failed'
+              : undefined;
+      if (outcome) trace.event('claim', { outcome });
+      throw error;
+    }
+    const warnings = authorization.warning ? [authorization.warning] : [];
+    if (claim.kind === 'replay') {
+      trace.event('claim', { outcome: 'replay' });
+      const record = claim.record;
+      trace.event('replay', { originalTraceId: record.traceId, completedAt: record.updatedAt, ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}) });
+      trace.finish('replayed');
+      return { result: record.result, replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings };
+    }
+    trace.event('claim', { outcome: 'owner' });
+
+    // 4. Attempts, with retries only for failures that prove nothing ran (or idempotent tools).
+    const idempotent = trusted && annotations?.idempotentHint === true;
+    for (let attempt = 1; ; attempt++) {
+      trace.event('attempt_started', { attempt });
+      const started = performance.now();
+      try {
+        const result = await this.invoke(target, toolName, args, options);
+        trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
+        // 5. Save the replayable result — only while the lease is still ours.
+        checkpoints.complete(options.sessionId, options.callId, claim.lease, result);
+        trace.event('completed', { isError: result.isError, contentBlocks: result.content.length });
+        trace.finish('ok');
+        return { result, replayed: false, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: attempt, warnings };
+      } catch (error) {
+        const cancelled = options.signal?.aborted === true || error instanceof MCPRequestCancelled;
+        const verdict = classifyFailure(error, this.retry, { idempotent, cancelled });
+        trace.event('attempt_finished', { attempt, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error), recoverable: verdict.retry });
+        if (verdict.retry && attempt < this.retry.maxAttempts) {
+          const delayMs = backoffDelay(attempt + 1, this.retry, this.options.random);
+          trace.event('retry_scheduled', { nextAttempt: attempt + 1, delayMs, reason: verdict.reason });
+          await sleep(delayMs, options.signal).catch(() => undefined);
+          if (!options.signal?.aborted) continue;
+        }
+        // The record stays `started`: the remote side may have acted.
+        checkpoints.recordFailure(options.sessionId, options.callId, claim.lease, {
+          ...(typeof (error as { code?: unknown }).code === 'string' ? { code: (error as { code: string }).code } : {}),
+          message: tracer.redactText(error instanceof Error ? error.message : String(error)),
+          attempts: attempt,
+        });
+        trace.event('failed', { error: toTraceError(error) });
+        trace.finish('error', error);
+        throw error;
+      }
+    }
+  }
+
+  private invoke(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<NormalizedToolResult> {
+    if (target.kind === 'local') return target.tool.run(args, options.signal ? { signal: options.signal } : {});
+    return this.options.registry.callServerTool(target.serverId, toolName, args, {
+      agentId: options.userId,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+  }
+}
+
+/** Security steps become trace events, so a trace shows why a call ran or did not. */
+function recordSecurityEvent(trace: TraceHandle, event: SecurityEvent): void {
+  switch (event.type) {
+    case 'guardrail':
+      trace.event('guardrail', { name: 'tool guardrails', outcome: event.ok ? 'passed' : 'blocked', ...(event.reason ? { reason: event.reason } : {}) });
+      return;
+    case 'decision':
+      trace.event('decision', { outcome: event.level === 'ALLOW' ? 'allow' : event.level === 'DENY' ? 'deny' : 'ask', reason: event.reason.detail, kind: event.reason.kind, ...(event.reason.ruleId ? { ruleId: event.reason.ruleId } : {}) });
+      return;
+    case 'session_grant':
+      trace.event('decision', { outcome: 'allow', reason: 'allowed for this session by an earlier approval', kind: 'session-grant' });
+      return;
+    case 'approval_requested':
+      trace.event('approval_requested', { approvalId: event.requestId, reason: event.reason });
+      return;
+    case 'approval_answered':
+      trace.event('approval_answered', { approved: event.answer !== 'deny', answeredBy: event.answer, waitedMs: event.waitedMs, timedOut: event.timedOut, cancelled: event.cancelled });
+      return;
+    case 'rule_save_failed':
+      trace.event('decision', { outcome: 'allow', reason: `approved, but the "always allow" rule could not be saved: ${event.message}`, kind: 'warning' });
+      return;
+  }
+}

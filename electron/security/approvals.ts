@@ -1,0 +1,130 @@
+/**
+ * Asking a person: the approval request, the answers it can get, and the rules around waiting
+ * for one. Anything but an explicit allow is a deny — no answer in time, an answer that is not
+ * one of the four, a dialog that failed, a caller that gave up.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ToolAnnotationHints } from './permissions.js';
+
+export type ApprovalAnswer = 'allow-once' | 'allow-session' | 'allow-always' | 'deny';
+
+const ANSWERS: ReadonlySet<string> = new Set<ApprovalAnswer>(['allow-once', 'allow-session', 'allow-always', 'deny']);
+
+export interface ApprovalRequest {
+  /** Random and used for this request only; the GUI answers (and dismisses) by it. */
+  requestId: string;
+  sessionId: string;
+  userId: string;
+  toolName: string;
+  serverId: string;
+  args: Record<string, unknown>;
+  annotations?: ToolAnnotationHints;
+  /** Why it asks, for the dialog. */
+  reason: string;
+  /** Epoch ms after which the request counts as denied. */
+  expiresAt: number;
+}
+
+/** Shows the request and resolves with the answer; `signal` aborts when the answer is no longer wanted. */
+export type ApprovalCallback = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>;
+
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
+
+export interface ApprovalOutcome {
+  /** `deny` unless the callback gave an allow in time. */
+  answer: ApprovalAnswer;
+  timedOut: boolean;
+  /** The caller's signal aborted while waiting. */
+  cancelled: boolean;
+  /** The callback threw or answered something that is not an ApprovalAnswer. */
+  failed: boolean;
+  waitedMs: number;
+}
+
+export function newRequestId(): string {
+  return randomUUID();
+}
+
+/**
+ * Calls the approval callback and waits for it, at most `timeoutMs`. On timeout or caller abort
+ * the callback's signal is aborted (so the GUI drops the dialog) and the outcome is a deny;
+ * a late answer is ignored.
+ */
+export function waitForApproval(
+  callback: ApprovalCallback,
+  request: ApprovalRequest,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<ApprovalOutcome> {
+  const started = performance.now();
+  const dialog = new AbortController();
+  return new Promise<ApprovalOutcome>((resolvePromise) => {
+    let settled = false;
+    const finish = (answer: ApprovalAnswer, flags: Partial<Pick<ApprovalOutcome, 'timedOut' | 'cancelled' | 'failed'>> = {}) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
+      if (answer === 'deny' && !dialog.signal.aborted) dialog.abort(new Error(flags.timedOut ? 'approval timed out' : 'approval no longer needed'));
+      resolvePromise({
+        answer,
+        timedOut: flags.timedOut ?? false,
+        cancelled: flags.cancelled ?? false,
+        failed: flags.failed ?? false,
+        waitedMs: Math.round(performance.now() - started),
+      });
+    };
+    const onCallerAbort = () => finish('deny', { cancelled: true });
+    const timer = setTimeout(() => finish('deny', { timedOut: true }), options.timeoutMs);
+
+    if (options.signal?.aborted) {
+      finish('deny', { cancelled: true });
+      return;
+    }
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+    let pending: Promise<ApprovalAnswer>;
+    try {
+      pending = Promise.resolve(callback(request, dialog.signal));
+    } catch {
+      finish('deny', { failed: true });
+      return;
+    }
+    pending.then(
+      (answer) => (ANSWERS.has(answer as string) ? finish(answer) : finish('deny', { failed: true })),
+      () => finish('deny', { failed: true }),
+    );
+  });
+}
+
+/**
+ * "Allow for this session" grants, in memory only. A grant is keyed by session, server and
+ * tool, and remembers the tool's fingerprint: if the tool changes mid-session, it asks again.
+ */
+export class SessionGrants {
+  private readonly grants = new Map<string, string | undefined>();
+
+  private static key(sessionId: string, serverId: string, toolName: string): string {
+    // JSON keeps ids containing separators from colliding.
+    return JSON.stringify([sessionId, serverId, toolName]);
+  }
+
+  grant(sessionId: string, serverId: string, toolName: string, schemaFingerprint?: string): void {
+    this.grants.set(SessionGrants.key(sessionId, serverId, toolName), schemaFingerprint);
+  }
+
+  has(sessionId: string, serverId: string, toolName: string, schemaFingerprint?: string): boolean {
+    const key = SessionGrants.key(sessionId, serverId, toolName);
+    return this.grants.has(key) && this.grants.get(key) === schemaFingerprint;
+  }
+
+  /** Forgets every grant of a session (it ended). */
+  revokeSession(sessionId: string): void {
+    for (const key of [...this.grants.keys()]) {
+      if ((JSON.parse(key) as string[])[0] === sessionId) this.grants.delete(key);
+    }
+  }
+
+  clear(): void {
+    this.grants.clear();
+  }
+}

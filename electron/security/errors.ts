@@ -1,0 +1,138 @@
+/**
+ * Errors of the security layer: a path outside the allowed folders, a tool call that was not
+ * authorized. Each says what happened and what to do. None carries file contents, tool
+ * arguments or secrets — only names, paths and the reason a rule or a person gave.
+ */
+import type { PermissionLevel } from './permissions.js';
+
+export type SecurityErrorCode =
+  | 'path_outside_roots'
+  | 'no_roots'
+  | 'invalid_path'
+  | 'path_not_found'
+  | 'permission_denied'
+  | 'approval_cancelled'
+  | 'rules_file_corrupt';
+
+export abstract class SecurityError extends Error {
+  abstract readonly code: SecurityErrorCode;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+
+  /** A plain, serializable form for IPC, traces and logs. */
+  toJSON(): { name: string; code: SecurityErrorCode; message: string } {
+    return { name: this.name, code: this.code, message: this.message };
+  }
+}
+
+function listRoots(roots: readonly string[]): string {
+  return roots.map((r) => `"${r}"`).join(', ');
+}
+
+/** The path resolves (after following symlinks) to a place outside every allowed folder. */
+export class PathOutsideRootsError extends SecurityError {
+  readonly code = 'path_outside_roots';
+  constructor(
+    readonly requested: string,
+    readonly roots: readonly string[],
+  ) {
+    super(
+      `The path "${requested}" is outside the folders this app may use (${listRoots(roots)}). ` +
+        'Use a path inside one of them, or add its folder in the settings.',
+    );
+  }
+}
+
+/** No allowed folder is configured, or none of the configured ones exists. */
+export class NoAllowedRootsError extends SecurityError {
+  readonly code = 'no_roots';
+  constructor(readonly roots: readonly string[]) {
+    super(
+      roots.length === 0
+        ? 'No folders are configured for file access. Add one in the settings.'
+        : `None of the folders configured for file access exists (${listRoots(roots)}). Create one, or fix the settings.`,
+    );
+  }
+}
+
+export class InvalidPathError extends SecurityError {
+  readonly code = 'invalid_path';
+  constructor(
+    readonly requested: string,
+    detail: string,
+  ) {
+    // A NUL byte would make the quoted path unreadable in logs; show it escaped.
+    super(`The path "${requested.replaceAll('\0', '\\0')}" cannot be used: ${detail}`);
+  }
+}
+
+export class PathNotFoundError extends SecurityError {
+  readonly code = 'path_not_found';
+  constructor(readonly requested: string) {
+    super(`The path "${requested}" does not exist. Check the name, or list the folder first.`);
+  }
+}
+
+/** How a denied call was decided: by a rule or default (no answer), or by the approval step. */
+export type DenialAnswer = 'deny' | 'timeout' | 'cancelled' | 'error';
+
+/** A tool call was not authorized; nothing was executed. */
+export class PermissionDeniedError extends SecurityError {
+  readonly code: 'permission_denied' | 'approval_cancelled' = 'permission_denied';
+  constructor(
+    readonly toolName: string,
+    readonly serverId: string,
+    /** The decision level: DENY (a rule, default or guardrail refused) or ASK (approval did not allow it). */
+    readonly level: PermissionLevel,
+    /** What the approval step produced; undefined when nobody was asked. */
+    readonly answer: DenialAnswer | undefined,
+    readonly reason: string,
+  ) {
+    super(`The call to "${toolName}" on "${serverId}" was not allowed: ${reason}`);
+  }
+
+  override toJSON(): ReturnType<SecurityError['toJSON']> & {
+    toolName: string;
+    serverId: string;
+    level: PermissionLevel;
+    answer?: DenialAnswer;
+    reason: string;
+  } {
+    return {
+      ...super.toJSON(),
+      toolName: this.toolName,
+      serverId: this.serverId,
+      level: this.level,
+      ...(this.answer ? { answer: this.answer } : {}),
+      reason: this.reason,
+    };
+  }
+}
+
+/** The caller cancelled (its AbortSignal fired) while the call was being authorized. */
+export class ApprovalCancelledError extends PermissionDeniedError {
+  override readonly code = 'approval_cancelled';
+  constructor(toolName: string, serverId: string, level: PermissionLevel) {
+    super(toolName, serverId, level, 'cancelled', 'the request was cancelled before it was approved');
+  }
+}
+
+/** The permission rules file could not be used; it was moved aside and no rules are in effect. */
+export class PermissionRulesCorruptError extends SecurityError {
+  readonly code = 'rules_file_corrupt';
+  constructor(
+    readonly file: string,
+    readonly movedTo: string | undefined,
+    detail: string,
+  ) {
+    super(
+      `The permission rules file "${file}" is not valid (${detail}). ` +
+        (movedTo
+          ? `It was moved to "${movedTo}" and no saved rules are in effect; fix that file and move it back, or add the rules again.`
+          : 'It could not be moved aside; no saved rules are in effect until it is fixed or deleted.'),
+    );
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The authorization gate every tool call passes before it can have an effect. Checkpointing
+ * and execution happen elsewhere, after `authorize` resolves; when it throws, nothing ran.
+ *
+ * Order: the tool's guardrails (a refusal is final), then the permission decision, then — for
+ * ASK — a session grant or a person's answer. Every step is reported as a SecurityEvent so the
+ * trace shows why a call ran or did not.
+ */
+import { ApprovalCancelledError, PermissionDeniedError } from './errors.js';
+import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest } from './approvals.js';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, SessionGrants, newRequestId, waitForApproval } from './approvals.js';
+import type { GuardrailResult } from './guardrails.js';
+import type { PermissionDecision, PermissionDecisionEngine, PermissionLevel, ToolCallSubject } from './permissions.js';
+
+export type SecurityEvent =
+  | { type: 'guardrail'; ok: boolean; reason?: string }
+  | { type: 'decision'; level: PermissionLevel; reason: PermissionDecision['reason'] }
+  | { type: 'session_grant'; sessionId: string; serverId: string; toolName: string }
+  | { type: 'approval_requested'; requestId: string; reason: string }
+  | { type: 'approval_answered'; requestId: string; answer: ApprovalAnswer; timedOut: boolean; cancelled: boolean; waitedMs: number }
+  | { type: 'rule_save_failed'; message: string };
+
+export interface ToolCallAuthorizationRequest {
+  subject: ToolCallSubject;
+  sessionId: string;
+  userId: string;
+  /** The local tool's own checks (paths in roots, command guard); MCP tools have none. */
+  guardrails?: () => Promise<GuardrailResult>;
+  /** The tool's current schema fingerprint; "allow always" is bound to it. */
+  schemaFingerprint?: string;
+}
+
+export interface AuthorizeOptions {
+  /** Cancels a pending approval; authorize then throws ApprovalCancelledError. */
+  signal?: AbortSignal;
+  onEvent?: (event: SecurityEvent) => void;
+}
+
+export interface Authorization {
+  level: 'ALLOW';
+  /** The permission decision before any approval (ALLOW, or ASK that was then approved). */
+  decision: PermissionDecision;
+  /** How an ASK became an allow; absent when the decision itself allowed. */
+  approvedBy?: ApprovalAnswer;
+  /** Something went wrong that did not block the call (e.g. "allow always" could not be saved). */
+  warning?: string;
+}
+
+export interface SecureToolExecutorOptions {
+  engine: PermissionDecisionEngine;
+  requestApproval: ApprovalCallback;
+  /** How long to wait for an answer before denying. Default 120 000 ms. */
+  approvalTimeoutMs?: number;
+  now?: () => number;
+}
+
+export class SecureToolExecutor {
+  private readonly engine: PermissionDecisionEngine;
+  private readonly requestApproval: ApprovalCallback;
+  private readonly approvalTimeoutMs: number;
+  private readonly now: () => number;
+  private readonly grants = new SessionGrants();
+
+  constructor(options: SecureToolExecutorOptions) {
+    this.engine = options.engine;
+    this.requestApproval = options.requestApproval;
+    this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Resolves when the call may run; throws PermissionDeniedError (or ApprovalCancelledError) when not. */
+  async authorize(call: ToolCallAuthorizationRequest, options: AuthorizeOptions = {}): Promise<Authorization> {
+    const emit = (event: SecurityEvent) => {
+      try {
+        options.onEvent?.(event);
+      } catch {
+        // A broken trace listener must not turn a decision into something else.
+      }
+    };
+    const fingerprint = call.schemaFingerprint ?? call.subject.schemaFingerprint;
+    const subject: ToolCallSubject = { ...call.subject, ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}) };
+    const { toolName, serverId } = subject;
+    const deny = (level: PermissionLevel, answer: PermissionDeniedError['answer'], reason: string) =>
+      new PermissionDeniedError(toolName, serverId, level, answer, reason);
+
+    if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
+
+    if (call.guardrails) {
+      let result: GuardrailResult;
+      try {
+        result = await call.guardrails();
+      } catch (error) {
+        result = { ok: false, reason: `its safety check failed (${error instanceof Error ? error.message : 'unknown error'})` };
+      }
+      emit(result.ok ? { type: 'guardrail', ok: true } : { type: 'guardrail', ok: false, reason: result.reason });
+      if (!result.ok) throw deny('DENY', undefined, result.reason);
+      if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
+    }
+
+    const decision = this.engine.decide(subject);
+    emit({ type: 'decision', level: decision.level, reason: decision.reason });
+    if (decision.level === 'DENY') throw deny('DENY', undefined, decision.reason.detail);
+    if (decision.level === 'ALLOW') return { level: 'ALLOW', decision };
+
+    if (this.grants.has(call.sessionId, serverId, toolName, fingerprint)) {
+      emit({ type: 'session_grant', sessionId: call.sessionId, serverId, toolName });
+      return { level: 'ALLOW', decision, approvedBy: 'allow-session' };
+    }
+
+    const request: ApprovalRequest = {
+      requestId: newRequestId(),
+      sessionId: call.sessionId,
+      userId: call.userId,
+      toolName,
+      serverId,
+      args: structuredClone(subject.args),
+      ...(subject.annotations ? { annotations: { ...subject.annotations } } : {}),
+      reason: decision.reason.detail,
+      expiresAt: this.now() + this.approvalTimeoutMs,
+    };
+    emit({ type: 'approval_requested', requestId: request.requestId, reason: request.reason });
+    const outcome = await waitForApproval(this.requestApproval, request, {
+      timeoutMs: this.approvalTimeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    emit({
+      type: 'approval_answered',
+      requestId: request.requestId,
+      answer: outcome.answer,
+      timedOut: outcome.timedOut,
+      cancelled: outcome.cancelled,
+      waitedMs: outcome.waitedMs,
+    });
+
+    if (outcome.cancelled) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
+    if (outcome.timedOut) throw deny('ASK', 'timeout', `nobody answered the approval request within ${Math.round(this.approvalTimeoutMs / 1000)} s`);
+    if (outcome.failed) throw deny('ASK', 'error', 'the approval request could not be shown or answered');
+    if (outcome.answer === 'deny') throw deny('ASK', 'deny', 'the user denied it');
+
+    if (outcome.answer === 'allow-session') this.grants.grant(call.sessionId, serverId, toolName, fingerprint);
+    if (outcome.answer === 'allow-always') {
+      try {
+        await this.engine.addRule({
+          id: `approved:${JSON.stringify([serverId, toolName])}`,
+          level: 'ALLOW',
+          match: { serverId, toolName, ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}) },
+          note: `Always allow ${toolName} on ${serverId}`,
+        });
+      } catch (error) {
+        // The person did allow this call; only the "always" part is lost, and they are told.
+        const message = `The call was allowed, but "always allow" could not be saved (${error instanceof Error ? error.message : 'unknown error'}); it will ask again next time.`;
+        emit({ type: 'rule_save_failed', message });
+        return { level: 'ALLOW', decision, approvedBy: outcome.answer, warning: message };
+      }
+    }
+    return { level: 'ALLOW', decision, approvedBy: outcome.answer };
+  }
+
+  /** Forgets the "allow for this session" grants of a session. */
+  endSession(sessionId: string): void {
+    this.grants.revokeSession(sessionId);
+  }
+}

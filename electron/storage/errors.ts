@@ -1,0 +1,55 @@
+/**
+ * Errors of the shared storage layer (opening, migrating, paging). Messages say what happened
+ * and what to do; they never contain stored data.
+ */
+
+export type StorageErrorCode = 'schema_too_new' | 'migration_invalid' | 'invalid_cursor' | 'invalid_query';
+
+export abstract class StorageError extends Error {
+  abstract readonly code: StorageErrorCode;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+
+  toJSON(): { name: string; code: StorageErrorCode; message: string } {
+    return { name: this.name, code: this.code, message: this.message };
+  }
+}
+
+/** The file was migrated by a newer app version; an older one must not write to it. */
+export class SchemaTooNewError extends StorageError {
+  readonly code = 'schema_too_new';
+  constructor(
+    readonly fileVersion: number,
+    readonly knownVersion: number,
+  ) {
+    super(
+      `The database has schema version ${fileVersion}, but this version of the app only knows up to ${knownVersion}. ` +
+        'It was written by a newer MiniHarness: update the app, or point it at another data folder.',
+    );
+  }
+}
+
+/** A programming error in the migration list (gaps, duplicates). */
+export class MigrationListError extends StorageError {
+  readonly code = 'migration_invalid';
+  constructor(detail: string) {
+    super(`The list of database migrations is invalid: ${detail}. Migration versions must be 1, 2, 3, … with no gaps or duplicates.`);
+  }
+}
+
+export class InvalidCursorError extends StorageError {
+  readonly code = 'invalid_cursor';
+  constructor() {
+    super('The page cursor is not valid (it is damaged or comes from another list). Start again from the first page.');
+  }
+}
+
+export class InvalidQueryError extends StorageError {
+  readonly code = 'invalid_query';
+  constructor(detail: string) {
+    super(`Invalid query: ${detail}`);
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Keyset pagination helpers shared by the checkpoint history and the trace list. A page is
+ * "rows strictly after the last key seen" in (time desc, seq desc) order, so a page query is
+ * one index range read whatever page you are on (OFFSET would scan every skipped row).
+ */
+import { InvalidCursorError, InvalidQueryError } from './errors.js';
+
+/** The ordering key of the last row of a page: its time column and its unique seq. */
+export interface PageKey {
+  at: number;
+  seq: number;
+}
+
+export const MAX_PAGE_SIZE = 500;
+
+/** Opaque to callers: base64url of the last key. Callers must not build or parse it. */
+export function encodeCursor(key: PageKey): string {
+  return Buffer.from(JSON.stringify([key.at, key.seq]), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): PageKey {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidCursorError();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2 || !parsed.every((n) => Number.isSafeInteger(n))) {
+    throw new InvalidCursorError();
+  }
+  return { at: parsed[0] as number, seq: parsed[1] as number };
+}
+
+/** Page size: a positive integer, capped at MAX_PAGE_SIZE so one query stays bounded. */
+export function pageSize(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new InvalidQueryError(`limit must be a positive integer (got ${String(limit)}).`);
+  }
+  return Math.min(limit, MAX_PAGE_SIZE);
+}
+
+export function checkTimeRange(from: number | undefined, to: number | undefined): void {
+  for (const [name, value] of [['from', from], ['to', to]] as const) {
+    if (value !== undefined && !Number.isFinite(value)) throw new InvalidQueryError(`${name} must be a time in epoch milliseconds.`);
+  }
+}

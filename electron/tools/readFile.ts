@@ -1,0 +1,96 @@
+/** read_file: a UTF-8 text file inside the allowed folders, refused above a size cap. */
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { z } from 'zod';
+import { guardrailFrom } from '../security/guardrails.js';
+import type { GuardrailResult } from '../security/guardrails.js';
+import { validatePath } from '../security/pathGuard.js';
+import type { NormalizedToolResult } from '../mcp/types.js';
+import { parseToolArgs, toInputSchema } from './args.js';
+import { ToolCancelledError } from './errors.js';
+import { errorResult, fsErrorResult, okResult } from './results.js';
+import type { LocalTool, LocalToolRunContext } from './types.js';
+
+export const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
+
+export interface ReadFileToolOptions {
+  roots: string[];
+  /** The largest file it reads; `maxBytes` in a call may only lower it. Default 1 MiB. */
+  maxReadBytes?: number;
+}
+
+/** O_NOFOLLOW makes a final symlink swapped in after the check fail instead of being followed. */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+export function createReadFileTool(options: ReadFileToolOptions): LocalTool {
+  const cap = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
+  const schema = z
+    .object({
+      path: z.string().min(1).describe('File to read; relative paths are relative to the first allowed folder.'),
+      maxBytes: z.number().int().positive().max(cap).optional().describe(`Refuse files larger than this many bytes (at most ${cap}).`),
+    })
+    .strict();
+  const name = 'read_file';
+
+  // Confinement only: a missing file is the tool's ordinary error, not a refusal.
+  const guardrails = (args: Record<string, unknown>): Promise<GuardrailResult> =>
+    guardrailFrom(() => validatePath(parseToolArgs(name, schema, args).path, options.roots));
+
+  async function run(args: Record<string, unknown>, context: LocalToolRunContext = {}): Promise<NormalizedToolResult> {
+    const { path, maxBytes = cap } = parseToolArgs(name, schema, args);
+    if (context.signal?.aborted) throw new ToolCancelledError(name);
+    let real: string;
+    try {
+      // Checked again here: the guardrail ran before approval, possibly minutes ago.
+      real = await validatePath(path, options.roots, { mustExist: true });
+    } catch (error) {
+      return fsErrorResult(error, path);
+    }
+    let handle;
+    try {
+      handle = await open(real, OPEN_FLAGS);
+    } catch (error) {
+      return fsErrorResult(error, path);
+    }
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) return errorResult('not_a_file', `"${path}" is not a regular file; read_file reads files only.`);
+      if (info.size > maxBytes) {
+        return errorResult(
+          'file_too_large',
+          `"${path}" is ${info.size} bytes, more than the ${maxBytes}-byte limit. Read a smaller file${maxBytes < cap ? `, or raise maxBytes (up to ${cap})` : ''}.`,
+          { path: real, bytes: info.size, limit: maxBytes },
+        );
+      }
+      // Read one byte past the limit: the file may have grown since stat.
+      const buffer = Buffer.alloc(Math.min(maxBytes, info.size) + 1);
+      let length = 0;
+      while (length < buffer.length) {
+        if (context.signal?.aborted) throw new ToolCancelledError(name);
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+      }
+      if (length > maxBytes) {
+        return errorResult('file_too_large', `"${path}" grew past the ${maxBytes}-byte limit while it was read.`, { path: real, limit: maxBytes });
+      }
+      const bytes = buffer.subarray(0, length);
+      if (bytes.includes(0)) return errorResult('binary_file', `"${path}" looks like a binary file (it contains NUL bytes); read_file returns text only.`, { path: real, bytes: length });
+      return okResult(bytes.toString('utf8'), { path: real, bytes: length });
+    } catch (error) {
+      if (error instanceof ToolCancelledError) throw error;
+      return fsErrorResult(error, path);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  return {
+    name,
+    description: `Read a UTF-8 text file inside the allowed folders (at most ${cap} bytes).`,
+    inputSchema: toInputSchema(schema),
+    annotations: { title: 'Read file', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    guardrails,
+    run,
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The shapes of traces and their events, as zod schemas the GUI can reuse to validate what
+ * arrives over IPC. This file imports nothing but zod, so it can move to shared/ unchanged.
+ *
+ * Event data objects are loose: extra fields are kept (and redacted like the rest), so the
+ * executor can add detail without a schema change.
+ */
+import { z } from 'zod';
+
+export const TraceStatusSchema = z.enum(['running', 'ok', 'error', 'denied', 'replayed']);
+export type TraceStatus = z.infer<typeof TraceStatusSchema>;
+
+/** An error as traces store it: a code when there is one, and a redacted message. */
+export const TraceErrorSchema = z.looseObject({ code: z.string().optional(), message: z.string() });
+export type TraceError = z.infer<typeof TraceErrorSchema>;
+
+const count = z.number().int().nonnegative();
+const ms = z.number().nonnegative();
+
+/** The data each event type carries. */
+export const TraceEventDataSchemas = {
+  /** The policy's answer for this call. */
+  decision: z.looseObject({ outcome: z.enum(['allow', 'deny', 'ask']), reason: z.string().optional(), ruleId: z.string().optional() }),
+  /** A guardrail that inspected the call (arguments or result). */
+  guardrail: z.looseObject({ name: z.string(), outcome: z.enum(['passed', 'blocked', 'modified']), reason: z.string().optional() }),
+  approval_requested: z.looseObject({ approvalId: z.string().optional(), reason: z.string().optional() }),
+  /** `waitedMs` is filled in from approval_requested when absent. */
+  approval_answered: z.looseObject({ approved: z.boolean(), answeredBy: z.string().optional(), waitedMs: ms.optional() }),
+  /** What the checkpoint claim answered. */
+  claim: z.looseObject({ outcome: z.enum(['owner', 'replay', 'in_progress', 'arguments_mismatch', 'failed']) }),
+  attempt_started: z.looseObject({ attempt: count.min(1) }),
+  /** `durationMs` is filled in from the matching attempt_started when absent. */
+  attempt_finished: z.looseObject({
+    attempt: count.min(1),
+    outcome: z.enum(['ok', 'error']),
+    durationMs: ms.optional(),
+    error: TraceErrorSchema.optional(),
+    recoverable: z.boolean().optional(),
+  }),
+  retry_scheduled: z.looseObject({ nextAttempt: count.min(2), delayMs: ms, reason: z.string() }),
+  /** A completed checkpoint answered the call; nothing ran. */
+  replay: z.looseObject({ originalTraceId: z.string().optional(), completedAt: z.number().optional(), resolvedBy: z.literal('manual').optional() }),
+  completed: z.looseObject({ isError: z.boolean(), contentBlocks: count.optional() }),
+  failed: z.looseObject({ error: TraceErrorSchema }),
+} as const;
+
+export type TraceEventType = keyof typeof TraceEventDataSchemas;
+export const TRACE_EVENT_TYPES = Object.keys(TraceEventDataSchemas) as TraceEventType[];
+export const TraceEventTypeSchema = z.enum(TRACE_EVENT_TYPES as [TraceEventType, ...TraceEventType[]]);
+
+/** What `TraceHandle.event` accepts for a type. */
+export type TraceEventInput<T extends TraceEventType> = z.input<(typeof TraceEventDataSchemas)[T]>;
+export type TraceEventData<T extends TraceEventType> = z.output<(typeof TraceEventDataSchemas)[T]>;
+
+function storedEvent<T extends TraceEventType>(type: T) {
+  return z.object({
+    traceId: z.string(),
+    /** 1, 2, 3… in the order the events happened. */
+    seq: count.min(1),
+    type: z.literal(type),
+    /** Epoch ms. */
+    at: z.number(),
+    /** For events that close a span (attempt_finished, approval_answered). */
+    durationMs: ms.optional(),
+    data: TraceEventDataSchemas[type] as (typeof TraceEventDataSchemas)[T],
+  });
+}
+
+export const TraceEventSchema = z.discriminatedUnion('type', [
+  storedEvent('decision'),
+  storedEvent('guardrail'),
+  storedEvent('approval_requested'),
+  storedEvent('approval_answered'),
+  storedEvent('claim'),
+  storedEvent('attempt_started'),
+  storedEvent('attempt_finished'),
+  storedEvent('retry_scheduled'),
+  storedEvent('replay'),
+  storedEvent('completed'),
+  storedEvent('failed'),
+]);
+export type TraceEvent = z.infer<typeof TraceEventSchema>;
+
+export const TraceSummarySchema = z.object({
+  traceId: z.string(),
+  sessionId: z.string(),
+  callId: z.string(),
+  userId: z.string(),
+  toolName: z.string(),
+  serverId: z.string(),
+  status: TraceStatusSchema,
+  startedAt: z.number(),
+  endedAt: z.number().optional(),
+  durationMs: ms.optional(),
+  error: TraceErrorSchema.optional(),
+});
+export type TraceSummary = z.infer<typeof TraceSummarySchema>;
+
+export const TraceDetailSchema = z.object({ trace: TraceSummarySchema, events: z.array(TraceEventSchema) });
+export type TraceDetail = z.infer<typeof TraceDetailSchema>;
+
+/** What "export trace" writes: self-describing and JSON-only. */
+export const TraceExportSchema = z.object({
+  format: z.literal('miniharness-trace'),
+  version: z.literal(1),
+  exportedAt: z.number(),
+  trace: TraceSummarySchema,
+  events: z.array(TraceEventSchema),
+});
+export type TraceExport = z.infer<typeof TraceExportSchema>;
+
+/** What `Tracer.onEvent` listeners receive, after the change is stored. */
+export const TraceNotificationSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('trace_started'), trace: TraceSummarySchema }),
+  z.object({ kind: z.literal('event'), event: TraceEventSchema }),
+  z.object({ kind: z.literal('trace_finished'), trace: TraceSummarySchema }),
+]);
+export type TraceNotification = z.infer<typeof TraceNotificationSchema>;

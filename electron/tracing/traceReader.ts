@@ -1,0 +1,169 @@
+/** Reading traces back: the GUI's list (keyset pages), one trace with its events, export. */
+import type { Database, Statement } from 'better-sqlite3';
+import { checkTimeRange, decodeCursor, encodeCursor, pageSize } from '../storage/paging.js';
+import type { TraceDetail, TraceError, TraceEvent, TraceExport, TraceStatus, TraceSummary } from './events.js';
+
+export interface TraceQuery {
+  toolName?: string;
+  serverId?: string;
+  status?: TraceStatus;
+  sessionId?: string;
+  /** Inclusive bounds on startedAt, epoch ms. */
+  from?: number;
+  to?: number;
+  /** Page size; capped at 500. */
+  limit: number;
+  cursor?: string;
+}
+
+export interface TracePage {
+  /** Newest first (startedAt desc, then start order desc). */
+  traces: TraceSummary[];
+  nextCursor?: string;
+}
+
+export interface TraceRow {
+  seq: number;
+  trace_id: string;
+  session_id: string;
+  call_id: string;
+  user_id: string;
+  tool_name: string;
+  server_id: string;
+  status: TraceStatus;
+  started_at: number;
+  ended_at: number | null;
+  duration_ms: number | null;
+  error: string | null;
+}
+
+interface EventRow {
+  trace_id: string;
+  seq: number;
+  type: TraceEvent['type'];
+  at: number;
+  duration_ms: number | null;
+  data: string;
+}
+
+const TRACE_COLUMNS = 'seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error';
+
+/** Equality filters and the index that serves each (most selective first). */
+const FILTERS = [
+  ['sessionId', 'session_id', 'traces_by_session'],
+  ['toolName', 'tool_name', 'traces_by_tool'],
+  ['serverId', 'server_id', 'traces_by_server'],
+  ['status', 'status', 'traces_by_status'],
+] as const;
+
+export class TraceReader {
+  readonly #db: Database;
+  readonly #trace: Statement<[string], TraceRow>;
+  readonly #events: Statement<[string], EventRow>;
+  readonly #listStatements = new Map<string, Statement<Record<string, unknown>, TraceRow>>();
+
+  constructor(db: Database) {
+    this.#db = db;
+    this.#trace = db.prepare(`SELECT ${TRACE_COLUMNS} FROM traces WHERE trace_id = ?`);
+    this.#events = db.prepare('SELECT trace_id, seq, type, at, duration_ms, data FROM trace_events WHERE trace_id = ? ORDER BY seq');
+  }
+
+  listTraces(query: TraceQuery): TracePage {
+    const { sql, params, limit } = this.#listSql(query);
+    let statement = this.#listStatements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#listStatements.set(sql, statement);
+    }
+    const rows = statement.all(params);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      traces: page.map(toSummary),
+      ...(rows.length > limit && last ? { nextCursor: encodeCursor({ at: last.started_at, seq: last.seq }) } : {}),
+    };
+  }
+
+  /** The query plan of a list page (EXPLAIN QUERY PLAN details), to check index use. */
+  explainList(query: TraceQuery): string[] {
+    const { sql, params } = this.#listSql(query);
+    return this.#db
+      .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(params)
+      .map((row) => row.detail);
+  }
+
+  getTrace(traceId: string): TraceDetail | undefined {
+    const row = this.#trace.get(traceId);
+    if (!row) return undefined;
+    return { trace: toSummary(row), events: this.#events.all(traceId).map(toEvent) };
+  }
+
+  /** A self-describing JSON object; undefined when there is no such trace. */
+  exportTrace(traceId: string, exportedAt: number): TraceExport | undefined {
+    const detail = this.getTrace(traceId);
+    if (!detail) return undefined;
+    return { format: 'miniharness-trace', version: 1, exportedAt, trace: detail.trace, events: detail.events };
+  }
+
+  #listSql(query: TraceQuery): { sql: string; params: Record<string, unknown>; limit: number } {
+    const limit = pageSize(query.limit);
+    checkTimeRange(query.from, query.to);
+    const where: string[] = [];
+    const params: Record<string, unknown> = { fetch: limit + 1 };
+    let index = 'traces_by_time';
+    for (const [key, column, indexName] of [...FILTERS].reverse()) {
+      const value = query[key];
+      if (value === undefined) continue;
+      where.push(`${column} = @${key}`);
+      params[key] = value;
+      index = indexName; // the loop runs least selective first, so the most selective wins
+    }
+    if (query.from !== undefined) {
+      where.push('started_at >= @from');
+      params.from = Math.ceil(query.from);
+    }
+    if (query.to !== undefined) {
+      where.push('started_at <= @to');
+      params.to = Math.floor(query.to);
+    }
+    if (query.cursor !== undefined) {
+      const key = decodeCursor(query.cursor);
+      where.push('(started_at, seq) < (@cursorAt, @cursorSeq)');
+      params.cursorAt = key.at;
+      params.cursorSeq = key.seq;
+    }
+    const sql =
+      `SELECT ${TRACE_COLUMNS} FROM traces INDEXED BY ${index}` +
+      (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
+      ' ORDER BY started_at DESC, seq DESC LIMIT @fetch';
+    return { sql, params, limit };
+  }
+}
+
+export function toSummary(row: TraceRow): TraceSummary {
+  return {
+    traceId: row.trace_id,
+    sessionId: row.session_id,
+    callId: row.call_id,
+    userId: row.user_id,
+    toolName: row.tool_name,
+    serverId: row.server_id,
+    status: row.status,
+    startedAt: row.started_at,
+    ...(row.ended_at !== null ? { endedAt: row.ended_at } : {}),
+    ...(row.duration_ms !== null ? { durationMs: row.duration_ms } : {}),
+    ...(row.error !== null ? { error: JSON.parse(row.error) as TraceError } : {}),
+  };
+}
+
+function toEvent(row: EventRow): TraceEvent {
+  return {
+    traceId: row.trace_id,
+    seq: row.seq,
+    type: row.type,
+    at: row.at,
+    ...(row.duration_ms !== null ? { durationMs: row.duration_ms } : {}),
+    data: JSON.parse(row.data) as never,
+  } as TraceEvent;
+}

@@ -1,0 +1,288 @@
+/**
+ * Records one trace per tool call in the shared database and tells subscribers (the GUI) about
+ * every change once it is stored. Every piece of event data and every error message goes
+ * through `redact` (credential-named keys, and known secret values registered with
+ * `addKnownSecret`) before it is written or published.
+ *
+ * Writes are one prepared INSERT/UPDATE each (autocommit; with WAL + synchronous=NORMAL a commit
+ * does not fsync), so tracing costs microseconds per event.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database, Statement } from 'better-sqlite3';
+import type { Clock } from '../storage/clock.js';
+import { nowMs, systemClock } from '../storage/clock.js';
+import { runMigrations } from '../storage/migrate.js';
+import { APP_MIGRATIONS } from '../storage/migrations.js';
+import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from './errors.js';
+import { TraceEventDataSchemas } from './events.js';
+import type { TraceDetail, TraceError, TraceEvent, TraceEventInput, TraceEventType, TraceExport, TraceNotification, TraceStatus, TraceSummary } from './events.js';
+import type { JsonValue } from './redact.js';
+import { MIN_SECRET_LENGTH, redact, redactString } from './redact.js';
+import type { TracePage, TraceQuery } from './traceReader.js';
+import { TraceReader } from './traceReader.js';
+
+export interface TraceStartInput {
+  sessionId: string;
+  callId: string;
+  userId: string;
+  toolName: string;
+  serverId: string;
+}
+
+export type TraceOutcome = Exclude<TraceStatus, 'running'>;
+
+export interface TraceHandle {
+  readonly traceId: string;
+  readonly startedAt: number;
+  readonly finished: boolean;
+  /** Validates, redacts, stores and publishes one event; returns it as stored. */
+  event<T extends TraceEventType>(type: T, data: TraceEventInput<T>): TraceEvent;
+  /** Ends the trace. `error` may be anything thrown; only its code and (redacted) message are kept. */
+  finish(status: TraceOutcome, error?: unknown): TraceSummary;
+}
+
+export type TraceListener = (notification: TraceNotification) => void;
+
+export interface TracerOptions {
+  clock?: Clock;
+  knownSecrets?: Iterable<string>;
+  /** A listener threw. Recording goes on regardless; the default emits a process warning. */
+  onListenerError?: (error: unknown) => void;
+}
+
+export class Tracer {
+  readonly #clock: Clock;
+  readonly #reader: TraceReader;
+  readonly #secrets = new Set<string>();
+  readonly #listeners = new Set<TraceListener>();
+  readonly #onListenerError: (error: unknown) => void;
+  readonly #insertTrace: Statement<Record<string, unknown>>;
+  /** What handles need of their tracer; private, so the handle API stays event/finish only. */
+  readonly #context: HandleContext;
+
+  /** `db` comes from `openDatabase`; the schema is brought up to date if it is not already. */
+  constructor(db: Database, options: TracerOptions = {}) {
+    runMigrations(db, APP_MIGRATIONS);
+    this.#clock = options.clock ?? systemClock;
+    this.#reader = new TraceReader(db);
+    this.#onListenerError =
+      options.onListenerError ?? ((error) => process.emitWarning(`A trace listener threw: ${error instanceof Error ? error.message : String(error)}`));
+    for (const secret of options.knownSecrets ?? []) this.addKnownSecret(secret);
+    this.#insertTrace = db.prepare(
+      `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at)
+       VALUES (@traceId, @sessionId, @callId, @userId, @toolName, @serverId, 'running', @startedAt)`,
+    );
+    this.#context = {
+      now: () => this.#now(),
+      redact: (value) => this.redact(value),
+      publish: (notification) => this.#publish(notification),
+      insertEvent: db.prepare(
+        'INSERT INTO trace_events (trace_id, seq, type, at, duration_ms, data) VALUES (@traceId, @seq, @type, @at, @durationMs, @data)',
+      ),
+      finishTrace: db.prepare(
+        `UPDATE traces SET status = @status, ended_at = @endedAt, duration_ms = @durationMs, error = @error
+         WHERE trace_id = @traceId AND status = 'running'`,
+      ),
+    };
+  }
+
+  /**
+   * Registers a secret value (a token the app resolved, say) so it is replaced wherever it
+   * appears in later trace data. Values shorter than MIN_SECRET_LENGTH are ignored.
+   */
+  addKnownSecret(value: string): void {
+    if (typeof value === 'string' && value.length >= MIN_SECRET_LENGTH) this.#secrets.add(value);
+  }
+
+  /** `redact` with this tracer's known secrets — for checkpoint args and anything else stored. */
+  redact(value: unknown): JsonValue {
+    return redact(value, this.#secrets);
+  }
+
+  redactText(text: string): string {
+    return redactString(text, this.#secrets);
+  }
+
+  start(input: TraceStartInput): TraceHandle {
+    const trace: TraceSummary = {
+      traceId: randomUUID(),
+      sessionId: input.sessionId,
+      callId: input.callId,
+      userId: input.userId,
+      toolName: input.toolName,
+      serverId: input.serverId,
+      status: 'running',
+      startedAt: this.#now(),
+    };
+    this.#insertTrace.run({ ...trace });
+    this.#publish({ kind: 'trace_started', trace });
+    return new SqliteTraceHandle(this.#context, trace);
+  }
+
+  /** Listens to every stored change; returns the function that stops listening. */
+  onEvent(listener: TraceListener): () => void {
+    // A wrapper per subscription, so subscribing one function twice needs two unsubscribes.
+    const entry: TraceListener = (notification) => listener(notification);
+    this.#listeners.add(entry);
+    return () => {
+      this.#listeners.delete(entry);
+    };
+  }
+
+  listTraces(query: TraceQuery): TracePage {
+    return this.#reader.listTraces(query);
+  }
+
+  getTrace(traceId: string): TraceDetail | undefined {
+    return this.#reader.getTrace(traceId);
+  }
+
+  exportTrace(traceId: string): TraceExport {
+    const exported = this.#reader.exportTrace(traceId, this.#now());
+    if (!exported) throw new TraceNotFoundError(traceId);
+    return exported;
+  }
+
+  /** The query plan of a list page, to check index use. */
+  explainList(query: TraceQuery): string[] {
+    return this.#reader.explainList(query);
+  }
+
+  #now(): number {
+    return nowMs(this.#clock);
+  }
+
+  #publish(notification: TraceNotification): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(notification);
+      } catch (error) {
+        this.#onListenerError(error);
+      }
+    }
+  }
+}
+
+/** Turns anything thrown into the stored error shape (code when it has a string one, message). */
+export function toTraceError(error: unknown): TraceError {
+  if (typeof error === 'object' && error !== null) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (typeof message === 'string') return { ...(typeof code === 'string' ? { code } : {}), message };
+  }
+  return { message: String(error) };
+}
+
+interface HandleContext {
+  now(): number;
+  redact(value: unknown): JsonValue;
+  publish(notification: TraceNotification): void;
+  insertEvent: Statement<Record<string, unknown>>;
+  finishTrace: Statement<Record<string, unknown>>;
+}
+
+class SqliteTraceHandle implements TraceHandle {
+  readonly #context: HandleContext;
+  readonly #trace: TraceSummary;
+  #seq = 0;
+  #finished = false;
+  /** When each attempt / the approval request started, to fill in durations. */
+  readonly #attemptStarts = new Map<number, number>();
+  #approvalRequestedAt: number | undefined;
+
+  constructor(context: HandleContext, trace: TraceSummary) {
+    this.#context = context;
+    this.#trace = trace;
+  }
+
+  get traceId(): string {
+    return this.#trace.traceId;
+  }
+
+  get startedAt(): number {
+    return this.#trace.startedAt;
+  }
+
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  event<T extends TraceEventType>(type: T, data: TraceEventInput<T>): TraceEvent {
+    if (this.#finished) throw new TraceClosedError(this.traceId, `event "${type}"`);
+    const schema = TraceEventDataSchemas[type];
+    if (!schema) throw new TraceEventInvalidError(String(type), 'unknown event type');
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`).join('; ');
+      throw new TraceEventInvalidError(type, detail);
+    }
+    const at = this.#context.now();
+    const value = { ...parsed.data } as Record<string, unknown>;
+    const durationMs = this.#duration(type, value, at);
+    const stored = this.#context.redact(value);
+    const event = {
+      traceId: this.traceId,
+      seq: this.#seq + 1,
+      type,
+      at,
+      ...(durationMs !== undefined ? { durationMs } : {}),
+      data: stored,
+    } as TraceEvent;
+    this.#context.insertEvent.run({
+      traceId: event.traceId,
+      seq: event.seq,
+      type,
+      at,
+      durationMs: durationMs ?? null,
+      data: JSON.stringify(stored),
+    });
+    this.#seq = event.seq; // only once stored, so a failed insert does not leave a gap
+    this.#context.publish({ kind: 'event', event });
+    return event;
+  }
+
+  finish(status: TraceOutcome, error?: unknown): TraceSummary {
+    if (this.#finished) throw new TraceClosedError(this.traceId, 'finish');
+    if ((status as TraceStatus) === 'running') throw new TypeError('finish: status must be ok, error, denied or replayed.');
+    const endedAt = this.#context.now();
+    const storedError = error === undefined ? undefined : (this.#context.redact(toTraceError(error)) as TraceError);
+    const summary: TraceSummary = {
+      ...this.#trace,
+      status,
+      endedAt,
+      durationMs: Math.max(0, endedAt - this.#trace.startedAt),
+      ...(storedError ? { error: storedError } : {}),
+    };
+    this.#context.finishTrace.run({
+      traceId: this.traceId,
+      status,
+      endedAt,
+      durationMs: summary.durationMs,
+      error: storedError ? JSON.stringify(storedError) : null,
+    });
+    this.#finished = true;
+    this.#context.publish({ kind: 'trace_finished', trace: summary });
+    return summary;
+  }
+
+  /** The event's span length: given by the caller, or measured from the event that opened it. */
+  #duration(type: TraceEventType, data: Record<string, unknown>, at: number): number | undefined {
+    switch (type) {
+      case 'attempt_started':
+        this.#attemptStarts.set(data.attempt as number, at);
+        return undefined;
+      case 'attempt_finished': {
+        const startedAt = this.#attemptStarts.get(data.attempt as number);
+        if (data.durationMs === undefined && startedAt !== undefined) data.durationMs = at - startedAt;
+        return data.durationMs === undefined ? undefined : Math.round(data.durationMs as number);
+      }
+      case 'approval_requested':
+        this.#approvalRequestedAt = at;
+        return undefined;
+      case 'approval_answered':
+        if (data.waitedMs === undefined && this.#approvalRequestedAt !== undefined) data.waitedMs = at - this.#approvalRequestedAt;
+        return data.waitedMs === undefined ? undefined : Math.round(data.waitedMs as number);
+      default:
+        return undefined;
+    }
+  }
+}

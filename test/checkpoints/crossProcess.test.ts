@@ -1,0 +1,220 @@
+/**
+ * The store across processes, on one database file: claims racing from several processes, and
+ * a writer killed with SIGKILL at many moments (store level; the executeTool-level crash test
+ * is separate).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
+import type { CheckpointRecord } from '../../electron/checkpoints/types.js';
+import type { Database } from '../../electron/storage/database.js';
+import { openDatabase } from '../../electron/storage/database.js';
+import { schemaVersion } from '../../electron/storage/migrate.js';
+import type { ChildMessage } from './childProtocol.js';
+import { CHILD_SCRIPT, childInput, childResult } from './childProtocol.js';
+import { tempDir } from './tempDir.js';
+
+const PROJECT_ROOT = new URL('../..', import.meta.url).pathname;
+
+class Child {
+  readonly process: ChildProcess;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly #messages: ChildMessage[] = [];
+  readonly #waiters = new Set<() => void>();
+  #stderr = '';
+  #closed = false;
+
+  constructor(args: string[]) {
+    this.process = spawn(process.execPath, ['--import', 'tsx', CHILD_SCRIPT, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    this.process.stderr?.on('data', (chunk: Buffer) => (this.#stderr += chunk.toString()));
+    this.process.on('message', (message) => {
+      this.#messages.push(message as ChildMessage);
+      for (const wake of this.#waiters) wake();
+    });
+    // 'close', not 'exit': it comes after the IPC channel and stderr are drained, so no message is lost.
+    this.exited = new Promise((resolve) =>
+      this.process.on('close', (code, signal) => {
+        this.#closed = true;
+        resolve({ code, signal });
+        for (const wake of this.#waiters) wake();
+      }),
+    );
+  }
+
+  /** Resolves with the first message of `type`; fails on an error message or an early exit. */
+  async waitFor<T extends ChildMessage['type']>(type: T): Promise<Extract<ChildMessage, { type: T }>> {
+    for (;;) {
+      const found = this.#messages.find((m) => m.type === type || m.type === 'error');
+      if (found?.type === 'error') throw new Error(`child failed: ${found.message}`);
+      if (found) return found as Extract<ChildMessage, { type: T }>;
+      if (this.#closed) {
+        throw new Error(`child exited (${this.process.exitCode ?? this.process.signalCode}) before "${type}". stderr:\n${this.#stderr}`);
+      }
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.#waiters.delete(wake);
+          resolve();
+        };
+        this.#waiters.add(wake);
+      });
+    }
+  }
+
+  get errors(): string[] {
+    return this.#messages.flatMap((m) => (m.type === 'error' ? [m.message] : []));
+  }
+}
+
+let scratch: ReturnType<typeof tempDir>;
+const children: Child[] = [];
+beforeEach(() => {
+  scratch = tempDir('mh-xproc-');
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+    await child.exited;
+  }
+  scratch.cleanup();
+});
+
+function start(args: string[]): Child {
+  const child = new Child(args);
+  children.push(child);
+  return child;
+}
+
+function allRecords(store: SqliteCheckpointStore, sessionId: string): CheckpointRecord[] {
+  const records: CheckpointRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = store.history({ sessionId, limit: 500, ...(cursor ? { cursor } : {}) });
+    records.push(...page.records);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return records;
+}
+
+describe('claims from several processes on one file', () => {
+  it('give exactly one owner per call overall', { timeout: 120_000 }, async () => {
+    const file = join(scratch.dir, 'race.db');
+    openDatabase(file).close(); // created and migrated before the race
+    const calls = 200;
+    const workers = ['w0', 'w1', 'w2'].map((worker) => start(['race', file, 'race', String(calls), worker]));
+    await Promise.all(workers.map((w) => w.waitFor('ready')));
+    for (const w of workers) w.process.send('go');
+    const results = await Promise.all(workers.map((w) => w.waitFor('done')));
+
+    const contended = { in_progress: 0, replay: 0 };
+    for (let i = 0; i < calls; i++) {
+      const outcomes = results.map((r) => r.outcomes[`c${i}`]);
+      expect(outcomes.filter((o) => o === 'owner'), `c${i}: ${outcomes.join(', ')}`).toHaveLength(1);
+      for (const o of outcomes) {
+        expect(['owner', 'replay', 'in_progress']).toContain(o);
+        if (o === 'replay' || o === 'in_progress') contended[o]++;
+      }
+    }
+    expect(contended.in_progress + contended.replay).toBe(2 * calls);
+
+    const db = openDatabase(file);
+    const records = allRecords(new SqliteCheckpointStore(db), 'race');
+    expect(records).toHaveLength(calls);
+    for (const record of records) {
+      expect(record.status).toBe('completed');
+      expect(record.result).toStrictEqual(childResult(record.callId));
+    }
+    db.close();
+  });
+});
+
+describe('a writer killed with SIGKILL', () => {
+  function verify(file: string, log: string, kills: number): { completed: number; started: number } {
+    let db: Database | undefined;
+    try {
+      db = openDatabase(file);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(schemaVersion(db)).toBe(2);
+      const store = new SqliteCheckpointStore(db);
+      const records = allRecords(store, 'crash');
+      const byCall = new Map(records.map((r) => [r.callId, r]));
+
+      const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+      const owners = lines.filter((l) => l.startsWith('owner ')).map((l) => l.slice('owner '.length));
+      // No call was ever owned twice, across all the runs.
+      expect(new Set(owners).size).toBe(owners.length);
+      for (const callId of owners) expect(byCall.has(callId), `owned ${callId} has a record`).toBe(true);
+      for (const line of lines.filter((l) => l.startsWith('completed '))) {
+        expect(byCall.get(line.slice('completed '.length))?.status).toBe('completed');
+      }
+
+      let completed = 0;
+      let started = 0;
+      for (const record of records) {
+        if (record.status === 'completed') {
+          completed++;
+          const replay = store.claim(childInput('crash', record.callId, 'verifier'));
+          expect(replay.kind).toBe('replay');
+          expect(replay.record.result).toStrictEqual(childResult(record.callId));
+        } else {
+          expect(record.status).toBe('started');
+          expect(record.result).toBeUndefined();
+          expect(() => store.claim(childInput('crash', record.callId, 'verifier'))).toThrow(/in progress or its result is unknown/);
+          started++;
+        }
+      }
+      // Each run had at most one call between claim and complete when it was killed.
+      expect(started).toBeLessThanOrEqual(kills);
+      return { completed, started };
+    } finally {
+      db?.close();
+    }
+  }
+
+  it('leaves a file that opens cleanly, replays every completed call and keeps interrupted ones started — 20 kills', { timeout: 240_000 }, async () => {
+    const file = join(scratch.dir, 'crash.db');
+    const log = join(scratch.dir, 'crash.log');
+    writeFileSync(log, '');
+    // Milliseconds after the child is ready: the first ones land in its first writes, the
+    // others spread over claims, 4–32 KB result writes and WAL checkpoints.
+    const delays = [0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 26, 33, 41, 50, 62, 75, 90, 110, 135, 165];
+    let previous = { completed: 0, started: 0 };
+    for (const [index, delay] of delays.entries()) {
+      const child = start(['crash', file, log]);
+      await child.waitFor('ready');
+      if (delay > 0) await sleep(delay);
+      child.process.kill('SIGKILL');
+      const exit = await child.exited;
+      expect(child.errors).toEqual([]);
+      expect(exit.signal).toBe('SIGKILL');
+
+      const now = verify(file, log, index + 1);
+      expect(now.completed).toBeGreaterThanOrEqual(previous.completed);
+      expect(now.started).toBeGreaterThanOrEqual(previous.started);
+      previous = now;
+    }
+    expect(previous.completed).toBeGreaterThan(5); // the runs did real work between kills
+  });
+
+  it('while creating and migrating a new file, leaves one that opens and works', { timeout: 120_000 }, async () => {
+    for (const [index, delay] of [0, 0, 1, 2].entries()) {
+      const file = join(scratch.dir, `fresh${index}.db`);
+      const child = start(['crash', file, join(scratch.dir, `fresh${index}.log`)]);
+      await child.waitFor('booted');
+      if (delay > 0) await sleep(delay);
+      child.process.kill('SIGKILL');
+      await child.exited;
+
+      const db = openDatabase(file);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(schemaVersion(db)).toBe(2);
+      const store = new SqliteCheckpointStore(db);
+      const claimed = store.claim(childInput('after', 'c0', 't'));
+      expect(claimed.kind).toBe('owner');
+      db.close();
+    }
+  });
+});

@@ -1,0 +1,22 @@
+import { join } from 'node:path';
+import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
+import { openDatabase } from '../../electron/storage/database.js';
+import { describeCheckpointStoreConformance } from './conformance.js';
+import { tempDir } from './tempDir.js';
+
+describeCheckpointStoreConformance('SqliteCheckpointStore on a file', (clock) => {
+  const scratch = tempDir();
+  const db = openDatabase(join(scratch.dir, 'harness.db'));
+  return {
+    store: new SqliteCheckpointStore(db, { clock }),
+    close: () => {
+      db.close();
+      scratch.cleanup();
+    },
+  };
+});
+
+describeCheckpointStoreConformance('SqliteCheckpointStore in memory', (clock) => {
+  const db = openDatabase(':memory:');
+  return { store: new SqliteCheckpointStore(db, { clock }), close: () => db.close() };
+});

@@ -1,0 +1,148 @@
+/** What is specific to the SQLite store: persistence, index use at 100,000 records, speed. */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashArguments } from '../../electron/checkpoints/hash.js';
+import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
+import type { HistoryQuery } from '../../electron/checkpoints/types.js';
+import type { Database } from '../../electron/storage/database.js';
+import { openDatabase } from '../../electron/storage/database.js';
+import { callInput, textResult } from './conformance.js';
+import { tempDir } from './tempDir.js';
+
+describe('SqliteCheckpointStore', () => {
+  it('keeps records across closing and reopening the file', () => {
+    const scratch = tempDir();
+    try {
+      const file = join(scratch.dir, 'nested', 'harness.db');
+      const first = openDatabase(file);
+      const store = new SqliteCheckpointStore(first);
+      const claimed = store.claim(callInput('c1'));
+      if (claimed.kind !== 'owner') throw new Error('expected owner');
+      store.complete('s1', 'c1', claimed.lease, textResult('kept', { n: 1 }));
+      store.claim(callInput('c2'));
+      first.close();
+
+      const second = openDatabase(file);
+      const reopened = new SqliteCheckpointStore(second);
+      const replay = reopened.claim(callInput('c1'));
+      expect(replay.kind).toBe('replay');
+      expect(replay.record.result).toStrictEqual(textResult('kept', { n: 1 }));
+      expect(() => reopened.claim(callInput('c2'))).toThrow(/in progress or its result is unknown/);
+      second.close();
+    } finally {
+      scratch.cleanup();
+    }
+  });
+
+  it('rejects a result that cannot be replayed, and saves nothing', () => {
+    const db = openDatabase(':memory:');
+    const store = new SqliteCheckpointStore(db);
+    const claimed = store.claim(callInput('c1'));
+    if (claimed.kind !== 'owner') throw new Error('expected owner');
+    expect(() => store.complete('s1', 'c1', claimed.lease, { content: 'nope' } as never)).toThrow(/cannot be saved for replay/);
+    expect(() => store.complete('s1', 'c1', claimed.lease, { content: [], structuredContent: { n: 1n }, isError: false } as never)).toThrow(
+      /cannot be saved for replay/,
+    );
+    expect(store.get('s1', 'c1')?.status).toBe('started');
+    db.close();
+  });
+
+  describe('with 100,000 records', () => {
+    let db: Database;
+    let store: SqliteCheckpointStore;
+    let time = 1_700_000_000_000;
+
+    beforeAll(() => {
+      db = openDatabase(':memory:');
+      store = new SqliteCheckpointStore(db, { clock: () => time });
+      const base = callInput('c'); // one arguments hash for all: hashing 100,000 times is not what is measured
+      db.transaction(() => {
+        for (let i = 0; i < 100_000; i++) {
+          time += i % 3 === 0 ? 0 : 1;
+          const claimed = store.claim({ ...base, callId: `c${i}`, sessionId: `s${i % 1_000}`, toolName: `tool${i % 20}` });
+          if (claimed.kind === 'owner' && i % 4 !== 0) store.complete(`s${i % 1_000}`, `c${i}`, claimed.lease, textResult(`r${i}`));
+        }
+      })();
+    });
+    afterAll(() => db.close());
+
+    // [name, filter, the index that must serve it]
+    const queries: [string, Omit<HistoryQuery, 'limit'>, string][] = [
+      ['all', {}, 'checkpoints_by_time'],
+      ['by session', { sessionId: 's42' }, 'checkpoints_by_session'],
+      ['by status', { status: 'started' }, 'checkpoints_by_status'],
+      ['by tool', { toolName: 'tool7' }, 'checkpoints_by_tool'],
+      ['by time', { from: time + 1_000, to: time + 50_000 }, 'checkpoints_by_time'],
+      ['by session and status', { sessionId: 's42', status: 'completed' }, 'checkpoints_by_session'],
+    ];
+
+    /** One ordered index read: no table scan, no sort, and a SEARCH (not a SCAN) when filtered. */
+    function expectIndexRead(plan: string, index: string, filtered: boolean) {
+      expect(plan).not.toMatch(/TEMP B-TREE/);
+      expect(plan).toContain(`INDEX ${index}`);
+      if (filtered) expect(plan).toMatch(/^SEARCH checkpoints/);
+    }
+
+    it.each(queries)('reads a page %s from its index, with no table scan and no sort', (_, filter, index) => {
+      const first = store.history({ ...filter, limit: 50 });
+      expect(first.records.length).toBeGreaterThan(0);
+      expect(first.nextCursor).toBeDefined();
+      expectIndexRead(store.explainHistory({ ...filter, limit: 50 }).join(' | '), index, Object.keys(filter).length > 0);
+      expectIndexRead(store.explainHistory({ ...filter, limit: 50, cursor: first.nextCursor as string }).join(' | '), index, true);
+    });
+
+    it('keeps the plans after ANALYZE', () => {
+      db.exec('ANALYZE');
+      for (const [, filter, index] of queries) expectIndexRead(store.explainHistory({ ...filter, limit: 50 }).join(' | '), index, Object.keys(filter).length > 0);
+    });
+
+    it('serves a deep page, a claim and a complete in about a millisecond or less', () => {
+      let cursor: string | undefined;
+      for (let i = 0; i < 100; i++) cursor = store.history({ limit: 50, ...(cursor ? { cursor } : {}) }).nextCursor;
+      expect(cursor).toBeDefined();
+      const pageStart = performance.now();
+      for (let i = 0; i < 20; i++) store.history({ status: 'started', limit: 50, ...(cursor ? { cursor } : {}) });
+      const pageMs = (performance.now() - pageStart) / 20;
+
+      const claimStart = performance.now();
+      for (let i = 0; i < 1_000; i++) {
+        const claimed = store.claim(callInput(`fast${i}`));
+        if (claimed.kind === 'owner') store.complete('s1', `fast${i}`, claimed.lease, textResult('x'));
+      }
+      const claimAndCompleteMs = (performance.now() - claimStart) / 1_000;
+
+      // Generous bounds for a loaded 2-core CI box (typical: ~0.1 ms and ~0.05 ms); a scan and
+      // sort of 100,000 rows would take tens of milliseconds.
+      expect(pageMs).toBeLessThan(10);
+      expect(claimAndCompleteMs).toBeLessThan(3);
+    });
+
+    it('lists 1,000 sessions', () => {
+      const sessions = store.listSessions();
+      expect(sessions).toHaveLength(1_000);
+      expect(sessions.reduce((n, s) => n + s.count, 0)).toBe(100_000 + 1_000);
+      expect(sessions[0]?.sessionId).toBe('s1'); // the fast* claims above were its latest activity
+    });
+  });
+});
+
+describe('hashArguments', () => {
+  it('ignores key order at every depth and undefined properties', () => {
+    expect(hashArguments({ a: 1, b: { c: [1, 2], d: 'x' } })).toBe(hashArguments({ b: { d: 'x', c: [1, 2] }, a: 1, e: undefined }));
+    expect(hashArguments({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('tells different arguments apart', () => {
+    const hashes = new Set([{ a: 1 }, { a: '1' }, { a: [1, 2] }, { a: [2, 1] }, { a: null }, {}, [], 'a', { a: { b: 1 } }].map(hashArguments));
+    expect(hashes.size).toBe(9);
+  });
+
+  it('refuses what JSON cannot carry instead of guessing', () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => hashArguments(undefined)).toThrow(/pass \{\}/);
+    expect(() => hashArguments({ n: NaN })).toThrow();
+    expect(() => hashArguments({ n: 1n })).toThrow();
+    expect(() => hashArguments(cycle)).toThrow();
+  });
+});

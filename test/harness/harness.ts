@@ -1,0 +1,94 @@
+/** Builds a complete HarnessApplication over real parts (SQLite, real servers) for tests. */
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
+import { HarnessApplication } from '../../electron/harness/application.js';
+import type { RetryPolicy } from '../../electron/harness/retryPolicy.js';
+import { MCPToolRegistry } from '../../electron/mcp/registry.js';
+import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
+import type { ApprovalAnswer, ApprovalRequest } from '../../electron/security/approvals.js';
+import type { NewPermissionRule } from '../../electron/security/permissions.js';
+import { PermissionDecisionEngine } from '../../electron/security/permissions.js';
+import { SecureToolExecutor } from '../../electron/security/secureExecutor.js';
+import { openDatabase } from '../../electron/storage/database.js';
+import { createLocalTools } from '../../electron/tools/localTools.js';
+import { Tracer } from '../../electron/tracing/tracer.js';
+import { MemoryRuleStore } from '../security/doubles.js';
+
+/** Answers approval requests the way a test says; records every request it saw. */
+export class ScriptedApprover {
+  readonly requests: ApprovalRequest[] = [];
+  /** The answer to give; `'never'` leaves the dialog open (until the timeout). */
+  answer: ApprovalAnswer | 'never' = 'deny';
+
+  readonly callback = (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> => {
+    this.requests.push(request);
+    if (this.answer !== 'never') return Promise.resolve(this.answer);
+    return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('dialog dismissed'))));
+  };
+}
+
+/** Counts authorize() calls, to prove that every kind of tool passes the same executor. */
+export class CountingSecureExecutor extends SecureToolExecutor {
+  readonly authorized: string[] = [];
+  override authorize(...args: Parameters<SecureToolExecutor['authorize']>): ReturnType<SecureToolExecutor['authorize']> {
+    this.authorized.push(`${args[0].subject.serverId}/${args[0].subject.toolName}`);
+    return super.authorize(...args);
+  }
+}
+
+export interface TestHarness {
+  app: HarnessApplication;
+  registry: MCPToolRegistry;
+  engine: PermissionDecisionEngine;
+  security: CountingSecureExecutor;
+  approver: ScriptedApprover;
+  checkpoints: SqliteCheckpointStore;
+  tracer: Tracer;
+  db: Database;
+  root: string;
+  close(): Promise<void>;
+}
+
+export async function buildHarness(options: {
+  dir: string;
+  rules?: NewPermissionRule[];
+  approvalTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  dbFile?: string;
+}): Promise<TestHarness> {
+  const root = join(options.dir, 'root');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(root, { recursive: true });
+  const db = openDatabase(options.dbFile ?? join(options.dir, 'harness.db'));
+  const checkpoints = new SqliteCheckpointStore(db);
+  const tracer = new Tracer(db);
+  const engine = new PermissionDecisionEngine(new MemoryRuleStore());
+  for (const rule of options.rules ?? []) await engine.addRule(rule);
+  const approver = new ScriptedApprover();
+  const security = new CountingSecureExecutor({ engine, requestApproval: approver.callback, approvalTimeoutMs: options.approvalTimeoutMs ?? 5_000 });
+  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver() });
+  const app = new HarnessApplication({
+    registry,
+    localTools: createLocalTools({ roots: [root], command: { timeoutMs: 5_000 } }),
+    security,
+    checkpoints,
+    tracer,
+    retry: { baseDelayMs: 10, maxDelayMs: 50, ...options.retry },
+  });
+  return {
+    app,
+    registry,
+    engine,
+    security,
+    approver,
+    checkpoints,
+    tracer,
+    db,
+    root,
+    async close() {
+      await registry.close();
+      db.close();
+    },
+  };
+}

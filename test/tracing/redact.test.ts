@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { SecretValue } from '../../electron/secrets/secretValue.js';
+import { REDACTED, redact, redactString } from '../../electron/tracing/redact.js';
+
+describe('redact', () => {
+  it('replaces the value under every credential-named key, at any depth and inside arrays', () => {
+    const input = {
+      query: 'weather',
+      token: 'abc',
+      headers: { Authorization: 'Bearer xyz', 'X-Api-Key': 'k1', accept: 'json' },
+      accounts: [{ name: 'a', password: 'p1', nested: { client_secret: { deep: 'v' } } }, { passwd: 'p2', api_key: 'k2', apikey: 'k3' }],
+      cookies: ['c1', 'c2'],
+      privateKey: 'pem',
+      private_key: 'pem',
+      awsCredentials: { id: 1 },
+      refresh_token: null,
+    };
+    expect(redact(input)).toEqual({
+      query: 'weather',
+      token: REDACTED,
+      headers: { Authorization: REDACTED, 'X-Api-Key': REDACTED, accept: 'json' },
+      accounts: [{ name: 'a', password: REDACTED, nested: { client_secret: REDACTED } }, { passwd: REDACTED, api_key: REDACTED, apikey: REDACTED }],
+      cookies: REDACTED,
+      privateKey: REDACTED,
+      private_key: REDACTED,
+      awsCredentials: REDACTED,
+      refresh_token: REDACTED,
+    });
+  });
+
+  it('replaces known secret values inside any string or key, longest first, and leaves the input untouched', () => {
+    const input = { note: 'sent s3cr3t-long to s3cr3t', list: ['x s3cr3t y', 42], 's3cr3t-as-key': true };
+    const copy = structuredClone(input);
+    expect(redact(input, ['s3cr3t', 's3cr3t-long'])).toEqual({
+      note: `sent ${REDACTED} to ${REDACTED}`,
+      list: [`x ${REDACTED} y`, 42],
+      [`${REDACTED}-as-key`]: true,
+    });
+    expect(input).toEqual(copy);
+    expect(redactString('a hunter22 b', ['hunter22'])).toBe(`a ${REDACTED} b`);
+  });
+
+  it('ignores secrets too short to mean anything (they would shred the text)', () => {
+    expect(redact({ a: 'a b c' }, ['a', 'b c'])).toEqual({ a: 'a b c' });
+  });
+
+  it('returns JSON only: SecretValue, Date, cycles, bigint, functions, undefined, NaN', () => {
+    const cycle: Record<string, unknown> = { name: 'loop' };
+    cycle.self = cycle;
+    const shared = { n: 1 };
+    expect(
+      redact({
+        s: new SecretValue('never-shown'),
+        d: new Date(0),
+        cycle,
+        twice: [shared, shared],
+        big: 10n,
+        fn: () => 1,
+        u: undefined,
+        arr: [undefined, NaN, Infinity],
+      }),
+    ).toEqual({
+      s: REDACTED,
+      d: '1970-01-01T00:00:00.000Z',
+      cycle: { name: 'loop', self: '[circular]' },
+      twice: [{ n: 1 }, { n: 1 }],
+      big: '10',
+      arr: [null, null, null],
+    });
+    expect(redact(undefined)).toBeNull();
+  });
+
+  it('keeps a "__proto__" key as data instead of changing the copy\'s prototype', () => {
+    const out = redact(JSON.parse('{"__proto__": {"polluted": true}, "a": 1}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect((out as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.keys(out)).toEqual(['__proto__', 'a']);
+  });
+});
