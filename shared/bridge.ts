@@ -15,7 +15,8 @@ export const CallFrameSchema = z
     t: z.literal('call'),
     id: z.number().int().nonnegative(),
     channel: z.string().max(100),
-    payload: z.unknown(),
+    /** Validated by the channel's request schema; JSON drops an undefined one. */
+    payload: z.unknown().optional(),
   })
   .strict();
 export type CallFrame = z.infer<typeof CallFrameSchema>;

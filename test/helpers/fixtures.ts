@@ -62,9 +62,9 @@ export function readLines(file: string): string[] {
 }
 
 /** Polls until `check` is true or the time is up (for events another process writes). */
-export async function waitFor(check: () => boolean, timeoutMs = 5_000, stepMs = 20): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, stepMs = 20): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, stepMs));
   }

@@ -1,0 +1,172 @@
+/**
+ * The servers the person configured: saving them (validated, secrets to the secret store, the
+ * configuration file holding references only), connecting them through the registry, and the
+ * views the GUI shows.
+ */
+import type { RequestOf, ServerView } from '../../shared/contract.js';
+import { SECRET_SLOT } from '../../shared/contract.js';
+import type { FieldErrors, ServerConfig } from '../../shared/serverConfig.js';
+import { ServerConfigSchema, fieldErrorsOf } from '../../shared/serverConfig.js';
+import type { MCPToolRegistry, ServerStatus } from '../mcp/registry.js';
+import { SecretValue } from '../secrets/secretValue.js';
+import { AppError, ValidationFailedError } from './errors.js';
+import { mapStoreKeys, secretRefs, storageKey } from './secretSlots.js';
+import type { ConfigStore, DescribedSecretStore } from './types.js';
+
+const SERVERS_KEY = 'servers';
+
+export class ServerService {
+  /** Entries of the configuration file that did not validate: kept as they are, never lost. */
+  private invalid: unknown[] = [];
+
+  constructor(
+    private readonly registry: MCPToolRegistry,
+    private readonly config: ConfigStore,
+    private readonly secrets: DescribedSecretStore,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Loads the saved servers into the registry. Invalid entries are reported and kept. */
+  load(): void {
+    const saved = this.config.get(SERVERS_KEY);
+    const entries = Array.isArray(saved) ? saved : [];
+    if (saved !== undefined && !Array.isArray(saved)) this.warn('The saved server list was not a list; it was ignored (the file is unchanged).');
+    for (const entry of entries) {
+      const parsed = ServerConfigSchema.safeParse(entry);
+      if (!parsed.success) {
+        this.invalid.push(entry);
+        const id = (entry as { id?: unknown } | null)?.id;
+        this.warn(`A saved server${typeof id === 'string' ? ` ("${id}")` : ''} is invalid and was not loaded: ${Object.entries(fieldErrorsOf(parsed.error)).map(([k, v]) => `${k || 'config'}: ${v.join(', ')}`).join('; ')}`);
+        continue;
+      }
+      try {
+        this.registry.addServer(parsed.data);
+      } catch (error) {
+        this.invalid.push(entry);
+        this.warn(`A saved server could not be loaded: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  async views(): Promise<ServerView[]> {
+    return Promise.all(this.registry.servers().map((config) => this.view(config.id)));
+  }
+
+  async view(id: string): Promise<ServerView> {
+    const config = this.registry.server(id);
+    if (!config) throw new AppError('not_found', `There is no server "${id}".`);
+    const status = this.registry.status(id) ?? { state: 'idle' };
+    const secrets: ServerView['secrets'] = {};
+    for (const { slot, ref } of secretRefs(config)) {
+      secrets[slot] = ref.source === 'store' ? ((await this.secrets.has(ref.key)) ? 'set' : 'not_set') : process.env[ref.name] ? 'set' : 'not_set';
+    }
+    return {
+      config: mapStoreKeys(config, (slot) => slot),
+      status: statusView(status),
+      secrets,
+      toolCount: this.registry.allTools().filter((t) => t.serverId === id).length,
+    };
+  }
+
+  /** Creates or updates a server from the GUI's form: validates everything before changing anything. */
+  async save(request: RequestOf<'servers.save'>): Promise<ServerView> {
+    const raw = request.config;
+    const id = typeof raw.id === 'string' ? raw.id : '';
+    const exists = this.registry.server(id) !== undefined;
+    const fieldErrors: FieldErrors = {};
+    const add = (field: string, message: string): void => void (fieldErrors[field] ??= []).push(message);
+
+    if (request.mode === 'create' && exists) add('id', 'a server with this id already exists');
+    if (request.mode === 'update' && !exists) add('id', 'no server with this id exists');
+
+    // The secrets the form sent must belong to secret fields of this configuration.
+    const refs = secretRefs(raw);
+    const storeSlots = new Set(refs.filter((r) => r.ref.source === 'store').map((r) => r.slot));
+    const provided = request.secrets ?? {};
+    for (const slot of Object.keys(provided)) {
+      if (!SECRET_SLOT.test(slot) || !storeSlots.has(slot)) add(slot, 'a secret value was sent for a field that is not a stored secret');
+    }
+    const normalized = mapStoreKeys(raw, (slot) => storageKey(id, slot));
+    const parsed = ServerConfigSchema.safeParse(normalized);
+    if (!parsed.success) for (const [field, messages] of Object.entries(fieldErrorsOf(parsed.error))) for (const m of messages) add(field, m);
+    // Every stored secret field needs a value: sent now, or stored before under the same key.
+    for (const slot of storeSlots) {
+      const value = provided[slot];
+      if (value === undefined || value === '') {
+        if (!id || !(await this.secrets.has(storageKey(id, slot)))) add(slot, 'enter a value (it is stored securely and never shown again)');
+      }
+    }
+    if (Object.keys(fieldErrors).length > 0 || !parsed.success) {
+      throw new ValidationFailedError('The server settings are not valid; nothing was saved.', fieldErrors);
+    }
+    const config = parsed.data;
+
+    // Secrets first: a configuration must never point at a secret that is not there.
+    const previous = this.registry.server(id);
+    for (const slot of storeSlots) {
+      const value = provided[slot];
+      if (value) await this.secrets.set(storageKey(id, slot), new SecretValue(value));
+    }
+    if (request.mode === 'create') this.registry.addServer(config);
+    else await this.registry.updateServer(config);
+    if (previous) await this.deleteUnusedSecrets(previous, config);
+    this.persist();
+    if (config.enabled) this.connectInBackground(config.id);
+    return this.view(config.id);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const config = this.registry.server(id);
+    if (!config) return false;
+    await this.registry.removeServer(id);
+    for (const { ref } of secretRefs(config)) if (ref.source === 'store') await this.secrets.delete(ref.key);
+    this.persist();
+    return true;
+  }
+
+  async setEnabled(id: string, enabled: boolean): Promise<ServerView> {
+    const config = this.require(id);
+    await this.registry.updateServer({ ...config, enabled });
+    this.persist();
+    if (enabled) this.connectInBackground(id);
+    return this.view(id);
+  }
+
+  async connect(id: string): Promise<ServerView> {
+    this.require(id);
+    await this.registry.connect(id);
+    return this.view(id);
+  }
+
+  async disconnect(id: string): Promise<ServerView> {
+    this.require(id);
+    await this.registry.disconnect(id);
+    return this.view(id);
+  }
+
+  private require(id: string): ServerConfig {
+    const config = this.registry.server(id);
+    if (!config) throw new AppError('not_found', `There is no server "${id}".`);
+    return config;
+  }
+
+  private connectInBackground(id: string): void {
+    // Status events report the outcome; a failure is shown on the server, not thrown here.
+    this.registry.connect(id).catch(() => undefined);
+  }
+
+  private async deleteUnusedSecrets(before: ServerConfig, after: ServerConfig): Promise<void> {
+    const kept = new Set(secretRefs(after).flatMap(({ ref }) => (ref.source === 'store' ? [ref.key] : [])));
+    for (const { ref } of secretRefs(before)) {
+      if (ref.source === 'store' && !kept.has(ref.key)) await this.secrets.delete(ref.key);
+    }
+  }
+
+  private persist(): void {
+    this.config.set(SERVERS_KEY, [...this.registry.servers(), ...this.invalid]);
+  }
+}
+
+export function statusView(status: ServerStatus): ServerView['status'] {
+  return status.state === 'error' ? { state: 'error', code: status.code, reason: status.reason } : { state: status.state };
+}

@@ -1,0 +1,52 @@
+/**
+ * `npm run web`: the app in browser mode. Serves the built renderer and the IPC contract on
+ * 127.0.0.1 and prints the one link to open (it carries the per-start token).
+ *
+ *   --port <n>        port to listen on (default: any free port)
+ *   --data-dir <dir>  data folder (default: the OS per-user app data folder)
+ *   MINIHARNESS_TOKEN fixes the token (default: a random one per start)
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createAppCore } from '../app/core.js';
+import { openBrowserSecretStore } from '../secrets/keyringSecretStore.js';
+import { newToken } from './access.js';
+import { openConfConfigStore } from './confConfigStore.js';
+import { defaultDataDir } from './dataDir.js';
+import { startWebHost } from './host.js';
+
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function fail(message: string): never {
+  process.stderr.write(`MiniHarness: ${message}\n`);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, 'data-dir': { type: 'string' } },
+  strict: true,
+});
+const port = values.port === undefined ? 0 : Number(values.port);
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a number from 0 to 65535, not "${values.port}".`);
+const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
+const token = process.env.MINIHARNESS_TOKEN ?? newToken();
+if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) fail('MINIHARNESS_TOKEN must be 16–256 characters of letters, digits, . _ ~ or -.');
+
+const version = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const core = createAppCore({ mode: 'browser', dataDir, secrets: openBrowserSecretStore(dataDir), config: openConfConfigStore(dataDir), version });
+await core.start();
+const host = await startWebHost({ core, staticDir: join(projectRoot, 'out', 'renderer'), token, port });
+process.stdout.write(`MiniHarness: http://127.0.0.1:${host.port}/#token=${token}\n`);
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await host.close();
+  await core.close();
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
