@@ -13,6 +13,7 @@
  * where a slot names the field: `auth.token`, `env.NAME` or `headers.NAME`.
  */
 import { z } from 'zod';
+import { TraceDetailSchema, TraceExportSchema, TraceStatusSchema, TraceSummarySchema } from './traces.js';
 
 // ── shared shapes ─────────────────────────────────────────────────────────────────────────────
 
@@ -119,6 +120,140 @@ export const AppInfoSchema = z.object({
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 
+// ── tool calls, approvals, permissions, traces, history, import ──────────────────────────────
+
+const ContentBlockSchema = z.looseObject({ type: z.string() });
+
+/** A tool result as the GUI renders it (text, image, resource link, structured content, isError). */
+export const ToolResultViewSchema = z.object({
+  content: z.array(ContentBlockSchema),
+  structuredContent: JsonObject.optional(),
+  isError: z.boolean(),
+});
+export type ToolResultView = z.infer<typeof ToolResultViewSchema>;
+
+export const CallOutcomeSchema = z.object({
+  callId: z.string(),
+  traceId: z.string(),
+  sessionId: z.string(),
+  toolName: z.string(),
+  serverId: z.string(),
+  /** True when a completed checkpoint answered and nothing ran. */
+  replayed: z.boolean(),
+  attempts: z.number().int().nonnegative(),
+  result: ToolResultViewSchema,
+  warnings: z.array(z.string()),
+});
+export type CallOutcome = z.infer<typeof CallOutcomeSchema>;
+
+const CallId = z.string().regex(/^[A-Za-z0-9_.:-]{8,100}$/, 'must be 8–100 letters, digits or _ . : -');
+
+export const ToolCallRequestSchema = z
+  .object({
+    name: z.string().min(1).max(200),
+    /** `local` or a server id: which tool of that name to run. */
+    serverId: z.string().min(1).max(64),
+    args: JsonObject,
+    /** A fresh id per call, made by the GUI; reusing one replays (or is refused). */
+    callId: CallId,
+    timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
+  })
+  .strict();
+
+export const ApprovalAnswerSchema = z.enum(['allow-once', 'allow-session', 'allow-always', 'deny']);
+
+export const ApprovalViewSchema = z.object({
+  requestId: z.string(),
+  sessionId: z.string(),
+  toolName: z.string(),
+  serverId: z.string(),
+  args: JsonObject,
+  annotations: JsonObject.optional(),
+  /** Why it asks, in words. */
+  reason: z.string(),
+  expiresAt: z.number(),
+});
+export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
+
+export const PermissionLevelSchema = z.enum(['ALLOW', 'ASK', 'DENY']);
+
+export const PermissionRuleViewSchema = z.object({
+  id: z.string(),
+  level: PermissionLevelSchema,
+  match: z.looseObject({ serverId: z.string().optional(), toolName: z.string().optional(), toolPattern: z.string().optional(), schemaFingerprint: z.string().optional() }),
+  note: z.string().optional(),
+  createdAt: z.number(),
+  /** An "always allow" granted from an approval dialog (bound to the tool's fingerprint). */
+  fromApproval: z.boolean(),
+  /** For an approval rule: the tool changed since, so it no longer applies. */
+  stale: z.boolean(),
+});
+export type PermissionRuleView = z.infer<typeof PermissionRuleViewSchema>;
+
+export const ToolPermissionViewSchema = z.object({
+  toolName: z.string(),
+  serverId: z.string(),
+  level: PermissionLevelSchema,
+  reason: z.object({ kind: z.string(), detail: z.string(), ruleId: z.string().optional() }),
+  /** The id of this tool's own per-tool rule, when one is set. */
+  toolRuleId: z.string().optional(),
+});
+
+export const PermissionsViewSchema = z.object({
+  tools: z.array(ToolPermissionViewSchema),
+  servers: z.array(z.object({ serverId: z.string(), name: z.string(), trusted: z.boolean() })),
+  rules: z.array(PermissionRuleViewSchema),
+});
+export type PermissionsView = z.infer<typeof PermissionsViewSchema>;
+
+export const CheckpointStatusSchema = z.enum(['started', 'completed', 'failed']);
+
+export const HistoryRecordSchema = z.object({
+  sessionId: z.string(),
+  callId: z.string(),
+  userId: z.string(),
+  toolName: z.string(),
+  serverId: z.string(),
+  status: CheckpointStatusSchema,
+  args: z.unknown(),
+  result: ToolResultViewSchema.optional(),
+  lastError: z.object({ code: z.string().optional(), message: z.string(), at: z.number() }).optional(),
+  attempts: z.number(),
+  traceId: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  resolvedBy: z.literal('manual').optional(),
+  resolutionNote: z.string().optional(),
+});
+export type HistoryRecordView = z.infer<typeof HistoryRecordSchema>;
+
+const PageLimit = z.number().int().min(1).max(500).default(100);
+const Cursor = z.string().max(500).optional();
+
+export const ImportFormatSchema = z.enum(['claude', 'vscode', 'cursor']);
+
+export const ImportPreviewSchema = z.object({
+  format: ImportFormatSchema,
+  servers: z.array(
+    z.object({
+      /** The name in the file. */
+      name: z.string(),
+      /** The configuration it becomes (secret fields as slots), or undefined when it cannot be imported. */
+      config: JsonObject.optional(),
+      /** Secret slots whose values come from the file (stored on import, never shown). */
+      secretSlots: z.array(z.string()),
+      /** VS Code `${input:…}` prompts this server needs. */
+      inputs: z.array(z.string()),
+      exists: z.boolean(),
+      problems: z.array(z.string()),
+    }),
+  ),
+  inputs: z.array(z.object({ id: z.string(), description: z.string(), password: z.boolean() })),
+});
+export type ImportPreview = z.infer<typeof ImportPreviewSchema>;
+
+const ImportFile = z.object({ fileName: z.string().max(500).optional(), content: z.string().max(1_000_000) });
+
 /** Write-only secret values, by slot. An empty string clears the slot. */
 const SecretValues = z.record(z.string().min(1).max(200), z.string().max(16_384));
 
@@ -155,6 +290,80 @@ export const channels = {
   'servers.log': channel(ServerId, z.array(LogLineSchema)),
 
   'tools.list': channel(Empty, z.object({ tools: z.array(ToolViewSchema), conflicts: z.array(ConflictViewSchema) })),
+  /** Runs a tool through the whole pipeline (permissions, approval, checkpoint, trace). */
+  'tools.call': channel(ToolCallRequestSchema, CallOutcomeSchema),
+  /** Cancels a running call of this GUI session (the server is told). */
+  'tools.cancel': channel(z.object({ callId: CallId }).strict(), z.object({ cancelled: z.boolean() })),
+
+  'approvals.list': channel(Empty, z.array(ApprovalViewSchema)),
+  /** Answers one pending approval; a stale, repeated or unknown request id is refused. */
+  'approvals.answer': channel(z.object({ requestId: z.string().min(1).max(100), answer: ApprovalAnswerSchema }).strict(), z.object({ accepted: z.literal(true) })),
+
+  'permissions.get': channel(Empty, PermissionsViewSchema),
+  /** Sets one tool's level; `default` removes its rule (the default applies again). */
+  'permissions.setToolLevel': channel(
+    z.object({ serverId: z.string().min(1).max(64), toolName: z.string().min(1).max(200), level: z.enum(['ALLOW', 'ASK', 'DENY', 'default']) }).strict(),
+    PermissionsViewSchema,
+  ),
+  'permissions.setServerTrust': channel(z.object({ serverId: z.string().min(1).max(64), trusted: z.boolean() }).strict(), PermissionsViewSchema),
+  /** Revokes a rule (an "always allow", or a per-tool level). */
+  'permissions.removeRule': channel(z.object({ ruleId: z.string().min(1).max(200) }).strict(), PermissionsViewSchema),
+
+  'traces.list': channel(
+    z
+      .object({
+        toolName: z.string().max(200).optional(),
+        serverId: z.string().max(64).optional(),
+        status: TraceStatusSchema.optional(),
+        sessionId: z.string().max(200).optional(),
+        limit: PageLimit,
+        cursor: Cursor,
+      })
+      .strict(),
+    z.object({ traces: z.array(TraceSummarySchema), nextCursor: z.string().optional() }),
+  ),
+  'traces.get': channel(z.object({ traceId: z.string().min(1).max(100) }).strict(), TraceDetailSchema),
+  'traces.export': channel(z.object({ traceId: z.string().min(1).max(100) }).strict(), TraceExportSchema),
+
+  'history.sessions': channel(
+    Empty,
+    z.object({
+      current: z.string(),
+      sessions: z.array(z.object({ sessionId: z.string(), count: z.number(), started: z.number(), lastActivity: z.number() })),
+    }),
+  ),
+  'history.page': channel(
+    z
+      .object({ sessionId: z.string().max(200).optional(), status: CheckpointStatusSchema.optional(), toolName: z.string().max(200).optional(), limit: PageLimit, cursor: Cursor })
+      .strict(),
+    z.object({ records: z.array(HistoryRecordSchema), nextCursor: z.string().optional() }),
+  ),
+  /** Returns a completed call's stored result (nothing runs) and records the replay in a trace. */
+  'history.replay': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallId }).strict(), CallOutcomeSchema),
+  /** Runs a recorded call again as a NEW call (new callId, permissions and approval again). */
+  'history.rerun': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallId, newCallId: CallId }).strict(), CallOutcomeSchema),
+  /** A person decides how a call whose result is unknown ended (after checking the remote side). */
+  'history.resolve': channel(
+    z
+      .object({
+        sessionId: z.string().min(1).max(200),
+        callId: CallId,
+        resolution: z.discriminatedUnion('status', [
+          z.object({ status: z.literal('failed'), note: z.string().max(1000).optional() }).strict(),
+          z.object({ status: z.literal('completed'), resultText: z.string().max(100_000), note: z.string().max(1000).optional() }).strict(),
+        ]),
+      })
+      .strict(),
+    HistoryRecordSchema,
+  ),
+
+  /** Reads a Claude Desktop / VS Code / Cursor MCP config and shows what would be imported. */
+  'import.preview': channel(ImportFile.strict(), ImportPreviewSchema),
+  /** Imports the chosen servers; secret values go to the secret store. Nothing on any error. */
+  'import.apply': channel(
+    ImportFile.extend({ names: z.array(z.string().max(200)).min(1).max(200), inputs: z.record(z.string().max(200), z.string().max(16_384)).default({}) }).strict(),
+    z.object({ imported: z.array(ServerViewSchema) }),
+  ),
 } as const;
 
 export type Channels = typeof channels;
@@ -175,6 +384,14 @@ export const events = {
   'server.status': z.object({ serverId: z.string(), status: ServerStatusSchema, at: z.number() }),
   'server.log': z.object({ serverId: z.string(), line: LogLineSchema }),
   'tools.changed': z.object({ tools: z.array(ToolViewSchema), conflicts: z.array(ConflictViewSchema) }),
+  /** Progress of a running GUI call. */
+  'call.progress': z.object({ callId: z.string(), progress: z.number(), total: z.number().optional(), message: z.string().optional() }),
+  'approval.requested': ApprovalViewSchema,
+  /** The approval is no longer pending (answered, timed out, or the call was cancelled). */
+  'approval.closed': z.object({ requestId: z.string(), outcome: z.enum(['answered', 'expired', 'cancelled']) }),
+  /** A trace started or finished (the list refreshes from it). */
+  'trace.changed': z.object({ trace: TraceSummarySchema }),
+  'permissions.changed': z.object({}),
 } as const;
 
 export type Events = typeof events;

@@ -7,11 +7,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import type { EventName, EventOf, ToolView } from '../../shared/contract.js';
+import type { EventName, EventOf, HistoryRecordView, ToolView } from '../../shared/contract.js';
 import { events as eventSchemas } from '../../shared/contract.js';
 import type { SecretRef } from '../../shared/serverConfig.js';
 import { SqliteCheckpointStore } from '../checkpoints/sqliteStore.js';
-import { HarnessApplication } from '../harness/application.js';
+import type { CheckpointRecord } from '../checkpoints/types.js';
+import { HarnessApplication, traceIdOf } from '../harness/application.js';
 import type { HarnessToolInfo } from '../harness/application.js';
 import { MCPToolRegistry } from '../mcp/registry.js';
 import { ToolSchemaCache } from '../mcp/schemaCache.js';
@@ -26,7 +27,11 @@ import { createLocalTools } from '../tools/localTools.js';
 import { Tracer } from '../tracing/tracer.js';
 import type { Handlers } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
+import { ApprovalBroker } from './approvalBroker.js';
+import { CallService } from './callService.js';
 import { AppError } from './errors.js';
+import { planImport } from './importer.js';
+import { PermissionService } from './permissionService.js';
 import { ServerService } from './serverService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
 
@@ -59,6 +64,33 @@ export function toolView(tool: HarnessToolInfo): ToolView {
   };
 }
 
+/** Drops keys whose value is undefined (the stores take optional fields, not undefined ones). */
+function withoutUndefined<T extends Record<string, unknown>>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+}
+
+export function historyRecordView(record: CheckpointRecord): HistoryRecordView {
+  return {
+    sessionId: record.sessionId,
+    callId: record.callId,
+    userId: record.userId,
+    toolName: record.toolName,
+    serverId: record.serverId,
+    status: record.status,
+    args: record.args,
+    ...(record.result
+      ? { result: { content: record.result.content, ...(record.result.structuredContent ? { structuredContent: record.result.structuredContent } : {}), isError: record.result.isError } }
+      : {}),
+    ...(record.lastError ? { lastError: { ...(record.lastError.code ? { code: record.lastError.code } : {}), message: record.lastError.message, at: record.lastError.at } } : {}),
+    attempts: record.attempts,
+    traceId: record.traceId,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}),
+    ...(record.resolutionNote ? { resolutionNote: record.resolutionNote } : {}),
+  };
+}
+
 export function createAppCore(options: AppCoreOptions): AppCore {
   mkdirSync(options.dataDir, { recursive: true });
   const warnings: string[] = [];
@@ -77,18 +109,30 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   const workspace = join(options.dataDir, 'workspace');
   mkdirSync(workspace, { recursive: true });
   const localTools = createLocalTools({ roots: [workspace] });
-  const buildHarness = (engine: PermissionDecisionEngine): HarnessApplication =>
+  const broker = new ApprovalBroker(
+    (event, payload) => emit(event, payload),
+    (value) => tracer.redact(value),
+  );
+  const buildHarness = (rules: PermissionDecisionEngine): HarnessApplication =>
     new HarnessApplication({
       registry,
       localTools,
-      // Approvals arrive with the Approvals view; until then an ASK is answered with deny.
-      security: new SecureToolExecutor({ engine, requestApproval: async () => 'deny' }),
+      security: new SecureToolExecutor({ engine: rules, requestApproval: broker.request }),
       checkpoints,
       tracer,
     });
-  // Replaced in start() by one whose engine holds the saved rules.
-  let harness = buildHarness(new PermissionDecisionEngine(ruleStore, [], { pathBase: workspace }));
+  // Replaced in start() by an engine holding the saved rules.
+  let engine = new PermissionDecisionEngine(ruleStore, [], { pathBase: workspace });
+  let harness = buildHarness(engine);
   const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.push(m));
+  const calls = new CallService(() => harness, checkpoints, (event, payload) => emit(event, payload));
+  const permissions = new PermissionService(
+    () => engine,
+    () => harness,
+    registry,
+    (id, trusted) => servers.setTrusted(id, trusted),
+    () => emit('permissions.changed', {}),
+  );
 
   // ── events ─────────────────────────────────────────────────────────────────────────────────
   function emit<E extends EventName>(event: E, payload: EventOf<E>): void {
@@ -137,6 +181,10 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       }
     }
   }
+
+  tracer.onEvent((notification) => {
+    if (notification.kind !== 'event') emit('trace.changed', { trace: notification.trace });
+  });
 
   registry.subscribe((event) => {
     switch (event.type) {
@@ -211,8 +259,72 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       return registry.logOf(id).all();
     },
     'tools.list': () => toolsPayload(),
+    'tools.call': (request) => calls.call(request),
+    'tools.cancel': ({ callId }) => ({ cancelled: calls.cancel(callId) }),
+
+    'approvals.list': () => broker.list(),
+    'approvals.answer': ({ requestId, answer }) => {
+      broker.answer(requestId, answer);
+      return { accepted: true as const };
+    },
+
+    'permissions.get': () => permissions.view(),
+    'permissions.setToolLevel': (request) => permissions.setToolLevel(request),
+    'permissions.setServerTrust': ({ serverId, trusted }) => permissions.setServerTrust(serverId, trusted),
+    'permissions.removeRule': ({ ruleId }) => permissions.removeRule(ruleId),
+
+    'traces.list': (query) => tracer.listTraces(withoutUndefined(query)),
+    'traces.get': ({ traceId }) => {
+      const detail = tracer.getTrace(traceId);
+      if (!detail) throw new AppError('not_found', `There is no trace "${traceId}".`);
+      return detail;
+    },
+    'traces.export': ({ traceId }) => tracer.exportTrace(traceId),
+
+    'history.sessions': () => ({ current: calls.sessionId, sessions: checkpoints.listSessions() }),
+    'history.page': (query) => {
+      const page = checkpoints.history(withoutUndefined(query));
+      return { records: page.records.map(historyRecordView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+    'history.replay': ({ sessionId, callId }) => calls.replay(sessionId, callId),
+    'history.rerun': ({ sessionId, callId, newCallId }) => calls.rerun(sessionId, callId, newCallId),
+    'history.resolve': ({ sessionId, callId, resolution }) =>
+      historyRecordView(
+        checkpoints.resolveManually(
+          sessionId,
+          callId,
+          resolution.status === 'failed'
+            ? { status: 'failed', ...(resolution.note ? { note: resolution.note } : {}) }
+            : { status: 'completed', result: { content: [{ type: 'text', text: resolution.resultText }], structuredContent: undefined, isError: false }, ...(resolution.note ? { note: resolution.note } : {}) },
+        ),
+      ),
+
+    'import.preview': ({ content, fileName }) => {
+      const plan = planImport(content, fileName);
+      return {
+        format: plan.format,
+        inputs: plan.inputs,
+        servers: plan.servers.map((server) => ({
+          name: server.name,
+          ...(server.config ? { config: server.config } : {}),
+          secretSlots: [...Object.keys(server.fileSecrets), ...Object.keys(server.inputSecrets)],
+          inputs: [...new Set(Object.values(server.inputSecrets))],
+          exists: server.config !== undefined && registry.server(String(server.config.id)) !== undefined,
+          problems: server.problems,
+        })),
+      };
+    },
+    'import.apply': async ({ content, fileName, names, inputs }) => {
+      const plan = planImport(content, fileName);
+      const chosen = plan.servers.filter((s) => names.includes(s.name));
+      const missing = names.filter((n) => !plan.servers.some((s) => s.name === n));
+      if (missing.length) throw new AppError('import_unknown_server', `The file has no server named ${missing.map((n) => `"${n}"`).join(', ')}. Nothing was imported.`);
+      for (const server of chosen) for (const value of Object.values(server.fileSecrets)) tracer.addKnownSecret(value);
+      for (const value of Object.values(inputs)) tracer.addKnownSecret(value);
+      return { imported: await servers.importPlanned(chosen, inputs) };
+    },
   };
-  const dispatch = createDispatcher(handlers, { redact });
+  const dispatch = createDispatcher(handlers, { redact, traceIdOf });
 
   let closing: Promise<void> | undefined;
   return {
@@ -222,7 +334,8 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       return () => listeners.delete(listener);
     },
     async start() {
-      harness = buildHarness(await PermissionDecisionEngine.load(ruleStore, { pathBase: workspace }));
+      engine = await PermissionDecisionEngine.load(ruleStore, { pathBase: workspace });
+      harness = buildHarness(engine);
       servers.load();
       followLogs();
       // Discovery runs in the background: the window opens at once and statuses stream in.

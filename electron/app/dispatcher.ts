@@ -14,6 +14,8 @@ export type Handlers = { [C in ChannelName]: (request: ParsedRequestOf<C>) => Pr
 export interface DispatcherOptions {
   /** Removes known secret values from error messages. */
   redact?: (text: string) => string;
+  /** The trace of a failed tool call, so the GUI can link to it. */
+  traceIdOf?: (error: unknown) => string | undefined;
   /** Called with errors that are not the caller's fault (a handler returned a bad response). */
   onInternalError?: (channel: string, error: unknown) => void;
 }
@@ -32,7 +34,7 @@ export function createDispatcher(handlers: Handlers, options: DispatcherOptions 
       const handler = handlers[channel] as (request: unknown) => unknown;
       result = await handler(parsed.data);
     } catch (error) {
-      return { ok: false, error: toErrorShape(error, redact) };
+      return { ok: false, error: toErrorShape(error, redact, options.traceIdOf?.(error)) };
     }
     const checked = spec.response.safeParse(result);
     if (!checked.success) {

@@ -10,6 +10,7 @@ import { ServerConfigSchema, fieldErrorsOf } from '../../shared/serverConfig.js'
 import type { MCPToolRegistry, ServerStatus } from '../mcp/registry.js';
 import { SecretValue } from '../secrets/secretValue.js';
 import { AppError, ValidationFailedError } from './errors.js';
+import type { PlannedServer } from './importer.js';
 import { mapStoreKeys, secretRefs, storageKey } from './secretSlots.js';
 import type { ConfigStore, DescribedSecretStore } from './types.js';
 
@@ -130,6 +131,45 @@ export class ServerService {
     this.persist();
     if (enabled) this.connectInBackground(id);
     return this.view(id);
+  }
+
+  async setTrusted(id: string, trusted: boolean): Promise<void> {
+    const config = this.require(id);
+    await this.registry.updateServer({ ...config, trusted });
+    this.persist();
+  }
+
+  /**
+   * Imports planned servers all or nothing: every one is checked (configuration, id free, each
+   * secret present) before the first is saved.
+   */
+  async importPlanned(planned: PlannedServer[], inputs: Record<string, string>): Promise<ServerView[]> {
+    const problems: FieldErrors = {};
+    const ready: Array<{ config: Record<string, unknown>; secrets: Record<string, string> }> = [];
+    for (const server of planned) {
+      const errors: string[] = [];
+      if (!server.config) errors.push(...(server.problems.length ? server.problems : ['it cannot be imported']));
+      else {
+        const id = String(server.config.id);
+        if (this.registry.server(id)) errors.push(`a server with the id "${id}" already exists`);
+        const secrets = { ...server.fileSecrets };
+        for (const [slot, inputId] of Object.entries(server.inputSecrets)) {
+          const value = inputs[inputId];
+          if (value) secrets[slot] = value;
+          else errors.push(`enter a value for "${inputId}"`);
+        }
+        const parsed = ServerConfigSchema.safeParse(mapStoreKeys(server.config, (slot) => storageKey(id, slot)));
+        if (!parsed.success) for (const [field, messages] of Object.entries(fieldErrorsOf(parsed.error))) errors.push(`${field || 'config'}: ${messages.join(', ')}`);
+        ready.push({ config: server.config, secrets });
+      }
+      if (errors.length) problems[server.name] = errors;
+    }
+    if (Object.keys(problems).length > 0) {
+      throw new ValidationFailedError(`Nothing was imported: ${Object.entries(problems).map(([name, errors]) => `${name}: ${errors.join('; ')}`).join(' | ')}`, problems);
+    }
+    const views: ServerView[] = [];
+    for (const { config, secrets } of ready) views.push(await this.save({ mode: 'create', config, secrets }));
+    return views;
   }
 
   async connect(id: string): Promise<ServerView> {

@@ -68,6 +68,17 @@ export interface HarnessToolInfo {
   annotations: ToolAnnotationHints | undefined;
   /** The server a call by this name reaches, when it is not this one. */
   shadowedBy: string | undefined;
+  /** Fingerprint of the tool's interface; an "always allow" is bound to it. */
+  schemaFingerprint: string;
+}
+
+/** A record that cannot be replayed (not completed, or absent). */
+export class NotReplayableError extends Error {
+  readonly code = 'not_replayable';
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotReplayableError';
+  }
 }
 
 export interface HarnessApplicationOptions {
@@ -112,6 +123,7 @@ export class HarnessApplication {
       outputSchema: undefined,
       annotations: tool.annotations,
       shadowedBy: undefined,
+      schemaFingerprint: fingerprintOf(tool.name, tool),
     }));
     const mcpInfo = this.options.registry.allTools().map<HarnessToolInfo>((entry) => {
       const winner = this.local.has(entry.name) ? LOCAL_SERVER_ID : winners.get(entry.name);
@@ -124,6 +136,7 @@ export class HarnessApplication {
         outputSchema: entry.tool.outputSchema,
         annotations: entry.tool.annotations,
         shadowedBy: winner !== entry.serverId ? winner : undefined,
+        schemaFingerprint: fingerprintOf(entry.name, entry.tool),
       };
     });
     return [...localInfo, ...mcpInfo];
@@ -146,6 +159,27 @@ export class HarnessApplication {
       if (!trace.finished) trace.finish('error', error);
       throw error;
     }
+  }
+
+  /**
+   * Returns a completed call's stored result without running anything, and records the replay in
+   * a trace of its own. No permission is asked: nothing executes and nothing leaves the app.
+   */
+  replay(sessionId: string, callId: string): ExecuteResult {
+    const record = this.options.checkpoints.get(sessionId, callId);
+    if (!record) throw new NotReplayableError(`No call "${callId}" is recorded in session "${sessionId}".`);
+    if (record.status !== 'completed' || !record.result) {
+      throw new NotReplayableError(
+        record.status === 'started'
+          ? 'This call never completed (it is in progress, or its result is unknown): there is no result to replay. Resolve it by hand first.'
+          : 'This call failed: there is no result to replay. Run it again as a new call instead.',
+      );
+    }
+    const trace = this.options.tracer.start({ sessionId, callId, userId: record.userId, toolName: record.toolName, serverId: record.serverId });
+    trace.event('claim', { outcome: 'replay' });
+    trace.event('replay', { originalTraceId: record.traceId, completedAt: record.updatedAt, ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}) });
+    trace.finish('replayed');
+    return { result: record.result, replayed: true, traceId: trace.traceId, toolName: record.toolName, serverId: record.serverId, attempts: 0, warnings: [] };
   }
 
   private resolve(toolName: string, serverId: string | undefined): Target {
@@ -173,7 +207,7 @@ export class HarnessApplication {
           sessionId: options.sessionId,
           userId: options.userId,
           ...(target.kind === 'local' ? { guardrails: () => target.tool.guardrails(args) } : {}),
-          schemaFingerprint: toolSchemaFingerprint({ name: toolName, description: target.tool.description, inputSchema: target.tool.inputSchema, annotations }),
+          schemaFingerprint: fingerprintOf(toolName, target.tool),
         },
         { ...(options.signal ? { signal: options.signal } : {}), onEvent: (event) => recordSecurityEvent(trace, event) },
       );
@@ -262,6 +296,10 @@ export class HarnessApplication {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
   }
+}
+
+function fingerprintOf(name: string, tool: { description?: string | undefined; inputSchema: unknown; annotations?: ToolAnnotationHints | undefined }): string {
+  return toolSchemaFingerprint({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
 }
 
 /** Security steps become trace events, so a trace shows why a call ran or did not. */

@@ -1,7 +1,7 @@
 /** Reading traces back: the GUI's list (keyset pages), one trace with its events, export. */
 import type { Database, Statement } from 'better-sqlite3';
 import { checkTimeRange, decodeCursor, encodeCursor, pageSize } from '../storage/paging.js';
-import type { TraceDetail, TraceError, TraceEvent, TraceExport, TraceStatus, TraceSummary } from './events.js';
+import type { TraceDetail, TraceError, TraceEvent, TraceExport, TraceStatus, TraceSummary } from '../../shared/traces.js';
 
 export interface TraceQuery {
   toolName?: string;

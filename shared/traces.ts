@@ -1,6 +1,6 @@
 /**
- * The shapes of traces and their events, as zod schemas the GUI can reuse to validate what
- * arrives over IPC. This file imports nothing but zod, so it can move to shared/ unchanged.
+ * The shapes of traces and their events, as zod schemas: the tracer stores and publishes them,
+ * and the IPC contract carries them to the GUI. Imports nothing but zod.
  *
  * Event data objects are loose: extra fields are kept (and redacted like the rest), so the
  * executor can add detail without a schema change.

@@ -1,0 +1,61 @@
+/**
+ * Carries approval requests from the secure executor to the GUI and answers back. Each request
+ * has a one-time random id; an answer is accepted once, for a request still pending — a stale,
+ * repeated or unknown id is refused, so an answer cannot be replayed or forged for another call.
+ * A request the executor stops waiting for (timeout → deny, or the call was cancelled) closes.
+ */
+import type { ApprovalView, EventName, EventOf } from '../../shared/contract.js';
+import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest } from '../security/approvals.js';
+import { AppError } from './errors.js';
+
+type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
+
+export class ApprovalBroker {
+  private readonly pending = new Map<string, { view: ApprovalView; resolve: (answer: ApprovalAnswer) => void }>();
+
+  constructor(
+    private readonly emit: Emit,
+    private readonly redact: (value: unknown) => unknown,
+  ) {}
+
+  /** The executor's approval callback. */
+  readonly request: ApprovalCallback = (request: ApprovalRequest, signal: AbortSignal) =>
+    new Promise<ApprovalAnswer>((resolve) => {
+      const view: ApprovalView = {
+        requestId: request.requestId,
+        sessionId: request.sessionId,
+        toolName: request.toolName,
+        serverId: request.serverId,
+        // The dialog shows the arguments, but never a secret among them.
+        args: this.redact(request.args) as Record<string, unknown>,
+        ...(request.annotations ? { annotations: { ...request.annotations } } : {}),
+        reason: request.reason,
+        expiresAt: request.expiresAt,
+      };
+      this.pending.set(request.requestId, { view, resolve });
+      signal.addEventListener(
+        'abort',
+        () => {
+          if (!this.pending.delete(request.requestId)) return;
+          this.emit('approval.closed', { requestId: request.requestId, outcome: Date.now() >= request.expiresAt ? 'expired' : 'cancelled' });
+          resolve('deny');
+        },
+        { once: true },
+      );
+      this.emit('approval.requested', view);
+    });
+
+  answer(requestId: string, answer: ApprovalAnswer): void {
+    const entry = this.pending.get(requestId);
+    if (!entry) {
+      throw new AppError('stale_approval', 'This approval request is not pending: it was already answered, it expired, or it never existed. Nothing was run.');
+    }
+    this.pending.delete(requestId);
+    entry.resolve(answer);
+    this.emit('approval.closed', { requestId, outcome: 'answered' });
+  }
+
+  list(): ApprovalView[] {
+    return [...this.pending.values()].map((p) => p.view);
+  }
+}
