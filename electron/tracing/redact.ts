@@ -15,6 +15,13 @@ export const REDACTED = '[redacted]';
 
 export const SENSITIVE_KEY = /token|secret|password|passwd|authorization|api[-_]?key|cookie|credential|private[-_]?key/i;
 
+/** Counters that merely contain "token" (model usage figures), which are no secret. */
+const TOKEN_COUNT_KEY = /^(max|input|output|total|prompt|completion|cached|reasoning)[-_]?tokens?$|^tokens?[-_]?(count|used|limit)$|^num[-_]?tokens$/i;
+
+export function isSensitiveKey(key: string): boolean {
+  return SENSITIVE_KEY.test(key) && !TOKEN_COUNT_KEY.test(key);
+}
+
 /** Shorter values are not treated as secrets: replacing "a" everywhere would shred the text. */
 export const MIN_SECRET_LENGTH = 4;
 
@@ -70,7 +77,7 @@ function walk(value: unknown, secrets: readonly string[], ancestors: Set<object>
     for (const [key, item] of Object.entries(object)) {
       if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
       const redactedKey = replaceSecrets(key, secrets);
-      const redactedItem = SENSITIVE_KEY.test(key) ? REDACTED : (walk(item, secrets, ancestors) ?? null);
+      const redactedItem = isSensitiveKey(key) ? REDACTED : (walk(item, secrets, ancestors) ?? null);
       // defineProperty: a "__proto__" key in the input must stay a key, not set the copy's prototype.
       Object.defineProperty(out, redactedKey, { value: redactedItem, enumerable: true, writable: true, configurable: true });
     }

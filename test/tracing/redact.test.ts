@@ -77,3 +77,17 @@ describe('redact', () => {
     expect(Object.keys(out)).toEqual(['__proto__', 'a']);
   });
 });
+
+describe('token counters are not secrets', () => {
+  it('keeps usage figures whose names contain "token" and still redacts real tokens', () => {
+    expect(redact({ max_tokens: 100, input_tokens: 5, outputTokens: 7, token_count: 3, access_token: 'abc123', refresh_token: 'def456', token: 'x' })).toEqual({
+      max_tokens: 100,
+      input_tokens: 5,
+      outputTokens: 7,
+      token_count: 3,
+      access_token: '[redacted]',
+      refresh_token: '[redacted]',
+      token: '[redacted]',
+    });
+  });
+});
