@@ -19,7 +19,7 @@ import type { Clock } from '../storage/clock.js';
 import { nowMs, systemClock } from '../storage/clock.js';
 import { runMigrations } from '../storage/migrate.js';
 import { APP_MIGRATIONS } from '../storage/migrations.js';
-import { checkTimeRange, decodeCursor, encodeCursor, pageSize } from '../storage/paging.js';
+import { checkTimeRange, decodeCursor, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
 import {
   CheckpointArgumentsMismatchError,
   CheckpointFailedError,
@@ -210,22 +210,14 @@ export class SqliteCheckpointStore implements CheckpointStore {
 
   history(query: HistoryQuery): HistoryPage {
     const { sql, params, limit } = this.#historySql(query);
-    const rows = this.#historyStatement(sql).all(params);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      records: page.map(toRecord),
-      ...(rows.length > limit && last ? { nextCursor: encodeCursor({ at: last.updated_at, seq: last.seq }) } : {}),
-    };
+    const { page, nextCursor } = keysetPage(this.#historyStatement(sql).all(params), limit, (row) => ({ at: row.updated_at, seq: row.seq }));
+    return { records: page.map(toRecord), ...(nextCursor ? { nextCursor } : {}) };
   }
 
   /** The query plan of a history page (EXPLAIN QUERY PLAN details), to check index use. */
   explainHistory(query: HistoryQuery): string[] {
     const { sql, params } = this.#historySql(query);
-    return this.#db
-      .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
-      .all(params)
-      .map((row) => row.detail);
+    return explainQueryPlan(this.#db, sql, params);
   }
 
   listSessions(): SessionSummary[] {

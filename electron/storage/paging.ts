@@ -3,6 +3,7 @@
  * "rows strictly after the last key seen" in (time desc, seq desc) order, so a page query is
  * one index range read whatever page you are on (OFFSET would scan every skipped row).
  */
+import type { Database } from 'better-sqlite3';
 import { InvalidCursorError, InvalidQueryError } from './errors.js';
 
 /** The ordering key of the last row of a page: its time column and its unique seq. */
@@ -43,4 +44,22 @@ export function checkTimeRange(from: number | undefined, to: number | undefined)
   for (const [name, value] of [['from', from], ['to', to]] as const) {
     if (value !== undefined && !Number.isFinite(value)) throw new InvalidQueryError(`${name} must be a time in epoch milliseconds.`);
   }
+}
+
+/**
+ * Cuts the `limit + 1` rows a page query fetched into the page and, when a row was left over,
+ * the cursor after the page's last row.
+ */
+export function keysetPage<Row>(rows: Row[], limit: number, keyOf: (row: Row) => PageKey): { page: Row[]; nextCursor?: string } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { page, ...(rows.length > limit && last ? { nextCursor: encodeCursor(keyOf(last)) } : {}) };
+}
+
+/** The EXPLAIN QUERY PLAN details of a query, to check index use in tests. */
+export function explainQueryPlan(db: Database, sql: string, params: Record<string, unknown>): string[] {
+  return db
+    .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+    .all(params)
+    .map((row) => row.detail);
 }

@@ -1,6 +1,6 @@
 /** Reading traces back: the GUI's list (keyset pages), one trace with its events, export. */
 import type { Database, Statement } from 'better-sqlite3';
-import { checkTimeRange, decodeCursor, encodeCursor, pageSize } from '../storage/paging.js';
+import { checkTimeRange, decodeCursor, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
 import type { TraceDetail, TraceError, TraceEvent, TraceExport, TraceStatus, TraceSummary } from '../../shared/traces.js';
 
 export interface TraceQuery {
@@ -75,22 +75,14 @@ export class TraceReader {
       statement = this.#db.prepare(sql);
       this.#listStatements.set(sql, statement);
     }
-    const rows = statement.all(params);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      traces: page.map(toSummary),
-      ...(rows.length > limit && last ? { nextCursor: encodeCursor({ at: last.started_at, seq: last.seq }) } : {}),
-    };
+    const { page, nextCursor } = keysetPage(statement.all(params), limit, (row) => ({ at: row.started_at, seq: row.seq }));
+    return { traces: page.map(toSummary), ...(nextCursor ? { nextCursor } : {}) };
   }
 
   /** The query plan of a list page (EXPLAIN QUERY PLAN details), to check index use. */
   explainList(query: TraceQuery): string[] {
     const { sql, params } = this.#listSql(query);
-    return this.#db
-      .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
-      .all(params)
-      .map((row) => row.detail);
+    return explainQueryPlan(this.#db, sql, params);
   }
 
   getTrace(traceId: string): TraceDetail | undefined {
