@@ -1,2 +1,139 @@
-// `npm start`: until the Electron shell lands, say so plainly instead of failing obscurely.
-console.log('MiniHarness Desktop: the app shell is not built yet (the MCP core is). Run `npm test` to exercise the core.');
+// `npm start`: builds the app when out/ is missing or older than its sources, then runs the
+// Electron app — or, where Electron cannot run (no binary, no display, or it fails at startup),
+// the browser-mode host, after one line saying why. Arguments after `npm start --` go to either.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { constants } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  BUILD_INPUTS,
+  BUILD_OUTPUTS,
+  browserModeLine,
+  decideLaunch,
+  electronEnv,
+  isBuildStale,
+  shouldFallBack,
+} from './startDecision.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// `node scripts/start.mjs -- --port 1` passes a literal '--' (npm start strips its own).
+const args = process.argv[2] === '--' ? process.argv.slice(3) : process.argv.slice(2);
+const WEB_CLI = 'electron/web/cli.ts';
+
+build();
+const decision = decideLaunch({
+  root,
+  platform: process.platform,
+  env: process.env,
+  exists: existsSync,
+  readText: (path) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined),
+});
+if (decision.mode === 'electron') runElectron(decision.electronPath);
+else runBrowserMode(decision.reason);
+
+function build() {
+  const outputMtimes = BUILD_OUTPUTS.map((file) => mtimeOf(join(root, file)));
+  const newestInputMtime = Math.max(0, ...BUILD_INPUTS.map((input) => newestMtime(join(root, input))));
+  if (!isBuildStale({ outputMtimes, newestInputMtime })) return;
+  console.log('MiniHarness: building the app (electron-vite build)…');
+  const result = spawnSync(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) {
+    console.error('MiniHarness: the build failed (see above).');
+    process.exit(result.status ?? 1);
+  }
+}
+
+function runElectron(electronPath) {
+  const startedAt = Date.now();
+  let interrupted = false;
+  const child = spawn(electronPath, ['.', ...args], { cwd: root, env: electronEnv(process.env), stdio: 'inherit' });
+  const forget = forwardSignals(child, () => {
+    interrupted = true;
+  });
+  // A failed spawn may report both 'error' and 'exit'; act on the first only.
+  let settled = false;
+  child.on('error', (error) => {
+    if (settled) return;
+    settled = true;
+    forget();
+    runBrowserMode(`Electron could not be started (${error.message})`);
+  });
+  child.on('exit', (code, signal) => {
+    if (settled) return;
+    settled = true;
+    forget();
+    if (shouldFallBack({ code, signal, elapsedMs: Date.now() - startedAt, interrupted })) {
+      runBrowserMode(`Electron exited at startup (${signal ? `signal ${signal}` : `exit code ${code}`})`);
+      return;
+    }
+    exitLike(code, signal);
+  });
+}
+
+function runBrowserMode(reason) {
+  console.log(browserModeLine(reason));
+  if (!existsSync(join(root, WEB_CLI))) {
+    console.error(`MiniHarness: browser mode is not available in this checkout (${WEB_CLI} is missing).`);
+    process.exit(1);
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', WEB_CLI, ...args], { cwd: root, env: process.env, stdio: 'inherit' });
+  const forget = forwardSignals(child, () => undefined);
+  child.on('error', (error) => {
+    console.error(`MiniHarness: could not start browser mode (${error.message}).`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => {
+    forget();
+    exitLike(code, signal);
+  });
+}
+
+/**
+ * Passes termination signals to the child and waits for it to finish cleaning up. Ctrl+C in a
+ * terminal already reaches the child (same process group), so SIGINT is forwarded only when
+ * there is no terminal.
+ */
+function forwardSignals(child, onSignal) {
+  const handlers = ['SIGINT', 'SIGTERM', 'SIGHUP'].map((signal) => {
+    const handler = () => {
+      onSignal();
+      if (signal !== 'SIGINT' || !process.stdin.isTTY) child.kill(signal);
+    };
+    process.on(signal, handler);
+    return [signal, handler];
+  });
+  return () => handlers.forEach(([signal, handler]) => process.off(signal, handler));
+}
+
+function exitLike(code, signal) {
+  process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
+}
+
+function mtimeOf(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The newest modification time of a file, or of any file under a folder. */
+function newestMtime(path) {
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    return 0;
+  }
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  let newest = stats.mtimeMs;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    newest = Math.max(newest, newestMtime(join(path, entry.name)));
+  }
+  return newest;
+}

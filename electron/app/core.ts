@@ -93,7 +93,7 @@ export function historyRecordView(record: CheckpointRecord): HistoryRecordView {
 
 export function createAppCore(options: AppCoreOptions): AppCore {
   mkdirSync(options.dataDir, { recursive: true });
-  const warnings: string[] = [];
+  const warnings: string[] = [...(options.warnings ?? [])];
   const listeners = new Set<(event: EventName, payload: unknown) => void>();
 
   const db: Database = openDatabase(join(options.dataDir, 'miniharness.db'));

@@ -36,6 +36,8 @@ export interface AppCoreOptions {
   secrets: DescribedSecretStore;
   config: ConfigStore;
   version: string;
+  /** Problems the host met before the core started (a corrupt store moved aside, …), for the GUI. */
+  warnings?: string[];
 }
 
 export interface AppCore {

@@ -73,7 +73,7 @@ describe('MCPClient over Streamable HTTP (real loopback server with a bearer che
     await c.initialize();
     const started = performance.now();
     await expect(c.callTool('slow', { ms: 10_000 }, { timeoutMs: 250 })).rejects.toBeInstanceOf(MCPRequestTimeout);
-    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(performance.now() - started).toBeLessThan(4_000);
     await c.close();
     await c.close();
   });

@@ -13,7 +13,12 @@ import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 
-const DEADLINE = 1_500;
+/**
+ * Generous, so a loaded machine never turns "exited" or "garbage" into a timeout; each error
+ * must still come well before it. The server that never answers has a short deadline of its own.
+ */
+const DEADLINE = 8_000;
+const SILENT_DEADLINE = 1_500;
 
 describe('faults give a clear error within the deadline and leave other servers alone', () => {
   let scratch: ReturnType<typeof scratchDir>;
@@ -29,7 +34,8 @@ describe('faults give a clear error within the deadline and leave other servers 
   });
 
   function fixture(id: string, env: Record<string, string> = {}) {
-    return stdioFixtureConfig(id, { FIXTURE_EVENTS: join(scratch.dir, `${id}.jsonl`), ...env }, { timeoutMs: DEADLINE });
+    const timeoutMs = env.FIXTURE_MODE === 'silent' ? SILENT_DEADLINE : DEADLINE;
+    return stdioFixtureConfig(id, { FIXTURE_EVENTS: join(scratch.dir, `${id}.jsonl`), ...env }, { timeoutMs });
   }
 
   async function initializeError(config: ReturnType<typeof fixture>): Promise<{ error: unknown; ms: number }> {
@@ -69,8 +75,8 @@ describe('faults give a clear error within the deadline and leave other servers 
     const { error, ms } = await initializeError(fixture('silent', { FIXTURE_MODE: 'silent' }));
     expect(error).toBeInstanceOf(MCPRequestTimeout);
     expect((error as MCPRequestTimeout).operation).toBe('initialize');
-    expect(ms).toBeGreaterThanOrEqual(DEADLINE - 20);
-    expect(ms).toBeLessThan(DEADLINE + 1_000);
+    expect(ms).toBeGreaterThanOrEqual(SILENT_DEADLINE - 20);
+    expect(ms).toBeLessThan(SILENT_DEADLINE + 1_500);
   });
 
   it('in one registry: each broken server gets its error status, the healthy one works, then a crash mid-call', async () => {
@@ -84,7 +90,7 @@ describe('faults give a clear error within the deadline and leave other servers 
     registry.subscribe((e) => events.push(e));
 
     const result = await registry.discover();
-    expect(result.durationMs).toBeLessThan(DEADLINE + 1_500);
+    expect(result.durationMs).toBeLessThan(DEADLINE);
     const state = (id: string) => result.servers[id]?.status;
     expect(state('healthy')).toEqual({ state: 'ready' });
     expect(state('crashy')).toEqual({ state: 'ready' });
@@ -105,7 +111,7 @@ describe('faults give a clear error within the deadline and leave other servers 
     const error = await registry.callTool('c_crash', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPServerExitedError);
     expect((error as MCPServerExitedError).exit.signal).toBe('SIGKILL');
-    expect(performance.now() - started).toBeLessThan(DEADLINE);
+    expect(performance.now() - started).toBeLessThan(DEADLINE / 2);
     await waitFor(() => registry.status('crashy')?.state === 'error');
     expect(registry.status('crashy')).toMatchObject({ code: 'server_exited' });
     expect(registry.tools().map((t) => t.name)).toEqual(['echo']);

@@ -1,0 +1,60 @@
+/**
+ * Builds the object the preload exposes as `window.miniharness` (PreloadApi) from two narrow
+ * transport functions, so the shape — and the promise that neither `ipcRenderer` nor the IPC
+ * event object ever reaches the page — is tested in plain Node. The preload passes functions
+ * bound to `ipcRenderer`; nothing else of it is reachable from the returned object.
+ */
+import type { DispatchResult } from '../../shared/bridge.js';
+import type { ChannelName, EventName } from '../../shared/contract.js';
+import type { PreloadApi } from '../../shared/preloadApi.js';
+import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../../shared/preloadApi.js';
+import { CHANNEL_NAME_LIST, EVENT_NAME_LIST } from './names.js';
+
+/** An IPC listener as ipcRenderer calls it: the event object first, then the arguments. */
+export type RawIpcListener = (event: unknown, ...args: unknown[]) => void;
+
+export interface PreloadTransport {
+  invoke(ipcChannel: string, ...args: unknown[]): Promise<unknown>;
+  on(ipcChannel: string, listener: RawIpcListener): void;
+  removeListener(ipcChannel: string, listener: RawIpcListener): void;
+}
+
+/** What a call resolves to when IPC itself failed (no handler yet, window closing). */
+const IPC_FAILED: DispatchResult = {
+  ok: false,
+  error: { code: 'ipc_failed', message: 'The main process did not answer the call. Restart the app if this persists.' },
+};
+
+export function buildPreloadApi(transport: PreloadTransport): PreloadApi {
+  const calls = {} as Record<ChannelName, (payload: unknown) => Promise<DispatchResult>>;
+  for (const name of CHANNEL_NAME_LIST) {
+    calls[name] = async (payload: unknown) => {
+      try {
+        return (await transport.invoke(IPC_INVOKE_CHANNEL, name, payload)) as DispatchResult;
+      } catch {
+        // Electron's rejection text names internals; the renderer gets the contract's shape.
+        return IPC_FAILED;
+      }
+    };
+  }
+
+  const events = {} as Record<EventName, (listener: (payload: unknown) => void) => () => void>;
+  for (const name of EVENT_NAME_LIST) {
+    events[name] = (listener: (payload: unknown) => void) => {
+      if (typeof listener !== 'function') throw new TypeError(`events['${name}'] needs a listener function.`);
+      // The page gets the payload only: the IpcRendererEvent would hand it `sender` (ipcRenderer).
+      const raw: RawIpcListener = (_event, eventName, payload) => {
+        if (eventName === name) listener(payload);
+      };
+      transport.on(IPC_EVENT_CHANNEL, raw);
+      let subscribed = true;
+      return () => {
+        if (!subscribed) return;
+        subscribed = false;
+        transport.removeListener(IPC_EVENT_CHANNEL, raw);
+      };
+    };
+  }
+
+  return Object.freeze({ calls: Object.freeze(calls), events: Object.freeze(events) });
+}

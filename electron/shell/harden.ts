@@ -1,0 +1,57 @@
+/**
+ * The guards every webContents and the session get, in one place (as Signal Desktop's
+ * handleCommonWindowEvents). Electron appears here only as types, so the guards are tested in
+ * plain Node with event-emitter doubles; main.ts passes the real objects.
+ */
+import type { Session, WebContents } from 'electron';
+import type { AppLocation } from './appLocation.js';
+import { cspFor, cspHeaders } from './csp.js';
+import { isAllowedNavigation, isSafeExternalUrl } from './navigation.js';
+
+export interface HardenOptions {
+  location: AppLocation;
+  /** shell.openExternal; called only with URLs isSafeExternalUrl accepted. */
+  openExternal(url: string): Promise<void>;
+  log?: (message: string) => void;
+}
+
+type NavigationEvent = { preventDefault(): void; url: string };
+
+export function hardenWebContents(contents: WebContents, options: HardenOptions): void {
+  const { location, log } = options;
+  const block = (kind: string, event: NavigationEvent) => {
+    if (isAllowedNavigation(event.url, location)) return;
+    event.preventDefault();
+    log?.(`Blocked a ${kind} to a page outside the app.`);
+  };
+  contents.on('will-navigate', (event) => block('navigation', event));
+  contents.on('will-redirect', (event) => block('redirect', event));
+  // Subframes: the CSP already forbids frames; this is the second lock.
+  contents.on('will-frame-navigate', (event) => {
+    if (!event.isMainFrame) block('frame navigation', event);
+  });
+  contents.on('will-attach-webview', (event) => {
+    event.preventDefault();
+    log?.('Blocked a <webview>.');
+  });
+  // No new windows, ever. A link meant for the user's browser goes there if it is plain http(s).
+  contents.setWindowOpenHandler(({ url }) => {
+    if (isSafeExternalUrl(url)) {
+      options.openExternal(url).catch(() => log?.('Could not open a link in the browser.'));
+    } else {
+      log?.('Blocked a new window (not an http(s) link).');
+    }
+    return { action: 'deny' };
+  });
+}
+
+export function hardenSession(session: Session, location: AppLocation): void {
+  // The app needs no camera, microphone, notifications, geolocation, clipboard reading, USB, …
+  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  session.setPermissionCheckHandler(() => false);
+  session.setDevicePermissionHandler(() => false);
+  const policy = cspFor(location);
+  session.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: cspHeaders(details.responseHeaders, policy) });
+  });
+}

@@ -1,0 +1,20 @@
+// Types for startDecision.mjs (so the tests typecheck against it).
+export declare const BUILD_OUTPUTS: readonly string[];
+export declare const BUILD_INPUTS: readonly string[];
+export declare const STARTUP_WINDOW_MS: number;
+
+type Env = Record<string, string | undefined>;
+interface Probe {
+  root: string;
+  env: Env;
+  exists: (path: string) => boolean;
+  readText: (path: string) => string | undefined;
+}
+
+export declare function isBuildStale(input: { outputMtimes: Array<number | undefined>; newestInputMtime: number }): boolean;
+export declare function findElectronBinary(input: Probe): { path: string } | { reason: string };
+export declare function hasDisplay(platform: string, env: Env): boolean;
+export declare function decideLaunch(input: Probe & { platform: string }): { mode: 'electron'; electronPath: string } | { mode: 'browser'; reason: string };
+export declare function shouldFallBack(exit: { code: number | null; signal: string | null; elapsedMs: number; interrupted: boolean }): boolean;
+export declare function browserModeLine(reason: string): string;
+export declare function electronEnv(env: Env): Env;

@@ -1,0 +1,260 @@
+/**
+ * The glue in electron/main.ts, run in plain Node against a double of the `electron` module
+ * (vi.mock: the real package is never loaded) and a double of the app core: single-instance
+ * lock, sandbox, window options, guards on every webContents, session hardening, the IPC handler's
+ * sender check, event forwarding, and closing the core once on quit.
+ */
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { AppCoreOptions } from '../../electron/app/types.js';
+import { CONTENT_SECURITY_POLICY } from '../../electron/shell/csp.js';
+import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../../shared/preloadApi.js';
+
+type Handler = (...args: unknown[]) => unknown;
+
+const fake = vi.hoisted(() => ({
+  userData: '',
+  app: undefined as unknown as EventEmitter & Record<string, unknown>,
+  windows: [] as Array<Record<string, unknown>>,
+  ipcHandlers: new Map<string, (...args: unknown[]) => unknown>(),
+  session: {} as Record<string, (...args: unknown[]) => unknown>,
+  openExternal: [] as string[],
+  quitCalls: 0,
+  exitCodes: [] as number[],
+  sandboxEnabled: false,
+  core: {
+    options: undefined as unknown,
+    listener: undefined as undefined | ((event: string, payload: unknown) => void),
+    dispatched: [] as Array<[unknown, unknown]>,
+    started: 0,
+    closed: 0,
+  },
+}));
+
+vi.mock('electron', async () => {
+  const { EventEmitter } = await import('node:events');
+  const { pathToFileURL } = await import('node:url');
+  const { SafeStorageDouble } = await import('./safeStorageDouble.js');
+
+  const app = Object.assign(new EventEmitter(), {
+    isPackaged: false,
+    enableSandbox: () => void (fake.sandboxEnabled = true),
+    requestSingleInstanceLock: () => true,
+    whenReady: () => Promise.resolve(),
+    paths: new Map<string, string>([['appData', '/nonexistent/appData']]),
+    getPath: (name: string) => app.paths.get(name) ?? `/nonexistent/${name}`,
+    setPath: (name: string, path: string) => void app.paths.set(name, path),
+    // As `electron . --user-data-dir=<tmp>` (the e2e smoke test) would pass it.
+    commandLine: { getSwitchValue: (name: string) => (name === 'user-data-dir' ? fake.userData : '') },
+    getVersion: () => '9.9.9',
+    // Electron: before-quit listeners may prevent the quit; otherwise the app quits.
+    quit: () => {
+      fake.quitCalls++;
+      let prevented = false;
+      app.emit('before-quit', { preventDefault: () => void (prevented = true) });
+      if (!prevented) app.emit('quit-done');
+    },
+    exit: (code: number) => void fake.exitCodes.push(code),
+  });
+  fake.app = app as never;
+
+  let nextId = 1;
+  class FakeWebContents extends EventEmitter {
+    id = nextId++;
+    url = '';
+    sent: unknown[][] = [];
+    openHandler?: Handler;
+    // WebFrameMain of the top frame: its URL is whatever the window loaded.
+    mainFrame = ((contents: FakeWebContents) => ({
+      frameTreeNodeId: 1,
+      parent: null,
+      detached: false,
+      origin: 'file://',
+      get url() {
+        return contents.url;
+      },
+    }))(this);
+    getURL() { return this.url; }
+    send(...args: unknown[]) { this.sent.push(args); }
+    setWindowOpenHandler(handler: Handler) { this.openHandler = handler; }
+  }
+  class BrowserWindow extends EventEmitter {
+    webContents = new FakeWebContents();
+    focused = 0;
+    constructor(readonly options: unknown) {
+      super();
+      fake.windows.push(this as never);
+      app.emit('web-contents-created', {}, this.webContents);
+    }
+    loadFile(file: string) { this.webContents.url = pathToFileURL(file).href; return Promise.resolve(); }
+    loadURL(url: string) { this.webContents.url = url; return Promise.resolve(); }
+    isDestroyed() { return false; }
+    isMinimized() { return false; }
+    restore() {}
+    show() {}
+    focus() { this.focused++; }
+  }
+  const ipcMain = {
+    handle: (channel: string, handler: Handler) => void fake.ipcHandlers.set(channel, handler),
+    removeAllListeners: () => undefined,
+  };
+  const session = {
+    defaultSession: {
+      setPermissionRequestHandler: (h: Handler) => void (fake.session['request'] = h),
+      setPermissionCheckHandler: (h: Handler) => void (fake.session['check'] = h),
+      setDevicePermissionHandler: (h: Handler) => void (fake.session['device'] = h),
+      webRequest: { onHeadersReceived: (h: Handler) => void (fake.session['headers'] = h) },
+    },
+  };
+  const shell = { openExternal: async (url: string) => void fake.openExternal.push(url) };
+  const dialog = { showErrorBox: () => undefined };
+  const safeStorage = new SafeStorageDouble({ backend: 'basic_text' });
+  return { app, BrowserWindow, ipcMain, session, shell, dialog, safeStorage, default: {} };
+});
+
+// electron-store imports the real `electron`; conf is the same store without it.
+vi.mock('electron-store', async () => {
+  const { default: Conf } = await import('conf');
+  class ElectronStore extends Conf<Record<string, unknown>> {
+    constructor(options: { cwd: string; name: string; configFileMode?: number }) {
+      super({ cwd: options.cwd, configName: options.name, configFileMode: options.configFileMode ?? 0o666 });
+    }
+  }
+  return { default: ElectronStore };
+});
+
+vi.mock('../../electron/app/core.js', () => ({
+  createAppCore: (options: unknown) => {
+    fake.core.options = options;
+    return {
+      dispatch: async (channel: unknown, payload: unknown) => {
+        fake.core.dispatched.push([channel, payload]);
+        return { ok: true, result: { channel } };
+      },
+      onEvent: (listener: (event: string, payload: unknown) => void) => {
+        fake.core.listener = listener;
+        return () => undefined;
+      },
+      start: async () => void fake.core.started++,
+      close: async () => {
+        await new Promise((r) => setTimeout(r, 10));
+        fake.core.closed++;
+      },
+    };
+  },
+}));
+
+let window: Record<string, unknown> & { webContents: EventEmitter & Record<string, unknown> & { url: string; sent: unknown[][]; openHandler?: Handler; id: number } };
+const savedRendererUrl = process.env['ELECTRON_RENDERER_URL'];
+
+const logged: string[] = [];
+
+beforeAll(async () => {
+  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
+  fake.userData = mkdtempSync(join(tmpdir(), 'mh-main-'));
+  delete process.env['ELECTRON_RENDERER_URL'];
+  await import('../../electron/main.js');
+  await vi.waitFor(() => expect(fake.windows).toHaveLength(1));
+  window = fake.windows[0] as typeof window;
+});
+
+afterAll(() => {
+  vi.restoreAllMocks();
+  if (savedRendererUrl !== undefined) process.env['ELECTRON_RENDERER_URL'] = savedRendererUrl;
+  rmSync(fake.userData, { recursive: true, force: true });
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+});
+
+function invoke(event: unknown, channel: unknown, payload: unknown) {
+  const handler = fake.ipcHandlers.get(IPC_INVOKE_CHANNEL);
+  if (!handler) throw new Error('no IPC handler');
+  return handler(event, channel, payload) as Promise<unknown>;
+}
+
+function eventFrom(frame: Record<string, unknown> | null, sender = window.webContents) {
+  return { senderFrame: frame, sender };
+}
+
+describe('electron/main.ts (against an electron double)', () => {
+  it('enables the sandbox for every renderer and creates one hardened window on the built page', () => {
+    expect(fake.sandboxEnabled).toBe(true);
+    const options = window['options'] as { webPreferences: Record<string, unknown> };
+    expect(options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true });
+    expect(String(options.webPreferences['preload'])).toMatch(/[/\\]preload[/\\]preload\.cjs$/);
+    expect(window.webContents.url).toMatch(/^file:\/\/.*\/renderer\/index\.html$/);
+    // The web-contents-created guard ran for the window's webContents.
+    expect(window.webContents.listenerCount('will-navigate')).toBe(1);
+    expect(window.webContents.listenerCount('will-attach-webview')).toBe(1);
+    expect(window.webContents.openHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
+    expect(fake.openExternal).toEqual(['https://example.com/']);
+  });
+
+  it('uses --user-data-dir, else <appData>/MiniHarness Desktop, as the data folder', () => {
+    expect((fake.app['getPath'] as (n: string) => string)('userData')).toBe(fake.userData);
+  });
+
+  it('hands the core the user data folder, the safeStorage store and the electron-store config', () => {
+    const options = fake.core.options as AppCoreOptions;
+    expect(options.mode).toBe('electron');
+    expect(options.dataDir).toBe(fake.userData);
+    expect(options.version).toBe('9.9.9');
+    expect(options.secrets.describe()).toMatchObject({ kind: 'safeStorage', secure: false });
+    expect(options.config.path).toBe(join(fake.userData, 'config.json'));
+    expect(fake.core.started).toBe(1);
+  });
+
+  it('denies permissions and sets the CSP on the session', () => {
+    const callback = vi.fn();
+    fake.session['request']?.({}, 'media', callback, {});
+    expect(callback).toHaveBeenCalledWith(false);
+    expect(fake.session['check']?.(null, 'notifications', 'file://', {})).toBe(false);
+    const headers = vi.fn();
+    fake.session['headers']?.({ responseHeaders: {} }, headers);
+    expect(headers).toHaveBeenCalledWith({ responseHeaders: { 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
+  });
+
+  it('dispatches IPC from the main frame of the window and refuses everything else', async () => {
+    const mainFrame = window.webContents['mainFrame'] as Record<string, unknown>;
+    await expect(invoke(eventFrom(mainFrame), 'app.info', {})).resolves.toEqual({ ok: true, result: { channel: 'app.info' } });
+    expect(fake.core.dispatched).toEqual([['app.info', {}]]);
+
+    const subframe = { frameTreeNodeId: 2, parent: mainFrame, detached: false, url: window.webContents.url, origin: 'file://' };
+    const otherContents = Object.assign(new EventEmitter(), { id: 999, mainFrame });
+    for (const event of [
+      eventFrom(null),
+      eventFrom(subframe),
+      eventFrom({ ...mainFrame, url: 'https://evil.example/', origin: 'https://evil.example' }),
+      eventFrom({ ...mainFrame, url: pathToFileURL('/tmp/evil.html').href }),
+      eventFrom(mainFrame, otherContents as never),
+    ]) {
+      await expect(invoke(event, 'servers.remove', { id: 'x' })).resolves.toMatchObject({ ok: false, error: { code: 'forbidden_sender' } });
+    }
+    expect(fake.core.dispatched).toHaveLength(1);
+    expect(logged.filter((line) => line.includes('IPC call refused'))).toHaveLength(5);
+  });
+
+  it('forwards core events to the window as (name, payload) on the event channel', () => {
+    fake.core.listener?.('servers.changed', { servers: [] });
+    expect(window.webContents.sent).toEqual([[IPC_EVENT_CHANNEL, 'servers.changed', { servers: [] }]]);
+  });
+
+  it('focuses the window when a second instance starts', () => {
+    fake.app.emit('second-instance');
+    expect(window['focused']).toBe(1);
+  });
+
+  it('closes the core once on quit, then quits for real', async () => {
+    const done = new Promise((resolve) => fake.app.once('quit-done', resolve));
+    (fake.app['quit'] as () => void)();
+    (fake.app['quit'] as () => void)();
+    await done;
+    expect(fake.core.closed).toBe(1);
+    expect(fake.quitCalls).toBe(3);
+    expect(fake.exitCodes).toEqual([]);
+  });
+});

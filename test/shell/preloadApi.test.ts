@@ -1,0 +1,90 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
+import { CHANNEL_NAMES, EVENT_NAMES, channels, events } from '../../shared/contract.js';
+import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../../shared/preloadApi.js';
+import type { PreloadTransport, RawIpcListener } from '../../electron/shell/exposedApi.js';
+import { buildPreloadApi } from '../../electron/shell/exposedApi.js';
+import { CHANNEL_NAME_LIST, EVENT_NAME_LIST } from '../../electron/shell/names.js';
+
+describe('preload name lists', () => {
+  it('equal the contract channels and events, in order, without duplicates', () => {
+    expect([...CHANNEL_NAME_LIST]).toEqual(Object.keys(channels));
+    expect([...CHANNEL_NAME_LIST]).toEqual(CHANNEL_NAMES);
+    expect([...EVENT_NAME_LIST]).toEqual(Object.keys(events));
+    expect([...EVENT_NAME_LIST]).toEqual(EVENT_NAMES);
+    expect(new Set(CHANNEL_NAME_LIST).size).toBe(CHANNEL_NAME_LIST.length);
+    expect(new Set(EVENT_NAME_LIST).size).toBe(EVENT_NAME_LIST.length);
+  });
+});
+
+/** A double of ipcRenderer: an emitter whose listeners get (event, ...args), like Electron's. */
+function fakeIpc(answer: (channel: string, ...args: unknown[]) => Promise<unknown> = async () => ({ ok: true, result: null })) {
+  const emitter = new EventEmitter();
+  const ipcEvent = { sender: { secret: 'the ipcRenderer itself' }, senderId: 0 };
+  const transport: PreloadTransport & { emit(name: string, payload: unknown): void; count(): number } = {
+    invoke: vi.fn(answer),
+    on: (channel: string, listener: RawIpcListener) => void emitter.on(channel, listener),
+    removeListener: (channel: string, listener: RawIpcListener) => void emitter.removeListener(channel, listener),
+    emit: (name, payload) => void emitter.emit(IPC_EVENT_CHANNEL, ipcEvent, name, payload),
+    count: () => emitter.listenerCount(IPC_EVENT_CHANNEL),
+  };
+  return transport;
+}
+
+describe('buildPreloadApi', () => {
+  it('has exactly one function per channel and one subscription per event, and nothing else', () => {
+    const api = buildPreloadApi(fakeIpc());
+    expect(Object.keys(api).sort()).toEqual(['calls', 'events']);
+    expect(Object.keys(api.calls).sort()).toEqual([...CHANNEL_NAMES].sort());
+    expect(Object.keys(api.events).sort()).toEqual([...EVENT_NAMES].sort());
+    for (const fn of [...Object.values(api.calls), ...Object.values(api.events)]) expect(typeof fn).toBe('function');
+    expect(JSON.stringify(api)).not.toMatch(/ipcRenderer|invoke|send/);
+    expect(Object.isFrozen(api) && Object.isFrozen(api.calls) && Object.isFrozen(api.events)).toBe(true);
+  });
+
+  it('calls invoke the single IPC channel with the channel name and payload', async () => {
+    const ipc = fakeIpc(async () => ({ ok: true, result: [1] }));
+    const api = buildPreloadApi(ipc);
+    await expect(api.calls['servers.get']({ id: 'a' })).resolves.toEqual({ ok: true, result: [1] });
+    expect(ipc.invoke).toHaveBeenCalledWith(IPC_INVOKE_CHANNEL, 'servers.get', { id: 'a' });
+  });
+
+  it('turns an IPC failure into the contract error shape without Electron internals', async () => {
+    const api = buildPreloadApi(fakeIpc(async () => Promise.reject(new Error("Error invoking remote method 'miniharness:invoke': No handler registered"))));
+    const result = await api.calls['app.info']({});
+    expect(result).toMatchObject({ ok: false, error: { code: 'ipc_failed' } });
+    expect(JSON.stringify(result)).not.toContain('remote method');
+  });
+
+  it('delivers only the payload of the named event, never the IPC event object', () => {
+    const ipc = fakeIpc();
+    const api = buildPreloadApi(ipc);
+    const listener = vi.fn();
+    api.events['server.status'](listener);
+    ipc.emit('tools.changed', { tools: [] });
+    ipc.emit('server.status', { serverId: 'a' });
+    expect(listener).toHaveBeenCalledTimes(1);
+    expect(listener.mock.calls[0]).toEqual([{ serverId: 'a' }]);
+  });
+
+  it('unsubscribes (once, idempotently)', () => {
+    const ipc = fakeIpc();
+    const api = buildPreloadApi(ipc);
+    const listener = vi.fn();
+    const off = api.events['servers.changed'](listener);
+    const otherOff = api.events['servers.changed'](vi.fn());
+    expect(ipc.count()).toBe(2);
+    off();
+    off();
+    expect(ipc.count()).toBe(1);
+    ipc.emit('servers.changed', { servers: [] });
+    expect(listener).not.toHaveBeenCalled();
+    otherOff();
+    expect(ipc.count()).toBe(0);
+  });
+
+  it('rejects a listener that is not a function', () => {
+    const api = buildPreloadApi(fakeIpc());
+    expect(() => api.events['server.log']('nope' as unknown as () => void)).toThrow(TypeError);
+  });
+});
