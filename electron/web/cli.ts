@@ -5,12 +5,14 @@
  *   --port <n>        port to listen on (default: any free port)
  *   --data-dir <dir>  data folder (default: the OS per-user app data folder)
  *   MINIHARNESS_TOKEN fixes the token (default: a random one per start)
+ *   MINIHARNESS_SECRET_STORE=file skips the OS keyring (tests: never touch the real one)
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createAppCore } from '../app/core.js';
+import { FileSecretStore } from '../secrets/fileSecretStore.js';
 import { openBrowserSecretStore } from '../secrets/keyringSecretStore.js';
 import { newToken } from './access.js';
 import { openConfConfigStore } from './confConfigStore.js';
@@ -35,7 +37,11 @@ const token = process.env.MINIHARNESS_TOKEN ?? newToken();
 if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) fail('MINIHARNESS_TOKEN must be 16–256 characters of letters, digits, . _ ~ or -.');
 
 const version = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
-const core = createAppCore({ mode: 'browser', dataDir, secrets: openBrowserSecretStore(dataDir), config: openConfConfigStore(dataDir), version });
+const secrets =
+  process.env.MINIHARNESS_SECRET_STORE === 'file'
+    ? new FileSecretStore(join(dataDir, 'secrets.json'), 'The OS keyring is turned off (MINIHARNESS_SECRET_STORE=file)')
+    : openBrowserSecretStore(dataDir);
+const core = createAppCore({ mode: 'browser', dataDir, secrets, config: openConfConfigStore(dataDir), version });
 await core.start();
 const host = await startWebHost({ core, staticDir: join(projectRoot, 'out', 'renderer'), token, port });
 process.stdout.write(`MiniHarness: http://127.0.0.1:${host.port}/#token=${token}\n`);

@@ -1,0 +1,185 @@
+/**
+ * The browser-mode transport: the contract over one WebSocket to the loopback host.
+ *
+ * Each (re)connection first asks `/session` whether the token is still valid — a WebSocket
+ * upgrade that fails tells the page nothing about why, a 401 does. Calls are matched to results
+ * by numeric id; a dropped link fails the calls in flight (their outcome is unknown, so they are
+ * not replayed) and reconnects with exponential backoff.
+ */
+import type { DispatchResult } from '../../../shared/bridge.js';
+import { BRIDGE_PATH, BRIDGE_PROTOCOL, HostFrameSchema } from '../../../shared/bridge.js';
+import type { ChannelName, EventName } from '../../../shared/contract.js';
+import { isEventName } from '../../../shared/contract.js';
+import { observable } from './observable.js';
+import { checkSession, forgetSessionToken } from './session.js';
+import type { ConnectionState, Transport } from './transport.js';
+import { LOCAL_ERROR } from './transport.js';
+
+export interface WebSocketTransportOptions {
+  /** First retry delay; doubles per failed attempt up to `maxDelayMs`. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** How long a call made while disconnected waits for the link before it fails. */
+  offlineCallWaitMs?: number;
+}
+
+function bridgeUrl(token: string): string {
+  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${window.location.host}${BRIDGE_PATH}?token=${encodeURIComponent(token)}`;
+}
+
+function failure(code: string, message: string): DispatchResult {
+  return { ok: false, error: { code, message } };
+}
+
+export function createWebSocketTransport(token: string | undefined, options: WebSocketTransportOptions = {}): Transport {
+  const baseDelayMs = options.baseDelayMs ?? 500;
+  const maxDelayMs = options.maxDelayMs ?? 10_000;
+  const offlineCallWaitMs = options.offlineCallWaitMs ?? 15_000;
+
+  const connection = observable<ConnectionState>(token ? { status: 'connecting' } : { status: 'unauthorized', reason: 'missing_token' });
+  const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
+  const pending = new Map<number, (result: DispatchResult) => void>();
+  let socket: WebSocket | undefined;
+  let nextId = 1;
+  let attempt = 0;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let connecting = false;
+
+  function failPending(code: string, message: string): void {
+    const waiting = [...pending.values()];
+    pending.clear();
+    for (const resolve of waiting) resolve(failure(code, message));
+  }
+
+  function scheduleRetry(reason: string): void {
+    attempt += 1;
+    const exp = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+    // Jitter so several tabs do not hammer a restarting host in lockstep.
+    const delay = Math.round(exp * (0.8 + Math.random() * 0.4));
+    connection.set({ status: 'reconnecting', attempt, retryAt: Date.now() + delay, reason });
+    retryTimer = setTimeout(() => void connect(), delay);
+  }
+
+  function handleFrame(data: unknown): void {
+    if (typeof data !== 'string') return;
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      console.warn('[bridge] ignored a frame that is not JSON');
+      return;
+    }
+    const frame = HostFrameSchema.safeParse(json);
+    if (!frame.success) {
+      console.warn('[bridge] ignored a frame that does not match the protocol');
+      return;
+    }
+    const value = frame.data;
+    if (value.t === 'result') {
+      const resolve = pending.get(value.id);
+      if (!resolve) return;
+      pending.delete(value.id);
+      resolve(value.ok ? { ok: true, result: value.result } : { ok: false, error: value.error });
+      return;
+    }
+    if (!isEventName(value.event)) return;
+    for (const listener of [...(listeners.get(value.event) ?? [])]) listener(value.payload);
+  }
+
+  async function connect(): Promise<void> {
+    if (!token || connecting || socket) return;
+    connecting = true;
+    clearTimeout(retryTimer);
+    connection.set({ status: 'connecting' });
+    const session = await checkSession(token);
+    connecting = false;
+    if (session === 'unauthorized') {
+      forgetSessionToken();
+      failPending('unauthorized', 'The host refused this session.');
+      connection.set({ status: 'unauthorized', reason: 'rejected' });
+      return;
+    }
+    if (session === 'unreachable') {
+      scheduleRetry('The MiniHarness host does not answer.');
+      return;
+    }
+
+    const ws = new WebSocket(bridgeUrl(token), BRIDGE_PROTOCOL);
+    socket = ws;
+    let opened = false;
+    ws.onopen = () => {
+      if (ws.protocol !== BRIDGE_PROTOCOL) {
+        ws.close(1002, 'unsupported protocol');
+        return;
+      }
+      opened = true;
+      attempt = 0;
+      connection.set({ status: 'open' });
+    };
+    ws.onmessage = (message) => handleFrame(message.data);
+    ws.onclose = () => {
+      if (socket === ws) socket = undefined;
+      failPending(LOCAL_ERROR.disconnected, 'The connection to the host was lost before the answer arrived; check the result and try again.');
+      scheduleRetry(opened ? 'The connection to the host was lost.' : 'The host refused the connection.');
+    };
+  }
+
+  /** Resolves true once the link is open, false when it is refused or the wait runs out. */
+  function waitForOpen(): Promise<boolean> {
+    const now = connection.get();
+    if (now.status === 'open') return Promise.resolve(true);
+    if (now.status === 'unauthorized') return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        unsubscribe();
+        resolve(false);
+      }, offlineCallWaitMs);
+      const unsubscribe = connection.subscribe((state) => {
+        if (state.status !== 'open' && state.status !== 'unauthorized') return;
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(state.status === 'open');
+      });
+    });
+  }
+
+  async function call(channel: ChannelName, payload: unknown): Promise<DispatchResult> {
+    if (!(await waitForOpen()) || !socket || socket.readyState !== WebSocket.OPEN) {
+      return connection.get().status === 'unauthorized'
+        ? failure('unauthorized', 'This session is not authorized.')
+        : failure(LOCAL_ERROR.disconnected, 'Not connected to the MiniHarness host.');
+    }
+    const id = nextId++;
+    const ws = socket;
+    return new Promise<DispatchResult>((resolve) => {
+      pending.set(id, resolve);
+      try {
+        ws.send(JSON.stringify({ t: 'call', id, channel, payload }));
+      } catch (error) {
+        pending.delete(id);
+        resolve(failure(LOCAL_ERROR.transport, error instanceof Error ? error.message : String(error)));
+      }
+    });
+  }
+
+  function retryNow(): void {
+    if (connection.get().status === 'reconnecting') void connect();
+  }
+
+  // The network coming back is a good moment not to wait out the backoff.
+  window.addEventListener('online', retryNow);
+  void connect();
+
+  return {
+    connection,
+    call,
+    retryNow,
+    subscribe(event, listener) {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener);
+      return () => void set.delete(listener);
+    },
+  };
+}

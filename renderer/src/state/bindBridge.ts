@@ -1,0 +1,44 @@
+/**
+ * Feeds main's events and the connection state into the store. On every (re)connection the
+ * store reloads what it shows, because events sent while the link was down are gone; when the
+ * session is refused, everything main said is forgotten.
+ */
+import type { BridgeClient, ConnectionState } from '../bridge/index.js';
+import type { AppStoreApi } from './store.js';
+
+export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void {
+  const state = () => store.getState();
+
+  function refreshAll(): void {
+    void state().loadInfo();
+    void state().loadServers();
+    const selected = state().selectedServerId;
+    if (selected) void state().loadDetail(selected);
+    for (const id of Object.keys(state().logs)) void state().loadLog(id);
+  }
+
+  function onConnection(connection: ConnectionState): void {
+    state().setConnection(connection);
+    if (connection.status === 'open') refreshAll();
+    if (connection.status === 'unauthorized') {
+      state().clearServers();
+      store.setState({ info: undefined }, false, 'app/unauthorized');
+    }
+  }
+
+  const unsubscribers = [
+    client.on('servers.changed', ({ servers }) => state().applyServerList(servers)),
+    client.on('server.status', (event) => state().applyStatus(event)),
+    client.on('server.log', (event) => state().appendLog(event)),
+    client.on('tools.changed', () => {
+      const selected = state().selectedServerId;
+      if (selected && state().details[selected]) void state().loadDetail(selected);
+    }),
+    client.connection.subscribe(onConnection),
+  ];
+  onConnection(client.connection.get());
+
+  return () => {
+    for (const unsubscribe of unsubscribers) unsubscribe();
+  };
+}

@@ -1,0 +1,25 @@
+/** Small, reusable selectors (each returns a stored value, never a fresh object). */
+import type { ServerView } from '../../../shared/contract.js';
+import { serverIdOf } from '../lib/serverView.js';
+import type { AppStore } from './types.js';
+
+export const selectServers = (s: AppStore): ServerView[] => s.servers;
+
+export const selectServerById =
+  (id: string | undefined) =>
+  (s: AppStore): ServerView | undefined =>
+    id === undefined ? undefined : s.servers.find((v) => serverIdOf(v) === id);
+
+export const selectSelectedServer = (s: AppStore): ServerView | undefined => selectServerById(s.selectedServerId)(s);
+
+export const selectBusy =
+  (id: string) =>
+  (s: AppStore): string | undefined =>
+    s.busy[id];
+
+export const selectDetail = (id: string) => (s: AppStore) => s.details[id];
+export const selectLog = (id: string) => (s: AppStore) => s.logs[id];
+
+/** The secret backend's warning, when secrets are not encrypted by the OS. */
+export const selectSecretWarning = (s: AppStore): string | undefined =>
+  s.info && !s.info.secretBackend.secure ? (s.info.secretBackend.warning ?? 'Secrets are stored without OS encryption.') : undefined;

@@ -1,0 +1,34 @@
+/** Where the person is: the sidebar view, the selected server and its tab, the open editor. */
+import type { SliceCreator } from '../types.js';
+
+export const VIEWS = ['servers', 'tools', 'approvals', 'traces', 'history', 'settings'] as const;
+export type ViewName = (typeof VIEWS)[number];
+
+export type ServerTab = 'overview' | 'tools' | 'log';
+
+/** The server editor: adding a new one, or editing (optionally focused on replacing a secret). */
+export type EditorState = { mode: 'create' } | { mode: 'edit'; serverId: string; focusSlot?: string };
+
+export interface NavigationSlice {
+  view: ViewName;
+  selectedServerId: string | undefined;
+  serverTab: ServerTab;
+  editor: EditorState | undefined;
+  navigate(view: ViewName): void;
+  selectServer(id: string | undefined): void;
+  setServerTab(tab: ServerTab): void;
+  openEditor(editor: EditorState): void;
+  closeEditor(): void;
+}
+
+export const createNavigationSlice: SliceCreator<NavigationSlice> = (set) => ({
+  view: 'servers',
+  selectedServerId: undefined,
+  serverTab: 'overview',
+  editor: undefined,
+  navigate: (view) => set({ view }, false, 'nav/view'),
+  selectServer: (selectedServerId) => set({ selectedServerId, view: 'servers' }, false, 'nav/selectServer'),
+  setServerTab: (serverTab) => set({ serverTab }, false, 'nav/serverTab'),
+  openEditor: (editor) => set({ editor }, false, 'nav/openEditor'),
+  closeEditor: () => set({ editor: undefined }, false, 'nav/closeEditor'),
+});

@@ -1,0 +1,238 @@
+/**
+ * Servers: the list with live statuses (kept current by 'servers.changed' and 'server.status'),
+ * the detail of servers the person opened, their logs (loaded on demand, then appended from
+ * 'server.log'), and which action is running on which server.
+ */
+import type { EventOf, LogLineView, RequestOf, ServerDetail, ServerView } from '../../../../shared/contract.js';
+import { messageOf } from '../../bridge/index.js';
+import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
+import type { ClientSliceCreator } from '../types.js';
+
+export type ServerAction = 'connect' | 'disconnect' | 'enable' | 'disable' | 'remove';
+
+export interface DetailEntry {
+  data: ServerDetail | undefined;
+  loading: boolean;
+  error: string | undefined;
+}
+
+export interface LogEntry {
+  lines: LogLineView[];
+  loading: boolean;
+  error: string | undefined;
+}
+
+export interface ServersSlice {
+  servers: ServerView[];
+  serversLoad: 'idle' | 'loading' | 'ready' | 'error';
+  serversError: string | undefined;
+  details: Record<string, DetailEntry>;
+  logs: Record<string, LogEntry>;
+  busy: Record<string, ServerAction>;
+  discovering: boolean;
+
+  loadServers(): Promise<void>;
+  applyServerList(servers: ServerView[]): void;
+  applyStatus(event: EventOf<'server.status'>): void;
+  appendLog(event: EventOf<'server.log'>): void;
+  loadDetail(id: string): Promise<void>;
+  loadLog(id: string): Promise<void>;
+  /** Throws the BridgeError (with fieldErrors) so the form can show it. */
+  saveServer(request: RequestOf<'servers.save'>): Promise<ServerView>;
+  removeServer(id: string): Promise<boolean>;
+  setServerEnabled(id: string, enabled: boolean): Promise<void>;
+  connectServer(id: string): Promise<void>;
+  disconnectServer(id: string): Promise<void>;
+  discoverAll(): Promise<void>;
+  /** Forgets everything main said (used when the session is no longer authorized). */
+  clearServers(): void;
+}
+
+/** Kept per server in the renderer; main keeps its own bounded buffer. */
+const LOG_LIMIT = 1_000;
+
+function replaceServer(list: ServerView[], view: ServerView): ServerView[] {
+  const id = serverIdOf(view);
+  const index = list.findIndex((s) => serverIdOf(s) === id);
+  if (index < 0) return [...list, view];
+  const next = list.slice();
+  next[index] = view;
+  return next;
+}
+
+export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => (set, get) => {
+  /** Runs one server action with its busy flag; errors become a notice. */
+  async function runAction(id: string, action: ServerAction, run: () => Promise<void>, quietWhenStatusShowsIt = false): Promise<boolean> {
+    set({ busy: { ...get().busy, [id]: action } }, false, `servers/${action}`);
+    try {
+      await run();
+      return true;
+    } catch (error) {
+      const view = get().servers.find((s) => serverIdOf(s) === id);
+      // A failed connect already shows as the server's error status; a notice would repeat it.
+      if (!(quietWhenStatusShowsIt && view?.status.state === 'error')) {
+        get().notify('error', `${view ? serverNameOf(view) : id}: ${messageOf(error)}`);
+      }
+      return false;
+    } finally {
+      const { [id]: _done, ...rest } = get().busy;
+      set({ busy: rest }, false, `servers/${action}Done`);
+    }
+  }
+
+  function refreshDetailIfOpen(id: string): void {
+    if (get().details[id]) void get().loadDetail(id);
+  }
+
+  return {
+    servers: [],
+    serversLoad: 'idle',
+    serversError: undefined,
+    details: {},
+    logs: {},
+    busy: {},
+    discovering: false,
+
+    async loadServers() {
+      if (get().serversLoad !== 'ready') set({ serversLoad: 'loading' }, false, 'servers/load');
+      try {
+        const servers = await client.call('servers.list', {});
+        get().applyServerList(servers);
+      } catch (error) {
+        set({ serversLoad: 'error', serversError: messageOf(error) }, false, 'servers/loadError');
+      }
+    },
+
+    applyServerList(servers) {
+      const ids = new Set(servers.map(serverIdOf));
+      const selected = get().selectedServerId;
+      set(
+        {
+          servers,
+          serversLoad: 'ready',
+          serversError: undefined,
+          // A removed server takes its selection along.
+          ...(selected && !ids.has(selected) ? { selectedServerId: undefined } : {}),
+        },
+        false,
+        'servers/list',
+      );
+    },
+
+    applyStatus({ serverId, status }) {
+      const list = get().servers;
+      const index = list.findIndex((s) => serverIdOf(s) === serverId);
+      if (index < 0) return;
+      const current = list[index]!;
+      if (current.status.state === status.state && JSON.stringify(current.status) === JSON.stringify(status)) return;
+      const next = list.slice();
+      next[index] = { ...current, status };
+      set({ servers: next }, false, 'servers/status');
+      // What was negotiated and which tools exist change with the status.
+      if (status.state !== 'connecting') refreshDetailIfOpen(serverId);
+    },
+
+    appendLog({ serverId, line }) {
+      const entry = get().logs[serverId];
+      if (!entry || entry.loading) return; // loaded in full when the log is opened
+      const lines = [...entry.lines, line].slice(-LOG_LIMIT);
+      set({ logs: { ...get().logs, [serverId]: { ...entry, lines } } }, false, 'servers/log');
+    },
+
+    async loadDetail(id) {
+      const previous = get().details[id];
+      set({ details: { ...get().details, [id]: { data: previous?.data, loading: true, error: undefined } } }, false, 'servers/detail');
+      try {
+        const data = await client.call('servers.get', { id });
+        set({ details: { ...get().details, [id]: { data, loading: false, error: undefined } } }, false, 'servers/detailLoaded');
+      } catch (error) {
+        set({ details: { ...get().details, [id]: { data: previous?.data, loading: false, error: messageOf(error) } } }, false, 'servers/detailError');
+      }
+    },
+
+    async loadLog(id) {
+      const previous = get().logs[id];
+      set({ logs: { ...get().logs, [id]: { lines: previous?.lines ?? [], loading: true, error: undefined } } }, false, 'servers/logLoad');
+      try {
+        const lines = await client.call('servers.log', { id });
+        set({ logs: { ...get().logs, [id]: { lines: lines.slice(-LOG_LIMIT), loading: false, error: undefined } } }, false, 'servers/logLoaded');
+      } catch (error) {
+        set({ logs: { ...get().logs, [id]: { lines: previous?.lines ?? [], loading: false, error: messageOf(error) } } }, false, 'servers/logError');
+      }
+    },
+
+    async saveServer(request) {
+      const view = await client.call('servers.save', request);
+      set({ servers: replaceServer(get().servers, view) }, false, 'servers/saved');
+      refreshDetailIfOpen(serverIdOf(view));
+      return view;
+    },
+
+    async removeServer(id) {
+      return runAction(id, 'remove', async () => {
+        await client.call('servers.remove', { id });
+        const { [id]: _detail, ...details } = get().details;
+        const { [id]: _log, ...logs } = get().logs;
+        set(
+          {
+            servers: get().servers.filter((s) => serverIdOf(s) !== id),
+            details,
+            logs,
+            ...(get().selectedServerId === id ? { selectedServerId: undefined } : {}),
+          },
+          false,
+          'servers/removed',
+        );
+      });
+    },
+
+    async setServerEnabled(id, enabled) {
+      await runAction(id, enabled ? 'enable' : 'disable', async () => {
+        const view = await client.call('servers.setEnabled', { id, enabled });
+        set({ servers: replaceServer(get().servers, view) }, false, 'servers/enabled');
+      });
+    },
+
+    async connectServer(id) {
+      await runAction(
+        id,
+        'connect',
+        async () => {
+          try {
+            const view = await client.call('servers.connect', { id });
+            set({ servers: replaceServer(get().servers, view) }, false, 'servers/connected');
+          } finally {
+            refreshDetailIfOpen(id);
+          }
+        },
+        true,
+      );
+    },
+
+    async disconnectServer(id) {
+      await runAction(id, 'disconnect', async () => {
+        const view = await client.call('servers.disconnect', { id });
+        set({ servers: replaceServer(get().servers, view) }, false, 'servers/disconnected');
+        refreshDetailIfOpen(id);
+      });
+    },
+
+    async discoverAll() {
+      set({ discovering: true }, false, 'servers/discover');
+      try {
+        const servers = await client.call('servers.discover', { refresh: true });
+        get().applyServerList(servers);
+        const selected = get().selectedServerId;
+        if (selected) refreshDetailIfOpen(selected);
+      } catch (error) {
+        get().notify('error', `Discovery failed: ${messageOf(error)}`);
+      } finally {
+        set({ discovering: false }, false, 'servers/discoverDone');
+      }
+    },
+
+    clearServers() {
+      set({ servers: [], serversLoad: 'idle', serversError: undefined, details: {}, logs: {}, busy: {}, selectedServerId: undefined }, false, 'servers/clear');
+    },
+  };
+};

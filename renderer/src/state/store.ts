@@ -1,0 +1,23 @@
+/** The one store: slices combined, middleware (devtools in development) applied once, here. */
+import { devtools } from 'zustand/middleware';
+import { createStore } from 'zustand/vanilla';
+import type { BridgeClient } from '../bridge/index.js';
+import { createAppSlice } from './slices/appSlice.js';
+import { createNavigationSlice } from './slices/navigationSlice.js';
+import { createServersSlice } from './slices/serversSlice.js';
+import type { AppStore } from './types.js';
+
+export function createAppStore(client: BridgeClient) {
+  return createStore<AppStore>()(
+    devtools(
+      (...a) => ({
+        ...createAppSlice(client)(...a),
+        ...createServersSlice(client)(...a),
+        ...createNavigationSlice(...a),
+      }),
+      { name: 'MiniHarness', enabled: import.meta.env.DEV },
+    ),
+  );
+}
+
+export type AppStoreApi = ReturnType<typeof createAppStore>;

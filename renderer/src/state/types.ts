@@ -1,0 +1,21 @@
+/**
+ * The store's shape: one zustand store combined from typed slices (the zustand "slices" pattern).
+ * Each slice is a StateCreator over the whole store, so actions can read other slices; middleware
+ * is applied once, on the combined store (see store.ts). Later slices (tools, approvals,
+ * permissions, traces, history) are added to `AppStore` and to `createAppStore`.
+ */
+import type { StateCreator } from 'zustand';
+import type { BridgeClient } from '../bridge/index.js';
+import type { AppSlice } from './slices/appSlice.js';
+import type { NavigationSlice } from './slices/navigationSlice.js';
+import type { ServersSlice } from './slices/serversSlice.js';
+
+export type AppStore = AppSlice & ServersSlice & NavigationSlice;
+
+/** The middleware stack of the combined store, which every slice sees in its `set`. */
+export type StoreMiddlewares = [['zustand/devtools', never]];
+
+export type SliceCreator<Slice> = StateCreator<AppStore, StoreMiddlewares, [], Slice>;
+
+/** Slices that talk to main get the bridge client injected (no module-level singleton). */
+export type ClientSliceCreator<Slice> = (client: BridgeClient) => SliceCreator<Slice>;

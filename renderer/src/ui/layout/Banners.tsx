@@ -1,0 +1,76 @@
+/**
+ * Messages above every view: the link to main is down, secrets are not encrypted by the OS
+ * (stays until the backend is secure), and one-time warnings from main (dismissible).
+ */
+import { selectSecretWarning } from '../../state/selectors.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { Icon } from '../components/Icon.js';
+import { useCountdown } from './useCountdown.js';
+
+function ConnectionBanner() {
+  const connection = useAppStore((s) => s.connection);
+  const retry = useAppStore((s) => s.retryConnection);
+  const seconds = useCountdown(connection.status === 'reconnecting' ? connection.retryAt : undefined);
+  if (connection.status === 'open' || connection.status === 'unauthorized') return null;
+  return (
+    <div className="banner banner-error" role="alert">
+      <Icon name="warning" size={18} />
+      <p className="banner-text">
+        <strong>Connection to MiniHarness lost.</strong>{' '}
+        {connection.status === 'reconnecting' ? `${connection.reason} Retrying in ${seconds} s.` : 'Reconnecting…'} What you see may be out of date.
+      </p>
+      {connection.status === 'reconnecting' && (
+        <button type="button" className="btn btn-small" onClick={retry}>
+          Retry now
+        </button>
+      )}
+    </div>
+  );
+}
+
+function SecretBanner() {
+  const warning = useAppStore(selectSecretWarning);
+  const navigate = useAppStore((s) => s.navigate);
+  if (!warning) return null;
+  return (
+    <div className="banner banner-warning" role="alert" aria-label="Secret storage warning">
+      <Icon name="lock" size={18} />
+      <p className="banner-text">
+        <strong>Secrets are not encrypted.</strong> {warning}
+      </p>
+      <button type="button" className="btn btn-small btn-ghost" onClick={() => navigate('settings')}>
+        Details
+      </button>
+    </div>
+  );
+}
+
+function AppWarnings() {
+  const warnings = useAppStore((s) => s.info?.warnings);
+  const dismissed = useAppStore((s) => s.dismissedWarnings);
+  const dismiss = useAppStore((s) => s.dismissWarning);
+  const visible = (warnings ?? []).filter((w) => !dismissed.includes(w));
+  return (
+    <>
+      {visible.map((warning) => (
+        <div key={warning} className="banner banner-info" role="status">
+          <Icon name="info" size={18} />
+          <p className="banner-text">{warning}</p>
+          <button type="button" className="btn btn-icon btn-ghost" onClick={() => dismiss(warning)} aria-label="Dismiss warning">
+            <Icon name="close" size={14} />
+          </button>
+        </div>
+      ))}
+    </>
+  );
+}
+
+export function Banners() {
+  return (
+    <div className="banners">
+      <ConnectionBanner />
+      <SecretBanner />
+      <AppWarnings />
+    </div>
+  );
+}

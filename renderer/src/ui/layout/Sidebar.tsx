@@ -1,0 +1,57 @@
+/** The app's navigation: one button per view, the current one marked with aria-current. */
+import type { ViewName } from '../../state/slices/navigationSlice.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import type { IconName } from '../components/Icon.js';
+import { Icon } from '../components/Icon.js';
+import { ConnectionIndicator } from './ConnectionIndicator.js';
+
+const MAIN_ITEMS: { view: ViewName; label: string; icon: IconName }[] = [
+  { view: 'servers', label: 'Servers', icon: 'servers' },
+  { view: 'tools', label: 'Tools', icon: 'tools' },
+  { view: 'approvals', label: 'Approvals', icon: 'approvals' },
+  { view: 'traces', label: 'Traces', icon: 'traces' },
+  { view: 'history', label: 'History', icon: 'history' },
+];
+
+function NavButton({ view, label, icon }: { view: ViewName; label: string; icon: IconName }) {
+  const current = useAppStore((s) => s.view === view);
+  const navigate = useAppStore((s) => s.navigate);
+  const errorCount = useAppStore((s) => (view === 'servers' ? s.servers.filter((v) => v.status.state === 'error').length : 0));
+  return (
+    <li>
+      <button type="button" className="nav-item" aria-current={current ? 'page' : undefined} onClick={() => navigate(view)}>
+        <Icon name={icon} size={18} />
+        <span className="nav-label">{label}</span>
+        {errorCount > 0 && (
+          <span className="nav-count nav-count-error" aria-label={`${errorCount} with errors`}>
+            {errorCount}
+          </span>
+        )}
+      </button>
+    </li>
+  );
+}
+
+export function Sidebar() {
+  return (
+    <aside className="sidebar">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true">
+          <Icon name="logo" size={18} />
+        </span>
+        <span className="brand-name">MiniHarness</span>
+      </div>
+      <nav className="nav" aria-label="Main">
+        <ul className="nav-list">
+          {MAIN_ITEMS.map((item) => (
+            <NavButton key={item.view} {...item} />
+          ))}
+        </ul>
+        <ul className="nav-list nav-list-bottom">
+          <NavButton view="settings" label="Settings" icon="settings" />
+        </ul>
+      </nav>
+      <ConnectionIndicator />
+    </aside>
+  );
+}

@@ -1,0 +1,72 @@
+/** What can be done to one server; the action in progress shows a spinner and locks the others. */
+import { useState } from 'react';
+import type { ServerView } from '../../../../shared/contract.js';
+import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
+import { selectBusy } from '../../state/selectors.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { Icon } from '../components/Icon.js';
+import { Spinner } from '../components/Spinner.js';
+
+export function ServerActions({ view }: { view: ServerView }) {
+  const id = serverIdOf(view);
+  const busy = useAppStore(selectBusy(id));
+  const connect = useAppStore((s) => s.connectServer);
+  const disconnect = useAppStore((s) => s.disconnectServer);
+  const setEnabled = useAppStore((s) => s.setServerEnabled);
+  const remove = useAppStore((s) => s.removeServer);
+  const openEditor = useAppStore((s) => s.openEditor);
+  const notify = useAppStore((s) => s.notify);
+  const [confirmRemove, setConfirmRemove] = useState(false);
+
+  const state = view.status.state;
+  const disabled = state === 'disabled';
+  const live = state === 'ready' || state === 'connecting';
+  const mark = (action: string) => (busy === action ? <Spinner label="Working" /> : null);
+
+  return (
+    <div className="detail-actions" role="group" aria-label="Server actions">
+      {!disabled && (
+        <button type="button" className="btn btn-primary" onClick={() => void connect(id)} disabled={!!busy || state === 'connecting'}>
+          {mark('connect') ?? <Icon name="plug" />}
+          {state === 'ready' || state === 'error' ? 'Reconnect' : 'Connect'}
+        </button>
+      )}
+      {live && (
+        <button type="button" className="btn" onClick={() => void disconnect(id)} disabled={!!busy}>
+          {mark('disconnect') ?? <Icon name="unplug" />}
+          Disconnect
+        </button>
+      )}
+      <button type="button" className="btn" onClick={() => void setEnabled(id, disabled)} disabled={!!busy}>
+        {mark(disabled ? 'enable' : 'disable') ?? <Icon name="power" />}
+        {disabled ? 'Enable' : 'Disable'}
+      </button>
+      <button type="button" className="btn" onClick={() => openEditor({ mode: 'edit', serverId: id })} disabled={!!busy}>
+        <Icon name="edit" />
+        Edit
+      </button>
+      <button type="button" className="btn btn-danger-ghost" onClick={() => setConfirmRemove(true)} disabled={!!busy}>
+        <Icon name="trash" />
+        Remove
+      </button>
+      {confirmRemove && (
+        <ConfirmDialog
+          title={`Remove “${serverNameOf(view)}”?`}
+          confirmLabel="Remove server"
+          danger
+          busy={busy === 'remove'}
+          onCancel={() => setConfirmRemove(false)}
+          onConfirm={() => {
+            void remove(id).then((removed) => {
+              setConfirmRemove(false);
+              if (removed) notify('success', `Removed ${serverNameOf(view)}.`);
+            });
+          }}
+        >
+          It is disconnected, its configuration and its stored secrets are deleted, and its tools are no longer offered. This cannot be undone.
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,107 @@
+/** One server: its header, status explanation, actions, and tabs for overview, tools and log. */
+import { useEffect } from 'react';
+import type { ServerView } from '../../../../shared/contract.js';
+import { endpointOf, serverIdOf, serverNameOf, transportLabel } from '../../lib/serverView.js';
+import { errorLabel } from '../../lib/status.js';
+import { selectDetail } from '../../state/selectors.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { Callout } from '../components/Callout.js';
+import { Icon } from '../components/Icon.js';
+import { StatusBadge } from '../components/StatusBadge.js';
+import { Tabs } from '../components/Tabs.js';
+import { ServerActions } from './ServerActions.js';
+import { ServerLog } from './ServerLog.js';
+import { ServerOverview } from './ServerOverview.js';
+import { ServerTools } from './ServerTools.js';
+
+function StatusCallout({ view }: { view: ServerView }) {
+  const id = serverIdOf(view);
+  const openEditor = useAppStore((s) => s.openEditor);
+  const setTab = useAppStore((s) => s.setServerTab);
+  const status = view.status;
+  if (status.state !== 'error') return null;
+  const canReplaceToken = status.code === 'auth' && view.config.transport !== 'stdio';
+  return (
+    <Callout
+      tone="error"
+      title={errorLabel(status.code)}
+      actions={
+        <>
+          {canReplaceToken && (
+            <button type="button" className="btn btn-small" onClick={() => openEditor({ mode: 'edit', serverId: id, focusSlot: 'auth.token' })}>
+              <Icon name="lock" size={14} />
+              Replace token
+            </button>
+          )}
+          <button type="button" className="btn btn-small btn-ghost" onClick={() => setTab('log')}>
+            Open log
+          </button>
+        </>
+      }
+    >
+      {status.reason}
+    </Callout>
+  );
+}
+
+export function ServerDetail({ view }: { view: ServerView }) {
+  const id = serverIdOf(view);
+  const tab = useAppStore((s) => s.serverTab);
+  const setTab = useAppStore((s) => s.setServerTab);
+  const select = useAppStore((s) => s.selectServer);
+  const loadDetail = useAppStore((s) => s.loadDetail);
+  const detail = useAppStore(selectDetail(id));
+
+  useEffect(() => {
+    void loadDetail(id);
+  }, [id, loadDetail]);
+
+  const toolCount = detail?.data?.tools.length ?? view.toolCount;
+
+  return (
+    <section className="detail" aria-label={`Server ${serverNameOf(view)}`}>
+      <button type="button" className="btn btn-ghost btn-small back-button" onClick={() => select(undefined)}>
+        <Icon name="back" size={14} />
+        All servers
+      </button>
+      <header className="detail-header">
+        <div className="detail-title-row">
+          <h2 className="detail-title">{serverNameOf(view)}</h2>
+          <StatusBadge status={view.status} />
+        </div>
+        <p className="detail-meta">
+          <code>{id}</code>
+          <span aria-hidden="true">·</span>
+          <span>{transportLabel(view.config.transport)}</span>
+          <span aria-hidden="true">·</span>
+          <code className="detail-endpoint" title={endpointOf(view)}>
+            {endpointOf(view)}
+          </code>
+        </p>
+        <ServerActions view={view} />
+      </header>
+      <StatusCallout view={view} />
+      <Tabs
+        label="Server sections"
+        active={tab}
+        onChange={setTab}
+        tabs={[
+          { key: 'overview', label: 'Overview' },
+          {
+            key: 'tools',
+            label: (
+              <>
+                Tools <span className="tab-count">{toolCount}</span>
+              </>
+            ),
+          },
+          { key: 'log', label: 'Log' },
+        ]}
+      >
+        {tab === 'overview' && <ServerOverview view={view} detail={detail} />}
+        {tab === 'tools' && <ServerTools view={view} detail={detail} />}
+        {tab === 'log' && <ServerLog serverId={id} />}
+      </Tabs>
+    </section>
+  );
+}

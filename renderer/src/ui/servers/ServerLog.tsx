@@ -1,0 +1,105 @@
+/**
+ * A server's log: its stderr and the client's own notes (connects, retries, errors), loaded once
+ * and then followed live. It sticks to the newest line unless the person scrolled up to read.
+ */
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { LogLineView } from '../../../../shared/contract.js';
+import { formatTime } from '../../lib/format.js';
+import { selectLog } from '../../state/selectors.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { Callout } from '../components/Callout.js';
+import { Icon } from '../components/Icon.js';
+import { Spinner } from '../components/Spinner.js';
+
+type StreamFilter = 'all' | LogLineView['stream'];
+const FILTERS: { key: StreamFilter; label: string }[] = [
+  { key: 'all', label: 'All' },
+  { key: 'stderr', label: 'Server stderr' },
+  { key: 'client', label: 'Client' },
+];
+
+/** Within this many pixels of the bottom counts as "following". */
+const STICK_THRESHOLD_PX = 24;
+const EMPTY: LogLineView[] = [];
+
+export function ServerLog({ serverId }: { serverId: string }) {
+  const entry = useAppStore(selectLog(serverId));
+  const loadLog = useAppStore((s) => s.loadLog);
+  const [filter, setFilter] = useState<StreamFilter>('all');
+  const [following, setFollowing] = useState(true);
+  const scroller = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    void loadLog(serverId);
+  }, [serverId, loadLog]);
+
+  const lines = entry?.lines ?? EMPTY;
+  const shown = filter === 'all' ? lines : lines.filter((l) => l.stream === filter);
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && following) el.scrollTop = el.scrollHeight;
+  }, [shown, following]);
+
+  function onScroll(): void {
+    const el = scroller.current;
+    if (!el) return;
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_THRESHOLD_PX;
+    if (atBottom !== following) setFollowing(atBottom);
+  }
+
+  return (
+    <div className="log">
+      <div className="log-toolbar">
+        <div className="segmented" role="group" aria-label="Show lines from">
+          {FILTERS.map((f) => (
+            <button key={f.key} type="button" className="segment" aria-pressed={filter === f.key} onClick={() => setFilter(f.key)}>
+              {f.label}
+            </button>
+          ))}
+        </div>
+        <span className="log-count muted">
+          {shown.length} {shown.length === 1 ? 'line' : 'lines'}
+        </span>
+        <button type="button" className="btn btn-small btn-ghost" onClick={() => void loadLog(serverId)} disabled={entry?.loading}>
+          <Icon name="refresh" size={14} />
+          Reload
+        </button>
+      </div>
+      {entry?.error && <Callout tone="error" title="Could not load the log">{entry.error}</Callout>}
+      <div className="log-scroller" ref={scroller} onScroll={onScroll} role="log" aria-live="off" aria-label="Server log" tabIndex={0}>
+        {!entry || (entry.loading && lines.length === 0) ? (
+          <div className="loading-block">
+            <Spinner label="Loading log" /> Loading log…
+          </div>
+        ) : shown.length === 0 ? (
+          <p className="log-empty">No log lines yet. The server’s stderr output and the client’s notes about connecting appear here.</p>
+        ) : (
+          <ol className="log-lines">
+            {shown.map((line, i) => (
+              <li key={`${line.at}-${i}`} className={`log-line log-${line.stream}`}>
+                <time className="log-time" dateTime={new Date(line.at).toISOString()}>
+                  {formatTime(line.at)}
+                </time>
+                <span className="log-stream">{line.stream === 'client' ? 'client' : 'stderr'}</span>
+                <span className="log-text">{line.text}</span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </div>
+      {!following && (
+        <button
+          type="button"
+          className="btn btn-small log-jump"
+          onClick={() => {
+            setFollowing(true);
+          }}
+        >
+          <Icon name="down" size={14} />
+          Jump to latest
+        </button>
+      )}
+    </div>
+  );
+}

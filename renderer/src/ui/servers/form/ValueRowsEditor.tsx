@@ -1,0 +1,130 @@
+/**
+ * Environment variables or headers: one row per name, each value plain or secret. A secret row's
+ * value is write-only (see SecretInput); its slot is `env.NAME` / `headers.NAME`.
+ */
+import { useId } from 'react';
+import type { SecretStates } from './buildRequest.js';
+import type { ErrorLookup } from './fieldErrors.js';
+import { FieldErrorText, errorId } from './Field.js';
+import type { ValueRow } from './formModel.js';
+import { emptyValueRow, rowErrorKey, slotOf } from './formModel.js';
+import { SecretInput } from './SecretInput.js';
+import { Icon } from '../../components/Icon.js';
+
+export function rowErrorPaths(kind: 'env' | 'headers', row: ValueRow): string[] {
+  return [`${kind}.${row.name.trim()}`, rowErrorKey(row)];
+}
+
+export function ValueRowsEditor({
+  kind,
+  rows,
+  states,
+  errors,
+  focusSlot,
+  onChange,
+}: {
+  kind: 'env' | 'headers';
+  rows: ValueRow[];
+  states: SecretStates;
+  errors: ErrorLookup;
+  focusSlot: string | undefined;
+  /** The new rows, and the error paths the edit touched. */
+  onChange: (rows: ValueRow[], touched: string[]) => void;
+}) {
+  const baseId = useId();
+  const noun = kind === 'env' ? 'Variable' : 'Header';
+  const update = (index: number, patch: Partial<ValueRow>) => {
+    const row = rows[index];
+    if (!row) return;
+    onChange(
+      rows.map((r, i) => (i === index ? { ...r, ...patch } : r)),
+      rowErrorPaths(kind, row),
+    );
+  };
+
+  return (
+    <div className="rows-editor">
+      {rows.length > 0 && (
+        <div className="rows-head" aria-hidden="true">
+          <span>Name</span>
+          <span>Value</span>
+          <span>Secret</span>
+          <span />
+        </div>
+      )}
+      <ul className="rows" aria-label={kind === 'env' ? 'Environment variables' : 'Headers'}>
+        {rows.map((row, index) => {
+          const n = index + 1;
+          const id = `${baseId}-${row.key}`;
+          const name = row.name.trim();
+          const rowErrors = [...errors.at(rowErrorKey(row)), ...(name ? errors.under(`${kind}.${name}`) : [])];
+          const invalid = rowErrors.length > 0;
+          const slot = slotOf(kind, name);
+          return (
+            <li key={row.key} className={`value-row ${invalid ? 'has-error' : ''}`}>
+              <input
+                className="input mono"
+                aria-label={`${noun} ${n} name`}
+                placeholder={kind === 'env' ? 'NAME' : 'X-Header-Name'}
+                value={row.name}
+                spellCheck={false}
+                autoComplete="off"
+                aria-invalid={invalid || undefined}
+                aria-describedby={invalid ? errorId(id) : undefined}
+                onChange={(e) => update(index, { name: e.target.value, replacing: false })}
+              />
+              {row.secret ? (
+                <SecretInput
+                  id={`${id}-value`}
+                  label={`${noun} ${n} value`}
+                  state={row}
+                  stored={name ? states[slot] : undefined}
+                  invalid={invalid}
+                  describedBy={invalid ? errorId(id) : undefined}
+                  autoFocus={focusSlot !== undefined && focusSlot === slot}
+                  onChange={(patch) => update(index, patch)}
+                />
+              ) : (
+                <input
+                  className="input mono"
+                  aria-label={`${noun} ${n} value`}
+                  placeholder="value"
+                  value={row.value}
+                  spellCheck={false}
+                  autoComplete="off"
+                  aria-invalid={invalid || undefined}
+                  aria-describedby={invalid ? errorId(id) : undefined}
+                  onChange={(e) => update(index, { value: e.target.value })}
+                />
+              )}
+              <label className="checkbox secret-toggle">
+                <input
+                  type="checkbox"
+                  checked={row.secret}
+                  onChange={(e) => update(index, { secret: e.target.checked, source: 'store', replacing: false, value: e.target.checked ? row.value : '' })}
+                />
+                <span className="visually-hidden">{`${noun} ${n} is secret`}</span>
+                <Icon name="lock" size={14} />
+              </label>
+              <button
+                type="button"
+                className="btn btn-icon btn-ghost"
+                aria-label={`Remove ${noun.toLowerCase()} ${n}`}
+                onClick={() => onChange(rows.filter((_, i) => i !== index), rowErrorPaths(kind, row))}
+              >
+                <Icon name="close" size={14} />
+              </button>
+              <div className="value-row-error">
+                <FieldErrorText id={id} errors={rowErrors} />
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      <button type="button" className="btn btn-small btn-ghost" onClick={() => onChange([...rows, emptyValueRow()], [])}>
+        <Icon name="plus" size={14} />
+        Add {kind === 'env' ? 'variable' : 'header'}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+/** What the app says about itself: mode, version, where secrets are kept and how safe that is. */
+import type { AppInfo } from '../../../../shared/contract.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { Callout } from '../components/Callout.js';
+import { ViewHeader } from '../layout/ViewHeader.js';
+
+const BACKEND_NAMES: Record<AppInfo['secretBackend']['kind'], string> = {
+  safeStorage: 'Electron safeStorage (OS-encrypted)',
+  keyring: 'OS keyring (Secret Service / Keychain / Credential Manager)',
+  file: 'Local file (permissions 0600, not encrypted)',
+};
+
+export function SettingsView() {
+  const info = useAppStore((s) => s.info);
+  if (!info) return null;
+  const backend = info.secretBackend;
+  return (
+    <section className="view" aria-labelledby="view-title">
+      <ViewHeader title="Settings" subtitle="About this installation" />
+      <div className="view-body view-body-narrow">
+        <section className="card" aria-labelledby="settings-app">
+          <h2 id="settings-app" className="card-title">
+            Application
+          </h2>
+          <dl className="props">
+            <dt>Version</dt>
+            <dd>
+              <code>{info.version}</code>
+            </dd>
+            <dt>Mode</dt>
+            <dd>{info.mode === 'browser' ? 'Browser (served by the local host on this machine)' : 'Desktop (Electron)'}</dd>
+          </dl>
+        </section>
+
+        <section className="card" aria-labelledby="settings-secrets">
+          <h2 id="settings-secrets" className="card-title">
+            Secret storage
+          </h2>
+          <dl className="props">
+            <dt>Backend</dt>
+            <dd>{BACKEND_NAMES[backend.kind]}</dd>
+            <dt>Encrypted by the OS</dt>
+            <dd>
+              <span className={backend.secure ? 'chip chip-positive' : 'chip chip-warning'}>{backend.secure ? 'Yes' : 'No'}</span>
+            </dd>
+          </dl>
+          {!backend.secure && (
+            <Callout tone="warning" title="Secrets are stored without OS encryption">
+              {backend.warning ?? 'Anyone who can read your user files can read stored tokens.'}
+            </Callout>
+          )}
+          <p className="card-note">
+            Tokens and secret values you enter are sent to the app once and never shown again; the app only tells you whether a value is set.
+          </p>
+        </section>
+
+        {info.warnings.length > 0 && (
+          <section className="card" aria-labelledby="settings-warnings">
+            <h2 id="settings-warnings" className="card-title">
+              Startup warnings
+            </h2>
+            <ul className="plain-list">
+              {info.warnings.map((w) => (
+                <li key={w}>{w}</li>
+              ))}
+            </ul>
+          </section>
+        )}
+      </div>
+    </section>
+  );
+}

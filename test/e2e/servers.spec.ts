@@ -1,0 +1,218 @@
+/**
+ * The Servers view end to end: the real browser-mode host (its own process and data folder per
+ * test), the built renderer in Chromium, and real MCP servers — the stdio fixture as a child of
+ * the host, the HTTP fixture in this process.
+ *
+ * Run: npx playwright test test/e2e/servers.spec.ts
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import type { Page, TestInfo } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { buildFixtureServers } from '../helpers/buildFixtures.js';
+import { BUILT_STDIO_FIXTURE } from '../helpers/fixtures.js';
+import type { HttpFixture } from '../fixtures/servers/http-server.js';
+import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import { fillHttp, fillStdio, openAddServer, serverDetail, serverDialog, serverRow } from './support/serverForm.js';
+import type { WebHostProcess } from './support/webHost.js';
+import { buildAppOnce, filesContaining, startWebHost } from './support/webHost.js';
+
+test.describe.configure({ timeout: 90_000 });
+
+let scratch: string;
+let host: WebHostProcess | undefined;
+let http: HttpFixture | undefined;
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  buildAppOnce();
+  await buildFixtureServers();
+});
+
+test.beforeEach(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-'));
+  host = await startWebHost({ dataDir: join(scratch, 'data') });
+});
+
+test.afterEach(async () => {
+  await host?.stop();
+  await http?.close();
+  host = undefined;
+  http = undefined;
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A screenshot kept in the test's output folder (test-results/…) and attached to the report. */
+async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const path = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path });
+  await testInfo.attach(name, { path, contentType: 'image/png' });
+}
+
+async function openApp(page: Page, running: WebHostProcess): Promise<void> {
+  await page.goto(running.url);
+  await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
+}
+
+/** The saved server list in the host's configuration file (what survives a restart). */
+function savedServers(dataDir: string): unknown[] {
+  const file = join(dataDir, 'config.json');
+  if (!existsSync(file)) return [];
+  const servers = (JSON.parse(readFileSync(file, 'utf8')) as { servers?: unknown[] }).servers;
+  return servers ?? [];
+}
+
+test('adds a stdio server through the form; it connects and shows what it negotiated', async ({ page }, testInfo) => {
+  await openApp(page, host!);
+  // The session token leaves the address bar as soon as the page has read it.
+  await expect(page).not.toHaveURL(/token=/);
+
+  const dialog = await openAddServer(page);
+  await fillStdio(dialog, { name: 'Fixture stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE] });
+  await expect(dialog.getByLabel('ID', { exact: true })).toHaveValue('fixture-stdio');
+  await snap(page, testInfo, 'stdio-form');
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+  await expect(dialog).toBeHidden();
+
+  await expect(serverRow(page, 'Fixture stdio')).toContainText('Ready', { timeout: 20_000 });
+  const detail = serverDetail(page, 'Fixture stdio');
+  await expect(detail.getByTestId('protocol-version')).toHaveText(LATEST_PROTOCOL_VERSION);
+  const capabilities = detail.getByRole('region', { name: 'Capabilities' });
+  await expect(capabilities).toContainText('tools');
+  await expect(capabilities).toContainText('listChanged');
+  await expect(detail).toContainText('fixture-stdio');
+  await snap(page, testInfo, 'stdio-negotiated');
+
+  // Its tools, and its log with the client's own lines.
+  await detail.getByRole('tab', { name: /Tools/ }).click();
+  await expect(detail.getByRole('listitem', { name: 'Tool echo' })).toBeVisible();
+  await detail.getByRole('tab', { name: 'Log' }).click();
+  await expect(detail.getByRole('log', { name: 'Server log' })).toContainText('ready');
+  await snap(page, testInfo, 'stdio-log');
+
+  // The arguments were saved as a list, never as one shell string.
+  expect(savedServers(host!.dataDir)).toEqual([expect.objectContaining({ id: 'fixture-stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE] })]);
+});
+
+test('an HTTP server with a wrong token shows an auth error until the token is replaced', async ({ page }, testInfo) => {
+  const goodToken = 'fixture-good-token-4a1c9e';
+  http = await startHttpFixture({ token: goodToken });
+  await openApp(page, host!);
+
+  const dialog = await openAddServer(page);
+  await fillHttp(dialog, { name: 'Remote fixture', url: http.url, token: 'not-the-right-token' });
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+  await expect(dialog).toBeHidden();
+
+  const row = serverRow(page, 'Remote fixture');
+  await expect(row).toContainText('Sign-in refused', { timeout: 20_000 });
+  const detail = serverDetail(page, 'Remote fixture');
+  await expect(detail.getByRole('alert')).toContainText('401');
+  await snap(page, testInfo, 'http-auth-error');
+
+  // Replace the token: the stored one is never shown, only that it is set.
+  await detail.getByRole('button', { name: 'Replace token' }).click();
+  const edit = serverDialog(page);
+  await expect(edit.getByRole('heading', { name: 'Edit Remote fixture' })).toBeVisible();
+  await expect(edit.getByLabel('Bearer token', { exact: true })).toHaveValue('');
+  await edit.getByLabel('Bearer token', { exact: true }).fill(goodToken);
+  await snap(page, testInfo, 'http-replace-token');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit).toBeHidden();
+
+  await expect(row).toContainText('Ready', { timeout: 20_000 });
+  await expect(detail.getByTestId('protocol-version')).toHaveText(LATEST_PROTOCOL_VERSION);
+  expect(http.authHeaders).toContain(`Bearer ${goodToken}`);
+  await expect(detail).toContainText('secret · set');
+  await snap(page, testInfo, 'http-ready');
+});
+
+test('invalid input is shown at its field and nothing is saved', async ({ page }, testInfo) => {
+  await openApp(page, host!);
+
+  // Checked in the page with the shared schema: nothing is sent.
+  let dialog = await openAddServer(page);
+  await dialog.getByRole('radio', { name: /Remote/ }).check();
+  await dialog.getByLabel('URL', { exact: true }).fill('ftp://example.com/mcp');
+  await dialog.getByRole('button', { name: 'Add header' }).click();
+  await dialog.getByLabel('Header 1 name', { exact: true }).fill('Authorization');
+  await dialog.getByLabel('Header 1 value', { exact: true }).fill('Bearer inline');
+  await dialog.getByLabel('URL', { exact: true }).press('Enter'); // Enter submits
+  await expect(dialog.getByLabel('Name', { exact: true })).toHaveAttribute('aria-invalid', 'true');
+  await expect(dialog.getByLabel('Name', { exact: true })).toHaveAccessibleDescription(/must not be empty/i);
+  await expect(dialog.getByLabel('URL', { exact: true })).toHaveAccessibleDescription(/must start with http:\/\/ or https:\/\//i);
+  await expect(dialog.getByLabel('Header 1 name', { exact: true })).toHaveAccessibleDescription(/set by the app/i);
+  await snap(page, testInfo, 'invalid-client');
+  await page.keyboard.press('Escape'); // Esc closes the dialog
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole('heading', { name: 'No servers yet' })).toBeVisible();
+  expect(savedServers(host!.dataDir)).toEqual([]);
+
+  // Checked by main: an id that exists already comes back as a field error at the ID.
+  dialog = await openAddServer(page);
+  await fillStdio(dialog, { name: 'Dup', command: process.execPath, args: [BUILT_STDIO_FIXTURE], enabled: false });
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(serverRow(page, 'Dup')).toContainText('Disabled');
+
+  dialog = await openAddServer(page);
+  await fillStdio(dialog, { name: 'Dup', command: 'other-command', args: [], enabled: false });
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+  await expect(dialog.getByLabel('ID', { exact: true })).toHaveAccessibleDescription(/already exists/i);
+  await expect(dialog.getByRole('alert').first()).toContainText(/nothing was saved/i);
+  await snap(page, testInfo, 'invalid-server');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  expect(savedServers(host!.dataDir)).toEqual([expect.objectContaining({ id: 'dup', command: process.execPath })]);
+  await expect(page.getByRole('navigation', { name: 'Server list' }).getByRole('button')).toHaveCount(1);
+});
+
+test('servers survive a host restart, and the token is kept only in the secret store', async ({ page }, testInfo) => {
+  const token = 'fixture-restart-token-7f3b2d';
+  http = await startHttpFixture({ token });
+  await openApp(page, host!);
+
+  const dialog = await openAddServer(page);
+  await fillHttp(dialog, { name: 'Remote fixture', url: http.url, token });
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+  await expect(serverRow(page, 'Remote fixture')).toContainText('Ready', { timeout: 20_000 });
+
+  // A new host process over the same data folder (a new port and session token).
+  const dataDir = host!.dataDir;
+  await host!.stop();
+  host = await startWebHost({ dataDir });
+  await openApp(page, host);
+  const row = serverRow(page, 'Remote fixture');
+  await expect(row).toBeVisible();
+  await expect(row).toContainText('Ready', { timeout: 20_000 });
+  await row.click();
+  await expect(serverDetail(page, 'Remote fixture').getByTestId('protocol-version')).toHaveText(LATEST_PROTOCOL_VERSION);
+  await snap(page, testInfo, 'after-restart');
+
+  // The token is in no page and no file — except the secret store's own file (when the OS
+  // keyring is unavailable; with a keyring, not even there).
+  expect(await page.content()).not.toContain(token);
+  const holders = filesContaining(dataDir, token);
+  expect(holders.filter((file) => file !== 'secrets.json')).toEqual([]);
+  // Neither does the session token of the host end up in the data folder.
+  expect(filesContaining(dataDir, host.token)).toEqual([]);
+});
+
+test('a page without a valid session shows "Not authorized" and no data', async ({ page }, testInfo) => {
+  // One server, so there would be something to leak.
+  const dialog = await (async () => {
+    await openApp(page, host!);
+    return openAddServer(page);
+  })();
+  await fillStdio(dialog, { name: 'Private server', command: process.execPath, args: [BUILT_STDIO_FIXTURE], enabled: false });
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+  await expect(serverRow(page, 'Private server')).toBeVisible();
+
+  const other = await page.context().newPage();
+  await other.goto(`${host!.origin}/#token=wrong-token-0123456789abcdef`);
+  await expect(other.getByRole('heading', { name: 'Not authorized' })).toBeVisible();
+  await expect(other.getByText('npm run web')).toBeVisible();
+  await expect(other.getByText('Private server')).toHaveCount(0);
+  await snap(other, testInfo, 'not-authorized');
+});
