@@ -1,0 +1,434 @@
+/**
+ * Benchmark: what the secure pipeline adds to a tool call, and how fast a history page is.
+ *
+ * One stdio echo server (the test fixture), called two ways in the same run:
+ * - raw SDK: the official `Client` over `StdioClientTransport`, `callTool('echo')`;
+ * - pipeline: `HarnessApplication.executeTool('echo')` over real parts — permission engine with
+ *   an ALLOW rule for the server (no approval), SQLite checkpoint store and tracer on one WAL
+ *   file in a temp folder, the MCP registry. Every call has its own callId, so every call runs.
+ * Each side: a warm-up, then per round N sequential calls (p50/p99 latency from performance.now
+ * per call) and N concurrent calls (throughput). Rounds alternate which side goes first
+ * (raw, pipeline, pipeline, raw, …); the figures are the medians over rounds.
+ *
+ * History: a fresh SQLite file filled through the store's own claim/complete (inside
+ * transactions) with 100,000 completed records, then 50-record pages timed: all sessions, one
+ * session, by status; first pages and deeper pages reached by cursor.
+ *
+ * Prints a table, then one JSON line. Run: npm run bench:pipeline
+ * Knobs (env): BENCH_CALLS (2000), BENCH_WARMUP (200), BENCH_ROUNDS (5), BENCH_CONCURRENCY
+ * ('burst' or a bound such as 100), BENCH_HISTORY_RECORDS (100000), BENCH_HISTORY_QUERIES (200),
+ * BENCH_STAGES=1 (also time the pipeline's stages, sequentially, with wrapped parts).
+ */
+import { EventEmitter } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { hashArguments } from '../electron/checkpoints/hash.js';
+import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
+import type { CheckpointStatus, HistoryQuery } from '../electron/checkpoints/types.js';
+import { HarnessApplication } from '../electron/harness/application.js';
+import { MCPToolRegistry } from '../electron/mcp/registry.js';
+import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
+import { PermissionDecisionEngine } from '../electron/security/permissions.js';
+import { SecureToolExecutor } from '../electron/security/secureExecutor.js';
+import type { Database } from '../electron/storage/database.js';
+import { openDatabase } from '../electron/storage/database.js';
+import { createLocalTools } from '../electron/tools/localTools.js';
+import { Tracer } from '../electron/tracing/tracer.js';
+import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, stdioFixtureConfig } from '../test/helpers/fixtures.js';
+import type { Caller, ConcurrencyMode, SequentialResult } from './pipelineHelpers.js';
+import {
+  InMemoryRuleStore,
+  ROUND_TRIP_STAGE,
+  StageTimer,
+  describeConcurrency,
+  fmt,
+  instrumentPipeline,
+  median,
+  parseConcurrency,
+  percentile,
+  printTable,
+  runConcurrent,
+  runSequential,
+} from './pipelineHelpers.js';
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CONCURRENCY: ConcurrencyMode = parseConcurrency(process.env.BENCH_CONCURRENCY);
+const HISTORY_RECORDS = Number(process.env.BENCH_HISTORY_RECORDS ?? 100_000);
+const HISTORY_QUERIES = Number(process.env.BENCH_HISTORY_QUERIES ?? 200);
+const STAGES = process.env.BENCH_STAGES === '1';
+
+const SERVER_ID = 'fx';
+const USER = { userId: 'bench-user', sessionId: 'bench-session' };
+
+// A burst writes faster than the server reads; the SDK's stdio send() then adds one 'drain'
+// listener per pending write, which trips Node's leak warning (10) on every burst. The warning
+// is noise here; the limit only governs that message.
+EventEmitter.defaultMaxListeners = Math.max(EventEmitter.defaultMaxListeners, CALLS + WARMUP + 100);
+
+const work = mkdtempSync(join(tmpdir(), 'mh-bench-pipeline-'));
+/** Everything to close at the end, newest first (also on failure). */
+const closers: Array<() => Promise<void> | void> = [];
+
+function echoText(i: number): string {
+  return `hello #${i}`;
+}
+
+function checkEcho(content: unknown, expected: string): void {
+  const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
+  if (first?.type !== 'text' || first.text !== expected) throw new Error(`echo answered ${JSON.stringify(content)}, expected "${expected}"`);
+}
+
+// ── the two callers ──────────────────────────────────────────────────────────────────────────
+
+async function rawCaller(): Promise<Caller> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, stderr: 'pipe' });
+  transport.stderr?.on('data', () => undefined); // the fixture logs a line at start; drain it, as the registry does
+  const client = new Client({ name: 'bench-raw', version: '0.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  closers.push(() => client.close());
+  // A real client lists tools before calling them (the SDK then knows the output schemas), as the registry did.
+  const { tools } = await client.listTools();
+  if (!tools.some((t) => t.name === 'echo')) throw new Error('raw: the fixture offers no echo tool');
+  return async (i) => {
+    const text = echoText(i);
+    const result = await client.callTool({ name: 'echo', arguments: { text } });
+    checkEcho(result.content, text);
+  };
+}
+
+interface Pipeline {
+  call: Caller;
+  app: HarnessApplication;
+  tracer: Tracer;
+  db: Database;
+}
+
+async function buildPipeline(name: string, timer?: StageTimer): Promise<Pipeline> {
+  const dir = join(work, name);
+  const root = join(dir, 'root');
+  mkdirSync(root, { recursive: true });
+  const db = openDatabase(join(dir, 'harness.db')); // WAL, synchronous=NORMAL: the app's settings
+  closers.push(() => {
+    db.close();
+  });
+  const checkpoints = new SqliteCheckpointStore(db);
+  const tracer = new Tracer(db);
+  const engine = new PermissionDecisionEngine(new InMemoryRuleStore());
+  await engine.addRule({ level: 'ALLOW', match: { serverId: SERVER_ID }, note: 'bench: allow the fixture' });
+  const security = new SecureToolExecutor({
+    engine,
+    requestApproval: () => Promise.reject(new Error('bench: no approval was expected (the ALLOW rule should decide)')),
+    approvalTimeoutMs: 5_000,
+  });
+  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver() });
+  closers.push(() => registry.close());
+  registry.addServer(stdioFixtureConfig(SERVER_ID));
+  const discovery = await registry.discover();
+  const status = discovery.servers[SERVER_ID]?.status;
+  if (status?.state !== 'ready') throw new Error(`pipeline: the fixture did not come up (${JSON.stringify(status)})`);
+  if (timer) instrumentPipeline(timer, { security, checkpoints, tracer, registry });
+  const app = new HarnessApplication({
+    registry,
+    localTools: createLocalTools({ roots: [root], command: { timeoutMs: 5_000 } }),
+    security,
+    checkpoints,
+    tracer,
+  });
+  const call: Caller = async (i) => {
+    const text = echoText(i);
+    const out = await app.executeTool('echo', { text }, { ...USER, callId: `${name}-${i}` });
+    if (out.replayed || out.serverId !== SERVER_ID) throw new Error(`pipeline: unexpected ${JSON.stringify({ replayed: out.replayed, serverId: out.serverId })}`);
+    checkEcho(out.result.content, text);
+  };
+  return { call, app, tracer, db };
+}
+
+/** The first warm-up call must have been allowed by the rule, with no approval and one attempt. */
+async function checkPipelineDecision(pipeline: Pipeline): Promise<void> {
+  const out = await pipeline.app.executeTool('echo', { text: 'check' }, { ...USER, callId: 'decision-check' });
+  const trace = pipeline.tracer.getTrace(out.traceId);
+  const types = trace?.events.map((e) => e.type).join(',');
+  const decision = trace?.events.find((e) => e.type === 'decision');
+  const data = decision?.data as { outcome?: string; kind?: string } | undefined;
+  if (trace?.trace.status !== 'ok' || data?.outcome !== 'allow' || data.kind !== 'rule') {
+    throw new Error(`pipeline: the call was not allowed by the rule (status ${trace?.trace.status}, events ${types})`);
+  }
+  if (types !== 'decision,claim,attempt_started,attempt_finished,completed') throw new Error(`pipeline: unexpected trace events ${types}`);
+  const mode = pipeline.db.pragma('journal_mode', { simple: true });
+  if (mode !== 'wal') throw new Error(`pipeline: journal_mode is ${String(mode)}, expected wal`);
+}
+
+// ── call latency and throughput ──────────────────────────────────────────────────────────────
+
+interface SideFigures {
+  seq: SequentialResult[];
+  conc: number[];
+}
+
+async function measureCalls(): Promise<{ raw: SideFigures; pipe: SideFigures; rawCall: Caller; pipeCall: Caller }> {
+  const raw = await rawCaller();
+  const pipeline = await buildPipeline('pipeline');
+  await checkPipelineDecision(pipeline);
+
+  const sides = { raw: { call: raw, next: 0 }, pipe: { call: pipeline.call, next: 0 } };
+  const take = (side: keyof typeof sides, n: number): number => {
+    const first = sides[side].next;
+    sides[side].next += n;
+    return first;
+  };
+
+  // Warm-up: JIT, statement caches, the child's own warm-up; one concurrent burst too.
+  for (const side of ['raw', 'pipe'] as const) {
+    await runSequential(sides[side].call, WARMUP, take(side, WARMUP));
+    await runConcurrent(sides[side].call, WARMUP, take(side, WARMUP), CONCURRENCY);
+  }
+
+  const figures: { raw: SideFigures; pipe: SideFigures } = { raw: { seq: [], conc: [] }, pipe: { seq: [], conc: [] } };
+  for (let round = 0; round < ROUNDS; round++) {
+    // ABBA: the side that goes first alternates, so drift (heat, WAL growth) hits both alike.
+    const order = round % 2 === 0 ? (['raw', 'pipe'] as const) : (['pipe', 'raw'] as const);
+    for (const side of order) figures[side].seq.push(await runSequential(sides[side].call, CALLS, take(side, CALLS)));
+    for (const side of order) figures[side].conc.push(await runConcurrent(sides[side].call, CALLS, take(side, CALLS), CONCURRENCY));
+  }
+  return { ...figures, rawCall: raw, pipeCall: pipeline.call };
+}
+
+// ── history pages ────────────────────────────────────────────────────────────────────────────
+
+const HISTORY_SESSIONS = 200;
+/** One in this many records is left `started` (in progress / result unknown), on top of the completed ones. */
+const STARTED_EVERY = 100;
+const HISTORY_TOOLS = ['echo', 'read_file', 'write_file', 'search', 'run_command'];
+
+interface HistoryFigures {
+  fillMs: number;
+  completed: number;
+  started: number;
+  all: number[];
+  byKind: Map<string, number[]>;
+  first: number[];
+  deep: number[];
+}
+
+function fillHistory(db: Database, store: SqliteCheckpointStore, advance: () => void): { completed: number; started: number } {
+  const perSession = Math.ceil(HISTORY_RECORDS / HISTORY_SESSIONS);
+  let completed = 0;
+  let started = 0;
+  const batch = db.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const session = `session-${String(Math.floor(i / perSession)).padStart(4, '0')}`;
+      const toolName = HISTORY_TOOLS[i % HISTORY_TOOLS.length]!;
+      const args = { text: `history record ${i}`, path: `/home/user/project/file-${i % 997}.txt` };
+      const base = { sessionId: session, userId: 'bench-user', toolName, serverId: SERVER_ID, argsHash: hashArguments(args), args };
+      advance();
+      const claim = store.claim({ ...base, callId: `call-${i}`, traceId: `trace-${i}` });
+      if (claim.kind !== 'owner') throw new Error('history fill: expected a fresh claim');
+      advance();
+      store.complete(session, `call-${i}`, claim.lease, { content: [{ type: 'text', text: `result of record ${i}: ${'x'.repeat(80)}` }], structuredContent: undefined, isError: false });
+      completed++;
+      if (i % STARTED_EVERY === 0) {
+        advance();
+        store.claim({ ...base, callId: `call-${i}-pending`, traceId: `trace-${i}-pending` });
+        started++;
+      }
+    }
+  });
+  const CHUNK = 10_000;
+  for (let from = 0; from < HISTORY_RECORDS; from += CHUNK) batch(from, Math.min(HISTORY_RECORDS, from + CHUNK));
+  return { completed, started };
+}
+
+function measureHistory(): HistoryFigures {
+  const file = join(work, 'history', 'history.db');
+  // The fill runs on its own connection with a large page cache (setup only, to stay fast);
+  // the pages are then read through a fresh connection with the app's settings.
+  const fillDb = openDatabase(file);
+  fillDb.pragma('cache_size = -262144');
+  // Activity spread over time like a real profile: ~1 s between store writes.
+  let now = Date.now() - HISTORY_RECORDS * 3 * 1000;
+  const fillStarted = performance.now();
+  const { completed, started } = fillHistory(fillDb, new SqliteCheckpointStore(fillDb, { clock: () => now }), () => {
+    now += 1000;
+  });
+  fillDb.pragma('wal_checkpoint(TRUNCATE)');
+  fillDb.close();
+  const fillMs = performance.now() - fillStarted;
+
+  const db = openDatabase(file);
+  closers.push(() => {
+    db.close();
+  });
+  const store = new SqliteCheckpointStore(db);
+
+  // What is queried: four filters, first page and pages further down (cursors found untimed).
+  const sessions = store.listSessions().map((s) => s.sessionId);
+  const filters: Array<{ kind: string; query: Omit<HistoryQuery, 'limit'> }> = [
+    { kind: 'all sessions', query: {} },
+    ...sessions.filter((_, i) => i % 20 === 7).map((sessionId) => ({ kind: 'one session', query: { sessionId } })),
+    { kind: 'status completed', query: { status: 'completed' as CheckpointStatus } },
+    { kind: 'status started', query: { status: 'started' as CheckpointStatus } },
+  ];
+  const DEPTHS = [1, 2, 5, 10, 100];
+  interface Target {
+    kind: string;
+    depth: number;
+    query: HistoryQuery;
+  }
+  const targets: Target[] = [];
+  for (const { kind, query } of filters) {
+    let cursor: string | undefined;
+    for (let page = 1; page <= Math.max(...DEPTHS); page++) {
+      if (DEPTHS.includes(page)) targets.push({ kind, depth: page, query: { ...query, limit: 50, ...(cursor ? { cursor } : {}) } });
+      const result = store.history({ ...query, limit: 50, ...(cursor ? { cursor } : {}) });
+      if (!result.nextCursor) break;
+      cursor = result.nextCursor;
+    }
+  }
+  for (const target of targets) store.history(target.query); // warm: statements prepared, pages cached
+
+  // The timed mix: round-robin over filter kinds, then over that kind's targets.
+  const kinds = [...new Set(targets.map((t) => t.kind))];
+  const byKindTargets = new Map(kinds.map((k) => [k, targets.filter((t) => t.kind === k)]));
+  const figures: HistoryFigures = { fillMs, completed, started, all: [], byKind: new Map(kinds.map((k) => [k, []])), first: [], deep: [] };
+  for (let q = 0; q < HISTORY_QUERIES; q++) {
+    const kind = kinds[q % kinds.length]!;
+    const list = byKindTargets.get(kind)!;
+    const target = list[Math.floor(q / kinds.length) % list.length]!;
+    const t0 = performance.now();
+    const page = store.history(target.query);
+    const ms = performance.now() - t0;
+    if (page.records.length === 0) throw new Error(`history: empty page for ${kind} page ${target.depth}`);
+    figures.all.push(ms);
+    figures.byKind.get(kind)!.push(ms);
+    (target.depth === 1 ? figures.first : figures.deep).push(ms);
+  }
+  return figures;
+}
+
+// ── stage breakdown (optional) ───────────────────────────────────────────────────────────────
+
+async function measureStages(rawCall: Caller): Promise<string[][]> {
+  const timer = new StageTimer();
+  const pipeline = await buildPipeline('stages', timer);
+  const timed: Caller = async (i) => {
+    await pipeline.call(i);
+    timer.endCall();
+  };
+  await runSequential(timed, WARMUP, 0);
+  await runSequential(rawCall, WARMUP, 10_000_000);
+  timer.reset();
+  const run = await runSequential(timed, CALLS, WARMUP);
+  const rawRun = await runSequential(rawCall, CALLS, 10_000_000 + WARMUP);
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const rows = [...timer.perCall].map(([name, samples]) => [name, fmt(median(samples), 4), fmt(mean(samples), 4)]);
+  const covered = Array.from({ length: CALLS }, (_, i) => [...timer.perCall.values()].reduce((a, samples) => a + samples[i]!, 0));
+  const other = run.samples.map((total, i) => total - covered[i]!);
+  rows.push(['other (resolve, fingerprint, hash, awaits)', fmt(median(other), 4), fmt(mean(other), 4)]);
+  rows.push(['= executeTool, instrumented', fmt(median(run.samples), 4), fmt(mean(run.samples), 4)]);
+  rows.push(['(raw SDK callTool, right after)', fmt(median(rawRun.samples), 4), fmt(mean(rawRun.samples), 4)]);
+  // The server waits while the pipeline works between two calls; a raw client that is busy as
+  // long between its calls shows what that pause alone does to a round trip (wake-up, caches).
+  const roundTrip = timer.perCall.get(ROUND_TRIP_STAGE);
+  if (roundTrip) {
+    const gapMs = median(run.samples) - median(roundTrip);
+    const gapped: Caller = async (i) => {
+      const until = performance.now() + gapMs;
+      while (performance.now() < until) {
+        // busy, like the pipeline's own work between two calls
+      }
+      await rawCall(i);
+    };
+    const gappedRun = await runSequential(gapped, CALLS, 20_000_000);
+    rows.push([`(raw SDK callTool, ${fmt(gapMs, 2)} ms busy before each call)`, fmt(median(gappedRun.samples) - gapMs, 4), fmt(mean(gappedRun.samples) - gapMs, 4)]);
+  }
+  return rows;
+}
+
+// ── main ─────────────────────────────────────────────────────────────────────────────────────
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  await buildFixtureServers();
+
+  const calls = await measureCalls();
+  const rawP50 = median(calls.raw.seq.map((r) => r.p50));
+  const rawP99 = median(calls.raw.seq.map((r) => r.p99));
+  const pipeP50 = median(calls.pipe.seq.map((r) => r.p50));
+  const pipeP99 = median(calls.pipe.seq.map((r) => r.p99));
+  const rawSeqTput = median(calls.raw.seq.map((r) => r.throughput));
+  const pipeSeqTput = median(calls.pipe.seq.map((r) => r.throughput));
+  const rawConc = median(calls.raw.conc);
+  const pipeConc = median(calls.pipe.conc);
+
+  const history = measureHistory();
+  const pageP50 = median(history.all);
+
+  const stages = STAGES ? await measureStages(calls.rawCall) : undefined;
+
+  const conc = describeConcurrency(CONCURRENCY, CALLS);
+  const rows: string[][] = [
+    ['scenario', 'p50 ms', 'p99 ms', 'throughput /s'],
+    [`raw SDK callTool, ${CALLS} sequential`, fmt(rawP50), fmt(rawP99), fmt(rawSeqTput, 0)],
+    [`pipeline executeTool, ${CALLS} sequential`, fmt(pipeP50), fmt(pipeP99), fmt(pipeSeqTput, 0)],
+    [`raw SDK callTool, concurrent`, '', '', fmt(rawConc, 0)],
+    [`pipeline executeTool, concurrent`, '', '', fmt(pipeConc, 0)],
+    [`history page (50), all ${history.all.length} queries`, fmt(pageP50), fmt(percentile(history.all, 0.99)), ''],
+    ['  first pages', fmt(median(history.first)), fmt(percentile(history.first, 0.99)), ''],
+    ['  deeper pages (2–100, by cursor)', fmt(median(history.deep)), fmt(percentile(history.deep, 0.99)), ''],
+    ...[...history.byKind].map(([kind, values]) => [`  ${kind}`, fmt(median(values)), fmt(percentile(values, 0.99)), '']),
+  ];
+  printTable(rows);
+  console.log('');
+  console.log(
+    `pipeline vs raw: p50 ×${fmt(pipeP50 / rawP50, 2)} (+${fmt(pipeP50 - rawP50)} ms), p99 ×${fmt(pipeP99 / rawP99, 2)}, concurrent ×${fmt(pipeConc / rawConc, 2)}` +
+      `  (goals: p50 ≤ ×1.5 and ≤ +0.3 ms, concurrent ≥ ×0.8, page ≤ 10 ms)`,
+  );
+  const spread = (values: number[], digits: number) => `${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}`;
+  console.log(
+    `per-round spread: p50 raw ${spread(calls.raw.seq.map((r) => r.p50), 3)} / pipeline ${spread(calls.pipe.seq.map((r) => r.p50), 3)} ms; ` +
+      `concurrent raw ${spread(calls.raw.conc, 0)} / pipeline ${spread(calls.pipe.conc, 0)} calls/s`,
+  );
+  console.log(
+    `(${ROUNDS} rounds alternating raw/pipeline first, medians over rounds; warm-up ${WARMUP} sequential + ${WARMUP} concurrent per side; concurrent = ${conc}; ` +
+      `SQLite WAL + synchronous=NORMAL in a temp dir; history: ${history.completed.toLocaleString('en')} completed + ${history.started.toLocaleString('en')} started records, ` +
+      `${HISTORY_SESSIONS} sessions, filled through claim/complete in ${fmt(history.fillMs / 1000, 1)} s; ${process.platform}, ${cpus().length} cores, node ${process.versions.node}; ` +
+      `total ${fmt((performance.now() - started) / 1000, 1)} s)`,
+  );
+  if (stages) {
+    console.log('');
+    printTable([[`pipeline stage (${CALLS} sequential calls, exclusive time per call)`, 'p50 ms', 'mean ms'], ...stages]);
+  }
+  console.log(
+    JSON.stringify({
+      bench: 'pipeline',
+      p50_ratio: Number((pipeP50 / rawP50).toFixed(3)),
+      p50_added_ms: Number((pipeP50 - rawP50).toFixed(3)),
+      concurrent_ratio: Number((pipeConc / rawConc).toFixed(3)),
+      history_page_ms: Number(pageP50.toFixed(3)),
+    }),
+  );
+}
+
+async function closeAll(): Promise<void> {
+  for (const close of closers.reverse()) {
+    try {
+      await close();
+    } catch (error) {
+      console.error('cleanup:', error);
+    }
+  }
+  rmSync(work, { recursive: true, force: true });
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(closeAll);
