@@ -114,11 +114,12 @@ async function buildPipeline(name: string, timer?: StageTimer): Promise<Pipeline
   const root = join(dir, 'root');
   mkdirSync(root, { recursive: true });
   const db = openDatabase(join(dir, 'harness.db')); // WAL, synchronous=NORMAL: the app's settings
-  closers.push(() => {
-    db.close();
-  });
   const checkpoints = new SqliteCheckpointStore(db);
   const tracer = new Tracer(db);
+  closers.push(() => {
+    tracer.flush();
+    db.close();
+  });
   const engine = new PermissionDecisionEngine(new InMemoryRuleStore());
   await engine.addRule({ level: 'ALLOW', match: { serverId: SERVER_ID }, note: 'bench: allow the fixture' });
   const security = new SecureToolExecutor({

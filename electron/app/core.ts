@@ -345,6 +345,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       closing ??= (async () => {
         for (const unsubscribe of logSubscriptions.values()) unsubscribe();
         await registry.close();
+        tracer.flush();
         db.close();
       })();
       return closing;

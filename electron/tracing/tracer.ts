@@ -4,8 +4,12 @@
  * through `redact` (credential-named keys, and known secret values registered with
  * `addKnownSecret`) before it is written or published.
  *
- * Writes are one prepared INSERT/UPDATE each (autocommit; with WAL + synchronous=NORMAL a commit
- * does not fsync), so tracing costs microseconds per event.
+ * Writes are group-committed: each event is validated, redacted and queued at once, and the
+ * queue is written in ONE transaction on the next turn of the event loop (a call makes several
+ * events; under concurrency hundreds of calls share a commit). Readers flush first, so a query
+ * always sees every event recorded so far; listeners hear of a change once it is stored. The
+ * price: a process killed mid-turn loses that turn's trace events — never a checkpoint, whose
+ * writes stay synchronous (the checkpoint is the record of what ran; the trace explains it).
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
@@ -59,10 +63,15 @@ export class Tracer {
   readonly #insertTrace: Statement<Record<string, unknown>>;
   /** What handles need of their tracer; private, so the handle API stays event/finish only. */
   readonly #context: HandleContext;
+  readonly #db: Database;
+  /** Writes waiting for the next group commit, with what to publish once they are stored. */
+  #pending: Array<{ write: () => void; notification: TraceNotification }> = [];
+  #flushScheduled = false;
 
   /** `db` comes from `openDatabase`; the schema is brought up to date if it is not already. */
   constructor(db: Database, options: TracerOptions = {}) {
     runMigrations(db, APP_MIGRATIONS);
+    this.#db = db;
     this.#clock = options.clock ?? systemClock;
     this.#reader = new TraceReader(db);
     this.#onListenerError =
@@ -75,7 +84,7 @@ export class Tracer {
     this.#context = {
       now: () => this.#now(),
       redact: (value) => this.redact(value),
-      publish: (notification) => this.#publish(notification),
+      enqueue: (write, notification) => this.#enqueue(write, notification),
       insertEvent: db.prepare(
         'INSERT INTO trace_events (trace_id, seq, type, at, duration_ms, data) VALUES (@traceId, @seq, @type, @at, @durationMs, @data)',
       ),
@@ -114,8 +123,8 @@ export class Tracer {
       status: 'running',
       startedAt: this.#now(),
     };
-    this.#insertTrace.run({ ...trace });
-    this.#publish({ kind: 'trace_started', trace });
+    const row = { ...trace };
+    this.#enqueue(() => this.#insertTrace.run(row), { kind: 'trace_started', trace });
     return new SqliteTraceHandle(this.#context, trace);
   }
 
@@ -130,14 +139,17 @@ export class Tracer {
   }
 
   listTraces(query: TraceQuery): TracePage {
+    this.flush();
     return this.#reader.listTraces(query);
   }
 
   getTrace(traceId: string): TraceDetail | undefined {
+    this.flush();
     return this.#reader.getTrace(traceId);
   }
 
   exportTrace(traceId: string): TraceExport {
+    this.flush();
     const exported = this.#reader.exportTrace(traceId, this.#now());
     if (!exported) throw new TraceNotFoundError(traceId);
     return exported;
@@ -146,6 +158,33 @@ export class Tracer {
   /** The query plan of a list page, to check index use. */
   explainList(query: TraceQuery): string[] {
     return this.#reader.explainList(query);
+  }
+
+  /** Writes every queued change now, in one transaction, then tells listeners. Call before closing. */
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const batch = this.#pending;
+    this.#pending = [];
+    try {
+      this.#db.transaction(() => {
+        for (const item of batch) item.write();
+      })();
+    } catch (error) {
+      // The calls themselves are unaffected; only their trace detail is lost. Say so loudly.
+      process.emitWarning(`Trace data could not be stored (${batch.length} changes lost): ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    for (const item of batch) this.#publish(item.notification);
+  }
+
+  #enqueue(write: () => void, notification: TraceNotification): void {
+    this.#pending.push({ write, notification });
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      this.flush();
+    });
   }
 
   #now(): number {
@@ -175,7 +214,7 @@ export function toTraceError(error: unknown): TraceError {
 interface HandleContext {
   now(): number;
   redact(value: unknown): JsonValue;
-  publish(notification: TraceNotification): void;
+  enqueue(write: () => void, notification: TraceNotification): void;
   insertEvent: Statement<Record<string, unknown>>;
   finishTrace: Statement<Record<string, unknown>>;
 }
@@ -227,16 +266,9 @@ class SqliteTraceHandle implements TraceHandle {
       ...(durationMs !== undefined ? { durationMs } : {}),
       data: stored,
     } as TraceEvent;
-    this.#context.insertEvent.run({
-      traceId: event.traceId,
-      seq: event.seq,
-      type,
-      at,
-      durationMs: durationMs ?? null,
-      data: JSON.stringify(stored),
-    });
-    this.#seq = event.seq; // only once stored, so a failed insert does not leave a gap
-    this.#context.publish({ kind: 'event', event });
+    const row = { traceId: event.traceId, seq: event.seq, type, at, durationMs: durationMs ?? null, data: JSON.stringify(stored) };
+    this.#context.enqueue(() => this.#context.insertEvent.run(row), { kind: 'event', event });
+    this.#seq = event.seq;
     return event;
   }
 
@@ -252,15 +284,9 @@ class SqliteTraceHandle implements TraceHandle {
       durationMs: Math.max(0, endedAt - this.#trace.startedAt),
       ...(storedError ? { error: storedError } : {}),
     };
-    this.#context.finishTrace.run({
-      traceId: this.traceId,
-      status,
-      endedAt,
-      durationMs: summary.durationMs,
-      error: storedError ? JSON.stringify(storedError) : null,
-    });
+    const row = { traceId: this.traceId, status, endedAt, durationMs: summary.durationMs, error: storedError ? JSON.stringify(storedError) : null };
+    this.#context.enqueue(() => this.#context.finishTrace.run(row), { kind: 'trace_finished', trace: summary });
     this.#finished = true;
-    this.#context.publish({ kind: 'trace_finished', trace: summary });
     return summary;
   }
 

@@ -88,6 +88,7 @@ export async function buildHarness(options: {
     root,
     async close() {
       await registry.close();
+      tracer.flush();
       db.close();
     },
   };

@@ -31,7 +31,10 @@ beforeEach(() => {
   db = openDatabase(':memory:');
   tracer = new Tracer(db, { clock: () => time });
 });
-afterEach(() => db.close());
+afterEach(() => {
+  tracer.flush();
+  db.close();
+});
 
 describe('recording', () => {
   it('stores events in order with timestamps, and measures attempt, approval and trace durations', () => {
@@ -164,6 +167,9 @@ describe('subscriptions', () => {
     trace.event('claim', { outcome: 'replay' });
     trace.event('replay', { originalTraceId: 't0' });
     trace.finish('replayed');
+    // Changes are group-committed on the next turn; listeners hear of them once stored.
+    expect(seen).toEqual([]);
+    tracer.flush();
     expect(seen.map((n) => (n.kind === 'event' ? `event:${n.event.type}` : n.kind))).toEqual(['trace_started', 'event:claim', 'event:replay', 'trace_finished']);
     for (const n of seen) expect(TraceNotificationSchema.parse(n)).toEqual(n);
     expect(seen[3]).toEqual({ kind: 'trace_finished', trace: tracer.getTrace(trace.traceId)?.trace });
@@ -171,6 +177,7 @@ describe('subscriptions', () => {
     unsubscribe();
     unsubscribe(); // idempotent
     tracer.start(call()).event('claim', { outcome: 'owner' });
+    tracer.flush();
     expect(seen).toHaveLength(4);
   });
 
@@ -179,12 +186,15 @@ describe('subscriptions', () => {
     const off1 = tracer.onEvent(listener);
     const off2 = tracer.onEvent(listener);
     tracer.start(call());
+    tracer.flush();
     expect(listener).toHaveBeenCalledTimes(2);
     off1();
     tracer.start(call());
+    tracer.flush();
     expect(listener).toHaveBeenCalledTimes(3);
     off2();
     tracer.start(call());
+    tracer.flush();
     expect(listener).toHaveBeenCalledTimes(3);
   });
 
@@ -198,9 +208,23 @@ describe('subscriptions', () => {
     noisy.onEvent((n) => seen.push(n.kind));
     const trace = noisy.start(call());
     trace.event('claim', { outcome: 'owner' });
+    noisy.flush();
     expect(seen).toEqual(['trace_started', 'event']);
     expect(onListenerError).toHaveBeenCalledTimes(2);
     expect(noisy.getTrace(trace.traceId)?.events).toHaveLength(1);
+  });
+});
+
+describe('group commit', () => {
+  it('stores a turn of changes in one transaction on the next turn, and reads see them at once', async () => {
+    const trace = tracer.start(call());
+    trace.event('claim', { outcome: 'owner' });
+    const count = () => (db.prepare('SELECT COUNT(*) AS n FROM trace_events WHERE trace_id = ?').get(trace.traceId) as { n: number }).n;
+    expect(count()).toBe(0); // queued, not yet written
+    await new Promise((r) => setImmediate(r));
+    expect(count()).toBe(1); // written by the scheduled flush
+    trace.event('attempt_started', { attempt: 1 });
+    expect(tracer.getTrace(trace.traceId)?.events.map((e) => e.type)).toEqual(['claim', 'attempt_started']); // a read flushes first
   });
 });
 
