@@ -1,6 +1,15 @@
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
+
+// The page's strict CSP meta tag blocks the inline scripts Vite's dev server injects (React
+// refresh); in `electron-vite dev` only, the tag is dropped. Builds always keep it.
+const devWithoutCspMeta: Plugin = {
+  name: 'miniharness:dev-without-csp-meta',
+  apply: 'serve',
+  transformIndexHtml: (html) => html.replace(/<meta\s+http-equiv="Content-Security-Policy"[^>]*>\s*/i, ''),
+};
 
 // Builds the three parts without an Electron binary: main and preload (Node/Electron side) to
 // out/main and out/preload, the renderer (React) to out/renderer — which browser mode serves too.
@@ -19,7 +28,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'renderer'),
-    plugins: [react()],
+    plugins: [react(), devWithoutCspMeta],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
       minify: true,
