@@ -214,7 +214,11 @@ export const HistoryRecordSchema = z.object({
   userId: z.string(),
   toolName: z.string(),
   serverId: z.string(),
-  status: CheckpointStatusSchema,
+  /**
+   * `started`: running now in this app. `unknown`: started, but no live call owns it (its owner
+   * failed or the app died mid-call) — the remote side may have acted; resolve it by hand.
+   */
+  status: z.enum(['started', 'unknown', 'completed', 'failed']),
   args: z.unknown(),
   result: ToolResultViewSchema.optional(),
   lastError: z.object({ code: z.string().optional(), message: z.string(), at: z.number() }).optional(),

@@ -69,14 +69,14 @@ function withoutUndefined<T extends Record<string, unknown>>(value: T): { [K in 
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
 }
 
-export function historyRecordView(record: CheckpointRecord): HistoryRecordView {
+export function historyRecordView(record: CheckpointRecord, isRunning: (sessionId: string, callId: string) => boolean): HistoryRecordView {
   return {
     sessionId: record.sessionId,
     callId: record.callId,
     userId: record.userId,
     toolName: record.toolName,
     serverId: record.serverId,
-    status: record.status,
+    status: record.status === 'started' && !isRunning(record.sessionId, record.callId) ? 'unknown' : record.status,
     args: record.args,
     ...(record.result
       ? { result: { content: record.result.content, ...(record.result.structuredContent ? { structuredContent: record.result.structuredContent } : {}), isError: record.result.isError } }
@@ -284,20 +284,22 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     'history.sessions': () => ({ current: calls.sessionId, sessions: checkpoints.listSessions() }),
     'history.page': (query) => {
       const page = checkpoints.history(withoutUndefined(query));
-      return { records: page.records.map(historyRecordView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      const running = (sessionId: string, callId: string): boolean => harness.isRunning(sessionId, callId);
+      return { records: page.records.map((r) => historyRecordView(r, running)), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     'history.replay': ({ sessionId, callId }) => calls.replay(sessionId, callId),
     'history.rerun': ({ sessionId, callId, newCallId }) => calls.rerun(sessionId, callId, newCallId),
-    'history.resolve': ({ sessionId, callId, resolution }) =>
-      historyRecordView(
-        checkpoints.resolveManually(
-          sessionId,
-          callId,
-          resolution.status === 'failed'
-            ? { status: 'failed', ...(resolution.note ? { note: resolution.note } : {}) }
-            : { status: 'completed', result: { content: [{ type: 'text', text: resolution.resultText }], structuredContent: undefined, isError: false }, ...(resolution.note ? { note: resolution.note } : {}) },
-        ),
-      ),
+    'history.resolve': ({ sessionId, callId, resolution }) => {
+      if (harness.isRunning(sessionId, callId)) throw new AppError('still_running', 'This call is still running; wait for it to finish or cancel it first.');
+      const record = checkpoints.resolveManually(
+        sessionId,
+        callId,
+        resolution.status === 'failed'
+          ? { status: 'failed', ...(resolution.note ? { note: resolution.note } : {}) }
+          : { status: 'completed', result: { content: [{ type: 'text', text: resolution.resultText }], structuredContent: undefined, isError: false }, ...(resolution.note ? { note: resolution.note } : {}) },
+      );
+      return historyRecordView(record, () => false);
+    },
 
     'import.preview': ({ content, fileName }) => {
       const plan = planImport(content, fileName);

@@ -105,6 +105,8 @@ type Target =
 export class HarnessApplication {
   private readonly local = new Map<string, LocalTool>();
   private readonly retry: RetryPolicy;
+  /** Calls this process owns and is running now (sessionId NUL callId). */
+  private readonly inFlight = new Set<string>();
 
   constructor(private readonly options: HarnessApplicationOptions) {
     for (const tool of options.localTools) this.local.set(tool.name, tool);
@@ -182,6 +184,11 @@ export class HarnessApplication {
     return { result: record.result, replayed: true, traceId: trace.traceId, toolName: record.toolName, serverId: record.serverId, attempts: 0, warnings: [] };
   }
 
+  /** Whether this process is running the call now (else a `started` record's result is unknown). */
+  isRunning(sessionId: string, callId: string): boolean {
+    return this.inFlight.has(`${sessionId}\0${callId}`);
+  }
+
   private resolve(toolName: string, serverId: string | undefined): Target {
     if (serverId === LOCAL_SERVER_ID || (serverId === undefined && this.local.has(toolName))) {
       const tool = this.local.get(toolName);
@@ -250,7 +257,27 @@ export class HarnessApplication {
       return { result: record.result, replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings };
     }
     trace.event('claim', { outcome: 'owner' });
+    const key = `${options.sessionId}\0${options.callId}`;
+    this.inFlight.add(key);
+    try {
+      return await this.attempts(target, toolName, args, options, trace, claim.lease, trusted, warnings);
+    } finally {
+      this.inFlight.delete(key);
+    }
+  }
 
+  private async attempts(
+    target: Target,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ExecuteOptions,
+    trace: TraceHandle,
+    lease: string,
+    trusted: boolean,
+    warnings: string[],
+  ): Promise<ExecuteResult> {
+    const { checkpoints, tracer } = this.options;
+    const annotations = target.tool.annotations;
     // 4. Attempts, with retries only for failures that prove nothing ran (or idempotent tools).
     const idempotent = trusted && annotations?.idempotentHint === true;
     for (let attempt = 1; ; attempt++) {
@@ -260,7 +287,7 @@ export class HarnessApplication {
         const result = await this.invoke(target, toolName, args, options);
         trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
         // 5. Save the replayable result — only while the lease is still ours.
-        checkpoints.complete(options.sessionId, options.callId, claim.lease, result);
+        checkpoints.complete(options.sessionId, options.callId, lease, result);
         trace.event('completed', { isError: result.isError, contentBlocks: result.content.length });
         trace.finish('ok');
         return { result, replayed: false, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: attempt, warnings };
@@ -275,7 +302,7 @@ export class HarnessApplication {
           if (!options.signal?.aborted) continue;
         }
         // The record stays `started`: the remote side may have acted.
-        checkpoints.recordFailure(options.sessionId, options.callId, claim.lease, {
+        checkpoints.recordFailure(options.sessionId, options.callId, lease, {
           ...(typeof (error as { code?: unknown }).code === 'string' ? { code: (error as { code: string }).code } : {}),
           message: tracer.redactText(error instanceof Error ? error.message : String(error)),
           attempts: attempt,

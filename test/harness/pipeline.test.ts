@@ -7,7 +7,7 @@ import { MCPRequestTimeout, MCPTransportError } from '../../electron/mcp/errors.
 import { PermissionDeniedError } from '../../electron/security/errors.js';
 import type { HttpFixture } from '../fixtures/servers/http-server.js';
 import { startHttpFixture } from '../fixtures/servers/http-server.js';
-import { countEvents, readLines, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
+import { countEvents, readLines, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 import type { TestHarness } from './harness.js';
 import { buildHarness } from './harness.js';
 
@@ -129,6 +129,17 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
     for (const reason of rejected) expect(reason).toBeInstanceOf(CheckpointInProgressError);
     expect(readLines(counter)).toEqual(['the-one']);
     expect(countEvents(events, 'tools/call')).toBe(1);
+  });
+
+  it('knows which calls it is running now (a started record it does not run has an unknown result)', async () => {
+    await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
+    const ids = call();
+    expect(h.app.isRunning(ids.sessionId, ids.callId)).toBe(false);
+    const pending = h.app.executeTool('slow', { ms: 400 }, ids);
+    await waitFor(() => h.app.isRunning(ids.sessionId, ids.callId));
+    expect(h.checkpoints.get(ids.sessionId, ids.callId)?.status).toBe('started');
+    await pending;
+    expect(h.app.isRunning(ids.sessionId, ids.callId)).toBe(false);
   });
 
   it("an owner's failure keeps the record started; a later call is told the result is unknown", async () => {

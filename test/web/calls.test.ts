@@ -133,6 +133,8 @@ describe('tool calls, approvals, permissions, traces, history and import over th
     const { current } = await ok<{ current: string }>('history.sessions', {});
     let page = await ok<{ records: HistoryRecordView[] }>('history.page', { sessionId: current, status: 'started' });
     expect(page.records.map((r) => r.callId)).toEqual([stuck]);
+    // Started, and no live call owns it: its result is unknown.
+    expect(page.records[0]?.status).toBe('unknown');
     expect(await client.call('history.replay', { sessionId: current, callId: stuck })).toMatchObject({ ok: false, error: { code: 'not_replayable' } });
     const resolved = await ok<HistoryRecordView>('history.resolve', { sessionId: current, callId: stuck, resolution: { status: 'failed', note: 'checked: nothing happened' } });
     expect(resolved).toMatchObject({ status: 'failed', resolvedBy: 'manual' });
