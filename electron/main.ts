@@ -78,9 +78,11 @@ async function start(location: AppLocation): Promise<void> {
     const config = await openElectronConfigStore(dataDir);
     // electron-store answers a sync IPC query from any renderer; ours never asks, so close it.
     ipcMain.removeAllListeners('electron-store-get-data');
-    for (const warning of [...secrets.warnings, ...config.warnings]) log(warning);
+    const warnings = [...secrets.warnings, ...config.warnings];
+    for (const warning of warnings) log(warning);
 
-    const core = createAppCore({ mode: 'electron', dataDir, secrets, config: config.store, version: app.getVersion() });
+    // The same warnings reach the GUI through app.info.
+    const core = createAppCore({ mode: 'electron', dataDir, secrets, config: config.store, version: app.getVersion(), warnings });
     bindLifecycle(core);
     ipcMain.handle(
       IPC_INVOKE_CHANNEL,
