@@ -30,7 +30,11 @@ function servers(count: number): StdioServerConfig[] {
   return Array.from({ length: count }, (_, i) => {
     // The last server is always the slowest; the others spread below it.
     const delay = count === 1 ? SLOWEST_MS : Math.round(FASTEST_MS + ((SLOWEST_MS - FASTEST_MS) * i) / (count - 1));
-    return stdioFixtureConfig(`s${i}`, { FIXTURE_EVENTS: eventsFile, FIXTURE_INIT_DELAY_MS: String(delay), FIXTURE_PREFIX: `s${i}_`, FIXTURE_TOOLS: 'echo,append,slow' });
+    return stdioFixtureConfig(
+      `s${i}`,
+      { FIXTURE_EVENTS: eventsFile, FIXTURE_INIT_DELAY_MS: String(delay), FIXTURE_PREFIX: `s${i}_`, FIXTURE_TOOLS: 'echo,append,slow' },
+      { timeoutMs: 60_000 }, // a busy 2-core machine must measure slowness, not fail on it
+    );
   });
 }
 
@@ -41,7 +45,10 @@ async function discoverOnce(configs: StdioServerConfig[], cache?: ToolSchemaCach
   const result = await registry.discover();
   const ms = performance.now() - started;
   const failed = Object.entries(result.servers).filter(([, s]) => s.status.state === 'error');
-  if (failed.length) throw new Error(`discovery failed for ${failed.map(([id]) => id).join(', ')}`);
+  if (failed.length) {
+    const reasons = failed.map(([id, d]) => `${id}: ${d.status.state === 'error' ? d.status.reason : d.status.state}`);
+    throw new Error(`discovery failed:\n${reasons.join('\n')}`);
+  }
   await registry.close();
   return { ms, tools: result.tools.length };
 }
