@@ -16,6 +16,8 @@ const PRODUCTION: Directives = {
   'script-src': ["'self'"],
   'style-src': ["'self'"],
   'img-src': ["'self'", 'data:'],
+  // Audio results of tools arrive as base64 data: URLs.
+  'media-src': ["'self'", 'data:'],
   'font-src': ["'self'"],
   'connect-src': ["'self'"],
   'worker-src': ["'none'"],

@@ -15,6 +15,14 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     const selected = state().selectedServerId;
     if (selected) void state().loadDetail(selected);
     for (const id of Object.keys(state().logs)) void state().loadLog(id);
+    void state().loadTools();
+    void state().loadApprovals();
+    state().refreshPermissions();
+    // Traces and History reload what they show; the session counts feed the sidebar's attention mark.
+    if (state().tracesLoad !== 'idle') void state().loadTraces();
+    for (const id of Object.keys(state().traceDetails)) void state().loadTraceDetail(id);
+    void state().loadSessions();
+    if (state().historyLoad !== 'idle') void state().loadHistory();
   }
 
   function onConnection(connection: ConnectionState): void {
@@ -22,17 +30,35 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     if (connection.status === 'open') refreshAll();
     if (connection.status === 'unauthorized') {
       state().clearServers();
+      state().clearTools();
+      state().clearApprovals();
+      state().clearPermissions();
+      state().clearTraces();
+      state().clearHistory();
       store.setState({ info: undefined }, false, 'app/unauthorized');
     }
   }
 
   const unsubscribers = [
-    client.on('servers.changed', ({ servers }) => state().applyServerList(servers)),
+    client.on('servers.changed', ({ servers }) => {
+      state().applyServerList(servers);
+      state().refreshPermissions(); // server names and trust
+    }),
     client.on('server.status', (event) => state().applyStatus(event)),
     client.on('server.log', (event) => state().appendLog(event)),
-    client.on('tools.changed', () => {
+    client.on('tools.changed', (payload) => {
       const selected = state().selectedServerId;
       if (selected && state().details[selected]) void state().loadDetail(selected);
+      state().applyTools(payload);
+      state().refreshPermissions();
+    }),
+    client.on('call.progress', (event) => state().applyProgress(event)),
+    client.on('approval.requested', (view) => state().applyApprovalRequested(view)),
+    client.on('approval.closed', (event) => state().applyApprovalClosed(event)),
+    client.on('permissions.changed', () => state().refreshPermissions()),
+    client.on('trace.changed', ({ trace }) => {
+      state().applyTraceChanged(trace);
+      state().noteTraceActivity(trace);
     }),
     client.connection.subscribe(onConnection),
   ];

@@ -5,6 +5,12 @@ import type { BridgeClient } from '../bridge/index.js';
 import { createAppSlice } from './slices/appSlice.js';
 import { createNavigationSlice } from './slices/navigationSlice.js';
 import { createServersSlice } from './slices/serversSlice.js';
+import { createToolsSlice } from './slices/toolsSlice.js';
+import { createApprovalsSlice } from './slices/approvalsSlice.js';
+import { createPermissionsSlice } from './slices/permissionsSlice.js';
+import { createTracesSlice } from './slices/tracesSlice.js';
+import { createHistorySlice } from './slices/historySlice.js';
+import { createImportSlice } from './slices/importSlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -14,6 +20,12 @@ export function createAppStore(client: BridgeClient) {
         ...createAppSlice(client)(...a),
         ...createServersSlice(client)(...a),
         ...createNavigationSlice(...a),
+        ...createToolsSlice(client)(...a),
+        ...createApprovalsSlice(client)(...a),
+        ...createPermissionsSlice(client)(...a),
+        ...createTracesSlice(client)(...a),
+        ...createHistorySlice(client)(...a),
+        ...createImportSlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),

@@ -9,8 +9,14 @@ import type { BridgeClient } from '../bridge/index.js';
 import type { AppSlice } from './slices/appSlice.js';
 import type { NavigationSlice } from './slices/navigationSlice.js';
 import type { ServersSlice } from './slices/serversSlice.js';
+import type { ToolsSlice } from './slices/toolsSlice.js';
+import type { ApprovalsSlice } from './slices/approvalsSlice.js';
+import type { PermissionsSlice } from './slices/permissionsSlice.js';
+import type { TracesSlice } from './slices/tracesSlice.js';
+import type { HistorySlice } from './slices/historySlice.js';
+import type { ImportSlice } from './slices/importSlice.js';
 
-export type AppStore = AppSlice & ServersSlice & NavigationSlice;
+export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 export type StoreMiddlewares = [['zustand/devtools', never]];

@@ -3,15 +3,21 @@
  * until main has answered, a start screen; then the shell with the sidebar and the current view.
  */
 import { useAppStore } from '../state/useAppStore.js';
+import { ApprovalDialog } from './approvals/ApprovalDialog.js';
+import { ApprovalsView } from './approvals/ApprovalsView.js';
 import { Notices } from './components/Notices.js';
 import { Banners } from './layout/Banners.js';
 import { Sidebar } from './layout/Sidebar.js';
 import { ServerEditor } from './servers/form/ServerEditor.js';
 import { ServersView } from './servers/ServersView.js';
 import { NotAuthorized } from './views/NotAuthorized.js';
-import { PlaceholderView } from './views/PlaceholderView.js';
+import { PermissionsView } from './permissions/PermissionsView.js';
 import { SettingsView } from './views/SettingsView.js';
 import { StartScreen } from './views/StartScreen.js';
+import { ToolsView } from './tools/ToolsView.js';
+import { TracesView } from './traces/TracesView.js';
+import { HistoryView } from './history/HistoryView.js';
+import { ImportDialog } from './import/ImportDialog.js';
 
 function CurrentView() {
   const view = useAppStore((s) => s.view);
@@ -21,29 +27,15 @@ function CurrentView() {
     case 'settings':
       return <SettingsView />;
     case 'tools':
-      return (
-        <PlaceholderView title="Tools" icon="tools">
-          Every tool from every server in one searchable list, with a form to try a call.
-        </PlaceholderView>
-      );
+      return <ToolsView />;
     case 'approvals':
-      return (
-        <PlaceholderView title="Approvals" icon="approvals">
-          Tool calls waiting for your decision, with their arguments, and the rules you saved.
-        </PlaceholderView>
-      );
+      return <ApprovalsView />;
+    case 'permissions':
+      return <PermissionsView />;
     case 'traces':
-      return (
-        <PlaceholderView title="Traces" icon="traces">
-          Each run as a timeline of model turns, tool calls and their results.
-        </PlaceholderView>
-      );
+      return <TracesView />;
     case 'history':
-      return (
-        <PlaceholderView title="History" icon="history">
-          Checkpoints of past calls, to inspect or replay without repeating a side effect.
-        </PlaceholderView>
-      );
+      return <HistoryView />;
   }
 }
 
@@ -51,6 +43,7 @@ export function App() {
   const connection = useAppStore((s) => s.connection);
   const hasInfo = useAppStore((s) => s.info !== undefined);
   const editorOpen = useAppStore((s) => s.editor !== undefined);
+  const importOpen = useAppStore((s) => s.importOpen);
 
   if (connection.status === 'unauthorized') return <NotAuthorized reason={connection.reason} />;
   if (!hasInfo) return <StartScreen />;
@@ -69,6 +62,9 @@ export function App() {
       </div>
       <Notices />
       {editorOpen && <ServerEditor />}
+      {importOpen && <ImportDialog />}
+      {/* Last: a call waiting for approval is asked about on top of everything, wherever the person is. */}
+      <ApprovalDialog />
     </div>
   );
 }

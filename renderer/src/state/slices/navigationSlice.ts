@@ -1,7 +1,7 @@
-/** Where the person is: the sidebar view, the selected server and its tab, the open editor. */
+/** Where the person is: the sidebar view, the selected server and its tab, the open editor, the open trace. */
 import type { SliceCreator } from '../types.js';
 
-export const VIEWS = ['servers', 'tools', 'approvals', 'traces', 'history', 'settings'] as const;
+export const VIEWS = ['servers', 'tools', 'approvals', 'permissions', 'traces', 'history', 'settings'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 export type ServerTab = 'overview' | 'tools' | 'log';
@@ -14,7 +14,13 @@ export interface NavigationSlice {
   selectedServerId: string | undefined;
   serverTab: ServerTab;
   editor: EditorState | undefined;
+  /** The trace the Traces view shows (set by `openTrace`, from anywhere). */
+  selectedTraceId: string | undefined;
   navigate(view: ViewName): void;
+  /** Opens the Traces view on one trace (its timeline). */
+  openTrace(traceId: string): void;
+  /** Selects a trace inside the Traces view (undefined closes the timeline). */
+  selectTrace(traceId: string | undefined): void;
   selectServer(id: string | undefined): void;
   setServerTab(tab: ServerTab): void;
   openEditor(editor: EditorState): void;
@@ -26,7 +32,10 @@ export const createNavigationSlice: SliceCreator<NavigationSlice> = (set) => ({
   selectedServerId: undefined,
   serverTab: 'overview',
   editor: undefined,
+  selectedTraceId: undefined,
   navigate: (view) => set({ view }, false, 'nav/view'),
+  openTrace: (selectedTraceId) => set({ selectedTraceId, view: 'traces' }, false, 'nav/openTrace'),
+  selectTrace: (selectedTraceId) => set({ selectedTraceId }, false, 'nav/selectTrace'),
   selectServer: (selectedServerId) => set({ selectedServerId, view: 'servers' }, false, 'nav/selectServer'),
   setServerTab: (serverTab) => set({ serverTab }, false, 'nav/serverTab'),
   openEditor: (editor) => set({ editor }, false, 'nav/openEditor'),

@@ -1,4 +1,5 @@
 /** The app's navigation: one button per view, the current one marked with aria-current. */
+import { selectHistoryAttentionCount, selectPendingApprovalCount } from '../../state/selectors.js';
 import type { ViewName } from '../../state/slices/navigationSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import type { IconName } from '../components/Icon.js';
@@ -9,6 +10,7 @@ const MAIN_ITEMS: { view: ViewName; label: string; icon: IconName }[] = [
   { view: 'servers', label: 'Servers', icon: 'servers' },
   { view: 'tools', label: 'Tools', icon: 'tools' },
   { view: 'approvals', label: 'Approvals', icon: 'approvals' },
+  { view: 'permissions', label: 'Permissions', icon: 'lock' },
   { view: 'traces', label: 'Traces', icon: 'traces' },
   { view: 'history', label: 'History', icon: 'history' },
 ];
@@ -17,11 +19,23 @@ function NavButton({ view, label, icon }: { view: ViewName; label: string; icon:
   const current = useAppStore((s) => s.view === view);
   const navigate = useAppStore((s) => s.navigate);
   const errorCount = useAppStore((s) => (view === 'servers' ? s.servers.filter((v) => v.status.state === 'error').length : 0));
+  const pendingCount = useAppStore((s) => (view === 'approvals' ? selectPendingApprovalCount(s) : 0));
+  const attentionCount = useAppStore((s) => (view === 'history' ? selectHistoryAttentionCount(s) : 0));
   return (
     <li>
       <button type="button" className="nav-item" aria-current={current ? 'page' : undefined} onClick={() => navigate(view)}>
         <Icon name={icon} size={18} />
         <span className="nav-label">{label}</span>
+        {pendingCount > 0 && (
+          <span className="nav-count nav-count-attention" aria-label={`${pendingCount} waiting`}>
+            {pendingCount}
+          </span>
+        )}
+        {attentionCount > 0 && (
+          <span className="nav-count nav-count-warning" aria-label={`${attentionCount} in progress or unknown`} title="Calls in progress, or whose result is unknown">
+            {attentionCount}
+          </span>
+        )}
         {errorCount > 0 && (
           <span className="nav-count nav-count-error" aria-label={`${errorCount} with errors`}>
             {errorCount}

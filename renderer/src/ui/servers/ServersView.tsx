@@ -32,6 +32,7 @@ export function ServersView() {
   const discoverAll = useAppStore((s) => s.discoverAll);
   const openEditor = useAppStore((s) => s.openEditor);
   const loadServers = useAppStore((s) => s.loadServers);
+  const openImport = useAppStore((s) => s.openImport);
 
   const addButton = (
     <button type="button" className="btn btn-primary" onClick={() => openEditor({ mode: 'create' })}>
@@ -86,6 +87,10 @@ export function ServersView() {
             <button type="button" className="btn" onClick={() => void discoverAll()} disabled={discovering || count === 0}>
               {discovering ? <Spinner label="Discovering" /> : <Icon name="refresh" />}
               Discover all
+            </button>
+            <button type="button" className="btn" onClick={openImport}>
+              <Icon name="up" />
+              Import…
             </button>
             {addButton}
           </>

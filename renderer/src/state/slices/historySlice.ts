@@ -1,0 +1,308 @@
+/**
+ * History: the checkpoint sessions, the records of the chosen session (filtered by status and
+ * tool, keyset-paged 200 at a time as the person scrolls — the list is virtualized, so 100,000
+ * loaded records are fine), the selected record, and the actions on a record: replay (nothing
+ * runs), run again as a new call, and resolve by hand.
+ *
+ * There is no history event: a 'trace.changed' of the shown session refreshes the head of the
+ * list (records are ordered by last activity, so an updated record comes back on the first page)
+ * and the session counts, coalesced.
+ */
+import type { CallOutcome, HistoryRecordView, RequestOf } from '../../../../shared/contract.js';
+import type { TraceSummary } from '../../../../shared/traces.js';
+import { messageOf } from '../../bridge/index.js';
+import type { ClientSliceCreator } from '../types.js';
+
+/** What the status filter can ask for; `started` covers both `started` (running now) and `unknown`. */
+export type CheckpointStatusView = NonNullable<RequestOf<'history.page'>['status']>;
+
+export interface SessionView {
+  sessionId: string;
+  count: number;
+  /** Records still `started`: running now, or their result is unknown (those need a person). */
+  started: number;
+  lastActivity: number | undefined;
+  current: boolean;
+}
+
+export interface HistoryFilters {
+  status: CheckpointStatusView | '';
+  /** Exact tool name; '' for any. */
+  toolName: string;
+}
+
+export type Resolution = RequestOf<'history.resolve'>['resolution'];
+
+export interface HistorySlice {
+  historySessions: SessionView[];
+  /** The GUI's own session (this app start). */
+  currentSessionId: string | undefined;
+  sessionsLoad: 'idle' | 'loading' | 'ready' | 'error';
+  sessionsError: string | undefined;
+  historySessionId: string | undefined;
+  historyFilters: HistoryFilters;
+  historyRecords: HistoryRecordView[];
+  historyCursor: string | undefined;
+  historyLoad: 'idle' | 'loading' | 'ready' | 'error';
+  historyLoadingMore: boolean;
+  historyError: string | undefined;
+  selectedCallId: string | undefined;
+
+  loadSessions(): Promise<void>;
+  /** Called when the History view opens: sessions, a default session, its first page. */
+  openHistory(): Promise<void>;
+  selectHistorySession(sessionId: string): void;
+  setHistoryFilters(patch: Partial<HistoryFilters>): void;
+  loadHistory(): Promise<void>;
+  loadMoreHistory(): Promise<void>;
+  selectHistoryRecord(callId: string | undefined): void;
+  /** Opens the History view on one record (from a trace). */
+  openHistoryRecord(sessionId: string, callId: string): void;
+  /** The stored result; nothing runs. Throws the BridgeError. */
+  replayCall(record: HistoryRecordView): Promise<CallOutcome>;
+  /** The same tool and arguments as a NEW call (permissions and approval again). Throws the BridgeError. */
+  rerunCall(record: HistoryRecordView): Promise<CallOutcome>;
+  /** A person decides how a `started` call ended. Throws the BridgeError. */
+  resolveCall(record: HistoryRecordView, resolution: Resolution): Promise<HistoryRecordView>;
+  /** A trace started or finished somewhere: refresh what History shows of it (coalesced). */
+  noteTraceActivity(trace: TraceSummary): void;
+  clearHistory(): void;
+}
+
+export const HISTORY_PAGE_SIZE = 200;
+const ACTIVITY_COALESCE_MS = 250;
+/** Counting the sessions scans the whole store (tens of ms at 100,000 records): at most this often. */
+const SESSIONS_REFRESH_MS = 2_000;
+
+function filterQuery(filters: HistoryFilters) {
+  return { ...(filters.status ? { status: filters.status } : {}), ...(filters.toolName ? { toolName: filters.toolName } : {}) };
+}
+
+/** The stored status behind a record's shown one: `unknown` is a `started` record no live call owns. */
+function storedStatus(record: HistoryRecordView): CheckpointStatusView {
+  return record.status === 'unknown' ? 'started' : record.status;
+}
+
+function matches(record: HistoryRecordView, filters: HistoryFilters): boolean {
+  return (!filters.status || storedStatus(record) === filters.status) && (!filters.toolName || record.toolName === filters.toolName);
+}
+
+/** The session shown first: this app's own if it has calls, else the one with the latest activity. */
+function defaultSession(sessions: SessionView[], current: string | undefined): string | undefined {
+  const mine = sessions.find((s) => s.current);
+  if (mine && mine.count > 0) return mine.sessionId;
+  return sessions.find((s) => s.count > 0)?.sessionId ?? current;
+}
+
+export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => (set, get) => {
+  let generation = 0;
+  let activityTimer: ReturnType<typeof setTimeout> | undefined;
+  let sessionsTimer: ReturnType<typeof setTimeout> | undefined;
+  /** callIds of the shown session whose traces changed since the last head refresh. */
+  const changed = new Map<string, TraceSummary>();
+
+  /** Fetches the first page again and puts it on top; changed records that left the filter go. */
+  async function refreshHead(): Promise<void> {
+    const sessionId = get().historySessionId;
+    if (!sessionId || get().historyLoad !== 'ready') return;
+    const mine = generation;
+    const touched = new Map(changed);
+    changed.clear();
+    try {
+      const page = await client.call('history.page', { sessionId, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE });
+      if (mine !== generation) return;
+      const head = new Set(page.records.map((r) => r.callId));
+      const filtered = get().historyFilters.status !== '';
+      const rest = get().historyRecords.filter((r) => {
+        if (head.has(r.callId)) return false;
+        const trace = touched.get(r.callId);
+        // Finished (not a replay, which changes nothing) and no longer on the first page: its status moved on.
+        return !(filtered && trace && trace.status !== 'running' && trace.status !== 'replayed');
+      });
+      // Only when nothing was loaded beyond the first page is the first page's cursor right.
+      const onlyHead = rest.length === 0;
+      set({ historyRecords: [...page.records, ...rest], ...(onlyHead ? { historyCursor: page.nextCursor } : {}) }, false, 'history/head');
+    } catch {
+      // The next activity tries again; the list stays as it was.
+    }
+  }
+
+  /** Shows a session: its first page replaces the list (selection and cursor start over). */
+  function showSession(sessionId: string): Promise<void> {
+    changed.clear();
+    set({ historySessionId: sessionId, historyRecords: [], historyCursor: undefined, selectedCallId: undefined }, false, 'history/session');
+    return get().loadHistory();
+  }
+
+  return {
+    historySessions: [],
+    currentSessionId: undefined,
+    sessionsLoad: 'idle',
+    sessionsError: undefined,
+    historySessionId: undefined,
+    historyFilters: { status: '', toolName: '' },
+    historyRecords: [],
+    historyCursor: undefined,
+    historyLoad: 'idle',
+    historyLoadingMore: false,
+    historyError: undefined,
+    selectedCallId: undefined,
+
+    async loadSessions() {
+      if (get().sessionsLoad !== 'ready') set({ sessionsLoad: 'loading' }, false, 'history/sessions');
+      try {
+        const { current, sessions } = await client.call('history.sessions', {});
+        const own = sessions.find((s) => s.sessionId === current);
+        const list: SessionView[] = [
+          { sessionId: current, count: own?.count ?? 0, started: own?.started ?? 0, lastActivity: own?.lastActivity, current: true },
+          ...sessions.filter((s) => s.sessionId !== current).map((s) => ({ ...s, current: false })),
+        ];
+        set({ historySessions: list, currentSessionId: current, sessionsLoad: 'ready', sessionsError: undefined }, false, 'history/sessionsLoaded');
+      } catch (error) {
+        set({ sessionsLoad: 'error', sessionsError: messageOf(error) }, false, 'history/sessionsError');
+      }
+    },
+
+    async openHistory() {
+      if (get().historySessionId !== undefined) {
+        // Show what is there at once; refresh the head, then the counts.
+        await (get().historyLoad === 'idle' || get().historyLoad === 'error' ? get().loadHistory() : refreshHead());
+        void get().loadSessions();
+        return;
+      }
+      // The sessions are loaded at connection time (the sidebar shows their attention count):
+      // choose from those at once. Their refresh waits for the first page — counting a large
+      // store takes longer than a page, and the host would answer the page after it.
+      const loaded = get().sessionsLoad === 'ready';
+      if (!loaded) await get().loadSessions();
+      if (get().historySessionId === undefined) {
+        const chosen = defaultSession(get().historySessions, get().currentSessionId);
+        if (chosen) await showSession(chosen);
+      }
+      if (loaded) void get().loadSessions();
+    },
+
+    selectHistorySession(sessionId) {
+      if (sessionId === get().historySessionId && get().historyLoad !== 'idle') return;
+      void showSession(sessionId);
+    },
+
+    setHistoryFilters(patch) {
+      const current = get().historyFilters;
+      const next = { ...current, ...patch };
+      if (next.status === current.status && next.toolName === current.toolName) return;
+      set({ historyFilters: next, historyRecords: [], historyCursor: undefined }, false, 'history/filters');
+      void get().loadHistory();
+    },
+
+    async loadHistory() {
+      const sessionId = get().historySessionId;
+      if (!sessionId) return;
+      const mine = ++generation;
+      changed.clear();
+      set({ historyLoad: 'loading', historyError: undefined, historyLoadingMore: false }, false, 'history/load');
+      try {
+        const page = await client.call('history.page', { sessionId, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE });
+        if (mine !== generation) return;
+        set({ historyRecords: page.records, historyCursor: page.nextCursor, historyLoad: 'ready' }, false, 'history/loaded');
+      } catch (error) {
+        if (mine !== generation) return;
+        set({ historyLoad: 'error', historyError: messageOf(error) }, false, 'history/loadError');
+      }
+    },
+
+    async loadMoreHistory() {
+      const { historySessionId: sessionId, historyCursor: cursor } = get();
+      if (!sessionId || !cursor || get().historyLoadingMore || get().historyLoad !== 'ready') return;
+      const mine = generation;
+      set({ historyLoadingMore: true }, false, 'history/more');
+      try {
+        const page = await client.call('history.page', { sessionId, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE, cursor });
+        if (mine !== generation) return;
+        const known = new Set(get().historyRecords.map((r) => r.callId));
+        const fresh = page.records.filter((r) => !known.has(r.callId));
+        set({ historyRecords: get().historyRecords.concat(fresh), historyCursor: page.nextCursor, historyLoadingMore: false }, false, 'history/moreLoaded');
+      } catch (error) {
+        if (mine !== generation) return;
+        set({ historyLoadingMore: false }, false, 'history/moreError');
+        get().notify('error', `Could not load more history: ${messageOf(error)}`);
+      }
+    },
+
+    selectHistoryRecord(selectedCallId) {
+      set({ selectedCallId }, false, 'history/select');
+    },
+
+    openHistoryRecord(sessionId, callId) {
+      if (sessionId !== get().historySessionId) {
+        set({ historyFilters: { status: '', toolName: '' } }, false, 'history/clearFilters');
+        get().selectHistorySession(sessionId);
+      }
+      set({ selectedCallId: callId }, false, 'history/openRecord');
+      get().navigate('history');
+    },
+
+    replayCall(record) {
+      return client.call('history.replay', { sessionId: record.sessionId, callId: record.callId });
+    },
+
+    rerunCall(record) {
+      return client.call('history.rerun', { sessionId: record.sessionId, callId: record.callId, newCallId: `gui-${crypto.randomUUID()}` });
+    },
+
+    async resolveCall(record, resolution) {
+      const updated = await client.call('history.resolve', { sessionId: record.sessionId, callId: record.callId, resolution });
+      if (updated.sessionId === get().historySessionId) {
+        const rest = get().historyRecords.filter((r) => r.callId !== updated.callId);
+        // Its last activity is now: it moves to the top (or leaves a "started" filter).
+        set({ historyRecords: matches(updated, get().historyFilters) ? [updated, ...rest] : rest }, false, 'history/resolved');
+      }
+      void get().loadSessions();
+      return updated;
+    },
+
+    noteTraceActivity(trace) {
+      const watchingRecords = trace.sessionId === get().historySessionId && get().historyLoad === 'ready';
+      const watchingSessions = get().sessionsLoad === 'ready';
+      if (watchingRecords) {
+        changed.set(trace.callId, trace);
+        activityTimer ??= setTimeout(() => {
+          activityTimer = undefined;
+          if (changed.size > 0) void refreshHead();
+        }, ACTIVITY_COALESCE_MS);
+      }
+      if (watchingSessions) {
+        sessionsTimer ??= setTimeout(() => {
+          sessionsTimer = undefined;
+          if (get().sessionsLoad === 'ready') void get().loadSessions();
+        }, SESSIONS_REFRESH_MS);
+      }
+    },
+
+    clearHistory() {
+      generation++;
+      changed.clear();
+      clearTimeout(activityTimer);
+      activityTimer = undefined;
+      clearTimeout(sessionsTimer);
+      sessionsTimer = undefined;
+      set(
+        {
+          historySessions: [],
+          currentSessionId: undefined,
+          sessionsLoad: 'idle',
+          sessionsError: undefined,
+          historySessionId: undefined,
+          historyRecords: [],
+          historyCursor: undefined,
+          historyLoad: 'idle',
+          historyLoadingMore: false,
+          historyError: undefined,
+          selectedCallId: undefined,
+        },
+        false,
+        'history/clear',
+      );
+    },
+  };
+};

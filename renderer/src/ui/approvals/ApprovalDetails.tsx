@@ -1,0 +1,97 @@
+/**
+ * What a person needs to decide on one approval request: which tool on which server, why it
+ * asks, the exact arguments, the tool's annotations (marked as unverified hints when the server
+ * is not trusted), and how long the request stays open.
+ */
+import type { ApprovalView } from '../../../../shared/contract.js';
+import { configOf, serverIdOf, serverNameOf } from '../../lib/serverView.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { annotationChips } from '../servers/annotations.js';
+import { CopyButton } from '../tools/CopyButton.js';
+import { useNow } from '../tools/useNow.js';
+
+/** Local tools are the app's own; a server is trusted when its configuration says so. */
+function useServerFacts(serverId: string): { name: string; trusted: boolean } {
+  const name = useAppStore((s) => {
+    if (serverId === 'local') return 'Local tools';
+    const view = s.servers.find((v) => serverIdOf(v) === serverId);
+    return view ? serverNameOf(view) : serverId;
+  });
+  const trusted = useAppStore((s) => {
+    if (serverId === 'local') return true;
+    const fromPermissions = s.permissions?.servers.find((p) => p.serverId === serverId)?.trusted;
+    if (fromPermissions !== undefined) return fromPermissions;
+    const view = s.servers.find((v) => serverIdOf(v) === serverId);
+    return view ? configOf(view)?.trusted === true : false;
+  });
+  return { name, trusted };
+}
+
+function formatLeft(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  const minutes = Math.floor(seconds / 60);
+  return minutes > 0 ? `${minutes}:${String(seconds % 60).padStart(2, '0')} min` : `${seconds} s`;
+}
+
+export function ExpiryCountdown({ expiresAt, stopped }: { expiresAt: number; stopped: boolean }) {
+  const now = useNow(!stopped, 250);
+  const left = expiresAt - now;
+  const urgent = left < 15_000;
+  return (
+    <span className={`approval-countdown ${urgent ? 'is-urgent' : ''}`} role="timer" aria-live="off" title="Without an answer, the call is denied when the time runs out">
+      {left > 0 ? `Expires in ${formatLeft(left)}` : 'Expired'}
+    </span>
+  );
+}
+
+export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView; headingLevel?: 2 | 3 }) {
+  const { name, trusted } = useServerFacts(view.serverId);
+  const chips = annotationChips(view.annotations);
+  const args = JSON.stringify(view.args, null, 2);
+  const Heading = headingLevel === 2 ? 'h2' : 'h3';
+  return (
+    <div className="approval-details">
+      <dl className="props approval-props">
+        <dt>Tool</dt>
+        <dd>
+          <code className="approval-tool">{view.toolName}</code>
+        </dd>
+        <dt>Server</dt>
+        <dd>
+          {name}
+          {view.serverId !== 'local' && name !== view.serverId && (
+            <>
+              {' '}
+              <code className="muted">{view.serverId}</code>
+            </>
+          )}
+          {view.serverId !== 'local' && <span className={trusted ? 'chip chip-positive' : 'chip chip-warning'}>{trusted ? 'trusted' : 'not trusted'}</span>}
+        </dd>
+        <dt>Why it asks</dt>
+        <dd className="approval-reason">{view.reason}</dd>
+        {chips.length > 0 && (
+          <>
+            <dt>{trusted ? 'Annotations' : 'Hints from the server'}</dt>
+            <dd>
+              <ul className="chips" aria-label={trusted ? 'Annotations' : 'Hints from the server (unverified)'}>
+                {chips.map((chip) => (
+                  <li key={chip.label} className={`chip chip-${chip.tone}`} title={chip.title}>
+                    {chip.label}
+                  </li>
+                ))}
+              </ul>
+              {!trusted && <p className="approval-hint-note">The server is not trusted, so these are its own claims, not verified.</p>}
+            </dd>
+          </>
+        )}
+      </dl>
+      <div className="approval-args">
+        <div className="approval-args-head">
+          <Heading className="approval-args-title">Arguments</Heading>
+          <CopyButton text={args} />
+        </div>
+        {Object.keys(view.args).length === 0 ? <p className="muted">No arguments.</p> : <pre className="code-block approval-args-json">{args}</pre>}
+      </div>
+    </div>
+  );
+}

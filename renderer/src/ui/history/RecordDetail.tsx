@@ -1,0 +1,278 @@
+/**
+ * One recorded call: its arguments, result, last error, attempts and resolution, and what can be
+ * done with it — replay a completed call (its stored result; nothing runs), run it again as a new
+ * call (permissions and approval again), or resolve a call whose result is unknown by hand.
+ */
+import { useState } from 'react';
+import type { CallOutcome, HistoryRecordView } from '../../../../shared/contract.js';
+import { BridgeError, messageOf } from '../../bridge/index.js';
+import { formatDateTime } from '../../lib/format.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { Callout } from '../components/Callout.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { Icon } from '../components/Icon.js';
+import { JsonTree } from '../components/JsonTree.js';
+import { Spinner } from '../components/Spinner.js';
+import { errorTitle } from './historyFormat.js';
+import { ManualBadge, RecordStatusBadge } from './RecordStatusBadge.js';
+import { ResolveDialog } from './ResolveDialog.js';
+import { ResultContent } from './ResultContent.js';
+
+type Action = 'replay' | 'rerun';
+type Shown = { kind: Action; outcome: CallOutcome } | { kind: 'error'; action: Action; title: string; message: string; traceId?: string };
+
+function TraceButton({ traceId, label }: { traceId: string; label: string }) {
+  const openTrace = useAppStore((s) => s.openTrace);
+  return (
+    <button type="button" className="btn btn-small" onClick={() => openTrace(traceId)}>
+      <Icon name="traces" size={14} />
+      {label}
+    </button>
+  );
+}
+
+function TraceLink({ traceId }: { traceId: string }) {
+  const openTrace = useAppStore((s) => s.openTrace);
+  return (
+    <button type="button" className="btn btn-small btn-ghost title-link" onClick={() => openTrace(traceId)}>
+      <Icon name="traces" size={14} />
+      Open trace
+    </button>
+  );
+}
+
+function OutcomePanel({ shown, onDismiss }: { shown: Shown; onDismiss: () => void }) {
+  const dismiss = (
+    <button type="button" className="btn btn-small btn-ghost" onClick={onDismiss}>
+      Dismiss
+    </button>
+  );
+  if (shown.kind === 'error') {
+    return (
+      <Callout
+        tone="error"
+        title={shown.title}
+        actions={
+          <>
+            {shown.traceId && <TraceButton traceId={shown.traceId} label="Open trace" />}
+            {dismiss}
+          </>
+        }
+      >
+        {shown.message}
+      </Callout>
+    );
+  }
+  const { outcome } = shown;
+  const replayed = shown.kind === 'replay' || outcome.replayed;
+  return (
+    <section className={`outcome ${replayed ? 'outcome-replayed' : 'outcome-ran'}`} aria-label={replayed ? 'Replayed result' : 'Result of the new call'} data-testid="history-outcome">
+      <header className="outcome-head">
+        <Icon name={replayed ? 'history' : 'check'} size={18} />
+        <div className="outcome-heading">
+          <p className="outcome-title">{replayed ? 'Replayed — nothing was executed' : 'Ran again as a new call'}</p>
+          <p className="outcome-text">
+            {replayed ? (
+              'This is the result stored when the call completed. The tool did not run; a replay trace records that you looked.'
+            ) : (
+              <>
+                New call <code>{outcome.callId}</code> · {outcome.attempts} {outcome.attempts === 1 ? 'attempt' : 'attempts'}
+              </>
+            )}
+          </p>
+        </div>
+        <div className="outcome-actions">
+          <TraceButton traceId={outcome.traceId} label={replayed ? 'Replay trace' : 'Its trace'} />
+          {dismiss}
+        </div>
+      </header>
+      {outcome.warnings.length > 0 && (
+        <ul className="plain-list outcome-warnings">
+          {outcome.warnings.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
+      )}
+      <ResultContent result={outcome.result} />
+    </section>
+  );
+}
+
+export function RecordDetail({ record }: { record: HistoryRecordView }) {
+  const replayCall = useAppStore((s) => s.replayCall);
+  const rerunCall = useAppStore((s) => s.rerunCall);
+  const select = useAppStore((s) => s.selectHistoryRecord);
+  const [running, setRunning] = useState<Action | undefined>(undefined);
+  const [shown, setShown] = useState<Shown | undefined>(undefined);
+  const [confirmRerun, setConfirmRerun] = useState(false);
+  const [resolving, setResolving] = useState(false);
+
+  async function run(action: Action): Promise<void> {
+    setRunning(action);
+    setShown(undefined);
+    try {
+      const outcome = action === 'replay' ? await replayCall(record) : await rerunCall(record);
+      setShown({ kind: action, outcome });
+    } catch (error) {
+      const code = error instanceof BridgeError ? error.code : 'error';
+      const traceId = error instanceof BridgeError ? error.details?.traceId : undefined;
+      setShown({ kind: 'error', action, title: errorTitle(code, action === 'replay' ? 'Could not replay' : 'The new call failed'), message: messageOf(error), ...(traceId ? { traceId } : {}) });
+    } finally {
+      setRunning(undefined);
+    }
+  }
+
+  const runningNow = record.status === 'started';
+  const unknown = record.status === 'unknown';
+
+  return (
+    <section className="detail record-detail" aria-label={`Call ${record.toolName}`}>
+      <button type="button" className="btn btn-ghost btn-small back-button" onClick={() => select(undefined)}>
+        <Icon name="back" size={14} />
+        All calls
+      </button>
+      <header className="detail-header">
+        <div className="detail-title-row">
+          <h2 className="detail-title">
+            <code>{record.toolName}</code>
+          </h2>
+          <RecordStatusBadge status={record.status} />
+          {record.resolvedBy === 'manual' && <ManualBadge />}
+          <TraceLink traceId={record.traceId} />
+        </div>
+        <p className="detail-meta">
+          <span>
+            on <code>{record.serverId}</code>
+          </span>
+          <span aria-hidden="true">·</span>
+          <span>started {formatDateTime(record.createdAt)}</span>
+        </p>
+        <div className="detail-actions" role="group" aria-label="Call actions">
+          {record.status === 'completed' && (
+            <button type="button" className="btn btn-primary" onClick={() => void run('replay')} disabled={!!running}>
+              {running === 'replay' ? <Spinner label="Replaying" /> : <Icon name="history" />}
+              Replay
+            </button>
+          )}
+          {unknown && (
+            <button type="button" className="btn btn-primary" onClick={() => setResolving(true)} disabled={!!running}>
+              <Icon name="edit" />
+              Resolve by hand…
+            </button>
+          )}
+          <button type="button" className="btn" onClick={() => setConfirmRerun(true)} disabled={!!running}>
+            {running === 'rerun' ? <Spinner label="Running" /> : <Icon name="refresh" />}
+            {running === 'rerun' ? 'Running…' : 'Run again as a new call'}
+          </button>
+        </div>
+      </header>
+
+      {running === 'rerun' && <p className="status-line">Running as a new call — if it needs your approval, the approval dialog asks.</p>}
+      {shown && <OutcomePanel shown={shown} onDismiss={() => setShown(undefined)} />}
+
+      {runningNow && (
+        <Callout tone="info" title="Running now">
+          This call is running in this app. Its result is recorded when it finishes; to stop it, cancel it where it was started.
+        </Callout>
+      )}
+      {unknown && (
+        <Callout tone="warning" title="Its result is unknown">
+          This call started, but no result was recorded and nothing runs it any more — the server did not answer in time, the connection dropped, or the app stopped
+          mid-call. Whether the tool did something on the remote side is unknown: check there, then resolve it by hand.
+        </Callout>
+      )}
+
+      {record.lastError && (
+        <section className="card card-error" aria-labelledby="record-error-title">
+          <h3 id="record-error-title" className="card-title">
+            Last error
+          </h3>
+          <p className="record-error">
+            {record.lastError.message}
+            {record.lastError.code && <span className="chip">{record.lastError.code}</span>}
+          </p>
+          <p className="card-note">{formatDateTime(record.lastError.at)}</p>
+        </section>
+      )}
+
+      {record.resolvedBy === 'manual' && (
+        <section className="card" aria-labelledby="record-resolution-title">
+          <h3 id="record-resolution-title" className="card-title">
+            Resolved by hand
+          </h3>
+          <p>
+            Marked <strong>{record.status === 'failed' ? 'failed' : 'completed'}</strong> {formatDateTime(record.updatedAt)}.
+          </p>
+          {record.resolutionNote ? <blockquote className="resolution-note">{record.resolutionNote}</blockquote> : <p className="muted">No note.</p>}
+        </section>
+      )}
+
+      <section className="card" aria-labelledby="record-args-title">
+        <h3 id="record-args-title" className="card-title">
+          Arguments
+        </h3>
+        {record.args && typeof record.args === 'object' && Object.keys(record.args).length === 0 ? <p className="muted">No arguments.</p> : <JsonTree value={record.args} openDepth={2} />}
+        <details className="raw-json">
+          <summary>Raw JSON</summary>
+          <pre className="code-block">{JSON.stringify(record.args, null, 2)}</pre>
+        </details>
+      </section>
+
+      <section className="card" aria-labelledby="record-result-title">
+        <h3 id="record-result-title" className="card-title">
+          Stored result
+        </h3>
+        {record.result ? (
+          <ResultContent result={record.result} />
+        ) : (
+          <p className="muted">{runningNow ? 'None yet — the call is running.' : unknown ? 'None — the result is unknown.' : 'None: the call failed.'}</p>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="record-ids-title">
+        <h3 id="record-ids-title" className="card-title">
+          Details
+        </h3>
+        <dl className="props">
+          <dt>Call id</dt>
+          <dd>
+            <code data-testid="record-call-id">{record.callId}</code>
+          </dd>
+          <dt>Session</dt>
+          <dd>
+            <code>{record.sessionId}</code>
+          </dd>
+          <dt>User</dt>
+          <dd>
+            <code>{record.userId}</code>
+          </dd>
+          <dt>Created</dt>
+          <dd>{formatDateTime(record.createdAt)}</dd>
+          <dt>Last activity</dt>
+          <dd>{formatDateTime(record.updatedAt)}</dd>
+          <dt>Failed attempts</dt>
+          <dd>{record.attempts}</dd>
+        </dl>
+      </section>
+
+      {confirmRerun && (
+        <ConfirmDialog
+          title="Run this call again?"
+          confirmLabel="Run again"
+          onCancel={() => setConfirmRerun(false)}
+          onConfirm={() => {
+            setConfirmRerun(false);
+            void run('rerun');
+          }}
+        >
+          <p>
+            <code>{record.toolName}</code> runs on <code>{record.serverId}</code> with the same arguments, as a <strong>new call</strong> with its own id — this is not a
+            replay. Its side effects happen again.
+          </p>
+          <p className="confirm-more">It goes through permissions again; if the tool needs approval, you are asked again.</p>
+        </ConfirmDialog>
+      )}
+      {resolving && <ResolveDialog record={record} onClose={() => setResolving(false)} />}
+    </section>
+  );
+}

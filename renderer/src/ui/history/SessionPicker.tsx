@@ -1,0 +1,90 @@
+/**
+ * Which session's calls History shows: a button naming the chosen session, opening a list of all
+ * sessions (this app's own first) with their call counts and last activity. Sessions with calls
+ * still `started` are marked "needs attention". A native popover: Esc and a click outside close it.
+ */
+import { useId, useRef } from 'react';
+import type { SessionView } from '../../state/slices/historySlice.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { Icon } from '../components/Icon.js';
+import { formatWhen } from '../traces/traceFormat.js';
+import { sessionLabel } from './historyFormat.js';
+
+const countFormat = new Intl.NumberFormat();
+
+export function formatCount(n: number, one: string, many: string): string {
+  return `${countFormat.format(n)} ${n === 1 ? one : many}`;
+}
+
+function AttentionChip({ count }: { count: number }) {
+  if (count === 0) return null;
+  return (
+    <span className="chip chip-warning attention-chip" title="Calls still in progress, or whose result is unknown: check them and resolve by hand if nothing is running">
+      {countFormat.format(count)} need{count === 1 ? 's' : ''} attention
+    </span>
+  );
+}
+
+function SessionOption({ session, selected, onPick }: { session: SessionView; selected: boolean; onPick: (id: string) => void }) {
+  return (
+    <li>
+      <button type="button" className="session-option" aria-current={selected ? 'true' : undefined} onClick={() => onPick(session.sessionId)} data-session-id={session.sessionId}>
+        <span className="session-option-main">
+          <span className="session-option-name">{sessionLabel(session)}</span>
+          <span className="session-option-meta">
+            {formatCount(session.count, 'call', 'calls')}
+            {session.lastActivity !== undefined && ` · last activity ${formatWhen(session.lastActivity)}`}
+          </span>
+        </span>
+        <AttentionChip count={session.started} />
+        {selected && <Icon name="check" size={16} className="session-option-check" />}
+      </button>
+    </li>
+  );
+}
+
+export function SessionPicker() {
+  const sessions = useAppStore((s) => s.historySessions);
+  const selectedId = useAppStore((s) => s.historySessionId);
+  const select = useAppStore((s) => s.selectHistorySession);
+  const popoverId = useId();
+  const button = useRef<HTMLButtonElement>(null);
+  const popover = useRef<HTMLDivElement>(null);
+
+  const selected = sessions.find((s) => s.sessionId === selectedId);
+
+  function place(): void {
+    const anchor = button.current?.getBoundingClientRect();
+    const panel = popover.current;
+    if (!anchor || !panel) return;
+    panel.style.top = `${Math.round(anchor.bottom + 6)}px`;
+    panel.style.left = `${Math.round(anchor.left)}px`;
+  }
+
+  function pick(id: string): void {
+    popover.current?.hidePopover();
+    select(id);
+  }
+
+  return (
+    <>
+      <button ref={button} type="button" className="session-trigger" popoverTarget={popoverId} onClick={place} aria-label={`Session: ${selected ? sessionLabel(selected) : 'none'} — choose another`}>
+        <Icon name="history" size={16} />
+        <span className="session-trigger-text">
+          <span className="session-trigger-name">{selected ? sessionLabel(selected) : selectedId ? selectedId : 'Choose a session'}</span>
+          {selected && <span className="session-trigger-meta">{formatCount(selected.count, 'call', 'calls')}</span>}
+        </span>
+        {selected && <AttentionChip count={selected.started} />}
+        <Icon name="chevronDown" size={14} />
+      </button>
+      <div ref={popover} id={popoverId} popover="auto" className="session-popover" aria-label="Sessions">
+        <p className="session-popover-title">Sessions</p>
+        <ul role="list" className="session-options">
+          {sessions.map((session) => (
+            <SessionOption key={session.sessionId} session={session} selected={session.sessionId === selectedId} onPick={pick} />
+          ))}
+        </ul>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,268 @@
+/**
+ * "Import…": servers from a Claude Desktop, VS Code or Cursor MCP configuration file. The person
+ * picks (or drops) the file; main reads it and says what it would import — the format, each
+ * server with its command or URL, its problems, and how many secrets it carries (stored in the
+ * secret store, never in the configuration file); VS Code `inputs` are asked for here. Import is
+ * all or nothing; the new servers then connect by themselves.
+ */
+import type { DragEvent } from 'react';
+import { useState } from 'react';
+import type { ImportPreview } from '../../../../shared/contract.js';
+import { BridgeError, messageOf } from '../../bridge/index.js';
+import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { Callout } from '../components/Callout.js';
+import { Dialog } from '../components/Dialog.js';
+import { Icon } from '../components/Icon.js';
+import { Spinner } from '../components/Spinner.js';
+import { ImportServerRow } from './ImportServerRow.js';
+
+const FORMAT_NAMES: Record<ImportPreview['format'], string> = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor' };
+const MAX_FILE_BYTES = 1_000_000;
+
+const ERROR_TITLES: Record<string, string> = {
+  import_malformed: 'This file is not valid JSON',
+  import_unrecognized: 'This is not an MCP configuration file',
+  import_unknown_server: 'The file changed',
+  validation: 'Some servers cannot be imported',
+  too_large: 'This file is too large',
+  unreadable: 'The file could not be read',
+};
+
+interface Failure {
+  title: string;
+  message: string;
+  details: string[];
+}
+
+function failureOf(error: unknown, fallback: string): Failure {
+  const code = error instanceof BridgeError ? error.code : 'error';
+  const fieldErrors = error instanceof BridgeError ? error.fieldErrors : {};
+  const details = Object.entries(fieldErrors).map(([field, messages]) => (field ? `${field}: ${messages.join(', ')}` : messages.join(', ')));
+  return { title: ERROR_TITLES[code] ?? fallback, message: messageOf(error), details };
+}
+
+interface LoadedFile {
+  name: string;
+  content: string;
+}
+
+export function ImportDialog() {
+  const close = useAppStore((s) => s.closeImport);
+  const previewImport = useAppStore((s) => s.previewImport);
+  const applyImport = useAppStore((s) => s.applyImport);
+  const selectServer = useAppStore((s) => s.selectServer);
+  const notify = useAppStore((s) => s.notify);
+
+  const [file, setFile] = useState<LoadedFile | undefined>(undefined);
+  const [preview, setPreview] = useState<ImportPreview | undefined>(undefined);
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [inputs, setInputs] = useState<Record<string, string>>({});
+  const [reading, setReading] = useState(false);
+  const [applying, setApplying] = useState(false);
+  const [attempted, setAttempted] = useState(false);
+  const [failure, setFailure] = useState<Failure | undefined>(undefined);
+  const [dragging, setDragging] = useState(false);
+
+  async function readFile(picked: File | undefined): Promise<void> {
+    if (!picked) return;
+    setFailure(undefined);
+    setPreview(undefined);
+    setAttempted(false);
+    if (picked.size > MAX_FILE_BYTES) {
+      setFile(undefined);
+      setFailure({ title: ERROR_TITLES.too_large!, message: `“${picked.name}” is ${Math.round(picked.size / 1024)} KB; MCP configuration files are far smaller. Nothing was imported.`, details: [] });
+      return;
+    }
+    setReading(true);
+    try {
+      const loaded = { name: picked.name, content: await picked.text() };
+      setFile(loaded);
+      const result = await previewImport({ content: loaded.content, fileName: loaded.name });
+      setPreview(result);
+      setChosen(result.servers.filter((s) => s.config && !s.exists).map((s) => s.name));
+      setInputs(Object.fromEntries(result.inputs.map((i) => [i.id, ''])));
+    } catch (error) {
+      setFailure(failureOf(error, 'The file could not be read'));
+    } finally {
+      setReading(false);
+    }
+  }
+
+  const neededInputs = preview ? preview.inputs.filter((input) => preview.servers.some((s) => chosen.includes(s.name) && s.inputs.includes(input.id))) : [];
+  const missingInputs = neededInputs.filter((input) => (inputs[input.id] ?? '') === '');
+
+  async function apply(): Promise<void> {
+    setAttempted(true);
+    if (!file || !preview || chosen.length === 0 || missingInputs.length > 0) return;
+    setApplying(true);
+    setFailure(undefined);
+    try {
+      const values = Object.fromEntries(neededInputs.map((input) => [input.id, inputs[input.id] ?? '']));
+      const imported = await applyImport({ content: file.content, fileName: file.name, names: chosen, inputs: values });
+      notify('success', `Imported ${imported.length === 1 ? serverNameOf(imported[0]!) : `${imported.length} servers`}. ${imported.length === 1 ? 'It connects' : 'They connect'} by ${imported.length === 1 ? 'itself' : 'themselves'}.`);
+      const first = imported[0];
+      if (first) selectServer(serverIdOf(first));
+      close();
+    } catch (error) {
+      setFailure(failureOf(error, 'Nothing was imported'));
+      setApplying(false);
+    }
+  }
+
+  function onDrop(event: DragEvent<HTMLLabelElement>): void {
+    event.preventDefault();
+    setDragging(false);
+    void readFile(event.dataTransfer.files[0]);
+  }
+
+  const importable = preview?.servers.filter((s) => s.config && !s.exists).length ?? 0;
+
+  return (
+    <Dialog
+      title="Import servers"
+      description="From Claude Desktop, VS Code or Cursor: pick its MCP configuration file."
+      size="large"
+      onClose={close}
+      onSubmit={() => void apply()}
+      footer={
+        <>
+          <span className="dialog-footer-note">
+            <Icon name="lock" size={14} /> Secrets go to the secret store, never into the configuration file.
+          </span>
+          <button type="button" className="btn" onClick={close}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={!preview || chosen.length === 0 || applying}>
+            {applying && <Spinner label="Importing" />}
+            {chosen.length > 0 ? `Import selected (${chosen.length})` : 'Import selected'}
+          </button>
+        </>
+      }
+    >
+      <label
+        className={`file-drop ${dragging ? 'is-dragging' : ''} ${file ? 'has-file' : ''}`}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={onDrop}
+      >
+        <input
+          type="file"
+          accept=".json,.jsonc,application/json"
+          className="visually-hidden"
+          aria-label="Configuration file"
+          data-autofocus
+          onChange={(e) => {
+            void readFile(e.target.files?.[0]);
+            e.target.value = ''; // choosing the same file again reads it again
+          }}
+        />
+        <span className="file-drop-icon" aria-hidden="true">
+          {reading ? <Spinner label="Reading" /> : <Icon name={file ? 'check' : 'up'} size={20} />}
+        </span>
+        <span className="file-drop-text">
+          {file ? (
+            <>
+              <span className="file-drop-title">{file.name}</span>
+              <span className="file-drop-hint">Choose another file, or drop it here</span>
+            </>
+          ) : (
+            <>
+              <span className="file-drop-title">Choose a configuration file, or drop it here</span>
+              <span className="file-drop-hint">
+                <code>claude_desktop_config.json</code> · <code>.vscode/mcp.json</code> · <code>~/.cursor/mcp.json</code>
+              </span>
+            </>
+          )}
+        </span>
+        <span className="btn btn-small file-drop-button" aria-hidden="true">
+          Browse…
+        </span>
+      </label>
+
+      {failure && (
+        <Callout tone="error" title={failure.title}>
+          <p>{failure.message}</p>
+          {failure.details.length > 0 && (
+            <ul className="plain-list import-error-details">
+              {failure.details.map((d) => (
+                <li key={d}>{d}</li>
+              ))}
+            </ul>
+          )}
+        </Callout>
+      )}
+
+      {preview && (
+        <section className="import-preview" aria-label="What would be imported">
+          <div className="import-summary">
+            <span className="chip chip-format" data-testid="import-format">
+              {FORMAT_NAMES[preview.format]}
+            </span>
+            <span className="muted">
+              {preview.servers.length} {preview.servers.length === 1 ? 'server' : 'servers'} in the file · {importable} can be imported
+            </span>
+            {preview.servers.length > 1 && importable > 0 && (
+              <button
+                type="button"
+                className="btn btn-small btn-ghost import-toggle-all"
+                onClick={() => setChosen(chosen.length === importable ? [] : preview.servers.filter((s) => s.config && !s.exists).map((s) => s.name))}
+              >
+                {chosen.length === importable ? 'Select none' : 'Select all'}
+              </button>
+            )}
+          </div>
+          {preview.servers.length === 0 ? (
+            <p className="muted">The file lists no servers.</p>
+          ) : (
+            <ul className="import-servers" role="list">
+              {preview.servers.map((server) => (
+                <ImportServerRow
+                  key={server.name}
+                  server={server}
+                  checked={chosen.includes(server.name)}
+                  onChange={(checked) => setChosen(checked ? [...chosen, server.name] : chosen.filter((n) => n !== server.name))}
+                />
+              ))}
+            </ul>
+          )}
+          {neededInputs.length > 0 && (
+            <fieldset className="form-section import-inputs">
+              <legend>Values the file asks for</legend>
+              {neededInputs.map((input) => {
+                const missing = attempted && (inputs[input.id] ?? '') === '';
+                const id = `import-input-${input.id}`;
+                return (
+                  <div key={input.id} className={`field ${missing ? 'has-error' : ''}`}>
+                    <label className="field-label" htmlFor={id}>
+                      {input.description}
+                    </label>
+                    <input
+                      id={id}
+                      className="input mono"
+                      type={input.password ? 'password' : 'text'}
+                      autoComplete={input.password ? 'new-password' : 'off'}
+                      spellCheck={false}
+                      value={inputs[input.id] ?? ''}
+                      onChange={(e) => setInputs({ ...inputs, [input.id]: e.target.value })}
+                      aria-invalid={missing || undefined}
+                      aria-describedby={`${id}-hint`}
+                    />
+                    <p id={`${id}-hint`} className="field-hint">
+                      <code>{`\${input:${input.id}}`}</code> {input.password ? '· stored as a secret, never shown again' : ''}
+                    </p>
+                    {missing && <p className="field-error">Enter a value to import the servers that use it.</p>}
+                  </div>
+                );
+              })}
+            </fieldset>
+          )}
+          {attempted && chosen.length === 0 && <p className="form-summary">Select at least one server.</p>}
+        </section>
+      )}
+    </Dialog>
+  );
+}

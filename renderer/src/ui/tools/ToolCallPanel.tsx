@@ -1,0 +1,193 @@
+/**
+ * One tool, ready to call: what it is (server, description, annotations, name conflict, its
+ * permission level), its arguments as a generated form or raw JSON, Run — and the last call's
+ * progress, result or error. The call runs through the whole pipeline; an ASK tool opens the
+ * approval dialog before anything runs.
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { ToolView } from '../../../../shared/contract.js';
+import { toolKeyOf } from '../../state/slices/toolsSlice.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { Icon } from '../components/Icon.js';
+import { SchemaView } from '../components/SchemaView.js';
+import { Tabs } from '../components/Tabs.js';
+import { LevelBadge } from '../permissions/LevelBadge.js';
+import { annotationChips } from '../servers/annotations.js';
+import { ArgsJsonEditor, ArgsSchemaForm, hasParameters, parseArgs } from './ArgsForm.js';
+import { CallErrorView } from './CallErrorView.js';
+import { ResultView } from './ResultView.js';
+import { RunProgress } from './RunProgress.js';
+import { useServerLabel } from './serverLabel.js';
+
+type Mode = 'form' | 'json' | 'schema';
+
+const NO_ARGS: Record<string, unknown> = {};
+
+function PermissionLine({ tool }: { tool: ToolView }) {
+  const entry = useAppStore((s) => s.permissions?.tools.find((t) => t.serverId === tool.serverId && t.toolName === tool.name));
+  const navigate = useAppStore((s) => s.navigate);
+  if (!entry) return null;
+  return (
+    <p className="tool-permission">
+      <LevelBadge level={entry.level} />
+      <span className="tool-permission-reason">{entry.reason.detail}.</span>
+      <button type="button" className="btn btn-small btn-ghost" onClick={() => navigate('permissions')}>
+        Change
+      </button>
+    </p>
+  );
+}
+
+export function ToolCallPanel({ tool }: { tool: ToolView }) {
+  const key = toolKeyOf(tool);
+  const draft = useAppStore((s) => s.toolDrafts[key]) ?? NO_ARGS;
+  const setDraft = useAppStore((s) => s.setToolDraft);
+  const run = useAppStore((s) => s.toolRuns[key]);
+  const runTool = useAppStore((s) => s.runTool);
+  const serverLabel = useServerLabel(tool.serverId);
+  const [mode, setMode] = useState<Mode>('form');
+  const [rawText, setRawText] = useState('');
+  const [rawError, setRawError] = useState<string | undefined>();
+
+  const running = run?.status === 'running';
+  const outcomeRef = useRef<HTMLDivElement>(null);
+  const runState = run ? `${run.callId}:${run.status}` : undefined;
+
+  // A new call's progress, then its result, come into view (the form may be long).
+  useEffect(() => {
+    if (runState) outcomeRef.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }, [runState]);
+  const chips = annotationChips(tool.annotations);
+  const title = tool.title && tool.title !== tool.name ? tool.title : undefined;
+
+  function changeMode(next: Mode): void {
+    if (next === mode) return;
+    if (mode === 'json') {
+      // Leaving the JSON tab keeps its arguments, so both tabs edit the same call.
+      const parsed = parseArgs(rawText);
+      if (!parsed.ok) {
+        setRawError(`${parsed.message} Fix it or clear it before switching.`);
+        return;
+      }
+      setDraft(key, parsed.value);
+    }
+    if (next === 'json') {
+      setRawText(JSON.stringify(draft, null, 2));
+      setRawError(undefined);
+    }
+    setMode(next);
+  }
+
+  function runNow(): void {
+    if (running) return;
+    let args = draft;
+    if (mode === 'json') {
+      const parsed = parseArgs(rawText);
+      if (!parsed.ok) {
+        setRawError(parsed.message);
+        return;
+      }
+      args = parsed.value;
+      setDraft(key, args);
+    }
+    void runTool(tool, args);
+  }
+
+  return (
+    <section className="call-panel" aria-label={`Call ${tool.name}`}>
+      <header className="call-head">
+        <div className="call-title-row">
+          <h2 className="call-title">
+            <code>{tool.name}</code>
+          </h2>
+          {title && <span className="tool-title">{title}</span>}
+          <span className="chip server-chip" title={tool.serverId === 'local' ? 'A local tool of this app' : `Server ${tool.serverId}`}>
+            <Icon name={tool.serverId === 'local' ? 'terminal' : 'servers'} size={12} />
+            {serverLabel}
+          </span>
+        </div>
+        {tool.description && <p className="tool-description">{tool.description}</p>}
+        {chips.length > 0 && (
+          <ul className="chips" aria-label="Annotations">
+            {chips.map((chip) => (
+              <li key={chip.label} className={`chip chip-${chip.tone}`} title={chip.title}>
+                {chip.label}
+              </li>
+            ))}
+          </ul>
+        )}
+        {tool.shadowedBy && (
+          <p className="tool-shadowed">
+            <strong>Name conflict:</strong> a call by the name <code>{tool.name}</code> reaches <code>{tool.shadowedBy}</code>, which has a higher priority. Run here
+            calls this server’s tool directly.
+          </p>
+        )}
+        <PermissionLine tool={tool} />
+      </header>
+
+      {/* Not a <form>: the generated form is one of its own (Enter in a field runs the call). */}
+      <div className="call-args">
+        <Tabs
+          label="Arguments"
+          active={mode}
+          onChange={changeMode}
+          tabs={[
+            { key: 'form', label: 'Form' },
+            { key: 'json', label: 'Raw JSON' },
+            { key: 'schema', label: 'Schema' },
+          ]}
+        >
+          {mode === 'form' && (
+            <ArgsSchemaForm
+              schema={tool.inputSchema}
+              value={draft}
+              disabled={running}
+              onChange={(value) => setDraft(key, value)}
+              onSubmit={runNow}
+              onCannotRender={() => changeMode('json')}
+            />
+          )}
+          {mode === 'json' && (
+            <ArgsJsonEditor
+              text={rawText}
+              error={rawError}
+              disabled={running}
+              onChange={(text) => {
+                setRawText(text);
+                if (rawError) setRawError(undefined);
+              }}
+              onSubmit={runNow}
+            />
+          )}
+          {mode === 'schema' && (
+            <div className="call-schemas">
+              <SchemaView schema={tool.inputSchema} label={`Input parameters of ${tool.name}`} />
+              {tool.outputSchema && (
+                <>
+                  <h3 className="card-title">Output</h3>
+                  <SchemaView schema={tool.outputSchema} label={`Output fields of ${tool.name}`} />
+                </>
+              )}
+            </div>
+          )}
+        </Tabs>
+        <div className="call-actions">
+          <button type="button" className="btn btn-primary" onClick={runNow} disabled={running}>
+            <Icon name="chevronRight" size={16} />
+            Run
+          </button>
+          <span className="call-actions-note muted">
+            {hasParameters(tool.inputSchema) ? 'The server validates the arguments. ' : ''}
+            Each run is a new call with its own checkpoint and trace.
+          </span>
+        </div>
+      </div>
+
+      <div className="call-outcome" aria-live="polite" ref={outcomeRef}>
+        {run?.status === 'running' && <RunProgress tool={tool} run={run} />}
+        {run?.status === 'done' && <ResultView outcome={run.outcome} durationMs={run.finishedAt - run.startedAt} />}
+        {run?.status === 'failed' && <CallErrorView error={run.error} serverId={tool.serverId} />}
+      </div>
+    </section>
+  );
+}

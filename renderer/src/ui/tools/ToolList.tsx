@@ -1,0 +1,76 @@
+/**
+ * Every tool in one list, grouped by server (MCP servers in the Servers order, then the local
+ * tools): name, description, annotation chips, and a marker when another server wins the name.
+ */
+import type { ToolView } from '../../../../shared/contract.js';
+import { toolKeyOf } from '../../state/slices/toolsSlice.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { annotationChips } from '../servers/annotations.js';
+import { useServerLabel } from './serverLabel.js';
+
+export interface ToolGroup {
+  serverId: string;
+  tools: ToolView[];
+}
+
+function ToolItem({ tool }: { tool: ToolView }) {
+  const key = toolKeyOf(tool);
+  const selected = useAppStore((s) => s.selectedToolKey === key);
+  const select = useAppStore((s) => s.selectTool);
+  const running = useAppStore((s) => s.toolRuns[key]?.status === 'running');
+  const chips = annotationChips(tool.annotations).slice(0, 3);
+  return (
+    <li>
+      <button type="button" className="tool-item" aria-current={selected ? 'true' : undefined} onClick={() => select(key)} data-tool={tool.name} data-server={tool.serverId}>
+        <span className="tool-item-head">
+          <code className="tool-item-name">{tool.name}</code>
+          {running && <span className="chip chip-running">running</span>}
+          {tool.shadowedBy && <span className="chip chip-warning">name conflict</span>}
+        </span>
+        {tool.description && <span className="tool-item-description">{tool.description}</span>}
+        {tool.shadowedBy && (
+          <span className="tool-item-shadowed">
+            A call by this name reaches <code>{tool.shadowedBy}</code>
+          </span>
+        )}
+        {chips.length > 0 && (
+          <span className="tool-item-chips">
+            {chips.map((chip) => (
+              <span key={chip.label} className={`chip chip-${chip.tone}`}>
+                {chip.label}
+              </span>
+            ))}
+          </span>
+        )}
+      </button>
+    </li>
+  );
+}
+
+function GroupHeading({ serverId, count }: { serverId: string; count: number }) {
+  const label = useServerLabel(serverId);
+  return (
+    <h3 className="tool-group-title">
+      <span>{label}</span>
+      {serverId !== 'local' && label.toLowerCase() !== serverId.toLowerCase() && <code className="tool-group-id">{serverId}</code>}
+      <span className="tab-count">{count}</span>
+    </h3>
+  );
+}
+
+export function ToolList({ groups }: { groups: ToolGroup[] }) {
+  return (
+    <div className="tool-groups">
+      {groups.map((group) => (
+        <section key={group.serverId} className="tool-group" aria-label={`Tools of ${group.serverId === 'local' ? 'Local' : group.serverId}`}>
+          <GroupHeading serverId={group.serverId} count={group.tools.length} />
+          <ul role="list" className="tool-items">
+            {group.tools.map((tool) => (
+              <ToolItem key={toolKeyOf(tool)} tool={tool} />
+            ))}
+          </ul>
+        </section>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,166 @@
+/**
+ * The generated argument form in the app's own look: rjsf's core widgets (their inputs are styled
+ * in tools.css under `.tool-form`), with the field, object and array layouts and every button
+ * replaced by templates that use the app's classes and icons. There is no submit button: the
+ * call panel's Run button runs the call (Enter in a field submits the form, which runs it too).
+ */
+import type {
+  ArrayFieldItemTemplateProps,
+  ArrayFieldTemplateProps,
+  DescriptionFieldProps,
+  FieldTemplateProps,
+  IconButtonProps,
+  ObjectFieldTemplateProps,
+  TemplatesType,
+  TitleFieldProps,
+} from '@rjsf/utils';
+import { getDefaultRegistry } from '@rjsf/core';
+import { buttonId, canExpand, descriptionId, getUiOptions, titleId } from '@rjsf/utils';
+import type { IconName } from '../../components/Icon.js';
+import { Icon } from '../../components/Icon.js';
+
+/** rjsf's own templates this theme keeps (resolved once, not per render). */
+const CORE = getDefaultRegistry().templates;
+const WrapIfAdditionalTemplate = CORE.WrapIfAdditionalTemplate;
+const ArrayFieldItemButtonsTemplate = CORE.ArrayFieldItemButtonsTemplate;
+
+function FieldTemplate(props: FieldTemplateProps) {
+  const { id, label, children, errors, help, description, hidden, required, displayLabel, schema, fieldPathId } = props;
+  if (hidden) return <div className="visually-hidden">{children}</div>;
+  // Booleans render their own label beside the box; objects and arrays title themselves.
+  const type = schema.type;
+  const ownLabel = type === 'boolean' || type === 'object' || type === 'array';
+  // Items of an array are numbered by their place; "argv-2 required" above each would be noise.
+  const arrayItem = typeof fieldPathId.path.at(-1) === 'number';
+  return (
+    <WrapIfAdditionalTemplate {...props}>
+      <div className="rf-field">
+        {arrayItem && !ownLabel && label && (
+          <label className="visually-hidden" htmlFor={id}>
+            {label}
+          </label>
+        )}
+        {displayLabel && !arrayItem && !ownLabel && label && (
+          <label className="field-label rf-label" htmlFor={id}>
+            {label}
+            {required && <span className="schema-required">required</span>}
+          </label>
+        )}
+        {displayLabel && !arrayItem && !ownLabel && description}
+        {children}
+        {errors}
+        {help}
+      </div>
+    </WrapIfAdditionalTemplate>
+  );
+}
+
+function DescriptionFieldTemplate({ id, description }: DescriptionFieldProps) {
+  if (!description) return null;
+  return (
+    <div id={id} className="field-hint rf-description">
+      {description}
+    </div>
+  );
+}
+
+function TitleFieldTemplate({ id, title, required }: TitleFieldProps) {
+  return (
+    <legend id={id} className="rf-legend">
+      {title}
+      {required && <span className="schema-required">required</span>}
+    </legend>
+  );
+}
+
+function ObjectFieldTemplate(props: ObjectFieldTemplateProps) {
+  const { description, disabled, formData, fieldPathId, onAddProperty, optionalDataControl, properties, readonly, registry, required, schema, title, uiSchema } = props;
+  if ((schema.oneOf || schema.anyOf) && !schema.properties && properties.length === 0) return null;
+  // The root object is the form itself: no frame, no title (the panel names the tool).
+  const root = fieldPathId.path.length === 0;
+  return (
+    <fieldset className={root ? 'rf-object rf-root' : 'rf-object rf-nested'} id={fieldPathId.$id}>
+      {!root && title && <TitleFieldTemplate id={titleId(fieldPathId)} title={title} required={required} schema={schema} uiSchema={uiSchema} registry={registry} />}
+      {!root && description && <DescriptionFieldTemplate id={descriptionId(fieldPathId)} description={description} schema={schema} uiSchema={uiSchema} registry={registry} />}
+      {optionalDataControl}
+      {properties.map((prop) => prop.content)}
+      {canExpand(schema, uiSchema, formData) && (
+        <AddButton id={buttonId(fieldPathId, 'add')} className="rjsf-object-property-expand" onClick={onAddProperty} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} />
+      )}
+    </fieldset>
+  );
+}
+
+function ArrayFieldTemplate(props: ArrayFieldTemplateProps) {
+  const { canAdd, disabled, fieldPathId, uiSchema, items, optionalDataControl, onAddClick, readonly, registry, required, schema, title } = props;
+  const options = getUiOptions(uiSchema);
+  const description = options.description || schema.description;
+  return (
+    <fieldset className="rf-array" id={fieldPathId.$id}>
+      <legend id={titleId(fieldPathId)} className="rf-legend">
+        {options.title || title}
+        {required && <span className="schema-required">required</span>}
+        <span className="rf-count">{items.length === 1 ? '1 item' : `${items.length} items`}</span>
+      </legend>
+      {description && <DescriptionFieldTemplate id={descriptionId(fieldPathId)} description={description} schema={schema} uiSchema={uiSchema} registry={registry} />}
+      {optionalDataControl}
+      {items.length > 0 && <div className="rf-array-items">{items}</div>}
+      {canAdd && <AddButton id={buttonId(fieldPathId, 'add')} className="rjsf-array-item-add" onClick={onAddClick} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} />}
+    </fieldset>
+  );
+}
+
+function ArrayFieldItemTemplate(props: ArrayFieldItemTemplateProps) {
+  const { children, buttonsProps, hasToolbar } = props;
+  return (
+    <div className="rf-array-item">
+      <span className="rf-array-index" aria-hidden="true">
+        {buttonsProps.index + 1}
+      </span>
+      <div className="rf-array-item-body">{children}</div>
+      {hasToolbar && (
+        <div className="rf-array-item-tools" role="group" aria-label={`Item ${buttonsProps.index + 1}`}>
+          <ArrayFieldItemButtonsTemplate {...buttonsProps} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+function iconButton(icon: IconName, label: string, danger = false) {
+  return function ThemedIconButton({ registry: _registry, uiSchema: _uiSchema, iconType: _iconType, icon: _icon, className, title, style: _style, ...rest }: IconButtonProps) {
+    const name = title ?? label;
+    return (
+      <button type="button" {...rest} className={`btn btn-icon btn-ghost ${danger ? 'btn-danger-ghost' : ''} ${className ?? ''}`} title={name} aria-label={name}>
+        <Icon name={icon} size={14} />
+      </button>
+    );
+  };
+}
+
+function AddButton({ registry: _registry, uiSchema: _uiSchema, iconType: _iconType, icon: _icon, className, style: _style, ...rest }: IconButtonProps) {
+  return (
+    <button type="button" {...rest} className={`btn btn-small rf-add ${className ?? ''}`}>
+      <Icon name="plus" size={14} />
+      {className?.includes('expand') ? 'Add field' : 'Add item'}
+    </button>
+  );
+}
+
+export const FORM_TEMPLATES: Partial<Omit<TemplatesType, 'ButtonTemplates'>> & { ButtonTemplates: Partial<TemplatesType['ButtonTemplates']> } = {
+  FieldTemplate,
+  DescriptionFieldTemplate,
+  TitleFieldTemplate,
+  ObjectFieldTemplate,
+  ArrayFieldTemplate,
+  ArrayFieldItemTemplate,
+  ButtonTemplates: {
+    SubmitButton: () => null,
+    AddButton,
+    MoveUpButton: iconButton('up', 'Move up'),
+    MoveDownButton: iconButton('down', 'Move down'),
+    CopyButton: iconButton('plus', 'Copy'),
+    RemoveButton: iconButton('trash', 'Remove', true),
+    ClearButton: iconButton('close', 'Clear'),
+  },
+};

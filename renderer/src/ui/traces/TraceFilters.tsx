@@ -1,0 +1,117 @@
+/**
+ * The filters above the trace list: tool (exact name, applied as you type), server, status and
+ * session. Each change reloads the first page.
+ */
+import { useId, useRef, useState } from 'react';
+import type { TraceStatus } from '../../../../shared/traces.js';
+import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
+import { EMPTY_TRACE_FILTERS } from '../../state/slices/tracesSlice.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { Icon } from '../components/Icon.js';
+import { sessionLabel } from '../history/historyFormat.js';
+import { TRACE_STATUS_LABELS } from './traceFormat.js';
+
+const STATUSES = Object.keys(TRACE_STATUS_LABELS) as TraceStatus[];
+const TYPING_DELAY_MS = 300;
+
+export function TraceFilters() {
+  const filters = useAppStore((s) => s.traceFilters);
+  const setFilters = useAppStore((s) => s.setTraceFilters);
+  const servers = useAppStore((s) => s.servers);
+  const sessions = useAppStore((s) => s.historySessions);
+  const traces = useAppStore((s) => s.traces);
+  const [toolText, setToolText] = useState(filters.toolName);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const listId = useId();
+
+  const toolNames = [...new Set(traces.map((t) => t.toolName))].sort();
+  const serverIds = new Set(['local', ...servers.map(serverIdOf)]);
+  const active = filters.toolName || filters.serverId || filters.status || filters.sessionId;
+
+  function onTool(value: string): void {
+    setToolText(value);
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => setFilters({ toolName: value.trim() }), TYPING_DELAY_MS);
+  }
+
+  return (
+    <div className="filter-bar" role="search" aria-label="Filter traces">
+      <label className="filter">
+        <span className="filter-label">Tool</span>
+        <input
+          className="input input-compact filter-input"
+          type="search"
+          list={listId}
+          placeholder="Any tool"
+          value={toolText}
+          spellCheck={false}
+          autoComplete="off"
+          onChange={(e) => onTool(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              clearTimeout(timer.current);
+              setFilters({ toolName: toolText.trim() });
+            }
+          }}
+        />
+        <datalist id={listId}>
+          {toolNames.map((name) => (
+            <option key={name} value={name} />
+          ))}
+        </datalist>
+      </label>
+      <label className="filter">
+        <span className="filter-label">Server</span>
+        <select className="input input-compact" value={filters.serverId} onChange={(e) => setFilters({ serverId: e.target.value })}>
+          <option value="">Any server</option>
+          <option value="local">Local tools</option>
+          {servers
+            .filter((v) => serverIdOf(v) !== 'local')
+            .map((v) => (
+              <option key={serverIdOf(v)} value={serverIdOf(v)}>
+                {serverNameOf(v)}
+              </option>
+            ))}
+          {filters.serverId && !serverIds.has(filters.serverId) && <option value={filters.serverId}>{filters.serverId}</option>}
+        </select>
+      </label>
+      <label className="filter">
+        <span className="filter-label">Status</span>
+        <select className="input input-compact" value={filters.status} onChange={(e) => setFilters({ status: e.target.value as TraceStatus | '' })}>
+          <option value="">Any status</option>
+          {STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {TRACE_STATUS_LABELS[status]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="filter">
+        <span className="filter-label">Session</span>
+        <select className="input input-compact filter-session" value={filters.sessionId} onChange={(e) => setFilters({ sessionId: e.target.value })}>
+          <option value="">All sessions</option>
+          {sessions.map((session) => (
+            <option key={session.sessionId} value={session.sessionId}>
+              {sessionLabel(session)}
+            </option>
+          ))}
+          {filters.sessionId && !sessions.some((s) => s.sessionId === filters.sessionId) && <option value={filters.sessionId}>{filters.sessionId}</option>}
+        </select>
+      </label>
+      {active && (
+        <button
+          type="button"
+          className="btn btn-small btn-ghost filter-clear"
+          onClick={() => {
+            clearTimeout(timer.current);
+            setToolText('');
+            setFilters(EMPTY_TRACE_FILTERS);
+          }}
+        >
+          <Icon name="close" size={14} />
+          Clear filters
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,125 @@
+/** Words and short forms for traces and history: statuses, times, ids, and each event in a sentence. */
+import type { TraceError, TraceEvent, TraceStatus } from '../../../../shared/traces.js';
+import { formatDuration } from '../../lib/format.js';
+
+export const TRACE_STATUS_LABELS: Record<TraceStatus, string> = {
+  running: 'Running',
+  ok: 'OK',
+  error: 'Error',
+  denied: 'Denied',
+  replayed: 'Replayed',
+};
+
+const sameDayFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const otherDayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+
+/** A list time: the clock time today, the date and time otherwise. */
+export function formatWhen(at: number, now = Date.now()): string {
+  const a = new Date(at);
+  const b = new Date(now);
+  const sameDay = a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
+  return sameDay ? sameDayFormat.format(at) : otherDayFormat.format(at);
+}
+
+/** "+0 ms", "+12 ms", "+2.31 s" from the start of a trace. */
+export function formatOffset(ms: number): string {
+  return `+${formatDuration(Math.max(0, ms))}`;
+}
+
+/** The first characters of a long id, enough to tell ids apart at a glance. */
+export function shortId(id: string, length = 8): string {
+  const tail = id.replace(/^(gui|call|trace)-/, '');
+  return tail.length > length ? `${tail.slice(0, length)}…` : tail;
+}
+
+export function errorText(error: TraceError | undefined): string {
+  if (!error) return 'unknown error';
+  return error.code && !error.message.toLowerCase().includes(error.code.toLowerCase()) ? `${error.message} (${error.code})` : error.message;
+}
+
+export type EventTone = 'neutral' | 'positive' | 'warning' | 'error' | 'info';
+
+export interface DescribedEvent {
+  title: string;
+  /** A second line with detail, when there is one. */
+  detail?: string;
+  tone: EventTone;
+}
+
+const CLAIM_WORDS = {
+  owner: { title: 'Checkpoint claimed — this call runs', tone: 'neutral' },
+  replay: { title: 'Checkpoint: already completed — the stored result is returned', tone: 'info' },
+  in_progress: { title: 'Checkpoint: the same call is in progress, or its result is unknown', tone: 'warning' },
+  arguments_mismatch: { title: 'Checkpoint: this call id was used before with other arguments', tone: 'error' },
+  failed: { title: 'Checkpoint: this call was resolved as failed before', tone: 'error' },
+} as const;
+
+const ANSWER_WORDS: Record<string, string> = {
+  'allow-once': 'allow once',
+  'allow-session': 'allow for this session',
+  'allow-always': 'always allow',
+  deny: 'deny',
+};
+
+/** One event as a sentence ("Decision: ASK — untrusted server"), with the next event for context. */
+export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEvent {
+  switch (event.type) {
+    case 'decision': {
+      const { outcome, reason } = event.data;
+      return {
+        title: `Decision: ${outcome.toUpperCase()}${reason ? ` — ${reason}` : ''}`,
+        tone: outcome === 'allow' ? 'positive' : outcome === 'deny' ? 'error' : 'warning',
+      };
+    }
+    case 'guardrail': {
+      const { name, outcome, reason } = event.data;
+      return {
+        title: `Guardrail “${name}”: ${outcome}${reason ? ` — ${reason}` : ''}`,
+        tone: outcome === 'blocked' ? 'error' : outcome === 'modified' ? 'warning' : 'neutral',
+      };
+    }
+    case 'approval_requested':
+      return { title: 'Approval requested', ...(event.data.reason ? { detail: event.data.reason } : {}), tone: 'warning' };
+    case 'approval_answered': {
+      const data = event.data as typeof event.data & { timedOut?: unknown; cancelled?: unknown };
+      const waited = data.waitedMs ?? event.durationMs;
+      const after = waited !== undefined ? ` after ${formatDuration(waited)}` : '';
+      if (data.timedOut === true) return { title: `Approval timed out${after} — nothing ran`, tone: 'error' };
+      if (data.cancelled === true) return { title: `Approval cancelled${after} — nothing ran`, tone: 'error' };
+      const answer = data.answeredBy ? (ANSWER_WORDS[data.answeredBy] ?? data.answeredBy) : data.approved ? 'allow' : 'deny';
+      return { title: `Approval answered: ${answer}${after}`, tone: data.approved ? 'positive' : 'error' };
+    }
+    case 'claim':
+      return { ...CLAIM_WORDS[event.data.outcome] };
+    case 'attempt_started':
+      return { title: `Attempt ${event.data.attempt} started`, tone: 'neutral' };
+    case 'attempt_finished': {
+      const { attempt, outcome, error } = event.data;
+      const took = event.data.durationMs ?? event.durationMs;
+      if (outcome === 'ok') return { title: `Attempt ${attempt} succeeded${took !== undefined ? ` in ${formatDuration(took)}` : ''}`, tone: 'positive' };
+      const retry = next?.type === 'retry_scheduled' ? ` — retry in ${formatDuration(next.data.delayMs)}` : '';
+      return {
+        title: `Attempt ${attempt} failed: ${errorText(error)}${retry}`,
+        ...(took !== undefined ? { detail: `after ${formatDuration(took)}${event.data.recoverable === false ? ' · not retried: it may have had an effect' : ''}` } : {}),
+        tone: 'error',
+      };
+    }
+    case 'retry_scheduled':
+      return { title: `Retry scheduled: attempt ${event.data.nextAttempt} in ${formatDuration(event.data.delayMs)}`, detail: event.data.reason, tone: 'warning' };
+    case 'replay':
+      return {
+        title: 'Replayed the stored result — nothing was executed',
+        ...(event.data.completedAt !== undefined
+          ? { detail: `The call completed ${new Date(event.data.completedAt).toLocaleString()}${event.data.resolvedBy === 'manual' ? ' (resolved by hand)' : ''}.` }
+          : {}),
+        tone: 'info',
+      };
+    case 'completed': {
+      const blocks = event.data.contentBlocks;
+      const count = blocks !== undefined ? ` · ${blocks} content ${blocks === 1 ? 'block' : 'blocks'}` : '';
+      return event.data.isError ? { title: `Completed with a tool error${count}`, detail: 'The tool ran and reported an error in its result.', tone: 'error' } : { title: `Completed${count}`, tone: 'positive' };
+    }
+    case 'failed':
+      return { title: `Failed: ${errorText(event.data.error)}`, tone: 'error' };
+  }
+}

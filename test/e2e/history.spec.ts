@@ -1,0 +1,256 @@
+/**
+ * History and Traces end to end: the real browser-mode host (its own process and data folder per
+ * test), the built renderer in Chromium, and the stdio fixture server whose `append` tool appends
+ * a line to a file — a side effect we can count. Calls are made over the host's WebSocket bridge
+ * with its token (as the page does), so they land in the GUI's own session.
+ *
+ * Run: npx playwright test test/e2e/history.spec.ts
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page, TestInfo } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import WebSocket from 'ws';
+import { BRIDGE_PATH, BRIDGE_PROTOCOL } from '../../shared/bridge.js';
+import type { DispatchResult } from '../../shared/bridge.js';
+import type { CallOutcome, ServerView } from '../../shared/contract.js';
+import { buildFixtureServers } from '../helpers/buildFixtures.js';
+import { BUILT_STDIO_FIXTURE, readLines, waitFor } from '../helpers/fixtures.js';
+import type { WebHostProcess } from './support/webHost.js';
+import { buildAppOnce, startWebHost } from './support/webHost.js';
+
+test.describe.configure({ timeout: 90_000 });
+
+let scratch: string;
+let counter: string;
+let host: WebHostProcess | undefined;
+let bridge: Bridge | undefined;
+
+/** The contract over the host's WebSocket, as the page speaks it (token, Origin of the page). */
+class Bridge {
+  private nextId = 1;
+  private readonly pending = new Map<number, (result: DispatchResult) => void>();
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const frame = JSON.parse(data.toString()) as { t: string; id?: number } & DispatchResult;
+      if (frame.t !== 'result' || frame.id === undefined) return;
+      this.pending.get(frame.id)?.(frame);
+      this.pending.delete(frame.id);
+    });
+  }
+
+  static connect(running: WebHostProcess): Promise<Bridge> {
+    const url = `${running.origin.replace(/^http/, 'ws')}${BRIDGE_PATH}?token=${encodeURIComponent(running.token)}`;
+    const ws = new WebSocket(url, [BRIDGE_PROTOCOL], { origin: running.origin });
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve(new Bridge(ws)));
+      ws.once('error', reject);
+    });
+  }
+
+  call(channel: string, payload: unknown): Promise<DispatchResult> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.ws.send(JSON.stringify({ t: 'call', id, channel, payload }));
+    });
+  }
+
+  async ok<T>(channel: string, payload: unknown): Promise<T> {
+    const reply = await this.call(channel, payload);
+    if (!reply.ok) throw new Error(`${channel}: ${reply.error.code}: ${reply.error.message}`);
+    return reply.result as T;
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  buildAppOnce();
+  await buildFixtureServers();
+});
+
+test.beforeEach(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-history-'));
+  counter = join(scratch, 'counter.txt');
+  host = await startWebHost({ dataDir: join(scratch, 'data') });
+  bridge = await Bridge.connect(host);
+  // The fixture server, connected, with its side-effect tools allowed (no approval dialog here).
+  await bridge.ok('servers.save', {
+    mode: 'create',
+    config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], env: { FIXTURE_COUNTER: counter } },
+  });
+  await waitFor(async () => ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0, 20_000);
+  await bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'ALLOW' });
+  await bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });
+});
+
+test.afterEach(async () => {
+  bridge?.close();
+  await host?.stop();
+  bridge = undefined;
+  host = undefined;
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A screenshot kept in the test's output folder (test-results/…) and attached to the report. */
+async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const path = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path });
+  await testInfo.attach(name, { path, contentType: 'image/png' });
+}
+
+async function openApp(page: Page): Promise<void> {
+  await page.goto(host!.url);
+  await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
+}
+
+async function openView(page: Page, name: 'History' | 'Traces'): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+}
+
+function historyRow(page: Page, callId: string) {
+  return page.locator(`[data-history-row][data-call-id="${callId}"]`);
+}
+
+test('a completed call replays from History without running again; its replay trace exports as JSON', async ({ page }, testInfo) => {
+  const callId = `e2e-${randomUUID()}`;
+  const original = await bridge!.ok<CallOutcome>('tools.call', { name: 'append', serverId: 'fx', args: { line: 'hello from e2e' }, callId });
+  expect(original).toMatchObject({ replayed: false, attempts: 1 });
+  expect(readLines(counter)).toEqual(['hello from e2e']);
+  // Some more calls, so the list has something to scroll past.
+  for (let i = 0; i < 3; i++) await bridge!.ok('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 1 }, callId: `e2e-${randomUUID()}` });
+
+  await openApp(page);
+  await openView(page, 'History');
+  await expect(page.getByRole('button', { name: /^Session: This app session/ })).toBeVisible();
+  await expect(page.locator('[data-history-row]')).toHaveCount(4);
+
+  await historyRow(page, callId).click();
+  const detail = page.getByRole('region', { name: 'Call append' });
+  await expect(detail.getByTestId('record-call-id')).toHaveText(callId);
+  await expect(detail.getByRole('region', { name: 'Arguments' })).toContainText('hello from e2e');
+  await expect(detail.getByRole('region', { name: 'Stored result' })).toContainText('appended hello from e2e');
+  await snap(page, testInfo, 'history-selected');
+
+  await detail.getByRole('button', { name: 'Replay' }).click();
+  const replayed = detail.getByRole('region', { name: 'Replayed result' });
+  await expect(replayed).toContainText('Replayed — nothing was executed');
+  await expect(replayed).toContainText('appended hello from e2e');
+  await snap(page, testInfo, 'history-replayed');
+  // The side effect did not happen again.
+  expect(readLines(counter)).toEqual(['hello from e2e']);
+
+  // The replay left a trace of its own, with status "replayed".
+  await openView(page, 'Traces');
+  const list = page.getByRole('navigation', { name: 'Trace list' });
+  const replayItem = list.locator('.trace-item', { has: page.locator('[data-trace-status="replayed"]') });
+  await expect(replayItem).toHaveCount(1);
+  await expect(replayItem).toContainText('append');
+  await replayItem.click();
+  const trace = page.getByRole('region', { name: 'Trace of append' });
+  const timeline = trace.getByRole('list', { name: 'Timeline' });
+  await expect(timeline).toContainText('Replayed the stored result — nothing was executed');
+  await snap(page, testInfo, 'traces-replayed');
+
+  // The original call's timeline: decision, claim, attempt, completed — with offsets and words.
+  await trace.getByRole('button', { name: 'Open the original call’s trace' }).click();
+  const originalTrace = page.getByRole('region', { name: 'Trace of append' });
+  await expect(originalTrace.locator('[data-trace-status="ok"]')).toBeVisible();
+  await expect(originalTrace.getByRole('list', { name: 'Timeline' })).toContainText('Decision: ALLOW');
+  await expect(originalTrace.getByRole('list', { name: 'Timeline' })).toContainText('Attempt 1 succeeded');
+  await expect(originalTrace.getByRole('list', { name: 'Timeline' })).toContainText('Completed');
+  await originalTrace.locator('.tl-item').first().getByText('Raw data').click();
+  await expect(originalTrace.locator('.tl-item').first().locator('pre')).toContainText('"type": "decision"');
+  await snap(page, testInfo, 'traces-timeline');
+
+  const downloading = page.waitForEvent('download');
+  await originalTrace.getByRole('button', { name: 'Export JSON' }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toMatch(/^trace-append-.+\.json$/);
+  const file = join(scratch, 'exported.json');
+  await download.saveAs(file);
+  const exported = JSON.parse(readFileSync(file, 'utf8')) as { format: string; version: number; trace: { callId: string; status: string }; events: Array<{ type: string }> };
+  expect(exported).toMatchObject({ format: 'miniharness-trace', version: 1, trace: { callId, status: 'ok' } });
+  expect(exported.events.map((e) => e.type)).toContain('completed');
+  expect(readLines(counter)).toEqual(['hello from e2e']);
+
+  // The list follows new calls live (trace.changed): a call made elsewhere appears on top.
+  const liveCall = `e2e-${randomUUID()}`;
+  await bridge!.ok('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 5 }, callId: liveCall });
+  await expect(list.locator('.trace-item').first()).toContainText('slow');
+  await expect(list.locator('.trace-item')).toHaveCount(7);
+});
+
+test('a call whose result is unknown is resolved by hand as failed', async ({ page }, testInfo) => {
+  const stuck = `e2e-${randomUUID()}`;
+  const reply = await bridge!.call('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 5_000 }, callId: stuck, timeoutMs: 200 });
+  expect(reply).toMatchObject({ ok: false, error: { code: 'timeout' } });
+  await bridge!.ok('tools.call', { name: 'append', serverId: 'fx', args: { line: 'done' }, callId: `e2e-${randomUUID()}` });
+
+  await openApp(page);
+  // The sidebar marks History: one call needs attention.
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^History/ })).toContainText('1');
+  await openView(page, 'History');
+  await expect(page.getByText('1 call needs attention')).toBeVisible();
+  const row = historyRow(page, stuck);
+  await expect(row).toContainText('Result unknown');
+  await row.click();
+  const detail = page.getByRole('region', { name: 'Call slow' });
+  await expect(detail.getByRole('button', { name: 'Replay' })).toHaveCount(0);
+  await snap(page, testInfo, 'history-started');
+
+  await detail.getByRole('button', { name: 'Resolve by hand…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Resolve this call by hand' });
+  await expect(dialog).toContainText('Check the remote side first');
+  await dialog.getByLabel(/^Note/).fill('checked: the server never ran it');
+  await snap(page, testInfo, 'history-resolve-dialog');
+  await dialog.getByRole('button', { name: 'Mark as failed' }).click();
+  await expect(dialog).toBeHidden();
+
+  await expect(row).toContainText('Failed');
+  await expect(row).toContainText('manual');
+  await expect(detail).toContainText('Resolved by hand');
+  await expect(detail).toContainText('checked: the server never ran it');
+  await expect(page.getByText('1 call needs attention')).toBeHidden();
+  await snap(page, testInfo, 'history-resolved');
+
+  // A failed call cannot be replayed; running it again is a new call.
+  const state = await bridge!.call('history.replay', { sessionId: (await bridge!.ok<{ current: string }>('history.sessions', {})).current, callId: stuck });
+  expect(state).toMatchObject({ ok: false, error: { code: 'not_replayable' } });
+});
+
+test('run again makes a new call through the pipeline; an error reads in plain words', async ({ page }, testInfo) => {
+  const callId = `e2e-${randomUUID()}`;
+  await bridge!.ok('tools.call', { name: 'append', serverId: 'fx', args: { line: 'first' }, callId });
+  await openApp(page);
+  await openView(page, 'History');
+  await historyRow(page, callId).click();
+  const detail = page.getByRole('region', { name: 'Call append' });
+  await detail.getByRole('button', { name: 'Run again as a new call' }).click();
+  const confirm = page.getByRole('alertdialog', { name: 'Run this call again?' });
+  await expect(confirm).toContainText('permissions again');
+  await confirm.getByRole('button', { name: 'Run again' }).click();
+  const ran = detail.getByRole('region', { name: 'Result of the new call' });
+  await expect(ran).toContainText('Ran again as a new call');
+  await expect(ran).toContainText('appended first');
+  expect(readLines(counter)).toEqual(['first', 'first']);
+  // The new call shows up in the list (live, from its trace).
+  await expect(page.locator('[data-history-row]')).toHaveCount(2);
+  await snap(page, testInfo, 'history-rerun');
+
+  // Denied now: the same action fails with the reason in words.
+  await bridge!.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
+  await detail.getByRole('button', { name: 'Run again as a new call' }).click();
+  await page.getByRole('alertdialog', { name: 'Run this call again?' }).getByRole('button', { name: 'Run again' }).click();
+  await expect(detail.getByRole('alert')).toContainText('Permission denied');
+  await snap(page, testInfo, 'history-rerun-denied');
+  expect(readLines(counter)).toEqual(['first', 'first']);
+});
