@@ -182,11 +182,25 @@ test('a completed call replays from History without running again; its replay tr
   expect(exported.events.map((e) => e.type)).toContain('completed');
   expect(readLines(counter)).toEqual(['hello from e2e']);
 
+  // From the trace back to its recorded call.
+  await originalTrace.getByRole('button', { name: 'Open in History' }).click();
+  await expect(page.getByRole('heading', { name: 'History', level: 1 })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Call append' }).getByTestId('record-call-id')).toHaveText(callId);
+  await expect(historyRow(page, callId)).toHaveAttribute('aria-selected', 'true');
+  // The list is a grid: arrow keys move the selection.
+  const grid = page.getByRole('grid', { name: 'Recorded calls' });
+  await grid.focus();
+  await page.keyboard.press('Home');
+  await expect(page.locator('[data-history-row]').first()).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('ArrowDown');
+  await expect(page.locator('[data-history-row]').nth(1)).toHaveAttribute('aria-selected', 'true');
+  await openView(page, 'Traces');
+
   // The list follows new calls live (trace.changed): a call made elsewhere appears on top.
   const liveCall = `e2e-${randomUUID()}`;
   await bridge!.ok('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 5 }, callId: liveCall });
   await expect(list.locator('.trace-item').first()).toContainText('slow');
-  await expect(list.locator('.trace-item')).toHaveCount(7);
+  await expect(list.locator('.trace-item')).toHaveCount(6);
 });
 
 test('a call whose result is unknown is resolved by hand as failed', async ({ page }, testInfo) => {

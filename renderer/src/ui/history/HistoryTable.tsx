@@ -5,7 +5,7 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { KeyboardEvent } from 'react';
-import { memo, useEffect, useId, useRef } from 'react';
+import { memo, useEffect, useId, useMemo, useRef } from 'react';
 import type { HistoryRecordView } from '../../../../shared/contract.js';
 import { formatDateTime } from '../../lib/format.js';
 import { useAppStore } from '../../state/useAppStore.js';
@@ -92,12 +92,17 @@ export function HistoryTable() {
     if (hasMore && !loadingMore && lastIndex >= records.length - PREFETCH_ROWS) void loadMore();
   }, [hasMore, loadingMore, lastIndex, records.length, loadMore]);
 
-  const selectedIndex = selectedCallId ? records.findIndex((r) => r.callId === selectedCallId) : -1;
+  // Not on every scroll frame: the list may hold 100,000 records.
+  const selectedIndex = useMemo(() => (selectedCallId ? records.findIndex((r) => r.callId === selectedCallId) : -1), [records, selectedCallId]);
 
-  // A record chosen from elsewhere (a trace's "Open in History") is scrolled into view.
+  // A newly selected record (by keys, or from a trace's "Open in History", once it is loaded) is
+  // scrolled into view — once: rows arriving live above it later do not pull the list back.
+  const scrolledFor = useRef<string | undefined>(undefined);
   useEffect(() => {
-    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
-  }, [selectedIndex, virtualizer]);
+    if (selectedIndex < 0 || scrolledFor.current === selectedCallId) return;
+    scrolledFor.current = selectedCallId;
+    virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
+  }, [selectedCallId, selectedIndex, virtualizer]);
 
   const rowId = (index: number) => `${baseId}-row-${index}`;
 

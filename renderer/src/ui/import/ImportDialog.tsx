@@ -183,6 +183,27 @@ export function ImportDialog() {
         </span>
       </label>
 
+      {!file && !reading && (
+        <details className="raw-json import-help">
+          <summary>Where are these files?</summary>
+          <dl className="props import-help-list">
+            <dt>Claude Desktop</dt>
+            <dd>
+              <code>~/Library/Application Support/Claude/claude_desktop_config.json</code> (macOS), <code>%APPDATA%\Claude\claude_desktop_config.json</code> (Windows),{' '}
+              <code>~/.config/Claude/claude_desktop_config.json</code> (Linux)
+            </dd>
+            <dt>VS Code</dt>
+            <dd>
+              <code>.vscode/mcp.json</code> in a workspace, or <code>mcp.json</code> in your user settings folder
+            </dd>
+            <dt>Cursor</dt>
+            <dd>
+              <code>~/.cursor/mcp.json</code>, or <code>.cursor/mcp.json</code> in a project
+            </dd>
+          </dl>
+        </details>
+      )}
+
       {failure && (
         <Callout tone="error" title={failure.title}>
           <p>{failure.message}</p>

@@ -100,7 +100,7 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
       const retry = next?.type === 'retry_scheduled' ? ` — retry in ${formatDuration(next.data.delayMs)}` : '';
       return {
         title: `Attempt ${attempt} failed: ${errorText(error)}${retry}`,
-        ...(took !== undefined ? { detail: `after ${formatDuration(took)}${event.data.recoverable === false ? ' · not retried: it may have had an effect' : ''}` } : {}),
+        ...(event.data.recoverable === false && !retry ? { detail: 'Not retried: the tool may have acted before it failed.' } : {}),
         tone: 'error',
       };
     }
