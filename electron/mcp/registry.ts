@@ -261,7 +261,10 @@ export class MCPToolRegistry {
   private async runDiscovery(options: DiscoverOptions): Promise<DiscoveryResult> {
     const started = performance.now();
     const enabled = [...this.entries.values()].filter((e) => e.config.enabled);
-    const outcomes = await Promise.all(enabled.map(async (entry) => ({ entry, outcome: await this.discoverServer(entry, options) })));
+    // Every cache file is read before any server is spawned: spawning is heavy, and a warm start
+    // must not make the last cache reads wait behind it.
+    const cached = await Promise.all(enabled.map((entry) => this.cachedTools(entry, options)));
+    const outcomes = await Promise.all(enabled.map(async (entry, i) => ({ entry, outcome: await this.discoverServer(entry, options, { tools: cached[i] }) })));
 
     const next = new Map<string, ToolDescriptor[]>();
     const servers: Record<string, ServerDiscovery> = {};
@@ -288,7 +291,16 @@ export class MCPToolRegistry {
    * Brings one server's tool list up to date. Returns undefined when the server was edited or
    * removed meanwhile (its outcome is stale and must not be applied).
    */
-  private async discoverServer(entry: ServerEntry, options: DiscoverOptions): Promise<{ tools: ToolDescriptor[]; discovery: ServerDiscovery } | undefined> {
+  private async cachedTools(entry: ServerEntry, options: DiscoverOptions): Promise<ToolDescriptor[] | undefined> {
+    return options.refresh ? undefined : this.options.cache?.get(entry.config.id, connectionFingerprint(entry.config));
+  }
+
+  private async discoverServer(
+    entry: ServerEntry,
+    options: DiscoverOptions,
+    /** The cache lookup, when the caller already made it. */
+    prefetched?: { tools: ToolDescriptor[] | undefined },
+  ): Promise<{ tools: ToolDescriptor[]; discovery: ServerDiscovery } | undefined> {
     const { config, generation } = entry;
     const fingerprint = connectionFingerprint(config);
     const stale = (): boolean => this.closing !== undefined || this.entries.get(config.id) !== entry || entry.generation !== generation;
@@ -298,7 +310,7 @@ export class MCPToolRegistry {
       return { tools: [], discovery: { status, source: 'none', toolCount: 0 } };
     };
 
-    const cached = options.refresh ? undefined : await this.options.cache?.get(config.id, fingerprint);
+    const cached = prefetched ? prefetched.tools : await this.cachedTools(entry, options);
     if (stale()) return undefined;
 
     let connection = entry.connection;

@@ -12,12 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page, TestInfo } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import WebSocket from 'ws';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL } from '../../shared/bridge.js';
-import type { DispatchResult } from '../../shared/bridge.js';
 import type { CallOutcome, ServerView } from '../../shared/contract.js';
 import { buildFixtureServers } from '../helpers/buildFixtures.js';
 import { BUILT_STDIO_FIXTURE, readLines, waitFor } from '../helpers/fixtures.js';
+import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
 
@@ -28,47 +26,6 @@ let counter: string;
 let host: WebHostProcess | undefined;
 let bridge: Bridge | undefined;
 
-/** The contract over the host's WebSocket, as the page speaks it (token, Origin of the page). */
-class Bridge {
-  private nextId = 1;
-  private readonly pending = new Map<number, (result: DispatchResult) => void>();
-
-  private constructor(private readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as { t: string; id?: number } & DispatchResult;
-      if (frame.t !== 'result' || frame.id === undefined) return;
-      this.pending.get(frame.id)?.(frame);
-      this.pending.delete(frame.id);
-    });
-  }
-
-  static connect(running: WebHostProcess): Promise<Bridge> {
-    const url = `${running.origin.replace(/^http/, 'ws')}${BRIDGE_PATH}?token=${encodeURIComponent(running.token)}`;
-    const ws = new WebSocket(url, [BRIDGE_PROTOCOL], { origin: running.origin });
-    return new Promise((resolve, reject) => {
-      ws.once('open', () => resolve(new Bridge(ws)));
-      ws.once('error', reject);
-    });
-  }
-
-  call(channel: string, payload: unknown): Promise<DispatchResult> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      this.ws.send(JSON.stringify({ t: 'call', id, channel, payload }));
-    });
-  }
-
-  async ok<T>(channel: string, payload: unknown): Promise<T> {
-    const reply = await this.call(channel, payload);
-    if (!reply.ok) throw new Error(`${channel}: ${reply.error.code}: ${reply.error.message}`);
-    return reply.result as T;
-  }
-
-  close(): void {
-    this.ws.close();
-  }
-}
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);

@@ -16,58 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page, TestInfo } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import WebSocket from 'ws';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL } from '../../shared/bridge.js';
 import { buildFixtureServers } from '../helpers/buildFixtures.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
 
 test.describe.configure({ timeout: 120_000 });
-
-type Reply = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string; details?: { traceId?: string } } };
-
-/** A bridge client like the page's: same origin, same token, one WebSocket. */
-class Bridge {
-  private nextId = 1;
-  private readonly pending = new Map<number, (reply: Reply) => void>();
-
-  private constructor(private readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as { t: string; id?: number } & Reply;
-      if (frame.t !== 'result' || frame.id === undefined) return;
-      this.pending.get(frame.id)?.(frame);
-      this.pending.delete(frame.id);
-    });
-  }
-
-  static connect(running: WebHostProcess): Promise<Bridge> {
-    const url = `${running.origin.replace('http', 'ws')}${BRIDGE_PATH}?token=${encodeURIComponent(running.token)}`;
-    const ws = new WebSocket(url, [BRIDGE_PROTOCOL], { origin: running.origin });
-    return new Promise((resolve, reject) => {
-      ws.once('open', () => resolve(new Bridge(ws)));
-      ws.once('error', reject);
-    });
-  }
-
-  call(channel: string, payload: unknown): Promise<Reply> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      this.ws.send(JSON.stringify({ t: 'call', id, channel, payload }));
-    });
-  }
-
-  async ok<T>(channel: string, payload: unknown): Promise<T> {
-    const reply = await this.call(channel, payload);
-    if (!reply.ok) throw new Error(`${channel}: ${reply.error.code}: ${reply.error.message}`);
-    return reply.result as T;
-  }
-
-  close(): void {
-    this.ws.close();
-  }
-}
 
 let scratch: string;
 let host: WebHostProcess | undefined;
