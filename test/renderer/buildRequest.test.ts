@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { buildSaveRequest } from '../../renderer/src/ui/servers/form/buildRequest.js';
+import type { ServerFormState } from '../../renderer/src/ui/servers/form/formModel.js';
+import { emptyArgRow, emptyForm, emptySecretValue, emptyValueRow } from '../../renderer/src/ui/servers/form/formModel.js';
+
+// The form → `servers.save` mapping decides where a typed secret goes: it must land in the
+// write-only `secrets` map, never in the configuration.
+function form(changes: Partial<ServerFormState>): ServerFormState {
+  return { ...emptyForm(), name: 'Example', id: 'example', ...changes };
+}
+
+describe('server form → save request', () => {
+  it('keeps arguments as an argument vector and puts secret env values in the secrets map only', () => {
+    const token = 'ghp_typed_in_the_form_123';
+    const result = buildSaveRequest(
+      form({
+        transport: 'stdio',
+        command: 'npx',
+        args: [emptyArgRow('-y'), emptyArgRow('@scope/server with space'), emptyArgRow('')],
+        env: [
+          { ...emptyValueRow(), name: 'GITHUB_TOKEN', ...emptySecretValue(true), value: token },
+          { ...emptyValueRow(), name: 'LOG', value: 'debug' },
+        ],
+      }),
+    );
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.request.config).toMatchObject({
+      transport: 'stdio',
+      command: 'npx',
+      args: ['-y', '@scope/server with space'],
+      env: { GITHUB_TOKEN: { secret: { source: 'store', key: 'env.GITHUB_TOKEN' } }, LOG: 'debug' },
+    });
+    expect(result.request.secrets).toEqual({ 'env.GITHUB_TOKEN': token });
+    expect(JSON.stringify(result.request.config)).not.toContain(token);
+  });
+
+  it('requires a value for a new secret, but not for one already stored (edit)', () => {
+    const http = form({ transport: 'streamable_http', url: 'https://mcp.example.com/mcp', bearerEnabled: true, bearer: emptySecretValue(true) });
+    expect(buildSaveRequest(http)).toMatchObject({ ok: false, fieldErrors: { 'auth.token': ['enter a value (it is stored as a secret)'] } });
+    const edit = buildSaveRequest({ ...http, mode: 'edit' }, { 'auth.token': 'set' });
+    expect(edit).toMatchObject({ ok: true, request: { mode: 'update', secrets: {}, config: { auth: { kind: 'bearer', token: { source: 'store', key: 'auth.token' } } } } });
+  });
+
+  it('reports invalid input at its field with the shared schema, and duplicate names', () => {
+    const result = buildSaveRequest(
+      form({
+        transport: 'streamable_http',
+        url: 'ftp://example.com',
+        timeoutMs: 'soon',
+        headers: [
+          { ...emptyValueRow(), name: 'X-Team', value: 'a' },
+          { ...emptyValueRow(), name: 'x-team', value: 'b' },
+        ],
+      }),
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.fieldErrors.url).toEqual(['must start with http:// or https://']);
+    expect(result.fieldErrors.timeoutMs).toEqual(['must be a whole number of milliseconds']);
+    expect(Object.values(result.fieldErrors).flat()).toContain('"x-team" appears twice');
+  });
+});
