@@ -19,7 +19,7 @@ import type { Clock } from '../storage/clock.js';
 import { nowMs, systemClock } from '../storage/clock.js';
 import { runMigrations } from '../storage/migrate.js';
 import { APP_MIGRATIONS } from '../storage/migrations.js';
-import { checkTimeRange, decodeCursor, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
+import { addRangeAndCursor, checkTimeRange, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
 import {
   CheckpointArgumentsMismatchError,
   CheckpointFailedError,
@@ -241,21 +241,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
       where.push('tool_name = @toolName');
       params.toolName = query.toolName;
     }
-    if (query.from !== undefined) {
-      where.push('updated_at >= @from');
-      params.from = Math.ceil(query.from);
-    }
-    if (query.to !== undefined) {
-      where.push('updated_at <= @to');
-      params.to = Math.floor(query.to);
-    }
-    if (query.cursor !== undefined) {
-      const key = decodeCursor(query.cursor);
-      // A row value comparison: SQLite reads it as one range on (updated_at, seq).
-      where.push('(updated_at, seq) < (@cursorAt, @cursorSeq)');
-      params.cursorAt = key.at;
-      params.cursorSeq = key.seq;
-    }
+    addRangeAndCursor(query, 'updated_at', where, params);
     // Choose the index by the most selective equality filter. Session first: few rows per session.
     const index = query.sessionId !== undefined ? 'checkpoints_by_session' : query.toolName !== undefined ? 'checkpoints_by_tool' : query.status !== undefined ? 'checkpoints_by_status' : 'checkpoints_by_time';
     const sql =

@@ -63,3 +63,29 @@ export function explainQueryPlan(db: Database, sql: string, params: Record<strin
     .all(params)
     .map((row) => row.detail);
 }
+
+/**
+ * Adds the time-range and cursor conditions of a keyset page on `timeColumn` (plus `seq`) to a
+ * query being built. The two row-value comparisons let SQLite read one index range.
+ */
+export function addRangeAndCursor(
+  query: { from?: number; to?: number; cursor?: string },
+  timeColumn: string,
+  where: string[],
+  params: Record<string, unknown>,
+): void {
+  if (query.from !== undefined) {
+    where.push(`${timeColumn} >= @from`);
+    params.from = Math.ceil(query.from);
+  }
+  if (query.to !== undefined) {
+    where.push(`${timeColumn} <= @to`);
+    params.to = Math.floor(query.to);
+  }
+  if (query.cursor !== undefined) {
+    const key = decodeCursor(query.cursor);
+    where.push(`(${timeColumn}, seq) < (@cursorAt, @cursorSeq)`);
+    params.cursorAt = key.at;
+    params.cursorSeq = key.seq;
+  }
+}

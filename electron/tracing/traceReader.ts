@@ -1,6 +1,6 @@
 /** Reading traces back: the GUI's list (keyset pages), one trace with its events, export. */
 import type { Database, Statement } from 'better-sqlite3';
-import { checkTimeRange, decodeCursor, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
+import { addRangeAndCursor, checkTimeRange, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
 import type { TraceDetail, TraceError, TraceEvent, TraceExport, TraceStatus, TraceSummary } from '../../shared/traces.js';
 
 export interface TraceQuery {
@@ -111,20 +111,7 @@ export class TraceReader {
       params[key] = value;
       index = indexName; // the loop runs least selective first, so the most selective wins
     }
-    if (query.from !== undefined) {
-      where.push('started_at >= @from');
-      params.from = Math.ceil(query.from);
-    }
-    if (query.to !== undefined) {
-      where.push('started_at <= @to');
-      params.to = Math.floor(query.to);
-    }
-    if (query.cursor !== undefined) {
-      const key = decodeCursor(query.cursor);
-      where.push('(started_at, seq) < (@cursorAt, @cursorSeq)');
-      params.cursorAt = key.at;
-      params.cursorSeq = key.seq;
-    }
+    addRangeAndCursor(query, 'started_at', where, params);
     const sql =
       `SELECT ${TRACE_COLUMNS} FROM traces INDEXED BY ${index}` +
       (where.length ? ` WHERE ${where.join(' AND ')}` : '') +

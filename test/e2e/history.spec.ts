@@ -26,7 +26,6 @@ let counter: string;
 let host: WebHostProcess | undefined;
 let bridge: Bridge | undefined;
 
-
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   buildAppOnce();
@@ -224,4 +223,20 @@ test('run again makes a new call through the pipeline; an error reads in plain w
   await expect(detail.getByRole('alert')).toContainText('Permission denied');
   await snap(page, testInfo, 'history-rerun-denied');
   expect(readLines(counter)).toEqual(['first', 'first']);
+});
+
+test('the Traces tool filter applies as you type and "Clear filters" resets it', async ({ page }) => {
+  await bridge!.ok('tools.call', { name: 'append', serverId: 'fx', args: { line: 'filtered' }, callId: `e2e-${randomUUID()}` });
+  for (let i = 0; i < 2; i++) await bridge!.ok('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 1 }, callId: `e2e-${randomUUID()}` });
+  await openApp(page);
+  await openView(page, 'Traces');
+  const items = page.getByRole('navigation', { name: 'Trace list' }).locator('.trace-item');
+  await expect(items).toHaveCount(3);
+  const tool = page.getByRole('combobox', { name: 'Tool' });
+  await tool.fill('append');
+  await expect(items).toHaveCount(1);
+  await expect(items.first()).toContainText('append');
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await expect(tool).toHaveValue('');
+  await expect(items).toHaveCount(3);
 });

@@ -1,8 +1,8 @@
 /** The toolbar over the records: the session, the status (segmented) and the tool (exact name). */
-import { useId, useRef, useState } from 'react';
 import type { CheckpointStatusView } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { RECORD_STATUS_LABELS } from './historyFormat.js';
+import { ToolNameFilter } from '../components/ToolNameFilter.js';
 import { SessionPicker } from './SessionPicker.js';
 
 const STATUS_FILTERS: { key: CheckpointStatusView | ''; label: string; title?: string }[] = [
@@ -11,24 +11,14 @@ const STATUS_FILTERS: { key: CheckpointStatusView | ''; label: string; title?: s
   { key: 'completed', label: RECORD_STATUS_LABELS.completed },
   { key: 'failed', label: RECORD_STATUS_LABELS.failed },
 ];
-const TYPING_DELAY_MS = 300;
 
 export function HistoryFilters() {
   const filters = useAppStore((s) => s.historyFilters);
   const setFilters = useAppStore((s) => s.setHistoryFilters);
   const records = useAppStore((s) => s.historyRecords);
-  const [toolText, setToolText] = useState(filters.toolName);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const listId = useId();
 
   // Tool names seen in the first loaded records, as suggestions (the filter itself is exact).
   const suggestions = [...new Set(records.slice(0, 2_000).map((r) => r.toolName))].sort();
-
-  function onTool(value: string): void {
-    setToolText(value);
-    clearTimeout(timer.current);
-    timer.current = setTimeout(() => setFilters({ toolName: value.trim() }), TYPING_DELAY_MS);
-  }
 
   return (
     <div className="filter-bar history-toolbar" role="search" aria-label="Filter history">
@@ -40,30 +30,7 @@ export function HistoryFilters() {
           </button>
         ))}
       </div>
-      <label className="filter filter-inline">
-        <span className="filter-label">Tool</span>
-        <input
-          className="input input-compact filter-input"
-          type="search"
-          list={listId}
-          placeholder="Any tool"
-          value={toolText}
-          spellCheck={false}
-          autoComplete="off"
-          onChange={(e) => onTool(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') {
-              clearTimeout(timer.current);
-              setFilters({ toolName: toolText.trim() });
-            }
-          }}
-        />
-        <datalist id={listId}>
-          {suggestions.map((name) => (
-            <option key={name} value={name} />
-          ))}
-        </datalist>
-      </label>
+      <ToolNameFilter className="filter filter-inline" value={filters.toolName} suggestions={suggestions} onApply={(toolName) => setFilters({ toolName })} />
     </div>
   );
 }

@@ -2,17 +2,16 @@
  * The filters above the trace list: tool (exact name, applied as you type), server, status and
  * session. Each change reloads the first page.
  */
-import { useId, useRef, useState } from 'react';
 import type { TraceStatus } from '../../../../shared/traces.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { EMPTY_TRACE_FILTERS } from '../../state/slices/tracesSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
+import { ToolNameFilter } from '../components/ToolNameFilter.js';
 import { sessionLabel } from '../history/historyFormat.js';
 import { TRACE_STATUS_LABELS } from './traceFormat.js';
 
 const STATUSES = Object.keys(TRACE_STATUS_LABELS) as TraceStatus[];
-const TYPING_DELAY_MS = 300;
 
 export function TraceFilters() {
   const filters = useAppStore((s) => s.traceFilters);
@@ -20,46 +19,14 @@ export function TraceFilters() {
   const servers = useAppStore((s) => s.servers);
   const sessions = useAppStore((s) => s.historySessions);
   const traces = useAppStore((s) => s.traces);
-  const [toolText, setToolText] = useState(filters.toolName);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const listId = useId();
 
   const toolNames = [...new Set(traces.map((t) => t.toolName))].sort();
   const serverIds = new Set(['local', ...servers.map(serverIdOf)]);
   const active = filters.toolName || filters.serverId || filters.status || filters.sessionId;
 
-  function onTool(value: string): void {
-    setToolText(value);
-    clearTimeout(timer.current);
-    timer.current = setTimeout(() => setFilters({ toolName: value.trim() }), TYPING_DELAY_MS);
-  }
-
   return (
     <div className="filter-bar" role="search" aria-label="Filter traces">
-      <label className="filter">
-        <span className="filter-label">Tool</span>
-        <input
-          className="input input-compact filter-input"
-          type="search"
-          list={listId}
-          placeholder="Any tool"
-          value={toolText}
-          spellCheck={false}
-          autoComplete="off"
-          onChange={(e) => onTool(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') {
-              clearTimeout(timer.current);
-              setFilters({ toolName: toolText.trim() });
-            }
-          }}
-        />
-        <datalist id={listId}>
-          {toolNames.map((name) => (
-            <option key={name} value={name} />
-          ))}
-        </datalist>
-      </label>
+      <ToolNameFilter value={filters.toolName} suggestions={toolNames} onApply={(toolName) => setFilters({ toolName })} />
       <label className="filter">
         <span className="filter-label">Server</span>
         <select className="input input-compact" value={filters.serverId} onChange={(e) => setFilters({ serverId: e.target.value })}>
@@ -102,11 +69,7 @@ export function TraceFilters() {
         <button
           type="button"
           className="btn btn-small btn-ghost filter-clear"
-          onClick={() => {
-            clearTimeout(timer.current);
-            setToolText('');
-            setFilters(EMPTY_TRACE_FILTERS);
-          }}
+          onClick={() => setFilters(EMPTY_TRACE_FILTERS)}
         >
           <Icon name="close" size={14} />
           Clear filters
