@@ -12,7 +12,10 @@ export type SecurityErrorCode =
   | 'path_not_found'
   | 'permission_denied'
   | 'approval_cancelled'
-  | 'rules_file_corrupt';
+  | 'rules_file_corrupt'
+  | 'path_excluded'
+  | 'path_changed'
+  | 'hard_linked_file';
 
 export abstract class SecurityError extends Error {
   abstract readonly code: SecurityErrorCode;
@@ -134,5 +137,61 @@ export class PermissionRulesCorruptError extends SecurityError {
           ? `It was moved to "${movedTo}" and no saved rules are in effect; fix that file and move it back, or add the rules again.`
           : 'It could not be moved aside; no saved rules are in effect until it is fixed or deleted.'),
     );
+  }
+}
+
+/** The path lies inside a folder no tool may use (the app's own data), even though a root contains it. */
+export class PathExcludedError extends SecurityError {
+  readonly code = 'path_excluded';
+  constructor(readonly requested: string) {
+    super(`The path "${requested}" is inside a folder the app keeps for itself; no tool may read, list or write it. Use another path.`);
+  }
+}
+
+/**
+ * Why an opened file or folder was not the one that was checked:
+ * `outside_roots` — the open followed a folder swapped for a symlink and landed outside the
+ * allowed folders; `excluded` — it landed in a protected folder; `moved` — it is inside but
+ * no longer at the checked path (renamed, replaced or deleted meanwhile).
+ */
+export type PathChangeReason = 'outside_roots' | 'excluded' | 'moved';
+
+/** The path changed between its check and its use; nothing was read, listed or written through it. */
+export class PathChangedError extends SecurityError {
+  readonly code = 'path_changed';
+  constructor(
+    readonly requested: string,
+    readonly reason: PathChangeReason,
+  ) {
+    super(
+      `"${requested}" changed while it was being opened (a folder on the way was moved or replaced by a symlink); ` +
+        'nothing was read or written through it. Try again once the folder is stable.',
+    );
+  }
+
+  override toJSON(): ReturnType<SecurityError['toJSON']> & { reason: PathChangeReason } {
+    return { ...super.toJSON(), reason: this.reason };
+  }
+}
+
+/**
+ * A regular file with more than one hard link. Another link may sit outside the allowed
+ * folders, and finding every link of a file would mean searching whole disks, so such a file
+ * is neither read nor replaced.
+ */
+export class HardLinkedFileError extends SecurityError {
+  readonly code = 'hard_linked_file';
+  constructor(
+    readonly requested: string,
+    readonly links: number,
+  ) {
+    super(
+      `"${requested}" has ${links} hard links. Another link may be outside the allowed folders, so the file tools ` +
+        'neither read nor replace it. Use a copy of the file instead of a hard link.',
+    );
+  }
+
+  override toJSON(): ReturnType<SecurityError['toJSON']> & { links: number } {
+    return { ...super.toJSON(), links: this.links };
   }
 }

@@ -2,9 +2,10 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { BindingStrategy } from '../security/boundFs.js';
+import { BoundFs } from '../security/boundFs.js';
 import { guardrailFrom } from '../security/guardrails.js';
 import type { GuardrailResult } from '../security/guardrails.js';
-import { validatePath } from '../security/pathGuard.js';
 import type { NormalizedToolResult } from '../mcp/types.js';
 import { parseToolArgs, toInputSchema } from './args.js';
 import { ToolCancelledError } from './errors.js';
@@ -15,6 +16,9 @@ export const DEFAULT_MAX_LIST_ENTRIES = 1000;
 
 export interface ListDirectoryToolOptions {
   roots: string[];
+  /** Folders never listed even inside a root; entries that are such folders are left out. */
+  excluded?: string[];
+  binding?: BindingStrategy;
   /** Entries returned at most (the rest is reported as truncated). Default 1000. */
   maxEntries?: number;
 }
@@ -36,29 +40,33 @@ export function createListDirectoryTool(options: ListDirectoryToolOptions): Loca
     })
     .strict();
   const name = 'list_directory';
+  const fs = new BoundFs({ roots: options.roots, excluded: options.excluded ?? [], ...(options.binding ? { strategy: options.binding } : {}) });
 
   const guardrails = (args: Record<string, unknown>): Promise<GuardrailResult> =>
-    guardrailFrom(() => validatePath(parseToolArgs(name, schema, args).path, options.roots));
+    guardrailFrom(() => fs.check(parseToolArgs(name, schema, args).path));
 
   async function run(args: Record<string, unknown>, context: LocalToolRunContext = {}): Promise<NormalizedToolResult> {
     const { path } = parseToolArgs(name, schema, args);
     try {
-      const real = await validatePath(path, options.roots, { mustExist: true });
-      const dirents = await readdir(real, { withFileTypes: true });
-      dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      const shown = dirents.slice(0, maxEntries);
-      const entries: DirectoryEntry[] = [];
-      for (const d of shown) {
-        if (context.signal?.aborted) throw new ToolCancelledError(name);
-        // lstat: a symlink is reported as one, never followed out of the roots.
-        const info = await lstat(join(real, d.name)).catch(() => undefined);
-        const type: DirectoryEntryType = info?.isSymbolicLink() ? 'symlink' : info?.isDirectory() ? 'directory' : info?.isFile() ? 'file' : 'other';
-        entries.push({ name: d.name, type, size: type === 'file' && info ? info.size : null });
-      }
-      const truncated = dirents.length > shown.length;
+      const checked = await fs.check(path, { mustExist: true });
+      // Everything is read through view.path: the verified folder, not a path that may have changed.
+      const { entries, total } = await fs.withDirectory(checked, async (view) => {
+        const names = (await readdir(view.path)).filter((n) => !view.isExcluded(n));
+        names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const listed: DirectoryEntry[] = [];
+        for (const entry of names.slice(0, maxEntries)) {
+          if (context.signal?.aborted) throw new ToolCancelledError(name);
+          // lstat: a symlink is reported as one, never followed out of the roots.
+          const info = await lstat(join(view.path, entry)).catch(() => undefined);
+          const type: DirectoryEntryType = info?.isSymbolicLink() ? 'symlink' : info?.isDirectory() ? 'directory' : info?.isFile() ? 'file' : 'other';
+          listed.push({ name: entry, type, size: type === 'file' && info ? info.size : null });
+        }
+        return { entries: listed, total: names.length };
+      });
+      const truncated = total > entries.length;
       const lines = entries.map((e) => (e.type === 'directory' ? `${e.name}/` : e.type === 'symlink' ? `${e.name}@` : e.type === 'file' ? `${e.name}  (${e.size} bytes)` : e.name));
-      if (truncated) lines.push(`… ${dirents.length - shown.length} more entries not shown`);
-      return okResult(lines.length ? lines.join('\n') : '(empty folder)', { path: real, entries, truncated, total: dirents.length });
+      if (truncated) lines.push(`… ${total - entries.length} more entries not shown`);
+      return okResult(lines.length ? lines.join('\n') : '(empty folder)', { path: checked.real, entries, truncated, total });
     } catch (error) {
       if (error instanceof ToolCancelledError) throw error;
       if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return errorResult('not_a_directory', `"${path}" is a file, not a folder.`);

@@ -1,10 +1,9 @@
 /** read_file: a UTF-8 text file inside the allowed folders, refused above a size cap. */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { z } from 'zod';
+import type { BindingStrategy, OpenedFile } from '../security/boundFs.js';
+import { BoundFs } from '../security/boundFs.js';
 import { guardrailFrom } from '../security/guardrails.js';
 import type { GuardrailResult } from '../security/guardrails.js';
-import { validatePath } from '../security/pathGuard.js';
 import type { NormalizedToolResult } from '../mcp/types.js';
 import { parseToolArgs, toInputSchema } from './args.js';
 import { ToolCancelledError } from './errors.js';
@@ -15,12 +14,12 @@ export const DEFAULT_MAX_READ_BYTES = 1024 * 1024;
 
 export interface ReadFileToolOptions {
   roots: string[];
+  /** Folders never read even inside a root (see BoundFs). */
+  excluded?: string[];
+  binding?: BindingStrategy;
   /** The largest file it reads; `maxBytes` in a call may only lower it. Default 1 MiB. */
   maxReadBytes?: number;
 }
-
-/** O_NOFOLLOW makes a final symlink swapped in after the check fail instead of being followed. */
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 export function createReadFileTool(options: ReadFileToolOptions): LocalTool {
   const cap = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
@@ -31,39 +30,35 @@ export function createReadFileTool(options: ReadFileToolOptions): LocalTool {
     })
     .strict();
   const name = 'read_file';
+  const fs = new BoundFs({ roots: options.roots, excluded: options.excluded ?? [], ...(options.binding ? { strategy: options.binding } : {}) });
 
   // Confinement only: a missing file is the tool's ordinary error, not a refusal.
   const guardrails = (args: Record<string, unknown>): Promise<GuardrailResult> =>
-    guardrailFrom(() => validatePath(parseToolArgs(name, schema, args).path, options.roots));
+    guardrailFrom(() => fs.check(parseToolArgs(name, schema, args).path));
 
   async function run(args: Record<string, unknown>, context: LocalToolRunContext = {}): Promise<NormalizedToolResult> {
     const { path, maxBytes = cap } = parseToolArgs(name, schema, args);
     if (context.signal?.aborted) throw new ToolCancelledError(name);
-    let real: string;
+    let opened: OpenedFile;
     try {
-      // Checked again here: the guardrail ran before approval, possibly minutes ago.
-      real = await validatePath(path, options.roots, { mustExist: true });
+      // Checked again here (the guardrail ran before approval, possibly minutes ago), then opened
+      // and verified: what is read is the file that was checked.
+      opened = await fs.openFile(await fs.check(path, { mustExist: true }));
     } catch (error) {
       return fsErrorResult(error, path);
     }
-    let handle;
+    const { handle, real, size } = opened;
     try {
-      handle = await open(real, OPEN_FLAGS);
-    } catch (error) {
-      return fsErrorResult(error, path);
-    }
-    try {
-      const info = await handle.stat();
-      if (!info.isFile()) return errorResult('not_a_file', `"${path}" is not a regular file; read_file reads files only.`);
-      if (info.size > maxBytes) {
+      if (!opened.isFile) return errorResult('not_a_file', `"${path}" is not a regular file; read_file reads files only.`);
+      if (size > maxBytes) {
         return errorResult(
           'file_too_large',
-          `"${path}" is ${info.size} bytes, more than the ${maxBytes}-byte limit. Read a smaller file${maxBytes < cap ? `, or raise maxBytes (up to ${cap})` : ''}.`,
-          { path: real, bytes: info.size, limit: maxBytes },
+          `"${path}" is ${size} bytes, more than the ${maxBytes}-byte limit. Read a smaller file${maxBytes < cap ? `, or raise maxBytes (up to ${cap})` : ''}.`,
+          { path: real, bytes: size, limit: maxBytes },
         );
       }
       // Read one byte past the limit: the file may have grown since stat.
-      const buffer = Buffer.alloc(Math.min(maxBytes, info.size) + 1);
+      const buffer = Buffer.alloc(Math.min(maxBytes, size) + 1);
       let length = 0;
       while (length < buffer.length) {
         if (context.signal?.aborted) throw new ToolCancelledError(name);

@@ -1,5 +1,6 @@
 /** Building NormalizedToolResults the same way in every local tool. */
 import type { NormalizedToolResult } from '../mcp/types.js';
+import { SecurityError } from '../security/errors.js';
 
 export function okResult(text: string, structuredContent: Record<string, unknown>): NormalizedToolResult {
   return { content: [{ type: 'text', text }], structuredContent, isError: false };
@@ -10,8 +11,19 @@ export function errorResult(code: string, message: string, extra: Record<string,
   return { content: [{ type: 'text', text: message }], structuredContent: { error: { code, message }, ...extra }, isError: true };
 }
 
-/** Turns an error from the path guard or the file system into an error result. */
+function errorDetailsResult(code: string, message: string, details: Record<string, unknown>): NormalizedToolResult {
+  return { content: [{ type: 'text', text: message }], structuredContent: { error: { code, message, details } }, isError: true };
+}
+
+/**
+ * Turns an error from the path guard or the file system into an error result. A security
+ * error's typed details (beyond name, code and message) travel as `error.details`.
+ */
 export function fsErrorResult(error: unknown, path: string): NormalizedToolResult {
+  if (error instanceof SecurityError) {
+    const { name: _name, code, message, ...details } = error.toJSON();
+    return Object.keys(details).length ? errorDetailsResult(code, message, details) : errorResult(code, message);
+  }
   if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string') {
     const code = error.code;
     if (error instanceof Error && !/^E[A-Z]+$/.test(code)) return errorResult(code, error.message);

@@ -1,11 +1,9 @@
 /** write_file: replace or create a text file inside the allowed folders, atomically. */
-import { mkdir, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
+import type { BindingStrategy } from '../security/boundFs.js';
+import { BoundFs } from '../security/boundFs.js';
 import { guardrailFrom } from '../security/guardrails.js';
 import type { GuardrailResult } from '../security/guardrails.js';
-import { validatePath } from '../security/pathGuard.js';
 import type { NormalizedToolResult } from '../mcp/types.js';
 import { parseToolArgs, toInputSchema } from './args.js';
 import { ToolCancelledError } from './errors.js';
@@ -16,12 +14,11 @@ export const DEFAULT_MAX_WRITE_BYTES = 10 * 1024 * 1024;
 
 export interface WriteFileToolOptions {
   roots: string[];
+  /** Folders never written even inside a root (see BoundFs). */
+  excluded?: string[];
+  binding?: BindingStrategy;
   /** The largest content it writes. Default 10 MiB. */
   maxWriteBytes?: number;
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
 
 export function createWriteFileTool(options: WriteFileToolOptions): LocalTool {
@@ -34,29 +31,25 @@ export function createWriteFileTool(options: WriteFileToolOptions): LocalTool {
     })
     .strict();
   const name = 'write_file';
+  const fs = new BoundFs({ roots: options.roots, excluded: options.excluded ?? [], ...(options.binding ? { strategy: options.binding } : {}) });
 
   const guardrails = (args: Record<string, unknown>): Promise<GuardrailResult> =>
-    guardrailFrom(() => validatePath(parseToolArgs(name, schema, args).path, options.roots, { forWrite: true }));
+    guardrailFrom(() => fs.check(parseToolArgs(name, schema, args).path, { forWrite: true }));
 
   async function run(args: Record<string, unknown>, context: LocalToolRunContext = {}): Promise<NormalizedToolResult> {
     const { path, content, createDirs = false } = parseToolArgs(name, schema, args);
     const bytes = Buffer.byteLength(content, 'utf8');
     if (bytes > cap) return errorResult('content_too_large', `The content is ${bytes} bytes, more than the ${cap}-byte limit for write_file.`);
+    if (context.signal?.aborted) throw new ToolCancelledError(name, 'Nothing was written.');
     try {
-      const real = await validatePath(path, options.roots, { forWrite: true });
-      const parent = dirname(real);
-      if (!(await isDirectory(parent))) {
-        if (!createDirs) {
-          return errorResult('parent_missing', `The folder for "${path}" does not exist. Create it first, or pass createDirs: true.`);
-        }
-        await mkdir(parent, { recursive: true });
-      }
-      // The last check before the write: nothing on the way may have become a symlink leading out.
-      const again = await validatePath(path, options.roots, { forWrite: true });
-      if (again !== real) return errorResult('path_changed', `"${path}" changed while it was being written to; nothing was written. Try again.`);
-      if (context.signal?.aborted) throw new ToolCancelledError(name, 'Nothing was written.');
-      const created = (await stat(real).catch(() => undefined)) === undefined;
-      await writeFileAtomic(real, content, { encoding: 'utf8' });
+      // Checked again (the guardrail ran before approval), then written through the verified folder.
+      const checked = await fs.check(path, { forWrite: true });
+      const { real, created } = await fs.writeFile(checked, content, {
+        createDirs,
+        beforeCommit: () => {
+          if (context.signal?.aborted) throw new ToolCancelledError(name, 'Nothing was written.');
+        },
+      });
       return okResult(`${created ? 'Created' : 'Wrote'} "${path}" (${bytes} bytes).`, { path: real, bytes, created });
     } catch (error) {
       if (error instanceof ToolCancelledError) throw error;
