@@ -332,8 +332,20 @@ export class BoundFs {
     try {
       return await open(path, flags, mode);
     } catch (error) {
-      // With O_NOFOLLOW, ELOOP means the last component became a symlink after the check.
-      if (errnoCode(error) === 'ELOOP') throw new PathChangedError(checked.requested, 'moved');
+      // With O_NOFOLLOW, a last component that became a symlink after the check fails with ELOOP,
+      // or with ENOTDIR when O_DIRECTORY is set too (which also means "a file, not a folder").
+      const code = errnoCode(error);
+      if (code === 'ELOOP') throw new PathChangedError(checked.requested, 'moved');
+      if (code === 'ENOTDIR' && (flags & O_DIRECTORY) !== 0) {
+        // Unless a file (not a folder) is there now, it was a symlink or missing at the open: it changed.
+        const now = await lstat(path).then(
+          (info) => (info.isSymbolicLink() || info.isDirectory() ? 'changed' : 'file'),
+          (lstatError: unknown) => (errnoCode(lstatError) === 'ENOENT' ? 'changed' : 'file'),
+        );
+        if (now === 'changed') throw new PathChangedError(checked.requested, 'moved');
+      }
+      // The check found it, so it disappeared since (a folder on the way moved, or it was deleted).
+      if (code === 'ENOENT' && path === checked.real && checked.exists) throw new PathChangedError(checked.requested, 'moved');
       throw error;
     }
   }

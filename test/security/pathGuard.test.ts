@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidPathError, NoAllowedRootsError, PathNotFoundError, PathOutsideRootsError } from '../../electron/security/errors.js';
+import { InvalidPathError, NoAllowedRootsError, PathExcludedError, PathNotFoundError, PathOutsideRootsError } from '../../electron/security/errors.js';
 import { validatePath } from '../../electron/security/pathGuard.js';
 
 let base: string; // real path of the scratch folder
@@ -128,5 +128,39 @@ describe('validatePath refusals', () => {
     expect(message).toContain(root);
     expect(message).toContain('secret.txt');
     expect(message).not.toContain('TOP SECRET CONTENT');
+  });
+});
+
+describe('validatePath with excluded folders', () => {
+  it('refuses an excluded folder and everything below it, by real path, and nothing else', async () => {
+    const data = join(root, 'data');
+    mkdirSync(join(data, 'inner'), { recursive: true });
+    symlinkSync(data, join(root, 'alias'));
+    for (const p of ['data', 'data/inner', 'data/inner/x.txt', 'alias/inner', 'sub/../data']) {
+      await expect(validatePath(p, [root], { excluded: [data] })).rejects.toBeInstanceOf(PathExcludedError);
+    }
+    // A sibling that only shares the name as a prefix is not excluded.
+    mkdirSync(join(root, 'data-other'));
+    expect(await validatePath('data-other', [root], { excluded: [data] })).toBe(join(root, 'data-other'));
+    expect(await validatePath('sub/a.txt', [root], { excluded: [data] })).toBe(join(root, 'sub', 'a.txt'));
+  });
+
+  it('an excluded folder given through a symlink, and a root inside an excluded folder', async () => {
+    const data = join(root, 'data');
+    mkdirSync(data);
+    const dataLink = join(base, 'data-link');
+    symlinkSync(data, dataLink);
+    await expect(validatePath('data/x.txt', [root], { excluded: [dataLink], forWrite: true })).rejects.toBeInstanceOf(PathExcludedError);
+    await expect(validatePath('sub/a.txt', [root], { excluded: [base] })).rejects.toBeInstanceOf(PathExcludedError);
+  });
+
+  it('outside paths are reported as outside first, and the error names no excluded content', async () => {
+    const data = join(root, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'secrets.json'), 'TOP SECRET CONTENT');
+    await expect(validatePath(join(outside, 'secret.txt'), [root], { excluded: [data] })).rejects.toBeInstanceOf(PathOutsideRootsError);
+    const error = await validatePath('data/secrets.json', [root], { excluded: [data] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'path_excluded' });
+    expect((error as Error).message).not.toContain('TOP SECRET CONTENT');
   });
 });

@@ -30,6 +30,8 @@ export interface RaceOptions {
   binding?: BindingStrategy;
   /** Tool calls in flight at once (more overlap, more races). Default 4. */
   concurrency?: number;
+  /** Each swap state is held for a random 0..holdUs microseconds. Default 1000. */
+  holdUs?: number;
 }
 
 export interface RaceFigures {
@@ -61,8 +63,8 @@ interface Swapper {
   kill(): void;
 }
 
-async function startSwapper(args: string[], stopFile: string): Promise<Swapper> {
-  const child = spawn(process.execPath, [SWAPPER, ...args, stopFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function startSwapper(args: string[], stopFile: string, holdUs: number): Promise<Swapper> {
+  const child = spawn(process.execPath, [SWAPPER, ...args, stopFile, String(holdUs)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });
@@ -101,7 +103,7 @@ function namesUnder(dir: string, into = new Set<string>()): Set<string> {
 }
 
 export async function runFileRace(options: RaceOptions): Promise<RaceFigures> {
-  const { kind, tries, concurrency = 4 } = options;
+  const { kind, tries, concurrency = 4, holdUs = 1000 } = options;
   const binding = options.binding ?? defaultBindingStrategy();
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'mh-race-')));
   const root = join(base, 'root');
@@ -141,7 +143,7 @@ export async function runFileRace(options: RaceOptions): Promise<RaceFigures> {
     intruders: 0,
   };
   const written: number[] = [];
-  const swapper = await startSwapper([swapped, join(root, '.parked'), outside, join(root, '.aside')], join(base, 'stop'));
+  const swapper = await startSwapper([swapped, join(root, '.parked'), outside, join(root, '.aside')], join(base, 'stop'), holdUs);
   try {
     let next = 0;
     const worker = async (): Promise<void> => {

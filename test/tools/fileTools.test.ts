@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -183,6 +183,94 @@ describe('list_directory', () => {
     const result = await limited.run({ path: '.' });
     expect(result.structuredContent).toMatchObject({ truncated: true, total: 5 });
     expect((result.structuredContent as { entries: unknown[] }).entries).toHaveLength(2);
+  });
+});
+
+describe('binding to the checked path', () => {
+  it('read_file and list_directory check again at run time: a folder swapped for a symlink after the guardrail is refused', async () => {
+    mkdirSync(join(outside, 'docs'));
+    writeFileSync(join(outside, 'docs', 'hello.txt'), 'TOP SECRET');
+    expect((await tool('read_file').guardrails({ path: 'docs/hello.txt' })).ok).toBe(true);
+    expect((await tool('list_directory').guardrails({ path: 'docs' })).ok).toBe(true);
+    renameSync(join(root, 'docs'), join(root, 'parked'));
+    symlinkSync(outside, join(root, 'docs'));
+    for (const result of [await tool('read_file').run({ path: 'docs/hello.txt' }), await tool('list_directory').run({ path: 'docs' })]) {
+      expect(result).toMatchObject({ isError: true, structuredContent: { error: { code: 'path_outside_roots' } } });
+      expect(JSON.stringify(result)).not.toContain('TOP SECRET');
+      expect(JSON.stringify(result)).not.toContain('hello.txt"');
+    }
+  });
+
+  it('a hard link to an outside file is neither read nor overwritten, with a typed error', async () => {
+    linkSync(join(outside, 'secret.txt'), join(root, 'docs', 'linked.txt'));
+    const read = await tool('read_file').run({ path: 'docs/linked.txt' });
+    expect(read).toMatchObject({ isError: true, structuredContent: { error: { code: 'hard_linked_file', details: { links: 2 } } } });
+    expect(text(read)).toMatch(/2 hard links/);
+    expect(JSON.stringify(read)).not.toContain('TOP SECRET');
+    const write = await tool('write_file').run({ path: 'docs/linked.txt', content: 'pwned' });
+    expect(write).toMatchObject({ isError: true, structuredContent: { error: { code: 'hard_linked_file' } } });
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET');
+    expect(readdirSync(join(root, 'docs')).sort()).toEqual(['hello.txt', 'linked.txt']);
+  });
+
+  it('a file with a single link still reads and is replaced in place of the old one', async () => {
+    expect(await tool('write_file').run({ path: 'docs/hello.txt', content: 'new' })).toMatchObject({ isError: false, structuredContent: { created: false } });
+    expect(text(await tool('read_file').run({ path: 'docs/hello.txt' }))).toBe('new');
+    expect(readdirSync(join(root, 'docs'))).toEqual(['hello.txt']); // no temporary file left behind
+  });
+});
+
+describe('excluded folders', () => {
+  let data: string;
+  let guarded: Map<string, LocalTool>;
+  beforeEach(() => {
+    data = join(root, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'secrets.json'), '{"token":"TOP SECRET"}');
+    guarded = new Map(createLocalTools({ roots: [root], excluded: [data], command: false }).map((t) => [t.name, t]));
+  });
+  const run = (name: string, args: Record<string, unknown>) => guarded.get(name)!.run(args);
+  const guard = (name: string, args: Record<string, unknown>) => guarded.get(name)!.guardrails(args);
+
+  it('are never read, listed or written, though inside a root — directly, with `..`, or through a symlink', async () => {
+    symlinkSync(data, join(root, 'alias'));
+    const attempts: Array<[string, Record<string, unknown>]> = [
+      ['read_file', { path: 'data/secrets.json' }],
+      ['read_file', { path: 'docs/../data/secrets.json' }],
+      ['read_file', { path: 'alias/secrets.json' }],
+      ['list_directory', { path: 'data' }],
+      ['list_directory', { path: 'alias' }],
+      ['write_file', { path: 'data/secrets.json', content: '{}' }],
+      ['write_file', { path: 'alias/new.json', content: '{}' }],
+      ['write_file', { path: 'data/deeper/new.json', content: '{}', createDirs: true }],
+    ];
+    for (const [name, args] of attempts) {
+      expect((await guard(name, args)).ok).toBe(false);
+      const result = await run(name, args);
+      expect(result).toMatchObject({ isError: true, structuredContent: { error: { code: 'path_excluded' } } });
+      expect(JSON.stringify(result)).not.toContain('TOP SECRET');
+    }
+    expect(readFileSync(join(data, 'secrets.json'), 'utf8')).toBe('{"token":"TOP SECRET"}');
+    expect(readdirSync(data)).toEqual(['secrets.json']);
+  });
+
+  it('are left out of the listing of the folder that holds them; the rest still works', async () => {
+    const listing = await run('list_directory', { path: '.' });
+    expect((listing.structuredContent as { entries: { name: string }[] }).entries.map((e) => e.name)).toEqual(['docs']);
+    expect(listing.structuredContent).toMatchObject({ total: 1 });
+    expect(text(await run('read_file', { path: 'docs/hello.txt' }))).toBe('héllo wörld\n');
+    expect((await run('write_file', { path: 'docs/ok.txt', content: 'ok' })).isError).toBe(false);
+  });
+
+  it('a folder excluded before it exists is refused once created; relative exclusions are a setup error', async () => {
+    const later = join(root, 'later');
+    const tools = createLocalTools({ roots: [root], excluded: [later], command: false });
+    const write = tools.find((t) => t.name === 'write_file')!;
+    expect(await write.run({ path: 'later/x.txt', content: 'x', createDirs: true })).toMatchObject({ structuredContent: { error: { code: 'path_excluded' } } });
+    mkdirSync(later);
+    expect(await write.run({ path: 'later/x.txt', content: 'x' })).toMatchObject({ structuredContent: { error: { code: 'path_excluded' } } });
+    expect(readdirSync(later)).toEqual([]);
+    expect(() => createLocalTools({ roots: [root], excluded: ['data'] })).toThrow(/absolute/);
   });
 });
 
