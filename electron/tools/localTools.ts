@@ -10,12 +10,14 @@ import { createWriteFileTool } from './writeFile.js';
 export interface LocalToolsOptions {
   /** The folders the tools may touch; relative paths resolve against the first. */
   roots: string[];
+  /** Folders no tool may see even when inside or beside the roots (the app's data folder). */
+  excluded?: readonly string[];
   commandGuard?: CommandGuardConfig;
   maxReadBytes?: number;
   maxWriteBytes?: number;
   maxListEntries?: number;
   /** run_command settings; `false` leaves the tool out entirely. */
-  command?: Omit<RunCommandToolOptions, 'roots' | 'commandGuard'> | false;
+  command?: Omit<RunCommandToolOptions, 'roots' | 'commandGuard' | 'excluded'> | false;
 }
 
 export function createLocalTools(options: LocalToolsOptions): LocalTool[] {
@@ -28,7 +30,7 @@ export function createLocalTools(options: LocalToolsOptions): LocalTool[] {
     createListDirectoryTool({ roots, ...(options.maxListEntries !== undefined ? { maxEntries: options.maxListEntries } : {}) }),
   ];
   if (options.command !== false) {
-    tools.push(createRunCommandTool({ ...(options.command ?? {}), roots, ...(options.commandGuard ? { commandGuard: options.commandGuard } : {}) }));
+    tools.push(createRunCommandTool({ ...(options.command ?? {}), roots, ...(options.excluded ? { excluded: options.excluded } : {}), ...(options.commandGuard ? { commandGuard: options.commandGuard } : {}) }));
   }
   return tools;
 }
