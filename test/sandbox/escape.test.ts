@@ -229,6 +229,26 @@ describe.skipIf(skipReason !== undefined)('inside bubblewrap, every bypass style
     expect(s.stdout).toContain('home-read-only');
   });
 
+  it('a workspace inside the home folder stays writable while the rest of home is hidden', async () => {
+    const home = join(base, 'home');
+    const inner = join(home, 'MiniHarness', 'workspace');
+    mkdirSync(inner, { recursive: true });
+    mkdirSync(join(home, '.ssh'));
+    writeFileSync(join(home, '.ssh', 'id_ed25519'), SECRET);
+    const policy = await buildSandboxPolicy({ roots: [inner], excluded: [dataDir], network: false, cwd: inner, env: { HOME: home } });
+    expect(policy.masked).toContain(home);
+    const argv = ['sh', '-c', `cat '${join(home, '.ssh', 'id_ed25519')}'; ls -A '${home}'; echo ok > made.txt; echo x > '${join(home, 'pwned')}' || echo home-read-only`];
+    const wrapped = sandboxedCommand(sandbox, policy, argv)!;
+    const result = await spawnCapped({ file: wrapped.file, args: wrapped.args, cwd: inner, env: { ...env(), ...wrapped.env } }, limits);
+    const out = result.stdout.text() + result.stderr.text();
+    expect(out).not.toContain(SECRET);
+    expect(result.stdout.text()).toContain('MiniHarness'); // only the path down to the workspace exists in the masked home
+    expect(result.stdout.text()).not.toContain('.ssh');
+    expect(out).toContain('home-read-only');
+    expect(readFileSync(join(inner, 'made.txt'), 'utf8')).toBe('ok\n');
+    expect(existsSync(join(home, 'pwned'))).toBe(false);
+  });
+
   it('a timeout stops everything the sandboxed command started', async () => {
     const marker = `mh-sleeper-${process.pid}-${Date.now()}`;
     const tool = createRunCommandTool({ roots: [workspace], sandbox, killGraceMs: 300 });
