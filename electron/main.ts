@@ -20,7 +20,7 @@ import { createQuitGuard } from './shell/quitGuard.js';
 import { openSafeStorageSecrets } from './shell/safeStorageSecrets.js';
 import type { SenderInfo } from './shell/sender.js';
 import { windowOptions } from './shell/windowOptions.js';
-import { PRODUCT_NAME } from './web/dataDir.js';
+import { PRODUCT_NAME, chooseWorkspaceDir } from './web/dataDir.js';
 
 // out/main/main.js → out/preload/preload.cjs and out/renderer/index.html (electron.vite.config.ts).
 // The preload is CommonJS (sandboxed preloads cannot be ES modules); in a "type": "module"
@@ -82,7 +82,9 @@ async function start(location: AppLocation): Promise<void> {
     for (const warning of warnings) log(warning);
 
     // The same warnings reach the GUI through app.info.
-    const core = createAppCore({ mode: 'electron', dataDir, secrets, config: config.store, version: app.getVersion(), warnings });
+    // Outside the data folder (the core refuses an overlap): --workspace, MINIHARNESS_WORKSPACE, or ~/MiniHarness/workspace.
+    const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
+    const core = createAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config: config.store, version: app.getVersion(), warnings });
     bindLifecycle(core);
     ipcMain.handle(
       IPC_INVOKE_CHANNEL,

@@ -111,10 +111,18 @@ export const SecretBackendSchema = z.object({
   warning: z.string().optional(),
 });
 
+/** What confines run_command: bubblewrap (Linux), sandbox-exec (macOS), or nothing (every call asks). */
+export const SandboxInfoSchema = z.object({
+  kind: z.enum(['bwrap', 'sandbox-exec', 'none']),
+  /** For people: what it confines, or why there is no sandbox. */
+  detail: z.string(),
+});
+
 export const AppInfoSchema = z.object({
   mode: z.enum(['electron', 'browser']),
   version: z.string(),
   secretBackend: SecretBackendSchema,
+  sandbox: SandboxInfoSchema,
   /** Warnings to show once (a corrupt file that was moved aside, …). */
   warnings: z.array(z.string()),
 });

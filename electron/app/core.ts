@@ -34,6 +34,8 @@ import { planImport } from './importer.js';
 import { PermissionService } from './permissionService.js';
 import { ServerService } from './serverService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
+import { prepareWorkspace } from './workspace.js';
+import { detectSandbox } from '../sandbox/detect.js';
 
 /** Registers every secret the registry resolves, so traces and errors can redact it. */
 class ObservedSecretResolver implements SecretResolver {
@@ -93,6 +95,8 @@ export function historyRecordView(record: CheckpointRecord, isRunning: (sessionI
 
 export function createAppCore(options: AppCoreOptions): AppCore {
   mkdirSync(options.dataDir, { recursive: true });
+  // Checked before anything opens: a workspace overlapping the data folder would expose it.
+  const workspace = prepareWorkspace(options.workspaceDir, options.dataDir);
   const warnings: string[] = [...(options.warnings ?? [])];
   const listeners = new Set<(event: EventName, payload: unknown) => void>();
 
@@ -106,9 +110,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   const ruleStore = new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
     onCorrupt: (error) => warnings.push(error.message),
   });
-  const workspace = join(options.dataDir, 'workspace');
-  mkdirSync(workspace, { recursive: true });
-  const localTools = createLocalTools({ roots: [workspace] });
+  const localTools = createLocalTools({ roots: [workspace], excluded: [options.dataDir] });
   const broker = new ApprovalBroker(
     (event, payload) => emit(event, payload),
     (value) => tracer.redact(value),
@@ -208,12 +210,14 @@ export function createAppCore(options: AppCoreOptions): AppCore {
 
   // ── handlers ───────────────────────────────────────────────────────────────────────────────
   const handlers: Handlers = {
-    'app.info': () => {
+    'app.info': async () => {
       const backend = options.secrets.describe();
+      const sandbox = await detectSandbox();
       return {
         mode: options.mode,
         version: options.version,
         secretBackend: { kind: backend.kind, secure: backend.secure, ...(backend.warning ? { warning: backend.warning } : {}) },
+        sandbox: { kind: sandbox.kind, detail: sandbox.detail },
         warnings: [...warnings],
       };
     },

@@ -33,6 +33,12 @@ export interface AppCoreOptions {
   mode: 'electron' | 'browser';
   /** Per-user data folder: the database, the tool cache, the permission rules. */
   dataDir: string;
+  /**
+   * Where the local tools read, write and run commands (electron/web/dataDir.ts
+   * defaultWorkspaceDir() in both hosts). Must not overlap the data folder; the core refuses to
+   * start otherwise.
+   */
+  workspaceDir: string;
   secrets: DescribedSecretStore;
   config: ConfigStore;
   version: string;

@@ -3,8 +3,11 @@
  * string — and refuses commands that are configured away or plainly dangerous.
  *
  * It is a tripwire, not a sandbox: a permitted interpreter can still do anything its arguments
- * tell it to. It exists so the obvious disasters (sudo, `rm -rf /`, `mkfs`, a shell string that
- * would slip past this very check) are refused with a reason before any process starts.
+ * tell it to (`perl -e system(…)`, a copy of sh under another name, the dynamic loader running
+ * /bin/sh). It exists so the obvious disasters (sudo, `rm -rf /`, `mkfs`, a shell string that
+ * would slip past this very check) are refused with a reason before any process starts. The
+ * boundary is the OS sandbox run_command runs in (electron/sandbox/); without one, every call
+ * asks a person.
  *
  * Executables are compared by the basename given, and by the basename and real path of what
  * that name resolves to on PATH — so `/usr/bin/sudo`, `./sudo-link` and `sudo` are all sudo.

@@ -3,7 +3,13 @@
  * command guard accepts). The executor runs it before any permission decision; a refusal is
  * a DENY with this reason, whatever the rules say.
  */
-export type GuardrailResult = { ok: true } | { ok: false; reason: string };
+export type GuardrailResult =
+  | {
+      ok: true;
+      /** Set when a person must approve this call whatever the rules say (e.g. run_command without an OS sandbox). */
+      mustAsk?: string;
+    }
+  | { ok: false; reason: string };
 
 export const GUARDRAIL_OK: GuardrailResult = Object.freeze({ ok: true });
 

@@ -271,6 +271,16 @@ export class PermissionDecisionEngine {
   }
 }
 
+/**
+ * A decision for a call that must be approved by a person whatever the rules say (the tool's own
+ * guardrail asked for it: run_command without an OS sandbox, or with network access). DENY
+ * stays DENY; ALLOW and ASK become ASK, with the reason first so the approval dialog shows it.
+ */
+export function requireAsk(decision: PermissionDecision, why: string): PermissionDecision {
+  if (decision.level === 'DENY') return decision;
+  return { level: 'ASK', reason: { ...decision.reason, detail: `${why} (${decision.reason.detail})` } };
+}
+
 function defaultDecision(subject: ToolCallSubject): PermissionDecision {
   const local = subject.serverId === LOCAL_SERVER_ID;
   const where = local ? 'local tool' : `tool on trusted server "${subject.serverId}"`;

@@ -11,6 +11,7 @@ import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest } from './approv
 import { DEFAULT_APPROVAL_TIMEOUT_MS, SessionGrants, newRequestId, waitForApproval } from './approvals.js';
 import type { GuardrailResult } from './guardrails.js';
 import type { PermissionDecision, PermissionDecisionEngine, PermissionLevel, ToolCallSubject } from './permissions.js';
+import { requireAsk } from './permissions.js';
 
 export type SecurityEvent =
   | { type: 'guardrail'; ok: boolean; reason?: string }
@@ -85,6 +86,7 @@ export class SecureToolExecutor {
 
     if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
 
+    let mustAsk: string | undefined;
     if (call.guardrails) {
       let result: GuardrailResult;
       try {
@@ -94,15 +96,18 @@ export class SecureToolExecutor {
       }
       emit(result.ok ? { type: 'guardrail', ok: true } : { type: 'guardrail', ok: false, reason: result.reason });
       if (!result.ok) throw deny('DENY', undefined, result.reason);
+      mustAsk = result.mustAsk;
       if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
     }
 
-    const decision = this.engine.decide(subject);
+    const decided = this.engine.decide(subject);
+    const decision = mustAsk ? requireAsk(decided, mustAsk) : decided;
     emit({ type: 'decision', level: decision.level, reason: decision.reason });
     if (decision.level === 'DENY') throw deny('DENY', undefined, decision.reason.detail);
     if (decision.level === 'ALLOW') return { level: 'ALLOW', decision };
 
-    if (this.grants.has(call.sessionId, serverId, toolName, fingerprint)) {
+    // A call that must be approved is approved each time: no session grant covers it.
+    if (!mustAsk && this.grants.has(call.sessionId, serverId, toolName, fingerprint)) {
       emit({ type: 'session_grant', sessionId: call.sessionId, serverId, toolName });
       return { level: 'ALLOW', decision, approvedBy: 'allow-session' };
     }

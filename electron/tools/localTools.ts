@@ -16,7 +16,7 @@ export interface LocalToolsOptions {
    * Absolute folders the file tools never read, list or write, even inside a root (the app's
    * data folder), with everything below them. Compared by real path.
    */
-  excluded?: string[];
+  excluded?: readonly string[];
   /** How file access is bound to the checked path; defaults to the strongest the platform has. */
   fileBinding?: BindingStrategy;
   commandGuard?: CommandGuardConfig;
@@ -24,7 +24,7 @@ export interface LocalToolsOptions {
   maxWriteBytes?: number;
   maxListEntries?: number;
   /** run_command settings; `false` leaves the tool out entirely. */
-  command?: Omit<RunCommandToolOptions, 'roots' | 'commandGuard'> | false;
+  command?: Omit<RunCommandToolOptions, 'roots' | 'commandGuard' | 'excluded'> | false;
 }
 
 export function createLocalTools(options: LocalToolsOptions): LocalTool[] {
@@ -41,7 +41,7 @@ export function createLocalTools(options: LocalToolsOptions): LocalTool[] {
     createListDirectoryTool({ ...files, ...(options.maxListEntries !== undefined ? { maxEntries: options.maxListEntries } : {}) }),
   ];
   if (options.command !== false) {
-    tools.push(createRunCommandTool({ ...(options.command ?? {}), roots, ...(options.commandGuard ? { commandGuard: options.commandGuard } : {}) }));
+    tools.push(createRunCommandTool({ ...(options.command ?? {}), roots, excluded, ...(options.commandGuard ? { commandGuard: options.commandGuard } : {}) }));
   }
   return tools;
 }

@@ -2,23 +2,31 @@
  * run_command: runs `[executable, ...args]` without a shell, in a folder inside the roots, with
  * an allow-listed environment, a deadline and capped output.
  *
- * The process runs in its own process group (POSIX) so that a timeout or an abort stops it and
- * everything it started: SIGTERM to the group first, SIGKILL after a grace period.
+ * Where the OS has a sandbox (bubblewrap on Linux, sandbox-exec on macOS; electron/sandbox/),
+ * the command runs inside it: the roots are the only writable folders, the excluded folders
+ * (the app's data folder) and the home folder are hidden, and there is no network unless the
+ * call sets `network: true` — which always asks a person. Where there is none, every call asks
+ * ("runs unsandboxed"), whatever the permission rules say. The command guard stays in front of
+ * both as a tripwire that explains its refusals; the sandbox is the boundary.
+ *
+ * The process is started by spawnCapped (deadline, abort, process-group kill, capped output).
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { CommandGuardConfig, CommandGuardResult } from '../security/commandGuard.js';
-import { checkCommand } from '../security/commandGuard.js';
+import { checkCommand, resolveExecutable } from '../security/commandGuard.js';
 import type { GuardrailResult } from '../security/guardrails.js';
 import { GUARDRAIL_OK, guardrailRefusal } from '../security/guardrails.js';
+import { detectSandbox } from '../sandbox/detect.js';
+import { buildSandboxPolicy, sandboxedCommand } from '../sandbox/policy.js';
+import type { SandboxInfo } from '../sandbox/types.js';
 import { validatePath } from '../security/pathGuard.js';
 import type { NormalizedToolResult } from '../mcp/types.js';
 import { parseToolArgs, toInputSchema } from './args.js';
 import { DEFAULT_ENV_ALLOW_LIST, buildCommandEnv } from './commandEnv.js';
 import { ToolCancelledError } from './errors.js';
-import { CappedOutput } from './outputCapture.js';
+import type { CappedOutput } from './outputCapture.js';
+import { spawnCapped } from './spawnCapped.js';
 import { errorResult, fsErrorResult } from './results.js';
 import type { LocalTool, LocalToolRunContext } from './types.js';
 
@@ -39,34 +47,30 @@ export interface RunCommandToolOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /** Fixed variables added on top. */
   extraEnv?: Record<string, string>;
+  /** Folders no command may see, such as the app's data folder: hidden inside the sandbox. */
+  excluded?: readonly string[];
+  /** The OS sandbox to run in. Default: the one detected on this machine (detectSandbox()). */
+  sandbox?: SandboxInfo | Promise<SandboxInfo>;
+}
+
+/** Why a call must be approved by a person whatever the rules say; undefined when it need not. */
+export function mustAskReason(sandbox: SandboxInfo, network: boolean): string | undefined {
+  if (sandbox.kind === 'none') return `run_command runs unsandboxed here (${sandbox.detail}): the command can read and change anything your user can, so every call asks`;
+  if (network) return 'This command asks for network access (network: true), so it asks every time';
+  return undefined;
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 export const MAX_COMMAND_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
-/** After the process exits, how long its pipes may stay open (held by a leftover child). */
-const DRAIN_MS = 500;
-
-interface Outcome {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  spawnError?: NodeJS.ErrnoException;
-}
-
-/** Signals the whole process group where there is one, so children go too. */
-function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    if (process.platform === 'win32') child.kill(signal);
-    else process.kill(-child.pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
 
 function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+function notFound(exe: string, argv: string[], cwd: string): NormalizedToolResult {
+  return errorResult('command_not_found', `The program "${exe}" was not found. Check the name, or that it is installed and on PATH.`, { argv, cwd });
 }
 
 export function createRunCommandTool(options: RunCommandToolOptions): LocalTool {
@@ -79,24 +83,33 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
       argv: z.array(z.string()).min(1).describe('The program and its arguments, e.g. ["git", "status"]. No shell: pipes, globs and $VARS are not interpreted.'),
       cwd: z.string().min(1).optional().describe('Working folder inside the allowed folders (default: the first one).'),
       timeoutMs: z.number().int().positive().optional().describe(`Deadline in ms (default ${defaultTimeout}, at most ${maxTimeout}).`),
+      network: z.boolean().optional().describe('Let the command use the network (default false: sandboxed commands have none). Always asks for approval.'),
     })
     .strict();
   const name = 'run_command';
   const env = () => buildCommandEnv(options.baseEnv ?? process.env, options.envAllowList ?? DEFAULT_ENV_ALLOW_LIST, options.extraEnv);
+  const roots = [...options.roots];
+  const excluded = [...(options.excluded ?? [])];
+  const sandbox = (): Promise<SandboxInfo> => Promise.resolve(options.sandbox ?? detectSandbox());
 
   /** The checks guardrails and run share: arguments, cwd in the roots, the command guard. */
-  async function check(args: Record<string, unknown>): Promise<{ argv: string[]; cwd: string; timeoutMs: number; env: Record<string, string>; guard: CommandGuardResult }> {
+  async function check(
+    args: Record<string, unknown>,
+  ): Promise<{ argv: string[]; cwd: string; timeoutMs: number; network: boolean; env: Record<string, string>; guard: CommandGuardResult; sandbox: SandboxInfo }> {
     const parsed = parseToolArgs(name, schema, args);
-    const cwd = await validatePath(parsed.cwd ?? '.', options.roots);
+    const cwd = await validatePath(parsed.cwd ?? '.', roots, { excluded });
     const childEnv = env();
     const guard = await checkCommand(parsed.argv, options.commandGuard, { cwd, path: childEnv.PATH ?? '' });
-    return { argv: parsed.argv, cwd, timeoutMs: Math.min(parsed.timeoutMs ?? defaultTimeout, maxTimeout), env: childEnv, guard };
+    const network = parsed.network === true;
+    return { argv: parsed.argv, cwd, timeoutMs: Math.min(parsed.timeoutMs ?? defaultTimeout, maxTimeout), network, env: childEnv, guard, sandbox: await sandbox() };
   }
 
   async function guardrails(args: Record<string, unknown>): Promise<GuardrailResult> {
     try {
-      const { guard } = await check(args);
-      return guard.ok ? GUARDRAIL_OK : guardrailRefusal(`the command guard refused it (${guard.rule}): ${guard.reason}`);
+      const { guard, sandbox: info, network } = await check(args);
+      if (!guard.ok) return guardrailRefusal(`the command guard refused it (${guard.rule}): ${guard.reason}`);
+      const mustAsk = mustAskReason(info, network);
+      return mustAsk ? { ok: true, mustAsk } : GUARDRAIL_OK;
     } catch (error) {
       return guardrailRefusal(error instanceof Error ? error.message : 'the command could not be checked');
     }
@@ -110,7 +123,7 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
     } catch (error) {
       return fsErrorResult(error, String(args.cwd ?? '.'));
     }
-    const { argv, cwd, timeoutMs, guard } = checked;
+    const { argv, cwd, timeoutMs, guard, network } = checked;
     if (!guard.ok) {
       return errorResult('command_refused', `The command guard refused this command (${guard.rule}): ${guard.reason}`, { rule: guard.rule });
     }
@@ -120,75 +133,42 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
     if (context.signal?.aborted) throw new ToolCancelledError(name, 'The command was not started.');
 
     const [exe = '', ...rest] = argv;
-    const stdout = new CappedOutput(outputCap);
-    const stderr = new CappedOutput(outputCap);
-    const started = performance.now();
-    let timedOut = false;
-    let cancelled = false;
-    let graceTimer: NodeJS.Timeout | undefined;
-
-    const child = spawn(exe, rest, {
-      cwd,
-      env: checked.env,
-      shell: false,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-
-    const stop = () => {
-      killTree(child, 'SIGTERM');
-      graceTimer ??= setTimeout(() => killTree(child, 'SIGKILL'), grace);
-    };
-    const deadline = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, timeoutMs);
-    const onAbort = () => {
-      cancelled = true;
-      stop();
-    };
-    context.signal?.addEventListener('abort', onAbort, { once: true });
-
-    const outcome = await new Promise<Outcome>((resolveOutcome) => {
-      child.once('error', (error: NodeJS.ErrnoException) => resolveOutcome({ exitCode: null, signal: null, spawnError: error }));
-      child.once('exit', (exitCode, signal) => {
-        const drain = setTimeout(() => {
-          // Something it started still holds the pipes; stop it and stop listening.
-          killTree(child, 'SIGKILL');
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          resolveOutcome({ exitCode, signal });
-        }, DRAIN_MS);
-        child.once('close', () => {
-          clearTimeout(drain);
-          resolveOutcome({ exitCode, signal });
-        });
-      });
-    });
-    clearTimeout(deadline);
-    clearTimeout(graceTimer);
-    context.signal?.removeEventListener('abort', onAbort);
-    const durationMs = Math.round(performance.now() - started);
+    // Resolved here, outside the sandbox, so a missing program reads the same in both cases.
+    if ((await resolveExecutable(exe, { cwd, path: checked.env.PATH ?? '' })) === undefined) return notFound(exe, argv, cwd);
+    let spawnFile = exe;
+    let spawnArgs = rest;
+    let spawnEnv = checked.env;
+    try {
+      const wrapped = sandboxedCommand(checked.sandbox, await buildSandboxPolicy({ roots, excluded, network, cwd }), argv);
+      if (wrapped) {
+        spawnFile = wrapped.file;
+        spawnArgs = wrapped.args;
+        spawnEnv = { ...checked.env, ...wrapped.env };
+      }
+    } catch (error) {
+      return errorResult('sandbox_failed', `The command could not be sandboxed (${error instanceof Error ? error.message : String(error)}); it was not run.`, { argv, cwd });
+    }
+    if (context.signal?.aborted) throw new ToolCancelledError(name, 'The command was not started.');
+    const { outcome, stdout, stderr, timedOut, cancelled, durationMs, pid } = await spawnCapped(
+      { file: spawnFile, args: spawnArgs, cwd, env: spawnEnv },
+      { timeoutMs, killGraceMs: grace, maxOutputBytes: outputCap, ...(context.signal ? { signal: context.signal } : {}) },
+    );
 
     if (cancelled) throw new ToolCancelledError(name, 'The process was stopped.');
     if (outcome.spawnError) {
       const code = outcome.spawnError.code ?? 'spawn_failed';
-      const message =
-        code === 'ENOENT'
-          ? `The program "${exe}" was not found. Check the name, or that it is installed and on PATH.`
-          : code === 'EACCES'
-            ? `The program "${exe}" is not executable.`
-            : `The program "${exe}" could not be started (${code}).`;
-      return errorResult(code === 'ENOENT' ? 'command_not_found' : 'spawn_failed', message, { argv, cwd });
+      if (code === 'ENOENT' && spawnFile === exe) return notFound(exe, argv, cwd);
+      const what = spawnFile === exe ? `The program "${exe}"` : `The sandbox (${spawnFile})`;
+      const message = code === 'EACCES' ? `${what} is not executable.` : `${what} could not be started (${code}).`;
+      return errorResult('spawn_failed', message, { argv, cwd });
     }
 
     const structured = {
       argv,
       cwd,
-      pid: child.pid ?? null,
+      sandbox: checked.sandbox.kind,
+      network: checked.sandbox.kind === 'none' || network,
+      pid,
       exitCode: outcome.exitCode,
       signal: outcome.signal,
       timedOut,
@@ -219,7 +199,7 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
   return {
     name,
     description:
-      'Run a program with arguments (no shell) in a folder inside the allowed folders. Returns exit code, stdout and stderr (each capped), and whether it timed out.',
+      'Run a program with arguments (no shell) in a folder inside the allowed folders, in an OS sandbox where there is one (only the workspace is writable, no network unless network: true). Returns exit code, stdout and stderr (each capped), and whether it timed out.',
     inputSchema: toInputSchema(schema),
     annotations: { title: 'Run command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     guardrails,

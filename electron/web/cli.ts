@@ -4,6 +4,8 @@
  *
  *   --port <n>        port to listen on (default: any free port)
  *   --data-dir <dir>  data folder (default: the OS per-user app data folder)
+ *   --workspace <dir> where local tools work (default: MINIHARNESS_WORKSPACE, else
+ *                     ~/MiniHarness/workspace); never the data folder or inside it
  *   MINIHARNESS_TOKEN fixes the token (default: a random one per start)
  *   MINIHARNESS_SECRET_STORE=file skips the OS keyring (tests: never touch the real one)
  */
@@ -12,11 +14,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createAppCore } from '../app/core.js';
+import type { AppCore } from '../app/types.js';
 import { FileSecretStore } from '../secrets/fileSecretStore.js';
 import { openBrowserSecretStore } from '../secrets/keyringSecretStore.js';
 import { newToken } from './access.js';
 import { openConfConfigStore } from './confConfigStore.js';
-import { defaultDataDir } from './dataDir.js';
+import { chooseWorkspaceDir, defaultDataDir } from './dataDir.js';
 import { startWebHost } from './host.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -27,12 +30,13 @@ function fail(message: string): never {
 }
 
 const { values } = parseArgs({
-  options: { port: { type: 'string' }, 'data-dir': { type: 'string' } },
+  options: { port: { type: 'string' }, 'data-dir': { type: 'string' }, workspace: { type: 'string' } },
   strict: true,
 });
 const port = values.port === undefined ? 0 : Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a number from 0 to 65535, not "${values.port}".`);
 const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
+const workspaceDir = resolve(chooseWorkspaceDir(values.workspace));
 const token = process.env.MINIHARNESS_TOKEN ?? newToken();
 if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) fail('MINIHARNESS_TOKEN must be 16–256 characters of letters, digits, . _ ~ or -.');
 
@@ -41,7 +45,12 @@ const secrets =
   process.env.MINIHARNESS_SECRET_STORE === 'file'
     ? new FileSecretStore(join(dataDir, 'secrets.json'), 'The OS keyring is turned off (MINIHARNESS_SECRET_STORE=file)')
     : openBrowserSecretStore(dataDir);
-const core = createAppCore({ mode: 'browser', dataDir, secrets, config: openConfConfigStore(dataDir), version });
+let core: AppCore;
+try {
+  core = createAppCore({ mode: 'browser', dataDir, workspaceDir, secrets, config: openConfConfigStore(dataDir), version });
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
 await core.start();
 const host = await startWebHost({ core, staticDir: join(projectRoot, 'out', 'renderer'), token, port });
 process.stdout.write(`MiniHarness: http://127.0.0.1:${host.port}/#token=${token}\n`);

@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -202,6 +202,8 @@ describe('electron/main.ts (against an electron double)', () => {
     const options = fake.core.options as AppCoreOptions;
     expect(options.mode).toBe('electron');
     expect(options.dataDir).toBe(fake.userData);
+    // The workspace default is outside the data folder (the core only checks it; its double creates nothing).
+    expect(options.workspaceDir).toBe(process.env.MINIHARNESS_WORKSPACE || join(homedir(), 'MiniHarness', 'workspace'));
     expect(options.version).toBe('9.9.9');
     expect(options.secrets.describe()).toMatchObject({ kind: 'safeStorage', secure: false });
     expect(options.config.path).toBe(join(fake.userData, 'config.json'));

@@ -7,6 +7,7 @@ import { ToolCancelledError, ToolInputError } from '../../electron/tools/errors.
 import type { RunCommandToolOptions } from '../../electron/tools/runCommand.js';
 import { createRunCommandTool } from '../../electron/tools/runCommand.js';
 import type { LocalTool } from '../../electron/tools/types.js';
+import type { SandboxInfo } from '../../electron/sandbox/types.js';
 
 const NODE = process.execPath;
 const posix = process.platform !== 'win32';
@@ -20,6 +21,12 @@ beforeEach(() => {
   mkdirSync(join(root, 'sub'), { recursive: true });
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+/**
+ * These tests watch host process ids, which a sandbox's own pid namespace hides: they check the
+ * process-group kill of a direct spawn. The sandboxed kill is in test/sandbox/escape.test.ts.
+ */
+const NO_SANDBOX: SandboxInfo = { kind: 'none', detail: 'process-tree tests spawn directly' };
 
 function runTool(options: Partial<RunCommandToolOptions> = {}): LocalTool {
   return createRunCommandTool({ roots: [root], ...options });
@@ -148,7 +155,7 @@ describe('run_command', () => {
       require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(g.pid));
       setInterval(() => {}, 1000);`;
     const started = performance.now();
-    const result = await runTool({ killGraceMs: 500 }).run({ argv: [NODE, '-e', script], timeoutMs: 700 });
+    const result = await runTool({ killGraceMs: 500, sandbox: NO_SANDBOX }).run({ argv: [NODE, '-e', script], timeoutMs: 700 });
     const elapsed = performance.now() - started;
     const s = result.structuredContent as Structured;
     expect(result.isError).toBe(true);
@@ -164,7 +171,7 @@ describe('run_command', () => {
   it.runIf(posix)('a process that ignores SIGTERM gets SIGKILL after the grace period', async () => {
     const script = 'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000)';
     const started = performance.now();
-    const result = await runTool({ killGraceMs: 300 }).run({ argv: [NODE, '-e', script], timeoutMs: 500 });
+    const result = await runTool({ killGraceMs: 300, sandbox: NO_SANDBOX }).run({ argv: [NODE, '-e', script], timeoutMs: 500 });
     const s = result.structuredContent as Structured;
     expect(s.timedOut).toBe(true);
     expect(s.signal).toBe('SIGKILL');
@@ -176,7 +183,7 @@ describe('run_command', () => {
     const pidFile = join(root, 'child.pid');
     const controller = new AbortController();
     const script = `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
-    const running = runTool({ killGraceMs: 300 }).run({ argv: [NODE, '-e', script], timeoutMs: 20_000 }, { signal: controller.signal });
+    const running = runTool({ killGraceMs: 300, sandbox: NO_SANDBOX }).run({ argv: [NODE, '-e', script], timeoutMs: 20_000 }, { signal: controller.signal });
     const pid = Number(await waitForFile(pidFile));
     expect(isAlive(pid)).toBe(true);
     controller.abort();

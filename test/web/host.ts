@@ -17,17 +17,21 @@ export interface RunningHost {
   host: WebHost;
   core: AppCore;
   dataDir: string;
+  workspaceDir: string;
   close(): Promise<void>;
 }
 
 export async function startTestHost(dir: string): Promise<RunningHost> {
   const dataDir = join(dir, 'data');
+  // Beside the data folder, never in the real home folder.
+  const workspaceDir = join(dir, 'workspace');
   const staticDir = join(dir, 'static');
   mkdirSync(staticDir, { recursive: true });
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>MiniHarness</title>');
   const core = createAppCore({
     mode: 'browser',
     dataDir,
+    workspaceDir,
     secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'Test'),
     config: openConfConfigStore(dataDir),
     version: '0.0.0-test',
@@ -38,6 +42,7 @@ export async function startTestHost(dir: string): Promise<RunningHost> {
     host,
     core,
     dataDir,
+    workspaceDir,
     async close() {
       await host.close();
       await core.close();

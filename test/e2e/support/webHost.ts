@@ -17,6 +17,7 @@ export interface WebHostProcess {
   origin: string;
   token: string;
   dataDir: string;
+  workspaceDir: string;
   /** Everything the host printed (for failure messages). */
   output(): string;
   stop(): Promise<void>;
@@ -38,9 +39,12 @@ export function buildAppOnce(): void {
   built = true;
 }
 
-export async function startWebHost(options: { dataDir: string; token?: string; timeoutMs?: number }): Promise<WebHostProcess> {
+/** `workspaceDir` defaults to a `workspace` folder beside the data folder, so no test writes to the real home. */
+export async function startWebHost(options: { dataDir: string; workspaceDir?: string; token?: string; timeoutMs?: number }): Promise<WebHostProcess> {
   const token = options.token ?? newToken();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron', 'web', 'cli.ts'), '--port', '0', '--data-dir', options.dataDir], {
+  const workspaceDir = options.workspaceDir ?? join(dirname(resolve(options.dataDir)), 'workspace');
+  const cli = join(ROOT, 'electron', 'web', 'cli.ts');
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', cli, '--port', '0', '--data-dir', options.dataDir, '--workspace', workspaceDir], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -76,6 +80,7 @@ export async function startWebHost(options: { dataDir: string; token?: string; t
     origin: new URL(url).origin,
     token,
     dataDir: options.dataDir,
+    workspaceDir,
     output: () => output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -8,6 +8,7 @@ import { configOf, serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { annotationChips } from '../servers/annotations.js';
 import { CopyButton } from '../tools/CopyButton.js';
+import { SandboxNote, runsInSandbox } from '../tools/SandboxNote.js';
 import { useNow } from '../tools/useNow.js';
 
 /** Local tools are the app's own; a server is trusted when its configuration says so. */
@@ -69,6 +70,14 @@ export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView
         </dd>
         <dt>Why it asks</dt>
         <dd className="approval-reason">{view.reason}</dd>
+        {runsInSandbox(view.toolName, view.serverId) && (
+          <>
+            <dt>Sandbox</dt>
+            <dd>
+              <SandboxNote toolName={view.toolName} serverId={view.serverId} as="span" />
+            </dd>
+          </>
+        )}
         {chips.length > 0 && (
           <>
             <dt>{trusted ? 'Annotations' : 'Hints from the server'}</dt>

@@ -17,6 +17,7 @@ import { ArgsJsonEditor, ArgsSchemaForm, hasParameters, parseArgs } from './Args
 import { CallErrorView } from './CallErrorView.js';
 import { ResultView } from './ResultView.js';
 import { RunProgress } from './RunProgress.js';
+import { SandboxNote } from './SandboxNote.js';
 import { useServerLabel } from './serverLabel.js';
 
 type Mode = 'form' | 'json' | 'schema';
@@ -123,6 +124,7 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
           </p>
         )}
         <PermissionLine tool={tool} />
+        <SandboxNote toolName={tool.name} serverId={tool.serverId} />
       </header>
 
       {/* Not a <form>: the generated form is one of its own (Enter in a field runs the call). */}
