@@ -18,6 +18,7 @@ import { hardenSession, hardenWebContents } from './shell/harden.js';
 import { createEventForwarder, createInvokeHandler } from './shell/ipcHandler.js';
 import { createQuitGuard } from './shell/quitGuard.js';
 import { openSafeStorageSecrets } from './shell/safeStorageSecrets.js';
+import { describeDamage } from './storage/damagedFile.js';
 import type { SenderInfo } from './shell/sender.js';
 import { windowOptions } from './shell/windowOptions.js';
 import { PRODUCT_NAME, chooseWorkspaceDir } from './web/dataDir.js';
@@ -78,13 +79,12 @@ async function start(location: AppLocation): Promise<void> {
     const config = await openElectronConfigStore(dataDir);
     // electron-store answers a sync IPC query from any renderer; ours never asks, so close it.
     ipcMain.removeAllListeners('electron-store-get-data');
-    const warnings = [...secrets.warnings, ...config.warnings];
-    for (const warning of warnings) log(warning);
+    for (const warning of [...(await secrets.damagedFiles()), ...(config.damaged ?? [])]) log(describeDamage(warning));
 
-    // The same warnings reach the GUI through app.info.
+    // The same damaged files reach the GUI through app.info (the core collects them from both stores).
     // Outside the data folder (the core refuses an overlap): --workspace, MINIHARNESS_WORKSPACE, or ~/MiniHarness/workspace.
     const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
-    const core = createAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config: config.store, version: app.getVersion(), warnings });
+    const core = createAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion() });
     bindLifecycle(core);
     ipcMain.handle(
       IPC_INVOKE_CHANNEL,

@@ -117,14 +117,38 @@ export const SandboxInfoSchema = z.object({
   /** For people: what it confines, or why there is no sandbox. */
   detail: z.string(),
 });
+/** What a damaged file held, and so what the app started without. */
+export const DamagedFileLossSchema = z.enum(['settings', 'history', 'permission_rules', 'secrets', 'tool_cache']);
+export type DamagedFileLoss = z.infer<typeof DamagedFileLossSchema>;
+
+/**
+ * A startup warning, as data: the GUI words it by `code`. `file_damaged`: a file the app could
+ * not read was moved aside (kept, timestamped) and the app started without its content.
+ * `notice`: any other one-time message (already worded, secrets redacted).
+ */
+export const AppWarningSchema = z.discriminatedUnion('code', [
+  z.object({
+    code: z.literal('file_damaged'),
+    /** The damaged file's path. */
+    file: z.string(),
+    /** Where its bytes are now. */
+    movedTo: z.string(),
+    lost: DamagedFileLossSchema,
+    /** `not_json` / `invalid_content` (JSON of the wrong shape) / `not_sqlite` / `empty` (0 bytes). */
+    problem: z.enum(['not_json', 'invalid_content', 'not_sqlite', 'empty']),
+  }),
+  z.object({ code: z.literal('notice'), message: z.string() }),
+]);
+export type AppWarning = z.infer<typeof AppWarningSchema>;
+export type FileDamagedWarning = Extract<AppWarning, { code: 'file_damaged' }>;
 
 export const AppInfoSchema = z.object({
   mode: z.enum(['electron', 'browser']),
   version: z.string(),
   secretBackend: SecretBackendSchema,
   sandbox: SandboxInfoSchema,
-  /** Warnings to show once (a corrupt file that was moved aside, …). */
-  warnings: z.array(z.string()),
+  /** Warnings to show once (a damaged file that was moved aside, …). */
+  warnings: z.array(AppWarningSchema),
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 
@@ -404,6 +428,8 @@ export const events = {
   /** A trace started or finished (the list refreshes from it). */
   'trace.changed': z.object({ trace: TraceSummarySchema }),
   'permissions.changed': z.object({}),
+  /** The startup warnings changed (a damaged file found after start, e.g. a tool cache): the whole list. */
+  'app.warnings': z.object({ warnings: z.array(AppWarningSchema) }),
 } as const;
 
 export type Events = typeof events;

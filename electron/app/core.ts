@@ -4,10 +4,9 @@
  * over one data folder, binds the IPC contract's handlers, and turns domain events into contract
  * events. It never imports `electron`.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import type { EventName, EventOf, HistoryRecordView, ToolView } from '../../shared/contract.js';
+import type { AppWarning, EventName, EventOf, FileDamagedWarning, HistoryRecordView, ToolView } from '../../shared/contract.js';
 import { events as eventSchemas } from '../../shared/contract.js';
 import type { SecretRef } from '../../shared/serverConfig.js';
 import { SqliteCheckpointStore } from '../checkpoints/sqliteStore.js';
@@ -22,7 +21,8 @@ import type { SecretValue } from '../secrets/secretValue.js';
 import { PermissionDecisionEngine } from '../security/permissions.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
 import { SecureToolExecutor } from '../security/secureExecutor.js';
-import { openDatabase } from '../storage/database.js';
+import { openDatabaseWithReport } from '../storage/database.js';
+import { ensurePrivateDir } from '../storage/privateFiles.js';
 import { createLocalTools } from '../tools/localTools.js';
 import { Tracer } from '../tracing/tracer.js';
 import type { Handlers } from './dispatcher.js';
@@ -94,21 +94,30 @@ export function historyRecordView(record: CheckpointRecord, isRunning: (sessionI
 }
 
 export function createAppCore(options: AppCoreOptions): AppCore {
-  mkdirSync(options.dataDir, { recursive: true });
+  ensurePrivateDir(options.dataDir);
   // Checked before anything opens: a workspace overlapping the data folder would expose it.
   const workspace = prepareWorkspace(options.workspaceDir, options.dataDir);
   const warnings: string[] = [...(options.warnings ?? [])];
+  /** Damaged files moved aside at start (config, database, rules, secrets, tool cache). */
+  const damaged: FileDamagedWarning[] = [...(options.config.damaged ?? [])];
+  const warningList = (): AppWarning[] => [...damaged, ...warnings.map((message): AppWarning => ({ code: 'notice', message }))];
+  function reportDamaged(warning: FileDamagedWarning): void {
+    damaged.push(warning);
+    emit('app.warnings', { warnings: warningList() });
+  }
   const listeners = new Set<(event: EventName, payload: unknown) => void>();
 
-  const db: Database = openDatabase(join(options.dataDir, 'miniharness.db'));
+  const opened = openDatabaseWithReport(join(options.dataDir, 'miniharness.db'));
+  if (opened.damaged) damaged.push(opened.damaged);
+  const db: Database = opened.db;
   const checkpoints = new SqliteCheckpointStore(db);
   const tracer = new Tracer(db);
   const redact = (text: string): string => tracer.redactText(text);
   const resolver = new ObservedSecretResolver(new DefaultSecretResolver(options.secrets), (value) => tracer.addKnownSecret(value.reveal()));
-  const cache = new ToolSchemaCache({ dir: join(options.dataDir, 'tool-cache'), onWarning: (m) => warnings.push(m) });
+  const cache = new ToolSchemaCache({ dir: join(options.dataDir, 'tool-cache'), onWarning: (m) => warnings.push(m), onDamaged: (w) => reportDamaged(w) });
   const registry = new MCPToolRegistry({ secrets: resolver, cache });
   const ruleStore = new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
-    onCorrupt: (error) => warnings.push(error.message),
+    onDamaged: (warning) => reportDamaged(warning),
   });
   const localTools = createLocalTools({ roots: [workspace], excluded: [options.dataDir] });
   const broker = new ApprovalBroker(
@@ -140,9 +149,11 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   function emit<E extends EventName>(event: E, payload: EventOf<E>): void {
     const checked = eventSchemas[event].safeParse(payload);
     if (!checked.success) return; // an event that breaks the contract is dropped, never sent half-valid
+    // A server that echoes a credential (in a progress message, say) must not reach the GUI with it.
+    const data = tracer.redactSecretValues(checked.data);
     for (const listener of listeners) {
       try {
-        listener(event, checked.data);
+        listener(event, data);
       } catch {
         // a closed window must not break the core
       }
@@ -218,7 +229,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
         version: options.version,
         secretBackend: { kind: backend.kind, secure: backend.secure, ...(backend.warning ? { warning: backend.warning } : {}) },
         sandbox: { kind: sandbox.kind, detail: sandbox.detail },
-        warnings: [...warnings],
+        warnings: warningList(),
       };
     },
     'servers.list': () => servers.views(),
@@ -289,7 +300,8 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     'history.page': (query) => {
       const page = checkpoints.history(withoutUndefined(query));
       const running = (sessionId: string, callId: string): boolean => harness.isRunning(sessionId, callId);
-      return { records: page.records.map((r) => historyRecordView(r, running)), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      // Redacted on the way out too: a record stored before its secret was known may hold it.
+      return { records: page.records.map((r) => tracer.redactSecretValues(historyRecordView(r, running))), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     'history.replay': ({ sessionId, callId }) => calls.replay(sessionId, callId),
     'history.rerun': ({ sessionId, callId, newCallId }) => calls.rerun(sessionId, callId, newCallId),
@@ -340,6 +352,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       return () => listeners.delete(listener);
     },
     async start() {
+      for (const warning of (await options.secrets.damagedFiles?.()) ?? []) reportDamaged(warning);
       engine = await PermissionDecisionEngine.load(ruleStore, { pathBase: workspace });
       harness = buildHarness(engine);
       servers.load();

@@ -3,7 +3,7 @@
  * dispatcher for the IPC contract, a stream of contract events, and a lifecycle.
  */
 import type { DispatchResult } from '../../shared/bridge.js';
-import type { EventName } from '../../shared/contract.js';
+import type { EventName, FileDamagedWarning } from '../../shared/contract.js';
 import type { SecretStore } from '../secrets/resolver.js';
 
 export interface SecretBackendInfo {
@@ -16,6 +16,8 @@ export interface SecretBackendInfo {
 /** A secret store that can say how safe it is (shown in the GUI). */
 export interface DescribedSecretStore extends SecretStore {
   describe(): SecretBackendInfo;
+  /** Reads the store's file now (when it has one) and says which damaged files it moved aside. */
+  damagedFiles?(): Promise<readonly FileDamagedWarning[]>;
 }
 
 /**
@@ -27,6 +29,8 @@ export interface ConfigStore {
   set(key: string, value: unknown): void;
   /** The file it writes (for tests and diagnostics). */
   readonly path: string;
+  /** A damaged file found when it was opened (moved aside), for the GUI. */
+  readonly damaged?: readonly FileDamagedWarning[];
 }
 
 export interface AppCoreOptions {

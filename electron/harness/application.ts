@@ -181,7 +181,9 @@ export class HarnessApplication {
     trace.event('claim', { outcome: 'replay' });
     trace.event('replay', { originalTraceId: record.traceId, completedAt: record.updatedAt, ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}) });
     trace.finish('replayed');
-    return { result: record.result, replayed: true, traceId: trace.traceId, toolName: record.toolName, serverId: record.serverId, attempts: 0, warnings: [] };
+    // Redacted again: a record stored before a secret was known to this process may hold it.
+    const result = this.options.tracer.redactSecretValues(record.result);
+    return { result, replayed: true, traceId: trace.traceId, toolName: record.toolName, serverId: record.serverId, attempts: 0, warnings: [] };
   }
 
   /** Whether this process is running the call now (else a `started` record's result is unknown). */
@@ -254,7 +256,7 @@ export class HarnessApplication {
       const record = claim.record;
       trace.event('replay', { originalTraceId: record.traceId, completedAt: record.updatedAt, ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}) });
       trace.finish('replayed');
-      return { result: record.result, replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings };
+      return { result: tracer.redactSecretValues(record.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings };
     }
     trace.event('claim', { outcome: 'owner' });
     const key = `${options.sessionId}\0${options.callId}`;
@@ -284,7 +286,9 @@ export class HarnessApplication {
       trace.event('attempt_started', { attempt });
       const started = performance.now();
       try {
-        const result = await this.invoke(target, toolName, args, options);
+        // A server may echo a credential it was given: known secrets never reach the stored
+        // result, the trace, the caller or the GUI.
+        const result = tracer.redactSecretValues(await this.invoke(target, toolName, args, options));
         trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
         // 5. Save the replayable result — only while the lease is still ours.
         checkpoints.complete(options.sessionId, options.callId, lease, result);

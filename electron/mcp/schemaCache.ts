@@ -5,14 +5,19 @@
  * tools) and expire after a TTL. It caches tool *descriptions* only — never results — and says
  * nothing about a server's health.
  *
- * Files are written atomically (write to a temp file, then rename); a corrupt or foreign file is
- * treated as a miss, reported through `onWarning`, and replaced at the next write.
+ * Files are written atomically (write to a temp file, then rename), 0600 in a 0700 folder. A
+ * damaged or foreign file is treated as a miss, moved aside (electron/storage/damagedFile.ts) and
+ * reported through `onDamaged`; the next write starts a fresh one.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
+import type { FileDamagedWarning } from '../../shared/contract.js';
+import type { DamageProblem } from '../storage/damagedFile.js';
+import { jsonProblem, setAside } from '../storage/damagedFile.js';
+import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../storage/privateFiles.js';
 import type { ToolDescriptor } from './types.js';
 
 const CACHE_FORMAT = 1;
@@ -32,6 +37,8 @@ export interface ToolSchemaCacheOptions {
   ttlMs?: number;
   now?: () => number;
   onWarning?: (message: string) => void;
+  /** A damaged cache file was moved aside (the tools are fetched from the server again). */
+  onDamaged?: (warning: FileDamagedWarning) => void;
 }
 
 export class ToolSchemaCache {
@@ -58,8 +65,8 @@ export class ToolSchemaCache {
     const entry: CacheEntry = { format: CACHE_FORMAT, serverId, fingerprint, fetchedAt: this.now(), tools };
     this.memory.set(serverId, entry);
     if (!this.options.dir) return;
-    await mkdir(this.options.dir, { recursive: true });
-    await writeFileAtomic(this.fileOf(serverId), JSON.stringify(entry), { mode: 0o600 });
+    ensurePrivateDir(this.options.dir);
+    await writeFileAtomic(this.fileOf(serverId), JSON.stringify(entry), { mode: PRIVATE_FILE_MODE });
   }
 
   async delete(serverId: string): Promise<void> {
@@ -87,19 +94,17 @@ export class ToolSchemaCache {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.warn(`tool cache for "${serverId}" is unreadable (${(error as Error).message}); refetching`);
       return undefined;
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      this.warn(`tool cache for "${serverId}" is corrupt (not JSON); it will be rewritten`);
-      return undefined;
-    }
-    const parsed = CacheFileSchema.safeParse(json);
-    if (!parsed.success || parsed.data.serverId !== serverId) {
-      this.warn(`tool cache for "${serverId}" has an unexpected shape; it will be rewritten`);
-      return undefined;
-    }
+    const json = jsonProblem(text);
+    if ('problem' in json) return this.setAside(serverId, json.problem);
+    const parsed = CacheFileSchema.safeParse(json.value);
+    if (!parsed.success || parsed.data.serverId !== serverId) return this.setAside(serverId, 'invalid_content');
     return parsed.data;
+  }
+
+  private setAside(serverId: string, problem: DamageProblem): undefined {
+    const warning = setAside(this.fileOf(serverId), 'tool_cache', problem, { now: this.now });
+    if (warning) this.options.onDamaged?.(warning);
+    return undefined;
   }
 
   private warn(message: string): void {

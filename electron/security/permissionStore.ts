@@ -3,10 +3,14 @@
  * mid-write leaves the old file) and never silently replaces a file it cannot read: a corrupt
  * file is moved aside, reported, and the app starts with no saved rules.
  */
-import { mkdir, readFile, rename, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
+import type { FileDamagedWarning } from '../../shared/contract.js';
+import type { DamageProblem } from '../storage/damagedFile.js';
+import { moveAside } from '../storage/damagedFile.js';
+import { PRIVATE_FILE_MODE, ensurePrivateDir, makePrivate } from '../storage/privateFiles.js';
 import { PermissionRulesCorruptError } from './errors.js';
 import type { PermissionRule } from './permissions.js';
 import { PermissionRuleSchema } from './permissions.js';
@@ -35,6 +39,8 @@ const RulesFileSchema = z
 export interface JsonFileRuleStoreOptions {
   /** Told when a corrupt file was moved aside (show it to the user). */
   onCorrupt?: (error: PermissionRulesCorruptError) => void;
+  /** The same, as the GUI's `file_damaged` warning (only when the file was moved aside). */
+  onDamaged?: (warning: FileDamagedWarning) => void;
   /** Clock for the `.corrupt-<timestamp>` suffix. */
   now?: () => number;
 }
@@ -59,37 +65,36 @@ export class JsonFilePermissionRuleStore implements PermissionRuleStore {
       text = await readFile(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if ((error as NodeJS.ErrnoException).code === 'EISDIR') return this.setAside('it is a folder', 'invalid_content');
       // Unreadable is not corrupt: moving it aside could hide a permissions problem on the folder.
       throw new Error(`Could not read the permission rules file "${this.file}" (${(error as NodeJS.ErrnoException).code ?? 'error'}). Check its permissions.`, {
         cause: error,
       });
     }
+    makePrivate(this.file);
+    if (text.length === 0) return this.setAside('it is empty', 'empty');
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch {
       // The parser's message quotes the file's text; say only that it is not JSON.
-      return this.setAside('it is not valid JSON');
+      return this.setAside('it is not valid JSON', 'not_json');
     }
     const parsed = RulesFileSchema.safeParse(data);
-    if (!parsed.success) return this.setAside(describeZodIssues(parsed.error));
+    if (!parsed.success) return this.setAside(describeZodIssues(parsed.error), 'invalid_content');
     return parsed.data.rules;
   }
 
   async save(rules: PermissionRule[]): Promise<void> {
     const body = RulesFileSchema.parse({ version: RULES_FILE_VERSION, rules });
-    await mkdir(dirname(this.file), { recursive: true });
-    await writeFileAtomic(this.file, `${JSON.stringify(body, null, 2)}\n`, { encoding: 'utf8', mode: 0o600 });
+    ensurePrivateDir(dirname(this.file));
+    await writeFileAtomic(this.file, `${JSON.stringify(body, null, 2)}\n`, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
   }
 
-  private async setAside(detail: string): Promise<PermissionRule[]> {
-    const stamp = (this.options.now ?? Date.now)();
-    let target = `${this.file}.corrupt-${stamp}`;
-    for (let n = 1; await exists(target); n++) target = `${this.file}.corrupt-${stamp}-${n}`;
+  private setAside(detail: string, problem: DamageProblem): PermissionRule[] {
     let movedTo: string | undefined;
     try {
-      await rename(this.file, target);
-      movedTo = target;
+      movedTo = moveAside(this.file, this.options.now ? { now: this.options.now } : {});
     } catch {
       movedTo = undefined;
     }
@@ -97,15 +102,7 @@ export class JsonFilePermissionRuleStore implements PermissionRuleStore {
     this.corruptError = error;
     this.options.onCorrupt?.(error);
     if (!movedTo) throw error; // still in place: refusing to start lets nothing overwrite it later
+    this.options.onDamaged?.({ code: 'file_damaged', file: this.file, movedTo, lost: 'permission_rules', problem });
     return [];
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -8,13 +8,15 @@
  * values are then only as safe as the file's permissions, and describe() says so (the GUI shows
  * it). `safeStorage` is passed in, so this file is tested with a double in plain Node.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
+import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { DescribedSecretStore, SecretBackendInfo } from '../app/types.js';
 import { SecretValue } from '../secrets/secretValue.js';
-import { moveAside } from './corruptFile.js';
+import { setAside } from '../storage/damagedFile.js';
+import { ensurePrivateDir } from '../storage/privateFiles.js';
 
 /** The part of Electron's safeStorage used here (Electron's object satisfies it). */
 export interface SafeStorageApi {
@@ -80,7 +82,7 @@ export async function openSafeStorageSecrets(options: SafeStorageSecretsOptions)
   return new SafeStorageSecretStore(options.safeStorage, options.file, entries, { available, backend, warnings });
 }
 
-async function loadEntries(file: string, now?: () => number): Promise<{ entries: Map<string, string>; warnings: string[] }> {
+async function loadEntries(file: string, now?: () => number): Promise<{ entries: Map<string, string>; warnings: FileDamagedWarning[] }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -91,24 +93,22 @@ async function loadEntries(file: string, now?: () => number): Promise<{ entries:
     throw new Error(`Could not read the secrets file "${file}" (${code ?? 'error'}). Check its permissions.`, { cause: error });
   }
   let data: unknown;
+  let notJson = false;
   try {
     data = JSON.parse(text);
   } catch {
-    data = undefined; // the parser's message would quote the file
+    notJson = true; // the parser's message would quote the file
   }
   const parsed = SecretsFileSchema.safeParse(data);
   if (parsed.success) return { entries: new Map(Object.entries(parsed.data.entries)), warnings: [] };
-  const movedTo = await moveAside(file, now);
-  return {
-    entries: new Map(),
-    warnings: [`The saved secrets file could not be read and was moved to "${movedTo}". Enter the servers' secrets again.`],
-  };
+  const warning = setAside(file, 'secrets', text.length === 0 ? 'empty' : notJson ? 'not_json' : 'invalid_content', now ? { now } : {});
+  return { entries: new Map(), warnings: warning ? [warning] : [] };
 }
 
 interface StoreState {
   available: boolean;
   backend: string | undefined;
-  warnings: string[];
+  warnings: FileDamagedWarning[];
 }
 
 export class SafeStorageSecretStore implements DescribedSecretStore {
@@ -126,8 +126,8 @@ export class SafeStorageSecretStore implements DescribedSecretStore {
     this.#entries = entries;
   }
 
-  /** Problems found when the file was opened (a corrupt file moved aside), to show once. */
-  get warnings(): readonly string[] {
+  /** A damaged file found when the store was opened (moved aside), to show once. */
+  async damagedFiles(): Promise<readonly FileDamagedWarning[]> {
     return this.state.warnings;
   }
 
@@ -193,7 +193,7 @@ export class SafeStorageSecretStore implements DescribedSecretStore {
   async #write(entries: Map<string, string>): Promise<void> {
     const body = { version: FILE_VERSION, entries: Object.fromEntries(entries) };
     try {
-      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+      ensurePrivateDir(dirname(this.file));
       await writeFileAtomic(this.file, `${JSON.stringify(body, null, 2)}\n`, { encoding: 'utf8', mode: 0o600 });
     } catch (error) {
       throw new Error(`Could not save the secrets file "${this.file}" (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { cause: error });

@@ -4,11 +4,21 @@
  *
  * The stores are local: one machine, one user profile. WAL needs shared memory between the
  * processes using the file, so the file must not live on a network file system.
+ *
+ * The file is the user's alone (0600; SQLite gives `-wal` and `-shm` the main file's mode). A new
+ * file is built complete under a temporary name and linked into place, so an existing file of
+ * any size is always a database someone wrote: one that is not (0 bytes, not SQLite, corrupt)
+ * is damaged — moved aside with its `-wal`/`-shm` and reported, never silently replaced.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
+import type { FileDamagedWarning } from '../../shared/contract.js';
+import type { DamageProblem } from './damagedFile.js';
+import { setAside } from './damagedFile.js';
+import { PRIVATE_FILE_MODE, ensurePrivateDir, makePrivate } from './privateFiles.js';
 import type { Migration, MigrationReport } from './migrate.js';
 import { runMigrations } from './migrate.js';
 import { APP_MIGRATIONS } from './migrations.js';
@@ -30,39 +40,120 @@ export interface OpenDatabaseOptions {
   durability?: 'normal' | 'full';
   /** Defaults to every store's migrations (APP_MIGRATIONS). */
   migrations?: readonly Migration[];
+  /** Clock for a damaged file's `.corrupt-<timestamp>` name. */
+  now?: () => number;
 }
 
 export interface OpenedDatabase {
   db: Database;
   migration: MigrationReport;
+  /** The file was damaged: where it went (the database was started anew). */
+  damaged?: FileDamagedWarning;
 }
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+const COMPANIONS = ['-wal', '-shm'] as const;
 
 /** Opens (creating it and its folder if needed) and migrates a database file, or ':memory:'. */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database {
   return openDatabaseWithReport(file, options).db;
 }
 
-/** As `openDatabase`, and says which migrations ran (for logs). */
+/** As `openDatabase`, and says which migrations ran (for logs) and whether the file was damaged. */
 export function openDatabaseWithReport(file: string, options: OpenDatabaseOptions = {}): OpenedDatabase {
-  const inMemory = file === ':memory:';
-  if (!inMemory) mkdirSync(dirname(file), { recursive: true });
-  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  const db = new BetterSqlite3(file, { timeout: busyTimeoutMs });
+  if (file === ':memory:') {
+    const db = configure(new BetterSqlite3(file), options, true);
+    return { db, migration: runMigrations(db, options.migrations ?? APP_MIGRATIONS) };
+  }
+  ensurePrivateDir(dirname(file));
+  const problem = headerProblem(file);
+  let damaged = problem ? setAside(file, 'history', problem, { now: options.now, companions: COMPANIONS }) : undefined;
   try {
-    db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
-    // WAL: readers (the GUI's history) never block the writer, and a commit is one append.
-    if (!inMemory) db.pragma('journal_mode = WAL');
-    // In WAL mode, NORMAL fsyncs only at checkpoints, not at each commit. A commit has reached
-    // the OS when it returns, so killing the process (crash, SIGKILL) loses nothing. A power
-    // loss or OS crash can lose the last commits since the previous checkpoint — the file stays
-    // consistent, but a `started` claim could vanish and the call could then run again.
-    // 'full' closes that gap with an fsync per commit (milliseconds on consumer disks).
-    db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
-    db.pragma('foreign_keys = ON');
-    const migration = runMigrations(db, options.migrations ?? APP_MIGRATIONS);
-    return { db, migration };
+    return { ...openFile(file, options), ...(damaged ? { damaged } : {}) };
+  } catch (error) {
+    // A valid header over damaged pages shows up here, at the first read.
+    const code = (error as { code?: unknown }).code;
+    if (damaged || (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT')) throw error;
+    damaged = setAside(file, 'history', code === 'SQLITE_NOTADB' ? 'not_sqlite' : 'invalid_content', { now: options.now, companions: COMPANIONS });
+    return { ...openFile(file, options), ...(damaged ? { damaged } : {}) };
+  }
+}
+
+function openFile(file: string, options: OpenDatabaseOptions): { db: Database; migration: MigrationReport } {
+  createIfMissing(file);
+  makePrivate(file);
+  const db = new BetterSqlite3(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+  try {
+    configure(db, options, false);
+    // -wal/-shm left behind with another mode by an older version: they would keep it.
+    for (const suffix of COMPANIONS) makePrivate(`${file}${suffix}`);
+    return { db, migration: runMigrations(db, options.migrations ?? APP_MIGRATIONS) };
   } catch (error) {
     db.close();
     throw error;
+  }
+}
+
+function configure(db: Database, options: OpenDatabaseOptions, inMemory: boolean): Database {
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+  // WAL: readers (the GUI's history) never block the writer, and a commit is one append.
+  if (!inMemory) db.pragma('journal_mode = WAL');
+  // In WAL mode, NORMAL fsyncs only at checkpoints, not at each commit. A commit has reached
+  // the OS when it returns, so killing the process (crash, SIGKILL) loses nothing. A power
+  // loss or OS crash can lose the last commits since the previous checkpoint — the file stays
+  // consistent, but a `started` claim could vanish and the call could then run again.
+  // 'full' closes that gap with an fsync per commit (milliseconds on consumer disks).
+  db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+  db.pragma('foreign_keys = ON');
+  return db;
+}
+
+/** Why an existing file cannot be a database (0 bytes, or no SQLite header); undefined if it may be. */
+function headerProblem(file: string): DamageProblem | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error; // unreadable is not damaged: moving it could hide a permissions problem
+  }
+  try {
+    const header = Buffer.alloc(SQLITE_HEADER.length);
+    const read = readSync(fd, header, 0, header.length, 0);
+    if (read === 0) return 'empty';
+    return read === header.length && header.equals(SQLITE_HEADER) ? undefined : 'not_sqlite';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Creates the database file complete (header written, WAL mode, 0600) under a temporary name,
+ * then links it into place: another process never sees a half-made file, and when two create
+ * it at once, one wins and both open the winner's.
+ */
+function createIfMissing(file: string): void {
+  if (existsSync(file)) return;
+  const temp = `${file}.new-${process.pid}-${randomUUID().slice(0, 8)}`;
+  try {
+    closeSync(openSync(temp, 'wx', PRIVATE_FILE_MODE));
+    makePrivate(temp);
+    const db = new BetterSqlite3(temp);
+    try {
+      db.pragma('journal_mode = WAL');
+    } finally {
+      db.close();
+    }
+    try {
+      linkSync(temp, file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return;
+      // No hard links on this file system: a rename, unless someone created the file meanwhile.
+      if (!existsSync(file)) renameSync(temp, file);
+    }
+  } finally {
+    for (const path of [temp, `${temp}-wal`, `${temp}-shm`]) rmSync(path, { force: true });
   }
 }

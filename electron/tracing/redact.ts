@@ -86,3 +86,48 @@ function walk(value: unknown, secrets: readonly string[], ancestors: Set<object>
     ancestors.delete(object);
   }
 }
+
+/**
+ * Replaces known secret values inside every string (and key) of plain data — a tool's result,
+ * an event payload — and nothing else: unlike `redact`, keys that merely name a credential are
+ * kept, because a result's `token` field is the tool's own output, not a secret of the app's.
+ * Returns the input itself when no secret occurs (the common case allocates nothing), else a
+ * copy of the same shape. Non-plain objects (a Date, a class instance) are returned as they are.
+ */
+export function redactKnownSecrets<T>(value: T, knownSecrets: Iterable<string>): T {
+  const secrets = prepareSecrets(knownSecrets);
+  return secrets.length === 0 ? value : (replaceDeep(value, secrets, new Set()) as T);
+}
+
+function replaceDeep(value: unknown, secrets: readonly string[], ancestors: Set<object>): unknown {
+  if (typeof value === 'string') return replaceSecrets(value, secrets);
+  if (value === null || typeof value !== 'object' || ancestors.has(value)) return value;
+  const isArray = Array.isArray(value);
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (!isArray && proto !== Object.prototype && proto !== null) return value;
+  ancestors.add(value);
+  try {
+    if (isArray) {
+      let copy: unknown[] | undefined;
+      (value as unknown[]).forEach((item, i) => {
+        const next = replaceDeep(item, secrets, ancestors);
+        if (next !== item) (copy ??= [...(value as unknown[])])[i] = next;
+      });
+      return copy ?? value;
+    }
+    let changed = false;
+    const entries = Object.entries(value).map(([key, item]) => {
+      const nextKey = replaceSecrets(key, secrets);
+      const nextItem = replaceDeep(item, secrets, ancestors);
+      if (nextKey !== key || nextItem !== item) changed = true;
+      return [nextKey, nextItem] as const;
+    });
+    if (!changed) return value;
+    const out: Record<string, unknown> = {};
+    // defineProperty: a "__proto__" key must stay a key, not set the copy's prototype.
+    for (const [key, item] of entries) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    return out;
+  } finally {
+    ancestors.delete(value);
+  }
+}

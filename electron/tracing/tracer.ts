@@ -21,7 +21,7 @@ import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from './
 import { TraceEventDataSchemas } from '../../shared/traces.js';
 import type { TraceDetail, TraceError, TraceEvent, TraceEventInput, TraceEventType, TraceExport, TraceNotification, TraceStatus, TraceSummary } from '../../shared/traces.js';
 import type { JsonValue } from './redact.js';
-import { MIN_SECRET_LENGTH, redact, redactString } from './redact.js';
+import { MIN_SECRET_LENGTH, redact, redactKnownSecrets, redactString } from './redact.js';
 import type { TracePage, TraceQuery } from './traceReader.js';
 import { TraceReader } from './traceReader.js';
 
@@ -110,6 +110,11 @@ export class Tracer {
 
   redactText(text: string): string {
     return redactString(text, this.#secrets);
+  }
+
+  /** Known secret values only, shape kept — for tool results and events (see redactKnownSecrets). */
+  redactSecretValues<T>(value: T): T {
+    return redactKnownSecrets(value, this.#secrets);
   }
 
   start(input: TraceStartInput): TraceHandle {

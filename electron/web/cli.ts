@@ -17,6 +17,7 @@ import { createAppCore } from '../app/core.js';
 import type { AppCore } from '../app/types.js';
 import { FileSecretStore } from '../secrets/fileSecretStore.js';
 import { openBrowserSecretStore } from '../secrets/keyringSecretStore.js';
+import { ensurePrivateDir } from '../storage/privateFiles.js';
 import { newToken } from './access.js';
 import { openConfConfigStore } from './confConfigStore.js';
 import { chooseWorkspaceDir, defaultDataDir } from './dataDir.js';
@@ -41,10 +42,11 @@ const token = process.env.MINIHARNESS_TOKEN ?? newToken();
 if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) fail('MINIHARNESS_TOKEN must be 16–256 characters of letters, digits, . _ ~ or -.');
 
 const version = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+ensurePrivateDir(dataDir);
 const secrets =
   process.env.MINIHARNESS_SECRET_STORE === 'file'
     ? new FileSecretStore(join(dataDir, 'secrets.json'), 'The OS keyring is turned off (MINIHARNESS_SECRET_STORE=file)')
-    : openBrowserSecretStore(dataDir);
+    : await openBrowserSecretStore(dataDir);
 let core: AppCore;
 try {
   core = createAppCore({ mode: 'browser', dataDir, workspaceDir, secrets, config: openConfConfigStore(dataDir), version });

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { RegistryEvent } from '../../electron/mcp/registry.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { ToolSchemaCache } from '../../electron/mcp/schemaCache.js';
@@ -16,10 +17,11 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
   let clock: number;
   const registries: MCPToolRegistry[] = [];
   const warnings: string[] = [];
+  const damaged: FileDamagedWarning[] = [];
 
   /** A fresh registry and cache over the same folder: what an app restart looks like. */
   function restartApp(): MCPToolRegistry {
-    const cache = new ToolSchemaCache({ dir: cacheDir, ttlMs: HOUR, now: () => clock, onWarning: (m) => warnings.push(m) });
+    const cache = new ToolSchemaCache({ dir: cacheDir, ttlMs: HOUR, now: () => clock, onWarning: (m) => warnings.push(m), onDamaged: (w) => damaged.push(w) });
     const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), cache });
     registries.push(registry);
     registry.addServer(stdioFixtureConfig('cached', { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo,append' }));
@@ -32,6 +34,7 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
     events = join(scratch.dir, 'events.jsonl');
     clock = 1_000_000;
     warnings.length = 0;
+    damaged.length = 0;
   });
   afterEach(async () => {
     await Promise.all(registries.splice(0).map((r) => r.close()));
@@ -92,7 +95,9 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
     const result = await registry.discover();
     expect(result.servers.cached?.source).toBe('live');
     expect(registry.tools().map((t) => t.name)).toEqual(['append', 'echo']);
-    expect(warnings.some((w) => w.includes('corrupt'))).toBe(true);
+    expect(damaged).toEqual([{ code: 'file_damaged', file: join(cacheDir, 'cached.tools.json'), movedTo: expect.stringMatching(/cached\.tools\.json\.corrupt-/), lost: 'tool_cache', problem: 'not_json' }]);
+    // The damaged bytes are kept beside the new file, never silently overwritten.
+    expect(readFileSync(damaged[0]?.movedTo ?? '', 'utf8')).toBe('{"format":1, "tools": [truncated');
     const rewritten = JSON.parse(readFileSync(join(cacheDir, file ?? ''), 'utf8')) as { tools: unknown[] };
     expect(rewritten.tools).toHaveLength(2);
     // And the rewritten file serves the next start.
@@ -104,9 +109,9 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
     const cache = new ToolSchemaCache({ dir: cacheDir, onWarning: (m) => warnings.push(m) });
     await cache.set('x', 'fp', [{ name: 'a', inputSchema: { type: 'object' } }]);
     writeFileSync(join(cacheDir, 'x.tools.json'), JSON.stringify({ format: 1, serverId: 'x', fingerprint: 'fp', fetchedAt: 1, tools: [{ nope: true }] }));
-    const fresh = new ToolSchemaCache({ dir: cacheDir, onWarning: (m) => warnings.push(m) });
+    const fresh = new ToolSchemaCache({ dir: cacheDir, onWarning: (m) => warnings.push(m), onDamaged: (w) => damaged.push(w) });
     expect(await fresh.get('x', 'fp')).toBeUndefined();
-    expect(warnings.some((w) => w.includes('unexpected shape'))).toBe(true);
+    expect(damaged).toMatchObject([{ code: 'file_damaged', file: join(cacheDir, 'x.tools.json'), lost: 'tool_cache', problem: 'invalid_content' }]);
     expect(await fresh.get('missing', 'fp')).toBeUndefined();
   });
 

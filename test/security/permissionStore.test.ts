@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FileDamagedWarning } from '../../shared/contract.js';
 import { PermissionRulesCorruptError } from '../../electron/security/errors.js';
 import type { PermissionRule } from '../../electron/security/permissions.js';
 import { PermissionDecisionEngine } from '../../electron/security/permissions.js';
@@ -61,22 +62,26 @@ describe('JsonFilePermissionRuleStore', () => {
     const file = join(dir, 'rules.json');
     writeFileSync(file, body);
     const reported: PermissionRulesCorruptError[] = [];
-    const store = new JsonFilePermissionRuleStore(file, { onCorrupt: (e) => reported.push(e), now: () => 1234 });
+    const damaged: FileDamagedWarning[] = [];
+    const store = new JsonFilePermissionRuleStore(file, { onCorrupt: (e) => reported.push(e), onDamaged: (w) => damaged.push(w), now: () => 1234 });
 
     expect(await store.load()).toEqual([]);
+    expect(damaged).toEqual([
+      { code: 'file_damaged', file, movedTo: join(dir, 'rules.json.corrupt-1970-01-01T00-00-01-234Z'), lost: 'permission_rules', problem: body.startsWith('{"version": 1, "rules": [ {') ? 'not_json' : 'invalid_content' },
+    ]);
 
-    expect(readdirSync(dir).sort()).toEqual(['rules.json.corrupt-1234']);
-    expect(readFileSync(join(dir, 'rules.json.corrupt-1234'), 'utf8')).toBe(body);
+    expect(readdirSync(dir).sort()).toEqual(['rules.json.corrupt-1970-01-01T00-00-01-234Z']);
+    expect(readFileSync(join(dir, 'rules.json.corrupt-1970-01-01T00-00-01-234Z'), 'utf8')).toBe(body);
     expect(reported).toHaveLength(1);
     expect(store.corruption).toBe(reported[0]);
     expect(reported[0]).toBeInstanceOf(PermissionRulesCorruptError);
     expect(reported[0]!.message).toMatch(detail);
-    expect(reported[0]!.message).toContain('rules.json.corrupt-1234');
+    expect(reported[0]!.message).toContain('rules.json.corrupt-1970-01-01T00-00-01-234Z');
     expect(reported[0]!.message).not.toContain('sk-secret-token');
 
     // The next save writes a fresh file; the corrupt copy stays.
     await store.save(sample);
-    expect(readdirSync(dir).sort()).toEqual(['rules.json', 'rules.json.corrupt-1234']);
+    expect(readdirSync(dir).sort()).toEqual(['rules.json', 'rules.json.corrupt-1970-01-01T00-00-01-234Z']);
   });
 
   it('a second corrupt file with the same timestamp does not overwrite the first copy', async () => {
@@ -86,7 +91,7 @@ describe('JsonFilePermissionRuleStore', () => {
     await store.load();
     writeFileSync(file, 'second');
     await store.load();
-    expect(readFileSync(join(dir, 'rules.json.corrupt-7'), 'utf8')).toBe('first');
-    expect(readFileSync(join(dir, 'rules.json.corrupt-7-1'), 'utf8')).toBe('second');
+    expect(readFileSync(join(dir, 'rules.json.corrupt-1970-01-01T00-00-00-007Z'), 'utf8')).toBe('first');
+    expect(readFileSync(join(dir, 'rules.json.corrupt-1970-01-01T00-00-00-007Z-1'), 'utf8')).toBe('second');
   });
 });

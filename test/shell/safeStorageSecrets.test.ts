@@ -103,8 +103,9 @@ describe('SafeStorageSecretStore', () => {
       writeFileSync(file, content);
       const store = await openSafeStorageSecrets({ safeStorage: new SafeStorageDouble(), file, platform: 'linux', now: () => Date.UTC(2030, 0, 2, 3, 4, 5) });
       expect(await store.has('k')).toBe(false);
-      expect(store.warnings).toHaveLength(1);
-      expect(store.warnings[0]).toContain('secrets.json.corrupt-2030-01-02T03-04-05-000Z');
+      expect(await store.damagedFiles()).toEqual([
+        { code: 'file_damaged', file, movedTo: `${file}.corrupt-2030-01-02T03-04-05-000Z`, lost: 'secrets', problem: content === '{not json' ? 'not_json' : 'invalid_content' },
+      ]);
       const files = readdirSync(join(dir, 'userData'));
       expect(files).toEqual(['secrets.json.corrupt-2030-01-02T03-04-05-000Z']);
       expect(readFileSync(join(dir, 'userData', files[0] as string), 'utf8')).toBe(content);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
-import { REDACTED, redact, redactString } from '../../electron/tracing/redact.js';
+import { REDACTED, redact, redactKnownSecrets, redactString } from '../../electron/tracing/redact.js';
 
 describe('redact', () => {
   it('replaces the value under every credential-named key, at any depth and inside arrays', () => {
@@ -89,5 +89,44 @@ describe('token counters are not secrets', () => {
       refresh_token: '[redacted]',
       token: '[redacted]',
     });
+  });
+});
+
+describe('redactKnownSecrets (tool results, events)', () => {
+  const SECRET = 'sk-live-0123456789';
+
+  it('replaces a known secret in every string and key, however deep, and keeps the shape', () => {
+    const result = {
+      content: [{ type: 'text', text: `token=${SECRET}; again ${SECRET}` }],
+      structuredContent: { [`k-${SECRET}`]: { list: [SECRET, 1, true, null] } },
+      isError: false,
+    };
+    expect(redactKnownSecrets(result, [SECRET])).toEqual({
+      content: [{ type: 'text', text: 'token=[redacted]; again [redacted]' }],
+      structuredContent: { 'k-[redacted]': { list: ['[redacted]', 1, true, null] } },
+      isError: false,
+    });
+    // The input is untouched.
+    expect(result.content[0]?.text).toContain(SECRET);
+  });
+
+  it('keeps keys that merely name a credential: a result’s "token" field is the tool’s output', () => {
+    const value = { token: 'tok-of-the-tool', password_hint: 'ask me' };
+    expect(redactKnownSecrets(value, [SECRET])).toBe(value);
+  });
+
+  it('returns the input itself when no secret occurs, and survives cycles and "__proto__" keys', () => {
+    const cyclic: Record<string, unknown> = { a: 'x' };
+    cyclic.self = cyclic;
+    expect(redactKnownSecrets(cyclic, [SECRET])).toBe(cyclic);
+    const hostile = JSON.parse(`{"__proto__": {"polluted": "${SECRET}"}}`) as Record<string, unknown>;
+    const out = redactKnownSecrets(hostile, [SECRET]) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":"[redacted]"}}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('ignores values too short to be secrets', () => {
+    expect(redactKnownSecrets({ text: 'abc abc' }, ['abc'])).toEqual({ text: 'abc abc' });
   });
 });

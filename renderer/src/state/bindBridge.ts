@@ -56,6 +56,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     client.on('approval.requested', (view) => state().applyApprovalRequested(view)),
     client.on('approval.closed', (event) => state().applyApprovalClosed(event)),
     client.on('permissions.changed', () => state().refreshPermissions()),
+    client.on('app.warnings', ({ warnings }) => state().applyWarnings(warnings)),
     client.on('trace.changed', ({ trace }) => {
       state().applyTraceChanged(trace);
       state().noteTraceActivity(trace);

@@ -1,5 +1,5 @@
 /** App-wide state: what main says about itself, the link to it, and transient notices. */
-import type { AppInfo } from '../../../../shared/contract.js';
+import type { AppInfo, AppWarning } from '../../../../shared/contract.js';
 import type { ConnectionState } from '../../bridge/index.js';
 import { messageOf } from '../../bridge/index.js';
 import type { ClientSliceCreator } from '../types.js';
@@ -17,13 +17,16 @@ export interface AppSlice {
   connection: ConnectionState;
   /** Has the link ever been open in this page (a reconnect is then shown as such, not as a start). */
   everConnected: boolean;
+  /** Keys (see ui/layout/appWarnings.ts) of the warnings the person dismissed. */
   dismissedWarnings: string[];
   notices: Notice[];
   loadInfo(): Promise<void>;
+  /** Main found more (e.g. a damaged tool cache after start): the whole list. */
+  applyWarnings(warnings: AppWarning[]): void;
   setConnection(state: ConnectionState): void;
   /** Skips the reconnect backoff. */
   retryConnection(): void;
-  dismissWarning(text: string): void;
+  dismissWarning(key: string): void;
   notify(tone: NoticeTone, text: string): void;
   dismissNotice(id: number): void;
 }
@@ -48,6 +51,11 @@ export const createAppSlice: ClientSliceCreator<AppSlice> = (client) => (set, ge
     }
   },
 
+  applyWarnings(warnings) {
+    const info = get().info;
+    if (info) set({ info: { ...info, warnings } }, false, 'app/warnings');
+  },
+
   setConnection(connection) {
     set({ connection, everConnected: get().everConnected || connection.status === 'open' }, false, 'app/connection');
   },
@@ -56,8 +64,8 @@ export const createAppSlice: ClientSliceCreator<AppSlice> = (client) => (set, ge
     client.retryNow();
   },
 
-  dismissWarning(text) {
-    set({ dismissedWarnings: [...get().dismissedWarnings, text] }, false, 'app/dismissWarning');
+  dismissWarning(key) {
+    set({ dismissedWarnings: [...get().dismissedWarnings, key] }, false, 'app/dismissWarning');
   },
 
   notify(tone, text) {

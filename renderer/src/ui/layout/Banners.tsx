@@ -1,10 +1,12 @@
 /**
  * Messages above every view: the link to main is down, secrets are not encrypted by the OS
- * (stays until the backend is secure), and one-time warnings from main (dismissible).
+ * (stays until the backend is secure), and one-time warnings from main (dismissible) — a damaged
+ * file names the file, what was lost and where its bytes were kept.
  */
 import { selectSecretWarning } from '../../state/selectors.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
+import { baseName, warningKey, warningWords } from './appWarnings.js';
 import { useCountdown } from './useCountdown.js';
 
 function ConnectionBanner() {
@@ -49,18 +51,31 @@ function AppWarnings() {
   const warnings = useAppStore((s) => s.info?.warnings);
   const dismissed = useAppStore((s) => s.dismissedWarnings);
   const dismiss = useAppStore((s) => s.dismissWarning);
-  const visible = (warnings ?? []).filter((w) => !dismissed.includes(w));
+  const visible = (warnings ?? []).filter((w) => !dismissed.includes(warningKey(w)));
   return (
     <>
-      {visible.map((warning) => (
-        <div key={warning} className="banner banner-info" role="status">
-          <Icon name="info" size={18} />
-          <p className="banner-text">{warning}</p>
-          <button type="button" className="btn btn-icon btn-ghost" onClick={() => dismiss(warning)} aria-label="Dismiss warning">
-            <Icon name="close" size={14} />
-          </button>
-        </div>
-      ))}
+      {visible.map((warning) => {
+        const key = warningKey(warning);
+        const words = warningWords(warning);
+        const damaged = warning.code === 'file_damaged';
+        return (
+          <div key={key} className={damaged ? 'banner banner-warning' : 'banner banner-info'} role={damaged ? 'alert' : 'status'} aria-label={damaged ? `Damaged file ${baseName(warning.file)}` : undefined}>
+            <Icon name={damaged ? 'warning' : 'info'} size={18} />
+            <p className="banner-text">
+              {words.title && <strong>{words.title}</strong>} {words.text}
+              {words.detail && (
+                <>
+                  {' '}
+                  <code className="banner-detail">{words.detail}</code>
+                </>
+              )}
+            </p>
+            <button type="button" className="btn btn-icon btn-ghost" onClick={() => dismiss(key)} aria-label="Dismiss warning">
+              <Icon name="close" size={14} />
+            </button>
+          </div>
+        );
+      })}
     </>
   );
 }

@@ -2,6 +2,7 @@
 import type { AppInfo } from '../../../../shared/contract.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
+import { warningKey, warningWords } from '../layout/appWarnings.js';
 import { ViewHeader } from '../layout/ViewHeader.js';
 
 const BACKEND_NAMES: Record<AppInfo['secretBackend']['kind'], string> = {
@@ -60,9 +61,14 @@ export function SettingsView() {
               Startup warnings
             </h2>
             <ul className="plain-list">
-              {info.warnings.map((w) => (
-                <li key={w}>{w}</li>
-              ))}
+              {info.warnings.map((w) => {
+                const words = warningWords(w);
+                return (
+                  <li key={warningKey(w)}>
+                    {words.title && <strong>{words.title}</strong>} {words.text} {words.detail && <code>{words.detail}</code>}
+                  </li>
+                );
+              })}
             </ul>
           </section>
         )}
