@@ -1,13 +1,13 @@
 /**
  * "At most once per callId" across restarts, through the real host process: kill -9 mid-call
- * (and one clean SIGTERM stop), and after every start every callId used so far is sent again
+ * (4 times, and one clean SIGTERM stop), and after every start every callId used so far is sent again
  * over the WebSocket bridge. The 20-kill version is `npm run bench:soak`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SoakReport } from './restartSoak.js';
 import { buildSideEffectServer, judgeAnswer, runRestartSoak } from './restartSoak.js';
 
-const KILLS = 5;
+const KILLS = 4;
 const CLEAN_STOPS = 1;
 const COMPLETED_PER_ROUND = 2;
 
