@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 
-export const TraceStatusSchema = z.enum(['running', 'ok', 'error', 'denied', 'replayed']);
+/** `interrupted`: the process running the call died before it finished (closed at the next start). */
+export const TraceStatusSchema = z.enum(['running', 'ok', 'error', 'denied', 'replayed', 'interrupted']);
 export type TraceStatus = z.infer<typeof TraceStatusSchema>;
 
 /** An error as traces store it: a code when there is one, and a redacted message. */

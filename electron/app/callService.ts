@@ -1,18 +1,49 @@
 /**
- * Tool calls made by the person at the GUI: each gets a fresh callId in the GUI's session and
- * runs through `HarnessApplication.executeTool`; a running call can be cancelled (the server is
- * told); History can replay a completed call or run a recorded one again as a new call.
+ * Tool calls made through the contract: each runs through `HarnessApplication.executeTool` under
+ * its caller's identity; a running call can be cancelled (the server is told); History can
+ * replay a completed call or run a recorded one again as a new call.
+ *
+ * The caller's identity (user + session) keys the checkpoints, so it must be as stable as the
+ * callIds the caller may re-send: a callId re-sent after a restart, a reload or a lost answer
+ * must meet its own record and replay (or get "in progress or result unknown"), never run again.
+ * The GUI's identity is created once per data folder and kept in the database
+ * (`persistentGuiCaller`); an agent supplies its own (gateway: its agent id and the session id it
+ * passes in `_meta`), and `call` takes it as given.
  */
 import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
 import type { CallOutcome, EventName, EventOf, RequestOf } from '../../shared/contract.js';
 import type { CheckpointStore } from '../checkpoints/types.js';
 import type { ExecuteResult, HarnessApplication } from '../harness/application.js';
+import { persistentValue } from '../storage/appMeta.js';
 import { AppError } from './errors.js';
 
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
 
 /** Who the GUI's calls are attributed to. */
 export const GUI_USER = 'gui';
+
+/** Who makes a call: the identity its checkpoints are keyed by (with the callId). */
+export interface Caller {
+  userId: string;
+  /** Stable for as long as the caller may re-send a callId — across restarts, for the GUI. */
+  sessionId: string;
+}
+
+const GUI_SESSION_KEY = 'gui_session_id';
+
+/**
+ * The GUI's identity in this data folder: created at the first start, the same at every later
+ * one (and in every process sharing the database). Records of the per-start sessions earlier
+ * versions made stay readable in History under their own ids.
+ */
+export function persistentGuiCaller(db: Database): Caller {
+  return { userId: GUI_USER, sessionId: persistentValue(db, GUI_SESSION_KEY, () => `gui-${randomUUID()}`) };
+}
+
+function runningKey(caller: Caller, callId: string): string {
+  return `${caller.sessionId}\0${callId}`;
+}
 
 function containsRedacted(value: unknown): boolean {
   if (typeof value === 'string') return value === '[redacted]';
@@ -22,38 +53,45 @@ function containsRedacted(value: unknown): boolean {
 }
 
 export class CallService {
-  /** One session per app start: History groups the GUI's calls by it. */
-  readonly sessionId = `gui-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
+  /** Running calls by caller session and callId (NUL-separated). */
   private readonly running = new Map<string, AbortController>();
 
   constructor(
     private readonly harness: () => HarnessApplication,
     private readonly checkpoints: CheckpointStore,
     private readonly emit: Emit,
+    /** The GUI's identity, from `persistentGuiCaller`. */
+    readonly gui: Caller,
   ) {}
 
-  async call(request: RequestOf<'tools.call'>): Promise<CallOutcome> {
-    if (this.running.has(request.callId)) throw new AppError('duplicate_call', 'A call with this id is already running.');
+  /** The GUI's checkpoint session (History's "current" one). */
+  get sessionId(): string {
+    return this.gui.sessionId;
+  }
+
+  async call(request: RequestOf<'tools.call'>, caller: Caller = this.gui): Promise<CallOutcome> {
+    const key = runningKey(caller, request.callId);
+    if (this.running.has(key)) throw new AppError('duplicate_call', 'A call with this id is already running.');
     const controller = new AbortController();
-    this.running.set(request.callId, controller);
+    this.running.set(key, controller);
     try {
       const result = await this.harness().executeTool(request.name, request.args, {
-        userId: GUI_USER,
-        sessionId: this.sessionId,
+        userId: caller.userId,
+        sessionId: caller.sessionId,
         callId: request.callId,
         serverId: request.serverId,
         signal: controller.signal,
         ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
         onProgress: (update) => this.emit('call.progress', { callId: request.callId, ...update }),
       });
-      return this.outcome(this.sessionId, request.callId, result);
+      return this.outcome(caller.sessionId, request.callId, result);
     } finally {
-      this.running.delete(request.callId);
+      this.running.delete(key);
     }
   }
 
-  cancel(callId: string): boolean {
-    const controller = this.running.get(callId);
+  cancel(callId: string, caller: Caller = this.gui): boolean {
+    const controller = this.running.get(runningKey(caller, callId));
     controller?.abort();
     return controller !== undefined;
   }

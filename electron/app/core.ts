@@ -28,7 +28,7 @@ import { Tracer } from '../tracing/tracer.js';
 import type { Handlers } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
 import { ApprovalBroker } from './approvalBroker.js';
-import { CallService } from './callService.js';
+import { CallService, persistentGuiCaller } from './callService.js';
 import { AppError } from './errors.js';
 import { planImport } from './importer.js';
 import { PermissionService } from './permissionService.js';
@@ -136,7 +136,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   let engine = new PermissionDecisionEngine(ruleStore, [], { pathBase: workspace });
   let harness = buildHarness(engine);
   const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.push(m));
-  const calls = new CallService(() => harness, checkpoints, (event, payload) => emit(event, payload));
+  const calls = new CallService(() => harness, checkpoints, (event, payload) => emit(event, payload), persistentGuiCaller(db));
   const permissions = new PermissionService(
     () => engine,
     () => harness,
@@ -353,6 +353,8 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     },
     async start() {
       for (const warning of (await options.secrets.damagedFiles?.()) ?? []) reportDamaged(warning);
+      // Traces left running by a process that died (kill -9, crash) are closed as interrupted.
+      tracer.closeInterrupted();
       engine = await PermissionDecisionEngine.load(ruleStore, { pathBase: workspace });
       harness = buildHarness(engine);
       servers.load();

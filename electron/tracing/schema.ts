@@ -41,3 +41,58 @@ export const TRACES_V1: Omit<Migration, 'version'> = {
     `);
   },
 };
+
+/**
+ * Adds the `interrupted` status (a trace whose process died before it finished, closed at the
+ * next start) and the `owner` column (which process records the trace, see
+ * storage/processOwner.ts). SQLite cannot change a CHECK constraint in place, and dropping
+ * `traces` while foreign keys are on would cascade into `trace_events` (the pragma cannot be
+ * turned off inside the migration's transaction), so both tables are rebuilt: new tables, copy,
+ * drop the old ones, rename. Renaming the new parent rewrites the children's REFERENCES clause.
+ */
+export const TRACES_V2: Omit<Migration, 'version'> = {
+  name: 'tracing: add the interrupted status and the owner process of each trace',
+  up(db) {
+    db.exec(`
+      CREATE TABLE traces_v2 (
+        seq INTEGER PRIMARY KEY,
+        trace_id TEXT NOT NULL UNIQUE,
+        session_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        server_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'error', 'denied', 'replayed', 'interrupted')),
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        duration_ms INTEGER,
+        error TEXT, -- JSON {code?, message}, redacted
+        owner TEXT -- JSON ProcessOwner of the process that records it; NULL for traces written before
+      ) STRICT;
+      INSERT INTO traces_v2 (seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error)
+        SELECT seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error FROM traces;
+
+      CREATE TABLE trace_events_v2 (
+        trace_id TEXT NOT NULL REFERENCES traces_v2 (trace_id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        duration_ms INTEGER,
+        data TEXT NOT NULL, -- JSON, redacted
+        PRIMARY KEY (trace_id, seq)
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO trace_events_v2 SELECT trace_id, seq, type, at, duration_ms, data FROM trace_events;
+
+      DROP TABLE trace_events;
+      DROP TABLE traces;
+      ALTER TABLE traces_v2 RENAME TO traces;
+      ALTER TABLE trace_events_v2 RENAME TO trace_events;
+
+      CREATE INDEX traces_by_time ON traces (started_at, seq);
+      CREATE INDEX traces_by_tool ON traces (tool_name, started_at, seq);
+      CREATE INDEX traces_by_server ON traces (server_id, started_at, seq);
+      CREATE INDEX traces_by_status ON traces (status, started_at, seq);
+      CREATE INDEX traces_by_session ON traces (session_id, started_at, seq);
+    `);
+  },
+};

@@ -17,6 +17,9 @@ import type { Clock } from '../storage/clock.js';
 import { nowMs, systemClock } from '../storage/clock.js';
 import { runMigrations } from '../storage/migrate.js';
 import { APP_MIGRATIONS } from '../storage/migrations.js';
+import type { ProcessOwner } from '../storage/processOwner.js';
+import { currentProcessOwner, encodeOwner } from '../storage/processOwner.js';
+import { closeInterruptedTraces } from './interrupted.js';
 import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from './errors.js';
 import { TraceEventDataSchemas } from '../../shared/traces.js';
 import type { TraceDetail, TraceError, TraceEvent, TraceEventInput, TraceEventType, TraceExport, TraceNotification, TraceStatus, TraceSummary } from '../../shared/traces.js';
@@ -52,6 +55,8 @@ export interface TracerOptions {
   knownSecrets?: Iterable<string>;
   /** A listener threw. Recording goes on regardless; the default emits a process warning. */
   onListenerError?: (error: unknown) => void;
+  /** The process recorded as the owner of new traces (default: this one); tests pose as others. */
+  owner?: ProcessOwner;
 }
 
 export class Tracer {
@@ -64,6 +69,7 @@ export class Tracer {
   /** What handles need of their tracer; private, so the handle API stays event/finish only. */
   readonly #context: HandleContext;
   readonly #db: Database;
+  readonly #owner: ProcessOwner;
   /** Writes waiting for the next group commit, with what to publish once they are stored. */
   #pending: Array<{ write: () => void; notification: TraceNotification }> = [];
   #flushScheduled = false;
@@ -73,13 +79,14 @@ export class Tracer {
     runMigrations(db, APP_MIGRATIONS);
     this.#db = db;
     this.#clock = options.clock ?? systemClock;
+    this.#owner = options.owner ?? currentProcessOwner();
     this.#reader = new TraceReader(db);
     this.#onListenerError =
       options.onListenerError ?? ((error) => process.emitWarning(`A trace listener threw: ${error instanceof Error ? error.message : String(error)}`));
     for (const secret of options.knownSecrets ?? []) this.addKnownSecret(secret);
     this.#insertTrace = db.prepare(
-      `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at)
-       VALUES (@traceId, @sessionId, @callId, @userId, @toolName, @serverId, 'running', @startedAt)`,
+      `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, owner)
+       VALUES (@traceId, @sessionId, @callId, @userId, @toolName, @serverId, 'running', @startedAt, @owner)`,
     );
     this.#context = {
       now: () => this.#now(),
@@ -128,9 +135,20 @@ export class Tracer {
       status: 'running',
       startedAt: this.#now(),
     };
-    const row = { ...trace };
+    const row = { ...trace, owner: encodeOwner(this.#owner) };
     this.#enqueue(() => this.#insertTrace.run(row), { kind: 'trace_started', trace });
     return new SqliteTraceHandle(this.#context, trace);
+  }
+
+  /**
+   * Closes as `interrupted` the traces left `running` by processes that are gone (see
+   * interrupted.ts), tells listeners, and returns them. Run once at start, before new calls.
+   */
+  closeInterrupted(): TraceSummary[] {
+    this.flush();
+    const closed = closeInterruptedTraces(this.#db, this.#owner);
+    for (const trace of closed) this.#publish({ kind: 'trace_finished', trace });
+    return closed;
   }
 
   /** Listens to every stored change; returns the function that stops listening. */

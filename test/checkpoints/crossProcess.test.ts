@@ -14,6 +14,7 @@ import type { CheckpointRecord } from '../../electron/checkpoints/types.js';
 import type { Database } from '../../electron/storage/database.js';
 import { openDatabase } from '../../electron/storage/database.js';
 import { schemaVersion } from '../../electron/storage/migrate.js';
+import { APP_MIGRATIONS } from '../../electron/storage/migrations.js';
 import type { ChildMessage } from './childProtocol.js';
 import { CHILD_SCRIPT, childInput, childResult } from './childProtocol.js';
 import { tempDir } from './tempDir.js';
@@ -137,7 +138,7 @@ describe('a writer killed with SIGKILL', () => {
     try {
       db = openDatabase(file);
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-      expect(schemaVersion(db)).toBe(2);
+      expect(schemaVersion(db)).toBe(APP_MIGRATIONS.length);
       const store = new SqliteCheckpointStore(db);
       const records = allRecords(store, 'crash');
       const byCall = new Map(records.map((r) => [r.callId, r]));
@@ -210,7 +211,7 @@ describe('a writer killed with SIGKILL', () => {
 
       const db = openDatabase(file);
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-      expect(schemaVersion(db)).toBe(2);
+      expect(schemaVersion(db)).toBe(APP_MIGRATIONS.length);
       const store = new SqliteCheckpointStore(db);
       const claimed = store.claim(childInput('after', 'c0', 't'));
       expect(claimed.kind).toBe('owner');

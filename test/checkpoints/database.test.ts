@@ -38,10 +38,10 @@ describe('openDatabase', () => {
     try {
       const file = join(scratch.dir, 'harness.db');
       const first = openDatabaseWithReport(file);
-      expect(first.migration).toEqual({ from: 0, to: 2, applied: APP_MIGRATIONS.map((m) => m.name) });
+      expect(first.migration).toEqual({ from: 0, to: APP_MIGRATIONS.length, applied: APP_MIGRATIONS.map((m) => m.name) });
       first.db.close();
       const second = openDatabaseWithReport(file);
-      expect(second.migration).toEqual({ from: 2, to: 2, applied: [] });
+      expect(second.migration).toEqual({ from: APP_MIGRATIONS.length, to: APP_MIGRATIONS.length, applied: [] });
       second.db.close();
     } finally {
       scratch.cleanup();

@@ -35,7 +35,7 @@ export type Resolution = RequestOf<'history.resolve'>['resolution'];
 
 export interface HistorySlice {
   historySessions: SessionView[];
-  /** The GUI's own session (this app start). */
+  /** The GUI's own session: one per data folder, the same at every start. */
   currentSessionId: string | undefined;
   sessionsLoad: 'idle' | 'loading' | 'ready' | 'error';
   sessionsError: string | undefined;

@@ -104,7 +104,10 @@ export function TraceDetail({ traceId }: { traceId: string }) {
         </div>
       </header>
       {trace.error && (
-        <Callout tone="error" title={trace.status === 'denied' ? 'Not run' : 'The call failed'}>
+        <Callout
+          tone={trace.status === 'interrupted' ? 'warning' : 'error'}
+          title={trace.status === 'denied' ? 'Not run' : trace.status === 'interrupted' ? 'Interrupted — the app stopped before the call finished' : 'The call failed'}
+        >
           {errorText(trace.error)}
         </Callout>
       )}

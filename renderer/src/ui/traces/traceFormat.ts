@@ -8,6 +8,7 @@ export const TRACE_STATUS_LABELS: Record<TraceStatus, string> = {
   error: 'Error',
   denied: 'Denied',
   replayed: 'Replayed',
+  interrupted: 'Interrupted',
 };
 
 const sameDayFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
