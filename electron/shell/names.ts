@@ -49,6 +49,7 @@ export const EVENT_NAME_LIST = [
   'approval.closed',
   'trace.changed',
   'permissions.changed',
+  'bridge.dropped',
 ] as const satisfies readonly EventName[];
 
 // Compile-time completeness: every contract name must appear in the list.
