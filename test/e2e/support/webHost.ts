@@ -19,6 +19,8 @@ export interface WebHostProcess {
   dataDir: string;
   /** Everything the host printed (for failure messages). */
   output(): string;
+  /** True while the host process has not exited. */
+  alive(): boolean;
   stop(): Promise<void>;
 }
 
@@ -38,9 +40,9 @@ export function buildAppOnce(): void {
   built = true;
 }
 
-export async function startWebHost(options: { dataDir: string; token?: string; timeoutMs?: number }): Promise<WebHostProcess> {
+export async function startWebHost(options: { dataDir: string; token?: string; timeoutMs?: number; port?: number }): Promise<WebHostProcess> {
   const token = options.token ?? newToken();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron', 'web', 'cli.ts'), '--port', '0', '--data-dir', options.dataDir], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'electron', 'web', 'cli.ts'), '--port', String(options.port ?? 0), '--data-dir', options.dataDir], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -77,6 +79,7 @@ export async function startWebHost(options: { dataDir: string; token?: string; t
     token,
     dataDir: options.dataDir,
     output: () => output,
+    alive: () => child.exitCode === null && child.signalCode === null,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
