@@ -21,6 +21,8 @@ export interface WebHostProcess {
   output(): string;
   /** True while the host process has not exited. */
   alive(): boolean;
+  /** The host's process id (benchmarks read its memory). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -80,6 +82,7 @@ export async function startWebHost(options: { dataDir: string; token?: string; t
     dataDir: options.dataDir,
     output: () => output,
     alive: () => child.exitCode === null && child.signalCode === null,
+    pid: child.pid,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
