@@ -14,6 +14,7 @@
  */
 import { z } from 'zod';
 import { TraceDetailSchema, TraceExportSchema, TraceStatusSchema, TraceSummarySchema } from './traces.js';
+import { MAX_IMPORT_CONTENT_CHARS, MAX_TOOL_ARGS_BYTES, formatBytes, jsonByteLength } from './limits.js';
 
 // ── shared shapes ─────────────────────────────────────────────────────────────────────────────
 
@@ -27,6 +28,9 @@ export const ErrorShapeSchema = z.object({
       fieldErrors: z.record(z.string(), z.array(z.string())).optional(),
       traceId: z.string().optional(),
       serverId: z.string().optional(),
+      /** For `request_too_large`: the limit and the size of what was refused, in bytes. */
+      limitBytes: z.number().int().nonnegative().optional(),
+      sizeBytes: z.number().int().nonnegative().optional(),
     })
     .optional(),
 });
@@ -178,6 +182,21 @@ export const CallOutcomeSchema = z.object({
 });
 export type CallOutcome = z.infer<typeof CallOutcomeSchema>;
 
+/**
+ * A tool's arguments: at most MAX_TOOL_ARGS_BYTES as JSON (shared/limits.ts), so a call fits in
+ * one bridge frame. The issue carries `params.tooLarge` so the renderer can say so by code.
+ */
+const ToolArgs = JsonObject.superRefine((args, ctx) => {
+  const sizeBytes = jsonByteLength(args);
+  if (sizeBytes > MAX_TOOL_ARGS_BYTES) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `The arguments are ${formatBytes(sizeBytes)} as JSON; the limit is ${formatBytes(MAX_TOOL_ARGS_BYTES)}.`,
+      params: { tooLarge: { limitBytes: MAX_TOOL_ARGS_BYTES, sizeBytes } },
+    });
+  }
+});
+
 const CallId = z.string().regex(/^[A-Za-z0-9_.:-]{8,100}$/, 'must be 8–100 letters, digits or _ . : -');
 
 export const ToolCallRequestSchema = z
@@ -185,7 +204,7 @@ export const ToolCallRequestSchema = z
     name: z.string().min(1).max(200),
     /** `local` or a server id: which tool of that name to run. */
     serverId: z.string().min(1).max(64),
-    args: JsonObject,
+    args: ToolArgs,
     /** A fresh id per call, made by the GUI; reusing one replays (or is refused). */
     callId: CallId,
     timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
@@ -288,7 +307,7 @@ export const ImportPreviewSchema = z.object({
 });
 export type ImportPreview = z.infer<typeof ImportPreviewSchema>;
 
-const ImportFile = z.object({ fileName: z.string().max(500).optional(), content: z.string().max(1_000_000) });
+const ImportFile = z.object({ fileName: z.string().max(500).optional(), content: z.string().max(MAX_IMPORT_CONTENT_CHARS) });
 
 /** Write-only secret values, by slot. An empty string clears the slot. */
 const SecretValues = z.record(z.string().min(1).max(200), z.string().max(16_384));
@@ -430,6 +449,12 @@ export const events = {
   'permissions.changed': z.object({}),
   /** The startup warnings changed (a damaged file found after start, e.g. a tool cache): the whole list. */
   'app.warnings': z.object({ warnings: z.array(AppWarningSchema) }),
+  /**
+   * Browser mode: events the host did not send because this page was not reading fast enough.
+   * For `server.log`, `count` lines of `serverId` were dropped; for any other event the page
+   * should reload what it shows.
+   */
+  'bridge.dropped': z.object({ event: z.string(), serverId: z.string().optional(), count: z.number().int().positive() }),
 } as const;
 
 export type Events = typeof events;

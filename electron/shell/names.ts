@@ -50,6 +50,7 @@ export const EVENT_NAME_LIST = [
   'trace.changed',
   'permissions.changed',
   'app.warnings',
+  'bridge.dropped',
 ] as const satisfies readonly EventName[];
 
 // Compile-time completeness: every contract name must appear in the list.

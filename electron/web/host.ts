@@ -11,10 +11,12 @@ import type { Duplex } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, CallFrameSchema } from '../../shared/bridge.js';
+import { BRIDGE_ERROR, BRIDGE_PATH, BRIDGE_PROTOCOL, CallFrameSchema, MAX_BRIDGE_FRAME_BYTES } from '../../shared/bridge.js';
 import type { ResultFrame } from '../../shared/bridge.js';
 import type { AppCore } from '../app/types.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from './access.js';
+import type { OutboxLimits, OutboxStats } from './eventOutbox.js';
+import { DEFAULT_OUTBOX_LIMITS, EventOutbox } from './eventOutbox.js';
 
 export interface WebHostOptions {
   core: AppCore;
@@ -23,13 +25,19 @@ export interface WebHostOptions {
   token: string;
   /** 0 picks a free port. */
   port?: number;
-  /** Largest accepted WebSocket message. */
+  /** Largest accepted WebSocket message (default MAX_BRIDGE_FRAME_BYTES, which the renderer also checks). */
   maxMessageBytes?: number;
+  /** How much is buffered per page before its events are held, coalesced or dropped. */
+  outbox?: OutboxLimits;
+  /** Problems that closed one connection (a bad frame, a reset socket); default: one line on stderr. */
+  onConnectionError?: (error: Error) => void;
 }
 
 export interface WebHost {
   port: number;
   url: string;
+  /** Per open page: what is buffered, held and dropped (tests and benchmarks read it). */
+  clients(): OutboxStats[];
   close(): Promise<void>;
 }
 
@@ -63,13 +71,37 @@ function refuseUpgrade(socket: Duplex, status: number, message: string): void {
   socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
 }
 
+/** The request's path, or undefined when it is not a valid URL path (bad `%` escapes included). */
+function pathnameOf(req: IncomingMessage): string | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://host').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+function decodedPath(pathname: string): string | undefined {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return undefined; // URIError: a malformed %-escape
+  }
+}
+
+function defaultConnectionError(error: Error): void {
+  const code = (error as { code?: unknown }).code;
+  process.stderr.write(`MiniHarness: closed a bridge connection: ${typeof code === 'string' ? `${code}: ` : ''}${error.message}\n`);
+}
+
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const staticRoot = resolve(options.staticDir);
   let port = 0;
-  const sockets = new Set<WebSocket>();
+  const sockets = new Map<WebSocket, EventOutbox>();
+  const onConnectionError = options.onConnectionError ?? defaultConnectionError;
 
-  async function serveStatic(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://host').pathname);
+  async function serveStatic(req: IncomingMessage, res: ServerResponse, rawPath: string): Promise<void> {
+    const pathname = decodedPath(rawPath);
+    if (pathname === undefined || pathname.includes('\0')) return refuse(res, 400, 'Bad request: malformed path');
     const relative = pathname === '/' ? 'index.html' : pathname.replace(/^\/+/, '');
     const file = normalize(join(staticRoot, relative));
     if (file !== staticRoot && !file.startsWith(staticRoot + sep)) return refuse(res, 403, 'Forbidden');
@@ -98,7 +130,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const http = createServer((req, res) => {
     if (!isAllowedHost(req.headers.host, port)) return refuse(res, 403, 'Forbidden: unexpected Host header');
     if (!isAllowedOrigin(req.headers.origin, port)) return refuse(res, 403, 'Forbidden: foreign Origin');
-    const pathname = new URL(req.url ?? '/', 'http://host').pathname;
+    const pathname = pathnameOf(req);
+    if (pathname === undefined) return refuse(res, 400, 'Bad request: malformed URL');
     if (pathname === '/session') {
       // Lets the page tell "not authorized" from "host down" before opening the socket.
       if (!tokensEqual(options.token, bearerOf(req.headers.authorization))) return refuse(res, 401, 'Unauthorized: open the link printed by `npm run web`.');
@@ -106,40 +139,59 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Method not allowed');
-    serveStatic(req, res).catch(() => refuse(res, 500, 'Internal error'));
+    serveStatic(req, res, pathname).catch(() => {
+      if (res.headersSent) res.destroy();
+      else refuse(res, 500, 'Internal error');
+    });
   });
+  // Malformed requests and reset connections get Node's default `clientError` handling (400, close).
 
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: options.maxMessageBytes ?? 1024 * 1024,
+    maxPayload: options.maxMessageBytes ?? MAX_BRIDGE_FRAME_BYTES,
     handleProtocols: (protocols) => (protocols.has(BRIDGE_PROTOCOL) ? BRIDGE_PROTOCOL : false),
   });
 
   http.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://host');
+    // Node hands the raw socket over without its own error listener: a reset must not end the process.
+    socket.on('error', () => socket.destroy());
     if (!isAllowedHost(req.headers.host, port)) return refuseUpgrade(socket, 403, 'Forbidden');
     // Browsers always send Origin on WebSocket; a page from elsewhere must not get in.
     if (req.headers.origin === undefined || !isAllowedOrigin(req.headers.origin, port)) return refuseUpgrade(socket, 403, 'Forbidden');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://host');
+    } catch {
+      return refuseUpgrade(socket, 400, 'Bad Request');
+    }
     if (url.pathname !== BRIDGE_PATH) return refuseUpgrade(socket, 404, 'Not Found');
     if (!tokensEqual(options.token, url.searchParams.get('token'))) return refuseUpgrade(socket, 401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
   wss.on('connection', (ws: WebSocket) => {
-    sockets.add(ws);
-    const unsubscribe = options.core.onEvent((event, payload) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ t: 'event', event, payload }));
-    });
+    const outbox = new EventOutbox(ws, options.outbox ?? DEFAULT_OUTBOX_LIMITS);
+    sockets.set(ws, outbox);
+    /** Ids of this page's requests still running: a second request with one of them is refused. */
+    const inFlight = new Set<number>();
+    const unsubscribe = options.core.onEvent((event, payload) => outbox.event(event, payload));
+    // A frame that breaks the protocol (too big, invalid UTF-8, reserved bits, no mask, unknown
+    // opcode) makes `ws` close this socket with the matching code (1009, 1007, 1002) and emit
+    // 'error'; without this listener that error would end the whole process.
+    ws.on('error', (error) => onConnectionError(error));
     ws.on('close', () => {
       sockets.delete(ws);
+      outbox.close();
       unsubscribe();
     });
     ws.on('message', (data, isBinary) => {
-      void handleMessage(ws, isBinary ? undefined : data.toString());
+      handleMessage(ws, outbox, inFlight, isBinary ? undefined : data.toString()).catch((error: unknown) => {
+        onConnectionError(error instanceof Error ? error : new Error(String(error)));
+      });
     });
   });
 
-  async function handleMessage(ws: WebSocket, text: string | undefined): Promise<void> {
+  async function handleMessage(ws: WebSocket, outbox: EventOutbox, inFlight: Set<number>, text: string | undefined): Promise<void> {
     let json: unknown;
     try {
       json = text === undefined ? undefined : JSON.parse(text);
@@ -150,12 +202,22 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     let reply: ResultFrame;
     if (!frame.success) {
       const id = typeof (json as { id?: unknown } | undefined)?.id === 'number' ? (json as { id: number }).id : -1;
-      reply = { t: 'result', id, ok: false, error: { code: 'invalid_frame', message: 'The message is not a valid bridge call frame.' } };
+      reply = { t: 'result', id, ok: false, error: { code: BRIDGE_ERROR.invalidFrame, message: 'The message is not a valid bridge call frame.' } };
+    } else if (inFlight.has(frame.data.id)) {
+      // Refused without touching the first request, which still answers under this id.
+      const { id } = frame.data;
+      reply = { t: 'result', id, ok: false, error: { code: BRIDGE_ERROR.duplicateRequestId, message: `Request id ${id} is still in flight on this connection; send each request with a new id.` } };
     } else {
-      const result = await options.core.dispatch(frame.data.channel, frame.data.payload);
-      reply = result.ok ? { t: 'result', id: frame.data.id, ok: true, result: result.result } : { t: 'result', id: frame.data.id, ok: false, error: result.error };
+      const { id, channel, payload } = frame.data;
+      inFlight.add(id);
+      try {
+        const result = await options.core.dispatch(channel, payload);
+        reply = result.ok ? { t: 'result', id, ok: true, result: result.result } : { t: 'result', id, ok: false, error: result.error };
+      } finally {
+        inFlight.delete(id);
+      }
     }
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(reply));
+    if (ws.readyState === ws.OPEN) outbox.result(JSON.stringify(reply));
   }
 
   await new Promise<void>((resolvePromise, reject) => {
@@ -163,14 +225,16 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     http.listen(options.port ?? 0, '127.0.0.1', () => resolvePromise());
   });
   port = (http.address() as AddressInfo).port;
+  http.on('error', (error) => onConnectionError(error));
 
   let closing: Promise<void> | undefined;
   return {
     port,
     url: `http://127.0.0.1:${port}/`,
+    clients: () => [...sockets.values()].map((outbox) => outbox.stats()),
     close() {
       closing ??= (async () => {
-        for (const ws of sockets) ws.terminate();
+        for (const ws of sockets.keys()) ws.terminate();
         wss.close();
         http.closeAllConnections();
         await new Promise<void>((r) => http.close(() => r()));

@@ -8,7 +8,7 @@ import { createAppCore } from '../../electron/app/core.js';
 import type { AppCore } from '../../electron/app/types.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
-import type { WebHost } from '../../electron/web/host.js';
+import type { WebHost, WebHostOptions } from '../../electron/web/host.js';
 import { startWebHost } from '../../electron/web/host.js';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
@@ -21,7 +21,7 @@ export interface RunningHost {
   close(): Promise<void>;
 }
 
-export async function startTestHost(dir: string): Promise<RunningHost> {
+export async function startTestHost(dir: string, hostOptions: Partial<Omit<WebHostOptions, 'core' | 'staticDir' | 'token'>> = {}): Promise<RunningHost> {
   const dataDir = join(dir, 'data');
   // Beside the data folder, never in the real home folder.
   const workspaceDir = join(dir, 'workspace');
@@ -37,7 +37,7 @@ export async function startTestHost(dir: string): Promise<RunningHost> {
     version: '0.0.0-test',
   });
   await core.start();
-  const host = await startWebHost({ core, staticDir, token: TEST_TOKEN });
+  const host = await startWebHost({ ...hostOptions, core, staticDir, token: TEST_TOKEN });
   return {
     host,
     core,

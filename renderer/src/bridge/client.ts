@@ -5,6 +5,7 @@
  */
 import type { ChannelName, EventName, EventOf, RequestOf, ResponseOf } from '../../../shared/contract.js';
 import { channels, events } from '../../../shared/contract.js';
+import { BRIDGE_ERROR, tooLargeIssueOf } from '../../../shared/bridge.js';
 import { fieldErrorsOf } from '../../../shared/serverConfig.js';
 import { BridgeError } from './errors.js';
 import type { Observable } from './observable.js';
@@ -28,6 +29,15 @@ export function createBridgeClient(transport: Transport): BridgeClient {
       // Catch our own mistakes before they cross; main validates again either way.
       const checked = requestSchema.safeParse(request);
       if (!checked.success) {
+        // A contract size limit (tool arguments) is the person's input, not the app's mistake.
+        const tooLarge = tooLargeIssueOf(checked.error);
+        if (tooLarge) {
+          throw new BridgeError({
+            code: BRIDGE_ERROR.requestTooLarge,
+            message: `${tooLarge.message} Nothing was sent.`,
+            details: { limitBytes: tooLarge.limitBytes, sizeBytes: tooLarge.sizeBytes, fieldErrors: fieldErrorsOf(checked.error) },
+          });
+        }
         throw new BridgeError({
           code: LOCAL_ERROR.badRequest,
           message: `The app built an invalid "${channel}" request.`,

@@ -36,10 +36,10 @@ export function forgetSessionToken(): void {
 
 export type SessionCheck = 'ok' | 'unauthorized' | 'unreachable';
 
-/** Asks the host whether the token is valid before a WebSocket is opened. */
-export async function checkSession(token: string): Promise<SessionCheck> {
+/** Asks the host whether the token is valid before a WebSocket is opened (`origin`: the page's, by default). */
+export async function checkSession(token: string, origin = ''): Promise<SessionCheck> {
   try {
-    const response = await fetch('/session', { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' });
+    const response = await fetch(`${origin}/session`, { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' });
     if (response.status === 401 || response.status === 403) return 'unauthorized';
     return response.ok ? 'ok' : 'unreachable';
   } catch {

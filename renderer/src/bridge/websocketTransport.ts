@@ -7,7 +7,7 @@
  * not replayed) and reconnects with exponential backoff.
  */
 import type { DispatchResult } from '../../../shared/bridge.js';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, HostFrameSchema } from '../../../shared/bridge.js';
+import { BRIDGE_PATH, BRIDGE_PROTOCOL, HostFrameSchema, MAX_BRIDGE_FRAME_BYTES, requestTooLarge, serializeCall } from '../../../shared/bridge.js';
 import type { ChannelName, EventName } from '../../../shared/contract.js';
 import { isEventName } from '../../../shared/contract.js';
 import { observable } from './observable.js';
@@ -21,11 +21,44 @@ export interface WebSocketTransportOptions {
   maxDelayMs?: number;
   /** How long a call made while disconnected waits for the link before it fails. */
   offlineCallWaitMs?: number;
+  /** The host's origin (`http://127.0.0.1:PORT`); default: the page's own. */
+  origin?: string;
+  /** The WebSocket class; default: the browser's. Tests in Node pass the `ws` package's. */
+  WebSocket?: WebSocketClass;
+  /** Largest message the host accepts; a request that serializes larger is refused before sending. */
+  maxFrameBytes?: number;
 }
 
-function bridgeUrl(token: string): string {
-  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
-  return `${scheme}://${window.location.host}${BRIDGE_PATH}?token=${encodeURIComponent(token)}`;
+/** What the transport uses of a browser WebSocket (the `ws` package's class offers the same). */
+export interface BridgeSocket {
+  readonly protocol: string;
+  readonly readyState: number;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+}
+export type WebSocketClass = new (url: string, protocols: string) => BridgeSocket;
+
+/** WebSocket.OPEN, without reaching for a global that Node 20 lacks. */
+const OPEN = 1;
+
+function bridgeUrl(origin: string, token: string): string {
+  return `${origin.replace(/^http/, 'ws')}${BRIDGE_PATH}?token=${encodeURIComponent(token)}`;
+}
+
+/** Close codes worth naming to a person (RFC 6455 §7.4.1); others show as their number. */
+const CLOSE_REASONS: Record<number, string> = {
+  1002: 'the host saw a protocol error',
+  1007: 'a message was not valid UTF-8',
+  1008: 'the host refused a message',
+  1009: 'a message was too large',
+  1011: 'the host hit an internal error',
+};
+
+function closeDescription(code: number): string {
+  return CLOSE_REASONS[code] ? `${CLOSE_REASONS[code]} (close code ${code})` : `close code ${code}`;
 }
 
 function failure(code: string, message: string): DispatchResult {
@@ -36,11 +69,14 @@ export function createWebSocketTransport(token: string | undefined, options: Web
   const baseDelayMs = options.baseDelayMs ?? 500;
   const maxDelayMs = options.maxDelayMs ?? 10_000;
   const offlineCallWaitMs = options.offlineCallWaitMs ?? 15_000;
+  const maxFrameBytes = options.maxFrameBytes ?? MAX_BRIDGE_FRAME_BYTES;
+  const origin = options.origin ?? window.location.origin;
+  const SocketClass: WebSocketClass = options.WebSocket ?? (WebSocket as unknown as WebSocketClass);
 
   const connection = observable<ConnectionState>(token ? { status: 'connecting' } : { status: 'unauthorized', reason: 'missing_token' });
   const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
   const pending = new Map<number, (result: DispatchResult) => void>();
-  let socket: WebSocket | undefined;
+  let socket: BridgeSocket | undefined;
   let nextId = 1;
   let attempt = 0;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -92,7 +128,7 @@ export function createWebSocketTransport(token: string | undefined, options: Web
     connecting = true;
     clearTimeout(retryTimer);
     connection.set({ status: 'connecting' });
-    const session = await checkSession(token);
+    const session = await checkSession(token, origin);
     connecting = false;
     if (session === 'unauthorized') {
       forgetSessionToken();
@@ -105,7 +141,7 @@ export function createWebSocketTransport(token: string | undefined, options: Web
       return;
     }
 
-    const ws = new WebSocket(bridgeUrl(token), BRIDGE_PROTOCOL);
+    const ws = new SocketClass(bridgeUrl(origin, token), BRIDGE_PROTOCOL);
     socket = ws;
     let opened = false;
     ws.onopen = () => {
@@ -118,10 +154,12 @@ export function createWebSocketTransport(token: string | undefined, options: Web
       connection.set({ status: 'open' });
     };
     ws.onmessage = (message) => handleFrame(message.data);
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (socket === ws) socket = undefined;
-      failPending(LOCAL_ERROR.disconnected, 'The connection to the host was lost before the answer arrived; check the result and try again.');
-      scheduleRetry(opened ? 'The connection to the host was lost.' : 'The host refused the connection.');
+      // 1000/1001/1005/1006 are ordinary ends (or a host that went away); others name a cause.
+      const cause = [1000, 1001, 1005, 1006].includes(event.code) ? '' : `: ${closeDescription(event.code)}`;
+      failPending(LOCAL_ERROR.disconnected, `The connection to the host was lost before the answer arrived${cause}; check the result and try again.`);
+      scheduleRetry(opened ? `The connection to the host was lost${cause}.` : 'The host refused the connection.');
     };
   }
 
@@ -145,17 +183,21 @@ export function createWebSocketTransport(token: string | undefined, options: Web
   }
 
   async function call(channel: ChannelName, payload: unknown): Promise<DispatchResult> {
-    if (!(await waitForOpen()) || !socket || socket.readyState !== WebSocket.OPEN) {
+    if (!(await waitForOpen()) || !socket || socket.readyState !== OPEN) {
       return connection.get().status === 'unauthorized'
         ? failure('unauthorized', 'This session is not authorized.')
         : failure(LOCAL_ERROR.disconnected, 'Not connected to the MiniHarness host.');
     }
     const id = nextId++;
     const ws = socket;
+    // The host closes the socket on a message over its limit (and every call in flight with it):
+    // refuse such a request here, by code, before anything is sent.
+    const frame = serializeCall({ t: 'call', id, channel, payload });
+    if (frame.sizeBytes > maxFrameBytes) return { ok: false, error: requestTooLarge(channel, frame.sizeBytes, maxFrameBytes) };
     return new Promise<DispatchResult>((resolve) => {
       pending.set(id, resolve);
       try {
-        ws.send(JSON.stringify({ t: 'call', id, channel, payload }));
+        ws.send(frame.text);
       } catch (error) {
         pending.delete(id);
         resolve(failure(LOCAL_ERROR.transport, error instanceof Error ? error.message : String(error)));
@@ -168,7 +210,7 @@ export function createWebSocketTransport(token: string | undefined, options: Web
   }
 
   // The network coming back is a good moment not to wait out the backoff.
-  window.addEventListener('online', retryNow);
+  if (typeof window !== 'undefined') window.addEventListener('online', retryNow);
   void connect();
 
   return {

@@ -46,6 +46,12 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     }),
     client.on('server.status', (event) => state().applyStatus(event)),
     client.on('server.log', (event) => state().appendLog(event)),
+    // Browser mode: the host dropped events while this page was not reading. Lost log lines are
+    // marked in the log; anything else means the page's state may be stale, so it reloads.
+    client.on('bridge.dropped', ({ event, serverId, count }) => {
+      if (event === 'server.log' && serverId !== undefined) state().appendDroppedLines(serverId, count);
+      else refreshAll();
+    }),
     client.on('tools.changed', (payload) => {
       const selected = state().selectedServerId;
       if (selected && state().details[selected]) void state().loadDetail(selected);

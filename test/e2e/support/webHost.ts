@@ -20,6 +20,10 @@ export interface WebHostProcess {
   workspaceDir: string;
   /** Everything the host printed (for failure messages). */
   output(): string;
+  /** True while the host process has not exited. */
+  alive(): boolean;
+  /** The host's process id (benchmarks read its memory). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -40,11 +44,11 @@ export function buildAppOnce(): void {
 }
 
 /** `workspaceDir` defaults to a `workspace` folder beside the data folder, so no test writes to the real home. */
-export async function startWebHost(options: { dataDir: string; workspaceDir?: string; token?: string; timeoutMs?: number }): Promise<WebHostProcess> {
+export async function startWebHost(options: { dataDir: string; workspaceDir?: string; token?: string; timeoutMs?: number; port?: number }): Promise<WebHostProcess> {
   const token = options.token ?? newToken();
   const workspaceDir = options.workspaceDir ?? join(dirname(resolve(options.dataDir)), 'workspace');
   const cli = join(ROOT, 'electron', 'web', 'cli.ts');
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', cli, '--port', '0', '--data-dir', options.dataDir, '--workspace', workspaceDir], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', cli, '--port', String(options.port ?? 0), '--data-dir', options.dataDir, '--workspace', workspaceDir], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -82,6 +86,8 @@ export async function startWebHost(options: { dataDir: string; workspaceDir?: st
     dataDir: options.dataDir,
     workspaceDir,
     output: () => output,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    pid: child.pid,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

@@ -16,8 +16,11 @@ export interface DetailEntry {
   error: string | undefined;
 }
 
+/** A log line, or (with `dropped`) the mark where the host dropped lines this page did not keep up with. */
+export type LogItem = LogLineView & { dropped?: number };
+
 export interface LogEntry {
-  lines: LogLineView[];
+  lines: LogItem[];
   loading: boolean;
   error: string | undefined;
 }
@@ -35,6 +38,8 @@ export interface ServersSlice {
   applyServerList(servers: ServerView[]): void;
   applyStatus(event: EventOf<'server.status'>): void;
   appendLog(event: EventOf<'server.log'>): void;
+  /** Marks `count` lines the host dropped for this page (it was not reading fast enough). */
+  appendDroppedLines(serverId: string, count: number): void;
   loadDetail(id: string): Promise<void>;
   loadLog(id: string): Promise<void>;
   /** Throws the BridgeError (with fieldErrors) so the form can show it. */
@@ -137,6 +142,14 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
       if (!entry || entry.loading) return; // loaded in full when the log is opened
       const lines = [...entry.lines, line].slice(-LOG_LIMIT);
       set({ logs: { ...get().logs, [serverId]: { ...entry, lines } } }, false, 'servers/log');
+    },
+
+    appendDroppedLines(serverId, count) {
+      const entry = get().logs[serverId];
+      if (!entry || entry.loading) return;
+      const mark: LogItem = { at: Date.now(), stream: 'client', text: `${count} ${count === 1 ? 'line' : 'lines'} dropped: this page did not keep up. Reload shows the server's latest lines.`, dropped: count };
+      const lines = [...entry.lines, mark].slice(-LOG_LIMIT);
+      set({ logs: { ...get().logs, [serverId]: { ...entry, lines } } }, false, 'servers/logDropped');
     },
 
     async loadDetail(id) {

@@ -26,6 +26,7 @@ const ERROR_TITLES: Record<string, string> = {
   import_unknown_server: 'The file changed',
   validation: 'Some servers cannot be imported',
   too_large: 'This file is too large',
+  request_too_large: 'This file is too large',
   unreadable: 'The file could not be read',
 };
 

@@ -5,6 +5,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { LogLineView } from '../../../../shared/contract.js';
 import { formatTime } from '../../lib/format.js';
+import type { LogItem } from '../../state/slices/serversSlice.js';
 import { selectLog } from '../../state/selectors.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
@@ -20,7 +21,7 @@ const FILTERS: { key: StreamFilter; label: string }[] = [
 
 /** Within this many pixels of the bottom counts as "following". */
 const STICK_THRESHOLD_PX = 24;
-const EMPTY: LogLineView[] = [];
+const EMPTY: LogItem[] = [];
 
 export function ServerLog({ serverId }: { serverId: string }) {
   const entry = useAppStore(selectLog(serverId));
@@ -34,7 +35,9 @@ export function ServerLog({ serverId }: { serverId: string }) {
   }, [serverId, loadLog]);
 
   const lines = entry?.lines ?? EMPTY;
-  const shown = filter === 'all' ? lines : lines.filter((l) => l.stream === filter);
+  // A "lines dropped" mark stays visible under every filter: it says the view has a gap.
+  const shown = filter === 'all' ? lines : lines.filter((l) => l.dropped !== undefined || l.stream === filter);
+  const lineCount = shown.filter((l) => l.dropped === undefined).length;
 
   useLayoutEffect(() => {
     const el = scroller.current;
@@ -59,7 +62,7 @@ export function ServerLog({ serverId }: { serverId: string }) {
           ))}
         </div>
         <span className="log-count muted">
-          {shown.length} {shown.length === 1 ? 'line' : 'lines'}
+          {lineCount} {lineCount === 1 ? 'line' : 'lines'}
         </span>
         <button type="button" className="btn btn-small btn-ghost" onClick={() => void loadLog(serverId)} disabled={entry?.loading}>
           <Icon name="refresh" size={14} />
@@ -77,11 +80,15 @@ export function ServerLog({ serverId }: { serverId: string }) {
         ) : (
           <ol className="log-lines">
             {shown.map((line, i) => (
-              <li key={`${line.at}-${i}`} className={`log-line log-${line.stream}`}>
+              <li
+                key={`${line.at}-${i}`}
+                className={line.dropped === undefined ? `log-line log-${line.stream}` : 'log-line log-client log-dropped'}
+                data-dropped={line.dropped}
+              >
                 <time className="log-time" dateTime={new Date(line.at).toISOString()}>
                   {formatTime(line.at)}
                 </time>
-                <span className="log-stream">{line.stream === 'client' ? 'client' : 'stderr'}</span>
+                <span className="log-stream">{line.dropped !== undefined ? 'gap' : line.stream === 'client' ? 'client' : 'stderr'}</span>
                 <span className="log-text">{line.text}</span>
               </li>
             ))}

@@ -69,6 +69,8 @@ export function callErrorText(error: ErrorShape): CallErrorText {
         tone: 'error',
         next: 'history',
       };
+    case 'request_too_large':
+      return { title: 'Too large to send', text: sentence(error.message), tone: 'error' };
     case 'remote':
       return { title: 'The server answered with an error', text: sentence(error.message), tone: 'error' };
     case 'invalid_arguments':
