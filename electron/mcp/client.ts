@@ -288,7 +288,7 @@ export class MCPClient implements ToolClient {
   /** Tells the disconnect listeners once, and ends what is left of the connection. */
   private markLost(error: MCPError): void {
     this.lost = error;
-    this.log.note(error.message);
+    if (!(error instanceof MCPResultTooLargeError)) this.log.note(error.message); // onTooLarge noted it
     for (const listener of this.disconnectListeners) listener({ error });
     queueMicrotask(() => {
       this.sdk?.close().catch(() => undefined);
