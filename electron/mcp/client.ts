@@ -290,7 +290,9 @@ export class MCPClient implements ToolClient {
     this.lost = error;
     if (!(error instanceof MCPResultTooLargeError)) this.log.note(error.message); // onTooLarge noted it
     for (const listener of this.disconnectListeners) listener({ error });
-    queueMicrotask(() => {
+    // On a later turn: the request whose failure showed the loss settles first with its own
+    // error (refused: it was not sent), before the close fails the others as "lost mid-call".
+    setImmediate(() => {
       this.sdk?.close().catch(() => undefined);
     });
   }
@@ -346,6 +348,11 @@ export class MCPClient implements ToolClient {
     if (errno === 'ENOENT' && this.config.transport === 'stdio') return new MCPCommandNotFoundError(this.serverId, this.config.command);
     if ((errno === 'EACCES' || errno === 'ENOEXEC') && this.config.transport === 'stdio') {
       return new MCPConfigError(this.serverId, `the command "${this.config.command}" cannot be executed (${errno}); check its permissions`);
+    }
+    // The socket of a live session closed under a request: it may have reached the server and
+    // acted, so the outcome is unknown (as when a stdio server dies mid-call).
+    if (this.config.transport === 'streamable_http' && this._state === 'ready' && errno && ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(errno)) {
+      return this.connectionLostError(operation);
     }
     if (this.config.transport === 'streamable_http' && errno && ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN'].includes(errno)) {
       return new MCPConnectionRefusedError(this.serverId, this.config.url, errno);
