@@ -366,7 +366,8 @@ export class MCPToolRegistry {
     }
 
     await connection.ready;
-    if (stale()) return undefined;
+    // A later connect or discovery replaced this connection: its outcome is not this server's now.
+    if (stale() || entry.connection !== connection) return undefined;
     if (connection.failure) return fail(connection.failure);
     try {
       const tools = await connection.client.listTools(options.signal ? { signal: options.signal } : {});

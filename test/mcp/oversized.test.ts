@@ -71,13 +71,13 @@ describe('a result larger than the limit', () => {
 
   it('over stdio: result_too_large, recorded, and the server is reconnected', async () => {
     const events = join(scratch.dir, 'events.jsonl');
-    await expectTooLargeThenBack(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events }));
+    await expectTooLargeThenBack(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo,big' }));
     // A second process answered after the reset.
     expect(countEvents(events, 'initialize')).toBe(2);
   });
 
   it('over Streamable HTTP: result_too_large, recorded, and the session is renewed', async () => {
-    http = await startHttpFixture();
+    http = await startHttpFixture({ tools: ['echo', 'big'] });
     await expectTooLargeThenBack(ServerConfigSchema.parse({ id: 'remote', name: 'Remote', transport: 'http', url: http.url, timeoutMs: 10_000 }));
     expect(http.methodCounts.get('initialize')).toBe(2);
   });
