@@ -28,7 +28,7 @@ export const ErrorShapeSchema = z.object({
       fieldErrors: z.record(z.string(), z.array(z.string())).optional(),
       traceId: z.string().optional(),
       serverId: z.string().optional(),
-      /** For `request_too_large`: the limit and the size of what was refused, in bytes. */
+      /** `request_too_large`, `result_too_large`, `record_too_large`: the limit passed, and (where known) the size refused, in bytes. */
       limitBytes: z.number().int().nonnegative().optional(),
       sizeBytes: z.number().int().nonnegative().optional(),
     })
@@ -47,6 +47,8 @@ export const ServerStatusSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('ready') }),
   z.object({ state: z.literal('error'), code: z.string(), reason: z.string() }),
   z.object({ state: z.literal('closed') }),
+  /** The connection was lost and comes back by itself: attempt `attempt` starts at `nextRetryAt` (epoch ms); `code`/`reason` say why it is down. */
+  z.object({ state: z.literal('reconnecting'), attempt: z.number().int().positive(), nextRetryAt: z.number(), code: z.string(), reason: z.string() }),
 ]);
 export type ServerStatusView = z.infer<typeof ServerStatusSchema>;
 
@@ -279,6 +281,21 @@ export const HistoryRecordSchema = z.object({
   updatedAt: z.number(),
   resolvedBy: z.literal('manual').optional(),
   resolutionNote: z.string().optional(),
+  /**
+   * In a `history.page` row whose arguments or result are large: they are left out of the row
+   * (`args` absent, no `result`) and described here; `history.get` returns the whole record.
+   */
+  preview: z
+    .object({
+      argsBytes: z.number(),
+      resultBytes: z.number().optional(),
+      /** The first characters of the left-out arguments' JSON. */
+      args: z.string().optional(),
+      /** The first characters of the left-out result's JSON. */
+      result: z.string().optional(),
+      truncated: z.boolean(),
+    })
+    .optional(),
 });
 export type HistoryRecordView = z.infer<typeof HistoryRecordSchema>;
 
@@ -393,6 +410,8 @@ export const channels = {
       .strict(),
     z.object({ records: z.array(HistoryRecordSchema), nextCursor: z.string().optional() }),
   ),
+  /** One whole record (a page row may carry only a preview of large arguments or results). */
+  'history.get': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallId }).strict(), HistoryRecordSchema),
   /** Returns a completed call's stored result (nothing runs) and records the replay in a trace. */
   'history.replay': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallId }).strict(), CallOutcomeSchema),
   /** Runs a recorded call again as a NEW call (new callId, permissions and approval again). */

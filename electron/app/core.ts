@@ -10,7 +10,7 @@ import type { AppWarning, EventName, EventOf, FileDamagedWarning, HistoryRecordV
 import { events as eventSchemas } from '../../shared/contract.js';
 import type { SecretRef } from '../../shared/serverConfig.js';
 import { SqliteCheckpointStore } from '../checkpoints/sqliteStore.js';
-import type { CheckpointRecord } from '../checkpoints/types.js';
+import type { HistoryEntry } from '../checkpoints/types.js';
 import { HarnessApplication, traceIdOf } from '../harness/application.js';
 import type { HarnessToolInfo } from '../harness/application.js';
 import { MCPToolRegistry } from '../mcp/registry.js';
@@ -32,7 +32,7 @@ import { CallService, persistentGuiCaller } from './callService.js';
 import { AppError } from './errors.js';
 import { planImport } from './importer.js';
 import { PermissionService } from './permissionService.js';
-import { ServerService } from './serverService.js';
+import { ServerService, statusView } from './serverService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
 import { prepareWorkspace } from './workspace.js';
 import { detectSandbox } from '../sandbox/detect.js';
@@ -71,7 +71,10 @@ function withoutUndefined<T extends Record<string, unknown>>(value: T): { [K in 
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
 }
 
-export function historyRecordView(record: CheckpointRecord, isRunning: (sessionId: string, callId: string) => boolean): HistoryRecordView {
+/** The most a `history.get` answer may carry (arguments + result + error JSON), so it fits a bridge frame. */
+export const HISTORY_RECORD_MAX_BYTES = 16 * 1024 * 1024;
+
+export function historyRecordView(record: HistoryEntry, isRunning: (sessionId: string, callId: string) => boolean): HistoryRecordView {
   return {
     sessionId: record.sessionId,
     callId: record.callId,
@@ -90,6 +93,7 @@ export function historyRecordView(record: CheckpointRecord, isRunning: (sessionI
     updatedAt: record.updatedAt,
     ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}),
     ...(record.resolutionNote ? { resolutionNote: record.resolutionNote } : {}),
+    ...(record.preview ? { preview: record.preview } : {}),
   };
 }
 
@@ -202,7 +206,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   registry.subscribe((event) => {
     switch (event.type) {
       case 'status':
-        emit('server.status', { serverId: event.serverId, status: event.status.state === 'error' ? { state: 'error', code: event.status.code, reason: event.status.reason } : { state: event.status.state }, at: event.at });
+        emit('server.status', { serverId: event.serverId, status: statusView(event.status), at: event.at });
         scheduleServersChanged();
         return;
       case 'tools':
@@ -266,8 +270,11 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     'servers.connect': ({ id }) => servers.connect(id),
     'servers.disconnect': ({ id }) => servers.disconnect(id),
     'servers.discover': async ({ refresh }) => {
-      await registry.discover({ refresh });
-      return servers.views();
+      // Answers at once with the servers as they are now; discovery runs on, and each server's
+      // status streams in as 'server.status' / 'servers.changed' events (never a rejection).
+      const views = await servers.views();
+      registry.discover({ refresh }).catch((error: unknown) => warnings.push(`Discovery failed: ${redact(error instanceof Error ? error.message : String(error))}`));
+      return views;
     },
     'servers.log': ({ id }) => {
       if (!registry.server(id)) throw new AppError('not_found', `There is no server "${id}".`);
@@ -302,6 +309,20 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       const running = (sessionId: string, callId: string): boolean => harness.isRunning(sessionId, callId);
       // Redacted on the way out too: a record stored before its secret was known may hold it.
       return { records: page.records.map((r) => tracer.redactSecretValues(historyRecordView(r, running))), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+    'history.get': ({ sessionId, callId }) => {
+      const bytes = checkpoints.recordBytes(sessionId, callId);
+      if (bytes === undefined) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
+      if (bytes > HISTORY_RECORD_MAX_BYTES) {
+        throw new AppError(
+          'record_too_large',
+          `This record holds ${(bytes / 1024 / 1024).toFixed(1)} MiB of arguments and result, more than the ${HISTORY_RECORD_MAX_BYTES / 1024 / 1024} MiB the app shows at once. Its preview is all that can be shown here.`,
+          { limitBytes: HISTORY_RECORD_MAX_BYTES },
+        );
+      }
+      const record = checkpoints.get(sessionId, callId);
+      if (!record) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
+      return tracer.redactSecretValues(historyRecordView(record, (s, c) => harness.isRunning(s, c)));
     },
     'history.replay': ({ sessionId, callId }) => calls.replay(sessionId, callId),
     'history.rerun': ({ sessionId, callId, newCallId }) => calls.rerun(sessionId, callId, newCallId),

@@ -50,7 +50,9 @@ export function toErrorShape(error: unknown, redact: (text: string) => string = 
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     const serverId = (error as { serverId?: unknown }).serverId;
-    const details = withTrace(typeof serverId === 'string' ? { serverId } : undefined);
+    const limitBytes = (error as { limitBytes?: unknown }).limitBytes;
+    const typed = { ...(typeof serverId === 'string' ? { serverId } : {}), ...(typeof limitBytes === 'number' ? { limitBytes } : {}) };
+    const details = withTrace(Object.keys(typed).length > 0 ? typed : undefined);
     return {
       code: typeof code === 'string' ? code : 'internal',
       message: redact(error.message),

@@ -12,6 +12,11 @@
  * callers' claims in one transaction, worth it only with synchronous=FULL where the fsync
  * dominates) would need an async API: callers enqueue, a flusher commits a batch once per tick
  * (in a worker thread, to keep I/O off the main thread) and then resolves each caller's promise.
+ *
+ * Size: a history page never carries a large JSON value. SQL decides per row (octet_length,
+ * substr) whether the arguments and result come whole or as a short preview, so a 9 MB result
+ * never reaches JavaScript for a list page, and a page stops at a byte budget as well as a row
+ * count. The whole record comes from `get`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
@@ -38,6 +43,7 @@ import type {
   ClaimInput,
   ClaimResult,
   FailureInfo,
+  HistoryEntry,
   HistoryPage,
   HistoryQuery,
   ManualResolution,
@@ -46,7 +52,19 @@ import type {
 
 export interface SqliteCheckpointStoreOptions {
   clock?: Clock;
+  /** Arguments or a result up to this many bytes of JSON come whole in a history row. */
+  inlineBytes?: number;
+  /** A left-out value's preview: its first this many characters. */
+  previewChars?: number;
+  /** A history page stops once its rows add up to about this many bytes (at least one row). */
+  maxPageBytes?: number;
 }
+
+export const HISTORY_INLINE_BYTES = 4 * 1024;
+export const HISTORY_PREVIEW_CHARS = 1024;
+export const HISTORY_PAGE_MAX_BYTES = 1024 * 1024;
+/** What a history row costs besides its values (ids, names, times), for the page budget. */
+const ROW_OVERHEAD_BYTES = 400;
 
 interface Row {
   seq: number;
@@ -73,16 +91,38 @@ interface Row {
 const COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, result_json, lease,
   last_error_json, attempts, trace_id, created_at, updated_at, resolved_by, resolved_at, resolution_note`;
 
+/** A history row: large values become NULL plus their size and a preview, decided in SQL. */
+interface PreviewRow extends Omit<Row, 'args_json'> {
+  args_json: string | null;
+  args_bytes: number;
+  args_preview: string | null;
+  result_bytes: number | null;
+  result_preview: string | null;
+}
+
+const PREVIEW_COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id, status, args_hash, lease,
+  last_error_json, attempts, trace_id, created_at, updated_at, resolved_by, resolved_at, resolution_note,
+  octet_length(args_json) AS args_bytes,
+  CASE WHEN octet_length(args_json) <= @inlineBytes THEN args_json END AS args_json,
+  CASE WHEN octet_length(args_json) > @inlineBytes THEN substr(args_json, 1, @previewChars) END AS args_preview,
+  octet_length(result_json) AS result_bytes,
+  CASE WHEN octet_length(result_json) <= @inlineBytes THEN result_json END AS result_json,
+  CASE WHEN octet_length(result_json) > @inlineBytes THEN substr(result_json, 1, @previewChars) END AS result_preview`;
+
 export class SqliteCheckpointStore implements CheckpointStore {
   readonly #db: Database;
   readonly #clock: Clock;
+  readonly #inlineBytes: number;
+  readonly #previewChars: number;
+  readonly #maxPageBytes: number;
   readonly #select: Statement<[string, string], Row>;
+  readonly #recordBytes: Statement<[string, string], { bytes: number }>;
   readonly #insert: Statement<Record<string, unknown>>;
   readonly #complete: Statement<Record<string, unknown>, Row>;
   readonly #recordFailure: Statement<Record<string, unknown>, Row>;
   readonly #resolve: Statement<Record<string, unknown>, Row>;
   readonly #sessions: Statement<[], { session_id: string; count: number; started: number; last: number }>;
-  readonly #historyStatements = new Map<string, Statement<Record<string, unknown>, Row>>();
+  readonly #historyStatements = new Map<string, Statement<Record<string, unknown>, PreviewRow>>();
   readonly #claimTransaction: (input: ClaimInput, now: number, lease: string) => ClaimResult;
 
   /** `db` comes from `openDatabase`; the schema is brought up to date if it is not already. */
@@ -90,7 +130,14 @@ export class SqliteCheckpointStore implements CheckpointStore {
     runMigrations(db, APP_MIGRATIONS);
     this.#db = db;
     this.#clock = options.clock ?? systemClock;
+    this.#inlineBytes = options.inlineBytes ?? HISTORY_INLINE_BYTES;
+    this.#previewChars = options.previewChars ?? HISTORY_PREVIEW_CHARS;
+    this.#maxPageBytes = options.maxPageBytes ?? HISTORY_PAGE_MAX_BYTES;
     this.#select = db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE session_id = ? AND call_id = ?`);
+    this.#recordBytes = db.prepare(
+      `SELECT octet_length(args_json) + COALESCE(octet_length(result_json), 0) + COALESCE(octet_length(last_error_json), 0) AS bytes
+       FROM checkpoints WHERE session_id = ? AND call_id = ?`,
+    );
     this.#insert = db.prepare(
       `INSERT INTO checkpoints (session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, lease, trace_id, created_at, updated_at)
        VALUES (@sessionId, @callId, @userId, @toolName, @serverId, 'started', @argsHash, @argsJson, @lease, @traceId, @now, @now)`,
@@ -208,10 +255,25 @@ export class SqliteCheckpointStore implements CheckpointStore {
     return row ? toRecord(row) : undefined;
   }
 
+  recordBytes(sessionId: string, callId: string): number | undefined {
+    return this.#recordBytes.get(sessionId, callId)?.bytes;
+  }
+
   history(query: HistoryQuery): HistoryPage {
     const { sql, params, limit } = this.#historySql(query);
-    const { page, nextCursor } = keysetPage(this.#historyStatement(sql).all(params), limit, (row) => ({ at: row.updated_at, seq: row.seq }));
-    return { records: page.map(toRecord), ...(nextCursor ? { nextCursor } : {}) };
+    const rows = this.#historyStatement(sql).all(params);
+    // The byte budget may end the page before `limit` rows; the cursor then follows its last row.
+    let budget = this.#maxPageBytes;
+    let count = 0;
+    while (count < Math.min(limit, rows.length)) {
+      const cost = rowBytes(rows[count] as PreviewRow);
+      if (count > 0 && cost > budget) break;
+      budget -= cost;
+      count++;
+    }
+    const cut = count < Math.min(limit, rows.length);
+    const { page, nextCursor } = keysetPage(cut ? rows.slice(0, count + 1) : rows, cut ? count : limit, (row) => ({ at: row.updated_at, seq: row.seq }));
+    return { records: page.map(toEntry), ...(nextCursor ? { nextCursor } : {}) };
   }
 
   /** The query plan of a history page (EXPLAIN QUERY PLAN details), to check index use. */
@@ -228,7 +290,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     const limit = pageSize(query.limit);
     checkTimeRange(query.from, query.to);
     const where: string[] = [];
-    const params: Record<string, unknown> = { fetch: limit + 1 };
+    const params: Record<string, unknown> = { fetch: limit + 1, inlineBytes: this.#inlineBytes, previewChars: this.#previewChars };
     if (query.sessionId !== undefined) {
       where.push('session_id = @sessionId');
       params.sessionId = query.sessionId;
@@ -245,13 +307,13 @@ export class SqliteCheckpointStore implements CheckpointStore {
     // Choose the index by the most selective equality filter. Session first: few rows per session.
     const index = query.sessionId !== undefined ? 'checkpoints_by_session' : query.toolName !== undefined ? 'checkpoints_by_tool' : query.status !== undefined ? 'checkpoints_by_status' : 'checkpoints_by_time';
     const sql =
-      `SELECT ${COLUMNS} FROM checkpoints INDEXED BY ${index}` +
+      `SELECT ${PREVIEW_COLUMNS} FROM checkpoints INDEXED BY ${index}` +
       (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
       ' ORDER BY updated_at DESC, seq DESC LIMIT @fetch';
     return { sql, params, limit };
   }
 
-  #historyStatement(sql: string): Statement<Record<string, unknown>, Row> {
+  #historyStatement(sql: string): Statement<Record<string, unknown>, PreviewRow> {
     let statement = this.#historyStatements.get(sql);
     if (!statement) {
       statement = this.#db.prepare(sql);
@@ -271,6 +333,36 @@ export class SqliteCheckpointStore implements CheckpointStore {
           : `it is already ${row.status}`;
     return new CheckpointLeaseLostError(sessionId, callId, operation, reason);
   }
+}
+
+/** About what a history row weighs once serialized. */
+function rowBytes(row: PreviewRow): number {
+  return (
+    ROW_OVERHEAD_BYTES +
+    (row.args_json ?? row.args_preview ?? '').length +
+    (row.result_json ?? row.result_preview ?? '').length +
+    (row.last_error_json?.length ?? 0) +
+    (row.resolution_note?.length ?? 0)
+  );
+}
+
+/** A history row as a record: whole values parsed, left-out ones replaced by their preview. */
+function toEntry(row: PreviewRow): HistoryEntry {
+  const argsLeftOut = row.args_json === null;
+  const resultLeftOut = row.result_bytes !== null && row.result_json === null;
+  const record = toRecord({ ...row, args_json: argsLeftOut ? 'null' : row.args_json, result_json: resultLeftOut ? null : row.result_json } as Row);
+  if (argsLeftOut) delete record.args;
+  if (!argsLeftOut && !resultLeftOut) return record;
+  return {
+    ...record,
+    preview: {
+      argsBytes: row.args_bytes,
+      ...(row.result_bytes !== null ? { resultBytes: row.result_bytes } : {}),
+      ...(argsLeftOut && row.args_preview !== null ? { args: row.args_preview } : {}),
+      ...(resultLeftOut && row.result_preview !== null ? { result: row.result_preview } : {}),
+      truncated: true,
+    },
+  };
 }
 
 function toRecord(row: Row): CheckpointRecord {

@@ -96,12 +96,34 @@ export interface HistoryQuery {
   cursor?: string;
 }
 
+/**
+ * In a history page, arguments or a result bigger than the inline limit are left out of the row
+ * (`args` undefined, no `result`): the row carries their size and the first characters of their
+ * JSON instead, and `get` returns the whole record.
+ */
+export interface RecordPreview {
+  /** Size of the stored arguments JSON, in bytes. */
+  argsBytes: number;
+  /** Size of the stored result JSON, in bytes (when there is a result). */
+  resultBytes?: number;
+  /** The start of the arguments JSON, when the arguments were left out. */
+  args?: string;
+  /** The start of the result JSON, when the result was left out. */
+  result?: string;
+  /** True when the arguments or the result were left out of this row. */
+  truncated: boolean;
+}
+
+export type HistoryEntry = CheckpointRecord & { preview?: RecordPreview };
+
 export interface HistoryPage {
   /**
    * Newest activity first (updatedAt desc, then creation order desc). A record updated while
-   * someone pages moves to the top, so later pages do not show it again.
+   * someone pages moves to the top, so later pages do not show it again. Rows with large
+   * arguments or results carry a `preview` instead of them; a page also stops early once its
+   * rows add up to the store's byte budget (its `nextCursor` then continues after the last row).
    */
-  records: CheckpointRecord[];
+  records: HistoryEntry[];
   /** Present when more records follow. */
   nextCursor?: string;
 }
@@ -134,6 +156,8 @@ export interface CheckpointStore {
   /** A person decides how a `started` call ended; refused on any other status. */
   resolveManually(sessionId: string, callId: string, resolution: ManualResolution): CheckpointRecord;
   get(sessionId: string, callId: string): CheckpointRecord | undefined;
+  /** Bytes the record's stored JSON (arguments, result, error) takes, without reading it; undefined when there is none. */
+  recordBytes(sessionId: string, callId: string): number | undefined;
   history(query: HistoryQuery): HistoryPage;
   listSessions(): SessionSummary[];
 }

@@ -300,10 +300,21 @@ export class HarnessApplication {
         const verdict = classifyFailure(error, this.retry, { idempotent, cancelled });
         trace.event('attempt_finished', { attempt, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error), recoverable: verdict.retry });
         if (verdict.retry && attempt < this.retry.maxAttempts) {
-          const delayMs = backoffDelay(attempt + 1, this.retry, this.options.random);
-          trace.event('retry_scheduled', { nextAttempt: attempt + 1, delayMs, reason: verdict.reason });
-          await sleep(delayMs, options.signal).catch(() => undefined);
-          if (!options.signal?.aborted) continue;
+          if (target.kind === 'mcp' && this.isReconnecting(target.serverId)) {
+            // The server is down and coming back by itself: wait for it (not a blind sleep).
+            const waitMs = this.reconnectWaitMs(target.serverId, options);
+            trace.event('retry_scheduled', { nextAttempt: attempt + 1, delayMs: 0, waitForServerMs: waitMs, reason: `${verdict.reason}; waiting for the server to reconnect` });
+            const back = await this.options.registry.whenReady(target.serverId, { timeoutMs: waitMs, ...(options.signal ? { signal: options.signal } : {}) }).then(
+              () => true,
+              () => false,
+            );
+            if (back && !options.signal?.aborted) continue;
+          } else {
+            const delayMs = backoffDelay(attempt + 1, this.retry, this.options.random);
+            trace.event('retry_scheduled', { nextAttempt: attempt + 1, delayMs, reason: verdict.reason });
+            await sleep(delayMs, options.signal).catch(() => undefined);
+            if (!options.signal?.aborted) continue;
+          }
         }
         // The record stays `started`: the remote side may have acted.
         checkpoints.recordFailure(options.sessionId, options.callId, lease, {
@@ -316,6 +327,17 @@ export class HarnessApplication {
         throw error;
       }
     }
+  }
+
+  /** The server is not ready now but will be retried by the registry (connecting or reconnecting). */
+  private isReconnecting(serverId: string): boolean {
+    const state = this.options.registry.status(serverId)?.state;
+    return state === 'reconnecting' || state === 'connecting';
+  }
+
+  /** How long a retry waits for a reconnect: the call's own deadline, else the server's timeout. */
+  private reconnectWaitMs(serverId: string, options: ExecuteOptions): number {
+    return options.timeoutMs ?? this.options.registry.server(serverId)?.timeoutMs ?? 30_000;
   }
 
   private invoke(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<NormalizedToolResult> {

@@ -20,13 +20,16 @@ import {
   MCPCommandNotFoundError,
   MCPConfigError,
   MCPConnectionRefusedError,
+  DEFAULT_MAX_MESSAGE_BYTES,
   MCPError,
   MCPNotInitializedError,
   MCPProtocolError,
   MCPRemoteError,
   MCPRequestCancelled,
   MCPRequestTimeout,
+  MCPResultTooLargeError,
   MCPServerExitedError,
+  MCPServerUnavailableError,
   MCPTransportError,
 } from './errors.js';
 import { LogBuffer } from './logBuffer.js';
@@ -47,10 +50,15 @@ export const CLIENT_INFO = { name: 'miniharness-desktop', version: '0.1.0' } as 
 /** How many stderr lines an exit error quotes. */
 const STDERR_TAIL_LINES = 10;
 
+/** Errors of an HTTP request that say the server is gone (not that it refused this request). */
+const SERVER_GONE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
 export interface MCPClientOptions {
   secrets: SecretResolver;
   log?: LogBuffer;
   clientInfo?: { name: string; version: string };
+  /** The largest message the server may send (a tool result, a tool list); 16 MiB by default. */
+  maxMessageBytes?: number;
 }
 
 export class MCPClient implements ToolClient {
@@ -66,6 +74,10 @@ export class MCPClient implements ToolClient {
   /** Aborts the initialize exchange in flight (set while initializing). */
   private abortHandshake: (() => void) | undefined;
   private readonly disconnectListeners = new Set<(info: DisconnectInfo) => void>();
+  /** Set when the server sent a message over the size limit: the cause of the reset that follows. */
+  private tooLarge: MCPResultTooLargeError | undefined;
+  /** Set once the ready connection was lost; the disconnect listeners have been told. */
+  private lost: MCPError | undefined;
 
   constructor(
     private readonly config: ServerConfig,
@@ -136,7 +148,12 @@ export class MCPClient implements ToolClient {
 
   /** Opens the transport and runs the SDK's initialize exchange once. */
   private async handshake(timeoutMs: number, signal: AbortSignal, started: number): Promise<NegotiatedInfo> {
-    this.opened = await openTransport(this.config, this.options.secrets, this.log).catch((error: unknown) => {
+    const limits = {
+      maxMessageBytes: this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      onTooLarge: (error: MCPResultTooLargeError) => this.onTooLarge(error),
+      onRequestFailed: (error: unknown) => this.onRequestFailed(error),
+    };
+    this.opened = await openTransport(this.config, this.options.secrets, this.log, limits).catch((error: unknown) => {
       throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
     });
     const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
@@ -179,7 +196,7 @@ export class MCPClient implements ToolClient {
         }
       } while (cursor !== undefined);
     } catch (error) {
-      throw this.mapError(error, 'tools/list', timeoutMs, options.signal);
+      throw this.noteFailure(this.mapError(error, 'tools/list', timeoutMs, options.signal));
     }
     return tools;
   }
@@ -195,7 +212,7 @@ export class MCPClient implements ToolClient {
       });
       return normalizeToolResult(result);
     } catch (error) {
-      throw this.mapError(error, `tools/call "${name}"`, timeoutMs, options.signal);
+      throw this.noteFailure(this.mapError(error, `tools/call "${name}"`, timeoutMs, options.signal));
     }
   }
 
@@ -223,7 +240,23 @@ export class MCPClient implements ToolClient {
     return this.sdk;
   }
 
+  /**
+   * A message over the size limit was dropped. The stream cannot go on from the middle of a
+   * message, so the connection is reset: the requests in flight fail with this cause (not as an
+   * exit), and the disconnect listeners (the registry, which reconnects) learn it too.
+   */
+  private onTooLarge(error: MCPResultTooLargeError): void {
+    if (this.tooLarge) return;
+    this.tooLarge = error;
+    this.log.note(error.message);
+    // Not from inside the transport's read loop: close on the next turn.
+    queueMicrotask(() => {
+      this.sdk?.close().catch(() => undefined);
+    });
+  }
+
   private onWireError(error: Error): void {
+    if (error instanceof MCPResultTooLargeError) return; // handled by onTooLarge
     const isViolation = error instanceof SyntaxError || error.name === 'ZodError';
     if (!isViolation) return;
     const detail = 'it wrote output that is not JSON-RPC on its stdout (servers must log to stderr only)';
@@ -235,13 +268,38 @@ export class MCPClient implements ToolClient {
   }
 
   private onTransportClosed(): void {
-    if (this.isClosed() || this._state !== 'ready') return;
-    const error = this.connectionLostError('the session');
-    this.log.note(error.message);
+    if (this.isClosed() || this._state !== 'ready' || this.lost) return;
+    this.markLost(this.connectionLostError('the session'));
+  }
+
+  /** The HTTP server stopped answering (refused, reset): the session is lost. */
+  private onRequestFailed(error: unknown): void {
+    if (this.isClosed() || this._state !== 'ready' || this.lost || this.config.transport !== 'streamable_http') return;
+    const errno = errnoOf(error);
+    if (errno && SERVER_GONE_ERRNOS.has(errno)) this.markLost(new MCPConnectionRefusedError(this.serverId, this.config.url, errno));
+  }
+
+  /** A request failure that means the session is gone (an HTTP server that restarted forgot it). */
+  private noteFailure(error: MCPError): MCPError {
+    if (error instanceof MCPServerUnavailableError && this._state === 'ready' && !this.isClosed() && !this.lost) this.markLost(error);
+    return error;
+  }
+
+  /** Tells the disconnect listeners once, and ends what is left of the connection. */
+  private markLost(error: MCPError): void {
+    this.lost = error;
+    if (!(error instanceof MCPResultTooLargeError)) this.log.note(error.message); // onTooLarge noted it
     for (const listener of this.disconnectListeners) listener({ error });
+    // On a later turn: the request whose failure showed the loss settles first with its own
+    // error (refused: it was not sent), before the close fails the others as "lost mid-call".
+    setImmediate(() => {
+      this.sdk?.close().catch(() => undefined);
+    });
   }
 
   private connectionLostError(during: string): MCPError {
+    // A fresh error per request: callers attach their own data (a trace id) to the instance.
+    if (this.tooLarge) return new MCPResultTooLargeError(this.serverId, this.tooLarge.limitBytes);
     const exit = this.opened?.exitInfo();
     return new MCPServerExitedError(
       this.serverId,
@@ -260,6 +318,9 @@ export class MCPClient implements ToolClient {
 
   /** Maps whatever the SDK, Node or fetch threw to one of the MCP layer's errors. */
   private mapError(error: unknown, operation: string, timeoutMs: number, callerSignal?: AbortSignal): MCPError {
+    // After an oversized message, whatever the reset threw (a closed connection, a failed body
+    // read) has that one cause; a timeout or the caller's own cancel stays what it was.
+    if (this.tooLarge && !(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) return this.connectionLostError(operation);
     if (error instanceof MCPError) return error;
     if (this.violation && this._state === 'initializing') return this.violation;
     if (error instanceof McpError) {
@@ -275,6 +336,11 @@ export class MCPClient implements ToolClient {
     if (error instanceof UnauthorizedError) return new MCPAuthError(this.serverId, 401);
     if (error instanceof StreamableHTTPError) {
       if (error.code === 401 || error.code === 403) return new MCPAuthError(this.serverId, error.code);
+      // 404 on a request of a live session: the server no longer knows it (it restarted), so it
+      // did not process the request. The session is lost; a new one must be initialized.
+      if (error.code === 404 && this._state === 'ready' && this.opened?.sessionId()) {
+        return new MCPServerUnavailableError(this.serverId, 'the server no longer knows this session (did it restart?); it is being reconnected');
+      }
       const status = error.code && error.code > 0 ? error.code : undefined;
       return new MCPTransportError(this.serverId, `${operation} failed: ${this.redact(error.message)}`, status);
     }
@@ -282,6 +348,11 @@ export class MCPClient implements ToolClient {
     if (errno === 'ENOENT' && this.config.transport === 'stdio') return new MCPCommandNotFoundError(this.serverId, this.config.command);
     if ((errno === 'EACCES' || errno === 'ENOEXEC') && this.config.transport === 'stdio') {
       return new MCPConfigError(this.serverId, `the command "${this.config.command}" cannot be executed (${errno}); check its permissions`);
+    }
+    // The socket of a live session closed under a request: it may have reached the server and
+    // acted, so the outcome is unknown (as when a stdio server dies mid-call).
+    if (this.config.transport === 'streamable_http' && this._state === 'ready' && errno && ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(errno)) {
+      return this.connectionLostError(operation);
     }
     if (this.config.transport === 'streamable_http' && errno && ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN'].includes(errno)) {
       return new MCPConnectionRefusedError(this.serverId, this.config.url, errno);

@@ -21,7 +21,8 @@ export type MCPErrorCode =
   | 'remote'
   | 'unavailable'
   | 'unknown_tool'
-  | 'transport';
+  | 'transport'
+  | 'result_too_large';
 
 export abstract class MCPError extends Error {
   abstract readonly code: MCPErrorCode;
@@ -192,5 +193,33 @@ export class MCPUnknownToolError extends MCPError {
         : `No connected server offers a tool named "${toolName}".`,
       serverId,
     );
+  }
+}
+
+/** The default bound on one message from a server (a tool result, a tool list): 16 MiB. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export function formatMiB(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${mib.toFixed(1)} MiB`;
+}
+
+/**
+ * A message from the server was bigger than the limit. It was dropped unread, and the connection
+ * it arrived on was reset (a stream cannot skip half a message), so every request in flight on it
+ * fails with this error; the registry reconnects the server by itself.
+ */
+export class MCPResultTooLargeError extends MCPError {
+  readonly code = 'result_too_large';
+  readonly details: { limitBytes: number };
+  constructor(
+    serverId: string,
+    readonly limitBytes: number,
+  ) {
+    super(
+      `Server "${serverId}" sent a result too large (limit ${formatMiB(limitBytes)}); it was dropped and the connection was reset. Ask the tool for less data (a range, a page, a filter).`,
+      serverId,
+    );
+    this.details = { limitBytes };
   }
 }

@@ -7,6 +7,10 @@
  * - A tool name offered by several servers resolves to the highest priority (ties: server id
  *   order). There is no automatic failover to the next server: the conflict is listed instead.
  * - Each server's status (connecting, ready, error with reason, closed, …) is published as an event.
+ * - A server that was ready and lost its connection (it exited, the socket dropped, a result was
+ *   too large) reconnects by itself with backoff (`reconnecting` status: attempt, next retry), until
+ *   it is back, a person disconnects, disables or removes it, or a failure needs a person (auth,
+ *   configuration). `whenReady` lets a retry wait for that instead of sleeping blindly.
  * - With a schema cache, a warm start takes tool lists from the cache (no `tools/list`) while
  *   the connections come up in the background.
  */
@@ -15,9 +19,11 @@ import { ServerConfigSchema, describeFieldErrors, fieldErrorsOf } from '../../sh
 import type { SecretResolver } from '../secrets/resolver.js';
 import { MCPClient } from './client.js';
 import type { MCPErrorCode } from './errors.js';
-import { MCPConfigError, MCPError, MCPServerUnavailableError, MCPUnknownToolError } from './errors.js';
+import { MCPConfigError, MCPError, MCPRequestCancelled, MCPServerUnavailableError, MCPUnknownToolError } from './errors.js';
 import { connectionFingerprint } from './fingerprint.js';
 import { LogBuffer } from './logBuffer.js';
+import type { ReconnectPolicy } from './reconnectPolicy.js';
+import { DEFAULT_RECONNECT_POLICY, keepsReconnecting, reconnectDelay } from './reconnectPolicy.js';
 import type { ToolSchemaCache } from './schemaCache.js';
 import type { ClientFactory, NegotiatedInfo, NormalizedToolResult, RequestOptions, ToolClient, ToolDescriptor } from './types.js';
 
@@ -27,6 +33,8 @@ export type ServerStatus =
   | { state: 'connecting' }
   | { state: 'ready' }
   | { state: 'error'; code: MCPErrorCode | 'unknown'; reason: string }
+  /** The connection was lost; attempt `attempt` starts at `nextRetryAt` (epoch ms). `code`/`reason`: why it was lost or why the last attempt failed. */
+  | { state: 'reconnecting'; attempt: number; nextRetryAt: number; code: MCPErrorCode | 'unknown'; reason: string }
   | { state: 'closed' };
 
 export interface RegisteredTool {
@@ -81,6 +89,16 @@ export interface RegistryOptions {
   /** Builds a client for a server; the SDK-based `MCPClient` by default. */
   clientFactory?: ClientFactory;
   cache?: ToolSchemaCache;
+  /** How lost connections are retried; see reconnectPolicy.ts. */
+  reconnect?: Partial<ReconnectPolicy>;
+  /** The largest message a server may send, for the default client factory (16 MiB by default). */
+  maxMessageBytes?: number;
+}
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /** How long to wait at most. */
+  timeoutMs: number;
 }
 
 interface Connection {
@@ -90,6 +108,14 @@ interface Connection {
   ready: Promise<void>;
   /** Set once the connection failed or was lost; calls are refused with it. */
   failure?: MCPError;
+  /** When it became ready (epoch ms). */
+  readyAt?: number;
+}
+
+/** One run of automatic reconnection; replaced or dropped when a person (or an edit) takes over. */
+interface ReconnectState {
+  attempt: number;
+  timer?: ReturnType<typeof setTimeout>;
 }
 
 interface ServerEntry {
@@ -99,6 +125,7 @@ interface ServerEntry {
   status: ServerStatus;
   log: LogBuffer;
   connection?: Connection;
+  reconnect?: ReconnectState;
 }
 
 class RegistryClosedError extends MCPError {
@@ -125,9 +152,14 @@ export class MCPToolRegistry {
   private discovering: Promise<DiscoveryResult> | undefined;
   private closing: Promise<void> | undefined;
   private readonly clientFactory: ClientFactory;
+  private readonly reconnectPolicy: ReconnectPolicy;
 
   constructor(private readonly options: RegistryOptions) {
-    this.clientFactory = options.clientFactory ?? ((config) => new MCPClient(config, { secrets: options.secrets, log: this.logOf(config.id) }));
+    this.clientFactory =
+      options.clientFactory ??
+      ((config) =>
+        new MCPClient(config, { secrets: options.secrets, log: this.logOf(config.id), ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}) }));
+    this.reconnectPolicy = { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect };
   }
 
   // ── events ───────────────────────────────────────────────────────────────────────────────
@@ -179,6 +211,7 @@ export class MCPToolRegistry {
     entry.config = config;
     entry.generation++;
     if (reconnect) {
+      this.stopReconnecting(entry);
       await this.dropConnection(entry);
       this.setStatus(entry, config.enabled ? { state: 'idle' } : { state: 'disabled' });
       this.setServerTools(config.id, undefined);
@@ -194,6 +227,7 @@ export class MCPToolRegistry {
     if (!entry) return;
     this.entries.delete(id);
     entry.generation++;
+    this.stopReconnecting(entry);
     await this.dropConnection(entry);
     await this.options.cache?.delete(id);
     this.setServerTools(id, undefined);
@@ -242,6 +276,7 @@ export class MCPToolRegistry {
     const entry = this.entries.get(id);
     if (!entry) throw new MCPConfigError(id, 'no server with this id exists');
     if (!entry.config.enabled) throw new MCPServerUnavailableError(id, 'it is disabled; enable it first');
+    this.stopReconnecting(entry);
     await this.dropConnection(entry);
     const outcome = await this.discoverServer(entry, options);
     if (outcome) this.setServerTools(id, outcome.tools);
@@ -253,6 +288,7 @@ export class MCPToolRegistry {
     const entry = this.entries.get(id);
     if (!entry) throw new MCPConfigError(id, 'no server with this id exists');
     entry.generation++;
+    this.stopReconnecting(entry);
     await this.dropConnection(entry);
     this.setServerTools(id, undefined);
     this.setStatus(entry, { state: 'closed' });
@@ -318,6 +354,7 @@ export class MCPToolRegistry {
     // healthy connection to the same settings is kept.
     const reusable = !options.refresh && connection && !connection.failure && connection.fingerprint === fingerprint && connection.client.state !== 'closed';
     if (!reusable) {
+      this.stopReconnecting(entry);
       await this.dropConnection(entry);
       connection = this.openConnection(entry, fingerprint, options.signal);
     }
@@ -329,7 +366,8 @@ export class MCPToolRegistry {
     }
 
     await connection.ready;
-    if (stale()) return undefined;
+    // A later connect or discovery replaced this connection: its outcome is not this server's now.
+    if (stale() || entry.connection !== connection) return undefined;
     if (connection.failure) return fail(connection.failure);
     try {
       const tools = await connection.client.listTools(options.signal ? { signal: options.signal } : {});
@@ -343,7 +381,11 @@ export class MCPToolRegistry {
     }
   }
 
-  private openConnection(entry: ServerEntry, fingerprint: string, signal?: AbortSignal): Connection {
+  /**
+   * Opens a connection and starts initialize. `reconnect` mode leaves the status to the caller
+   * (the reconnection decides what a failure means and marks the server ready once its tools are in).
+   */
+  private openConnection(entry: ServerEntry, fingerprint: string, signal?: AbortSignal, mode: 'connect' | 'reconnect' = 'connect'): Connection {
     const client = this.clientFactory(entry.config);
     const generation = entry.generation;
     const connection: Connection = { client, fingerprint, ready: Promise.resolve() };
@@ -354,10 +396,8 @@ export class MCPToolRegistry {
     client.onDisconnect(({ error }) => {
       const mapped = error instanceof MCPError ? error : new MCPServerUnavailableError(entry.config.id, error.message);
       connection.failure = mapped;
-      if (current()) {
-        this.setStatus(entry, { state: 'error', ...describeError(mapped) });
-        this.setServerTools(entry.config.id, undefined);
-      }
+      // Still this server's live connection (an edit of its name or priority keeps it): reconnect.
+      if (entry.connection === connection && this.entries.get(entry.config.id) === entry && this.closing === undefined) this.connectionLost(entry, connection, mapped);
     });
     // Start on the next turn of the event loop: spawning many servers takes a while, and a warm
     // start must hand out its cached tool list before that work begins.
@@ -365,10 +405,13 @@ export class MCPToolRegistry {
       .then(() => client.initialize(signal ? { signal } : {}))
       .then(
       () => {
+        if (mode === 'reconnect') return;
+        connection.readyAt = Date.now();
         if (current()) this.setStatus(entry, { state: 'ready' });
       },
       (error: unknown) => {
         connection.failure = error instanceof MCPError ? error : new MCPServerUnavailableError(entry.config.id, describeError(error).reason);
+        if (mode === 'reconnect') return;
         if (current()) {
           this.setStatus(entry, { state: 'error', ...describeError(error) });
           // A warm start listed this server's tools from the cache; they cannot be called now.
@@ -377,6 +420,119 @@ export class MCPToolRegistry {
       },
     );
     return connection;
+  }
+
+  // ── reconnection ─────────────────────────────────────────────────────────────────────────
+
+  /**
+   * A ready connection was lost. Its tools stay listed (a call meanwhile is refused as "not
+   * connected", which the harness retries once the server is back), and reconnection starts.
+   */
+  private connectionLost(entry: ServerEntry, connection: Connection, cause: MCPError): void {
+    const stable = connection.readyAt !== undefined && Date.now() - connection.readyAt >= this.reconnectPolicy.stableAfterMs;
+    if (stable || !entry.reconnect) {
+      this.stopReconnecting(entry);
+      entry.reconnect = { attempt: 0 };
+    }
+    entry.log.note(`connection lost (${cause.code}); reconnecting automatically`);
+    this.scheduleReconnect(entry, entry.reconnect, cause);
+  }
+
+  private scheduleReconnect(entry: ServerEntry, state: ReconnectState, cause: unknown): void {
+    clearTimeout(state.timer);
+    state.attempt++;
+    const delayMs = reconnectDelay(state.attempt, this.reconnectPolicy);
+    const attempt = state.attempt;
+    state.timer = setTimeout(() => {
+      state.timer = undefined;
+      void this.reconnectOnce(entry, state, attempt);
+    }, delayMs);
+    this.setStatus(entry, { state: 'reconnecting', attempt, nextRetryAt: Date.now() + delayMs, ...describeError(cause) });
+  }
+
+  private async reconnectOnce(entry: ServerEntry, state: ReconnectState, attempt: number): Promise<void> {
+    const stale = (): boolean => this.closing !== undefined || this.entries.get(entry.config.id) !== entry || entry.reconnect !== state || !entry.config.enabled;
+    if (stale()) return;
+    entry.log.note(`reconnecting (attempt ${attempt})`);
+    await this.dropConnection(entry);
+    if (stale() || entry.connection) return;
+    const fingerprint = connectionFingerprint(entry.config);
+    const connection = this.openConnection(entry, fingerprint, undefined, 'reconnect');
+    const mine = (): boolean => !stale() && entry.connection === connection;
+    await connection.ready;
+    if (!mine()) return;
+    if (connection.failure) return this.reconnectFailed(entry, state, connection.failure);
+    try {
+      const tools = await connection.client.listTools();
+      if (!mine() || connection.failure) return; // lost again meanwhile: its own loss handler took over
+      await this.options.cache?.set(entry.config.id, fingerprint, tools).catch((error: unknown) => {
+        this.emit({ type: 'warning', message: `Could not write the tool cache for "${entry.config.id}": ${describeError(error).reason}` });
+      });
+      if (!mine() || connection.failure) return;
+      connection.readyAt = Date.now();
+      this.setServerTools(entry.config.id, tools);
+      entry.log.note(`reconnected after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}`);
+      this.setStatus(entry, { state: 'ready' });
+    } catch (error) {
+      if (!mine() || connection.failure) return;
+      await this.dropConnection(entry);
+      if (!stale()) this.reconnectFailed(entry, state, error);
+    }
+  }
+
+  private reconnectFailed(entry: ServerEntry, state: ReconnectState, error: unknown): void {
+    const described = describeError(error);
+    if (keepsReconnecting(described.code)) return this.scheduleReconnect(entry, state, error);
+    // Another attempt cannot help (a refused token, a missing command): a person must act.
+    this.stopReconnecting(entry);
+    this.setServerTools(entry.config.id, undefined);
+    this.setStatus(entry, { state: 'error', ...described });
+  }
+
+  /** Ends automatic reconnection (a person connected, disconnected, edited, disabled or removed the server). */
+  private stopReconnecting(entry: ServerEntry): void {
+    clearTimeout(entry.reconnect?.timer);
+    entry.reconnect = undefined;
+  }
+
+  /**
+   * Resolves once the server is ready (at once when it is), e.g. after an automatic reconnect.
+   * Rejects with MCPServerUnavailableError when it will not come back by itself (disabled,
+   * disconnected, removed, failed for a reason a person must fix) or not within `timeoutMs`,
+   * and with the signal's reason (or MCPRequestCancelled) when the signal aborts.
+   */
+  whenReady(id: string, options: WaitOptions): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const entry = this.entries.get(id);
+      if (!entry) return reject(new MCPConfigError(id, 'no server with this id exists'));
+      const cancelled = (): Error => {
+        const reason: unknown = options.signal?.reason;
+        return reason instanceof Error ? reason : new MCPRequestCancelled(id, 'waiting for the server to reconnect');
+      };
+      if (options.signal?.aborted) return reject(cancelled());
+      const settle = (finish: () => void): void => {
+        unsubscribe();
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        finish();
+      };
+      const onAbort = (): void => settle(() => reject(cancelled()));
+      const check = (): void => {
+        if (this.closing !== undefined || this.entries.get(id) !== entry) return settle(() => reject(new MCPServerUnavailableError(id, 'it was removed')));
+        const status = entry.status;
+        if (status.state === 'ready' && entry.connection && !entry.connection.failure) return settle(resolve);
+        if (status.state === 'error') return settle(() => reject(new MCPServerUnavailableError(id, status.reason)));
+        if (status.state === 'disabled' || status.state === 'closed' || status.state === 'idle') {
+          settle(() => reject(new MCPServerUnavailableError(id, status.state === 'disabled' ? 'it is disabled' : 'it is not connected')));
+        }
+      };
+      const unsubscribe = this.subscribe((event) => {
+        if (event.type === 'status' && event.serverId === id) check();
+      });
+      const timer = setTimeout(() => settle(() => reject(new MCPServerUnavailableError(id, `it did not come back within ${options.timeoutMs} ms`))), options.timeoutMs);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      check();
+    });
   }
 
   private async dropConnection(entry: ServerEntry): Promise<void> {
@@ -451,6 +607,7 @@ export class MCPToolRegistry {
   close(): Promise<void> {
     this.closing ??= (async () => {
       const entries = [...this.entries.values()];
+      for (const entry of entries) this.stopReconnecting(entry);
       await Promise.all(entries.map((entry) => this.dropConnection(entry)));
       for (const entry of entries) this.setStatus(entry, { state: 'closed' });
     })();

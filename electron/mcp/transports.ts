@@ -1,12 +1,16 @@
 /**
  * Thin wrappers over the SDK's client transports. They add what the app needs around the SDK:
  * stdio — a bounded stderr buffer and the child's exit code; HTTP — auth headers added at request
- * time (the token never sits in a plain options object); both — the negotiated protocol version.
+ * time (the token never sits in a plain options object); both — the negotiated protocol version,
+ * and one bound on the size of a message from the server (`maxMessageBytes`), reported as a typed
+ * `MCPResultTooLargeError` instead of a dropped connection.
  */
 import type { ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ReadBuffer, deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HttpServerConfig, ServerConfig, StdioServerConfig, ValueOrSecret } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
@@ -14,8 +18,11 @@ import type { SecretValue } from '../secrets/secretValue.js';
 import type { HttpAuth } from './auth.js';
 import { BearerTokenAuth, CombinedAuth, HeaderAuth } from './auth.js';
 import type { ExitInfo } from './errors.js';
-import { MCPConfigError } from './errors.js';
+import { MCPConfigError, MCPResultTooLargeError } from './errors.js';
 import type { LogBuffer } from './logBuffer.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
 
 export interface OpenedTransport {
   transport: Transport;
@@ -27,6 +34,79 @@ export interface OpenedTransport {
   protocolVersion(): string | undefined;
   /** For stdio: how the process ended, once it has. */
   exitInfo(): Omit<ExitInfo, 'stderrTail'> | undefined;
+  /** For HTTP: the session the server assigned, once it has. */
+  sessionId(): string | undefined;
+}
+
+export interface TransportLimits {
+  /** The largest message the server may send (a result, a tool list), in bytes. */
+  maxMessageBytes: number;
+  /**
+   * Called when a message went over the limit, before the transport fails with the same error.
+   * The message is dropped unread; the caller resets the connection (a stream cannot resume in the
+   * middle of a message) so the requests in flight fail with this error.
+   */
+  onTooLarge(error: MCPResultTooLargeError): void;
+  /** HTTP: a request failed before any answer (refused, reset): the server may be gone. */
+  onRequestFailed?(error: unknown): void;
+}
+
+/**
+ * The stdio line reader, in place of the SDK's: the SDK's copies its whole buffer at every chunk
+ * (quadratic: a 15 MB result took seconds of copying) and fails with a plain Error. This one keeps
+ * the chunks of the pending line and joins them once, and refuses a line over the limit with a
+ * typed error; the rest of that line is then skipped, so its tail is not read as a broken message.
+ */
+class BoundedReadBuffer extends ReadBuffer {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private lines: string[] = [];
+  private skipping = false;
+
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly tooLarge: () => MCPResultTooLargeError,
+  ) {
+    super({ maxBufferSize: maxLineBytes });
+  }
+
+  override append(chunk: Buffer): void {
+    let start = 0;
+    if (this.skipping) {
+      const end = chunk.indexOf(LF);
+      if (end === -1) return;
+      this.skipping = false;
+      start = end + 1;
+    }
+    while (start < chunk.length) {
+      const lf = chunk.indexOf(LF, start);
+      const end = lf === -1 ? chunk.length : lf;
+      if (this.pendingBytes + (end - start) > this.maxLineBytes) {
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.skipping = lf === -1;
+        throw this.tooLarge();
+      }
+      this.pending.push(chunk.subarray(start, end));
+      this.pendingBytes += end - start;
+      if (lf === -1) return;
+      this.lines.push(Buffer.concat(this.pending, this.pendingBytes).toString('utf8').replace(/\r$/, ''));
+      this.pending = [];
+      this.pendingBytes = 0;
+      start = lf + 1;
+    }
+  }
+
+  override readMessage(): JSONRPCMessage | null {
+    const line = this.lines.shift();
+    return line === undefined ? null : deserializeMessage(line);
+  }
+
+  override clear(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.lines = [];
+  }
 }
 
 /**
@@ -36,6 +116,12 @@ export interface OpenedTransport {
 class ObservedStdioTransport extends StdioClientTransport {
   negotiatedVersion: string | undefined;
   exit: { exitCode: number | null; signal: string | null } | undefined;
+
+  constructor(params: ConstructorParameters<typeof StdioClientTransport>[0], tooLarge: () => MCPResultTooLargeError) {
+    super(params);
+    // The SDK reads stdout through this private buffer; ours fails with a typed error.
+    (this as unknown as { _readBuffer: ReadBuffer })._readBuffer = new BoundedReadBuffer(params.maxBufferSize ?? 0, tooLarge);
+  }
 
   override async start(): Promise<void> {
     await super.start();
@@ -69,7 +155,16 @@ async function resolveValues(
   return { plain, secret };
 }
 
-async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log: LogBuffer): Promise<OpenedTransport> {
+/** Builds the error for an oversized message and tells the caller, once per message. */
+function tooLargeReporter(serverId: string, limits: TransportLimits): () => MCPResultTooLargeError {
+  return () => {
+    const error = new MCPResultTooLargeError(serverId, limits.maxMessageBytes);
+    limits.onTooLarge(error);
+    return error;
+  };
+}
+
+async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.env, secrets, collected);
   const env: Record<string, string> = { ...plain };
@@ -84,7 +179,8 @@ async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log
     env,
     ...(config.cwd ? { cwd: config.cwd } : {}),
     stderr: 'pipe',
-  });
+    maxBufferSize: limits.maxMessageBytes,
+  }, tooLargeReporter(config.id, limits));
   const stderr = transport.stderr;
   const decoder = new StringDecoder('utf8'); // a character may straddle two chunks
   stderr?.on('data', (chunk: Buffer | string) => log.appendChunk(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
@@ -96,10 +192,11 @@ async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log
     secrets: collected,
     protocolVersion: () => transport.negotiatedVersion,
     exitInfo: () => transport.exit,
+    sessionId: () => undefined,
   };
 }
 
-async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: LogBuffer): Promise<OpenedTransport> {
+async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.headers, secrets, collected);
   const parts: HttpAuth[] = [new HeaderAuth(plain, secret)];
@@ -111,11 +208,20 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
   const auth = new CombinedAuth(parts);
   log.redact(collected);
 
-  // Headers are added per request by this fetch, so the token lives only inside `auth`.
-  const authFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  // Headers are added per request by this fetch, so the token lives only inside `auth`; each
+  // response body is counted message by message, so an oversized one is refused while it streams.
+  const tooLarge = tooLargeReporter(config.id, limits);
+  const authFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const headers = new Headers(init?.headers);
     auth.applyTo(headers);
-    return fetch(input, { ...init, headers });
+    let response: Response;
+    try {
+      response = await fetch(input, { ...init, headers });
+    } catch (error) {
+      if (!init?.signal?.aborted) limits.onRequestFailed?.(error);
+      throw error;
+    }
+    return boundResponse(response, limits.maxMessageBytes, tooLarge);
   };
   const transport = new StreamableHTTPClientTransport(new URL(config.url), { fetch: authFetch });
   return {
@@ -124,16 +230,53 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     secrets: collected,
     protocolVersion: () => transport.protocolVersion,
     exitInfo: () => undefined,
+    sessionId: () => transport.sessionId,
   };
 }
 
+/**
+ * Wraps a successful response's body in a byte counter. A JSON body is one message: its whole
+ * size counts. An event stream (SSE) carries many messages, each ended by a blank line: the bytes
+ * since the last blank line count, so a long-lived stream of small events is never refused.
+ * Over the limit, the body fails with the error (the SDK's read rejects, the socket is released).
+ */
+export function boundResponse(response: Response, maxBytes: number, tooLarge: () => Error): Response {
+  if (!response.ok || !response.body || response.status === 202) return response;
+  const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
+  let pending = 0;
+  /** The stream so far ends with LF (CRs ignored): a LF at the start of the next chunk ends an event. */
+  let endsWithLf = false;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      if (!eventStream) pending += chunk.byteLength;
+      else {
+        const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        // The index of the LF that ends the last blank line in this chunk, if any.
+        const lf = bytes.lastIndexOf('\n\n');
+        const crlf = bytes.lastIndexOf('\n\r\n');
+        let boundary = Math.max(lf >= 0 ? lf + 1 : -1, crlf >= 0 ? crlf + 2 : -1);
+        if (boundary < 0 && endsWithLf) {
+          if (bytes[0] === LF) boundary = 0;
+          else if (bytes[0] === CR && bytes[1] === LF) boundary = 1;
+        }
+        pending = boundary >= 0 ? bytes.length - boundary - 1 : pending + bytes.length;
+        const last = bytes[bytes.length - 1] === CR ? bytes[bytes.length - 2] : bytes[bytes.length - 1];
+        endsWithLf = bytes.length > 0 ? last === LF : endsWithLf;
+      }
+      if (pending > maxBytes) controller.error(tooLarge());
+      else controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 /** Builds the transport a configuration asks for. Secrets are resolved here, at connect time. */
-export async function openTransport(config: ServerConfig, secrets: SecretResolver, log: LogBuffer): Promise<OpenedTransport> {
+export async function openTransport(config: ServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits): Promise<OpenedTransport> {
   switch (config.transport) {
     case 'stdio':
-      return openStdio(config, secrets, log);
+      return openStdio(config, secrets, log, limits);
     case 'streamable_http':
-      return openHttp(config, secrets, log);
+      return openHttp(config, secrets, log, limits);
     default: {
       const unknown: { transport?: unknown } = config;
       throw new MCPConfigError(undefined, `unknown transport ${JSON.stringify(unknown.transport)}`);

@@ -32,6 +32,7 @@ export const CHANNEL_NAME_LIST = [
   'traces.export',
   'history.sessions',
   'history.page',
+  'history.get',
   'history.replay',
   'history.rerun',
   'history.resolve',

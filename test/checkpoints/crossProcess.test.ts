@@ -94,7 +94,8 @@ function allRecords(store: SqliteCheckpointStore, sessionId: string): Checkpoint
   let cursor: string | undefined;
   do {
     const page = store.history({ sessionId, limit: 500, ...(cursor ? { cursor } : {}) });
-    records.push(...page.records);
+    // A page row leaves large results out (a preview instead); the whole record comes from get().
+    for (const row of page.records) records.push(store.get(row.sessionId, row.callId) ?? row);
     cursor = page.nextCursor;
   } while (cursor);
   return records;

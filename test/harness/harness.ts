@@ -4,6 +4,7 @@ import type { Database } from 'better-sqlite3';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import { HarnessApplication } from '../../electron/harness/application.js';
 import type { RetryPolicy } from '../../electron/harness/retryPolicy.js';
+import type { RegistryOptions } from '../../electron/mcp/registry.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../electron/security/approvals.js';
@@ -56,6 +57,8 @@ export async function buildHarness(options: {
   approvalTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   dbFile?: string;
+  /** Registry options (reconnect policy, size limit); secrets are the default resolver's. */
+  registry?: Omit<RegistryOptions, 'secrets'>;
 }): Promise<TestHarness> {
   const root = join(options.dir, 'root');
   const { mkdirSync } = await import('node:fs');
@@ -67,7 +70,7 @@ export async function buildHarness(options: {
   for (const rule of options.rules ?? []) await engine.addRule(rule);
   const approver = new ScriptedApprover();
   const security = new CountingSecureExecutor({ engine, requestApproval: approver.callback, approvalTimeoutMs: options.approvalTimeoutMs ?? 5_000 });
-  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver() });
+  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), ...options.registry });
   const app = new HarnessApplication({
     registry,
     localTools: createLocalTools({ roots: [root], command: { timeoutMs: 5_000 } }),

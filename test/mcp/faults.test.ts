@@ -106,16 +106,17 @@ describe('faults give a clear error within the deadline and leave other servers 
       expect(states.at(-1)).toBe(id === 'healthy' ? 'ready' : 'error');
     }
 
-    // The server is killed mid-call: the call fails promptly, the server's status becomes error.
+    // The server is killed mid-call: the call fails promptly, the server starts reconnecting by
+    // itself (its tools stay listed meanwhile; a call is refused as not connected).
     const started = performance.now();
     const error = await registry.callTool('c_crash', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPServerExitedError);
     expect((error as MCPServerExitedError).exit.signal).toBe('SIGKILL');
     expect(performance.now() - started).toBeLessThan(DEADLINE / 2);
-    await waitFor(() => registry.status('crashy')?.state === 'error');
-    expect(registry.status('crashy')).toMatchObject({ code: 'server_exited' });
-    expect(registry.tools().map((t) => t.name)).toEqual(['echo']);
-    await expect(registry.callServerTool('crashy', 'c_crash', {})).rejects.toBeInstanceOf(Error);
+    await waitFor(() => registry.status('crashy')?.state === 'reconnecting');
+    expect(registry.status('crashy')).toMatchObject({ code: 'server_exited', attempt: 1 });
+    expect(registry.tools().map((t) => t.name)).toEqual(['c_crash', 'echo']);
+    await expect(registry.callServerTool('crashy', 'c_crash', {})).rejects.toBeInstanceOf(MCPServerUnavailableError);
 
     // The healthy server was not affected.
     expect(await registry.callTool('echo', { text: 'fine' })).toMatchObject({ content: [{ type: 'text', text: 'fine' }] });
@@ -126,7 +127,7 @@ describe('faults give a clear error within the deadline and leave other servers 
     registry.addServer(fixture('crashy', { FIXTURE_TOOLS: 'crash,echo' }));
     await registry.discover();
     await registry.callTool('crash', {}).catch(() => undefined);
-    await waitFor(() => registry.status('crashy')?.state === 'error');
+    await waitFor(() => registry.status('crashy')?.state === 'reconnecting');
     const error = await registry.callServerTool('crashy', 'echo', { text: 'x' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPServerUnavailableError);
     expect((error as Error).message).toMatch(/killed by SIGKILL/);

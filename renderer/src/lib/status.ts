@@ -15,6 +15,7 @@ const ERROR_LABELS: Record<string, string> = {
   closed: 'Connection closed',
   cancelled: 'Cancelled',
   secret_missing: 'Secret missing',
+  result_too_large: 'Result too large',
 };
 
 export function errorLabel(code: string): string {
@@ -35,6 +36,8 @@ export function statusLabel(status: ServerStatusView): string {
       return 'Disabled';
     case 'error':
       return errorLabel(status.code);
+    case 'reconnecting':
+      return `Reconnecting (attempt ${status.attempt})`;
   }
 }
 
@@ -53,5 +56,7 @@ export function statusExplanation(status: ServerStatusView): string {
       return 'Turned off: it is not started and its tools are not offered. Enable it to use it.';
     case 'error':
       return status.reason;
+    case 'reconnecting':
+      return `The connection was lost (${errorLabel(status.code).toLowerCase()}): ${status.reason} It reconnects by itself; attempt ${status.attempt} starts ${new Date(status.nextRetryAt).toLocaleTimeString()}.`;
   }
 }

@@ -58,6 +58,8 @@ export interface HistorySlice {
   selectHistoryRecord(callId: string | undefined): void;
   /** Opens the History view on one record (from a trace). */
   openHistoryRecord(sessionId: string, callId: string): void;
+  /** One whole record (a list row may carry only a preview of large values). Throws the BridgeError. */
+  getHistoryRecord(record: HistoryRecordView): Promise<HistoryRecordView>;
   /** The stored result; nothing runs. Throws the BridgeError. */
   replayCall(record: HistoryRecordView): Promise<CallOutcome>;
   /** The same tool and arguments as a NEW call (permissions and approval again). Throws the BridgeError. */
@@ -240,6 +242,10 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       }
       set({ selectedCallId: callId }, false, 'history/openRecord');
       get().navigate('history');
+    },
+
+    getHistoryRecord(record) {
+      return client.call('history.get', { sessionId: record.sessionId, callId: record.callId });
     },
 
     replayCall(record) {

@@ -233,8 +233,9 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
     async discoverAll() {
       set({ discovering: true }, false, 'servers/discover');
       try {
-        const servers = await client.call('servers.discover', { refresh: true });
-        get().applyServerList(servers);
+        // Answers at once with the list as it was before discovery; the statuses that follow stream
+        // in as events (applying this older snapshot now could overwrite a newer status).
+        await client.call('servers.discover', { refresh: true });
         const selected = get().selectedServerId;
         if (selected) refreshDetailIfOpen(selected);
       } catch (error) {

@@ -7,7 +7,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { KeyboardEvent } from 'react';
 import { memo, useEffect, useId, useMemo, useRef } from 'react';
 import type { HistoryRecordView } from '../../../../shared/contract.js';
-import { formatDateTime } from '../../lib/format.js';
+import { formatBytes, formatDateTime } from '../../lib/format.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Spinner } from '../components/Spinner.js';
 import { formatWhen, shortId } from '../traces/traceFormat.js';
@@ -58,6 +58,11 @@ const Row = memo(function Row({
       <span role="gridcell" className="h-cell h-status">
         <RecordStatusBadge status={record.status} />
         {record.resolvedBy === 'manual' && <ManualBadge />}
+        {record.preview?.truncated && (
+          <span className="chip" title="Large arguments or result: the list shows a preview, opening the call loads it whole" data-testid="history-row-size">
+            {formatBytes(record.preview.argsBytes + (record.preview.resultBytes ?? 0))}
+          </span>
+        )}
       </span>
       <span role="gridcell" className="h-cell h-call" title={record.callId}>
         <code>{shortId(record.callId)}</code>

@@ -3,10 +3,10 @@
  * done with it — replay a completed call (its stored result; nothing runs), run it again as a new
  * call (permissions and approval again), or resolve a call whose result is unknown by hand.
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { CallOutcome, HistoryRecordView } from '../../../../shared/contract.js';
 import { BridgeError, messageOf } from '../../bridge/index.js';
-import { formatDateTime } from '../../lib/format.js';
+import { formatBytes, formatDateTime } from '../../lib/format.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -98,7 +98,50 @@ function OutcomePanel({ shown, onDismiss }: { shown: Shown; onDismiss: () => voi
   );
 }
 
-export function RecordDetail({ record }: { record: HistoryRecordView }) {
+/**
+ * The whole record behind a list row: a row with large arguments or a result carries only their
+ * preview, so the record is fetched once when the row is opened (or changes).
+ */
+function useWholeRecord(row: HistoryRecordView): { record: HistoryRecordView; loading: boolean; error: string | undefined } {
+  const getHistoryRecord = useAppStore((s) => s.getHistoryRecord);
+  const [loaded, setLoaded] = useState<{ record?: HistoryRecordView; error?: string; for?: number }>({});
+  const needed = row.preview?.truncated === true;
+  const { sessionId, callId, updatedAt } = row;
+  useEffect(() => {
+    if (!needed) return;
+    let live = true;
+    getHistoryRecord({ sessionId, callId } as HistoryRecordView).then(
+      (record) => live && setLoaded({ record, for: updatedAt }),
+      (error: unknown) => live && setLoaded({ error: messageOf(error), for: updatedAt }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [needed, sessionId, callId, updatedAt, getHistoryRecord]);
+  const current = loaded.for === updatedAt;
+  return {
+    record: needed && current && loaded.record ? loaded.record : row,
+    loading: needed && !current,
+    error: needed && current ? loaded.error : undefined,
+  };
+}
+
+/** The start of a large value, while (or instead of, when it cannot be loaded) the whole one. */
+function PreviewBlock({ text, bytes, loading, error, what }: { text: string; bytes: number; loading: boolean; error: string | undefined; what: string }) {
+  return (
+    <div className="record-preview" data-testid="record-preview">
+      <p className="card-note">
+        {loading ? <Spinner label="Loading" /> : null} {what === 'result' ? 'The result' : 'The arguments'}: {formatBytes(bytes)}.{' '}
+        {loading ? 'Loading all of it…' : error ? 'Only the start can be shown:' : 'The start:'}
+      </p>
+      {error && <Callout tone="error" title={`Could not load the whole ${what}`}>{error}</Callout>}
+      <pre className="code-block">{text}…</pre>
+    </div>
+  );
+}
+
+export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
+  const { record, loading, error: loadError } = useWholeRecord(row);
   const replayCall = useAppStore((s) => s.replayCall);
   const rerunCall = useAppStore((s) => s.rerunCall);
   const select = useAppStore((s) => s.selectHistoryRecord);
@@ -211,11 +254,17 @@ export function RecordDetail({ record }: { record: HistoryRecordView }) {
         <h3 id="record-args-title" className="card-title">
           Arguments
         </h3>
-        {record.args && typeof record.args === 'object' && Object.keys(record.args).length === 0 ? <p className="muted">No arguments.</p> : <JsonTree value={record.args} openDepth={2} />}
-        <details className="raw-json">
-          <summary>Raw JSON</summary>
-          <pre className="code-block">{JSON.stringify(record.args, null, 2)}</pre>
-        </details>
+        {record.args === undefined && record.preview?.args !== undefined ? (
+          <PreviewBlock text={record.preview.args} bytes={record.preview.argsBytes} loading={loading} error={loadError} what="arguments" />
+        ) : (
+          <>
+            {record.args && typeof record.args === 'object' && Object.keys(record.args).length === 0 ? <p className="muted">No arguments.</p> : <JsonTree value={record.args} openDepth={2} />}
+            <details className="raw-json">
+              <summary>Raw JSON</summary>
+              <pre className="code-block">{JSON.stringify(record.args, null, 2)}</pre>
+            </details>
+          </>
+        )}
       </section>
 
       <section className="card" aria-labelledby="record-result-title">
@@ -224,6 +273,8 @@ export function RecordDetail({ record }: { record: HistoryRecordView }) {
         </h3>
         {record.result ? (
           <ResultContent result={record.result} />
+        ) : record.preview?.result !== undefined ? (
+          <PreviewBlock text={record.preview.result} bytes={record.preview.resultBytes ?? 0} loading={loading} error={loadError} what="result" />
         ) : (
           <p className="muted">{runningNow ? 'None yet — the call is running.' : unknown ? 'None — the result is unknown.' : 'None: the call failed.'}</p>
         )}

@@ -3,7 +3,9 @@
  * inline, links and resources by their uri, anything else as a tree), structured content as a
  * tree, and whether the tool reported an error.
  */
+import { useState } from 'react';
 import type { ToolResultView } from '../../../../shared/contract.js';
+import { formatBytes } from '../../lib/format.js';
 import { JsonTree } from '../components/JsonTree.js';
 
 type Block = ToolResultView['content'][number];
@@ -19,10 +21,28 @@ function imageUrl(block: Block): string | undefined {
   return `data:${mime};base64,${data.replace(/\s/g, '')}`;
 }
 
+/** Characters of a text block shown at first: a multi-megabyte text would stall the page. */
+const TEXT_SHOWN_AT_FIRST = 100_000;
+
+function TextBlock({ text }: { text: string }) {
+  const [all, setAll] = useState(false);
+  const cut = !all && text.length > TEXT_SHOWN_AT_FIRST;
+  return (
+    <>
+      <pre className="code-block result-content-text">{cut ? `${text.slice(0, TEXT_SHOWN_AT_FIRST)}…` : text}</pre>
+      {cut && (
+        <button type="button" className="btn btn-small" onClick={() => setAll(true)}>
+          Show all ({formatBytes(text.length)})
+        </button>
+      )}
+    </>
+  );
+}
+
 function BlockView({ block }: { block: Block }) {
   switch (block.type) {
     case 'text':
-      return <pre className="code-block result-content-text">{str(block.text) ?? ''}</pre>;
+      return <TextBlock text={str(block.text) ?? ''} />;
     case 'image': {
       const url = imageUrl(block);
       return url ? <img className="result-content-image" src={url} alt="Image returned by the tool" /> : <p className="muted">An image that cannot be shown.</p>;

@@ -21,7 +21,8 @@ export function ServerActions({ view }: { view: ServerView }) {
 
   const state = view.status.state;
   const disabled = state === 'disabled';
-  const live = state === 'ready' || state === 'connecting';
+  // Disconnecting a server that is reconnecting by itself stops the attempts.
+  const live = state === 'ready' || state === 'connecting' || state === 'reconnecting';
   const mark = (action: string) => (busy === action ? <Spinner label="Working" /> : null);
 
   return (
@@ -29,7 +30,7 @@ export function ServerActions({ view }: { view: ServerView }) {
       {!disabled && (
         <button type="button" className="btn btn-primary" onClick={() => void connect(id)} disabled={!!busy || state === 'connecting'}>
           {mark('connect') ?? <Icon name="plug" />}
-          {state === 'ready' || state === 'error' ? 'Reconnect' : 'Connect'}
+          {state === 'ready' || state === 'error' || state === 'reconnecting' ? 'Reconnect' : 'Connect'}
         </button>
       )}
       {live && (

@@ -9,16 +9,36 @@ import { Callout } from '../components/Callout.js';
 import { Icon } from '../components/Icon.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { Tabs } from '../components/Tabs.js';
+import { useCountdown } from '../layout/useCountdown.js';
 import { ServerActions } from './ServerActions.js';
 import { ServerLog } from './ServerLog.js';
 import { ServerOverview } from './ServerOverview.js';
 import { ServerTools } from './ServerTools.js';
+
+function ReconnectingCallout({ status, onOpenLog }: { status: Extract<ServerView['status'], { state: 'reconnecting' }>; onOpenLog: () => void }) {
+  const seconds = useCountdown(status.nextRetryAt);
+  return (
+    <Callout
+      tone="warning"
+      role="status"
+      title={`Connection lost — reconnecting (attempt ${status.attempt})`}
+      actions={
+        <button type="button" className="btn btn-small btn-ghost" onClick={onOpenLog}>
+          Open log
+        </button>
+      }
+    >
+      <span data-testid="reconnect-next">{seconds > 0 ? `Next attempt in ${seconds} s.` : 'Trying now…'}</span> {status.reason}
+    </Callout>
+  );
+}
 
 function StatusCallout({ view }: { view: ServerView }) {
   const id = serverIdOf(view);
   const openEditor = useAppStore((s) => s.openEditor);
   const setTab = useAppStore((s) => s.setServerTab);
   const status = view.status;
+  if (status.state === 'reconnecting') return <ReconnectingCallout status={status} onOpenLog={() => setTab('log')} />;
   if (status.state !== 'error') return null;
   const canReplaceToken = status.code === 'auth' && view.config.transport !== 'stdio';
   return (

@@ -77,7 +77,7 @@ function NegotiatedCards({ detail }: { detail: DetailEntry }) {
 export function ServerOverview({ view, detail }: { view: ServerView; detail: DetailEntry | undefined }) {
   return (
     <div className="overview">
-      {view.status.state !== 'error' && <p className="status-line">{statusExplanation(view.status)}</p>}
+      {view.status.state !== 'error' && view.status.state !== 'reconnecting' && <p className="status-line">{statusExplanation(view.status)}</p>}
       {detail?.error && (
         <Callout tone="error" title="Could not load the details">
           {detail.error}

@@ -54,6 +54,13 @@ export function callErrorText(error: ErrorShape): CallErrorText {
     case 'unavailable':
     case 'transport':
       return { title: 'Not connected', text: `${sentence(error.message)} Connect the server in Servers and try again.`, tone: 'error', next: 'servers' };
+    case 'result_too_large':
+      return {
+        title: 'Result too large',
+        text: `${sentence(error.message)} The tool did run; the server reconnects by itself. Check History before running it again.`,
+        tone: 'error',
+        next: 'history',
+      };
     case 'auth':
       return { title: 'Sign-in refused', text: `${sentence(error.message)} Replace the server’s token in Servers.`, tone: 'error', next: 'servers' };
     case 'unknown_tool':
