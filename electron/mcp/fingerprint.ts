@@ -22,8 +22,3 @@ export function connectionFingerprint(config: ServerConfig): string {
       : { url: config.url, headers: config.headers, auth: config.auth };
   return sha256({ id, transport, target });
 }
-
-/** A fingerprint of a tool's interface (schemas and annotations), e.g. to expire an "always allow". */
-export function toolFingerprint(tool: { name: string; inputSchema?: unknown; outputSchema?: unknown; annotations?: unknown }): string {
-  return sha256({ name: tool.name, inputSchema: tool.inputSchema ?? null, outputSchema: tool.outputSchema ?? null, annotations: tool.annotations ?? null });
-}
