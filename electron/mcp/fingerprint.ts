@@ -1,12 +1,5 @@
-import { createHash } from 'node:crypto';
-import stringify from 'safe-stable-stringify';
 import type { ServerConfig } from '../../shared/serverConfig.js';
-
-function sha256(value: unknown): string {
-  return createHash('sha256')
-    .update(stringify(value) ?? 'undefined')
-    .digest('hex');
-}
+import { stableHash } from '../util/stableHash.js';
 
 /**
  * A fingerprint of what decides *which server* a configuration reaches: transport, command,
@@ -20,5 +13,5 @@ export function connectionFingerprint(config: ServerConfig): string {
     config.transport === 'stdio'
       ? { command: config.command, args: config.args, env: config.env, cwd: config.cwd ?? null }
       : { url: config.url, headers: config.headers, auth: config.auth };
-  return sha256({ id, transport, target });
+  return stableHash({ id, transport, target });
 }
