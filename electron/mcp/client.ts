@@ -13,7 +13,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secretValue.js';
-import { redactSecrets } from '../secrets/secretValue.js';
+import { redactString } from '../tracing/redact.js';
 import {
   MCPAuthError,
   MCPClientClosedError,
@@ -313,7 +313,7 @@ export class MCPClient implements ToolClient {
   }
 
   private redact(text: string): string {
-    return redactSecrets(text, this.secrets());
+    return redactString(text, this.secrets().map((s) => s.reveal()));
   }
 
   /** Maps whatever the SDK, Node or fetch threw to one of the MCP layer's errors. */

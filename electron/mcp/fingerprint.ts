@@ -1,12 +1,5 @@
-import { createHash } from 'node:crypto';
-import stringify from 'safe-stable-stringify';
 import type { ServerConfig } from '../../shared/serverConfig.js';
-
-function sha256(value: unknown): string {
-  return createHash('sha256')
-    .update(stringify(value) ?? 'undefined')
-    .digest('hex');
-}
+import { stableHash } from '../util/stableHash.js';
 
 /**
  * A fingerprint of what decides *which server* a configuration reaches: transport, command,
@@ -20,10 +13,5 @@ export function connectionFingerprint(config: ServerConfig): string {
     config.transport === 'stdio'
       ? { command: config.command, args: config.args, env: config.env, cwd: config.cwd ?? null }
       : { url: config.url, headers: config.headers, auth: config.auth };
-  return sha256({ id, transport, target });
-}
-
-/** A fingerprint of a tool's interface (schemas and annotations), e.g. to expire an "always allow". */
-export function toolFingerprint(tool: { name: string; inputSchema?: unknown; outputSchema?: unknown; annotations?: unknown }): string {
-  return sha256({ name: tool.name, inputSchema: tool.inputSchema ?? null, outputSchema: tool.outputSchema ?? null, annotations: tool.annotations ?? null });
+  return stableHash({ id, transport, target });
 }

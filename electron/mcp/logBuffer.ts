@@ -4,7 +4,7 @@
  * on the way in, so nothing that reads the buffer can see one.
  */
 import type { SecretValue } from '../secrets/secretValue.js';
-import { redactSecrets } from '../secrets/secretValue.js';
+import { redactString } from '../tracing/redact.js';
 
 export interface LogLine {
   at: number;
@@ -75,6 +75,6 @@ export class LogBuffer {
 
   private clean(raw: string): string {
     const cut = raw.length > this.maxLineLength ? `${raw.slice(0, this.maxLineLength)}… [cut]` : raw;
-    return redactSecrets(cut, this.secrets);
+    return redactString(cut, this.secrets.map((s) => s.reveal()));
   }
 }

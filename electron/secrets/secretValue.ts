@@ -1,6 +1,5 @@
 import { inspect } from 'node:util';
-
-const REDACTED = '[redacted]';
+import { REDACTED } from '../tracing/redact.js';
 
 /**
  * A secret held in memory. Its string, JSON and inspected forms are all `[redacted]`, so a secret
@@ -37,19 +36,4 @@ export class SecretValue {
   [Symbol.toPrimitive](): string {
     return REDACTED;
   }
-}
-
-/**
- * Replaces every occurrence of the given secrets in `text` (stderr lines, error messages from a
- * library) with `[redacted]`. Very short values are skipped: redacting "a" would shred the text
- * and such a value is no real secret.
- */
-export function redactSecrets(text: string, secrets: Iterable<SecretValue>): string {
-  let out = text;
-  for (const secret of secrets) {
-    const value = secret.reveal();
-    if (value.length < 4) continue;
-    out = out.split(value).join(REDACTED);
-  }
-  return out;
 }

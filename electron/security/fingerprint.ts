@@ -3,8 +3,7 @@
  * (name, description, input schema, annotations). If a server later changes any of it, the
  * fingerprint changes and the standing permission no longer applies — it asks again.
  */
-import { createHash } from 'node:crypto';
-import { stringify } from 'safe-stable-stringify';
+import { stableHash } from '../util/stableHash.js';
 
 export interface FingerprintableTool {
   name: string;
@@ -14,12 +13,11 @@ export interface FingerprintableTool {
 }
 
 export function toolSchemaFingerprint(tool: FingerprintableTool): string {
-  // Key order must not matter: servers may serialize the same schema differently.
-  const canonical = stringify({
+  // Key order must not matter: servers may serialize the same schema differently (stableHash sorts keys).
+  return `sha256:${stableHash({
     name: tool.name,
     description: tool.description ?? null,
     inputSchema: tool.inputSchema ?? null,
     annotations: tool.annotations ?? null,
-  });
-  return `sha256:${createHash('sha256').update(canonical ?? '').digest('hex')}`;
+  })}`;
 }

@@ -160,9 +160,4 @@ export class SecureToolExecutor {
     }
     return { level: 'ALLOW', decision, approvedBy: outcome.answer };
   }
-
-  /** Forgets the "allow for this session" grants of a session. */
-  endSession(sessionId: string): void {
-    this.grants.revokeSession(sessionId);
-  }
 }

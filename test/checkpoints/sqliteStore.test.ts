@@ -1,4 +1,7 @@
-/** What is specific to the SQLite store: persistence, index use at 100,000 records, speed. */
+/**
+ * What is specific to the SQLite store: persistence and index use (query plans). Speed at
+ * 100,000 records is measured by bench/pipeline.ts (history pages, first and deep), not here.
+ */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashArguments } from '../../electron/checkpoints/hash.js';
@@ -47,7 +50,9 @@ describe('SqliteCheckpointStore', () => {
     db.close();
   });
 
-  describe('with 100,000 records', () => {
+  // 20,000 records with the shape of the bench's 100,000: enough rows that a scan or a sort would
+  // show in the plan; the plans, not the size, are what this proves.
+  describe('with 20,000 records', () => {
     let db: Database;
     let store: SqliteCheckpointStore;
     let time = 1_700_000_000_000;
@@ -57,7 +62,7 @@ describe('SqliteCheckpointStore', () => {
       store = new SqliteCheckpointStore(db, { clock: () => time });
       const base = callInput('c'); // one arguments hash for all: hashing 100,000 times is not what is measured
       db.transaction(() => {
-        for (let i = 0; i < 100_000; i++) {
+        for (let i = 0; i < 20_000; i++) {
           time += i % 3 === 0 ? 0 : 1;
           const claimed = store.claim({ ...base, callId: `c${i}`, sessionId: `s${i % 1_000}`, toolName: `tool${i % 20}` });
           if (claimed.kind === 'owner' && i % 4 !== 0) store.complete(`s${i % 1_000}`, `c${i}`, claimed.lease, textResult(`r${i}`));
@@ -84,11 +89,11 @@ describe('SqliteCheckpointStore', () => {
     }
 
     it.each(queries)('reads a page %s from its index, with no table scan and no sort', (_, filter, index) => {
-      const first = store.history({ ...filter, limit: 50 });
+      const first = store.history({ ...filter, limit: 10 });
       expect(first.records.length).toBeGreaterThan(0);
       expect(first.nextCursor).toBeDefined();
-      expectIndexRead(store.explainHistory({ ...filter, limit: 50 }).join(' | '), index, Object.keys(filter).length > 0);
-      expectIndexRead(store.explainHistory({ ...filter, limit: 50, cursor: first.nextCursor as string }).join(' | '), index, true);
+      expectIndexRead(store.explainHistory({ ...filter, limit: 10 }).join(' | '), index, Object.keys(filter).length > 0);
+      expectIndexRead(store.explainHistory({ ...filter, limit: 10, cursor: first.nextCursor as string }).join(' | '), index, true);
     });
 
     it('keeps the plans after ANALYZE', () => {
@@ -96,32 +101,26 @@ describe('SqliteCheckpointStore', () => {
       for (const [, filter, index] of queries) expectIndexRead(store.explainHistory({ ...filter, limit: 50 }).join(' | '), index, Object.keys(filter).length > 0);
     });
 
-    it('serves a deep page, a claim and a complete in about a millisecond or less', () => {
+    it('reaches a deep page by cursor from the same index read', () => {
       let cursor: string | undefined;
       for (let i = 0; i < 100; i++) cursor = store.history({ limit: 50, ...(cursor ? { cursor } : {}) }).nextCursor;
       expect(cursor).toBeDefined();
-      const pageStart = performance.now();
-      for (let i = 0; i < 20; i++) store.history({ status: 'started', limit: 50, ...(cursor ? { cursor } : {}) });
-      const pageMs = (performance.now() - pageStart) / 20;
-
-      const claimStart = performance.now();
-      for (let i = 0; i < 1_000; i++) {
-        const claimed = store.claim(callInput(`fast${i}`));
-        if (claimed.kind === 'owner') store.complete('s1', `fast${i}`, claimed.lease, textResult('x'));
-      }
-      const claimAndCompleteMs = (performance.now() - claimStart) / 1_000;
-
-      // Generous bounds for a loaded 2-core CI box (typical: ~0.1 ms and ~0.05 ms); a scan and
-      // sort of 100,000 rows would take tens of milliseconds.
-      expect(pageMs).toBeLessThan(10);
-      expect(claimAndCompleteMs).toBeLessThan(3);
+      const deep = store.history({ status: 'started', limit: 50, cursor: cursor as string });
+      expect(deep.records.length).toBeGreaterThan(0);
+      expect(deep.records.every((r) => r.status === 'started')).toBe(true);
+      expectIndexRead(store.explainHistory({ status: 'started', limit: 50, cursor: cursor as string }).join(' | '), 'checkpoints_by_status', true);
     });
 
-    it('lists 1,000 sessions', () => {
+    it('lists 1,000 sessions, latest activity first', () => {
+      time += 1_000;
+      for (let i = 0; i < 100; i++) {
+        const claimed = store.claim(callInput(`late${i}`)); // session s1
+        if (claimed.kind === 'owner') store.complete('s1', `late${i}`, claimed.lease, textResult('x'));
+      }
       const sessions = store.listSessions();
       expect(sessions).toHaveLength(1_000);
-      expect(sessions.reduce((n, s) => n + s.count, 0)).toBe(100_000 + 1_000);
-      expect(sessions[0]?.sessionId).toBe('s1'); // the fast* claims above were its latest activity
+      expect(sessions.reduce((n, s) => n + s.count, 0)).toBe(20_000 + 100);
+      expect(sessions[0]?.sessionId).toBe('s1'); // the late* claims above were its latest activity
     });
   });
 });

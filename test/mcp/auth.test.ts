@@ -4,7 +4,8 @@ import { BearerTokenAuth, CombinedAuth, HeaderAuth } from '../../electron/mcp/au
 import { MCPAuthError } from '../../electron/mcp/errors.js';
 import { LogBuffer } from '../../electron/mcp/logBuffer.js';
 import { DefaultSecretResolver, SecretNotFoundError } from '../../electron/secrets/resolver.js';
-import { SecretValue, redactSecrets } from '../../electron/secrets/secretValue.js';
+import { SecretValue } from '../../electron/secrets/secretValue.js';
+import { redactString } from '../../electron/tracing/redact.js';
 
 const TOKEN = 'sk-live-4242-very-secret-token';
 
@@ -48,7 +49,7 @@ describe('secrets and auth never show their values', () => {
 
   it('redacts known secrets from text and from log lines', () => {
     const secret = new SecretValue(TOKEN);
-    expect(redactSecrets(`token=${TOKEN}; again ${TOKEN}`, [secret])).toBe('token=[redacted]; again [redacted]');
+    expect(redactString(`token=${TOKEN}; again ${TOKEN}`, [secret.reveal()])).toBe('token=[redacted]; again [redacted]');
     const log = new LogBuffer(3);
     log.redact([secret]);
     log.appendChunk(`starting with ${TOKEN}\npartial ${TOKEN.slice(0, 6)}`);

@@ -82,7 +82,6 @@ describe('MCPClient over stdio (real subprocess server)', () => {
     expect(error).toBeInstanceOf(MCPRequestTimeout);
     expect((error as MCPRequestTimeout).timeoutMs).toBe(300);
     expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(4_000);
     // The SDK sent notifications/cancelled; the server's handler observed the abort.
     await waitFor(() => countEvents(events, 'cancelled') === 1);
     // The connection is still usable after a timeout, and close still works.

@@ -14,8 +14,10 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 
 /**
- * Generous, so a loaded machine never turns "exited" or "garbage" into a timeout; each error
- * must still come well before it. The server that never answers has a short deadline of its own.
+ * Generous, so a loaded machine never turns "exited" or "garbage" into a timeout: each test
+ * asserts the error's kind, which proves it came from the fault and not from the deadline. The
+ * server that never answers has a short deadline of its own. How long each takes (process start-up
+ * included) is measured by bench/discovery.ts, not asserted here.
  */
 const DEADLINE = 8_000;
 const SILENT_DEADLINE = 1_500;
@@ -38,45 +40,39 @@ describe('faults give a clear error within the deadline and leave other servers 
     return stdioFixtureConfig(id, { FIXTURE_EVENTS: join(scratch.dir, `${id}.jsonl`), ...env }, { timeoutMs });
   }
 
-  async function initializeError(config: ReturnType<typeof fixture>): Promise<{ error: unknown; ms: number }> {
+  async function initializeError(config: ReturnType<typeof fixture>): Promise<{ error: unknown }> {
     const client = new MCPClient(config, { secrets: new DefaultSecretResolver() });
-    const started = performance.now();
     const error = await client.initialize().catch((e: unknown) => e);
-    const ms = performance.now() - started;
     await client.close();
-    return { error, ms };
+    return { error };
   }
 
   it('command not found', async () => {
-    const { error, ms } = await initializeError({ ...fixture('missing'), command: '/nonexistent/bin/mcp-server' });
+    const { error } = await initializeError({ ...fixture('missing'), command: '/nonexistent/bin/mcp-server' });
     expect(error).toBeInstanceOf(MCPCommandNotFoundError);
     expect((error as Error).message).toContain('/nonexistent/bin/mcp-server');
-    expect(ms).toBeLessThan(DEADLINE);
   });
 
   it('server exits during initialize: exit code and last stderr lines', async () => {
-    const { error, ms } = await initializeError(fixture('exits', { FIXTURE_MODE: 'exit-during-init' }));
+    const { error } = await initializeError(fixture('exits', { FIXTURE_MODE: 'exit-during-init' }));
     expect(error).toBeInstanceOf(MCPServerExitedError);
     const exited = error as MCPServerExitedError;
     expect(exited.exit.exitCode).toBe(3);
     expect(exited.exit.stderrTail).toContain('fatal: could not open the database');
     expect(exited.message).toMatch(/exited with code 3 during initialize/);
-    expect(ms).toBeLessThan(DEADLINE);
   });
 
   it('garbage on stdout fails the handshake at once as a protocol error', async () => {
-    const { error, ms } = await initializeError(fixture('garbage', { FIXTURE_MODE: 'garbage' }));
+    const { error } = await initializeError(fixture('garbage', { FIXTURE_MODE: 'garbage' }));
     expect(error).toBeInstanceOf(MCPProtocolError);
     expect((error as Error).message).toMatch(/not JSON-RPC on its stdout/);
-    expect(ms).toBeLessThan(DEADLINE);
   });
 
   it('initialize never answered: a timeout at the deadline', async () => {
-    const { error, ms } = await initializeError(fixture('silent', { FIXTURE_MODE: 'silent' }));
+    const { error } = await initializeError(fixture('silent', { FIXTURE_MODE: 'silent' }));
     expect(error).toBeInstanceOf(MCPRequestTimeout);
     expect((error as MCPRequestTimeout).operation).toBe('initialize');
-    expect(ms).toBeGreaterThanOrEqual(SILENT_DEADLINE - 20);
-    expect(ms).toBeLessThan(SILENT_DEADLINE + 1_500);
+    expect((error as MCPRequestTimeout).timeoutMs).toBe(SILENT_DEADLINE);
   });
 
   it('in one registry: each broken server gets its error status, the healthy one works, then a crash mid-call', async () => {
@@ -90,7 +86,6 @@ describe('faults give a clear error within the deadline and leave other servers 
     registry.subscribe((e) => events.push(e));
 
     const result = await registry.discover();
-    expect(result.durationMs).toBeLessThan(DEADLINE);
     const state = (id: string) => result.servers[id]?.status;
     expect(state('healthy')).toEqual({ state: 'ready' });
     expect(state('crashy')).toEqual({ state: 'ready' });
@@ -106,13 +101,11 @@ describe('faults give a clear error within the deadline and leave other servers 
       expect(states.at(-1)).toBe(id === 'healthy' ? 'ready' : 'error');
     }
 
-    // The server is killed mid-call: the call fails promptly, the server starts reconnecting by
-    // itself (its tools stay listed meanwhile; a call is refused as not connected).
-    const started = performance.now();
+    // The server is killed mid-call: the call fails with the exit (not a timeout), the server
+    // starts reconnecting by itself (its tools stay listed meanwhile; a call is refused as not connected).
     const error = await registry.callTool('c_crash', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPServerExitedError);
     expect((error as MCPServerExitedError).exit.signal).toBe('SIGKILL');
-    expect(performance.now() - started).toBeLessThan(DEADLINE / 2);
     await waitFor(() => registry.status('crashy')?.state === 'reconnecting');
     expect(registry.status('crashy')).toMatchObject({ code: 'server_exited', attempt: 1 });
     expect(registry.tools().map((t) => t.name)).toEqual(['c_crash', 'echo']);

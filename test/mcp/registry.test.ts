@@ -7,7 +7,7 @@ import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { HttpFixture } from '../fixtures/servers/http-server.js';
 import { startHttpFixture } from '../fixtures/servers/http-server.js';
-import { countEvents, readEvents, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
+import { countEvents, readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 
 const TOKEN = 'registry-test-token-123456';
 
@@ -69,12 +69,16 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
   });
 
   it('discovers servers in parallel, not one after another', async () => {
-    const delay = 2_000;
-    for (const id of ['p1', 'p2', 'p3', 'p4']) registry.addServer(fixture(id, { FIXTURE_TOOLS: 'echo', FIXTURE_PREFIX: `${id}_`, FIXTURE_INIT_DELAY_MS: String(delay) }));
-    const result = await registry.discover();
-    // Each server takes ≥ 2 s to answer initialize: one after another would take ≥ 8 s.
-    expect(result.durationMs).toBeGreaterThanOrEqual(delay);
-    expect(result.durationMs).toBeLessThan(3.5 * delay);
+    // A barrier: no server answers initialize until the gate file exists. Only discovery that
+    // starts every server at once lets all four receive initialize while the gate is shut.
+    const gate = join(scratch.dir, 'gate');
+    const ids = ['p1', 'p2', 'p3', 'p4'];
+    for (const id of ids) registry.addServer(fixture(id, { FIXTURE_TOOLS: 'echo', FIXTURE_PREFIX: `${id}_`, FIXTURE_INIT_GATE: gate }));
+    const discovery = registry.discover();
+    await waitFor(() => ids.every((id) => countEvents(eventsOf(id), 'initialize') === 1), 20_000);
+    writeFileSync(gate, '');
+    const result = await discovery;
+    expect(Object.values(result.servers).map((s) => s.status.state)).toEqual(['ready', 'ready', 'ready', 'ready']);
     expect(registry.tools()).toHaveLength(4);
   });
 

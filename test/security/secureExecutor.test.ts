@@ -135,7 +135,6 @@ describe('SecureToolExecutor', () => {
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect(error).toMatchObject({ answer: 'timeout', level: 'ASK' });
     expect(elapsed).toBeGreaterThanOrEqual(190);
-    expect(elapsed).toBeLessThan(1000);
     expect(approver.signals[0]!.aborted).toBe(true);
     expect(effects).toBe(0);
     expect(events.at(-1)).toMatchObject({ type: 'approval_answered', answer: 'deny', timedOut: true });
@@ -157,11 +156,9 @@ describe('SecureToolExecutor', () => {
     const controller = new AbortController();
     let effects = 0;
     setTimeout(() => controller.abort(), 50);
-    const started = performance.now();
     const error = await authorizeThenRun(executor, call(), () => effects++, { signal: controller.signal }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApprovalCancelledError);
     expect(error).toBeInstanceOf(PermissionDeniedError);
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(approver.signals[0]!.aborted).toBe(true);
     expect(effects).toBe(0);
   });
@@ -190,10 +187,6 @@ describe('SecureToolExecutor', () => {
     // The tool changed mid-session: the grant no longer covers it.
     await expect(executor.authorize(call({ schemaFingerprint: 'v2' }))).rejects.toBeInstanceOf(PermissionDeniedError);
     expect(approver.requests).toHaveLength(4);
-
-    executor.endSession('s1');
-    await expect(executor.authorize(call({ schemaFingerprint: 'v1' }))).rejects.toBeInstanceOf(PermissionDeniedError);
-    expect(approver.requests).toHaveLength(5);
   });
 
   it('allow-always persists an ALLOW rule bound to the fingerprint; a changed tool asks again', async () => {

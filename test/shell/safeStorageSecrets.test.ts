@@ -135,10 +135,13 @@ describe('SafeStorageSecretStore', () => {
     expect((await store.get('k'))?.reveal()).toBe(SECRET);
 
     // A delete that lands before the re-encryption is not undone by it.
+    const encryptsBefore = safeStorage.encryptCalls;
     const get = store.get('k');
     await store.delete('k');
     await get;
-    await new Promise((r) => setTimeout(r, 20));
+    expect(safeStorage.encryptCalls).toBe(encryptsBefore + 1); // the re-encryption has started
+    // Writes run one after another: a write queued now lands after the re-encryption's.
+    await store.set('barrier', new SecretValue('b'));
     expect(await store.has('k')).toBe(false);
   });
 

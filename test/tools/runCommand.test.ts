@@ -162,7 +162,6 @@ describe('run_command', () => {
     expect(s.timedOut).toBe(true);
     expect(s.signal).toBe('SIGTERM');
     expect(elapsed).toBeGreaterThanOrEqual(650);
-    expect(elapsed).toBeLessThan(4000);
     expect(isAlive(s.pid)).toBe(false);
     const grandchild = Number(await waitForFile(pidFile));
     expect(await waitUntilDead(grandchild)).toBe(true);

@@ -3,8 +3,6 @@ import type { ServerView } from '../../../shared/contract.js';
 import { serverIdOf } from '../lib/serverView.js';
 import type { AppStore } from './types.js';
 
-export const selectServers = (s: AppStore): ServerView[] => s.servers;
-
 export const selectServerById =
   (id: string | undefined) =>
   (s: AppStore): ServerView | undefined =>
