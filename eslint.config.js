@@ -7,6 +7,86 @@ import tseslint from 'typescript-eslint';
 /** Files that run in the Electron shell: the only ones allowed to import `electron`. */
 const SHELL_FILES = ['electron/main.ts', 'electron/preload.ts', 'electron/shell/**'];
 
+/**
+ * The hosts and the composition root: everything under electron/ that is not "core". The core
+ * (mcp, harness, security, checkpoints, tracing, storage, tools, secrets, sandbox) is built by
+ * them and must never reach back up into them.
+ */
+const HOST_FILES = [...SHELL_FILES, 'electron/web/**', 'electron/app/**'];
+
+/**
+ * The only packages the renderer may import: an allow-list, not a deny-list. The renderer runs in
+ * a sandboxed browser page, so the safe set is small and known, while the unsafe set (every Node
+ * built-in, every Node-only package the main process may add tomorrow) is open-ended: a deny-list
+ * would pass the next one. Adding a browser library here is a deliberate, reviewed one-line change.
+ */
+const RENDERER_PACKAGES = ['react', 'react-dom', 'zustand', '@rjsf/core', '@rjsf/utils', '@tanstack/react-virtual', 'zod'];
+/** `shared/` is imported by the renderer and by Node, so it may only use what both can run. */
+const SHARED_PACKAGES = ['zod'];
+
+const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * A bare specifier outside `packages` (and not `electron`, which has its own rule and message).
+ * Relative specifiers are left to the folder patterns below.
+ * @param {string[]} packages
+ */
+const outsidePackages = (packages) => `^(?!\\.{1,2}/|(?:${[...packages, 'electron'].map(escapeRegex).join('|')})(?:/|$))`;
+
+const ELECTRON_PACKAGE = {
+  paths: [{ name: 'electron', message: 'Only the Electron shell (electron/main.ts, electron/preload.ts, electron/shell/) may import electron.' }],
+  patterns: [{ group: ['electron/*'], message: 'Only the Electron shell may import electron.' }],
+};
+
+/**
+ * One `no-restricted-imports` setting per layer: in flat config the last matching object's
+ * options replace the earlier ones, so each layer lists the electron rule with its own.
+ * @param {Array<{ regex: string, message: string }>} patterns
+ */
+const restrictImports = (patterns = []) => ['error', { paths: ELECTRON_PACKAGE.paths, patterns: [...ELECTRON_PACKAGE.patterns, ...patterns] }];
+
+const RENDERER_LAYER = [
+  {
+    regex: outsidePackages(RENDERER_PACKAGES),
+    message: `The renderer runs in a sandboxed browser page: it imports only its own files, shared/ and the browser libraries in eslint.config.js (${RENDERER_PACKAGES.join(', ')}). No Node built-ins, no Node-only packages — ask the main process through the contract.`,
+  },
+  {
+    regex: '^(?:\\.\\./)+(?:electron|test|bench|scripts)(?:/|$)',
+    message: 'The renderer imports only its own files and shared/: main-process code (electron/) reaches it through the contract.',
+  },
+];
+
+const SHARED_LAYER = [
+  {
+    regex: outsidePackages(SHARED_PACKAGES),
+    message: `shared/ runs in both the renderer and Node: it imports only shared/ and ${SHARED_PACKAGES.join(', ')}.`,
+  },
+  {
+    regex: '^(?:\\.\\./)+(?:electron|renderer|test|bench|scripts)(?:/|$)',
+    message: 'shared/ imports only shared/: it is the contract both sides build on, never the other way round.',
+  },
+];
+
+const CORE_LAYER = [
+  {
+    regex: '^\\.{1,2}/(?:.+/)?(?:app|web|shell)/',
+    message: 'The core (electron/ except main.ts, preload.ts, shell/, web/ and app/) never imports app/, web/ or shell/: they compose the core, so a type both need lives in the core and the host imports it.',
+  },
+  {
+    regex: '^(?:\\.\\./)+(?:electron/)?(?:main|preload)(?:\\.[jt]s)?$',
+    message: 'The core never imports the Electron entry points (main.ts, preload.ts).',
+  },
+];
+
+/** The two hosts share the app core and nothing else: neither reaches into the other. */
+const NOT_WEB = {
+  regex: '^\\.{1,2}/(?:.+/)?web/',
+  message: 'The Electron shell and browser mode are two hosts of one core: what both need lives in app/ or shared/, not in web/.',
+};
+const NOT_SHELL = {
+  regex: '^(?:\\.{1,2}/(?:.+/)?shell/|(?:\\.\\./)+(?:main|preload)(?:\\.[jt]s)?$)',
+  message: 'Browser mode and the app never import the Electron shell (main.ts, preload.ts, shell/): what both hosts need lives in app/ or shared/.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.tsbuild/', '.cache/', 'scratch/', 'dist/', 'out/', 'test-results/', 'playwright-report/'] },
   js.configs.recommended,
@@ -18,20 +98,35 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  // Layering (proven by test/lint/layering.test.ts). The core runs in plain Node and is tested
+  // there, so nothing below the shell may import electron; each layer adds its own limits.
   {
-    // Layering: the core (MCP, registry, security, checkpoints, traces) runs in plain
-    // Node and is tested there, so nothing below the shell may import electron.
-    files: ['electron/**/*.ts', 'shared/**/*.ts', 'renderer/**/*.{ts,tsx}'],
-    ignores: SHELL_FILES,
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [{ name: 'electron', message: 'Only the Electron shell (electron/main.ts, electron/preload.ts, electron/shell/) may import electron.' }],
-          patterns: [{ group: ['electron/*'], message: 'Only the Electron shell may import electron.' }],
-        },
-      ],
-    },
+    // Browser mode: no electron, and nothing of the Electron shell.
+    files: ['electron/web/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([NOT_SHELL]) },
+  },
+  {
+    // The composition root serves both hosts, so it imports neither.
+    files: ['electron/app/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([NOT_SHELL, NOT_WEB]) },
+  },
+  {
+    // The Electron shell may import electron, but not the other host.
+    files: SHELL_FILES,
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_WEB] }] },
+  },
+  {
+    files: ['electron/**/*.ts'],
+    ignores: HOST_FILES,
+    rules: { 'no-restricted-imports': restrictImports(CORE_LAYER) },
+  },
+  {
+    files: ['shared/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports(SHARED_LAYER) },
+  },
+  {
+    files: ['renderer/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': restrictImports(RENDERER_LAYER) },
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createAppCore } from '../electron/app/core.js';
 import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
 import { FileSecretStore } from '../electron/secrets/fileSecretStore.js';
-import { openDatabase } from '../electron/storage/database.js';
+import { openAppDatabase } from '../electron/app/database.js';
 import { openConfConfigStore } from '../electron/web/confConfigStore.js';
 
 const MB = Number(process.env.BENCH_RESULT_MB ?? 9);
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   });
   try {
     await core.start();
-    const db = openDatabase(join(dataDir, 'miniharness.db'));
+    const db = openAppDatabase(join(dataDir, 'miniharness.db'));
     const store = new SqliteCheckpointStore(db);
     for (let n = 0; n < COUNT; n++) {
       const claim = store.claim({ sessionId: 'bench', callId: `bench-call-${n}`, userId: 'gui', toolName: 'big', serverId: 'fx', argsHash: `h${n}`, args: { mb: MB }, traceId: `t${n}` });

@@ -34,7 +34,7 @@ import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
 import { PermissionDecisionEngine } from '../electron/security/permissions.js';
 import { SecureToolExecutor } from '../electron/security/secureExecutor.js';
 import type { Database } from '../electron/storage/database.js';
-import { openDatabase } from '../electron/storage/database.js';
+import { openAppDatabase } from '../electron/app/database.js';
 import { createLocalTools } from '../electron/tools/localTools.js';
 import { Tracer } from '../electron/tracing/tracer.js';
 import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
@@ -113,7 +113,7 @@ async function buildPipeline(name: string, timer?: StageTimer): Promise<Pipeline
   const dir = join(work, name);
   const root = join(dir, 'root');
   mkdirSync(root, { recursive: true });
-  const db = openDatabase(join(dir, 'harness.db')); // WAL, synchronous=NORMAL: the app's settings
+  const db = openAppDatabase(join(dir, 'harness.db')); // WAL, synchronous=NORMAL: the app's settings
   const checkpoints = new SqliteCheckpointStore(db);
   const tracer = new Tracer(db);
   closers.push(() => {
@@ -249,7 +249,7 @@ function measureHistory(): HistoryFigures {
   const file = join(work, 'history', 'history.db');
   // The fill runs on its own connection with a large page cache (setup only, to stay fast);
   // the pages are then read through a fresh connection with the app's settings.
-  const fillDb = openDatabase(file);
+  const fillDb = openAppDatabase(file);
   fillDb.pragma('cache_size = -262144');
   // Activity spread over time like a real profile: ~1 s between store writes.
   let now = Date.now() - HISTORY_RECORDS * 3 * 1000;
@@ -261,7 +261,7 @@ function measureHistory(): HistoryFigures {
   fillDb.close();
   const fillMs = performance.now() - fillStarted;
 
-  const db = openDatabase(file);
+  const db = openAppDatabase(file);
   closers.push(() => {
     db.close();
   });

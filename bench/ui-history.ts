@@ -23,7 +23,7 @@ import type { Browser, Locator, Page } from '@playwright/test';
 import { chromium } from '@playwright/test';
 import { hashArguments } from '../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
-import { openDatabase } from '../electron/storage/database.js';
+import { openAppDatabase } from '../electron/app/database.js';
 import type { WebHostProcess } from '../test/e2e/support/webHost.js';
 import { buildAppOnce, ROOT, startWebHost } from '../test/e2e/support/webHost.js';
 import { armTimer, flingUp, lastRowIndex, readTimer, rowsBeyond, scrollToEnd, timerDone } from './uiHistoryHelpers.js';
@@ -65,7 +65,7 @@ function printTable(rows: string[][]): void {
 
 /** Fills the checkpoint store the way calls do: claim, then complete (or leave started). */
 function fillStore(): { completed: number; started: number; ms: number } {
-  const db = openDatabase(join(dataDir, 'miniharness.db'));
+  const db = openAppDatabase(join(dataDir, 'miniharness.db'));
   db.pragma('cache_size = -131072');
   // Activity spread over the last days, ~2 s apart, the newest a minute ago.
   let now = Date.now() - 60_000 - RECORDS * 2_000;

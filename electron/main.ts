@@ -21,7 +21,8 @@ import { openSafeStorageSecrets } from './shell/safeStorageSecrets.js';
 import { describeDamage } from './storage/damagedFile.js';
 import type { SenderInfo } from './shell/sender.js';
 import { windowOptions } from './shell/windowOptions.js';
-import { PRODUCT_NAME, chooseWorkspaceDir } from './web/dataDir.js';
+import { PRODUCT_NAME } from '../shared/product.js';
+import { chooseWorkspaceDir } from './app/dataDir.js';
 
 // out/main/main.js → out/preload/preload.cjs and out/renderer/index.html (electron.vite.config.ts).
 // The preload is CommonJS (sandboxed preloads cannot be ES modules); in a "type": "module"
@@ -35,7 +36,7 @@ const log = (message: string) => console.error(`[miniharness] ${message}`);
 // Every renderer is OS-sandboxed, whatever a window's options say.
 app.enableSandbox();
 
-// The data folder is named after the product, as browser mode's (electron/web/dataDir.ts), not
+// The data folder is named after the product, as browser mode's (electron/app/dataDir.ts), not
 // after package.json's name; --user-data-dir (tests, a second profile) wins. Set before the
 // single-instance lock, which lives in this folder.
 app.setPath('userData', app.commandLine.getSwitchValue('user-data-dir') || join(app.getPath('appData'), PRODUCT_NAME));

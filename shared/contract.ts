@@ -13,6 +13,8 @@
  * where a slot names the field: `auth.token`, `env.NAME` or `headers.NAME`.
  */
 import { z } from 'zod';
+import type { ChannelName, EventName } from './channelNames.js';
+import { CHANNEL_NAMES, EVENT_NAMES } from './channelNames.js';
 import { TraceDetailSchema, TraceExportSchema, TraceStatusSchema, TraceSummarySchema } from './traces.js';
 import { MAX_IMPORT_CONTENT_CHARS, MAX_TOOL_ARGS_BYTES, formatBytes, jsonByteLength } from './limits.js';
 
@@ -346,6 +348,9 @@ function channel<Req extends z.ZodType, Res extends z.ZodType>(request: Req, res
   return { request, response };
 }
 
+/** Keys the contract by the names in channelNames.ts: a missing or an extra channel or event fails the typecheck. */
+type ChannelSpec = { request: z.ZodType; response: z.ZodType };
+
 export const channels = {
   'app.info': channel(Empty, AppInfoSchema),
 
@@ -438,11 +443,11 @@ export const channels = {
     ImportFile.extend({ names: z.array(z.string().max(200)).min(1).max(200), inputs: z.record(z.string().max(200), z.string().max(16_384)).default({}) }).strict(),
     z.object({ imported: z.array(ServerViewSchema) }),
   ),
-} as const;
+} as const satisfies Record<ChannelName, ChannelSpec>;
 
 export type Channels = typeof channels;
-export type ChannelName = keyof Channels;
-export const CHANNEL_NAMES = Object.keys(channels) as ChannelName[];
+export type { ChannelName, EventName };
+export { CHANNEL_NAMES, EVENT_NAMES };
 
 /** What the renderer sends (defaults may be omitted). */
 export type RequestOf<C extends ChannelName> = z.input<Channels[C]['request']>;
@@ -474,11 +479,9 @@ export const events = {
    * should reload what it shows.
    */
   'bridge.dropped': z.object({ event: z.string(), serverId: z.string().optional(), count: z.number().int().positive() }),
-} as const;
+} as const satisfies Record<EventName, z.ZodType>;
 
 export type Events = typeof events;
-export type EventName = keyof Events;
-export const EVENT_NAMES = Object.keys(events) as EventName[];
 export type EventOf<E extends EventName> = z.output<Events[E]>;
 
 export function isChannelName(name: unknown): name is ChannelName {

@@ -4,7 +4,7 @@
  * IPC event object. Browser mode offers the same shape over the WebSocket bridge.
  */
 import type { DispatchResult } from './bridge.js';
-import type { ChannelName, EventName } from './contract.js';
+import type { ChannelName, EventName } from './channelNames.js';
 
 export interface PreloadApi {
   readonly calls: { readonly [C in ChannelName]: (payload: unknown) => Promise<DispatchResult> };

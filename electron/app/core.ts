@@ -21,10 +21,10 @@ import type { SecretValue } from '../secrets/secretValue.js';
 import { PermissionDecisionEngine } from '../security/permissions.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
 import { SecureToolExecutor } from '../security/secureExecutor.js';
-import { openDatabaseWithReport } from '../storage/database.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
 import { createLocalTools } from '../tools/localTools.js';
 import { Tracer } from '../tracing/tracer.js';
+import { openAppDatabaseWithReport } from './database.js';
 import type { Handlers } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
 import { ApprovalBroker } from './approvalBroker.js';
@@ -111,7 +111,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   }
   const listeners = new Set<(event: EventName, payload: unknown) => void>();
 
-  const opened = openDatabaseWithReport(join(options.dataDir, 'miniharness.db'));
+  const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'));
   if (opened.damaged) damaged.push(opened.damaged);
   const db: Database = opened.db;
   const checkpoints = new SqliteCheckpointStore(db);

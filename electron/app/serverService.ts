@@ -9,10 +9,11 @@ import type { FieldErrors, ServerConfig } from '../../shared/serverConfig.js';
 import { ServerConfigSchema, fieldErrorsOf } from '../../shared/serverConfig.js';
 import type { MCPToolRegistry, ServerStatus } from '../mcp/registry.js';
 import { SecretValue } from '../secrets/secretValue.js';
+import type { DescribedSecretStore } from '../secrets/types.js';
+import type { ConfigStore } from '../storage/configFile.js';
 import { AppError, ValidationFailedError } from './errors.js';
 import type { PlannedServer } from './importer.js';
 import { mapStoreKeys, secretRefs, storageKey } from './secretSlots.js';
-import type { ConfigStore, DescribedSecretStore } from './types.js';
 
 const SERVERS_KEY = 'servers';
 

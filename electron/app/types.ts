@@ -3,42 +3,16 @@
  * dispatcher for the IPC contract, a stream of contract events, and a lifecycle.
  */
 import type { DispatchResult } from '../../shared/bridge.js';
-import type { EventName, FileDamagedWarning } from '../../shared/contract.js';
-import type { SecretStore } from '../secrets/resolver.js';
-
-export interface SecretBackendInfo {
-  kind: 'safeStorage' | 'keyring' | 'file';
-  /** False when the OS does not encrypt the secrets (Linux basic_text, or the file fallback). */
-  secure: boolean;
-  warning?: string;
-}
-
-/** A secret store that can say how safe it is (shown in the GUI). */
-export interface DescribedSecretStore extends SecretStore {
-  describe(): SecretBackendInfo;
-  /** Reads the store's file now (when it has one) and says which damaged files it moved aside. */
-  damagedFiles?(): Promise<readonly FileDamagedWarning[]>;
-}
-
-/**
- * The configuration store: the subset of `conf` / `electron-store` the app uses (both have
- * this API), so Electron binds electron-store and browser mode binds conf.
- */
-export interface ConfigStore {
-  get(key: string): unknown;
-  set(key: string, value: unknown): void;
-  /** The file it writes (for tests and diagnostics). */
-  readonly path: string;
-  /** A damaged file found when it was opened (moved aside), for the GUI. */
-  readonly damaged?: readonly FileDamagedWarning[];
-}
+import type { EventName } from '../../shared/contract.js';
+import type { DescribedSecretStore } from '../secrets/types.js';
+import type { ConfigStore } from '../storage/configFile.js';
 
 export interface AppCoreOptions {
   mode: 'electron' | 'browser';
   /** Per-user data folder: the database, the tool cache, the permission rules. */
   dataDir: string;
   /**
-   * Where the local tools read, write and run commands (electron/web/dataDir.ts
+   * Where the local tools read, write and run commands (electron/app/dataDir.ts
    * defaultWorkspaceDir() in both hosts). Must not overlap the data folder; the core refuses to
    * start otherwise.
    */

@@ -4,7 +4,7 @@
  */
 import type { Migration } from '../storage/migrate.js';
 
-export const CHECKPOINTS_V1: Omit<Migration, 'version'> = {
+const CHECKPOINTS_V1: Omit<Migration, 'version'> = {
   name: 'checkpoints: create the checkpoints table and its history indexes',
   up(db) {
     db.exec(`
@@ -42,3 +42,6 @@ export const CHECKPOINTS_V1: Omit<Migration, 'version'> = {
     `);
   },
 };
+
+/** The checkpoints' migrations, at their place in the database file's one history (see storage/migrate.ts): a new one takes the next free number. */
+export const CHECKPOINT_MIGRATIONS: readonly Migration[] = [{ version: 1, ...CHECKPOINTS_V1 }];

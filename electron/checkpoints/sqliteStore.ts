@@ -22,8 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../storage/clock.js';
 import { nowMs, systemClock } from '../storage/clock.js';
-import { runMigrations } from '../storage/migrate.js';
-import { APP_MIGRATIONS } from '../storage/migrations.js';
+import { requireMigrations } from '../storage/migrate.js';
 import { addRangeAndCursor, checkTimeRange, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
 import {
   CheckpointArgumentsMismatchError,
@@ -35,6 +34,7 @@ import {
   CheckpointNotResolvableError,
 } from './errors.js';
 import type { MismatchField } from './errors.js';
+import { CHECKPOINT_MIGRATIONS } from './schema.js';
 import type {
   CheckpointRecord,
   CheckpointResult,
@@ -125,9 +125,9 @@ export class SqliteCheckpointStore implements CheckpointStore {
   readonly #historyStatements = new Map<string, Statement<Record<string, unknown>, PreviewRow>>();
   readonly #claimTransaction: (input: ClaimInput, now: number, lease: string) => ClaimResult;
 
-  /** `db` comes from `openDatabase`; the schema is brought up to date if it is not already. */
+  /** `db` comes from the app's database opener, which ran the migrations (CHECKPOINT_MIGRATIONS among them). */
   constructor(db: Database, options: SqliteCheckpointStoreOptions = {}) {
-    runMigrations(db, APP_MIGRATIONS);
+    requireMigrations(db, 'checkpoints', CHECKPOINT_MIGRATIONS);
     this.#db = db;
     this.#clock = options.clock ?? systemClock;
     this.#inlineBytes = options.inlineBytes ?? HISTORY_INLINE_BYTES;

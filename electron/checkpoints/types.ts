@@ -13,7 +13,7 @@
  * There is no stored 'unknown' status: a `started` record is shown as "in progress or result
  * unknown", because from the store's point of view the two are indistinguishable.
  */
-import type { NormalizedToolResult } from '../mcp/types.js';
+import type { NormalizedToolResult } from '../results/toolResult.js';
 
 export type CheckpointStatus = 'started' | 'completed' | 'failed';
 

@@ -21,7 +21,8 @@ import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInPr
 import { hashArguments } from '../checkpoints/hash.js';
 import { MCPRequestCancelled, MCPUnknownToolError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
-import type { NormalizedToolResult, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
+import type { ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
+import type { NormalizedToolResult } from '../results/toolResult.js';
 import { toolSchemaFingerprint } from '../security/fingerprint.js';
 import type { ToolAnnotationHints } from '../security/permissions.js';
 import { LOCAL_SERVER_ID } from '../security/permissions.js';

@@ -32,6 +32,7 @@ import {
   MCPServerUnavailableError,
   MCPTransportError,
 } from './errors.js';
+import type { NormalizedToolResult } from '../results/toolResult.js';
 import { LogBuffer } from './logBuffer.js';
 import type { OpenedTransport } from './transports.js';
 import { openTransport } from './transports.js';
@@ -39,7 +40,6 @@ import type {
   ClientState,
   DisconnectInfo,
   NegotiatedInfo,
-  NormalizedToolResult,
   RequestOptions,
   ToolClient,
   ToolDescriptor,

@@ -25,7 +25,8 @@ import { LogBuffer } from './logBuffer.js';
 import type { ReconnectPolicy } from './reconnectPolicy.js';
 import { DEFAULT_RECONNECT_POLICY, keepsReconnecting, reconnectDelay } from './reconnectPolicy.js';
 import type { ToolSchemaCache } from './schemaCache.js';
-import type { ClientFactory, NegotiatedInfo, NormalizedToolResult, RequestOptions, ToolClient, ToolDescriptor } from './types.js';
+import type { NormalizedToolResult } from '../results/toolResult.js';
+import type { ClientFactory, NegotiatedInfo, RequestOptions, ToolClient, ToolDescriptor } from './types.js';
 
 export type ServerStatus =
   | { state: 'disabled' }

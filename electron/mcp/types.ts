@@ -1,6 +1,7 @@
 /** Shapes the MCP layer hands to the rest of the app (registry, executor, GUI). */
-import type { CallToolResult, Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
+import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { LogBuffer } from './logBuffer.js';
 
 /** What initialize negotiated, exactly as the server answered. */
@@ -19,15 +20,6 @@ export interface NegotiatedInfo {
 
 /** A tool as the server described it (the SDK has validated the shape). */
 export type ToolDescriptor = Tool;
-
-export type ContentBlock = CallToolResult['content'][number];
-
-/** A tool result in one shape whatever the server sent: content, structured content, isError. */
-export interface NormalizedToolResult {
-  content: ContentBlock[];
-  structuredContent: Record<string, unknown> | undefined;
-  isError: boolean;
-}
 
 export interface ProgressUpdate {
   progress: number;

@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { FileDamagedWarning } from '../../shared/contract.js';
-import type { DescribedSecretStore, SecretBackendInfo } from '../app/types.js';
+import type { DescribedSecretStore, SecretBackendInfo } from './types.js';
 import { jsonProblem, setAside } from '../storage/damagedFile.js';
 import { PRIVATE_FILE_MODE, ensurePrivateDir, makePrivate } from '../storage/privateFiles.js';
 import { SecretValue } from './secretValue.js';

@@ -7,11 +7,13 @@
  */
 import { join } from 'node:path';
 import { AsyncEntry } from '@napi-rs/keyring';
-import type { DescribedSecretStore, SecretBackendInfo } from '../app/types.js';
+import type { DescribedSecretStore, SecretBackendInfo } from './types.js';
 import { FileSecretStore } from './fileSecretStore.js';
+import { PRODUCT_NAME } from '../../shared/product.js';
 import { SecretValue } from './secretValue.js';
 
-const SERVICE = 'MiniHarness Desktop';
+/** The keyring service the secrets are filed under: changing it would orphan stored secrets. */
+const SERVICE = PRODUCT_NAME;
 
 export class KeyringSecretStore implements DescribedSecretStore {
   constructor(private readonly service = SERVICE) {}

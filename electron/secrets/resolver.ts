@@ -1,17 +1,10 @@
 import type { SecretRef } from '../../shared/serverConfig.js';
 import { SecretValue } from './secretValue.js';
+import type { SecretStore } from './types.js';
 
 /** Turns a secret reference from a configuration into its value, at connection time only. */
 export interface SecretResolver {
   resolve(ref: SecretRef): Promise<SecretValue>;
-}
-
-/** A secret store keyed by name (the OS keyring, Electron safeStorage, a 0600 file). */
-export interface SecretStore {
-  get(key: string): Promise<SecretValue | undefined>;
-  set(key: string, value: SecretValue): Promise<void>;
-  delete(key: string): Promise<void>;
-  has(key: string): Promise<boolean>;
 }
 
 export class SecretNotFoundError extends Error {

@@ -5,7 +5,7 @@
  *
  * electron-store runs only inside Electron (it imports `electron`), so it is imported lazily.
  */
-import type { ConfigStore } from '../app/types.js';
+import type { ConfigStore } from '../storage/configFile.js';
 import { openConfigStore } from '../storage/configFile.js';
 import { PRIVATE_FILE_MODE } from '../storage/privateFiles.js';
 

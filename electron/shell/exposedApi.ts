@@ -5,10 +5,10 @@
  * bound to `ipcRenderer`; nothing else of it is reachable from the returned object.
  */
 import type { DispatchResult } from '../../shared/bridge.js';
-import type { ChannelName, EventName } from '../../shared/contract.js';
+import type { ChannelName, EventName } from '../../shared/channelNames.js';
+import { CHANNEL_NAMES, EVENT_NAMES } from '../../shared/channelNames.js';
 import type { PreloadApi } from '../../shared/preloadApi.js';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../../shared/preloadApi.js';
-import { CHANNEL_NAME_LIST, EVENT_NAME_LIST } from './names.js';
 
 /** An IPC listener as ipcRenderer calls it: the event object first, then the arguments. */
 export type RawIpcListener = (event: unknown, ...args: unknown[]) => void;
@@ -27,7 +27,7 @@ const IPC_FAILED: DispatchResult = {
 
 export function buildPreloadApi(transport: PreloadTransport): PreloadApi {
   const calls = {} as Record<ChannelName, (payload: unknown) => Promise<DispatchResult>>;
-  for (const name of CHANNEL_NAME_LIST) {
+  for (const name of CHANNEL_NAMES) {
     calls[name] = async (payload: unknown) => {
       try {
         return (await transport.invoke(IPC_INVOKE_CHANNEL, name, payload)) as DispatchResult;
@@ -39,7 +39,7 @@ export function buildPreloadApi(transport: PreloadTransport): PreloadApi {
   }
 
   const events = {} as Record<EventName, (listener: (payload: unknown) => void) => () => void>;
-  for (const name of EVENT_NAME_LIST) {
+  for (const name of EVENT_NAMES) {
     events[name] = (listener: (payload: unknown) => void) => {
       if (typeof listener !== 'function') throw new TypeError(`events['${name}'] needs a listener function.`);
       // The page gets the payload only: the IpcRendererEvent would hand it `sender` (ipcRenderer).

@@ -13,7 +13,7 @@ import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { FileDamagedWarning } from '../../shared/contract.js';
-import type { DescribedSecretStore, SecretBackendInfo } from '../app/types.js';
+import type { DescribedSecretStore, SecretBackendInfo } from '../secrets/types.js';
 import { SecretValue } from '../secrets/secretValue.js';
 import { setAside } from '../storage/damagedFile.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';

@@ -4,8 +4,9 @@
  * loosen it unnoticed; test/shell/windowOptions.test.ts pins each flag.
  */
 import type { BrowserWindowConstructorOptions } from 'electron';
+import { PRODUCT_NAME } from '../../shared/product.js';
 
-export const APP_TITLE = 'MiniHarness Desktop';
+export const APP_TITLE = PRODUCT_NAME;
 
 export function windowOptions(preloadPath: string): BrowserWindowConstructorOptions {
   return {

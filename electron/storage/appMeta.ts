@@ -7,7 +7,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Migration } from './migrate.js';
 
-export const APP_META_V1: Omit<Migration, 'version'> = {
+const APP_META_V1: Omit<Migration, 'version'> = {
   name: 'storage: create the app_meta key-value table',
   up(db) {
     db.exec(`
@@ -19,6 +19,9 @@ export const APP_META_V1: Omit<Migration, 'version'> = {
     `);
   },
 };
+
+/** The app_meta table's migrations, at their place in the database file's one history (see storage/migrate.ts): a new one takes the next free number. */
+export const APP_META_MIGRATIONS: readonly Migration[] = [{ version: 3, ...APP_META_V1 }];
 
 /**
  * The value stored under `key`, created by `create()` the first time it is asked for. Atomic

@@ -8,11 +8,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FileDamagedWarning } from '../../shared/contract.js';
-import type { ConfigStore } from '../app/types.js';
 import { jsonProblem, setAside } from './damagedFile.js';
 import { ensurePrivateDir, makePrivate } from './privateFiles.js';
 
 export const CONFIG_NAME = 'config';
+
+/**
+ * The configuration store: the subset of `conf` / `electron-store` the app uses (both have
+ * this API), so Electron binds electron-store and browser mode binds conf.
+ */
+export interface ConfigStore {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+  /** The file it writes (for tests and diagnostics). */
+  readonly path: string;
+  /** A damaged file found when it was opened (moved aside), for the GUI. */
+  readonly damaged?: readonly FileDamagedWarning[];
+}
 
 export interface ConfigStoreLocation {
   /** The folder (the data folder). */

@@ -1,6 +1,7 @@
 /**
  * Opens the app's SQLite database (checkpoints and traces live in one file) with the settings
- * every store relies on, and brings its schema up to date.
+ * every store relies on, and brings its schema up to date with the migrations it is given — the
+ * app's list is collected by its composition root (app/database.ts); storage knows no store.
  *
  * The stores are local: one machine, one user profile. WAL needs shared memory between the
  * processes using the file, so the file must not live on a network file system.
@@ -21,7 +22,6 @@ import { setAside } from './damagedFile.js';
 import { PRIVATE_FILE_MODE, ensurePrivateDir, makePrivate } from './privateFiles.js';
 import type { Migration, MigrationReport } from './migrate.js';
 import { runMigrations } from './migrate.js';
-import { APP_MIGRATIONS } from './migrations.js';
 
 export type { Database } from 'better-sqlite3';
 
@@ -38,8 +38,8 @@ export interface OpenDatabaseOptions {
    * an OS crash, at the price of an fsync on every commit. See the comment in `openDatabase`.
    */
   durability?: 'normal' | 'full';
-  /** Defaults to every store's migrations (APP_MIGRATIONS). */
-  migrations?: readonly Migration[];
+  /** The ordered migrations of every store sharing the file, run once here (see migrate.ts). */
+  migrations: readonly Migration[];
   /** Clock for a damaged file's `.corrupt-<timestamp>` name. */
   now?: () => number;
 }
@@ -55,15 +55,15 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 const COMPANIONS = ['-wal', '-shm'] as const;
 
 /** Opens (creating it and its folder if needed) and migrates a database file, or ':memory:'. */
-export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database {
+export function openDatabase(file: string, options: OpenDatabaseOptions): Database {
   return openDatabaseWithReport(file, options).db;
 }
 
 /** As `openDatabase`, and says which migrations ran (for logs) and whether the file was damaged. */
-export function openDatabaseWithReport(file: string, options: OpenDatabaseOptions = {}): OpenedDatabase {
+export function openDatabaseWithReport(file: string, options: OpenDatabaseOptions): OpenedDatabase {
   if (file === ':memory:') {
     const db = configure(new BetterSqlite3(file), options, true);
-    return { db, migration: runMigrations(db, options.migrations ?? APP_MIGRATIONS) };
+    return { db, migration: runMigrations(db, options.migrations) };
   }
   ensurePrivateDir(dirname(file));
   const problem = headerProblem(file);
@@ -87,7 +87,7 @@ function openFile(file: string, options: OpenDatabaseOptions): { db: Database; m
     configure(db, options, false);
     // -wal/-shm left behind with another mode by an older version: they would keep it.
     for (const suffix of COMPANIONS) makePrivate(`${file}${suffix}`);
-    return { db, migration: runMigrations(db, options.migrations ?? APP_MIGRATIONS) };
+    return { db, migration: runMigrations(db, options.migrations) };
   } catch (error) {
     db.close();
     throw error;

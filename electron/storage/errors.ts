@@ -3,7 +3,7 @@
  * and what to do; they never contain stored data.
  */
 
-export type StorageErrorCode = 'schema_too_new' | 'migration_invalid' | 'invalid_cursor' | 'invalid_query';
+export type StorageErrorCode = 'schema_too_new' | 'schema_not_migrated' | 'migration_invalid' | 'invalid_cursor' | 'invalid_query';
 
 export abstract class StorageError extends Error {
   abstract readonly code: StorageErrorCode;
@@ -29,6 +29,18 @@ export class SchemaTooNewError extends StorageError {
       `The database has schema version ${fileVersion}, but this version of the app only knows up to ${knownVersion}. ` +
         'It was written by a newer MiniHarness: update the app, or point it at another data folder.',
     );
+  }
+}
+
+/** A programming error: a store was given a database its opener did not migrate for it. */
+export class SchemaNotMigratedError extends StorageError {
+  readonly code = 'schema_not_migrated';
+  constructor(
+    readonly store: string,
+    readonly fileVersion: number,
+    readonly neededVersion: number,
+  ) {
+    super(`The ${store} store needs the database at schema version ${neededVersion} or later, but it is at ${fileVersion}: open it with the app's migrations (app/database.ts).`);
   }
 }
 

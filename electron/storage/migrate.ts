@@ -1,11 +1,14 @@
 /**
  * A tiny schema migration mechanism. The database's `user_version` is the number of the last
- * migration applied; every store's migrations are listed, in order, in one list
- * (`APP_MIGRATIONS` in migrations.ts), so checkpoints and traces share one file and one
- * linear schema history. A store never renumbers or edits a shipped migration: it appends one.
+ * migration applied. The stores sharing one file share one linear schema history: each store
+ * declares its own migrations where it lives (checkpoints/schema.ts, tracing/schema.ts,
+ * storage/appMeta.ts), each numbered at its place in that history; the composition root collects
+ * them (`collectMigrations`) and the database opener runs the list once. A store never runs
+ * migrations itself: it checks that its own were applied (`requireMigrations`). A shipped
+ * migration is never renumbered or edited: a store appends one with the next free number.
  */
 import type { Database } from 'better-sqlite3';
-import { MigrationListError, SchemaTooNewError } from './errors.js';
+import { MigrationListError, SchemaNotMigratedError, SchemaTooNewError } from './errors.js';
 
 export interface Migration {
   /** 1-based position in the app's list; becomes `user_version` once applied. */
@@ -53,6 +56,25 @@ export function runMigrations(db: Database, migrations: readonly Migration[]): M
     apply.immediate();
   }
   return { from, to: Math.max(from, latest), applied };
+}
+
+/**
+ * The one ordered list of the stores sharing a file, from each store's own list. A duplicate or
+ * missing number is left for `runMigrations` to refuse (MigrationListError), naming the migration.
+ */
+export function collectMigrations(...lists: ReadonlyArray<readonly Migration[]>): readonly Migration[] {
+  return lists.flat().sort((a, b) => a.version - b.version);
+}
+
+/**
+ * Throws unless the file's schema includes `own` (a store's migrations): a store is handed a
+ * database its opener has migrated, and says so clearly when it was not instead of failing on a
+ * missing table.
+ */
+export function requireMigrations(db: Database, store: string, own: readonly Migration[]): void {
+  const needed = Math.max(0, ...own.map((migration) => migration.version));
+  const version = schemaVersion(db);
+  if (version < needed) throw new SchemaNotMigratedError(store, version, needed);
 }
 
 function checkList(migrations: readonly Migration[]): void {

@@ -6,7 +6,7 @@ import type { BindingStrategy } from '../security/boundFs.js';
 import { BoundFs } from '../security/boundFs.js';
 import { guardrailFrom } from '../security/guardrails.js';
 import type { GuardrailResult } from '../security/guardrails.js';
-import type { NormalizedToolResult } from '../mcp/types.js';
+import type { NormalizedToolResult } from '../results/toolResult.js';
 import { parseToolArgs, toInputSchema } from './args.js';
 import { ToolCancelledError } from './errors.js';
 import { errorResult, fsErrorResult, okResult } from './results.js';

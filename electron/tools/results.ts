@@ -1,5 +1,5 @@
 /** Building NormalizedToolResults the same way in every local tool. */
-import type { NormalizedToolResult } from '../mcp/types.js';
+import type { NormalizedToolResult } from '../results/toolResult.js';
 import { SecurityError } from '../security/errors.js';
 
 export function okResult(text: string, structuredContent: Record<string, unknown>): NormalizedToolResult {

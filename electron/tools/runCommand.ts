@@ -21,7 +21,7 @@ import { detectSandbox } from '../sandbox/detect.js';
 import { buildSandboxPolicy, sandboxedCommand } from '../sandbox/policy.js';
 import type { SandboxInfo } from '../sandbox/types.js';
 import { validatePath } from '../security/pathGuard.js';
-import type { NormalizedToolResult } from '../mcp/types.js';
+import type { NormalizedToolResult } from '../results/toolResult.js';
 import { parseToolArgs, toInputSchema } from './args.js';
 import { DEFAULT_ENV_ALLOW_LIST, buildCommandEnv } from './commandEnv.js';
 import { ToolCancelledError } from './errors.js';

@@ -1,6 +1,6 @@
 /** The shape every local tool shares: described like an MCP tool, checked before it runs. */
 import type { GuardrailResult } from '../security/guardrails.js';
-import type { NormalizedToolResult } from '../mcp/types.js';
+import type { NormalizedToolResult } from '../results/toolResult.js';
 
 /** A JSON Schema for a tool's arguments (always an object, as MCP requires). */
 export interface ToolInputSchema {

@@ -4,7 +4,7 @@
  */
 import type { Migration } from '../storage/migrate.js';
 
-export const TRACES_V1: Omit<Migration, 'version'> = {
+const TRACES_V1: Omit<Migration, 'version'> = {
   name: 'tracing: create the traces and trace_events tables',
   up(db) {
     db.exec(`
@@ -50,7 +50,7 @@ export const TRACES_V1: Omit<Migration, 'version'> = {
  * turned off inside the migration's transaction), so both tables are rebuilt: new tables, copy,
  * drop the old ones, rename. Renaming the new parent rewrites the children's REFERENCES clause.
  */
-export const TRACES_V2: Omit<Migration, 'version'> = {
+const TRACES_V2: Omit<Migration, 'version'> = {
   name: 'tracing: add the interrupted status and the owner process of each trace',
   up(db) {
     db.exec(`
@@ -96,3 +96,9 @@ export const TRACES_V2: Omit<Migration, 'version'> = {
     `);
   },
 };
+
+/** The traces' migrations, at their place in the database file's one history (see storage/migrate.ts): a new one takes the next free number. */
+export const TRACE_MIGRATIONS: readonly Migration[] = [
+  { version: 2, ...TRACES_V1 },
+  { version: 4, ...TRACES_V2 },
+];

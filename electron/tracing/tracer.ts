@@ -15,8 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../storage/clock.js';
 import { nowMs, systemClock } from '../storage/clock.js';
-import { runMigrations } from '../storage/migrate.js';
-import { APP_MIGRATIONS } from '../storage/migrations.js';
+import { requireMigrations } from '../storage/migrate.js';
 import type { ProcessOwner } from '../storage/processOwner.js';
 import { currentProcessOwner, encodeOwner } from '../storage/processOwner.js';
 import { closeInterruptedTraces } from './interrupted.js';
@@ -27,6 +26,7 @@ import type { JsonValue } from './redact.js';
 import { MIN_SECRET_LENGTH, redact, redactKnownSecrets, redactString } from './redact.js';
 import type { TracePage, TraceQuery } from './traceReader.js';
 import { TraceReader } from './traceReader.js';
+import { TRACE_MIGRATIONS } from './schema.js';
 
 export interface TraceStartInput {
   sessionId: string;
@@ -74,9 +74,9 @@ export class Tracer {
   #pending: Array<{ write: () => void; notification: TraceNotification }> = [];
   #flushScheduled = false;
 
-  /** `db` comes from `openDatabase`; the schema is brought up to date if it is not already. */
+  /** `db` comes from the app's database opener, which ran the migrations (TRACE_MIGRATIONS among them). */
   constructor(db: Database, options: TracerOptions = {}) {
-    runMigrations(db, APP_MIGRATIONS);
+    requireMigrations(db, 'traces', TRACE_MIGRATIONS);
     this.#db = db;
     this.#clock = options.clock ?? systemClock;
     this.#owner = options.owner ?? currentProcessOwner();

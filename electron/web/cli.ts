@@ -20,7 +20,7 @@ import { openBrowserSecretStore } from '../secrets/keyringSecretStore.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
 import { newToken } from './access.js';
 import { openConfConfigStore } from './confConfigStore.js';
-import { chooseWorkspaceDir, defaultDataDir } from './dataDir.js';
+import { chooseWorkspaceDir, defaultDataDir } from '../app/dataDir.js';
 import { startWebHost } from './host.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -3,7 +3,7 @@
  * opened through the binding both hosts share (electron/storage/configFile.ts).
  */
 import Conf from 'conf';
-import type { ConfigStore } from '../app/types.js';
+import type { ConfigStore } from '../storage/configFile.js';
 import { openConfigStore } from '../storage/configFile.js';
 import { PRIVATE_FILE_MODE } from '../storage/privateFiles.js';
 

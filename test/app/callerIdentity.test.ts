@@ -10,7 +10,7 @@ import { CallService, GUI_USER, persistentGuiCaller } from '../../electron/app/c
 import { hashArguments } from '../../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import { persistentValue } from '../../electron/storage/appMeta.js';
-import { openDatabase } from '../../electron/storage/database.js';
+import { openAppDatabase } from '../../electron/app/database.js';
 import type { CallOutcome, HistoryRecordView } from '../../shared/contract.js';
 import { readLines, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
 import { buildHarness } from '../harness/harness.js';
@@ -23,8 +23,8 @@ describe('persistentValue', () => {
 
   it('creates a value once per database: every connection and every later open reads the first one', () => {
     const file = join(scratch.dir, 'meta.db');
-    const a = openDatabase(file);
-    const b = openDatabase(file);
+    const a = openAppDatabase(file);
+    const b = openAppDatabase(file);
     let created = 0;
     const make = () => `value-${++created}`;
     expect(persistentValue(a, 'k', make)).toBe('value-1');
@@ -32,7 +32,7 @@ describe('persistentValue', () => {
     expect(persistentValue(b, 'other', make)).toBe('value-2');
     a.close();
     b.close();
-    const again = openDatabase(file);
+    const again = openAppDatabase(file);
     expect(persistentValue(again, 'k', make)).toBe('value-1');
     expect(created).toBe(2);
     expect(persistentGuiCaller(again)).toEqual(persistentGuiCaller(again));
@@ -63,7 +63,7 @@ describe('the GUI session across restarts of the app core', () => {
 
   it('is created at the first start and the same at every later one; old per-start sessions stay readable', async () => {
     // A data folder an older version used: one completed call in a per-start session.
-    const db = openDatabase(join(scratch.dir, 'data', 'miniharness.db'));
+    const db = openAppDatabase(join(scratch.dir, 'data', 'miniharness.db'));
     const store = new SqliteCheckpointStore(db);
     const args = { path: 'notes.txt' };
     const claim = store.claim({ sessionId: oldSession, callId: oldCallId, userId: GUI_USER, toolName: 'read_file', serverId: 'local', argsHash: hashArguments(args), args, traceId: 'trace-old' });

@@ -8,7 +8,7 @@ import { appendFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { CheckpointInProgressError } from '../../electron/checkpoints/errors.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
-import { openDatabase } from '../../electron/storage/database.js';
+import { openAppDatabase } from '../../electron/app/database.js';
 import type { ChildMessage } from './childProtocol.js';
 import { childInput, childResult } from './childProtocol.js';
 
@@ -28,7 +28,7 @@ function busyWait(ms: number): void {
 }
 
 async function race(file: string, sessionId: string, count: number, worker: string): Promise<void> {
-  const db = openDatabase(file);
+  const db = openAppDatabase(file);
   const store = new SqliteCheckpointStore(db);
   await send({ type: 'ready' });
   await new Promise((resolve) => process.once('message', resolve)); // the barrier: everyone starts on "go"
@@ -53,7 +53,7 @@ async function race(file: string, sessionId: string, count: number, worker: stri
 
 async function crashLoop(file: string, log: string): Promise<void> {
   await send({ type: 'booted' });
-  const db = openDatabase(file);
+  const db = openAppDatabase(file);
   const store = new SqliteCheckpointStore(db);
   await send({ type: 'ready' });
   // Runs until killed; the cap only stops a child the parent forgot.

@@ -12,9 +12,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { CheckpointRecord } from '../../electron/checkpoints/types.js';
 import type { Database } from '../../electron/storage/database.js';
-import { openDatabase } from '../../electron/storage/database.js';
+import { openAppDatabase } from '../../electron/app/database.js';
 import { schemaVersion } from '../../electron/storage/migrate.js';
-import { APP_MIGRATIONS } from '../../electron/storage/migrations.js';
+import { APP_MIGRATIONS } from '../../electron/app/database.js';
 import type { ChildMessage } from './childProtocol.js';
 import { CHILD_SCRIPT, childInput, childResult } from './childProtocol.js';
 import { tempDir } from './tempDir.js';
@@ -104,7 +104,7 @@ function allRecords(store: SqliteCheckpointStore, sessionId: string): Checkpoint
 describe('claims from several processes on one file', () => {
   it('give exactly one owner per call overall', { timeout: 120_000 }, async () => {
     const file = join(scratch.dir, 'race.db');
-    openDatabase(file).close(); // created and migrated before the race
+    openAppDatabase(file).close(); // created and migrated before the race
     const calls = 200;
     const workers = ['w0', 'w1', 'w2'].map((worker) => start(['race', file, 'race', String(calls), worker]));
     await Promise.all(workers.map((w) => w.waitFor('ready')));
@@ -122,7 +122,7 @@ describe('claims from several processes on one file', () => {
     }
     expect(contended.in_progress + contended.replay).toBe(2 * calls);
 
-    const db = openDatabase(file);
+    const db = openAppDatabase(file);
     const records = allRecords(new SqliteCheckpointStore(db), 'race');
     expect(records).toHaveLength(calls);
     for (const record of records) {
@@ -137,7 +137,7 @@ describe('a writer killed with SIGKILL', () => {
   function verify(file: string, log: string, kills: number): { completed: number; started: number } {
     let db: Database | undefined;
     try {
-      db = openDatabase(file);
+      db = openAppDatabase(file);
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect(schemaVersion(db)).toBe(APP_MIGRATIONS.length);
       const store = new SqliteCheckpointStore(db);
@@ -210,7 +210,7 @@ describe('a writer killed with SIGKILL', () => {
       child.process.kill('SIGKILL');
       await child.exited;
 
-      const db = openDatabase(file);
+      const db = openAppDatabase(file);
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
       expect(schemaVersion(db)).toBe(APP_MIGRATIONS.length);
       const store = new SqliteCheckpointStore(db);

@@ -1,21 +1,29 @@
-/** The shared database helper: pragmas, and the user_version migrations both stores register in. */
+/**
+ * The shared database: pragmas, the user_version migrations each store declares where it lives,
+ * and the one opener that runs them.
+ */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDatabase, openDatabaseWithReport } from '../../electron/storage/database.js';
-import { MigrationListError, SchemaTooNewError } from '../../electron/storage/errors.js';
+import { APP_MIGRATIONS, openAppDatabase, openAppDatabaseWithReport } from '../../electron/app/database.js';
+import { CHECKPOINT_MIGRATIONS } from '../../electron/checkpoints/schema.js';
+import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
+import { APP_META_MIGRATIONS } from '../../electron/storage/appMeta.js';
+import { openDatabase } from '../../electron/storage/database.js';
+import { MigrationListError, SchemaNotMigratedError, SchemaTooNewError } from '../../electron/storage/errors.js';
 import type { Migration } from '../../electron/storage/migrate.js';
-import { runMigrations, schemaVersion } from '../../electron/storage/migrate.js';
-import { APP_MIGRATIONS } from '../../electron/storage/migrations.js';
+import { collectMigrations, runMigrations, schemaVersion } from '../../electron/storage/migrate.js';
+import { TRACE_MIGRATIONS } from '../../electron/tracing/schema.js';
+import { Tracer } from '../../electron/tracing/tracer.js';
 import { tempDir } from './tempDir.js';
 
-const tables = (db: ReturnType<typeof openDatabase>) =>
+const tables = (db: ReturnType<typeof openAppDatabase>) =>
   (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
 
 describe('openDatabase', () => {
   it('opens a file in WAL mode with NORMAL sync, a busy timeout and foreign keys, holding both stores', () => {
     const scratch = tempDir();
     try {
-      const db = openDatabase(join(scratch.dir, 'a', 'b', 'harness.db'));
+      const db = openAppDatabase(join(scratch.dir, 'a', 'b', 'harness.db'));
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.pragma('synchronous', { simple: true })).toBe(1);
       expect(db.pragma('busy_timeout', { simple: true })).toBe(5_000);
@@ -24,7 +32,7 @@ describe('openDatabase', () => {
       expect(tables(db)).toEqual(expect.arrayContaining(['checkpoints', 'traces', 'trace_events']));
       db.close();
 
-      const full = openDatabase(join(scratch.dir, 'a', 'b', 'harness.db'), { durability: 'full', busyTimeoutMs: 250 });
+      const full = openAppDatabase(join(scratch.dir, 'a', 'b', 'harness.db'), { durability: 'full', busyTimeoutMs: 250 });
       expect(full.pragma('synchronous', { simple: true })).toBe(2);
       expect(full.pragma('busy_timeout', { simple: true })).toBe(250);
       full.close();
@@ -37,10 +45,10 @@ describe('openDatabase', () => {
     const scratch = tempDir();
     try {
       const file = join(scratch.dir, 'harness.db');
-      const first = openDatabaseWithReport(file);
+      const first = openAppDatabaseWithReport(file);
       expect(first.migration).toEqual({ from: 0, to: APP_MIGRATIONS.length, applied: APP_MIGRATIONS.map((m) => m.name) });
       first.db.close();
-      const second = openDatabaseWithReport(file);
+      const second = openAppDatabaseWithReport(file);
       expect(second.migration).toEqual({ from: APP_MIGRATIONS.length, to: APP_MIGRATIONS.length, applied: [] });
       second.db.close();
     } finally {
@@ -52,12 +60,12 @@ describe('openDatabase', () => {
     const scratch = tempDir();
     try {
       const file = join(scratch.dir, 'harness.db');
-      const db = openDatabase(file);
+      const db = openAppDatabase(file);
       db.pragma('user_version = 99');
       db.close();
       const error = (() => {
         try {
-          openDatabase(file);
+          openAppDatabase(file);
         } catch (e) {
           return e;
         }
@@ -106,5 +114,50 @@ describe('runMigrations', () => {
     expect(schemaVersion(db)).toBe(0);
     expect(tables(db)).toEqual([]);
     db.close();
+  });
+});
+
+describe('the app migrations: declared by each store, collected and run in one place', () => {
+  it('keep the shipped numbers and order, so existing files migrate as before', () => {
+    // Append only: a shipped migration keeps its number, or an existing file would skip or repeat one.
+    expect(APP_MIGRATIONS.map((m) => [m.version, m.name.split(':')[0]])).toEqual([
+      [1, 'checkpoints'],
+      [2, 'tracing'],
+      [3, 'storage'],
+      [4, 'tracing'],
+    ]);
+    expect(APP_MIGRATIONS).toEqual([...CHECKPOINT_MIGRATIONS, TRACE_MIGRATIONS[0], ...APP_META_MIGRATIONS, TRACE_MIGRATIONS[1]]);
+  });
+
+  it('a store never migrates: it refuses a database its opener did not migrate, and the file is untouched', () => {
+    const db = openDatabase(':memory:', { migrations: [] });
+    try {
+      expect(() => new SqliteCheckpointStore(db)).toThrow(SchemaNotMigratedError);
+      expect(() => new Tracer(db)).toThrow(/traces store needs the database at schema version 4 or later, but it is at 0/);
+      expect(schemaVersion(db)).toBe(0);
+      expect(tables(db)).toEqual([]);
+
+      // Migrated only up to the traces' first migration: the tracer still needs its second.
+      runMigrations(db, APP_MIGRATIONS.slice(0, 3));
+      expect(() => new SqliteCheckpointStore(db)).not.toThrow();
+      expect(() => new Tracer(db)).toThrow(SchemaNotMigratedError);
+      expect(schemaVersion(db)).toBe(3);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('collecting orders the stores\' lists by number, and two stores taking one number fail before touching the file', () => {
+    const create = (version: number, table: string): Migration => ({ version, name: `create ${table}`, up: (db) => db.exec(`CREATE TABLE ${table} (x INTEGER)`) });
+    expect(collectMigrations([create(2, 'b'), create(4, 'd')], [create(1, 'a')], [create(3, 'c')]).map((m) => m.version)).toEqual([1, 2, 3, 4]);
+
+    const db = openDatabase(':memory:', { migrations: [] });
+    try {
+      expect(() => runMigrations(db, collectMigrations([create(1, 'a'), create(2, 'b')], [create(2, 'clash')]))).toThrow(MigrationListError);
+      expect(schemaVersion(db)).toBe(0);
+      expect(tables(db)).toEqual([]);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { HistoryEntry } from '../../electron/checkpoints/types.js';
-import { openDatabase } from '../../electron/storage/database.js';
+import { openAppDatabase } from '../../electron/app/database.js';
 
 function fill(store: SqliteCheckpointStore, count: number, textOf: (i: number) => string, argsOf: (i: number) => unknown = (i) => ({ i })): void {
   for (let i = 0; i < count; i++) {
@@ -27,7 +27,7 @@ function allPages(store: SqliteCheckpointStore, limit: number): { pages: History
 
 describe('history rows and pages by size', () => {
   it('keeps small arguments and results whole, and previews large ones', () => {
-    const db = openDatabase(':memory:');
+    const db = openAppDatabase(':memory:');
     const store = new SqliteCheckpointStore(db, { inlineBytes: 1_000, previewChars: 50 });
     fill(store, 2, (i) => (i === 0 ? 'small' : 'L'.repeat(5_000)), (i) => (i === 0 ? { i } : { blob: 'A'.repeat(3_000) }));
     const [large, small] = store.history({ sessionId: 's', limit: 10 }).records;
@@ -45,7 +45,7 @@ describe('history rows and pages by size', () => {
   });
 
   it('cuts a page at the byte budget and continues exactly after it', () => {
-    const db = openDatabase(':memory:');
+    const db = openAppDatabase(':memory:');
     const store = new SqliteCheckpointStore(db, { inlineBytes: 4_000, maxPageBytes: 20_000 });
     // 3 KB results: inline, so only the byte budget can end a page before the row limit.
     fill(store, 40, (i) => `${i}:`.padEnd(3_000, '.'));
@@ -58,7 +58,7 @@ describe('history rows and pages by size', () => {
   });
 
   it('always returns at least one row, however large', () => {
-    const db = openDatabase(':memory:');
+    const db = openAppDatabase(':memory:');
     const store = new SqliteCheckpointStore(db, { inlineBytes: 100_000, maxPageBytes: 1_000 });
     fill(store, 3, () => 'B'.repeat(50_000));
     const { pages } = allPages(store, 500);

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
-import { openDatabase } from '../../electron/storage/database.js';
+import { openAppDatabase } from '../../electron/app/database.js';
 import { describeCheckpointStoreConformance } from './conformance.js';
 import { tempDir } from './tempDir.js';
 
 describeCheckpointStoreConformance('SqliteCheckpointStore on a file', (clock) => {
   const scratch = tempDir();
-  const db = openDatabase(join(scratch.dir, 'harness.db'));
+  const db = openAppDatabase(join(scratch.dir, 'harness.db'));
   return {
     store: new SqliteCheckpointStore(db, { clock }),
     close: () => {
@@ -17,6 +17,6 @@ describeCheckpointStoreConformance('SqliteCheckpointStore on a file', (clock) =>
 });
 
 describeCheckpointStoreConformance('SqliteCheckpointStore in memory', (clock) => {
-  const db = openDatabase(':memory:');
+  const db = openAppDatabase(':memory:');
   return { store: new SqliteCheckpointStore(db, { clock }), close: () => db.close() };
 });

@@ -8,7 +8,7 @@ import { hashArguments } from '../../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { HistoryQuery } from '../../electron/checkpoints/types.js';
 import type { Database } from '../../electron/storage/database.js';
-import { openDatabase } from '../../electron/storage/database.js';
+import { openAppDatabase } from '../../electron/app/database.js';
 import { callInput, textResult } from './conformance.js';
 import { tempDir } from './tempDir.js';
 
@@ -17,7 +17,7 @@ describe('SqliteCheckpointStore', () => {
     const scratch = tempDir();
     try {
       const file = join(scratch.dir, 'nested', 'harness.db');
-      const first = openDatabase(file);
+      const first = openAppDatabase(file);
       const store = new SqliteCheckpointStore(first);
       const claimed = store.claim(callInput('c1'));
       if (claimed.kind !== 'owner') throw new Error('expected owner');
@@ -25,7 +25,7 @@ describe('SqliteCheckpointStore', () => {
       store.claim(callInput('c2'));
       first.close();
 
-      const second = openDatabase(file);
+      const second = openAppDatabase(file);
       const reopened = new SqliteCheckpointStore(second);
       const replay = reopened.claim(callInput('c1'));
       expect(replay.kind).toBe('replay');
@@ -38,7 +38,7 @@ describe('SqliteCheckpointStore', () => {
   });
 
   it('rejects a result that cannot be replayed, and saves nothing', () => {
-    const db = openDatabase(':memory:');
+    const db = openAppDatabase(':memory:');
     const store = new SqliteCheckpointStore(db);
     const claimed = store.claim(callInput('c1'));
     if (claimed.kind !== 'owner') throw new Error('expected owner');
@@ -58,7 +58,7 @@ describe('SqliteCheckpointStore', () => {
     let time = 1_700_000_000_000;
 
     beforeAll(() => {
-      db = openDatabase(':memory:');
+      db = openAppDatabase(':memory:');
       store = new SqliteCheckpointStore(db, { clock: () => time });
       const base = callInput('c'); // one arguments hash for all: hashing 100,000 times is not what is measured
       db.transaction(() => {

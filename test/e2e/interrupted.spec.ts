@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { openDatabase } from '../../electron/storage/database.js';
+import { openAppDatabase } from '../../electron/app/database.js';
 import type { ProcessOwner } from '../../electron/storage/processOwner.js';
 import { currentProcessOwner, processStartTime } from '../../electron/storage/processOwner.js';
 import { Tracer } from '../../electron/tracing/tracer.js';
@@ -42,7 +42,7 @@ test.beforeAll(() => {
 test.beforeEach(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-interrupted-'));
   const dataDir = join(scratch, 'data');
-  const db = openDatabase(join(dataDir, 'miniharness.db'));
+  const db = openAppDatabase(join(dataDir, 'miniharness.db'));
   const tracer = new Tracer(db, { owner: await deadOwner() });
   const trace = tracer.start({ sessionId: 'gui-earlier', callId: 'call-cut-off-0001', userId: 'gui', toolName: 'effect', serverId: 'fx' });
   trace.event('decision', { outcome: 'allow' });

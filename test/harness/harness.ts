@@ -11,7 +11,7 @@ import type { ApprovalAnswer, ApprovalRequest } from '../../electron/security/ap
 import type { NewPermissionRule } from '../../electron/security/permissions.js';
 import { PermissionDecisionEngine } from '../../electron/security/permissions.js';
 import { SecureToolExecutor } from '../../electron/security/secureExecutor.js';
-import { openDatabase } from '../../electron/storage/database.js';
+import { openAppDatabase } from '../../electron/app/database.js';
 import { createLocalTools } from '../../electron/tools/localTools.js';
 import { Tracer } from '../../electron/tracing/tracer.js';
 import { MemoryRuleStore } from '../security/doubles.js';
@@ -63,7 +63,7 @@ export async function buildHarness(options: {
   const root = join(options.dir, 'root');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(root, { recursive: true });
-  const db = openDatabase(options.dbFile ?? join(options.dir, 'harness.db'));
+  const db = openAppDatabase(options.dbFile ?? join(options.dir, 'harness.db'));
   const checkpoints = new SqliteCheckpointStore(db);
   const tracer = new Tracer(db);
   const engine = new PermissionDecisionEngine(new MemoryRuleStore());

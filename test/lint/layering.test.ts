@@ -1,25 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
+import { PRODUCT_NAME } from '../../shared/product.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
 
-// The core runs in plain Node; only the Electron shell may import `electron`. This proves the
-// lint rule that enforces it actually fires (a rule that silently stopped matching would pass).
+// The layering rules of eslint.config.js, proven to fire: each snippet is linted with the
+// project's configuration at a virtual path inside a layer, so a rule that silently stopped
+// matching (a renamed folder, a glob typo, a later config object overriding it) fails here.
+const eslint = new ESLint({ cwd: PROJECT_ROOT });
+
+async function restricted(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(PROJECT_ROOT, filePath) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+/** One import of `specifier`, used so that no other rule complains. */
+const importOf = (specifier: string): string => `import * as probe from '${specifier}';\nexport const used: unknown = probe;\n`;
+
 describe('layering: no electron import below the shell', () => {
-  const eslint = new ESLint({ cwd: PROJECT_ROOT });
   const code = "import { app } from 'electron';\nimport type { IpcMain } from 'electron/main';\nexport const used: unknown = [app, null as unknown as IpcMain];\n";
 
-  async function layeringErrors(filePath: string): Promise<string[]> {
-    const [result] = await eslint.lintText(code, { filePath: `${PROJECT_ROOT}/${filePath}` });
-    return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
-  }
-
-  it.each(['electron/mcp/client.ts', 'electron/app/core.ts', 'electron/security/anything.ts', 'shared/contract.ts'])('refuses it in %s', async (file) => {
-    const errors = await layeringErrors(file);
-    expect(errors).toHaveLength(2);
-    expect(errors[0]).toMatch(/Only the Electron shell/);
-  });
+  it.each(['electron/mcp/client.ts', 'electron/app/core.ts', 'electron/web/host.ts', 'electron/security/anything.ts', 'shared/contract.ts', 'renderer/src/ui/Probe.tsx'])(
+    'refuses it in %s',
+    async (file) => {
+      const errors = await restricted(file, code);
+      expect(errors).toHaveLength(2);
+      expect(errors[0]).toMatch(/Only the Electron shell/);
+    },
+  );
 
   it.each(['electron/main.ts', 'electron/preload.ts', 'electron/shell/windowOptions.ts'])('allows it in the shell: %s', async (file) => {
-    expect(await layeringErrors(file)).toEqual([]);
+    expect(await restricted(file, code)).toEqual([]);
+  });
+});
+
+describe('layering: the renderer imports only its own files, shared/ and allowed browser libraries', () => {
+  const file = 'renderer/src/ui/servers/Probe.tsx';
+
+  it.each([
+    'node:fs',
+    'fs',
+    'path',
+    'node:child_process',
+    'os',
+    'better-sqlite3',
+    'ws',
+    'conf',
+    'electron-store',
+    '@napi-rs/keyring',
+    'write-file-atomic',
+    '@modelcontextprotocol/sdk/client/stdio.js',
+    '@modelcontextprotocol/sdk/server/stdio.js',
+    'some-package-added-tomorrow',
+  ])('refuses %s (not a browser library on the allow-list)', async (specifier) => {
+    const errors = await restricted(file, importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/The renderer runs in a sandboxed browser page/);
+  });
+
+  it.each(['../../../../electron/app/types.js', '../../../../electron/mcp/registry.js', '../../../../electron/storage/database.js'])(
+    'refuses main-process code: %s',
+    async (specifier) => {
+      const errors = await restricted(file, importOf(specifier));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/The renderer imports only its own files and shared\//);
+    },
+  );
+
+  it('refuses a type-only import and a re-export as well', async () => {
+    const code = "import type { Database } from 'better-sqlite3';\nexport * from 'node:path';\nexport type Db = Database;\n";
+    expect(await restricted(file, code)).toHaveLength(2);
+  });
+
+  it.each(['react', 'react-dom/client', 'zustand', 'zustand/vanilla', '@rjsf/core', '@rjsf/utils', '@tanstack/react-virtual', 'zod', '../../../../shared/contract.js', '../../bridge/index.js', './ServerRow.js'])(
+    'allows %s',
+    async (specifier) => {
+      expect(await restricted(file, importOf(specifier))).toEqual([]);
+    },
+  );
+});
+
+describe('layering: shared/ runs in both the renderer and Node', () => {
+  it.each(['node:fs', 'better-sqlite3', 'react'])('refuses the package %s', async (specifier) => {
+    const errors = await restricted('shared/probe.ts', importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/shared\/ runs in both the renderer and Node/);
+  });
+
+  it.each(['../electron/mcp/types.js', '../renderer/src/state/store.js'])('refuses %s', async (specifier) => {
+    const errors = await restricted('shared/probe.ts', importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/shared\/ imports only shared\//);
+  });
+
+  it.each(['zod', './contract.js'])('allows %s', async (specifier) => {
+    expect(await restricted('shared/probe.ts', importOf(specifier))).toEqual([]);
+  });
+});
+
+describe('layering: the core never imports app/, web/ or shell/', () => {
+  const CORE_FILES = [
+    'electron/mcp/client.ts',
+    'electron/harness/application.ts',
+    'electron/security/permissions.ts',
+    'electron/checkpoints/sqliteStore.ts',
+    'electron/tracing/tracer.ts',
+    'electron/storage/database.ts',
+    'electron/tools/readFile.ts',
+    'electron/secrets/fileSecretStore.ts',
+    'electron/sandbox/bwrap.ts',
+    'electron/results/toolResult.ts',
+  ];
+  const UPWARD = ['../app/types.js', '../web/host.js', '../shell/exposedApi.js', '../main.js', '../preload.js'];
+
+  it.each(CORE_FILES.flatMap((file) => UPWARD.map((specifier) => [file, specifier])))('%s may not import %s', async (file, specifier) => {
+    const errors = await restricted(file, importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/The core .* never imports|The core never imports the Electron entry points/);
+  });
+
+  it('holds in a nested folder, for type-only imports and for re-exports', async () => {
+    const code = "import type { AppCore } from '../../app/types.js';\nexport { startHost } from '../../web/host.js';\nexport type Core = AppCore;\n";
+    const errors = await restricted('electron/mcp/registry/connections.ts', code);
+    expect(errors).toHaveLength(2);
+  });
+
+  it.each(['../storage/database.js', '../results/toolResult.js', '../../shared/contract.js', './types.js', 'node:fs', 'better-sqlite3', '@modelcontextprotocol/sdk/client/stdio.js'])(
+    'allows %s',
+    async (specifier) => {
+      expect(await restricted('electron/checkpoints/probe.ts', importOf(specifier))).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['electron/main.ts', './app/core.js'],
+    ['electron/shell/configStore.ts', '../storage/configFile.js'],
+    ['electron/web/cli.ts', '../app/core.js'],
+    ['electron/app/core.ts', '../mcp/registry.js'],
+  ])('lets the hosts and the composition root build the core: %s imports %s', async (file, specifier) => {
+    expect(await restricted(file, importOf(specifier))).toEqual([]);
+  });
+});
+
+describe('layering: the two hosts share the app core and nothing else', () => {
+  it.each([
+    ['electron/main.ts', './web/dataDir.js', /not in web\//],
+    ['electron/shell/configStore.ts', '../web/confConfigStore.js', /not in web\//],
+    ['electron/web/cli.ts', '../shell/windowOptions.js', /never import the Electron shell/],
+    ['electron/web/cli.ts', '../main.js', /never import the Electron shell/],
+    ['electron/app/core.ts', '../shell/sender.js', /never import the Electron shell/],
+    ['electron/app/core.ts', '../web/host.js', /not in web\//],
+  ])('%s may not import %s', async (file, specifier, message) => {
+    const errors = await restricted(file, importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(message);
+  });
+});
+
+describe('product identity', () => {
+  it('shared/product.ts names the product as package.json does (Electron and the installer use that one)', () => {
+    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { productName: string };
+    expect(PRODUCT_NAME).toBe(pkg.productName);
   });
 });

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SecretBackendInfo } from '../../electron/app/types.js';
+import type { SecretBackendInfo } from '../../electron/secrets/types.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { KeyringSecretStore, openBrowserSecretStore } from '../../electron/secrets/keyringSecretStore.js';
 import { SecretValue } from '../../electron/secrets/secretValue.js';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, openDatabaseWithReport } from '../../electron/storage/database.js';
+import { openAppDatabase, openAppDatabaseWithReport } from '../../electron/app/database.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 
 const STAMP = '2031-02-03T04-05-06-007Z';
@@ -32,7 +32,7 @@ describe('the database file', () => {
   });
 
   it('is created 0600 (with -wal and -shm) in a 0700 folder under umask 000, with no temporary file left', () => {
-    const db = openDatabase(file);
+    const db = openAppDatabase(file);
     db.exec('CREATE TABLE t (x)');
     db.prepare('INSERT INTO t VALUES (1)').run();
     if (posix) {
@@ -43,12 +43,12 @@ describe('the database file', () => {
   });
 
   it('an older 0644 database and its -wal are made 0600 when opened, data intact', () => {
-    const first = openDatabase(file);
+    const first = openAppDatabase(file);
     first.exec('CREATE TABLE t (x); INSERT INTO t VALUES (42);');
     first.close();
     if (!posix) return;
     chmodSync(file, 0o644);
-    const { db, damaged } = openDatabaseWithReport(file);
+    const { db, damaged } = openAppDatabaseWithReport(file);
     expect(damaged).toBeUndefined();
     expect(db.prepare('SELECT x FROM t').pluck().get()).toBe(42);
     expect([modeOf(file), modeOf(`${file}-wal`), modeOf(`${file}-shm`)]).toEqual(['600', '600', '600']);
@@ -65,7 +65,7 @@ describe('the database file', () => {
     writeFileSync(file, bytes);
     writeFileSync(`${file}-wal`, 'old wal');
     writeFileSync(`${file}-shm`, 'old shm');
-    const { db, damaged } = openDatabaseWithReport(file, { now });
+    const { db, damaged } = openAppDatabaseWithReport(file, { now });
     const movedTo = `${file}.corrupt-${STAMP}`;
     expect(damaged).toEqual({ code: 'file_damaged', file, movedTo, lost: 'history', problem });
     expect(readFileSync(movedTo)).toEqual(bytes);
@@ -77,7 +77,7 @@ describe('the database file', () => {
   });
 
   it('a valid header over damaged pages is caught at the first read, moved aside and reported', () => {
-    const first = openDatabase(file);
+    const first = openAppDatabase(file);
     first.close();
     const original = readFileSync(file);
     // Keep the 100-byte header, overwrite the schema page behind it.
@@ -85,7 +85,7 @@ describe('the database file', () => {
     writeSync(fd, Buffer.alloc(original.length - 100, 0xab), 0, original.length - 100, 100);
     closeSync(fd);
     const damagedBytes = readFileSync(file);
-    const { db, damaged } = openDatabaseWithReport(file, { now });
+    const { db, damaged } = openAppDatabaseWithReport(file, { now });
     expect(damaged).toMatchObject({ code: 'file_damaged', file, lost: 'history', movedTo: `${file}.corrupt-${STAMP}` });
     expect(['not_sqlite', 'invalid_content']).toContain(damaged?.problem);
     expect(readFileSync(`${file}.corrupt-${STAMP}`)).toEqual(damagedBytes);
@@ -94,9 +94,9 @@ describe('the database file', () => {
   });
 
   it('a valid database is never moved, whatever its size', () => {
-    const first = openDatabase(file);
+    const first = openAppDatabase(file);
     first.close();
-    const { db, damaged } = openDatabaseWithReport(file);
+    const { db, damaged } = openAppDatabaseWithReport(file);
     expect(damaged).toBeUndefined();
     db.close();
     expect(readdirSync(join(scratch.dir, 'data')).filter((n) => n.includes('corrupt'))).toEqual([]);
@@ -104,8 +104,8 @@ describe('the database file', () => {
 
   it('four processes creating the same new database at once share one file: every row lands, nothing is moved aside', async () => {
     const code = `
-      import { openDatabase } from ${JSON.stringify(join(PROJECT_ROOT, 'electron', 'storage', 'database.ts'))};
-      const db = openDatabase(process.argv[1]);
+      import { openAppDatabase } from ${JSON.stringify(join(PROJECT_ROOT, 'electron', 'app', 'database.ts'))};
+      const db = openAppDatabase(process.argv[1]);
       db.exec('CREATE TABLE IF NOT EXISTS pids (pid INTEGER)');
       db.prepare('INSERT INTO pids VALUES (?)').run(process.pid);
       db.close();
@@ -120,7 +120,7 @@ describe('the database file', () => {
       }),
     );
     const pids = await Promise.all(runs);
-    const db = openDatabase(file);
+    const db = openAppDatabase(file);
     expect((db.prepare('SELECT pid FROM pids').pluck().all() as number[]).sort()).toEqual(pids.sort());
     db.close();
     const names = readdirSync(join(scratch.dir, 'data'));

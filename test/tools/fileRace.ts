@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { NormalizedToolResult } from '../../electron/mcp/types.js';
+import type { NormalizedToolResult } from '../../electron/results/toolResult.js';
 import type { BindingStrategy } from '../../electron/security/boundFs.js';
 import { defaultBindingStrategy } from '../../electron/security/boundFs.js';
 import { createLocalTools } from '../../electron/tools/localTools.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../electron/storage/database.js';
 import { openDatabase } from '../../electron/storage/database.js';
-import { APP_MIGRATIONS } from '../../electron/storage/migrations.js';
+import { APP_MIGRATIONS, openAppDatabase } from '../../electron/app/database.js';
 import type { ProcessOwner } from '../../electron/storage/processOwner.js';
 import { currentProcessOwner, ownerState, processStartTime } from '../../electron/storage/processOwner.js';
 import { Tracer } from '../../electron/tracing/tracer.js';
@@ -91,7 +91,7 @@ describe('closing interrupted traces at start', () => {
   afterAll(() => alive.kill('SIGKILL'));
   beforeEach(() => {
     time = T0;
-    db = openDatabase(':memory:');
+    db = openAppDatabase(':memory:');
   });
   afterEach(() => {
     for (const tracer of tracers.splice(0)) tracer.flush();
@@ -161,7 +161,7 @@ describe('the migration that adds the interrupted status', () => {
       expect(() => old.prepare(`UPDATE traces SET status = 'interrupted' WHERE trace_id = 't-old'`).run()).toThrow(/CHECK/);
       old.close();
 
-      const db = openDatabase(file);
+      const db = openAppDatabase(file);
       try {
         expect(db.prepare('SELECT trace_id, status, owner FROM traces ORDER BY seq').all()).toEqual([
           { trace_id: 't-old', status: 'running', owner: null },

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../electron/storage/database.js';
-import { openDatabase } from '../../electron/storage/database.js';
+import { openAppDatabase } from '../../electron/app/database.js';
 import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from '../../electron/tracing/errors.js';
 import type { TraceNotification, TraceSummary } from '../../shared/traces.js';
 import { TraceDetailSchema, TraceExportSchema, TraceNotificationSchema } from '../../shared/traces.js';
@@ -28,7 +28,7 @@ const call = (overrides: Partial<TraceStartInput> = {}): TraceStartInput => ({
 
 beforeEach(() => {
   time = T0;
-  db = openDatabase(':memory:');
+  db = openAppDatabase(':memory:');
   tracer = new Tracer(db, { clock: () => time });
 });
 afterEach(() => {
@@ -116,7 +116,7 @@ describe('redaction on disk', () => {
     const scratch = tempDir('mh-trace-');
     try {
       const file = join(scratch.dir, 'harness.db');
-      const fileDb = openDatabase(file);
+      const fileDb = openAppDatabase(file);
       const secret = 'sk-live-9f8e7d6c5b4a39281706';
       const keyed = 'only-under-a-credential-key-77';
       const fileTracer = new Tracer(fileDb, { clock: () => time });

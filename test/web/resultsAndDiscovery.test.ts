@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_RECORD_MAX_BYTES } from '../../electron/app/core.js';
 import { HISTORY_PAGE_MAX_BYTES, SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
-import { openDatabase } from '../../electron/storage/database.js';
+import { openAppDatabase } from '../../electron/app/database.js';
 import type { HistoryRecordView, ServerView } from '../../shared/contract.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import type { RunningHost } from './host.js';
@@ -47,7 +47,7 @@ describe('results and discovery through the host', () => {
   it('a page of three 9 MB results stays under the page budget; history.get returns each whole', async () => {
     // Three completed calls with 9 MB results, written as the pipeline writes them (another
     // connection to the host's own database file).
-    const db = openDatabase(join(running.dataDir, 'miniharness.db'));
+    const db = openAppDatabase(join(running.dataDir, 'miniharness.db'));
     const store = new SqliteCheckpointStore(db);
     const big = (n: number): string => String(n).repeat(9 * MiB);
     for (const n of [1, 2, 3]) {
@@ -81,7 +81,7 @@ describe('results and discovery through the host', () => {
   });
 
   it('history.get refuses a record bigger than it may send, with a typed error', async () => {
-    const db = openDatabase(join(running.dataDir, 'miniharness.db'));
+    const db = openAppDatabase(join(running.dataDir, 'miniharness.db'));
     const store = new SqliteCheckpointStore(db);
     const claim = store.claim({ sessionId: 'huge', callId: 'huge-call-1', userId: 'gui', toolName: 'big', serverId: 'fx', argsHash: 'h', args: {}, traceId: 't' });
     if (claim.kind !== 'owner') throw new Error('expected owner');

@@ -1,7 +1,7 @@
+/** Where each host keeps its per-user data and its workspace: the same folders in both hosts. */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-
-export const PRODUCT_NAME = 'MiniHarness Desktop';
+import { PRODUCT_NAME } from '../../shared/product.js';
 
 /** The per-user app data folder, the same one Electron's `app.getPath('userData')` gives. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
