@@ -113,6 +113,20 @@ export class HarnessApplication {
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   }
 
+  /** The authorization gate (its session grants are shown and revoked from the GUI). */
+  get security(): SecureToolExecutor {
+    return this.options.security;
+  }
+
+  /**
+   * Swaps the local tools (their folders changed in Settings). Calls already running keep the
+   * tools they started with; the next call uses the new ones.
+   */
+  replaceLocalTools(tools: readonly LocalTool[]): void {
+    this.local.clear();
+    for (const tool of tools) this.local.set(tool.name, tool);
+  }
+
   /** Every tool: local ones first, then each server's, with what shadows what. */
   listTools(): HarnessToolInfo[] {
     const winners = new Map(this.options.registry.tools().map((t) => [t.name, t.serverId]));
@@ -205,14 +219,15 @@ export class HarnessApplication {
   private async run(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions, trace: TraceHandle): Promise<ExecuteResult> {
     const { security, checkpoints, tracer } = this.options;
     const annotations = target.tool.annotations;
-    const trusted = target.kind === 'local' || this.options.registry.server(target.serverId)?.trusted === true;
+    const server = target.kind === 'local' ? undefined : this.options.registry.server(target.serverId);
+    const trusted = target.kind === 'local' || server?.trusted === true;
 
     // 1. Permission, guardrails, approval. Throws (after recording why) when the call may not run.
     let authorization;
     try {
       authorization = await security.authorize(
         {
-          subject: { toolName, serverId: target.serverId, args, annotations, serverTrusted: trusted },
+          subject: { toolName, serverId: target.serverId, args, annotations, serverTrusted: trusted, ...(server?.uid ? { serverUid: server.uid } : {}) },
           sessionId: options.sessionId,
           userId: options.userId,
           ...(target.kind === 'local' ? { guardrails: () => target.tool.guardrails(args) } : {}),

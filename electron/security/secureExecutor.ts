@@ -7,7 +7,7 @@
  * trace shows why a call ran or did not.
  */
 import { ApprovalCancelledError, PermissionDeniedError } from './errors.js';
-import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest } from './approvals.js';
+import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest, SessionGrant } from './approvals.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, SessionGrants, newRequestId, waitForApproval } from './approvals.js';
 import type { GuardrailResult } from './guardrails.js';
 import type { PermissionDecision, PermissionDecisionEngine, PermissionLevel, ToolCallSubject } from './permissions.js';
@@ -148,7 +148,12 @@ export class SecureToolExecutor {
         await this.engine.addRule({
           id: `approved:${JSON.stringify([serverId, toolName])}`,
           level: 'ALLOW',
-          match: { serverId, toolName, ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}) },
+          match: {
+            serverId,
+            toolName,
+            ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}),
+            ...(subject.serverUid !== undefined ? { serverUid: subject.serverUid } : {}),
+          },
           note: `Always allow ${toolName} on ${serverId}`,
         });
       } catch (error) {
@@ -159,6 +164,16 @@ export class SecureToolExecutor {
       }
     }
     return { level: 'ALLOW', decision, approvedBy: outcome.answer };
+  }
+
+  /** The "allow for this session" grants of a session (shown, and revocable, in the GUI). */
+  sessionGrants(sessionId: string): SessionGrant[] {
+    return this.grants.list(sessionId);
+  }
+
+  /** Revokes one "allow for this session" grant: the tool asks again. Returns whether it existed. */
+  revokeSessionGrant(sessionId: string, serverId: string, toolName: string): boolean {
+    return this.grants.revoke(sessionId, serverId, toolName);
   }
 
   /** Forgets the "allow for this session" grants of a session. */
