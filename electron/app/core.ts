@@ -132,7 +132,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     new HarnessApplication({
       registry,
       localTools: settings.localTools(),
-      security: new SecureToolExecutor({ engine: rules, requestApproval: broker.request }),
+      security: new SecureToolExecutor({ engine: rules, requestApproval: broker.request, onPermissionsChanged: () => emit('permissions.changed', {}) }),
       checkpoints,
       tracer,
     });

@@ -122,7 +122,8 @@ export class PermissionService {
   }
 
   async revokeSessionGrant({ serverId, toolName }: RequestOf<'permissions.revokeSessionGrant'>): Promise<PermissionsView> {
-    if (this.harness().security.revokeSessionGrant(this.sessionId(), serverId, toolName)) this.changed();
+    // The executor announces the change (permissions.changed) itself.
+    this.harness().security.revokeSessionGrant(this.sessionId(), serverId, toolName);
     return this.view();
   }
 

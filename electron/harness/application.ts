@@ -16,6 +16,8 @@
  * The checkpoint store is local: a call whose owner died mid-request stays "started" (result
  * unknown). Strict exactly-once needs the server's own idempotency keys.
  */
+import type { ArgumentFieldErrors } from '../../shared/toolArguments.js';
+import { checkToolArguments, describeArgumentErrors } from '../../shared/toolArguments.js';
 import type { CheckpointStore } from '../checkpoints/types.js';
 import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../checkpoints/errors.js';
 import { hashArguments } from '../checkpoints/hash.js';
@@ -70,6 +72,23 @@ export interface HarnessToolInfo {
   shadowedBy: string | undefined;
   /** Fingerprint of the tool's interface; an "always allow" is bound to it. */
   schemaFingerprint: string;
+}
+
+/**
+ * The arguments do not match the tool's input schema: refused before the permission decision and
+ * any approval, so nobody approves a call that the server would reject. `fieldErrors` is keyed
+ * by field path, for the form.
+ */
+export class InvalidArgumentsError extends Error {
+  readonly code = 'invalid_arguments';
+  constructor(
+    readonly toolName: string,
+    readonly serverId: string,
+    readonly fieldErrors: ArgumentFieldErrors,
+  ) {
+    super(`The arguments for ${toolName} do not match its input schema: ${describeArgumentErrors(fieldErrors)}. Nothing ran.`);
+    this.name = 'InvalidArgumentsError';
+  }
 }
 
 /** A record that cannot be replayed (not completed, or absent). */
@@ -221,6 +240,10 @@ export class HarnessApplication {
     const annotations = target.tool.annotations;
     const server = target.kind === 'local' ? undefined : this.options.registry.server(target.serverId);
     const trusted = target.kind === 'local' || server?.trusted === true;
+
+    // 0. The arguments must fit the tool's input schema before anyone is asked to approve them.
+    const fieldErrors = checkToolArguments(target.tool.inputSchema, args);
+    if (fieldErrors) throw new InvalidArgumentsError(toolName, target.serverId, fieldErrors);
 
     // 1. Permission, guardrails, approval. Throws (after recording why) when the call may not run.
     let authorization;
