@@ -90,7 +90,7 @@ export function ServerActions({ view }: { view: ServerView }) {
               </ul>
               <label className="check-field">
                 <input type="checkbox" checked={removeRules} onChange={(e) => setRemoveRules(e.target.checked)} />
-                Also remove these {rules.length === 1 ? 'rule' : `${rules.length} rules`}
+                Also remove {rules.length === 1 ? 'this rule' : `these ${rules.length} rules`}
               </label>
             </div>
           )}

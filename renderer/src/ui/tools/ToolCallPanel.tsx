@@ -44,13 +44,15 @@ function ArgumentErrors({ errors }: { errors: Record<string, string[]> }) {
   const entries = Object.entries(errors);
   if (entries.length === 0) return null;
   return (
-    <ul className="arg-errors field-error" role="alert" aria-label="Argument errors">
-      {entries.map(([field, messages]) => (
-        <li key={field} data-field={field}>
-          <code>{field || 'arguments'}</code> {messages.join('; ')}
-        </li>
-      ))}
-    </ul>
+    <div role="alert">
+      <ul className="plain-list arg-errors field-error" aria-label="Argument errors">
+        {entries.map(([field, messages]) => (
+          <li key={field} data-field={field}>
+            <code>{field || 'arguments'}</code> {messages.join('; ')}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
