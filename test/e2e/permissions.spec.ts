@@ -205,7 +205,9 @@ test('E4: a refused path points at Settings → Folders; a folder added there wo
   await input.fill(outside);
   await page.getByRole('button', { name: 'Add folder' }).click();
   await expect(folders.locator(`li[data-path="${outside}"]`)).toBeVisible();
-  expect(await read('e2e-perms-read-1')).toMatchObject({ ok: true, value: { result: { isError: false } } });
+  const first = await read('e2e-perms-read-1');
+  expect(first).toMatchObject({ ok: true, result: { result: { isError: false } } });
+  expect(JSON.stringify(first)).toContain('hello from outside');
 
   // Kept in the configuration: a restarted host still lets the tools in.
   bridge!.close();
@@ -262,8 +264,11 @@ test('E9: removing a server offers to remove its rules; a kept rule is stale and
   await expect(page.getByRole('alertdialog')).toContainText('"line": "two"');
   await page.getByRole('alertdialog').getByRole('button', { name: /^Always allow/ }).click();
   expect(await asks).toMatchObject({ ok: true });
+  // The new grant takes the stale rule's place (one "always allow" per server id and tool), bound to the new server.
+  view = await bridge!.ok('permissions.get', {});
+  expect(view.rules).toMatchObject([{ stale: false }]);
 
-  // Removing it with the box checked removes its rule, and only its rule (the stale one stays).
+  // Removing it with the box checked removes its rule.
   await openView(page, 'Servers');
   await page.getByRole('button', { name: /Fixture/ }).first().click();
   await page.getByRole('group', { name: 'Server actions' }).getByRole('button', { name: 'Remove' }).click();
@@ -272,6 +277,6 @@ test('E9: removing a server offers to remove its rules; a kept rule is stale and
   await confirm.getByRole('button', { name: 'Remove server' }).click();
   await expect(confirm).toBeHidden();
   view = await bridge!.ok('permissions.get', {});
-  expect(view.rules).toMatchObject([{ stale: true, staleReason: 'server_removed' }]);
+  expect(view.rules).toEqual([]);
   expect(lines(counter)).toEqual(['one', 'two']);
 });
