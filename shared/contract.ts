@@ -235,21 +235,44 @@ export const PermissionLevelSchema = z.enum(['ALLOW', 'ASK', 'DENY']);
 export const PermissionRuleViewSchema = z.object({
   id: z.string(),
   level: PermissionLevelSchema,
-  match: z.looseObject({ serverId: z.string().optional(), toolName: z.string().optional(), toolPattern: z.string().optional(), schemaFingerprint: z.string().optional() }),
+  match: z.looseObject({
+    serverId: z.string().optional(),
+    toolName: z.string().optional(),
+    toolPattern: z.string().optional(),
+    schemaFingerprint: z.string().optional(),
+    /** The identity of the server the rule was made for (see ServerConfig `uid`). */
+    serverUid: z.string().optional(),
+  }),
   note: z.string().optional(),
   createdAt: z.number(),
   /** An "always allow" granted from an approval dialog (bound to the tool's fingerprint). */
   fromApproval: z.boolean(),
-  /** For an approval rule: the tool changed since, so it no longer applies. */
+  /** The rule no longer applies: see `staleReason`. */
   stale: z.boolean(),
+  /**
+   * Why a stale rule no longer applies: `tool_changed` (the tool's schema changed since),
+   * `server_replaced` (a different server now has this id), `server_removed` (no server has it).
+   */
+  staleReason: z.enum(['tool_changed', 'server_replaced', 'server_removed']).optional(),
 });
 export type PermissionRuleView = z.infer<typeof PermissionRuleViewSchema>;
+
+/**
+ * Why a tool has its level now: a stored `rule`; a `session-grant` ("allow for this session",
+ * revocable); a default (`trusted-annotation-default`, `untrusted-default`, `default`); or
+ * `forced-ask` (the tool's own guard asks every time, e.g. run_command without an OS sandbox).
+ */
+export const PermissionReasonKindSchema = z.enum(['rule', 'session-grant', 'trusted-annotation-default', 'untrusted-default', 'default', 'forced-ask']);
+export type PermissionReasonKind = z.infer<typeof PermissionReasonKindSchema>;
 
 export const ToolPermissionViewSchema = z.object({
   toolName: z.string(),
   serverId: z.string(),
+  /** The level a call gets now (an "allow for this session" grant included). */
   level: PermissionLevelSchema,
-  reason: z.object({ kind: z.string(), detail: z.string(), ruleId: z.string().optional() }),
+  reason: z.object({ kind: PermissionReasonKindSchema, detail: z.string(), ruleId: z.string().optional() }),
+  /** This GUI session holds an "allow for this session" grant for the tool (revocable). */
+  sessionGrant: z.boolean().optional(),
   /** The id of this tool's own per-tool rule, when one is set. */
   toolRuleId: z.string().optional(),
 });
@@ -258,6 +281,8 @@ export const PermissionsViewSchema = z.object({
   tools: z.array(ToolPermissionViewSchema),
   servers: z.array(z.object({ serverId: z.string(), name: z.string(), trusted: z.boolean() })),
   rules: z.array(PermissionRuleViewSchema),
+  /** This GUI session's "allow for this session" grants; `stale` when the tool changed since. */
+  sessionGrants: z.array(z.object({ serverId: z.string(), toolName: z.string(), stale: z.boolean() })),
 });
 export type PermissionsView = z.infer<typeof PermissionsViewSchema>;
 
@@ -342,6 +367,18 @@ export const SaveServerRequestSchema = z
   .strict();
 export type SaveServerRequest = z.input<typeof SaveServerRequestSchema>;
 
+/** Settings: the folders the local tools may use. */
+export const SettingsViewSchema = z.object({
+  roots: z.array(
+    z.object({
+      path: z.string(),
+      /** The workspace: always first, cannot be removed here (--workspace / MINIHARNESS_WORKSPACE). */
+      workspace: z.boolean(),
+    }),
+  ),
+});
+export type SettingsView = z.infer<typeof SettingsViewSchema>;
+
 // ── channels ──────────────────────────────────────────────────────────────────────────────────
 
 function channel<Req extends z.ZodType, Res extends z.ZodType>(request: Req, response: Res) {
@@ -357,7 +394,11 @@ export const channels = {
   'servers.list': channel(Empty, z.array(ServerViewSchema)),
   'servers.get': channel(ServerId, ServerDetailSchema),
   'servers.save': channel(SaveServerRequestSchema, ServerViewSchema),
-  'servers.remove': channel(ServerId, z.object({ removed: z.boolean() })),
+  /** Removes a server; `removeRules` also removes the permission rules made for it (their count is returned). */
+  'servers.remove': channel(
+    z.object({ id: z.string().min(1).max(64), removeRules: z.boolean().default(false) }).strict(),
+    z.object({ removed: z.boolean(), rulesRemoved: z.number().int().nonnegative() }),
+  ),
   'servers.setEnabled': channel(z.object({ id: z.string().min(1).max(64), enabled: z.boolean() }).strict(), ServerViewSchema),
   /** Connects (or reconnects) one server and lists its tools. */
   'servers.connect': channel(ServerId, ServerViewSchema),
@@ -385,6 +426,17 @@ export const channels = {
   'permissions.setServerTrust': channel(z.object({ serverId: z.string().min(1).max(64), trusted: z.boolean() }).strict(), PermissionsViewSchema),
   /** Revokes a rule (an "always allow", or a per-tool level). */
   'permissions.removeRule': channel(z.object({ ruleId: z.string().min(1).max(200) }).strict(), PermissionsViewSchema),
+  /** Revokes this GUI session's "allow for this session" grant for one tool: it asks again. */
+  'permissions.revokeSessionGrant': channel(z.object({ serverId: z.string().min(1).max(64), toolName: z.string().min(1).max(200) }).strict(), PermissionsViewSchema),
+
+  /** The app settings the GUI edits: the local tools' folders (the workspace first, fixed). */
+  'settings.get': channel(Empty, SettingsViewSchema),
+  /**
+   * Sets the local tools' extra folders (the workspace stays first and is not listed here).
+   * Applied at once to the file tools and run_command. A folder that does not exist, is not
+   * absolute, or overlaps the data folder is refused (`validation` with fieldErrors `roots.N`).
+   */
+  'settings.setRoots': channel(z.object({ roots: z.array(z.string().min(1).max(4096)).max(50) }).strict(), SettingsViewSchema),
 
   'traces.list': channel(
     z

@@ -56,6 +56,12 @@ const common = {
     // "local" names the app's own tools, which permissions trust; no server may borrow it.
     .refine((id) => id !== RESERVED_SERVER_ID, `"${RESERVED_SERVER_ID}" is reserved for the app's own tools`),
   name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
+  /**
+   * The server's identity, made by the app when the server is first saved and never edited:
+   * permission rules are bound to it, so a server removed and added again under the same id does
+   * not inherit the old one's rules. Absent only in files written before identities existed.
+   */
+  uid: z.string().regex(/^[A-Za-z0-9_-]{8,100}$/, 'is made by the app').optional(),
   /** Deadline for initialize and for each request, in milliseconds. */
   timeoutMs: z.number().int().min(100, 'at least 100 ms').max(600_000, 'at most 10 minutes').default(30_000),
   /** Higher wins when several servers offer a tool with the same name. */

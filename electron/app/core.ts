@@ -22,7 +22,6 @@ import { PermissionDecisionEngine } from '../security/permissions.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
 import { SecureToolExecutor } from '../security/secureExecutor.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
-import { createLocalTools } from '../tools/localTools.js';
 import { Tracer } from '../tracing/tracer.js';
 import { openAppDatabaseWithReport } from './database.js';
 import type { Handlers } from './dispatcher.js';
@@ -33,6 +32,7 @@ import { AppError } from './errors.js';
 import { planImport } from './importer.js';
 import { PermissionService } from './permissionService.js';
 import { ServerService, statusView } from './serverService.js';
+import { SettingsService } from './settingsService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
 import { prepareWorkspace } from './workspace.js';
 import { detectSandbox } from '../sandbox/detect.js';
@@ -123,7 +123,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   const ruleStore = new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
     onDamaged: (warning) => reportDamaged(warning),
   });
-  const localTools = createLocalTools({ roots: [workspace], excluded: [options.dataDir] });
+  const settings = new SettingsService(options.config, workspace, options.dataDir, (tools) => harness.replaceLocalTools(tools), (m) => warnings.push(m));
   const broker = new ApprovalBroker(
     (event, payload) => emit(event, payload),
     (value) => tracer.redact(value),
@@ -131,8 +131,8 @@ export function createAppCore(options: AppCoreOptions): AppCore {
   const buildHarness = (rules: PermissionDecisionEngine): HarnessApplication =>
     new HarnessApplication({
       registry,
-      localTools,
-      security: new SecureToolExecutor({ engine: rules, requestApproval: broker.request }),
+      localTools: settings.localTools(),
+      security: new SecureToolExecutor({ engine: rules, requestApproval: broker.request, onPermissionsChanged: () => emit('permissions.changed', {}) }),
       checkpoints,
       tracer,
     });
@@ -147,6 +147,8 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     registry,
     (id, trusted) => servers.setTrusted(id, trusted),
     () => emit('permissions.changed', {}),
+    () => calls.sessionId,
+    detectSandbox,
   );
 
   // ── events ─────────────────────────────────────────────────────────────────────────────────
@@ -265,7 +267,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       for (const value of Object.values(request.secrets)) tracer.addKnownSecret(value);
       return servers.save(request);
     },
-    'servers.remove': async ({ id }) => ({ removed: await servers.remove(id) }),
+    'servers.remove': async ({ id, removeRules }) => ({ rulesRemoved: removeRules ? await permissions.removeRulesOfServer(id) : 0, removed: await servers.remove(id) }),
     'servers.setEnabled': ({ id, enabled }) => servers.setEnabled(id, enabled),
     'servers.connect': ({ id }) => servers.connect(id),
     'servers.disconnect': ({ id }) => servers.disconnect(id),
@@ -294,6 +296,9 @@ export function createAppCore(options: AppCoreOptions): AppCore {
     'permissions.setToolLevel': (request) => permissions.setToolLevel(request),
     'permissions.setServerTrust': ({ serverId, trusted }) => permissions.setServerTrust(serverId, trusted),
     'permissions.removeRule': ({ ruleId }) => permissions.removeRule(ruleId),
+    'permissions.revokeSessionGrant': (request) => permissions.revokeSessionGrant(request),
+    'settings.get': () => settings.view(),
+    'settings.setRoots': ({ roots }) => settings.setRoots(roots),
 
     'traces.list': (query) => tracer.listTraces(withoutUndefined(query)),
     'traces.get': ({ traceId }) => {
@@ -379,6 +384,7 @@ export function createAppCore(options: AppCoreOptions): AppCore {
       engine = await PermissionDecisionEngine.load(ruleStore, { pathBase: workspace });
       harness = buildHarness(engine);
       servers.load();
+      await permissions.bindRulesToServers();
       followLogs();
       // Discovery runs in the background: the window opens at once and statuses stream in.
       registry.discover().catch((error: unknown) => warnings.push(`Discovery failed: ${(error as Error).message}`));

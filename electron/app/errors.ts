@@ -32,6 +32,10 @@ function isZodError(error: unknown): error is { issues: Array<{ path: PropertyKe
   return !!error && typeof error === 'object' && (error as { name?: unknown }).name === 'ZodError' && Array.isArray((error as { issues?: unknown }).issues);
 }
 
+function isFieldErrors(value: unknown): value is Record<string, string[]> {
+  return !!value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => Array.isArray(v) && v.every((m) => typeof m === 'string'));
+}
+
 /**
  * Maps an error to the contract's shape. Errors of the core carry a string `code` and a message
  * written for people; anything else becomes `internal` with its message (redacted).
@@ -51,7 +55,13 @@ export function toErrorShape(error: unknown, redact: (text: string) => string = 
     const code = (error as { code?: unknown }).code;
     const serverId = (error as { serverId?: unknown }).serverId;
     const limitBytes = (error as { limitBytes?: unknown }).limitBytes;
-    const typed = { ...(typeof serverId === 'string' ? { serverId } : {}), ...(typeof limitBytes === 'number' ? { limitBytes } : {}) };
+    const fieldErrors = (error as { fieldErrors?: unknown }).fieldErrors;
+    const typed = {
+      ...(typeof serverId === 'string' ? { serverId } : {}),
+      ...(typeof limitBytes === 'number' ? { limitBytes } : {}),
+      // e.g. invalid_arguments: the tool's arguments that do not fit its schema, by field path
+      ...(isFieldErrors(fieldErrors) ? { fieldErrors } : {}),
+    };
     const details = withTrace(Object.keys(typed).length > 0 ? typed : undefined);
     return {
       code: typeof code === 'string' ? code : 'internal',

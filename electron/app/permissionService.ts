@@ -1,18 +1,31 @@
 /**
- * The Permissions view: each tool's current level and why, per-server trust, and the stored
- * rules — per-tool levels set here, and "always allow" grants from approval dialogs (bound to
- * the tool's fingerprint, shown as stale when the tool changed since).
+ * The Permissions view: each tool's effective level and why (a stored rule, this session's
+ * "allow for this session" grant, a default from annotations, or a forced ask), per-server
+ * trust, the stored rules — per-tool levels set here, and "always allow" grants from approval
+ * dialogs (bound to the server's identity and the tool's fingerprint, shown as stale when either
+ * changed) — and this session's grants, each revocable.
  */
-import type { PermissionsView, RequestOf } from '../../shared/contract.js';
+import type { PermissionReasonKind, PermissionRuleView, PermissionsView, RequestOf } from '../../shared/contract.js';
 import type { HarnessApplication } from '../harness/application.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
-import type { PermissionDecisionEngine } from '../security/permissions.js';
-import { LOCAL_SERVER_ID } from '../security/permissions.js';
+import type { SandboxInfo } from '../sandbox/types.js';
+import type { PermissionDecision, PermissionDecisionEngine, PermissionRule } from '../security/permissions.js';
+import { LOCAL_SERVER_ID, requireAsk } from '../security/permissions.js';
+import { mustAskReason } from '../tools/runCommand.js';
 
 /** Per-tool rules set in the Permissions view have a stable id, so setting again replaces. */
 export function toolRuleId(serverId: string, toolName: string): string {
   return `tool:${serverId}:${toolName}`;
 }
+
+/** A decision as the GUI shows it: the engine's, or a session grant / forced ask on top of it. */
+interface EffectiveDecision {
+  level: PermissionDecision['level'];
+  reason: { kind: PermissionReasonKind; detail: string; ruleId?: string };
+}
+
+/** The local tool whose own guard asks every time when the OS gives it no sandbox. */
+const RUN_COMMAND = 'run_command';
 
 export class PermissionService {
   constructor(
@@ -21,55 +34,77 @@ export class PermissionService {
     private readonly registry: MCPToolRegistry,
     private readonly setTrusted: (serverId: string, trusted: boolean) => Promise<void>,
     private readonly changed: () => void,
+    /** The GUI's session: its "allow for this session" grants are the ones shown. */
+    private readonly sessionId: () => string,
+    private readonly sandbox: () => Promise<SandboxInfo>,
   ) {}
 
-  view(): PermissionsView {
+  async view(): Promise<PermissionsView> {
     const engine = this.engine();
+    const security = this.harness().security;
+    const sandbox = await this.sandbox();
     const rules = engine.listRules();
-    const ruleIds = new Set(rules.map((r) => r.id));
     const tools = this.harness().listTools();
     const fingerprints = new Map(tools.map((t) => [`${t.serverId}\0${t.name}`, t.schemaFingerprint]));
+    const grants = security.sessionGrants(this.sessionId());
+    const grantOf = (serverId: string, toolName: string) => grants.find((g) => g.serverId === serverId && g.toolName === toolName);
+    const ruleViews = rules.map((rule) => this.ruleView(rule, fingerprints));
+    const liveRuleIds = new Set(ruleViews.filter((r) => !r.stale).map((r) => r.id));
     return {
       tools: tools.map((tool) => {
-        const trusted = tool.serverId === LOCAL_SERVER_ID || this.registry.server(tool.serverId)?.trusted === true;
-        const decision = engine.explain({
+        const server = tool.serverId === LOCAL_SERVER_ID ? undefined : this.registry.server(tool.serverId);
+        const decided = engine.explain({
           toolName: tool.name,
           serverId: tool.serverId,
           args: {},
           ...(tool.annotations ? { annotations: tool.annotations } : {}),
-          serverTrusted: trusted,
+          serverTrusted: tool.serverId === LOCAL_SERVER_ID || server?.trusted === true,
           schemaFingerprint: tool.schemaFingerprint,
+          ...(server?.uid ? { serverUid: server.uid } : {}),
         });
+        // Mirrors SecureToolExecutor.authorize: a forced ask beats rules and grants; a grant turns an ASK into an allow.
+        const forced = tool.serverId === LOCAL_SERVER_ID && tool.name === RUN_COMMAND ? mustAskReason(sandbox, false) : undefined;
+        const grant = grantOf(tool.serverId, tool.name);
+        const granted = grant !== undefined && grant.schemaFingerprint === tool.schemaFingerprint;
+        let decision: EffectiveDecision = decided;
+        if (forced && decided.level !== 'DENY') decision = { ...requireAsk(decided, forced), reason: { kind: 'forced-ask', detail: forced } };
+        else if (granted && decided.level === 'ASK') {
+          decision = {
+            level: 'ALLOW',
+            reason: { kind: 'session-grant', detail: `You allowed ${tool.name} for this session: it runs without asking until the app restarts or you revoke it` },
+          };
+        }
         const id = toolRuleId(tool.serverId, tool.name);
         return {
           toolName: tool.name,
           serverId: tool.serverId,
           level: decision.level,
           reason: { kind: decision.reason.kind, detail: decision.reason.detail, ...(decision.reason.ruleId ? { ruleId: decision.reason.ruleId } : {}) },
-          ...(ruleIds.has(id) ? { toolRuleId: id } : {}),
+          ...(liveRuleIds.has(id) ? { toolRuleId: id } : {}),
+          ...(granted ? { sessionGrant: true } : {}),
         };
       }),
       servers: this.registry.servers().map((s) => ({ serverId: s.id, name: s.name, trusted: s.trusted })),
-      rules: rules.map((rule) => {
-        const bound = rule.match.schemaFingerprint;
-        const current = rule.match.serverId && rule.match.toolName ? fingerprints.get(`${rule.match.serverId}\0${rule.match.toolName}`) : undefined;
-        return {
-          id: rule.id,
-          level: rule.level,
-          match: { ...rule.match },
-          ...(rule.note ? { note: rule.note } : {}),
-          createdAt: rule.createdAt,
-          fromApproval: bound !== undefined,
-          stale: bound !== undefined && current !== undefined && current !== bound,
-        };
+      rules: ruleViews,
+      sessionGrants: grants.map((g) => {
+        const current = fingerprints.get(`${g.serverId}\0${g.toolName}`);
+        return { serverId: g.serverId, toolName: g.toolName, stale: current === undefined || current !== g.schemaFingerprint };
       }),
     };
   }
 
   async setToolLevel({ serverId, toolName, level }: RequestOf<'permissions.setToolLevel'>): Promise<PermissionsView> {
     const id = toolRuleId(serverId, toolName);
+    const uid = serverId === LOCAL_SERVER_ID ? undefined : this.registry.server(serverId)?.uid;
     if (level === 'default') await this.engine().removeRule(id);
-    else await this.engine().addRule({ id, level, match: { serverId, toolName }, note: `Set in Permissions: ${level} for ${toolName}` });
+    else {
+      await this.engine().addRule({
+        id,
+        level,
+        match: { serverId, toolName, ...(uid ? { serverUid: uid } : {}) },
+        note: `Set in Permissions: ${level} for ${toolName}`,
+      });
+    }
     this.changed();
     return this.view();
   }
@@ -84,5 +119,53 @@ export class PermissionService {
     await this.engine().removeRule(ruleId);
     this.changed();
     return this.view();
+  }
+
+  async revokeSessionGrant({ serverId, toolName }: RequestOf<'permissions.revokeSessionGrant'>): Promise<PermissionsView> {
+    // The executor announces the change (permissions.changed) itself.
+    this.harness().security.revokeSessionGrant(this.sessionId(), serverId, toolName);
+    return this.view();
+  }
+
+  /**
+   * Removes the rules made for a server (before the server itself is removed): the rules that
+   * name its id, except those bound to another server identity. Returns how many.
+   */
+  async removeRulesOfServer(serverId: string): Promise<number> {
+    const uid = this.registry.server(serverId)?.uid;
+    const engine = this.engine();
+    const mine = engine.listRules().filter((r) => r.match.serverId === serverId && (r.match.serverUid === undefined || r.match.serverUid === uid));
+    for (const rule of mine) await engine.removeRule(rule.id);
+    if (mine.length > 0) this.changed();
+    return mine.length;
+  }
+
+  /** Binds rules saved before server identities existed to their server's identity (at start). */
+  async bindRulesToServers(): Promise<void> {
+    if ((await this.engine().bindServerIdentities((id) => this.registry.server(id)?.uid)) > 0) this.changed();
+  }
+
+  private ruleView(rule: PermissionRule, fingerprints: ReadonlyMap<string, string>): PermissionRuleView {
+    const { serverId, toolName, schemaFingerprint: bound, serverUid } = rule.match;
+    const server = serverId !== undefined && serverId !== LOCAL_SERVER_ID ? this.registry.server(serverId) : undefined;
+    const current = serverId && toolName ? fingerprints.get(`${serverId}\0${toolName}`) : undefined;
+    const staleReason: PermissionRuleView['staleReason'] =
+      serverId !== undefined && serverId !== LOCAL_SERVER_ID && !server
+        ? 'server_removed'
+        : serverUid !== undefined && server?.uid !== serverUid
+          ? 'server_replaced'
+          : bound !== undefined && current !== undefined && current !== bound
+            ? 'tool_changed'
+            : undefined;
+    return {
+      id: rule.id,
+      level: rule.level,
+      match: { ...rule.match },
+      ...(rule.note ? { note: rule.note } : {}),
+      createdAt: rule.createdAt,
+      fromApproval: bound !== undefined,
+      stale: staleReason !== undefined,
+      ...(staleReason ? { staleReason } : {}),
+    };
   }
 }

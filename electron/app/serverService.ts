@@ -3,6 +3,7 @@
  * configuration file holding references only), connecting them through the registry, and the
  * views the GUI shows.
  */
+import { randomUUID } from 'node:crypto';
 import type { RequestOf, ServerView } from '../../shared/contract.js';
 import { SECRET_SLOT } from '../../shared/contract.js';
 import type { FieldErrors, ServerConfig } from '../../shared/serverConfig.js';
@@ -33,6 +34,7 @@ export class ServerService {
     const saved = this.config.get(SERVERS_KEY);
     const entries = Array.isArray(saved) ? saved : [];
     if (saved !== undefined && !Array.isArray(saved)) this.warn('The saved server list was not a list; it was ignored (the file is unchanged).');
+    let identified = false;
     for (const entry of entries) {
       const parsed = ServerConfigSchema.safeParse(entry);
       if (!parsed.success) {
@@ -41,13 +43,17 @@ export class ServerService {
         this.warn(`A saved server${typeof id === 'string' ? ` ("${id}")` : ''} is invalid and was not loaded: ${Object.entries(fieldErrorsOf(parsed.error)).map(([k, v]) => `${k || 'config'}: ${v.join(', ')}`).join('; ')}`);
         continue;
       }
+      // A server saved before identities existed gets its identity now (kept from then on).
+      const config = parsed.data.uid ? parsed.data : { ...parsed.data, uid: randomUUID() };
+      identified ||= config !== parsed.data;
       try {
-        this.registry.addServer(parsed.data);
+        this.registry.addServer(config);
       } catch (error) {
         this.invalid.push(entry);
         this.warn(`A saved server could not be loaded: ${(error as Error).message}`);
       }
     }
+    if (identified) this.persist();
   }
 
   async views(): Promise<ServerView[]> {
@@ -101,10 +107,11 @@ export class ServerService {
     if (Object.keys(fieldErrors).length > 0 || !parsed.success) {
       throw new ValidationFailedError('The server settings are not valid; nothing was saved.', fieldErrors);
     }
-    const config = parsed.data;
+    const previous = this.registry.server(id);
+    // The identity is the app's, never the form's: kept on update, new on create.
+    const config: ServerConfig = { ...parsed.data, uid: (request.mode === 'update' ? previous?.uid : undefined) ?? randomUUID() };
 
     // Secrets first: a configuration must never point at a secret that is not there.
-    const previous = this.registry.server(id);
     for (const slot of storeSlots) {
       const value = provided[slot];
       if (value) await this.secrets.set(storageKey(id, slot), new SecretValue(value));

@@ -24,11 +24,20 @@ function contains(outer: string, inner: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
+/**
+ * How a folder overlaps the data folder (compared by real path), in words — or undefined when it
+ * does not. The same check guards the workspace and every folder added in Settings.
+ */
+export function overlapWithData(folder: string, dataDir: string): string | undefined {
+  const dir = realish(folder);
+  const data = realish(dataDir);
+  return dir === data ? 'is the data folder' : contains(data, dir) ? 'is inside the data folder' : contains(dir, data) ? 'contains the data folder' : undefined;
+}
+
 /** Refuses a workspace that is the data folder, inside it or around it; creates it; returns its real path. */
 export function prepareWorkspace(workspaceDir: string, dataDir: string): string {
   const workspace = realish(workspaceDir);
-  const data = realish(dataDir);
-  const problem = workspace === data ? 'is the data folder' : contains(data, workspace) ? 'is inside the data folder' : contains(workspace, data) ? 'contains the data folder' : undefined;
+  const problem = overlapWithData(workspaceDir, dataDir);
   if (problem) {
     throw new AppError(
       'workspace_overlaps_data',

@@ -16,6 +16,8 @@
  * The checkpoint store is local: a call whose owner died mid-request stays "started" (result
  * unknown). Strict exactly-once needs the server's own idempotency keys.
  */
+import type { ArgumentFieldErrors } from './toolArguments.js';
+import { checkToolArguments, describeArgumentErrors } from './toolArguments.js';
 import type { CheckpointStore } from '../checkpoints/types.js';
 import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../checkpoints/errors.js';
 import { hashArguments } from '../checkpoints/hash.js';
@@ -73,6 +75,23 @@ export interface HarnessToolInfo {
   schemaFingerprint: string;
 }
 
+/**
+ * The arguments do not match the tool's input schema: refused before the permission decision and
+ * any approval, so nobody approves a call that the server would reject. `fieldErrors` is keyed
+ * by field path, for the form.
+ */
+export class InvalidArgumentsError extends Error {
+  readonly code = 'invalid_arguments';
+  constructor(
+    readonly toolName: string,
+    readonly serverId: string,
+    readonly fieldErrors: ArgumentFieldErrors,
+  ) {
+    super(`The arguments for ${toolName} do not match its input schema: ${describeArgumentErrors(fieldErrors)}. Nothing ran.`);
+    this.name = 'InvalidArgumentsError';
+  }
+}
+
 /** A record that cannot be replayed (not completed, or absent). */
 export class NotReplayableError extends Error {
   readonly code = 'not_replayable';
@@ -112,6 +131,20 @@ export class HarnessApplication {
   constructor(private readonly options: HarnessApplicationOptions) {
     for (const tool of options.localTools) this.local.set(tool.name, tool);
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  }
+
+  /** The authorization gate (its session grants are shown and revoked from the GUI). */
+  get security(): SecureToolExecutor {
+    return this.options.security;
+  }
+
+  /**
+   * Swaps the local tools (their folders changed in Settings). Calls already running keep the
+   * tools they started with; the next call uses the new ones.
+   */
+  replaceLocalTools(tools: readonly LocalTool[]): void {
+    this.local.clear();
+    for (const tool of tools) this.local.set(tool.name, tool);
   }
 
   /** Every tool: local ones first, then each server's, with what shadows what. */
@@ -206,14 +239,19 @@ export class HarnessApplication {
   private async run(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions, trace: TraceHandle): Promise<ExecuteResult> {
     const { security, checkpoints, tracer } = this.options;
     const annotations = target.tool.annotations;
-    const trusted = target.kind === 'local' || this.options.registry.server(target.serverId)?.trusted === true;
+    const server = target.kind === 'local' ? undefined : this.options.registry.server(target.serverId);
+    const trusted = target.kind === 'local' || server?.trusted === true;
+
+    // 0. The arguments must fit the tool's input schema before anyone is asked to approve them.
+    const fieldErrors = checkToolArguments(target.tool.inputSchema, args);
+    if (fieldErrors) throw new InvalidArgumentsError(toolName, target.serverId, fieldErrors);
 
     // 1. Permission, guardrails, approval. Throws (after recording why) when the call may not run.
     let authorization;
     try {
       authorization = await security.authorize(
         {
-          subject: { toolName, serverId: target.serverId, args, annotations, serverTrusted: trusted },
+          subject: { toolName, serverId: target.serverId, args, annotations, serverTrusted: trusted, ...(server?.uid ? { serverUid: server.uid } : {}) },
           sessionId: options.sessionId,
           userId: options.userId,
           ...(target.kind === 'local' ? { guardrails: () => target.tool.guardrails(args) } : {}),

@@ -100,6 +100,13 @@ export function waitForApproval(
  * "Allow for this session" grants, in memory only. A grant is keyed by session, server and
  * tool, and remembers the tool's fingerprint: if the tool changes mid-session, it asks again.
  */
+/** One "allow for this session" answer: the tool, as it was when allowed. */
+export interface SessionGrant {
+  serverId: string;
+  toolName: string;
+  schemaFingerprint?: string;
+}
+
 export class SessionGrants {
   private readonly grants = new Map<string, string | undefined>();
 
@@ -115,6 +122,21 @@ export class SessionGrants {
   has(sessionId: string, serverId: string, toolName: string, schemaFingerprint?: string): boolean {
     const key = SessionGrants.key(sessionId, serverId, toolName);
     return this.grants.has(key) && this.grants.get(key) === schemaFingerprint;
+  }
+
+  /** Every grant of a session, for the GUI (which tools run without asking until it ends). */
+  list(sessionId: string): SessionGrant[] {
+    const out: SessionGrant[] = [];
+    for (const [key, schemaFingerprint] of this.grants) {
+      const [session, serverId, toolName] = JSON.parse(key) as [string, string, string];
+      if (session === sessionId) out.push({ serverId, toolName, ...(schemaFingerprint !== undefined ? { schemaFingerprint } : {}) });
+    }
+    return out;
+  }
+
+  /** Forgets one grant; returns whether it existed. */
+  revoke(sessionId: string, serverId: string, toolName: string): boolean {
+    return this.grants.delete(SessionGrants.key(sessionId, serverId, toolName));
   }
 
   /** Forgets every grant of a session (it ended). */

@@ -44,7 +44,7 @@ export class PathOutsideRootsError extends SecurityError {
   ) {
     super(
       `The path "${requested}" is outside the folders this app may use (${listRoots(roots)}). ` +
-        'Use a path inside one of them, or add its folder in the settings.',
+        'Use a path inside one of them, or add its folder in Settings → Folders.',
     );
   }
 }
@@ -55,8 +55,8 @@ export class NoAllowedRootsError extends SecurityError {
   constructor(readonly roots: readonly string[]) {
     super(
       roots.length === 0
-        ? 'No folders are configured for file access. Add one in the settings.'
-        : `None of the folders configured for file access exists (${listRoots(roots)}). Create one, or fix the settings.`,
+        ? 'No folders are configured for file access. Add one in Settings → Folders.'
+        : `None of the folders configured for file access exists (${listRoots(roots)}). Create one, or fix them in Settings → Folders.`,
     );
   }
 }

@@ -46,6 +46,8 @@ export interface ToolCallSubject {
   serverTrusted: boolean;
   /** The tool's current schema fingerprint; rules granted for another fingerprint do not apply. */
   schemaFingerprint?: string;
+  /** The server's identity (its config's `uid`); rules bound to another identity do not apply. */
+  serverUid?: string;
 }
 
 export const PermissionLevelSchema = z.enum(['ALLOW', 'ASK', 'DENY']);
@@ -76,6 +78,11 @@ export const PermissionRuleSchema = z
         argument: ArgumentConditionSchema.optional(),
         /** Set by "allow always": the rule applies only while the tool has this fingerprint. */
         schemaFingerprint: z.string().min(1).optional(),
+        /**
+         * The identity (`uid`) of the server the rule was made for: a server removed and added
+         * again under the same id is another server, and the rule does not apply to it.
+         */
+        serverUid: z.string().min(1).max(100).optional(),
       })
       .strict(),
     note: z.string().max(500).optional(),
@@ -233,6 +240,27 @@ export class PermissionDecisionEngine {
     await this.mutate(() => parsed);
   }
 
+  /**
+   * Binds the rules that name a server but no server identity (saved before identities existed)
+   * to the identity that server has now; a server that no longer exists leaves its rules as they
+   * are. Returns how many rules were bound.
+   */
+  async bindServerIdentities(uidOf: (serverId: string) => string | undefined): Promise<number> {
+    const uidFor = (rule: PermissionRule): string | undefined => {
+      const serverId = rule.match.serverId;
+      return serverId !== undefined && serverId !== LOCAL_SERVER_ID && rule.match.serverUid === undefined ? uidOf(serverId) : undefined;
+    };
+    const bound = this.rules.filter((rule) => uidFor(rule) !== undefined).length;
+    if (bound === 0) return 0;
+    await this.mutate((rules) =>
+      rules.map((rule) => {
+        const uid = uidFor(rule);
+        return uid === undefined ? rule : { ...rule, match: { ...rule.match, serverUid: uid } };
+      }),
+    );
+    return bound;
+  }
+
   /** Saves first and only then swaps the rules in, so memory never claims what the disk lacks. */
   private mutate(change: (rules: readonly PermissionRule[]) => PermissionRule[]): Promise<void> {
     const run = this.queue.then(async () => {
@@ -250,6 +278,7 @@ export class PermissionDecisionEngine {
     if (m.toolName !== undefined && m.toolName !== subject.toolName) return false;
     if (m.toolPattern !== undefined && !glob(m.toolPattern, 'tool')(subject.toolName)) return false;
     if (m.schemaFingerprint !== undefined && m.schemaFingerprint !== subject.schemaFingerprint) return false;
+    if (m.serverUid !== undefined && m.serverUid !== subject.serverUid) return false;
     if (m.argument && !this.argumentHolds(m.argument, subject.args)) return false;
     return true;
   }

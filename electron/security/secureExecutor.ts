@@ -7,7 +7,7 @@
  * trace shows why a call ran or did not.
  */
 import { ApprovalCancelledError, PermissionDeniedError } from './errors.js';
-import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest } from './approvals.js';
+import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest, SessionGrant } from './approvals.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, SessionGrants, newRequestId, waitForApproval } from './approvals.js';
 import type { GuardrailResult } from './guardrails.js';
 import type { PermissionDecision, PermissionDecisionEngine, PermissionLevel, ToolCallSubject } from './permissions.js';
@@ -53,6 +53,8 @@ export interface SecureToolExecutorOptions {
   /** How long to wait for an answer before denying. Default 120 000 ms. */
   approvalTimeoutMs?: number;
   now?: () => number;
+  /** Told after an answer changed what is allowed (a session grant, or a saved "always allow"). */
+  onPermissionsChanged?: () => void;
 }
 
 export class SecureToolExecutor {
@@ -61,12 +63,22 @@ export class SecureToolExecutor {
   private readonly approvalTimeoutMs: number;
   private readonly now: () => number;
   private readonly grants = new SessionGrants();
+  private readonly onPermissionsChanged: (() => void) | undefined;
 
   constructor(options: SecureToolExecutorOptions) {
     this.engine = options.engine;
     this.requestApproval = options.requestApproval;
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     this.now = options.now ?? Date.now;
+    this.onPermissionsChanged = options.onPermissionsChanged;
+  }
+
+  private permissionsChanged(): void {
+    try {
+      this.onPermissionsChanged?.();
+    } catch {
+      // a listener's failure must not change the outcome of the call
+    }
   }
 
   /** Resolves when the call may run; throws PermissionDeniedError (or ApprovalCancelledError) when not. */
@@ -142,15 +154,24 @@ export class SecureToolExecutor {
     if (outcome.failed) throw deny('ASK', 'error', 'the approval request could not be shown or answered');
     if (outcome.answer === 'deny') throw deny('ASK', 'deny', 'the user denied it');
 
-    if (outcome.answer === 'allow-session') this.grants.grant(call.sessionId, serverId, toolName, fingerprint);
+    if (outcome.answer === 'allow-session') {
+      this.grants.grant(call.sessionId, serverId, toolName, fingerprint);
+      this.permissionsChanged();
+    }
     if (outcome.answer === 'allow-always') {
       try {
         await this.engine.addRule({
           id: `approved:${JSON.stringify([serverId, toolName])}`,
           level: 'ALLOW',
-          match: { serverId, toolName, ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}) },
+          match: {
+            serverId,
+            toolName,
+            ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}),
+            ...(subject.serverUid !== undefined ? { serverUid: subject.serverUid } : {}),
+          },
           note: `Always allow ${toolName} on ${serverId}`,
         });
+        this.permissionsChanged();
       } catch (error) {
         // The person did allow this call; only the "always" part is lost, and they are told.
         const message = `The call was allowed, but "always allow" could not be saved (${error instanceof Error ? error.message : 'unknown error'}); it will ask again next time.`;
@@ -160,4 +181,17 @@ export class SecureToolExecutor {
     }
     return { level: 'ALLOW', decision, approvedBy: outcome.answer };
   }
+
+  /** The "allow for this session" grants of a session (shown, and revocable, in the GUI). */
+  sessionGrants(sessionId: string): SessionGrant[] {
+    return this.grants.list(sessionId);
+  }
+
+  /** Revokes one "allow for this session" grant: the tool asks again. Returns whether it existed. */
+  revokeSessionGrant(sessionId: string, serverId: string, toolName: string): boolean {
+    const revoked = this.grants.revoke(sessionId, serverId, toolName);
+    if (revoked) this.permissionsChanged();
+    return revoked;
+  }
+
 }

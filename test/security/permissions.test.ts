@@ -189,3 +189,29 @@ describe('rule changes persist', () => {
     expect(e.decide(subject()).level).toBe('DENY');
   });
 });
+
+describe('server identity (issue 9, E9)', () => {
+  it('a rule bound to a server identity applies only to that identity', () => {
+    const e = engine([rule('r', 'ALLOW', { serverId: 'fixture', toolName: 'append', serverUid: 'uid-old-0001' })]);
+    expect(e.decide(subject({ serverUid: 'uid-old-0001' })).level).toBe('ALLOW');
+    expect(e.decide(subject({ serverUid: 'uid-new-0002' }))).toMatchObject({ level: 'ASK', reason: { kind: 'untrusted-default' } });
+    expect(e.decide(subject()).level).toBe('ASK');
+  });
+
+  it('old rules without an identity are bound to the current server on load, saved, and others are left alone', async () => {
+    const store = new MemoryRuleStore();
+    const e = new PermissionDecisionEngine(store, [
+      rule('old', 'ALLOW', { serverId: 'fixture', toolName: 'append' }),
+      rule('gone', 'ALLOW', { serverId: 'removed', toolName: 'x' }),
+      rule('local', 'DENY', { serverId: 'local', toolName: 'run_command' }),
+      rule('bound', 'ALLOW', { serverId: 'fixture', toolName: 'echo', serverUid: 'uid-keep-0003' }),
+    ]);
+    const bound = await e.bindServerIdentities((id) => (id === 'fixture' ? 'uid-now-0004' : undefined));
+    expect(bound).toBe(1);
+    const byId = new Map(e.listRules().map((r) => [r.id, r.match.serverUid]));
+    expect(Object.fromEntries(byId)).toEqual({ old: 'uid-now-0004', gone: undefined, local: undefined, bound: 'uid-keep-0003' });
+    expect((await store.load()).find((r) => r.id === 'old')?.match.serverUid).toBe('uid-now-0004');
+    expect(e.decide(subject({ serverUid: 'uid-now-0004' })).level).toBe('ALLOW');
+    expect(await e.bindServerIdentities((id) => (id === 'fixture' ? 'uid-other-0005' : undefined))).toBe(0);
+  });
+});

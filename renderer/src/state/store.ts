@@ -11,6 +11,7 @@ import { createPermissionsSlice } from './slices/permissionsSlice.js';
 import { createTracesSlice } from './slices/tracesSlice.js';
 import { createHistorySlice } from './slices/historySlice.js';
 import { createImportSlice } from './slices/importSlice.js';
+import { createSettingsSlice } from './slices/settingsSlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -26,6 +27,7 @@ export function createAppStore(client: BridgeClient) {
         ...createTracesSlice(client)(...a),
         ...createHistorySlice(client)(...a),
         ...createImportSlice(client)(...a),
+        ...createSettingsSlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),

@@ -15,8 +15,9 @@ import type { PermissionsSlice } from './slices/permissionsSlice.js';
 import type { TracesSlice } from './slices/tracesSlice.js';
 import type { HistorySlice } from './slices/historySlice.js';
 import type { ImportSlice } from './slices/importSlice.js';
+import type { SettingsSlice } from './slices/settingsSlice.js';
 
-export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice;
+export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 export type StoreMiddlewares = [['zustand/devtools', never]];

@@ -22,7 +22,17 @@ export interface PermissionsSlice {
   setToolLevel(serverId: string, toolName: string, level: LevelChoice): Promise<void>;
   setServerTrust(serverId: string, trusted: boolean): Promise<void>;
   removeRule(ruleId: string): Promise<void>;
+  /** Revokes this session's "allow for this session" grant for one tool. */
+  revokeSessionGrant(serverId: string, toolName: string): Promise<void>;
   clearPermissions(): void;
+  /** The tool row Permissions should land on (scrolled into view and focused), once. */
+  permissionsFocus: { serverId: string; toolName: string } | undefined;
+  /** Counts "land on a tool" requests (the view starts unfiltered for each). */
+  permissionsFocusSeq: number;
+  /** Opens Permissions on one tool's row ("Change", "Open Permissions"). */
+  openPermissionsFor(serverId: string, toolName: string): void;
+  /** The row was shown: forget the target. */
+  clearPermissionsFocus(): void;
 }
 
 export const createPermissionsSlice: ClientSliceCreator<PermissionsSlice> = (client) => (set, get) => {
@@ -73,6 +83,20 @@ export const createPermissionsSlice: ClientSliceCreator<PermissionsSlice> = (cli
 
     removeRule(ruleId) {
       return change(`rule:${ruleId}`, () => client.call('permissions.removeRule', { ruleId }), 'Could not revoke the rule');
+    },
+
+    revokeSessionGrant(serverId, toolName) {
+      return change(`grant:${serverId}:${toolName}`, () => client.call('permissions.revokeSessionGrant', { serverId, toolName }), `Could not revoke the session grant of ${toolName}`);
+    },
+
+    permissionsFocus: undefined,
+    permissionsFocusSeq: 0,
+    openPermissionsFor(serverId, toolName) {
+      set({ permissionsFocus: { serverId, toolName }, permissionsFocusSeq: get().permissionsFocusSeq + 1 }, false, 'permissions/focus');
+      get().navigate('permissions');
+    },
+    clearPermissionsFocus() {
+      set({ permissionsFocus: undefined }, false, 'permissions/focusDone');
     },
 
     clearPermissions() {

@@ -44,7 +44,8 @@ export interface ServersSlice {
   loadLog(id: string): Promise<void>;
   /** Throws the BridgeError (with fieldErrors) so the form can show it. */
   saveServer(request: RequestOf<'servers.save'>): Promise<ServerView>;
-  removeServer(id: string): Promise<boolean>;
+  /** `removeRules`: also remove the permission rules made for the server. */
+  removeServer(id: string, removeRules?: boolean): Promise<boolean>;
   setServerEnabled(id: string, enabled: boolean): Promise<void>;
   connectServer(id: string): Promise<void>;
   disconnectServer(id: string): Promise<void>;
@@ -181,9 +182,9 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
       return view;
     },
 
-    async removeServer(id) {
+    async removeServer(id, removeRules = false) {
       return runAction(id, 'remove', async () => {
-        await client.call('servers.remove', { id });
+        await client.call('servers.remove', { id, removeRules });
         const { [id]: _detail, ...details } = get().details;
         const { [id]: _log, ...logs } = get().logs;
         set(

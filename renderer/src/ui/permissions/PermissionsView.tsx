@@ -3,8 +3,8 @@
  * (Default or a level of your own), per-server trust, and the stored rules — per-tool levels and
  * the "always allow" answers from approval dialogs — each revocable.
  */
-import { useEffect, useMemo, useState } from 'react';
-import type { PermissionRuleView, PermissionsView as PermissionsData } from '../../../../shared/contract.js';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { PermissionReasonKind, PermissionRuleView, PermissionsView as PermissionsData } from '../../../../shared/contract.js';
 import { formatDateTime } from '../../lib/format.js';
 import type { LevelChoice } from '../../state/slices/permissionsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
@@ -22,11 +22,19 @@ const CHOICES: { value: LevelChoice; label: string; title: string }[] = [
   { value: 'DENY', label: 'Deny', title: 'Never runs' },
 ];
 
-const REASON_KIND: Record<string, string> = {
+const REASON_KIND: Record<PermissionReasonKind, string> = {
   rule: 'Rule',
+  'session-grant': 'Allowed for this session',
   'trusted-annotation-default': 'Default from annotations',
   'untrusted-default': 'Untrusted server',
   default: 'Default',
+  'forced-ask': 'Always asks',
+};
+
+const STALE_WORDS: Record<NonNullable<PermissionRuleView['staleReason']>, string> = {
+  tool_changed: 'No longer applies: the tool changed since you allowed it.',
+  server_replaced: 'No longer applies: the server it was made for was removed, and the server with this id now is another one.',
+  server_removed: 'No longer applies: the server it was made for was removed.',
 };
 
 function serverName(data: PermissionsData, serverId: string): string {
@@ -109,8 +117,40 @@ function TrustCard({ data }: { data: PermissionsData }) {
   );
 }
 
+function SessionGrantButton({ row }: { row: ToolRow }) {
+  const revoke = useAppStore((s) => s.revokeSessionGrant);
+  const busy = useAppStore((s) => s.permissionsBusy[`grant:${row.serverId}:${row.toolName}`] === true);
+  return (
+    <button
+      type="button"
+      className="btn btn-small btn-danger-ghost"
+      disabled={busy}
+      aria-label={`Revoke the session grant of ${row.toolName}`}
+      onClick={() => void revoke(row.serverId, row.toolName)}
+    >
+      {busy && <Spinner label="Revoking" />}
+      Revoke
+    </button>
+  );
+}
+
 function ToolsCard({ data }: { data: PermissionsData }) {
   const [query, setQuery] = useState('');
+  const focus = useAppStore((s) => s.permissionsFocus);
+  const clearFocus = useAppStore((s) => s.clearPermissionsFocus);
+  const tableRef = useRef<HTMLTableElement>(null);
+  // "Change" / "Open Permissions": land on the tool's row, unfiltered, scrolled into view and focused.
+  useEffect(() => {
+    if (!focus) return;
+    const row = [...(tableRef.current?.querySelectorAll<HTMLTableRowElement>('tr[data-tool]') ?? [])].find(
+      (tr) => tr.dataset.tool === focus.toolName && tr.dataset.server === focus.serverId,
+    );
+    if (row) {
+      row.scrollIntoView({ block: 'center' });
+      row.focus({ preventScroll: true });
+    }
+    clearFocus();
+  }, [focus, clearFocus]);
   const rulesById = useMemo(() => new Map(data.rules.map((r) => [r.id, r])), [data.rules]);
   const needle = query.trim().toLowerCase();
   const rows = data.tools
@@ -128,7 +168,7 @@ function ToolsCard({ data }: { data: PermissionsData }) {
         The level a call gets right now, and why. Choose a level to set a rule for one tool; <em>Default</em> removes it.
       </p>
       <div className="table-scroll">
-        <table className="table perm-table" aria-label="Tool permissions">
+        <table className="table perm-table" aria-label="Tool permissions" ref={tableRef}>
           <thead>
             <tr>
               <th scope="col">Tool</th>
@@ -139,7 +179,7 @@ function ToolsCard({ data }: { data: PermissionsData }) {
           </thead>
           <tbody>
             {rows.map((row) => (
-              <tr key={`${row.serverId}::${row.toolName}`} data-tool={row.toolName} data-server={row.serverId}>
+              <tr key={`${row.serverId}::${row.toolName}`} data-tool={row.toolName} data-server={row.serverId} tabIndex={-1} aria-label={`${row.toolName} on ${serverName(data, row.serverId)}`}>
                 <th scope="row" className="perm-tool">
                   <code>{row.toolName}</code>
                   <span className="perm-server">{serverName(data, row.serverId)}</span>
@@ -153,6 +193,7 @@ function ToolsCard({ data }: { data: PermissionsData }) {
                 <td className="perm-reason">
                   <span className={`chip reason-${row.reason.kind}`}>{REASON_KIND[row.reason.kind] ?? row.reason.kind}</span>
                   <span className="perm-reason-text">{row.reason.detail}.</span>
+                  {row.sessionGrant && <SessionGrantButton row={row} />}
                 </td>
               </tr>
             ))}
@@ -203,7 +244,7 @@ function RulesCard({ data }: { data: PermissionsData }) {
                     {rule.fromApproval ? <span className="chip chip-positive">always allow · from an approval</span> : <span className="chip">set in Permissions</span>}
                     <span className="muted">{formatDateTime(rule.createdAt)}</span>
                   </p>
-                  {rule.stale && <p className="rule-stale">No longer applies: the tool changed since you allowed it.</p>}
+                  {rule.stale && <p className="rule-stale">{STALE_WORDS[rule.staleReason ?? 'tool_changed']}</p>}
                 </div>
                 <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => void remove(rule.id)} disabled={working}>
                   {working && <Spinner label="Revoking" />}
@@ -223,6 +264,7 @@ export function PermissionsView() {
   const load = useAppStore((s) => s.permissionsLoad);
   const error = useAppStore((s) => s.permissionsError);
   const loadPermissions = useAppStore((s) => s.loadPermissions);
+  const focusSeq = useAppStore((s) => s.permissionsFocusSeq);
 
   useEffect(() => {
     void loadPermissions();
@@ -262,8 +304,12 @@ export function PermissionsView() {
           <span>
             <strong>{data.rules.filter((r) => r.fromApproval).length}</strong> “always allow”
           </span>
+          <span>
+            <strong>{data.sessionGrants.filter((g) => !g.stale).length}</strong> for this session
+          </span>
         </div>
-        <ToolsCard data={data} />
+        {/* A new "land on this tool" remounts the card: its filter starts empty, so the row is there. */}
+        <ToolsCard data={data} key={focusSeq} />
         <div className="perm-columns">
           <TrustCard data={data} />
           <RulesCard data={data} />

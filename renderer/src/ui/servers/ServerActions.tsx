@@ -1,5 +1,5 @@
 /** What can be done to one server; the action in progress shows a spinner and locks the others. */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ServerView } from '../../../../shared/contract.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { selectBusy } from '../../state/selectors.js';
@@ -18,6 +18,14 @@ export function ServerActions({ view }: { view: ServerView }) {
   const openEditor = useAppStore((s) => s.openEditor);
   const notify = useAppStore((s) => s.notify);
   const [confirmRemove, setConfirmRemove] = useState(false);
+  const [removeRules, setRemoveRules] = useState(true);
+  const loadPermissions = useAppStore((s) => s.loadPermissions);
+  const allRules = useAppStore((s) => s.permissions?.rules);
+  // The rules made for this server (not those left by an earlier server of the same id).
+  const rules = (allRules ?? []).filter((r) => r.match.serverId === id && r.staleReason !== 'server_replaced');
+  useEffect(() => {
+    if (confirmRemove) void loadPermissions();
+  }, [confirmRemove, loadPermissions]);
 
   const state = view.status.state;
   const disabled = state === 'disabled';
@@ -47,7 +55,10 @@ export function ServerActions({ view }: { view: ServerView }) {
         <Icon name="edit" />
         Edit
       </button>
-      <button type="button" className="btn btn-danger-ghost" onClick={() => setConfirmRemove(true)} disabled={!!busy}>
+      <button type="button" className="btn btn-danger-ghost" onClick={() => {
+          setRemoveRules(true);
+          setConfirmRemove(true);
+        }} disabled={!!busy}>
         <Icon name="trash" />
         Remove
       </button>
@@ -59,13 +70,30 @@ export function ServerActions({ view }: { view: ServerView }) {
           busy={busy === 'remove'}
           onCancel={() => setConfirmRemove(false)}
           onConfirm={() => {
-            void remove(id).then((removed) => {
+            void remove(id, removeRules && rules.length > 0).then((removed) => {
               setConfirmRemove(false);
               if (removed) notify('success', `Removed ${serverNameOf(view)}.`);
             });
           }}
         >
           It is disconnected, its configuration and its stored secrets are deleted, and its tools are no longer offered. This cannot be undone.
+          {rules.length > 0 && (
+            <div className="remove-rules">
+              <p>Permission rules made for this server:</p>
+              <ul className="plain-list" aria-label="Rules of this server">
+                {rules.map((rule) => (
+                  <li key={rule.id}>
+                    <strong>{rule.level}</strong> <code>{rule.match.toolName ?? rule.match.toolPattern ?? 'every tool'}</code>
+                    {rule.fromApproval ? ' · always allow from an approval' : ' · set in Permissions'}
+                  </li>
+                ))}
+              </ul>
+              <label className="check-field">
+                <input type="checkbox" checked={removeRules} onChange={(e) => setRemoveRules(e.target.checked)} />
+                Also remove {rules.length === 1 ? 'this rule' : `these ${rules.length} rules`}
+              </label>
+            </div>
+          )}
         </ConfirmDialog>
       )}
     </div>

@@ -5,10 +5,11 @@ import { Callout } from '../components/Callout.js';
 import { callErrorText } from './callErrors.js';
 import { TraceButton } from './ResultView.js';
 
-const NEXT_LABEL = { servers: 'Open Servers', permissions: 'Open Permissions', history: 'Open History' } as const;
+const NEXT_LABEL = { servers: 'Open Servers', permissions: 'Open Permissions', history: 'Open History', settings: 'Open Settings' } as const;
 
-export function CallErrorView({ error, serverId }: { error: ErrorShape; serverId: string }) {
+export function CallErrorView({ error, serverId, toolName }: { error: ErrorShape; serverId: string; toolName?: string }) {
   const navigate = useAppStore((s) => s.navigate);
+  const openPermissionsFor = useAppStore((s) => s.openPermissionsFor);
   const selectServer = useAppStore((s) => s.selectServer);
   const words = callErrorText(error);
   const traceId = error.details?.traceId;
@@ -27,7 +28,13 @@ export function CallErrorView({ error, serverId }: { error: ErrorShape; serverId
                 <button
                   type="button"
                   className="btn btn-small btn-ghost"
-                  onClick={() => (next === 'servers' && serverId !== 'local' ? selectServer(serverId) : navigate(next))}
+                  onClick={() =>
+                    next === 'servers' && serverId !== 'local'
+                      ? selectServer(serverId)
+                      : next === 'permissions' && toolName
+                        ? openPermissionsFor(serverId, toolName)
+                        : navigate(next)
+                  }
                 >
                   {NEXT_LABEL[next]}
                 </button>

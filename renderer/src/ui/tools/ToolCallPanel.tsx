@@ -26,16 +26,33 @@ const NO_ARGS: Record<string, unknown> = {};
 
 function PermissionLine({ tool }: { tool: ToolView }) {
   const entry = useAppStore((s) => s.permissions?.tools.find((t) => t.serverId === tool.serverId && t.toolName === tool.name));
-  const navigate = useAppStore((s) => s.navigate);
+  const openPermissionsFor = useAppStore((s) => s.openPermissionsFor);
   if (!entry) return null;
   return (
-    <p className="tool-permission">
+    <p className="tool-permission" data-reason={entry.reason.kind}>
       <LevelBadge level={entry.level} />
       <span className="tool-permission-reason">{entry.reason.detail}.</span>
-      <button type="button" className="btn btn-small btn-ghost" onClick={() => navigate('permissions')}>
+      <button type="button" className="btn btn-small btn-ghost" onClick={() => openPermissionsFor(tool.serverId, tool.name)}>
         Change
       </button>
     </p>
+  );
+}
+
+/** The fields main refused (the tool's input schema), beside the form; `''` is the whole object. */
+function ArgumentErrors({ errors }: { errors: Record<string, string[]> }) {
+  const entries = Object.entries(errors);
+  if (entries.length === 0) return null;
+  return (
+    <div role="alert">
+      <ul className="plain-list arg-errors field-error" aria-label="Argument errors">
+        {entries.map(([field, messages]) => (
+          <li key={field} data-field={field}>
+            <code>{field || 'arguments'}</code> {messages.join('; ')}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
@@ -173,13 +190,14 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
             </div>
           )}
         </Tabs>
+        {run?.status === 'failed' && run.error.code === 'invalid_arguments' && <ArgumentErrors errors={run.error.details?.fieldErrors ?? {}} />}
         <div className="call-actions">
           <button type="button" className="btn btn-primary" onClick={runNow} disabled={running}>
             <Icon name="chevronRight" size={16} />
             Run
           </button>
           <span className="call-actions-note muted">
-            {hasParameters(tool.inputSchema) ? 'The server validates the arguments. ' : ''}
+            {hasParameters(tool.inputSchema) ? 'The arguments are checked against the tool’s schema before anything runs. ' : ''}
             Each run is a new call with its own checkpoint and trace.
           </span>
         </div>
@@ -188,7 +206,7 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
       <div className="call-outcome" aria-live="polite" ref={outcomeRef}>
         {run?.status === 'running' && <RunProgress tool={tool} run={run} />}
         {run?.status === 'done' && <ResultView outcome={run.outcome} durationMs={run.finishedAt - run.startedAt} />}
-        {run?.status === 'failed' && <CallErrorView error={run.error} serverId={tool.serverId} />}
+        {run?.status === 'failed' && <CallErrorView error={run.error} serverId={tool.serverId} toolName={tool.name} />}
       </div>
     </section>
   );

@@ -9,7 +9,7 @@ export interface CallErrorText {
   /** A cancelled call is not an error the person has to worry about. */
   tone: 'error' | 'warning';
   /** What the person can do next, when the answer is somewhere else in the app. */
-  next?: 'servers' | 'permissions' | 'history';
+  next?: 'servers' | 'permissions' | 'history' | 'settings';
 }
 
 /** The reason part of "The call to "x" on "y" was not allowed: <reason>". */
@@ -86,6 +86,8 @@ export function callErrorText(error: ErrorShape): CallErrorText {
       return { title: 'Invalid arguments', text: sentence(error.message), tone: 'error' };
     case 'path_outside_roots':
     case 'no_roots':
+      // Folders are added in Settings → Folders.
+      return { title: 'Path refused', text: sentence(error.message), tone: 'error', next: 'settings' };
     case 'invalid_path':
     case 'path_not_found':
       return { title: 'Path refused', text: sentence(error.message), tone: 'error' };

@@ -4,6 +4,7 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { warningKey, warningWords } from '../layout/appWarnings.js';
 import { ViewHeader } from '../layout/ViewHeader.js';
+import { FoldersCard } from '../settings/FoldersCard.js';
 
 const BACKEND_NAMES: Record<AppInfo['secretBackend']['kind'], string> = {
   safeStorage: 'Electron safeStorage (OS-encrypted)',
@@ -32,6 +33,8 @@ export function SettingsView() {
             <dd>{info.mode === 'browser' ? 'Browser (served by the local host on this machine)' : 'Desktop (Electron)'}</dd>
           </dl>
         </section>
+
+        <FoldersCard />
 
         <section className="card" aria-labelledby="settings-secrets">
           <h2 id="settings-secrets" className="card-title">

@@ -1,0 +1,99 @@
+/**
+ * The settings the GUI edits: the folders the local tools may use. The workspace is always the
+ * first folder (set by --workspace / MINIHARNESS_WORKSPACE, not here); the person adds more in
+ * Settings → Folders. They are kept in the configuration store and applied at once: the local
+ * tools are rebuilt over the new folders and handed to the harness.
+ */
+import { statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import type { SettingsView } from '../../shared/contract.js';
+import type { FieldErrors } from '../../shared/serverConfig.js';
+import { createLocalTools } from '../tools/localTools.js';
+import type { LocalTool } from '../tools/types.js';
+import { ValidationFailedError } from './errors.js';
+import type { ConfigStore } from '../storage/configFile.js';
+import { overlapWithData } from './workspace.js';
+
+const ROOTS_KEY = 'localTools.extraRoots';
+
+export class SettingsService {
+  private extra: string[];
+
+  constructor(
+    private readonly config: ConfigStore,
+    /** The workspace's real path (the first root, fixed). */
+    private readonly workspace: string,
+    private readonly dataDir: string,
+    /** Told the new local tools when the folders change. */
+    private readonly apply: (tools: LocalTool[]) => void,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.extra = this.loadExtra();
+  }
+
+  view(): SettingsView {
+    return { roots: [{ path: this.workspace, workspace: true }, ...this.extra.map((path) => ({ path, workspace: false }))] };
+  }
+
+  /** Every folder the local tools may use: the workspace first. */
+  roots(): string[] {
+    return [this.workspace, ...this.extra];
+  }
+
+  /** The local tools over the current folders (the data folder always excluded). */
+  localTools(): LocalTool[] {
+    return createLocalTools({ roots: this.roots(), excluded: [this.dataDir] });
+  }
+
+  /** Validates every folder before changing anything; saves; applies to the tools at once. */
+  setRoots(roots: readonly string[]): SettingsView {
+    const fieldErrors: FieldErrors = {};
+    const next: string[] = [];
+    roots.forEach((raw, i) => {
+      const problem = this.problemWith(raw.trim());
+      if (problem) (fieldErrors[`roots.${i}`] ??= []).push(problem);
+      else {
+        const path = resolve(raw.trim());
+        if (path !== this.workspace && !next.includes(path)) next.push(path);
+      }
+    });
+    if (Object.keys(fieldErrors).length > 0) throw new ValidationFailedError('A folder cannot be used; nothing was changed.', fieldErrors);
+    const tools = createLocalTools({ roots: [this.workspace, ...next], excluded: [this.dataDir] });
+    this.config.set(ROOTS_KEY, next);
+    this.extra = next;
+    this.apply(tools);
+    return this.view();
+  }
+
+  private problemWith(path: string): string | undefined {
+    if (!isAbsolute(path)) return 'must be an absolute path (e.g. /home/me/projects)';
+    if (path.includes('\0')) return 'must not contain a NUL character';
+    let isDir = false;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      return 'does not exist';
+    }
+    if (!isDir) return 'is not a folder';
+    const overlap = overlapWithData(path, this.dataDir);
+    if (overlap) return `${overlap} (the app's secrets and database): local tools may not reach it`;
+    return undefined;
+  }
+
+  /** The saved folders; one that is no longer usable is left out (and said), never deleted from the file. */
+  private loadExtra(): string[] {
+    const saved = this.config.get(ROOTS_KEY);
+    if (saved === undefined) return [];
+    if (!Array.isArray(saved)) {
+      this.warn('The saved local-tool folders were not a list; they were ignored (the file is unchanged).');
+      return [];
+    }
+    const usable: string[] = [];
+    for (const entry of saved) {
+      const problem = typeof entry === 'string' ? this.problemWith(entry) : 'is not a path';
+      if (problem) this.warn(`The local-tool folder ${JSON.stringify(entry)} ${problem}; it is not used until fixed in Settings → Folders.`);
+      else if (!usable.includes(entry as string) && entry !== this.workspace) usable.push(entry as string);
+    }
+    return usable;
+  }
+}
