@@ -43,7 +43,7 @@ function fakeHost() {
 }
 
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 1_000 && !check(); i++) await new Promise((r) => setImmediate(r));
+  for (let i = 0; i < 1_000 && !check(); i++) await new Promise((r) => setTimeout(r, 0));
   expect(check()).toBe(true);
 }
 
