@@ -64,7 +64,7 @@ describe('SqliteCheckpointStore', () => {
           if (claimed.kind === 'owner' && i % 4 !== 0) store.complete(`s${i % 1_000}`, `c${i}`, claimed.lease, { ...textResult(`r${i}`), isError: i % 8 === 1 });
         }
       })();
-    });
+    }, 120_000); // 100,000 claims: far past the default hook timeout on a loaded 2-core box
     afterAll(() => db.close());
 
     // [name, filter, the index that must serve it]
