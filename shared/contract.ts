@@ -287,6 +287,8 @@ export const PermissionsViewSchema = z.object({
 export type PermissionsView = z.infer<typeof PermissionsViewSchema>;
 
 export const CheckpointStatusSchema = z.enum(['started', 'completed', 'failed']);
+/** The History status filter: a stored status, or `tool_error` (completed, but the result has `isError`; `completed` then means it has not). */
+export const HistoryStatusFilterSchema = z.enum(['started', 'completed', 'failed', 'tool_error']);
 
 export const HistoryRecordSchema = z.object({
   sessionId: z.string(),
@@ -320,6 +322,8 @@ export const HistoryRecordSchema = z.object({
       args: z.string().optional(),
       /** The first characters of the left-out result's JSON. */
       result: z.string().optional(),
+      /** The left-out result's `isError` (a tool error), so the row can say so without it. */
+      resultIsError: z.boolean().optional(),
       truncated: z.boolean(),
     })
     .optional(),
@@ -463,7 +467,7 @@ export const channels = {
   ),
   'history.page': channel(
     z
-      .object({ sessionId: z.string().max(200).optional(), status: CheckpointStatusSchema.optional(), toolName: z.string().max(200).optional(), limit: PageLimit, cursor: Cursor })
+      .object({ sessionId: z.string().max(200).optional(), status: HistoryStatusFilterSchema.optional(), toolName: z.string().max(200).optional(), limit: PageLimit, cursor: Cursor })
       .strict(),
     z.object({ records: z.array(HistoryRecordSchema), nextCursor: z.string().optional() }),
   ),

@@ -52,7 +52,7 @@ class ObservedSecretResolver implements SecretResolver {
 }
 
 export function toolView(tool: HarnessToolInfo): ToolView {
-  const title = tool.annotations?.title;
+  const title = tool.title ?? tool.annotations?.title;
   return {
     name: tool.name,
     source: tool.source,

@@ -98,6 +98,8 @@ interface PreviewRow extends Omit<Row, 'args_json'> {
   args_preview: string | null;
   result_bytes: number | null;
   result_preview: string | null;
+  /** 1 or 0 when the result was left out (its `isError`), else NULL. */
+  result_is_error: number | null;
 }
 
 const PREVIEW_COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id, status, args_hash, lease,
@@ -107,7 +109,8 @@ const PREVIEW_COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id
   CASE WHEN octet_length(args_json) > @inlineBytes THEN substr(args_json, 1, @previewChars) END AS args_preview,
   octet_length(result_json) AS result_bytes,
   CASE WHEN octet_length(result_json) <= @inlineBytes THEN result_json END AS result_json,
-  CASE WHEN octet_length(result_json) > @inlineBytes THEN substr(result_json, 1, @previewChars) END AS result_preview`;
+  CASE WHEN octet_length(result_json) > @inlineBytes THEN substr(result_json, 1, @previewChars) END AS result_preview,
+  CASE WHEN octet_length(result_json) > @inlineBytes THEN json_extract(result_json, '$.isError') END AS result_is_error`;
 
 export class SqliteCheckpointStore implements CheckpointStore {
   readonly #db: Database;
@@ -295,7 +298,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
       where.push('session_id = @sessionId');
       params.sessionId = query.sessionId;
     }
-    if (query.status !== undefined) {
+    if (query.status === 'tool_error' || query.status === 'completed') {
+      // A tool error is a completed call whose stored result says isError; read in SQL, so paging stays exact.
+      where.push(`status = 'completed'`, `json_extract(result_json, '$.isError') = ${query.status === 'tool_error' ? 1 : 0}`);
+    } else if (query.status !== undefined) {
       where.push('status = @status');
       params.status = query.status;
     }
@@ -360,6 +366,7 @@ function toEntry(row: PreviewRow): HistoryEntry {
       ...(row.result_bytes !== null ? { resultBytes: row.result_bytes } : {}),
       ...(argsLeftOut && row.args_preview !== null ? { args: row.args_preview } : {}),
       ...(resultLeftOut && row.result_preview !== null ? { result: row.result_preview } : {}),
+      ...(resultLeftOut && row.result_is_error !== null ? { resultIsError: row.result_is_error === 1 } : {}),
       truncated: true,
     },
   };

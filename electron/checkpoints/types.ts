@@ -83,9 +83,12 @@ export type ManualResolution =
   | { status: 'failed'; note?: string }
   | { status: 'completed'; result: CheckpointResult; note?: string };
 
+/** A stored status, or `tool_error`: completed with a result whose `isError` is true (`completed` then excludes those). */
+export type HistoryStatusFilter = CheckpointStatus | 'tool_error';
+
 export interface HistoryQuery {
   sessionId?: string;
-  status?: CheckpointStatus;
+  status?: HistoryStatusFilter;
   toolName?: string;
   /** Inclusive bounds on the last activity (updatedAt), epoch ms. */
   from?: number;
@@ -110,6 +113,8 @@ export interface RecordPreview {
   args?: string;
   /** The start of the result JSON, when the result was left out. */
   result?: string;
+  /** The left-out result's `isError`. */
+  resultIsError?: boolean;
   /** True when the arguments or the result were left out of this row. */
   truncated: boolean;
 }

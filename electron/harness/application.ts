@@ -65,6 +65,8 @@ export interface HarnessToolInfo {
   name: string;
   source: 'local' | 'mcp';
   serverId: string;
+  /** The tool's display title (MCP `title`), when it has one; `annotations.title` is the older place. */
+  title?: string;
   description: string | undefined;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown> | undefined;
@@ -167,6 +169,7 @@ export class HarnessApplication {
         name: entry.name,
         source: 'mcp',
         serverId: entry.serverId,
+        ...(entry.tool.title ? { title: entry.tool.title } : {}),
         description: entry.tool.description,
         inputSchema: entry.tool.inputSchema,
         outputSchema: entry.tool.outputSchema,

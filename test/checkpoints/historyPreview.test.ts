@@ -40,7 +40,22 @@ describe('history rows and pages by size', () => {
       resultBytes: Buffer.byteLength(JSON.stringify({ content: [{ type: 'text', text: 'L'.repeat(5_000) }], isError: false })),
       args: JSON.stringify({ blob: 'A'.repeat(3_000) }).slice(0, 50),
       result: '{"content":[{"type":"text","text":"LLLLLLLLLLLLLLL',
+      resultIsError: false,
     });
+    db.close();
+  });
+
+  it('says whether a left-out result was a tool error', () => {
+    const db = openDatabase(':memory:');
+    const store = new SqliteCheckpointStore(db, { inlineBytes: 1_000, previewChars: 50 });
+    const claim = store.claim({ sessionId: 's', callId: 'big-error', userId: 'u', toolName: 't', serverId: 'x', argsHash: 'h', args: {}, traceId: 'tr' });
+    if (claim.kind !== 'owner') throw new Error('expected owner');
+    store.complete('s', 'big-error', claim.lease, { content: [{ type: 'text', text: 'E'.repeat(5_000) }], structuredContent: undefined, isError: true });
+    const [row] = store.history({ sessionId: 's', status: 'tool_error', limit: 10 }).records;
+    expect(row?.callId).toBe('big-error');
+    expect(row?.result).toBeUndefined();
+    expect(row?.preview?.resultIsError).toBe(true);
+    expect(store.history({ sessionId: 's', status: 'completed', limit: 10 }).records).toEqual([]);
     db.close();
   });
 

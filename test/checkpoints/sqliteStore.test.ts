@@ -65,10 +65,11 @@ describe('SqliteCheckpointStore', () => {
         for (let i = 0; i < 20_000; i++) {
           time += i % 3 === 0 ? 0 : 1;
           const claimed = store.claim({ ...base, callId: `c${i}`, sessionId: `s${i % 1_000}`, toolName: `tool${i % 20}` });
-          if (claimed.kind === 'owner' && i % 4 !== 0) store.complete(`s${i % 1_000}`, `c${i}`, claimed.lease, textResult(`r${i}`));
+          // One in eight completes with a tool error (a result with isError).
+          if (claimed.kind === 'owner' && i % 4 !== 0) store.complete(`s${i % 1_000}`, `c${i}`, claimed.lease, { ...textResult(`r${i}`), isError: i % 8 === 1 });
         }
       })();
-    });
+    }, 120_000); // 100,000 claims: far past the default hook timeout on a loaded 2-core box
     afterAll(() => db.close());
 
     // [name, filter, the index that must serve it]
@@ -79,6 +80,8 @@ describe('SqliteCheckpointStore', () => {
       ['by tool', { toolName: 'tool7' }, 'checkpoints_by_tool'],
       ['by time', { from: time + 1_000, to: time + 50_000 }, 'checkpoints_by_time'],
       ['by session and status', { sessionId: 's42', status: 'completed' }, 'checkpoints_by_session'],
+      ['of tool errors', { status: 'tool_error' }, 'checkpoints_by_status'],
+      ['of tool errors in a session', { sessionId: 's41', status: 'tool_error' }, 'checkpoints_by_session'],
     ];
 
     /** One ordered index read: no table scan, no sort, and a SEARCH (not a SCAN) when filtered. */
@@ -94,6 +97,31 @@ describe('SqliteCheckpointStore', () => {
       expect(first.nextCursor).toBeDefined();
       expectIndexRead(store.explainHistory({ ...filter, limit: 10 }).join(' | '), index, Object.keys(filter).length > 0);
       expectIndexRead(store.explainHistory({ ...filter, limit: 10, cursor: first.nextCursor as string }).join(' | '), index, true);
+    });
+
+    it('pages tool errors (completed with isError) apart from completed calls, each exactly once', () => {
+      const walk = (status: 'tool_error' | 'completed', sessionId: string) => {
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = store.history({ sessionId, status, limit: 7, ...(cursor ? { cursor } : {}) });
+          for (const r of page.records) {
+            expect(r.status).toBe('completed');
+            expect(r.result?.isError).toBe(status === 'tool_error');
+            seen.push(r.callId);
+          }
+          cursor = page.nextCursor;
+        } while (cursor);
+        return seen;
+      };
+      // Session s41 holds c41, c1041, …: i % 8 === 1 for every one of them, i % 4 !== 0 too.
+      const errors = walk('tool_error', 's41');
+      expect(errors).toHaveLength(100);
+      expect(new Set(errors).size).toBe(100);
+      expect(walk('completed', 's41')).toEqual([]);
+      // s42: i % 8 is 2 or 6, never a tool error; i % 4 is 2, so all completed.
+      expect(walk('tool_error', 's42')).toEqual([]);
+      expect(walk('completed', 's42')).toHaveLength(100);
     });
 
     it('keeps the plans after ANALYZE', () => {

@@ -21,8 +21,14 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     // Traces and History reload what they show; the session counts feed the sidebar's attention mark.
     if (state().tracesLoad !== 'idle') void state().loadTraces();
     for (const id of Object.keys(state().traceDetails)) void state().loadTraceDetail(id);
-    void state().loadSessions();
-    if (state().historyLoad !== 'idle') void state().loadHistory();
+    // Sessions first: after a restart the current session may be another one, and History
+    // follows it before it reloads its records.
+    const historyShown = state().historyLoad !== 'idle';
+    void state()
+      .loadSessions()
+      .then(() => {
+        if (historyShown) void state().loadHistory();
+      });
   }
 
   function onConnection(connection: ConnectionState): void {

@@ -59,8 +59,8 @@ export function App() {
         <main id="content" className="content" tabIndex={-1}>
           <CurrentView />
         </main>
+        <Notices />
       </div>
-      <Notices />
       {editorOpen && <ServerEditor />}
       {importOpen && <ImportDialog />}
       {/* Last: a call waiting for approval is asked about on top of everything, wherever the person is. */}

@@ -80,8 +80,9 @@ function filterQuery(filters: HistoryFilters) {
   return { ...(filters.status ? { status: filters.status } : {}), ...(filters.toolName ? { toolName: filters.toolName } : {}) };
 }
 
-/** The stored status behind a record's shown one: `unknown` is a `started` record no live call owns. */
+/** The filter a record falls under: `unknown` is a `started` record no live call owns; a completed result with `isError` is a tool error. */
 function storedStatus(record: HistoryRecordView): CheckpointStatusView {
+  if (record.status === 'completed' && (record.result?.isError ?? record.preview?.resultIsError ?? false)) return 'tool_error';
   return record.status === 'unknown' ? 'started' : record.status;
 }
 
@@ -159,7 +160,11 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
           { sessionId: current, count: own?.count ?? 0, started: own?.started ?? 0, lastActivity: own?.lastActivity, current: true },
           ...sessions.filter((s) => s.sessionId !== current).map((s) => ({ ...s, current: false })),
         ];
+        const previous = get().currentSessionId;
         set({ historySessions: list, currentSessionId: current, sessionsLoad: 'ready', sessionsError: undefined }, false, 'history/sessionsLoaded');
+        // The app restarted with another session for the GUI: a person watching the old current
+        // one follows it to the new one (a person who chose an older session stays there).
+        if (previous !== undefined && previous !== current && get().historySessionId === previous) void showSession(current);
       } catch (error) {
         set({ sessionsLoad: 'error', sessionsError: messageOf(error) }, false, 'history/sessionsError');
       }

@@ -3,6 +3,8 @@
  * objects expand into their fields, booleans read yes/no, and an empty object can carry a word
  * of its own ("supported" for capabilities, where presence is the meaning).
  */
+import { countOf } from '../../lib/plural.js';
+
 export function JsonTree({ value, emptyObjectLabel = 'empty', openDepth = 1 }: { value: unknown; emptyObjectLabel?: string; openDepth?: number }) {
   if (!isContainer(value) || entriesOf(value).length === 0) {
     return <Leaf value={value} emptyObjectLabel={emptyObjectLabel} />;
@@ -32,7 +34,7 @@ function TreeNode({ name, value, depth, openDepth, emptyObjectLabel }: { name: s
         <details open={depth < openDepth}>
           <summary>
             <span className="tree-key">{name}</span>
-            <span className="tree-meta">{Array.isArray(value) ? `${entries.length} items` : `${entries.length} ${entries.length === 1 ? 'field' : 'fields'}`}</span>
+            <span className="tree-meta">{Array.isArray(value) ? countOf(entries.length, 'item', 'items') : countOf(entries.length, 'field', 'fields')}</span>
           </summary>
           <ul className="tree" role="list">
             {entries.map(([key, child]) => (

@@ -8,7 +8,8 @@ import { SessionPicker } from './SessionPicker.js';
 const STATUS_FILTERS: { key: CheckpointStatusView | ''; label: string; title?: string }[] = [
   { key: '', label: 'All' },
   { key: 'started', label: 'Unfinished', title: 'In progress, or the result is unknown' },
-  { key: 'completed', label: RECORD_STATUS_LABELS.completed },
+  { key: 'completed', label: RECORD_STATUS_LABELS.completed, title: 'Completed without a tool error' },
+  { key: 'tool_error', label: RECORD_STATUS_LABELS.tool_error, title: 'Completed, but the tool reported an error in its result' },
   { key: 'failed', label: RECORD_STATUS_LABELS.failed },
 ];
 

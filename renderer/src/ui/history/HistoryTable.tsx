@@ -56,7 +56,7 @@ const Row = memo(function Row({
         {record.serverId}
       </span>
       <span role="gridcell" className="h-cell h-status">
-        <RecordStatusBadge status={record.status} />
+        <RecordStatusBadge record={record} />
         {record.resolvedBy === 'manual' && <ManualBadge />}
         {record.preview?.truncated && (
           <span className="chip" title="Large arguments or result: the list shows a preview, opening the call loads it whole" data-testid="history-row-size">

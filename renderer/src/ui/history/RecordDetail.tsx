@@ -179,7 +179,7 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
           <h2 className="detail-title">
             <code>{record.toolName}</code>
           </h2>
-          <RecordStatusBadge status={record.status} />
+          <RecordStatusBadge record={record} />
           {record.resolvedBy === 'manual' && <ManualBadge />}
           <TraceLink traceId={record.traceId} />
         </div>

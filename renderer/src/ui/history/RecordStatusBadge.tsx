@@ -1,10 +1,15 @@
-/** A checkpoint record's status as a pill; `started` reads "In progress or unknown". */
+/** A checkpoint record's status as a pill; a completed call whose result has `isError` reads "Tool error". */
 import type { HistoryRecordView } from '../../../../shared/contract.js';
-import { RECORD_STATUS_LABELS } from './historyFormat.js';
+import { displayStatus, RECORD_STATUS_LABELS } from './historyFormat.js';
 
-export function RecordStatusBadge({ status }: { status: HistoryRecordView['status'] }) {
+export function RecordStatusBadge({ record }: { record: Pick<HistoryRecordView, 'status' | 'result' | 'preview'> }) {
+  const status = displayStatus(record);
   return (
-    <span className={`badge status record-status record-status-${status}`} data-record-status={status}>
+    <span
+      className={`badge status record-status record-status-${status}`}
+      data-record-status={status}
+      title={status === 'tool_error' ? 'The call completed, but the tool reported an error in its result' : undefined}
+    >
       <span className="status-dot" aria-hidden="true" />
       {RECORD_STATUS_LABELS[status]}
     </span>

@@ -10,6 +10,7 @@ import { formatDateTime } from '../../lib/format.js';
 import type { Resolution } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
+import { ValidationBanner } from '../components/ValidationBanner.js';
 import { Dialog } from '../components/Dialog.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
@@ -80,9 +81,7 @@ export function ResolveDialog({ record, onClose }: { record: HistoryRecordView; 
         something. Look where it acts (the file, the ticket, the message, the payment…) before you decide; your answer is final.
       </Callout>
       {failure && (
-        <Callout tone="error" title={failure.title}>
-          {failure.message}
-        </Callout>
+        <ValidationBanner title={failure.title} message={failure.message} />
       )}
       <div className="choice-group" role="radiogroup" aria-label="How did the call end?">
         {options.map((o) => (

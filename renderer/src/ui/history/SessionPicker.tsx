@@ -3,6 +3,7 @@
  * sessions (this app's own first) with their call counts and last activity. Sessions with calls
  * still `started` are marked "needs attention". A native popover: Esc and a click outside close it.
  */
+import { countOf } from '../../lib/plural.js';
 import { useId, useRef } from 'react';
 import type { SessionView } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
@@ -10,17 +11,13 @@ import { Icon } from '../components/Icon.js';
 import { formatWhen } from '../traces/traceFormat.js';
 import { sessionLabel } from './historyFormat.js';
 
-const countFormat = new Intl.NumberFormat();
-
-export function formatCount(n: number, one: string, many: string): string {
-  return `${countFormat.format(n)} ${n === 1 ? one : many}`;
-}
+export const formatCount = countOf;
 
 function AttentionChip({ count }: { count: number }) {
   if (count === 0) return null;
   return (
     <span className="chip chip-warning attention-chip" title="Calls still in progress, or whose result is unknown: check them and resolve by hand if nothing is running">
-      {countFormat.format(count)} need{count === 1 ? 's' : ''} attention
+      {countOf(count, 'needs', 'need')} attention
     </span>
   );
 }

@@ -22,12 +22,25 @@ export function sessionLabel(session: Pick<SessionView, 'sessionId' | 'current'>
   return `App session · ${format.format(started)}`;
 }
 
-export const RECORD_STATUS_LABELS: Record<HistoryRecordView['status'], string> = {
+/** A record's status as shown: `tool_error` is a completed call whose result has `isError`. */
+export type RecordDisplayStatus = HistoryRecordView['status'] | 'tool_error';
+
+export const RECORD_STATUS_LABELS: Record<RecordDisplayStatus, string> = {
   started: 'Running',
   unknown: 'Result unknown',
   completed: 'Completed',
+  tool_error: 'Tool error',
   failed: 'Failed',
 };
+
+/** True for a completed call whose result (whole, or left out of a page row) has `isError`. */
+export function isToolError(record: Pick<HistoryRecordView, 'status' | 'result' | 'preview'>): boolean {
+  return record.status === 'completed' && (record.result?.isError ?? record.preview?.resultIsError ?? false);
+}
+
+export function displayStatus(record: Pick<HistoryRecordView, 'status' | 'result' | 'preview'>): RecordDisplayStatus {
+  return isToolError(record) ? 'tool_error' : record.status;
+}
 
 const ERROR_TITLES: Record<string, string> = {
   not_replayable: 'Nothing to replay',

@@ -11,7 +11,7 @@ import type { ImportPreview } from '../../../../shared/contract.js';
 import { BridgeError, messageOf } from '../../bridge/index.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { Callout } from '../components/Callout.js';
+import { ValidationBanner } from '../components/ValidationBanner.js';
 import { Dialog } from '../components/Dialog.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
@@ -206,16 +206,7 @@ export function ImportDialog() {
       )}
 
       {failure && (
-        <Callout tone="error" title={failure.title}>
-          <p>{failure.message}</p>
-          {failure.details.length > 0 && (
-            <ul className="plain-list import-error-details">
-              {failure.details.map((d) => (
-                <li key={d}>{d}</li>
-              ))}
-            </ul>
-          )}
-        </Callout>
+        <ValidationBanner title={failure.title} message={failure.message} problems={failure.details} />
       )}
 
       {preview && (
@@ -282,7 +273,7 @@ export function ImportDialog() {
               })}
             </fieldset>
           )}
-          {attempted && chosen.length === 0 && <p className="form-summary">Select at least one server.</p>}
+          {attempted && chosen.length === 0 && <ValidationBanner title="Select at least one server." />}
         </section>
       )}
     </Dialog>

@@ -1,12 +1,13 @@
 /**
  * Messages above every view: the link to main is down, secrets are not encrypted by the OS
- * (stays until the backend is secure), and one-time warnings from main (dismissible) — a damaged
+ * (dismissible; Settings keeps saying it), and one-time warnings from main (dismissible) — a damaged
  * file names the file, what was lost and where its bytes were kept.
  */
 import { selectSecretWarning } from '../../state/selectors.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
 import { baseName, warningKey, warningWords } from './appWarnings.js';
+import { useSecretWarningDismissal } from './secretWarningDismissal.js';
 import { useCountdown } from './useCountdown.js';
 
 function ConnectionBanner() {
@@ -33,7 +34,8 @@ function ConnectionBanner() {
 function SecretBanner() {
   const warning = useAppStore(selectSecretWarning);
   const navigate = useAppStore((s) => s.navigate);
-  if (!warning) return null;
+  const { dismissed, dismiss } = useSecretWarningDismissal(warning);
+  if (!warning || dismissed) return null;
   return (
     <div className="banner banner-warning" role="alert" aria-label="Secret storage warning">
       <Icon name="lock" size={18} />
@@ -42,6 +44,9 @@ function SecretBanner() {
       </p>
       <button type="button" className="btn btn-small btn-ghost" onClick={() => navigate('settings')}>
         Details
+      </button>
+      <button type="button" className="btn btn-icon btn-ghost" onClick={dismiss} aria-label="Dismiss the secret storage warning" title="Hide this banner (Settings keeps the warning)">
+        <Icon name="close" size={14} />
       </button>
     </div>
   );
@@ -87,5 +92,19 @@ export function Banners() {
       <SecretBanner />
       <AppWarnings />
     </div>
+  );
+}
+
+/** In Settings: the banner was dismissed; bring it back above every view. */
+export function SecretBannerRestore({ warning }: { warning: string }) {
+  const { dismissed, restore } = useSecretWarningDismissal(warning);
+  if (!dismissed) return null;
+  return (
+    <p className="card-note">
+      You hid this warning from the top of the app.{' '}
+      <button type="button" className="btn btn-small btn-ghost" onClick={restore}>
+        Show it above every view again
+      </button>
+    </p>
   );
 }

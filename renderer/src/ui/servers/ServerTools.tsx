@@ -5,16 +5,16 @@ import type { DetailEntry } from '../../state/slices/serversSlice.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { SchemaView } from '../components/SchemaView.js';
 import { Spinner } from '../components/Spinner.js';
-import { annotationChips } from './annotations.js';
+import { annotationChips, toolTitle } from './annotations.js';
 
 function ToolCard({ tool }: { tool: ToolView }) {
-  const title = tool.title ?? (typeof tool.annotations?.title === 'string' ? tool.annotations.title : undefined);
+  const title = toolTitle(tool);
   const chips = annotationChips(tool.annotations);
   return (
     <li className="tool-card" aria-label={`Tool ${tool.name}`}>
       <div className="tool-head">
         <code className="tool-name">{tool.name}</code>
-        {title && title !== tool.name && <span className="tool-title">{title}</span>}
+        {title && <span className="tool-title">{title}</span>}
       </div>
       {tool.shadowedBy && (
         <p className="tool-shadowed">

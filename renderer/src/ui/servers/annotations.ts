@@ -24,14 +24,26 @@ const HINTS: Record<string, { yes: AnnotationChip; no: AnnotationChip }> = {
   },
 };
 
+/** Hints the MCP spec defines only for tools that write: meaningless (and misleading) on a read-only tool. */
+const WRITE_ONLY_HINTS = new Set(['destructiveHint', 'idempotentHint']);
+
 export function annotationChips(annotations: Record<string, unknown> | undefined): AnnotationChip[] {
   if (!annotations) return [];
+  const readOnly = annotations.readOnlyHint === true;
   const chips: AnnotationChip[] = [];
   for (const [key, value] of Object.entries(annotations)) {
     if (key === 'title') continue;
+    // A read-only tool reads "read-only" only: "additive only" and the like are for write tools.
+    if (readOnly && WRITE_ONLY_HINTS.has(key)) continue;
     const hint = HINTS[key];
     if (hint && typeof value === 'boolean') chips.push(value ? hint.yes : hint.no);
     else chips.push({ label: `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`, tone: 'neutral', title: key });
   }
   return chips;
+}
+
+/** A tool's display title (MCP `title`, else `annotations.title`), when it differs from its name. */
+export function toolTitle(tool: { name: string; title?: string | undefined; annotations?: Record<string, unknown> | undefined }): string | undefined {
+  const title = tool.title ?? (typeof tool.annotations?.title === 'string' ? tool.annotations.title : undefined);
+  return title && title !== tool.name ? title : undefined;
 }

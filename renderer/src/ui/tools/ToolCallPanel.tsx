@@ -12,7 +12,7 @@ import { Icon } from '../components/Icon.js';
 import { SchemaView } from '../components/SchemaView.js';
 import { Tabs } from '../components/Tabs.js';
 import { LevelBadge } from '../permissions/LevelBadge.js';
-import { annotationChips } from '../servers/annotations.js';
+import { annotationChips, toolTitle } from '../servers/annotations.js';
 import { ArgsJsonEditor, ArgsSchemaForm, hasParameters, parseArgs } from './ArgsForm.js';
 import { CallErrorView } from './CallErrorView.js';
 import { ResultView } from './ResultView.js';
@@ -76,7 +76,7 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
     if (runState) outcomeRef.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
   }, [runState]);
   const chips = annotationChips(tool.annotations);
-  const title = tool.title && tool.title !== tool.name ? tool.title : undefined;
+  const title = toolTitle(tool);
 
   function changeMode(next: Mode): void {
     if (next === mode) return;

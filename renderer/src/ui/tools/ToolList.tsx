@@ -5,7 +5,7 @@
 import type { ToolView } from '../../../../shared/contract.js';
 import { toolKeyOf } from '../../state/slices/toolsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { annotationChips } from '../servers/annotations.js';
+import { annotationChips, toolTitle } from '../servers/annotations.js';
 import { useServerLabel } from './serverLabel.js';
 
 export interface ToolGroup {
@@ -19,10 +19,12 @@ function ToolItem({ tool }: { tool: ToolView }) {
   const select = useAppStore((s) => s.selectTool);
   const running = useAppStore((s) => s.toolRuns[key]?.status === 'running');
   const chips = annotationChips(tool.annotations).slice(0, 3);
+  const title = toolTitle(tool);
   return (
     <li>
       <button type="button" className="tool-item" aria-current={selected ? 'true' : undefined} onClick={() => select(key)} data-tool={tool.name} data-server={tool.serverId}>
         <span className="tool-item-head">
+          {title && <span className="tool-item-title">{title}</span>}
           <code className="tool-item-name">{tool.name}</code>
           {running && <span className="chip chip-running">running</span>}
           {tool.shadowedBy && <span className="chip chip-warning">name conflict</span>}

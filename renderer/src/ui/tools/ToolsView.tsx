@@ -2,6 +2,7 @@
  * The Tools view: every tool of every server plus the local ones, searchable and filterable by
  * server, beside the call panel of the selected tool.
  */
+import { countOf } from '../../lib/plural.js';
 import { useEffect, useMemo, useState } from 'react';
 import type { ToolView } from '../../../../shared/contract.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
@@ -27,7 +28,7 @@ function Subtitle({ tools }: { tools: ToolView[] }) {
   const conflicts = tools.filter((t) => t.shadowedBy).length;
   return (
     <>
-      {tools.length - local} from {servers} {servers === 1 ? 'server' : 'servers'} · {local} local
+      {countOf(tools.length - local, 'tool', 'tools')} from {countOf(servers, 'server', 'servers')} · {local} local
       {conflicts > 0 && <span className="subtitle-warning"> · {conflicts} shadowed by a name conflict</span>}
     </>
   );

@@ -1,8 +1,10 @@
 /** What the app says about itself: mode, version, where secrets are kept and how safe that is. */
 import type { AppInfo } from '../../../../shared/contract.js';
+import { selectSecretWarning } from '../../state/selectors.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { warningKey, warningWords } from '../layout/appWarnings.js';
+import { SecretBannerRestore } from '../layout/Banners.js';
 import { ViewHeader } from '../layout/ViewHeader.js';
 import { FoldersCard } from '../settings/FoldersCard.js';
 
@@ -14,6 +16,7 @@ const BACKEND_NAMES: Record<AppInfo['secretBackend']['kind'], string> = {
 
 export function SettingsView() {
   const info = useAppStore((s) => s.info);
+  const secretWarning = useAppStore(selectSecretWarning);
   if (!info) return null;
   const backend = info.secretBackend;
   return (
@@ -53,6 +56,7 @@ export function SettingsView() {
               {backend.warning ?? 'Anyone who can read your user files can read stored tokens.'}
             </Callout>
           )}
+          {secretWarning && <SecretBannerRestore warning={secretWarning} />}
           <p className="card-note">
             Tokens and secret values you enter are sent to the app once and never shown again; the app only tells you whether a value is set.
           </p>

@@ -8,7 +8,7 @@ import type { FieldErrors } from '../../../../../shared/serverConfig.js';
 import { BridgeError, messageOf } from '../../../bridge/index.js';
 import { serverIdOf, serverNameOf } from '../../../lib/serverView.js';
 import { useAppStore } from '../../../state/useAppStore.js';
-import { Callout } from '../../components/Callout.js';
+import { ValidationBanner } from '../../components/ValidationBanner.js';
 import { Dialog } from '../../components/Dialog.js';
 import { Icon } from '../../components/Icon.js';
 import { Spinner } from '../../components/Spinner.js';
@@ -119,22 +119,8 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
         </>
       }
     >
-      {(failure || general.length > 0) && (
-        <Callout tone="error" title={failure ?? 'Please correct the highlighted fields.'} role="alert">
-          {general.length > 0 && (
-            <ul className="plain-list">
-              {general.map((m) => (
-                <li key={m}>{m}</li>
-              ))}
-            </ul>
-          )}
-        </Callout>
-      )}
-      {attempted && !built.ok && !failure && general.length === 0 && (
-        <p className="form-summary" role="alert">
-          Please correct the highlighted fields; nothing was saved.
-        </p>
-      )}
+      {(failure || general.length > 0) && <ValidationBanner title={failure ?? 'Please correct the highlighted fields.'} problems={general} />}
+      {attempted && !built.ok && !failure && general.length === 0 && <ValidationBanner title="Please correct the highlighted fields; nothing was saved." />}
 
       <fieldset className="form-section">
         <legend>General</legend>

@@ -4,6 +4,7 @@
  * replaced by templates that use the app's classes and icons. There is no submit button: the
  * call panel's Run button runs the call (Enter in a field submits the form, which runs it too).
  */
+import { countOf } from '../../../lib/plural.js';
 import type {
   ArrayFieldItemTemplateProps,
   ArrayFieldTemplateProps,
@@ -100,7 +101,7 @@ function ArrayFieldTemplate(props: ArrayFieldTemplateProps) {
       <legend id={titleId(fieldPathId)} className="rf-legend">
         {options.title || title}
         {required && <span className="schema-required">required</span>}
-        <span className="rf-count">{items.length === 1 ? '1 item' : `${items.length} items`}</span>
+        <span className="rf-count">{countOf(items.length, 'item', 'items')}</span>
       </legend>
       {description && <DescriptionFieldTemplate id={descriptionId(fieldPathId)} description={description} schema={schema} uiSchema={uiSchema} registry={registry} />}
       {optionalDataControl}
