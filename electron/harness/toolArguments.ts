@@ -2,8 +2,8 @@
  * Checks a tool's arguments against its input schema (JSON Schema) with @cfworker/json-schema:
  * it interprets the schema (no code generation, so no `eval` — fine under the renderer's CSP and
  * for schemas written by untrusted servers). Main runs it before the permission decision, so a
- * call with a wrong type is refused before anyone is asked to approve it; the form uses the same
- * check so its messages match.
+ * call with a wrong type is refused before anyone is asked to approve it; the field errors reach
+ * the form through the contract's `details.fieldErrors`.
  *
  * The result is keyed by field path (`path.to.field`, `items.0`; `''` for the whole object), the
  * same shape as the contract's `details.fieldErrors`.

@@ -46,7 +46,7 @@ describe('history rows and pages by size', () => {
   });
 
   it('says whether a left-out result was a tool error', () => {
-    const db = openDatabase(':memory:');
+    const db = openAppDatabase(':memory:');
     const store = new SqliteCheckpointStore(db, { inlineBytes: 1_000, previewChars: 50 });
     const claim = store.claim({ sessionId: 's', callId: 'big-error', userId: 'u', toolName: 't', serverId: 'x', argsHash: 'h', args: {}, traceId: 'tr' });
     if (claim.kind !== 'owner') throw new Error('expected owner');

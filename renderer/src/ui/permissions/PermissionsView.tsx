@@ -6,6 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { PermissionReasonKind, PermissionRuleView, PermissionsView as PermissionsData } from '../../../../shared/contract.js';
 import { formatDateTime } from '../../lib/format.js';
+import { pluralWord } from '../../lib/plural.js';
 import type { LevelChoice } from '../../state/slices/permissionsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
@@ -290,7 +291,7 @@ export function PermissionsView() {
       <>
         <div className="perm-summary" role="status">
           <span>
-            <strong>{data.tools.length}</strong> tools
+            <strong>{data.tools.length}</strong> {pluralWord(data.tools.length, 'tool', 'tools')}
           </span>
           <span>
             <strong>{data.tools.length - asking - denied}</strong> allowed
