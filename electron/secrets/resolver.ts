@@ -15,6 +15,7 @@ export interface SecretStore {
 }
 
 export class SecretNotFoundError extends Error {
+  readonly code = 'secret_missing';
   constructor(ref: SecretRef) {
     super(
       ref.source === 'env'

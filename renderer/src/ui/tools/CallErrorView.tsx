@@ -2,7 +2,7 @@
 import type { ErrorShape } from '../../../../shared/contract.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
-import { callErrorText } from './callErrors.js';
+import { describeErrorShape } from '../errors/describeError.js';
 import { TraceButton } from './ResultView.js';
 
 const NEXT_LABEL = { servers: 'Open Servers', permissions: 'Open Permissions', history: 'Open History' } as const;
@@ -10,7 +10,7 @@ const NEXT_LABEL = { servers: 'Open Servers', permissions: 'Open Permissions', h
 export function CallErrorView({ error, serverId }: { error: ErrorShape; serverId: string }) {
   const navigate = useAppStore((s) => s.navigate);
   const selectServer = useAppStore((s) => s.selectServer);
-  const words = callErrorText(error);
+  const words = describeErrorShape(error);
   const traceId = error.details?.traceId;
   const next = words.next;
   return (
