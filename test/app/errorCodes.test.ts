@@ -36,7 +36,7 @@ const INSTANCES: Record<string, Error> = {
   SecretNotFoundError: new SecretNotFoundError({ source: 'env', name: 'TOKEN' }),
   SecretStorageUnavailableError: new SecretStorageUnavailableError(),
   SecretDecryptError: new SecretDecryptError('auth.token'),
-  CheckpointArgumentsMismatchError: new checkpointErrors.CheckpointArgumentsMismatchError('s', 'c', ['args']),
+  CheckpointArgumentsMismatchError: new checkpointErrors.CheckpointArgumentsMismatchError('s', 'c', ['arguments']),
   CheckpointInProgressError: new checkpointErrors.CheckpointInProgressError('s', 'c', 0),
   CheckpointFailedError: new checkpointErrors.CheckpointFailedError('s', 'c'),
   CheckpointLeaseLostError: new checkpointErrors.CheckpointLeaseLostError('s', 'c', 'complete', 'gone'),
