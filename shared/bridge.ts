@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { ErrorShape } from './contract.js';
-import { ErrorShapeSchema } from './contract.js';
+import { ReceivedErrorShapeSchema } from './contract.js';
 import { MAX_BRIDGE_FRAME_BYTES, formatBytes, utf8Length } from './limits.js';
 
 export { MAX_BRIDGE_FRAME_BYTES } from './limits.js';
@@ -27,7 +27,7 @@ export type CallFrame = z.infer<typeof CallFrameSchema>;
 
 export const ResultFrameSchema = z.discriminatedUnion('ok', [
   z.object({ t: z.literal('result'), id: z.number(), ok: z.literal(true), result: z.unknown() }),
-  z.object({ t: z.literal('result'), id: z.number(), ok: z.literal(false), error: ErrorShapeSchema }),
+  z.object({ t: z.literal('result'), id: z.number(), ok: z.literal(false), error: ReceivedErrorShapeSchema }),
 ]);
 export type ResultFrame = z.infer<typeof ResultFrameSchema>;
 
@@ -37,7 +37,7 @@ export type EventFrame = z.infer<typeof EventFrameSchema>;
 export const HostFrameSchema = z.union([ResultFrameSchema, EventFrameSchema]);
 
 /** What a dispatch returns, on any transport. */
-export type DispatchResult = { ok: true; result: unknown } | { ok: false; error: z.infer<typeof ErrorShapeSchema> };
+export type DispatchResult = { ok: true; result: unknown } | { ok: false; error: ErrorShape };
 
 /** Error codes of the bridge itself (the contract's own codes pass through unchanged). */
 export const BRIDGE_ERROR = {

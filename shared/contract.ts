@@ -16,25 +16,21 @@ import { z } from 'zod';
 import type { ChannelName, EventName } from './channelNames.js';
 import { CHANNEL_NAMES, EVENT_NAMES } from './channelNames.js';
 import { TraceDetailSchema, TraceExportSchema, TraceStatusSchema, TraceSummarySchema } from './traces.js';
+import { ErrorCauseSchema, ErrorCodeSchema, ErrorDetailsSchema } from './errors.js';
 import { MAX_IMPORT_CONTENT_CHARS, MAX_TOOL_ARGS_BYTES, formatBytes, jsonByteLength } from './limits.js';
 
 // ── shared shapes ─────────────────────────────────────────────────────────────────────────────
 
-/** The one serializable error shape every failed call returns. Never holds a secret. */
+/** The one serializable error shape every failed call returns: a code of the union and typed details (shared/errors.ts). Never holds a secret. */
 export const ErrorShapeSchema = z.object({
-  code: z.string(),
+  code: ErrorCodeSchema,
   message: z.string(),
-  details: z
-    .object({
-      /** Field path → messages, for forms. */
-      fieldErrors: z.record(z.string(), z.array(z.string())).optional(),
-      traceId: z.string().optional(),
-      serverId: z.string().optional(),
-      /** `request_too_large`, `result_too_large`, `record_too_large`: the limit passed, and (where known) the size refused, in bytes. */
-      limitBytes: z.number().int().nonnegative().optional(),
-      sizeBytes: z.number().int().nonnegative().optional(),
-    })
-    .optional(),
+  details: ErrorDetailsSchema.optional(),
+});
+/** The same shape as the renderer reads it: a code from a newer main is `unrecognized`, details it cannot read are dropped. */
+export const ReceivedErrorShapeSchema = ErrorShapeSchema.extend({
+  code: ErrorCodeSchema.catch('unrecognized'),
+  details: ErrorDetailsSchema.optional().catch(undefined),
 });
 export type ErrorShape = z.infer<typeof ErrorShapeSchema>;
 
@@ -47,10 +43,10 @@ export const ServerStatusSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('idle') }),
   z.object({ state: z.literal('connecting') }),
   z.object({ state: z.literal('ready') }),
-  z.object({ state: z.literal('error'), code: z.string(), reason: z.string() }),
+  z.object({ state: z.literal('error'), code: ErrorCodeSchema.catch('unrecognized'), reason: z.string(), cause: ErrorCauseSchema.optional() }),
   z.object({ state: z.literal('closed') }),
   /** The connection was lost and comes back by itself: attempt `attempt` starts at `nextRetryAt` (epoch ms); `code`/`reason` say why it is down. */
-  z.object({ state: z.literal('reconnecting'), attempt: z.number().int().positive(), nextRetryAt: z.number(), code: z.string(), reason: z.string() }),
+  z.object({ state: z.literal('reconnecting'), attempt: z.number().int().positive(), nextRetryAt: z.number(), code: ErrorCodeSchema.catch('unrecognized'), reason: z.string(), cause: ErrorCauseSchema.optional() }),
 ]);
 export type ServerStatusView = z.infer<typeof ServerStatusSchema>;
 

@@ -1,16 +1,30 @@
 /**
  * Errors the app layer raises, and the one function that turns ANY error into the contract's
- * serializable ErrorShape (code, message, details) — with secrets redacted.
+ * serializable ErrorShape (a code of the union in shared/errors.ts, a message, typed details) —
+ * with secrets redacted.
  */
+import { tooLargeIssueOf } from '../../shared/bridge.js';
 import type { ErrorShape } from '../../shared/contract.js';
+import type { Denial, ErrorCode, ErrorDetails } from '../../shared/errors.js';
+import { isErrorCode } from '../../shared/errors.js';
 import type { FieldErrors } from '../../shared/serverConfig.js';
+import { fieldErrorsOf } from '../../shared/serverConfig.js';
+import type { CheckpointErrorCode } from '../checkpoints/errors.js';
+import type { MCPErrorCode } from '../mcp/errors.js';
+import type { SecurityErrorCode } from '../security/errors.js';
+import type { StorageErrorCode } from '../storage/errors.js';
+import type { TraceErrorCode } from '../tracing/errors.js';
+
+/** Every code the core's error families raise is a contract code: one outside the union fails the typecheck here. */
+type ContractCodes<T extends ErrorCode> = T;
+export type CoreErrorCode = ContractCodes<MCPErrorCode | SecurityErrorCode | StorageErrorCode | CheckpointErrorCode | TraceErrorCode>;
 
 /** An error meant for the person at the GUI, with a stable code. */
 export class AppError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
-    readonly details?: ErrorShape['details'],
+    readonly details?: ErrorDetails,
   ) {
     super(message);
     this.name = 'AppError';
@@ -28,7 +42,7 @@ export class ValidationFailedError extends AppError {
   }
 }
 
-function isZodError(error: unknown): error is { issues: Array<{ path: PropertyKey[]; message: string }> } {
+function isZodError(error: unknown): error is Parameters<typeof fieldErrorsOf>[0] {
   return !!error && typeof error === 'object' && (error as { name?: unknown }).name === 'ZodError' && Array.isArray((error as { issues?: unknown }).issues);
 }
 
@@ -36,35 +50,53 @@ function isFieldErrors(value: unknown): value is Record<string, string[]> {
   return !!value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => Array.isArray(v) && v.every((m) => typeof m === 'string'));
 }
 
+/** What an error of the core carries beside its code (each field optional; read, never trusted blindly). */
+interface Carried {
+  code?: unknown;
+  details?: unknown;
+  serverId?: unknown;
+  limitBytes?: unknown;
+  traceId?: unknown;
+  denial?: unknown;
+  fieldErrors?: unknown;
+}
+
+/** The typed details of a core error: its own `details`, the common fields, and its denial. */
+function detailsOf(error: Error & Carried, traceId: string | undefined): ErrorDetails | undefined {
+  const own = error.details && typeof error.details === 'object' ? (error.details as ErrorDetails) : {};
+  const trace = traceId ?? (typeof error.traceId === 'string' ? error.traceId : undefined);
+  const details: ErrorDetails = {
+    ...own,
+    ...(typeof error.serverId === 'string' && own.serverId === undefined ? { serverId: error.serverId } : {}),
+    ...(typeof error.limitBytes === 'number' && own.limitBytes === undefined ? { limitBytes: error.limitBytes } : {}),
+    ...(error.denial && typeof error.denial === 'object' ? { denial: error.denial as Denial } : {}),
+    // e.g. invalid_arguments: the tool's arguments that do not fit its schema, by field path
+    ...(isFieldErrors(error.fieldErrors) && own.fieldErrors === undefined ? { fieldErrors: error.fieldErrors } : {}),
+    ...(trace ? { traceId: trace } : {}),
+  };
+  return Object.keys(details).length > 0 ? details : undefined;
+}
+
 /**
- * Maps an error to the contract's shape. Errors of the core carry a string `code` and a message
- * written for people; anything else becomes `internal` with its message (redacted).
+ * Maps an error to the contract's shape. Errors of the core carry a `code` of the union, a
+ * message written for people, and typed details; a contract violation becomes
+ * `invalid_request` (or `request_too_large` for a size limit) with field errors; anything
+ * else becomes `internal` with its message (redacted).
  */
 export function toErrorShape(error: unknown, redact: (text: string) => string = (t) => t, traceId?: string): ErrorShape {
-  const withTrace = (details: ErrorShape['details']): ErrorShape['details'] => (traceId ? { ...details, traceId } : details);
-  if (error instanceof AppError) {
-    const details = withTrace(error.details);
-    return { code: error.code, message: redact(error.message), ...(details ? { details } : {}) };
-  }
   if (isZodError(error)) {
-    const fieldErrors: FieldErrors = {};
-    for (const issue of error.issues) (fieldErrors[issue.path.map(String).join('.')] ??= []).push(issue.message);
+    const fieldErrors = fieldErrorsOf(error);
+    const tooLarge = tooLargeIssueOf(error);
+    if (tooLarge) {
+      return { code: 'request_too_large', message: `${tooLarge.message} Nothing was sent.`, details: { limitBytes: tooLarge.limitBytes, sizeBytes: tooLarge.sizeBytes, fieldErrors } };
+    }
     return { code: 'invalid_request', message: 'The request does not match the contract.', details: { fieldErrors } };
   }
   if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    const serverId = (error as { serverId?: unknown }).serverId;
-    const limitBytes = (error as { limitBytes?: unknown }).limitBytes;
-    const fieldErrors = (error as { fieldErrors?: unknown }).fieldErrors;
-    const typed = {
-      ...(typeof serverId === 'string' ? { serverId } : {}),
-      ...(typeof limitBytes === 'number' ? { limitBytes } : {}),
-      // e.g. invalid_arguments: the tool's arguments that do not fit its schema, by field path
-      ...(isFieldErrors(fieldErrors) ? { fieldErrors } : {}),
-    };
-    const details = withTrace(Object.keys(typed).length > 0 ? typed : undefined);
+    const carried = error as Error & Carried;
+    const details = detailsOf(carried, traceId);
     return {
-      code: typeof code === 'string' ? code : 'internal',
+      code: isErrorCode(carried.code) ? carried.code : 'internal',
       message: redact(error.message),
       ...(details ? { details } : {}),
     };

@@ -216,6 +216,7 @@ export class ServerService {
 }
 
 export function statusView(status: ServerStatus): ServerView['status'] {
-  if (status.state === 'reconnecting') return { state: 'reconnecting', attempt: status.attempt, nextRetryAt: status.nextRetryAt, code: status.code, reason: status.reason };
-  return status.state === 'error' ? { state: 'error', code: status.code, reason: status.reason } : { state: status.state };
+  const cause = 'cause' in status && status.cause ? { cause: status.cause } : {};
+  if (status.state === 'reconnecting') return { state: 'reconnecting', attempt: status.attempt, nextRetryAt: status.nextRetryAt, code: status.code, reason: status.reason, ...cause };
+  return status.state === 'error' ? { state: 'error', code: status.code, reason: status.reason, ...cause } : { state: status.state };
 }

@@ -114,10 +114,10 @@ export interface HarnessApplicationOptions {
   random?: () => number;
 }
 
-/** The trace id of a failed call, attached to the error it threw (for "see trace" links). */
-const traceIds = new WeakMap<object, string>();
+/** The trace id of a failed call, carried on the error it threw as `traceId` (for "see trace" links). */
 export function traceIdOf(error: unknown): string | undefined {
-  return error && typeof error === 'object' ? traceIds.get(error) : undefined;
+  const traceId = error && typeof error === 'object' ? (error as { traceId?: unknown }).traceId : undefined;
+  return typeof traceId === 'string' ? traceId : undefined;
 }
 
 type Target =
@@ -194,7 +194,8 @@ export class HarnessApplication {
     try {
       return await this.run(target, toolName, args, options, trace);
     } catch (error) {
-      if (error && typeof error === 'object') traceIds.set(error, trace.traceId);
+      // Each failure is a fresh error instance (see MCPClient.connectionLostError), so this names one call's trace.
+      if (error && typeof error === 'object' && Object.isExtensible(error)) (error as { traceId?: string }).traceId = trace.traceId;
       if (!trace.finished) trace.finish('error', error);
       throw error;
     }

@@ -8,7 +8,7 @@
  * outcome unknown: those are retried only for tools known to be idempotent (annotations are
  * trusted only for local tools and trusted servers), and never after the caller cancelled.
  */
-import { MCPConnectionRefusedError, MCPError, MCPServerUnavailableError, MCPTransportError } from '../mcp/errors.js';
+import { MCPError, MCPServerUnavailableError, MCPTransportError, MCPUnreachableError } from '../mcp/errors.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included (1 = never retry). */
@@ -41,7 +41,7 @@ const UNKNOWN_OUTCOME_CODES = new Set(['timeout', 'server_exited']);
 
 export function classifyFailure(error: unknown, policy: RetryPolicy, context: RetryContext): RetryVerdict {
   if (context.cancelled) return { retry: false, reason: 'the call was cancelled' };
-  if (error instanceof MCPConnectionRefusedError) return { retry: true, reason: 'the server could not be reached; the request was not sent' };
+  if (error instanceof MCPUnreachableError) return { retry: true, reason: 'the server could not be reached; the request was not sent' };
   if (error instanceof MCPServerUnavailableError) return { retry: true, reason: 'the server was not connected; the request was not sent' };
   if (error instanceof MCPTransportError && error.httpStatus !== undefined && policy.retryHttpStatuses.includes(error.httpStatus)) {
     return { retry: true, reason: `the server answered HTTP ${error.httpStatus} (not processed)` };

@@ -19,9 +19,9 @@ import {
   MCPClientClosedError,
   MCPCommandNotFoundError,
   MCPConfigError,
-  MCPConnectionRefusedError,
   DEFAULT_MAX_MESSAGE_BYTES,
   MCPError,
+  MCPNotAnMCPServerError,
   MCPNotInitializedError,
   MCPProtocolError,
   MCPRemoteError,
@@ -31,9 +31,11 @@ import {
   MCPServerExitedError,
   MCPServerUnavailableError,
   MCPTransportError,
+  MCPUnreachableError,
 } from './errors.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { LogBuffer } from './logBuffer.js';
+import { networkFailureOf } from './networkFailure.js';
 import type { OpenedTransport } from './transports.js';
 import { openTransport } from './transports.js';
 import type {
@@ -276,7 +278,8 @@ export class MCPClient implements ToolClient {
   private onRequestFailed(error: unknown): void {
     if (this.isClosed() || this._state !== 'ready' || this.lost || this.config.transport !== 'streamable_http') return;
     const errno = errnoOf(error);
-    if (errno && SERVER_GONE_ERRNOS.has(errno)) this.markLost(new MCPConnectionRefusedError(this.serverId, this.config.url, errno));
+    const failure = errno && SERVER_GONE_ERRNOS.has(errno) ? networkFailureOf(error, this.config.url) : undefined;
+    if (failure) this.markLost(new MCPUnreachableError(this.serverId, failure));
   }
 
   /** A request failure that means the session is gone (an HTTP server that restarted forgot it). */
@@ -331,6 +334,11 @@ export class MCPClient implements ToolClient {
         if (this.isClosed()) return new MCPClientClosedError(this.serverId, operation);
         return this.connectionLostError(operation);
       }
+      // A program that is not an MCP server: it does not know "initialize" (`cat` echoes the
+      // request back, and the SDK's own "method not found" comes back as the answer).
+      if (this._state === 'initializing' && error.code === ErrorCode.MethodNotFound) {
+        return new MCPNotAnMCPServerError(this.serverId, this.opened?.target ?? this.serverId, error.code);
+      }
       return new MCPRemoteError(this.serverId, error.code, this.redact(error.message.replace(/^MCP error -?\d+: /, '')));
     }
     if (error instanceof UnauthorizedError) return new MCPAuthError(this.serverId, 401);
@@ -354,8 +362,9 @@ export class MCPClient implements ToolClient {
     if (this.config.transport === 'streamable_http' && this._state === 'ready' && errno && ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(errno)) {
       return this.connectionLostError(operation);
     }
-    if (this.config.transport === 'streamable_http' && errno && ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN'].includes(errno)) {
-      return new MCPConnectionRefusedError(this.serverId, this.config.url, errno);
+    if (this.config.transport === 'streamable_http') {
+      const failure = networkFailureOf(error, this.config.url);
+      if (failure) return new MCPUnreachableError(this.serverId, failure);
     }
     if (error instanceof Error && (error.name === 'ZodError' || /protocol version is not supported|invalid initialize result/i.test(error.message))) {
       return new MCPProtocolError(this.serverId, this.redact(error.message), { cause: error });

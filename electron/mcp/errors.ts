@@ -6,6 +6,7 @@
  * Messages say what happened and what to do; they never contain a secret (callers redact
  * anything that came from outside, such as stderr, before it lands here).
  */
+import type { ErrorCause, ErrorDetails } from '../../shared/errors.js';
 
 export type MCPErrorCode =
   | 'not_initialized'
@@ -14,7 +15,8 @@ export type MCPErrorCode =
   | 'cancelled'
   | 'auth'
   | 'command_not_found'
-  | 'connection_refused'
+  | 'unreachable'
+  | 'not_an_mcp_server'
   | 'server_exited'
   | 'protocol'
   | 'config'
@@ -38,6 +40,11 @@ export abstract class MCPError extends Error {
   /** A plain, serializable form for IPC, traces and logs. */
   toJSON(): { name: string; code: MCPErrorCode; message: string; serverId?: string } {
     return { name: this.name, code: this.code, message: this.message, ...(this.serverId ? { serverId: this.serverId } : {}) };
+  }
+
+  /** The typed details the contract carries (see shared/errors.ts); subclasses add theirs. */
+  get details(): ErrorDetails {
+    return this.serverId ? { serverId: this.serverId } : {};
   }
 }
 
@@ -67,6 +74,10 @@ export class MCPRequestTimeout extends MCPError {
       `Server "${serverId}" did not answer ${operation} within ${timeoutMs} ms; the request was cancelled.${extra ? ` ${extra}` : ''} Check that the server is healthy, or raise its timeout.`,
       serverId,
     );
+  }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, retryable: false, cause: { kind: 'timeout' } };
   }
 }
 
@@ -106,14 +117,55 @@ export class MCPCommandNotFoundError extends MCPError {
   }
 }
 
-export class MCPConnectionRefusedError extends MCPError {
-  readonly code = 'connection_refused';
+const CAUSE_WORDS: Record<UnreachableKind, string> = {
+  connection_refused: 'the connection was refused',
+  dns: 'the host name could not be resolved',
+  tls: 'the TLS (https) handshake failed',
+  timeout: 'the connection timed out',
+  reset: 'the connection was reset',
+  network: 'the network could not reach the host',
+  blocked_port: 'fetch refuses to connect to this port',
+};
+
+/** The kinds of "could not reach the server" a network failure can be. */
+export type UnreachableKind = Extract<ErrorCause['kind'], 'connection_refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'network' | 'blocked_port'>;
+
+/** An HTTP server could not be reached: what failed (refused, DNS, TLS, timeout, …) and where (host:port). The request was not processed. */
+export class MCPUnreachableError extends MCPError {
+  readonly code = 'unreachable';
+  readonly failure: ErrorCause & { kind: UnreachableKind; host: string; port: number };
+  constructor(serverId: string, failure: ErrorCause & { kind: UnreachableKind; host: string; port: number }) {
+    super(
+      `Server "${serverId}": could not connect to ${failure.host}:${failure.port}: ${CAUSE_WORDS[failure.kind]}${failure.errno ? ` (${failure.errno})` : ''}. Check that the server is running and the URL is right.`,
+      serverId,
+    );
+    this.failure = failure;
+  }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, retryable: true, cause: { ...this.failure } };
+  }
+}
+
+/**
+ * The program answered, but not as an MCP server: its answer to initialize was a JSON-RPC
+ * "method not found" (or an echo of the request, as `cat` gives).
+ */
+export class MCPNotAnMCPServerError extends MCPError {
+  readonly code = 'not_an_mcp_server';
   constructor(
     serverId: string,
-    readonly url: string,
-    reason: string,
+    readonly target: string,
+    readonly rpcCode: number | undefined,
   ) {
-    super(`Server "${serverId}": could not connect to ${url} (${reason}). Check that the server is running and the URL is right.`, serverId);
+    super(
+      `Server "${serverId}": "${target}" did not answer as an MCP server${rpcCode !== undefined ? ` (it answered initialize with JSON-RPC error ${rpcCode})` : ''}. Check that the command or URL starts an MCP server.`,
+      serverId,
+    );
+  }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, retryable: false, cause: { kind: 'protocol' }, ...(this.rpcCode !== undefined ? { rpcCode: this.rpcCode } : {}) };
   }
 }
 
@@ -135,6 +187,10 @@ export class MCPServerExitedError extends MCPError {
     const tail = exit.stderrTail.length ? `\nLast stderr lines:\n${exit.stderrTail.join('\n')}` : '';
     super(`Server "${serverId}" ${how} during ${during}.${tail}`, serverId);
   }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, retryable: false, cause: { kind: 'exited', exitCode: this.exit.exitCode, signal: this.exit.signal } };
+  }
 }
 
 /** The server broke the protocol: non-JSON-RPC output on stdout, an invalid response. */
@@ -142,6 +198,10 @@ export class MCPProtocolError extends MCPError {
   readonly code = 'protocol';
   constructor(serverId: string, detail: string, options?: { cause?: unknown }) {
     super(`Server "${serverId}" broke the MCP protocol: ${detail}`, serverId, options);
+  }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, cause: { kind: 'protocol' } };
   }
 }
 
@@ -162,6 +222,10 @@ export class MCPRemoteError extends MCPError {
   ) {
     super(`Server "${serverId}" answered with error ${rpcCode}: ${remoteMessage}`, serverId);
   }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, rpcCode: this.rpcCode };
+  }
 }
 
 /** A transport-level failure that is not one of the specific ones above (e.g. HTTP 500/503). */
@@ -175,12 +239,20 @@ export class MCPTransportError extends MCPError {
   ) {
     super(`Server "${serverId}": ${detail}`, serverId);
   }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, ...(this.httpStatus !== undefined ? { cause: { kind: 'http_status', httpStatus: this.httpStatus } } : {}) };
+  }
 }
 
 export class MCPServerUnavailableError extends MCPError {
   readonly code = 'unavailable';
   constructor(serverId: string, reason: string) {
     super(`Server "${serverId}" is not available: ${reason}`, serverId);
+  }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, retryable: true };
   }
 }
 
@@ -211,7 +283,6 @@ export function formatMiB(bytes: number): string {
  */
 export class MCPResultTooLargeError extends MCPError {
   readonly code = 'result_too_large';
-  readonly details: { limitBytes: number };
   constructor(
     serverId: string,
     readonly limitBytes: number,
@@ -220,6 +291,9 @@ export class MCPResultTooLargeError extends MCPError {
       `Server "${serverId}" sent a result too large (limit ${formatMiB(limitBytes)}); it was dropped and the connection was reset. Ask the tool for less data (a range, a page, a filter).`,
       serverId,
     );
-    this.details = { limitBytes };
+  }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, limitBytes: this.limitBytes, retryable: false };
   }
 }

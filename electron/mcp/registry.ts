@@ -26,6 +26,7 @@ import type { ReconnectPolicy } from './reconnectPolicy.js';
 import { DEFAULT_RECONNECT_POLICY, keepsReconnecting, reconnectDelay } from './reconnectPolicy.js';
 import type { ToolSchemaCache } from './schemaCache.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
+import type { ErrorCause } from '../../shared/errors.js';
 import type { ClientFactory, NegotiatedInfo, RequestOptions, ToolClient, ToolDescriptor } from './types.js';
 
 export type ServerStatus =
@@ -33,9 +34,9 @@ export type ServerStatus =
   | { state: 'idle' }
   | { state: 'connecting' }
   | { state: 'ready' }
-  | { state: 'error'; code: MCPErrorCode | 'unknown'; reason: string }
+  | { state: 'error'; code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause }
   /** The connection was lost; attempt `attempt` starts at `nextRetryAt` (epoch ms). `code`/`reason`: why it was lost or why the last attempt failed. */
-  | { state: 'reconnecting'; attempt: number; nextRetryAt: number; code: MCPErrorCode | 'unknown'; reason: string }
+  | { state: 'reconnecting'; attempt: number; nextRetryAt: number; code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause }
   | { state: 'closed' };
 
 export interface RegisteredTool {
@@ -140,9 +141,9 @@ function assertUsable(serverId: string, connection: Connection): void {
   if (connection.failure) throw new MCPServerUnavailableError(serverId, connection.failure.message);
 }
 
-function describeError(error: unknown): { code: MCPErrorCode | 'unknown'; reason: string } {
-  if (error instanceof MCPError) return { code: error.code, reason: error.message };
-  return { code: 'unknown', reason: error instanceof Error ? error.message : String(error) };
+function describeError(error: unknown): { code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause } {
+  if (error instanceof MCPError) return { code: error.code, reason: error.message, ...(error.details.cause ? { cause: error.details.cause } : {}) };
+  return { code: 'internal', reason: error instanceof Error ? error.message : String(error) };
 }
 
 export class MCPToolRegistry {

@@ -8,6 +8,7 @@ export interface SecretResolver {
 }
 
 export class SecretNotFoundError extends Error {
+  readonly code = 'secret_missing';
   constructor(ref: SecretRef) {
     super(
       ref.source === 'env'

@@ -3,6 +3,7 @@
  * authorized. Each says what happened and what to do. None carries file contents, tool
  * arguments or secrets — only names, paths and the reason a rule or a person gave.
  */
+import type { Denial } from '../../shared/errors.js';
 import type { PermissionLevel } from './permissions.js';
 
 export type SecurityErrorCode =
@@ -93,8 +94,29 @@ export class PermissionDeniedError extends SecurityError {
     /** What the approval step produced; undefined when nobody was asked. */
     readonly answer: DenialAnswer | undefined,
     readonly reason: string,
+    /** Who refused when nobody was asked: a rule (which one), the default policy, or a guardrail. */
+    readonly decidedBy: { by: 'rule' | 'default' | 'guardrail'; ruleId?: string } = { by: 'default' },
+    /** How long the approval waited, when it timed out. */
+    readonly timeoutMs?: number,
   ) {
     super(`The call to "${toolName}" on "${serverId}" was not allowed: ${reason}`);
+  }
+
+  /** The typed form of the refusal, for the contract: the GUI words it from this, not from the message. */
+  get denial(): Denial {
+    const by: Denial['by'] =
+      this.answer === undefined
+        ? this.decidedBy.by
+        : ({ deny: 'person', timeout: 'approval_timeout', error: 'approval_error', cancelled: 'cancelled' } as const)[this.answer];
+    return {
+      by,
+      toolName: this.toolName,
+      serverId: this.serverId,
+      level: this.level,
+      reason: this.reason,
+      ...(by === 'rule' && this.decidedBy.ruleId ? { ruleId: this.decidedBy.ruleId } : {}),
+      ...(this.timeoutMs !== undefined ? { timeoutMs: this.timeoutMs } : {}),
+    };
   }
 
   override toJSON(): ReturnType<SecurityError['toJSON']> & {

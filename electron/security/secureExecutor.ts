@@ -93,8 +93,8 @@ export class SecureToolExecutor {
     const fingerprint = call.schemaFingerprint ?? call.subject.schemaFingerprint;
     const subject: ToolCallSubject = { ...call.subject, ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}) };
     const { toolName, serverId } = subject;
-    const deny = (level: PermissionLevel, answer: PermissionDeniedError['answer'], reason: string) =>
-      new PermissionDeniedError(toolName, serverId, level, answer, reason);
+    const deny = (level: PermissionLevel, answer: PermissionDeniedError['answer'], reason: string, decidedBy?: PermissionDeniedError['decidedBy'], timeoutMs?: number) =>
+      new PermissionDeniedError(toolName, serverId, level, answer, reason, decidedBy, timeoutMs);
 
     if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
 
@@ -107,7 +107,7 @@ export class SecureToolExecutor {
         result = { ok: false, reason: `its safety check failed (${error instanceof Error ? error.message : 'unknown error'})` };
       }
       emit(result.ok ? { type: 'guardrail', ok: true } : { type: 'guardrail', ok: false, reason: result.reason });
-      if (!result.ok) throw deny('DENY', undefined, result.reason);
+      if (!result.ok) throw deny('DENY', undefined, result.reason, { by: 'guardrail' });
       mustAsk = result.mustAsk;
       if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
     }
@@ -115,7 +115,10 @@ export class SecureToolExecutor {
     const decided = this.engine.decide(subject);
     const decision = mustAsk ? requireAsk(decided, mustAsk) : decided;
     emit({ type: 'decision', level: decision.level, reason: decision.reason });
-    if (decision.level === 'DENY') throw deny('DENY', undefined, decision.reason.detail);
+    if (decision.level === 'DENY') {
+      const { kind, ruleId } = decision.reason;
+      throw deny('DENY', undefined, decision.reason.detail, kind === 'rule' ? { by: 'rule', ...(ruleId ? { ruleId } : {}) } : { by: 'default' });
+    }
     if (decision.level === 'ALLOW') return { level: 'ALLOW', decision };
 
     // A call that must be approved is approved each time: no session grant covers it.
@@ -150,7 +153,7 @@ export class SecureToolExecutor {
     });
 
     if (outcome.cancelled) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
-    if (outcome.timedOut) throw deny('ASK', 'timeout', `nobody answered the approval request within ${Math.round(this.approvalTimeoutMs / 1000)} s`);
+    if (outcome.timedOut) throw deny('ASK', 'timeout', `nobody answered the approval request within ${Math.round(this.approvalTimeoutMs / 1000)} s`, undefined, this.approvalTimeoutMs);
     if (outcome.failed) throw deny('ASK', 'error', 'the approval request could not be shown or answered');
     if (outcome.answer === 'deny') throw deny('ASK', 'deny', 'the user denied it');
 

@@ -36,6 +36,7 @@ export interface SafeStorageSecretsOptions {
 }
 
 export class SecretStorageUnavailableError extends Error {
+  readonly code = 'secret_storage_unavailable';
   constructor() {
     super('The operating system\'s secret storage is not available, so the secret was not saved. Use an environment-variable reference for it instead.');
     this.name = 'SecretStorageUnavailableError';
@@ -43,6 +44,7 @@ export class SecretStorageUnavailableError extends Error {
 }
 
 export class SecretDecryptError extends Error {
+  readonly code = 'secret_undecryptable';
   constructor(key: string) {
     super(`The stored secret "${key}" could not be decrypted (the system keyring or its key may have changed). Enter it again in the server's settings.`);
     this.name = 'SecretDecryptError';

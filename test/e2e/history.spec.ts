@@ -220,7 +220,7 @@ test('run again makes a new call through the pipeline; an error reads in plain w
   await bridge!.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
   await detail.getByRole('button', { name: 'Run again as a new call' }).click();
   await page.getByRole('alertdialog', { name: 'Run this call again?' }).getByRole('button', { name: 'Run again' }).click();
-  await expect(detail.getByRole('alert')).toContainText('Permission denied');
+  await expect(detail.getByRole('alert')).toContainText('Denied: a rule denies it');
   await snap(page, testInfo, 'history-rerun-denied');
   expect(readLines(counter)).toEqual(['first', 'first']);
 });

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
-import { MCPAuthError, MCPClientClosedError, MCPConnectionRefusedError, MCPRequestTimeout, MCPTransportError } from '../../electron/mcp/errors.js';
+import { MCPAuthError, MCPClientClosedError, MCPRequestTimeout, MCPTransportError, MCPUnreachableError } from '../../electron/mcp/errors.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { HttpServerConfig } from '../../shared/serverConfig.js';
 import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
@@ -83,7 +83,8 @@ describe('MCPClient over Streamable HTTP (real loopback server with a bearer che
     await server.close();
     const c = track(clientWith(httpConfig(`http://127.0.0.1:${port}/mcp`), TOKEN));
     const error = await c.initialize().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(MCPConnectionRefusedError);
+    expect(error).toBeInstanceOf(MCPUnreachableError);
+    expect((error as MCPUnreachableError).failure).toMatchObject({ kind: 'connection_refused', host: '127.0.0.1', port });
     expect((error as Error).message).toContain(`127.0.0.1:${port}`);
     server = await startHttpFixture(); // so afterEach has something to close
   });

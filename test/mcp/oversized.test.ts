@@ -46,7 +46,7 @@ describe('a result larger than the limit', () => {
     expect(error).toBeInstanceOf(MCPResultTooLargeError);
     const tooLarge = error as MCPResultTooLargeError;
     expect(tooLarge.code).toBe('result_too_large');
-    expect(tooLarge.details).toEqual({ limitBytes: DEFAULT_MAX_MESSAGE_BYTES });
+    expect(tooLarge.details).toEqual({ serverId: config.id, limitBytes: DEFAULT_MAX_MESSAGE_BYTES, retryable: false });
     expect(tooLarge.message).toContain('result too large (limit 16 MiB)');
     expect(tooLarge.message).not.toMatch(/exited/);
 

@@ -128,7 +128,7 @@ describe('automatic reconnection', () => {
 
     // A call issued now is refused ("not connected", nothing sent) and waits for the reconnect.
     const pending = h.app.executeTool('append', { line: 'after restart' }, call());
-    expect(await secondAttemptFailed).toMatchObject({ code: 'connection_refused' });
+    expect(await secondAttemptFailed).toMatchObject({ code: 'unreachable', cause: { kind: 'connection_refused' } });
     expect(http.sideEffects).toEqual([]);
     await http.start();
     const outcome = await pending;

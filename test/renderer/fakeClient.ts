@@ -8,6 +8,7 @@ import { BridgeError } from '../../renderer/src/bridge/errors.js';
 import { observable } from '../../renderer/src/bridge/observable.js';
 import type { ConnectionState } from '../../renderer/src/bridge/transport.js';
 import type { ChannelName, EventName, EventOf, RequestOf, ResponseOf } from '../../shared/contract.js';
+import type { ErrorCode } from '../../shared/errors.js';
 
 export interface PendingCall<C extends ChannelName = ChannelName> {
   channel: C;
@@ -76,7 +77,7 @@ export class FakeClient implements BridgeClient {
 }
 
 /** A BridgeError as main would send it. */
-export function bridgeError(code: string, message = `failed: ${code}`): BridgeError {
+export function bridgeError(code: ErrorCode, message = `failed: ${code}`): BridgeError {
   return new BridgeError({ code, message });
 }
 

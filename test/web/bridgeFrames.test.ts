@@ -186,7 +186,9 @@ describe('browser-mode host: bad frames close one connection, never the process'
       const reply = await bridge.call('tools.call', { name: 'write_file', serverId: 'local', args: { path: 'too-big.txt', content }, callId: 'too-big-call-1' });
       expect(reply.ok).toBe(false);
       if (reply.ok) return;
-      expect(reply.error.code).toBe('invalid_request');
+      // Main alone validates requests: the size refusal is typed, with the limit and the size.
+      expect(reply.error.code).toBe('request_too_large');
+      expect(reply.error.details).toMatchObject({ limitBytes: MAX_TOOL_ARGS_BYTES, sizeBytes: expect.any(Number) });
       expect(reply.error.details?.fieldErrors?.args?.[0]).toMatch(/limit is 12 MiB/);
       await expectHostServes();
     } finally {

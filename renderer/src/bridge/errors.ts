@@ -1,9 +1,10 @@
 /** The typed error every failed bridge call throws: it carries main's ErrorShape unchanged. */
 import type { ErrorShape } from '../../../shared/contract.js';
+import type { ErrorCode } from '../../../shared/errors.js';
 import type { FieldErrors } from '../../../shared/serverConfig.js';
 
 export class BridgeError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: ErrorShape['details'];
 
   constructor(shape: ErrorShape) {

@@ -29,6 +29,5 @@ export interface Transport {
 export const LOCAL_ERROR = {
   disconnected: 'disconnected',
   badResponse: 'bad_response',
-  badRequest: 'invalid_request',
   transport: 'transport',
 } as const;

@@ -13,6 +13,7 @@ import { isEventName } from '../../../shared/contract.js';
 import { observable } from './observable.js';
 import { checkSession, forgetSessionToken } from './session.js';
 import type { ConnectionState, Transport } from './transport.js';
+import type { ErrorCode } from '../../../shared/errors.js';
 import { LOCAL_ERROR } from './transport.js';
 
 export interface WebSocketTransportOptions {
@@ -61,7 +62,7 @@ function closeDescription(code: number): string {
   return CLOSE_REASONS[code] ? `${CLOSE_REASONS[code]} (close code ${code})` : `close code ${code}`;
 }
 
-function failure(code: string, message: string): DispatchResult {
+function failure(code: ErrorCode, message: string): DispatchResult {
   return { ok: false, error: { code, message } };
 }
 
@@ -82,7 +83,7 @@ export function createWebSocketTransport(token: string | undefined, options: Web
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let connecting = false;
 
-  function failPending(code: string, message: string): void {
+  function failPending(code: ErrorCode, message: string): void {
     const waiting = [...pending.values()];
     pending.clear();
     for (const resolve of waiting) resolve(failure(code, message));

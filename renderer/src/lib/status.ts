@@ -1,26 +1,6 @@
-/** Plain words for a server's status and for main's error codes. */
+/** Plain words for a server's status (error codes are worded in ui/errors/describeError.ts). */
 import type { ServerStatusView } from '../../../shared/contract.js';
-
-const ERROR_LABELS: Record<string, string> = {
-  auth: 'Sign-in refused',
-  command_not_found: 'Command not found',
-  connection_refused: 'Unreachable',
-  timeout: 'Timed out',
-  server_exited: 'Process exited',
-  protocol: 'Protocol error',
-  config: 'Configuration error',
-  remote: 'Server error',
-  unavailable: 'Unavailable',
-  transport: 'Connection error',
-  closed: 'Connection closed',
-  cancelled: 'Cancelled',
-  secret_missing: 'Secret missing',
-  result_too_large: 'Result too large',
-};
-
-export function errorLabel(code: string): string {
-  return ERROR_LABELS[code] ?? 'Error';
-}
+import { causeSentence, errorTitle } from '../ui/errors/describeError.js';
 
 export function statusLabel(status: ServerStatusView): string {
   switch (status.state) {
@@ -35,7 +15,7 @@ export function statusLabel(status: ServerStatusView): string {
     case 'disabled':
       return 'Disabled';
     case 'error':
-      return errorLabel(status.code);
+      return errorTitle(status.code, status.cause);
     case 'reconnecting':
       return `Reconnecting (attempt ${status.attempt})`;
   }
@@ -55,8 +35,9 @@ export function statusExplanation(status: ServerStatusView): string {
     case 'disabled':
       return 'Turned off: it is not started and its tools are not offered. Enable it to use it.';
     case 'error':
-      return status.reason;
+      // What failed and where, from the typed cause; otherwise main's own sentence.
+      return status.code === 'unreachable' && status.cause ? causeSentence(status.cause) : status.reason;
     case 'reconnecting':
-      return `The connection was lost (${errorLabel(status.code).toLowerCase()}): ${status.reason} It reconnects by itself; attempt ${status.attempt} starts ${new Date(status.nextRetryAt).toLocaleTimeString()}.`;
+      return `The connection was lost (${errorTitle(status.code, status.cause).toLowerCase()}): ${status.code === 'unreachable' && status.cause ? causeSentence(status.cause) : status.reason} It reconnects by itself; attempt ${status.attempt} starts ${new Date(status.nextRetryAt).toLocaleTimeString()}.`;
   }
 }

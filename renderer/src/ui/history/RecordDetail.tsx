@@ -11,9 +11,9 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { Icon } from '../components/Icon.js';
+import { describeFailure } from '../errors/describeError.js';
 import { JsonTree } from '../components/JsonTree.js';
 import { Spinner } from '../components/Spinner.js';
-import { errorTitle } from './historyFormat.js';
 import { ManualBadge, RecordStatusBadge } from './RecordStatusBadge.js';
 import { ResolveDialog } from './ResolveDialog.js';
 import { ResultContent } from './ResultContent.js';
@@ -157,9 +157,9 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
       const outcome = action === 'replay' ? await replayCall(record) : await rerunCall(record);
       setShown({ kind: action, outcome });
     } catch (error) {
-      const code = error instanceof BridgeError ? error.code : 'error';
+      const described = describeFailure(error, action === 'replay' ? 'Could not replay' : 'The new call failed');
       const traceId = error instanceof BridgeError ? error.details?.traceId : undefined;
-      setShown({ kind: 'error', action, title: errorTitle(code, action === 'replay' ? 'Could not replay' : 'The new call failed'), message: messageOf(error), ...(traceId ? { traceId } : {}) });
+      setShown({ kind: 'error', action, title: described.title, message: described.text, ...(traceId ? { traceId } : {}) });
     } finally {
       setRunning(undefined);
     }

@@ -5,16 +5,15 @@
  */
 import { useState } from 'react';
 import type { HistoryRecordView } from '../../../../shared/contract.js';
-import { BridgeError, messageOf } from '../../bridge/index.js';
 import { formatDateTime } from '../../lib/format.js';
 import type { Resolution } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { ValidationBanner } from '../components/ValidationBanner.js';
 import { Dialog } from '../components/Dialog.js';
+import { describeFailure } from '../errors/describeError.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
-import { errorTitle } from './historyFormat.js';
 
 type Choice = 'failed' | 'completed';
 
@@ -43,8 +42,8 @@ export function ResolveDialog({ record, onClose }: { record: HistoryRecordView; 
       notify('success', choice === 'failed' ? `Marked ${record.toolName} as failed.` : `Recorded the result of ${record.toolName}.`);
       onClose();
     } catch (error) {
-      const code = error instanceof BridgeError ? error.code : 'error';
-      setFailure({ title: errorTitle(code, 'Could not resolve the call'), message: messageOf(error) });
+      const described = describeFailure(error, 'Could not resolve the call');
+      setFailure({ title: described.title, message: described.text });
       setSaving(false);
     }
   }

@@ -1,4 +1,4 @@
-/** Words for History: session names, record statuses, and main's error codes in plain language. */
+/** Words for History: session names and record statuses (errors are worded in ui/errors/describeError.ts). */
 import type { HistoryRecordView } from '../../../../shared/contract.js';
 import type { SessionView } from '../../state/slices/historySlice.js';
 
@@ -40,27 +40,4 @@ export function isToolError(record: Pick<HistoryRecordView, 'status' | 'result' 
 
 export function displayStatus(record: Pick<HistoryRecordView, 'status' | 'result' | 'preview'>): RecordDisplayStatus {
   return isToolError(record) ? 'tool_error' : record.status;
-}
-
-const ERROR_TITLES: Record<string, string> = {
-  not_replayable: 'Nothing to replay',
-  args_redacted: 'Its arguments held secrets',
-  not_rerunnable: 'Nothing to run again',
-  not_found: 'Not found',
-  not_resolvable: 'Already resolved',
-  still_running: 'Still running',
-  permission_denied: 'Permission denied',
-  approval_cancelled: 'Approval cancelled',
-  approval_timeout: 'No answer in time',
-  duplicate_call: 'Already running',
-  in_progress: 'In progress or unknown',
-  arguments_mismatch: 'Call id already used',
-  unknown_tool: 'Tool not available',
-  timeout: 'Timed out',
-  disconnected: 'Not connected to MiniHarness',
-};
-
-/** A short title for an error code; the message (main writes it for people) goes below it. */
-export function errorTitle(code: string, fallback: string): string {
-  return ERROR_TITLES[code] ?? fallback;
 }

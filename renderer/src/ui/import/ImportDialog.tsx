@@ -13,22 +13,13 @@ import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { ValidationBanner } from '../components/ValidationBanner.js';
 import { Dialog } from '../components/Dialog.js';
+import { describeFailure, errorTitle } from '../errors/describeError.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
 import { ImportServerRow } from './ImportServerRow.js';
 
 const FORMAT_NAMES: Record<ImportPreview['format'], string> = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor' };
 const MAX_FILE_BYTES = 1_000_000;
-
-const ERROR_TITLES: Record<string, string> = {
-  import_malformed: 'This file is not valid JSON',
-  import_unrecognized: 'This is not an MCP configuration file',
-  import_unknown_server: 'The file changed',
-  validation: 'Some servers cannot be imported',
-  too_large: 'This file is too large',
-  request_too_large: 'This file is too large',
-  unreadable: 'The file could not be read',
-};
 
 interface Failure {
   title: string;
@@ -37,10 +28,9 @@ interface Failure {
 }
 
 function failureOf(error: unknown, fallback: string): Failure {
-  const code = error instanceof BridgeError ? error.code : 'error';
   const fieldErrors = error instanceof BridgeError ? error.fieldErrors : {};
   const details = Object.entries(fieldErrors).map(([field, messages]) => (field ? `${field}: ${messages.join(', ')}` : messages.join(', ')));
-  return { title: ERROR_TITLES[code] ?? fallback, message: messageOf(error), details };
+  return { title: describeFailure(error, fallback).title, message: messageOf(error), details };
 }
 
 interface LoadedFile {
@@ -72,7 +62,7 @@ export function ImportDialog() {
     setAttempted(false);
     if (picked.size > MAX_FILE_BYTES) {
       setFile(undefined);
-      setFailure({ title: ERROR_TITLES.too_large!, message: `“${picked.name}” is ${Math.round(picked.size / 1024)} KB; MCP configuration files are far smaller. Nothing was imported.`, details: [] });
+      setFailure({ title: errorTitle('import_too_large'), message: `“${picked.name}” is ${Math.round(picked.size / 1024)} KB; MCP configuration files are far smaller. Nothing was imported.`, details: [] });
       return;
     }
     setReading(true);

@@ -2,13 +2,14 @@
 import { useEffect } from 'react';
 import type { ServerView } from '../../../../shared/contract.js';
 import { endpointOf, serverIdOf, serverNameOf, transportLabel } from '../../lib/serverView.js';
-import { errorLabel } from '../../lib/status.js';
+import { statusExplanation } from '../../lib/status.js';
 import { selectDetail } from '../../state/selectors.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { Icon } from '../components/Icon.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { Tabs } from '../components/Tabs.js';
+import { errorTitle } from '../errors/describeError.js';
 import { useCountdown } from '../layout/useCountdown.js';
 import { ServerActions } from './ServerActions.js';
 import { ServerLog } from './ServerLog.js';
@@ -44,7 +45,7 @@ function StatusCallout({ view }: { view: ServerView }) {
   return (
     <Callout
       tone="error"
-      title={errorLabel(status.code)}
+      title={errorTitle(status.code, status.cause)}
       actions={
         <>
           {canReplaceToken && (
@@ -59,7 +60,7 @@ function StatusCallout({ view }: { view: ServerView }) {
         </>
       }
     >
-      {status.reason}
+      {statusExplanation(status)}
     </Callout>
   );
 }

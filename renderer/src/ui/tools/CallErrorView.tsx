@@ -2,7 +2,7 @@
 import type { ErrorShape } from '../../../../shared/contract.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
-import { callErrorText } from './callErrors.js';
+import { describeErrorShape } from '../errors/describeError.js';
 import { TraceButton } from './ResultView.js';
 
 const NEXT_LABEL = { servers: 'Open Servers', permissions: 'Open Permissions', history: 'Open History', settings: 'Open Settings' } as const;
@@ -11,7 +11,7 @@ export function CallErrorView({ error, serverId, toolName }: { error: ErrorShape
   const navigate = useAppStore((s) => s.navigate);
   const openPermissionsFor = useAppStore((s) => s.openPermissionsFor);
   const selectServer = useAppStore((s) => s.selectServer);
-  const words = callErrorText(error);
+  const words = describeErrorShape(error);
   const traceId = error.details?.traceId;
   const next = words.next;
   return (

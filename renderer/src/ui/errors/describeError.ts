@@ -1,0 +1,240 @@
+/**
+ * The one place the GUI turns main's errors into words: a title per code (exhaustive over the
+ * contract's ErrorCode union), and sentences built from the typed details (who denied a call,
+ * what failed underneath and where). No view reads meaning out of a message; the message is
+ * shown as main wrote it, below the title.
+ */
+import type { ErrorShape } from '../../../../shared/contract.js';
+import type { Denial, ErrorCause, ErrorCode } from '../../../../shared/errors.js';
+import { isErrorCode } from '../../../../shared/errors.js';
+import { BridgeError } from '../../bridge/errors.js';
+
+export type NextPlace = 'servers' | 'permissions' | 'history' | 'settings';
+
+export interface ErrorDescription {
+  code: ErrorCode;
+  /** A short headline: "Denied: you denied it", "Connection refused", … */
+  title: string;
+  /** One or two sentences: what happened, whether anything ran, what to do. */
+  text: string;
+  /** A cancellation is not an error the person has to worry about. */
+  tone: 'error' | 'warning';
+  /** Where the answer is, when it is elsewhere in the app. */
+  next?: NextPlace;
+}
+
+interface CodeWords {
+  title: string;
+  /** Appended to main's message: what it means for the person, what to do. */
+  advice?: string;
+  tone?: 'warning';
+  next?: NextPlace;
+}
+
+const NOT_CONNECTED: CodeWords = { title: 'Not connected', advice: 'Connect the server in Servers and try again.', next: 'servers' };
+const PATH_REFUSED: CodeWords = { title: 'Path refused' };
+/** Outside the allowed folders: they are added in Settings → Folders. */
+const OUTSIDE_FOLDERS: CodeWords = { title: 'Path refused', next: 'settings' };
+const HISTORY_CHECK = 'Check History before running it again.';
+
+const WORDS = {
+  invalid_request: { title: 'Invalid request' },
+  validation: { title: 'Some fields need attention' },
+  internal: { title: 'Something went wrong' },
+  unknown_channel: { title: 'Unknown request' },
+  invalid_frame: { title: 'Invalid message' },
+  request_too_large: { title: 'Too large to send' },
+  duplicate_request_id: { title: 'Duplicate request' },
+  forbidden_sender: { title: 'Refused' },
+  ipc_failed: { title: 'No answer from the app' },
+  unauthorized: { title: 'Not authorized', advice: 'Open the app again from the link the host printed.' },
+  disconnected: {
+    title: 'Connection lost',
+    advice: `The link to MiniHarness dropped before the answer arrived, so the call may have run. ${HISTORY_CHECK}`,
+    next: 'history',
+  },
+  bad_response: { title: 'Unexpected answer' },
+  unrecognized: { title: 'The request failed' },
+  not_found: { title: 'Not found' },
+  still_running: { title: 'Still running' },
+  duplicate_call: { title: 'Already running' },
+  args_redacted: { title: 'Its arguments held secrets' },
+  not_rerunnable: { title: 'Nothing to run again' },
+  not_replayable: { title: 'Nothing to replay' },
+  stale_approval: { title: 'Already answered' },
+  record_too_large: { title: 'Too large to show' },
+  import_malformed: { title: 'This file is not valid JSON' },
+  import_unrecognized: { title: 'This is not an MCP configuration file' },
+  import_unknown_server: { title: 'The file changed' },
+  import_too_large: { title: 'This file is too large' },
+  import_unreadable: { title: 'The file could not be read' },
+  workspace_overlaps_data: { title: 'Workspace refused' },
+  secret_missing: { title: 'Secret missing', next: 'servers' },
+  secret_storage_unavailable: { title: 'Secret storage unavailable' },
+  secret_undecryptable: { title: 'Secret unreadable', next: 'servers' },
+  not_initialized: NOT_CONNECTED,
+  closed: { ...NOT_CONNECTED, title: 'Connection closed' },
+  timeout: { title: 'Timed out', advice: `The server may still have acted; it was not retried. ${HISTORY_CHECK}`, next: 'history' },
+  cancelled: {
+    title: 'Cancelled',
+    advice: 'The server was told to stop. Whatever it did before it stopped is not undone; the checkpoint stays open in History.',
+    tone: 'warning',
+    next: 'history',
+  },
+  auth: { title: 'Sign-in refused', advice: 'Replace the server’s token in Servers.', next: 'servers' },
+  command_not_found: { title: 'Command not found', next: 'servers' },
+  unreachable: { title: 'Unreachable', advice: 'Nothing was sent.', next: 'servers' },
+  server_exited: { ...NOT_CONNECTED, title: 'Process exited' },
+  protocol: { title: 'Protocol error', next: 'servers' },
+  not_an_mcp_server: { title: 'Not an MCP server', next: 'servers' },
+  config: { title: 'Configuration error', next: 'servers' },
+  remote: { title: 'The server answered with an error' },
+  unavailable: { ...NOT_CONNECTED, title: 'Unavailable' },
+  unknown_tool: { title: 'Tool not found', advice: 'The server no longer offers it; reconnect the server to refresh its tools.', next: 'servers' },
+  transport: { ...NOT_CONNECTED, title: 'Connection error' },
+  result_too_large: { title: 'Result too large', advice: `The tool did run; the server reconnects by itself. ${HISTORY_CHECK}`, next: 'history' },
+  permission_denied: { title: 'Denied', advice: 'Nothing was run.', next: 'permissions' },
+  approval_cancelled: { title: 'Cancelled before it was approved', advice: 'Nothing was run.', tone: 'warning' },
+  rules_file_corrupt: { title: 'Permission rules unreadable', next: 'permissions' },
+  invalid_arguments: { title: 'Invalid arguments' },
+  path_outside_roots: OUTSIDE_FOLDERS,
+  no_roots: OUTSIDE_FOLDERS,
+  invalid_path: PATH_REFUSED,
+  path_not_found: PATH_REFUSED,
+  path_excluded: PATH_REFUSED,
+  path_changed: PATH_REFUSED,
+  hard_linked_file: PATH_REFUSED,
+  parent_missing: PATH_REFUSED,
+  arguments_mismatch: { title: 'Call id already used' },
+  in_progress: { title: 'Already running or result unknown', next: 'history' },
+  failed: { title: 'The call failed' },
+  lease_lost: { title: 'Taken over by another process' },
+  not_resolvable: { title: 'Already resolved' },
+  invalid_result: { title: 'Invalid result' },
+  schema_too_new: { title: 'Data from a newer version' },
+  migration_invalid: { title: 'Database upgrade failed' },
+  schema_not_migrated: { title: 'Database not upgraded' },
+  invalid_cursor: { title: 'Invalid page' },
+  invalid_query: { title: 'Invalid filter' },
+  invalid_event: { title: 'Invalid trace event' },
+  trace_closed: { title: 'Trace already closed' },
+  trace_not_found: { title: 'Trace not found' },
+  interrupted: { title: 'Interrupted' },
+} satisfies Record<ErrorCode, CodeWords>;
+
+/** The code as this renderer knows it: a code from a newer main reads as `unrecognized`. */
+export function knownCode(code: unknown): ErrorCode {
+  return isErrorCode(code) ? code : 'unrecognized';
+}
+
+/** A short title for a code (a server's status line, a dialog's headline). */
+export function errorTitle(code: unknown, cause?: ErrorCause): string {
+  const known = knownCode(code);
+  if (known === 'unreachable' && cause) return CAUSE_TITLES[cause.kind];
+  return WORDS[known].title;
+}
+
+const CAUSE_TITLES: Record<ErrorCause['kind'], string> = {
+  connection_refused: 'Connection refused',
+  dns: 'Host not found',
+  tls: 'TLS failed',
+  timeout: 'Timed out',
+  reset: 'Connection reset',
+  network: 'Network unreachable',
+  blocked_port: 'Port blocked',
+  http_status: 'HTTP error',
+  exited: 'Process exited',
+  protocol: 'Protocol error',
+};
+
+function where(cause: ErrorCause): string {
+  return cause.host !== undefined && cause.port !== undefined ? `${cause.host}:${cause.port}` : cause.host ?? 'the server';
+}
+
+/** What failed underneath, and where, in one sentence built from the typed cause. */
+export function causeSentence(cause: ErrorCause): string {
+  const at = where(cause);
+  const errno = cause.errno ? ` (${cause.errno})` : '';
+  switch (cause.kind) {
+    case 'connection_refused':
+      return `The connection to ${at} was refused${errno}: nothing is listening there. Check that the server is running and the URL is right.`;
+    case 'dns':
+      return `The host name “${cause.host ?? ''}” could not be resolved${errno}. Check the URL for a typo, or your network’s DNS.`;
+    case 'tls':
+      return `The TLS (https) handshake with ${at} failed${errno}. Check the certificate, or whether the server speaks https at all.`;
+    case 'timeout':
+      return `${at} did not answer in time${errno}.`;
+    case 'reset':
+      return `The connection to ${at} was reset${errno}.`;
+    case 'network':
+      return `The network cannot reach ${at}${errno}.`;
+    case 'blocked_port':
+      return `Port ${cause.port ?? ''} of ${cause.host ?? 'the server'} is one that browsers and fetch refuse to use; run the server on another port.`;
+    case 'http_status':
+      return `The server answered HTTP ${cause.httpStatus ?? ''}.`;
+    case 'exited':
+      return cause.signal ? `The process was killed by ${cause.signal}.` : cause.exitCode === null || cause.exitCode === undefined ? 'The process closed its connection.' : `The process exited with code ${cause.exitCode}.`;
+    case 'protocol':
+      return 'It did not speak the MCP protocol.';
+  }
+}
+
+const DENIAL_TITLES: Record<Denial['by'], string> = {
+  person: 'Denied: you denied it',
+  rule: 'Denied: a rule denies it',
+  default: 'Denied: the default policy denies it',
+  guardrail: 'Denied: a safety check refused it',
+  approval_timeout: 'Denied: nobody answered in time',
+  approval_error: 'Denied: the approval request could not be shown',
+  cancelled: 'Cancelled before it was approved',
+};
+
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed) return trimmed;
+  const capital = trimmed[0]!.toUpperCase() + trimmed.slice(1);
+  return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
+}
+
+/** Words for a refused call, from its typed denial. */
+function describeDenial(code: ErrorCode, denial: Denial): Pick<ErrorDescription, 'title' | 'text'> {
+  const why =
+    denial.by === 'person'
+      ? ''
+      : denial.by === 'approval_timeout'
+        ? `Nobody answered the approval request${denial.timeoutMs !== undefined ? ` within ${Math.round(denial.timeoutMs / 1000)} s` : ''}. `
+        : denial.by === 'cancelled'
+          ? 'The call was cancelled while it waited for approval. '
+          : `${sentence(denial.reason)} `;
+  return { title: code === 'approval_cancelled' ? DENIAL_TITLES.cancelled : DENIAL_TITLES[denial.by], text: `${why}Nothing was run.` };
+}
+
+/** Title, sentences and tone for an error main (or the bridge) returned. */
+export function describeErrorShape(error: ErrorShape): ErrorDescription {
+  const code = knownCode(error.code);
+  const words: CodeWords = WORDS[code];
+  const base = { code, tone: words.tone ?? 'error', ...(words.next ? { next: words.next } : {}) } as const;
+  const denial = error.details?.denial;
+  if (denial) return { ...base, ...describeDenial(code, denial) };
+  const cause = error.details?.cause;
+  if (code === 'unreachable' && cause) return { ...base, title: errorTitle(code, cause), text: `${causeSentence(cause)} ${words.advice ?? ''}`.trim() };
+  const message = code === 'permission_denied' || code === 'disconnected' ? '' : sentence(error.message);
+  return { ...base, title: words.title, text: [message, words.advice].filter(Boolean).join(' ') };
+}
+
+/** The same for anything caught: a BridgeError carries main's shape; anything else is `internal`. */
+export function describeError(error: unknown): ErrorDescription {
+  if (error instanceof BridgeError) return describeErrorShape(error.toShape());
+  return describeErrorShape({ code: 'internal', message: error instanceof Error ? error.message : String(error) });
+}
+
+/** The code of anything caught. */
+export function codeOf(error: unknown): ErrorCode {
+  return error instanceof BridgeError ? knownCode(error.code) : 'internal';
+}
+
+/** Like `describeError`, with the view's own headline when the code says nothing more than "it failed". */
+export function describeFailure(error: unknown, fallbackTitle: string): ErrorDescription {
+  const described = describeError(error);
+  return described.code === 'internal' || described.code === 'unrecognized' ? { ...described, title: fallbackTitle } : described;
+}

@@ -1,0 +1,162 @@
+/**
+ * Every error code that crosses the contract, and the typed details that go with them. Main
+ * raises only these codes (each error class maps to one); the renderer switches on them, in one
+ * place (`renderer/src/ui/errors/describeError.ts`), and never reads meaning out of a message.
+ * A code from a newer main that this renderer does not know is read as `unrecognized`.
+ */
+import { z } from 'zod';
+
+export const ERROR_CODES = [
+  // The contract and its transports
+  'invalid_request',
+  'validation',
+  'internal',
+  'unknown_channel',
+  'invalid_frame',
+  'request_too_large',
+  'duplicate_request_id',
+  'forbidden_sender',
+  'ipc_failed',
+  // Seen only by the renderer (its link to main)
+  'disconnected',
+  'unauthorized',
+  'bad_response',
+  'unrecognized',
+  // App services
+  'not_found',
+  'still_running',
+  'duplicate_call',
+  'args_redacted',
+  'not_rerunnable',
+  'not_replayable',
+  'stale_approval',
+  'record_too_large',
+  'import_malformed',
+  'import_unrecognized',
+  'import_unknown_server',
+  'import_too_large',
+  'import_unreadable',
+  'workspace_overlaps_data',
+  // Secrets
+  'secret_missing',
+  'secret_storage_unavailable',
+  'secret_undecryptable',
+  // MCP servers
+  'not_initialized',
+  'closed',
+  'timeout',
+  'cancelled',
+  'auth',
+  'command_not_found',
+  'unreachable',
+  'server_exited',
+  'protocol',
+  'not_an_mcp_server',
+  'config',
+  'remote',
+  'unavailable',
+  'unknown_tool',
+  'transport',
+  'result_too_large',
+  // Permissions and approvals
+  'permission_denied',
+  'approval_cancelled',
+  'rules_file_corrupt',
+  // Local tools and their file guard
+  'invalid_arguments',
+  'path_outside_roots',
+  'no_roots',
+  'invalid_path',
+  'path_not_found',
+  'path_excluded',
+  'path_changed',
+  'hard_linked_file',
+  'parent_missing',
+  // Checkpoints, storage, traces
+  'arguments_mismatch',
+  'in_progress',
+  'failed',
+  'lease_lost',
+  'not_resolvable',
+  'invalid_result',
+  'schema_too_new',
+  'migration_invalid',
+  'schema_not_migrated',
+  'invalid_cursor',
+  'invalid_query',
+  'invalid_event',
+  'trace_closed',
+  'trace_not_found',
+  'interrupted',
+] as const;
+
+export const ErrorCodeSchema = z.enum(ERROR_CODES);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+
+const CODE_SET: ReadonlySet<string> = new Set(ERROR_CODES);
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && CODE_SET.has(value);
+}
+
+/**
+ * Why a server could not be reached or used: what failed, and where. `host`/`port` name the
+ * endpoint for network kinds; `httpStatus` for `http_status`; `exitCode`/`signal` for `exited`;
+ * `errno` is the system's own code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED, …) when there is one.
+ */
+export const CAUSE_KINDS = ['connection_refused', 'dns', 'tls', 'timeout', 'reset', 'network', 'blocked_port', 'http_status', 'exited', 'protocol'] as const;
+export const CauseKindSchema = z.enum(CAUSE_KINDS);
+export type CauseKind = z.infer<typeof CauseKindSchema>;
+
+export const ErrorCauseSchema = z.object({
+  kind: CauseKindSchema,
+  host: z.string().optional(),
+  port: z.number().int().nonnegative().optional(),
+  errno: z.string().optional(),
+  httpStatus: z.number().int().optional(),
+  exitCode: z.number().int().nullable().optional(),
+  signal: z.string().nullable().optional(),
+});
+export type ErrorCause = z.infer<typeof ErrorCauseSchema>;
+
+/**
+ * Who or what refused a tool call. `rule`: a stored rule; `default`: the default policy;
+ * `guardrail`: a safety check (a command or path guard); `person`: the person answered Deny;
+ * `approval_timeout`: nobody answered in time; `approval_error`: the request could not be shown;
+ * `cancelled`: the caller cancelled while it waited for approval.
+ */
+export const DENIED_BY = ['rule', 'default', 'guardrail', 'person', 'approval_timeout', 'approval_error', 'cancelled'] as const;
+export const DenialSchema = z.object({
+  by: z.enum(DENIED_BY),
+  toolName: z.string(),
+  serverId: z.string(),
+  /** The decision level: DENY (nobody was asked) or ASK (the approval did not allow it). */
+  level: z.enum(['ALLOW', 'ASK', 'DENY']),
+  /** The rule that decided, when `by` is `rule`. */
+  ruleId: z.string().optional(),
+  /** Main's sentence for people (the rule's description, the guard's finding); shown, never parsed. */
+  reason: z.string(),
+  /** How long the approval waited, when `by` is `approval_timeout`. */
+  timeoutMs: z.number().int().nonnegative().optional(),
+});
+export type Denial = z.infer<typeof DenialSchema>;
+
+export const ErrorDetailsSchema = z.object({
+  /** Field path → messages, for forms. */
+  fieldErrors: z.record(z.string(), z.array(z.string())).optional(),
+  /** The trace of the failed call, for "see trace". */
+  traceId: z.string().optional(),
+  /** The server the error concerns. */
+  serverId: z.string().optional(),
+  /** `request_too_large`, `result_too_large`, `record_too_large`: the limit passed, and (where known) the size refused, in bytes. */
+  limitBytes: z.number().int().nonnegative().optional(),
+  sizeBytes: z.number().int().nonnegative().optional(),
+  /** Whether trying the same thing again may succeed without changing anything. */
+  retryable: z.boolean().optional(),
+  /** What failed underneath (a network, TLS or process failure), and where. */
+  cause: ErrorCauseSchema.optional(),
+  /** `permission_denied`, `approval_cancelled`: who refused, and why. */
+  denial: DenialSchema.optional(),
+  /** `remote`: the JSON-RPC error code the server answered with. */
+  rpcCode: z.number().int().optional(),
+});
+export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;

@@ -1,0 +1,39 @@
+/** The renderer's one place for error words: every code has words; denials and causes are worded from typed details. */
+import { describe, expect, it } from 'vitest';
+import { BridgeError } from '../../renderer/src/bridge/errors.js';
+import { describeError, describeErrorShape, errorTitle } from '../../renderer/src/ui/errors/describeError.js';
+import type { ErrorShape } from '../../shared/contract.js';
+import { ERROR_CODES } from '../../shared/errors.js';
+
+const denied = (by: 'person' | 'rule' | 'approval_timeout', extra: object = {}): ErrorShape => ({
+  code: 'permission_denied',
+  // The message is deliberately unrelated: the words must come from the details.
+  message: 'zzz',
+  details: { denial: { by, toolName: 'append', serverId: 'fx', level: by === 'rule' ? 'DENY' : 'ASK', reason: 'Rule "no writes" denies append on fx', ...extra } },
+});
+
+describe('describeError', () => {
+  it.each(ERROR_CODES)('%s has a title', (code) => {
+    expect(describeErrorShape({ code, message: 'm' }).title).not.toBe('');
+  });
+
+  it('words a denial from who refused, never from the message', () => {
+    expect(describeErrorShape(denied('person'))).toMatchObject({ title: 'Denied: you denied it', text: 'Nothing was run.', next: 'permissions' });
+    expect(describeErrorShape(denied('rule'))).toMatchObject({ title: 'Denied: a rule denies it', text: 'Rule "no writes" denies append on fx. Nothing was run.' });
+    expect(describeErrorShape(denied('approval_timeout', { timeoutMs: 60_000 })).text).toBe('Nobody answered the approval request within 60 s. Nothing was run.');
+  });
+
+  it('says what failed and where for an unreachable server', () => {
+    const shape: ErrorShape = { code: 'unreachable', message: 'zzz', details: { cause: { kind: 'connection_refused', host: '127.0.0.1', port: 4321, errno: 'ECONNREFUSED' } } };
+    const words = describeErrorShape(shape);
+    expect(words.title).toBe('Connection refused');
+    expect(words.text).toContain('127.0.0.1:4321');
+    expect(errorTitle('unreachable', { kind: 'dns', host: 'x.invalid', port: 80 })).toBe('Host not found');
+  });
+
+  it('reads a code it does not know as unrecognized, and anything thrown as internal', () => {
+    expect(describeErrorShape({ code: 'from_the_future' as ErrorShape['code'], message: 'New.' })).toMatchObject({ code: 'unrecognized', text: 'New.' });
+    expect(describeError(new Error('boom'))).toMatchObject({ code: 'internal', text: 'Boom.' });
+    expect(describeError(new BridgeError({ code: 'timeout', message: 'Server "a" did not answer' })).title).toBe('Timed out');
+  });
+});
