@@ -16,18 +16,18 @@ export function toolRuleId(serverId: string, toolName: string): string {
 
 export class PermissionService {
   constructor(
-    private readonly engine: () => PermissionDecisionEngine,
-    private readonly harness: () => HarnessApplication,
+    private readonly engine: PermissionDecisionEngine,
+    private readonly harness: HarnessApplication,
     private readonly registry: MCPToolRegistry,
     private readonly setTrusted: (serverId: string, trusted: boolean) => Promise<void>,
     private readonly changed: () => void,
   ) {}
 
   view(): PermissionsView {
-    const engine = this.engine();
+    const engine = this.engine;
     const rules = engine.listRules();
     const ruleIds = new Set(rules.map((r) => r.id));
-    const tools = this.harness().listTools();
+    const tools = this.harness.listTools();
     const fingerprints = new Map(tools.map((t) => [`${t.serverId}\0${t.name}`, t.schemaFingerprint]));
     return {
       tools: tools.map((tool) => {
@@ -68,8 +68,8 @@ export class PermissionService {
 
   async setToolLevel({ serverId, toolName, level }: RequestOf<'permissions.setToolLevel'>): Promise<PermissionsView> {
     const id = toolRuleId(serverId, toolName);
-    if (level === 'default') await this.engine().removeRule(id);
-    else await this.engine().addRule({ id, level, match: { serverId, toolName }, note: `Set in Permissions: ${level} for ${toolName}` });
+    if (level === 'default') await this.engine.removeRule(id);
+    else await this.engine.addRule({ id, level, match: { serverId, toolName }, note: `Set in Permissions: ${level} for ${toolName}` });
     this.changed();
     return this.view();
   }
@@ -81,7 +81,7 @@ export class PermissionService {
   }
 
   async removeRule(ruleId: string): Promise<PermissionsView> {
-    await this.engine().removeRule(ruleId);
+    await this.engine.removeRule(ruleId);
     this.changed();
     return this.view();
   }
