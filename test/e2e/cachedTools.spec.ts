@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { buildFixtureServers } from '../helpers/buildFixtures.js';
-import { BUILT_STDIO_FIXTURE, stdioFixtureConfig } from '../helpers/fixtures.js';
+import { stdioFixtureConfig } from '../helpers/fixtures.js';
 import { Bridge } from './support/bridge.js';
-import { fillStdio, openAddServer, serverDetail, serverRow } from './support/serverForm.js';
+import { serverDetail, serverRow } from './support/serverForm.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
 
@@ -102,44 +102,56 @@ test('a warm start marks a connecting server\'s tools "cached" until it is ready
 });
 
 test('a server removed and added again under the same name never shows the old one\'s tools', async ({ page }) => {
-  // The old server's tools all start with "old_"; the new one (added in the form) offers the fixture's plain names.
-  await saveServer(host!, { ...stdioFixtureConfig('twin', { FIXTURE_PREFIX: 'old_' }), name: 'Twin' });
+  // Both servers have the very same settings (so the same id and connection): only the tool
+  // list file differs between them. The new one stays connecting until the gate opens, so any
+  // leftover of the old one (its cache entry, a stale detail) would be what the page shows.
+  const toolsFile = join(scratch, 'tools.txt');
+  const gate = join(scratch, 'init-gate');
+  writeFileSync(toolsFile, 'append,slow');
+  const config = { ...stdioFixtureConfig('twin', { FIXTURE_TOOLS_FILE: toolsFile, FIXTURE_INIT_GATE: gate }), name: 'Twin', timeoutMs: 600_000 };
+  await saveServer(host!, config);
   await openApp(page, host!);
   await expect(serverRow(page, 'Twin')).toContainText('Ready', { timeout: 30_000 });
   await openView(page, 'Tools');
   const list = page.getByRole('navigation', { name: 'Tool list' });
-  await expect(list.locator('button[data-tool="old_echo"][data-server="twin"]')).toBeVisible();
+  await expect(list.locator('button[data-tool="append"][data-server="twin"]')).toBeVisible();
+  await openView(page, 'Servers');
+  await serverRow(page, 'Twin').click();
+  const detail = serverDetail(page, 'Twin');
+  await detail.getByRole('tab', { name: /Tools/ }).click();
+  await expect(detail.getByRole('listitem', { name: 'Tool append' })).toBeVisible();
+
+  await detail.getByRole('button', { name: 'Remove', exact: true }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Remove server' }).click();
+  await expect(serverRow(page, 'Twin')).toHaveCount(0);
 
   // From here on, any old tool that enters the page (even for one frame) is recorded.
   // (A script string: the test project has no DOM types.)
   await page.evaluate(`(() => {
     const seen = [];
     window.oldToolsSeen = seen;
+    const old = '[data-tool="append"], [data-tool="slow"], [aria-label="Tool append"], [aria-label="Tool slow"]';
     const scan = () => {
-      for (const element of document.querySelectorAll('[data-tool^="old_"], [aria-label^="Tool old_"]')) seen.push(element.getAttribute('data-tool') ?? element.getAttribute('aria-label'));
+      for (const element of document.querySelectorAll(old)) seen.push(element.getAttribute('data-tool') ?? element.getAttribute('aria-label'));
     };
+    scan();
     new MutationObserver(scan).observe(document.body, { subtree: true, childList: true, attributes: true });
   })()`);
 
+  writeFileSync(toolsFile, 'echo');
+  writeFileSync(gate, 'closed');
+  await saveServer(host!, config);
+  await expect(serverRow(page, 'Twin')).toContainText(/Connecting/i);
+  await serverRow(page, 'Twin').click();
+  await detail.getByRole('tab', { name: /Tools/ }).click();
+  await openView(page, 'Tools');
+  await expect(list.locator('[data-server="twin"]')).toHaveCount(0);
+
+  rmSync(gate);
+  await expect(list.locator('button[data-tool="echo"][data-server="twin"]')).toBeVisible({ timeout: 30_000 });
   await openView(page, 'Servers');
   await serverRow(page, 'Twin').click();
-  await serverDetail(page, 'Twin').getByRole('button', { name: 'Remove', exact: true }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Remove server' }).click();
-  await expect(serverRow(page, 'Twin')).toHaveCount(0);
-  // Nothing is recorded before the removal is done: the list is cleared of the old tools.
-  await page.evaluate('window.oldToolsSeen.length = 0');
-
-  const dialog = await openAddServer(page);
-  await fillStdio(dialog, { name: 'Twin', command: process.execPath, args: [BUILT_STDIO_FIXTURE] });
-  await dialog.getByRole('button', { name: 'Add server' }).click();
-  await expect(serverRow(page, 'Twin')).toContainText('Ready', { timeout: 30_000 });
-  await serverRow(page, 'Twin').click();
-  const detail = serverDetail(page, 'Twin');
-  await detail.getByRole('tab', { name: /Tools/ }).click();
   await expect(detail.getByRole('listitem', { name: 'Tool echo' })).toBeVisible();
-  await openView(page, 'Tools');
-  await expect(list.locator('button[data-tool="echo"][data-server="twin"]')).toBeVisible();
-
-  await expect(list.locator('[data-tool^="old_"]')).toHaveCount(0);
+  await expect(detail.getByRole('listitem', { name: 'Tool append' })).toHaveCount(0);
   expect(await page.evaluate('window.oldToolsSeen')).toEqual([]);
 });
