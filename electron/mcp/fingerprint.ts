@@ -20,7 +20,10 @@ export function connectionFingerprint(config: ServerConfig): string {
     config.transport === 'stdio'
       ? { command: config.command, args: config.args, env: config.env, cwd: config.cwd ?? null }
       : { url: config.url, headers: config.headers, auth: config.auth };
-  return sha256({ id, transport, target });
+  // The server's identity (a `uid` the app makes when a server is first saved), when the
+  // configuration has one: a new server that takes a removed one's id never matches its cache.
+  const uid = (config as { uid?: unknown }).uid;
+  return sha256({ id, ...(typeof uid === 'string' ? { uid } : {}), transport, target });
 }
 
 /** A fingerprint of a tool's interface (schemas and annotations), e.g. to expire an "always allow". */
