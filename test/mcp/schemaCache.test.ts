@@ -53,9 +53,13 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
     const second = await warm.discover();
     expect(second.servers.cached?.source).toBe('cache');
     expect(warm.tools().map((t) => t.name)).toEqual(['append', 'echo']);
+    // Listed from the cache while the server is still connecting: the GUI marks these "cached".
+    expect(warm.status('cached')).toEqual({ state: 'connecting' });
+    expect(warm.toolsFromCache('cached')).toBe(true);
     // The connection comes up in the background; calls wait for it.
     expect(await callByName(warm, 'echo', { text: 'warm' })).toMatchObject({ content: [{ text: 'warm' }] });
     expect(warm.status('cached')).toEqual({ state: 'ready' });
+    expect(warm.toolsFromCache('cached')).toBe(false);
     expect(countEvents(events, 'tools/list')).toBe(1);
     expect(countEvents(events, 'initialize')).toBe(2);
   });
