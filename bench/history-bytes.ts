@@ -1,6 +1,6 @@
 /**
  * Figures for issue 8 §7: how big a History page reply is, and how much memory it costs, when a
- * session holds three 9 MB results. The real core (`createAppCore`) over a scratch data folder;
+ * session holds three 9 MB results. The real core (`buildAppCore`) over a scratch data folder;
  * the records are written through the checkpoint store as the pipeline writes them.
  *
  * Prints a table, then one JSON line. Run: npx tsx bench/history-bytes.ts
@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAppCore } from '../electron/app/core.js';
+import { buildAppCore } from '../electron/app/core.js';
 import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
 import { FileSecretStore } from '../electron/secrets/fileSecretStore.js';
 import { openAppDatabase } from '../electron/app/database.js';
@@ -26,7 +26,7 @@ function rssMiB(): number {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'mh-bench-history-'));
   const dataDir = join(dir, 'data');
-  const core = createAppCore({
+  const core = await buildAppCore({
     mode: 'browser',
     dataDir,
     workspaceDir: join(dir, 'workspace'),

@@ -28,15 +28,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { hashArguments } from '../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
 import type { CheckpointStatus, HistoryQuery } from '../electron/checkpoints/types.js';
-import { HarnessApplication } from '../electron/harness/application.js';
-import { MCPToolRegistry } from '../electron/mcp/registry.js';
+import type { HarnessApplication } from '../electron/harness/application.js';
+import { createPipeline } from '../electron/harness/createPipeline.js';
 import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
-import { PermissionDecisionEngine } from '../electron/security/permissions.js';
-import { SecureToolExecutor } from '../electron/security/secureExecutor.js';
 import type { Database } from '../electron/storage/database.js';
 import { openAppDatabase } from '../electron/app/database.js';
 import { createLocalTools } from '../electron/tools/localTools.js';
-import { Tracer } from '../electron/tracing/tracer.js';
+import type { Tracer } from '../electron/tracing/tracer.js';
 import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, stdioFixtureConfig } from '../test/helpers/fixtures.js';
 import type { Caller, ConcurrencyMode, SequentialResult } from './pipelineHelpers.js';
@@ -114,33 +112,26 @@ async function buildPipeline(name: string, timer?: StageTimer): Promise<Pipeline
   const root = join(dir, 'root');
   mkdirSync(root, { recursive: true });
   const db = openAppDatabase(join(dir, 'harness.db')); // WAL, synchronous=NORMAL: the app's settings
-  const checkpoints = new SqliteCheckpointStore(db);
-  const tracer = new Tracer(db);
+  const { app, registry, engine, security, checkpoints, tracer } = await createPipeline({
+    db,
+    secrets: new DefaultSecretResolver(),
+    rules: new InMemoryRuleStore(),
+    requestApproval: () => Promise.reject(new Error('bench: no approval was expected (the ALLOW rule should decide)')),
+    approvalTimeoutMs: 5_000,
+    localTools: createLocalTools({ roots: [root], command: { timeoutMs: 5_000 } }),
+  });
   closers.push(() => {
     tracer.flush();
     db.close();
   });
-  const engine = new PermissionDecisionEngine(new InMemoryRuleStore());
-  await engine.addRule({ level: 'ALLOW', match: { serverId: SERVER_ID }, note: 'bench: allow the fixture' });
-  const security = new SecureToolExecutor({
-    engine,
-    requestApproval: () => Promise.reject(new Error('bench: no approval was expected (the ALLOW rule should decide)')),
-    approvalTimeoutMs: 5_000,
-  });
-  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver() });
   closers.push(() => registry.close());
+  await engine.addRule({ level: 'ALLOW', match: { serverId: SERVER_ID }, note: 'bench: allow the fixture' });
   registry.addServer(stdioFixtureConfig(SERVER_ID));
   const discovery = await registry.discover();
   const status = discovery.servers[SERVER_ID]?.status;
   if (status?.state !== 'ready') throw new Error(`pipeline: the fixture did not come up (${JSON.stringify(status)})`);
+  // Wraps instance methods; the application calls through the same instances, so it sees the wrappers.
   if (timer) instrumentPipeline(timer, { security, checkpoints, tracer, registry });
-  const app = new HarnessApplication({
-    registry,
-    localTools: createLocalTools({ roots: [root], command: { timeoutMs: 5_000 } }),
-    security,
-    checkpoints,
-    tracer,
-  });
   const call: Caller = async (i) => {
     const text = echoText(i);
     const out = await app.executeTool('echo', { text }, { ...USER, callId: `${name}-${i}` });

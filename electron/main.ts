@@ -9,7 +9,7 @@ import type { IpcMainInvokeEvent, WebContents } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../shared/preloadApi.js';
-import { createAppCore } from './app/core.js';
+import { buildAppCore } from './app/core.js';
 import type { AppCore } from './app/types.js';
 import type { AppLocation } from './shell/appLocation.js';
 import { resolveAppLocation } from './shell/appLocation.js';
@@ -85,7 +85,7 @@ async function start(location: AppLocation): Promise<void> {
     // The same damaged files reach the GUI through app.info (the core collects them from both stores).
     // Outside the data folder (the core refuses an overlap): --workspace, MINIHARNESS_WORKSPACE, or ~/MiniHarness/workspace.
     const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
-    const core = createAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion() });
+    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion() });
     bindLifecycle(core);
     ipcMain.handle(
       IPC_INVOKE_CHANNEL,

@@ -84,6 +84,8 @@ export const ToolViewSchema = z.object({
   annotations: JsonObject.optional(),
   /** The server a call by this name reaches instead (a name conflict), when not this one. */
   shadowedBy: z.string().optional(),
+  /** True while this server's tool list comes from the schema cache and the server is not ready yet. */
+  cached: z.boolean().optional(),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 

@@ -57,7 +57,7 @@ export class CallService {
   private readonly running = new Map<string, AbortController>();
 
   constructor(
-    private readonly harness: () => HarnessApplication,
+    private readonly harness: HarnessApplication,
     private readonly checkpoints: CheckpointStore,
     private readonly emit: Emit,
     /** The GUI's identity, from `persistentGuiCaller`. */
@@ -75,7 +75,7 @@ export class CallService {
     const controller = new AbortController();
     this.running.set(key, controller);
     try {
-      const result = await this.harness().executeTool(request.name, request.args, {
+      const result = await this.harness.executeTool(request.name, request.args, {
         userId: caller.userId,
         sessionId: caller.sessionId,
         callId: request.callId,
@@ -97,7 +97,7 @@ export class CallService {
   }
 
   replay(sessionId: string, callId: string): CallOutcome {
-    return this.outcome(sessionId, callId, this.harness().replay(sessionId, callId));
+    return this.outcome(sessionId, callId, this.harness.replay(sessionId, callId));
   }
 
   /** Runs a recorded call's tool and arguments again, as a new call of the GUI's session. */

@@ -29,8 +29,8 @@ const RUN_COMMAND = 'run_command';
 
 export class PermissionService {
   constructor(
-    private readonly engine: () => PermissionDecisionEngine,
-    private readonly harness: () => HarnessApplication,
+    private readonly engine: PermissionDecisionEngine,
+    private readonly harness: HarnessApplication,
     private readonly registry: MCPToolRegistry,
     private readonly setTrusted: (serverId: string, trusted: boolean) => Promise<void>,
     private readonly changed: () => void,
@@ -40,11 +40,11 @@ export class PermissionService {
   ) {}
 
   async view(): Promise<PermissionsView> {
-    const engine = this.engine();
-    const security = this.harness().security;
+    const engine = this.engine;
+    const security = this.harness.security;
     const sandbox = await this.sandbox();
     const rules = engine.listRules();
-    const tools = this.harness().listTools();
+    const tools = this.harness.listTools();
     const fingerprints = new Map(tools.map((t) => [`${t.serverId}\0${t.name}`, t.schemaFingerprint]));
     const grants = security.sessionGrants(this.sessionId());
     const grantOf = (serverId: string, toolName: string) => grants.find((g) => g.serverId === serverId && g.toolName === toolName);
@@ -96,9 +96,9 @@ export class PermissionService {
   async setToolLevel({ serverId, toolName, level }: RequestOf<'permissions.setToolLevel'>): Promise<PermissionsView> {
     const id = toolRuleId(serverId, toolName);
     const uid = serverId === LOCAL_SERVER_ID ? undefined : this.registry.server(serverId)?.uid;
-    if (level === 'default') await this.engine().removeRule(id);
+    if (level === 'default') await this.engine.removeRule(id);
     else {
-      await this.engine().addRule({
+      await this.engine.addRule({
         id,
         level,
         match: { serverId, toolName, ...(uid ? { serverUid: uid } : {}) },
@@ -116,14 +116,14 @@ export class PermissionService {
   }
 
   async removeRule(ruleId: string): Promise<PermissionsView> {
-    await this.engine().removeRule(ruleId);
+    await this.engine.removeRule(ruleId);
     this.changed();
     return this.view();
   }
 
   async revokeSessionGrant({ serverId, toolName }: RequestOf<'permissions.revokeSessionGrant'>): Promise<PermissionsView> {
     // The executor announces the change (permissions.changed) itself.
-    this.harness().security.revokeSessionGrant(this.sessionId(), serverId, toolName);
+    this.harness.security.revokeSessionGrant(this.sessionId(), serverId, toolName);
     return this.view();
   }
 
@@ -133,7 +133,7 @@ export class PermissionService {
    */
   async removeRulesOfServer(serverId: string): Promise<number> {
     const uid = this.registry.server(serverId)?.uid;
-    const engine = this.engine();
+    const engine = this.engine;
     const mine = engine.listRules().filter((r) => r.match.serverId === serverId && (r.match.serverUid === undefined || r.match.serverUid === uid));
     for (const rule of mine) await engine.removeRule(rule.id);
     if (mine.length > 0) this.changed();
@@ -142,7 +142,7 @@ export class PermissionService {
 
   /** Binds rules saved before server identities existed to their server's identity (at start). */
   async bindRulesToServers(): Promise<void> {
-    if ((await this.engine().bindServerIdentities((id) => this.registry.server(id)?.uid)) > 0) this.changed();
+    if ((await this.engine.bindServerIdentities((id) => this.registry.server(id)?.uid)) > 0) this.changed();
   }
 
   private ruleView(rule: PermissionRule, fingerprints: ReadonlyMap<string, string>): PermissionRuleView {

@@ -8,13 +8,14 @@ import type { RequestOf, ServerView } from '../../shared/contract.js';
 import { SECRET_SLOT } from '../../shared/contract.js';
 import type { FieldErrors, ServerConfig } from '../../shared/serverConfig.js';
 import { ServerConfigSchema, fieldErrorsOf } from '../../shared/serverConfig.js';
-import type { MCPToolRegistry, ServerStatus } from '../mcp/registry.js';
+import type { MCPToolRegistry } from '../mcp/registry.js';
 import { SecretValue } from '../secrets/secretValue.js';
 import type { DescribedSecretStore } from '../secrets/types.js';
 import type { ConfigStore } from '../storage/configFile.js';
 import { AppError, ValidationFailedError } from './errors.js';
 import type { PlannedServer } from './importer.js';
 import { mapStoreKeys, secretRefs, storageKey } from './secretSlots.js';
+import { statusView } from './views.js';
 
 const SERVERS_KEY = 'servers';
 
@@ -213,10 +214,4 @@ export class ServerService {
   private persist(): void {
     this.config.set(SERVERS_KEY, [...this.registry.servers(), ...this.invalid]);
   }
-}
-
-export function statusView(status: ServerStatus): ServerView['status'] {
-  const cause = 'cause' in status && status.cause ? { cause: status.cause } : {};
-  if (status.state === 'reconnecting') return { state: 'reconnecting', attempt: status.attempt, nextRetryAt: status.nextRetryAt, code: status.code, reason: status.reason, ...cause };
-  return status.state === 'error' ? { state: 'error', code: status.code, reason: status.reason, ...cause } : { state: status.state };
 }

@@ -29,7 +29,7 @@ export interface AppCore {
   dispatch(channel: unknown, payload: unknown): Promise<DispatchResult>;
   /** Contract events (validated) for the renderer. */
   onEvent(listener: (event: EventName, payload: unknown) => void): () => void;
-  /** Loads the configuration and starts discovery. */
+  /** Loads the saved servers and starts discovery (everything else was built by `buildAppCore`). */
   start(): Promise<void>;
   /** Closes the registry and the database. Idempotent. */
   close(): Promise<void>;

@@ -13,5 +13,7 @@ export function connectionFingerprint(config: ServerConfig): string {
     config.transport === 'stdio'
       ? { command: config.command, args: config.args, env: config.env, cwd: config.cwd ?? null }
       : { url: config.url, headers: config.headers, auth: config.auth };
-  return stableHash({ id, transport, target });
+  // The server's identity (a `uid` the app makes when a server is first saved), when the
+  // configuration has one: a new server that takes a removed one's id never matches its cache.
+  return stableHash({ id, ...(config.uid !== undefined ? { uid: config.uid } : {}), transport, target });
 }

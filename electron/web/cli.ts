@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createAppCore } from '../app/core.js';
+import { buildAppCore } from '../app/core.js';
 import type { AppCore } from '../app/types.js';
 import { FileSecretStore } from '../secrets/fileSecretStore.js';
 import { openBrowserSecretStore } from '../secrets/keyringSecretStore.js';
@@ -49,7 +49,7 @@ const secrets =
     : await openBrowserSecretStore(dataDir);
 let core: AppCore;
 try {
-  core = createAppCore({ mode: 'browser', dataDir, workspaceDir, secrets, config: openConfConfigStore(dataDir), version });
+  core = await buildAppCore({ mode: 'browser', dataDir, workspaceDir, secrets, config: openConfConfigStore(dataDir), version });
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }

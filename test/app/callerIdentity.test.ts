@@ -101,7 +101,7 @@ describe('CallService keyed by the caller’s identity', () => {
     const h = await buildHarness({ dir: scratch.dir, dbFile, rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     h.registry.addServer(stdioFixtureConfig('fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' }));
     await h.registry.discover();
-    return { h, service: new CallService(() => h.app, h.checkpoints, noEvents, persistentGuiCaller(h.db)) };
+    return { h, service: new CallService(h.app, h.checkpoints, noEvents, persistentGuiCaller(h.db)) };
   }
 
   it('replays a callId re-sent by the same caller after a restart; another caller’s same callId is its own call', async () => {

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { createAppCore } from '../../electron/app/core.js';
+import { buildAppCore } from '../../electron/app/core.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 import { scratchDir } from '../helpers/fixtures.js';
@@ -13,7 +13,7 @@ it('a secret the person entered never leaves the core in an event, even where it
   const scratch = scratchDir();
   const dataDir = join(scratch.dir, 'data');
   const SECRET = 'sk-typed-by-the-person-42';
-  const core = createAppCore({ mode: 'browser', dataDir, workspaceDir: join(scratch.dir, 'workspace'), secrets: new FileSecretStore(join(dataDir, 'secrets.json')), config: openConfConfigStore(dataDir), version: '0.0.0-test' });
+  const core = await buildAppCore({ mode: 'browser', dataDir, workspaceDir: join(scratch.dir, 'workspace'), secrets: new FileSecretStore(join(dataDir, 'secrets.json')), config: openConfConfigStore(dataDir), version: '0.0.0-test' });
   const sent: Array<{ event: string; payload: unknown }> = [];
   core.onEvent((event, payload) => sent.push({ event, payload }));
   try {

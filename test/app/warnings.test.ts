@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { AppInfo, AppWarning } from '../../shared/contract.js';
-import { createAppCore } from '../../electron/app/core.js';
+import { buildAppCore } from '../../electron/app/core.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 import { scratchDir } from '../helpers/fixtures.js';
@@ -17,7 +17,7 @@ it('a damaged secrets file found at start reaches listeners as `app.warnings` an
   mkdirSync(dataDir);
   writeFileSync(join(dataDir, 'secrets.json'), 'not json');
   writeFileSync(join(dataDir, 'config.json'), '[]');
-  const core = createAppCore({ mode: 'browser', dataDir, workspaceDir: join(scratch.dir, 'workspace'), secrets: new FileSecretStore(join(dataDir, 'secrets.json')), config: openConfConfigStore(dataDir), version: '0.0.0-test' });
+  const core = await buildAppCore({ mode: 'browser', dataDir, workspaceDir: join(scratch.dir, 'workspace'), secrets: new FileSecretStore(join(dataDir, 'secrets.json')), config: openConfConfigStore(dataDir), version: '0.0.0-test' });
   const pushed: AppWarning[][] = [];
   core.onEvent((event, payload) => {
     if (event === 'app.warnings') pushed.push((payload as { warnings: AppWarning[] }).warnings);

@@ -1,19 +1,20 @@
 /** Builds a complete HarnessApplication over real parts (SQLite, real servers) for tests. */
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
-import { HarnessApplication } from '../../electron/harness/application.js';
+import type { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
+import type { HarnessApplication } from '../../electron/harness/application.js';
+import { createPipeline } from '../../electron/harness/createPipeline.js';
 import type { RetryPolicy } from '../../electron/harness/retryPolicy.js';
 import type { RegistryOptions } from '../../electron/mcp/registry.js';
-import { MCPToolRegistry } from '../../electron/mcp/registry.js';
+import type { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../electron/security/approvals.js';
 import type { NewPermissionRule } from '../../electron/security/permissions.js';
-import { PermissionDecisionEngine } from '../../electron/security/permissions.js';
+import type { PermissionDecisionEngine } from '../../electron/security/permissions.js';
 import { SecureToolExecutor } from '../../electron/security/secureExecutor.js';
 import { openAppDatabase } from '../../electron/app/database.js';
 import { createLocalTools } from '../../electron/tools/localTools.js';
-import { Tracer } from '../../electron/tracing/tracer.js';
+import type { Tracer } from '../../electron/tracing/tracer.js';
 import { MemoryRuleStore } from '../security/doubles.js';
 
 /** Answers approval requests the way a test says; records every request it saw. */
@@ -64,21 +65,19 @@ export async function buildHarness(options: {
   const { mkdirSync } = await import('node:fs');
   mkdirSync(root, { recursive: true });
   const db = openAppDatabase(options.dbFile ?? join(options.dir, 'harness.db'));
-  const checkpoints = new SqliteCheckpointStore(db);
-  const tracer = new Tracer(db);
-  const engine = new PermissionDecisionEngine(new MemoryRuleStore());
-  for (const rule of options.rules ?? []) await engine.addRule(rule);
   const approver = new ScriptedApprover();
-  const security = new CountingSecureExecutor({ engine, requestApproval: approver.callback, approvalTimeoutMs: options.approvalTimeoutMs ?? 5_000 });
-  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), ...options.registry });
-  const app = new HarnessApplication({
-    registry,
+  const { app, registry, engine, security, checkpoints, tracer } = await createPipeline({
+    db,
+    secrets: new DefaultSecretResolver(),
+    ...(options.registry ? { registry: options.registry } : {}),
+    rules: new MemoryRuleStore(),
+    requestApproval: approver.callback,
+    approvalTimeoutMs: options.approvalTimeoutMs ?? 5_000,
     localTools: createLocalTools({ roots: [root], command: { timeoutMs: 5_000 } }),
-    security,
-    checkpoints,
-    tracer,
     retry: { baseDelayMs: 10, maxDelayMs: 50, ...options.retry },
+    createSecurity: (securityOptions) => new CountingSecureExecutor(securityOptions),
   });
+  for (const rule of options.rules ?? []) await engine.addRule(rule);
   return {
     app,
     registry,

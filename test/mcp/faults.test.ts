@@ -12,6 +12,7 @@ import type { RegistryEvent } from '../../electron/mcp/registry.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
+import { callByName } from '../helpers/callByName.js';
 
 /**
  * Generous, so a loaded machine never turns "exited" or "garbage" into a timeout: each test
@@ -103,7 +104,7 @@ describe('faults give a clear error within the deadline and leave other servers 
 
     // The server is killed mid-call: the call fails with the exit (not a timeout), the server
     // starts reconnecting by itself (its tools stay listed meanwhile; a call is refused as not connected).
-    const error = await registry.callTool('c_crash', {}).catch((e: unknown) => e);
+    const error = await callByName(registry, 'c_crash', {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPServerExitedError);
     expect((error as MCPServerExitedError).exit.signal).toBe('SIGKILL');
     await waitFor(() => registry.status('crashy')?.state === 'reconnecting');
@@ -112,14 +113,14 @@ describe('faults give a clear error within the deadline and leave other servers 
     await expect(registry.callServerTool('crashy', 'c_crash', {})).rejects.toBeInstanceOf(MCPServerUnavailableError);
 
     // The healthy server was not affected.
-    expect(await registry.callTool('echo', { text: 'fine' })).toMatchObject({ content: [{ type: 'text', text: 'fine' }] });
+    expect(await callByName(registry, 'echo', { text: 'fine' })).toMatchObject({ content: [{ type: 'text', text: 'fine' }] });
     expect(registry.status('healthy')).toEqual({ state: 'ready' });
   });
 
   it('a server lost after initialize is reported unavailable to callers', async () => {
     registry.addServer(fixture('crashy', { FIXTURE_TOOLS: 'crash,echo' }));
     await registry.discover();
-    await registry.callTool('crash', {}).catch(() => undefined);
+    await callByName(registry, 'crash', {}).catch(() => undefined);
     await waitFor(() => registry.status('crashy')?.state === 'reconnecting');
     const error = await registry.callServerTool('crashy', 'echo', { text: 'x' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPServerUnavailableError);

@@ -8,6 +8,7 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { HttpFixture } from '../fixtures/servers/http-server.js';
 import { startHttpFixture } from '../fixtures/servers/http-server.js';
 import { countEvents, readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
+import { callByName } from '../helpers/callByName.js';
 
 const TOKEN = 'registry-test-token-123456';
 
@@ -48,10 +49,10 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
       ['echo', 'here'],
     ]);
     expect(registry.negotiated('remote')?.serverInfo.name).toBe('fixture-http');
-    expect(await registry.callTool('echo', { text: 'hi' }, { agentId: 'gui' })).toMatchObject({ content: [{ text: 'hi' }] });
-    await registry.callTool('append', { line: 'remote-side-effect' });
+    expect(await callByName(registry, 'echo', { text: 'hi' }, { agentId: 'gui' })).toMatchObject({ content: [{ text: 'hi' }] });
+    await callByName(registry, 'append', { line: 'remote-side-effect' });
     expect(http.sideEffects).toEqual(['remote-side-effect']);
-    expect(() => registry.callTool('nope', {})).toThrow(MCPUnknownToolError);
+    expect(() => callByName(registry, 'nope', {})).toThrow(MCPUnknownToolError);
   });
 
   it('runs one discovery at a time: concurrent callers share it', async () => {
@@ -91,7 +92,7 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
     writeFileSync(toolsFile, 'echo');
     await registry.discover({ refresh: true });
     expect(registry.tools().map((t) => t.name)).toEqual(['echo']);
-    expect(() => registry.callTool('append', { line: 'x' })).toThrow(MCPUnknownToolError);
+    expect(() => callByName(registry, 'append', { line: 'x' })).toThrow(MCPUnknownToolError);
     expect(new Set(readEvents(eventsOf('evolving')).map((e) => e.pid)).size).toBe(2);
   });
 
@@ -123,14 +124,14 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
         ],
       },
     ]);
-    await registry.callTool('echo', { text: 'route me' });
+    await callByName(registry, 'echo', { text: 'route me' });
     expect(countEvents(eventsOf('high'), 'tools/call')).toBe(1);
     expect(countEvents(eventsOf('low'), 'tools/call')).toBe(0);
 
     // Raising the other server's priority flips routing at once, without reconnecting.
     await registry.updateServer({ ...registry.server('low'), priority: 9 });
     expect(registry.conflicts()[0]?.winner).toBe('low');
-    await registry.callTool('echo', { text: 'route me again' });
+    await callByName(registry, 'echo', { text: 'route me again' });
     expect(countEvents(eventsOf('low'), 'tools/call')).toBe(1);
     expect(countEvents(eventsOf('low'), 'initialize')).toBe(1);
     // The shadowed tool can still be called explicitly.
@@ -202,7 +203,7 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
     expect(registry.status('c1')).toEqual({ state: 'closed' });
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
     expect(() => registry.discover()).toThrow(/closed/);
-    expect(() => registry.callTool('echo', { text: 'x' })).toThrow(/closed/);
+    await expect(registry.callServerTool('c1', 'echo', { text: 'x' })).rejects.toThrow(/closed/);
   });
 });
 

@@ -7,6 +7,7 @@ import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { ToolSchemaCache } from '../../electron/mcp/schemaCache.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { countEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
+import { callByName } from '../helpers/callByName.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -52,9 +53,13 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
     const second = await warm.discover();
     expect(second.servers.cached?.source).toBe('cache');
     expect(warm.tools().map((t) => t.name)).toEqual(['append', 'echo']);
+    // Listed from the cache while the server is still connecting: the GUI marks these "cached".
+    expect(warm.status('cached')).toEqual({ state: 'connecting' });
+    expect(warm.toolsFromCache('cached')).toBe(true);
     // The connection comes up in the background; calls wait for it.
-    expect(await warm.callTool('echo', { text: 'warm' })).toMatchObject({ content: [{ text: 'warm' }] });
+    expect(await callByName(warm, 'echo', { text: 'warm' })).toMatchObject({ content: [{ text: 'warm' }] });
     expect(warm.status('cached')).toEqual({ state: 'ready' });
+    expect(warm.toolsFromCache('cached')).toBe(false);
     expect(countEvents(events, 'tools/list')).toBe(1);
     expect(countEvents(events, 'initialize')).toBe(2);
   });

@@ -128,7 +128,7 @@ vi.mock('electron-store', async () => {
 });
 
 vi.mock('../../electron/app/core.js', () => ({
-  createAppCore: (options: unknown) => {
+  buildAppCore: async (options: unknown) => {
     fake.core.options = options;
     return {
       dispatch: async (channel: unknown, payload: unknown) => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { BRIDGE_PROTOCOL } from '../../shared/bridge.js';
 import type { DispatchResult } from '../../shared/bridge.js';
-import { createAppCore } from '../../electron/app/core.js';
+import { buildAppCore } from '../../electron/app/core.js';
 import type { AppCore } from '../../electron/app/types.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
@@ -28,7 +28,7 @@ export async function startTestHost(dir: string, hostOptions: Partial<Omit<WebHo
   const staticDir = join(dir, 'static');
   mkdirSync(staticDir, { recursive: true });
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>MiniHarness</title>');
-  const core = createAppCore({
+  const core = await buildAppCore({
     mode: 'browser',
     dataDir,
     workspaceDir,

@@ -155,12 +155,16 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
 
     async loadDetail(id) {
       const previous = get().details[id];
-      set({ details: { ...get().details, [id]: { data: previous?.data, loading: true, error: undefined } } }, false, 'servers/detail');
+      const loading: DetailEntry = { data: previous?.data, loading: true, error: undefined };
+      set({ details: { ...get().details, [id]: loading } }, false, 'servers/detail');
+      // Applied only if nothing replaced this load meanwhile: a newer load wins, and a server
+      // removed meanwhile (perhaps added again under the same id) never gets the old one's tools.
+      const current = (): boolean => get().details[id] === loading;
       try {
         const data = await client.call('servers.get', { id });
-        set({ details: { ...get().details, [id]: { data, loading: false, error: undefined } } }, false, 'servers/detailLoaded');
+        if (current()) set({ details: { ...get().details, [id]: { data, loading: false, error: undefined } } }, false, 'servers/detailLoaded');
       } catch (error) {
-        set({ details: { ...get().details, [id]: { data: previous?.data, loading: false, error: messageOf(error) } } }, false, 'servers/detailError');
+        if (current()) set({ details: { ...get().details, [id]: { data: previous?.data, loading: false, error: messageOf(error) } } }, false, 'servers/detailError');
       }
     },
 

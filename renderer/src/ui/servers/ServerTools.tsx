@@ -5,6 +5,7 @@ import type { DetailEntry } from '../../state/slices/serversSlice.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { SchemaView } from '../components/SchemaView.js';
 import { Spinner } from '../components/Spinner.js';
+import { CachedChip } from '../tools/ToolList.js';
 import { annotationChips, toolTitle } from './annotations.js';
 
 function ToolCard({ tool }: { tool: ToolView }) {
@@ -15,6 +16,7 @@ function ToolCard({ tool }: { tool: ToolView }) {
       <div className="tool-head">
         <code className="tool-name">{tool.name}</code>
         {title && <span className="tool-title">{title}</span>}
+        {tool.cached && <CachedChip />}
       </div>
       {tool.shadowedBy && (
         <p className="tool-shadowed">

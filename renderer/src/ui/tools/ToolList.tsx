@@ -1,6 +1,7 @@
 /**
  * Every tool in one list, grouped by server (MCP servers in the Servers order, then the local
- * tools): name, description, annotation chips, and a marker when another server wins the name.
+ * tools): name, description, annotation chips, and a marker when another server wins the name
+ * or when the list is the saved one of a server that is still connecting.
  */
 import type { ToolView } from '../../../../shared/contract.js';
 import { toolKeyOf } from '../../state/slices/toolsSlice.js';
@@ -11,6 +12,15 @@ import { useServerLabel } from './serverLabel.js';
 export interface ToolGroup {
   serverId: string;
   tools: ToolView[];
+}
+
+/** The server is still connecting: this list is the one saved at its last connection. */
+export function CachedChip() {
+  return (
+    <span className="chip chip-cached" title="Listed from the saved tool list; the server is not connected yet">
+      cached
+    </span>
+  );
 }
 
 function ToolItem({ tool }: { tool: ToolView }) {
@@ -28,6 +38,7 @@ function ToolItem({ tool }: { tool: ToolView }) {
           <code className="tool-item-name">{tool.name}</code>
           {running && <span className="chip chip-running">running</span>}
           {tool.shadowedBy && <span className="chip chip-warning">name conflict</span>}
+          {tool.cached && <CachedChip />}
         </span>
         {tool.description && <span className="tool-item-description">{tool.description}</span>}
         {tool.shadowedBy && (

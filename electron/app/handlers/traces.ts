@@ -1,0 +1,18 @@
+/** `traces.*`: the trace list, one trace's events, and its export. */
+import type { Tracer } from '../../tracing/tracer.js';
+import type { Handlers } from '../dispatcher.js';
+import { AppError } from '../errors.js';
+import { withoutUndefined } from './optional.js';
+
+export function traceHandlers(deps: { tracer: Tracer }): Pick<Handlers, 'traces.list' | 'traces.get' | 'traces.export'> {
+  const { tracer } = deps;
+  return {
+    'traces.list': (query) => tracer.listTraces(withoutUndefined(query)),
+    'traces.get': ({ traceId }) => {
+      const detail = tracer.getTrace(traceId);
+      if (!detail) throw new AppError('not_found', `There is no trace "${traceId}".`);
+      return detail;
+    },
+    'traces.export': ({ traceId }) => tracer.exportTrace(traceId),
+  };
+}

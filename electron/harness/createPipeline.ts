@@ -1,0 +1,94 @@
+/**
+ * The one place the tool-call pipeline is assembled: `HarnessApplication` over its
+ * `MCPToolRegistry`, its security (`SecureToolExecutor` + `PermissionDecisionEngine` with the
+ * saved rules), its SQLite checkpoint store and its tracer. The app core, the tests and the
+ * benchmarks all build it here, so they run the same wiring.
+ */
+import type { Database } from 'better-sqlite3';
+import type { SecretRef } from '../../shared/serverConfig.js';
+import { SqliteCheckpointStore } from '../checkpoints/sqliteStore.js';
+import type { RegistryOptions } from '../mcp/registry.js';
+import { MCPToolRegistry } from '../mcp/registry.js';
+import type { SecretResolver } from '../secrets/resolver.js';
+import type { SecretValue } from '../secrets/secretValue.js';
+import type { ApprovalCallback } from '../security/approvals.js';
+import type { PermissionRuleStore } from '../security/permissionStore.js';
+import { PermissionDecisionEngine } from '../security/permissions.js';
+import type { SecureToolExecutorOptions } from '../security/secureExecutor.js';
+import { SecureToolExecutor } from '../security/secureExecutor.js';
+import type { LocalTool } from '../tools/types.js';
+import { Tracer } from '../tracing/tracer.js';
+import { HarnessApplication } from './application.js';
+import type { RetryPolicy } from './retryPolicy.js';
+
+/** Registers every secret the registry resolves with the tracer, so traces and errors redact it. */
+class ObservedSecretResolver implements SecretResolver {
+  constructor(
+    private readonly inner: SecretResolver,
+    private readonly onResolved: (value: SecretValue) => void,
+  ) {}
+
+  async resolve(ref: SecretRef): Promise<SecretValue> {
+    const value = await this.inner.resolve(ref);
+    this.onResolved(value);
+    return value;
+  }
+}
+
+export interface PipelineOptions<S extends SecureToolExecutor = SecureToolExecutor> {
+  /** The database the checkpoints and traces are kept in. */
+  db: Database;
+  /** The tracer over `db`, when the caller needs it before the pipeline exists (a new one otherwise). */
+  tracer?: Tracer;
+  /** Where server secrets come from; each value resolved is registered for redaction. */
+  secrets: SecretResolver;
+  /** Registry options besides the secrets (schema cache, reconnect policy, size limit, client factory). */
+  registry?: Omit<RegistryOptions, 'secrets'>;
+  /** The saved permission rules; loaded before the pipeline is built. */
+  rules: PermissionRuleStore;
+  /** The folder relative path arguments are resolved against in rules (the local tools' first root). */
+  pathBase?: string;
+  /** Asks a person about an ASK decision. */
+  requestApproval: ApprovalCallback;
+  approvalTimeoutMs?: number;
+  /** Told when a session grant or a saved "always allow" changes what the GUI shows. */
+  onPermissionsChanged?: () => void;
+  localTools: LocalTool[];
+  retry?: Partial<RetryPolicy>;
+  /** Builds the security layer; tests pass a subclass that records what it authorized. */
+  createSecurity?: (options: SecureToolExecutorOptions) => S;
+}
+
+export interface Pipeline<S extends SecureToolExecutor = SecureToolExecutor> {
+  app: HarnessApplication;
+  registry: MCPToolRegistry;
+  engine: PermissionDecisionEngine;
+  security: S;
+  checkpoints: SqliteCheckpointStore;
+  tracer: Tracer;
+}
+
+export async function createPipeline<S extends SecureToolExecutor = SecureToolExecutor>(options: PipelineOptions<S>): Promise<Pipeline<S>> {
+  const checkpoints = new SqliteCheckpointStore(options.db);
+  const tracer = options.tracer ?? new Tracer(options.db);
+  const secrets = new ObservedSecretResolver(options.secrets, (value) => tracer.addKnownSecret(value.reveal()));
+  const registry = new MCPToolRegistry({ ...options.registry, secrets });
+  const engine = await PermissionDecisionEngine.load(options.rules, options.pathBase !== undefined ? { pathBase: options.pathBase } : {});
+  const securityOptions: SecureToolExecutorOptions = {
+    engine,
+    requestApproval: options.requestApproval,
+    ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
+    ...(options.onPermissionsChanged ? { onPermissionsChanged: options.onPermissionsChanged } : {}),
+  };
+  // Without a factory S is SecureToolExecutor itself (the default type argument).
+  const security = options.createSecurity ? options.createSecurity(securityOptions) : (new SecureToolExecutor(securityOptions) as S);
+  const app = new HarnessApplication({
+    registry,
+    localTools: options.localTools,
+    security,
+    checkpoints,
+    tracer,
+    ...(options.retry ? { retry: options.retry } : {}),
+  });
+  return { app, registry, engine, security, checkpoints, tracer };
+}

@@ -1,0 +1,31 @@
+/** Calls: a tool call on one given server, refused with the reason when the server cannot take it. */
+import { MCPConfigError, MCPServerUnavailableError, MCPUnknownToolError } from '../errors.js';
+import type { NormalizedToolResult } from '../../results/toolResult.js';
+import type { RequestOptions } from '../types.js';
+import type { RegistryState } from './state.js';
+import type { Connection } from './types.js';
+
+export interface RegistryCallOptions extends RequestOptions {
+  /** Who asked for the call (the GUI, or an agent), noted in the server's log. */
+  agentId?: string;
+}
+
+function assertUsable(serverId: string, connection: Connection): void {
+  if (connection.failure) throw new MCPServerUnavailableError(serverId, connection.failure.message);
+}
+
+export async function callServerTool(state: RegistryState, serverId: string, name: string, args: Record<string, unknown>, options: RegistryCallOptions = {}): Promise<NormalizedToolResult> {
+  state.assertOpen();
+  const entry = state.entries.get(serverId);
+  if (!entry) throw new MCPConfigError(serverId, 'no server with this id exists');
+  const connection = entry.connection;
+  if (!connection) throw new MCPServerUnavailableError(serverId, 'it is not connected; connect it first');
+  // A lost server says why (it exited, it was killed) rather than "no such tool".
+  assertUsable(serverId, connection);
+  if (!state.toolMap.offers(serverId, name)) throw new MCPUnknownToolError(name, serverId);
+  await connection.ready;
+  assertUsable(serverId, connection);
+  if (options.agentId) entry.log.note(`tools/call ${name} (by ${options.agentId})`);
+  const { agentId: _agentId, ...requestOptions } = options;
+  return connection.client.callTool(name, args, requestOptions);
+}

@@ -1,0 +1,85 @@
+/**
+ * What the registry's parts share: the server entries, the tool map, the listeners, and whether
+ * the registry is closing. Every status and tool change goes out through here as an event.
+ */
+import type { ErrorCause } from '../../../shared/errors.js';
+import type { ServerConfig } from '../../../shared/serverConfig.js';
+import { MCPError } from '../errors.js';
+import type { MCPErrorCode } from '../errors.js';
+import type { ToolDescriptor } from '../types.js';
+import { ToolMap } from './toolMap.js';
+import type { RegistryEvent, ServerEntry, ServerStatus } from './types.js';
+
+export class RegistryClosedError extends MCPError {
+  readonly code = 'closed';
+  constructor() {
+    super('The tool registry has been closed (the app is quitting).');
+  }
+}
+
+export function describeError(error: unknown): { code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause } {
+  if (error instanceof MCPError) return { code: error.code, reason: error.message, ...(error.details.cause ? { cause: error.details.cause } : {}) };
+  return { code: 'internal', reason: error instanceof Error ? error.message : String(error) };
+}
+
+export class RegistryState {
+  readonly entries = new Map<string, ServerEntry>();
+  readonly toolMap = new ToolMap((serverId) => this.entries.get(serverId)?.config.priority ?? 0);
+  /** Set by close(); every part stops applying outcomes once it is. */
+  closing: Promise<void> | undefined;
+  private readonly listeners = new Set<(event: RegistryEvent) => void>();
+
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  assertOpen(): void {
+    if (this.closing) throw new RegistryClosedError();
+  }
+
+  subscribe(listener: (event: RegistryEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: RegistryEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing listener (a closed window) must not break the registry.
+      }
+    }
+  }
+
+  warn(message: string): void {
+    this.emit({ type: 'warning', message });
+  }
+
+  setStatus(entry: ServerEntry, status: ServerStatus): void {
+    entry.status = status;
+    this.emit({ type: 'status', serverId: entry.config.id, status, at: Date.now() });
+  }
+
+  emitStatus(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry) this.emit({ type: 'status', serverId: id, status: entry.status, at: Date.now() });
+  }
+
+  /** Sets (or drops) one server's tools; `fromCache` marks a list taken from the schema cache. */
+  setServerTools(id: string, tools: ToolDescriptor[] | undefined, fromCache = false): void {
+    if (this.toolMap.set(id, tools ? { tools, fromCache } : undefined)) this.emitTools();
+  }
+
+  emitTools(): void {
+    this.emit({ type: 'tools', tools: this.toolMap.tools(), conflicts: this.toolMap.conflicts() });
+  }
+
+  servers(): ServerConfig[] {
+    return [...this.entries.values()].map((e) => e.config);
+  }
+
+  emitServers(): void {
+    this.emit({ type: 'servers', servers: this.servers() });
+  }
+}
