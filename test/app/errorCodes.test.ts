@@ -70,6 +70,7 @@ const INSTANCES: Record<string, Error> = {
   PathChangedError: new securityErrors.PathChangedError('a', 'moved'),
   HardLinkedFileError: new securityErrors.HardLinkedFileError('a', 2),
   SchemaTooNewError: new storageErrors.SchemaTooNewError(9, 3),
+  SchemaNotMigratedError: new storageErrors.SchemaNotMigratedError('checkpoints', 0, 1),
   MigrationListError: new storageErrors.MigrationListError('gap'),
   InvalidCursorError: new storageErrors.InvalidCursorError(),
   InvalidQueryError: new storageErrors.InvalidQueryError('bad'),
