@@ -3,7 +3,8 @@
  * in the app's theme, without client-side validation — see form/validator.ts), and raw JSON as a
  * fallback for schemas a form cannot express well.
  */
-import Form from '@rjsf/core';
+// Deep import (see form/theme.tsx): the package index pulls in the ajv8 validator, which the app does not ship.
+import Form from '@rjsf/core/lib/components/Form.js';
 import type { RJSFSchema, UiSchema } from '@rjsf/utils';
 import type { ReactNode } from 'react';
 import { Component, useId } from 'react';

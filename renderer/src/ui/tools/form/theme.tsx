@@ -15,7 +15,9 @@ import type {
   TemplatesType,
   TitleFieldProps,
 } from '@rjsf/utils';
-import { getDefaultRegistry } from '@rjsf/core';
+// Deep import: @rjsf/core's index also re-exports getTestRegistry, which imports the ajv8 validator
+// (a package this app does not ship: it compiles schemas with `new Function`, refused by the CSP).
+import getDefaultRegistry from '@rjsf/core/lib/getDefaultRegistry.js';
 import { buttonId, canExpand, descriptionId, getUiOptions, titleId } from '@rjsf/utils';
 import type { IconName } from '../../components/Icon.js';
 import { Icon } from '../../components/Icon.js';
