@@ -12,58 +12,33 @@
  * Run: npx playwright test test/e2e/display.spec.ts
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { CallOutcome, ServerView } from '../../shared/contract.js';
-import { buildFixtureServers } from '../helpers/buildFixtures.js';
 import { BUILT_STDIO_FIXTURE, waitFor } from '../helpers/fixtures.js';
 import { Bridge } from './support/bridge.js';
 import { openAddServer, serverDetail, serverRow } from './support/serverForm.js';
-import type { WebHostProcess } from './support/webHost.js';
-import { buildAppOnce, startWebHost } from './support/webHost.js';
+import { hostPerTest } from './support/hostPerTest.js';
+import { startWebHost } from './support/webHost.js';
 
 test.describe.configure({ timeout: 90_000 });
 
-let scratch: string;
-let host: WebHostProcess | undefined;
-let bridge: Bridge | undefined;
-
-test.beforeAll(async () => {
-  test.setTimeout(180_000);
-  buildAppOnce();
-  await buildFixtureServers();
-});
-
-test.beforeEach(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-display-'));
-  host = await startWebHost({ dataDir: join(scratch, 'data') });
-  bridge = await Bridge.connect(host);
-});
-
-test.afterEach(async () => {
-  bridge?.close();
-  await host?.stop();
-  bridge = undefined;
-  host = undefined;
-  rmSync(scratch, { recursive: true, force: true });
-});
+const e2e = hostPerTest('mh-e2e-display-');
 
 /** The fixture server as "Fixture" (id fx), connected, offering `tools`; its `append` has no counter file, so it fails as a tool error. */
 async function addFixture(env: Record<string, string>): Promise<void> {
-  await bridge!.ok('servers.save', {
+  await e2e.bridge.ok('servers.save', {
     mode: 'create',
     config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], env },
   });
-  await waitFor(async () => ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0, 20_000);
-  await bridge!.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' }); // no approval dialog here
+  await waitFor(async () => ((await e2e.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0, 20_000);
+  await e2e.bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' }); // no approval dialog here
 }
 
 async function openApp(page: Page): Promise<void> {
-  await page.goto(host!.url);
+  await page.goto(e2e.host.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
 }
 
@@ -76,12 +51,12 @@ const historyRow = (page: Page, callId: string) => page.locator(`[data-history-r
 
 test('a call whose result has isError reads "Tool error" in History, and the status filter finds it', async ({ page }) => {
   await addFixture({ FIXTURE_TOOLS: 'echo,append' });
-  await bridge!.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'ALLOW' });
+  await e2e.bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'ALLOW' });
   const failing = `e2e-${randomUUID()}`;
   const ok = `e2e-${randomUUID()}`;
-  const outcome = await bridge!.ok<CallOutcome>('tools.call', { name: 'append', serverId: 'fx', args: { line: 'x' }, callId: failing });
+  const outcome = await e2e.bridge.ok<CallOutcome>('tools.call', { name: 'append', serverId: 'fx', args: { line: 'x' }, callId: failing });
   expect(outcome.result.isError).toBe(true); // the tool answered with an error result: the call itself completed
-  await bridge!.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'fine' }, callId: ok });
+  await e2e.bridge.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'fine' }, callId: ok });
 
   await openApp(page);
   await openView(page, 'History');
@@ -106,30 +81,30 @@ test('a call whose result has isError reads "Tool error" in History, and the sta
 test('after a restart with a new GUI session, History follows it without a reload', async ({ page }) => {
   await addFixture({ FIXTURE_TOOLS: 'echo' });
   const before = `e2e-${randomUUID()}`;
-  await bridge!.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'before' }, callId: before });
+  await e2e.bridge.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'before' }, callId: before });
   await openApp(page);
   await openView(page, 'History');
   await expect(historyRow(page, before)).toBeVisible();
 
   // The host stops; its data folder forgets the GUI session (as a new data folder would start one),
   // and the host comes back on the same address.
-  const port = Number(new URL(host!.origin).port);
-  const token = host!.token;
-  bridge!.close();
-  await host!.stop();
-  const db = new Database(join(scratch, 'data', 'miniharness.db'));
+  const port = Number(new URL(e2e.host.origin).port);
+  const token = e2e.host.token;
+  e2e.bridge.close();
+  await e2e.host.stop();
+  const db = new Database(join(e2e.scratch, 'data', 'miniharness.db'));
   expect(db.prepare(`DELETE FROM app_meta WHERE key = 'gui_session_id'`).run().changes).toBe(1);
   db.close();
-  host = await startWebHost({ dataDir: join(scratch, 'data'), token, port });
-  bridge = await Bridge.connect(host);
+  e2e.host = await startWebHost({ dataDir: join(e2e.scratch, 'data'), token, port });
+  e2e.bridge = await Bridge.connect(e2e.host);
   await expect(page.getByRole('alert').filter({ hasText: 'Connection to MiniHarness lost' })).toBeHidden({ timeout: 30_000 });
 
   // The page switched to the new current session: the old record is gone from the list, and a
   // call made now appears live.
   await expect(historyRow(page, before)).toBeHidden();
-  await waitFor(async () => ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0, 20_000);
+  await waitFor(async () => ((await e2e.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0, 20_000);
   const after = `e2e-${randomUUID()}`;
-  await bridge!.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'after' }, callId: after });
+  await e2e.bridge.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'after' }, callId: after });
   await expect(historyRow(page, after)).toBeVisible();
   // The session list was refreshed: the old session is still there to choose, no longer "this app session".
   await page.getByRole('button', { name: /^Session: This app session/ }).click();
@@ -173,7 +148,7 @@ test.describe('at 1024×640', () => {
   test('every History column is reachable with a call open: the grid scrolls sideways and its header moves with it', async ({ page }) => {
     await addFixture({ FIXTURE_TOOLS: 'echo' });
     const callId = `e2e-${randomUUID()}`;
-    await bridge!.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'wide' }, callId });
+    await e2e.bridge.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'wide' }, callId });
     await openApp(page);
     await openView(page, 'History');
     await historyRow(page, callId).click();
@@ -194,7 +169,7 @@ test.describe('at 1024×640', () => {
 
   test('notices take a row of their own: the newest shows, the rest collapse, each can be dismissed', async ({ page }) => {
     await addFixture({ FIXTURE_TOOLS: 'echo' });
-    await bridge!.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'traced' }, callId: `e2e-${randomUUID()}` });
+    await e2e.bridge.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'traced' }, callId: `e2e-${randomUUID()}` });
     await openApp(page);
     await openView(page, 'Traces');
     await page.getByRole('navigation', { name: 'Trace list' }).locator('.trace-item').first().click();

@@ -5,48 +5,22 @@
  *
  * Run: npx playwright test test/e2e/errors.spec.ts
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { buildFixtureServers } from '../helpers/buildFixtures.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
-import { Bridge } from './support/bridge.js';
 import { serverDetail, serverRow } from './support/serverForm.js';
-import type { WebHostProcess } from './support/webHost.js';
-import { buildAppOnce, startWebHost } from './support/webHost.js';
+import { hostPerTest } from './support/hostPerTest.js';
 
 test.describe.configure({ timeout: 90_000 });
 
-let scratch: string;
-let host: WebHostProcess | undefined;
-let bridge: Bridge | undefined;
-
-test.beforeAll(async () => {
-  test.setTimeout(180_000);
-  buildAppOnce();
-  await buildFixtureServers();
-});
-
-test.beforeEach(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-errors-'));
-  host = await startWebHost({ dataDir: join(scratch, 'data') });
-  bridge = await Bridge.connect(host);
-});
-
-test.afterEach(async () => {
-  bridge?.close();
-  await host?.stop();
-  host = undefined;
-  bridge = undefined;
-  rmSync(scratch, { recursive: true, force: true });
-});
+const e2e = hostPerTest('mh-e2e-errors-');
 
 async function openApp(page: Page): Promise<void> {
-  await page.goto(host!.url);
+  await page.goto(e2e.host.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
 }
 
@@ -61,7 +35,7 @@ async function closedPort(): Promise<number> {
 
 test('an HTTP server that refuses the connection says so, with host:port (E5)', async ({ page }) => {
   const port = await closedPort();
-  await bridge!.ok('servers.save', {
+  await e2e.bridge.ok('servers.save', {
     mode: 'create',
     config: { id: 'gone', name: 'Gone server', transport: 'streamable_http', url: `http://127.0.0.1:${port}/mcp`, auth: { kind: 'none' } },
   });
@@ -75,7 +49,7 @@ test('an HTTP server that refuses the connection says so, with host:port (E5)', 
 });
 
 test('a host name that does not resolve is named as a DNS failure (E5)', async ({ page }) => {
-  await bridge!.ok('servers.save', {
+  await e2e.bridge.ok('servers.save', {
     mode: 'create',
     config: { id: 'nowhere', name: 'Nowhere', transport: 'streamable_http', url: 'http://nonexistent.invalid:8080/mcp', auth: { kind: 'none' } },
   });
@@ -87,7 +61,7 @@ test('a host name that does not resolve is named as a DNS failure (E5)', async (
 });
 
 test('a program that is not an MCP server is reported as such, not as -32601 (E12)', async ({ page }) => {
-  await bridge!.ok('servers.save', { mode: 'create', config: { id: 'cat', name: 'Cat program', transport: 'stdio', command: '/bin/cat' } });
+  await e2e.bridge.ok('servers.save', { mode: 'create', config: { id: 'cat', name: 'Cat program', transport: 'stdio', command: '/bin/cat' } });
   await openApp(page);
   await expect(serverRow(page, 'Cat program')).toContainText('Not an MCP server', { timeout: 20_000 });
   await serverRow(page, 'Cat program').click();
@@ -98,17 +72,17 @@ test('a program that is not an MCP server is reported as such, not as -32601 (E1
 });
 
 test('a call denied by a rule is worded from the typed denial', async ({ page }) => {
-  const counter = join(scratch, 'counter.txt');
-  await bridge!.ok('servers.save', {
+  const counter = join(e2e.scratch, 'counter.txt');
+  await e2e.bridge.ok('servers.save', {
     mode: 'create',
     config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' } },
   });
   await expect
-    .poll(async () => (await bridge!.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 })
+    .poll(async () => (await e2e.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 })
     .toBe('ready');
-  await bridge!.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
+  await e2e.bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
   // What crosses the contract: a code and a typed denial.
-  const reply = await bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'x' }, callId: 'e2e-denied-1' });
+  const reply = await e2e.bridge.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'x' }, callId: 'e2e-denied-1' });
   expect(reply).toMatchObject({ ok: false, error: { code: 'permission_denied', details: { denial: { by: 'rule', level: 'DENY', toolName: 'append', serverId: 'fx' } } } });
 
   await openApp(page);
