@@ -77,6 +77,16 @@ function detailsOf(error: Error & Carried, traceId: string | undefined): ErrorDe
   return Object.keys(details).length > 0 ? details : undefined;
 }
 
+/** The free-text parts of details (a denial's reason, field messages) can quote arguments: redact them like the message. */
+function redactDetails(details: ErrorDetails | undefined, redact: (text: string) => string): ErrorDetails | undefined {
+  if (!details) return details;
+  return {
+    ...details,
+    ...(details.denial?.reason !== undefined ? { denial: { ...details.denial, reason: redact(details.denial.reason) } } : {}),
+    ...(details.fieldErrors ? { fieldErrors: Object.fromEntries(Object.entries(details.fieldErrors).map(([field, messages]) => [field, messages.map(redact)])) } : {}),
+  };
+}
+
 /**
  * Maps an error to the contract's shape. Errors of the core carry a `code` of the union, a
  * message written for people, and typed details; a contract violation becomes
@@ -94,7 +104,7 @@ export function toErrorShape(error: unknown, redact: (text: string) => string = 
   }
   if (error instanceof Error) {
     const carried = error as Error & Carried;
-    const details = detailsOf(carried, traceId);
+    const details = redactDetails(detailsOf(carried, traceId), redact);
     return {
       code: isErrorCode(carried.code) ? carried.code : 'internal',
       message: redact(error.message),

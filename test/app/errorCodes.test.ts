@@ -194,3 +194,16 @@ describe('the shape across the contract', () => {
     expect(frame).toMatchObject({ error: { code: 'unrecognized' } });
   });
 });
+
+describe('free text in details is redacted like the message', () => {
+  it('a denial reason and field messages that quote a secret reach the renderer without it', () => {
+    const secret = 'sk-live-quoted-in-a-reason-42';
+    const redact = (text: string): string => text.split(secret).join('[redacted]');
+    const denied = new securityErrors.PermissionDeniedError('run_command', 'local', 'DENY', undefined, `the command guard refused "curl -H ${secret}"`, { by: 'guardrail' });
+    const shape = toErrorShape(denied, redact);
+    expect(shape.details?.denial?.reason).toBe('the command guard refused "curl -H [redacted]"');
+    const invalid = toErrorShape(new ValidationFailedError('bad', { token: [`"${secret}" is too short`] }), redact);
+    expect(invalid.details?.fieldErrors).toEqual({ token: ['"[redacted]" is too short'] });
+    expect(JSON.stringify([shape, invalid])).not.toContain(secret);
+  });
+});
