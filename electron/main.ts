@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../shared/preloadApi.js';
 import { buildAppCore } from './app/core.js';
+import { gatewayPortOverride, stdioEntry } from './app/gatewayOptions.js';
 import type { AppCore } from './app/types.js';
 import type { AppLocation } from './shell/appLocation.js';
 import { resolveAppLocation } from './shell/appLocation.js';
@@ -85,7 +86,10 @@ async function start(location: AppLocation): Promise<void> {
     // The same damaged files reach the GUI through app.info (the core collects them from both stores).
     // Outside the data folder (the core refuses an overlap): --workspace, MINIHARNESS_WORKSPACE, or ~/MiniHarness/workspace.
     const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
-    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion() });
+    // The stdio entry runs under Node from the project folder (a packaged app has no Node to run it).
+    const gatewayPort = gatewayPortOverride(app.commandLine.getSwitchValue('gateway-port') || undefined, process.env);
+    const gateway = { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), ...(app.isPackaged ? {} : { stdio: stdioEntry(app.getAppPath(), 'node') }) };
+    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), gateway });
     bindLifecycle(core);
     ipcMain.handle(
       IPC_INVOKE_CHANNEL,

@@ -28,6 +28,13 @@ export const CHANNEL_NAMES = [
   'permissions.revokeSessionGrant',
   'settings.get',
   'settings.setRoots',
+  'settings.setGateway',
+  'settings.setApprovalTimeout',
+  'agents.list',
+  'agents.create',
+  'agents.setVisibility',
+  'agents.revoke',
+  'agents.remove',
   'traces.list',
   'traces.get',
   'traces.export',
@@ -52,6 +59,7 @@ export const EVENT_NAMES = [
   'trace.changed',
   'permissions.changed',
   'app.warnings',
+  'agents.changed',
   'bridge.dropped',
 ] as const;
 

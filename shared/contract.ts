@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import type { ChannelName, EventName } from './channelNames.js';
 import { CHANNEL_NAMES, EVENT_NAMES } from './channelNames.js';
+import { AgentsViewSchema, AgentViewSchema, AgentVisibilitySchema, CreateAgentRequestSchema, CreatedAgentSchema } from './agents.js';
 import { TraceDetailSchema, TraceExportSchema, TraceStatusSchema, TraceSummarySchema } from './traces.js';
 import { ErrorCauseSchema, ErrorCodeSchema, ErrorDetailsSchema } from './errors.js';
 import { MAX_IMPORT_CONTENT_CHARS, MAX_TOOL_ARGS_BYTES, formatBytes, jsonByteLength } from './limits.js';
@@ -218,6 +219,8 @@ export const ApprovalAnswerSchema = z.enum(['allow-once', 'allow-session', 'allo
 export const ApprovalViewSchema = z.object({
   requestId: z.string(),
   sessionId: z.string(),
+  /** Who asks: `gui` for the person's own calls, else the agent's name (gateway). */
+  userId: z.string(),
   toolName: z.string(),
   serverId: z.string(),
   args: JsonObject,
@@ -378,6 +381,10 @@ export const SettingsViewSchema = z.object({
       workspace: z.boolean(),
     }),
   ),
+  /** The agent gateway's endpoint: on or off, and its port on 127.0.0.1. */
+  gateway: z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535) }),
+  /** How long an approval waits for an answer before the call is denied. */
+  approvalTimeoutSeconds: z.number().int(),
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 
@@ -439,6 +446,21 @@ export const channels = {
    * absolute, or overlaps the data folder is refused (`validation` with fieldErrors `roots.N`).
    */
   'settings.setRoots': channel(z.object({ roots: z.array(z.string().min(1).max(4096)).max(50) }).strict(), SettingsViewSchema),
+  /** Turns the agent gateway on or off, or moves it to another port (applied at once; a port in use shows in agents.list). */
+  'settings.setGateway': channel(z.object({ enabled: z.boolean(), port: z.number().int().min(1024).max(65535) }).strict(), SettingsViewSchema),
+  /** How long an approval waits before the call is denied (applies to requests made after). */
+  'settings.setApprovalTimeout': channel(z.object({ seconds: z.number().int().min(10).max(3600) }).strict(), SettingsViewSchema),
+
+  /** The agent gateway: its endpoint, the registered agents, and the tool names agents see. */
+  'agents.list': channel(Empty, AgentsViewSchema),
+  /** Registers an agent; its token is in the answer, once (only its hash is kept). */
+  'agents.create': channel(CreateAgentRequestSchema, CreatedAgentSchema),
+  /** Changes which servers (and whether the local tools) an agent sees; its sessions get list_changed. */
+  'agents.setVisibility': channel(z.object({ id: z.string().min(1).max(100), visibility: AgentVisibilitySchema }).strict(), AgentViewSchema),
+  /** Revokes an agent's token: its sessions close and every later request is refused (401). */
+  'agents.revoke': channel(z.object({ id: z.string().min(1).max(100) }).strict(), AgentViewSchema),
+  /** Forgets a revoked agent (its recorded calls stay in History). */
+  'agents.remove': channel(z.object({ id: z.string().min(1).max(100) }).strict(), z.object({ removed: z.boolean() })),
 
   'traces.list': channel(
     z
@@ -447,6 +469,8 @@ export const channels = {
         serverId: z.string().max(64).optional(),
         status: TraceStatusSchema.optional(),
         sessionId: z.string().max(200).optional(),
+        /** Only the calls of this caller: `gui`, or an agent's name. */
+        userId: z.string().max(200).optional(),
         limit: PageLimit,
         cursor: Cursor,
       })
@@ -465,7 +489,15 @@ export const channels = {
   ),
   'history.page': channel(
     z
-      .object({ sessionId: z.string().max(200).optional(), status: HistoryStatusFilterSchema.optional(), toolName: z.string().max(200).optional(), limit: PageLimit, cursor: Cursor })
+      .object({
+        sessionId: z.string().max(200).optional(),
+        status: HistoryStatusFilterSchema.optional(),
+        toolName: z.string().max(200).optional(),
+        /** Only the calls of this caller: `gui`, or an agent's name. */
+        userId: z.string().max(200).optional(),
+        limit: PageLimit,
+        cursor: Cursor,
+      })
       .strict(),
     z.object({ records: z.array(HistoryRecordSchema), nextCursor: z.string().optional() }),
   ),
@@ -532,6 +564,8 @@ export const events = {
    * For `server.log`, `count` lines of `serverId` were dropped; for any other event the page
    * should reload what it shows.
    */
+  /** The gateway's state, an agent, a session or the tool names agents see changed: the whole view. */
+  'agents.changed': AgentsViewSchema,
   'bridge.dropped': z.object({ event: z.string(), serverId: z.string().optional(), count: z.number().int().positive() }),
 } as const satisfies Record<EventName, z.ZodType>;
 

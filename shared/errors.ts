@@ -37,6 +37,9 @@ export const ERROR_CODES = [
   'import_too_large',
   'import_unreadable',
   'workspace_overlaps_data',
+  // The agent gateway
+  'gateway_loop',
+  'agent_name_taken',
   // Secrets
   'secret_missing',
   'secret_storage_unavailable',

@@ -24,6 +24,7 @@ export class ApprovalBroker {
       const view: ApprovalView = {
         requestId: request.requestId,
         sessionId: request.sessionId,
+        userId: request.userId,
         toolName: request.toolName,
         serverId: request.serverId,
         // The dialog shows the arguments, but never a secret among them.

@@ -15,6 +15,7 @@ import type { Database } from 'better-sqlite3';
 import type { CallOutcome, EventName, EventOf, RequestOf } from '../../shared/contract.js';
 import type { CheckpointStore } from '../checkpoints/types.js';
 import type { ExecuteResult, HarnessApplication } from '../harness/application.js';
+import type { ProgressUpdate } from '../mcp/types.js';
 import { persistentValue } from '../storage/appMeta.js';
 import { AppError } from './errors.js';
 
@@ -28,6 +29,11 @@ export interface Caller {
   userId: string;
   /** Stable for as long as the caller may re-send a callId — across restarts, for the GUI. */
   sessionId: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onProgress?: (update: ProgressUpdate) => void;
 }
 
 const GUI_SESSION_KEY = 'gui_session_id';
@@ -69,10 +75,17 @@ export class CallService {
     return this.gui.sessionId;
   }
 
-  async call(request: RequestOf<'tools.call'>, caller: Caller = this.gui): Promise<CallOutcome> {
+  /**
+   * `options.signal`: the caller's own cancel (an agent's `notifications/cancelled`);
+   * `options.onProgress`: where progress goes instead of the GUI's `call.progress` event.
+   */
+  async call(request: RequestOf<'tools.call'>, caller: Caller = this.gui, options: CallOptions = {}): Promise<CallOutcome> {
     const key = runningKey(caller, request.callId);
     if (this.running.has(key)) throw new AppError('duplicate_call', 'A call with this id is already running.');
     const controller = new AbortController();
+    const onAbort = (): void => controller.abort();
+    if (options.signal?.aborted) controller.abort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
     this.running.set(key, controller);
     try {
       const result = await this.harness.executeTool(request.name, request.args, {
@@ -82,10 +95,11 @@ export class CallService {
         serverId: request.serverId,
         signal: controller.signal,
         ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
-        onProgress: (update) => this.emit('call.progress', { callId: request.callId, ...update }),
+        onProgress: options.onProgress ?? ((update) => this.emit('call.progress', { callId: request.callId, ...update })),
       });
       return this.outcome(caller.sessionId, request.callId, result);
     } finally {
+      options.signal?.removeEventListener('abort', onAbort);
       this.running.delete(key);
     }
   }

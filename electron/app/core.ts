@@ -4,7 +4,9 @@
  *
  *   data folder + database → pipeline (registry, permission engine with the saved rules,
  *   SecureToolExecutor, checkpoints, tracer, HarnessApplication: harness/createPipeline.ts)
- *   → services (servers, calls, permissions, approvals) → handlers by domain (handlers/*.ts)
+ *   → services (servers, calls, permissions, approvals) → the agent gateway (gateway/: agents,
+ *   their tool names, the MCP endpoint; its calls go through the same CallService)
+ *   → handlers by domain (handlers/*.ts)
  *   → dispatcher; and registry / tracer events → contract events.
  *
  * `start()` then loads the saved servers and starts discovery. Every domain → contract mapping
@@ -41,6 +43,13 @@ import { SettingsService } from './settingsService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
 import { statusView } from './views.js';
 import { prepareWorkspace } from './workspace.js';
+import { AgentService } from './agentService.js';
+import { toErrorShape } from './errors.js';
+import { agentHandlers } from './handlers/agents.js';
+import { AgentStore } from '../gateway/agentStore.js';
+import { GatewayCatalog } from '../gateway/catalog.js';
+import { Gateway } from '../gateway/gateway.js';
+import { GATEWAY_BIN, refuseGatewayLoop } from '../gateway/loop.js';
 
 /** Warnings shown in the GUI: damaged files moved aside, and notices. */
 class WarningList {
@@ -74,6 +83,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   const listeners = new Set<(event: EventName, payload: unknown) => void>();
   /** Damaged files met while building (database, secrets, rules) are pushed once `start()` runs. */
   let started = false;
+  let closing: Promise<void> | undefined;
   let damagedWhileBuilding = false;
   const reportDamaged = (warning: FileDamagedWarning): void => {
     warnings.damagedFile(warning);
@@ -109,7 +119,16 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   // ── pipeline ──────────────────────────────────────────────────────────────────────────────
   const broker = new ApprovalBroker(emit, (value) => tracer.redact(value));
   // The local tools' folders (Settings → Folders): the workspace first; a change swaps the tools in.
-  const settings = new SettingsService(options.config, workspace, options.dataDir, (tools) => app.replaceLocalTools(tools), (m) => warnings.notice(m));
+  const settings = new SettingsService(
+    options.config,
+    workspace,
+    options.dataDir,
+    (tools) => {
+      app.replaceLocalTools(tools);
+      gatewayToolsChanged();
+    },
+    (m) => warnings.notice(m),
+  );
   const { app, registry, engine, checkpoints } = await createPipeline({
     db,
     tracer,
@@ -120,13 +139,65 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: reportDamaged }),
     pathBase: workspace,
     requestApproval: broker.request,
+    approvalTimeoutMs: () => settings.approvalTimeoutMs(),
     localTools: settings.localTools(),
     onPermissionsChanged: () => emit('permissions.changed', {}),
   });
 
   // ── services ──────────────────────────────────────────────────────────────────────────────
-  const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.notice(m));
   const calls = new CallService(app, checkpoints, emit, persistentGuiCaller(db));
+
+  // ── the agent gateway: MiniHarness as one MCP server for agents ───────────────────────────
+  const agentStore = new AgentStore(options.config, (m) => warnings.notice(m));
+  const catalog = new GatewayCatalog(() => app.listTools());
+  let agentsChangedScheduled = false;
+  /** Sessions, calls and states change in bursts: the Agents view gets one update per turn. */
+  function scheduleAgentsChanged(): void {
+    if (agentsChangedScheduled) return;
+    agentsChangedScheduled = true;
+    setImmediate(() => {
+      agentsChangedScheduled = false;
+      if (!closing) emit('agents.changed', agents.view());
+    });
+  }
+  const gateway = new Gateway({
+    agents: agentStore,
+    catalog,
+    calls,
+    describe: (error) => toErrorShape(error, (text) => tracer.redactText(text)),
+    version: options.version,
+    stdio: options.gateway?.stdio ?? { command: GATEWAY_BIN, args: [] },
+    onChange: scheduleAgentsChanged,
+  });
+  const agents = new AgentService(agentStore, gateway, catalog, db, scheduleAgentsChanged);
+  let toolsChangedScheduled = false;
+  /** The tools agents may see changed: new names, and list_changed to the sessions that see a difference. */
+  function gatewayToolsChanged(): void {
+    catalog.invalidate();
+    if (toolsChangedScheduled) return;
+    toolsChangedScheduled = true;
+    setImmediate(() => {
+      toolsChangedScheduled = false;
+      void gateway.toolsChanged();
+      scheduleAgentsChanged();
+    });
+  }
+  async function startGateway(port: number | undefined): Promise<void> {
+    const wanted = settings.gateway();
+    if (!wanted.enabled) return gateway.stop();
+    const status = await gateway.start(port ?? wanted.port);
+    if (status.state === 'port_in_use') warnings.notice(`The agent gateway could not start: port ${status.port} is in use by another program. Choose another port in Settings → Agent gateway.`);
+    if (status.state === 'failed') warnings.notice(`The agent gateway could not start on port ${status.port} (${status.errno ?? 'error'}).`);
+    if (status.state !== 'listening') emit('app.warnings', { warnings: warnings.list() });
+  }
+  settings.onGatewayChanged = () => void startGateway(undefined);
+
+  // A server pointing at the gateway itself (its port as set, or as bound) would loop.
+  const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.notice(m), (config) => {
+    refuseGatewayLoop(config, settings.gateway().port);
+    const bound = gateway.status();
+    if (bound.state === 'listening') refuseGatewayLoop(config, bound.port);
+  });
   const permissions = new PermissionService(
     engine,
     app,
@@ -178,15 +249,20 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       case 'status':
         emit('server.status', { serverId: event.serverId, status: statusView(event.status), at: event.at });
         // A server listed from the cache that became ready (or failed) changes its tools' "cached" mark.
-        if (registry.hasCachedTools(event.serverId)) emit('tools.changed', toolsPayload(app, registry));
+        if (registry.hasCachedTools(event.serverId)) {
+          emit('tools.changed', toolsPayload(app, registry));
+          gatewayToolsChanged();
+        }
         scheduleServersChanged();
         return;
       case 'tools':
         emit('tools.changed', toolsPayload(app, registry));
+        gatewayToolsChanged();
         scheduleServersChanged();
         return;
       case 'servers':
         followLogs();
+        gatewayToolsChanged();
         scheduleServersChanged();
         return;
       case 'warning':
@@ -206,10 +282,10 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...traceHandlers({ tracer }),
     ...historyHandlers({ app, checkpoints, tracer, calls }),
     ...importHandlers({ registry, servers, tracer }),
+    ...agentHandlers({ agents }),
   };
   const dispatch = createDispatcher(handlers, { redact: (text) => tracer.redactText(text), traceIdOf });
 
-  let closing: Promise<void> | undefined;
   return {
     dispatch,
     onEvent(listener) {
@@ -226,10 +302,13 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       followLogs();
       // Discovery runs in the background: the window opens at once and statuses stream in.
       registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
+      // Agents connect once the window can show their approvals; the tools stream in as servers answer.
+      await startGateway(options.gateway?.port);
     },
     close() {
       closing ??= (async () => {
         for (const unsubscribe of logSubscriptions.values()) unsubscribe();
+        await gateway.stop();
         await registry.close();
         tracer.flush();
         db.close();

@@ -28,6 +28,8 @@ export class ServerService {
     private readonly config: ConfigStore,
     private readonly secrets: DescribedSecretStore,
     private readonly warn: (message: string) => void,
+    /** Throws when a configuration may not be used (one pointing at the app's own gateway). */
+    private readonly refuse: (config: ServerConfig) => void = () => undefined,
   ) {}
 
   /** Loads the saved servers into the registry. Invalid entries are reported and kept. */
@@ -48,10 +50,11 @@ export class ServerService {
       const config = parsed.data.uid ? parsed.data : { ...parsed.data, uid: randomUUID() };
       identified ||= config !== parsed.data;
       try {
+        this.refuse(config);
         this.registry.addServer(config);
       } catch (error) {
         this.invalid.push(entry);
-        this.warn(`A saved server could not be loaded: ${(error as Error).message}`);
+        this.warn(`A saved server ("${config.id}") could not be loaded: ${(error as Error).message}`);
       }
     }
     if (identified) this.persist();
@@ -108,6 +111,7 @@ export class ServerService {
     if (Object.keys(fieldErrors).length > 0 || !parsed.success) {
       throw new ValidationFailedError('The server settings are not valid; nothing was saved.', fieldErrors);
     }
+    this.refuse(parsed.data);
     const previous = this.registry.server(id);
     // The identity is the app's, never the form's: kept on update, new on create.
     const config: ServerConfig = { ...parsed.data, uid: (request.mode === 'update' ? previous?.uid : undefined) ?? randomUUID() };

@@ -1,10 +1,15 @@
 /**
- * The settings the GUI edits: the folders the local tools may use. The workspace is always the
- * first folder (set by --workspace / MINIHARNESS_WORKSPACE, not here); the person adds more in
- * Settings → Folders. They are kept in the configuration store and applied at once: the local
- * tools are rebuilt over the new folders and handed to the harness.
+ * The settings the GUI edits, kept in the configuration store and applied at once:
+ * - the folders the local tools may use. The workspace is always the first folder (set by
+ *   --workspace / MINIHARNESS_WORKSPACE, not here); the person adds more in Settings → Folders.
+ *   The local tools are rebuilt over the new folders and handed to the harness;
+ * - the agent gateway (on/off, port), restarted by the core when it changes;
+ * - how long an approval waits for an answer (read by the executor per request).
+ * A saved value that is not valid is ignored with a warning (the file is left as it is).
  */
 import { statSync } from 'node:fs';
+import { z } from 'zod';
+import { DEFAULT_GATEWAY_PORT } from '../../shared/agents.js';
 import { isAbsolute, resolve } from 'node:path';
 import type { SettingsView } from '../../shared/contract.js';
 import type { FieldErrors } from '../../shared/serverConfig.js';
@@ -15,9 +20,23 @@ import type { ConfigStore } from '../storage/configFile.js';
 import { overlapWithData } from './workspace.js';
 
 const ROOTS_KEY = 'localTools.extraRoots';
+const GATEWAY_KEY = 'gateway.endpoint';
+const APPROVAL_TIMEOUT_KEY = 'approvals.timeoutSeconds';
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 120;
+
+export interface GatewaySettings {
+  enabled: boolean;
+  port: number;
+}
+const GatewaySettingsSchema = z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535) });
+const ApprovalTimeoutSchema = z.number().int().min(10).max(3600);
 
 export class SettingsService {
   private extra: string[];
+  private gatewaySettings: GatewaySettings;
+  private approvalTimeoutSeconds: number;
+  /** Told when the gateway settings changed (the core restarts the endpoint). */
+  onGatewayChanged: (settings: GatewaySettings) => void = () => undefined;
 
   constructor(
     private readonly config: ConfigStore,
@@ -29,10 +48,49 @@ export class SettingsService {
     private readonly warn: (message: string) => void,
   ) {
     this.extra = this.loadExtra();
+    this.gatewaySettings = this.loadValid(GATEWAY_KEY, GatewaySettingsSchema, { enabled: true, port: DEFAULT_GATEWAY_PORT }, 'agent gateway settings');
+    this.approvalTimeoutSeconds = this.loadValid(APPROVAL_TIMEOUT_KEY, ApprovalTimeoutSchema, DEFAULT_APPROVAL_TIMEOUT_SECONDS, 'approval timeout');
   }
 
   view(): SettingsView {
-    return { roots: [{ path: this.workspace, workspace: true }, ...this.extra.map((path) => ({ path, workspace: false }))] };
+    return {
+      roots: [{ path: this.workspace, workspace: true }, ...this.extra.map((path) => ({ path, workspace: false }))],
+      gateway: { ...this.gatewaySettings },
+      approvalTimeoutSeconds: this.approvalTimeoutSeconds,
+    };
+  }
+
+  gateway(): GatewaySettings {
+    return { ...this.gatewaySettings };
+  }
+
+  setGateway(settings: GatewaySettings): SettingsView {
+    const next = GatewaySettingsSchema.parse(settings);
+    this.config.set(GATEWAY_KEY, next);
+    this.gatewaySettings = next;
+    this.onGatewayChanged({ ...next });
+    return this.view();
+  }
+
+  /** How long an approval waits, in ms (the executor reads it for each request). */
+  approvalTimeoutMs(): number {
+    return this.approvalTimeoutSeconds * 1000;
+  }
+
+  setApprovalTimeout(seconds: number): SettingsView {
+    const next = ApprovalTimeoutSchema.parse(seconds);
+    this.config.set(APPROVAL_TIMEOUT_KEY, next);
+    this.approvalTimeoutSeconds = next;
+    return this.view();
+  }
+
+  private loadValid<T>(key: string, schema: z.ZodType<T>, fallback: T, what: string): T {
+    const saved = this.config.get(key);
+    if (saved === undefined) return fallback;
+    const parsed = schema.safeParse(saved);
+    if (parsed.success) return parsed.data;
+    this.warn(`The saved setting "${what}" is not valid; its default is used until it is set again in Settings (the file is unchanged).`);
+    return fallback;
   }
 
   /** Every folder the local tools may use: the workspace first. */

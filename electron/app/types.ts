@@ -20,6 +20,12 @@ export interface AppCoreOptions {
   secrets: DescribedSecretStore;
   config: ConfigStore;
   version: string;
+  /**
+   * The agent gateway. `port` overrides the saved setting for this run (0: any free port — tests,
+   * `--gateway-port`); `stdio`: how the stdio entry (`miniharness-gateway`) is started here,
+   * shown in "Connect an agent".
+   */
+  gateway?: { port?: number; stdio?: { command: string; args: string[] } };
   /** Problems the host met before the core started (a corrupt store moved aside, …), for the GUI. */
   warnings?: string[];
 }

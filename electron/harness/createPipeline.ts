@@ -50,7 +50,7 @@ export interface PipelineOptions<S extends SecureToolExecutor = SecureToolExecut
   pathBase?: string;
   /** Asks a person about an ASK decision. */
   requestApproval: ApprovalCallback;
-  approvalTimeoutMs?: number;
+  approvalTimeoutMs?: number | (() => number);
   /** Told when a session grant or a saved "always allow" changes what the GUI shows. */
   onPermissionsChanged?: () => void;
   localTools: LocalTool[];

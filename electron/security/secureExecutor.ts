@@ -50,8 +50,8 @@ export interface Authorization {
 export interface SecureToolExecutorOptions {
   engine: PermissionDecisionEngine;
   requestApproval: ApprovalCallback;
-  /** How long to wait for an answer before denying. Default 120 000 ms. */
-  approvalTimeoutMs?: number;
+  /** How long to wait for an answer before denying (read per request: a setting may change it). Default 120 000 ms. */
+  approvalTimeoutMs?: number | (() => number);
   now?: () => number;
   /** Told after an answer changed what is allowed (a session grant, or a saved "always allow"). */
   onPermissionsChanged?: () => void;
@@ -60,7 +60,7 @@ export interface SecureToolExecutorOptions {
 export class SecureToolExecutor {
   private readonly engine: PermissionDecisionEngine;
   private readonly requestApproval: ApprovalCallback;
-  private readonly approvalTimeoutMs: number;
+  private readonly approvalTimeout: () => number;
   private readonly now: () => number;
   private readonly grants = new SessionGrants();
   private readonly onPermissionsChanged: (() => void) | undefined;
@@ -68,7 +68,8 @@ export class SecureToolExecutor {
   constructor(options: SecureToolExecutorOptions) {
     this.engine = options.engine;
     this.requestApproval = options.requestApproval;
-    this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    const timeout = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    this.approvalTimeout = typeof timeout === 'function' ? timeout : () => timeout;
     this.now = options.now ?? Date.now;
     this.onPermissionsChanged = options.onPermissionsChanged;
   }
@@ -127,6 +128,7 @@ export class SecureToolExecutor {
       return { level: 'ALLOW', decision, approvedBy: 'allow-session' };
     }
 
+    const approvalTimeoutMs = this.approvalTimeout();
     const request: ApprovalRequest = {
       requestId: newRequestId(),
       sessionId: call.sessionId,
@@ -136,11 +138,11 @@ export class SecureToolExecutor {
       args: structuredClone(subject.args),
       ...(subject.annotations ? { annotations: { ...subject.annotations } } : {}),
       reason: decision.reason.detail,
-      expiresAt: this.now() + this.approvalTimeoutMs,
+      expiresAt: this.now() + approvalTimeoutMs,
     };
     emit({ type: 'approval_requested', requestId: request.requestId, reason: request.reason });
     const outcome = await waitForApproval(this.requestApproval, request, {
-      timeoutMs: this.approvalTimeoutMs,
+      timeoutMs: approvalTimeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     emit({
@@ -153,7 +155,7 @@ export class SecureToolExecutor {
     });
 
     if (outcome.cancelled) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
-    if (outcome.timedOut) throw deny('ASK', 'timeout', `nobody answered the approval request within ${Math.round(this.approvalTimeoutMs / 1000)} s`, undefined, this.approvalTimeoutMs);
+    if (outcome.timedOut) throw deny('ASK', 'timeout', `nobody answered the approval request within ${Math.round(approvalTimeoutMs / 1000)} s`, undefined, approvalTimeoutMs);
     if (outcome.failed) throw deny('ASK', 'error', 'the approval request could not be shown or answered');
     if (outcome.answer === 'deny') throw deny('ASK', 'deny', 'the user denied it');
 

@@ -4,6 +4,7 @@
  *
  *   --port <n>        port to listen on (default: any free port)
  *   --data-dir <dir>  data folder (default: the OS per-user app data folder)
+ *   --gateway-port <n> the agent gateway's port for this run (default: Settings, 47813; 0: any free)
  *   --workspace <dir> where local tools work (default: MINIHARNESS_WORKSPACE, else
  *                     ~/MiniHarness/workspace); never the data folder or inside it
  *   MINIHARNESS_TOKEN fixes the token (default: a random one per start)
@@ -18,9 +19,10 @@ import type { AppCore } from '../app/types.js';
 import { FileSecretStore } from '../secrets/fileSecretStore.js';
 import { openBrowserSecretStore } from '../secrets/keyringSecretStore.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
-import { newToken } from './access.js';
+import { newToken } from '../security/loopbackAccess.js';
 import { openConfConfigStore } from './confConfigStore.js';
 import { chooseWorkspaceDir, defaultDataDir } from '../app/dataDir.js';
+import { gatewayPortOverride, stdioEntry } from '../app/gatewayOptions.js';
 import { startWebHost } from './host.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -31,7 +33,7 @@ function fail(message: string): never {
 }
 
 const { values } = parseArgs({
-  options: { port: { type: 'string' }, 'data-dir': { type: 'string' }, workspace: { type: 'string' } },
+  options: { port: { type: 'string' }, 'data-dir': { type: 'string' }, workspace: { type: 'string' }, 'gateway-port': { type: 'string' } },
   strict: true,
 });
 const port = values.port === undefined ? 0 : Number(values.port);
@@ -41,6 +43,13 @@ const workspaceDir = resolve(chooseWorkspaceDir(values.workspace));
 const token = process.env.MINIHARNESS_TOKEN ?? newToken();
 if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) fail('MINIHARNESS_TOKEN must be 16–256 characters of letters, digits, . _ ~ or -.');
 
+let gatewayPort: number | undefined;
+try {
+  gatewayPort = gatewayPortOverride(values['gateway-port'], process.env);
+} catch (error) {
+  fail((error as Error).message);
+}
+
 const version = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 ensurePrivateDir(dataDir);
 const secrets =
@@ -49,7 +58,15 @@ const secrets =
     : await openBrowserSecretStore(dataDir);
 let core: AppCore;
 try {
-  core = await buildAppCore({ mode: 'browser', dataDir, workspaceDir, secrets, config: openConfConfigStore(dataDir), version });
+  core = await buildAppCore({
+    mode: 'browser',
+    dataDir,
+    workspaceDir,
+    secrets,
+    config: openConfConfigStore(dataDir),
+    version,
+    gateway: { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), stdio: stdioEntry(projectRoot, process.execPath) },
+  });
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }

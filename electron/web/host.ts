@@ -14,7 +14,7 @@ import type { WebSocket } from 'ws';
 import { BRIDGE_ERROR, BRIDGE_PATH, BRIDGE_PROTOCOL, CallFrameSchema, MAX_BRIDGE_FRAME_BYTES } from '../../shared/bridge.js';
 import type { ResultFrame } from '../../shared/bridge.js';
 import type { AppCore } from '../app/types.js';
-import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from './access.js';
+import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from '../security/loopbackAccess.js';
 import type { OutboxLimits, OutboxStats } from './eventOutbox.js';
 import { DEFAULT_OUTBOX_LIMITS, EventOutbox } from './eventOutbox.js';
 

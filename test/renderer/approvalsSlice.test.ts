@@ -7,7 +7,7 @@ import { createAppStore } from '../../renderer/src/state/store.js';
 import { FakeClient, bridgeError } from './fakeClient.js';
 
 function approval(requestId: string, expiresAt: number, toolName = `tool-${requestId}`): ApprovalView {
-  return { requestId, sessionId: 'gui', toolName, serverId: 'fs', args: { path: '/tmp/x' }, reason: 'asks by default', expiresAt };
+  return { requestId, sessionId: 'gui', userId: 'gui', toolName, serverId: 'fs', args: { path: '/tmp/x' }, reason: 'asks by default', expiresAt };
 }
 
 describe('approvals slice', () => {

@@ -69,6 +69,8 @@ const WORDS = {
   import_too_large: { title: 'This file is too large' },
   import_unreadable: { title: 'The file could not be read' },
   workspace_overlaps_data: { title: 'Workspace refused' },
+  gateway_loop: { title: 'Would loop through the gateway', next: 'servers' },
+  agent_name_taken: { title: 'Agent name taken' },
   secret_missing: { title: 'Secret missing', next: 'servers' },
   secret_storage_unavailable: { title: 'Secret storage unavailable' },
   secret_undecryptable: { title: 'Secret unreadable', next: 'servers' },

@@ -1,5 +1,5 @@
 /**
- * Who may talk to the browser-mode host. The host serves the same contract the Electron window
+ * Who may talk to a loopback endpoint of the app (the browser-mode host, the agent gateway).
  * uses, so it must be as closed as IPC: loopback only, a random per-start token compared in
  * constant time, and a Host/Origin allow-list — the MCP Inspector's proxy was exploitable
  * (CVE-2025-49596) through a DNS-rebinding page talking to localhost without these checks.

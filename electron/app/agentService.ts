@@ -1,0 +1,77 @@
+/**
+ * The Agents view's side of the gateway: registering, limiting and revoking agents, and the one
+ * view of the endpoint, the agents (with their live sessions and recorded calls) and the names
+ * agents see. Every change that alters what an agent sees reaches its open sessions at once
+ * (list_changed, or the session closed on revoke).
+ */
+import type { AgentsView, AgentView, AgentVisibility } from '../../shared/agents.js';
+import type { Database } from 'better-sqlite3';
+import type { AgentStore, StoredAgent } from '../gateway/agentStore.js';
+import type { GatewayCatalog } from '../gateway/catalog.js';
+import type { Gateway } from '../gateway/gateway.js';
+import { callerStats } from '../tracing/callerStats.js';
+
+export class AgentService {
+  constructor(
+    private readonly store: AgentStore,
+    private readonly gateway: Gateway,
+    private readonly catalog: GatewayCatalog,
+    private readonly db: Database,
+    /** Something the view shows changed (the core sends agents.changed). */
+    private readonly changed: () => void,
+  ) {}
+
+  view(): AgentsView {
+    const agents = this.store.list();
+    const stats = callerStats(
+      this.db,
+      agents.map((a) => a.name),
+    );
+    return {
+      gateway: this.gateway.status(),
+      agents: agents.map((agent) => this.agentView(agent, stats.get(agent.name))),
+      tools: this.catalog.names(),
+    };
+  }
+
+  create(name: string, visibility: AgentVisibility): { agent: AgentView; token: string } {
+    const { agent, token } = this.store.create(name, visibility);
+    this.changed();
+    return { agent: this.agentView(agent), token };
+  }
+
+  async setVisibility(id: string, visibility: AgentVisibility): Promise<AgentView> {
+    const agent = this.store.setVisibility(id, visibility);
+    await this.gateway.toolsChanged();
+    this.changed();
+    return this.agentView(agent);
+  }
+
+  async revoke(id: string): Promise<AgentView> {
+    const agent = this.store.revoke(id);
+    await this.gateway.closeAgent(id);
+    this.changed();
+    return this.agentView(agent);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    this.store.get(id);
+    await this.gateway.closeAgent(id);
+    const removed = this.store.remove(id);
+    this.changed();
+    return removed;
+  }
+
+  private agentView(agent: StoredAgent, stats = callerStats(this.db, [agent.name]).get(agent.name)): AgentView {
+    return {
+      id: agent.id,
+      name: agent.name,
+      createdAt: agent.createdAt,
+      ...(agent.revokedAt !== undefined ? { revokedAt: agent.revokedAt } : {}),
+      visibility: agent.visibility,
+      sessions: this.gateway.sessionsOf(agent.id),
+      calls: stats?.calls ?? 0,
+      ...(stats?.lastCall ? { lastCall: stats.lastCall } : {}),
+    };
+  }
+}

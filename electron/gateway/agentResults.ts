@@ -1,0 +1,66 @@
+/**
+ * What an agent receives when its call did not run or did not finish: a tool result with
+ * `isError: true` and one sentence a model can act on (retry, change the arguments, ask the user,
+ * or stop) — not a protocol error, which many clients show as a crash. The error's contract code
+ * travels in `_meta` for agents that branch on it. The message is already redacted.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorShape } from '../../shared/contract.js';
+import { META_CALL_ID, META_TRACE_ID } from '../../shared/agents.js';
+
+export const META_ERROR = 'io.miniharness/error';
+
+function denialSentence(error: ErrorShape, tool: string): string {
+  const denial = error.details?.denial;
+  switch (denial?.by) {
+    case 'person':
+      return `The user denied this call of ${tool} in MiniHarness, so nothing ran. Do not retry it; ask the user what to do instead.`;
+    case 'approval_timeout':
+      return `Nobody answered the approval request for ${tool} in MiniHarness within ${Math.round((denial.timeoutMs ?? 0) / 1000)} s, so nothing ran. Ask the user to open MiniHarness, then call it again.`;
+    case 'approval_error':
+      return `MiniHarness could not show the approval request for ${tool}, so nothing ran. Ask the user to open MiniHarness, then call it again.`;
+    case 'guardrail':
+      return `MiniHarness refused this call of ${tool} before it ran: ${denial.reason}. Change the arguments to avoid this, or ask the user.`;
+    case 'rule':
+    case 'default':
+      return `MiniHarness's permission rules do not allow ${tool} (${denial.reason}), so nothing ran. Do not retry; ask the user to allow it in MiniHarness → Permissions if it is needed.`;
+    case 'cancelled':
+      return `The call of ${tool} was cancelled while it waited for approval; nothing ran.`;
+    default:
+      return `MiniHarness did not allow this call of ${tool}: ${error.message}`;
+  }
+}
+
+/** The sentence for an error, by its code. */
+export function agentErrorText(error: ErrorShape, tool: string, callId: string): string {
+  switch (error.code) {
+    case 'permission_denied':
+    case 'approval_cancelled':
+      return denialSentence(error, tool);
+    case 'in_progress':
+    case 'duplicate_call':
+      return `The call with callId "${callId}" is still running, or its result is unknown because an earlier attempt was interrupted (it may have acted). Do not run it again under a new callId; retry later with the same callId to get its result, or ask the user to check MiniHarness → History.`;
+    case 'arguments_mismatch':
+      return `The callId "${callId}" was already used for a call with other arguments. Use a new callId for a new call.`;
+    case 'failed':
+      return `An earlier attempt with callId "${callId}" failed and is recorded as failed: ${error.message} Use a new callId to try again.`;
+    case 'invalid_arguments': {
+      const fields = Object.entries(error.details?.fieldErrors ?? {}).map(([field, messages]) => `${field || '(arguments)'}: ${messages.join('; ')}`);
+      return `The arguments do not match the input schema of ${tool}${fields.length > 0 ? ` (${fields.join(', ')})` : ''}. Nothing ran; fix them and call again.`;
+    }
+    case 'cancelled':
+      return `The call of ${tool} was cancelled.`;
+    case 'timeout':
+      return `The server did not answer ${tool} in time: ${error.message}${error.details?.retryable === false ? '' : ' You may retry with the same callId.'}`;
+    default:
+      return `MiniHarness could not complete ${tool}: ${error.message}${error.details?.retryable ? ' You may retry with the same callId.' : ''}`;
+  }
+}
+
+export function agentErrorResult(error: ErrorShape, tool: string, callId: string): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: agentErrorText(error, tool, callId) }],
+    _meta: { [META_ERROR]: error.code, [META_CALL_ID]: callId, ...(error.details?.traceId ? { [META_TRACE_ID]: error.details.traceId } : {}) },
+  };
+}

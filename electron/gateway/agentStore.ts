@@ -1,0 +1,121 @@
+/**
+ * The agents registered to use the gateway, kept in the configuration store beside the servers.
+ * An agent's token is shown once, when it is created, and only its SHA-256 is stored: the token
+ * is 256 random bits, so a fast hash cannot be brute-forced and needs no salt or slow KDF (those
+ * protect low-entropy passwords). A stored entry that does not parse is kept in the file as it
+ * was (reported, never dropped) and gives no access.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { AgentVisibility } from '../../shared/agents.js';
+import { AgentNameSchema, AgentVisibilitySchema } from '../../shared/agents.js';
+import type { ConfigStore } from '../storage/configFile.js';
+import { AgentNameTakenError, AgentNotFoundError } from './errors.js';
+
+const AGENTS_KEY = 'gateway.agents';
+/** Tokens start with this, so a leaked one is recognizable (secret scanners, the person). */
+const TOKEN_PREFIX = 'mhg_';
+
+const StoredAgentSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]{8,100}$/),
+  name: AgentNameSchema,
+  tokenHash: z.string().regex(/^[0-9a-f]{64}$/),
+  createdAt: z.number(),
+  revokedAt: z.number().optional(),
+  visibility: AgentVisibilitySchema,
+});
+export type StoredAgent = z.infer<typeof StoredAgentSchema>;
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export class AgentStore {
+  private agents: StoredAgent[] = [];
+  /** Entries of the file that do not parse: written back unchanged, never used. */
+  private unreadable: unknown[] = [];
+  private byHash = new Map<string, StoredAgent>();
+
+  constructor(
+    private readonly config: ConfigStore,
+    private readonly warn: (message: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.load();
+  }
+
+  list(): StoredAgent[] {
+    return [...this.agents];
+  }
+
+  get(id: string): StoredAgent {
+    const agent = this.agents.find((a) => a.id === id);
+    if (!agent) throw new AgentNotFoundError(id);
+    return agent;
+  }
+
+  /** The agent a token belongs to, unless it was revoked. */
+  authenticate(token: string | undefined): StoredAgent | undefined {
+    if (!token || !token.startsWith(TOKEN_PREFIX)) return undefined;
+    const agent = this.byHash.get(hashToken(token));
+    return agent && agent.revokedAt === undefined ? agent : undefined;
+  }
+
+  create(name: string, visibility: AgentVisibility): { agent: StoredAgent; token: string } {
+    const clean = AgentNameSchema.parse(name);
+    if (this.agents.some((a) => a.name.toLowerCase() === clean.toLowerCase())) throw new AgentNameTakenError(clean);
+    const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const agent: StoredAgent = { id: randomUUID(), name: clean, tokenHash: hashToken(token), createdAt: this.now(), visibility: AgentVisibilitySchema.parse(visibility) };
+    this.save([...this.agents, agent]);
+    return { agent, token };
+  }
+
+  setVisibility(id: string, visibility: AgentVisibility): StoredAgent {
+    const agent = { ...this.get(id), visibility: AgentVisibilitySchema.parse(visibility) };
+    this.save(this.agents.map((a) => (a.id === id ? agent : a)));
+    return agent;
+  }
+
+  revoke(id: string): StoredAgent {
+    const current = this.get(id);
+    if (current.revokedAt !== undefined) return current;
+    const agent = { ...current, revokedAt: this.now() };
+    this.save(this.agents.map((a) => (a.id === id ? agent : a)));
+    return agent;
+  }
+
+  remove(id: string): boolean {
+    if (!this.agents.some((a) => a.id === id)) return false;
+    this.save(this.agents.filter((a) => a.id !== id));
+    return true;
+  }
+
+  private load(): void {
+    const raw = this.config.get(AGENTS_KEY);
+    if (raw === undefined) return;
+    if (!Array.isArray(raw)) {
+      this.unreadable = [raw];
+      this.warn('The list of agents in the settings file is not a list; no agent can connect until it is fixed or the agents are registered again.');
+      return;
+    }
+    const agents: StoredAgent[] = [];
+    for (const entry of raw) {
+      const parsed = StoredAgentSchema.safeParse(entry);
+      if (parsed.success && !agents.some((a) => a.id === parsed.data.id)) agents.push(parsed.data);
+      else this.unreadable.push(entry);
+    }
+    if (this.unreadable.length > 0) this.warn(`${this.unreadable.length} agent entr${this.unreadable.length === 1 ? 'y' : 'ies'} in the settings file could not be read; they were kept as they are and cannot connect.`);
+    this.index(agents);
+  }
+
+  private save(agents: StoredAgent[]): void {
+    // Written first: if the file cannot be written, nothing changes in memory either.
+    this.config.set(AGENTS_KEY, [...agents, ...this.unreadable]);
+    this.index(agents);
+  }
+
+  private index(agents: StoredAgent[]): void {
+    this.agents = agents;
+    this.byHash = new Map(agents.map((a) => [a.tokenHash, a]));
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * The agent gateway: MiniHarness as one MCP server (Streamable HTTP, stateful sessions) at
+ * `http://127.0.0.1:<port>/mcp`, served by the core in both hosts. Every request is checked before
+ * anything else, in this order: the path; Host and Origin (DNS rebinding: a web page must not
+ * reach a loopback server through a name it controls) → 403; the agent's bearer token → 401; the
+ * session, which must belong to that agent. Bodies are bounded; nothing an agent sends can end
+ * the process. A port in use is a state the Agents view shows, not a crash.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentSessionView, GatewayStatus } from '../../shared/agents.js';
+import { GATEWAY_PATH } from '../../shared/agents.js';
+import { MAX_BRIDGE_FRAME_BYTES } from '../../shared/limits.js';
+import { bearerOf, isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
+import type { AgentSessionDeps } from './agentSession.js';
+import { AgentSession } from './agentSession.js';
+import type { AgentStore, StoredAgent } from './agentStore.js';
+
+export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActivity'> {
+  agents: AgentStore;
+  /** How an agent that can only spawn a process reaches the gateway (shown in Connect an agent). */
+  stdio: GatewayStatus['stdio'];
+  /** Sessions opened or closed, the state changed, a call started or ended. */
+  onChange(): void;
+  /** Largest request body (default: the bridge's frame limit, 16 MiB). */
+  maxBodyBytes?: number;
+  /** Open sessions one agent may hold; the least recently used is closed beyond it. */
+  maxSessionsPerAgent?: number;
+}
+
+type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
+
+class BodyTooLarge extends Error {}
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new BodyTooLarge());
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export class Gateway {
+  private http: HttpServer | undefined;
+  private state: State = { state: 'off', port: 0 };
+  /** Open sessions by MCP session id. */
+  private readonly sessions = new Map<string, AgentSession>();
+  private readonly maxBodyBytes: number;
+  private readonly maxSessions: number;
+
+  constructor(private readonly options: GatewayOptions) {
+    this.maxBodyBytes = options.maxBodyBytes ?? MAX_BRIDGE_FRAME_BYTES;
+    this.maxSessions = options.maxSessionsPerAgent ?? 32;
+  }
+
+  status(): GatewayStatus {
+    return { state: this.state.state, port: this.state.port, url: `http://127.0.0.1:${this.state.port}${GATEWAY_PATH}`, ...(this.state.errno ? { errno: this.state.errno } : {}), stdio: this.options.stdio };
+  }
+
+  /** Listens on 127.0.0.1:`port` (0: any free port). Resolves with the state; never rejects. */
+  async start(port: number): Promise<GatewayStatus> {
+    await this.stop();
+    const http = createServer((req, res) => void this.handle(req, res));
+    http.on('clientError', (_error, socket) => socket.destroy());
+    this.setState({ state: 'starting', port });
+    const outcome = await new Promise<State>((resolve) => {
+      http.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRINUSE' ? { state: 'port_in_use', port } : { state: 'failed', port, errno: error.code ?? 'error' }));
+      http.listen({ host: '127.0.0.1', port }, () => resolve({ state: 'listening', port: (http.address() as AddressInfo).port }));
+    });
+    if (outcome.state === 'listening') {
+      this.http = http;
+      // A later error (none expected once bound) must not end the process.
+      http.on('error', () => undefined);
+    } else http.close();
+    this.setState(outcome);
+    return this.status();
+  }
+
+  /** Closes every session and stops listening. */
+  async stop(): Promise<void> {
+    const http = this.http;
+    this.http = undefined;
+    await Promise.all([...this.sessions.values()].map((s) => s.close()));
+    this.sessions.clear();
+    if (http) {
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    }
+    if (this.state.state !== 'off') this.setState({ state: 'off', port: this.state.port });
+  }
+
+  sessionsOf(agentId: string): AgentSessionView[] {
+    return [...this.sessions.values()]
+      .filter((s) => s.agentId === agentId && s.sessionId !== undefined)
+      .map((s) => {
+        const info = s.clientInfo;
+        return {
+          sessionId: s.sessionId as string,
+          ...(info?.name ? { clientName: info.name } : {}),
+          ...(info?.version ? { clientVersion: info.version } : {}),
+          startedAt: s.startedAt,
+          lastSeenAt: s.lastSeenAt,
+        };
+      });
+  }
+
+  /** The tools or an agent's visibility changed: sessions whose list differs get list_changed. */
+  async toolsChanged(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.toolsMayHaveChanged()));
+  }
+
+  /** The agent was revoked or removed: its sessions end now. */
+  async closeAgent(agentId: string): Promise<void> {
+    await Promise.all([...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()));
+  }
+
+  private setState(state: State): void {
+    this.state = state;
+    this.options.onChange();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    try {
+      await this.route(req, res);
+    } catch {
+      // The SDK answers protocol problems itself; anything else is ours, and ends only this request.
+      jsonRpcError(res, 500, -32603, 'Internal error in the MiniHarness gateway.');
+    }
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const port = this.state.port;
+    let path: string;
+    try {
+      path = new URL(req.url ?? '/', 'http://host').pathname;
+    } catch {
+      return jsonRpcError(res, 400, -32600, 'Bad request URL.');
+    }
+    if (path !== GATEWAY_PATH) return jsonRpcError(res, 404, -32601, `Not found: the MiniHarness gateway is at ${GATEWAY_PATH}.`);
+    if (!isAllowedHost(req.headers.host, port)) return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
+    if (!isAllowedOrigin(req.headers.origin, port)) return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Origin.');
+    const agent = this.options.agents.authenticate(bearerOf(req.headers.authorization));
+    if (!agent) {
+      return jsonRpcError(res, 401, -32001, 'Unauthorized: send the agent’s token from MiniHarness → Agents as "Authorization: Bearer <token>".', {
+        'WWW-Authenticate': 'Bearer realm="MiniHarness gateway"',
+      });
+    }
+
+    const header = req.headers['mcp-session-id'];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    let body: unknown;
+    if (req.method === 'POST') {
+      let raw: Buffer;
+      try {
+        raw = await readBody(req, this.maxBodyBytes);
+      } catch (error) {
+        if (error instanceof BodyTooLarge) return jsonRpcError(res, 413, -32600, `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`);
+        throw error;
+      }
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
+      }
+    }
+
+    if (sessionId !== undefined) {
+      const session = this.sessions.get(sessionId);
+      // Another agent's session id is as unknown as a made-up one.
+      if (!session || session.agentId !== agent.id) return jsonRpcError(res, 404, -32001, 'Session not found: initialize a new session.');
+      session.lastSeenAt = Date.now();
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST' || !(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
+      return jsonRpcError(res, 400, -32000, 'Bad request: no session id; start with an initialize request.');
+    }
+    const session = this.openSession(agent);
+    await session.start();
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  private openSession(agent: StoredAgent): AgentSession {
+    const { agents, onChange } = this.options;
+    return new AgentSession(
+      agent.id,
+      {
+        ...this.options,
+        agent: () => {
+          const current = agents.list().find((a) => a.id === agent.id);
+          return current && current.revokedAt === undefined ? current : undefined;
+        },
+        onActivity: onChange,
+      },
+      {
+        onInitialized: (session) => {
+          this.sessions.set(session.sessionId as string, session);
+          this.evictBeyondLimit(agent.id);
+          onChange();
+        },
+        onClosed: (session) => {
+          if (session.sessionId !== undefined && this.sessions.get(session.sessionId) === session) this.sessions.delete(session.sessionId);
+          onChange();
+        },
+      },
+    );
+  }
+
+  /** An agent that never ends its sessions cannot pile them up: the least recently seen go. */
+  private evictBeyondLimit(agentId: string): void {
+    const mine = [...this.sessions.values()].filter((s) => s.agentId === agentId).sort((a, b) => a.lastSeenAt - b.lastSeenAt);
+    for (const session of mine.slice(0, Math.max(0, mine.length - this.maxSessions))) void session.close();
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * No loops: a server whose configuration reaches MiniHarness's own gateway (its HTTP endpoint, or
+ * the stdio entry that proxies to it) would see the gateway's tools, which include its own —
+ * every call would come back here. Such a server is refused when it is saved or loaded.
+ */
+import { isIP } from 'node:net';
+import type { ServerConfig } from '../../shared/serverConfig.js';
+import { GatewayLoopError } from './errors.js';
+
+/** The stdio entry's name (package.json "bin") and its file. */
+export const GATEWAY_BIN = 'miniharness-gateway';
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '0.0.0.0' || host === '::' || host === '::1') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host.startsWith('::ffff:127.');
+}
+
+/** The field of `config` that points at the gateway on `port`, if one does. */
+export function gatewayLoopField(config: ServerConfig, port: number | undefined): string | undefined {
+  if (config.transport === 'stdio') {
+    return [config.command, ...config.args].some((part) => part.includes(GATEWAY_BIN)) ? 'command' : undefined;
+  }
+  if (port === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(config.url);
+  } catch {
+    return undefined;
+  }
+  const urlPort = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  // Any path on that port is the gateway's server (only GATEWAY_PATH answers, but a typo is still a loop).
+  return isLoopbackHost(url.hostname) && urlPort === port ? 'url' : undefined;
+}
+
+/** Throws GatewayLoopError when `config` points at the gateway. */
+export function refuseGatewayLoop(config: ServerConfig, port: number | undefined): void {
+  const field = gatewayLoopField(config, port);
+  if (field) throw new GatewayLoopError(field);
+}

@@ -1,0 +1,81 @@
+/**
+ * The stdio entry (`miniharness-gateway`): for agents that can only spawn a process (Claude
+ * Desktop), it relays JSON-RPC messages between its stdin/stdout and the running app's gateway
+ * over Streamable HTTP — both sides through the SDK's own transports, messages passed as they
+ * are. It holds no state of its own: the app does the work, the checks and the records.
+ *
+ * When the app cannot be reached, the agent's request fails with a JSON-RPC error and stderr gets
+ * one sentence saying what to do ("MiniHarness is not running: start it with npm start"); an
+ * `initialize` that fails also ends the process, since the agent cannot use it.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { networkFailureOf } from '../mcp/networkFailure.js';
+
+export interface StdioProxyOptions {
+  url: URL;
+  token: string;
+  /** The agent's name (`--client`), for the messages. */
+  client: string;
+  stdin: Readable;
+  stdout: Writable;
+  /** One line per problem. */
+  log: (line: string) => void;
+  /** Called once, when the proxy is done (stdin closed, or initialize failed). */
+  onExit: (code: number) => void;
+}
+
+/** The sentence for a failed relay, and whether the agent can go on. */
+export function describeRelayFailure(error: unknown, client: string, url: URL): string {
+  if (error instanceof StreamableHTTPError) {
+    if (error.code === 401) return `MiniHarness refused the token of agent "${client}": create the agent (or a new token) in MiniHarness → Agents and set MINIHARNESS_GATEWAY_TOKEN.`;
+    if (error.code === 403) return `MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at ${url.origin}.`;
+    if (error.code === 404) return `MiniHarness answered 404 at ${url.href}: check the --url (the gateway is at /mcp), or the session ended; restart the agent.`;
+    return `MiniHarness's gateway answered HTTP ${error.code}: ${error.message}`;
+  }
+  const failure = networkFailureOf(error, url.href);
+  if (failure?.kind === 'connection_refused') return 'MiniHarness is not running: start it with npm start.';
+  return `MiniHarness's gateway at ${url.href} could not be reached: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
+  const stdio = new StdioServerTransport(options.stdin, options.stdout);
+  const http = new StreamableHTTPClientTransport(options.url, { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } });
+  let exited = false;
+  // The SDK reports a failed send both to onerror and to the caller: say each problem once.
+  let lastLine: string | undefined;
+  const log = (line: string): void => {
+    if (line !== lastLine) options.log(line);
+    lastLine = line;
+  };
+  const exit = (code: number): void => {
+    if (exited) return;
+    exited = true;
+    // End the app-side session (DELETE) when there is one; then let go of both sides.
+    void (http.sessionId ? http.terminateSession().catch(() => undefined) : Promise.resolve())
+      .then(() => Promise.allSettled([http.close(), stdio.close()]))
+      .then(() => options.onExit(code));
+  };
+
+  http.onmessage = (message) => void stdio.send(message).catch(() => exit(1));
+  // Background failures (the notification stream dropped) are said, not fatal: the next request retries.
+  http.onerror = (error) => log(describeRelayFailure(error, options.client, options.url));
+  stdio.onclose = () => exit(0);
+  stdio.onerror = (error) => log(`Unreadable input from the agent: ${error.message}`);
+  stdio.onmessage = (message: JSONRPCMessage) => {
+    http.send(message).catch((error: unknown) => {
+      const sentence = describeRelayFailure(error, options.client, options.url);
+      log(sentence);
+      if (!isJSONRPCRequest(message)) return;
+      void stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: sentence } }).finally(() => {
+        if (message.method === 'initialize') exit(1);
+      });
+    });
+  };
+
+  await http.start();
+  await stdio.start();
+}

@@ -1,0 +1,65 @@
+/**
+ * The names agents see: `<server>__<tool>`, as MCP clients require — [A-Za-z0-9_-], at most 64
+ * characters (several clients reject longer names or other characters). Deterministic: the tools
+ * are named in one order (server id, then tool name), so the same set of tools always gets the
+ * same names, whichever agent asks and in whatever order the servers answered. A name cut to fit,
+ * or taken by a tool earlier in that order, ends in `_` + a short hash of the full pair.
+ */
+import { createHash } from 'node:crypto';
+import type { GatewayToolName } from '../../shared/agents.js';
+
+export const MAX_TOOL_NAME = 64;
+const SEPARATOR = '__';
+const HASH_CHARS = 6;
+
+export interface ToolRef {
+  serverId: string;
+  toolName: string;
+}
+
+function sanitize(part: string): string {
+  return part.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+function pairHash(ref: ToolRef, chars: number): string {
+  return createHash('sha256').update(`${ref.serverId}\0${ref.toolName}`).digest('hex').slice(0, chars);
+}
+
+function withHash(base: string, ref: ToolRef, chars: number): string {
+  return `${base.slice(0, MAX_TOOL_NAME - chars - 1)}_${pairHash(ref, chars)}`;
+}
+
+function compare(a: ToolRef, b: ToolRef): number {
+  if (a.serverId !== b.serverId) return a.serverId < b.serverId ? -1 : 1;
+  if (a.toolName !== b.toolName) return a.toolName < b.toolName ? -1 : 1;
+  return 0;
+}
+
+/** Names every tool once; the same input set always gives the same names. */
+export function nameTools(tools: readonly ToolRef[]): GatewayToolName[] {
+  const taken = new Set<string>();
+  const named: GatewayToolName[] = [];
+  const seen = new Set<string>();
+  for (const ref of [...tools].sort(compare)) {
+    const key = `${ref.serverId}\0${ref.toolName}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const plain = `${ref.serverId}${SEPARATOR}${ref.toolName}`;
+    const base = `${sanitize(ref.serverId)}${SEPARATOR}${sanitize(ref.toolName)}`;
+    let name = base;
+    let renamed: GatewayToolName['renamed'] = base === plain ? 'none' : 'sanitized';
+    if (name.length > MAX_TOOL_NAME) {
+      name = withHash(base, ref, HASH_CHARS);
+      renamed = 'shortened';
+    }
+    // Taken by a tool earlier in the order: a longer hash until free (a clash of hashes is the only way to loop twice).
+    for (let chars = HASH_CHARS; taken.has(name); chars += 2) {
+      name = withHash(base, ref, Math.min(chars, 32));
+      renamed = 'collision';
+      if (chars > 32) throw new Error(`nameTools: no free name for ${key}`);
+    }
+    taken.add(name);
+    named.push({ name, serverId: ref.serverId, toolName: ref.toolName, renamed });
+  }
+  return named;
+}

@@ -1,0 +1,108 @@
+/**
+ * The agent gateway as the GUI sees it: the agents (MCP clients) registered to reach MiniHarness
+ * as one MCP server, what each may see, its live sessions and calls; the endpoint's state; and the
+ * names the gateway gives the tools it aggregates. The `_meta` keys an agent may pass on
+ * `tools/call` are defined here, with the README's explanation, so every side spells them alike.
+ */
+import { z } from 'zod';
+
+/** The gateway's default port on 127.0.0.1 (Settings → Agent gateway changes it). */
+export const DEFAULT_GATEWAY_PORT = 47813;
+/** The gateway's one path. */
+export const GATEWAY_PATH = '/mcp';
+
+/**
+ * `_meta` keys of `tools/call` (an idempotency key, as HTTP APIs have): an agent that sends the
+ * same `callId` (and `session`, when it uses one) again gets the stored result of the first call,
+ * never a second run — even after a restart of the app. Without them, the key is the MCP session
+ * plus the JSON-RPC request id, which protects only a re-send of the same request in the same
+ * session.
+ */
+export const META_SESSION = 'io.miniharness/session';
+export const META_CALL_ID = 'io.miniharness/callId';
+/** Set on results: where the call is recorded, for the agent's logs and for replay. */
+export const META_TRACE_ID = 'io.miniharness/traceId';
+export const META_REPLAYED = 'io.miniharness/replayed';
+
+/** The env variable the stdio entry (`miniharness-gateway`) reads the agent's token from. */
+export const GATEWAY_TOKEN_ENV = 'MINIHARNESS_GATEWAY_TOKEN';
+
+export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+export const AgentNameSchema = z
+  .string()
+  .trim()
+  .regex(AGENT_NAME, 'use 1–64 letters, digits, spaces, . _ or -, starting with a letter or digit');
+
+/** Which tools an agent may see (and so call): every server's, or the ones listed; the app's own local tools only when allowed. */
+export const AgentVisibilitySchema = z
+  .object({
+    allServers: z.boolean(),
+    serverIds: z.array(z.string().min(1).max(64)).max(500),
+    localTools: z.boolean(),
+  })
+  .strict();
+export type AgentVisibility = z.infer<typeof AgentVisibilitySchema>;
+
+export const AgentSessionViewSchema = z.object({
+  sessionId: z.string(),
+  /** What the agent said it is in `initialize` (its own words, shown as such). */
+  clientName: z.string().optional(),
+  clientVersion: z.string().optional(),
+  startedAt: z.number(),
+  lastSeenAt: z.number(),
+});
+export type AgentSessionView = z.infer<typeof AgentSessionViewSchema>;
+
+export const AgentViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.number(),
+  /** Set once the token was revoked: every request with it is refused (401). */
+  revokedAt: z.number().optional(),
+  visibility: AgentVisibilitySchema,
+  /** Open MCP sessions of this agent now. */
+  sessions: z.array(AgentSessionViewSchema),
+  /** Tool calls recorded for this agent (all time). */
+  calls: z.number().int().nonnegative(),
+  lastCall: z.object({ toolName: z.string(), serverId: z.string(), at: z.number(), status: z.string() }).optional(),
+});
+export type AgentView = z.infer<typeof AgentViewSchema>;
+
+export const GatewayStateSchema = z.enum(['listening', 'off', 'port_in_use', 'failed', 'starting']);
+export const GatewayStatusSchema = z.object({
+  state: GatewayStateSchema,
+  /** The configured port (the bound one when listening). */
+  port: z.number().int().min(0).max(65535),
+  /** `http://127.0.0.1:<port>/mcp` */
+  url: z.string(),
+  /** `failed`: the system's code (EACCES, …). */
+  errno: z.string().optional(),
+  /** How an agent that can only spawn a process starts the stdio entry. */
+  stdio: z.object({ command: z.string(), args: z.array(z.string()) }),
+});
+export type GatewayStatus = z.infer<typeof GatewayStatusSchema>;
+
+/**
+ * How one tool is named to agents. `renamed`: `sanitized` (characters outside [A-Za-z0-9_-]
+ * replaced), `shortened` (cut to 64 with a hash), `collision` (another tool got the plain name
+ * first, in the deterministic order: server id, then tool name).
+ */
+export const GatewayToolNameSchema = z.object({
+  name: z.string(),
+  serverId: z.string(),
+  toolName: z.string(),
+  renamed: z.enum(['none', 'sanitized', 'shortened', 'collision']),
+});
+export type GatewayToolName = z.infer<typeof GatewayToolNameSchema>;
+
+export const AgentsViewSchema = z.object({
+  gateway: GatewayStatusSchema,
+  agents: z.array(AgentViewSchema),
+  tools: z.array(GatewayToolNameSchema),
+});
+export type AgentsView = z.infer<typeof AgentsViewSchema>;
+
+export const CreateAgentRequestSchema = z.object({ name: AgentNameSchema, visibility: AgentVisibilitySchema }).strict();
+
+/** The one time the token is seen: the app keeps only its hash. */
+export const CreatedAgentSchema = z.object({ agent: AgentViewSchema, token: z.string() });
