@@ -2,6 +2,9 @@ import { defineConfig } from '@playwright/test';
 
 // End-to-end tests drive the real UI in Debian's Chromium (never a downloaded browser) against
 // the browser-mode host and real MCP test servers. Each test starts its own host.
+// The hosts the tests start put their agent gateway on a free port (the default one may be in use).
+process.env.MINIHARNESS_GATEWAY_PORT ??= '0';
+
 export default defineConfig({
   testDir: 'test/e2e',
   outputDir: 'test-results',

@@ -8,6 +8,9 @@ export default defineConfig({
     // stays responsive with a small number of parallel files.
     pool: 'forks',
     maxWorkers: 2,
+    // Every app the tests start (in process or as a host process) puts its agent gateway on a
+    // free port, never the fixed default: many run at once, and a person's app may be running.
+    env: { MINIHARNESS_GATEWAY_PORT: '0' },
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'Bench'),
     config: openConfConfigStore(dataDir),
     version: 'bench',
+    gateway: { port: 0 },
   });
   try {
     await core.start();

@@ -13,7 +13,7 @@ it('a secret the person entered never leaves the core in an event, even where it
   const scratch = scratchDir();
   const dataDir = join(scratch.dir, 'data');
   const SECRET = 'sk-typed-by-the-person-42';
-  const core = await buildAppCore({ mode: 'browser', dataDir, workspaceDir: join(scratch.dir, 'workspace'), secrets: new FileSecretStore(join(dataDir, 'secrets.json')), config: openConfConfigStore(dataDir), version: '0.0.0-test' });
+  const core = await buildAppCore({ mode: 'browser', dataDir, workspaceDir: join(scratch.dir, 'workspace'), secrets: new FileSecretStore(join(dataDir, 'secrets.json')), config: openConfConfigStore(dataDir), version: '0.0.0-test', gateway: { port: 0 } });
   const sent: Array<{ event: string; payload: unknown }> = [];
   core.onEvent((event, payload) => sent.push({ event, payload }));
   try {

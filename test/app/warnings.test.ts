@@ -17,7 +17,7 @@ it('a damaged secrets file found at start reaches listeners as `app.warnings` an
   mkdirSync(dataDir);
   writeFileSync(join(dataDir, 'secrets.json'), 'not json');
   writeFileSync(join(dataDir, 'config.json'), '[]');
-  const core = await buildAppCore({ mode: 'browser', dataDir, workspaceDir: join(scratch.dir, 'workspace'), secrets: new FileSecretStore(join(dataDir, 'secrets.json')), config: openConfConfigStore(dataDir), version: '0.0.0-test' });
+  const core = await buildAppCore({ mode: 'browser', dataDir, workspaceDir: join(scratch.dir, 'workspace'), secrets: new FileSecretStore(join(dataDir, 'secrets.json')), config: openConfConfigStore(dataDir), version: '0.0.0-test', gateway: { port: 0 } });
   const pushed: AppWarning[][] = [];
   core.onEvent((event, payload) => {
     if (event === 'app.warnings') pushed.push((payload as { warnings: AppWarning[] }).warnings);

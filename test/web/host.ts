@@ -35,6 +35,7 @@ export async function startTestHost(dir: string, hostOptions: Partial<Omit<WebHo
     secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'Test'),
     config: openConfConfigStore(dataDir),
     version: '0.0.0-test',
+    gateway: { port: 0 },
   });
   await core.start();
   const host = await startWebHost({ ...hostOptions, core, staticDir, token: TEST_TOKEN });

@@ -1,0 +1,85 @@
+/**
+ * The app core with its agent gateway, in process, over a scratch data folder; and agents as the
+ * real SDK `Client` over Streamable HTTP. Tests drive the GUI's side through the contract
+ * (`dispatch`) and watch the contract's events, as the renderer would.
+ */
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { AgentVisibility, AgentsView } from '../../shared/agents.js';
+import type { ChannelName, EventName } from '../../shared/contract.js';
+import { buildAppCore } from '../../electron/app/core.js';
+import type { AppCore } from '../../electron/app/types.js';
+import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
+import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
+
+export const ALL_SERVERS: AgentVisibility = { allServers: true, serverIds: [], localTools: false };
+
+export interface GatewayApp {
+  core: AppCore;
+  dataDir: string;
+  url: URL;
+  events: Array<{ event: EventName; payload: unknown }>;
+  /** A contract call; throws the ErrorShape when it fails. */
+  call<T = unknown>(channel: ChannelName, payload?: unknown): Promise<T>;
+  /** Resolves with the first event (already seen or coming) that matches. */
+  nextEvent<T>(event: EventName, match?: (payload: T) => boolean): Promise<T>;
+  createAgent(name: string, visibility?: AgentVisibility): Promise<{ id: string; token: string }>;
+  close(): Promise<void>;
+}
+
+export async function startGatewayApp(dir: string, options: { gatewayPort?: number } = {}): Promise<GatewayApp> {
+  const dataDir = join(dir, 'data');
+  const core = await buildAppCore({
+    mode: 'browser',
+    dataDir,
+    workspaceDir: join(dir, 'workspace'),
+    secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'Test'),
+    config: openConfConfigStore(dataDir),
+    version: '0.0.0-test',
+    gateway: { port: options.gatewayPort ?? 0 },
+  });
+  const events: GatewayApp['events'] = [];
+  const waiters = new Set<{ event: EventName; match: (p: unknown) => boolean; resolve: (p: unknown) => void }>();
+  core.onEvent((event, payload) => {
+    events.push({ event, payload });
+    for (const waiter of waiters) {
+      if (waiter.event === event && waiter.match(payload)) {
+        waiters.delete(waiter);
+        waiter.resolve(payload);
+      }
+    }
+  });
+  await core.start();
+  const call = async <T>(channel: ChannelName, payload: unknown = {}): Promise<T> => {
+    const result = await core.dispatch(channel, payload);
+    if (!result.ok) throw Object.assign(new Error(`${channel}: ${result.error.code}: ${result.error.message}`), { shape: result.error });
+    return result.result as T;
+  };
+  const view = await call<AgentsView>('agents.list');
+  if (view.gateway.state !== 'listening') throw new Error(`the gateway did not start: ${view.gateway.state}`);
+  return {
+    core,
+    dataDir,
+    url: new URL(view.gateway.url),
+    events,
+    call,
+    nextEvent<T>(event: EventName, match: (payload: T) => boolean = () => true): Promise<T> {
+      const seen = events.find((e) => e.event === event && match(e.payload as T));
+      if (seen) return Promise.resolve(seen.payload as T);
+      return new Promise<T>((resolve) => waiters.add({ event, match: match as (p: unknown) => boolean, resolve: resolve as (p: unknown) => void }));
+    },
+    async createAgent(name, visibility = ALL_SERVERS) {
+      const created = await call<{ agent: { id: string }; token: string }>('agents.create', { name, visibility });
+      return { id: created.agent.id, token: created.token };
+    },
+    close: () => core.close(),
+  };
+}
+
+/** An agent: the SDK's Client over Streamable HTTP with its bearer token. */
+export async function connectAgent(url: URL, token: string, name = 'test-agent'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
