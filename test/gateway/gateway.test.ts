@@ -113,6 +113,20 @@ describe('the agent gateway', () => {
     expect(readLines(counter)).toContain('allowed');
   });
 
+  it('the approval timeout is a setting, applied to the next request', async () => {
+    const settings = await app.call<{ approvalTimeoutSeconds: number }>('settings.setApprovalTimeout', { seconds: 15 });
+    expect(settings.approvalTimeoutSeconds).toBe(15);
+    const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === 'timeout-setting');
+    const pending = client.callTool({ name: 'fx__append', arguments: { line: 'timeout-setting' } });
+    const approval = await asked;
+    const left = approval.expiresAt - Date.now();
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(15_000);
+    await app.call('approvals.answer', { requestId: approval.requestId, answer: 'deny' });
+    expect((await pending).isError).toBe(true);
+    await app.call('settings.setApprovalTimeout', { seconds: 120 });
+  });
+
   it('a DENY rule is an isError result the model can act on, not a protocol error', async () => {
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'DENY' });
     try {
