@@ -175,7 +175,7 @@ describe('the agent gateway', () => {
 
   it('forwards upstream progress to the agent’s progress token', async () => {
     const messages: string[] = [];
-    const result = await client.callTool({ name: 'fx__slow', arguments: { ms: 10 } }, undefined, { onprogress: (p) => messages.push(p.message ?? '') });
+    const result = await client.callTool({ name: 'fx__slow', arguments: { ms: 1000 } }, undefined, { onprogress: (p) => messages.push(p.message ?? '') });
     expect(result.isError).toBeFalsy();
     expect(messages).toContain('started');
   });

@@ -51,6 +51,7 @@ vi.mock('electron', async () => {
     // As `electron . --user-data-dir=<tmp>` (the e2e smoke test) would pass it.
     commandLine: { getSwitchValue: (name: string) => (name === 'user-data-dir' ? fake.userData : '') },
     getVersion: () => '9.9.9',
+    getAppPath: () => '/nonexistent/app',
     // Electron: before-quit listeners may prevent the quit; otherwise the app quits.
     quit: () => {
       fake.quitCalls++;
