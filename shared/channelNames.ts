@@ -39,6 +39,8 @@ export const CHANNEL_NAMES = [
   'history.resolve',
   'import.preview',
   'import.apply',
+  'asks.list',
+  'asks.answer',
 ] as const;
 
 export const EVENT_NAMES = [
@@ -53,6 +55,8 @@ export const EVENT_NAMES = [
   'permissions.changed',
   'app.warnings',
   'bridge.dropped',
+  'ask.requested',
+  'ask.closed',
 ] as const;
 
 /** A request/response channel of the contract (renderer → main). */
