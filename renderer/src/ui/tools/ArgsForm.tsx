@@ -5,7 +5,7 @@
  */
 // Deep import (see form/theme.tsx): the package index pulls in the ajv8 validator, which the app does not ship.
 import Form from '@rjsf/core/lib/components/Form.js';
-import type { RJSFSchema, UiSchema } from '@rjsf/utils';
+import type { ErrorSchema, RJSFSchema, UiSchema } from '@rjsf/utils';
 import type { ReactNode } from 'react';
 import { Component, useId } from 'react';
 import { FORM_TEMPLATES } from './form/theme.js';
@@ -67,6 +67,9 @@ export function ArgsSchemaForm({
   onChange,
   onSubmit,
   onCannotRender,
+  uiSchema,
+  extraErrors,
+  emptyText = 'This tool takes no arguments. Press Run to call it.',
 }: {
   schema: Record<string, unknown>;
   value: Record<string, unknown>;
@@ -74,10 +77,16 @@ export function ArgsSchemaForm({
   onChange: (value: Record<string, unknown>) => void;
   onSubmit: () => void;
   onCannotRender: () => void;
+  /** Per-field options besides the form's own (e.g. a widget for a field). */
+  uiSchema?: UiSchema;
+  /** Errors main reported, shown at their fields. */
+  extraErrors?: ErrorSchema;
+  /** Shown instead of a form when the schema has no fields. */
+  emptyText?: string;
 }) {
   const idPrefix = useId().replace(/[^A-Za-z0-9_-]/g, '');
   if (!hasParameters(schema)) {
-    return <p className="muted args-none">This tool takes no arguments. Press Run to call it.</p>;
+    return <p className="muted args-none">{emptyText}</p>;
   }
   return (
     <FormBoundary
@@ -93,7 +102,8 @@ export function ArgsSchemaForm({
       <Form
         className="tool-form"
         schema={schema as RJSFSchema}
-        uiSchema={UI_SCHEMA}
+        uiSchema={uiSchema ? { ...uiSchema, ...UI_SCHEMA } : UI_SCHEMA}
+        {...(extraErrors ? { extraErrors } : {})}
         validator={formValidator}
         noValidate
         showErrorList={false}
