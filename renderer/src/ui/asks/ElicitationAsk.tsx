@@ -66,6 +66,7 @@ export function FormAsk({ pending, view }: { pending: PendingAsk; view: FormView
             onSubmit={accept}
             onCannotRender={() => setCannotRender(true)}
             emptyText="The server asks for no values: accept to confirm, or decline."
+            allDefaults
             {...(errors ? { extraErrors: errors } : {})}
           />
         )}

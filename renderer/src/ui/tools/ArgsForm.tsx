@@ -18,6 +18,8 @@ const UI_SCHEMA: UiSchema = {
 
 /** Optional fields stay absent unless the person fills them (the server applies its defaults). */
 const DEFAULT_FORM_STATE = { arrayMinItems: { populate: 'requiredOnly' as const }, emptyObjectFields: 'populateRequiredDefaults' as const };
+/** Every field starts at its default (a form whose defaults are suggestions to accept as they stand). */
+const ALL_DEFAULTS_FORM_STATE = { arrayMinItems: { populate: 'requiredOnly' as const }, emptyObjectFields: 'populateAllDefaults' as const };
 
 export function hasParameters(schema: Record<string, unknown>): boolean {
   const properties = schema.properties;
@@ -70,6 +72,7 @@ export function ArgsSchemaForm({
   uiSchema,
   extraErrors,
   emptyText = 'This tool takes no arguments. Press Run to call it.',
+  allDefaults = false,
 }: {
   schema: Record<string, unknown>;
   value: Record<string, unknown>;
@@ -83,6 +86,8 @@ export function ArgsSchemaForm({
   extraErrors?: ErrorSchema;
   /** Shown instead of a form when the schema has no fields. */
   emptyText?: string;
+  /** Start every field at its default, optional ones too. */
+  allDefaults?: boolean;
 }) {
   const idPrefix = useId().replace(/[^A-Za-z0-9_-]/g, '');
   if (!hasParameters(schema)) {
@@ -111,7 +116,7 @@ export function ArgsSchemaForm({
         formData={value}
         idPrefix={`args${idPrefix}`}
         disabled={disabled}
-        experimental_defaultFormStateBehavior={DEFAULT_FORM_STATE}
+        experimental_defaultFormStateBehavior={allDefaults ? ALL_DEFAULTS_FORM_STATE : DEFAULT_FORM_STATE}
         onChange={(event) => onChange((event.formData ?? {}) as Record<string, unknown>)}
         onSubmit={() => onSubmit()}
       />
