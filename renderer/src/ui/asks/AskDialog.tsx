@@ -8,13 +8,14 @@
  * Like the approval dialog, it is not the shared Dialog component: closing it without an answer
  * must not be possible while the server waits.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect } from 'react';
 import type { AskView } from '../../../../shared/asks.js';
 import type { PendingAsk } from '../../state/slices/asksSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { ExpiryCountdown } from '../approvals/ApprovalDetails.js';
 import { Callout } from '../components/Callout.js';
 import { Icon } from '../components/Icon.js';
+import { useWaitingModal } from '../components/useWaitingModal.js';
 import { FormAsk, LinkAsk } from './ElicitationAsk.js';
 import { SamplingAsk } from './SamplingAsk.js';
 
@@ -83,23 +84,13 @@ export function AskDialog() {
   const answer = useAppStore((s) => s.answerAsk);
   const dismiss = useAppStore((s) => s.dismissAsk);
   const current = asks[0];
-  const ref = useRef<HTMLDialogElement>(null);
-  const open = current !== undefined;
-  const wantOpen = useRef(false);
+  const { ref, onClose } = useWaitingModal(current !== undefined);
   const requestId = current?.view.requestId;
-
-  useEffect(() => {
-    wantOpen.current = open;
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
 
   // Each ask starts with the focus on the dialog, not in a field or on a button.
   useEffect(() => {
     if (requestId) ref.current?.querySelector<HTMLElement>('.ask-content')?.focus();
-  }, [requestId]);
+  }, [ref, requestId]);
 
   return (
     <dialog
@@ -114,11 +105,7 @@ export function AskDialog() {
         if (current.ended) dismiss(current.view.requestId);
         else if (!current.answering) void answer(current.view.requestId, current.view.kind === 'sampling' ? { action: 'reject' } : { action: 'cancel' });
       }}
-      onClose={() => {
-        // The browser may close a modal on a repeated Esc; a waiting server keeps it open.
-        const dialog = ref.current;
-        if (dialog && wantOpen.current && !dialog.open) dialog.showModal();
-      }}
+      onClose={onClose}
     >
       {current && (
         <div className="dialog-form ask-content" key={current.view.requestId} tabIndex={-1}>
