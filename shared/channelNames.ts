@@ -46,6 +46,8 @@ export const CHANNEL_NAMES = [
   'history.resolve',
   'import.preview',
   'import.apply',
+  'asks.list',
+  'asks.answer',
 ] as const;
 
 export const EVENT_NAMES = [
@@ -61,6 +63,8 @@ export const EVENT_NAMES = [
   'app.warnings',
   'agents.changed',
   'bridge.dropped',
+  'ask.requested',
+  'ask.closed',
 ] as const;
 
 /** A request/response channel of the contract (renderer → main). */

@@ -18,6 +18,7 @@ import { CHANNEL_NAMES, EVENT_NAMES } from './channelNames.js';
 import { AgentsViewSchema, AgentViewSchema, AgentVisibilitySchema, CreateAgentRequestSchema, CreatedAgentSchema } from './agents.js';
 import { TraceDetailSchema, TraceExportSchema, TraceStatusSchema, TraceSummarySchema } from './traces.js';
 import { ErrorCauseSchema, ErrorCodeSchema, ErrorDetailsSchema } from './errors.js';
+import { AskAnswerSchema, AskClosedSchema, AskViewSchema } from './asks.js';
 import { MAX_IMPORT_CONTENT_CHARS, MAX_TOOL_ARGS_BYTES, formatBytes, jsonByteLength } from './limits.js';
 
 // ── shared shapes ─────────────────────────────────────────────────────────────────────────────
@@ -529,6 +530,15 @@ export const channels = {
     ImportFile.extend({ names: z.array(z.string().max(200)).min(1).max(200), inputs: z.record(z.string().max(200), z.string().max(16_384)).default({}) }).strict(),
     z.object({ imported: z.array(ServerViewSchema) }),
   ),
+
+  /** What servers are asking the person now (elicitation, sampling), oldest first. */
+  'asks.list': channel(Empty, z.array(AskViewSchema)),
+  /**
+   * Answers one ask, once. A stale, repeated or unknown id is refused (`stale_ask`); an answer that
+   * does not fit the ask is `invalid_request`; form values that do not fit the server's schema are
+   * `validation` with fieldErrors, and the ask stays open.
+   */
+  'asks.answer': channel(z.object({ requestId: z.string().min(1).max(100), answer: AskAnswerSchema }).strict(), z.object({ accepted: z.literal(true) })),
 } as const satisfies Record<ChannelName, ChannelSpec>;
 
 export type Channels = typeof channels;
@@ -567,6 +577,10 @@ export const events = {
   /** The gateway's state, an agent, a session or the tool names agents see changed: the whole view. */
   'agents.changed': AgentsViewSchema,
   'bridge.dropped': z.object({ event: z.string(), serverId: z.string().optional(), count: z.number().int().positive() }),
+  /** A server asks the person something (elicitation, sampling): shown as a dialog naming the server. */
+  'ask.requested': AskViewSchema,
+  /** The ask is no longer open (answered, expired, or withdrawn by the server or its connection). */
+  'ask.closed': AskClosedSchema,
 } as const satisfies Record<EventName, z.ZodType>;
 
 export type Events = typeof events;

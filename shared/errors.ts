@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'not_rerunnable',
   'not_replayable',
   'stale_approval',
+  'stale_ask',
   'record_too_large',
   'import_malformed',
   'import_unrecognized',

@@ -49,6 +49,35 @@ export const RESERVED_SERVER_ID = 'local';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** An absolute folder path: `/…` (POSIX), `C:\…` or `\\server\share` (Windows). */
+const ABSOLUTE_PATH = /^(\/|[A-Za-z]:[\\/]|\\\\[^\\])/;
+
+/** The most folders one server may be given as roots. */
+export const MAX_SERVER_ROOTS = 50;
+
+/**
+ * The folders a server is told about as its roots (MCP `roots/list`), as absolute paths. Roots
+ * tell a server where to work; they are not a boundary (a local server runs as you). The client
+ * answers `roots/list` with them as `file://` URIs and announces an edit to a connected server
+ * (`notifications/roots/list_changed`) without reconnecting.
+ */
+export const ServerRootsSchema = z
+  .array(
+    z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(4096, 'at most 4096 characters')
+      .refine((path) => ABSOLUTE_PATH.test(path), 'must be an absolute path (e.g. /home/me/project)')
+      .refine((path) => !path.includes('\0'), 'must not contain a NUL character'),
+  )
+  .max(MAX_SERVER_ROOTS, `at most ${MAX_SERVER_ROOTS} folders`)
+  .superRefine((paths, ctx) => {
+    paths.forEach((path, index) => {
+      if (paths.indexOf(path) !== index) ctx.addIssue({ code: 'custom', path: [index], message: 'appears twice' });
+    });
+  });
+
 const common = {
   id: z
     .string()
@@ -69,6 +98,8 @@ const common = {
   enabled: z.boolean().default(true),
   /** Whether tool annotations of this server may set default permissions (they are hints). */
   trusted: z.boolean().default(false),
+  /** Folders offered to the server as its roots; absent or empty shares none. */
+  roots: ServerRootsSchema.optional(),
 };
 
 export const StdioServerConfigSchema = z.object({

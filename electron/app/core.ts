@@ -24,12 +24,14 @@ import { ensurePrivateDir } from '../storage/privateFiles.js';
 import { Tracer } from '../tracing/tracer.js';
 import { detectSandbox } from '../sandbox/detect.js';
 import { ApprovalBroker } from './approvalBroker.js';
+import { ServerAskBroker } from './asks/broker.js';
 import { openAppDatabaseWithReport } from './database.js';
 import { CallService, persistentGuiCaller } from './callService.js';
 import type { Handlers } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
 import { appHandlers } from './handlers/app.js';
 import { approvalHandlers } from './handlers/approvals.js';
+import { askHandlers } from './handlers/asks.js';
 import { historyHandlers } from './handlers/history.js';
 import { importHandlers } from './handlers/import.js';
 import { permissionHandlers } from './handlers/permissions.js';
@@ -118,6 +120,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
 
   // ── pipeline ──────────────────────────────────────────────────────────────────────────────
   const broker = new ApprovalBroker(emit, (value) => tracer.redact(value));
+  // Servers' elicitation and sampling requests, shown to the person as dialogs naming the server.
+  const asks = new ServerAskBroker(emit, { serverName: (id: string): string => registry.server(id)?.name ?? id });
   // The local tools' folders (Settings → Folders): the workspace first; a change swaps the tools in.
   const settings = new SettingsService(
     options.config,
@@ -135,6 +139,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     secrets: new DefaultSecretResolver(options.secrets),
     registry: {
       cache: new ToolSchemaCache({ dir: join(options.dataDir, 'tool-cache'), onWarning: (m) => warnings.notice(m), onDamaged: reportDamaged }),
+      asks,
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: reportDamaged }),
     pathBase: workspace,
@@ -277,6 +282,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...serverHandlers({ servers, registry, app, tracer, permissions, warn: (m) => warnings.notice(m) }),
     ...toolHandlers({ app, registry, calls }),
     ...approvalHandlers({ broker }),
+    ...askHandlers({ asks }),
     ...permissionHandlers({ permissions }),
     ...settingsHandlers({ settings }),
     ...traceHandlers({ tracer }),

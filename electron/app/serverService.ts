@@ -125,7 +125,11 @@ export class ServerService {
     else await this.registry.updateServer(config);
     if (previous) await this.deleteUnusedSecrets(previous, config);
     this.persist();
-    if (config.enabled) this.connectInBackground(config.id);
+    // A ready connection outlives an edit that leaves how the server is reached alone (name,
+    // priority, roots — which it is told about): only a new server, a changed connection (the
+    // registry dropped it) or a new secret value connects again.
+    const keepsConnection = request.mode === 'update' && !Object.values(provided).some((value) => value !== '') && this.registry.status(config.id)?.state === 'ready';
+    if (config.enabled && !keepsConnection) this.connectInBackground(config.id);
     return this.view(config.id);
   }
 

@@ -36,6 +36,8 @@ import {
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { LogBuffer } from './logBuffer.js';
 import { networkFailureOf } from './networkFailure.js';
+import type { ServerAskHandlers } from './serverAsks.js';
+import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.js';
 import type { OpenedTransport } from './transports.js';
 import { openTransport } from './transports.js';
 import type {
@@ -61,6 +63,8 @@ export interface MCPClientOptions {
   clientInfo?: { name: string; version: string };
   /** The largest message the server may send (a tool result, a tool list); 16 MiB by default. */
   maxMessageBytes?: number;
+  /** Who answers the server's elicitation and sampling requests; without it they are not declared. */
+  asks?: ServerAskHandlers;
 }
 
 export class MCPClient implements ToolClient {
@@ -80,6 +84,8 @@ export class MCPClient implements ToolClient {
   private tooLarge: MCPResultTooLargeError | undefined;
   /** Set once the ready connection was lost; the disconnect listeners have been told. */
   private lost: MCPError | undefined;
+  /** The folders offered as roots (`roots/list`); replaced by `setRoots`. */
+  private roots: readonly string[];
 
   constructor(
     private readonly config: ServerConfig,
@@ -87,6 +93,7 @@ export class MCPClient implements ToolClient {
   ) {
     this.serverId = config.id;
     this.log = options.log ?? new LogBuffer();
+    this.roots = config.roots ?? [];
   }
 
   get state(): ClientState {
@@ -158,8 +165,9 @@ export class MCPClient implements ToolClient {
     this.opened = await openTransport(this.config, this.options.secrets, this.log, limits).catch((error: unknown) => {
       throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
     });
-    const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
+    const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: clientCapabilities(this.options.asks) });
     this.sdk = sdk;
+    this.registerServerRequestHandlers(sdk);
     sdk.onerror = (error) => this.onWireError(error);
     sdk.onclose = () => this.onTransportClosed();
     this.log.note(`connecting to ${this.opened.target}`);
@@ -215,6 +223,26 @@ export class MCPClient implements ToolClient {
       return normalizeToolResult(result);
     } catch (error) {
       throw this.noteFailure(this.mapError(error, `tools/call "${name}"`, timeoutMs, options.signal));
+    }
+  }
+
+  // ── requests from the server: elicitation, sampling, roots (see serverAsks.ts) ────────────
+
+  /** Answers what the server may ask; the capabilities declared in `handshake` match these handlers. */
+  private registerServerRequestHandlers(sdk: Client): void {
+    registerServerRequestHandlers(sdk, { serverId: this.serverId, handlers: this.options.asks, roots: () => this.roots, note: (line) => this.log.note(line) });
+  }
+
+  /** Replaces the folders offered as roots; a connected server is told (`notifications/roots/list_changed`). */
+  async setRoots(roots: readonly string[]): Promise<void> {
+    if (roots.length === this.roots.length && roots.every((root, i) => root === this.roots[i])) return;
+    this.roots = [...roots];
+    if (this._state !== 'ready' || !this.sdk || this.isClosed()) return; // the next initialize declares them
+    try {
+      await this.sdk.sendRootsListChanged();
+      this.log.note(`roots changed (${roots.length} ${roots.length === 1 ? 'folder' : 'folders'}); the server was told`);
+    } catch (error) {
+      this.log.note(`roots changed, but the server could not be told: ${this.redact(error instanceof Error ? error.message : String(error))}`);
     }
   }
 

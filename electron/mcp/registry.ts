@@ -20,6 +20,7 @@ import { MCPConfigError, MCPServerUnavailableError } from './errors.js';
 import { connectionFingerprint } from './fingerprint.js';
 import { LogBuffer } from './logBuffer.js';
 import type { ReconnectPolicy } from './reconnectPolicy.js';
+import type { ServerAskHandlers } from './serverAsks.js';
 import { DEFAULT_RECONNECT_POLICY } from './reconnectPolicy.js';
 import { CacheAccess } from './registry/cacheAccess.js';
 import type { RegistryCallOptions } from './registry/calls.js';
@@ -44,6 +45,8 @@ export interface RegistryOptions {
   reconnect?: Partial<ReconnectPolicy>;
   /** The largest message a server may send, for the default client factory (16 MiB by default). */
   maxMessageBytes?: number;
+  /** Who answers servers' elicitation and sampling requests, for the default client factory (none: not declared). */
+  asks?: ServerAskHandlers;
 }
 
 export class MCPToolRegistry {
@@ -56,7 +59,12 @@ export class MCPToolRegistry {
     const clientFactory: ClientFactory =
       options.clientFactory ??
       ((config) =>
-        new MCPClient(config, { secrets: options.secrets, log: this.logOf(config.id), ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}) }));
+        new MCPClient(config, {
+          secrets: options.secrets,
+          log: this.logOf(config.id),
+          ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
+          ...(options.asks ? { asks: options.asks } : {}),
+        }));
     this.cache = new CacheAccess(this.state, options.cache);
     this.connections = new ConnectionLifecycle(this.state, clientFactory, { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect }, this.cache);
     this.discovery = new Discovery(this.state, this.connections, this.cache);
@@ -106,6 +114,8 @@ export class MCPToolRegistry {
       this.state.setServerTools(config.id, undefined);
     } else {
       this.state.emitTools();
+      // Roots change without a reconnect: the live connection tells its server.
+      await entry.connection?.client.setRoots?.(config.roots ?? []);
     }
     this.state.emitServers();
     return config;

@@ -57,6 +57,8 @@ export interface ToolClient {
   close(): Promise<void>;
   /** Called once if the connection is lost after initialize (the server exited, the socket dropped). */
   onDisconnect(listener: (info: DisconnectInfo) => void): () => void;
+  /** Replaces the folders offered as roots and tells a connected server (clients without roots omit it). */
+  setRoots?(roots: readonly string[]): Promise<void>;
 }
 
 export type ClientFactory = (config: ServerConfig) => ToolClient;

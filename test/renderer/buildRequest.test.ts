@@ -10,6 +10,18 @@ function form(changes: Partial<ServerFormState>): ServerFormState {
 }
 
 describe('server form → save request', () => {
+  it('sends the root folders without empty rows, and leaves roots out when there are none', () => {
+    const withRoots = buildSaveRequest(form({ command: 'srv', roots: [emptyArgRow('/home/me/a'), emptyArgRow(''), emptyArgRow('/home/me/b')] }));
+    expect(withRoots.ok && withRoots.request.config.roots).toEqual(['/home/me/a', '/home/me/b']);
+    const none = buildSaveRequest(form({ command: 'srv', roots: [emptyArgRow('')] }));
+    expect(none.ok && 'roots' in none.request.config).toBe(false);
+    // Checked with the shared schema before sending: relative paths and duplicates, at their row.
+    expect(buildSaveRequest(form({ command: 'srv', roots: [emptyArgRow('relative/x'), emptyArgRow('/a'), emptyArgRow('/a')] }))).toMatchObject({
+      ok: false,
+      fieldErrors: { 'roots.0': ['must be an absolute path (e.g. /home/me/project)'], 'roots.2': ['appears twice'] },
+    });
+  });
+
   it('keeps arguments as an argument vector and puts secret env values in the secrets map only', () => {
     const token = 'ghp_typed_in_the_form_123';
     const result = buildSaveRequest(

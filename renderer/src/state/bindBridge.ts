@@ -17,6 +17,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     for (const id of Object.keys(state().logs)) void state().loadLog(id);
     void state().loadTools();
     void state().loadApprovals();
+    void state().loadAsks();
     state().refreshPermissions();
     // Traces and History reload what they show; the session counts feed the sidebar's attention mark.
     if (state().tracesLoad !== 'idle') void state().loadTraces();
@@ -38,6 +39,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
       state().clearServers();
       state().clearTools();
       state().clearApprovals();
+      state().clearAsks();
       state().clearPermissions();
       state().clearTraces();
       state().clearHistory();
@@ -67,6 +69,8 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     client.on('call.progress', (event) => state().applyProgress(event)),
     client.on('approval.requested', (view) => state().applyApprovalRequested(view)),
     client.on('approval.closed', (event) => state().applyApprovalClosed(event)),
+    client.on('ask.requested', (view) => state().applyAskRequested(view)),
+    client.on('ask.closed', (event) => state().applyAskClosed(event)),
     client.on('permissions.changed', () => state().refreshPermissions()),
     client.on('app.warnings', ({ warnings }) => state().applyWarnings(warnings)),
     client.on('trace.changed', ({ trace }) => {

@@ -11,11 +11,12 @@
  * this one without an answer must not be possible (the call waits) — Esc is an answer here.
  */
 import type { KeyboardEvent } from 'react';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { PendingApproval } from '../../state/slices/approvalsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { Icon } from '../components/Icon.js';
+import { useWaitingModal } from '../components/useWaitingModal.js';
 import { ApprovalActions, answerForKey } from './ApprovalActions.js';
 import { ApprovalDetails, ExpiryCountdown } from './ApprovalDetails.js';
 
@@ -75,22 +76,12 @@ export function ApprovalDialog() {
   const dismiss = useAppStore((s) => s.dismissApproval);
   const visible = approvals.filter((p) => !deferred.includes(p.view.requestId));
   const current = visible[0];
-  const ref = useRef<HTMLDialogElement>(null);
-  const open = current !== undefined;
+  // Open while anything waits; close when the queue is empty.
+  const { ref, onClose } = useWaitingModal(current !== undefined);
   const requestId = current?.view.requestId;
   const ended = current?.ended !== undefined;
-  const wantOpen = useRef(false);
   const [armedFor, setArmedFor] = useState<string | undefined>();
   const armed = requestId !== undefined && armedFor === requestId;
-
-  // Open while anything waits; close when the queue is empty.
-  useEffect(() => {
-    wantOpen.current = open;
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
 
   useEffect(() => {
     if (!requestId) return;
@@ -103,7 +94,7 @@ export function ApprovalDialog() {
     if (!requestId) return;
     const dialog = ref.current;
     dialog?.querySelector<HTMLElement>(ended ? '[data-close]' : '[data-autofocus]')?.focus();
-  }, [requestId, ended]);
+  }, [ref, requestId, ended]);
 
   function onKeyDown(event: KeyboardEvent<HTMLDialogElement>): void {
     if (!current || current.answering || current.ended || event.repeat || !armed) return;
@@ -129,11 +120,7 @@ export function ApprovalDialog() {
         else if (!current.answering) void answer(current.view.requestId, 'deny');
       }}
       onKeyDown={onKeyDown}
-      onClose={() => {
-        // The browser may close a modal on a repeated Esc without asking; a waiting call keeps it open.
-        const dialog = ref.current;
-        if (dialog && wantOpen.current && !dialog.open) dialog.showModal();
-      }}
+      onClose={onClose}
     >
       {current && (
         <div className="dialog-form" key={current.view.requestId}>

@@ -62,6 +62,7 @@ const WORDS = {
   not_rerunnable: { title: 'Nothing to run again' },
   not_replayable: { title: 'Nothing to replay' },
   stale_approval: { title: 'Already answered' },
+  stale_ask: { title: 'No longer open' },
   record_too_large: { title: 'Too large to show' },
   import_malformed: { title: 'This file is not valid JSON' },
   import_unrecognized: { title: 'This is not an MCP configuration file' },

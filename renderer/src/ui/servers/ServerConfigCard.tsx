@@ -102,6 +102,20 @@ export function ServerConfigCard({ view }: { view: ServerView }) {
         <dd>{config.priority}</dd>
         <dt>Trusted</dt>
         <dd>{config.trusted ? 'Yes — its tool annotations may set default permissions' : 'No — annotations are shown as hints only'}</dd>
+        <dt>Roots</dt>
+        <dd>
+          {(config.roots ?? []).length === 0 ? (
+            <span className="muted">none shared</span>
+          ) : (
+            <ul className="args-list" aria-label="Roots">
+              {(config.roots ?? []).map((root) => (
+                <li key={root}>
+                  <code>{root}</code>
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
       </dl>
     </section>
   );

@@ -5,7 +5,7 @@
  */
 // Deep import (see form/theme.tsx): the package index pulls in the ajv8 validator, which the app does not ship.
 import Form from '@rjsf/core/lib/components/Form.js';
-import type { RJSFSchema, UiSchema } from '@rjsf/utils';
+import type { ErrorSchema, RJSFSchema, UiSchema } from '@rjsf/utils';
 import type { ReactNode } from 'react';
 import { Component, useId } from 'react';
 import { FORM_TEMPLATES } from './form/theme.js';
@@ -18,6 +18,8 @@ const UI_SCHEMA: UiSchema = {
 
 /** Optional fields stay absent unless the person fills them (the server applies its defaults). */
 const DEFAULT_FORM_STATE = { arrayMinItems: { populate: 'requiredOnly' as const }, emptyObjectFields: 'populateRequiredDefaults' as const };
+/** Every field starts at its default (a form whose defaults are suggestions to accept as they stand). */
+const ALL_DEFAULTS_FORM_STATE = { arrayMinItems: { populate: 'requiredOnly' as const }, emptyObjectFields: 'populateAllDefaults' as const };
 
 export function hasParameters(schema: Record<string, unknown>): boolean {
   const properties = schema.properties;
@@ -67,6 +69,10 @@ export function ArgsSchemaForm({
   onChange,
   onSubmit,
   onCannotRender,
+  uiSchema,
+  extraErrors,
+  emptyText = 'This tool takes no arguments. Press Run to call it.',
+  allDefaults = false,
 }: {
   schema: Record<string, unknown>;
   value: Record<string, unknown>;
@@ -74,10 +80,18 @@ export function ArgsSchemaForm({
   onChange: (value: Record<string, unknown>) => void;
   onSubmit: () => void;
   onCannotRender: () => void;
+  /** Per-field options besides the form's own (e.g. a widget for a field). */
+  uiSchema?: UiSchema;
+  /** Errors main reported, shown at their fields. */
+  extraErrors?: ErrorSchema;
+  /** Shown instead of a form when the schema has no fields. */
+  emptyText?: string;
+  /** Start every field at its default, optional ones too. */
+  allDefaults?: boolean;
 }) {
   const idPrefix = useId().replace(/[^A-Za-z0-9_-]/g, '');
   if (!hasParameters(schema)) {
-    return <p className="muted args-none">This tool takes no arguments. Press Run to call it.</p>;
+    return <p className="muted args-none">{emptyText}</p>;
   }
   return (
     <FormBoundary
@@ -93,7 +107,8 @@ export function ArgsSchemaForm({
       <Form
         className="tool-form"
         schema={schema as RJSFSchema}
-        uiSchema={UI_SCHEMA}
+        uiSchema={uiSchema ? { ...uiSchema, ...UI_SCHEMA } : UI_SCHEMA}
+        {...(extraErrors ? { extraErrors } : {})}
         validator={formValidator}
         noValidate
         showErrorList={false}
@@ -101,7 +116,7 @@ export function ArgsSchemaForm({
         formData={value}
         idPrefix={`args${idPrefix}`}
         disabled={disabled}
-        experimental_defaultFormStateBehavior={DEFAULT_FORM_STATE}
+        experimental_defaultFormStateBehavior={allDefaults ? ALL_DEFAULTS_FORM_STATE : DEFAULT_FORM_STATE}
         onChange={(event) => onChange((event.formData ?? {}) as Record<string, unknown>)}
         onSubmit={() => onSubmit()}
       />

@@ -136,7 +136,8 @@ function EmbeddedResourceBlock({ block }: { block: Block }) {
   );
 }
 
-function ContentBlock({ block }: { block: Block }) {
+/** One content block (text, image, audio, resource); the sampling dialog shows a server's messages with it too. */
+export function ContentBlock({ block }: { block: Block }) {
   switch (block.type) {
     case 'text':
       return <TextBlock text={str(block.text) ?? ''} />;

@@ -1,6 +1,7 @@
 /**
  * The command's arguments, one per row — each row is exactly one argv entry, passed to the
- * process as-is (there is no shell, so no quoting or splitting happens anywhere).
+ * process as-is (there is no shell, so no quoting or splitting happens anywhere). The same rows
+ * edit other lists of strings (a server's root folders) through `words`.
  */
 import type { ErrorLookup } from './fieldErrors.js';
 import { FieldErrorText } from './Field.js';
@@ -16,7 +17,18 @@ function sentIndexesOf(rows: ArgRow[]): number[] {
   return out;
 }
 
-export function ArgsEditor({ rows, errors, onChange }: { rows: ArgRow[]; errors: ErrorLookup; onChange: (rows: ArgRow[]) => void }) {
+/** How one list names itself and its rows, and the field its errors are reported under. */
+export interface RowWords {
+  field: string;
+  list: string;
+  item: string;
+  add: string;
+  placeholder?: string;
+}
+
+const ARGUMENT_WORDS: RowWords = { field: 'args', list: 'Arguments', item: 'Argument', add: 'Add argument' };
+
+export function ArgsEditor({ rows, errors, onChange, words = ARGUMENT_WORDS }: { rows: ArgRow[]; errors: ErrorLookup; onChange: (rows: ArgRow[]) => void; words?: RowWords }) {
   // Errors from the schema count only the arguments that are sent (empty rows are left out).
   const sentIndexes = sentIndexesOf(rows);
   const move = (from: number, to: number) => {
@@ -27,11 +39,11 @@ export function ArgsEditor({ rows, errors, onChange }: { rows: ArgRow[]; errors:
   };
   return (
     <div className="rows-editor">
-      <ol className="rows" aria-label="Arguments">
+      <ol className="rows" aria-label={words.list}>
         {rows.map((row, index) => {
           const sent = sentIndexes[index];
-          const rowErrors = sent !== undefined && sent >= 0 ? errors.under(`args.${sent}`) : [];
-          const id = `arg-${row.key}`;
+          const rowErrors = sent !== undefined && sent >= 0 ? errors.under(`${words.field}.${sent}`) : [];
+          const id = `${words.field}-${row.key}`;
           return (
             <li key={row.key} className="arg-row">
               <span className="arg-index" aria-hidden="true">
@@ -40,26 +52,27 @@ export function ArgsEditor({ rows, errors, onChange }: { rows: ArgRow[]; errors:
               <input
                 id={id}
                 className="input mono"
-                aria-label={`Argument ${index + 1}`}
+                aria-label={`${words.item} ${index + 1}`}
                 value={row.value}
+                placeholder={words.placeholder}
                 spellCheck={false}
                 autoComplete="off"
                 aria-invalid={rowErrors.length > 0 || undefined}
                 onChange={(e) => onChange(rows.map((r, i) => (i === index ? { ...r, value: e.target.value } : r)))}
               />
-              <button type="button" className="btn btn-icon btn-ghost" aria-label={`Move argument ${index + 1} up`} disabled={index === 0} onClick={() => move(index, index - 1)}>
+              <button type="button" className="btn btn-icon btn-ghost" aria-label={`Move ${words.item.toLowerCase()} ${index + 1} up`} disabled={index === 0} onClick={() => move(index, index - 1)}>
                 <Icon name="up" size={14} />
               </button>
               <button
                 type="button"
                 className="btn btn-icon btn-ghost"
-                aria-label={`Move argument ${index + 1} down`}
+                aria-label={`Move ${words.item.toLowerCase()} ${index + 1} down`}
                 disabled={index === rows.length - 1}
                 onClick={() => move(index, index + 1)}
               >
                 <Icon name="down" size={14} />
               </button>
-              <button type="button" className="btn btn-icon btn-ghost" aria-label={`Remove argument ${index + 1}`} onClick={() => onChange(rows.filter((_, i) => i !== index))}>
+              <button type="button" className="btn btn-icon btn-ghost" aria-label={`Remove ${words.item.toLowerCase()} ${index + 1}`} onClick={() => onChange(rows.filter((_, i) => i !== index))}>
                 <Icon name="close" size={14} />
               </button>
               <FieldErrorText id={id} errors={rowErrors} />
@@ -69,7 +82,7 @@ export function ArgsEditor({ rows, errors, onChange }: { rows: ArgRow[]; errors:
       </ol>
       <button type="button" className="btn btn-small btn-ghost" onClick={() => onChange([...rows, emptyArgRow()])}>
         <Icon name="plus" size={14} />
-        Add argument
+        {words.add}
       </button>
     </div>
   );

@@ -22,7 +22,9 @@ import { BEARER_SLOT, emptyForm, formFromServer, rowErrorKey, slugify } from './
 import { SecretInput } from './SecretInput.js';
 import { ValueRowsEditor } from './ValueRowsEditor.js';
 
-const STATIC_FIELDS = ['name', 'id', 'transport', 'command', 'args', 'cwd', 'env', 'url', 'headers', 'timeoutMs', 'priority', 'enabled', 'trusted'];
+const STATIC_FIELDS = ['name', 'id', 'transport', 'command', 'args', 'cwd', 'env', 'url', 'headers', 'timeoutMs', 'priority', 'enabled', 'trusted', 'roots'];
+
+const ROOT_WORDS = { field: 'roots', list: 'Roots', item: 'Folder', add: 'Add folder', placeholder: '/home/me/project' };
 
 function focusFirstInvalid(): void {
   // After React has rendered the messages.
@@ -53,6 +55,7 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
     nested: [
       'auth',
       'args',
+      'roots',
       ...(form.transport === 'stdio' ? form.env.map((r) => `env.${r.name.trim()}`) : form.headers.map((r) => `headers.${r.name.trim()}`)),
     ],
   });
@@ -188,6 +191,16 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
             <span className="field-hint">Let its tool annotations (such as read-only) set default permissions. Leave off for servers you do not control.</span>
           </span>
         </label>
+      </fieldset>
+
+      <fieldset className="form-section">
+        <legend>Roots</legend>
+        <p className="field-hint">
+          Folders the server is told it may work in (MCP roots), one absolute path per row. They guide the server; they are not a boundary — a local server runs with your
+          permissions. A connected server is told about a change at once.
+        </p>
+        <ArgsEditor rows={form.roots} errors={errors} words={ROOT_WORDS} onChange={(roots) => update({ roots }, ['roots'])} />
+        <FieldErrorText id="server-roots" errors={errors.at('roots')} />
       </fieldset>
     </Dialog>
   );

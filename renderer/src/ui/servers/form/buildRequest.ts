@@ -95,6 +95,10 @@ export function buildSaveRequest(form: ServerFormState, states: SecretStates = {
     config.auth = form.bearerEnabled ? { kind: 'bearer', token: secretRef(form.bearer, BEARER_SLOT, BEARER_SLOT, ctx) } : { kind: 'none' };
   }
 
+  // Empty rows are left out; no folder at all leaves `roots` out (none shared).
+  const roots = form.roots.map((r) => r.value).filter((r) => r !== '');
+  if (roots.length > 0) config.roots = roots;
+
   const validation = validateServerConfig(config);
   if (!validation.ok) {
     for (const [key, messages] of Object.entries(validation.fieldErrors)) for (const m of messages) addError(errors, key, m);

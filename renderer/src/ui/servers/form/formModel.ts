@@ -51,6 +51,8 @@ export interface ServerFormState {
   priority: string;
   enabled: boolean;
   trusted: boolean;
+  /** Folders offered as the server's roots, one per row. */
+  roots: ArgRow[];
 }
 
 let nextRowKey = 1;
@@ -89,6 +91,7 @@ export function emptyForm(): ServerFormState {
     priority: '0',
     enabled: true,
     trusted: false,
+    roots: [],
   };
 }
 
@@ -126,6 +129,7 @@ export function formFromServer(view: ServerView, focusSlot?: string): ServerForm
     priority: String(config.priority),
     enabled: config.enabled,
     trusted: config.trusted,
+    roots: (config.roots ?? []).map((root) => emptyArgRow(root)),
   };
   if (config.transport === 'stdio') {
     form.command = config.command;

@@ -1,0 +1,140 @@
+/**
+ * Carries what servers ask the person (elicitation, sampling) to the GUI and the answers back,
+ * the way approvals travel: each ask gets a one-time random id and is shown as a dialog naming
+ * its server; an answer is accepted once, for an ask still open — a stale, repeated or unknown id
+ * is refused. An ask closes without an answer when its time runs out (an elicitation then counts
+ * as cancelled, a sampling request as rejected) or when the server withdraws it or its
+ * connection closes. Nothing is ever answered for the person.
+ *
+ * The answers are checked here (main), whatever the renderer did: the action must fit the ask,
+ * and form values must fit the server's schema — if they do not, the ask stays open and the
+ * dialog shows the field errors. Answers are never logged, traced or stored.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AskAnswer, AskView } from '../../../shared/asks.js';
+import { ANSWERS_OF } from '../../../shared/asks.js';
+import type { EventName, EventOf } from '../../../shared/contract.js';
+import type { ElicitationAsk, SamplingAnswer, SamplingAsk, ServerAskHandlers } from '../../mcp/serverAsks.js';
+import { AppError, ValidationFailedError } from '../errors.js';
+import { checkFormAnswer } from './formAnswer.js';
+import { elicitationView, samplingView, showable } from './views.js';
+
+type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
+type ClosedOutcome = 'expired' | 'cancelled';
+
+/** How long an ask stays open without an answer. */
+export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
+
+interface OpenAsk {
+  view: AskView;
+  /** Checks an answer (throws when it does not fit) and settles the ask with it. */
+  answer(answer: AskAnswer): void;
+}
+
+export interface AskBrokerOptions {
+  /** The name the person gave a server, for the dialog. */
+  serverName: (serverId: string) => string;
+  timeoutMs?: number;
+}
+
+export class ServerAskBroker implements ServerAskHandlers {
+  private readonly open = new Map<string, OpenAsk>();
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly emit: Emit,
+    private readonly options: AskBrokerOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
+  }
+
+  readonly elicit = (ask: ElicitationAsk, signal: AbortSignal): Promise<ElicitResult> =>
+    this.ask<ElicitResult>(ask.serverId, signal, (common) => elicitationView(ask, common), {
+      settle: (answer) => {
+        if (answer.action === 'decline' || answer.action === 'cancel') return { action: answer.action };
+        if (answer.action !== 'accept') throw wrongAction();
+        if (ask.mode === 'url') {
+          if (answer.content && Object.keys(answer.content).length > 0) throw new AppError('invalid_request', 'A link takes no values: accept, decline or cancel it.');
+          return { action: 'accept' };
+        }
+        const checked = checkFormAnswer(ask.requestedSchema, answer.content ?? {});
+        if (!checked.ok) throw new ValidationFailedError('Some values do not fit the form; nothing was sent. Correct them and accept again.', checked.fieldErrors);
+        return { action: 'accept', content: checked.content };
+      },
+      // Nobody answered (or the server gave up): the spec's "dismissed without an explicit choice".
+      closed: () => ({ action: 'cancel' }),
+    });
+
+  readonly sample = (ask: SamplingAsk, signal: AbortSignal): Promise<SamplingAnswer> =>
+    this.ask<SamplingAnswer>(ask.serverId, signal, (common) => samplingView(ask, common), {
+      settle: (answer) => {
+        if (answer.action === 'respond') return { action: 'respond', text: answer.text, model: answer.model };
+        if (answer.action === 'reject') return { action: 'reject', reason: 'person' };
+        throw wrongAction();
+      },
+      closed: (outcome) => ({ action: 'reject', reason: outcome }),
+    });
+
+  /** Answers one open ask, once. */
+  answer(requestId: string, answer: AskAnswer): void {
+    const entry = this.open.get(requestId);
+    if (!entry) {
+      throw new AppError('stale_ask', 'This request is no longer open: it was already answered, it expired, or the server withdrew it. Your answer was not sent.');
+    }
+    const allowed = ANSWERS_OF[entry.view.kind];
+    if (!allowed.includes(answer.action)) {
+      throw new AppError('invalid_request', `"${answer.action}" does not answer this request; it takes ${allowed.join(', ')}.`);
+    }
+    entry.answer(answer);
+  }
+
+  /** The open asks, oldest first. */
+  list(): AskView[] {
+    return [...this.open.values()].map((entry) => entry.view).sort((a, b) => a.expiresAt - b.expiresAt);
+  }
+
+  private ask<T>(
+    serverId: string,
+    signal: AbortSignal,
+    viewOf: (common: Pick<AskView, 'requestId' | 'serverId' | 'serverName' | 'expiresAt'>) => unknown,
+    outcomes: { settle: (answer: AskAnswer) => T; closed: (outcome: ClosedOutcome) => T },
+  ): Promise<T> {
+    const requestId = randomUUID();
+    return new Promise<T>((resolve) => {
+      const common = { requestId, serverId, serverName: this.options.serverName(serverId), expiresAt: Date.now() + this.timeoutMs };
+      // Checked first: a request no dialog can show is refused at once (showable throws).
+      const view = showable(viewOf(common));
+      if (signal.aborted) return resolve(outcomes.closed('cancelled'));
+
+      const finish = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.open.delete(requestId);
+      };
+      const close = (outcome: ClosedOutcome): void => {
+        if (!this.open.has(requestId)) return;
+        finish();
+        this.emit('ask.closed', { requestId, outcome });
+        resolve(outcomes.closed(outcome));
+      };
+      const onAbort = (): void => close('cancelled');
+      const timer = setTimeout(() => close('expired'), this.timeoutMs);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.open.set(requestId, {
+        view,
+        answer: (answer) => {
+          const value = outcomes.settle(answer); // throws (and keeps the ask open) when it does not fit
+          finish();
+          this.emit('ask.closed', { requestId, outcome: 'answered' });
+          resolve(value);
+        },
+      });
+      this.emit('ask.requested', view);
+    });
+  }
+}
+
+function wrongAction(): AppError {
+  return new AppError('invalid_request', 'This answer does not fit the request.');
+}

@@ -1,0 +1,168 @@
+/**
+ * Requests a server sends to the client: elicitation (a form to fill or a link to open, for the
+ * person), sampling (a model response; here the person writes it, as in the MCP Inspector) and
+ * roots (the folders configured for the server).
+ *
+ * The MCP layer shows nothing itself. Elicitation and sampling go to a `ServerAskHandlers` the
+ * app provides (a broker that raises dialogs), and the client declares those capabilities only
+ * when it has one — a client that cannot ask anybody must not say it can. Roots are answered
+ * here, from the configuration; they are always declared (an empty list shares no folder).
+ *
+ * Nothing a person answers is logged: the server's log gets one line per request with its kind,
+ * size and outcome (a link's host, never its path or query).
+ */
+import { basename } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitResult, Root } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitationCompleteNotificationSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+export type ElicitationAsk =
+  | { serverId: string; mode: 'form'; message: string; requestedSchema: ElicitRequestFormParams['requestedSchema'] }
+  | { serverId: string; mode: 'url'; message: string; url: string; elicitationId: string };
+
+export interface SamplingAsk {
+  serverId: string;
+  params: CreateMessageRequestParams;
+}
+
+/** The person's answer to a sampling request: a response to send back, or a refusal and why. */
+export type SamplingAnswer = { action: 'respond'; text: string; model: string } | { action: 'reject'; reason: 'person' | 'expired' | 'cancelled' };
+
+/**
+ * Who answers what a server asks. Each call resolves once with the answer (an elicitation that
+ * nobody answered resolves as `cancel`); `signal` aborts when the server withdraws the request
+ * or the connection closes. A handler that cannot show a request throws `AskNotShownError`.
+ */
+export interface ServerAskHandlers {
+  elicit(ask: ElicitationAsk, signal: AbortSignal): Promise<ElicitResult>;
+  sample(ask: SamplingAsk, signal: AbortSignal): Promise<SamplingAnswer>;
+}
+
+/** The request cannot be shown to a person (it does not fit a dialog): the server is told "invalid params". */
+export class AskNotShownError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AskNotShownError';
+  }
+}
+
+/** The JSON-RPC code the spec uses for a sampling request the person rejected. */
+export const SAMPLING_REJECTED_CODE = -1;
+
+/** What the client declares: roots always; elicitation (form with defaults, and URL) and sampling only with someone to answer. */
+export function clientCapabilities(handlers: ServerAskHandlers | undefined): ClientCapabilities {
+  return {
+    roots: { listChanged: true },
+    ...(handlers ? { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} } : {}),
+  };
+}
+
+/** Configured folders as MCP roots: `file://` URIs named by their last segment. */
+export function rootsOf(paths: readonly string[]): Root[] {
+  return paths.map((path) => ({ uri: pathToFileURL(path).href, name: basename(path) || path }));
+}
+
+export interface ServerRequestContext {
+  serverId: string;
+  handlers: ServerAskHandlers | undefined;
+  /** The folders configured now (read at each `roots/list`). */
+  roots: () => readonly string[];
+  /** A line for the server's log (never an answer's content). */
+  note: (line: string) => void;
+}
+
+/**
+ * Elicitation and sampling handlers are registered by method only: the SDK client then checks the
+ * params itself and answers a malformed request with "invalid params" (registered with the full
+ * schema, the protocol layer's own parse would fail first and answer "internal error").
+ */
+const ElicitMethod = z.looseObject({ method: z.literal('elicitation/create') });
+const SamplingMethod = z.looseObject({ method: z.literal('sampling/createMessage') });
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** The host of a link, for the log (its path and query may carry a one-time code). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host || 'a link';
+  } catch {
+    return 'a link';
+  }
+}
+
+/** Registers the handlers for every request the declared capabilities allow the server to send. */
+export function registerServerRequestHandlers(sdk: Client, context: ServerRequestContext): void {
+  const { serverId, handlers, note } = context;
+
+  sdk.setRequestHandler(ListRootsRequestSchema, () => {
+    const roots = rootsOf(context.roots());
+    note(`roots/list answered with ${plural(roots.length, 'folder', 'folders')}`);
+    return { roots };
+  });
+
+  if (!handlers) return;
+
+  sdk.setRequestHandler(ElicitMethod, async (request, extra) => {
+    const params = ElicitRequestSchema.parse(request).params; // the SDK has validated it already
+    if (params.task) throw new McpError(ErrorCode.InvalidParams, 'This client does not run elicitation requests as tasks.');
+    let ask: ElicitationAsk;
+    let what: string;
+    if (params.mode === 'url') {
+      // Only a web page may be opened: never file:, javascript: or an app's own scheme.
+      if (!/^https?:$/.test(new URL(params.url).protocol)) throw new McpError(ErrorCode.InvalidParams, 'An elicitation link must be an http or https URL.');
+      ask = { serverId, mode: 'url', message: params.message, url: params.url, elicitationId: params.elicitationId };
+      what = `link to ${hostOf(params.url)}`;
+    } else {
+      ask = { serverId, mode: 'form', message: params.message, requestedSchema: params.requestedSchema };
+      what = `form, ${plural(Object.keys(params.requestedSchema.properties).length, 'field', 'fields')}`;
+    }
+    try {
+      const result = await handlers.elicit(ask, extra.signal);
+      note(`elicitation request (${what}): ${extra.signal.aborted ? 'withdrawn' : result.action}`);
+      return result;
+    } catch (error) {
+      throw refusal('elicitation', what, error, note);
+    }
+  });
+
+  sdk.setRequestHandler(SamplingMethod, async (request, extra) => {
+    const params = CreateMessageRequestSchema.parse(request).params; // the SDK has validated it already
+    if (params.task) throw new McpError(ErrorCode.InvalidParams, 'This client does not run sampling requests as tasks.');
+    // Not declared (`sampling.tools`): the spec says to refuse a request that offers tools.
+    if (params.tools || params.toolChoice) throw new McpError(ErrorCode.InvalidParams, 'This client does not support tools in sampling requests.');
+    const what = `${plural(params.messages.length, 'message', 'messages')}, up to ${params.maxTokens} tokens`;
+    let answer: SamplingAnswer;
+    try {
+      answer = await handlers.sample({ serverId, params }, extra.signal);
+    } catch (error) {
+      throw refusal('sampling', what, error, note);
+    }
+    if (answer.action === 'reject') {
+      note(`sampling request (${what}): ${answer.reason === 'person' ? 'rejected' : answer.reason}`);
+      const message = answer.reason === 'person' ? 'The person rejected the sampling request.' : answer.reason === 'expired' ? 'Nobody answered the sampling request in time.' : 'The sampling request was withdrawn.';
+      throw new McpError(SAMPLING_REJECTED_CODE, message);
+    }
+    note(`sampling request (${what}): response sent`);
+    const result: CreateMessageResult = { role: 'assistant', content: { type: 'text', text: answer.text }, model: answer.model, stopReason: 'endTurn' };
+    return result;
+  });
+
+  // A link's flow finished out of band: worth a line in the log, nothing to answer.
+  sdk.setNotificationHandler(ElicitationCompleteNotificationSchema, () => {
+    note('the server reports an elicitation link flow complete');
+  });
+}
+
+/** A request no dialog could take: the server learns why (invalid params), the log says so. */
+function refusal(kind: string, what: string, error: unknown, note: (line: string) => void): McpError {
+  if (error instanceof AskNotShownError) {
+    note(`${kind} request (${what}) refused: ${error.message}`);
+    return new McpError(ErrorCode.InvalidParams, error.message);
+  }
+  note(`${kind} request (${what}) failed`);
+  return new McpError(ErrorCode.InternalError, `The ${kind} request could not be shown.`);
+}
