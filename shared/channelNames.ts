@@ -39,6 +39,13 @@ export const CHANNEL_NAMES = [
   'history.resolve',
   'import.preview',
   'import.apply',
+  'resources.list',
+  'resources.read',
+  'resources.subscribe',
+  'resources.unsubscribe',
+  'prompts.list',
+  'prompts.get',
+  'completion.complete',
 ] as const;
 
 export const EVENT_NAMES = [
@@ -53,6 +60,9 @@ export const EVENT_NAMES = [
   'permissions.changed',
   'app.warnings',
   'bridge.dropped',
+  'resources.changed',
+  'resources.updated',
+  'prompts.changed',
 ] as const;
 
 /** A request/response channel of the contract (renderer → main). */

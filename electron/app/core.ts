@@ -31,11 +31,13 @@ import { approvalHandlers } from './handlers/approvals.js';
 import { historyHandlers } from './handlers/history.js';
 import { importHandlers } from './handlers/import.js';
 import { permissionHandlers } from './handlers/permissions.js';
+import { forwardFeatureEvents, resourceHandlers } from './handlers/resources.js';
 import { serverHandlers } from './handlers/servers.js';
 import { settingsHandlers } from './handlers/settings.js';
 import { toolHandlers, toolsPayload } from './handlers/tools.js';
 import { traceHandlers } from './handlers/traces.js';
 import { PermissionService } from './permissionService.js';
+import { ServerFeatureService } from './serverFeatureService.js';
 import { ServerService } from './serverService.js';
 import { SettingsService } from './settingsService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
@@ -136,6 +138,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     () => calls.sessionId,
     detectSandbox,
   );
+  const features = new ServerFeatureService(registry, tracer, calls.gui);
 
   // ── domain events → contract events ───────────────────────────────────────────────────────
   let serversChangedScheduled = false;
@@ -194,6 +197,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
         return;
     }
   });
+  // Resources and prompts a server listed again, and updates of subscribed resources.
+  const stopFeatureEvents = forwardFeatureEvents(registry, emit);
 
   // ── handlers, by domain ───────────────────────────────────────────────────────────────────
   const handlers: Handlers = {
@@ -206,6 +211,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...traceHandlers({ tracer }),
     ...historyHandlers({ app, checkpoints, tracer, calls }),
     ...importHandlers({ registry, servers, tracer }),
+    ...resourceHandlers({ registry, features }),
   };
   const dispatch = createDispatcher(handlers, { redact: (text) => tracer.redactText(text), traceIdOf });
 
@@ -230,6 +236,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     close() {
       closing ??= (async () => {
         for (const unsubscribe of logSubscriptions.values()) unsubscribe();
+        stopFeatureEvents();
         await registry.close();
         tracer.flush();
         db.close();
