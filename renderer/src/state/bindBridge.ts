@@ -16,6 +16,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     if (selected) void state().loadDetail(selected);
     for (const id of Object.keys(state().logs)) void state().loadLog(id);
     void state().loadTools();
+    state().reloadServerFeatures();
     void state().loadApprovals();
     state().refreshPermissions();
     // Traces and History reload what they show; the session counts feed the sidebar's attention mark.
@@ -41,6 +42,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
       state().clearPermissions();
       state().clearTraces();
       state().clearHistory();
+      state().clearServerFeatures();
       store.setState({ info: undefined }, false, 'app/unauthorized');
     }
   }
@@ -65,6 +67,9 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
       state().refreshPermissions();
     }),
     client.on('call.progress', (event) => state().applyProgress(event)),
+    client.on('resources.changed', ({ serverId }) => state().applyResourcesChanged(serverId)),
+    client.on('resources.updated', (event) => state().applyResourceUpdated(event)),
+    client.on('prompts.changed', ({ serverId }) => state().applyPromptsChanged(serverId)),
     client.on('approval.requested', (view) => state().applyApprovalRequested(view)),
     client.on('approval.closed', (event) => state().applyApprovalClosed(event)),
     client.on('permissions.changed', () => state().refreshPermissions()),
