@@ -6,23 +6,13 @@
  */
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FeatureEvent } from '../../electron/mcp/registry.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
+import { nextFeatureEvent } from './featureEvents.js';
 
 const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
-/** Resolves with the first feature event from now on that matches. */
-function nextFeatureEvent(registry: MCPToolRegistry, match: (event: FeatureEvent) => boolean): Promise<FeatureEvent> {
-  return new Promise((resolve) => {
-    const unsubscribe = registry.features.subscribe((event) => {
-      if (!match(event)) return;
-      unsubscribe();
-      resolve(event);
-    });
-  });
-}
 
 describe('resources, prompts and completion of server-everything (stdio)', () => {
   const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver() });

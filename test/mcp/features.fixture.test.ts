@@ -8,22 +8,13 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MCPFeatureNotOfferedError } from '../../electron/mcp/features/errors.js';
-import type { FeatureEvent } from '../../electron/mcp/registry.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { MAX_LISTED_ITEMS } from '../../shared/limits.js';
 import { readEvents, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
+import { nextFeatureEvent } from './featureEvents.js';
 import { nextStatus } from './statusEvents.js';
 
-function nextFeatureEvent(registry: MCPToolRegistry, match: (event: FeatureEvent) => boolean): Promise<FeatureEvent> {
-  return new Promise((resolve) => {
-    const unsubscribe = registry.features.subscribe((event) => {
-      if (!match(event)) return;
-      unsubscribe();
-      resolve(event);
-    });
-  });
-}
 
 describe('resources and prompts of the paged fixture server', () => {
   let scratch: ReturnType<typeof scratchDir>;

@@ -6,15 +6,14 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ErrorShape, PromptResultView, PromptView, ServerView } from '../../../../shared/contract.js';
 import { formatTime } from '../../lib/format.js';
+import { countOf } from '../../lib/plural.js';
 import type { DetailEntry } from '../../state/slices/serversSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { Callout } from '../components/Callout.js';
-import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
 import { CallErrorView } from '../tools/CallErrorView.js';
 import { TraceButton } from '../tools/ResultView.js';
 import { ArgumentFields, filledValues } from './ArgumentFields.js';
-import { FeatureGate, ListAndPanel, errorShapeOf } from './FeatureGate.js';
+import { FeatureGate, FeatureListView, errorShapeOf } from './FeatureGate.js';
 import { PromptMessages } from './PromptMessages.js';
 
 type GetState = { status: 'idle' } | { status: 'getting' } | { status: 'done'; result: PromptResultView; at: number } | { status: 'failed'; error: ErrorShape };
@@ -37,63 +36,46 @@ function PromptBrowser({ serverId, canComplete }: { serverId: string; canComplet
     void load(serverId);
   }, [serverId, load]);
 
-  const data = entry?.data;
-  if (!data) {
-    if (entry?.error) return <CallErrorView error={entry.error.toShape()} serverId={serverId} />;
-    return (
-      <div className="loading-block">
-        <Spinner label="Loading prompts" /> Loading prompts…
-      </div>
-    );
-  }
-  const needle = filter.trim().toLowerCase();
-  const prompts = needle ? data.prompts.filter((p) => `${p.name} ${p.title ?? ''} ${p.description ?? ''}`.toLowerCase().includes(needle)) : data.prompts;
-  const prompt = data.prompts.find((p) => p.name === chosen);
-
   return (
-    <div className="features">
-      <div className="feature-toolbar">
-        <input type="search" className="input search" placeholder="Filter prompts" aria-label="Filter prompts" value={filter} onChange={(e) => setFilter(e.target.value)} />
-        <span className="muted feature-count">
-          {data.prompts.length} {data.prompts.length === 1 ? 'prompt' : 'prompts'}
-        </span>
-        <button type="button" className="btn btn-small btn-ghost" onClick={() => void load(serverId, true)} disabled={entry.loading}>
-          <Icon name="refresh" size={14} />
-          List again
-        </button>
-      </div>
-      {entry.error && <CallErrorView error={entry.error.toShape()} serverId={serverId} />}
-      {data.truncated && (
-        <Callout tone="warning" title="Only part of the list">
-          The server lists more prompts than the app keeps; the rest is not shown.
-        </Callout>
-      )}
-      <ListAndPanel
-        listLabel="Prompts"
-        list={
-          prompts.length === 0 ? (
-            <p className="muted">{needle ? `Nothing matches “${filter}”.` : 'This server lists no prompts.'}</p>
+    <FeatureListView
+      serverId={serverId}
+      entry={entry}
+      noun="prompts"
+      reload={() => void load(serverId, true)}
+      filter={filter}
+      onFilter={setFilter}
+      count={(data) => countOf(data.prompts.length, 'prompt', 'prompts')}
+      cutText="The server lists more prompts than the app keeps; the rest is not shown."
+      listLabel="Prompts"
+      render={(data) => {
+        const needle = filter.trim().toLowerCase();
+        const prompts = needle ? data.prompts.filter((p) => `${p.name} ${p.title ?? ''} ${p.description ?? ''}`.toLowerCase().includes(needle)) : data.prompts;
+        const prompt = data.prompts.find((p) => p.name === chosen);
+        return {
+          list:
+            prompts.length === 0 ? (
+              <p className="muted">{needle ? `Nothing matches “${filter}”.` : 'This server lists no prompts.'}</p>
+            ) : (
+              <ul className="feature-items" aria-label="Prompt list">
+                {prompts.map((p) => (
+                  <li key={p.name}>
+                    <button type="button" className="feature-item" data-prompt={p.name} aria-pressed={p.name === chosen} onClick={() => setChosen(p.name)}>
+                      <span className="feature-item-name">{p.title ?? p.name}</span>
+                      <code className="feature-item-uri">{p.name}</code>
+                      {p.arguments.length > 0 && <span className="feature-item-facts muted">{countOf(p.arguments.length, 'argument', 'arguments')}</span>}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            ),
+          panel: prompt ? (
+            <PromptPanel key={prompt.name} serverId={serverId} prompt={prompt} canComplete={canComplete} />
           ) : (
-            <ul className="feature-items" aria-label="Prompt list">
-              {prompts.map((p) => (
-                <li key={p.name}>
-                  <button type="button" className="feature-item" data-prompt={p.name} aria-pressed={p.name === chosen} onClick={() => setChosen(p.name)}>
-                    <span className="feature-item-name">{p.title ?? p.name}</span>
-                    <code className="feature-item-uri">{p.name}</code>
-                    {p.arguments.length > 0 && (
-                      <span className="feature-item-facts muted">
-                        {p.arguments.length} {p.arguments.length === 1 ? 'argument' : 'arguments'}
-                      </span>
-                    )}
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )
-        }
-        panel={prompt ? <PromptPanel key={prompt.name} serverId={serverId} prompt={prompt} canComplete={canComplete} /> : <p className="muted feature-placeholder">Choose a prompt to fill in its arguments and get it.</p>}
-      />
-    </div>
+            <p className="muted feature-placeholder">Choose a prompt to fill in its arguments and get it.</p>
+          ),
+        };
+      }}
+    />
   );
 }
 
@@ -163,7 +145,7 @@ function PromptPanel({ serverId, prompt, canComplete }: { serverId: string; prom
       )}
       {state.status === 'failed' && <CallErrorView error={state.error} serverId={serverId} />}
       {state.status === 'done' && (
-        <section className="feature-result" aria-label="Prompt messages">
+        <section className="result result-ok" aria-label="Prompt messages">
           <header className="result-head">
             <span className="badge status-ready">
               <span className="status-dot" aria-hidden="true" />

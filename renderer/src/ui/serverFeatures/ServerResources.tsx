@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ErrorShape, RequestOf, ResourceListView, ResourceReadView, ResourceTemplateView, ResourceView, ServerView } from '../../../../shared/contract.js';
 import { formatBytes, formatTime } from '../../lib/format.js';
+import { countOf } from '../../lib/plural.js';
 import type { DetailEntry } from '../../state/slices/serversSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
@@ -15,7 +16,7 @@ import { Spinner } from '../components/Spinner.js';
 import { CallErrorView } from '../tools/CallErrorView.js';
 import { TraceButton } from '../tools/ResultView.js';
 import { ArgumentFields } from './ArgumentFields.js';
-import { FeatureGate, ListAndPanel, errorShapeOf } from './FeatureGate.js';
+import { FeatureGate, FeatureListView, errorShapeOf } from './FeatureGate.js';
 import { ResourceContents } from './ResourceContents.js';
 
 type Selection = { kind: 'resource'; uri: string } | { kind: 'template'; uriTemplate: string };
@@ -52,69 +53,51 @@ function ResourceBrowser({ serverId, canComplete }: { serverId: string; canCompl
     else reading.reset();
   }
 
-  const data = entry?.data;
-  if (!data) {
-    if (entry?.error) return <CallErrorView error={entry.error.toShape()} serverId={serverId} />;
-    return (
-      <div className="loading-block">
-        <Spinner label="Loading resources" /> Loading resources…
-      </div>
-    );
-  }
-  const needle = filter.trim().toLowerCase();
-  const resources = data.resources.filter((r) => matches(needle, r.name, r.title, r.uri, r.description));
-  const templates = data.templates.filter((t) => matches(needle, t.name, t.title, t.uriTemplate, t.description));
-  const chosenResource = selection?.kind === 'resource' ? data.resources.find((r) => r.uri === selection.uri) : undefined;
-  const chosenTemplate = selection?.kind === 'template' ? data.templates.find((t) => t.uriTemplate === selection.uriTemplate) : undefined;
-
   return (
-    <div className="features">
-      <div className="feature-toolbar">
-        <input type="search" className="input search" placeholder="Filter resources" aria-label="Filter resources" value={filter} onChange={(e) => setFilter(e.target.value)} />
-        <span className="muted feature-count">
-          {data.resources.length} {data.resources.length === 1 ? 'resource' : 'resources'} · {data.templates.length} {data.templates.length === 1 ? 'template' : 'templates'}
-        </span>
-        <button type="button" className="btn btn-small btn-ghost" onClick={() => void load(serverId, true)} disabled={entry.loading}>
-          <Icon name="refresh" size={14} />
-          List again
-        </button>
-      </div>
-      {entry.error && <CallErrorView error={entry.error.toShape()} serverId={serverId} />}
-      {data.truncated && (
-        <Callout tone="warning" title="Only part of the list">
-          The server lists more than the app keeps; the rest is not shown. A template or the exact URI still reaches them.
-        </Callout>
-      )}
-      <ListAndPanel
-        listLabel="Resources and templates"
-        list={
-          <>
-            <ResourceList serverId={serverId} resources={resources} data={data} selection={selection} onSelect={choose} />
-            {templates.length > 0 && (
-              <>
-                <h3 className="feature-list-title">Templates</h3>
-                <ul className="feature-items" aria-label="Resource templates">
-                  {templates.map((t) => (
-                    <li key={t.uriTemplate}>
-                      <button
-                        type="button"
-                        className="feature-item"
-                        aria-pressed={selection?.kind === 'template' && selection.uriTemplate === t.uriTemplate}
-                        onClick={() => choose({ kind: 'template', uriTemplate: t.uriTemplate })}
-                      >
-                        <span className="feature-item-name">{t.title ?? t.name}</span>
-                        <code className="feature-item-uri">{t.uriTemplate}</code>
-                      </button>
-                    </li>
-                  ))}
-                </ul>
-              </>
-            )}
-            {resources.length === 0 && templates.length === 0 && <p className="muted">{needle ? `Nothing matches “${filter}”.` : 'This server lists no resources.'}</p>}
-          </>
-        }
-        panel={
-          chosenResource ? (
+    <FeatureListView
+      serverId={serverId}
+      entry={entry}
+      noun="resources"
+      reload={() => void load(serverId, true)}
+      filter={filter}
+      onFilter={setFilter}
+      count={(data) => `${countOf(data.resources.length, 'resource', 'resources')} · ${countOf(data.templates.length, 'template', 'templates')}`}
+      cutText="The server lists more than the app keeps; the rest is not shown. A template or the exact URI still reaches them."
+      listLabel="Resources and templates"
+      render={(data) => {
+        const needle = filter.trim().toLowerCase();
+        const resources = data.resources.filter((r) => matches(needle, r.name, r.title, r.uri, r.description));
+        const templates = data.templates.filter((t) => matches(needle, t.name, t.title, t.uriTemplate, t.description));
+        const chosenResource = selection?.kind === 'resource' ? data.resources.find((r) => r.uri === selection.uri) : undefined;
+        const chosenTemplate = selection?.kind === 'template' ? data.templates.find((t) => t.uriTemplate === selection.uriTemplate) : undefined;
+        return {
+          list: (
+            <>
+              <ResourceList serverId={serverId} resources={resources} data={data} selection={selection} onSelect={choose} />
+              {templates.length > 0 && (
+                <>
+                  <h3 className="result-kind feature-list-title">Templates</h3>
+                  <ul className="feature-items" aria-label="Resource templates">
+                    {templates.map((t) => (
+                      <li key={t.uriTemplate}>
+                        <button
+                          type="button"
+                          className="feature-item"
+                          aria-pressed={selection?.kind === 'template' && selection.uriTemplate === t.uriTemplate}
+                          onClick={() => choose({ kind: 'template', uriTemplate: t.uriTemplate })}
+                        >
+                          <span className="feature-item-name">{t.title ?? t.name}</span>
+                          <code className="feature-item-uri">{t.uriTemplate}</code>
+                        </button>
+                      </li>
+                    ))}
+                  </ul>
+                </>
+              )}
+              {resources.length === 0 && templates.length === 0 && <p className="muted">{needle ? `Nothing matches “${filter}”.` : 'This server lists no resources.'}</p>}
+            </>
+          ),
+          panel: chosenResource ? (
             <ResourcePanel
               key={chosenResource.uri}
               serverId={serverId}
@@ -128,10 +111,10 @@ function ResourceBrowser({ serverId, canComplete }: { serverId: string; canCompl
             <TemplatePanel key={chosenTemplate.uriTemplate} serverId={serverId} template={chosenTemplate} canComplete={canComplete} />
           ) : (
             <p className="muted feature-placeholder">Choose a resource to read it, or a template to fill in.</p>
-          )
-        }
-      />
-    </div>
+          ),
+        };
+      }}
+    />
   );
 }
 
@@ -192,7 +175,7 @@ function ReadOutcome({ state, serverId }: { state: ReadState; serverId: string }
   if (state.status === 'failed') return <CallErrorView error={state.error} serverId={serverId} />;
   if (state.status !== 'done') return null;
   return (
-    <section className="feature-result" aria-label="Contents">
+    <section className="result result-ok" aria-label="Contents">
       <header className="result-head">
         <span className="badge status-ready">
           <span className="status-dot" aria-hidden="true" />
