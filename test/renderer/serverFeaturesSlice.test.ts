@@ -7,11 +7,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bindBridge } from '../../renderer/src/state/bindBridge.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
-import type { PromptListView, ResourceListView } from '../../shared/contract.js';
+import type { PromptListView, ResourceListView, ServerView } from '../../shared/contract.js';
+import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { FakeClient, bridgeError, settle } from './fakeClient.js';
 
 function resources(...uris: string[]): ResourceListView {
   return { resources: uris.map((uri) => ({ uri, name: uri })), templates: [], truncated: false, canSubscribe: true, subscribed: [] };
+}
+
+function server(id: string): ServerView {
+  return { config: StdioServerConfigSchema.parse({ id, name: id, transport: 'stdio', command: 'node' }), status: { state: 'ready' }, secrets: {}, toolCount: 0 };
 }
 
 const prompts = (...names: string[]): PromptListView => ({ prompts: names.map((name) => ({ name, arguments: [] })), truncated: false });
@@ -83,6 +88,18 @@ describe('server features slice', () => {
     await refused;
     expect(state().resourceLists.a?.data?.subscribed).toEqual(['x://1']);
     expect(state().notices.at(-1)?.text).toContain('Unsubscribing from x://1 failed');
+  });
+
+  it('forgets the lists of a server that is gone', async () => {
+    void state().loadResources('a');
+    void state().loadResources('b');
+    client.next('resources.list').resolve(resources('a://1'));
+    client.next('resources.list').resolve(resources('b://1'));
+    client.emit('resources.updated', { serverId: 'a', uri: 'a://1', at: 1 });
+    await settle();
+    client.emit('servers.changed', { servers: [server('b')] });
+    expect(Object.keys(state().resourceLists)).toEqual(['b']);
+    expect(state().resourceUpdates).toEqual({});
   });
 
   it('keeps when each resource last changed, and forgets everything when the session is refused', async () => {

@@ -4,6 +4,7 @@
  * session is refused, everything main said is forgotten.
  */
 import type { BridgeClient, ConnectionState } from '../bridge/index.js';
+import { serverIdOf } from '../lib/serverView.js';
 import type { AppStoreApi } from './store.js';
 
 export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void {
@@ -50,6 +51,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
   const unsubscribers = [
     client.on('servers.changed', ({ servers }) => {
       state().applyServerList(servers);
+      state().pruneServerFeatures(servers.map(serverIdOf));
       state().refreshPermissions(); // server names and trust
     }),
     client.on('server.status', (event) => state().applyStatus(event)),

@@ -33,6 +33,8 @@ export interface ServerFeaturesSlice {
   applyResourcesChanged(serverId: string): void;
   applyPromptsChanged(serverId: string): void;
   applyResourceUpdated(event: EventOf<'resources.updated'>): void;
+  /** Forgets what was kept for servers that are gone (one added again under the same id starts afresh). */
+  pruneServerFeatures(serverIds: string[]): void;
   /** Reloads every list a tab showed (after the link to main came back). */
   reloadServerFeatures(): void;
   clearServerFeatures(): void;
@@ -105,6 +107,14 @@ export const createServerFeaturesSlice: ClientSliceCreator<ServerFeaturesSlice> 
     applyResourceUpdated({ serverId, uri, at }) {
       const updates = get().resourceUpdates;
       set({ resourceUpdates: { ...updates, [serverId]: { ...updates[serverId], [uri]: at } } }, false, 'features/resourceUpdated');
+    },
+
+    pruneServerFeatures(serverIds) {
+      const keep = new Set(serverIds);
+      const { resourceLists, promptLists, resourceUpdates } = get();
+      const pruned = <T>(record: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(record).filter(([id]) => keep.has(id)));
+      if ([resourceLists, promptLists, resourceUpdates].every((record) => Object.keys(record).every((id) => keep.has(id)))) return;
+      set({ resourceLists: pruned(resourceLists), promptLists: pruned(promptLists), resourceUpdates: pruned(resourceUpdates) }, false, 'features/prune');
     },
 
     reloadServerFeatures() {
