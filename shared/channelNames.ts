@@ -48,6 +48,13 @@ export const CHANNEL_NAMES = [
   'import.apply',
   'asks.list',
   'asks.answer',
+  'resources.list',
+  'resources.read',
+  'resources.subscribe',
+  'resources.unsubscribe',
+  'prompts.list',
+  'prompts.get',
+  'completion.complete',
 ] as const;
 
 export const EVENT_NAMES = [
@@ -65,6 +72,9 @@ export const EVENT_NAMES = [
   'bridge.dropped',
   'ask.requested',
   'ask.closed',
+  'resources.changed',
+  'resources.updated',
+  'prompts.changed',
 ] as const;
 
 /** A request/response channel of the contract (renderer → main). */

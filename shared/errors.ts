@@ -62,6 +62,7 @@ export const ERROR_CODES = [
   'unknown_tool',
   'transport',
   'result_too_large',
+  'not_offered',
   // Permissions and approvals
   'permission_denied',
   'approval_cancelled',

@@ -47,3 +47,24 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
   return `${bytes} bytes`;
 }
+
+// ── what a server offers beside tools: resources, prompts ─────────────────────────────────────
+
+/**
+ * Resource contents and prompt messages as the GUI gets them (`resources.read`, `prompts.get`):
+ * a text is cut after MAX_CONTENT_TEXT_BYTES; binary data (a blob, an image, audio) is carried
+ * only up to MAX_CONTENT_BINARY_BYTES decoded — enough to preview an image or save a small file —
+ * and is otherwise described by its type and size. One answer carries at most
+ * MAX_CONTENT_VIEW_BYTES of such bodies in all, so it always fits one bridge frame.
+ */
+export const MAX_CONTENT_TEXT_BYTES = 1024 * 1024;
+export const MAX_CONTENT_BINARY_BYTES = 2 * 1024 * 1024;
+export const MAX_CONTENT_VIEW_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A server's resources, resource templates or prompts as the app keeps them: listing follows
+ * the server's cursors and stops after MAX_LISTED_ITEMS items or MAX_LISTED_BYTES of JSON (the
+ * list then says it was cut), so a list always fits one bridge frame.
+ */
+export const MAX_LISTED_ITEMS = 5_000;
+export const MAX_LISTED_BYTES = 4 * 1024 * 1024;

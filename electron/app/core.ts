@@ -35,11 +35,13 @@ import { askHandlers } from './handlers/asks.js';
 import { historyHandlers } from './handlers/history.js';
 import { importHandlers } from './handlers/import.js';
 import { permissionHandlers } from './handlers/permissions.js';
+import { forwardFeatureEvents, resourceHandlers } from './handlers/resources.js';
 import { serverHandlers } from './handlers/servers.js';
 import { settingsHandlers } from './handlers/settings.js';
 import { toolHandlers, toolsPayload } from './handlers/tools.js';
 import { traceHandlers } from './handlers/traces.js';
 import { PermissionService } from './permissionService.js';
+import { ServerFeatureService } from './serverFeatureService.js';
 import { ServerService } from './serverService.js';
 import { SettingsService } from './settingsService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
@@ -212,6 +214,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     () => calls.sessionId,
     detectSandbox,
   );
+  const features = new ServerFeatureService(registry, tracer, calls.gui);
 
   // ── domain events → contract events ───────────────────────────────────────────────────────
   let serversChangedScheduled = false;
@@ -275,6 +278,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
         return;
     }
   });
+  // Resources and prompts a server listed again, and updates of subscribed resources.
+  const stopFeatureEvents = forwardFeatureEvents(registry, emit);
 
   // ── handlers, by domain ───────────────────────────────────────────────────────────────────
   const handlers: Handlers = {
@@ -289,6 +294,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...historyHandlers({ app, checkpoints, tracer, calls }),
     ...importHandlers({ registry, servers, tracer }),
     ...agentHandlers({ agents }),
+    ...resourceHandlers({ registry, features }),
   };
   const dispatch = createDispatcher(handlers, { redact: (text) => tracer.redactText(text), traceIdOf });
 
@@ -315,6 +321,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       closing ??= (async () => {
         for (const unsubscribe of logSubscriptions.values()) unsubscribe();
         await gateway.stop();
+        stopFeatureEvents();
         await registry.close();
         tracer.flush();
         db.close();

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secretValue.js';
@@ -399,6 +400,28 @@ export class MCPClient implements ToolClient {
     }
     const message = error instanceof Error ? error.message : String(error);
     return new MCPTransportError(this.serverId, `${operation} failed: ${this.redact(message)}`);
+  }
+
+  // ── resources, prompts, completion: the gates the requests in features/ go through ──────────
+
+  /**
+   * Runs requests of the server's other features (resources, prompts, completion) on the SDK
+   * client, with the same refusals, deadline and error mapping as a tool call. `run` passes the
+   * SDK options it gets (deadline, signal) to each request it makes.
+   */
+  async featureRequest<T>(operation: string, run: (sdk: Client, options: SdkRequestOptions) => Promise<T>, options: RequestOptions = {}): Promise<T> {
+    const sdk = this.requireReady(operation);
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    try {
+      return await run(sdk, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+    } catch (error) {
+      throw this.noteFailure(this.mapError(error, operation, timeoutMs, options.signal));
+    }
+  }
+
+  /** Installs notification handlers (list changes, resource updates) on this ready connection's SDK client. */
+  attachFeatureHandlers(install: (sdk: Client) => void): void {
+    install(this.requireReady('notifications'));
   }
 }
 

@@ -24,7 +24,8 @@ export type MCPErrorCode =
   | 'unavailable'
   | 'unknown_tool'
   | 'transport'
-  | 'result_too_large';
+  | 'result_too_large'
+  | 'not_offered';
 
 export abstract class MCPError extends Error {
   abstract readonly code: MCPErrorCode;

@@ -7,6 +7,7 @@
  * - toolMap.ts — each server's tools, one winner per name by priority, the conflicts;
  * - calls.ts — a call on one given server;
  * - cacheAccess.ts — the schema cache (a removed server's entry is dropped before its id is reused);
+ * - features.ts — what each server offers beside tools: resources, prompts, completion;
  * - state.ts — the entries and events they share.
  *
  * Each server's status (connecting, ready, error with reason, reconnecting, closed, …) is
@@ -27,6 +28,7 @@ import type { RegistryCallOptions } from './registry/calls.js';
 import { callServerTool } from './registry/calls.js';
 import { ConnectionLifecycle } from './registry/connections.js';
 import { Discovery } from './registry/discovery.js';
+import { ServerFeatures } from './registry/features.js';
 import { RegistryState } from './registry/state.js';
 import type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, ServerDiscovery, ServerStatus, ToolConflict, WaitOptions } from './registry/types.js';
 import type { ToolSchemaCache } from './schemaCache.js';
@@ -35,6 +37,7 @@ import type { ClientFactory, NegotiatedInfo } from './types.js';
 
 export type { RegistryCallOptions } from './registry/calls.js';
 export type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, ServerDiscovery, ServerStatus, ToolConflict, WaitOptions } from './registry/types.js';
+export type { FeatureEvent, ResourceCatalog } from './registry/features.js';
 
 export interface RegistryOptions {
   secrets: SecretResolver;
@@ -54,6 +57,8 @@ export class MCPToolRegistry {
   private readonly cache: CacheAccess;
   private readonly connections: ConnectionLifecycle;
   private readonly discovery: Discovery;
+  /** Resources, prompts and completion of each server (registry/features.ts). */
+  readonly features: ServerFeatures;
 
   constructor(options: RegistryOptions) {
     const clientFactory: ClientFactory =
@@ -68,6 +73,7 @@ export class MCPToolRegistry {
     this.cache = new CacheAccess(this.state, options.cache);
     this.connections = new ConnectionLifecycle(this.state, clientFactory, { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect }, this.cache);
     this.discovery = new Discovery(this.state, this.connections, this.cache);
+    this.features = new ServerFeatures(this.state);
   }
 
   // ── events ───────────────────────────────────────────────────────────────────────────────

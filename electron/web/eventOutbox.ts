@@ -8,7 +8,8 @@
  *   `bridge.dropped` {event: 'server.log', serverId, count} per server (its log view says so).
  * - State events keep only their latest value per subject (`servers.changed`, `tools.changed`,
  *   `permissions.changed`, `server.status` per server, `call.progress` per call, `trace.changed`
- *   per trace): the page ends up in the same state, sooner.
+ *   per trace, `resources.changed` / `prompts.changed` per server, `resources.updated` per
+ *   resource): the page ends up in the same state, sooner.
  * - Everything else (approvals, and any event not named here) is kept in order.
  *
  * The held events are capped in bytes too; an event past the cap is dropped and counted, and the
@@ -78,6 +79,11 @@ function policyOf(event: EventName, payload: unknown): Policy {
       return { kind: 'latest', key: `${event}:${String(field(payload, 'serverId'))}` };
     case 'call.progress':
       return { kind: 'latest', key: `${event}:${String(field(payload, 'callId'))}` };
+    case 'resources.changed':
+    case 'prompts.changed':
+      return { kind: 'latest', key: `${event}:${String(field(payload, 'serverId'))}` };
+    case 'resources.updated':
+      return { kind: 'latest', key: `${event}:${String(field(payload, 'serverId'))}\0${String(field(payload, 'uri'))}` };
     case 'trace.changed':
       return { kind: 'latest', key: `${event}:${String(field(field(payload, 'trace'), 'traceId'))}` };
     default:

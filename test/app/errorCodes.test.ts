@@ -10,6 +10,7 @@ import type { CoreErrorCode } from '../../electron/app/errors.js';
 import * as checkpointErrors from '../../electron/checkpoints/errors.js';
 import { NotReplayableError, traceIdOf } from '../../electron/harness/application.js';
 import * as mcpErrors from '../../electron/mcp/errors.js';
+import { MCPFeatureNotOfferedError } from '../../electron/mcp/features/errors.js';
 import { networkFailureOf } from '../../electron/mcp/networkFailure.js';
 import { SecretNotFoundError } from '../../electron/secrets/resolver.js';
 import { ParentFolderMissingError } from '../../electron/security/boundFs.js';
@@ -59,6 +60,7 @@ const INSTANCES: Record<string, Error> = {
   MCPServerUnavailableError: new mcpErrors.MCPServerUnavailableError('srv', 'down'),
   MCPUnknownToolError: new mcpErrors.MCPUnknownToolError('t', 'srv'),
   MCPResultTooLargeError: new mcpErrors.MCPResultTooLargeError('srv', 1024),
+  MCPFeatureNotOfferedError: new MCPFeatureNotOfferedError('srv', 'prompts'),
   PathOutsideRootsError: new securityErrors.PathOutsideRootsError('/etc/passwd', ['/w']),
   NoAllowedRootsError: new securityErrors.NoAllowedRootsError([]),
   InvalidPathError: new securityErrors.InvalidPathError('\0', 'NUL'),

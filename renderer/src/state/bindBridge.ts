@@ -4,6 +4,7 @@
  * session is refused, everything main said is forgotten.
  */
 import type { BridgeClient, ConnectionState } from '../bridge/index.js';
+import { serverIdOf } from '../lib/serverView.js';
 import type { AppStoreApi } from './store.js';
 
 export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void {
@@ -16,6 +17,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     if (selected) void state().loadDetail(selected);
     for (const id of Object.keys(state().logs)) void state().loadLog(id);
     void state().loadTools();
+    state().reloadServerFeatures();
     void state().loadApprovals();
     void state().loadAsks();
     state().refreshPermissions();
@@ -43,6 +45,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
       state().clearPermissions();
       state().clearTraces();
       state().clearHistory();
+      state().clearServerFeatures();
       store.setState({ info: undefined }, false, 'app/unauthorized');
     }
   }
@@ -50,6 +53,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
   const unsubscribers = [
     client.on('servers.changed', ({ servers }) => {
       state().applyServerList(servers);
+      state().pruneServerFeatures(servers.map(serverIdOf));
       state().refreshPermissions(); // server names and trust
     }),
     client.on('server.status', (event) => state().applyStatus(event)),
@@ -67,6 +71,9 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
       state().refreshPermissions();
     }),
     client.on('call.progress', (event) => state().applyProgress(event)),
+    client.on('resources.changed', ({ serverId }) => state().applyResourcesChanged(serverId)),
+    client.on('resources.updated', (event) => state().applyResourceUpdated(event)),
+    client.on('prompts.changed', ({ serverId }) => state().applyPromptsChanged(serverId)),
     client.on('approval.requested', (view) => state().applyApprovalRequested(view)),
     client.on('approval.closed', (event) => state().applyApprovalClosed(event)),
     client.on('ask.requested', (view) => state().applyAskRequested(view)),

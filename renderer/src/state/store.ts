@@ -13,6 +13,7 @@ import { createHistorySlice } from './slices/historySlice.js';
 import { createImportSlice } from './slices/importSlice.js';
 import { createSettingsSlice } from './slices/settingsSlice.js';
 import { createAsksSlice } from './slices/asksSlice.js';
+import { createServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -30,6 +31,7 @@ export function createAppStore(client: BridgeClient) {
         ...createImportSlice(client)(...a),
         ...createSettingsSlice(client)(...a),
         ...createAsksSlice(client)(...a),
+        ...createServerFeaturesSlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),

@@ -4,7 +4,7 @@ import type { SliceCreator } from '../types.js';
 export const VIEWS = ['servers', 'tools', 'approvals', 'permissions', 'traces', 'history', 'settings'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
-export type ServerTab = 'overview' | 'tools' | 'log';
+export type ServerTab = 'overview' | 'tools' | 'resources' | 'prompts' | 'log';
 
 /** The server editor: adding a new one, or editing (optionally focused on replacing a secret). */
 export type EditorState = { mode: 'create' } | { mode: 'edit'; serverId: string; focusSlot?: string };

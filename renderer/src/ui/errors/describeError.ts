@@ -96,6 +96,7 @@ const WORDS = {
   unknown_tool: { title: 'Tool not found', advice: 'The server no longer offers it; reconnect the server to refresh its tools.', next: 'servers' },
   transport: { ...NOT_CONNECTED, title: 'Connection error' },
   result_too_large: { title: 'Result too large', advice: `The tool did run; the server reconnects by itself. ${HISTORY_CHECK}`, next: 'history' },
+  not_offered: { title: 'Not offered by this server' },
   permission_denied: { title: 'Denied', advice: 'Nothing was run.', next: 'permissions' },
   approval_cancelled: { title: 'Cancelled before it was approved', advice: 'Nothing was run.', tone: 'warning' },
   rules_file_corrupt: { title: 'Permission rules unreadable', next: 'permissions' },

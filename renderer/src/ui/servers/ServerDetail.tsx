@@ -1,4 +1,4 @@
-/** One server: its header, status explanation, actions, and tabs for overview, tools and log. */
+/** One server: its header, status explanation, actions, and tabs for overview, tools, resources, prompts and log. */
 import { useEffect } from 'react';
 import type { ServerView } from '../../../../shared/contract.js';
 import { endpointOf, serverIdOf, serverNameOf, transportLabel } from '../../lib/serverView.js';
@@ -11,6 +11,8 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { Tabs } from '../components/Tabs.js';
 import { errorTitle } from '../errors/describeError.js';
 import { useCountdown } from '../layout/useCountdown.js';
+import { ServerPrompts } from '../serverFeatures/ServerPrompts.js';
+import { ServerResources } from '../serverFeatures/ServerResources.js';
 import { ServerActions } from './ServerActions.js';
 import { ServerLog } from './ServerLog.js';
 import { ServerOverview } from './ServerOverview.js';
@@ -78,6 +80,9 @@ export function ServerDetail({ view }: { view: ServerView }) {
   }, [id, loadDetail]);
 
   const toolCount = detail?.data?.tools.length ?? view.toolCount;
+  const resourceList = useAppStore((s) => s.resourceLists[id]?.data);
+  const promptCount = useAppStore((s) => s.promptLists[id]?.data?.prompts.length);
+  const resourceCount = resourceList ? resourceList.resources.length + resourceList.templates.length : undefined;
 
   return (
     <section className="detail" aria-label={`Server ${serverNameOf(view)}`}>
@@ -116,11 +121,15 @@ export function ServerDetail({ view }: { view: ServerView }) {
               </>
             ),
           },
+          { key: 'resources', label: <>Resources {resourceCount !== undefined && <span className="tab-count">{resourceCount}</span>}</> },
+          { key: 'prompts', label: <>Prompts {promptCount !== undefined && <span className="tab-count">{promptCount}</span>}</> },
           { key: 'log', label: 'Log' },
         ]}
       >
         {tab === 'overview' && <ServerOverview view={view} detail={detail} />}
         {tab === 'tools' && <ServerTools view={view} detail={detail} />}
+        {tab === 'resources' && <ServerResources view={view} detail={detail} serverId={id} />}
+        {tab === 'prompts' && <ServerPrompts view={view} detail={detail} serverId={id} />}
         {tab === 'log' && <ServerLog serverId={id} />}
       </Tabs>
     </section>

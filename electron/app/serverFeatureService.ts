@@ -1,0 +1,69 @@
+/**
+ * Resources and prompts for the GUI. A read or a prompt get goes through the registry's features
+ * part (registry/features.ts) and is recorded as a trace of its own — who, which server, what,
+ * how long, how it ended (no checkpoint: nothing is executed, so nothing can run twice) — and its
+ * answer is bounded (views.ts) with known secret values redacted before it leaves main. Lists,
+ * subscriptions and completions are browsing, not use, and are not traced.
+ *
+ * The gateway will offer the same reads to agents; whether one may happen will then be the
+ * permission engine's decision, taken here before `run`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ParsedRequestOf, PromptResultView, ResourceReadView } from '../../shared/contract.js';
+import { expandTemplate } from '../mcp/features/resources.js';
+import type { MCPToolRegistry } from '../mcp/registry.js';
+import type { Tracer } from '../tracing/tracer.js';
+import { toTraceError } from '../tracing/tracer.js';
+import type { Caller } from './callService.js';
+import { ValidationFailedError } from './errors.js';
+import { promptResultView, resourceReadView } from './views.js';
+
+type TracedOperation = 'resources/read' | 'prompts/get';
+
+export class ServerFeatureService {
+  constructor(
+    private readonly registry: MCPToolRegistry,
+    private readonly tracer: Tracer,
+    /** Who the GUI's reads are attributed to (its calls' identity). */
+    private readonly caller: Caller,
+  ) {}
+
+  async read(request: ParsedRequestOf<'resources.read'>): Promise<ResourceReadView> {
+    const uri = 'uri' in request ? request.uri : expanded(request.uriTemplate, request.variables);
+    const { result, traceId } = await this.traced('resources/read', request.serverId, { uri }, () => this.registry.features.read(request.serverId, uri), (r) => r.contents.length);
+    return this.tracer.redactSecretValues(resourceReadView(uri, result, traceId));
+  }
+
+  async getPrompt(request: ParsedRequestOf<'prompts.get'>): Promise<PromptResultView> {
+    // The argument values may be anything the person typed: the trace keeps their names only.
+    const detail = { prompt: request.name, argumentNames: Object.keys(request.arguments) };
+    const { result, traceId } = await this.traced('prompts/get', request.serverId, detail, () => this.registry.features.getPrompt(request.serverId, request.name, request.arguments), (r) => r.messages.length);
+    return this.tracer.redactSecretValues(promptResultView(result, traceId));
+  }
+
+  /** Runs `run` inside a trace of its own; a failure carries the trace id (the GUI links to it). */
+  private async traced<T>(operation: TracedOperation, serverId: string, detail: Record<string, unknown>, run: () => Promise<T>, blocks: (result: T) => number): Promise<{ result: T; traceId: string }> {
+    const trace = this.tracer.start({ sessionId: this.caller.sessionId, callId: randomUUID(), userId: this.caller.userId, toolName: operation, serverId });
+    trace.event('attempt_started', { attempt: 1, ...detail });
+    const started = performance.now();
+    try {
+      const result = await run();
+      trace.event('attempt_finished', { attempt: 1, outcome: 'ok', durationMs: performance.now() - started });
+      trace.event('completed', { isError: false, contentBlocks: blocks(result) });
+      trace.finish('ok');
+      return { result, traceId: trace.traceId };
+    } catch (error) {
+      trace.event('attempt_finished', { attempt: 1, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error) });
+      trace.event('failed', { error: toTraceError(error) });
+      trace.finish('error', error);
+      if (error && typeof error === 'object' && Object.isExtensible(error)) (error as { traceId?: string }).traceId = trace.traceId;
+      throw error;
+    }
+  }
+}
+
+function expanded(uriTemplate: string, variables: Record<string, string>): string {
+  const result = expandTemplate(uriTemplate, variables);
+  if (!result.ok) throw new ValidationFailedError(`The resource template cannot be expanded: ${result.reason}`, { uriTemplate: [result.reason] });
+  return result.uri;
+}

@@ -1,0 +1,62 @@
+/**
+ * Resource requests on the SDK client, which validates every answer with the protocol's schemas:
+ * the lists (following cursors, bounded), a read, subscribe and unsubscribe, and RFC 6570
+ * template expansion with the SDK's own `UriTemplate`.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Listed } from './paging.js';
+import { collectPages } from './paging.js';
+import type { SdkRequestOptions } from './types.js';
+
+export function listResources(sdk: Client, serverId: string, options: SdkRequestOptions): Promise<Listed<Resource>> {
+  return collectPages(serverId, 'resources/list', async (cursor) => {
+    const page = await sdk.listResources(cursor ? { cursor } : {}, options);
+    return { items: page.resources, nextCursor: page.nextCursor };
+  });
+}
+
+/** A server that offers resources but no templates may not know the method: that is an empty list. */
+export async function listResourceTemplates(sdk: Client, serverId: string, options: SdkRequestOptions): Promise<Listed<ResourceTemplate>> {
+  try {
+    return await collectPages(serverId, 'resources/templates/list', async (cursor) => {
+      const page = await sdk.listResourceTemplates(cursor ? { cursor } : {}, options);
+      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+    });
+  } catch (error) {
+    if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return { items: [], truncated: false };
+    throw error;
+  }
+}
+
+export function readResource(sdk: Client, uri: string, options: SdkRequestOptions): Promise<ReadResourceResult> {
+  return sdk.readResource({ uri }, options);
+}
+
+export async function subscribeResource(sdk: Client, uri: string, options: SdkRequestOptions): Promise<void> {
+  await sdk.subscribeResource({ uri }, options);
+}
+
+export async function unsubscribeResource(sdk: Client, uri: string, options: SdkRequestOptions): Promise<void> {
+  await sdk.unsubscribeResource({ uri }, options);
+}
+
+/** A template's variable names, in order (none for a template the SDK cannot parse). */
+export function templateVariables(uriTemplate: string): string[] {
+  try {
+    return new UriTemplate(uriTemplate).variableNames;
+  } catch {
+    return [];
+  }
+}
+
+/** Expands a template with the values entered for its variables; a template that cannot be parsed says why. */
+export function expandTemplate(uriTemplate: string, variables: Record<string, string>): { ok: true; uri: string } | { ok: false; reason: string } {
+  try {
+    return { ok: true, uri: new UriTemplate(uriTemplate).expand(variables) };
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
