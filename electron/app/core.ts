@@ -82,7 +82,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   };
 
   // ── storage ───────────────────────────────────────────────────────────────────────────────
-  const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'));
+  const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'), { nativeBinding: options.sqliteNativeBinding });
   if (opened.damaged) warnings.damagedFile(opened.damaged);
   const db = opened.db;
   // Made before the pipeline: the events and the approval broker redact with it.
