@@ -10,7 +10,7 @@
 // that Electron (prebuild-install) when one is published, else compiles it against Electron's
 // headers (node-gyp, a C++ toolchain). The binary is then moved to <file> in one rename, so a
 // failed or interrupted run leaves no half-written module. Exit code 0 means <file> exists.
-import { copyFileSync, cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SQLITE_BINARY_NAME } from './electronSqlite.mjs';
@@ -25,13 +25,23 @@ if (!root || !electronVersion || !out) {
   process.exit(2);
 }
 
+// npm passes its config to scripts as npm_config_* variables, and node-gyp obeys them: a `nodedir`
+// (Debian's npm sets one) or a `target` / `runtime` / `disturl` meant for Node would build the
+// module against Node's headers — the wrong ABI, under the Electron build's name.
+for (const key of Object.keys(process.env)) {
+  if (/^npm_config_(nodedir|target|runtime|disturl|dist_url)$/i.test(key)) delete process.env[key];
+}
+
 const source = join(root, 'node_modules', 'better-sqlite3');
 const staging = `${dirname(out)}.building-${process.pid}`;
 const stagedModule = join(staging, 'node_modules', 'better-sqlite3');
 
 try {
   // Sources only: Node's build/ stays where it is (and must not be mistaken for Electron's).
-  cpSync(source, stagedModule, { recursive: true, filter: (path) => relative(source, path).split(sep)[0] !== 'build' });
+  // Dereferenced: a linked package (pnpm, npm link) copied as a link would be rebuilt in place,
+  // wiping Node's build of it.
+  cpSync(source, stagedModule, { recursive: true, dereference: true, filter: (path) => relative(source, path).split(sep)[0] !== 'build' });
+  if (lstatSync(stagedModule).isSymbolicLink()) throw new Error(`the staged copy of ${source} is a link; refusing to rebuild it in place`);
   writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'miniharness-electron-sqlite', private: true, dependencies: { 'better-sqlite3': '*' } }));
 
   const { rebuild } = await import('@electron/rebuild');

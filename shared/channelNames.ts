@@ -28,6 +28,7 @@ export const CHANNEL_NAMES = [
   'permissions.revokeSessionGrant',
   'settings.get',
   'settings.setRoots',
+  'settings.setKeepRunning',
   'traces.list',
   'traces.get',
   'traces.export',
@@ -49,8 +50,10 @@ export const EVENT_NAMES = [
   'call.progress',
   'approval.requested',
   'approval.closed',
+  'approval.show',
   'trace.changed',
   'permissions.changed',
+  'settings.changed',
   'app.warnings',
   'bridge.dropped',
 ] as const;

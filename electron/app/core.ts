@@ -202,7 +202,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...toolHandlers({ app, registry, calls }),
     ...approvalHandlers({ broker }),
     ...permissionHandlers({ permissions }),
-    ...settingsHandlers({ settings }),
+    ...settingsHandlers({ settings, emit }),
     ...traceHandlers({ tracer }),
     ...historyHandlers({ app, checkpoints, tracer, calls }),
     ...importHandlers({ registry, servers, tracer }),

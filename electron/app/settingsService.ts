@@ -15,6 +15,9 @@ import type { ConfigStore } from '../storage/configFile.js';
 import { overlapWithData } from './workspace.js';
 
 const ROOTS_KEY = 'localTools.extraRoots';
+const KEEP_RUNNING_KEY = 'desktop.keepRunningOnClose';
+/** Closing the desktop window keeps the app serving (approvals, the gateway) unless the person turns it off. */
+const KEEP_RUNNING_DEFAULT = true;
 
 export class SettingsService {
   private extra: string[];
@@ -32,7 +35,18 @@ export class SettingsService {
   }
 
   view(): SettingsView {
-    return { roots: [{ path: this.workspace, workspace: true }, ...this.extra.map((path) => ({ path, workspace: false }))] };
+    return { roots: [{ path: this.workspace, workspace: true }, ...this.extra.map((path) => ({ path, workspace: false }))], keepRunningOnClose: this.keepRunningOnClose() };
+  }
+
+  /** Desktop app: whether closing the window keeps the app running in the tray / dock. */
+  keepRunningOnClose(): boolean {
+    const saved = this.config.get(KEEP_RUNNING_KEY);
+    return typeof saved === 'boolean' ? saved : KEEP_RUNNING_DEFAULT;
+  }
+
+  setKeepRunningOnClose(keepRunning: boolean): SettingsView {
+    this.config.set(KEEP_RUNNING_KEY, keepRunning);
+    return this.view();
   }
 
   /** Every folder the local tools may use: the workspace first. */

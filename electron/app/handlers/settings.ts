@@ -1,11 +1,21 @@
-/** `settings.*`: the folders the local tools may use (Settings → Folders). */
+/** `settings.*`: the folders the local tools may use (Settings → Folders) and the desktop app's background setting. */
+import type { EventName, EventOf, SettingsView } from '../../../shared/contract.js';
 import type { Handlers } from '../dispatcher.js';
 import type { SettingsService } from '../settingsService.js';
 
-export function settingsHandlers(deps: { settings: SettingsService }): Pick<Handlers, 'settings.get' | 'settings.setRoots'> {
+export function settingsHandlers(deps: {
+  settings: SettingsService;
+  /** Told every change, so the other side (the desktop shell, another page) follows it. */
+  emit?: <E extends EventName>(event: E, payload: EventOf<E>) => void;
+}): Pick<Handlers, 'settings.get' | 'settings.setRoots' | 'settings.setKeepRunning'> {
   const { settings } = deps;
+  const changed = (view: SettingsView): SettingsView => {
+    deps.emit?.('settings.changed', { settings: view });
+    return view;
+  };
   return {
     'settings.get': () => settings.view(),
-    'settings.setRoots': ({ roots }) => settings.setRoots(roots),
+    'settings.setRoots': ({ roots }) => changed(settings.setRoots(roots)),
+    'settings.setKeepRunning': ({ keepRunning }) => changed(settings.setKeepRunningOnClose(keepRunning)),
   };
 }
