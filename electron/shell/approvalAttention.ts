@@ -1,11 +1,9 @@
 /**
  * Getting the person's attention for approvals while the window is not in front: which requests
  * are pending (from the core's events, the same the window gets), whether a request deserves an
- * OS notification, and what the notification, the badge and the tray say. Pure: main.ts and
- * shell/desktopIntegration.ts make the Electron calls.
- *
- * A notification names the tool and where it comes from, never the arguments: notification
- * centers keep old notifications on screen and on disk.
+ * OS notification, and what the badge and the tray say (the notification's own words are shared
+ * with browser mode: shared/approvalNotice.ts). Pure: shell/desktopIntegration.ts makes the
+ * Electron calls.
  */
 import type { ApprovalView, EventOf } from '../../shared/contract.js';
 import { PRODUCT_NAME } from '../../shared/product.js';
@@ -58,21 +56,6 @@ export class PendingApprovals {
   oldest(): string | undefined {
     return this.pending.keys().next().value;
   }
-}
-
-export interface NotificationText {
-  title: string;
-  body: string;
-}
-
-/** The OS notification for one request (others waiting are counted, not listed). */
-export function approvalNotification(view: ApprovalView, pendingCount: number): NotificationText {
-  const from = view.serverId === 'local' ? 'a local tool' : `server “${view.serverId}”`;
-  const others = pendingCount > 1 ? ` ${pendingCount - 1} more ${pendingCount - 1 === 1 ? 'waits' : 'wait'}.` : '';
-  return {
-    title: `Approve ${view.toolName}?`,
-    body: `A call to ${view.toolName} (${from}) waits for your decision; nothing runs until you answer.${others} Click to review it.`,
-  };
 }
 
 /** "2 approvals waiting", or undefined when none: the tray tooltip, the Windows overlay's description. */

@@ -5,7 +5,7 @@
  * (macOS). Quitting (tray menu, Cmd+Q, a signal) always closes for real.
  */
 import { PRODUCT_NAME } from '../../shared/product.js';
-import type { NotificationText } from './approvalAttention.js';
+import type { NotificationText } from '../../shared/approvalNotice.js';
 import { pendingLabel } from './approvalAttention.js';
 
 export type BackgroundHost = 'tray' | 'dock';

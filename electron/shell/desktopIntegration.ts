@@ -7,7 +7,8 @@
 import type { BrowserWindow, Event as ElectronEvent, NativeImage } from 'electron';
 import { Menu, Notification, Tray, app, nativeImage } from 'electron';
 import type { EventName, EventOf } from '../../shared/contract.js';
-import { PendingApprovals, approvalNotification, pendingLabel, shouldNotify, trayTooltip, windowStateOf } from './approvalAttention.js';
+import { approvalNotification } from '../../shared/approvalNotice.js';
+import { PendingApprovals, pendingLabel, shouldNotify, trayTooltip, windowStateOf } from './approvalAttention.js';
 import type { TrayAction } from './background.js';
 import { backgroundHost, backgroundNotice, closeAction, trayMenuItems, wantsTray } from './background.js';
 import { ACCENT, ALERT, discBitmap } from './icons.js';

@@ -1,7 +1,8 @@
 /** When an approval deserves an OS notification, what it says, and the pending count behind the badge. */
 import { describe, expect, it } from 'vitest';
 import type { ApprovalView } from '../../shared/contract.js';
-import { PendingApprovals, approvalNotification, pendingLabel, shouldNotify, trayTooltip, windowStateOf } from '../../electron/shell/approvalAttention.js';
+import { PendingApprovals, pendingLabel, shouldNotify, trayTooltip, windowStateOf } from '../../electron/shell/approvalAttention.js';
+import { approvalNotification } from '../../shared/approvalNotice.js';
 
 function view(requestId: string, extra: Partial<ApprovalView> = {}): ApprovalView {
   return { requestId, sessionId: 's', toolName: 'write_file', serverId: 'files', args: { path: 'a.txt', content: 'secret-ish' }, reason: 'asks', expiresAt: 1, ...extra };

@@ -346,7 +346,7 @@ describe('electron/main.ts (against an electron double)', () => {
     expect(tray.menu.map((item) => item.label)).toEqual(['Open MiniHarness Desktop', 'Quit MiniHarness Desktop']);
 
     const hideEvent = { preventDefault: vi.fn() };
-    window.emit('close', hideEvent);
+    (window as unknown as EventEmitter).emit('close', hideEvent);
     expect(hideEvent.preventDefault).toHaveBeenCalledTimes(1);
     expect(window['visible']).toBe(false);
     // Said once: where the app went and how to quit.
@@ -362,7 +362,7 @@ describe('electron/main.ts (against an electron double)', () => {
     fake.core.listener?.('settings.changed', { settings: { roots: [], keepRunningOnClose: false } });
     expect(tray.destroyed).toBe(true);
     const closeEvent = { preventDefault: vi.fn() };
-    window.emit('close', closeEvent);
+    (window as unknown as EventEmitter).emit('close', closeEvent);
     expect(closeEvent.preventDefault).not.toHaveBeenCalled();
     fake.core.listener?.('settings.changed', { settings: { roots: [], keepRunningOnClose: true } });
     expect(fake.trays).toHaveLength(2);
@@ -381,7 +381,7 @@ describe('electron/main.ts (against an electron double)', () => {
     (fake.app['quit'] as () => void)();
     (fake.app['quit'] as () => void)();
     const closeEvent = { preventDefault: vi.fn() };
-    window.emit('close', closeEvent);
+    (window as unknown as EventEmitter).emit('close', closeEvent);
     expect(closeEvent.preventDefault).not.toHaveBeenCalled();
     await done;
     expect(fake.core.closed).toBe(1);
