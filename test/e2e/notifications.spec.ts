@@ -71,7 +71,7 @@ test('with notifications allowed, an approval arriving in the background notifie
 
   await page.goto(host.url);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Settings/ }).click();
-  const card = page.getByRole('region', { name: 'Notifications' });
+  const card = page.getByRole('region', { name: 'Browser notifications' });
   await expect(card).toContainText('This browser will notify you about waiting approvals.');
   // The desktop-only setting is not offered in browser mode.
   await expect(page.getByRole('region', { name: 'Desktop' })).toHaveCount(0);

@@ -1,7 +1,7 @@
 /**
  * Browser mode: a Web Notification for an approval that arrives while this page is in the
  * background (another tab, another window in front), once the person allowed notifications
- * (Settings → Notifications). A click brings the page forward on the request; the notification
+ * (Settings → Browser notifications). A click brings the page forward on the request; the notification
  * goes away when the request closes. The desktop app does the same with OS notifications from
  * the main process (electron/shell/desktopIntegration.ts), so this stays off there.
  */

@@ -1,5 +1,5 @@
 /**
- * Settings → Notifications (browser mode only): asks the browser's permission to show a
+ * Settings → Browser notifications (browser mode only): asks the browser's permission to show a
  * notification when a call waits for approval while this tab is in the background
  * (state/bindNotifications.ts sends them). The browser asks the person; nothing is sent before.
  */
@@ -28,7 +28,7 @@ export function NotificationsCard() {
   return (
     <section className="card" aria-labelledby="settings-notifications">
       <h2 id="settings-notifications" className="card-title">
-        Notifications
+        Browser notifications
       </h2>
       <p className="card-note">When a tool call waits for your approval while this tab is in the background, the browser can notify you. A click brings you to the request.</p>
       {permission === 'granted' && (
