@@ -21,7 +21,7 @@ import { openSafeStorageSecrets } from './shell/safeStorageSecrets.js';
 import { describeDamage } from './storage/damagedFile.js';
 import type { SenderInfo } from './shell/sender.js';
 import { windowOptions } from './shell/windowOptions.js';
-import { PRODUCT_NAME } from '../shared/product.js';
+import { APP_ID, PRODUCT_NAME } from '../shared/product.js';
 import type { SettingsView } from '../shared/contract.js';
 import { chooseWorkspaceDir } from './app/dataDir.js';
 import type { DesktopIntegration } from './shell/desktopIntegration.js';
@@ -39,6 +39,10 @@ const log = (message: string) => console.error(`[miniharness] ${message}`);
 
 // Every renderer is OS-sandboxed, whatever a window's options say.
 app.enableSandbox();
+
+// Windows shows toast notifications only for an app with an AppUserModelID: the installed app's
+// is electron-builder.yml's appId; run from the project, Electron's own executable stands in.
+if (process.platform === 'win32') app.setAppUserModelId(app.isPackaged ? APP_ID : process.execPath);
 
 // The data folder is named after the product, as browser mode's (electron/app/dataDir.ts), not
 // after package.json's name; --user-data-dir (tests, a second profile) wins. Set before the

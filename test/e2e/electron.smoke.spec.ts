@@ -18,7 +18,7 @@ import { _electron, expect, test } from '@playwright/test';
 import { electronSqliteBinding, installedSqliteVersion } from '../../scripts/electronSqlite.mjs';
 import { decideLaunch, electronEnv } from '../../scripts/startDecision.mjs';
 import { buildFixtureServers } from '../helpers/buildFixtures.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import { stdioFixtureConfig } from '../helpers/fixtures.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const decision = decideLaunch({
@@ -123,22 +123,7 @@ test('the Servers view lists a configured server, and an approval dialog answers
   const counter = join(userData, 'counter.txt');
   // Configured before start, as a person's saved configuration: the stdio fixture, untrusted (its tools ask).
   mkdirSync(userData, { recursive: true });
-  writeFileSync(
-    join(userData, 'config.json'),
-    JSON.stringify({
-      servers: [
-        {
-          id: 'fx',
-          name: 'Fixture',
-          transport: 'stdio',
-          command: process.execPath,
-          args: [BUILT_STDIO_FIXTURE],
-          cwd: PROJECT_ROOT,
-          env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' },
-        },
-      ],
-    }),
-  );
+  writeFileSync(join(userData, 'config.json'), JSON.stringify({ servers: [stdioFixtureConfig('fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' }, { name: 'Fixture' })] }));
   const app = await launch();
   try {
     const page = await app.firstWindow();

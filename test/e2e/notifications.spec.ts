@@ -14,7 +14,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { join } from 'node:path';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import { stdioFixtureConfig } from '../helpers/fixtures.js';
 import { hostPerTest } from './support/hostPerTest.js';
 
 const context = hostPerTest('mh-e2e-notify-');
@@ -53,18 +53,8 @@ test('with notifications allowed, an approval arriving in the background notifie
   const { host, bridge, scratch } = context;
   await page.context().grantPermissions(['notifications'], { origin: host.origin });
   await page.addInitScript(recordNotifications);
-  await bridge.ok('servers.save', {
-    mode: 'create',
-    config: {
-      id: 'fx',
-      name: 'Fixture',
-      transport: 'stdio',
-      command: process.execPath,
-      args: [BUILT_STDIO_FIXTURE],
-      cwd: PROJECT_ROOT,
-      env: { FIXTURE_COUNTER: join(scratch, 'counter.txt'), FIXTURE_TOOLS: 'append' },
-    },
-  });
+  // The fixture over stdio, untrusted (the default): its tools ask first.
+  await bridge.ok('servers.save', { mode: 'create', config: stdioFixtureConfig('fx', { FIXTURE_COUNTER: join(scratch, 'counter.txt'), FIXTURE_TOOLS: 'append' }, { name: 'Fixture' }) });
   await expect
     .poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 })
     .toBe('ready');

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeBuildFiles, snapshot } from '../../scripts/keepNodeBuild.mjs';
+import { APP_ID } from '../../shared/product.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
 
 const require = createRequire(import.meta.url);
@@ -27,6 +28,7 @@ interface BuilderConfig {
   disableAsarIntegrity?: boolean;
   electronFuses?: Record<string, boolean>;
   productName?: string;
+  appId?: string;
 }
 
 const { getConfig, validateConfiguration } = require('app-builder-lib/out/util/config/config.js') as {
@@ -55,13 +57,15 @@ const loaded = getConfig(PROJECT_ROOT, null, null);
 
 describe('electron-builder.yml', () => {
   // Compiling electron-builder's schema takes a while on a busy machine.
-  it('is valid for electron-builder (its own schema), and names the product as package.json does', { timeout: 180_000 }, async () => {
+  it('is valid for electron-builder (its own schema), and names the product and its id as the app does', { timeout: 180_000 }, async () => {
     const config = await loaded;
     await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
     // The schema check is real: a misspelt key is refused.
     await expect(validateConfiguration({ ...config, electronFuse: {} } as BuilderConfig, new DebugLogger(false))).rejects.toThrow(/electronFuse/);
     const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { productName: string; scripts: Record<string, string> };
     expect(config.productName).toBe(pkg.productName);
+    // The id main.ts gives Windows for its notifications.
+    expect(config.appId).toBe(APP_ID);
     expect(pkg.scripts['package']).toBe('node scripts/package.mjs');
   });
 
