@@ -1,8 +1,8 @@
 /**
  * The Electron main process: a thin shell around the app core (electron/app/core.ts). It owns
- * the window, the IPC binding and the app lifecycle; every security decision it applies is a
- * pure function in electron/shell/ (tested in plain Node), and this file only wires them to
- * Electron.
+ * the window, the IPC binding, the app lifecycle and the desktop around the window (approval
+ * notifications, badge, tray: shell/desktopIntegration.ts); every decision it applies is a pure
+ * function in electron/shell/ (tested in plain Node), and this file only wires them to Electron.
  */
 import { BrowserWindow, app, dialog, ipcMain, safeStorage, session, shell } from 'electron';
 import type { IpcMainInvokeEvent, WebContents } from 'electron';
@@ -22,8 +22,12 @@ import { openSafeStorageSecrets } from './shell/safeStorageSecrets.js';
 import { describeDamage } from './storage/damagedFile.js';
 import type { SenderInfo } from './shell/sender.js';
 import { windowOptions } from './shell/windowOptions.js';
-import { PRODUCT_NAME } from '../shared/product.js';
+import { APP_ID, PRODUCT_NAME } from '../shared/product.js';
+import type { SettingsView } from '../shared/contract.js';
 import { chooseWorkspaceDir } from './app/dataDir.js';
+import type { DesktopIntegration } from './shell/desktopIntegration.js';
+import { createDesktopIntegration } from './shell/desktopIntegration.js';
+import { sqliteBindingFor } from './shell/sqliteBinding.js';
 
 // out/main/main.js → out/preload/preload.cjs and out/renderer/index.html (electron.vite.config.ts).
 // The preload is CommonJS (sandboxed preloads cannot be ES modules); in a "type": "module"
@@ -37,23 +41,24 @@ const log = (message: string) => console.error(`[miniharness] ${message}`);
 // Every renderer is OS-sandboxed, whatever a window's options say.
 app.enableSandbox();
 
+// Windows shows toast notifications only for an app with an AppUserModelID: the installed app's
+// is electron-builder.yml's appId; run from the project, Electron's own executable stands in.
+if (process.platform === 'win32') app.setAppUserModelId(app.isPackaged ? APP_ID : process.execPath);
+
 // The data folder is named after the product, as browser mode's (electron/app/dataDir.ts), not
 // after package.json's name; --user-data-dir (tests, a second profile) wins. Set before the
 // single-instance lock, which lives in this folder.
 app.setPath('userData', app.commandLine.getSwitchValue('user-data-dir') || join(app.getPath('appData'), PRODUCT_NAME));
 
 let mainWindow: BrowserWindow | undefined;
+let desktop: DesktopIntegration | undefined;
 
 if (!app.requestSingleInstanceLock()) {
   // A second launch only brings the running app forward (its 'second-instance' handler).
   app.quit();
 } else {
-  app.on('second-instance', () => {
-    if (!mainWindow || mainWindow.isDestroyed()) return;
-    if (mainWindow.isMinimized()) mainWindow.restore();
-    mainWindow.show();
-    mainWindow.focus();
-  });
+  // Also the way back to a window hidden in a tray the desktop does not show (some Linux desktops).
+  app.on('second-instance', () => showWindow());
   const location = appLocation();
   if (location) {
     // Registered before any webContents exists, so none escapes the guards.
@@ -86,23 +91,38 @@ async function start(location: AppLocation): Promise<void> {
     // The same damaged files reach the GUI through app.info (the core collects them from both stores).
     // Outside the data folder (the core refuses an overlap): --workspace, MINIHARNESS_WORKSPACE, or ~/MiniHarness/workspace.
     const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
+    // Run from the project, node_modules holds better-sqlite3 for Node; Electron's build comes from `npm start`'s cache.
+    const sqliteNativeBinding = sqliteBindingFor({ isPackaged: app.isPackaged, appPath: app.getAppPath(), abi: process.versions.modules, platform: process.platform, arch: process.arch });
     // The stdio entry runs under Node from the project folder (a packaged app has no Node to run it).
     const gatewayPort = gatewayPortOverride(app.commandLine.getSwitchValue('gateway-port') || undefined, process.env);
     const gateway = { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), ...(app.isPackaged ? {} : { stdio: stdioEntry(app.getAppPath(), 'node') }) };
-    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), gateway });
-    bindLifecycle(core);
+    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), sqliteNativeBinding, gateway });
+    const forward = createEventForwarder(location, IPC_EVENT_CHANNEL, () => {
+      const contents = liveContents();
+      return contents && { url: () => contents.getURL(), send: (channel, ...args) => contents.send(channel, ...args) };
+    });
+    const integration = createDesktopIntegration({
+      platform: process.platform,
+      window: () => (mainWindow && !mainWindow.isDestroyed() ? mainWindow : undefined),
+      showWindow,
+      sendToWindow: (event, payload) => forward(event, payload),
+      quit: () => app.quit(),
+      log,
+    });
+    desktop = integration;
+    bindLifecycle(core, integration);
     ipcMain.handle(
       IPC_INVOKE_CHANNEL,
       createInvokeHandler<IpcMainInvokeEvent>({ location, describeSender, dispatch: (channel, payload) => core.dispatch(channel, payload), log }),
     );
-    core.onEvent(
-      createEventForwarder(location, IPC_EVENT_CHANNEL, () => {
-        const contents = liveContents();
-        return contents && { url: () => contents.getURL(), send: (channel, ...args) => contents.send(channel, ...args) };
-      }),
-    );
+    core.onEvent((event, payload) => {
+      forward(event, payload);
+      integration.onCoreEvent(event, payload);
+    });
 
     mainWindow = createWindow(location);
+    const settings = await core.dispatch('settings.get', {});
+    if (settings.ok) integration.setKeepRunning((settings.result as SettingsView).keepRunningOnClose);
     core.start().catch((error: unknown) => log(`Starting the app core failed: ${messageOf(error)}`));
   } catch (error) {
     fatal(error);
@@ -112,12 +132,22 @@ async function start(location: AppLocation): Promise<void> {
 function createWindow(location: AppLocation): BrowserWindow {
   const window = new BrowserWindow(windowOptions(PRELOAD_FILE));
   window.once('ready-to-show', () => window.show());
+  // Hidden instead of closed while the app keeps running in the tray / dock (Settings).
+  window.on('close', (event) => desktop?.onWindowClose(event));
+  window.on('focus', () => desktop?.onWindowFocus());
   window.on('closed', () => {
     if (mainWindow === window) mainWindow = undefined;
   });
   const loaded = location.kind === 'dev' ? window.loadURL(location.url) : window.loadFile(location.file);
   loaded.catch(fatal);
   return window;
+}
+
+function showWindow(): void {
+  if (!mainWindow || mainWindow.isDestroyed()) return;
+  if (mainWindow.isMinimized()) mainWindow.restore();
+  mainWindow.show();
+  mainWindow.focus();
 }
 
 function liveContents(): WebContents | undefined {
@@ -137,11 +167,17 @@ function describeSender(event: IpcMainInvokeEvent): SenderInfo | null {
   };
 }
 
-function bindLifecycle(core: AppCore): void {
+function bindLifecycle(core: AppCore, integration: DesktopIntegration): void {
   const guard = createQuitGuard({ close: () => core.close(), quit: () => app.quit(), exit: (code) => app.exit(code), log });
-  app.on('before-quit', (event) => guard.onBeforeQuit(event));
-  // Closing the window ends the session on every platform: the core runs MCP server processes,
-  // which should not live on behind an app with no window.
+  app.on('before-quit', (event) => {
+    integration.onBeforeQuit();
+    guard.onBeforeQuit(event);
+  });
+  app.on('will-quit', () => integration.dispose());
+  // The Dock icon (macOS) brings a hidden window back.
+  app.on('activate', () => showWindow());
+  // The window really closed (the setting is off, or the app is quitting): the session ends on
+  // every platform — the core runs MCP server processes, which must not live on unseen.
   app.on('window-all-closed', () => app.quit());
   // Ctrl+C in the terminal (npm start) or a service manager: close the core, then exit.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => app.quit());

@@ -1,20 +1,15 @@
-// `npm start`: builds the app when out/ is missing or older than its sources, then runs the
-// Electron app — or, where Electron cannot run (no binary, no display, or it fails at startup),
-// the browser-mode host, after one line saying why. Arguments after `npm start --` go to either.
+// `npm start`: builds the app when out/ is missing or older than its sources, gets what Electron
+// needs on first run (its binary through Electron's own installer, the database module built for
+// Electron: scripts/prepareLaunch.mjs), then runs the Electron app — or, where Electron cannot run
+// (no display, offline on first run, a failed download, or it fails at startup), the browser-mode
+// host, after one line saying why. Arguments after `npm start --` go to either.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  BUILD_INPUTS,
-  BUILD_OUTPUTS,
-  browserModeLine,
-  decideLaunch,
-  electronEnv,
-  isBuildStale,
-  shouldFallBack,
-} from './startDecision.mjs';
+import { prepareLaunch } from './prepareLaunch.mjs';
+import { BUILD_INPUTS, BUILD_OUTPUTS, browserModeLine, electronEnv, isBuildStale, shouldFallBack } from './startDecision.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // `node scripts/start.mjs -- --port 1` passes a literal '--' (npm start strips its own).
@@ -22,13 +17,7 @@ const args = process.argv[2] === '--' ? process.argv.slice(3) : process.argv.sli
 const WEB_CLI = 'electron/web/cli.ts';
 
 build();
-const decision = decideLaunch({
-  root,
-  platform: process.platform,
-  env: process.env,
-  exists: existsSync,
-  readText: (path) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined),
-});
+const decision = await prepareLaunch({ root, platform: process.platform, arch: process.arch, env: process.env, nodeVersion: process.version });
 if (decision.mode === 'electron') runElectron(decision.electronPath);
 else runBrowserMode(decision.reason);
 

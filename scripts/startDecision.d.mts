@@ -2,6 +2,8 @@
 export declare const BUILD_OUTPUTS: readonly string[];
 export declare const BUILD_INPUTS: readonly string[];
 export declare const STARTUP_WINDOW_MS: number;
+export declare const ELECTRON_TOOLING_NODE: string;
+export declare const ELECTRON_DEFAULT_MIRROR: string;
 
 type Env = Record<string, string | undefined>;
 interface Probe {
@@ -18,3 +20,7 @@ export declare function decideLaunch(input: Probe & { platform: string }): { mod
 export declare function shouldFallBack(exit: { code: number | null; signal: string | null; elapsedMs: number; interrupted: boolean }): boolean;
 export declare function browserModeLine(reason: string): string;
 export declare function electronEnv(env: Env): Env;
+export declare function nodeAtLeast(version: string, minimum: string): boolean;
+export declare function electronDownloadHost(env: Env): { host: string; port: number };
+export declare function usesProxy(env: Env): boolean;
+export declare function setupBlocker(input: { nodeVersion: string; env: Env }): string | undefined;

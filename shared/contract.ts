@@ -386,6 +386,11 @@ export const SettingsViewSchema = z.object({
   gateway: z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535) }),
   /** How long an approval waits for an answer before the call is denied. */
   approvalTimeoutSeconds: z.number().int(),
+  /**
+   * Desktop app: closing the window keeps the app (its servers, approvals and the gateway)
+   * running in the tray (Windows, Linux) or the dock (macOS). Browser mode ignores it.
+   */
+  keepRunningOnClose: z.boolean(),
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 
@@ -576,6 +581,8 @@ export const channels = {
   'agents.revoke': channel(z.object({ id: z.string().min(1).max(100) }).strict(), AgentViewSchema),
   /** Forgets a revoked agent (its recorded calls stay in History). */
   'agents.remove': channel(z.object({ id: z.string().min(1).max(100) }).strict(), z.object({ removed: z.boolean() })),
+  /** Sets whether closing the desktop app's window keeps it running in the background (tray / dock). */
+  'settings.setKeepRunning': channel(z.object({ keepRunning: z.boolean() }).strict(), SettingsViewSchema),
 
   'traces.list': channel(
     z
@@ -700,9 +707,13 @@ export const events = {
   'approval.requested': ApprovalViewSchema,
   /** The approval is no longer pending (answered, timed out, or the call was cancelled). */
   'approval.closed': z.object({ requestId: z.string(), outcome: z.enum(['answered', 'expired', 'cancelled']) }),
+  /** Desktop app: the person clicked the OS notification of this approval; bring it forward. */
+  'approval.show': z.object({ requestId: z.string() }),
   /** A trace started or finished (the list refreshes from it). */
   'trace.changed': z.object({ trace: TraceSummarySchema }),
   'permissions.changed': z.object({}),
+  /** A setting changed: the whole settings view (the desktop shell follows `keepRunningOnClose` with it). */
+  'settings.changed': z.object({ settings: SettingsViewSchema }),
   /** The startup warnings changed (a damaged file found after start, e.g. a tool cache): the whole list. */
   'app.warnings': z.object({ warnings: z.array(AppWarningSchema) }),
   /**

@@ -5,3 +5,6 @@
  * `userData` folder use that one); test/lint/layering.test.ts checks they agree.
  */
 export const PRODUCT_NAME = 'MiniHarness Desktop';
+
+/** The app's id for the OS (Windows notifications, macOS bundle): electron-builder.yml `appId` (test/shell/packaging.test.ts checks they agree). */
+export const APP_ID = 'dev.miniharness.desktop';

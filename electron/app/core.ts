@@ -96,7 +96,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   };
 
   // ── storage ───────────────────────────────────────────────────────────────────────────────
-  const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'));
+  const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'), { nativeBinding: options.sqliteNativeBinding });
   if (opened.damaged) warnings.damagedFile(opened.damaged);
   const db = opened.db;
   // Made before the pipeline: the events and the approval broker redact with it.
@@ -289,7 +289,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...approvalHandlers({ broker }),
     ...askHandlers({ asks }),
     ...permissionHandlers({ permissions }),
-    ...settingsHandlers({ settings }),
+    ...settingsHandlers({ settings, emit }),
     ...traceHandlers({ tracer }),
     ...historyHandlers({ app, checkpoints, tracer, calls }),
     ...importHandlers({ registry, servers, tracer }),

@@ -30,6 +30,9 @@ export interface GatewaySettings {
 }
 const GatewaySettingsSchema = z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535) });
 const ApprovalTimeoutSchema = z.number().int().min(10).max(3600);
+const KEEP_RUNNING_KEY = 'desktop.keepRunningOnClose';
+/** Closing the desktop window keeps the app serving (approvals, the gateway) unless the person turns it off. */
+const KEEP_RUNNING_DEFAULT = true;
 
 export class SettingsService {
   private extra: string[];
@@ -57,6 +60,7 @@ export class SettingsService {
       roots: [{ path: this.workspace, workspace: true }, ...this.extra.map((path) => ({ path, workspace: false }))],
       gateway: { ...this.gatewaySettings },
       approvalTimeoutSeconds: this.approvalTimeoutSeconds,
+      keepRunningOnClose: this.keepRunningOnClose(),
     };
   }
 
@@ -91,6 +95,17 @@ export class SettingsService {
     if (parsed.success) return parsed.data;
     this.warn(`The saved setting "${what}" is not valid; its default is used until it is set again in Settings (the file is unchanged).`);
     return fallback;
+  }
+
+  /** Desktop app: whether closing the window keeps the app running in the tray / dock. */
+  keepRunningOnClose(): boolean {
+    const saved = this.config.get(KEEP_RUNNING_KEY);
+    return typeof saved === 'boolean' ? saved : KEEP_RUNNING_DEFAULT;
+  }
+
+  setKeepRunningOnClose(keepRunning: boolean): SettingsView {
+    this.config.set(KEEP_RUNNING_KEY, keepRunning);
+    return this.view();
   }
 
   /** Every folder the local tools may use: the workspace first. */

@@ -2,22 +2,29 @@
  * The glue in electron/main.ts, run in plain Node against a double of the `electron` module
  * (vi.mock: the real package is never loaded) and a double of the app core: single-instance
  * lock, sandbox, window options, guards on every webContents, session hardening, the IPC handler's
- * sender check, event forwarding, and closing the core once on quit.
+ * sender check, event forwarding, the Electron build of the database module, approval
+ * notifications and badge, closing into the tray, and closing the core once on quit.
  */
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppCoreOptions } from '../../electron/app/types.js';
 import { CONTENT_SECURITY_POLICY } from '../../electron/shell/csp.js';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../../shared/preloadApi.js';
+import { electronSqliteBinding } from '../../scripts/electronSqlite.mjs';
 
 type Handler = (...args: unknown[]) => unknown;
 
 const fake = vi.hoisted(() => ({
   userData: '',
+  /** app.getAppPath(): a scratch "project" holding better-sqlite3's package.json and the cached Electron build. */
+  appPath: '',
+  badgeCounts: [] as number[],
+  notifications: [] as Array<{ title: string; body: string; shown: boolean; closed: boolean; emit(event: string): void }>,
+  trays: [] as Array<{ destroyed: boolean; tooltip: string; menu: Array<{ label: string; click(): void }> }>,
   app: undefined as unknown as EventEmitter & Record<string, unknown>,
   windows: [] as Array<Record<string, unknown>>,
   ipcHandlers: new Map<string, (...args: unknown[]) => unknown>(),
@@ -51,7 +58,8 @@ vi.mock('electron', async () => {
     // As `electron . --user-data-dir=<tmp>` (the e2e smoke test) would pass it.
     commandLine: { getSwitchValue: (name: string) => (name === 'user-data-dir' ? fake.userData : '') },
     getVersion: () => '9.9.9',
-    getAppPath: () => '/nonexistent/app',
+    getAppPath: () => fake.appPath,
+    setBadgeCount: (count: number) => void fake.badgeCounts.push(count),
     // Electron: before-quit listeners may prevent the quit; otherwise the app quits.
     quit: () => {
       fake.quitCalls++;
@@ -86,6 +94,9 @@ vi.mock('electron', async () => {
   class BrowserWindow extends EventEmitter {
     webContents = new FakeWebContents();
     focused = 0;
+    visible = true;
+    hasFocus = true;
+    flashing = false;
     constructor(readonly options: unknown) {
       super();
       fake.windows.push(this as never);
@@ -95,10 +106,44 @@ vi.mock('electron', async () => {
     loadURL(url: string) { this.webContents.url = url; return Promise.resolve(); }
     isDestroyed() { return false; }
     isMinimized() { return false; }
+    isVisible() { return this.visible; }
+    isFocused() { return this.hasFocus; }
     restore() {}
-    show() {}
-    focus() { this.focused++; }
+    show() { this.visible = true; }
+    hide() { this.visible = false; this.hasFocus = false; }
+    focus() { this.focused++; this.hasFocus = true; }
+    flashFrame(on: boolean) { this.flashing = on; }
+    setOverlayIcon() {}
   }
+  class Notification extends EventEmitter {
+    title: string;
+    body: string;
+    shown = false;
+    closed = false;
+    static isSupported() { return true; }
+    constructor(options: { title: string; body: string }) {
+      super();
+      this.title = options.title;
+      this.body = options.body;
+      fake.notifications.push(this as never);
+    }
+    show() { this.shown = true; }
+    close() { this.closed = true; }
+  }
+  class Tray extends EventEmitter {
+    destroyed = false;
+    tooltip = '';
+    menu: unknown[] = [];
+    constructor() {
+      super();
+      fake.trays.push(this as never);
+    }
+    setToolTip(text: string) { this.tooltip = text; }
+    setContextMenu(menu: unknown[]) { this.menu = menu; }
+    destroy() { this.destroyed = true; }
+  }
+  const Menu = { buildFromTemplate: (template: unknown[]) => template };
+  const nativeImage = { createFromBitmap: (buffer: Buffer, size: object) => ({ buffer, size }) };
   const ipcMain = {
     handle: (channel: string, handler: Handler) => void fake.ipcHandlers.set(channel, handler),
     removeAllListeners: () => undefined,
@@ -114,7 +159,7 @@ vi.mock('electron', async () => {
   const shell = { openExternal: async (url: string) => void fake.openExternal.push(url) };
   const dialog = { showErrorBox: () => undefined };
   const safeStorage = new SafeStorageDouble({ backend: 'basic_text' });
-  return { app, BrowserWindow, ipcMain, session, shell, dialog, safeStorage, default: {} };
+  return { app, BrowserWindow, Notification, Tray, Menu, nativeImage, ipcMain, session, shell, dialog, safeStorage, default: {} };
 });
 
 // electron-store imports the real `electron`; conf is the same store without it.
@@ -133,6 +178,8 @@ vi.mock('../../electron/app/core.js', () => ({
     fake.core.options = options;
     return {
       dispatch: async (channel: unknown, payload: unknown) => {
+        // The shell asks for the settings once at start (keep running on close: the default, on).
+        if (channel === 'settings.get') return { ok: true, result: { roots: [], keepRunningOnClose: true } };
         fake.core.dispatched.push([channel, payload]);
         return { ok: true, result: { channel } };
       },
@@ -157,6 +204,11 @@ const logged: string[] = [];
 beforeAll(async () => {
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
   fake.userData = mkdtempSync(join(tmpdir(), 'mh-main-'));
+  fake.appPath = mkdtempSync(join(tmpdir(), 'mh-main-app-'));
+  mkdirSync(join(fake.appPath, 'node_modules', 'better-sqlite3'), { recursive: true });
+  writeFileSync(join(fake.appPath, 'node_modules', 'better-sqlite3', 'package.json'), JSON.stringify({ version: '12.11.1' }));
+  mkdirSync(dirname(sqliteBuild()), { recursive: true });
+  writeFileSync(sqliteBuild(), '');
   delete process.env['ELECTRON_RENDERER_URL'];
   await import('../../electron/main.js');
   await vi.waitFor(() => expect(fake.windows).toHaveLength(1));
@@ -167,9 +219,14 @@ afterAll(() => {
   vi.restoreAllMocks();
   if (savedRendererUrl !== undefined) process.env['ELECTRON_RENDERER_URL'] = savedRendererUrl;
   rmSync(fake.userData, { recursive: true, force: true });
+  rmSync(fake.appPath, { recursive: true, force: true });
   process.removeAllListeners('SIGINT');
   process.removeAllListeners('SIGTERM');
 });
+
+function sqliteBuild(): string {
+  return electronSqliteBinding({ root: fake.appPath, sqliteVersion: '12.11.1', abi: process.versions.modules, platform: process.platform, arch: process.arch });
+}
 
 function invoke(event: unknown, channel: unknown, payload: unknown) {
   const handler = fake.ipcHandlers.get(IPC_INVOKE_CHANNEL);
@@ -211,6 +268,10 @@ describe('electron/main.ts (against an electron double)', () => {
     expect(fake.core.started).toBe(1);
   });
 
+  it('loads the database module from the Electron build npm start cached, not node_modules', () => {
+    expect((fake.core.options as AppCoreOptions).sqliteNativeBinding).toBe(sqliteBuild());
+  });
+
   it('denies permissions and sets the CSP on the session', () => {
     const callback = vi.fn();
     fake.session['request']?.({}, 'media', callback, {});
@@ -246,15 +307,82 @@ describe('electron/main.ts (against an electron double)', () => {
     expect(window.webContents.sent).toEqual([[IPC_EVENT_CHANNEL, 'servers.changed', { servers: [] }]]);
   });
 
-  it('focuses the window when a second instance starts', () => {
-    fake.app.emit('second-instance');
-    expect(window['focused']).toBe(1);
+  it('an approval while the window is hidden: an OS notification without the arguments, the badge, and a click that opens it', () => {
+    window.webContents.sent.length = 0;
+    (window as unknown as { hide(): void }).hide();
+    const view = { requestId: 'req-1', sessionId: 's', toolName: 'write_file', serverId: 'files', args: { content: 'hunter2' }, reason: 'asks', expiresAt: 1 };
+    fake.core.listener?.('approval.requested', view);
+    expect(fake.notifications).toHaveLength(1);
+    const shown = fake.notifications[0]!;
+    expect(shown).toMatchObject({ title: 'Approve write_file?', shown: true, closed: false });
+    expect(shown.body).toContain('server “files”');
+    expect(shown.body).not.toContain('hunter2');
+    expect(fake.badgeCounts.at(-1)).toBe(1);
+    // The window got the request too (its dialog), as it gets every core event.
+    expect(window.webContents.sent).toEqual([[IPC_EVENT_CHANNEL, 'approval.requested', view]]);
+
+    shown.emit('click');
+    expect(window['visible']).toBe(true);
+    expect(window['hasFocus']).toBe(true);
+    expect(window.webContents.sent.at(-1)).toEqual([IPC_EVENT_CHANNEL, 'approval.show', { requestId: 'req-1' }]);
+
+    fake.core.listener?.('approval.closed', { requestId: 'req-1', outcome: 'answered' });
+    expect(shown.closed).toBe(true);
+    expect(fake.badgeCounts.at(-1)).toBe(0);
   });
 
-  it('closes the core once on quit, then quits for real', async () => {
+  it('an approval while the window is focused: the dialog is enough, no notification; the badge still counts it', () => {
+    const before = fake.notifications.length;
+    fake.core.listener?.('approval.requested', { requestId: 'req-2', sessionId: 's', toolName: 'run_command', serverId: 'local', args: {}, reason: 'asks', expiresAt: 2 });
+    expect(fake.notifications).toHaveLength(before);
+    expect(fake.badgeCounts.at(-1)).toBe(1);
+    fake.core.listener?.('approval.closed', { requestId: 'req-2', outcome: 'expired' });
+    expect(fake.badgeCounts.at(-1)).toBe(0);
+  });
+
+  it('closing the window keeps the app in the tray while the setting is on, and closes it once turned off', () => {
+    expect(fake.trays).toHaveLength(1);
+    const tray = fake.trays[0]!;
+    expect(tray.menu.map((item) => item.label)).toEqual(['Open MiniHarness Desktop', 'Quit MiniHarness Desktop']);
+
+    const hideEvent = { preventDefault: vi.fn() };
+    (window as unknown as EventEmitter).emit('close', hideEvent);
+    expect(hideEvent.preventDefault).toHaveBeenCalledTimes(1);
+    expect(window['visible']).toBe(false);
+    // Said once: where the app went and how to quit.
+    expect(fake.notifications.at(-1)).toMatchObject({ title: 'MiniHarness Desktop is still running', shown: true });
+
+    fake.core.listener?.('approval.requested', { requestId: 'req-3', sessionId: 's', toolName: 'write_file', serverId: 'files', args: {}, reason: 'asks', expiresAt: 3 });
+    expect(tray.tooltip).toBe('MiniHarness Desktop — 1 approval waiting');
+    tray.menu.find((item) => item.label === 'Review 1 approval waiting…')?.click();
+    expect(window['visible']).toBe(true);
+    expect(window.webContents.sent.at(-1)).toEqual([IPC_EVENT_CHANNEL, 'approval.show', { requestId: 'req-3' }]);
+    fake.core.listener?.('approval.closed', { requestId: 'req-3', outcome: 'answered' });
+
+    fake.core.listener?.('settings.changed', { settings: { roots: [], keepRunningOnClose: false } });
+    expect(tray.destroyed).toBe(true);
+    const closeEvent = { preventDefault: vi.fn() };
+    (window as unknown as EventEmitter).emit('close', closeEvent);
+    expect(closeEvent.preventDefault).not.toHaveBeenCalled();
+    fake.core.listener?.('settings.changed', { settings: { roots: [], keepRunningOnClose: true } });
+    expect(fake.trays).toHaveLength(2);
+  });
+
+  it('shows and focuses the window when a second instance starts (also the way back from a hidden window)', () => {
+    const focusedBefore = window['focused'] as number;
+    (window as unknown as { hide(): void }).hide();
+    fake.app.emit('second-instance');
+    expect(window['focused']).toBe(focusedBefore + 1);
+    expect(window['visible']).toBe(true);
+  });
+
+  it('closes the core once on quit, then quits for real (the window closes even with "keep running" on)', async () => {
     const done = new Promise((resolve) => fake.app.once('quit-done', resolve));
     (fake.app['quit'] as () => void)();
     (fake.app['quit'] as () => void)();
+    const closeEvent = { preventDefault: vi.fn() };
+    (window as unknown as EventEmitter).emit('close', closeEvent);
+    expect(closeEvent.preventDefault).not.toHaveBeenCalled();
     await done;
     expect(fake.core.closed).toBe(1);
     expect(fake.quitCalls).toBe(3);

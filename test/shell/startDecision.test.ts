@@ -1,6 +1,18 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { browserModeLine, decideLaunch, electronEnv, findElectronBinary, hasDisplay, isBuildStale, shouldFallBack } from '../../scripts/startDecision.mjs';
+import {
+  browserModeLine,
+  decideLaunch,
+  electronDownloadHost,
+  electronEnv,
+  findElectronBinary,
+  hasDisplay,
+  isBuildStale,
+  nodeAtLeast,
+  setupBlocker,
+  shouldFallBack,
+  usesProxy,
+} from '../../scripts/startDecision.mjs';
 
 const root = '/repo';
 const pathTxt = join(root, 'node_modules/electron/path.txt');
@@ -88,5 +100,40 @@ describe('electronEnv', () => {
     const env = { PATH: '/bin', ELECTRON_RUN_AS_NODE: '1' };
     expect(electronEnv(env)).toEqual({ PATH: '/bin' });
     expect(env.ELECTRON_RUN_AS_NODE).toBe('1');
+  });
+});
+
+describe('nodeAtLeast', () => {
+  it('compares major, minor and patch numerically', () => {
+    expect(nodeAtLeast('v22.12.0', '22.12.0')).toBe(true);
+    expect(nodeAtLeast('v22.11.9', '22.12.0')).toBe(false);
+    expect(nodeAtLeast('v20.20.2', '22.12.0')).toBe(false);
+    expect(nodeAtLeast('23.0.0', '22.12.0')).toBe(true);
+    expect(nodeAtLeast('v22.100.0', '22.12.0')).toBe(true);
+  });
+});
+
+describe('setupBlocker', () => {
+  it('names the Node.js Electron’s tooling needs', () => {
+    expect(setupBlocker({ nodeVersion: 'v20.19.0', env: {} })).toBe('setting it up needs Node.js 22.12.0 or later (this is Node.js 20.19.0)');
+    expect(setupBlocker({ nodeVersion: 'v22.12.0', env: {} })).toBeUndefined();
+  });
+
+  it('honours npm --offline', () => {
+    expect(setupBlocker({ nodeVersion: 'v24.1.0', env: { npm_config_offline: 'true' } })).toBe('offline (npm --offline)');
+  });
+});
+
+describe('electronDownloadHost', () => {
+  it('is GitHub unless a mirror is configured the way @electron/get reads it', () => {
+    expect(electronDownloadHost({})).toEqual({ host: 'github.com', port: 443 });
+    expect(electronDownloadHost({ ELECTRON_MIRROR: 'https://npmmirror.com/mirrors/electron/' })).toEqual({ host: 'npmmirror.com', port: 443 });
+    expect(electronDownloadHost({ npm_config_electron_mirror: 'http://mirror.local:8080/e/', ELECTRON_MIRROR: 'https://other/' })).toEqual({ host: 'mirror.local', port: 8080 });
+    expect(electronDownloadHost({ ELECTRON_MIRROR: 'not a url' })).toEqual({ host: 'github.com', port: 443 });
+  });
+
+  it('knows when downloads go through a proxy (a direct probe would say nothing)', () => {
+    expect(usesProxy({})).toBe(false);
+    expect(usesProxy({ HTTPS_PROXY: 'http://proxy:3128' })).toBe(true);
   });
 });

@@ -78,6 +78,9 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     client.on('approval.closed', (event) => state().applyApprovalClosed(event)),
     client.on('ask.requested', (view) => state().applyAskRequested(view)),
     client.on('ask.closed', (event) => state().applyAskClosed(event)),
+    // Desktop app: the OS notification of a request was clicked (the window is already in front).
+    client.on('approval.show', ({ requestId }) => state().revealApproval(requestId)),
+    client.on('settings.changed', ({ settings }) => state().applySettings(settings)),
     client.on('permissions.changed', () => state().refreshPermissions()),
     client.on('app.warnings', ({ warnings }) => state().applyWarnings(warnings)),
     client.on('trace.changed', ({ trace }) => {

@@ -38,6 +38,11 @@ export interface ApprovalsSlice {
   /** Sends one answer for one request, once. */
   answerApproval(requestId: string, answer: ApprovalAnswer): Promise<void>;
   deferApproval(requestId: string): void;
+  /**
+   * The person clicked the OS notification of a request: the dialog shows it unless it was set
+   * aside with "Decide later", which the Approvals view lists.
+   */
+  revealApproval(requestId: string): void;
   dismissApproval(requestId: string): void;
   clearApprovals(): void;
 }
@@ -138,6 +143,10 @@ export const createApprovalsSlice: ClientSliceCreator<ApprovalsSlice> = (client)
     deferApproval(requestId) {
       if (get().deferredApprovals.includes(requestId)) return;
       set({ deferredApprovals: [...get().deferredApprovals, requestId] }, false, 'approvals/defer');
+    },
+
+    revealApproval(requestId) {
+      if (get().deferredApprovals.includes(requestId)) get().navigate('approvals');
     },
 
     dismissApproval(requestId) {

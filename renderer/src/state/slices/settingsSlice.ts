@@ -1,4 +1,8 @@
-/** Settings the GUI edits: the local tools' folders (loaded with 'settings.get', set with 'settings.setRoots'). */
+/**
+ * Settings the GUI edits: the local tools' folders (loaded with 'settings.get', set with
+ * 'settings.setRoots') and, in the desktop app, whether closing the window keeps it running
+ * ('settings.setKeepRunning'). 'settings.changed' keeps them current.
+ */
 import type { ErrorShape, SettingsView } from '../../../../shared/contract.js';
 import { BridgeError, messageOf } from '../../bridge/index.js';
 import type { ClientSliceCreator } from '../types.js';
@@ -10,6 +14,10 @@ export interface SettingsSlice {
   loadSettings(): Promise<void>;
   /** Sets the extra folders (the workspace is not listed); resolves to the error when refused. */
   setRoots(roots: string[]): Promise<ErrorShape | undefined>;
+  /** Desktop app: closing the window keeps it running in the tray / dock; resolves to the error when refused. */
+  setKeepRunning(keepRunning: boolean): Promise<ErrorShape | undefined>;
+  /** A 'settings.changed' event: the whole view. */
+  applySettings(settings: SettingsView): void;
 }
 
 function errorShapeOf(error: unknown): ErrorShape {
@@ -40,4 +48,15 @@ export const createSettingsSlice: ClientSliceCreator<SettingsSlice> = (client) =
       set({ settingsBusy: false }, false, 'settings/savedDone');
     }
   },
+
+  async setKeepRunning(keepRunning) {
+    try {
+      set({ settings: await client.call('settings.setKeepRunning', { keepRunning }), settingsError: undefined }, false, 'settings/keepRunning');
+      return undefined;
+    } catch (error) {
+      return errorShapeOf(error);
+    }
+  },
+
+  applySettings: (settings) => set({ settings }, false, 'settings/changed'),
 });

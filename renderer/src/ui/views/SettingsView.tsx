@@ -7,6 +7,8 @@ import { warningKey, warningWords } from '../layout/appWarnings.js';
 import { SecretBannerRestore } from '../layout/Banners.js';
 import { ViewHeader } from '../layout/ViewHeader.js';
 import { FoldersCard } from '../settings/FoldersCard.js';
+import { KeepRunningCard } from '../settings/KeepRunningCard.js';
+import { NotificationsCard } from '../settings/NotificationsCard.js';
 
 const BACKEND_NAMES: Record<AppInfo['secretBackend']['kind'], string> = {
   safeStorage: 'Electron safeStorage (OS-encrypted)',
@@ -38,6 +40,8 @@ export function SettingsView() {
         </section>
 
         <FoldersCard />
+
+        {info.mode === 'electron' ? <KeepRunningCard /> : <NotificationsCard />}
 
         <section className="card" aria-labelledby="settings-secrets">
           <h2 id="settings-secrets" className="card-title">
