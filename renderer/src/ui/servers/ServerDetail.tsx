@@ -41,7 +41,8 @@ function StatusCallout({ view }: { view: ServerView }) {
   const status = view.status;
   if (status.state === 'reconnecting') return <ReconnectingCallout status={status} onOpenLog={() => setTab('log')} />;
   if (status.state !== 'error') return null;
-  const canReplaceToken = status.code === 'auth' && view.config.transport !== 'stdio';
+  // A 401 with an OAuth challenge asks for a sign-in, not a token.
+  const canReplaceToken = status.code === 'auth' && status.cause?.kind !== 'sign_in' && view.config.transport !== 'stdio';
   return (
     <Callout
       tone="error"
