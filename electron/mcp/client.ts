@@ -231,7 +231,7 @@ export class MCPClient implements ToolClient {
       sdk.close().catch(() => undefined);
     };
     const failure = (error: unknown): unknown => {
-      if (ended === 'timeout') return new MCPRequestTimeout(this.serverId, 'initialize', timeoutMs, 'The connection was closed (initialize is never cancelled).');
+      if (ended === 'timeout') return new MCPRequestTimeout(this.serverId, 'initialize', timeoutMs);
       if (ended === 'aborted') return this.violation ?? new MCPRequestCancelled(this.serverId, 'initialize');
       return error;
     };
@@ -331,8 +331,8 @@ export class MCPClient implements ToolClient {
       return await send(sdk);
     } catch (error) {
       if (!(error instanceof StreamableHTTPError && error.code === 404 && opened?.sessionExpired()) || this.isClosed() || this.lost) throw error;
-      // Another request (or the event stream) may have renewed it already.
-      if (this.opened === opened) await this.renewSession();
+      // Another request (or the event stream) may be renewing it, or have renewed it already.
+      await (this.renewing ?? (this.opened === opened ? this.renewSession() : undefined));
       return send(this.requireReady(operation));
     }
   }
@@ -495,13 +495,14 @@ export class MCPClient implements ToolClient {
   }
 
   private onTransportClosed(): void {
-    if (this.isClosed() || this._state !== 'ready' || this.lost) return;
+    // While a new session is being made, its outcome decides (see renewSession).
+    if (this.isClosed() || this._state !== 'ready' || this.lost || this.renewing) return;
     this.markLost(this.connectionLostError('the session'));
   }
 
   /** The HTTP server stopped answering (refused, reset): the session is lost. */
   private onRequestFailed(error: unknown): void {
-    if (this.isClosed() || this._state !== 'ready' || this.lost || this.config.transport !== 'streamable_http') return;
+    if (this.isClosed() || this._state !== 'ready' || this.lost || this.renewing || this.config.transport !== 'streamable_http') return;
     const errno = errnoOf(error);
     const failure = errno && SERVER_GONE_ERRNOS.has(errno) ? networkFailureOf(error, this.config.url) : undefined;
     if (failure) this.markLost(new MCPUnreachableError(this.serverId, failure));

@@ -71,8 +71,10 @@ export class MCPRequestTimeout extends MCPError {
     readonly timeoutMs: number,
     extra = '',
   ) {
+    // The spec forbids cancelling initialize: its deadline closes the connection instead.
+    const ended = operation === 'initialize' ? 'the connection was closed' : 'the request was cancelled';
     super(
-      `Server "${serverId}" did not answer ${operation} within ${timeoutMs} ms; the request was cancelled.${extra ? ` ${extra}` : ''} Check that the server is healthy, or raise its timeout.`,
+      `Server "${serverId}" did not answer ${operation} within ${timeoutMs} ms; ${ended}.${extra ? ` ${extra}` : ''} Check that the server is healthy, or raise its timeout.`,
       serverId,
     );
   }
