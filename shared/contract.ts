@@ -73,11 +73,22 @@ export const NegotiatedViewSchema = z.object({
 });
 export type NegotiatedView = z.infer<typeof NegotiatedViewSchema>;
 
+/** An MCP icon the page may show: main passes only inline images (`data:`), the page loads nothing from the network. */
+export const ToolIconSchema = z.object({
+  src: z.string(),
+  mimeType: z.string().optional(),
+  sizes: z.array(z.string()).optional(),
+  theme: z.enum(['light', 'dark']).optional(),
+});
+export type ToolIcon = z.infer<typeof ToolIconSchema>;
+
 export const ToolViewSchema = z.object({
   name: z.string(),
   source: z.enum(['local', 'mcp']),
   serverId: z.string(),
   title: z.string().optional(),
+  /** The tool's icons (MCP `icons`), inline images only. */
+  icons: z.array(ToolIconSchema).optional(),
   description: z.string().optional(),
   inputSchema: JsonObject,
   outputSchema: JsonObject.optional(),

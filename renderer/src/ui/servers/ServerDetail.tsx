@@ -122,7 +122,13 @@ export function ServerDetail({ view }: { view: ServerView }) {
       >
         {tab === 'overview' && <ServerOverview view={view} detail={detail} />}
         {tab === 'tools' && <ServerTools view={view} detail={detail} />}
-        {tab === 'log' && <ServerLog serverId={id} />}
+        {tab === 'log' && (
+          <ServerLog
+            serverId={id}
+            logLevel={detail?.data?.logLevel}
+            loggingAvailable={view.status.state === 'ready' && detail?.data?.negotiated?.capabilities.logging !== undefined}
+          />
+        )}
       </Tabs>
     </section>
   );
