@@ -112,7 +112,11 @@ export class MCPToolRegistry {
     const config = validate(input);
     const entry = this.state.entries.get(config.id);
     if (!entry) throw new MCPConfigError(config.id, 'no server with this id exists');
-    const reconnect = connectionFingerprint(config) !== connectionFingerprint(entry.config) || !config.enabled || config.timeoutMs !== entry.config.timeoutMs;
+    const reconnect =
+      connectionFingerprint(config) !== connectionFingerprint(entry.config) ||
+      !config.enabled ||
+      config.timeoutMs !== entry.config.timeoutMs ||
+      config.maxTotalTimeoutMs !== entry.config.maxTotalTimeoutMs;
     entry.config = config;
     entry.generation++;
     if (reconnect) {
