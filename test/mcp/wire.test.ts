@@ -37,6 +37,13 @@ describe('on the wire', () => {
   function stdioClient(env: Record<string, string>, overrides: Parameters<typeof stdioFixtureConfig>[2] = {}): MCPClient {
     return track(new MCPClient(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, ...env }, overrides), { secrets: new DefaultSecretResolver() }));
   }
+  /** A client of a loopback endpoint that answers every request with `body` as `contentType`: not an MCP server. */
+  async function clientOfEndpoint(contentType: string, body: string): Promise<MCPClient> {
+    const endpoint = createServer((_req, res) => res.writeHead(200, { 'Content-Type': contentType }).end(body));
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => endpoint.close(() => resolve())));
+    return track(new MCPClient(httpConfig(`http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/`), { secrets: new DefaultSecretResolver() }));
+  }
   async function httpClient(options: HttpFixtureOptions = {}, overrides: Partial<HttpServerConfig> = {}): Promise<{ client: MCPClient; server: HttpFixture }> {
     http = await startHttpFixture(options);
     return { client: track(new MCPClient(httpConfig(http.url, overrides), { secrets: new DefaultSecretResolver() })), server: http };
@@ -56,11 +63,12 @@ describe('on the wire', () => {
 
   describe('initialize is never cancelled', () => {
     it('stdio: at its deadline the transport is closed, and the server never receives notifications/cancelled', async () => {
-      // The gate file never appears: the server holds initialize forever.
-      const c = stdioClient({ FIXTURE_INIT_GATE: join(scratch.dir, 'never') }, { timeoutMs: 300 });
+      // The gate file never appears: the server holds initialize forever. (The deadline leaves a
+      // loaded machine time to start the server and let it read the request.)
+      const c = stdioClient({ FIXTURE_INIT_GATE: join(scratch.dir, 'never') }, { timeoutMs: 2_000 });
       const error = await c.initialize().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MCPRequestTimeout);
-      expect((error as MCPRequestTimeout).timeoutMs).toBe(300);
+      expect((error as MCPRequestTimeout).timeoutMs).toBe(2_000);
       expect(c.state).toBe('closed');
       // initialize() settles after the process has exited: everything it read is recorded.
       const seen = readEvents(events).map((e) => e.event);
@@ -79,7 +87,7 @@ describe('on the wire', () => {
     });
 
     it('HTTP: a held initialize times out, the request is dropped and nothing is cancelled', async () => {
-      const { client, server } = await httpClient({ holdInitialize: true }, { timeoutMs: 300 });
+      const { client, server } = await httpClient({ holdInitialize: true }, { timeoutMs: 1_000 });
       await expect(client.initialize()).rejects.toBeInstanceOf(MCPRequestTimeout);
       expect(server.methodCounts.get('initialize')).toBe(1);
       expect(server.methodCounts.get('notifications/cancelled')).toBeUndefined();
@@ -136,22 +144,22 @@ describe('on the wire', () => {
 
   describe('progress extends a call’s deadline', () => {
     it('a call that reports progress runs past its timeout and succeeds', async () => {
-      const c = stdioClient({ FIXTURE_TOOLS: 'progress' }, { timeoutMs: 300 });
+      const c = stdioClient({ FIXTURE_TOOLS: 'progress' }, { timeoutMs: 1_000 });
       await c.initialize({ timeoutMs: 10_000 });
       const updates: number[] = [];
-      // 6 steps of 150 ms: twice the timeout in all, never 300 ms without a report.
-      const result = await c.callTool('progress', { steps: 6, everyMs: 150 }, { onProgress: (u) => updates.push(u.progress) });
-      expect(result).toMatchObject({ content: [{ type: 'text', text: 'done after 6 steps' }], isError: false });
-      expect(updates).toEqual([1, 2, 3, 4, 5, 6]);
+      // 10 steps of 200 ms: twice the timeout in all, never the timeout without a report.
+      const result = await c.callTool('progress', { steps: 10, everyMs: 200 }, { onProgress: (u) => updates.push(u.progress) });
+      expect(result).toMatchObject({ content: [{ type: 'text', text: 'done after 10 steps' }], isError: false });
+      expect(updates).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     });
 
     it('…up to the maximum total the server config sets: then it is cancelled as a timeout', async () => {
-      const c = stdioClient({ FIXTURE_TOOLS: 'progress' }, { timeoutMs: 300, maxTotalTimeoutMs: 600 });
+      const c = stdioClient({ FIXTURE_TOOLS: 'progress' }, { timeoutMs: 1_000, maxTotalTimeoutMs: 1_500 });
       await c.initialize({ timeoutMs: 10_000 });
       const updates: number[] = [];
       const error = await c.callTool('progress', { steps: 50, everyMs: 100 }, { onProgress: (u) => updates.push(u.progress) }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MCPRequestTimeout);
-      expect((error as MCPRequestTimeout).timeoutMs).toBe(600);
+      expect((error as MCPRequestTimeout).timeoutMs).toBe(1_500);
       expect(updates.length).toBeGreaterThan(0);
       expect(updates.length).toBeLessThan(50);
       // The server was told (notifications/cancelled) and its handler observed the abort.
@@ -187,20 +195,14 @@ describe('on the wire', () => {
     });
 
     it('an HTTP endpoint that answers a web page is not an MCP server, and stdout is not mentioned', async () => {
-      const page = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html><body>Welcome</body></html>'));
-      await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
-      closers.push(() => new Promise<void>((resolve) => page.close(() => resolve())));
-      const client = track(new MCPClient(httpConfig(`http://127.0.0.1:${(page.address() as AddressInfo).port}/`), { secrets: new DefaultSecretResolver() }));
+      const client = await clientOfEndpoint('text/html', '<html><body>Welcome</body></html>');
       const error = (await client.initialize().catch((e: unknown) => e)) as MCPError;
       expect(error).toBeInstanceOf(MCPNotAnMCPServerError);
       expect(error.message).not.toMatch(/stdout/);
     });
 
     it('an HTTP endpoint that answers JSON that is not JSON-RPC is a protocol error about the URL, not stdout', async () => {
-      const api = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}'));
-      await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-      closers.push(() => new Promise<void>((resolve) => api.close(() => resolve())));
-      const client = track(new MCPClient(httpConfig(`http://127.0.0.1:${(api.address() as AddressInfo).port}/`), { secrets: new DefaultSecretResolver() }));
+      const client = await clientOfEndpoint('application/json', '{"status":"ok"}');
       const error = (await client.initialize().catch((e: unknown) => e)) as MCPError;
       expect(error.code).toBe('protocol');
       expect(error.message).toMatch(/not JSON-RPC/);

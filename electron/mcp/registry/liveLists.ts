@@ -6,7 +6,9 @@
  * whole map) and runs one at a time per server; notifications that arrive meanwhile cause one
  * more re-list, not one each.
  *
- * Resources and prompts plug in through `watch`'s `ListKind`: a refresher per kind.
+ * Resources and prompts plug in with `register(kind, refresher)` — called in the registry's
+ * constructor, before any client is built (a client is watched for the kinds known then). The
+ * client already turns `notifications/{resources,prompts}/list_changed` into `onListChanged`.
  */
 import type { ListKind, ToolClient } from '../types.js';
 import type { CacheAccess } from './cacheAccess.js';
