@@ -1,7 +1,9 @@
 /**
  * Thin wrappers over the SDK's client transports. They add what the app needs around the SDK:
  * stdio — a bounded stderr buffer and the child's exit code; HTTP — auth headers added at request
- * time (the token never sits in a plain options object); both — the negotiated protocol version,
+ * time (the token never sits in a plain options object), a 404 for the session id noticed (the
+ * server forgot the session), the kind of a 401's challenge, and the SDK's `DELETE` that ends the
+ * session; both — the negotiated protocol version,
  * and one bound on the size of a message from the server (`maxMessageBytes`), reported as a typed
  * `MCPResultTooLargeError` instead of a dropped connection.
  */
