@@ -16,6 +16,7 @@ export const CHANNEL_NAMES = [
   'servers.disconnect',
   'servers.discover',
   'servers.log',
+  'servers.setLogLevel',
   'tools.list',
   'tools.call',
   'tools.cancel',

@@ -75,11 +75,22 @@ export const NegotiatedViewSchema = z.object({
 });
 export type NegotiatedView = z.infer<typeof NegotiatedViewSchema>;
 
+/** An MCP icon the page may show: main passes only inline images (`data:`), the page loads nothing from the network. */
+export const ToolIconSchema = z.object({
+  src: z.string(),
+  mimeType: z.string().optional(),
+  sizes: z.array(z.string()).optional(),
+  theme: z.enum(['light', 'dark']).optional(),
+});
+export type ToolIcon = z.infer<typeof ToolIconSchema>;
+
 export const ToolViewSchema = z.object({
   name: z.string(),
   source: z.enum(['local', 'mcp']),
   serverId: z.string(),
   title: z.string().optional(),
+  /** The tool's icons (MCP `icons`), inline images only. */
+  icons: z.array(ToolIconSchema).optional(),
   description: z.string().optional(),
   inputSchema: JsonObject,
   outputSchema: JsonObject.optional(),
@@ -98,7 +109,19 @@ export const ConflictViewSchema = z.object({
 });
 export type ConflictView = z.infer<typeof ConflictViewSchema>;
 
-export const LogLineSchema = z.object({ at: z.number(), stream: z.enum(['stderr', 'client']), text: z.string() });
+/** MCP logging's severities (syslog's), least severe first: `logging/setLevel` asks for this one and above. */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export const LogLevelSchema = z.enum(LOG_LEVELS);
+export type LogLevel = z.infer<typeof LogLevelSchema>;
+
+/** `message`: an MCP log message from the server (`notifications/message`), with its level and logger. */
+export const LogLineSchema = z.object({
+  at: z.number(),
+  stream: z.enum(['stderr', 'client', 'message']),
+  text: z.string(),
+  level: LogLevelSchema.optional(),
+  logger: z.string().optional(),
+});
 export type LogLineView = z.infer<typeof LogLineSchema>;
 
 export const ServerDetailSchema = z.object({
@@ -107,6 +130,8 @@ export const ServerDetailSchema = z.object({
   tools: z.array(ToolViewSchema),
   /** Name conflicts involving this server's tools. */
   conflicts: z.array(ConflictViewSchema),
+  /** The MCP log level chosen for this server in the Log tab (sent at each connect), if any. */
+  logLevel: LogLevelSchema.optional(),
 });
 export type ServerDetail = z.infer<typeof ServerDetailSchema>;
 
@@ -535,6 +560,8 @@ export const channels = {
   /** Discovery of every enabled server; `refresh` reconnects and ignores the tool cache. */
   'servers.discover': channel(z.object({ refresh: z.boolean().default(false) }).strict(), z.array(ServerViewSchema)),
   'servers.log': channel(ServerId, z.array(LogLineSchema)),
+  /** Asks the server for log messages of `level` and above (`logging/setLevel`); kept and sent again at each connect. */
+  'servers.setLogLevel': channel(z.object({ id: z.string().min(1).max(64), level: LogLevelSchema }).strict(), z.object({ level: LogLevelSchema })),
 
   'tools.list': channel(Empty, z.object({ tools: z.array(ToolViewSchema), conflicts: z.array(ConflictViewSchema) })),
   /** Runs a tool through the whole pipeline (permissions, approval, checkpoint, trace). */

@@ -63,6 +63,7 @@ export const ERROR_CODES = [
   'transport',
   'result_too_large',
   'not_offered',
+  'not_supported',
   // Permissions and approvals
   'permission_denied',
   'approval_cancelled',
@@ -106,9 +107,10 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 /**
  * Why a server could not be reached or used: what failed, and where. `host`/`port` name the
  * endpoint for network kinds; `httpStatus` for `http_status`; `exitCode`/`signal` for `exited`;
- * `errno` is the system's own code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED, …) when there is one.
+ * `errno` is the system's own code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED, …) when there is one;
+ * `sign_in`: an HTTP 401 whose challenge asks for an OAuth sign-in (not a token).
  */
-export const CAUSE_KINDS = ['connection_refused', 'dns', 'tls', 'timeout', 'reset', 'network', 'blocked_port', 'http_status', 'exited', 'protocol'] as const;
+export const CAUSE_KINDS = ['connection_refused', 'dns', 'tls', 'timeout', 'reset', 'network', 'blocked_port', 'http_status', 'exited', 'protocol', 'sign_in'] as const;
 export const CauseKindSchema = z.enum(CAUSE_KINDS);
 export type CauseKind = z.infer<typeof CauseKindSchema>;
 

@@ -93,6 +93,11 @@ const common = {
   uid: z.string().regex(/^[A-Za-z0-9_-]{8,100}$/, 'is made by the app').optional(),
   /** Deadline for initialize and for each request, in milliseconds. */
   timeoutMs: z.number().int().min(100, 'at least 100 ms').max(600_000, 'at most 10 minutes').default(30_000),
+  /**
+   * The most a tool call may run in all while the server reports progress (each report restarts
+   * `timeoutMs`), in milliseconds; 10 minutes when absent, never less than `timeoutMs`.
+   */
+  maxTotalTimeoutMs: z.number().int().min(100, 'at least 100 ms').max(86_400_000, 'at most 24 hours').optional(),
   /** Higher wins when several servers offer a tool with the same name. */
   priority: z.number().int().min(-1000).max(1000).default(0),
   enabled: z.boolean().default(true),

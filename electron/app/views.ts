@@ -3,7 +3,7 @@
  * renderer of a tool, a server's status and negotiation, a history record, an import plan and
  * the secret store. Handlers build their answers from these and from nothing else.
  */
-import type { AppInfo, HistoryRecordView, ImportPreview, NegotiatedView, ServerView, ToolView } from '../../shared/contract.js';
+import type { AppInfo, HistoryRecordView, ImportPreview, NegotiatedView, ServerView, ToolIcon, ToolView } from '../../shared/contract.js';
 import type { CompletionView, PromptListView, PromptResultView, PromptView, ResourceContentView, ResourceListView, ResourceReadView, ResourceTemplateView, ResourceView } from '../../shared/contract.js';
 import { MAX_CONTENT_BINARY_BYTES, MAX_CONTENT_TEXT_BYTES, MAX_CONTENT_VIEW_BYTES, jsonByteLength, utf8Length } from '../../shared/limits.js';
 import type { CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
@@ -17,14 +17,39 @@ import type { NegotiatedInfo } from '../mcp/types.js';
 import type { PlannedServer } from './importer.js';
 import type { SecretBackendInfo } from '../secrets/types.js';
 
+/** Inline images a page may show as an icon; an SVG in an <img> runs no script. */
+const ICON_SRC = /^data:image\/(png|jpeg|gif|webp|svg\+xml)(;[a-z0-9=.+-]+)*,/i;
+/** An icon larger than this (as text) is not shown: icons are small. */
+const MAX_ICON_CHARS = 64 * 1024;
+const MAX_ICONS = 4;
+
+/**
+ * The icons the page may show: inline images only, small ones, a few. An http(s) icon is not
+ * passed on: the page loads nothing from the network (its CSP forbids it, and a fetch would tell a
+ * third party that the tool list was opened).
+ */
+export function iconsView(icons: HarnessToolInfo['icons']): ToolIcon[] {
+  return (icons ?? [])
+    .filter((icon) => ICON_SRC.test(icon.src) && icon.src.length <= MAX_ICON_CHARS)
+    .slice(0, MAX_ICONS)
+    .map((icon) => ({
+      src: icon.src,
+      ...(icon.mimeType ? { mimeType: icon.mimeType } : {}),
+      ...(icon.sizes ? { sizes: icon.sizes } : {}),
+      ...(icon.theme ? { theme: icon.theme } : {}),
+    }));
+}
+
 /** `cached`: the tool's server lists it from the schema cache and is not ready yet. */
 export function toolView(tool: HarnessToolInfo, cached = false): ToolView {
   const title = tool.title ?? tool.annotations?.title;
+  const icons = iconsView(tool.icons);
   return {
     name: tool.name,
     source: tool.source,
     serverId: tool.serverId,
     ...(title ? { title } : {}),
+    ...(icons.length ? { icons } : {}),
     ...(tool.description ? { description: tool.description } : {}),
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),

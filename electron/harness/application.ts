@@ -67,6 +67,8 @@ export interface HarnessToolInfo {
   serverId: string;
   /** The tool's display title (MCP `title`), when it has one; `annotations.title` is the older place. */
   title?: string;
+  /** The tool's icons (MCP `icons`), as the server listed them. */
+  icons?: Array<{ src: string; mimeType?: string | undefined; sizes?: string[] | undefined; theme?: 'light' | 'dark' | undefined }>;
   description: string | undefined;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown> | undefined;
@@ -170,6 +172,7 @@ export class HarnessApplication {
         source: 'mcp',
         serverId: entry.serverId,
         ...(entry.tool.title ? { title: entry.tool.title } : {}),
+        ...(entry.tool.icons?.length ? { icons: entry.tool.icons } : {}),
         description: entry.tool.description,
         inputSchema: entry.tool.inputSchema,
         outputSchema: entry.tool.outputSchema,

@@ -2,14 +2,18 @@
  * `MCPClient`: one connection to one MCP server, over the official SDK `Client`.
  *
  * What it adds to the SDK: a lifecycle with clear refusals (before initialize, after close), a
- * deadline on every request that cancels it on the wire, the negotiated metadata kept as the
- * server answered, normalized tool results, and errors that name the server and say what to do
- * (never a secret: anything that came from outside is redacted first).
+ * deadline on every request that cancels it on the wire (except initialize, which the spec
+ * forbids cancelling: its deadline closes the transport), progress that extends a call's deadline
+ * up to a maximum total, an HTTP session renewed once when the server forgot it (404) and ended
+ * (`DELETE`) on close, the server's log messages and list changes, the negotiated metadata kept
+ * as the server answered, normalized tool results, and errors that name the server and say what
+ * to do (never a secret: anything that came from outside is redacted first).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ListChangedHandlers, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
@@ -24,6 +28,7 @@ import {
   MCPError,
   MCPNotAnMCPServerError,
   MCPNotInitializedError,
+  MCPNotSupportedError,
   MCPProtocolError,
   MCPRemoteError,
   MCPRequestCancelled,
@@ -44,6 +49,7 @@ import { openTransport } from './transports.js';
 import type {
   ClientState,
   DisconnectInfo,
+  ListKind,
   NegotiatedInfo,
   RequestOptions,
   ToolClient,
@@ -54,6 +60,18 @@ export const CLIENT_INFO = { name: 'miniharness-desktop', version: '0.1.0' } as 
 
 /** How many stderr lines an exit error quotes. */
 const STDERR_TAIL_LINES = 10;
+
+/** The SDK's own deadline for initialize, never reached: ours closes the transport first (see connectWithinDeadline). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** How long a progress-reporting call may run in all when the server's config sets no maximum: 10 minutes. */
+export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
+
+/** How long close() waits for the server to acknowledge the end of an HTTP session (`DELETE`). */
+const END_SESSION_WAIT_MS = 2_000;
+
+/** list_changed notifications of one kind arriving this close together cause one re-list. */
+const LIST_CHANGED_DEBOUNCE_MS = 50;
 
 /** Errors of an HTTP request that say the server is gone (not that it refused this request). */
 const SERVER_GONE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -66,6 +84,8 @@ export interface MCPClientOptions {
   maxMessageBytes?: number;
   /** Who answers the server's elicitation and sampling requests; without it they are not declared. */
   asks?: ServerAskHandlers;
+  /** The MCP log level chosen for this server, sent (`logging/setLevel`) whenever a session starts. */
+  logLevel?: () => LoggingLevel | undefined;
 }
 
 export class MCPClient implements ToolClient {
@@ -87,6 +107,9 @@ export class MCPClient implements ToolClient {
   private lost: MCPError | undefined;
   /** The folders offered as roots (`roots/list`); replaced by `setRoots`. */
   private roots: readonly string[];
+  /** HTTP: a new session replacing one the server forgot (404), while it is being made. */
+  private renewing: Promise<void> | undefined;
+  private readonly listListeners = new Map<ListKind, Set<() => void>>();
 
   constructor(
     private readonly config: ServerConfig,
@@ -142,6 +165,7 @@ export class MCPClient implements ToolClient {
       this._negotiated = info;
       this._state = 'ready';
       this.log.note(`ready: ${info.serverInfo.name} ${info.serverInfo.version}, protocol ${info.protocolVersion}`);
+      this.applyLogLevel();
       return info;
     } catch (error) {
       const mapped = this.isClosed()
@@ -158,23 +182,36 @@ export class MCPClient implements ToolClient {
 
   /** Opens the transport and runs the SDK's initialize exchange once. */
   private async handshake(timeoutMs: number, signal: AbortSignal, started: number): Promise<NegotiatedInfo> {
+    // A transport replaced by a new session (see renewSession) no longer speaks for this client.
+    const current = (): boolean => opened === this.opened;
     const limits = {
       maxMessageBytes: this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       onTooLarge: (error: MCPResultTooLargeError) => this.onTooLarge(error),
-      onRequestFailed: (error: unknown) => this.onRequestFailed(error),
+      onRequestFailed: (error: unknown) => {
+        if (current()) this.onRequestFailed(error);
+      },
+      onSessionExpired: () => {
+        if (current()) this.onSessionExpired();
+      },
     };
-    this.opened = await openTransport(this.config, this.options.secrets, this.log, limits).catch((error: unknown) => {
+    const opened = await openTransport(this.config, this.options.secrets, this.log, limits).catch((error: unknown) => {
       throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
     });
-    const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: clientCapabilities(this.options.asks) });
+    this.opened = opened;
+    const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: clientCapabilities(this.options.asks), listChanged: this.listChangedHandlers() });
     this.sdk = sdk;
     this.registerServerRequestHandlers(sdk);
-    sdk.onerror = (error) => this.onWireError(error);
-    sdk.onclose = () => this.onTransportClosed();
-    this.log.note(`connecting to ${this.opened.target}`);
-    await sdk.connect(this.opened.transport, { timeout: timeoutMs, signal });
+    sdk.onerror = (error) => {
+      if (current()) this.onWireError(error);
+    };
+    sdk.onclose = () => {
+      if (current()) this.onTransportClosed();
+    };
+    this.installNotificationHandlers(sdk);
+    this.log.note(`connecting to ${opened.target}`);
+    await this.connectWithinDeadline(sdk, opened, timeoutMs, signal);
 
-    const version = this.opened.protocolVersion();
+    const version = opened.protocolVersion();
     const serverInfo = sdk.getServerVersion();
     const capabilities = sdk.getServerCapabilities();
     if (!version || !serverInfo || !capabilities) {
@@ -189,38 +226,84 @@ export class MCPClient implements ToolClient {
     };
   }
 
+  /**
+   * Runs the SDK's initialize exchange under our own deadline. The spec forbids cancelling
+   * initialize, and the SDK's timeout and abort both send `notifications/cancelled`: so the SDK
+   * gets neither, and on expiry (or abort) the transport is closed instead, which fails the
+   * pending request.
+   */
+  private async connectWithinDeadline(sdk: Client, opened: OpenedTransport, timeoutMs: number, signal: AbortSignal): Promise<void> {
+    let ended: 'timeout' | 'aborted' | undefined;
+    const end = (why: 'timeout' | 'aborted'): void => {
+      if (ended) return;
+      ended = why;
+      sdk.close().catch(() => undefined);
+    };
+    const failure = (error: unknown): unknown => {
+      if (ended === 'timeout') return new MCPRequestTimeout(this.serverId, 'initialize', timeoutMs);
+      if (ended === 'aborted') return this.violation ?? new MCPRequestCancelled(this.serverId, 'initialize');
+      return error;
+    };
+    if (signal.aborted) {
+      ended = 'aborted';
+      throw failure(undefined);
+    }
+    const timer = setTimeout(() => end('timeout'), timeoutMs);
+    const onAbort = (): void => end('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await sdk.connect(opened.transport, { timeout: MAX_TIMER_MS });
+      if (ended) throw failure(undefined);
+    } catch (error) {
+      throw failure(error);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
   /** Lists every tool, following pagination cursors. */
   async listTools(options: RequestOptions = {}): Promise<ToolDescriptor[]> {
-    const sdk = this.requireReady('tools/list');
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
-    const tools: ToolDescriptor[] = [];
-    let cursor: string | undefined;
-    const seenCursors = new Set<string>();
     try {
-      do {
-        const page = await sdk.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-        if (cursor !== undefined) {
-          if (seenCursors.has(cursor)) throw new MCPProtocolError(this.serverId, `tools/list repeated the cursor ${JSON.stringify(cursor)}`);
-          seenCursors.add(cursor);
-        }
-      } while (cursor !== undefined);
+      // A renewed session starts the list over: the old session's cursors mean nothing to it.
+      return await this.onSession('tools/list', async (sdk) => {
+        const tools: ToolDescriptor[] = [];
+        let cursor: string | undefined;
+        const seenCursors = new Set<string>();
+        do {
+          const page = await sdk.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+          tools.push(...page.tools);
+          cursor = page.nextCursor;
+          if (cursor !== undefined) {
+            if (seenCursors.has(cursor)) throw new MCPProtocolError(this.serverId, `tools/list repeated the cursor ${JSON.stringify(cursor)}`);
+            seenCursors.add(cursor);
+          }
+        } while (cursor !== undefined);
+        return tools;
+      });
     } catch (error) {
       throw this.noteFailure(this.mapError(error, 'tools/list', timeoutMs, options.signal));
     }
-    return tools;
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: RequestOptions = {}): Promise<NormalizedToolResult> {
-    const sdk = this.requireReady(`tools/call "${name}"`);
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    const maxTotalMs = Math.max(timeoutMs, this.config.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS);
     try {
-      const result = await sdk.callTool({ name, arguments: args }, undefined, {
-        timeout: timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-      });
+      const result = await this.onSession(`tools/call "${name}"`, (sdk) =>
+        withMaxTotal(maxTotalMs, options.signal, (signal) =>
+          sdk.callTool({ name, arguments: args }, undefined, {
+            timeout: timeoutMs,
+            signal,
+            // Progress restarts the deadline, up to the maximum total. A progress handler is
+            // always set: without one the SDK sends no progress token, and the server cannot report any.
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: maxTotalMs,
+            onprogress: options.onProgress ?? (() => undefined),
+          }),
+        ),
+      );
       return normalizeToolResult(result);
     } catch (error) {
       throw this.noteFailure(this.mapError(error, `tools/call "${name}"`, timeoutMs, options.signal));
@@ -247,11 +330,12 @@ export class MCPClient implements ToolClient {
     }
   }
 
-  /** Closes the connection (and ends a stdio server). Safe to call any number of times. */
+  /** Closes the connection (ends an HTTP session with `DELETE`, ends a stdio server). Safe to call any number of times. */
   close(): Promise<void> {
     if (this.closing) return this.closing;
     this._state = 'closed';
     this.closing = (async () => {
+      await this.endSession();
       try {
         await this.sdk?.close();
       } catch (error) {
@@ -259,6 +343,147 @@ export class MCPClient implements ToolClient {
       }
     })();
     return this.closing;
+  }
+
+  // ── HTTP sessions: renewed once when the server forgot one, ended on close ──────────────────
+
+  /**
+   * Sends one request on the current session. When the server answers 404 for the session id
+   * (it expired, or the server restarted), the request was not processed: a new session is
+   * started (initialize again, once) and the request is sent once more on it.
+   */
+  private async onSession<T>(operation: string, send: (sdk: Client) => Promise<T>): Promise<T> {
+    await this.renewing?.catch(() => undefined);
+    const sdk = this.requireReady(operation);
+    const opened = this.opened;
+    try {
+      return await send(sdk);
+    } catch (error) {
+      if (!(error instanceof StreamableHTTPError && error.code === 404 && opened?.sessionExpired()) || this.isClosed() || this.lost) throw error;
+      // Another request (or the event stream) may be renewing it, or have renewed it already.
+      await (this.renewing ?? (this.opened === opened ? this.renewSession() : undefined));
+      return send(this.requireReady(operation));
+    }
+  }
+
+  /** The transport saw a 404 for this session (a request, or the event stream reopening). */
+  private onSessionExpired(): void {
+    if (this._state !== 'ready' || this.isClosed() || this.lost) return;
+    this.renewSession().catch(() => undefined); // a failure marks the connection lost
+  }
+
+  /**
+   * Replaces a session the server forgot with a new one: a fresh transport and initialize. The
+   * new session may offer other lists, so list listeners are told. If it fails, the connection
+   * is lost (the registry reconnects with backoff); a second 404 is not renewed again here.
+   */
+  private renewSession(): Promise<void> {
+    this.renewing ??= (async () => {
+      const old = this.sdk;
+      this.log.note('the server no longer knows this session (HTTP 404); starting a new session');
+      try {
+        const info = await this.handshake(this.config.timeoutMs, new AbortController().signal, performance.now());
+        if (this.isClosed()) {
+          await this.sdk?.close().catch(() => undefined);
+          throw new MCPClientClosedError(this.serverId, 'initialize');
+        }
+        this._negotiated = info;
+        this.log.note(`new session ready: protocol ${info.protocolVersion}`);
+        this.applyLogLevel();
+        for (const kind of this.listListeners.keys()) this.emitListChanged(kind);
+      } catch (error) {
+        const mapped = error instanceof MCPClientClosedError ? error : this.mapError(error, 'initialize (new session)', this.config.timeoutMs);
+        if (!this.isClosed() && !this.lost) this.markLost(mapped);
+        throw mapped;
+      } finally {
+        // The forgotten session's transport: closed quietly (its handlers no longer speak for this client).
+        old?.close().catch(() => undefined);
+      }
+    })().finally(() => {
+      this.renewing = undefined;
+    });
+    return this.renewing;
+  }
+
+  /** Ends the HTTP session on the server (`DELETE`), waiting a little for the answer; a failure is only noted. */
+  private async endSession(): Promise<void> {
+    const opened = this.opened;
+    if (!opened?.terminate || !opened.sessionId() || opened.sessionExpired() || this.lost) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const gaveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.min(END_SESSION_WAIT_MS, this.config.timeoutMs));
+    });
+    try {
+      await Promise.race([opened.terminate(), gaveUp]);
+    } catch (error) {
+      this.log.note(`ending the session: ${this.redact(error instanceof Error ? error.message : String(error))}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // ── logging: the server's log messages, and the level it sends ──────────────────────────────
+
+  /** Asks the server for log messages of `level` and above (`logging/setLevel`). */
+  async setLoggingLevel(level: LoggingLevel, options: RequestOptions = {}): Promise<void> {
+    const operation = 'logging/setLevel';
+    this.requireReady(operation);
+    if (!this._negotiated?.capabilities.logging) throw new MCPNotSupportedError(this.serverId, 'logging', operation);
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    try {
+      await this.onSession(operation, (sdk) => sdk.setLoggingLevel(level, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }));
+      this.log.note(`log level set to ${level}`);
+    } catch (error) {
+      throw this.noteFailure(this.mapError(error, operation, timeoutMs, options.signal));
+    }
+  }
+
+  /** Sends the chosen log level to a new session (when the server logs); a failure is only noted. */
+  private applyLogLevel(): void {
+    const level = this.options.logLevel?.();
+    if (!level || !this._negotiated?.capabilities.logging) return;
+    this.setLoggingLevel(level).catch((error: unknown) => this.log.note(`could not set the log level: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  /** Notifications this client shows: the server's log messages go to its log, bounded and redacted. */
+  private installNotificationHandlers(sdk: Client): void {
+    sdk.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      if (sdk === this.sdk) this.log.message(notification.params);
+    });
+  }
+
+  // ── list_changed: the server's tools (resources, prompts) changed ────────────────────────────
+
+  /**
+   * Called (debounced) when the server says one of its lists changed, and after a new session
+   * replaced a forgotten one. The listener re-lists (the registry does it for tools).
+   */
+  onListChanged(kind: ListKind, listener: () => void): () => void {
+    let listeners = this.listListeners.get(kind);
+    if (!listeners) this.listListeners.set(kind, (listeners = new Set()));
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
+  private emitListChanged(kind: ListKind): void {
+    if (this._state !== 'ready' || this.isClosed()) return;
+    for (const listener of this.listListeners.get(kind) ?? []) {
+      try {
+        listener();
+      } catch {
+        // A failing listener must not break the client.
+      }
+    }
+  }
+
+  /**
+   * The SDK's list_changed handling (it installs a handler only for lists the server declared
+   * `listChanged` for), without its own refresh: listeners re-list, with pagination and in order
+   * with everything else that lists.
+   */
+  private listChangedHandlers(): ListChangedHandlers {
+    const handler = (kind: ListKind) => ({ autoRefresh: false, debounceMs: LIST_CHANGED_DEBOUNCE_MS, onChanged: () => this.emitListChanged(kind) });
+    return { tools: handler('tools'), resources: handler('resources'), prompts: handler('prompts') };
   }
 
   private isClosed(): boolean {
@@ -290,7 +515,7 @@ export class MCPClient implements ToolClient {
     if (error instanceof MCPResultTooLargeError) return; // handled by onTooLarge
     const isViolation = error instanceof SyntaxError || error.name === 'ZodError';
     if (!isViolation) return;
-    const detail = 'it wrote output that is not JSON-RPC on its stdout (servers must log to stderr only)';
+    const detail = this.notJsonRpcDetail();
     this.log.note(`protocol violation: ${detail}`);
     if (this._state === 'initializing' && !this.violation) {
       this.violation = new MCPProtocolError(this.serverId, detail);
@@ -299,13 +524,14 @@ export class MCPClient implements ToolClient {
   }
 
   private onTransportClosed(): void {
-    if (this.isClosed() || this._state !== 'ready' || this.lost) return;
+    // While a new session is being made, its outcome decides (see renewSession).
+    if (this.isClosed() || this._state !== 'ready' || this.lost || this.renewing) return;
     this.markLost(this.connectionLostError('the session'));
   }
 
   /** The HTTP server stopped answering (refused, reset): the session is lost. */
   private onRequestFailed(error: unknown): void {
-    if (this.isClosed() || this._state !== 'ready' || this.lost || this.config.transport !== 'streamable_http') return;
+    if (this.isClosed() || this._state !== 'ready' || this.lost || this.renewing || this.config.transport !== 'streamable_http') return;
     const errno = errnoOf(error);
     const failure = errno && SERVER_GONE_ERRNOS.has(errno) ? networkFailureOf(error, this.config.url) : undefined;
     if (failure) this.markLost(new MCPUnreachableError(this.serverId, failure));
@@ -327,6 +553,13 @@ export class MCPClient implements ToolClient {
     setImmediate(() => {
       this.sdk?.close().catch(() => undefined);
     });
+  }
+
+  /** What "the server sent something that is not JSON-RPC" means for this transport. */
+  private notJsonRpcDetail(): string {
+    return this.config.transport === 'stdio'
+      ? 'it wrote output that is not JSON-RPC on its stdout (servers must log to stderr only)'
+      : 'it answered with something that is not JSON-RPC (check that the URL is the server’s MCP endpoint, not a web page or a proxy)';
   }
 
   private connectionLostError(during: string): MCPError {
@@ -357,7 +590,12 @@ export class MCPClient implements ToolClient {
     if (this.violation && this._state === 'initializing') return this.violation;
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout) {
-        return callerSignal?.aborted ? new MCPRequestCancelled(this.serverId, operation) : new MCPRequestTimeout(this.serverId, operation, timeoutMs);
+        if (callerSignal?.aborted) return new MCPRequestCancelled(this.serverId, operation);
+        const maxTotal = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
+        if (typeof maxTotal === 'number') {
+          return new MCPRequestTimeout(this.serverId, operation, maxTotal, 'Its progress reports extended the deadline up to the maximum total time this server is allowed (raise it in the server’s settings).');
+        }
+        return new MCPRequestTimeout(this.serverId, operation, timeoutMs);
       }
       if (error.code === ErrorCode.ConnectionClosed) {
         if (this.isClosed()) return new MCPClientClosedError(this.serverId, operation);
@@ -370,9 +608,15 @@ export class MCPClient implements ToolClient {
       }
       return new MCPRemoteError(this.serverId, error.code, this.redact(error.message.replace(/^MCP error -?\d+: /, '')));
     }
-    if (error instanceof UnauthorizedError) return new MCPAuthError(this.serverId, 401);
+    if (error instanceof UnauthorizedError) return new MCPAuthError(this.serverId, 401, 'oauth');
     if (error instanceof StreamableHTTPError) {
-      if (error.code === 401 || error.code === 403) return new MCPAuthError(this.serverId, error.code);
+      if (error.code === 401 || error.code === 403) return new MCPAuthError(this.serverId, error.code, this.opened?.authChallenge() ?? 'token');
+      // The SDK's "Unexpected content type" (an HTML page, plain text): not an MCP endpoint.
+      if (error.code === -1 && /content type/i.test(error.message)) {
+        return this._state === 'initializing'
+          ? new MCPNotAnMCPServerError(this.serverId, this.opened?.target ?? this.serverId, undefined)
+          : new MCPProtocolError(this.serverId, this.notJsonRpcDetail());
+      }
       // 404 on a request of a live session: the server no longer knows it (it restarted), so it
       // did not process the request. The session is lost; a new one must be initialized.
       if (error.code === 404 && this._state === 'ready' && this.opened?.sessionId()) {
@@ -394,6 +638,10 @@ export class MCPClient implements ToolClient {
     if (this.config.transport === 'streamable_http') {
       const failure = networkFailureOf(error, this.config.url);
       if (failure) return new MCPUnreachableError(this.serverId, failure);
+    }
+    // An HTTP answer that is JSON but not JSON-RPC (or not JSON at all) fails the SDK's parse.
+    if (this.config.transport === 'streamable_http' && (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError'))) {
+      return new MCPProtocolError(this.serverId, this.notJsonRpcDetail(), { cause: error });
     }
     if (error instanceof Error && (error.name === 'ZodError' || /protocol version is not supported|invalid initialize result/i.test(error.message))) {
       return new MCPProtocolError(this.serverId, this.redact(error.message), { cause: error });
@@ -422,6 +670,27 @@ export class MCPClient implements ToolClient {
   /** Installs notification handlers (list changes, resource updates) on this ready connection's SDK client. */
   attachFeatureHandlers(install: (sdk: Client) => void): void {
     install(this.requireReady('notifications'));
+  }
+}
+
+/**
+ * Runs a request under a hard end at `maxTotalMs` besides the caller's signal. The SDK checks its
+ * `maxTotalTimeout` only when progress arrives, and then rejects without telling the server; this
+ * timer ends the call on time, through the SDK's cancel path (`notifications/cancelled`).
+ */
+async function withMaxTotal<T>(maxTotalMs: number, callerSignal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) onCallerAbort();
+  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  const timer = setTimeout(() => {
+    controller.abort(new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs }));
+  }, maxTotalMs);
+  try {
+    return await run(controller.signal);
+  } finally {
+    clearTimeout(timer);
+    callerSignal?.removeEventListener('abort', onCallerAbort);
   }
 }
 

@@ -25,7 +25,8 @@ export type MCPErrorCode =
   | 'unknown_tool'
   | 'transport'
   | 'result_too_large'
-  | 'not_offered';
+  | 'not_offered'
+  | 'not_supported';
 
 export abstract class MCPError extends Error {
   abstract readonly code: MCPErrorCode;
@@ -71,8 +72,10 @@ export class MCPRequestTimeout extends MCPError {
     readonly timeoutMs: number,
     extra = '',
   ) {
+    // The spec forbids cancelling initialize: its deadline closes the connection instead.
+    const ended = operation === 'initialize' ? 'the connection was closed' : 'the request was cancelled';
     super(
-      `Server "${serverId}" did not answer ${operation} within ${timeoutMs} ms; the request was cancelled.${extra ? ` ${extra}` : ''} Check that the server is healthy, or raise its timeout.`,
+      `Server "${serverId}" did not answer ${operation} within ${timeoutMs} ms; ${ended}.${extra ? ` ${extra}` : ''} Check that the server is healthy, or raise its timeout.`,
       serverId,
     );
   }
@@ -90,18 +93,30 @@ export class MCPRequestCancelled extends MCPError {
   }
 }
 
+/** How a 401 asked for credentials: `oauth` when it points at OAuth metadata (the person must sign in), else `token`. */
+export type AuthChallenge = 'oauth' | 'token';
+
 export class MCPAuthError extends MCPError {
   readonly code = 'auth';
   constructor(
     serverId: string,
     readonly status: 401 | 403,
+    /** For a 401: what the server's challenge asked for. */
+    readonly challenge: AuthChallenge = 'token',
   ) {
     super(
-      status === 401
-        ? `Server "${serverId}" refused the credentials (HTTP 401 Unauthorized). Set or replace its token.`
-        : `Server "${serverId}" denied access (HTTP 403 Forbidden). The token is valid but lacks permission for this server.`,
+      status === 403
+        ? `Server "${serverId}" denied access (HTTP 403 Forbidden). The token is valid but lacks permission for this server.`
+        : challenge === 'oauth'
+          ? `Server "${serverId}" asks you to sign in (HTTP 401 with an OAuth challenge). Sign in to the server to use it.`
+          : `Server "${serverId}" refused the credentials (HTTP 401 Unauthorized). Set or replace its token.`,
       serverId,
     );
+  }
+
+  override get details(): ErrorDetails {
+    // The GUI offers "Sign in" instead of "Replace token" from this typed cause.
+    return this.status === 401 && this.challenge === 'oauth' ? { ...super.details, cause: { kind: 'sign_in', httpStatus: 401 } } : super.details;
   }
 }
 
@@ -266,6 +281,23 @@ export class MCPUnknownToolError extends MCPError {
         : `No connected server offers a tool named "${toolName}".`,
       serverId,
     );
+  }
+}
+
+/** The server did not declare the capability a request needs (e.g. `logging` for logging/setLevel). */
+export class MCPNotSupportedError extends MCPError {
+  readonly code = 'not_supported';
+  constructor(
+    serverId: string,
+    /** The capability it lacks, as the protocol names it. */
+    readonly capability: string,
+    operation: string,
+  ) {
+    super(`Server "${serverId}" does not support ${operation}: it did not declare the "${capability}" capability.`, serverId);
+  }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, retryable: false };
   }
 }
 

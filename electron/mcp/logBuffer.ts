@@ -1,16 +1,35 @@
 /**
- * A bounded buffer of a server's log lines (its stderr, and notes from the client), kept for the
+ * A bounded buffer of a server's log lines (its stderr, its MCP log messages —
+ * `notifications/message`, with level and logger —, and notes from the client), kept for the
  * GUI's log view. Old lines fall off the front; an over-long line is cut. Secrets are redacted
  * on the way in, so nothing that reads the buffer can see one.
  */
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import { redactString } from '../tracing/redact.js';
 
+/** The syslog severities of MCP logging (`debug` … `emergency`). */
+export type LogLevel = LoggingLevel;
+
 export interface LogLine {
   at: number;
-  stream: 'stderr' | 'client';
+  /** `message`: an MCP log message the server sent (`notifications/message`). */
+  stream: 'stderr' | 'client' | 'message';
   text: string;
+  /** For `message`: its severity and, when it named one, its logger. */
+  level?: LogLevel;
+  logger?: string;
 }
+
+/** The parameters of a `notifications/message`, as the SDK validated them. */
+export interface LogMessage {
+  level: LogLevel;
+  logger?: string | undefined;
+  data?: unknown;
+}
+
+/** A logger name is a label: cut much shorter than a line. */
+const MAX_LOGGER_LENGTH = 200;
 
 export class LogBuffer {
   private readonly lines: LogLine[] = [];
@@ -45,6 +64,13 @@ export class LogBuffer {
     this.push('client', text);
   }
 
+  /** A log message the server sent over MCP; its data (any JSON) is shown as text, cut and redacted like stderr. */
+  message(message: LogMessage): void {
+    const text = typeof message.data === 'string' ? message.data : (JSON.stringify(message.data) ?? '');
+    const logger = message.logger ? this.clean(message.logger.slice(0, MAX_LOGGER_LENGTH)) : undefined;
+    this.push('message', text, { level: message.level, ...(logger ? { logger } : {}) });
+  }
+
   /** Flushes a pending partial line (the stream ended). */
   flush(): void {
     if (this.partial) this.push('stderr', this.partial);
@@ -66,8 +92,8 @@ export class LogBuffer {
     return () => this.listeners.delete(listener);
   }
 
-  private push(stream: LogLine['stream'], raw: string): void {
-    const line: LogLine = { at: Date.now(), stream, text: this.clean(raw) };
+  private push(stream: LogLine['stream'], raw: string, extra: Pick<LogLine, 'level' | 'logger'> = {}): void {
+    const line: LogLine = { at: Date.now(), stream, text: this.clean(raw), ...extra };
     this.lines.push(line);
     if (this.lines.length > this.maxLines) this.lines.splice(0, this.lines.length - this.maxLines);
     for (const listener of this.listeners) listener(line);

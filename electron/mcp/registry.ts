@@ -8,6 +8,7 @@
  * - calls.ts — a call on one given server;
  * - cacheAccess.ts — the schema cache (a removed server's entry is dropped before its id is reused);
  * - features.ts — what each server offers beside tools: resources, prompts, completion;
+ * - liveLists.ts — a server that says its tools changed is listed again;
  * - state.ts — the entries and events they share.
  *
  * Each server's status (connecting, ready, error with reason, reconnecting, closed, …) is
@@ -29,11 +30,13 @@ import { callServerTool } from './registry/calls.js';
 import { ConnectionLifecycle } from './registry/connections.js';
 import { Discovery } from './registry/discovery.js';
 import { ServerFeatures } from './registry/features.js';
+import { LiveLists } from './registry/liveLists.js';
 import { RegistryState } from './registry/state.js';
 import type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, ServerDiscovery, ServerStatus, ToolConflict, WaitOptions } from './registry/types.js';
 import type { ToolSchemaCache } from './schemaCache.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { ClientFactory, NegotiatedInfo } from './types.js';
+import type { LogLevel } from './logBuffer.js';
 
 export type { RegistryCallOptions } from './registry/calls.js';
 export type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, ServerDiscovery, ServerStatus, ToolConflict, WaitOptions } from './registry/types.js';
@@ -59,20 +62,29 @@ export class MCPToolRegistry {
   private readonly discovery: Discovery;
   /** Resources, prompts and completion of each server (registry/features.ts). */
   readonly features: ServerFeatures;
+  private readonly liveLists: LiveLists;
 
   constructor(options: RegistryOptions) {
-    const clientFactory: ClientFactory =
+    const baseFactory: ClientFactory =
       options.clientFactory ??
       ((config) =>
         new MCPClient(config, {
           secrets: options.secrets,
           log: this.logOf(config.id),
-          ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
+          logLevel: () => this.state.entries.get(config.id)?.logLevel,
           ...(options.asks ? { asks: options.asks } : {}),
+          ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
         }));
+    // Every client's list changes are followed, whoever built it.
+    const clientFactory: ClientFactory = (config) => {
+      const client = baseFactory(config);
+      this.liveLists.watch(client);
+      return client;
+    };
     this.cache = new CacheAccess(this.state, options.cache);
     this.connections = new ConnectionLifecycle(this.state, clientFactory, { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect }, this.cache);
     this.discovery = new Discovery(this.state, this.connections, this.cache);
+    this.liveLists = new LiveLists(this.state, this.cache, () => this.discovery.inFlight);
     this.features = new ServerFeatures(this.state);
   }
 
@@ -110,7 +122,11 @@ export class MCPToolRegistry {
     const config = validate(input);
     const entry = this.state.entries.get(config.id);
     if (!entry) throw new MCPConfigError(config.id, 'no server with this id exists');
-    const reconnect = connectionFingerprint(config) !== connectionFingerprint(entry.config) || !config.enabled || config.timeoutMs !== entry.config.timeoutMs;
+    const reconnect =
+      connectionFingerprint(config) !== connectionFingerprint(entry.config) ||
+      !config.enabled ||
+      config.timeoutMs !== entry.config.timeoutMs ||
+      config.maxTotalTimeoutMs !== entry.config.maxTotalTimeoutMs;
     entry.config = config;
     entry.generation++;
     if (reconnect) {
@@ -165,6 +181,24 @@ export class MCPToolRegistry {
     const entry = this.state.entries.get(id);
     if (!entry) throw new MCPConfigError(id, 'no server with this id exists');
     return entry.log;
+  }
+
+  /** The MCP log level chosen for a server (sent at each connect), if any. */
+  logLevel(id: string): LogLevel | undefined {
+    return this.state.entries.get(id)?.logLevel;
+  }
+
+  /**
+   * Chooses the MCP log level of a server: kept for its next connections, and sent now
+   * (`logging/setLevel`) when it is connected. Refused when the connected server does not log.
+   */
+  async setLogLevel(id: string, level: LogLevel): Promise<void> {
+    this.state.assertOpen();
+    const entry = this.state.entries.get(id);
+    if (!entry) throw new MCPConfigError(id, 'no server with this id exists');
+    const client = entry.connection?.client;
+    if (client?.state === 'ready' && client.setLoggingLevel) await client.setLoggingLevel(level);
+    entry.logLevel = level;
   }
 
   // ── discovery and connections ────────────────────────────────────────────────────────────

@@ -1,7 +1,9 @@
 /**
  * Thin wrappers over the SDK's client transports. They add what the app needs around the SDK:
  * stdio — a bounded stderr buffer and the child's exit code; HTTP — auth headers added at request
- * time (the token never sits in a plain options object); both — the negotiated protocol version,
+ * time (the token never sits in a plain options object), a 404 for the session id noticed (the
+ * server forgot the session), the kind of a 401's challenge, and the SDK's `DELETE` that ends the
+ * session; both — the negotiated protocol version,
  * and one bound on the size of a message from the server (`maxMessageBytes`), reported as a typed
  * `MCPResultTooLargeError` instead of a dropped connection.
  */
@@ -17,7 +19,7 @@ import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import type { HttpAuth } from './auth.js';
 import { BearerTokenAuth, CombinedAuth, HeaderAuth } from './auth.js';
-import type { ExitInfo } from './errors.js';
+import type { AuthChallenge, ExitInfo } from './errors.js';
 import { MCPConfigError, MCPResultTooLargeError } from './errors.js';
 import type { LogBuffer } from './logBuffer.js';
 
@@ -36,6 +38,12 @@ export interface OpenedTransport {
   exitInfo(): Omit<ExitInfo, 'stderrTail'> | undefined;
   /** For HTTP: the session the server assigned, once it has. */
   sessionId(): string | undefined;
+  /** For HTTP: true once the server answered 404 to a request carrying this session's id (it forgot the session). */
+  sessionExpired(): boolean;
+  /** For HTTP: how the last 401 asked for credentials (`oauth`: an OAuth challenge, RFC 9728), if one came. */
+  authChallenge(): AuthChallenge | undefined;
+  /** For HTTP: ends the session on the server (`DELETE`, through the SDK's transport); absent for stdio. */
+  terminate?(): Promise<void>;
 }
 
 export interface TransportLimits {
@@ -49,6 +57,8 @@ export interface TransportLimits {
   onTooLarge(error: MCPResultTooLargeError): void;
   /** HTTP: a request failed before any answer (refused, reset): the server may be gone. */
   onRequestFailed?(error: unknown): void;
+  /** HTTP: the server answered 404 to a request carrying the session id: it no longer knows the session. */
+  onSessionExpired?(): void;
 }
 
 /**
@@ -193,6 +203,8 @@ async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log
     protocolVersion: () => transport.negotiatedVersion,
     exitInfo: () => transport.exit,
     sessionId: () => undefined,
+    sessionExpired: () => false,
+    authChallenge: () => undefined,
   };
 }
 
@@ -211,6 +223,8 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
   // Headers are added per request by this fetch, so the token lives only inside `auth`; each
   // response body is counted message by message, so an oversized one is refused while it streams.
   const tooLarge = tooLargeReporter(config.id, limits);
+  let expired = false;
+  let challenge: AuthChallenge | undefined;
   const authFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const headers = new Headers(init?.headers);
     auth.applyTo(headers);
@@ -220,6 +234,13 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     } catch (error) {
       if (!init?.signal?.aborted) limits.onRequestFailed?.(error);
       throw error;
+    }
+    if (response.status === 401) challenge = challengeOf(response.headers.get('www-authenticate'));
+    // The spec: a 404 to a request that carries a session id means the session is gone, and the
+    // client must start a new one. (A DELETE that finds none has nothing left to end.)
+    if (response.status === 404 && headers.has('mcp-session-id') && init?.method !== 'DELETE' && !expired) {
+      expired = true;
+      limits.onSessionExpired?.();
     }
     return boundResponse(response, limits.maxMessageBytes, tooLarge);
   };
@@ -231,7 +252,19 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     protocolVersion: () => transport.protocolVersion,
     exitInfo: () => undefined,
     sessionId: () => transport.sessionId,
+    sessionExpired: () => expired,
+    authChallenge: () => challenge,
+    terminate: () => transport.terminateSession(),
   };
+}
+
+/**
+ * An OAuth-protected MCP server's 401 points at its protected-resource metadata (RFC 9728
+ * `resource_metadata=`, which the MCP authorization spec requires): the person must sign in.
+ * Anything else (`Bearer realm=…`, `error="invalid_token"`, no header) asks for a token.
+ */
+export function challengeOf(header: string | null): AuthChallenge {
+  return header && /(^|[\s,])resource_metadata\s*=/i.test(header) ? 'oauth' : 'token';
 }
 
 /**

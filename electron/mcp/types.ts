@@ -1,5 +1,5 @@
 /** Shapes the MCP layer hands to the rest of the app (registry, executor, GUI). */
-import type { Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, LoggingLevel, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { LogBuffer } from './logBuffer.js';
@@ -37,6 +37,9 @@ export interface RequestOptions {
 
 export type ClientState = 'new' | 'initializing' | 'ready' | 'closed';
 
+/** The lists a server may say changed (`notifications/<kind>/list_changed`). */
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
 /** Why a ready connection went away without close() being called. */
 export interface DisconnectInfo {
   error: Error;
@@ -59,6 +62,10 @@ export interface ToolClient {
   onDisconnect(listener: (info: DisconnectInfo) => void): () => void;
   /** Replaces the folders offered as roots and tells a connected server (clients without roots omit it). */
   setRoots?(roots: readonly string[]): Promise<void>;
+  /** Called when the server says a list changed (or a new session replaced a lost one); optional for test doubles. */
+  onListChanged?(kind: ListKind, listener: () => void): () => void;
+  /** `logging/setLevel`; optional for test doubles. */
+  setLoggingLevel?(level: LoggingLevel, options?: RequestOptions): Promise<void>;
 }
 
 export type ClientFactory = (config: ServerConfig) => ToolClient;

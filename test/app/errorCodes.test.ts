@@ -61,6 +61,7 @@ const INSTANCES: Record<string, Error> = {
   MCPUnknownToolError: new mcpErrors.MCPUnknownToolError('t', 'srv'),
   MCPResultTooLargeError: new mcpErrors.MCPResultTooLargeError('srv', 1024),
   MCPFeatureNotOfferedError: new MCPFeatureNotOfferedError('srv', 'prompts'),
+  MCPNotSupportedError: new mcpErrors.MCPNotSupportedError('srv', 'logging', 'logging/setLevel'),
   PathOutsideRootsError: new securityErrors.PathOutsideRootsError('/etc/passwd', ['/w']),
   NoAllowedRootsError: new securityErrors.NoAllowedRootsError([]),
   InvalidPathError: new securityErrors.InvalidPathError('\0', 'NUL'),

@@ -72,4 +72,12 @@ describe('server form → save request', () => {
     expect(result.fieldErrors.timeoutMs).toEqual(['must be a whole number of milliseconds']);
     expect(Object.values(result.fieldErrors).flat()).toContain('"x-team" appears twice');
   });
+
+  it('sends the longest call time when given, leaves it out when empty, and refuses a bad one at its field', () => {
+    const given = buildSaveRequest(form({ transport: 'stdio', command: 'node', maxTotalTimeoutMs: '900000' }));
+    expect(given).toMatchObject({ ok: true, request: { config: { maxTotalTimeoutMs: 900_000 } } });
+    const empty = buildSaveRequest(form({ transport: 'stdio', command: 'node' }));
+    expect(empty.ok && 'maxTotalTimeoutMs' in empty.request.config).toBe(false);
+    expect(buildSaveRequest(form({ transport: 'stdio', command: 'node', maxTotalTimeoutMs: '50' }))).toMatchObject({ ok: false, fieldErrors: { maxTotalTimeoutMs: ['at least 100 ms'] } });
+  });
 });

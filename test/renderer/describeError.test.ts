@@ -31,6 +31,14 @@ describe('describeError', () => {
     expect(errorTitle('unreachable', { kind: 'dns', host: 'x.invalid', port: 80 })).toBe('Host not found');
   });
 
+  it('a 401 with an OAuth challenge says sign in, never "replace the token"', () => {
+    const signIn = describeErrorShape({ code: 'auth', message: 'Server "x" asks you to sign in', details: { cause: { kind: 'sign_in', httpStatus: 401 } } });
+    expect(signIn.title).toBe('Sign-in required');
+    expect(signIn.text).not.toMatch(/token/i);
+    const token = describeErrorShape({ code: 'auth', message: 'Server "x" refused the credentials' });
+    expect(token.text).toContain('Replace the server’s token');
+  });
+
   it('reads a code it does not know as unrecognized, and anything thrown as internal', () => {
     expect(describeErrorShape({ code: 'from_the_future' as ErrorShape['code'], message: 'New.' })).toMatchObject({ code: 'unrecognized', text: 'New.' });
     expect(describeError(new Error('boom'))).toMatchObject({ code: 'internal', text: 'Boom.' });

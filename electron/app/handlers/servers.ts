@@ -8,7 +8,7 @@ import type { PermissionService } from '../permissionService.js';
 import type { ServerService } from '../serverService.js';
 import { negotiatedView, toolView } from '../views.js';
 
-type ServerChannels = 'servers.list' | 'servers.get' | 'servers.save' | 'servers.remove' | 'servers.setEnabled' | 'servers.connect' | 'servers.disconnect' | 'servers.discover' | 'servers.log';
+type ServerChannels = 'servers.list' | 'servers.get' | 'servers.save' | 'servers.remove' | 'servers.setEnabled' | 'servers.connect' | 'servers.disconnect' | 'servers.discover' | 'servers.log' | 'servers.setLogLevel';
 
 export function serverHandlers(deps: {
   servers: ServerService;
@@ -25,6 +25,7 @@ export function serverHandlers(deps: {
       const server = await servers.view(id);
       const negotiated = registry.negotiated(id);
       const cached = registry.toolsFromCache(id);
+      const logLevel = registry.logLevel(id);
       return {
         server,
         ...(negotiated ? { negotiated: negotiatedView(negotiated) } : {}),
@@ -33,6 +34,7 @@ export function serverHandlers(deps: {
           .filter((t) => t.serverId === id)
           .map((t) => toolView(t, cached)),
         conflicts: registry.conflicts().filter((c) => c.servers.some((s) => s.serverId === id)),
+        ...(logLevel ? { logLevel } : {}),
       };
     },
     'servers.save': (request) => {
@@ -55,6 +57,11 @@ export function serverHandlers(deps: {
     'servers.log': ({ id }) => {
       if (!registry.server(id)) throw new AppError('not_found', `There is no server "${id}".`);
       return registry.logOf(id).all();
+    },
+    'servers.setLogLevel': async ({ id, level }) => {
+      if (!registry.server(id)) throw new AppError('not_found', `There is no server "${id}".`);
+      await registry.setLogLevel(id, level);
+      return { level };
     },
   };
 }

@@ -15,7 +15,7 @@ export interface FeatureClient {
   attachFeatureHandlers(install: (sdk: Client) => void): void;
 }
 
-export function featureClientOf(client: ToolClient): FeatureClient | undefined {
+export function featureClientOf(client: ToolClient): (ToolClient & FeatureClient) | undefined {
   const candidate = client as ToolClient & Partial<FeatureClient>;
-  return typeof candidate.featureRequest === 'function' && typeof candidate.attachFeatureHandlers === 'function' ? (candidate as FeatureClient) : undefined;
+  return typeof candidate.featureRequest === 'function' && typeof candidate.attachFeatureHandlers === 'function' ? (candidate as ToolClient & FeatureClient) : undefined;
 }

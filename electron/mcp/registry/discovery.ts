@@ -27,6 +27,11 @@ export class Discovery {
     private readonly cache: CacheAccess,
   ) {}
 
+  /** The discovery running now, if any (a re-list after list_changed waits for it). */
+  get inFlight(): Promise<DiscoveryResult> | undefined {
+    return this.running;
+  }
+
   private get toolMap(): ToolMap {
     return this.state.toolMap;
   }

@@ -18,7 +18,7 @@
  * Changes go out to this part's own listeners (see FeatureEvent).
  */
 import type { CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { MCPConfigError, MCPServerUnavailableError } from '../errors.js';
 import type { OfferedFeature } from '../features/errors.js';
 import { MCPFeatureNotOfferedError } from '../features/errors.js';
@@ -205,13 +205,15 @@ export class ServerFeatures {
     if (client) {
       const current = (): boolean => entry.connection === connection && state.connection === connection && this.servers.get(serverId) === state;
       try {
+        // list_changed arrives through the client's one list-change hook (it also fires when a new
+        // session replaced a lost one); setting the SDK's handlers here would replace the client's.
+        client.onListChanged?.('resources', () => {
+          if (current()) this.listChanged(serverId, state, 'resources');
+        });
+        client.onListChanged?.('prompts', () => {
+          if (current()) this.listChanged(serverId, state, 'prompts');
+        });
         client.attachFeatureHandlers((sdk) => {
-          sdk.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
-            if (current()) this.listChanged(serverId, state, 'resources');
-          });
-          sdk.setNotificationHandler(PromptListChangedNotificationSchema, () => {
-            if (current()) this.listChanged(serverId, state, 'prompts');
-          });
           sdk.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
             if (current()) this.resourceUpdated(serverId, state, notification.params.uri);
           });

@@ -3,7 +3,7 @@ import type { ErrorCause } from '../../../shared/errors.js';
 import type { ServerConfig } from '../../../shared/serverConfig.js';
 import type { MCPErrorCode } from '../errors.js';
 import type { MCPError } from '../errors.js';
-import type { LogBuffer } from '../logBuffer.js';
+import type { LogBuffer, LogLevel } from '../logBuffer.js';
 import type { ToolClient, ToolDescriptor } from '../types.js';
 
 export type ServerStatus =
@@ -89,4 +89,6 @@ export interface ServerEntry {
   log: LogBuffer;
   connection?: Connection;
   reconnect?: ReconnectState;
+  /** The MCP log level a person chose for this server (sent at each connect). */
+  logLevel?: LogLevel;
 }

@@ -3,7 +3,7 @@
  * the detail of servers the person opened, their logs (loaded on demand, then appended from
  * 'server.log'), and which action is running on which server.
  */
-import type { EventOf, LogLineView, RequestOf, ServerDetail, ServerView } from '../../../../shared/contract.js';
+import type { EventOf, LogLevel, LogLineView, RequestOf, ServerDetail, ServerView } from '../../../../shared/contract.js';
 import { messageOf } from '../../bridge/index.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import type { ClientSliceCreator } from '../types.js';
@@ -42,6 +42,8 @@ export interface ServersSlice {
   appendDroppedLines(serverId: string, count: number): void;
   loadDetail(id: string): Promise<void>;
   loadLog(id: string): Promise<void>;
+  /** Asks the server for MCP log messages of `level` and above (kept for its next connections); a refusal becomes a notice. */
+  setLogLevel(id: string, level: LogLevel): Promise<void>;
   /** Throws the BridgeError (with fieldErrors) so the form can show it. */
   saveServer(request: RequestOf<'servers.save'>): Promise<ServerView>;
   /** `removeRules`: also remove the permission rules made for the server. */
@@ -176,6 +178,16 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
         set({ logs: { ...get().logs, [id]: { lines: lines.slice(-LOG_LIMIT), loading: false, error: undefined } } }, false, 'servers/logLoaded');
       } catch (error) {
         set({ logs: { ...get().logs, [id]: { lines: previous?.lines ?? [], loading: false, error: messageOf(error) } } }, false, 'servers/logError');
+      }
+    },
+
+    async setLogLevel(id, level) {
+      try {
+        const answer = await client.call('servers.setLogLevel', { id, level });
+        const entry = get().details[id];
+        if (entry?.data) set({ details: { ...get().details, [id]: { ...entry, data: { ...entry.data, logLevel: answer.level } } } }, false, 'servers/logLevel');
+      } catch (error) {
+        get().notify('error', `${id}: ${messageOf(error)}`);
       }
     },
 

@@ -97,6 +97,7 @@ const WORDS = {
   transport: { ...NOT_CONNECTED, title: 'Connection error' },
   result_too_large: { title: 'Result too large', advice: `The tool did run; the server reconnects by itself. ${HISTORY_CHECK}`, next: 'history' },
   not_offered: { title: 'Not offered by this server' },
+  not_supported: { title: 'Not supported by the server' },
   permission_denied: { title: 'Denied', advice: 'Nothing was run.', next: 'permissions' },
   approval_cancelled: { title: 'Cancelled before it was approved', advice: 'Nothing was run.', tone: 'warning' },
   rules_file_corrupt: { title: 'Permission rules unreadable', next: 'permissions' },
@@ -135,6 +136,7 @@ export function knownCode(code: unknown): ErrorCode {
 export function errorTitle(code: unknown, cause?: ErrorCause): string {
   const known = knownCode(code);
   if (known === 'unreachable' && cause) return CAUSE_TITLES[cause.kind];
+  if (known === 'auth' && cause?.kind === 'sign_in') return CAUSE_TITLES.sign_in;
   return WORDS[known].title;
 }
 
@@ -149,6 +151,7 @@ const CAUSE_TITLES: Record<ErrorCause['kind'], string> = {
   http_status: 'HTTP error',
   exited: 'Process exited',
   protocol: 'Protocol error',
+  sign_in: 'Sign-in required',
 };
 
 function where(cause: ErrorCause): string {
@@ -180,6 +183,8 @@ export function causeSentence(cause: ErrorCause): string {
       return cause.signal ? `The process was killed by ${cause.signal}.` : cause.exitCode === null || cause.exitCode === undefined ? 'The process closed its connection.' : `The process exited with code ${cause.exitCode}.`;
     case 'protocol':
       return 'It did not speak the MCP protocol.';
+    case 'sign_in':
+      return 'The server asks you to sign in (OAuth).';
   }
 }
 
@@ -222,6 +227,8 @@ export function describeErrorShape(error: ErrorShape): ErrorDescription {
   if (denial) return { ...base, ...describeDenial(code, denial) };
   const cause = error.details?.cause;
   if (code === 'unreachable' && cause) return { ...base, title: errorTitle(code, cause), text: `${causeSentence(cause)} ${words.advice ?? ''}`.trim() };
+  // An OAuth challenge: main's sentence says to sign in; "replace the token" would be wrong.
+  if (code === 'auth' && cause?.kind === 'sign_in') return { ...base, title: errorTitle(code, cause), text: sentence(error.message) };
   const message = code === 'permission_denied' || code === 'disconnected' ? '' : sentence(error.message);
   return { ...base, title: words.title, text: [message, words.advice].filter(Boolean).join(' ') };
 }

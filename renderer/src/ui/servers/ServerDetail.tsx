@@ -43,7 +43,8 @@ function StatusCallout({ view }: { view: ServerView }) {
   const status = view.status;
   if (status.state === 'reconnecting') return <ReconnectingCallout status={status} onOpenLog={() => setTab('log')} />;
   if (status.state !== 'error') return null;
-  const canReplaceToken = status.code === 'auth' && view.config.transport !== 'stdio';
+  // A 401 with an OAuth challenge asks for a sign-in, not a token.
+  const canReplaceToken = status.code === 'auth' && status.cause?.kind !== 'sign_in' && view.config.transport !== 'stdio';
   return (
     <Callout
       tone="error"
@@ -130,7 +131,13 @@ export function ServerDetail({ view }: { view: ServerView }) {
         {tab === 'tools' && <ServerTools view={view} detail={detail} />}
         {tab === 'resources' && <ServerResources view={view} detail={detail} serverId={id} />}
         {tab === 'prompts' && <ServerPrompts view={view} detail={detail} serverId={id} />}
-        {tab === 'log' && <ServerLog serverId={id} />}
+        {tab === 'log' && (
+          <ServerLog
+            serverId={id}
+            logLevel={detail?.data?.logLevel}
+            loggingAvailable={view.status.state === 'ready' && detail?.data?.negotiated?.capabilities.logging !== undefined}
+          />
+        )}
       </Tabs>
     </section>
   );

@@ -1,9 +1,12 @@
 /**
- * A server's log: its stderr and the client's own notes (connects, retries, errors), loaded once
- * and then followed live. It sticks to the newest line unless the person scrolled up to read.
+ * A server's log: its stderr, its MCP log messages (level, logger, data) and the client's own
+ * notes (connects, retries, errors), loaded once and then followed live. It sticks to the newest
+ * line unless the person scrolled up to read. The level selector asks the server for messages of
+ * that level and above (`logging/setLevel`), when the server logs.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { LogLineView } from '../../../../shared/contract.js';
+import type { LogLevel, LogLineView } from '../../../../shared/contract.js';
+import { LOG_LEVELS } from '../../../../shared/contract.js';
 import { formatTime } from '../../lib/format.js';
 import type { LogItem } from '../../state/slices/serversSlice.js';
 import { selectLog } from '../../state/selectors.js';
@@ -16,14 +19,49 @@ type StreamFilter = 'all' | LogLineView['stream'];
 const FILTERS: { key: StreamFilter; label: string }[] = [
   { key: 'all', label: 'All' },
   { key: 'stderr', label: 'Server stderr' },
+  { key: 'message', label: 'Server messages' },
   { key: 'client', label: 'Client' },
 ];
+
+/**
+ * The level selector: enabled once the server is connected and declares `logging`. Until a level
+ * is chosen the server sends what it likes (its own default).
+ */
+function LogLevelSelect({ serverId, level, available }: { serverId: string; level: LogLevel | undefined; available: boolean }) {
+  const setLogLevel = useAppStore((s) => s.setLogLevel);
+  const [pending, setPending] = useState(false);
+  return (
+    <label className="log-level" title={available ? 'Messages of this level and above (logging/setLevel)' : 'Available once the server is connected, if it supports MCP logging'}>
+      <span>Message level</span>
+      <select
+        value={level ?? ''}
+        disabled={!available || pending}
+        onChange={(e) => {
+          setPending(true);
+          void setLogLevel(serverId, e.target.value as LogLevel).finally(() => setPending(false));
+        }}
+      >
+        {level === undefined && <option value="">server default</option>}
+        {LOG_LEVELS.map((l) => (
+          <option key={l} value={l}>
+            {l}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function streamLabel(line: LogItem): string {
+  if (line.dropped !== undefined) return 'gap';
+  return line.stream === 'message' ? (line.level ?? 'message') : line.stream;
+}
 
 /** Within this many pixels of the bottom counts as "following". */
 const STICK_THRESHOLD_PX = 24;
 const EMPTY: LogItem[] = [];
 
-export function ServerLog({ serverId }: { serverId: string }) {
+export function ServerLog({ serverId, logLevel, loggingAvailable }: { serverId: string; logLevel?: LogLevel | undefined; loggingAvailable: boolean }) {
   const entry = useAppStore(selectLog(serverId));
   const loadLog = useAppStore((s) => s.loadLog);
   const [filter, setFilter] = useState<StreamFilter>('all');
@@ -61,6 +99,7 @@ export function ServerLog({ serverId }: { serverId: string }) {
             </button>
           ))}
         </div>
+        <LogLevelSelect serverId={serverId} level={logLevel} available={loggingAvailable} />
         <span className="log-count muted">
           {lineCount} {lineCount === 1 ? 'line' : 'lines'}
         </span>
@@ -76,20 +115,24 @@ export function ServerLog({ serverId }: { serverId: string }) {
             <Spinner label="Loading log" /> Loading log…
           </div>
         ) : shown.length === 0 ? (
-          <p className="log-empty">No log lines yet. The server’s stderr output and the client’s notes about connecting appear here.</p>
+          <p className="log-empty">No log lines yet. The server’s stderr output, its MCP log messages and the client’s notes about connecting appear here.</p>
         ) : (
           <ol className="log-lines">
             {shown.map((line, i) => (
               <li
                 key={`${line.at}-${i}`}
-                className={line.dropped === undefined ? `log-line log-${line.stream}` : 'log-line log-client log-dropped'}
+                className={line.dropped === undefined ? `log-line log-${line.stream}${line.level ? ` log-level-${line.level}` : ''}` : 'log-line log-client log-dropped'}
                 data-dropped={line.dropped}
+                data-level={line.level}
               >
                 <time className="log-time" dateTime={new Date(line.at).toISOString()}>
                   {formatTime(line.at)}
                 </time>
-                <span className="log-stream">{line.dropped !== undefined ? 'gap' : line.stream === 'client' ? 'client' : 'stderr'}</span>
-                <span className="log-text">{line.text}</span>
+                <span className="log-stream">{streamLabel(line)}</span>
+                <span className="log-text">
+                  {line.logger && <span className="log-logger">{line.logger}</span>}
+                  {line.text}
+                </span>
               </li>
             ))}
           </ol>

@@ -6,6 +6,7 @@ import { EmptyState } from '../components/EmptyState.js';
 import { SchemaView } from '../components/SchemaView.js';
 import { Spinner } from '../components/Spinner.js';
 import { CachedChip } from '../tools/ToolList.js';
+import { ToolIcon } from '../tools/ToolIcon.js';
 import { annotationChips, toolTitle } from './annotations.js';
 
 function ToolCard({ tool }: { tool: ToolView }) {
@@ -14,6 +15,7 @@ function ToolCard({ tool }: { tool: ToolView }) {
   return (
     <li className="tool-card" aria-label={`Tool ${tool.name}`}>
       <div className="tool-head">
+        <ToolIcon icons={tool.icons} size={18} />
         <code className="tool-name">{tool.name}</code>
         {title && <span className="tool-title">{title}</span>}
         {tool.cached && <CachedChip />}

@@ -18,6 +18,7 @@ import { CallErrorView } from './CallErrorView.js';
 import { ResultView } from './ResultView.js';
 import { RunProgress } from './RunProgress.js';
 import { SandboxNote } from './SandboxNote.js';
+import { ToolIcon } from './ToolIcon.js';
 import { useServerLabel } from './serverLabel.js';
 
 type Mode = 'form' | 'json' | 'schema';
@@ -115,6 +116,7 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
     <section className="call-panel" aria-label={`Call ${tool.name}`}>
       <header className="call-head">
         <div className="call-title-row">
+          <ToolIcon icons={tool.icons} size={24} />
           <h2 className="call-title">
             <code>{tool.name}</code>
           </h2>

@@ -8,6 +8,7 @@ import { toolKeyOf } from '../../state/slices/toolsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { annotationChips, toolTitle } from '../servers/annotations.js';
 import { useServerLabel } from './serverLabel.js';
+import { ToolIcon } from './ToolIcon.js';
 
 export interface ToolGroup {
   serverId: string;
@@ -34,6 +35,7 @@ function ToolItem({ tool }: { tool: ToolView }) {
     <li>
       <button type="button" className="tool-item" aria-current={selected ? 'true' : undefined} onClick={() => select(key)} data-tool={tool.name} data-server={tool.serverId}>
         <span className="tool-item-head">
+          <ToolIcon icons={tool.icons} />
           {title && <span className="tool-item-title">{title}</span>}
           <code className="tool-item-name">{tool.name}</code>
           {running && <span className="chip chip-running">running</span>}

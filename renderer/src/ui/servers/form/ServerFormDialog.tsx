@@ -22,7 +22,7 @@ import { BEARER_SLOT, emptyForm, formFromServer, rowErrorKey, slugify } from './
 import { SecretInput } from './SecretInput.js';
 import { ValueRowsEditor } from './ValueRowsEditor.js';
 
-const STATIC_FIELDS = ['name', 'id', 'transport', 'command', 'args', 'cwd', 'env', 'url', 'headers', 'timeoutMs', 'priority', 'enabled', 'trusted', 'roots'];
+const STATIC_FIELDS = ['name', 'id', 'transport', 'command', 'args', 'cwd', 'env', 'url', 'headers', 'timeoutMs', 'maxTotalTimeoutMs', 'priority', 'enabled', 'trusted', 'roots'];
 
 const ROOT_WORDS = { field: 'roots', list: 'Roots', item: 'Folder', add: 'Add folder', placeholder: '/home/me/project' };
 
@@ -165,6 +165,16 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
               value={form.timeoutMs}
               onChange={(e) => update({ timeoutMs: e.target.value }, ['timeoutMs'])}
               {...controlProps('server-timeout', errors.at('timeoutMs'), true)}
+            />
+          </Field>
+          <Field id="server-max-total" label="Longest call (ms)" errors={errors.at('maxTotalTimeoutMs')} hint="While a tool reports progress; empty: 10 minutes.">
+            <input
+              className="input"
+              inputMode="numeric"
+              placeholder="600000"
+              value={form.maxTotalTimeoutMs}
+              onChange={(e) => update({ maxTotalTimeoutMs: e.target.value }, ['maxTotalTimeoutMs'])}
+              {...controlProps('server-max-total', errors.at('maxTotalTimeoutMs'), true)}
             />
           </Field>
           <Field id="server-priority" label="Priority" errors={errors.at('priority')} hint="Higher wins a tool-name conflict.">

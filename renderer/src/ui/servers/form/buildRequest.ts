@@ -77,6 +77,11 @@ export function buildSaveRequest(form: ServerFormState, states: SecretStates = {
     // left empty: the schema's default applies
   } else if (timeout === undefined) addError(errors, 'timeoutMs', 'must be a whole number of milliseconds');
   else config.timeoutMs = timeout;
+  const maxTotal = parseInteger(form.maxTotalTimeoutMs);
+  if (form.maxTotalTimeoutMs.trim() === '') {
+    // left empty: the default maximum applies
+  } else if (maxTotal === undefined) addError(errors, 'maxTotalTimeoutMs', 'must be a whole number of milliseconds');
+  else config.maxTotalTimeoutMs = maxTotal;
   const priority = parseInteger(form.priority);
   if (form.priority.trim() === '') {
     // default

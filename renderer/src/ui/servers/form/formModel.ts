@@ -48,6 +48,8 @@ export interface ServerFormState {
   bearerEnabled: boolean;
   bearer: SecretValueState;
   timeoutMs: string;
+  /** Empty: the default maximum (10 minutes). */
+  maxTotalTimeoutMs: string;
   priority: string;
   enabled: boolean;
   trusted: boolean;
@@ -88,6 +90,7 @@ export function emptyForm(): ServerFormState {
     bearerEnabled: false,
     bearer: emptySecretValue(true),
     timeoutMs: '30000',
+    maxTotalTimeoutMs: '',
     priority: '0',
     enabled: true,
     trusted: false,
@@ -126,6 +129,7 @@ export function formFromServer(view: ServerView, focusSlot?: string): ServerForm
     ...base,
     transport: config.transport,
     timeoutMs: String(config.timeoutMs),
+    maxTotalTimeoutMs: config.maxTotalTimeoutMs === undefined ? '' : String(config.maxTotalTimeoutMs),
     priority: String(config.priority),
     enabled: config.enabled,
     trusted: config.trusted,
