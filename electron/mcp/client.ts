@@ -38,6 +38,9 @@ import { LogBuffer } from './logBuffer.js';
 import { networkFailureOf } from './networkFailure.js';
 import type { OpenedTransport } from './transports.js';
 import { openTransport } from './transports.js';
+import { MCPSignInRequiredError } from './oauth/errors.js';
+import { mapOAuthFailure } from './oauth/failures.js';
+import type { OAuthSession } from './oauth/session.js';
 import type {
   ClientState,
   DisconnectInfo,
@@ -61,7 +64,12 @@ export interface MCPClientOptions {
   clientInfo?: { name: string; version: string };
   /** The largest message the server may send (a tool result, a tool list); 16 MiB by default. */
   maxMessageBytes?: number;
+  /** OAuth servers (issue 11): the server's session — the SDK's provider, and the browser sign-in. */
+  oauth?: OAuthSession;
 }
+
+/** Browser sign-ins one request may go through: the sign-in, and one step-up to more scopes. */
+const MAX_SIGN_IN_ROUNDS = 2;
 
 export class MCPClient implements ToolClient {
   readonly serverId: string;
@@ -80,6 +88,8 @@ export class MCPClient implements ToolClient {
   private tooLarge: MCPResultTooLargeError | undefined;
   /** Set once the ready connection was lost; the disconnect listeners have been told. */
   private lost: MCPError | undefined;
+  /** Aborted by close(): ends a wait for a browser sign-in (issue 11). */
+  private readonly closedSignal = new AbortController();
 
   constructor(
     private readonly config: ServerConfig,
@@ -149,13 +159,13 @@ export class MCPClient implements ToolClient {
   }
 
   /** Opens the transport and runs the SDK's initialize exchange once. */
-  private async handshake(timeoutMs: number, signal: AbortSignal, started: number): Promise<NegotiatedInfo> {
+  private async handshake(timeoutMs: number, signal: AbortSignal, started: number, signInRound = 0): Promise<NegotiatedInfo> {
     const limits = {
       maxMessageBytes: this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       onTooLarge: (error: MCPResultTooLargeError) => this.onTooLarge(error),
       onRequestFailed: (error: unknown) => this.onRequestFailed(error),
     };
-    this.opened = await openTransport(this.config, this.options.secrets, this.log, limits).catch((error: unknown) => {
+    this.opened = await openTransport(this.config, this.options.secrets, this.log, limits, this.options.oauth ? { oauth: this.options.oauth } : {}).catch((error: unknown) => {
       throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
     });
     const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: {} });
@@ -163,7 +173,14 @@ export class MCPClient implements ToolClient {
     sdk.onerror = (error) => this.onWireError(error);
     sdk.onclose = () => this.onTransportClosed();
     this.log.note(`connecting to ${this.opened.target}`);
-    await sdk.connect(this.opened.transport, { timeout: timeoutMs, signal });
+    try {
+      await sdk.connect(this.opened.transport, { timeout: timeoutMs, signal });
+    } catch (error) {
+      // ── OAuth (issue 11): a browser sign-in was needed and is done: initialize again, signed in ──
+      if (!(await this.completedSignIn(error, signInRound, signal))) throw error;
+      await sdk.close().catch(() => undefined);
+      return this.handshake(timeoutMs, signal, started, signInRound + 1);
+    }
 
     const version = this.opened.protocolVersion();
     const serverInfo = sdk.getServerVersion();
@@ -189,7 +206,7 @@ export class MCPClient implements ToolClient {
     const seenCursors = new Set<string>();
     try {
       do {
-        const page = await sdk.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+        const page = await this.signedIn(() => sdk.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
         tools.push(...page.tools);
         cursor = page.nextCursor;
         if (cursor !== undefined) {
@@ -207,11 +224,15 @@ export class MCPClient implements ToolClient {
     const sdk = this.requireReady(`tools/call "${name}"`);
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     try {
-      const result = await sdk.callTool({ name, arguments: args }, undefined, {
-        timeout: timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-      });
+      const result = await this.signedIn(
+        () =>
+          sdk.callTool({ name, arguments: args }, undefined, {
+            timeout: timeoutMs,
+            ...(options.signal ? { signal: options.signal } : {}),
+            ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+          }),
+        options.signal,
+      );
       return normalizeToolResult(result);
     } catch (error) {
       throw this.noteFailure(this.mapError(error, `tools/call "${name}"`, timeoutMs, options.signal));
@@ -222,6 +243,7 @@ export class MCPClient implements ToolClient {
   close(): Promise<void> {
     if (this.closing) return this.closing;
     this._state = 'closed';
+    this.closedSignal.abort(new MCPClientClosedError(this.serverId, 'sign-in'));
     this.closing = (async () => {
       try {
         await this.sdk?.close();
@@ -312,7 +334,46 @@ export class MCPClient implements ToolClient {
   }
 
   private secrets(): SecretValue[] {
-    return this.opened?.secrets ?? [];
+    return [...(this.opened?.secrets ?? []), ...(this.options.oauth?.secrets() ?? [])];
+  }
+
+  // ── OAuth (issue 11) ──────────────────────────────────────────────────────────────────────
+
+  /**
+   * Runs a request; when the server refused it (401/403, so it did not run) and the SDK started
+   * a browser sign-in (interactive sessions only), waits for the sign-in and runs it again —
+   * at most MAX_SIGN_IN_ROUNDS times (the sign-in, and a step-up to more scopes).
+   */
+  private async signedIn<T>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    for (let round = 0; ; round++) {
+      try {
+        return await request();
+      } catch (error) {
+        if (!(await this.completedSignIn(error, round, signal))) throw error;
+      }
+    }
+  }
+
+  /**
+   * True once a browser sign-in that `error` stands for has completed and its code was exchanged
+   * for tokens; false when `error` is something else (the caller rethrows it). The wait for the
+   * person has its own deadline (the session's), not the request's; close() or `signal` end it.
+   */
+  private async completedSignIn(error: unknown, round: number, signal?: AbortSignal): Promise<boolean> {
+    const oauth = this.options.oauth;
+    const pending = oauth?.pendingAuthorization();
+    if (!oauth || !pending || !(error instanceof UnauthorizedError) || round >= MAX_SIGN_IN_ROUNDS || this.isClosed()) return false;
+    const stop = signal ? AbortSignal.any([signal, this.closedSignal.signal]) : this.closedSignal.signal;
+    try {
+      const code = await pending.code(stop);
+      this.log.note('sign-in: the authorization arrived; requesting the token');
+      if (!this.opened?.finishAuth) return false;
+      await this.opened.finishAuth(code);
+      this.log.note('sign-in: signed in');
+      return true;
+    } finally {
+      oauth.settlePendingAuthorization();
+    }
   }
 
   private redact(text: string): string {
@@ -341,6 +402,10 @@ export class MCPClient implements ToolClient {
       }
       return new MCPRemoteError(this.serverId, error.code, this.redact(error.message.replace(/^MCP error -?\d+: /, '')));
     }
+    // ── OAuth (issue 11): "sign in", and the OAuth exchanges that failed ──
+    const oauthFailure = mapOAuthFailure(this.serverId, error, { oauth: this.config.transport === 'streamable_http' && this.config.auth.kind === 'oauth' });
+    if (oauthFailure) return oauthFailure;
+    if (error instanceof StreamableHTTPError && error.code === 401 && this.opened?.oauthChallenged?.()) return new MCPSignInRequiredError(this.serverId, 'not_configured');
     if (error instanceof UnauthorizedError) return new MCPAuthError(this.serverId, 401);
     if (error instanceof StreamableHTTPError) {
       if (error.code === 401 || error.code === 403) return new MCPAuthError(this.serverId, error.code);

@@ -24,7 +24,10 @@ export type MCPErrorCode =
   | 'unavailable'
   | 'unknown_tool'
   | 'transport'
-  | 'result_too_large';
+  | 'result_too_large'
+  // OAuth (issue 11): see oauth/errors.ts
+  | 'sign_in_required'
+  | 'oauth_failed';
 
 export abstract class MCPError extends Error {
   abstract readonly code: MCPErrorCode;

@@ -20,6 +20,7 @@ import { BearerTokenAuth, CombinedAuth, HeaderAuth } from './auth.js';
 import type { ExitInfo } from './errors.js';
 import { MCPConfigError, MCPResultTooLargeError } from './errors.js';
 import type { LogBuffer } from './logBuffer.js';
+import type { OAuthSession } from './oauth/session.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -36,6 +37,16 @@ export interface OpenedTransport {
   exitInfo(): Omit<ExitInfo, 'stderrTail'> | undefined;
   /** For HTTP: the session the server assigned, once it has. */
   sessionId(): string | undefined;
+  // ── OAuth (issue 11) ──
+  /** OAuth servers: hands the authorization code of a browser sign-in to the SDK (token exchange). */
+  finishAuth?(code: string): Promise<void>;
+  /** HTTP: the last 401 carried an OAuth challenge (`WWW-Authenticate: Bearer resource_metadata=…`). */
+  oauthChallenged?(): boolean;
+}
+
+/** What a transport may need beyond the configuration (issue 11: an OAuth server's session). */
+export interface TransportExtras {
+  oauth?: OAuthSession;
 }
 
 export interface TransportLimits {
@@ -196,7 +207,7 @@ async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log
   };
 }
 
-async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits): Promise<OpenedTransport> {
+async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits, extras: TransportExtras = {}): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.headers, secrets, collected);
   const parts: HttpAuth[] = [new HeaderAuth(plain, secret)];
@@ -206,14 +217,22 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     parts.push(new BearerTokenAuth(token));
   }
   const auth = new CombinedAuth(parts);
-  log.redact(collected);
+  // ── OAuth (issue 11): the session's tokens are redacted from the log as they arrive ──
+  const oauth = config.auth.kind === 'oauth' ? extras.oauth : undefined;
+  if (config.auth.kind === 'oauth' && !oauth) throw new MCPConfigError(config.id, 'OAuth sign-in is not available in this host');
+  if (oauth) oauth.redactIn(log, collected);
+  else log.redact(collected);
+  const serverOrigin = new URL(config.url).origin;
+  let oauthChallenged = false;
 
   // Headers are added per request by this fetch, so the token lives only inside `auth`; each
   // response body is counted message by message, so an oversized one is refused while it streams.
   const tooLarge = tooLargeReporter(config.id, limits);
   const authFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const headers = new Headers(init?.headers);
-    auth.applyTo(headers);
+    // The configured headers and token go to the server only: with OAuth this fetch also reaches
+    // the authorization server, which must not see them.
+    if (originOf(input) === serverOrigin) auth.applyTo(headers);
     let response: Response;
     try {
       response = await fetch(input, { ...init, headers });
@@ -221,9 +240,15 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
       if (!init?.signal?.aborted) limits.onRequestFailed?.(error);
       throw error;
     }
+    // ── OAuth (issue 11): what a refusal asked for ──
+    if ((response.status === 401 || response.status === 403) && originOf(input) === serverOrigin) {
+      const challenge = response.headers.get('www-authenticate');
+      oauth?.noteChallenge(response.status, challenge);
+      if (response.status === 401) oauthChallenged = isOAuthChallenge(challenge);
+    }
     return boundResponse(response, limits.maxMessageBytes, tooLarge);
   };
-  const transport = new StreamableHTTPClientTransport(new URL(config.url), { fetch: authFetch });
+  const transport = new StreamableHTTPClientTransport(new URL(config.url), { fetch: authFetch, ...(oauth ? { authProvider: oauth.provider } : {}) });
   return {
     transport,
     target: config.url,
@@ -231,7 +256,23 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     protocolVersion: () => transport.protocolVersion,
     exitInfo: () => undefined,
     sessionId: () => transport.sessionId,
+    ...(oauth ? { finishAuth: (code: string) => transport.finishAuth(code) } : {}),
+    oauthChallenged: () => oauthChallenged,
   };
+}
+
+// ── OAuth (issue 11) ──
+function originOf(input: string | URL | Request): string | undefined {
+  try {
+    return new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Bearer challenge that points at OAuth protected-resource metadata (MCP 2025-06-18 and later). */
+function isOAuthChallenge(header: string | null): boolean {
+  return !!header && /^\s*bearer\b/i.test(header) && /\bresource_metadata=/i.test(header);
 }
 
 /**
@@ -271,12 +312,12 @@ export function boundResponse(response: Response, maxBytes: number, tooLarge: ()
 }
 
 /** Builds the transport a configuration asks for. Secrets are resolved here, at connect time. */
-export async function openTransport(config: ServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits): Promise<OpenedTransport> {
+export async function openTransport(config: ServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits, extras: TransportExtras = {}): Promise<OpenedTransport> {
   switch (config.transport) {
     case 'stdio':
       return openStdio(config, secrets, log, limits);
     case 'streamable_http':
-      return openHttp(config, secrets, log, limits);
+      return openHttp(config, secrets, log, limits, extras);
     default: {
       const unknown: { transport?: unknown } = config;
       throw new MCPConfigError(undefined, `unknown transport ${JSON.stringify(unknown.transport)}`);
