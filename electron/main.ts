@@ -16,6 +16,7 @@ import { resolveAppLocation } from './shell/appLocation.js';
 import { openElectronConfigStore } from './shell/configStore.js';
 import { hardenSession, hardenWebContents } from './shell/harden.js';
 import { createEventForwarder, createInvokeHandler } from './shell/ipcHandler.js';
+import { isSafeExternalUrl } from './shell/navigation.js';
 import { createQuitGuard } from './shell/quitGuard.js';
 import { openSafeStorageSecrets } from './shell/safeStorageSecrets.js';
 import { describeDamage } from './storage/damagedFile.js';
@@ -85,7 +86,9 @@ async function start(location: AppLocation): Promise<void> {
     // The same damaged files reach the GUI through app.info (the core collects them from both stores).
     // Outside the data folder (the core refuses an overlap): --workspace, MINIHARNESS_WORKSPACE, or ~/MiniHarness/workspace.
     const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
-    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion() });
+    // OAuth sign-in pages (issue 11) open in the system browser, through the same http(s)-only check as links.
+    const openExternal = (url: string): Promise<void> => (isSafeExternalUrl(url) ? shell.openExternal(url) : Promise.reject(new Error('not an http(s) address')));
+    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), openExternal });
     bindLifecycle(core);
     ipcMain.handle(
       IPC_INVOKE_CHANNEL,

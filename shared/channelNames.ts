@@ -16,6 +16,8 @@ export const CHANNEL_NAMES = [
   'servers.disconnect',
   'servers.discover',
   'servers.log',
+  'servers.signIn',
+  'servers.signOut',
   'tools.list',
   'tools.call',
   'tools.cancel',
@@ -53,6 +55,7 @@ export const EVENT_NAMES = [
   'permissions.changed',
   'app.warnings',
   'bridge.dropped',
+  'oauth.authorize',
 ] as const;
 
 /** A request/response channel of the contract (renderer → main). */

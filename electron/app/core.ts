@@ -15,6 +15,9 @@ import type { AppWarning, EventName, EventOf, FileDamagedWarning } from '../../s
 import { events as eventSchemas } from '../../shared/contract.js';
 import { traceIdOf } from '../harness/application.js';
 import { createPipeline } from '../harness/createPipeline.js';
+import { OAuthCredentials } from '../mcp/oauth/credentials.js';
+import { OAuthManager } from '../mcp/oauth/manager.js';
+import type { MCPToolRegistry } from '../mcp/registry.js';
 import { ToolSchemaCache } from '../mcp/schemaCache.js';
 import { DefaultSecretResolver } from '../secrets/resolver.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
@@ -30,12 +33,14 @@ import { appHandlers } from './handlers/app.js';
 import { approvalHandlers } from './handlers/approvals.js';
 import { historyHandlers } from './handlers/history.js';
 import { importHandlers } from './handlers/import.js';
+import { oauthHandlers } from './handlers/oauth.js';
 import { permissionHandlers } from './handlers/permissions.js';
 import { serverHandlers } from './handlers/servers.js';
 import { settingsHandlers } from './handlers/settings.js';
 import { toolHandlers, toolsPayload } from './handlers/tools.js';
 import { traceHandlers } from './handlers/traces.js';
 import { PermissionService } from './permissionService.js';
+import { storageKey } from './secretSlots.js';
 import { ServerService } from './serverService.js';
 import { SettingsService } from './settingsService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
@@ -106,6 +111,21 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     }
   }
 
+  // ── OAuth sessions (issue 11): tokens in the secret store, redacted everywhere ─────────────────
+  let registryRef: MCPToolRegistry | undefined;
+  const oauth = new OAuthManager({
+    credentials: new OAuthCredentials(options.secrets, (serverId, kind) => storageKey(serverId, `oauth.${kind}`)),
+    secrets: new DefaultSecretResolver(options.secrets),
+    // Electron opens the system browser; browser mode asks its page to open a tab.
+    open: (url, serverId) => (options.openExternal ? options.openExternal(url) : emit('oauth.authorize', { serverId, url })),
+    onSecret: (value) => tracer.addKnownSecret(value),
+    onChange: () => scheduleServersChanged(),
+    note: (serverId, text) => {
+      if (registryRef?.server(serverId)) registryRef.logOf(serverId).note(text);
+    },
+    clientVersion: options.version,
+  });
+
   // ── pipeline ──────────────────────────────────────────────────────────────────────────────
   const broker = new ApprovalBroker(emit, (value) => tracer.redact(value));
   // The local tools' folders (Settings → Folders): the workspace first; a change swaps the tools in.
@@ -116,6 +136,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     secrets: new DefaultSecretResolver(options.secrets),
     registry: {
       cache: new ToolSchemaCache({ dir: join(options.dataDir, 'tool-cache'), onWarning: (m) => warnings.notice(m), onDamaged: reportDamaged }),
+      oauth,
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: reportDamaged }),
     pathBase: workspace,
@@ -125,7 +146,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   });
 
   // ── services ──────────────────────────────────────────────────────────────────────────────
-  const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.notice(m));
+  registryRef = registry;
+  const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.notice(m), oauth);
   const calls = new CallService(app, checkpoints, emit, persistentGuiCaller(db));
   const permissions = new PermissionService(
     engine,
@@ -206,6 +228,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...traceHandlers({ tracer }),
     ...historyHandlers({ app, checkpoints, tracer, calls }),
     ...importHandlers({ registry, servers, tracer }),
+    ...oauthHandlers({ servers }),
   };
   const dispatch = createDispatcher(handlers, { redact: (text) => tracer.redactText(text), traceIdOf });
 
@@ -230,6 +253,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     close() {
       closing ??= (async () => {
         for (const unsubscribe of logSubscriptions.values()) unsubscribe();
+        await oauth.close();
         await registry.close();
         tracer.flush();
         db.close();

@@ -22,6 +22,11 @@ export interface AppCoreOptions {
   version: string;
   /** Problems the host met before the core started (a corrupt store moved aside, …), for the GUI. */
   warnings?: string[];
+  /**
+   * Opens an OAuth sign-in page in the system browser (Electron: `shell.openExternal`). Absent
+   * (browser mode), the core sends the page an `oauth.authorize` event and the page opens a tab.
+   */
+  openExternal?: (url: string) => Promise<void>;
 }
 
 export interface AppCore {

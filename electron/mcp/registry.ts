@@ -19,6 +19,8 @@ import { MCPClient } from './client.js';
 import { MCPConfigError, MCPServerUnavailableError } from './errors.js';
 import { connectionFingerprint } from './fingerprint.js';
 import { LogBuffer } from './logBuffer.js';
+import type { OAuthSessions } from './oauth/manager.js';
+import type { OAuthSession } from './oauth/session.js';
 import type { ReconnectPolicy } from './reconnectPolicy.js';
 import { DEFAULT_RECONNECT_POLICY } from './reconnectPolicy.js';
 import { CacheAccess } from './registry/cacheAccess.js';
@@ -44,6 +46,8 @@ export interface RegistryOptions {
   reconnect?: Partial<ReconnectPolicy>;
   /** The largest message a server may send, for the default client factory (16 MiB by default). */
   maxMessageBytes?: number;
+  /** OAuth servers' sessions, for the default client factory (issue 11; see oauth/manager.ts). */
+  oauth?: OAuthSessions;
 }
 
 export class MCPToolRegistry {
@@ -56,7 +60,12 @@ export class MCPToolRegistry {
     const clientFactory: ClientFactory =
       options.clientFactory ??
       ((config) =>
-        new MCPClient(config, { secrets: options.secrets, log: this.logOf(config.id), ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}) }));
+        new MCPClient(config, {
+          secrets: options.secrets,
+          log: this.logOf(config.id),
+          ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
+          ...oauthOf(options.oauth, config),
+        }));
     this.cache = new CacheAccess(this.state, options.cache);
     this.connections = new ConnectionLifecycle(this.state, clientFactory, { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect }, this.cache);
     this.discovery = new Discovery(this.state, this.connections, this.cache);
@@ -236,6 +245,12 @@ export class MCPToolRegistry {
     })();
     return this.state.closing;
   }
+}
+
+/** The client option of an OAuth server's session (issue 11), or nothing. */
+function oauthOf(sessions: OAuthSessions | undefined, config: ServerConfig): { oauth?: OAuthSession } {
+  const session = sessions?.sessionFor(config);
+  return session ? { oauth: session } : {};
 }
 
 function validate(input: unknown): ServerConfig {

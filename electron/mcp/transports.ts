@@ -248,7 +248,7 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     }
     return boundResponse(response, limits.maxMessageBytes, tooLarge);
   };
-  const transport = new StreamableHTTPClientTransport(new URL(config.url), { fetch: authFetch, ...(oauth ? { authProvider: oauth.provider } : {}) });
+  const transport = new StreamableHTTPClientTransport(new URL(config.url), oauth ? { fetch: oauth.coalescingFetch(authFetch), authProvider: oauth.provider } : { fetch: authFetch });
   return {
     transport,
     target: config.url,

@@ -8,9 +8,9 @@
  * product's schema, the product's secret store (a 0600 file in a scratch folder) holding the
  * secrets the suite hands over, the product's `MCPClient` and OAuth session — and then does what
  * a person would: connect, list the tools, call each one, close. Being a person includes the
- * browser: `openInBrowser` below is a headless user agent that follows the authorization
- * server's redirects (the suite's authorization server approves at once) to the loopback
- * redirect, where the session checks the state like any sign-in.
+ * browser: test/helpers/headlessBrowser.ts follows the authorization server's redirects (the
+ * suite's authorization server approves at once) to the loopback redirect, where the session
+ * checks the state like any sign-in.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,7 @@ import type { ToolDescriptor } from '../../electron/mcp/types.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
+import { headlessBrowser } from '../../test/helpers/headlessBrowser.js';
 
 /** Where the suite's own client publishes its client ID metadata document (the suite checks this URL is used). */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
@@ -71,17 +72,6 @@ function configFor(url: string, scenario: string, context: SuiteContext): { conf
   };
 }
 
-/** A headless user agent: follows the redirects of an authorization URL (the loopback redirect is the last). */
-async function openInBrowser(url: string): Promise<void> {
-  let next: string | undefined = url;
-  for (let hop = 0; next && hop < 10; hop++) {
-    const response: Response = await fetch(next, { redirect: 'manual' });
-    await response.body?.cancel();
-    const location = response.headers.get('location');
-    next = response.status >= 300 && response.status < 400 && location ? new URL(location, next).href : undefined;
-  }
-}
-
 /** Arguments that fit a tool's input schema: the first enum value, else a plain value of each required type. */
 function sampleArguments(tool: ToolDescriptor): Record<string, unknown> {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string; enum?: unknown[] }>;
@@ -119,7 +109,7 @@ async function main(): Promise<number> {
         config,
         credentials: new OAuthCredentials(store, (serverId, kind) => `server/${serverId}/oauth.${kind}`),
         secrets,
-        open: openInBrowser,
+        open: (authorizationUrl) => headlessBrowser().open(authorizationUrl),
         signInTimeoutMs: 15_000,
         note: (text) => serverLog.note(text),
       })

@@ -123,6 +123,7 @@ export class OAuthSession {
   private signedOut = false;
   private readonly secretValues = new Map<string, SecretValue>();
   private readonly logs = new Map<LogBuffer, SecretValue[]>();
+  private readonly refreshes = new Map<string, Promise<{ status: number; statusText: string; headers: Array<[string, string]>; body: string }>>();
 
   constructor(private readonly options: OAuthSessionOptions) {
     const { config } = options;
@@ -232,6 +233,29 @@ export class OAuthSession {
     return [...this.secretValues.values()];
   }
 
+  /**
+   * Wraps the fetch the SDK uses so that concurrent refreshes of one refresh token become one
+   * request: several requests refused at once (an expired token) each run the SDK's `auth()`,
+   * and a rotated refresh token works only once — the second refresh would fail and lose the
+   * sign-in. Each of them gets the one answer (kept a minute, in memory only).
+   */
+  coalescingFetch(fetchFn: typeof fetch): typeof fetch {
+    return async (input, init) => {
+      const body = init?.body;
+      const refreshToken = init?.method === 'POST' && body instanceof URLSearchParams && body.get('grant_type') === 'refresh_token' ? body.get('refresh_token') : null;
+      if (!refreshToken) return fetchFn(input, init);
+      let answer = this.refreshes.get(refreshToken);
+      if (!answer) {
+        answer = fetchFn(input, init).then(async (response) => ({ status: response.status, statusText: response.statusText, headers: [...response.headers], body: await response.text() }));
+        this.refreshes.set(refreshToken, answer);
+        const forget = (): void => void setTimeout(() => this.refreshes.delete(refreshToken), 60_000).unref();
+        answer.then(forget, () => this.refreshes.delete(refreshToken));
+      }
+      const { status, statusText, headers, body: text } = await answer;
+      return new Response(text, { status, statusText, headers });
+    };
+  }
+
   /** Keeps `log` redacting `base` plus every secret of this session, as new ones arrive (one binding per log). */
   redactIn(log: LogBuffer, base: SecretValue[]): void {
     this.logs.set(log, base);
@@ -270,7 +294,7 @@ export class OAuthSession {
       },
       clientInformation: () => this.clientInformation(),
       saveClientInformation: (info) => this.saveClientInformation(info),
-      tokens: async () => (await this.loadTokens()) ?? undefined,
+      tokens: () => this.tokensForSdk(),
       saveTokens: (tokens) => this.saveTokens(tokens),
       redirectToAuthorization: (url) => this.redirectToAuthorization(url),
       saveCodeVerifier: (verifier) => {
@@ -372,7 +396,24 @@ export class OAuthSession {
     return this.tokenCache ?? undefined;
   }
 
+  /**
+   * The tokens as the SDK should see them. During a step-up (the server answered 403
+   * insufficient_scope for scopes this token lacks) the refresh token is held back: the SDK would
+   * otherwise refresh — which never adds a scope — instead of asking for a new authorization.
+   */
+  private async tokensForSdk(): Promise<OAuthTokens | undefined> {
+    const tokens = await this.loadTokens();
+    const challenge = this.challenge;
+    if (!tokens?.refresh_token || challenge?.status !== 403 || challenge.error !== 'insufficient_scope') return tokens;
+    const granted = scopeSet(tokens.scope);
+    const lacking = [...scopeSet(challenge.scope)].some((s) => !granted.has(s)) || granted.size === 0;
+    if (!lacking) return tokens;
+    const { refresh_token: _held, ...rest } = tokens;
+    return rest;
+  }
+
   private async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.challenge = undefined;
     this.rememberTokens(tokens);
     this.tokenCache = tokens;
     this.tokensLost = false;
@@ -385,6 +426,8 @@ export class OAuthSession {
 
   private async redirectToAuthorization(url: URL): Promise<void> {
     if (!this.interactive || !this.listener) throw this.signInRequired(url.searchParams.get('scope') ?? undefined);
+    // The endpoint came from the server's metadata: only a web page is ever opened.
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new MCPOAuthError(this.serverId, 'discovery_failed', { detail: `the authorization endpoint is not a web address (${url.protocol})` });
     const state = url.searchParams.get('state');
     if (!state || state !== this.expectedState) throw new MCPOAuthError(this.serverId, 'denied', { detail: 'the authorization request lost its state' });
     // Ask at once for what a refused request needed and what the sign-in already had.

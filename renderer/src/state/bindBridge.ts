@@ -65,6 +65,11 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
       state().refreshPermissions();
     }),
     client.on('call.progress', (event) => state().applyProgress(event)),
+    // Browser mode (issue 11): a sign-in page to open. A blocked pop-up is no loss: the server's
+    // actions offer the same page as a link while the sign-in waits.
+    client.on('oauth.authorize', ({ url }) => {
+      if (/^https?:\/\//i.test(url)) window.open(url, '_blank', 'noopener,noreferrer');
+    }),
     client.on('approval.requested', (view) => state().applyApprovalRequested(view)),
     client.on('approval.closed', (event) => state().applyApprovalClosed(event)),
     client.on('permissions.changed', () => state().refreshPermissions()),
