@@ -151,7 +151,8 @@ export type Denial = z.infer<typeof DenialSchema>;
  * `oauth_failed`: `resource_mismatch` (the server's metadata names another resource: refused),
  * `discovery_failed`, `registration_failed`, `token_request_failed` (`oauthError` says what the
  * authorization server answered), `denied` (the person or server refused the sign-in),
- * `sign_in_timeout`, `step_up_refused` (more scopes were granted and still refused).
+ * `sign_in_timeout`, `step_up_refused` (more scopes were granted and still refused),
+ * `redirect_unavailable` (the configured loopback redirect port is taken).
  */
 export const OAUTH_REASONS = [
   'no_token',
@@ -166,6 +167,7 @@ export const OAUTH_REASONS = [
   'denied',
   'sign_in_timeout',
   'step_up_refused',
+  'redirect_unavailable',
 ] as const;
 export const OAuthDetailSchema = z.object({
   reason: z.enum(OAUTH_REASONS),

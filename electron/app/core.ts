@@ -17,7 +17,6 @@ import { traceIdOf } from '../harness/application.js';
 import { createPipeline } from '../harness/createPipeline.js';
 import { OAuthCredentials } from '../mcp/oauth/credentials.js';
 import { OAuthManager } from '../mcp/oauth/manager.js';
-import type { MCPToolRegistry } from '../mcp/registry.js';
 import { ToolSchemaCache } from '../mcp/schemaCache.js';
 import { DefaultSecretResolver } from '../secrets/resolver.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
@@ -112,7 +111,6 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   }
 
   // ── OAuth sessions (issue 11): tokens in the secret store, redacted everywhere ─────────────────
-  let registryRef: MCPToolRegistry | undefined;
   const oauth = new OAuthManager({
     credentials: new OAuthCredentials(options.secrets, (serverId, kind) => storageKey(serverId, `oauth.${kind}`)),
     secrets: new DefaultSecretResolver(options.secrets),
@@ -120,8 +118,9 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     open: (url, serverId) => (options.openExternal ? options.openExternal(url) : emit('oauth.authorize', { serverId, url })),
     onSecret: (value) => tracer.addKnownSecret(value),
     onChange: () => scheduleServersChanged(),
+    // Called only once the registry exists (its clients use the sessions).
     note: (serverId, text) => {
-      if (registryRef?.server(serverId)) registryRef.logOf(serverId).note(text);
+      if (registry.server(serverId)) registry.logOf(serverId).note(text);
     },
     clientVersion: options.version,
   });
@@ -146,7 +145,6 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   });
 
   // ── services ──────────────────────────────────────────────────────────────────────────────
-  registryRef = registry;
   const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.notice(m), oauth);
   const calls = new CallService(app, checkpoints, emit, persistentGuiCaller(db));
   const permissions = new PermissionService(

@@ -28,6 +28,7 @@ const FAILURE_WORDS: Record<FailureReason, string> = {
   denied: 'the sign-in was refused in the browser',
   sign_in_timeout: 'the sign-in was not completed in time',
   step_up_refused: 'the server still refused the request after more permissions were granted',
+  redirect_unavailable: 'the sign-in cannot receive its redirect',
 };
 
 /** The server needs a person to sign in (or to sign in again with more scopes). Nothing was sent. */

@@ -140,10 +140,6 @@ export class OAuthSession {
 
   // ── interaction ─────────────────────────────────────────────────────────────────────────────
 
-  get isInteractive(): boolean {
-    return this.interactive;
-  }
-
   /**
    * A person is here to sign in: opens the loopback redirect (on the port the stored
    * registration names, when there is one and it is free; a taken port means a new registration).
@@ -158,7 +154,7 @@ export class OAuthSession {
         this.listener = await openLoopbackRedirect(wanted, (text) => this.note(text));
       } catch (error) {
         if (this.config.redirectPort !== undefined) {
-          throw new MCPOAuthError(this.serverId, 'denied', { detail: `the redirect port ${this.config.redirectPort} is in use (${(error as NodeJS.ErrnoException).code ?? 'error'})` });
+          throw new MCPOAuthError(this.serverId, 'redirect_unavailable', { detail: `port ${this.config.redirectPort} on 127.0.0.1 is in use (${(error as NodeJS.ErrnoException).code ?? 'error'})` });
         }
         this.listener = await openLoopbackRedirect(0, (text) => this.note(text));
         if (stored) await this.dropStoredClient(); // registered for the old port: register again
@@ -301,7 +297,7 @@ export class OAuthSession {
         this.verifier = verifier;
       },
       codeVerifier: () => {
-        if (!this.verifier) throw new MCPOAuthError(this.serverId, 'denied', { detail: 'no sign-in is in progress' });
+        if (!this.verifier) throw new MCPOAuthError(this.serverId, 'token_request_failed', { detail: 'no sign-in is in progress' });
         return this.verifier;
       },
       invalidateCredentials: (scope) => this.invalidate(scope),

@@ -195,6 +195,7 @@ const OAUTH_TITLES: Record<OAuthDetail['reason'], string> = {
   denied: 'Sign-in refused',
   sign_in_timeout: 'Sign-in timed out',
   step_up_refused: 'Still not permitted',
+  redirect_unavailable: 'Redirect port in use',
 };
 
 const DENIAL_TITLES: Record<Denial['by'], string> = {
