@@ -131,25 +131,26 @@ describe('browser sign-in', () => {
     }
   });
 
-  it('a sign-in refused at the authorization server fails as denied, with its error code', async () => {
-    const as = await start({ deny: true });
+  /** A sign-in with a person at the browser that fails: the OAuth error it fails with. */
+  async function failedSignIn(options: OAuthFixtureOptions): Promise<{ as: OAuthFixture; error: MCPOAuthError }> {
+    const as = await start(options);
     const config = oauthConfig(as.url);
     const oauth = session(config);
     await oauth.beginInteractive();
     const error = await client(config, oauth).initialize().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPOAuthError);
-    expect((error as MCPOAuthError).details.oauth).toEqual({ reason: 'denied', oauthError: 'access_denied' });
+    return { as, error: error as MCPOAuthError };
+  }
+
+  it('a sign-in refused at the authorization server fails as denied, with its error code', async () => {
+    const { as, error } = await failedSignIn({ deny: true });
+    expect(error.details.oauth).toEqual({ reason: 'denied', oauthError: 'access_denied' });
     expect(as.tokenRequests).toEqual([]);
   });
 
   it('metadata naming another resource is refused before any authorization request', async () => {
-    const as = await start({ resourceOverride: 'https://evil.example.com/mcp' });
-    const config = oauthConfig(as.url);
-    const oauth = session(config);
-    await oauth.beginInteractive();
-    const error = await client(config, oauth).initialize().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(MCPOAuthError);
-    expect((error as MCPOAuthError).details.oauth).toEqual({ reason: 'resource_mismatch', resource: 'https://evil.example.com/mcp' });
+    const { as, error } = await failedSignIn({ resourceOverride: 'https://evil.example.com/mcp' });
+    expect(error.details.oauth).toEqual({ reason: 'resource_mismatch', resource: 'https://evil.example.com/mcp' });
     expect(as.authorizations).toEqual([]);
     expect(browser.opened).toEqual([]);
   });
