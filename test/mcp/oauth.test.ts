@@ -5,6 +5,7 @@
  * background refusing to sign in on its own, a refused sign-in, a resource mismatch, sign-out.
  */
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HttpServerConfig } from '../../shared/serverConfig.js';
@@ -83,6 +84,17 @@ function storedTokens(): { tokens: { access_token: string; refresh_token?: strin
   return raw ? (JSON.parse(raw) as { tokens: { access_token: string; refresh_token?: string; scope?: string } }) : undefined;
 }
 
+/** Sends raw bytes of an HTTP request; resolves with the response's status line. */
+function rawRequest(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('end', () => resolve(answer.split('\r\n')[0] ?? ''));
+    socket.on('error', reject);
+  });
+}
+
 describe('browser sign-in', () => {
   it('registers the app, authorizes with PKCE, a state and the resource, and keeps the tokens in the secret store only', async () => {
     const as = await start();
@@ -123,6 +135,9 @@ describe('browser sign-in', () => {
       expect(await forged.text()).not.toContain('stolen');
       await new Promise((resolve) => setImmediate(resolve));
       expect(settled).toBe(false);
+      // Nor do a foreign Host or a request target that is not a URL end or complete anything.
+      expect((await rawRequest(listener.port, 'GET /callback?code=x&state=the-real-state HTTP/1.1\r\nHost: evil.example.com\r\n\r\n')).split(' ')[1]).toBe('404');
+      expect(await rawRequest(listener.port, 'GET http://[::1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 4\d\d/);
       const real = await fetch(`${listener.redirectUrl}?code=good&state=the-real-state`);
       expect(real.status).toBe(200);
       await expect(outcome).resolves.toEqual({ code: 'good' });

@@ -58,7 +58,13 @@ export async function openLoopbackRedirect(port = 0, note: (text: string) => voi
   const hosts = (): Set<string> => new Set([`127.0.0.1:${boundPort}`, `localhost:${boundPort}`]);
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${boundPort}`);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://127.0.0.1:${boundPort}`);
+    } catch {
+      reply(res, 400, 'Not found', 'This address only receives sign-in redirects for MiniHarness.'); // a request target no URL parser accepts
+      return;
+    }
     if (req.method !== 'GET' || url.pathname !== CALLBACK_PATH || !hosts().has(req.headers.host ?? '')) {
       reply(res, 404, 'Not found', 'This address only receives sign-in redirects for MiniHarness.');
       return;
