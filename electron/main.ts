@@ -17,6 +17,7 @@ import { resolveAppLocation } from './shell/appLocation.js';
 import { openElectronConfigStore } from './shell/configStore.js';
 import { hardenSession, hardenWebContents } from './shell/harden.js';
 import { createEventForwarder, createInvokeHandler } from './shell/ipcHandler.js';
+import { isSafeExternalUrl } from './shell/navigation.js';
 import { createQuitGuard } from './shell/quitGuard.js';
 import { openSafeStorageSecrets } from './shell/safeStorageSecrets.js';
 import { describeDamage } from './storage/damagedFile.js';
@@ -91,12 +92,14 @@ async function start(location: AppLocation): Promise<void> {
     // The same damaged files reach the GUI through app.info (the core collects them from both stores).
     // Outside the data folder (the core refuses an overlap): --workspace, MINIHARNESS_WORKSPACE, or ~/MiniHarness/workspace.
     const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
+    // OAuth sign-in pages (issue 11) open in the system browser, through the same http(s)-only check as links.
+    const openExternal = (url: string): Promise<void> => (isSafeExternalUrl(url) ? shell.openExternal(url) : Promise.reject(new Error('not an http(s) address')));
     // Run from the project, node_modules holds better-sqlite3 for Node; Electron's build comes from `npm start`'s cache.
     const sqliteNativeBinding = sqliteBindingFor({ isPackaged: app.isPackaged, appPath: app.getAppPath(), abi: process.versions.modules, platform: process.platform, arch: process.arch });
     // The stdio entry runs under Node from the project folder (a packaged app has no Node to run it).
     const gatewayPort = gatewayPortOverride(app.commandLine.getSwitchValue('gateway-port') || undefined, process.env);
     const gateway = { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), ...(app.isPackaged ? {} : { stdio: stdioEntry(app.getAppPath(), 'node') }) };
-    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), sqliteNativeBinding, gateway });
+    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), sqliteNativeBinding, gateway, openExternal });
     const forward = createEventForwarder(location, IPC_EVENT_CHANNEL, () => {
       const contents = liveContents();
       return contents && { url: () => contents.getURL(), send: (channel, ...args) => contents.send(channel, ...args) };

@@ -17,6 +17,8 @@ export const CHANNEL_NAMES = [
   'servers.discover',
   'servers.log',
   'servers.setLogLevel',
+  'servers.signIn',
+  'servers.signOut',
   'tools.list',
   'tools.call',
   'tools.cancel',
@@ -79,6 +81,7 @@ export const EVENT_NAMES = [
   'resources.changed',
   'resources.updated',
   'prompts.changed',
+  'oauth.authorize',
 ] as const;
 
 /** A request/response channel of the contract (renderer → main). */

@@ -55,6 +55,17 @@ export type ServerStatusView = z.infer<typeof ServerStatusSchema>;
 /** A secret slot's state, as the renderer may know it. */
 export const SecretStateSchema = z.enum(['set', 'not_set']);
 
+/** An OAuth server's sign-in as the GUI may know it (issue 11): never a token. */
+export const ServerOAuthViewSchema = z.object({
+  signedIn: z.boolean(),
+  grant: z.enum(['authorization_code', 'client_credentials']),
+  /** A browser sign-in waits for the person: the page to open (when no browser opened by itself). */
+  authorizationUrl: z.string().optional(),
+  /** Scopes a request needed that the sign-in does not have yet: signing in again asks for them. */
+  requiredScope: z.string().optional(),
+});
+export type ServerOAuthView = z.infer<typeof ServerOAuthViewSchema>;
+
 /** A server as the GUI shows it: its configuration (references only), status and secret states. */
 export const ServerViewSchema = z.object({
   /** The validated configuration (see shared/serverConfig.ts); secret fields are references. */
@@ -63,6 +74,8 @@ export const ServerViewSchema = z.object({
   /** Slot (`auth.token`, `env.NAME`, `headers.NAME`) → whether a value is stored. */
   secrets: z.record(z.string(), SecretStateSchema),
   toolCount: z.number().int().nonnegative(),
+  /** OAuth servers only: signed in or not, a sign-in in progress. */
+  oauth: ServerOAuthViewSchema.optional(),
 });
 export type ServerView = z.infer<typeof ServerViewSchema>;
 
@@ -562,6 +575,10 @@ export const channels = {
   'servers.log': channel(ServerId, z.array(LogLineSchema)),
   /** Asks the server for log messages of `level` and above (`logging/setLevel`); kept and sent again at each connect. */
   'servers.setLogLevel': channel(z.object({ id: z.string().min(1).max(64), level: LogLevelSchema }).strict(), z.object({ level: LogLevelSchema })),
+  /** OAuth (issue 11): starts a browser sign-in (any saved sign-in is replaced) and connects; answers at once, the status streams in. */
+  'servers.signIn': channel(ServerId, ServerViewSchema),
+  /** Forgets the server's tokens (they stay only in the secret store until then) and shows it as needing a sign-in. */
+  'servers.signOut': channel(ServerId, ServerViewSchema),
 
   'tools.list': channel(Empty, z.object({ tools: z.array(ToolViewSchema), conflicts: z.array(ConflictViewSchema) })),
   /** Runs a tool through the whole pipeline (permissions, approval, checkpoint, trace). */
@@ -761,6 +778,8 @@ export const events = {
   'resources.updated': z.object({ serverId: z.string(), uri: z.string(), at: z.number() }),
   /** A server's prompts changed (it said so, or it connected again): reload them with 'prompts.list'. */
   'prompts.changed': z.object({ serverId: z.string() }),
+  /** Browser mode (issue 11): a sign-in page to open in a new tab (Electron opens it in the system browser itself). */
+  'oauth.authorize': z.object({ serverId: z.string(), url: z.string().url() }),
 } as const satisfies Record<EventName, z.ZodType>;
 
 export type Events = typeof events;
@@ -776,5 +795,5 @@ export function isEventName(name: unknown): name is EventName {
 
 // ── secret slots ──────────────────────────────────────────────────────────────────────────────
 
-/** `auth.token`, `env.NAME` or `headers.NAME`. */
-export const SECRET_SLOT = /^(auth\.token|env\.[A-Za-z_][A-Za-z0-9_]*|headers\.[!#$%&'*+.^_`|~0-9A-Za-z-]+)$/;
+/** `auth.token`, `auth.clientSecret`, `auth.privateKey` (OAuth), `env.NAME` or `headers.NAME`. */
+export const SECRET_SLOT = /^(auth\.token|auth\.clientSecret|auth\.privateKey|env\.[A-Za-z_][A-Za-z0-9_]*|headers\.[!#$%&'*+.^_`|~0-9A-Za-z-]+)$/;

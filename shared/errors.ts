@@ -64,6 +64,9 @@ export const ERROR_CODES = [
   'result_too_large',
   'not_offered',
   'not_supported',
+  // OAuth (issue 11): the server needs a person to sign in; an OAuth exchange failed
+  'sign_in_required',
+  'oauth_failed',
   // Permissions and approvals
   'permission_denied',
   'approval_cancelled',
@@ -147,6 +150,43 @@ export const DenialSchema = z.object({
 });
 export type Denial = z.infer<typeof DenialSchema>;
 
+/**
+ * Why a server needs a sign-in, or why an OAuth exchange failed (issue 11).
+ * `sign_in_required`: `no_token` (never signed in), `token_rejected` (the token was refused and
+ * could not be refreshed), `insufficient_scope` (a request needs more scopes: `scope`),
+ * `not_configured` (the server asks for OAuth but is not set up for it), `signed_out`.
+ * `oauth_failed`: `resource_mismatch` (the server's metadata names another resource: refused),
+ * `discovery_failed`, `registration_failed`, `token_request_failed` (`oauthError` says what the
+ * authorization server answered), `denied` (the person or server refused the sign-in),
+ * `sign_in_timeout`, `step_up_refused` (more scopes were granted and still refused),
+ * `redirect_unavailable` (the configured loopback redirect port is taken).
+ */
+export const OAUTH_REASONS = [
+  'no_token',
+  'token_rejected',
+  'insufficient_scope',
+  'not_configured',
+  'signed_out',
+  'resource_mismatch',
+  'discovery_failed',
+  'registration_failed',
+  'token_request_failed',
+  'denied',
+  'sign_in_timeout',
+  'step_up_refused',
+  'redirect_unavailable',
+] as const;
+export const OAuthDetailSchema = z.object({
+  reason: z.enum(OAUTH_REASONS),
+  /** The scopes a request needs (space-separated), when the server said. */
+  scope: z.string().optional(),
+  /** The OAuth error code the authorization server answered (`invalid_client`, `access_denied`, …). */
+  oauthError: z.string().optional(),
+  /** `resource_mismatch`: the resource the server's metadata named instead. */
+  resource: z.string().optional(),
+});
+export type OAuthDetail = z.infer<typeof OAuthDetailSchema>;
+
 export const ErrorDetailsSchema = z.object({
   /** Field path → messages, for forms. */
   fieldErrors: z.record(z.string(), z.array(z.string())).optional(),
@@ -165,5 +205,7 @@ export const ErrorDetailsSchema = z.object({
   denial: DenialSchema.optional(),
   /** `remote`: the JSON-RPC error code the server answered with. */
   rpcCode: z.number().int().optional(),
+  /** `sign_in_required`, `oauth_failed`: what the sign-in needs or what failed (never a token). */
+  oauth: OAuthDetailSchema.optional(),
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;

@@ -26,9 +26,61 @@ export type SecretRef = z.infer<typeof SecretRefSchema>;
 export const ValueOrSecretSchema = z.union([z.string(), z.object({ secret: SecretRefSchema })]);
 export type ValueOrSecret = z.infer<typeof ValueOrSecretSchema>;
 
+// ── OAuth 2.1 (issue 11) ──────────────────────────────────────────────────────────────────────
+/** How the app authenticates to the token endpoint with a pre-registered client. */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
+/** The JWS algorithms a private_key_jwt assertion may be signed with (the key must fit). */
+export const JWT_SIGNING_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
+
+/**
+ * OAuth 2.1 through the SDK's client provider. `authorization_code`: a person signs in in the
+ * system browser (PKCE, a loopback redirect); the client is registered dynamically, named by a
+ * client ID metadata document (`clientMetadataUrl`), or pre-registered (`clientId`, and
+ * `clientSecret` in the secret store). `client_credentials`: the app itself authenticates (a
+ * client secret, or a private key for private_key_jwt). Tokens never live here: the app keeps
+ * them in the secret store.
+ */
+export const OAuthConfigSchema = z
+  .object({
+    kind: z.literal('oauth'),
+    grant: z.enum(['authorization_code', 'client_credentials']).default('authorization_code'),
+    /** A pre-registered client id (required for client_credentials). */
+    clientId: z.string().trim().min(1, 'must not be empty').max(2000).optional(),
+    clientSecret: SecretRefSchema.optional(),
+    /** private_key_jwt: the PKCS#8 PEM private key, in the secret store. */
+    privateKey: SecretRefSchema.optional(),
+    signingAlgorithm: z.enum(JWT_SIGNING_ALGORITHMS).optional(),
+    tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
+    /** Scopes to ask for when the server names none (space-separated). */
+    scope: z.string().trim().max(2000).optional(),
+    /** An https URL where this app's client ID metadata document is published (used as client_id where supported). */
+    clientMetadataUrl: z
+      .string()
+      .trim()
+      .refine((u) => parseUrl(u)?.protocol === 'https:' && parseUrl(u)?.pathname !== '/', 'must be an https URL with a path')
+      .optional(),
+    /** The loopback port of the redirect, for a pre-registered client whose redirect URI names one. */
+    redirectPort: z.number().int().min(1024, 'at least 1024').max(65535, 'at most 65535').optional(),
+  })
+  .superRefine((auth, ctx) => {
+    const issue = (path: string, message: string): void => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (auth.grant === 'client_credentials') {
+      if (!auth.clientId) issue('clientId', 'is required for the client-credentials grant');
+      if (!auth.clientSecret && !auth.privateKey) issue('clientSecret', 'enter a client secret, or a private key for private_key_jwt');
+    }
+    if (auth.clientSecret && !auth.clientId) issue('clientId', 'is required with a client secret');
+    if (auth.tokenEndpointAuthMethod === 'private_key_jwt' && !auth.privateKey) issue('privateKey', 'is required for private_key_jwt');
+    if (auth.privateKey && auth.grant !== 'client_credentials') issue('privateKey', 'is used only by the client-credentials grant');
+    if ((auth.tokenEndpointAuthMethod === 'client_secret_basic' || auth.tokenEndpointAuthMethod === 'client_secret_post') && !auth.clientSecret) {
+      issue('clientSecret', `is required for ${auth.tokenEndpointAuthMethod}`);
+    }
+  });
+export type OAuthConfig = z.infer<typeof OAuthConfigSchema>;
+
 export const AuthConfigSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('none') }),
   z.object({ kind: z.literal('bearer'), token: SecretRefSchema }),
+  OAuthConfigSchema,
 ]);
 export type AuthConfig = z.infer<typeof AuthConfigSchema>;
 

@@ -17,6 +17,8 @@ import type { AppWarning, EventName, EventOf, FileDamagedWarning } from '../../s
 import { events as eventSchemas } from '../../shared/contract.js';
 import { traceIdOf } from '../harness/application.js';
 import { createPipeline } from '../harness/createPipeline.js';
+import { OAuthCredentials } from '../mcp/oauth/credentials.js';
+import { OAuthManager } from '../mcp/oauth/manager.js';
 import { ToolSchemaCache } from '../mcp/schemaCache.js';
 import { DefaultSecretResolver } from '../secrets/resolver.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
@@ -34,6 +36,7 @@ import { approvalHandlers } from './handlers/approvals.js';
 import { askHandlers } from './handlers/asks.js';
 import { historyHandlers } from './handlers/history.js';
 import { importHandlers } from './handlers/import.js';
+import { oauthHandlers } from './handlers/oauth.js';
 import { permissionHandlers } from './handlers/permissions.js';
 import { forwardFeatureEvents, resourceHandlers } from './handlers/resources.js';
 import { serverHandlers } from './handlers/servers.js';
@@ -42,6 +45,7 @@ import { toolHandlers, toolsPayload } from './handlers/tools.js';
 import { traceHandlers } from './handlers/traces.js';
 import { PermissionService } from './permissionService.js';
 import { ServerFeatureService } from './serverFeatureService.js';
+import { storageKey } from './secretSlots.js';
 import { ServerService } from './serverService.js';
 import { SettingsService } from './settingsService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
@@ -120,6 +124,21 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     }
   }
 
+  // ── OAuth sessions (issue 11): tokens in the secret store, redacted everywhere ─────────────────
+  const oauth = new OAuthManager({
+    credentials: new OAuthCredentials(options.secrets, (serverId, kind) => storageKey(serverId, `oauth.${kind}`)),
+    secrets: new DefaultSecretResolver(options.secrets),
+    // Electron opens the system browser; browser mode asks its page to open a tab.
+    open: (url, serverId) => (options.openExternal ? options.openExternal(url) : emit('oauth.authorize', { serverId, url })),
+    onSecret: (value) => tracer.addKnownSecret(value),
+    onChange: () => scheduleServersChanged(),
+    // Called only once the registry exists (its clients use the sessions).
+    note: (serverId, text) => {
+      if (registry.server(serverId)) registry.logOf(serverId).note(text);
+    },
+    clientVersion: options.version,
+  });
+
   // ── pipeline ──────────────────────────────────────────────────────────────────────────────
   const broker = new ApprovalBroker(emit, (value) => tracer.redact(value));
   // Servers' elicitation and sampling requests, shown to the person as dialogs naming the server.
@@ -142,6 +161,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     registry: {
       cache: new ToolSchemaCache({ dir: join(options.dataDir, 'tool-cache'), onWarning: (m) => warnings.notice(m), onDamaged: reportDamaged }),
       asks,
+      oauth,
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: reportDamaged }),
     pathBase: workspace,
@@ -200,7 +220,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   settings.onGatewayChanged = () => void startGateway(undefined);
 
   // A server pointing at the gateway itself (its port as set, or as bound) would loop.
-  const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.notice(m), (config) => {
+  const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.notice(m), oauth, (config) => {
     refuseGatewayLoop(config, settings.gateway().port);
     const bound = gateway.status();
     if (bound.state === 'listening') refuseGatewayLoop(config, bound.port);
@@ -295,6 +315,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...importHandlers({ registry, servers, tracer }),
     ...agentHandlers({ agents }),
     ...resourceHandlers({ registry, features }),
+    ...oauthHandlers({ servers }),
   };
   const dispatch = createDispatcher(handlers, { redact: (text) => tracer.redactText(text), traceIdOf });
 
@@ -322,6 +343,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
         for (const unsubscribe of logSubscriptions.values()) unsubscribe();
         await gateway.stop();
         stopFeatureEvents();
+        await oauth.close();
         await registry.close();
         tracer.flush();
         db.close();

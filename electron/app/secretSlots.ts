@@ -8,8 +8,11 @@
  */
 import type { SecretRef } from '../../shared/serverConfig.js';
 
+/** The secret fields of an OAuth server's auth (issue 11): a pre-registered client's secret, a private_key_jwt key. */
+const OAUTH_SLOTS = ['clientSecret', 'privateKey'] as const;
+
 export interface SlotRef {
-  /** `auth.token`, `env.NAME` or `headers.NAME` — also the form field's path. */
+  /** `auth.token`, `auth.clientSecret`, `auth.privateKey`, `env.NAME` or `headers.NAME` — also the form field's path. */
   slot: string;
   ref: SecretRef;
 }
@@ -43,6 +46,12 @@ export function secretRefs(config: Record<string, unknown>): SlotRef[] {
       if (ref) out.push({ slot: 'auth.token', ref });
     }
   }
+  if (isRecord(auth) && auth.kind === 'oauth') {
+    for (const field of OAUTH_SLOTS) {
+      const ref = refOf({ secret: auth[field] });
+      if (ref) out.push({ slot: `auth.${field}`, ref });
+    }
+  }
   for (const field of ['env', 'headers'] as const) {
     const values = config[field];
     if (!isRecord(values)) continue;
@@ -63,6 +72,11 @@ export function mapStoreKeys(config: Record<string, unknown>, toKey: (slot: stri
   const auth = copy.auth;
   if (isRecord(auth) && auth.kind === 'bearer' && isRecord(auth.token) && auth.token.source === 'store') {
     auth.token = { source: 'store', key: toKey('auth.token') };
+  }
+  if (isRecord(auth) && auth.kind === 'oauth') {
+    for (const field of OAUTH_SLOTS) {
+      if (refOf({ secret: auth[field] })?.source === 'store') auth[field] = { source: 'store', key: toKey(`auth.${field}`) };
+    }
   }
   for (const field of ['env', 'headers'] as const) {
     const values = copy[field];

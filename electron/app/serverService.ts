@@ -8,6 +8,7 @@ import type { RequestOf, ServerView } from '../../shared/contract.js';
 import { SECRET_SLOT } from '../../shared/contract.js';
 import type { FieldErrors, ServerConfig } from '../../shared/serverConfig.js';
 import { ServerConfigSchema, fieldErrorsOf } from '../../shared/serverConfig.js';
+import type { OAuthManager } from '../mcp/oauth/manager.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import { SecretValue } from '../secrets/secretValue.js';
 import type { DescribedSecretStore } from '../secrets/types.js';
@@ -28,6 +29,8 @@ export class ServerService {
     private readonly config: ConfigStore,
     private readonly secrets: DescribedSecretStore,
     private readonly warn: (message: string) => void,
+    /** OAuth servers' sessions (issue 11); absent, no server can sign in. */
+    private readonly oauth?: OAuthManager,
     /** Throws when a configuration may not be used (one pointing at the app's own gateway). */
     private readonly refuse: (config: ServerConfig) => void = () => undefined,
   ) {}
@@ -72,11 +75,13 @@ export class ServerService {
     for (const { slot, ref } of secretRefs(config)) {
       secrets[slot] = ref.source === 'store' ? ((await this.secrets.has(ref.key)) ? 'set' : 'not_set') : process.env[ref.name] ? 'set' : 'not_set';
     }
+    const oauth = await this.oauth?.view(config);
     return {
       config: mapStoreKeys(config, (slot) => slot),
       status: statusView(status),
       secrets,
       toolCount: this.registry.allTools().filter((t) => t.serverId === id).length,
+      ...(oauth ? { oauth } : {}),
     };
   }
 
@@ -124,6 +129,10 @@ export class ServerService {
     if (request.mode === 'create') this.registry.addServer(config);
     else await this.registry.updateServer(config);
     if (previous) await this.deleteUnusedSecrets(previous, config);
+    // New OAuth settings or a new URL: the old sign-in is for something else now (issue 11).
+    if (previous && previous.transport === 'streamable_http' && (config.transport !== 'streamable_http' || previous.url !== config.url || JSON.stringify(previous.auth) !== JSON.stringify(config.auth))) {
+      await this.oauth?.forget(id);
+    }
     this.persist();
     // A ready connection outlives an edit that leaves how the server is reached alone (name,
     // priority, roots — which it is told about): only a new server, a changed connection (the
@@ -138,8 +147,41 @@ export class ServerService {
     if (!config) return false;
     await this.registry.removeServer(id);
     for (const { ref } of secretRefs(config)) if (ref.source === 'store') await this.secrets.delete(ref.key);
+    await this.oauth?.forget(id);
     this.persist();
     return true;
+  }
+
+  // ── OAuth (issue 11) ──────────────────────────────────────────────────────────────────────
+
+  /**
+   * Starts a sign-in: any saved sign-in is replaced (a new account, more scopes), the browser
+   * opens when the server asks for it, and the server connects once the person has signed in.
+   * Answers at once; the status and the view stream in as events.
+   */
+  async signIn(id: string): Promise<ServerView> {
+    const config = this.require(id);
+    const session = this.oauth?.sessionFor(config);
+    if (!session) throw new AppError('validation', `Server "${id}" does not use OAuth; set its authentication to OAuth sign-in first.`, { serverId: id });
+    if (!config.enabled) throw new AppError('unavailable', `Server "${id}" is disabled; enable it first.`, { serverId: id });
+    await session.clearTokens();
+    await session.beginInteractive();
+    this.registry
+      .connect(id)
+      .catch(() => undefined) // the status says how it went
+      .finally(() => void session.endInteractive());
+    return this.view(id);
+  }
+
+  /** Forgets the server's tokens (a sign-in in progress is cancelled); it then shows as needing a sign-in. */
+  async signOut(id: string): Promise<ServerView> {
+    const config = this.require(id);
+    const session = this.oauth?.sessionFor(config);
+    if (!session) throw new AppError('validation', `Server "${id}" does not use OAuth.`, { serverId: id });
+    await session.signOut();
+    await this.registry.disconnect(id);
+    if (config.enabled) this.connectInBackground(id);
+    return this.view(id);
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<ServerView> {

@@ -30,6 +30,11 @@ export interface AppCoreOptions {
   warnings?: string[];
   /** The better-sqlite3 binary to load (the Electron shell's build for Electron's ABI); default: the installed one. */
   sqliteNativeBinding?: string;
+  /**
+   * Opens an OAuth sign-in page in the system browser (Electron: `shell.openExternal`). Absent
+   * (browser mode), the core sends the page an `oauth.authorize` event and the page opens a tab.
+   */
+  openExternal?: (url: string) => Promise<void>;
 }
 
 export interface AppCore {

@@ -46,6 +46,9 @@ import type { ServerAskHandlers } from './serverAsks.js';
 import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.js';
 import type { OpenedTransport } from './transports.js';
 import { openTransport } from './transports.js';
+import { MCPSignInRequiredError } from './oauth/errors.js';
+import { mapOAuthFailure } from './oauth/failures.js';
+import type { OAuthSession } from './oauth/session.js';
 import type {
   ClientState,
   DisconnectInfo,
@@ -86,7 +89,12 @@ export interface MCPClientOptions {
   asks?: ServerAskHandlers;
   /** The MCP log level chosen for this server, sent (`logging/setLevel`) whenever a session starts. */
   logLevel?: () => LoggingLevel | undefined;
+  /** OAuth servers (issue 11): the server's session — the SDK's provider, and the browser sign-in. */
+  oauth?: OAuthSession;
 }
+
+/** Browser sign-ins one request may go through: the sign-in, and one step-up to more scopes. */
+const MAX_SIGN_IN_ROUNDS = 2;
 
 export class MCPClient implements ToolClient {
   readonly serverId: string;
@@ -110,6 +118,8 @@ export class MCPClient implements ToolClient {
   /** HTTP: a new session replacing one the server forgot (404), while it is being made. */
   private renewing: Promise<void> | undefined;
   private readonly listListeners = new Map<ListKind, Set<() => void>>();
+  /** Aborted by close(): ends a wait for a browser sign-in (issue 11). */
+  private readonly closedSignal = new AbortController();
 
   constructor(
     private readonly config: ServerConfig,
@@ -181,7 +191,7 @@ export class MCPClient implements ToolClient {
   }
 
   /** Opens the transport and runs the SDK's initialize exchange once. */
-  private async handshake(timeoutMs: number, signal: AbortSignal, started: number): Promise<NegotiatedInfo> {
+  private async handshake(timeoutMs: number, signal: AbortSignal, started: number, signInRound = 0): Promise<NegotiatedInfo> {
     // A transport replaced by a new session (see renewSession) no longer speaks for this client.
     const current = (): boolean => opened === this.opened;
     const limits = {
@@ -194,7 +204,7 @@ export class MCPClient implements ToolClient {
         if (current()) this.onSessionExpired();
       },
     };
-    const opened = await openTransport(this.config, this.options.secrets, this.log, limits).catch((error: unknown) => {
+    const opened = await openTransport(this.config, this.options.secrets, this.log, limits, this.options.oauth ? { oauth: this.options.oauth } : {}).catch((error: unknown) => {
       throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
     });
     this.opened = opened;
@@ -209,7 +219,14 @@ export class MCPClient implements ToolClient {
     };
     this.installNotificationHandlers(sdk);
     this.log.note(`connecting to ${opened.target}`);
-    await this.connectWithinDeadline(sdk, opened, timeoutMs, signal);
+    try {
+      await this.connectWithinDeadline(sdk, opened, timeoutMs, signal);
+    } catch (error) {
+      // ── OAuth (issue 11): a browser sign-in was needed and is done: initialize again, signed in ──
+      if (!(await this.completedSignIn(error, signInRound, signal))) throw error;
+      await sdk.close().catch(() => undefined);
+      return this.handshake(timeoutMs, signal, started, signInRound + 1);
+    }
 
     const version = opened.protocolVersion();
     const serverInfo = sdk.getServerVersion();
@@ -272,7 +289,7 @@ export class MCPClient implements ToolClient {
         let cursor: string | undefined;
         const seenCursors = new Set<string>();
         do {
-          const page = await sdk.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+          const page = await this.signedIn(() => sdk.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
           tools.push(...page.tools);
           cursor = page.nextCursor;
           if (cursor !== undefined) {
@@ -293,15 +310,20 @@ export class MCPClient implements ToolClient {
     try {
       const result = await this.onSession(`tools/call "${name}"`, (sdk) =>
         withMaxTotal(maxTotalMs, options.signal, (signal) =>
-          sdk.callTool({ name, arguments: args }, undefined, {
-            timeout: timeoutMs,
+          // A 401/403 means the server did not run it: after a browser sign-in it is sent again.
+          this.signedIn(
+            () =>
+              sdk.callTool({ name, arguments: args }, undefined, {
+                timeout: timeoutMs,
+                signal,
+                // Progress restarts the deadline, up to the maximum total. A progress handler is
+                // always set: without one the SDK sends no progress token, and the server cannot report any.
+                resetTimeoutOnProgress: true,
+                maxTotalTimeout: maxTotalMs,
+                onprogress: options.onProgress ?? (() => undefined),
+              }),
             signal,
-            // Progress restarts the deadline, up to the maximum total. A progress handler is
-            // always set: without one the SDK sends no progress token, and the server cannot report any.
-            resetTimeoutOnProgress: true,
-            maxTotalTimeout: maxTotalMs,
-            onprogress: options.onProgress ?? (() => undefined),
-          }),
+          ),
         ),
       );
       return normalizeToolResult(result);
@@ -334,6 +356,7 @@ export class MCPClient implements ToolClient {
   close(): Promise<void> {
     if (this.closing) return this.closing;
     this._state = 'closed';
+    this.closedSignal.abort(new MCPClientClosedError(this.serverId, 'sign-in'));
     this.closing = (async () => {
       await this.endSession();
       try {
@@ -574,7 +597,46 @@ export class MCPClient implements ToolClient {
   }
 
   private secrets(): SecretValue[] {
-    return this.opened?.secrets ?? [];
+    return [...(this.opened?.secrets ?? []), ...(this.options.oauth?.secrets() ?? [])];
+  }
+
+  // ── OAuth (issue 11) ──────────────────────────────────────────────────────────────────────
+
+  /**
+   * Runs a request; when the server refused it (401/403, so it did not run) and the SDK started
+   * a browser sign-in (interactive sessions only), waits for the sign-in and runs it again —
+   * at most MAX_SIGN_IN_ROUNDS times (the sign-in, and a step-up to more scopes).
+   */
+  private async signedIn<T>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    for (let round = 0; ; round++) {
+      try {
+        return await request();
+      } catch (error) {
+        if (!(await this.completedSignIn(error, round, signal))) throw error;
+      }
+    }
+  }
+
+  /**
+   * True once a browser sign-in that `error` stands for has completed and its code was exchanged
+   * for tokens; false when `error` is something else (the caller rethrows it). The wait for the
+   * person has its own deadline (the session's), not the request's; close() or `signal` end it.
+   */
+  private async completedSignIn(error: unknown, round: number, signal?: AbortSignal): Promise<boolean> {
+    const oauth = this.options.oauth;
+    const pending = oauth?.pendingAuthorization();
+    if (!oauth || !pending || !(error instanceof UnauthorizedError) || round >= MAX_SIGN_IN_ROUNDS || this.isClosed()) return false;
+    const stop = signal ? AbortSignal.any([signal, this.closedSignal.signal]) : this.closedSignal.signal;
+    try {
+      const code = await pending.code(stop);
+      this.log.note('sign-in: the authorization arrived; requesting the token');
+      if (!this.opened?.finishAuth) return false;
+      await this.opened.finishAuth(code);
+      this.log.note('sign-in: signed in');
+      return true;
+    } finally {
+      oauth.settlePendingAuthorization();
+    }
   }
 
   private redact(text: string): string {
@@ -608,6 +670,10 @@ export class MCPClient implements ToolClient {
       }
       return new MCPRemoteError(this.serverId, error.code, this.redact(error.message.replace(/^MCP error -?\d+: /, '')));
     }
+    // ── OAuth (issue 11): "sign in", and the OAuth exchanges that failed ──
+    const oauthFailure = mapOAuthFailure(this.serverId, error, { oauth: this.config.transport === 'streamable_http' && this.config.auth.kind === 'oauth' });
+    if (oauthFailure) return oauthFailure;
+    if (error instanceof StreamableHTTPError && error.code === 401 && this.opened?.oauthChallenged?.()) return new MCPSignInRequiredError(this.serverId, 'not_configured');
     if (error instanceof UnauthorizedError) return new MCPAuthError(this.serverId, 401, 'oauth');
     if (error instanceof StreamableHTTPError) {
       if (error.code === 401 || error.code === 403) return new MCPAuthError(this.serverId, error.code, this.opened?.authChallenge() ?? 'token');

@@ -26,7 +26,10 @@ export type MCPErrorCode =
   | 'transport'
   | 'result_too_large'
   | 'not_offered'
-  | 'not_supported';
+  | 'not_supported'
+  // OAuth (issue 11): see oauth/errors.ts
+  | 'sign_in_required'
+  | 'oauth_failed';
 
 export abstract class MCPError extends Error {
   abstract readonly code: MCPErrorCode;

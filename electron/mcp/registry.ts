@@ -21,6 +21,8 @@ import { MCPClient } from './client.js';
 import { MCPConfigError, MCPServerUnavailableError } from './errors.js';
 import { connectionFingerprint } from './fingerprint.js';
 import { LogBuffer } from './logBuffer.js';
+import type { OAuthSessions } from './oauth/manager.js';
+import type { OAuthSession } from './oauth/session.js';
 import type { ReconnectPolicy } from './reconnectPolicy.js';
 import type { ServerAskHandlers } from './serverAsks.js';
 import { DEFAULT_RECONNECT_POLICY } from './reconnectPolicy.js';
@@ -53,6 +55,8 @@ export interface RegistryOptions {
   maxMessageBytes?: number;
   /** Who answers servers' elicitation and sampling requests, for the default client factory (none: not declared). */
   asks?: ServerAskHandlers;
+  /** OAuth servers' sessions, for the default client factory (issue 11; see oauth/manager.ts). */
+  oauth?: OAuthSessions;
 }
 
 export class MCPToolRegistry {
@@ -74,6 +78,7 @@ export class MCPToolRegistry {
           logLevel: () => this.state.entries.get(config.id)?.logLevel,
           ...(options.asks ? { asks: options.asks } : {}),
           ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
+          ...oauthOf(options.oauth, config),
         }));
     // Every client's list changes are followed, whoever built it.
     const clientFactory: ClientFactory = (config) => {
@@ -286,6 +291,12 @@ export class MCPToolRegistry {
     })();
     return this.state.closing;
   }
+}
+
+/** The client option of an OAuth server's session (issue 11), or nothing. */
+function oauthOf(sessions: OAuthSessions | undefined, config: ServerConfig): { oauth?: OAuthSession } {
+  const session = sessions?.sessionFor(config);
+  return session ? { oauth: session } : {};
 }
 
 function validate(input: unknown): ServerConfig {

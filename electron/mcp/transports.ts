@@ -22,6 +22,7 @@ import { BearerTokenAuth, CombinedAuth, HeaderAuth } from './auth.js';
 import type { AuthChallenge, ExitInfo } from './errors.js';
 import { MCPConfigError, MCPResultTooLargeError } from './errors.js';
 import type { LogBuffer } from './logBuffer.js';
+import type { OAuthSession } from './oauth/session.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -44,6 +45,16 @@ export interface OpenedTransport {
   authChallenge(): AuthChallenge | undefined;
   /** For HTTP: ends the session on the server (`DELETE`, through the SDK's transport); absent for stdio. */
   terminate?(): Promise<void>;
+  // ── OAuth (issue 11) ──
+  /** OAuth servers: hands the authorization code of a browser sign-in to the SDK (token exchange). */
+  finishAuth?(code: string): Promise<void>;
+  /** HTTP: the last 401 carried an OAuth challenge (`WWW-Authenticate: Bearer resource_metadata=…`). */
+  oauthChallenged?(): boolean;
+}
+
+/** What a transport may need beyond the configuration (issue 11: an OAuth server's session). */
+export interface TransportExtras {
+  oauth?: OAuthSession;
 }
 
 export interface TransportLimits {
@@ -208,7 +219,7 @@ async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log
   };
 }
 
-async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits): Promise<OpenedTransport> {
+async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits, extras: TransportExtras = {}): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.headers, secrets, collected);
   const parts: HttpAuth[] = [new HeaderAuth(plain, secret)];
@@ -218,7 +229,13 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     parts.push(new BearerTokenAuth(token));
   }
   const auth = new CombinedAuth(parts);
-  log.redact(collected);
+  // ── OAuth (issue 11): the session's tokens are redacted from the log as they arrive ──
+  const oauth = config.auth.kind === 'oauth' ? extras.oauth : undefined;
+  if (config.auth.kind === 'oauth' && !oauth) throw new MCPConfigError(config.id, 'OAuth sign-in is not available in this host');
+  if (oauth) oauth.redactIn(log, collected);
+  else log.redact(collected);
+  const serverOrigin = new URL(config.url).origin;
+  let oauthChallenged = false;
 
   // Headers are added per request by this fetch, so the token lives only inside `auth`; each
   // response body is counted message by message, so an oversized one is refused while it streams.
@@ -227,7 +244,9 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
   let challenge: AuthChallenge | undefined;
   const authFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const headers = new Headers(init?.headers);
-    auth.applyTo(headers);
+    // The configured headers and token go to the server only: with OAuth this fetch also reaches
+    // the authorization server, which must not see them.
+    if (originOf(input) === serverOrigin) auth.applyTo(headers);
     let response: Response;
     try {
       response = await fetch(input, { ...init, headers });
@@ -242,9 +261,15 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
       expired = true;
       limits.onSessionExpired?.();
     }
+    // ── OAuth (issue 11): what a refusal asked for ──
+    if ((response.status === 401 || response.status === 403) && originOf(input) === serverOrigin) {
+      const header = response.headers.get('www-authenticate');
+      oauth?.noteChallenge(response.status, header);
+      if (response.status === 401) oauthChallenged = isOAuthChallenge(header);
+    }
     return boundResponse(response, limits.maxMessageBytes, tooLarge);
   };
-  const transport = new StreamableHTTPClientTransport(new URL(config.url), { fetch: authFetch });
+  const transport = new StreamableHTTPClientTransport(new URL(config.url), oauth ? { fetch: oauth.coalescingFetch(authFetch), authProvider: oauth.provider } : { fetch: authFetch });
   return {
     transport,
     target: config.url,
@@ -255,7 +280,23 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     sessionExpired: () => expired,
     authChallenge: () => challenge,
     terminate: () => transport.terminateSession(),
+    ...(oauth ? { finishAuth: (code: string) => transport.finishAuth(code) } : {}),
+    oauthChallenged: () => oauthChallenged,
   };
+}
+
+// ── OAuth (issue 11) ──
+function originOf(input: string | URL | Request): string | undefined {
+  try {
+    return new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Bearer challenge that points at OAuth protected-resource metadata (MCP 2025-06-18 and later). */
+function isOAuthChallenge(header: string | null): boolean {
+  return !!header && /^\s*bearer\b/i.test(header) && /\bresource_metadata=/i.test(header);
 }
 
 /**
@@ -304,12 +345,12 @@ export function boundResponse(response: Response, maxBytes: number, tooLarge: ()
 }
 
 /** Builds the transport a configuration asks for. Secrets are resolved here, at connect time. */
-export async function openTransport(config: ServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits): Promise<OpenedTransport> {
+export async function openTransport(config: ServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits, extras: TransportExtras = {}): Promise<OpenedTransport> {
   switch (config.transport) {
     case 'stdio':
       return openStdio(config, secrets, log, limits);
     case 'streamable_http':
-      return openHttp(config, secrets, log, limits);
+      return openHttp(config, secrets, log, limits, extras);
     default: {
       const unknown: { transport?: unknown } = config;
       throw new MCPConfigError(undefined, `unknown transport ${JSON.stringify(unknown.transport)}`);

@@ -11,6 +11,7 @@ import * as checkpointErrors from '../../electron/checkpoints/errors.js';
 import { NotReplayableError, traceIdOf } from '../../electron/harness/application.js';
 import * as mcpErrors from '../../electron/mcp/errors.js';
 import { MCPFeatureNotOfferedError } from '../../electron/mcp/features/errors.js';
+import * as oauthErrors from '../../electron/mcp/oauth/errors.js';
 import { networkFailureOf } from '../../electron/mcp/networkFailure.js';
 import { SecretNotFoundError } from '../../electron/secrets/resolver.js';
 import { ParentFolderMissingError } from '../../electron/security/boundFs.js';
@@ -62,6 +63,8 @@ const INSTANCES: Record<string, Error> = {
   MCPResultTooLargeError: new mcpErrors.MCPResultTooLargeError('srv', 1024),
   MCPFeatureNotOfferedError: new MCPFeatureNotOfferedError('srv', 'prompts'),
   MCPNotSupportedError: new mcpErrors.MCPNotSupportedError('srv', 'logging', 'logging/setLevel'),
+  MCPSignInRequiredError: new oauthErrors.MCPSignInRequiredError('srv', 'insufficient_scope', 'mcp:write'),
+  MCPOAuthError: new oauthErrors.MCPOAuthError('srv', 'token_request_failed', { oauthError: 'invalid_client' }),
   PathOutsideRootsError: new securityErrors.PathOutsideRootsError('/etc/passwd', ['/w']),
   NoAllowedRootsError: new securityErrors.NoAllowedRootsError([]),
   InvalidPathError: new securityErrors.InvalidPathError('\0', 'NUL'),
@@ -94,7 +97,7 @@ function exportedErrorClasses(...modules: Array<Record<string, unknown>>): strin
 describe('every main-side error maps to a code of the contract union', () => {
   it('lists every error class of the error modules (a new class must be added here)', () => {
     const abstract = new Set(['MCPError', 'SecurityError', 'StorageError', 'CheckpointStoreError', 'TracingError']);
-    const exported = exportedErrorClasses(mcpErrors, securityErrors, storageErrors, checkpointErrors, tracingErrors).filter((n) => !abstract.has(n));
+    const exported = exportedErrorClasses(mcpErrors, oauthErrors, securityErrors, storageErrors, checkpointErrors, tracingErrors).filter((n) => !abstract.has(n));
     expect(exported.filter((name) => !(name in INSTANCES))).toEqual([]);
   });
 
@@ -139,6 +142,11 @@ describe('typed details', () => {
     expect(toErrorShape(INSTANCES.MCPServerExitedError).details).toMatchObject({ retryable: false, cause: { kind: 'exited', exitCode: 1, signal: null } });
     expect(toErrorShape(INSTANCES.MCPResultTooLargeError).details).toMatchObject({ limitBytes: 1024 });
     expect(toErrorShape(INSTANCES.MCPNotAnMCPServerError).details).toMatchObject({ rpcCode: -32601, cause: { kind: 'protocol' } });
+  });
+
+  it('OAuth: "sign in" with what it needs, and what failed at the authorization server', () => {
+    expect(toErrorShape(INSTANCES.MCPSignInRequiredError)).toMatchObject({ code: 'sign_in_required', details: { serverId: 'srv', retryable: false, oauth: { reason: 'insufficient_scope', scope: 'mcp:write' } } });
+    expect(toErrorShape(INSTANCES.MCPOAuthError)).toMatchObject({ code: 'oauth_failed', details: { oauth: { reason: 'token_request_failed', oauthError: 'invalid_client' } } });
   });
 
   it('the trace id travels on the error itself', () => {

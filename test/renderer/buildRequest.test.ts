@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSaveRequest } from '../../renderer/src/ui/servers/form/buildRequest.js';
 import type { ServerFormState } from '../../renderer/src/ui/servers/form/formModel.js';
-import { emptyArgRow, emptyForm, emptySecretValue, emptyValueRow } from '../../renderer/src/ui/servers/form/formModel.js';
+import { emptyArgRow, emptyForm, emptyOAuthForm, emptySecretValue, emptyValueRow } from '../../renderer/src/ui/servers/form/formModel.js';
 
 // The form → `servers.save` mapping decides where a typed secret goes: it must land in the
 // write-only `secrets` map, never in the configuration.
@@ -79,5 +79,19 @@ describe('server form → save request', () => {
     const empty = buildSaveRequest(form({ transport: 'stdio', command: 'node' }));
     expect(empty.ok && 'maxTotalTimeoutMs' in empty.request.config).toBe(false);
     expect(buildSaveRequest(form({ transport: 'stdio', command: 'node', maxTotalTimeoutMs: '50' }))).toMatchObject({ ok: false, fieldErrors: { maxTotalTimeoutMs: ['at least 100 ms'] } });
+  });
+
+  it('OAuth (issue 11): a pre-registered client secret goes to the secrets map; the config names the grant, id and scopes', () => {
+    const secret = 'cs_typed_in_the_form_456';
+    const oauth = { ...emptyOAuthForm(), clientId: 'my-app', secretEnabled: true, secret: { ...emptySecretValue(true), value: secret }, scope: 'read write' };
+    const result = buildSaveRequest(form({ transport: 'streamable_http', url: 'https://mcp.example.com/mcp', oauthEnabled: true, oauth }));
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.request.config.auth).toEqual({ kind: 'oauth', grant: 'authorization_code', clientId: 'my-app', scope: 'read write', clientSecret: { source: 'store', key: 'auth.clientSecret' } });
+    expect(result.request.secrets).toEqual({ 'auth.clientSecret': secret });
+    expect(JSON.stringify(result.request.config)).not.toContain(secret);
+    // The client-credentials grant needs an id and a secret or key: said at the fields.
+    const machine = buildSaveRequest(form({ transport: 'streamable_http', url: 'https://mcp.example.com/mcp', oauthEnabled: true, oauth: { ...emptyOAuthForm(), grant: 'client_credentials' } }));
+    expect(machine).toMatchObject({ ok: false, fieldErrors: { 'auth.clientId': ['is required for the client-credentials grant'], 'auth.clientSecret': ['enter a client secret, or a private key for private_key_jwt'] } });
   });
 });

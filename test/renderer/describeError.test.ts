@@ -44,4 +44,11 @@ describe('describeError', () => {
     expect(describeError(new Error('boom'))).toMatchObject({ code: 'internal', text: 'Boom.' });
     expect(describeError(new BridgeError({ code: 'timeout', message: 'Server "a" did not answer' })).title).toBe('Timed out');
   });
+
+  it('OAuth (issue 11): "sign in" and its reason come from the typed details', () => {
+    const scope: ErrorShape = { code: 'sign_in_required', message: 'zzz', details: { oauth: { reason: 'insufficient_scope', scope: 'a b' } } };
+    expect(describeErrorShape(scope)).toMatchObject({ title: 'More permissions needed', next: 'servers' });
+    expect(describeErrorShape({ code: 'sign_in_required', message: 'zzz' }).title).toBe('Needs sign-in');
+    expect(describeErrorShape({ code: 'oauth_failed', message: 'zzz', details: { oauth: { reason: 'resource_mismatch', resource: 'https://evil.example.com/mcp' } } }).title).toBe('Sign-in refused: wrong resource');
+  });
 });

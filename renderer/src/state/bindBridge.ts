@@ -74,6 +74,11 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     client.on('resources.changed', ({ serverId }) => state().applyResourcesChanged(serverId)),
     client.on('resources.updated', (event) => state().applyResourceUpdated(event)),
     client.on('prompts.changed', ({ serverId }) => state().applyPromptsChanged(serverId)),
+    // Browser mode (issue 11): a sign-in page to open. A blocked pop-up is no loss: the server's
+    // actions offer the same page as a link while the sign-in waits.
+    client.on('oauth.authorize', ({ url }) => {
+      if (/^https?:\/\//i.test(url)) window.open(url, '_blank', 'noopener,noreferrer');
+    }),
     client.on('approval.requested', (view) => state().applyApprovalRequested(view)),
     client.on('approval.closed', (event) => state().applyApprovalClosed(event)),
     client.on('ask.requested', (view) => state().applyAskRequested(view)),

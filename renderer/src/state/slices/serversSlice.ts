@@ -8,7 +8,7 @@ import { messageOf } from '../../bridge/index.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import type { ClientSliceCreator } from '../types.js';
 
-export type ServerAction = 'connect' | 'disconnect' | 'enable' | 'disable' | 'remove';
+export type ServerAction = 'connect' | 'disconnect' | 'enable' | 'disable' | 'remove' | 'signIn' | 'signOut';
 
 export interface DetailEntry {
   data: ServerDetail | undefined;
@@ -51,6 +51,9 @@ export interface ServersSlice {
   setServerEnabled(id: string, enabled: boolean): Promise<void>;
   connectServer(id: string): Promise<void>;
   disconnectServer(id: string): Promise<void>;
+  /** OAuth (issue 11): starts a browser sign-in; the status streams in. */
+  signInServer(id: string): Promise<void>;
+  signOutServer(id: string): Promise<void>;
   discoverAll(): Promise<void>;
   /** Forgets everything main said (used when the session is no longer authorized). */
   clearServers(): void;
@@ -243,6 +246,21 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
       await runAction(id, 'disconnect', async () => {
         const view = await client.call('servers.disconnect', { id });
         set({ servers: replaceServer(get().servers, view) }, false, 'servers/disconnected');
+        refreshDetailIfOpen(id);
+      });
+    },
+
+    async signInServer(id) {
+      await runAction(id, 'signIn', async () => {
+        const view = await client.call('servers.signIn', { id });
+        set({ servers: replaceServer(get().servers, view) }, false, 'servers/signingIn');
+      });
+    },
+
+    async signOutServer(id) {
+      await runAction(id, 'signOut', async () => {
+        const view = await client.call('servers.signOut', { id });
+        set({ servers: replaceServer(get().servers, view) }, false, 'servers/signedOut');
         refreshDetailIfOpen(id);
       });
     },

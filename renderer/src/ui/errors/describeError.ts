@@ -5,7 +5,7 @@
  * shown as main wrote it, below the title.
  */
 import type { ErrorShape } from '../../../../shared/contract.js';
-import type { Denial, ErrorCause, ErrorCode } from '../../../../shared/errors.js';
+import type { Denial, ErrorCause, ErrorCode, OAuthDetail } from '../../../../shared/errors.js';
 import { isErrorCode } from '../../../../shared/errors.js';
 import { BridgeError } from '../../bridge/errors.js';
 
@@ -95,6 +95,8 @@ const WORDS = {
   unavailable: { ...NOT_CONNECTED, title: 'Unavailable' },
   unknown_tool: { title: 'Tool not found', advice: 'The server no longer offers it; reconnect the server to refresh its tools.', next: 'servers' },
   transport: { ...NOT_CONNECTED, title: 'Connection error' },
+  sign_in_required: { title: 'Needs sign-in', advice: 'Use Sign in on the server in Servers.', next: 'servers' },
+  oauth_failed: { title: 'Sign-in failed', advice: 'Check the server’s OAuth settings in Servers, then sign in again.', next: 'servers' },
   result_too_large: { title: 'Result too large', advice: `The tool did run; the server reconnects by itself. ${HISTORY_CHECK}`, next: 'history' },
   not_offered: { title: 'Not offered by this server' },
   not_supported: { title: 'Not supported by the server' },
@@ -188,6 +190,23 @@ export function causeSentence(cause: ErrorCause): string {
   }
 }
 
+/** Titles by what a sign-in needs or what failed (issue 11); the message says the rest. */
+const OAUTH_TITLES: Record<OAuthDetail['reason'], string> = {
+  no_token: 'Needs sign-in',
+  token_rejected: 'Sign-in expired',
+  insufficient_scope: 'More permissions needed',
+  not_configured: 'Needs OAuth sign-in',
+  signed_out: 'Signed out',
+  resource_mismatch: 'Sign-in refused: wrong resource',
+  discovery_failed: 'Sign-in unavailable',
+  registration_failed: 'Registration refused',
+  token_request_failed: 'Sign-in refused',
+  denied: 'Sign-in refused',
+  sign_in_timeout: 'Sign-in timed out',
+  step_up_refused: 'Still not permitted',
+  redirect_unavailable: 'Redirect port in use',
+};
+
 const DENIAL_TITLES: Record<Denial['by'], string> = {
   person: 'Denied: you denied it',
   rule: 'Denied: a rule denies it',
@@ -230,7 +249,8 @@ export function describeErrorShape(error: ErrorShape): ErrorDescription {
   // An OAuth challenge: main's sentence says to sign in; "replace the token" would be wrong.
   if (code === 'auth' && cause?.kind === 'sign_in') return { ...base, title: errorTitle(code, cause), text: sentence(error.message) };
   const message = code === 'permission_denied' || code === 'disconnected' ? '' : sentence(error.message);
-  return { ...base, title: words.title, text: [message, words.advice].filter(Boolean).join(' ') };
+  const oauth = error.details?.oauth;
+  return { ...base, title: oauth ? OAUTH_TITLES[oauth.reason] : words.title, text: [message, words.advice].filter(Boolean).join(' ') };
 }
 
 /** The same for anything caught: a BridgeError carries main's shape; anything else is `internal`. */

@@ -1,4 +1,5 @@
 /** What can be done to one server; the action in progress shows a spinner and locks the others. */
+import type { ReactNode } from 'react';
 import { useEffect, useState } from 'react';
 import type { ServerView } from '../../../../shared/contract.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
@@ -13,6 +14,8 @@ export function ServerActions({ view }: { view: ServerView }) {
   const busy = useAppStore(selectBusy(id));
   const connect = useAppStore((s) => s.connectServer);
   const disconnect = useAppStore((s) => s.disconnectServer);
+  const signIn = useAppStore((s) => s.signInServer);
+  const signOut = useAppStore((s) => s.signOutServer);
   const setEnabled = useAppStore((s) => s.setServerEnabled);
   const remove = useAppStore((s) => s.removeServer);
   const openEditor = useAppStore((s) => s.openEditor);
@@ -47,6 +50,7 @@ export function ServerActions({ view }: { view: ServerView }) {
           Disconnect
         </button>
       )}
+      {view.oauth && !disabled && <SignInButtons view={view} busy={busy} mark={mark} onSignIn={() => void signIn(id)} onSignOut={() => void signOut(id)} />}
       <button type="button" className="btn" onClick={() => void setEnabled(id, disabled)} disabled={!!busy}>
         {mark(disabled ? 'enable' : 'disable') ?? <Icon name="power" />}
         {disabled ? 'Enable' : 'Disable'}
@@ -97,5 +101,40 @@ export function ServerActions({ view }: { view: ServerView }) {
         </ConfirmDialog>
       )}
     </div>
+  );
+}
+
+/**
+ * OAuth servers (issue 11): Sign in (again) and Sign out, and while a browser sign-in waits, the
+ * page as a link (a blocked pop-up, or a browser that did not open, loses nothing).
+ */
+function SignInButtons({ view, busy, mark, onSignIn, onSignOut }: { view: ServerView; busy: string | undefined; mark: (action: string) => ReactNode; onSignIn: () => void; onSignOut: () => void }) {
+  const oauth = view.oauth;
+  if (!oauth) return null;
+  const status = view.status;
+  const needsSignIn = status.state === 'error' && (status.code === 'sign_in_required' || status.code === 'oauth_failed');
+  const waiting = oauth.authorizationUrl !== undefined && /^https?:\/\//i.test(oauth.authorizationUrl);
+  const browser = oauth.grant === 'authorization_code';
+  return (
+    <>
+      <button type="button" className={`btn ${needsSignIn ? 'btn-primary' : ''}`} onClick={onSignIn} disabled={!!busy || waiting}>
+        {mark('signIn') ?? <Icon name="lock" />}
+        {!browser ? 'Get a new token' : oauth.signedIn ? 'Sign in again' : 'Sign in'}
+      </button>
+      {(oauth.signedIn || waiting) && (
+        <button type="button" className="btn" onClick={onSignOut} disabled={!!busy}>
+          {mark('signOut') ?? <Icon name="unplug" />}
+          {waiting && !oauth.signedIn ? 'Cancel sign-in' : 'Sign out'}
+        </button>
+      )}
+      {waiting && (
+        <p className="sign-in-waiting" role="status">
+          Waiting for you to sign in in your browser.{' '}
+          <a href={oauth.authorizationUrl} target="_blank" rel="noopener noreferrer">
+            Open the sign-in page
+          </a>
+        </p>
+      )}
+    </>
   );
 }

@@ -1,6 +1,6 @@
 /** The saved configuration, readable: command line or URL, variables, headers, auth, limits. */
 import type { ServerView } from '../../../../shared/contract.js';
-import type { ValueOrSecret } from '../../../../shared/serverConfig.js';
+import type { OAuthConfig, ValueOrSecret } from '../../../../shared/serverConfig.js';
 import { configOf } from '../../lib/serverView.js';
 
 function SecretState({ slot, view }: { slot: string; view: ServerView }) {
@@ -30,6 +30,28 @@ function Pairs({ record, kind, view, label }: { record: Record<string, ValueOrSe
           <ValueCell value={value} slot={`${kind}.${name}`} view={view} />
         </li>
       ))}
+    </ul>
+  );
+}
+
+/** OAuth settings (issue 11): how the app signs in, never a token. */
+function OAuthSummary({ auth, view }: { auth: OAuthConfig; view: ServerView }) {
+  const secret = (slot: string, ref: OAuthConfig['clientSecret']) =>
+    ref?.source === 'env' ? (
+      <span>
+        from environment variable <code>{ref.name}</code>
+      </span>
+    ) : (
+      <SecretState slot={slot} view={view} />
+    );
+  return (
+    <ul className="plain-list" aria-label="OAuth settings">
+      <li>{auth.grant === 'client_credentials' ? 'OAuth: the app signs in with its own credentials' : 'OAuth: sign in in the browser'}</li>
+      <li>{auth.clientId ? <>Client ID <code>{auth.clientId}</code></> : auth.clientMetadataUrl ? <>Client metadata document <code>{auth.clientMetadataUrl}</code></> : 'Registers itself with the server'}</li>
+      {auth.clientSecret && <li>Client secret {secret('auth.clientSecret', auth.clientSecret)}</li>}
+      {auth.privateKey && <li>Private key ({auth.signingAlgorithm ?? 'ES256'}) {secret('auth.privateKey', auth.privateKey)}</li>}
+      {auth.scope && <li>Scopes <code>{auth.scope}</code></li>}
+      {auth.redirectPort !== undefined && <li>Redirect port {auth.redirectPort}</li>}
     </ul>
   );
 }
@@ -84,6 +106,8 @@ export function ServerConfigCard({ view }: { view: ServerView }) {
             <dd>
               {config.auth.kind === 'none' ? (
                 <span className="muted">none</span>
+              ) : config.auth.kind === 'oauth' ? (
+                <OAuthSummary auth={config.auth} view={view} />
               ) : config.auth.token.source === 'env' ? (
                 <span>
                   Bearer token from environment variable <code>{config.auth.token.name}</code>

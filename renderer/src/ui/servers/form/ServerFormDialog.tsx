@@ -19,6 +19,7 @@ import type { ErrorLookup } from './fieldErrors.js';
 import { errorLookup, mergeErrors, unclaimedErrors, withoutErrorsFor } from './fieldErrors.js';
 import type { ServerFormState, TransportKind } from './formModel.js';
 import { BEARER_SLOT, emptyForm, formFromServer, rowErrorKey, slugify } from './formModel.js';
+import { OAuthFields } from './OAuthFields.js';
 import { SecretInput } from './SecretInput.js';
 import { ValueRowsEditor } from './ValueRowsEditor.js';
 
@@ -292,7 +293,7 @@ function StdioFields({ form, errors, states, focusSlot, update }: SectionProps) 
 }
 
 function HttpFields({ form, errors, states, focusSlot, update }: SectionProps) {
-  const bearerErrors = errors.under('auth');
+  const bearerErrors = form.bearerEnabled ? errors.under('auth') : [];
   return (
     <fieldset className="form-section">
       <legend>Endpoint</legend>
@@ -310,7 +311,7 @@ function HttpFields({ form, errors, states, focusSlot, update }: SectionProps) {
       </Field>
       <div className="field">
         <label className="checkbox-field">
-          <input type="checkbox" checked={form.bearerEnabled} onChange={(e) => update({ bearerEnabled: e.target.checked }, ['auth'])} />
+          <input type="checkbox" checked={form.bearerEnabled} onChange={(e) => update({ bearerEnabled: e.target.checked, ...(e.target.checked ? { oauthEnabled: false } : {}) }, ['auth'])} />
           <span>
             <span className="checkbox-label">Bearer token</span>
             <span className="field-hint">Sent as “Authorization: Bearer …”. Stored as a secret.</span>
@@ -331,6 +332,16 @@ function HttpFields({ form, errors, states, focusSlot, update }: SectionProps) {
             <FieldErrorText id="server-bearer" errors={bearerErrors} />
           </div>
         )}
+      </div>
+      <div className="field">
+        <label className="checkbox-field">
+          <input type="checkbox" checked={form.oauthEnabled} onChange={(e) => update({ oauthEnabled: e.target.checked, ...(e.target.checked ? { bearerEnabled: false } : {}) }, ['auth'])} />
+          <span>
+            <span className="checkbox-label">OAuth sign-in</span>
+            <span className="field-hint">Sign in with your account at the server (OAuth 2.1). Tokens are kept in the secret store and renewed by the app.</span>
+          </span>
+        </label>
+        {form.oauthEnabled && <OAuthFields oauth={form.oauth} errors={errors} states={states} focusSlot={focusSlot} onChange={(patch) => update({ oauth: { ...form.oauth, ...patch } }, ['auth'])} />}
       </div>
       <div className="field">
         <span className="field-label">Headers</span>

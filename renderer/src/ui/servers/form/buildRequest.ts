@@ -9,8 +9,8 @@
 import type { RequestOf, ServerView } from '../../../../../shared/contract.js';
 import type { FieldErrors } from '../../../../../shared/serverConfig.js';
 import { validateServerConfig } from '../../../../../shared/serverConfig.js';
-import type { SecretValueState, ServerFormState, ValueRow } from './formModel.js';
-import { BEARER_SLOT, rowErrorKey, slotOf } from './formModel.js';
+import type { OAuthFormState, SecretValueState, ServerFormState, ValueRow } from './formModel.js';
+import { BEARER_SLOT, OAUTH_KEY_SLOT, OAUTH_SECRET_SLOT, rowErrorKey, slotOf } from './formModel.js';
 
 export type SecretStates = ServerView['secrets'];
 
@@ -61,6 +61,29 @@ function rowsToRecord(rows: ValueRow[], kind: 'env' | 'headers', ctx: SecretCont
   return record;
 }
 
+/** OAuth settings (issue 11): empty optional fields are left out; secrets become references like the bearer token. */
+function oauthAuth(oauth: OAuthFormState, ctx: SecretContext): Record<string, unknown> {
+  const auth: Record<string, unknown> = { kind: 'oauth', grant: oauth.grant };
+  const text = (field: string, value: string): void => {
+    if (value.trim() !== '') auth[field] = value.trim();
+  };
+  text('clientId', oauth.clientId);
+  text('scope', oauth.scope);
+  text('clientMetadataUrl', oauth.clientMetadataUrl);
+  if (oauth.secretEnabled) auth.clientSecret = secretRef(oauth.secret, OAUTH_SECRET_SLOT, OAUTH_SECRET_SLOT, ctx);
+  if (oauth.keyEnabled && oauth.grant === 'client_credentials') {
+    auth.privateKey = secretRef(oauth.privateKey, OAUTH_KEY_SLOT, OAUTH_KEY_SLOT, ctx);
+    auth.tokenEndpointAuthMethod = 'private_key_jwt';
+    text('signingAlgorithm', oauth.signingAlgorithm);
+  }
+  if (oauth.redirectPort.trim() !== '') {
+    const port = parseInteger(oauth.redirectPort);
+    if (port === undefined) addError(ctx.errors, 'auth.redirectPort', 'must be a port number');
+    else auth.redirectPort = port;
+  }
+  return auth;
+}
+
 export function buildSaveRequest(form: ServerFormState, states: SecretStates = {}): BuildResult {
   const ctx: SecretContext = { errors: {}, secrets: {}, states };
   const { errors } = ctx;
@@ -97,7 +120,11 @@ export function buildSaveRequest(form: ServerFormState, states: SecretStates = {
   } else {
     config.url = form.url;
     config.headers = rowsToRecord(form.headers, 'headers', ctx);
-    config.auth = form.bearerEnabled ? { kind: 'bearer', token: secretRef(form.bearer, BEARER_SLOT, BEARER_SLOT, ctx) } : { kind: 'none' };
+    config.auth = form.oauthEnabled
+      ? oauthAuth(form.oauth, ctx)
+      : form.bearerEnabled
+        ? { kind: 'bearer', token: secretRef(form.bearer, BEARER_SLOT, BEARER_SLOT, ctx) }
+        : { kind: 'none' };
   }
 
   // Empty rows are left out; no folder at all leaves `roots` out (none shared).

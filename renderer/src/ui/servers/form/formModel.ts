@@ -32,6 +32,22 @@ export interface ArgRow {
   value: string;
 }
 
+/** OAuth sign-in settings (issue 11), as the person edits them. */
+export interface OAuthFormState {
+  grant: 'authorization_code' | 'client_credentials';
+  /** A pre-registered client's id; empty: the app registers itself (or uses its metadata document). */
+  clientId: string;
+  secretEnabled: boolean;
+  secret: SecretValueState;
+  /** client_credentials with private_key_jwt: a PEM private key. */
+  keyEnabled: boolean;
+  privateKey: SecretValueState;
+  signingAlgorithm: string;
+  scope: string;
+  clientMetadataUrl: string;
+  redirectPort: string;
+}
+
 export interface ServerFormState {
   mode: 'create' | 'edit';
   name: string;
@@ -47,6 +63,8 @@ export interface ServerFormState {
   headers: ValueRow[];
   bearerEnabled: boolean;
   bearer: SecretValueState;
+  oauthEnabled: boolean;
+  oauth: OAuthFormState;
   timeoutMs: string;
   /** Empty: the default maximum (10 minutes). */
   maxTotalTimeoutMs: string;
@@ -74,6 +92,21 @@ export function emptyArgRow(value = ''): ArgRow {
   return { key: rowKey(), value };
 }
 
+export function emptyOAuthForm(): OAuthFormState {
+  return {
+    grant: 'authorization_code',
+    clientId: '',
+    secretEnabled: false,
+    secret: emptySecretValue(true),
+    keyEnabled: false,
+    privateKey: emptySecretValue(true),
+    signingAlgorithm: '',
+    scope: '',
+    clientMetadataUrl: '',
+    redirectPort: '',
+  };
+}
+
 export function emptyForm(): ServerFormState {
   return {
     mode: 'create',
@@ -89,6 +122,8 @@ export function emptyForm(): ServerFormState {
     headers: [],
     bearerEnabled: false,
     bearer: emptySecretValue(true),
+    oauthEnabled: false,
+    oauth: emptyOAuthForm(),
     timeoutMs: '30000',
     maxTotalTimeoutMs: '',
     priority: '0',
@@ -148,6 +183,24 @@ export function formFromServer(view: ServerView, focusSlot?: string): ServerForm
       form.bearer =
         config.auth.token.source === 'env' ? { ...emptySecretValue(true), source: 'env', envName: config.auth.token.name } : emptySecretValue(true);
     }
+    if (config.auth.kind === 'oauth') {
+      const { auth } = config;
+      const secretState = (ref: typeof auth.clientSecret): SecretValueState =>
+        ref?.source === 'env' ? { ...emptySecretValue(true), source: 'env', envName: ref.name } : emptySecretValue(true);
+      form.oauthEnabled = true;
+      form.oauth = {
+        grant: auth.grant,
+        clientId: auth.clientId ?? '',
+        secretEnabled: auth.clientSecret !== undefined,
+        secret: { ...secretState(auth.clientSecret), replacing: focusSlot === OAUTH_SECRET_SLOT },
+        keyEnabled: auth.privateKey !== undefined,
+        privateKey: { ...secretState(auth.privateKey), replacing: focusSlot === OAUTH_KEY_SLOT },
+        signingAlgorithm: auth.signingAlgorithm ?? '',
+        scope: auth.scope ?? '',
+        clientMetadataUrl: auth.clientMetadataUrl ?? '',
+        redirectPort: auth.redirectPort !== undefined ? String(auth.redirectPort) : '',
+      };
+    }
   }
   // Opened from "Replace token" (or a similar shortcut): that slot starts in replace mode.
   if (focusSlot === 'auth.token') form.bearer = { ...form.bearer, replacing: true };
@@ -163,6 +216,8 @@ export function slotOf(kind: 'env' | 'headers', name: string): string {
   return `${kind}.${name}`;
 }
 export const BEARER_SLOT = 'auth.token';
+export const OAUTH_SECRET_SLOT = 'auth.clientSecret';
+export const OAUTH_KEY_SLOT = 'auth.privateKey';
 
 /** The field-error key for one row regardless of its name (unnamed or duplicate rows). */
 export function rowErrorKey(row: { key: string }): string {

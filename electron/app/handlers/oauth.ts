@@ -1,0 +1,11 @@
+/** `servers.signIn` / `servers.signOut` (issue 11): an OAuth server's browser sign-in, and forgetting it. */
+import type { Handlers } from '../dispatcher.js';
+import type { ServerService } from '../serverService.js';
+
+export function oauthHandlers(deps: { servers: ServerService }): Pick<Handlers, 'servers.signIn' | 'servers.signOut'> {
+  const { servers } = deps;
+  return {
+    'servers.signIn': ({ id }) => servers.signIn(id),
+    'servers.signOut': ({ id }) => servers.signOut(id),
+  };
+}
