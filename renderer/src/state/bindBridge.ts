@@ -18,6 +18,8 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     void state().loadTools();
     void state().loadApprovals();
     state().refreshPermissions();
+    // The Agents view, and the agents' names for the caller filters of History and Traces.
+    void state().loadAgents();
     // Traces and History reload what they show; the session counts feed the sidebar's attention mark.
     if (state().tracesLoad !== 'idle') void state().loadTraces();
     for (const id of Object.keys(state().traceDetails)) void state().loadTraceDetail(id);
@@ -41,6 +43,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
       state().clearPermissions();
       state().clearTraces();
       state().clearHistory();
+      state().clearAgents();
       store.setState({ info: undefined }, false, 'app/unauthorized');
     }
   }
@@ -69,6 +72,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     client.on('approval.closed', (event) => state().applyApprovalClosed(event)),
     client.on('permissions.changed', () => state().refreshPermissions()),
     client.on('app.warnings', ({ warnings }) => state().applyWarnings(warnings)),
+    client.on('agents.changed', (view) => state().applyAgents(view)),
     client.on('trace.changed', ({ trace }) => {
       state().applyTraceChanged(trace);
       state().noteTraceActivity(trace);

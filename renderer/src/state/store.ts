@@ -12,6 +12,7 @@ import { createTracesSlice } from './slices/tracesSlice.js';
 import { createHistorySlice } from './slices/historySlice.js';
 import { createImportSlice } from './slices/importSlice.js';
 import { createSettingsSlice } from './slices/settingsSlice.js';
+import { createAgentsSlice } from './slices/agentsSlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -28,6 +29,7 @@ export function createAppStore(client: BridgeClient) {
         ...createHistorySlice(client)(...a),
         ...createImportSlice(client)(...a),
         ...createSettingsSlice(client)(...a),
+        ...createAgentsSlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),

@@ -16,8 +16,9 @@ import type { TracesSlice } from './slices/tracesSlice.js';
 import type { HistorySlice } from './slices/historySlice.js';
 import type { ImportSlice } from './slices/importSlice.js';
 import type { SettingsSlice } from './slices/settingsSlice.js';
+import type { AgentsSlice } from './slices/agentsSlice.js';
 
-export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice;
+export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice & AgentsSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 export type StoreMiddlewares = [['zustand/devtools', never]];

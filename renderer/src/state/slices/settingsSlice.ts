@@ -1,4 +1,7 @@
-/** Settings the GUI edits: the local tools' folders (loaded with 'settings.get', set with 'settings.setRoots'). */
+/**
+ * Settings the GUI edits (loaded with 'settings.get'): the local tools' folders ('settings.setRoots'),
+ * the agent gateway ('settings.setGateway') and the approval timeout ('settings.setApprovalTimeout').
+ */
 import type { ErrorShape, SettingsView } from '../../../../shared/contract.js';
 import { BridgeError, messageOf } from '../../bridge/index.js';
 import type { ClientSliceCreator } from '../types.js';
@@ -10,34 +13,52 @@ export interface SettingsSlice {
   loadSettings(): Promise<void>;
   /** Sets the extra folders (the workspace is not listed); resolves to the error when refused. */
   setRoots(roots: string[]): Promise<ErrorShape | undefined>;
+  /** Turns the agent gateway on or off, or moves its port; resolves to the error when refused. */
+  setGateway(enabled: boolean, port: number): Promise<ErrorShape | undefined>;
+  setApprovalTimeout(seconds: number): Promise<ErrorShape | undefined>;
 }
 
 function errorShapeOf(error: unknown): ErrorShape {
   return error instanceof BridgeError ? error.toShape() : { code: 'internal', message: messageOf(error) };
 }
 
-export const createSettingsSlice: ClientSliceCreator<SettingsSlice> = (client) => (set) => ({
-  settings: undefined,
-  settingsError: undefined,
-  settingsBusy: false,
-
-  async loadSettings() {
-    try {
-      set({ settings: await client.call('settings.get', {}), settingsError: undefined }, false, 'settings/loaded');
-    } catch (error) {
-      set({ settingsError: messageOf(error) }, false, 'settings/loadError');
-    }
-  },
-
-  async setRoots(roots) {
+export const createSettingsSlice: ClientSliceCreator<SettingsSlice> = (client) => (set) => {
+  /** One save: the whole view back, or the refusal (with its field errors) for the form. */
+  async function save(run: () => Promise<SettingsView>): Promise<ErrorShape | undefined> {
     set({ settingsBusy: true }, false, 'settings/saving');
     try {
-      set({ settings: await client.call('settings.setRoots', { roots }), settingsError: undefined }, false, 'settings/saved');
+      set({ settings: await run(), settingsError: undefined }, false, 'settings/saved');
       return undefined;
     } catch (error) {
       return errorShapeOf(error);
     } finally {
       set({ settingsBusy: false }, false, 'settings/savedDone');
     }
-  },
-});
+  }
+
+  return {
+    settings: undefined,
+    settingsError: undefined,
+    settingsBusy: false,
+
+    async loadSettings() {
+      try {
+        set({ settings: await client.call('settings.get', {}), settingsError: undefined }, false, 'settings/loaded');
+      } catch (error) {
+        set({ settingsError: messageOf(error) }, false, 'settings/loadError');
+      }
+    },
+
+    setRoots(roots) {
+      return save(() => client.call('settings.setRoots', { roots }));
+    },
+
+    setGateway(enabled, port) {
+      return save(() => client.call('settings.setGateway', { enabled, port }));
+    },
+
+    setApprovalTimeout(seconds) {
+      return save(() => client.call('settings.setApprovalTimeout', { seconds }));
+    },
+  };
+};

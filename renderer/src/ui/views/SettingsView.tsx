@@ -7,6 +7,7 @@ import { warningKey, warningWords } from '../layout/appWarnings.js';
 import { SecretBannerRestore } from '../layout/Banners.js';
 import { ViewHeader } from '../layout/ViewHeader.js';
 import { FoldersCard } from '../settings/FoldersCard.js';
+import { ApprovalTimeoutCard, GatewaySettingsCard } from '../settings/GatewaySettingsCard.js';
 
 const BACKEND_NAMES: Record<AppInfo['secretBackend']['kind'], string> = {
   safeStorage: 'Electron safeStorage (OS-encrypted)',
@@ -38,6 +39,10 @@ export function SettingsView() {
         </section>
 
         <FoldersCard />
+
+        <GatewaySettingsCard />
+
+        <ApprovalTimeoutCard />
 
         <section className="card" aria-labelledby="settings-secrets">
           <h2 id="settings-secrets" className="card-title">
