@@ -72,7 +72,7 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
   return (
     <li className={`card agent-card ${revoked ? 'is-revoked' : ''}`} aria-labelledby={`agent-${agent.id}-name`} data-agent-id={agent.id}>
       <header className="agent-card-head">
-        <h2 id={`agent-${agent.id}-name`} className="card-title">
+        <h2 id={`agent-${agent.id}-name`} className="agent-name">
           {agent.name}
         </h2>
         {revoked ? (

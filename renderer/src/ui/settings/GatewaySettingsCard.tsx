@@ -136,6 +136,11 @@ export function GatewaySettingsCard() {
           </button>
         </p>
       )}
+      {saved && gateway && gateway.state === 'listening' && gateway.port !== saved.port && (
+        <p className="field-hint">
+          This run listens on port {gateway.port}, chosen when the app started (--gateway-port or MINIHARNESS_GATEWAY_PORT); saving here moves it to the port below.
+        </p>
+      )}
       {saved && <GatewayForm key={`${saved.enabled}:${saved.port}`} saved={saved} />}
     </section>
   );
