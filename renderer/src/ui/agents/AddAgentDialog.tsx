@@ -12,6 +12,7 @@ import { Callout } from '../components/Callout.js';
 import { Dialog } from '../components/Dialog.js';
 import { Spinner } from '../components/Spinner.js';
 import { describeError } from '../errors/describeError.js';
+import { ErrorCallout } from '../errors/ErrorCallout.js';
 import { Field, controlProps } from '../servers/form/Field.js';
 import { CopyButton } from '../tools/CopyButton.js';
 import { ConnectAgent } from './ConnectAgent.js';
@@ -101,7 +102,6 @@ export function AddAgentDialog({ onClose }: { onClose: () => void }) {
   }
 
   const nameErrors = errors.name ?? [];
-  const described = failure === undefined ? undefined : describeError(failure);
   return (
     <Dialog
       title="Add an agent"
@@ -121,11 +121,7 @@ export function AddAgentDialog({ onClose }: { onClose: () => void }) {
         </>
       }
     >
-      {described && (
-        <Callout tone="error" title={described.title}>
-          {described.text}
-        </Callout>
-      )}
+      <ErrorCallout words={failure === undefined ? undefined : describeError(failure)} />
       <Field id="agent-name" label="Name" hint="Shown in approvals, History and Traces. Letters, digits, spaces, . _ or -." errors={nameErrors}>
         <input
           className="input"

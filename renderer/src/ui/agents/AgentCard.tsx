@@ -18,6 +18,14 @@ import { EditVisibilityDialog } from './EditVisibilityDialog.js';
 
 type Open = 'connect' | 'visibility' | 'revoke' | 'remove' | undefined;
 
+const CONFIRM = {
+  revoke: {
+    label: 'Revoke',
+    text: 'Its open sessions end now and every later request with its token is refused. This cannot be undone: to let it in again, add a new agent. Its recorded calls stay in History.',
+  },
+  remove: { label: 'Remove', text: 'It disappears from this list. Its recorded calls stay in History and Traces under its name.' },
+} as const;
+
 function useVisibilityText(agent: AgentView): string {
   const servers = useAppStore((s) => s.servers);
   const { visibility } = agent;
@@ -130,34 +138,19 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
 
       {open === 'connect' && <ConnectAgentDialog agentName={agent.name} gateway={gateway} onClose={close} />}
       {open === 'visibility' && <EditVisibilityDialog agent={agent} onClose={close} />}
-      {open === 'revoke' && (
+      {(open === 'revoke' || open === 'remove') && (
         <ConfirmDialog
-          title={`Revoke ${agent.name}?`}
-          confirmLabel="Revoke"
+          title={`${CONFIRM[open].label} ${agent.name}?`}
+          confirmLabel={CONFIRM[open].label}
           danger
           busy={busy}
           onCancel={close}
           onConfirm={() => {
             close();
-            void revoke(agent.id);
+            void (open === 'revoke' ? revoke : remove)(agent.id);
           }}
         >
-          Its open sessions end now and every later request with its token is refused. This cannot be undone: to let it in again, add a new agent. Its recorded calls stay in History.
-        </ConfirmDialog>
-      )}
-      {open === 'remove' && (
-        <ConfirmDialog
-          title={`Remove ${agent.name}?`}
-          confirmLabel="Remove"
-          danger
-          busy={busy}
-          onCancel={close}
-          onConfirm={() => {
-            close();
-            void remove(agent.id);
-          }}
-        >
-          It disappears from this list. Its recorded calls stay in History and Traces under its name.
+          {CONFIRM[open].text}
         </ConfirmDialog>
       )}
     </li>

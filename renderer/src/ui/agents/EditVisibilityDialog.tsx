@@ -3,10 +3,10 @@ import { useState } from 'react';
 import type { AgentView, AgentVisibility } from '../../../../shared/agents.js';
 import { BridgeError } from '../../bridge/index.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { Callout } from '../components/Callout.js';
 import { Dialog } from '../components/Dialog.js';
 import { Spinner } from '../components/Spinner.js';
 import { describeError } from '../errors/describeError.js';
+import { ErrorCallout } from '../errors/ErrorCallout.js';
 import { VisibilityFields } from './VisibilityFields.js';
 
 export function EditVisibilityDialog({ agent, onClose }: { agent: AgentView; onClose: () => void }) {
@@ -25,7 +25,6 @@ export function EditVisibilityDialog({ agent, onClose }: { agent: AgentView; onC
     }
   }
 
-  const described = failure === undefined ? undefined : describeError(failure);
   return (
     <Dialog
       title={`What ${agent.name} sees`}
@@ -44,11 +43,7 @@ export function EditVisibilityDialog({ agent, onClose }: { agent: AgentView; onC
         </>
       }
     >
-      {described && (
-        <Callout tone="error" title={described.title}>
-          {described.text}
-        </Callout>
-      )}
+      <ErrorCallout words={failure === undefined ? undefined : describeError(failure)} />
       <VisibilityFields idPrefix={`agent-${agent.id}`} value={visibility} onChange={setVisibility} errors={failure instanceof BridgeError ? failure.fieldErrors : {}} />
     </Dialog>
   );

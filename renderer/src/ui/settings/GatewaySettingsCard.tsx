@@ -8,9 +8,9 @@ import type { ReactNode } from 'react';
 import { useState } from 'react';
 import type { ErrorShape } from '../../../../shared/contract.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { Callout } from '../components/Callout.js';
 import { Spinner } from '../components/Spinner.js';
 import { describeErrorShape, describeGatewayState } from '../errors/describeError.js';
+import { ErrorCallout } from '../errors/ErrorCallout.js';
 import { Field, controlProps } from '../servers/form/Field.js';
 
 type FieldErrors = Record<string, string[]>;
@@ -39,14 +39,9 @@ function useRefusal() {
 
 /** The refusal above the form, then the form (Enter saves). */
 function SettingsForm({ other, onSubmit, children }: { other: ErrorShape | undefined; onSubmit: () => void; children: ReactNode }) {
-  const words = other ? describeErrorShape(other) : undefined;
   return (
     <>
-      {words && (
-        <Callout tone="error" title={words.title}>
-          {words.text}
-        </Callout>
-      )}
+      <ErrorCallout words={other && describeErrorShape(other)} />
       <form
         className="settings-form"
         noValidate
@@ -61,9 +56,27 @@ function SettingsForm({ other, onSubmit, children }: { other: ErrorShape | undef
   );
 }
 
+/** A whole-number field whose problems show at it; typing clears them. */
+function NumberField({ id, label, hint, value, errors, onChange }: { id: string; label: string; hint: string; value: string; errors: string[]; onChange: (value: string) => void }) {
+  return (
+    <Field id={id} label={label} hint={hint} errors={errors}>
+      <input className="input input-narrow" inputMode="numeric" value={value} onChange={(e) => onChange(e.target.value)} {...controlProps(id, errors, true)} />
+    </Field>
+  );
+}
+
+function SaveButton({ label }: { label: string }) {
+  const busy = useAppStore((s) => s.settingsBusy);
+  return (
+    <button type="submit" className="btn" disabled={busy}>
+      {busy && <Spinner label="Saving" />}
+      {label}
+    </button>
+  );
+}
+
 /** The form over the saved values; a new saved value remounts it (see the `key`s below). */
 function GatewayForm({ saved }: { saved: { enabled: boolean; port: number } }) {
-  const busy = useAppStore((s) => s.settingsBusy);
   const save = useAppStore((s) => s.setGateway);
   const notify = useAppStore((s) => s.notify);
   const [enabled, setEnabled] = useState(saved.enabled);
@@ -79,7 +92,6 @@ function GatewayForm({ saved }: { saved: { enabled: boolean; port: number } }) {
     if (settle(await save(enabled, wanted))) notify('success', enabled ? `The agent gateway now serves port ${wanted}.` : 'The agent gateway is off: no agent can connect.');
   }
 
-  const portErrors = errors.port ?? [];
   return (
     <SettingsForm other={other} onSubmit={() => void submit()}>
       <label className="checkbox-field">
@@ -94,22 +106,18 @@ function GatewayForm({ saved }: { saved: { enabled: boolean; port: number } }) {
           {errors.enabled.join(' · ')}
         </p>
       )}
-      <Field id="gateway-port" label="Port" hint="1024–65535. The agents’ configurations name it: after a change, copy them again from Agents." errors={portErrors}>
-        <input
-          className="input input-narrow"
-          inputMode="numeric"
-          value={port}
-          onChange={(e) => {
-            setPort(e.target.value);
-            setErrors({});
-          }}
-          {...controlProps('gateway-port', portErrors, true)}
-        />
-      </Field>
-      <button type="submit" className="btn" disabled={busy}>
-        {busy && <Spinner label="Saving" />}
-        Save gateway
-      </button>
+      <NumberField
+        id="gateway-port"
+        label="Port"
+        hint="1024–65535. The agents’ configurations name it: after a change, copy them again from Agents."
+        value={port}
+        errors={errors.port ?? []}
+        onChange={(value) => {
+          setPort(value);
+          setErrors({});
+        }}
+      />
+      <SaveButton label="Save gateway" />
     </SettingsForm>
   );
 }
@@ -147,7 +155,6 @@ export function GatewaySettingsCard() {
 }
 
 function ApprovalTimeoutForm({ saved }: { saved: number }) {
-  const busy = useAppStore((s) => s.settingsBusy);
   const save = useAppStore((s) => s.setApprovalTimeout);
   const notify = useAppStore((s) => s.notify);
   const [seconds, setSeconds] = useState(String(saved));
@@ -162,30 +169,20 @@ function ApprovalTimeoutForm({ saved }: { saved: number }) {
     if (settle(await save(wanted))) notify('success', `Approvals now wait ${wanted} s before the call is denied.`);
   }
 
-  const secondErrors = errors.seconds ?? [];
   return (
     <SettingsForm other={other} onSubmit={() => void submit()}>
-      <Field
+      <NumberField
         id="approval-timeout"
         label="Approval timeout (seconds)"
         hint="How long a call that asks waits for your answer; then it is denied and nothing runs. Applies to requests made after saving. 10–3600."
-        errors={secondErrors}
-      >
-        <input
-          className="input input-narrow"
-          inputMode="numeric"
-          value={seconds}
-          onChange={(e) => {
-            setSeconds(e.target.value);
-            setErrors({});
-          }}
-          {...controlProps('approval-timeout', secondErrors, true)}
-        />
-      </Field>
-      <button type="submit" className="btn" disabled={busy}>
-        {busy && <Spinner label="Saving" />}
-        Save timeout
-      </button>
+        value={seconds}
+        errors={errors.seconds ?? []}
+        onChange={(value) => {
+          setSeconds(value);
+          setErrors({});
+        }}
+      />
+      <SaveButton label="Save timeout" />
     </SettingsForm>
   );
 }
