@@ -309,6 +309,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
       where.push('tool_name = @toolName');
       params.toolName = query.toolName;
     }
+    if (query.userId !== undefined) {
+      where.push('user_id = @userId');
+      params.userId = query.userId;
+    }
     addRangeAndCursor(query, 'updated_at', where, params);
     // Choose the index by the most selective equality filter. Session first: few rows per session.
     const index = query.sessionId !== undefined ? 'checkpoints_by_session' : query.toolName !== undefined ? 'checkpoints_by_tool' : query.status !== undefined ? 'checkpoints_by_status' : 'checkpoints_by_time';

@@ -90,6 +90,8 @@ export interface HistoryQuery {
   sessionId?: string;
   status?: HistoryStatusFilter;
   toolName?: string;
+  /** Only the calls of this caller: `gui`, or an agent's name. */
+  userId?: string;
   /** Inclusive bounds on the last activity (updatedAt), epoch ms. */
   from?: number;
   to?: number;

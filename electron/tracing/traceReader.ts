@@ -8,6 +8,8 @@ export interface TraceQuery {
   serverId?: string;
   status?: TraceStatus;
   sessionId?: string;
+  /** Only the calls of this caller: `gui`, or an agent's name. */
+  userId?: string;
   /** Inclusive bounds on startedAt, epoch ms. */
   from?: number;
   to?: number;
@@ -110,6 +112,10 @@ export class TraceReader {
       where.push(`${column} = @${key}`);
       params[key] = value;
       index = indexName; // the loop runs least selective first, so the most selective wins
+    }
+    if (query.userId !== undefined) {
+      where.push('user_id = @userId');
+      params.userId = query.userId;
     }
     addRangeAndCursor(query, 'started_at', where, params);
     const sql =

@@ -13,6 +13,8 @@ import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 import { BRIDGE_ERROR, BRIDGE_PATH, BRIDGE_PROTOCOL, CallFrameSchema, MAX_BRIDGE_FRAME_BYTES } from '../../shared/bridge.js';
 import type { ResultFrame } from '../../shared/bridge.js';
+import type { ApprovalView } from '../../shared/contract.js';
+import { GUI_USER } from '../app/callService.js';
 import type { AppCore } from '../app/types.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from '../security/loopbackAccess.js';
 import type { OutboxLimits, OutboxStats } from './eventOutbox.js';
@@ -31,6 +33,11 @@ export interface WebHostOptions {
   outbox?: OutboxLimits;
   /** Problems that closed one connection (a bad frame, a reset socket); default: one line on stderr. */
   onConnectionError?: (error: Error) => void;
+  /**
+   * A call asks for approval while no page is open: one line with the link to open (default: on
+   * stdout, where the host printed its link at start).
+   */
+  onApprovalWithoutPage?: (line: string) => void;
 }
 
 export interface WebHost {
@@ -88,6 +95,17 @@ function decodedPath(pathname: string): string | undefined {
   }
 }
 
+/** One line for a terminal: control characters (a tool name could hold a newline) become spaces. */
+function oneLine(text: string): string {
+  return text.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ');
+}
+
+/** Who asks and for what (never the arguments, which may hold anything), and where to answer. */
+export function approvalWaitingLine(view: Pick<ApprovalView, 'userId' | 'toolName' | 'serverId'>, link: string): string {
+  const who = view.userId === GUI_USER ? 'A call' : `Agent "${view.userId}"`;
+  return oneLine(`MiniHarness: ${who} asks to run ${view.toolName} (${view.serverId}) and waits for your approval; open ${link}`);
+}
+
 function defaultConnectionError(error: Error): void {
   const code = (error as { code?: unknown }).code;
   process.stderr.write(`MiniHarness: closed a bridge connection: ${typeof code === 'string' ? `${code}: ` : ''}${error.message}\n`);
@@ -98,6 +116,12 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   let port = 0;
   const sockets = new Map<WebSocket, EventOutbox>();
   const onConnectionError = options.onConnectionError ?? defaultConnectionError;
+  const onApprovalWithoutPage = options.onApprovalWithoutPage ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  // Nobody would see the dialog: say where to answer it (an agent's call waits meanwhile).
+  const stopWatchingApprovals = options.core.onEvent((event, payload) => {
+    if (event !== 'approval.requested' || sockets.size > 0 || port === 0) return;
+    onApprovalWithoutPage(approvalWaitingLine(payload as ApprovalView, `http://127.0.0.1:${port}/#token=${options.token}`));
+  });
 
   async function serveStatic(req: IncomingMessage, res: ServerResponse, rawPath: string): Promise<void> {
     const pathname = decodedPath(rawPath);
@@ -234,6 +258,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     clients: () => [...sockets.values()].map((outbox) => outbox.stats()),
     close() {
       closing ??= (async () => {
+        stopWatchingApprovals();
         for (const ws of sockets.keys()) ws.terminate();
         wss.close();
         http.closeAllConnections();

@@ -21,6 +21,8 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     void state().loadApprovals();
     void state().loadAsks();
     state().refreshPermissions();
+    // The Agents view, and the agents' names for the caller filters of History and Traces.
+    void state().loadAgents();
     // Traces and History reload what they show; the session counts feed the sidebar's attention mark.
     if (state().tracesLoad !== 'idle') void state().loadTraces();
     for (const id of Object.keys(state().traceDetails)) void state().loadTraceDetail(id);
@@ -46,6 +48,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
       state().clearTraces();
       state().clearHistory();
       state().clearServerFeatures();
+      state().clearAgents();
       store.setState({ info: undefined }, false, 'app/unauthorized');
     }
   }
@@ -88,6 +91,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     client.on('settings.changed', ({ settings }) => state().applySettings(settings)),
     client.on('permissions.changed', () => state().refreshPermissions()),
     client.on('app.warnings', ({ warnings }) => state().applyWarnings(warnings)),
+    client.on('agents.changed', (view) => state().applyAgents(view)),
     client.on('trace.changed', ({ trace }) => {
       state().applyTraceChanged(trace);
       state().noteTraceActivity(trace);

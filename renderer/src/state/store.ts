@@ -14,6 +14,7 @@ import { createImportSlice } from './slices/importSlice.js';
 import { createSettingsSlice } from './slices/settingsSlice.js';
 import { createAsksSlice } from './slices/asksSlice.js';
 import { createServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
+import { createAgentsSlice } from './slices/agentsSlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -32,6 +33,7 @@ export function createAppStore(client: BridgeClient) {
         ...createSettingsSlice(client)(...a),
         ...createAsksSlice(client)(...a),
         ...createServerFeaturesSlice(client)(...a),
+        ...createAgentsSlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),

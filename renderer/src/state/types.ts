@@ -18,8 +18,9 @@ import type { ImportSlice } from './slices/importSlice.js';
 import type { SettingsSlice } from './slices/settingsSlice.js';
 import type { AsksSlice } from './slices/asksSlice.js';
 import type { ServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
+import type { AgentsSlice } from './slices/agentsSlice.js';
 
-export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice & AsksSlice & ServerFeaturesSlice;
+export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice & AsksSlice & ServerFeaturesSlice & AgentsSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 export type StoreMiddlewares = [['zustand/devtools', never]];

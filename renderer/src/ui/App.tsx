@@ -19,6 +19,7 @@ import { ToolsView } from './tools/ToolsView.js';
 import { TracesView } from './traces/TracesView.js';
 import { HistoryView } from './history/HistoryView.js';
 import { ImportDialog } from './import/ImportDialog.js';
+import { AgentsView } from './agents/AgentsView.js';
 
 function CurrentView() {
   const view = useAppStore((s) => s.view);
@@ -37,6 +38,8 @@ function CurrentView() {
       return <TracesView />;
     case 'history':
       return <HistoryView />;
+    case 'agents':
+      return <AgentsView />;
   }
 }
 

@@ -1,12 +1,15 @@
 /**
- * History: the checkpoint sessions, the records of the chosen session (filtered by status and
- * tool, keyset-paged 200 at a time as the person scrolls — the list is virtualized, so 100,000
+ * History: the checkpoint sessions, the records of the chosen session — or of all sessions —
+ * (filtered by status, tool and caller, keyset-paged 200 at a time as the person scrolls — the list is virtualized, so 100,000
  * loaded records are fine), the selected record, and the actions on a record: replay (nothing
  * runs), run again as a new call, and resolve by hand.
  *
  * There is no history event: a 'trace.changed' of the shown session refreshes the head of the
  * list (records are ordered by last activity, so an updated record comes back on the first page)
  * and the session counts, coalesced.
+ *
+ * A record is known by its session and call id together (`recordKey`): across sessions, call ids
+ * repeat (an agent's `request-1` in each of its MCP sessions).
  */
 import type { CallOutcome, HistoryRecordView, RequestOf } from '../../../../shared/contract.js';
 import type { TraceSummary } from '../../../../shared/traces.js';
@@ -29,6 +32,13 @@ export interface HistoryFilters {
   status: CheckpointStatusView | '';
   /** Exact tool name; '' for any. */
   toolName: string;
+  /** Only this caller's calls: `gui`, or an agent's name; '' for any. */
+  userId: string;
+}
+
+/** One record's identity in the list (session and call id; neither alone is unique across sessions). */
+export function recordKey(record: Pick<HistoryRecordView, 'sessionId' | 'callId'>): string {
+  return JSON.stringify([record.sessionId, record.callId]);
 }
 
 export type Resolution = RequestOf<'history.resolve'>['resolution'];
@@ -40,22 +50,27 @@ export interface HistorySlice {
   sessionsLoad: 'idle' | 'loading' | 'ready' | 'error';
   sessionsError: string | undefined;
   historySessionId: string | undefined;
+  /** The records of every session are shown (the caller filter spans sessions); `historySessionId` is kept for when a session is chosen again. */
+  historyAllSessions: boolean;
   historyFilters: HistoryFilters;
   historyRecords: HistoryRecordView[];
   historyCursor: string | undefined;
   historyLoad: 'idle' | 'loading' | 'ready' | 'error';
   historyLoadingMore: boolean;
   historyError: string | undefined;
-  selectedCallId: string | undefined;
+  /** `recordKey` of the selected record. */
+  selectedRecordKey: string | undefined;
 
   loadSessions(): Promise<void>;
   /** Called when the History view opens: sessions, a default session, its first page. */
   openHistory(): Promise<void>;
   selectHistorySession(sessionId: string): void;
+  /** Shows the records of every session (newest activity first). */
+  showAllHistorySessions(): void;
   setHistoryFilters(patch: Partial<HistoryFilters>): void;
   loadHistory(): Promise<void>;
   loadMoreHistory(): Promise<void>;
-  selectHistoryRecord(callId: string | undefined): void;
+  selectHistoryRecord(key: string | undefined): void;
   /** Opens the History view on one record (from a trace). */
   openHistoryRecord(sessionId: string, callId: string): void;
   /** One whole record (a list row may carry only a preview of large values). Throws the BridgeError. */
@@ -77,8 +92,14 @@ const ACTIVITY_COALESCE_MS = 250;
 const SESSIONS_REFRESH_MS = 2_000;
 
 function filterQuery(filters: HistoryFilters) {
-  return { ...(filters.status ? { status: filters.status } : {}), ...(filters.toolName ? { toolName: filters.toolName } : {}) };
+  return {
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.toolName ? { toolName: filters.toolName } : {}),
+    ...(filters.userId ? { userId: filters.userId } : {}),
+  };
 }
+
+const NO_FILTERS: HistoryFilters = { status: '', toolName: '', userId: '' };
 
 /** The filter a record falls under: `unknown` is a `started` record no live call owns; a completed result with `isError` is a tool error. */
 function storedStatus(record: HistoryRecordView): CheckpointStatusView {
@@ -87,7 +108,9 @@ function storedStatus(record: HistoryRecordView): CheckpointStatusView {
 }
 
 function matches(record: HistoryRecordView, filters: HistoryFilters): boolean {
-  return (!filters.status || storedStatus(record) === filters.status) && (!filters.toolName || record.toolName === filters.toolName);
+  return (
+    (!filters.status || storedStatus(record) === filters.status) && (!filters.toolName || record.toolName === filters.toolName) && (!filters.userId || record.userId === filters.userId)
+  );
 }
 
 /** The session shown first: this app's own if it has calls, else the one with the latest activity. */
@@ -101,24 +124,31 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
   let generation = 0;
   let activityTimer: ReturnType<typeof setTimeout> | undefined;
   let sessionsTimer: ReturnType<typeof setTimeout> | undefined;
-  /** callIds of the shown session whose traces changed since the last head refresh. */
+  /** Records (by `recordKey`) of what is shown whose traces changed since the last head refresh. */
   const changed = new Map<string, TraceSummary>();
+
+  /** What the pages are asked for: the shown session, or every session; undefined before one is chosen. */
+  function scope(): { sessionId?: string } | undefined {
+    if (get().historyAllSessions) return {};
+    const sessionId = get().historySessionId;
+    return sessionId === undefined ? undefined : { sessionId };
+  }
 
   /** Fetches the first page again and puts it on top; changed records that left the filter go. */
   async function refreshHead(): Promise<void> {
-    const sessionId = get().historySessionId;
-    if (!sessionId || get().historyLoad !== 'ready') return;
+    const shown = scope();
+    if (!shown || get().historyLoad !== 'ready') return;
     const mine = generation;
     const touched = new Map(changed);
     changed.clear();
     try {
-      const page = await client.call('history.page', { sessionId, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE });
+      const page = await client.call('history.page', { ...shown, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE });
       if (mine !== generation) return;
-      const head = new Set(page.records.map((r) => r.callId));
+      const head = new Set(page.records.map(recordKey));
       const filtered = get().historyFilters.status !== '';
       const rest = get().historyRecords.filter((r) => {
-        if (head.has(r.callId)) return false;
-        const trace = touched.get(r.callId);
+        if (head.has(recordKey(r))) return false;
+        const trace = touched.get(recordKey(r));
         // Finished (not a replay, which changes nothing) and no longer on the first page: its status moved on.
         return !(filtered && trace && trace.status !== 'running' && trace.status !== 'replayed');
       });
@@ -133,7 +163,7 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
   /** Shows a session: its first page replaces the list (selection and cursor start over). */
   function showSession(sessionId: string): Promise<void> {
     changed.clear();
-    set({ historySessionId: sessionId, historyRecords: [], historyCursor: undefined, selectedCallId: undefined }, false, 'history/session');
+    set({ historySessionId: sessionId, historyAllSessions: false, historyRecords: [], historyCursor: undefined, selectedRecordKey: undefined }, false, 'history/session');
     return get().loadHistory();
   }
 
@@ -143,13 +173,14 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
     sessionsLoad: 'idle',
     sessionsError: undefined,
     historySessionId: undefined,
-    historyFilters: { status: '', toolName: '' },
+    historyAllSessions: false,
+    historyFilters: NO_FILTERS,
     historyRecords: [],
     historyCursor: undefined,
     historyLoad: 'idle',
     historyLoadingMore: false,
     historyError: undefined,
-    selectedCallId: undefined,
+    selectedRecordKey: undefined,
 
     async loadSessions() {
       if (get().sessionsLoad !== 'ready') set({ sessionsLoad: 'loading' }, false, 'history/sessions');
@@ -164,14 +195,14 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
         set({ historySessions: list, currentSessionId: current, sessionsLoad: 'ready', sessionsError: undefined }, false, 'history/sessionsLoaded');
         // The app restarted with another session for the GUI: a person watching the old current
         // one follows it to the new one (a person who chose an older session stays there).
-        if (previous !== undefined && previous !== current && get().historySessionId === previous) void showSession(current);
+        if (previous !== undefined && previous !== current && get().historySessionId === previous && !get().historyAllSessions) void showSession(current);
       } catch (error) {
         set({ sessionsLoad: 'error', sessionsError: messageOf(error) }, false, 'history/sessionsError');
       }
     },
 
     async openHistory() {
-      if (get().historySessionId !== undefined) {
+      if (scope() !== undefined) {
         // Show what is there at once; refresh the head, then the counts.
         await (get().historyLoad === 'idle' || get().historyLoad === 'error' ? get().loadHistory() : refreshHead());
         void get().loadSessions();
@@ -190,26 +221,36 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
     },
 
     selectHistorySession(sessionId) {
-      if (sessionId === get().historySessionId && get().historyLoad !== 'idle') return;
+      if (sessionId === get().historySessionId && !get().historyAllSessions && get().historyLoad !== 'idle') return;
       void showSession(sessionId);
+    },
+
+    showAllHistorySessions() {
+      if (get().historyAllSessions && get().historyLoad !== 'idle') return;
+      changed.clear();
+      set({ historyAllSessions: true, historyRecords: [], historyCursor: undefined, selectedRecordKey: undefined }, false, 'history/allSessions');
+      void get().loadHistory();
     },
 
     setHistoryFilters(patch) {
       const current = get().historyFilters;
       const next = { ...current, ...patch };
-      if (next.status === current.status && next.toolName === current.toolName) return;
-      set({ historyFilters: next, historyRecords: [], historyCursor: undefined }, false, 'history/filters');
+      if (next.status === current.status && next.toolName === current.toolName && next.userId === current.userId) return;
+      // A caller's calls are spread over its sessions (an agent opens one per connection): choosing
+      // a caller shows every session's; a session can be chosen again from the picker.
+      const spanSessions = next.userId !== '' && next.userId !== current.userId;
+      set({ historyFilters: next, historyRecords: [], historyCursor: undefined, ...(spanSessions ? { historyAllSessions: true, selectedRecordKey: undefined } : {}) }, false, 'history/filters');
       void get().loadHistory();
     },
 
     async loadHistory() {
-      const sessionId = get().historySessionId;
-      if (!sessionId) return;
+      const shown = scope();
+      if (!shown) return;
       const mine = ++generation;
       changed.clear();
       set({ historyLoad: 'loading', historyError: undefined, historyLoadingMore: false }, false, 'history/load');
       try {
-        const page = await client.call('history.page', { sessionId, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE });
+        const page = await client.call('history.page', { ...shown, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE });
         if (mine !== generation) return;
         set({ historyRecords: page.records, historyCursor: page.nextCursor, historyLoad: 'ready' }, false, 'history/loaded');
       } catch (error) {
@@ -219,15 +260,16 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
     },
 
     async loadMoreHistory() {
-      const { historySessionId: sessionId, historyCursor: cursor } = get();
-      if (!sessionId || !cursor || get().historyLoadingMore || get().historyLoad !== 'ready') return;
+      const shown = scope();
+      const cursor = get().historyCursor;
+      if (!shown || !cursor || get().historyLoadingMore || get().historyLoad !== 'ready') return;
       const mine = generation;
       set({ historyLoadingMore: true }, false, 'history/more');
       try {
-        const page = await client.call('history.page', { sessionId, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE, cursor });
+        const page = await client.call('history.page', { ...shown, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE, cursor });
         if (mine !== generation) return;
-        const known = new Set(get().historyRecords.map((r) => r.callId));
-        const fresh = page.records.filter((r) => !known.has(r.callId));
+        const known = new Set(get().historyRecords.map(recordKey));
+        const fresh = page.records.filter((r) => !known.has(recordKey(r)));
         set({ historyRecords: get().historyRecords.concat(fresh), historyCursor: page.nextCursor, historyLoadingMore: false }, false, 'history/moreLoaded');
       } catch (error) {
         if (mine !== generation) return;
@@ -236,16 +278,16 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       }
     },
 
-    selectHistoryRecord(selectedCallId) {
-      set({ selectedCallId }, false, 'history/select');
+    selectHistoryRecord(selectedRecordKey) {
+      set({ selectedRecordKey }, false, 'history/select');
     },
 
     openHistoryRecord(sessionId, callId) {
-      if (sessionId !== get().historySessionId) {
-        set({ historyFilters: { status: '', toolName: '' } }, false, 'history/clearFilters');
+      if (sessionId !== get().historySessionId || get().historyAllSessions) {
+        set({ historyFilters: NO_FILTERS }, false, 'history/clearFilters');
         get().selectHistorySession(sessionId);
       }
-      set({ selectedCallId: callId }, false, 'history/openRecord');
+      set({ selectedRecordKey: recordKey({ sessionId, callId }) }, false, 'history/openRecord');
       get().navigate('history');
     },
 
@@ -263,8 +305,8 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
 
     async resolveCall(record, resolution) {
       const updated = await client.call('history.resolve', { sessionId: record.sessionId, callId: record.callId, resolution });
-      if (updated.sessionId === get().historySessionId) {
-        const rest = get().historyRecords.filter((r) => r.callId !== updated.callId);
+      if (updated.sessionId === get().historySessionId || get().historyAllSessions) {
+        const rest = get().historyRecords.filter((r) => recordKey(r) !== recordKey(updated));
         // Its last activity is now: it moves to the top (or leaves a "started" filter).
         set({ historyRecords: matches(updated, get().historyFilters) ? [updated, ...rest] : rest }, false, 'history/resolved');
       }
@@ -273,10 +315,10 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
     },
 
     noteTraceActivity(trace) {
-      const watchingRecords = trace.sessionId === get().historySessionId && get().historyLoad === 'ready';
+      const watchingRecords = (get().historyAllSessions || trace.sessionId === get().historySessionId) && get().historyLoad === 'ready';
       const watchingSessions = get().sessionsLoad === 'ready';
       if (watchingRecords) {
-        changed.set(trace.callId, trace);
+        changed.set(recordKey(trace), trace);
         activityTimer ??= setTimeout(() => {
           activityTimer = undefined;
           if (changed.size > 0) void refreshHead();
@@ -304,12 +346,13 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
           sessionsLoad: 'idle',
           sessionsError: undefined,
           historySessionId: undefined,
+          historyAllSessions: false,
           historyRecords: [],
           historyCursor: undefined,
           historyLoad: 'idle',
           historyLoadingMore: false,
           historyError: undefined,
-          selectedCallId: undefined,
+          selectedRecordKey: undefined,
         },
         false,
         'history/clear',

@@ -16,6 +16,8 @@ export interface TraceFilters {
   serverId: string;
   status: TraceStatus | '';
   sessionId: string;
+  /** Only this caller's calls: `gui`, or an agent's name; '' for any. */
+  userId: string;
 }
 
 export interface TraceDetailEntry {
@@ -48,14 +50,15 @@ export interface TracesSlice {
 
 export const TRACE_PAGE_SIZE = 50;
 
-export const EMPTY_TRACE_FILTERS: TraceFilters = { toolName: '', serverId: '', status: '', sessionId: '' };
+export const EMPTY_TRACE_FILTERS: TraceFilters = { toolName: '', serverId: '', status: '', sessionId: '', userId: '' };
 
 function matches(trace: TraceSummary, filters: TraceFilters): boolean {
   return (
     (!filters.toolName || trace.toolName === filters.toolName) &&
     (!filters.serverId || trace.serverId === filters.serverId) &&
     (!filters.status || trace.status === filters.status) &&
-    (!filters.sessionId || trace.sessionId === filters.sessionId)
+    (!filters.sessionId || trace.sessionId === filters.sessionId) &&
+    (!filters.userId || trace.userId === filters.userId)
   );
 }
 
@@ -66,6 +69,7 @@ function query(filters: TraceFilters) {
     ...(filters.serverId ? { serverId: filters.serverId } : {}),
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.sessionId ? { sessionId: filters.sessionId } : {}),
+    ...(filters.userId ? { userId: filters.userId } : {}),
   };
 }
 

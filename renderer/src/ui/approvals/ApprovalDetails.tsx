@@ -1,9 +1,11 @@
 /**
- * What a person needs to decide on one approval request: which tool on which server, why it
+ * What a person needs to decide on one approval request: who asks (you, or an agent through the
+ * gateway), which tool on which server, why it
  * asks, the exact arguments, the tool's annotations (marked as unverified hints when the server
  * is not trusted), and how long the request stays open.
  */
 import type { ApprovalView } from '../../../../shared/contract.js';
+import { callerLabel, isAgentCaller } from '../../lib/callers.js';
 import { configOf, serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { annotationChips } from '../servers/annotations.js';
@@ -61,6 +63,16 @@ export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView
   return (
     <div className="approval-details">
       <dl className="props approval-props">
+        <dt>Asked by</dt>
+        <dd className="approval-caller" data-caller={view.userId}>
+          {isAgentCaller(view.userId) ? (
+            <>
+              <strong>{view.userId}</strong> <span className="chip chip-warning">agent</span>
+            </>
+          ) : (
+            callerLabel(view.userId)
+          )}
+        </dd>
         <dt>Tool</dt>
         <dd>
           <code className="approval-tool">{view.toolName}</code>

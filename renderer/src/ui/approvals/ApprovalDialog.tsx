@@ -12,6 +12,7 @@
  */
 import type { KeyboardEvent } from 'react';
 import { useEffect, useState } from 'react';
+import { isAgentCaller } from '../../lib/callers.js';
 import type { PendingApproval } from '../../state/slices/approvalsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
@@ -43,7 +44,16 @@ function DialogBody({ pending, index, count, deferred }: { pending: PendingAppro
             <h2 className="dialog-title">
               Allow <code>{view.toolName}</code> to run?
             </h2>
-            <p className="dialog-description">A tool call is waiting for your decision. Nothing runs until you allow it.</p>
+            <p className="dialog-description">
+              {isAgentCaller(view.userId) ? (
+                <>
+                  The agent <strong>{view.userId}</strong> is waiting for your decision.
+                </>
+              ) : (
+                'A tool call is waiting for your decision.'
+              )}{' '}
+              Nothing runs until you allow it.
+            </p>
           </div>
         </div>
         <div className="approval-meta">
@@ -110,7 +120,7 @@ export function ApprovalDialog() {
       className="dialog dialog-large approval-dialog"
       role="alertdialog"
       aria-modal="true"
-      aria-label={current ? `Approval: ${current.view.toolName}` : 'Approval'}
+      aria-label={current ? `Approval: ${current.view.toolName}${isAgentCaller(current.view.userId) ? `, asked by ${current.view.userId}` : ''}` : 'Approval'}
       data-keys={armed ? 'armed' : 'waiting'}
       onCancel={(event) => {
         // Esc is an answer: Deny (or, for a request that already ended, just close it).

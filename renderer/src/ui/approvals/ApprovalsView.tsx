@@ -3,6 +3,7 @@
  * details and answers as the dialog (including the ones set aside with "Decide later").
  */
 import { useEffect } from 'react';
+import { isAgentCaller } from '../../lib/callers.js';
 import type { PendingApproval } from '../../state/slices/approvalsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
@@ -18,12 +19,13 @@ function ApprovalCard({ pending, index }: { pending: PendingApproval; index: num
   const deferred = useAppStore((s) => s.deferredApprovals.includes(pending.view.requestId));
   const view = pending.view;
   return (
-    <li className={`card approval-card ${pending.ended ? 'is-ended' : ''}`} aria-label={`Approval request ${index + 1}: ${view.toolName}`}>
+    <li className={`card approval-card ${pending.ended ? 'is-ended' : ''}`} aria-label={`Approval request ${index + 1}: ${view.toolName}${isAgentCaller(view.userId) ? `, asked by ${view.userId}` : ''}`}>
       <header className="approval-card-head">
         <span className="approval-card-index">#{index + 1}</span>
         <h2 className="approval-card-title">
           <code>{view.toolName}</code>
         </h2>
+        {isAgentCaller(view.userId) && <span className="chip chip-warning">{view.userId}</span>}
         {deferred && <span className="chip">decide later</span>}
         <ExpiryCountdown expiresAt={view.expiresAt} stopped={pending.ended !== undefined} />
       </header>

@@ -27,6 +27,7 @@ const PATHS = {
   globe: 'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM2 12h20M12 2a15 15 0 0 1 0 20M12 2a15 15 0 0 0 0 20',
   check: 'M20 6L9 17l-5-5',
   logo: 'M4 7l8-4 8 4v10l-8 4-8-4zM4 7l8 4 8-4M12 11v10',
+  agents: 'M5 8h14v11H5zM12 8V4M10 4h4M9 13h.01M15 13h.01M9.5 16.5h5M2 12v3M22 12v3',
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -4,6 +4,7 @@
  * what failed underneath and where). No view reads meaning out of a message; the message is
  * shown as main wrote it, below the title.
  */
+import type { GatewayStatus } from '../../../../shared/agents.js';
 import type { ErrorShape } from '../../../../shared/contract.js';
 import type { Denial, ErrorCause, ErrorCode, OAuthDetail } from '../../../../shared/errors.js';
 import { isErrorCode } from '../../../../shared/errors.js';
@@ -268,4 +269,30 @@ export function codeOf(error: unknown): ErrorCode {
 export function describeFailure(error: unknown, fallbackTitle: string): ErrorDescription {
   const described = describeError(error);
   return described.code === 'internal' || described.code === 'unrecognized' ? { ...described, title: fallbackTitle } : described;
+}
+
+/** The agent gateway's state in words: a title, one sentence on what it means, and whether Settings is the answer. */
+export function describeGatewayState(status: Pick<GatewayStatus, 'state' | 'port' | 'errno'>): { tone: 'positive' | 'neutral' | 'warning' | 'error'; title: string; text: string; next?: NextPlace } {
+  switch (status.state) {
+    case 'listening':
+      return { tone: 'positive', title: 'Listening', text: `Agents connect to this address on this computer only (127.0.0.1, port ${status.port}), each with its own token.` };
+    case 'starting':
+      return { tone: 'neutral', title: 'Starting', text: `The gateway is opening port ${status.port}.` };
+    case 'off':
+      return { tone: 'neutral', title: 'Off', text: 'The gateway is turned off: no agent can connect. Turn it on in Settings → Agent gateway.', next: 'settings' };
+    case 'port_in_use':
+      return {
+        tone: 'error',
+        title: 'Port in use',
+        text: `Port ${status.port} is already used by another program, so no agent can connect. Choose another port in Settings → Agent gateway, or stop the other program.`,
+        next: 'settings',
+      };
+    case 'failed':
+      return {
+        tone: 'error',
+        title: 'Could not start',
+        text: `The gateway could not listen on port ${status.port}${status.errno ? ` (${status.errno})` : ''}, so no agent can connect. Choose another port in Settings → Agent gateway.`,
+        next: 'settings',
+      };
+  }
 }

@@ -1,7 +1,8 @@
-/** The toolbar over the records: the session, the status (segmented) and the tool (exact name). */
+/** The toolbar over the records: the session, the status (segmented), the tool (exact name) and the caller. */
 import type { CheckpointStatusView } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { RECORD_STATUS_LABELS } from './historyFormat.js';
+import { CallerFilter } from '../components/CallerFilter.js';
 import { ToolNameFilter } from '../components/ToolNameFilter.js';
 import { SessionPicker } from './SessionPicker.js';
 
@@ -32,6 +33,7 @@ export function HistoryFilters() {
         ))}
       </div>
       <ToolNameFilter className="filter filter-inline" value={filters.toolName} suggestions={suggestions} onApply={(toolName) => setFilters({ toolName })} />
+      <CallerFilter className="filter filter-inline" value={filters.userId} onChange={(userId) => setFilters({ userId })} />
     </div>
   );
 }

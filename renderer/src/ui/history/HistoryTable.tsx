@@ -8,6 +8,7 @@ import type { KeyboardEvent } from 'react';
 import { memo, useEffect, useId, useMemo, useRef } from 'react';
 import type { HistoryRecordView } from '../../../../shared/contract.js';
 import { formatBytes, formatDateTime } from '../../lib/format.js';
+import { recordKey } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Spinner } from '../components/Spinner.js';
 import { formatWhen, shortId } from '../traces/traceFormat.js';
@@ -32,7 +33,8 @@ const Row = memo(function Row({
   start: number;
   selected: boolean;
   rowId: string;
-  onSelect: (callId: string) => void;
+  /** Called with the record's `recordKey`. */
+  onSelect: (key: string) => void;
 }) {
   return (
     <div
@@ -44,7 +46,7 @@ const Row = memo(function Row({
       data-history-row=""
       data-call-id={record.callId}
       style={{ transform: `translateY(${start}px)` }}
-      onClick={() => onSelect(record.callId)}
+      onClick={() => onSelect(recordKey(record))}
     >
       <span role="gridcell" className="h-cell h-time" title={formatDateTime(record.updatedAt)}>
         {formatWhen(record.updatedAt)}
@@ -76,7 +78,7 @@ export function HistoryTable() {
   const hasMore = useAppStore((s) => s.historyCursor !== undefined);
   const loadingMore = useAppStore((s) => s.historyLoadingMore);
   const loadMore = useAppStore((s) => s.loadMoreHistory);
-  const selectedCallId = useAppStore((s) => s.selectedCallId);
+  const selectedKey = useAppStore((s) => s.selectedRecordKey);
   const select = useAppStore((s) => s.selectHistoryRecord);
   const scroller = useRef<HTMLDivElement>(null);
   const baseId = useId();
@@ -88,7 +90,10 @@ export function HistoryTable() {
     getScrollElement: () => scroller.current,
     estimateSize: () => HISTORY_ROW_HEIGHT,
     overscan: OVERSCAN,
-    getItemKey: (index) => records[index]?.callId ?? 'loader',
+    getItemKey: (index) => {
+      const record = records[index];
+      return record ? recordKey(record) : 'loader';
+    },
   });
   const items = virtualizer.getVirtualItems();
   const lastIndex = items.at(-1)?.index ?? -1;
@@ -98,16 +103,16 @@ export function HistoryTable() {
   }, [hasMore, loadingMore, lastIndex, records.length, loadMore]);
 
   // Not on every scroll frame: the list may hold 100,000 records.
-  const selectedIndex = useMemo(() => (selectedCallId ? records.findIndex((r) => r.callId === selectedCallId) : -1), [records, selectedCallId]);
+  const selectedIndex = useMemo(() => (selectedKey ? records.findIndex((r) => recordKey(r) === selectedKey) : -1), [records, selectedKey]);
 
   // A newly selected record (by keys, or from a trace's "Open in History", once it is loaded) is
   // scrolled into view — once: rows arriving live above it later do not pull the list back.
   const scrolledFor = useRef<string | undefined>(undefined);
   useEffect(() => {
-    if (selectedIndex < 0 || scrolledFor.current === selectedCallId) return;
-    scrolledFor.current = selectedCallId;
+    if (selectedIndex < 0 || scrolledFor.current === selectedKey) return;
+    scrolledFor.current = selectedKey;
     virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
-  }, [selectedCallId, selectedIndex, virtualizer]);
+  }, [selectedKey, selectedIndex, virtualizer]);
 
   const rowId = (index: number) => `${baseId}-row-${index}`;
 
@@ -144,7 +149,7 @@ export function HistoryTable() {
     event.preventDefault();
     const clamped = Math.max(0, Math.min(records.length - 1, next));
     const record = records[clamped];
-    if (record) select(record.callId);
+    if (record) select(recordKey(record));
   }
 
   const activeRendered = selectedIndex >= 0 && items.some((i) => i.index === selectedIndex);

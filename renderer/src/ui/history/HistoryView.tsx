@@ -13,9 +13,10 @@ import { HistoryFilters } from './HistoryFilters.js';
 import { HistoryTable } from './HistoryTable.js';
 import { RecordDetail } from './RecordDetail.js';
 import { formatCount } from './SessionPicker.js';
+import { recordKey } from '../../state/slices/historySlice.js';
 
 function AttentionCallout() {
-  const session = useAppStore((s) => s.historySessions.find((x) => x.sessionId === s.historySessionId));
+  const session = useAppStore((s) => (s.historyAllSessions ? undefined : s.historySessions.find((x) => x.sessionId === s.historySessionId)));
   const status = useAppStore((s) => s.historyFilters.status);
   const setFilters = useAppStore((s) => s.setHistoryFilters);
   if (!session || session.started === 0 || status === 'started') return null;
@@ -37,12 +38,13 @@ function Body() {
   const load = useAppStore((s) => s.historyLoad);
   const error = useAppStore((s) => s.historyError);
   const count = useAppStore((s) => s.historyRecords.length);
-  const filtered = useAppStore((s) => s.historyFilters.status !== '' || s.historyFilters.toolName !== '');
+  const filtered = useAppStore((s) => s.historyFilters.status !== '' || s.historyFilters.toolName !== '' || s.historyFilters.userId !== '');
+  const allSessions = useAppStore((s) => s.historyAllSessions);
   const sessionsLoad = useAppStore((s) => s.sessionsLoad);
   const sessionsError = useAppStore((s) => s.sessionsError);
-  const hasSession = useAppStore((s) => s.historySessionId !== undefined);
-  const record = useAppStore((s) => (s.selectedCallId ? s.historyRecords.find((r) => r.callId === s.selectedCallId) : undefined));
-  const selectedCallId = useAppStore((s) => s.selectedCallId);
+  const hasSession = useAppStore((s) => s.historySessionId !== undefined || s.historyAllSessions);
+  const record = useAppStore((s) => (s.selectedRecordKey ? s.historyRecords.find((r) => recordKey(r) === s.selectedRecordKey) : undefined));
+  const selectedCallId = useAppStore((s) => s.selectedRecordKey);
   const loadHistory = useAppStore((s) => s.loadHistory);
   const openHistory = useAppStore((s) => s.openHistory);
   const navigate = useAppStore((s) => s.navigate);
@@ -78,7 +80,7 @@ function Body() {
   } else if (count === 0) {
     list = filtered ? (
       <EmptyState icon="history" title="No call matches">
-        No recorded call of this session matches the filters.
+        No recorded call {allSessions ? 'in any session' : 'of this session'} matches the filters.
       </EmptyState>
     ) : (
       <EmptyState
@@ -116,7 +118,7 @@ function Body() {
 
 export function HistoryView() {
   const openHistory = useAppStore((s) => s.openHistory);
-  const session = useAppStore((s) => s.historySessions.find((x) => x.sessionId === s.historySessionId));
+  const session = useAppStore((s) => (s.historyAllSessions ? undefined : s.historySessions.find((x) => x.sessionId === s.historySessionId)));
 
   useEffect(() => {
     void openHistory();

@@ -1,6 +1,7 @@
 /**
  * Which session's calls History shows: a button naming the chosen session, opening a list of all
- * sessions (this app's own first) with their call counts and last activity. Sessions with calls
+ * sessions (this app's own first) with their call counts and last activity — or "All sessions"
+ * (what the caller filter shows: an agent's calls are spread over its sessions). Sessions with calls
  * still `started` are marked "needs attention". A native popover: Esc and a click outside close it.
  */
 import { countOf } from '../../lib/plural.js';
@@ -42,13 +43,17 @@ function SessionOption({ session, selected, onPick }: { session: SessionView; se
 
 export function SessionPicker() {
   const sessions = useAppStore((s) => s.historySessions);
-  const selectedId = useAppStore((s) => s.historySessionId);
+  const allSessions = useAppStore((s) => s.historyAllSessions);
+  const selectedId = useAppStore((s) => (s.historyAllSessions ? undefined : s.historySessionId));
   const select = useAppStore((s) => s.selectHistorySession);
+  const selectAll = useAppStore((s) => s.showAllHistorySessions);
   const popoverId = useId();
   const button = useRef<HTMLButtonElement>(null);
   const popover = useRef<HTMLDivElement>(null);
 
   const selected = sessions.find((s) => s.sessionId === selectedId);
+  const total = sessions.reduce((n, s) => n + s.count, 0);
+  const label = allSessions ? 'All sessions' : selected ? sessionLabel(selected) : selectedId ? selectedId : 'Choose a session';
 
   function place(): void {
     const anchor = button.current?.getBoundingClientRect();
@@ -63,13 +68,19 @@ export function SessionPicker() {
     select(id);
   }
 
+  function pickAll(): void {
+    popover.current?.hidePopover();
+    selectAll();
+  }
+
   return (
     <>
-      <button ref={button} type="button" className="session-trigger" popoverTarget={popoverId} onClick={place} aria-label={`Session: ${selected ? sessionLabel(selected) : 'none'} — choose another`}>
+      <button ref={button} type="button" className="session-trigger" popoverTarget={popoverId} onClick={place} aria-label={`Session: ${allSessions || selected ? label : 'none'} — choose another`}>
         <Icon name="history" size={16} />
         <span className="session-trigger-text">
-          <span className="session-trigger-name">{selected ? sessionLabel(selected) : selectedId ? selectedId : 'Choose a session'}</span>
+          <span className="session-trigger-name">{label}</span>
           {selected && <span className="session-trigger-meta">{formatCount(selected.count, 'call', 'calls')}</span>}
+          {allSessions && <span className="session-trigger-meta">{formatCount(total, 'call', 'calls')}</span>}
         </span>
         {selected && <AttentionChip count={selected.started} />}
         <Icon name="chevronDown" size={14} />
@@ -77,6 +88,15 @@ export function SessionPicker() {
       <div ref={popover} id={popoverId} popover="auto" className="session-popover" aria-label="Sessions">
         <p className="session-popover-title">Sessions</p>
         <ul role="list" className="session-options">
+          <li>
+            <button type="button" className="session-option" aria-current={allSessions ? 'true' : undefined} onClick={pickAll} data-session-id="">
+              <span className="session-option-main">
+                <span className="session-option-name">All sessions</span>
+                <span className="session-option-meta">{formatCount(total, 'call', 'calls')} · yours and every agent’s</span>
+              </span>
+              {allSessions && <Icon name="check" size={16} className="session-option-check" />}
+            </button>
+          </li>
           {sessions.map((session) => (
             <SessionOption key={session.sessionId} session={session} selected={session.sessionId === selectedId} onPick={pick} />
           ))}

@@ -13,6 +13,7 @@ const MAIN_ITEMS: { view: ViewName; label: string; icon: IconName }[] = [
   { view: 'permissions', label: 'Permissions', icon: 'lock' },
   { view: 'traces', label: 'Traces', icon: 'traces' },
   { view: 'history', label: 'History', icon: 'history' },
+  { view: 'agents', label: 'Agents', icon: 'agents' },
 ];
 
 function NavButton({ view, label, icon }: { view: ViewName; label: string; icon: IconName }) {
@@ -21,6 +22,8 @@ function NavButton({ view, label, icon }: { view: ViewName; label: string; icon:
   const errorCount = useAppStore((s) => (view === 'servers' ? s.servers.filter((v) => v.status.state === 'error').length : 0));
   const pendingCount = useAppStore((s) => (view === 'approvals' ? selectPendingApprovalCount(s) : 0));
   const attentionCount = useAppStore((s) => (view === 'history' ? selectHistoryAttentionCount(s) : 0));
+  // The gateway cannot take agents (port in use, failed): marked like a server in error.
+  const gatewayDown = useAppStore((s) => view === 'agents' && (s.agentsView?.gateway.state === 'port_in_use' || s.agentsView?.gateway.state === 'failed'));
   return (
     <li>
       <button type="button" className="nav-item" aria-current={current ? 'page' : undefined} onClick={() => navigate(view)}>
@@ -34,6 +37,11 @@ function NavButton({ view, label, icon }: { view: ViewName; label: string; icon:
         {attentionCount > 0 && (
           <span className="nav-count nav-count-warning" aria-label={`${attentionCount} in progress or unknown`} title="Calls in progress, or whose result is unknown">
             {attentionCount}
+          </span>
+        )}
+        {gatewayDown && (
+          <span className="nav-count nav-count-error" aria-label="the gateway is not listening" title="The agent gateway could not start">
+            !
           </span>
         )}
         {errorCount > 0 && (

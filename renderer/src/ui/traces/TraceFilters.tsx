@@ -1,11 +1,12 @@
 /**
- * The filters above the trace list: tool (exact name, applied as you type), server, status and
- * session. Each change reloads the first page.
+ * The filters above the trace list: tool (exact name, applied as you type), server, status,
+ * session and caller (you or an agent). Each change reloads the first page.
  */
 import type { TraceStatus } from '../../../../shared/traces.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { EMPTY_TRACE_FILTERS } from '../../state/slices/tracesSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
+import { CallerFilter } from '../components/CallerFilter.js';
 import { Icon } from '../components/Icon.js';
 import { ToolNameFilter } from '../components/ToolNameFilter.js';
 import { sessionLabel } from '../history/historyFormat.js';
@@ -22,7 +23,7 @@ export function TraceFilters() {
 
   const toolNames = [...new Set(traces.map((t) => t.toolName))].sort();
   const serverIds = new Set(['local', ...servers.map(serverIdOf)]);
-  const active = filters.toolName || filters.serverId || filters.status || filters.sessionId;
+  const active = filters.toolName || filters.serverId || filters.status || filters.sessionId || filters.userId;
 
   return (
     <div className="filter-bar" role="search" aria-label="Filter traces">
@@ -65,6 +66,7 @@ export function TraceFilters() {
           {filters.sessionId && !sessions.some((s) => s.sessionId === filters.sessionId) && <option value={filters.sessionId}>{filters.sessionId}</option>}
         </select>
       </label>
+      <CallerFilter value={filters.userId} onChange={(userId) => setFilters({ userId })} />
       {active && (
         <button
           type="button"

@@ -9,6 +9,7 @@ import { ViewHeader } from '../layout/ViewHeader.js';
 import { FoldersCard } from '../settings/FoldersCard.js';
 import { KeepRunningCard } from '../settings/KeepRunningCard.js';
 import { NotificationsCard } from '../settings/NotificationsCard.js';
+import { ApprovalTimeoutCard, GatewaySettingsCard } from '../settings/GatewaySettingsCard.js';
 
 const BACKEND_NAMES: Record<AppInfo['secretBackend']['kind'], string> = {
   safeStorage: 'Electron safeStorage (OS-encrypted)',
@@ -42,6 +43,9 @@ export function SettingsView() {
         <FoldersCard />
 
         {info.mode === 'electron' ? <KeepRunningCard /> : <NotificationsCard />}
+        <GatewaySettingsCard />
+
+        <ApprovalTimeoutCard />
 
         <section className="card" aria-labelledby="settings-secrets">
           <h2 id="settings-secrets" className="card-title">

@@ -1,0 +1,106 @@
+/**
+ * The agent gateway as the Agents view shows it: the endpoint's state, the registered agents
+ * (with their live sessions and recorded calls) and the names agents see. Loaded with
+ * 'agents.list', then replaced whole by every 'agents.changed'. History and Traces read the
+ * agents' names for their caller filter.
+ *
+ * A new agent's token is handed to the caller of `createAgent` and never stored here: the view
+ * that shows it once forgets it when it closes.
+ */
+import type { AgentsView, AgentView, AgentVisibility } from '../../../../shared/agents.js';
+import { messageOf } from '../../bridge/index.js';
+import type { ClientSliceCreator } from '../types.js';
+
+export interface AgentsSlice {
+  agentsView: AgentsView | undefined;
+  agentsLoad: 'idle' | 'loading' | 'ready' | 'error';
+  agentsError: string | undefined;
+  /** Agents being changed (visibility, revoke, remove), by id. */
+  agentsBusy: Record<string, true>;
+
+  loadAgents(): Promise<void>;
+  /** The whole view, from 'agents.changed'. */
+  applyAgents(view: AgentsView): void;
+  /** Registers an agent; resolves with its token, which is shown once. Throws the BridgeError. */
+  createAgent(name: string, visibility: AgentVisibility): Promise<{ agent: AgentView; token: string }>;
+  /** Throws the BridgeError (the dialog shows it). */
+  setAgentVisibility(id: string, visibility: AgentVisibility): Promise<void>;
+  revokeAgent(id: string): Promise<void>;
+  removeAgent(id: string): Promise<void>;
+  clearAgents(): void;
+}
+
+export const createAgentsSlice: ClientSliceCreator<AgentsSlice> = (client) => (set, get) => {
+  /** Puts one agent's new state into the view at once; the 'agents.changed' that follows replaces it all. */
+  function patchAgent(agent: AgentView): void {
+    const view = get().agentsView;
+    if (!view) return;
+    const known = view.agents.some((a) => a.id === agent.id);
+    const agents = known ? view.agents.map((a) => (a.id === agent.id ? agent : a)) : [...view.agents, agent];
+    set({ agentsView: { ...view, agents } }, false, 'agents/patch');
+  }
+
+  async function change(id: string, run: () => Promise<void>, failure: string, rethrow = false): Promise<void> {
+    set({ agentsBusy: { ...get().agentsBusy, [id]: true } }, false, 'agents/change');
+    try {
+      await run();
+    } catch (error) {
+      if (rethrow) throw error;
+      get().notify('error', `${failure}: ${messageOf(error)}`);
+    } finally {
+      const { [id]: _done, ...rest } = get().agentsBusy;
+      set({ agentsBusy: rest }, false, 'agents/changeDone');
+    }
+  }
+
+  return {
+    agentsView: undefined,
+    agentsLoad: 'idle',
+    agentsError: undefined,
+    agentsBusy: {},
+
+    async loadAgents() {
+      if (get().agentsLoad !== 'ready') set({ agentsLoad: 'loading' }, false, 'agents/load');
+      try {
+        const agentsView = await client.call('agents.list', {});
+        set({ agentsView, agentsLoad: 'ready', agentsError: undefined }, false, 'agents/loaded');
+      } catch (error) {
+        set({ agentsLoad: 'error', agentsError: messageOf(error) }, false, 'agents/loadError');
+      }
+    },
+
+    applyAgents(agentsView) {
+      set({ agentsView, agentsLoad: 'ready', agentsError: undefined }, false, 'agents/changed');
+    },
+
+    async createAgent(name, visibility) {
+      const created = await client.call('agents.create', { name, visibility });
+      patchAgent(created.agent);
+      return created;
+    },
+
+    setAgentVisibility(id, visibility) {
+      return change(id, async () => patchAgent(await client.call('agents.setVisibility', { id, visibility })), 'Could not change what the agent sees', true);
+    },
+
+    revokeAgent(id) {
+      return change(id, async () => patchAgent(await client.call('agents.revoke', { id })), 'Could not revoke the agent');
+    },
+
+    removeAgent(id) {
+      return change(
+        id,
+        async () => {
+          await client.call('agents.remove', { id });
+          const view = get().agentsView;
+          if (view) set({ agentsView: { ...view, agents: view.agents.filter((a) => a.id !== id) } }, false, 'agents/removed');
+        },
+        'Could not remove the agent',
+      );
+    },
+
+    clearAgents() {
+      set({ agentsView: undefined, agentsLoad: 'idle', agentsError: undefined, agentsBusy: {} }, false, 'agents/clear');
+    },
+  };
+};

@@ -1,0 +1,158 @@
+/**
+ * One registered agent: when it was created (and revoked), what it sees, its live sessions (the
+ * client's own name and version, when it connected and was last seen), how many calls it made
+ * and the last one; and what can be done with it: connect, change what it sees, revoke (after a
+ * confirmation), remove once revoked.
+ */
+import { useState } from 'react';
+import type { AgentView, GatewayStatus } from '../../../../shared/agents.js';
+import { formatDateTime } from '../../lib/format.js';
+import { countOf } from '../../lib/plural.js';
+import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
+import { useAppStore } from '../../state/useAppStore.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { Spinner } from '../components/Spinner.js';
+import { formatWhen } from '../traces/traceFormat.js';
+import { ConnectAgentDialog } from './ConnectAgent.js';
+import { EditVisibilityDialog } from './EditVisibilityDialog.js';
+
+type Open = 'connect' | 'visibility' | 'revoke' | 'remove' | undefined;
+
+const CONFIRM = {
+  revoke: {
+    label: 'Revoke',
+    text: 'Its open sessions end now and every later request with its token is refused. This cannot be undone: to let it in again, add a new agent. Its recorded calls stay in History.',
+  },
+  remove: { label: 'Remove', text: 'It disappears from this list. Its recorded calls stay in History and Traces under its name.' },
+} as const;
+
+function useVisibilityText(agent: AgentView): string {
+  const servers = useAppStore((s) => s.servers);
+  const { visibility } = agent;
+  const local = visibility.localTools ? ' and the local tools' : ', not the local tools';
+  if (visibility.allServers) return `Every server’s tools${local}.`;
+  if (visibility.serverIds.length === 0) return `No server’s tools${local}.`;
+  const names = visibility.serverIds.map((id) => {
+    const view = servers.find((v) => serverIdOf(v) === id);
+    return view ? serverNameOf(view) : `${id} (removed)`;
+  });
+  return `The tools of ${names.join(', ')}${local}.`;
+}
+
+function Sessions({ agent }: { agent: AgentView }) {
+  if (agent.sessions.length === 0) return <p className="muted">No live session: the agent is not connected now.</p>;
+  return (
+    <div className="table-scroll">
+      <table className="table agent-sessions" aria-label={`Live sessions of ${agent.name}`}>
+        <thead>
+          <tr>
+            <th scope="col">Client (as it says)</th>
+            <th scope="col">Version</th>
+            <th scope="col">Connected</th>
+            <th scope="col">Last seen</th>
+          </tr>
+        </thead>
+        <tbody>
+          {agent.sessions.map((s) => (
+            <tr key={s.sessionId} data-session-id={s.sessionId}>
+              <td>{s.clientName ?? <span className="muted">not given</span>}</td>
+              <td>{s.clientVersion ?? <span className="muted">—</span>}</td>
+              <td title={formatDateTime(s.startedAt)}>{formatWhen(s.startedAt)}</td>
+              <td title={formatDateTime(s.lastSeenAt)}>{formatWhen(s.lastSeenAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: GatewayStatus }) {
+  const revoke = useAppStore((s) => s.revokeAgent);
+  const remove = useAppStore((s) => s.removeAgent);
+  const busy = useAppStore((s) => s.agentsBusy[agent.id] === true);
+  const sees = useVisibilityText(agent);
+  const [open, setOpen] = useState<Open>(undefined);
+  const close = () => setOpen(undefined);
+  const revoked = agent.revokedAt !== undefined;
+  const last = agent.lastCall;
+
+  return (
+    <li className={`card agent-card ${revoked ? 'is-revoked' : ''}`} aria-labelledby={`agent-${agent.id}-name`} data-agent-id={agent.id}>
+      <header className="agent-card-head">
+        <h2 id={`agent-${agent.id}-name`} className="agent-name">
+          {agent.name}
+        </h2>
+        {revoked ? (
+          <span className="chip chip-error">revoked</span>
+        ) : (
+          <span className={agent.sessions.length > 0 ? 'chip chip-positive' : 'chip'}>{agent.sessions.length > 0 ? `${countOf(agent.sessions.length, 'live session', 'live sessions')}` : 'not connected'}</span>
+        )}
+        <div className="agent-card-actions">
+          {busy && <Spinner label="Saving" />}
+          {!revoked && (
+            <>
+              <button type="button" className="btn btn-small" onClick={() => setOpen('connect')}>
+                Connect…
+              </button>
+              <button type="button" className="btn btn-small" onClick={() => setOpen('visibility')} disabled={busy}>
+                Change what it sees…
+              </button>
+              <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setOpen('revoke')} disabled={busy}>
+                Revoke…
+              </button>
+            </>
+          )}
+          {revoked && (
+            <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setOpen('remove')} disabled={busy}>
+              Remove…
+            </button>
+          )}
+        </div>
+      </header>
+      <dl className="props">
+        <dt>Created</dt>
+        <dd>{formatDateTime(agent.createdAt)}</dd>
+        {agent.revokedAt !== undefined && (
+          <>
+            <dt>Revoked</dt>
+            <dd>{formatDateTime(agent.revokedAt)} · its token is refused</dd>
+          </>
+        )}
+        <dt>Sees</dt>
+        <dd>{sees}</dd>
+        <dt>Calls</dt>
+        <dd>{countOf(agent.calls, 'call', 'calls')} recorded</dd>
+        <dt>Last call</dt>
+        <dd>
+          {last ? (
+            <>
+              <code>{last.toolName}</code> on {last.serverId} · <span title={formatDateTime(last.at)}>{formatWhen(last.at)}</span> · {last.status}
+            </>
+          ) : (
+            <span className="muted">none yet</span>
+          )}
+        </dd>
+      </dl>
+      {!revoked && <Sessions agent={agent} />}
+
+      {open === 'connect' && <ConnectAgentDialog agentName={agent.name} gateway={gateway} onClose={close} />}
+      {open === 'visibility' && <EditVisibilityDialog agent={agent} onClose={close} />}
+      {(open === 'revoke' || open === 'remove') && (
+        <ConfirmDialog
+          title={`${CONFIRM[open].label} ${agent.name}?`}
+          confirmLabel={CONFIRM[open].label}
+          danger
+          busy={busy}
+          onCancel={close}
+          onConfirm={() => {
+            close();
+            void (open === 'revoke' ? revoke : remove)(agent.id);
+          }}
+        >
+          {CONFIRM[open].text}
+        </ConfirmDialog>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,247 @@
+/**
+ * The agent gateway in the GUI, end to end: the real browser-mode host (own process, data folder
+ * and gateway port per test), the built renderer in Chromium, the stdio fixture server whose
+ * `append` tool appends a line to FIXTURE_COUNTER (a side effect the tests count), and a real SDK
+ * `Client` as the agent, with the token read from the dialog that shows it once.
+ *
+ * Run: npx playwright test test/e2e/agents.spec.ts
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { connectAgent } from '../gateway/support.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import { Bridge } from './support/bridge.js';
+import { hostPerTest } from './support/hostPerTest.js';
+import type { WebHostProcess } from './support/webHost.js';
+import { startWebHost } from './support/webHost.js';
+
+test.describe.configure({ timeout: 120_000 });
+
+const AGENT = 'E2E Agent';
+
+function lines(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+function text(result: unknown): string {
+  return ((result as CallToolResult).content[0] as { text: string }).text;
+}
+
+async function openView(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+}
+
+/** Adds an agent through the dialog; returns the token it shows once. */
+async function addAgent(page: Page, name: string): Promise<string> {
+  await page.getByRole('button', { name: 'Add agent' }).first().click();
+  const form = page.getByRole('dialog', { name: 'Add an agent' });
+  await form.getByLabel('Name').fill(name);
+  await form.getByRole('button', { name: 'Add agent' }).click();
+  const created = page.getByRole('dialog', { name: `Agent “${name}” added` });
+  await expect(created.getByText('Copy the token now: you will not see it again')).toBeVisible();
+  const token = await created.getByLabel('Token').inputValue();
+  expect(token).toMatch(/^mhg_/);
+  return token;
+}
+
+test.describe('an agent through the GUI', () => {
+  const ctx = hostPerTest('mh-e2e-agents-');
+  let agent: Client | undefined;
+
+  test.afterEach(async () => {
+    await agent?.close().catch(() => undefined);
+    agent = undefined;
+  });
+
+  async function addFixture(counter: string): Promise<void> {
+    await ctx.bridge.ok('servers.save', {
+      mode: 'create',
+      config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' } },
+    });
+    await expect.poll(async () => (await ctx.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 }).toBe('ready');
+  }
+
+  test('the token is shown once with the configs; the approval names the agent; Allow returns the result, Deny an isError and no side effect', async ({ page }) => {
+    const counter = join(ctx.scratch, 'counter.txt');
+    await addFixture(counter);
+    await page.goto(ctx.host.url);
+    await openView(page, 'Agents');
+    const endpoint = page.getByRole('region', { name: 'Endpoint' });
+    await expect(endpoint.getByRole('status', { name: 'Gateway: Listening' })).toBeVisible();
+    const url = (await endpoint.getByTestId('gateway-url').textContent()) ?? '';
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+
+    const token = await addAgent(page, AGENT);
+    // "Connect an agent" with the real token, per application.
+    const created = page.getByRole('dialog', { name: `Agent “${AGENT}” added` });
+    const desktop = JSON.parse((await created.getByLabel('Claude Desktop configuration').textContent()) ?? '') as { mcpServers: Record<string, { args: string[]; env: Record<string, string> }> };
+    expect(desktop.mcpServers.miniharness?.env).toEqual({ MINIHARNESS_GATEWAY_TOKEN: token });
+    expect(desktop.mcpServers.miniharness?.args.slice(-2)).toEqual(['--client', AGENT]);
+    await created.getByRole('tab', { name: 'Claude Code' }).click();
+    await expect(created.getByLabel('Claude Code configuration')).toHaveText(`claude mcp add --transport http miniharness ${url} --header 'Authorization: Bearer ${token}'\n`);
+    await expect(created.getByRole('button', { name: 'Copy for Claude Code' })).toBeVisible();
+    await created.getByRole('button', { name: 'Done' }).click();
+    await expect(created).toBeHidden();
+
+    // Later, the configuration has a placeholder: the app no longer knows the token.
+    const card = page.getByRole('listitem', { name: AGENT });
+    await card.getByRole('button', { name: 'Connect…' }).click();
+    const connect = page.getByRole('dialog', { name: `Connect ${AGENT}` });
+    await connect.getByRole('tab', { name: 'VS Code' }).click();
+    await expect(connect.getByLabel('VS Code configuration')).toContainText('Bearer <paste the token>');
+    await expect(connect.getByLabel('VS Code configuration')).not.toContainText(token);
+    await connect.getByRole('button', { name: 'Done' }).click();
+
+    // The agent connects: its live session appears with what the client says it is.
+    agent = await connectAgent(new URL(url), token, 'e2e-client');
+    await expect(card.getByText('1 live session')).toBeVisible();
+    await expect(card.getByRole('table', { name: `Live sessions of ${AGENT}` })).toContainText('e2e-client');
+
+    // Allow: the dialog names the agent; the agent gets the result.
+    const allowed = agent.callTool({ name: 'fx__append', arguments: { line: 'allowed' } });
+    const dialog = page.getByRole('alertdialog', { name: `Approval: append, asked by ${AGENT}` });
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByText(`The agent ${AGENT} is waiting for your decision.`)).toBeVisible();
+    await expect(dialog.locator('.approval-caller')).toHaveAttribute('data-caller', AGENT);
+    await dialog.getByRole('button', { name: /^Allow once/ }).click();
+    const result = await allowed;
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe('appended allowed');
+    expect(lines(counter)).toEqual(['allowed']);
+
+    // Deny: the agent gets isError with the reason, and the side effect did not happen.
+    const denied = agent.callTool({ name: 'fx__append', arguments: { line: 'denied' } });
+    await expect(dialog).toBeVisible();
+    await dialog.getByRole('button', { name: /^Deny/ }).click();
+    const refusal = await denied;
+    expect(refusal.isError).toBe(true);
+    expect(text(refusal)).toMatch(/The user denied this call of fx__append in MiniHarness, so nothing ran/);
+    expect(lines(counter)).toEqual(['allowed']);
+
+    // The Agents view counts both calls and shows the last.
+    await expect(card.getByText('2 calls recorded')).toBeVisible();
+    await expect(card).toContainText('append on fx');
+
+    // Traces by caller: the agent's two calls; none of the person's.
+    await openView(page, 'Traces');
+    const caller = page.getByRole('search', { name: 'Filter traces' }).getByLabel('Caller');
+    await caller.selectOption({ label: AGENT });
+    await expect(page.locator('[data-trace-id]')).toHaveCount(2);
+    await caller.selectOption({ label: 'You (GUI)' });
+    await expect(page.locator('[data-trace-id]')).toHaveCount(0);
+
+    // History by caller spans the agent's sessions: its one checkpointed call (the denied one never reached a checkpoint).
+    await openView(page, 'History');
+    await page.getByRole('search', { name: 'Filter history' }).getByLabel('Caller').selectOption({ label: AGENT });
+    await expect(page.getByRole('button', { name: /^Session: All sessions/ })).toBeVisible();
+    await expect(page.locator('[data-history-row]')).toHaveCount(1);
+    await expect(page.locator('[data-history-row]')).toContainText('append');
+  });
+
+  test('revoke ends the agent’s access (after a confirmation), then it can be removed; settings refuse bad values at the field', async ({ page }) => {
+    await page.goto(ctx.host.url);
+    await openView(page, 'Agents');
+    const token = await addAgent(page, AGENT);
+    await page.getByRole('dialog', { name: `Agent “${AGENT}” added` }).getByRole('button', { name: 'Done' }).click();
+    const url = (await page.getByTestId('gateway-url').textContent()) ?? '';
+    agent = await connectAgent(new URL(url), token);
+    const card = page.getByRole('listitem', { name: AGENT });
+    await expect(card.getByText('1 live session')).toBeVisible();
+    await expect(card.getByRole('button', { name: 'Remove…' })).toHaveCount(0);
+
+    await card.getByRole('button', { name: 'Revoke…' }).click();
+    const confirm = page.getByRole('alertdialog', { name: `Revoke ${AGENT}?` });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await expect(card.getByText('1 live session')).toBeVisible();
+    await card.getByRole('button', { name: 'Revoke…' }).click();
+    await confirm.getByRole('button', { name: 'Revoke' }).click();
+    await expect(card.getByText('revoked', { exact: true })).toBeVisible();
+    await expect(agent.listTools()).rejects.toThrow();
+    await expect(connectAgent(new URL(url), token)).rejects.toMatchObject({ code: 401 });
+
+    await card.getByRole('button', { name: 'Remove…' }).click();
+    await page.getByRole('alertdialog', { name: `Remove ${AGENT}?` }).getByRole('button', { name: 'Remove' }).click();
+    await expect(card).toHaveCount(0);
+    await expect(page.getByText('No agents yet')).toBeVisible();
+
+    await openView(page, 'Settings');
+    const port = page.getByLabel('Port', { exact: true });
+    await port.fill('80');
+    await page.getByRole('button', { name: 'Save gateway' }).click();
+    await expect(port).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.locator('#gateway-port-error')).toHaveText('Must be a whole number from 1024 to 65535');
+    const seconds = page.getByLabel('Approval timeout (seconds)');
+    await seconds.fill('5');
+    await page.getByRole('button', { name: 'Save timeout' }).click();
+    await expect(page.locator('#approval-timeout-error')).toHaveText('Must be a whole number from 10 to 3600');
+    await seconds.fill('45');
+    await page.getByRole('button', { name: 'Save timeout' }).click();
+    await expect(seconds).not.toHaveAttribute('aria-invalid', 'true');
+    expect((await ctx.bridge.ok<{ approvalTimeoutSeconds: number }>('settings.get', {})).approvalTimeoutSeconds).toBe(45);
+  });
+});
+
+/** A port another program holds (the test's own listener). */
+async function occupiedPort(): Promise<{ server: Server; port: number }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+test.describe('a gateway port in use', () => {
+  let host: WebHostProcess | undefined;
+  let blocker: Server | undefined;
+  let scratch: string | undefined;
+
+  test.afterEach(async () => {
+    await host?.stop();
+    await new Promise<void>((resolve) => (blocker ? blocker.close(() => resolve()) : resolve()));
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test('is a clear sentence with a link to the setting, and choosing another port there starts it', async ({ page }) => {
+    const held = await occupiedPort();
+    blocker = held.server;
+    scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-gwport-'));
+    const saved = process.env.MINIHARNESS_GATEWAY_PORT;
+    process.env.MINIHARNESS_GATEWAY_PORT = String(held.port);
+    try {
+      host = await startWebHost({ dataDir: join(scratch, 'data') });
+    } finally {
+      process.env.MINIHARNESS_GATEWAY_PORT = saved;
+    }
+    expect(host.alive()).toBe(true);
+
+    await page.goto(host.url);
+    await expect(page.getByRole('navigation', { name: 'Main' }).getByLabel('the gateway is not listening')).toBeVisible();
+    await openView(page, 'Agents');
+    const endpoint = page.getByRole('region', { name: 'Endpoint' });
+    await expect(endpoint.getByRole('status', { name: 'Gateway: Port in use' })).toBeVisible();
+    await expect(endpoint.getByRole('alert')).toContainText(`Port ${held.port} is already used by another program, so no agent can connect.`);
+    await endpoint.getByRole('button', { name: 'Open Settings → Agent gateway' }).click();
+    await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
+
+    // Another port, free now: the gateway listens there.
+    const free = await occupiedPort();
+    await new Promise<void>((resolve) => free.server.close(() => resolve()));
+    await page.getByLabel('Port', { exact: true }).fill(String(free.port));
+    await page.getByRole('button', { name: 'Save gateway' }).click();
+    const bridge = await Bridge.connect(host);
+    try {
+      await expect.poll(async () => (await bridge.ok<{ gateway: { state: string; port: number } }>('agents.list', {})).gateway).toEqual(expect.objectContaining({ state: 'listening', port: free.port }));
+    } finally {
+      bridge.close();
+    }
+    await openView(page, 'Agents');
+    await expect(page.getByRole('region', { name: 'Endpoint' }).getByRole('status', { name: 'Gateway: Listening' })).toBeVisible();
+    await expect(page.getByTestId('gateway-url')).toHaveText(`http://127.0.0.1:${free.port}/mcp`);
+  });
+});
