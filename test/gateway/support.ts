@@ -28,7 +28,8 @@ export interface GatewayApp {
   close(): Promise<void>;
 }
 
-export async function startGatewayApp(dir: string, options: { gatewayPort?: number } = {}): Promise<GatewayApp> {
+/** `allowNotListening`: return the app even when its gateway could not bind (a port in use); `url` is then the configured one. */
+export async function startGatewayApp(dir: string, options: { gatewayPort?: number; allowNotListening?: boolean } = {}): Promise<GatewayApp> {
   const dataDir = join(dir, 'data');
   const core = await buildAppCore({
     mode: 'browser',
@@ -57,7 +58,7 @@ export async function startGatewayApp(dir: string, options: { gatewayPort?: numb
     return result.result as T;
   };
   const view = await call<AgentsView>('agents.list');
-  if (view.gateway.state !== 'listening') throw new Error(`the gateway did not start: ${view.gateway.state}`);
+  if (view.gateway.state !== 'listening' && !options.allowNotListening) throw new Error(`the gateway did not start: ${view.gateway.state}`);
   return {
     core,
     dataDir,
