@@ -65,9 +65,9 @@ export class HostProcess {
     readonly output: () => string,
   ) {}
 
-  /** `extraArgs`: more flags for cli.ts (`--gateway-port`, `--workspace`). */
-  static async start(dataDir: string, token: string, extraArgs: string[] = []): Promise<HostProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'), '--port', '0', '--data-dir', dataDir, ...extraArgs], {
+  /** `extraArgs`: more flags for cli.ts (`--gateway-port`, `--workspace`); `nodeArgs`: for node itself (`--inspect=0`). */
+  static async start(dataDir: string, token: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<HostProcess> {
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'), '--port', '0', '--data-dir', dataDir, ...extraArgs], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, MINIHARNESS_TOKEN: token, MINIHARNESS_SECRET_STORE: 'file' },
       stdio: ['ignore', 'pipe', 'pipe'],
