@@ -9,6 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { META_ERROR } from '../../electron/gateway/agentResults.js';
 import { META_CALL_ID, META_REPLAYED, META_SESSION } from '../../shared/agents.js';
+import type { AgentsView } from '../../shared/agents.js';
 import type { HistoryRecordView } from '../../shared/contract.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readLines, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
@@ -68,6 +69,9 @@ describe('concurrent agent calls through the gateway', () => {
     expect(page.records).toHaveLength(CALLS);
     expect(new Set(page.records.map((r) => r.status))).toEqual(new Set(['completed']));
     expect(new Set(page.records.map((r) => r.userId))).toEqual(new Set(['Busy agent']));
+    // The Agents view hears of the burst (reports are grouped, the last one comes after the last call).
+    const view = await app.nextEvent<AgentsView>('agents.changed', (v) => (v.agents.find((a) => a.name === 'Busy agent')?.calls ?? 0) >= CALLS);
+    expect(view.agents.find((a) => a.name === 'Busy agent')?.lastCall).toMatchObject({ toolName: 'append', serverId: 'fx', status: 'ok' });
   });
 
   it(`${CALLS} concurrent calls with ONE callId execute once; the others get the stored result or "still running"`, async () => {
