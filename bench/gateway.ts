@@ -28,7 +28,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -47,7 +47,7 @@ import type { CpuProfile, ProfileSummary } from './gatewayProfile.js';
 import { InspectorClient, summarize } from './gatewayProfile.js';
 import type { Caller, SequentialResult } from './pipelineHelpers.js';
 import { CpuMeter, childPids } from './processCpu.js';
-import { fmt, median, printTable, runConcurrent, runSequential } from './pipelineHelpers.js';
+import { fmt, median, printTable, runBench, runConcurrent, runSequential } from './pipelineHelpers.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
@@ -324,20 +324,4 @@ async function main(): Promise<void> {
   console.log(JSON.stringify({ bench: 'gateway', p50_added_ms: Number(added.toFixed(3)), concurrent_ratio: Number(ratio.toFixed(3)) }));
 }
 
-async function closeAll(): Promise<void> {
-  for (const close of closers.reverse()) {
-    try {
-      await close();
-    } catch (error) {
-      console.error('cleanup:', error);
-    }
-  }
-  rmSync(work, { recursive: true, force: true });
-}
-
-main()
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  })
-  .finally(closeAll);
+runBench(main, closers, work);

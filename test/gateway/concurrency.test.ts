@@ -11,9 +11,9 @@ import { META_ERROR } from '../../electron/gateway/agentResults.js';
 import { META_CALL_ID, META_REPLAYED, META_SESSION } from '../../shared/agents.js';
 import type { AgentsView } from '../../shared/agents.js';
 import type { HistoryRecordView } from '../../shared/contract.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readLines, scratchDir } from '../helpers/fixtures.js';
+import { readLines, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, startGatewayApp } from './support.js';
+import { addFixtureServer, connectAgent, startGatewayApp } from './support.js';
 
 const CALLS = 100;
 /** The calls are spread over several sessions of one agent, as reconnecting agents do. */
@@ -31,13 +31,7 @@ describe('concurrent agent calls through the gateway', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await app.call('servers.save', {
-      mode: 'create',
-      config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append,slow_append' } },
-    });
-    await app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'fx' && p.status.state === 'ready');
-    await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'ALLOW' });
-    await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow_append', level: 'ALLOW' });
+    await addFixtureServer(app, 'fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append,slow_append' }, ['append', 'slow_append']);
     const agent = await app.createAgent('Busy agent');
     clients = await Promise.all(Array.from({ length: SESSIONS }, () => connectAgent(app.url, agent.token)));
   }, 30_000);

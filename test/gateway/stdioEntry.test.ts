@@ -15,7 +15,7 @@ import type { TraceSummary } from '../../shared/traces.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import { freePort } from './ports.js';
 import type { GatewayApp } from './support.js';
-import { startGatewayApp } from './support.js';
+import { addFixtureServer, startGatewayApp } from './support.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'miniharness-gateway.mjs');
 
@@ -51,12 +51,7 @@ describe('the stdio entry (bin/miniharness-gateway.mjs) as a real process', () =
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await app.call('servers.save', {
-      mode: 'create',
-      config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } },
-    });
-    await app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'fx' && p.status.state === 'ready');
-    await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
+    await addFixtureServer(app, 'fx', { FIXTURE_TOOLS: 'echo' }, ['echo']);
     agent = await app.createAgent('Claude Desktop');
   }, 30_000);
 

@@ -12,6 +12,7 @@ import { buildAppCore } from '../../electron/app/core.js';
 import type { AppCore } from '../../electron/app/types.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
 
 export const ALL_SERVERS: AgentVisibility = { allServers: true, serverIds: [], localTools: false };
 
@@ -76,6 +77,17 @@ export async function startGatewayApp(dir: string, options: { gatewayPort?: numb
     },
     close: () => core.close(),
   };
+}
+
+/**
+ * Adds the stdio fixture server (test/fixtures/servers/stdio-server.ts, built) as `id` with its
+ * env switches, waits until it is ready, and sets an ALLOW rule for each tool in `allow`.
+ */
+export async function addFixtureServer(app: GatewayApp, id: string, env: Record<string, string>, allow: readonly string[] = []): Promise<void> {
+  const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === id && p.status.state === 'ready');
+  await app.call('servers.save', { mode: 'create', config: { id, name: `Fixture ${id}`, transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env } });
+  await ready;
+  for (const toolName of allow) await app.call('permissions.setToolLevel', { serverId: id, toolName, level: 'ALLOW' });
 }
 
 /** An agent: the SDK's Client over Streamable HTTP with its bearer token. */

@@ -6,9 +6,9 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responseData } from '../../electron/gateway/webResponse.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
+import { scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { startGatewayApp } from './support.js';
+import { addFixtureServer, startGatewayApp } from './support.js';
 
 interface RawReply {
   status: number;
@@ -41,13 +41,7 @@ describe('the gateway’s responses on the wire', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await app.call('servers.save', {
-      mode: 'create',
-      config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo,slow' } },
-    });
-    await app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'fx' && p.status.state === 'ready');
-    await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
-    await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });
+    await addFixtureServer(app, 'fx', { FIXTURE_TOOLS: 'echo,slow' }, ['echo', 'slow']);
     const agent = await app.createAgent('Wire agent');
     const init = await send(app.url, 'POST', { Authorization: `Bearer ${agent.token}` }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
     // initialize itself is a single request answered first thing: JSON, with the session id.
