@@ -20,7 +20,7 @@
  * BENCH_STAGES=1 (also time the pipeline's stages, sequentially, with wrapped parts).
  */
 import { EventEmitter } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -49,6 +49,7 @@ import {
   parseConcurrency,
   percentile,
   printTable,
+  runBench,
   runConcurrent,
   runSequential,
 } from './pipelineHelpers.js';
@@ -407,20 +408,4 @@ async function main(): Promise<void> {
   );
 }
 
-async function closeAll(): Promise<void> {
-  for (const close of closers.reverse()) {
-    try {
-      await close();
-    } catch (error) {
-      console.error('cleanup:', error);
-    }
-  }
-  rmSync(work, { recursive: true, force: true });
-}
-
-main()
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  })
-  .finally(closeAll);
+runBench(main, closers, work);

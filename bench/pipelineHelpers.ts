@@ -3,6 +3,7 @@
  * store (benchmarks do not import the test doubles), the load drivers (sequential latency,
  * concurrent throughput) and an optional per-stage timer of the pipeline (BENCH_STAGES=1).
  */
+import { rmSync } from 'node:fs';
 import type { CheckpointStore } from '../electron/checkpoints/types.js';
 import type { MCPToolRegistry } from '../electron/mcp/registry.js';
 import type { PermissionRuleStore } from '../electron/security/permissionStore.js';
@@ -203,4 +204,25 @@ export function instrumentPipeline(timer: StageTimer, parts: { security: SecureT
     };
     return wrapped;
   };
+}
+
+// ── running a benchmark ──────────────────────────────────────────────────────────────────────
+
+/** Runs `main`; then, failed or not, every closer (newest first, each even if another throws) and removes `work`. */
+export function runBench(main: () => Promise<void>, closers: Array<() => Promise<void> | void>, work: string): void {
+  main()
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    })
+    .finally(async () => {
+      for (const close of closers.reverse()) {
+        try {
+          await close();
+        } catch (error) {
+          console.error('cleanup:', error);
+        }
+      }
+      rmSync(work, { recursive: true, force: true });
+    });
 }

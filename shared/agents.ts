@@ -85,7 +85,8 @@ export type GatewayStatus = z.infer<typeof GatewayStatusSchema>;
 /**
  * How one tool is named to agents. `renamed`: `sanitized` (characters outside [A-Za-z0-9_-]
  * replaced), `shortened` (cut to 64 with a hash), `collision` (another tool got the plain name
- * first, in the deterministic order: server id, then tool name).
+ * first, in the deterministic order: tools whose name needs no change, then server id, then tool
+ * name).
  */
 export const GatewayToolNameSchema = z.object({
   name: z.string(),

@@ -111,6 +111,9 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
 
   // ── events ────────────────────────────────────────────────────────────────────────────────
   function emit<E extends EventName>(event: E, payload: EventOf<E>): void {
+    // No window or page is listening (agents calling through the gateway with the GUI closed):
+    // nothing to validate, redact or send — a third of the app's zod time per agent call.
+    if (listeners.size === 0) return;
     const checked = eventSchemas[event].safeParse(payload);
     if (!checked.success) return; // an event that breaks the contract is dropped, never sent half-valid
     // A server that echoes a credential (in a progress message, say) must not reach the GUI with it.
@@ -184,7 +187,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     agentsChangedScheduled = true;
     setImmediate(() => {
       agentsChangedScheduled = false;
-      if (!closing) emit('agents.changed', agents.view());
+      // The view reads counts from the traces: built only when someone will see it.
+      if (!closing && listeners.size > 0) emit('agents.changed', agents.view());
     });
   }
   const gateway = new Gateway({

@@ -50,10 +50,13 @@ export function agentErrorText(error: ErrorShape, tool: string, callId: string):
     }
     case 'cancelled':
       return `The call of ${tool} was cancelled.`;
+    // A call that failed after it was claimed keeps its record `started` (the server may have
+    // acted), so the same callId answers "still running, or unknown" from then on: never send an
+    // agent back to it. `retryable` errors (server unreachable or not connected) sent nothing.
     case 'timeout':
-      return `The server did not answer ${tool} in time: ${error.message}${error.details?.retryable === false ? '' : ' You may retry with the same callId.'}`;
+      return `The server did not answer ${tool} in time: ${error.message} It may have acted, so its result is unknown: do not repeat the call under a new callId; ask the user to check MiniHarness → History.`;
     default:
-      return `MiniHarness could not complete ${tool}: ${error.message}${error.details?.retryable ? ' You may retry with the same callId.' : ''}`;
+      return `MiniHarness could not complete ${tool}: ${error.message}${error.details?.retryable ? ' Nothing reached the server, so you may call it again with a new callId.' : ''}`;
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * One agent's MCP session with the gateway: an SDK `Server` over its own Streamable HTTP
- * transport. `tools/list` answers with the tools the agent may see, under the gateway's names;
+ * transport (the SDK's Web-standard one, served by webResponse.ts). `tools/list` answers with the tools the agent may see, under the gateway's names;
  * `tools/call` runs through the app's call path (`HarnessApplication.executeTool`: permissions,
  * the person's approval, the checkpoint, the trace) as the agent, and anything that stops a call
  * comes back as an `isError` result the model can act on.
@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -65,7 +65,8 @@ export function agentCallKey(agent: StoredAgent, meta: { callId?: string; sessio
 
 export class AgentSession {
   readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
+  /** The Web-standard transport: the gateway serves it from Node's HTTP server itself (webResponse.ts). */
+  readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly startedAt = Date.now();
   lastSeenAt = Date.now();
   /** What the agent last saw of its tool list (listed or told changed); list_changed goes out when it differs. */
@@ -78,7 +79,7 @@ export class AgentSession {
     hooks: { onInitialized(session: AgentSession): void; onClosed(session: AgentSession): void },
   ) {
     this.server = new Server({ name: 'MiniHarness', version: deps.version }, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
-    this.transport = new StreamableHTTPServerTransport({
+    this.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: () => hooks.onInitialized(this),
     });

@@ -17,12 +17,13 @@ import { bearerOf, isAllowedHost, isAllowedOrigin } from '../security/loopbackAc
 import type { AgentSessionDeps } from './agentSession.js';
 import { AgentSession } from './agentSession.js';
 import type { AgentStore, StoredAgent } from './agentStore.js';
+import { serveWebRequest } from './webResponse.js';
 
 export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActivity'> {
   agents: AgentStore;
   /** How an agent that can only spawn a process reaches the gateway (shown in Connect an agent). */
   stdio: GatewayStatus['stdio'];
-  /** Sessions opened or closed, the state changed, a call started or ended. */
+  /** Sessions opened or closed, the state changed (at once); calls started or ended (at most every ACTIVITY_REPORT_MS). */
   onChange(): void;
   /** Largest request body (default: the bridge's frame limit, 16 MiB). */
   maxBodyBytes?: number;
@@ -31,6 +32,14 @@ export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActi
 }
 
 type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
+
+/**
+ * Calls starting and ending are reported at most this often. Each report rebuilds the Agents
+ * view (counts read from the traces, the whole view validated): once per call, that cost grew with
+ * the history and came to dominate the gateway's own time per call. A burst is reported once, at
+ * its end, within this delay.
+ */
+export const ACTIVITY_REPORT_MS = 250;
 
 class BodyTooLarge extends Error {}
 
@@ -64,6 +73,7 @@ export class Gateway {
   private readonly sessions = new Map<string, AgentSession>();
   private readonly maxBodyBytes: number;
   private readonly maxSessions: number;
+  private activityTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: GatewayOptions) {
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BRIDGE_FRAME_BYTES;
@@ -97,6 +107,8 @@ export class Gateway {
   async stop(): Promise<void> {
     const http = this.http;
     this.http = undefined;
+    clearTimeout(this.activityTimer);
+    this.activityTimer = undefined;
     await Promise.all([...this.sessions.values()].map((s) => s.close()));
     this.sessions.clear();
     if (http) {
@@ -131,6 +143,16 @@ export class Gateway {
   /** The agent was revoked or removed: its sessions end now. */
   async closeAgent(agentId: string): Promise<void> {
     await Promise.all([...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()));
+  }
+
+  /** A call started or ended: one report for everything that happens within ACTIVITY_REPORT_MS. */
+  private activity(): void {
+    if (this.activityTimer) return;
+    this.activityTimer = setTimeout(() => {
+      this.activityTimer = undefined;
+      this.options.onChange();
+    }, ACTIVITY_REPORT_MS);
+    this.activityTimer.unref();
   }
 
   private setState(state: State): void {
@@ -190,14 +212,14 @@ export class Gateway {
       // Another agent's session id is as unknown as a made-up one.
       if (!session || session.agentId !== agent.id) return jsonRpcError(res, 404, -32001, 'Session not found: initialize a new session.');
       session.lastSeenAt = Date.now();
-      return session.transport.handleRequest(req, res, body);
+      return serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body);
     }
     if (req.method !== 'POST' || !(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
       return jsonRpcError(res, 400, -32000, 'Bad request: no session id; start with an initialize request.');
     }
     const session = this.openSession(agent);
     await session.start();
-    await session.transport.handleRequest(req, res, body);
+    await serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body);
   }
 
   private openSession(agent: StoredAgent): AgentSession {
@@ -210,7 +232,7 @@ export class Gateway {
           const current = agents.list().find((a) => a.id === agent.id);
           return current && current.revokedAt === undefined ? current : undefined;
         },
-        onActivity: onChange,
+        onActivity: () => this.activity(),
       },
       {
         onInitialized: (session) => {

@@ -10,11 +10,15 @@ import { GatewayLoopError } from './errors.js';
 /** The stdio entry's name (package.json "bin") and its file. */
 export const GATEWAY_BIN = 'miniharness-gateway';
 
+/** IPv4-mapped IPv6 of 127.x or 0.0.0.0, as the URL parser writes it (`::ffff:7f00:1`) or dotted. */
+const MAPPED_LOOPBACK = /^::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0|127\.[\d.]+|0\.0\.0\.0)$/;
+
 function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // Brackets of an IPv6 literal and the root label's dot (`localhost.`) do not change the host.
+  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost') || host === '0.0.0.0' || host === '::' || host === '::1') return true;
   if (isIP(host) === 4) return host.startsWith('127.');
-  return host.startsWith('::ffff:127.');
+  return MAPPED_LOOPBACK.test(host);
 }
 
 /** The field of `config` that points at the gateway on `port`, if one does. */

@@ -33,6 +33,7 @@ await runStdioProxy({
   client: values.client ?? 'agent',
   stdin: process.stdin,
   stdout: process.stdout,
-  log: (line) => process.stderr.write(`miniharness-gateway: ${line}\n`),
+  // Each line is a whole sentence naming MiniHarness: agents show a server's stderr as it is.
+  log: (line) => process.stderr.write(`${line}\n`),
   onExit: (code) => process.exit(code),
 });

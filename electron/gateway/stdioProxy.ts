@@ -64,7 +64,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   // Background failures (the notification stream dropped) are said, not fatal: the next request retries.
   http.onerror = (error) => log(describeRelayFailure(error, options.client, options.url));
   stdio.onclose = () => exit(0);
-  stdio.onerror = (error) => log(`Unreadable input from the agent: ${error.message}`);
+  stdio.onerror = (error) => log(`MiniHarness's stdio entry could not read a message from the agent: ${error.message}`);
   stdio.onmessage = (message: JSONRPCMessage) => {
     http.send(message).catch((error: unknown) => {
       const sentence = describeRelayFailure(error, options.client, options.url);
@@ -78,4 +78,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
 
   await http.start();
   await stdio.start();
+  // The SDK's stdio transport does not watch for the end of its input: the agent closing stdin
+  // is how it ends this server, and the app-side session must end with it (not linger until evicted).
+  options.stdin.once('end', () => exit(0));
 }

@@ -1,9 +1,12 @@
 /**
  * The names agents see: `<server>__<tool>`, as MCP clients require — [A-Za-z0-9_-], at most 64
  * characters (several clients reject longer names or other characters). Deterministic: the tools
- * are named in one order (server id, then tool name), so the same set of tools always gets the
- * same names, whichever agent asks and in whatever order the servers answered. A name cut to fit,
- * or taken by a tool earlier in that order, ends in `_` + a short hash of the full pair.
+ * are named in one order, so the same set of tools always gets the same names, whichever agent
+ * asks and in whatever order the servers answered. Tools whose plain name is already valid go
+ * first (then server id, then tool name): a tool named `get_user` keeps `srv__get_user` even when
+ * the same server also has `get.user`, so a name an agent already uses cannot silently start
+ * meaning another tool. A name cut to fit, or taken by a tool earlier in that order, ends in `_`
+ * + a short hash of the full pair.
  */
 import { createHash } from 'node:crypto';
 import type { GatewayToolName } from '../../shared/agents.js';
@@ -29,10 +32,29 @@ function withHash(base: string, ref: ToolRef, chars: number): string {
   return `${base.slice(0, MAX_TOOL_NAME - chars - 1)}_${pairHash(ref, chars)}`;
 }
 
-function compare(a: ToolRef, b: ToolRef): number {
+const VALID_NAME = /^[A-Za-z0-9_-]+$/;
+
+function plainName(ref: ToolRef): string {
+  return `${ref.serverId}${SEPARATOR}${ref.toolName}`;
+}
+
+/** A name that needs no change: it is used as it is, before any renamed one. */
+function isPlain(ref: ToolRef): boolean {
+  const plain = plainName(ref);
+  return plain.length <= MAX_TOOL_NAME && VALID_NAME.test(plain);
+}
+
+function compareRefs(a: ToolRef, b: ToolRef): number {
   if (a.serverId !== b.serverId) return a.serverId < b.serverId ? -1 : 1;
   if (a.toolName !== b.toolName) return a.toolName < b.toolName ? -1 : 1;
   return 0;
+}
+
+/** The naming order: plain names first, then by server and tool. */
+function compare(a: ToolRef, b: ToolRef): number {
+  const plainA = isPlain(a);
+  if (plainA !== isPlain(b)) return plainA ? -1 : 1;
+  return compareRefs(a, b);
 }
 
 /** Names every tool once; the same input set always gives the same names. */
@@ -44,7 +66,7 @@ export function nameTools(tools: readonly ToolRef[]): GatewayToolName[] {
     const key = `${ref.serverId}\0${ref.toolName}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const plain = `${ref.serverId}${SEPARATOR}${ref.toolName}`;
+    const plain = plainName(ref);
     const base = `${sanitize(ref.serverId)}${SEPARATOR}${sanitize(ref.toolName)}`;
     let name = base;
     let renamed: GatewayToolName['renamed'] = base === plain ? 'none' : 'sanitized';
@@ -61,5 +83,6 @@ export function nameTools(tools: readonly ToolRef[]): GatewayToolName[] {
     taken.add(name);
     named.push({ name, serverId: ref.serverId, toolName: ref.toolName, renamed });
   }
-  return named;
+  // Listed by server, then tool (the naming order put the plain names first).
+  return named.sort((a, b) => compareRefs(a, b));
 }

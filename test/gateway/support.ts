@@ -12,6 +12,7 @@ import { buildAppCore } from '../../electron/app/core.js';
 import type { AppCore } from '../../electron/app/types.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
 
 export const ALL_SERVERS: AgentVisibility = { allServers: true, serverIds: [], localTools: false };
 
@@ -28,7 +29,8 @@ export interface GatewayApp {
   close(): Promise<void>;
 }
 
-export async function startGatewayApp(dir: string, options: { gatewayPort?: number } = {}): Promise<GatewayApp> {
+/** `allowNotListening`: return the app even when its gateway could not bind (a port in use); `url` is then the configured one. */
+export async function startGatewayApp(dir: string, options: { gatewayPort?: number; allowNotListening?: boolean } = {}): Promise<GatewayApp> {
   const dataDir = join(dir, 'data');
   const core = await buildAppCore({
     mode: 'browser',
@@ -57,7 +59,7 @@ export async function startGatewayApp(dir: string, options: { gatewayPort?: numb
     return result.result as T;
   };
   const view = await call<AgentsView>('agents.list');
-  if (view.gateway.state !== 'listening') throw new Error(`the gateway did not start: ${view.gateway.state}`);
+  if (view.gateway.state !== 'listening' && !options.allowNotListening) throw new Error(`the gateway did not start: ${view.gateway.state}`);
   return {
     core,
     dataDir,
@@ -75,6 +77,17 @@ export async function startGatewayApp(dir: string, options: { gatewayPort?: numb
     },
     close: () => core.close(),
   };
+}
+
+/**
+ * Adds the stdio fixture server (test/fixtures/servers/stdio-server.ts, built) as `id` with its
+ * env switches, waits until it is ready, and sets an ALLOW rule for each tool in `allow`.
+ */
+export async function addFixtureServer(app: GatewayApp, id: string, env: Record<string, string>, allow: readonly string[] = []): Promise<void> {
+  const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === id && p.status.state === 'ready');
+  await app.call('servers.save', { mode: 'create', config: { id, name: `Fixture ${id}`, transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env } });
+  await ready;
+  for (const toolName of allow) await app.call('permissions.setToolLevel', { serverId: id, toolName, level: 'ALLOW' });
 }
 
 /** An agent: the SDK's Client over Streamable HTTP with its bearer token. */

@@ -29,7 +29,7 @@ import { BridgeClient } from '../web/host.js';
 
 export const SIDE_EFFECT_FIXTURE = join(PROJECT_ROOT, 'test', 'fixtures', 'servers', 'side-effect-server.ts');
 export const BUILT_SIDE_EFFECT_FIXTURE = join(PROJECT_ROOT, '.cache', 'fixtures', 'side-effect-server.mjs');
-const SERVER_ID = 'fx';
+export const SERVER_ID = 'fx';
 /** Generous: a host start compiles TypeScript (tsx) on a busy 2-core machine. */
 const WAIT_MS = 60_000;
 /** Only a wrong answer (a held call run again) waits this long. */
@@ -57,7 +57,7 @@ process.once('exit', () => {
 });
 
 /** The host process: `electron/web/cli.ts` under tsx, as `npm run web:serve` runs it. */
-class HostProcess {
+export class HostProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly port: number,
@@ -65,8 +65,9 @@ class HostProcess {
     readonly output: () => string,
   ) {}
 
-  static async start(dataDir: string, token: string): Promise<HostProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'), '--port', '0', '--data-dir', dataDir], {
+  /** `extraArgs`: more flags for cli.ts (`--gateway-port`, `--workspace`); `nodeArgs`: for node itself (`--inspect=0`). */
+  static async start(dataDir: string, token: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<HostProcess> {
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'), '--port', '0', '--data-dir', dataDir, ...extraArgs], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, MINIHARNESS_TOKEN: token, MINIHARNESS_SECRET_STORE: 'file' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -145,13 +146,13 @@ export interface SoakReport {
   exits: Array<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-async function ok<T>(client: BridgeClient, channel: string, payload: unknown): Promise<T> {
+export async function ok<T>(client: BridgeClient, channel: string, payload: unknown): Promise<T> {
   const reply = await client.call(channel, payload);
   if (!reply.ok) throw new Error(`${channel}: ${reply.error.code}: ${reply.error.message}`);
   return reply.result as T;
 }
 
-function effectLines(file: string): Array<{ key: string; pid: number }> {
+export function effectLines(file: string): Array<{ key: string; pid: number }> {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
@@ -163,7 +164,7 @@ function effectLines(file: string): Array<{ key: string; pid: number }> {
  * Resolves once the fixture server is connected and its tool is listed (either may already be
  * true when the client connects; a warm start lists cached tools before the server is ready).
  */
-async function serverReady(client: BridgeClient): Promise<void> {
+export async function serverReady(client: BridgeClient): Promise<void> {
   const server = (await ok<ServerView[]>(client, 'servers.list', {})).find((s) => s.config.id === SERVER_ID);
   let ready = server?.status.state === 'ready';
   let listed = (server?.toolCount ?? 0) > 0;

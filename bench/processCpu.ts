@@ -1,0 +1,71 @@
+/**
+ * CPU time used by processes, from /proc (Linux): what a benchmark's processes really spent per
+ * call, whatever the machine's load — wall-clock figures on a shared, busy machine mostly measure
+ * waiting for a CPU. Elsewhere every reading is undefined and the benchmark prints "–".
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+let ticksPerSecond: number | undefined;
+function clockTicks(): number {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  return ticksPerSecond;
+}
+
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces): [state, ppid, …]. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** User + system CPU time of one process so far (ms), or undefined when it cannot be read. */
+export function processCpuMs(pid: number): number | undefined {
+  const fields = statFields(pid);
+  if (!fields) return undefined;
+  // stat fields 14 and 15 (utime, stime), in clock ticks; here at index 11 and 12.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+}
+
+/** The direct children of a process. */
+export function childPids(pid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  return entries.map(Number).filter((child) => statFields(child)?.[1] === String(pid));
+}
+
+/** CPU used by named groups of processes (and this one, as `self`) over a stretch of work. */
+export class CpuMeter {
+  constructor(private readonly groups: Record<string, number[]>) {}
+
+  snapshot(): Record<string, number | undefined> {
+    const own = process.cpuUsage();
+    const out: Record<string, number | undefined> = { self: (own.user + own.system) / 1000 };
+    for (const [name, pids] of Object.entries(this.groups)) {
+      const each = pids.map(processCpuMs);
+      out[name] = pids.length === 0 || each.some((ms) => ms === undefined) ? undefined : each.reduce((sum: number, ms) => sum + (ms ?? 0), 0);
+    }
+    return out;
+  }
+
+  /** Runs `work` and returns each process's CPU ms over it. */
+  async measure(work: () => Promise<void>): Promise<Record<string, number | undefined>> {
+    const before = this.snapshot();
+    await work();
+    const after = this.snapshot();
+    const spent: Record<string, number | undefined> = {};
+    for (const name of Object.keys(after)) {
+      const a = after[name];
+      const b = before[name];
+      spent[name] = a === undefined || b === undefined ? undefined : a - b;
+    }
+    return spent;
+  }
+}

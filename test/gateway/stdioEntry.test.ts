@@ -1,0 +1,111 @@
+/**
+ * The stdio entry as agents run it: a real `node bin/miniharness-gateway.mjs` process spawned by
+ * the SDK's StdioClientTransport (as Claude Desktop spawns servers), relaying to the app's
+ * gateway in this process; and the same entry when the token is wrong or the app is not running.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentsView } from '../../shared/agents.js';
+import { GATEWAY_TOKEN_ENV, META_TRACE_ID } from '../../shared/agents.js';
+import type { TraceSummary } from '../../shared/traces.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
+import { freePort } from './ports.js';
+import type { GatewayApp } from './support.js';
+import { addFixtureServer, startGatewayApp } from './support.js';
+
+const BIN = join(PROJECT_ROOT, 'bin', 'miniharness-gateway.mjs');
+
+interface StdioAgent {
+  client: Client;
+  transport: StdioClientTransport;
+  /** Everything the entry wrote to stderr so far. */
+  stderr(): string;
+  /** Resolves when the entry process has ended. */
+  closed: Promise<void>;
+}
+
+/** The entry spawned as an agent would: `node bin/miniharness-gateway.mjs --client <name> --url <url>`, the token in the env. */
+function stdioAgent(url: URL, token: string, client = 'Claude Desktop'): StdioAgent {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '--client', client, '--url', url.href],
+    env: { ...getDefaultEnvironment(), [GATEWAY_TOKEN_ENV]: token },
+    cwd: PROJECT_ROOT,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const mcp = new Client({ name: 'stdio-agent', version: '1.0.0' });
+  const closed = new Promise<void>((resolve) => (mcp.onclose = () => resolve()));
+  return { client: mcp, transport, stderr: () => stderr, closed };
+}
+
+describe('the stdio entry (bin/miniharness-gateway.mjs) as a real process', () => {
+  const scratch = scratchDir('mh-gateway-stdio-');
+  let app: GatewayApp;
+  let agent: { id: string; token: string };
+
+  beforeAll(async () => {
+    app = await startGatewayApp(scratch.dir);
+    await addFixtureServer(app, 'fx', { FIXTURE_TOOLS: 'echo' }, ['echo']);
+    agent = await app.createAgent('Claude Desktop');
+  }, 30_000);
+
+  afterAll(async () => {
+    await app?.close();
+    scratch.cleanup();
+  });
+
+  it('lists and calls tools, gets list_changed when a server is added, and its session ends when stdin closes', async () => {
+    const entry = stdioAgent(app.url, agent.token);
+    await entry.client.connect(entry.transport);
+    try {
+      expect(entry.client.getServerVersion()?.name).toBe('MiniHarness');
+      const { tools } = await entry.client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(['fx__echo']);
+
+      const result = (await entry.client.callTool({ name: 'fx__echo', arguments: { text: 'through stdio' } })) as CallToolResult;
+      expect(result.content).toEqual([{ type: 'text', text: 'through stdio' }]);
+      const traceId = (result._meta as Record<string, unknown>)[META_TRACE_ID] as string;
+      const { trace } = await app.call<{ trace: TraceSummary }>('traces.get', { traceId });
+      expect(trace).toMatchObject({ userId: 'Claude Desktop', toolName: 'echo', status: 'ok' });
+
+      const view = await app.call<AgentsView>('agents.list');
+      expect(view.agents.find((a) => a.id === agent.id)?.sessions.map((s) => s.clientName)).toEqual(['stdio-agent']);
+
+      const changed = new Promise<void>((resolve) => entry.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+      await app.call('servers.save', {
+        mode: 'create',
+        config: { id: 'fy', name: 'Second', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } },
+      });
+      await changed;
+      expect((await entry.client.listTools()).tools.map((t) => t.name)).toEqual(['fx__echo', 'fy__echo']);
+    } finally {
+      // Ends the entry's stdin, as an agent does when it stops a server; resolves once the process is gone.
+      await entry.client.close();
+    }
+    // The entry ended its app-side session on its way out (DELETE), before the process exited.
+    const after = await app.call<AgentsView>('agents.list');
+    expect(after.agents.find((a) => a.id === agent.id)?.sessions).toEqual([]);
+    expect(entry.stderr()).toBe('');
+  });
+
+  it('a wrong token: initialize fails and stderr says what to do', async () => {
+    const entry = stdioAgent(app.url, 'mhg_not-the-token', 'Cursor');
+    await expect(entry.client.connect(entry.transport)).rejects.toThrow(/MiniHarness refused the token of agent "Cursor"/);
+    await entry.closed;
+    expect(entry.stderr()).toBe(`MiniHarness refused the token of agent "Cursor": create the agent (or a new token) in MiniHarness → Agents and set ${GATEWAY_TOKEN_ENV}.\n`);
+  });
+
+  it('the app not running: initialize fails and stderr has exactly the one sentence', async () => {
+    const url = new URL(`http://127.0.0.1:${await freePort()}/mcp`);
+    const entry = stdioAgent(url, agent.token);
+    await expect(entry.client.connect(entry.transport)).rejects.toThrow(/MiniHarness is not running/);
+    await entry.closed;
+    expect(entry.stderr()).toBe('MiniHarness is not running: start it with npm start.\n');
+  });
+});

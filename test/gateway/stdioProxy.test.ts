@@ -1,0 +1,43 @@
+/** The stdio entry's one sentence per relay failure (what the agent's log shows the person). */
+import { describe, expect, it } from 'vitest';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describeRelayFailure } from '../../electron/gateway/stdioProxy.js';
+import { GATEWAY_TOKEN_ENV } from '../../shared/agents.js';
+import { freePort } from './ports.js';
+
+const URL_ = new URL('http://127.0.0.1:47813/mcp');
+
+/** The error fetch really throws for a loopback port nobody listens on. */
+async function refusedFetchError(): Promise<unknown> {
+  try {
+    await fetch(`http://127.0.0.1:${await freePort()}/mcp`);
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the fetch to fail');
+}
+
+describe('describeRelayFailure', () => {
+  it('401: the token of the named agent was refused, and where to get one', () => {
+    expect(describeRelayFailure(new StreamableHTTPError(401, 'Unauthorized'), 'Claude Desktop', URL_)).toBe(
+      `MiniHarness refused the token of agent "Claude Desktop": create the agent (or a new token) in MiniHarness → Agents and set ${GATEWAY_TOKEN_ENV}.`,
+    );
+  });
+
+  it('403 and 404 name the URL to check; another status is passed on', () => {
+    expect(describeRelayFailure(new StreamableHTTPError(403, 'Forbidden'), 'a', URL_)).toBe('MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at http://127.0.0.1:47813.');
+    expect(describeRelayFailure(new StreamableHTTPError(404, 'Not Found'), 'a', new URL('http://127.0.0.1:47813/wrong'))).toBe(
+      'MiniHarness answered 404 at http://127.0.0.1:47813/wrong: check the --url (the gateway is at /mcp), or the session ended; restart the agent.',
+    );
+    expect(describeRelayFailure(new StreamableHTTPError(500, 'Internal'), 'a', URL_)).toBe("MiniHarness's gateway answered HTTP 500: Streamable HTTP error: Internal");
+  });
+
+  it('a refused connection is the app not running: exactly one sentence', async () => {
+    expect(describeRelayFailure(await refusedFetchError(), 'a', URL_)).toBe('MiniHarness is not running: start it with npm start.');
+  });
+
+  it('any other failure says where it could not reach, and why', () => {
+    expect(describeRelayFailure(new Error('socket hang up'), 'a', URL_)).toBe("MiniHarness's gateway at http://127.0.0.1:47813/mcp could not be reached: socket hang up");
+    expect(describeRelayFailure('odd', 'a', URL_)).toBe("MiniHarness's gateway at http://127.0.0.1:47813/mcp could not be reached: odd");
+  });
+});
