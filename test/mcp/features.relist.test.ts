@@ -9,13 +9,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Resource } from '@modelcontextprotocol/sdk/types.js';
-import { ListResourcesRequestSchema, ListResourceTemplatesRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, it } from 'vitest';
 import type { FeatureClient, SdkRequestOptions } from '../../electron/mcp/features/types.js';
 import { LogBuffer } from '../../electron/mcp/logBuffer.js';
 import type { FeatureEvent } from '../../electron/mcp/registry.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
-import type { ClientState, NegotiatedInfo, ToolClient } from '../../electron/mcp/types.js';
+import type { ClientState, ListKind, NegotiatedInfo, ToolClient } from '../../electron/mcp/types.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 
@@ -54,6 +60,12 @@ class InMemoryFeatureClient implements ToolClient, FeatureClient {
   }
   attachFeatureHandlers(install: (sdk: Client) => void): void {
     install(this.sdk);
+  }
+  /** As MCPClient: the registry hears of list changes through the client's hook. */
+  onListChanged(kind: ListKind, listener: () => void): () => void {
+    const schema = kind === 'resources' ? ResourceListChangedNotificationSchema : kind === 'prompts' ? PromptListChangedNotificationSchema : ToolListChangedNotificationSchema;
+    this.sdk.setNotificationHandler(schema, () => listener());
+    return () => undefined;
   }
 }
 
