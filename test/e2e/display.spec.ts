@@ -108,8 +108,9 @@ test('after a restart with a new GUI session, History follows it without a reloa
   await expect(historyRow(page, after)).toBeVisible();
   // The session list was refreshed: the old session is still there to choose, no longer "this app session".
   await page.getByRole('button', { name: /^Session: This app session/ }).click();
-  await expect(page.locator('.session-option')).toHaveCount(2);
-  await page.locator('.session-option:not([aria-current])').click();
+  // "All sessions" and the two sessions.
+  await expect(page.locator('.session-option')).toHaveCount(3);
+  await page.locator('.session-option:not([data-session-id=""]):not([aria-current])').click();
   await expect(historyRow(page, before)).toBeVisible();
 });
 
