@@ -4,14 +4,21 @@
  * Cold: N real stdio servers (the test fixture, each answering initialize after its own delay,
  * spread from 100 ms up to SLOWEST_MS) discovered by one registry, compared with the slowest
  * server discovered alone. Parallel discovery should cost about the slowest server, not the sum.
+ * On a small machine twenty Node servers' own start-up is the real floor, so the same run also
+ * measures the raw SDK: the same 20 servers spawned, connected (`Client.connect`) and listed
+ * (`listTools`) in parallel with the bare SDK `Client` over `StdioClientTransport` — the registry
+ * and the floor alternate run by run, and `cold20_over_sdk_floor` is their ratio of medians.
  * Warm: a new registry over the schema cache written by a cold run — time until the tool list is
  * available, and how many `tools/list` reached the servers (counted by the servers themselves).
  *
  * Prints a table, then one JSON line. Run: npm run bench:discovery
+ * Knobs (env): BENCH_RUNS (3), BENCH_SLOWEST_MS (1000).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { MCPToolRegistry } from '../electron/mcp/registry.js';
 import { ToolSchemaCache } from '../electron/mcp/schemaCache.js';
 import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
@@ -53,6 +60,27 @@ async function discoverOnce(configs: StdioServerConfig[], cache?: ToolSchemaCach
   return { ms, tools: result.tools.length };
 }
 
+/**
+ * The floor: the same servers with the bare SDK — spawn, initialize and list all of them in
+ * parallel, as the registry does, with nothing else (no statuses, logs, cache or validation).
+ */
+async function sdkFloorOnce(configs: StdioServerConfig[]): Promise<{ ms: number; tools: number }> {
+  const started = performance.now();
+  const opened = await Promise.all(
+    configs.map(async (config) => {
+      const transport = new StdioClientTransport({ command: config.command, args: config.args, env: config.env as Record<string, string>, cwd: config.cwd, stderr: 'pipe' });
+      transport.stderr?.on('data', () => undefined); // drained, as the registry does
+      const client = new Client({ name: 'bench-floor', version: '0.0.0' }, { capabilities: {} });
+      await client.connect(transport, { timeout: 60_000 });
+      const { tools } = await client.listTools(undefined, { timeout: 60_000 });
+      return { client, tools: tools.length };
+    }),
+  );
+  const ms = performance.now() - started;
+  await Promise.all(opened.map(({ client }) => client.close()));
+  return { ms, tools: opened.reduce((sum, o) => sum + o.tools, 0) };
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? NaN;
@@ -76,7 +104,26 @@ async function main(): Promise<void> {
   const slowest = await measureCold(1);
   const cold1 = slowest;
   const cold5 = await measureCold(5);
-  const cold20 = await measureCold(20);
+  // Registry and raw SDK alternate (registry first on even runs), so drift hits both alike.
+  const registrySamples: number[] = [];
+  const floorSamples: number[] = [];
+  let cold20Tools = 0;
+  for (let run = 0; run < RUNS * 2; run++) {
+    const registryFirst = run % 2 === 0;
+    for (const side of registryFirst ? ['registry', 'sdk'] : ['sdk', 'registry']) {
+      if (side === 'registry') {
+        const r = await discoverOnce(servers(20));
+        registrySamples.push(r.ms);
+        cold20Tools = r.tools;
+      } else {
+        const r = await sdkFloorOnce(servers(20));
+        if (r.tools !== cold20Tools && cold20Tools !== 0) throw new Error(`the raw SDK listed ${r.tools} tools, the registry ${cold20Tools}`);
+        floorSamples.push(r.ms);
+      }
+    }
+  }
+  const cold20 = { ms: median(registrySamples), tools: cold20Tools };
+  const floor20 = median(floorSamples);
   // For scale: the same 20 servers discovered one after another (measured once).
   let sequential = 0;
   for (const config of servers(20)) sequential += (await discoverOnce([config])).ms;
@@ -100,16 +147,23 @@ async function main(): Promise<void> {
     ['slowest single server (cold)', '1', cold1.ms.toFixed(0), '1.00'],
     ['cold discovery', '5', cold5.ms.toFixed(0), (cold5.ms / slowest.ms).toFixed(2)],
     ['cold discovery', '20', cold20.ms.toFixed(0), (cold20.ms / slowest.ms).toFixed(2)],
+    ['raw SDK floor: connect + list in parallel', '20', floor20.toFixed(0), (floor20 / slowest.ms).toFixed(2)],
     ['one after another (for scale)', '20', sequential.toFixed(0), (sequential / slowest.ms).toFixed(2)],
     ['warm start (schema cache)', '20', warm.toFixed(1), `${warmListCalls} tools/list`],
   ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
-  console.log(`(${RUNS} runs each; server initialize delays ${FASTEST_MS}–${SLOWEST_MS} ms; ${cold20.tools} tools from 20 servers; ${process.platform}, ${(await import('node:os')).cpus().length} cores)`);
+  const spread = (values: number[]) => `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
+  console.log(`registry cold 20 / raw SDK floor 20: ×${(cold20.ms / floor20).toFixed(3)} (goal ≤ ×1.15); per-run spread registry ${spread(registrySamples)} / floor ${spread(floorSamples)} ms`);
+  console.log(
+    `(${RUNS} runs each, ${RUNS * 2} alternating for registry vs floor at 20; server initialize delays ${FASTEST_MS}–${SLOWEST_MS} ms; ${cold20.tools} tools from 20 servers; ` +
+      `${process.platform}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`,
+  );
   console.log(
     JSON.stringify({
       bench: 'discovery',
       cold20_over_slowest: Number((cold20.ms / slowest.ms).toFixed(3)),
+      cold20_over_sdk_floor: Number((cold20.ms / floor20).toFixed(3)),
       warm_ms: Number(warm.toFixed(2)),
       warm_list_calls: warmListCalls,
     }),

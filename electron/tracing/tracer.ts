@@ -4,17 +4,23 @@
  * through `redact` (credential-named keys, and known secret values registered with
  * `addKnownSecret`) before it is written or published.
  *
- * Writes are group-committed: each event is validated, redacted and queued at once, and the
- * queue is written in ONE transaction on the next turn of the event loop (a call makes several
- * events; under concurrency hundreds of calls share a commit). Readers flush first, so a query
- * always sees every event recorded so far; listeners hear of a change once it is stored. The
- * price: a process killed mid-turn loses that turn's trace events — never a checkpoint, whose
- * writes stay synchronous (the checkpoint is the record of what ran; the trace explains it).
+ * Writes are group-committed: each event is validated, redacted and queued at once, and joins
+ * the connection's next group transaction (storage/groupCommit.ts) — with the checkpoint claims
+ * and completions of the same turn, at the latest on the next turn of the event loop. Readers
+ * flush first, so a query always sees every event recorded so far; listeners hear of a change
+ * once it is stored. The price: a process killed mid-turn loses that turn's trace events — never
+ * a checkpoint, whose writers wait for their commit (the checkpoint is the record of what ran;
+ * the trace explains it).
+ *
+ * Trace ids are time-ordered UUIDs (version 7), so a new trace's rows land at the end of the
+ * trace-id indexes (and of its events' key) instead of on a random page of each.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../storage/clock.js';
 import { nowMs, systemClock } from '../storage/clock.js';
+import type { GroupCommit } from '../storage/groupCommit.js';
+import { groupCommitFor } from '../storage/groupCommit.js';
 import { requireMigrations } from '../storage/migrate.js';
 import type { ProcessOwner } from '../storage/processOwner.js';
 import { currentProcessOwner, encodeOwner } from '../storage/processOwner.js';
@@ -23,7 +29,7 @@ import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from './
 import { TraceEventDataSchemas } from '../../shared/traces.js';
 import type { TraceDetail, TraceError, TraceEvent, TraceEventInput, TraceEventType, TraceExport, TraceNotification, TraceStatus, TraceSummary } from '../../shared/traces.js';
 import type { JsonValue } from './redact.js';
-import { MIN_SECRET_LENGTH, redact, redactKnownSecrets, redactString } from './redact.js';
+import { MIN_SECRET_LENGTH, redact, redactKnownSecrets, redactReporting, redactString } from './redact.js';
 import type { TracePage, TraceQuery } from './traceReader.js';
 import { TraceReader } from './traceReader.js';
 import { TRACE_MIGRATIONS } from './schema.js';
@@ -70,14 +76,13 @@ export class Tracer {
   readonly #context: HandleContext;
   readonly #db: Database;
   readonly #owner: ProcessOwner;
-  /** Writes waiting for the next group commit, with what to publish once they are stored. */
-  #pending: Array<{ write: () => void; notification: TraceNotification }> = [];
-  #flushScheduled = false;
+  readonly #group: GroupCommit;
 
   /** `db` comes from the app's database opener, which ran the migrations (TRACE_MIGRATIONS among them). */
   constructor(db: Database, options: TracerOptions = {}) {
     requireMigrations(db, 'traces', TRACE_MIGRATIONS);
     this.#db = db;
+    this.#group = groupCommitFor(db);
     this.#clock = options.clock ?? systemClock;
     this.#owner = options.owner ?? currentProcessOwner();
     this.#reader = new TraceReader(db);
@@ -115,6 +120,11 @@ export class Tracer {
     return redact(value, this.#secrets);
   }
 
+  /** `redact`, and whether anything changed (see redactReporting). */
+  redactReporting(value: unknown): { value: JsonValue; changed: boolean } {
+    return redactReporting(value, this.#secrets);
+  }
+
   redactText(text: string): string {
     return redactString(text, this.#secrets);
   }
@@ -126,7 +136,7 @@ export class Tracer {
 
   start(input: TraceStartInput): TraceHandle {
     const trace: TraceSummary = {
-      traceId: randomUUID(),
+      traceId: timeOrderedUuid(),
       sessionId: input.sessionId,
       callId: input.callId,
       userId: input.userId,
@@ -183,31 +193,18 @@ export class Tracer {
     return this.#reader.explainList(query);
   }
 
-  /** Writes every queued change now, in one transaction, then tells listeners. Call before closing. */
+  /** Writes every queued change now (the connection's whole group-commit queue), then tells listeners. */
   flush(): void {
-    if (this.#pending.length === 0) return;
-    const batch = this.#pending;
-    this.#pending = [];
-    try {
-      this.#db.transaction(() => {
-        for (const item of batch) item.write();
-      })();
-    } catch (error) {
-      // The calls themselves are unaffected; only their trace detail is lost. Say so loudly.
-      process.emitWarning(`Trace data could not be stored (${batch.length} changes lost): ${error instanceof Error ? error.message : String(error)}`);
-      return;
-    }
-    for (const item of batch) this.#publish(item.notification);
+    this.#group.flush();
   }
 
   #enqueue(write: () => void, notification: TraceNotification): void {
-    this.#pending.push({ write, notification });
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    setImmediate(() => {
-      this.#flushScheduled = false;
-      this.flush();
-    });
+    this.#group.later(
+      write,
+      () => this.#publish(notification),
+      // The call itself is unaffected; only this piece of its trace is lost. Say so loudly.
+      (error) => process.emitWarning(`Trace data could not be stored (a ${notification.kind} change was lost): ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 
   #now(): number {
@@ -223,6 +220,16 @@ export class Tracer {
       }
     }
   }
+}
+
+/**
+ * A UUID of version 7 (RFC 9562): 48 bits of Unix time in ms, then the random bits of a v4 UUID.
+ * Ids made later sort later, so index inserts append instead of landing on random pages.
+ */
+export function timeOrderedUuid(now: number = Date.now()): string {
+  const time = Math.max(0, Math.trunc(now)).toString(16).padStart(12, '0').slice(-12);
+  const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;
 }
 
 /** Turns anything thrown into the stored error shape (code when it has a string one, message). */
