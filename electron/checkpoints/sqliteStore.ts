@@ -122,14 +122,14 @@ export class SqliteCheckpointStore implements CheckpointStore {
   readonly #maxPageBytes: number;
   readonly #select: Statement<[string, string], Row>;
   readonly #recordBytes: Statement<[string, string], { bytes: number }>;
-  readonly #insert: Statement<Record<string, unknown>>;
+  readonly #insert: Statement<unknown[]>;
   readonly #complete: Statement<Record<string, unknown>, Row>;
   readonly #recordFailure: Statement<Record<string, unknown>, Row>;
   readonly #resolve: Statement<Record<string, unknown>, Row>;
   readonly #sessions: Statement<[], { session_id: string; count: number; started: number; last: number }>;
   readonly #historyStatements = new Map<string, Statement<Record<string, unknown>, PreviewRow>>();
   readonly #claimTransaction: (input: ClaimInput, now: number, lease: string) => ClaimResult;
-  readonly #completeOnly: Statement<Record<string, unknown>>;
+  readonly #completeOnly: Statement<unknown[]>;
   readonly #recordFailureOnly: Statement<Record<string, unknown>>;
   readonly #group: GroupCommit;
   readonly grouped: GroupedCheckpointWrites;
@@ -147,9 +147,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
       `SELECT octet_length(args_json) + COALESCE(octet_length(result_json), 0) + COALESCE(octet_length(last_error_json), 0) AS bytes
        FROM checkpoints WHERE session_id = ? AND call_id = ?`,
     );
+    // Positional parameters on the per-call statements: binding by name costs a lookup per parameter.
     this.#insert = db.prepare(
       `INSERT INTO checkpoints (session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, lease, trace_id, created_at, updated_at)
-       VALUES (@sessionId, @callId, @userId, @toolName, @serverId, 'started', @argsHash, @argsJson, @lease, @traceId, @now, @now)`,
+       VALUES (?, ?, ?, ?, ?, 'started', ?, ?, ?, ?, ?, ?)`,
     );
     this.#complete = db.prepare(
       `UPDATE checkpoints SET status = 'completed', result_json = @result, is_error = @isError, lease = NULL, updated_at = @now
@@ -176,8 +177,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
     this.#claimTransaction = (input, now, lease) => claim.immediate(input, now, lease);
     // The grouped path reads nothing back: the caller does not need the stored row.
     this.#completeOnly = db.prepare(
-      `UPDATE checkpoints SET status = 'completed', result_json = @result, is_error = @isError, lease = NULL, updated_at = @now
-       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease`,
+      `UPDATE checkpoints SET status = 'completed', result_json = ?, is_error = ?, lease = NULL, updated_at = ?
+       WHERE session_id = ? AND call_id = ? AND status = 'started' AND lease = ?`,
     );
     this.#recordFailureOnly = db.prepare(
       `UPDATE checkpoints SET last_error_json = @error, attempts = COALESCE(@attempts, attempts + 1), updated_at = @now
@@ -193,7 +194,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
       complete: (sessionId, callId, lease, result) => this.#deferred(() => {
         const json = resultJson(sessionId, callId, result);
         return this.#group.commit(() => {
-          if (this.#completeOnly.run({ sessionId, callId, lease, result: json, isError: Number(result.isError), now: nowMs(this.#clock) }).changes !== 1) {
+          if (this.#completeOnly.run([json, Number(result.isError), nowMs(this.#clock), sessionId, callId, lease]).changes !== 1) {
             throw this.#leaseLost(sessionId, callId, 'complete');
           }
         });
@@ -232,7 +233,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     const row = this.#select.get(input.sessionId, input.callId);
     if (!row) {
       const argsJson = input.argsJson ?? toJson(input.args ?? null, 'claim: args');
-      this.#insert.run({ ...input, argsJson, lease, now });
+      this.#insert.run([input.sessionId, input.callId, input.userId, input.toolName, input.serverId, input.argsHash, argsJson, lease, input.traceId, now, now]);
       const record: CheckpointRecord = {
         sessionId: input.sessionId,
         callId: input.callId,

@@ -394,8 +394,15 @@ export class HarnessApplication {
   }
 }
 
+/** Fingerprints by tool descriptor: a descriptor is a snapshot (a new listing makes new objects), so each is hashed once, not per call. */
+const fingerprints = new WeakMap<object, { name: string; fingerprint: string }>();
+
 function fingerprintOf(name: string, tool: { description?: string | undefined; inputSchema: unknown; annotations?: ToolAnnotationHints | undefined }): string {
-  return toolSchemaFingerprint({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
+  const known = fingerprints.get(tool);
+  if (known?.name === name) return known.fingerprint;
+  const fingerprint = toolSchemaFingerprint({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
+  fingerprints.set(tool, { name, fingerprint });
+  return fingerprint;
 }
 
 /** Security steps become trace events, so a trace shows why a call ran or did not. */

@@ -25,7 +25,7 @@ import type { DamageProblem } from './damagedFile.js';
 import { setAside } from './damagedFile.js';
 import { groupCommitFor } from './groupCommit.js';
 import { PRIVATE_FILE_MODE, ensurePrivateDir, makePrivate } from './privateFiles.js';
-import { WalCheckpointer } from './walCheckpointer.js';
+import { WalCheckpointer, workerCheckpoints } from './walCheckpointer.js';
 import type { Migration, MigrationReport } from './migrate.js';
 import { runMigrations } from './migrate.js';
 
@@ -66,10 +66,14 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 class AppDatabase extends BetterSqlite3 {
   #checkpointer: WalCheckpointer | undefined;
 
-  /** Turns SQLite's in-commit auto-checkpoint off and checkpoints after the group commits instead. */
-  checkpointOffThePath(): void {
+  /**
+   * Turns SQLite's in-commit auto-checkpoint off and checkpoints after the group commits instead,
+   * on a connection of its own in a worker thread (opened with the same options as this one).
+   */
+  checkpointOffThePath(file: string, options: { timeout: number }): void {
     this.pragma('wal_autocheckpoint = 0');
-    const checkpointer = new WalCheckpointer(this);
+    const worker = workerCheckpoints(file, options);
+    const checkpointer = new WalCheckpointer(this, { runner: worker.runner, onStop: () => worker.close() });
     groupCommitFor(this).onCommit(() => checkpointer.noteWrite());
     this.#checkpointer = checkpointer;
   }
@@ -121,10 +125,11 @@ export function openDatabaseWithReport(file: string, options: OpenDatabaseOption
 function openFile(file: string, options: OpenDatabaseOptions): { db: Database; migration: MigrationReport } {
   createIfMissing(file);
   makePrivate(file);
-  const db = new AppDatabase(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+  const connection = { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS };
+  const db = new AppDatabase(file, connection);
   try {
     configure(db, options, false);
-    db.checkpointOffThePath();
+    db.checkpointOffThePath(file, connection);
     // -wal/-shm left behind with another mode by an older version: they would keep it.
     for (const suffix of COMPANIONS) makePrivate(`${file}${suffix}`);
     return { db, migration: runMigrations(db, options.migrations) };

@@ -47,7 +47,34 @@ export function redactString(text: string, knownSecrets: Iterable<string> = []):
   return replaceSecrets(text, prepareSecrets(knownSecrets));
 }
 
-function prepareSecrets(knownSecrets: Iterable<string>): string[] {
+/**
+ * Known secret values kept ready for redaction (filtered and sorted once per addition, not per
+ * call): for a caller that redacts several times per tool call, as the tracer does.
+ */
+export class KnownSecrets implements Iterable<string> {
+  readonly #values = new Set<string>();
+  #prepared: readonly string[] = [];
+
+  add(value: string): void {
+    if (typeof value !== 'string' || value.length < MIN_SECRET_LENGTH || this.#values.has(value)) return;
+    this.#values.add(value);
+    this.#prepared = sortSecrets(this.#values);
+  }
+
+  get prepared(): readonly string[] {
+    return this.#prepared;
+  }
+
+  [Symbol.iterator](): Iterator<string> {
+    return this.#values[Symbol.iterator]();
+  }
+}
+
+function prepareSecrets(knownSecrets: Iterable<string>): readonly string[] {
+  return knownSecrets instanceof KnownSecrets ? knownSecrets.prepared : sortSecrets(knownSecrets);
+}
+
+function sortSecrets(knownSecrets: Iterable<string>): string[] {
   // Longest first, so a secret that contains another is replaced whole.
   return [...new Set(knownSecrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }

@@ -29,7 +29,7 @@ import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from './
 import { TraceEventDataSchemas } from '../../shared/traces.js';
 import type { TraceDetail, TraceError, TraceEvent, TraceEventInput, TraceEventType, TraceExport, TraceNotification, TraceStatus, TraceSummary } from '../../shared/traces.js';
 import type { JsonValue } from './redact.js';
-import { MIN_SECRET_LENGTH, redact, redactKnownSecrets, redactReporting, redactString } from './redact.js';
+import { KnownSecrets, redact, redactKnownSecrets, redactReporting, redactString } from './redact.js';
 import type { TracePage, TraceQuery } from './traceReader.js';
 import { TraceReader } from './traceReader.js';
 import { TRACE_MIGRATIONS } from './schema.js';
@@ -68,10 +68,10 @@ export interface TracerOptions {
 export class Tracer {
   readonly #clock: Clock;
   readonly #reader: TraceReader;
-  readonly #secrets = new Set<string>();
+  readonly #secrets = new KnownSecrets();
   readonly #listeners = new Set<TraceListener>();
   readonly #onListenerError: (error: unknown) => void;
-  readonly #insertTrace: Statement<Record<string, unknown>>;
+  readonly #insertTrace: Statement<unknown[]>;
   /** What handles need of their tracer; private, so the handle API stays event/finish only. */
   readonly #context: HandleContext;
   readonly #db: Database;
@@ -89,21 +89,17 @@ export class Tracer {
     this.#onListenerError =
       options.onListenerError ?? ((error) => process.emitWarning(`A trace listener threw: ${error instanceof Error ? error.message : String(error)}`));
     for (const secret of options.knownSecrets ?? []) this.addKnownSecret(secret);
+    // Positional parameters on the per-call statements: binding by name costs a lookup per parameter.
     this.#insertTrace = db.prepare(
       `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, owner)
-       VALUES (@traceId, @sessionId, @callId, @userId, @toolName, @serverId, 'running', @startedAt, @owner)`,
+       VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
     );
     this.#context = {
       now: () => this.#now(),
       redact: (value) => this.redact(value),
       enqueue: (write, notification) => this.#enqueue(write, notification),
-      insertEvent: db.prepare(
-        'INSERT INTO trace_events (trace_id, seq, type, at, duration_ms, data) VALUES (@traceId, @seq, @type, @at, @durationMs, @data)',
-      ),
-      finishTrace: db.prepare(
-        `UPDATE traces SET status = @status, ended_at = @endedAt, duration_ms = @durationMs, error = @error
-         WHERE trace_id = @traceId AND status = 'running'`,
-      ),
+      insertEvent: db.prepare('INSERT INTO trace_events (trace_id, seq, type, at, duration_ms, data) VALUES (?, ?, ?, ?, ?, ?)'),
+      finishTrace: db.prepare(`UPDATE traces SET status = ?, ended_at = ?, duration_ms = ?, error = ? WHERE trace_id = ? AND status = 'running'`),
     };
   }
 
@@ -112,7 +108,7 @@ export class Tracer {
    * appears in later trace data. Values shorter than MIN_SECRET_LENGTH are ignored.
    */
   addKnownSecret(value: string): void {
-    if (typeof value === 'string' && value.length >= MIN_SECRET_LENGTH) this.#secrets.add(value);
+    this.#secrets.add(value); // ignores values shorter than MIN_SECRET_LENGTH
   }
 
   /** `redact` with this tracer's known secrets — for checkpoint args and anything else stored. */
@@ -145,7 +141,7 @@ export class Tracer {
       status: 'running',
       startedAt: this.#now(),
     };
-    const row = { ...trace, owner: encodeOwner(this.#owner) };
+    const row = [trace.traceId, trace.sessionId, trace.callId, trace.userId, trace.toolName, trace.serverId, trace.startedAt, encodeOwner(this.#owner)];
     this.#enqueue(() => this.#insertTrace.run(row), { kind: 'trace_started', trace });
     return new SqliteTraceHandle(this.#context, trace);
   }
@@ -245,8 +241,8 @@ interface HandleContext {
   now(): number;
   redact(value: unknown): JsonValue;
   enqueue(write: () => void, notification: TraceNotification): void;
-  insertEvent: Statement<Record<string, unknown>>;
-  finishTrace: Statement<Record<string, unknown>>;
+  insertEvent: Statement<unknown[]>;
+  finishTrace: Statement<unknown[]>;
 }
 
 class SqliteTraceHandle implements TraceHandle {
@@ -296,7 +292,7 @@ class SqliteTraceHandle implements TraceHandle {
       ...(durationMs !== undefined ? { durationMs } : {}),
       data: stored,
     } as TraceEvent;
-    const row = { traceId: event.traceId, seq: event.seq, type, at, durationMs: durationMs ?? null, data: JSON.stringify(stored) };
+    const row = [event.traceId, event.seq, type, at, durationMs ?? null, JSON.stringify(stored)];
     this.#context.enqueue(() => this.#context.insertEvent.run(row), { kind: 'event', event });
     this.#seq = event.seq;
     return event;
@@ -314,7 +310,7 @@ class SqliteTraceHandle implements TraceHandle {
       durationMs: Math.max(0, endedAt - this.#trace.startedAt),
       ...(storedError ? { error: storedError } : {}),
     };
-    const row = { traceId: this.traceId, status, endedAt, durationMs: summary.durationMs, error: storedError ? JSON.stringify(storedError) : null };
+    const row = [status, endedAt, summary.durationMs, storedError ? JSON.stringify(storedError) : null, this.traceId];
     this.#context.enqueue(() => this.#context.finishTrace.run(row), { kind: 'trace_finished', trace: summary });
     this.#finished = true;
     return summary;

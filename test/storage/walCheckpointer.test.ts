@@ -4,6 +4,7 @@
  * once writes pause — or after at most `maxDelayMs` under a steady load — and stops with the
  * connection.
  */
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openAppDatabase } from '../../electron/app/database.js';
@@ -16,11 +17,24 @@ import { tempDir } from '../checkpoints/tempDir.js';
 import { waitFor } from '../helpers/fixtures.js';
 
 let scratch: ReturnType<typeof tempDir>;
+let file: string;
 let db: Database;
+
+/** How many descriptors of this process have the database file (not its -wal/-shm) open (Linux). */
+function openHandles(path: string): number {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false; // closed meanwhile
+    }
+  }).length;
+}
 
 beforeEach(() => {
   scratch = tempDir('mh-wal-');
-  db = openAppDatabase(join(scratch.dir, 'harness.db'));
+  file = join(scratch.dir, 'harness.db');
+  db = openAppDatabase(file);
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -42,15 +56,20 @@ describe('the app database', () => {
     expect(result?.checkpointed).toBe(result?.log);
   });
 
-  it('checkpoints by itself after the group commits of tool calls, and stops when closed', async () => {
+  it('checkpoints by itself after the group commits of tool calls, on a connection of its own, and stops when closed', async () => {
     const store = new SqliteCheckpointStore(db);
     const checkpointer = walCheckpointerOf(db);
+    const pragmas = vi.spyOn(db, 'pragma');
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.grouped.claim(callInput(`c${i}`))));
     await waitFor(() => (checkpointer?.runs ?? 0) > 0);
+    // Not on the app's connection: a worker thread's connection ran it, the event loop never waited.
+    expect(pragmas.mock.calls.filter(([sql]) => /checkpoint/i.test(String(sql)))).toEqual([]);
+    expect(openHandles(file)).toBe(2); // this connection and the checkpoint worker's
     // The timer's checkpoint copied every frame of the claims' commit into the database file.
     expect(checkpointer?.last?.log).toBeGreaterThan(0);
     expect(checkpointer?.last).toMatchObject({ busy: 0, checkpointed: checkpointer?.last?.log });
     db.close();
+    expect(openHandles(file)).toBe(0); // close() waited for the worker's connection to close too
     const runs = checkpointer?.runs;
     checkpointer?.noteWrite(); // a stopped checkpointer schedules nothing
     expect(checkpointer?.runs).toBe(runs);
