@@ -9,8 +9,9 @@
  * Two ways to write. The synchronous methods commit one transaction each before they return
  * (History's manual resolution, tools, tests). The tool-call path uses `grouped`: its writes join
  * the connection's group commit (storage/groupCommit.ts), so the claims and completions of
- * concurrent calls — and their trace events — share one transaction per turn of the event loop,
- * and each promise settles once its own write is committed. Same statements, same rules.
+ * concurrent calls share one transaction per turn of the event loop (their trace events share
+ * another, on the next turn), and each promise settles once its own write is committed. Same
+ * statements, same rules.
  *
  * Size: a history page never carries a large JSON value. SQL decides per row (octet_length,
  * substr) whether the arguments and result come whole or as a short preview, so a 9 MB result
@@ -148,9 +149,11 @@ export class SqliteCheckpointStore implements CheckpointStore {
        FROM checkpoints WHERE session_id = ? AND call_id = ?`,
     );
     // Positional parameters on the per-call statements: binding by name costs a lookup per parameter.
+    // ON CONFLICT DO NOTHING: a claim whose arguments are already serialized inserts first and
+    // reads the existing row only when there is one (one statement for a new call, not two).
     this.#insert = db.prepare(
       `INSERT INTO checkpoints (session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, lease, trace_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'started', ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, 'started', ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, call_id) DO NOTHING`,
     );
     this.#complete = db.prepare(
       `UPDATE checkpoints SET status = 'completed', result_json = @result, is_error = @isError, lease = NULL, updated_at = @now
@@ -230,10 +233,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   #claimLocked(input: ClaimInput, now: number, lease: string): ClaimResult {
-    const row = this.#select.get(input.sessionId, input.callId);
+    const insert = (argsJson: string): boolean =>
+      this.#insert.run([input.sessionId, input.callId, input.userId, input.toolName, input.serverId, input.argsHash, argsJson, lease, input.traceId, now, now]).changes === 1;
+    const row = input.argsJson !== undefined && insert(input.argsJson) ? undefined : this.#select.get(input.sessionId, input.callId);
     if (!row) {
       const argsJson = input.argsJson ?? toJson(input.args ?? null, 'claim: args');
-      this.#insert.run([input.sessionId, input.callId, input.userId, input.toolName, input.serverId, input.argsHash, argsJson, lease, input.traceId, now, now]);
+      if (input.argsJson === undefined) insert(argsJson);
       const record: CheckpointRecord = {
         sessionId: input.sessionId,
         callId: input.callId,

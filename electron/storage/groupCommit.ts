@@ -3,22 +3,28 @@
  * events) share SQLite transactions, while each caller still learns of its write only once it is
  * committed.
  *
- * A write is queued, and the queue is written in ONE `BEGIN IMMEDIATE` transaction on the next
- * turn of the event loop (`setImmediate`): everything that became ready in this turn — a chunk of
- * answers from a server, a burst of requests from an agent — joins it. `commit(write)` resolves
- * once that transaction has committed, so a claim is durable before its caller goes on to the
- * side effect, and a result before the call returns: the promise is the durability point.
- * `later(write)` is for writes nobody waits for (trace events): they ride along with the next
- * transaction.
+ * Two kinds of write, two queues:
+ * - `commit(write)` — a write someone waits for (a claim, a result). The queue is written in ONE
+ *   `BEGIN IMMEDIATE` transaction on the next turn of the event loop (`setImmediate`), so
+ *   everything that became ready in this turn — a chunk of answers from a server, a burst of
+ *   requests from an agent — shares it; each promise settles once that transaction committed:
+ *   a claim is durable before its caller goes on to the side effect, a result before the call
+ *   returns. The promise is the durability point.
+ * - `later(write)` — a write nobody waits for (trace events). These are written in a transaction
+ *   of their own on the turn AFTER any waited-for commit pending in this one, so they never
+ *   lengthen the commit a claim waits for: they are stored while the side effect runs (the
+ *   server works on another core). A process killed in between loses those trace events, never
+ *   a checkpoint.
+ * `flush()` writes both queues now (readers and `close()` call it).
  *
  * A failing write does not sink the batch: it gets its own error, and SQLite has undone its one
  * statement (each queued write is a single statement, or reads before one write). An error that
- * ends the whole transaction (disk full, I/O) fails every write of the batch, and nothing of it
- * is reported as stored.
+ * ends the whole transaction (disk full, I/O, a lock held too long by another process) fails
+ * every write of the batch, and nothing of it is reported as stored.
  *
- * One queue per connection (`groupCommitFor`), so the checkpoint store and the tracer built over
- * the same database share its transactions. `stats` counts transactions and writes: what the
- * tests and the benchmark observe.
+ * One pair of queues per connection (`groupCommitFor`), so the checkpoint store and the tracer
+ * built over the same database share its transactions. `stats` counts transactions and writes:
+ * what the tests and the benchmark observe.
  */
 import type { Database, Transaction } from 'better-sqlite3';
 
@@ -43,8 +49,12 @@ export interface GroupCommitStats {
 export class GroupCommit {
   readonly #db: Database;
   readonly #runBatch: Transaction<(batch: QueuedWrite[], outcomes: Outcome[]) => void>;
-  #queue: QueuedWrite[] = [];
-  #scheduled = false;
+  /** Waited-for writes (commit). */
+  #urgent: QueuedWrite[] = [];
+  /** Writes nobody waits for (later). */
+  #lazy: QueuedWrite[] = [];
+  #urgentScheduled = false;
+  #lazyScheduled = false;
   readonly #stats: GroupCommitStats = { transactions: 0, writes: 0, largestBatch: 0, busyMs: 0 };
   readonly #afterCommit = new Set<() => void>();
 
@@ -69,7 +79,7 @@ export class GroupCommit {
 
   /** Writes still queued (not yet in a transaction). */
   get pending(): number {
-    return this.#queue.length;
+    return this.#urgent.length + this.#lazy.length;
   }
 
   /**
@@ -78,13 +88,20 @@ export class GroupCommit {
    */
   commit<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#enqueue({ write, settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(outcome.error)) });
+      this.#urgent.push({ write, settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(outcome.error)) });
+      if (this.#urgentScheduled) return;
+      this.#urgentScheduled = true;
+      setImmediate(() => {
+        this.#urgentScheduled = false;
+        this.#write(this.#takeUrgent());
+      });
     });
   }
 
   /** Queues a write nobody waits for; `onStored` runs once it is committed, `onFailed` if it is not. */
   later(write: () => void, onStored: () => void, onFailed: (error: unknown) => void): void {
-    this.#enqueue({ write, settle: (outcome) => (outcome.ok ? onStored() : onFailed(outcome.error)) });
+    this.#lazy.push({ write, settle: (outcome) => (outcome.ok ? onStored() : onFailed(outcome.error)) });
+    this.#scheduleLazy();
   }
 
   /** Called after every committed transaction (the WAL checkpointer counts them). */
@@ -93,11 +110,40 @@ export class GroupCommit {
     return () => this.#afterCommit.delete(listener);
   }
 
-  /** Commits everything queued now, in one transaction, then settles each write. */
+  /** Commits everything queued now (waited-for writes first), in one transaction, then settles each write. */
   flush(): void {
-    if (this.#queue.length === 0) return;
-    const batch = this.#queue;
-    this.#queue = [];
+    this.#write([...this.#takeUrgent(), ...this.#takeLazy()]);
+  }
+
+  #takeUrgent(): QueuedWrite[] {
+    const batch = this.#urgent;
+    this.#urgent = [];
+    return batch;
+  }
+
+  #takeLazy(): QueuedWrite[] {
+    const batch = this.#lazy;
+    this.#lazy = [];
+    return batch;
+  }
+
+  /** On the next turn — or, while a waited-for commit is pending, on the turn after it. */
+  #scheduleLazy(): void {
+    if (this.#lazyScheduled) return;
+    this.#lazyScheduled = true;
+    setImmediate(() => {
+      this.#lazyScheduled = false;
+      if (this.#urgentScheduled) this.#scheduleLazy();
+      else this.#write(this.#takeLazy());
+    });
+  }
+
+  #write(batch: QueuedWrite[]): void {
+    if (batch.length === 0) return;
+    if (!this.#db.open) {
+      for (const item of batch) settleSafely(item, { ok: false, error: new TypeError('The database connection is not open') });
+      return;
+    }
     const outcomes: Outcome[] = [];
     let failure: { error: unknown } | undefined;
     const started = performance.now();
@@ -114,23 +160,6 @@ export class GroupCommit {
       for (const listener of this.#afterCommit) listener();
     }
     batch.forEach((item, i) => settleSafely(item, failure ? { ok: false, error: failure.error } : (outcomes[i] as Outcome)));
-  }
-
-  #enqueue(item: QueuedWrite): void {
-    this.#queue.push(item);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      if (this.#db.open) this.flush();
-      else this.#failAll(new TypeError('The database connection is not open'));
-    });
-  }
-
-  #failAll(error: unknown): void {
-    const batch = this.#queue;
-    this.#queue = [];
-    for (const item of batch) settleSafely(item, { ok: false, error });
   }
 }
 

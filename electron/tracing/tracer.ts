@@ -4,13 +4,13 @@
  * through `redact` (credential-named keys, and known secret values registered with
  * `addKnownSecret`) before it is written or published.
  *
- * Writes are group-committed: each event is validated, redacted and queued at once, and joins
- * the connection's next group transaction (storage/groupCommit.ts) — with the checkpoint claims
- * and completions of the same turn, at the latest on the next turn of the event loop. Readers
- * flush first, so a query always sees every event recorded so far; listeners hear of a change
- * once it is stored. The price: a process killed mid-turn loses that turn's trace events — never
- * a checkpoint, whose writers wait for their commit (the checkpoint is the record of what ran;
- * the trace explains it).
+ * Writes are group-committed: each event is validated, redacted and queued at once, and the
+ * queued events of every call are written together (storage/groupCommit.ts) on the next turn of
+ * the event loop — after any claim or result commit pending in this turn, so that commit (which
+ * a call waits for) never carries them. Readers flush first, so a query always sees every event
+ * recorded so far; listeners hear of a change once it is stored. The price: a process killed
+ * mid-turn loses that turn's trace events — never a checkpoint, whose writers wait for their
+ * commit (the checkpoint is the record of what ran; the trace explains it).
  *
  * Trace ids are time-ordered UUIDs (version 7), so a new trace's rows land at the end of the
  * trace-id indexes (and of its events' key) instead of on a random page of each.
@@ -76,6 +76,8 @@ export class Tracer {
   readonly #context: HandleContext;
   readonly #db: Database;
   readonly #owner: ProcessOwner;
+  /** The owner as stored on each new trace (encoded once). */
+  readonly #ownerJson: string;
   readonly #group: GroupCommit;
 
   /** `db` comes from the app's database opener, which ran the migrations (TRACE_MIGRATIONS among them). */
@@ -85,6 +87,7 @@ export class Tracer {
     this.#group = groupCommitFor(db);
     this.#clock = options.clock ?? systemClock;
     this.#owner = options.owner ?? currentProcessOwner();
+    this.#ownerJson = encodeOwner(this.#owner);
     this.#reader = new TraceReader(db);
     this.#onListenerError =
       options.onListenerError ?? ((error) => process.emitWarning(`A trace listener threw: ${error instanceof Error ? error.message : String(error)}`));
@@ -141,7 +144,7 @@ export class Tracer {
       status: 'running',
       startedAt: this.#now(),
     };
-    const row = [trace.traceId, trace.sessionId, trace.callId, trace.userId, trace.toolName, trace.serverId, trace.startedAt, encodeOwner(this.#owner)];
+    const row = [trace.traceId, trace.sessionId, trace.callId, trace.userId, trace.toolName, trace.serverId, trace.startedAt, this.#ownerJson];
     this.#enqueue(() => this.#insertTrace.run(row), { kind: 'trace_started', trace });
     return new SqliteTraceHandle(this.#context, trace);
   }

@@ -127,16 +127,27 @@ describe('grouped checkpoint writes', () => {
     expect((await store.grouped.claim(callInput('a'))).kind).toBe('owner');
   });
 
-  it('share transactions with the trace events of the same turn', async () => {
+  it('leave the trace events of those calls to a transaction of their own, on the next turn', async () => {
     const tracer = new Tracer(db);
     const before = store.groupCommitStats;
-    const trace = tracer.start({ sessionId: 's1', callId: 'c1', userId: 'u1', toolName: 'write_file', serverId: 'fs' });
-    trace.event('decision', { outcome: 'allow' });
-    await store.grouped.claim(callInput('c1', { traceId: trace.traceId }));
+    const traces = Array.from({ length: 10 }, (_, i) => {
+      const trace = tracer.start({ sessionId: 's1', callId: `c${i}`, userId: 'u1', toolName: 'write_file', serverId: 'fs' });
+      trace.event('decision', { outcome: 'allow' });
+      return trace;
+    });
+    await Promise.all(traces.map((trace, i) => store.grouped.claim(callInput(`c${i}`, { traceId: trace.traceId }))));
+    // The claims' commit carried the claims alone: nothing a caller does not wait for lengthened it.
+    const claimed = store.groupCommitStats;
+    expect(claimed.transactions - before.transactions).toBe(1);
+    expect(claimed.writes - before.writes).toBe(10);
+    const storedTraces = () => (other.prepare('SELECT COUNT(*) AS n FROM traces').get() as { n: number }).n;
+    expect(storedTraces()).toBe(0);
+
+    await new Promise((resolve) => setImmediate(resolve));
     const after = store.groupCommitStats;
-    expect(after.transactions - before.transactions).toBe(1);
-    expect(after.writes - before.writes).toBe(3);
-    expect((other.prepare('SELECT COUNT(*) AS n FROM trace_events WHERE trace_id = ?').get(trace.traceId) as { n: number }).n).toBe(1);
+    expect(after.transactions - claimed.transactions).toBe(1); // the ten traces' starts and events, together
+    expect(after.writes - claimed.writes).toBe(20);
+    expect(storedTraces()).toBe(10);
   });
 
   it('are committed by close(), not dropped', async () => {
