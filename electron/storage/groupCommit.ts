@@ -3,28 +3,27 @@
  * events) share SQLite transactions, while each caller still learns of its write only once it is
  * committed.
  *
- * Two kinds of write, two queues:
+ * Two kinds of write:
  * - `commit(write)` — a write someone waits for (a claim, a result). The queue is written in ONE
  *   `BEGIN IMMEDIATE` transaction on the next turn of the event loop (`setImmediate`), so
  *   everything that became ready in this turn — a chunk of answers from a server, a burst of
  *   requests from an agent — shares it; each promise settles once that transaction committed:
  *   a claim is durable before its caller goes on to the side effect, a result before the call
  *   returns. The promise is the durability point.
- * - `later(write)` — a write nobody waits for (trace events). These are written in a transaction
- *   of their own on the turn AFTER any waited-for commit pending in this one, so they never
- *   lengthen the commit a claim waits for: they are stored while the side effect runs (the
- *   server works on another core). A process killed in between loses those trace events, never
- *   a checkpoint.
- * `flush()` writes both queues now (readers and `close()` call it).
+ * - `later(write)` — a write nobody waits for (trace events). It rides along with the next
+ *   waited-for commit, or — when none comes — is written on its own after `laterMs`. So a call
+ *   makes two commits (its claim, its result), and nothing is written while its request is on
+ *   the wire. A process killed in between loses those trace events, never a checkpoint.
+ * `flush()` writes everything queued now (readers and `close()` call it).
  *
  * A failing write does not sink the batch: it gets its own error, and SQLite has undone its one
  * statement (each queued write is a single statement, or reads before one write). An error that
  * ends the whole transaction (disk full, I/O, a lock held too long by another process) fails
  * every write of the batch, and nothing of it is reported as stored.
  *
- * One pair of queues per connection (`groupCommitFor`), so the checkpoint store and the tracer
- * built over the same database share its transactions. `stats` counts transactions and writes:
- * what the tests and the benchmark observe.
+ * One queue per connection (`groupCommitFor`), so the checkpoint store and the tracer built over
+ * the same database share its transactions. `stats` counts transactions and writes: what the
+ * tests and the benchmark observe.
  */
 import type { Database, Transaction } from 'better-sqlite3';
 
@@ -46,6 +45,9 @@ export interface GroupCommitStats {
   busyMs: number;
 }
 
+/** How long a write nobody waits for waits for a commit to ride along with, before it is written alone. */
+export const LATER_MS = 10;
+
 export class GroupCommit {
   readonly #db: Database;
   readonly #runBatch: Transaction<(batch: QueuedWrite[], outcomes: Outcome[]) => void>;
@@ -54,7 +56,7 @@ export class GroupCommit {
   /** Writes nobody waits for (later). */
   #lazy: QueuedWrite[] = [];
   #urgentScheduled = false;
-  #lazyScheduled = false;
+  #lazyTimer: NodeJS.Timeout | undefined;
   readonly #stats: GroupCommitStats = { transactions: 0, writes: 0, largestBatch: 0, busyMs: 0 };
   readonly #afterCommit = new Set<() => void>();
 
@@ -93,15 +95,21 @@ export class GroupCommit {
       this.#urgentScheduled = true;
       setImmediate(() => {
         this.#urgentScheduled = false;
-        this.#write(this.#takeUrgent());
+        this.flush();
       });
     });
   }
 
-  /** Queues a write nobody waits for; `onStored` runs once it is committed, `onFailed` if it is not. */
+  /**
+   * Queues a write nobody waits for: it joins the next waited-for commit, or is written after
+   * `LATER_MS` if none comes first. `onStored` runs once it is committed, `onFailed` if it is not.
+   */
   later(write: () => void, onStored: () => void, onFailed: (error: unknown) => void): void {
     this.#lazy.push({ write, settle: (outcome) => (outcome.ok ? onStored() : onFailed(outcome.error)) });
-    this.#scheduleLazy();
+    this.#lazyTimer ??= setTimeout(() => {
+      this.#lazyTimer = undefined;
+      this.flush();
+    }, LATER_MS);
   }
 
   /** Called after every committed transaction (the WAL checkpointer counts them). */
@@ -112,6 +120,8 @@ export class GroupCommit {
 
   /** Commits everything queued now (waited-for writes first), in one transaction, then settles each write. */
   flush(): void {
+    clearTimeout(this.#lazyTimer);
+    this.#lazyTimer = undefined;
     this.#write([...this.#takeUrgent(), ...this.#takeLazy()]);
   }
 
@@ -125,17 +135,6 @@ export class GroupCommit {
     const batch = this.#lazy;
     this.#lazy = [];
     return batch;
-  }
-
-  /** On the next turn — or, while a waited-for commit is pending, on the turn after it. */
-  #scheduleLazy(): void {
-    if (this.#lazyScheduled) return;
-    this.#lazyScheduled = true;
-    setImmediate(() => {
-      this.#lazyScheduled = false;
-      if (this.#urgentScheduled) this.#scheduleLazy();
-      else this.#write(this.#takeLazy());
-    });
   }
 
   #write(batch: QueuedWrite[]): void {

@@ -4,13 +4,14 @@
  * through `redact` (credential-named keys, and known secret values registered with
  * `addKnownSecret`) before it is written or published.
  *
- * Writes are group-committed: each event is validated, redacted and queued at once, and the
- * queued events of every call are written together (storage/groupCommit.ts) on the next turn of
- * the event loop — after any claim or result commit pending in this turn, so that commit (which
- * a call waits for) never carries them. Readers flush first, so a query always sees every event
- * recorded so far; listeners hear of a change once it is stored. The price: a process killed
- * mid-turn loses that turn's trace events — never a checkpoint, whose writers wait for their
- * commit (the checkpoint is the record of what ran; the trace explains it).
+ * Writes are group-committed: each event is validated, redacted and queued at once, and joins
+ * the connection's next group transaction (storage/groupCommit.ts) — the one that carries the
+ * next claim or result of any call, or, when none comes, a transaction of its own shortly after.
+ * So a claimed call always has its trace, and nothing is written while a request is on the
+ * wire. Readers flush first, so a query always sees every event recorded so far; listeners hear
+ * of a change once it is stored. The price: a process killed meanwhile loses those trace events
+ * — never a checkpoint, whose writers wait for their commit (the checkpoint is the record of what
+ * ran; the trace explains it).
  *
  * Trace ids are time-ordered UUIDs (version 7), so a new trace's rows land at the end of the
  * trace-id indexes (and of its events' key) instead of on a random page of each.
