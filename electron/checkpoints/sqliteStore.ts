@@ -9,9 +9,9 @@
  * Two ways to write. The synchronous methods commit one transaction each before they return
  * (History's manual resolution, tools, tests). The tool-call path uses `grouped`: its writes join
  * the connection's group commit (storage/groupCommit.ts), so the claims and completions of
- * concurrent calls — and the trace events queued meanwhile — share one transaction per turn of
- * the event loop, and each promise settles once its own write is committed. Same statements,
- * same rules.
+ * concurrent calls share one transaction per turn of the event loop (their trace events share
+ * another, a few milliseconds later), and each promise settles once its own write is committed.
+ * Same statements, same rules.
  *
  * Size: a history page never carries a large JSON value. SQL decides per row (octet_length,
  * substr) whether the arguments and result come whole or as a short preview, so a 9 MB result

@@ -10,10 +10,12 @@
  *   requests from an agent — shares it; each promise settles once that transaction committed:
  *   a claim is durable before its caller goes on to the side effect, a result before the call
  *   returns. The promise is the durability point.
- * - `later(write)` — a write nobody waits for (trace events). It rides along with the next
- *   waited-for commit, or — when none comes — is written on its own after `laterMs`. So a call
- *   makes two commits (its claim, its result), and nothing is written while its request is on
- *   the wire. A process killed in between loses those trace events, never a checkpoint.
+ * - `later(write)` — a write nobody waits for (trace events). These are written together, in a
+ *   transaction of their own, `LATER_MS` after the first of them was queued: the commits a call
+ *   waits for carry only its claim or its result (every page a transaction touches is written
+ *   to the WAL again, so small waited-for commits are the fast ones), and the trace writes of
+ *   all the calls of those milliseconds share one commit. A process killed in between loses
+ *   those trace events — never a checkpoint.
  * `flush()` writes everything queued now (readers and `close()` call it).
  *
  * A failing write does not sink the batch: it gets its own error, and SQLite has undone its one
@@ -45,7 +47,7 @@ export interface GroupCommitStats {
   busyMs: number;
 }
 
-/** How long a write nobody waits for waits for a commit to ride along with, before it is written alone. */
+/** How long writes nobody waits for are gathered before they are committed together. */
 export const LATER_MS = 10;
 
 export class GroupCommit {
@@ -95,14 +97,14 @@ export class GroupCommit {
       this.#urgentScheduled = true;
       setImmediate(() => {
         this.#urgentScheduled = false;
-        this.flush();
+        this.#write(this.#takeUrgent());
       });
     });
   }
 
   /**
-   * Queues a write nobody waits for: it joins the next waited-for commit, or is written after
-   * `LATER_MS` if none comes first. `onStored` runs once it is committed, `onFailed` if it is not.
+   * Queues a write nobody waits for: written with the others queued meanwhile, `LATER_MS` after
+   * the first of them (or at the next `flush()`). `onStored` runs once it is committed, `onFailed` if it is not.
    */
   later(write: () => void, onStored: () => void, onFailed: (error: unknown) => void): void {
     this.#lazy.push({ write, settle: (outcome) => (outcome.ok ? onStored() : onFailed(outcome.error)) });

@@ -4,11 +4,10 @@
  * through `redact` (credential-named keys, and known secret values registered with
  * `addKnownSecret`) before it is written or published.
  *
- * Writes are group-committed: each event is validated, redacted and queued at once, and joins
- * the connection's next group transaction (storage/groupCommit.ts) — the one that carries the
- * next claim or result of any call, or, when none comes, a transaction of its own shortly after.
- * So a claimed call always has its trace, and nothing is written while a request is on the
- * wire. Readers flush first, so a query always sees every event recorded so far; listeners hear
+ * Writes are group-committed: each event is validated, redacted and queued at once, and the
+ * events of every call queued over a few milliseconds are written in one transaction of their
+ * own (storage/groupCommit.ts `later`), apart from the claim and result commits the calls wait
+ * for. Readers flush first, so a query always sees every event recorded so far; listeners hear
  * of a change once it is stored. The price: a process killed meanwhile loses those trace events
  * — never a checkpoint, whose writers wait for their commit (the checkpoint is the record of what
  * ran; the trace explains it).

@@ -8,14 +8,14 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openAppDatabase } from '../../electron/app/database.js';
 import { CheckpointArgumentsMismatchError, CheckpointInProgressError, CheckpointLeaseLostError } from '../../electron/checkpoints/errors.js';
 import { checkpointArguments, hashArguments } from '../../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { ClaimResult } from '../../electron/checkpoints/types.js';
 import type { Database } from '../../electron/storage/database.js';
-import { groupCommitFor } from '../../electron/storage/groupCommit.js';
+import { LATER_MS, groupCommitFor } from '../../electron/storage/groupCommit.js';
 import { REDACTED, redactReporting } from '../../electron/tracing/redact.js';
 import { Tracer } from '../../electron/tracing/tracer.js';
 import { childInput, childResult } from './childProtocol.js';
@@ -127,19 +127,34 @@ describe('grouped checkpoint writes', () => {
     expect((await store.grouped.claim(callInput('a'))).kind).toBe('owner');
   });
 
-  it('carry the trace events queued meanwhile in the same transaction', async () => {
-    const tracer = new Tracer(db);
-    const before = store.groupCommitStats;
-    const traces = Array.from({ length: 10 }, (_, i) => {
-      const trace = tracer.start({ sessionId: 's1', callId: `c${i}`, userId: 'u1', toolName: 'write_file', serverId: 'fs' });
-      trace.event('decision', { outcome: 'allow' });
-      return trace;
-    });
-    await Promise.all(traces.map((trace, i) => store.grouped.claim(callInput(`c${i}`, { traceId: trace.traceId }))));
-    const after = store.groupCommitStats;
-    expect(after.transactions - before.transactions).toBe(1); // ten claims, ten trace starts, ten events
-    expect(after.writes - before.writes).toBe(30);
-    expect((other.prepare('SELECT COUNT(*) AS n FROM traces').get() as { n: number }).n).toBe(10); // a claimed call has its trace
+  it('leave the trace events of those calls to one transaction of their own, shortly after', async () => {
+    // Only the trace writes' timer is faked: it must not fire before the claims' commit (on a
+    // loaded machine a turn of the event loop can take longer than its delay).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const tracer = new Tracer(db);
+      const before = store.groupCommitStats;
+      const traces = Array.from({ length: 10 }, (_, i) => {
+        const trace = tracer.start({ sessionId: 's1', callId: `c${i}`, userId: 'u1', toolName: 'write_file', serverId: 'fs' });
+        trace.event('decision', { outcome: 'allow' });
+        return trace;
+      });
+      await Promise.all(traces.map((trace, i) => store.grouped.claim(callInput(`c${i}`, { traceId: trace.traceId }))));
+      // The claims' commit carried the claims alone: nothing the callers do not wait for lengthened it.
+      const claimed = store.groupCommitStats;
+      expect(claimed.transactions - before.transactions).toBe(1);
+      expect(claimed.writes - before.writes).toBe(10);
+      const storedTraces = () => (other.prepare('SELECT COUNT(*) AS n FROM traces').get() as { n: number }).n;
+      expect(storedTraces()).toBe(0);
+
+      vi.advanceTimersByTime(LATER_MS);
+      const after = store.groupCommitStats;
+      expect(after.transactions - claimed.transactions).toBe(1); // the ten traces' starts and events, together
+      expect(after.writes - claimed.writes).toBe(20);
+      expect(storedTraces()).toBe(10);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('are committed by close(), not dropped', async () => {

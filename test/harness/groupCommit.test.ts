@@ -27,7 +27,7 @@ describe('executeTool under concurrency', () => {
     scratch.cleanup();
   });
 
-  it('shares transactions between the calls: fewer commits than calls', async () => {
+  it('shares transactions between the calls: fewer commits than a claim and a completion per call', async () => {
     h = await buildHarness({ dir: scratch.dir, rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     h.registry.addServer(stdioFixtureConfig('fx', { FIXTURE_TOOLS: 'slow' }));
     await h.registry.discover();
@@ -39,8 +39,10 @@ describe('executeTool under concurrency', () => {
 
     const after = h.checkpoints.groupCommitStats;
     expect(results.every((r) => !r.replayed && r.result.isError === false)).toBe(true);
-    // Committed one call at a time, each call needs a claim commit and a completion commit.
-    expect(after.transactions - before.transactions).toBeLessThan(CALLS);
+    // Committed one call at a time, the calls would need at least a claim commit and a completion
+    // commit each: 2 × CALLS. Shared, the claims take one, the completions as many as the chunks
+    // the answers arrive in, and the trace events a few.
+    expect(after.transactions - before.transactions).toBeLessThan(2 * CALLS);
     // The claims of the burst went in together (with their traces' first events).
     expect(after.largestBatch).toBeGreaterThanOrEqual(CALLS);
     for (let i = 0; i < CALLS; i++) expect(h.checkpoints.get('group', `c${i}`)?.status).toBe('completed');
