@@ -46,7 +46,7 @@ export class WalCheckpointer {
   readonly #db: Database;
   readonly #idleMs: number;
   readonly #maxDelayMs: number;
-  readonly #runner: CheckpointRunner;
+  #runner: CheckpointRunner;
   readonly #onStop: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #firstWriteAt = 0;
@@ -60,7 +60,7 @@ export class WalCheckpointer {
     this.#db = db;
     this.#idleMs = options.idleMs ?? DEFAULT_CHECKPOINT_IDLE_MS;
     this.#maxDelayMs = options.maxDelayMs ?? DEFAULT_CHECKPOINT_MAX_DELAY_MS;
-    this.#runner = options.runner ?? ((done) => done(this.#inThread('PASSIVE')));
+    this.#runner = options.runner ?? this.#inThreadRunner;
     this.#onStop = options.onStop;
   }
 
@@ -100,6 +100,17 @@ export class WalCheckpointer {
     this.#onStop?.();
   }
 
+  /** Checkpoints on the app's connection itself (blocking): the default, and the fallback. */
+  readonly #inThreadRunner: CheckpointRunner = (done) => {
+    let result: CheckpointResult;
+    try {
+      result = this.#inThread('PASSIVE');
+    } catch (error) {
+      return done(error instanceof Error ? error : new Error(String(error)));
+    }
+    done(result);
+  };
+
   #inThread(mode: 'PASSIVE' | 'TRUNCATE'): CheckpointResult {
     const [result = { busy: 0, log: 0, checkpointed: 0 }] = this.#db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[];
     return result;
@@ -129,9 +140,11 @@ export class WalCheckpointer {
     this.#runner((outcome) => {
       this.#running = false;
       if (this.#stopped) return;
-      // A busy or failing checkpoint loses nothing (the frames stay in the WAL); the next write retries.
-      if (outcome instanceof Error) process.emitWarning(`WAL checkpoint failed: ${outcome.message}`);
-      else this.#finished(outcome);
+      if (!(outcome instanceof Error)) return this.#finished(outcome);
+      // A failing checkpoint loses nothing (the frames stay in the WAL); the next write retries —
+      // here, on this connection: a runner that failed (no worker thread, say) is not tried again.
+      process.emitWarning(`WAL checkpoint failed (${outcome.message}); checkpoints now run on the app's connection`);
+      this.#runner = this.#inThreadRunner;
     });
   }
 }

@@ -112,6 +112,20 @@ describe('WalCheckpointer', () => {
     expect(checkpointer.runs).toBe(3); // and once they pause
   });
 
+  it('falls back to checkpointing on the connection itself when its runner fails (no worker thread, say)', () => {
+    const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    const checkpointer = new WalCheckpointer(db, { idleMs: 25, runner: (done) => done(new Error('the worker could not start')) });
+    checkpointer.noteWrite();
+    vi.advanceTimersByTime(25);
+    expect(checkpointer.runs).toBe(0);
+    expect(warnings).toHaveBeenCalledWith(expect.stringMatching(/the worker could not start.*the app's connection/));
+    checkpointer.noteWrite();
+    vi.advanceTimersByTime(25);
+    expect(checkpointer.runs).toBe(1);
+    expect(checkpointer.last).toMatchObject({ busy: 0 });
+    warnings.mockRestore();
+  });
+
   it('schedules nothing once stopped', () => {
     const checkpointer = new WalCheckpointer(db, { idleMs: 25 });
     checkpointer.noteWrite();
