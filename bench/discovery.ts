@@ -4,14 +4,22 @@
  * Cold: N real stdio servers (the test fixture, each answering initialize after its own delay,
  * spread from 100 ms up to SLOWEST_MS) discovered by one registry, compared with the slowest
  * server discovered alone. Parallel discovery should cost about the slowest server, not the sum.
+ * On a small machine twenty Node servers' own start-up is the real floor, so the same run also
+ * measures the raw SDK: the same 20 servers spawned, connected (`Client.connect`) and listed
+ * (`listTools`) in parallel with the bare SDK `Client` over `StdioClientTransport` — the registry
+ * and the floor alternate run by run, and `cold20_over_sdk_floor` is their ratio of medians.
  * Warm: a new registry over the schema cache written by a cold run — time until the tool list is
  * available, and how many `tools/list` reached the servers (counted by the servers themselves).
  *
  * Prints a table, then one JSON line. Run: npm run bench:discovery
+ * Knobs (env): BENCH_RUNS (3), BENCH_SLOWEST_MS (1000).
  */
+import childProcess from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { MCPToolRegistry } from '../electron/mcp/registry.js';
 import { ToolSchemaCache } from '../electron/mcp/schemaCache.js';
 import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
@@ -24,6 +32,40 @@ const FASTEST_MS = 100;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-discovery-'));
+
+/**
+ * Time the event loop spent blocked in spawn(): Node forks and waits for the child to exec, so on
+ * a busy machine each spawn holds this process while the new child waits for a core. Counted for
+ * both sides (the SDK spawns through cross-spawn, which looks `spawn` up on this module object).
+ */
+let spawnBlockedMs = 0;
+const spawn = childProcess.spawn;
+childProcess.spawn = ((...args: Parameters<typeof spawn>) => {
+  const started = performance.now();
+  try {
+    return spawn(...args);
+  } finally {
+    spawnBlockedMs += performance.now() - started;
+  }
+}) as typeof spawn;
+
+interface RunCost {
+  ms: number;
+  /** CPU of this process (registry or bare SDK client side), ms. */
+  cpuMs: number;
+  spawnMs: number;
+}
+
+/** Runs `work` and says what it cost here: wall time, this process's CPU, time blocked in spawn(). */
+async function cost(work: () => Promise<void>): Promise<RunCost> {
+  const cpu0 = process.cpuUsage();
+  const spawn0 = spawnBlockedMs;
+  const started = performance.now();
+  await work();
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, spawnMs: spawnBlockedMs - spawn0 };
+}
 const eventsFile = join(work, 'events.jsonl');
 
 function servers(count: number): StdioServerConfig[] {
@@ -38,19 +80,42 @@ function servers(count: number): StdioServerConfig[] {
   });
 }
 
-async function discoverOnce(configs: StdioServerConfig[], cache?: ToolSchemaCache): Promise<{ ms: number; tools: number }> {
+async function discoverOnce(configs: StdioServerConfig[], cache?: ToolSchemaCache): Promise<RunCost & { tools: number }> {
   const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), ...(cache ? { cache } : {}) });
   for (const config of configs) registry.addServer(config);
-  const started = performance.now();
-  const result = await registry.discover();
-  const ms = performance.now() - started;
+  let result!: Awaited<ReturnType<MCPToolRegistry['discover']>>;
+  const spent = await cost(async () => {
+    result = await registry.discover();
+  });
   const failed = Object.entries(result.servers).filter(([, s]) => s.status.state === 'error');
   if (failed.length) {
     const reasons = failed.map(([id, d]) => `${id}: ${d.status.state === 'error' ? d.status.reason : d.status.state}`);
     throw new Error(`discovery failed:\n${reasons.join('\n')}`);
   }
   await registry.close();
-  return { ms, tools: result.tools.length };
+  return { ...spent, tools: result.tools.length };
+}
+
+/**
+ * The floor: the same servers with the bare SDK — spawn, initialize and list all of them in
+ * parallel, as the registry does, with nothing else (no statuses, logs, cache or validation).
+ */
+async function sdkFloorOnce(configs: StdioServerConfig[]): Promise<RunCost & { tools: number }> {
+  let opened: Array<{ client: Client; tools: number }> = [];
+  const spent = await cost(async () => {
+    opened = await Promise.all(
+      configs.map(async (config) => {
+        const transport = new StdioClientTransport({ command: config.command, args: config.args, env: config.env as Record<string, string>, cwd: config.cwd, stderr: 'pipe' });
+        transport.stderr?.on('data', () => undefined); // drained, as the registry does
+        const client = new Client({ name: 'bench-floor', version: '0.0.0' }, { capabilities: {} });
+        await client.connect(transport, { timeout: 60_000 });
+        const { tools } = await client.listTools(undefined, { timeout: 60_000 });
+        return { client, tools: tools.length };
+      }),
+    );
+  });
+  await Promise.all(opened.map(({ client }) => client.close()));
+  return { ...spent, tools: opened.reduce((sum, o) => sum + o.tools, 0) };
 }
 
 function median(values: number[]): number {
@@ -76,7 +141,30 @@ async function main(): Promise<void> {
   const slowest = await measureCold(1);
   const cold1 = slowest;
   const cold5 = await measureCold(5);
-  const cold20 = await measureCold(20);
+  // Registry and raw SDK alternate (registry first on even runs), so drift hits both alike.
+  const registryRuns: RunCost[] = [];
+  const floorRuns: RunCost[] = [];
+  let cold20Tools = 0;
+  for (let run = 0; run < RUNS * 2; run++) {
+    const registryFirst = run % 2 === 0;
+    for (const side of registryFirst ? ['registry', 'sdk'] : ['sdk', 'registry']) {
+      if (side === 'registry') {
+        const r = await discoverOnce(servers(20));
+        registryRuns.push(r);
+        cold20Tools = r.tools;
+      } else {
+        const r = await sdkFloorOnce(servers(20));
+        if (r.tools !== cold20Tools && cold20Tools !== 0) throw new Error(`the raw SDK listed ${r.tools} tools, the registry ${cold20Tools}`);
+        floorRuns.push(r);
+      }
+    }
+  }
+  const registrySamples = registryRuns.map((r) => r.ms);
+  const floorSamples = floorRuns.map((r) => r.ms);
+  const cold20 = { ms: median(registrySamples), tools: cold20Tools };
+  const floor20 = median(floorSamples);
+  // Each registry run against the floor run next to it: steadier than medians when the load drifts.
+  const paired = median(registryRuns.map((r, i) => r.ms / (floorRuns[i]?.ms ?? NaN)));
   // For scale: the same 20 servers discovered one after another (measured once).
   let sequential = 0;
   for (const config of servers(20)) sequential += (await discoverOnce([config])).ms;
@@ -100,16 +188,31 @@ async function main(): Promise<void> {
     ['slowest single server (cold)', '1', cold1.ms.toFixed(0), '1.00'],
     ['cold discovery', '5', cold5.ms.toFixed(0), (cold5.ms / slowest.ms).toFixed(2)],
     ['cold discovery', '20', cold20.ms.toFixed(0), (cold20.ms / slowest.ms).toFixed(2)],
+    ['raw SDK floor: connect + list in parallel', '20', floor20.toFixed(0), (floor20 / slowest.ms).toFixed(2)],
     ['one after another (for scale)', '20', sequential.toFixed(0), (sequential / slowest.ms).toFixed(2)],
     ['warm start (schema cache)', '20', warm.toFixed(1), `${warmListCalls} tools/list`],
   ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
-  console.log(`(${RUNS} runs each; server initialize delays ${FASTEST_MS}–${SLOWEST_MS} ms; ${cold20.tools} tools from 20 servers; ${process.platform}, ${(await import('node:os')).cpus().length} cores)`);
+  const spread = (values: number[]) => `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
+  console.log(
+    `registry cold 20 / raw SDK floor 20: ×${(cold20.ms / floor20).toFixed(3)} (median of run pairs ×${paired.toFixed(3)}; goal ≤ ×1.15); per-run spread registry ${spread(registrySamples)} / floor ${spread(floorSamples)} ms`,
+  );
+  const perRun = (runs: RunCost[], pick: (r: RunCost) => number) => median(runs.map(pick)).toFixed(0);
+  console.log(
+    `per run of 20, medians: this process's CPU registry ${perRun(registryRuns, (r) => r.cpuMs)} / floor ${perRun(floorRuns, (r) => r.cpuMs)} ms; ` +
+      `event loop blocked in spawn() (fork + exec, serial) registry ${perRun(registryRuns, (r) => r.spawnMs)} / floor ${perRun(floorRuns, (r) => r.spawnMs)} ms`,
+  );
+  console.log(
+    `(${RUNS} runs each, ${RUNS * 2} alternating for registry vs floor at 20; server initialize delays ${FASTEST_MS}–${SLOWEST_MS} ms; ${cold20.tools} tools from 20 servers; ` +
+      `${process.platform}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`,
+  );
   console.log(
     JSON.stringify({
       bench: 'discovery',
       cold20_over_slowest: Number((cold20.ms / slowest.ms).toFixed(3)),
+      cold20_over_sdk_floor: Number((cold20.ms / floor20).toFixed(3)),
+      cold20_over_sdk_floor_paired: Number(paired.toFixed(3)),
       warm_ms: Number(warm.toFixed(2)),
       warm_list_calls: warmListCalls,
     }),

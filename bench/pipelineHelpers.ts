@@ -1,9 +1,10 @@
 /**
  * Helpers for bench/pipeline.ts: statistics, the table printer, an in-memory permission rule
  * store (benchmarks do not import the test doubles), the load drivers (sequential latency,
- * concurrent throughput) and an optional per-stage timer of the pipeline (BENCH_STAGES=1).
+ * concurrent throughput), CPU accounting (this process and its child processes, the servers) and
+ * an optional per-stage timer of the pipeline (BENCH_STAGES=1).
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import type { CheckpointStore } from '../electron/checkpoints/types.js';
 import type { MCPToolRegistry } from '../electron/mcp/registry.js';
 import type { PermissionRuleStore } from '../electron/security/permissionStore.js';
@@ -103,6 +104,53 @@ export async function runConcurrent(call: Caller, count: number, first: number, 
   return count / ((performance.now() - started) / 1000);
 }
 
+// ── CPU accounting ───────────────────────────────────────────────────────────────────────────
+
+/** Linux clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on every common kernel). */
+const CLOCK_TICKS = 100;
+
+/** CPU time (ms) used so far by this process's direct children (the MCP servers), from /proc; NaN elsewhere. */
+export function childrenCpuMs(): number {
+  let total = 0;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // gone meanwhile
+      }
+      // Fields after the command name (which may hold spaces): state ppid … utime(14) stime(15).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) !== process.pid) continue;
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    }
+  } catch {
+    return NaN;
+  }
+  return total;
+}
+
+export interface CpuSample {
+  wallMs: number;
+  /** This process: the client side (raw SDK, or the whole pipeline). */
+  mainCpuMs: number;
+  /** The child processes: the server. */
+  serverCpuMs: number;
+}
+
+/** Runs `work` and says how much wall time and CPU (here, and in the servers) it took. */
+export async function measureCpu(work: () => Promise<void>): Promise<CpuSample> {
+  const cpu0 = process.cpuUsage();
+  const children0 = childrenCpuMs();
+  const t0 = performance.now();
+  await work();
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { wallMs, mainCpuMs: (cpu.user + cpu.system) / 1000, serverCpuMs: childrenCpuMs() - children0 };
+}
+
 // ── per-stage timing of the pipeline (BENCH_STAGES=1) ────────────────────────────────────────
 
 /**
@@ -175,10 +223,13 @@ export function instrumentPipeline(timer: StageTimer, parts: { security: SecureT
   const authorize = security.authorize.bind(security);
   security.authorize = (...args) => timer.timeAsync('authorize (permission decision)', () => authorize(...args));
 
-  const claim = checkpoints.claim.bind(checkpoints);
-  checkpoints.claim = (input) => timer.time('checkpoint claim (BEGIN IMMEDIATE; SELECT + INSERT)', () => claim(input));
-  const complete = checkpoints.complete.bind(checkpoints);
-  checkpoints.complete = (...args) => timer.time('checkpoint complete (UPDATE … RETURNING)', () => complete(...args));
+  // Group-committed: the time until the transaction carrying the write has committed (the wait for
+  // the next turn, the batch's other writes — trace events — and the commit itself).
+  const grouped = checkpoints.grouped;
+  const claim = grouped.claim.bind(grouped);
+  grouped.claim = (input) => timer.timeAsync('checkpoint claim (group commit: next turn, SELECT + INSERT, COMMIT)', () => claim(input));
+  const complete = grouped.complete.bind(grouped);
+  grouped.complete = (...args) => timer.timeAsync('checkpoint complete (group commit: next turn, UPDATE, COMMIT)', () => complete(...args));
 
   const redact = tracer.redact.bind(tracer);
   tracer.redact = (value) => timer.time('tracer.redact (checkpoint args, event data)', () => redact(value));

@@ -43,5 +43,34 @@ const CHECKPOINTS_V1: Omit<Migration, 'version'> = {
   },
 };
 
+/**
+ * Fewer writes per call: the History view always pages ONE session (by status, tool error or tool
+ * within it), so the session index is the only one its queries use. It is widened with the
+ * filter columns — SQLite tests them on the index entry before it reads the row, so a rare
+ * status in a session of 100,000 records costs an index walk, not 100,000 row reads — and the
+ * indexes by time, status and tool, which every claim and completion had to update, are dropped.
+ * `is_error` keeps a completed result's `isError`, so "tool error" is a column test rather than
+ * a JSON parse of every result (it is filled from the stored results here).
+ */
+const CHECKPOINTS_V2: Omit<Migration, 'version'> = {
+  name: 'checkpoints: keep only the session index (widened with the History filters), add is_error',
+  up(db) {
+    db.exec(`
+      ALTER TABLE checkpoints ADD COLUMN is_error INTEGER CHECK (is_error IN (0, 1));
+      UPDATE checkpoints SET is_error = CASE WHEN json_valid(result_json) AND json_extract(result_json, '$.isError') = 1 THEN 1 ELSE 0 END
+        WHERE result_json IS NOT NULL;
+
+      DROP INDEX checkpoints_by_time;
+      DROP INDEX checkpoints_by_status;
+      DROP INDEX checkpoints_by_tool;
+      DROP INDEX checkpoints_by_session;
+      CREATE INDEX checkpoints_by_session ON checkpoints (session_id, updated_at, seq, status, is_error, tool_name);
+    `);
+  },
+};
+
 /** The checkpoints' migrations, at their place in the database file's one history (see storage/migrate.ts): a new one takes the next free number. */
-export const CHECKPOINT_MIGRATIONS: readonly Migration[] = [{ version: 1, ...CHECKPOINTS_V1 }];
+export const CHECKPOINT_MIGRATIONS: readonly Migration[] = [
+  { version: 1, ...CHECKPOINTS_V1 },
+  { version: 5, ...CHECKPOINTS_V2 },
+];

@@ -1,17 +1,17 @@
 /**
  * The SQLite checkpoint store (better-sqlite3, the app's shared database file).
  *
- * Atomicity: `claim` is one BEGIN IMMEDIATE transaction, which takes the file's write lock
- * before reading, so claims from any number of processes on one file serialize and exactly
- * one caller ever inserts a given (session, call). `complete`, `recordFailure` and
+ * Atomicity: a claim reads and inserts inside one BEGIN IMMEDIATE transaction, which takes the
+ * file's write lock before reading, so claims from any number of processes on one file serialize
+ * and exactly one caller ever inserts a given (session, call). `complete`, `recordFailure` and
  * `resolveManually` are single conditional UPDATEs, atomic on their own.
  *
- * Cost: statements are prepared once, and each call is one short transaction. There is no group
- * commit — better-sqlite3 is synchronous, so a call commits before it returns. With WAL and
- * synchronous=NORMAL a commit does not fsync, so that is cheap. Real group commit (several
- * callers' claims in one transaction, worth it only with synchronous=FULL where the fsync
- * dominates) would need an async API: callers enqueue, a flusher commits a batch once per tick
- * (in a worker thread, to keep I/O off the main thread) and then resolves each caller's promise.
+ * Two ways to write. The synchronous methods commit one transaction each before they return
+ * (History's manual resolution, tools, tests). The tool-call path uses `grouped`: its writes join
+ * the connection's group commit (storage/groupCommit.ts), so the claims and completions of
+ * concurrent calls share one transaction per turn of the event loop (their trace events share
+ * another, a few milliseconds later), and each promise settles once its own write is committed.
+ * Same statements, same rules.
  *
  * Size: a history page never carries a large JSON value. SQL decides per row (octet_length,
  * substr) whether the arguments and result come whole or as a short preview, so a 9 MB result
@@ -22,6 +22,8 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../storage/clock.js';
 import { nowMs, systemClock } from '../storage/clock.js';
+import type { GroupCommit } from '../storage/groupCommit.js';
+import { groupCommitFor } from '../storage/groupCommit.js';
 import { requireMigrations } from '../storage/migrate.js';
 import { addRangeAndCursor, checkTimeRange, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
 import {
@@ -43,6 +45,7 @@ import type {
   ClaimInput,
   ClaimResult,
   FailureInfo,
+  GroupedCheckpointWrites,
   HistoryEntry,
   HistoryPage,
   HistoryQuery,
@@ -110,7 +113,7 @@ const PREVIEW_COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id
   octet_length(result_json) AS result_bytes,
   CASE WHEN octet_length(result_json) <= @inlineBytes THEN result_json END AS result_json,
   CASE WHEN octet_length(result_json) > @inlineBytes THEN substr(result_json, 1, @previewChars) END AS result_preview,
-  CASE WHEN octet_length(result_json) > @inlineBytes THEN json_extract(result_json, '$.isError') END AS result_is_error`;
+  CASE WHEN octet_length(result_json) > @inlineBytes THEN is_error END AS result_is_error`;
 
 export class SqliteCheckpointStore implements CheckpointStore {
   readonly #db: Database;
@@ -120,13 +123,17 @@ export class SqliteCheckpointStore implements CheckpointStore {
   readonly #maxPageBytes: number;
   readonly #select: Statement<[string, string], Row>;
   readonly #recordBytes: Statement<[string, string], { bytes: number }>;
-  readonly #insert: Statement<Record<string, unknown>>;
+  readonly #insert: Statement<unknown[]>;
   readonly #complete: Statement<Record<string, unknown>, Row>;
   readonly #recordFailure: Statement<Record<string, unknown>, Row>;
   readonly #resolve: Statement<Record<string, unknown>, Row>;
   readonly #sessions: Statement<[], { session_id: string; count: number; started: number; last: number }>;
   readonly #historyStatements = new Map<string, Statement<Record<string, unknown>, PreviewRow>>();
   readonly #claimTransaction: (input: ClaimInput, now: number, lease: string) => ClaimResult;
+  readonly #completeOnly: Statement<unknown[]>;
+  readonly #recordFailureOnly: Statement<Record<string, unknown>>;
+  readonly #group: GroupCommit;
+  readonly grouped: GroupedCheckpointWrites;
 
   /** `db` comes from the app's database opener, which ran the migrations (CHECKPOINT_MIGRATIONS among them). */
   constructor(db: Database, options: SqliteCheckpointStoreOptions = {}) {
@@ -141,12 +148,15 @@ export class SqliteCheckpointStore implements CheckpointStore {
       `SELECT octet_length(args_json) + COALESCE(octet_length(result_json), 0) + COALESCE(octet_length(last_error_json), 0) AS bytes
        FROM checkpoints WHERE session_id = ? AND call_id = ?`,
     );
+    // Positional parameters on the per-call statements: binding by name costs a lookup per parameter.
+    // ON CONFLICT DO NOTHING: a claim whose arguments are already serialized inserts first and
+    // reads the existing row only when there is one (one statement for a new call, not two).
     this.#insert = db.prepare(
       `INSERT INTO checkpoints (session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, lease, trace_id, created_at, updated_at)
-       VALUES (@sessionId, @callId, @userId, @toolName, @serverId, 'started', @argsHash, @argsJson, @lease, @traceId, @now, @now)`,
+       VALUES (?, ?, ?, ?, ?, 'started', ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, call_id) DO NOTHING`,
     );
     this.#complete = db.prepare(
-      `UPDATE checkpoints SET status = 'completed', result_json = @result, lease = NULL, updated_at = @now
+      `UPDATE checkpoints SET status = 'completed', result_json = @result, is_error = @isError, lease = NULL, updated_at = @now
        WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease
        RETURNING ${COLUMNS}`,
     );
@@ -157,7 +167,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     );
     // Clearing the lease makes a late `complete` from the original owner fail with LeaseLost.
     this.#resolve = db.prepare(
-      `UPDATE checkpoints SET status = @status, result_json = @result, lease = NULL, resolved_by = 'manual',
+      `UPDATE checkpoints SET status = @status, result_json = @result, is_error = @isError, lease = NULL, resolved_by = 'manual',
          resolved_at = @now, resolution_note = @note, updated_at = @now
        WHERE session_id = @sessionId AND call_id = @callId AND status = 'started'
        RETURNING ${COLUMNS}`,
@@ -168,22 +178,67 @@ export class SqliteCheckpointStore implements CheckpointStore {
     );
     const claim = db.transaction((input: ClaimInput, now: number, lease: string) => this.#claimLocked(input, now, lease));
     this.#claimTransaction = (input, now, lease) => claim.immediate(input, now, lease);
+    // The grouped path reads nothing back: the caller does not need the stored row.
+    this.#completeOnly = db.prepare(
+      `UPDATE checkpoints SET status = 'completed', result_json = ?, is_error = ?, lease = NULL, updated_at = ?
+       WHERE session_id = ? AND call_id = ? AND status = 'started' AND lease = ?`,
+    );
+    this.#recordFailureOnly = db.prepare(
+      `UPDATE checkpoints SET last_error_json = @error, attempts = COALESCE(@attempts, attempts + 1), updated_at = @now
+       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease`,
+    );
+    this.#group = groupCommitFor(db);
+    this.grouped = {
+      claim: (input) => this.#deferred(() => {
+        checkClaimInput(input);
+        const lease = randomUUID();
+        return this.#group.commit(() => this.#claimLocked(input, nowMs(this.#clock), lease));
+      }),
+      complete: (sessionId, callId, lease, result) => this.#deferred(() => {
+        const json = resultJson(sessionId, callId, result);
+        return this.#group.commit(() => {
+          if (this.#completeOnly.run([json, Number(result.isError), nowMs(this.#clock), sessionId, callId, lease]).changes !== 1) {
+            throw this.#leaseLost(sessionId, callId, 'complete');
+          }
+        });
+      }),
+      recordFailure: (sessionId, callId, lease, error) => this.#deferred(() => {
+        const params = failureParams(error, nowMs(this.#clock));
+        return this.#group.commit(() => {
+          if (this.#recordFailureOnly.run({ sessionId, callId, lease, ...params }).changes !== 1) throw this.#leaseLost(sessionId, callId, 'recordFailure');
+        });
+      }),
+    };
+  }
+
+  /** Statistics of the connection's group commit (transactions, writes), shared with the tracer. */
+  get groupCommitStats(): GroupCommit['stats'] {
+    return this.#group.stats;
   }
 
   claim(input: ClaimInput): ClaimResult {
-    for (const key of ['sessionId', 'callId', 'userId', 'toolName', 'serverId', 'argsHash', 'traceId'] as const) {
-      if (typeof input[key] !== 'string' || input[key] === '') throw new TypeError(`claim: ${key} must be a non-empty string.`);
-    }
+    checkClaimInput(input);
     // randomUUID: 122 random bits from the CSPRNG, served from Node's batched entropy cache —
     // randomBytes per claim was the single largest cost of a claim.
     return this.#claimTransaction(input, nowMs(this.#clock), randomUUID());
   }
 
+  /** A bad argument rejects the promise (as the synchronous method would throw), never throws. */
+  #deferred<T>(start: () => Promise<T>): Promise<T> {
+    try {
+      return start();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   #claimLocked(input: ClaimInput, now: number, lease: string): ClaimResult {
-    const row = this.#select.get(input.sessionId, input.callId);
+    const insert = (argsJson: string): boolean =>
+      this.#insert.run([input.sessionId, input.callId, input.userId, input.toolName, input.serverId, input.argsHash, argsJson, lease, input.traceId, now, now]).changes === 1;
+    const row = input.argsJson !== undefined && insert(input.argsJson) ? undefined : this.#select.get(input.sessionId, input.callId);
     if (!row) {
-      const argsJson = toJson(input.args ?? null, 'claim: args');
-      this.#insert.run({ ...input, argsJson, lease, now });
+      const argsJson = input.argsJson ?? toJson(input.args ?? null, 'claim: args');
+      if (input.argsJson === undefined) insert(argsJson);
       const record: CheckpointRecord = {
         sessionId: input.sessionId,
         callId: input.callId,
@@ -192,7 +247,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
         serverId: input.serverId,
         status: 'started',
         argsHash: input.argsHash,
-        args: JSON.parse(argsJson) as unknown,
+        // Serialized by the caller from this very value: no need to parse it back.
+        args: input.argsJson !== undefined ? input.args : (JSON.parse(argsJson) as unknown),
         attempts: 0,
         traceId: input.traceId,
         createdAt: now,
@@ -221,18 +277,13 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   complete(sessionId: string, callId: string, lease: string, result: CheckpointResult): CheckpointRecord {
-    const row = this.#complete.get({ sessionId, callId, lease, result: resultJson(sessionId, callId, result), now: nowMs(this.#clock) });
+    const row = this.#complete.get({ sessionId, callId, lease, result: resultJson(sessionId, callId, result), isError: Number(result.isError), now: nowMs(this.#clock) });
     if (!row) throw this.#leaseLost(sessionId, callId, 'complete');
     return toRecord(row);
   }
 
   recordFailure(sessionId: string, callId: string, lease: string, error: FailureInfo): CheckpointRecord {
-    const now = nowMs(this.#clock);
-    const stored = { ...(error.code !== undefined ? { code: error.code } : {}), message: String(error.message), at: now };
-    if (error.attempts !== undefined && (!Number.isInteger(error.attempts) || error.attempts < 0)) {
-      throw new TypeError('recordFailure: attempts must be a non-negative integer.');
-    }
-    const row = this.#recordFailure.get({ sessionId, callId, lease, error: JSON.stringify(stored), attempts: error.attempts ?? null, now });
+    const row = this.#recordFailure.get({ sessionId, callId, lease, ...failureParams(error, nowMs(this.#clock)) });
     if (!row) throw this.#leaseLost(sessionId, callId, 'recordFailure');
     return toRecord(row);
   }
@@ -244,6 +295,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
       callId,
       status: resolution.status,
       result,
+      isError: resolution.status === 'completed' ? Number(resolution.result.isError) : null,
       note: resolution.note ?? null,
       now: nowMs(this.#clock),
     });
@@ -299,8 +351,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
       params.sessionId = query.sessionId;
     }
     if (query.status === 'tool_error' || query.status === 'completed') {
-      // A tool error is a completed call whose stored result says isError; read in SQL, so paging stays exact.
-      where.push(`status = 'completed'`, `json_extract(result_json, '$.isError') = ${query.status === 'tool_error' ? 1 : 0}`);
+      // A tool error is a completed call whose stored result says isError (kept in is_error), tested in SQL so paging stays exact.
+      where.push(`status = 'completed'`, `is_error = ${query.status === 'tool_error' ? 1 : 0}`);
     } else if (query.status !== undefined) {
       where.push('status = @status');
       params.status = query.status;
@@ -314,10 +366,11 @@ export class SqliteCheckpointStore implements CheckpointStore {
       params.userId = query.userId;
     }
     addRangeAndCursor(query, 'updated_at', where, params);
-    // Choose the index by the most selective equality filter. Session first: few rows per session.
-    const index = query.sessionId !== undefined ? 'checkpoints_by_session' : query.toolName !== undefined ? 'checkpoints_by_tool' : query.status !== undefined ? 'checkpoints_by_status' : 'checkpoints_by_time';
+    // The History view always pages one session: one range of the session index, whose entries
+    // carry status, is_error and tool_name, so the other filters never read a row they reject.
+    // Across sessions (the API allows it) there is no index by time: the table is read and sorted.
     const sql =
-      `SELECT ${PREVIEW_COLUMNS} FROM checkpoints INDEXED BY ${index}` +
+      `SELECT ${PREVIEW_COLUMNS} FROM checkpoints${query.sessionId !== undefined ? ' INDEXED BY checkpoints_by_session' : ''}` +
       (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
       ' ORDER BY updated_at DESC, seq DESC LIMIT @fetch';
     return { sql, params, limit };
@@ -343,6 +396,21 @@ export class SqliteCheckpointStore implements CheckpointStore {
           : `it is already ${row.status}`;
     return new CheckpointLeaseLostError(sessionId, callId, operation, reason);
   }
+}
+
+function checkClaimInput(input: ClaimInput): void {
+  for (const key of ['sessionId', 'callId', 'userId', 'toolName', 'serverId', 'argsHash', 'traceId'] as const) {
+    if (typeof input[key] !== 'string' || input[key] === '') throw new TypeError(`claim: ${key} must be a non-empty string.`);
+  }
+}
+
+/** The stored form of a reported failure (the UPDATE's parameters). */
+function failureParams(error: FailureInfo, now: number): { error: string; attempts: number | null; now: number } {
+  if (error.attempts !== undefined && (!Number.isInteger(error.attempts) || error.attempts < 0)) {
+    throw new TypeError('recordFailure: attempts must be a non-negative integer.');
+  }
+  const stored = { ...(error.code !== undefined ? { code: error.code } : {}), message: String(error.message), at: now };
+  return { error: JSON.stringify(stored), attempts: error.attempts ?? null, now };
 }
 
 /** About what a history row weighs once serialized. */

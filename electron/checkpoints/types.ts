@@ -62,6 +62,11 @@ export interface ClaimInput {
   argsHash: string;
   /** The arguments to show in History, already redacted by the caller. */
   args: unknown;
+  /**
+   * `args` already serialized by the caller (see `checkpointArguments`), so the store does not
+   * serialize them again; when present, the claim's record carries `args` as given.
+   */
+  argsJson?: string;
   traceId: string;
 }
 
@@ -146,10 +151,25 @@ export interface SessionSummary {
 }
 
 /**
+ * The writes of a tool call in flight, group-committed: concurrent calls share transactions, and
+ * each promise settles once its write is committed — a claim is durable before the caller goes on
+ * to the side effect, a result before the call returns. Same rules and errors as the synchronous
+ * methods of the same names.
+ */
+export interface GroupedCheckpointWrites {
+  claim(input: ClaimInput): Promise<ClaimResult>;
+  /** Resolves once the result is stored (no record is read back). */
+  complete(sessionId: string, callId: string, lease: string, result: CheckpointResult): Promise<void>;
+  recordFailure(sessionId: string, callId: string, lease: string, error: FailureInfo): Promise<void>;
+}
+
+/**
  * Synchronous, because the SQLite implementation is: each method is one short transaction.
- * Callers in async code simply call it.
+ * Callers in async code simply call it. The tool-call path uses `grouped` instead.
  */
 export interface CheckpointStore {
+  /** Claim, complete and failure writes that share transactions with other calls'. */
+  readonly grouped: GroupedCheckpointWrites;
   /**
    * Atomically claims (sessionId, callId). Throws CheckpointArgumentsMismatchError when the call
    * was recorded with other arguments, tool, server or user; CheckpointInProgressError when it is

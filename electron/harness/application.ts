@@ -20,7 +20,7 @@ import type { ArgumentFieldErrors } from './toolArguments.js';
 import { checkToolArguments, describeArgumentErrors } from './toolArguments.js';
 import type { CheckpointStore } from '../checkpoints/types.js';
 import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../checkpoints/errors.js';
-import { hashArguments } from '../checkpoints/hash.js';
+import { checkpointArguments } from '../checkpoints/hash.js';
 import { MCPRequestCancelled, MCPUnknownToolError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import type { ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
@@ -271,17 +271,17 @@ export class HarnessApplication {
       throw error;
     }
 
-    // 2–3. Claim the checkpoint: replay a completed call, or become its owner.
+    // 2–3. Claim the checkpoint: replay a completed call, or become its owner. The claim is
+    // group-committed with concurrent calls' writes; it is durable once the promise resolves.
     let claim;
     try {
-      claim = checkpoints.claim({
+      claim = await checkpoints.grouped.claim({
         sessionId: options.sessionId,
         callId: options.callId,
         userId: options.userId,
         toolName,
         serverId: target.serverId,
-        argsHash: hashArguments(args),
-        args: tracer.redact(args),
+        ...checkpointArguments(args, (value) => tracer.redactReporting(value)),
         traceId: trace.traceId,
       });
     } catch (error) {
@@ -336,8 +336,8 @@ export class HarnessApplication {
         // result, the trace, the caller or the GUI.
         const result = tracer.redactSecretValues(await this.invoke(target, toolName, args, options));
         trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
-        // 5. Save the replayable result — only while the lease is still ours.
-        checkpoints.complete(options.sessionId, options.callId, lease, result);
+        // 5. Save the replayable result — only while the lease is still ours — and return it once stored.
+        await checkpoints.grouped.complete(options.sessionId, options.callId, lease, result);
         trace.event('completed', { isError: result.isError, contentBlocks: result.content.length });
         trace.finish('ok');
         return { result, replayed: false, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: attempt, warnings };
@@ -363,7 +363,7 @@ export class HarnessApplication {
           }
         }
         // The record stays `started`: the remote side may have acted.
-        checkpoints.recordFailure(options.sessionId, options.callId, lease, {
+        await checkpoints.grouped.recordFailure(options.sessionId, options.callId, lease, {
           ...(typeof (error as { code?: unknown }).code === 'string' ? { code: (error as { code: string }).code } : {}),
           message: tracer.redactText(error instanceof Error ? error.message : String(error)),
           attempts: attempt,
@@ -397,8 +397,15 @@ export class HarnessApplication {
   }
 }
 
+/** Fingerprints by tool descriptor: a descriptor is a snapshot (a new listing makes new objects), so each is hashed once, not per call. */
+const fingerprints = new WeakMap<object, { name: string; fingerprint: string }>();
+
 function fingerprintOf(name: string, tool: { description?: string | undefined; inputSchema: unknown; annotations?: ToolAnnotationHints | undefined }): string {
-  return toolSchemaFingerprint({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
+  const known = fingerprints.get(tool);
+  if (known?.name === name) return known.fingerprint;
+  const fingerprint = toolSchemaFingerprint({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
+  fingerprints.set(tool, { name, fingerprint });
+  return fingerprint;
 }
 
 /** Security steps become trace events, so a trace shows why a call ran or did not. */

@@ -10,6 +10,10 @@
  * file is built complete under a temporary name and linked into place, so an existing file of
  * any size is always a database someone wrote: one that is not (0 bytes, not SQLite, corrupt)
  * is damaged — moved aside with its `-wal`/`-shm` and reported, never silently replaced.
+ *
+ * Writes: the stores group-commit through the connection's queue (groupCommit.ts), and the WAL
+ * is checkpointed by a timer once writes pause, never inside a commit (walCheckpointer.ts).
+ * `close()` commits what is still queued and stops the checkpointer before closing.
  */
 import { closeSync, existsSync, linkSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -19,7 +23,9 @@ import type { Database } from 'better-sqlite3';
 import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { DamageProblem } from './damagedFile.js';
 import { setAside } from './damagedFile.js';
+import { groupCommitFor } from './groupCommit.js';
 import { PRIVATE_FILE_MODE, ensurePrivateDir, makePrivate } from './privateFiles.js';
+import { WalCheckpointer, workerCheckpoints } from './walCheckpointer.js';
 import type { Migration, MigrationReport } from './migrate.js';
 import { runMigrations } from './migrate.js';
 
@@ -57,7 +63,44 @@ export interface OpenedDatabase {
 }
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * A connection that closes cleanly: what is queued for the next group commit is committed first
+ * (a trace event or a claim in flight is not dropped), and its WAL checkpointer stops.
+ */
+class AppDatabase extends BetterSqlite3 {
+  #checkpointer: WalCheckpointer | undefined;
+
+  /**
+   * Turns SQLite's in-commit auto-checkpoint off and checkpoints after the group commits instead,
+   * on a connection of its own in a worker thread (opened with the same options as this one).
+   */
+  checkpointOffThePath(file: string, options: { timeout: number }): void {
+    this.pragma('wal_autocheckpoint = 0');
+    const worker = workerCheckpoints(file, options);
+    const checkpointer = new WalCheckpointer(this, { runner: worker.runner, onStop: () => worker.close() });
+    groupCommitFor(this).onCommit(() => checkpointer.noteWrite());
+    this.#checkpointer = checkpointer;
+  }
+
+  get checkpointer(): WalCheckpointer | undefined {
+    return this.#checkpointer;
+  }
+
+  override close(): this {
+    if (this.open) {
+      this.#checkpointer?.stop();
+      groupCommitFor(this).flush();
+    }
+    return super.close();
+  }
+}
 const COMPANIONS = ['-wal', '-shm'] as const;
+
+/** The WAL checkpointer of a connection opened here on a file (none for ':memory:'). */
+export function walCheckpointerOf(db: Database): WalCheckpointer | undefined {
+  return db instanceof AppDatabase ? db.checkpointer : undefined;
+}
 
 /** Opens (creating it and its folder if needed) and migrates a database file, or ':memory:'. */
 export function openDatabase(file: string, options: OpenDatabaseOptions): Database {
@@ -67,7 +110,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Databa
 /** As `openDatabase`, and says which migrations ran (for logs) and whether the file was damaged. */
 export function openDatabaseWithReport(file: string, options: OpenDatabaseOptions): OpenedDatabase {
   if (file === ':memory:') {
-    const db = configure(new BetterSqlite3(file, driverOptions(options)), options, true);
+    const db = configure(new AppDatabase(file, driverOptions(options)), options, true);
     return { db, migration: runMigrations(db, options.migrations) };
   }
   ensurePrivateDir(dirname(file));
@@ -87,9 +130,11 @@ export function openDatabaseWithReport(file: string, options: OpenDatabaseOption
 function openFile(file: string, options: OpenDatabaseOptions): { db: Database; migration: MigrationReport } {
   createIfMissing(file, options);
   makePrivate(file);
-  const db = new BetterSqlite3(file, { ...driverOptions(options), timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+  const connection = { ...driverOptions(options), timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS };
+  const db = new AppDatabase(file, connection);
   try {
     configure(db, options, false);
+    db.checkpointOffThePath(file, connection);
     // -wal/-shm left behind with another mode by an older version: they would keep it.
     for (const suffix of COMPANIONS) makePrivate(`${file}${suffix}`);
     return { db, migration: runMigrations(db, options.migrations) };

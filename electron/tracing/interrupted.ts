@@ -26,7 +26,7 @@ const COLUMNS = 'seq, trace_id, session_id, call_id, user_id, tool_name, server_
 
 /** Closes the running traces of dead owners in one transaction; returns them as now stored. */
 export function closeInterruptedTraces(db: Database, self: ProcessOwner): TraceSummary[] {
-  const running = db.prepare<[], { trace_id: string; owner: string | null }>(`SELECT trace_id, owner FROM traces INDEXED BY traces_by_status WHERE status = 'running'`);
+  const running = db.prepare<[], { trace_id: string; owner: string | null }>(`SELECT trace_id, owner FROM traces INDEXED BY traces_by_time WHERE status = 'running'`);
   const close = db.prepare<Record<string, unknown>, TraceRow>(
     `UPDATE traces SET status = 'interrupted',
        ended_at = MAX(started_at, COALESCE((SELECT MAX(at) FROM trace_events e WHERE e.trace_id = traces.trace_id), started_at)),

@@ -28,9 +28,18 @@ export const MIN_SECRET_LENGTH = 4;
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 export function redact(value: unknown, knownSecrets: Iterable<string> = []): JsonValue {
-  const secrets = prepareSecrets(knownSecrets);
-  const out = walk(value, secrets, new Set());
-  return out === undefined ? null : out;
+  return redactReporting(value, knownSecrets).value;
+}
+
+/**
+ * As `redact`, and says whether the copy differs from the input as JSON: `changed` is false when
+ * nothing was redacted, dropped or converted, so the input's own JSON is also the copy's.
+ */
+export function redactReporting(value: unknown, knownSecrets: Iterable<string> = []): { value: JsonValue; changed: boolean } {
+  const walker: Walker = { secrets: prepareSecrets(knownSecrets), ancestors: new Set(), changed: false };
+  const out = walk(value, walker);
+  if (out === undefined) walker.changed = true;
+  return { value: out === undefined ? null : out, changed: walker.changed };
 }
 
 /** Replaces every known secret inside `text`. */
@@ -38,7 +47,34 @@ export function redactString(text: string, knownSecrets: Iterable<string> = []):
   return replaceSecrets(text, prepareSecrets(knownSecrets));
 }
 
-function prepareSecrets(knownSecrets: Iterable<string>): string[] {
+/**
+ * Known secret values kept ready for redaction (filtered and sorted once per addition, not per
+ * call): for a caller that redacts several times per tool call, as the tracer does.
+ */
+export class KnownSecrets implements Iterable<string> {
+  readonly #values = new Set<string>();
+  #prepared: readonly string[] = [];
+
+  add(value: string): void {
+    if (typeof value !== 'string' || value.length < MIN_SECRET_LENGTH || this.#values.has(value)) return;
+    this.#values.add(value);
+    this.#prepared = sortSecrets(this.#values);
+  }
+
+  get prepared(): readonly string[] {
+    return this.#prepared;
+  }
+
+  [Symbol.iterator](): Iterator<string> {
+    return this.#values[Symbol.iterator]();
+  }
+}
+
+function prepareSecrets(knownSecrets: Iterable<string>): readonly string[] {
+  return knownSecrets instanceof KnownSecrets ? knownSecrets.prepared : sortSecrets(knownSecrets);
+}
+
+function sortSecrets(knownSecrets: Iterable<string>): string[] {
   // Longest first, so a secret that contains another is replaced whole.
   return [...new Set(knownSecrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
@@ -49,35 +85,66 @@ function replaceSecrets(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-function walk(value: unknown, secrets: readonly string[], ancestors: Set<object>): JsonValue | undefined {
+interface Walker {
+  secrets: readonly string[];
+  ancestors: Set<object>;
+  /** Something was replaced, dropped or converted on the way. */
+  changed: boolean;
+}
+
+function walk(value: unknown, walker: Walker): JsonValue | undefined {
+  const { secrets, ancestors } = walker;
   if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    walker.changed = true;
     value = (value as { toJSON: () => unknown }).toJSON();
   }
   switch (typeof value) {
-    case 'string':
-      return replaceSecrets(value, secrets);
+    case 'string': {
+      const out = replaceSecrets(value, secrets);
+      if (out !== value) walker.changed = true;
+      return out;
+    }
     case 'number':
-      return Number.isFinite(value) ? value : null;
+      if (Number.isFinite(value)) return value;
+      walker.changed = true;
+      return null;
     case 'boolean':
       return value;
     case 'bigint':
+      walker.changed = true;
       return replaceSecrets(value.toString(), secrets);
     case 'undefined':
     case 'function':
     case 'symbol':
+      walker.changed = true;
       return undefined;
   }
   if (value === null) return null;
   const object = value as object;
-  if (ancestors.has(object)) return '[circular]';
+  if (ancestors.has(object)) {
+    walker.changed = true;
+    return '[circular]';
+  }
   ancestors.add(object);
   try {
-    if (Array.isArray(object)) return object.map((item) => walk(item, secrets, ancestors) ?? null);
+    if (Array.isArray(object)) {
+      return object.map((item) => {
+        const out = walk(item, walker);
+        if (out !== undefined) return out;
+        walker.changed = true;
+        return null;
+      });
+    }
     const out: { [key: string]: JsonValue } = {};
     for (const [key, item] of Object.entries(object)) {
-      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') {
+        walker.changed = true;
+        continue;
+      }
       const redactedKey = replaceSecrets(key, secrets);
-      const redactedItem = isSensitiveKey(key) ? REDACTED : (walk(item, secrets, ancestors) ?? null);
+      const sensitive = isSensitiveKey(key);
+      if (redactedKey !== key || sensitive) walker.changed = true;
+      const redactedItem = sensitive ? REDACTED : (walk(item, walker) ?? null);
       // defineProperty: a "__proto__" key in the input must stay a key, not set the copy's prototype.
       Object.defineProperty(out, redactedKey, { value: redactedItem, enumerable: true, writable: true, configurable: true });
     }

@@ -50,12 +50,12 @@ interface EventRow {
 
 const TRACE_COLUMNS = 'seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error';
 
-/** Equality filters and the index that serves each (most selective first). */
+/** Equality filters. Both list indexes carry every filter column, tested on the index entry before the row is read. */
 const FILTERS = [
-  ['sessionId', 'session_id', 'traces_by_session'],
-  ['toolName', 'tool_name', 'traces_by_tool'],
-  ['serverId', 'server_id', 'traces_by_server'],
-  ['status', 'status', 'traces_by_status'],
+  ['sessionId', 'session_id'],
+  ['toolName', 'tool_name'],
+  ['serverId', 'server_id'],
+  ['status', 'status'],
 ] as const;
 
 export class TraceReader {
@@ -105,18 +105,18 @@ export class TraceReader {
     checkTimeRange(query.from, query.to);
     const where: string[] = [];
     const params: Record<string, unknown> = { fetch: limit + 1 };
-    let index = 'traces_by_time';
-    for (const [key, column, indexName] of [...FILTERS].reverse()) {
+    for (const [key, column] of FILTERS) {
       const value = query[key];
       if (value === undefined) continue;
       where.push(`${column} = @${key}`);
       params[key] = value;
-      index = indexName; // the loop runs least selective first, so the most selective wins
     }
     if (query.userId !== undefined) {
       where.push('user_id = @userId');
       params.userId = query.userId;
     }
+    // One session: its range of the session index; otherwise the time index, newest first.
+    const index = query.sessionId !== undefined ? 'traces_by_session' : 'traces_by_time';
     addRangeAndCursor(query, 'started_at', where, params);
     const sql =
       `SELECT ${TRACE_COLUMNS} FROM traces INDEXED BY ${index}` +

@@ -5,16 +5,22 @@
  * `addKnownSecret`) before it is written or published.
  *
  * Writes are group-committed: each event is validated, redacted and queued at once, and the
- * queue is written in ONE transaction on the next turn of the event loop (a call makes several
- * events; under concurrency hundreds of calls share a commit). Readers flush first, so a query
- * always sees every event recorded so far; listeners hear of a change once it is stored. The
- * price: a process killed mid-turn loses that turn's trace events — never a checkpoint, whose
- * writes stay synchronous (the checkpoint is the record of what ran; the trace explains it).
+ * events of every call queued over a few milliseconds are written in one transaction of their
+ * own (storage/groupCommit.ts `later`), apart from the claim and result commits the calls wait
+ * for. Readers flush first, so a query always sees every event recorded so far; listeners hear
+ * of a change once it is stored. The price: a process killed meanwhile loses those trace events
+ * — never a checkpoint, whose writers wait for their commit (the checkpoint is the record of what
+ * ran; the trace explains it).
+ *
+ * Trace ids are time-ordered UUIDs (version 7), so a new trace's rows land at the end of the
+ * trace-id indexes (and of its events' key) instead of on a random page of each.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../storage/clock.js';
 import { nowMs, systemClock } from '../storage/clock.js';
+import type { GroupCommit } from '../storage/groupCommit.js';
+import { groupCommitFor } from '../storage/groupCommit.js';
 import { requireMigrations } from '../storage/migrate.js';
 import type { ProcessOwner } from '../storage/processOwner.js';
 import { currentProcessOwner, encodeOwner } from '../storage/processOwner.js';
@@ -23,7 +29,7 @@ import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from './
 import { TraceEventDataSchemas } from '../../shared/traces.js';
 import type { TraceDetail, TraceError, TraceEvent, TraceEventInput, TraceEventType, TraceExport, TraceNotification, TraceStatus, TraceSummary } from '../../shared/traces.js';
 import type { JsonValue } from './redact.js';
-import { MIN_SECRET_LENGTH, redact, redactKnownSecrets, redactString } from './redact.js';
+import { KnownSecrets, redact, redactKnownSecrets, redactReporting, redactString } from './redact.js';
 import type { TracePage, TraceQuery } from './traceReader.js';
 import { TraceReader } from './traceReader.js';
 import { TRACE_MIGRATIONS } from './schema.js';
@@ -62,43 +68,41 @@ export interface TracerOptions {
 export class Tracer {
   readonly #clock: Clock;
   readonly #reader: TraceReader;
-  readonly #secrets = new Set<string>();
+  readonly #secrets = new KnownSecrets();
   readonly #listeners = new Set<TraceListener>();
   readonly #onListenerError: (error: unknown) => void;
-  readonly #insertTrace: Statement<Record<string, unknown>>;
+  readonly #insertTrace: Statement<unknown[]>;
   /** What handles need of their tracer; private, so the handle API stays event/finish only. */
   readonly #context: HandleContext;
   readonly #db: Database;
   readonly #owner: ProcessOwner;
-  /** Writes waiting for the next group commit, with what to publish once they are stored. */
-  #pending: Array<{ write: () => void; notification: TraceNotification }> = [];
-  #flushScheduled = false;
+  /** The owner as stored on each new trace (encoded once). */
+  readonly #ownerJson: string;
+  readonly #group: GroupCommit;
 
   /** `db` comes from the app's database opener, which ran the migrations (TRACE_MIGRATIONS among them). */
   constructor(db: Database, options: TracerOptions = {}) {
     requireMigrations(db, 'traces', TRACE_MIGRATIONS);
     this.#db = db;
+    this.#group = groupCommitFor(db);
     this.#clock = options.clock ?? systemClock;
     this.#owner = options.owner ?? currentProcessOwner();
+    this.#ownerJson = encodeOwner(this.#owner);
     this.#reader = new TraceReader(db);
     this.#onListenerError =
       options.onListenerError ?? ((error) => process.emitWarning(`A trace listener threw: ${error instanceof Error ? error.message : String(error)}`));
     for (const secret of options.knownSecrets ?? []) this.addKnownSecret(secret);
+    // Positional parameters on the per-call statements: binding by name costs a lookup per parameter.
     this.#insertTrace = db.prepare(
       `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, owner)
-       VALUES (@traceId, @sessionId, @callId, @userId, @toolName, @serverId, 'running', @startedAt, @owner)`,
+       VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
     );
     this.#context = {
       now: () => this.#now(),
       redact: (value) => this.redact(value),
       enqueue: (write, notification) => this.#enqueue(write, notification),
-      insertEvent: db.prepare(
-        'INSERT INTO trace_events (trace_id, seq, type, at, duration_ms, data) VALUES (@traceId, @seq, @type, @at, @durationMs, @data)',
-      ),
-      finishTrace: db.prepare(
-        `UPDATE traces SET status = @status, ended_at = @endedAt, duration_ms = @durationMs, error = @error
-         WHERE trace_id = @traceId AND status = 'running'`,
-      ),
+      insertEvent: db.prepare('INSERT INTO trace_events (trace_id, seq, type, at, duration_ms, data) VALUES (?, ?, ?, ?, ?, ?)'),
+      finishTrace: db.prepare(`UPDATE traces SET status = ?, ended_at = ?, duration_ms = ?, error = ? WHERE trace_id = ? AND status = 'running'`),
     };
   }
 
@@ -107,12 +111,17 @@ export class Tracer {
    * appears in later trace data. Values shorter than MIN_SECRET_LENGTH are ignored.
    */
   addKnownSecret(value: string): void {
-    if (typeof value === 'string' && value.length >= MIN_SECRET_LENGTH) this.#secrets.add(value);
+    this.#secrets.add(value); // ignores values shorter than MIN_SECRET_LENGTH
   }
 
   /** `redact` with this tracer's known secrets — for checkpoint args and anything else stored. */
   redact(value: unknown): JsonValue {
     return redact(value, this.#secrets);
+  }
+
+  /** `redact`, and whether anything changed (see redactReporting). */
+  redactReporting(value: unknown): { value: JsonValue; changed: boolean } {
+    return redactReporting(value, this.#secrets);
   }
 
   redactText(text: string): string {
@@ -126,7 +135,7 @@ export class Tracer {
 
   start(input: TraceStartInput): TraceHandle {
     const trace: TraceSummary = {
-      traceId: randomUUID(),
+      traceId: timeOrderedUuid(),
       sessionId: input.sessionId,
       callId: input.callId,
       userId: input.userId,
@@ -135,7 +144,7 @@ export class Tracer {
       status: 'running',
       startedAt: this.#now(),
     };
-    const row = { ...trace, owner: encodeOwner(this.#owner) };
+    const row = [trace.traceId, trace.sessionId, trace.callId, trace.userId, trace.toolName, trace.serverId, trace.startedAt, this.#ownerJson];
     this.#enqueue(() => this.#insertTrace.run(row), { kind: 'trace_started', trace });
     return new SqliteTraceHandle(this.#context, trace);
   }
@@ -183,31 +192,18 @@ export class Tracer {
     return this.#reader.explainList(query);
   }
 
-  /** Writes every queued change now, in one transaction, then tells listeners. Call before closing. */
+  /** Writes every queued change now (the connection's whole group-commit queue), then tells listeners. */
   flush(): void {
-    if (this.#pending.length === 0) return;
-    const batch = this.#pending;
-    this.#pending = [];
-    try {
-      this.#db.transaction(() => {
-        for (const item of batch) item.write();
-      })();
-    } catch (error) {
-      // The calls themselves are unaffected; only their trace detail is lost. Say so loudly.
-      process.emitWarning(`Trace data could not be stored (${batch.length} changes lost): ${error instanceof Error ? error.message : String(error)}`);
-      return;
-    }
-    for (const item of batch) this.#publish(item.notification);
+    this.#group.flush();
   }
 
   #enqueue(write: () => void, notification: TraceNotification): void {
-    this.#pending.push({ write, notification });
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    setImmediate(() => {
-      this.#flushScheduled = false;
-      this.flush();
-    });
+    this.#group.later(
+      write,
+      () => this.#publish(notification),
+      // The call itself is unaffected; only this piece of its trace is lost. Say so loudly.
+      (error) => process.emitWarning(`Trace data could not be stored (a ${notification.kind} change was lost): ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 
   #now(): number {
@@ -225,6 +221,16 @@ export class Tracer {
   }
 }
 
+/**
+ * A UUID of version 7 (RFC 9562): 48 bits of Unix time in ms, then the random bits of a v4 UUID.
+ * Ids made later sort later, so index inserts append instead of landing on random pages.
+ */
+export function timeOrderedUuid(now: number = Date.now()): string {
+  const time = Math.max(0, Math.trunc(now)).toString(16).padStart(12, '0').slice(-12);
+  const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;
+}
+
 /** Turns anything thrown into the stored error shape (code when it has a string one, message). */
 export function toTraceError(error: unknown): TraceError {
   if (typeof error === 'object' && error !== null) {
@@ -238,8 +244,8 @@ interface HandleContext {
   now(): number;
   redact(value: unknown): JsonValue;
   enqueue(write: () => void, notification: TraceNotification): void;
-  insertEvent: Statement<Record<string, unknown>>;
-  finishTrace: Statement<Record<string, unknown>>;
+  insertEvent: Statement<unknown[]>;
+  finishTrace: Statement<unknown[]>;
 }
 
 class SqliteTraceHandle implements TraceHandle {
@@ -289,7 +295,7 @@ class SqliteTraceHandle implements TraceHandle {
       ...(durationMs !== undefined ? { durationMs } : {}),
       data: stored,
     } as TraceEvent;
-    const row = { traceId: event.traceId, seq: event.seq, type, at, durationMs: durationMs ?? null, data: JSON.stringify(stored) };
+    const row = [event.traceId, event.seq, type, at, durationMs ?? null, JSON.stringify(stored)];
     this.#context.enqueue(() => this.#context.insertEvent.run(row), { kind: 'event', event });
     this.#seq = event.seq;
     return event;
@@ -307,7 +313,7 @@ class SqliteTraceHandle implements TraceHandle {
       durationMs: Math.max(0, endedAt - this.#trace.startedAt),
       ...(storedError ? { error: storedError } : {}),
     };
-    const row = { traceId: this.traceId, status, endedAt, durationMs: summary.durationMs, error: storedError ? JSON.stringify(storedError) : null };
+    const row = [status, endedAt, summary.durationMs, storedError ? JSON.stringify(storedError) : null, this.traceId];
     this.#context.enqueue(() => this.#context.finishTrace.run(row), { kind: 'trace_finished', trace: summary });
     this.#finished = true;
     return summary;

@@ -21,5 +21,10 @@ export function canonicalJson(value: unknown): string | undefined {
 export function stableHash(value: unknown): string {
   const json = canonicalJson(value);
   if (json === undefined) throw new TypeError('Cannot hash undefined: it has no JSON form.');
+  return hashCanonicalJson(json);
+}
+
+/** `stableHash` of a value whose canonical JSON the caller already has (from `canonicalJson`). */
+export function hashCanonicalJson(json: string): string {
   return createHash('sha256').update(json, 'utf8').digest('hex');
 }

@@ -125,23 +125,26 @@ describe('the app migrations: declared by each store, collected and run in one p
       [2, 'tracing'],
       [3, 'storage'],
       [4, 'tracing'],
+      [5, 'checkpoints'],
+      [6, 'tracing'],
+      [7, 'tracing'],
     ]);
-    expect(APP_MIGRATIONS).toEqual([...CHECKPOINT_MIGRATIONS, TRACE_MIGRATIONS[0], ...APP_META_MIGRATIONS, TRACE_MIGRATIONS[1]]);
+    expect(APP_MIGRATIONS).toEqual([CHECKPOINT_MIGRATIONS[0], TRACE_MIGRATIONS[0], ...APP_META_MIGRATIONS, TRACE_MIGRATIONS[1], CHECKPOINT_MIGRATIONS[1], TRACE_MIGRATIONS[2], TRACE_MIGRATIONS[3]]);
   });
 
   it('a store never migrates: it refuses a database its opener did not migrate, and the file is untouched', () => {
     const db = openDatabase(':memory:', { migrations: [] });
     try {
       expect(() => new SqliteCheckpointStore(db)).toThrow(SchemaNotMigratedError);
-      expect(() => new Tracer(db)).toThrow(/traces store needs the database at schema version 4 or later, but it is at 0/);
+      expect(() => new Tracer(db)).toThrow(/traces store needs the database at schema version 7 or later, but it is at 0/);
       expect(schemaVersion(db)).toBe(0);
       expect(tables(db)).toEqual([]);
 
-      // Migrated only up to the traces' first migration: the tracer still needs its second.
-      runMigrations(db, APP_MIGRATIONS.slice(0, 3));
+      // Migrated only up to the checkpoints' last migration: the tracer still needs its third.
+      runMigrations(db, APP_MIGRATIONS.slice(0, 5));
       expect(() => new SqliteCheckpointStore(db)).not.toThrow();
       expect(() => new Tracer(db)).toThrow(SchemaNotMigratedError);
-      expect(schemaVersion(db)).toBe(3);
+      expect(schemaVersion(db)).toBe(5);
     } finally {
       db.close();
     }

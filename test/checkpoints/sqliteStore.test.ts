@@ -8,7 +8,8 @@ import { hashArguments } from '../../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { HistoryQuery } from '../../electron/checkpoints/types.js';
 import type { Database } from '../../electron/storage/database.js';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openDatabase } from '../../electron/storage/database.js';
+import { APP_MIGRATIONS, openAppDatabase } from '../../electron/app/database.js';
 import { callInput, textResult } from './conformance.js';
 import { tempDir } from './tempDir.js';
 
@@ -72,31 +73,49 @@ describe('SqliteCheckpointStore', () => {
     }, 120_000); // 20,000 claims in one transaction: generous for a loaded 2-core box
     afterAll(() => db.close());
 
-    // [name, filter, the index that must serve it]
-    const queries: [string, Omit<HistoryQuery, 'limit'>, string][] = [
-      ['all', {}, 'checkpoints_by_time'],
-      ['by session', { sessionId: 's42' }, 'checkpoints_by_session'],
-      ['by status', { status: 'started' }, 'checkpoints_by_status'],
-      ['by tool', { toolName: 'tool7' }, 'checkpoints_by_tool'],
-      ['by time', { from: time + 1_000, to: time + 50_000 }, 'checkpoints_by_time'],
-      ['by session and status', { sessionId: 's42', status: 'completed' }, 'checkpoints_by_session'],
-      ['of tool errors', { status: 'tool_error' }, 'checkpoints_by_status'],
-      ['of tool errors in a session', { sessionId: 's41', status: 'tool_error' }, 'checkpoints_by_session'],
+    // The History view always pages one session, optionally by status, tool error or tool: all
+    // served by one range of the session index. [name, filter]
+    const queries: [string, Omit<HistoryQuery, 'limit'>][] = [
+      ['of a session', { sessionId: 's42' }],
+      ['by session and status', { sessionId: 's42', status: 'completed' }],
+      ['of calls in progress in a session', { sessionId: 's40', status: 'started' }],
+      ['of tool errors in a session', { sessionId: 's41', status: 'tool_error' }],
+      ['by session and tool', { sessionId: 's47', toolName: 'tool7' }],
+      ['by session and time', { sessionId: 's42', from: 1_700_000_000_000, to: time + 50_000 }],
     ];
 
-    /** One ordered index read: no table scan, no sort, and a SEARCH (not a SCAN) when filtered. */
-    function expectIndexRead(plan: string, index: string, filtered: boolean) {
+    /** One ordered range read of the session index: no table scan, no sort. */
+    function expectIndexRead(plan: string) {
       expect(plan).not.toMatch(/TEMP B-TREE/);
-      expect(plan).toContain(`INDEX ${index}`);
-      if (filtered) expect(plan).toMatch(/^SEARCH checkpoints/);
+      expect(plan).toMatch(/^SEARCH checkpoints USING INDEX checkpoints_by_session \(session_id=\?/);
     }
 
-    it.each(queries)('reads a page %s from its index, with no table scan and no sort', (_, filter, index) => {
-      const first = store.history({ ...filter, limit: 10 });
+    it.each(queries)('reads a page %s from the session index, with no table scan and no sort', (_, filter) => {
+      const first = store.history({ ...filter, limit: 3 });
       expect(first.records.length).toBeGreaterThan(0);
       expect(first.nextCursor).toBeDefined();
-      expectIndexRead(store.explainHistory({ ...filter, limit: 10 }).join(' | '), index, Object.keys(filter).length > 0);
-      expectIndexRead(store.explainHistory({ ...filter, limit: 10, cursor: first.nextCursor as string }).join(' | '), index, true);
+      expectIndexRead(store.explainHistory({ ...filter, limit: 3 }).join(' | '));
+      expectIndexRead(store.explainHistory({ ...filter, limit: 3, cursor: first.nextCursor as string }).join(' | '));
+    });
+
+    it('has the History filters in the session index, so a rejected record is never read', () => {
+      const columns = db.pragma('index_info(checkpoints_by_session)') as Array<{ name: string }>;
+      expect(columns.map((c) => c.name)).toEqual(['session_id', 'updated_at', 'seq', 'status', 'is_error', 'tool_name']);
+    });
+
+    it('keeps no index that no History query uses (each one is written by every claim and completion)', () => {
+      const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name`).all() as Array<{ name: string }>;
+      // The unique (session, call) index is the claim's own; the session index serves History.
+      expect(indexes.map((i) => i.name)).toEqual(['checkpoints_by_session', 'sqlite_autoindex_checkpoints_1']);
+    });
+
+    it('still pages across sessions (an API query the History view does not make), reading the table', () => {
+      const page = store.history({ status: 'started', limit: 10 });
+      expect(page.records).toHaveLength(10);
+      expect(page.records.every((r) => r.status === 'started')).toBe(true);
+      const next = store.history({ status: 'started', limit: 10, cursor: page.nextCursor as string });
+      expect(next.records[0]?.updatedAt).toBeLessThanOrEqual(page.records[9]?.updatedAt as number);
+      expect(store.explainHistory({ limit: 10 }).join(' | ')).toMatch(/SCAN checkpoints/);
     });
 
     it('pages tool errors (completed with isError) apart from completed calls, each exactly once', () => {
@@ -127,17 +146,30 @@ describe('SqliteCheckpointStore', () => {
 
     it('keeps the plans after ANALYZE', () => {
       db.exec('ANALYZE');
-      for (const [, filter, index] of queries) expectIndexRead(store.explainHistory({ ...filter, limit: 50 }).join(' | '), index, Object.keys(filter).length > 0);
+      for (const [, filter] of queries) expectIndexRead(store.explainHistory({ ...filter, limit: 50 }).join(' | '));
     });
 
-    it('reaches a deep page by cursor from the same index read', () => {
-      let cursor: string | undefined;
-      for (let i = 0; i < 100; i++) cursor = store.history({ limit: 50, ...(cursor ? { cursor } : {}) }).nextCursor;
-      expect(cursor).toBeDefined();
-      const deep = store.history({ status: 'started', limit: 50, cursor: cursor as string });
-      expect(deep.records.length).toBeGreaterThan(0);
-      expect(deep.records.every((r) => r.status === 'started')).toBe(true);
-      expectIndexRead(store.explainHistory({ status: 'started', limit: 50, cursor: cursor as string }).join(' | '), 'checkpoints_by_status', true);
+    it('reaches a deep page of a large session by cursor from the same index read', () => {
+      const big = openAppDatabase(':memory:');
+      try {
+        const bigStore = new SqliteCheckpointStore(big, { clock: () => time });
+        big.transaction(() => {
+          for (let i = 0; i < 6_000; i++) {
+            time += 1;
+            const claimed = bigStore.claim({ ...callInput(`b${i}`), sessionId: 'gui' });
+            if (claimed.kind === 'owner' && i % 50 !== 0) bigStore.complete('gui', `b${i}`, claimed.lease, textResult(`r${i}`));
+          }
+        })();
+        let cursor: string | undefined;
+        for (let i = 0; i < 100; i++) cursor = bigStore.history({ sessionId: 'gui', limit: 50, ...(cursor ? { cursor } : {}) }).nextCursor;
+        expect(cursor).toBeDefined();
+        const deep = bigStore.history({ sessionId: 'gui', status: 'started', limit: 50, cursor: cursor as string });
+        expect(deep.records.length).toBeGreaterThan(0);
+        expect(deep.records.every((r) => r.status === 'started')).toBe(true);
+        expectIndexRead(bigStore.explainHistory({ sessionId: 'gui', status: 'started', limit: 50, cursor: cursor as string }).join(' | '));
+      } finally {
+        big.close();
+      }
     });
 
     it('lists 1,000 sessions, latest activity first', () => {
@@ -172,5 +204,37 @@ describe('hashArguments', () => {
     expect(() => hashArguments({ n: NaN })).toThrow();
     expect(() => hashArguments({ n: 1n })).toThrow();
     expect(() => hashArguments(cycle)).toThrow();
+  });
+});
+
+describe('the migration to the session index alone', () => {
+  it('fills is_error from the stored results, so tool errors recorded before it still filter right', () => {
+    const scratch = tempDir();
+    try {
+      const file = join(scratch.dir, 'old.db');
+      const old = openDatabase(file, { migrations: APP_MIGRATIONS.slice(0, 4) }); // as shipped before it
+      const insert = old.prepare(
+        `INSERT INTO checkpoints (session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, result_json, trace_id, created_at, updated_at)
+         VALUES ('s', ?, 'u', 't', 'x', ?, 'h', '{}', ?, 'tr', ?, ?)`,
+      );
+      insert.run('ok', 'completed', JSON.stringify(textResult('fine')), 1, 1);
+      insert.run('bad', 'completed', JSON.stringify({ ...textResult('broke'), isError: true }), 2, 2);
+      insert.run('open', 'started', null, 3, 3);
+      old.close();
+
+      const db = openAppDatabase(file);
+      try {
+        const store = new SqliteCheckpointStore(db);
+        expect(store.history({ sessionId: 's', status: 'tool_error', limit: 10 }).records.map((r) => r.callId)).toEqual(['bad']);
+        expect(store.history({ sessionId: 's', status: 'completed', limit: 10 }).records.map((r) => r.callId)).toEqual(['ok']);
+        expect(store.history({ sessionId: 's', status: 'started', limit: 10 }).records.map((r) => r.callId)).toEqual(['open']);
+        const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name`).all();
+        expect(indexes).toEqual([{ name: 'checkpoints_by_session' }, { name: 'sqlite_autoindex_checkpoints_1' }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      scratch.cleanup();
+    }
   });
 });

@@ -1,0 +1,186 @@
+/**
+ * Group commit: the writes of concurrent tool calls (checkpoint claims and completions, trace
+ * events) share SQLite transactions, while each caller still learns of its write only once it is
+ * committed.
+ *
+ * Two kinds of write:
+ * - `commit(write)` — a write someone waits for (a claim, a result). The queue is written in ONE
+ *   `BEGIN IMMEDIATE` transaction on the next turn of the event loop (`setImmediate`), so
+ *   everything that became ready in this turn — a chunk of answers from a server, a burst of
+ *   requests from an agent — shares it; each promise settles once that transaction committed:
+ *   a claim is durable before its caller goes on to the side effect, a result before the call
+ *   returns. The promise is the durability point.
+ * - `later(write)` — a write nobody waits for (trace events). These are written together, in a
+ *   transaction of their own, `LATER_MS` after the first of them was queued: the commits a call
+ *   waits for carry only its claim or its result (every page a transaction touches is written
+ *   to the WAL again, so small waited-for commits are the fast ones), and the trace writes of
+ *   all the calls of those milliseconds share one commit. A process killed in between loses
+ *   those trace events — never a checkpoint.
+ * `flush()` writes everything queued now (readers and `close()` call it).
+ *
+ * A failing write does not sink the batch: it gets its own error, and SQLite has undone its one
+ * statement (each queued write is a single statement, or reads before one write). An error that
+ * ends the whole transaction (disk full, I/O, a lock held too long by another process) fails
+ * every write of the batch, and nothing of it is reported as stored.
+ *
+ * One queue per connection (`groupCommitFor`), so the checkpoint store and the tracer built over
+ * the same database share its transactions. `stats` counts transactions and writes: what the
+ * tests and the benchmark observe.
+ */
+import type { Database, Transaction } from 'better-sqlite3';
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+interface QueuedWrite {
+  write: () => unknown;
+  settle: (outcome: Outcome) => void;
+}
+
+export interface GroupCommitStats {
+  /** Transactions committed. */
+  transactions: number;
+  /** Writes committed (or refused on their own) inside them. */
+  writes: number;
+  /** The most writes one transaction carried. */
+  largestBatch: number;
+  /** Time spent inside the transactions, writes and commit included (ms). */
+  busyMs: number;
+}
+
+/** How long writes nobody waits for are gathered before they are committed together. */
+export const LATER_MS = 10;
+
+export class GroupCommit {
+  readonly #db: Database;
+  readonly #runBatch: Transaction<(batch: QueuedWrite[], outcomes: Outcome[]) => void>;
+  /** Waited-for writes (commit). */
+  #urgent: QueuedWrite[] = [];
+  /** Writes nobody waits for (later). */
+  #lazy: QueuedWrite[] = [];
+  #urgentScheduled = false;
+  #lazyTimer: NodeJS.Timeout | undefined;
+  readonly #stats: GroupCommitStats = { transactions: 0, writes: 0, largestBatch: 0, busyMs: 0 };
+  readonly #afterCommit = new Set<() => void>();
+
+  constructor(db: Database) {
+    this.#db = db;
+    this.#runBatch = db.transaction((batch: QueuedWrite[], outcomes: Outcome[]) => {
+      for (const item of batch) {
+        try {
+          outcomes.push({ ok: true, value: item.write() });
+        } catch (error) {
+          // SQLite undid the failed statement; a failure that ended the transaction ends the batch.
+          if (!db.inTransaction) throw error;
+          outcomes.push({ ok: false, error });
+        }
+      }
+    });
+  }
+
+  get stats(): Readonly<GroupCommitStats> {
+    return { ...this.#stats };
+  }
+
+  /** Writes still queued (not yet in a transaction). */
+  get pending(): number {
+    return this.#urgent.length + this.#lazy.length;
+  }
+
+  /**
+   * Runs `write` inside the next group transaction. Resolves with what it returned once the
+   * transaction has committed; rejects with its own error, or with the transaction's.
+   */
+  commit<T>(write: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#urgent.push({ write, settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(outcome.error)) });
+      if (this.#urgentScheduled) return;
+      this.#urgentScheduled = true;
+      setImmediate(() => {
+        this.#urgentScheduled = false;
+        this.#write(this.#takeUrgent());
+      });
+    });
+  }
+
+  /**
+   * Queues a write nobody waits for: written with the others queued meanwhile, `LATER_MS` after
+   * the first of them (or at the next `flush()`). `onStored` runs once it is committed, `onFailed` if it is not.
+   */
+  later(write: () => void, onStored: () => void, onFailed: (error: unknown) => void): void {
+    this.#lazy.push({ write, settle: (outcome) => (outcome.ok ? onStored() : onFailed(outcome.error)) });
+    this.#lazyTimer ??= setTimeout(() => {
+      this.#lazyTimer = undefined;
+      this.flush();
+    }, LATER_MS);
+  }
+
+  /** Called after every committed transaction (the WAL checkpointer counts them). */
+  onCommit(listener: () => void): () => void {
+    this.#afterCommit.add(listener);
+    return () => this.#afterCommit.delete(listener);
+  }
+
+  /** Commits everything queued now (waited-for writes first), in one transaction, then settles each write. */
+  flush(): void {
+    clearTimeout(this.#lazyTimer);
+    this.#lazyTimer = undefined;
+    this.#write([...this.#takeUrgent(), ...this.#takeLazy()]);
+  }
+
+  #takeUrgent(): QueuedWrite[] {
+    const batch = this.#urgent;
+    this.#urgent = [];
+    return batch;
+  }
+
+  #takeLazy(): QueuedWrite[] {
+    const batch = this.#lazy;
+    this.#lazy = [];
+    return batch;
+  }
+
+  #write(batch: QueuedWrite[]): void {
+    if (batch.length === 0) return;
+    if (!this.#db.open) {
+      for (const item of batch) settleSafely(item, { ok: false, error: new TypeError('The database connection is not open') });
+      return;
+    }
+    const outcomes: Outcome[] = [];
+    let failure: { error: unknown } | undefined;
+    const started = performance.now();
+    try {
+      this.#runBatch.immediate(batch, outcomes);
+    } catch (error) {
+      failure = { error };
+    }
+    this.#stats.busyMs += performance.now() - started;
+    if (!failure) {
+      this.#stats.transactions++;
+      this.#stats.writes += batch.length;
+      this.#stats.largestBatch = Math.max(this.#stats.largestBatch, batch.length);
+      for (const listener of this.#afterCommit) listener();
+    }
+    batch.forEach((item, i) => settleSafely(item, failure ? { ok: false, error: failure.error } : (outcomes[i] as Outcome)));
+  }
+}
+
+/** A settle callback that throws must not leave the rest of the batch unsettled, nor end the process. */
+function settleSafely(item: QueuedWrite, outcome: Outcome): void {
+  try {
+    item.settle(outcome);
+  } catch (error) {
+    process.emitWarning(`A group-commit callback threw: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+const queues = new WeakMap<Database, GroupCommit>();
+
+/** The one group-commit queue of a connection (made on first use). */
+export function groupCommitFor(db: Database): GroupCommit {
+  let queue = queues.get(db);
+  if (!queue) {
+    queue = new GroupCommit(db);
+    queues.set(db, queue);
+  }
+  return queue;
+}

@@ -1,0 +1,233 @@
+/**
+ * WAL checkpoints off the call path. SQLite's automatic checkpoint runs inside whichever commit
+ * pushes the WAL past 1000 pages — inside some tool call's claim or completion, which then waits
+ * while pages are copied into the database file and synced. The app's connections turn it off
+ * (`wal_autocheckpoint = 0`, see database.ts) and checkpoint here instead: once writes pause for
+ * `idleMs`, and at the latest `maxDelayMs` after the first write since the last checkpoint, so
+ * the WAL stays bounded under a steady load. No timer runs while nothing is written.
+ *
+ * Where it runs: for a file, on a connection of its own in a worker thread (`workerCheckpoints`),
+ * so neither the page copying nor the fsyncs of a checkpoint ever block the event loop — calls
+ * in flight go on committing to the WAL meanwhile (WAL lets one writer and a checkpoint work at
+ * once). PASSIVE: it never waits for another connection's readers or writer; what it cannot copy
+ * now, a later checkpoint does. The last connection to close checkpoints the rest (SQLite does).
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Database } from 'better-sqlite3';
+
+export interface CheckpointResult {
+  /** 1 when another connection kept it from finishing. */
+  busy: number;
+  /** Frames in the WAL. */
+  log: number;
+  /** Frames copied into the database file. */
+  checkpointed: number;
+}
+
+/** Runs one PASSIVE checkpoint and reports its result (or its error). */
+export type CheckpointRunner = (done: (result: CheckpointResult | Error) => void) => void;
+
+export interface WalCheckpointerOptions {
+  /** Checkpoint once no write came for this long. */
+  idleMs?: number;
+  /** Checkpoint at least this long after the first write since the last checkpoint, busy or not. */
+  maxDelayMs?: number;
+  /** Where the checkpoint runs: on `db` itself (the default), or e.g. `workerCheckpoints(...)`. */
+  runner?: CheckpointRunner;
+  /** Called when the runner is done for good (stop). */
+  onStop?: () => void;
+}
+
+export const DEFAULT_CHECKPOINT_IDLE_MS = 25;
+export const DEFAULT_CHECKPOINT_MAX_DELAY_MS = 1_000;
+
+export class WalCheckpointer {
+  readonly #db: Database;
+  readonly #idleMs: number;
+  readonly #maxDelayMs: number;
+  #runner: CheckpointRunner;
+  readonly #onStop: (() => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #firstWriteAt = 0;
+  #lastWriteAt = 0;
+  #running = false;
+  #runs = 0;
+  #last: CheckpointResult | undefined;
+  #stopped = false;
+
+  constructor(db: Database, options: WalCheckpointerOptions = {}) {
+    this.#db = db;
+    this.#idleMs = options.idleMs ?? DEFAULT_CHECKPOINT_IDLE_MS;
+    this.#maxDelayMs = options.maxDelayMs ?? DEFAULT_CHECKPOINT_MAX_DELAY_MS;
+    this.#runner = options.runner ?? this.#inThreadRunner;
+    this.#onStop = options.onStop;
+  }
+
+  /** Checkpoints completed so far (by the timer or by `checkpoint`). */
+  get runs(): number {
+    return this.#runs;
+  }
+
+  /** What the latest checkpoint did. */
+  get last(): CheckpointResult | undefined {
+    return this.#last;
+  }
+
+  /** A transaction committed: a checkpoint is due once writes pause (or after maxDelayMs). */
+  noteWrite(): void {
+    if (this.#stopped) return;
+    const now = performance.now();
+    this.#lastWriteAt = now;
+    if (this.#timer) return;
+    this.#firstWriteAt = now;
+    this.#schedule(this.#idleMs);
+  }
+
+  /** Copies what it can of the WAL into the database file now, on this connection (blocking). */
+  checkpoint(mode: 'PASSIVE' | 'TRUNCATE' = 'PASSIVE'): CheckpointResult {
+    const result = this.#inThread(mode);
+    this.#finished(result);
+    return result;
+  }
+
+  /** No more checkpoints from here (the connection is closing). */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#onStop?.();
+  }
+
+  /** Checkpoints on the app's connection itself (blocking): the default, and the fallback. */
+  readonly #inThreadRunner: CheckpointRunner = (done) => {
+    let result: CheckpointResult;
+    try {
+      result = this.#inThread('PASSIVE');
+    } catch (error) {
+      return done(error instanceof Error ? error : new Error(String(error)));
+    }
+    done(result);
+  };
+
+  #inThread(mode: 'PASSIVE' | 'TRUNCATE'): CheckpointResult {
+    const [result = { busy: 0, log: 0, checkpointed: 0 }] = this.#db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[];
+    return result;
+  }
+
+  #finished(result: CheckpointResult): void {
+    this.#runs++;
+    this.#last = result;
+  }
+
+  #schedule(ms: number): void {
+    // unref: a pending checkpoint never keeps the process alive.
+    this.#timer = setTimeout(() => this.#tick(), Math.max(1, ms)).unref();
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    if (this.#stopped || !this.#db.open) return;
+    const now = performance.now();
+    const idleFor = now - this.#lastWriteAt;
+    const waitedFor = now - this.#firstWriteAt;
+    if (this.#running || (idleFor < this.#idleMs && waitedFor < this.#maxDelayMs)) {
+      this.#schedule(this.#running ? this.#idleMs : Math.min(this.#idleMs - idleFor, this.#maxDelayMs - waitedFor));
+      return;
+    }
+    this.#running = true;
+    this.#runner((outcome) => {
+      this.#running = false;
+      if (this.#stopped) return;
+      if (!(outcome instanceof Error)) return this.#finished(outcome);
+      // A failing checkpoint loses nothing (the frames stay in the WAL); the next write retries —
+      // here, on this connection: a runner that failed (no worker thread, say) is not tried again.
+      process.emitWarning(`WAL checkpoint failed (${outcome.message}); checkpoints now run on the app's connection`);
+      this.#runner = this.#inThreadRunner;
+    });
+  }
+}
+
+/**
+ * The worker's code (CommonJS, evaluated): its own connection to the file, a PASSIVE checkpoint
+ * per message, and on `close` its connection closed before the flag wakes the closing thread.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.modulePath);
+let db;
+try {
+  db = new Database(workerData.file, workerData.options);
+} catch (error) {
+  parentPort.postMessage({ error: String(error && error.message || error) });
+}
+parentPort.on('message', (message) => {
+  if (message === 'close') {
+    try { if (db) db.close(); } catch {}
+    const flag = new Int32Array(workerData.closed);
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+    parentPort.close();
+    return;
+  }
+  try {
+    if (!db) throw new Error('the checkpoint connection did not open');
+    parentPort.postMessage({ result: db.pragma('wal_checkpoint(PASSIVE)')[0] });
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message || error) });
+  }
+});
+`;
+
+/** How long close() waits for the worker's connection to close (it may be inside a checkpoint's fsync). */
+const WORKER_CLOSE_WAIT_MS = 10_000;
+
+/**
+ * Checkpoints on a connection of their own in a worker thread, started at the first checkpoint
+ * (a short-lived connection never starts one). `close()` closes that connection synchronously —
+ * once it returns, nothing of ours holds the file open.
+ */
+export function workerCheckpoints(file: string, options: { timeout?: number }): { runner: CheckpointRunner; close(): void } {
+  let worker: Worker | undefined;
+  let closed: SharedArrayBuffer | undefined;
+  let pending: ((result: CheckpointResult | Error) => void) | undefined;
+  const start = (): Worker => {
+    closed = new SharedArrayBuffer(4);
+    const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
+    const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { modulePath, file, options, closed } });
+    started.unref(); // never keeps the process alive
+    started.on('message', (message: { result?: CheckpointResult; error?: string }) => {
+      const done = pending;
+      pending = undefined;
+      done?.(message.result ?? new Error(message.error ?? 'unknown checkpoint failure'));
+    });
+    started.on('error', (error) => {
+      const done = pending;
+      pending = undefined;
+      worker = undefined;
+      done?.(error);
+    });
+    return started;
+  };
+  return {
+    runner(done) {
+      try {
+        worker ??= start();
+        pending = done;
+        worker.postMessage('checkpoint');
+      } catch (error) {
+        done(error instanceof Error ? error : new Error(String(error)));
+      }
+    },
+    close() {
+      if (!worker || !closed) return;
+      const flag = new Int32Array(closed);
+      worker.postMessage('close');
+      Atomics.wait(flag, 0, 0, WORKER_CLOSE_WAIT_MS);
+      worker = undefined;
+      pending = undefined; // a checkpoint cut short by closing loses nothing: the last connection to close checkpoints
+
+    },
+  };
+}
