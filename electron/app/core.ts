@@ -199,6 +199,17 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     version: options.version,
     stdio: options.gateway?.stdio ?? { command: GATEWAY_BIN, args: [] },
     onChange: scheduleAgentsChanged,
+    // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets go through `features` below.
+    features: {
+      offering: (kind) => registry.servers().flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),
+      resources: async (serverId) => {
+        const catalog = await registry.features.resources(serverId);
+        return { resources: catalog.resources.items, templates: catalog.templates.items };
+      },
+      prompts: async (serverId) => (await registry.features.prompts(serverId)).items,
+      read: (caller, serverId, uri, signal) => features.readAs(caller, serverId, uri, signal),
+      getPrompt: (caller, serverId, name, args, signal) => features.getPromptAs(caller, serverId, name, args, signal),
+    },
   });
   const agents = new AgentService(agentStore, gateway, catalog, db, scheduleAgentsChanged);
   let toolsChangedScheduled = false;
@@ -238,7 +249,14 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     () => calls.sessionId,
     detectSandbox,
   );
-  const features = new ServerFeatureService(registry, tracer, calls.gui);
+  // An agent's resource read or prompt get is decided like a read-only tool named after it.
+  const features = new ServerFeatureService(registry, tracer, calls.gui, async (caller, operation, serverId, args, signal) => {
+    const config = registry.server(serverId);
+    await app.security.authorize(
+      { subject: { toolName: operation, serverId, args, annotations: { readOnlyHint: true }, serverTrusted: config?.trusted ?? false, ...(config?.uid ? { serverUid: config.uid } : {}) }, sessionId: caller.sessionId, userId: caller.userId },
+      { signal },
+    );
+  });
 
   // ── domain events → contract events ───────────────────────────────────────────────────────
   let serversChangedScheduled = false;

@@ -5,10 +5,12 @@
  * answer is bounded (views.ts) with known secret values redacted before it leaves main. Lists,
  * subscriptions and completions are browsing, not use, and are not traced.
  *
- * The gateway will offer the same reads to agents; whether one may happen will then be the
- * permission engine's decision, taken here before `run`.
+ * The gateway offers the same reads to agents (`readAs`, `getPromptAs`): whether one may happen
+ * is the permission engine's decision (with the person's approval where it asks), taken before
+ * the server is asked, and the trace names the agent.
  */
 import { randomUUID } from 'node:crypto';
+import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ParsedRequestOf, PromptResultView, ResourceReadView } from '../../shared/contract.js';
 import { expandTemplate } from '../mcp/features/resources.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
@@ -20,13 +22,44 @@ import { promptResultView, resourceReadView } from './views.js';
 
 type TracedOperation = 'resources/read' | 'prompts/get';
 
+/** Decides an agent's read or get like a call of a read-only tool named after the operation; throws the denial. */
+export type AuthorizeUse = (caller: Caller, operation: TracedOperation, serverId: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<void>;
+
 export class ServerFeatureService {
   constructor(
     private readonly registry: MCPToolRegistry,
     private readonly tracer: Tracer,
     /** Who the GUI's reads are attributed to (its calls' identity). */
     private readonly caller: Caller,
+    private readonly authorize?: AuthorizeUse,
   ) {}
+
+  /** An agent's read through the gateway: decided first, then read, traced as the agent; the raw result, redacted. */
+  async readAs(caller: Caller, serverId: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    const run = async (): Promise<ReadResourceResult> => {
+      await this.decide(caller, 'resources/read', serverId, { uri }, signal);
+      return this.registry.features.read(serverId, uri, { signal });
+    };
+    const { result } = await this.traced('resources/read', serverId, { uri }, run, (r) => r.contents.length, caller);
+    return this.tracer.redactSecretValues(result);
+  }
+
+  /** An agent's prompt get through the gateway: decided first (argument names only in the decision and the trace). */
+  async getPromptAs(caller: Caller, serverId: string, name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
+    const detail = { prompt: name, argumentNames: Object.keys(args) };
+    const run = async (): Promise<GetPromptResult> => {
+      await this.decide(caller, 'prompts/get', serverId, detail, signal);
+      return this.registry.features.getPrompt(serverId, name, args, { signal });
+    };
+    const { result } = await this.traced('prompts/get', serverId, detail, run, (r) => r.messages.length, caller);
+    return this.tracer.redactSecretValues(result);
+  }
+
+  private async decide(caller: Caller, operation: TracedOperation, serverId: string, args: Record<string, unknown>, signal: AbortSignal): Promise<void> {
+    // No decision maker wired: nothing may be read for an agent.
+    if (!this.authorize) throw new ValidationFailedError('Resources and prompts are not offered to agents here.', {});
+    await this.authorize(caller, operation, serverId, args, signal);
+  }
 
   async read(request: ParsedRequestOf<'resources.read'>): Promise<ResourceReadView> {
     const uri = 'uri' in request ? request.uri : expanded(request.uriTemplate, request.variables);
@@ -42,8 +75,15 @@ export class ServerFeatureService {
   }
 
   /** Runs `run` inside a trace of its own; a failure carries the trace id (the GUI links to it). */
-  private async traced<T>(operation: TracedOperation, serverId: string, detail: Record<string, unknown>, run: () => Promise<T>, blocks: (result: T) => number): Promise<{ result: T; traceId: string }> {
-    const trace = this.tracer.start({ sessionId: this.caller.sessionId, callId: randomUUID(), userId: this.caller.userId, toolName: operation, serverId });
+  private async traced<T>(
+    operation: TracedOperation,
+    serverId: string,
+    detail: Record<string, unknown>,
+    run: () => Promise<T>,
+    blocks: (result: T) => number,
+    caller: Caller = this.caller,
+  ): Promise<{ result: T; traceId: string }> {
+    const trace = this.tracer.start({ sessionId: caller.sessionId, callId: randomUUID(), userId: caller.userId, toolName: operation, serverId });
     trace.event('attempt_started', { attempt: 1, ...detail });
     const started = performance.now();
     try {

@@ -16,12 +16,24 @@ import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
 import type { ProgressUpdate } from '../mcp/types.js';
-import { agentErrorResult } from './agentResults.js';
+import type { GatewayFeatures } from './agentFeatures.js';
+import { listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentPrompt, serverOfUri } from './agentFeatures.js';
+import { agentErrorResult, agentErrorText } from './agentResults.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
 
@@ -44,6 +56,8 @@ export interface AgentSessionDeps {
   version: string;
   /** A call started or ended (the Agents view's counts). */
   onActivity(): void;
+  /** Resources and prompts of the servers behind, read-only; absent: the gateway offers tools only. */
+  features?: GatewayFeatures;
 }
 
 const KeyPart = z
@@ -78,7 +92,8 @@ export class AgentSession {
     private readonly deps: AgentSessionDeps,
     hooks: { onInitialized(session: AgentSession): void; onClosed(session: AgentSession): void },
   ) {
-    this.server = new Server({ name: 'MiniHarness', version: deps.version }, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+    const capabilities = { tools: { listChanged: true }, ...(deps.features ? { resources: {}, prompts: {} } : {}) };
+    this.server = new Server({ name: 'MiniHarness', version: deps.version }, { capabilities, instructions: INSTRUCTIONS });
     this.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: () => hooks.onInitialized(this),
@@ -94,6 +109,36 @@ export class AgentSession {
       return { tools: this.deps.catalog.visible(agent.visibility) };
     });
     this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.callTool(request.params, extra));
+    if (deps.features) this.serveFeatures(deps.features);
+  }
+
+  /** Resources and prompts, read-only (agentFeatures.ts): lists filtered by visibility; each read and get decided and traced. */
+  private serveFeatures(features: GatewayFeatures): void {
+    const caller = (agent: StoredAgent) => ({ userId: agent.name, sessionId: `agent:${agent.id}:mcp-${this.sessionId ?? 'none'}` });
+    const refused = (error: unknown, what: string): McpError => new McpError(ErrorCode.InvalidRequest, agentErrorText(this.deps.describe(error), what, '-'));
+    this.server.setRequestHandler(ListResourcesRequestSchema, () => listAgentResources(features, this.requireAgent().visibility));
+    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listAgentTemplates(features, this.requireAgent().visibility));
+    this.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+      const agent = this.requireAgent();
+      const serverId = await serverOfUri(features, agent.visibility, request.params.uri);
+      if (!serverId) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}. Call resources/list for the resources this agent may read.`);
+      try {
+        return await features.read(caller(agent), serverId, request.params.uri, extra.signal);
+      } catch (error) {
+        throw refused(error, `resources/read of ${request.params.uri}`);
+      }
+    });
+    this.server.setRequestHandler(ListPromptsRequestSchema, () => listAgentPrompts(features, this.requireAgent().visibility));
+    this.server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+      const agent = this.requireAgent();
+      const named = await resolveAgentPrompt(features, agent.visibility, request.params.name);
+      if (!named) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}. Call prompts/list for the prompts this agent may get.`);
+      try {
+        return await features.getPrompt(caller(agent), named.serverId, named.toolName, request.params.arguments ?? {}, extra.signal);
+      } catch (error) {
+        throw refused(error, request.params.name);
+      }
+    });
   }
 
   get sessionId(): string | undefined {
