@@ -227,7 +227,7 @@ export function instrumentPipeline(timer: StageTimer, parts: { security: SecureT
   // the next turn, the batch's other writes — trace events — and the commit itself).
   const grouped = checkpoints.grouped;
   const claim = grouped.claim.bind(grouped);
-  grouped.claim = (input) => timer.timeAsync('checkpoint claim (group commit: next turn, SELECT + INSERT, COMMIT)', () => claim(input));
+  grouped.claim = (input) => timer.timeAsync('checkpoint claim (group commit: next turn, INSERT, COMMIT)', () => claim(input));
   const complete = grouped.complete.bind(grouped);
   grouped.complete = (...args) => timer.timeAsync('checkpoint complete (group commit: next turn, UPDATE, COMMIT)', () => complete(...args));
 
@@ -239,7 +239,7 @@ export function instrumentPipeline(timer: StageTimer, parts: { security: SecureT
 
   const start = tracer.start.bind(tracer);
   tracer.start = (input) => {
-    const handle = timer.time('trace start (INSERT traces)', () => start(input));
+    const handle = timer.time('trace start (queued; written in a later batch)', () => start(input));
     const wrapped: TraceHandle = {
       get traceId() {
         return handle.traceId;
@@ -250,8 +250,8 @@ export function instrumentPipeline(timer: StageTimer, parts: { security: SecureT
       get finished() {
         return handle.finished;
       },
-      event: (type, data) => timer.time('trace events ×5 (zod, redact, INSERT)', () => handle.event(type, data)),
-      finish: (status, error) => timer.time('trace finish (UPDATE traces)', () => handle.finish(status, error)),
+      event: (type, data) => timer.time('trace events ×5 (zod, redact, queued)', () => handle.event(type, data)),
+      finish: (status, error) => timer.time('trace finish (queued)', () => handle.finish(status, error)),
     };
     return wrapped;
   };

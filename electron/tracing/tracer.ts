@@ -4,19 +4,19 @@
  * through `redact` (credential-named keys, and known secret values registered with
  * `addKnownSecret`) before it is written or published.
  *
- * Writes are group-committed: each event is validated, redacted and queued at once, and the
- * events of every call queued over a few milliseconds are written in one transaction of their
- * own (storage/groupCommit.ts `later`), apart from the claim and result commits the calls wait
- * for. Readers flush first, so a query always sees every event recorded so far; listeners hear
- * of a change once it is stored. The price: a process killed meanwhile loses those trace events
- * — never a checkpoint, whose writers wait for their commit (the checkpoint is the record of what
- * ran; the trace explains it).
+ * Writes are group-committed: each event is validated, redacted and queued at once; the changes
+ * of every call over a few milliseconds are written together, apart from the claim and result
+ * commits the calls wait for (storage/groupCommit.ts `later`), a short call's trace in a single
+ * row write (traceWriter.ts). Readers flush first, so a query always sees every event recorded
+ * so far; listeners hear of a change once it is stored. The price: a process killed meanwhile
+ * loses those trace events — never a checkpoint, whose writers wait for their commit (the
+ * checkpoint is the record of what ran; the trace explains it).
  *
  * Trace ids are time-ordered UUIDs (version 7), so a new trace's rows land at the end of the
  * trace-id indexes (and of its events' key) instead of on a random page of each.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import type { Clock } from '../storage/clock.js';
 import { nowMs, systemClock } from '../storage/clock.js';
 import type { GroupCommit } from '../storage/groupCommit.js';
@@ -33,6 +33,7 @@ import { KnownSecrets, redact, redactKnownSecrets, redactReporting, redactString
 import type { TracePage, TraceQuery } from './traceReader.js';
 import { TraceReader } from './traceReader.js';
 import { TRACE_MIGRATIONS } from './schema.js';
+import { TraceWriter } from './traceWriter.js';
 
 export interface TraceStartInput {
   sessionId: string;
@@ -71,7 +72,6 @@ export class Tracer {
   readonly #secrets = new KnownSecrets();
   readonly #listeners = new Set<TraceListener>();
   readonly #onListenerError: (error: unknown) => void;
-  readonly #insertTrace: Statement<unknown[]>;
   /** What handles need of their tracer; private, so the handle API stays event/finish only. */
   readonly #context: HandleContext;
   readonly #db: Database;
@@ -79,6 +79,7 @@ export class Tracer {
   /** The owner as stored on each new trace (encoded once). */
   readonly #ownerJson: string;
   readonly #group: GroupCommit;
+  readonly #writer: TraceWriter;
 
   /** `db` comes from the app's database opener, which ran the migrations (TRACE_MIGRATIONS among them). */
   constructor(db: Database, options: TracerOptions = {}) {
@@ -92,17 +93,12 @@ export class Tracer {
     this.#onListenerError =
       options.onListenerError ?? ((error) => process.emitWarning(`A trace listener threw: ${error instanceof Error ? error.message : String(error)}`));
     for (const secret of options.knownSecrets ?? []) this.addKnownSecret(secret);
-    // Positional parameters on the per-call statements: binding by name costs a lookup per parameter.
-    this.#insertTrace = db.prepare(
-      `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, owner)
-       VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
-    );
+    const writer = new TraceWriter(db, this.#group, (notification) => this.#publish(notification));
+    this.#writer = writer;
     this.#context = {
       now: () => this.#now(),
       redact: (value) => this.redact(value),
-      enqueue: (write, notification) => this.#enqueue(write, notification),
-      insertEvent: db.prepare('INSERT INTO trace_events (trace_id, seq, type, at, duration_ms, data) VALUES (?, ?, ?, ?, ?, ?)'),
-      finishTrace: db.prepare(`UPDATE traces SET status = ?, ended_at = ?, duration_ms = ?, error = ? WHERE trace_id = ? AND status = 'running'`),
+      writer,
     };
   }
 
@@ -144,8 +140,7 @@ export class Tracer {
       status: 'running',
       startedAt: this.#now(),
     };
-    const row = [trace.traceId, trace.sessionId, trace.callId, trace.userId, trace.toolName, trace.serverId, trace.startedAt, this.#ownerJson];
-    this.#enqueue(() => this.#insertTrace.run(row), { kind: 'trace_started', trace });
+    this.#writer.start([trace.traceId, trace.sessionId, trace.callId, trace.userId, trace.toolName, trace.serverId, trace.startedAt, this.#ownerJson], { kind: 'trace_started', trace });
     return new SqliteTraceHandle(this.#context, trace);
   }
 
@@ -197,15 +192,6 @@ export class Tracer {
     this.#group.flush();
   }
 
-  #enqueue(write: () => void, notification: TraceNotification): void {
-    this.#group.later(
-      write,
-      () => this.#publish(notification),
-      // The call itself is unaffected; only this piece of its trace is lost. Say so loudly.
-      (error) => process.emitWarning(`Trace data could not be stored (a ${notification.kind} change was lost): ${error instanceof Error ? error.message : String(error)}`),
-    );
-  }
-
   #now(): number {
     return nowMs(this.#clock);
   }
@@ -243,9 +229,7 @@ export function toTraceError(error: unknown): TraceError {
 interface HandleContext {
   now(): number;
   redact(value: unknown): JsonValue;
-  enqueue(write: () => void, notification: TraceNotification): void;
-  insertEvent: Statement<unknown[]>;
-  finishTrace: Statement<unknown[]>;
+  writer: TraceWriter;
 }
 
 class SqliteTraceHandle implements TraceHandle {
@@ -295,8 +279,7 @@ class SqliteTraceHandle implements TraceHandle {
       ...(durationMs !== undefined ? { durationMs } : {}),
       data: stored,
     } as TraceEvent;
-    const row = [event.traceId, event.seq, type, at, durationMs ?? null, JSON.stringify(stored)];
-    this.#context.enqueue(() => this.#context.insertEvent.run(row), { kind: 'event', event });
+    this.#context.writer.event([event.traceId, event.seq, type, at, durationMs ?? null, JSON.stringify(stored)], { kind: 'event', event });
     this.#seq = event.seq;
     return event;
   }
@@ -313,8 +296,7 @@ class SqliteTraceHandle implements TraceHandle {
       durationMs: Math.max(0, endedAt - this.#trace.startedAt),
       ...(storedError ? { error: storedError } : {}),
     };
-    const row = [status, endedAt, summary.durationMs, storedError ? JSON.stringify(storedError) : null, this.traceId];
-    this.#context.enqueue(() => this.#context.finishTrace.run(row), { kind: 'trace_finished', trace: summary });
+    this.#context.writer.finish(this.traceId, [status, endedAt, summary.durationMs as number, storedError ? JSON.stringify(storedError) : null], { kind: 'trace_finished', trace: summary });
     this.#finished = true;
     return summary;
   }

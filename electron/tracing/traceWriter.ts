@@ -1,0 +1,110 @@
+/**
+ * The tracer's writes, gathered between two group commits (storage/groupCommit.ts `later`) and
+ * written as one piece of the next one: a trace that starts and finishes in the same batch — a
+ * short call — is inserted once, already finished (no INSERT then UPDATE, whose status change
+ * rewrites its index entries), and events go in multi-row INSERTs. Listeners are told, in the
+ * order the changes were made, once the batch is committed.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import type { TraceNotification } from '../../shared/traces.js';
+import type { GroupCommit } from '../storage/groupCommit.js';
+
+/** trace_id, session_id, call_id, user_id, tool_name, server_id, started_at, owner. */
+export type TraceStartRow = [string, string, string, string, string, string, number, string];
+/** status, ended_at, duration_ms, error (JSON or null). */
+export type TraceFinishRow = [string, number, number, string | null];
+/** trace_id, seq, type, at, duration_ms, data (JSON). */
+export type TraceEventRow = [string, number, string, number, number | null, string];
+
+/** Events per multi-row INSERT. */
+const EVENTS_PER_STATEMENT = 16;
+
+interface Batch {
+  starts: Map<string, TraceStartRow>;
+  finishes: Map<string, TraceFinishRow>;
+  events: TraceEventRow[];
+  notifications: TraceNotification[];
+}
+
+export class TraceWriter {
+  readonly #group: GroupCommit;
+  readonly #insertTrace: Statement<unknown[]>;
+  readonly #finishTrace: Statement<unknown[]>;
+  readonly #insertEvents = new Map<number, Statement<unknown[]>>();
+  readonly #db: Database;
+  /** A batch is one write of the group transaction, all or nothing (a savepoint inside it). */
+  readonly #writeAll: (batch: Batch) => void;
+  #batch: Batch | undefined;
+
+  constructor(
+    db: Database,
+    group: GroupCommit,
+    private readonly publish: (notification: TraceNotification) => void,
+  ) {
+    this.#db = db;
+    this.#group = group;
+    this.#insertTrace = db.prepare(
+      `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, started_at, owner, status, ended_at, duration_ms, error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#finishTrace = db.prepare(`UPDATE traces SET status = ?, ended_at = ?, duration_ms = ?, error = ? WHERE trace_id = ? AND status = 'running'`);
+    this.#writeAll = db.transaction((batch: Batch) => this.#write(batch));
+  }
+
+  start(row: TraceStartRow, notification: TraceNotification): void {
+    const batch = this.#open();
+    batch.starts.set(row[0], row);
+    batch.notifications.push(notification);
+  }
+
+  event(row: TraceEventRow, notification: TraceNotification): void {
+    const batch = this.#open();
+    batch.events.push(row);
+    batch.notifications.push(notification);
+  }
+
+  finish(traceId: string, row: TraceFinishRow, notification: TraceNotification): void {
+    const batch = this.#open();
+    batch.finishes.set(traceId, row);
+    batch.notifications.push(notification);
+  }
+
+  #open(): Batch {
+    if (this.#batch) return this.#batch;
+    const batch: Batch = { starts: new Map(), finishes: new Map(), events: [], notifications: [] };
+    this.#batch = batch;
+    this.#group.later(
+      () => this.#writeAll(batch),
+      () => {
+        for (const notification of batch.notifications) this.publish(notification);
+      },
+      // The calls themselves are unaffected; only their trace detail is lost. Say so loudly.
+      (error) => process.emitWarning(`Trace data could not be stored (${batch.notifications.length} changes lost): ${error instanceof Error ? error.message : String(error)}`),
+    );
+    return batch;
+  }
+
+  /** Runs inside the group transaction: traces first (events reference them), then events. */
+  #write(batch: Batch): void {
+    if (this.#batch === batch) this.#batch = undefined;
+    for (const [traceId, start] of batch.starts) {
+      const finish = batch.finishes.get(traceId);
+      batch.finishes.delete(traceId);
+      this.#insertTrace.run([...start, ...(finish ?? ['running', null, null, null])]);
+    }
+    for (const [traceId, finish] of batch.finishes) this.#finishTrace.run([...finish, traceId]);
+    for (let from = 0; from < batch.events.length; from += EVENTS_PER_STATEMENT) {
+      const rows = batch.events.slice(from, from + EVENTS_PER_STATEMENT);
+      this.#eventsStatement(rows.length).run(rows.flat());
+    }
+  }
+
+  #eventsStatement(rows: number): Statement<unknown[]> {
+    let statement = this.#insertEvents.get(rows);
+    if (!statement) {
+      statement = this.#db.prepare(`INSERT INTO trace_events (trace_id, seq, type, at, duration_ms, data) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`);
+      this.#insertEvents.set(rows, statement);
+    }
+    return statement;
+  }
+}
