@@ -28,7 +28,7 @@ import { detectSandbox } from '../sandbox/detect.js';
 import { ApprovalBroker } from './approvalBroker.js';
 import { ServerAskBroker } from './asks/broker.js';
 import { openAppDatabaseWithReport } from './database.js';
-import { CallService, persistentGuiCaller } from './callService.js';
+import { CallService, GUI_USER, persistentGuiCaller } from './callService.js';
 import type { Handlers } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
 import { appHandlers } from './handlers/app.js';
@@ -291,7 +291,10 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   }
 
   tracer.onEvent((notification) => {
-    if (notification.kind !== 'event') emit('trace.changed', { trace: notification.trace });
+    if (notification.kind === 'event') return;
+    emit('trace.changed', { trace: notification.trace });
+    // An agent's trace written (traces are committed in batches, after the call): its last call and count follow.
+    if (notification.trace.userId !== GUI_USER) scheduleAgentsChanged();
   });
 
   registry.subscribe((event) => {

@@ -64,7 +64,12 @@ describe('concurrent agent calls through the gateway', () => {
     expect(new Set(page.records.map((r) => r.status))).toEqual(new Set(['completed']));
     expect(new Set(page.records.map((r) => r.userId))).toEqual(new Set(['Busy agent']));
     // The Agents view hears of the burst (reports are grouped, the last one comes after the last call).
-    const view = await app.nextEvent<AgentsView>('agents.changed', (v) => (v.agents.find((a) => a.name === 'Busy agent')?.calls ?? 0) >= CALLS);
+    // Traces are committed in batches after the calls: the view follows once the last one is written.
+    const done = (v: AgentsView) => {
+      const agent = v.agents.find((a) => a.name === 'Busy agent');
+      return (agent?.calls ?? 0) >= CALLS && agent?.lastCall?.status === 'ok';
+    };
+    const view = await app.nextEvent<AgentsView>('agents.changed', done);
     expect(view.agents.find((a) => a.name === 'Busy agent')?.lastCall).toMatchObject({ toolName: 'append', serverId: 'fx', status: 'ok' });
   });
 
