@@ -28,7 +28,6 @@ import type { SettingsView } from '../shared/contract.js';
 import { chooseWorkspaceDir } from './app/dataDir.js';
 import type { DesktopIntegration } from './shell/desktopIntegration.js';
 import { createDesktopIntegration } from './shell/desktopIntegration.js';
-import { sqliteBindingFor } from './shell/sqliteBinding.js';
 
 // out/main/main.js → out/preload/preload.cjs and out/renderer/index.html (electron.vite.config.ts).
 // The preload is CommonJS (sandboxed preloads cannot be ES modules); in a "type": "module"
@@ -94,12 +93,10 @@ async function start(location: AppLocation): Promise<void> {
     const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
     // OAuth sign-in pages (issue 11) open in the system browser, through the same http(s)-only check as links.
     const openExternal = (url: string): Promise<void> => (isSafeExternalUrl(url) ? shell.openExternal(url) : Promise.reject(new Error('not an http(s) address')));
-    // Run from the project, node_modules holds better-sqlite3 for Node; Electron's build comes from `npm start`'s cache.
-    const sqliteNativeBinding = sqliteBindingFor({ isPackaged: app.isPackaged, appPath: app.getAppPath(), abi: process.versions.modules, platform: process.platform, arch: process.arch });
     // The stdio entry runs under Node from the project folder (a packaged app has no Node to run it).
     const gatewayPort = gatewayPortOverride(app.commandLine.getSwitchValue('gateway-port') || undefined, process.env);
     const gateway = { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), ...(app.isPackaged ? {} : { stdio: stdioEntry(app.getAppPath(), 'node') }) };
-    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), sqliteNativeBinding, gateway, openExternal });
+    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), gateway, openExternal });
     const forward = createEventForwarder(location, IPC_EVENT_CHANNEL, () => {
       const contents = liveContents();
       return contents && { url: () => contents.getURL(), send: (channel, ...args) => contents.send(channel, ...args) };

@@ -1,5 +1,5 @@
 // Types for prepareLaunch.mjs (so the tests typecheck against it).
-export type LaunchPlan = { mode: 'electron'; electronPath: string; sqliteBinding: string } | { mode: 'browser'; reason: string };
+export type LaunchPlan = { mode: 'electron'; electronPath: string } | { mode: 'browser'; reason: string };
 
 export interface PrepareInput {
   root: string;
@@ -9,8 +9,6 @@ export interface PrepareInput {
   nodeVersion: string;
   /** Default: node_modules/electron/install.js. */
   installerScript?: string;
-  /** Default: scripts/buildElectronSqlite.mjs. */
-  sqliteBuilderScript?: string;
   probeTimeoutMs?: number;
   log?: (line: string) => void;
 }

@@ -1,23 +1,22 @@
-// What `npm start` does before it opens the Electron window: find the Electron binary — running
+// What `npm start` does before it opens the Electron window: find the Electron binary, running
 // Electron's own installer when it is missing (Electron 45 downloads its binary on first use, not
-// at `npm install`) — and the Electron build of the database module (scripts/electronSqlite.mjs),
-// making it when missing. Where either cannot be had (no display, offline, a Node.js too old for
-// Electron's tooling, a failed download or build), the answer is browser mode with a one-line
-// reason. The decisions themselves are pure functions in startDecision.mjs; this file runs the
-// installer and the builder as child processes (their progress goes to the terminal) and probes
-// the network. Tested in test/shell/prepareLaunch.test.ts with fake installer and builder scripts.
+// at `npm install`). The database module needs nothing here: better-sqlite3 13 is a Node-API addon
+// whose prebuilt binary loads in Node and Electron alike. Where the binary cannot be had (no
+// display, offline, a Node.js too old for Electron's tooling, a failed download), the answer is
+// browser mode with a one-line reason. The decisions themselves are pure functions in
+// startDecision.mjs; this file runs the installer as a child process (its progress goes to the
+// terminal) and probes the network. Tested in test/shell/prepareLaunch.test.ts with a fake installer.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { electronSqliteBinding, installedSqliteVersion } from './electronSqlite.mjs';
 import { electronDownloadHost, electronEnv, findElectronBinary, hasDisplay, setupBlocker, usesProxy } from './startDecision.mjs';
 
 /** How long the network probe waits for a connection to the download host. */
 export const PROBE_TIMEOUT_MS = 4_000;
 
 /**
- * @typedef {{ mode: 'electron', electronPath: string, sqliteBinding: string } | { mode: 'browser', reason: string }} LaunchPlan
+ * @typedef {{ mode: 'electron', electronPath: string } | { mode: 'browser', reason: string }} LaunchPlan
  * @typedef {{
  *   root: string,
  *   platform: string,
@@ -25,7 +24,6 @@ export const PROBE_TIMEOUT_MS = 4_000;
  *   env: Record<string, string | undefined>,
  *   nodeVersion: string,
  *   installerScript?: string,
- *   sqliteBuilderScript?: string,
  *   probeTimeoutMs?: number,
  *   log?: (line: string) => void,
  * }} PrepareInput
@@ -60,39 +58,12 @@ export async function prepareLaunch(input) {
     if ('reason' in binary) return browser(`Electron's installer finished, but ${binary.reason}`);
   }
 
-  const sqliteBinding = expectedSqliteBinding(input);
-  if ('reason' in sqliteBinding) return browser(sqliteBinding.reason);
-  if (!existsSync(sqliteBinding.path)) {
-    const blocked = await whyNotSetUp();
-    if (blocked) return browser(`the database module is not built for Electron yet; ${blocked}`);
-    log('MiniHarness: preparing the database module (better-sqlite3) for Electron…');
-    const args = ['--root', root, '--electron-version', sqliteBinding.electronVersion, '--arch', input.arch, '--out', sqliteBinding.path];
-    const run = await runNode(input.sqliteBuilderScript ?? join(root, 'scripts', 'buildElectronSqlite.mjs'), args, { cwd: root, env });
-    if (!run.ok) return browser(`the database module for Electron could not be downloaded or built (${run.how})`);
-    if (!existsSync(sqliteBinding.path)) return browser(`the database module for Electron was not made (${sqliteBinding.path} is missing)`);
-  }
-  return { mode: 'electron', electronPath: binary.path, sqliteBinding: sqliteBinding.path };
+  return { mode: 'electron', electronPath: binary.path };
 }
 
 /** @param {string} reason @returns {LaunchPlan} */
 function browser(reason) {
   return { mode: 'browser', reason };
-}
-
-/**
- * Where the Electron build of better-sqlite3 must be (the same name the Electron main process
- * computes from process.versions.modules: electron/shell/sqliteBinding.ts).
- * @param {PrepareInput} input
- * @returns {{ path: string, electronVersion: string } | { reason: string }}
- */
-function expectedSqliteBinding({ root, platform, arch }) {
-  const electronPackage = join(root, 'node_modules', 'electron');
-  const electronVersion = packageVersion(electronPackage);
-  const abi = readText(join(electronPackage, 'abi_version'))?.trim();
-  if (!electronVersion || !abi) return { reason: 'the electron package is incomplete (no version or abi_version); reinstall it with `npm install`' };
-  const sqliteVersion = installedSqliteVersion(root, readText);
-  if (!sqliteVersion) return { reason: 'better-sqlite3 is not installed; run `npm install`' };
-  return { path: electronSqliteBinding({ root, sqliteVersion, abi, platform, arch }), electronVersion };
 }
 
 /**

@@ -100,7 +100,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   };
 
   // ── storage ───────────────────────────────────────────────────────────────────────────────
-  const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'), { nativeBinding: options.sqliteNativeBinding });
+  const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'));
   if (opened.damaged) warnings.damagedFile(opened.damaged);
   const db = opened.db;
   // Made before the pipeline: the events and the approval broker redact with it.

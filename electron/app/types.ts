@@ -28,8 +28,6 @@ export interface AppCoreOptions {
   gateway?: { port?: number; stdio?: { command: string; args: string[] } };
   /** Problems the host met before the core started (a corrupt store moved aside, …), for the GUI. */
   warnings?: string[];
-  /** The better-sqlite3 binary to load (the Electron shell's build for Electron's ABI); default: the installed one. */
-  sqliteNativeBinding?: string;
   /**
    * Opens an OAuth sign-in page in the system browser (Electron: `shell.openExternal`). Absent
    * (browser mode), the core sends the page an `oauth.authorize` event and the page opens a tab.

@@ -48,11 +48,6 @@ export interface OpenDatabaseOptions {
   migrations: readonly Migration[];
   /** Clock for a damaged file's `.corrupt-<timestamp>` name. */
   now?: () => number;
-  /**
-   * The better-sqlite3 binary to load instead of the installed one: the Electron shell passes a
-   * build for Electron's ABI (electron/shell/sqliteBinding.ts) while node_modules keeps Node's.
-   */
-  nativeBinding?: string;
 }
 
 export interface OpenedDatabase {
@@ -110,7 +105,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Databa
 /** As `openDatabase`, and says which migrations ran (for logs) and whether the file was damaged. */
 export function openDatabaseWithReport(file: string, options: OpenDatabaseOptions): OpenedDatabase {
   if (file === ':memory:') {
-    const db = configure(new AppDatabase(file, driverOptions(options)), options, true);
+    const db = configure(new AppDatabase(file), options, true);
     return { db, migration: runMigrations(db, options.migrations) };
   }
   ensurePrivateDir(dirname(file));
@@ -128,9 +123,9 @@ export function openDatabaseWithReport(file: string, options: OpenDatabaseOption
 }
 
 function openFile(file: string, options: OpenDatabaseOptions): { db: Database; migration: MigrationReport } {
-  createIfMissing(file, options);
+  createIfMissing(file);
   makePrivate(file);
-  const connection = { ...driverOptions(options), timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS };
+  const connection = { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS };
   const db = new AppDatabase(file, connection);
   try {
     configure(db, options, false);
@@ -142,10 +137,6 @@ function openFile(file: string, options: OpenDatabaseOptions): { db: Database; m
     db.close();
     throw error;
   }
-}
-
-function driverOptions(options: OpenDatabaseOptions): BetterSqlite3.Options {
-  return options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding };
 }
 
 function configure(db: Database, options: OpenDatabaseOptions, inMemory: boolean): Database {
@@ -187,13 +178,13 @@ function headerProblem(file: string): DamageProblem | undefined {
  * then links it into place: another process never sees a half-made file, and when two create
  * it at once, one wins and both open the winner's.
  */
-function createIfMissing(file: string, options: OpenDatabaseOptions): void {
+function createIfMissing(file: string): void {
   if (existsSync(file)) return;
   const temp = `${file}.new-${process.pid}-${randomUUID().slice(0, 8)}`;
   try {
     closeSync(openSync(temp, 'wx', PRIVATE_FILE_MODE));
     makePrivate(temp);
-    const db = new BetterSqlite3(temp, driverOptions(options));
+    const db = new BetterSqlite3(temp);
     try {
       db.pragma('journal_mode = WAL');
     } finally {

@@ -3,9 +3,9 @@
  * page, the page sees the preload's named functions but no Node.js and no ipcRenderer, a call
  * goes through the sender-checked IPC to the core, the Servers view lists a server configured
  * before start (it connects over stdio), and an approval dialog answers a call that asks.
- * Needs the Electron binary, the database module built for Electron (both fetched by `npm start`
- * on first run), a display on Linux, and a build (`npx electron-vite build`); skips with one
- * line where it cannot run.
+ * Needs the Electron binary (fetched by `npm start` on first run), a display on Linux, and a
+ * build (`npx electron-vite build`); skips with one line where it cannot run. The database module
+ * needs nothing: better-sqlite3's Node-API prebuild loads in Electron as it is.
  *
  * Run: npx playwright test test/e2e/electron.smoke.spec.ts
  */
@@ -15,7 +15,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ElectronApplication } from '@playwright/test';
 import { _electron, expect, test } from '@playwright/test';
-import { electronSqliteBinding, installedSqliteVersion } from '../../scripts/electronSqlite.mjs';
 import { decideLaunch, electronEnv } from '../../scripts/startDecision.mjs';
 import { buildFixtureServers } from '../helpers/buildFixtures.js';
 import { stdioFixtureConfig } from '../helpers/fixtures.js';
@@ -28,12 +27,8 @@ const decision = decideLaunch({
   exists: existsSync,
   readText: (path) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined),
 });
-const built = existsSync(join(root, 'out', 'main', 'main.js')) && existsSync(join(root, 'out', 'preload', 'preload.cjs'));
 const readText = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
-/** The Electron build of better-sqlite3 the main process loads (electron/shell/sqliteBinding.ts). */
-const sqliteVersion = installedSqliteVersion(root, readText);
-const abi = readText(join(root, 'node_modules', 'electron', 'abi_version'))?.trim();
-const sqliteBuild = sqliteVersion && abi ? electronSqliteBinding({ root, sqliteVersion, abi, platform: process.platform, arch: process.arch }) : undefined;
+const built = existsSync(join(root, 'out', 'main', 'main.js')) && existsSync(join(root, 'out', 'preload', 'preload.cjs'));
 
 // One line saying why, e.g. "Electron runtime not available (no binary in node_modules/electron)".
 const skipReason =
@@ -41,9 +36,7 @@ const skipReason =
     ? decision.reason
     : !built
       ? 'the app is not built (run `npx electron-vite build` first)'
-      : !sqliteBuild || !existsSync(sqliteBuild)
-        ? 'the database module is not built for Electron (run `npm start` once: it fetches or builds it)'
-        : undefined;
+      : undefined;
 test.skip(skipReason !== undefined, skipReason);
 
 let userData: string;

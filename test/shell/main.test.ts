@@ -2,25 +2,24 @@
  * The glue in electron/main.ts, run in plain Node against a double of the `electron` module
  * (vi.mock: the real package is never loaded) and a double of the app core: single-instance
  * lock, sandbox, window options, guards on every webContents, session hardening, the IPC handler's
- * sender check, event forwarding, the Electron build of the database module, approval
+ * sender check, event forwarding, approval
  * notifications and badge, closing into the tray, and closing the core once on quit.
  */
 import { EventEmitter } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppCoreOptions } from '../../electron/app/types.js';
 import { CONTENT_SECURITY_POLICY } from '../../electron/shell/csp.js';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../../shared/preloadApi.js';
-import { electronSqliteBinding } from '../../scripts/electronSqlite.mjs';
 
 type Handler = (...args: unknown[]) => unknown;
 
 const fake = vi.hoisted(() => ({
   userData: '',
-  /** app.getAppPath(): a scratch "project" holding better-sqlite3's package.json and the cached Electron build. */
+  /** app.getAppPath(): a scratch "project" folder. */
   appPath: '',
   badgeCounts: [] as number[],
   notifications: [] as Array<{ title: string; body: string; shown: boolean; closed: boolean; emit(event: string): void }>,
@@ -205,10 +204,6 @@ beforeAll(async () => {
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
   fake.userData = mkdtempSync(join(tmpdir(), 'mh-main-'));
   fake.appPath = mkdtempSync(join(tmpdir(), 'mh-main-app-'));
-  mkdirSync(join(fake.appPath, 'node_modules', 'better-sqlite3'), { recursive: true });
-  writeFileSync(join(fake.appPath, 'node_modules', 'better-sqlite3', 'package.json'), JSON.stringify({ version: '12.11.1' }));
-  mkdirSync(dirname(sqliteBuild()), { recursive: true });
-  writeFileSync(sqliteBuild(), '');
   delete process.env['ELECTRON_RENDERER_URL'];
   await import('../../electron/main.js');
   await vi.waitFor(() => expect(fake.windows).toHaveLength(1));
@@ -223,10 +218,6 @@ afterAll(() => {
   process.removeAllListeners('SIGINT');
   process.removeAllListeners('SIGTERM');
 });
-
-function sqliteBuild(): string {
-  return electronSqliteBinding({ root: fake.appPath, sqliteVersion: '12.11.1', abi: process.versions.modules, platform: process.platform, arch: process.arch });
-}
 
 function invoke(event: unknown, channel: unknown, payload: unknown) {
   const handler = fake.ipcHandlers.get(IPC_INVOKE_CHANNEL);
@@ -266,10 +257,6 @@ describe('electron/main.ts (against an electron double)', () => {
     expect(options.secrets.describe()).toMatchObject({ kind: 'safeStorage', secure: false });
     expect(options.config.path).toBe(join(fake.userData, 'config.json'));
     expect(fake.core.started).toBe(1);
-  });
-
-  it('loads the database module from the Electron build npm start cached, not node_modules', () => {
-    expect((fake.core.options as AppCoreOptions).sqliteNativeBinding).toBe(sqliteBuild());
   });
 
   it('denies permissions and sets the CSP on the session', () => {

@@ -1,18 +1,16 @@
 /**
  * The packaging configuration, as electron-builder itself reads it: electron-builder.yml loaded
  * with its own loader and checked against its own schema; the app in an asar archive with the
- * native module unpacked and rebuilt for Electron; and the fuses. For the fuses, the settings go
+ * native module unpacked and not rebuilt (its Node-API prebuild is Electron's too); and the fuses. For the fuses, the settings go
  * through electron-builder's own translation to @electron/fuses and are flipped by the real
  * @electron/fuses in a stand-in binary carrying Electron's fuse wire (its sentinel and default
  * states), then read back: what a packaged MiniHarness binary carries.
- * Also the guard that puts Node's better-sqlite3 back after packaging (scripts/keepNodeBuild.mjs).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nodeBuildFiles, snapshot } from '../../scripts/keepNodeBuild.mjs';
 import { APP_ID } from '../../shared/product.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
 
@@ -69,15 +67,15 @@ describe('electron-builder.yml', () => {
     expect(pkg.scripts['package']).toBe('node scripts/package.mjs');
   });
 
-  it('packs the built app into an asar, unpacks native modules, and rebuilds them for Electron', async () => {
+  it('packs the built app into an asar, unpacks native modules, and ships their prebuilt binaries as they are', async () => {
     const config = await loaded;
     expect(config.asar).toBe(true);
     expect(config.disableAsarIntegrity).not.toBe(true);
     // electron-builder's loader normalizes `files` to file sets.
     expect(config.files).toEqual([{ filter: expect.arrayContaining(['out/**', 'package.json']) }]);
     expect(config.asarUnpack).toContain('**/*.node');
-    expect(config.npmRebuild).toBe(true);
-    expect(config.nativeRebuilder).toBe('sequential');
+    // better-sqlite3 13 is a Node-API addon: its prebuilt binary is Electron's too, nothing is rebuilt.
+    expect(config.npmRebuild).toBe(false);
     expect(config.buildDependenciesFromSource).toBe(false);
   });
 
@@ -108,21 +106,5 @@ describe('electron-builder.yml', () => {
     // Left as Electron ships them.
     expect(state('LoadBrowserProcessSpecificV8Snapshot')).toBe(DISABLE);
     expect(state('GrantFileProtocolExtraPrivileges')).toBe(ENABLE);
-  });
-});
-
-describe('keepNodeBuild (npm run package)', () => {
-  it('puts Node’s binary back and removes the “built for Electron” marker the rebuild left', () => {
-    const root = join(scratch, 'project');
-    const [binary, marker] = nodeBuildFiles(root) as [string, string];
-    mkdirSync(join(binary, '..'), { recursive: true });
-    writeFileSync(binary, 'node build');
-    const guard = snapshot([binary, marker]);
-    // What electron-builder's in-place rebuild leaves behind.
-    writeFileSync(binary, 'electron build');
-    writeFileSync(marker, 'linux--x64--150');
-    guard.restore();
-    expect(readFileSync(binary, 'utf8')).toBe('node build');
-    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -1,7 +1,6 @@
 /**
- * `npm start`'s first-run setup, each branch: the real child-process runs of Electron's installer
- * and of the database-module builder, with fake scripts standing in for them at the process
- * boundary (test/fixtures/desktop/), a real TCP probe (a loopback listener is "online", a closed
+ * `npm start`'s first-run setup, each branch: the real child-process run of Electron's installer,
+ * with a fake script standing in for it at the process boundary (test/fixtures/desktop/), a real TCP probe (a loopback listener is "online", a closed
  * port is "offline"), in a scratch project folder.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,13 +10,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { electronSqliteBinding } from '../../scripts/electronSqlite.mjs';
 import type { PrepareInput } from '../../scripts/prepareLaunch.mjs';
 import { canConnect, prepareLaunch } from '../../scripts/prepareLaunch.mjs';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'desktop');
 const installerScript = join(fixtures, 'fakeElectronInstaller.mjs');
-const sqliteBuilderScript = join(fixtures, 'fakeSqliteBuilder.mjs');
 
 let listener: Server;
 let onlineMirror: string;
@@ -42,7 +39,6 @@ beforeEach(() => {
   lines.length = 0;
   write('node_modules/electron/package.json', JSON.stringify({ name: 'electron', version: '45.5.0' }));
   write('node_modules/electron/abi_version', '150');
-  write('node_modules/better-sqlite3/package.json', JSON.stringify({ name: 'better-sqlite3', version: '12.11.1' }));
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -52,16 +48,7 @@ function write(relative: string, text: string): void {
 }
 
 const binary = () => join(root, 'node_modules', 'electron', 'dist', 'electron');
-const sqliteBuild = () => electronSqliteBinding({ root, sqliteVersion: '12.11.1', abi: '150', platform: 'linux', arch: 'x64' });
 const installerRuns = () => (existsSync(join(root, 'installer-runs.log')) ? readFileSync(join(root, 'installer-runs.log'), 'utf8').trim().split('\n').length : 0);
-const builderRuns = (): Array<Record<string, string>> =>
-  existsSync(join(root, 'builder-runs.log'))
-    ? readFileSync(join(root, 'builder-runs.log'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, string>)
-    : [];
-
 function installElectron(): void {
   write('node_modules/electron/path.txt', 'electron');
   write('node_modules/electron/dist/electron', '');
@@ -75,7 +62,6 @@ function prepare(env: Record<string, string | undefined>, overrides: Partial<Pre
     env: { DISPLAY: ':0', ELECTRON_MIRROR: onlineMirror, ...env },
     nodeVersion: 'v22.12.0',
     installerScript,
-    sqliteBuilderScript,
     probeTimeoutMs: 5_000,
     log: (line) => lines.push(line),
     ...overrides,
@@ -83,23 +69,17 @@ function prepare(env: Record<string, string | undefined>, overrides: Partial<Pre
 }
 
 describe('prepareLaunch: the Electron binary', () => {
-  it('runs Electron when the binary and its database module are there, without installing anything', async () => {
+  it('runs Electron when the binary is there, without installing anything', async () => {
     installElectron();
-    write(sqliteBuild().slice(root.length + 1), 'electron build');
-    await expect(prepare({})).resolves.toEqual({ mode: 'electron', electronPath: binary(), sqliteBinding: sqliteBuild() });
+    await expect(prepare({})).resolves.toEqual({ mode: 'electron', electronPath: binary() });
     expect(installerRuns()).toBe(0);
-    expect(builderRuns()).toEqual([]);
   });
 
-  it('online with a display and no binary: runs Electron’s installer, then the module builder, then Electron', async () => {
+  it('online with a display and no binary: runs Electron’s installer, then Electron (the database module needs no setup)', async () => {
     const plan = await prepare({ FAKE_INSTALLER: 'ok' });
-    expect(plan).toEqual({ mode: 'electron', electronPath: binary(), sqliteBinding: sqliteBuild() });
+    expect(plan).toEqual({ mode: 'electron', electronPath: binary() });
     expect(installerRuns()).toBe(1);
-    expect(builderRuns()).toEqual([{ root, 'electron-version': '45.5.0', arch: 'x64', out: sqliteBuild() }]);
-    expect(lines).toEqual([
-      'MiniHarness: downloading Electron 45.5.0 with its own installer (node_modules/electron/install.js)…',
-      'MiniHarness: preparing the database module (better-sqlite3) for Electron…',
-    ]);
+    expect(lines).toEqual(['MiniHarness: downloading Electron 45.5.0 with its own installer (node_modules/electron/install.js)…']);
   });
 
   it('offline: browser mode with the reason, and the installer never runs', async () => {
@@ -121,7 +101,6 @@ describe('prepareLaunch: the Electron binary', () => {
     const plan = await prepare({ FAKE_INSTALLER: 'fail' });
     expect(plan).toEqual({ mode: 'browser', reason: "Electron's installer failed (exit code 1); run `npx install-electron` to see why" });
     expect(installerRuns()).toBe(1);
-    expect(builderRuns()).toEqual([]);
   });
 
   it('an installer that exits 0 without a binary: browser mode, saying so', async () => {
@@ -142,28 +121,6 @@ describe('prepareLaunch: the Electron binary', () => {
     await expect(prepare({ DISPLAY: undefined })).resolves.toMatchObject({ mode: 'browser', reason: expect.stringMatching(/^no display/) });
     await expect(prepare({ MINIHARNESS_MODE: 'browser' })).resolves.toEqual({ mode: 'browser', reason: 'browser mode requested (MINIHARNESS_MODE=browser)' });
     expect(installerRuns()).toBe(0);
-  });
-});
-
-describe('prepareLaunch: the database module for Electron', () => {
-  beforeEach(installElectron);
-
-  it('builds it when missing, once: the next start finds it', async () => {
-    await expect(prepare({})).resolves.toMatchObject({ mode: 'electron', sqliteBinding: sqliteBuild() });
-    await expect(prepare({})).resolves.toMatchObject({ mode: 'electron', sqliteBinding: sqliteBuild() });
-    expect(builderRuns()).toHaveLength(1);
-  });
-
-  it('a failed build: browser mode with the reason', async () => {
-    const plan = await prepare({ FAKE_BUILDER: 'fail' });
-    expect(plan).toEqual({ mode: 'browser', reason: 'the database module for Electron could not be downloaded or built (exit code 1)' });
-    expect(existsSync(sqliteBuild())).toBe(false);
-  });
-
-  it('offline or on an old Node.js: browser mode, the builder never runs', async () => {
-    await expect(prepare({ ELECTRON_MIRROR: offlineMirror })).resolves.toMatchObject({ mode: 'browser', reason: expect.stringMatching(/^the database module is not built for Electron yet; offline/) });
-    await expect(prepare({}, { nodeVersion: 'v20.20.0' })).resolves.toMatchObject({ mode: 'browser', reason: expect.stringContaining('needs Node.js 22.12.0') });
-    expect(builderRuns()).toEqual([]);
   });
 });
 
