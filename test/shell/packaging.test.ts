@@ -37,7 +37,9 @@ const { DebugLogger } = require('builder-util/out/DebugLogger.js') as { DebugLog
 const { PlatformPackager } = require('app-builder-lib') as {
   PlatformPackager: { prototype: { generateFuseConfig(fuses: Record<string, boolean>): Promise<Record<string, unknown>> } };
 };
-const fuses = require('@electron/fuses') as {
+// The @electron/fuses electron-builder itself flips with (its own dependency, whatever its version).
+const builderRequire = createRequire(require.resolve('app-builder-lib'));
+const fuses = builderRequire('@electron/fuses') as {
   flipFuses(path: string, config: Record<string, unknown>): Promise<number>;
   getCurrentFuseWire(path: string): Promise<Record<string, unknown>>;
   FuseV1Options: Record<string, number>;
