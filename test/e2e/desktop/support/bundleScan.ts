@@ -19,9 +19,32 @@ function lineOf(source: ts.SourceFile, node: ts.Node): number {
   return source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
 }
 
-/** Every module the file loads by a literal name. A computed `import(x)` / `require(x)` is listed as `<computed>`. */
+/** `createRequire(…)` or `m.createRequire(…)`: it makes a require the bundler does not see through. */
+function isCreateRequireCall(node: ts.Node): node is ts.CallExpression {
+  if (!ts.isCallExpression(node)) return false;
+  const callee = node.expression;
+  return (ts.isIdentifier(callee) && callee.text === 'createRequire') || (ts.isPropertyAccessExpression(callee) && callee.name.text === 'createRequire');
+}
+
+/** Names bound to a require function: `require`, and every `const x = createRequire(…)`. */
+function requireNames(source: ts.SourceFile): Set<string> {
+  const names = new Set(['require']);
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && isCreateRequireCall(node.initializer)) names.add(node.name.text);
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(node.left) && isCreateRequireCall(node.right)) names.add(node.left.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return names;
+}
+
+/**
+ * Every module the file loads by a literal name — also through `createRequire(…)('x')` and a
+ * require made by createRequire. A computed `import(x)` / `require(x)` is listed as `<computed>`.
+ */
 export function moduleReferences(file: string): ModuleReference[] {
   const source = parse(file);
+  const requires = requireNames(source);
   const found: ModuleReference[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
@@ -30,7 +53,7 @@ export function moduleReferences(file: string): ModuleReference[] {
       found.push({ kind: 'export', specifier: node.moduleSpecifier.text, line: lineOf(source, node) });
     } else if (ts.isCallExpression(node)) {
       const isImport = node.expression.kind === ts.SyntaxKind.ImportKeyword;
-      const isRequire = ts.isIdentifier(node.expression) && node.expression.text === 'require';
+      const isRequire = (ts.isIdentifier(node.expression) && requires.has(node.expression.text)) || isCreateRequireCall(node.expression);
       if (isImport || isRequire) {
         const [first] = node.arguments;
         const specifier = first && ts.isStringLiteralLike(first) ? first.text : '<computed>';
