@@ -125,6 +125,13 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrictImports(SHARED_LAYER) },
   },
   {
+    // Type-aware: a deprecated API (Electron marks what its next majors remove, e.g. the sync
+    // safeStorage calls gone in Electron 46; Node and the MCP SDK mark theirs) fails the lint.
+    files: ['electron/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-deprecated': 'error' },
+  },
+  {
     files: ['renderer/**/*.{ts,tsx}'],
     rules: { 'no-restricted-imports': restrictImports(RENDERER_LAYER) },
   },

@@ -78,6 +78,7 @@ export function agentCallKey(agent: StoredAgent, meta: { callId?: string; sessio
 }
 
 export class AgentSession {
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the gateway is a proxy whose tool, resource and prompt lists are computed per request: the SDK's low-level Server is meant for exactly that (McpServer registers fixed handlers)
   readonly server: Server;
   /** The Web-standard transport: the gateway serves it from Node's HTTP server itself (webResponse.ts). */
   readonly transport: WebStandardStreamableHTTPServerTransport;
@@ -93,6 +94,7 @@ export class AgentSession {
     hooks: { onInitialized(session: AgentSession): void; onClosed(session: AgentSession): void },
   ) {
     const capabilities = { tools: { listChanged: true }, ...(deps.features ? { resources: {}, prompts: {} } : {}) };
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- see `server` above
     this.server = new Server({ name: 'MiniHarness', version: deps.version }, { capabilities, instructions: INSTRUCTIONS });
     this.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -63,7 +63,7 @@ export const ArgumentConditionSchema = z
   })
   .strict()
   .refine((a) => a.under !== undefined || a.equals !== undefined || a.pattern !== undefined, {
-    message: 'an argument condition needs at least one of under, equals or pattern',
+    error: 'an argument condition needs at least one of under, equals or pattern',
   });
 
 export const PermissionRuleSchema = z

@@ -2,40 +2,12 @@
  * The Content Security Policy of the app's page, sent as a response header by the session
  * (works for the dev server's http responses) — the renderer's index.html carries the same
  * production policy in a meta tag, which is what applies to file:// loads. Both are enforced.
- *
- * The page talks to main only through the preload, so it needs nothing from the network:
- * scripts, styles, fonts and images come from the app itself; no eval, no plugins, no frames,
- * no <base> rewriting, no form posts, and nothing may frame the page.
+ * The policy itself lives in shared/csp.ts, which browser mode's host uses too.
  */
+import { CONTENT_SECURITY_POLICY, PRODUCTION_CSP_DIRECTIVES, serializeCsp } from '../../shared/csp.js';
 import type { AppLocation } from './appLocation.js';
 
-type Directives = Record<string, readonly string[]>;
-
-const PRODUCTION: Directives = {
-  'default-src': ["'self'"],
-  'script-src': ["'self'"],
-  'style-src': ["'self'"],
-  'img-src': ["'self'", 'data:'],
-  // Audio results of tools arrive as base64 data: URLs.
-  'media-src': ["'self'", 'data:'],
-  'font-src': ["'self'"],
-  'connect-src': ["'self'"],
-  'worker-src': ["'none'"],
-  'object-src': ["'none'"],
-  'frame-src': ["'none'"],
-  'child-src': ["'none'"],
-  'base-uri': ["'none'"],
-  'form-action': ["'none'"],
-  'frame-ancestors': ["'none'"],
-};
-
-function serialize(directives: Directives): string {
-  return Object.entries(directives)
-    .map(([name, sources]) => `${name} ${sources.join(' ')}`)
-    .join('; ');
-}
-
-export const CONTENT_SECURITY_POLICY = serialize(PRODUCTION);
+export { CONTENT_SECURITY_POLICY } from '../../shared/csp.js';
 
 /**
  * Development only (the electron-vite dev server): Vite injects an inline module preamble for
@@ -44,8 +16,8 @@ export const CONTENT_SECURITY_POLICY = serialize(PRODUCTION);
  */
 export function developmentCsp(devOrigin: string): string {
   const ws = devOrigin.replace(/^http/, 'ws');
-  return serialize({
-    ...PRODUCTION,
+  return serializeCsp({
+    ...PRODUCTION_CSP_DIRECTIVES,
     'script-src': ["'self'", "'unsafe-inline'"],
     'style-src': ["'self'", "'unsafe-inline'"],
     'connect-src': ["'self'", ws],

@@ -14,6 +14,7 @@ import type { WebSocket } from 'ws';
 import { BRIDGE_ERROR, BRIDGE_PATH, BRIDGE_PROTOCOL, CallFrameSchema, MAX_BRIDGE_FRAME_BYTES } from '../../shared/bridge.js';
 import type { ResultFrame } from '../../shared/bridge.js';
 import type { ApprovalView } from '../../shared/contract.js';
+import { browserModeCspDirectives, metaCspOf, serializeCsp, withCspMeta } from '../../shared/csp.js';
 import { GUI_USER } from '../app/callService.js';
 import type { AppCore } from '../app/types.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from '../security/loopbackAccess.js';
@@ -59,9 +60,14 @@ const CONTENT_TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
+/** The desktop page's policy (shared/csp.ts) plus the bridge's WebSocket on this port. */
+function browserModeCsp(port: number): string {
+  return serializeCsp(browserModeCspDirectives(port));
+}
+
 function securityHeaders(port: number): Record<string, string> {
   return {
-    'Content-Security-Policy': `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' data:; connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    'Content-Security-Policy': browserModeCsp(port),
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
@@ -143,6 +149,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     } catch {
       return refuse(res, 503, 'The renderer is not built. Run `npm run build` (or `npm run web`, which builds it).');
     }
+    // The page's meta policy is the desktop one (connect-src 'self'); both it and the header are
+    // enforced, so the page served here carries the browser-mode policy in its meta tag as well.
+    if (extname(target) === '.html') body = Buffer.from(withCspMeta(body.toString('utf8'), metaCspOf(browserModeCspDirectives(port))), 'utf8');
     res.writeHead(200, {
       ...securityHeaders(port),
       'Content-Type': CONTENT_TYPES[extname(target)] ?? 'application/octet-stream',

@@ -1,0 +1,60 @@
+/**
+ * Static checks on what `npm run build` wrote to out/ — what a desktop would load, checked where
+ * no Electron runs: the sandboxed preload needs nothing but `electron`, the main bundle loads only
+ * runtime dependencies (a devDependency would be missing from the packaged app), and the built
+ * page carries the app's one CSP (shared/csp.ts) and no inline script that policy would block.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { META_CONTENT_SECURITY_POLICY, cspMetaOf } from '../../../shared/csp.js';
+import { ROOT, buildAppOnce } from '../support/webHost.js';
+import { PRELOAD_BUNDLE, RENDERER_INDEX } from './support/builtMain.js';
+import { globalUses, isBare, moduleReferences, packageOf } from './support/bundleScan.js';
+
+/** Node's globals: a sandboxed preload has no Node.js (Electron polyfills only a sliver of some). */
+const NODE_GLOBALS = ['process', 'Buffer', 'global', '__dirname', '__filename', 'module', 'exports', 'setImmediate', 'clearImmediate', 'queueMicrotask'];
+
+const MAIN_DIR = join(ROOT, 'out', 'main');
+
+test.beforeAll(() => buildAppOnce());
+
+test('the sandboxed preload requires only electron and uses no Node globals', () => {
+  const references = moduleReferences(PRELOAD_BUNDLE);
+  expect(references.filter((r) => r.kind !== 'require' || r.specifier !== 'electron'), 'anything but require("electron")').toEqual([]);
+  expect(references.length, 'it does require electron').toBeGreaterThan(0);
+  expect(globalUses(PRELOAD_BUNDLE, NODE_GLOBALS), 'Node globals in out/preload/preload.cjs').toEqual([]);
+});
+
+test('every bare import of the main bundle is electron, a Node built-in or a runtime dependency', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const runtime = new Set(Object.keys(pkg.dependencies));
+  const files = readdirSync(MAIN_DIR).filter((name) => /\.(?:m|c)?js$/.test(name));
+  expect(files).toContain('main.js');
+  const wrong: string[] = [];
+  for (const name of files) {
+    const file = join(MAIN_DIR, name);
+    for (const ref of moduleReferences(file)) {
+      const where = `out/main/${name}:${ref.line} ${ref.kind} '${ref.specifier}'`;
+      if (ref.specifier === '<computed>') wrong.push(`${where}: a computed module name`);
+      else if (!isBare(ref.specifier)) {
+        if (/^\.{1,2}\//.test(ref.specifier) && !existsSync(resolve(dirname(file), ref.specifier))) wrong.push(`${where}: no such file`);
+      } else if (ref.specifier === 'electron' || isBuiltin(ref.specifier)) continue;
+      else if (!runtime.has(packageOf(ref.specifier))) wrong.push(`${where}: ${packageOf(ref.specifier)} is not in package.json "dependencies"`);
+    }
+  }
+  expect(wrong).toEqual([]);
+});
+
+test("the built page's meta CSP is shared/csp.ts's policy, and it has no inline script", () => {
+  const html = readFileSync(RENDERER_INDEX, 'utf8');
+  expect(cspMetaOf(html)).toBe(META_CONTENT_SECURITY_POLICY);
+  const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
+  expect(scripts.length).toBeGreaterThan(0);
+  for (const [tag, attributes, body] of scripts) {
+    expect(attributes, tag).toMatch(/\bsrc="\.\/assets\//);
+    expect(body?.trim(), tag).toBe('');
+  }
+  expect(html).not.toMatch(/\son[a-z]+="/i);
+});
