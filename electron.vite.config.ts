@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
+import { buildGatewayStdio } from './scripts/buildGatewayStdio.js';
 
 // The page's strict CSP meta tag blocks the inline scripts Vite's dev server injects (React
 // refresh); in `electron-vite dev` only, the tag is dropped. Builds always keep it.
@@ -11,10 +12,18 @@ const devWithoutCspMeta: Plugin = {
   transformIndexHtml: (html) => html.replace(/<meta\s+http-equiv="Content-Security-Policy"[^>]*>\s*/i, ''),
 };
 
+// The stdio entry agents spawn (bin/miniharness-gateway.mjs runs it with plain node) is bundled
+// next to the main process after each main build: out/main is emptied at the start of that build.
+const gatewayStdioEntry: Plugin = {
+  name: 'miniharness:gateway-stdio-entry',
+  writeBundle: () => buildGatewayStdio(),
+};
+
 // Builds the three parts without an Electron binary: main and preload (Node/Electron side) to
 // out/main and out/preload, the renderer (React) to out/renderer — which browser mode serves too.
 export default defineConfig({
   main: {
+    plugins: [gatewayStdioEntry],
     build: {
       outDir: 'out/main',
       rollupOptions: { input: { main: resolve(__dirname, 'electron/main.ts') } },

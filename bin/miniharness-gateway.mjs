@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// The stdio entry of the agent gateway (electron/gateway/stdioCli.ts), run from the sources
-// through tsx's loader, as `npm run web` runs the browser-mode host.
-import { register } from 'tsx/esm/api';
+// The stdio entry of the agent gateway: runs its build (out/main/gatewayStdio.js, bundled from
+// electron/gateway/stdioCli.ts by `npm run build`) with plain node, from any working folder.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-await import('../electron/gateway/stdioCli.ts');
+const entry = new URL('../out/main/gatewayStdio.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write(`miniharness-gateway: the stdio entry is not built (${fileURLToPath(entry)} is missing): run npm run build in the MiniHarness folder.\n`);
+  process.exit(2);
+}
+await import(entry.href);

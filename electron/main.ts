@@ -6,7 +6,7 @@
  */
 import { BrowserWindow, app, dialog, ipcMain, safeStorage, session, shell } from 'electron';
 import type { IpcMainInvokeEvent, WebContents } from 'electron';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../shared/preloadApi.js';
 import { buildAppCore } from './app/core.js';
@@ -23,6 +23,8 @@ import { openSafeStorageSecrets } from './shell/safeStorageSecrets.js';
 import { describeDamage } from './storage/damagedFile.js';
 import type { SenderInfo } from './shell/sender.js';
 import { windowOptions } from './shell/windowOptions.js';
+import { gatewayStdioInvocation, parseStdioArgs, GATEWAY_STDIO_FLAG } from './gateway/stdioArgs.js';
+import { relayProcessStdio } from './gateway/stdioProxy.js';
 import { APP_ID, PRODUCT_NAME } from '../shared/product.js';
 import type { SettingsView } from '../shared/contract.js';
 import { chooseWorkspaceDir } from './app/dataDir.js';
@@ -38,34 +40,57 @@ const RENDERER_INDEX = join(OUT_DIR, 'renderer', 'index.html');
 
 const log = (message: string) => console.error(`[miniharness] ${message}`);
 
-// Every renderer is OS-sandboxed, whatever a window's options say.
-app.enableSandbox();
-
-// Windows shows toast notifications only for an app with an AppUserModelID: the installed app's
-// is electron-builder.yml's appId; run from the project, Electron's own executable stands in.
-if (process.platform === 'win32') app.setAppUserModelId(app.isPackaged ? APP_ID : process.execPath);
-
-// The data folder is named after the product, as browser mode's (electron/app/dataDir.ts), not
-// after package.json's name; --user-data-dir (tests, a second profile) wins. Set before the
-// single-instance lock, which lives in this folder.
-app.setPath('userData', app.commandLine.getSwitchValue('user-data-dir') || join(app.getPath('appData'), PRODUCT_NAME));
-
 let mainWindow: BrowserWindow | undefined;
 let desktop: DesktopIntegration | undefined;
 
-if (!app.requestSingleInstanceLock()) {
-  // A second launch only brings the running app forward (its 'second-instance' handler).
-  app.quit();
-} else {
-  // Also the way back to a window hidden in a tray the desktop does not show (some Linux desktops).
-  app.on('second-instance', () => showWindow());
-  const location = appLocation();
-  if (location) {
-    // Registered before any webContents exists, so none escapes the guards.
-    app.on('web-contents-created', (_event, contents) => {
-      hardenWebContents(contents, { location, openExternal: (url) => shell.openExternal(url), log });
-    });
-    app.whenReady().then(() => start(location), fatal);
+// `<app> --gateway-stdio --client <name> [--url …]`: the stdio entry of a packaged app, which has
+// no Node to run bin/miniharness-gateway.mjs. Decided before anything else: no window, no tray,
+// no single-instance lock (the running app holds it), no data folder.
+const relayArgs = gatewayStdioInvocation(process.argv.slice(1));
+if (relayArgs) runStdioRelay(relayArgs);
+else launchApp();
+
+function runStdioRelay(args: string[]): void {
+  app.dock?.hide();
+  const decision = parseStdioArgs(args, process.env, `${basename(process.execPath)} ${GATEWAY_STDIO_FLAG}`);
+  if (!decision.ok) {
+    process.stderr.write(`miniharness-gateway: ${decision.message}\n`);
+    app.exit(2);
+    return;
+  }
+  relayProcessStdio(decision.args, (code) => app.exit(code)).catch((error: unknown) => {
+    process.stderr.write(`MiniHarness's stdio entry could not start: ${messageOf(error)}\n`);
+    app.exit(1);
+  });
+}
+
+function launchApp(): void {
+  // Every renderer is OS-sandboxed, whatever a window's options say.
+  app.enableSandbox();
+
+  // Windows shows toast notifications only for an app with an AppUserModelID: the installed app's
+  // is electron-builder.yml's appId; run from the project, Electron's own executable stands in.
+  if (process.platform === 'win32') app.setAppUserModelId(app.isPackaged ? APP_ID : process.execPath);
+
+  // The data folder is named after the product, as browser mode's (electron/app/dataDir.ts), not
+  // after package.json's name; --user-data-dir (tests, a second profile) wins. Set before the
+  // single-instance lock, which lives in this folder.
+  app.setPath('userData', app.commandLine.getSwitchValue('user-data-dir') || join(app.getPath('appData'), PRODUCT_NAME));
+
+  if (!app.requestSingleInstanceLock()) {
+    // A second launch only brings the running app forward (its 'second-instance' handler).
+    app.quit();
+  } else {
+    // Also the way back to a window hidden in a tray the desktop does not show (some Linux desktops).
+    app.on('second-instance', () => showWindow());
+    const location = appLocation();
+    if (location) {
+      // Registered before any webContents exists, so none escapes the guards.
+      app.on('web-contents-created', (_event, contents) => {
+        hardenWebContents(contents, { location, openExternal: (url) => shell.openExternal(url), log });
+      });
+      app.whenReady().then(() => start(location), fatal);
+    }
   }
 }
 
@@ -93,9 +118,11 @@ async function start(location: AppLocation): Promise<void> {
     const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
     // OAuth sign-in pages (issue 11) open in the system browser, through the same http(s)-only check as links.
     const openExternal = (url: string): Promise<void> => (isSafeExternalUrl(url) ? shell.openExternal(url) : Promise.reject(new Error('not an http(s) address')));
-    // The stdio entry runs under Node from the project folder (a packaged app has no Node to run it).
+    // Packaged: the app binary is the stdio entry (--gateway-stdio); from a checkout, node runs the
+    // project's bin (Electron's own binary is no Node: its fuses may forbid ELECTRON_RUN_AS_NODE).
     const gatewayPort = gatewayPortOverride(app.commandLine.getSwitchValue('gateway-port') || undefined, process.env);
-    const gateway = { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), ...(app.isPackaged ? {} : { stdio: stdioEntry(app.getAppPath(), 'node') }) };
+    const stdio = stdioEntry({ packaged: app.isPackaged, execPath: process.execPath, projectRoot: app.getAppPath(), node: 'node' });
+    const gateway = { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), stdio };
     const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), gateway, openExternal });
     const forward = createEventForwarder(location, IPC_EVENT_CHANNEL, () => {
       const contents = liveContents();

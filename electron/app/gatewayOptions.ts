@@ -1,10 +1,10 @@
 /**
  * What the two hosts tell the core about the agent gateway: a port for this run (the
  * `--gateway-port` flag or MINIHARNESS_GATEWAY_PORT; 0 = any free port, as tests use), and how
- * the stdio entry is started from this checkout (`node <project>/bin/miniharness-gateway.mjs`),
- * which "Connect an agent" shows to agents that can only spawn a process.
+ * the stdio entry is started on this install (stdioEntry), which "Connect an agent" shows to agents that can only spawn a process.
  */
 import { join } from 'node:path';
+import { GATEWAY_STDIO_FLAG } from '../gateway/stdioArgs.js';
 
 export const GATEWAY_PORT_ENV = 'MINIHARNESS_GATEWAY_PORT';
 
@@ -19,7 +19,23 @@ export function gatewayPortOverride(flag: string | undefined, env: Record<string
   return port;
 }
 
-/** The stdio entry of this checkout, started by `node` (an absolute path, so agents need no PATH). */
-export function stdioEntry(projectRoot: string, node: string): { command: string; args: string[] } {
-  return { command: node, args: [join(projectRoot, 'bin', 'miniharness-gateway.mjs')] };
+export interface StdioEntryInputs {
+  /** A packaged app (electron-builder): no Node, no checkout. */
+  packaged: boolean;
+  /** The running executable (packaged: the app's own binary — on macOS the one inside the .app bundle). */
+  execPath: string;
+  /** The checkout, when run from one. */
+  projectRoot: string;
+  /** The Node to run the bin with, from a checkout. */
+  node: string;
+}
+
+/**
+ * How an agent starts the stdio entry on this install (absolute paths: agents need no PATH). A
+ * packaged app is its own entry (`<app> --gateway-stdio`, electron/main.ts): it has no Node, and
+ * its fuses forbid ELECTRON_RUN_AS_NODE. A checkout runs the bin, which runs the built entry.
+ */
+export function stdioEntry(inputs: StdioEntryInputs): { command: string; args: string[] } {
+  if (inputs.packaged) return { command: inputs.execPath, args: [GATEWAY_STDIO_FLAG] };
+  return { command: inputs.node, args: [join(inputs.projectRoot, 'bin', 'miniharness-gateway.mjs')] };
 }

@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import { GatewayLoopError } from './errors.js';
+import { GATEWAY_STDIO_FLAG } from './stdioArgs.js';
 
 /** The stdio entry's name (package.json "bin") and its file. */
 export const GATEWAY_BIN = 'miniharness-gateway';
@@ -24,7 +25,9 @@ function isLoopbackHost(hostname: string): boolean {
 /** The field of `config` that points at the gateway on `port`, if one does. */
 export function gatewayLoopField(config: ServerConfig, port: number | undefined): string | undefined {
   if (config.transport === 'stdio') {
-    return [config.command, ...config.args].some((part) => part.includes(GATEWAY_BIN)) ? 'command' : undefined;
+    // The bin by path or name, or a packaged app run as its own stdio entry (`<app> --gateway-stdio`).
+    const parts = [config.command, ...config.args];
+    return parts.some((part) => part.includes(GATEWAY_BIN)) || config.args.includes(GATEWAY_STDIO_FLAG) ? 'command' : undefined;
   }
   if (port === undefined) return undefined;
   let url: URL;

@@ -82,3 +82,15 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   // is how it ends this server, and the app-side session must end with it (not linger until evicted).
   options.stdin.once('end', () => exit(0));
 }
+
+/** The relay on this process's stdin/stdout, its sentences on stderr (both launchers: stdioCli.ts, the app's --gateway-stdio). */
+export function relayProcessStdio(args: { url: URL; token: string; client: string }, onExit: (code: number) => void): Promise<void> {
+  return runStdioProxy({
+    ...args,
+    stdin: process.stdin,
+    stdout: process.stdout,
+    // Each line is a whole sentence naming MiniHarness: agents show a server's stderr as it is.
+    log: (line) => process.stderr.write(`${line}\n`),
+    onExit,
+  });
+}

@@ -65,7 +65,7 @@ try {
     secrets,
     config: openConfConfigStore(dataDir),
     version,
-    gateway: { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), stdio: stdioEntry(projectRoot, process.execPath) },
+    gateway: { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), stdio: stdioEntry({ packaged: false, execPath: process.execPath, projectRoot, node: process.execPath }) },
   });
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));

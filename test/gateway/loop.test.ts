@@ -56,6 +56,11 @@ describe('gatewayLoopField', () => {
     expect(gatewayLoopField(stdioFixtureConfig('fx'), PORT)).toBeUndefined();
   });
 
+  it('refuses a stdio server that runs a packaged app as its stdio entry (<app> --gateway-stdio)', () => {
+    const app = stdioFixtureConfig('gw', {}, { command: '/Applications/MiniHarness Desktop.app/Contents/MacOS/MiniHarness Desktop', args: ['--gateway-stdio', '--client', 'x'] });
+    expect(gatewayLoopField(app, undefined)).toBe('command');
+  });
+
   it('refuseGatewayLoop throws the contract error with the field to mark', () => {
     let caught: unknown;
     try {

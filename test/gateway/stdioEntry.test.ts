@@ -1,9 +1,15 @@
 /**
  * The stdio entry as agents run it: a real `node bin/miniharness-gateway.mjs` process spawned by
- * the SDK's StdioClientTransport (as Claude Desktop spawns servers), relaying to the app's
- * gateway in this process; and the same entry when the token is wrong or the app is not running.
+ * the SDK's StdioClientTransport (as Claude Desktop spawns servers) from another working folder,
+ * running the built entry (out/main/gatewayStdio.js, built here as `npm run build` builds it) and
+ * relaying to the app's gateway in this process; the same entry when the token is wrong or the
+ * app is not running; and the bin when the build is missing.
  */
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -13,6 +19,7 @@ import type { AgentsView } from '../../shared/agents.js';
 import { GATEWAY_TOKEN_ENV, META_TRACE_ID } from '../../shared/agents.js';
 import type { TraceSummary } from '../../shared/traces.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
+import { GATEWAY_STDIO_BUILD, buildGatewayStdio } from '../../scripts/buildGatewayStdio.js';
 import { freePort } from './ports.js';
 import type { GatewayApp } from './support.js';
 import { addFixtureServer, startGatewayApp } from './support.js';
@@ -34,7 +41,8 @@ function stdioAgent(url: URL, token: string, client = 'Claude Desktop'): StdioAg
     command: process.execPath,
     args: [BIN, '--client', client, '--url', url.href],
     env: { ...getDefaultEnvironment(), [GATEWAY_TOKEN_ENV]: token },
-    cwd: PROJECT_ROOT,
+    // Not the project: the bin finds its build next to itself, as an agent starts it from anywhere.
+    cwd: tmpdir(),
     stderr: 'pipe',
   });
   let stderr = '';
@@ -43,6 +51,9 @@ function stdioAgent(url: URL, token: string, client = 'Claude Desktop'): StdioAg
   const closed = new Promise<void>((resolve) => (mcp.onclose = () => resolve()));
   return { client: mcp, transport, stderr: () => stderr, closed };
 }
+
+// Once for the file: the bin runs the build (a few hundred milliseconds with esbuild).
+beforeAll(() => buildGatewayStdio());
 
 describe('the stdio entry (bin/miniharness-gateway.mjs) as a real process', () => {
   const scratch = scratchDir('mh-gateway-stdio-');
@@ -107,5 +118,43 @@ describe('the stdio entry (bin/miniharness-gateway.mjs) as a real process', () =
     await expect(entry.client.connect(entry.transport)).rejects.toThrow(/MiniHarness is not running/);
     await entry.closed;
     expect(entry.stderr()).toBe('MiniHarness is not running: start it with npm start.\n');
+  });
+});
+
+describe('the built stdio entry', () => {
+  it('imports only node: built-ins and the package\'s runtime dependencies (no tsx, no sources)', async () => {
+    const built = readFileSync(GATEWAY_STDIO_BUILD, 'utf8');
+    const specifiers = [...built.matchAll(/^\s*import\s[^'"]*?from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/gm)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+    expect(specifiers.length).toBeGreaterThan(0);
+    const { dependencies } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    for (const specifier of specifiers) {
+      if (specifier.startsWith('node:')) continue;
+      const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+      expect(Object.keys(dependencies), specifier).toContain(name);
+    }
+  });
+
+  it('the bin without its build: one sentence naming npm run build, exit 2', async () => {
+    // The bin copied alone into a folder: its ../out/main/gatewayStdio.js does not exist.
+    const scratch = scratchDir('mh-gateway-bin-');
+    try {
+      mkdirSync(join(scratch.dir, 'bin'));
+      const bin = join(scratch.dir, 'bin', 'miniharness-gateway.mjs');
+      copyFileSync(BIN, bin);
+      const run = promisify(execFile)(process.execPath, [bin, '--client', 'x'], { cwd: tmpdir(), env: { ...process.env, [GATEWAY_TOKEN_ENV]: 't' } });
+      const failure = (await run.then(() => undefined, (error: unknown) => error)) as { code: number; stderr: string; stdout: string };
+      expect(failure.code).toBe(2);
+      expect(failure.stdout).toBe('');
+      expect(failure.stderr).toBe(`miniharness-gateway: the stdio entry is not built (${join(scratch.dir, 'out', 'main', 'gatewayStdio.js')} is missing): run npm run build in the MiniHarness folder.\n`);
+    } finally {
+      scratch.cleanup();
+    }
+  });
+
+  it('a usage error says the same sentence as before, exit 2', async () => {
+    const run = promisify(execFile)(process.execPath, [BIN, '--nope'], { cwd: tmpdir(), env: { ...process.env, [GATEWAY_TOKEN_ENV]: 't' } });
+    const failure = (await run.then(() => undefined, (error: unknown) => error)) as { code: number; stderr: string };
+    expect(failure.code).toBe(2);
+    expect(failure.stderr).toBe("miniharness-gateway: Unknown option '--nope'. Usage: miniharness-gateway --client <name> [--url http://127.0.0.1:47813/mcp]\n");
   });
 });

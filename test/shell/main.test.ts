@@ -254,6 +254,8 @@ describe('electron/main.ts (against an electron double)', () => {
     // The workspace default is outside the data folder (the core only checks it; its double creates nothing).
     expect(options.workspaceDir).toBe(process.env.MINIHARNESS_WORKSPACE || join(homedir(), 'MiniHarness', 'workspace'));
     expect(options.version).toBe('9.9.9');
+    // Run from a checkout (not packaged): node and the project's bin, as "Connect an agent" shows it.
+    expect(options.gateway?.stdio).toEqual({ command: 'node', args: [join(fake.appPath, 'bin', 'miniharness-gateway.mjs')] });
     expect(options.secrets.describe()).toMatchObject({ kind: 'safeStorage', secure: false });
     expect(options.config.path).toBe(join(fake.userData, 'config.json'));
     expect(fake.core.started).toBe(1);
