@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppCoreOptions } from '../../electron/app/types.js';
@@ -45,6 +45,7 @@ const fake = vi.hoisted(() => ({
 vi.mock('electron', async () => {
   const { EventEmitter } = await import('node:events');
   const { pathToFileURL } = await import('node:url');
+  const { isAbsolute, relative } = await import('node:path');
   const { SafeStorageDouble } = await import('./safeStorageDouble.js');
 
   const app = Object.assign(new EventEmitter(), {
@@ -54,9 +55,13 @@ vi.mock('electron', async () => {
     whenReady: () => Promise.resolve(),
     paths: new Map<string, string>([['appData', '/nonexistent/appData']]),
     getPath: (name: string) => app.paths.get(name) ?? `/nonexistent/${name}`,
-    setPath: (name: string, path: string) => void app.paths.set(name, path),
-    // As `electron . --user-data-dir=<tmp>` (the e2e smoke test) would pass it.
-    commandLine: { getSwitchValue: (name: string) => (name === 'user-data-dir' ? fake.userData : '') },
+    // Electron's app.setPath throws on a relative path.
+    setPath: (name: string, path: string) => {
+      if (!isAbsolute(path)) throw new Error(`Path must be absolute: ${path}`);
+      app.paths.set(name, path);
+    },
+    // As `electron . --user-data-dir=<tmp>` would pass it, relative to the working folder (main resolves it).
+    commandLine: { getSwitchValue: (name: string) => (name === 'user-data-dir' ? relative(process.cwd(), fake.userData) : '') },
     getVersion: () => '9.9.9',
     getAppPath: () => fake.appPath,
     setBadgeCount: (count: number) => void fake.badgeCounts.push(count),
@@ -247,7 +252,8 @@ describe('electron/main.ts (against an electron double)', () => {
     expect(fake.appMenus).toEqual([]);
   });
 
-  it('uses --user-data-dir, else <appData>/MiniHarness Desktop, as the data folder', () => {
+  it('uses --user-data-dir, else <appData>/MiniHarness Desktop, as the data folder (a relative one resolved against the working folder)', () => {
+    expect(relative(process.cwd(), fake.userData)).not.toMatch(/^\//);
     expect((fake.app['getPath'] as (n: string) => string)('userData')).toBe(fake.userData);
   });
 
