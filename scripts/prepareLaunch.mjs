@@ -13,6 +13,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import {
+  NO_DISPLAY_REASON,
+  OFFLINE_HINT,
   USERNS_SYSCTLS,
   electronDownloadHost,
   electronEnv,
@@ -54,7 +56,7 @@ export async function prepareLaunch(input) {
   const log = input.log ?? ((line) => console.log(line));
   const probe = { root, env, exists: existsSync, readText };
   if (env.MINIHARNESS_MODE === 'browser') return browser('browser mode requested (MINIHARNESS_MODE=browser)');
-  if (!hasDisplay(platform, env)) return browser('no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set)');
+  if (!hasDisplay(platform, env)) return browser(NO_DISPLAY_REASON);
 
   // Asked at most once, and only when something has to be downloaded or built.
   /** @type {Promise<string | undefined> | undefined} */
@@ -164,7 +166,7 @@ async function findSetupBlocker({ root, env, nodeVersion, probeTimeoutMs }) {
   if (usesProxy(env)) return undefined;
   const { host, port } = electronDownloadHost(env);
   const reachable = await canConnect(host, port, probeTimeoutMs ?? PROBE_TIMEOUT_MS);
-  return reachable ? undefined : `offline (${host}:${port} cannot be reached)`;
+  return reachable ? undefined : `offline (${host}:${port} cannot be reached); ${OFFLINE_HINT}`;
 }
 
 /**

@@ -4,6 +4,8 @@ export declare const BUILD_INPUTS: readonly string[];
 export declare const STARTUP_WINDOW_MS: number;
 export declare const ELECTRON_TOOLING_NODE: string;
 export declare const ELECTRON_DEFAULT_MIRROR: string;
+export declare const NO_DISPLAY_REASON: string;
+export declare const OFFLINE_HINT: string;
 
 type Env = Record<string, string | undefined>;
 interface Probe {

@@ -66,6 +66,11 @@ export function findElectronBinary({ root, env, exists, readText }) {
   return exists(path) ? { path } : { reason: 'the binary named in node_modules/electron/path.txt is missing' };
 }
 
+/** Why there is no window, and what would give one. */
+export const NO_DISPLAY_REASON = 'no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set; run npm start in a desktop session for the window)';
+/** What to do after an offline first run. */
+export const OFFLINE_HINT = 'connect and run npm start again (ELECTRON_MIRROR or an HTTPS proxy if GitHub is blocked)';
+
 /**
  * @param {string} platform
  * @param {Record<string, string | undefined>} env
@@ -84,7 +89,7 @@ export function decideLaunch(input) {
   if (requested === 'browser') return { mode: 'browser', reason: 'browser mode requested (MINIHARNESS_MODE=browser)' };
   const binary = findElectronBinary(input);
   if ('reason' in binary) return { mode: 'browser', reason: `Electron runtime not available (${binary.reason})` };
-  if (!hasDisplay(input.platform, input.env)) return { mode: 'browser', reason: 'no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set)' };
+  if (!hasDisplay(input.platform, input.env)) return { mode: 'browser', reason: NO_DISPLAY_REASON };
   return { mode: 'electron', electronPath: binary.path };
 }
 
@@ -168,7 +173,7 @@ export function setupBlocker({ nodeVersion, env, engines }) {
     const project = engines ? `; the project asks for Node.js ${engines}` : '';
     return `setting it up needs Node.js ${ELECTRON_TOOLING_NODE} or later (this is Node.js ${nodeVersion.replace(/^v/, '')}${project})`;
   }
-  if (env.npm_config_offline === 'true') return 'offline (npm --offline)';
+  if (env.npm_config_offline === 'true') return `offline (npm --offline); ${OFFLINE_HINT}`;
   return undefined;
 }
 

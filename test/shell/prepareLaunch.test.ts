@@ -89,7 +89,7 @@ describe('prepareLaunch: the Electron binary', () => {
     const plan = await prepare({ ELECTRON_MIRROR: offlineMirror });
     expect(plan).toEqual({
       mode: 'browser',
-      reason: `Electron runtime not available (no binary in node_modules/electron); offline (${new URL(offlineMirror).host} cannot be reached)`,
+      reason: `Electron runtime not available (no binary in node_modules/electron); offline (${new URL(offlineMirror).host} cannot be reached); connect and run npm start again (ELECTRON_MIRROR or an HTTPS proxy if GitHub is blocked)`,
     });
     expect(installerRuns()).toBe(0);
   });

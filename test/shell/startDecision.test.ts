@@ -107,7 +107,7 @@ describe('decideLaunch', () => {
       'MiniHarness: Electron runtime not available (no binary in node_modules/electron); starting browser mode.',
     );
     const headless = decideLaunch(probe(installed, {}));
-    expect(headless).toMatchObject({ mode: 'browser', reason: expect.stringMatching(/no display/) });
+    expect(headless).toEqual({ mode: 'browser', reason: 'no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set; run npm start in a desktop session for the window)' });
     expect(browserModeLine((headless as { reason: string }).reason)).not.toContain('\n');
   });
 
@@ -160,7 +160,9 @@ describe('setupBlocker', () => {
   });
 
   it('honours npm --offline', () => {
-    expect(setupBlocker({ nodeVersion: 'v24.1.0', env: { npm_config_offline: 'true' } })).toBe('offline (npm --offline)');
+    expect(setupBlocker({ nodeVersion: 'v24.1.0', env: { npm_config_offline: 'true' } })).toBe(
+      'offline (npm --offline); connect and run npm start again (ELECTRON_MIRROR or an HTTPS proxy if GitHub is blocked)',
+    );
   });
 });
 
