@@ -4,7 +4,7 @@
  * notifications, badge, tray: shell/desktopIntegration.ts); every decision it applies is a pure
  * function in electron/shell/ (tested in plain Node), and this file only wires them to Electron.
  */
-import { BrowserWindow, app, dialog, ipcMain, safeStorage, session, shell } from 'electron';
+import { BrowserWindow, Menu, app, dialog, ipcMain, safeStorage, session, shell } from 'electron';
 import type { IpcMainInvokeEvent, WebContents } from 'electron';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,10 @@ import type { SettingsView } from '../shared/contract.js';
 import { chooseWorkspaceDir } from './app/dataDir.js';
 import type { DesktopIntegration } from './shell/desktopIntegration.js';
 import { createDesktopIntegration } from './shell/desktopIntegration.js';
+import { shellEnv } from 'shell-env';
+import { applicationMenuTemplate } from './shell/appMenu.js';
+import { adoptLoginShellPath } from './shell/loginShellPath.js';
+import { userDataDir } from './shell/userDataDir.js';
 
 // out/main/main.js → out/preload/preload.cjs and out/renderer/index.html (electron.vite.config.ts).
 // The preload is CommonJS (sandboxed preloads cannot be ES modules); in a "type": "module"
@@ -73,11 +77,11 @@ function launchApp(): void {
   if (process.platform === 'win32') app.setAppUserModelId(app.isPackaged ? APP_ID : process.execPath);
 
   // The data folder is named after the product, as browser mode's (electron/app/dataDir.ts), not
-  // after package.json's name; --user-data-dir (tests, a second profile) wins. Set before the
-  // single-instance lock, which lives in this folder.
-  app.setPath('userData', app.commandLine.getSwitchValue('user-data-dir') || join(app.getPath('appData'), PRODUCT_NAME));
-
-  if (!app.requestSingleInstanceLock()) {
+  // after package.json's name; --user-data-dir (tests, a second profile) wins, a relative one
+  // resolved against the working folder. Set before the single-instance lock, which lives in this folder.
+  if (!setUserData()) {
+    // fatal() said why and exited.
+  } else if (!app.requestSingleInstanceLock()) {
     // A second launch only brings the running app forward (its 'second-instance' handler).
     app.quit();
   } else {
@@ -94,6 +98,17 @@ function launchApp(): void {
   }
 }
 
+function setUserData(): boolean {
+  try {
+    const appData = app.getPath('appData');
+    app.setPath('userData', userDataDir({ switchValue: app.commandLine.getSwitchValue('user-data-dir'), cwd: process.cwd(), appData, productName: PRODUCT_NAME }));
+    return true;
+  } catch (error) {
+    fatal(new Error(`the data folder cannot be used (${messageOf(error)})`));
+    return false;
+  }
+}
+
 function appLocation(): AppLocation | undefined {
   try {
     return resolveAppLocation({ isPackaged: app.isPackaged, devServerUrl: process.env['ELECTRON_RENDERER_URL'], rendererIndexFile: RENDERER_INDEX });
@@ -105,6 +120,10 @@ function appLocation(): AppLocation | undefined {
 
 async function start(location: AppLocation): Promise<void> {
   try {
+    // macOS from Finder / the Dock: the login shell's PATH, so stdio servers find npx, uvx, nvm's node.
+    const loginShellPath = adoptLoginShellPath({ platform: process.platform, env: process.env, readShellEnv: () => shellEnv(), log });
+    // A packaged app's menu has no DevTools or Reload (shell/appMenu.ts); `npm start` keeps Electron's.
+    if (app.isPackaged) Menu.setApplicationMenu(Menu.buildFromTemplate(applicationMenuTemplate(process.platform, PRODUCT_NAME)));
     hardenSession(session.defaultSession, location);
     const dataDir = app.getPath('userData');
     const secrets = await openSafeStorageSecrets({ safeStorage, file: join(dataDir, 'secrets.json') });
@@ -123,6 +142,7 @@ async function start(location: AppLocation): Promise<void> {
     const gatewayPort = gatewayPortOverride(app.commandLine.getSwitchValue('gateway-port') || undefined, process.env);
     const stdio = stdioEntry({ packaged: app.isPackaged, execPath: process.execPath, projectRoot: app.getAppPath(), node: 'node' });
     const gateway = { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), stdio };
+    await loginShellPath;
     const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), gateway, openExternal });
     const forward = createEventForwarder(location, IPC_EVENT_CHANNEL, () => {
       const contents = liveContents();

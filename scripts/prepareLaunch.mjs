@@ -2,15 +2,32 @@
 // Electron's own installer when it is missing (Electron 45 downloads its binary on first use, not
 // at `npm install`). The database module needs nothing here: better-sqlite3 13 is a Node-API addon
 // whose prebuilt binary loads in Node and Electron alike. Where the binary cannot be had (no
-// display, offline, a Node.js too old for Electron's tooling, a failed download), the answer is
-// browser mode with a one-line reason. The decisions themselves are pure functions in
-// startDecision.mjs; this file runs the installer as a child process (its progress goes to the
-// terminal) and probes the network. Tested in test/shell/prepareLaunch.test.ts with a fake installer.
+// display, offline, a Node.js too old for Electron's tooling, a failed download, a Linux that
+// restricts user namespaces while Electron's sandbox helper is not set up), the answer is browser
+// mode with a one-line reason. The decisions themselves are pure functions in startDecision.mjs;
+// this file runs the installer as a child process (its progress goes to the terminal), probes the
+// network, and reads the sysctls and the helper's owner and mode. Tested in
+// test/shell/prepareLaunch.test.ts with a fake installer and a fake /proc.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { electronDownloadHost, electronEnv, findElectronBinary, hasDisplay, setupBlocker, usesProxy } from './startDecision.mjs';
+import {
+  NO_DISPLAY_REASON,
+  OFFLINE_HINT,
+  USERNS_SYSCTLS,
+  electronDownloadHost,
+  electronEnv,
+  failedStartReason,
+  findElectronBinary,
+  hasDisplay,
+  sandboxBlocker,
+  sandboxHelperPath,
+  setupBlocker,
+  shouldFallBack,
+  tailKeeper,
+  usesProxy,
+} from './startDecision.mjs';
 
 /** How long the network probe waits for a connection to the download host. */
 export const PROBE_TIMEOUT_MS = 4_000;
@@ -25,6 +42,7 @@ export const PROBE_TIMEOUT_MS = 4_000;
  *   nodeVersion: string,
  *   installerScript?: string,
  *   probeTimeoutMs?: number,
+ *   procRoot?: string,
  *   log?: (line: string) => void,
  * }} PrepareInput
  */
@@ -38,7 +56,7 @@ export async function prepareLaunch(input) {
   const log = input.log ?? ((line) => console.log(line));
   const probe = { root, env, exists: existsSync, readText };
   if (env.MINIHARNESS_MODE === 'browser') return browser('browser mode requested (MINIHARNESS_MODE=browser)');
-  if (!hasDisplay(platform, env)) return browser('no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set)');
+  if (!hasDisplay(platform, env)) return browser(NO_DISPLAY_REASON);
 
   // Asked at most once, and only when something has to be downloaded or built.
   /** @type {Promise<string | undefined> | undefined} */
@@ -58,7 +76,78 @@ export async function prepareLaunch(input) {
     if ('reason' in binary) return browser(`Electron's installer finished, but ${binary.reason}`);
   }
 
+  const helperPath = sandboxHelperPath(binary.path);
+  const sandbox = sandboxBlocker({ platform, ...readUsernsSysctls(input.procRoot), helperPath, helper: statOf(helperPath) });
+  if (sandbox) return browser(sandbox);
   return { mode: 'electron', electronPath: binary.path };
+}
+
+/**
+ * The two user-namespace switches as /proc shows them (undefined where the kernel has none).
+ * @param {string} [procRoot] '/' unless a test stands in a folder for it
+ */
+function readUsernsSysctls(procRoot = '/') {
+  return {
+    apparmorRestrict: readText(join(procRoot, USERNS_SYSCTLS.apparmorRestrict)),
+    usernsClone: readText(join(procRoot, USERNS_SYSCTLS.usernsClone)),
+  };
+}
+
+/** @param {string} path @returns {{ uid: number, mode: number } | undefined} */
+function statOf(path) {
+  try {
+    const { uid, mode } = statSync(path);
+    return { uid, mode };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs Electron with the terminal attached and says how it ended: `fallBack` with the one-line
+ * reason when it failed right at startup (browser mode follows), else its exit. stderr reaches
+ * the terminal as it comes, and its tail is kept: Chromium's abort message for a sandbox helper
+ * that is not set up turns into the line with the fix.
+ * @param {{
+ *   electronPath: string,
+ *   args: string[],
+ *   cwd: string,
+ *   env: Record<string, string | undefined>,
+ *   stderr?: { write(chunk: string): unknown },
+ *   onChild?: (child: import('node:child_process').ChildProcess) => void,
+ *   interrupted?: () => boolean,
+ * }} input
+ * @returns {Promise<{ fallBack: string } | { code: number | null, signal: NodeJS.Signals | null }>}
+ */
+export function launchElectron({ electronPath, args, cwd, env, stderr = process.stderr, onChild, interrupted = () => false }) {
+  return new Promise((resolve) => {
+    const startedAt = Date.now();
+    const child = spawn(electronPath, args, { cwd, env: electronEnv(env), stdio: ['inherit', 'inherit', 'pipe'] });
+    onChild?.(child);
+    const tail = tailKeeper(16_384);
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (/** @type {string} */ chunk) => {
+      stderr.write(chunk);
+      tail.add(chunk);
+    });
+    // A failed spawn may report both 'error' and 'close'; act on the first only. 'close', not
+    // 'exit': by then all of stderr has been read.
+    let settled = false;
+    child.once('error', (error) => {
+      if (settled) return;
+      settled = true;
+      resolve({ fallBack: `Electron could not be started (${error.message})` });
+    });
+    child.once('close', (code, signal) => {
+      if (settled) return;
+      settled = true;
+      if (shouldFallBack({ code, signal, elapsedMs: Date.now() - startedAt, interrupted: interrupted() })) {
+        resolve({ fallBack: failedStartReason({ code, signal, stderrTail: tail.text, electronPath }) });
+      } else {
+        resolve({ code, signal });
+      }
+    });
+  });
 }
 
 /** @param {string} reason @returns {LaunchPlan} */
@@ -70,13 +159,14 @@ function browser(reason) {
  * @param {PrepareInput} input
  * @returns {Promise<string | undefined>}
  */
-async function findSetupBlocker({ env, nodeVersion, probeTimeoutMs }) {
-  const blocked = setupBlocker({ nodeVersion, env });
+async function findSetupBlocker({ root, env, nodeVersion, probeTimeoutMs }) {
+  const engines = projectEngines(root);
+  const blocked = setupBlocker({ nodeVersion, env, ...(engines ? { engines } : {}) });
   if (blocked) return blocked;
   if (usesProxy(env)) return undefined;
   const { host, port } = electronDownloadHost(env);
   const reachable = await canConnect(host, port, probeTimeoutMs ?? PROBE_TIMEOUT_MS);
-  return reachable ? undefined : `offline (${host}:${port} cannot be reached)`;
+  return reachable ? undefined : `offline (${host}:${port} cannot be reached); ${OFFLINE_HINT}`;
 }
 
 /**
@@ -113,6 +203,17 @@ function runNode(script, args, { cwd, env }) {
       else resolve({ ok: false, how: signal ? `stopped by ${signal}` : `exit code ${code}` });
     });
   });
+}
+
+/** package.json's `engines.node`. @param {string} root @returns {string | undefined} */
+function projectEngines(root) {
+  const text = readText(join(root, 'package.json'));
+  try {
+    const engines = text === undefined ? undefined : JSON.parse(text).engines?.node;
+    return typeof engines === 'string' ? engines : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** @param {string} packageDir @returns {string | undefined} */

@@ -1,15 +1,16 @@
 // `npm start`: builds the app when out/ is missing or older than its sources, gets what Electron
-// needs on first run (its binary through Electron's own installer, the database module built for
-// Electron: scripts/prepareLaunch.mjs), then runs the Electron app — or, where Electron cannot run
-// (no display, offline on first run, a failed download, or it fails at startup), the browser-mode
-// host, after one line saying why. Arguments after `npm start --` go to either.
+// needs on first run (its binary through Electron's own installer: scripts/prepareLaunch.mjs), then
+// runs the Electron app — or, where Electron cannot run (no display, offline on first run, a
+// Node.js too old for Electron's tooling, a failed download, a Linux sandbox helper that is not
+// set up, or it fails at startup), the browser-mode host, after one line saying why and what to
+// do. Arguments after `npm start --` go to either.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { prepareLaunch } from './prepareLaunch.mjs';
-import { BUILD_INPUTS, BUILD_OUTPUTS, browserModeLine, electronEnv, isBuildStale, shouldFallBack } from './startDecision.mjs';
+import { launchElectron, prepareLaunch } from './prepareLaunch.mjs';
+import { BUILD_INPUTS, BUILD_OUTPUTS, browserModeLine, isBuildStale } from './startDecision.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // `node scripts/start.mjs -- --port 1` passes a literal '--' (npm start strips its own).
@@ -37,29 +38,24 @@ function build() {
 }
 
 function runElectron(electronPath) {
-  const startedAt = Date.now();
   let interrupted = false;
-  const child = spawn(electronPath, ['.', ...args], { cwd: root, env: electronEnv(process.env), stdio: 'inherit' });
-  const forget = forwardSignals(child, () => {
-    interrupted = true;
-  });
-  // A failed spawn may report both 'error' and 'exit'; act on the first only.
-  let settled = false;
-  child.on('error', (error) => {
-    if (settled) return;
-    settled = true;
+  /** @type {() => void} */
+  let forget = () => undefined;
+  launchElectron({
+    electronPath,
+    args: ['.', ...args],
+    cwd: root,
+    env: process.env,
+    onChild: (child) => {
+      forget = forwardSignals(child, () => {
+        interrupted = true;
+      });
+    },
+    interrupted: () => interrupted,
+  }).then((ended) => {
     forget();
-    runBrowserMode(`Electron could not be started (${error.message})`);
-  });
-  child.on('exit', (code, signal) => {
-    if (settled) return;
-    settled = true;
-    forget();
-    if (shouldFallBack({ code, signal, elapsedMs: Date.now() - startedAt, interrupted })) {
-      runBrowserMode(`Electron exited at startup (${signal ? `signal ${signal}` : `exit code ${code}`})`);
-      return;
-    }
-    exitLike(code, signal);
+    if ('fallBack' in ended) runBrowserMode(ended.fallBack);
+    else exitLike(ended.code, ended.signal);
   });
 }
 

@@ -1,13 +1,31 @@
 // The decisions `npm start` makes, as pure functions (tested in test/shell/startDecision.test.ts):
 // whether the build is stale, whether Electron can run here, whether its first-run setup (the
 // binary download, the native module for Electron) may be tried, and whether an Electron that
-// exited should hand over to browser mode. scripts/start.mjs and scripts/prepareLaunch.mjs do the I/O.
-import { join } from 'node:path';
+// exited should hand over to browser mode, and what to tell the person when it cannot run (the
+// Linux sandbox helper among them). scripts/start.mjs and scripts/prepareLaunch.mjs do the I/O.
+import { dirname, join } from 'node:path';
 
 /** The files a complete build leaves in out/ (electron.vite.config.ts). */
 export const BUILD_OUTPUTS = ['out/main/main.js', 'out/preload/preload.cjs', 'out/renderer/index.html'];
-/** What the build reads; a change to any of them means rebuilding. */
-export const BUILD_INPUTS = ['electron', 'shared', 'renderer', 'electron.vite.config.ts', 'package.json'];
+/**
+ * What the build reads; a change to any of them means rebuilding: the sources the bundles inline
+ * (electron/, shared/, renderer/, and scripts/ and bin/ should main ever import from them —
+ * test/shell/startDecision.test.ts checks every file esbuild bundles is under one of these), the
+ * build's config, and the TypeScript configs esbuild reads for its transform.
+ */
+export const BUILD_INPUTS = [
+  'electron',
+  'shared',
+  'renderer',
+  'scripts',
+  'bin',
+  'electron.vite.config.ts',
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.base.json',
+  'tsconfig.node.json',
+  'tsconfig.web.json',
+];
 /** An Electron that exits with an error this soon after launch never opened a window. */
 export const STARTUP_WINDOW_MS = 10_000;
 /**
@@ -48,6 +66,11 @@ export function findElectronBinary({ root, env, exists, readText }) {
   return exists(path) ? { path } : { reason: 'the binary named in node_modules/electron/path.txt is missing' };
 }
 
+/** Why there is no window, and what would give one. */
+export const NO_DISPLAY_REASON = 'no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set; run npm start in a desktop session for the window)';
+/** What to do after an offline first run. */
+export const OFFLINE_HINT = 'connect and run npm start again (ELECTRON_MIRROR or an HTTPS proxy if GitHub is blocked)';
+
 /**
  * @param {string} platform
  * @param {Record<string, string | undefined>} env
@@ -66,7 +89,7 @@ export function decideLaunch(input) {
   if (requested === 'browser') return { mode: 'browser', reason: 'browser mode requested (MINIHARNESS_MODE=browser)' };
   const binary = findElectronBinary(input);
   if ('reason' in binary) return { mode: 'browser', reason: `Electron runtime not available (${binary.reason})` };
-  if (!hasDisplay(input.platform, input.env)) return { mode: 'browser', reason: 'no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set)' };
+  if (!hasDisplay(input.platform, input.env)) return { mode: 'browser', reason: NO_DISPLAY_REASON };
   return { mode: 'electron', electronPath: binary.path };
 }
 
@@ -139,15 +162,123 @@ export function usesProxy(env) {
 }
 
 /**
- * Why Electron's first-run setup (downloading the binary, building the native module) must not
- * be tried here before even probing the network; undefined when it may be.
- * @param {{ nodeVersion: string, env: Record<string, string | undefined> }} input
+ * Why Electron's first-run setup (downloading the binary) must not be tried here before even
+ * probing the network; undefined when it may be. `engines` is package.json's `engines.node`,
+ * named beside Electron's own minimum so one upgrade fixes both.
+ * @param {{ nodeVersion: string, env: Record<string, string | undefined>, engines?: string }} input
  * @returns {string | undefined}
  */
-export function setupBlocker({ nodeVersion, env }) {
+export function setupBlocker({ nodeVersion, env, engines }) {
   if (!nodeAtLeast(nodeVersion, ELECTRON_TOOLING_NODE)) {
-    return `setting it up needs Node.js ${ELECTRON_TOOLING_NODE} or later (this is Node.js ${nodeVersion.replace(/^v/, '')})`;
+    const project = engines ? `; the project asks for Node.js ${engines}` : '';
+    return `setting it up needs Node.js ${ELECTRON_TOOLING_NODE} or later (this is Node.js ${nodeVersion.replace(/^v/, '')}${project})`;
   }
-  if (env.npm_config_offline === 'true') return 'offline (npm --offline)';
+  if (env.npm_config_offline === 'true') return `offline (npm --offline); ${OFFLINE_HINT}`;
   return undefined;
+}
+
+/** The Linux switches that stop unprivileged processes from creating user namespaces. */
+export const USERNS_SYSCTLS = {
+  /** Ubuntu 23.10+ (AppArmor): 1 restricts them to programs with a profile that allows it. */
+  apparmorRestrict: '/proc/sys/kernel/apparmor_restrict_unprivileged_userns',
+  /** Debian's older switch: 0 forbids them. */
+  usernsClone: '/proc/sys/kernel/unprivileged_userns_clone',
+};
+
+/** What the sandbox helper next to the Electron binary is: its owner and mode, or undefined when missing. */
+/** @typedef {{ uid: number, mode: number } | undefined} HelperStat */
+
+/**
+ * The sysctl settings that restrict unprivileged user namespaces, as `name=value`; empty when
+ * none does (the values as read from /proc, undefined where the file does not exist).
+ * @param {{ apparmorRestrict: string | undefined, usernsClone: string | undefined }} sysctls
+ * @returns {string[]}
+ */
+export function usernsRestrictions({ apparmorRestrict, usernsClone }) {
+  const restrictions = [];
+  if (apparmorRestrict?.trim() === '1') restrictions.push('kernel.apparmor_restrict_unprivileged_userns=1');
+  if (usernsClone?.trim() === '0') restrictions.push('kernel.unprivileged_userns_clone=0');
+  return restrictions;
+}
+
+/** Where Electron's setuid sandbox helper is: beside its binary. @param {string} electronPath */
+export function sandboxHelperPath(electronPath) {
+  return join(dirname(electronPath), 'chrome-sandbox');
+}
+
+/** Whether the helper is set up the way Chromium requires: owned by root, setuid, mode 4755. @param {HelperStat} helper */
+export function helperIsSetUid(helper) {
+  return helper !== undefined && helper.uid === 0 && (helper.mode & 0o7777) === 0o4755;
+}
+
+/**
+ * The command that sets the helper up: what Chromium's own abort message asks for.
+ * @param {string} helperPath an absolute path
+ */
+export function sandboxFixCommand(helperPath) {
+  const quoted = /^[\w@%+=:,./-]+$/.test(helperPath) ? helperPath : `'${helperPath.replace(/'/g, `'\\''`)}'`;
+  return `sudo chown root:root ${quoted} && sudo chmod 4755 ${quoted}`;
+}
+
+/**
+ * Why Electron would abort at startup for want of a sandbox, decided before launching it:
+ * on Linux, when unprivileged user namespaces are restricted (Ubuntu 23.10+ does by default),
+ * Chromium falls back to the setuid helper `chrome-sandbox`, and the development binary in
+ * node_modules aborts unless that helper is owned by root with mode 4755. Undefined when it can
+ * start. The answer names the fix; never --no-sandbox (the app's renderers stay sandboxed).
+ * @param {{ platform: string, apparmorRestrict: string | undefined, usernsClone: string | undefined, helperPath: string, helper: HelperStat }} input
+ * @returns {string | undefined}
+ */
+export function sandboxBlocker({ platform, apparmorRestrict, usernsClone, helperPath, helper }) {
+  if (platform !== 'linux') return undefined;
+  const restrictions = usernsRestrictions({ apparmorRestrict, usernsClone });
+  if (restrictions.length === 0 || helperIsSetUid(helper)) return undefined;
+  return sandboxAdvice(helperPath, helper === undefined ? 'is missing' : 'is not owned by root with mode 4755', restrictions.join(', '));
+}
+
+/**
+ * @param {string} helperPath @param {string} problem @param {string} [cause]
+ */
+function sandboxAdvice(helperPath, problem, cause) {
+  const why = cause ? `this Linux restricts unprivileged user namespaces (${cause}), so ` : '';
+  return (
+    `Electron's sandbox cannot start: ${why}its sandbox helper ${helperPath} ${problem}; ` +
+    `fix it with \`${sandboxFixCommand(helperPath)}\` and run npm start again ` +
+    `(an installed .deb brings an AppArmor profile and needs none of this)`
+  );
+}
+
+/** Chromium's messages when it aborts for want of a sandbox (the setuid helper, or no usable one). */
+const SANDBOX_ABORT = /SUID sandbox helper binary|No usable sandbox|chrome-sandbox is owned by root/i;
+
+/**
+ * The one line for an Electron that failed at startup: what it said on stderr when that names
+ * the sandbox helper (with the fix, for the helper Chromium names), else how it exited.
+ * @param {{ code: number | null, signal: string | null, stderrTail: string, electronPath: string }} exit
+ */
+export function failedStartReason({ code, signal, stderrTail, electronPath }) {
+  const how = signal ? `signal ${signal}` : `exit code ${code}`;
+  if (SANDBOX_ABORT.test(stderrTail)) {
+    // Chromium names the helper it found; else it is the one beside the binary.
+    const named = /make sure that (\S+chrome-sandbox) is owned by root/.exec(stderrTail)?.[1];
+    return sandboxAdvice(named ?? sandboxHelperPath(electronPath), `is not set up (Electron exited at startup, ${how})`);
+  }
+  return `Electron exited at startup (${how}); its messages are above`;
+}
+
+/**
+ * Keeps the last `limit` characters of a stream's text, to read after it ended.
+ * @param {number} limit
+ */
+export function tailKeeper(limit) {
+  let text = '';
+  return {
+    /** @param {string} chunk */
+    add(chunk) {
+      text = (text + chunk).slice(-limit);
+    },
+    get text() {
+      return text;
+    },
+  };
 }

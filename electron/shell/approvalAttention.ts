@@ -29,6 +29,19 @@ export function shouldNotify(state: WindowState): boolean {
   return state !== 'focused';
 }
 
+/**
+ * What gets the person's attention when the OS notification cannot be shown, or failed
+ * (Electron's Notification 'failed': Windows, and macOS for a build that is not signed): the
+ * window's own approval dialog — the in-app notice — brought into view without taking focus, the
+ * taskbar / Dock flashing, and the badge (which counts every request anyway).
+ */
+export type FallbackAttention = 'none' | 'flash' | 'show-and-flash';
+
+export function fallbackAttention(state: WindowState): FallbackAttention {
+  if (state === 'focused') return 'none';
+  return state === 'hidden' ? 'show-and-flash' : 'flash';
+}
+
 /** The approvals waiting for a decision, kept from the core's `approval.*` events. */
 export class PendingApprovals {
   private readonly pending = new Map<string, ApprovalView>();
@@ -46,6 +59,10 @@ export class PendingApprovals {
       return this.pending.delete(requestId) ? { changed: true, closed: requestId } : { changed: false };
     }
     return { changed: false };
+  }
+
+  has(requestId: string): boolean {
+    return this.pending.has(requestId);
   }
 
   get count(): number {

@@ -1,14 +1,16 @@
 /**
  * The desktop around the window: OS notifications for approvals while the window is not in front
- * (a click opens the window on the request), the number pending on the dock / taskbar badge and
- * the tray, and closing the window into the tray or the dock when the setting says so. The
+ * (a click opens the window on the request; where they fail — Electron's 'failed' event, e.g. an
+ * unsigned macOS build — the window's own dialog is brought into view instead), the number pending
+ * on the dock / taskbar badge and the tray, and closing the window into the tray or the dock when
+ * the setting says so. The
  * decisions are pure (approvalAttention.ts, background.ts); this file makes the Electron calls.
  */
 import type { BrowserWindow, Event as ElectronEvent, NativeImage } from 'electron';
 import { Menu, Notification, Tray, app, nativeImage } from 'electron';
 import type { EventName, EventOf } from '../../shared/contract.js';
 import { approvalNotification } from '../../shared/approvalNotice.js';
-import { PendingApprovals, pendingLabel, shouldNotify, trayTooltip, windowStateOf } from './approvalAttention.js';
+import { PendingApprovals, fallbackAttention, pendingLabel, shouldNotify, trayTooltip, windowStateOf } from './approvalAttention.js';
 import type { TrayAction } from './background.js';
 import { backgroundHost, backgroundNotice, closeAction, trayMenuItems, wantsTray } from './background.js';
 import { ACCENT, ALERT, discBitmap } from './icons.js';
@@ -46,17 +48,43 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
   let explained = false;
   let tray: Tray | undefined;
   let badgeImage: NativeImage | undefined;
+  // Set by the first 'failed' notification: the rest of the session goes without OS notifications.
+  let notificationsFailed = false;
 
   function showApproval(requestId: string | undefined): void {
     deps.showWindow();
     if (requestId) deps.sendToWindow('approval.show', { requestId });
   }
 
+  function notificationsWork(): boolean {
+    return !notificationsFailed && Notification.isSupported();
+  }
+
+  /** The in-app notice instead of the OS one: the window's approval dialog, in view, flashing. */
+  function attentionWithoutNotification(): void {
+    const window = deps.window();
+    const plan = fallbackAttention(windowStateOf(window));
+    if (!window || window.isDestroyed() || plan === 'none') return;
+    if (plan === 'show-and-flash') window.showInactive();
+    window.flashFrame(true);
+  }
+
   function notify(requestId: string, text: { title: string; body: string }): void {
-    if (!Notification.isSupported()) return;
+    if (!notificationsWork()) {
+      attentionWithoutNotification();
+      return;
+    }
     const notification = new Notification({ title: text.title, body: text.body });
     notification.on('click', () => showApproval(requestId));
     notification.on('close', () => notifications.delete(requestId));
+    notification.on('failed', (_event, error) => {
+      notifications.delete(requestId);
+      if (!notificationsFailed) {
+        notificationsFailed = true;
+        deps.log(`OS notifications failed (${error}): approvals are shown in the window and on the badge instead. On macOS they need a signed build.`);
+      }
+      if (pending.has(requestId)) attentionWithoutNotification();
+    });
     notifications.set(requestId, notification);
     notification.show();
   }
@@ -140,7 +168,7 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
       if (explained) return;
       explained = true;
       const notice = backgroundNotice(host);
-      if (Notification.isSupported()) new Notification(notice).show();
+      if (notificationsWork()) new Notification(notice).show();
       deps.log(`${notice.title}: ${notice.body}`);
     },
 

@@ -38,20 +38,44 @@ export function buildPreloadApi(transport: PreloadTransport): PreloadApi {
     };
   }
 
+  // One ipcRenderer listener for the event channel, whatever the number of subscribers: the page
+  // subscribes to ~20 events, and as many ipcRenderer listeners on one channel would trip Node's
+  // MaxListenersExceededWarning. It is added with the first subscriber and removed with the last.
+  const subscribers = new Map<string, Set<(payload: unknown) => void>>();
+  let total = 0;
+  // The page gets the payload only: the IpcRendererEvent would hand it `sender` (ipcRenderer).
+  const fanOut: RawIpcListener = (_event, eventName, payload) => {
+    const listeners = typeof eventName === 'string' ? subscribers.get(eventName) : undefined;
+    if (!listeners) return;
+    for (const listener of [...listeners]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        // One failing subscriber must not starve the others; the error still reaches the console.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  };
+
   const events = {} as Record<EventName, (listener: (payload: unknown) => void) => () => void>;
   for (const name of EVENT_NAMES) {
     events[name] = (listener: (payload: unknown) => void) => {
       if (typeof listener !== 'function') throw new TypeError(`events['${name}'] needs a listener function.`);
-      // The page gets the payload only: the IpcRendererEvent would hand it `sender` (ipcRenderer).
-      const raw: RawIpcListener = (_event, eventName, payload) => {
-        if (eventName === name) listener(payload);
-      };
-      transport.on(IPC_EVENT_CHANNEL, raw);
+      // Each subscription is its own entry, so the same function subscribed twice is called twice.
+      const entry = (payload: unknown) => listener(payload);
+      let listeners = subscribers.get(name);
+      if (!listeners) subscribers.set(name, (listeners = new Set()));
+      listeners.add(entry);
+      if (total++ === 0) transport.on(IPC_EVENT_CHANNEL, fanOut);
       let subscribed = true;
       return () => {
         if (!subscribed) return;
         subscribed = false;
-        transport.removeListener(IPC_EVENT_CHANNEL, raw);
+        listeners.delete(entry);
+        if (listeners.size === 0) subscribers.delete(name);
+        if (--total === 0) transport.removeListener(IPC_EVENT_CHANNEL, fanOut);
       };
     };
   }

@@ -1,7 +1,7 @@
 /** When an approval deserves an OS notification, what it says, and the pending count behind the badge. */
 import { describe, expect, it } from 'vitest';
 import type { ApprovalView } from '../../shared/contract.js';
-import { PendingApprovals, pendingLabel, shouldNotify, trayTooltip, windowStateOf } from '../../electron/shell/approvalAttention.js';
+import { PendingApprovals, fallbackAttention, pendingLabel, shouldNotify, trayTooltip, windowStateOf } from '../../electron/shell/approvalAttention.js';
 import { approvalNotification } from '../../shared/approvalNotice.js';
 
 function view(requestId: string, extra: Partial<ApprovalView> = {}): ApprovalView {
@@ -67,5 +67,14 @@ describe('approvalNotification', () => {
     expect(pendingLabel(4)).toBe('4 approvals waiting');
     expect(trayTooltip(0)).toBe('MiniHarness Desktop');
     expect(trayTooltip(2)).toBe('MiniHarness Desktop — 2 approvals waiting');
+  });
+});
+
+describe('fallbackAttention (an OS notification failed or is unsupported)', () => {
+  it('brings a hidden window’s dialog into view, flashes one that is out of sight, leaves a focused one alone', () => {
+    expect(fallbackAttention('hidden')).toBe('show-and-flash');
+    expect(fallbackAttention('minimized')).toBe('flash');
+    expect(fallbackAttention('visible')).toBe('flash');
+    expect(fallbackAttention('focused')).toBe('none');
   });
 });

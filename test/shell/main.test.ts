@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppCoreOptions } from '../../electron/app/types.js';
@@ -22,13 +22,14 @@ const fake = vi.hoisted(() => ({
   /** app.getAppPath(): a scratch "project" folder. */
   appPath: '',
   badgeCounts: [] as number[],
-  notifications: [] as Array<{ title: string; body: string; shown: boolean; closed: boolean; emit(event: string): void }>,
+  notifications: [] as Array<{ title: string; body: string; shown: boolean; closed: boolean; emit(event: string, ...args: unknown[]): void }>,
   trays: [] as Array<{ destroyed: boolean; tooltip: string; menu: Array<{ label: string; click(): void }> }>,
   app: undefined as unknown as EventEmitter & Record<string, unknown>,
   windows: [] as Array<Record<string, unknown>>,
   ipcHandlers: new Map<string, (...args: unknown[]) => unknown>(),
   session: {} as Record<string, (...args: unknown[]) => unknown>,
   openExternal: [] as string[],
+  appMenus: [] as unknown[],
   quitCalls: 0,
   exitCodes: [] as number[],
   sandboxEnabled: false,
@@ -44,6 +45,7 @@ const fake = vi.hoisted(() => ({
 vi.mock('electron', async () => {
   const { EventEmitter } = await import('node:events');
   const { pathToFileURL } = await import('node:url');
+  const { isAbsolute, relative } = await import('node:path');
   const { SafeStorageDouble } = await import('./safeStorageDouble.js');
 
   const app = Object.assign(new EventEmitter(), {
@@ -53,9 +55,13 @@ vi.mock('electron', async () => {
     whenReady: () => Promise.resolve(),
     paths: new Map<string, string>([['appData', '/nonexistent/appData']]),
     getPath: (name: string) => app.paths.get(name) ?? `/nonexistent/${name}`,
-    setPath: (name: string, path: string) => void app.paths.set(name, path),
-    // As `electron . --user-data-dir=<tmp>` (the e2e smoke test) would pass it.
-    commandLine: { getSwitchValue: (name: string) => (name === 'user-data-dir' ? fake.userData : '') },
+    // Electron's app.setPath throws on a relative path.
+    setPath: (name: string, path: string) => {
+      if (!isAbsolute(path)) throw new Error(`Path must be absolute: ${path}`);
+      app.paths.set(name, path);
+    },
+    // As `electron . --user-data-dir=<tmp>` would pass it, relative to the working folder (main resolves it).
+    commandLine: { getSwitchValue: (name: string) => (name === 'user-data-dir' ? relative(process.cwd(), fake.userData) : '') },
     getVersion: () => '9.9.9',
     getAppPath: () => fake.appPath,
     setBadgeCount: (count: number) => void fake.badgeCounts.push(count),
@@ -109,6 +115,7 @@ vi.mock('electron', async () => {
     isFocused() { return this.hasFocus; }
     restore() {}
     show() { this.visible = true; }
+    showInactive() { this.visible = true; }
     hide() { this.visible = false; this.hasFocus = false; }
     focus() { this.focused++; this.hasFocus = true; }
     flashFrame(on: boolean) { this.flashing = on; }
@@ -141,7 +148,7 @@ vi.mock('electron', async () => {
     setContextMenu(menu: unknown[]) { this.menu = menu; }
     destroy() { this.destroyed = true; }
   }
-  const Menu = { buildFromTemplate: (template: unknown[]) => template };
+  const Menu = { buildFromTemplate: (template: unknown[]) => template, setApplicationMenu: (menu: unknown) => void fake.appMenus.push(menu) };
   const nativeImage = { createFromBitmap: (buffer: Buffer, size: object) => ({ buffer, size }) };
   const ipcMain = {
     handle: (channel: string, handler: Handler) => void fake.ipcHandlers.set(channel, handler),
@@ -241,9 +248,12 @@ describe('electron/main.ts (against an electron double)', () => {
     expect(window.webContents.listenerCount('will-attach-webview')).toBe(1);
     expect(window.webContents.openHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
     expect(fake.openExternal).toEqual(['https://example.com/']);
+    // Run from the project, Electron's default menu (with DevTools) stays; packages get shell/appMenu.ts's.
+    expect(fake.appMenus).toEqual([]);
   });
 
-  it('uses --user-data-dir, else <appData>/MiniHarness Desktop, as the data folder', () => {
+  it('uses --user-data-dir, else <appData>/MiniHarness Desktop, as the data folder (a relative one resolved against the working folder)', () => {
+    expect(relative(process.cwd(), fake.userData)).not.toMatch(/^\//);
     expect((fake.app['getPath'] as (n: string) => string)('userData')).toBe(fake.userData);
   });
 
@@ -355,6 +365,40 @@ describe('electron/main.ts (against an electron double)', () => {
     expect(closeEvent.preventDefault).not.toHaveBeenCalled();
     fake.core.listener?.('settings.changed', { settings: { roots: [], keepRunningOnClose: true } });
     expect(fake.trays).toHaveLength(2);
+  });
+
+  it('an OS notification that fails (macOS: an unsigned build): the window’s dialog comes into view, the badge counts it, the log says it once', () => {
+    const request = (requestId: string) =>
+      fake.core.listener?.('approval.requested', { requestId, sessionId: 's', toolName: 'write_file', serverId: 'files', args: {}, reason: 'asks', expiresAt: 4 });
+    const hide = () => (window as unknown as { hide(): void }).hide();
+    hide();
+    const before = fake.notifications.length;
+    request('req-4');
+    const failing = fake.notifications[before]!;
+    expect(failing.shown).toBe(true);
+    expect(window['visible']).toBe(false);
+
+    failing.emit('failed', {}, 'Notifications are not allowed for this application');
+    // Shown without taking focus: the in-app approval dialog is the notice now.
+    expect(window['visible']).toBe(true);
+    expect(window['hasFocus']).toBe(false);
+    expect(window['flashing']).toBe(true);
+    expect(fake.badgeCounts.at(-1)).toBe(1);
+    const said = logged.filter((line) => line.includes('OS notifications failed'));
+    expect(said).toEqual([
+      '[miniharness] OS notifications failed (Notifications are not allowed for this application): approvals are shown in the window and on the badge instead. On macOS they need a signed build.',
+    ]);
+
+    // The rest of the session goes straight to the window, without another OS notification.
+    hide();
+    request('req-5');
+    expect(fake.notifications).toHaveLength(before + 1);
+    expect(window['visible']).toBe(true);
+    expect(fake.badgeCounts.at(-1)).toBe(2);
+    fake.core.listener?.('approval.closed', { requestId: 'req-4', outcome: 'answered' });
+    fake.core.listener?.('approval.closed', { requestId: 'req-5', outcome: 'answered' });
+    expect(fake.badgeCounts.at(-1)).toBe(0);
+    expect(logged.filter((line) => line.includes('OS notifications failed'))).toHaveLength(1);
   });
 
   it('shows and focuses the window when a second instance starts (also the way back from a hidden window)', () => {

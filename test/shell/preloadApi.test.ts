@@ -87,20 +87,63 @@ describe('buildPreloadApi', () => {
     expect(listener.mock.calls[0]).toEqual([{ serverId: 'a' }]);
   });
 
-  it('unsubscribes (once, idempotently)', () => {
+  it('unsubscribes (once, idempotently); one ipcRenderer listener serves every subscriber', () => {
     const ipc = fakeIpc();
     const api = buildPreloadApi(ipc);
     const listener = vi.fn();
+    const other = vi.fn();
     const off = api.events['servers.changed'](listener);
-    const otherOff = api.events['servers.changed'](vi.fn());
-    expect(ipc.count()).toBe(2);
+    const otherOff = api.events['servers.changed'](other);
+    expect(ipc.count()).toBe(1);
     off();
     off();
     expect(ipc.count()).toBe(1);
     ipc.emit('servers.changed', { servers: [] });
     expect(listener).not.toHaveBeenCalled();
+    expect(other).toHaveBeenCalledTimes(1);
     otherOff();
     expect(ipc.count()).toBe(0);
+    ipc.emit('servers.changed', { servers: [] });
+    expect(other).toHaveBeenCalledTimes(1);
+  });
+
+  it('subscribing to every event (more than EventEmitter’s 10) adds one ipcRenderer listener and no warning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on('warning', onWarning);
+    const emitter = new EventEmitter();
+    const api = buildPreloadApi({
+      invoke: async () => null,
+      on: (channel, listener) => void emitter.on(channel, listener),
+      removeListener: (channel, listener) => void emitter.removeListener(channel, listener),
+    });
+    const calls: string[] = [];
+    const offs = [...EVENT_NAMES, ...EVENT_NAMES].map((name) => api.events[name]((payload) => calls.push(`${name}:${String(payload)}`)));
+    expect(offs.length).toBeGreaterThan(emitter.getMaxListeners() * 2);
+    expect(emitter.listenerCount(IPC_EVENT_CHANNEL)).toBe(1);
+    emitter.emit(IPC_EVENT_CHANNEL, {}, 'tools.changed', 1);
+    expect(calls).toEqual(['tools.changed:1', 'tools.changed:1']);
+    for (const off of offs) off();
+    expect(emitter.listenerCount(IPC_EVENT_CHANNEL)).toBe(0);
+    // Node emits the warning on a later tick.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+
+  it('a subscriber that throws does not keep the others from their event', async () => {
+    const ipc = fakeIpc();
+    const api = buildPreloadApi(ipc);
+    const boom = new Error('subscriber failed');
+    const after = vi.fn();
+    api.events['servers.changed'](() => {
+      throw boom;
+    });
+    api.events['servers.changed'](after);
+    const reported = new Promise<unknown>((resolve) => process.once('uncaughtException', resolve));
+    ipc.emit('servers.changed', { servers: [] });
+    expect(after).toHaveBeenCalledTimes(1);
+    await expect(reported).resolves.toBe(boom);
   });
 
   it('rejects a listener that is not a function', () => {
