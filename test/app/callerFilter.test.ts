@@ -25,7 +25,8 @@ describe('the caller filter of History and Traces', () => {
       mode: 'create',
       config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } },
     });
-    await app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'fx' && p.status.state === 'ready');
+    // Its tools, not only its status: 'ready' can be told before the tool map has them.
+    await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === 'fx' && t.name === 'echo'));
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
     const created = await app.createAgent('Builder');
     agent = await connectAgent(app.url, created.token);
