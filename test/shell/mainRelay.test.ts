@@ -56,6 +56,12 @@ vi.mock('../../electron/app/core.js', () => ({
   },
 }));
 
+// electron-store imports the real `electron` (which downloads in plain Node); the relay never opens
+// the config store, so its double only says so.
+vi.mock('electron-store', () => {
+  throw new Error('the relay must not open the config store');
+});
+
 vi.mock('../../electron/gateway/stdioProxy.js', () => ({
   relayProcessStdio: async (args: { url: URL; token: string; client: string }, onExit: (code: number) => void) => void fake.relays.push({ args, onExit }),
 }));
