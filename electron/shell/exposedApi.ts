@@ -52,9 +52,10 @@ export function buildPreloadApi(transport: PreloadTransport): PreloadApi {
         listener(payload);
       } catch (error) {
         // One failing subscriber must not starve the others; the error still reaches the console.
-        queueMicrotask(() => {
+        // (a timer, a web API of the page's own world: the sandboxed preload has no Node globals).
+        setTimeout(() => {
           throw error;
-        });
+        }, 0);
       }
     }
   };
