@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { cspDirectives } from '../helpers/csp.js';
 import { CONTENT_SECURITY_POLICY, cspFor, cspHeaders, developmentCsp } from '../../electron/shell/csp.js';
 
-function directives(policy: string): Map<string, string[]> {
-  return new Map(
-    policy
-      .split(';')
-      .map((part) => part.trim().split(/\s+/))
-      .filter((tokens) => tokens[0])
-      .map(([name, ...sources]) => [name as string, sources]),
-  );
-}
 
 describe('CONTENT_SECURITY_POLICY', () => {
-  const csp = directives(CONTENT_SECURITY_POLICY);
+  const csp = cspDirectives(CONTENT_SECURITY_POLICY);
 
   it('allows nothing unsafe: no eval, no inline script, no wildcard', () => {
     expect(CONTENT_SECURITY_POLICY).not.toContain('unsafe-eval');
@@ -31,7 +23,7 @@ describe('CONTENT_SECURITY_POLICY', () => {
     ['form-action', ["'none'"]],
     ['connect-src', ["'self'"]],
   ])('%s is %j', (name, sources) => {
-    expect(csp.get(name)).toEqual(sources);
+    expect(csp[name]).toEqual(sources);
   });
 
   it('lists each directive once', () => {
@@ -42,16 +34,16 @@ describe('CONTENT_SECURITY_POLICY', () => {
 
 describe('developmentCsp', () => {
   const dev = developmentCsp('http://localhost:5173');
-  const csp = directives(dev);
+  const csp = cspDirectives(dev);
 
   it('still forbids eval, plugins and framing', () => {
     expect(dev).not.toContain('unsafe-eval');
-    expect(csp.get('object-src')).toEqual(["'none'"]);
-    expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(csp['object-src']).toEqual(["'none'"]);
+    expect(csp['frame-ancestors']).toEqual(["'none'"]);
   });
 
   it('connects only to itself and the dev server WebSocket (HMR)', () => {
-    expect(csp.get('connect-src')).toEqual(["'self'", 'ws://localhost:5173']);
+    expect(csp['connect-src']).toEqual(["'self'", 'ws://localhost:5173']);
   });
 
   it('is only used for the dev location', () => {

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cspDirectives } from '../helpers/csp.js';
 import { CONTENT_SECURITY_POLICY as SHELL_POLICY } from '../../electron/shell/csp.js';
 import {
   CONTENT_SECURITY_POLICY,
@@ -20,15 +21,6 @@ import {
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
-function directives(policy: string): Record<string, string[]> {
-  return Object.fromEntries(
-    policy
-      .split(';')
-      .map((part) => part.trim().split(/\s+/))
-      .filter((tokens) => tokens[0])
-      .map(([name, ...sources]) => [name as string, sources]),
-  );
-}
 
 describe('the page policy has one source', () => {
   it("renderer/index.html's meta tag is META_CONTENT_SECURITY_POLICY", () => {
@@ -38,9 +30,9 @@ describe('the page policy has one source', () => {
   });
 
   it('the meta policy is the header policy without the header-only directives', () => {
-    const header = directives(CONTENT_SECURITY_POLICY);
+    const header = cspDirectives(CONTENT_SECURITY_POLICY);
     for (const name of HEADER_ONLY_CSP_DIRECTIVES) delete header[name];
-    expect(directives(META_CONTENT_SECURITY_POLICY)).toEqual(header);
+    expect(cspDirectives(META_CONTENT_SECURITY_POLICY)).toEqual(header);
     expect(META_CONTENT_SECURITY_POLICY).not.toMatch(/ws:|\*/);
   });
 

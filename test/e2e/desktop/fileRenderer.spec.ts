@@ -39,7 +39,7 @@ type BindingSource = Parameters<Parameters<Page['exposeBinding']>[1]>[0];
 const INVOKE_BINDING = '__electronDoubleInvoke';
 const EMIT_FUNCTION = '__electronDoubleEmit';
 
-/** Runs the built preload in the page with `require('electron')` answered by a stand-in. */
+/** Runs the built preload in the page, its one module request (for Electron's API) answered by a stand-in. */
 function preloadInitScript(preloadSource: string): string {
   return `(() => {
   window.__cspViolations = [];
