@@ -60,9 +60,12 @@ describe('the better-sqlite3 binary', () => {
 
   it('loads in worker threads — several at once, beside the main thread — as the WAL checkpointer does', async () => {
     const file = join(scratch, 'workers.db');
-    const results = await Promise.all([inWorker(packageDir, file), inWorker(packageDir, join(scratch, 'other.db')), inWorker(packageDir, file)]);
-    expect(results.map((r) => r.version)).toEqual(Array(3).fill(results[0]!.version));
-    expect(results.map((r) => r.rows).sort()).toEqual([1, 1, 2]);
+    const [first, other, second] = await Promise.all([inWorker(packageDir, file), inWorker(packageDir, join(scratch, 'other.db')), inWorker(packageDir, file)]);
+    expect([other!.version, second!.version]).toEqual([first!.version, first!.version]);
+    expect(other!.rows).toBe(1);
+    // The two workers on one file race: each counts its own row, and the later one may count both.
+    expect([first!.rows, second!.rows]).toContain(2);
+    expect(Math.min(first!.rows, second!.rows)).toBeGreaterThanOrEqual(1);
     // A worker that ended took nothing with it: another one still loads the same addon.
     await expect(inWorker(packageDir, file)).resolves.toMatchObject({ rows: 3 });
   });
