@@ -26,7 +26,7 @@ describe('automatic reconnection', () => {
 
   async function withServers(ids: string[], baseDelayMs = 100): Promise<void> {
     // random 1: every delay is exactly the capped exponential, so equal attempts fire in order.
-    h = await buildHarness({ dir: scratch.dir, registry: { reconnect: { baseDelayMs, maxDelayMs: 1_000, random: () => 1 } } });
+    h = await buildHarness({ dir: scratch.dir, registry: { reconnect: { baseDelayMs, maxDelayMs: Math.max(1_000, baseDelayMs), random: () => 1 } } });
     h.approver.answer = 'allow-once';
     for (const id of ids) h.registry.addServer(stdioFixtureConfig(id, { FIXTURE_EVENTS: eventsOf(id) }, { timeoutMs: 10_000 }));
     await h.registry.discover();
@@ -86,7 +86,9 @@ describe('automatic reconnection', () => {
   });
 
   it('a disabled, removed or disconnected server does not reconnect', async () => {
-    await withServers(['off', 'gone', 'cut', 'clock']);
+    // A first attempt 2 s after each crash: time enough, on a loaded machine, to disable, remove
+    // and disconnect the three servers before any of them could start one.
+    await withServers(['off', 'gone', 'cut', 'clock'], 2_000);
     const waits = ['off', 'gone', 'cut'].map((id) => nextStatus(h.registry, id, (s) => s.state === 'reconnecting'));
     await Promise.all(['off', 'gone', 'cut'].map((id) => crash(id)));
     await Promise.all(waits);
