@@ -364,7 +364,8 @@ export class HarnessApplication {
         }
         // The record stays `started`: the remote side may have acted.
         await checkpoints.grouped.recordFailure(options.sessionId, options.callId, lease, {
-          ...(typeof (error as { code?: unknown }).code === 'string' ? { code: (error as { code: string }).code } : {}),
+          // A rejection may be anything, `undefined` included: read a code only from an object.
+          ...(typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? { code: (error as { code: string }).code } : {}),
           message: tracer.redactText(error instanceof Error ? error.message : String(error)),
           attempts: attempt,
         });

@@ -139,7 +139,8 @@ test('an ASK tool waits for the person: Deny runs nothing, Allow once runs it, a
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Approvals/ })).toContainText('1');
   await snap(page, testInfo, 'approval-dialog');
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForTimeout(400); // let the colour transitions finish
+  // The colour transitions running now: wait for each to finish (no fixed sleep).
+  await page.evaluate('Promise.all(document.getAnimations().map((animation) => animation.finished)).then(() => true)');
   await snap(page, testInfo, 'approval-dialog-dark');
   await page.emulateMedia({ colorScheme: 'light' });
   const [first] = await bridge!.ok<Array<{ requestId: string; toolName: string }>>('approvals.list', {});

@@ -42,11 +42,11 @@ describe('the database file', () => {
     expect(readdirSync(join(scratch.dir, 'data')).filter((n) => n.includes('.new-'))).toEqual([]);
   });
 
-  it('an older 0644 database and its -wal are made 0600 when opened, data intact', () => {
+  // File modes are POSIX's: Windows has none to check.
+  it.skipIf(!posix)('an older 0644 database and its -wal are made 0600 when opened, data intact', () => {
     const first = openAppDatabase(file);
     first.exec('CREATE TABLE t (x); INSERT INTO t VALUES (42);');
     first.close();
-    if (!posix) return;
     chmodSync(file, 0o644);
     const { db, damaged } = openAppDatabaseWithReport(file);
     expect(damaged).toBeUndefined();

@@ -17,9 +17,7 @@ function setup(timeoutMs: number) {
 describe('ApprovalBroker', () => {
   it('a pending approval times out to deny, and the dialog is told it expired', async () => {
     const { events, broker, authorize } = setup(150);
-    const started = performance.now();
-    await expect(authorize()).rejects.toMatchObject({ answer: 'timeout' });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    await expect(authorize()).rejects.toMatchObject({ answer: 'timeout', timeoutMs: 150 });
     const requested = events.find((e) => e.event === 'approval.requested')?.payload as { requestId: string; args: Record<string, unknown> };
     expect(requested.args).toEqual({ line: 'x', password: '[redacted]' });
     expect(events.at(-1)).toEqual({ event: 'approval.closed', payload: { requestId: requested.requestId, outcome: 'expired' } });
