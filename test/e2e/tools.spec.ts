@@ -139,8 +139,9 @@ test('an ASK tool waits for the person: Deny runs nothing, Allow once runs it, a
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Approvals/ })).toContainText('1');
   await snap(page, testInfo, 'approval-dialog');
   await page.emulateMedia({ colorScheme: 'dark' });
-  // The colour transitions running now: wait for each to finish (no fixed sleep).
-  await page.evaluate('Promise.all(document.getAnimations().map((animation) => animation.finished)).then(() => true)');
+  // The colour transitions running now: wait for each to finish (no fixed sleep). Only
+  // transitions: the page also runs endless animations (a spinner), which never finish.
+  await page.evaluate('Promise.all(document.getAnimations().filter((a) => a instanceof CSSTransition).map((a) => a.finished)).then(() => true)');
   await snap(page, testInfo, 'approval-dialog-dark');
   await page.emulateMedia({ colorScheme: 'light' });
   const [first] = await bridge!.ok<Array<{ requestId: string; toolName: string }>>('approvals.list', {});
