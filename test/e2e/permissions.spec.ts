@@ -137,9 +137,21 @@ test('E1–E3: a session grant shows as ALLOW "for this session" at once, Change
   expect(await call).toMatchObject({ ok: true });
   expect(lines(counter)).toEqual(['one', 'two']);
   await expect(row.locator('[data-level]')).toHaveAttribute('data-level', 'ALLOW');
+  // The row does not claim the tool follows its default: no choice is pressed, and the rule that
+  // decides it is named and revocable there.
+  const control = row.getByRole('group', { name: 'Level of append on fx' });
+  await expect(control.getByRole('button', { pressed: true })).toHaveCount(0);
+  await expect(row).toContainText('An “always allow” from an approval decides it.');
   const again = await openTool(page, 'append');
   await expect(again.locator('.tool-permission')).toHaveAttribute('data-reason', 'rule');
   await expect(again.locator('.tool-permission [data-level]')).toHaveAttribute('data-level', 'ALLOW');
+
+  // Revoked from the row: the tool follows its default again (Default pressed), and asks.
+  await openView(page, 'Permissions');
+  await row.getByRole('button', { name: 'Revoke the rule that decides append' }).click();
+  await expect(row.locator('[data-level]')).toHaveAttribute('data-level', 'ASK');
+  await expect(control.getByRole('button', { pressed: true })).toHaveText('Default');
+  await expect(row).not.toContainText('decides it');
 });
 
 test('E1: run_command without an OS sandbox shows a forced ask with its reason', async ({ page }) => {

@@ -43,28 +43,45 @@ function serverName(data: PermissionsData, serverId: string): string {
   return data.servers.find((s) => s.serverId === serverId)?.name ?? serverId;
 }
 
-function LevelControl({ row, rule }: { row: ToolRow; rule: PermissionRuleView | undefined }) {
+/**
+ * The tool's own setting. When another stored rule decides the tool (an "always allow" from an
+ * approval, a rule for many tools), no choice is pressed — "Default" would be false, the tool does
+ * not follow its default — and the rule that governs is named, revocable where it stands.
+ */
+function LevelControl({ row, rule, governing }: { row: ToolRow; rule: PermissionRuleView | undefined; governing: PermissionRuleView | undefined }) {
   const setLevel = useAppStore((s) => s.setToolLevel);
+  const removeRule = useAppStore((s) => s.removeRule);
   const busy = useAppStore((s) => s.permissionsBusy[`tool:${row.serverId}:${row.toolName}`] === true);
-  const current: LevelChoice = rule ? rule.level : 'default';
+  const revoking = useAppStore((s) => (governing ? s.permissionsBusy[`rule:${governing.id}`] === true : false));
+  const current: LevelChoice | undefined = rule ? rule.level : governing ? undefined : 'default';
   return (
-    <div className="segmented level-control" role="group" aria-label={`Level of ${row.toolName} on ${row.serverId}`}>
-      {CHOICES.map((choice) => (
-        <button
-          key={choice.value}
-          type="button"
-          className={`segment segment-${choice.value.toLowerCase()}`}
-          aria-pressed={current === choice.value}
-          title={choice.title}
-          disabled={busy}
-          onClick={() => {
-            if (current !== choice.value) void setLevel(row.serverId, row.toolName, choice.value);
-          }}
-        >
-          {choice.label}
-        </button>
-      ))}
-      {busy && <Spinner label="Saving" />}
+    <div className="level-setting">
+      <div className="segmented level-control" role="group" aria-label={`Level of ${row.toolName} on ${row.serverId}`}>
+        {CHOICES.map((choice) => (
+          <button
+            key={choice.value}
+            type="button"
+            className={`segment segment-${choice.value.toLowerCase()}`}
+            aria-pressed={current === choice.value}
+            title={choice.title}
+            disabled={busy}
+            onClick={() => {
+              if (current !== choice.value) void setLevel(row.serverId, row.toolName, choice.value);
+            }}
+          >
+            {choice.label}
+          </button>
+        ))}
+        {busy && <Spinner label="Saving" />}
+      </div>
+      {governing && (
+        <p className="level-governed">
+          {governing.fromApproval ? 'An “always allow” from an approval decides it.' : 'A stored rule decides it.'}{' '}
+          <button type="button" className="link-button" disabled={revoking} aria-label={`Revoke the rule that decides ${row.toolName}`} onClick={() => void removeRule(governing.id)}>
+            Revoke
+          </button>
+        </p>
+      )}
     </div>
   );
 }
@@ -189,7 +206,11 @@ function ToolsCard({ data }: { data: PermissionsData }) {
                   <LevelBadge level={row.level} />
                 </td>
                 <td>
-                  <LevelControl row={row} rule={row.toolRuleId ? rulesById.get(row.toolRuleId) : undefined} />
+                  <LevelControl
+                    row={row}
+                    rule={row.toolRuleId ? rulesById.get(row.toolRuleId) : undefined}
+                    governing={row.reason.kind === 'rule' && row.reason.ruleId && row.reason.ruleId !== row.toolRuleId ? rulesById.get(row.reason.ruleId) : undefined}
+                  />
                 </td>
                 <td className="perm-reason">
                   <span className={`chip reason-${row.reason.kind}`}>{REASON_KIND[row.reason.kind] ?? row.reason.kind}</span>
