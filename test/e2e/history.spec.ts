@@ -240,3 +240,26 @@ test('the Traces tool filter applies as you type and "Clear filters" resets it',
   await expect(tool).toHaveValue('');
   await expect(items).toHaveCount(3);
 });
+
+test('at 1024×640 with a call open: Status and Call id stay in view, and the list shows several rows', async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 1024, height: 640 });
+  const ids: string[] = [];
+  for (let i = 0; i < 14; i++) {
+    const callId = `e2e-small-${String(i).padStart(2, '0')}-${randomUUID()}`;
+    ids.push(callId);
+    await bridge!.ok('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 1 }, callId });
+  }
+  await openApp(page);
+  await openView(page, 'History');
+  const newest = historyRow(page, ids.at(-1)!);
+  await expect(newest).toBeVisible();
+  await newest.click();
+  await snap(page, testInfo, 'history-1024x640');
+  // The row's own columns: Status and Call id are not clipped or scrolled out of the pane.
+  for (const cell of ['.h-status', '.h-call']) await expect(newest.locator(cell)).toBeInViewport({ ratio: 1 });
+  // Several rows fit whole in the list's scroller under the banner, header, filters and notices.
+  const scroller = await page.locator('.h-scroller').boundingBox();
+  const boxes = await Promise.all(ids.map((id) => historyRow(page, id).boundingBox()));
+  const whole = boxes.filter((box) => box && scroller && box.y >= scroller.y && box.y + box.height <= scroller.y + scroller.height);
+  expect(whole.length).toBeGreaterThanOrEqual(9);
+});

@@ -53,6 +53,8 @@ const Row = memo(function Row({
       </span>
       <span role="gridcell" className="h-cell h-tool">
         <code>{record.toolName}</code>
+        {/* Shown only when the list is too narrow for the Server column (history.css). */}
+        <span className="h-tool-server">on {record.serverId}</span>
       </span>
       <span role="gridcell" className="h-cell h-server">
         {record.serverId}

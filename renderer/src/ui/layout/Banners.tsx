@@ -39,7 +39,7 @@ function SecretBanner() {
   return (
     <div className="banner banner-warning" role="alert" aria-label="Secret storage warning">
       <Icon name="lock" size={18} />
-      <p className="banner-text">
+      <p className="banner-text" title={`Secrets are not encrypted. ${warning}`}>
         <strong>Secrets are not encrypted.</strong> {warning}
       </p>
       <button type="button" className="btn btn-small btn-ghost" onClick={() => navigate('settings')}>
