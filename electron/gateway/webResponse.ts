@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export type WebHandler = (request: Request, options: { parsedBody?: unknown }) => Promise<Response>;
 
 /** What the SDK's transport reads of a request: method, URL and headers (the body comes parsed). */
-function toWebRequest(req: IncomingMessage): Request {
+export function toWebRequest(req: IncomingMessage): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`), { method: req.method ?? 'GET', headers });
