@@ -105,6 +105,7 @@ describe('agents of both eras at one endpoint', () => {
     });
     await app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'fx' && p.status.state === 'ready');
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
+    await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });
     token = (await app.createAgent('Both Eras')).token;
     const modern = await modernAgent(app.url, token);
     modernClient = modern.client;
@@ -202,6 +203,36 @@ describe('agents of both eras at one endpoint', () => {
     } finally {
       await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'ASK' });
     }
+  });
+
+  it('a modern call asks for progress and gets it', async () => {
+    const messages: string[] = [];
+    const result = await modernClient.callTool({ name: 'fx__slow', arguments: { ms: 300 } }, { onprogress: (p) => messages.push(p.message ?? '') });
+    expect(result.isError).toBeFalsy();
+    expect(messages).toContain('started');
+  });
+
+  it('cancelling a modern call closes its stream, which cancels it: the approval it waits for is withdrawn', async () => {
+    const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === 'never-answered');
+    const controller = new AbortController();
+    const pending = modernClient.callTool({ name: 'fx__append', arguments: { line: 'never-answered' } }, { signal: controller.signal });
+    const approval = await asked;
+    const closed = app.nextEvent<{ requestId: string; outcome: string }>('approval.closed', (c) => c.requestId === approval.requestId);
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    expect((await closed).outcome).toBe('cancelled');
+    expect(readLines(counter)).not.toContain('never-answered');
+  });
+
+  it('modern lists carry the cache fields and resultType', async () => {
+    const listed = await raw(
+      app.url,
+      'POST',
+      { Authorization: `Bearer ${token}`, 'Mcp-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list' },
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: ENVELOPE } }),
+    );
+    expect(listed.status).toBe(200);
+    expect(JSON.parse(listed.body)).toMatchObject({ result: { resultType: 'complete', ttlMs: expect.any(Number), cacheScope: 'private', tools: expect.any(Array) } });
   });
 
   it('checks come before the era: a modern request without a token is 401, from a foreign Origin or Host 403', async () => {
