@@ -15,8 +15,8 @@
  * session, so a modern call without a callId is a new call each time it is sent. Keys are always
  * scoped to the agent, so no agent can replay another's results.
  */
-import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
@@ -26,13 +26,23 @@ import { listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentP
 import { agentErrorResult, agentErrorText } from './agentResults.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
+import type { AgentAsk, ModernRounds } from './modernRounds.js';
 
 /** The app's call path as the gateway uses it (CallService.call). */
 export interface GatewayCalls {
   call(
     request: { name: string; serverId: string; args: Record<string, unknown>; callId: string },
     caller: { userId: string; sessionId: string },
-    options: { signal: AbortSignal; onProgress?: (update: ProgressUpdate) => void },
+    options: {
+      signal: AbortSignal;
+      onProgress?: (update: ProgressUpdate) => void;
+      /**
+       * Where a question a downstream server asks during this call (an elicitation) may go: to the
+       * agent, in its era's way (a request on a 2025 session, `input_required` on 2026-07-28).
+       * Absent when the agent cannot answer one (it declared no elicitation capability).
+       */
+      ask?: AgentAsk;
+    },
   ): Promise<CallOutcome>;
 }
 
@@ -58,6 +68,10 @@ export interface AgentServerScope {
   featureSession(agent: StoredAgent): string;
   /** The agent listed its tools (legacy sessions remember what it saw, for list_changed). */
   onListed?(fingerprint: string): void;
+  /** A 2025 session: a downstream question goes to the agent as a real request (when it can answer one). */
+  askVia?(ctx: ServerContext): AgentAsk | undefined;
+  /** The stateless era: a downstream question makes the round `input_required` (modernRounds.ts). */
+  rounds?: ModernRounds;
 }
 
 const KeyPart = z
@@ -88,7 +102,11 @@ function requireAgent(deps: AgentSessionDeps): StoredAgent {
 export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope): Server {
   const capabilities = { tools: { listChanged: true }, ...(deps.features ? { resources: {}, prompts: {} } : {}) };
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the gateway is a proxy whose tool, resource and prompt lists are computed per request: the SDK's low-level Server is meant for exactly that (McpServer registers fixed handlers)
-  const server = new Server({ name: 'MiniHarness', version: deps.version }, { capabilities, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'MiniHarness', version: deps.version },
+    // The gateway's own sealed requestState: verified before any handler runs (tampered or expired → -32602).
+    { capabilities, instructions: INSTRUCTIONS, ...(scope.rounds ? { requestState: { verify: scope.rounds.verify } } : {}) },
+  );
   server.setRequestHandler('tools/list', () => {
     const agent = requireAgent(deps);
     scope.onListed?.(deps.catalog.fingerprint(agent.visibility));
@@ -134,7 +152,7 @@ async function callTool(
   scope: AgentServerScope,
   params: { name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined },
   ctx: ServerContext,
-): Promise<CallToolResult> {
+): Promise<CallToolResult | InputRequiredResult> {
   const agent = requireAgent(deps);
   const named = deps.catalog.resolve(agent.visibility, params.name);
   if (!named) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}. Call tools/list for the tools this agent may use.`);
@@ -154,22 +172,32 @@ async function callTool(
           ctx.mcpReq.notify({ method: 'notifications/progress', params: progress }).catch(() => undefined);
         }
       : undefined;
-  deps.onActivity();
-  try {
-    const outcome = await deps.calls.call(
-      { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: key.callId },
-      { userId: agent.name, sessionId: key.sessionId },
-      { signal: ctx.mcpReq.signal, ...(onProgress ? { onProgress } : {}) },
-    );
-    return {
-      content: outcome.result.content as CallToolResult['content'],
-      ...(outcome.result.structuredContent ? { structuredContent: outcome.result.structuredContent } : {}),
-      ...(outcome.result.isError ? { isError: true } : {}),
-      _meta: { [META_CALL_ID]: key.callId, [META_TRACE_ID]: outcome.traceId, [META_REPLAYED]: outcome.replayed },
-    };
-  } catch (error) {
-    return agentErrorResult(deps.describe(error), params.name, key.callId);
-  } finally {
+  const run = async (callKey: { sessionId: string; callId: string }, ask: AgentAsk | undefined, signal: AbortSignal): Promise<CallToolResult> => {
     deps.onActivity();
+    try {
+      const outcome = await deps.calls.call(
+        { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: callKey.callId },
+        { userId: agent.name, sessionId: callKey.sessionId },
+        { signal, ...(onProgress ? { onProgress } : {}), ...(ask ? { ask } : {}) },
+      );
+      return {
+        content: outcome.result.content as CallToolResult['content'],
+        ...(outcome.result.structuredContent ? { structuredContent: outcome.result.structuredContent } : {}),
+        ...(outcome.result.isError ? { isError: true } : {}),
+        _meta: { [META_CALL_ID]: callKey.callId, [META_TRACE_ID]: outcome.traceId, [META_REPLAYED]: outcome.replayed },
+      };
+    } catch (error) {
+      return agentErrorResult(deps.describe(error), params.name, callKey.callId);
+    } finally {
+      deps.onActivity();
+    }
+  };
+  if (scope.rounds) {
+    // A modern agent can be asked only what it declared it can answer (the request's envelope).
+    // (The SDK types the lifted envelope as an empty object: read it as the record it is.)
+    const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined;
+    const canAnswer = capabilities?.elicitation !== undefined;
+    return scope.rounds.round(agent.id, key, ctx, (callKey, ask, signal) => run(callKey, canAnswer ? ask : undefined, signal));
   }
+  return run(key, scope.askVia?.(ctx), ctx.mcpReq.signal);
 }

@@ -4,7 +4,8 @@
  * webResponse.ts). It lives from `initialize` until the agent ends it (DELETE), the app revokes
  * the agent, or the gateway evicts it; while it lives, the agent gets `tools/list_changed` when
  * what it may see changes. A call without `_meta["io.miniharness/callId"]` is keyed by this
- * session plus the JSON-RPC request id (see agentServer.ts).
+ * session plus the JSON-RPC request id (see agentServer.ts). A question a downstream server asks
+ * during the agent's call reaches the agent as a real `elicitation/create` request on the session.
  */
 import { randomUUID } from 'node:crypto';
 import type { Implementation, Server } from '@modelcontextprotocol/server';
@@ -32,6 +33,9 @@ export class AgentSession {
       keyWithoutCallId: (agent, requestId) => ({ sessionId: `agent:${agent.id}:mcp-${this.sessionId ?? 'none'}`, callId: `request-${String(requestId)}` }),
       featureSession: (agent) => `agent:${agent.id}:mcp-${this.sessionId ?? 'none'}`,
       onListed: (fingerprint) => (this.knownTools = fingerprint),
+      // A downstream question goes to the agent as a real elicitation request on this session, when it declared it can answer one.
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session: the initialize-scoped capabilities and the push channel are this era's way
+      askVia: (ctx) => (this.server.getClientCapabilities()?.elicitation ? (question, signal) => ctx.mcpReq.elicitInput(question, { signal }) : undefined),
     });
     this.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -4,7 +4,9 @@
  * reaches it, gateway.ts routes it to a session first), which owns `server/discover`, header
  * validation, the protocol's 400/404/405 answers, `resultType`, `serverInfo` and the cache fields.
  * Each request gets a fresh agent server (agentServer.ts) for the agent the gateway
- * authenticated; a call without `_meta["io.miniharness/callId"]` is a new call every time.
+ * authenticated; a call without `_meta["io.miniharness/callId"]` is a new call every time. A
+ * question a downstream server asks during a call comes back as `input_required`, the retry
+ * continuing the same call (modernRounds.ts).
  *
  * One handler per agent, so that `subscriptions/listen` streams are the agent's own: when what
  * the agent may see changes (a server added or removed, its tools, the agent's visibility),
@@ -19,6 +21,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AgentSessionDeps } from './agentServer.js';
 import { buildAgentServer } from './agentServer.js';
+import { ModernRounds } from './modernRounds.js';
 
 interface AgentHandler {
   handler: McpHttpHandler;
@@ -29,6 +32,8 @@ interface AgentHandler {
 
 export class ModernAgents {
   private readonly handlers = new Map<string, AgentHandler>();
+  /** Calls that span rounds (a downstream question answered by the agent): their flights and sealed state. */
+  private readonly rounds = new ModernRounds();
 
   /** `depsOf(agentId)`: the agent server's dependencies for that agent (its current state, the app's call path). */
   constructor(private readonly depsOf: (agentId: string) => AgentSessionDeps) {}
@@ -61,6 +66,7 @@ export class ModernAgents {
   async close(): Promise<void> {
     const entries = [...this.handlers.values()];
     this.handlers.clear();
+    this.rounds.close();
     await Promise.all(entries.map((e) => e.handler.close().catch(() => undefined)));
   }
 
@@ -74,6 +80,7 @@ export class ModernAgents {
           // No session: each request is its own call (see agentServer.ts).
           keyWithoutCallId: (agent) => ({ sessionId: `agent:${agent.id}:stateless`, callId: `request-${randomUUID()}` }),
           featureSession: (agent) => `agent:${agent.id}:stateless`,
+          rounds: this.rounds,
         }),
       { legacy: 'reject' },
     );

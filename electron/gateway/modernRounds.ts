@@ -1,0 +1,156 @@
+/**
+ * Multi-round calls of modern (2026-07-28) agents. When a downstream server asks a question
+ * during an agent's call (an elicitation) and the app's call path hands it to the agent
+ * (`GatewayCalls.call`'s `ask`), a legacy agent gets it as a real server→client request on its
+ * session; a modern agent has no such channel, so its request is answered `input_required` with
+ * the question and the gateway's own `requestState`, and the agent retries the same call with its
+ * answer. The downstream call itself keeps running between the rounds (it waits for the answer):
+ * it lives here, in a flight named by a random id.
+ *
+ * The state is sealed (HMAC, v2's `createRequestStateCodec`, a key made at start): it names the
+ * flight, the agent and the call's idempotency key, so the retry is the same call — one
+ * permission decision, one checkpoint, one trace. Tampered or expired state never reaches the
+ * handler (the SDK answers -32602); state minted for another agent is refused here. A retry whose
+ * flight is gone (the app restarted, or the agent came back after FLIGHT_TTL_MS) runs the same
+ * key again, which the checkpoint answers (the stored result, or "in progress or unknown").
+ * A flight nobody continues is aborted after FLIGHT_TTL_MS, which cancels its question downstream.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { CallToolResult, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+/** A question of a downstream server, as the call path hands it to the agent. */
+export type AgentQuestion = ElicitRequestFormParams | ElicitRequestURLParams;
+export type AgentAsk = (question: AgentQuestion, signal: AbortSignal) => Promise<ElicitResult>;
+
+/** How long a flight waits for the agent's next round. */
+export const FLIGHT_TTL_MS = 5 * 60_000;
+/** The key of the question in `inputRequests` / `inputResponses`. */
+export const QUESTION_KEY = 'question';
+
+export interface SealedRound {
+  flight: string;
+  agentId: string;
+  key: { sessionId: string; callId: string };
+}
+
+interface Flight {
+  agentId: string;
+  controller: AbortController;
+  /** The call's final result, once it ends. */
+  outcome: Promise<CallToolResult>;
+  /** The question waiting for the agent's answer, if any. */
+  question?: { params: AgentQuestion; answer(result: ElicitResult): void };
+  /** The call ended (its outcome is settled). */
+  settled: boolean;
+  /** Wakes the round that waits for the next question or the end. */
+  wake?: () => void;
+  timer?: NodeJS.Timeout;
+}
+
+const ElicitAnswer = z.looseObject({ action: z.enum(['accept', 'decline', 'cancel']), content: z.record(z.string(), z.unknown()).optional() });
+
+export class ModernRounds {
+  private readonly flights = new Map<string, Flight>();
+  private readonly codec = createRequestStateCodec<SealedRound>({ key: randomBytes(32), ttlSeconds: FLIGHT_TTL_MS / 1000 });
+  /** For `ServerOptions.requestState.verify`: refuses tampered or expired state before any handler runs. */
+  readonly verify = (state: string, ctx: ServerContext): Promise<SealedRound> => this.codec.verify(state, ctx);
+
+  /**
+   * One round of a modern call: the first (no state) starts it with `run`; a continuation (sealed
+   * state) answers the flight's question with the agent's response. Resolves with the result, or
+   * `input_required` when the downstream asks (again).
+   */
+  async round(
+    agentId: string,
+    key: { sessionId: string; callId: string },
+    ctx: ServerContext,
+    run: (key: { sessionId: string; callId: string }, ask: AgentAsk, signal: AbortSignal) => Promise<CallToolResult>,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const sealed = ctx.mcpReq.requestState<SealedRound>();
+    let id: string;
+    let flight: Flight | undefined;
+    if (sealed !== undefined) {
+      if (typeof sealed !== 'object' || sealed.agentId !== agentId) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This requestState belongs to another agent.');
+      id = sealed.flight;
+      flight = this.flights.get(id);
+      // The flight is gone: the same key again, which the checkpoint answers.
+      if (!flight) return run(sealed.key, refuseQuestion, ctx.mcpReq.signal);
+      const answer = ElicitAnswer.safeParse(ctx.mcpReq.inputResponses?.[QUESTION_KEY]);
+      const question = flight.question;
+      flight.question = undefined;
+      question?.answer(answer.success ? (answer.data as ElicitResult) : { action: 'cancel' });
+      key = sealed.key;
+    } else {
+      id = randomUUID();
+      flight = this.start(id, agentId, key, run);
+    }
+    clearTimeout(flight.timer);
+    // The agent going away during a round ends the call, as closing a stream does.
+    const onAbort = (): void => flight.controller.abort();
+    ctx.mcpReq.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const next = await this.next(flight);
+      if (next === 'done') {
+        this.flights.delete(id);
+        return await flight.outcome;
+      }
+      flight.timer = setTimeout(() => {
+        this.flights.delete(id);
+        flight.controller.abort();
+      }, FLIGHT_TTL_MS);
+      flight.timer.unref();
+      const state = await this.codec.mint({ flight: id, agentId, key });
+      const params = next.params;
+      const request = params.mode === 'url' ? inputRequired.elicitUrl(params) : inputRequired.elicit(params as ElicitRequestFormParams);
+      return inputRequired({ inputRequests: { [QUESTION_KEY]: request }, requestState: state });
+    } finally {
+      ctx.mcpReq.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Ends every flight (the gateway stops): their questions are cancelled downstream. */
+  close(): void {
+    for (const flight of this.flights.values()) {
+      clearTimeout(flight.timer);
+      flight.controller.abort();
+    }
+    this.flights.clear();
+  }
+
+  private start(id: string, agentId: string, key: { sessionId: string; callId: string }, run: (key: { sessionId: string; callId: string }, ask: AgentAsk, signal: AbortSignal) => Promise<CallToolResult>): Flight {
+    const controller = new AbortController();
+    const flight: Flight = { agentId, controller, settled: false, outcome: Promise.resolve({ content: [] }) };
+    const ask: AgentAsk = (params, signal) =>
+      new Promise<ElicitResult>((resolve, reject) => {
+        const cancelled = (): void => reject(new Error('The question was withdrawn.'));
+        if (signal.aborted || controller.signal.aborted) return cancelled();
+        signal.addEventListener('abort', cancelled, { once: true });
+        controller.signal.addEventListener('abort', cancelled, { once: true });
+        flight.question = { params, answer: resolve };
+        flight.wake?.();
+      });
+    flight.outcome = run(key, ask, controller.signal).finally(() => {
+      flight.settled = true;
+      flight.wake?.();
+    });
+    // Its failure is the round's to report; never an unhandled rejection while nobody waits.
+    flight.outcome.catch(() => undefined);
+    this.flights.set(id, flight);
+    return flight;
+  }
+
+  /** Waits for the flight's next question, or its end (both wake it; checked and armed in one turn, so neither is missed). */
+  private async next(flight: Flight): Promise<'done' | { params: AgentQuestion }> {
+    for (;;) {
+      if (flight.question) return { params: flight.question.params };
+      if (flight.settled) return 'done';
+      await new Promise<void>((resolve) => (flight.wake = resolve));
+      flight.wake = undefined;
+    }
+  }
+}
+
+/** A continuation whose flight is gone cannot be asked anything: the downstream gets "cancel". */
+const refuseQuestion: AgentAsk = () => Promise.resolve({ action: 'cancel' });
