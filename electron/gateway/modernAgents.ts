@@ -12,7 +12,7 @@
  * the agent may see changes (a server added or removed, its tools, the agent's visibility),
  * its open streams get `notifications/tools/list_changed` — what a legacy session gets as
  * list_changed — and no other agent's do. Revoking the agent closes its handler, which ends its
- * streams and aborts its requests in flight.
+ * streams and aborts its requests in flight, and ends its calls waiting for a next round.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -60,6 +60,7 @@ export class ModernAgents {
   async closeAgent(agentId: string): Promise<void> {
     const entry = this.handlers.get(agentId);
     this.handlers.delete(agentId);
+    this.rounds.closeAgent(agentId);
     await entry?.handler.close().catch(() => undefined);
   }
 

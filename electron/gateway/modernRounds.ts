@@ -11,8 +11,9 @@
  * flight, the agent and the call's idempotency key, so the retry is the same call — one
  * permission decision, one checkpoint, one trace. Tampered or expired state never reaches the
  * handler (the SDK answers -32602); state minted for another agent is refused here. A retry whose
- * flight is gone (the app restarted, or the agent came back after FLIGHT_TTL_MS) runs the same
- * key again, which the checkpoint answers (the stored result, or "in progress or unknown").
+ * flight is gone (the app restarted, the agent was closed, or it came back after FLIGHT_TTL_MS)
+ * runs the same key again as a first round, which the checkpoint answers (the stored result, or
+ * "in progress or unknown").
  * A flight nobody continues is aborted after FLIGHT_TTL_MS, which cancels its question downstream.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -73,15 +74,21 @@ export class ModernRounds {
     let flight: Flight | undefined;
     if (sealed !== undefined) {
       if (typeof sealed !== 'object' || sealed.agentId !== agentId) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This requestState belongs to another agent.');
-      id = sealed.flight;
-      flight = this.flights.get(id);
-      // The flight is gone: the same key again, which the checkpoint answers.
-      if (!flight) return run(sealed.key, refuseQuestion, ctx.mcpReq.signal);
-      const answer = ElicitAnswer.safeParse(ctx.mcpReq.inputResponses?.[QUESTION_KEY]);
-      const question = flight.question;
-      flight.question = undefined;
-      question?.answer(answer.success ? (answer.data as ElicitResult) : { action: 'cancel' });
       key = sealed.key;
+      id = sealed.flight;
+      const existing = this.flights.get(id);
+      if (existing) {
+        flight = existing;
+        const answer = ElicitAnswer.safeParse(ctx.mcpReq.inputResponses?.[QUESTION_KEY]);
+        const question = flight.question;
+        flight.question = undefined;
+        question?.answer(answer.success ? (answer.data as ElicitResult) : { action: 'cancel' });
+      } else {
+        // The flight is gone: its answer has nothing left to answer. The same key runs again —
+        // which the checkpoint answers (the stored result, or "in progress or unknown").
+        id = randomUUID();
+        flight = this.start(id, agentId, key, run);
+      }
     } else {
       id = randomUUID();
       flight = this.start(id, agentId, key, run);
@@ -107,6 +114,16 @@ export class ModernRounds {
       return inputRequired({ inputRequests: { [QUESTION_KEY]: request }, requestState: state });
     } finally {
       ctx.mcpReq.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The agent was revoked or removed: its flights end, their questions cancelled downstream. */
+  closeAgent(agentId: string): void {
+    for (const [id, flight] of this.flights) {
+      if (flight.agentId !== agentId) continue;
+      clearTimeout(flight.timer);
+      flight.controller.abort();
+      this.flights.delete(id);
     }
   }
 
@@ -151,6 +168,3 @@ export class ModernRounds {
     }
   }
 }
-
-/** A continuation whose flight is gone cannot be asked anything: the downstream gets "cancel". */
-const refuseQuestion: AgentAsk = () => Promise.resolve({ action: 'cancel' });

@@ -81,10 +81,12 @@ describe('a downstream question during an agent’s call, in each era', () => {
   let url: URL;
   let token: string;
   let otherToken: string;
+  let store: AgentStore;
   const closers: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
     const agents = new AgentStore(openConfConfigStore(join(scratch.dir, 'data')), () => undefined);
+    store = agents;
     token = agents.create('Asked', ALL).token;
     otherToken = agents.create('Other', ALL).token;
     gateway = new Gateway({
@@ -177,5 +179,20 @@ describe('a downstream question during an agent’s call, in each era', () => {
     // The rightful agent still continues it.
     const done = await post(url, token, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, requestState: state, inputResponses: { question: { action: 'decline' } }, _meta: ENVELOPE } });
     expect(done.body.result).toMatchObject({ content: [{ type: 'text', text: 'decline' }] });
+  });
+
+  it('a flight whose agent is closed ends; continuing it runs the same key again as a first round (a checkpoint would answer it)', async () => {
+    const first = await post(url, token, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, _meta: { ...ENVELOPE, [META_CALL_ID]: 'parked-1' } } });
+    const state = first.body.result?.requestState as string;
+    expect(state).toEqual(expect.any(String));
+    const agentId = store.list().find((a) => a.name === 'Asked')?.id as string;
+    await gateway.closeAgent(agentId);
+    const again = await post(url, token, { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, requestState: state, inputResponses: { question: { action: 'accept', content: { ok: true } } }, _meta: ENVELOPE } });
+    // The double has no checkpoint: it runs again under the same key, and asks again.
+    expect(again.body.result).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
+    expect(calls.runs.filter((r) => r.callId === 'parked-1')).toHaveLength(2);
+    const state2 = again.body.result?.requestState as string;
+    const done = await post(url, token, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, requestState: state2, inputResponses: { question: { action: 'accept', content: { ok: true } } }, _meta: ENVELOPE } });
+    expect(done.body.result).toMatchObject({ content: [{ type: 'text', text: 'accept:{"ok":true}' }], _meta: { [META_CALL_ID]: 'parked-1' } });
   });
 });
