@@ -60,8 +60,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
+        // Stop keeping it, but let the 413 reach the agent before the connection ends (route()).
+        chunks.length = 0;
+        req.removeAllListeners('data');
+        req.resume();
         reject(new BodyTooLarge());
-        req.destroy();
         return;
       }
       chunks.push(chunk);
@@ -207,7 +210,11 @@ export class Gateway {
       try {
         raw = await readBody(req, this.maxBodyBytes);
       } catch (error) {
-        if (error instanceof BodyTooLarge) return jsonRpcError(res, 413, -32600, `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`);
+        if (error instanceof BodyTooLarge) {
+          // The rest of the body is not read: the connection ends once the answer is out.
+          res.once('finish', () => req.destroy());
+          return jsonRpcError(res, 413, -32600, `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`, { Connection: 'close' });
+        }
         throw error;
       }
       try {
