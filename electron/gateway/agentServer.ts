@@ -26,7 +26,7 @@ import { listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentP
 import { agentErrorResult, agentErrorText } from './agentResults.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
-import type { AgentAsk, ModernRounds } from './modernRounds.js';
+import type { AgentAsk, AgentSample, ModernRounds } from './modernRounds.js';
 
 /** The app's call path as the gateway uses it (CallService.call). */
 export interface GatewayCalls {
@@ -42,6 +42,8 @@ export interface GatewayCalls {
        * Absent when the agent cannot answer one (it declared no elicitation capability).
        */
       ask?: AgentAsk;
+      /** The same for a downstream sampling request: the agent's model answers it. Absent when the agent declared no sampling. */
+      sample?: AgentSample;
     },
   ): Promise<CallOutcome>;
 }
@@ -68,8 +70,8 @@ export interface AgentServerScope {
   featureSession(agent: StoredAgent): string;
   /** The agent listed its tools (legacy sessions remember what it saw, for list_changed). */
   onListed?(fingerprint: string): void;
-  /** A 2025 session: a downstream question goes to the agent as a real request (when it can answer one). */
-  askVia?(ctx: ServerContext): AgentAsk | undefined;
+  /** A 2025 session: a downstream question goes to the agent as a real request (when it declared it can answer one). */
+  askVia?(ctx: ServerContext): { ask?: AgentAsk; sample?: AgentSample };
   /** The stateless era: a downstream question makes the round `input_required` (modernRounds.ts). */
   rounds?: ModernRounds;
 }
@@ -172,13 +174,13 @@ async function callTool(
           ctx.mcpReq.notify({ method: 'notifications/progress', params: progress }).catch(() => undefined);
         }
       : undefined;
-  const run = async (callKey: { sessionId: string; callId: string }, ask: AgentAsk | undefined, signal: AbortSignal): Promise<CallToolResult> => {
+  const run = async (callKey: { sessionId: string; callId: string }, askers: { ask?: AgentAsk; sample?: AgentSample }, signal: AbortSignal): Promise<CallToolResult> => {
     deps.onActivity();
     try {
       const outcome = await deps.calls.call(
         { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: callKey.callId },
         { userId: agent.name, sessionId: callKey.sessionId },
-        { signal, ...(onProgress ? { onProgress } : {}), ...(ask ? { ask } : {}) },
+        { signal, ...(onProgress ? { onProgress } : {}), ...(askers.ask ? { ask: askers.ask } : {}), ...(askers.sample ? { sample: askers.sample } : {}) },
       );
       return {
         content: outcome.result.content as CallToolResult['content'],
@@ -195,9 +197,10 @@ async function callTool(
   if (scope.rounds) {
     // A modern agent can be asked only what it declared it can answer (the request's envelope).
     // (The SDK types the lifted envelope as an empty object: read it as the record it is.)
-    const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined;
-    const canAnswer = capabilities?.elicitation !== undefined;
-    return scope.rounds.round(agent.id, key, ctx, (callKey, ask, signal) => run(callKey, canAnswer ? ask : undefined, signal));
+    const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown; sampling?: unknown } | undefined;
+    return scope.rounds.round(agent.id, key, ctx, (callKey, askers, signal) =>
+      run(callKey, { ...(capabilities?.elicitation !== undefined ? { ask: askers.ask } : {}), ...(capabilities?.sampling !== undefined ? { sample: askers.sample } : {}) }, signal),
+    );
   }
-  return run(key, scope.askVia?.(ctx), ctx.mcpReq.signal);
+  return run(key, scope.askVia?.(ctx) ?? {}, ctx.mcpReq.signal);
 }

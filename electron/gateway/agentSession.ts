@@ -5,13 +5,15 @@
  * the agent, or the gateway evicts it; while it lives, the agent gets `tools/list_changed` when
  * what it may see changes. A call without `_meta["io.miniharness/callId"]` is keyed by this
  * session plus the JSON-RPC request id (see agentServer.ts). A question a downstream server asks
- * during the agent's call reaches the agent as a real `elicitation/create` request on the session.
+ * during the agent's call reaches the agent as a real `elicitation/create` (or
+ * `sampling/createMessage`) request on the session.
  */
 import { randomUUID } from 'node:crypto';
 import type { Implementation, Server } from '@modelcontextprotocol/server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { AgentSessionDeps } from './agentServer.js';
 import { buildAgentServer } from './agentServer.js';
+import type { SamplingResult } from './modernRounds.js';
 
 export class AgentSession {
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server: see agentServer.ts
@@ -33,9 +35,17 @@ export class AgentSession {
       keyWithoutCallId: (agent, requestId) => ({ sessionId: `agent:${agent.id}:mcp-${this.sessionId ?? 'none'}`, callId: `request-${String(requestId)}` }),
       featureSession: (agent) => `agent:${agent.id}:mcp-${this.sessionId ?? 'none'}`,
       onListed: (fingerprint) => (this.knownTools = fingerprint),
-      // A downstream question goes to the agent as a real elicitation request on this session, when it declared it can answer one.
-      // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session: the initialize-scoped capabilities and the push channel are this era's way
-      askVia: (ctx) => (this.server.getClientCapabilities()?.elicitation ? (question, signal) => ctx.mcpReq.elicitInput(question, { signal }) : undefined),
+      // A downstream question goes to the agent as a real request on this session, when it declared it can answer one.
+      askVia: (ctx) => {
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session: the initialize-scoped capabilities are this era's
+        const declared = this.server.getClientCapabilities();
+        return {
+          // eslint-disable-next-line @typescript-eslint/no-deprecated -- the 2025 push channel, this era's way to ask
+          ...(declared?.elicitation ? { ask: (question, signal) => ctx.mcpReq.elicitInput(question, { signal }) } : {}),
+          // eslint-disable-next-line @typescript-eslint/no-deprecated -- the 2025 push channel, this era's way to ask
+          ...(declared?.sampling ? { sample: (request, signal) => ctx.mcpReq.requestSampling(request, { signal }) as Promise<SamplingResult> } : {}),
+        };
+      },
     });
     this.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -1,7 +1,7 @@
 /**
  * Multi-round calls of modern (2026-07-28) agents. When a downstream server asks a question
- * during an agent's call (an elicitation) and the app's call path hands it to the agent
- * (`GatewayCalls.call`'s `ask`), a legacy agent gets it as a real server→client request on its
+ * during an agent's call (an elicitation, or a sampling request) and the app's call path hands it
+ * to the agent (`GatewayCalls.call`'s `ask` / `sample`), a legacy agent gets it as a real server→client request on its
  * session; a modern agent has no such channel, so its request is answered `input_required` with
  * the question and the gateway's own `requestState`, and the agent retries the same call with its
  * answer. The downstream call itself keeps running between the rounds (it waits for the answer):
@@ -17,13 +17,34 @@
  * A flight nobody continues is aborted after FLIGHT_TTL_MS, which cancels its question downstream.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { CallToolResult, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import type {
+  CallToolResult,
+  CreateMessageRequestParamsBase,
+  CreateMessageResult,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+  InputRequest,
+  InputRequiredResult,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /** A question of a downstream server, as the call path hands it to the agent. */
 export type AgentQuestion = ElicitRequestFormParams | ElicitRequestURLParams;
 export type AgentAsk = (question: AgentQuestion, signal: AbortSignal) => Promise<ElicitResult>;
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- sampling is deprecated in 2026-07-28 (SEP-2577) but still in the spec: downstream servers still ask it
+export type SamplingRequest = CreateMessageRequestParamsBase;
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- see SamplingRequest
+export type SamplingResult = CreateMessageResult;
+/** A sampling request of a downstream server, for the agent's model. */
+export type AgentSample = (request: SamplingRequest, signal: AbortSignal) => Promise<SamplingResult>;
+/** How a round reaches the downstream's questions: both hooks of one flight. */
+export interface AgentAskers {
+  ask: AgentAsk;
+  sample: AgentSample;
+}
 
 /** How long a flight waits for the agent's next round. */
 export const FLIGHT_TTL_MS = 5 * 60_000;
@@ -41,8 +62,8 @@ interface Flight {
   controller: AbortController;
   /** The call's final result, once it ends. */
   outcome: Promise<CallToolResult>;
-  /** The question waiting for the agent's answer, if any. */
-  question?: { params: AgentQuestion; answer(result: ElicitResult): void };
+  /** The question waiting for the agent's answer, if any: the embedded request, and how its response settles it. */
+  question?: { request: InputRequest; answer(response: unknown): void };
   /** The call ended (its outcome is settled). */
   settled: boolean;
   /** Wakes the round that waits for the next question or the end. */
@@ -51,6 +72,7 @@ interface Flight {
 }
 
 const ElicitAnswer = z.looseObject({ action: z.enum(['accept', 'decline', 'cancel']), content: z.record(z.string(), z.unknown()).optional() });
+const SamplingAnswer = z.looseObject({ role: z.literal('assistant'), content: z.unknown(), model: z.string() });
 
 export class ModernRounds {
   private readonly flights = new Map<string, Flight>();
@@ -67,7 +89,7 @@ export class ModernRounds {
     agentId: string,
     key: { sessionId: string; callId: string },
     ctx: ServerContext,
-    run: (key: { sessionId: string; callId: string }, ask: AgentAsk, signal: AbortSignal) => Promise<CallToolResult>,
+    run: (key: { sessionId: string; callId: string }, askers: AgentAskers, signal: AbortSignal) => Promise<CallToolResult>,
   ): Promise<CallToolResult | InputRequiredResult> {
     const sealed = ctx.mcpReq.requestState<SealedRound>();
     let id: string;
@@ -79,10 +101,9 @@ export class ModernRounds {
       const existing = this.flights.get(id);
       if (existing) {
         flight = existing;
-        const answer = ElicitAnswer.safeParse(ctx.mcpReq.inputResponses?.[QUESTION_KEY]);
         const question = flight.question;
         flight.question = undefined;
-        question?.answer(answer.success ? (answer.data as ElicitResult) : { action: 'cancel' });
+        question?.answer(ctx.mcpReq.inputResponses?.[QUESTION_KEY]);
       } else {
         // The flight is gone: its answer has nothing left to answer. The same key runs again —
         // which the checkpoint answers (the stored result, or "in progress or unknown").
@@ -109,9 +130,7 @@ export class ModernRounds {
       }, FLIGHT_TTL_MS);
       flight.timer.unref();
       const state = await this.codec.mint({ flight: id, agentId, key });
-      const params = next.params;
-      const request = params.mode === 'url' ? inputRequired.elicitUrl(params) : inputRequired.elicit(params as ElicitRequestFormParams);
-      return inputRequired({ inputRequests: { [QUESTION_KEY]: request }, requestState: state });
+      return inputRequired({ inputRequests: { [QUESTION_KEY]: next.request }, requestState: state });
     } finally {
       ctx.mcpReq.signal.removeEventListener('abort', onAbort);
     }
@@ -136,19 +155,51 @@ export class ModernRounds {
     this.flights.clear();
   }
 
-  private start(id: string, agentId: string, key: { sessionId: string; callId: string }, run: (key: { sessionId: string; callId: string }, ask: AgentAsk, signal: AbortSignal) => Promise<CallToolResult>): Flight {
+  private start(id: string, agentId: string, key: { sessionId: string; callId: string }, run: (key: { sessionId: string; callId: string }, askers: AgentAskers, signal: AbortSignal) => Promise<CallToolResult>): Flight {
     const controller = new AbortController();
     const flight: Flight = { agentId, controller, settled: false, outcome: Promise.resolve({ content: [] }) };
-    const ask: AgentAsk = (params, signal) =>
-      new Promise<ElicitResult>((resolve, reject) => {
+    /** Parks a question until the agent's next round answers it; `settle` turns the agent's response into the downstream's answer. */
+    const park = <T>(request: InputRequest, settle: (response: unknown) => T, signal: AbortSignal): Promise<T> =>
+      new Promise<T>((resolve, reject) => {
         const cancelled = (): void => reject(new Error('The question was withdrawn.'));
         if (signal.aborted || controller.signal.aborted) return cancelled();
         signal.addEventListener('abort', cancelled, { once: true });
         controller.signal.addEventListener('abort', cancelled, { once: true });
-        flight.question = { params, answer: resolve };
+        flight.question = {
+          request,
+          answer: (response) => {
+            try {
+              resolve(settle(response));
+            } catch (error) {
+              reject(error instanceof Error ? error : new Error(String(error)));
+            }
+          },
+        };
         flight.wake?.();
       });
-    flight.outcome = run(key, ask, controller.signal).finally(() => {
+    const askers: AgentAskers = {
+      // An answer that is not one (missing or malformed) counts as the agent cancelling.
+      ask: (params, signal) =>
+        park(
+          params.mode === 'url' ? inputRequired.elicitUrl(params) : inputRequired.elicit(params as ElicitRequestFormParams),
+          (response): ElicitResult => {
+            const answer = ElicitAnswer.safeParse(response);
+            return answer.success ? (answer.data as ElicitResult) : { action: 'cancel' };
+          },
+          signal,
+        ),
+      // A sampling answer must be one: anything else fails the downstream's request.
+      sample: (params, signal) =>
+        park(
+          inputRequired.createMessage(params),
+          (response): SamplingResult => {
+            if (!SamplingAnswer.safeParse(response).success) throw new Error('The agent did not answer the sampling request with a message.');
+            return response as SamplingResult;
+          },
+          signal,
+        ),
+    };
+    flight.outcome = run(key, askers, controller.signal).finally(() => {
       flight.settled = true;
       flight.wake?.();
     });
@@ -159,9 +210,9 @@ export class ModernRounds {
   }
 
   /** Waits for the flight's next question, or its end (both wake it; checked and armed in one turn, so neither is missed). */
-  private async next(flight: Flight): Promise<'done' | { params: AgentQuestion }> {
+  private async next(flight: Flight): Promise<'done' | { request: InputRequest }> {
     for (;;) {
-      if (flight.question) return { params: flight.question.params };
+      if (flight.question) return { request: flight.question.request };
       if (flight.settled) return 'done';
       await new Promise<void>((resolve) => (flight.wake = resolve));
       flight.wake = undefined;

@@ -1,5 +1,6 @@
 /**
- * A question a downstream server asks during an agent's call (an elicitation), handed by the call
+ * A question a downstream server asks during an agent's call (an elicitation, or a sampling
+ * request), handed by the call
  * path to the agent, crosses the eras: a modern agent (v2 Client, 2026-07-28) gets it as
  * `input_required` with the gateway's sealed requestState and retries the same call; a legacy
  * agent (v1 Client) gets a real `elicitation/create` request on its session. The gateway is real
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { toErrorShape } from '../../electron/app/errors.js';
 import type { GatewayCalls } from '../../electron/gateway/agentServer.js';
 import { AgentStore } from '../../electron/gateway/agentStore.js';
@@ -38,6 +39,11 @@ class AskingCalls implements GatewayCalls {
   readonly runs: Array<{ callId: string; sessionId: string; asked: boolean }> = [];
   async call(request: { name: string; callId: string }, caller: { sessionId: string }, options: Parameters<GatewayCalls['call']>[2]): Promise<CallOutcome> {
     this.runs.push({ callId: request.callId, sessionId: caller.sessionId, asked: options.ask !== undefined });
+    if (request.name === 'summarize') {
+      if (!options.sample) return outcome(request.callId, caller.sessionId, 'no model to ask');
+      const reply = await options.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Summarize: a b c' } }], maxTokens: 20 }, options.signal);
+      return outcome(request.callId, caller.sessionId, `${reply.model}: ${(reply.content as { text?: string }).text ?? '?'}`);
+    }
     const answers: string[] = [];
     const questions = request.name === 'twice' ? ['First?', 'Second?'] : ['Confirm?'];
     for (const message of questions) {
@@ -49,9 +55,12 @@ class AskingCalls implements GatewayCalls {
       const answer = await options.ask(question, options.signal);
       answers.push(`${answer.action}${answer.content ? `:${JSON.stringify(answer.content)}` : ''}`);
     }
-    const text = answers.join(' | ');
-    return { callId: request.callId, traceId: `trace-${request.callId}`, sessionId: caller.sessionId, toolName: request.name, serverId: 'dn', replayed: false, attempts: 1, result: { content: [{ type: 'text', text }], isError: false }, warnings: [] };
+    return outcome(request.callId, caller.sessionId, answers.join(' | '));
   }
+}
+
+function outcome(callId: string, sessionId: string, text: string): CallOutcome {
+  return { callId, traceId: `trace-${callId}`, sessionId, toolName: 'x', serverId: 'dn', replayed: false, attempts: 1, result: { content: [{ type: 'text', text }], isError: false }, warnings: [] };
 }
 
 interface RawReply {
@@ -91,7 +100,7 @@ describe('a downstream question during an agent’s call, in each era', () => {
     otherToken = agents.create('Other', ALL).token;
     gateway = new Gateway({
       agents,
-      catalog: new GatewayCatalog(() => [tool('confirm'), tool('twice')]),
+      catalog: new GatewayCatalog(() => [tool('confirm'), tool('twice'), tool('summarize')]),
       calls,
       describe: (error) => toErrorShape(error),
       version: '0.0.0-test',
@@ -152,6 +161,23 @@ describe('a downstream question during an agent’s call, in each era', () => {
     const result = await client.callTool({ name: 'dn__confirm', arguments: {} });
     expect(asked).toEqual(['Confirm?']);
     expect(result.content).toEqual([{ type: 'text', text: 'accept:{"ok":false}' }]);
+  });
+
+  it('sampling crosses the eras too: input_required to a modern agent, a real request to a legacy one; none to an agent without sampling', async () => {
+    const modern = new ModernClient({ name: 'modern-sampler', version: '1' }, { versionNegotiation: { mode: 'auto' }, capabilities: { sampling: {} } });
+    modern.setRequestHandler('sampling/createMessage', () => ({ role: 'assistant', content: { type: 'text', text: 'abc' }, model: 'modern-model' }));
+    await modern.connect(new ModernHttp(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    closers.push(() => modern.close());
+    expect((await modern.callTool({ name: 'dn__summarize', arguments: {} })).content).toEqual([{ type: 'text', text: 'modern-model: abc' }]);
+
+    const legacy = new LegacyClient({ name: 'legacy-sampler', version: '1' }, { capabilities: { sampling: {} } });
+    legacy.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: 'a-b-c' }, model: 'legacy-model' }));
+    await legacy.connect(new LegacyHttp(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    closers.push(() => legacy.close());
+    expect((await legacy.callTool({ name: 'dn__summarize', arguments: {} })).content).toEqual([{ type: 'text', text: 'legacy-model: a-b-c' }]);
+
+    const mute = await modernAgent(() => ({ action: 'cancel' }));
+    expect((await mute.callTool({ name: 'dn__summarize', arguments: {} })).content).toEqual([{ type: 'text', text: 'no model to ask' }]);
   });
 
   it('an agent that declared no elicitation is not asked', async () => {
