@@ -15,6 +15,10 @@
  * runs the same key again as a first round, which the checkpoint answers (the stored result, or
  * "in progress or unknown").
  * A flight nobody continues is aborted after FLIGHT_TTL_MS, which cancels its question downstream.
+ *
+ * The app's call path does not use the hooks yet (CallService and the registry's question
+ * handlers are not the gateway's): until they do, a downstream's questions go to the person in
+ * MiniHarness, as before; test/gateway/agentAsks.test.ts drives the hooks with a call-path double.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type {
