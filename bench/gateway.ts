@@ -1,15 +1,19 @@
 /**
- * Benchmark: what the agent gateway adds to a tool call.
+ * Benchmark: what the agent gateway adds to a tool call, for agents of both protocol eras.
  *
  * One server, `@modelcontextprotocol/server-everything` over stdio, and its `echo` tool, called
- * three ways in the same run, by the official SDK `Client` as the agent:
+ * five ways in the same run, by the official SDK `Client` as the agent:
  * - direct: over `StdioClientTransport`, spawning server-everything;
- * - floor: over Streamable HTTP to the thinnest SDK proxy in front of the same server
- *   (bench/httpFloor.ts: SDK Server ↔ SDK Client, nothing else) — what the HTTP hop costs;
- * - gateway: over Streamable HTTP to the agent gateway of the real app — the browser-mode host
- *   (`electron/web/cli.ts`) in its own process —, with server-everything configured in the app,
- *   an ALLOW rule for `echo` (no approval) and each call's `_meta` callId checkpointed durably in
- *   SQLite (WAL) and traced.
+ * - floor, legacy: a v1 Client (2025 era, a session) over Streamable HTTP to the thinnest SDK
+ *   proxy of that era in front of the same server (bench/httpFloor.ts `--era legacy`) — what the
+ *   HTTP hop costs;
+ * - gateway, legacy: the same v1 Client to the agent gateway of the real app — the browser-mode
+ *   host (`electron/web/cli.ts`) in its own process —, with server-everything configured in the
+ *   app, an ALLOW rule for `echo` (no approval) and each call's `_meta` callId checkpointed
+ *   durably in SQLite (WAL) and traced;
+ * - floor, modern: a v2 Client negotiating (`auto`, it ends on 2026-07-28, stateless) to v2's
+ *   bare per-request handler proxying the same server (bench/httpFloor.ts `--era modern`);
+ * - gateway, modern: the same v2 Client to the same gateway (its stateless 2026-07-28 leg).
  * Agent, middle and server are separate processes, as in use; no GUI page is connected while
  * measuring. Each side: a warm-up, then per round N sequential calls (p50/p99 from
  * performance.now per call) and N calls with C in flight (throughput), with the CPU time each
@@ -31,6 +35,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -116,9 +121,25 @@ async function directCaller(): Promise<Side> {
   return { call, cpu: new CpuMeter({ server: transport.pid ? [transport.pid] : [] }) };
 }
 
-/** The floor proxy (bench/httpFloor.ts) as its own process, and the same agent Client over HTTP to it. */
-async function floorCaller(json: boolean): Promise<Side> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'bench', 'httpFloor.ts'), ...(json ? ['--json'] : []), '--', process.execPath, ...everythingEntry()], {
+type Era = 'legacy' | 'modern';
+
+/** An agent of `era` over Streamable HTTP: a v1 Client (the 2025 handshake) or a v2 Client negotiating (it must end modern). */
+async function httpAgent(era: Era, url: URL, name: string, token?: string): Promise<{ callTool(params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> }): Promise<CallToolResult>; close(): Promise<void> }> {
+  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+  if (era === 'legacy') {
+    const client = new Client({ name, version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : {}));
+    return { callTool: async (params) => (await client.callTool(params)) as CallToolResult, close: () => client.close() };
+  }
+  const client = new ModernClient({ name, version: '0.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new ModernHttp(url, requestInit ? { requestInit } : {}));
+  if (client.getNegotiatedProtocolVersion() !== '2026-07-28') throw new Error(`${name}: the v2 client ended on ${client.getNegotiatedProtocolVersion()}, not 2026-07-28`);
+  return { callTool: async (params) => (await client.callTool(params)) as CallToolResult, close: () => client.close() };
+}
+
+/** The floor proxy of `era` (bench/httpFloor.ts) as its own process, and the agent of that era over HTTP to it. */
+async function floorCaller(json: boolean, era: Era = 'legacy'): Promise<Side> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'bench', 'httpFloor.ts'), '--era', era, ...(json ? ['--json'] : []), '--', process.execPath, ...everythingEntry()], {
     cwd: PROJECT_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -132,18 +153,19 @@ async function floorCaller(json: boolean): Promise<Side> {
     });
     child.once('exit', (code) => reject(new Error(`the floor proxy exited (${code})`)));
   });
-  const client = new Client({ name: 'bench-floor', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  const client = await httpAgent(era, new URL(`http://127.0.0.1:${port}/mcp`), `bench-floor-${era}`);
   closers.push(() => client.close());
   const call: Caller = async (i) => {
     const message = `hello #${i}`;
-    checkEcho((await client.callTool({ name: 'echo', arguments: { message } })) as CallToolResult, message);
+    checkEcho(await client.callTool({ name: 'echo', arguments: { message } }), message);
   };
   return { call, cpu: new CpuMeter({ app: [child.pid!], server: childPids(child.pid!) }) };
 }
 
 interface GatewaySide extends Side {
   host: HostProcess;
+  /** The same app, called by an agent of the modern era. */
+  modern: Side;
 }
 
 /** The app as its own process; set up over the bridge as the GUI would, which then disconnects. */
@@ -164,14 +186,18 @@ async function gatewayCaller(): Promise<GatewaySide> {
     const client = await connectAgent(url, agentToken, 'bench-gateway');
     closers.push(() => client.close());
     if (!(await client.listTools()).tools.some((t) => t.name === TOOL)) throw new Error(`gateway: no ${TOOL} listed`);
+    const modernClient = await httpAgent('modern', url, 'bench-gateway-modern', agentToken);
+    closers.push(() => modernClient.close());
 
-    const call = async (i: number): Promise<CallToolResult> => {
+    const callAs = async (agent: { callTool: (typeof modernClient)['callTool'] }, prefix: string, i: number): Promise<CallToolResult> => {
       const message = `hello #${i}`;
-      const result = (await client.callTool({ name: TOOL, arguments: { message }, _meta: { [META_CALL_ID]: `bench-${i}` } })) as CallToolResult;
+      const result = await agent.callTool({ name: TOOL, arguments: { message }, _meta: { [META_CALL_ID]: `${prefix}-${i}` } });
       checkEcho(result, message);
       if ((result._meta as Record<string, unknown> | undefined)?.[META_REPLAYED] !== false) throw new Error('gateway: the call was replayed, not run');
       return result;
     };
+    const call = (i: number): Promise<CallToolResult> => callAs({ callTool: async (params) => (await client.callTool(params)) as CallToolResult }, 'bench', i);
+    const modernCall: Caller = async (i) => void (await callAs(modernClient, 'bench-modern', i));
     // The first call must be allowed by the rule, claimed, run once and completed.
     const first = await call(-1);
     const traceId = (first._meta as Record<string, unknown>)[META_TRACE_ID] as string;
@@ -182,7 +208,8 @@ async function gatewayCaller(): Promise<GatewaySide> {
       throw new Error(`gateway: the call was not allowed by the rule and checkpointed (status ${detail.trace.status}, events ${types})`);
     }
     // The host's children: server-everything (started by the app's registry).
-    return { call: async (i) => void (await call(i)), host, cpu: new CpuMeter({ app: [host.pid], server: childPids(host.pid) }) };
+    const cpu = (): CpuMeter => new CpuMeter({ app: [host.pid], server: childPids(host.pid) });
+    return { call: async (i) => void (await call(i)), host, cpu: cpu(), modern: { call: modernCall, cpu: cpu() } };
   } finally {
     bridge.close();
   }
@@ -260,10 +287,12 @@ async function main(): Promise<void> {
   const gateway = await gatewayCaller();
   const measured = (label: string, side: Side): Measured => ({ ...side, label, next: 0, seq: [], conc: [], seqCpu: [], concCpu: [] });
   const direct = measured('direct: SDK Client → server-everything (stdio)', await directCaller());
-  const floor = measured('floor: SDK Client → bare SDK proxy (HTTP) → server-everything', await floorCaller(false));
+  const floor = measured('floor: v1 Client (2025) → bare v1 proxy (HTTP, session) → server-everything', await floorCaller(false));
   const floorJson = FLOOR_JSON ? measured('floor, JSON responses (enableJsonResponse)', await floorCaller(true)) : undefined;
-  const gw = measured('gateway: SDK Client → MiniHarness (HTTP) → server-everything', gateway);
-  const sides = [direct, floor, ...(floorJson ? [floorJson] : []), gw];
+  const gw = measured('gateway: v1 Client (2025) → MiniHarness (HTTP, session) → server-everything', gateway);
+  const floorModern = measured('floor-modern: v2 Client (2026-07-28) → bare v2 handler (HTTP, stateless) → server-everything', await floorCaller(false, 'modern'));
+  const gwModern = measured('gateway-modern: v2 Client (2026-07-28) → MiniHarness (HTTP, stateless) → server-everything', gateway.modern);
+  const sides = [direct, floor, ...(floorJson ? [floorJson] : []), gw, floorModern, gwModern];
   const take = (side: Measured, n: number): number => {
     const first = side.next;
     side.next += n;
@@ -311,6 +340,10 @@ async function main(): Promise<void> {
       `concurrent: floor ×${fmt(conc(floor) / conc(direct), 2)} of direct, gateway ×${fmt(conc(gw) / conc(floor), 2)} of the floor` +
       (floorJson ? `; JSON instead of SSE on the floor: p50 ${fmt(p50(floorJson) - p50(floor))} ms, concurrent ×${fmt(conc(floorJson) / conc(floor), 2)}` : ''),
   );
+  console.log(
+    `modern era: gateway-modern vs direct p50 +${fmt(p50(gwModern) - p50(direct))} ms; the HTTP hop (floor-modern − direct) +${fmt(p50(floorModern) - p50(direct))} ms, ` +
+      `MiniHarness's own work (gateway-modern − floor-modern) +${fmt(p50(gwModern) - p50(floorModern))} ms; concurrent: floor-modern ×${fmt(conc(floorModern) / conc(direct), 2)} of direct, gateway-modern ×${fmt(conc(gwModern) / conc(floorModern), 2)} of its floor`,
+  );
   const spread = (values: number[], digits: number) => `${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}`;
   console.log(`per-round spread: ${sides.map((side) => `${side.label.split(':')[0]} p50 ${spread(side.seq.map((r) => r.p50), 3)} ms, ${spread(side.conc, 0)} calls/s`).join('; ')}`);
   console.log(
@@ -321,7 +354,15 @@ async function main(): Promise<void> {
       `total ${fmt((performance.now() - started) / 1000, 1)} s)`,
   );
   if (PROFILE) await profileHost(gateway, take(gw, 2 * PROFILE_CALLS));
-  console.log(JSON.stringify({ bench: 'gateway', p50_added_ms: Number(added.toFixed(3)), concurrent_ratio: Number(ratio.toFixed(3)) }));
+  console.log(
+    JSON.stringify({
+      bench: 'gateway',
+      p50_added_ms: Number(added.toFixed(3)),
+      concurrent_ratio: Number(ratio.toFixed(3)),
+      modern_p50_added_ms: Number((p50(gwModern) - p50(direct)).toFixed(3)),
+      modern_concurrent_ratio: Number((conc(gwModern) / conc(direct)).toFixed(3)),
+    }),
+  );
 }
 
 runBench(main, closers, work);

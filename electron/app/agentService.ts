@@ -1,8 +1,10 @@
 /**
  * The Agents view's side of the gateway: registering, limiting and revoking agents, and the one
  * view of the endpoint, the agents (with their live sessions and recorded calls) and the names
- * agents see. Every change that alters what an agent sees reaches its open sessions at once
- * (list_changed, or the session closed on revoke).
+ * agents see. Every change that alters what an agent sees reaches it at once, in its era's way:
+ * list_changed on its open 2025 sessions and on its 2026-07-28 `subscriptions/listen` streams; on
+ * revoke, its sessions and streams end. The sessions listed are 2025 sessions: a 2026-07-28 agent
+ * is stateless and has none (its calls are counted all the same).
  */
 import type { AgentsView, AgentView, AgentVisibility } from '../../shared/agents.js';
 import type { Database } from 'better-sqlite3';

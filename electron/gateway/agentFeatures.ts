@@ -8,8 +8,8 @@
  * Names: resources keep their URIs (they are addresses; the server is in
  * `_meta["io.miniharness/server"]`); prompts are named `<server>__<prompt>` like tools.
  */
-import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/server';
+import { UriTemplate } from '@modelcontextprotocol/server';
 import type { AgentVisibility, GatewayToolName } from '../../shared/agents.js';
 import { isVisible } from './catalog.js';
 import { nameTools } from './toolNames.js';

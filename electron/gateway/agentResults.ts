@@ -4,7 +4,7 @@
  * or stop) — not a protocol error, which many clients show as a crash. The error's contract code
  * travels in `_meta` for agents that branch on it. The message is already redacted.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ErrorShape } from '../../shared/contract.js';
 import { META_CALL_ID, META_TRACE_ID } from '../../shared/agents.js';
 

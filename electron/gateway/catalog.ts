@@ -3,7 +3,7 @@
  * under the gateway's names, filtered by each agent's visibility. Rebuilt when the tools change
  * (`invalidate`), read on every `tools/list` and `tools/call`.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import type { AgentVisibility, GatewayToolName } from '../../shared/agents.js';
 import type { HarnessToolInfo } from '../harness/application.js';
 import { LOCAL_SERVER_ID } from '../security/permissions.js';

@@ -1,23 +1,28 @@
 /**
- * The agent gateway: MiniHarness as one MCP server (Streamable HTTP, stateful sessions) at
- * `http://127.0.0.1:<port>/mcp`, served by the core in both hosts. Every request is checked before
- * anything else, in this order: the path; Host and Origin (DNS rebinding: a web page must not
- * reach a loopback server through a name it controls) → 403; the agent's bearer token → 401; the
- * session, which must belong to that agent. Bodies are bounded; nothing an agent sends can end
- * the process. A port in use is a state the Agents view shows, not a crash.
+ * The agent gateway: MiniHarness as one MCP server (Streamable HTTP) at
+ * `http://127.0.0.1:<port>/mcp`, served by the core in both hosts, to agents of both protocol
+ * eras. Every request is checked before anything else, whatever its era, in this order: the path;
+ * Host and Origin (DNS rebinding: a web page must not reach a loopback server through a name it
+ * controls) → 403; the agent's bearer token → 401; the body's size → 413 and its JSON → 400.
+ * Only then is the era decided, by the SDK's own predicate (`isLegacyRequest`): a request carrying
+ * the 2026-07-28 `_meta` envelope is served statelessly (modernAgents.ts); anything else is a
+ * 2025-era request, served in a session (agentSession.ts) that must belong to that agent.
+ * Nothing an agent sends can end the process. A port in use is a state the Agents view shows, not
+ * a crash.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { AgentSessionView, GatewayStatus } from '../../shared/agents.js';
 import { GATEWAY_PATH } from '../../shared/agents.js';
 import { MAX_BRIDGE_FRAME_BYTES } from '../../shared/limits.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
-import type { AgentSessionDeps } from './agentSession.js';
+import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
 import type { AgentStore, StoredAgent } from './agentStore.js';
-import { serveWebRequest } from './webResponse.js';
+import { ModernAgents } from './modernAgents.js';
+import { serveWebRequest, toWebRequest } from './webResponse.js';
 
 export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActivity'> {
   agents: AgentStore;
@@ -55,8 +60,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
+        // Stop keeping it, but let the 413 reach the agent before the connection ends (route()).
+        chunks.length = 0;
+        req.removeAllListeners('data');
+        req.resume();
         reject(new BodyTooLarge());
-        req.destroy();
         return;
       }
       chunks.push(chunk);
@@ -74,10 +82,13 @@ export class Gateway {
   private readonly maxBodyBytes: number;
   private readonly maxSessions: number;
   private activityTimer: NodeJS.Timeout | undefined;
+  /** Modern (stateless) agents: one SDK handler per agent. */
+  private readonly modern: ModernAgents;
 
   constructor(private readonly options: GatewayOptions) {
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BRIDGE_FRAME_BYTES;
     this.maxSessions = options.maxSessionsPerAgent ?? 32;
+    this.modern = new ModernAgents((agentId) => this.depsOf(agentId));
   }
 
   status(): GatewayStatus {
@@ -111,6 +122,7 @@ export class Gateway {
     this.activityTimer = undefined;
     await Promise.all([...this.sessions.values()].map((s) => s.close()));
     this.sessions.clear();
+    await this.modern.close();
     if (http) {
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
@@ -135,14 +147,15 @@ export class Gateway {
       });
   }
 
-  /** The tools or an agent's visibility changed: sessions whose list differs get list_changed. */
+  /** The tools or an agent's visibility changed: sessions and listen streams whose list differs get list_changed. */
   async toolsChanged(): Promise<void> {
+    this.modern.toolsMayHaveChanged();
     await Promise.all([...this.sessions.values()].map((s) => s.toolsMayHaveChanged()));
   }
 
-  /** The agent was revoked or removed: its sessions end now. */
+  /** The agent was revoked or removed: its sessions and listen streams end now, its requests in flight are aborted. */
   async closeAgent(agentId: string): Promise<void> {
-    await Promise.all([...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()));
+    await Promise.all([...[...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()), this.modern.closeAgent(agentId)]);
   }
 
   /** A call started or ended: one report for everything that happens within ACTIVITY_REPORT_MS. */
@@ -197,7 +210,11 @@ export class Gateway {
       try {
         raw = await readBody(req, this.maxBodyBytes);
       } catch (error) {
-        if (error instanceof BodyTooLarge) return jsonRpcError(res, 413, -32600, `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`);
+        if (error instanceof BodyTooLarge) {
+          // The rest of the body is not read: the connection ends once the answer is out.
+          res.once('finish', () => req.destroy());
+          return jsonRpcError(res, 413, -32600, `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`, { Connection: 'close' });
+        }
         throw error;
       }
       try {
@@ -207,6 +224,9 @@ export class Gateway {
       }
     }
 
+    // The SDK's own era decision (the envelope claim), on the body already read: modern requests never reach a session.
+    if (!(await isLegacyRequest(toWebRequest(req), body))) return this.modern.serve(agent.id, req, res, body);
+
     if (sessionId !== undefined) {
       const session = this.sessions.get(sessionId);
       // Another agent's session id is as unknown as a made-up one.
@@ -214,7 +234,9 @@ export class Gateway {
       session.lastSeenAt = Date.now();
       return serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body);
     }
-    if (req.method !== 'POST' || !(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
+    // No session and no envelope: a GET (the 2025 notification stream) or DELETE needs a session; a 2026-07-28 agent has neither.
+    if (req.method !== 'POST') return jsonRpcError(res, 405, -32000, 'Method not allowed: without a session the gateway answers POST only.', { Allow: 'POST' });
+    if (!(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
       return jsonRpcError(res, 400, -32000, 'Bad request: no session id; start with an initialize request.');
     }
     const session = this.openSession(agent);
@@ -222,18 +244,24 @@ export class Gateway {
     await serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body);
   }
 
+  /** What an agent server needs, for one agent: its current state (undefined once revoked or removed) and the app's call path. */
+  private depsOf(agentId: string): AgentSessionDeps {
+    const { agents } = this.options;
+    return {
+      ...this.options,
+      agent: () => {
+        const current = agents.list().find((a) => a.id === agentId);
+        return current && current.revokedAt === undefined ? current : undefined;
+      },
+      onActivity: () => this.activity(),
+    };
+  }
+
   private openSession(agent: StoredAgent): AgentSession {
-    const { agents, onChange } = this.options;
+    const { onChange } = this.options;
     return new AgentSession(
       agent.id,
-      {
-        ...this.options,
-        agent: () => {
-          const current = agents.list().find((a) => a.id === agent.id);
-          return current && current.revokedAt === undefined ? current : undefined;
-        },
-        onActivity: () => this.activity(),
-      },
+      this.depsOf(agent.id),
       {
         onInitialized: (session) => {
           this.sessions.set(session.sessionId as string, session);

@@ -1,18 +1,23 @@
 /**
  * The stdio entry (`miniharness-gateway`): for agents that can only spawn a process (Claude
  * Desktop), it relays JSON-RPC messages between its stdin/stdout and the running app's gateway
- * over Streamable HTTP — both sides through the SDK's own transports, messages passed as they
- * are. It holds no state of its own: the app does the work, the checks and the records.
+ * over Streamable HTTP — both sides through the SDK's own (v2) transports, messages passed as
+ * they are, so it serves agents of both eras: a 2025 agent's `initialize` opens a session at the
+ * gateway, and a 2026-07-28 agent's requests carry their `_meta` envelope, from which the HTTP
+ * transport derives the standard headers the gateway checks. A modern request is cancelled by
+ * closing its HTTP response stream (the revision has no session to send `notifications/cancelled`
+ * to): the agent's `notifications/cancelled` for it does exactly that. It holds no state of its
+ * own beyond the modern requests in flight: the app does the work, the checks and the records.
  *
  * When the app cannot be reached, the agent's request fails with a JSON-RPC error and stderr gets
  * one sentence saying what to do ("MiniHarness is not running: start it with npm start"); an
  * `initialize` that fails also ends the process, since the agent cannot use it.
  */
 import type { Readable, Writable } from 'node:stream';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION_META_KEY, isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { networkFailureOf } from '../mcp/networkFailure.js';
 
 export interface StdioProxyOptions {
@@ -30,11 +35,12 @@ export interface StdioProxyOptions {
 
 /** The sentence for a failed relay, and whether the agent can go on. */
 export function describeRelayFailure(error: unknown, client: string, url: URL): string {
-  if (error instanceof StreamableHTTPError) {
-    if (error.code === 401) return `MiniHarness refused the token of agent "${client}": create the agent (or a new token) in MiniHarness → Agents and set MINIHARNESS_GATEWAY_TOKEN.`;
-    if (error.code === 403) return `MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at ${url.origin}.`;
-    if (error.code === 404) return `MiniHarness answered 404 at ${url.href}: check the --url (the gateway is at /mcp), or the session ended; restart the agent.`;
-    return `MiniHarness's gateway answered HTTP ${error.code}: ${error.message}`;
+  if (error instanceof SdkHttpError) {
+    const status = error.status;
+    if (status === 401) return `MiniHarness refused the token of agent "${client}": create the agent (or a new token) in MiniHarness → Agents and set MINIHARNESS_GATEWAY_TOKEN.`;
+    if (status === 403) return `MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at ${url.origin}.`;
+    if (status === 404) return `MiniHarness answered 404 at ${url.href}: check the --url (the gateway is at /mcp), or the session ended; restart the agent.`;
+    return `MiniHarness's gateway answered HTTP ${status}: ${error.message}`;
   }
   const failure = networkFailureOf(error, url.href);
   if (failure?.kind === 'connection_refused') return 'MiniHarness is not running: start it with npm start.';
@@ -60,13 +66,40 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
       .then(() => options.onExit(code));
   };
 
-  http.onmessage = (message) => void stdio.send(message).catch(() => exit(1));
+  /** Modern requests in flight: aborting one closes its response stream, which cancels it at the gateway. */
+  const modernInFlight = new Map<RequestId, AbortController>();
+  const settled = (message: JSONRPCMessage): void => {
+    if ('id' in message && !('method' in message) && message.id !== undefined) modernInFlight.delete(message.id);
+  };
+
+  http.onmessage = (message) => {
+    settled(message);
+    void stdio.send(message).catch(() => exit(1));
+  };
   // Background failures (the notification stream dropped) are said, not fatal: the next request retries.
   http.onerror = (error) => log(describeRelayFailure(error, options.client, options.url));
   stdio.onclose = () => exit(0);
   stdio.onerror = (error) => log(`MiniHarness's stdio entry could not read a message from the agent: ${error.message}`);
   stdio.onmessage = (message: JSONRPCMessage) => {
-    http.send(message).catch((error: unknown) => {
+    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+      const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      const inFlight = requestId === undefined ? undefined : modernInFlight.get(requestId);
+      if (inFlight) {
+        modernInFlight.delete(requestId as RequestId);
+        inFlight.abort();
+        return;
+      }
+    }
+    let requestSignal: AbortSignal | undefined;
+    if (isJSONRPCRequest(message) && message.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) {
+      const controller = new AbortController();
+      modernInFlight.set(message.id, controller);
+      requestSignal = controller.signal;
+    }
+    http.send(message, requestSignal ? { requestSignal } : undefined).catch((error: unknown) => {
+      if (isJSONRPCRequest(message)) modernInFlight.delete(message.id);
+      // The agent cancelled it: its stream was closed on purpose.
+      if (requestSignal?.aborted) return;
       const sentence = describeRelayFailure(error, options.client, options.url);
       log(sentence);
       if (!isJSONRPCRequest(message)) return;

@@ -1,23 +1,29 @@
 /**
- * Serves a request of Node's HTTP server through the SDK's Web-standard Streamable HTTP
- * transport, and writes its Response back — in place of the SDK's Node wrapper, which does the
- * same through @hono/node-server. It exists for one difference, measured in bench/gateway.ts:
+ * Serves a request of a 2025-era session (agentSession.ts) through the SDK's (v2) Web-standard
+ * Streamable HTTP transport, and writes its Response back — in place of the SDK's Node wrapper
+ * (`NodeStreamableHTTPServerTransport`), which converts the same way. It exists for one
+ * difference, measured in bench/gateway.ts:
  *
  * A single JSON-RPC request whose stream starts with its own response — a call that asked for no
  * progress, so nothing comes before the answer — is answered with one `application/json` body
  * (which the protocol allows for any POST) instead of an SSE stream: one write instead of a header
- * flush and several chunks, and no event-stream parsing on the agent's side. The transport's own
- * `enableJsonResponse` cannot do this: it is fixed for the whole session, and would also hold back
- * the progress notifications (and any server request) of the calls that do ask for them. Here the
- * choice is made per request, by what comes first: anything but the response (progress, a
- * keep-alive comment, a request to the agent) switches to streaming at once, nothing held back.
+ * flush and several chunks, and no event-stream parsing on the agent's side. The sessionful
+ * transport's own `enableJsonResponse` cannot do this: it is fixed for the whole session, and would
+ * also hold back the progress notifications (and any server request) of the calls that do ask for
+ * them. Here the choice is made per request, by what comes first: anything but the response
+ * (progress, a keep-alive comment, a request to the agent) switches to streaming at once, nothing
+ * held back.
+ *
+ * Modern (2026-07-28) requests do not come here: v2's per-request handler (`createMcpHandler`,
+ * served by `toNodeHandler`, modernAgents.ts) makes exactly this choice itself (its default
+ * `responseMode: 'auto'`), so for that era the sniffing is unnecessary.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type WebHandler = (request: Request, options: { parsedBody?: unknown }) => Promise<Response>;
 
-/** What the SDK's transport reads of a request: method, URL and headers (the body comes parsed). */
-function toWebRequest(req: IncomingMessage): Request {
+/** What the SDK reads of a request (the transport, and `isLegacyRequest` deciding the era): method, URL and headers; the body comes parsed. */
+export function toWebRequest(req: IncomingMessage): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`), { method: req.method ?? 'GET', headers });

@@ -4,11 +4,14 @@
  * server behind it, and the agent as the SDK Client over HTTP. The host is killed with SIGKILL
  * and started again on the same data folder and port; the agent repeats its calls with the same
  * `_meta` callId. A completed call is replayed (no second side effect); a call cut off mid-way
- * answers "still running, or its result is unknown" (in_progress), and does not run again.
+ * answers "still running, or its result is unknown" (in_progress), and does not run again. Both
+ * eras: a v1 Client (2025, a session) and a v2 Client negotiating (it ends on 2026-07-28,
+ * stateless) each repeat their own calls, and the modern agent also repeats a legacy call's key.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { META_ERROR } from '../../electron/gateway/agentResults.js';
@@ -23,6 +26,14 @@ import { connectAgent } from './support.js';
 /** Host starts compile TypeScript (tsx) on a busy machine. */
 const HOST_WAIT_MS = 60_000;
 
+/** A v2 Client negotiating over HTTP with the agent's token; it must end modern. */
+async function connectModernAgent(url: URL, token: string): Promise<ModernClient> {
+  const client = new ModernClient({ name: 'modern-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new ModernHttp(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  if (client.getProtocolEra() !== 'modern') throw new Error(`the v2 client ended ${client.getProtocolEra()}`);
+  return client;
+}
+
 describe('an agent repeats its calls after the app was killed (kill -9) and restarted', () => {
   const scratch = scratchDir('mh-gateway-replay-');
   const dataDir = join(scratch.dir, 'data');
@@ -32,7 +43,7 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
   let hostArgs: string[];
   let host: HostProcess | undefined;
   let bridge: BridgeClient | undefined;
-  const agents: Client[] = [];
+  const agents: Array<Client | ModernClient> = [];
 
   /** Starts the host on the same data folder and gateway port; resolves when the fixture server's tool is listed. */
   async function startHost(): Promise<{ host: HostProcess; bridge: BridgeClient }> {
@@ -78,16 +89,29 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
     expect((done._meta as Record<string, unknown>)[META_REPLAYED]).toBe(false);
     expect(countOf('done')).toBe(1);
 
-    // A call that acts and then never answers: kill the host once the side effect is written.
+    const modern = await connectModernAgent(url, token);
+    agents.push(modern);
+    const modernDoneMeta = { [META_CALL_ID]: 'modern-report-1' };
+    const modernDone = await modern.callTool({ name: 'fx__effect', arguments: { key: 'modern-done' }, _meta: modernDoneMeta });
+    expect(modernDone.isError).toBeFalsy();
+    expect(countOf('modern-done')).toBe(1);
+
+    // Calls that act and then never answer: kill the host once their side effects are written.
     const heldMeta = { [META_CALL_ID]: 'write-report-2', [META_SESSION]: 'task-9' };
     const cutOff = first.callTool({ name: 'fx__effect', arguments: { key: 'held', hold: true }, _meta: heldMeta }).then(
       () => 'answered',
       () => 'failed',
     );
-    await waitFor(() => countOf('held') === 1, HOST_WAIT_MS);
+    const modernHeldMeta = { [META_CALL_ID]: 'modern-report-2' };
+    const modernCutOff = modern.callTool({ name: 'fx__effect', arguments: { key: 'modern-held', hold: true }, _meta: modernHeldMeta }).then(
+      () => 'answered',
+      () => 'failed',
+    );
+    await waitFor(() => countOf('held') === 1 && countOf('modern-held') === 1, HOST_WAIT_MS);
     run.bridge.close();
     expect((await run.host.stop('SIGKILL')).signal).toBe('SIGKILL');
     expect(await cutOff).toBe('failed');
+    expect(await modernCutOff).toBe('failed');
 
     // ── second run: same data folder, same gateway port ──
     run = await startHost();
@@ -109,5 +133,20 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
     expect((unknown.content[0] as { text: string }).text).toMatch(/^The call with callId "write-report-2" is still running, or its result is unknown/);
     expect((unknown._meta as Record<string, unknown>)[META_ERROR]).toBe('in_progress');
     expect(countOf('held')).toBe(1);
+
+    // The modern agent, after the restart: its own completed call replayed, its cut-off one unknown, and the legacy key replayed to it too.
+    const modernAgain = await connectModernAgent(url, token);
+    agents.push(modernAgain);
+    const modernReplay = await modernAgain.callTool({ name: 'fx__effect', arguments: { key: 'modern-done' }, _meta: modernDoneMeta });
+    expect(modernReplay.content).toEqual(modernDone.content);
+    expect(modernReplay._meta?.[META_REPLAYED]).toBe(true);
+    expect(countOf('modern-done')).toBe(1);
+    const modernUnknown = await modernAgain.callTool({ name: 'fx__effect', arguments: { key: 'modern-held', hold: true }, _meta: modernHeldMeta }, { timeout: 20_000 });
+    expect(modernUnknown.isError).toBe(true);
+    expect(modernUnknown._meta?.[META_ERROR]).toBe('in_progress');
+    expect(countOf('modern-held')).toBe(1);
+    const crossEra = await modernAgain.callTool({ name: 'fx__effect', arguments: { key: 'done' }, _meta: doneMeta });
+    expect(crossEra._meta?.[META_REPLAYED]).toBe(true);
+    expect(countOf('done')).toBe(1);
   }, 240_000);
 });

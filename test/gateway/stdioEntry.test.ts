@@ -3,7 +3,9 @@
  * the SDK's StdioClientTransport (as Claude Desktop spawns servers) from another working folder,
  * running the built entry (out/main/gatewayStdio.js, built here as `npm run build` builds it) and
  * relaying to the app's gateway in this process; the same entry when the token is wrong or the
- * app is not running; and the bin when the build is missing.
+ * app is not running; and the bin when the build is missing. The entry relays both eras: a v1
+ * client (2025: `initialize`, a session at the gateway) and a v2 client negotiating in `auto`
+ * mode (it ends modern, 2026-07-28, its probe spawning a sibling entry as the SDK does on stdio).
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
@@ -11,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -50,6 +54,20 @@ function stdioAgent(url: URL, token: string, client = 'Claude Desktop'): StdioAg
   const mcp = new Client({ name: 'stdio-agent', version: '1.0.0' });
   const closed = new Promise<void>((resolve) => (mcp.onclose = () => resolve()));
   return { client: mcp, transport, stderr: () => stderr, closed };
+}
+
+/** The entry spawned for a v2 client in auto mode; `stderr` collects what the session's entry wrote. */
+function modernStdioAgent(url: URL, token: string): { client: ModernClient; transport: ModernStdio; stderr(): string } {
+  const transport = new ModernStdio({
+    command: process.execPath,
+    args: [BIN, '--client', 'Modern Desktop', '--url', url.href],
+    env: { ...getDefaultEnvironment(), [GATEWAY_TOKEN_ENV]: token },
+    cwd: tmpdir(),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { client: new ModernClient({ name: 'modern-stdio-agent', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } }), transport, stderr: () => stderr };
 }
 
 // Once for the file: the bin runs the build (a few hundred milliseconds with esbuild).
@@ -102,6 +120,45 @@ describe('the stdio entry (bin/miniharness-gateway.mjs) as a real process', () =
     // The entry ended its app-side session on its way out (DELETE), before the process exited.
     const after = await app.call<AgentsView>('agents.list');
     expect(after.agents.find((a) => a.id === agent.id)?.sessions).toEqual([]);
+    expect(entry.stderr()).toBe('');
+  });
+
+  it('relays a v2 client in auto mode as a modern agent: lists, calls, hears list changes on its listen stream, cancels', async () => {
+    const entry = modernStdioAgent(app.url, agent.token);
+    await entry.client.connect(entry.transport);
+    try {
+      expect(entry.client.getProtocolEra()).toBe('modern');
+      expect(entry.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const names = (await entry.client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('fx__echo');
+      const result = await entry.client.callTool({ name: 'fx__echo', arguments: { text: 'modern through stdio' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'modern through stdio' }]);
+      const { trace } = await app.call<{ trace: TraceSummary }>('traces.get', { traceId: result._meta?.[META_TRACE_ID] as string });
+      expect(trace).toMatchObject({ userId: 'Claude Desktop', toolName: 'echo', status: 'ok' });
+
+      const changed = new Promise<void>((resolve) => entry.client.setNotificationHandler('notifications/tools/list_changed', () => resolve()));
+      await entry.client.listen({ toolsListChanged: true });
+      await app.call('servers.save', {
+        mode: 'create',
+        config: { id: 'fz', name: 'Third', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } },
+      });
+      await changed;
+      expect((await entry.client.listTools()).tools.map((t) => t.name)).toContain('fz__echo');
+
+      // A modern request is cancelled by closing its stream: the entry does that for the agent's cancel.
+      await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ASK' });
+      const asked = app.nextEvent<{ requestId: string; toolName: string }>('approval.requested', (a) => a.toolName === 'echo');
+      const controller = new AbortController();
+      const pending = entry.client.callTool({ name: 'fx__echo', arguments: { text: 'cancel me' } }, { signal: controller.signal });
+      const approval = await asked;
+      const closed = app.nextEvent<{ requestId: string; outcome: string }>('approval.closed', (r) => r.requestId === approval.requestId);
+      controller.abort();
+      await expect(pending).rejects.toThrow();
+      expect((await closed).outcome).toBe('cancelled');
+      await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
+    } finally {
+      await entry.client.close();
+    }
     expect(entry.stderr()).toBe('');
   });
 

@@ -1,11 +1,17 @@
 /** The stdio entry's one sentence per relay failure (what the agent's log shows the person). */
 import { describe, expect, it } from 'vitest';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { describeRelayFailure } from '../../electron/gateway/stdioProxy.js';
 import { GATEWAY_TOKEN_ENV } from '../../shared/agents.js';
 import { freePort } from './ports.js';
 
 const URL_ = new URL('http://127.0.0.1:47813/mcp');
+
+/** The error the SDK's (v2) Streamable HTTP transport throws for a refused POST. */
+function httpError(status: number, message: string): SdkHttpError {
+  const code = status === 401 ? SdkErrorCode.ClientHttpAuthentication : status === 403 ? SdkErrorCode.ClientHttpForbidden : SdkErrorCode.ClientHttpNotImplemented;
+  return new SdkHttpError(code, message, { status });
+}
 
 /** The error fetch really throws for a loopback port nobody listens on. */
 async function refusedFetchError(): Promise<unknown> {
@@ -19,17 +25,17 @@ async function refusedFetchError(): Promise<unknown> {
 
 describe('describeRelayFailure', () => {
   it('401: the token of the named agent was refused, and where to get one', () => {
-    expect(describeRelayFailure(new StreamableHTTPError(401, 'Unauthorized'), 'Claude Desktop', URL_)).toBe(
+    expect(describeRelayFailure(httpError(401, 'Unauthorized'), 'Claude Desktop', URL_)).toBe(
       `MiniHarness refused the token of agent "Claude Desktop": create the agent (or a new token) in MiniHarness → Agents and set ${GATEWAY_TOKEN_ENV}.`,
     );
   });
 
   it('403 and 404 name the URL to check; another status is passed on', () => {
-    expect(describeRelayFailure(new StreamableHTTPError(403, 'Forbidden'), 'a', URL_)).toBe('MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at http://127.0.0.1:47813.');
-    expect(describeRelayFailure(new StreamableHTTPError(404, 'Not Found'), 'a', new URL('http://127.0.0.1:47813/wrong'))).toBe(
+    expect(describeRelayFailure(httpError(403, 'Forbidden'), 'a', URL_)).toBe('MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at http://127.0.0.1:47813.');
+    expect(describeRelayFailure(httpError(404, 'Error POSTing to endpoint: Not Found'), 'a', new URL('http://127.0.0.1:47813/wrong'))).toBe(
       'MiniHarness answered 404 at http://127.0.0.1:47813/wrong: check the --url (the gateway is at /mcp), or the session ended; restart the agent.',
     );
-    expect(describeRelayFailure(new StreamableHTTPError(500, 'Internal'), 'a', URL_)).toBe("MiniHarness's gateway answered HTTP 500: Streamable HTTP error: Internal");
+    expect(describeRelayFailure(httpError(500, 'Error POSTing to endpoint: Internal'), 'a', URL_)).toBe("MiniHarness's gateway answered HTTP 500: Error POSTing to endpoint: Internal");
   });
 
   it('a refused connection is the app not running: exactly one sentence', async () => {

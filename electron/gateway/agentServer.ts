@@ -1,0 +1,206 @@
+/**
+ * The MCP server an agent talks to, the same for both protocol eras: an SDK (v2) `Server` whose
+ * `tools/list` answers with the tools the agent may see, under the gateway's names, and whose
+ * `tools/call` runs through the app's call path (`HarnessApplication.executeTool`: permissions,
+ * the person's approval, the checkpoint, the trace) as the agent. Anything that stops a call
+ * comes back as an `isError` result the model can act on. A legacy (2025) agent gets one of these
+ * per session (agentSession.ts); a modern (2026-07-28) agent gets one per request
+ * (modernAgents.ts) — the era only decides how a call without an idempotency key is keyed.
+ *
+ * The checkpoint key. An agent may send `_meta["io.miniharness/callId"]` (and
+ * `_meta["io.miniharness/session"]`) as an idempotency key: the same key replays the stored result
+ * — across reconnects, eras and restarts of the app — instead of running again. Without them a
+ * legacy call is keyed by its MCP session plus the JSON-RPC request id (a re-delivery of one
+ * request within one session is caught, nothing across sessions); a modern request has no
+ * session, so a modern call without a callId is a new call each time it is sent. Keys are always
+ * scoped to the agent, so no agent can replay another's results.
+ */
+import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
+import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
+import type { ProgressUpdate } from '../mcp/types.js';
+import type { GatewayFeatures } from './agentFeatures.js';
+import { listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentPrompt, serverOfUri } from './agentFeatures.js';
+import { agentErrorResult, agentErrorText } from './agentResults.js';
+import type { StoredAgent } from './agentStore.js';
+import type { GatewayCatalog } from './catalog.js';
+import type { AgentAsk, AgentSample, ModernRounds } from './modernRounds.js';
+
+/** The app's call path as the gateway uses it (CallService.call). */
+export interface GatewayCalls {
+  call(
+    request: { name: string; serverId: string; args: Record<string, unknown>; callId: string },
+    caller: { userId: string; sessionId: string },
+    options: {
+      signal: AbortSignal;
+      onProgress?: (update: ProgressUpdate) => void;
+      /**
+       * Where a question a downstream server asks during this call (an elicitation) may go: to the
+       * agent, in its era's way (a request on a 2025 session, `input_required` on 2026-07-28).
+       * Absent when the agent cannot answer one (it declared no elicitation capability).
+       */
+      ask?: AgentAsk;
+      /** The same for a downstream sampling request: the agent's model answers it. Absent when the agent declared no sampling. */
+      sample?: AgentSample;
+    },
+  ): Promise<CallOutcome>;
+}
+
+export interface AgentSessionDeps {
+  catalog: GatewayCatalog;
+  calls: GatewayCalls;
+  /** The agent as it is now (visibility edits apply at once); undefined once removed or revoked. */
+  agent(): StoredAgent | undefined;
+  /** Any error → the contract's redacted shape. */
+  describe(error: unknown): ErrorShape;
+  version: string;
+  /** A call started or ended (the Agents view's counts). */
+  onActivity(): void;
+  /** Resources and prompts of the servers behind, read-only; absent: the gateway offers tools only. */
+  features?: GatewayFeatures;
+}
+
+/** What differs between the eras: the key of a call without a callId, and the caller's session label. */
+export interface AgentServerScope {
+  /** The checkpoint key of a call that carries no `io.miniharness/callId`. */
+  keyWithoutCallId(agent: StoredAgent, requestId: string | number): { sessionId: string; callId: string };
+  /** The trace session of resource reads and prompt gets. */
+  featureSession(agent: StoredAgent): string;
+  /** The agent listed its tools (legacy sessions remember what it saw, for list_changed). */
+  onListed?(fingerprint: string): void;
+  /** A 2025 session: a downstream question goes to the agent as a real request (when it declared it can answer one). */
+  askVia?(ctx: ServerContext): { ask?: AgentAsk; sample?: AgentSample };
+  /** The stateless era: a downstream question makes the round `input_required` (modernRounds.ts). */
+  rounds?: ModernRounds;
+}
+
+const KeyPart = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
+const CallMetaSchema = z.looseObject({ [META_CALL_ID]: KeyPart.optional(), [META_SESSION]: KeyPart.optional() });
+
+export const INSTRUCTIONS =
+  'MiniHarness runs each tool call through the user’s permission rules and, where they ask, the user’s approval; every call is recorded. ' +
+  `To make a call safe to retry, pass _meta["${META_CALL_ID}"] (and optionally _meta["${META_SESSION}"]): repeating it returns the first result instead of running again. ` +
+  'Without it, a call on a 2025 session is protected only against re-delivery within that session, and a 2026-07-28 (stateless) request is a new call every time it is sent.';
+
+/** The checkpoint identity of an agent call that names its own key. */
+export function agentCallKey(agent: StoredAgent, meta: { callId: string; session?: string }): { sessionId: string; callId: string } {
+  return { sessionId: `agent:${agent.id}:${meta.session ?? 'default'}`, callId: meta.callId };
+}
+
+function requireAgent(deps: AgentSessionDeps): StoredAgent {
+  const agent = deps.agent();
+  // Revoking closes the sessions; a request already inside one still must not run.
+  if (!agent) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'This agent’s access was revoked in MiniHarness.');
+  return agent;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see below)
+export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope): Server {
+  const capabilities = { tools: { listChanged: true }, ...(deps.features ? { resources: {}, prompts: {} } : {}) };
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the gateway is a proxy whose tool, resource and prompt lists are computed per request: the SDK's low-level Server is meant for exactly that (McpServer registers fixed handlers)
+  const server = new Server(
+    { name: 'MiniHarness', version: deps.version },
+    // The gateway's own sealed requestState: verified before any handler runs (tampered or expired → -32602).
+    { capabilities, instructions: INSTRUCTIONS, ...(scope.rounds ? { requestState: { verify: scope.rounds.verify } } : {}) },
+  );
+  server.setRequestHandler('tools/list', () => {
+    const agent = requireAgent(deps);
+    scope.onListed?.(deps.catalog.fingerprint(agent.visibility));
+    return { tools: deps.catalog.visible(agent.visibility) };
+  });
+  server.setRequestHandler('tools/call', (request, ctx) => callTool(deps, scope, request.params, ctx));
+  if (deps.features) serveFeatures(server, deps, scope, deps.features);
+  return server;
+}
+
+/** Resources and prompts, read-only (agentFeatures.ts): lists filtered by visibility; each read and get decided and traced. */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
+function serveFeatures(server: Server, deps: AgentSessionDeps, scope: AgentServerScope, features: GatewayFeatures): void {
+  const caller = (agent: StoredAgent) => ({ userId: agent.name, sessionId: scope.featureSession(agent) });
+  const refused = (error: unknown, what: string): ProtocolError => new ProtocolError(ProtocolErrorCode.InvalidRequest, agentErrorText(deps.describe(error), what, '-'));
+  server.setRequestHandler('resources/list', () => listAgentResources(features, requireAgent(deps).visibility));
+  server.setRequestHandler('resources/templates/list', () => listAgentTemplates(features, requireAgent(deps).visibility));
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const agent = requireAgent(deps);
+    const serverId = await serverOfUri(features, agent.visibility, request.params.uri);
+    if (!serverId) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}. Call resources/list for the resources this agent may read.`);
+    try {
+      return await features.read(caller(agent), serverId, request.params.uri, ctx.mcpReq.signal);
+    } catch (error) {
+      throw refused(error, `resources/read of ${request.params.uri}`);
+    }
+  });
+  server.setRequestHandler('prompts/list', () => listAgentPrompts(features, requireAgent(deps).visibility));
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const agent = requireAgent(deps);
+    const named = await resolveAgentPrompt(features, agent.visibility, request.params.name);
+    if (!named) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}. Call prompts/list for the prompts this agent may get.`);
+    try {
+      return await features.getPrompt(caller(agent), named.serverId, named.toolName, request.params.arguments ?? {}, ctx.mcpReq.signal);
+    } catch (error) {
+      throw refused(error, request.params.name);
+    }
+  });
+}
+
+async function callTool(
+  deps: AgentSessionDeps,
+  scope: AgentServerScope,
+  params: { name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined },
+  ctx: ServerContext,
+): Promise<CallToolResult | InputRequiredResult> {
+  const agent = requireAgent(deps);
+  const named = deps.catalog.resolve(agent.visibility, params.name);
+  if (!named) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}. Call tools/list for the tools this agent may use.`);
+  const rawMeta: Record<string, unknown> = { ...ctx.mcpReq._meta, ...params._meta };
+  const meta = CallMetaSchema.safeParse(rawMeta);
+  if (!meta.success) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `_meta["${META_CALL_ID}"] and _meta["${META_SESSION}"] must be 1–200 printable ASCII characters without spaces.`);
+  }
+  const callId = meta.data[META_CALL_ID];
+  const session = meta.data[META_SESSION];
+  const key = callId !== undefined ? agentCallKey(agent, { callId, ...(session !== undefined ? { session } : {}) }) : scope.keyWithoutCallId(agent, ctx.mcpReq.id);
+  const progressToken = rawMeta.progressToken;
+  const onProgress =
+    typeof progressToken === 'string' || typeof progressToken === 'number'
+      ? (update: ProgressUpdate) => {
+          const progress = { progressToken, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message !== undefined ? { message: update.message } : {}) };
+          ctx.mcpReq.notify({ method: 'notifications/progress', params: progress }).catch(() => undefined);
+        }
+      : undefined;
+  const run = async (callKey: { sessionId: string; callId: string }, askers: { ask?: AgentAsk; sample?: AgentSample }, signal: AbortSignal): Promise<CallToolResult> => {
+    deps.onActivity();
+    try {
+      const outcome = await deps.calls.call(
+        { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: callKey.callId },
+        { userId: agent.name, sessionId: callKey.sessionId },
+        { signal, ...(onProgress ? { onProgress } : {}), ...(askers.ask ? { ask: askers.ask } : {}), ...(askers.sample ? { sample: askers.sample } : {}) },
+      );
+      return {
+        content: outcome.result.content as CallToolResult['content'],
+        ...(outcome.result.structuredContent ? { structuredContent: outcome.result.structuredContent } : {}),
+        ...(outcome.result.isError ? { isError: true } : {}),
+        _meta: { [META_CALL_ID]: callKey.callId, [META_TRACE_ID]: outcome.traceId, [META_REPLAYED]: outcome.replayed },
+      };
+    } catch (error) {
+      return agentErrorResult(deps.describe(error), params.name, callKey.callId);
+    } finally {
+      deps.onActivity();
+    }
+  };
+  if (scope.rounds) {
+    // A modern agent can be asked only what it declared it can answer (the request's envelope).
+    // (The SDK types the lifted envelope as an empty object: read it as the record it is.)
+    const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown; sampling?: unknown } | undefined;
+    return scope.rounds.round(agent.id, key, ctx, (callKey, askers, signal) =>
+      run(callKey, { ...(capabilities?.elicitation !== undefined ? { ask: askers.ask } : {}), ...(capabilities?.sampling !== undefined ? { sample: askers.sample } : {}) }, signal),
+    );
+  }
+  return run(key, scope.askVia?.(ctx) ?? {}, ctx.mcpReq.signal);
+}

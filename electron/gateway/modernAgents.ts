@@ -1,0 +1,93 @@
+/**
+ * Modern (2026-07-28) agents: each request that carries the `_meta` envelope is served
+ * statelessly by the SDK's own handler (`createMcpHandler`, legacy refused — legacy traffic never
+ * reaches it, gateway.ts routes it to a session first), which owns `server/discover`, header
+ * validation, the protocol's 400/404/405 answers, `resultType`, `serverInfo` and the cache fields.
+ * Each request gets a fresh agent server (agentServer.ts) for the agent the gateway
+ * authenticated; a call without `_meta["io.miniharness/callId"]` is a new call every time. A
+ * question a downstream server asks during a call comes back as `input_required`, the retry
+ * continuing the same call (modernRounds.ts).
+ *
+ * One handler per agent, so that `subscriptions/listen` streams are the agent's own: when what
+ * the agent may see changes (a server added or removed, its tools, the agent's visibility),
+ * its open streams get `notifications/tools/list_changed` — what a legacy session gets as
+ * list_changed — and no other agent's do. Revoking the agent closes its handler, which ends its
+ * streams and aborts its requests in flight, and ends its calls waiting for a next round.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { AgentSessionDeps } from './agentServer.js';
+import { buildAgentServer } from './agentServer.js';
+import { ModernRounds } from './modernRounds.js';
+
+interface AgentHandler {
+  handler: McpHttpHandler;
+  serve: ReturnType<typeof toNodeHandler>;
+  /** The tool list the agent's streams were last told about (changes → tools list_changed). */
+  knownTools: string | undefined;
+}
+
+export class ModernAgents {
+  private readonly handlers = new Map<string, AgentHandler>();
+  /** Calls that span rounds (a downstream question answered by the agent): their flights and sealed state. */
+  private readonly rounds = new ModernRounds();
+
+  /** `depsOf(agentId)`: the agent server's dependencies for that agent (its current state, the app's call path). */
+  constructor(private readonly depsOf: (agentId: string) => AgentSessionDeps) {}
+
+  /** Serves one modern request of an authenticated agent; `body` is the JSON the gateway already read and bounded. */
+  async serve(agentId: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    await this.handlerOf(agentId).serve(req, res, body);
+  }
+
+  /** What an agent may see may have changed: agents whose tool list differs are told on their listen streams. */
+  toolsMayHaveChanged(): void {
+    for (const [agentId, entry] of this.handlers) {
+      const deps = this.depsOf(agentId);
+      const agent = deps.agent();
+      if (!agent) continue;
+      const now = deps.catalog.fingerprint(agent.visibility);
+      if (now === entry.knownTools) continue;
+      entry.knownTools = now;
+      entry.handler.notify.toolsChanged();
+    }
+  }
+
+  /** The agent was revoked or removed: its streams end and its requests in flight are aborted. */
+  async closeAgent(agentId: string): Promise<void> {
+    const entry = this.handlers.get(agentId);
+    this.handlers.delete(agentId);
+    this.rounds.closeAgent(agentId);
+    await entry?.handler.close().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    const entries = [...this.handlers.values()];
+    this.handlers.clear();
+    this.rounds.close();
+    await Promise.all(entries.map((e) => e.handler.close().catch(() => undefined)));
+  }
+
+  private handlerOf(agentId: string): AgentHandler {
+    const existing = this.handlers.get(agentId);
+    if (existing) return existing;
+    const deps = this.depsOf(agentId);
+    const handler = createMcpHandler(
+      () =>
+        buildAgentServer(deps, {
+          // No session: each request is its own call (see agentServer.ts).
+          keyWithoutCallId: (agent) => ({ sessionId: `agent:${agent.id}:stateless`, callId: `request-${randomUUID()}` }),
+          featureSession: (agent) => `agent:${agent.id}:stateless`,
+          rounds: this.rounds,
+        }),
+      { legacy: 'reject' },
+    );
+    const agent = deps.agent();
+    const entry: AgentHandler = { handler, serve: toNodeHandler(handler), knownTools: agent ? deps.catalog.fingerprint(agent.visibility) : undefined };
+    this.handlers.set(agentId, entry);
+    return entry;
+  }
+}
