@@ -129,7 +129,12 @@ async function main(): Promise<number> {
     log(`initialized: ${negotiated.serverInfo.name} ${negotiated.serverInfo.version}, protocol ${negotiated.protocolVersion}`);
     const tools = await client.listTools();
     for (const tool of tools) {
-      const result = await client.callTool(tool.name, sampleArguments(tool));
+      const args = sampleArguments(tool);
+      // json-schema-2020-12-preservation has the client send back (to its echo tool, as `schema`)
+      // the input schema it holds for the scenario's 2020-12 tool: what the product kept is measured.
+      const preserved = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+      if (scenario === 'json-schema-2020-12-preservation' && tool.name === 'json_schema_echo' && preserved) args.schema = preserved.inputSchema;
+      const result = await client.callTool(tool.name, args);
       log(`called ${tool.name}: ${result.isError ? 'tool error' : 'ok'}`);
     }
     return 0;
