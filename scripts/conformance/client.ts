@@ -1,8 +1,10 @@
 /**
  * The client the MCP conformance suite (`@modelcontextprotocol/conformance`) starts, one process
- * per scenario: `tsx scripts/conformance/client.ts <server-url>`, with the scenario name in
- * `MCP_CONFORMANCE_SCENARIO` and its client credentials, when it has some, in
- * `MCP_CONFORMANCE_CONTEXT`.
+ * per scenario: `node .cache/conformance/client.mjs <server-url>` (this file, bundled by run.ts),
+ * with the scenario name in `MCP_CONFORMANCE_SCENARIO` and its client credentials, when it has
+ * some, in `MCP_CONFORMANCE_CONTEXT`. The revision the scenario runs at
+ * (`MCP_CONFORMANCE_PROTOCOL_VERSION`) is not handed to the client: which era and version to
+ * speak is the product's own negotiation, as with any server.
  *
  * It only maps that command line onto the product: a server configuration validated by the
  * product's schema, the product's secret store (a 0600 file in a scratch folder) holding the

@@ -9,9 +9,10 @@
  * - server leg: the product's agent gateway with a server behind it and an agent's token added by a
  *   test-only forwarder (gatewayUnderTest.ts, tokenForwarder.ts).
  *
- * Scenarios run a few at a time, one line each; then totals per leg and revision (scenarios and
- * checks), required scenarios apart from those the suite runs without scoring (extensions,
- * added after release, pending). Exit code 1 when a scenario fails that expected-failures.json
+ * Extensions no requirement set names run too, for the record, with the newest revision. Scenarios
+ * run a few at a time, one line each; then totals per leg and revision (scenarios and checks),
+ * required scenarios apart from those the suite runs without scoring (extensions, added after
+ * release, pending). Exit code 1 when a scenario fails that expected-failures.json
  * does not list for its leg and revision, when a listed one passes (stale), or when the list
  * names a scenario the revision does not (expectations.ts).
  *
@@ -30,7 +31,7 @@ import type { Verdict } from './expectations.js';
 import { EXPECTED_FILE, TODO_REASON, loadExpected, unknownEntries, updatedExpected, verdictOf, writeExpected } from './expectations.js';
 import { startGatewayUnderTest } from './gatewayUnderTest.js';
 import type { Leg, NamedScenario, Outcome, Revision } from './suite.js';
-import { REVISIONS, ROOT, pool, requiredScenarios, runScenario } from './suite.js';
+import { REVISIONS, ROOT, UNLISTED_EXTENSION, extensionScenarios, pool, requiredScenarios, runScenario } from './suite.js';
 
 const SUITE_VERSION = '0.2.0-alpha.12';
 const BUNDLE = join(ROOT, '.cache', 'conformance', 'client.mjs');
@@ -54,7 +55,7 @@ function argValues(name: string): string[] {
 function printLine(o: Judged): void {
   const checks = `${o.passed}/${o.total} checks${o.warnings ? `, ${o.warnings} warnings` : ''}${o.skipped ? `, ${o.skipped} skipped` : ''}`;
   const scored = o.notScored ? `(${o.notScored})` : '';
-  console.log(`${o.verdict.padEnd(16)} ${o.leg.padEnd(6)} ${o.revision} ${o.scenario.padEnd(46)} ${checks.padEnd(26)} ${scored.padEnd(21)} ${o.seconds.toFixed(1)} s`);
+  console.log(`${o.verdict.padEnd(16)} ${o.leg.padEnd(6)} ${o.revision} ${o.scenario.padEnd(46)} ${checks.padEnd(26)} ${scored.padEnd(23)} ${o.seconds.toFixed(1)} s`);
 }
 
 function totalsLine(outcomes: readonly Judged[]): string {
@@ -68,8 +69,14 @@ function totalsLine(outcomes: readonly Judged[]): string {
 async function runLeg(leg: Leg, revisions: readonly Revision[], only: readonly string[], target: string, concurrency: number, keepDir: string | undefined, judge: (o: Outcome) => Judged): Promise<{ outcomes: Judged[]; named: Map<Revision, string[]> }> {
   const named = new Map<Revision, string[]>();
   const work: Array<{ named: NamedScenario; revision: Revision }> = [];
+  const sets = new Map<Revision, NamedScenario[]>();
+  for (const revision of REVISIONS) sets.set(revision, await requiredScenarios(revision, leg));
+  // Extensions no requirement set names run too, for the record, with the newest revision.
+  const inSets = new Set([...sets.values()].flat().map((n) => n.scenario));
+  const unlisted = (await extensionScenarios(leg)).filter((s) => !inSets.has(s)).map((scenario): NamedScenario => ({ scenario, notScored: UNLISTED_EXTENSION }));
+  sets.get(REVISIONS[0])?.push(...unlisted);
   for (const revision of revisions) {
-    const all = await requiredScenarios(revision, leg);
+    const all = sets.get(revision) ?? [];
     named.set(revision, all.map((n) => n.scenario));
     for (const n of all) if (!only.length || only.includes(n.scenario)) work.push({ named: n, revision });
   }

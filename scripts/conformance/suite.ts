@@ -102,6 +102,16 @@ export async function requiredScenarios(revision: Revision, leg: Leg): Promise<N
   return named;
 }
 
+/** Why the extensions no requirement set names are run (for the record, never scored). */
+export const UNLISTED_EXTENSION = 'extension, in no set';
+
+/** The leg's extension scenarios (`list --client|--server`, tagged `[extension]`). */
+export async function extensionScenarios(leg: Leg): Promise<string[]> {
+  const { exitCode, output } = await runSuite(['list', `--${leg}`]);
+  if (exitCode !== 0) throw new Error(`conformance list --${leg} failed:\n${output}`);
+  return [...output.matchAll(/^ {2}- (\S+) \[extension\]$/gm)].map((m) => m[1] as string);
+}
+
 export interface ScenarioTarget {
   leg: Leg;
   /** client: the command the suite starts (it appends the server URL); server: the URL it tests. */
