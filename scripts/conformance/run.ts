@@ -31,9 +31,8 @@ import type { Verdict } from './expectations.js';
 import { EXPECTED_FILE, TODO_REASON, loadExpected, unknownEntries, updatedExpected, verdictOf, writeExpected } from './expectations.js';
 import { startGatewayUnderTest } from './gatewayUnderTest.js';
 import type { Leg, NamedScenario, Outcome, Revision } from './suite.js';
-import { REVISIONS, ROOT, UNLISTED_EXTENSION, extensionScenarios, pool, requiredScenarios, runScenario } from './suite.js';
+import { REVISIONS, ROOT, SUITE_VERSION, UNLISTED_EXTENSION, extensionScenarios, pool, requiredScenarios, runScenario } from './suite.js';
 
-const SUITE_VERSION = '0.2.0-alpha.12';
 const BUNDLE = join(ROOT, '.cache', 'conformance', 'client.mjs');
 /** The suite's limit on one client run, in ms (its default, 30 s, is tight on a loaded 2-core machine). */
 const CLIENT_TIMEOUT_MS = 60_000;
@@ -126,6 +125,12 @@ async function main(): Promise<number> {
     } finally {
       await gateway.close();
     }
+  }
+
+  const unmatched = only.filter((scenario) => !outcomes.some((o) => o.scenario === scenario));
+  if (unmatched.length) {
+    console.log(`\n--only named what no selected leg and revision runs: ${unmatched.join(', ')}`);
+    return 1;
   }
 
   for (const o of outcomes) {

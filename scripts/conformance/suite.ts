@@ -9,7 +9,7 @@
  * wrote no checks (a crash, a timeout of the suite itself) fails with the suite's output.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SUITE_CLI = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const COMPILE_CACHE = join(ROOT, '.cache', 'conformance', 'node-compile-cache');
+/** The installed suite's version (package.json pins it). */
+export const SUITE_VERSION = (JSON.parse(readFileSync(join(dirname(SUITE_CLI), '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The revisions this project is measured against, newest first. */
 export const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
