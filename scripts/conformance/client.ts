@@ -1,8 +1,10 @@
 /**
  * The client the MCP conformance suite (`@modelcontextprotocol/conformance`) starts, one process
- * per scenario: `tsx scripts/conformance/client.ts <server-url>`, with the scenario name in
- * `MCP_CONFORMANCE_SCENARIO` and its client credentials, when it has some, in
- * `MCP_CONFORMANCE_CONTEXT`.
+ * per scenario: `node .cache/conformance/client.mjs <server-url>` (this file, bundled by run.ts),
+ * with the scenario name in `MCP_CONFORMANCE_SCENARIO` and its client credentials, when it has
+ * some, in `MCP_CONFORMANCE_CONTEXT`. The revision the scenario runs at
+ * (`MCP_CONFORMANCE_PROTOCOL_VERSION`) is not handed to the client: which era and version to
+ * speak is the product's own negotiation, as with any server.
  *
  * It only maps that command line onto the product: a server configuration validated by the
  * product's schema, the product's secret store (a 0600 file in a scratch folder) holding the
@@ -129,7 +131,12 @@ async function main(): Promise<number> {
     log(`initialized: ${negotiated.serverInfo.name} ${negotiated.serverInfo.version}, protocol ${negotiated.protocolVersion}`);
     const tools = await client.listTools();
     for (const tool of tools) {
-      const result = await client.callTool(tool.name, sampleArguments(tool));
+      const args = sampleArguments(tool);
+      // json-schema-2020-12-preservation has the client send back (to its echo tool, as `schema`)
+      // the input schema it holds for the scenario's 2020-12 tool: what the product kept is measured.
+      const preserved = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+      if (scenario === 'json-schema-2020-12-preservation' && tool.name === 'json_schema_echo' && preserved) args.schema = preserved.inputSchema;
+      const result = await client.callTool(tool.name, args);
       log(`called ${tool.name}: ${result.isError ? 'tool error' : 'ok'}`);
     }
     return 0;

@@ -1,43 +1,46 @@
 /**
- * `npm run test:conformance`: every client scenario of the MCP conformance suite
- * (`@modelcontextprotocol/conformance`, pinned 0.1.13: the last that runs on Node 20) against the
- * product's own client (scripts/conformance/client.ts → `MCPClient` and its OAuth session).
+ * `npm run test:conformance`: the MCP conformance suite (`@modelcontextprotocol/conformance`,
+ * pinned 0.2.0-alpha.12, the release that tests 2026-07-28; Node 22+), both legs, every scenario
+ * that `--requirements 2026-07-28` and `--requirements 2025-11-25` name, each run at its
+ * revision's wire:
  *
- * The client is bundled once with esbuild (23 processes then start in a fraction of the time tsx
- * takes), each scenario runs through the suite's CLI (`conformance client --scenario …`), a few
- * at a time, and one table says how each went. Exit code 1 when a scenario fails that is not
- * listed in expected-failures.json — or when a listed one passes (the list is stale: remove it).
+ * - client leg: the product's own client (scripts/conformance/client.ts → `MCPClient` and its
+ *   OAuth session), bundled once with esbuild so each scenario's process starts fast;
+ * - server leg: the product's agent gateway with a server behind it and an agent's token added by a
+ *   test-only forwarder (gatewayUnderTest.ts, tokenForwarder.ts).
  *
- * Options: `--only <scenario>` (repeatable), `--concurrency <n>` (default: the CPU count, at
- * least 2), `--verbose` (print every scenario's output). `CONFORMANCE_RESULTS=<dir>` keeps the
- * suite's checks.json per scenario. The whole run takes about 60 s of CPU (about 2.5 s per
- * scenario); the suite's per-client limit is raised from 30 s to 60 s so a busy machine does not
- * turn slowness into a failure.
+ * Extensions no requirement set names run too, for the record, with the newest revision. Scenarios
+ * run a few at a time, one line each; then totals per leg and revision (scenarios and checks),
+ * required scenarios apart from those the suite runs without scoring (extensions, added after
+ * release, pending). Exit code 1 when a scenario fails that expected-failures.json
+ * does not list for its leg and revision, when a listed one passes (stale), or when the list
+ * names a scenario the revision does not (expectations.ts).
+ *
+ * Options: `--leg client|server`, `--revision <rev>`, `--only <scenario>` (each repeatable;
+ * default: everything), `--concurrency <n>` (default: the CPU count, at least 4: a scenario's processes mostly wait on each other), `--verbose`
+ * (every scenario's failing checks and the suite's output), `--update-expected` (rewrite
+ * expected-failures.json from this run: reasons of what still fails are kept, new failures get
+ * "TODO reason", what passes is dropped; exits 1 while a TODO is left).
+ * `CONFORMANCE_RESULTS=<dir>` keeps the suite's results (checks.json, the client's output).
  */
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { build } from 'esbuild';
+import type { Verdict } from './expectations.js';
+import { EXPECTED_FILE, TODO_REASON, loadExpected, unknownEntries, updatedExpected, verdictOf, writeExpected } from './expectations.js';
+import { startGatewayUnderTest } from './gatewayUnderTest.js';
+import type { Leg, NamedScenario, Outcome, Revision } from './suite.js';
+import { REVISIONS, ROOT, SUITE_VERSION, UNLISTED_EXTENSION, extensionScenarios, pool, requiredScenarios, runScenario } from './suite.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SUITE_CLI = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const BUNDLE = join(ROOT, '.cache', 'conformance', 'client.mjs');
-const EXPECTED = join(ROOT, 'scripts', 'conformance', 'expected-failures.json');
 /** The suite's limit on one client run, in ms (its default, 30 s, is tight on a loaded 2-core machine). */
 const CLIENT_TIMEOUT_MS = 60_000;
+/** The suite's limit on one server scenario, in ms (its default). */
+const SERVER_TIMEOUT_MS = 30_000;
 
-interface Outcome {
-  scenario: string;
-  passed: number;
-  total: number;
-  failed: number;
-  warnings: number;
-  exitCode: number;
-  seconds: number;
-  output: string;
+interface Judged extends Outcome {
+  verdict: Verdict;
 }
 
 function argValues(name: string): string[] {
@@ -48,90 +51,123 @@ function argValues(name: string): string[] {
   return values;
 }
 
-function run(args: string[]): Promise<{ exitCode: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SUITE_CLI, ...args], { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('close', (code) => resolve({ exitCode: code ?? 1, output }));
-    child.on('error', (error) => resolve({ exitCode: 1, output: `${output}\n${error.message}` }));
+function printLine(o: Judged): void {
+  const checks = `${o.passed}/${o.total} checks${o.warnings ? `, ${o.warnings} warnings` : ''}${o.skipped ? `, ${o.skipped} skipped` : ''}`;
+  const scored = o.notScored ? `(${o.notScored})` : '';
+  console.log(`${o.verdict.padEnd(16)} ${o.leg.padEnd(6)} ${o.revision} ${o.scenario.padEnd(46)} ${checks.padEnd(26)} ${scored.padEnd(23)} ${o.seconds.toFixed(1)} s`);
+}
+
+function totalsLine(outcomes: readonly Judged[]): string {
+  const passed = outcomes.filter((o) => o.ok).length;
+  const checksPassed = outcomes.reduce((n, o) => n + o.passed, 0);
+  const checksTotal = outcomes.reduce((n, o) => n + o.total, 0);
+  const expected = outcomes.filter((o) => o.verdict === 'expected failure').length;
+  return `${passed}/${outcomes.length} scenarios passed (${expected} expected failures), ${checksPassed}/${checksTotal} checks`;
+}
+
+async function runLeg(leg: Leg, revisions: readonly Revision[], only: readonly string[], target: string, concurrency: number, keepDir: string | undefined, judge: (o: Outcome) => Judged): Promise<{ outcomes: Judged[]; named: Map<Revision, string[]> }> {
+  const named = new Map<Revision, string[]>();
+  const work: Array<{ named: NamedScenario; revision: Revision }> = [];
+  const sets = new Map<Revision, NamedScenario[]>();
+  for (const revision of REVISIONS) sets.set(revision, await requiredScenarios(revision, leg));
+  // Extensions no requirement set names run too, for the record, with the newest revision.
+  const inSets = new Set([...sets.values()].flat().map((n) => n.scenario));
+  const unlisted = (await extensionScenarios(leg)).filter((s) => !inSets.has(s)).map((scenario): NamedScenario => ({ scenario, notScored: UNLISTED_EXTENSION }));
+  sets.get(REVISIONS[0])?.push(...unlisted);
+  for (const revision of revisions) {
+    const all = sets.get(revision) ?? [];
+    named.set(revision, all.map((n) => n.scenario));
+    for (const n of all) if (!only.length || only.includes(n.scenario)) work.push({ named: n, revision });
+  }
+  const timeoutMs = leg === 'client' ? CLIENT_TIMEOUT_MS : SERVER_TIMEOUT_MS;
+  const outcomes = await pool(work, concurrency, async ({ named: n, revision }) => {
+    const judged = judge(await runScenario(n, revision, { leg, target, timeoutMs, ...(keepDir ? { keepDir } : {}) }));
+    printLine(judged);
+    return judged;
   });
-}
-
-async function scenarios(): Promise<string[]> {
-  const { output } = await run(['list', '--client']);
-  return [...output.matchAll(/^\s+- (\S+)$/gm)].map((m) => m[1] as string);
-}
-
-async function runScenario(scenario: string, resultsDir: string | undefined): Promise<Outcome> {
-  const started = performance.now();
-  const args = ['client', '--scenario', scenario, '--timeout', String(CLIENT_TIMEOUT_MS), '--command', `node ${relative(ROOT, BUNDLE)}`];
-  if (resultsDir) args.push('--output-dir', resultsDir);
-  const { exitCode, output } = await run(args);
-  // eslint-disable-next-line no-control-regex -- the suite colours its output whatever NO_COLOR says
-  const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-  const totals = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(plain);
-  return {
-    scenario,
-    passed: Number(totals?.[1] ?? 0),
-    total: Number(totals?.[2] ?? 0),
-    failed: Number(totals?.[3] ?? (totals ? 0 : 1)),
-    warnings: Number(totals?.[4] ?? 0),
-    exitCode,
-    seconds: (performance.now() - started) / 1000,
-    output: plain,
-  };
-}
-
-async function pool<T, R>(items: T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
-  return results;
+  return { outcomes, named };
 }
 
 async function main(): Promise<number> {
   const started = performance.now();
   const verbose = process.argv.includes('--verbose');
-  const concurrency = Number(argValues('--concurrency')[0] ?? Math.max(2, availableParallelism()));
+  const update = process.argv.includes('--update-expected');
+  const concurrency = Number(argValues('--concurrency')[0] ?? Math.max(4, availableParallelism()));
   const only = argValues('--only');
-  const expected = (JSON.parse(readFileSync(EXPECTED, 'utf8')) as { client: Record<string, string> }).client;
-  const resultsDir = process.env.CONFORMANCE_RESULTS;
-  if (resultsDir) await mkdir(resultsDir, { recursive: true });
+  const legs = (argValues('--leg').length ? argValues('--leg') : ['client', 'server']) as Leg[];
+  const revisions = (argValues('--revision').length ? argValues('--revision') : [...REVISIONS]) as Revision[];
+  for (const leg of legs) if (leg !== 'client' && leg !== 'server') throw new Error(`--leg must be client or server, not ${leg}`);
+  for (const revision of revisions) if (!REVISIONS.includes(revision)) throw new Error(`--revision must be one of ${REVISIONS.join(', ')}, not ${revision}`);
+  const expected = loadExpected();
+  const judge = (o: Outcome): Judged => ({ ...o, verdict: verdictOf(o, expected) });
+  const keepDir = process.env.CONFORMANCE_RESULTS;
+  if (keepDir) await mkdir(keepDir, { recursive: true });
 
-  await build({ entryPoints: [join(ROOT, 'scripts', 'conformance', 'client.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: BUNDLE, logLevel: 'warning' });
-  const all = await scenarios();
-  const chosen = only.length ? all.filter((s) => only.includes(s)) : all;
-  console.log(`MCP conformance 0.1.13: ${chosen.length} client scenarios against MiniHarness's MCPClient (${concurrency} at a time)\n`);
+  const outcomes: Judged[] = [];
+  const gone: string[] = [];
+  const collect = (leg: Leg, result: { outcomes: Judged[]; named: Map<Revision, string[]> }): void => {
+    outcomes.push(...result.outcomes);
+    if (only.length) return;
+    for (const [revision, names] of result.named) gone.push(...unknownEntries(expected, leg, revision, names).map((s) => `${leg} ${revision} ${s}`));
+  };
 
-  const outcomes = await pool(chosen, concurrency, async (scenario) => {
-    const outcome = await runScenario(scenario, resultsDir);
-    const ok = outcome.exitCode === 0 && outcome.failed === 0 && outcome.warnings === 0;
-    const mark = ok ? (scenario in expected ? 'STALE' : 'pass') : scenario in expected ? 'expected failure' : 'FAIL';
-    const checks = `${outcome.passed}/${outcome.total} checks${outcome.warnings ? `, ${outcome.warnings} warnings` : ''}`;
-    console.log(`${mark.padEnd(16)} ${scenario.padEnd(44)} ${checks.padEnd(26)} ${outcome.seconds.toFixed(1)} s`);
-    return { ...outcome, ok, mark };
-  });
-
-  const unexpected = outcomes.filter((o) => o.mark === 'FAIL' || o.mark === 'STALE');
-  for (const o of outcomes) {
-    if (verbose || o.mark === 'FAIL') console.log(`\n── ${o.scenario} (exit ${o.exitCode}) ──\n${o.output.trim()}`);
+  if (legs.includes('client')) {
+    await build({ entryPoints: [join(ROOT, 'scripts', 'conformance', 'client.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: BUNDLE, logLevel: 'warning' });
+    console.log(`MCP conformance ${SUITE_VERSION}, client leg: MiniHarness's MCPClient, revisions ${revisions.join(' and ')} (${concurrency} at a time)\n`);
+    collect('client', await runLeg('client', revisions, only, `node ${relative(ROOT, BUNDLE)}`, concurrency, keepDir, judge));
   }
-  const checksPassed = outcomes.reduce((n, o) => n + o.passed, 0);
-  const checksTotal = outcomes.reduce((n, o) => n + o.total, 0);
-  const passed = outcomes.filter((o) => o.ok).length;
-  console.log(`\nScenarios: ${passed}/${outcomes.length} passed; checks: ${checksPassed}/${checksTotal}; ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  for (const o of outcomes.filter((x) => x.mark === 'expected failure')) console.log(`Expected failure: ${o.scenario} — ${expected[o.scenario]}`);
-  for (const o of outcomes.filter((x) => x.mark === 'STALE')) console.log(`STALE: ${o.scenario} passes now; remove it from scripts/conformance/expected-failures.json`);
-  if (unexpected.length) console.log(`\nFAILED: ${unexpected.map((o) => o.scenario).join(', ')}`);
-  return unexpected.length ? 1 : 0;
+  if (legs.includes('server')) {
+    const gateway = await startGatewayUnderTest('0.0.0-conformance');
+    try {
+      console.log(`\nMCP conformance ${SUITE_VERSION}, server leg: MiniHarness's agent gateway (${gateway.gatewayUrl}, through the token forwarder at ${gateway.url}), revisions ${revisions.join(' and ')} (${concurrency} at a time)\n`);
+      collect('server', await runLeg('server', revisions, only, gateway.url, concurrency, keepDir, judge));
+      console.log(`(${gateway.approvals()} approvals given on the suite's behalf)`);
+    } finally {
+      await gateway.close();
+    }
+  }
+
+  const unmatched = only.filter((scenario) => !outcomes.some((o) => o.scenario === scenario));
+  if (unmatched.length) {
+    console.log(`\n--only named what no selected leg and revision runs: ${unmatched.join(', ')}`);
+    return 1;
+  }
+
+  for (const o of outcomes) {
+    if (o.ok || (!verbose && o.verdict !== 'FAIL')) continue;
+    console.log(`\n── ${o.verdict}: ${o.leg} ${o.revision} ${o.scenario} ──\n${o.problems.map((p) => `  ${p}`).join('\n')}`);
+    if (verbose || !o.total) console.log(o.output.trim());
+  }
+
+  console.log('\nTotals (required: scored by the suite; not scored: extensions, added after release, pending):');
+  for (const leg of legs) {
+    for (const revision of revisions) {
+      const here = outcomes.filter((o) => o.leg === leg && o.revision === revision);
+      if (!here.length) continue;
+      const required = here.filter((o) => !o.notScored);
+      const apart = here.filter((o) => o.notScored);
+      if (required.length) console.log(`  ${leg.padEnd(6)} ${revision}  required: ${totalsLine(required)}`);
+      if (apart.length) console.log(`  ${leg.padEnd(6)} ${revision}  not scored: ${totalsLine(apart)}`);
+    }
+  }
+  console.log(`  ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  if (update) {
+    const complete = only.length ? [] : legs.flatMap((leg) => revisions.map((revision) => ({ leg, revision })));
+    const next = updatedExpected(expected, outcomes, complete);
+    writeExpected(next);
+    const todo = Object.values(next).flatMap((byRevision) => Object.values(byRevision).flatMap((entries) => Object.values(entries))).filter((reason) => reason === TODO_REASON).length;
+    console.log(`\nRewrote ${relative(ROOT, EXPECTED_FILE)} from this run${todo ? `; ${todo} entries need a reason (${TODO_REASON})` : ''}.`);
+    return todo ? 1 : 0;
+  }
+
+  const stale = outcomes.filter((o) => o.verdict === 'STALE');
+  const failed = outcomes.filter((o) => o.verdict === 'FAIL');
+  for (const o of stale) console.log(`STALE: ${o.leg} ${o.revision} ${o.scenario} passes now; remove it from ${relative(ROOT, EXPECTED_FILE)}`);
+  for (const entry of gone) console.log(`GONE: ${entry} is listed in ${relative(ROOT, EXPECTED_FILE)} but the suite does not name it; remove it`);
+  if (failed.length) console.log(`\nFAILED: ${failed.map((o) => `${o.leg} ${o.revision} ${o.scenario}`).join(', ')}`);
+  if (stale.length || failed.length || gone.length) console.log(`(After a change that moves these, \`npm run test:conformance -- --update-expected\` rewrites the list; give each new entry its reason.)`);
+  return stale.length || failed.length || gone.length ? 1 : 0;
 }
 
 main().then(

@@ -1,0 +1,105 @@
+/**
+ * The product's agent gateway as the conformance suite's server leg meets it: the app core
+ * (electron/app/core.ts, as both hosts build it) over a scratch data folder, its gateway on a free
+ * loopback port, one server behind it (the official server-everything over stdio, so the agent has
+ * tools, resources and prompts to see), one agent created through the core's contract (its token
+ * is what an agent would paste), and the test-only token forwarder in front (tokenForwarder.ts:
+ * the suite sends no token).
+ *
+ * The suite plays the person, as it does on the client leg: each approval the gateway asks for
+ * is allowed once, from the contract, as the dialog would. Nothing else is configured: tool names
+ * stay the product's own (`<server>__<tool>`), the permission defaults are the product's.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentsView } from '../../shared/agents.js';
+import type { ApprovalView, ChannelName, ServerStatusView } from '../../shared/contract.js';
+import { buildAppCore } from '../../electron/app/core.js';
+import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
+import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
+import { ROOT } from './suite.js';
+import { startTokenForwarder } from './tokenForwarder.js';
+
+/** The server behind the gateway, as the person would add it. */
+export const BEHIND_SERVER_ID = 'everything';
+const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const READY_TIMEOUT_MS = 30_000;
+
+export interface GatewayUnderTest {
+  /** The forwarder's URL: what the suite tests. */
+  url: string;
+  /** The gateway's own URL (the forwarder's target). */
+  gatewayUrl: string;
+  /** Approvals given on the suite's behalf so far. */
+  approvals(): number;
+  close(): Promise<void>;
+}
+
+export async function startGatewayUnderTest(version: string): Promise<GatewayUnderTest> {
+  const scratch = mkdtempSync(join(tmpdir(), 'miniharness-conformance-gateway-'));
+  const dataDir = join(scratch, 'data');
+  const core = await buildAppCore({
+    mode: 'browser',
+    dataDir,
+    workspaceDir: join(scratch, 'workspace'),
+    secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'Conformance'),
+    config: openConfConfigStore(dataDir),
+    version,
+    gateway: { port: 0 },
+  });
+  const call = async <T>(channel: ChannelName, payload: unknown = {}): Promise<T> => {
+    const result = await core.dispatch(channel, payload);
+    if (!result.ok) throw new Error(`${channel}: ${result.error.code}: ${result.error.message}`);
+    return result.result as T;
+  };
+  let approvals = 0;
+  let resolveReady: (() => void) | undefined;
+  let rejectReady: ((error: Error) => void) | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    resolveReady = resolve;
+    rejectReady = reject;
+  });
+  core.onEvent((event, payload) => {
+    if (event === 'approval.requested') {
+      approvals += 1;
+      void call('approvals.answer', { requestId: (payload as ApprovalView).requestId, answer: 'allow-once' }).catch(() => undefined);
+    }
+    if (event === 'server.status') {
+      const { serverId, status } = payload as { serverId: string; status: ServerStatusView };
+      if (serverId !== BEHIND_SERVER_ID) return;
+      if (status.state === 'ready') resolveReady?.();
+      if (status.state === 'error') rejectReady?.(new Error(`${BEHIND_SERVER_ID} failed to start: ${status.code}: ${status.reason}`));
+    }
+  });
+  const cleanup = async (): Promise<void> => {
+    await core.close();
+    rmSync(scratch, { recursive: true, force: true });
+  };
+  try {
+    await core.start();
+    const view = await call<AgentsView>('agents.list');
+    if (view.gateway.state !== 'listening') throw new Error(`the gateway did not start: ${view.gateway.state}`);
+    await call('servers.save', {
+      mode: 'create',
+      config: { id: BEHIND_SERVER_ID, name: 'Everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], cwd: ROOT, timeoutMs: 15_000 },
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ready, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${BEHIND_SERVER_ID} was not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)))]).finally(() => clearTimeout(timer));
+    const created = await call<{ token: string }>('agents.create', { name: 'Conformance suite', visibility: { allServers: true, serverIds: [], localTools: false } });
+    const forwarder = await startTokenForwarder(new URL(view.gateway.url), created.token);
+    return {
+      url: forwarder.url.href,
+      gatewayUrl: view.gateway.url,
+      approvals: () => approvals,
+      close: async () => {
+        await forwarder.close();
+        await cleanup();
+      },
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
