@@ -16,7 +16,7 @@
  * scoped to the agent, so no agent can replay another's results.
  */
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
@@ -129,7 +129,8 @@ function serveFeatures(server: Server, deps: AgentSessionDeps, scope: AgentServe
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const agent = requireAgent(deps);
     const serverId = await serverOfUri(features, agent.visibility, request.params.uri);
-    if (!serverId) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}. Call resources/list for the resources this agent may read.`);
+    // The SDK's typed not-found: -32602 on the wire with the URI in `data` (SEP-2164), in both eras.
+    if (!serverId) throw new ResourceNotFoundError(request.params.uri, `Unknown resource: ${request.params.uri}. Call resources/list for the resources this agent may read.`);
     try {
       return await features.read(caller(agent), serverId, request.params.uri, ctx.mcpReq.signal);
     } catch (error) {

@@ -77,7 +77,7 @@ describe('resources and prompts through the gateway', () => {
     try {
       expect((await other.listResources()).resources).toEqual([]);
       expect((await other.listPrompts()).prompts).toEqual([]);
-      await expect(other.readResource({ uri: DOC })).rejects.toThrow(/Unknown resource/);
+      await expect(other.readResource({ uri: DOC })).rejects.toMatchObject({ code: -32602, data: { uri: DOC }, message: expect.stringMatching(/Unknown resource/) });
       await expect(other.getPrompt({ name: 'ev__args-prompt', arguments: { city: 'Paris' } })).rejects.toThrow(/Unknown prompt/);
     } finally {
       await other.close();
