@@ -15,7 +15,7 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { connectAgent } from '../gateway/support.js';
+import { connectAgent, connectModernAgent } from '../gateway/support.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
 import { Bridge } from './support/bridge.js';
 import { hostPerTest } from './support/hostPerTest.js';
@@ -144,6 +144,51 @@ test.describe('an agent through the GUI', () => {
     await expect(page.getByRole('button', { name: /^Session: All sessions/ })).toBeVisible();
     await expect(page.locator('[data-history-row]')).toHaveCount(1);
     await expect(page.locator('[data-history-row]')).toContainText('append');
+  });
+
+  test('a 2026-07-28 agent (v2 SDK, auto) ends modern at the same endpoint; its approval names it; Allow returns the result, Deny an isError and no side effect; its callId replays', async ({ page }) => {
+    const counter = join(ctx.scratch, 'counter.txt');
+    await addFixture(counter);
+    await page.goto(ctx.host.url);
+    await openView(page, 'Agents');
+    const url = (await page.getByTestId('gateway-url').textContent()) ?? '';
+    const token = await addAgent(page, AGENT);
+    await page.getByRole('dialog', { name: `Agent “${AGENT}” added` }).getByRole('button', { name: 'Done' }).click();
+
+    const modern = await connectModernAgent(new URL(url), token, 'e2e-modern');
+    try {
+      expect([modern.getProtocolEra(), modern.getNegotiatedProtocolVersion()]).toEqual(['modern', '2026-07-28']);
+      expect((await modern.listTools()).tools.map((t) => t.name)).toContain('fx__append');
+
+      const dialog = page.getByRole('alertdialog', { name: `Approval: append, asked by ${AGENT}` });
+      const allowed = modern.callTool({ name: 'fx__append', arguments: { line: 'modern' }, _meta: { 'io.miniharness/callId': 'e2e-modern-1' } });
+      await expect(dialog).toBeVisible();
+      await expect(dialog.locator('.approval-caller')).toHaveAttribute('data-caller', AGENT);
+      await dialog.getByRole('button', { name: /^Allow once/ }).click();
+      const result = await allowed;
+      expect(result.isError).toBeFalsy();
+      expect(text(result)).toBe('appended modern');
+
+      const denied = modern.callTool({ name: 'fx__append', arguments: { line: 'refused' } });
+      await expect(dialog).toBeVisible();
+      await dialog.getByRole('button', { name: /^Deny/ }).click();
+      const refusal = await denied;
+      expect(refusal.isError).toBe(true);
+      expect(text(refusal)).toMatch(/The user denied this call of fx__append in MiniHarness, so nothing ran/);
+
+      // The same key again: the stored result, nothing run a second time. (A replay still asks
+      // the person first today, as every ASK call does; allowing it runs nothing.)
+      const replay = modern.callTool({ name: 'fx__append', arguments: { line: 'modern' }, _meta: { 'io.miniharness/callId': 'e2e-modern-1' } });
+      await expect(dialog).toBeVisible();
+      await dialog.getByRole('button', { name: /^Allow once/ }).click();
+      const again = await replay;
+      expect(text(again)).toBe('appended modern');
+      expect(again._meta?.['io.miniharness/replayed']).toBe(true);
+      expect(lines(counter)).toEqual(['modern']);
+      await expect(page.getByRole('listitem', { name: AGENT }).getByText('3 calls recorded')).toBeVisible();
+    } finally {
+      await modern.close();
+    }
   });
 
   test('revoke ends the agent’s access (after a confirmation), then it can be removed; settings refuse bad values at the field', async ({ page }) => {

@@ -9,13 +9,13 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
+import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { META_CALL_ID, META_REPLAYED, META_SESSION } from '../../shared/agents.js';
 import type { ApprovalView } from '../../shared/contract.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readLines, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, startGatewayApp } from './support.js';
+import { connectAgent, connectModernAgent, startGatewayApp } from './support.js';
 
 interface ToolResult {
   content: unknown[];
@@ -38,8 +38,7 @@ function text(result: ToolResult): string {
 
 /** A v2 Client in auto mode over Streamable HTTP with the agent's bearer token. */
 async function modernAgent(url: URL, token: string): Promise<{ agent: Agent; client: ModernClient }> {
-  const client = new ModernClient({ name: 'modern-agent', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new ModernHttp(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  const client = await connectModernAgent(url, token);
   return {
     client,
     agent: {

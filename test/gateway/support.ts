@@ -4,6 +4,7 @@
  * (`dispatch`) and watch the contract's events, as the renderer would.
  */
 import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentVisibility, AgentsView } from '../../shared/agents.js';
@@ -90,7 +91,14 @@ export async function addFixtureServer(app: GatewayApp, id: string, env: Record<
   for (const toolName of allow) await app.call('permissions.setToolLevel', { serverId: id, toolName, level: 'ALLOW' });
 }
 
-/** An agent: the SDK's Client over Streamable HTTP with its bearer token. */
+/** A 2026-07-28 agent: the v2 SDK's Client negotiating in `auto` mode, over Streamable HTTP with its bearer token. */
+export async function connectModernAgent(url: URL, token: string, name = 'modern-agent'): Promise<ModernClient> {
+  const client = new ModernClient({ name, version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new ModernHttp(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+/** A 2025 agent: the v1 SDK's Client (a real legacy-era peer) over Streamable HTTP with its bearer token. */
 export async function connectAgent(url: URL, token: string, name = 'test-agent'): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
