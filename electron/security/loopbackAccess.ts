@@ -37,7 +37,12 @@ export function isAllowedOrigin(origin: string | undefined, port: number): boole
   return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
 }
 
+/**
+ * The token of an `Authorization: Bearer <token>` header. The scheme is matched without regard to
+ * case, and the space after it may be several (RFC 9110 §11.1, RFC 6750 §2.1): `bearer x` and
+ * `BEARER  x` are the same credentials, and clients do send them so.
+ */
 export function bearerOf(header: string | undefined): string | undefined {
-  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header ?? '');
+  const match = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i.exec(header ?? '');
   return match?.[1];
 }
