@@ -197,7 +197,10 @@ describe('the agent gateway', () => {
     await changed;
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['fy__echo']);
-    await expect(client.callTool({ name: 'fx__echo', arguments: { text: 'x' } })).rejects.toThrow(/Unknown tool: fx__echo/);
+    // The message on the wire is the sentence alone: the agent's SDK adds its one "MCP error -32602:" prefix.
+    const unknown = (await client.callTool({ name: 'fx__echo', arguments: { text: 'x' } }).catch((error: unknown) => error)) as { code: number; message: string };
+    expect(unknown.code).toBe(-32602);
+    expect(unknown.message).toBe('MCP error -32602: Unknown tool: fx__echo. Call tools/list for the tools this agent may use.');
     await app.call('agents.setVisibility', { id: agent.id, visibility: { allServers: true, serverIds: [], localTools: false } });
   });
 
