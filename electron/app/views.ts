@@ -6,7 +6,7 @@
 import type { AppInfo, HistoryRecordView, ImportPreview, NegotiatedView, ServerView, ToolIcon, ToolView } from '../../shared/contract.js';
 import type { CompletionView, PromptListView, PromptResultView, PromptView, ResourceContentView, ResourceListView, ResourceReadView, ResourceTemplateView, ResourceView } from '../../shared/contract.js';
 import { MAX_CONTENT_BINARY_BYTES, MAX_CONTENT_TEXT_BYTES, MAX_CONTENT_VIEW_BYTES, jsonByteLength, utf8Length } from '../../shared/limits.js';
-import type { CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/client';
 import type { Listed } from '../mcp/features/paging.js';
 import { templateVariables } from '../mcp/features/resources.js';
 import type { ResourceCatalog } from '../mcp/registry.js';
@@ -135,7 +135,7 @@ function resourceView(resource: Resource): ResourceView {
   };
 }
 
-function resourceTemplateView(template: ResourceTemplate): ResourceTemplateView {
+function resourceTemplateView(template: ResourceTemplateType): ResourceTemplateView {
   return {
     uriTemplate: template.uriTemplate,
     ...describedItem(template),

@@ -9,36 +9,29 @@
  * as the server answered, normalized tool results, and errors that name the server and say what
  * to do (never a secret: anything that came from outside is redacted first).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ListChangedHandlers, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { Client, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
+import type { ListChangedHandlers, LoggingLevel, PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import { redactString } from '../tracing/redact.js';
 import {
-  MCPAuthError,
   MCPClientClosedError,
-  MCPCommandNotFoundError,
   MCPConfigError,
   DEFAULT_MAX_MESSAGE_BYTES,
   MCPError,
-  MCPNotAnMCPServerError,
   MCPNotInitializedError,
   MCPNotSupportedError,
   MCPProtocolError,
-  MCPRemoteError,
   MCPRequestCancelled,
   MCPRequestTimeout,
   MCPResultTooLargeError,
   MCPServerExitedError,
   MCPServerUnavailableError,
-  MCPTransportError,
   MCPUnreachableError,
 } from './errors.js';
+import { errnoOf, mapClientError } from './errorMapping.js';
+import { MAX_INPUT_ROUNDS, negotiationOptions, priorFor, readNegotiated, verdictOf, verdictSourceOf } from './negotiation.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { LogBuffer } from './logBuffer.js';
 import { networkFailureOf } from './networkFailure.js';
@@ -46,8 +39,6 @@ import type { ServerAskHandlers } from './serverAsks.js';
 import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.js';
 import type { OpenedTransport } from './transports.js';
 import { openTransport } from './transports.js';
-import { MCPSignInRequiredError } from './oauth/errors.js';
-import { mapOAuthFailure } from './oauth/failures.js';
 import type { OAuthSession } from './oauth/session.js';
 import type {
   ClientState,
@@ -91,6 +82,13 @@ export interface MCPClientOptions {
   logLevel?: () => LoggingLevel | undefined;
   /** OAuth servers (issue 11): the server's session — the SDK's provider, and the browser sign-in. */
   oauth?: OAuthSession;
+  /**
+   * The era verdict kept from an earlier connection (dated and expired by its keeper): connect
+   * with it as the SDK's `prior` and skip the probe. Ignored when the config pins the era.
+   */
+  prior?: () => PriorDiscovery | undefined;
+  /** Told the verdict of every connection that became ready (to keep it), and when a kept one failed (to drop it). */
+  onVerdict?: (verdict: PriorDiscovery | undefined) => void;
 }
 
 /** Browser sign-ins one request may go through: the sign-in, and one step-up to more scopes. */
@@ -174,7 +172,8 @@ export class MCPClient implements ToolClient {
       if (this.isClosed()) throw new MCPClientClosedError(this.serverId, 'initialize');
       this._negotiated = info;
       this._state = 'ready';
-      this.log.note(`ready: ${info.serverInfo.name} ${info.serverInfo.version}, protocol ${info.protocolVersion}`);
+      this.log.note(`ready: ${info.serverInfo.name} ${info.serverInfo.version}, ${info.era} era, protocol ${info.protocolVersion} (${info.verdictSource})`);
+      this.options.onVerdict?.(verdictOf(info));
       this.applyLogLevel();
       return info;
     } catch (error) {
@@ -191,7 +190,7 @@ export class MCPClient implements ToolClient {
   }
 
   /** Opens the transport and runs the SDK's initialize exchange once. */
-  private async handshake(timeoutMs: number, signal: AbortSignal, started: number, signInRound = 0): Promise<NegotiatedInfo> {
+  private async handshake(timeoutMs: number, signal: AbortSignal, started: number, signInRound = 0, noPrior = false): Promise<NegotiatedInfo> {
     // A transport replaced by a new session (see renewSession) no longer speaks for this client.
     const current = (): boolean => opened === this.opened;
     const limits = {
@@ -208,7 +207,15 @@ export class MCPClient implements ToolClient {
       throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
     });
     this.opened = opened;
-    const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: clientCapabilities(this.options.asks), listChanged: this.listChangedHandlers() });
+    const prior = priorFor(this.config.protocolEra, noPrior ? undefined : this.options.prior?.());
+    const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, {
+      capabilities: clientCapabilities(this.options.asks),
+      listChanged: this.listChangedHandlers(),
+      versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs),
+      // input_required rounds go to the same handlers as a legacy server's requests: the person's
+      // dialogs (serverAsks.ts); nothing else answers them, and one request takes at most this many.
+      inputRequired: { autoFulfill: true, maxRounds: MAX_INPUT_ROUNDS },
+    });
     this.sdk = sdk;
     this.registerServerRequestHandlers(sdk);
     sdk.onerror = (error) => {
@@ -218,29 +225,26 @@ export class MCPClient implements ToolClient {
       if (current()) this.onTransportClosed();
     };
     this.installNotificationHandlers(sdk);
-    this.log.note(`connecting to ${opened.target}`);
+    this.log.note(`connecting to ${opened.target}${prior ? ` (kept verdict: ${prior.kind})` : ''}`);
     try {
-      await this.connectWithinDeadline(sdk, opened, timeoutMs, signal);
+      await this.connectWithinDeadline(sdk, opened, timeoutMs, signal, prior);
     } catch (error) {
+      // A kept verdict that no longer holds: forget it, and negotiate afresh once.
+      if (prior && !this.isClosed() && !signal.aborted) {
+        this.log.note(`the kept ${prior.kind} verdict failed; negotiating afresh`);
+        this.options.onVerdict?.(undefined);
+        await sdk.close().catch(() => undefined);
+        return this.handshake(Math.max(1, timeoutMs - (performance.now() - started)), signal, started, signInRound, true);
+      }
       // ── OAuth (issue 11): a browser sign-in was needed and is done: initialize again, signed in ──
       if (!(await this.completedSignIn(error, signInRound, signal))) throw error;
       await sdk.close().catch(() => undefined);
-      return this.handshake(timeoutMs, signal, started, signInRound + 1);
+      return this.handshake(timeoutMs, signal, started, signInRound + 1, noPrior);
     }
 
-    const version = opened.protocolVersion();
-    const serverInfo = sdk.getServerVersion();
-    const capabilities = sdk.getServerCapabilities();
-    if (!version || !serverInfo || !capabilities) {
-      throw new MCPProtocolError(this.serverId, 'initialize completed without a protocol version, server info or capabilities');
-    }
-    return {
-      protocolVersion: version,
-      capabilities,
-      serverInfo,
-      instructions: sdk.getInstructions(),
-      timings: { initializeMs: performance.now() - started, readyAt: Date.now() },
-    };
+    const info = readNegotiated(sdk, verdictSourceOf(this.config.protocolEra, prior), { initializeMs: performance.now() - started, readyAt: Date.now() });
+    if (!info) throw new MCPProtocolError(this.serverId, 'the negotiation completed without a protocol era, version, server info or capabilities');
+    return info;
   }
 
   /**
@@ -249,7 +253,7 @@ export class MCPClient implements ToolClient {
    * gets neither, and on expiry (or abort) the transport is closed instead, which fails the
    * pending request.
    */
-  private async connectWithinDeadline(sdk: Client, opened: OpenedTransport, timeoutMs: number, signal: AbortSignal): Promise<void> {
+  private async connectWithinDeadline(sdk: Client, opened: OpenedTransport, timeoutMs: number, signal: AbortSignal, prior: PriorDiscovery | undefined): Promise<void> {
     let ended: 'timeout' | 'aborted' | undefined;
     const end = (why: 'timeout' | 'aborted'): void => {
       if (ended) return;
@@ -269,7 +273,7 @@ export class MCPClient implements ToolClient {
     const onAbort = (): void => end('aborted');
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      await sdk.connect(opened.transport, { timeout: MAX_TIMER_MS });
+      await sdk.connect(opened.transport, { timeout: MAX_TIMER_MS, ...(prior ? { prior } : {}) });
       if (ended) throw failure(undefined);
     } catch (error) {
       throw failure(error);
@@ -313,7 +317,7 @@ export class MCPClient implements ToolClient {
           // A 401/403 means the server did not run it: after a browser sign-in it is sent again.
           this.signedIn(
             () =>
-              sdk.callTool({ name, arguments: args }, undefined, {
+              sdk.callTool({ name, arguments: args }, {
                 timeout: timeoutMs,
                 signal,
                 // Progress restarts the deadline, up to the maximum total. A progress handler is
@@ -382,7 +386,7 @@ export class MCPClient implements ToolClient {
     try {
       return await send(sdk);
     } catch (error) {
-      if (!(error instanceof StreamableHTTPError && error.code === 404 && opened?.sessionExpired()) || this.isClosed() || this.lost) throw error;
+      if (!(error instanceof SdkHttpError && error.status === 404 && opened?.sessionExpired()) || this.isClosed() || this.lost) throw error;
       // Another request (or the event stream) may be renewing it, or have renewed it already.
       await (this.renewing ?? (this.opened === opened ? this.renewSession() : undefined));
       return send(this.requireReady(operation));
@@ -470,7 +474,7 @@ export class MCPClient implements ToolClient {
 
   /** Notifications this client shows: the server's log messages go to its log, bounded and redacted. */
   private installNotificationHandlers(sdk: Client): void {
-    sdk.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    sdk.setNotificationHandler('notifications/message', (notification) => {
       if (sdk === this.sdk) this.log.message(notification.params);
     });
   }
@@ -643,77 +647,26 @@ export class MCPClient implements ToolClient {
     return redactString(text, this.secrets().map((s) => s.reveal()));
   }
 
-  /** Maps whatever the SDK, Node or fetch threw to one of the MCP layer's errors. */
+  /** Maps whatever the SDK, Node or fetch threw to one of the MCP layer's errors (see errorMapping.ts). */
   private mapError(error: unknown, operation: string, timeoutMs: number, callerSignal?: AbortSignal): MCPError {
-    // After an oversized message, whatever the reset threw (a closed connection, a failed body
-    // read) has that one cause; a timeout or the caller's own cancel stays what it was.
-    if (this.tooLarge && !(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) return this.connectionLostError(operation);
-    if (error instanceof MCPError) return error;
-    if (this.violation && this._state === 'initializing') return this.violation;
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout) {
-        if (callerSignal?.aborted) return new MCPRequestCancelled(this.serverId, operation);
-        const maxTotal = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
-        if (typeof maxTotal === 'number') {
-          return new MCPRequestTimeout(this.serverId, operation, maxTotal, 'Its progress reports extended the deadline up to the maximum total time this server is allowed (raise it in the server’s settings).');
-        }
-        return new MCPRequestTimeout(this.serverId, operation, timeoutMs);
-      }
-      if (error.code === ErrorCode.ConnectionClosed) {
-        if (this.isClosed()) return new MCPClientClosedError(this.serverId, operation);
-        return this.connectionLostError(operation);
-      }
-      // A program that is not an MCP server: it does not know "initialize" (`cat` echoes the
-      // request back, and the SDK's own "method not found" comes back as the answer).
-      if (this._state === 'initializing' && error.code === ErrorCode.MethodNotFound) {
-        return new MCPNotAnMCPServerError(this.serverId, this.opened?.target ?? this.serverId, error.code);
-      }
-      return new MCPRemoteError(this.serverId, error.code, this.redact(error.message.replace(/^MCP error -?\d+: /, '')));
-    }
-    // ── OAuth (issue 11): "sign in", and the OAuth exchanges that failed ──
-    const oauthFailure = mapOAuthFailure(this.serverId, error, { oauth: this.config.transport === 'streamable_http' && this.config.auth.kind === 'oauth' });
-    if (oauthFailure) return oauthFailure;
-    if (error instanceof StreamableHTTPError && error.code === 401 && this.opened?.oauthChallenged?.()) return new MCPSignInRequiredError(this.serverId, 'not_configured');
-    if (error instanceof UnauthorizedError) return new MCPAuthError(this.serverId, 401, 'oauth');
-    if (error instanceof StreamableHTTPError) {
-      if (error.code === 401 || error.code === 403) return new MCPAuthError(this.serverId, error.code, this.opened?.authChallenge() ?? 'token');
-      // The SDK's "Unexpected content type" (an HTML page, plain text): not an MCP endpoint.
-      if (error.code === -1 && /content type/i.test(error.message)) {
-        return this._state === 'initializing'
-          ? new MCPNotAnMCPServerError(this.serverId, this.opened?.target ?? this.serverId, undefined)
-          : new MCPProtocolError(this.serverId, this.notJsonRpcDetail());
-      }
-      // 404 on a request of a live session: the server no longer knows it (it restarted), so it
-      // did not process the request. The session is lost; a new one must be initialized.
-      if (error.code === 404 && this._state === 'ready' && this.opened?.sessionId()) {
-        return new MCPServerUnavailableError(this.serverId, 'the server no longer knows this session (did it restart?); it is being reconnected');
-      }
-      const status = error.code && error.code > 0 ? error.code : undefined;
-      return new MCPTransportError(this.serverId, `${operation} failed: ${this.redact(error.message)}`, status);
-    }
-    const errno = errnoOf(error);
-    if (errno === 'ENOENT' && this.config.transport === 'stdio') return new MCPCommandNotFoundError(this.serverId, this.config.command);
-    if ((errno === 'EACCES' || errno === 'ENOEXEC') && this.config.transport === 'stdio') {
-      return new MCPConfigError(this.serverId, `the command "${this.config.command}" cannot be executed (${errno}); check its permissions`);
-    }
-    // The socket of a live session closed under a request: it may have reached the server and
-    // acted, so the outcome is unknown (as when a stdio server dies mid-call).
-    if (this.config.transport === 'streamable_http' && this._state === 'ready' && errno && ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(errno)) {
-      return this.connectionLostError(operation);
-    }
-    if (this.config.transport === 'streamable_http') {
-      const failure = networkFailureOf(error, this.config.url);
-      if (failure) return new MCPUnreachableError(this.serverId, failure);
-    }
-    // An HTTP answer that is JSON but not JSON-RPC (or not JSON at all) fails the SDK's parse.
-    if (this.config.transport === 'streamable_http' && (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError'))) {
-      return new MCPProtocolError(this.serverId, this.notJsonRpcDetail(), { cause: error });
-    }
-    if (error instanceof Error && (error.name === 'ZodError' || /protocol version is not supported|invalid initialize result/i.test(error.message))) {
-      return new MCPProtocolError(this.serverId, this.redact(error.message), { cause: error });
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return new MCPTransportError(this.serverId, `${operation} failed: ${this.redact(message)}`);
+    return mapClientError(error, {
+      serverId: this.serverId,
+      config: this.config,
+      operation,
+      timeoutMs,
+      callerAborted: callerSignal?.aborted === true,
+      state: this._state,
+      closed: this.isClosed(),
+      tooLarge: this.tooLarge !== undefined,
+      violation: this.violation,
+      target: this.opened?.target ?? this.serverId,
+      sessionId: this.opened?.sessionId(),
+      authChallenge: this.opened?.authChallenge(),
+      oauthChallenged: this.opened?.oauthChallenged?.() === true,
+      redact: (text) => this.redact(text),
+      connectionLost: () => this.connectionLostError(operation),
+      notJsonRpcDetail: this.notJsonRpcDetail(),
+    });
   }
 
   // ── resources, prompts, completion: the gates the requests in features/ go through ──────────
@@ -750,7 +703,7 @@ async function withMaxTotal<T>(maxTotalMs: number, callerSignal: AbortSignal | u
   if (callerSignal?.aborted) onCallerAbort();
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
   const timer = setTimeout(() => {
-    controller.abort(new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs }));
+    controller.abort(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs }));
   }, maxTotalMs);
   try {
     return await run(controller.signal);
@@ -764,17 +717,6 @@ async function withMaxTotal<T>(maxTotalMs: number, callerSignal: AbortSignal | u
 function isStaleSocket(error: unknown): boolean {
   const code = errnoOf(error);
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
-}
-
-/** The errno code of a Node error or of a fetch failure's cause. */
-function errnoOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /** One shape for every result: old-style `toolResult` answers become a text block. */

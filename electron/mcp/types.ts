@@ -1,12 +1,25 @@
 /** Shapes the MCP layer hands to the rest of the app (registry, executor, GUI). */
-import type { Implementation, LoggingLevel, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { DiscoverResult, Implementation, LoggingLevel, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { LogBuffer } from './logBuffer.js';
 
-/** What initialize negotiated, exactly as the server answered. */
+/** The protocol era a connection speaks: `legacy` (2025 revisions, `initialize`), `modern` (2026-07-28, `server/discover`). */
+export type ProtocolEra = 'legacy' | 'modern';
+
+/** How the era was settled: probed by the SDK now, taken from a kept verdict, or pinned by the server's config. */
+export type VerdictSource = 'probe' | 'prior' | 'pinned';
+
+/**
+ * What the negotiation settled, exactly as the server answered (never made up): the era, the
+ * version, and the `initialize` result (legacy) or the `server/discover` result (modern).
+ */
 export interface NegotiatedInfo {
+  era: ProtocolEra;
+  verdictSource: VerdictSource;
   protocolVersion: string;
+  /** Modern: the `server/discover` result as the server sent it (supported versions, capabilities, cache hints, serverInfo). */
+  discover?: DiscoverResult;
   capabilities: ServerCapabilities;
   serverInfo: Implementation;
   instructions: string | undefined;

@@ -4,7 +4,7 @@
  * on, checkpoints/ stores it, the app maps it to the contract — so it belongs to none of them and
  * every one of them imports it from here.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 /** One block of a result's content, as MCP defines it (text, image, audio, resource, link). */
 export type ContentBlock = CallToolResult['content'][number];

@@ -1,6 +1,5 @@
 /** Prompt and completion requests on the SDK client, which validates every answer with the protocol's schemas. */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CompleteResult, GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CompleteResult, GetPromptResult, Prompt } from '@modelcontextprotocol/client';
 import type { Listed } from './paging.js';
 import { collectPages } from './paging.js';
 import type { SdkRequestOptions } from './types.js';

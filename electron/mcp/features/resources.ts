@@ -3,10 +3,8 @@
  * the lists (following cursors, bounded), a read, subscribe and unsubscribe, and RFC 6570
  * template expansion with the SDK's own `UriTemplate`.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { UriTemplate, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import type { Client, ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/client';
 import type { Listed } from './paging.js';
 import { collectPages } from './paging.js';
 import type { SdkRequestOptions } from './types.js';
@@ -19,14 +17,14 @@ export function listResources(sdk: Client, serverId: string, options: SdkRequest
 }
 
 /** A server that offers resources but no templates may not know the method: that is an empty list. */
-export async function listResourceTemplates(sdk: Client, serverId: string, options: SdkRequestOptions): Promise<Listed<ResourceTemplate>> {
+export async function listResourceTemplates(sdk: Client, serverId: string, options: SdkRequestOptions): Promise<Listed<ResourceTemplateType>> {
   try {
     return await collectPages(serverId, 'resources/templates/list', async (cursor) => {
       const page = await sdk.listResourceTemplates(cursor ? { cursor } : {}, options);
       return { items: page.resourceTemplates, nextCursor: page.nextCursor };
     });
   } catch (error) {
-    if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return { items: [], truncated: false };
+    if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound) return { items: [], truncated: false };
     throw error;
   }
 }

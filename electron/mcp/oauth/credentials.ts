@@ -7,8 +7,8 @@
  * a record of another server that reused the id, or of a URL the server no longer has, is never
  * presented (it is deleted instead). A record that does not parse is deleted and reported once.
  */
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { OAuthTokensSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { OAuthTokensSchema } from '@modelcontextprotocol/core';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { SecretValue } from '../../secrets/secretValue.js';
 import type { SecretStore } from '../../secrets/types.js';

@@ -19,10 +19,8 @@
  * to `onSecret` so logs, traces, events and errors redact it.
  */
 import { randomBytes } from 'node:crypto';
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
+import { createPrivateKeyJwtAuth, checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/client';
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
 import type { HttpServerConfig, OAuthConfig } from '../../../shared/serverConfig.js';
 import type { SecretResolver } from '../../secrets/resolver.js';
 import type { LogBuffer } from '../logBuffer.js';

@@ -17,8 +17,7 @@
  * app, later the gateway) decides whether it may happen and records it; this part only runs it.
  * Changes go out to this part's own listeners (see FeatureEvent).
  */
-import type { CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities } from '@modelcontextprotocol/client';
 import { MCPConfigError, MCPServerUnavailableError } from '../errors.js';
 import type { OfferedFeature } from '../features/errors.js';
 import { MCPFeatureNotOfferedError } from '../features/errors.js';
@@ -35,7 +34,7 @@ import type { Connection, ServerEntry } from './types.js';
 
 export interface ResourceLists {
   resources: Listed<Resource>;
-  templates: Listed<ResourceTemplate>;
+  templates: Listed<ResourceTemplateType>;
 }
 
 export interface ResourceCatalog extends ResourceLists {
@@ -214,7 +213,7 @@ export class ServerFeatures {
           if (current()) this.listChanged(serverId, state, 'prompts');
         });
         client.attachFeatureHandlers((sdk) => {
-          sdk.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+          sdk.setNotificationHandler('notifications/resources/updated', (notification) => {
             if (current()) this.resourceUpdated(serverId, state, notification.params.uri);
           });
         });
