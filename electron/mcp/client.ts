@@ -10,7 +10,8 @@
  * to do (never a secret: anything that came from outside is redacted first).
  */
 import { Client, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
-import type { ListChangedHandlers, LoggingLevel, PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
+import type { ListChangedHandlers, PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
+import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secretValue.js';
@@ -202,6 +203,11 @@ export class MCPClient implements ToolClient {
       onSessionExpired: () => {
         if (current()) this.onSessionExpired();
       },
+      // stdio: a line that is not JSON-RPC, seen by the transport itself (also during the era
+      // probe, before the SDK's protocol layer is attached).
+      onViolation: (error: Error) => {
+        if (current()) this.onWireError(error);
+      },
     };
     const opened = await openTransport(this.config, this.options.secrets, this.log, limits, this.options.oauth ? { oauth: this.options.oauth } : {}).catch((error: unknown) => {
       throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
@@ -219,7 +225,8 @@ export class MCPClient implements ToolClient {
     this.sdk = sdk;
     this.registerServerRequestHandlers(sdk);
     sdk.onerror = (error) => {
-      if (current()) this.onWireError(error);
+      // stdio reports its violations through the transport (onViolation above).
+      if (current() && this.config.transport !== 'stdio') this.onWireError(error);
     };
     sdk.onclose = () => {
       if (current()) this.onTransportClosed();
@@ -258,7 +265,10 @@ export class MCPClient implements ToolClient {
     const end = (why: 'timeout' | 'aborted'): void => {
       if (ended) return;
       ended = why;
+      // The transport itself too: during the era probe the SDK's protocol layer is not attached
+      // yet, and closing the client alone would leave the probe waiting.
       sdk.close().catch(() => undefined);
+      opened.transport.close().catch(() => undefined);
     };
     const failure = (error: unknown): unknown => {
       if (ended === 'timeout') return new MCPRequestTimeout(this.serverId, 'initialize', timeoutMs);
@@ -293,7 +303,7 @@ export class MCPClient implements ToolClient {
         let cursor: string | undefined;
         const seenCursors = new Set<string>();
         do {
-          const page = await this.signedIn(() => sdk.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
+          const page = await this.signedIn(() => sdk.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
           tools.push(...page.tools);
           cursor = page.nextCursor;
           if (cursor !== undefined) {
@@ -349,6 +359,7 @@ export class MCPClient implements ToolClient {
     this.roots = [...roots];
     if (this._state !== 'ready' || !this.sdk || this.isClosed()) return; // the next initialize declares them
     try {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- roots are kept in both eras (retiredFeatures.ts)
       await this.sdk.sendRootsListChanged();
       this.log.note(`roots changed (${roots.length} ${roots.length === 1 ? 'folder' : 'folders'}); the server was told`);
     } catch (error) {
@@ -458,6 +469,7 @@ export class MCPClient implements ToolClient {
     if (!this._negotiated?.capabilities.logging) throw new MCPNotSupportedError(this.serverId, 'logging', operation);
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     try {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- server logs are kept in both eras (retiredFeatures.ts)
       await this.onSession(operation, (sdk) => sdk.setLoggingLevel(level, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }));
       this.log.note(`log level set to ${level}`);
     } catch (error) {
@@ -663,6 +675,7 @@ export class MCPClient implements ToolClient {
       sessionId: this.opened?.sessionId(),
       authChallenge: this.opened?.authChallenge(),
       oauthChallenged: this.opened?.oauthChallenged?.() === true,
+      processExited: this.opened?.exitInfo() !== undefined,
       redact: (text) => this.redact(text),
       connectionLost: () => this.connectionLostError(operation),
       notJsonRpcDetail: this.notJsonRpcDetail(),

@@ -54,6 +54,8 @@ export interface MappingContext {
   sessionId: string | undefined;
   authChallenge: AuthChallenge | undefined;
   oauthChallenged: boolean;
+  /** stdio: the server's process has ended. */
+  processExited: boolean;
   redact: (text: string) => string;
   /** The error for "the connection went away under this request" (an exit, a reset). */
   connectionLost: () => MCPError;
@@ -68,6 +70,10 @@ export function mapClientError(error: unknown, ctx: MappingContext): MCPError {
   if (ctx.tooLarge && !isSdk(error, SdkErrorCode.RequestTimeout)) return ctx.connectionLost();
   if (error instanceof MCPError) return error;
   if (ctx.violation && ctx.state === 'initializing') return ctx.violation;
+  // An HTML page, plain text: not an MCP endpoint.
+  if (isSdk(error, SdkErrorCode.ClientHttpUnexpectedContent)) {
+    return ctx.state === 'initializing' ? new MCPNotAnMCPServerError(serverId, ctx.target, undefined) : new MCPProtocolError(serverId, ctx.notJsonRpcDetail);
+  }
   if (error instanceof SdkError && !(error instanceof SdkHttpError)) return mapSdkError(error, ctx);
   if (error instanceof ProtocolError) return mapProtocolError(error, ctx);
   // ── OAuth (issue 11): "sign in", and the OAuth exchanges that failed ──
@@ -96,8 +102,17 @@ function mapSdkError(error: SdkError, ctx: MappingContext): MCPError {
     }
     case SdkErrorCode.ConnectionClosed:
       return ctx.closed ? new MCPClientClosedError(serverId, operation) : ctx.connectionLost();
-    case SdkErrorCode.EraNegotiationFailed:
+    case SdkErrorCode.EraNegotiationFailed: {
+      // A stdio server that exited during the probe: its exit is the error.
+      if (ctx.processExited) return ctx.connectionLost();
+      // The probe met what any first request may meet (a refused socket, a web page, a body
+      // that is not JSON-RPC): that cause is the error, named as it would be without a probe.
+      if (error.cause !== undefined && error.cause !== error) {
+        const inner = mapClientError(error.cause, ctx);
+        if (!(inner instanceof MCPTransportError)) return inner;
+      }
       return new MCPProtocolError(serverId, `the protocol version could not be negotiated: ${ctx.redact(error.message)} (pin the server’s protocol era in its settings if it misbehaves on the probe)`, { cause: error });
+    }
     case SdkErrorCode.InputRequiredRoundsExceeded:
       return new MCPProtocolError(serverId, `${operation} kept asking for more input after ${String((error.data as { rounds?: unknown } | undefined)?.rounds ?? 'the allowed')} rounds; it was stopped`);
     case SdkErrorCode.UnsupportedResultType:
@@ -138,8 +153,7 @@ function mapHttpError(error: SdkHttpError, ctx: MappingContext): MCPError {
   const status = error.status;
   if (status === 401 && ctx.oauthChallenged) return new MCPSignInRequiredError(serverId, 'not_configured');
   if (status === 401 || status === 403) return new MCPAuthError(serverId, status, ctx.authChallenge ?? 'token');
-  // An HTML page, plain text: not an MCP endpoint.
-  if (error.code === SdkErrorCode.ClientHttpUnexpectedContent || /content type/i.test(error.message)) {
+  if (/content type/i.test(error.message)) {
     return ctx.state === 'initializing' ? new MCPNotAnMCPServerError(serverId, ctx.target, undefined) : new MCPProtocolError(serverId, ctx.notJsonRpcDetail);
   }
   // 404 on a request of a live session: the server no longer knows it (it restarted), so it

@@ -14,7 +14,8 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
-import type { Client, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitResult, Root } from '@modelcontextprotocol/client';
+import type { Client, ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
+import type { RootEntry as Root, SamplingParams as CreateMessageRequestParams, SamplingResult as CreateMessageResult } from './retiredFeatures.js';
 
 export type ElicitationAsk =
   | { serverId: string; mode: 'form'; message: string; requestedSchema: ElicitRequestFormParams['requestedSchema'] }

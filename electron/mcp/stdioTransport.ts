@@ -38,6 +38,8 @@ export interface StdioParams {
   maxLineBytes: number;
   /** Builds (and reports) the error for an oversized line. */
   tooLarge: () => Error;
+  /** Told of every line that is not JSON-RPC, whoever holds `onerror` at the time (the SDK's probe does, briefly). */
+  onViolation?: (error: Error) => void;
 }
 
 /** Splits a byte stream into lines, bounded; the chunks of a pending line are joined once. */
@@ -161,7 +163,9 @@ export class ProcessStdioTransport implements Transport {
       try {
         message = deserializeMessage(line);
       } catch (error) {
-        this.onerror?.(error as Error); // not JSON, or JSON that is not JSON-RPC
+        // Not JSON, or JSON that is not JSON-RPC.
+        this.params.onViolation?.(error as Error);
+        this.onerror?.(error as Error);
         continue;
       }
       this.onmessage?.(message);

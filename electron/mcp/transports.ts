@@ -66,6 +66,8 @@ export interface TransportLimits {
   onRequestFailed?(error: unknown): void;
   /** HTTP: the server answered 404 to a request carrying the session id: it no longer knows the session. */
   onSessionExpired?(): void;
+  /** stdio: the server wrote a line that is not JSON-RPC (a `SyntaxError` or a `ZodError`). */
+  onViolation?(error: Error): void;
 }
 
 async function resolveValues(
@@ -111,6 +113,7 @@ async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log
     ...(config.cwd ? { cwd: config.cwd } : {}),
     maxLineBytes: limits.maxMessageBytes,
     tooLarge: tooLargeReporter(config.id, limits),
+    ...(limits.onViolation ? { onViolation: limits.onViolation } : {}),
   });
   const decoder = new StringDecoder('utf8'); // a character may straddle two chunks
   transport.stderr.on('data', (chunk: Buffer | string) => log.appendChunk(typeof chunk === 'string' ? chunk : decoder.write(chunk)));

@@ -1,5 +1,6 @@
 /** Shapes the MCP layer hands to the rest of the app (registry, executor, GUI). */
-import type { DiscoverResult, Implementation, LoggingLevel, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
+import type { DiscoverResult, Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
+import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { LogBuffer } from './logBuffer.js';

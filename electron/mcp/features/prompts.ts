@@ -6,7 +6,7 @@ import type { SdkRequestOptions } from './types.js';
 
 export function listPrompts(sdk: Client, serverId: string, options: SdkRequestOptions): Promise<Listed<Prompt>> {
   return collectPages(serverId, 'prompts/list', async (cursor) => {
-    const page = await sdk.listPrompts(cursor ? { cursor } : {}, options);
+    const page = await sdk.request({ method: 'prompts/list', params: cursor ? { cursor } : {} }, options);
     return { items: page.prompts, nextCursor: page.nextCursor };
   });
 }

@@ -11,7 +11,7 @@ import type { SdkRequestOptions } from './types.js';
 
 export function listResources(sdk: Client, serverId: string, options: SdkRequestOptions): Promise<Listed<Resource>> {
   return collectPages(serverId, 'resources/list', async (cursor) => {
-    const page = await sdk.listResources(cursor ? { cursor } : {}, options);
+    const page = await sdk.request({ method: 'resources/list', params: cursor ? { cursor } : {} }, options);
     return { items: page.resources, nextCursor: page.nextCursor };
   });
 }
@@ -20,7 +20,7 @@ export function listResources(sdk: Client, serverId: string, options: SdkRequest
 export async function listResourceTemplates(sdk: Client, serverId: string, options: SdkRequestOptions): Promise<Listed<ResourceTemplateType>> {
   try {
     return await collectPages(serverId, 'resources/templates/list', async (cursor) => {
-      const page = await sdk.listResourceTemplates(cursor ? { cursor } : {}, options);
+      const page = await sdk.request({ method: 'resources/templates/list', params: cursor ? { cursor } : {} }, options);
       return { items: page.resourceTemplates, nextCursor: page.nextCursor };
     });
   } catch (error) {
