@@ -66,8 +66,15 @@ export function statusView(status: ServerStatus): ServerView['status'] {
 }
 
 export function negotiatedView(negotiated: NegotiatedInfo): NegotiatedView {
+  const discover = negotiated.discover as (typeof negotiated.discover & { ttlMs?: unknown; cacheScope?: unknown }) | undefined;
+  const ttlMs = typeof discover?.ttlMs === 'number' ? discover.ttlMs : undefined;
+  const cacheScope = typeof discover?.cacheScope === 'string' ? discover.cacheScope : undefined;
   return {
+    era: negotiated.era,
+    verdictSource: negotiated.verdictSource,
     protocolVersion: negotiated.protocolVersion,
+    ...(discover ? { supportedVersions: [...discover.supportedVersions] } : {}),
+    ...(ttlMs !== undefined || cacheScope !== undefined ? { cacheHints: { ...(ttlMs !== undefined ? { ttlMs } : {}), ...(cacheScope !== undefined ? { cacheScope } : {}) } } : {}),
     capabilities: negotiated.capabilities,
     serverInfo: negotiated.serverInfo,
     ...(negotiated.instructions ? { instructions: negotiated.instructions } : {}),

@@ -79,6 +79,8 @@ test('adds a stdio server through the form; it connects and shows what it negoti
   await expect(serverRow(page, 'Fixture stdio')).toContainText('Ready', { timeout: 20_000 });
   const detail = serverDetail(page, 'Fixture stdio');
   await expect(detail.getByTestId('protocol-version')).toHaveText(LATEST_PROTOCOL_VERSION);
+  // A v1 fixture is a legacy-era peer: the client probed (auto) and fell back to initialize.
+  await expect(detail.getByTestId('protocol-era')).toContainText('Legacy');
   const capabilities = detail.getByRole('region', { name: 'Capabilities' });
   await expect(capabilities).toContainText('tools');
   await expect(capabilities).toContainText('listChanged');
@@ -188,6 +190,7 @@ test('servers survive a host restart, and the token is kept only in the secret s
   await expect(row).toContainText('Ready', { timeout: 20_000 });
   await row.click();
   await expect(serverDetail(page, 'Remote fixture').getByTestId('protocol-version')).toHaveText(LATEST_PROTOCOL_VERSION);
+  await expect(serverDetail(page, 'Remote fixture').getByTestId('protocol-era')).toContainText('Legacy');
   await snap(page, testInfo, 'after-restart');
 
   // The token is in no page and no file — except the secret store's own file (when the OS
