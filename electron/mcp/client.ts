@@ -117,6 +117,8 @@ export class MCPClient implements ToolClient {
   /** HTTP: a new session replacing one the server forgot (404), while it is being made. */
   private renewing: Promise<void> | undefined;
   private readonly listListeners = new Map<ListKind, Set<() => void>>();
+  /** stdio: the server had exited when the connect (the era probe, or initialize) failed. */
+  private exitedBeforeConnectFailed = false;
   /** Aborted by close(): ends a wait for a browser sign-in (issue 11). */
   private readonly closedSignal = new AbortController();
 
@@ -286,6 +288,8 @@ export class MCPClient implements ToolClient {
       await sdk.connect(opened.transport, { timeout: MAX_TIMER_MS, ...(prior ? { prior } : {}) });
       if (ended) throw failure(undefined);
     } catch (error) {
+      // Whether the server had already exited when the connect failed (its exit is then the cause).
+      this.exitedBeforeConnectFailed = opened.exitedUnasked();
       throw failure(error);
     } finally {
       clearTimeout(timer);
@@ -675,7 +679,7 @@ export class MCPClient implements ToolClient {
       sessionId: this.opened?.sessionId(),
       authChallenge: this.opened?.authChallenge(),
       oauthChallenged: this.opened?.oauthChallenged?.() === true,
-      processExited: this.opened?.exitInfo() !== undefined,
+      processExited: this.exitedBeforeConnectFailed,
       redact: (text) => this.redact(text),
       connectionLost: () => this.connectionLostError(operation),
       notJsonRpcDetail: this.notJsonRpcDetail(),

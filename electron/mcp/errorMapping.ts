@@ -54,7 +54,7 @@ export interface MappingContext {
   sessionId: string | undefined;
   authChallenge: AuthChallenge | undefined;
   oauthChallenged: boolean;
-  /** stdio: the server's process has ended. */
+  /** stdio: the server's process had ended when the connect failed. */
   processExited: boolean;
   redact: (text: string) => string;
   /** The error for "the connection went away under this request" (an exit, a reset). */

@@ -100,6 +100,8 @@ export class ProcessStdioTransport implements Transport {
   private closing: Promise<void> | undefined;
   /** How the process ended, once it has. */
   exit: { exitCode: number | null; signal: string | null } | undefined;
+  /** The process ended before anyone asked this transport to close (it exited on its own). */
+  exitedUnasked = false;
   /** The protocol version handed over by `Client.connect()`. */
   negotiatedVersion: string | undefined;
 
@@ -134,6 +136,7 @@ export class ProcessStdioTransport implements Transport {
       child.on('spawn', () => resolve());
       child.once('exit', (exitCode, signal) => {
         this.exit = { exitCode, signal };
+        this.exitedUnasked = this.closing === undefined;
       });
       child.on('close', () => {
         this.closed = true;

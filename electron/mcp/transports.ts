@@ -33,6 +33,8 @@ export interface OpenedTransport {
   secrets: SecretValue[];
   /** For stdio: how the process ended, once it has. */
   exitInfo(): Omit<ExitInfo, 'stderrTail'> | undefined;
+  /** For stdio: the process ended on its own (not because the connection was closed). */
+  exitedUnasked(): boolean;
   /** For HTTP: the session the server assigned, once it has. */
   sessionId(): string | undefined;
   /** For HTTP: true once the server answered 404 to a request carrying this session's id (it forgot the session). */
@@ -124,6 +126,7 @@ async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log
     target: [config.command, ...config.args].join(' '),
     secrets: collected,
     exitInfo: () => transport.exit,
+    exitedUnasked: () => transport.exitedUnasked,
     sessionId: () => undefined,
     sessionExpired: () => false,
     authChallenge: () => undefined,
@@ -186,6 +189,7 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     target: config.url,
     secrets: collected,
     exitInfo: () => undefined,
+    exitedUnasked: () => false,
     sessionId: () => transport.sessionId,
     sessionExpired: () => expired,
     authChallenge: () => challenge,
