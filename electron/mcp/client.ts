@@ -9,7 +9,7 @@
  * as the server answered, normalized tool results, and errors that name the server and say what
  * to do (never a secret: anything that came from outside is redacted first).
  */
-import { Client, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
+import { Client, LOG_LEVEL_META_KEY, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { ListChangedHandlers, PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
 import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
@@ -31,7 +31,7 @@ import {
   MCPServerUnavailableError,
   MCPUnreachableError,
 } from './errors.js';
-import { errnoOf, mapClientError } from './errorMapping.js';
+import { HEADER_MISMATCH, errnoOf, mapClientError } from './errorMapping.js';
 import { MAX_INPUT_ROUNDS, negotiationOptions, priorFor, readNegotiated, verdictOf, verdictSourceOf } from './negotiation.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { LogBuffer } from './logBuffer.js';
@@ -117,6 +117,10 @@ export class MCPClient implements ToolClient {
   /** HTTP: a new session replacing one the server forgot (404), while it is being made. */
   private renewing: Promise<void> | undefined;
   private readonly listListeners = new Map<ListKind, Set<() => void>>();
+  /** Modern: the log level sent with each request (there is no `logging/setLevel`). */
+  private requestLogLevel: LoggingLevel | undefined;
+  /** The tools as last listed, by name (the SDK's header mirroring and output validation read them). */
+  private toolDefinitions = new Map<string, ToolDescriptor>();
   /** stdio: the server had exited when the connect (the era probe, or initialize) failed. */
   private exitedBeforeConnectFailed = false;
   /** Aborted by close(): ends a wait for a browser sign-in (issue 11). */
@@ -315,6 +319,7 @@ export class MCPClient implements ToolClient {
             seenCursors.add(cursor);
           }
         } while (cursor !== undefined);
+        this.toolDefinitions = new Map(tools.map((tool) => [tool.name, tool]));
         return tools;
       });
     } catch (error) {
@@ -325,13 +330,16 @@ export class MCPClient implements ToolClient {
   async callTool(name: string, args: Record<string, unknown>, options: RequestOptions = {}): Promise<NormalizedToolResult> {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const maxTotalMs = Math.max(timeoutMs, this.config.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS);
-    try {
-      const result = await this.onSession(`tools/call "${name}"`, (sdk) =>
+    const send = (): Promise<unknown> =>
+      this.onSession(`tools/call "${name}"`, (sdk) =>
         withMaxTotal(maxTotalMs, options.signal, (signal) =>
           // A 401/403 means the server did not run it: after a browser sign-in it is sent again.
           this.signedIn(
             () =>
-              sdk.callTool({ name, arguments: args }, {
+              sdk.callTool({ name, arguments: args, ...this.requestMeta() }, {
+                // The definition listed, for the SDK's header mirroring (Mcp-Param-*) and output
+                // validation on a modern connection (our pages are listed one by one, not by the SDK).
+                ...(this.toolDefinitions.has(name) ? { toolDefinition: this.toolDefinitions.get(name) } : {}),
                 timeout: timeoutMs,
                 signal,
                 // Progress restarts the deadline, up to the maximum total. A progress handler is
@@ -344,6 +352,18 @@ export class MCPClient implements ToolClient {
           ),
         ),
       );
+    try {
+      let result: unknown;
+      try {
+        result = await send();
+      } catch (error) {
+        // -32020: the headers did not match the server's idea of the tool (its definition changed):
+        // the request was refused unread, so the tools are listed again and it is sent once more.
+        if (!(error instanceof ProtocolError && error.code === HEADER_MISMATCH) || options.signal?.aborted) throw error;
+        this.log.note(`tools/call "${name}": the server's tool definition changed (header mismatch); listing tools again and retrying once`);
+        await this.listTools({ timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+        result = await send();
+      }
       return normalizeToolResult(result);
     } catch (error) {
       throw this.noteFailure(this.mapError(error, `tools/call "${name}"`, timeoutMs, options.signal));
@@ -362,6 +382,11 @@ export class MCPClient implements ToolClient {
     if (roots.length === this.roots.length && roots.every((root, i) => root === this.roots[i])) return;
     this.roots = [...roots];
     if (this._state !== 'ready' || !this.sdk || this.isClosed()) return; // the next initialize declares them
+    // A modern server has no roots notification: it asks for them (input_required) when it needs them.
+    if (this._negotiated?.era === 'modern') {
+      this.log.note(`roots changed (${roots.length} ${roots.length === 1 ? 'folder' : 'folders'}); the server gets them when it next asks`);
+      return;
+    }
     try {
       // eslint-disable-next-line @typescript-eslint/no-deprecated -- roots are kept in both eras (retiredFeatures.ts)
       await this.sdk.sendRootsListChanged();
@@ -466,11 +491,20 @@ export class MCPClient implements ToolClient {
 
   // ── logging: the server's log messages, and the level it sends ──────────────────────────────
 
-  /** Asks the server for log messages of `level` and above (`logging/setLevel`). */
+  /**
+   * Asks the server for log messages of `level` and above: `logging/setLevel` on a legacy
+   * connection; on a modern one there is no such request, the level travels with each tool call
+   * (`_meta` `io.modelcontextprotocol/logLevel`, which the SDK does not attach by itself).
+   */
   async setLoggingLevel(level: LoggingLevel, options: RequestOptions = {}): Promise<void> {
     const operation = 'logging/setLevel';
     this.requireReady(operation);
     if (!this._negotiated?.capabilities.logging) throw new MCPNotSupportedError(this.serverId, 'logging', operation);
+    if (this._negotiated.era === 'modern') {
+      this.requestLogLevel = level;
+      this.log.note(`log level set to ${level} (sent with each request)`);
+      return;
+    }
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     try {
       // eslint-disable-next-line @typescript-eslint/no-deprecated -- server logs are kept in both eras (retiredFeatures.ts)
@@ -486,6 +520,12 @@ export class MCPClient implements ToolClient {
     const level = this.options.logLevel?.();
     if (!level || !this._negotiated?.capabilities.logging) return;
     this.setLoggingLevel(level).catch((error: unknown) => this.log.note(`could not set the log level: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  /** The `_meta` a modern request carries beside the SDK's envelope: the chosen log level. */
+  private requestMeta(): { _meta?: Record<string, unknown> } {
+    if (this._negotiated?.era !== 'modern' || !this.requestLogLevel) return {};
+    return { _meta: { [LOG_LEVEL_META_KEY]: this.requestLogLevel } };
   }
 
   /** Notifications this client shows: the server's log messages go to its log, bounded and redacted. */

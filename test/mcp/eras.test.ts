@@ -203,3 +203,23 @@ describe('an elicitation reaches the person in both eras (stdio)', () => {
     expect(readEvents(events).filter((e) => e.event === 'tools/call').length).toBe(1);
   });
 });
+
+describe.each(TRANSPORTS)('server logs in both eras over %s', (transport) => {
+  function messageLevels(c: MCPClient): string[] {
+    return c.log
+      .all()
+      .filter((line) => line.stream === 'message')
+      .map((line) => line.level ?? '');
+  }
+
+  it('modern: the chosen level travels with the call, and only what passes it arrives', async () => {
+    const c = client(dualEraConfig(transport, 'auto'));
+    await c.initialize();
+    await c.callTool('log', {});
+    expect(messageLevels(c)).toEqual([]); // no level sent: the server sends none (absence is opt-out)
+    await c.setLoggingLevel('warning');
+    await c.callTool('log', {});
+    expect(messageLevels(c)).toEqual(['warning', 'error', 'critical', 'alert', 'emergency']);
+    if (transport === 'http') expect(http.methods).not.toContain('logging/setLevel');
+  });
+});
