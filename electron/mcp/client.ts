@@ -87,7 +87,7 @@ export interface MCPClientOptions {
    * The era verdict kept from an earlier connection (dated and expired by its keeper): connect
    * with it as the SDK's `prior` and skip the probe. Ignored when the config pins the era.
    */
-  prior?: () => PriorDiscovery | undefined;
+  prior?: () => Promise<PriorDiscovery | undefined>;
   /** Told the verdict of every connection that became ready (to keep it), and when a kept one failed (to drop it). */
   onVerdict?: (verdict: PriorDiscovery | undefined) => void;
 }
@@ -121,6 +121,10 @@ export class MCPClient implements ToolClient {
   private requestLogLevel: LoggingLevel | undefined;
   /** The tools as last listed, by name (the SDK's header mirroring and output validation read them). */
   private toolDefinitions = new Map<string, ToolDescriptor>();
+  /** The connection was made from a kept verdict and no request has succeeded on it yet. */
+  private unverifiedPrior = false;
+  /** A kept verdict failed on this client: it negotiates afresh from now on. */
+  private priorRejected = false;
   /** stdio: the server had exited when the connect (the era probe, or initialize) failed. */
   private exitedBeforeConnectFailed = false;
   /** Aborted by close(): ends a wait for a browser sign-in (issue 11). */
@@ -219,7 +223,7 @@ export class MCPClient implements ToolClient {
       throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
     });
     this.opened = opened;
-    const prior = priorFor(this.config.protocolEra, noPrior ? undefined : this.options.prior?.());
+    const prior = priorFor(this.config.protocolEra, noPrior || this.priorRejected ? undefined : await this.options.prior?.().catch(() => undefined));
     const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, {
       capabilities: clientCapabilities(this.options.asks),
       listChanged: this.listChangedHandlers(),
@@ -257,6 +261,7 @@ export class MCPClient implements ToolClient {
 
     const info = readNegotiated(sdk, verdictSourceOf(this.config.protocolEra, prior), { initializeMs: performance.now() - started, readyAt: Date.now() });
     if (!info) throw new MCPProtocolError(this.serverId, 'the negotiation completed without a protocol era, version, server info or capabilities');
+    this.unverifiedPrior = prior !== undefined;
     return info;
   }
 
@@ -424,8 +429,21 @@ export class MCPClient implements ToolClient {
     const sdk = this.requireReady(operation);
     const opened = this.opened;
     try {
-      return await send(sdk);
+      const result = await send(sdk);
+      this.unverifiedPrior = false;
+      return result;
     } catch (error) {
+      // The first request on a connection made from a kept verdict failed (a modern verdict
+      // adopts the discover result with no round trip, so this is where a stale one shows):
+      // the verdict is dropped, the era negotiated afresh, and the request sent once more.
+      if (this.unverifiedPrior && this.opened === opened && !this.isClosed() && !this.lost && !isLocalEnd(error)) {
+        this.unverifiedPrior = false;
+        this.priorRejected = true;
+        this.options.onVerdict?.(undefined);
+        this.log.note(`${operation} failed on a connection made from the kept protocol era; negotiating afresh`);
+        await (this.renewing ?? this.renewSession('the kept protocol era no longer holds'));
+        return send(this.requireReady(operation));
+      }
       if (!(error instanceof SdkHttpError && error.status === 404 && opened?.sessionExpired()) || this.isClosed() || this.lost) throw error;
       // Another request (or the event stream) may be renewing it, or have renewed it already.
       await (this.renewing ?? (this.opened === opened ? this.renewSession() : undefined));
@@ -444,10 +462,10 @@ export class MCPClient implements ToolClient {
    * new session may offer other lists, so list listeners are told. If it fails, the connection
    * is lost (the registry reconnects with backoff); a second 404 is not renewed again here.
    */
-  private renewSession(): Promise<void> {
+  private renewSession(why = 'the server no longer knows this session (HTTP 404)'): Promise<void> {
     this.renewing ??= (async () => {
       const old = this.sdk;
-      this.log.note('the server no longer knows this session (HTTP 404); starting a new session');
+      this.log.note(`${why}; starting a new session`);
       try {
         const info = await this.handshake(this.config.timeoutMs, new AbortController().signal, performance.now());
         if (this.isClosed()) {
@@ -455,7 +473,8 @@ export class MCPClient implements ToolClient {
           throw new MCPClientClosedError(this.serverId, 'initialize');
         }
         this._negotiated = info;
-        this.log.note(`new session ready: protocol ${info.protocolVersion}`);
+        this.log.note(`new session ready: ${info.era} era, protocol ${info.protocolVersion}`);
+        this.options.onVerdict?.(verdictOf(info));
         this.applyLogLevel();
         for (const kind of this.listListeners.keys()) this.emitListChanged(kind);
       } catch (error) {
@@ -768,6 +787,11 @@ async function withMaxTotal<T>(maxTotalMs: number, callerSignal: AbortSignal | u
     clearTimeout(timer);
     callerSignal?.removeEventListener('abort', onCallerAbort);
   }
+}
+
+/** The caller's own cancel or a deadline: says nothing about the kept era. */
+function isLocalEnd(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 
 /** A request that failed on a reused socket the server had already closed. */
