@@ -707,10 +707,10 @@ export class MCPClient implements ToolClient {
     if (!oauth || !pending || !(error instanceof UnauthorizedError) || round >= MAX_SIGN_IN_ROUNDS || this.isClosed()) return false;
     const stop = signal ? AbortSignal.any([signal, this.closedSignal.signal]) : this.closedSignal.signal;
     try {
-      const code = await pending.code(stop);
+      const response = await pending.code(stop);
       this.log.note('sign-in: the authorization arrived; requesting the token');
       if (!this.opened?.finishAuth) return false;
-      await this.opened.finishAuth(code);
+      await this.opened.finishAuth(response.code, response.iss);
       this.log.note('sign-in: signed in');
       return true;
     } finally {

@@ -45,7 +45,7 @@ export interface OpenedTransport {
   terminate?(): Promise<void>;
   // ── OAuth (issue 11) ──
   /** OAuth servers: hands the authorization code of a browser sign-in to the SDK (token exchange). */
-  finishAuth?(code: string): Promise<void>;
+  finishAuth?(code: string, iss?: string): Promise<void>;
   /** HTTP: the last 401 carried an OAuth challenge (`WWW-Authenticate: Bearer resource_metadata=…`). */
   oauthChallenged?(): boolean;
 }
@@ -194,7 +194,8 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     sessionExpired: () => expired,
     authChallenge: () => challenge,
     terminate: () => transport.terminateSession(),
-    ...(oauth ? { finishAuth: (code: string) => transport.finishAuth(code) } : {}),
+    // The issuer the redirect named is checked against the authorization server's (RFC 9207).
+    ...(oauth ? { finishAuth: (code: string, iss?: string) => transport.finishAuth(code, iss) } : {}),
     oauthChallenged: () => oauthChallenged,
   };
 }

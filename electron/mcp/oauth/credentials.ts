@@ -19,7 +19,11 @@ export type CredentialKind = 'tokens' | 'client';
 export type CredentialKeys = (serverId: string, kind: CredentialKind) => string;
 
 const Binding = z.object({ v: z.literal(1), uid: z.string().optional(), url: z.string() });
-const TokensRecord = Binding.extend({ tokens: OAuthTokensSchema, savedAt: z.number() });
+/**
+ * The tokens as the SDK stamped them: `issuer` names the authorization server that issued them
+ * (SEP-2352). Records saved before the stamp existed have none; they are carried over as they are.
+ */
+const TokensRecord = Binding.extend({ tokens: OAuthTokensSchema.extend({ issuer: z.string().optional() }), savedAt: z.number() });
 /** What the SDK hands to saveClientInformation, kept as given (its `issuer` binds it to one authorization server). */
 const ClientRecord = Binding.extend({ client: z.looseObject({ client_id: z.string(), client_secret: z.string().optional(), issuer: z.string().optional() }) });
 
