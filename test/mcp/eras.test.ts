@@ -12,7 +12,7 @@ import { MCPClient } from '../../electron/mcp/client.js';
 import type { MCPError } from '../../electron/mcp/errors.js';
 import { MCPClientClosedError, MCPNotInitializedError, MCPProtocolError, MCPRequestTimeout } from '../../electron/mcp/errors.js';
 import { getPrompt } from '../../electron/mcp/features/prompts.js';
-import { readResource } from '../../electron/mcp/features/resources.js';
+import { readResource, subscribeResource } from '../../electron/mcp/features/resources.js';
 import { MAX_INPUT_ROUNDS, MODERN_PROTOCOL_VERSION } from '../../electron/mcp/negotiation.js';
 import type { ServerAskHandlers } from '../../electron/mcp/serverAsks.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
@@ -221,5 +221,38 @@ describe.each(TRANSPORTS)('server logs in both eras over %s', (transport) => {
     await c.callTool('log', {});
     expect(messageLevels(c)).toEqual(['warning', 'error', 'critical', 'alert', 'emergency']);
     if (transport === 'http') expect(http.methods).not.toContain('logging/setLevel');
+  });
+});
+
+describe('live lists and resource subscriptions on a modern server (subscriptions/listen over HTTP)', () => {
+  it('a tool list change reaches the list listeners, without list_changed on a GET stream', async () => {
+    const c = client(dualEraConfig('http', 'auto'));
+    await c.initialize();
+    let changed = false;
+    c.onListChanged('tools', () => (changed = true));
+    // The SDK opens the listen stream for the lists the server says change; each poll publishes
+    // one change (the first ones may come before the stream is acknowledged).
+    // Polled slower than the client's 50 ms debounce, which a change every poll would keep resetting.
+    await waitFor(
+      () => {
+        http.handler.notify.toolsChanged();
+        return changed;
+      },
+      5_000,
+      200,
+    );
+    expect(http.methods).toContain('subscriptions/listen');
+  });
+
+  it("a subscribed resource's update arrives through its listen stream", async () => {
+    const c = client(dualEraConfig('http', 'auto'));
+    await c.initialize();
+    const updates: string[] = [];
+    c.attachFeatureHandlers((sdk) => sdk.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri)));
+    await c.featureRequest('resources/subscribe', (sdk, options) => subscribeResource(sdk, 'mem://greeting', options));
+    http.handler.notify.resourceUpdated('mem://greeting');
+    await waitFor(() => updates.length > 0, 5_000);
+    expect(updates[0]).toBe('mem://greeting');
+    expect(http.methods).not.toContain('resources/subscribe');
   });
 });
