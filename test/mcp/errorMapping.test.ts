@@ -7,6 +7,8 @@ import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError 
 import { describe, expect, it } from 'vitest';
 import type { MappingContext } from '../../electron/mcp/errorMapping.js';
 import { HEADER_MISMATCH, mapClientError } from '../../electron/mcp/errorMapping.js';
+import type {
+  MCPTransportError} from '../../electron/mcp/errors.js';
 import {
   MCPClientClosedError,
   MCPNotAnMCPServerError,
@@ -15,7 +17,6 @@ import {
   MCPRequestCancelled,
   MCPRequestTimeout,
   MCPServerExitedError,
-  MCPTransportError,
   MCPUnreachableError,
 } from '../../electron/mcp/errors.js';
 import { ServerConfigSchema } from '../../shared/serverConfig.js';
