@@ -1,16 +1,22 @@
 /**
- * `MCPClient`: one connection to one MCP server, over the official SDK `Client`.
+ * `MCPClient`: one connection to one MCP server, over the v2 SDK's `Client`, in either protocol
+ * era — the SDK negotiates it (negotiation.ts: `auto`, or the era the config pins; a kept verdict
+ * as `prior`).
  *
- * What it adds to the SDK: a lifecycle with clear refusals (before initialize, after close), a
+ * This file is the connection's lifecycle: clear refusals (before negotiation, after close), a
  * deadline on every request that cancels it on the wire (except initialize, which the spec
- * forbids cancelling: its deadline closes the transport), progress that extends a call's deadline
- * up to a maximum total, an HTTP session renewed once when the server forgot it (404) and ended
- * (`DELETE`) on close, the server's log messages and list changes, the negotiated metadata kept
- * as the server answered, normalized tool results, and errors that name the server and say what
- * to do (never a secret: anything that came from outside is redacted first).
+ * forbids cancelling: its deadline closes the transport — also during the era probe), progress
+ * that extends a call's deadline up to a maximum total (requestDeadline.ts), a legacy HTTP
+ * session renewed once when the server forgot it (404) and ended (`DELETE`) on close, a kept
+ * verdict dropped and the era negotiated afresh when it fails, the server's log messages (the
+ * level per request on a modern connection), the negotiated metadata kept as the server answered,
+ * and normalized tool results. Beside it, one concern per file: errorMapping.ts (every failure as
+ * a typed error that names the server and says what to do — never a secret: anything from outside
+ * is redacted first), listChanges.ts, signInRounds.ts (OAuth), serverAsks.ts (elicitation,
+ * sampling, roots — also as `input_required` rounds), transports.ts and stdioTransport.ts.
  */
-import { Client, LOG_LEVEL_META_KEY, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
-import type { ListChangedHandlers, PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
+import { Client, LOG_LEVEL_META_KEY, ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import type { PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
 import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
@@ -34,6 +40,10 @@ import {
 import { HEADER_MISMATCH, errnoOf, mapClientError } from './errorMapping.js';
 import { MAX_INPUT_ROUNDS, negotiationOptions, priorFor, readNegotiated, verdictOf, verdictSourceOf } from './negotiation.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
+import { normalizeToolResult } from '../results/toolResult.js';
+import { ListChanges } from './listChanges.js';
+import { DEFAULT_MAX_TOTAL_TIMEOUT_MS, withMaxTotal } from './requestDeadline.js';
+import { SignInRounds } from './signInRounds.js';
 import { LogBuffer } from './logBuffer.js';
 import { networkFailureOf } from './networkFailure.js';
 import type { ServerAskHandlers } from './serverAsks.js';
@@ -59,14 +69,10 @@ const STDERR_TAIL_LINES = 10;
 /** The SDK's own deadline for initialize, never reached: ours closes the transport first (see connectWithinDeadline). */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** How long a progress-reporting call may run in all when the server's config sets no maximum: 10 minutes. */
-export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
 
 /** How long close() waits for the server to acknowledge the end of an HTTP session (`DELETE`). */
 const END_SESSION_WAIT_MS = 2_000;
 
-/** list_changed notifications of one kind arriving this close together cause one re-list. */
-const LIST_CHANGED_DEBOUNCE_MS = 50;
 
 /** Errors of an HTTP request that say the server is gone (not that it refused this request). */
 const SERVER_GONE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -92,8 +98,6 @@ export interface MCPClientOptions {
   onVerdict?: (verdict: PriorDiscovery | undefined) => void;
 }
 
-/** Browser sign-ins one request may go through: the sign-in, and one step-up to more scopes. */
-const MAX_SIGN_IN_ROUNDS = 2;
 
 export class MCPClient implements ToolClient {
   readonly serverId: string;
@@ -116,7 +120,10 @@ export class MCPClient implements ToolClient {
   private roots: readonly string[];
   /** HTTP: a new session replacing one the server forgot (404), while it is being made. */
   private renewing: Promise<void> | undefined;
-  private readonly listListeners = new Map<ListKind, Set<() => void>>();
+  /** Who hears that a list changed (listChanges.ts). */
+  private readonly listChanges = new ListChanges(() => this._state === 'ready' && !this.isClosed());
+  /** OAuth: browser sign-ins in the middle of a request (signInRounds.ts). */
+  private readonly signIns: SignInRounds;
   /** Modern: the log level sent with each request (there is no `logging/setLevel`). */
   private requestLogLevel: LoggingLevel | undefined;
   /** The tools as last listed, by name (the SDK's header mirroring and output validation read them). */
@@ -137,6 +144,7 @@ export class MCPClient implements ToolClient {
     this.serverId = config.id;
     this.log = options.log ?? new LogBuffer();
     this.roots = config.roots ?? [];
+    this.signIns = new SignInRounds({ oauth: options.oauth, log: this.log, closed: this.closedSignal.signal, finishAuth: () => this.opened?.finishAuth });
   }
 
   get state(): ClientState {
@@ -226,7 +234,7 @@ export class MCPClient implements ToolClient {
     const prior = priorFor(this.config.protocolEra, noPrior || this.priorRejected ? undefined : await this.options.prior?.().catch(() => undefined));
     const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, {
       capabilities: clientCapabilities(this.options.asks),
-      listChanged: this.listChangedHandlers(),
+      listChanged: this.listChanges.sdkHandlers(),
       versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs),
       // input_required rounds go to the same handlers as a legacy server's requests: the person's
       // dialogs (serverAsks.ts); nothing else answers them, and one request takes at most this many.
@@ -254,7 +262,7 @@ export class MCPClient implements ToolClient {
         return this.handshake(Math.max(1, timeoutMs - (performance.now() - started)), signal, started, signInRound, true);
       }
       // ── OAuth (issue 11): a browser sign-in was needed and is done: initialize again, signed in ──
-      if (!(await this.completedSignIn(error, signInRound, signal))) throw error;
+      if (!(await this.signIns.completed(error, signInRound, signal))) throw error;
       await sdk.close().catch(() => undefined);
       return this.handshake(timeoutMs, signal, started, signInRound + 1, noPrior);
     }
@@ -316,7 +324,7 @@ export class MCPClient implements ToolClient {
         let cursor: string | undefined;
         const seenCursors = new Set<string>();
         do {
-          const page = await this.signedIn(() => sdk.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
+          const page = await this.signIns.run(() => sdk.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
           tools.push(...page.tools);
           cursor = page.nextCursor;
           if (cursor !== undefined) {
@@ -339,7 +347,7 @@ export class MCPClient implements ToolClient {
       this.onSession(`tools/call "${name}"`, (sdk) =>
         withMaxTotal(maxTotalMs, options.signal, (signal) =>
           // A 401/403 means the server did not run it: after a browser sign-in it is sent again.
-          this.signedIn(
+          this.signIns.run(
             () =>
               sdk.callTool({ name, arguments: args, ...this.requestMeta() }, {
                 // The definition listed, for the SDK's header mirroring (Mcp-Param-*) and output
@@ -476,7 +484,7 @@ export class MCPClient implements ToolClient {
         this.log.note(`new session ready: ${info.era} era, protocol ${info.protocolVersion}`);
         this.options.onVerdict?.(verdictOf(info));
         this.applyLogLevel();
-        for (const kind of this.listListeners.keys()) this.emitListChanged(kind);
+        this.listChanges.emitAll();
       } catch (error) {
         const mapped = error instanceof MCPClientClosedError ? error : this.mapError(error, 'initialize (new session)', this.config.timeoutMs);
         if (!this.isClosed() && !this.lost) this.markLost(mapped);
@@ -554,38 +562,11 @@ export class MCPClient implements ToolClient {
     });
   }
 
-  // ── list_changed: the server's tools (resources, prompts) changed ────────────────────────────
+  // ── list changes (listChanges.ts) ─────────────────────────────────────────────────────────
 
-  /**
-   * Called (debounced) when the server says one of its lists changed, and after a new session
-   * replaced a forgotten one. The listener re-lists (the registry does it for tools).
-   */
+  /** Called (debounced) when the server says one of its lists changed, or a new session replaced a lost one. */
   onListChanged(kind: ListKind, listener: () => void): () => void {
-    let listeners = this.listListeners.get(kind);
-    if (!listeners) this.listListeners.set(kind, (listeners = new Set()));
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  }
-
-  private emitListChanged(kind: ListKind): void {
-    if (this._state !== 'ready' || this.isClosed()) return;
-    for (const listener of this.listListeners.get(kind) ?? []) {
-      try {
-        listener();
-      } catch {
-        // A failing listener must not break the client.
-      }
-    }
-  }
-
-  /**
-   * The SDK's list_changed handling (it installs a handler only for lists the server declared
-   * `listChanged` for), without its own refresh: listeners re-list, with pagination and in order
-   * with everything else that lists.
-   */
-  private listChangedHandlers(): ListChangedHandlers {
-    const handler = (kind: ListKind) => ({ autoRefresh: false, debounceMs: LIST_CHANGED_DEBOUNCE_MS, onChanged: () => this.emitListChanged(kind) });
-    return { tools: handler('tools'), resources: handler('resources'), prompts: handler('prompts') };
+    return this.listChanges.on(kind, listener);
   }
 
   private isClosed(): boolean {
@@ -679,45 +660,6 @@ export class MCPClient implements ToolClient {
     return [...(this.opened?.secrets ?? []), ...(this.options.oauth?.secrets() ?? [])];
   }
 
-  // ── OAuth (issue 11) ──────────────────────────────────────────────────────────────────────
-
-  /**
-   * Runs a request; when the server refused it (401/403, so it did not run) and the SDK started
-   * a browser sign-in (interactive sessions only), waits for the sign-in and runs it again —
-   * at most MAX_SIGN_IN_ROUNDS times (the sign-in, and a step-up to more scopes).
-   */
-  private async signedIn<T>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    for (let round = 0; ; round++) {
-      try {
-        return await request();
-      } catch (error) {
-        if (!(await this.completedSignIn(error, round, signal))) throw error;
-      }
-    }
-  }
-
-  /**
-   * True once a browser sign-in that `error` stands for has completed and its code was exchanged
-   * for tokens; false when `error` is something else (the caller rethrows it). The wait for the
-   * person has its own deadline (the session's), not the request's; close() or `signal` end it.
-   */
-  private async completedSignIn(error: unknown, round: number, signal?: AbortSignal): Promise<boolean> {
-    const oauth = this.options.oauth;
-    const pending = oauth?.pendingAuthorization();
-    if (!oauth || !pending || !(error instanceof UnauthorizedError) || round >= MAX_SIGN_IN_ROUNDS || this.isClosed()) return false;
-    const stop = signal ? AbortSignal.any([signal, this.closedSignal.signal]) : this.closedSignal.signal;
-    try {
-      const response = await pending.code(stop);
-      this.log.note('sign-in: the authorization arrived; requesting the token');
-      if (!this.opened?.finishAuth) return false;
-      await this.opened.finishAuth(response.code, response.iss);
-      this.log.note('sign-in: signed in');
-      return true;
-    } finally {
-      oauth.settlePendingAuthorization();
-    }
-  }
-
   private redact(text: string): string {
     return redactString(text, this.secrets().map((s) => s.reveal()));
   }
@@ -768,27 +710,6 @@ export class MCPClient implements ToolClient {
   }
 }
 
-/**
- * Runs a request under a hard end at `maxTotalMs` besides the caller's signal. The SDK checks its
- * `maxTotalTimeout` only when progress arrives, and then rejects without telling the server; this
- * timer ends the call on time, through the SDK's cancel path (`notifications/cancelled`).
- */
-async function withMaxTotal<T>(maxTotalMs: number, callerSignal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
-  if (callerSignal?.aborted) onCallerAbort();
-  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-  const timer = setTimeout(() => {
-    controller.abort(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs }));
-  }, maxTotalMs);
-  try {
-    return await run(controller.signal);
-  } finally {
-    clearTimeout(timer);
-    callerSignal?.removeEventListener('abort', onCallerAbort);
-  }
-}
-
 /** The caller's own cancel or a deadline: says nothing about the kept era. */
 function isLocalEnd(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
@@ -798,19 +719,4 @@ function isLocalEnd(error: unknown): boolean {
 function isStaleSocket(error: unknown): boolean {
   const code = errnoOf(error);
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
-}
-
-/** One shape for every result: old-style `toolResult` answers become a text block. */
-export function normalizeToolResult(result: unknown): NormalizedToolResult {
-  const r = (result ?? {}) as { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown };
-  const content = Array.isArray(r.content)
-    ? (r.content as NormalizedToolResult['content'])
-    : r.toolResult !== undefined
-      ? [{ type: 'text' as const, text: JSON.stringify(r.toolResult) }]
-      : [];
-  const structured =
-    r.structuredContent && typeof r.structuredContent === 'object' && !Array.isArray(r.structuredContent)
-      ? (r.structuredContent as Record<string, unknown>)
-      : undefined;
-  return { content, structuredContent: structured, isError: r.isError === true };
 }
