@@ -59,6 +59,7 @@ import type {
   RequestOptions,
   ToolClient,
   ToolDescriptor,
+  ToolListHints,
 } from './types.js';
 
 export const CLIENT_INFO = { name: 'miniharness-desktop', version: '0.1.0' } as const;
@@ -126,6 +127,8 @@ export class MCPClient implements ToolClient {
   private readonly signIns: SignInRounds;
   /** Modern: the log level sent with each request (there is no `logging/setLevel`). */
   private requestLogLevel: LoggingLevel | undefined;
+  /** A modern server's cache hints of the last tool list (the schema cache honours them). */
+  private lastToolListHints: ToolListHints | undefined;
   /** The tools as last listed, by name (the SDK's header mirroring and output validation read them). */
   private toolDefinitions = new Map<string, ToolDescriptor>();
   /** The connection was made from a kept verdict and no request has succeeded on it yet. */
@@ -323,9 +326,11 @@ export class MCPClient implements ToolClient {
         const tools: ToolDescriptor[] = [];
         let cursor: string | undefined;
         const seenCursors = new Set<string>();
+        let hints: ToolListHints | undefined;
         do {
           const page = await this.signIns.run(() => sdk.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
           tools.push(...page.tools);
+          hints = this._negotiated?.era === 'modern' ? cacheHintsOf(page) : undefined;
           cursor = page.nextCursor;
           if (cursor !== undefined) {
             if (seenCursors.has(cursor)) throw new MCPProtocolError(this.serverId, `tools/list repeated the cursor ${JSON.stringify(cursor)}`);
@@ -333,6 +338,7 @@ export class MCPClient implements ToolClient {
           }
         } while (cursor !== undefined);
         this.toolDefinitions = new Map(tools.map((tool) => [tool.name, tool]));
+        this.lastToolListHints = hints;
         return tools;
       });
     } catch (error) {
@@ -562,6 +568,11 @@ export class MCPClient implements ToolClient {
     });
   }
 
+  /** The cache hints that came with the last tool list (modern servers only). */
+  toolListHints(): ToolListHints | undefined {
+    return this.lastToolListHints;
+  }
+
   // ── list changes (listChanges.ts) ─────────────────────────────────────────────────────────
 
   /** Called (debounced) when the server says one of its lists changed, or a new session replaced a lost one. */
@@ -708,6 +719,15 @@ export class MCPClient implements ToolClient {
   attachFeatureHandlers(install: (sdk: Client) => void): void {
     install(this.requireReady('notifications'));
   }
+}
+
+/** The cache hints a modern list result carries (hidden from the SDK's public types, present at runtime). */
+function cacheHintsOf(page: object): ToolListHints {
+  const { ttlMs, cacheScope } = page as { ttlMs?: unknown; cacheScope?: unknown };
+  return {
+    ...(typeof ttlMs === 'number' ? { ttlMs } : {}),
+    ...(cacheScope === 'public' || cacheScope === 'private' ? { cacheScope } : {}),
+  };
 }
 
 /** The caller's own cancel or a deadline: says nothing about the kept era. */

@@ -78,8 +78,16 @@ export interface ToolClient {
   setRoots?(roots: readonly string[]): Promise<void>;
   /** Called when the server says a list changed (or a new session replaced a lost one); optional for test doubles. */
   onListChanged?(kind: ListKind, listener: () => void): () => void;
+  /** The cache hints that came with the last tool list (modern servers); optional for test doubles. */
+  toolListHints?(): ToolListHints | undefined;
   /** `logging/setLevel`; optional for test doubles. */
   setLoggingLevel?(level: LoggingLevel, options?: RequestOptions): Promise<void>;
+}
+
+/** A modern server's cache hints for its tool list (SEP-2549): how long it is fresh, and whether it may be shared. */
+export interface ToolListHints {
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
 }
 
 export type ClientFactory = (config: ServerConfig) => ToolClient;
