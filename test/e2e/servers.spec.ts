@@ -15,6 +15,8 @@ import { buildFixtureServers } from '../helpers/buildFixtures.js';
 import { BUILT_STDIO_FIXTURE } from '../helpers/fixtures.js';
 import type { HttpFixture } from '../fixtures/servers/http-server.js';
 import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import type { ModernHttpFixture } from '../fixtures/servers/modern-http.js';
+import { startModernHttp } from '../fixtures/servers/modern-http.js';
 import { fillHttp, fillStdio, openAddServer, serverDetail, serverDialog, serverRow } from './support/serverForm.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, filesContaining, startWebHost } from './support/webHost.js';
@@ -24,6 +26,7 @@ test.describe.configure({ timeout: 90_000 });
 let scratch: string;
 let host: WebHostProcess | undefined;
 let http: HttpFixture | undefined;
+let modern: ModernHttpFixture | undefined;
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
@@ -39,8 +42,10 @@ test.beforeEach(async () => {
 test.afterEach(async () => {
   await host?.stop();
   await http?.close();
+  await modern?.close();
   host = undefined;
   http = undefined;
+  modern = undefined;
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -96,6 +101,40 @@ test('adds a stdio server through the form; it connects and shows what it negoti
 
   // The arguments were saved as a list, never as one shell string.
   expect(savedServers(host!.dataDir)).toEqual([expect.objectContaining({ id: 'fixture-stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE] })]);
+});
+
+test('a server that speaks 2026-07-28 ends modern and shows what its discovery offered; pinned to legacy it reconnects through initialize', async ({ page }, testInfo) => {
+  modern = await startModernHttp({ name: 'modern-fixture', instructions: 'Use echo for tests.' });
+  await openApp(page, host!);
+
+  const dialog = await openAddServer(page);
+  await fillHttp(dialog, { name: 'Modern fixture', url: modern.url });
+  await expect(dialog.getByLabel('Protocol era')).toHaveValue('auto');
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+  await expect(dialog).toBeHidden();
+
+  const row = serverRow(page, 'Modern fixture');
+  await expect(row).toContainText('Ready', { timeout: 20_000 });
+  const detail = serverDetail(page, 'Modern fixture');
+  await expect(detail.getByTestId('protocol-era')).toContainText('Modern');
+  await expect(detail.getByTestId('protocol-version')).toHaveText('2026-07-28');
+  await expect(detail.getByTestId('supported-versions')).toContainText('2026-07-28');
+  await expect(detail).toContainText('negotiated now');
+  await expect(detail).toContainText('modern-fixture');
+  await expect(detail).toContainText('Use echo for tests.');
+  expect(modern.methods).not.toContain('initialize');
+  await snap(page, testInfo, 'modern-ready');
+
+  // Pin the era in the form: the server reconnects, through initialize this time.
+  await detail.getByRole('button', { name: 'Edit' }).click();
+  const edit = serverDialog(page);
+  await edit.getByLabel('Protocol era').selectOption('legacy');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit).toBeHidden();
+  await expect(detail.getByTestId('protocol-era')).toContainText('Legacy', { timeout: 20_000 });
+  await expect(detail).toContainText('pinned in its settings');
+  expect(modern.methods).toContain('initialize');
+  await snap(page, testInfo, 'modern-pinned-legacy');
 });
 
 test('an HTTP server with a wrong token shows an auth error until the token is replaced', async ({ page }, testInfo) => {
