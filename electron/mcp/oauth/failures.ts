@@ -4,7 +4,7 @@
  * and what the authorization server named (its error code); an SDK message is quoted only for
  * discovery failures, which hold URLs and HTTP statuses, never a token.
  */
-import { OAuthError, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
+import { IssuerMismatchError, OAuthError, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { MCPError } from '../errors.js';
 import { MCPOAuthError, MCPSignInRequiredError } from './errors.js';
 
@@ -16,6 +16,8 @@ const DISCOVERY_FAILURE = /trying to load|does not implement OAuth 2\.0 Protecte
 /** The typed error for an OAuth failure of an OAuth-configured server, or undefined when `error` is something else. */
 export function mapOAuthFailure(serverId: string, error: unknown, context: { oauth: boolean }): MCPError | undefined {
   if (!context.oauth) return undefined;
+  // RFC 9207: the redirect's `iss` is not the authorization server the sign-in went to.
+  if (error instanceof IssuerMismatchError) return new MCPOAuthError(serverId, 'issuer_mismatch');
   if (error instanceof OAuthError) {
     const code = error.code;
     if (code === 'access_denied') return new MCPOAuthError(serverId, 'denied', { oauthError: code });
