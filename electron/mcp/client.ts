@@ -238,7 +238,7 @@ export class MCPClient implements ToolClient {
     const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, {
       capabilities: clientCapabilities(this.options.asks),
       listChanged: this.listChanges.sdkHandlers(),
-      versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs),
+      versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs, this.config.transport),
       // input_required rounds go to the same handlers as a legacy server's requests: the person's
       // dialogs (serverAsks.ts); nothing else answers them, and one request takes at most this many.
       inputRequired: { autoFulfill: true, maxRounds: MAX_INPUT_ROUNDS },

@@ -7,8 +7,10 @@
  *
  * - `auto` (the default): `versionNegotiation: { mode: 'auto' }` — a `server/discover` probe,
  *   falling back to `initialize` on a legacy answer (on stdio a probe timeout or a closed pipe
- *   counts as legacy, on HTTP a timeout is an error). The probe gets half the connect deadline,
- *   so a silent legacy stdio server still has time for its `initialize`.
+ *   counts as legacy, on HTTP a timeout is an error). On stdio the probe gets half the connect
+ *   deadline, at most STDIO_PROBE_MAX_MS (a live process answers in milliseconds), so a legacy
+ *   server that ignores unknown requests still has time for its `initialize`; on HTTP it gets
+ *   the whole deadline (silence there is an outage, not an era).
  * - `legacy`: the plain 2025 `initialize` sequence, no probe.
  * - `modern`: pinned at 2026-07-28; anything else fails loudly (no fallback).
  * - a kept verdict (`prior`) skips the probe; the caller dates it and stops supplying it past
@@ -24,15 +26,18 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 /** How many `input_required` rounds one request may take (each round is a person's answer). */
 export const MAX_INPUT_ROUNDS = 8;
 
+/** The longest a stdio server's silence to the probe is waited for before it counts as legacy. */
+export const STDIO_PROBE_MAX_MS = 5_000;
+
 /** The SDK's negotiation options for a server's era setting. */
-export function negotiationOptions(setting: ProtocolEraSetting, timeoutMs: number): VersionNegotiationOptions {
+export function negotiationOptions(setting: ProtocolEraSetting, timeoutMs: number, transport: 'stdio' | 'streamable_http'): VersionNegotiationOptions {
   switch (setting) {
     case 'legacy':
       return { mode: 'legacy' };
     case 'modern':
       return { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs } };
     case 'auto':
-      return { mode: 'auto', probe: { timeoutMs: Math.max(50, Math.floor(timeoutMs / 2)) } };
+      return { mode: 'auto', probe: { timeoutMs: transport === 'stdio' ? Math.max(50, Math.min(STDIO_PROBE_MAX_MS, Math.floor(timeoutMs / 2))) : timeoutMs } };
   }
 }
 
