@@ -8,14 +8,15 @@
  * forbids cancelling: its deadline closes the transport — also during the era probe), progress
  * that extends a call's deadline up to a maximum total (requestDeadline.ts), a legacy HTTP
  * session renewed once when the server forgot it (404) and ended (`DELETE`) on close, a kept
- * verdict dropped and the era negotiated afresh when it fails, the server's log messages (the
- * level per request on a modern connection), the negotiated metadata kept as the server answered,
- * and normalized tool results. Beside it, one concern per file: errorMapping.ts (every failure as
- * a typed error that names the server and says what to do — never a secret: anything from outside
+ * verdict dropped and the era negotiated afresh when it fails (when to renew, and retrying once:
+ * sessionRenewal.ts; making the new session: here), the server's log messages (the level per
+ * request on a modern connection), the negotiated metadata kept as the server answered, and
+ * normalized tool results. Beside it, one concern per file: errorMapping.ts (every failure as a
+ * typed error that names the server and says what to do — never a secret: anything from outside
  * is redacted first), listChanges.ts, signInRounds.ts (OAuth), serverAsks.ts (elicitation,
  * sampling, roots — also as `input_required` rounds), transports.ts and stdioTransport.ts.
  */
-import { Client, LOG_LEVEL_META_KEY, ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { Client, LOG_LEVEL_META_KEY, ProtocolError } from '@modelcontextprotocol/client';
 import type { PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
 import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
@@ -43,6 +44,7 @@ import type { NormalizedToolResult } from '../results/toolResult.js';
 import { normalizeToolResult } from '../results/toolResult.js';
 import { ListChanges } from './listChanges.js';
 import { DEFAULT_MAX_TOTAL_TIMEOUT_MS, withMaxTotal } from './requestDeadline.js';
+import { SessionRenewal } from './sessionRenewal.js';
 import { SignInRounds } from './signInRounds.js';
 import { LogBuffer } from './logBuffer.js';
 import { networkFailureOf } from './networkFailure.js';
@@ -71,8 +73,6 @@ const STDERR_TAIL_LINES = 10;
 const MAX_TIMER_MS = 2_147_483_647;
 
 
-/** How long close() waits for the server to acknowledge the end of an HTTP session (`DELETE`). */
-const END_SESSION_WAIT_MS = 2_000;
 
 
 /** Errors of an HTTP request that say the server is gone (not that it refused this request). */
@@ -120,7 +120,8 @@ export class MCPClient implements ToolClient {
   /** The folders offered as roots (`roots/list`); replaced by `setRoots`. */
   private roots: readonly string[];
   /** HTTP: a new session replacing one the server forgot (404), while it is being made. */
-  private renewing: Promise<void> | undefined;
+  /** The session requests go on, renewed when it no longer holds (sessionRenewal.ts). */
+  private readonly session: SessionRenewal;
   /** Who hears that a list changed (listChanges.ts). */
   private readonly listChanges = new ListChanges(() => this._state === 'ready' && !this.isClosed());
   /** OAuth: browser sign-ins in the middle of a request (signInRounds.ts). */
@@ -131,8 +132,6 @@ export class MCPClient implements ToolClient {
   private lastToolListHints: ToolListHints | undefined;
   /** The tools as last listed, by name (the SDK's header mirroring and output validation read them). */
   private toolDefinitions = new Map<string, ToolDescriptor>();
-  /** The connection was made from a kept verdict and no request has succeeded on it yet. */
-  private unverifiedPrior = false;
   /** A kept verdict failed on this client: it negotiates afresh from now on. */
   private priorRejected = false;
   /** stdio: the server had exited when the connect (the era probe, or initialize) failed. */
@@ -147,6 +146,20 @@ export class MCPClient implements ToolClient {
     this.serverId = config.id;
     this.log = options.log ?? new LogBuffer();
     this.roots = config.roots ?? [];
+    this.session = new SessionRenewal({
+      log: this.log,
+      requireReady: (operation) => this.requireReady(operation),
+      opened: () => this.opened,
+      ended: () => this.isClosed() || this.lost !== undefined,
+      ready: () => this._state === 'ready',
+      renew: (why) => this.makeNewSession(why),
+      dropVerdict: () => {
+        this.priorRejected = true;
+        this.options.onVerdict?.(undefined);
+      },
+      timeoutMs: () => this.config.timeoutMs,
+      redact: (text) => this.redact(text),
+    });
     this.signIns = new SignInRounds({ oauth: options.oauth, log: this.log, closed: this.closedSignal.signal, finishAuth: () => this.opened?.finishAuth });
   }
 
@@ -222,7 +235,7 @@ export class MCPClient implements ToolClient {
         if (current()) this.onRequestFailed(error);
       },
       onSessionExpired: () => {
-        if (current()) this.onSessionExpired();
+        if (current()) this.session.expired();
       },
       // stdio: a line that is not JSON-RPC, seen by the transport itself (also during the era
       // probe, before the SDK's protocol layer is attached).
@@ -272,7 +285,7 @@ export class MCPClient implements ToolClient {
 
     const info = readNegotiated(sdk, verdictSourceOf(this.config.protocolEra, prior), { initializeMs: performance.now() - started, readyAt: Date.now() });
     if (!info) throw new MCPProtocolError(this.serverId, 'the negotiation completed without a protocol era, version, server info or capabilities');
-    this.unverifiedPrior = prior !== undefined;
+    this.session.unverifiedPrior = prior !== undefined;
     return info;
   }
 
@@ -322,7 +335,7 @@ export class MCPClient implements ToolClient {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     try {
       // A renewed session starts the list over: the old session's cursors mean nothing to it.
-      return await this.onSession('tools/list', async (sdk) => {
+      return await this.session.send('tools/list', async (sdk) => {
         const tools: ToolDescriptor[] = [];
         let cursor: string | undefined;
         const seenCursors = new Set<string>();
@@ -350,7 +363,7 @@ export class MCPClient implements ToolClient {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const maxTotalMs = Math.max(timeoutMs, this.config.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS);
     const send = (): Promise<unknown> =>
-      this.onSession(`tools/call "${name}"`, (sdk) =>
+      this.session.send(`tools/call "${name}"`, (sdk) =>
         withMaxTotal(maxTotalMs, options.signal, (signal) =>
           // A 401/403 means the server did not run it: after a browser sign-in it is sent again.
           this.signIns.run(
@@ -421,7 +434,7 @@ export class MCPClient implements ToolClient {
     this._state = 'closed';
     this.closedSignal.abort(new MCPClientClosedError(this.serverId, 'sign-in'));
     this.closing = (async () => {
-      await this.endSession();
+      await this.session.end(this.lost !== undefined);
       try {
         await this.sdk?.close();
       } catch (error) {
@@ -431,94 +444,34 @@ export class MCPClient implements ToolClient {
     return this.closing;
   }
 
-  // ── HTTP sessions: renewed once when the server forgot one, ended on close ──────────────────
+  // ── sessions (sessionRenewal.ts): the lifecycle's part, making the new session ──────────────
 
   /**
-   * Sends one request on the current session. When the server answers 404 for the session id
-   * (it expired, or the server restarted), the request was not processed: a new session is
-   * started (initialize again, once) and the request is sent once more on it.
+   * Replaces a session that no longer holds with a new one: a fresh transport and negotiation.
+   * The new session may offer other lists, so list listeners are told. If it fails, the
+   * connection is lost (the registry reconnects with backoff).
    */
-  private async onSession<T>(operation: string, send: (sdk: Client) => Promise<T>): Promise<T> {
-    await this.renewing?.catch(() => undefined);
-    const sdk = this.requireReady(operation);
-    const opened = this.opened;
+  private async makeNewSession(why: string): Promise<void> {
+    const old = this.sdk;
+    this.log.note(`${why}; starting a new session`);
     try {
-      const result = await send(sdk);
-      this.unverifiedPrior = false;
-      return result;
-    } catch (error) {
-      // The first request on a connection made from a kept verdict failed (a modern verdict
-      // adopts the discover result with no round trip, so this is where a stale one shows):
-      // the verdict is dropped, the era negotiated afresh, and the request sent once more.
-      if (this.unverifiedPrior && this.opened === opened && !this.isClosed() && !this.lost && !isLocalEnd(error)) {
-        this.unverifiedPrior = false;
-        this.priorRejected = true;
-        this.options.onVerdict?.(undefined);
-        this.log.note(`${operation} failed on a connection made from the kept protocol era; negotiating afresh`);
-        await (this.renewing ?? this.renewSession('the kept protocol era no longer holds'));
-        return send(this.requireReady(operation));
+      const info = await this.handshake(this.config.timeoutMs, new AbortController().signal, performance.now());
+      if (this.isClosed()) {
+        await this.sdk?.close().catch(() => undefined);
+        throw new MCPClientClosedError(this.serverId, 'initialize');
       }
-      if (!(error instanceof SdkHttpError && error.status === 404 && opened?.sessionExpired()) || this.isClosed() || this.lost) throw error;
-      // Another request (or the event stream) may be renewing it, or have renewed it already.
-      await (this.renewing ?? (this.opened === opened ? this.renewSession() : undefined));
-      return send(this.requireReady(operation));
-    }
-  }
-
-  /** The transport saw a 404 for this session (a request, or the event stream reopening). */
-  private onSessionExpired(): void {
-    if (this._state !== 'ready' || this.isClosed() || this.lost) return;
-    this.renewSession().catch(() => undefined); // a failure marks the connection lost
-  }
-
-  /**
-   * Replaces a session the server forgot with a new one: a fresh transport and initialize. The
-   * new session may offer other lists, so list listeners are told. If it fails, the connection
-   * is lost (the registry reconnects with backoff); a second 404 is not renewed again here.
-   */
-  private renewSession(why = 'the server no longer knows this session (HTTP 404)'): Promise<void> {
-    this.renewing ??= (async () => {
-      const old = this.sdk;
-      this.log.note(`${why}; starting a new session`);
-      try {
-        const info = await this.handshake(this.config.timeoutMs, new AbortController().signal, performance.now());
-        if (this.isClosed()) {
-          await this.sdk?.close().catch(() => undefined);
-          throw new MCPClientClosedError(this.serverId, 'initialize');
-        }
-        this._negotiated = info;
-        this.log.note(`new session ready: ${info.era} era, protocol ${info.protocolVersion}`);
-        this.options.onVerdict?.(verdictOf(info));
-        this.applyLogLevel();
-        this.listChanges.emitAll();
-      } catch (error) {
-        const mapped = error instanceof MCPClientClosedError ? error : this.mapError(error, 'initialize (new session)', this.config.timeoutMs);
-        if (!this.isClosed() && !this.lost) this.markLost(mapped);
-        throw mapped;
-      } finally {
-        // The forgotten session's transport: closed quietly (its handlers no longer speak for this client).
-        old?.close().catch(() => undefined);
-      }
-    })().finally(() => {
-      this.renewing = undefined;
-    });
-    return this.renewing;
-  }
-
-  /** Ends the HTTP session on the server (`DELETE`), waiting a little for the answer; a failure is only noted. */
-  private async endSession(): Promise<void> {
-    const opened = this.opened;
-    if (!opened?.terminate || !opened.sessionId() || opened.sessionExpired() || this.lost) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const gaveUp = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.min(END_SESSION_WAIT_MS, this.config.timeoutMs));
-    });
-    try {
-      await Promise.race([opened.terminate(), gaveUp]);
+      this._negotiated = info;
+      this.log.note(`new session ready: ${info.era} era, protocol ${info.protocolVersion}`);
+      this.options.onVerdict?.(verdictOf(info));
+      this.applyLogLevel();
+      this.listChanges.emitAll();
     } catch (error) {
-      this.log.note(`ending the session: ${this.redact(error instanceof Error ? error.message : String(error))}`);
+      const mapped = error instanceof MCPClientClosedError ? error : this.mapError(error, 'initialize (new session)', this.config.timeoutMs);
+      if (!this.isClosed() && !this.lost) this.markLost(mapped);
+      throw mapped;
     } finally {
-      clearTimeout(timer);
+      // The replaced session's transport: closed quietly (its handlers no longer speak for this client).
+      old?.close().catch(() => undefined);
     }
   }
 
@@ -541,7 +494,7 @@ export class MCPClient implements ToolClient {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     try {
       // eslint-disable-next-line @typescript-eslint/no-deprecated -- server logs are kept in both eras (retiredFeatures.ts)
-      await this.onSession(operation, (sdk) => sdk.setLoggingLevel(level, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }));
+      await this.session.send(operation, (sdk) => sdk.setLoggingLevel(level, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }));
       this.log.note(`log level set to ${level}`);
     } catch (error) {
       throw this.noteFailure(this.mapError(error, operation, timeoutMs, options.signal));
@@ -619,13 +572,13 @@ export class MCPClient implements ToolClient {
 
   private onTransportClosed(): void {
     // While a new session is being made, its outcome decides (see renewSession).
-    if (this.isClosed() || this._state !== 'ready' || this.lost || this.renewing) return;
+    if (this.isClosed() || this._state !== 'ready' || this.lost || this.session.inProgress) return;
     this.markLost(this.connectionLostError('the session'));
   }
 
   /** The HTTP server stopped answering (refused, reset): the session is lost. */
   private onRequestFailed(error: unknown): void {
-    if (this.isClosed() || this._state !== 'ready' || this.lost || this.renewing || this.config.transport !== 'streamable_http') return;
+    if (this.isClosed() || this._state !== 'ready' || this.lost || this.session.inProgress || this.config.transport !== 'streamable_http') return;
     const errno = errnoOf(error);
     const failure = errno && SERVER_GONE_ERRNOS.has(errno) ? networkFailureOf(error, this.config.url) : undefined;
     if (failure) this.markLost(new MCPUnreachableError(this.serverId, failure));
@@ -728,11 +681,6 @@ function cacheHintsOf(page: object): ToolListHints {
     ...(typeof ttlMs === 'number' ? { ttlMs } : {}),
     ...(cacheScope === 'public' || cacheScope === 'private' ? { cacheScope } : {}),
   };
-}
-
-/** The caller's own cancel or a deadline: says nothing about the kept era. */
-function isLocalEnd(error: unknown): boolean {
-  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 
 /** A request that failed on a reused socket the server had already closed. */
