@@ -140,6 +140,11 @@ function mapProtocolError(error: ProtocolError, ctx: MappingContext): MCPError {
     const names = required && typeof required === 'object' ? Object.keys(required).join(', ') : '';
     return new MCPRemoteError(serverId, error.code, `${operation} needs a client capability this app did not declare${names ? ` (${names})` : ''}: ${message}`);
   }
+  // Resource not found: -32002 from servers of earlier revisions, -32602 (invalid params) from
+  // 2026-07-28 servers, which must use it for a read of an unknown URI.
+  if (operation === 'resources/read' && (error.code === ProtocolErrorCode.ResourceNotFound || error.code === ProtocolErrorCode.InvalidParams)) {
+    return new MCPRemoteError(serverId, error.code, `the resource was not found (or its URI is not one the server accepts): ${message}`);
+  }
   if (error.code === ProtocolErrorCode.UnsupportedProtocolVersion) {
     const supported = (error.data as { supported?: unknown } | undefined)?.supported;
     return new MCPRemoteError(serverId, error.code, `the server does not support this protocol version${Array.isArray(supported) ? ` (it supports ${supported.map(String).join(', ')})` : ''}: ${message}`);

@@ -131,6 +131,8 @@ describe.each(TRANSPORTS)('the same features in both eras over %s', (transport) 
       expect(result).toEqual({ content: [{ type: 'text', text: `hi ${era}` }], structuredContent: undefined, isError: false });
       const resource = await c.featureRequest('resources/read', (sdk, options) => readResource(sdk, 'mem://greeting', options));
       expect(resource.contents[0]).toMatchObject({ uri: 'mem://greeting', text: 'hello from the modern fixture' });
+      const missing = (await c.featureRequest('resources/read', (sdk, options) => readResource(sdk, 'mem://nothing', options)).catch((e: unknown) => e)) as MCPError;
+      expect(missing.message).toMatch(/the resource was not found/);
       const prompt = await c.featureRequest('prompts/get', (sdk, options) => getPrompt(sdk, 'greet', { name: 'Ada' }, options));
       expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Say hello to Ada.' });
     });
