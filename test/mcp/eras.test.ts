@@ -7,6 +7,7 @@
  * server→client request on a legacy one — never answered by anything else, in bounded rounds.
  */
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
 import type { MCPError } from '../../electron/mcp/errors.js';
@@ -126,7 +127,7 @@ describe.each(TRANSPORTS)('the same features in both eras over %s', (transport) 
       const c = client(dualEraConfig(transport, setting));
       await c.initialize();
       const tools = (await c.listTools()).map((t) => t.name).sort();
-      expect(tools).toEqual(['ask_forever', 'ask_name', 'echo', 'log', 'slow']);
+      expect(tools).toEqual(['ask_forever', 'ask_name', 'ask_roots', 'ask_sample', 'echo', 'log', 'slow']);
       const result = await c.callTool('echo', { text: `hi ${era}` });
       expect(result).toEqual({ content: [{ type: 'text', text: `hi ${era}` }], structuredContent: undefined, isError: false });
       const resource = await c.featureRequest('resources/read', (sdk, options) => readResource(sdk, 'mem://greeting', options));
@@ -170,6 +171,27 @@ describe('an elicitation reaches the person in both eras (stdio)', () => {
     ask.answer({ action: 'accept', content: { name: 'Ada' } });
     expect((await call).content).toEqual([{ type: 'text', text: 'hello Ada' }]);
     expect(asks.received).toHaveLength(1);
+  });
+
+  it.each(['modern', 'legacy'] as const)('%s: a sampling request reaches the person, whose text is the answer', async (era) => {
+    const asks = new ScriptedAsks();
+    const c = client(dualEraConfig('stdio', era === 'modern' ? 'auto' : 'legacy'), asks);
+    await c.initialize();
+    const call = c.callTool('ask_sample', {});
+    const ask = await asks.next();
+    expect(ask.kind).toBe('sampling');
+    if (ask.kind === 'sampling') ask.answer({ action: 'respond', text: 'hi there', model: 'person' });
+    expect((await call).content).toEqual([{ type: 'text', text: 'model said: hi there' }]);
+  });
+
+  it.each(['modern', 'legacy'] as const)('%s: roots come from the configuration, not from a person', async (era) => {
+    const asks = new ScriptedAsks();
+    const c = client(dualEraConfig('stdio', era === 'modern' ? 'auto' : 'legacy'), asks);
+    await c.setRoots([scratch.dir]); // before the connection: declared when it starts
+    await c.initialize();
+    const result = await c.callTool('ask_roots', {});
+    expect(result.content).toEqual([{ type: 'text', text: pathToFileURL(scratch.dir).href }]);
+    expect(asks.received).toEqual([]);
   });
 
   it('modern: a declined answer is what the tool sees; nothing answers for the person', async () => {
