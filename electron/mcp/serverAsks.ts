@@ -8,6 +8,12 @@
  * when it has one — a client that cannot ask anybody must not say it can. Roots are answered
  * here, from the configuration; they are always declared (an empty list shares no folder).
  *
+ * Both eras reach the same handlers: a legacy server sends these as requests; a modern
+ * (2026-07-28) server answers a `tools/call`, `prompts/get` or `resources/read` with
+ * `input_required`, and the SDK dispatches each embedded request here, then retries the call with
+ * the answers (at most MAX_INPUT_ROUNDS rounds: negotiation.ts). Nothing else answers for the
+ * person: without handlers the capabilities are not declared and such a call fails.
+ *
  * Nothing a person answers is logged: the server's log gets one line per request with its kind,
  * size and outcome (a link's host, never its path or query).
  */

@@ -4,11 +4,14 @@
  *
  * - the lists are fetched on first use (following cursors, bounded: features/paging.ts) and kept
  *   until the server says they changed (`notifications/resources/list_changed`,
- *   `notifications/prompts/list_changed`): then that list is fetched again, one listing at a time
+ *   `notifications/prompts/list_changed` — unsolicited on a legacy connection, on the
+ *   `subscriptions/listen` stream the SDK opens on a modern one): then that list is fetched again, one listing at a time
  *   per list (a change during a listing makes it list once more), the new list replacing the old
  *   one whole. A new connection starts with no lists;
  * - the app's resource subscriptions belong to the server, not the connection: they are renewed
- *   on every new connection, and `notifications/resources/updated` for them is passed on
+ *   on every new connection (`resources/subscribe` on a legacy connection, a
+ *   `subscriptions/listen` stream per resource on a modern one), and
+ *   `notifications/resources/updated` for them is passed on
  *   (coalesced per resource within one turn, so a flooding server costs one event per turn);
  * - reads, prompt gets and completions go to the live connection, refused by code when the
  *   server did not declare the capability.
