@@ -16,7 +16,7 @@
  * is redacted first), listChanges.ts, signInRounds.ts (OAuth), serverAsks.ts (elicitation,
  * sampling, roots — also as `input_required` rounds), transports.ts and stdioTransport.ts.
  */
-import { Client, LOG_LEVEL_META_KEY, ProtocolError } from '@modelcontextprotocol/client';
+import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import type { PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
 import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
@@ -44,6 +44,7 @@ import type { NormalizedToolResult } from '../results/toolResult.js';
 import { normalizeToolResult } from '../results/toolResult.js';
 import { ListChanges } from './listChanges.js';
 import { DEFAULT_MAX_TOTAL_TIMEOUT_MS, withMaxTotal } from './requestDeadline.js';
+import { ServerLogLevel } from './serverLogLevel.js';
 import { SessionRenewal } from './sessionRenewal.js';
 import { SignInRounds } from './signInRounds.js';
 import { LogBuffer } from './logBuffer.js';
@@ -126,8 +127,8 @@ export class MCPClient implements ToolClient {
   private readonly listChanges = new ListChanges(() => this._state === 'ready' && !this.isClosed());
   /** OAuth: browser sign-ins in the middle of a request (signInRounds.ts). */
   private readonly signIns: SignInRounds;
-  /** Modern: the log level sent with each request (there is no `logging/setLevel`). */
-  private requestLogLevel: LoggingLevel | undefined;
+  /** The server's log level, asked once (legacy) or sent with each request (modern): serverLogLevel.ts. */
+  private readonly logLevel = new ServerLogLevel();
   /** A modern server's cache hints of the last tool list (the schema cache honours them). */
   private lastToolListHints: ToolListHints | undefined;
   /** The tools as last listed, by name (the SDK's header mirroring and output validation read them). */
@@ -368,7 +369,7 @@ export class MCPClient implements ToolClient {
           // A 401/403 means the server did not run it: after a browser sign-in it is sent again.
           this.signIns.run(
             () =>
-              sdk.callTool({ name, arguments: args, ...this.requestMeta() }, {
+              sdk.callTool({ name, arguments: args, ...this.logLevel.meta(this._negotiated?.era) }, {
                 // The definition listed, for the SDK's header mirroring (Mcp-Param-*) and output
                 // validation on a modern connection (our pages are listed one by one, not by the SDK).
                 ...(this.toolDefinitions.has(name) ? { toolDefinition: this.toolDefinitions.get(name) } : {}),
@@ -479,23 +480,19 @@ export class MCPClient implements ToolClient {
 
   /**
    * Asks the server for log messages of `level` and above: `logging/setLevel` on a legacy
-   * connection; on a modern one there is no such request, the level travels with each tool call
-   * (`_meta` `io.modelcontextprotocol/logLevel`, which the SDK does not attach by itself).
+   * connection; on a modern one the level travels with each tool call (serverLogLevel.ts).
    */
   async setLoggingLevel(level: LoggingLevel, options: RequestOptions = {}): Promise<void> {
     const operation = 'logging/setLevel';
     this.requireReady(operation);
     if (!this._negotiated?.capabilities.logging) throw new MCPNotSupportedError(this.serverId, 'logging', operation);
-    if (this._negotiated.era === 'modern') {
-      this.requestLogLevel = level;
-      this.log.note(`log level set to ${level} (sent with each request)`);
-      return;
-    }
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-deprecated -- server logs are kept in both eras (retiredFeatures.ts)
-      await this.session.send(operation, (sdk) => sdk.setLoggingLevel(level, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }));
-      this.log.note(`log level set to ${level}`);
+      const how = await this.logLevel.set(level, this._negotiated.era, async () => {
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- server logs are kept in both eras (retiredFeatures.ts)
+        await this.session.send(operation, (sdk) => sdk.setLoggingLevel(level, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }));
+      });
+      this.log.note(`log level set to ${level}${how === 'per request' ? ' (sent with each request)' : ''}`);
     } catch (error) {
       throw this.noteFailure(this.mapError(error, operation, timeoutMs, options.signal));
     }
@@ -506,12 +503,6 @@ export class MCPClient implements ToolClient {
     const level = this.options.logLevel?.();
     if (!level || !this._negotiated?.capabilities.logging) return;
     this.setLoggingLevel(level).catch((error: unknown) => this.log.note(`could not set the log level: ${error instanceof Error ? error.message : String(error)}`));
-  }
-
-  /** The `_meta` a modern request carries beside the SDK's envelope: the chosen log level. */
-  private requestMeta(): { _meta?: Record<string, unknown> } {
-    if (this._negotiated?.era !== 'modern' || !this.requestLogLevel) return {};
-    return { _meta: { [LOG_LEVEL_META_KEY]: this.requestLogLevel } };
   }
 
   /** Notifications this client shows: the server's log messages go to its log, bounded and redacted. */
