@@ -1,7 +1,8 @@
 /**
  * The Servers view end to end: the real browser-mode host (its own process and data folder per
  * test), the built renderer in Chromium, and real MCP servers — the stdio fixture as a child of
- * the host, the HTTP fixture in this process.
+ * the host, the HTTP fixtures in this process: the v1 one (a legacy-era peer) and the v2 dual-era
+ * one (modern-http.ts), whose era, discovery and input_required asks are shown and answered.
  *
  * Run: npx playwright test test/e2e/servers.spec.ts
  */
@@ -18,6 +19,7 @@ import { startHttpFixture } from '../fixtures/servers/http-server.js';
 import type { ModernHttpFixture } from '../fixtures/servers/modern-http.js';
 import { startModernHttp } from '../fixtures/servers/modern-http.js';
 import { fillHttp, fillStdio, openAddServer, serverDetail, serverDialog, serverRow } from './support/serverForm.js';
+import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, filesContaining, startWebHost } from './support/webHost.js';
 
@@ -135,6 +137,46 @@ test('a server that speaks 2026-07-28 ends modern and shows what its discovery o
   await expect(detail).toContainText('pinned in its settings');
   expect(modern.methods).toContain('initialize');
   await snap(page, testInfo, 'modern-pinned-legacy');
+});
+
+test('a modern server asks in input_required rounds: the elicitation and the sampling request are answered in the dialogs', async ({ page }, testInfo) => {
+  modern = await startModernHttp({ name: 'modern-fixture' });
+  const bridge = await Bridge.connect(host!);
+  try {
+    await bridge.ok('servers.save', { mode: 'create', config: { id: 'modern', name: 'Modern fixture', transport: 'streamable_http', url: modern.url, timeoutMs: 300_000 } });
+    await expect.poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 30_000 }).toBe('ready');
+    for (const toolName of ['ask_name', 'ask_sample']) await bridge.ok('permissions.setToolLevel', { serverId: 'modern', toolName, level: 'ALLOW' });
+
+    await page.goto(host!.url);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
+    await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="ask_name"][data-server="modern"]').click();
+    const panel = page.getByRole('region', { name: 'Call ask_name' });
+    await panel.getByRole('button', { name: 'Run' }).click();
+    const ask = page.getByRole('alertdialog', { name: 'Modern fixture asks for information' });
+    await expect(ask).toBeVisible();
+    await expect(ask).toContainText('What is your name?');
+    await ask.getByRole('textbox').first().fill('Ada');
+    await snap(page, testInfo, 'modern-elicitation');
+    await ask.getByRole('button', { name: 'Accept' }).click();
+    await expect(ask).toBeHidden();
+    await expect(panel.getByRole('region', { name: 'Result' })).toContainText('hello Ada');
+
+    await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="ask_sample"][data-server="modern"]').click();
+    const samplePanel = page.getByRole('region', { name: 'Call ask_sample' });
+    await samplePanel.getByRole('button', { name: 'Run' }).click();
+    const sampling = page.getByRole('alertdialog', { name: 'Modern fixture asks for a model response' });
+    await expect(sampling).toBeVisible();
+    await expect(sampling).toContainText('Say hi');
+    await sampling.getByLabel('Response', { exact: true }).fill('Hi from the person');
+    await sampling.getByRole('button', { name: 'Send response' }).click();
+    await expect(sampling).toBeHidden();
+    await expect(samplePanel.getByRole('region', { name: 'Result' })).toContainText('model said: Hi from the person');
+    // Stateless: every round was a request of its own; none was an initialize.
+    expect(modern.methods.filter((m) => m === 'tools/call').length).toBeGreaterThanOrEqual(4);
+    expect(modern.methods).not.toContain('initialize');
+  } finally {
+    bridge.close();
+  }
 });
 
 test('an HTTP server with a wrong token shows an auth error until the token is replaced', async ({ page }, testInfo) => {
