@@ -93,6 +93,23 @@ describe.each(TRANSPORTS)('negotiation over %s', (transport) => {
   });
 });
 
+describe('standard headers (modern HTTP)', () => {
+  it('every modern request names its method in Mcp-Method; legacy requests do not', async () => {
+    const modern = client(dualEraConfig('http', 'auto', 'headers-modern'));
+    await modern.initialize();
+    await modern.listTools();
+    await modern.callTool('echo', { text: 'h' });
+    const count = http.methods.length;
+    expect(http.methodHeaders.slice(0, count)).toEqual(http.methods.slice(0, count));
+    await modern.close();
+
+    const legacy = client(dualEraConfig('http', 'legacy', 'headers-legacy'));
+    await legacy.initialize();
+    await legacy.callTool('echo', { text: 'h' });
+    expect(http.methodHeaders.slice(count).every((header) => header === '')).toBe(true);
+  });
+});
+
 describe('negotiation with a legacy-only (v1) server', () => {
   it('auto probes, falls back to initialize and ends legacy', async () => {
     const info = await client(legacyStdioConfig('v1-auto', 'auto')).initialize();
