@@ -18,8 +18,8 @@ import childProcess from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { MCPToolRegistry } from '../electron/mcp/registry.js';
 import { ToolSchemaCache } from '../electron/mcp/schemaCache.js';
 import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
@@ -107,9 +107,10 @@ async function sdkFloorOnce(configs: StdioServerConfig[]): Promise<RunCost & { t
       configs.map(async (config) => {
         const transport = new StdioClientTransport({ command: config.command, args: config.args, env: config.env as Record<string, string>, cwd: config.cwd, stderr: 'pipe' });
         transport.stderr?.on('data', () => undefined); // drained, as the registry does
-        const client = new Client({ name: 'bench-floor', version: '0.0.0' }, { capabilities: {} });
+        // Negotiating as the registry does (`auto`: a server/discover probe, then initialize).
+        const client = new Client({ name: 'bench-floor', version: '0.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
         await client.connect(transport, { timeout: 60_000 });
-        const { tools } = await client.listTools(undefined, { timeout: 60_000 });
+        const { tools } = await client.listTools(undefined, { timeout: 60_000, cacheMode: 'bypass' });
         return { client, tools: tools.length };
       }),
     );

@@ -28,8 +28,8 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { hashArguments } from '../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
 import type { CheckpointStatus, HistoryQuery } from '../electron/checkpoints/types.js';
@@ -95,7 +95,7 @@ function checkEcho(content: unknown, expected: string): void {
 async function rawCaller(): Promise<Caller> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, stderr: 'pipe' });
   transport.stderr?.on('data', () => undefined); // the fixture logs a line at start; drain it, as the registry does
-  const client = new Client({ name: 'bench-raw', version: '0.0.0' }, { capabilities: {} });
+  const client = new Client({ name: 'bench-raw', version: '0.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
   await client.connect(transport);
   closers.push(() => client.close());
   // A real client lists tools before calling them (the SDK then knows the output schemas), as the registry did.

@@ -80,7 +80,15 @@ export const ServerViewSchema = z.object({
 export type ServerView = z.infer<typeof ServerViewSchema>;
 
 export const NegotiatedViewSchema = z.object({
+  /** `legacy`: 2025 revisions (`initialize`); `modern`: 2026-07-28 (`server/discover`, stateless). */
+  era: z.enum(['legacy', 'modern']),
+  /** How the era was settled: probed now, a kept verdict, or pinned by the configuration. */
+  verdictSource: z.enum(['probe', 'prior', 'pinned']),
   protocolVersion: z.string(),
+  /** Modern: the versions the server's `server/discover` offered. */
+  supportedVersions: z.array(z.string()).optional(),
+  /** Modern: the cache hints the `server/discover` result carried, as sent. */
+  cacheHints: z.object({ ttlMs: z.number().optional(), cacheScope: z.string().optional() }).optional(),
   capabilities: JsonObject,
   serverInfo: z.looseObject({ name: z.string(), version: z.string(), title: z.string().optional() }),
   instructions: z.string().optional(),

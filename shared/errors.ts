@@ -159,7 +159,9 @@ export type Denial = z.infer<typeof DenialSchema>;
  * `discovery_failed`, `registration_failed`, `token_request_failed` (`oauthError` says what the
  * authorization server answered), `denied` (the person or server refused the sign-in),
  * `sign_in_timeout`, `step_up_refused` (more scopes were granted and still refused),
- * `redirect_unavailable` (the configured loopback redirect port is taken).
+ * `redirect_unavailable` (the configured loopback redirect port is taken), `issuer_mismatch`
+ * (the authorization response named another authorization server, RFC 9207: refused before the
+ * code was exchanged).
  */
 export const OAUTH_REASONS = [
   'no_token',
@@ -175,6 +177,7 @@ export const OAUTH_REASONS = [
   'sign_in_timeout',
   'step_up_refused',
   'redirect_unavailable',
+  'issuer_mismatch',
 ] as const;
 export const OAuthDetailSchema = z.object({
   reason: z.enum(OAUTH_REASONS),

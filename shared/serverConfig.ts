@@ -104,6 +104,11 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** An absolute folder path: `/…` (POSIX), `C:\…` or `\\server\share` (Windows). */
 const ABSOLUTE_PATH = /^(\/|[A-Za-z]:[\\/]|\\\\[^\\])/;
 
+/** A server's protocol era setting: negotiated (`auto`) or pinned. */
+export const PROTOCOL_ERA_SETTINGS = ['auto', 'legacy', 'modern'] as const;
+export const ProtocolEraSchema = z.enum(PROTOCOL_ERA_SETTINGS);
+export type ProtocolEraSetting = z.infer<typeof ProtocolEraSchema>;
+
 /** The most folders one server may be given as roots. */
 export const MAX_SERVER_ROOTS = 50;
 
@@ -157,6 +162,12 @@ const common = {
   trusted: z.boolean().default(false),
   /** Folders offered to the server as its roots; absent or empty shares none. */
   roots: ServerRootsSchema.optional(),
+  /**
+   * Which protocol era the client speaks to this server: `auto` lets the SDK negotiate (a
+   * `server/discover` probe, falling back to `initialize`); `legacy` (2025 revisions, `initialize`)
+   * or `modern` (2026-07-28, stateless) pins it, for servers that misbehave on the probe.
+   */
+  protocolEra: ProtocolEraSchema.default('auto'),
 };
 
 export const StdioServerConfigSchema = z.object({

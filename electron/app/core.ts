@@ -20,6 +20,7 @@ import { createPipeline } from '../harness/createPipeline.js';
 import { OAuthCredentials } from '../mcp/oauth/credentials.js';
 import { OAuthManager } from '../mcp/oauth/manager.js';
 import { ToolSchemaCache } from '../mcp/schemaCache.js';
+import { VerdictStore } from '../mcp/verdictStore.js';
 import { DefaultSecretResolver } from '../secrets/resolver.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
@@ -163,6 +164,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     secrets: new DefaultSecretResolver(options.secrets),
     registry: {
       cache: new ToolSchemaCache({ dir: join(options.dataDir, 'tool-cache'), onWarning: (m) => warnings.notice(m), onDamaged: reportDamaged }),
+      // Each server's negotiated protocol era, dated, beside its tool list.
+      verdicts: new VerdictStore({ dir: join(options.dataDir, 'tool-cache') }),
       asks,
       oauth,
     },

@@ -10,7 +10,7 @@
  * the server is asked, and the trace names the agent.
  */
 import { randomUUID } from 'node:crypto';
-import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { ParsedRequestOf, PromptResultView, ResourceReadView } from '../../shared/contract.js';
 import { expandTemplate } from '../mcp/features/resources.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';

@@ -6,7 +6,7 @@
 import type { AppInfo, HistoryRecordView, ImportPreview, NegotiatedView, ServerView, ToolIcon, ToolView } from '../../shared/contract.js';
 import type { CompletionView, PromptListView, PromptResultView, PromptView, ResourceContentView, ResourceListView, ResourceReadView, ResourceTemplateView, ResourceView } from '../../shared/contract.js';
 import { MAX_CONTENT_BINARY_BYTES, MAX_CONTENT_TEXT_BYTES, MAX_CONTENT_VIEW_BYTES, jsonByteLength, utf8Length } from '../../shared/limits.js';
-import type { CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/client';
 import type { Listed } from '../mcp/features/paging.js';
 import { templateVariables } from '../mcp/features/resources.js';
 import type { ResourceCatalog } from '../mcp/registry.js';
@@ -66,8 +66,15 @@ export function statusView(status: ServerStatus): ServerView['status'] {
 }
 
 export function negotiatedView(negotiated: NegotiatedInfo): NegotiatedView {
+  const discover = negotiated.discover as (typeof negotiated.discover & { ttlMs?: unknown; cacheScope?: unknown }) | undefined;
+  const ttlMs = typeof discover?.ttlMs === 'number' ? discover.ttlMs : undefined;
+  const cacheScope = typeof discover?.cacheScope === 'string' ? discover.cacheScope : undefined;
   return {
+    era: negotiated.era,
+    verdictSource: negotiated.verdictSource,
     protocolVersion: negotiated.protocolVersion,
+    ...(discover ? { supportedVersions: [...discover.supportedVersions] } : {}),
+    ...(ttlMs !== undefined || cacheScope !== undefined ? { cacheHints: { ...(ttlMs !== undefined ? { ttlMs } : {}), ...(cacheScope !== undefined ? { cacheScope } : {}) } } : {}),
     capabilities: negotiated.capabilities,
     serverInfo: negotiated.serverInfo,
     ...(negotiated.instructions ? { instructions: negotiated.instructions } : {}),
@@ -135,7 +142,7 @@ function resourceView(resource: Resource): ResourceView {
   };
 }
 
-function resourceTemplateView(template: ResourceTemplate): ResourceTemplateView {
+function resourceTemplateView(template: ResourceTemplateType): ResourceTemplateView {
   return {
     uriTemplate: template.uriTemplate,
     ...describedItem(template),

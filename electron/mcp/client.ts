@@ -1,53 +1,58 @@
 /**
- * `MCPClient`: one connection to one MCP server, over the official SDK `Client`.
+ * `MCPClient`: one connection to one MCP server, over the v2 SDK's `Client`, in either protocol
+ * era — the SDK negotiates it (negotiation.ts: `auto`, or the era the config pins; a kept verdict
+ * as `prior`).
  *
- * What it adds to the SDK: a lifecycle with clear refusals (before initialize, after close), a
+ * This file is the connection's lifecycle: clear refusals (before negotiation, after close), a
  * deadline on every request that cancels it on the wire (except initialize, which the spec
- * forbids cancelling: its deadline closes the transport), progress that extends a call's deadline
- * up to a maximum total, an HTTP session renewed once when the server forgot it (404) and ended
- * (`DELETE`) on close, the server's log messages and list changes, the negotiated metadata kept
- * as the server answered, normalized tool results, and errors that name the server and say what
- * to do (never a secret: anything that came from outside is redacted first).
+ * forbids cancelling: its deadline closes the transport — also during the era probe), progress
+ * that extends a call's deadline up to a maximum total (requestDeadline.ts), a legacy HTTP
+ * session renewed once when the server forgot it (404) and ended (`DELETE`) on close, a kept
+ * verdict dropped and the era negotiated afresh when it fails (when to renew, and retrying once:
+ * sessionRenewal.ts; making the new session: here), the server's log messages (the level per
+ * request on a modern connection), the negotiated metadata kept as the server answered, and
+ * normalized tool results. Beside it, one concern per file: errorMapping.ts (every failure as a
+ * typed error that names the server and says what to do — never a secret: anything from outside
+ * is redacted first), listChanges.ts, signInRounds.ts (OAuth), serverAsks.ts (elicitation,
+ * sampling, roots — also as `input_required` rounds), transports.ts and stdioTransport.ts.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ListChangedHandlers, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { Client, ProtocolError } from '@modelcontextprotocol/client';
+import type { PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
+import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import { redactString } from '../tracing/redact.js';
 import {
-  MCPAuthError,
   MCPClientClosedError,
-  MCPCommandNotFoundError,
   MCPConfigError,
   DEFAULT_MAX_MESSAGE_BYTES,
   MCPError,
-  MCPNotAnMCPServerError,
   MCPNotInitializedError,
   MCPNotSupportedError,
   MCPProtocolError,
-  MCPRemoteError,
   MCPRequestCancelled,
   MCPRequestTimeout,
   MCPResultTooLargeError,
   MCPServerExitedError,
   MCPServerUnavailableError,
-  MCPTransportError,
   MCPUnreachableError,
 } from './errors.js';
+import { HEADER_MISMATCH, errnoOf, mapClientError } from './errorMapping.js';
+import { MAX_INPUT_ROUNDS, negotiationOptions, priorFor, readNegotiated, verdictOf, verdictSourceOf } from './negotiation.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
+import { normalizeToolResult } from '../results/toolResult.js';
+import { ListChanges } from './listChanges.js';
+import { DEFAULT_MAX_TOTAL_TIMEOUT_MS, withMaxTotal } from './requestDeadline.js';
+import { ServerLogLevel } from './serverLogLevel.js';
+import { SessionRenewal } from './sessionRenewal.js';
+import { SignInRounds } from './signInRounds.js';
 import { LogBuffer } from './logBuffer.js';
 import { networkFailureOf } from './networkFailure.js';
 import type { ServerAskHandlers } from './serverAsks.js';
 import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.js';
 import type { OpenedTransport } from './transports.js';
 import { openTransport } from './transports.js';
-import { MCPSignInRequiredError } from './oauth/errors.js';
-import { mapOAuthFailure } from './oauth/failures.js';
 import type { OAuthSession } from './oauth/session.js';
 import type {
   ClientState,
@@ -57,6 +62,7 @@ import type {
   RequestOptions,
   ToolClient,
   ToolDescriptor,
+  ToolListHints,
 } from './types.js';
 
 export const CLIENT_INFO = { name: 'miniharness-desktop', version: '0.1.0' } as const;
@@ -67,14 +73,8 @@ const STDERR_TAIL_LINES = 10;
 /** The SDK's own deadline for initialize, never reached: ours closes the transport first (see connectWithinDeadline). */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** How long a progress-reporting call may run in all when the server's config sets no maximum: 10 minutes. */
-export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
 
-/** How long close() waits for the server to acknowledge the end of an HTTP session (`DELETE`). */
-const END_SESSION_WAIT_MS = 2_000;
 
-/** list_changed notifications of one kind arriving this close together cause one re-list. */
-const LIST_CHANGED_DEBOUNCE_MS = 50;
 
 /** Errors of an HTTP request that say the server is gone (not that it refused this request). */
 const SERVER_GONE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -91,10 +91,15 @@ export interface MCPClientOptions {
   logLevel?: () => LoggingLevel | undefined;
   /** OAuth servers (issue 11): the server's session — the SDK's provider, and the browser sign-in. */
   oauth?: OAuthSession;
+  /**
+   * The era verdict kept from an earlier connection (dated and expired by its keeper): connect
+   * with it as the SDK's `prior` and skip the probe. Ignored when the config pins the era.
+   */
+  prior?: () => Promise<PriorDiscovery | undefined>;
+  /** Told the verdict of every connection that became ready (to keep it), and when a kept one failed (to drop it). */
+  onVerdict?: (verdict: PriorDiscovery | undefined) => void;
 }
 
-/** Browser sign-ins one request may go through: the sign-in, and one step-up to more scopes. */
-const MAX_SIGN_IN_ROUNDS = 2;
 
 export class MCPClient implements ToolClient {
   readonly serverId: string;
@@ -116,8 +121,22 @@ export class MCPClient implements ToolClient {
   /** The folders offered as roots (`roots/list`); replaced by `setRoots`. */
   private roots: readonly string[];
   /** HTTP: a new session replacing one the server forgot (404), while it is being made. */
-  private renewing: Promise<void> | undefined;
-  private readonly listListeners = new Map<ListKind, Set<() => void>>();
+  /** The session requests go on, renewed when it no longer holds (sessionRenewal.ts). */
+  private readonly session: SessionRenewal;
+  /** Who hears that a list changed (listChanges.ts). */
+  private readonly listChanges = new ListChanges(() => this._state === 'ready' && !this.isClosed());
+  /** OAuth: browser sign-ins in the middle of a request (signInRounds.ts). */
+  private readonly signIns: SignInRounds;
+  /** The server's log level, asked once (legacy) or sent with each request (modern): serverLogLevel.ts. */
+  private readonly logLevel = new ServerLogLevel();
+  /** A modern server's cache hints of the last tool list (the schema cache honours them). */
+  private lastToolListHints: ToolListHints | undefined;
+  /** The tools as last listed, by name (the SDK's header mirroring and output validation read them). */
+  private toolDefinitions = new Map<string, ToolDescriptor>();
+  /** A kept verdict failed on this client: it negotiates afresh from now on. */
+  private priorRejected = false;
+  /** stdio: the server had exited when the connect (the era probe, or initialize) failed. */
+  private exitedBeforeConnectFailed = false;
   /** Aborted by close(): ends a wait for a browser sign-in (issue 11). */
   private readonly closedSignal = new AbortController();
 
@@ -128,6 +147,21 @@ export class MCPClient implements ToolClient {
     this.serverId = config.id;
     this.log = options.log ?? new LogBuffer();
     this.roots = config.roots ?? [];
+    this.session = new SessionRenewal({
+      log: this.log,
+      requireReady: (operation) => this.requireReady(operation),
+      opened: () => this.opened,
+      ended: () => this.isClosed() || this.lost !== undefined,
+      ready: () => this._state === 'ready',
+      renew: (why) => this.makeNewSession(why),
+      dropVerdict: () => {
+        this.priorRejected = true;
+        this.options.onVerdict?.(undefined);
+      },
+      timeoutMs: () => this.config.timeoutMs,
+      redact: (text) => this.redact(text),
+    });
+    this.signIns = new SignInRounds({ oauth: options.oauth, log: this.log, closed: this.closedSignal.signal, finishAuth: () => this.opened?.finishAuth });
   }
 
   get state(): ClientState {
@@ -174,7 +208,8 @@ export class MCPClient implements ToolClient {
       if (this.isClosed()) throw new MCPClientClosedError(this.serverId, 'initialize');
       this._negotiated = info;
       this._state = 'ready';
-      this.log.note(`ready: ${info.serverInfo.name} ${info.serverInfo.version}, protocol ${info.protocolVersion}`);
+      this.log.note(`ready: ${info.serverInfo.name} ${info.serverInfo.version}, ${info.era} era, protocol ${info.protocolVersion} (${info.verdictSource})`);
+      this.options.onVerdict?.(verdictOf(info));
       this.applyLogLevel();
       return info;
     } catch (error) {
@@ -191,7 +226,7 @@ export class MCPClient implements ToolClient {
   }
 
   /** Opens the transport and runs the SDK's initialize exchange once. */
-  private async handshake(timeoutMs: number, signal: AbortSignal, started: number, signInRound = 0): Promise<NegotiatedInfo> {
+  private async handshake(timeoutMs: number, signal: AbortSignal, started: number, signInRound = 0, noPrior = false): Promise<NegotiatedInfo> {
     // A transport replaced by a new session (see renewSession) no longer speaks for this client.
     const current = (): boolean => opened === this.opened;
     const limits = {
@@ -201,46 +236,58 @@ export class MCPClient implements ToolClient {
         if (current()) this.onRequestFailed(error);
       },
       onSessionExpired: () => {
-        if (current()) this.onSessionExpired();
+        if (current()) this.session.expired();
+      },
+      // stdio: a line that is not JSON-RPC, seen by the transport itself (also during the era
+      // probe, before the SDK's protocol layer is attached).
+      onViolation: (error: Error) => {
+        if (current()) this.onWireError(error);
       },
     };
     const opened = await openTransport(this.config, this.options.secrets, this.log, limits, this.options.oauth ? { oauth: this.options.oauth } : {}).catch((error: unknown) => {
       throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
     });
     this.opened = opened;
-    const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, { capabilities: clientCapabilities(this.options.asks), listChanged: this.listChangedHandlers() });
+    const prior = priorFor(this.config.protocolEra, noPrior || this.priorRejected ? undefined : await this.options.prior?.().catch(() => undefined));
+    const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, {
+      capabilities: clientCapabilities(this.options.asks),
+      listChanged: this.listChanges.sdkHandlers(),
+      versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs, this.config.transport),
+      // input_required rounds go to the same handlers as a legacy server's requests: the person's
+      // dialogs (serverAsks.ts); nothing else answers them, and one request takes at most this many.
+      inputRequired: { autoFulfill: true, maxRounds: MAX_INPUT_ROUNDS },
+    });
     this.sdk = sdk;
     this.registerServerRequestHandlers(sdk);
     sdk.onerror = (error) => {
-      if (current()) this.onWireError(error);
+      // stdio reports its violations through the transport (onViolation above).
+      if (current() && this.config.transport !== 'stdio') this.onWireError(error);
     };
     sdk.onclose = () => {
       if (current()) this.onTransportClosed();
     };
     this.installNotificationHandlers(sdk);
-    this.log.note(`connecting to ${opened.target}`);
+    this.log.note(`connecting to ${opened.target}${prior ? ` (kept verdict: ${prior.kind})` : ''}`);
     try {
-      await this.connectWithinDeadline(sdk, opened, timeoutMs, signal);
+      await this.connectWithinDeadline(sdk, opened, timeoutMs, signal, prior);
     } catch (error) {
+      // A kept verdict that no longer holds: forget it, and negotiate afresh once.
+      if (prior && !this.isClosed() && !signal.aborted) {
+        this.log.note(`the kept ${prior.kind} verdict failed; negotiating afresh`);
+        this.options.onVerdict?.(undefined);
+        await sdk.close().catch(() => undefined);
+        return this.handshake(Math.max(1, timeoutMs - (performance.now() - started)), signal, started, signInRound, true);
+      }
       // ── OAuth (issue 11): a browser sign-in was needed and is done: initialize again, signed in ──
-      if (!(await this.completedSignIn(error, signInRound, signal))) throw error;
+      if (!(await this.signIns.completed(error, signInRound, signal))) throw error;
       await sdk.close().catch(() => undefined);
-      return this.handshake(timeoutMs, signal, started, signInRound + 1);
+      return this.handshake(timeoutMs, signal, started, signInRound + 1, noPrior);
     }
 
-    const version = opened.protocolVersion();
-    const serverInfo = sdk.getServerVersion();
-    const capabilities = sdk.getServerCapabilities();
-    if (!version || !serverInfo || !capabilities) {
-      throw new MCPProtocolError(this.serverId, 'initialize completed without a protocol version, server info or capabilities');
-    }
-    return {
-      protocolVersion: version,
-      capabilities,
-      serverInfo,
-      instructions: sdk.getInstructions(),
-      timings: { initializeMs: performance.now() - started, readyAt: Date.now() },
-    };
+    const info = readNegotiated(sdk, verdictSourceOf(this.config.protocolEra, prior), { initializeMs: performance.now() - started, readyAt: Date.now() });
+    if (!info) throw new MCPProtocolError(this.serverId, 'the negotiation completed without a protocol era, version, server info or capabilities');
+    this.session.unverifiedPrior = prior !== undefined;
+    return info;
   }
 
   /**
@@ -249,12 +296,15 @@ export class MCPClient implements ToolClient {
    * gets neither, and on expiry (or abort) the transport is closed instead, which fails the
    * pending request.
    */
-  private async connectWithinDeadline(sdk: Client, opened: OpenedTransport, timeoutMs: number, signal: AbortSignal): Promise<void> {
+  private async connectWithinDeadline(sdk: Client, opened: OpenedTransport, timeoutMs: number, signal: AbortSignal, prior: PriorDiscovery | undefined): Promise<void> {
     let ended: 'timeout' | 'aborted' | undefined;
     const end = (why: 'timeout' | 'aborted'): void => {
       if (ended) return;
       ended = why;
+      // The transport itself too: during the era probe the SDK's protocol layer is not attached
+      // yet, and closing the client alone would leave the probe waiting.
       sdk.close().catch(() => undefined);
+      opened.transport.close().catch(() => undefined);
     };
     const failure = (error: unknown): unknown => {
       if (ended === 'timeout') return new MCPRequestTimeout(this.serverId, 'initialize', timeoutMs);
@@ -269,9 +319,11 @@ export class MCPClient implements ToolClient {
     const onAbort = (): void => end('aborted');
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      await sdk.connect(opened.transport, { timeout: MAX_TIMER_MS });
+      await sdk.connect(opened.transport, { timeout: MAX_TIMER_MS, ...(prior ? { prior } : {}) });
       if (ended) throw failure(undefined);
     } catch (error) {
+      // Whether the server had already exited when the connect failed (its exit is then the cause).
+      this.exitedBeforeConnectFailed = opened.exitedUnasked();
       throw failure(error);
     } finally {
       clearTimeout(timer);
@@ -284,19 +336,23 @@ export class MCPClient implements ToolClient {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     try {
       // A renewed session starts the list over: the old session's cursors mean nothing to it.
-      return await this.onSession('tools/list', async (sdk) => {
+      return await this.session.send('tools/list', async (sdk) => {
         const tools: ToolDescriptor[] = [];
         let cursor: string | undefined;
         const seenCursors = new Set<string>();
+        let hints: ToolListHints | undefined;
         do {
-          const page = await this.signedIn(() => sdk.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
+          const page = await this.signIns.run(() => sdk.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
           tools.push(...page.tools);
+          hints = this._negotiated?.era === 'modern' ? cacheHintsOf(page) : undefined;
           cursor = page.nextCursor;
           if (cursor !== undefined) {
             if (seenCursors.has(cursor)) throw new MCPProtocolError(this.serverId, `tools/list repeated the cursor ${JSON.stringify(cursor)}`);
             seenCursors.add(cursor);
           }
         } while (cursor !== undefined);
+        this.toolDefinitions = new Map(tools.map((tool) => [tool.name, tool]));
+        this.lastToolListHints = hints;
         return tools;
       });
     } catch (error) {
@@ -307,13 +363,16 @@ export class MCPClient implements ToolClient {
   async callTool(name: string, args: Record<string, unknown>, options: RequestOptions = {}): Promise<NormalizedToolResult> {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const maxTotalMs = Math.max(timeoutMs, this.config.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS);
-    try {
-      const result = await this.onSession(`tools/call "${name}"`, (sdk) =>
+    const send = (): Promise<unknown> =>
+      this.session.send(`tools/call "${name}"`, (sdk) =>
         withMaxTotal(maxTotalMs, options.signal, (signal) =>
           // A 401/403 means the server did not run it: after a browser sign-in it is sent again.
-          this.signedIn(
+          this.signIns.run(
             () =>
-              sdk.callTool({ name, arguments: args }, undefined, {
+              sdk.callTool({ name, arguments: args, ...this.logLevel.meta(this._negotiated?.era) }, {
+                // The definition listed, for the SDK's header mirroring (Mcp-Param-*) and output
+                // validation on a modern connection (our pages are listed one by one, not by the SDK).
+                ...(this.toolDefinitions.has(name) ? { toolDefinition: this.toolDefinitions.get(name) } : {}),
                 timeout: timeoutMs,
                 signal,
                 // Progress restarts the deadline, up to the maximum total. A progress handler is
@@ -326,6 +385,18 @@ export class MCPClient implements ToolClient {
           ),
         ),
       );
+    try {
+      let result: unknown;
+      try {
+        result = await send();
+      } catch (error) {
+        // -32020: the headers did not match the server's idea of the tool (its definition changed):
+        // the request was refused unread, so the tools are listed again and it is sent once more.
+        if (!(error instanceof ProtocolError && error.code === HEADER_MISMATCH) || options.signal?.aborted) throw error;
+        this.log.note(`tools/call "${name}": the server's tool definition changed (header mismatch); listing tools again and retrying once`);
+        await this.listTools({ timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+        result = await send();
+      }
       return normalizeToolResult(result);
     } catch (error) {
       throw this.noteFailure(this.mapError(error, `tools/call "${name}"`, timeoutMs, options.signal));
@@ -344,7 +415,13 @@ export class MCPClient implements ToolClient {
     if (roots.length === this.roots.length && roots.every((root, i) => root === this.roots[i])) return;
     this.roots = [...roots];
     if (this._state !== 'ready' || !this.sdk || this.isClosed()) return; // the next initialize declares them
+    // A modern server has no roots notification: it asks for them (input_required) when it needs them.
+    if (this._negotiated?.era === 'modern') {
+      this.log.note(`roots changed (${roots.length} ${roots.length === 1 ? 'folder' : 'folders'}); the server gets them when it next asks`);
+      return;
+    }
     try {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- roots are kept in both eras (retiredFeatures.ts)
       await this.sdk.sendRootsListChanged();
       this.log.note(`roots changed (${roots.length} ${roots.length === 1 ? 'folder' : 'folders'}); the server was told`);
     } catch (error) {
@@ -358,7 +435,7 @@ export class MCPClient implements ToolClient {
     this._state = 'closed';
     this.closedSignal.abort(new MCPClientClosedError(this.serverId, 'sign-in'));
     this.closing = (async () => {
-      await this.endSession();
+      await this.session.end(this.lost !== undefined);
       try {
         await this.sdk?.close();
       } catch (error) {
@@ -368,94 +445,54 @@ export class MCPClient implements ToolClient {
     return this.closing;
   }
 
-  // ── HTTP sessions: renewed once when the server forgot one, ended on close ──────────────────
+  // ── sessions (sessionRenewal.ts): the lifecycle's part, making the new session ──────────────
 
   /**
-   * Sends one request on the current session. When the server answers 404 for the session id
-   * (it expired, or the server restarted), the request was not processed: a new session is
-   * started (initialize again, once) and the request is sent once more on it.
+   * Replaces a session that no longer holds with a new one: a fresh transport and negotiation.
+   * The new session may offer other lists, so list listeners are told. If it fails, the
+   * connection is lost (the registry reconnects with backoff).
    */
-  private async onSession<T>(operation: string, send: (sdk: Client) => Promise<T>): Promise<T> {
-    await this.renewing?.catch(() => undefined);
-    const sdk = this.requireReady(operation);
-    const opened = this.opened;
+  private async makeNewSession(why: string): Promise<void> {
+    const old = this.sdk;
+    this.log.note(`${why}; starting a new session`);
     try {
-      return await send(sdk);
-    } catch (error) {
-      if (!(error instanceof StreamableHTTPError && error.code === 404 && opened?.sessionExpired()) || this.isClosed() || this.lost) throw error;
-      // Another request (or the event stream) may be renewing it, or have renewed it already.
-      await (this.renewing ?? (this.opened === opened ? this.renewSession() : undefined));
-      return send(this.requireReady(operation));
-    }
-  }
-
-  /** The transport saw a 404 for this session (a request, or the event stream reopening). */
-  private onSessionExpired(): void {
-    if (this._state !== 'ready' || this.isClosed() || this.lost) return;
-    this.renewSession().catch(() => undefined); // a failure marks the connection lost
-  }
-
-  /**
-   * Replaces a session the server forgot with a new one: a fresh transport and initialize. The
-   * new session may offer other lists, so list listeners are told. If it fails, the connection
-   * is lost (the registry reconnects with backoff); a second 404 is not renewed again here.
-   */
-  private renewSession(): Promise<void> {
-    this.renewing ??= (async () => {
-      const old = this.sdk;
-      this.log.note('the server no longer knows this session (HTTP 404); starting a new session');
-      try {
-        const info = await this.handshake(this.config.timeoutMs, new AbortController().signal, performance.now());
-        if (this.isClosed()) {
-          await this.sdk?.close().catch(() => undefined);
-          throw new MCPClientClosedError(this.serverId, 'initialize');
-        }
-        this._negotiated = info;
-        this.log.note(`new session ready: protocol ${info.protocolVersion}`);
-        this.applyLogLevel();
-        for (const kind of this.listListeners.keys()) this.emitListChanged(kind);
-      } catch (error) {
-        const mapped = error instanceof MCPClientClosedError ? error : this.mapError(error, 'initialize (new session)', this.config.timeoutMs);
-        if (!this.isClosed() && !this.lost) this.markLost(mapped);
-        throw mapped;
-      } finally {
-        // The forgotten session's transport: closed quietly (its handlers no longer speak for this client).
-        old?.close().catch(() => undefined);
+      const info = await this.handshake(this.config.timeoutMs, new AbortController().signal, performance.now());
+      if (this.isClosed()) {
+        await this.sdk?.close().catch(() => undefined);
+        throw new MCPClientClosedError(this.serverId, 'initialize');
       }
-    })().finally(() => {
-      this.renewing = undefined;
-    });
-    return this.renewing;
-  }
-
-  /** Ends the HTTP session on the server (`DELETE`), waiting a little for the answer; a failure is only noted. */
-  private async endSession(): Promise<void> {
-    const opened = this.opened;
-    if (!opened?.terminate || !opened.sessionId() || opened.sessionExpired() || this.lost) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const gaveUp = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.min(END_SESSION_WAIT_MS, this.config.timeoutMs));
-    });
-    try {
-      await Promise.race([opened.terminate(), gaveUp]);
+      this._negotiated = info;
+      this.log.note(`new session ready: ${info.era} era, protocol ${info.protocolVersion}`);
+      this.options.onVerdict?.(verdictOf(info));
+      this.applyLogLevel();
+      this.listChanges.emitAll();
     } catch (error) {
-      this.log.note(`ending the session: ${this.redact(error instanceof Error ? error.message : String(error))}`);
+      const mapped = error instanceof MCPClientClosedError ? error : this.mapError(error, 'initialize (new session)', this.config.timeoutMs);
+      if (!this.isClosed() && !this.lost) this.markLost(mapped);
+      throw mapped;
     } finally {
-      clearTimeout(timer);
+      // The replaced session's transport: closed quietly (its handlers no longer speak for this client).
+      old?.close().catch(() => undefined);
     }
   }
 
   // ── logging: the server's log messages, and the level it sends ──────────────────────────────
 
-  /** Asks the server for log messages of `level` and above (`logging/setLevel`). */
+  /**
+   * Asks the server for log messages of `level` and above: `logging/setLevel` on a legacy
+   * connection; on a modern one the level travels with each tool call (serverLogLevel.ts).
+   */
   async setLoggingLevel(level: LoggingLevel, options: RequestOptions = {}): Promise<void> {
     const operation = 'logging/setLevel';
     this.requireReady(operation);
     if (!this._negotiated?.capabilities.logging) throw new MCPNotSupportedError(this.serverId, 'logging', operation);
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     try {
-      await this.onSession(operation, (sdk) => sdk.setLoggingLevel(level, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }));
-      this.log.note(`log level set to ${level}`);
+      const how = await this.logLevel.set(level, this._negotiated.era, async () => {
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- server logs are kept in both eras (retiredFeatures.ts)
+        await this.session.send(operation, (sdk) => sdk.setLoggingLevel(level, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }));
+      });
+      this.log.note(`log level set to ${level}${how === 'per request' ? ' (sent with each request)' : ''}`);
     } catch (error) {
       throw this.noteFailure(this.mapError(error, operation, timeoutMs, options.signal));
     }
@@ -470,43 +507,21 @@ export class MCPClient implements ToolClient {
 
   /** Notifications this client shows: the server's log messages go to its log, bounded and redacted. */
   private installNotificationHandlers(sdk: Client): void {
-    sdk.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    sdk.setNotificationHandler('notifications/message', (notification) => {
       if (sdk === this.sdk) this.log.message(notification.params);
     });
   }
 
-  // ── list_changed: the server's tools (resources, prompts) changed ────────────────────────────
+  /** The cache hints that came with the last tool list (modern servers only). */
+  toolListHints(): ToolListHints | undefined {
+    return this.lastToolListHints;
+  }
 
-  /**
-   * Called (debounced) when the server says one of its lists changed, and after a new session
-   * replaced a forgotten one. The listener re-lists (the registry does it for tools).
-   */
+  // ── list changes (listChanges.ts) ─────────────────────────────────────────────────────────
+
+  /** Called (debounced) when the server says one of its lists changed, or a new session replaced a lost one. */
   onListChanged(kind: ListKind, listener: () => void): () => void {
-    let listeners = this.listListeners.get(kind);
-    if (!listeners) this.listListeners.set(kind, (listeners = new Set()));
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  }
-
-  private emitListChanged(kind: ListKind): void {
-    if (this._state !== 'ready' || this.isClosed()) return;
-    for (const listener of this.listListeners.get(kind) ?? []) {
-      try {
-        listener();
-      } catch {
-        // A failing listener must not break the client.
-      }
-    }
-  }
-
-  /**
-   * The SDK's list_changed handling (it installs a handler only for lists the server declared
-   * `listChanged` for), without its own refresh: listeners re-list, with pagination and in order
-   * with everything else that lists.
-   */
-  private listChangedHandlers(): ListChangedHandlers {
-    const handler = (kind: ListKind) => ({ autoRefresh: false, debounceMs: LIST_CHANGED_DEBOUNCE_MS, onChanged: () => this.emitListChanged(kind) });
-    return { tools: handler('tools'), resources: handler('resources'), prompts: handler('prompts') };
+    return this.listChanges.on(kind, listener);
   }
 
   private isClosed(): boolean {
@@ -548,13 +563,13 @@ export class MCPClient implements ToolClient {
 
   private onTransportClosed(): void {
     // While a new session is being made, its outcome decides (see renewSession).
-    if (this.isClosed() || this._state !== 'ready' || this.lost || this.renewing) return;
+    if (this.isClosed() || this._state !== 'ready' || this.lost || this.session.inProgress) return;
     this.markLost(this.connectionLostError('the session'));
   }
 
   /** The HTTP server stopped answering (refused, reset): the session is lost. */
   private onRequestFailed(error: unknown): void {
-    if (this.isClosed() || this._state !== 'ready' || this.lost || this.renewing || this.config.transport !== 'streamable_http') return;
+    if (this.isClosed() || this._state !== 'ready' || this.lost || this.session.inProgress || this.config.transport !== 'streamable_http') return;
     const errno = errnoOf(error);
     const failure = errno && SERVER_GONE_ERRNOS.has(errno) ? networkFailureOf(error, this.config.url) : undefined;
     if (failure) this.markLost(new MCPUnreachableError(this.serverId, failure));
@@ -600,120 +615,31 @@ export class MCPClient implements ToolClient {
     return [...(this.opened?.secrets ?? []), ...(this.options.oauth?.secrets() ?? [])];
   }
 
-  // ── OAuth (issue 11) ──────────────────────────────────────────────────────────────────────
-
-  /**
-   * Runs a request; when the server refused it (401/403, so it did not run) and the SDK started
-   * a browser sign-in (interactive sessions only), waits for the sign-in and runs it again —
-   * at most MAX_SIGN_IN_ROUNDS times (the sign-in, and a step-up to more scopes).
-   */
-  private async signedIn<T>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    for (let round = 0; ; round++) {
-      try {
-        return await request();
-      } catch (error) {
-        if (!(await this.completedSignIn(error, round, signal))) throw error;
-      }
-    }
-  }
-
-  /**
-   * True once a browser sign-in that `error` stands for has completed and its code was exchanged
-   * for tokens; false when `error` is something else (the caller rethrows it). The wait for the
-   * person has its own deadline (the session's), not the request's; close() or `signal` end it.
-   */
-  private async completedSignIn(error: unknown, round: number, signal?: AbortSignal): Promise<boolean> {
-    const oauth = this.options.oauth;
-    const pending = oauth?.pendingAuthorization();
-    if (!oauth || !pending || !(error instanceof UnauthorizedError) || round >= MAX_SIGN_IN_ROUNDS || this.isClosed()) return false;
-    const stop = signal ? AbortSignal.any([signal, this.closedSignal.signal]) : this.closedSignal.signal;
-    try {
-      const code = await pending.code(stop);
-      this.log.note('sign-in: the authorization arrived; requesting the token');
-      if (!this.opened?.finishAuth) return false;
-      await this.opened.finishAuth(code);
-      this.log.note('sign-in: signed in');
-      return true;
-    } finally {
-      oauth.settlePendingAuthorization();
-    }
-  }
-
   private redact(text: string): string {
     return redactString(text, this.secrets().map((s) => s.reveal()));
   }
 
-  /** Maps whatever the SDK, Node or fetch threw to one of the MCP layer's errors. */
+  /** Maps whatever the SDK, Node or fetch threw to one of the MCP layer's errors (see errorMapping.ts). */
   private mapError(error: unknown, operation: string, timeoutMs: number, callerSignal?: AbortSignal): MCPError {
-    // After an oversized message, whatever the reset threw (a closed connection, a failed body
-    // read) has that one cause; a timeout or the caller's own cancel stays what it was.
-    if (this.tooLarge && !(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) return this.connectionLostError(operation);
-    if (error instanceof MCPError) return error;
-    if (this.violation && this._state === 'initializing') return this.violation;
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout) {
-        if (callerSignal?.aborted) return new MCPRequestCancelled(this.serverId, operation);
-        const maxTotal = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
-        if (typeof maxTotal === 'number') {
-          return new MCPRequestTimeout(this.serverId, operation, maxTotal, 'Its progress reports extended the deadline up to the maximum total time this server is allowed (raise it in the server’s settings).');
-        }
-        return new MCPRequestTimeout(this.serverId, operation, timeoutMs);
-      }
-      if (error.code === ErrorCode.ConnectionClosed) {
-        if (this.isClosed()) return new MCPClientClosedError(this.serverId, operation);
-        return this.connectionLostError(operation);
-      }
-      // A program that is not an MCP server: it does not know "initialize" (`cat` echoes the
-      // request back, and the SDK's own "method not found" comes back as the answer).
-      if (this._state === 'initializing' && error.code === ErrorCode.MethodNotFound) {
-        return new MCPNotAnMCPServerError(this.serverId, this.opened?.target ?? this.serverId, error.code);
-      }
-      return new MCPRemoteError(this.serverId, error.code, this.redact(error.message.replace(/^MCP error -?\d+: /, '')));
-    }
-    // ── OAuth (issue 11): "sign in", and the OAuth exchanges that failed ──
-    const oauthFailure = mapOAuthFailure(this.serverId, error, { oauth: this.config.transport === 'streamable_http' && this.config.auth.kind === 'oauth' });
-    if (oauthFailure) return oauthFailure;
-    if (error instanceof StreamableHTTPError && error.code === 401 && this.opened?.oauthChallenged?.()) return new MCPSignInRequiredError(this.serverId, 'not_configured');
-    if (error instanceof UnauthorizedError) return new MCPAuthError(this.serverId, 401, 'oauth');
-    if (error instanceof StreamableHTTPError) {
-      if (error.code === 401 || error.code === 403) return new MCPAuthError(this.serverId, error.code, this.opened?.authChallenge() ?? 'token');
-      // The SDK's "Unexpected content type" (an HTML page, plain text): not an MCP endpoint.
-      if (error.code === -1 && /content type/i.test(error.message)) {
-        return this._state === 'initializing'
-          ? new MCPNotAnMCPServerError(this.serverId, this.opened?.target ?? this.serverId, undefined)
-          : new MCPProtocolError(this.serverId, this.notJsonRpcDetail());
-      }
-      // 404 on a request of a live session: the server no longer knows it (it restarted), so it
-      // did not process the request. The session is lost; a new one must be initialized.
-      if (error.code === 404 && this._state === 'ready' && this.opened?.sessionId()) {
-        return new MCPServerUnavailableError(this.serverId, 'the server no longer knows this session (did it restart?); it is being reconnected');
-      }
-      const status = error.code && error.code > 0 ? error.code : undefined;
-      return new MCPTransportError(this.serverId, `${operation} failed: ${this.redact(error.message)}`, status);
-    }
-    const errno = errnoOf(error);
-    if (errno === 'ENOENT' && this.config.transport === 'stdio') return new MCPCommandNotFoundError(this.serverId, this.config.command);
-    if ((errno === 'EACCES' || errno === 'ENOEXEC') && this.config.transport === 'stdio') {
-      return new MCPConfigError(this.serverId, `the command "${this.config.command}" cannot be executed (${errno}); check its permissions`);
-    }
-    // The socket of a live session closed under a request: it may have reached the server and
-    // acted, so the outcome is unknown (as when a stdio server dies mid-call).
-    if (this.config.transport === 'streamable_http' && this._state === 'ready' && errno && ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(errno)) {
-      return this.connectionLostError(operation);
-    }
-    if (this.config.transport === 'streamable_http') {
-      const failure = networkFailureOf(error, this.config.url);
-      if (failure) return new MCPUnreachableError(this.serverId, failure);
-    }
-    // An HTTP answer that is JSON but not JSON-RPC (or not JSON at all) fails the SDK's parse.
-    if (this.config.transport === 'streamable_http' && (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError'))) {
-      return new MCPProtocolError(this.serverId, this.notJsonRpcDetail(), { cause: error });
-    }
-    if (error instanceof Error && (error.name === 'ZodError' || /protocol version is not supported|invalid initialize result/i.test(error.message))) {
-      return new MCPProtocolError(this.serverId, this.redact(error.message), { cause: error });
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return new MCPTransportError(this.serverId, `${operation} failed: ${this.redact(message)}`);
+    return mapClientError(error, {
+      serverId: this.serverId,
+      config: this.config,
+      operation,
+      timeoutMs,
+      callerAborted: callerSignal?.aborted === true,
+      state: this._state,
+      closed: this.isClosed(),
+      tooLarge: this.tooLarge !== undefined,
+      violation: this.violation,
+      target: this.opened?.target ?? this.serverId,
+      sessionId: this.opened?.sessionId(),
+      authChallenge: this.opened?.authChallenge(),
+      oauthChallenged: this.opened?.oauthChallenged?.() === true,
+      processExited: this.exitedBeforeConnectFailed,
+      redact: (text) => this.redact(text),
+      connectionLost: () => this.connectionLostError(operation),
+      notJsonRpcDetail: this.notJsonRpcDetail(),
+    });
   }
 
   // ── resources, prompts, completion: the gates the requests in features/ go through ──────────
@@ -739,55 +665,17 @@ export class MCPClient implements ToolClient {
   }
 }
 
-/**
- * Runs a request under a hard end at `maxTotalMs` besides the caller's signal. The SDK checks its
- * `maxTotalTimeout` only when progress arrives, and then rejects without telling the server; this
- * timer ends the call on time, through the SDK's cancel path (`notifications/cancelled`).
- */
-async function withMaxTotal<T>(maxTotalMs: number, callerSignal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
-  if (callerSignal?.aborted) onCallerAbort();
-  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-  const timer = setTimeout(() => {
-    controller.abort(new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs }));
-  }, maxTotalMs);
-  try {
-    return await run(controller.signal);
-  } finally {
-    clearTimeout(timer);
-    callerSignal?.removeEventListener('abort', onCallerAbort);
-  }
+/** The cache hints a modern list result carries (hidden from the SDK's public types, present at runtime). */
+function cacheHintsOf(page: object): ToolListHints {
+  const { ttlMs, cacheScope } = page as { ttlMs?: unknown; cacheScope?: unknown };
+  return {
+    ...(typeof ttlMs === 'number' ? { ttlMs } : {}),
+    ...(cacheScope === 'public' || cacheScope === 'private' ? { cacheScope } : {}),
+  };
 }
 
 /** A request that failed on a reused socket the server had already closed. */
 function isStaleSocket(error: unknown): boolean {
   const code = errnoOf(error);
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
-}
-
-/** The errno code of a Node error or of a fetch failure's cause. */
-function errnoOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-/** One shape for every result: old-style `toolResult` answers become a text block. */
-export function normalizeToolResult(result: unknown): NormalizedToolResult {
-  const r = (result ?? {}) as { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown };
-  const content = Array.isArray(r.content)
-    ? (r.content as NormalizedToolResult['content'])
-    : r.toolResult !== undefined
-      ? [{ type: 'text' as const, text: JSON.stringify(r.toolResult) }]
-      : [];
-  const structured =
-    r.structuredContent && typeof r.structuredContent === 'object' && !Array.isArray(r.structuredContent)
-      ? (r.structuredContent as Record<string, unknown>)
-      : undefined;
-  return { content, structuredContent: structured, isError: r.isError === true };
 }

@@ -4,7 +4,7 @@
  * GUI's log view. Old lines fall off the front; an over-long line is cut. Secrets are redacted
  * on the way in, so nothing that reads the buffer can see one.
  */
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import { redactString } from '../tracing/redact.js';
 

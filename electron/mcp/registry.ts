@@ -17,6 +17,7 @@
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import { ServerConfigSchema, describeFieldErrors, fieldErrorsOf } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
+import type { MCPClientOptions } from './client.js';
 import { MCPClient } from './client.js';
 import { MCPConfigError, MCPServerUnavailableError } from './errors.js';
 import { connectionFingerprint } from './fingerprint.js';
@@ -36,6 +37,7 @@ import { LiveLists } from './registry/liveLists.js';
 import { RegistryState } from './registry/state.js';
 import type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, ServerDiscovery, ServerStatus, ToolConflict, WaitOptions } from './registry/types.js';
 import type { ToolSchemaCache } from './schemaCache.js';
+import type { VerdictStore } from './verdictStore.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { ClientFactory, NegotiatedInfo } from './types.js';
 import type { LogLevel } from './logBuffer.js';
@@ -49,6 +51,8 @@ export interface RegistryOptions {
   /** Builds a client for a server; the SDK-based `MCPClient` by default. */
   clientFactory?: ClientFactory;
   cache?: ToolSchemaCache;
+  /** Each server's negotiated protocol era, dated, kept beside the schema cache (a warm start skips the probe). */
+  verdicts?: VerdictStore;
   /** How lost connections are retried; see reconnectPolicy.ts. */
   reconnect?: Partial<ReconnectPolicy>;
   /** The largest message a server may send, for the default client factory (16 MiB by default). */
@@ -62,6 +66,7 @@ export interface RegistryOptions {
 export class MCPToolRegistry {
   private readonly state = new RegistryState();
   private readonly cache: CacheAccess;
+  private readonly verdicts: VerdictStore | undefined;
   private readonly connections: ConnectionLifecycle;
   private readonly discovery: Discovery;
   /** Resources, prompts and completion of each server (registry/features.ts). */
@@ -79,6 +84,7 @@ export class MCPToolRegistry {
           ...(options.asks ? { asks: options.asks } : {}),
           ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
           ...oauthOf(options.oauth, config),
+          ...verdictsOf(options.verdicts, config),
         }));
     // Every client's list changes are followed, whoever built it.
     const clientFactory: ClientFactory = (config) => {
@@ -87,6 +93,7 @@ export class MCPToolRegistry {
       return client;
     };
     this.cache = new CacheAccess(this.state, options.cache);
+    this.verdicts = options.verdicts;
     this.connections = new ConnectionLifecycle(this.state, clientFactory, { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect }, this.cache);
     this.discovery = new Discovery(this.state, this.connections, this.cache);
     this.liveLists = new LiveLists(this.state, this.cache, () => this.discovery.inFlight);
@@ -131,7 +138,8 @@ export class MCPToolRegistry {
       connectionFingerprint(config) !== connectionFingerprint(entry.config) ||
       !config.enabled ||
       config.timeoutMs !== entry.config.timeoutMs ||
-      config.maxTotalTimeoutMs !== entry.config.maxTotalTimeoutMs;
+      config.maxTotalTimeoutMs !== entry.config.maxTotalTimeoutMs ||
+      config.protocolEra !== entry.config.protocolEra;
     entry.config = config;
     entry.generation++;
     if (reconnect) {
@@ -156,10 +164,12 @@ export class MCPToolRegistry {
     entry.generation++;
     // Dropped before anything waits: a server added under this id meanwhile must not read it.
     const dropping = this.cache.drop(id);
+    const forgetting = this.verdicts?.delete(id).catch(() => undefined);
     this.connections.stopReconnecting(entry);
     this.state.setServerTools(id, undefined);
     await this.connections.drop(entry);
     await dropping;
+    await forgetting;
     this.state.emit({ type: 'status', serverId: id, status: { state: 'closed' }, at: Date.now() });
     this.state.emitServers();
   }
@@ -294,6 +304,22 @@ export class MCPToolRegistry {
 }
 
 /** The client option of an OAuth server's session (issue 11), or nothing. */
+/**
+ * A client's kept era verdict (verdictStore.ts): read at each connect for the configuration as it
+ * is then, written when a connection became ready, dropped when it failed.
+ */
+function verdictsOf(verdicts: VerdictStore | undefined, config: ServerConfig): Pick<MCPClientOptions, 'prior' | 'onVerdict'> {
+  if (!verdicts) return {};
+  const fingerprint = connectionFingerprint(config);
+  return {
+    prior: async () => (await verdicts.get(config.id, fingerprint))?.verdict,
+    onVerdict: (verdict) => {
+      const write = verdict ? verdicts.set(config.id, fingerprint, verdict) : verdicts.delete(config.id);
+      write.catch(() => undefined); // a verdict not kept only costs a probe next time
+    },
+  };
+}
+
 function oauthOf(sessions: OAuthSessions | undefined, config: ServerConfig): { oauth?: OAuthSession } {
   const session = sessions?.sessionFor(config);
   return session ? { oauth: session } : {};

@@ -2,8 +2,9 @@
  * `ToolSchemaCache`: the last tool list of each server, in memory and as one JSON file per
  * server, so a warm start shows tools without a `tools/list`. Entries are keyed by server id and
  * the fingerprint of the server's connection settings (an edited server is never served its old
- * tools) and expire after a TTL. It caches tool *descriptions* only — never results — and says
- * nothing about a server's health.
+ * tools) and expire after a TTL — or sooner, when a modern server's list said how long it is
+ * fresh (`ttlMs`). It caches tool *descriptions* only — never results — and says nothing about a
+ * server's health. A list the server scoped `private` to a signed-in caller stays in memory.
  *
  * Files are written atomically (write to a temp file, then rename), 0600 in a 0700 folder. A
  * damaged or foreign file is treated as a miss, moved aside (electron/storage/damagedFile.ts) and
@@ -11,7 +12,7 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolSchema } from '@modelcontextprotocol/core';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { FileDamagedWarning } from '../../shared/contract.js';
@@ -27,6 +28,8 @@ const CacheFileSchema = z.object({
   serverId: z.string(),
   fingerprint: z.string(),
   fetchedAt: z.number(),
+  /** The server's own freshness (`ttlMs` of a modern tools/list), when it gave one. */
+  expiresAt: z.number().optional(),
   tools: z.array(ToolSchema),
 });
 type CacheEntry = z.infer<typeof CacheFileSchema>;
@@ -58,13 +61,23 @@ export class ToolSchemaCache {
     this.memory.set(serverId, entry);
     if (entry.fingerprint !== fingerprint) return undefined;
     if (this.now() - entry.fetchedAt > this.ttlMs) return undefined;
+    if (entry.expiresAt !== undefined && this.now() >= entry.expiresAt) return undefined;
     return entry.tools;
   }
 
-  async set(serverId: string, fingerprint: string, tools: ToolDescriptor[]): Promise<void> {
-    const entry: CacheEntry = { format: CACHE_FORMAT, serverId, fingerprint, fetchedAt: this.now(), tools };
+  /**
+   * Keeps a server's tool list. `ttlMs`: the server's own freshness (a modern server's hint; 0 or
+   * less is stale at once, so the next start lists live). `persist: false`: memory only.
+   */
+  async set(serverId: string, fingerprint: string, tools: ToolDescriptor[], hints: { ttlMs?: number; persist?: boolean } = {}): Promise<void> {
+    const fetchedAt = this.now();
+    const entry: CacheEntry = { format: CACHE_FORMAT, serverId, fingerprint, fetchedAt, ...(hints.ttlMs !== undefined ? { expiresAt: fetchedAt + Math.max(0, hints.ttlMs) } : {}), tools };
     this.memory.set(serverId, entry);
     if (!this.options.dir) return;
+    if (hints.persist === false) {
+      await rm(this.fileOf(serverId), { force: true });
+      return;
+    }
     ensurePrivateDir(this.options.dir);
     await writeFileAtomic(this.fileOf(serverId), JSON.stringify(entry), { mode: PRIVATE_FILE_MODE });
   }

@@ -8,15 +8,20 @@
  * when it has one — a client that cannot ask anybody must not say it can. Roots are answered
  * here, from the configuration; they are always declared (an empty list shares no folder).
  *
+ * Both eras reach the same handlers: a legacy server sends these as requests; a modern
+ * (2026-07-28) server answers a `tools/call`, `prompts/get` or `resources/read` with
+ * `input_required`, and the SDK dispatches each embedded request here, then retries the call with
+ * the answers (at most MAX_INPUT_ROUNDS rounds: negotiation.ts). Nothing else answers for the
+ * person: without handlers the capabilities are not declared and such a call fails.
+ *
  * Nothing a person answers is logged: the server's log gets one line per request with its kind,
  * size and outcome (a link's host, never its path or query).
  */
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitResult, Root } from '@modelcontextprotocol/sdk/types.js';
-import { CreateMessageRequestSchema, ElicitationCompleteNotificationSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import type { Client, ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
+import type { RootEntry as Root, SamplingParams as CreateMessageRequestParams, SamplingResult as CreateMessageResult } from './retiredFeatures.js';
 
 export type ElicitationAsk =
   | { serverId: string; mode: 'form'; message: string; requestedSchema: ElicitRequestFormParams['requestedSchema'] }
@@ -73,13 +78,6 @@ export interface ServerRequestContext {
   note: (line: string) => void;
 }
 
-/**
- * Elicitation and sampling handlers are registered by method only: the SDK client then checks the
- * params itself and answers a malformed request with "invalid params" (registered with the full
- * schema, the protocol layer's own parse would fail first and answer "internal error").
- */
-const ElicitMethod = z.looseObject({ method: z.literal('elicitation/create') });
-const SamplingMethod = z.looseObject({ method: z.literal('sampling/createMessage') });
 
 function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
@@ -98,7 +96,7 @@ function hostOf(url: string): string {
 export function registerServerRequestHandlers(sdk: Client, context: ServerRequestContext): void {
   const { serverId, handlers, note } = context;
 
-  sdk.setRequestHandler(ListRootsRequestSchema, () => {
+  sdk.setRequestHandler('roots/list', () => {
     const roots = rootsOf(context.roots());
     note(`roots/list answered with ${plural(roots.length, 'folder', 'folders')}`);
     return { roots };
@@ -106,14 +104,14 @@ export function registerServerRequestHandlers(sdk: Client, context: ServerReques
 
   if (!handlers) return;
 
-  sdk.setRequestHandler(ElicitMethod, async (request, extra) => {
-    const params = ElicitRequestSchema.parse(request).params; // the SDK has validated it already
-    if (params.task) throw new McpError(ErrorCode.InvalidParams, 'This client does not run elicitation requests as tasks.');
+  sdk.setRequestHandler('elicitation/create', async (request, ctx) => {
+    const params = request.params; // the SDK has validated it (a malformed request is answered "invalid params")
+    if (params.task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run elicitation requests as tasks.');
     let ask: ElicitationAsk;
     let what: string;
     if (params.mode === 'url') {
       // Only a web page may be opened: never file:, javascript: or an app's own scheme.
-      if (!/^https?:$/.test(new URL(params.url).protocol)) throw new McpError(ErrorCode.InvalidParams, 'An elicitation link must be an http or https URL.');
+      if (!/^https?:$/.test(new URL(params.url).protocol)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'An elicitation link must be an http or https URL.');
       ask = { serverId, mode: 'url', message: params.message, url: params.url, elicitationId: params.elicitationId };
       what = `link to ${hostOf(params.url)}`;
     } else {
@@ -121,30 +119,30 @@ export function registerServerRequestHandlers(sdk: Client, context: ServerReques
       what = `form, ${plural(Object.keys(params.requestedSchema.properties).length, 'field', 'fields')}`;
     }
     try {
-      const result = await handlers.elicit(ask, extra.signal);
-      note(`elicitation request (${what}): ${extra.signal.aborted ? 'withdrawn' : result.action}`);
+      const result = await handlers.elicit(ask, ctx.mcpReq.signal);
+      note(`elicitation request (${what}): ${ctx.mcpReq.signal.aborted ? 'withdrawn' : result.action}`);
       return result;
     } catch (error) {
       throw refusal('elicitation', what, error, note);
     }
   });
 
-  sdk.setRequestHandler(SamplingMethod, async (request, extra) => {
-    const params = CreateMessageRequestSchema.parse(request).params; // the SDK has validated it already
-    if (params.task) throw new McpError(ErrorCode.InvalidParams, 'This client does not run sampling requests as tasks.');
+  sdk.setRequestHandler('sampling/createMessage', async (request, ctx) => {
+    const params = request.params; // the SDK has validated it
+    if (params.task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run sampling requests as tasks.');
     // Not declared (`sampling.tools`): the spec says to refuse a request that offers tools.
-    if (params.tools || params.toolChoice) throw new McpError(ErrorCode.InvalidParams, 'This client does not support tools in sampling requests.');
+    if (params.tools || params.toolChoice) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not support tools in sampling requests.');
     const what = `${plural(params.messages.length, 'message', 'messages')}, up to ${params.maxTokens} tokens`;
     let answer: SamplingAnswer;
     try {
-      answer = await handlers.sample({ serverId, params }, extra.signal);
+      answer = await handlers.sample({ serverId, params }, ctx.mcpReq.signal);
     } catch (error) {
       throw refusal('sampling', what, error, note);
     }
     if (answer.action === 'reject') {
       note(`sampling request (${what}): ${answer.reason === 'person' ? 'rejected' : answer.reason}`);
       const message = answer.reason === 'person' ? 'The person rejected the sampling request.' : answer.reason === 'expired' ? 'Nobody answered the sampling request in time.' : 'The sampling request was withdrawn.';
-      throw new McpError(SAMPLING_REJECTED_CODE, message);
+      throw new ProtocolError(SAMPLING_REJECTED_CODE, message);
     }
     note(`sampling request (${what}): response sent`);
     const result: CreateMessageResult = { role: 'assistant', content: { type: 'text', text: answer.text }, model: answer.model, stopReason: 'endTurn' };
@@ -152,17 +150,17 @@ export function registerServerRequestHandlers(sdk: Client, context: ServerReques
   });
 
   // A link's flow finished out of band: worth a line in the log, nothing to answer.
-  sdk.setNotificationHandler(ElicitationCompleteNotificationSchema, () => {
+  sdk.setNotificationHandler('notifications/elicitation/complete', () => {
     note('the server reports an elicitation link flow complete');
   });
 }
 
 /** A request no dialog could take: the server learns why (invalid params), the log says so. */
-function refusal(kind: string, what: string, error: unknown, note: (line: string) => void): McpError {
+function refusal(kind: string, what: string, error: unknown, note: (line: string) => void): ProtocolError {
   if (error instanceof AskNotShownError) {
     note(`${kind} request (${what}) refused: ${error.message}`);
-    return new McpError(ErrorCode.InvalidParams, error.message);
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
   }
   note(`${kind} request (${what}) failed`);
-  return new McpError(ErrorCode.InternalError, `The ${kind} request could not be shown.`);
+  return new ProtocolError(ProtocolErrorCode.InternalError, `The ${kind} request could not be shown.`);
 }

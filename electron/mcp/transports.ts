@@ -1,19 +1,16 @@
 /**
- * Thin wrappers over the SDK's client transports. They add what the app needs around the SDK:
- * stdio — a bounded stderr buffer and the child's exit code; HTTP — auth headers added at request
+ * The client transports: stdio is our own on the SDK's public `Transport` interface
+ * (stdioTransport.ts), HTTP is the v2 SDK's `StreamableHTTPClientTransport` with our `fetch`. What
+ * they add: stdio — a bounded stderr buffer and the child's exit code; HTTP — auth headers added at request
  * time (the token never sits in a plain options object), a 404 for the session id noticed (the
  * server forgot the session), the kind of a 401's challenge, and the SDK's `DELETE` that ends the
  * session; both — the negotiated protocol version,
  * and one bound on the size of a message from the server (`maxMessageBytes`), reported as a typed
  * `MCPResultTooLargeError` instead of a dropped connection.
  */
-import type { ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ReadBuffer, deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
 import type { HttpServerConfig, ServerConfig, StdioServerConfig, ValueOrSecret } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secretValue.js';
@@ -23,6 +20,7 @@ import type { AuthChallenge, ExitInfo } from './errors.js';
 import { MCPConfigError, MCPResultTooLargeError } from './errors.js';
 import type { LogBuffer } from './logBuffer.js';
 import type { OAuthSession } from './oauth/session.js';
+import { ProcessStdioTransport } from './stdioTransport.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -33,10 +31,10 @@ export interface OpenedTransport {
   target: string;
   /** Secrets this connection uses, to redact from anything that came back from the server. */
   secrets: SecretValue[];
-  /** The protocol version the server agreed to, once initialize has completed. */
-  protocolVersion(): string | undefined;
   /** For stdio: how the process ended, once it has. */
   exitInfo(): Omit<ExitInfo, 'stderrTail'> | undefined;
+  /** For stdio: the process ended on its own (not because the connection was closed). */
+  exitedUnasked(): boolean;
   /** For HTTP: the session the server assigned, once it has. */
   sessionId(): string | undefined;
   /** For HTTP: true once the server answered 404 to a request carrying this session's id (it forgot the session). */
@@ -47,7 +45,7 @@ export interface OpenedTransport {
   terminate?(): Promise<void>;
   // ── OAuth (issue 11) ──
   /** OAuth servers: hands the authorization code of a browser sign-in to the SDK (token exchange). */
-  finishAuth?(code: string): Promise<void>;
+  finishAuth?(code: string, iss?: string): Promise<void>;
   /** HTTP: the last 401 carried an OAuth challenge (`WWW-Authenticate: Bearer resource_metadata=…`). */
   oauthChallenged?(): boolean;
 }
@@ -70,92 +68,8 @@ export interface TransportLimits {
   onRequestFailed?(error: unknown): void;
   /** HTTP: the server answered 404 to a request carrying the session id: it no longer knows the session. */
   onSessionExpired?(): void;
-}
-
-/**
- * The stdio line reader, in place of the SDK's: the SDK's copies its whole buffer at every chunk
- * (quadratic: a 15 MB result took seconds of copying) and fails with a plain Error. This one keeps
- * the chunks of the pending line and joins them once, and refuses a line over the limit with a
- * typed error; the rest of that line is then skipped, so its tail is not read as a broken message.
- */
-class BoundedReadBuffer extends ReadBuffer {
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private lines: string[] = [];
-  private skipping = false;
-
-  constructor(
-    private readonly maxLineBytes: number,
-    private readonly tooLarge: () => MCPResultTooLargeError,
-  ) {
-    super({ maxBufferSize: maxLineBytes });
-  }
-
-  override append(chunk: Buffer): void {
-    let start = 0;
-    if (this.skipping) {
-      const end = chunk.indexOf(LF);
-      if (end === -1) return;
-      this.skipping = false;
-      start = end + 1;
-    }
-    while (start < chunk.length) {
-      const lf = chunk.indexOf(LF, start);
-      const end = lf === -1 ? chunk.length : lf;
-      if (this.pendingBytes + (end - start) > this.maxLineBytes) {
-        this.pending = [];
-        this.pendingBytes = 0;
-        this.skipping = lf === -1;
-        throw this.tooLarge();
-      }
-      this.pending.push(chunk.subarray(start, end));
-      this.pendingBytes += end - start;
-      if (lf === -1) return;
-      this.lines.push(Buffer.concat(this.pending, this.pendingBytes).toString('utf8').replace(/\r$/, ''));
-      this.pending = [];
-      this.pendingBytes = 0;
-      start = lf + 1;
-    }
-  }
-
-  override readMessage(): JSONRPCMessage | null {
-    const line = this.lines.shift();
-    return line === undefined ? null : deserializeMessage(line);
-  }
-
-  override clear(): void {
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.lines = [];
-  }
-}
-
-/**
- * The SDK's stdio transport, plus the child's exit code and signal (the SDK drops them) and the
- * protocol version handed over by `Client.connect()`.
- */
-class ObservedStdioTransport extends StdioClientTransport {
-  negotiatedVersion: string | undefined;
-  exit: { exitCode: number | null; signal: string | null } | undefined;
-
-  constructor(params: ConstructorParameters<typeof StdioClientTransport>[0], tooLarge: () => MCPResultTooLargeError) {
-    super(params);
-    // The SDK reads stdout through this private buffer; ours fails with a typed error.
-    (this as unknown as { _readBuffer: ReadBuffer })._readBuffer = new BoundedReadBuffer(params.maxBufferSize ?? 0, tooLarge);
-  }
-
-  override async start(): Promise<void> {
-    await super.start();
-    // The SDK keeps the child private; we only listen to it, never drive it.
-    const child = (this as unknown as { _process?: ChildProcess })._process;
-    child?.once('exit', (exitCode, signal) => {
-      this.exit = { exitCode, signal };
-    });
-  }
-
-  setProtocolVersion(version: string): void {
-    this.negotiatedVersion = version;
-  }
+  /** stdio: the server wrote a line that is not JSON-RPC (a `SyntaxError` or a `ZodError`). */
+  onViolation?(error: Error): void;
 }
 
 async function resolveValues(
@@ -192,27 +106,27 @@ async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log
   for (const [name, value] of secret) env[name] = value.reveal();
   log.redact(collected);
 
-  // The SDK spawns without a shell and starts from getDefaultEnvironment() (an allow-list:
-  // HOME, PATH, …); only the server's own configured variables are added to it.
-  const transport = new ObservedStdioTransport({
+  // Spawned without a shell, from the SDK's getDefaultEnvironment() (an allow-list: HOME,
+  // PATH, …); only the server's own configured variables are added to it.
+  const transport = new ProcessStdioTransport({
     command: config.command,
     args: config.args,
     env,
     ...(config.cwd ? { cwd: config.cwd } : {}),
-    stderr: 'pipe',
-    maxBufferSize: limits.maxMessageBytes,
-  }, tooLargeReporter(config.id, limits));
-  const stderr = transport.stderr;
+    maxLineBytes: limits.maxMessageBytes,
+    tooLarge: tooLargeReporter(config.id, limits),
+    ...(limits.onViolation ? { onViolation: limits.onViolation } : {}),
+  });
   const decoder = new StringDecoder('utf8'); // a character may straddle two chunks
-  stderr?.on('data', (chunk: Buffer | string) => log.appendChunk(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
-  stderr?.on('end', () => log.flush());
+  transport.stderr.on('data', (chunk: Buffer | string) => log.appendChunk(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
+  transport.stderr.on('end', () => log.flush());
 
   return {
     transport,
     target: [config.command, ...config.args].join(' '),
     secrets: collected,
-    protocolVersion: () => transport.negotiatedVersion,
     exitInfo: () => transport.exit,
+    exitedUnasked: () => transport.exitedUnasked,
     sessionId: () => undefined,
     sessionExpired: () => false,
     authChallenge: () => undefined,
@@ -274,13 +188,14 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     transport,
     target: config.url,
     secrets: collected,
-    protocolVersion: () => transport.protocolVersion,
     exitInfo: () => undefined,
+    exitedUnasked: () => false,
     sessionId: () => transport.sessionId,
     sessionExpired: () => expired,
     authChallenge: () => challenge,
     terminate: () => transport.terminateSession(),
-    ...(oauth ? { finishAuth: (code: string) => transport.finishAuth(code) } : {}),
+    // The issuer the redirect named is checked against the authorization server's (RFC 9207).
+    ...(oauth ? { finishAuth: (code: string, iss?: string) => transport.finishAuth(code, iss) } : {}),
     oauthChallenged: () => oauthChallenged,
   };
 }

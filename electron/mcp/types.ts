@@ -1,12 +1,26 @@
 /** Shapes the MCP layer hands to the rest of the app (registry, executor, GUI). */
-import type { Implementation, LoggingLevel, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { DiscoverResult, Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
+import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { LogBuffer } from './logBuffer.js';
 
-/** What initialize negotiated, exactly as the server answered. */
+/** The protocol era a connection speaks: `legacy` (2025 revisions, `initialize`), `modern` (2026-07-28, `server/discover`). */
+export type ProtocolEra = 'legacy' | 'modern';
+
+/** How the era was settled: probed by the SDK now, taken from a kept verdict, or pinned by the server's config. */
+export type VerdictSource = 'probe' | 'prior' | 'pinned';
+
+/**
+ * What the negotiation settled, exactly as the server answered (never made up): the era, the
+ * version, and the `initialize` result (legacy) or the `server/discover` result (modern).
+ */
 export interface NegotiatedInfo {
+  era: ProtocolEra;
+  verdictSource: VerdictSource;
   protocolVersion: string;
+  /** Modern: the `server/discover` result as the server sent it (supported versions, capabilities, cache hints, serverInfo). */
+  discover?: DiscoverResult;
   capabilities: ServerCapabilities;
   serverInfo: Implementation;
   instructions: string | undefined;
@@ -64,8 +78,16 @@ export interface ToolClient {
   setRoots?(roots: readonly string[]): Promise<void>;
   /** Called when the server says a list changed (or a new session replaced a lost one); optional for test doubles. */
   onListChanged?(kind: ListKind, listener: () => void): () => void;
+  /** The cache hints that came with the last tool list (modern servers); optional for test doubles. */
+  toolListHints?(): ToolListHints | undefined;
   /** `logging/setLevel`; optional for test doubles. */
   setLoggingLevel?(level: LoggingLevel, options?: RequestOptions): Promise<void>;
+}
+
+/** A modern server's cache hints for its tool list (SEP-2549): how long it is fresh, and whether it may be shared. */
+export interface ToolListHints {
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
 }
 
 export type ClientFactory = (config: ServerConfig) => ToolClient;

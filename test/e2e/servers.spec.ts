@@ -1,7 +1,8 @@
 /**
  * The Servers view end to end: the real browser-mode host (its own process and data folder per
  * test), the built renderer in Chromium, and real MCP servers — the stdio fixture as a child of
- * the host, the HTTP fixture in this process.
+ * the host, the HTTP fixtures in this process: the v1 one (a legacy-era peer) and the v2 dual-era
+ * one (modern-http.ts), whose era, discovery and input_required asks are shown and answered.
  *
  * Run: npx playwright test test/e2e/servers.spec.ts
  */
@@ -15,7 +16,10 @@ import { buildFixtureServers } from '../helpers/buildFixtures.js';
 import { BUILT_STDIO_FIXTURE } from '../helpers/fixtures.js';
 import type { HttpFixture } from '../fixtures/servers/http-server.js';
 import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import type { ModernHttpFixture } from '../fixtures/servers/modern-http.js';
+import { startModernHttp } from '../fixtures/servers/modern-http.js';
 import { fillHttp, fillStdio, openAddServer, serverDetail, serverDialog, serverRow } from './support/serverForm.js';
+import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, filesContaining, startWebHost } from './support/webHost.js';
 
@@ -24,6 +28,7 @@ test.describe.configure({ timeout: 90_000 });
 let scratch: string;
 let host: WebHostProcess | undefined;
 let http: HttpFixture | undefined;
+let modern: ModernHttpFixture | undefined;
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
@@ -39,8 +44,10 @@ test.beforeEach(async () => {
 test.afterEach(async () => {
   await host?.stop();
   await http?.close();
+  await modern?.close();
   host = undefined;
   http = undefined;
+  modern = undefined;
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -79,6 +86,8 @@ test('adds a stdio server through the form; it connects and shows what it negoti
   await expect(serverRow(page, 'Fixture stdio')).toContainText('Ready', { timeout: 20_000 });
   const detail = serverDetail(page, 'Fixture stdio');
   await expect(detail.getByTestId('protocol-version')).toHaveText(LATEST_PROTOCOL_VERSION);
+  // A v1 fixture is a legacy-era peer: the client probed (auto) and fell back to initialize.
+  await expect(detail.getByTestId('protocol-era')).toContainText('Legacy');
   const capabilities = detail.getByRole('region', { name: 'Capabilities' });
   await expect(capabilities).toContainText('tools');
   await expect(capabilities).toContainText('listChanged');
@@ -94,6 +103,80 @@ test('adds a stdio server through the form; it connects and shows what it negoti
 
   // The arguments were saved as a list, never as one shell string.
   expect(savedServers(host!.dataDir)).toEqual([expect.objectContaining({ id: 'fixture-stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE] })]);
+});
+
+test('a server that speaks 2026-07-28 ends modern and shows what its discovery offered; pinned to legacy it reconnects through initialize', async ({ page }, testInfo) => {
+  modern = await startModernHttp({ name: 'modern-fixture', instructions: 'Use echo for tests.' });
+  await openApp(page, host!);
+
+  const dialog = await openAddServer(page);
+  await fillHttp(dialog, { name: 'Modern fixture', url: modern.url });
+  await expect(dialog.getByLabel('Protocol era')).toHaveValue('auto');
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+  await expect(dialog).toBeHidden();
+
+  const row = serverRow(page, 'Modern fixture');
+  await expect(row).toContainText('Ready', { timeout: 20_000 });
+  const detail = serverDetail(page, 'Modern fixture');
+  await expect(detail.getByTestId('protocol-era')).toContainText('Modern');
+  await expect(detail.getByTestId('protocol-version')).toHaveText('2026-07-28');
+  await expect(detail.getByTestId('supported-versions')).toContainText('2026-07-28');
+  await expect(detail).toContainText('negotiated now');
+  await expect(detail).toContainText('modern-fixture');
+  await expect(detail).toContainText('Use echo for tests.');
+  expect(modern.methods).not.toContain('initialize');
+  await snap(page, testInfo, 'modern-ready');
+
+  // Pin the era in the form: the server reconnects, through initialize this time.
+  await detail.getByRole('button', { name: 'Edit' }).click();
+  const edit = serverDialog(page);
+  await edit.getByLabel('Protocol era').selectOption('legacy');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit).toBeHidden();
+  await expect(detail.getByTestId('protocol-era')).toContainText('Legacy', { timeout: 20_000 });
+  await expect(detail).toContainText('pinned in its settings');
+  expect(modern.methods).toContain('initialize');
+  await snap(page, testInfo, 'modern-pinned-legacy');
+});
+
+test('a modern server asks in input_required rounds: the elicitation and the sampling request are answered in the dialogs', async ({ page }, testInfo) => {
+  modern = await startModernHttp({ name: 'modern-fixture' });
+  const bridge = await Bridge.connect(host!);
+  try {
+    await bridge.ok('servers.save', { mode: 'create', config: { id: 'modern', name: 'Modern fixture', transport: 'streamable_http', url: modern.url, timeoutMs: 300_000 } });
+    await expect.poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 30_000 }).toBe('ready');
+    for (const toolName of ['ask_name', 'ask_sample']) await bridge.ok('permissions.setToolLevel', { serverId: 'modern', toolName, level: 'ALLOW' });
+
+    await page.goto(host!.url);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
+    await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="ask_name"][data-server="modern"]').click();
+    const panel = page.getByRole('region', { name: 'Call ask_name' });
+    await panel.getByRole('button', { name: 'Run' }).click();
+    const ask = page.getByRole('alertdialog', { name: 'Modern fixture asks for information' });
+    await expect(ask).toBeVisible();
+    await expect(ask).toContainText('What is your name?');
+    await ask.getByRole('textbox').first().fill('Ada');
+    await snap(page, testInfo, 'modern-elicitation');
+    await ask.getByRole('button', { name: 'Accept' }).click();
+    await expect(ask).toBeHidden();
+    await expect(panel.getByRole('region', { name: 'Result' })).toContainText('hello Ada');
+
+    await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="ask_sample"][data-server="modern"]').click();
+    const samplePanel = page.getByRole('region', { name: 'Call ask_sample' });
+    await samplePanel.getByRole('button', { name: 'Run' }).click();
+    const sampling = page.getByRole('alertdialog', { name: 'Modern fixture asks for a model response' });
+    await expect(sampling).toBeVisible();
+    await expect(sampling).toContainText('Say hi');
+    await sampling.getByLabel('Response', { exact: true }).fill('Hi from the person');
+    await sampling.getByRole('button', { name: 'Send response' }).click();
+    await expect(sampling).toBeHidden();
+    await expect(samplePanel.getByRole('region', { name: 'Result' })).toContainText('model said: Hi from the person');
+    // Stateless: every round was a request of its own; none was an initialize.
+    expect(modern.methods.filter((m) => m === 'tools/call').length).toBeGreaterThanOrEqual(4);
+    expect(modern.methods).not.toContain('initialize');
+  } finally {
+    bridge.close();
+  }
 });
 
 test('an HTTP server with a wrong token shows an auth error until the token is replaced', async ({ page }, testInfo) => {
@@ -188,6 +271,7 @@ test('servers survive a host restart, and the token is kept only in the secret s
   await expect(row).toContainText('Ready', { timeout: 20_000 });
   await row.click();
   await expect(serverDetail(page, 'Remote fixture').getByTestId('protocol-version')).toHaveText(LATEST_PROTOCOL_VERSION);
+  await expect(serverDetail(page, 'Remote fixture').getByTestId('protocol-era')).toContainText('Legacy');
   await snap(page, testInfo, 'after-restart');
 
   // The token is in no page and no file — except the secret store's own file (when the OS

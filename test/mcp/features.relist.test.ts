@@ -1,21 +1,13 @@
 /**
  * Re-listing is serialized: a list_changed that arrives while that list is being fetched does not
  * start a second listing beside it; the one in flight lists once more when it ends, and the kept
- * list is replaced whole by the last answer. Driven step by step over the SDK's linked in-memory
+ * list is replaced whole by the last answer. Driven step by step over the v2 SDK's linked in-memory
  * transports (a real SDK client and server; the test holds the server's answer until it has
  * sent its notifications), through a client double that gives the registry that SDK client.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Resource } from '@modelcontextprotocol/sdk/types.js';
-import {
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Resource } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Server } from '@modelcontextprotocol/server';
 import { afterEach, expect, it } from 'vitest';
 import type { FeatureClient, SdkRequestOptions } from '../../electron/mcp/features/types.js';
 import { LogBuffer } from '../../electron/mcp/logBuffer.js';
@@ -45,8 +37,17 @@ class InMemoryFeatureClient implements ToolClient, FeatureClient {
     await this.server.connect(serverSide);
     await this.sdk.connect(clientSide);
     this.state = 'ready';
-    this.negotiated = { protocolVersion: 'in-memory', capabilities: this.sdk.getServerCapabilities() ?? {}, serverInfo: this.sdk.getServerVersion()!, instructions: undefined, timings: { initializeMs: 0, readyAt: Date.now() } };
-    return this.negotiated;
+    const negotiated: NegotiatedInfo = {
+      era: 'legacy',
+      verdictSource: 'pinned',
+      protocolVersion: 'in-memory',
+      capabilities: this.sdk.getServerCapabilities() ?? {},
+      serverInfo: this.sdk.getServerVersion()!,
+      instructions: undefined,
+      timings: { initializeMs: 0, readyAt: Date.now() },
+    };
+    this.negotiated = negotiated;
+    return negotiated;
   }
   listTools = () => Promise.resolve([]);
   callTool = () => Promise.reject(new Error('no tools here'));
@@ -63,8 +64,7 @@ class InMemoryFeatureClient implements ToolClient, FeatureClient {
   }
   /** As MCPClient: the registry hears of list changes through the client's hook. */
   onListChanged(kind: ListKind, listener: () => void): () => void {
-    const schema = kind === 'resources' ? ResourceListChangedNotificationSchema : kind === 'prompts' ? PromptListChangedNotificationSchema : ToolListChangedNotificationSchema;
-    this.sdk.setNotificationHandler(schema, () => listener());
+    this.sdk.setNotificationHandler(`notifications/${kind}/list_changed`, () => listener());
     return () => undefined;
   }
 }
@@ -81,7 +81,7 @@ it('a change during a listing makes that listing run once more, never a second o
   let release: (() => void) | undefined;
   let arrived: (() => void) | undefined;
   const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+  server.setRequestHandler('resources/list', async () => {
     const answer = items; // as the list was when the request arrived
     listCalls.push(answer.length);
     if (listCalls.length === 2) {
@@ -91,7 +91,7 @@ it('a change during a listing makes that listing run once more, never a second o
     }
     return { resources: answer };
   });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
 
   registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), clientFactory: (config) => new InMemoryFeatureClient(config, server) });
   registry.addServer({ id: 'mem', name: 'Memory', transport: 'stdio', command: 'unused' });

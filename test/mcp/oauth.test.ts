@@ -163,6 +163,30 @@ describe('browser sign-in', () => {
     expect(as.tokenRequests).toEqual([]);
   });
 
+  it('a redirect naming another issuer (RFC 9207) is refused before the code is exchanged', async () => {
+    const as = await start({ redirectIss: 'https://evil.example.com' });
+    const config = oauthConfig(as.url);
+    const oauth = session(config);
+    await oauth.beginInteractive();
+    const error = await client(config, oauth).initialize().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MCPOAuthError);
+    expect((error as MCPOAuthError).details.oauth).toEqual({ reason: 'issuer_mismatch' });
+    expect(as.authorizations).toHaveLength(1);
+    expect(as.tokenRequests).toEqual([]);
+    expect(storedTokens()).toBeUndefined();
+  });
+
+  it('a redirect naming its own issuer signs in', async () => {
+    const as = await start({ redirectIss: 'self' });
+    const config = oauthConfig(as.url);
+    const oauth = session(config);
+    await oauth.beginInteractive();
+    const mcp = client(config, oauth);
+    await mcp.initialize();
+    expect(as.tokenRequests).toEqual([{ grant: 'authorization_code', scopes: ['mcp:read'] }]);
+    expect((await mcp.callTool('whoami', {})).isError).toBe(false);
+  });
+
   it('metadata naming another resource is refused before any authorization request', async () => {
     const { as, error } = await failedSignIn({ resourceOverride: 'https://evil.example.com/mcp' });
     expect(error.details.oauth).toEqual({ reason: 'resource_mismatch', resource: 'https://evil.example.com/mcp' });

@@ -22,7 +22,16 @@ describe('server configuration schema (shared with the GUI)', () => {
       priority: 0,
       enabled: true,
       trusted: false,
+      protocolEra: 'auto',
     });
+  });
+
+  it('pins a protocol era only to auto, legacy or modern', () => {
+    expect(valid({ id: 'p', name: 'P', transport: 'stdio', command: 'srv', protocolEra: 'modern' }).protocolEra).toBe('modern');
+    expect(valid({ id: 'p', name: 'P', transport: 'stdio', command: 'srv', protocolEra: 'legacy' }).protocolEra).toBe('legacy');
+    const result = validateServerConfig({ id: 'p', name: 'P', transport: 'stdio', command: 'srv', protocolEra: '2026' });
+    expect(result.ok).toBe(false);
+    expect(!result.ok && Object.keys(result.fieldErrors)).toEqual(['protocolEra']);
   });
 
   it('accepts http as an alias of streamable_http', () => {

@@ -11,7 +11,7 @@
  * dialog shows the field errors. Answers are never logged, traced or stored.
  */
 import { randomUUID } from 'node:crypto';
-import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitResult } from '@modelcontextprotocol/client';
 import type { AskAnswer, AskView } from '../../../shared/asks.js';
 import { ANSWERS_OF } from '../../../shared/asks.js';
 import type { EventName, EventOf } from '../../../shared/contract.js';

@@ -4,7 +4,7 @@
  * left it empty (the spec's SEP-1034), then the schema itself (types, formats, bounds, choices,
  * required) with the same JSON Schema validator the tool arguments use — no code generation.
  */
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams } from '@modelcontextprotocol/client';
 import type { FieldErrors } from '../../../shared/serverConfig.js';
 import { checkToolArguments } from '../../harness/toolArguments.js';
 

@@ -2,6 +2,8 @@
  * Follows a list's cursors (resources, resource templates, prompts) and keeps what fits the
  * app's bounds (shared/limits.ts): past MAX_LISTED_ITEMS items or MAX_LISTED_BYTES of JSON the
  * list stops and says it was cut. A cursor the server repeats is a protocol error, not a loop.
+ * Pages are asked for one at a time (`sdk.request` with the list method): the v2 SDK's `list*()`
+ * without a cursor walks every page itself, past these bounds.
  */
 import { MAX_LISTED_BYTES, MAX_LISTED_ITEMS, jsonByteLength } from '../../../shared/limits.js';
 import { MCPProtocolError } from '../errors.js';

@@ -1,13 +1,12 @@
 /** Prompt and completion requests on the SDK client, which validates every answer with the protocol's schemas. */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CompleteResult, GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CompleteResult, GetPromptResult, Prompt } from '@modelcontextprotocol/client';
 import type { Listed } from './paging.js';
 import { collectPages } from './paging.js';
 import type { SdkRequestOptions } from './types.js';
 
 export function listPrompts(sdk: Client, serverId: string, options: SdkRequestOptions): Promise<Listed<Prompt>> {
   return collectPages(serverId, 'prompts/list', async (cursor) => {
-    const page = await sdk.listPrompts(cursor ? { cursor } : {}, options);
+    const page = await sdk.request({ method: 'prompts/list', params: cursor ? { cursor } : {} }, options);
     return { items: page.prompts, nextCursor: page.nextCursor };
   });
 }

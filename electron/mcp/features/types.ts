@@ -4,8 +4,7 @@
  * notification handlers on it. `MCPClient` has both; a test double may have neither, and then
  * its server offers nothing beside tools.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Client, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
 import type { RequestOptions, ToolClient } from '../types.js';
 
 export type { SdkRequestOptions };

@@ -7,8 +7,8 @@
  * a record of another server that reused the id, or of a URL the server no longer has, is never
  * presented (it is deleted instead). A record that does not parse is deleted and reported once.
  */
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { OAuthTokensSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { OAuthTokensSchema } from '@modelcontextprotocol/core';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { SecretValue } from '../../secrets/secretValue.js';
 import type { SecretStore } from '../../secrets/types.js';
@@ -19,7 +19,11 @@ export type CredentialKind = 'tokens' | 'client';
 export type CredentialKeys = (serverId: string, kind: CredentialKind) => string;
 
 const Binding = z.object({ v: z.literal(1), uid: z.string().optional(), url: z.string() });
-const TokensRecord = Binding.extend({ tokens: OAuthTokensSchema, savedAt: z.number() });
+/**
+ * The tokens as the SDK stamped them: `issuer` names the authorization server that issued them
+ * (SEP-2352). Records saved before the stamp existed have none; they are carried over as they are.
+ */
+const TokensRecord = Binding.extend({ tokens: OAuthTokensSchema.extend({ issuer: z.string().optional() }), savedAt: z.number() });
 /** What the SDK hands to saveClientInformation, kept as given (its `issuer` binds it to one authorization server). */
 const ClientRecord = Binding.extend({ client: z.looseObject({ client_id: z.string(), client_secret: z.string().optional(), issuer: z.string().optional() }) });
 

@@ -29,6 +29,7 @@ const FAILURE_WORDS: Record<FailureReason, string> = {
   sign_in_timeout: 'the sign-in was not completed in time',
   step_up_refused: 'the server still refused the request after more permissions were granted',
   redirect_unavailable: 'the sign-in cannot receive its redirect',
+  issuer_mismatch: 'the sign-in came back naming another authorization server (RFC 9207); it was refused and no code was exchanged',
 };
 
 /** The server needs a person to sign in (or to sign in again with more scopes). Nothing was sent. */

@@ -14,7 +14,8 @@ import type { AddressInfo } from 'node:net';
 export const CALLBACK_PATH = '/callback';
 
 /** What the redirect brought: a code, or the authorization server's refusal (`error=access_denied`, …). */
-export type RedirectOutcome = { code: string } | { error: string; description?: string };
+/** `iss`: the authorization server's issuer, when it names itself in the redirect (RFC 9207); the SDK checks it. */
+export type RedirectOutcome = { code: string; iss?: string } | { error: string; description?: string };
 
 export interface LoopbackRedirect {
   /** `http://127.0.0.1:<port>/callback`: the redirect URI to register and send. */
@@ -86,7 +87,8 @@ export async function openLoopbackRedirect(port = 0, note: (text: string) => voi
       return;
     }
     reply(res, 200, 'Signed in', 'You can close this tab and return to MiniHarness.');
-    current.resolve({ code });
+    const iss = url.searchParams.get('iss');
+    current.resolve(iss ? { code, iss } : { code });
   };
 
   const server: Server = createServer(handle);

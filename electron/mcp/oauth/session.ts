@@ -19,10 +19,8 @@
  * to `onSecret` so logs, traces, events and errors redact it.
  */
 import { randomBytes } from 'node:crypto';
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
+import { createPrivateKeyJwtAuth, checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/client';
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
 import type { HttpServerConfig, OAuthConfig } from '../../../shared/serverConfig.js';
 import type { SecretResolver } from '../../secrets/resolver.js';
 import type { LogBuffer } from '../logBuffer.js';
@@ -60,10 +58,16 @@ export interface OAuthSessionOptions {
 }
 
 /** A browser sign-in in progress: the redirect it waits for. */
+/** What the redirect brought: the code, and the issuer it named (RFC 9207), if it did. */
+export interface AuthorizationResponse {
+  code: string;
+  iss?: string;
+}
+
 export interface PendingAuthorization {
   readonly url: string;
   /** The authorization code, once the redirect with the right `state` arrived; rejects on refusal, timeout or the signal. */
-  code(signal?: AbortSignal): Promise<string>;
+  code(signal?: AbortSignal): Promise<AuthorizationResponse>;
 }
 
 /** What the GUI may know of a session: never a token. */
@@ -290,7 +294,12 @@ export class OAuthSession {
       },
       clientInformation: () => this.clientInformation(),
       saveClientInformation: (info) => this.saveClientInformation(info),
-      tokens: () => this.tokensForSdk(),
+      // Credentials are keyed by issuer: tokens another authorization server issued are not presented.
+      tokens: async (ctx) => {
+        const tokens = await this.tokensForSdk();
+        const issuer = (tokens as { issuer?: unknown } | undefined)?.issuer;
+        return ctx?.issuer && typeof issuer === 'string' && issuer !== ctx.issuer ? undefined : tokens;
+      },
       saveTokens: (tokens) => this.saveTokens(tokens),
       redirectToAuthorization: (url) => this.redirectToAuthorization(url),
       saveCodeVerifier: (verifier) => {
@@ -501,7 +510,7 @@ export class OAuthSession {
 }
 
 /** Waits for the redirect's outcome, at most `timeoutMs`, or until the caller's signal aborts. */
-async function awaitCode(serverId: string, outcome: Promise<RedirectOutcome>, timeoutMs: number, abort: AbortController, signal?: AbortSignal): Promise<string> {
+async function awaitCode(serverId: string, outcome: Promise<RedirectOutcome>, timeoutMs: number, abort: AbortController, signal?: AbortSignal): Promise<AuthorizationResponse> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const onAbort = (): void => abort.abort(signal?.reason instanceof Error ? signal.reason : new MCPOAuthError(serverId, 'denied', { detail: 'the sign-in was cancelled' }));
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -516,7 +525,7 @@ async function awaitCode(serverId: string, outcome: Promise<RedirectOutcome>, ti
     });
     const result = await Promise.race([outcome, timeout]);
     if ('error' in result) throw new MCPOAuthError(serverId, 'denied', { oauthError: result.error });
-    return result.code;
+    return result.iss ? { code: result.code, iss: result.iss } : { code: result.code };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);

@@ -5,7 +5,8 @@
  */
 import { connectionFingerprint } from '../fingerprint.js';
 import type { ToolSchemaCache } from '../schemaCache.js';
-import type { ToolDescriptor } from '../types.js';
+import type { ServerConfig } from '../../../shared/serverConfig.js';
+import type { ToolDescriptor, ToolListHints } from '../types.js';
 import type { RegistryState } from './state.js';
 import { describeError } from './state.js';
 import type { ServerEntry } from './types.js';
@@ -24,9 +25,16 @@ export class CacheAccess {
     return this.cache.get(entry.config.id, connectionFingerprint(entry.config));
   }
 
-  /** Writes a live tool list; a failure is a warning, never a failed discovery. */
-  async write(id: string, fingerprint: string, tools: ToolDescriptor[]): Promise<void> {
-    await this.cache?.set(id, fingerprint, tools).catch((error: unknown) => {
+  /**
+   * Writes a live tool list with the server's cache hints (a modern server's `ttlMs` and
+   * `cacheScope`); a failure is a warning, never a failed discovery. A `private` list of a server
+   * that is reached with credentials is kept in memory only: another sign-in may see another list.
+   */
+  async write(config: ServerConfig, fingerprint: string, tools: ToolDescriptor[], hints?: ToolListHints): Promise<void> {
+    const id = config.id;
+    const credentials = config.transport === 'streamable_http' && config.auth.kind !== 'none';
+    const persist = !(hints?.cacheScope === 'private' && credentials);
+    await this.cache?.set(id, fingerprint, tools, { ...(hints?.ttlMs !== undefined ? { ttlMs: hints.ttlMs } : {}), persist }).catch((error: unknown) => {
       this.state.warn(`Could not write the tool cache for "${id}": ${describeError(error).reason}`);
     });
   }

@@ -118,7 +118,7 @@ export class ConnectionLifecycle {
     try {
       const tools = await connection.client.listTools();
       if (!mine() || connection.failure) return; // lost again meanwhile: its own loss handler took over
-      await this.cache.write(entry.config.id, fingerprint, tools);
+      await this.cache.write(entry.config, fingerprint, tools, connection.client.toolListHints?.());
       if (!mine() || connection.failure) return;
       connection.readyAt = Date.now();
       state.setServerTools(entry.config.id, tools);

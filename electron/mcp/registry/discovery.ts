@@ -123,7 +123,7 @@ export class Discovery {
     try {
       const tools = await connection.client.listTools(options.signal ? { signal: options.signal } : {});
       if (stale()) return undefined;
-      await this.cache.write(config.id, fingerprint, tools);
+      await this.cache.write(config, fingerprint, tools, connection.client.toolListHints?.());
       return { tools, discovery: { status: entry.status, source: 'live', toolCount: tools.length } };
     } catch (error) {
       return fail(error);

@@ -4,11 +4,14 @@
  *
  * - the lists are fetched on first use (following cursors, bounded: features/paging.ts) and kept
  *   until the server says they changed (`notifications/resources/list_changed`,
- *   `notifications/prompts/list_changed`): then that list is fetched again, one listing at a time
+ *   `notifications/prompts/list_changed` — unsolicited on a legacy connection, on the
+ *   `subscriptions/listen` stream the SDK opens on a modern one): then that list is fetched again, one listing at a time
  *   per list (a change during a listing makes it list once more), the new list replacing the old
  *   one whole. A new connection starts with no lists;
  * - the app's resource subscriptions belong to the server, not the connection: they are renewed
- *   on every new connection, and `notifications/resources/updated` for them is passed on
+ *   on every new connection (`resources/subscribe` on a legacy connection, a
+ *   `subscriptions/listen` stream per resource on a modern one), and
+ *   `notifications/resources/updated` for them is passed on
  *   (coalesced per resource within one turn, so a flooding server costs one event per turn);
  * - reads, prompt gets and completions go to the live connection, refused by code when the
  *   server did not declare the capability.
@@ -17,8 +20,7 @@
  * app, later the gateway) decides whether it may happen and records it; this part only runs it.
  * Changes go out to this part's own listeners (see FeatureEvent).
  */
-import type { CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities } from '@modelcontextprotocol/client';
 import { MCPConfigError, MCPServerUnavailableError } from '../errors.js';
 import type { OfferedFeature } from '../features/errors.js';
 import { MCPFeatureNotOfferedError } from '../features/errors.js';
@@ -35,7 +37,7 @@ import type { Connection, ServerEntry } from './types.js';
 
 export interface ResourceLists {
   resources: Listed<Resource>;
-  templates: Listed<ResourceTemplate>;
+  templates: Listed<ResourceTemplateType>;
 }
 
 export interface ResourceCatalog extends ResourceLists {
@@ -214,7 +216,7 @@ export class ServerFeatures {
           if (current()) this.listChanged(serverId, state, 'prompts');
         });
         client.attachFeatureHandlers((sdk) => {
-          sdk.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+          sdk.setNotificationHandler('notifications/resources/updated', (notification) => {
             if (current()) this.resourceUpdated(serverId, state, notification.params.uri);
           });
         });

@@ -73,7 +73,7 @@ export class LiveLists {
     const stale = (): boolean =>
       this.state.closed || this.state.entries.get(entry.config.id) !== entry || entry.generation !== generation || entry.connection !== connection || connection.failure !== undefined;
     if (stale()) return;
-    await this.cache.write(entry.config.id, connection.fingerprint, tools);
+    await this.cache.write(entry.config, connection.fingerprint, tools, connection.client.toolListHints?.());
     if (stale()) return;
     entry.log.note(`the server's tools changed: ${tools.length} ${tools.length === 1 ? 'tool' : 'tools'} now`);
     this.state.setServerTools(entry.config.id, tools);

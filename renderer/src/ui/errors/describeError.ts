@@ -206,6 +206,7 @@ const OAUTH_TITLES: Record<OAuthDetail['reason'], string> = {
   sign_in_timeout: 'Sign-in timed out',
   step_up_refused: 'Still not permitted',
   redirect_unavailable: 'Redirect port in use',
+  issuer_mismatch: 'Sign-in refused: wrong issuer',
 };
 
 const DENIAL_TITLES: Record<Denial['by'], string> = {

@@ -124,6 +124,8 @@ export function ServerConfigCard({ view }: { view: ServerView }) {
         <dd>{config.timeoutMs.toLocaleString()} ms</dd>
         <dt>Priority</dt>
         <dd>{config.priority}</dd>
+        <dt>Protocol era</dt>
+        <dd>{config.protocolEra === 'auto' ? 'Automatic (negotiated)' : config.protocolEra === 'legacy' ? 'Pinned: legacy (2025)' : 'Pinned: modern (2026-07-28)'}</dd>
         <dt>Trusted</dt>
         <dd>{config.trusted ? 'Yes — its tool annotations may set default permissions' : 'No — annotations are shown as hints only'}</dd>
         <dt>Roots</dt>

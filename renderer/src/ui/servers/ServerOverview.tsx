@@ -1,5 +1,7 @@
 /**
- * What a server negotiated (protocol version, server info, capabilities, instructions, timing),
+ * What a server negotiated (protocol era and how it was settled, protocol version, for a modern
+ * server the versions it offered and its cache hints, server info, capabilities, instructions,
+ * timing),
  * its name conflicts with other servers, and its configuration (secret values never shown).
  */
 import type { ServerView } from '../../../../shared/contract.js';
@@ -11,6 +13,8 @@ import { JsonTree } from '../components/JsonTree.js';
 import { Spinner } from '../components/Spinner.js';
 import { ServerConfigCard } from './ServerConfigCard.js';
 import { ConflictsCard } from './ConflictsCard.js';
+
+const VERDICT_WORDS = { probe: 'negotiated now', prior: 'from the kept verdict', pinned: 'pinned in its settings' } as const;
 
 function NegotiatedCards({ detail }: { detail: DetailEntry }) {
   const negotiated = detail.data?.negotiated;
@@ -32,10 +36,32 @@ function NegotiatedCards({ detail }: { detail: DetailEntry }) {
           Negotiated
         </h3>
         <dl className="props">
+          <dt>Protocol era</dt>
+          <dd>
+            <span data-testid="protocol-era">{negotiated.era === 'modern' ? 'Modern (stateless, server/discover)' : 'Legacy (initialize)'}</span>{' '}
+            <span className="muted">{VERDICT_WORDS[negotiated.verdictSource]}</span>
+          </dd>
           <dt>Protocol version</dt>
           <dd>
             <code data-testid="protocol-version">{negotiated.protocolVersion}</code>
           </dd>
+          {negotiated.supportedVersions && (
+            <>
+              <dt>Versions offered</dt>
+              <dd data-testid="supported-versions">
+                <code>{negotiated.supportedVersions.join(', ')}</code>
+              </dd>
+            </>
+          )}
+          {negotiated.cacheHints && (
+            <>
+              <dt>Cache hints</dt>
+              <dd data-testid="cache-hints">
+                {negotiated.cacheHints.ttlMs !== undefined && <span>fresh for {formatDuration(negotiated.cacheHints.ttlMs)} </span>}
+                {negotiated.cacheHints.cacheScope !== undefined && <span className="muted">({negotiated.cacheHints.cacheScope})</span>}
+              </dd>
+            </>
+          )}
           <dt>Server</dt>
           <dd>
             <code>{info.name}</code> <span className="muted">version</span> <code>{info.version}</code>
@@ -46,7 +72,7 @@ function NegotiatedCards({ detail }: { detail: DetailEntry }) {
               <dd>{info.title}</dd>
             </>
           )}
-          <dt>Initialize took</dt>
+          <dt>{negotiated.era === 'modern' ? 'Discovery took' : 'Initialize took'}</dt>
           <dd>{formatDuration(negotiated.timings.initializeMs)}</dd>
           <dt>Ready since</dt>
           <dd>{formatDateTime(negotiated.timings.readyAt)}</dd>

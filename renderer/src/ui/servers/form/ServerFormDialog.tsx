@@ -23,7 +23,7 @@ import { OAuthFields } from './OAuthFields.js';
 import { SecretInput } from './SecretInput.js';
 import { ValueRowsEditor } from './ValueRowsEditor.js';
 
-const STATIC_FIELDS = ['name', 'id', 'transport', 'command', 'args', 'cwd', 'env', 'url', 'headers', 'timeoutMs', 'maxTotalTimeoutMs', 'priority', 'enabled', 'trusted', 'roots'];
+const STATIC_FIELDS = ['name', 'id', 'transport', 'command', 'args', 'cwd', 'env', 'url', 'headers', 'timeoutMs', 'maxTotalTimeoutMs', 'priority', 'protocolEra', 'enabled', 'trusted', 'roots'];
 
 const ROOT_WORDS = { field: 'roots', list: 'Roots', item: 'Folder', add: 'Add folder', placeholder: '/home/me/project' };
 
@@ -186,6 +186,18 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
               onChange={(e) => update({ priority: e.target.value }, ['priority'])}
               {...controlProps('server-priority', errors.at('priority'), true)}
             />
+          </Field>
+          <Field id="server-protocol-era" label="Protocol era" errors={errors.at('protocolEra')} hint="Automatic asks the server; pin it for a server that misbehaves on the question.">
+            <select
+              className="input"
+              value={form.protocolEra}
+              onChange={(e) => update({ protocolEra: e.target.value as ServerFormState['protocolEra'] }, ['protocolEra'])}
+              {...controlProps('server-protocol-era', errors.at('protocolEra'), false)}
+            >
+              <option value="auto">Automatic</option>
+              <option value="legacy">Legacy (2025, initialize)</option>
+              <option value="modern">Modern (2026-07-28)</option>
+            </select>
           </Field>
         </div>
         <label className="checkbox-field">

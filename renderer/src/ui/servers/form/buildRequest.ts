@@ -94,6 +94,7 @@ export function buildSaveRequest(form: ServerFormState, states: SecretStates = {
     transport: form.transport,
     enabled: form.enabled,
     trusted: form.trusted,
+    protocolEra: form.protocolEra,
   };
   const timeout = parseInteger(form.timeoutMs);
   if (form.timeoutMs.trim() === '') {

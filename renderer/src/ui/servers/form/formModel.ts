@@ -3,7 +3,7 @@
  * conversion from a saved server (edit). Turning it into a save request is in buildRequest.ts.
  */
 import type { ServerView } from '../../../../../shared/contract.js';
-import type { ServerConfig, ValueOrSecret } from '../../../../../shared/serverConfig.js';
+import type { ProtocolEraSetting, ServerConfig, ValueOrSecret } from '../../../../../shared/serverConfig.js';
 import { configOf, serverIdOf, serverNameOf } from '../../../lib/serverView.js';
 
 export type TransportKind = 'stdio' | 'streamable_http';
@@ -71,6 +71,8 @@ export interface ServerFormState {
   priority: string;
   enabled: boolean;
   trusted: boolean;
+  /** The protocol era: negotiated (`auto`) or pinned. */
+  protocolEra: ProtocolEraSetting;
   /** Folders offered as the server's roots, one per row. */
   roots: ArgRow[];
 }
@@ -129,6 +131,7 @@ export function emptyForm(): ServerFormState {
     priority: '0',
     enabled: true,
     trusted: false,
+    protocolEra: 'auto',
     roots: [],
   };
 }
@@ -168,6 +171,7 @@ export function formFromServer(view: ServerView, focusSlot?: string): ServerForm
     priority: String(config.priority),
     enabled: config.enabled,
     trusted: config.trusted,
+    protocolEra: config.protocolEra,
     roots: (config.roots ?? []).map((root) => emptyArgRow(root)),
   };
   if (config.transport === 'stdio') {
