@@ -38,6 +38,16 @@ const ELECTRON_PACKAGE = {
 };
 
 /**
+ * The SDK's v1 line (`@modelcontextprotocol/sdk`) speaks MCP only up to 2025-11-25: the product
+ * speaks through the v2 packages. v1 stays a dev dependency, for tests whose legacy-era peers
+ * (servers and agents) are what real v1 programs are.
+ */
+const NOT_V1_SDK = {
+  group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'],
+  message: 'Production code speaks MCP through the SDK v2 packages (@modelcontextprotocol/client, /server, /core, /node); the v1 package is for legacy-era peers in tests only.',
+};
+
+/**
  * One `no-restricted-imports` setting per layer: in flat config the last matching object's
  * options replace the earlier ones, so each layer lists the electron rule with its own.
  * @param {Array<{ regex: string, message: string }>} patterns
@@ -103,26 +113,26 @@ export default tseslint.config(
   {
     // Browser mode: no electron, and nothing of the Electron shell.
     files: ['electron/web/**/*.ts'],
-    rules: { 'no-restricted-imports': restrictImports([NOT_SHELL]) },
+    rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, NOT_SHELL]) },
   },
   {
     // The composition root serves both hosts, so it imports neither.
     files: ['electron/app/**/*.ts'],
-    rules: { 'no-restricted-imports': restrictImports([NOT_SHELL, NOT_WEB]) },
+    rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, NOT_SHELL, NOT_WEB]) },
   },
   {
     // The Electron shell may import electron, but not the other host.
     files: SHELL_FILES,
-    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_WEB] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_V1_SDK, NOT_WEB] }] },
   },
   {
     files: ['electron/**/*.ts'],
     ignores: HOST_FILES,
-    rules: { 'no-restricted-imports': restrictImports(CORE_LAYER) },
+    rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, ...CORE_LAYER]) },
   },
   {
     files: ['shared/**/*.ts'],
-    rules: { 'no-restricted-imports': restrictImports(SHARED_LAYER) },
+    rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, ...SHARED_LAYER]) },
   },
   {
     // Type-aware: a deprecated API (Electron marks what its next majors remove, e.g. the sync

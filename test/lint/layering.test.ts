@@ -37,6 +37,29 @@ describe('layering: no electron import below the shell', () => {
   });
 });
 
+describe('layering: production code speaks MCP through the SDK v2 packages, never v1', () => {
+  it.each([
+    ['electron/mcp/client.ts', '@modelcontextprotocol/sdk/client/index.js'],
+    ['electron/gateway/agentServer.ts', '@modelcontextprotocol/sdk/server/index.js'],
+    ['electron/app/core.ts', '@modelcontextprotocol/sdk/types.js'],
+    ['electron/web/host.ts', '@modelcontextprotocol/sdk'],
+    ['electron/shell/ipcHandler.ts', '@modelcontextprotocol/sdk/types.js'],
+    ['shared/contract.ts', '@modelcontextprotocol/sdk/types.js'],
+  ])('refuses v1 in %s', async (file, specifier) => {
+    const errors = await restricted(file, importOf(specifier));
+    expect(errors.some((message) => /SDK v2 packages/.test(message))).toBe(true);
+  });
+
+  it.each([
+    ['electron/mcp/client.ts', '@modelcontextprotocol/client'],
+    ['electron/gateway/agentServer.ts', '@modelcontextprotocol/server'],
+    ['electron/gateway/modernAgents.ts', '@modelcontextprotocol/node'],
+    ['test/gateway/eras.test.ts', '@modelcontextprotocol/sdk/client/index.js'],
+  ])('allows %s to import %s', async (file, specifier) => {
+    expect(await restricted(file, importOf(specifier))).toEqual([]);
+  });
+});
+
 describe('layering: the renderer imports only its own files, shared/ and allowed browser libraries', () => {
   const file = 'renderer/src/ui/servers/Probe.tsx';
 
@@ -128,7 +151,7 @@ describe('layering: the core never imports app/, web/ or shell/', () => {
     expect(errors).toHaveLength(2);
   });
 
-  it.each(['../storage/database.js', '../results/toolResult.js', '../../shared/contract.js', './types.js', 'node:fs', 'better-sqlite3', '@modelcontextprotocol/sdk/client/stdio.js'])(
+  it.each(['../storage/database.js', '../results/toolResult.js', '../../shared/contract.js', './types.js', 'node:fs', 'better-sqlite3', '@modelcontextprotocol/client/stdio'])(
     'allows %s',
     async (specifier) => {
       expect(await restricted('electron/checkpoints/probe.ts', importOf(specifier))).toEqual([]);
