@@ -48,6 +48,7 @@ import { ServerLogLevel } from './serverLogLevel.js';
 import { SessionRenewal } from './sessionRenewal.js';
 import { SignInRounds } from './signInRounds.js';
 import { LogBuffer } from './logBuffer.js';
+import { invalidHeaderDeclaration } from './toolHeaders.js';
 import { networkFailureOf } from './networkFailure.js';
 import type { ServerAskHandlers } from './serverAsks.js';
 import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.js';
@@ -343,7 +344,12 @@ export class MCPClient implements ToolClient {
         let hints: ToolListHints | undefined;
         do {
           const page = await this.signIns.run(() => sdk.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
-          tools.push(...page.tools);
+          for (const tool of page.tools) {
+            // A tool whose x-mcp-header declarations are invalid is left out, as the spec says a client must.
+            const fault = invalidHeaderDeclaration(tool.inputSchema);
+            if (fault) this.log.note(`tool "${tool.name}" left out: ${fault}`);
+            else tools.push(tool);
+          }
           hints = this._negotiated?.era === 'modern' ? cacheHintsOf(page) : undefined;
           cursor = page.nextCursor;
           if (cursor !== undefined) {

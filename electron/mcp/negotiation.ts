@@ -16,7 +16,7 @@
  * - a kept verdict (`prior`) skips the probe; the caller dates it and stops supplying it past
  *   its horizon (see verdictStore.ts). A pin in the config wins over a kept verdict.
  */
-import type { Client, PriorDiscovery, VersionNegotiationOptions } from '@modelcontextprotocol/client';
+import type { Client, Implementation, PriorDiscovery, VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import type { ProtocolEraSetting } from '../../shared/serverConfig.js';
 import type { NegotiatedInfo, ProtocolEra, VerdictSource } from './types.js';
 
@@ -62,14 +62,23 @@ export function eraOf(sdk: Client): ProtocolEra | undefined {
  * What the SDK negotiated, read back after `connect()`; undefined when it cannot say all of it
  * (the caller refuses the connection rather than showing a guess).
  */
+/** A server's `serverInfo` as the wire carried it, if it has what an Implementation needs. */
+function implementationOf(value: unknown): Implementation | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { name, version } = value as { name?: unknown; version?: unknown };
+  return typeof name === 'string' && typeof version === 'string' ? (value as Implementation) : undefined;
+}
+
 export function readNegotiated(sdk: Client, source: VerdictSource, timings: NegotiatedInfo['timings']): NegotiatedInfo | undefined {
   const era = eraOf(sdk);
   const protocolVersion = sdk.getNegotiatedProtocolVersion();
-  const serverInfo = sdk.getServerVersion();
-  const capabilities = sdk.getServerCapabilities();
-  if (!era || !protocolVersion || !serverInfo || !capabilities) return undefined;
   const discover = era === 'modern' ? sdk.getDiscoverResult() : undefined;
   if (era === 'modern' && !discover) return undefined;
+  // A modern server names itself in its discover result; the SDK's getServerVersion() may not
+  // carry it over (seen against the conformance suite's servers), so read it where it was sent.
+  const serverInfo = sdk.getServerVersion() ?? implementationOf(discover?.serverInfo);
+  const capabilities = sdk.getServerCapabilities() ?? discover?.capabilities;
+  if (!era || !protocolVersion || !serverInfo || !capabilities) return undefined;
   return {
     era,
     verdictSource: source,

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import type { ServerConfigInput } from '../../shared/serverConfig.js';
 import { ServerConfigSchema } from '../../shared/serverConfig.js';
 import { MCPClient } from '../../electron/mcp/client.js';
-import { MCPError } from '../../electron/mcp/errors.js';
+import { MCPError, MCPRemoteError } from '../../electron/mcp/errors.js';
 import { LogBuffer } from '../../electron/mcp/logBuffer.js';
 import { OAuthCredentials } from '../../electron/mcp/oauth/credentials.js';
 import { OAuthSession, isOAuthServer } from '../../electron/mcp/oauth/session.js';
@@ -136,8 +136,13 @@ async function main(): Promise<number> {
       // the input schema it holds for the scenario's 2020-12 tool: what the product kept is measured.
       const preserved = tools.find((t) => t.name === 'json_schema_2020_12_tool');
       if (scenario === 'json-schema-2020-12-preservation' && tool.name === 'json_schema_echo' && preserved) args.schema = preserved.inputSchema;
-      const result = await client.callTool(tool.name, args);
-      log(`called ${tool.name}: ${result.isError ? 'tool error' : 'ok'}`);
+      // A server that answers a call with a JSON-RPC error (some scenarios' servers list tools
+      // they never serve) has answered: that is the server's word, not the client failing.
+      const result = await client.callTool(tool.name, args).catch((error: unknown) => {
+        if (error instanceof MCPRemoteError) return error;
+        throw error;
+      });
+      log(`called ${tool.name}: ${result instanceof MCPRemoteError ? `refused by the server (${result.message})` : result.isError ? 'tool error' : 'ok'}`);
     }
     return 0;
   } catch (error) {
