@@ -4,6 +4,7 @@
  * (`dispatch`) and watch the contract's events, as the renderer would.
  */
 import { join } from 'node:path';
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -92,8 +93,8 @@ export async function addFixtureServer(app: GatewayApp, id: string, env: Record<
 }
 
 /** A 2026-07-28 agent: the v2 SDK's Client negotiating in `auto` mode, over Streamable HTTP with its bearer token. */
-export async function connectModernAgent(url: URL, token: string, name = 'modern-agent'): Promise<ModernClient> {
-  const client = new ModernClient({ name, version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
+export async function connectModernAgent(url: URL, token: string, name = 'modern-agent', capabilities: ClientCapabilities = {}): Promise<ModernClient> {
+  const client = new ModernClient({ name, version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities });
   await client.connect(new ModernHttp(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return client;
 }
