@@ -10,15 +10,11 @@
  * damaged or foreign file is treated as a miss, moved aside (electron/storage/damagedFile.ts) and
  * reported through `onDamaged`; the next write starts a fresh one.
  */
-import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ToolSchema } from '@modelcontextprotocol/core';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { FileDamagedWarning } from '../../shared/contract.js';
-import type { DamageProblem } from '../storage/damagedFile.js';
-import { jsonProblem, setAside } from '../storage/damagedFile.js';
-import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../storage/privateFiles.js';
+import { setAside } from '../storage/damagedFile.js';
+import { PerServerFiles } from '../storage/perServerFiles.js';
 import type { ToolDescriptor } from './types.js';
 
 const CACHE_FORMAT = 1;
@@ -45,20 +41,30 @@ export interface ToolSchemaCacheOptions {
 }
 
 export class ToolSchemaCache {
-  private readonly memory = new Map<string, CacheEntry>();
+  private readonly files: PerServerFiles<CacheEntry>;
   private readonly ttlMs: number;
   private readonly now: () => number;
 
   constructor(private readonly options: ToolSchemaCacheOptions = {}) {
     this.ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
     this.now = options.now ?? Date.now;
+    this.files = new PerServerFiles({
+      dir: options.dir,
+      suffix: '.tools.json',
+      schema: CacheFileSchema,
+      onUnreadable: (serverId, error) => this.options.onWarning?.(`tool cache for "${serverId}" is unreadable (${error.message}); refetching`),
+      // A damaged cache file is moved aside and reported; the tools are fetched again.
+      onInvalid: (_serverId, file, problem) => {
+        const warning = setAside(file, 'tool_cache', problem, { now: this.now });
+        if (warning) this.options.onDamaged?.(warning);
+      },
+    });
   }
 
   /** The cached tools of a server, or undefined on a miss (absent, other fingerprint, expired, corrupt). */
   async get(serverId: string, fingerprint: string): Promise<ToolDescriptor[] | undefined> {
-    const entry = this.memory.get(serverId) ?? (await this.readFile(serverId));
+    const entry = await this.files.get(serverId);
     if (!entry) return undefined;
-    this.memory.set(serverId, entry);
     if (entry.fingerprint !== fingerprint) return undefined;
     if (this.now() - entry.fetchedAt > this.ttlMs) return undefined;
     if (entry.expiresAt !== undefined && this.now() >= entry.expiresAt) return undefined;
@@ -72,55 +78,15 @@ export class ToolSchemaCache {
   async set(serverId: string, fingerprint: string, tools: ToolDescriptor[], hints: { ttlMs?: number; persist?: boolean } = {}): Promise<void> {
     const fetchedAt = this.now();
     const entry: CacheEntry = { format: CACHE_FORMAT, serverId, fingerprint, fetchedAt, ...(hints.ttlMs !== undefined ? { expiresAt: fetchedAt + Math.max(0, hints.ttlMs) } : {}), tools };
-    this.memory.set(serverId, entry);
-    if (!this.options.dir) return;
-    if (hints.persist === false) {
-      await rm(this.fileOf(serverId), { force: true });
-      return;
-    }
-    ensurePrivateDir(this.options.dir);
-    await writeFileAtomic(this.fileOf(serverId), JSON.stringify(entry), { mode: PRIVATE_FILE_MODE });
+    await this.files.set(serverId, entry, hints.persist !== false);
   }
 
   async delete(serverId: string): Promise<void> {
-    this.memory.delete(serverId);
-    if (this.options.dir) await rm(this.fileOf(serverId), { force: true });
+    await this.files.delete(serverId);
   }
 
   /** Drops the in-memory copies (the files stay): what a restart of the app looks like. */
   clearMemory(): void {
-    this.memory.clear();
-  }
-
-  private fileOf(serverId: string): string {
-    if (!this.options.dir) throw new Error('no cache folder');
-    // Server ids are validated to [a-z0-9_-], so they are safe file names.
-    return join(this.options.dir, `${serverId}.tools.json`);
-  }
-
-  private async readFile(serverId: string): Promise<CacheEntry | undefined> {
-    if (!this.options.dir) return undefined;
-    let text: string;
-    try {
-      text = await readFile(this.fileOf(serverId), 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.warn(`tool cache for "${serverId}" is unreadable (${(error as Error).message}); refetching`);
-      return undefined;
-    }
-    const json = jsonProblem(text);
-    if ('problem' in json) return this.setAside(serverId, json.problem);
-    const parsed = CacheFileSchema.safeParse(json.value);
-    if (!parsed.success || parsed.data.serverId !== serverId) return this.setAside(serverId, 'invalid_content');
-    return parsed.data;
-  }
-
-  private setAside(serverId: string, problem: DamageProblem): undefined {
-    const warning = setAside(this.fileOf(serverId), 'tool_cache', problem, { now: this.now });
-    if (warning) this.options.onDamaged?.(warning);
-    return undefined;
-  }
-
-  private warn(message: string): void {
-    this.options.onWarning?.(message);
+    this.files.clearMemory();
   }
 }

@@ -12,12 +12,10 @@
  * Files are written atomically, 0600 in a 0700 folder; a damaged or foreign file is a miss (the
  * server is simply probed), removed quietly — it holds nothing a person needs to know about.
  */
-import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { DiscoverResult, PriorDiscovery } from '@modelcontextprotocol/client';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../storage/privateFiles.js';
+import { PerServerFiles } from '../storage/perServerFiles.js';
 
 const VERDICT_FORMAT = 1;
 
@@ -55,18 +53,19 @@ export interface KeptVerdict {
 }
 
 export class VerdictStore {
-  private readonly memory = new Map<string, VerdictEntry>();
+  private readonly files: PerServerFiles<VerdictEntry>;
   private readonly now: () => number;
 
   constructor(private readonly options: VerdictStoreOptions = {}) {
     this.now = options.now ?? Date.now;
+    // A damaged or foreign verdict file holds nothing a person needs: removed quietly, the server probed.
+    this.files = new PerServerFiles({ dir: options.dir, suffix: '.verdict.json', schema: VerdictFileSchema, onInvalid: (_serverId, file) => rm(file, { force: true }).catch(() => undefined) });
   }
 
   /** The kept verdict of a server, or undefined (none, another fingerprint, past its horizon, unreadable). */
   async get(serverId: string, fingerprint: string): Promise<KeptVerdict | undefined> {
-    const entry = this.memory.get(serverId) ?? (await this.readFile(serverId));
+    const entry = await this.files.get(serverId);
     if (!entry) return undefined;
-    this.memory.set(serverId, entry);
     if (entry.fingerprint !== fingerprint) return undefined;
     const horizon = entry.verdict.kind === 'legacy' ? (this.options.legacyHorizonMs ?? LEGACY_VERDICT_HORIZON_MS) : (this.options.modernHorizonMs ?? MODERN_VERDICT_HORIZON_MS);
     if (this.now() - entry.decidedAt > horizon) return undefined;
@@ -75,54 +74,21 @@ export class VerdictStore {
   }
 
   async set(serverId: string, fingerprint: string, verdict: PriorDiscovery): Promise<void> {
-    const entry: VerdictEntry = {
+    await this.files.set(serverId, {
       format: VERDICT_FORMAT,
       serverId,
       fingerprint,
       decidedAt: this.now(),
       verdict: verdict.kind === 'legacy' ? { kind: 'legacy' } : { kind: 'modern', discover: verdict.discover as KeptDiscover },
-    };
-    this.memory.set(serverId, entry);
-    if (!this.options.dir) return;
-    ensurePrivateDir(this.options.dir);
-    await writeFileAtomic(this.fileOf(serverId), JSON.stringify(entry), { mode: PRIVATE_FILE_MODE });
+    });
   }
 
   async delete(serverId: string): Promise<void> {
-    this.memory.delete(serverId);
-    if (this.options.dir) await rm(this.fileOf(serverId), { force: true });
+    await this.files.delete(serverId);
   }
 
   /** Drops the in-memory copies (the files stay): what a restart of the app looks like. */
   clearMemory(): void {
-    this.memory.clear();
-  }
-
-  private fileOf(serverId: string): string {
-    if (!this.options.dir) throw new Error('no verdict folder');
-    // Server ids are validated to [a-z0-9_-], so they are safe file names.
-    return join(this.options.dir, `${serverId}.verdict.json`);
-  }
-
-  private async readFile(serverId: string): Promise<VerdictEntry | undefined> {
-    if (!this.options.dir) return undefined;
-    let text: string;
-    try {
-      text = await readFile(this.fileOf(serverId), 'utf8');
-    } catch {
-      return undefined;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    const parsed = VerdictFileSchema.safeParse(json);
-    if (!parsed.success || parsed.data.serverId !== serverId) {
-      await rm(this.fileOf(serverId), { force: true }).catch(() => undefined);
-      return undefined;
-    }
-    return parsed.data;
+    this.files.clearMemory();
   }
 }
