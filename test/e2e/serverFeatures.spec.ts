@@ -89,7 +89,9 @@ test('Resources: read on choosing, a template completed and read, a subscription
 
   // Subscribe; the server's update (started by its own tool) marks the resource; reading again clears it.
   await panel.getByRole('button', { name: 'Subscribe to updates' }).click();
-  await expect(panel.getByRole('button', { name: 'Subscribed' })).toHaveAttribute('aria-pressed', 'true');
+  // A status says it is subscribed; the button says what it does next.
+  await expect(panel.getByRole('status').filter({ hasText: 'Subscribed to updates' })).toBeVisible();
+  await expect(panel.getByRole('button', { name: 'Unsubscribe' })).toBeVisible();
   await expect(list.locator('button[data-uri="demo://resource/static/document/features.md"]')).toContainText('subscribed');
   await runTool('everything', 'toggle-subscriber-updates', {}, 'call-toggle-updates-1');
   const changed = panel.getByRole('status').filter({ hasText: 'Changed on the server' });
@@ -105,6 +107,12 @@ test('Resources: read on choosing, a template completed and read, a subscription
   await list.getByRole('list', { name: 'Resource templates' }).getByRole('button', { name: /Dynamic Blob Resource/ }).click();
   const template = detail.getByRole('region', { name: 'Template Dynamic Blob Resource' });
   const variable = template.getByRole('combobox', { name: 'resourceId' });
+  // Its variable is a path segment: required (not "optional"); left empty, it is asked for and nothing is read.
+  await expect(template.getByText('optional')).toHaveCount(0);
+  await template.getByRole('button', { name: 'Read' }).click();
+  await expect(variable).toHaveAttribute('aria-invalid', 'true');
+  await expect(template.getByText('Required.')).toBeVisible();
+  expect(await traceCount('resources/read')).toBe(2);
   await variable.fill('42');
   await template.getByRole('listbox', { name: 'Suggestions' }).getByRole('option', { name: '42' }).click();
   await expect(variable).toHaveValue('42');
@@ -148,6 +156,10 @@ test('Prompts: arguments completed by the server, a required one checked first, 
   await member.focus();
   await expect(suggestions.getByRole('option')).toHaveText(['Alice', 'Bob', 'Charlie']);
   await snap(page, testInfo, 'prompt-completion');
+  // The open list does not cover the form's button: a click on Get prompt cannot pick a suggestion.
+  const listBox = await suggestions.boundingBox();
+  const getBox = await team.getByRole('button', { name: 'Get prompt' }).boundingBox();
+  expect(listBox && getBox && listBox.y + listBox.height <= getBox.y).toBe(true);
   await member.press('ArrowDown');
   await member.press('ArrowDown');
   await member.press('Enter');

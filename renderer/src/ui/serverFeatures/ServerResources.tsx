@@ -4,10 +4,11 @@
  * is a trace) and can be subscribed to; a template is a form whose variables the server
  * completes, read into the URI it expands to.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ErrorShape, RequestOf, ResourceListView, ResourceReadView, ResourceTemplateView, ResourceView, ServerView } from '../../../../shared/contract.js';
 import { formatBytes, formatTime } from '../../lib/format.js';
 import { countOf } from '../../lib/plural.js';
+import { optionalTemplateVariables } from '../../lib/uriTemplate.js';
 import type { DetailEntry } from '../../state/slices/serversSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
@@ -247,19 +248,22 @@ function ResourcePanel({
             <Icon name="refresh" size={14} />
             Read again
           </button>
+          {canSubscribe && subscribed && (
+            <span className="chip chip-positive" role="status">
+              <Icon name="check" size={12} /> Subscribed to updates
+            </span>
+          )}
           {canSubscribe && (
             <button
               type="button"
               className="btn btn-small btn-ghost"
-              aria-pressed={subscribed}
               disabled={toggling}
               onClick={() => {
                 setToggling(true);
                 void setSubscribed(serverId, uri, !subscribed).finally(() => setToggling(false));
               }}
             >
-              {subscribed ? <Icon name="check" size={14} /> : null}
-              {subscribed ? 'Subscribed' : 'Subscribe to updates'}
+              {subscribed ? 'Unsubscribe' : 'Subscribe to updates'}
             </button>
           )}
         </div>
@@ -285,7 +289,9 @@ function ResourcePanel({
 
 function TemplatePanel({ serverId, template, canComplete }: { serverId: string; template: ResourceTemplateView; canComplete: boolean }) {
   const [values, setValues] = useState<Record<string, string>>({});
+  const [missing, setMissing] = useState<string[]>([]);
   const { state, read } = useRead();
+  const optional = useMemo(() => optionalTemplateVariables(template.uriTemplate), [template.uriTemplate]);
   return (
     <section className="feature-detail" aria-label={`Template ${template.name}`}>
       <header className="feature-detail-head">
@@ -296,20 +302,25 @@ function TemplatePanel({ serverId, template, canComplete }: { serverId: string; 
       <form
         className="feature-form"
         aria-label="Template variables"
+        // The form names the missing variables itself (as the prompt form does), not the browser's bubble.
+        noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          void read({ serverId, uriTemplate: template.uriTemplate, variables: values });
+          // An empty variable would leave a hole in the URI: ask for it before anything is sent.
+          const empty = template.variables.filter((name) => !optional.has(name) && (values[name] ?? '').trim() === '');
+          setMissing(empty);
+          if (empty.length === 0) void read({ serverId, uriTemplate: template.uriTemplate, variables: values });
         }}
       >
         {template.variables.length > 0 ? (
           <ArgumentFields
             serverId={serverId}
             target={{ type: 'resource', uriTemplate: template.uriTemplate }}
-            fields={template.variables.map((name) => ({ name, required: false }))}
+            fields={template.variables.map((name) => ({ name, required: !optional.has(name) }))}
             values={values}
             onChange={(name, value) => setValues((current) => ({ ...current, [name]: value }))}
             canComplete={canComplete}
-            missing={[]}
+            missing={missing}
           />
         ) : (
           <p className="muted">This template has no variables.</p>
