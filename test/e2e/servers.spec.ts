@@ -92,6 +92,8 @@ test('adds a stdio server through the form; it connects and shows what it negoti
   await expect(capabilities).toContainText('tools');
   await expect(capabilities).toContainText('listChanged');
   await expect(detail).toContainText('fixture-stdio');
+  // A ready server needs nothing: Reconnect is one action among others, not the primary one.
+  await expect(detail.getByRole('group', { name: 'Server actions' }).getByRole('button', { name: 'Reconnect' })).not.toHaveClass(/btn-primary/);
   await snap(page, testInfo, 'stdio-negotiated');
 
   // Its tools, and its log with the client's own lines.

@@ -39,7 +39,8 @@ export function ServerActions({ view }: { view: ServerView }) {
   return (
     <div className="detail-actions" role="group" aria-label="Server actions">
       {!disabled && (
-        <button type="button" className="btn btn-primary" onClick={() => void connect(id)} disabled={!!busy || state === 'connecting'}>
+        // Primary only when connecting is what the server needs; on a ready server Reconnect is one action among others.
+        <button type="button" className={state === 'ready' ? 'btn' : 'btn btn-primary'} onClick={() => void connect(id)} disabled={!!busy || state === 'connecting'}>
           {mark('connect') ?? <Icon name="plug" />}
           {state === 'ready' || state === 'error' || state === 'reconnecting' ? 'Reconnect' : 'Connect'}
         </button>
