@@ -10,7 +10,7 @@ import { FakeClient, bridgeError, settle } from './fakeClient.js';
 const VISIBILITY = { allServers: true, serverIds: [], localTools: false };
 
 function agent(id: string, name: string, extra: Partial<AgentView> = {}): AgentView {
-  return { id, name, createdAt: 1, visibility: VISIBILITY, sessions: [], calls: 0, ...extra };
+  return { id, name, createdAt: 1, visibility: VISIBILITY, sessions: [], recentClients: [], calls: 0, ...extra };
 }
 
 function view(agents: AgentView[]): AgentsView {
