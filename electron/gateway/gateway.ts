@@ -128,7 +128,7 @@ export class Gateway {
       this.http = http;
       // A later error (none expected once bound) must not end the process.
       http.on('error', () => undefined);
-      this.idleTimer = setInterval(() => void this.expireIdle(), Math.max(1000, Math.min(this.idleMs, 60_000)));
+      this.idleTimer = setInterval(() => void this.expireIdle().catch(() => undefined), Math.max(1000, Math.min(this.idleMs, 60_000)));
       this.idleTimer.unref();
     } else http.close();
     this.setState(outcome);
@@ -182,7 +182,7 @@ export class Gateway {
   /**
    * Closes the 2025 sessions idle now (their transports closed, the sessions removed) and forgets
    * the idle 2026-07-28 clients; the view is told when something went. Runs on a timer while
-   * listening; tests call it after advancing their clock.
+   * listening, and on every authenticated request.
    */
   async expireIdle(): Promise<void> {
     const now = this.clock();
@@ -247,6 +247,9 @@ export class Gateway {
         'WWW-Authenticate': 'Bearer realm="MiniHarness gateway"',
       });
     }
+
+    // Every authenticated request also looks for idle sessions and clients (cheap: a few per agent), besides the timer.
+    void this.expireIdle().catch(() => undefined);
 
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
