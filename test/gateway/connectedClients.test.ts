@@ -5,7 +5,8 @@
  * negotiated. Past the idle window (the gateway's clock is the test's, moved instead of waited
  * for) both go: the modern client is no longer listed, and the legacy session of a client that
  * exited without ending it is closed by the gateway — its transport closed, so the view is told —
- * and a request on that session gets 404 "session not found", so a client still there would initialize again.
+ * and a request on that session gets 404 "session not found", so a client still there would
+ * initialize again. A session holding its notification stream open is connected, quiet or not.
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -40,6 +41,18 @@ function onSession(url: URL, token: string, sessionId: string): Promise<{ status
     );
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** A 2025 GET notification stream on a session, open once the gateway answered its headers. */
+function openStream(url: URL, token: string, sessionId: string): Promise<{ status: number; close(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'GET', headers: { Accept: 'text/event-stream', Authorization: `Bearer ${token}`, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' } }, (res) => {
+      res.on('error', () => undefined);
+      resolve({ status: res.statusCode ?? 0, close: () => req.destroy() });
+    });
+    req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+    req.end();
   });
 }
 
@@ -130,6 +143,29 @@ describe('connected clients of both eras, and idle expiry', () => {
     expect(gone.body).toMatch(/Session not found/);
     expect((await changedAfter(from, (a) => a.sessions.length === 0)).sessions).toEqual([]);
     // And it stays gone: the next request is as unknown.
+    expect((await onSession(app.url, token, sessionId)).status).toBe(404);
+  });
+
+  it('a 2025 session whose notification stream is open is connected however long it is quiet; once the stream ends, the window starts', async () => {
+    const legacy = await connectAgent(app.url, token, 'presence-quiet');
+    const sessionId = (legacy.transport as StreamableHTTPClientTransport).sessionId as string;
+    // The client's own streams go; the session's notification stream is now this one, held open.
+    await legacy.close();
+    const stream = await openStream(app.url, token, sessionId);
+    expect(stream.status).toBe(200);
+    try {
+      now += AGENT_IDLE_MS * 10;
+      expect((await agentView()).sessions.map((s) => s.sessionId)).toEqual([sessionId]);
+    } finally {
+      stream.close();
+    }
+    await vi.waitFor(
+      async () => {
+        now += AGENT_IDLE_MS + 1;
+        expect((await agentView()).sessions).toEqual([]);
+      },
+      { timeout: 10_000 },
+    );
     expect((await onSession(app.url, token, sessionId)).status).toBe(404);
   });
 });
