@@ -136,6 +136,11 @@ export class ModernClients {
     return forgot;
   }
 
+  /** The gateway stopped: no one is connected. */
+  forgetAll(): void {
+    this.byAgent.clear();
+  }
+
   /** The agent was revoked or removed: its clients are no longer listed. */
   forgetAgent(agentId: string): void {
     this.byAgent.delete(agentId);

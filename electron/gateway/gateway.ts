@@ -146,6 +146,7 @@ export class Gateway {
     await Promise.all([...this.sessions.values()].map((s) => s.close()));
     this.sessions.clear();
     await this.modern.close();
+    this.modernClients.forgetAll();
     if (http) {
       await new Promise<void>((resolve) => {
         http.close(() => resolve());

@@ -130,10 +130,14 @@ describe('the modern clients of each agent', () => {
     expect(clients.list('a1')).toEqual([]);
   });
 
-  it('a revoked agent’s clients are forgotten at once', () => {
+  it('a revoked agent’s clients are forgotten at once, and everyone’s when the gateway stops', () => {
     const { clients } = setup();
     clients.request('a1', modernRequest('tools/list', 'cli'), response());
+    clients.request('a2', modernRequest('tools/list', 'cli'), response());
     clients.forgetAgent('a1');
     expect(clients.list('a1')).toEqual([]);
+    expect(clients.list('a2')).toHaveLength(1);
+    clients.forgetAll();
+    expect(clients.list('a2')).toEqual([]);
   });
 });
