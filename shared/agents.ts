@@ -1,6 +1,7 @@
 /**
  * The agent gateway as the GUI sees it: the agents (MCP clients) registered to reach MiniHarness
- * as one MCP server, what each may see, its live sessions and calls; the endpoint's state; and the
+ * as one MCP server, what each may see, who is connected as it (2025 sessions and 2026-07-28
+ * clients) and its calls; the endpoint's state; and the
  * names the gateway gives the tools it aggregates. The `_meta` keys an agent may pass on
  * `tools/call` are defined here, with the README's explanation, so every side spells them alike.
  */
@@ -48,10 +49,29 @@ export const AgentSessionViewSchema = z.object({
   /** What the agent said it is in `initialize` (its own words, shown as such). */
   clientName: z.string().optional(),
   clientVersion: z.string().optional(),
+  /** The 2025 revision negotiated in `initialize`. */
+  protocolVersion: z.string().optional(),
   startedAt: z.number(),
   lastSeenAt: z.number(),
 });
 export type AgentSessionView = z.infer<typeof AgentSessionViewSchema>;
+
+/**
+ * A 2026-07-28 client of an agent: it has no session, so it is known by the clientInfo each of
+ * its requests carries in its `_meta` envelope (its own words, shown as such). Listed while seen
+ * within the idle window or while it holds a request open (a `subscriptions/listen` stream).
+ */
+export const AgentRecentClientViewSchema = z.object({
+  clientName: z.string().optional(),
+  clientVersion: z.string().optional(),
+  /** The revision its requests are sent for ("2026-07-28"). */
+  protocolVersion: z.string(),
+  firstSeenAt: z.number(),
+  lastSeenAt: z.number(),
+  /** It holds a `subscriptions/listen` stream open now. */
+  listening: z.boolean(),
+});
+export type AgentRecentClientView = z.infer<typeof AgentRecentClientViewSchema>;
 
 export const AgentViewSchema = z.object({
   id: z.string(),
@@ -60,8 +80,10 @@ export const AgentViewSchema = z.object({
   /** Set once the token was revoked: every request with it is refused (401). */
   revokedAt: z.number().optional(),
   visibility: AgentVisibilitySchema,
-  /** Open MCP sessions of this agent now. */
+  /** Open 2025 MCP sessions of this agent now (a session unseen for the idle window is closed). */
   sessions: z.array(AgentSessionViewSchema),
+  /** 2026-07-28 clients of this agent connected now (seen within the idle window, or listening). */
+  recentClients: z.array(AgentRecentClientViewSchema),
   /** Tool calls recorded for this agent (all time). */
   calls: z.number().int().nonnegative(),
   lastCall: z.object({ toolName: z.string(), serverId: z.string(), at: z.number(), status: z.string() }).optional(),

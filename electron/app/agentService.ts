@@ -1,10 +1,11 @@
 /**
  * The Agents view's side of the gateway: registering, limiting and revoking agents, and the one
- * view of the endpoint, the agents (with their live sessions and recorded calls) and the names
- * agents see. Every change that alters what an agent sees reaches it at once, in its era's way:
- * list_changed on its open 2025 sessions and on its 2026-07-28 `subscriptions/listen` streams; on
- * revoke, its sessions and streams end. The sessions listed are 2025 sessions: a 2026-07-28 agent
- * is stateless and has none (its calls are counted all the same).
+ * view of the endpoint, the agents (with who is connected as each, and their recorded calls) and
+ * the names agents see. Every change that alters what an agent sees reaches it at once, in its
+ * era's way: list_changed on its open 2025 sessions and on its 2026-07-28 `subscriptions/listen`
+ * streams; on revoke, its sessions and streams end. Who is connected comes in both eras: its 2025
+ * sessions, and its 2026-07-28 clients (stateless, so known by the clientInfo of their requests'
+ * envelopes) seen within the idle window (see electron/gateway/clientPresence.ts).
  */
 import type { AgentsView, AgentView, AgentVisibility } from '../../shared/agents.js';
 import type { Database } from 'better-sqlite3';
@@ -72,6 +73,7 @@ export class AgentService {
       ...(agent.revokedAt !== undefined ? { revokedAt: agent.revokedAt } : {}),
       visibility: agent.visibility,
       sessions: this.gateway.sessionsOf(agent.id),
+      recentClients: this.gateway.recentClientsOf(agent.id),
       calls: stats?.calls ?? 0,
       ...(stats?.lastCall ? { lastCall: stats.lastCall } : {}),
     };

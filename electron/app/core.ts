@@ -202,6 +202,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     version: options.version,
     stdio: options.gateway?.stdio ?? { command: GATEWAY_BIN, args: [] },
     onChange: scheduleAgentsChanged,
+    ...(options.gateway?.idleMs !== undefined ? { idleMs: options.gateway.idleMs } : {}),
+    ...(options.gateway?.clock ? { clock: options.gateway.clock } : {}),
     // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets go through `features` below.
     features: {
       offering: (kind) => registry.servers().flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),

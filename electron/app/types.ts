@@ -23,9 +23,10 @@ export interface AppCoreOptions {
   /**
    * The agent gateway. `port` overrides the saved setting for this run (0: any free port — tests,
    * `--gateway-port`); `stdio`: how the stdio entry (`miniharness-gateway`) is started here,
-   * shown in "Connect an agent".
+   * shown in "Connect an agent"; `idleMs` and `clock`: when an unseen client stops being
+   * connected, and the time it is measured by (tests; defaults: gateway/clientPresence.ts).
    */
-  gateway?: { port?: number; stdio?: { command: string; args: string[] } };
+  gateway?: { port?: number; stdio?: { command: string; args: string[] }; idleMs?: number; clock?: () => number };
   /** Problems the host met before the core started (a corrupt store moved aside, …), for the GUI. */
   warnings?: string[];
   /**

@@ -2,7 +2,8 @@
  * One legacy (2025-era) agent's MCP session with the gateway: the agent server (agentServer.ts)
  * over its own sessionful Streamable HTTP transport (the SDK's Web-standard one, served by
  * webResponse.ts). It lives from `initialize` until the agent ends it (DELETE), the app revokes
- * the agent, or the gateway evicts it; while it lives, the agent gets `tools/list_changed` when
+ * the agent, or the gateway evicts it (beyond the agent's limit of sessions, or idle: unseen for
+ * the idle window with no request open, see clientPresence.ts); while it lives, the agent gets `tools/list_changed` when
  * what it may see changes. A call without `_meta["io.miniharness/callId"]` is keyed by this
  * session plus the JSON-RPC request id (see agentServer.ts). A question a downstream server asks
  * during the agent's call reaches the agent as a real `elicitation/create` (or
@@ -13,15 +14,18 @@ import type { Implementation, Server } from '@modelcontextprotocol/server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { AgentSessionDeps } from './agentServer.js';
 import { buildAgentServer } from './agentServer.js';
+import type { Clock, Presence } from './clientPresence.js';
 import type { SamplingResult } from './modernRounds.js';
 
-export class AgentSession {
+export class AgentSession implements Presence {
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server: see agentServer.ts
   readonly server: Server;
   /** The Web-standard transport: the gateway serves it from Node's HTTP server itself (webResponse.ts). */
   readonly transport: WebStandardStreamableHTTPServerTransport;
-  readonly startedAt = Date.now();
-  lastSeenAt = Date.now();
+  readonly startedAt: number;
+  lastSeenAt: number;
+  /** Its requests open now (a call in progress, its GET notification stream): while any is, it is not idle. */
+  openRequests = 0;
   /** What the agent last saw of its tool list (listed or told changed); list_changed goes out when it differs. */
   knownTools: string | undefined;
   private closed = false;
@@ -30,7 +34,9 @@ export class AgentSession {
     readonly agentId: string,
     private readonly deps: AgentSessionDeps,
     hooks: { onInitialized(session: AgentSession): void; onClosed(session: AgentSession): void },
+    clock: Clock = Date.now,
   ) {
+    this.startedAt = this.lastSeenAt = clock();
     this.server = buildAgentServer(deps, {
       keyWithoutCallId: (agent, requestId) => ({ sessionId: `agent:${agent.id}:mcp-${this.sessionId ?? 'none'}`, callId: `request-${String(requestId)}` }),
       featureSession: (agent) => `agent:${agent.id}:mcp-${this.sessionId ?? 'none'}`,
@@ -65,6 +71,12 @@ export class AgentSession {
   get clientInfo(): Implementation | undefined {
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session: the initialize-scoped identity is exactly what the Agents view shows
     return this.server.getClientVersion();
+  }
+
+  /** The 2025 revision negotiated in `initialize`. */
+  get protocolVersion(): string | undefined {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session: the initialize-negotiated version is this era's
+    return this.server.getNegotiatedProtocolVersion();
   }
 
   async start(): Promise<void> {

@@ -7,6 +7,10 @@
  * Only then is the era decided, by the SDK's own predicate (`isLegacyRequest`): a request carrying
  * the 2026-07-28 `_meta` envelope is served statelessly (modernAgents.ts); anything else is a
  * 2025-era request, served in a session (agentSession.ts) that must belong to that agent.
+ * Who is connected is known in both eras (clientPresence.ts): the 2025 sessions, and the
+ * 2026-07-28 clients by the clientInfo of their envelopes. A session unseen for the idle window
+ * with no request open is closed (a client that exited without ending it says nothing), and a
+ * request on it then gets 404 "session not found", so a client still there initializes again.
  * Nothing an agent sends can end the process. A port in use is a state the Agents view shows, not
  * a crash.
  */
@@ -14,13 +18,15 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
-import type { AgentSessionView, GatewayStatus } from '../../shared/agents.js';
+import type { AgentRecentClientView, AgentSessionView, GatewayStatus } from '../../shared/agents.js';
 import { GATEWAY_PATH } from '../../shared/agents.js';
 import { MAX_BRIDGE_FRAME_BYTES } from '../../shared/limits.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
 import type { AgentStore, StoredAgent } from './agentStore.js';
+import type { Clock } from './clientPresence.js';
+import { AGENT_IDLE_MS, holdWhileOpen, isIdle, ModernClients } from './clientPresence.js';
 import { ModernAgents } from './modernAgents.js';
 import { serveWebRequest, toWebRequest } from './webResponse.js';
 
@@ -34,6 +40,10 @@ export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActi
   maxBodyBytes?: number;
   /** Open sessions one agent may hold; the least recently used is closed beyond it. */
   maxSessionsPerAgent?: number;
+  /** A 2025 session or 2026-07-28 client unseen this long with no request open is no longer connected (default AGENT_IDLE_MS). */
+  idleMs?: number;
+  /** The time (default Date.now; tests advance their own). */
+  clock?: Clock;
 }
 
 type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
@@ -84,11 +94,20 @@ export class Gateway {
   private activityTimer: NodeJS.Timeout | undefined;
   /** Modern (stateless) agents: one SDK handler per agent. */
   private readonly modern: ModernAgents;
+  /** Modern clients seen lately, by the clientInfo of their envelopes. */
+  private readonly modernClients: ModernClients;
+  private readonly idleMs: number;
+  private readonly clock: Clock;
+  /** Looks for idle sessions and clients while listening. */
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: GatewayOptions) {
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BRIDGE_FRAME_BYTES;
     this.maxSessions = options.maxSessionsPerAgent ?? 32;
+    this.idleMs = options.idleMs ?? AGENT_IDLE_MS;
+    this.clock = options.clock ?? Date.now;
     this.modern = new ModernAgents((agentId) => this.depsOf(agentId));
+    this.modernClients = new ModernClients(this.clock, this.idleMs);
   }
 
   status(): GatewayStatus {
@@ -109,6 +128,8 @@ export class Gateway {
       this.http = http;
       // A later error (none expected once bound) must not end the process.
       http.on('error', () => undefined);
+      this.idleTimer = setInterval(() => void this.expireIdle().catch(() => undefined), Math.max(1000, Math.min(this.idleMs, 60_000)));
+      this.idleTimer.unref();
     } else http.close();
     this.setState(outcome);
     return this.status();
@@ -120,9 +141,12 @@ export class Gateway {
     this.http = undefined;
     clearTimeout(this.activityTimer);
     this.activityTimer = undefined;
+    clearInterval(this.idleTimer);
+    this.idleTimer = undefined;
     await Promise.all([...this.sessions.values()].map((s) => s.close()));
     this.sessions.clear();
     await this.modern.close();
+    this.modernClients.forgetAll();
     if (http) {
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
@@ -132,19 +156,41 @@ export class Gateway {
     if (this.state.state !== 'off') this.setState({ state: 'off', port: this.state.port });
   }
 
+  /** The agent's open 2025 sessions (one idle but not yet closed is left out). */
   sessionsOf(agentId: string): AgentSessionView[] {
+    const now = this.clock();
     return [...this.sessions.values()]
-      .filter((s) => s.agentId === agentId && s.sessionId !== undefined)
+      .filter((s) => s.agentId === agentId && s.sessionId !== undefined && !isIdle(s, now, this.idleMs))
       .map((s) => {
         const info = s.clientInfo;
+        const protocolVersion = s.protocolVersion;
         return {
           sessionId: s.sessionId as string,
           ...(info?.name ? { clientName: info.name } : {}),
           ...(info?.version ? { clientVersion: info.version } : {}),
+          ...(protocolVersion ? { protocolVersion } : {}),
           startedAt: s.startedAt,
           lastSeenAt: s.lastSeenAt,
         };
       });
+  }
+
+  /** The agent's 2026-07-28 clients connected now. */
+  recentClientsOf(agentId: string): AgentRecentClientView[] {
+    return this.modernClients.list(agentId);
+  }
+
+  /**
+   * Closes the 2025 sessions idle now (their transports closed, the sessions removed) and forgets
+   * the idle 2026-07-28 clients; the view is told when something went. Runs on a timer while
+   * listening, and on every authenticated request.
+   */
+  async expireIdle(): Promise<void> {
+    const now = this.clock();
+    const idle = [...this.sessions.values()].filter((s) => isIdle(s, now, this.idleMs));
+    // onClosed (each session's transport closing) reports the change.
+    await Promise.all(idle.map((s) => s.close()));
+    if (this.modernClients.forgetIdle()) this.options.onChange();
   }
 
   /** The tools or an agent's visibility changed: sessions and listen streams whose list differs get list_changed. */
@@ -155,6 +201,7 @@ export class Gateway {
 
   /** The agent was revoked or removed: its sessions and listen streams end now, its requests in flight are aborted. */
   async closeAgent(agentId: string): Promise<void> {
+    this.modernClients.forgetAgent(agentId);
     await Promise.all([...[...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()), this.modern.closeAgent(agentId)]);
   }
 
@@ -202,6 +249,9 @@ export class Gateway {
       });
     }
 
+    // Every authenticated request also looks for idle sessions and clients (cheap: a few per agent), besides the timer.
+    void this.expireIdle().catch(() => undefined);
+
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     let body: unknown;
@@ -225,13 +275,21 @@ export class Gateway {
     }
 
     // The SDK's own era decision (the envelope claim), on the body already read: modern requests never reach a session.
-    if (!(await isLegacyRequest(toWebRequest(req), body))) return this.modern.serve(agent.id, req, res, body);
+    if (!(await isLegacyRequest(toWebRequest(req), body))) {
+      if (this.modernClients.request(agent.id, body, res)) this.options.onChange();
+      return this.modern.serve(agent.id, req, res, body);
+    }
 
     if (sessionId !== undefined) {
       const session = this.sessions.get(sessionId);
       // Another agent's session id is as unknown as a made-up one.
       if (!session || session.agentId !== agent.id) return jsonRpcError(res, 404, -32001, 'Session not found: initialize a new session.');
-      session.lastSeenAt = Date.now();
+      // Idle but not yet closed by the timer: it is closed now, and is as unknown as any other.
+      if (isIdle(session, this.clock(), this.idleMs)) {
+        await session.close();
+        return jsonRpcError(res, 404, -32001, 'Session not found: it expired unused; initialize a new session.');
+      }
+      holdWhileOpen(session, res, this.clock);
       return serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body);
     }
     // No session and no envelope: a GET (the 2025 notification stream) or DELETE needs a session; a 2026-07-28 agent has neither.
@@ -240,6 +298,7 @@ export class Gateway {
       return jsonRpcError(res, 400, -32000, 'Bad request: no session id; start with an initialize request.');
     }
     const session = this.openSession(agent);
+    holdWhileOpen(session, res, this.clock);
     await session.start();
     await serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body);
   }
@@ -273,6 +332,7 @@ export class Gateway {
           onChange();
         },
       },
+      this.clock,
     );
   }
 

@@ -100,10 +100,14 @@ test.describe('an agent through the GUI', () => {
     await expect(connect.getByLabel('VS Code configuration')).not.toContainText(token);
     await connect.getByRole('button', { name: 'Done' }).click();
 
-    // The agent connects: its live session appears with what the client says it is.
+    // The agent connects: its 2025 session appears with what the client says it is.
     agent = await connectAgent(new URL(url), token, 'e2e-client');
-    await expect(card.getByText('1 live session')).toBeVisible();
-    await expect(card.getByRole('table', { name: `Live sessions of ${AGENT}` })).toContainText('e2e-client');
+    await expect(card.getByText('1 connected client')).toBeVisible();
+    const row = card.getByRole('table', { name: `Connected clients of ${AGENT}` }).locator('tbody tr');
+    await expect(row).toHaveCount(1);
+    await expect(row).toHaveAttribute('data-era', 'legacy');
+    await expect(row).toContainText('e2e-client');
+    await expect(row).toContainText(/2025-\d\d-\d\d · session/);
 
     // Allow: the dialog names the agent; the agent gets the result.
     const allowed = agent.callTool({ name: 'fx__append', arguments: { line: 'allowed' } });
@@ -159,6 +163,15 @@ test.describe('an agent through the GUI', () => {
     try {
       expect([modern.getProtocolEra(), modern.getNegotiatedProtocolVersion()]).toEqual(['modern', '2026-07-28']);
       expect((await modern.listTools()).tools.map((t) => t.name)).toContain('fx__append');
+      // It has no session, yet the card lists it as connected, by the clientInfo its requests carry, with its revision.
+      const card = page.getByRole('listitem', { name: AGENT });
+      await expect(card.getByText('1 connected client')).toBeVisible();
+      const row = card.getByRole('table', { name: `Connected clients of ${AGENT}` }).locator('tbody tr');
+      await expect(row).toHaveCount(1);
+      await expect(row).toHaveAttribute('data-era', 'modern');
+      await expect(row).toContainText('e2e-modern');
+      await expect(row).toContainText('2.0.0');
+      await expect(row).toContainText('2026-07-28');
 
       const dialog = page.getByRole('alertdialog', { name: `Approval: append, asked by ${AGENT}` });
       const allowed = modern.callTool({ name: 'fx__append', arguments: { line: 'modern' }, _meta: { 'io.miniharness/callId': 'e2e-modern-1' } });
@@ -185,7 +198,7 @@ test.describe('an agent through the GUI', () => {
       expect(text(again)).toBe('appended modern');
       expect(again._meta?.['io.miniharness/replayed']).toBe(true);
       expect(lines(counter)).toEqual(['modern']);
-      await expect(page.getByRole('listitem', { name: AGENT }).getByText('3 calls recorded')).toBeVisible();
+      await expect(card.getByText('3 calls recorded')).toBeVisible();
     } finally {
       await modern.close();
     }
@@ -199,13 +212,13 @@ test.describe('an agent through the GUI', () => {
     const url = (await page.getByTestId('gateway-url').textContent()) ?? '';
     agent = await connectAgent(new URL(url), token);
     const card = page.getByRole('listitem', { name: AGENT });
-    await expect(card.getByText('1 live session')).toBeVisible();
+    await expect(card.getByText('1 connected client')).toBeVisible();
     await expect(card.getByRole('button', { name: 'Remove…' })).toHaveCount(0);
 
     await card.getByRole('button', { name: 'Revoke…' }).click();
     const confirm = page.getByRole('alertdialog', { name: `Revoke ${AGENT}?` });
     await confirm.getByRole('button', { name: 'Cancel' }).click();
-    await expect(card.getByText('1 live session')).toBeVisible();
+    await expect(card.getByText('1 connected client')).toBeVisible();
     await card.getByRole('button', { name: 'Revoke…' }).click();
     await confirm.getByRole('button', { name: 'Revoke' }).click();
     await expect(card.getByText('revoked', { exact: true })).toBeVisible();

@@ -31,8 +31,11 @@ export interface GatewayApp {
   close(): Promise<void>;
 }
 
-/** `allowNotListening`: return the app even when its gateway could not bind (a port in use); `url` is then the configured one. */
-export async function startGatewayApp(dir: string, options: { gatewayPort?: number; allowNotListening?: boolean } = {}): Promise<GatewayApp> {
+/**
+ * `allowNotListening`: return the app even when its gateway could not bind (a port in use); `url` is then the configured one.
+ * `clock`: the time the gateway measures idle clients by (a test advances it instead of waiting).
+ */
+export async function startGatewayApp(dir: string, options: { gatewayPort?: number; allowNotListening?: boolean; clock?: () => number } = {}): Promise<GatewayApp> {
   const dataDir = join(dir, 'data');
   const core = await buildAppCore({
     mode: 'browser',
@@ -41,7 +44,7 @@ export async function startGatewayApp(dir: string, options: { gatewayPort?: numb
     secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'Test'),
     config: openConfConfigStore(dataDir),
     version: '0.0.0-test',
-    gateway: { port: options.gatewayPort ?? 0 },
+    gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}) },
   });
   const events: GatewayApp['events'] = [];
   const waiters = new Set<{ event: EventName; match: (p: unknown) => boolean; resolve: (p: unknown) => void }>();

@@ -1,16 +1,18 @@
 /**
  * The agents slice: 'agents.changed' replaces the view; a new agent's token goes to the caller
- * only, never into the store; a refused revoke is said, and the agent stays as it was.
+ * only, never into the store; a refused revoke is said, and the agent stays as it was. An
+ * agent's connected clients put its 2025 sessions and 2026-07-28 clients in one list.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentsView, AgentView } from '../../shared/agents.js';
+import { connectedClientsOf } from '../../renderer/src/state/slices/agentsSlice.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
 import { FakeClient, bridgeError, settle } from './fakeClient.js';
 
 const VISIBILITY = { allServers: true, serverIds: [], localTools: false };
 
 function agent(id: string, name: string, extra: Partial<AgentView> = {}): AgentView {
-  return { id, name, createdAt: 1, visibility: VISIBILITY, sessions: [], calls: 0, ...extra };
+  return { id, name, createdAt: 1, visibility: VISIBILITY, sessions: [], recentClients: [], calls: 0, ...extra };
 }
 
 function view(agents: AgentView[]): AgentsView {
@@ -62,5 +64,29 @@ describe('agents slice', () => {
     await revoked;
     await settle();
     expect(state().agentsView?.agents[0]?.revokedAt).toBe(5);
+  });
+});
+
+describe('an agent’s connected clients', () => {
+  it('both eras in one list, the most recently seen first, each with its era and revision', () => {
+    const clients = connectedClientsOf(
+      agent('a1', 'Mixed', {
+        sessions: [{ sessionId: 's1', clientName: 'inspector', clientVersion: '0.9', protocolVersion: '2025-06-18', startedAt: 10, lastSeenAt: 20 }],
+        recentClients: [
+          { clientName: 'claude-code', clientVersion: '2.1', protocolVersion: '2026-07-28', firstSeenAt: 5, lastSeenAt: 30, listening: true },
+          { protocolVersion: '2026-07-28', firstSeenAt: 1, lastSeenAt: 2, listening: false },
+        ],
+      }),
+    );
+    expect(clients).toEqual([
+      { key: expect.stringMatching(/^modern:/) as unknown, era: 'modern', protocolVersion: '2026-07-28', clientName: 'claude-code', clientVersion: '2.1', since: 5, lastSeenAt: 30, listening: true },
+      { key: 'session:s1', era: 'legacy', protocolVersion: '2025-06-18', clientName: 'inspector', clientVersion: '0.9', since: 10, lastSeenAt: 20, listening: false },
+      { key: expect.stringMatching(/^modern:/) as unknown, era: 'modern', protocolVersion: '2026-07-28', clientName: undefined, clientVersion: undefined, since: 1, lastSeenAt: 2, listening: false },
+    ]);
+    expect(new Set(clients.map((c) => c.key)).size).toBe(3);
+  });
+
+  it('none when neither era is connected', () => {
+    expect(connectedClientsOf(agent('a1', 'Idle'))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The agent gateway as the Agents view shows it: the endpoint's state, the registered agents
- * (with their live sessions and recorded calls) and the names agents see. Loaded with
+ * (with who is connected as each, in both eras, and their recorded calls) and the names agents
+ * see; `connectedClientsOf` puts an agent's 2025 sessions and 2026-07-28 clients in one list. Loaded with
  * 'agents.list', then replaced whole by every 'agents.changed'. History and Traces read the
  * agents' names for their caller filter.
  *
@@ -10,6 +11,46 @@
 import type { AgentsView, AgentView, AgentVisibility } from '../../../../shared/agents.js';
 import { messageOf } from '../../bridge/index.js';
 import type { ClientSliceCreator } from '../types.js';
+
+/** One client connected as an agent, whichever its era: a 2025 session or a 2026-07-28 client known by its envelope's clientInfo. */
+export interface ConnectedClient {
+  key: string;
+  era: 'legacy' | 'modern';
+  /** The revision it speaks: the 2025 one negotiated, or the one its requests are sent for. */
+  protocolVersion: string | undefined;
+  clientName: string | undefined;
+  clientVersion: string | undefined;
+  /** Session started (2025), first seen (2026-07-28). */
+  since: number;
+  lastSeenAt: number;
+  /** 2026-07-28: it holds a `subscriptions/listen` stream open. */
+  listening: boolean;
+}
+
+/** The agent's connected clients of both eras, most recently seen first. */
+export function connectedClientsOf(agent: AgentView): ConnectedClient[] {
+  const legacy = agent.sessions.map<ConnectedClient>((s) => ({
+    key: `session:${s.sessionId}`,
+    era: 'legacy',
+    protocolVersion: s.protocolVersion,
+    clientName: s.clientName,
+    clientVersion: s.clientVersion,
+    since: s.startedAt,
+    lastSeenAt: s.lastSeenAt,
+    listening: false,
+  }));
+  const modern = agent.recentClients.map<ConnectedClient>((c) => ({
+    key: `modern:${JSON.stringify([c.clientName ?? null, c.clientVersion ?? null, c.protocolVersion])}`,
+    era: 'modern',
+    protocolVersion: c.protocolVersion,
+    clientName: c.clientName,
+    clientVersion: c.clientVersion,
+    since: c.firstSeenAt,
+    lastSeenAt: c.lastSeenAt,
+    listening: c.listening,
+  }));
+  return [...legacy, ...modern].sort((a, b) => b.lastSeenAt - a.lastSeenAt);
+}
 
 export interface AgentsSlice {
   agentsView: AgentsView | undefined;

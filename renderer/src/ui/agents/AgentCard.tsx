@@ -1,6 +1,8 @@
 /**
- * One registered agent: when it was created (and revoked), what it sees, its live sessions (the
- * client's own name and version, when it connected and was last seen), how many calls it made
+ * One registered agent: when it was created (and revoked), what it sees, who is connected as it
+ * in both protocol eras — its 2025 sessions and its 2026-07-28 clients (stateless: known by the
+ * clientInfo their requests carry, listed while seen lately) — with each client's own name and
+ * version, the revision it speaks, when it connected and was last seen; how many calls it made
  * and the last one; and what can be done with it: connect, change what it sees, revoke (after a
  * confirmation), remove once revoked.
  */
@@ -9,6 +11,7 @@ import type { AgentView, GatewayStatus } from '../../../../shared/agents.js';
 import { formatDateTime } from '../../lib/format.js';
 import { countOf } from '../../lib/plural.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
+import { connectedClientsOf } from '../../state/slices/agentsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { Spinner } from '../components/Spinner.js';
@@ -21,7 +24,7 @@ type Open = 'connect' | 'visibility' | 'revoke' | 'remove' | undefined;
 const CONFIRM = {
   revoke: {
     label: 'Revoke',
-    text: 'Its open sessions end now and every later request with its token is refused. This cannot be undone: to let it in again, add a new agent. Its recorded calls stay in History.',
+    text: 'Its open sessions and streams end now and every later request with its token is refused. This cannot be undone: to let it in again, add a new agent. Its recorded calls stay in History.',
   },
   remove: { label: 'Remove', text: 'It disappears from this list. Its recorded calls stay in History and Traces under its name.' },
 } as const;
@@ -39,26 +42,31 @@ function useVisibilityText(agent: AgentView): string {
   return `The tools of ${names.join(', ')}${local}.`;
 }
 
-function Sessions({ agent }: { agent: AgentView }) {
-  if (agent.sessions.length === 0) return <p className="muted">No live session: the agent is not connected now.</p>;
+function ConnectedClients({ agent }: { agent: AgentView }) {
+  const clients = connectedClientsOf(agent);
+  if (clients.length === 0) return <p className="muted">No connected client: the agent has not been seen lately.</p>;
   return (
     <div className="table-scroll">
-      <table className="table agent-sessions" aria-label={`Live sessions of ${agent.name}`}>
+      <table className="table agent-sessions" aria-label={`Connected clients of ${agent.name}`}>
         <thead>
           <tr>
             <th scope="col">Client (as it says)</th>
             <th scope="col">Version</th>
+            <th scope="col">Protocol</th>
             <th scope="col">Connected</th>
             <th scope="col">Last seen</th>
           </tr>
         </thead>
         <tbody>
-          {agent.sessions.map((s) => (
-            <tr key={s.sessionId} data-session-id={s.sessionId}>
-              <td>{s.clientName ?? <span className="muted">not given</span>}</td>
-              <td>{s.clientVersion ?? <span className="muted">—</span>}</td>
-              <td title={formatDateTime(s.startedAt)}>{formatWhen(s.startedAt)}</td>
-              <td title={formatDateTime(s.lastSeenAt)}>{formatWhen(s.lastSeenAt)}</td>
+          {clients.map((c) => (
+            <tr key={c.key} data-era={c.era}>
+              <td>{c.clientName ?? <span className="muted">not given</span>}</td>
+              <td>{c.clientVersion ?? <span className="muted">—</span>}</td>
+              <td title={c.era === 'legacy' ? 'A 2025 session, opened by initialize' : 'Stateless: each request says who it is'}>
+                {c.protocolVersion ?? <span className="muted">2025</span>} {c.era === 'legacy' ? <span className="muted">· session</span> : c.listening ? <span className="muted">· listening</span> : null}
+              </td>
+              <td title={formatDateTime(c.since)}>{formatWhen(c.since)}</td>
+              <td title={formatDateTime(c.lastSeenAt)}>{formatWhen(c.lastSeenAt)}</td>
             </tr>
           ))}
         </tbody>
@@ -76,6 +84,7 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
   const close = () => setOpen(undefined);
   const revoked = agent.revokedAt !== undefined;
   const last = agent.lastCall;
+  const connected = agent.sessions.length + agent.recentClients.length;
 
   return (
     <li className={`card agent-card ${revoked ? 'is-revoked' : ''}`} aria-labelledby={`agent-${agent.id}-name`} data-agent-id={agent.id}>
@@ -86,7 +95,7 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
         {revoked ? (
           <span className="chip chip-error">revoked</span>
         ) : (
-          <span className={agent.sessions.length > 0 ? 'chip chip-positive' : 'chip'}>{agent.sessions.length > 0 ? `${countOf(agent.sessions.length, 'live session', 'live sessions')}` : 'not connected'}</span>
+          <span className={connected > 0 ? 'chip chip-positive' : 'chip'}>{connected > 0 ? countOf(connected, 'connected client', 'connected clients') : 'not connected'}</span>
         )}
         <div className="agent-card-actions">
           {busy && <Spinner label="Saving" />}
@@ -134,7 +143,7 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
           )}
         </dd>
       </dl>
-      {!revoked && <Sessions agent={agent} />}
+      {!revoked && <ConnectedClients agent={agent} />}
 
       {open === 'connect' && <ConnectAgentDialog agentName={agent.name} gateway={gateway} onClose={close} />}
       {open === 'visibility' && <EditVisibilityDialog agent={agent} onClose={close} />}

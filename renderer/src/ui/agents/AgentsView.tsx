@@ -1,9 +1,10 @@
 /**
  * The Agents view: MiniHarness as one MCP server for agents. The endpoint and its state, the
- * registered agents (live sessions, calls, what each sees), "Add agent" with its one-time token,
+ * registered agents (connected clients of both eras, calls, what each sees), "Add agent" with its one-time token,
  * and the names agents see for the tools. Kept current by 'agents.changed'.
  */
 import { useEffect, useState } from 'react';
+import { countOf } from '../../lib/plural.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { EmptyState } from '../components/EmptyState.js';
@@ -47,7 +48,7 @@ export function AgentsView() {
       </div>
     );
   } else {
-    const live = view.agents.reduce((n, a) => n + a.sessions.length, 0);
+    const live = view.agents.reduce((n, a) => n + a.sessions.length + a.recentClients.length, 0);
     body = (
       <>
         <GatewayCard gateway={view.gateway} />
@@ -56,7 +57,7 @@ export function AgentsView() {
             Add an agent to get its token and the configuration for Claude Desktop, VS Code, Cursor or Claude Code. Its calls then ask you here, and show in History and Traces.
           </EmptyState>
         ) : (
-          <ul className="agent-list" aria-label={`Agents, ${live} live ${live === 1 ? 'session' : 'sessions'}`}>
+          <ul className="agent-list" aria-label={`Agents, ${countOf(live, 'connected client', 'connected clients')}`}>
             {view.agents.map((agent) => (
               <AgentCard key={agent.id} agent={agent} gateway={view.gateway} />
             ))}
