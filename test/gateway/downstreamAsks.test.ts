@@ -71,6 +71,7 @@ describe('a downstream server asks during a call: the agent that made it answers
     });
     await ready;
     await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_name', level: 'ALLOW' });
+    await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_sample', level: 'ALLOW' });
     token = (await app.createAgent('Askers')).token;
   }, 60_000);
 
@@ -97,6 +98,24 @@ describe('a downstream server asks during a call: the agent that made it answers
     expect(trace.status).toBe('ok');
     expect(rounds).toEqual([{ round: 1, requests: [{ kind: 'elicitation', answeredBy: 'agent' }] }]);
     expect(JSON.stringify(rounds)).not.toContain('Ada');
+  });
+
+  it("a 2026-07-28 agent that declared sampling answers with its model: the text is relayed; other content is refused clearly", async () => {
+    const agent: ModernClient = await connectModernAgent(app.url, token, 'modern-sampler', { sampling: {} });
+    closers.push(() => agent.close());
+    let reply: 'text' | 'image' = 'text';
+    agent.setRequestHandler('sampling/createMessage', () =>
+      reply === 'text'
+        ? { role: 'assistant', content: { type: 'text', text: 'hi from the agent' }, model: 'agent-model' }
+        : { role: 'assistant', content: { type: 'image', data: 'AAAA', mimeType: 'image/png' }, model: 'agent-model' },
+    );
+    const before = personAsks().length;
+    expect(textOf(await agent.callTool({ name: 'dn__ask_sample', arguments: {} }))).toBe('model said: hi from the agent');
+    reply = 'image';
+    const refused = (await agent.callTool({ name: 'dn__ask_sample', arguments: {} })) as { isError?: boolean };
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/image.*only a single text response is relayed/);
+    expect(personAsks().length).toBe(before);
   });
 
   it('a 2025 agent that declared elicitation gets the question as a real request', async () => {
