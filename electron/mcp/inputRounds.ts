@@ -55,12 +55,16 @@ export async function runInputRounds(params: Params, send: (params: Params) => P
     const requests: InputRound['requests'] = [];
     const responses: Record<string, InputResponse> = {};
     for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
-      signal.throwIfAborted();
-      const answered = await answer(key, request, context, signal);
+      throwIfAborted(signal);
+      // An answerer that gave up because the call ended: the call's end is the error.
+      const answered = await answer(key, request, context, signal).catch((error: unknown) => {
+        throwIfAborted(signal);
+        throw error;
+      });
       responses[key] = answered.response;
       requests.push({ kind: answered.kind, answeredBy: answered.answeredBy });
     }
-    signal.throwIfAborted();
+    throwIfAborted(signal);
     context.onRound?.({ round, requests });
     result = await send({
       ...params,
@@ -69,6 +73,16 @@ export async function runInputRounds(params: Params, send: (params: Params) => P
     });
   }
   return result;
+}
+
+/**
+ * The call ended while a question was being answered: fails the way an aborted SDK request does
+ * (errorMapping.ts words it: cancelled by the caller, or past the call's total deadline).
+ */
+function throwIfAborted(signal: AbortSignal): void {
+  if (!signal.aborted) return;
+  const reason: unknown = signal.reason;
+  throw reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
 }
 
 /** Answers one embedded request, through the call's hook, the person, or the configuration. */

@@ -10,8 +10,10 @@
  *
  * Both eras reach the same handlers: a legacy server sends these as requests; a modern
  * (2026-07-28) server answers a `tools/call`, `prompts/get` or `resources/read` with
- * `input_required`, and the SDK dispatches each embedded request here, then retries the call with
- * the answers (at most MAX_INPUT_ROUNDS rounds: negotiation.ts). Nothing else answers for the
+ * `input_required`. For prompts/get and resources/read the SDK dispatches each embedded request
+ * here, then retries with the answers (at most MAX_INPUT_ROUNDS rounds: negotiation.ts); a tool
+ * call runs its rounds itself (inputRounds.ts) and uses `answerElicitation` / `answerSampling`
+ * below when the call has no answerer of its own (an agent's). Nothing else answers for the
  * person: without handlers the capabilities are not declared and such a call fails.
  *
  * Nothing a person answers is logged: the server's log gets one line per request with its kind,
