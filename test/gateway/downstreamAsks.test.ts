@@ -15,6 +15,7 @@ import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_INPUT_ROUNDS } from '../../electron/mcp/negotiation.js';
 import { META_CALL_ID } from '../../shared/agents.js';
 import type { CallOutcome } from '../../shared/contract.js';
 import type { TraceDetail, TraceSummary } from '../../shared/traces.js';
@@ -47,8 +48,8 @@ describe('a downstream server asks during a call: the agent that made it answers
   const closers: Array<() => Promise<void>> = [];
 
   /** The rounds the trace of one call recorded (from its attempt events), and the trace's own status. */
-  async function roundsOf(callId: string): Promise<{ trace: TraceSummary; rounds: RoundData[] }> {
-    const { traces } = await app.call<{ traces: TraceSummary[] }>('traces.list', { toolName: 'ask_name', serverId: 'dn' });
+  async function roundsOf(callId: string, toolName = 'ask_name'): Promise<{ trace: TraceSummary; rounds: RoundData[] }> {
+    const { traces } = await app.call<{ traces: TraceSummary[] }>('traces.list', { toolName, serverId: 'dn' });
     const matching = traces.filter((t) => t.callId === callId);
     expect(matching).toHaveLength(1); // one call, one trace
     const detail = await app.call<TraceDetail>('traces.get', { traceId: matching[0]!.traceId });
@@ -72,6 +73,7 @@ describe('a downstream server asks during a call: the agent that made it answers
     await ready;
     await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_name', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_sample', level: 'ALLOW' });
+    await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_forever', level: 'ALLOW' });
     token = (await app.createAgent('Askers')).token;
   }, 60_000);
 
@@ -116,6 +118,21 @@ describe('a downstream server asks during a call: the agent that made it answers
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/image.*only a single text response is relayed/);
     expect(personAsks().length).toBe(before);
+  });
+
+  it('a server that keeps asking the agent is stopped after the bounded rounds; the trace holds every round', async () => {
+    const agent: ModernClient = await connectModernAgent(app.url, token, 'modern-patient', { elicitation: { form: {} } });
+    closers.push(() => agent.close());
+    let asked = 0;
+    agent.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: `round ${++asked}` } }));
+    const result = (await agent.callTool({ name: 'dn__ask_forever', arguments: {}, _meta: { [META_CALL_ID]: 'forever-call' } })) as { isError?: boolean };
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/kept asking for more input/);
+    expect(asked).toBe(MAX_INPUT_ROUNDS);
+    const { trace, rounds } = await roundsOf('forever-call', 'ask_forever');
+    expect(trace.status).toBe('error');
+    expect(rounds.map((r) => r.round)).toEqual(Array.from({ length: MAX_INPUT_ROUNDS }, (_, i) => i + 1));
+    expect(rounds.every((r) => r.requests.length === 1 && r.requests[0]?.answeredBy === 'agent')).toBe(true);
   });
 
   it('a 2025 agent that declared elicitation gets the question as a real request', async () => {
