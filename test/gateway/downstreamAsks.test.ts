@@ -1,7 +1,7 @@
 /**
  * A downstream 2026-07-28 server's question during an agent's call reaches the agent that made
  * the call, end to end: the real app core and gateway, the v2 dual-era fixture as the downstream
- * server (stdio, pinned modern; its `ask_name` answers `input_required` with an elicitation, then
+ * server (stdio, pinned modern, as eraPeers.ts's modernStdioConfig runs it; its `ask_name` answers `input_required` with an elicitation, then
  * `hello <name>`), agents as real SDK clients of both eras.
  *
  * - a 2026-07-28 agent that declared elicitation answers it (as `input_required` of its own
@@ -19,8 +19,8 @@ import { MAX_INPUT_ROUNDS } from '../../electron/mcp/negotiation.js';
 import { META_CALL_ID } from '../../shared/agents.js';
 import type { CallOutcome } from '../../shared/contract.js';
 import type { TraceDetail, TraceSummary } from '../../shared/traces.js';
-import { scratchDir } from '../helpers/fixtures.js';
-import { buildModernFixture, modernStdioConfig } from '../mcp/eraPeers.js';
+import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
+import { BUILT_MODERN_FIXTURE, buildModernFixture } from '../mcp/eraPeers.js';
 import type { GatewayApp } from './support.js';
 import { connectAgent, connectModernAgent, startGatewayApp } from './support.js';
 
@@ -64,11 +64,10 @@ describe('a downstream server asks during a call: the agent that made it answers
   beforeAll(async () => {
     await buildModernFixture();
     app = await startGatewayApp(scratch.dir);
-    const config = modernStdioConfig('dn', 'modern');
     const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'dn' && p.status.state === 'ready');
     await app.call('servers.save', {
       mode: 'create',
-      config: { id: config.id, name: config.name, transport: 'stdio', command: config.command, args: config.args, cwd: config.cwd, env: {}, protocolEra: 'modern' },
+      config: { id: 'dn', name: 'dn', transport: 'stdio', command: process.execPath, args: [BUILT_MODERN_FIXTURE], cwd: PROJECT_ROOT, env: {}, protocolEra: 'modern' },
     });
     await ready;
     await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_name', level: 'ALLOW' });
