@@ -1,7 +1,9 @@
 /**
  * Tool calls made through the contract: each runs through `HarnessApplication.executeTool` under
  * its caller's identity; a running call can be cancelled (the server is told); History can
- * replay a completed call or run a recorded one again as a new call.
+ * replay a completed call or run a recorded one again as a new call. A caller that can answer a
+ * downstream server's questions itself (an agent, through the gateway: `ask` / `sample`) gets
+ * them; the GUI's calls have no such hooks, and the person is asked.
  *
  * The caller's identity (user + session) keys the checkpoints, so it must be as stable as the
  * callIds the caller may re-send: a callId re-sent after a restart, a reload or a lost answer
@@ -15,7 +17,9 @@ import type { Database } from 'better-sqlite3';
 import type { CallOutcome, EventName, EventOf, RequestOf } from '../../shared/contract.js';
 import type { CheckpointStore } from '../checkpoints/types.js';
 import type { ExecuteResult, HarnessApplication } from '../harness/application.js';
-import type { ProgressUpdate } from '../mcp/types.js';
+import type { CallAsks, CallQuestion, ProgressUpdate } from '../mcp/types.js';
+import type { SamplingParams, SamplingResult } from '../mcp/retiredFeatures.js';
+import type { ElicitResult } from '@modelcontextprotocol/client';
 import { persistentValue } from '../storage/appMeta.js';
 import { AppError } from './errors.js';
 
@@ -34,6 +38,19 @@ export interface Caller {
 export interface CallOptions {
   signal?: AbortSignal;
   onProgress?: (update: ProgressUpdate) => void;
+  /**
+   * The caller answers a downstream server's elicitation during this call itself (an agent that
+   * declared it can: the gateway asks it in its era's way). Absent: the person is asked.
+   */
+  ask?: (question: CallQuestion, signal: AbortSignal) => Promise<ElicitResult>;
+  /** The same for a downstream sampling request: the caller's model answers it (its text is relayed). */
+  sample?: (request: SamplingParams, signal: AbortSignal) => Promise<SamplingResult>;
+}
+
+/** The caller's answerers as the MCP layer takes them; none when the caller can answer nothing (the GUI). */
+function callAsksOf(options: CallOptions): CallAsks | undefined {
+  if (!options.ask && !options.sample) return undefined;
+  return { ...(options.ask ? { elicit: options.ask } : {}), ...(options.sample ? { sample: options.sample } : {}) };
 }
 
 const GUI_SESSION_KEY = 'gui_session_id';
@@ -87,6 +104,7 @@ export class CallService {
     if (options.signal?.aborted) controller.abort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     this.running.set(key, controller);
+    const asks = callAsksOf(options);
     try {
       const result = await this.harness.executeTool(request.name, request.args, {
         userId: caller.userId,
@@ -96,6 +114,7 @@ export class CallService {
         signal: controller.signal,
         ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
         onProgress: options.onProgress ?? ((update) => this.emit('call.progress', { callId: request.callId, ...update })),
+        ...(asks ? { asks } : {}),
       });
       return this.outcome(caller.sessionId, request.callId, result);
     } finally {

@@ -6,7 +6,9 @@
  *    happens before any side effect;
  * 2. the checkpoint for sessionId + callId is claimed atomically;
  * 3. a completed record is replayed as is; otherwise only the owner (fresh random lease) runs;
- * 4. recoverable failures are retried with backoff, every attempt an event of the same trace;
+ * 4. recoverable failures are retried with backoff, every attempt an event of the same trace
+ *    (with the `input_required` rounds it went through: the kinds asked and who answered —
+ *    the agent that made the call, or the person — never the answers);
  * 5. on success the result is saved, if the lease is still ours.
  *
  * Tool names: a local tool and an MCP tool may share a name. A call by name then reaches the
@@ -23,7 +25,7 @@ import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInPr
 import { checkpointArguments } from '../checkpoints/hash.js';
 import { MCPRequestCancelled, MCPUnknownToolError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
-import type { ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
+import type { CallAsks, InputRound, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { toolSchemaFingerprint } from '../security/fingerprint.js';
 import type { ToolAnnotationHints } from '../security/permissions.js';
@@ -46,6 +48,12 @@ export interface ExecuteOptions {
   /** Deadline per attempt for MCP tools (the server's timeout when absent). */
   timeoutMs?: number;
   onProgress?: (update: ProgressUpdate) => void;
+  /**
+   * Who answers the questions a 2026-07-28 server asks during the call (`input_required`): the
+   * caller itself — an agent that declared it can. Absent (the GUI, or an agent that cannot), the
+   * person is asked. Each round is recorded in the call's trace (kinds and who answered, never the answers).
+   */
+  asks?: CallAsks;
 }
 
 export interface ExecuteResult {
@@ -331,11 +339,14 @@ export class HarnessApplication {
     for (let attempt = 1; ; attempt++) {
       trace.event('attempt_started', { attempt });
       const started = performance.now();
+      // The server's input_required rounds during this attempt: what was asked, who answered.
+      const inputRounds: InputRound[] = [];
+      const rounds = (): { inputRounds?: InputRound[] } => (inputRounds.length > 0 ? { inputRounds } : {});
       try {
         // A server may echo a credential it was given: known secrets never reach the stored
         // result, the trace, the caller or the GUI.
-        const result = tracer.redactSecretValues(await this.invoke(target, toolName, args, options));
-        trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
+        const result = tracer.redactSecretValues(await this.invoke(target, toolName, args, options, (round) => inputRounds.push(round)));
+        trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started, ...rounds() });
         // 5. Save the replayable result — only while the lease is still ours — and return it once stored.
         await checkpoints.grouped.complete(options.sessionId, options.callId, lease, result);
         trace.event('completed', { isError: result.isError, contentBlocks: result.content.length });
@@ -344,7 +355,7 @@ export class HarnessApplication {
       } catch (error) {
         const cancelled = options.signal?.aborted === true || error instanceof MCPRequestCancelled;
         const verdict = classifyFailure(error, this.retry, { idempotent, cancelled });
-        trace.event('attempt_finished', { attempt, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error), recoverable: verdict.retry });
+        trace.event('attempt_finished', { attempt, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error), recoverable: verdict.retry, ...rounds() });
         if (verdict.retry && attempt < this.retry.maxAttempts) {
           if (target.kind === 'mcp' && this.isReconnecting(target.serverId)) {
             // The server is down and coming back by itself: wait for it (not a blind sleep).
@@ -387,10 +398,12 @@ export class HarnessApplication {
     return options.timeoutMs ?? this.options.registry.server(serverId)?.timeoutMs ?? 30_000;
   }
 
-  private invoke(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<NormalizedToolResult> {
+  private invoke(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions, onInputRound: (round: InputRound) => void): Promise<NormalizedToolResult> {
     if (target.kind === 'local') return target.tool.run(args, options.signal ? { signal: options.signal } : {});
     return this.options.registry.callServerTool(target.serverId, toolName, args, {
       agentId: options.userId,
+      ...(options.asks ? { asks: options.asks } : {}),
+      onInputRound,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),

@@ -14,7 +14,9 @@
  * normalized tool results. Beside it, one concern per file: errorMapping.ts (every failure as a
  * typed error that names the server and says what to do — never a secret: anything from outside
  * is redacted first), listChanges.ts, signInRounds.ts (OAuth), serverAsks.ts (elicitation,
- * sampling, roots — also as `input_required` rounds), transports.ts and stdioTransport.ts.
+ * sampling, roots), inputRounds.ts (a modern tool call's `input_required` rounds, answered by the
+ * call's own answerers when it has them — an agent's — else the person), toolOutput.ts,
+ * transports.ts and stdioTransport.ts.
  */
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import type { PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
@@ -49,6 +51,8 @@ import { SessionRenewal } from './sessionRenewal.js';
 import { SignInRounds } from './signInRounds.js';
 import { LogBuffer } from './logBuffer.js';
 import { invalidHeaderDeclaration } from './toolHeaders.js';
+import { runInputRounds } from './inputRounds.js';
+import { checkToolOutput, withoutOutputSchema } from './toolOutput.js';
 import { networkFailureOf } from './networkFailure.js';
 import type { ServerAskHandlers } from './serverAsks.js';
 import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.js';
@@ -254,8 +258,9 @@ export class MCPClient implements ToolClient {
       capabilities: clientCapabilities(this.options.asks),
       listChanged: this.listChanges.sdkHandlers(),
       versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs, this.config.transport),
-      // input_required rounds go to the same handlers as a legacy server's requests: the person's
-      // dialogs (serverAsks.ts); nothing else answers them, and one request takes at most this many.
+      // input_required rounds of prompts/get and resources/read go to the same handlers as a legacy
+      // server's requests: the person's dialogs (serverAsks.ts), at most this many. A tool call
+      // runs its rounds itself (inputRounds.ts): its caller may answer them.
       inputRequired: { autoFulfill: true, maxRounds: MAX_INPUT_ROUNDS },
     });
     this.sdk = sdk;
@@ -369,43 +374,74 @@ export class MCPClient implements ToolClient {
   async callTool(name: string, args: Record<string, unknown>, options: RequestOptions = {}): Promise<NormalizedToolResult> {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const maxTotalMs = Math.max(timeoutMs, this.config.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS);
-    const send = (): Promise<unknown> =>
-      this.session.send(`tools/call "${name}"`, (sdk) =>
-        withMaxTotal(maxTotalMs, options.signal, (signal) =>
-          // A 401/403 means the server did not run it: after a browser sign-in it is sent again.
-          this.signIns.run(
-            () =>
-              sdk.callTool({ name, arguments: args, ...this.logLevel.meta(this._negotiated?.era) }, {
-                // The definition listed, for the SDK's header mirroring (Mcp-Param-*) and output
-                // validation on a modern connection (our pages are listed one by one, not by the SDK).
-                ...(this.toolDefinitions.has(name) ? { toolDefinition: this.toolDefinitions.get(name) } : {}),
-                timeout: timeoutMs,
-                signal,
-                // Progress restarts the deadline, up to the maximum total. A progress handler is
-                // always set: without one the SDK sends no progress token, and the server cannot report any.
-                resetTimeoutOnProgress: true,
-                maxTotalTimeout: maxTotalMs,
-                onprogress: options.onProgress ?? (() => undefined),
-              }),
-            signal,
-          ),
-        ),
-      );
+    // A modern call's input_required rounds run here (inputRounds.ts), where the call's own answerers are known.
+    const rounds = this._negotiated?.era === 'modern';
+    const params = { name, arguments: args, ...this.logLevel.meta(this._negotiated?.era) };
     try {
-      let result: unknown;
-      try {
-        result = await send();
-      } catch (error) {
-        // -32020: the headers did not match the server's idea of the tool (its definition changed):
-        // the request was refused unread, so the tools are listed again and it is sent once more.
-        if (!(error instanceof ProtocolError && error.code === HEADER_MISMATCH) || options.signal?.aborted) throw error;
-        this.log.note(`tools/call "${name}": the server's tool definition changed (header mismatch); listing tools again and retrying once`);
-        await this.listTools({ timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
-        result = await send();
-      }
+      // The maximum total bounds the whole call, every round and every answer included.
+      const result = await withMaxTotal(maxTotalMs, options.signal, (signal) => {
+        const send = (legParams: Record<string, unknown>): Promise<unknown> => this.sendToolCall(name, legParams, { timeoutMs, maxTotalMs, signal, rounds, ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, options.signal);
+        if (!rounds) return send(params);
+        return runInputRounds(
+          params,
+          send,
+          {
+            serverId: this.serverId,
+            person: this.options.asks ? { serverId: this.serverId, handlers: this.options.asks, note: (line) => this.log.note(line) } : undefined,
+            asks: options.asks,
+            roots: () => this.roots,
+            note: (line) => this.log.note(line),
+            onRound: options.onInputRound,
+            maxRounds: MAX_INPUT_ROUNDS,
+          },
+          signal,
+        );
+      });
+      if (rounds) await checkToolOutput(this.toolDefinitions.get(name), result);
       return normalizeToolResult(result);
     } catch (error) {
       throw this.noteFailure(this.mapError(error, `tools/call "${name}"`, timeoutMs, options.signal));
+    }
+  }
+
+  /** One `tools/call` request on the wire (one leg of a call with rounds), retried once when the tool's definition changed. */
+  private async sendToolCall(
+    name: string,
+    params: Record<string, unknown>,
+    leg: { timeoutMs: number; maxTotalMs: number; signal: AbortSignal; rounds: boolean; onProgress?: RequestOptions['onProgress'] },
+    callerSignal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    const send = (): Promise<unknown> =>
+      this.session.send(`tools/call "${name}"`, (sdk) =>
+        // A 401/403 means the server did not run it: after a browser sign-in it is sent again.
+        this.signIns.run(() => {
+          // The definition listed, for the SDK's header mirroring (Mcp-Param-*) and output
+          // validation on a modern connection (our pages are listed one by one, not by the SDK).
+          // With rounds, the SDK hands an input_required answer back, and the output schema is
+          // checked on the complete result only (toolOutput.ts).
+          const definition = this.toolDefinitions.get(name);
+          return sdk.callTool(params as { name: string }, {
+            ...(definition ? { toolDefinition: leg.rounds ? withoutOutputSchema(definition) : definition } : {}),
+            ...(leg.rounds ? { allowInputRequired: true } : {}),
+            timeout: leg.timeoutMs,
+            signal: leg.signal,
+            // Progress restarts the deadline, up to the maximum total. A progress handler is
+            // always set: without one the SDK sends no progress token, and the server cannot report any.
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: leg.maxTotalMs,
+            onprogress: leg.onProgress ?? (() => undefined),
+          });
+        }, leg.signal),
+      );
+    try {
+      return await send();
+    } catch (error) {
+      // -32020: the headers did not match the server's idea of the tool (its definition changed):
+      // the request was refused unread, so the tools are listed again and it is sent once more.
+      if (!(error instanceof ProtocolError && error.code === HEADER_MISMATCH) || callerSignal?.aborted) throw error;
+      this.log.note(`tools/call "${name}": the server's tool definition changed (header mismatch); listing tools again and retrying once`);
+      await this.listTools({ timeoutMs: leg.timeoutMs, ...(callerSignal ? { signal: callerSignal } : {}) });
+      return send();
     }
   }
 

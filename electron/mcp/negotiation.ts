@@ -23,7 +23,7 @@ import type { NegotiatedInfo, ProtocolEra, VerdictSource } from './types.js';
 /** The 2026-07-28 revision: the one modern revision this client pins to. */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
-/** How many `input_required` rounds one request may take (each round is a person's answer). */
+/** How many `input_required` rounds one request may take (each round is answered by the person, or by the agent that made the call). */
 export const MAX_INPUT_ROUNDS = 8;
 
 /** The longest a stdio server's silence to the probe is waited for before it counts as legacy. */

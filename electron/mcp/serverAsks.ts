@@ -10,8 +10,10 @@
  *
  * Both eras reach the same handlers: a legacy server sends these as requests; a modern
  * (2026-07-28) server answers a `tools/call`, `prompts/get` or `resources/read` with
- * `input_required`, and the SDK dispatches each embedded request here, then retries the call with
- * the answers (at most MAX_INPUT_ROUNDS rounds: negotiation.ts). Nothing else answers for the
+ * `input_required`. For prompts/get and resources/read the SDK dispatches each embedded request
+ * here, then retries with the answers (at most MAX_INPUT_ROUNDS rounds: negotiation.ts); a tool
+ * call runs its rounds itself (inputRounds.ts) and uses `answerElicitation` / `answerSampling`
+ * below when the call has no answerer of its own (an agent's). Nothing else answers for the
  * person: without handlers the capabilities are not declared and such a call fails.
  *
  * Nothing a person answers is logged: the server's log gets one line per request with its kind,
@@ -20,7 +22,7 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
-import type { Client, ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
+import type { Client, ClientCapabilities, ElicitRequestFormParams, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
 import type { RootEntry as Root, SamplingParams as CreateMessageRequestParams, SamplingResult as CreateMessageResult } from './retiredFeatures.js';
 
 export type ElicitationAsk =
@@ -103,56 +105,79 @@ export function registerServerRequestHandlers(sdk: Client, context: ServerReques
   });
 
   if (!handlers) return;
-
-  sdk.setRequestHandler('elicitation/create', async (request, ctx) => {
-    const params = request.params; // the SDK has validated it (a malformed request is answered "invalid params")
-    if (params.task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run elicitation requests as tasks.');
-    let ask: ElicitationAsk;
-    let what: string;
-    if (params.mode === 'url') {
-      // Only a web page may be opened: never file:, javascript: or an app's own scheme.
-      if (!/^https?:$/.test(new URL(params.url).protocol)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'An elicitation link must be an http or https URL.');
-      ask = { serverId, mode: 'url', message: params.message, url: params.url, elicitationId: params.elicitationId };
-      what = `link to ${hostOf(params.url)}`;
-    } else {
-      ask = { serverId, mode: 'form', message: params.message, requestedSchema: params.requestedSchema };
-      what = `form, ${plural(Object.keys(params.requestedSchema.properties).length, 'field', 'fields')}`;
-    }
-    try {
-      const result = await handlers.elicit(ask, ctx.mcpReq.signal);
-      note(`elicitation request (${what}): ${ctx.mcpReq.signal.aborted ? 'withdrawn' : result.action}`);
-      return result;
-    } catch (error) {
-      throw refusal('elicitation', what, error, note);
-    }
-  });
-
-  sdk.setRequestHandler('sampling/createMessage', async (request, ctx) => {
-    const params = request.params; // the SDK has validated it
-    if (params.task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run sampling requests as tasks.');
-    // Not declared (`sampling.tools`): the spec says to refuse a request that offers tools.
-    if (params.tools || params.toolChoice) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not support tools in sampling requests.');
-    const what = `${plural(params.messages.length, 'message', 'messages')}, up to ${params.maxTokens} tokens`;
-    let answer: SamplingAnswer;
-    try {
-      answer = await handlers.sample({ serverId, params }, ctx.mcpReq.signal);
-    } catch (error) {
-      throw refusal('sampling', what, error, note);
-    }
-    if (answer.action === 'reject') {
-      note(`sampling request (${what}): ${answer.reason === 'person' ? 'rejected' : answer.reason}`);
-      const message = answer.reason === 'person' ? 'The person rejected the sampling request.' : answer.reason === 'expired' ? 'Nobody answered the sampling request in time.' : 'The sampling request was withdrawn.';
-      throw new ProtocolError(SAMPLING_REJECTED_CODE, message);
-    }
-    note(`sampling request (${what}): response sent`);
-    const result: CreateMessageResult = { role: 'assistant', content: { type: 'text', text: answer.text }, model: answer.model, stopReason: 'endTurn' };
-    return result;
-  });
+  sdk.setRequestHandler('elicitation/create', (request, ctx) => answerElicitation({ serverId, handlers, note }, request.params, ctx.mcpReq.signal));
+  sdk.setRequestHandler('sampling/createMessage', (request, ctx) => answerSampling({ serverId, handlers, note }, request.params, ctx.mcpReq.signal));
 
   // A link's flow finished out of band: worth a line in the log, nothing to answer.
   sdk.setNotificationHandler('notifications/elicitation/complete', () => {
     note('the server reports an elicitation link flow complete');
   });
+}
+
+/** Who answers for the person, and where the log lines go (one concern of ServerRequestContext). */
+export interface PersonAnswerer {
+  serverId: string;
+  handlers: ServerAskHandlers;
+  note: (line: string) => void;
+}
+
+/** What an elicitation asks, for the log: a form's field count, a link's host (never its path). */
+export function describeElicitation(params: ElicitRequestParams): string {
+  return params.mode === 'url' ? `link to ${hostOf(params.url)}` : `form, ${plural(Object.keys(params.requestedSchema.properties).length, 'field', 'fields')}`;
+}
+
+/** Refuses what this client never runs or shows: tasks, and links other than web pages. */
+export function checkElicitation(params: ElicitRequestParams): void {
+  if (params.task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run elicitation requests as tasks.');
+  // Only a web page may be opened: never file:, javascript: or an app's own scheme.
+  if (params.mode === 'url' && !/^https?:$/.test(new URL(params.url).protocol)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'An elicitation link must be an http or https URL.');
+}
+
+/** Refuses what this client never runs: tasks, and tools in a sampling request (`sampling.tools` is not declared). */
+export function checkSampling(params: CreateMessageRequestParams): void {
+  if (params.task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run sampling requests as tasks.');
+  if (params.tools || params.toolChoice) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not support tools in sampling requests.');
+}
+
+/** What a sampling request asks, for the log. */
+export function describeSampling(params: CreateMessageRequestParams): string {
+  return `${plural(params.messages.length, 'message', 'messages')}, up to ${params.maxTokens} tokens`;
+}
+
+/** An elicitation answered by the person (a legacy request, or an `input_required` entry). */
+export async function answerElicitation(person: PersonAnswerer, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+  checkElicitation(params);
+  const what = describeElicitation(params);
+  const ask: ElicitationAsk =
+    params.mode === 'url'
+      ? { serverId: person.serverId, mode: 'url', message: params.message, url: params.url, elicitationId: params.elicitationId }
+      : { serverId: person.serverId, mode: 'form', message: params.message, requestedSchema: params.requestedSchema };
+  try {
+    const result = await person.handlers.elicit(ask, signal);
+    person.note(`elicitation request (${what}): ${signal.aborted ? 'withdrawn' : result.action}`);
+    return result;
+  } catch (error) {
+    throw refusal('elicitation', what, error, person.note);
+  }
+}
+
+/** A sampling request answered by the person: their text as the model's response, or the refusal. */
+export async function answerSampling(person: PersonAnswerer, params: CreateMessageRequestParams, signal: AbortSignal): Promise<CreateMessageResult> {
+  checkSampling(params);
+  const what = describeSampling(params);
+  let answer: SamplingAnswer;
+  try {
+    answer = await person.handlers.sample({ serverId: person.serverId, params }, signal);
+  } catch (error) {
+    throw refusal('sampling', what, error, person.note);
+  }
+  if (answer.action === 'reject') {
+    person.note(`sampling request (${what}): ${answer.reason === 'person' ? 'rejected' : answer.reason}`);
+    const message = answer.reason === 'person' ? 'The person rejected the sampling request.' : answer.reason === 'expired' ? 'Nobody answered the sampling request in time.' : 'The sampling request was withdrawn.';
+    throw new ProtocolError(SAMPLING_REJECTED_CODE, message);
+  }
+  person.note(`sampling request (${what}): response sent`);
+  return { role: 'assistant', content: { type: 'text', text: answer.text }, model: answer.model, stopReason: 'endTurn' };
 }
 
 /** A request no dialog could take: the server learns why (invalid params), the log says so. */

@@ -1,6 +1,6 @@
 /** Shapes the MCP layer hands to the rest of the app (registry, executor, GUI). */
-import type { DiscoverResult, Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
-import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
+import type { DiscoverResult, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
+import type { LogLevel as LoggingLevel, SamplingParams, SamplingResult } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { LogBuffer } from './logBuffer.js';
@@ -47,6 +47,34 @@ export interface RequestOptions {
   /** Deadline for this request; the server's configured timeout when absent. */
   timeoutMs?: number;
   onProgress?: (update: ProgressUpdate) => void;
+  /**
+   * `tools/call` only: who answers the questions a 2026-07-28 server asks during this call
+   * (`input_required`), instead of the client's own handlers (the person). Set when the caller
+   * can answer them itself — an agent that declared it can. A legacy server's requests are not
+   * tied to a call: they always go to the client's handlers.
+   */
+  asks?: CallAsks;
+  /** `tools/call` only: told after each `input_required` round was answered (never the answers). */
+  onInputRound?: (round: InputRound) => void;
+}
+
+/** A server's question as the caller of a tool call gets it: the elicitation's params, no server id. */
+export type CallQuestion = ElicitRequestFormParams | ElicitRequestURLParams;
+
+/** The caller's own answerers for one tool call's `input_required` rounds; each may be absent. */
+export interface CallAsks {
+  elicit?: (question: CallQuestion, signal: AbortSignal) => Promise<ElicitResult>;
+  sample?: (params: SamplingParams, signal: AbortSignal) => Promise<SamplingResult>;
+}
+
+/** Who answered an embedded request: the call's caller (an agent), the person, or the client itself (roots). */
+export type InputAnswerer = 'agent' | 'person' | 'client';
+
+/** One `input_required` round of a tool call: what was asked and who answered — never the answers. */
+export interface InputRound {
+  /** 1, 2, 3… */
+  round: number;
+  requests: Array<{ kind: 'elicitation' | 'sampling' | 'roots'; answeredBy: InputAnswerer }>;
 }
 
 export type ClientState = 'new' | 'initializing' | 'ready' | 'closed';

@@ -1,0 +1,162 @@
+/**
+ * The `input_required` rounds of one `tools/call` on a 2026-07-28 connection, run by the client
+ * itself (the SDK's auto-fulfilment is left to prompts/get and resources/read): the SDK hands the
+ * `input_required` answer back (`allowInputRequired`), each embedded request is answered here,
+ * and the same call is sent again with `inputResponses` and the server's `requestState` echoed
+ * untouched — at most `maxRounds` times, then the SDK's "rounds exceeded" error (errorMapping.ts
+ * words it).
+ *
+ * Running the rounds here, inside the call, is what lets a call carry its own answerers: the SDK
+ * fulfils its rounds outside the caller's context, so nothing there can tell which call a
+ * question belongs to. Who answers each embedded request:
+ * - an elicitation or a sampling request: the call's own hook when it has one (an agent that
+ *   declared it can answer — `RequestOptions.asks`), else the client's handlers (the person);
+ *   neither: the call fails, no answer is made up;
+ * - roots: the configured folders, always (never a person).
+ * An agent's sampling answer is relayed as text only; anything else is refused with a clear error.
+ *
+ * Each round is reported (`onRound`: the kinds asked and who answered — never the answers), and
+ * every answer waits under the call's signal (the caller's cancel and the call's total deadline).
+ */
+import { SdkError, SdkErrorCode, isInputRequiredResult, specTypeSchemas } from '@modelcontextprotocol/client';
+import type { ElicitRequestParams, ElicitResult, InputRequest, InputResponse } from '@modelcontextprotocol/client';
+import { MCPProtocolError } from './errors.js';
+import type { SamplingParams, SamplingResult } from './retiredFeatures.js';
+import type { PersonAnswerer } from './serverAsks.js';
+import { answerElicitation, answerSampling, checkElicitation, checkSampling, describeElicitation, describeSampling, rootsOf } from './serverAsks.js';
+import type { CallAsks, InputAnswerer, InputRound } from './types.js';
+
+export interface InputRoundsContext {
+  serverId: string;
+  /** The client's handlers (the person's dialogs); absent when the client has nobody to ask. */
+  person: PersonAnswerer | undefined;
+  /** This call's own answerers (an agent's), tried first. */
+  asks: CallAsks | undefined;
+  roots: () => readonly string[];
+  /** A line for the server's log (never an answer's content). */
+  note: (line: string) => void;
+  onRound?: ((round: InputRound) => void) | undefined;
+  maxRounds: number;
+}
+
+type Params = Record<string, unknown>;
+type Answered = { response: InputResponse; kind: InputRound['requests'][number]['kind']; answeredBy: InputAnswerer };
+
+/**
+ * Sends `params` (a `tools/call`'s), and while the server answers `input_required`, answers its
+ * requests and sends the call again with them. Resolves with the first complete result.
+ */
+export async function runInputRounds(params: Params, send: (params: Params) => Promise<unknown>, context: InputRoundsContext, signal: AbortSignal): Promise<unknown> {
+  let result = await send(params);
+  for (let round = 1; isInputRequiredResult(result); round++) {
+    if (round > context.maxRounds) {
+      throw new SdkError(SdkErrorCode.InputRequiredRoundsExceeded, `input_required rounds exceeded (${context.maxRounds})`, { rounds: context.maxRounds });
+    }
+    const requests: InputRound['requests'] = [];
+    const responses: Record<string, InputResponse> = {};
+    for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
+      throwIfAborted(signal);
+      // An answerer that gave up because the call ended: the call's end is the error.
+      const answered = await answer(key, request, context, signal).catch((error: unknown) => {
+        throwIfAborted(signal);
+        throw error;
+      });
+      responses[key] = answered.response;
+      requests.push({ kind: answered.kind, answeredBy: answered.answeredBy });
+    }
+    throwIfAborted(signal);
+    context.onRound?.({ round, requests });
+    result = await send({
+      ...params,
+      ...(result.inputRequests ? { inputResponses: responses } : {}),
+      ...(result.requestState !== undefined ? { requestState: result.requestState } : {}),
+    });
+  }
+  return result;
+}
+
+/**
+ * The call ended while a question was being answered: fails the way an aborted SDK request does
+ * (errorMapping.ts words it: cancelled by the caller, or past the call's total deadline).
+ */
+function throwIfAborted(signal: AbortSignal): void {
+  if (!signal.aborted) return;
+  const reason: unknown = signal.reason;
+  throw reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
+}
+
+/** Answers one embedded request, through the call's hook, the person, or the configuration. */
+async function answer(key: string, request: InputRequest, context: InputRoundsContext, signal: AbortSignal): Promise<Answered> {
+  const method = (request as { method?: unknown }).method;
+  switch (method) {
+    case 'roots/list': {
+      const roots = rootsOf(context.roots());
+      context.note(`roots/list answered with ${roots.length} ${roots.length === 1 ? 'folder' : 'folders'}`);
+      return { response: { roots }, kind: 'roots', answeredBy: 'client' };
+    }
+    case 'elicitation/create': {
+      const params = validParams(key, 'ElicitRequestParams', request.params) as ElicitRequestParams;
+      if (context.asks?.elicit) return { response: withFormDefaults(params, await agentElicitation(params, context.asks.elicit, context, signal)), kind: 'elicitation', answeredBy: 'agent' };
+      return { response: withFormDefaults(params, await answerElicitation(person(context, 'elicitation'), params, signal)), kind: 'elicitation', answeredBy: 'person' };
+    }
+    case 'sampling/createMessage': {
+      const params = validParams(key, 'CreateMessageRequestParams', request.params) as SamplingParams;
+      if (context.asks?.sample) return { response: await agentSampling(params, context.asks.sample, context, signal), kind: 'sampling', answeredBy: 'agent' };
+      return { response: await answerSampling(person(context, 'sampling'), params, signal), kind: 'sampling', answeredBy: 'person' };
+    }
+    default:
+      throw new SdkError(SdkErrorCode.InvalidResult, `Invalid input request '${key}': ${JSON.stringify(String(method)).slice(0, 80)} is not an embedded request this client answers`);
+  }
+}
+
+/** The embedded request's params, as the spec shapes them; a malformed one fails the call. */
+function validParams(key: string, type: 'ElicitRequestParams' | 'CreateMessageRequestParams', params: unknown): unknown {
+  const checked = specTypeSchemas[type]['~standard'].validate(params ?? {});
+  if (checked.issues) throw new SdkError(SdkErrorCode.InvalidResult, `Invalid input request '${key}': ${checked.issues.map((issue) => issue.message).join('; ').slice(0, 200)}`);
+  return checked.value;
+}
+
+function person(context: InputRoundsContext, kind: 'elicitation' | 'sampling'): PersonAnswerer {
+  if (!context.person) throw new SdkError(SdkErrorCode.CapabilityNotSupported, `The server asked for ${kind}, and nobody here can answer it.`);
+  return context.person;
+}
+
+/** An elicitation answered by the call's agent: the question without this client's envelope. */
+async function agentElicitation(params: ElicitRequestParams, elicit: NonNullable<CallAsks['elicit']>, context: InputRoundsContext, signal: AbortSignal): Promise<ElicitResult> {
+  checkElicitation(params);
+  const { _meta: _envelope, task: _task, ...question } = params as ElicitRequestParams & { _meta?: unknown; task?: unknown };
+  const what = describeElicitation(params);
+  const result = await elicit(question.mode === 'url' ? question : { ...question, mode: 'form' }, signal);
+  const checked = specTypeSchemas.ElicitResult['~standard'].validate(result);
+  if (checked.issues) throw new MCPProtocolError(context.serverId, `the agent's answer to the server's elicitation request (${what}) is not a valid elicitation result`);
+  context.note(`elicitation request (${what}): ${checked.value.action} (answered by the agent)`);
+  return checked.value;
+}
+
+/** A sampling request answered by the call's agent: its text relayed; any other content refused. */
+async function agentSampling(params: SamplingParams, sample: NonNullable<CallAsks['sample']>, context: InputRoundsContext, signal: AbortSignal): Promise<SamplingResult> {
+  checkSampling(params);
+  const what = describeSampling(params);
+  const { _meta: _envelope, task: _task, ...request } = params as SamplingParams & { _meta?: unknown; task?: unknown };
+  const result = await sample(request, signal);
+  const blocks = Array.isArray(result.content) ? result.content : [result.content];
+  const text = blocks.length === 1 && blocks[0]?.type === 'text' ? blocks[0].text : undefined;
+  if (text === undefined || typeof result.model !== 'string') {
+    const kinds = blocks.map((block) => String((block as { type?: unknown } | undefined)?.type)).join(', ') || 'nothing';
+    context.note(`sampling request (${what}): the agent's answer was not text (${kinds}); refused`);
+    throw new MCPProtocolError(context.serverId, `the agent answered the server's sampling request with ${kinds}; only a single text response is relayed to a server`);
+  }
+  context.note(`sampling request (${what}): response sent (answered by the agent)`);
+  return { role: 'assistant', content: { type: 'text', text }, model: result.model, ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}) };
+}
+
+/** A form's defaults filled into an accepted answer where it left them out (the client declares `applyDefaults`). */
+export function withFormDefaults(params: ElicitRequestParams, result: ElicitResult): ElicitResult {
+  if (params.mode === 'url' || result.action !== 'accept') return result;
+  const content: Record<string, unknown> = { ...(result.content ?? {}) };
+  for (const [name, property] of Object.entries(params.requestedSchema.properties)) {
+    const fallback = (property as { default?: unknown }).default;
+    if (content[name] === undefined && fallback !== undefined) content[name] = fallback;
+  }
+  return { ...result, content: content as ElicitResult['content'] };
+}
