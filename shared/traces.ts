@@ -39,6 +39,15 @@ export const TraceEventDataSchemas = {
     recoverable: z.boolean().optional(),
   }),
   retry_scheduled: z.looseObject({ nextAttempt: count.min(2), delayMs: ms, reason: z.string() }),
+  /**
+   * A 2026-07-28 server answered the call with `input_required`: one event per round, what it
+   * asked and who answered (an agent through the gateway, the person, or the client itself for
+   * roots) — never the answers.
+   */
+  input_requested: z.looseObject({
+    round: count.min(1),
+    requests: z.array(z.looseObject({ kind: z.enum(['elicitation', 'sampling', 'roots']), answeredBy: z.enum(['agent', 'person', 'client']) })),
+  }),
   /** A completed checkpoint answered the call; nothing ran. */
   replay: z.looseObject({ originalTraceId: z.string().optional(), completedAt: z.number().optional(), resolvedBy: z.literal('manual').optional() }),
   completed: z.looseObject({ isError: z.boolean(), contentBlocks: count.optional() }),
@@ -76,6 +85,7 @@ export const TraceEventSchema = z.discriminatedUnion('type', [
   storedEvent('attempt_started'),
   storedEvent('attempt_finished'),
   storedEvent('retry_scheduled'),
+  storedEvent('input_requested'),
   storedEvent('replay'),
   storedEvent('completed'),
   storedEvent('failed'),

@@ -339,14 +339,12 @@ export class HarnessApplication {
     for (let attempt = 1; ; attempt++) {
       trace.event('attempt_started', { attempt });
       const started = performance.now();
-      // The server's input_required rounds during this attempt: what was asked, who answered.
-      const inputRounds: InputRound[] = [];
-      const rounds = (): { inputRounds?: InputRound[] } => (inputRounds.length > 0 ? { inputRounds } : {});
       try {
         // A server may echo a credential it was given: known secrets never reach the stored
-        // result, the trace, the caller or the GUI.
-        const result = tracer.redactSecretValues(await this.invoke(target, toolName, args, options, (round) => inputRounds.push(round)));
-        trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started, ...rounds() });
+        // result, the trace, the caller or the GUI. Each input_required round of the attempt is
+        // an event of this call's one trace (what was asked, who answered).
+        const result = tracer.redactSecretValues(await this.invoke(target, toolName, args, options, (round) => trace.event('input_requested', { round: round.round, requests: round.requests.map((request) => ({ ...request })) })));
+        trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
         // 5. Save the replayable result — only while the lease is still ours — and return it once stored.
         await checkpoints.grouped.complete(options.sessionId, options.callId, lease, result);
         trace.event('completed', { isError: result.isError, contentBlocks: result.content.length });
@@ -355,7 +353,7 @@ export class HarnessApplication {
       } catch (error) {
         const cancelled = options.signal?.aborted === true || error instanceof MCPRequestCancelled;
         const verdict = classifyFailure(error, this.retry, { idempotent, cancelled });
-        trace.event('attempt_finished', { attempt, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error), recoverable: verdict.retry, ...rounds() });
+        trace.event('attempt_finished', { attempt, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error), recoverable: verdict.retry });
         if (verdict.retry && attempt < this.retry.maxAttempts) {
           if (target.kind === 'mcp' && this.isReconnecting(target.serverId)) {
             // The server is down and coming back by itself: wait for it (not a blind sleep).

@@ -47,13 +47,13 @@ describe('a downstream server asks during a call: the agent that made it answers
   let token: string;
   const closers: Array<() => Promise<void>> = [];
 
-  /** The rounds the trace of one call recorded (from its attempt events), and the trace's own status. */
+  /** The rounds the trace of one call recorded (its input_requested events, in order), and the trace's own status. */
   async function roundsOf(callId: string, toolName = 'ask_name'): Promise<{ trace: TraceSummary; rounds: RoundData[] }> {
     const { traces } = await app.call<{ traces: TraceSummary[] }>('traces.list', { toolName, serverId: 'dn' });
     const matching = traces.filter((t) => t.callId === callId);
     expect(matching).toHaveLength(1); // one call, one trace
     const detail = await app.call<TraceDetail>('traces.get', { traceId: matching[0]!.traceId });
-    const rounds = detail.events.filter((e) => e.type === 'attempt_finished').flatMap((e) => ((e.data as { inputRounds?: RoundData[] }).inputRounds ?? []));
+    const rounds = detail.events.filter((e) => e.type === 'input_requested').map((e) => e.data as RoundData);
     return { trace: detail.trace, rounds };
   }
 

@@ -16,6 +16,7 @@ const TYPE_LABELS: Record<TraceEvent['type'], string> = {
   attempt_started: 'attempt',
   attempt_finished: 'attempt',
   retry_scheduled: 'retry',
+  input_requested: 'input',
   replay: 'replay',
   completed: 'result',
   failed: 'result',

@@ -107,6 +107,11 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
     }
     case 'retry_scheduled':
       return { title: `Retry scheduled: attempt ${event.data.nextAttempt} in ${formatDuration(event.data.delayMs)}`, detail: event.data.reason, tone: 'warning' };
+    case 'input_requested': {
+      const WHO = { agent: 'the agent', person: 'you', client: 'MiniHarness' } as const;
+      const asked = event.data.requests.map((request) => `${request.kind} (answered by ${WHO[request.answeredBy]})`).join(', ');
+      return { title: `The server asked for input, round ${event.data.round}`, ...(asked ? { detail: asked } : {}), tone: 'info' };
+    }
     case 'replay':
       return {
         title: 'Replayed the stored result — nothing was executed',
