@@ -256,6 +256,16 @@ export class SqliteCheckpointStore implements CheckpointStore {
       };
       return { kind: 'owner', lease, record };
     }
+    return this.#answerRecorded(row, input);
+  }
+
+  peek(input: ClaimInput): ClaimResult | undefined {
+    const row = this.#select.get(input.sessionId, input.callId);
+    return row ? this.#answerRecorded(row, input) : undefined;
+  }
+
+  /** A key already recorded: its replay, or why it may not run again. */
+  #answerRecorded(row: Row, input: ClaimInput): ClaimResult {
     // Checked before the status: another call's result must never be replayed, whatever its state.
     const mismatched: MismatchField[] = [];
     if (row.args_hash !== input.argsHash) mismatched.push('arguments');

@@ -176,6 +176,12 @@ export interface CheckpointStore {
    * `started`; CheckpointFailedError when it was resolved as failed.
    */
   claim(input: ClaimInput): ClaimResult;
+  /**
+   * What `claim` would answer for a key that is already recorded — the replay, or the same errors —
+   * without claiming anything; undefined when the key is new. Lets the pipeline answer a retry
+   * before it asks anyone to approve a call that will not run.
+   */
+  peek(input: ClaimInput): ClaimResult | undefined;
   /** Saves the result if `lease` still owns the `started` record; else CheckpointLeaseLostError. */
   complete(sessionId: string, callId: string, lease: string, result: CheckpointResult): CheckpointRecord;
   /** Notes a failure; the record stays `started` because the remote side may have acted. */

@@ -20,7 +20,7 @@
  */
 import type { ArgumentFieldErrors } from './toolArguments.js';
 import { checkToolArguments, describeArgumentErrors } from './toolArguments.js';
-import type { CheckpointStore } from '../checkpoints/types.js';
+import type { CheckpointRecord, CheckpointStore, ClaimInput, ClaimResult } from '../checkpoints/types.js';
 import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../checkpoints/errors.js';
 import { checkpointArguments } from '../checkpoints/hash.js';
 import { MCPRequestCancelled, MCPUnknownToolError } from '../mcp/errors.js';
@@ -227,12 +227,24 @@ export class HarnessApplication {
       );
     }
     const trace = this.options.tracer.start({ sessionId, callId, userId: record.userId, toolName: record.toolName, serverId: record.serverId });
-    trace.event('claim', { outcome: 'replay' });
-    trace.event('replay', { originalTraceId: record.traceId, completedAt: record.updatedAt, ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}) });
-    trace.finish('replayed');
+    traceReplay(trace, record);
     // Redacted again: a record stored before a secret was known to this process may hold it.
     const result = this.options.tracer.redactSecretValues(record.result);
     return { result, replayed: true, traceId: trace.traceId, toolName: record.toolName, serverId: record.serverId, attempts: 0, warnings: [] };
+  }
+
+  /** A recorded key's replay (traced), or its refusal (traced, thrown); undefined for a new key. */
+  private peekRecorded(input: ClaimInput, trace: TraceHandle): CompletedRecord | undefined {
+    let recorded;
+    try {
+      recorded = this.options.checkpoints.peek(input);
+    } catch (error) {
+      traceRefusedClaim(trace, error);
+      throw error;
+    }
+    if (recorded?.kind !== 'replay') return undefined;
+    traceReplay(trace, recorded.record);
+    return recorded.record;
   }
 
   /** Whether this process is running the call now (else a `started` record's result is unknown). */
@@ -261,6 +273,22 @@ export class HarnessApplication {
     const fieldErrors = checkToolArguments(target.tool.inputSchema, args);
     if (fieldErrors) throw new InvalidArgumentsError(toolName, target.serverId, fieldErrors);
 
+    const claimInput = {
+      sessionId: options.sessionId,
+      callId: options.callId,
+      userId: options.userId,
+      toolName,
+      serverId: target.serverId,
+      ...checkpointArguments(args, (value) => tracer.redactReporting(value)),
+      traceId: trace.traceId,
+    };
+    // 0b. A key already recorded runs nothing whatever anyone answers: its stored result is
+    // replayed, or it is refused (other arguments, still running or unknown, failed) — answered
+    // before anyone is asked to approve a call that would not run. (Nothing executes and nothing
+    // leaves the app, as with a replay from History.)
+    const recorded = this.peekRecorded(claimInput, trace);
+    if (recorded) return { result: tracer.redactSecretValues(recorded.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings: [] };
+
     // 1. Permission, guardrails, approval. Throws (after recording why) when the call may not run.
     let authorization;
     try {
@@ -283,34 +311,15 @@ export class HarnessApplication {
     // group-committed with concurrent calls' writes; it is durable once the promise resolves.
     let claim;
     try {
-      claim = await checkpoints.grouped.claim({
-        sessionId: options.sessionId,
-        callId: options.callId,
-        userId: options.userId,
-        toolName,
-        serverId: target.serverId,
-        ...checkpointArguments(args, (value) => tracer.redactReporting(value)),
-        traceId: trace.traceId,
-      });
+      claim = await checkpoints.grouped.claim(claimInput);
     } catch (error) {
-      const outcome =
-        error instanceof CheckpointInProgressError
-          ? 'in_progress'
-          : error instanceof CheckpointArgumentsMismatchError
-            ? 'arguments_mismatch'
-            : error instanceof CheckpointFailedError
-              ? 'failed'
-              : undefined;
-      if (outcome) trace.event('claim', { outcome });
+      traceRefusedClaim(trace, error);
       throw error;
     }
     const warnings = authorization.warning ? [authorization.warning] : [];
     if (claim.kind === 'replay') {
-      trace.event('claim', { outcome: 'replay' });
-      const record = claim.record;
-      trace.event('replay', { originalTraceId: record.traceId, completedAt: record.updatedAt, ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}) });
-      trace.finish('replayed');
-      return { result: tracer.redactSecretValues(record.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings };
+      traceReplay(trace, claim.record);
+      return { result: tracer.redactSecretValues(claim.record.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings };
     }
     trace.event('claim', { outcome: 'owner' });
     const key = `${options.sessionId}\0${options.callId}`;
@@ -442,4 +451,21 @@ function recordSecurityEvent(trace: TraceHandle, event: SecurityEvent): void {
       trace.event('decision', { outcome: 'allow', reason: `approved, but the "always allow" rule could not be saved: ${event.message}`, kind: 'warning' });
       return;
   }
+}
+
+/** The completed record a replay answers with. */
+type CompletedRecord = Extract<ClaimResult, { kind: 'replay' }>['record'];
+
+/** A replay in the call's trace: nothing ran, the stored result answered. */
+function traceReplay(trace: TraceHandle, record: CheckpointRecord): void {
+  trace.event('claim', { outcome: 'replay' });
+  trace.event('replay', { originalTraceId: record.traceId, completedAt: record.updatedAt, ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}) });
+  trace.finish('replayed');
+}
+
+/** Why a recorded key may not run again, in the call's trace (the error itself is thrown by the caller). */
+function traceRefusedClaim(trace: TraceHandle, error: unknown): void {
+  const outcome =
+    error instanceof CheckpointInProgressError ? 'in_progress' : error instanceof CheckpointArgumentsMismatchError ? 'arguments_mismatch' : error instanceof CheckpointFailedError ? 'failed' : undefined;
+  if (outcome) trace.event('claim', { outcome });
 }

@@ -93,6 +93,23 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
       expect(readLines(counter)).toEqual(['approved']);
     });
 
+    it('a retry of a recorded key is answered before anyone is asked: the stored result, or the refusal', async () => {
+      await withFixture();
+      h.approver.answer = 'allow-once';
+      const ids = call();
+      const first = await h.app.executeTool('append', { line: 'once' }, ids);
+      expect(h.approver.requests).toHaveLength(1);
+      // Whatever the person would answer now, nothing would run: they are not asked.
+      h.approver.answer = 'deny';
+      const again = await h.app.executeTool('append', { line: 'once' }, ids);
+      expect(again).toMatchObject({ replayed: true, attempts: 0, result: first.result });
+      expect(h.tracer.getTrace(again.traceId)?.events.map((e) => e.type)).toEqual(['claim', 'replay']);
+      // The same key with other arguments is refused, also without asking.
+      await expect(h.app.executeTool('append', { line: 'other' }, ids)).rejects.toBeInstanceOf(CheckpointArgumentsMismatchError);
+      expect(h.approver.requests).toHaveLength(1);
+      expect(readLines(counter)).toEqual(['once']);
+    });
+
     it('no answer within the timeout is a deny', async () => {
       await withFixture({ approvalTimeoutMs: 300 });
       h.approver.answer = 'never';
