@@ -24,7 +24,7 @@ import { describeDamage } from './storage/damagedFile.js';
 import type { SenderInfo } from './shell/sender.js';
 import { windowOptions } from './shell/windowOptions.js';
 import { gatewayStdioInvocation, parseStdioArgs, GATEWAY_STDIO_FLAG } from './gateway/stdioArgs.js';
-import { relayProcessStdio } from './gateway/stdioProxy.js';
+import { START_INSTALLED_APP, relayProcessStdio } from './gateway/stdioProxy.js';
 import { APP_ID, PRODUCT_NAME } from '../shared/product.js';
 import type { SettingsView } from '../shared/contract.js';
 import { chooseWorkspaceDir } from './app/dataDir.js';
@@ -62,7 +62,8 @@ function runStdioRelay(args: string[]): void {
     app.exit(2);
     return;
   }
-  relayProcessStdio(decision.args, (code) => app.exit(code)).catch((error: unknown) => {
+  // The installed app is its own entry: "not running" tells the person to open it, not to run npm.
+  relayProcessStdio(decision.args, (code) => app.exit(code), START_INSTALLED_APP).catch((error: unknown) => {
     process.stderr.write(`MiniHarness's stdio entry could not start: ${messageOf(error)}\n`);
     app.exit(1);
   });

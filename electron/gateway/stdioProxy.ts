@@ -10,7 +10,8 @@
  * own beyond the modern requests in flight: the app does the work, the checks and the records.
  *
  * When the app cannot be reached, the agent's request fails with a JSON-RPC error and stderr gets
- * one sentence saying what to do ("MiniHarness is not running: start it with npm start"); an
+ * one sentence saying what to do, in the words of the way the app was installed ("MiniHarness is
+ * not running: open MiniHarness Desktop", or "…: start it with npm start" from a checkout); an
  * `initialize` that fails also ends the process, since the agent cannot use it.
  */
 import type { Readable, Writable } from 'node:stream';
@@ -31,10 +32,16 @@ export interface StdioProxyOptions {
   log: (line: string) => void;
   /** Called once, when the proxy is done (stdin closed, or initialize failed). */
   onExit: (code: number) => void;
+  /** How a person starts the app, for "not running" (default: a checkout's `npm start`). */
+  startHint?: string;
 }
 
+/** The start hints of the two launchers: a checkout's bin, and an installed app's own binary. */
+export const START_FROM_CHECKOUT = 'start it with npm start';
+export const START_INSTALLED_APP = 'open MiniHarness Desktop';
+
 /** The sentence for a failed relay, and whether the agent can go on. */
-export function describeRelayFailure(error: unknown, client: string, url: URL): string {
+export function describeRelayFailure(error: unknown, client: string, url: URL, startHint = START_FROM_CHECKOUT): string {
   if (error instanceof SdkHttpError) {
     const status = error.status;
     if (status === 401) return `MiniHarness refused the token of agent "${client}": create the agent (or a new token) in MiniHarness → Agents and set MINIHARNESS_GATEWAY_TOKEN.`;
@@ -43,7 +50,7 @@ export function describeRelayFailure(error: unknown, client: string, url: URL): 
     return `MiniHarness's gateway answered HTTP ${status}: ${error.message}`;
   }
   const failure = networkFailureOf(error, url.href);
-  if (failure?.kind === 'connection_refused') return 'MiniHarness is not running: start it with npm start.';
+  if (failure?.kind === 'connection_refused') return `MiniHarness is not running: ${startHint}.`;
   return `MiniHarness's gateway at ${url.href} could not be reached: ${error instanceof Error ? error.message : String(error)}`;
 }
 
@@ -77,7 +84,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
     void stdio.send(message).catch(() => exit(1));
   };
   // Background failures (the notification stream dropped) are said, not fatal: the next request retries.
-  http.onerror = (error) => log(describeRelayFailure(error, options.client, options.url));
+  http.onerror = (error) => log(describeRelayFailure(error, options.client, options.url, options.startHint));
   stdio.onclose = () => exit(0);
   stdio.onerror = (error) => log(`MiniHarness's stdio entry could not read a message from the agent: ${error.message}`);
   stdio.onmessage = (message: JSONRPCMessage) => {
@@ -100,7 +107,7 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
       if (isJSONRPCRequest(message)) modernInFlight.delete(message.id);
       // The agent cancelled it: its stream was closed on purpose.
       if (requestSignal?.aborted) return;
-      const sentence = describeRelayFailure(error, options.client, options.url);
+      const sentence = describeRelayFailure(error, options.client, options.url, options.startHint);
       log(sentence);
       if (!isJSONRPCRequest(message)) return;
       void stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: sentence } }).finally(() => {
@@ -117,9 +124,10 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
 }
 
 /** The relay on this process's stdin/stdout, its sentences on stderr (both launchers: stdioCli.ts, the app's --gateway-stdio). */
-export function relayProcessStdio(args: { url: URL; token: string; client: string }, onExit: (code: number) => void): Promise<void> {
+export function relayProcessStdio(args: { url: URL; token: string; client: string }, onExit: (code: number) => void, startHint = START_FROM_CHECKOUT): Promise<void> {
   return runStdioProxy({
     ...args,
+    startHint,
     stdin: process.stdin,
     stdout: process.stdout,
     // Each line is a whole sentence naming MiniHarness: agents show a server's stderr as it is.

@@ -1,7 +1,7 @@
 /** The stdio entry's one sentence per relay failure (what the agent's log shows the person). */
 import { describe, expect, it } from 'vitest';
 import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import { describeRelayFailure } from '../../electron/gateway/stdioProxy.js';
+import { START_INSTALLED_APP, describeRelayFailure } from '../../electron/gateway/stdioProxy.js';
 import { GATEWAY_TOKEN_ENV } from '../../shared/agents.js';
 import { freePort } from './ports.js';
 
@@ -40,6 +40,8 @@ describe('describeRelayFailure', () => {
 
   it('a refused connection is the app not running: exactly one sentence', async () => {
     expect(describeRelayFailure(await refusedFetchError(), 'a', URL_)).toBe('MiniHarness is not running: start it with npm start.');
+    // An installed app's own entry (`--gateway-stdio`) tells its person to open the app instead.
+    expect(describeRelayFailure(await refusedFetchError(), 'a', URL_, START_INSTALLED_APP)).toBe('MiniHarness is not running: open MiniHarness Desktop.');
   });
 
   it('any other failure says where it could not reach, and why', () => {

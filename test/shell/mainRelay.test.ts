@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 const fake = vi.hoisted(() => ({
   calls: [] as string[],
   exitCodes: [] as number[],
-  relays: [] as Array<{ args: { url: URL; token: string; client: string }; onExit: (code: number) => void }>,
+  relays: [] as Array<{ args: { url: URL; token: string; client: string }; onExit: (code: number) => void; startHint?: string }>,
   coreBuilt: 0,
 }));
 
@@ -63,7 +63,8 @@ vi.mock('electron-store', () => {
 });
 
 vi.mock('../../electron/gateway/stdioProxy.js', () => ({
-  relayProcessStdio: async (args: { url: URL; token: string; client: string }, onExit: (code: number) => void) => void fake.relays.push({ args, onExit }),
+  START_INSTALLED_APP: 'open MiniHarness Desktop',
+  relayProcessStdio: async (args: { url: URL; token: string; client: string }, onExit: (code: number) => void, startHint?: string) => void fake.relays.push({ args, onExit, startHint }),
 }));
 
 const savedArgv = process.argv;
@@ -98,6 +99,8 @@ describe('electron/main.ts with --gateway-stdio', () => {
     await startMain(['--gateway-stdio', '--client', 'Claude Desktop', '--url', 'http://127.0.0.1:5123/mcp'], 'mhg_token');
     expect(fake.relays).toHaveLength(1);
     expect(fake.relays[0]!.args).toEqual({ client: 'Claude Desktop', token: 'mhg_token', url: new URL('http://127.0.0.1:5123/mcp') });
+    // "Not running" tells the installed app's person to open it, not to run npm.
+    expect(fake.relays[0]!.startHint).toBe('open MiniHarness Desktop');
     // Nothing of the app: only the Dock icon hidden.
     expect(fake.calls).toEqual(['dock.hide']);
     expect(fake.exitCodes).toEqual([]);
