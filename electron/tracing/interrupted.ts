@@ -5,8 +5,11 @@
  * (see storage/processOwner.ts for how "gone" is decided, and why unsure means alive).
  *
  * The end time is the trace's last recorded event (its last sign of life), not the restart,
- * which may come days later. Whether the tool acted is unknown — the call's checkpoint stays
- * `started` and History asks a person to resolve it.
+ * which may come days later. What is said depends on the call's checkpoint, which is claimed
+ * (durably) before any attempt runs: with one, whether the tool acted is unknown — the record
+ * stays `started` and History asks a person to resolve it; without one, the call stopped before
+ * it could run (waiting for approval, say) and nothing ran. (Trace events are written in
+ * batches and may have been lost with the process: they cannot tell.)
  */
 import type { Database } from 'better-sqlite3';
 import type { ProcessOwner } from '../storage/processOwner.js';
@@ -22,11 +25,22 @@ export const INTERRUPTED_ERROR: TraceError = {
     'whether the tool acted is unknown: check the remote side, then resolve the call in History.',
 };
 
+/** The call had not claimed its checkpoint: it was still waiting (for approval, say), so nothing ran. */
+export const INTERRUPTED_BEFORE_RUN_ERROR: TraceError = {
+  code: 'interrupted',
+  message: 'MiniHarness stopped before this call ran (it was still waiting, for approval or to start): nothing ran, and there is nothing to resolve.',
+};
+
 const COLUMNS = 'seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error';
 
 /** Closes the running traces of dead owners in one transaction; returns them as now stored. */
 export function closeInterruptedTraces(db: Database, self: ProcessOwner): TraceSummary[] {
-  const running = db.prepare<[], { trace_id: string; owner: string | null }>(`SELECT trace_id, owner FROM traces INDEXED BY traces_by_time WHERE status = 'running'`);
+  const running = db.prepare<[], { trace_id: string; owner: string | null; session_id: string; call_id: string }>(
+    `SELECT trace_id, owner, session_id, call_id FROM traces INDEXED BY traces_by_time WHERE status = 'running'`,
+  );
+  // The checkpoint store shares the app's database; a database of traces alone (tests) has none.
+  const hasCheckpoints = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get() !== undefined;
+  const claimed = hasCheckpoints ? db.prepare<[string, string], unknown>('SELECT 1 FROM checkpoints WHERE session_id = ? AND call_id = ?') : undefined;
   const close = db.prepare<Record<string, unknown>, TraceRow>(
     `UPDATE traces SET status = 'interrupted',
        ended_at = MAX(started_at, COALESCE((SELECT MAX(at) FROM trace_events e WHERE e.trace_id = traces.trace_id), started_at)),
@@ -35,7 +49,8 @@ export function closeInterruptedTraces(db: Database, self: ProcessOwner): TraceS
      WHERE trace_id = @traceId AND status = 'running'
      RETURNING ${COLUMNS}`,
   );
-  const error = JSON.stringify(INTERRUPTED_ERROR);
+  const mayHaveRun = JSON.stringify(INTERRUPTED_ERROR);
+  const neverRan = JSON.stringify(INTERRUPTED_BEFORE_RUN_ERROR);
   const sweep = db.transaction(() => {
     const verdicts = new Map<string, boolean>();
     const closed: TraceSummary[] = [];
@@ -49,7 +64,8 @@ export function closeInterruptedTraces(db: Database, self: ProcessOwner): TraceS
         verdicts.set(key, dead);
       }
       if (!dead) continue;
-      const updated = close.get({ traceId: row.trace_id, error });
+      const ran = claimed === undefined || claimed.get(row.session_id, row.call_id) !== undefined;
+      const updated = close.get({ traceId: row.trace_id, error: ran ? mayHaveRun : neverRan });
       if (updated) closed.push(toSummary(updated));
     }
     return closed;

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { openAppDatabase } from '../../electron/app/database.js';
+import { hashArguments } from '../../electron/checkpoints/hash.js';
+import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { ProcessOwner } from '../../electron/storage/processOwner.js';
 import { currentProcessOwner, processStartTime } from '../../electron/storage/processOwner.js';
 import { Tracer } from '../../electron/tracing/tracer.js';
@@ -44,8 +46,11 @@ test.beforeEach(async () => {
   const dataDir = join(scratch, 'data');
   const db = openAppDatabase(join(dataDir, 'miniharness.db'));
   const tracer = new Tracer(db, { owner: await deadOwner() });
-  const trace = tracer.start({ sessionId: 'gui-earlier', callId: 'call-cut-off-0001', userId: 'gui', toolName: 'effect', serverId: 'fx' });
+  const call = { sessionId: 'gui-earlier', callId: 'call-cut-off-0001', userId: 'gui', toolName: 'effect', serverId: 'fx' };
+  const trace = tracer.start(call);
   trace.event('decision', { outcome: 'allow' });
+  // The call had claimed its checkpoint, as the pipeline does before any attempt: it may have acted.
+  new SqliteCheckpointStore(db).claim({ ...call, argsHash: hashArguments({}), args: {}, traceId: trace.traceId });
   trace.event('claim', { outcome: 'owner' });
   trace.event('attempt_started', { attempt: 1 });
   tracer.flush();

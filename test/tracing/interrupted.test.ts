@@ -14,6 +14,9 @@ import { APP_MIGRATIONS, openAppDatabase } from '../../electron/app/database.js'
 import type { ProcessOwner } from '../../electron/storage/processOwner.js';
 import { currentProcessOwner, ownerState, processStartTime } from '../../electron/storage/processOwner.js';
 import { Tracer } from '../../electron/tracing/tracer.js';
+import { INTERRUPTED_BEFORE_RUN_ERROR, INTERRUPTED_ERROR } from '../../electron/tracing/interrupted.js';
+import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
+import { hashArguments } from '../../electron/checkpoints/hash.js';
 import type { TraceNotification } from '../../shared/traces.js';
 import { tempDir } from '../checkpoints/tempDir.js';
 
@@ -103,6 +106,21 @@ describe('closing interrupted traces at start', () => {
     tracers.push(tracer);
     return tracer;
   }
+
+  it('says nothing ran when the call never claimed its checkpoint (it was waiting for approval), and that it may have acted when it had', () => {
+    const store = new SqliteCheckpointStore(db, { clock: () => time });
+    const waiting = tracerOf(dead).start({ ...call, callId: 'waiting-call' });
+    waiting.event('approval_requested', {});
+    const running = tracerOf(dead).start({ ...call, callId: 'running-call' });
+    store.claim({ ...call, callId: 'running-call', argsHash: hashArguments({}), args: {}, traceId: running.traceId });
+    running.event('claim', { outcome: 'owner' });
+    for (const tracer of tracers) tracer.flush();
+
+    const starting = tracerOf();
+    expect(starting.closeInterrupted().map((t) => t.callId).sort()).toEqual(['running-call', 'waiting-call']);
+    expect(starting.getTrace(waiting.traceId)?.trace.error).toEqual(INTERRUPTED_BEFORE_RUN_ERROR);
+    expect(starting.getTrace(running.traceId)?.trace.error).toEqual(INTERRUPTED_ERROR);
+  });
 
   it('closes only the traces of dead owners, ending them at their last recorded event', () => {
     const ofDead = tracerOf(dead).start({ ...call, callId: 'dead-call' });
