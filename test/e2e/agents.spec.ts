@@ -231,6 +231,13 @@ test.describe('an agent through the GUI', () => {
     await expect(page.getByText('No agents yet')).toBeVisible();
 
     await openView(page, 'Settings');
+    // The switch is described by the position it is in.
+    const serve = page.getByRole('switch', { name: /Serve agents/ });
+    await expect(serve).toBeChecked();
+    await expect(serve.locator('xpath=..')).toContainText('On: agents with a token connect on the port below.');
+    await serve.uncheck();
+    await expect(serve.locator('xpath=..')).toContainText('Off: the port is closed and no agent can connect.');
+    await serve.check();
     const port = page.getByLabel('Port', { exact: true });
     await port.fill('80');
     await page.getByRole('button', { name: 'Save gateway' }).click();

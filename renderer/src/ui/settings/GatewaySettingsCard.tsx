@@ -98,7 +98,8 @@ function GatewayForm({ saved }: { saved: { enabled: boolean; port: number } }) {
         <input type="checkbox" role="switch" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} aria-describedby={errors.enabled ? 'gateway-enabled-error' : undefined} />
         <span>
           <span className="checkbox-label">Serve agents</span>
-          <span className="field-hint">Off: the port is closed and no agent can connect.</span>
+          {/* Says what the switch's current position means (it was worded by its Off state while on). */}
+          <span className="field-hint">{enabled ? 'On: agents with a token connect on the port below.' : 'Off: the port is closed and no agent can connect.'}</span>
         </span>
       </label>
       {errors.enabled && (
