@@ -9,11 +9,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildAppCore } from '../electron/app/core.js';
+import { buildScratchCore } from '../test/helpers/scratchCore.js';
 import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
-import { FileSecretStore } from '../electron/secrets/fileSecretStore.js';
 import { openAppDatabase } from '../electron/app/database.js';
-import { openConfConfigStore } from '../electron/web/confConfigStore.js';
 
 const MB = Number(process.env.BENCH_RESULT_MB ?? 9);
 const COUNT = Number(process.env.BENCH_RESULTS ?? 3);
@@ -26,15 +24,7 @@ function rssMiB(): number {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'mh-bench-history-'));
   const dataDir = join(dir, 'data');
-  const core = await buildAppCore({
-    mode: 'browser',
-    dataDir,
-    workspaceDir: join(dir, 'workspace'),
-    secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'Bench'),
-    config: openConfConfigStore(dataDir),
-    version: 'bench',
-    gateway: { port: 0 },
-  });
+  const core = await buildScratchCore(dir, { version: 'bench', secretsLabel: 'Bench' });
   try {
     await core.start();
     const db = openAppDatabase(join(dataDir, 'miniharness.db'));

@@ -83,13 +83,13 @@ const KeyPart = z
   .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
 const CallMetaSchema = z.looseObject({ [META_CALL_ID]: KeyPart.optional(), [META_SESSION]: KeyPart.optional() });
 
-export const INSTRUCTIONS =
+const INSTRUCTIONS =
   'MiniHarness runs each tool call through the user’s permission rules and, where they ask, the user’s approval; every call is recorded. ' +
   `To make a call safe to retry, pass _meta["${META_CALL_ID}"] (and optionally _meta["${META_SESSION}"]): repeating it returns the first result instead of running again. ` +
   'Without it, a call on a 2025 session is protected only against re-delivery within that session, and a 2026-07-28 (stateless) request is a new call every time it is sent.';
 
 /** The checkpoint identity of an agent call that names its own key. */
-export function agentCallKey(agent: StoredAgent, meta: { callId: string; session?: string }): { sessionId: string; callId: string } {
+function agentCallKey(agent: StoredAgent, meta: { callId: string; session?: string }): { sessionId: string; callId: string } {
   return { sessionId: `agent:${agent.id}:${meta.session ?? 'default'}`, callId: meta.callId };
 }
 

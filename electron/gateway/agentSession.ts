@@ -38,8 +38,9 @@ export class AgentSession implements Presence {
   ) {
     this.startedAt = this.lastSeenAt = clock();
     this.server = buildAgentServer(deps, {
-      keyWithoutCallId: (agent, requestId) => ({ sessionId: `agent:${agent.id}:mcp-${this.sessionId ?? 'none'}`, callId: `request-${String(requestId)}` }),
-      featureSession: (agent) => `agent:${agent.id}:mcp-${this.sessionId ?? 'none'}`,
+      // One label for the session's keys and its traces: both must name the same session.
+      keyWithoutCallId: (agent, requestId) => ({ sessionId: this.label(agent), callId: `request-${String(requestId)}` }),
+      featureSession: (agent) => this.label(agent),
       onListed: (fingerprint) => (this.knownTools = fingerprint),
       // A downstream question goes to the agent as a real request on this session, when it declared it can answer one.
       askVia: (ctx) => {
@@ -91,6 +92,11 @@ export class AgentSession implements Presence {
     if (now === this.knownTools) return;
     this.knownTools = now;
     await this.server.sendToolListChanged().catch(() => undefined);
+  }
+
+  /** The checkpoint and trace session of this session's calls without a callId, and of its reads. */
+  private label(agent: { id: string }): string {
+    return `agent:${agent.id}:mcp-${this.sessionId ?? 'none'}`;
   }
 
   async close(): Promise<void> {

@@ -79,8 +79,8 @@ export class ModernAgents {
       () =>
         buildAgentServer(deps, {
           // No session: each request is its own call (see agentServer.ts).
-          keyWithoutCallId: (agent) => ({ sessionId: `agent:${agent.id}:stateless`, callId: `request-${randomUUID()}` }),
-          featureSession: (agent) => `agent:${agent.id}:stateless`,
+          keyWithoutCallId: (agent) => ({ sessionId: statelessLabel(agent.id), callId: `request-${randomUUID()}` }),
+          featureSession: (agent) => statelessLabel(agent.id),
           rounds: this.rounds,
         }),
       { legacy: 'reject' },
@@ -90,4 +90,9 @@ export class ModernAgents {
     this.handlers.set(agentId, entry);
     return entry;
   }
+}
+
+/** The checkpoint and trace session of an agent's 2026-07-28 requests (they have no session of their own). */
+function statelessLabel(agentId: string): string {
+  return `agent:${agentId}:stateless`;
 }

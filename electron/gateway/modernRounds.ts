@@ -39,23 +39,23 @@ import { z } from 'zod';
 export type AgentQuestion = ElicitRequestFormParams | ElicitRequestURLParams;
 export type AgentAsk = (question: AgentQuestion, signal: AbortSignal) => Promise<ElicitResult>;
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- sampling is deprecated in 2026-07-28 (SEP-2577) but still in the spec: downstream servers still ask it
-export type SamplingRequest = CreateMessageRequestParamsBase;
+type SamplingRequest = CreateMessageRequestParamsBase;
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- see SamplingRequest
 export type SamplingResult = CreateMessageResult;
 /** A sampling request of a downstream server, for the agent's model. */
 export type AgentSample = (request: SamplingRequest, signal: AbortSignal) => Promise<SamplingResult>;
 /** How a round reaches the downstream's questions: both hooks of one flight. */
-export interface AgentAskers {
+interface AgentAskers {
   ask: AgentAsk;
   sample: AgentSample;
 }
 
 /** How long a flight waits for the agent's next round. */
-export const FLIGHT_TTL_MS = 5 * 60_000;
+const FLIGHT_TTL_MS = 5 * 60_000;
 /** The key of the question in `inputRequests` / `inputResponses`. */
-export const QUESTION_KEY = 'question';
+const QUESTION_KEY = 'question';
 
-export interface SealedRound {
+interface SealedRound {
   flight: string;
   agentId: string;
   key: { sessionId: string; callId: string };

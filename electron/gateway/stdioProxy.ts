@@ -46,7 +46,8 @@ export function describeRelayFailure(error: unknown, client: string, url: URL, s
     const status = error.status;
     if (status === 401) return `MiniHarness refused the token of agent "${client}": create the agent (or a new token) in MiniHarness → Agents and set MINIHARNESS_GATEWAY_TOKEN.`;
     if (status === 403) return `MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at ${url.origin}.`;
-    if (status === 404) return `MiniHarness answered 404 at ${url.href}: check the --url (the gateway is at /mcp), or the session ended; restart the agent.`;
+    if (status === 404) return `MiniHarness answered 404 at ${url.href}: check the --url (the gateway is at /mcp); a 2025 agent's session may have ended — restart the agent.`;
+    if (status === 405) return `MiniHarness answered 405 at ${url.href}: without a 2025 session the gateway takes POST only — restart the agent.`;
     return `MiniHarness's gateway answered HTTP ${status}: ${error.message}`;
   }
   const failure = networkFailureOf(error, url.href);

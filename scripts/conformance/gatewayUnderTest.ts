@@ -14,11 +14,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildScratchCore } from '../../test/helpers/scratchCore.js';
 import type { AgentsView } from '../../shared/agents.js';
 import type { ApprovalView, ChannelName, ServerStatusView } from '../../shared/contract.js';
-import { buildAppCore } from '../../electron/app/core.js';
-import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
-import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 import { ROOT } from './suite.js';
 import { startTokenForwarder } from './tokenForwarder.js';
 
@@ -39,16 +37,7 @@ export interface GatewayUnderTest {
 
 export async function startGatewayUnderTest(version: string): Promise<GatewayUnderTest> {
   const scratch = mkdtempSync(join(tmpdir(), 'miniharness-conformance-gateway-'));
-  const dataDir = join(scratch, 'data');
-  const core = await buildAppCore({
-    mode: 'browser',
-    dataDir,
-    workspaceDir: join(scratch, 'workspace'),
-    secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'Conformance'),
-    config: openConfConfigStore(dataDir),
-    version,
-    gateway: { port: 0 },
-  });
+  const core = await buildScratchCore(scratch, { version, secretsLabel: 'Conformance' });
   const call = async <T>(channel: ChannelName, payload: unknown = {}): Promise<T> => {
     const result = await core.dispatch(channel, payload);
     if (!result.ok) throw new Error(`${channel}: ${result.error.code}: ${result.error.message}`);

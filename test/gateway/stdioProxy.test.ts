@@ -33,7 +33,10 @@ describe('describeRelayFailure', () => {
   it('403 and 404 name the URL to check; another status is passed on', () => {
     expect(describeRelayFailure(httpError(403, 'Forbidden'), 'a', URL_)).toBe('MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at http://127.0.0.1:47813.');
     expect(describeRelayFailure(httpError(404, 'Error POSTing to endpoint: Not Found'), 'a', new URL('http://127.0.0.1:47813/wrong'))).toBe(
-      'MiniHarness answered 404 at http://127.0.0.1:47813/wrong: check the --url (the gateway is at /mcp), or the session ended; restart the agent.',
+      "MiniHarness answered 404 at http://127.0.0.1:47813/wrong: check the --url (the gateway is at /mcp); a 2025 agent's session may have ended — restart the agent.",
+    );
+    expect(describeRelayFailure(httpError(405, 'Method Not Allowed'), 'a', URL_)).toBe(
+      'MiniHarness answered 405 at http://127.0.0.1:47813/mcp: without a 2025 session the gateway takes POST only — restart the agent.',
     );
     expect(describeRelayFailure(httpError(500, 'Error POSTing to endpoint: Internal'), 'a', URL_)).toBe("MiniHarness's gateway answered HTTP 500: Error POSTing to endpoint: Internal");
   });

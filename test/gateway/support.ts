@@ -4,16 +4,14 @@
  * (`dispatch`) and watch the contract's events, as the renderer would.
  */
 import { join } from 'node:path';
+import { buildScratchCore } from '../helpers/scratchCore.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentVisibility, AgentsView } from '../../shared/agents.js';
 import type { ChannelName, EventName } from '../../shared/contract.js';
-import { buildAppCore } from '../../electron/app/core.js';
 import type { AppCore } from '../../electron/app/types.js';
-import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
-import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
 
 export const ALL_SERVERS: AgentVisibility = { allServers: true, serverIds: [], localTools: false };
@@ -37,15 +35,7 @@ export interface GatewayApp {
  */
 export async function startGatewayApp(dir: string, options: { gatewayPort?: number; allowNotListening?: boolean; clock?: () => number } = {}): Promise<GatewayApp> {
   const dataDir = join(dir, 'data');
-  const core = await buildAppCore({
-    mode: 'browser',
-    dataDir,
-    workspaceDir: join(dir, 'workspace'),
-    secrets: new FileSecretStore(join(dataDir, 'secrets.json'), 'Test'),
-    config: openConfConfigStore(dataDir),
-    version: '0.0.0-test',
-    gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}) },
-  });
+  const core = await buildScratchCore(dir, { version: '0.0.0-test', secretsLabel: 'Test', gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}) } });
   const events: GatewayApp['events'] = [];
   const waiters = new Set<{ event: EventName; match: (p: unknown) => boolean; resolve: (p: unknown) => void }>();
   core.onEvent((event, payload) => {
