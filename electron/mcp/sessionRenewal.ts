@@ -13,7 +13,7 @@
  * host); this file decides when, makes sure only one renewal runs, and retries once.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import type { LogBuffer } from './logBuffer.js';
 import type { OpenedTransport } from './transports.js';
 
@@ -59,7 +59,12 @@ export class SessionRenewal {
       this.unverifiedPrior = false;
       return result;
     } catch (error) {
-      if (this.unverifiedPrior && host.opened() === opened && !host.ended() && !isDeadline(error)) {
+      // A read (a list, a log level) is sent again after any failure but a deadline. A tool call
+      // only when the server refused it unread (wrong era, version, headers, no such method or
+      // session): a server of the other era may have run it and answered in a shape the SDK
+      // refuses, and a tools/call must never run twice.
+      const again = operation.startsWith('tools/call') ? refusedUnprocessed(error) : !isDeadline(error);
+      if (this.unverifiedPrior && host.opened() === opened && !host.ended() && again) {
         this.unverifiedPrior = false;
         host.dropVerdict();
         host.log.note(`${operation} failed on a connection made from the kept protocol era; negotiating afresh`);
@@ -106,6 +111,19 @@ export class SessionRenewal {
 }
 
 /** A deadline (or the caller's cancel): says nothing about the kept era. */
+/** JSON-RPC codes a server answers with before it processes a request (2026-07-28: -32020 header mismatch, -32022 unsupported version). */
+const UNPROCESSED_CODES = new Set([-32020, -32022, ProtocolErrorCode.InvalidRequest, ProtocolErrorCode.MethodNotFound]);
+/** HTTP statuses a server refuses a request with before processing it (bad request, no such session, method, content type). */
+const UNPROCESSED_STATUSES = new Set([400, 404, 405, 406, 415]);
+
+/** Whether a failure proves the server did not process the request (so sending it again cannot repeat an effect). */
+export function refusedUnprocessed(error: unknown): boolean {
+  if (error instanceof SdkHttpError) return error.status !== undefined && UNPROCESSED_STATUSES.has(error.status);
+  if (error instanceof ProtocolError) return UNPROCESSED_CODES.has(error.code);
+  // The era probe or the transport failed before anything was sent, as the SDK reports it.
+  return error instanceof SdkError && (error.code === SdkErrorCode.EraNegotiationFailed || error.code === SdkErrorCode.NotConnected);
+}
+
 function isDeadline(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
