@@ -57,13 +57,10 @@ export interface OAuthSessionOptions {
   now?: () => number;
 }
 
-/** A browser sign-in in progress: the redirect it waits for. */
 /** What the redirect brought: the code, and the issuer it named (RFC 9207), if it did. */
-export interface AuthorizationResponse {
-  code: string;
-  iss?: string;
-}
+type AuthorizationResponse = Extract<RedirectOutcome, { code: string }>;
 
+/** A browser sign-in in progress: the redirect it waits for. */
 export interface PendingAuthorization {
   readonly url: string;
   /** The authorization code, once the redirect with the right `state` arrived; rejects on refusal, timeout or the signal. */
