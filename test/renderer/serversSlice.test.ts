@@ -24,6 +24,18 @@ describe('servers slice', () => {
   });
   afterEach(() => unbind());
 
+  it('an answer to a list request sent before a server was added does not take the new row away', async () => {
+    client.connection.set({ status: 'open' });
+    client.next('servers.list').resolve([server('a')]);
+    await expect.poll(() => store.getState().serversLoad).toBe('ready');
+
+    const stale = store.getState().loadServers(); // asked before the add
+    client.emit('servers.changed', { servers: [server('a'), server('twin')] });
+    client.next('servers.list').resolve([server('a')]); // answered from before the add
+    await stale;
+    expect(store.getState().servers.map((s) => s.config.id)).toEqual(['a', 'twin']);
+  });
+
   it('loads the list when the link opens, then applies status events to the right server only', async () => {
     client.connection.set({ status: 'open' });
     client.next('servers.list').resolve([server('a'), server('b')]);

@@ -72,6 +72,8 @@ function replaceServer(list: ServerView[], view: ServerView): ServerView[] {
 }
 
 export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => (set, get) => {
+  /** Lists applied so far: a `servers.list` answer is dropped when a newer list came meanwhile. */
+  let listsApplied = 0;
   /** Runs one server action with its busy flag; errors become a notice. */
   async function runAction(id: string, action: ServerAction, run: () => Promise<void>, quietWhenStatusShowsIt = false): Promise<boolean> {
     set({ busy: { ...get().busy, [id]: action } }, false, `servers/${action}`);
@@ -106,8 +108,12 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
 
     async loadServers() {
       if (get().serversLoad !== 'ready') set({ serversLoad: 'loading' }, false, 'servers/load');
+      // A list that arrived meanwhile ('servers.changed') is newer than this answer may be: an
+      // answer to a request sent before a server was added must not take the new row away.
+      const before = listsApplied;
       try {
         const servers = await client.call('servers.list', {});
+        if (listsApplied !== before) return;
         get().applyServerList(servers);
       } catch (error) {
         set({ serversLoad: 'error', serversError: messageOf(error) }, false, 'servers/loadError');
@@ -115,6 +121,7 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
     },
 
     applyServerList(servers) {
+      listsApplied++;
       const ids = new Set(servers.map(serverIdOf));
       const selected = get().selectedServerId;
       set(
