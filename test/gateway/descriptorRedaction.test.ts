@@ -127,7 +127,9 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
     const tools = await app.call<{ tools: unknown[] }>('tools.list');
     expect(JSON.stringify(tools)).toContain('[redacted]');
     expectClean(tools);
-    expectClean(await app.call('servers.get', { id: 'leaky' }));
+    const detail = await app.call<{ negotiated?: { instructions?: string } }>('servers.get', { id: 'leaky' });
+    expect(detail.negotiated?.instructions).toBe('Call with [redacted] and [redacted].');
+    expectClean(detail);
     const files = filesOf(app.dataDir);
     const cacheFile = files.find((f) => f.path.endsWith('.tools.json') && f.text.includes('leak'));
     expect(cacheFile?.text).toContain('[redacted]');
