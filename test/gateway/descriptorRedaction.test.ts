@@ -11,11 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
+import { LEAKY_SERVER, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
 import { connectAgent, connectModernAgent, startGatewayApp } from './support.js';
-
-export const LEAKY_SERVER = join(PROJECT_ROOT, 'test', 'fixtures', 'servers', 'leaky-server.ts');
 
 const STORED = `stored-${randomBytes(8).toString('hex')}`;
 const FROM_ENV = `envsecret-${randomBytes(8).toString('hex')}`;
