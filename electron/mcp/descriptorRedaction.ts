@@ -1,6 +1,7 @@
 /**
  * What a server says about itself — tool descriptors (title, description, annotations, input and
- * output schemas), resources, resource templates, prompts, progress messages — with every known
+ * output schemas), resources, resource templates, prompts, progress messages, the questions it
+ * asks the caller of a tool call — with every known
  * secret value (a stored secret or an environment secret the app resolved, an OAuth token)
  * replaced by '[redacted]'. The registry applies it where that text enters (its tool map, the
  * schema cache file, its resource and prompt lists, a call's progress), so the GUI, the gateway's
@@ -76,6 +77,15 @@ export class DescriptorRedaction {
     if (update.message === undefined) return update;
     const message = this.text(update.message);
     return message === update.message ? update : { ...update, message };
+  }
+
+  /**
+   * Any other server-made JSON (a question a server asks during a call: its message, its
+   * requested schema, sampling messages): string values redacted, keys and `required` lists kept.
+   */
+  values<T>(value: T): T {
+    const secrets = this.list();
+    return secrets.length === 0 ? value : (strings(value, secrets, true) as T);
   }
 
   /** Each item through `redactOne`, the same array when none changed. */

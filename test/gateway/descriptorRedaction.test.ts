@@ -1,19 +1,22 @@
 /**
  * Secrets out of what servers describe (issue 19, attack 2): a real stdio server writes a stored
  * secret and an environment secret the app gave it into its tool title, description, annotations
- * and schemas, its resources, template and prompt, and a progress message. Agents of both eras
- * (real SDK clients through the gateway), the GUI's tool lists and the tool cache file on disk
- * hold none of it — and the redacted schema still takes the same arguments.
+ * and schemas, its resources, template and prompt, and a progress message; a 2026-07-28 server
+ * quotes the env secret in a question it asks during a call. Agents of both eras (real SDK
+ * clients through the gateway), the GUI's tool lists and the tool cache file on disk hold none of
+ * it — and the redacted schema still takes the same arguments.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { LEAKY_SERVER, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { LEAKY_MODERN_SERVER, LEAKY_SERVER, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, connectModernAgent, startGatewayApp } from './support.js';
+import { connectModernAgent, startGatewayApp } from './support.js';
 
 const STORED = `stored-${randomBytes(8).toString('hex')}`;
 const FROM_ENV = `envsecret-${randomBytes(8).toString('hex')}`;
@@ -62,10 +65,28 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
       secrets: { 'env.STORED_KEY': STORED },
     });
     await ready;
+    const modernReady = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'asker' && p.status.state === 'ready');
+    await app.call('servers.save', {
+      mode: 'create',
+      config: {
+        id: 'asker',
+        name: 'Asker',
+        transport: 'stdio',
+        command: process.execPath,
+        args: ['--import', 'tsx', LEAKY_MODERN_SERVER],
+        cwd: PROJECT_ROOT,
+        timeoutMs: 20_000,
+        protocolEra: 'modern',
+        env: { LEAK_VALUE: 'ENV_KEY', ENV_KEY: { secret: { source: 'env', name: ENV_NAME } } },
+      },
+    });
+    await modernReady;
+    await app.call('permissions.setToolLevel', { serverId: 'asker', toolName: 'ask_leak', level: 'ALLOW' });
     for (const toolName of ['leak', 'progress_leak', 'resources/read', 'prompts/get']) await app.call('permissions.setToolLevel', { serverId: 'leaky', toolName, level: 'ALLOW' });
     const agent = await app.createAgent('Reader');
-    legacy = await connectAgent(app.url, agent.token);
-    modern = await connectModernAgent(app.url, agent.token);
+    legacy = new Client({ name: 'legacy-asker', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    await legacy.connect(new StreamableHTTPClientTransport(app.url, { requestInit: { headers: { Authorization: `Bearer ${agent.token}` } } }));
+    modern = await connectModernAgent(app.url, agent.token, 'modern-asker', { elicitation: { form: {} } });
   }, 90_000);
 
   afterAll(async () => {
@@ -121,6 +142,18 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
     expect(modernMessages).toEqual(['working with [redacted] and [redacted]']);
   });
 
+  it('a question a 2026-07-28 server asks during a call reaches agents of both eras redacted', async () => {
+    const seen: unknown[] = [];
+    modern.setRequestHandler('elicitation/create', (request) => (seen.push(request.params), { action: 'accept', content: { name: 'Ada' } }));
+    legacy.setRequestHandler(ElicitRequestSchema, (request) => (seen.push(request.params), { action: 'accept', content: { name: 'Bob' } }));
+    const first = await modern.callTool({ name: 'asker__ask_leak', arguments: {} });
+    const second = await legacy.callTool({ name: 'asker__ask_leak', arguments: {} });
+    expect([first.content, second.content]).toEqual([[{ type: 'text', text: 'thanks Ada' }], [{ type: 'text', text: 'thanks Bob' }]]);
+    expect(seen).toHaveLength(2);
+    expectClean(seen);
+    expect(seen[0]).toMatchObject({ message: 'Sign with [redacted]: what is your name?', requestedSchema: { properties: { name: { description: 'Your name (the key is [redacted])' } }, required: ['name'] } });
+  });
+
   it("the GUI's tool lists and the data folder on disk (tool cache included) hold neither secret", async () => {
     const tools = await app.call<{ tools: unknown[] }>('tools.list');
     expect(JSON.stringify(tools)).toContain('[redacted]');
@@ -129,7 +162,7 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
     expect(detail.negotiated?.instructions).toBe('Call with [redacted] and [redacted].');
     expectClean(detail);
     const files = filesOf(app.dataDir);
-    const cacheFile = files.find((f) => f.path.endsWith('.tools.json') && f.text.includes('leak'));
+    const cacheFile = files.find((f) => f.path.endsWith('.tools.json') && f.text.includes('"serverId":"leaky"'));
     expect(cacheFile?.text).toContain('[redacted]');
     for (const file of files) {
       expect(file.text.includes(STORED), file.path).toBe(false);
