@@ -15,6 +15,9 @@
  *   (coalesced per resource within one turn, so a flooding server costs one event per turn);
  * - reads, prompt gets and completions go to the live connection, refused by code when the
  *   server did not declare the capability.
+ * - the resource, template and prompt lists are handed out with known secrets redacted
+ *   (descriptorRedaction.ts, with the secrets known at that moment); reads and gets are the
+ *   caller's to redact.
  *
  * Reading a resource or getting a prompt is read-only, but it reaches the server: the caller (the
  * app, later the gateway) decides whether it may happen and records it; this part only runs it.
