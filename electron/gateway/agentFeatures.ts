@@ -5,8 +5,15 @@
  * or `prompts/get` of that server, read-only — ASK brings the person's approval, naming the
  * agent) and it is traced under the agent's name. Subscriptions stay the GUI's.
  *
- * Names: resources keep their URIs (they are addresses; the server is in
- * `_meta["io.miniharness/server"]`); prompts are named `<server>__<prompt>` like tools.
+ * Names: prompts are named `<server>__<prompt>` like tools. Resources keep their URIs (they are
+ * addresses; the server is in `_meta["io.miniharness/server"]`) — unless several of the servers
+ * an agent sees list the same URI: then that URI is listed once per server, as
+ * `miniharness://server/<server id>/<URI>` (the server's URI in `_meta["io.miniharness/uri"]`),
+ * and a template listed by several servers likewise (`miniharness://server/<server id>/<template>`).
+ * A read of such a namespaced URI goes to the server it names, with the server's own URI (and the
+ * contents come back under the URI the agent asked for); a read of a bare URI that several
+ * servers list (or, unlisted, whose templates several servers match) is refused with the
+ * namespaced URIs to use instead. A URI only one server offers reads as before.
  */
 import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/server';
 import { UriTemplate } from '@modelcontextprotocol/server';
@@ -15,6 +22,27 @@ import { isVisible } from './catalog.js';
 import { nameTools } from './toolNames.js';
 
 export const META_SERVER = 'io.miniharness/server';
+/** On a namespaced resource: the URI (or template) its server gave it. */
+export const META_URI = 'io.miniharness/uri';
+/** How a resource URI several servers offer is named for agents: this, the server id, '/', the URI. */
+export const SERVER_URI_PREFIX = 'miniharness://server/';
+
+/** `uri` of `serverId`, as agents see it when another server offers the same URI. */
+export function namespacedUri(serverId: string, uri: string): string {
+  return `${SERVER_URI_PREFIX}${serverId}/${uri}`;
+}
+
+/** The server and its own URI named by a namespaced URI, or undefined for any other URI. */
+function parseNamespaced(uri: string): { serverId: string; uri: string } | undefined {
+  if (!uri.startsWith(SERVER_URI_PREFIX)) return undefined;
+  const rest = uri.slice(SERVER_URI_PREFIX.length);
+  const slash = rest.indexOf('/');
+  if (slash <= 0 || slash === rest.length - 1) return undefined;
+  return { serverId: rest.slice(0, slash), uri: rest.slice(slash + 1) };
+}
+
+/** Where a read goes: the server and the URI it knows; `ambiguous`: the namespaced URIs to read instead. */
+export type ResourceRoute = { serverId: string; uri: string } | { ambiguous: string[] };
 
 /** What the gateway needs of the app for resources and prompts (composed in app/core.ts). */
 export interface GatewayFeatures {
@@ -34,30 +62,73 @@ async function fromVisible<T>(features: GatewayFeatures, kind: 'resources' | 'pr
   return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
 }
 
+/** How many of the listed servers offer each key (a URI, a template). */
+function offerCounts(keysPerServer: string[][]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const keys of keysPerServer) for (const key of new Set(keys)) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return counts;
+}
+
 export async function listAgentResources(features: GatewayFeatures, visibility: AgentVisibility): Promise<{ resources: Resource[] }> {
   const lists = await fromVisible(features, 'resources', visibility, (id) => features.resources(id));
-  return { resources: lists.flatMap(({ serverId, value }) => value.resources.map((r) => ({ ...r, _meta: { ...r._meta, [META_SERVER]: serverId } }))) };
+  const counts = offerCounts(lists.map(({ value }) => value.resources.map((r) => r.uri)));
+  return {
+    resources: lists.flatMap(({ serverId, value }) =>
+      value.resources.map((r) =>
+        (counts.get(r.uri) ?? 0) > 1 ? { ...r, uri: namespacedUri(serverId, r.uri), _meta: { ...r._meta, [META_SERVER]: serverId, [META_URI]: r.uri } } : { ...r, _meta: { ...r._meta, [META_SERVER]: serverId } },
+      ),
+    ),
+  };
 }
 
 export async function listAgentTemplates(features: GatewayFeatures, visibility: AgentVisibility): Promise<{ resourceTemplates: ResourceTemplate[] }> {
   const lists = await fromVisible(features, 'resources', visibility, (id) => features.resources(id));
-  return { resourceTemplates: lists.flatMap(({ serverId, value }) => value.templates.map((t) => ({ ...t, _meta: { ...t._meta, [META_SERVER]: serverId } }))) };
+  const counts = offerCounts(lists.map(({ value }) => value.templates.map((t) => t.uriTemplate)));
+  return {
+    resourceTemplates: lists.flatMap(({ serverId, value }) =>
+      value.templates.map((t) =>
+        (counts.get(t.uriTemplate) ?? 0) > 1
+          ? { ...t, uriTemplate: namespacedUri(serverId, t.uriTemplate), _meta: { ...t._meta, [META_SERVER]: serverId, [META_URI]: t.uriTemplate } }
+          : { ...t, _meta: { ...t._meta, [META_SERVER]: serverId } },
+      ),
+    ),
+  };
 }
 
-/** The server a URI belongs to: the one that lists it, else the first whose template matches. */
-export async function serverOfUri(features: GatewayFeatures, visibility: AgentVisibility, uri: string): Promise<string | undefined> {
+function matchesTemplate(templates: ResourceTemplate[], uri: string): boolean {
+  return templates.some((t) => {
+    try {
+      return new UriTemplate(t.uriTemplate).match(uri) !== null;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Where an agent's read of `uri` goes (see the header for the rule): a namespaced URI to the
+ * server it names; a bare URI to the one server that lists it, else to the one server whose
+ * template matches it; several such servers: ambiguous. Undefined: no server this agent sees offers it.
+ */
+export async function routeAgentResource(features: GatewayFeatures, visibility: AgentVisibility, uri: string): Promise<ResourceRoute | undefined> {
   const lists = await fromVisible(features, 'resources', visibility, (id) => features.resources(id));
-  const listed = lists.find(({ value }) => value.resources.some((r) => r.uri === uri));
-  if (listed) return listed.serverId;
-  return lists.find(({ value }) =>
-    value.templates.some((t) => {
-      try {
-        return new UriTemplate(t.uriTemplate).match(uri) !== null;
-      } catch {
-        return false;
-      }
-    }),
-  )?.serverId;
+  const named = parseNamespaced(uri);
+  if (named) {
+    const list = lists.find(({ serverId }) => serverId === named.serverId)?.value;
+    if (!list) return undefined;
+    return list.resources.some((r) => r.uri === named.uri) || matchesTemplate(list.templates, named.uri) ? named : undefined;
+  }
+  const listing = lists.filter(({ value }) => value.resources.some((r) => r.uri === uri));
+  const offering = listing.length > 0 ? listing : lists.filter(({ value }) => matchesTemplate(value.templates, uri));
+  if (offering.length === 0) return undefined;
+  if (offering.length === 1) return { serverId: (offering[0] as { serverId: string }).serverId, uri };
+  return { ambiguous: offering.map(({ serverId }) => namespacedUri(serverId, uri)) };
+}
+
+/** A read's result under the URI the agent asked for (a namespaced read comes back with the server's own URI). */
+export function asRequested(result: ReadResourceResult, requested: string, route: { uri: string }): ReadResourceResult {
+  if (requested === route.uri) return result;
+  return { ...result, contents: result.contents.map((c) => (c.uri === route.uri ? { ...c, uri: requested } : c)) };
 }
 
 async function namedPrompts(features: GatewayFeatures, visibility: AgentVisibility): Promise<Array<{ named: GatewayToolName; prompt: Prompt }>> {

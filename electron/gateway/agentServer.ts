@@ -22,7 +22,7 @@ import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
 import type { ProgressUpdate } from '../mcp/types.js';
 import type { GatewayFeatures } from './agentFeatures.js';
-import { listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentPrompt, serverOfUri } from './agentFeatures.js';
+import { asRequested, listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentPrompt, routeAgentResource } from './agentFeatures.js';
 import { agentErrorResult, agentErrorText } from './agentResults.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
@@ -128,11 +128,15 @@ function serveFeatures(server: Server, deps: AgentSessionDeps, scope: AgentServe
   server.setRequestHandler('resources/templates/list', () => listAgentTemplates(features, requireAgent(deps).visibility));
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const agent = requireAgent(deps);
-    const serverId = await serverOfUri(features, agent.visibility, request.params.uri);
+    const route = await routeAgentResource(features, agent.visibility, request.params.uri);
     // The SDK's typed not-found: -32602 on the wire with the URI in `data` (SEP-2164), in both eras.
-    if (!serverId) throw new ResourceNotFoundError(request.params.uri, `Unknown resource: ${request.params.uri}. Call resources/list for the resources this agent may read.`);
+    if (!route) throw new ResourceNotFoundError(request.params.uri, `Unknown resource: ${request.params.uri}. Call resources/list for the resources this agent may read.`);
+    if ('ambiguous' in route) {
+      const choices = route.ambiguous.join(' or ');
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Several servers offer ${request.params.uri}: read ${choices} instead.`, { uri: request.params.uri, candidates: route.ambiguous });
+    }
     try {
-      return await features.read(caller(agent), serverId, request.params.uri, ctx.mcpReq.signal);
+      return asRequested(await features.read(caller(agent), route.serverId, route.uri, ctx.mcpReq.signal), request.params.uri, route);
     } catch (error) {
       throw refused(error, `resources/read of ${request.params.uri}`);
     }

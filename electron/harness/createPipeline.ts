@@ -72,7 +72,8 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
   const checkpoints = new SqliteCheckpointStore(options.db);
   const tracer = options.tracer ?? new Tracer(options.db);
   const secrets = new ObservedSecretResolver(options.secrets, (value) => tracer.addKnownSecret(value.reveal()));
-  const registry = new MCPToolRegistry({ ...options.registry, secrets });
+  // The tracer's secrets also keep servers' descriptions, the tool cache file and progress clean.
+  const registry = new MCPToolRegistry({ ...options.registry, secrets, knownSecrets: tracer.knownSecrets });
   const engine = await PermissionDecisionEngine.load(options.rules, options.pathBase !== undefined ? { pathBase: options.pathBase } : {});
   const securityOptions: SecureToolExecutorOptions = {
     engine,

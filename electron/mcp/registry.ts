@@ -13,12 +13,18 @@
  *
  * Each server's status (connecting, ready, error with reason, reconnecting, closed, …) is
  * published as an event, as are tool-map changes.
+ *
+ * With `knownSecrets`, what servers describe leaves the registry with those values redacted —
+ * tools (the map, the schema cache file), resources, templates, prompts, progress messages
+ * (descriptorRedaction.ts) — so no consumer has to redact it again.
  */
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import { ServerConfigSchema, describeFieldErrors, fieldErrorsOf } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { MCPClientOptions } from './client.js';
 import { MCPClient } from './client.js';
+import type { SecretSet } from './descriptorRedaction.js';
+import { DescriptorRedaction } from './descriptorRedaction.js';
 import { MCPConfigError, MCPServerUnavailableError } from './errors.js';
 import { connectionFingerprint } from './fingerprint.js';
 import { LogBuffer } from './logBuffer.js';
@@ -61,10 +67,12 @@ export interface RegistryOptions {
   asks?: ServerAskHandlers;
   /** OAuth servers' sessions, for the default client factory (issue 11; see oauth/manager.ts). */
   oauth?: OAuthSessions;
+  /** Secret values the app knows (live: the tracer's set), redacted out of what servers describe. */
+  knownSecrets?: SecretSet;
 }
 
 export class MCPToolRegistry {
-  private readonly state = new RegistryState();
+  private readonly state: RegistryState;
   private readonly cache: CacheAccess;
   private readonly verdicts: VerdictStore | undefined;
   private readonly connections: ConnectionLifecycle;
@@ -74,6 +82,7 @@ export class MCPToolRegistry {
   private readonly liveLists: LiveLists;
 
   constructor(options: RegistryOptions) {
+    this.state = new RegistryState(new DescriptorRedaction(options.knownSecrets));
     const baseFactory: ClientFactory =
       options.clientFactory ??
       ((config) =>

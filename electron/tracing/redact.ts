@@ -61,6 +61,11 @@ export class KnownSecrets implements Iterable<string> {
     this.#prepared = sortSecrets(this.#values);
   }
 
+  /** Grows with each value added: text redacted at one version may need redacting again at a later one. */
+  get version(): number {
+    return this.#values.size;
+  }
+
   get prepared(): readonly string[] {
     return this.#prepared;
   }

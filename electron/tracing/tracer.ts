@@ -110,6 +110,11 @@ export class Tracer {
     this.#secrets.add(value); // ignores values shorter than MIN_SECRET_LENGTH
   }
 
+  /** The known secret values themselves, live (the registry redacts what servers describe with them). */
+  get knownSecrets(): KnownSecrets {
+    return this.#secrets;
+  }
+
   /** `redact` with this tracer's known secrets — for checkpoint args and anything else stored. */
   redact(value: unknown): JsonValue {
     return redact(value, this.#secrets);

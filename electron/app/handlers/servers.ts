@@ -28,7 +28,8 @@ export function serverHandlers(deps: {
       const logLevel = registry.logLevel(id);
       return {
         server,
-        ...(negotiated ? { negotiated: negotiatedView(negotiated) } : {}),
+        // The server's own words (instructions, its info) may quote a credential it was given.
+        ...(negotiated ? { negotiated: tracer.redactSecretValues(negotiatedView(negotiated)) } : {}),
         tools: app
           .listTools()
           .filter((t) => t.serverId === id)

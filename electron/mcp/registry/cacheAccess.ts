@@ -2,6 +2,7 @@
  * The registry's use of the schema cache. A removed server's entry is dropped at once, and a
  * read for the same id waits until the drop has finished, so a new server that takes the id
  * never gets the old one's tools (its fingerprint differs too: see fingerprint.ts).
+ * What is written holds no known secret value (descriptorRedaction.ts): the file is on disk.
  */
 import { connectionFingerprint } from '../fingerprint.js';
 import type { ToolSchemaCache } from '../schemaCache.js';
@@ -34,7 +35,7 @@ export class CacheAccess {
     const id = config.id;
     const credentials = config.transport === 'streamable_http' && config.auth.kind !== 'none';
     const persist = !(hints?.cacheScope === 'private' && credentials);
-    await this.cache?.set(id, fingerprint, tools, { ...(hints?.ttlMs !== undefined ? { ttlMs: hints.ttlMs } : {}), persist }).catch((error: unknown) => {
+    await this.cache?.set(id, fingerprint, this.state.redaction.tools(tools), { ...(hints?.ttlMs !== undefined ? { ttlMs: hints.ttlMs } : {}), persist }).catch((error: unknown) => {
       this.state.warn(`Could not write the tool cache for "${id}": ${describeError(error).reason}`);
     });
   }

@@ -15,6 +15,9 @@
  *   (coalesced per resource within one turn, so a flooding server costs one event per turn);
  * - reads, prompt gets and completions go to the live connection, refused by code when the
  *   server did not declare the capability.
+ * - the resource, template and prompt lists are handed out with known secrets redacted
+ *   (descriptorRedaction.ts, with the secrets known at that moment); reads and gets are the
+ *   caller's to redact.
  *
  * Reading a resource or getting a prompt is read-only, but it reaches the server: the caller (the
  * app, later the gateway) decides whether it may happen and records it; this part only runs it.
@@ -107,7 +110,7 @@ export class ServerFeatures {
   /** The server's resources and templates: kept from this connection's last listing, or listed now (`refresh`: always). */
   async resources(serverId: string, options: { refresh?: boolean } = {}): Promise<ResourceCatalog> {
     const usable = await this.usable(serverId, 'resources');
-    const lists = await this.current(usable, 'resources', options.refresh === true);
+    const lists = this.redactedResources(await this.current(usable, 'resources', options.refresh === true));
     return { ...lists, canSubscribe: usable.capabilities.resources?.subscribe === true, subscribed: [...usable.state.subscriptions] };
   }
 
@@ -148,7 +151,20 @@ export class ServerFeatures {
 
   async prompts(serverId: string, options: { refresh?: boolean } = {}): Promise<Listed<Prompt>> {
     const usable = await this.usable(serverId, 'prompts');
-    return this.current(usable, 'prompts', options.refresh === true);
+    const listed = await this.current(usable, 'prompts', options.refresh === true);
+    const items = this.registry.redaction.each(listed.items, (p) => this.registry.redaction.prompt(p));
+    return items === listed.items ? listed : { ...listed, items };
+  }
+
+  /** Lists are kept as the server sent them and redacted on the way out, with the secrets known now. */
+  private redactedResources(lists: ResourceLists): ResourceLists {
+    const redaction = this.registry.redaction;
+    const resources = redaction.each(lists.resources.items, (r) => redaction.resource(r));
+    const templates = redaction.each(lists.templates.items, (t) => redaction.template(t));
+    return {
+      resources: resources === lists.resources.items ? lists.resources : { ...lists.resources, items: resources },
+      templates: templates === lists.templates.items ? lists.templates : { ...lists.templates, items: templates },
+    };
   }
 
   async getPrompt(serverId: string, name: string, args: Record<string, string>, options: RequestOptions = {}): Promise<GetPromptResult> {

@@ -4,6 +4,7 @@
  */
 import type { ErrorCause } from '../../../shared/errors.js';
 import type { ServerConfig } from '../../../shared/serverConfig.js';
+import { DescriptorRedaction } from '../descriptorRedaction.js';
 import { MCPError } from '../errors.js';
 import type { MCPErrorCode } from '../errors.js';
 import type { ToolDescriptor } from '../types.js';
@@ -24,10 +25,17 @@ export function describeError(error: unknown): { code: MCPErrorCode | 'internal'
 
 export class RegistryState {
   readonly entries = new Map<string, ServerEntry>();
-  readonly toolMap = new ToolMap((serverId) => this.entries.get(serverId)?.config.priority ?? 0);
+  /** Known secrets out of what servers describe (tools, resources, prompts, progress): see descriptorRedaction.ts. */
+  readonly redaction: DescriptorRedaction;
+  readonly toolMap: ToolMap;
   /** Set by close(); every part stops applying outcomes once it is. */
   closing: Promise<void> | undefined;
   private readonly listeners = new Set<(event: RegistryEvent) => void>();
+
+  constructor(redaction: DescriptorRedaction = new DescriptorRedaction(undefined)) {
+    this.redaction = redaction;
+    this.toolMap = new ToolMap((serverId) => this.entries.get(serverId)?.config.priority ?? 0, redaction);
+  }
 
   get closed(): boolean {
     return this.closing !== undefined;

@@ -2,7 +2,11 @@
  * The tool map: each server's tool list (and whether it came from the schema cache), one winner
  * per name by priority (ties: server id order), and the conflicts. No automatic failover to the
  * next server: a conflict is listed instead.
+ *
+ * Every list is kept with known secret values redacted (descriptorRedaction.ts), and redacted
+ * again when a secret became known since: whoever reads the map gets redacted descriptors.
  */
+import type { DescriptorRedaction } from '../descriptorRedaction.js';
 import type { ToolDescriptor } from '../types.js';
 import type { RegisteredTool, ToolConflict } from './types.js';
 
@@ -13,10 +17,30 @@ export interface ServerTools {
 }
 
 export class ToolMap {
-  private byServer = new Map<string, ServerTools>();
+  private lists = new Map<string, ServerTools>();
+  /** The redaction's version the kept lists were last redacted at. */
+  private redactedAt = 0;
 
   /** `priorityOf`: a server's current priority (0 for one that is gone). */
-  constructor(private readonly priorityOf: (serverId: string) => number) {}
+  constructor(
+    private readonly priorityOf: (serverId: string) => number,
+    private readonly redaction?: DescriptorRedaction,
+  ) {}
+
+  /** The kept lists, redacted again first if a secret became known since. */
+  private get byServer(): Map<string, ServerTools> {
+    const version = this.redaction?.version ?? 0;
+    if (this.redaction && version !== this.redactedAt) {
+      for (const [serverId, entry] of this.lists) this.lists.set(serverId, this.redacted(entry));
+      this.redactedAt = version;
+    }
+    return this.lists;
+  }
+
+  private redacted(entry: ServerTools): ServerTools {
+    const tools = this.redaction ? this.redaction.tools(entry.tools) : entry.tools;
+    return tools === entry.tools ? entry : { ...entry, tools };
+  }
 
   get(serverId: string): ServerTools | undefined {
     return this.byServer.get(serverId);
@@ -29,14 +53,14 @@ export class ToolMap {
   /** Sets (or with undefined, drops) one server's list; says whether the map changed. */
   set(serverId: string, entry: ServerTools | undefined): boolean {
     const had = this.byServer.has(serverId);
-    if (entry) this.byServer.set(serverId, entry);
-    else this.byServer.delete(serverId);
+    if (entry) this.lists.set(serverId, this.redacted(entry));
+    else this.lists.delete(serverId);
     return entry !== undefined || had;
   }
 
   /** Replaces every list at once (a discovery's outcome): a tool that went away disappears. */
   replaceAll(next: Map<string, ServerTools>): void {
-    this.byServer = next;
+    this.lists = new Map([...next].map(([serverId, entry]) => [serverId, this.redacted(entry)]));
   }
 
   offers(serverId: string, name: string): boolean {

@@ -10,7 +10,7 @@ import type { SessionView } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
 import { formatWhen } from '../traces/traceFormat.js';
-import { sessionLabel } from './historyFormat.js';
+import { useSessionLabel } from './useSessionLabel.js';
 
 export const formatCount = countOf;
 
@@ -23,12 +23,12 @@ function AttentionChip({ count }: { count: number }) {
   );
 }
 
-function SessionOption({ session, selected, onPick }: { session: SessionView; selected: boolean; onPick: (id: string) => void }) {
+function SessionOption({ session, label, selected, onPick }: { session: SessionView; label: string; selected: boolean; onPick: (id: string) => void }) {
   return (
     <li>
-      <button type="button" className="session-option" aria-current={selected ? 'true' : undefined} onClick={() => onPick(session.sessionId)} data-session-id={session.sessionId}>
+      <button type="button" className="session-option" aria-current={selected ? 'true' : undefined} onClick={() => onPick(session.sessionId)} data-session-id={session.sessionId} title={session.sessionId}>
         <span className="session-option-main">
-          <span className="session-option-name">{sessionLabel(session)}</span>
+          <span className="session-option-name">{label}</span>
           <span className="session-option-meta">
             {formatCount(session.count, 'call', 'calls')}
             {session.lastActivity !== undefined && ` · last activity ${formatWhen(session.lastActivity)}`}
@@ -50,10 +50,11 @@ export function SessionPicker() {
   const popoverId = useId();
   const button = useRef<HTMLButtonElement>(null);
   const popover = useRef<HTMLDivElement>(null);
+  const sessionLabel = useSessionLabel();
 
   const selected = sessions.find((s) => s.sessionId === selectedId);
   const total = sessions.reduce((n, s) => n + s.count, 0);
-  const label = allSessions ? 'All sessions' : selected ? sessionLabel(selected) : selectedId ? selectedId : 'Choose a session';
+  const label = allSessions ? 'All sessions' : selected ? sessionLabel(selected) : selectedId ? sessionLabel({ sessionId: selectedId, current: false }) : 'Choose a session';
 
   function place(): void {
     const anchor = button.current?.getBoundingClientRect();
@@ -98,7 +99,7 @@ export function SessionPicker() {
             </button>
           </li>
           {sessions.map((session) => (
-            <SessionOption key={session.sessionId} session={session} selected={session.sessionId === selectedId} onPick={pick} />
+            <SessionOption key={session.sessionId} session={session} label={sessionLabel(session)} selected={session.sessionId === selectedId} onPick={pick} />
           ))}
         </ul>
       </div>

@@ -13,9 +13,50 @@ export function guiSessionStart(sessionId: string): number | undefined {
   return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!, ms!);
 }
 
-/** "This app session", "App session · Nov 29, 23:19" (the year when not this one), or the id as it is. */
-export function sessionLabel(session: Pick<SessionView, 'sessionId' | 'current'>): string {
+/** How many characters of an agent's session id or key a label shows. */
+const SHORT_ID = 6;
+const SHORT_KEY = 24;
+
+/**
+ * An agent's session id as the gateway makes it — `agent:<agent id>:mcp-<MCP session id>` (a 2025
+ * session), `agent:<agent id>:stateless` (2026-07-28 requests), `agent:<agent id>:<session key the
+ * agent passed with its callId>` (`default` when it passed none) — or undefined for any other id.
+ */
+export function agentSessionOf(sessionId: string): { agentId: string; kind: 'mcp' | 'stateless' | 'keyed'; key: string } | undefined {
+  const m = /^agent:([^:]+):(.+)$/.exec(sessionId);
+  if (!m) return undefined;
+  const [, agentId, rest] = m as unknown as [string, string, string];
+  if (rest.startsWith('mcp-')) return { agentId, kind: 'mcp', key: rest.slice(4) };
+  if (rest === 'stateless') return { agentId, kind: 'stateless', key: rest };
+  return { agentId, kind: 'keyed', key: rest };
+}
+
+function shortened(text: string, length: number): string {
+  return text.length > length ? `${text.slice(0, length)}…` : text;
+}
+
+/** "Claude Code · session 3f2a1b…", "Claude Code · 2026-07-28 calls", "Claude Code · calls keyed "nightly"". */
+function agentSessionLabel(parts: NonNullable<ReturnType<typeof agentSessionOf>>, agents: readonly AgentName[]): string {
+  const name = agents.find((a) => a.id === parts.agentId)?.name ?? 'A removed agent';
+  if (parts.kind === 'mcp') return `${name} · session ${shortened(parts.key, SHORT_ID)}`;
+  if (parts.kind === 'stateless') return `${name} · 2026-07-28 calls`;
+  return parts.key === 'default' ? `${name} · calls with a callId` : `${name} · calls keyed “${shortened(parts.key, SHORT_KEY)}”`;
+}
+
+/** What a session label needs of an agent. */
+export interface AgentName {
+  id: string;
+  name: string;
+}
+
+/**
+ * "This app session", "App session · Nov 29, 23:19" (the year when not this one), an agent's
+ * session by the agent's name (see agentSessionLabel; `agents`: those known now), or the id as it is.
+ */
+export function sessionLabel(session: Pick<SessionView, 'sessionId' | 'current'>, agents: readonly AgentName[] = []): string {
   if (session.current) return 'This app session';
+  const agent = agentSessionOf(session.sessionId);
+  if (agent) return agentSessionLabel(agent, agents);
   const started = guiSessionStart(session.sessionId);
   if (started === undefined) return session.sessionId;
   const format = new Date(started).getFullYear() === new Date().getFullYear() ? sessionDateFormat : sessionDateYearFormat;

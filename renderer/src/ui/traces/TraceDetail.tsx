@@ -10,7 +10,7 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
-import { sessionLabel } from '../history/historyFormat.js';
+import { useSessionLabel } from '../history/useSessionLabel.js';
 import { downloadText, safeFileName } from './download.js';
 import { TraceStatusBadge } from './TraceStatusBadge.js';
 import { TraceTimeline } from './TraceTimeline.js';
@@ -24,6 +24,7 @@ export function TraceDetail({ traceId }: { traceId: string }) {
   const openHistoryRecord = useAppStore((s) => s.openHistoryRecord);
   const currentSession = useAppStore((s) => s.currentSessionId);
   const notify = useAppStore((s) => s.notify);
+  const sessionLabel = useSessionLabel();
   const [exporting, setExporting] = useState(false);
 
   useEffect(() => {

@@ -9,7 +9,7 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { CallerFilter } from '../components/CallerFilter.js';
 import { Icon } from '../components/Icon.js';
 import { ToolNameFilter } from '../components/ToolNameFilter.js';
-import { sessionLabel } from '../history/historyFormat.js';
+import { useSessionLabel } from '../history/useSessionLabel.js';
 import { TRACE_STATUS_LABELS } from './traceFormat.js';
 
 const STATUSES = Object.keys(TRACE_STATUS_LABELS) as TraceStatus[];
@@ -20,6 +20,7 @@ export function TraceFilters() {
   const servers = useAppStore((s) => s.servers);
   const sessions = useAppStore((s) => s.historySessions);
   const traces = useAppStore((s) => s.traces);
+  const sessionLabel = useSessionLabel();
 
   const toolNames = [...new Set(traces.map((t) => t.toolName))].sort();
   const serverIds = new Set(['local', ...servers.map(serverIdOf)]);
@@ -59,11 +60,15 @@ export function TraceFilters() {
         <select className="input input-compact filter-session" value={filters.sessionId} onChange={(e) => setFilters({ sessionId: e.target.value })}>
           <option value="">All sessions</option>
           {sessions.map((session) => (
-            <option key={session.sessionId} value={session.sessionId}>
+            <option key={session.sessionId} value={session.sessionId} title={session.sessionId}>
               {sessionLabel(session)}
             </option>
           ))}
-          {filters.sessionId && !sessions.some((s) => s.sessionId === filters.sessionId) && <option value={filters.sessionId}>{filters.sessionId}</option>}
+          {filters.sessionId && !sessions.some((s) => s.sessionId === filters.sessionId) && (
+            <option value={filters.sessionId} title={filters.sessionId}>
+              {sessionLabel({ sessionId: filters.sessionId, current: false })}
+            </option>
+          )}
         </select>
       </label>
       <CallerFilter value={filters.userId} onChange={(userId) => setFilters({ userId })} />
