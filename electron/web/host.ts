@@ -14,6 +14,7 @@ import type { WebSocket } from 'ws';
 import { BRIDGE_ERROR, BRIDGE_PATH, BRIDGE_PROTOCOL, CallFrameSchema, MAX_BRIDGE_FRAME_BYTES } from '../../shared/bridge.js';
 import type { ResultFrame } from '../../shared/bridge.js';
 import type { ApprovalView } from '../../shared/contract.js';
+import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
 import { browserModeCspDirectives, metaCspOf, serializeCsp, withCspMeta } from '../../shared/csp.js';
 import { GUI_USER } from '../app/callService.js';
 import type { AppCore } from '../app/types.js';
@@ -233,7 +234,11 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     }
     const frame = CallFrameSchema.safeParse(json);
     let reply: ResultFrame;
-    if (!frame.success) {
+    if (frame.success && jsonDepthExceeds(frame.data.payload, MAX_JSON_DEPTH)) {
+      // Refused before anything walks it: validation, hashing and redaction recurse, and a stack overflow there left the request unanswered.
+      const { id } = frame.data;
+      reply = { t: 'result', id, ok: false, error: { code: BRIDGE_ERROR.requestTooDeep, message: `The request nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep. Nothing was run.`, details: { limitDepth: MAX_JSON_DEPTH } } };
+    } else if (!frame.success) {
       const id = typeof (json as { id?: unknown } | undefined)?.id === 'number' ? (json as { id: number }).id : -1;
       reply = { t: 'result', id, ok: false, error: { code: BRIDGE_ERROR.invalidFrame, message: 'The message is not a valid bridge call frame.' } };
     } else if (inFlight.has(frame.data.id)) {
@@ -246,6 +251,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       try {
         const result = await options.core.dispatch(channel, payload);
         reply = result.ok ? { t: 'result', id, ok: true, result: result.result } : { t: 'result', id, ok: false, error: result.error };
+      } catch {
+        // Whatever failed underneath, the page's request is answered: an unanswered one hangs its call.
+        reply = { t: 'result', id, ok: false, error: { code: 'internal', message: 'The MiniHarness host failed to handle this request.' } };
       } finally {
         inFlight.delete(id);
       }
