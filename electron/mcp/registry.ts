@@ -57,6 +57,8 @@ export interface RegistryOptions {
   reconnect?: Partial<ReconnectPolicy>;
   /** The largest message a server may send, for the default client factory (16 MiB by default). */
   maxMessageBytes?: number;
+  /** This run's gateway mark, for the default client factory: a server answering with it is refused (ownGateway.ts). */
+  ownGatewayMark?: string;
   /** Who answers servers' elicitation and sampling requests, for the default client factory (none: not declared). */
   asks?: ServerAskHandlers;
   /** OAuth servers' sessions, for the default client factory (issue 11; see oauth/manager.ts). */
@@ -83,6 +85,7 @@ export class MCPToolRegistry {
           logLevel: () => this.state.entries.get(config.id)?.logLevel,
           ...(options.asks ? { asks: options.asks } : {}),
           ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
+          ...(options.ownGatewayMark !== undefined ? { ownGatewayMark: options.ownGatewayMark } : {}),
           ...oauthOf(options.oauth, config),
           ...verdictsOf(options.verdicts, config),
         }));
