@@ -23,6 +23,8 @@ import type { AgentRecentClientView, AgentSessionView, GatewayStatus } from '../
 import { GATEWAY_PATH } from '../../shared/agents.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
 import { MAX_BRIDGE_FRAME_BYTES } from '../../shared/limits.js';
+import type { HttpLimits } from '../security/httpLimits.js';
+import { DEFAULT_HTTP_LIMITS, answerClientError, capConnections, httpServerOptions } from '../security/httpLimits.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
@@ -46,6 +48,8 @@ export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActi
   idleMs?: number;
   /** The time (default Date.now; tests advance their own). */
   clock?: Clock;
+  /** Connections open at once, and the time to receive a request (security/httpLimits.ts). */
+  httpLimits?: Partial<HttpLimits>;
 }
 
 type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
@@ -119,8 +123,11 @@ export class Gateway {
   /** Listens on 127.0.0.1:`port` (0: any free port). Resolves with the state; never rejects. */
   async start(port: number): Promise<GatewayStatus> {
     await this.stop();
-    const http = createServer((req, res) => void this.handle(req, res));
-    http.on('clientError', (_error, socket) => socket.destroy());
+    // Bounded connections and time to receive a request (a slow body → 408), by node:http itself.
+    const limits = { ...DEFAULT_HTTP_LIMITS, ...this.options.httpLimits };
+    const http = createServer(httpServerOptions(limits), (req, res) => void this.handle(req, res));
+    capConnections(http, limits);
+    http.on('clientError', (error, socket) => answerClientError(error, socket, 'The MiniHarness gateway'));
     this.setState({ state: 'starting', port });
     const outcome = await new Promise<State>((resolve) => {
       http.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRINUSE' ? { state: 'port_in_use', port } : { state: 'failed', port, errno: error.code ?? 'error' }));

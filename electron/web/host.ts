@@ -18,6 +18,8 @@ import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
 import { browserModeCspDirectives, metaCspOf, serializeCsp, withCspMeta } from '../../shared/csp.js';
 import { GUI_USER } from '../app/callService.js';
 import type { AppCore } from '../app/types.js';
+import type { HttpLimits } from '../security/httpLimits.js';
+import { DEFAULT_HTTP_LIMITS, capConnections, httpServerOptions } from '../security/httpLimits.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from '../security/loopbackAccess.js';
 import type { OutboxLimits, OutboxStats } from './eventOutbox.js';
 import { DEFAULT_OUTBOX_LIMITS, EventOutbox } from './eventOutbox.js';
@@ -33,6 +35,8 @@ export interface WebHostOptions {
   maxMessageBytes?: number;
   /** How much is buffered per page before its events are held, coalesced or dropped. */
   outbox?: OutboxLimits;
+  /** Connections open at once, and the time to receive a request (security/httpLimits.ts). */
+  httpLimits?: Partial<HttpLimits>;
   /** Problems that closed one connection (a bad frame, a reset socket); default: one line on stderr. */
   onConnectionError?: (error: Error) => void;
   /**
@@ -161,7 +165,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 
-  const http = createServer((req, res) => {
+  // Bounded connections and time to receive a request (a slow body → 408), by node:http itself.
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
+  const http = createServer(httpServerOptions(limits), (req, res) => {
     if (!isAllowedHost(req.headers.host, port)) return refuse(res, 403, 'Forbidden: unexpected Host header');
     if (!isAllowedOrigin(req.headers.origin, port)) return refuse(res, 403, 'Forbidden: foreign Origin');
     const pathname = pathnameOf(req);
@@ -178,7 +184,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       else refuse(res, 500, 'Internal error');
     });
   });
-  // Malformed requests and reset connections get Node's default `clientError` handling (400, close).
+  capConnections(http, limits);
+  // Malformed requests and reset connections get Node's default `clientError` handling (400 or 408, close).
 
   const wss = new WebSocketServer({
     noServer: true,
