@@ -60,6 +60,7 @@ import { AgentStore } from '../gateway/agentStore.js';
 import { GatewayCatalog } from '../gateway/catalog.js';
 import { Gateway } from '../gateway/gateway.js';
 import { GATEWAY_BIN, gatewayLoopField, refuseGatewayLoop } from '../gateway/loop.js';
+import { MCPGatewayLoopError } from '../mcp/ownGateway.js';
 
 /** Warnings shown in the GUI: damaged files moved aside, and notices. */
 class WarningList {
@@ -239,7 +240,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     const wanted = settings.gateway();
     if (!wanted.enabled) return gateway.stop();
     const status = await gateway.start(port ?? wanted.port);
-    if (status.state === 'listening') meetTheMark(status.port);
+    if (status.state === 'listening') refuseLoopsTo(status.port);
     if (status.state === 'port_in_use') warnings.notice(`The agent gateway could not start: port ${status.port} is in use by another program. Choose another port in Settings → Agent gateway.`);
     if (status.state === 'failed') warnings.notice(`The agent gateway could not start on port ${status.port} (${status.errno ?? 'error'}).`);
     if (status.state !== 'listening') emit('app.warnings', { warnings: warnings.list() });
@@ -247,12 +248,13 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   settings.onGatewayChanged = () => void startGateway(undefined);
   /**
    * The gateway now listens on `port` (moved there in Settings, or started): a server saved with a
-   * URL on that port reaches it now. It connects again at once, so that it meets the gateway's
-   * mark and is refused (gateway_loop) before its tools — the gateway's own — are listed.
+   * URL on that port reaches it now. It is refused at once (gateway_loop, its tools dropped, no
+   * reconnecting) — not merely left to meet the gateway's mark, which a kept verdict and a cached
+   * tool list could skip.
    */
-  function meetTheMark(port: number): void {
+  function refuseLoopsTo(port: number): void {
     for (const config of registry.servers()) {
-      if (config.enabled && gatewayLoopField(config, port) === 'url') void registry.connect(config.id).catch(() => undefined);
+      if (gatewayLoopField(config, port) === 'url') void registry.refuse(config.id, new MCPGatewayLoopError(config.id)).catch(() => undefined);
     }
   }
 

@@ -19,6 +19,7 @@ import { ServerConfigSchema, describeFieldErrors, fieldErrorsOf } from '../../sh
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { MCPClientOptions } from './client.js';
 import { MCPClient } from './client.js';
+import type { MCPError } from './errors.js';
 import { MCPConfigError, MCPServerUnavailableError } from './errors.js';
 import { connectionFingerprint } from './fingerprint.js';
 import { LogBuffer } from './logBuffer.js';
@@ -34,7 +35,7 @@ import { ConnectionLifecycle } from './registry/connections.js';
 import { Discovery } from './registry/discovery.js';
 import { ServerFeatures } from './registry/features.js';
 import { LiveLists } from './registry/liveLists.js';
-import { RegistryState } from './registry/state.js';
+import { RegistryState, describeError } from './registry/state.js';
 import type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, ServerDiscovery, ServerStatus, ToolConflict, WaitOptions } from './registry/types.js';
 import type { ToolSchemaCache } from './schemaCache.js';
 import type { VerdictStore } from './verdictStore.js';
@@ -249,6 +250,20 @@ export class MCPToolRegistry {
     await this.connections.drop(entry);
     this.state.setServerTools(id, undefined);
     this.state.setStatus(entry, { state: 'closed' });
+  }
+
+  /**
+   * Closes one server's connection and shows `error` until a person acts (no reconnecting): a
+   * configuration found unusable while loaded, such as one that now reaches the app's own gateway.
+   */
+  async refuse(id: string, error: MCPError): Promise<void> {
+    const entry = this.state.entries.get(id);
+    if (!entry) return;
+    entry.generation++;
+    this.connections.stopReconnecting(entry);
+    await this.connections.drop(entry);
+    this.state.setServerTools(id, undefined);
+    this.state.setStatus(entry, { state: 'error', ...describeError(error) });
   }
 
   /** Resolves once the server is ready; see ConnectionLifecycle.whenReady. */

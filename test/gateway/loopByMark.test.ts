@@ -12,7 +12,17 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_TOKEN_ENV } from '../../shared/agents.js';
 import type { AppWarning } from '../../shared/contract.js';
+import type { PriorDiscovery } from '@modelcontextprotocol/client';
+import { toErrorShape } from '../../electron/app/errors.js';
+import { AgentStore } from '../../electron/gateway/agentStore.js';
+import { GatewayCatalog } from '../../electron/gateway/catalog.js';
+import { Gateway } from '../../electron/gateway/gateway.js';
+import type { MCPClientOptions } from '../../electron/mcp/client.js';
+import { MCPClient } from '../../electron/mcp/client.js';
 import { gatewayMarkOf } from '../../electron/mcp/ownGateway.js';
+import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
+import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
+import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
 import { buildGatewayStdio } from '../../scripts/buildGatewayStdio.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import { freePort } from './ports.js';
@@ -118,9 +128,15 @@ describe('a URL server on the port the gateway moves to', () => {
       config: { id: 'later', name: 'Later', transport: 'streamable_http', url: `http://localhost:${port}/mcp`, auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_LOOP_TOKEN' } } },
     });
     expect((await unreachable).status.code).not.toBe('gateway_loop');
-    const refused = app.nextEvent<Status>('server.status', (p) => p.serverId === 'later' && p.status.state === 'error' && p.status.code === 'gateway_loop');
+    // One without a token too (the gateway would answer it 401): the port alone makes it a loop.
+    await app.call('servers.save', { mode: 'create', config: { id: 'bare', name: 'Bare', transport: 'streamable_http', url: `http://127.0.0.1:${port}/`, enabled: false } });
+    const refused = ['later', 'bare'].map((id) => app!.nextEvent<Status>('server.status', (p) => p.serverId === id && p.status.state === 'error' && p.status.code === 'gateway_loop'));
     await app.call('settings.setGateway', { enabled: true, port });
-    expect((await refused).status.code).toBe('gateway_loop');
+    for (const outcome of await Promise.all(refused)) expect(outcome.status.code).toBe('gateway_loop');
+    expect(await toolCount(app)).toBe(tools);
+    // Connecting it by hand meets the gateway's mark: refused again, nothing listed.
+    const again = await app.core.dispatch('servers.connect', { id: 'later' });
+    expect(again.ok ? again.result : again.error).toMatchObject(again.ok ? { status: { state: 'error', code: 'gateway_loop' } } : { code: 'gateway_loop' });
     expect(await toolCount(app)).toBe(tools);
   });
 
@@ -138,5 +154,62 @@ describe('a URL server on the port the gateway moves to', () => {
     expect(info.warnings.some((w) => 'message' in w && w.message.includes('("saved") could not be loaded: This server points at MiniHarness’s own agent gateway'))).toBe(true);
     const listed = await app.call<{ tools: Array<{ serverId: string }> }>('tools.list');
     expect(listed.tools.filter((t) => t.serverId === 'saved')).toEqual([]);
+  });
+});
+
+describe('a kept 2026-07-28 verdict skips server/discover: the tools/list page carries the mark too', () => {
+  const scratch = scratchDir('mh-loop-prior-');
+  let gateway: Gateway;
+  let url: URL;
+  let token: string;
+  const clients: MCPClient[] = [];
+
+  beforeAll(async () => {
+    const agents = new AgentStore(openConfConfigStore(join(scratch.dir, 'data')), () => undefined);
+    token = agents.create('Prior', { allServers: true, serverIds: [], localTools: false }).token;
+    gateway = new Gateway({
+      agents,
+      catalog: new GatewayCatalog(() => [{ name: 'echo', serverId: 'fx', description: 'echo', inputSchema: { type: 'object' } }] as never),
+      calls: { call: () => Promise.reject(new Error('no call is expected')) },
+      describe: (error) => toErrorShape(error),
+      version: '0.0.0-test',
+      stdio: { command: 'miniharness-gateway', args: [] },
+      onChange: () => undefined,
+      mark: 'this-run',
+    });
+    url = new URL((await gateway.start(0)).url);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await gateway?.stop();
+    scratch.cleanup();
+  });
+
+  const client = (options: Partial<MCPClientOptions>): MCPClient => {
+    const config = HttpServerConfigSchema.parse({ id: 'was-elsewhere', name: 'Was elsewhere', transport: 'streamable_http', url: url.href, auth: { kind: 'bearer', token: { source: 'env', name: 'MH_LOOP_TOKEN' } }, timeoutMs: 5_000 });
+    const made = new MCPClient(config, { secrets: new DefaultSecretResolver(undefined, { MH_LOOP_TOKEN: token }), ...options });
+    clients.push(made);
+    return made;
+  };
+
+  it('a connection from a kept verdict (of the server that used this port before) is refused at its first tools/list', async () => {
+    let kept: PriorDiscovery | undefined;
+    const first = client({ onVerdict: (verdict) => (kept = verdict) });
+    const negotiated = await first.initialize();
+    expect(negotiated.era).toBe('modern');
+    expect(gatewayMarkOf(negotiated.capabilities)).toBe('this-run');
+    // The verdict as another server on this port left it: no mark in its capabilities.
+    const discover = (kept as { kind: 'modern'; discover: { capabilities: Record<string, unknown> } }).discover;
+    const prior = { kind: 'modern', discover: { ...discover, capabilities: { tools: { listChanged: true } } } } as PriorDiscovery;
+
+    const second = client({ ownGatewayMark: 'this-run', prior: () => Promise.resolve(prior) });
+    const info = await second.initialize();
+    expect(info.verdictSource).not.toBe('negotiated');
+    await expect(second.listTools()).rejects.toMatchObject({ code: 'gateway_loop' });
+    expect(second.state).toBe('closed');
+    // Another run's mark is not this one.
+    const other = client({ ownGatewayMark: 'another-run', prior: () => Promise.resolve(prior) });
+    await other.initialize();
+    await expect(other.listTools()).resolves.toHaveLength(1);
   });
 });
