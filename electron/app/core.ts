@@ -261,7 +261,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   // A server pointing at the gateway itself (its port as set, as asked for this run — servers load before it listens — or as bound) would loop.
   const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.notice(m), oauth, (config) => {
     refuseGatewayLoop(config, settings.gateway().port);
-    if (options.gateway?.port) refuseGatewayLoop(config, options.gateway.port);
+    // Until the gateway listens (servers load first), the port asked for this run is where it will.
+    if (options.gateway?.port && gateway.status().state !== 'listening') refuseGatewayLoop(config, options.gateway.port);
     const bound = gateway.status();
     if (bound.state === 'listening') refuseGatewayLoop(config, bound.port);
   });
