@@ -29,10 +29,20 @@ export const META_REPLAYED = 'io.miniharness/replayed';
 export const GATEWAY_TOKEN_ENV = 'MINIHARNESS_GATEWAY_TOKEN';
 
 export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+
+/**
+ * Names no agent may take, in any case: an agent calls as its name, and `gui` is the caller id of
+ * the person at MiniHarness (GUI_USER, electron/app/callService.ts) — an agent named so would read
+ * as the person in approvals, notices, traces and counts. A stored agent with such a name (saved
+ * before this rule) no longer reads as an agent at all: it cannot connect.
+ */
+export const RESERVED_AGENT_NAMES: ReadonlySet<string> = new Set(['gui']);
+
 export const AgentNameSchema = z
   .string()
   .trim()
-  .regex(AGENT_NAME, 'use 1–64 letters, digits, spaces, . _ or -, starting with a letter or digit');
+  .regex(AGENT_NAME, 'use 1–64 letters, digits, spaces, . _ or -, starting with a letter or digit')
+  .refine((name) => !RESERVED_AGENT_NAMES.has(name.toLowerCase()), 'is reserved: MiniHarness uses it for the person at this computer — choose another name');
 
 /** Which tools an agent may see (and so call): every server's, or the ones listed; the app's own local tools only when allowed. */
 export const AgentVisibilitySchema = z

@@ -47,6 +47,8 @@ export const BRIDGE_ERROR = {
   requestTooLarge: 'request_too_large',
   /** The id of a request still in flight on this connection was used again; that copy was refused. */
   duplicateRequestId: 'duplicate_request_id',
+  /** The request nests objects and arrays deeper than MAX_JSON_DEPTH (shared/jsonDepth.ts); nothing was run. */
+  requestTooDeep: 'request_too_deep',
 } as const;
 
 /** A serialized call frame and its size on the wire. */

@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'invalid_frame',
   'request_too_large',
   'duplicate_request_id',
+  'request_too_deep',
   'forbidden_sender',
   'ipc_failed',
   // Seen only by the renderer (its link to main)
@@ -200,6 +201,8 @@ export const ErrorDetailsSchema = z.object({
   /** `request_too_large`, `result_too_large`, `record_too_large`: the limit passed, and (where known) the size refused, in bytes. */
   limitBytes: z.number().int().nonnegative().optional(),
   sizeBytes: z.number().int().nonnegative().optional(),
+  /** `request_too_deep`: the deepest nesting of objects and arrays accepted. */
+  limitDepth: z.number().int().nonnegative().optional(),
   /** Whether trying the same thing again may succeed without changing anything. */
   retryable: z.boolean().optional(),
   /** What failed underneath (a network, TLS or process failure), and where. */

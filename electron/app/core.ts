@@ -12,6 +12,7 @@
  * `start()` then loads the saved servers and starts discovery. Every domain → contract mapping
  * lives in views.ts. It never imports `electron`.
  */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { AppWarning, EventName, EventOf, FileDamagedWarning } from '../../shared/contract.js';
 import { events as eventSchemas } from '../../shared/contract.js';
@@ -58,7 +59,8 @@ import { agentHandlers } from './handlers/agents.js';
 import { AgentStore } from '../gateway/agentStore.js';
 import { GatewayCatalog } from '../gateway/catalog.js';
 import { Gateway } from '../gateway/gateway.js';
-import { GATEWAY_BIN, refuseGatewayLoop } from '../gateway/loop.js';
+import { GATEWAY_BIN, gatewayLoopField, refuseGatewayLoop } from '../gateway/loop.js';
+import { MCPGatewayLoopError } from '../mcp/ownGateway.js';
 
 /** Warnings shown in the GUI: damaged files moved aside, and notices. */
 class WarningList {
@@ -144,6 +146,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   });
 
   // ── pipeline ──────────────────────────────────────────────────────────────────────────────
+  /** Drawn fresh each run: the gateway names itself with it, and the app's client refuses a server that does. */
+  const gatewayMark = randomUUID();
   const broker = new ApprovalBroker(emit, (value) => tracer.redact(value));
   // Servers' elicitation and sampling requests, shown to the person as dialogs naming the server.
   const asks = new ServerAskBroker(emit, { serverName: (id: string): string => registry.server(id)?.name ?? id });
@@ -168,6 +172,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       verdicts: new VerdictStore({ dir: join(options.dataDir, 'tool-cache') }),
       asks,
       oauth,
+      // A server answering with this run's gateway mark is the app's own gateway (mcp/ownGateway.ts).
+      ownGatewayMark: gatewayMark,
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: reportDamaged }),
     pathBase: workspace,
@@ -200,6 +206,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     calls,
     describe: (error) => toErrorShape(error, (text) => tracer.redactText(text)),
     version: options.version,
+    mark: gatewayMark,
     stdio: options.gateway?.stdio ?? { command: GATEWAY_BIN, args: [] },
     onChange: scheduleAgentsChanged,
     ...(options.gateway?.idleMs !== undefined ? { idleMs: options.gateway.idleMs } : {}),
@@ -233,15 +240,29 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     const wanted = settings.gateway();
     if (!wanted.enabled) return gateway.stop();
     const status = await gateway.start(port ?? wanted.port);
+    if (status.state === 'listening') refuseLoopsTo(status.port);
     if (status.state === 'port_in_use') warnings.notice(`The agent gateway could not start: port ${status.port} is in use by another program. Choose another port in Settings → Agent gateway.`);
     if (status.state === 'failed') warnings.notice(`The agent gateway could not start on port ${status.port} (${status.errno ?? 'error'}).`);
     if (status.state !== 'listening') emit('app.warnings', { warnings: warnings.list() });
   }
   settings.onGatewayChanged = () => void startGateway(undefined);
+  /**
+   * The gateway now listens on `port` (moved there in Settings, or started): a server saved with a
+   * URL on that port reaches it now. It is refused at once (gateway_loop, its tools dropped, no
+   * reconnecting) — not merely left to meet the gateway's mark, which a kept verdict and a cached
+   * tool list could skip.
+   */
+  function refuseLoopsTo(port: number): void {
+    for (const config of registry.servers()) {
+      if (gatewayLoopField(config, port) === 'url') void registry.refuse(config.id, new MCPGatewayLoopError(config.id)).catch(() => undefined);
+    }
+  }
 
-  // A server pointing at the gateway itself (its port as set, or as bound) would loop.
+  // A server pointing at the gateway itself (its port as set, as asked for this run — servers load before it listens — or as bound) would loop.
   const servers = new ServerService(registry, options.config, options.secrets, (m) => warnings.notice(m), oauth, (config) => {
     refuseGatewayLoop(config, settings.gateway().port);
+    // Until the gateway listens (servers load first), the port asked for this run is where it will.
+    if (options.gateway?.port && gateway.status().state !== 'listening') refuseGatewayLoop(config, options.gateway.port);
     const bound = gateway.status();
     if (bound.state === 'listening') refuseGatewayLoop(config, bound.port);
   });

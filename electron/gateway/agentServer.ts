@@ -20,6 +20,7 @@ import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Resourc
 import { z } from 'zod';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
+import { GATEWAY_MARK_KEY, gatewayMarkCapability } from '../mcp/ownGateway.js';
 import type { ProgressUpdate } from '../mcp/types.js';
 import type { GatewayFeatures } from './agentFeatures.js';
 import { asRequested, listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentPrompt, routeAgentResource } from './agentFeatures.js';
@@ -60,6 +61,8 @@ export interface AgentSessionDeps {
   onActivity(): void;
   /** Resources and prompts of the servers behind, read-only; absent: the gateway offers tools only. */
   features?: GatewayFeatures;
+  /** This run's mark, sent in the capabilities and each tools/list page so the app's own client refuses the gateway (mcp/ownGateway.ts). */
+  mark?: string;
 }
 
 /** What differs between the eras: the key of a call without a callId, and the caller's session label. */
@@ -102,7 +105,11 @@ function requireAgent(deps: AgentSessionDeps): StoredAgent {
 
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see below)
 export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope): Server {
-  const capabilities = { tools: { listChanged: true }, ...(deps.features ? { resources: {}, prompts: {} } : {}) };
+  const capabilities = {
+    tools: { listChanged: true },
+    ...(deps.features ? { resources: {}, prompts: {} } : {}),
+    ...(deps.mark !== undefined ? { experimental: gatewayMarkCapability(deps.mark) } : {}),
+  };
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the gateway is a proxy whose tool, resource and prompt lists are computed per request: the SDK's low-level Server is meant for exactly that (McpServer registers fixed handlers)
   const server = new Server(
     { name: 'MiniHarness', version: deps.version },
@@ -112,7 +119,7 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
   server.setRequestHandler('tools/list', () => {
     const agent = requireAgent(deps);
     scope.onListed?.(deps.catalog.fingerprint(agent.visibility));
-    return { tools: deps.catalog.visible(agent.visibility) };
+    return { tools: deps.catalog.visible(agent.visibility), ...(deps.mark !== undefined ? { _meta: { [GATEWAY_MARK_KEY]: deps.mark } } : {}) };
   });
   server.setRequestHandler('tools/call', (request, ctx) => callTool(deps, scope, request.params, ctx));
   if (deps.features) serveFeatures(server, deps, scope, deps.features);

@@ -3,7 +3,8 @@
  * `http://127.0.0.1:<port>/mcp`, served by the core in both hosts, to agents of both protocol
  * eras. Every request is checked before anything else, whatever its era, in this order: the path;
  * Host and Origin (DNS rebinding: a web page must not reach a loopback server through a name it
- * controls) → 403; the agent's bearer token → 401; the body's size → 413 and its JSON → 400.
+ * controls) → 403; the agent's bearer token → 401; the body's size → 413, its JSON and its
+ * nesting depth (shared/jsonDepth.ts) → 400.
  * Only then is the era decided, by the SDK's own predicate (`isLegacyRequest`): a request carrying
  * the 2026-07-28 `_meta` envelope is served statelessly (modernAgents.ts); anything else is a
  * 2025-era request, served in a session (agentSession.ts) that must belong to that agent.
@@ -20,7 +21,10 @@ import type { AddressInfo } from 'node:net';
 import { isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { AgentRecentClientView, AgentSessionView, GatewayStatus } from '../../shared/agents.js';
 import { GATEWAY_PATH } from '../../shared/agents.js';
+import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
 import { MAX_BRIDGE_FRAME_BYTES } from '../../shared/limits.js';
+import type { HttpLimits } from '../security/httpLimits.js';
+import { DEFAULT_HTTP_LIMITS, answerClientError, capConnections, httpServerOptions } from '../security/httpLimits.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
@@ -44,6 +48,8 @@ export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActi
   idleMs?: number;
   /** The time (default Date.now; tests advance their own). */
   clock?: Clock;
+  /** Connections open at once, and the time to receive a request (security/httpLimits.ts). */
+  httpLimits?: Partial<HttpLimits>;
 }
 
 type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
@@ -117,8 +123,11 @@ export class Gateway {
   /** Listens on 127.0.0.1:`port` (0: any free port). Resolves with the state; never rejects. */
   async start(port: number): Promise<GatewayStatus> {
     await this.stop();
-    const http = createServer((req, res) => void this.handle(req, res));
-    http.on('clientError', (_error, socket) => socket.destroy());
+    // Bounded connections and time to receive a request (a slow body → 408), by node:http itself.
+    const limits = { ...DEFAULT_HTTP_LIMITS, ...this.options.httpLimits };
+    const http = createServer(httpServerOptions(limits), (req, res) => void this.handle(req, res));
+    capConnections(http, limits);
+    http.on('clientError', (error, socket) => answerClientError(error, socket, 'The MiniHarness gateway'));
     this.setState({ state: 'starting', port });
     const outcome = await new Promise<State>((resolve) => {
       http.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRINUSE' ? { state: 'port_in_use', port } : { state: 'failed', port, errno: error.code ?? 'error' }));
@@ -272,6 +281,8 @@ export class Gateway {
       } catch {
         return jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
       }
+      // Before anything walks it (the SDK's validation, hashing, redaction recurse): a stack overflow there answers nothing.
+      if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) return jsonRpcError(res, 400, -32600, `Invalid request: the body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`);
     }
 
     // The SDK's own era decision (the envelope claim), on the body already read: modern requests never reach a session.

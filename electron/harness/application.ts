@@ -20,6 +20,7 @@
  */
 import type { ArgumentFieldErrors } from './toolArguments.js';
 import { checkToolArguments, describeArgumentErrors } from './toolArguments.js';
+import { refuseOversizedArguments } from './argumentSize.js';
 import type { CheckpointRecord, CheckpointStore, ClaimInput, ClaimResult } from '../checkpoints/types.js';
 import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../checkpoints/errors.js';
 import { checkpointArguments } from '../checkpoints/hash.js';
@@ -269,7 +270,8 @@ export class HarnessApplication {
     const server = target.kind === 'local' ? undefined : this.options.registry.server(target.serverId);
     const trusted = target.kind === 'local' || server?.trusted === true;
 
-    // 0. The arguments must fit the tool's input schema before anyone is asked to approve them.
+    // 0. The arguments must fit what the server can take (argumentSize.ts) and the tool's input schema before anyone is asked to approve them.
+    refuseOversizedArguments(toolName, target.serverId, server, args);
     const fieldErrors = checkToolArguments(target.tool.inputSchema, args);
     if (fieldErrors) throw new InvalidArgumentsError(toolName, target.serverId, fieldErrors);
 

@@ -29,7 +29,9 @@ export type MCPErrorCode =
   | 'not_supported'
   // OAuth (issue 11): see oauth/errors.ts
   | 'sign_in_required'
-  | 'oauth_failed';
+  | 'oauth_failed'
+  // The server is this app's own agent gateway (ownGateway.ts)
+  | 'gateway_loop';
 
 export abstract class MCPError extends Error {
   abstract readonly code: MCPErrorCode;

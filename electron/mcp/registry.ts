@@ -25,6 +25,7 @@ import type { MCPClientOptions } from './client.js';
 import { MCPClient } from './client.js';
 import type { SecretSet } from './descriptorRedaction.js';
 import { DescriptorRedaction } from './descriptorRedaction.js';
+import type { MCPError } from './errors.js';
 import { MCPConfigError, MCPServerUnavailableError } from './errors.js';
 import { connectionFingerprint } from './fingerprint.js';
 import { LogBuffer } from './logBuffer.js';
@@ -40,7 +41,7 @@ import { ConnectionLifecycle } from './registry/connections.js';
 import { Discovery } from './registry/discovery.js';
 import { ServerFeatures } from './registry/features.js';
 import { LiveLists } from './registry/liveLists.js';
-import { RegistryState } from './registry/state.js';
+import { RegistryState, describeError } from './registry/state.js';
 import type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, ServerDiscovery, ServerStatus, ToolConflict, WaitOptions } from './registry/types.js';
 import type { ToolSchemaCache } from './schemaCache.js';
 import type { VerdictStore } from './verdictStore.js';
@@ -63,6 +64,8 @@ export interface RegistryOptions {
   reconnect?: Partial<ReconnectPolicy>;
   /** The largest message a server may send, for the default client factory (16 MiB by default). */
   maxMessageBytes?: number;
+  /** This run's gateway mark, for the default client factory: a server answering with it is refused (ownGateway.ts). */
+  ownGatewayMark?: string;
   /** Who answers servers' elicitation and sampling requests, for the default client factory (none: not declared). */
   asks?: ServerAskHandlers;
   /** OAuth servers' sessions, for the default client factory (issue 11; see oauth/manager.ts). */
@@ -92,6 +95,7 @@ export class MCPToolRegistry {
           logLevel: () => this.state.entries.get(config.id)?.logLevel,
           ...(options.asks ? { asks: options.asks } : {}),
           ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
+          ...(options.ownGatewayMark !== undefined ? { ownGatewayMark: options.ownGatewayMark } : {}),
           ...oauthOf(options.oauth, config),
           ...verdictsOf(options.verdicts, config),
         }));
@@ -255,6 +259,20 @@ export class MCPToolRegistry {
     await this.connections.drop(entry);
     this.state.setServerTools(id, undefined);
     this.state.setStatus(entry, { state: 'closed' });
+  }
+
+  /**
+   * Closes one server's connection and shows `error` until a person acts (no reconnecting): a
+   * configuration found unusable while loaded, such as one that now reaches the app's own gateway.
+   */
+  async refuse(id: string, error: MCPError): Promise<void> {
+    const entry = this.state.entries.get(id);
+    if (!entry) return;
+    entry.generation++;
+    this.connections.stopReconnecting(entry);
+    await this.connections.drop(entry);
+    this.state.setServerTools(id, undefined);
+    this.state.setStatus(entry, { state: 'error', ...describeError(error) });
   }
 
   /** Resolves once the server is ready; see ConnectionLifecycle.whenReady. */

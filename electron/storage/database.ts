@@ -9,7 +9,8 @@
  * The file is the user's alone (0600; SQLite gives `-wal` and `-shm` the main file's mode). A new
  * file is built complete under a temporary name and linked into place, so an existing file of
  * any size is always a database someone wrote: one that is not (0 bytes, not SQLite, corrupt)
- * is damaged — moved aside with its `-wal`/`-shm` and reported, never silently replaced.
+ * is damaged — moved aside with its `-wal`/`-shm` and reported, never silently replaced. Damage
+ * behind a valid header is found at open by `PRAGMA quick_check`, not at some later read.
  *
  * Writes: the stores group-commit through the connection's queue (groupCommit.ts), and the WAL
  * is checkpointed by a timer once writes pause, never inside a commit (walCheckpointer.ts).
@@ -129,6 +130,7 @@ function openFile(file: string, options: OpenDatabaseOptions): { db: Database; m
   const db = new AppDatabase(file, connection);
   try {
     configure(db, options, false);
+    refuseDamagedPages(db);
     db.checkpointOffThePath(file, connection);
     // -wal/-shm left behind with another mode by an older version: they would keep it.
     for (const suffix of COMPANIONS) makePrivate(`${file}${suffix}`);
@@ -152,6 +154,19 @@ function configure(db: Database, options: OpenDatabaseOptions, inMemory: boolean
   db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
   db.pragma('foreign_keys = ON');
   return db;
+}
+
+/**
+ * A valid header over damaged pages: migrations read only the schema, so without this a damaged
+ * table is found later, by whichever read reaches it first ("database disk image is malformed"),
+ * and the app stops. `quick_check` reads every page once (not the index-to-table cross-checks of
+ * `integrity_check`); its cost grows with the file — measured in bench/databaseQuickCheck.ts.
+ * Thrown as SQLITE_CORRUPT, which the opener moves aside and reports like any damage.
+ */
+function refuseDamagedPages(db: Database): void {
+  const verdict = db.pragma('quick_check(1)', { simple: true }) as unknown;
+  if (verdict === 'ok') return;
+  throw Object.assign(new Error('The database failed its quick check: some pages are damaged.'), { code: 'SQLITE_CORRUPT' });
 }
 
 /** Why an existing file cannot be a database (0 bytes, or no SQLite header); undefined if it may be. */

@@ -14,9 +14,12 @@ import type { WebSocket } from 'ws';
 import { BRIDGE_ERROR, BRIDGE_PATH, BRIDGE_PROTOCOL, CallFrameSchema, MAX_BRIDGE_FRAME_BYTES } from '../../shared/bridge.js';
 import type { ResultFrame } from '../../shared/bridge.js';
 import type { ApprovalView } from '../../shared/contract.js';
+import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
 import { browserModeCspDirectives, metaCspOf, serializeCsp, withCspMeta } from '../../shared/csp.js';
 import { GUI_USER } from '../app/callService.js';
 import type { AppCore } from '../app/types.js';
+import type { HttpLimits } from '../security/httpLimits.js';
+import { DEFAULT_HTTP_LIMITS, capConnections, httpServerOptions } from '../security/httpLimits.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from '../security/loopbackAccess.js';
 import type { OutboxLimits, OutboxStats } from './eventOutbox.js';
 import { DEFAULT_OUTBOX_LIMITS, EventOutbox } from './eventOutbox.js';
@@ -32,6 +35,8 @@ export interface WebHostOptions {
   maxMessageBytes?: number;
   /** How much is buffered per page before its events are held, coalesced or dropped. */
   outbox?: OutboxLimits;
+  /** Connections open at once, and the time to receive a request (security/httpLimits.ts). */
+  httpLimits?: Partial<HttpLimits>;
   /** Problems that closed one connection (a bad frame, a reset socket); default: one line on stderr. */
   onConnectionError?: (error: Error) => void;
   /**
@@ -160,7 +165,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 
-  const http = createServer((req, res) => {
+  // Bounded connections and time to receive a request (a slow body → 408), by node:http itself.
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
+  const http = createServer(httpServerOptions(limits), (req, res) => {
     if (!isAllowedHost(req.headers.host, port)) return refuse(res, 403, 'Forbidden: unexpected Host header');
     if (!isAllowedOrigin(req.headers.origin, port)) return refuse(res, 403, 'Forbidden: foreign Origin');
     const pathname = pathnameOf(req);
@@ -177,7 +184,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       else refuse(res, 500, 'Internal error');
     });
   });
-  // Malformed requests and reset connections get Node's default `clientError` handling (400, close).
+  capConnections(http, limits);
+  // Malformed requests and reset connections get Node's default `clientError` handling (400 or 408, close).
 
   const wss = new WebSocketServer({
     noServer: true,
@@ -233,7 +241,11 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     }
     const frame = CallFrameSchema.safeParse(json);
     let reply: ResultFrame;
-    if (!frame.success) {
+    if (frame.success && jsonDepthExceeds(frame.data.payload, MAX_JSON_DEPTH)) {
+      // Refused before anything walks it: validation, hashing and redaction recurse, and a stack overflow there left the request unanswered.
+      const { id } = frame.data;
+      reply = { t: 'result', id, ok: false, error: { code: BRIDGE_ERROR.requestTooDeep, message: `The request nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep. Nothing was run.`, details: { limitDepth: MAX_JSON_DEPTH } } };
+    } else if (!frame.success) {
       const id = typeof (json as { id?: unknown } | undefined)?.id === 'number' ? (json as { id: number }).id : -1;
       reply = { t: 'result', id, ok: false, error: { code: BRIDGE_ERROR.invalidFrame, message: 'The message is not a valid bridge call frame.' } };
     } else if (inFlight.has(frame.data.id)) {
@@ -246,6 +258,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       try {
         const result = await options.core.dispatch(channel, payload);
         reply = result.ok ? { t: 'result', id, ok: true, result: result.result } : { t: 'result', id, ok: false, error: result.error };
+      } catch {
+        // Whatever failed underneath, the page's request is answered: an unanswered one hangs its call.
+        reply = { t: 'result', id, ok: false, error: { code: 'internal', message: 'The MiniHarness host failed to handle this request.' } };
       } finally {
         inFlight.delete(id);
       }

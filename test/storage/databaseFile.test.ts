@@ -93,6 +93,28 @@ describe('the database file', () => {
     db.close();
   });
 
+  it('a valid header and schema over a damaged table page is caught at open (quick_check), moved aside and reported', () => {
+    const first = openAppDatabase(file);
+    first.exec('CREATE TABLE filler (x BLOB)');
+    const insert = first.prepare('INSERT INTO filler VALUES (randomblob(3000))');
+    for (let i = 0; i < 200; i++) insert.run();
+    const pageSize = first.pragma('page_size', { simple: true }) as number;
+    first.close();
+    // The header and the schema stay intact: only a page of the table filled last (at the end of the file) is overwritten.
+    const size = statSync(file).size;
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(pageSize, 0xab), 0, pageSize, size - 3 * pageSize);
+    closeSync(fd);
+    const damagedBytes = readFileSync(file);
+    const { db, damaged } = openAppDatabaseWithReport(file, { now });
+    expect(damaged).toEqual({ code: 'file_damaged', file, lost: 'history', movedTo: `${file}.corrupt-${STAMP}`, problem: 'invalid_content' });
+    expect(readFileSync(`${file}.corrupt-${STAMP}`)).toEqual(damagedBytes);
+    // The new database is whole: every table reads.
+    expect(db.pragma('quick_check', { simple: true })).toBe('ok');
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'filler'").pluck().get()).toBe(0);
+    db.close();
+  });
+
   it('a valid database is never moved, whatever its size', () => {
     const first = openAppDatabase(file);
     first.close();

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { BRIDGE_PATH, BRIDGE_PROTOCOL, MAX_BRIDGE_FRAME_BYTES } from '../../shared/bridge.js';
 import type { DispatchResult } from '../../shared/bridge.js';
+import { MAX_JSON_DEPTH } from '../../shared/jsonDepth.js';
 import { MAX_TOOL_ARGS_BYTES } from '../../shared/limits.js';
 import { Bridge } from '../e2e/support/bridge.js';
 import type { WebHostProcess } from '../e2e/support/webHost.js';
@@ -194,6 +195,22 @@ describe('browser-mode host: bad frames close one connection, never the process'
     } finally {
       bridge.close();
     }
+  });
+
+  it('answers tool arguments nested 5,000 deep with request_too_deep at once, and the socket keeps serving', async () => {
+    const raw = await RawBridgeSocket.connect(port, host.token);
+    // Written as text: JSON.stringify itself overflows on such a value.
+    const args = `${'{"a":'.repeat(5_000)}"bottom"${'}'.repeat(5_000)}`;
+    raw.sendText(`{"t":"call","id":11,"channel":"tools.call","payload":{"name":"write_file","serverId":"local","args":${args},"callId":"deep-call-1"}}`);
+    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 11)).toMatchObject({ ok: false, error: { code: 'request_too_deep', details: { limitDepth: MAX_JSON_DEPTH } } });
+    // Nested arrays too, in any channel.
+    raw.sendText(`{"t":"call","id":12,"channel":"app.info","payload":{"x":${'['.repeat(5_000)}${']'.repeat(5_000)}}}`);
+    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 12)).toMatchObject({ ok: false, error: { code: 'request_too_deep' } });
+    raw.sendText(JSON.stringify({ t: 'call', id: 13, channel: 'app.info', payload: {} }));
+    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 13)).toMatchObject({ ok: true });
+    raw.destroy();
+    expect(host.output()).not.toMatch(/Maximum call stack/);
+    await expectHostServes();
   });
 
   /** node:http, so the path reaches the host exactly as written. */

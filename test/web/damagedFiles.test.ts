@@ -4,7 +4,7 @@
  * timestamped name with its bytes intact, and `app.info` over the WebSocket names it and what
  * was lost — as data (`file_damaged`), never a silent loss.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppInfo, AppWarning, FileDamagedWarning, ServerView } from '../../shared/contract.js';
@@ -12,6 +12,8 @@ import type { WebHostProcess } from '../e2e/support/webHost.js';
 import { startWebHost } from '../e2e/support/webHost.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
 import { BridgeClient } from './host.js';
+import { openAppDatabase } from '../../electron/app/database.js';
+import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 
 const STAMPED = /\.corrupt-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/;
 
@@ -78,6 +80,34 @@ describe('damaged files in the data folder of the real host process', () => {
     const saved = await client.call('servers.save', { mode: 'create', config: { id: 'after', name: 'After', transport: 'stdio', command: 'true' } });
     expect(saved.ok).toBe(true);
     expect(JSON.parse(readFileSync(join(dataDir, 'config.json'), 'utf8'))).toMatchObject({ servers: [{ id: 'after' }] });
+  });
+
+  it('a database whose header and schema are intact but whose history pages are damaged: moved aside and named, the host starts', async () => {
+    const scratch = scratchDir();
+    cleanups.push(() => scratch.cleanup());
+    const dataDir = join(scratch.dir, 'data');
+    const file = join(dataDir, 'miniharness.db');
+    // A history of 200 recorded calls, written by the app's own store.
+    const db = openAppDatabase(file);
+    const store = new SqliteCheckpointStore(db);
+    for (let n = 0; n < 200; n++) {
+      const claim = store.claim({ sessionId: 'gui-s', callId: `call-${n}`, userId: 'gui', toolName: 'echo', serverId: 'fx', argsHash: `h${n}`, args: { n }, traceId: `t${n}` });
+      if (claim.kind !== 'owner') throw new Error('expected to own the claim');
+      store.complete('gui-s', `call-${n}`, claim.lease, { content: [{ type: 'text', text: `result ${n} `.repeat(300) }], structuredContent: undefined, isError: false });
+    }
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    // A page near the end (the history written last) is overwritten; page 1 and the schema stay whole.
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(pageSize, 0xab), 0, pageSize, statSync(file).size - 4 * pageSize);
+    closeSync(fd);
+    const damagedBytes = readFileSync(file);
+
+    const { host, client, info } = await startOver(dataDir);
+    const { warnings } = await info();
+    expectMovedAside(warnings, file, 'history', 'invalid_content', damagedBytes);
+    expect(await client.call('history.page', {})).toMatchObject({ ok: true, result: { records: [] } });
+    expect(host.alive()).toBe(true);
   });
 
   it('a 0-byte database and a damaged tool cache: both moved aside and named', async () => {

@@ -46,6 +46,7 @@ const WORDS = {
   invalid_frame: { title: 'Invalid message' },
   request_too_large: { title: 'Too large to send' },
   duplicate_request_id: { title: 'Duplicate request' },
+  request_too_deep: { title: 'Nested too deeply' },
   forbidden_sender: { title: 'Refused' },
   ipc_failed: { title: 'No answer from the app' },
   unauthorized: { title: 'Not authorized', advice: 'Open the app again from the link the host printed.' },
