@@ -39,7 +39,8 @@ export function pageSecurityHeaders(formTargets: readonly string[] = []): Record
     'Content-Security-Policy': `default-src 'none'; style-src ${STYLE_HASH}; img-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action ${formAction}`,
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
+    // Not no-referrer: with it, a browser sends `Origin: null` on the consent POST, and the Origin check needs the real one.
+    'Referrer-Policy': 'same-origin',
     'Cache-Control': 'no-store',
   };
 }
