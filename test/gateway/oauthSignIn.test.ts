@@ -9,6 +9,9 @@
  * token, registration, PKCE missing, another resource, and consent posts without the CSRF secret
  * or from another origin.
  */
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
@@ -273,5 +276,47 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect(((await response.json()) as { error: { message: string } }).error.message).toContain(SENTENCE);
     const refused = await refresh(provider, tokens.refresh_token as string);
     expect(refused.status).toBe(400);
+  });
+
+  it('the sign-in endpoints check Host; token and registration answer a browser client’s CORS preflight', async () => {
+    // fetch cannot send another Host: a raw request does, as a DNS-rebinding page's would arrive.
+    const foreign = await new Promise<number>((resolve, reject) => {
+      const req = request(`${origin}/register`, { method: 'POST', headers: { Host: 'evil.example', 'Content-Type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(foreign).toBe(403);
+    const preflight = await fetch(`${origin}/token`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:6274', 'Access-Control-Request-Method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('a sign-in survives a restart on the same port (nothing of a token’s value on disk); on another port (a new issuer) its token is refused with the sentence', async () => {
+    const provider = new TestOAuthProvider();
+    await signIn(provider);
+    const tokens = provider.stored as OAuthTokens;
+    const file = readFileSync(join(app.dataDir, 'gateway-oauth.json'), 'utf8');
+    expect(file).not.toContain(tokens.access_token);
+    expect(file).not.toContain(tokens.refresh_token);
+
+    const port = Number(app.url.port);
+    await app.close();
+    app = await startGatewayApp(scratch.dir, { gatewayPort: port });
+    expect((await raw(tokens.access_token)).status).toBe(200);
+    const refreshed = await refresh(provider, tokens.refresh_token as string);
+    expect(refreshed.status).toBe(200);
+    const fresh = (await refreshed.json()) as OAuthTokens;
+    expect((await raw(fresh.access_token)).status).toBe(200);
+
+    await app.close();
+    app = await startGatewayApp(scratch.dir);
+    origin = app.url.origin;
+    expect(app.url.port).not.toBe(String(port));
+    const moved = await raw(fresh.access_token);
+    expect(moved.status).toBe(401);
+    expect(moved.headers.get('www-authenticate')).toContain(`error_description="${SENTENCE}`);
   });
 });

@@ -121,7 +121,7 @@ export class GatewaySignIn {
     const token = bearerOf(authorization);
     let agent: StoredAgent | undefined;
     try {
-      const info = await verifyBearerToken(token ? `Bearer ${token}` : authorization, {
+      await verifyBearerToken(token ? `Bearer ${token}` : authorization, {
         verifier: {
           verifyAccessToken: async (value): Promise<AuthInfo> => {
             const found = this.options.agents.authenticate(value) ?? (await this.agentOfAccessToken(value));
@@ -133,7 +133,6 @@ export class GatewaySignIn {
         },
         ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
       });
-      void info;
     } catch (error) {
       const refusal = error instanceof OAuthError && error.code === OAuthErrorCode.InvalidToken ? error : new OAuthError(OAuthErrorCode.InvalidToken, REFUSED_TOKEN_SENTENCE);
       // The SDK's challenge (error, error_description, resource_metadata), always with the sentence.
