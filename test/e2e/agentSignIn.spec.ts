@@ -76,7 +76,13 @@ test('mcp-remote given only the URL signs in through the consent page clicked in
     const url = await authorizationUrl;
     expect(new URL(url).origin).toBe(new URL(gatewayUrl).origin);
 
+    // The page's own style is allowed by its hash, and nothing on it breaks the CSP.
+    const cspErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspErrors.push(message.text());
+    });
     await page.goto(url);
+    await expect(page.locator('main')).toHaveCSS('border-radius', '10px');
     await expect(page.getByRole('heading', { name: 'Allow an agent to use MiniHarness?' })).toBeVisible();
     await expect(page.getByRole('paragraph').filter({ hasText: 'asks to connect to MiniHarness' }).getByText('MCP CLI Proxy', { exact: true })).toBeVisible();
     await expect(page.getByText('The name above is the client’s own claim')).toBeVisible();
@@ -86,6 +92,7 @@ test('mcp-remote given only the URL signs in through the consent page clicked in
     await page.getByRole('button', { name: 'Allow' }).click();
     // mcp-remote's own callback page: the browser came back to it with the code.
     await page.waitForURL((target) => target.port === String(callbackPort));
+    expect(cspErrors).toEqual([]);
 
     await connected;
     const { tools } = await client.listTools();

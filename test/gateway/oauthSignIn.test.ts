@@ -128,7 +128,7 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect(as.status).toBe(200);
     expect(as.headers.get('access-control-allow-origin')).toBe('*');
     const metadata = (await as.json()) as Record<string, unknown>;
-    expect(metadata).toMatchObject({ issuer: origin, registration_endpoint: `${origin}/register`, token_endpoint: `${origin}/token`, revocation_endpoint: `${origin}/revoke`, code_challenge_methods_supported: ['S256'] });
+    expect(metadata).toMatchObject({ issuer: origin, registration_endpoint: `${origin}/register`, token_endpoint: `${origin}/token`, revocation_endpoint: `${origin}/revoke`, code_challenge_methods_supported: ['S256'], client_id_metadata_document_supported: true });
     expect((await fetch(`${origin}/.well-known/openid-configuration`)).status).toBe(200);
   });
 
@@ -168,6 +168,16 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     const pkce = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
     const other = await fetch(`${origin}/authorize?${new URLSearchParams({ ...base, ...pkce, resource: 'https://elsewhere.example/mcp' })}`, { redirect: 'manual' });
     expect(new URL(other.headers.get('location') ?? '').searchParams.get('error')).toBe('invalid_target');
+  });
+
+  it('a client_id metadata document that cannot be fetched safely (here: a loopback address) is refused on an error page, no redirect', async () => {
+    const clientId = 'https://127.0.0.1:1/client.json';
+    const query = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'mcp', state: 's3', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+    const response = await fetch(`${origin}/authorize?${query}`, { redirect: 'manual' });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await response.text()).toContain('This sign-in cannot go on');
   });
 
   it('refuses a consent answer without the page’s CSRF secret, or from another origin; Deny sends access_denied', async () => {
