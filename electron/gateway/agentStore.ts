@@ -25,8 +25,11 @@ const StoredAgentSchema = z.object({
   createdAt: z.number(),
   revokedAt: z.number().optional(),
   visibility: AgentVisibilitySchema,
-  /** Set when the agent was created by an OAuth sign-in (gateway/oauth/): the client it was given to. Its tokenHash is then of a token nobody holds. */
-  signIn: z.object({ clientId: z.string().min(1).max(2048), clientName: z.string().max(200).optional(), redirectTarget: z.string().max(2048) }).strict().optional(),
+  /** Set when the agent was created by an OAuth sign-in (gateway/oauth/): the client it was given to and the grant its tokens come from. Its tokenHash is then of a token nobody holds. */
+  signIn: z
+    .object({ clientId: z.string().min(1).max(2048), clientName: z.string().max(200).optional(), redirectTarget: z.string().max(2048), grantId: z.string().min(1).max(200) })
+    .strict()
+    .optional(),
 });
 export type StoredAgent = z.infer<typeof StoredAgentSchema>;
 

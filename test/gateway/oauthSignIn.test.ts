@@ -199,6 +199,9 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect(view.agents.filter((a) => a.signIn)).toHaveLength(0);
   });
 
+  /** One browser for every sign-in below, as a person's would be: a session left by one sign-in must not carry over to the next client. */
+  const browser = new Browser();
+
   /** The whole sign-in of a v2 SDK client given only the URL, the consent answered Allow (chosen server fx); returns the consent page. */
   async function signIn(provider: TestOAuthProvider): Promise<string> {
     const client = new Client({ name: 'oauth-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
@@ -207,7 +210,6 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect(authorizationUrl.origin).toBe(origin);
     expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizationUrl.searchParams.get('resource')).toBe(`${origin}/mcp`);
-    const browser = new Browser();
     const consent = await browser.navigate(authorizationUrl);
     expect(consent.url.pathname).toMatch(/^\/consent\//);
     const html = await consent.response.text();

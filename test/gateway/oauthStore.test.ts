@@ -2,7 +2,7 @@
  * The sign-in's store (electron/gateway/oauth/oauthStore.ts) as oidc-provider's Adapter: durable
  * records survive a new store over the same file (a restart), short-lived ones do not; a token's
  * value is never in the file (kept under its hash, given back only to whoever presents it); an
- * agent's revocation removes its grants and every token of them; a damaged file is moved aside
+ * agent's revocation removes its grant and every token of it; a damaged file is moved aside
  * and reported, and the store starts empty.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -49,18 +49,18 @@ describe('the sign-in store', () => {
     expect(await new OAuthStore(file).adapterFor('RefreshToken').find(REFRESH)).toMatchObject({ consumed: expect.any(Number) });
   });
 
-  it('revoking an agent removes its grants and every token of them, and only those', async () => {
+  it('revoking an agent’s grant removes it and every token of it, and only those', async () => {
     const store = new OAuthStore(file);
-    await store.adapterFor('Grant').upsert('grant-1', { jti: 'grant-1', accountId: 'agent-1' } as never, 600);
-    await store.adapterFor('AccessToken').upsert(ACCESS, { jti: ACCESS, accountId: 'agent-1', grantId: 'grant-1' } as never, 600);
-    await store.adapterFor('RefreshToken').upsert(REFRESH, { jti: REFRESH, accountId: 'agent-1', grantId: 'grant-1' } as never, 600);
-    await store.adapterFor('AccessToken').upsert('other-access', { jti: 'other-access', accountId: 'agent-2', grantId: 'grant-2' } as never, 600);
-    store.revokeAccount('agent-1');
+    await store.adapterFor('Grant').upsert('grant-1', { jti: 'grant-1', accountId: 'person' } as never, 600);
+    await store.adapterFor('AccessToken').upsert(ACCESS, { jti: ACCESS, accountId: 'person', grantId: 'grant-1' } as never, 600);
+    await store.adapterFor('RefreshToken').upsert(REFRESH, { jti: REFRESH, accountId: 'person', grantId: 'grant-1' } as never, 600);
+    await store.adapterFor('AccessToken').upsert('other-access', { jti: 'other-access', accountId: 'person', grantId: 'grant-2' } as never, 600);
+    store.revokeGrant('grant-1');
     const again = new OAuthStore(file);
     expect(await again.adapterFor('Grant').find('grant-1')).toBeUndefined();
     expect(await again.adapterFor('AccessToken').find(ACCESS)).toBeUndefined();
     expect(await again.adapterFor('RefreshToken').find(REFRESH)).toBeUndefined();
-    expect(await again.adapterFor('AccessToken').find('other-access')).toMatchObject({ accountId: 'agent-2' });
+    expect(await again.adapterFor('AccessToken').find('other-access')).toMatchObject({ grantId: 'grant-2' });
   });
 
   it('an expired record is not found; revokeByGrantId removes that grant’s tokens', async () => {

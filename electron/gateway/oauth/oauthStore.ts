@@ -92,13 +92,11 @@ export class OAuthStore {
   }
 
   /**
-   * Everything an agent was given by signing in: its grants and every token and code of them.
-   * Called when the person revokes or removes the agent: its tokens stop working at once.
+   * A grant and every token and code issued under it. Called when the person revokes or removes
+   * the agent the grant made: its tokens stop working at once.
    */
-  revokeAccount(accountId: string): void {
-    const grants = new Set<string>();
-    for (const [key, record] of this.all()) if (key.startsWith('Grant:') && record.payload.accountId === accountId) grants.add(key.slice('Grant:'.length));
-    this.remove((_key, record) => record.payload.accountId === accountId || (typeof record.payload.grantId === 'string' && grants.has(record.payload.grantId)));
+  revokeGrant(grantId: string): void {
+    this.remove((key, record) => key === `Grant:${grantId}` || record.payload.grantId === grantId);
   }
 
   /** The private JWK that signs ID tokens (only a client asking for `openid` gets one): made once, then kept. */

@@ -23,6 +23,8 @@ export const MCP_SCOPE = 'mcp';
 const ACCESS_TOKEN_TTL_S = 60 * 60;
 /** A refresh token unused for 30 days expires (each use gives a new one). */
 const REFRESH_TOKEN_TTL_S = 30 * 24 * 60 * 60;
+/** A grant (a sign-in) lasts a year at most; then the client signs in again. */
+const GRANT_TTL_S = 365 * 24 * 60 * 60;
 /** The person has ten minutes to answer the consent page. */
 const INTERACTION_TTL_S = 10 * 60;
 
@@ -35,7 +37,7 @@ export interface ProviderOptions {
   /** The URLs naming the gateway's `/mcp` resource (127.0.0.1 and localhost). */
   resources: ReadonlySet<string>;
   store: OAuthStore;
-  /** The agent an account id (the agent's id) names, while it may connect. */
+  /** Whether the account exists (there is one: the person; each agent is one of the person's grants). */
   accountExists(accountId: string): boolean;
   /** The error page (HTML) for a request the server refuses before any redirect is possible. */
   renderError(title: string, detail: string): string;
@@ -112,7 +114,7 @@ export function createProvider(options: ProviderOptions): Provider {
       AccessToken: ACCESS_TOKEN_TTL_S,
       AuthorizationCode: 60,
       RefreshToken: REFRESH_TOKEN_TTL_S,
-      Grant: REFRESH_TOKEN_TTL_S,
+      Grant: GRANT_TTL_S,
       Interaction: INTERACTION_TTL_S,
       Session: INTERACTION_TTL_S,
       IdToken: ACCESS_TOKEN_TTL_S,

@@ -14,6 +14,10 @@
  * navigation, and the consent POST must come from the gateway's own origin (Origin checked) with
  * the interaction's CSRF secret. Host is checked by the gateway for every path.
  *
+ * The account is the person at this computer; each agent is a grant the person made to a client
+ * on the consent page (the agent records its grant id; its tokens carry it). Revoking or removing
+ * the agent destroys the grant and every token of it.
+ *
  * A refused token is answered with MiniHarness's own sentence (401 `invalid_token` with the
  * sentence as `error_description`, which clients show); a request without credentials gets the
  * challenge that starts a client's sign-in.
@@ -39,6 +43,12 @@ export const NO_TOKEN_SENTENCE =
 
 const PRM_PATH = '/.well-known/oauth-protected-resource';
 const CORS_OPEN = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Authorization, Content-Type, MCP-Protocol-Version', 'Access-Control-Max-Age': '600' };
+/**
+ * The one account of this authorization server: the person at this computer. Each agent is a
+ * grant the person made to a client (its tokens carry the grant id); keeping one account means a
+ * browser session left by one sign-in never has to be logged out for the next.
+ */
+const PERSON = 'miniharness-person';
 /** A consent form is a few hundred bytes; anything far larger is not one. */
 const MAX_FORM_BYTES = 64 * 1024;
 
@@ -76,7 +86,7 @@ export class GatewaySignIn {
       issuer: origin,
       resources,
       store: this.options.store,
-      accountExists: (id) => this.liveAgent(id) !== undefined,
+      accountExists: (id) => id === PERSON,
       renderError: errorPage,
     });
     this.listening = { port, origin, resource: new URL(`${origin}${GATEWAY_PATH}`), provider, handler: provider.callback() };
@@ -142,14 +152,10 @@ export class GatewaySignIn {
     return agent ? { agent } : { status: 401, sentence: REFUSED_TOKEN_SENTENCE, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } };
   }
 
-  /** The person revoked or removed the agent: its grants, access and refresh tokens end now. */
+  /** The person revoked or removed the agent: its grant, access and refresh tokens end now. */
   revokeAgent(agentId: string): void {
-    this.options.store.revokeAccount(agentId);
-  }
-
-  private liveAgent(id: string): StoredAgent | undefined {
-    const agent = this.options.agents.list().find((a) => a.id === id);
-    return agent && agent.revokedAt === undefined ? agent : undefined;
+    const grantId = this.options.agents.list().find((a) => a.id === agentId)?.signIn?.grantId;
+    if (grantId !== undefined) this.options.store.revokeGrant(grantId);
   }
 
   /** The agent of an access token issued here: unexpired, for this gateway's resource, its grant still there. */
@@ -162,9 +168,9 @@ export class GatewaySignIn {
     const mine = new Set([listening.resource.href, `http://localhost:${listening.port}${GATEWAY_PATH}`]);
     if (!audiences.some((aud) => typeof aud === 'string' && mine.has(aud))) return undefined;
     const grant = await listening.provider.Grant.find(token.grantId).catch(() => undefined);
-    if (!grant || grant.accountId !== token.accountId) return undefined;
-    const agent = this.liveAgent(token.accountId);
-    return agent?.signIn?.clientId === token.clientId ? agent : undefined;
+    if (!grant || token.accountId !== PERSON || grant.clientId !== token.clientId) return undefined;
+    const agent = this.options.agents.list().find((a) => a.signIn?.grantId === token.grantId);
+    return agent && agent.revokedAt === undefined && agent.signIn?.clientId === token.clientId ? agent : undefined;
   }
 
   private serveResourceMetadata(req: IncomingMessage, res: ServerResponse, listening: Listening): void {
@@ -253,8 +259,7 @@ export class GatewaySignIn {
     });
     if (!visibility.success) return fail(400, 'This answer was refused', 'The choice of what the agent sees was not valid.');
 
-    const agent = this.options.agents.createSignedIn(clientName ?? 'Signed-in agent', visibility.data, { clientId, ...(clientName ? { clientName: clientName.slice(0, 200) } : {}), redirectTarget: redirectTarget.slice(0, 2048) });
-    const grant = new provider.Grant({ accountId: agent.id, clientId });
+    const grant = new provider.Grant({ accountId: PERSON, clientId });
     // What the client asked for, within what this server offers: its scopes, and the gateway's resource with the gateway's scope.
     const offered = new Set(['openid', 'offline_access', MCP_SCOPE]);
     const scopes = String(details.params.scope ?? '').split(' ').filter((scope) => offered.has(scope));
@@ -264,8 +269,16 @@ export class GatewaySignIn {
     const indicators = (Array.isArray(requested) ? requested : [requested]).filter((r): r is string => typeof r === 'string' && mine.has(r));
     for (const indicator of indicators.length > 0 ? indicators : [listening.resource.href]) grant.addResourceScope(indicator, MCP_SCOPE);
     const grantId = await grant.save();
+    let agent: StoredAgent;
+    try {
+      agent = this.options.agents.createSignedIn(clientName ?? 'Signed-in agent', visibility.data, { clientId, ...(clientName ? { clientName: clientName.slice(0, 200) } : {}), redirectTarget: redirectTarget.slice(0, 2048), grantId });
+    } catch {
+      // The agent could not be saved (the settings file): no grant without its agent.
+      this.options.store.revokeGrant(grantId);
+      return fail(500, 'The agent could not be added', 'MiniHarness could not save it. Try again from the agent.');
+    }
     this.options.onAgentCreated(agent);
-    await provider.interactionFinished(req, res, { login: { accountId: agent.id }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(req, res, { login: { accountId: PERSON }, consent: { grantId } }, { mergeWithLastSubmission: false });
   }
 
   private pruneCsrf(): void {
