@@ -240,7 +240,7 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
       const html = await signIn(provider);
       expect(html).toContain('<strong>Test &#60;Agent&#62; App</strong>');
       expect(html).toContain('own claim');
-      expect(html).toContain('http://127.0.0.1:9');
+      expect(html).toContain('<code>http://127.0.0.1:9</code>, a program on this computer');
       expect(html).toContain('value="fx"');
 
       const connected = new Client({ name: 'oauth-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });

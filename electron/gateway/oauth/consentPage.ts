@@ -12,6 +12,8 @@ const STYLE = [
   'main{max-width:34rem;margin:2.5rem auto;background:#fff;border-radius:10px;padding:1.5rem 2rem;box-shadow:0 1px 4px rgba(0,0,0,.12)}',
   'h1{font-size:1.3rem;margin:0 0 1rem}',
   '.claim{background:#f7f7fa;border-left:3px solid #8a93a6;padding:.5rem .8rem;margin:.8rem 0}',
+  '.claim p{margin:.3rem 0}',
+  '.warn{border-left-color:#c77700}',
   '.muted{color:#5b6475;font-size:.9rem}',
   'fieldset{border:1px solid #d7dbe3;border-radius:8px;margin:1rem 0;padding:.6rem 1rem}',
   'label{display:block;margin:.35rem 0}',
@@ -69,11 +71,18 @@ export interface ConsentPageInput {
   servers: ReadonlyArray<{ id: string; name: string }>;
 }
 
+/** A redirect to this computer (a client's loopback listener), as `http(s)://<loopback>:<port>`. */
+function isLoopbackTarget(target: string): boolean {
+  const url = URL.parse(target);
+  return url !== null && /^https?:$/.test(url.protocol) && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+}
+
 export function consentPage(input: ConsentPageInput): string {
   const name = input.clientName ? `<strong>${escapeHtml(input.clientName)}</strong>` : '<strong>An unnamed client</strong>';
   const idLine = input.clientIdIsUrl
     ? `Its identity is published at <code>${escapeHtml(input.clientId)}</code>.`
     : `It registered itself here a moment ago (client id <code>${escapeHtml(input.clientId)}</code>).`;
+  const local = isLoopbackTarget(input.redirectTarget);
   const servers =
     input.servers.length === 0
       ? '<p class="muted servers">No servers yet: with “Chosen servers” it sees no server tools.</p>'
@@ -84,8 +93,8 @@ export function consentPage(input: ConsentPageInput): string {
     'Allow an agent',
     `<h1>Allow an agent to use MiniHarness?</h1>
 <p>${name} asks to connect to MiniHarness as an agent.</p>
-<div class="claim"><p>The name above is the client’s own claim: MiniHarness cannot check it. ${idLine}</p>
-<p>After your answer, this browser goes back to <code>${escapeHtml(input.redirectTarget)}</code>.</p></div>
+<div class="claim${local ? '' : ' warn'}"><p>The name above is the client’s own claim: MiniHarness cannot check it. ${idLine}</p>
+<p>After your answer, this browser goes back to <code>${escapeHtml(input.redirectTarget)}</code>${local ? ', a program on this computer' : ' — not a program on this computer: allow only if you expect this agent to run there'}.</p></div>
 <p>If you allow it, it appears in MiniHarness → Agents as <strong>${escapeHtml(input.agentName)}</strong>, where you can change what it sees or revoke it at any time.</p>
 <form method="post" action="${escapeHtml(input.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">

@@ -78,18 +78,20 @@ export class GatewaySignIn {
 
   constructor(private readonly options: SignInOptions) {}
 
-  /** The gateway listens on `port`: the authorization server's issuer is its origin (a new port: a new issuer, old tokens refused). */
+  /**
+   * The gateway listens on `port`: the authorization server's issuer is its origin (a new port: a
+   * new issuer, old tokens refused). If it cannot be set up (its key cannot be saved), sign-in is
+   * unavailable (503 on its endpoints) and static tokens still work.
+   */
   listenOn(port: number): void {
     const origin = `http://127.0.0.1:${port}`;
     const resources = new Set([`${origin}${GATEWAY_PATH}`, `http://localhost:${port}${GATEWAY_PATH}`]);
-    const provider = createProvider({
-      issuer: origin,
-      resources,
-      store: this.options.store,
-      accountExists: (id) => id === PERSON,
-      renderError: errorPage,
-    });
-    this.listening = { port, origin, resource: new URL(`${origin}${GATEWAY_PATH}`), provider, handler: provider.callback() };
+    try {
+      const provider = createProvider({ issuer: origin, resources, store: this.options.store, accountExists: (id) => id === PERSON, renderError: errorPage });
+      this.listening = { port, origin, resource: new URL(`${origin}${GATEWAY_PATH}`), provider, handler: provider.callback() };
+    } catch {
+      this.listening = undefined;
+    }
   }
 
   stop(): void {
@@ -106,7 +108,7 @@ export class GatewaySignIn {
 
   async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const listening = this.listening;
-    if (!listening) return void res.writeHead(503, { 'Content-Type': 'text/plain' }).end('The gateway is not listening.');
+    if (!listening) return void res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Sign-in is unavailable: the MiniHarness gateway could not set up its authorization server. Use a token from MiniHarness → Agents.');
     const open = path.startsWith('/.well-known/') || path === OAUTH_ROUTES.token || path === OAUTH_ROUTES.registration || path === OAUTH_ROUTES.revocation || path === OAUTH_ROUTES.jwks;
     if (open && req.method === 'OPTIONS') return void res.writeHead(204, CORS_OPEN).end();
     if (path === PRM_PATH || path === `${PRM_PATH}${GATEWAY_PATH}`) return this.serveResourceMetadata(req, res, listening);
@@ -155,7 +157,11 @@ export class GatewaySignIn {
   /** The person revoked or removed the agent: its grant, access and refresh tokens end now. */
   revokeAgent(agentId: string): void {
     const grantId = this.options.agents.list().find((a) => a.id === agentId)?.signIn?.grantId;
-    if (grantId !== undefined) this.options.store.revokeGrant(grantId);
+    try {
+      if (grantId !== undefined) this.options.store.revokeGrant(grantId);
+    } catch {
+      // Gone from memory already; if the file could not be written, the agent's own revocation still refuses its tokens.
+    }
   }
 
   /** The agent of an access token issued here: unexpired, for this gateway's resource, its grant still there. */
