@@ -18,7 +18,7 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@model
 import type { AgentsView } from '../../shared/agents.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { addFixtureServer, startGatewayApp } from './support.js';
+import { addFixtureServer, connectAgent, startGatewayApp } from './support.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const SENTENCE = "MiniHarness refused this agent's token";
@@ -140,7 +140,8 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect(challenge).toContain(`error_description="${SENTENCE}`);
     expect(challenge).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
     const body = (await response.json()) as { error: { message: string } };
-    expect(body.error.message).toContain(SENTENCE);
+    expect(body.error.message).toContain(SENTENCE);    // A client that shows the answer's body (the v1 SDK) shows the sentence, not an OAuth failure.
+    await expect(connectAgent(app.url, 'mhg_wrong')).rejects.toThrow(SENTENCE);
   });
 
   it('registers a public client dynamically (RFC 7591)', async () => {

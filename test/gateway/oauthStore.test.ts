@@ -3,12 +3,12 @@
  * records survive a new store over the same file (a restart), short-lived ones do not; a token's
  * value is never in the file (kept under its hash, given back only to whoever presents it); an
  * agent's revocation removes its grant and every token of it; a damaged file is moved aside
- * and reported, and the store starts empty.
+ * and reported, and the store starts empty; open registration cannot grow the file without bound.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OAuthStore } from '../../electron/gateway/oauth/oauthStore.js';
+import { MAX_CLIENTS, OAuthStore } from '../../electron/gateway/oauth/oauthStore.js';
 import { scratchDir } from '../helpers/fixtures.js';
 
 const ACCESS = 'access-token-value-0123456789abcdefghijklmnopq';
@@ -81,5 +81,19 @@ describe('the sign-in store', () => {
     expect(warnings[0]).toMatch(/sign-in file could not be read and was moved to/);
     expect(readdirSync(scratch.dir).some((name) => name.startsWith('gateway-oauth.json.corrupt-'))).toBe(true);
     expect(await store.adapterFor('Client').find('client-1')).toBeUndefined();
+  });
+
+  it('keeps at most MAX_CLIENTS registered clients: the oldest without a grant go first', async () => {
+    const store = new OAuthStore(file);
+    const clients = store.adapterFor('Client');
+    await clients.upsert('client-0', { client_id: 'client-0' } as never);
+    await store.adapterFor('Grant').upsert('grant-0', { jti: 'grant-0', clientId: 'client-0' } as never, 600);
+    for (let i = 1; i <= MAX_CLIENTS + 5; i++) await clients.upsert(`client-${i}`, { client_id: `client-${i}` } as never);
+    const again = new OAuthStore(file);
+    expect(await again.adapterFor('Client').find('client-0')).toBeDefined();
+    expect(await again.adapterFor('Client').find('client-1')).toBeUndefined();
+    expect(await again.adapterFor('Client').find(`client-${MAX_CLIENTS + 5}`)).toBeDefined();
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { records: Record<string, unknown> };
+    expect(Object.keys(kept.records).filter((k) => k.startsWith('Client:'))).toHaveLength(MAX_CLIENTS);
   });
 });

@@ -21,6 +21,11 @@ import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../../storage/privateFiles.
 
 /** Models kept across restarts. */
 const DURABLE = new Set(['Client', 'Grant', 'AccessToken', 'RefreshToken']);
+/**
+ * Registration is open (any local program, and any web page through CORS, may register a client):
+ * beyond this many clients, the oldest that no grant uses are forgotten, so the file stays small.
+ */
+export const MAX_CLIENTS = 200;
 /** Models whose id is a bearer secret: stored under its hash. */
 const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
@@ -130,6 +135,7 @@ export class OAuthStore {
   private put(model: string, key: string, record: StoredRecord): void {
     if (DURABLE.has(model)) {
       this.durable.set(key, record);
+      if (model === 'Client') this.forgetUnusedClients();
       this.save();
     } else {
       this.memory.set(key, record);
@@ -144,6 +150,21 @@ export class OAuthStore {
     }
     for (const [key, record] of [...this.memory]) if (match(key, record)) this.memory.delete(key);
     if (changed) this.save();
+  }
+
+  private forgetUnusedClients(): void {
+    const clients = [...this.durable.keys()].filter((key) => key.startsWith('Client:'));
+    if (clients.length <= MAX_CLIENTS) return;
+    const used = new Set<unknown>();
+    for (const [key, record] of this.durable) if (key.startsWith('Grant:')) used.add(record.payload.clientId);
+    let excess = clients.length - MAX_CLIENTS;
+    // Oldest first (a Map keeps insertion order); the one just registered is last, so it stays.
+    for (const key of clients) {
+      if (excess === 0) break;
+      if (used.has(key.slice('Client:'.length))) continue;
+      this.durable.delete(key);
+      excess--;
+    }
   }
 
   private pruneMemory(): void {
