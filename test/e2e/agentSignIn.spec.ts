@@ -105,6 +105,7 @@ test('mcp-remote given only the URL signs in through the consent page clicked in
     await expect(card.getByText('signed in', { exact: true })).toBeVisible();
     await expect(card.getByText('“MCP CLI Proxy”')).toBeVisible();
     await expect(card.getByText('The tools of Fixture, not the local tools.')).toBeVisible();
+    await expect(card.getByRole('button', { name: 'Connect…' })).toHaveCount(0);
   } finally {
     await client.close().catch(() => undefined);
   }

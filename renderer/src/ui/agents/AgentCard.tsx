@@ -107,9 +107,12 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
           {busy && <Spinner label="Saving" />}
           {!revoked && (
             <>
-              <button type="button" className="btn btn-small" onClick={() => setOpen('connect')}>
-                Connect…
-              </button>
+              {/* A signed-in agent is connected by its client's own sign-in: it has no token to paste anywhere. */}
+              {!agent.signIn && (
+                <button type="button" className="btn btn-small" onClick={() => setOpen('connect')}>
+                  Connect…
+                </button>
+              )}
               <button type="button" className="btn btn-small" onClick={() => setOpen('visibility')} disabled={busy}>
                 Change what it sees…
               </button>
