@@ -291,6 +291,19 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect(refused.status).toBe(400);
   });
 
+  it('removing a signed-in agent also ends its grant: its access token and refresh token are refused', async () => {
+    const provider = new TestOAuthProvider();
+    await signIn(provider);
+    const tokens = provider.stored as OAuthTokens;
+    expect((await raw(tokens.access_token)).status).toBe(200);
+    const view = await app.call<AgentsView>('agents.list');
+    const agent = view.agents.find((a) => a.name === 'Test Agent App 3');
+    expect(agent?.signIn).toBeDefined();
+    await app.call('agents.remove', { id: agent!.id });
+    expect((await raw(tokens.access_token)).status).toBe(401);
+    expect((await refresh(provider, tokens.refresh_token as string)).status).toBe(400);
+  });
+
   it('the sign-in endpoints check Host; token and registration answer a browser client’s CORS preflight', async () => {
     // fetch cannot send another Host: a raw request does, as a DNS-rebinding page's would arrive.
     const foreign = await new Promise<number>((resolve, reject) => {
