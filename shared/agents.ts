@@ -97,6 +97,12 @@ export const AgentViewSchema = z.object({
   /** Tool calls recorded for this agent (all time). */
   calls: z.number().int().nonnegative(),
   lastCall: z.object({ toolName: z.string(), serverId: z.string(), at: z.number(), status: z.string() }).optional(),
+  /**
+   * Set when the agent was created by an OAuth sign-in the person allowed in the browser (it has
+   * no token to copy): the client's id, its self-asserted name (its own claim) and where its
+   * sign-in returned (the redirect's origin).
+   */
+  signIn: z.object({ clientId: z.string(), clientName: z.string().optional(), redirectTarget: z.string() }).optional(),
 });
 export type AgentView = z.infer<typeof AgentViewSchema>;
 

@@ -60,6 +60,8 @@ import { AgentStore } from '../gateway/agentStore.js';
 import { GatewayCatalog } from '../gateway/catalog.js';
 import { Gateway } from '../gateway/gateway.js';
 import { GATEWAY_BIN, gatewayLoopField, refuseGatewayLoop } from '../gateway/loop.js';
+import { OAuthStore } from '../gateway/oauth/oauthStore.js';
+import { GatewaySignIn } from '../gateway/oauth/signIn.js';
 import { MCPGatewayLoopError } from '../mcp/ownGateway.js';
 
 /** Warnings shown in the GUI: damaged files moved aside, and notices. */
@@ -211,6 +213,13 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     onChange: scheduleAgentsChanged,
     ...(options.gateway?.idleMs !== undefined ? { idleMs: options.gateway.idleMs } : {}),
     ...(options.gateway?.clock ? { clock: options.gateway.clock } : {}),
+    // Agents sign in with OAuth (gateway/oauth/): clients, grants and tokens kept in the data folder; the consent page offers the servers.
+    signIn: new GatewaySignIn({
+      agents: agentStore,
+      store: new OAuthStore(join(options.dataDir, 'gateway-oauth.json'), (m) => warnings.notice(m)),
+      servers: () => registry.servers().map((config) => ({ id: config.id, name: config.name })),
+      onAgentCreated: () => scheduleAgentsChanged(),
+    }),
     // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets go through `features` below.
     features: {
       offering: (kind) => registry.servers().flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),

@@ -3,7 +3,9 @@
  * An agent's token is shown once, when it is created, and only its SHA-256 is stored: the token
  * is 256 random bits, so a fast hash cannot be brute-forced and needs no salt or slow KDF (those
  * protect low-entropy passwords). A stored entry that does not parse is kept in the file as it
- * was (reported, never dropped) and gives no access.
+ * was (reported, never dropped) and gives no access. An agent created by an OAuth sign-in
+ * (gateway/oauth/) records its client; its static token is made and dropped at once, so it is
+ * reached with the tokens its sign-in got, which live in the sign-in's own store.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -23,6 +25,11 @@ const StoredAgentSchema = z.object({
   createdAt: z.number(),
   revokedAt: z.number().optional(),
   visibility: AgentVisibilitySchema,
+  /** Set when the agent was created by an OAuth sign-in (gateway/oauth/): the client it was given to and the grant its tokens come from. Its tokenHash is then of a token nobody holds. */
+  signIn: z
+    .object({ clientId: z.string().min(1).max(2048), clientName: z.string().max(200).optional(), redirectTarget: z.string().max(2048), grantId: z.string().min(1).max(200) })
+    .strict()
+    .optional(),
 });
 export type StoredAgent = z.infer<typeof StoredAgentSchema>;
 
@@ -68,6 +75,32 @@ export class AgentStore {
     const agent: StoredAgent = { id: randomUUID(), name: clean, tokenHash: hashToken(token), createdAt: this.now(), visibility: AgentVisibilitySchema.parse(visibility) };
     this.save([...this.agents, agent]);
     return { agent, token };
+  }
+
+  /**
+   * An agent created by the person allowing a client's sign-in: named after the client (made
+   * unique with a number), reached with OAuth tokens only (its static token is made and dropped).
+   */
+  createSignedIn(preferredName: string, visibility: AgentVisibility, signIn: NonNullable<StoredAgent['signIn']>): StoredAgent {
+    const name = this.freeName(preferredName);
+    const agent: StoredAgent = {
+      id: randomUUID(),
+      name,
+      tokenHash: hashToken(`${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`),
+      createdAt: this.now(),
+      visibility: AgentVisibilitySchema.parse(visibility),
+      signIn,
+    };
+    this.save([...this.agents, agent]);
+    return agent;
+  }
+
+  /** `preferred` as an agent name no other agent has: `Name`, else `Name 2`, `Name 3`, … */
+  freeName(preferred: string): string {
+    const base = (preferred.replace(/[^A-Za-z0-9 ._-]+/g, ' ').replace(/\s+/g, ' ').trim().replace(/^[^A-Za-z0-9]+/, '').slice(0, 56).trim()) || 'Signed-in agent';
+    const taken = new Set(this.agents.map((a) => a.name.toLowerCase()));
+    if (!taken.has(base.toLowerCase())) return base;
+    for (let n = 2; ; n++) if (!taken.has(`${base} ${n}`.toLowerCase())) return `${base} ${n}`;
   }
 
   setVisibility(id: string, visibility: AgentVisibility): StoredAgent {

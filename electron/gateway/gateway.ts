@@ -1,9 +1,12 @@
 /**
  * The agent gateway: MiniHarness as one MCP server (Streamable HTTP) at
  * `http://127.0.0.1:<port>/mcp`, served by the core in both hosts, to agents of both protocol
- * eras. Every request is checked before anything else, whatever its era, in this order: the path;
- * Host and Origin (DNS rebinding: a web page must not reach a loopback server through a name it
- * controls) → 403; the agent's bearer token → 401; the body's size → 413, its JSON and its
+ * eras. Every request is checked before anything else, whatever its era, in this order: the path
+ * (the agents' OAuth sign-in endpoints — metadata, registration, authorization, consent, token,
+ * revocation — go to oauth/signIn.ts once their Host is checked); Host and Origin (DNS rebinding:
+ * a web page must not reach a loopback server through a name it controls) → 403; the agent's
+ * bearer token (a static one, or an access token its sign-in got) → 401 with MiniHarness's
+ * sentence and the challenge that starts a sign-in; the body's size → 413, its JSON and its
  * nesting depth (shared/jsonDepth.ts) → 400.
  * Only then is the era decided, by the SDK's own predicate (`isLegacyRequest`): a request carrying
  * the 2026-07-28 `_meta` envelope is served statelessly (modernAgents.ts); anything else is a
@@ -25,13 +28,15 @@ import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
 import { MAX_BRIDGE_FRAME_BYTES } from '../../shared/limits.js';
 import type { HttpLimits } from '../security/httpLimits.js';
 import { DEFAULT_HTTP_LIMITS, answerClientError, capConnections, httpServerOptions } from '../security/httpLimits.js';
-import { bearerOf, isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
+import { isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
 import type { AgentStore, StoredAgent } from './agentStore.js';
 import type { Clock } from './clientPresence.js';
 import { AGENT_IDLE_MS, holdWhileOpen, isIdle, ModernClients } from './clientPresence.js';
 import { ModernAgents } from './modernAgents.js';
+import { GatewaySignIn } from './oauth/signIn.js';
+import { OAuthStore } from './oauth/oauthStore.js';
 import { serveWebRequest, toWebRequest } from './webResponse.js';
 
 export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActivity'> {
@@ -50,6 +55,8 @@ export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActi
   clock?: Clock;
   /** Connections open at once, and the time to receive a request (security/httpLimits.ts). */
   httpLimits?: Partial<HttpLimits>;
+  /** Agents' OAuth sign-in (oauth/signIn.ts); default: one kept in memory, offering no servers to choose. */
+  signIn?: GatewaySignIn;
 }
 
 type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
@@ -106,6 +113,8 @@ export class Gateway {
   private readonly clock: Clock;
   /** Looks for idle sessions and clients while listening. */
   private idleTimer: NodeJS.Timeout | undefined;
+  /** The loopback authorization server and token check (oauth/). */
+  private readonly signIn: GatewaySignIn;
 
   constructor(private readonly options: GatewayOptions) {
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BRIDGE_FRAME_BYTES;
@@ -114,6 +123,7 @@ export class Gateway {
     this.clock = options.clock ?? Date.now;
     this.modern = new ModernAgents((agentId) => this.depsOf(agentId));
     this.modernClients = new ModernClients(this.clock, this.idleMs);
+    this.signIn = options.signIn ?? new GatewaySignIn({ agents: options.agents, store: new OAuthStore(undefined), servers: () => [], onAgentCreated: () => options.onChange() });
   }
 
   status(): GatewayStatus {
@@ -135,6 +145,7 @@ export class Gateway {
     });
     if (outcome.state === 'listening') {
       this.http = http;
+      this.signIn.listenOn(outcome.port);
       // A later error (none expected once bound) must not end the process.
       http.on('error', () => undefined);
       this.idleTimer = setInterval(() => void this.expireIdle().catch(() => undefined), Math.max(1000, Math.min(this.idleMs, 60_000)));
@@ -148,6 +159,7 @@ export class Gateway {
   async stop(): Promise<void> {
     const http = this.http;
     this.http = undefined;
+    this.signIn.stop();
     clearTimeout(this.activityTimer);
     this.activityTimer = undefined;
     clearInterval(this.idleTimer);
@@ -210,6 +222,8 @@ export class Gateway {
 
   /** The agent was revoked or removed: its sessions and listen streams end now, its requests in flight are aborted. */
   async closeAgent(agentId: string): Promise<void> {
+    // A signed-in agent's grant and tokens end first: nothing it holds works from now on.
+    this.signIn.revokeAgent(agentId);
     this.modernClients.forgetAgent(agentId);
     await Promise.all([...[...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()), this.modern.closeAgent(agentId)]);
   }
@@ -248,15 +262,18 @@ export class Gateway {
     } catch {
       return jsonRpcError(res, 400, -32600, 'Bad request URL.');
     }
+    // The sign-in's endpoints (metadata, registration, authorization, consent, token, revocation): Host checked, then theirs.
+    if (this.signIn.handles(path)) {
+      if (!isAllowedHost(req.headers.host, port)) return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
+      return this.signIn.serve(req, res, path);
+    }
     if (path !== GATEWAY_PATH) return jsonRpcError(res, 404, -32601, `Not found: the MiniHarness gateway is at ${GATEWAY_PATH}.`);
     if (!isAllowedHost(req.headers.host, port)) return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
     if (!isAllowedOrigin(req.headers.origin, port)) return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Origin.');
-    const agent = this.options.agents.authenticate(bearerOf(req.headers.authorization));
-    if (!agent) {
-      return jsonRpcError(res, 401, -32001, 'Unauthorized: send the agent’s token from MiniHarness → Agents as "Authorization: Bearer <token>".', {
-        'WWW-Authenticate': 'Bearer realm="MiniHarness gateway"',
-      });
-    }
+    // A static token or a signed-in agent's access token; refused, the client reads MiniHarness's sentence (header and body).
+    const authenticated = await this.signIn.authenticate(req.headers.authorization);
+    if (!('agent' in authenticated)) return jsonRpcError(res, authenticated.status, -32001, authenticated.sentence, authenticated.headers);
+    const agent = authenticated.agent;
 
     // Every authenticated request also looks for idle sessions and clients (cheap: a few per agent), besides the timer.
     void this.expireIdle().catch(() => undefined);

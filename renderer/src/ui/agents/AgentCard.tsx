@@ -4,7 +4,8 @@
  * clientInfo their requests carry, listed while seen lately) — with each client's own name and
  * version, the revision it speaks, when it connected and was last seen; how many calls it made
  * and the last one; and what can be done with it: connect, change what it sees, revoke (after a
- * confirmation), remove once revoked.
+ * confirmation), remove once revoked. An agent created by an OAuth sign-in is marked "signed in"
+ * and names the client that signed in (its own claim) and where its sign-in returned.
  */
 import { useState } from 'react';
 import type { AgentView, GatewayStatus } from '../../../../shared/agents.js';
@@ -92,6 +93,11 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
         <h2 id={`agent-${agent.id}-name`} className="agent-name">
           {agent.name}
         </h2>
+        {agent.signIn && (
+          <span className="chip" title="Created when you allowed this client’s sign-in in the browser: it has no token to copy">
+            signed in
+          </span>
+        )}
         {revoked ? (
           <span className="chip chip-error">revoked</span>
         ) : (
@@ -101,9 +107,12 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
           {busy && <Spinner label="Saving" />}
           {!revoked && (
             <>
-              <button type="button" className="btn btn-small" onClick={() => setOpen('connect')}>
-                Connect…
-              </button>
+              {/* A signed-in agent is connected by its client's own sign-in: it has no token to paste anywhere. */}
+              {!agent.signIn && (
+                <button type="button" className="btn btn-small" onClick={() => setOpen('connect')}>
+                  Connect…
+                </button>
+              )}
               <button type="button" className="btn btn-small" onClick={() => setOpen('visibility')} disabled={busy}>
                 Change what it sees…
               </button>
@@ -126,6 +135,14 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
           <>
             <dt>Revoked</dt>
             <dd>{formatDateTime(agent.revokedAt)} · its token is refused</dd>
+          </>
+        )}
+        {agent.signIn && (
+          <>
+            <dt>Signed in by</dt>
+            <dd>
+              {agent.signIn.clientName ? `“${agent.signIn.clientName}”` : 'an unnamed client'} <span className="muted">(its own name for itself) · returned to {agent.signIn.redirectTarget}</span>
+            </dd>
           </>
         )}
         <dt>Sees</dt>

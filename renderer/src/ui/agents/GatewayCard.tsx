@@ -1,6 +1,7 @@
 /**
  * The gateway's endpoint: its address (with Copy) and state. When no agent can connect (off, the
  * port taken by another program, a failure) it says why in one sentence and links to the setting.
+ * It also says that a client able to sign in (OAuth) needs only the address.
  */
 import type { GatewayStatus } from '../../../../shared/agents.js';
 import { shellQuote } from '../../../../shared/agentConfigs.js';
@@ -43,6 +44,9 @@ export function GatewayCard({ gateway }: { gateway: GatewayStatus }) {
         <dd className="gateway-url">
           <code data-testid="gateway-url">{gateway.url}</code>
           {gateway.state === 'listening' && <CopyButton text={gateway.url} label="Copy address" />}
+          <p className="field-hint">
+            A client that can sign in (OAuth: Claude Code, VS Code, Cursor, the MCP Inspector, mcp-remote) needs only this address: it opens your browser on MiniHarness’s consent page, and Allow adds it here as a signed-in agent.
+          </p>
         </dd>
         <dt>Stdio entry</dt>
         <dd>

@@ -1,0 +1,206 @@
+/**
+ * What the gateway's authorization server (oidc-provider) keeps, behind the library's Adapter
+ * interface: registered clients, grants, access and refresh tokens — durable, in one file of the
+ * data folder (`gateway-oauth.json`, written atomically, 0600) with the signing key — and the
+ * short-lived rest (authorization codes, interactions, browser sessions) in memory only: a restart
+ * forgets a sign-in in progress, never a finished one.
+ *
+ * Tokens are never stored as they are: an access, refresh or authorization code is kept under its
+ * SHA-256 and its value (`jti`) is dropped from the stored payload, given back only to whoever
+ * presents the token itself (256 random bits: a fast hash suffices, as for the agents' tokens).
+ * Nothing here is logged. A file that does not parse is moved aside and reported; the app starts
+ * with no sign-ins (the agents stay listed; their clients sign in again).
+ */
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { jsonProblem, moveAside } from '../../storage/damagedFile.js';
+import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../../storage/privateFiles.js';
+
+/** Models kept across restarts. */
+const DURABLE = new Set(['Client', 'Grant', 'AccessToken', 'RefreshToken']);
+/**
+ * Registration is open (any local program, and any web page through CORS, may register a client):
+ * beyond this many clients, the oldest that no grant uses are forgotten, so the file stays small.
+ */
+export const MAX_CLIENTS = 200;
+/** Models whose id is a bearer secret: stored under its hash. */
+const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
+
+interface StoredRecord {
+  payload: AdapterPayload;
+  /** Epoch ms; absent: kept until removed. */
+  expiresAt?: number;
+}
+
+interface FileShape {
+  version: 1;
+  /** The private signing key (JWK) of ID tokens, made on first use. */
+  signingKey?: Record<string, unknown>;
+  records: Record<string, StoredRecord>;
+}
+
+function hashOf(id: string): string {
+  return createHash('sha256').update(id, 'utf8').digest('base64url');
+}
+
+export class OAuthStore {
+  private durable = new Map<string, StoredRecord>();
+  private readonly memory = new Map<string, StoredRecord>();
+  private signingKey: Record<string, unknown> | undefined;
+  /** Per process: signs the browser's interaction cookies, which last minutes. */
+  readonly cookieKey = randomBytes(32).toString('base64url');
+
+  constructor(
+    /** The file; memory only when absent. */
+    private readonly file: string | undefined,
+    private readonly warn: (message: string) => void = () => undefined,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.load();
+  }
+
+  /** The Adapter oidc-provider uses for one model. */
+  adapterFor(model: string): Adapter {
+    const keyOf = (id: string): string => `${model}:${SECRET_IDS.has(model) ? hashOf(id) : id}`;
+    return {
+      upsert: (id, payload, expiresIn) => {
+        const kept: AdapterPayload = { ...payload };
+        if (SECRET_IDS.has(model)) delete kept.jti;
+        this.put(model, keyOf(id), { payload: kept, ...(typeof expiresIn === 'number' ? { expiresAt: this.now() + expiresIn * 1000 } : {}) });
+        return Promise.resolve();
+      },
+      find: (id) => {
+        const record = this.get(keyOf(id));
+        if (!record) return Promise.resolve(undefined);
+        return Promise.resolve(SECRET_IDS.has(model) ? { ...record.payload, jti: id } : { ...record.payload });
+      },
+      findByUid: (uid) => Promise.resolve(this.findWhere(model, (p) => p.uid === uid)),
+      findByUserCode: (userCode) => Promise.resolve(this.findWhere(model, (p) => p.userCode === userCode)),
+      consume: (id) => {
+        const key = keyOf(id);
+        const record = this.get(key);
+        if (record) this.put(model, key, { ...record, payload: { ...record.payload, consumed: Math.floor(this.now() / 1000) } });
+        return Promise.resolve();
+      },
+      destroy: (id) => {
+        this.remove((key) => key === keyOf(id));
+        return Promise.resolve();
+      },
+      revokeByGrantId: (grantId) => {
+        this.remove((key, record) => key.startsWith(`${model}:`) && record.payload.grantId === grantId);
+        return Promise.resolve();
+      },
+    };
+  }
+
+  /**
+   * A grant and every token and code issued under it. Called when the person revokes or removes
+   * the agent the grant made: its tokens stop working at once.
+   */
+  revokeGrant(grantId: string): void {
+    this.remove((key, record) => key === `Grant:${grantId}` || record.payload.grantId === grantId);
+  }
+
+  /** The private JWK that signs ID tokens (only a client asking for `openid` gets one): made once, then kept. */
+  signingJwk(): Record<string, unknown> {
+    if (!this.signingKey) {
+      const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as Record<string, unknown>;
+      this.signingKey = { ...jwk, use: 'sig', alg: 'ES256', kid: randomBytes(8).toString('hex') };
+      this.save();
+    }
+    return this.signingKey;
+  }
+
+  private get(key: string): StoredRecord | undefined {
+    const record = this.durable.get(key) ?? this.memory.get(key);
+    if (record?.expiresAt !== undefined && record.expiresAt <= this.now()) return undefined;
+    return record;
+  }
+
+  private findWhere(model: string, match: (payload: AdapterPayload) => boolean): AdapterPayload | undefined {
+    for (const [key, record] of this.all()) {
+      if (key.startsWith(`${model}:`) && match(record.payload) && (record.expiresAt === undefined || record.expiresAt > this.now())) return { ...record.payload };
+    }
+    return undefined;
+  }
+
+  private *all(): Iterable<[string, StoredRecord]> {
+    yield* this.durable;
+    yield* this.memory;
+  }
+
+  private put(model: string, key: string, record: StoredRecord): void {
+    if (DURABLE.has(model)) {
+      this.durable.set(key, record);
+      if (model === 'Client') this.forgetUnusedClients();
+      this.save();
+    } else {
+      this.memory.set(key, record);
+      this.pruneMemory();
+    }
+  }
+
+  private remove(match: (key: string, record: StoredRecord) => boolean): void {
+    let changed = false;
+    for (const [key, record] of [...this.durable]) {
+      if (match(key, record)) changed = this.durable.delete(key) || changed;
+    }
+    for (const [key, record] of [...this.memory]) if (match(key, record)) this.memory.delete(key);
+    if (changed) this.save();
+  }
+
+  private forgetUnusedClients(): void {
+    const clients = [...this.durable.keys()].filter((key) => key.startsWith('Client:'));
+    if (clients.length <= MAX_CLIENTS) return;
+    const used = new Set<unknown>();
+    for (const [key, record] of this.durable) if (key.startsWith('Grant:')) used.add(record.payload.clientId);
+    let excess = clients.length - MAX_CLIENTS;
+    // Oldest first (a Map keeps insertion order); the one just registered is last, so it stays.
+    for (const key of clients) {
+      if (excess === 0) break;
+      if (used.has(key.slice('Client:'.length))) continue;
+      this.durable.delete(key);
+      excess--;
+    }
+  }
+
+  private pruneMemory(): void {
+    const now = this.now();
+    for (const [key, record] of this.memory) if (record.expiresAt !== undefined && record.expiresAt <= now) this.memory.delete(key);
+  }
+
+  private load(): void {
+    if (!this.file) return;
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    const json = jsonProblem(text);
+    const value = 'value' in json ? (json.value as Partial<FileShape> | null) : undefined;
+    if (!value || typeof value !== 'object' || value.version !== 1 || typeof value.records !== 'object' || value.records === null) {
+      const movedTo = moveAside(this.file);
+      this.warn(`The agents' sign-in file could not be read${movedTo ? ` and was moved to "${movedTo}"` : ''}: agents that signed in must sign in again.`);
+      return;
+    }
+    const now = this.now();
+    for (const [key, record] of Object.entries(value.records)) {
+      if (record && typeof record === 'object' && typeof record.payload === 'object' && (record.expiresAt === undefined || record.expiresAt > now)) this.durable.set(key, record);
+    }
+    if (value.signingKey && typeof value.signingKey === 'object') this.signingKey = value.signingKey;
+  }
+
+  private save(): void {
+    if (!this.file) return;
+    const now = this.now();
+    for (const [key, record] of this.durable) if (record.expiresAt !== undefined && record.expiresAt <= now) this.durable.delete(key);
+    const shape: FileShape = { version: 1, ...(this.signingKey ? { signingKey: this.signingKey } : {}), records: Object.fromEntries(this.durable) };
+    ensurePrivateDir(dirname(this.file));
+    writeFileAtomic.sync(this.file, JSON.stringify(shape), { mode: PRIVATE_FILE_MODE });
+  }
+}
