@@ -10,7 +10,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AgentVisibility } from '../../shared/agents.js';
-import { AgentNameSchema, AgentVisibilitySchema } from '../../shared/agents.js';
+import { AgentNameSchema, AgentVisibilitySchema, RESERVED_AGENT_NAMES } from '../../shared/agents.js';
 import type { ConfigStore } from '../storage/configFile.js';
 import { AgentNameTakenError, AgentNotFoundError } from './errors.js';
 
@@ -98,7 +98,8 @@ export class AgentStore {
   /** `preferred` as an agent name no other agent has: `Name`, else `Name 2`, `Name 3`, … */
   freeName(preferred: string): string {
     const base = (preferred.replace(/[^A-Za-z0-9 ._-]+/g, ' ').replace(/\s+/g, ' ').trim().replace(/^[^A-Za-z0-9]+/, '').slice(0, 56).trim()) || 'Signed-in agent';
-    const taken = new Set(this.agents.map((a) => a.name.toLowerCase()));
+    // A reserved name (the person's caller id) is taken too: a client that calls itself `gui` becomes `gui 2`.
+    const taken = new Set([...this.agents.map((a) => a.name.toLowerCase()), ...RESERVED_AGENT_NAMES]);
     if (!taken.has(base.toLowerCase())) return base;
     for (let n = 2; ; n++) if (!taken.has(`${base} ${n}`.toLowerCase())) return `${base} ${n}`;
   }

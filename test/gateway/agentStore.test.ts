@@ -28,6 +28,13 @@ describe('AgentStore', () => {
   });
   afterEach(() => scratch.cleanup());
 
+  it('a signed-in client calling itself gui (any case) is not named as the person', () => {
+    const store = open();
+    const signIn = { clientId: 'c1', redirectTarget: 'http://127.0.0.1:1/cb', grantId: 'g1' };
+    expect(store.createSignedIn('gui', ALL, signIn).name).toBe('gui 2');
+    expect(store.createSignedIn(' GUI ', ALL, { ...signIn, grantId: 'g2' }).name).toBe('GUI 3');
+  });
+
   it('shows the token once and stores only its SHA-256', () => {
     const { agent, token } = open().create('Claude Desktop', ALL);
     expect(token).toMatch(/^mhg_[A-Za-z0-9_-]{43}$/);
