@@ -58,6 +58,7 @@ import { agentHandlers } from './handlers/agents.js';
 import { AgentStore } from '../gateway/agentStore.js';
 import { GatewayCatalog } from '../gateway/catalog.js';
 import { Gateway } from '../gateway/gateway.js';
+import { serverGoneWhy } from './serverGone.js';
 import { GATEWAY_BIN, refuseGatewayLoop } from '../gateway/loop.js';
 
 /** Warnings shown in the GUI: damaged files moved aside, and notices. */
@@ -304,8 +305,11 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
 
   registry.subscribe((event) => {
     switch (event.type) {
-      case 'status':
+      case 'status': {
         emit('server.status', { serverId: event.serverId, status: statusView(event.status), at: event.at });
+        // Removed, disabled or gone for good: its waiting calls are answered now (app/serverGone.ts).
+        const gone = serverGoneWhy(event.serverId, event.status, registry.server(event.serverId) !== undefined);
+        if (gone) calls.endCallsOf(event.serverId, gone);
         // A server listed from the cache that became ready (or failed) changes its tools' "cached" mark.
         if (registry.hasCachedTools(event.serverId)) {
           emit('tools.changed', toolsPayload(app, registry));
@@ -313,6 +317,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
         }
         scheduleServersChanged();
         return;
+      }
       case 'tools':
         emit('tools.changed', toolsPayload(app, registry));
         gatewayToolsChanged();

@@ -24,6 +24,8 @@ import type { ProgressUpdate } from '../mcp/types.js';
 import type { GatewayFeatures } from './agentFeatures.js';
 import { listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentPrompt, serverOfUri } from './agentFeatures.js';
 import { agentErrorResult, agentErrorText } from './agentResults.js';
+import type { CallsInFlight } from './callsInFlight.js';
+import { waitEndedOf } from '../security/waitEnded.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
 import type { AgentAsk, AgentSample, ModernRounds } from './modernRounds.js';
@@ -60,6 +62,8 @@ export interface AgentSessionDeps {
   onActivity(): void;
   /** Resources and prompts of the servers behind, read-only; absent: the gateway offers tools only. */
   features?: GatewayFeatures;
+  /** The gateway's requests in flight (callsInFlight.ts): ended with a reason, and answered, before the agent's connections close. */
+  inFlight?: CallsInFlight;
 }
 
 /** What differs between the eras: the key of a call without a callId, and the caller's session label. */
@@ -74,6 +78,8 @@ export interface AgentServerScope {
   askVia?(ctx: ServerContext): { ask?: AgentAsk; sample?: AgentSample };
   /** The stateless era: a downstream question makes the round `input_required` (modernRounds.ts). */
   rounds?: ModernRounds;
+  /** A 2025 session: its id, so that a session with work in flight is known busy (never evicted). */
+  session?(): string | undefined;
 }
 
 const KeyPart = z
@@ -131,10 +137,13 @@ function serveFeatures(server: Server, deps: AgentSessionDeps, scope: AgentServe
     const serverId = await serverOfUri(features, agent.visibility, request.params.uri);
     // The SDK's typed not-found: -32602 on the wire with the URI in `data` (SEP-2164), in both eras.
     if (!serverId) throw new ResourceNotFoundError(request.params.uri, `Unknown resource: ${request.params.uri}. Call resources/list for the resources this agent may read.`);
+    const work = deps.inFlight?.begin(agent.id, scope.session?.(), ctx.mcpReq.signal);
     try {
-      return await features.read(caller(agent), serverId, request.params.uri, ctx.mcpReq.signal);
+      return await features.read(caller(agent), serverId, request.params.uri, work?.signal ?? ctx.mcpReq.signal);
     } catch (error) {
       throw refused(error, `resources/read of ${request.params.uri}`);
+    } finally {
+      work?.done();
     }
   });
   server.setRequestHandler('prompts/list', () => listAgentPrompts(features, requireAgent(deps).visibility));
@@ -142,10 +151,13 @@ function serveFeatures(server: Server, deps: AgentSessionDeps, scope: AgentServe
     const agent = requireAgent(deps);
     const named = await resolveAgentPrompt(features, agent.visibility, request.params.name);
     if (!named) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}. Call prompts/list for the prompts this agent may get.`);
+    const work = deps.inFlight?.begin(agent.id, scope.session?.(), ctx.mcpReq.signal);
     try {
-      return await features.getPrompt(caller(agent), named.serverId, named.toolName, request.params.arguments ?? {}, ctx.mcpReq.signal);
+      return await features.getPrompt(caller(agent), named.serverId, named.toolName, request.params.arguments ?? {}, work?.signal ?? ctx.mcpReq.signal);
     } catch (error) {
       throw refused(error, request.params.name);
+    } finally {
+      work?.done();
     }
   });
 }
@@ -175,8 +187,11 @@ async function callTool(
           ctx.mcpReq.notify({ method: 'notifications/progress', params: progress }).catch(() => undefined);
         }
       : undefined;
-  const run = async (callKey: { sessionId: string; callId: string }, askers: { ask?: AgentAsk; sample?: AgentSample }, signal: AbortSignal): Promise<CallToolResult> => {
+  const run = async (callKey: { sessionId: string; callId: string }, askers: { ask?: AgentAsk; sample?: AgentSample }, requestSignal: AbortSignal): Promise<CallToolResult> => {
     deps.onActivity();
+    // The app may end this call (the agent revoked or removed): it is then answered with why, before the connection closes.
+    const work = deps.inFlight?.begin(agent.id, scope.session?.(), requestSignal);
+    const signal = work?.signal ?? requestSignal;
     try {
       const outcome = await deps.calls.call(
         { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: callKey.callId },
@@ -190,8 +205,9 @@ async function callTool(
         _meta: { [META_CALL_ID]: callKey.callId, [META_TRACE_ID]: outcome.traceId, [META_REPLAYED]: outcome.replayed },
       };
     } catch (error) {
-      return agentErrorResult(deps.describe(error), params.name, callKey.callId);
+      return agentErrorResult(deps.describe(error), params.name, callKey.callId, waitEndedOf(signal));
     } finally {
+      work?.done();
       deps.onActivity();
     }
   };

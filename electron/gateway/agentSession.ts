@@ -41,6 +41,7 @@ export class AgentSession implements Presence {
       // One label for the session's keys and its traces: both must name the same session.
       keyWithoutCallId: (agent, requestId) => ({ sessionId: this.label(agent), callId: `request-${String(requestId)}` }),
       featureSession: (agent) => this.label(agent),
+      session: () => this.sessionId,
       onListed: (fingerprint) => (this.knownTools = fingerprint),
       // A downstream question goes to the agent as a real request on this session, when it declared it can answer one.
       askVia: (ctx) => {

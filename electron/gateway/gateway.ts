@@ -24,6 +24,7 @@ import { MAX_BRIDGE_FRAME_BYTES } from '../../shared/limits.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
+import { CallsInFlight } from './callsInFlight.js';
 import type { AgentStore, StoredAgent } from './agentStore.js';
 import type { Clock } from './clientPresence.js';
 import { AGENT_IDLE_MS, holdWhileOpen, isIdle, ModernClients } from './clientPresence.js';
@@ -100,6 +101,8 @@ export class Gateway {
   private readonly clock: Clock;
   /** Looks for idle sessions and clients while listening. */
   private idleTimer: NodeJS.Timeout | undefined;
+  /** Requests that run or wait on something: answered before a connection closes; their sessions are busy. */
+  private readonly inFlight = new CallsInFlight();
 
   constructor(private readonly options: GatewayOptions) {
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BRIDGE_FRAME_BYTES;
@@ -199,9 +202,13 @@ export class Gateway {
     await Promise.all([...this.sessions.values()].map((s) => s.toolsMayHaveChanged()));
   }
 
-  /** The agent was revoked or removed: its sessions and listen streams end now, its requests in flight are aborted. */
-  async closeAgent(agentId: string): Promise<void> {
+  /**
+   * The agent was revoked or removed: its requests in flight are ended and answered with `why`
+   * first (callsInFlight.ts), then its sessions and listen streams end.
+   */
+  async closeAgent(agentId: string, why = 'this agent’s access was revoked in MiniHarness'): Promise<void> {
     this.modernClients.forgetAgent(agentId);
+    await this.inFlight.endAgent(agentId, why);
     await Promise.all([...[...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()), this.modern.closeAgent(agentId)]);
   }
 
@@ -313,6 +320,7 @@ export class Gateway {
         return current && current.revokedAt === undefined ? current : undefined;
       },
       onActivity: () => this.activity(),
+      inFlight: this.inFlight,
     };
   }
 

@@ -7,6 +7,7 @@
  * trace shows why a call ran or did not.
  */
 import { ApprovalCancelledError, PermissionDeniedError } from './errors.js';
+import { waitEndedOf } from './waitEnded.js';
 import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest, SessionGrant } from './approvals.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, SessionGrants, newRequestId, waitForApproval } from './approvals.js';
 import type { GuardrailResult } from './guardrails.js';
@@ -97,7 +98,7 @@ export class SecureToolExecutor {
     const deny = (level: PermissionLevel, answer: PermissionDeniedError['answer'], reason: string, decidedBy?: PermissionDeniedError['decidedBy'], timeoutMs?: number) =>
       new PermissionDeniedError(toolName, serverId, level, answer, reason, decidedBy, timeoutMs);
 
-    if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
+    if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
 
     let mustAsk: string | undefined;
     if (call.guardrails) {
@@ -110,7 +111,7 @@ export class SecureToolExecutor {
       emit(result.ok ? { type: 'guardrail', ok: true } : { type: 'guardrail', ok: false, reason: result.reason });
       if (!result.ok) throw deny('DENY', undefined, result.reason, { by: 'guardrail' });
       mustAsk = result.mustAsk;
-      if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
+      if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
     }
 
     const decided = this.engine.decide(subject);
@@ -154,7 +155,7 @@ export class SecureToolExecutor {
       waitedMs: outcome.waitedMs,
     });
 
-    if (outcome.cancelled) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
+    if (outcome.cancelled) throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
     if (outcome.timedOut) throw deny('ASK', 'timeout', `nobody answered the approval request within ${Math.round(approvalTimeoutMs / 1000)} s`, undefined, approvalTimeoutMs);
     if (outcome.failed) throw deny('ASK', 'error', 'the approval request could not be shown or answered');
     if (outcome.answer === 'deny') throw deny('ASK', 'deny', 'the user denied it');
@@ -199,4 +200,10 @@ export class SecureToolExecutor {
     return revoked;
   }
 
+}
+
+/** The app's reason, when the app (not the caller) ended the wait: the denial then says what happened. */
+function cancelledWhy(signal: AbortSignal | undefined): [] | [string] {
+  const ended = waitEndedOf(signal);
+  return ended ? [ended.why] : [];
 }
