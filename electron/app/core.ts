@@ -205,6 +205,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     onChange: scheduleAgentsChanged,
     ...(options.gateway?.idleMs !== undefined ? { idleMs: options.gateway.idleMs } : {}),
     ...(options.gateway?.clock ? { clock: options.gateway.clock } : {}),
+    ...(options.gateway?.maxSessionsPerAgent !== undefined ? { maxSessionsPerAgent: options.gateway.maxSessionsPerAgent } : {}),
     // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets go through `features` below.
     features: {
       offering: (kind) => registry.servers().flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),

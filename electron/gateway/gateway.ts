@@ -25,6 +25,7 @@ import { bearerOf, isAllowedHost, isAllowedOrigin } from '../security/loopbackAc
 import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
 import { CallsInFlight } from './callsInFlight.js';
+import { roomForSessions } from './sessionLimit.js';
 import type { AgentStore, StoredAgent } from './agentStore.js';
 import type { Clock } from './clientPresence.js';
 import { AGENT_IDLE_MS, holdWhileOpen, isIdle, ModernClients } from './clientPresence.js';
@@ -39,7 +40,7 @@ export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActi
   onChange(): void;
   /** Largest request body (default: the bridge's frame limit, 16 MiB). */
   maxBodyBytes?: number;
-  /** Open sessions one agent may hold; the least recently used is closed beyond it. */
+  /** Open sessions one agent may hold; beyond it the least recently used idle one is closed, and a new one is refused when all are busy (sessionLimit.ts). */
   maxSessionsPerAgent?: number;
   /** A 2025 session or 2026-07-28 client unseen this long with no request open is no longer connected (default AGENT_IDLE_MS). */
   idleMs?: number;
@@ -304,6 +305,10 @@ export class Gateway {
     if (!(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
       return jsonRpcError(res, 400, -32000, 'Bad request: no session id; start with an initialize request.');
     }
+    // Within the agent's limit of sessions: an idle one makes room, a busy one never does (sessionLimit.ts).
+    const room = roomForSessions(this.sessionsOfAgent(agent.id), this.maxSessions, (s) => this.isBusy(s));
+    if (room.refused) return jsonRpcError(res, 503, -32000, room.message, { 'Retry-After': '5' });
+    await Promise.all(room.evict.map((s) => s.close()));
     const session = this.openSession(agent);
     holdWhileOpen(session, res, this.clock);
     await session.start();
@@ -344,9 +349,18 @@ export class Gateway {
     );
   }
 
-  /** An agent that never ends its sessions cannot pile them up: the least recently seen go. */
+  /** Sessions initialized at once may still go beyond the limit: the least recently seen idle ones go (sessionLimit.ts). */
   private evictBeyondLimit(agentId: string): void {
-    const mine = [...this.sessions.values()].filter((s) => s.agentId === agentId).sort((a, b) => a.lastSeenAt - b.lastSeenAt);
-    for (const session of mine.slice(0, Math.max(0, mine.length - this.maxSessions))) void session.close();
+    const room = roomForSessions(this.sessionsOfAgent(agentId), this.maxSessions, (s) => this.isBusy(s), 0);
+    if (!room.refused) for (const session of room.evict) void session.close();
+  }
+
+  private sessionsOfAgent(agentId: string): AgentSession[] {
+    return [...this.sessions.values()].filter((s) => s.agentId === agentId);
+  }
+
+  /** A session with a call (or read) running or waiting: its connection carries that answer. */
+  private isBusy(session: AgentSession): boolean {
+    return session.sessionId !== undefined && this.inFlight.busy(session.sessionId);
   }
 }
