@@ -275,6 +275,11 @@ export const ApprovalViewSchema = z.object({
   /** Why it asks, in words. */
   reason: z.string(),
   expiresAt: z.number(),
+  /**
+   * When the caller itself stops waiting (epoch ms), when known — an agent's client default —
+   * and how that is known, in words. Absent: unknown (or the person's own call).
+   */
+  callerWait: z.object({ until: z.number(), basis: z.string() }).optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 

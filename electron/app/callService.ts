@@ -21,6 +21,7 @@ import type { CallAsks, CallQuestion, ProgressUpdate } from '../mcp/types.js';
 import type { SamplingParams, SamplingResult } from '../mcp/retiredFeatures.js';
 import type { ElicitResult } from '@modelcontextprotocol/client';
 import { persistentValue } from '../storage/appMeta.js';
+import type { CallerWait } from '../security/approvals.js';
 import { WaitEnded } from '../security/waitEnded.js';
 import { AppError } from './errors.js';
 
@@ -46,6 +47,10 @@ export interface CallOptions {
   ask?: (question: CallQuestion, signal: AbortSignal) => Promise<ElicitResult>;
   /** The same for a downstream sampling request: the caller's model answers it (its text is relayed). */
   sample?: (request: SamplingParams, signal: AbortSignal) => Promise<SamplingResult>;
+  /** How long the caller itself waits for an approval, when known: the dialog shows it. */
+  callerWait?: CallerWait;
+  /** The call started (or stopped) waiting for the person's approval. */
+  onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
 }
 
 /** The caller's answerers as the MCP layer takes them; none when the caller can answer nothing (the GUI). */
@@ -117,6 +122,8 @@ export class CallService {
         ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
         onProgress: options.onProgress ?? ((update) => this.emit('call.progress', { callId: request.callId, ...update })),
         ...(asks ? { asks } : {}),
+        ...(options.callerWait ? { callerWait: options.callerWait } : {}),
+        ...(options.onApprovalWait ? { onApprovalWait: options.onApprovalWait } : {}),
       });
       return this.outcome(caller.sessionId, request.callId, result);
     } finally {

@@ -206,6 +206,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...(options.gateway?.idleMs !== undefined ? { idleMs: options.gateway.idleMs } : {}),
     ...(options.gateway?.clock ? { clock: options.gateway.clock } : {}),
     ...(options.gateway?.maxSessionsPerAgent !== undefined ? { maxSessionsPerAgent: options.gateway.maxSessionsPerAgent } : {}),
+    ...(options.gateway?.waitingProgressMs !== undefined ? { waitingProgressMs: options.gateway.waitingProgressMs } : {}),
     // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets go through `features` below.
     features: {
       offering: (kind) => registry.servers().flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),

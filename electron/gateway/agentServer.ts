@@ -25,6 +25,9 @@ import type { GatewayFeatures } from './agentFeatures.js';
 import { listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentPrompt, serverOfUri } from './agentFeatures.js';
 import { agentErrorResult, agentErrorText } from './agentResults.js';
 import type { CallsInFlight } from './callsInFlight.js';
+import { ApprovalWaitProgress } from './approvalWaitProgress.js';
+import { callerWaitOf } from './callerWait.js';
+import type { CallerWait } from '../security/approvals.js';
 import { waitEndedOf } from '../security/waitEnded.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
@@ -46,6 +49,10 @@ export interface GatewayCalls {
       ask?: AgentAsk;
       /** The same for a downstream sampling request: the agent's model answers it. Absent when the agent declared no sampling. */
       sample?: AgentSample;
+      /** How long the agent's client will wait, when known (callerWait.ts): the approval dialog shows it. */
+      callerWait?: CallerWait;
+      /** The call started (or stopped) waiting for the person's approval: the agent is kept informed (approvalWaitProgress.ts). */
+      onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
     },
   ): Promise<CallOutcome>;
 }
@@ -64,6 +71,8 @@ export interface AgentSessionDeps {
   features?: GatewayFeatures;
   /** The gateway's requests in flight (callsInFlight.ts): ended with a reason, and answered, before the agent's connections close. */
   inFlight?: CallsInFlight;
+  /** How often a call waiting for approval tells the agent so by progress (default WAITING_PROGRESS_MS). */
+  waitingProgressMs?: number;
 }
 
 /** What differs between the eras: the key of a call without a callId, and the caller's session label. */
@@ -180,13 +189,20 @@ async function callTool(
   const session = meta.data[META_SESSION];
   const key = callId !== undefined ? agentCallKey(agent, { callId, ...(session !== undefined ? { session } : {}) }) : scope.keyWithoutCallId(agent, ctx.mcpReq.id);
   const progressToken = rawMeta.progressToken;
-  const onProgress =
-    typeof progressToken === 'string' || typeof progressToken === 'number'
-      ? (update: ProgressUpdate) => {
-          const progress = { progressToken, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message !== undefined ? { message: update.message } : {}) };
-          ctx.mcpReq.notify({ method: 'notifications/progress', params: progress }).catch(() => undefined);
-        }
-      : undefined;
+  const sentAt = Date.now();
+  const hasToken = typeof progressToken === 'string' || typeof progressToken === 'number';
+  // With a progress token the agent hears the server's progress, and while the call waits for approval, that it waits.
+  const progress = hasToken
+    ? new ApprovalWaitProgress(
+        (update: ProgressUpdate) => {
+          const params = { progressToken, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message !== undefined ? { message: update.message } : {}) };
+          ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+        },
+        params.name,
+        deps.waitingProgressMs,
+      )
+    : undefined;
+  const callerWait = callerWaitOf(sentAt, hasToken);
   const run = async (callKey: { sessionId: string; callId: string }, askers: { ask?: AgentAsk; sample?: AgentSample }, requestSignal: AbortSignal): Promise<CallToolResult> => {
     deps.onActivity();
     // The app may end this call (the agent revoked or removed): it is then answered with why, before the connection closes.
@@ -196,7 +212,13 @@ async function callTool(
       const outcome = await deps.calls.call(
         { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: callKey.callId },
         { userId: agent.name, sessionId: callKey.sessionId },
-        { signal, ...(onProgress ? { onProgress } : {}), ...(askers.ask ? { ask: askers.ask } : {}), ...(askers.sample ? { sample: askers.sample } : {}) },
+        {
+          signal,
+          ...(progress ? { onProgress: progress.forward, onApprovalWait: progress.onApprovalWait } : {}),
+          ...(callerWait ? { callerWait } : {}),
+          ...(askers.ask ? { ask: askers.ask } : {}),
+          ...(askers.sample ? { sample: askers.sample } : {}),
+        },
       );
       return {
         content: outcome.result.content as CallToolResult['content'],
@@ -207,6 +229,7 @@ async function callTool(
     } catch (error) {
       return agentErrorResult(deps.describe(error), params.name, callKey.callId, waitEndedOf(signal));
     } finally {
+      progress?.stop();
       work?.done();
       deps.onActivity();
     }

@@ -28,6 +28,7 @@ import type { MCPToolRegistry } from '../mcp/registry.js';
 import type { CallAsks, InputRound, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { toolSchemaFingerprint } from '../security/fingerprint.js';
+import type { CallerWait } from '../security/approvals.js';
 import type { ToolAnnotationHints } from '../security/permissions.js';
 import { LOCAL_SERVER_ID } from '../security/permissions.js';
 import type { SecureToolExecutor, SecurityEvent } from '../security/secureExecutor.js';
@@ -54,6 +55,13 @@ export interface ExecuteOptions {
    * person is asked. Each round is recorded in the call's trace (kinds and who answered, never the answers).
    */
   asks?: CallAsks;
+  /** How long the caller itself waits for an approval, when known (an agent's client): the dialog shows it. */
+  callerWait?: CallerWait;
+  /**
+   * The call started waiting for the person's approval (with when it expires), or stopped waiting
+   * (`undefined`): the gateway keeps an agent informed meanwhile (approvalWaitProgress.ts).
+   */
+  onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
 }
 
 export interface ExecuteResult {
@@ -299,8 +307,16 @@ export class HarnessApplication {
           userId: options.userId,
           ...(target.kind === 'local' ? { guardrails: () => target.tool.guardrails(args) } : {}),
           schemaFingerprint: fingerprintOf(toolName, target.tool),
+          ...(options.callerWait ? { callerWait: options.callerWait } : {}),
         },
-        { ...(options.signal ? { signal: options.signal } : {}), onEvent: (event) => recordSecurityEvent(trace, event) },
+        {
+          ...(options.signal ? { signal: options.signal } : {}),
+          onEvent: (event) => {
+            recordSecurityEvent(trace, event);
+            if (event.type === 'approval_requested') options.onApprovalWait?.({ expiresAt: event.expiresAt });
+            if (event.type === 'approval_answered') options.onApprovalWait?.(undefined);
+          },
+        },
       );
     } catch (error) {
       trace.finish('denied', error);

@@ -8,7 +8,7 @@
  */
 import { ApprovalCancelledError, PermissionDeniedError } from './errors.js';
 import { waitEndedOf } from './waitEnded.js';
-import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest, SessionGrant } from './approvals.js';
+import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest, CallerWait, SessionGrant } from './approvals.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, SessionGrants, newRequestId, waitForApproval } from './approvals.js';
 import type { GuardrailResult } from './guardrails.js';
 import type { PermissionDecision, PermissionDecisionEngine, PermissionLevel, ToolCallSubject } from './permissions.js';
@@ -18,7 +18,7 @@ export type SecurityEvent =
   | { type: 'guardrail'; ok: boolean; reason?: string }
   | { type: 'decision'; level: PermissionLevel; reason: PermissionDecision['reason'] }
   | { type: 'session_grant'; sessionId: string; serverId: string; toolName: string }
-  | { type: 'approval_requested'; requestId: string; reason: string }
+  | { type: 'approval_requested'; requestId: string; reason: string; expiresAt: number }
   | { type: 'approval_answered'; requestId: string; answer: ApprovalAnswer; timedOut: boolean; cancelled: boolean; waitedMs: number }
   | { type: 'rule_save_failed'; message: string };
 
@@ -30,6 +30,8 @@ export interface ToolCallAuthorizationRequest {
   guardrails?: () => Promise<GuardrailResult>;
   /** The tool's current schema fingerprint; "allow always" is bound to it. */
   schemaFingerprint?: string;
+  /** How long the caller itself will wait, when known: shown in the dialog. */
+  callerWait?: CallerWait;
 }
 
 export interface AuthorizeOptions {
@@ -140,8 +142,9 @@ export class SecureToolExecutor {
       ...(subject.annotations ? { annotations: { ...subject.annotations } } : {}),
       reason: decision.reason.detail,
       expiresAt: this.now() + approvalTimeoutMs,
+      ...(call.callerWait ? { callerWait: call.callerWait } : {}),
     };
-    emit({ type: 'approval_requested', requestId: request.requestId, reason: request.reason });
+    emit({ type: 'approval_requested', requestId: request.requestId, reason: request.reason, expiresAt: request.expiresAt });
     const outcome = await waitForApproval(this.requestApproval, request, {
       timeoutMs: approvalTimeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
