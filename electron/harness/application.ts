@@ -29,6 +29,7 @@ import type { CallAsks, InputRound, ProgressUpdate, ToolDescriptor } from '../mc
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { toolSchemaFingerprint } from '../security/fingerprint.js';
 import type { CallerWait } from '../security/approvals.js';
+import { ApprovalCancelledError } from '../security/errors.js';
 import type { ToolAnnotationHints } from '../security/permissions.js';
 import { LOCAL_SERVER_ID } from '../security/permissions.js';
 import type { SecureToolExecutor, SecurityEvent } from '../security/secureExecutor.js';
@@ -319,7 +320,8 @@ export class HarnessApplication {
         },
       );
     } catch (error) {
-      trace.finish('denied', error);
+      // Cancelled while it waited (by the caller, or the app: waitEnded.ts) is not a denial.
+      trace.finish(error instanceof ApprovalCancelledError ? 'cancelled' : 'denied', error);
       throw error;
     }
 
@@ -399,12 +401,17 @@ export class HarnessApplication {
         // The record stays `started`: the remote side may have acted.
         await checkpoints.grouped.recordFailure(options.sessionId, options.callId, lease, {
           // A rejection may be anything, `undefined` included: read a code only from an object.
-          ...(typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? { code: (error as { code: string }).code } : {}),
+          // A cancellation is recorded as one whatever was thrown (History shows it as Cancelled).
+          ...(cancelled
+            ? { code: 'cancelled' }
+            : typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
+              ? { code: (error as { code: string }).code }
+              : {}),
           message: tracer.redactText(error instanceof Error ? error.message : String(error)),
           attempts: attempt,
         });
         trace.event('failed', { error: toTraceError(error) });
-        trace.finish('error', error);
+        trace.finish(cancelled ? 'cancelled' : 'error', error);
         throw error;
       }
     }
