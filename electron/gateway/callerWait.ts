@@ -7,8 +7,12 @@
  * timeout) give up on a request after 60 s unless the caller set another timeout, and only a
  * client that sent a progress token can have that timeout extended by progress
  * (`resetTimeoutOnProgress`). Clients built on them inherit it: Claude Desktop's tool calls were
- * reported to end at about 60 s (anthropics/claude-code#22542), opencode's too until it passed a
- * progress handler (anomalyco/opencode#14499). So a call that carries no progress token is
+ * reported to end at about 60 s (anthropics/claude-code#22542; later builds about 4 min,
+ * anthropics/claude-code#65643), opencode's too until it passed a progress handler
+ * (anomalyco/opencode#14499). Others wait longer, each its own way: VS Code's Copilot cancels at
+ * 5 min, progress or not (microsoft/vscode#261734); Claude Code reads MCP_TOOL_TIMEOUT, its HTTP
+ * calls were reported cut at 5 min (anthropic's claude-agent-sdk-typescript#118); nothing was found
+ * for Cursor. None of them says which it is in `clientInfo` reliably enough to claim more. So a call that carries no progress token is
  * shown as "may stop waiting about 60 s after it was sent, if its client keeps the SDKs'
  * default"; a call that carries one may be kept waiting by the gateway's progress
  * (approvalWaitProgress.ts), and how long its client waits then is not known — nothing is shown.

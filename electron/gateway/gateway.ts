@@ -11,6 +11,9 @@
  * 2026-07-28 clients by the clientInfo of their envelopes. A session unseen for the idle window
  * with no request open is closed (a client that exited without ending it says nothing), and a
  * request on it then gets 404 "session not found", so a client still there initializes again.
+ * Revoking or removing an agent answers its waiting requests before its connections close
+ * (callsInFlight.ts); beyond an agent's limit of sessions only an idle one makes room, and a new
+ * session is refused (503) when every one has a call in flight (sessionLimit.ts).
  * Nothing an agent sends can end the process. A port in use is a state the Agents view shows, not
  * a crash.
  */
