@@ -88,6 +88,35 @@ describe('waiting for a person without timing out the agent', () => {
     });
   }
 
+  it('the progress values only increase: the waiting pings, then the server’s own progress after the approval', async () => {
+    const agent = await app.createAgent('Progress order');
+    const client = await connectModernAgent(app.url, agent.token);
+    try {
+      const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.toolName === 'slow' && a.userId === 'Progress order');
+      const seen: Progress[] = [];
+      let heard!: () => void;
+      const pinged = new Promise<void>((resolve) => (heard = resolve));
+      const pending = client.callTool(
+        { name: 'fx__slow', arguments: { ms: 1 } },
+        {
+          onprogress: (p) => {
+            seen.push(p);
+            if (seen.length === 3) heard();
+          },
+        },
+      );
+      const approval = await asked;
+      await pinged;
+      await app.call('approvals.answer', { requestId: approval.requestId, answer: 'allow-once' });
+      expect((await pending).isError).toBeFalsy();
+      // The server's own "started" (its progress 0) came after the pings, and still moved forward.
+      expect(seen.at(-1)?.message).toBe('started');
+      for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).toBeGreaterThan(seen[i - 1]!.progress);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('a call without a progress token shows in the dialog how long its client probably waits (the SDKs’ 60 s default)', async () => {
     const agent = await agentOf('legacy', 'No progress token');
     try {
