@@ -275,6 +275,11 @@ export const ApprovalViewSchema = z.object({
   /** Why it asks, in words. */
   reason: z.string(),
   expiresAt: z.number(),
+  /**
+   * When the caller itself stops waiting (epoch ms), when known — an agent's client default —
+   * and how that is known, in words. Absent: unknown (or the person's own call).
+   */
+  callerWait: z.object({ until: z.number(), basis: z.string() }).optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 
@@ -335,8 +340,12 @@ export const PermissionsViewSchema = z.object({
 export type PermissionsView = z.infer<typeof PermissionsViewSchema>;
 
 export const CheckpointStatusSchema = z.enum(['started', 'completed', 'failed']);
-/** The History status filter: a stored status, or `tool_error` (completed, but the result has `isError`; `completed` then means it has not). */
-export const HistoryStatusFilterSchema = z.enum(['started', 'completed', 'failed', 'tool_error']);
+/**
+ * The History status filter: a stored status, or `tool_error` (completed, but the result has
+ * `isError`; `completed` then means it has not), or `cancelled` (a `started` record whose call
+ * was cancelled while it ran; `started` then excludes those).
+ */
+export const HistoryStatusFilterSchema = z.enum(['started', 'completed', 'failed', 'tool_error', 'cancelled']);
 
 export const HistoryRecordSchema = z.object({
   sessionId: z.string(),
@@ -347,8 +356,10 @@ export const HistoryRecordSchema = z.object({
   /**
    * `started`: running now in this app. `unknown`: started, but no live call owns it (its owner
    * failed or the app died mid-call) — the remote side may have acted; resolve it by hand.
+   * `cancelled`: the same, because its call was cancelled while it ran (by its caller, or by the
+   * app: an agent revoked, a server removed) — the server was told, but may have acted.
    */
-  status: z.enum(['started', 'unknown', 'completed', 'failed']),
+  status: z.enum(['started', 'unknown', 'completed', 'failed', 'cancelled']),
   args: z.unknown(),
   result: ToolResultViewSchema.optional(),
   lastError: z.object({ code: z.string().optional(), message: z.string(), at: z.number() }).optional(),

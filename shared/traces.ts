@@ -8,7 +8,8 @@
 import { z } from 'zod';
 
 /** `interrupted`: the process running the call died before it finished (closed at the next start). */
-export const TraceStatusSchema = z.enum(['running', 'ok', 'error', 'denied', 'replayed', 'interrupted']);
+/** `cancelled`: the caller cancelled it, or the app ended it (an agent revoked, a server removed) — while it waited for approval (nothing ran) or while it ran (it may have acted). */
+export const TraceStatusSchema = z.enum(['running', 'ok', 'error', 'denied', 'replayed', 'interrupted', 'cancelled']);
 export type TraceStatus = z.infer<typeof TraceStatusSchema>;
 
 /** An error as traces store it: a code when there is one, and a redacted message. */

@@ -59,7 +59,7 @@ export class AgentService {
 
   async remove(id: string): Promise<boolean> {
     this.store.get(id);
-    await this.gateway.closeAgent(id);
+    await this.gateway.closeAgent(id, 'this agent was removed from MiniHarness');
     const removed = this.store.remove(id);
     this.changed();
     return removed;

@@ -32,6 +32,7 @@ export class ApprovalBroker {
         ...(request.annotations ? { annotations: { ...request.annotations } } : {}),
         reason: request.reason,
         expiresAt: request.expiresAt,
+        ...(request.callerWait ? { callerWait: { ...request.callerWait } } : {}),
       };
       this.pending.set(request.requestId, { view, resolve });
       signal.addEventListener(

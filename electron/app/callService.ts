@@ -21,6 +21,8 @@ import type { CallAsks, CallQuestion, ProgressUpdate } from '../mcp/types.js';
 import type { SamplingParams, SamplingResult } from '../mcp/retiredFeatures.js';
 import type { ElicitResult } from '@modelcontextprotocol/client';
 import { persistentValue } from '../storage/appMeta.js';
+import type { CallerWait } from '../security/approvals.js';
+import { WaitEnded } from '../security/waitEnded.js';
 import { AppError } from './errors.js';
 
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
@@ -45,6 +47,10 @@ export interface CallOptions {
   ask?: (question: CallQuestion, signal: AbortSignal) => Promise<ElicitResult>;
   /** The same for a downstream sampling request: the caller's model answers it (its text is relayed). */
   sample?: (request: SamplingParams, signal: AbortSignal) => Promise<SamplingResult>;
+  /** How long the caller itself waits for an approval, when known: the dialog shows it. */
+  callerWait?: CallerWait;
+  /** The call started (or stopped) waiting for the person's approval. */
+  onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
 }
 
 /** The caller's answerers as the MCP layer takes them; none when the caller can answer nothing (the GUI). */
@@ -76,8 +82,8 @@ function containsRedacted(value: unknown): boolean {
 }
 
 export class CallService {
-  /** Running calls by caller session and callId (NUL-separated). */
-  private readonly running = new Map<string, AbortController>();
+  /** Running calls by caller session and callId (NUL-separated), with the server each runs on. */
+  private readonly running = new Map<string, { controller: AbortController; serverId: string }>();
 
   constructor(
     private readonly harness: HarnessApplication,
@@ -100,10 +106,11 @@ export class CallService {
     const key = runningKey(caller, request.callId);
     if (this.running.has(key)) throw new AppError('duplicate_call', 'A call with this id is already running.');
     const controller = new AbortController();
-    const onAbort = (): void => controller.abort();
-    if (options.signal?.aborted) controller.abort();
+    // The caller's reason goes along (waitEnded.ts: the app ended its wait, and the answer says why).
+    const onAbort = (): void => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) controller.abort(options.signal.reason);
     else options.signal?.addEventListener('abort', onAbort, { once: true });
-    this.running.set(key, controller);
+    this.running.set(key, { controller, serverId: request.serverId });
     const asks = callAsksOf(options);
     try {
       const result = await this.harness.executeTool(request.name, request.args, {
@@ -115,6 +122,8 @@ export class CallService {
         ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
         onProgress: options.onProgress ?? ((update) => this.emit('call.progress', { callId: request.callId, ...update })),
         ...(asks ? { asks } : {}),
+        ...(options.callerWait ? { callerWait: options.callerWait } : {}),
+        ...(options.onApprovalWait ? { onApprovalWait: options.onApprovalWait } : {}),
       });
       return this.outcome(caller.sessionId, request.callId, result);
     } finally {
@@ -124,9 +133,24 @@ export class CallService {
   }
 
   cancel(callId: string, caller: Caller = this.gui): boolean {
-    const controller = this.running.get(runningKey(caller, callId));
-    controller?.abort();
-    return controller !== undefined;
+    const entry = this.running.get(runningKey(caller, callId));
+    entry?.controller.abort();
+    return entry !== undefined;
+  }
+
+  /**
+   * The server was removed, disabled or went away: every call of it still running or waiting
+   * (for approval, for a reconnect) ends now, whoever made it, with `why` in its answer
+   * (waitEnded.ts) — a waiting caller is answered at once, not when its own timeout runs out.
+   */
+  endCallsOf(serverId: string, why: string): number {
+    let ended = 0;
+    for (const entry of this.running.values()) {
+      if (entry.serverId !== serverId || entry.controller.signal.aborted) continue;
+      entry.controller.abort(new WaitEnded(why));
+      ended++;
+    }
+    return ended;
   }
 
   replay(sessionId: string, callId: string): CallOutcome {

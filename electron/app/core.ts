@@ -63,6 +63,7 @@ import { GATEWAY_BIN, gatewayLoopField, refuseGatewayLoop } from '../gateway/loo
 import { OAuthStore } from '../gateway/oauth/oauthStore.js';
 import { GatewaySignIn } from '../gateway/oauth/signIn.js';
 import { MCPGatewayLoopError } from '../mcp/ownGateway.js';
+import { serverGoneWhy } from './serverGone.js';
 
 /** Warnings shown in the GUI: damaged files moved aside, and notices. */
 class WarningList {
@@ -220,6 +221,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       servers: () => registry.servers().map((config) => ({ id: config.id, name: config.name })),
       onAgentCreated: () => scheduleAgentsChanged(),
     }),
+    ...(options.gateway?.maxSessionsPerAgent !== undefined ? { maxSessionsPerAgent: options.gateway.maxSessionsPerAgent } : {}),
+    ...(options.gateway?.waitingProgressMs !== undefined ? { waitingProgressMs: options.gateway.waitingProgressMs } : {}),
     // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets go through `features` below.
     features: {
       offering: (kind) => registry.servers().flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),
@@ -334,8 +337,11 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
 
   registry.subscribe((event) => {
     switch (event.type) {
-      case 'status':
+      case 'status': {
         emit('server.status', { serverId: event.serverId, status: statusView(event.status), at: event.at });
+        // Removed, disabled or gone for good: its waiting calls are answered now (app/serverGone.ts).
+        const gone = serverGoneWhy(event.serverId, event.status, registry.server(event.serverId) !== undefined);
+        if (gone) calls.endCallsOf(event.serverId, gone);
         // A server listed from the cache that became ready (or failed) changes its tools' "cached" mark.
         if (registry.hasCachedTools(event.serverId)) {
           emit('tools.changed', toolsPayload(app, registry));
@@ -343,6 +349,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
         }
         scheduleServersChanged();
         return;
+      }
       case 'tools':
         emit('tools.changed', toolsPayload(app, registry));
         gatewayToolsChanged();

@@ -22,7 +22,17 @@ import { overlapWithData } from './workspace.js';
 const ROOTS_KEY = 'localTools.extraRoots';
 const GATEWAY_KEY = 'gateway.endpoint';
 const APPROVAL_TIMEOUT_KEY = 'approvals.timeoutSeconds';
-export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 120;
+/**
+ * 55 s, chosen with agents' own timeouts in mind: the MCP SDKs (TypeScript v1 and v2,
+ * DEFAULT_REQUEST_TIMEOUT_MSEC) give up on a request after 60 s, and clients built on them
+ * inherit it (Claude Desktop's tool calls were reported to end at about 60 s). An approval that
+ * expires first lets such an agent still read the gateway's true answer ("nobody answered …,
+ * ask the user to open MiniHarness, then call it again") instead of its own timeout while the
+ * dialog still counts down for a call nobody waits for. Agents that send a progress token are
+ * kept waiting by the gateway's progress (approvalWaitProgress.ts), and the person can allow
+ * longer in Settings → Approvals (10–3600 s).
+ */
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 55;
 
 export interface GatewaySettings {
   enabled: boolean;

@@ -26,7 +26,16 @@ export interface AppCoreOptions {
    * shown in "Connect an agent"; `idleMs` and `clock`: when an unseen client stops being
    * connected, and the time it is measured by (tests; defaults: gateway/clientPresence.ts).
    */
-  gateway?: { port?: number; stdio?: { command: string; args: string[] }; idleMs?: number; clock?: () => number };
+  gateway?: {
+    port?: number;
+    stdio?: { command: string; args: string[] };
+    idleMs?: number;
+    clock?: () => number;
+    /** Open 2025 sessions per agent (default 32); tests set a small one. */
+    maxSessionsPerAgent?: number;
+    /** How often a call waiting for approval tells the agent so, by progress (default WAITING_PROGRESS_MS); tests set a short one. */
+    waitingProgressMs?: number;
+  };
   /** Problems the host met before the core started (a corrupt store moved aside, …), for the GUI. */
   warnings?: string[];
   /**

@@ -86,7 +86,7 @@ export function secretBackendView(backend: SecretBackendInfo): AppInfo['secretBa
   return { kind: backend.kind, secure: backend.secure, ...(backend.warning ? { warning: backend.warning } : {}) };
 }
 
-/** `running`: whether this process is running the call now (a 'started' record it is not running is 'unknown'). */
+/** `running`: whether this process is running the call now (a 'started' record it is not running is 'unknown', or 'cancelled' when its call was cancelled while it ran). */
 export function historyRecordView(record: HistoryEntry, isRunning: (sessionId: string, callId: string) => boolean): HistoryRecordView {
   return {
     sessionId: record.sessionId,
@@ -94,7 +94,7 @@ export function historyRecordView(record: HistoryEntry, isRunning: (sessionId: s
     userId: record.userId,
     toolName: record.toolName,
     serverId: record.serverId,
-    status: record.status === 'started' && !isRunning(record.sessionId, record.callId) ? 'unknown' : record.status,
+    status: record.status === 'started' && !isRunning(record.sessionId, record.callId) ? (record.lastError?.code === 'cancelled' ? 'cancelled' : 'unknown') : record.status,
     args: record.args,
     ...(record.result
       ? { result: { content: record.result.content, ...(record.result.structuredContent ? { structuredContent: record.result.structuredContent } : {}), isError: record.result.isError } }

@@ -115,6 +115,9 @@ const PREVIEW_COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id
   CASE WHEN octet_length(result_json) > @inlineBytes THEN substr(result_json, 1, @previewChars) END AS result_preview,
   CASE WHEN octet_length(result_json) > @inlineBytes THEN is_error END AS result_is_error`;
 
+/** A record's recorded failure is a cancellation (the code of MCPRequestCancelled, or of an abort). */
+const CANCELLED_FAILURE = `COALESCE(json_valid(last_error_json) AND json_extract(last_error_json, '$.code') = 'cancelled', 0)`;
+
 export class SqliteCheckpointStore implements CheckpointStore {
   readonly #db: Database;
   readonly #clock: Clock;
@@ -363,6 +366,9 @@ export class SqliteCheckpointStore implements CheckpointStore {
     if (query.status === 'tool_error' || query.status === 'completed') {
       // A tool error is a completed call whose stored result says isError (kept in is_error), tested in SQL so paging stays exact.
       where.push(`status = 'completed'`, `is_error = ${query.status === 'tool_error' ? 1 : 0}`);
+    } else if (query.status === 'cancelled' || query.status === 'started') {
+      // A cancelled call is a started record whose recorded failure is a cancellation (cancelledRecord in app/views.ts).
+      where.push(`status = 'started'`, `${query.status === 'cancelled' ? '' : 'NOT '}${CANCELLED_FAILURE}`);
     } else if (query.status !== undefined) {
       where.push('status = @status');
       params.status = query.status;

@@ -88,8 +88,12 @@ export type ManualResolution =
   | { status: 'failed'; note?: string }
   | { status: 'completed'; result: CheckpointResult; note?: string };
 
-/** A stored status, or `tool_error`: completed with a result whose `isError` is true (`completed` then excludes those). */
-export type HistoryStatusFilter = CheckpointStatus | 'tool_error';
+/**
+ * A stored status, or `tool_error`: completed with a result whose `isError` is true (`completed`
+ * then excludes those), or `cancelled`: started, its last error a cancellation (`started` then
+ * excludes those).
+ */
+export type HistoryStatusFilter = CheckpointStatus | 'tool_error' | 'cancelled';
 
 export interface HistoryQuery {
   sessionId?: string;

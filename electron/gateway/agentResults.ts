@@ -7,6 +7,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ErrorShape } from '../../shared/contract.js';
 import { META_CALL_ID, META_TRACE_ID } from '../../shared/agents.js';
+import { CANCELLED_BY_CALLER } from '../security/errors.js';
+import type { WaitEnded } from '../security/waitEnded.js';
 
 export const META_ERROR = 'io.miniharness/error';
 
@@ -25,14 +27,20 @@ function denialSentence(error: ErrorShape, tool: string): string {
     case 'default':
       return `MiniHarness's permission rules do not allow ${tool} (${denial.reason}), so nothing ran. Do not retry; ask the user to allow it in MiniHarness → Permissions if it is needed.`;
     case 'cancelled':
+      // The app ended the wait (waitEnded.ts): say what happened, not just "cancelled".
+      if (denial.reason !== CANCELLED_BY_CALLER) return `${upperFirst(denial.reason)} while this call of ${tool} waited for approval; nothing ran. Do not retry it unless the user asks you to.`;
       return `The call of ${tool} was cancelled while it waited for approval; nothing ran.`;
     default:
       return `MiniHarness did not allow this call of ${tool}: ${error.message}`;
   }
 }
 
-/** The sentence for an error, by its code. */
-export function agentErrorText(error: ErrorShape, tool: string, callId: string): string {
+function upperFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The sentence for an error, by its code; `ended`: the app ended the call (waitEnded.ts), the reason its signal carries. */
+export function agentErrorText(error: ErrorShape, tool: string, callId: string, ended?: WaitEnded): string {
   switch (error.code) {
     case 'permission_denied':
     case 'approval_cancelled':
@@ -49,6 +57,7 @@ export function agentErrorText(error: ErrorShape, tool: string, callId: string):
       return `The arguments do not match the input schema of ${tool}${fields.length > 0 ? ` (${fields.join(', ')})` : ''}. Nothing ran; fix them and call again.`;
     }
     case 'cancelled':
+      if (ended) return `${upperFirst(ended.why)} while this call of ${tool} was running: MiniHarness told the server to cancel it, but it may have acted. Ask the user to check MiniHarness → History before calling it again.`;
       return `The call of ${tool} was cancelled.`;
     // A call that failed after it was claimed keeps its record `started` (the server may have
     // acted), so the same callId answers "still running, or unknown" from then on: never send an
@@ -60,10 +69,10 @@ export function agentErrorText(error: ErrorShape, tool: string, callId: string):
   }
 }
 
-export function agentErrorResult(error: ErrorShape, tool: string, callId: string): CallToolResult {
+export function agentErrorResult(error: ErrorShape, tool: string, callId: string, ended?: WaitEnded): CallToolResult {
   return {
     isError: true,
-    content: [{ type: 'text', text: agentErrorText(error, tool, callId) }],
+    content: [{ type: 'text', text: agentErrorText(error, tool, callId, ended) }],
     _meta: { [META_ERROR]: error.code, [META_CALL_ID]: callId, ...(error.details?.traceId ? { [META_TRACE_ID]: error.details.traceId } : {}) },
   };
 }

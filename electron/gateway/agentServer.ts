@@ -25,6 +25,11 @@ import type { ProgressUpdate } from '../mcp/types.js';
 import type { GatewayFeatures } from './agentFeatures.js';
 import { asRequested, listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentPrompt, routeAgentResource } from './agentFeatures.js';
 import { agentErrorResult, agentErrorText } from './agentResults.js';
+import type { CallsInFlight } from './callsInFlight.js';
+import { ApprovalWaitProgress } from './approvalWaitProgress.js';
+import { callerWaitOf } from './callerWait.js';
+import type { CallerWait } from '../security/approvals.js';
+import { waitEndedOf } from '../security/waitEnded.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
 import type { AgentAsk, AgentSample, ModernRounds } from './modernRounds.js';
@@ -45,6 +50,10 @@ export interface GatewayCalls {
       ask?: AgentAsk;
       /** The same for a downstream sampling request: the agent's model answers it. Absent when the agent declared no sampling. */
       sample?: AgentSample;
+      /** How long the agent's client will wait, when known (callerWait.ts): the approval dialog shows it. */
+      callerWait?: CallerWait;
+      /** The call started (or stopped) waiting for the person's approval: the agent is kept informed (approvalWaitProgress.ts). */
+      onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
     },
   ): Promise<CallOutcome>;
 }
@@ -63,6 +72,10 @@ export interface AgentSessionDeps {
   features?: GatewayFeatures;
   /** This run's mark, sent in the capabilities and each tools/list page so the app's own client refuses the gateway (mcp/ownGateway.ts). */
   mark?: string;
+  /** The gateway's requests in flight (callsInFlight.ts): ended with a reason, and answered, before the agent's connections close. */
+  inFlight?: CallsInFlight;
+  /** How often a call waiting for approval tells the agent so by progress (default WAITING_PROGRESS_MS). */
+  waitingProgressMs?: number;
 }
 
 /** What differs between the eras: the key of a call without a callId, and the caller's session label. */
@@ -77,6 +90,8 @@ export interface AgentServerScope {
   askVia?(ctx: ServerContext): { ask?: AgentAsk; sample?: AgentSample };
   /** The stateless era: a downstream question makes the round `input_required` (modernRounds.ts). */
   rounds?: ModernRounds;
+  /** A 2025 session: its id, so that a session with work in flight is known busy (never evicted). */
+  session?(): string | undefined;
 }
 
 const KeyPart = z
@@ -142,10 +157,13 @@ function serveFeatures(server: Server, deps: AgentSessionDeps, scope: AgentServe
       const choices = route.ambiguous.join(' or ');
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Several servers offer ${request.params.uri}: read ${choices} instead.`, { uri: request.params.uri, candidates: route.ambiguous });
     }
+    const work = deps.inFlight?.begin(agent.id, scope.session?.(), ctx.mcpReq.signal);
     try {
-      return asRequested(await features.read(caller(agent), route.serverId, route.uri, ctx.mcpReq.signal), request.params.uri, route);
+      return asRequested(await features.read(caller(agent), route.serverId, route.uri, work?.signal ?? ctx.mcpReq.signal), request.params.uri, route);
     } catch (error) {
       throw refused(error, `resources/read of ${request.params.uri}`);
+    } finally {
+      work?.done();
     }
   });
   server.setRequestHandler('prompts/list', () => listAgentPrompts(features, requireAgent(deps).visibility));
@@ -153,10 +171,13 @@ function serveFeatures(server: Server, deps: AgentSessionDeps, scope: AgentServe
     const agent = requireAgent(deps);
     const named = await resolveAgentPrompt(features, agent.visibility, request.params.name);
     if (!named) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}. Call prompts/list for the prompts this agent may get.`);
+    const work = deps.inFlight?.begin(agent.id, scope.session?.(), ctx.mcpReq.signal);
     try {
-      return await features.getPrompt(caller(agent), named.serverId, named.toolName, request.params.arguments ?? {}, ctx.mcpReq.signal);
+      return await features.getPrompt(caller(agent), named.serverId, named.toolName, request.params.arguments ?? {}, work?.signal ?? ctx.mcpReq.signal);
     } catch (error) {
       throw refused(error, request.params.name);
+    } finally {
+      work?.done();
     }
   });
 }
@@ -179,20 +200,36 @@ async function callTool(
   const session = meta.data[META_SESSION];
   const key = callId !== undefined ? agentCallKey(agent, { callId, ...(session !== undefined ? { session } : {}) }) : scope.keyWithoutCallId(agent, ctx.mcpReq.id);
   const progressToken = rawMeta.progressToken;
-  const onProgress =
-    typeof progressToken === 'string' || typeof progressToken === 'number'
-      ? (update: ProgressUpdate) => {
-          const progress = { progressToken, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message !== undefined ? { message: update.message } : {}) };
-          ctx.mcpReq.notify({ method: 'notifications/progress', params: progress }).catch(() => undefined);
-        }
-      : undefined;
-  const run = async (callKey: { sessionId: string; callId: string }, askers: { ask?: AgentAsk; sample?: AgentSample }, signal: AbortSignal): Promise<CallToolResult> => {
+  const sentAt = Date.now();
+  const hasToken = typeof progressToken === 'string' || typeof progressToken === 'number';
+  // With a progress token the agent hears the server's progress, and while the call waits for approval, that it waits.
+  const progress = hasToken
+    ? new ApprovalWaitProgress(
+        (update: ProgressUpdate) => {
+          const params = { progressToken, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message !== undefined ? { message: update.message } : {}) };
+          ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+        },
+        params.name,
+        deps.waitingProgressMs,
+      )
+    : undefined;
+  const callerWait = callerWaitOf(sentAt, hasToken);
+  const run = async (callKey: { sessionId: string; callId: string }, askers: { ask?: AgentAsk; sample?: AgentSample }, requestSignal: AbortSignal): Promise<CallToolResult> => {
     deps.onActivity();
+    // The app may end this call (the agent revoked or removed): it is then answered with why, before the connection closes.
+    const work = deps.inFlight?.begin(agent.id, scope.session?.(), requestSignal);
+    const signal = work?.signal ?? requestSignal;
     try {
       const outcome = await deps.calls.call(
         { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: callKey.callId },
         { userId: agent.name, sessionId: callKey.sessionId },
-        { signal, ...(onProgress ? { onProgress } : {}), ...(askers.ask ? { ask: askers.ask } : {}), ...(askers.sample ? { sample: askers.sample } : {}) },
+        {
+          signal,
+          ...(progress ? { onProgress: progress.forward, onApprovalWait: progress.onApprovalWait } : {}),
+          ...(callerWait ? { callerWait } : {}),
+          ...(askers.ask ? { ask: askers.ask } : {}),
+          ...(askers.sample ? { sample: askers.sample } : {}),
+        },
       );
       return {
         content: outcome.result.content as CallToolResult['content'],
@@ -201,8 +238,10 @@ async function callTool(
         _meta: { [META_CALL_ID]: callKey.callId, [META_TRACE_ID]: outcome.traceId, [META_REPLAYED]: outcome.replayed },
       };
     } catch (error) {
-      return agentErrorResult(deps.describe(error), params.name, callKey.callId);
+      return agentErrorResult(deps.describe(error), params.name, callKey.callId, waitEndedOf(signal));
     } finally {
+      progress?.stop();
+      work?.done();
       deps.onActivity();
     }
   };

@@ -2,8 +2,9 @@
  * One legacy (2025-era) agent's MCP session with the gateway: the agent server (agentServer.ts)
  * over its own sessionful Streamable HTTP transport (the SDK's Web-standard one, served by
  * webResponse.ts). It lives from `initialize` until the agent ends it (DELETE), the app revokes
- * the agent, or the gateway evicts it (beyond the agent's limit of sessions, or idle: unseen for
- * the idle window with no request open, see clientPresence.ts); while it lives, the agent gets `tools/list_changed` when
+ * the agent (its waiting calls answered first: callsInFlight.ts), or the gateway evicts it (to
+ * make room within the agent's limit of sessions, only while no call of it is in flight:
+ * sessionLimit.ts; or idle: unseen for the idle window with no request open, see clientPresence.ts); while it lives, the agent gets `tools/list_changed` when
  * what it may see changes. A call without `_meta["io.miniharness/callId"]` is keyed by this
  * session plus the JSON-RPC request id (see agentServer.ts). A question a downstream server asks
  * during the agent's call reaches the agent as a real `elicitation/create` (or
@@ -41,6 +42,7 @@ export class AgentSession implements Presence {
       // One label for the session's keys and its traces: both must name the same session.
       keyWithoutCallId: (agent, requestId) => ({ sessionId: this.label(agent), callId: `request-${String(requestId)}` }),
       featureSession: (agent) => this.label(agent),
+      session: () => this.sessionId,
       onListed: (fingerprint) => (this.knownTools = fingerprint),
       // A downstream question goes to the agent as a real request on this session, when it declared it can answer one.
       askVia: (ctx) => {

@@ -15,6 +15,9 @@
  * 2026-07-28 clients by the clientInfo of their envelopes. A session unseen for the idle window
  * with no request open is closed (a client that exited without ending it says nothing), and a
  * request on it then gets 404 "session not found", so a client still there initializes again.
+ * Revoking or removing an agent answers its waiting requests before its connections close
+ * (callsInFlight.ts); beyond an agent's limit of sessions only an idle one makes room, and a new
+ * session is refused (503) when every one has a call in flight (sessionLimit.ts).
  * Nothing an agent sends can end the process. A port in use is a state the Agents view shows, not
  * a crash.
  */
@@ -31,6 +34,8 @@ import { DEFAULT_HTTP_LIMITS, answerClientError, capConnections, httpServerOptio
 import { isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
+import { CallsInFlight } from './callsInFlight.js';
+import { roomForSessions } from './sessionLimit.js';
 import type { AgentStore, StoredAgent } from './agentStore.js';
 import type { Clock } from './clientPresence.js';
 import { AGENT_IDLE_MS, holdWhileOpen, isIdle, ModernClients } from './clientPresence.js';
@@ -47,7 +52,7 @@ export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActi
   onChange(): void;
   /** Largest request body (default: the bridge's frame limit, 16 MiB). */
   maxBodyBytes?: number;
-  /** Open sessions one agent may hold; the least recently used is closed beyond it. */
+  /** Open sessions one agent may hold; beyond it the least recently used idle one is closed, and a new one is refused when all are busy (sessionLimit.ts). */
   maxSessionsPerAgent?: number;
   /** A 2025 session or 2026-07-28 client unseen this long with no request open is no longer connected (default AGENT_IDLE_MS). */
   idleMs?: number;
@@ -115,6 +120,8 @@ export class Gateway {
   private idleTimer: NodeJS.Timeout | undefined;
   /** The loopback authorization server and token check (oauth/). */
   private readonly signIn: GatewaySignIn;
+  /** Requests that run or wait on something: answered before a connection closes; their sessions are busy. */
+  private readonly inFlight = new CallsInFlight();
 
   constructor(private readonly options: GatewayOptions) {
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BRIDGE_FRAME_BYTES;
@@ -220,11 +227,15 @@ export class Gateway {
     await Promise.all([...this.sessions.values()].map((s) => s.toolsMayHaveChanged()));
   }
 
-  /** The agent was revoked or removed: its sessions and listen streams end now, its requests in flight are aborted. */
-  async closeAgent(agentId: string): Promise<void> {
-    // A signed-in agent's grant and tokens end first: nothing it holds works from now on.
+  /**
+   * The agent was revoked or removed: its grant and tokens end first (a signed-in agent holds
+   * nothing that works from now on), then its requests in flight are ended and answered with
+   * `why` (callsInFlight.ts), then its sessions and listen streams end.
+   */
+  async closeAgent(agentId: string, why = 'this agent’s access was revoked in MiniHarness'): Promise<void> {
     this.signIn.revokeAgent(agentId);
     this.modernClients.forgetAgent(agentId);
+    await this.inFlight.endAgent(agentId, why);
     await Promise.all([...[...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()), this.modern.closeAgent(agentId)]);
   }
 
@@ -325,6 +336,10 @@ export class Gateway {
     if (!(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
       return jsonRpcError(res, 400, -32000, 'Bad request: no session id; start with an initialize request.');
     }
+    // Within the agent's limit of sessions: an idle one makes room, a busy one never does (sessionLimit.ts).
+    const room = roomForSessions(this.sessionsOfAgent(agent.id), this.maxSessions, (s) => this.isBusy(s));
+    if (room.refused) return jsonRpcError(res, 503, -32000, room.message, { 'Retry-After': '5' });
+    await Promise.all(room.evict.map((s) => s.close()));
     const session = this.openSession(agent);
     holdWhileOpen(session, res, this.clock);
     await session.start();
@@ -341,6 +356,7 @@ export class Gateway {
         return current && current.revokedAt === undefined ? current : undefined;
       },
       onActivity: () => this.activity(),
+      inFlight: this.inFlight,
     };
   }
 
@@ -364,9 +380,18 @@ export class Gateway {
     );
   }
 
-  /** An agent that never ends its sessions cannot pile them up: the least recently seen go. */
+  /** Sessions initialized at once may still go beyond the limit: the least recently seen idle ones go (sessionLimit.ts). */
   private evictBeyondLimit(agentId: string): void {
-    const mine = [...this.sessions.values()].filter((s) => s.agentId === agentId).sort((a, b) => a.lastSeenAt - b.lastSeenAt);
-    for (const session of mine.slice(0, Math.max(0, mine.length - this.maxSessions))) void session.close();
+    const room = roomForSessions(this.sessionsOfAgent(agentId), this.maxSessions, (s) => this.isBusy(s), 0);
+    if (!room.refused) for (const session of room.evict) void session.close();
+  }
+
+  private sessionsOfAgent(agentId: string): AgentSession[] {
+    return [...this.sessions.values()].filter((s) => s.agentId === agentId);
+  }
+
+  /** A session with a call (or read) running or waiting: its connection carries that answer. */
+  private isBusy(session: AgentSession): boolean {
+    return session.sessionId !== undefined && this.inFlight.busy(session.sessionId);
   }
 }

@@ -29,6 +29,8 @@ import type { MCPToolRegistry } from '../mcp/registry.js';
 import type { CallAsks, InputRound, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { toolSchemaFingerprint } from '../security/fingerprint.js';
+import type { CallerWait } from '../security/approvals.js';
+import { ApprovalCancelledError } from '../security/errors.js';
 import type { ToolAnnotationHints } from '../security/permissions.js';
 import { LOCAL_SERVER_ID } from '../security/permissions.js';
 import type { SecureToolExecutor, SecurityEvent } from '../security/secureExecutor.js';
@@ -55,6 +57,13 @@ export interface ExecuteOptions {
    * person is asked. Each round is recorded in the call's trace (kinds and who answered, never the answers).
    */
   asks?: CallAsks;
+  /** How long the caller itself waits for an approval, when known (an agent's client): the dialog shows it. */
+  callerWait?: CallerWait;
+  /**
+   * The call started waiting for the person's approval (with when it expires), or stopped waiting
+   * (`undefined`): the gateway keeps an agent informed meanwhile (approvalWaitProgress.ts).
+   */
+  onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
 }
 
 export interface ExecuteResult {
@@ -301,11 +310,20 @@ export class HarnessApplication {
           userId: options.userId,
           ...(target.kind === 'local' ? { guardrails: () => target.tool.guardrails(args) } : {}),
           schemaFingerprint: fingerprintOf(toolName, target.tool),
+          ...(options.callerWait ? { callerWait: options.callerWait } : {}),
         },
-        { ...(options.signal ? { signal: options.signal } : {}), onEvent: (event) => recordSecurityEvent(trace, event) },
+        {
+          ...(options.signal ? { signal: options.signal } : {}),
+          onEvent: (event) => {
+            recordSecurityEvent(trace, event);
+            if (event.type === 'approval_requested') options.onApprovalWait?.({ expiresAt: event.expiresAt });
+            if (event.type === 'approval_answered') options.onApprovalWait?.(undefined);
+          },
+        },
       );
     } catch (error) {
-      trace.finish('denied', error);
+      // Cancelled while it waited (by the caller, or the app: waitEnded.ts) is not a denial.
+      trace.finish(error instanceof ApprovalCancelledError ? 'cancelled' : 'denied', error);
       throw error;
     }
 
@@ -385,12 +403,17 @@ export class HarnessApplication {
         // The record stays `started`: the remote side may have acted.
         await checkpoints.grouped.recordFailure(options.sessionId, options.callId, lease, {
           // A rejection may be anything, `undefined` included: read a code only from an object.
-          ...(typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? { code: (error as { code: string }).code } : {}),
+          // A cancellation is recorded as one whatever was thrown (History shows it as Cancelled).
+          ...(cancelled
+            ? { code: 'cancelled' }
+            : typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
+              ? { code: (error as { code: string }).code }
+              : {}),
           message: tracer.redactText(error instanceof Error ? error.message : String(error)),
           attempts: attempt,
         });
         trace.event('failed', { error: toTraceError(error) });
-        trace.finish('error', error);
+        trace.finish(cancelled ? 'cancelled' : 'error', error);
         throw error;
       }
     }

@@ -23,12 +23,21 @@ export interface ApprovalRequest {
   reason: string;
   /** Epoch ms after which the request counts as denied. */
   expiresAt: number;
+  /** How long the caller itself waits for the answer, when known (an agent's client: callerWait.ts), for the dialog. */
+  callerWait?: CallerWait;
+}
+
+/** When the caller stops waiting (epoch ms) and how that is known, in words for the dialog. */
+export interface CallerWait {
+  until: number;
+  basis: string;
 }
 
 /** Shows the request and resolves with the answer; `signal` aborts when the answer is no longer wanted. */
 export type ApprovalCallback = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>;
 
-export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
+/** The executor's default when no setting is given: the app's default (settingsService.ts says why 55 s). */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 55_000;
 
 export interface ApprovalOutcome {
   /** `deny` unless the callback gave an allow in time. */

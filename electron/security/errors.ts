@@ -140,10 +140,14 @@ export class PermissionDeniedError extends SecurityError {
 /** The caller cancelled (its AbortSignal fired) while the call was being authorized. */
 export class ApprovalCancelledError extends PermissionDeniedError {
   override readonly code = 'approval_cancelled';
-  constructor(toolName: string, serverId: string, level: PermissionLevel) {
-    super(toolName, serverId, level, 'cancelled', 'the request was cancelled before it was approved');
+  /** `why`: the app's own reason when it ended the wait (waitEnded.ts: the agent revoked, the server removed), else the caller cancelled. */
+  constructor(toolName: string, serverId: string, level: PermissionLevel, why: string = CANCELLED_BY_CALLER) {
+    super(toolName, serverId, level, 'cancelled', why);
   }
 }
+
+/** The denial reason of an approval the caller itself cancelled. */
+export const CANCELLED_BY_CALLER = 'the request was cancelled before it was approved';
 
 /** The permission rules file could not be used; it was moved aside and no rules are in effect. */
 export class PermissionRulesCorruptError extends SecurityError {

@@ -7,7 +7,8 @@
  * trace shows why a call ran or did not.
  */
 import { ApprovalCancelledError, PermissionDeniedError } from './errors.js';
-import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest, SessionGrant } from './approvals.js';
+import { waitEndedOf } from './waitEnded.js';
+import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest, CallerWait, SessionGrant } from './approvals.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, SessionGrants, newRequestId, waitForApproval } from './approvals.js';
 import type { GuardrailResult } from './guardrails.js';
 import type { PermissionDecision, PermissionDecisionEngine, PermissionLevel, ToolCallSubject } from './permissions.js';
@@ -17,7 +18,7 @@ export type SecurityEvent =
   | { type: 'guardrail'; ok: boolean; reason?: string }
   | { type: 'decision'; level: PermissionLevel; reason: PermissionDecision['reason'] }
   | { type: 'session_grant'; sessionId: string; serverId: string; toolName: string }
-  | { type: 'approval_requested'; requestId: string; reason: string }
+  | { type: 'approval_requested'; requestId: string; reason: string; expiresAt: number }
   | { type: 'approval_answered'; requestId: string; answer: ApprovalAnswer; timedOut: boolean; cancelled: boolean; waitedMs: number }
   | { type: 'rule_save_failed'; message: string };
 
@@ -29,6 +30,8 @@ export interface ToolCallAuthorizationRequest {
   guardrails?: () => Promise<GuardrailResult>;
   /** The tool's current schema fingerprint; "allow always" is bound to it. */
   schemaFingerprint?: string;
+  /** How long the caller itself will wait, when known: shown in the dialog. */
+  callerWait?: CallerWait;
 }
 
 export interface AuthorizeOptions {
@@ -97,7 +100,7 @@ export class SecureToolExecutor {
     const deny = (level: PermissionLevel, answer: PermissionDeniedError['answer'], reason: string, decidedBy?: PermissionDeniedError['decidedBy'], timeoutMs?: number) =>
       new PermissionDeniedError(toolName, serverId, level, answer, reason, decidedBy, timeoutMs);
 
-    if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
+    if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
 
     let mustAsk: string | undefined;
     if (call.guardrails) {
@@ -110,7 +113,7 @@ export class SecureToolExecutor {
       emit(result.ok ? { type: 'guardrail', ok: true } : { type: 'guardrail', ok: false, reason: result.reason });
       if (!result.ok) throw deny('DENY', undefined, result.reason, { by: 'guardrail' });
       mustAsk = result.mustAsk;
-      if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
+      if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
     }
 
     const decided = this.engine.decide(subject);
@@ -139,8 +142,9 @@ export class SecureToolExecutor {
       ...(subject.annotations ? { annotations: { ...subject.annotations } } : {}),
       reason: decision.reason.detail,
       expiresAt: this.now() + approvalTimeoutMs,
+      ...(call.callerWait ? { callerWait: call.callerWait } : {}),
     };
-    emit({ type: 'approval_requested', requestId: request.requestId, reason: request.reason });
+    emit({ type: 'approval_requested', requestId: request.requestId, reason: request.reason, expiresAt: request.expiresAt });
     const outcome = await waitForApproval(this.requestApproval, request, {
       timeoutMs: approvalTimeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -154,7 +158,7 @@ export class SecureToolExecutor {
       waitedMs: outcome.waitedMs,
     });
 
-    if (outcome.cancelled) throw new ApprovalCancelledError(toolName, serverId, 'ASK');
+    if (outcome.cancelled) throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
     if (outcome.timedOut) throw deny('ASK', 'timeout', `nobody answered the approval request within ${Math.round(approvalTimeoutMs / 1000)} s`, undefined, approvalTimeoutMs);
     if (outcome.failed) throw deny('ASK', 'error', 'the approval request could not be shown or answered');
     if (outcome.answer === 'deny') throw deny('ASK', 'deny', 'the user denied it');
@@ -199,4 +203,10 @@ export class SecureToolExecutor {
     return revoked;
   }
 
+}
+
+/** The app's reason, when the app (not the caller) ended the wait: the denial then says what happened. */
+function cancelledWhy(signal: AbortSignal | undefined): [] | [string] {
+  const ended = waitEndedOf(signal);
+  return ended ? [ended.why] : [];
 }

@@ -131,10 +131,69 @@ const TRACES_V4: Omit<Migration, 'version'> = {
   },
 };
 
+/**
+ * Adds the `cancelled` status: a call its caller cancelled, or the app ended (an agent revoked, a
+ * server removed), was recorded as `denied` (while it waited for approval) or `error` (while it
+ * ran) and could not be told apart. Rebuilt as TRACES_V2 was (a CHECK cannot change in place,
+ * and dropping the parent would cascade), with the indexes of V3 and V4; traces already recorded
+ * as cancelled — their stored error's code says so — take the new status.
+ */
+const TRACES_V5: Omit<Migration, 'version'> = {
+  name: 'tracing: add the cancelled status',
+  up(db) {
+    db.exec(`
+      CREATE TABLE traces_v5 (
+        seq INTEGER PRIMARY KEY,
+        trace_id TEXT NOT NULL UNIQUE,
+        session_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        tool_name TEXT NOT NULL,
+        server_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'error', 'denied', 'replayed', 'interrupted', 'cancelled')),
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        duration_ms INTEGER,
+        error TEXT, -- JSON {code?, message}, redacted
+        owner TEXT -- JSON ProcessOwner of the process that records it; NULL for traces written before
+      ) STRICT;
+      INSERT INTO traces_v5 (seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error, owner)
+        SELECT seq, trace_id, session_id, call_id, user_id, tool_name, server_id,
+          CASE
+            WHEN status = 'denied' AND json_valid(error) AND json_extract(error, '$.code') = 'approval_cancelled' THEN 'cancelled'
+            WHEN status = 'error' AND json_valid(error) AND json_extract(error, '$.code') = 'cancelled' THEN 'cancelled'
+            ELSE status
+          END,
+          started_at, ended_at, duration_ms, error, owner FROM traces;
+
+      CREATE TABLE trace_events_v5 (
+        trace_id TEXT NOT NULL REFERENCES traces_v5 (trace_id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        duration_ms INTEGER,
+        data TEXT NOT NULL, -- JSON, redacted
+        PRIMARY KEY (trace_id, seq)
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO trace_events_v5 SELECT trace_id, seq, type, at, duration_ms, data FROM trace_events;
+
+      DROP TABLE trace_events;
+      DROP TABLE traces;
+      ALTER TABLE traces_v5 RENAME TO traces;
+      ALTER TABLE trace_events_v5 RENAME TO trace_events;
+
+      CREATE INDEX traces_by_time ON traces (started_at, seq, status, tool_name, server_id, session_id);
+      CREATE INDEX traces_by_session ON traces (session_id, started_at, seq, status, tool_name, server_id);
+      CREATE INDEX traces_by_user ON traces (user_id, started_at, seq);
+    `);
+  },
+};
+
 /** The traces' migrations, at their place in the database file's one history (see storage/migrate.ts): a new one takes the next free number. */
 export const TRACE_MIGRATIONS: readonly Migration[] = [
   { version: 2, ...TRACES_V1 },
   { version: 4, ...TRACES_V2 },
   { version: 6, ...TRACES_V3 },
   { version: 7, ...TRACES_V4 },
+  { version: 8, ...TRACES_V5 },
 ];

@@ -128,15 +128,25 @@ describe('the app migrations: declared by each store, collected and run in one p
       [5, 'checkpoints'],
       [6, 'tracing'],
       [7, 'tracing'],
+      [8, 'tracing'],
     ]);
-    expect(APP_MIGRATIONS).toEqual([CHECKPOINT_MIGRATIONS[0], TRACE_MIGRATIONS[0], ...APP_META_MIGRATIONS, TRACE_MIGRATIONS[1], CHECKPOINT_MIGRATIONS[1], TRACE_MIGRATIONS[2], TRACE_MIGRATIONS[3]]);
+    expect(APP_MIGRATIONS).toEqual([
+      CHECKPOINT_MIGRATIONS[0],
+      TRACE_MIGRATIONS[0],
+      ...APP_META_MIGRATIONS,
+      TRACE_MIGRATIONS[1],
+      CHECKPOINT_MIGRATIONS[1],
+      TRACE_MIGRATIONS[2],
+      TRACE_MIGRATIONS[3],
+      TRACE_MIGRATIONS[4],
+    ]);
   });
 
   it('a store never migrates: it refuses a database its opener did not migrate, and the file is untouched', () => {
     const db = openDatabase(':memory:', { migrations: [] });
     try {
       expect(() => new SqliteCheckpointStore(db)).toThrow(SchemaNotMigratedError);
-      expect(() => new Tracer(db)).toThrow(/traces store needs the database at schema version 7 or later, but it is at 0/);
+      expect(() => new Tracer(db)).toThrow(/traces store needs the database at schema version 8 or later, but it is at 0/);
       expect(schemaVersion(db)).toBe(0);
       expect(tables(db)).toEqual([]);
 

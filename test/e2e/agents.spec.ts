@@ -115,6 +115,9 @@ test.describe('an agent through the GUI', () => {
     await expect(dialog).toBeVisible();
     await expect(dialog.getByText(`The agent ${AGENT} is waiting for your decision.`)).toBeVisible();
     await expect(dialog.locator('.approval-caller')).toHaveAttribute('data-caller', AGENT);
+    // It sent no progress token: the dialog says how long its client probably waits, and how that is known.
+    await expect(dialog.locator('.approval-caller-wait')).toContainText(/probably about \d+ s more/);
+    await expect(dialog.locator('.approval-caller-wait')).toContainText('MCP SDKs’ default request timeout (60 s)');
     await dialog.getByRole('button', { name: /^Allow once/ }).click();
     const result = await allowed;
     expect(result.isError).toBeFalsy();

@@ -83,4 +83,19 @@ describe('resources and prompts through the gateway', () => {
       await other.close();
     }
   });
+
+  it('a read waiting for approval when the agent is revoked is answered with the sentence at once', async () => {
+    const doomed = await app.createAgent('Revoked reader');
+    const other = await connectAgent(app.url, doomed.token);
+    try {
+      const uri = 'demo://resource/dynamic/text/7';
+      const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.userId === 'Revoked reader' && (a.args as { uri?: string }).uri === uri);
+      const pending = other.readResource({ uri }, { timeout: 600_000 });
+      await asked;
+      await app.call('agents.revoke', { id: doomed.id });
+      await expect(pending).rejects.toThrow(/This agent’s access was revoked in MiniHarness while this call of resources\/read of demo:\/\/resource\/dynamic\/text\/7 waited for approval; nothing ran/);
+    } finally {
+      await other.close().catch(() => undefined);
+    }
+  });
 });

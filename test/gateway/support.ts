@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentVisibility, AgentsView } from '../../shared/agents.js';
 import type { ChannelName, EventName } from '../../shared/contract.js';
-import type { AppCore } from '../../electron/app/types.js';
+import type { AppCore, AppCoreOptions } from '../../electron/app/types.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
 
 export const ALL_SERVERS: AgentVisibility = { allServers: true, serverIds: [], localTools: false };
@@ -33,9 +33,12 @@ export interface GatewayApp {
  * `allowNotListening`: return the app even when its gateway could not bind (a port in use); `url` is then the configured one.
  * `clock`: the time the gateway measures idle clients by (a test advances it instead of waiting).
  */
-export async function startGatewayApp(dir: string, options: { gatewayPort?: number; allowNotListening?: boolean; clock?: () => number } = {}): Promise<GatewayApp> {
+export async function startGatewayApp(
+  dir: string,
+  options: { gatewayPort?: number; allowNotListening?: boolean; clock?: () => number; gateway?: Pick<NonNullable<AppCoreOptions['gateway']>, 'maxSessionsPerAgent' | 'waitingProgressMs'> } = {},
+): Promise<GatewayApp> {
   const dataDir = join(dir, 'data');
-  const core = await buildScratchCore(dir, { version: '0.0.0-test', secretsLabel: 'Test', gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}) } });
+  const core = await buildScratchCore(dir, { version: '0.0.0-test', secretsLabel: 'Test', gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}), ...options.gateway } });
   const events: GatewayApp['events'] = [];
   const waiters = new Set<{ event: EventName; match: (p: unknown) => boolean; resolve: (p: unknown) => void }>();
   core.onEvent((event, payload) => {

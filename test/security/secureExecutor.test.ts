@@ -115,7 +115,7 @@ describe('SecureToolExecutor', () => {
     expect(request).toMatchObject({ sessionId: 's1', userId: 'u1', toolName: 'append', serverId: 'fixture', args: { text: 'x' } });
     expect(request.reason).toMatch(/not trusted/);
     expect(request.expiresAt).toBeGreaterThan(Date.now());
-    expect(events[2]).toEqual({ type: 'approval_requested', requestId: request.requestId, reason: request.reason });
+    expect(events[2]).toEqual({ type: 'approval_requested', requestId: request.requestId, reason: request.reason, expiresAt: request.expiresAt });
     expect(events[3]).toMatchObject({ type: 'approval_answered', requestId: request.requestId, answer: 'allow-once', timedOut: false });
 
     await expect(authorizeThenRun(executor, call(), () => effects++)).rejects.toMatchObject({ level: 'ASK', answer: 'deny' });

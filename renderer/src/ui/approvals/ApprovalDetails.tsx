@@ -2,7 +2,8 @@
  * What a person needs to decide on one approval request: who asks (you, or an agent through the
  * gateway), which tool on which server, why it
  * asks, the exact arguments, the tool's annotations (marked as unverified hints when the server
- * is not trusted), and how long the request stays open.
+ * is not trusted), how long the request stays open, and — when main knows it — how long the
+ * agent's own client will wait for the answer.
  */
 import type { ApprovalView } from '../../../../shared/contract.js';
 import { callerLabel, isAgentCaller } from '../../lib/callers.js';
@@ -55,6 +56,13 @@ export function ExpiryCountdown({
   );
 }
 
+/** How long the agent's own client will still wait for this call, as far as main knows (callerWait.ts). */
+function CallerWaitLeft({ until }: { until: number }) {
+  const now = useNow(true, 1000);
+  const left = until - now;
+  return <span>{left > 0 ? `probably about ${formatLeft(left)} more` : 'probably no longer: its client may have given up on this call'}</span>;
+}
+
 export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView; headingLevel?: 2 | 3 }) {
   const { name, trusted } = useServerFacts(view.serverId);
   const chips = annotationChips(view.annotations);
@@ -90,6 +98,14 @@ export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView
         </dd>
         <dt>Why it asks</dt>
         <dd className="approval-reason">{view.reason}</dd>
+        {view.callerWait && (
+          <>
+            <dt>The agent waits</dt>
+            <dd className="approval-caller-wait">
+              <CallerWaitLeft until={view.callerWait.until} /> <span className="muted">({view.callerWait.basis})</span>
+            </dd>
+          </>
+        )}
         {runsInSandbox(view.toolName, view.serverId) && (
           <>
             <dt>Sandbox</dt>

@@ -12,6 +12,7 @@ const STATUS_FILTERS: { key: CheckpointStatusView | ''; label: string; title?: s
   { key: 'completed', label: RECORD_STATUS_LABELS.completed, title: 'Completed without a tool error' },
   { key: 'tool_error', label: RECORD_STATUS_LABELS.tool_error, title: 'Completed, but the tool reported an error in its result' },
   { key: 'failed', label: RECORD_STATUS_LABELS.failed },
+  { key: 'cancelled', label: RECORD_STATUS_LABELS.cancelled, title: 'Cancelled while it ran: the server was told, but may have acted' },
 ];
 
 export function HistoryFilters() {

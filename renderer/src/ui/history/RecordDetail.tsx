@@ -166,7 +166,9 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
   }
 
   const runningNow = record.status === 'started';
-  const unknown = record.status === 'unknown';
+  // A cancelled call is an unknown one whose cause is known: it may have acted, and is resolved by hand the same way.
+  const cancelled = record.status === 'cancelled';
+  const unknown = record.status === 'unknown' || cancelled;
 
   return (
     <section className="detail record-detail" aria-label={`Call ${record.toolName}`}>
@@ -218,7 +220,13 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
           This call is running in this app. Its result is recorded when it finishes; to stop it, cancel it where it was started.
         </Callout>
       )}
-      {unknown && (
+      {cancelled && (
+        <Callout tone="warning" title="Cancelled while it ran">
+          This call was cancelled after it started — by its caller, or by MiniHarness when the agent was revoked or the server removed. The server was told to stop, but it may
+          have acted already: check there, then resolve it by hand.
+        </Callout>
+      )}
+      {unknown && !cancelled && (
         <Callout tone="warning" title="Its result is unknown">
           This call started, but no result was recorded and nothing runs it any more — the server did not answer in time, the connection dropped, or the app stopped
           mid-call. Whether the tool did something on the remote side is unknown: check there, then resolve it by hand.

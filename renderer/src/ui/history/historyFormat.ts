@@ -72,6 +72,7 @@ export const RECORD_STATUS_LABELS: Record<RecordDisplayStatus, string> = {
   completed: 'Completed',
   tool_error: 'Tool error',
   failed: 'Failed',
+  cancelled: 'Cancelled',
 };
 
 /** True for a completed call whose result (whole, or left out of a page row) has `isError`. */

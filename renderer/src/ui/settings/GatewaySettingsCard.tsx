@@ -175,7 +175,7 @@ function ApprovalTimeoutForm({ saved }: { saved: number }) {
       <NumberField
         id="approval-timeout"
         label="Approval timeout (seconds)"
-        hint="How long a call that asks waits for your answer; then it is denied and nothing runs. Applies to requests made after saving. 10–3600."
+        hint="How long a call that asks waits for your answer; then it is denied and nothing runs. Many agents give up on a call after 60 s (the MCP SDKs’ default) unless they accept progress updates, which MiniHarness sends while they wait; the default, 55 s, answers them first. Applies to requests made after saving. 10–3600."
         value={seconds}
         errors={errors.seconds ?? []}
         onChange={(value) => {

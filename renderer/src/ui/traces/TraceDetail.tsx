@@ -106,8 +106,16 @@ export function TraceDetail({ traceId }: { traceId: string }) {
       </header>
       {trace.error && (
         <Callout
-          tone={trace.status === 'interrupted' ? 'warning' : 'error'}
-          title={trace.status === 'denied' ? 'Not run' : trace.status === 'interrupted' ? 'Interrupted — the app stopped before the call finished' : 'The call failed'}
+          tone={trace.status === 'interrupted' || trace.status === 'cancelled' ? 'warning' : 'error'}
+          title={
+            trace.status === 'denied'
+              ? 'Not run'
+              : trace.status === 'interrupted'
+                ? 'Interrupted — the app stopped before the call finished'
+                : trace.status === 'cancelled'
+                  ? 'Cancelled'
+                  : 'The call failed'
+          }
         >
           {errorText(trace.error)}
         </Callout>

@@ -1,4 +1,4 @@
-/** A trace's status as a coloured pill: ok, error, denied, replayed, interrupted, running. */
+/** A trace's status as a coloured pill: ok, error, denied, replayed, interrupted, cancelled, running. */
 import type { TraceStatus } from '../../../../shared/traces.js';
 import { TRACE_STATUS_LABELS } from './traceFormat.js';
 

@@ -9,6 +9,7 @@ export const TRACE_STATUS_LABELS: Record<TraceStatus, string> = {
   denied: 'Denied',
   replayed: 'Replayed',
   interrupted: 'Interrupted',
+  cancelled: 'Cancelled',
 };
 
 const sameDayFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
