@@ -25,15 +25,15 @@ const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/serv
 const SERVER = 'Everything Reference';
 
 /** Adds server-everything with the given roots; its asking tools run without an approval. */
-async function addEverything(roots: string[] = []): Promise<void> {
+async function addEverything(roots: string[] = [], timeoutMs = 30_000): Promise<void> {
   const { bridge } = context;
   await bridge.ok('servers.save', {
     mode: 'create',
-    // A call's deadline runs while the person answers its server's ask: room for a slow machine.
-    config: { id: 'everything', name: SERVER, transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs: 300_000, ...(roots.length ? { roots } : {}) },
+    // A call's deadline pauses while the person answers its server's ask: the server's own timeout is enough.
+    config: { id: 'everything', name: SERVER, transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs, ...(roots.length ? { roots } : {}) },
   });
   await expect.poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 30_000 }).toBe('ready');
-  for (const toolName of ['trigger-elicitation-request', 'trigger-url-elicitation', 'trigger-sampling-request', 'get-roots-list']) {
+  for (const toolName of ['trigger-elicitation-request', 'trigger-url-elicitation', 'trigger-sampling-request', 'get-roots-list', 'trigger-long-running-operation']) {
     await bridge.ok('permissions.setToolLevel', { serverId: 'everything', toolName, level: 'ALLOW' });
   }
 }
@@ -92,6 +92,37 @@ test('an elicitation form names the server; values the schema refuses stay in th
   expect(log).toContain('elicitation request (form, 13 fields): accept');
   expect(log).toContain('elicitation request (form, 13 fields): decline');
   expect(log).not.toContain('Ada Lovelace');
+});
+
+test("a call outlives the server's timeout while the person answers; when a call ends first, its dialog closes saying so", async ({ page }, testInfo) => {
+  // A short server timeout: the person takes longer than that to answer.
+  const timeoutMs = 1_500;
+  await addEverything([], timeoutMs);
+  const panel = await openTool(page, 'trigger-elicitation-request');
+  await panel.getByRole('button', { name: 'Run' }).click();
+  const dialog = page.getByRole('alertdialog', { name: `${SERVER} asks for information` });
+  await expect(dialog).toBeVisible();
+  // The server's window has passed while the dialog is open: a call started now, with the same deadline, timed out.
+  const control = await context.bridge.call('tools.call', { name: 'trigger-long-running-operation', serverId: 'everything', args: { duration: 60, steps: 1 }, callId: 'e2e-control', timeoutMs });
+  expect(control.ok ? 'answered' : control.error.code).toBe('timeout');
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel(/^String\s*required$/).fill('Grace Hopper');
+  await dialog.getByRole('button', { name: 'Accept' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(panel.getByRole('region', { name: 'Result' })).toContainText('- Name: Grace Hopper');
+
+  // A call that ends while its dialog is open (here an agent-like caller cancels it): the dialog says the call ended.
+  const cancelled = context.bridge.call('tools.call', { name: 'trigger-elicitation-request', serverId: 'everything', args: {}, callId: 'e2e-ends' });
+  await expect(dialog).toBeVisible();
+  await context.bridge.ok('tools.cancel', { callId: 'e2e-ends' });
+  await expect(dialog.getByRole('alert')).toContainText('The call ended');
+  await expect(dialog).toContainText('nobody waits for your answer any more');
+  await expect(dialog.getByRole('button', { name: 'Accept' })).toHaveCount(0);
+  await snap(page, testInfo, 'elicitation-call-ended');
+  const outcome = await cancelled;
+  expect(outcome.ok ? 'answered' : outcome.error.code).toBe('cancelled');
+  await expect(dialog).toBeHidden();
+  expect(await serverLog()).toContain('withdrawn (the call that asked has ended; no answer was sent)');
 });
 
 test('a link to open shows where it leads; Decline reaches the tool and nothing opens', async ({ page }, testInfo) => {
