@@ -168,6 +168,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       verdicts: new VerdictStore({ dir: join(options.dataDir, 'tool-cache') }),
       asks,
       oauth,
+      // Servers see this app's version in clientInfo.
+      clientVersion: options.version,
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: reportDamaged }),
     pathBase: workspace,

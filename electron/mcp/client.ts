@@ -72,7 +72,14 @@ import type {
   ToolListHints,
 } from './types.js';
 
-export const CLIENT_INFO = { name: 'miniharness-desktop', version: '0.1.0' } as const;
+/** The name this client reports to servers; its version is the app's (core.ts passes it down through the registry). */
+export const CLIENT_NAME = 'miniharness-desktop';
+
+/**
+ * What a client made without the app's version reports (tests, tools that build a client
+ * alone): it says so rather than inventing a release number.
+ */
+export const CLIENT_INFO = { name: CLIENT_NAME, version: 'development' } as const;
 
 /** How many stderr lines an exit error quotes. */
 const STDERR_TAIL_LINES = 10;
@@ -89,6 +96,7 @@ const SERVER_GONE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_
 export interface MCPClientOptions {
   secrets: SecretResolver;
   log?: LogBuffer;
+  /** Reported to the server (initialize, and the 2026-07-28 envelope); `CLIENT_INFO` when absent. */
   clientInfo?: { name: string; version: string };
   /** The largest message the server may send (a tool result, a tool list); 16 MiB by default. */
   maxMessageBytes?: number;

@@ -18,7 +18,7 @@ import type { ServerConfig } from '../../shared/serverConfig.js';
 import { ServerConfigSchema, describeFieldErrors, fieldErrorsOf } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { MCPClientOptions } from './client.js';
-import { MCPClient } from './client.js';
+import { CLIENT_NAME, MCPClient } from './client.js';
 import { MCPConfigError, MCPServerUnavailableError } from './errors.js';
 import { connectionFingerprint } from './fingerprint.js';
 import { LogBuffer } from './logBuffer.js';
@@ -61,6 +61,8 @@ export interface RegistryOptions {
   asks?: ServerAskHandlers;
   /** OAuth servers' sessions, for the default client factory (issue 11; see oauth/manager.ts). */
   oauth?: OAuthSessions;
+  /** The app's version, reported to servers by the default client factory's clients (`clientInfo`). */
+  clientVersion?: string;
 }
 
 export class MCPToolRegistry {
@@ -82,6 +84,7 @@ export class MCPToolRegistry {
           log: this.logOf(config.id),
           logLevel: () => this.state.entries.get(config.id)?.logLevel,
           ...(options.asks ? { asks: options.asks } : {}),
+          ...(options.clientVersion ? { clientInfo: { name: CLIENT_NAME, version: options.clientVersion } } : {}),
           ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
           ...oauthOf(options.oauth, config),
           ...verdictsOf(options.verdicts, config),
