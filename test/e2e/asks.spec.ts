@@ -143,6 +143,41 @@ test('a link to open shows where it leads; Decline reaches the tool and nothing 
   expect(popups).toEqual([]);
 });
 
+test('a link asked for by the error path (-32042) is shown with its host to open deliberately; History files the call as failed, not as a timeout', async ({ page }, testInfo) => {
+  await addEverything();
+  const panel = await openTool(page, 'trigger-url-elicitation');
+  await panel.getByLabel('url').fill('https://consent.example.com/approve');
+  await panel.getByLabel('errorPath').check();
+  const popups: Page[] = [];
+  page.on('popup', (popup) => popups.push(popup));
+  await panel.getByRole('button', { name: 'Run' }).click();
+
+  const failure = panel.getByRole('region', { name: 'Call failed' });
+  await expect(failure).toHaveAttribute('data-code', 'url_elicitation_required');
+  await expect(failure).toContainText('Open a link first');
+  await expect(failure).toContainText('needs you to open a link at modelcontextprotocol.io');
+  await expect(failure).toContainText('Nothing ran.');
+  const links = failure.getByRole('list', { name: 'Links to open' });
+  await expect(links).toContainText('The link leads to modelcontextprotocol.io');
+  await expect(links).toContainText('Open this link to satisfy the prerequisite');
+  await expect(links.getByRole('link', { name: 'Open link' })).toHaveAttribute('href', 'https://modelcontextprotocol.io/');
+  await expect(failure).not.toContainText('did not answer');
+  await snap(page, testInfo, 'url-elicitation-error-path');
+  expect(popups).toEqual([]);
+
+  // History: a coded failure, nothing to resolve by hand.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^History/ }).click();
+  const row = page.locator('[data-history-row]');
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText('Failed');
+  await expect(row).not.toContainText('Result unknown');
+  await row.click();
+  const detail = page.getByRole('region', { name: 'Call trigger-url-elicitation' });
+  await expect(detail).toContainText('url_elicitation_required');
+  await expect(detail).not.toContainText('Its result is unknown');
+  await expect(detail.getByRole('button', { name: 'Resolve by hand…' })).toHaveCount(0);
+});
+
 test('a sampling request shows the prompt and max tokens; the response the person writes reaches the tool, a rejection too', async ({ page }, testInfo) => {
   await addEverything();
   const panel = await openTool(page, 'trigger-sampling-request');
