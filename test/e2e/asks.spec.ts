@@ -64,6 +64,8 @@ test('an elicitation form names the server; values the schema refuses stay in th
   const dialog = page.getByRole('alertdialog', { name: `${SERVER} asks for information` });
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText('Please provide inputs for the following fields:');
+  // Behind the dialog, the call says who it waits for: the person, not the server.
+  await expect(panel.locator('.run-progress-label')).toHaveText('Waiting for your answer to the server’s question…');
   await expect(dialog).toContainText(`From server ${SERVER}`);
   // The server's defaults are filled in; a value that does not fit its schema is refused by main, at its field.
   await expect(dialog.getByLabel('Integer', { exact: true })).toHaveValue('42');
@@ -72,7 +74,13 @@ test('an elicitation form names the server; values the schema refuses stay in th
   await snap(page, testInfo, 'elicitation-form');
   await dialog.getByRole('button', { name: 'Accept' }).click();
   await expect(dialog).toContainText('Some values do not fit what the server asked for');
-  await expect(dialog).toContainText('does not match format "email"');
+  // Whole sentences naming the field; the input is marked invalid and points at its error.
+  const email = dialog.getByLabel('String with email format', { exact: true });
+  await expect(dialog).toContainText('String with email format does not match format "email".');
+  await expect(email).toHaveAttribute('aria-invalid', 'true');
+  const describedBy = (await email.getAttribute('aria-describedby'))?.split(' ')[0] ?? '';
+  await expect(dialog.locator(`[id="${describedBy}"]`)).toHaveText('String with email format does not match format "email".');
+  await expect(dialog.getByLabel(/^String\s*required$/)).not.toHaveAttribute('aria-invalid', 'true');
   await expect(dialog).toBeVisible();
   await dialog.getByLabel('String with email format', { exact: true }).fill('ada@example.com');
   await dialog.getByRole('button', { name: 'Accept' }).click();
@@ -95,21 +103,22 @@ test('an elicitation form names the server; values the schema refuses stay in th
 });
 
 test("a call outlives the server's timeout while the person answers; when a call ends first, its dialog closes saying so", async ({ page }, testInfo) => {
-  // A short server timeout: the person takes longer than that to answer.
+  await addEverything();
+  await page.goto(context.host.url);
+  // A call with a short deadline (the person takes longer than that to answer), made as an agent would.
   const timeoutMs = 1_500;
-  await addEverything([], timeoutMs);
-  const panel = await openTool(page, 'trigger-elicitation-request');
-  await panel.getByRole('button', { name: 'Run' }).click();
+  const asked = context.bridge.call('tools.call', { name: 'trigger-elicitation-request', serverId: 'everything', args: {}, callId: 'e2e-outlives', timeoutMs });
   const dialog = page.getByRole('alertdialog', { name: `${SERVER} asks for information` });
   await expect(dialog).toBeVisible();
-  // The server's window has passed while the dialog is open: a call started now, with the same deadline, timed out.
+  // The window has passed while the dialog is open: a call started now, with the same deadline, timed out.
   const control = await context.bridge.call('tools.call', { name: 'trigger-long-running-operation', serverId: 'everything', args: { duration: 60, steps: 1 }, callId: 'e2e-control', timeoutMs });
   expect(control.ok ? 'answered' : control.error.code).toBe('timeout');
   await expect(dialog).toBeVisible();
   await dialog.getByLabel(/^String\s*required$/).fill('Grace Hopper');
   await dialog.getByRole('button', { name: 'Accept' }).click();
   await expect(dialog).toBeHidden();
-  await expect(panel.getByRole('region', { name: 'Result' })).toContainText('- Name: Grace Hopper');
+  const answered = await asked;
+  expect(answered.ok && JSON.stringify(answered.result)).toContain('- Name: Grace Hopper');
 
   // A call that ends while its dialog is open (here an agent-like caller cancels it): the dialog says the call ended.
   const cancelled = context.bridge.call('tools.call', { name: 'trigger-elicitation-request', serverId: 'everything', args: {}, callId: 'e2e-ends' });
