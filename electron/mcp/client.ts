@@ -477,7 +477,9 @@ export class MCPClient implements ToolClient {
       handlers: this.options.asks,
       roots: () => this.roots,
       note: (line) => this.log.note(line),
-      personAsked: () => this.callsInFlight.personAsked(),
+      // Only a legacy server's own requests come during a tool call; on a modern connection these
+      // handlers answer the SDK's rounds of prompts/get and resources/read, which no tool call waits for.
+      personAsked: () => (this._negotiated?.era === 'modern' ? { signal: undefined, answered: () => undefined } : this.callsInFlight.personAsked()),
     });
   }
 
