@@ -58,7 +58,7 @@ afterEach(async () => {
 
 describe('2025 era: the server asks with its own request during the call (stdio)', () => {
   function legacy(): ServerConfig {
-    return stdioFixtureConfig('legacy-person', { FIXTURE_TOOLS: 'ask_form,slow', FIXTURE_EVENTS: join(scratch.dir, 'events.jsonl') }, { timeoutMs: SERVER_WINDOW_MS });
+    return stdioFixtureConfig('legacy-person', { FIXTURE_TOOLS: 'ask_form,sample,slow', FIXTURE_EVENTS: join(scratch.dir, 'events.jsonl') }, { timeoutMs: SERVER_WINDOW_MS });
   }
 
   it("the call survives a person answering after the server's timeout window", async () => {
@@ -72,6 +72,17 @@ describe('2025 era: the server asks with its own request during the call (stdio)
     if (ask.kind !== 'elicitation') throw new Error('expected an elicitation');
     ask.answer({ action: 'accept', content: { name: 'Ada' } });
     expect((await call).structuredContent).toEqual({ answer: { action: 'accept', content: { name: 'Ada' } } });
+  });
+
+  it("a sampling request too: the call survives a person writing the response after the server's timeout window", async () => {
+    const person = new ScriptedAsks();
+    const client = await connect(legacy(), person);
+    const call = client.callTool('sample', { prompt: 'Say hi', maxTokens: 20 });
+    const ask = await person.next();
+    await windowPassed(client, 'slow');
+    if (ask.kind !== 'sampling') throw new Error('expected a sampling request');
+    ask.answer({ action: 'respond', text: 'hi', model: 'human' });
+    expect((await call).structuredContent).toMatchObject({ answer: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'human' } });
   });
 
   it('the call ending closes its question, saying the call ended', async () => {
