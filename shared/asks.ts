@@ -143,5 +143,8 @@ export const ANSWERS_OF: Record<AskKind, ReadonlyArray<AskAnswer['action']>> = {
   sampling: ['respond', 'reject'],
 };
 
-/** Why an ask closed: answered, nobody answered in time, or the server (or its connection) withdrew it. */
-export const AskClosedSchema = z.object({ requestId: z.string(), outcome: z.enum(['answered', 'expired', 'cancelled']) });
+/**
+ * Why an ask closed: answered, nobody answered in time, the server (or its connection) withdrew
+ * it, or the tool call that asked ended first (`call_ended`: nobody waits for the answer).
+ */
+export const AskClosedSchema = z.object({ requestId: z.string(), outcome: z.enum(['answered', 'expired', 'cancelled', 'call_ended']) });

@@ -68,6 +68,8 @@ export const ERROR_CODES = [
   // OAuth (issue 11): the server needs a person to sign in; an OAuth exchange failed
   'sign_in_required',
   'oauth_failed',
+  // The server needs the person to open a link before it runs the request (MCP -32042)
+  'url_elicitation_required',
   // Permissions and approvals
   'permission_denied',
   'approval_cancelled',
@@ -191,6 +193,17 @@ export const OAuthDetailSchema = z.object({
 });
 export type OAuthDetail = z.infer<typeof OAuthDetailSchema>;
 
+/**
+ * `url_elicitation_required`: a link the server asks the person to open (an http or https URL;
+ * `host` shown beside it), with the server's words for it. Opened only when the person chooses to.
+ */
+export const ElicitationLinkSchema = z.object({
+  url: z.string().max(8_192),
+  host: z.string().max(300),
+  message: z.string().max(2_000).optional(),
+});
+export type ElicitationLink = z.infer<typeof ElicitationLinkSchema>;
+
 export const ErrorDetailsSchema = z.object({
   /** Field path → messages, for forms. */
   fieldErrors: z.record(z.string(), z.array(z.string())).optional(),
@@ -213,5 +226,7 @@ export const ErrorDetailsSchema = z.object({
   rpcCode: z.number().int().optional(),
   /** `sign_in_required`, `oauth_failed`: what the sign-in needs or what failed (never a token). */
   oauth: OAuthDetailSchema.optional(),
+  /** `url_elicitation_required`: the links to open before the call can run (at most 10). */
+  links: z.array(ElicitationLinkSchema).max(10).optional(),
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;

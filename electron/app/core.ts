@@ -177,6 +177,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       oauth,
       // A server answering with this run's gateway mark is the app's own gateway (mcp/ownGateway.ts).
       ownGatewayMark: gatewayMark,
+      // Servers see this app's version in clientInfo.
+      clientVersion: options.version,
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: reportDamaged }),
     pathBase: workspace,

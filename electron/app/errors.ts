@@ -78,13 +78,14 @@ function detailsOf(error: Error & Carried, traceId: string | undefined): ErrorDe
   return Object.keys(details).length > 0 ? details : undefined;
 }
 
-/** The free-text parts of details (a denial's reason, field messages) can quote arguments: redact them like the message. */
+/** The free-text parts of details (a denial's reason, field messages, a server's links) can quote arguments: redact them like the message. */
 function redactDetails(details: ErrorDetails | undefined, redact: (text: string) => string): ErrorDetails | undefined {
   if (!details) return details;
   return {
     ...details,
     ...(details.denial?.reason !== undefined ? { denial: { ...details.denial, reason: redact(details.denial.reason) } } : {}),
     ...(details.fieldErrors ? { fieldErrors: Object.fromEntries(Object.entries(details.fieldErrors).map(([field, messages]) => [field, messages.map(redact)])) } : {}),
+    ...(details.links ? { links: details.links.map((link) => ({ ...link, url: redact(link.url), ...(link.message !== undefined ? { message: redact(link.message) } : {}) })) } : {}),
   };
 }
 

@@ -70,11 +70,11 @@ export class CheckpointInProgressError extends CheckpointStoreError {
   }
 }
 
-/** Resolved by hand as failed: the callId is spent. */
+/** Failed (resolved by hand, or refused by its server before it ran): the callId is spent. */
 export class CheckpointFailedError extends CheckpointStoreError {
   readonly code = 'failed';
   constructor(sessionId: string, callId: string) {
-    super(`${call(sessionId, callId)} was marked failed in History, so it will not run or replay. Use a new callId to try again.`, sessionId, callId);
+    super(`${call(sessionId, callId)} failed (marked so in History, or refused by its server before it ran), so it will not run or replay. Use a new callId to try again.`, sessionId, callId);
   }
 }
 

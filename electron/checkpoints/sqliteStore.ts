@@ -164,7 +164,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
        RETURNING ${COLUMNS}`,
     );
     this.#recordFailure = db.prepare(
-      `UPDATE checkpoints SET last_error_json = @error, attempts = COALESCE(@attempts, attempts + 1), updated_at = @now
+      `UPDATE checkpoints SET last_error_json = @error, attempts = COALESCE(@attempts, attempts + 1), updated_at = @now,
+         status = CASE WHEN @notRun = 1 THEN 'failed' ELSE status END, lease = CASE WHEN @notRun = 1 THEN NULL ELSE lease END
        WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease
        RETURNING ${COLUMNS}`,
     );
@@ -187,7 +188,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
        WHERE session_id = ? AND call_id = ? AND status = 'started' AND lease = ?`,
     );
     this.#recordFailureOnly = db.prepare(
-      `UPDATE checkpoints SET last_error_json = @error, attempts = COALESCE(@attempts, attempts + 1), updated_at = @now
+      `UPDATE checkpoints SET last_error_json = @error, attempts = COALESCE(@attempts, attempts + 1), updated_at = @now,
+         status = CASE WHEN @notRun = 1 THEN 'failed' ELSE status END, lease = CASE WHEN @notRun = 1 THEN NULL ELSE lease END
        WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease`,
     );
     this.#group = groupCommitFor(db);
@@ -421,12 +423,12 @@ function checkClaimInput(input: ClaimInput): void {
 }
 
 /** The stored form of a reported failure (the UPDATE's parameters). */
-function failureParams(error: FailureInfo, now: number): { error: string; attempts: number | null; now: number } {
+function failureParams(error: FailureInfo, now: number): { error: string; attempts: number | null; now: number; notRun: number } {
   if (error.attempts !== undefined && (!Number.isInteger(error.attempts) || error.attempts < 0)) {
     throw new TypeError('recordFailure: attempts must be a non-negative integer.');
   }
   const stored = { ...(error.code !== undefined ? { code: error.code } : {}), message: String(error.message), at: now };
-  return { error: JSON.stringify(stored), attempts: error.attempts ?? null, now };
+  return { error: JSON.stringify(stored), attempts: error.attempts ?? null, now, notRun: error.notRun === true ? 1 : 0 };
 }
 
 /** About what a history row weighs once serialized. */

@@ -82,6 +82,11 @@ export interface FailureInfo {
   message: string;
   /** Attempts made so far; when absent the stored count goes up by one. */
   attempts?: number;
+  /**
+   * The server refused the call before running it (it said so, with a coded error): the record
+   * becomes `failed` — nothing to resolve by hand. Without it the record stays `started`.
+   */
+  notRun?: boolean;
 }
 
 export type ManualResolution =
@@ -188,7 +193,7 @@ export interface CheckpointStore {
   peek(input: ClaimInput): ClaimResult | undefined;
   /** Saves the result if `lease` still owns the `started` record; else CheckpointLeaseLostError. */
   complete(sessionId: string, callId: string, lease: string, result: CheckpointResult): CheckpointRecord;
-  /** Notes a failure; the record stays `started` because the remote side may have acted. */
+  /** Notes a failure; the record stays `started` because the remote side may have acted — `failed` when `error.notRun`. */
   recordFailure(sessionId: string, callId: string, lease: string, error: FailureInfo): CheckpointRecord;
   /** A person decides how a `started` call ended; refused on any other status. */
   resolveManually(sessionId: string, callId: string, resolution: ManualResolution): CheckpointRecord;

@@ -24,7 +24,7 @@ import { refuseOversizedArguments } from './argumentSize.js';
 import type { CheckpointRecord, CheckpointStore, ClaimInput, ClaimResult } from '../checkpoints/types.js';
 import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../checkpoints/errors.js';
 import { checkpointArguments } from '../checkpoints/hash.js';
-import { MCPRequestCancelled, MCPUnknownToolError } from '../mcp/errors.js';
+import { MCPRequestCancelled, MCPUnknownToolError, MCPUrlElicitationRequiredError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import type { CallAsks, InputRound, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
@@ -400,8 +400,10 @@ export class HarnessApplication {
             if (!options.signal?.aborted) continue;
           }
         }
-        // The record stays `started`: the remote side may have acted.
+        // The record stays `started`: the remote side may have acted — unless the server said it
+        // did not run the call (it needs a link opened first: -32042), which files it as failed.
         await checkpoints.grouped.recordFailure(options.sessionId, options.callId, lease, {
+          ...(error instanceof MCPUrlElicitationRequiredError ? { notRun: true } : {}),
           // A rejection may be anything, `undefined` included: read a code only from an object.
           // A cancellation is recorded as one whatever was thrown (History shows it as Cancelled).
           ...(cancelled

@@ -3,12 +3,15 @@
  *
  * A retry must never repeat a side effect the server may already have performed. So only
  * failures that prove the request did not run are recoverable: the server could not be reached
- * (connection refused, not connected), or it answered with a configured "try again" HTTP status
- * (503 and friends). A timeout, a server that died mid-call, or a cancelled call leaves the
- * outcome unknown: those are retried only for tools known to be idempotent (annotations are
- * trusted only for local tools and trusted servers), and never after the caller cancelled.
+ * (connection refused, not connected), or it answered with a configured "not processed, try
+ * again" HTTP status (429, 503). A timeout, a server that died mid-call, a proxy's 502 or 504
+ * (the proxy reached — or waited for — the server, which may have acted: they prove nothing
+ * about the server) or a cancelled call leaves the outcome unknown: those are retried only for
+ * tools known to be idempotent (annotations are trusted only for local tools and trusted
+ * servers), and never after the caller cancelled. README "Retries" lists every retry site.
  */
 import { MCPError, MCPServerUnavailableError, MCPTransportError, MCPUnreachableError } from '../mcp/errors.js';
+import { backoffDelayMs } from '../util/backoff.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included (1 = never retry). */
@@ -16,7 +19,7 @@ export interface RetryPolicy {
   /** Delay before the second attempt; doubles each time, up to `maxDelayMs`. */
   baseDelayMs: number;
   maxDelayMs: number;
-  /** HTTP statuses that mean "not processed, try again". */
+  /** HTTP statuses that mean "not processed, try again" (the server's own refusal, never a proxy's guess). */
   retryHttpStatuses: number[];
 }
 
@@ -24,7 +27,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
   maxAttempts: 3,
   baseDelayMs: 200,
   maxDelayMs: 5_000,
-  retryHttpStatuses: [429, 502, 503, 504],
+  retryHttpStatuses: [429, 503],
 });
 
 export interface RetryContext {
@@ -38,6 +41,8 @@ export type RetryVerdict = { retry: true; reason: string } | { retry: false; rea
 
 /** Outcome unknown: the request may have reached the server and acted. */
 const UNKNOWN_OUTCOME_CODES = new Set(['timeout', 'server_exited']);
+/** A proxy's Bad Gateway / Gateway Timeout: the server behind it may have received the request and acted. */
+const UNKNOWN_OUTCOME_HTTP_STATUSES = new Set([502, 504]);
 
 export function classifyFailure(error: unknown, policy: RetryPolicy, context: RetryContext): RetryVerdict {
   if (context.cancelled) return { retry: false, reason: 'the call was cancelled' };
@@ -45,6 +50,11 @@ export function classifyFailure(error: unknown, policy: RetryPolicy, context: Re
   if (error instanceof MCPServerUnavailableError) return { retry: true, reason: 'the server was not connected; the request was not sent' };
   if (error instanceof MCPTransportError && error.httpStatus !== undefined && policy.retryHttpStatuses.includes(error.httpStatus)) {
     return { retry: true, reason: `the server answered HTTP ${error.httpStatus} (not processed)` };
+  }
+  if (error instanceof MCPTransportError && error.httpStatus !== undefined && UNKNOWN_OUTCOME_HTTP_STATUSES.has(error.httpStatus)) {
+    return context.idempotent
+      ? { retry: true, reason: `a proxy answered HTTP ${error.httpStatus}; the tool is idempotent` }
+      : { retry: false, reason: `a proxy answered HTTP ${error.httpStatus}: the server behind it may have acted, and the tool is not known to be idempotent` };
   }
   if (error instanceof MCPError && UNKNOWN_OUTCOME_CODES.has(error.code)) {
     return context.idempotent
@@ -54,13 +64,9 @@ export function classifyFailure(error: unknown, policy: RetryPolicy, context: Re
   return { retry: false, reason: 'this kind of failure is not retried' };
 }
 
-/**
- * Exponential backoff with "equal jitter": half the capped exponential delay, plus a random
- * share of the other half, so retries of many calls spread out but never come back at once.
- */
+/** The wait before attempt `nextAttempt` (2 = the first retry, about `baseDelayMs`): the app's one backoff (util/backoff.ts). */
 export function backoffDelay(nextAttempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, nextAttempt - 2));
-  return Math.round(exponential / 2 + random() * (exponential / 2));
+  return backoffDelayMs(nextAttempt - 2, policy, random);
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */

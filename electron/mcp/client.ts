@@ -6,7 +6,8 @@
  * This file is the connection's lifecycle: clear refusals (before negotiation, after close), a
  * deadline on every request that cancels it on the wire (except initialize, which the spec
  * forbids cancelling: its deadline closes the transport — also during the era probe), progress
- * that extends a call's deadline up to a maximum total (requestDeadline.ts), a legacy HTTP
+ * that extends a call's deadline up to a maximum total, and a deadline that pauses while a person
+ * answers what the server asked (requestDeadline.ts, personWaits.ts), a legacy HTTP
  * session renewed once when the server forgot it (404) and ended (`DELETE`) on close, a kept
  * verdict dropped and the era negotiated afresh when it fails (when to renew, and retrying once:
  * sessionRenewal.ts; making the new session: here), the server's log messages (the level per
@@ -45,7 +46,8 @@ import { MAX_INPUT_ROUNDS, negotiationOptions, priorFor, readNegotiated, verdict
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { normalizeToolResult } from '../results/toolResult.js';
 import { ListChanges } from './listChanges.js';
-import { DEFAULT_MAX_TOTAL_TIMEOUT_MS, withMaxTotal } from './requestDeadline.js';
+import { CallDeadline, DEFAULT_MAX_TOTAL_TIMEOUT_MS, NEVER_MS } from './requestDeadline.js';
+import { CallsInFlight } from './personWaits.js';
 import { ServerLogLevel } from './serverLogLevel.js';
 import { SessionRenewal } from './sessionRenewal.js';
 import { SignInRounds } from './signInRounds.js';
@@ -71,7 +73,14 @@ import type {
   ToolListHints,
 } from './types.js';
 
-export const CLIENT_INFO = { name: 'miniharness-desktop', version: '0.1.0' } as const;
+/** The name this client reports to servers; its version is the app's (core.ts passes it down through the registry). */
+export const CLIENT_NAME = 'miniharness-desktop';
+
+/**
+ * What a client made without the app's version reports (tests, tools that build a client
+ * alone): it says so rather than inventing a release number.
+ */
+export const CLIENT_INFO = { name: CLIENT_NAME, version: 'development' } as const;
 
 /** How many stderr lines an exit error quotes. */
 const STDERR_TAIL_LINES = 10;
@@ -88,6 +97,7 @@ const SERVER_GONE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_
 export interface MCPClientOptions {
   secrets: SecretResolver;
   log?: LogBuffer;
+  /** Reported to the server (initialize, and the 2026-07-28 envelope); `CLIENT_INFO` when absent. */
   clientInfo?: { name: string; version: string };
   /** The largest message the server may send (a tool result, a tool list); 16 MiB by default. */
   maxMessageBytes?: number;
@@ -145,6 +155,8 @@ export class MCPClient implements ToolClient {
   private priorRejected = false;
   /** stdio: the server had exited when the connect (the era probe, or initialize) failed. */
   private exitedBeforeConnectFailed = false;
+  /** The tool calls in flight: a legacy server's question to the person pauses them (personWaits.ts). */
+  private readonly callsInFlight = new CallsInFlight();
   /** Aborted by close(): ends a wait for a browser sign-in (issue 11). */
   private readonly closedSignal = new AbortController();
 
@@ -382,30 +394,36 @@ export class MCPClient implements ToolClient {
     // A modern call's input_required rounds run here (inputRounds.ts), where the call's own answerers are known.
     const rounds = this._negotiated?.era === 'modern';
     const params = { name, arguments: args, ...this.logLevel.meta(this._negotiated?.era) };
+    // The call's deadline (requestDeadline.ts): the server's silence and the total, both paused
+    // while a person answers what the server asked — in this call's rounds, or (legacy) as a
+    // request of the server's while the call is in flight (personWaits.ts).
+    const deadline = new CallDeadline(timeoutMs, maxTotalMs, options.signal);
+    this.callsInFlight.track(deadline);
     try {
-      // The maximum total bounds the whole call, every round and every answer included.
-      const result = await withMaxTotal(maxTotalMs, options.signal, (signal) => {
-        const send = (legParams: Record<string, unknown>): Promise<unknown> => this.sendToolCall(name, legParams, { timeoutMs, maxTotalMs, signal, rounds, ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, options.signal);
-        if (!rounds) return send(params);
-        return runInputRounds(
-          params,
-          send,
-          {
-            serverId: this.serverId,
-            person: this.options.asks ? { serverId: this.serverId, handlers: this.options.asks, note: (line) => this.log.note(line) } : undefined,
-            asks: options.asks,
-            roots: () => this.roots,
-            note: (line) => this.log.note(line),
-            onRound: options.onInputRound,
-            maxRounds: MAX_INPUT_ROUNDS,
-          },
-          signal,
-        );
-      });
+      const send = (legParams: Record<string, unknown>): Promise<unknown> => this.sendToolCall(name, legParams, { timeoutMs, deadline, rounds, ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, options.signal);
+      const result = !rounds
+        ? await send(params)
+        : await runInputRounds(
+            params,
+            send,
+            {
+              serverId: this.serverId,
+              person: this.options.asks ? { serverId: this.serverId, handlers: this.options.asks, note: (line) => this.log.note(line) } : undefined,
+              personWait: () => ({ signal: deadline.ended, answered: deadline.waitForPerson() }),
+              asks: options.asks,
+              roots: () => this.roots,
+              note: (line) => this.log.note(line),
+              onRound: options.onInputRound,
+              maxRounds: MAX_INPUT_ROUNDS,
+            },
+            deadline.signal,
+          );
       if (rounds) await checkToolOutput(this.toolDefinitions.get(name), result);
       return normalizeToolResult(result);
     } catch (error) {
       throw this.noteFailure(this.mapError(error, `tools/call "${name}"`, timeoutMs, options.signal));
+    } finally {
+      deadline.end();
     }
   }
 
@@ -413,9 +431,10 @@ export class MCPClient implements ToolClient {
   private async sendToolCall(
     name: string,
     params: Record<string, unknown>,
-    leg: { timeoutMs: number; maxTotalMs: number; signal: AbortSignal; rounds: boolean; onProgress?: RequestOptions['onProgress'] },
+    leg: { timeoutMs: number; deadline: CallDeadline; rounds: boolean; onProgress?: RequestOptions['onProgress'] },
     callerSignal: AbortSignal | undefined,
   ): Promise<unknown> {
+    const onProgress = leg.onProgress;
     const send = (): Promise<unknown> =>
       this.session.send(`tools/call "${name}"`, (sdk) =>
         // A 401/403 means the server did not run it: after a browser sign-in it is sent again.
@@ -425,18 +444,22 @@ export class MCPClient implements ToolClient {
           // With rounds, the SDK hands an input_required answer back, and the output schema is
           // checked on the complete result only (toolOutput.ts).
           const definition = this.toolDefinitions.get(name);
-          return sdk.callTool(params as { name: string }, {
-            ...(definition ? { toolDefinition: leg.rounds ? withoutOutputSchema(definition) : definition } : {}),
-            ...(leg.rounds ? { allowInputRequired: true } : {}),
-            timeout: leg.timeoutMs,
-            signal: leg.signal,
-            // Progress restarts the deadline, up to the maximum total. A progress handler is
-            // always set: without one the SDK sends no progress token, and the server cannot report any.
-            resetTimeoutOnProgress: true,
-            maxTotalTimeout: leg.maxTotalMs,
-            onprogress: leg.onProgress ?? (() => undefined),
-          });
-        }, leg.signal),
+          return leg.deadline.leg((signal) =>
+            sdk.callTool(params as { name: string }, {
+              ...(definition ? { toolDefinition: leg.rounds ? withoutOutputSchema(definition) : definition } : {}),
+              ...(leg.rounds ? { allowInputRequired: true } : {}),
+              // The call's deadline times it (its signal); the SDK's own timer never fires.
+              timeout: NEVER_MS,
+              signal,
+              // Progress restarts the server's deadline. A progress handler is always set:
+              // without one the SDK sends no progress token, and the server cannot report any.
+              onprogress: (progress) => {
+                leg.deadline.progress();
+                onProgress?.(progress);
+              },
+            }),
+          );
+        }, leg.deadline.signal),
       );
     try {
       return await send();
@@ -454,7 +477,15 @@ export class MCPClient implements ToolClient {
 
   /** Answers what the server may ask; the capabilities declared in `handshake` match these handlers. */
   private registerServerRequestHandlers(sdk: Client): void {
-    registerServerRequestHandlers(sdk, { serverId: this.serverId, handlers: this.options.asks, roots: () => this.roots, note: (line) => this.log.note(line) });
+    registerServerRequestHandlers(sdk, {
+      serverId: this.serverId,
+      handlers: this.options.asks,
+      roots: () => this.roots,
+      note: (line) => this.log.note(line),
+      // Only a legacy server's own requests come during a tool call; on a modern connection these
+      // handlers answer the SDK's rounds of prompts/get and resources/read, which no tool call waits for.
+      personAsked: () => (this._negotiated?.era === 'modern' ? { signal: undefined, answered: () => undefined } : this.callsInFlight.personAsked()),
+    });
   }
 
   /** Replaces the folders offered as roots; a connected server is told (`notifications/roots/list_changed`). */

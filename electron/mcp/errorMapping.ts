@@ -11,6 +11,7 @@
  * redacted by the caller's `redact` before they reach an error.
  */
 import { OAuthError, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
+import type { ElicitationLink } from '../../shared/errors.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { AuthChallenge } from './errors.js';
 import {
@@ -27,6 +28,7 @@ import {
   MCPServerUnavailableError,
   MCPTransportError,
   MCPUnreachableError,
+  MCPUrlElicitationRequiredError,
 } from './errors.js';
 import { networkFailureOf } from './networkFailure.js';
 import { MCPSignInRequiredError } from './oauth/errors.js';
@@ -145,11 +147,34 @@ function mapProtocolError(error: ProtocolError, ctx: MappingContext): MCPError {
   if (operation === 'resources/read' && (error.code === ProtocolErrorCode.ResourceNotFound || error.code === ProtocolErrorCode.InvalidParams)) {
     return new MCPRemoteError(serverId, error.code, `the resource was not found (or its URI is not one the server accepts): ${message}`);
   }
+  if (error.code === ProtocolErrorCode.UrlElicitationRequired) {
+    return new MCPUrlElicitationRequiredError(serverId, operation, elicitationLinksOf(error.data, ctx.redact));
+  }
   if (error.code === ProtocolErrorCode.UnsupportedProtocolVersion) {
     const supported = (error.data as { supported?: unknown } | undefined)?.supported;
     return new MCPRemoteError(serverId, error.code, `the server does not support this protocol version${Array.isArray(supported) ? ` (it supports ${supported.map(String).join(', ')})` : ''}: ${message}`);
   }
   return new MCPRemoteError(serverId, error.code, message);
+}
+
+/** The http(s) links of a -32042 error's `elicitations` (at most 10); anything else is left out, never offered to open. */
+function elicitationLinksOf(data: unknown, redact: (text: string) => string): ElicitationLink[] {
+  const elicitations = (data as { elicitations?: unknown } | undefined)?.elicitations;
+  if (!Array.isArray(elicitations)) return [];
+  const links: ElicitationLink[] = [];
+  for (const entry of elicitations.slice(0, 10)) {
+    const { url, message } = (entry ?? {}) as { url?: unknown; message?: unknown };
+    if (typeof url !== 'string' || url.length > 8_192) continue;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      continue;
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') continue;
+    links.push({ url: parsed.href, host: parsed.host, ...(typeof message === 'string' ? { message: redact(message).slice(0, 2_000) } : {}) });
+  }
+  return links;
 }
 
 /** An HTTP answer that was not a JSON-RPC message. */

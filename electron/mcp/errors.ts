@@ -6,7 +6,7 @@
  * Messages say what happened and what to do; they never contain a secret (callers redact
  * anything that came from outside, such as stderr, before it lands here).
  */
-import type { ErrorCause, ErrorDetails } from '../../shared/errors.js';
+import type { ElicitationLink, ErrorCause, ErrorDetails } from '../../shared/errors.js';
 
 export type MCPErrorCode =
   | 'not_initialized'
@@ -31,7 +31,9 @@ export type MCPErrorCode =
   | 'sign_in_required'
   | 'oauth_failed'
   // The server is this app's own agent gateway (ownGateway.ts)
-  | 'gateway_loop';
+  | 'gateway_loop'
+  // A server answered a call with -32042: the person must open a link (URL elicitation)
+  | 'url_elicitation_required';
 
 export abstract class MCPError extends Error {
   abstract readonly code: MCPErrorCode;
@@ -246,6 +248,32 @@ export class MCPRemoteError extends MCPError {
 
   override get details(): ErrorDetails {
     return { ...super.details, rpcCode: this.rpcCode };
+  }
+}
+
+/**
+ * MCP -32042: the server needs the person to open a link (URL-mode elicitation by the error path)
+ * before it can process the request — it did not run it. `links` holds the http(s) links it
+ * named (anything else is never offered to open); the message names their hosts only, since a
+ * link's path and query may carry a one-time code, and the message reaches traces and History.
+ */
+export class MCPUrlElicitationRequiredError extends MCPError {
+  readonly code = 'url_elicitation_required';
+  constructor(
+    serverId: string,
+    operation: string,
+    readonly links: ElicitationLink[],
+  ) {
+    const hosts = [...new Set(links.map((link) => link.host))];
+    const where = hosts.length === 0 ? 'a link this app does not open (not an http or https address)' : `a link at ${hosts.join(', ')}`;
+    super(
+      `Server "${serverId}" needs you to open ${where} before it can run ${operation}; it did not run it.${hosts.length ? ' Open the link, finish there, then run the call again.' : ''}`,
+      serverId,
+    );
+  }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, rpcCode: -32042, retryable: false, links: this.links };
   }
 }
 

@@ -16,20 +16,26 @@
  * An agent's sampling answer is relayed as text only; anything else is refused with a clear error.
  *
  * Each round is reported (`onRound`: the kinds asked and who answered — never the answers), and
- * every answer waits under the call's signal (the caller's cancel and the call's total deadline).
+ * every answer waits under the call's signal (the caller's cancel and the call's total deadline);
+ * while the person is asked, the call's deadline pauses (`personWait`), and the dialog ends with the call.
  */
 import { SdkError, SdkErrorCode, isInputRequiredResult, specTypeSchemas } from '@modelcontextprotocol/client';
 import type { ElicitRequestParams, ElicitResult, InputRequest, InputResponse } from '@modelcontextprotocol/client';
 import { MCPProtocolError } from './errors.js';
 import type { SamplingParams, SamplingResult } from './retiredFeatures.js';
-import type { PersonAnswerer } from './serverAsks.js';
-import { answerElicitation, answerSampling, checkElicitation, checkSampling, describeElicitation, describeSampling, rootsOf } from './serverAsks.js';
+import type { PersonAnswerer, PersonWait } from './serverAsks.js';
+import { answerElicitation, answerSampling, checkElicitation, checkSampling, describeElicitation, describeSampling, rootsOf, whilePersonAsked } from './serverAsks.js';
 import type { CallAsks, InputAnswerer, InputRound } from './types.js';
 
 export interface InputRoundsContext {
   serverId: string;
   /** The client's handlers (the person's dialogs); absent when the client has nobody to ask. */
   person: PersonAnswerer | undefined;
+  /**
+   * The call waits for the person: its deadline pauses until the answer, and the dialog ends
+   * with the call (`signal` aborts with `AskCallEnded`). Absent: the dialog ends on the call's signal.
+   */
+  personWait?: (() => PersonWait) | undefined;
   /** This call's own answerers (an agent's), tried first. */
   asks: CallAsks | undefined;
   roots: () => readonly string[];
@@ -57,7 +63,8 @@ export async function runInputRounds(params: Params, send: (params: Params) => P
     for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
       throwIfAborted(signal);
       // An answerer that gave up because the call ended: the call's end is the error.
-      const answered = await answer(key, request, context, signal).catch((error: unknown) => {
+      // The call ends when its signal aborts, whether or not the answerer has noticed yet.
+      const answered = await untilAborted(answer(key, request, context, signal), signal).catch((error: unknown) => {
         throwIfAborted(signal);
         throw error;
       });
@@ -85,6 +92,16 @@ function throwIfAborted(signal: AbortSignal): void {
   throw reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
 }
 
+/** `work`, or the call's end if that comes first (`work` is then left to settle on its own). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** Answers one embedded request, through the call's hook, the person, or the configuration. */
 async function answer(key: string, request: InputRequest, context: InputRoundsContext, signal: AbortSignal): Promise<Answered> {
   const method = (request as { method?: unknown }).method;
@@ -97,12 +114,15 @@ async function answer(key: string, request: InputRequest, context: InputRoundsCo
     case 'elicitation/create': {
       const params = validParams(key, 'ElicitRequestParams', request.params) as ElicitRequestParams;
       if (context.asks?.elicit) return { response: withFormDefaults(params, await agentElicitation(params, context.asks.elicit, context, signal)), kind: 'elicitation', answeredBy: 'agent' };
-      return { response: withFormDefaults(params, await answerElicitation(person(context, 'elicitation'), params, signal)), kind: 'elicitation', answeredBy: 'person' };
+      const answerer = person(context, 'elicitation');
+      const result = await askPerson(context, signal, (askSignal) => answerElicitation(answerer, params, askSignal));
+      return { response: withFormDefaults(params, result), kind: 'elicitation', answeredBy: 'person' };
     }
     case 'sampling/createMessage': {
       const params = validParams(key, 'CreateMessageRequestParams', request.params) as SamplingParams;
       if (context.asks?.sample) return { response: await agentSampling(params, context.asks.sample, context, signal), kind: 'sampling', answeredBy: 'agent' };
-      return { response: await answerSampling(person(context, 'sampling'), params, signal), kind: 'sampling', answeredBy: 'person' };
+      const answerer = person(context, 'sampling');
+      return { response: await askPerson(context, signal, (askSignal) => answerSampling(answerer, params, askSignal)), kind: 'sampling', answeredBy: 'person' };
     }
     default:
       throw new SdkError(SdkErrorCode.InvalidResult, `Invalid input request '${key}': ${JSON.stringify(String(method)).slice(0, 80)} is not an embedded request this client answers`);
@@ -114,6 +134,12 @@ function validParams(key: string, type: 'ElicitRequestParams' | 'CreateMessageRe
   const checked = specTypeSchemas[type]['~standard'].validate(params ?? {});
   if (checked.issues) throw new SdkError(SdkErrorCode.InvalidResult, `Invalid input request '${key}': ${checked.issues.map((issue) => issue.message).join('; ').slice(0, 200)}`);
   return checked.value;
+}
+
+/** Asks the person while the call waits (its deadline paused); the dialog ends with the call. */
+function askPerson<T>(context: InputRoundsContext, signal: AbortSignal, ask: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const wait = context.personWait?.();
+  return whilePersonAsked(wait, wait?.signal ? undefined : signal, ask);
 }
 
 function person(context: InputRoundsContext, kind: 'elicitation' | 'sampling'): PersonAnswerer {

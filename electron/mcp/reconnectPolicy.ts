@@ -4,6 +4,7 @@
  * many servers dropped together do not come back at once). A connection that stayed up for
  * `stableAfterMs` starts the count over at its next loss.
  */
+import { backoffDelayMs } from '../util/backoff.js';
 import type { MCPErrorCode } from './errors.js';
 
 export interface ReconnectPolicy {
@@ -23,10 +24,9 @@ export const DEFAULT_RECONNECT_POLICY: ReconnectPolicy = Object.freeze({
   random: Math.random,
 });
 
-/** The wait before attempt `attempt` (1-based): between half and all of the capped exponential. */
+/** The wait before attempt `attempt` (1-based): the app's one backoff (util/backoff.ts). */
 export function reconnectDelay(attempt: number, policy: ReconnectPolicy): number {
-  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(exponential / 2 + policy.random() * (exponential / 2));
+  return backoffDelayMs(attempt - 1, policy, policy.random);
 }
 
 /**

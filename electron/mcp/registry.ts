@@ -22,9 +22,9 @@ import type { ServerConfig } from '../../shared/serverConfig.js';
 import { ServerConfigSchema, describeFieldErrors, fieldErrorsOf } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { MCPClientOptions } from './client.js';
-import { MCPClient } from './client.js';
 import type { SecretSet } from './descriptorRedaction.js';
 import { DescriptorRedaction } from './descriptorRedaction.js';
+import { CLIENT_NAME, MCPClient } from './client.js';
 import type { MCPError } from './errors.js';
 import { MCPConfigError, MCPServerUnavailableError } from './errors.js';
 import { connectionFingerprint } from './fingerprint.js';
@@ -72,6 +72,8 @@ export interface RegistryOptions {
   oauth?: OAuthSessions;
   /** Secret values the app knows (live: the tracer's set), redacted out of what servers describe. */
   knownSecrets?: SecretSet;
+  /** The app's version, reported to servers by the default client factory's clients (`clientInfo`). */
+  clientVersion?: string;
 }
 
 export class MCPToolRegistry {
@@ -94,6 +96,7 @@ export class MCPToolRegistry {
           log: this.logOf(config.id),
           logLevel: () => this.state.entries.get(config.id)?.logLevel,
           ...(options.asks ? { asks: options.asks } : {}),
+          ...(options.clientVersion ? { clientInfo: { name: CLIENT_NAME, version: options.clientVersion } } : {}),
           ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
           ...(options.ownGatewayMark !== undefined ? { ownGatewayMark: options.ownGatewayMark } : {}),
           ...oauthOf(options.oauth, config),

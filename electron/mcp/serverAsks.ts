@@ -55,6 +55,38 @@ export class AskNotShownError extends Error {
   }
 }
 
+/**
+ * The abort reason of an ask whose tool call ended first (answered, failed, cancelled, timed
+ * out): nobody waits for the answer any more, and the dialog says so — not that the server
+ * withdrew it.
+ */
+export class AskCallEnded extends Error {
+  constructor() {
+    super('The tool call that was waiting for this answer has ended.');
+    this.name = 'AskCallEnded';
+  }
+}
+
+/**
+ * A person is being asked on behalf of a call (or of every call in flight: personWaits.ts):
+ * `signal` aborts when the call is over (none: the ask is tied to no call), and `answered()`
+ * lets the call's deadline run again.
+ */
+export interface PersonWait {
+  signal: AbortSignal | undefined;
+  answered(): void;
+}
+
+/** Runs one ask of the person under `wait`: the call's deadline pauses meanwhile; the ask ends with the call or with the server's withdrawal. */
+export async function whilePersonAsked<T>(wait: PersonWait | undefined, serverSignal: AbortSignal | undefined, ask: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const signals = [serverSignal, wait?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+  try {
+    return await ask(signals.length === 1 ? signals[0]! : AbortSignal.any(signals));
+  } finally {
+    wait?.answered();
+  }
+}
+
 /** The JSON-RPC code the spec uses for a sampling request the person rejected. */
 export const SAMPLING_REJECTED_CODE = -1;
 
@@ -78,6 +110,8 @@ export interface ServerRequestContext {
   roots: () => readonly string[];
   /** A line for the server's log (never an answer's content). */
   note: (line: string) => void;
+  /** The calls in flight that wait while the person is asked (personWaits.ts). */
+  personAsked?: () => PersonWait;
 }
 
 
@@ -96,7 +130,7 @@ function hostOf(url: string): string {
 
 /** Registers the handlers for every request the declared capabilities allow the server to send. */
 export function registerServerRequestHandlers(sdk: Client, context: ServerRequestContext): void {
-  const { serverId, handlers, note } = context;
+  const { serverId, handlers, note, personAsked } = context;
 
   sdk.setRequestHandler('roots/list', () => {
     const roots = rootsOf(context.roots());
@@ -105,8 +139,9 @@ export function registerServerRequestHandlers(sdk: Client, context: ServerReques
   });
 
   if (!handlers) return;
-  sdk.setRequestHandler('elicitation/create', (request, ctx) => answerElicitation({ serverId, handlers, note }, request.params, ctx.mcpReq.signal));
-  sdk.setRequestHandler('sampling/createMessage', (request, ctx) => answerSampling({ serverId, handlers, note }, request.params, ctx.mcpReq.signal));
+  // The calls in flight wait for the person (their deadlines pause), and the ask ends with them.
+  sdk.setRequestHandler('elicitation/create', (request, ctx) => whilePersonAsked(personAsked?.(), ctx.mcpReq.signal, (signal) => answerElicitation({ serverId, handlers, note }, request.params, signal)));
+  sdk.setRequestHandler('sampling/createMessage', (request, ctx) => whilePersonAsked(personAsked?.(), ctx.mcpReq.signal, (signal) => answerSampling({ serverId, handlers, note }, request.params, signal)));
 
   // A link's flow finished out of band: worth a line in the log, nothing to answer.
   sdk.setNotificationHandler('notifications/elicitation/complete', () => {
@@ -154,7 +189,7 @@ export async function answerElicitation(person: PersonAnswerer, params: ElicitRe
       : { serverId: person.serverId, mode: 'form', message: params.message, requestedSchema: params.requestedSchema };
   try {
     const result = await person.handlers.elicit(ask, signal);
-    person.note(`elicitation request (${what}): ${signal.aborted ? 'withdrawn' : result.action}`);
+    person.note(`elicitation request (${what}): ${signal.aborted ? withdrawal(signal) : result.action}`);
     return result;
   } catch (error) {
     throw refusal('elicitation', what, error, person.note);
@@ -172,12 +207,17 @@ export async function answerSampling(person: PersonAnswerer, params: CreateMessa
     throw refusal('sampling', what, error, person.note);
   }
   if (answer.action === 'reject') {
-    person.note(`sampling request (${what}): ${answer.reason === 'person' ? 'rejected' : answer.reason}`);
+    person.note(`sampling request (${what}): ${answer.reason === 'person' ? 'rejected' : signal.aborted ? withdrawal(signal) : answer.reason}`);
     const message = answer.reason === 'person' ? 'The person rejected the sampling request.' : answer.reason === 'expired' ? 'Nobody answered the sampling request in time.' : 'The sampling request was withdrawn.';
     throw new ProtocolError(SAMPLING_REJECTED_CODE, message);
   }
   person.note(`sampling request (${what}): response sent`);
   return { role: 'assistant', content: { type: 'text', text: answer.text }, model: answer.model, stopReason: 'endTurn' };
+}
+
+/** Why an ask ended unanswered, for the log: its call ended, or the server withdrew it. */
+function withdrawal(signal: AbortSignal): string {
+  return signal.reason instanceof AskCallEnded ? 'withdrawn (the call that asked has ended; no answer was sent)' : 'withdrawn';
 }
 
 /** A request no dialog could take: the server learns why (invalid params), the log says so. */

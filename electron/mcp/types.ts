@@ -44,7 +44,11 @@ export interface ProgressUpdate {
 export interface RequestOptions {
   /** Cancels the request (the server is told). */
   signal?: AbortSignal;
-  /** Deadline for this request; the server's configured timeout when absent. */
+  /**
+   * Deadline for this request; the server's configured timeout when absent. For `tools/call`,
+   * how long the server may stay silent: progress starts it over, and it pauses while a person
+   * answers what the server asked (requestDeadline.ts).
+   */
   timeoutMs?: number;
   onProgress?: (update: ProgressUpdate) => void;
   /**

@@ -3,7 +3,8 @@
  * server: each ask is an event naming its server, answered once by its one-time id; answers are
  * checked in main (the action must fit, form values must fit the server's schema — else the ask
  * stays open); an ask nobody answers expires (elicitation → cancel, sampling → rejected), one the
- * server withdraws closes; a request no dialog can show is refused to the server. Roots edited
+ * server withdraws closes, and so does one whose tool call ended (`call_ended`; a late answer is
+ * refused); a request no dialog can show is refused to the server. Roots edited
  * through the registry reach the live connection without a reconnect.
  */
 import { join } from 'node:path';
@@ -146,6 +147,20 @@ describe('ServerAskBroker with the registry and a real server', () => {
     expect(await closed).toEqual({ requestId: open.requestId, outcome: 'cancelled' });
     await withdrawn.catch(() => undefined);
     expect(broker.list()).toEqual([]);
+  });
+
+  it("a call that ends while its ask is open closes the ask as 'call_ended'; a late answer is refused", async () => {
+    await start();
+    const requested = log.next<AskView>('ask.requested');
+    const controller = new AbortController();
+    const call = registry.callServerTool('fx', 'ask_form', { message: 'Email?', requestedSchema: form }, { signal: controller.signal });
+    const view = await requested;
+    const closed = log.next<{ requestId: string; outcome: string }>('ask.closed');
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'cancelled' });
+    expect(await closed).toEqual({ requestId: view.requestId, outcome: 'call_ended' });
+    expect(broker.list()).toEqual([]);
+    expect(() => broker.answer(view.requestId, { action: 'accept', content: { email: 'late@example.com' } })).toThrow(expect.objectContaining({ code: 'stale_ask' }) as AppError);
   });
 
   it('refuses to the server a request no dialog can show, and shows nothing', async () => {

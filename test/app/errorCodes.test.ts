@@ -57,6 +57,7 @@ const INSTANCES: Record<string, Error> = {
   MCPProtocolError: new mcpErrors.MCPProtocolError('srv', 'garbage'),
   MCPConfigError: new mcpErrors.MCPConfigError('srv', 'bad'),
   MCPRemoteError: new mcpErrors.MCPRemoteError('srv', -32602, 'Invalid params'),
+  MCPUrlElicitationRequiredError: new mcpErrors.MCPUrlElicitationRequiredError('srv', 'tools/call "t"', [{ url: 'https://example.com/consent', host: 'example.com' }]),
   MCPTransportError: new mcpErrors.MCPTransportError('srv', 'HTTP 503', 503),
   MCPServerUnavailableError: new mcpErrors.MCPServerUnavailableError('srv', 'down'),
   MCPUnknownToolError: new mcpErrors.MCPUnknownToolError('t', 'srv'),

@@ -235,6 +235,23 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
       });
     });
 
+    describe('a failure the server proved did not run (notRun)', () => {
+      it('files the call as failed with its coded error: nothing to resolve, the lease is spent, the callId too', async () => {
+        const claimed = owner(callInput('c1'));
+        time += 3;
+        const failed = store.recordFailure('s1', 'c1', claimed.lease, { code: 'url_elicitation_required', message: 'open a link first', attempts: 1, notRun: true });
+        expect(failed).toMatchObject({ status: 'failed', attempts: 1, lastError: { code: 'url_elicitation_required', message: 'open a link first', at: T0 + 3 } });
+        expect(failed.resolvedBy).toBeUndefined();
+        expect(() => store.complete('s1', 'c1', claimed.lease, textResult('late'))).toThrow(CheckpointLeaseLostError);
+        expect(() => store.claim(callInput('c1'))).toThrow(CheckpointFailedError);
+
+        // The grouped write (the tool-call path) files it the same way.
+        const second = owner(callInput('c2'));
+        await store.grouped.recordFailure('s1', 'c2', second.lease, { code: 'url_elicitation_required', message: 'open a link first', notRun: true });
+        expect(store.get('s1', 'c2')?.status).toBe('failed');
+      });
+    });
+
     describe('manual resolution', () => {
       it('resolves a started call as failed: the callId is spent and the old owner cannot complete', () => {
         const claimed = owner(callInput('c1'));

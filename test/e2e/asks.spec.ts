@@ -25,15 +25,15 @@ const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/serv
 const SERVER = 'Everything Reference';
 
 /** Adds server-everything with the given roots; its asking tools run without an approval. */
-async function addEverything(roots: string[] = []): Promise<void> {
+async function addEverything(roots: string[] = [], timeoutMs = 30_000): Promise<void> {
   const { bridge } = context;
   await bridge.ok('servers.save', {
     mode: 'create',
-    // A call's deadline runs while the person answers its server's ask: room for a slow machine.
-    config: { id: 'everything', name: SERVER, transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs: 300_000, ...(roots.length ? { roots } : {}) },
+    // A call's deadline pauses while the person answers its server's ask: the server's own timeout is enough.
+    config: { id: 'everything', name: SERVER, transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs, ...(roots.length ? { roots } : {}) },
   });
   await expect.poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 30_000 }).toBe('ready');
-  for (const toolName of ['trigger-elicitation-request', 'trigger-url-elicitation', 'trigger-sampling-request', 'get-roots-list']) {
+  for (const toolName of ['trigger-elicitation-request', 'trigger-url-elicitation', 'trigger-sampling-request', 'get-roots-list', 'trigger-long-running-operation']) {
     await bridge.ok('permissions.setToolLevel', { serverId: 'everything', toolName, level: 'ALLOW' });
   }
 }
@@ -64,6 +64,8 @@ test('an elicitation form names the server; values the schema refuses stay in th
   const dialog = page.getByRole('alertdialog', { name: `${SERVER} asks for information` });
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText('Please provide inputs for the following fields:');
+  // Behind the dialog, the call says who it waits for: the person, not the server.
+  await expect(panel.locator('.run-progress-label')).toHaveText('Waiting for your answer to the server’s question…');
   await expect(dialog).toContainText(`From server ${SERVER}`);
   // The server's defaults are filled in; a value that does not fit its schema is refused by main, at its field.
   await expect(dialog.getByLabel('Integer', { exact: true })).toHaveValue('42');
@@ -72,7 +74,13 @@ test('an elicitation form names the server; values the schema refuses stay in th
   await snap(page, testInfo, 'elicitation-form');
   await dialog.getByRole('button', { name: 'Accept' }).click();
   await expect(dialog).toContainText('Some values do not fit what the server asked for');
-  await expect(dialog).toContainText('does not match format "email"');
+  // Whole sentences naming the field; the input is marked invalid and points at its error.
+  const email = dialog.getByLabel('String with email format', { exact: true });
+  await expect(dialog).toContainText('String with email format does not match format "email".');
+  await expect(email).toHaveAttribute('aria-invalid', 'true');
+  const describedBy = (await email.getAttribute('aria-describedby'))?.split(' ')[0] ?? '';
+  await expect(dialog.locator(`[id="${describedBy}"]`)).toHaveText('String with email format does not match format "email".');
+  await expect(dialog.getByLabel(/^String\s*required$/)).not.toHaveAttribute('aria-invalid', 'true');
   await expect(dialog).toBeVisible();
   await dialog.getByLabel('String with email format', { exact: true }).fill('ada@example.com');
   await dialog.getByRole('button', { name: 'Accept' }).click();
@@ -94,6 +102,38 @@ test('an elicitation form names the server; values the schema refuses stay in th
   expect(log).not.toContain('Ada Lovelace');
 });
 
+test("a call outlives the server's timeout while the person answers; when a call ends first, its dialog closes saying so", async ({ page }, testInfo) => {
+  await addEverything();
+  await page.goto(context.host.url);
+  // A call with a short deadline (the person takes longer than that to answer), made as an agent would.
+  const timeoutMs = 1_500;
+  const asked = context.bridge.call('tools.call', { name: 'trigger-elicitation-request', serverId: 'everything', args: {}, callId: 'e2e-outlives', timeoutMs });
+  const dialog = page.getByRole('alertdialog', { name: `${SERVER} asks for information` });
+  await expect(dialog).toBeVisible();
+  // The window has passed while the dialog is open: a call started now, with the same deadline, timed out.
+  const control = await context.bridge.call('tools.call', { name: 'trigger-long-running-operation', serverId: 'everything', args: { duration: 60, steps: 1 }, callId: 'e2e-control', timeoutMs });
+  expect(control.ok ? 'answered' : control.error.code).toBe('timeout');
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel(/^String\s*required$/).fill('Grace Hopper');
+  await dialog.getByRole('button', { name: 'Accept' }).click();
+  await expect(dialog).toBeHidden();
+  const answered = await asked;
+  expect(answered.ok && JSON.stringify(answered.result)).toContain('- Name: Grace Hopper');
+
+  // A call that ends while its dialog is open (here an agent-like caller cancels it): the dialog says the call ended.
+  const cancelled = context.bridge.call('tools.call', { name: 'trigger-elicitation-request', serverId: 'everything', args: {}, callId: 'e2e-ends' });
+  await expect(dialog).toBeVisible();
+  await context.bridge.ok('tools.cancel', { callId: 'e2e-ends' });
+  await expect(dialog.getByRole('alert')).toContainText('The call ended');
+  await expect(dialog).toContainText('nobody waits for your answer any more');
+  await expect(dialog.getByRole('button', { name: 'Accept' })).toHaveCount(0);
+  await snap(page, testInfo, 'elicitation-call-ended');
+  const outcome = await cancelled;
+  expect(outcome.ok ? 'answered' : outcome.error.code).toBe('cancelled');
+  await expect(dialog).toBeHidden();
+  expect(await serverLog()).toContain('withdrawn (the call that asked has ended; no answer was sent)');
+});
+
 test('a link to open shows where it leads; Decline reaches the tool and nothing opens', async ({ page }, testInfo) => {
   await addEverything();
   const panel = await openTool(page, 'trigger-url-elicitation');
@@ -110,6 +150,41 @@ test('a link to open shows where it leads; Decline reaches the tool and nothing 
   await expect(dialog).toBeHidden();
   await expect(panel.getByRole('region', { name: 'Result' })).toContainText('User declined to open the URL');
   expect(popups).toEqual([]);
+});
+
+test('a link asked for by the error path (-32042) is shown with its host to open deliberately; History files the call as failed, not as a timeout', async ({ page }, testInfo) => {
+  await addEverything();
+  const panel = await openTool(page, 'trigger-url-elicitation');
+  await panel.getByLabel('url').fill('https://consent.example.com/approve');
+  await panel.getByLabel('errorPath').check();
+  const popups: Page[] = [];
+  page.on('popup', (popup) => popups.push(popup));
+  await panel.getByRole('button', { name: 'Run' }).click();
+
+  const failure = panel.getByRole('region', { name: 'Call failed' });
+  await expect(failure).toHaveAttribute('data-code', 'url_elicitation_required');
+  await expect(failure).toContainText('Open a link first');
+  await expect(failure).toContainText('needs you to open a link at modelcontextprotocol.io');
+  await expect(failure).toContainText('Nothing ran.');
+  const links = failure.getByRole('list', { name: 'Links to open' });
+  await expect(links).toContainText('The link leads to modelcontextprotocol.io');
+  await expect(links).toContainText('Open this link to satisfy the prerequisite');
+  await expect(links.getByRole('link', { name: 'Open link' })).toHaveAttribute('href', 'https://modelcontextprotocol.io/');
+  await expect(failure).not.toContainText('did not answer');
+  await snap(page, testInfo, 'url-elicitation-error-path');
+  expect(popups).toEqual([]);
+
+  // History: a coded failure, nothing to resolve by hand.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^History/ }).click();
+  const row = page.locator('[data-history-row]');
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText('Failed');
+  await expect(row).not.toContainText('Result unknown');
+  await row.click();
+  const detail = page.getByRole('region', { name: 'Call trigger-url-elicitation' });
+  await expect(detail).toContainText('url_elicitation_required');
+  await expect(detail).not.toContainText('Its result is unknown');
+  await expect(detail.getByRole('button', { name: 'Resolve by hand…' })).toHaveCount(0);
 });
 
 test('a sampling request shows the prompt and max tokens; the response the person writes reaches the tool, a rejection too', async ({ page }, testInfo) => {

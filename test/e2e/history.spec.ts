@@ -175,6 +175,9 @@ test('a call whose result is unknown is resolved by hand as failed', async ({ pa
   await row.click();
   const detail = page.getByRole('region', { name: 'Call slow' });
   await expect(detail.getByRole('button', { name: 'Replay' })).toHaveCount(0);
+  // Its recorded error says why; the notice does not guess.
+  await expect(detail).toContainText('This call started and then failed with the error below');
+  await expect(detail).toContainText('did not answer tools/call "slow" within 200 ms');
   await snap(page, testInfo, 'history-started');
 
   await detail.getByRole('button', { name: 'Resolve by hand…' }).click();

@@ -154,6 +154,22 @@ test('E1–E3: a session grant shows as ALLOW "for this session" at once, Change
   await expect(row).not.toContainText('decides it');
 });
 
+test('a reason the row above already gives is not repeated on every row: one quiet line, its words in the tooltip and for screen readers', async ({ page }) => {
+  await openApp(page);
+  await openView(page, 'Permissions');
+  // append and echo of the untrusted fixture ask first for the same reason: said in full once.
+  const first = permissionRow(page, 'append').locator('.perm-reason-text');
+  await expect(first).toHaveText('Server "fx" is not trusted, so append asks first (its annotations are unverified hints).');
+  const same = permissionRow(page, 'echo').locator('.perm-reason-text');
+  await expect(same).toHaveClass(/perm-reason-same/);
+  const sentence = 'Server "fx" is not trusted, so echo asks first (its annotations are unverified hints).';
+  await expect(same.locator('[aria-hidden="true"]')).toHaveText('Same as above.');
+  await expect(same.locator('.visually-hidden')).toHaveText(sentence);
+  await expect(same).toHaveAttribute('title', sentence);
+  // A different reason is said in full again.
+  await expect(permissionRow(page, 'list_directory', 'local').locator('.perm-reason-text')).toHaveText('list_directory is a read-only local tool, so it is allowed.');
+});
+
 test('E1: run_command without an OS sandbox shows a forced ask with its reason', async ({ page }) => {
   const info = await bridge!.ok<{ sandbox: { kind: string } }>('app.info', {});
   await openApp(page);

@@ -77,6 +77,19 @@ test('Resources: read on choosing, a template completed and read, a subscription
   const list = detail.getByRole('navigation', { name: 'Resources and templates' });
   await expect(list.getByRole('list', { name: 'Resources' })).toContainText('features.md');
   await expect(detail.getByRole('tab', { name: /^Resources/ }).locator('.tab-count')).toHaveText(/\d+/);
+  // The tab takes the view's whole width (the server list steps aside, "All servers" brings it
+  // back), so a resource's URI is shown on one line, not broken mid-word.
+  await expect(page.getByRole('navigation', { name: 'Server list' })).toBeHidden();
+  await expect(detail.getByRole('button', { name: 'All servers' })).toBeVisible();
+  const featuresUri = list.locator('button[data-uri="demo://resource/static/document/features.md"] .feature-item-uri');
+  await expect(featuresUri).toHaveText('demo://resource/static/document/features.md');
+  expect(
+    await featuresUri.evaluate((element) => {
+      const range = element.ownerDocument.createRange();
+      range.selectNodeContents(element);
+      return range.getClientRects().length;
+    }),
+  ).toBe(1);
 
   // Choosing a resource reads it; the read is a trace of its own.
   await list.locator('button[data-uri="demo://resource/static/document/features.md"]').click();
@@ -196,6 +209,8 @@ test('Bounds: a small image is previewed and can be saved; a large blob is descr
 
   // A server that declared no prompts: the tab says so instead of asking.
   await addServer({ id: 'plain', name: 'Plain', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } });
+  // The Resources tab has the whole width: "All servers" brings the list back.
+  await detail.getByRole('button', { name: 'All servers' }).click();
   await serverRow(page, 'Plain').click();
   const plain = serverDetail(page, 'Plain');
   await plain.getByRole('tab', { name: /^Prompts/ }).click();

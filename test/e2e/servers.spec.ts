@@ -23,6 +23,9 @@ import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, filesContaining, startWebHost } from './support/webHost.js';
 
+/** The banner of settings refused, by the form or by main. */
+const INVALID_SETTINGS = 'Some settings are not valid; nothing was saved. Correct the highlighted fields.';
+
 test.describe.configure({ timeout: 90_000 });
 
 let scratch: string;
@@ -229,6 +232,8 @@ test('invalid input is shown at its field and nothing is saved', async ({ page }
   await expect(dialog.getByLabel('Name', { exact: true })).toHaveAccessibleDescription(/must not be empty/i);
   await expect(dialog.getByLabel('URL', { exact: true })).toHaveAccessibleDescription(/must start with http:\/\/ or https:\/\//i);
   await expect(dialog.getByLabel('Header 1 name', { exact: true })).toHaveAccessibleDescription(/set by the app/i);
+  // The form's refusal and main's (below) are worded the same way.
+  await expect(dialog.getByRole('alert').first()).toHaveText(INVALID_SETTINGS);
   await snap(page, testInfo, 'invalid-client');
   await page.keyboard.press('Escape'); // Esc closes the dialog
   await expect(dialog).toBeHidden();
@@ -246,7 +251,7 @@ test('invalid input is shown at its field and nothing is saved', async ({ page }
   await fillStdio(dialog, { name: 'Dup', command: 'other-command', args: [], enabled: false });
   await dialog.getByRole('button', { name: 'Add server' }).click();
   await expect(dialog.getByLabel('ID', { exact: true })).toHaveAccessibleDescription(/already exists/i);
-  await expect(dialog.getByRole('alert').first()).toContainText(/nothing was saved/i);
+  await expect(dialog.getByRole('alert').first()).toHaveText(INVALID_SETTINGS);
   await snap(page, testInfo, 'invalid-server');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   expect(savedServers(host!.dataDir)).toEqual([expect.objectContaining({ id: 'dup', command: process.execPath })]);

@@ -379,7 +379,17 @@ test('results render by kind (image, resource link, embedded resource), progress
 
   // Both servers offer "echo"; the one with the higher priority wins the name.
   const shadowed = list.locator('button[data-tool="echo"][data-server="fx"]');
-  await expect(shadowed).toContainText('A call by this name reaches everything');
+  await expect(shadowed).toContainText('By name alone, calls reach everything; Run here uses this server’s tool.');
+  // Title and name are both shown whole, even on a small window (wrapped, never cut).
+  await page.setViewportSize({ width: 1024, height: 640 });
+  const titled = list.locator('button[data-tool="trigger-long-running-operation"][data-server="everything"]');
+  for (const part of ['.tool-item-title', '.tool-item-name']) {
+    const element = titled.locator(part);
+    await expect(element).toBeVisible();
+    expect(await element.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+  }
+  await expect(titled.locator('.tool-item-name')).toHaveText('trigger-long-running-operation');
+  await page.setViewportSize({ width: 1280, height: 800 });
   await expect(list.locator('button[data-tool="echo"][data-server="everything"]')).not.toContainText('name conflict');
   await shadowed.scrollIntoViewIfNeeded();
   await snap(page, testInfo, 'name-conflict');

@@ -203,6 +203,21 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
       expect(new Set(trace?.events.map((e) => e.traceId))).toEqual(new Set([done.traceId]));
     });
 
+    it("a proxy's 502 is not retried for a tool not known to be idempotent: the server behind it may have acted", async () => {
+      http = await startHttpFixture({ failCalls: { status: 502, times: 1 } });
+      h = await buildHarness({ dir: scratch.dir, rules: [{ level: 'ALLOW', match: { serverId: 'web' } }], retry: { maxAttempts: 3 } });
+      h.registry.addServer({ id: 'web', name: 'Web', transport: 'http', url: http.url });
+      await h.registry.discover();
+      const ids = call();
+      const error = await h.app.executeTool('append', { line: 'maybe' }, ids).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MCPTransportError);
+      expect(http.failedCalls).toBe(1);
+      const trace = h.tracer.getTrace(traceIdOf(error) ?? '');
+      expect(trace?.events.filter((e) => e.type === 'attempt_started')).toHaveLength(1);
+      expect(trace?.events.find((e) => e.type === 'attempt_finished')?.data).toMatchObject({ recoverable: false });
+      expect(h.checkpoints.get(ids.sessionId, ids.callId)).toMatchObject({ status: 'started', attempts: 1 });
+    });
+
     it('stops at the cap and keeps the record started', async () => {
       await withHttp(10);
       const ids = call();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
+import { MCPUrlElicitationRequiredError } from '../../electron/mcp/errors.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
@@ -51,6 +52,25 @@ describe('server-everything: elicitation, sampling and roots answered through th
     expect(text).toContain('- Agreed to terms: true');
     // Defaults the person left alone are filled in by the client (applyDefaults).
     expect(text).toContain('- Favorite Integer: 42');
+  });
+
+  it('URL elicitation by the error path (-32042): a coded error carrying the link to open, not a timeout; nobody is asked', async () => {
+    const asked = asks.received.length;
+    const error: unknown = await client.callTool('trigger-url-elicitation', { url: 'https://example.com/needs-consent', errorPath: true }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(MCPUrlElicitationRequiredError);
+    const refused = error as MCPUrlElicitationRequiredError;
+    expect(refused.code).toBe('url_elicitation_required');
+    expect(refused.details).toMatchObject({
+      rpcCode: -32042,
+      retryable: false,
+      links: [{ url: 'https://modelcontextprotocol.io/', host: 'modelcontextprotocol.io', message: 'Open this link to satisfy the prerequisite, then retry the request.' }],
+    });
+    expect(refused.message).toContain('needs you to open a link at modelcontextprotocol.io');
+    expect(refused.message).toContain('it did not run it');
+    expect(asks.received.length).toBe(asked);
   });
 
   it('URL elicitation: a cancel reaches the tool', async () => {

@@ -3,8 +3,10 @@
  * the way approvals travel: each ask gets a one-time random id and is shown as a dialog naming
  * its server; an answer is accepted once, for an ask still open — a stale, repeated or unknown id
  * is refused. An ask closes without an answer when its time runs out (an elicitation then counts
- * as cancelled, a sampling request as rejected) or when the server withdraws it or its
- * connection closes. Nothing is ever answered for the person.
+ * as cancelled, a sampling request as rejected), when the tool call that asked ends (timed out,
+ * cancelled, failed: the dialog says the call ended — a call's deadline pauses while its dialog is
+ * open, so this is not the server's timeout racing the person), or when the server withdraws it or
+ * its connection closes. Nothing is ever answered for the person.
  *
  * The answers are checked here (main), whatever the renderer did: the action must fit the ask,
  * and form values must fit the server's schema — if they do not, the ask stays open and the
@@ -16,12 +18,13 @@ import type { AskAnswer, AskView } from '../../../shared/asks.js';
 import { ANSWERS_OF } from '../../../shared/asks.js';
 import type { EventName, EventOf } from '../../../shared/contract.js';
 import type { ElicitationAsk, SamplingAnswer, SamplingAsk, ServerAskHandlers } from '../../mcp/serverAsks.js';
+import { AskCallEnded } from '../../mcp/serverAsks.js';
 import { AppError, ValidationFailedError } from '../errors.js';
 import { checkFormAnswer } from './formAnswer.js';
 import { elicitationView, samplingView, showable } from './views.js';
 
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
-type ClosedOutcome = 'expired' | 'cancelled';
+type ClosedOutcome = 'expired' | 'cancelled' | 'call_ended';
 
 /** How long an ask stays open without an answer. */
 export const DEFAULT_ASK_TIMEOUT_MS = 5 * 60_000;
@@ -73,14 +76,14 @@ export class ServerAskBroker implements ServerAskHandlers {
         if (answer.action === 'reject') return { action: 'reject', reason: 'person' };
         throw wrongAction();
       },
-      closed: (outcome) => ({ action: 'reject', reason: outcome }),
+      closed: (outcome) => ({ action: 'reject', reason: outcome === 'expired' ? 'expired' : 'cancelled' }),
     });
 
   /** Answers one open ask, once. */
   answer(requestId: string, answer: AskAnswer): void {
     const entry = this.open.get(requestId);
     if (!entry) {
-      throw new AppError('stale_ask', 'This request is no longer open: it was already answered, it expired, or the server withdrew it. Your answer was not sent.');
+      throw new AppError('stale_ask', 'This request is no longer open: it was already answered, it expired, the tool call that asked has ended, or the server withdrew it. Your answer was not sent.');
     }
     const allowed = ANSWERS_OF[entry.view.kind];
     if (!allowed.includes(answer.action)) {
@@ -105,7 +108,7 @@ export class ServerAskBroker implements ServerAskHandlers {
       const common = { requestId, serverId, serverName: this.options.serverName(serverId), expiresAt: Date.now() + this.timeoutMs };
       // Checked first: a request no dialog can show is refused at once (showable throws).
       const view = showable(viewOf(common));
-      if (signal.aborted) return resolve(outcomes.closed('cancelled'));
+      if (signal.aborted) return resolve(outcomes.closed(signal.reason instanceof AskCallEnded ? 'call_ended' : 'cancelled'));
 
       const finish = (): void => {
         clearTimeout(timer);
@@ -118,7 +121,8 @@ export class ServerAskBroker implements ServerAskHandlers {
         this.emit('ask.closed', { requestId, outcome });
         resolve(outcomes.closed(outcome));
       };
-      const onAbort = (): void => close('cancelled');
+      // The call that asked ended (the dialog says so), or the server withdrew the request.
+      const onAbort = (): void => close(signal.reason instanceof AskCallEnded ? 'call_ended' : 'cancelled');
       const timer = setTimeout(() => close('expired'), this.timeoutMs);
       signal.addEventListener('abort', onAbort, { once: true });
       this.open.set(requestId, {

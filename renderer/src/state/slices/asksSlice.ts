@@ -5,7 +5,7 @@
  *
  * One answer in flight per ask; main checks it again. Form values main refuses come back as
  * field errors and the ask stays open for a corrected answer. An ask that closes without an
- * answer (expired, withdrawn) or whose answer main refused as stale stays visible for a moment
+ * answer (expired, withdrawn, its call ended) or whose answer main refused as stale stays visible for a moment
  * with what happened, then goes.
  */
 import type { AskAnswer, AskView } from '../../../../shared/asks.js';
@@ -15,8 +15,8 @@ import { BridgeError, messageOf } from '../../bridge/index.js';
 import type { ClientSliceCreator } from '../types.js';
 import { ENDED_LINGER_MS } from './approvalsSlice.js';
 
-/** Why an ask is no longer open, shown briefly before it disappears. */
-export type AskEnd = 'expired' | 'cancelled' | 'refused';
+/** Why an ask is no longer open, shown briefly before it disappears (`call_ended`: the tool call that asked is over). */
+export type AskEnd = 'expired' | 'cancelled' | 'call_ended' | 'refused';
 
 export interface PendingAsk {
   view: AskView;

@@ -22,6 +22,7 @@ import { SamplingAsk } from './SamplingAsk.js';
 const ENDED_TEXT = {
   expired: { title: 'Expired', text: 'Nobody answered in time; the server was told so.' },
   cancelled: { title: 'Withdrawn', text: 'The server no longer waits for this answer (it gave up, or its connection closed).' },
+  call_ended: { title: 'The call ended', text: 'The tool call that asked this has ended (it finished, failed or was cancelled), so nobody waits for your answer any more. Nothing was sent.' },
   refused: { title: 'Answer refused', text: '' },
 } as const;
 

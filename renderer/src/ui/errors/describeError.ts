@@ -99,6 +99,7 @@ const WORDS = {
   transport: { ...NOT_CONNECTED, title: 'Connection error' },
   sign_in_required: { title: 'Needs sign-in', advice: 'Use Sign in on the server in Servers.', next: 'servers' },
   oauth_failed: { title: 'Sign-in failed', advice: 'Check the server’s OAuth settings in Servers, then sign in again.', next: 'servers' },
+  url_elicitation_required: { title: 'Open a link first', advice: 'Nothing ran. The link opens in your browser only when you choose to open it.', tone: 'warning' },
   result_too_large: { title: 'Result too large', advice: `The tool did run; the server reconnects by itself. ${HISTORY_CHECK}`, next: 'history' },
   not_offered: { title: 'Not offered by this server' },
   not_supported: { title: 'Not supported by the server' },

@@ -228,8 +228,11 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
       )}
       {unknown && !cancelled && (
         <Callout tone="warning" title="Its result is unknown">
-          This call started, but no result was recorded and nothing runs it any more — the server did not answer in time, the connection dropped, or the app stopped
-          mid-call. Whether the tool did something on the remote side is unknown: check there, then resolve it by hand.
+          {/* With a recorded error, that error is why (shown below): no guess at a timeout. */}
+          {record.lastError
+            ? 'This call started and then failed with the error below; no result was recorded and nothing runs it any more.'
+            : 'This call started, but no result was recorded and nothing runs it any more — the server did not answer in time, the connection dropped, or the app stopped mid-call.'}{' '}
+          Whether the tool did something on the remote side is unknown: check there, then resolve it by hand.
         </Callout>
       )}
 

@@ -196,7 +196,7 @@ function ToolsCard({ data }: { data: PermissionsData }) {
             </tr>
           </thead>
           <tbody>
-            {rows.map((row) => (
+            {rows.map((row, index) => (
               <tr key={`${row.serverId}::${row.toolName}`} data-tool={row.toolName} data-server={row.serverId} tabIndex={-1} aria-label={`${row.toolName} on ${serverName(data, row.serverId)}`}>
                 <th scope="row" className="perm-tool">
                   <code>{row.toolName}</code>
@@ -214,7 +214,15 @@ function ToolsCard({ data }: { data: PermissionsData }) {
                 </td>
                 <td className="perm-reason">
                   <span className={`chip reason-${row.reason.kind}`}>{REASON_KIND[row.reason.kind] ?? row.reason.kind}</span>
-                  <span className="perm-reason-text">{row.reason.detail}.</span>
+                  {/* A sentence the row above already says is not repeated (a screen reader still hears it). */}
+                  {index > 0 && sameReason(rows[index - 1], row) ? (
+                    <span className="perm-reason-text perm-reason-same" title={`${row.reason.detail}.`}>
+                      <span aria-hidden="true">Same as above.</span>
+                      <span className="visually-hidden">{row.reason.detail}.</span>
+                    </span>
+                  ) : (
+                    <span className="perm-reason-text">{row.reason.detail}.</span>
+                  )}
                   {row.sessionGrant && <SessionGrantButton row={row} />}
                 </td>
               </tr>
@@ -225,6 +233,14 @@ function ToolsCard({ data }: { data: PermissionsData }) {
       {rows.length === 0 && <p className="muted">{data.tools.length === 0 ? 'No tools yet.' : `No tool matches “${query}”.`}</p>}
     </section>
   );
+}
+
+type ReasonRow = { toolName: string; reason: { kind: string; detail: string } };
+
+/** Two rows decided for the same reason, in the same words but for the tool's own name. */
+function sameReason(a: ReasonRow | undefined, b: ReasonRow): boolean {
+  const words = (row: ReasonRow): string => row.reason.detail.split(row.toolName).join('\u0000');
+  return a !== undefined && a.reason.kind === b.reason.kind && words(a) === words(b);
 }
 
 function describeMatch(rule: PermissionRuleView, data: PermissionsData) {

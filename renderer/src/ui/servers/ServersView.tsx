@@ -30,6 +30,7 @@ export function ServersView() {
   const selected = useAppStore(selectSelectedServer);
   const discovering = useAppStore((s) => s.discovering);
   const discoverAll = useAppStore((s) => s.discoverAll);
+  const serverTab = useAppStore((s) => s.serverTab);
   const openEditor = useAppStore((s) => s.openEditor);
   const loadServers = useAppStore((s) => s.loadServers);
   const openImport = useAppStore((s) => s.openImport);
@@ -62,7 +63,8 @@ export function ServersView() {
     );
   } else {
     body = (
-      <div className={`master-detail ${selected ? 'has-selection' : ''}`}>
+      // Resources and Prompts take the whole width (their list and panel need it, as in the Inspector).
+      <div className={`master-detail ${selected ? 'has-selection' : ''} ${selected && (serverTab === 'resources' || serverTab === 'prompts') ? 'wide-tab' : ''}`}>
         <ServerList />
         {selected ? (
           <ServerDetail key={serverIdOf(selected)} view={selected} />

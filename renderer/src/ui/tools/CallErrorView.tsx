@@ -1,9 +1,33 @@
 /** A call that failed before or while running: code-specific words, and the trace when there is one. */
 import type { ErrorShape } from '../../../../shared/contract.js';
+import type { ElicitationLink } from '../../../../shared/errors.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { describeErrorShape } from '../errors/describeError.js';
 import { TraceButton } from './ResultView.js';
+
+/**
+ * The links a server asks the person to open before it runs the call (-32042): each with its
+ * host in plain sight, opened in the browser only by a deliberate click (never by itself).
+ */
+function ElicitationLinks({ links }: { links: ElicitationLink[] }) {
+  return (
+    <ul className="call-error-links" aria-label="Links to open">
+      {links.map((link, index) => (
+        <li key={index}>
+          {link.message && <span className="call-error-link-message">{link.message} </span>}
+          <a className="btn btn-small" href={link.url} target="_blank" rel="noopener noreferrer" title={link.url}>
+            Open link
+          </a>{' '}
+          <span className="call-error-link-host">
+            The link leads to <strong>{link.host}</strong>:
+          </span>{' '}
+          <code className="call-error-link-url">{link.url}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 const NEXT_LABEL = { servers: 'Open Servers', permissions: 'Open Permissions', history: 'Open History', settings: 'Open Settings' } as const;
 
@@ -44,6 +68,7 @@ export function CallErrorView({ error, serverId, toolName }: { error: ErrorShape
         }
       >
         {words.text} <span className="call-error-code">({error.code})</span>
+        {error.details?.links && error.details.links.length > 0 && <ElicitationLinks links={error.details.links} />}
       </Callout>
     </section>
   );

@@ -1,6 +1,7 @@
 /**
  * A running call: a bar (determinate when the server reports a total, otherwise moving), the
- * server's progress message, the time so far, and Cancel — which really cancels: main aborts the
+ * server's progress message — or who the call waits for (your approval, your answer to the
+ * server's question) —, the time so far, and Cancel — which really cancels: main aborts the
  * call and tells the server, and the call then ends as cancelled.
  */
 import type { ToolView } from '../../../../shared/contract.js';
@@ -16,6 +17,8 @@ export function RunProgress({ tool, run }: { tool: ToolView; run: Extract<ToolRu
   const cancel = useAppStore((s) => s.cancelToolRun);
   const navigate = useAppStore((s) => s.navigate);
   const waiting = useAppStore((s) => s.approvals.some((p) => !p.ended && p.view.toolName === tool.name && p.view.serverId === tool.serverId));
+  // The server asks the person something (its dialog is open): the call waits for them, not for the server.
+  const asked = useAppStore((s) => s.asks.some((p) => !p.ended && p.view.serverId === tool.serverId));
   const now = useNow(true);
   const progress = run.progress;
   const total = progress?.total && progress.total > 0 ? progress.total : undefined;
@@ -25,7 +28,9 @@ export function RunProgress({ tool, run }: { tool: ToolView; run: Extract<ToolRu
     ? 'Cancelling…'
     : waiting
       ? 'Waiting for your approval…'
-      : progress?.message ?? (percent !== undefined ? `${Math.round(percent)} %` : 'Running…');
+      : asked
+        ? 'Waiting for your answer to the server’s question…'
+        : progress?.message ?? (percent !== undefined ? `${Math.round(percent)} %` : 'Running…');
 
   return (
     <div className="run-progress" role="status" aria-label="Call in progress">

@@ -36,8 +36,11 @@ function ToolItem({ tool }: { tool: ToolView }) {
       <button type="button" className="tool-item" aria-current={selected ? 'true' : undefined} onClick={() => select(key)} data-tool={tool.name} data-server={tool.serverId}>
         <span className="tool-item-head">
           <ToolIcon icons={tool.icons} />
-          {title && <span className="tool-item-title">{title}</span>}
-          <code className="tool-item-name">{tool.name}</code>
+          {/* Title and name on lines of their own, wrapped, never cut: the name is what a call uses. */}
+          <span className="tool-item-names">
+            {title && <span className="tool-item-title">{title}</span>}
+            <code className="tool-item-name">{tool.name}</code>
+          </span>
           {running && <span className="chip chip-running">running</span>}
           {tool.shadowedBy && <span className="chip chip-warning">name conflict</span>}
           {tool.cached && <CachedChip />}
@@ -45,7 +48,8 @@ function ToolItem({ tool }: { tool: ToolView }) {
         {tool.description && <span className="tool-item-description">{tool.description}</span>}
         {tool.shadowedBy && (
           <span className="tool-item-shadowed">
-            A call by this name reaches <code>{tool.shadowedBy}</code>
+            {/* Run here always calls this server's tool; only a call by the bare name (an agent's) goes elsewhere. */}
+            By name alone, calls reach {tool.shadowedBy === 'local' ? 'the app’s local tool' : <code>{tool.shadowedBy}</code>}; Run here uses this server’s tool.
           </span>
         )}
         {chips.length > 0 && (

@@ -34,6 +34,9 @@ function focusFirstInvalid(): void {
   });
 }
 
+/** One wording for settings refused, by the form or by main: what happened, and what to do. */
+const INVALID_SETTINGS = 'Some settings are not valid; nothing was saved. Correct the highlighted fields.';
+
 export function ServerFormDialog({ server, focusSlot, onClose }: { server: ServerView | undefined; focusSlot: string | undefined; onClose: () => void }) {
   const saveServer = useAppStore((s) => s.saveServer);
   const selectServer = useAppStore((s) => s.selectServer);
@@ -86,8 +89,9 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
       onClose();
     } catch (error) {
       if (error instanceof BridgeError && Object.keys(error.fieldErrors).length > 0) {
+        // Fields main refused read like fields the form refused: the same banner, the errors at their fields.
         setServerErrors(error.fieldErrors);
-        setFailure(error.message);
+        setFailure(INVALID_SETTINGS);
         focusFirstInvalid();
       } else {
         setFailure(messageOf(error));
@@ -123,8 +127,8 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
         </>
       }
     >
-      {(failure || general.length > 0) && <ValidationBanner title={failure ?? 'Please correct the highlighted fields.'} problems={general} />}
-      {attempted && !built.ok && !failure && general.length === 0 && <ValidationBanner title="Please correct the highlighted fields; nothing was saved." />}
+      {(failure || general.length > 0) && <ValidationBanner title={failure ?? INVALID_SETTINGS} problems={general} />}
+      {attempted && !built.ok && !failure && general.length === 0 && <ValidationBanner title={INVALID_SETTINGS} />}
 
       <fieldset className="form-section">
         <legend>General</legend>

@@ -8,7 +8,9 @@ import { countOf } from '../../../lib/plural.js';
 import type {
   ArrayFieldItemTemplateProps,
   ArrayFieldTemplateProps,
+  BaseInputTemplateProps,
   DescriptionFieldProps,
+  FieldErrorProps,
   FieldTemplateProps,
   IconButtonProps,
   ObjectFieldTemplateProps,
@@ -18,7 +20,7 @@ import type {
 // Deep import: @rjsf/core's index also re-exports getTestRegistry, which imports the ajv8 validator
 // (a package this app does not ship: it compiles schemas with `new Function`, refused by the CSP).
 import getDefaultRegistry from '@rjsf/core/lib/getDefaultRegistry.js';
-import { buttonId, canExpand, descriptionId, getUiOptions, titleId } from '@rjsf/utils';
+import { buttonId, canExpand, descriptionId, errorId, getUiOptions, titleId } from '@rjsf/utils';
 import type { IconName } from '../../components/Icon.js';
 import { Icon } from '../../components/Icon.js';
 
@@ -26,6 +28,43 @@ import { Icon } from '../../components/Icon.js';
 const CORE = getDefaultRegistry().templates;
 const WrapIfAdditionalTemplate = CORE.WrapIfAdditionalTemplate;
 const ArrayFieldItemButtonsTemplate = CORE.ArrayFieldItemButtonsTemplate;
+const CoreBaseInputTemplate = CORE.BaseInputTemplate;
+
+/** The validator's word for the value at the start of its messages ("String does not match …"). */
+const VALUE_WORD = /^(?:Value|Instance|String|Number|Integer|Array|Boolean|Object) /;
+
+/**
+ * A field's error as a whole sentence naming the field, from main's fragments: "is required" →
+ * "Email is required.", "String does not match format …" → "Email does not match format …",
+ * "0 is less than 1." → "Count: 0 is less than 1.".
+ */
+export function errorSentence(label: string, message: string): string {
+  const text = message.trim();
+  const named = VALUE_WORD.test(text) ? text.replace(VALUE_WORD, `${label} `) : /^[a-z]/.test(text) ? `${label} ${text}` : `${label}: ${text}`;
+  const sentence = named.charAt(0).toUpperCase() + named.slice(1);
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}
+
+/** Errors at their field, as sentences; the input points at them (aria-describedby, set by rjsf). */
+function FieldErrorTemplate({ errors = [], fieldPathId, schema }: FieldErrorProps) {
+  const messages = errors.filter((error): error is string => typeof error === 'string' && error.length > 0);
+  if (messages.length === 0) return null;
+  const last = fieldPathId.path.at(-1);
+  const label = typeof schema.title === 'string' && schema.title ? schema.title : typeof last === 'string' ? last : 'This value';
+  return (
+    <ul id={errorId(fieldPathId)} className="rjsf-field-error field-error">
+      {messages.map((message, index) => (
+        <li key={index}>{errorSentence(label, message)}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** rjsf's input, marked `aria-invalid` while its field has an error. */
+function BaseInputTemplate(props: BaseInputTemplateProps) {
+  const invalid = (props.rawErrors?.length ?? 0) > 0;
+  return <CoreBaseInputTemplate {...props} {...(invalid ? { 'aria-invalid': true } : {})} />;
+}
 
 function FieldTemplate(props: FieldTemplateProps) {
   const { id, label, children, errors, help, description, hidden, required, displayLabel, schema, fieldPathId } = props;
@@ -152,6 +191,8 @@ function AddButton({ registry: _registry, uiSchema: _uiSchema, iconType: _iconTy
 
 export const FORM_TEMPLATES: Partial<Omit<TemplatesType, 'ButtonTemplates'>> & { ButtonTemplates: Partial<TemplatesType['ButtonTemplates']> } = {
   FieldTemplate,
+  FieldErrorTemplate,
+  BaseInputTemplate,
   DescriptionFieldTemplate,
   TitleFieldTemplate,
   ObjectFieldTemplate,
