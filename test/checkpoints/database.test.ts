@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { APP_MIGRATIONS, openAppDatabase, openAppDatabaseWithReport } from '../../electron/app/database.js';
 import { CHECKPOINT_MIGRATIONS } from '../../electron/checkpoints/schema.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
+import { RUN_MIGRATIONS } from '../../electron/runs/schema.js';
 import { APP_META_MIGRATIONS } from '../../electron/storage/appMeta.js';
 import { openDatabase } from '../../electron/storage/database.js';
 import { MigrationListError, SchemaNotMigratedError, SchemaTooNewError } from '../../electron/storage/errors.js';
@@ -128,8 +129,9 @@ describe('the app migrations: declared by each store, collected and run in one p
       [5, 'checkpoints'],
       [6, 'tracing'],
       [7, 'tracing'],
+      [8, 'runs'],
     ]);
-    expect(APP_MIGRATIONS).toEqual([CHECKPOINT_MIGRATIONS[0], TRACE_MIGRATIONS[0], ...APP_META_MIGRATIONS, TRACE_MIGRATIONS[1], CHECKPOINT_MIGRATIONS[1], TRACE_MIGRATIONS[2], TRACE_MIGRATIONS[3]]);
+    expect(APP_MIGRATIONS).toEqual([CHECKPOINT_MIGRATIONS[0], TRACE_MIGRATIONS[0], ...APP_META_MIGRATIONS, TRACE_MIGRATIONS[1], CHECKPOINT_MIGRATIONS[1], TRACE_MIGRATIONS[2], TRACE_MIGRATIONS[3], ...RUN_MIGRATIONS]);
   });
 
   it('a store never migrates: it refuses a database its opener did not migrate, and the file is untouched', () => {
