@@ -54,7 +54,7 @@ test.describe('an agent run through the GUI', () => {
     await page.goto(ctx.host.url);
     await openView(page, 'Settings');
     const form = page.getByRole('form', { name: 'Add a model' });
-    await form.getByLabel('Name').fill('Loopback');
+    await form.getByLabel('Name', { exact: true }).fill('Loopback');
     await form.getByLabel('Provider').selectOption('anthropic');
     await form.getByLabel('Base URL').fill(loopback.anthropicBaseUrl);
     await form.getByLabel('Model name').fill('loopback-model');
