@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import type { ScriptedTurn } from '../models/loopbackProvider.js';
 import { LoopbackProvider } from '../models/loopbackProvider.js';
 import { hostPerTest } from './support/hostPerTest.js';
 
@@ -31,27 +32,48 @@ async function openView(page: Page, name: string): Promise<void> {
 test.describe('an agent run through the GUI', () => {
   const ctx = hostPerTest('mh-e2e-runs-');
   let loopback: LoopbackProvider;
+  /** Holds the first model turn mid-stream (for Stop). */
+  let holdFirst = false;
 
   test.beforeEach(async () => {
-    loopback = await new LoopbackProvider((request) =>
-      request.toolResults === 0
-        ? { kind: 'reply', text: ['I will write ', 'the line.'], toolCalls: [{ id: 'toolu_e2e_1', name: 'append', args: { line: 'from-e2e' } }] }
-        : { kind: 'reply', text: [`Saw: ${request.resultTexts.join(' | ')}`] },
-    ).start();
+    holdFirst = false;
+    loopback = await new LoopbackProvider((request): ScriptedTurn => {
+      if (request.toolResults > 0) return { kind: 'reply', text: [`Saw: ${request.resultTexts.join(' | ')}`] };
+      if (holdFirst) {
+        holdFirst = false;
+        return { kind: 'reply', text: ['Thinking'], hold: true };
+      }
+      return { kind: 'reply', text: ['I will write ', 'the line.'], toolCalls: [{ id: `toolu_e2e_${loopback.requests.length}`, name: 'append', args: { line: 'from-e2e' } }] };
+    }).start();
   });
   test.afterEach(async () => {
     await loopback.close();
   });
 
-  test('configure a model, start a run, the approval names the run, Allow → the file is written and the next turn sees the result', async ({ page }) => {
+  /** The fixture server with its write tool, ready; the page open. */
+  async function setUp(page: Page): Promise<string> {
     const counter = join(ctx.scratch, 'counter.txt');
     await ctx.bridge.ok('servers.save', {
       mode: 'create',
       config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' } },
     });
     await expect.poll(async () => (await ctx.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 }).toBe('ready');
-
     await page.goto(ctx.host.url);
+    return counter;
+  }
+
+  /** A model saved through the API (the Settings form is tested once, above), then a run started from the view. */
+  async function startRun(page: Page, task: string): Promise<void> {
+    await ctx.bridge.ok('models.save', { id: 'loop', name: 'Loopback', kind: 'anthropic', baseUrl: loopback.anthropicBaseUrl, model: 'loopback-model', apiKey: KEY });
+    await openView(page, 'Agent runs');
+    const start = page.getByRole('form', { name: 'Start a run' });
+    await start.getByLabel('Fixture').check();
+    await start.getByLabel('Task for the model').fill(task);
+    await start.getByRole('button', { name: 'Start run' }).click();
+  }
+
+  test('configure a model, start a run, the approval names the run, Allow → the file is written and the next turn sees the result', async ({ page }) => {
+    const counter = await setUp(page);
     await openView(page, 'Settings');
     const form = page.getByRole('form', { name: 'Add a model' });
     await form.getByLabel('Name', { exact: true }).fill('Loopback');
@@ -87,5 +109,32 @@ test.describe('an agent run through the GUI', () => {
     // The key went to the provider and never to the page.
     expect(loopback.requests.every((r) => JSON.stringify(r.headers).includes(KEY))).toBe(true);
     expect(await page.content()).not.toContain(KEY);
+  });
+
+  test('Deny: the card says denied, nothing is written, and the model sees the tool error', async ({ page }) => {
+    const counter = await setUp(page);
+    await startRun(page, 'write, but I will deny');
+    const dialog = page.getByRole('alertdialog', { name: /^Approval: append, asked by agent run / });
+    await dialog.getByRole('button', { name: /^Deny/ }).click();
+    await expect(page.getByTestId('run-tool-call-status')).toHaveText('denied');
+    await expect(page.getByTestId('run-status')).toHaveText('Completed');
+    await expect(page.getByTestId('run-assistant-text').last()).toContainText(/^Saw: .*denied/i);
+    expect(lines(counter)).toEqual([]);
+  });
+
+  test('Stop mid-stream: the stream is cancelled, the run is Stopped, and Resume finishes it', async ({ page }) => {
+    await setUp(page);
+    holdFirst = true;
+    await startRun(page, 'think, then stop');
+    await expect(page.getByTestId('run-live-text')).toHaveText('Thinking');
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await expect(page.getByTestId('run-status')).toHaveText('Stopped');
+    await expect.poll(() => loopback.abandoned).toBe(1);
+    loopback.release();
+    await page.getByRole('button', { name: 'Resume', exact: true }).click();
+    const dialog = page.getByRole('alertdialog', { name: /^Approval: append, asked by agent run / });
+    await dialog.getByRole('button', { name: /^Allow once/ }).click();
+    await expect(page.getByTestId('run-status')).toHaveText('Completed');
+    await expect(page.getByTestId('run-tool-call-status')).toHaveText('done');
   });
 });

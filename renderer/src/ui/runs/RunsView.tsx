@@ -4,7 +4,7 @@
  * as a card (every call goes through permissions and the approval dialog, which names the run);
  * Stop cancels it; an interrupted, stopped or failed run can be resumed from where it stopped.
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { RunDetail, RunView } from '../../../../shared/runs.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
@@ -140,6 +140,9 @@ export function RunsView() {
   const openRunId = useAppStore((s) => s.openRunId);
   const openRunById = useAppStore((s) => s.openRunById);
   const error = useAppStore((s) => s.runsError);
+  const loadModels = useAppStore((s) => s.loadModels);
+  // Models may have been added elsewhere (another window, the API) since the page loaded.
+  useEffect(() => void loadModels(), [loadModels]);
   return (
     <section className="view" aria-labelledby="view-title">
       <ViewHeader title="Agent runs" subtitle="Your own model, using your servers — every call through permissions and approvals" />
