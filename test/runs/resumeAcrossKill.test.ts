@@ -2,7 +2,8 @@
  * A run killed with SIGKILL mid-way — during a model stream, right after a tool ran, during a
  * tool call — and resumed from the store in another process: no tool side effect happens twice,
  * a call left "in progress or unknown" stops the run until it is resolved (as a person would in
- * History), and the final conversation is the same as an uninterrupted run's.
+ * History), and the final conversation is the same as an uninterrupted run's. Five kill points,
+ * with each provider's API (10 kills); the figures are printed at the end.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -60,16 +61,18 @@ describe('agent runs resume after kill -9', () => {
     scratch.cleanup();
   });
 
-  it.each(KILL_POINTS.map((point, i) => [point.name, point, i] as const))('killed %s: resumed with no duplicate side effect and the same conversation', async (_name, point, i) => {
+  const CASES = (['anthropic', 'openai'] as const).flatMap((kind) => KILL_POINTS.map((point, i) => [kind, point.name, point, `${kind}-${i}`] as const));
+
+  it.each(CASES)('%s, killed %s: resumed with no duplicate side effect and the same conversation', async (kind, _name, point, i) => {
     const dir = join(scratch.dir, `kill-${i}`);
     const dbFile = join(dir, 'app.db');
     const counter = join(dir, 'counter.txt');
     const events = join(dir, 'events.jsonl');
-    const runId = `run-kill-${i}-0000`;
+    const runId = `run-kill-${i}`;
     holdAt = point.holdAt;
     figures.runs += 1;
 
-    const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'runs', 'runChild.ts'), dir, dbFile, counter, events, loopback.origin, runId], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'runs', 'runChild.ts'), dir, dbFile, counter, events, loopback.origin, runId, kind], {
       cwd: PROJECT_ROOT,
       detached: true, // its own process group: the kill takes its MCP server down with it
       stdio: ['ignore', 'pipe', 'pipe'],
