@@ -14,7 +14,9 @@ import { expect, test } from '@playwright/test';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
 import type { ScriptedTurn } from '../models/loopbackProvider.js';
 import { LoopbackProvider } from '../models/loopbackProvider.js';
+import { Bridge } from './support/bridge.js';
 import { hostPerTest } from './support/hostPerTest.js';
+import { startWebHost } from './support/webHost.js';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -136,5 +138,29 @@ test.describe('an agent run through the GUI', () => {
     await dialog.getByRole('button', { name: /^Allow once/ }).click();
     await expect(page.getByTestId('run-status')).toHaveText('Completed');
     await expect(page.getByTestId('run-tool-call-status')).toHaveText('done');
+  });
+
+  test('the host killed mid-run: after the restart the run is Interrupted, and Resume finishes it', async ({ page }) => {
+    const counter = await setUp(page);
+    holdFirst = true;
+    await startRun(page, 'survive a crash');
+    await expect(page.getByTestId('run-live-text')).toHaveText('Thinking');
+    const dataDir = ctx.host.dataDir;
+    process.kill(ctx.host.pid ?? 0, 'SIGKILL');
+    await expect.poll(() => ctx.host.alive()).toBe(false);
+    loopback.release();
+    ctx.bridge.close();
+    ctx.host = await startWebHost({ dataDir });
+    ctx.bridge = await Bridge.connect(ctx.host);
+
+    await page.goto(ctx.host.url);
+    await openView(page, 'Agent runs');
+    await page.getByTestId('run-row').getByRole('button', { name: 'survive a crash' }).click();
+    await expect(page.getByTestId('run-status')).toHaveText('Interrupted');
+    await page.getByRole('button', { name: 'Resume', exact: true }).click();
+    const dialog = page.getByRole('alertdialog', { name: /^Approval: append, asked by agent run / });
+    await dialog.getByRole('button', { name: /^Allow once/ }).click();
+    await expect(page.getByTestId('run-status')).toHaveText('Completed');
+    expect(lines(counter)).toEqual(['from-e2e']);
   });
 });
