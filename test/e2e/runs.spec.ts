@@ -111,6 +111,17 @@ test.describe('an agent run through the GUI', () => {
     // The key went to the provider and never to the page.
     expect(loopback.requests.every((r) => JSON.stringify(r.headers).includes(KEY))).toBe(true);
     expect(await page.content()).not.toContain(KEY);
+
+    // Export: the whole conversation as JSON; Delete: the run is gone from the list.
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export JSON', exact: true }).click();
+    const file = await (await download).path();
+    const exported = JSON.parse(readFileSync(file, 'utf8')) as { run: { status: string }; toolCalls: Array<{ result?: { text: string } }> };
+    expect(exported.run.status).toBe('completed');
+    expect(exported.toolCalls[0]?.result?.text).toBe('appended from-e2e');
+    expect(readFileSync(file, 'utf8')).not.toContain(KEY);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await expect(page.getByTestId('run-row')).toHaveCount(0);
   });
 
   test('Deny: the card says denied, nothing is written, and the model sees the tool error', async ({ page }) => {

@@ -28,6 +28,7 @@ export interface RunsSlice {
   stopRun(id: string): Promise<void>;
   resumeRun(id: string): Promise<void>;
   openRunById(id: string | undefined): Promise<void>;
+  deleteRun(id: string): Promise<void>;
   applyRunEvent(event: EventOf<'run.event'>): void;
   applyRunsChanged(event: EventOf<'runs.changed'>): void;
 }
@@ -97,6 +98,12 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
         await client.call('runs.resume', { id });
         set({ openRunId: id, liveText: '' }, false, 'runs/resumed');
         await Promise.all([get().loadRuns(), reloadOpen()]);
+      }),
+    deleteRun: (id) =>
+      attempt(async () => {
+        await client.call('runs.delete', { id });
+        if (get().openRunId === id) set({ openRunId: undefined, openRun: undefined, liveText: '' }, false, 'runs/deleted');
+        await get().loadRuns();
       }),
     async openRunById(id) {
       set({ openRunId: id, openRun: undefined, liveText: '' }, false, 'runs/open');

@@ -101,11 +101,23 @@ function Conversation({ detail, liveText }: { detail: RunDetail; liveText: strin
   );
 }
 
+/** The run as a JSON file: its settings, counters and whole conversation with every tool call (no key is ever part of a run). */
+function exportRun(detail: RunDetail): void {
+  const blob = new Blob([JSON.stringify(detail, null, 2)], { type: 'application/json' });
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = `run-${detail.run.id}.json`;
+  link.click();
+  URL.revokeObjectURL(url);
+}
+
 function OpenRun() {
   const detail = useAppStore((s) => s.openRun);
   const liveText = useAppStore((s) => s.liveText);
   const stopRun = useAppStore((s) => s.stopRun);
   const resumeRun = useAppStore((s) => s.resumeRun);
+  const deleteRun = useAppStore((s) => s.deleteRun);
   if (!detail) return null;
   const { run } = detail;
   return (
@@ -126,6 +138,14 @@ function OpenRun() {
         {RESUMABLE.has(run.status) && (
           <button type="button" className="btn btn-small" onClick={() => void resumeRun(run.id)}>
             Resume
+          </button>
+        )}
+        <button type="button" className="btn btn-small" onClick={() => exportRun(detail)}>
+          Export JSON
+        </button>
+        {run.status !== 'running' && (
+          <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => void deleteRun(run.id)}>
+            Delete
           </button>
         )}
       </header>
