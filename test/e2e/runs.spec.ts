@@ -87,7 +87,7 @@ test.describe('an agent run through the GUI', () => {
     const row = page.getByTestId('model-row').filter({ hasText: 'Loopback' });
     await expect(row).toContainText('key set');
     await row.getByRole('button', { name: 'Test connection' }).click();
-    await expect(row.getByTestId('model-test-result')).toHaveText('Connected: 1 model listed');
+    await expect(row.getByTestId('model-test-result')).toHaveText('Connected: 1 model listed — loopback-model');
 
     await openView(page, 'Agent runs');
     const start = page.getByRole('form', { name: 'Start a run' });

@@ -79,7 +79,8 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
       let result: { ok: boolean; text: string };
       try {
         const { models } = await client.call('models.test', { id });
-        result = { ok: true, text: `Connected: ${models.length} model${models.length === 1 ? '' : 's'} listed` };
+        const shown = models.slice(0, 20).join(', ');
+        result = { ok: true, text: `Connected: ${models.length} model${models.length === 1 ? '' : 's'} listed${shown ? ` — ${shown}${models.length > 20 ? ', …' : ''}` : ''}` };
       } catch (error) {
         result = { ok: false, text: messageOf(error) };
       }
