@@ -126,6 +126,18 @@ describe('agent runs through the pipeline', () => {
     expect(store.toolCalls(run.id)[1]?.result).toMatchObject({ isError: true, code: 'max_tool_calls' });
   });
 
+  it('the token budget: once spent, no further model turn is asked; the run ends limit_reached', async () => {
+    const { engine } = await harness('ALLOW');
+    turns = [{ kind: 'reply', toolCalls: [{ id: 'toolu_t', name: 'append', args: { line: 't' } }], usage: { input: 900, output: 200 } }, { kind: 'reply', text: ['never asked'] }];
+    const before = loopback.requests.length;
+    const run = engine.start({ model: loopbackModel('openai', loopback.origin), visibility: ALL, prompt: 'spend', limits: { tokenBudget: 1000 } });
+    const done = await engine.settled(run.id);
+    expect(done).toMatchObject({ status: 'limit_reached', inputTokens: 900, outputTokens: 200, outcome: { code: 'token_budget' } });
+    // The call of the turn that spent it was answered; the next turn was never requested.
+    expect(readLines(counter())).toEqual(['t']);
+    expect(loopback.requests.length - before).toBe(1);
+  });
+
   it('a 429 with Retry-After and a cut stream are asked again; a 401 fails the run with its code', async () => {
     const { engine, events } = await harness('ALLOW');
     let calls = 0;
