@@ -59,6 +59,17 @@ export const CHANNEL_NAMES = [
   'prompts.list',
   'prompts.get',
   'completion.complete',
+  // The person's models and agent runs (shared/runs.ts)
+  'models.list',
+  'models.save',
+  'models.remove',
+  'models.test',
+  'runs.list',
+  'runs.get',
+  'runs.start',
+  'runs.stop',
+  'runs.resume',
+  'runs.delete',
 ] as const;
 
 export const EVENT_NAMES = [
@@ -82,6 +93,8 @@ export const EVENT_NAMES = [
   'resources.updated',
   'prompts.changed',
   'oauth.authorize',
+  'run.event',
+  'runs.changed',
 ] as const;
 
 /** A request/response channel of the contract (renderer → main). */

@@ -19,6 +19,7 @@ import { AgentsViewSchema, AgentViewSchema, AgentVisibilitySchema, CreateAgentRe
 import { TraceDetailSchema, TraceExportSchema, TraceStatusSchema, TraceSummarySchema } from './traces.js';
 import { ErrorCauseSchema, ErrorCodeSchema, ErrorDetailsSchema } from './errors.js';
 import { AskAnswerSchema, AskClosedSchema, AskViewSchema } from './asks.js';
+import { runChannels, runEvents } from './runs.js';
 import { MAX_IMPORT_CONTENT_CHARS, MAX_TOOL_ARGS_BYTES, formatBytes, jsonByteLength } from './limits.js';
 
 // ── shared shapes ─────────────────────────────────────────────────────────────────────────────
@@ -745,6 +746,8 @@ export const channels = {
       .strict(),
     CompletionViewSchema,
   ),
+  // The person's models and agent runs (issue 21), defined in their own file.
+  ...runChannels,
 } as const satisfies Record<ChannelName, ChannelSpec>;
 
 export type Channels = typeof channels;
@@ -799,6 +802,7 @@ export const events = {
   'prompts.changed': z.object({ serverId: z.string() }),
   /** Browser mode (issue 11): a sign-in page to open in a new tab (Electron opens it in the system browser itself). */
   'oauth.authorize': z.object({ serverId: z.string(), url: z.string().url() }),
+  ...runEvents,
 } as const satisfies Record<EventName, z.ZodType>;
 
 export type Events = typeof events;

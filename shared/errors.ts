@@ -100,6 +100,15 @@ export const ERROR_CODES = [
   'trace_closed',
   'trace_not_found',
   'interrupted',
+  // The person's models and agent runs (issue 21)
+  'model_auth_failed',
+  'model_rate_limited',
+  'model_server_error',
+  'model_bad_request',
+  'model_unreachable',
+  'model_stream_cut',
+  'model_cancelled',
+  'not_resumable',
 ] as const;
 
 export const ErrorCodeSchema = z.enum(ERROR_CODES);

@@ -39,6 +39,9 @@ import { askHandlers } from './handlers/asks.js';
 import { historyHandlers } from './handlers/history.js';
 import { importHandlers } from './handlers/import.js';
 import { oauthHandlers } from './handlers/oauth.js';
+import { runHandlers } from './handlers/runs.js';
+import { RunService } from './runService.js';
+import { RunStore } from '../runs/runStore.js';
 import { permissionHandlers } from './handlers/permissions.js';
 import { forwardFeatureEvents, resourceHandlers } from './handlers/resources.js';
 import { serverHandlers } from './handlers/servers.js';
@@ -190,6 +193,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
 
   // ── services ──────────────────────────────────────────────────────────────────────────────
   const calls = new CallService(app, checkpoints, emit, persistentGuiCaller(db));
+  // Agent runs of the person's own models (issue 21): one more caller of the same pipeline.
+  const runs = new RunService({ store: new RunStore(db), secrets: options.secrets, harness: app, emit, knownSecret: (value) => tracer.addKnownSecret(value) });
 
   // ── the agent gateway: MiniHarness as one MCP server for agents ───────────────────────────
   const agentStore = new AgentStore(options.config, (m) => warnings.notice(m));
@@ -385,6 +390,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...agentHandlers({ agents }),
     ...resourceHandlers({ registry, features }),
     ...oauthHandlers({ servers }),
+    ...runHandlers({ runs }),
   };
   const dispatch = createDispatcher(handlers, { redact: (text) => tracer.redactText(text), traceIdOf });
 
@@ -410,6 +416,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     close() {
       closing ??= (async () => {
         for (const unsubscribe of logSubscriptions.values()) unsubscribe();
+        await runs.close();
         await gateway.stop();
         stopFeatureEvents();
         await oauth.close();

@@ -5,6 +5,7 @@
  * that theirs were applied.
  */
 import { CHECKPOINT_MIGRATIONS } from '../checkpoints/schema.js';
+import { RUN_MIGRATIONS } from '../runs/schema.js';
 import { APP_META_MIGRATIONS } from '../storage/appMeta.js';
 import type { Database, OpenDatabaseOptions, OpenedDatabase } from '../storage/database.js';
 import { openDatabase, openDatabaseWithReport } from '../storage/database.js';
@@ -12,7 +13,7 @@ import { collectMigrations } from '../storage/migrate.js';
 import { TRACE_MIGRATIONS } from '../tracing/schema.js';
 
 /** Every store's migrations in the one order they are applied to the shared file. */
-export const APP_MIGRATIONS = collectMigrations(CHECKPOINT_MIGRATIONS, TRACE_MIGRATIONS, APP_META_MIGRATIONS);
+export const APP_MIGRATIONS = collectMigrations(CHECKPOINT_MIGRATIONS, TRACE_MIGRATIONS, APP_META_MIGRATIONS, RUN_MIGRATIONS);
 
 export type AppDatabaseOptions = Omit<OpenDatabaseOptions, 'migrations'>;
 

@@ -12,13 +12,14 @@ import { fieldErrorsOf } from '../../shared/serverConfig.js';
 import type { CheckpointErrorCode } from '../checkpoints/errors.js';
 import type { GatewayErrorCode } from '../gateway/errors.js';
 import type { MCPErrorCode } from '../mcp/errors.js';
+import type { ModelErrorCode } from '../models/errors.js';
 import type { SecurityErrorCode } from '../security/errors.js';
 import type { StorageErrorCode } from '../storage/errors.js';
 import type { TraceErrorCode } from '../tracing/errors.js';
 
 /** Every code the core's error families raise is a contract code: one outside the union fails the typecheck here. */
 type ContractCodes<T extends ErrorCode> = T;
-export type CoreErrorCode = ContractCodes<GatewayErrorCode | MCPErrorCode | SecurityErrorCode | StorageErrorCode | CheckpointErrorCode | TraceErrorCode>;
+export type CoreErrorCode = ContractCodes<GatewayErrorCode | MCPErrorCode | ModelErrorCode | SecurityErrorCode | StorageErrorCode | CheckpointErrorCode | TraceErrorCode>;
 
 /** An error meant for the person at the GUI, with a stable code. */
 export class AppError extends Error {

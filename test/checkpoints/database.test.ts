@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { APP_MIGRATIONS, openAppDatabase, openAppDatabaseWithReport } from '../../electron/app/database.js';
 import { CHECKPOINT_MIGRATIONS } from '../../electron/checkpoints/schema.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
+import { RUN_MIGRATIONS } from '../../electron/runs/schema.js';
 import { APP_META_MIGRATIONS } from '../../electron/storage/appMeta.js';
 import { openDatabase } from '../../electron/storage/database.js';
 import { MigrationListError, SchemaNotMigratedError, SchemaTooNewError } from '../../electron/storage/errors.js';
@@ -129,6 +130,7 @@ describe('the app migrations: declared by each store, collected and run in one p
       [6, 'tracing'],
       [7, 'tracing'],
       [8, 'tracing'],
+      [9, 'runs'],
     ]);
     expect(APP_MIGRATIONS).toEqual([
       CHECKPOINT_MIGRATIONS[0],
@@ -139,6 +141,7 @@ describe('the app migrations: declared by each store, collected and run in one p
       TRACE_MIGRATIONS[2],
       TRACE_MIGRATIONS[3],
       TRACE_MIGRATIONS[4],
+      ...RUN_MIGRATIONS,
     ]);
   });
 

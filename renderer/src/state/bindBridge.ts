@@ -23,6 +23,9 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     state().refreshPermissions();
     // The Agents view, and the agents' names for the caller filters of History and Traces.
     void state().loadAgents();
+    // The person's models and the agent runs (issue 21).
+    void state().loadModels();
+    void state().loadRuns();
     // Traces and History reload what they show; the session counts feed the sidebar's attention mark.
     if (state().tracesLoad !== 'idle') void state().loadTraces();
     for (const id of Object.keys(state().traceDetails)) void state().loadTraceDetail(id);
@@ -74,6 +77,8 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
       state().refreshPermissions();
     }),
     client.on('call.progress', (event) => state().applyProgress(event)),
+    client.on('run.event', (event) => state().applyRunEvent(event)),
+    client.on('runs.changed', (event) => state().applyRunsChanged(event)),
     client.on('resources.changed', ({ serverId }) => state().applyResourcesChanged(serverId)),
     client.on('resources.updated', (event) => state().applyResourceUpdated(event)),
     client.on('prompts.changed', ({ serverId }) => state().applyPromptsChanged(serverId)),

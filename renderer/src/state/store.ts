@@ -15,6 +15,7 @@ import { createSettingsSlice } from './slices/settingsSlice.js';
 import { createAsksSlice } from './slices/asksSlice.js';
 import { createServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
 import { createAgentsSlice } from './slices/agentsSlice.js';
+import { createRunsSlice } from './slices/runsSlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -34,6 +35,7 @@ export function createAppStore(client: BridgeClient) {
         ...createAsksSlice(client)(...a),
         ...createServerFeaturesSlice(client)(...a),
         ...createAgentsSlice(client)(...a),
+        ...createRunsSlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),

@@ -19,8 +19,9 @@ import type { SettingsSlice } from './slices/settingsSlice.js';
 import type { AsksSlice } from './slices/asksSlice.js';
 import type { ServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
 import type { AgentsSlice } from './slices/agentsSlice.js';
+import type { RunsSlice } from './slices/runsSlice.js';
 
-export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice & AsksSlice & ServerFeaturesSlice & AgentsSlice;
+export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice & AsksSlice & ServerFeaturesSlice & AgentsSlice & RunsSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 export type StoreMiddlewares = [['zustand/devtools', never]];

@@ -20,6 +20,7 @@ import { TracesView } from './traces/TracesView.js';
 import { HistoryView } from './history/HistoryView.js';
 import { ImportDialog } from './import/ImportDialog.js';
 import { AgentsView } from './agents/AgentsView.js';
+import { RunsView } from './runs/RunsView.js';
 
 function CurrentView() {
   const view = useAppStore((s) => s.view);
@@ -40,6 +41,8 @@ function CurrentView() {
       return <HistoryView />;
     case 'agents':
       return <AgentsView />;
+    case 'runs':
+      return <RunsView />;
   }
 }
 

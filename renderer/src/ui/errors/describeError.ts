@@ -130,6 +130,14 @@ const WORDS = {
   trace_closed: { title: 'Trace already closed' },
   trace_not_found: { title: 'Trace not found' },
   interrupted: { title: 'Interrupted' },
+  model_auth_failed: { title: 'The provider refused the API key' },
+  model_rate_limited: { title: 'The provider is rate limiting' },
+  model_server_error: { title: 'The provider failed' },
+  model_bad_request: { title: 'The provider rejected the request' },
+  model_unreachable: { title: 'The provider could not be reached' },
+  model_stream_cut: { title: 'The model stream was cut' },
+  model_cancelled: { title: 'Cancelled' },
+  not_resumable: { title: 'Cannot be resumed now' },
 } satisfies Record<ErrorCode, CodeWords>;
 
 /** The code as this renderer knows it: a code from a newer main reads as `unrecognized`. */

@@ -14,6 +14,7 @@ const MAIN_ITEMS: { view: ViewName; label: string; icon: IconName }[] = [
   { view: 'traces', label: 'Traces', icon: 'traces' },
   { view: 'history', label: 'History', icon: 'history' },
   { view: 'agents', label: 'Agents', icon: 'agents' },
+  { view: 'runs', label: 'Agent runs', icon: 'tools' },
 ];
 
 function NavButton({ view, label, icon }: { view: ViewName; label: string; icon: IconName }) {

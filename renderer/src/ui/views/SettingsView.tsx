@@ -8,6 +8,7 @@ import { SecretBannerRestore } from '../layout/Banners.js';
 import { ViewHeader } from '../layout/ViewHeader.js';
 import { FoldersCard } from '../settings/FoldersCard.js';
 import { KeepRunningCard } from '../settings/KeepRunningCard.js';
+import { ModelsCard } from '../settings/ModelsCard.js';
 import { NotificationsCard } from '../settings/NotificationsCard.js';
 import { ApprovalTimeoutCard, GatewaySettingsCard } from '../settings/GatewaySettingsCard.js';
 
@@ -44,6 +45,7 @@ export function SettingsView() {
 
         {info.mode === 'electron' ? <KeepRunningCard /> : <NotificationsCard />}
         <GatewaySettingsCard />
+        <ModelsCard />
 
         <ApprovalTimeoutCard />
 

@@ -1,0 +1,193 @@
+/**
+ * The models and runs channels' service: the person's model configurations (keys write-only,
+ * in the secret store, and made known to the tracer so no log, trace or event ever shows one),
+ * the connection test, and the agent runs — started, stopped, resumed, deleted — with their
+ * progress forwarded as contract events.
+ */
+import type { EventName, EventOf } from '../../shared/contract.js';
+import type { ModelView, RunDetail, RunView } from '../../shared/runs.js';
+import { AppError } from './errors.js';
+import type { ExecuteOptions, ExecuteResult, HarnessToolInfo } from '../harness/application.js';
+import type { ModelConfig } from '../models/providerFactory.js';
+import { createProvider, modelKeyStorageKey } from '../models/providerFactory.js';
+import { SecretValue } from '../secrets/secretValue.js';
+import type { SecretStore } from '../secrets/types.js';
+import type { RunEvent } from '../runs/runEngine.js';
+import { RunEngine, runCaller } from '../runs/runEngine.js';
+import type { RunStore } from '../runs/runStore.js';
+import type { RunLimits, RunRecord } from '../runs/types.js';
+
+type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
+
+export interface RunServiceOptions {
+  store: RunStore;
+  secrets: SecretStore;
+  harness: { executeTool(toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<ExecuteResult>; listTools(): HarnessToolInfo[] };
+  emit: Emit;
+  /** Every key read or written is redacted from logs, traces and events from then on. */
+  knownSecret(value: string): void;
+}
+
+export interface SaveModelInput {
+  id: string;
+  name: string;
+  kind: ModelConfig['kind'];
+  baseUrl?: string | undefined;
+  model: string;
+  apiKey?: string | undefined;
+}
+
+export class RunService {
+  readonly engine: RunEngine;
+
+  constructor(private readonly options: RunServiceOptions) {
+    this.engine = new RunEngine({
+      harness: options.harness,
+      store: options.store,
+      providerFor: (model) => createProvider(model, { get: (key) => this.readKey(key) }),
+      onEvent: (event) => this.forward(event),
+    });
+    // Runs a dead process left running are shown as interrupted, with Resume.
+    options.store.markInterrupted();
+  }
+
+  async models(): Promise<ModelView[]> {
+    return Promise.all(this.options.store.models().map((config) => this.modelView(config)));
+  }
+
+  async saveModel(input: SaveModelInput): Promise<ModelView> {
+    const config: ModelConfig = { id: input.id, name: input.name, kind: input.kind, model: input.model, ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}) };
+    const key = modelKeyStorageKey(input.id);
+    if (input.apiKey !== undefined) {
+      if (input.apiKey === '') await this.options.secrets.delete(key);
+      else {
+        this.options.knownSecret(input.apiKey);
+        await this.options.secrets.set(key, new SecretValue(input.apiKey));
+      }
+    }
+    this.options.store.saveModel(config);
+    return this.modelView(config);
+  }
+
+  async removeModel(id: string): Promise<boolean> {
+    await this.options.secrets.delete(modelKeyStorageKey(id));
+    return this.options.store.deleteModel(id);
+  }
+
+  async testModel(id: string): Promise<string[]> {
+    const provider = await createProvider(this.model(id), { get: (key) => this.readKey(key) });
+    return provider.listModels(AbortSignal.timeout(15_000));
+  }
+
+  list(): RunView[] {
+    return this.options.store.list().map((run) => this.runView(run));
+  }
+
+  get(id: string): RunDetail {
+    const run = this.requireRun(id);
+    const messages = this.options.store.messages(id).map((message) =>
+      message.role === 'user'
+        ? { role: 'user' as const, text: message.text }
+        : message.role === 'assistant'
+          ? { role: 'assistant' as const, text: message.text, callIds: message.toolCalls.map((c) => c.id) }
+          : { role: 'tool_results' as const, callIds: message.results.map((r) => r.callId) },
+    );
+    const toolCalls = this.options.store.toolCalls(id).map((record) => ({
+      callId: record.call.id,
+      name: record.call.name,
+      toolName: record.toolName,
+      serverId: record.serverId,
+      args: record.call.args,
+      status: record.status,
+      ...(record.result ? { result: record.result } : {}),
+    }));
+    return { run: this.runView(run), messages, toolCalls };
+  }
+
+  start(input: { modelId: string; visibility: RunRecord['visibility']; prompt: string; maxToolCalls?: number | undefined; tokenBudget?: number | undefined }): RunView {
+    const limits: Partial<RunLimits> = {
+      ...(input.maxToolCalls !== undefined ? { maxToolCalls: input.maxToolCalls } : {}),
+      ...(input.tokenBudget !== undefined ? { tokenBudget: input.tokenBudget } : {}),
+    };
+    const run = this.engine.start({ model: this.model(input.modelId), visibility: input.visibility, prompt: input.prompt, limits });
+    this.changed(run.id);
+    return this.runView(run);
+  }
+
+  stop(id: string): boolean {
+    this.requireRun(id);
+    return this.engine.stop(id);
+  }
+
+  resume(id: string): RunView {
+    this.requireRun(id);
+    const run = this.engine.resume(id);
+    return this.runView(run);
+  }
+
+  delete(id: string): boolean {
+    if (this.engine.isRunning(id)) throw new AppError('still_running', 'Stop the run before deleting it.');
+    const removed = this.options.store.delete(id);
+    if (removed) this.options.emit('runs.changed', { id });
+    return removed;
+  }
+
+  /** Stops every run in flight (app closing) and waits for their loops. */
+  async close(): Promise<void> {
+    const running = this.options.store.list().filter((run) => this.engine.isRunning(run.id));
+    for (const run of running) this.engine.stop(run.id);
+    await Promise.all(running.map((run) => this.engine.settled(run.id)));
+  }
+
+  private async readKey(key: string): Promise<SecretValue | undefined> {
+    const value = await this.options.secrets.get(key);
+    if (value && !value.isEmpty) this.options.knownSecret(value.reveal());
+    return value;
+  }
+
+  private model(id: string): ModelConfig {
+    const config = this.options.store.models().find((m) => m.id === id);
+    if (!config) throw new AppError('not_found', `There is no model "${id}". Add it in Settings → Models.`);
+    return config;
+  }
+
+  private requireRun(id: string): RunRecord {
+    const run = this.options.store.get(id);
+    if (!run) throw new AppError('not_found', `There is no run "${id}".`);
+    return run;
+  }
+
+  private async modelView(config: ModelConfig): Promise<ModelView> {
+    const key = (await this.options.secrets.has(modelKeyStorageKey(config.id))) ? 'set' : 'not_set';
+    return { id: config.id, name: config.name, kind: config.kind, model: config.model, ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}), key };
+  }
+
+  private runView(run: RunRecord): RunView {
+    const first = this.options.store.messages(run.id)[0];
+    return {
+      id: run.id,
+      caller: runCaller(run),
+      modelName: run.model.name,
+      status: run.status,
+      ...(run.outcome ? { outcome: run.outcome } : {}),
+      title: first?.role === 'user' ? first.text.slice(0, 200) : '',
+      toolCalls: run.toolCalls,
+      maxToolCalls: run.limits.maxToolCalls,
+      inputTokens: run.inputTokens,
+      outputTokens: run.outputTokens,
+      tokenBudget: run.limits.tokenBudget,
+      createdAt: run.createdAt,
+      updatedAt: run.updatedAt,
+    };
+  }
+
+  private changed(id: string): void {
+    const run = this.options.store.get(id);
+    this.options.emit('runs.changed', { id, ...(run ? { run: this.runView(run) } : {}) });
+  }
+
+  private forward(event: RunEvent): void {
+    if (event.type === 'status') return this.changed(event.runId);
+    this.options.emit('run.event', event);
+  }
+}

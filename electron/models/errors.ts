@@ -1,0 +1,76 @@
+/**
+ * A model provider's failures as coded data. The SDKs' errors (HTTP status, connection, abort)
+ * and a stream that ends before the model said it stopped all become one `ModelError` with a
+ * code the run and the GUI switch on; a 429's retry-after travels with it. Messages never hold
+ * the request (it may carry the key in a header) — only the status and the provider's message.
+ */
+import * as anthropic from '@anthropic-ai/sdk';
+import * as openai from 'openai';
+
+export type ModelErrorCode =
+  | 'model_auth_failed'
+  | 'model_rate_limited'
+  | 'model_server_error'
+  | 'model_bad_request'
+  | 'model_unreachable'
+  | 'model_stream_cut'
+  | 'model_cancelled';
+
+export class ModelError extends Error {
+  constructor(
+    readonly code: ModelErrorCode,
+    message: string,
+    /** For `model_rate_limited`: how long the provider asked to wait, when it said. */
+    readonly retryAfterMs?: number,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}
+
+/** Retry-After in seconds or as an HTTP date; `retry-after-ms` when the provider sends it. */
+export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function fromStatus(status: number, headers: Headers | undefined, providerMessage: string): ModelError {
+  if (status === 401 || status === 403) return new ModelError('model_auth_failed', `The provider refused the API key (HTTP ${status}).`, undefined, status);
+  if (status === 429) return new ModelError('model_rate_limited', `The provider is rate limiting (HTTP 429): ${providerMessage}`, retryAfterMs(headers), status);
+  if (status >= 500) return new ModelError('model_server_error', `The provider failed (HTTP ${status}): ${providerMessage}`, undefined, status);
+  return new ModelError('model_bad_request', `The provider rejected the request (HTTP ${status}): ${providerMessage}`, undefined, status);
+}
+
+/** Any failure of a provider call as a ModelError; `streaming` says the answer had begun. */
+export function toModelError(error: unknown, streaming: boolean, signal?: AbortSignal): ModelError {
+  if (error instanceof ModelError) return error;
+  if (signal?.aborted || error instanceof anthropic.APIUserAbortError || error instanceof openai.APIUserAbortError) {
+    return new ModelError('model_cancelled', 'The model turn was cancelled.');
+  }
+  const httpStatus = error instanceof anthropic.APIError || error instanceof openai.APIError ? error.status : undefined;
+  // Once the answer has begun, a broken connection is a cut stream, not an unreachable provider.
+  if (streaming && typeof httpStatus !== 'number') return new ModelError('model_stream_cut', 'The model stream was cut before the model finished its turn.');
+  if (error instanceof anthropic.APIConnectionError || error instanceof openai.APIConnectionError) {
+    return new ModelError('model_unreachable', 'The provider could not be reached.');
+  }
+  if (error instanceof anthropic.APIError || error instanceof openai.APIError) {
+    const providerMessage = typeof error.error === 'object' && error.error !== null ? messageOf(error.error) : '';
+    if (typeof error.status === 'number') return fromStatus(error.status, error.headers, providerMessage || 'no details');
+    return new ModelError('model_server_error', `The provider failed: ${providerMessage || 'no details'}`);
+  }
+  return new ModelError('model_unreachable', `The provider could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+function messageOf(body: object): string {
+  const inner = (body as { error?: unknown }).error;
+  const holder = inner && typeof inner === 'object' ? inner : body;
+  const message = (holder as { message?: unknown }).message;
+  return typeof message === 'string' ? message.slice(0, 300) : '';
+}

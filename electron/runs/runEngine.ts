@@ -1,0 +1,263 @@
+/**
+ * Runs an agent: the person's model, in a loop, with every tool call through the pipeline.
+ *
+ * model turn (streamed) → each tool call → `HarnessApplication.executeTool` with callId = the
+ * model's tool-call id, sessionId = the run's id and the caller "agent run <id> (<model>)" (so the
+ * approval dialog, History and Traces name it) → the results back to the model (a denial or a
+ * failure as a tool error it can act on) → … until the model stops, the run's tool-call limit or
+ * token budget is reached, or the person stops it.
+ *
+ * Durability: the store is written as the run advances (see runStore.ts). `resume` rebuilds the
+ * conversation from it; a call without a stored answer is sent to the pipeline again with its
+ * callId, which replays a completed call from its checkpoint (no second side effect) and refuses
+ * one that is "in progress or unknown" — the run then waits as `needs_resolution` for the person
+ * to resolve that call in History, and a later resume replays the resolution.
+ *
+ * Stop aborts the model stream and the call in flight (the pipeline cancels it at the server).
+ */
+import { randomUUID } from 'node:crypto';
+import type { AgentVisibility } from '../../shared/agents.js';
+import type { ExecuteOptions, ExecuteResult, HarnessToolInfo } from '../harness/application.js';
+import { traceIdOf } from '../harness/application.js';
+import { sleep } from '../harness/retryPolicy.js';
+import { ModelError } from '../models/errors.js';
+import type { ModelConfig } from '../models/providerFactory.js';
+import type { ConversationMessage, ModelProvider, ModelToolCall, ModelToolResult } from '../models/types.js';
+import { resultText } from './resultText.js';
+import type { RoutedCall, RunStore } from './runStore.js';
+import type { RunToolSet } from './runTools.js';
+import { visibleTools } from './runTools.js';
+import type { RunLimits, RunOutcome, RunRecord, RunStatus, StoredToolResult } from './types.js';
+import { DEFAULT_RUN_LIMITS } from './types.js';
+
+export type RunEvent =
+  | { runId: string; type: 'text'; delta: string }
+  /** A model turn failed mid-stream and is asked again: the partial text shown so far is void. */
+  | { runId: string; type: 'turn_restarted'; reason: string }
+  | { runId: string; type: 'tool_call'; callId: string; name: string; toolName: string; serverId: string; args: Record<string, unknown>; status: 'pending' | 'running' | 'done'; result?: StoredToolResult }
+  | { runId: string; type: 'status'; status: RunStatus; outcome?: RunOutcome }
+  | { runId: string; type: 'usage'; inputTokens: number; outputTokens: number; toolCalls: number };
+
+export interface RunEngineOptions {
+  harness: { executeTool(toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<ExecuteResult>; listTools(): HarnessToolInfo[] };
+  store: RunStore;
+  providerFor(model: ModelConfig): Promise<ModelProvider>;
+  onEvent?: (event: RunEvent) => void;
+  /** Model turns that fail with a retryable code (429, 5xx, a cut stream) are asked again. */
+  modelRetry?: { maxAttempts: number; baseDelayMs: number; maxWaitMs: number };
+}
+
+export interface StartRunInput {
+  model: ModelConfig;
+  visibility: AgentVisibility;
+  prompt: string;
+  systemPrompt?: string;
+  limits?: Partial<RunLimits>;
+  /** For tests and imports; a fresh UUID otherwise. */
+  id?: string;
+}
+
+/** The run cannot be resumed now (it is running, or finished). */
+export class RunNotResumableError extends Error {
+  readonly code = 'not_resumable';
+}
+
+const RESUMABLE: ReadonlySet<RunStatus> = new Set(['interrupted', 'stopped', 'failed', 'needs_resolution', 'limit_reached']);
+const RETRYABLE = new Set(['model_rate_limited', 'model_server_error', 'model_stream_cut']);
+
+/** The caller a run's calls are made as: approvals, History and Traces show it. */
+export function runCaller(run: Pick<RunRecord, 'id' | 'model'>): string {
+  return `agent run ${run.id.slice(0, 8)} (${run.model.name})`;
+}
+
+type AnswerOutcome = { kind: 'answered'; results: ModelToolResult[]; limitReached: boolean } | { kind: 'halt'; status: RunStatus; outcome: RunOutcome };
+
+export class RunEngine {
+  private readonly active = new Map<string, { controller: AbortController; settled: Promise<RunRecord> }>();
+  private readonly retry: NonNullable<RunEngineOptions['modelRetry']>;
+
+  constructor(private readonly options: RunEngineOptions) {
+    this.retry = options.modelRetry ?? { maxAttempts: 3, baseDelayMs: 1_000, maxWaitMs: 60_000 };
+  }
+
+  start(input: StartRunInput): RunRecord {
+    const limits = { ...DEFAULT_RUN_LIMITS, ...input.limits };
+    const run = this.options.store.create(
+      { id: input.id ?? randomUUID(), model: input.model, visibility: input.visibility, systemPrompt: input.systemPrompt, limits },
+      { role: 'user', text: input.prompt },
+    );
+    this.launch(run.id);
+    return run;
+  }
+
+  resume(runId: string): RunRecord {
+    const run = this.options.store.require(runId);
+    if (this.active.has(runId) || !RESUMABLE.has(run.status)) throw new RunNotResumableError(`Run ${runId} is ${this.active.has(runId) ? 'running' : run.status}: it cannot be resumed.`);
+    this.setStatus(runId, 'running');
+    this.launch(runId);
+    return this.options.store.require(runId);
+  }
+
+  /** Cancels the model stream and the call in flight; the run ends `stopped`. */
+  stop(runId: string): boolean {
+    const active = this.active.get(runId);
+    active?.controller.abort();
+    return active !== undefined;
+  }
+
+  /** The run's record once its loop has ended (now, when it is not running). */
+  settled(runId: string): Promise<RunRecord> {
+    return this.active.get(runId)?.settled ?? Promise.resolve(this.options.store.require(runId));
+  }
+
+  isRunning(runId: string): boolean {
+    return this.active.has(runId);
+  }
+
+  private launch(runId: string): void {
+    const controller = new AbortController();
+    const settled = this.drive(runId, controller.signal)
+      .catch((error: unknown) => this.setStatus(runId, 'failed', { code: 'internal', message: error instanceof Error ? error.message : String(error) }))
+      .then(() => {
+        this.active.delete(runId);
+        return this.options.store.require(runId);
+      });
+    this.active.set(runId, { controller, settled });
+  }
+
+  private setStatus(runId: string, status: RunStatus, outcome?: RunOutcome): void {
+    this.options.store.setStatus(runId, status, outcome);
+    this.emit({ runId, type: 'status', status, ...(outcome ? { outcome } : {}) });
+  }
+
+  private emit(event: RunEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // A listener's failure must not end the run.
+    }
+  }
+
+  private emitUsage(runId: string): void {
+    const run = this.options.store.require(runId);
+    this.emit({ runId, type: 'usage', inputTokens: run.inputTokens, outputTokens: run.outputTokens, toolCalls: run.toolCalls });
+  }
+
+  private async drive(runId: string, signal: AbortSignal): Promise<void> {
+    const { store } = this.options;
+    const first = store.require(runId);
+    const provider = await this.options.providerFor(first.model);
+    for (;;) {
+      if (signal.aborted) return this.setStatus(runId, 'stopped', { code: 'cancelled', message: 'Stopped by the person.' });
+      const run = store.require(runId);
+      const messages = store.messages(runId);
+      const last = messages.at(-1);
+      const lastSeq = messages.length - 1;
+      if (last?.role === 'assistant') {
+        if (!last.toolCalls.length) return this.setStatus(runId, 'completed');
+        const answered = await this.answerCalls(run, lastSeq, signal);
+        if (answered.kind === 'halt') return this.setStatus(runId, answered.status, answered.outcome);
+        store.appendMessage(runId, { role: 'tool_results', results: answered.results });
+        if (answered.limitReached) return this.setStatus(runId, 'limit_reached', { code: 'max_tool_calls', message: `The run reached its limit of ${run.limits.maxToolCalls} tool calls.` });
+        continue;
+      }
+      if (run.inputTokens + run.outputTokens >= run.limits.tokenBudget) {
+        return this.setStatus(runId, 'limit_reached', { code: 'token_budget', message: `The run spent its budget of ${run.limits.tokenBudget} tokens.` });
+      }
+      const toolSet = visibleTools(this.options.harness.listTools(), run.visibility);
+      let turn;
+      try {
+        turn = await this.modelTurn(run, provider, messages, toolSet, signal);
+      } catch (error) {
+        if (signal.aborted) continue; // reported as stopped at the top of the loop
+        const modelError = error instanceof ModelError ? error : new ModelError('model_unreachable', String(error));
+        return this.setStatus(runId, 'failed', { code: modelError.code, message: modelError.message });
+      }
+      const routed: RoutedCall[] = turn.calls.map((call) => ({ call, ...(toolSet.route.get(call.name) ?? { toolName: call.name, serverId: '' }) }));
+      store.appendAssistantTurn(runId, { role: 'assistant', text: turn.text, toolCalls: turn.calls }, routed, turn.usage);
+      for (const { call, toolName, serverId } of routed) this.emit({ runId, type: 'tool_call', callId: call.id, name: call.name, toolName, serverId, args: call.args, status: 'pending' });
+      this.emitUsage(runId);
+    }
+  }
+
+  /** One model turn, asked again on a retryable failure (its partial text is then void). */
+  private async modelTurn(
+    run: RunRecord,
+    provider: ModelProvider,
+    messages: ConversationMessage[],
+    toolSet: RunToolSet,
+    signal: AbortSignal,
+  ): Promise<{ text: string; calls: ModelToolCall[]; usage: { inputTokens: number; outputTokens: number } }> {
+    for (let attempt = 1; ; attempt++) {
+      let text = '';
+      const calls: ModelToolCall[] = [];
+      let usage = { inputTokens: 0, outputTokens: 0 };
+      try {
+        for await (const event of provider.turn({ ...(run.systemPrompt ? { system: run.systemPrompt } : {}), messages, tools: toolSet.tools, signal })) {
+          if (event.type === 'text') {
+            text += event.delta;
+            this.emit({ runId: run.id, type: 'text', delta: event.delta });
+          } else if (event.type === 'tool_call') calls.push(event.call);
+          else if (event.type === 'usage') usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+        }
+        return { text, calls, usage };
+      } catch (error) {
+        if (!(error instanceof ModelError) || !RETRYABLE.has(error.code) || attempt >= this.retry.maxAttempts || signal.aborted) throw error;
+        const waitMs = error.retryAfterMs ?? this.retry.baseDelayMs * 2 ** (attempt - 1);
+        if (waitMs > this.retry.maxWaitMs) throw error;
+        this.emit({ runId: run.id, type: 'turn_restarted', reason: error.code });
+        await sleep(waitMs, signal);
+      }
+    }
+  }
+
+  /** Answers the calls of the assistant turn at `messageSeq`, in order, each through the pipeline unless already answered. */
+  private async answerCalls(run: RunRecord, messageSeq: number, signal: AbortSignal): Promise<AnswerOutcome> {
+    const { store } = this.options;
+    const results: ModelToolResult[] = [];
+    let limitReached = false;
+    const caller = runCaller(run);
+    for (const record of store.toolCalls(run.id).filter((c) => c.messageSeq === messageSeq)) {
+      const { call, toolName, serverId } = record;
+      const event = { runId: run.id, type: 'tool_call' as const, callId: call.id, name: call.name, toolName, serverId, args: call.args };
+      let answer = record.status === 'done' ? record.result : undefined;
+      if (!answer && !serverId) {
+        answer = { text: `There is no tool named "${call.name}".`, isError: true, code: 'unknown_tool' };
+        store.recordCallResult(run.id, call.id, answer, undefined);
+      } else if (!answer && record.status === 'pending' && store.require(run.id).toolCalls >= run.limits.maxToolCalls) {
+        limitReached = true;
+        answer = { text: `Not run: this run reached its limit of ${run.limits.maxToolCalls} tool calls.`, isError: true, code: 'max_tool_calls' };
+        store.recordCallResult(run.id, call.id, answer, undefined);
+      } else if (!answer) {
+        store.markCallRunning(run.id, call.id);
+        this.emit({ ...event, status: 'running' });
+        this.emitUsage(run.id);
+        try {
+          const executed = await this.options.harness.executeTool(toolName, call.args, { userId: caller, sessionId: run.id, callId: call.id, serverId, signal });
+          answer = { text: resultText(executed.result), isError: executed.result.isError };
+          store.recordCallResult(run.id, call.id, answer, executed.traceId);
+        } catch (error) {
+          if (signal.aborted) return { kind: 'halt', status: 'stopped', outcome: { code: 'cancelled', message: 'Stopped by the person.' } };
+          const code = codeOf(error);
+          if (code === 'in_progress') {
+            return {
+              kind: 'halt',
+              status: 'needs_resolution',
+              outcome: { code, callId: call.id, message: `The call ${call.id} (${toolName}) may have run before the app stopped: resolve it in History, then resume.` },
+            };
+          }
+          answer = { text: error instanceof Error ? error.message : String(error), isError: true, ...(code ? { code } : {}) };
+          store.recordCallResult(run.id, call.id, answer, traceIdOf(error));
+        }
+      }
+      this.emit({ ...event, status: 'done', result: answer });
+      results.push({ callId: call.id, name: call.name, text: answer.text, isError: answer.isError });
+    }
+    return { kind: 'answered', results, limitReached };
+  }
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,134 @@
+/**
+ * The contract's models and runs channels (issue 21), in their own group: the person's own
+ * models (Settings → Models) and the agent runs (the Agent view). contract.ts spreads these into
+ * its channels and events; their names are listed in channelNames.ts like every other.
+ *
+ * A model's API key is write-only: `models.save` takes it, nothing ever returns it (a view says
+ * only whether one is set); main keeps it in the secret store.
+ */
+import { z } from 'zod';
+import { AgentVisibilitySchema } from './agents.js';
+
+const Empty = z.object({}).strict();
+const ModelId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 letters, digits, _ or -');
+const RunId = z.string().min(1).max(100);
+
+export const ModelKindSchema = z.enum(['anthropic', 'openai']);
+
+export const ModelViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: ModelKindSchema,
+  baseUrl: z.string().optional(),
+  model: z.string(),
+  key: z.enum(['set', 'not_set']),
+});
+export type ModelView = z.infer<typeof ModelViewSchema>;
+
+export const SaveModelRequestSchema = z
+  .object({
+    id: ModelId,
+    name: z.string().trim().min(1).max(100),
+    kind: ModelKindSchema,
+    /** An OpenAI-compatible server (Ollama: http://127.0.0.1:11434/v1); empty = the provider's public API. */
+    baseUrl: z
+      .string()
+      .trim()
+      .max(2000)
+      .refine((value) => value === '' || /^https?:\/\/[^\s]+$/.test(value), 'must be an http(s) URL')
+      .optional(),
+    model: z.string().trim().min(1).max(200),
+    /** Write-only. Absent: keep the stored key; empty: remove it; else: store it. */
+    apiKey: z.string().max(4096).optional(),
+  })
+  .strict();
+
+export const RunStatusSchema = z.enum(['running', 'completed', 'stopped', 'failed', 'interrupted', 'needs_resolution', 'limit_reached']);
+
+export const RunViewSchema = z.object({
+  id: z.string(),
+  /** The caller its calls are made as (approvals, History, Traces). */
+  caller: z.string(),
+  modelName: z.string(),
+  status: RunStatusSchema,
+  outcome: z.object({ code: z.string(), message: z.string(), callId: z.string().optional() }).optional(),
+  /** The first thing the person asked. */
+  title: z.string(),
+  toolCalls: z.number(),
+  maxToolCalls: z.number(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  tokenBudget: z.number(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type RunView = z.infer<typeof RunViewSchema>;
+
+const ToolResultSchema = z.object({ text: z.string(), isError: z.boolean(), code: z.string().optional() });
+
+export const RunToolCallViewSchema = z.object({
+  callId: z.string(),
+  name: z.string(),
+  toolName: z.string(),
+  serverId: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  status: z.enum(['pending', 'running', 'done']),
+  result: ToolResultSchema.optional(),
+});
+
+export const RunMessageViewSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('user'), text: z.string() }),
+  z.object({ role: z.literal('assistant'), text: z.string(), callIds: z.array(z.string()) }),
+  z.object({ role: z.literal('tool_results'), callIds: z.array(z.string()) }),
+]);
+
+export const RunDetailSchema = z.object({
+  run: RunViewSchema,
+  messages: z.array(RunMessageViewSchema),
+  toolCalls: z.array(RunToolCallViewSchema),
+});
+export type RunDetail = z.infer<typeof RunDetailSchema>;
+
+export const StartRunRequestSchema = z
+  .object({
+    modelId: ModelId,
+    visibility: AgentVisibilitySchema,
+    prompt: z.string().trim().min(1).max(100_000),
+    maxToolCalls: z.number().int().min(1).max(1000).optional(),
+    tokenBudget: z.number().int().min(1000).max(100_000_000).optional(),
+  })
+  .strict();
+
+function channel<Req extends z.ZodType, Res extends z.ZodType>(request: Req, response: Res) {
+  return { request, response };
+}
+
+export const runChannels = {
+  'models.list': channel(Empty, z.array(ModelViewSchema)),
+  /** Adds or changes a model; its key (write-only) goes to the secret store. */
+  'models.save': channel(SaveModelRequestSchema, ModelViewSchema),
+  'models.remove': channel(z.object({ id: ModelId }).strict(), z.object({ removed: z.boolean() })),
+  /** Connection test: the models the endpoint lists, or the coded failure (model_auth_failed, model_unreachable, …). */
+  'models.test': channel(z.object({ id: ModelId }).strict(), z.object({ models: z.array(z.string()) })),
+  'runs.list': channel(Empty, z.array(RunViewSchema)),
+  'runs.get': channel(z.object({ id: RunId }).strict(), RunDetailSchema),
+  /** Starts a run; it streams in with 'run.event'. */
+  'runs.start': channel(StartRunRequestSchema, RunViewSchema),
+  /** Cancels the model stream and the call in flight. */
+  'runs.stop': channel(z.object({ id: RunId }).strict(), z.object({ stopped: z.boolean() })),
+  /** Continues an interrupted, stopped, failed or unresolved run from its stored conversation. */
+  'runs.resume': channel(z.object({ id: RunId }).strict(), RunViewSchema),
+  'runs.delete': channel(z.object({ id: RunId }).strict(), z.object({ removed: z.boolean() })),
+};
+
+export const runEvents = {
+  /** A run's live progress: streamed text, a tool call's card, its usage; the view follows it. */
+  'run.event': z.discriminatedUnion('type', [
+    z.object({ runId: z.string(), type: z.literal('text'), delta: z.string() }),
+    z.object({ runId: z.string(), type: z.literal('turn_restarted'), reason: z.string() }),
+    z.object({ runId: z.string(), type: z.literal('tool_call'), ...RunToolCallViewSchema.shape }),
+    z.object({ runId: z.string(), type: z.literal('usage'), inputTokens: z.number(), outputTokens: z.number(), toolCalls: z.number() }),
+  ]),
+  /** A run was started, changed status, or was deleted (`run` absent): the list refreshes from it. */
+  'runs.changed': z.object({ id: z.string(), run: RunViewSchema.optional() }),
+};

@@ -1,0 +1,256 @@
+/**
+ * A loopback double of the providers' HTTP APIs (not of their SDKs): Anthropic's
+ * `POST /v1/messages` and OpenAI's `POST /v1/chat/completions`, both streamed as SSE exactly as
+ * the services stream them, plus `GET /v1/models`. The official SDKs talk to it over HTTP.
+ *
+ * What it answers is a script: a function of the request (by default, the turn chosen by how
+ * many tool results the conversation already holds, so a resumed run gets the same answers as an
+ * uninterrupted one). A turn streams text and tool calls, or fails with a status (401, 429 with
+ * Retry-After, 500), or cuts its stream mid-way (the socket is destroyed), or holds mid-stream
+ * until released (a test then stops or kills the run while the model is "typing").
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export type ScriptedTurn =
+  | { kind: 'reply'; text?: string[]; toolCalls?: ScriptedToolCall[]; stop?: 'end_turn' | 'tool_use' | 'max_tokens'; usage?: { input: number; output: number }; hold?: boolean }
+  | { kind: 'status'; status: number; retryAfter?: string; message?: string }
+  | { kind: 'cut'; text: string[] };
+
+export type LoopbackApi = 'anthropic' | 'openai';
+
+export interface LoopbackRequest {
+  api: LoopbackApi;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the raw request body, read by tests
+  body: any;
+  headers: IncomingHttpHeaders;
+  /** Tool results the conversation holds (the default script's turn index). */
+  toolResults: number;
+  /** The tool results' texts, in order (what the model "sees"). */
+  resultTexts: string[];
+}
+
+/** The turn for the number of tool results the conversation holds; the last one repeats. */
+export function turnsByToolResults(turns: ScriptedTurn[]): (request: LoopbackRequest) => ScriptedTurn {
+  return (request) => turns[Math.min(request.toolResults, turns.length - 1)] as ScriptedTurn;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (data += chunk));
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+}
+
+interface Held {
+  release(): void;
+}
+
+export class LoopbackProvider {
+  readonly requests: LoopbackRequest[] = [];
+  /** Streams whose client went away before the turn was complete (a Stop, a kill). */
+  abandoned = 0;
+  private readonly server = createServer((req, res) => void this.handle(req, res));
+  private readonly heldWaiters: Array<() => void> = [];
+  private held: Held[] = [];
+
+  constructor(public script: (request: LoopbackRequest) => ScriptedTurn) {}
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+  /** The base URL each SDK is given. */
+  get anthropicBaseUrl(): string {
+    return this.origin;
+  }
+  get openaiBaseUrl(): string {
+    return `${this.origin}/v1`;
+  }
+
+  /** Resolves when a `hold` turn has streamed its text and is waiting. */
+  whenHeld(): Promise<void> {
+    if (this.held.length) return Promise.resolve();
+    return new Promise((resolve) => this.heldWaiters.push(resolve));
+  }
+
+  /** Lets every held stream finish. */
+  release(): void {
+    const held = this.held;
+    this.held = [];
+    for (const h of held) h.release();
+  }
+
+  async close(): Promise<void> {
+    this.release();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.origin);
+    const api: LoopbackApi = req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai';
+    if (req.method === 'GET' && url.pathname === '/v1/models') {
+      if (!this.authorized(req)) return this.fail(res, api, 401, undefined, 'invalid api key');
+      const body =
+        api === 'anthropic'
+          ? { data: [{ type: 'model', id: 'loopback-model', display_name: 'Loopback', created_at: '2026-01-01T00:00:00Z' }], has_more: false, first_id: 'loopback-model', last_id: 'loopback-model' }
+          : { object: 'list', data: [{ id: 'loopback-model', object: 'model', created: 0, owned_by: 'loopback' }] };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      return;
+    }
+    const raw = await readBody(req);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed request body
+    let body: any;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return this.fail(res, api, 400, undefined, 'malformed JSON');
+    }
+    const request: LoopbackRequest = { api, body, headers: req.headers, ...resultsOf(api, body) };
+    if ((api === 'anthropic' && url.pathname !== '/v1/messages') || (api === 'openai' && url.pathname !== '/v1/chat/completions')) {
+      return this.fail(res, api, 404, undefined, `no route ${url.pathname}`);
+    }
+    this.requests.push(request);
+    const turn = this.script(request);
+    if (turn.kind === 'status') return this.fail(res, api, turn.status, turn.retryAfter, turn.message ?? `scripted ${turn.status}`);
+    let complete = false;
+    res.on('close', () => {
+      if (!complete) this.abandoned += 1;
+    });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const sse = api === 'anthropic' ? new AnthropicSse(res, String(body.model)) : new OpenAISse(res, String(body.model));
+    sse.start();
+    const text = turn.text ?? [];
+    for (const delta of text) sse.text(delta);
+    if (turn.kind === 'cut') {
+      // Cut by the service's side once what was sent has left (a client going away is not counted).
+      complete = true;
+      await new Promise<void>((flushed) => res.write('', () => flushed()));
+      res.socket?.destroy();
+      return;
+    }
+    if (turn.hold) {
+      await new Promise<void>((release) => {
+        this.held.push({ release });
+        for (const waiter of this.heldWaiters.splice(0)) waiter();
+      });
+      if (res.destroyed) return;
+    }
+    const calls = turn.toolCalls ?? [];
+    for (const call of calls) sse.toolCall(call);
+    sse.finish(turn.stop ?? (calls.length ? 'tool_use' : 'end_turn'), turn.usage ?? { input: 10, output: 5 });
+    complete = true;
+    res.end();
+  }
+
+  private authorized(req: IncomingMessage): boolean {
+    const key = req.headers['x-api-key'] ?? req.headers.authorization;
+    return typeof key === 'string' && !key.includes('wrong');
+  }
+
+  private fail(res: ServerResponse, api: LoopbackApi, status: number, retryAfter: string | undefined, message: string): void {
+    const body = api === 'anthropic' ? { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } } : { error: { message, type: 'error', code: String(status) } };
+    res.writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) }).end(JSON.stringify(body));
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed request body
+function resultsOf(api: LoopbackApi, body: any): { toolResults: number; resultTexts: string[] } {
+  const texts: string[] = [];
+  for (const message of Array.isArray(body?.messages) ? body.messages : []) {
+    if (api === 'openai' && message.role === 'tool') texts.push(String(message.content));
+    if (api === 'anthropic' && message.role === 'user' && Array.isArray(message.content)) {
+      for (const block of message.content) if (block.type === 'tool_result') texts.push(typeof block.content === 'string' ? block.content : JSON.stringify(block.content));
+    }
+  }
+  return { toolResults: texts.length, resultTexts: texts };
+}
+
+class AnthropicSse {
+  private index = 0;
+  private textOpen = false;
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly model: string,
+  ) {}
+  private send(event: string, data: unknown): void {
+    this.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+  start(): void {
+    this.send('message_start', {
+      type: 'message_start',
+      message: { id: 'msg_loopback', type: 'message', role: 'assistant', content: [], model: this.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
+    });
+  }
+  text(delta: string): void {
+    if (!this.textOpen) {
+      this.send('content_block_start', { type: 'content_block_start', index: this.index, content_block: { type: 'text', text: '' } });
+      this.textOpen = true;
+    }
+    this.send('content_block_delta', { type: 'content_block_delta', index: this.index, delta: { type: 'text_delta', text: delta } });
+  }
+  private closeText(): void {
+    if (!this.textOpen) return;
+    this.send('content_block_stop', { type: 'content_block_stop', index: this.index++ });
+    this.textOpen = false;
+  }
+  toolCall(call: ScriptedToolCall): void {
+    this.closeText();
+    const json = JSON.stringify(call.args);
+    this.send('content_block_start', { type: 'content_block_start', index: this.index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
+    // The input arrives in fragments, as the service sends it.
+    const half = Math.ceil(json.length / 2);
+    for (const part of [json.slice(0, half), json.slice(half)]) this.send('content_block_delta', { type: 'content_block_delta', index: this.index, delta: { type: 'input_json_delta', partial_json: part } });
+    this.send('content_block_stop', { type: 'content_block_stop', index: this.index++ });
+  }
+  finish(stop: string, usage: { input: number; output: number }): void {
+    this.closeText();
+    this.send('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { input_tokens: usage.input, output_tokens: usage.output } });
+    this.send('message_stop', { type: 'message_stop' });
+  }
+}
+
+class OpenAISse {
+  private calls = 0;
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly model: string,
+  ) {}
+  private chunk(choices: unknown[], extra: Record<string, unknown> = {}): void {
+    this.res.write(`data: ${JSON.stringify({ id: 'chatcmpl-loopback', object: 'chat.completion.chunk', created: 0, model: this.model, choices, ...extra })}\n\n`);
+  }
+  start(): void {
+    this.chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+  }
+  text(delta: string): void {
+    this.chunk([{ index: 0, delta: { content: delta }, finish_reason: null }]);
+  }
+  toolCall(call: ScriptedToolCall): void {
+    const index = this.calls++;
+    const json = JSON.stringify(call.args);
+    const half = Math.ceil(json.length / 2);
+    this.chunk([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: json.slice(0, half) } }] }, finish_reason: null }]);
+    this.chunk([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: json.slice(half) } }] }, finish_reason: null }]);
+  }
+  finish(stop: string, usage: { input: number; output: number }): void {
+    const reason = stop === 'tool_use' ? 'tool_calls' : stop === 'max_tokens' ? 'length' : 'stop';
+    this.chunk([{ index: 0, delta: {}, finish_reason: reason }]);
+    this.chunk([], { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } });
+    this.res.write('data: [DONE]\n\n');
+  }
+}
