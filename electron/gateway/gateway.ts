@@ -40,6 +40,7 @@ import type { AgentStore, StoredAgent } from './agentStore.js';
 import type { Clock } from './clientPresence.js';
 import { AGENT_IDLE_MS, holdWhileOpen, isIdle, ModernClients } from './clientPresence.js';
 import { ModernAgents } from './modernAgents.js';
+import { BodyTooLarge, readBody } from './requestBody.js';
 import { GatewaySignIn } from './oauth/signIn.js';
 import { OAuthStore } from './oauth/oauthStore.js';
 import { serveWebRequest, toWebRequest } from './webResponse.js';
@@ -74,32 +75,9 @@ type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
  */
 export const ACTIVITY_REPORT_MS = 250;
 
-class BodyTooLarge extends Error {}
-
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        // Stop keeping it, but let the 413 reach the agent before the connection ends (route()).
-        chunks.length = 0;
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 export class Gateway {

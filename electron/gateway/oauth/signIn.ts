@@ -30,6 +30,7 @@ import type Provider from 'oidc-provider';
 import { AgentVisibilitySchema, GATEWAY_PATH } from '../../../shared/agents.js';
 import { bearerOf, tokensEqual } from '../../security/loopbackAccess.js';
 import type { AgentStore, StoredAgent } from '../agentStore.js';
+import { readBody } from '../requestBody.js';
 import { consentPage, errorPage, pageSecurityHeaders } from './consentPage.js';
 import type { OAuthStore } from './oauthStore.js';
 import { CONSENT_PATH, MCP_SCOPE, OAUTH_ROUTES, createProvider } from './provider.js';
@@ -243,7 +244,7 @@ export class GatewaySignIn {
 
     let form: URLSearchParams;
     try {
-      form = new URLSearchParams((await readSmallBody(req, MAX_FORM_BYTES)).toString('utf8'));
+      form = new URLSearchParams((await readBody(req, MAX_FORM_BYTES)).toString('utf8'));
     } catch {
       return fail(413, 'This answer was refused', 'It was not a consent form.');
     }
@@ -291,23 +292,4 @@ export class GatewaySignIn {
     const now = Date.now();
     for (const [uid, entry] of this.csrf) if (entry.expiresAt < now) this.csrf.delete(uid);
   }
-}
-
-function readSmallBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new Error('too large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
