@@ -27,7 +27,6 @@ describe('the limit of sessions per agent', () => {
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir, { gateway: { maxSessionsPerAgent: 2 } });
     await addFixtureServer(app, 'fx', { FIXTURE_COUNTER: counter });
-    await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === 'fx' && t.name === 'append'));
     agent = await app.createAgent('Many Sessions');
   }, 30_000);
 

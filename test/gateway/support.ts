@@ -83,8 +83,10 @@ export async function startGatewayApp(
  */
 export async function addFixtureServer(app: GatewayApp, id: string, env: Record<string, string>, allow: readonly string[] = []): Promise<void> {
   const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === id && p.status.state === 'ready');
+  // Ready comes before the tools are listed: wait until the harness (and so the gateway) has them too.
+  const listed = app.nextEvent<{ tools: Array<{ serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === id));
   await app.call('servers.save', { mode: 'create', config: { id, name: `Fixture ${id}`, transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env } });
-  await ready;
+  await Promise.all([ready, listed]);
   for (const toolName of allow) await app.call('permissions.setToolLevel', { serverId: id, toolName, level: 'ALLOW' });
 }
 

@@ -27,7 +27,6 @@ describe('the stdio entry: a waiting call is answered when the agent is revoked'
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
     await addFixtureServer(app, 'fx', { FIXTURE_COUNTER: counter });
-    await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === 'fx' && t.name === 'append'));
   }, 30_000);
 
   afterAll(async () => {
