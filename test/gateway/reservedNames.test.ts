@@ -48,7 +48,7 @@ describe('the person’s caller id is not an agent name', () => {
 
     const app = await startGatewayApp(dir);
     try {
-      await expect(connectAgent(app.url, token)).rejects.toThrow(/401|Unauthorized/);
+      await expect(connectAgent(app.url, token)).rejects.toThrow(/MiniHarness refused this agent's token/);
       const view = await app.call<{ agents: Array<{ name: string }> }>('agents.list');
       expect(view.agents.map((a) => a.name)).not.toContain('gui');
     } finally {
