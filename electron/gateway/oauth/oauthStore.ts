@@ -2,8 +2,8 @@
  * What the gateway's authorization server (oidc-provider) keeps, behind the library's Adapter
  * interface: registered clients, grants, access and refresh tokens — durable, in one file of the
  * data folder (`gateway-oauth.json`, written atomically, 0600) with the signing key — and the
- * short-lived rest (authorization codes, interactions, browser sessions) in memory only: a restart
- * forgets a sign-in in progress, never a finished one.
+ * short-lived rest (authorization codes, interactions, browser sessions) in memory only, bounded
+ * (MAX_PENDING_RECORDS): a restart forgets a sign-in in progress, never a finished one.
  *
  * Tokens are never stored as they are: an access, refresh or authorization code is kept under its
  * SHA-256 and its value (`jti`) is dropped from the stored payload, given back only to whoever
@@ -26,6 +26,12 @@ const DURABLE = new Set(['Client', 'Grant', 'AccessToken', 'RefreshToken']);
  * beyond this many clients, the oldest that no grant uses are forgotten, so the file stays small.
  */
 export const MAX_CLIENTS = 200;
+/**
+ * Records kept in memory (sign-ins in progress, browser sessions, codes) at most: any web page can
+ * open `/authorize` in a loop, and each visit starts an interaction that lasts minutes. Beyond
+ * this, the expired go, then the oldest (a sign-in flooded out is started again from the agent).
+ */
+export const MAX_PENDING_RECORDS = 5_000;
 /** Models whose id is a bearer secret: stored under its hash. */
 const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
@@ -138,6 +144,8 @@ export class OAuthStore {
       if (model === 'Client') this.forgetUnusedClients();
       this.save();
     } else {
+      // Re-inserted: the most recently written is the last to be dropped.
+      this.memory.delete(key);
       this.memory.set(key, record);
       this.pruneMemory();
     }
@@ -168,8 +176,14 @@ export class OAuthStore {
   }
 
   private pruneMemory(): void {
+    if (this.memory.size <= MAX_PENDING_RECORDS) return;
     const now = this.now();
     for (const [key, record] of this.memory) if (record.expiresAt !== undefined && record.expiresAt <= now) this.memory.delete(key);
+    // Oldest first (a Map keeps insertion order).
+    for (const key of this.memory.keys()) {
+      if (this.memory.size <= MAX_PENDING_RECORDS) break;
+      this.memory.delete(key);
+    }
   }
 
   private load(): void {
