@@ -7,7 +7,7 @@
  * exchanges the code, lists and calls tools, refreshes (the old refresh token is then refused), and
  * is refused with MiniHarness's sentence once the person revokes the agent. Also: a wrong static
  * token, registration, PKCE missing, another resource, and consent posts without the CSRF secret
- * or from another origin.
+ * or from another origin; a client that refreshes again and again keeps the sign-in file bounded.
  */
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { AgentsView } from '../../shared/agents.js';
+import { MAX_TOKENS_PER_GRANT } from '../../electron/gateway/oauth/oauthStore.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
 import { addFixtureServer, connectAgent, startGatewayApp } from './support.js';
@@ -344,5 +345,19 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     const moved = await raw(fresh.access_token);
     expect(moved.status).toBe(401);
     expect(moved.headers.get('www-authenticate')).toContain(`error_description="${SENTENCE}`);
+  });
+  it('refreshing again and again keeps the sign-in file bounded: at most MAX_TOKENS_PER_GRANT of each kind per grant; the newest tokens work', async () => {
+    const provider = new TestOAuthProvider();
+    await signIn(provider);
+    const client = (provider.info as { client_id: string }).client_id;
+    for (let i = 0; i < MAX_TOKENS_PER_GRANT * 3; i++) {
+      const refreshed = await refresh(provider, (provider.stored as OAuthTokens).refresh_token as string);
+      expect(refreshed.status).toBe(200);
+      provider.saveTokens((await refreshed.json()) as OAuthTokens);
+    }
+    const records = Object.values((JSON.parse(readFileSync(join(app.dataDir, 'gateway-oauth.json'), 'utf8')) as { records: Record<string, { payload: { kind: string; clientId: string } }> }).records);
+    for (const kind of ['AccessToken', 'RefreshToken']) expect(records.filter((r) => r.payload.kind === kind && r.payload.clientId === client).length).toBeLessThanOrEqual(MAX_TOKENS_PER_GRANT);
+    expect((await raw((provider.stored as OAuthTokens).access_token)).status).toBe(200);
+    expect((await refresh(provider, (provider.stored as OAuthTokens).refresh_token as string)).status).toBe(200);
   });
 });

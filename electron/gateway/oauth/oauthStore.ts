@@ -32,6 +32,14 @@ export const MAX_CLIENTS = 200;
  * this, the expired go, then the oldest (a sign-in flooded out is started again from the agent).
  */
 export const MAX_PENDING_RECORDS = 5_000;
+/**
+ * Each refresh adds an access token (valid an hour) and a refresh token (the one it replaced is
+ * kept, consumed, so that presenting it again ends the grant). A client that refreshes often would
+ * grow the file without bound: per grant, at most this many of each are kept — the oldest go first,
+ * consumed refresh tokens before the one in use. (A stolen refresh token used this many rotations
+ * before its owner's is then refused as unknown rather than ending the grant.)
+ */
+export const MAX_TOKENS_PER_GRANT = 20;
 /** Models whose id is a bearer secret: stored under its hash. */
 const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
@@ -142,6 +150,7 @@ export class OAuthStore {
     if (DURABLE.has(model)) {
       this.durable.set(key, record);
       if (model === 'Client') this.forgetUnusedClients();
+      if (model === 'AccessToken' || model === 'RefreshToken') this.keepNewestTokens(model, record.payload.grantId);
       this.save();
     } else {
       // Re-inserted: the most recently written is the last to be dropped.
@@ -170,6 +179,21 @@ export class OAuthStore {
     for (const key of clients) {
       if (excess === 0) break;
       if (used.has(key.slice('Client:'.length))) continue;
+      this.durable.delete(key);
+      excess--;
+    }
+  }
+
+  private keepNewestTokens(model: string, grantId: unknown): void {
+    if (typeof grantId !== 'string') return;
+    const now = this.now();
+    const ofGrant = [...this.durable].filter(([key, record]) => key.startsWith(`${model}:`) && record.payload.grantId === grantId);
+    let excess = ofGrant.length - MAX_TOKENS_PER_GRANT;
+    if (excess <= 0) return;
+    // Expired first, then consumed, then the oldest (a Map keeps insertion order); the newest is last, so it stays.
+    const rank = ([, record]: [string, StoredRecord]): number => (record.expiresAt !== undefined && record.expiresAt <= now ? 0 : record.payload.consumed !== undefined ? 1 : 2);
+    for (const [key] of ofGrant.map((entry, index) => ({ entry, index })).sort((a, b) => rank(a.entry) - rank(b.entry) || a.index - b.index).map(({ entry }) => entry)) {
+      if (excess === 0) break;
       this.durable.delete(key);
       excess--;
     }
