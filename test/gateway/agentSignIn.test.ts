@@ -360,4 +360,23 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect((await raw((provider.stored as OAuthTokens).access_token)).status).toBe(200);
     expect((await refresh(provider, (provider.stored as OAuthTokens).refresh_token as string)).status).toBe(200);
   });
+  it('a client given the gateway as http://localhost:<port>/mcp signs in too: the challenge names the metadata under the spelling it used', async () => {
+    const provider = new TestOAuthProvider();
+    const url = new URL(app.url.href.replace('127.0.0.1', 'localhost'));
+    const refused = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    expect(refused.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp"`);
+    const client = new Client({ name: 'oauth-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await expect(client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    const authorizationUrl = provider.authorizationUrl as URL;
+    expect(authorizationUrl.searchParams.get('resource')).toBe(`${url.origin}/mcp`);
+    const consent = await browser.navigate(authorizationUrl);
+    const { action, csrf } = consentForm(await consent.response.text());
+    const back = await browser.navigate(`${origin}${action}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, body: `csrf=${csrf}&decision=allow&scope=all` });
+    await new StreamableHTTPClientTransport(url, { authProvider: provider }).finishAuth(back.url.searchParams);
+    const connected = new Client({ name: 'oauth-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await connected.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    expect((await connected.listTools()).tools.length).toBeGreaterThan(0);
+    await connected.close();
+  });
+
 });
