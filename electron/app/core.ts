@@ -154,6 +154,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   // ── pipeline ──────────────────────────────────────────────────────────────────────────────
   /** Drawn fresh each run: the gateway names itself with it, and the app's client refuses a server that does. */
   const gatewayMark = randomUUID();
+  /** The gateway marks each server answered with: the MiniHarness gateways behind this one, which its own gateway names. */
+  const marksBehind = new Map<string, string[]>();
   const broker = new ApprovalBroker(emit, (value) => tracer.redact(value));
   // Servers' elicitation and sampling requests, shown to the person as dialogs naming the server.
   const asks = new ServerAskBroker(emit, { serverName: (id: string): string => registry.server(id)?.name ?? id });
@@ -182,6 +184,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       ownGatewayMark: gatewayMark,
       // Servers see this app's version in clientInfo.
       clientVersion: options.version,
+      onGatewayMarks: (serverId, marks) => void marksBehind.set(serverId, marks),
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: reportDamaged }),
     pathBase: workspace,
@@ -217,6 +220,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     describe: (error) => toErrorShape(error, (text) => tracer.redactText(text)),
     version: options.version,
     mark: gatewayMark,
+    marksThrough: () => [...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks))],
     stdio: options.gateway?.stdio ?? { command: GATEWAY_BIN, args: [] },
     onChange: scheduleAgentsChanged,
     ...(options.gateway?.idleMs !== undefined ? { idleMs: options.gateway.idleMs } : {}),

@@ -20,7 +20,7 @@ import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Resourc
 import { z } from 'zod';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
-import { GATEWAY_MARK_KEY, gatewayMarkCapability } from '../mcp/ownGateway.js';
+import { gatewayMarkCapability, gatewayMarkMeta } from '../mcp/ownGateway.js';
 import type { ProgressUpdate } from '../mcp/types.js';
 import type { GatewayFeatures } from './agentFeatures.js';
 import { asRequested, listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentPrompt, routeAgentResource } from './agentFeatures.js';
@@ -76,6 +76,8 @@ export interface AgentSessionDeps {
   inFlight?: CallsInFlight;
   /** How often a call waiting for approval tells the agent so by progress (default WAITING_PROGRESS_MS). */
   waitingProgressMs?: number;
+  /** The marks of the MiniHarness gateways this app is connected to, named beside its own (a ring of runs is refused). */
+  marksThrough?: () => readonly string[];
 }
 
 /** What differs between the eras: the key of a call without a callId, and the caller's session label. */
@@ -123,7 +125,7 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
   const capabilities = {
     tools: { listChanged: true },
     ...(deps.features ? { resources: {}, prompts: {} } : {}),
-    ...(deps.mark !== undefined ? { experimental: gatewayMarkCapability(deps.mark) } : {}),
+    ...(deps.mark !== undefined ? { experimental: gatewayMarkCapability(deps.mark, deps.marksThrough?.()) } : {}),
   };
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the gateway is a proxy whose tool, resource and prompt lists are computed per request: the SDK's low-level Server is meant for exactly that (McpServer registers fixed handlers)
   const server = new Server(
@@ -134,7 +136,7 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
   server.setRequestHandler('tools/list', () => {
     const agent = requireAgent(deps);
     scope.onListed?.(deps.catalog.fingerprint(agent.visibility));
-    return { tools: deps.catalog.visible(agent.visibility), ...(deps.mark !== undefined ? { _meta: { [GATEWAY_MARK_KEY]: deps.mark } } : {}) };
+    return { tools: deps.catalog.visible(agent.visibility), ...(deps.mark !== undefined ? { _meta: gatewayMarkMeta(deps.mark, deps.marksThrough?.()) } : {}) };
   });
   server.setRequestHandler('tools/call', (request, ctx) => callTool(deps, scope, request.params, ctx));
   if (deps.features) serveFeatures(server, deps, scope, deps.features);

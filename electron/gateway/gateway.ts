@@ -260,7 +260,7 @@ export class Gateway {
     if (!isAllowedHost(req.headers.host, port)) return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
     if (!isAllowedOrigin(req.headers.origin, port)) return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Origin.');
     // A static token or a signed-in agent's access token; refused, the client reads MiniHarness's sentence (header and body).
-    const authenticated = await this.signIn.authenticate(req.headers.authorization);
+    const authenticated = await this.signIn.authenticate(req.headers.authorization, req.headers.host);
     if (!('agent' in authenticated)) return jsonRpcError(res, authenticated.status, -32001, authenticated.sentence, authenticated.headers);
     const agent = authenticated.agent;
 

@@ -56,7 +56,7 @@ import { invalidHeaderDeclaration } from './toolHeaders.js';
 import { runInputRounds } from './inputRounds.js';
 import { checkToolOutput, withoutOutputSchema } from './toolOutput.js';
 import { networkFailureOf } from './networkFailure.js';
-import { refuseOwnGateway } from './ownGateway.js';
+import { gatewayMarksOf, refuseOwnGateway } from './ownGateway.js';
 import type { ServerAskHandlers } from './serverAsks.js';
 import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.js';
 import type { OpenedTransport } from './transports.js';
@@ -116,6 +116,8 @@ export interface MCPClientOptions {
   onVerdict?: (verdict: PriorDiscovery | undefined) => void;
   /** This run's gateway mark: a server answering with it is the app's own gateway, refused (ownGateway.ts). */
   ownGatewayMark?: string;
+  /** The gateway marks this server answered with (none: not a MiniHarness gateway), at each handshake and tools/list page it was not refused for. */
+  onGatewayMarks?: (marks: string[]) => void;
 }
 
 
@@ -227,6 +229,7 @@ export class MCPClient implements ToolClient {
       // A close() that raced the handshake wins: the caller asked for it.
       if (this.isClosed()) throw new MCPClientClosedError(this.serverId, 'initialize');
       refuseOwnGateway(this.serverId, this.options.ownGatewayMark, info.capabilities);
+      this.options.onGatewayMarks?.(gatewayMarksOf(info.capabilities));
       this._negotiated = info;
       this._state = 'ready';
       this.log.note(`ready: ${info.serverInfo.name} ${info.serverInfo.version}, ${info.era} era, protocol ${info.protocolVersion} (${info.verdictSource})`);
@@ -366,6 +369,7 @@ export class MCPClient implements ToolClient {
         do {
           const page = await this.signIns.run(() => sdk.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
           refuseOwnGateway(this.serverId, this.options.ownGatewayMark, page, () => void this.close());
+          this.options.onGatewayMarks?.(gatewayMarksOf(page));
           for (const tool of page.tools) {
             // A tool whose x-mcp-header declarations are invalid is left out, as the spec says a client must.
             const fault = invalidHeaderDeclaration(tool.inputSchema);

@@ -10,8 +10,10 @@
  * Only string *values* change: keys are never rewritten, nor the identifiers callers address
  * things by — a tool's or prompt's `name`, a prompt argument's `name`, a resource's `uri`, a
  * template's `uriTemplate`, the property names a JSON Schema's `required` / `dependentRequired`
- * list — so a redacted schema still validates the same arguments. Limit: a secret used as such a
- * key or identifier is left as it is (renaming it would break every call that uses it).
+ * list — so a redacted schema still validates the same arguments. A descriptor whose identifier
+ * or schema key holds a known secret cannot be redacted without breaking every call that uses it:
+ * it is left out of the list (a tool, resource, template or prompt only a hostile or careless
+ * server would name so).
  *
  * Returns its input itself when nothing was replaced (the common case allocates nothing).
  */
@@ -54,7 +56,7 @@ export class DescriptorRedaction {
   }
 
   tools(tools: Tool[]): Tool[] {
-    return this.each(tools, (tool) => this.tool(tool));
+    return this.each(tools, (tool) => this.tool(tool), (tool) => [tool.name, ...keysOf(tool.inputSchema), ...keysOf(tool.outputSchema)]);
   }
 
   resource(resource: Resource): Resource {
@@ -88,10 +90,21 @@ export class DescriptorRedaction {
     return secrets.length === 0 ? value : (strings(value, secrets, true) as T);
   }
 
-  /** Each item through `redactOne`, the same array when none changed. */
-  each<T>(items: T[], redactOne: (item: T) => T): T[] {
-    return this.list().length === 0 ? items : mapSame(items, redactOne);
+  /**
+   * Each item through `redactOne`, the same array when none changed; an item one of whose
+   * `identifiers` holds a known secret is left out (it cannot be renamed without breaking calls).
+   */
+  each<T>(items: T[], redactOne: (item: T) => T, identifiers?: (item: T) => Iterable<string>): T[] {
+    const secrets = this.list();
+    if (secrets.length === 0) return items;
+    const holdsSecret = (item: T): boolean => {
+      for (const id of identifiers?.(item) ?? []) if (secrets.some((secret) => id.includes(secret))) return true;
+      return false;
+    };
+    const kept = identifiers && items.some(holdsSecret) ? items.filter((item) => !holdsSecret(item)) : items;
+    return mapSame(kept, redactOne);
   }
+
 
   private list(): readonly string[] {
     return this.secrets?.prepared ?? [];
@@ -121,6 +134,18 @@ function replace(text: string, secrets: readonly string[]): string {
 /** defineProperty: a "__proto__" key must stay a key, not set the copy's prototype. */
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** What callers address a resource, a template or a prompt by (its arguments' names too): kept as is, so never holding a secret. */
+export const resourceIds = (resource: Resource): string[] => [resource.uri];
+export const templateIds = (template: ResourceTemplateType): string[] => [template.uriTemplate];
+export const promptIds = (prompt: Prompt): string[] => [prompt.name, ...(prompt.arguments ?? []).map((argument) => argument.name)];
+
+/** Every key of plain JSON data (a schema's property names among them), to a bounded depth. */
+function keysOf(value: unknown, depth = 0): string[] {
+  if (value === null || typeof value !== 'object' || depth > 64) return [];
+  if (Array.isArray(value)) return value.flatMap((item) => keysOf(item, depth + 1));
+  return Object.entries(value).flatMap(([key, item]) => [key, ...keysOf(item, depth + 1)]);
 }
 
 function mapSame<T>(items: T[], f: (item: T) => T): T[] {

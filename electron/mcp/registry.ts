@@ -66,6 +66,8 @@ export interface RegistryOptions {
   maxMessageBytes?: number;
   /** This run's gateway mark, for the default client factory: a server answering with it is refused (ownGateway.ts). */
   ownGatewayMark?: string;
+  /** A server answered with these gateway marks (ownGateway.ts): the app's gateway names them as the ones behind it. */
+  onGatewayMarks?: (serverId: string, marks: string[]) => void;
   /** Who answers servers' elicitation and sampling requests, for the default client factory (none: not declared). */
   asks?: ServerAskHandlers;
   /** OAuth servers' sessions, for the default client factory (issue 11; see oauth/manager.ts). */
@@ -99,6 +101,7 @@ export class MCPToolRegistry {
           ...(options.clientVersion ? { clientInfo: { name: CLIENT_NAME, version: options.clientVersion } } : {}),
           ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
           ...(options.ownGatewayMark !== undefined ? { ownGatewayMark: options.ownGatewayMark } : {}),
+          ...(options.onGatewayMarks ? { onGatewayMarks: (marks: string[]) => options.onGatewayMarks?.(config.id, marks) } : {}),
           ...oauthOf(options.oauth, config),
           ...verdictsOf(options.verdicts, config),
         }));

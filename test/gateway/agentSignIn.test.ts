@@ -7,7 +7,7 @@
  * exchanges the code, lists and calls tools, refreshes (the old refresh token is then refused), and
  * is refused with MiniHarness's sentence once the person revokes the agent. Also: a wrong static
  * token, registration, PKCE missing, another resource, and consent posts without the CSRF secret
- * or from another origin.
+ * or from another origin; a client that refreshes again and again keeps the sign-in file bounded.
  */
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { AgentsView } from '../../shared/agents.js';
+import { MAX_TOKENS_PER_GRANT } from '../../electron/gateway/oauth/oauthStore.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
 import { addFixtureServer, connectAgent, startGatewayApp } from './support.js';
@@ -345,4 +346,37 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect(moved.status).toBe(401);
     expect(moved.headers.get('www-authenticate')).toContain(`error_description="${SENTENCE}`);
   });
+  it('refreshing again and again keeps the sign-in file bounded: at most MAX_TOKENS_PER_GRANT of each kind per grant; the newest tokens work', async () => {
+    const provider = new TestOAuthProvider();
+    await signIn(provider);
+    const client = (provider.info as { client_id: string }).client_id;
+    for (let i = 0; i < MAX_TOKENS_PER_GRANT * 3; i++) {
+      const refreshed = await refresh(provider, (provider.stored as OAuthTokens).refresh_token as string);
+      expect(refreshed.status).toBe(200);
+      provider.saveTokens((await refreshed.json()) as OAuthTokens);
+    }
+    const records = Object.values((JSON.parse(readFileSync(join(app.dataDir, 'gateway-oauth.json'), 'utf8')) as { records: Record<string, { payload: { kind: string; clientId: string } }> }).records);
+    for (const kind of ['AccessToken', 'RefreshToken']) expect(records.filter((r) => r.payload.kind === kind && r.payload.clientId === client).length).toBeLessThanOrEqual(MAX_TOKENS_PER_GRANT);
+    expect((await raw((provider.stored as OAuthTokens).access_token)).status).toBe(200);
+    expect((await refresh(provider, (provider.stored as OAuthTokens).refresh_token as string)).status).toBe(200);
+  });
+  it('a client given the gateway as http://localhost:<port>/mcp signs in too: the challenge names the metadata under the spelling it used', async () => {
+    const provider = new TestOAuthProvider();
+    const url = new URL(app.url.href.replace('127.0.0.1', 'localhost'));
+    const refused = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    expect(refused.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp"`);
+    const client = new Client({ name: 'oauth-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await expect(client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    const authorizationUrl = provider.authorizationUrl as URL;
+    expect(authorizationUrl.searchParams.get('resource')).toBe(`${url.origin}/mcp`);
+    const consent = await browser.navigate(authorizationUrl);
+    const { action, csrf } = consentForm(await consent.response.text());
+    const back = await browser.navigate(`${origin}${action}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, body: `csrf=${csrf}&decision=allow&scope=all` });
+    await new StreamableHTTPClientTransport(url, { authProvider: provider }).finishAuth(back.url.searchParams);
+    const connected = new Client({ name: 'oauth-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await connected.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    expect((await connected.listTools()).tools.length).toBeGreaterThan(0);
+    await connected.close();
+  });
+
 });

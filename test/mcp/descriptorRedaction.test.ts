@@ -1,7 +1,8 @@
 /**
  * DescriptorRedaction's rules on their own: string values redacted, keys and identifiers kept (a
  * JSON Schema's property names and `required` list), the input returned as it is when nothing
- * changed; and the tool map redacting again what it keeps once a secret becomes known later.
+ * changed; and the tool map redacting again what it keeps once a secret becomes known later
+ * (leaving out a tool whose name or schema keys hold it).
  */
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '@modelcontextprotocol/client';
@@ -35,13 +36,16 @@ describe('descriptor redaction', () => {
     expect(new DescriptorRedaction(secrets).tools(tools)).toBe(tools);
   });
 
-  it('the tool map redacts what it keeps again once a secret becomes known after the listing', () => {
+  it('the tool map redacts what it keeps again once a secret becomes known after the listing; a tool keyed by it is then left out', () => {
     const secrets = new KnownSecrets();
     const map = new ToolMap(() => 0, new DescriptorRedaction(secrets));
-    map.set('srv', { tools: [tool(SECRET)], fromCache: false });
-    expect(map.allTools()[0]?.tool.description).toBe(`Uses ${SECRET}`);
+    const other: Tool = { name: 'other', description: `Uses ${SECRET}`, inputSchema: { type: 'object', properties: { q: { type: 'string', description: SECRET } } } };
+    map.set('srv', { tools: [tool(SECRET), other], fromCache: false });
+    expect(map.allTools().map((t) => t.tool.description)).toEqual([`Uses ${SECRET}`, `Uses ${SECRET}`]);
     secrets.add(SECRET);
-    expect(map.allTools()[0]?.tool.description).toBe('Uses [redacted]');
-    expect(map.resolve('search')?.tool.inputSchema.properties).toEqual({ [SECRET]: { type: 'string', enum: ['[redacted]', 'plain'], description: '[redacted]' } });
+    expect(map.allTools().map((t) => t.tool.description)).toEqual(['Uses [redacted]']);
+    expect(map.resolve('other')?.tool.inputSchema.properties).toEqual({ q: { type: 'string', description: '[redacted]' } });
+    // Its schema names a property by the secret: it cannot be redacted without breaking its calls.
+    expect(map.resolve('search')).toBeUndefined();
   });
 });

@@ -2,8 +2,8 @@
  * What the gateway's authorization server (oidc-provider) keeps, behind the library's Adapter
  * interface: registered clients, grants, access and refresh tokens — durable, in one file of the
  * data folder (`gateway-oauth.json`, written atomically, 0600) with the signing key — and the
- * short-lived rest (authorization codes, interactions, browser sessions) in memory only: a restart
- * forgets a sign-in in progress, never a finished one.
+ * short-lived rest (authorization codes, interactions, browser sessions) in memory only, bounded
+ * (MAX_PENDING_RECORDS): a restart forgets a sign-in in progress, never a finished one.
  *
  * Tokens are never stored as they are: an access, refresh or authorization code is kept under its
  * SHA-256 and its value (`jti`) is dropped from the stored payload, given back only to whoever
@@ -26,6 +26,20 @@ const DURABLE = new Set(['Client', 'Grant', 'AccessToken', 'RefreshToken']);
  * beyond this many clients, the oldest that no grant uses are forgotten, so the file stays small.
  */
 export const MAX_CLIENTS = 200;
+/**
+ * Records kept in memory (sign-ins in progress, browser sessions, codes) at most: any web page can
+ * open `/authorize` in a loop, and each visit starts an interaction that lasts minutes. Beyond
+ * this, the expired go, then the oldest (a sign-in flooded out is started again from the agent).
+ */
+export const MAX_PENDING_RECORDS = 5_000;
+/**
+ * Each refresh adds an access token (valid an hour) and a refresh token (the one it replaced is
+ * kept, consumed, so that presenting it again ends the grant). A client that refreshes often would
+ * grow the file without bound: per grant, at most this many of each are kept — the oldest go first,
+ * consumed refresh tokens before the one in use. (A stolen refresh token used this many rotations
+ * before its owner's is then refused as unknown rather than ending the grant.)
+ */
+export const MAX_TOKENS_PER_GRANT = 20;
 /** Models whose id is a bearer secret: stored under its hash. */
 const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
@@ -136,8 +150,11 @@ export class OAuthStore {
     if (DURABLE.has(model)) {
       this.durable.set(key, record);
       if (model === 'Client') this.forgetUnusedClients();
+      if (model === 'AccessToken' || model === 'RefreshToken') this.keepNewestTokens(model, record.payload.grantId);
       this.save();
     } else {
+      // Re-inserted: the most recently written is the last to be dropped.
+      this.memory.delete(key);
       this.memory.set(key, record);
       this.pruneMemory();
     }
@@ -167,9 +184,30 @@ export class OAuthStore {
     }
   }
 
+  private keepNewestTokens(model: string, grantId: unknown): void {
+    if (typeof grantId !== 'string') return;
+    const now = this.now();
+    const ofGrant = [...this.durable].filter(([key, record]) => key.startsWith(`${model}:`) && record.payload.grantId === grantId);
+    let excess = ofGrant.length - MAX_TOKENS_PER_GRANT;
+    if (excess <= 0) return;
+    // Expired first, then consumed, then the oldest (a Map keeps insertion order); the newest is last, so it stays.
+    const rank = ([, record]: [string, StoredRecord]): number => (record.expiresAt !== undefined && record.expiresAt <= now ? 0 : record.payload.consumed !== undefined ? 1 : 2);
+    for (const [key] of ofGrant.map((entry, index) => ({ entry, index })).sort((a, b) => rank(a.entry) - rank(b.entry) || a.index - b.index).map(({ entry }) => entry)) {
+      if (excess === 0) break;
+      this.durable.delete(key);
+      excess--;
+    }
+  }
+
   private pruneMemory(): void {
+    if (this.memory.size <= MAX_PENDING_RECORDS) return;
     const now = this.now();
     for (const [key, record] of this.memory) if (record.expiresAt !== undefined && record.expiresAt <= now) this.memory.delete(key);
+    // Oldest first (a Map keeps insertion order).
+    for (const key of this.memory.keys()) {
+      if (this.memory.size <= MAX_PENDING_RECORDS) break;
+      this.memory.delete(key);
+    }
   }
 
   private load(): void {

@@ -122,11 +122,13 @@ export class GatewaySignIn {
   /**
    * Who the bearer token belongs to: an agent's static token (stdio entry and clients that
    * cannot sign in), or an access token issued here, for this gateway's `/mcp`, whose agent may
-   * still connect. Otherwise the answer to send, with the sentence.
+   * still connect. Otherwise the answer to send, with the sentence. `host`: the Host the client
+   * reached (already checked): the challenge names the metadata under that spelling (localhost or
+   * 127.0.0.1), whose resource then matches the client's URL, as clients check.
    */
-  async authenticate(authorization: string | undefined): Promise<Authentication> {
+  async authenticate(authorization: string | undefined, host?: string): Promise<Authentication> {
     const listening = this.listening;
-    const resourceMetadataUrl = listening ? getOAuthProtectedResourceMetadataUrl(listening.resource) : undefined;
+    const resourceMetadataUrl = listening ? getOAuthProtectedResourceMetadataUrl(new URL(`${originAsReached(listening, host)}${GATEWAY_PATH}`)) : undefined;
     if (authorization === undefined || authorization.trim() === '') {
       // RFC 6750 §3.1: no credentials, no error code — the challenge that starts a sign-in.
       return { status: 401, sentence: NO_TOKEN_SENTENCE, headers: { 'WWW-Authenticate': `Bearer${resourceMetadataUrl ? ` resource_metadata="${resourceMetadataUrl}"` : ''}` } };
@@ -183,7 +185,7 @@ export class GatewaySignIn {
   private serveResourceMetadata(req: IncomingMessage, res: ServerResponse, listening: Listening): void {
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { ...CORS_OPEN, Allow: 'GET, OPTIONS' }).end();
     // The resource is named as the client reached it (127.0.0.1 or localhost): clients check that it matches their URL.
-    const host = req.headers.host?.toLowerCase().startsWith('localhost:') ? `http://localhost:${listening.port}` : listening.origin;
+    const host = originAsReached(listening, req.headers.host);
     const metadata = buildOAuthProtectedResourceMetadata({
       oauthMetadata: {
         issuer: listening.origin,
@@ -292,4 +294,9 @@ export class GatewaySignIn {
     const now = Date.now();
     for (const [uid, entry] of this.csrf) if (entry.expiresAt < now) this.csrf.delete(uid);
   }
+}
+
+/** The gateway's origin as the client spelled it: `localhost` when its Host said so, else 127.0.0.1. */
+function originAsReached(listening: Listening, host: string | undefined): string {
+  return host?.toLowerCase().startsWith('localhost:') ? `http://localhost:${listening.port}` : listening.origin;
 }

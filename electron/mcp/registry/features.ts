@@ -24,6 +24,7 @@
  * Changes go out to this part's own listeners (see FeatureEvent).
  */
 import type { CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities } from '@modelcontextprotocol/client';
+import { promptIds, resourceIds, templateIds } from '../descriptorRedaction.js';
 import { MCPConfigError, MCPServerUnavailableError } from '../errors.js';
 import type { OfferedFeature } from '../features/errors.js';
 import { MCPFeatureNotOfferedError } from '../features/errors.js';
@@ -152,15 +153,15 @@ export class ServerFeatures {
   async prompts(serverId: string, options: { refresh?: boolean } = {}): Promise<Listed<Prompt>> {
     const usable = await this.usable(serverId, 'prompts');
     const listed = await this.current(usable, 'prompts', options.refresh === true);
-    const items = this.registry.redaction.each(listed.items, (p) => this.registry.redaction.prompt(p));
+    const items = this.registry.redaction.each(listed.items, (p) => this.registry.redaction.prompt(p), promptIds);
     return items === listed.items ? listed : { ...listed, items };
   }
 
   /** Lists are kept as the server sent them and redacted on the way out, with the secrets known now. */
   private redactedResources(lists: ResourceLists): ResourceLists {
     const redaction = this.registry.redaction;
-    const resources = redaction.each(lists.resources.items, (r) => redaction.resource(r));
-    const templates = redaction.each(lists.templates.items, (t) => redaction.template(t));
+    const resources = redaction.each(lists.resources.items, (r) => redaction.resource(r), resourceIds);
+    const templates = redaction.each(lists.templates.items, (t) => redaction.template(t), templateIds);
     return {
       resources: resources === lists.resources.items ? lists.resources : { ...lists.resources, items: resources },
       templates: templates === lists.templates.items ? lists.templates : { ...lists.templates, items: templates },

@@ -105,7 +105,9 @@ export function filesUnder(dir: string): string[] {
   const walk = (folder: string) => {
     for (const name of readdirSync(folder)) {
       const path = join(folder, name);
-      if (statSync(path).isDirectory()) walk(path);
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (stat === undefined) continue; // gone since listed (a temporary file of a replacing write)
+      if (stat.isDirectory()) walk(path);
       else out.push(relative(dir, path));
     }
   };
@@ -116,5 +118,13 @@ export function filesUnder(dir: string): string[] {
 /** The files under `dir` whose bytes contain `needle` (binary files such as SQLite included). */
 export function filesContaining(dir: string, needle: string): string[] {
   const bytes = Buffer.from(needle, 'utf8');
-  return filesUnder(dir).filter((file) => readFileSync(join(dir, file)).includes(bytes));
+  return filesUnder(dir).filter((file) => {
+    try {
+      return readFileSync(join(dir, file)).includes(bytes);
+    } catch (error) {
+      // A file written by replacement (its temporary name) may be gone between listing and reading.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+  });
 }
