@@ -4,6 +4,7 @@ import type { LogLevel as LoggingLevel, SamplingParams, SamplingResult } from '.
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { LogBuffer } from './logBuffer.js';
+import type { TaskEvent } from './tasks/followTask.js';
 
 /** The protocol era a connection speaks: `legacy` (2025 revisions, `initialize`), `modern` (2026-07-28, `server/discover`). */
 export type ProtocolEra = 'legacy' | 'modern';
@@ -56,6 +57,11 @@ export interface RequestOptions {
   asks?: CallAsks;
   /** `tools/call` only: told after each `input_required` round was answered (never the answers). */
   onInputRound?: (round: InputRound) => void;
+  /**
+   * `tools/call` only: the call became a task (the tasks extension): told its id at once, then
+   * each status it passes through (tasks/followTask.ts) — never its result.
+   */
+  onTask?: (event: TaskEvent) => void;
 }
 
 /** A server's question as the caller of a tool call gets it: the elicitation's params, no server id. */
