@@ -46,6 +46,8 @@ export interface CheckpointRecord {
   traceId: string;
   createdAt: number;
   updatedAt: number;
+  /** The server's task id, when the call became a task (the tasks extension): the server can say how it ended. */
+  taskId?: string;
   /** 'manual' when a person resolved a `started` record in History. */
   resolvedBy?: 'manual';
   resolvedAt?: number;

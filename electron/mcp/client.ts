@@ -437,6 +437,16 @@ export class MCPClient implements ToolClient {
     }
   }
 
+  /** Cancels a task on the server (`tasks/cancel`, the tasks extension). */
+  async cancelTask(taskId: string, options: RequestOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    try {
+      await this.taskRequester(timeoutMs).cancel(taskId);
+    } catch (error) {
+      throw this.noteFailure(this.mapError(error, `tasks/cancel "${taskId}"`, timeoutMs, options.signal));
+    }
+  }
+
   /** `tasks/get` and `tasks/cancel` on this connection (the tasks extension). */
   private taskRequester(timeoutMs: number): TaskRequester {
     const anyResult = z.record(z.string(), z.unknown());
