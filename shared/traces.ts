@@ -97,6 +97,7 @@ export const TraceEventSchema = z.discriminatedUnion('type', [
   storedEvent('attempt_finished'),
   storedEvent('retry_scheduled'),
   storedEvent('input_requested'),
+  storedEvent('task'),
   storedEvent('replay'),
   storedEvent('completed'),
   storedEvent('failed'),

@@ -112,7 +112,35 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.taskId === taskId)).toHaveLength(1);
   }, 120_000);
 
-  it('failed while down → recorded failed with the server’s reason; the callId does not run again', async () => {
+  it('in one run: the task id is on the record while it runs, the call returns its result, and the trace shows its life', async () => {
+    const h = await restart();
+    let taskId: string | undefined;
+    let seenOnRecord: unknown;
+    const call = h.app.executeTool('long_job', { label: 'audit' }, {
+      userId: 'kill-test',
+      sessionId: 's4',
+      callId: 'audit-1',
+      onTask: (event) => {
+        if (taskId) return;
+        taskId = event.taskId;
+        // Recorded before the caller hears of it: a crash from here on leaves a resolvable record.
+        seenOnRecord = h.checkpoints.get('s4', 'audit-1')?.taskId;
+        releaseTask(tasksDir, event.taskId);
+      },
+    });
+    const done = await call;
+    expect(seenOnRecord).toBe(taskId);
+    expect(done.result.content).toEqual([{ type: 'text', text: 'done audit' }]);
+    expect(h.checkpoints.get('s4', 'audit-1')).toMatchObject({ status: 'completed', taskId });
+    h.tracer.flush();
+    const events = h.tracer.getTrace(done.traceId)?.events ?? [];
+    expect(events.filter((e) => e.type === 'task').map((e) => e.data)).toEqual([
+      expect.objectContaining({ taskId, status: 'working', statusMessage: 'working on audit' }),
+      expect.objectContaining({ taskId, status: 'completed' }),
+    ]);
+  }, 60_000);
+
+  it('a recorded task that failed on the server → recorded failed with the server’s reason; the callId does not run again', async () => {
     const h = await restart();
     // A record whose task failed on the server: a doomed job, its owner gone before it looked.
     const claim = h.checkpoints.claim({ sessionId: 's3', callId: 'doomed-1', userId: 'kill-test', toolName: 'doomed_job', serverId: 'tasks', argsHash: 'h', args: {}, traceId: 't' });
