@@ -381,7 +381,8 @@ export class HarnessApplication {
         return { result, replayed: false, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: attempt, warnings };
       } catch (error) {
         const cancelled = options.signal?.aborted === true || error instanceof MCPRequestCancelled;
-        const verdict = classifyFailure(error, this.retry, { idempotent, cancelled });
+        // A call that became a server task ran there: sending it again would run it twice (its end is the server's to tell).
+        const verdict = linkedTask ? { retry: false, reason: `the server runs it as task ${linkedTask}` } : classifyFailure(error, this.retry, { idempotent, cancelled });
         trace.event('attempt_finished', { attempt, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error), recoverable: verdict.retry });
         if (verdict.retry && attempt < this.retry.maxAttempts) {
           if (target.kind === 'mcp' && this.isReconnecting(target.serverId)) {
