@@ -358,6 +358,8 @@ export const HistoryRecordSchema = z.object({
   updatedAt: z.number(),
   resolvedBy: z.literal('manual').optional(),
   resolutionNote: z.string().optional(),
+  /** The server's task id, when the server ran the call as a task (the tasks extension): the app asks the server how it ended. */
+  taskId: z.string().optional(),
   /**
    * In a `history.page` row whose arguments or result are large: they are left out of the row
    * (`args` absent, no `result`) and described here; `history.get` returns the whole record.

@@ -34,7 +34,7 @@ describe('calls run as tasks, through the app core', () => {
     scratch.cleanup();
   });
 
-  it('the GUI call shows its task (call.task) and ends with the task’s result', async () => {
+  it('the GUI call shows its task (call.task), ends with the task’s result, and History names the task', async () => {
     const call = app.call<CallOutcome>('tools.call', { name: 'long_job', serverId: 'tasks', args: { label: 'gui' }, callId: 'gui-task-1' });
     const task = await app.nextEvent<EventOf<'call.task'>>('call.task', (e) => e.callId === 'gui-task-1');
     expect(task).toMatchObject({ status: 'working', statusMessage: 'working on gui' });
@@ -42,6 +42,9 @@ describe('calls run as tasks, through the app core', () => {
     const outcome = await call;
     expect(JSON.stringify(outcome)).toContain('done gui');
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'gui')).toHaveLength(1);
+    // History shows the task the call became.
+    const record = await app.call<{ status: string; taskId?: string }>('history.get', { sessionId: outcome.sessionId, callId: 'gui-task-1' });
+    expect(record).toMatchObject({ status: 'completed', taskId: task.taskId });
   }, 60_000);
 
   it('an agent that does not declare tasks gets the final result through the gateway', async () => {

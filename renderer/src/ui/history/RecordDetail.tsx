@@ -218,7 +218,13 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
           This call is running in this app. Its result is recorded when it finishes; to stop it, cancel it where it was started.
         </Callout>
       )}
-      {unknown && (
+      {unknown && record.taskId && (
+        <Callout tone="info" title={`Running as task ${record.taskId} on the server`}>
+          The server runs this call as a task. The app asks the server how it ended when it starts (and follows a task still running), then records the
+          server&apos;s result or reason here.
+        </Callout>
+      )}
+      {unknown && !record.taskId && (
         <Callout tone="warning" title="Its result is unknown">
           This call started, but no result was recorded and nothing runs it any more — the server did not answer in time, the connection dropped, or the app stopped
           mid-call. Whether the tool did something on the remote side is unknown: check there, then resolve it by hand.
