@@ -16,7 +16,10 @@
  * server — and the MCP tool stays reachable by naming its server. `listTools()` marks the conflict.
  *
  * The checkpoint store is local: a call whose owner died mid-request stays "started" (result
- * unknown). Strict exactly-once needs the server's own idempotency keys.
+ * unknown). Strict exactly-once needs the server's own idempotency keys — or a server that runs
+ * the call as a task (the tasks extension): its task id is recorded on the checkpoint the moment
+ * the server names it, the call is then never sent again by a retry, and at the next start
+ * taskRecovery.ts asks the server how it ended.
  */
 import type { ArgumentFieldErrors } from './toolArguments.js';
 import { checkToolArguments, describeArgumentErrors } from './toolArguments.js';

@@ -425,7 +425,7 @@ export class MCPClient implements ToolClient {
 
   /**
    * A task's state, asked of the server (`tasks/get`, the tasks extension) — how a call recorded
-   * with a task id is resolved after a restart (tasks/resolveTask.ts).
+   * with a task id is resolved after a restart (harness/taskRecovery.ts).
    */
   async getTask(taskId: string, options: RequestOptions = {}): Promise<DetailedTaskV2> {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;

@@ -8,7 +8,7 @@
  * - cancelled (by the server, or by us) → `MCPRequestCancelled`;
  * - the caller cancels → `tasks/cancel` is sent, then the call ends as cancelled. Its deadline
  *   ending the wait does not cancel the task: the server keeps it, and the checkpoint's task id
- *   lets it be asked again later (resolveTask.ts).
+ *   lets it be asked again at the next start (harness/taskRecovery.ts).
  * Every `tasks/get` answer is validated with the extension's schema; a malformed one fails the
  * call as a protocol error. Nothing of a result reaches `onEvent` (only status and message).
  */
