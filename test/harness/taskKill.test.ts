@@ -140,6 +140,23 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     ]);
   }, 60_000);
 
+  it('a call that became a task is never sent again: its deadline ends the wait, not the task (even an idempotent tool on a trusted server)', async () => {
+    const h = await restart();
+    // A trusted server whose calls may take 1 s in all: the follow ends there, and the retry policy would resend an idempotent tool.
+    h.registry.addServer({ ...taskServerConfig('tasks-idem', tasksDir), trusted: true, timeoutMs: 1_000, maxTotalTimeoutMs: 1_000 });
+    await h.registry.discover();
+    await h.engine.addRule({ level: 'ALLOW', match: { serverId: 'tasks-idem' } });
+    const error = await h.app.executeTool('idempotent_job', { label: 'idem' }, { userId: 'kill-test', sessionId: 's5', callId: 'idem-1', serverId: 'tasks-idem' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'idem')).toHaveLength(1);
+    const record = h.checkpoints.get('s5', 'idem-1');
+    expect(record).toMatchObject({ status: 'started', attempts: 1 });
+    expect(record?.taskId).toBeDefined();
+    // Not cancelled on the server either: the next start asks it.
+    expect(taskEvents(tasksDir).filter((e) => e.event === 'cancelled' && e.label === 'idem')).toEqual([]);
+    releaseTask(tasksDir, record!.taskId!);
+  }, 60_000);
+
   it('a recorded task that failed on the server → recorded failed with the server’s reason; the callId does not run again', async () => {
     const h = await restart();
     // A record whose task failed on the server: a doomed job, its owner gone before it looked.
@@ -154,7 +171,8 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     ).rejects.toBeInstanceOf(MCPRemoteError);
     expect(h.taskLinks.link('s3', 'doomed-1', claim.lease, doomedTask!)).toBe(true);
     const recovery = await recover(h);
-    expect(recovery.settled).toEqual([expect.objectContaining({ kind: 'failed', reason: expect.stringMatching(/ran out of disk/) })]);
+    // (Records of the other tests, on servers this run has not added, stay as they were.)
+    expect(recovery.settled.filter((o) => o.call.callId === 'doomed-1')).toEqual([expect.objectContaining({ kind: 'failed', reason: expect.stringMatching(/ran out of disk/) })]);
     expect(h.checkpoints.get('s3', 'doomed-1')).toMatchObject({ status: 'failed', lastError: { code: 'task_failed', message: expect.stringMatching(/the job archive ran out of disk/) } });
     expect(() => h.checkpoints.claim({ sessionId: 's3', callId: 'doomed-1', userId: 'kill-test', toolName: 'doomed_job', serverId: 'tasks', argsHash: 'h', args: {}, traceId: 't' })).toThrow(CheckpointFailedError);
   }, 60_000);
