@@ -50,14 +50,12 @@ export const TraceEventDataSchemas = {
   }),
   /**
    * The server runs the call as a task (the tasks extension): one event when it names the task,
-   * then one per status it passes through — never its result. `resolvedAfterRestart` marks a
-   * status learned by asking the server at start (the call's owner had died).
+   * then one per status it passes through — never its result.
    */
   task: z.looseObject({
     taskId: z.string(),
     status: z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']),
     statusMessage: z.string().optional(),
-    resolvedAfterRestart: z.boolean().optional(),
   }),
   /** A completed checkpoint answered the call; nothing ran. */
   replay: z.looseObject({ originalTraceId: z.string().optional(), completedAt: z.number().optional(), resolvedBy: z.literal('manual').optional() }),

@@ -113,10 +113,10 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
       return { title: `The server asked for input, round ${event.data.round}`, ...(asked ? { detail: asked } : {}), tone: 'info' };
     }
     case 'task': {
-      const { taskId, status, statusMessage, resolvedAfterRestart } = event.data;
+      const { taskId, status, statusMessage } = event.data;
       const STATUS = { working: 'working', input_required: 'waiting for input', completed: 'completed', failed: 'failed', cancelled: 'cancelled' } as const;
       return {
-        title: `Server task ${taskId}: ${STATUS[status]}${resolvedAfterRestart ? ' (learned after a restart)' : ''}`,
+        title: `Server task ${taskId}: ${STATUS[status]}`,
         ...(statusMessage ? { detail: statusMessage } : {}),
         tone: status === 'failed' ? 'error' : status === 'cancelled' ? 'warning' : status === 'completed' ? 'positive' : 'info',
       };
