@@ -78,6 +78,7 @@ export const EVENT_NAMES = [
   'server.log',
   'tools.changed',
   'call.progress',
+  'call.task',
   'approval.requested',
   'approval.closed',
   'approval.show',

@@ -370,6 +370,8 @@ export const HistoryRecordSchema = z.object({
   updatedAt: z.number(),
   resolvedBy: z.literal('manual').optional(),
   resolutionNote: z.string().optional(),
+  /** The server's task id, when the server ran the call as a task (the tasks extension): the app asks the server how it ended. */
+  taskId: z.string().optional(),
   /**
    * In a `history.page` row whose arguments or result are large: they are left out of the row
    * (`args` absent, no `result`) and described here; `history.get` returns the whole record.
@@ -770,6 +772,13 @@ export const events = {
   'tools.changed': z.object({ tools: z.array(ToolViewSchema), conflicts: z.array(ConflictViewSchema) }),
   /** Progress of a running GUI call. */
   'call.progress': z.object({ callId: z.string(), progress: z.number(), total: z.number().optional(), message: z.string().optional() }),
+  /** A running GUI call the server runs as a task (the tasks extension): its id and status, never its result. */
+  'call.task': z.object({
+    callId: z.string(),
+    taskId: z.string(),
+    status: z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']),
+    statusMessage: z.string().optional(),
+  }),
   'approval.requested': ApprovalViewSchema,
   /** The approval is no longer pending (answered, timed out, or the call was cancelled). */
   'approval.closed': z.object({ requestId: z.string(), outcome: z.enum(['answered', 'expired', 'cancelled']) }),

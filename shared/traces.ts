@@ -49,6 +49,15 @@ export const TraceEventDataSchemas = {
     round: count.min(1),
     requests: z.array(z.looseObject({ kind: z.enum(['elicitation', 'sampling', 'roots']), answeredBy: z.enum(['agent', 'person', 'client']) })),
   }),
+  /**
+   * The server runs the call as a task (the tasks extension): one event when it names the task,
+   * then one per status it passes through — never its result.
+   */
+  task: z.looseObject({
+    taskId: z.string(),
+    status: z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']),
+    statusMessage: z.string().optional(),
+  }),
   /** A completed checkpoint answered the call; nothing ran. */
   replay: z.looseObject({ originalTraceId: z.string().optional(), completedAt: z.number().optional(), resolvedBy: z.literal('manual').optional() }),
   completed: z.looseObject({ isError: z.boolean(), contentBlocks: count.optional() }),
@@ -87,6 +96,7 @@ export const TraceEventSchema = z.discriminatedUnion('type', [
   storedEvent('attempt_finished'),
   storedEvent('retry_scheduled'),
   storedEvent('input_requested'),
+  storedEvent('task'),
   storedEvent('replay'),
   storedEvent('completed'),
   storedEvent('failed'),

@@ -18,6 +18,7 @@ import type { CallOutcome, EventName, EventOf, RequestOf } from '../../shared/co
 import type { CheckpointStore } from '../checkpoints/types.js';
 import type { ExecuteResult, HarnessApplication } from '../harness/application.js';
 import type { CallAsks, CallQuestion, ProgressUpdate } from '../mcp/types.js';
+import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import type { SamplingParams, SamplingResult } from '../mcp/retiredFeatures.js';
 import type { ElicitResult } from '@modelcontextprotocol/client';
 import { persistentValue } from '../storage/appMeta.js';
@@ -121,6 +122,8 @@ export class CallService {
         signal: controller.signal,
         ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
         onProgress: options.onProgress ?? ((update) => this.emit('call.progress', { callId: request.callId, ...update })),
+        // The GUI's own calls: the call panel shows the task's status (its message already redacted by the harness).
+        ...(caller === this.gui ? { onTask: (task: TaskEvent) => this.emit('call.task', { callId: request.callId, taskId: task.taskId, status: task.status, ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}) }) } : {}),
         ...(asks ? { asks } : {}),
         ...(options.callerWait ? { callerWait: options.callerWait } : {}),
         ...(options.onApprovalWait ? { onApprovalWait: options.onApprovalWait } : {}),

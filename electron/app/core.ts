@@ -12,6 +12,7 @@
  * `start()` then loads the saved servers and starts discovery. Every domain → contract mapping
  * lives in views.ts. It never imports `electron`.
  */
+import { recoverTaskCalls } from '../harness/taskRecovery.js';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { AppWarning, EventName, EventOf, FileDamagedWarning } from '../../shared/contract.js';
@@ -170,7 +171,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     },
     (m) => warnings.notice(m),
   );
-  const { app, registry, engine, checkpoints } = await createPipeline({
+  const { app, registry, engine, checkpoints, taskLinks } = await createPipeline({
     db,
     tracer,
     secrets: new DefaultSecretResolver(options.secrets),
@@ -195,6 +196,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   });
 
   // ── services ──────────────────────────────────────────────────────────────────────────────
+  const taskRecoveryStop = new AbortController();
   const calls = new CallService(app, checkpoints, emit, persistentGuiCaller(db));
   // Agent runs of the person's own models (issue 21): one more caller of the same pipeline.
   const runs = new RunService({ store: new RunStore(db), secrets: options.secrets, harness: app, emit, knownSecret: (value) => tracer.addKnownSecret(value) });
@@ -414,11 +416,16 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       followLogs();
       // Discovery runs in the background: the window opens at once and statuses stream in.
       registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
+      // Calls that died while their server ran them as a task: the server says how they ended (harness/taskRecovery.ts).
+      void recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => tracer.redactSecretValues(r), redactText: (t) => tracer.redactText(t), waitMs: 60_000, signal: taskRecoveryStop.signal })
+        .then((recovery) => recovery.following)
+        .catch((error: unknown) => warnings.notice(`Resolving calls run as tasks failed: ${(error as Error).message}`));
       // Agents connect once the window can show their approvals; the tools stream in as servers answer.
       await startGateway(options.gateway?.port);
     },
     close() {
       closing ??= (async () => {
+        taskRecoveryStop.abort();
         for (const unsubscribe of logSubscriptions.values()) unsubscribe();
         await runs.close();
         await gateway.stop();

@@ -106,6 +106,7 @@ export function historyRecordView(record: HistoryEntry, isRunning: (sessionId: s
     updatedAt: record.updatedAt,
     ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}),
     ...(record.resolutionNote ? { resolutionNote: record.resolutionNote } : {}),
+    ...(record.taskId ? { taskId: record.taskId } : {}),
     ...(record.preview ? { preview: record.preview } : {}),
   };
 }

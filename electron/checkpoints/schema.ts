@@ -69,8 +69,24 @@ const CHECKPOINTS_V2: Omit<Migration, 'version'> = {
   },
 };
 
+/**
+ * A call the server runs as a task (the tasks extension) carries the server's task id as soon as
+ * the server names it: a `started` record with a task id is not "unknown" — the server can be
+ * asked how it ended (taskLinks.ts). The partial index finds those records at start, and only those.
+ */
+const CHECKPOINTS_V3: Omit<Migration, 'version'> = {
+  name: 'checkpoints: add task_id (the server task a call became) and an index of started calls with one',
+  up(db) {
+    db.exec(`
+      ALTER TABLE checkpoints ADD COLUMN task_id TEXT;
+      CREATE INDEX checkpoints_started_tasks ON checkpoints (server_id, task_id) WHERE status = 'started' AND task_id IS NOT NULL;
+    `);
+  },
+};
+
 /** The checkpoints' migrations, at their place in the database file's one history (see storage/migrate.ts): a new one takes the next free number. */
 export const CHECKPOINT_MIGRATIONS: readonly Migration[] = [
   { version: 1, ...CHECKPOINTS_V1 },
   { version: 5, ...CHECKPOINTS_V2 },
+  { version: 10, ...CHECKPOINTS_V3 },
 ];

@@ -89,10 +89,11 @@ interface Row {
   resolved_by: 'manual' | null;
   resolved_at: number | null;
   resolution_note: string | null;
+  task_id: string | null;
 }
 
 const COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, result_json, lease,
-  last_error_json, attempts, trace_id, created_at, updated_at, resolved_by, resolved_at, resolution_note`;
+  last_error_json, attempts, trace_id, created_at, updated_at, resolved_by, resolved_at, resolution_note, task_id`;
 
 /** A history row: large values become NULL plus their size and a preview, decided in SQL. */
 interface PreviewRow extends Omit<Row, 'args_json'> {
@@ -106,7 +107,7 @@ interface PreviewRow extends Omit<Row, 'args_json'> {
 }
 
 const PREVIEW_COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id, status, args_hash, lease,
-  last_error_json, attempts, trace_id, created_at, updated_at, resolved_by, resolved_at, resolution_note,
+  last_error_json, attempts, trace_id, created_at, updated_at, resolved_by, resolved_at, resolution_note, task_id,
   octet_length(args_json) AS args_bytes,
   CASE WHEN octet_length(args_json) <= @inlineBytes THEN args_json END AS args_json,
   CASE WHEN octet_length(args_json) > @inlineBytes THEN substr(args_json, 1, @previewChars) END AS args_preview,
@@ -481,6 +482,7 @@ function toRecord(row: Row): CheckpointRecord {
     ...(row.resolved_by !== null ? { resolvedBy: row.resolved_by } : {}),
     ...(row.resolved_at !== null ? { resolvedAt: row.resolved_at } : {}),
     ...(row.resolution_note !== null ? { resolutionNote: row.resolution_note } : {}),
+    ...(row.task_id !== null && row.task_id !== undefined ? { taskId: row.task_id } : {}),
   };
 }
 

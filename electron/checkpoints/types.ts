@@ -10,6 +10,9 @@
  * server to deduplicate with its own idempotency keys (e.g. pass the callId along); this store
  * cannot provide it alone.
  *
+ * Except for a call the server ran as a task (the tasks extension): its `taskId` is recorded as
+ * soon as the server names it, and the server can then be asked how it ended (taskLinks.ts).
+ *
  * There is no stored 'unknown' status: a `started` record is shown as "in progress or result
  * unknown", because from the store's point of view the two are indistinguishable.
  */
@@ -46,6 +49,8 @@ export interface CheckpointRecord {
   traceId: string;
   createdAt: number;
   updatedAt: number;
+  /** The server's task id, when the call became a task (the tasks extension): the server can say how it ended. */
+  taskId?: string;
   /** 'manual' when a person resolved a `started` record in History. */
   resolvedBy?: 'manual';
   resolvedAt?: number;

@@ -16,7 +16,10 @@
  * server — and the MCP tool stays reachable by naming its server. `listTools()` marks the conflict.
  *
  * The checkpoint store is local: a call whose owner died mid-request stays "started" (result
- * unknown). Strict exactly-once needs the server's own idempotency keys.
+ * unknown). Strict exactly-once needs the server's own idempotency keys — or a server that runs
+ * the call as a task (the tasks extension): its task id is recorded on the checkpoint the moment
+ * the server names it, the call is then never sent again by a retry, and at the next start
+ * taskRecovery.ts asks the server how it ended.
  */
 import type { ArgumentFieldErrors } from './toolArguments.js';
 import { checkToolArguments, describeArgumentErrors } from './toolArguments.js';
@@ -27,6 +30,8 @@ import { checkpointArguments } from '../checkpoints/hash.js';
 import { MCPRequestCancelled, MCPUnknownToolError, MCPUrlElicitationRequiredError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import type { CallAsks, InputRound, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
+import type { TaskEvent } from '../mcp/tasks/followTask.js';
+import type { CheckpointTaskLinks } from '../checkpoints/taskLinks.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { toolSchemaFingerprint } from '../security/fingerprint.js';
 import type { CallerWait } from '../security/approvals.js';
@@ -64,6 +69,8 @@ export interface ExecuteOptions {
    * (`undefined`): the gateway keeps an agent informed meanwhile (approvalWaitProgress.ts).
    */
   onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
+  /** The server runs the call as a task (the tasks extension): its id, then each status — never its result. */
+  onTask?: (event: TaskEvent) => void;
 }
 
 export interface ExecuteResult {
@@ -128,6 +135,8 @@ export interface HarnessApplicationOptions {
   localTools: LocalTool[];
   security: SecureToolExecutor;
   checkpoints: CheckpointStore;
+  /** Where a call's server task id is recorded (the tasks extension); without it a task is followed but not recorded. */
+  taskLinks?: CheckpointTaskLinks;
   tracer: Tracer;
   retry?: Partial<RetryPolicy>;
   /** For tests: the random source of the backoff jitter. */
@@ -365,6 +374,18 @@ export class HarnessApplication {
     const annotations = target.tool.annotations;
     // 4. Attempts, with retries only for failures that prove nothing ran (or idempotent tools).
     const idempotent = trusted && annotations?.idempotentHint === true;
+    // A call the server runs as a task: its id is recorded on the checkpoint the moment the
+    // server names it (a restart can then ask the server how it ended), every status traced.
+    let linkedTask: string | undefined;
+    const onTask = (event: TaskEvent): void => {
+      if (event.taskId !== linkedTask) {
+        linkedTask = event.taskId;
+        this.options.taskLinks?.link(options.sessionId, options.callId, lease, event.taskId);
+      }
+      const statusMessage = event.statusMessage !== undefined ? tracer.redactText(event.statusMessage) : undefined;
+      trace.event('task', { taskId: event.taskId, status: event.status, ...(statusMessage !== undefined ? { statusMessage } : {}) });
+      options.onTask?.({ ...event, ...(statusMessage !== undefined ? { statusMessage } : {}) });
+    };
     for (let attempt = 1; ; attempt++) {
       trace.event('attempt_started', { attempt });
       const started = performance.now();
@@ -372,7 +393,7 @@ export class HarnessApplication {
         // A server may echo a credential it was given: known secrets never reach the stored
         // result, the trace, the caller or the GUI. Each input_required round of the attempt is
         // an event of this call's one trace (what was asked, who answered).
-        const result = tracer.redactSecretValues(await this.invoke(target, toolName, args, options, (round) => trace.event('input_requested', { round: round.round, requests: round.requests.map((request) => ({ ...request })) })));
+        const result = tracer.redactSecretValues(await this.invoke(target, toolName, args, options, (round) => trace.event('input_requested', { round: round.round, requests: round.requests.map((request) => ({ ...request })) }), onTask));
         trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
         // 5. Save the replayable result — only while the lease is still ours — and return it once stored.
         await checkpoints.grouped.complete(options.sessionId, options.callId, lease, result);
@@ -381,7 +402,8 @@ export class HarnessApplication {
         return { result, replayed: false, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: attempt, warnings };
       } catch (error) {
         const cancelled = options.signal?.aborted === true || error instanceof MCPRequestCancelled;
-        const verdict = classifyFailure(error, this.retry, { idempotent, cancelled });
+        // A call that became a server task ran there: sending it again would run it twice (its end is the server's to tell).
+        const verdict = linkedTask ? { retry: false, reason: `the server runs it as task ${linkedTask}` } : classifyFailure(error, this.retry, { idempotent, cancelled });
         trace.event('attempt_finished', { attempt, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error), recoverable: verdict.retry });
         if (verdict.retry && attempt < this.retry.maxAttempts) {
           if (target.kind === 'mcp' && this.isReconnecting(target.serverId)) {
@@ -432,12 +454,13 @@ export class HarnessApplication {
     return options.timeoutMs ?? this.options.registry.server(serverId)?.timeoutMs ?? 30_000;
   }
 
-  private invoke(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions, onInputRound: (round: InputRound) => void): Promise<NormalizedToolResult> {
+  private invoke(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions, onInputRound: (round: InputRound) => void, onTask: (event: TaskEvent) => void): Promise<NormalizedToolResult> {
     if (target.kind === 'local') return target.tool.run(args, options.signal ? { signal: options.signal } : {});
     return this.options.registry.callServerTool(target.serverId, toolName, args, {
       agentId: options.userId,
       ...(options.asks ? { asks: options.asks } : {}),
       onInputRound,
+      onTask,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),

@@ -7,6 +7,7 @@
 import type { Database } from 'better-sqlite3';
 import type { SecretRef } from '../../shared/serverConfig.js';
 import { SqliteCheckpointStore } from '../checkpoints/sqliteStore.js';
+import { CheckpointTaskLinks } from '../checkpoints/taskLinks.js';
 import type { RegistryOptions } from '../mcp/registry.js';
 import { MCPToolRegistry } from '../mcp/registry.js';
 import type { SecretResolver } from '../secrets/resolver.js';
@@ -65,11 +66,14 @@ export interface Pipeline<S extends SecureToolExecutor = SecureToolExecutor> {
   engine: PermissionDecisionEngine;
   security: S;
   checkpoints: SqliteCheckpointStore;
+  /** The server task ids of checkpointed calls (the tasks extension); see harness/taskRecovery.ts. */
+  taskLinks: CheckpointTaskLinks;
   tracer: Tracer;
 }
 
 export async function createPipeline<S extends SecureToolExecutor = SecureToolExecutor>(options: PipelineOptions<S>): Promise<Pipeline<S>> {
   const checkpoints = new SqliteCheckpointStore(options.db);
+  const taskLinks = new CheckpointTaskLinks(options.db);
   const tracer = options.tracer ?? new Tracer(options.db);
   const secrets = new ObservedSecretResolver(options.secrets, (value) => tracer.addKnownSecret(value.reveal()));
   // The tracer's secrets also keep servers' descriptions, the tool cache file and progress clean.
@@ -88,8 +92,9 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
     localTools: options.localTools,
     security,
     checkpoints,
+    taskLinks,
     tracer,
     ...(options.retry ? { retry: options.retry } : {}),
   });
-  return { app, registry, engine, security, checkpoints, tracer };
+  return { app, registry, engine, security, checkpoints, taskLinks, tracer };
 }

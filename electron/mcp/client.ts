@@ -16,10 +16,12 @@
  * typed error that names the server and says what to do — never a secret: anything from outside
  * is redacted first), listChanges.ts, signInRounds.ts (OAuth), serverAsks.ts (elicitation,
  * sampling, roots), inputRounds.ts (a modern tool call's `input_required` rounds, answered by the
- * call's own answerers when it has them — an agent's — else the person), toolOutput.ts,
+ * call's own answerers when it has them — an agent's — else the person), tasks/ (a call the
+ * server answers with a task, the tasks extension: followed with `tasks/get` to its end), toolOutput.ts,
  * transports.ts and stdioTransport.ts.
  */
-import { Client, ProtocolError } from '@modelcontextprotocol/client';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
 import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
@@ -60,6 +62,11 @@ import { gatewayMarksOf, refuseOwnGateway } from './ownGateway.js';
 import type { ServerAskHandlers } from './serverAsks.js';
 import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.js';
 import type { OpenedTransport } from './transports.js';
+import { TaskAwareClient, taskCreatedOf, withTasksExtension } from './tasks/taskWire.js';
+import { followTask, parseTask } from './tasks/followTask.js';
+import type { TaskRequester } from './tasks/followTask.js';
+import type { DetailedTaskV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { z } from 'zod';
 import { openTransport } from './transports.js';
 import type { OAuthSession } from './oauth/session.js';
 import type {
@@ -273,8 +280,9 @@ export class MCPClient implements ToolClient {
     });
     this.opened = opened;
     const prior = priorFor(this.config.protocolEra, noPrior || this.priorRejected ? undefined : await this.options.prior?.().catch(() => undefined));
-    const sdk = new Client(this.options.clientInfo ?? CLIENT_INFO, {
-      capabilities: clientCapabilities(this.options.asks),
+    // A TaskAwareClient: a tools/call the server runs as a task is followed (tasks/followTask.ts).
+    const sdk = new TaskAwareClient(this.options.clientInfo ?? CLIENT_INFO, {
+      capabilities: withTasksExtension(clientCapabilities(this.options.asks)),
       listChanged: this.listChanges.sdkHandlers(),
       versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs, this.config.transport),
       // input_required rounds of prompts/get and resources/read go to the same handlers as a legacy
@@ -404,7 +412,13 @@ export class MCPClient implements ToolClient {
     const deadline = new CallDeadline(timeoutMs, maxTotalMs, options.signal);
     this.callsInFlight.track(deadline);
     try {
-      const send = (legParams: Record<string, unknown>): Promise<unknown> => this.sendToolCall(name, legParams, { timeoutMs, deadline, rounds, ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, options.signal);
+      const send = (legParams: Record<string, unknown>): Promise<unknown> =>
+        this.sendToolCall(name, legParams, { timeoutMs, deadline, rounds, ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, options.signal).catch((error: unknown) => {
+          // Answered with a task (the tasks extension): followed to its end within the call's deadline, its result is the call's.
+          const task = taskCreatedOf(error);
+          if (!task) throw error;
+          return followTask(task, this.taskRequester(timeoutMs), { serverId: this.serverId, operation: `tools/call "${name}"`, signal: deadline.signal, callerSignal: options.signal, onEvent: options.onTask });
+        });
       const result = !rounds
         ? await send(params)
         : await runInputRounds(
@@ -429,6 +443,41 @@ export class MCPClient implements ToolClient {
     } finally {
       deadline.end();
     }
+  }
+
+  /**
+   * A task's state, asked of the server (`tasks/get`, the tasks extension) — how a call recorded
+   * with a task id is resolved after a restart (harness/taskRecovery.ts).
+   */
+  async getTask(taskId: string, options: RequestOptions = {}): Promise<DetailedTaskV2> {
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    const signal = options.signal ?? new AbortController().signal;
+    try {
+      return parseTask(this.serverId, await this.taskRequester(timeoutMs).get(taskId, signal));
+    } catch (error) {
+      throw this.noteFailure(this.mapError(error, `tasks/get "${taskId}"`, timeoutMs, options.signal));
+    }
+  }
+
+  /** Cancels a task on the server (`tasks/cancel`, the tasks extension). */
+  async cancelTask(taskId: string, options: RequestOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    try {
+      await this.taskRequester(timeoutMs).cancel(taskId);
+    } catch (error) {
+      throw this.noteFailure(this.mapError(error, `tasks/cancel "${taskId}"`, timeoutMs, options.signal));
+    }
+  }
+
+  /** `tasks/get` and `tasks/cancel` on this connection (the tasks extension). */
+  private taskRequester(timeoutMs: number): TaskRequester {
+    const anyResult = z.record(z.string(), z.unknown());
+    return {
+      get: (taskId, signal) => this.session.send(`tasks/get "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/get', params: { taskId } }, anyResult, { timeout: timeoutMs, signal })),
+      cancel: async (taskId) => {
+        await this.session.send(`tasks/cancel "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/cancel', params: { taskId } }, anyResult, { timeout: timeoutMs }));
+      },
+    };
   }
 
   /** One `tools/call` request on the wire (one leg of a call with rounds), retried once when the tool's definition changed. */

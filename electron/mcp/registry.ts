@@ -46,7 +46,7 @@ import type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, S
 import type { ToolSchemaCache } from './schemaCache.js';
 import type { VerdictStore } from './verdictStore.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
-import type { ClientFactory, NegotiatedInfo } from './types.js';
+import type { ClientFactory, NegotiatedInfo, ToolClient } from './types.js';
 import type { LogLevel } from './logBuffer.js';
 
 export type { RegistryCallOptions } from './registry/calls.js';
@@ -320,6 +320,13 @@ export class MCPToolRegistry {
   /** Calls a tool on one given server (the harness resolves names; a shadowed tool is chosen explicitly in the GUI). */
   callServerTool(serverId: string, name: string, args: Record<string, unknown>, options: RegistryCallOptions = {}): Promise<NormalizedToolResult> {
     return callServerTool(this.state, serverId, name, args, options);
+  }
+
+  /** A connected server's tasks requests (the tasks extension: `tasks/get`, `tasks/cancel`); undefined when its client has none. */
+  taskClient(id: string): Required<Pick<ToolClient, 'getTask' | 'cancelTask'>> | undefined {
+    const client = this.state.entries.get(id)?.connection?.client;
+    if (!client?.getTask || !client.cancelTask) return undefined;
+    return { getTask: client.getTask.bind(client), cancelTask: client.cancelTask.bind(client) };
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────────────────────

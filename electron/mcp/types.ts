@@ -4,6 +4,8 @@ import type { LogLevel as LoggingLevel, SamplingParams, SamplingResult } from '.
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { LogBuffer } from './logBuffer.js';
+import type { TaskEvent } from './tasks/followTask.js';
+import type { DetailedTaskV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 
 /** The protocol era a connection speaks: `legacy` (2025 revisions, `initialize`), `modern` (2026-07-28, `server/discover`). */
 export type ProtocolEra = 'legacy' | 'modern';
@@ -60,6 +62,11 @@ export interface RequestOptions {
   asks?: CallAsks;
   /** `tools/call` only: told after each `input_required` round was answered (never the answers). */
   onInputRound?: (round: InputRound) => void;
+  /**
+   * `tools/call` only: the call became a task (the tasks extension): told its id at once, then
+   * each status it passes through (tasks/followTask.ts) — never its result.
+   */
+  onTask?: (event: TaskEvent) => void;
 }
 
 /** A server's question as the caller of a tool call gets it: the elicitation's params, no server id. */
@@ -114,6 +121,9 @@ export interface ToolClient {
   toolListHints?(): ToolListHints | undefined;
   /** `logging/setLevel`; optional for test doubles. */
   setLoggingLevel?(level: LoggingLevel, options?: RequestOptions): Promise<void>;
+  /** The tasks extension: a task's state (`tasks/get`) and its cancellation; optional for test doubles. */
+  getTask?(taskId: string, options?: RequestOptions): Promise<DetailedTaskV2>;
+  cancelTask?(taskId: string, options?: RequestOptions): Promise<void>;
 }
 
 /** A modern server's cache hints for its tool list (SEP-2549): how long it is fresh, and whether it may be shared. */

@@ -78,6 +78,7 @@ function policyOf(event: EventName, payload: unknown): Policy {
     case 'server.status':
       return { kind: 'latest', key: `${event}:${String(field(payload, 'serverId'))}` };
     case 'call.progress':
+    case 'call.task':
       return { kind: 'latest', key: `${event}:${String(field(payload, 'callId'))}` };
     case 'resources.changed':
     case 'prompts.changed':

@@ -105,8 +105,9 @@ describe('SqliteCheckpointStore', () => {
 
     it('keeps no index that no History query uses (each one is written by every claim and completion)', () => {
       const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name`).all() as Array<{ name: string }>;
-      // The unique (session, call) index is the claim's own; the session index serves History.
-      expect(indexes.map((i) => i.name)).toEqual(['checkpoints_by_session', 'sqlite_autoindex_checkpoints_1']);
+      // The unique (session, call) index is the claim's own; the session index serves History; the
+      // partial index of started calls with a task id holds only those (a claim has none: no entry).
+      expect(indexes.map((i) => i.name)).toEqual(['checkpoints_by_session', 'checkpoints_started_tasks', 'sqlite_autoindex_checkpoints_1']);
     });
 
     it('still pages across sessions (an API query the History view does not make), reading the table', () => {
@@ -229,7 +230,7 @@ describe('the migration to the session index alone', () => {
         expect(store.history({ sessionId: 's', status: 'completed', limit: 10 }).records.map((r) => r.callId)).toEqual(['ok']);
         expect(store.history({ sessionId: 's', status: 'started', limit: 10 }).records.map((r) => r.callId)).toEqual(['open']);
         const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name`).all();
-        expect(indexes).toEqual([{ name: 'checkpoints_by_session' }, { name: 'sqlite_autoindex_checkpoints_1' }]);
+        expect(indexes).toEqual([{ name: 'checkpoints_by_session' }, { name: 'checkpoints_started_tasks' }, { name: 'sqlite_autoindex_checkpoints_1' }]);
       } finally {
         db.close();
       }

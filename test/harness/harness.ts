@@ -1,4 +1,5 @@
 /** Builds a complete HarnessApplication over real parts (SQLite, real servers) for tests. */
+import type { CheckpointTaskLinks } from '../../electron/checkpoints/taskLinks.js';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
@@ -46,6 +47,7 @@ export interface TestHarness {
   security: CountingSecureExecutor;
   approver: ScriptedApprover;
   checkpoints: SqliteCheckpointStore;
+  taskLinks: CheckpointTaskLinks;
   tracer: Tracer;
   db: Database;
   root: string;
@@ -66,7 +68,7 @@ export async function buildHarness(options: {
   mkdirSync(root, { recursive: true });
   const db = openAppDatabase(options.dbFile ?? join(options.dir, 'harness.db'));
   const approver = new ScriptedApprover();
-  const { app, registry, engine, security, checkpoints, tracer } = await createPipeline({
+  const { app, registry, engine, security, checkpoints, taskLinks, tracer } = await createPipeline({
     db,
     secrets: new DefaultSecretResolver(),
     ...(options.registry ? { registry: options.registry } : {}),
@@ -85,6 +87,7 @@ export async function buildHarness(options: {
     security,
     approver,
     checkpoints,
+    taskLinks,
     tracer,
     db,
     root,

@@ -79,6 +79,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     client.on('call.progress', (event) => state().applyProgress(event)),
     client.on('run.event', (event) => state().applyRunEvent(event)),
     client.on('runs.changed', (event) => state().applyRunsChanged(event)),
+    client.on('call.task', (event) => state().applyTask(event)),
     client.on('resources.changed', ({ serverId }) => state().applyResourcesChanged(serverId)),
     client.on('resources.updated', (event) => state().applyResourceUpdated(event)),
     client.on('prompts.changed', ({ serverId }) => state().applyPromptsChanged(serverId)),

@@ -19,8 +19,11 @@ export interface CallProgress {
   message: string | undefined;
 }
 
+/** The server runs the call as a task (the tasks extension): its id and latest status. */
+export type CallTask = Omit<EventOf<'call.task'>, 'callId'>;
+
 export type ToolRun =
-  | { status: 'running'; callId: string; startedAt: number; progress: CallProgress | undefined; cancelling: boolean }
+  | { status: 'running'; callId: string; startedAt: number; progress: CallProgress | undefined; cancelling: boolean; task?: CallTask }
   | { status: 'done'; callId: string; startedAt: number; finishedAt: number; outcome: CallOutcome }
   | { status: 'failed'; callId: string; startedAt: number; finishedAt: number; error: ErrorShape };
 
@@ -45,6 +48,7 @@ export interface ToolsSlice {
   /** Asks main to cancel the running call of this tool (the call then fails as cancelled). */
   cancelToolRun(key: string): Promise<void>;
   applyProgress(event: EventOf<'call.progress'>): void;
+  applyTask(event: EventOf<'call.task'>): void;
   /** Forgets everything main said, typed arguments and results included (the session was refused). */
   clearTools(): void;
 }
@@ -134,6 +138,13 @@ export const createToolsSlice: ClientSliceCreator<ToolsSlice> = (client) => (set
       const key = Object.keys(runs).find((k) => runs[k]?.callId === callId);
       if (!key) return;
       updateRun(key, callId, (r) => (r.status === 'running' ? { ...r, progress: { progress, total, message } } : r), 'tools/progress');
+    },
+
+    applyTask({ callId, ...task }) {
+      const runs = get().toolRuns;
+      const key = Object.keys(runs).find((k) => runs[k]?.callId === callId);
+      if (!key) return;
+      updateRun(key, callId, (r) => (r.status === 'running' ? { ...r, task } : r), 'tools/task');
     },
 
     clearTools() {

@@ -226,7 +226,13 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
           have acted already: check there, then resolve it by hand.
         </Callout>
       )}
-      {unknown && !cancelled && (
+      {unknown && !cancelled && record.taskId && (
+        <Callout tone="info" title={`Running as task ${record.taskId} on the server`}>
+          The server runs this call as a task. The app asks the server how it ended when it starts (and follows a task still running), then records the
+          server&apos;s result or reason here.
+        </Callout>
+      )}
+      {unknown && !cancelled && !record.taskId && (
         <Callout tone="warning" title="Its result is unknown">
           {/* With a recorded error, that error is why (shown below): no guess at a timeout. */}
           {record.lastError

@@ -6,12 +6,20 @@
  */
 import type { ToolView } from '../../../../shared/contract.js';
 import { formatDuration } from '../../lib/format.js';
-import type { ToolRun } from '../../state/slices/toolsSlice.js';
+import type { CallTask, ToolRun } from '../../state/slices/toolsSlice.js';
 import { toolKeyOf } from '../../state/slices/toolsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
 import { useNow } from './useNow.js';
+
+const TASK_STATUS = { working: 'working', input_required: 'waiting for input', completed: 'completed', failed: 'failed', cancelled: 'cancelled' } as const;
+
+/** "Running as task 1a2b3c4d…: <the server's message, or the status>". */
+function taskLabel(task: CallTask): string {
+  const id = task.taskId.length > 12 ? `${task.taskId.slice(0, 8)}…` : task.taskId;
+  return `Running as task ${id}: ${task.statusMessage ?? TASK_STATUS[task.status]}`;
+}
 
 export function RunProgress({ tool, run }: { tool: ToolView; run: Extract<ToolRun, { status: 'running' }> }) {
   const cancel = useAppStore((s) => s.cancelToolRun);
@@ -30,7 +38,7 @@ export function RunProgress({ tool, run }: { tool: ToolView; run: Extract<ToolRu
       ? 'Waiting for your approval…'
       : asked
         ? 'Waiting for your answer to the server’s question…'
-        : progress?.message ?? (percent !== undefined ? `${Math.round(percent)} %` : 'Running…');
+        : progress?.message ?? (run.task ? taskLabel(run.task) : percent !== undefined ? `${Math.round(percent)} %` : 'Running…');
 
   return (
     <div className="run-progress" role="status" aria-label="Call in progress">

@@ -17,6 +17,7 @@ const TYPE_LABELS: Record<TraceEvent['type'], string> = {
   attempt_finished: 'attempt',
   retry_scheduled: 'retry',
   input_requested: 'input',
+  task: 'task',
   replay: 'replay',
   completed: 'result',
   failed: 'result',

@@ -113,6 +113,15 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
       const asked = event.data.requests.map((request) => `${request.kind} (answered by ${WHO[request.answeredBy]})`).join(', ');
       return { title: `The server asked for input, round ${event.data.round}`, ...(asked ? { detail: asked } : {}), tone: 'info' };
     }
+    case 'task': {
+      const { taskId, status, statusMessage } = event.data;
+      const STATUS = { working: 'working', input_required: 'waiting for input', completed: 'completed', failed: 'failed', cancelled: 'cancelled' } as const;
+      return {
+        title: `Server task ${taskId}: ${STATUS[status]}`,
+        ...(statusMessage ? { detail: statusMessage } : {}),
+        tone: status === 'failed' ? 'error' : status === 'cancelled' ? 'warning' : status === 'completed' ? 'positive' : 'info',
+      };
+    }
     case 'replay':
       return {
         title: 'Replayed the stored result — nothing was executed',
