@@ -4,7 +4,7 @@
  * the history table filled with rows the size of ordinary tool results — and the time of the
  * check alone on a fresh connection, cold (first open after writing) and warm (the page cache hot).
  *
- * Prints one line per size, then one JSON line. Run: npx tsx bench/databaseQuickCheck.ts
+ * Prints one line per size, then one JSON line. Run: npm run bench:db-check
  * Env: BENCH_DB_MIB ("16,128,512": the sizes to measure, in MiB).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
