@@ -14,6 +14,8 @@ import { readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/
 import { ScriptedAsks } from '../helpers/scriptedAsks.js';
 
 const TOOLS = 'ask_form,ask_url,sample,roots,client_capabilities';
+/** The tasks extension is declared to every server (a call it answers with a task is followed: mcp/tasks/). */
+const TASKS_DECLARED = { 'io.modelcontextprotocol/tasks': {} };
 
 describe('requests from the server: elicitation, sampling, roots (stdio fixture)', () => {
   let scratch: ReturnType<typeof scratchDir>;
@@ -39,7 +41,7 @@ describe('requests from the server: elicitation, sampling, roots (stdio fixture)
 
   it('declares elicitation and sampling only with someone to answer them; roots always', async () => {
     const alone = await connect();
-    expect((await alone.callTool('client_capabilities', {})).structuredContent).toEqual({ answer: { roots: { listChanged: true } } });
+    expect((await alone.callTool('client_capabilities', {})).structuredContent).toEqual({ answer: { roots: { listChanged: true }, extensions: TASKS_DECLARED } });
     // Not declared, not answered: the server's request is refused as an unknown method, nobody is asked.
     const refused = await alone.callTool('ask_form', { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
     expect(refused.isError).toBe(true);
@@ -47,7 +49,7 @@ describe('requests from the server: elicitation, sampling, roots (stdio fixture)
 
     const asked = await connect({ asks: new ScriptedAsks() });
     expect((await asked.callTool('client_capabilities', {})).structuredContent).toEqual({
-      answer: { roots: { listChanged: true }, elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} },
+      answer: { roots: { listChanged: true }, elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {}, extensions: TASKS_DECLARED },
     });
   });
 
