@@ -65,7 +65,7 @@ import { Gateway } from '../gateway/gateway.js';
 import { GATEWAY_BIN, gatewayLoopField, refuseGatewayLoop } from '../gateway/loop.js';
 import { OAuthStore } from '../gateway/oauth/oauthStore.js';
 import { GatewaySignIn } from '../gateway/oauth/signIn.js';
-import { MCPGatewayLoopError } from '../mcp/ownGateway.js';
+import { MCPGatewayLoopError } from '../mcp/errors.js';
 import { serverGoneWhy } from './serverGone.js';
 
 /** Warnings shown in the GUI: damaged files moved aside, and notices. */

@@ -18,9 +18,9 @@
  * The checkpoint store is local: a call whose owner died mid-request stays "started" (result
  * unknown). Strict exactly-once needs the server's own idempotency keys.
  */
-import type { ArgumentFieldErrors } from './toolArguments.js';
-import { checkToolArguments, describeArgumentErrors } from './toolArguments.js';
+import { checkToolArguments } from './toolArguments.js';
 import { refuseOversizedArguments } from './argumentSize.js';
+import { InvalidArgumentsError, NotReplayableError } from './errors.js';
 import type { CheckpointRecord, CheckpointStore, ClaimInput, ClaimResult } from '../checkpoints/types.js';
 import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../checkpoints/errors.js';
 import { checkpointArguments } from '../checkpoints/hash.js';
@@ -95,32 +95,6 @@ export interface HarnessToolInfo {
   shadowedBy: string | undefined;
   /** Fingerprint of the tool's interface; an "always allow" is bound to it. */
   schemaFingerprint: string;
-}
-
-/**
- * The arguments do not match the tool's input schema: refused before the permission decision and
- * any approval, so nobody approves a call that the server would reject. `fieldErrors` is keyed
- * by field path, for the form.
- */
-export class InvalidArgumentsError extends Error {
-  readonly code = 'invalid_arguments';
-  constructor(
-    readonly toolName: string,
-    readonly serverId: string,
-    readonly fieldErrors: ArgumentFieldErrors,
-  ) {
-    super(`The arguments for ${toolName} do not match its input schema: ${describeArgumentErrors(fieldErrors)}. Nothing ran.`);
-    this.name = 'InvalidArgumentsError';
-  }
-}
-
-/** A record that cannot be replayed (not completed, or absent). */
-export class NotReplayableError extends Error {
-  readonly code = 'not_replayable';
-  constructor(message: string) {
-    super(message);
-    this.name = 'NotReplayableError';
-  }
 }
 
 export interface HarnessApplicationOptions {
