@@ -1,6 +1,6 @@
 /**
  * `HarnessApplication.executeTool`: the one entry through which every tool call runs, local or
- * MCP, from the GUI or from an agent. In order (SPEC 3.5):
+ * MCP, from the GUI or from an agent. In order (README “The path of one tool call”):
  *
  * 1. permission decision and guardrails, and for ASK a person's approval — a DENY or a refusal
  *    happens before any side effect;

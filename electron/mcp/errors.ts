@@ -28,7 +28,7 @@ export type MCPErrorCode =
   | 'result_too_large'
   | 'not_offered'
   | 'not_supported'
-  // OAuth (issue 11): see oauth/errors.ts
+  // OAuth: see oauth/errors.ts
   | 'sign_in_required'
   | 'oauth_failed'
   // The server is this app's own agent gateway (ownGateway.ts)
