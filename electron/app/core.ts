@@ -11,8 +11,9 @@
  *   → servers, permissions → registry / tracer events → contract events (registryWiring.ts)
  *   → handlers by domain (handlers/*.ts) → dispatcher.
  *
- * No closure refers to a name declared after it: the three places where a part built first needs
- * one built from it at run time are `Late` slots (util/late.ts), named where they are declared.
+ * No closure refers to a name declared after it: where a part built first needs one built from
+ * it at run time (three here, the Agents view in gatewayWiring.ts), the later part is a named
+ * `Late` slot (util/late.ts), declared before both.
  * Bursts of changes reach the GUI and the agents once per turn (util/coalesce.ts).
  *
  * `start()` then loads the saved servers and starts discovery. Every domain → contract mapping
