@@ -136,7 +136,7 @@ async function start(location: AppLocation): Promise<void> {
     // The same damaged files reach the GUI through app.info (the core collects them from both stores).
     // Outside the data folder (the core refuses an overlap): --workspace, MINIHARNESS_WORKSPACE, or ~/MiniHarness/workspace.
     const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
-    // OAuth sign-in pages (issue 11) open in the system browser, through the same http(s)-only check as links.
+    // OAuth sign-in pages open in the system browser, through the same http(s)-only check as links.
     const openExternal = (url: string): Promise<void> => (isSafeExternalUrl(url) ? shell.openExternal(url) : Promise.reject(new Error('not an http(s) address')));
     // Packaged: the app binary is the stdio entry (--gateway-stdio); from a checkout, node runs the
     // project's bin (Electron's own binary is no Node: its fuses may forbid ELECTRON_RUN_AS_NODE).

@@ -65,7 +65,7 @@ export const ERROR_CODES = [
   'result_too_large',
   'not_offered',
   'not_supported',
-  // OAuth (issue 11): the server needs a person to sign in; an OAuth exchange failed
+  // OAuth: the server needs a person to sign in; an OAuth exchange failed
   'sign_in_required',
   'oauth_failed',
   // The server needs the person to open a link before it runs the request (MCP -32042)
@@ -100,7 +100,7 @@ export const ERROR_CODES = [
   'trace_closed',
   'trace_not_found',
   'interrupted',
-  // The person's models and agent runs (issue 21)
+  // The person's models and agent runs (README “Run your own model”)
   'model_auth_failed',
   'model_rate_limited',
   'model_server_error',
@@ -163,7 +163,7 @@ export const DenialSchema = z.object({
 export type Denial = z.infer<typeof DenialSchema>;
 
 /**
- * Why a server needs a sign-in, or why an OAuth exchange failed (issue 11).
+ * Why a server needs a sign-in, or why an OAuth exchange failed.
  * `sign_in_required`: `no_token` (never signed in), `token_rejected` (the token was refused and
  * could not be refreshed), `insufficient_scope` (a request needs more scopes: `scope`),
  * `not_configured` (the server asks for OAuth but is not set up for it), `signed_out`.

@@ -1,5 +1,5 @@
 /**
- * The contract's models and runs channels (issue 21), in their own group: the person's own
+ * The contract's models and runs channels (README “Run your own model”), in their own group: the person's own
  * models (Settings → Models) and the agent runs (the Agent view). contract.ts spreads these into
  * its channels and events; their names are listed in channelNames.ts like every other.
  *

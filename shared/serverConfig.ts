@@ -26,7 +26,7 @@ export type SecretRef = z.infer<typeof SecretRefSchema>;
 export const ValueOrSecretSchema = z.union([z.string(), z.object({ secret: SecretRefSchema })]);
 export type ValueOrSecret = z.infer<typeof ValueOrSecretSchema>;
 
-// ── OAuth 2.1 (issue 11) ──────────────────────────────────────────────────────────────────────
+// ── OAuth 2.1 sign-in ───────────────────────────────────────────────────────────────────────────
 /** How the app authenticates to the token endpoint with a pre-registered client. */
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 /** The JWS algorithms a private_key_jwt assertion may be signed with (the key must fit). */

@@ -11,15 +11,21 @@ import type { FieldErrors } from '../../shared/serverConfig.js';
 import { fieldErrorsOf } from '../../shared/serverConfig.js';
 import type { CheckpointErrorCode } from '../checkpoints/errors.js';
 import type { GatewayErrorCode } from '../gateway/errors.js';
+import type { HarnessErrorCode } from '../harness/errors.js';
 import type { MCPErrorCode } from '../mcp/errors.js';
 import type { ModelErrorCode } from '../models/errors.js';
+import type { RunErrorCode } from '../runs/errors.js';
+import type { SecretErrorCode } from '../secrets/errors.js';
 import type { SecurityErrorCode } from '../security/errors.js';
 import type { StorageErrorCode } from '../storage/errors.js';
+import type { ToolErrorCode } from '../tools/errors.js';
 import type { TraceErrorCode } from '../tracing/errors.js';
 
 /** Every code the core's error families raise is a contract code: one outside the union fails the typecheck here. */
 type ContractCodes<T extends ErrorCode> = T;
-export type CoreErrorCode = ContractCodes<GatewayErrorCode | MCPErrorCode | ModelErrorCode | SecurityErrorCode | StorageErrorCode | CheckpointErrorCode | TraceErrorCode>;
+export type CoreErrorCode = ContractCodes<
+  GatewayErrorCode | HarnessErrorCode | MCPErrorCode | ModelErrorCode | RunErrorCode | SecretErrorCode | SecurityErrorCode | StorageErrorCode | ToolErrorCode | CheckpointErrorCode | TraceErrorCode
+>;
 
 /** An error meant for the person at the GUI, with a stable code. */
 export class AppError extends Error {

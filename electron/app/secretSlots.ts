@@ -8,7 +8,7 @@
  */
 import type { SecretRef } from '../../shared/serverConfig.js';
 
-/** The secret fields of an OAuth server's auth (issue 11): a pre-registered client's secret, a private_key_jwt key. */
+/** The secret fields of an OAuth server's auth: a pre-registered client's secret, a private_key_jwt key. */
 const OAUTH_SLOTS = ['clientSecret', 'privateKey'] as const;
 
 export interface SlotRef {

@@ -29,7 +29,7 @@ export class ServerService {
     private readonly config: ConfigStore,
     private readonly secrets: DescribedSecretStore,
     private readonly warn: (message: string) => void,
-    /** OAuth servers' sessions (issue 11); absent, no server can sign in. */
+    /** OAuth servers' sessions; absent, no server can sign in. */
     private readonly oauth?: OAuthManager,
     /** Throws when a configuration may not be used (one pointing at the app's own gateway). */
     private readonly refuse: (config: ServerConfig) => void = () => undefined,
@@ -129,7 +129,7 @@ export class ServerService {
     if (request.mode === 'create') this.registry.addServer(config);
     else await this.registry.updateServer(config);
     if (previous) await this.deleteUnusedSecrets(previous, config);
-    // New OAuth settings or a new URL: the old sign-in is for something else now (issue 11).
+    // New OAuth settings or a new URL: the old sign-in is for something else now.
     if (previous && previous.transport === 'streamable_http' && (config.transport !== 'streamable_http' || previous.url !== config.url || JSON.stringify(previous.auth) !== JSON.stringify(config.auth))) {
       await this.oauth?.forget(id);
     }
@@ -152,7 +152,7 @@ export class ServerService {
     return true;
   }
 
-  // ── OAuth (issue 11) ──────────────────────────────────────────────────────────────────────
+  // ── OAuth ──────────────────────────────────────────────────────────────────────
 
   /**
    * Starts a sign-in: any saved sign-in is replaced (a new account, more scopes), the browser

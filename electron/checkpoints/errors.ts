@@ -2,6 +2,7 @@
  * Errors of the checkpoint store. Each says which call it concerns (session and callId — ids,
  * never arguments or results) and what the caller or the user can do about it.
  */
+import { CodedError } from '../util/codedError.js';
 import type { CheckpointStatus } from './types.js';
 
 export type CheckpointErrorCode =
@@ -13,20 +14,17 @@ export type CheckpointErrorCode =
   | 'not_resolvable'
   | 'invalid_result';
 
-export abstract class CheckpointStoreError extends Error {
-  abstract readonly code: CheckpointErrorCode;
-
+export abstract class CheckpointStoreError extends CodedError<CheckpointErrorCode> {
   constructor(
     message: string,
     readonly sessionId: string,
     readonly callId: string,
   ) {
     super(message);
-    this.name = new.target.name;
   }
 
-  toJSON(): { name: string; code: CheckpointErrorCode; message: string; sessionId: string; callId: string } {
-    return { name: this.name, code: this.code, message: this.message, sessionId: this.sessionId, callId: this.callId };
+  override toJSON(): { name: string; code: CheckpointErrorCode; message: string; sessionId: string; callId: string } {
+    return { ...super.toJSON(), sessionId: this.sessionId, callId: this.callId };
   }
 }
 

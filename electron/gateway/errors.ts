@@ -2,16 +2,11 @@
  * Errors of the agent gateway, each with its contract code: a server that would call the gateway
  * itself, an agent name already used, an agent that does not exist.
  */
+import { CodedError } from '../util/codedError.js';
+
 export type GatewayErrorCode = 'gateway_loop' | 'agent_name_taken' | 'not_found';
 
-export abstract class GatewayError extends Error {
-  abstract readonly code: GatewayErrorCode;
-
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+export abstract class GatewayError extends CodedError<GatewayErrorCode> {}
 
 /** A server configured to reach MiniHarness's own gateway: calls would go round in a loop. */
 export class GatewayLoopError extends GatewayError {

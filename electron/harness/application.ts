@@ -1,6 +1,6 @@
 /**
  * `HarnessApplication.executeTool`: the one entry through which every tool call runs, local or
- * MCP, from the GUI or from an agent. In order (SPEC 3.5):
+ * MCP, from the GUI or from an agent. In order (README “The path of one tool call”):
  *
  * 1. permission decision and guardrails, and for ASK a person's approval — a DENY or a refusal
  *    happens before any side effect;
@@ -21,9 +21,9 @@
  * the server names it, the call is then never sent again by a retry, and at the next start
  * taskRecovery.ts asks the server how it ended.
  */
-import type { ArgumentFieldErrors } from './toolArguments.js';
-import { checkToolArguments, describeArgumentErrors } from './toolArguments.js';
+import { checkToolArguments } from './toolArguments.js';
 import { refuseOversizedArguments } from './argumentSize.js';
+import { InvalidArgumentsError, NotReplayableError } from './errors.js';
 import type { CheckpointRecord, CheckpointStore, ClaimInput, ClaimResult } from '../checkpoints/types.js';
 import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../checkpoints/errors.js';
 import { checkpointArguments } from '../checkpoints/hash.js';
@@ -102,32 +102,6 @@ export interface HarnessToolInfo {
   shadowedBy: string | undefined;
   /** Fingerprint of the tool's interface; an "always allow" is bound to it. */
   schemaFingerprint: string;
-}
-
-/**
- * The arguments do not match the tool's input schema: refused before the permission decision and
- * any approval, so nobody approves a call that the server would reject. `fieldErrors` is keyed
- * by field path, for the form.
- */
-export class InvalidArgumentsError extends Error {
-  readonly code = 'invalid_arguments';
-  constructor(
-    readonly toolName: string,
-    readonly serverId: string,
-    readonly fieldErrors: ArgumentFieldErrors,
-  ) {
-    super(`The arguments for ${toolName} do not match its input schema: ${describeArgumentErrors(fieldErrors)}. Nothing ran.`);
-    this.name = 'InvalidArgumentsError';
-  }
-}
-
-/** A record that cannot be replayed (not completed, or absent). */
-export class NotReplayableError extends Error {
-  readonly code = 'not_replayable';
-  constructor(message: string) {
-    super(message);
-    this.name = 'NotReplayableError';
-  }
 }
 
 export interface HarnessApplicationOptions {

@@ -12,24 +12,14 @@
  */
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import type { ServerConfig } from '../../shared/serverConfig.js';
-import { MAX_TOOL_ARGS_BYTES, formatBytes } from '../../shared/limits.js';
+import { MAX_TOOL_ARGS_BYTES } from '../../shared/limits.js';
+import { ArgumentsTooLargeError } from './errors.js';
 
 /** Room kept for the rest of a tools/call message to a stdio server (envelope, name, `_meta`). */
 export const STDIO_ENVELOPE_ROOM_BYTES = 64 * 1024;
 
 /** The largest arguments (UTF-8 bytes of their JSON) a stdio server is sent. */
 export const MAX_STDIO_TOOL_ARGS_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - STDIO_ENVELOPE_ROOM_BYTES;
-
-/** The arguments are larger than the server can take: nothing was sent. */
-export class ArgumentsTooLargeError extends Error {
-  readonly code = 'request_too_large';
-  readonly details: { serverId: string; limitBytes: number; sizeBytes: number; fieldErrors: Record<string, string[]> };
-  constructor(toolName: string, serverId: string, limitBytes: number, sizeBytes: number, why: string) {
-    super(`The arguments of ${toolName} are ${formatBytes(sizeBytes)} as JSON; ${why} at most ${formatBytes(limitBytes)}. Nothing was sent.`);
-    this.name = 'ArgumentsTooLargeError';
-    this.details = { serverId, limitBytes, sizeBytes, fieldErrors: { args: [`${formatBytes(sizeBytes)} is over the limit of ${formatBytes(limitBytes)}`] } };
-  }
-}
 
 /** The limit for a call to `server` (undefined: a local tool), and how to say it. */
 export function argumentLimitOf(server: ServerConfig | undefined): { limitBytes: number; why: string } {

@@ -112,7 +112,7 @@ export interface MCPClientOptions {
   asks?: ServerAskHandlers;
   /** The MCP log level chosen for this server, sent (`logging/setLevel`) whenever a session starts. */
   logLevel?: () => LoggingLevel | undefined;
-  /** OAuth servers (issue 11): the server's session — the SDK's provider, and the browser sign-in. */
+  /** OAuth servers: the server's session — the SDK's provider, and the browser sign-in. */
   oauth?: OAuthSession;
   /**
    * The era verdict kept from an earlier connection (dated and expired by its keeper): connect
@@ -166,7 +166,7 @@ export class MCPClient implements ToolClient {
   private exitedBeforeConnectFailed = false;
   /** The tool calls in flight: a legacy server's question to the person pauses them (personWaits.ts). */
   private readonly callsInFlight = new CallsInFlight();
-  /** Aborted by close(): ends a wait for a browser sign-in (issue 11). */
+  /** Aborted by close(): ends a wait for a browser sign-in. */
   private readonly closedSignal = new AbortController();
 
   constructor(
@@ -311,7 +311,7 @@ export class MCPClient implements ToolClient {
         await sdk.close().catch(() => undefined);
         return this.handshake(Math.max(1, timeoutMs - (performance.now() - started)), signal, started, signInRound, true);
       }
-      // ── OAuth (issue 11): a browser sign-in was needed and is done: initialize again, signed in ──
+      // ── OAuth: a browser sign-in was needed and is done: initialize again, signed in ──
       if (!(await this.signIns.completed(error, signInRound, signal))) throw error;
       await sdk.close().catch(() => undefined);
       return this.handshake(timeoutMs, signal, started, signInRound + 1, noPrior);

@@ -78,7 +78,7 @@ export function mapClientError(error: unknown, ctx: MappingContext): MCPError {
   }
   if (error instanceof SdkError && !(error instanceof SdkHttpError)) return mapSdkError(error, ctx);
   if (error instanceof ProtocolError) return mapProtocolError(error, ctx);
-  // ── OAuth (issue 11): "sign in", and the OAuth exchanges that failed ──
+  // ── OAuth: "sign in", and the OAuth exchanges that failed ──
   const oauthFailure = mapOAuthFailure(serverId, error, { oauth: ctx.config.transport === 'streamable_http' && ctx.config.auth.kind === 'oauth' });
   if (oauthFailure) return oauthFailure;
   if (error instanceof SdkHttpError) return mapHttpError(error, ctx);

@@ -7,6 +7,7 @@
  * anything that came from outside, such as stderr, before it lands here).
  */
 import type { ElicitationLink, ErrorCause, ErrorDetails } from '../../shared/errors.js';
+import { CodedError } from '../util/codedError.js';
 
 export type MCPErrorCode =
   | 'not_initialized'
@@ -27,7 +28,7 @@ export type MCPErrorCode =
   | 'result_too_large'
   | 'not_offered'
   | 'not_supported'
-  // OAuth (issue 11): see oauth/errors.ts
+  // OAuth: see oauth/errors.ts
   | 'sign_in_required'
   | 'oauth_failed'
   // The server is this app's own agent gateway (ownGateway.ts)
@@ -35,20 +36,17 @@ export type MCPErrorCode =
   // A server answered a call with -32042: the person must open a link (URL elicitation)
   | 'url_elicitation_required';
 
-export abstract class MCPError extends Error {
-  abstract readonly code: MCPErrorCode;
+export abstract class MCPError extends CodedError<MCPErrorCode> {
   /** The server this error concerns, when there is one. */
   readonly serverId: string | undefined;
 
   constructor(message: string, serverId?: string, options?: { cause?: unknown }) {
     super(message, options);
     this.serverId = serverId;
-    this.name = new.target.name;
   }
 
-  /** A plain, serializable form for IPC, traces and logs. */
-  toJSON(): { name: string; code: MCPErrorCode; message: string; serverId?: string } {
-    return { name: this.name, code: this.code, message: this.message, ...(this.serverId ? { serverId: this.serverId } : {}) };
+  override toJSON(): { name: string; code: MCPErrorCode; message: string; serverId?: string } {
+    return { ...super.toJSON(), ...(this.serverId ? { serverId: this.serverId } : {}) };
   }
 
   /** The typed details the contract carries (see shared/errors.ts); subclasses add theirs. */
@@ -361,5 +359,21 @@ export class MCPResultTooLargeError extends MCPError {
 
   override get details(): ErrorDetails {
     return { ...super.details, limitBytes: this.limitBytes, retryable: false };
+  }
+}
+
+/** This server is the app's own gateway (ownGateway.ts): the contract's `gateway_loop`, in the same words as a refused configuration. */
+export class MCPGatewayLoopError extends MCPError {
+  readonly code = 'gateway_loop';
+  constructor(serverId: string) {
+    super('This server points at MiniHarness’s own agent gateway: its calls would come back here in a loop. Connect the agent to the gateway instead.', serverId);
+  }
+}
+
+/** A request to the tool registry after `close()` (the app is quitting). */
+export class RegistryClosedError extends MCPError {
+  readonly code = 'closed';
+  constructor() {
+    super('The tool registry has been closed (the app is quitting).');
   }
 }

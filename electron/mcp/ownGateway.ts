@@ -14,7 +14,7 @@
  *
  * The spelled-out checks (gateway/loop.ts) still refuse what can be recognised when it is saved.
  */
-import { MCPError } from './errors.js';
+import { MCPGatewayLoopError } from './errors.js';
 
 /** Where the gateway writes its mark: an experimental capability, and a key of a tools/list page's `_meta`. */
 export const GATEWAY_MARK_KEY = 'io.miniharness/gateway';
@@ -45,14 +45,6 @@ export function gatewayMarkOf(answer: unknown): string | undefined {
   if (typeof fromCapabilities === 'string') return fromCapabilities;
   const fromMeta = recordOf(record?._meta)?.[GATEWAY_MARK_KEY];
   return typeof fromMeta === 'string' ? fromMeta : undefined;
-}
-
-/** This server is the app's own gateway: the contract's `gateway_loop`, in the same words as a refused configuration. */
-export class MCPGatewayLoopError extends MCPError {
-  readonly code = 'gateway_loop';
-  constructor(serverId: string) {
-    super('This server points at MiniHarness’s own agent gateway: its calls would come back here in a loop. Connect the agent to the gateway instead.', serverId);
-  }
 }
 
 /** Every gateway mark an answer carries: the answering gateway's, and those of the gateways behind it (bounded, strings only). */

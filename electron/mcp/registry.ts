@@ -70,7 +70,7 @@ export interface RegistryOptions {
   onGatewayMarks?: (serverId: string, marks: string[]) => void;
   /** Who answers servers' elicitation and sampling requests, for the default client factory (none: not declared). */
   asks?: ServerAskHandlers;
-  /** OAuth servers' sessions, for the default client factory (issue 11; see oauth/manager.ts). */
+  /** OAuth servers' sessions, for the default client factory (see oauth/manager.ts). */
   oauth?: OAuthSessions;
   /** Secret values the app knows (live: the tracer's set), redacted out of what servers describe. */
   knownSecrets?: SecretSet;
@@ -343,7 +343,7 @@ export class MCPToolRegistry {
   }
 }
 
-/** The client option of an OAuth server's session (issue 11), or nothing. */
+/** The client option of an OAuth server's session, or nothing. */
 /**
  * A client's kept era verdict (verdictStore.ts): read at each connect for the configuration as it
  * is then, written when a connection became ready, dropped when it failed.

@@ -1,5 +1,5 @@
 /**
- * OAuth sign-in rounds of a connection (issue 11): when the server refused a request (401/403,
+ * OAuth sign-in rounds of a connection: when the server refused a request (401/403,
  * so it did not run) and the SDK started a browser sign-in (interactive sessions only), wait for
  * the person, hand the code — and the issuer the redirect named (RFC 9207) — to the SDK, and run
  * the request again: at most MAX_SIGN_IN_ROUNDS times (the sign-in, and one step-up to more scopes).

@@ -43,14 +43,14 @@ export interface OpenedTransport {
   authChallenge(): AuthChallenge | undefined;
   /** For HTTP: ends the session on the server (`DELETE`, through the SDK's transport); absent for stdio. */
   terminate?(): Promise<void>;
-  // ── OAuth (issue 11) ──
+  // ── OAuth ──
   /** OAuth servers: hands the authorization code of a browser sign-in to the SDK (token exchange). */
   finishAuth?(code: string, iss?: string): Promise<void>;
   /** HTTP: the last 401 carried an OAuth challenge (`WWW-Authenticate: Bearer resource_metadata=…`). */
   oauthChallenged?(): boolean;
 }
 
-/** What a transport may need beyond the configuration (issue 11: an OAuth server's session). */
+/** What a transport may need beyond the configuration (an OAuth server's session). */
 export interface TransportExtras {
   oauth?: OAuthSession;
 }
@@ -143,7 +143,7 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     parts.push(new BearerTokenAuth(token));
   }
   const auth = new CombinedAuth(parts);
-  // ── OAuth (issue 11): the session's tokens are redacted from the log as they arrive ──
+  // ── OAuth: the session's tokens are redacted from the log as they arrive ──
   const oauth = config.auth.kind === 'oauth' ? extras.oauth : undefined;
   if (config.auth.kind === 'oauth' && !oauth) throw new MCPConfigError(config.id, 'OAuth sign-in is not available in this host');
   if (oauth) oauth.redactIn(log, collected);
@@ -175,7 +175,7 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
       expired = true;
       limits.onSessionExpired?.();
     }
-    // ── OAuth (issue 11): what a refusal asked for ──
+    // ── OAuth: what a refusal asked for ──
     if ((response.status === 401 || response.status === 403) && originOf(input) === serverOrigin) {
       const header = response.headers.get('www-authenticate');
       oauth?.noteChallenge(response.status, header);
@@ -200,7 +200,7 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
   };
 }
 
-// ── OAuth (issue 11) ──
+// ── OAuth ──
 function originOf(input: string | URL | Request): string | undefined {
   try {
     return new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin;

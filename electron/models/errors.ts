@@ -6,6 +6,7 @@
  */
 import * as anthropic from '@anthropic-ai/sdk';
 import * as openai from 'openai';
+import { CodedError } from '../util/codedError.js';
 
 export type ModelErrorCode =
   | 'model_auth_failed'
@@ -16,7 +17,7 @@ export type ModelErrorCode =
   | 'model_stream_cut'
   | 'model_cancelled';
 
-export class ModelError extends Error {
+export class ModelError extends CodedError<ModelErrorCode> {
   constructor(
     readonly code: ModelErrorCode,
     message: string,
@@ -25,7 +26,6 @@ export class ModelError extends Error {
     readonly status?: number,
   ) {
     super(message);
-    this.name = 'ModelError';
   }
 }
 

@@ -23,6 +23,7 @@ import { sleep } from '../harness/retryPolicy.js';
 import { ModelError } from '../models/errors.js';
 import type { ModelConfig } from '../models/providerFactory.js';
 import type { ConversationMessage, ModelProvider, ModelToolCall, ModelToolResult } from '../models/types.js';
+import { RunNotResumableError } from './errors.js';
 import { resultText } from './resultText.js';
 import type { RoutedCall, RunStore } from './runStore.js';
 import type { RunToolSet } from './runTools.js';
@@ -55,11 +56,6 @@ export interface StartRunInput {
   limits?: Partial<RunLimits>;
   /** For tests and imports; a fresh UUID otherwise. */
   id?: string;
-}
-
-/** The run cannot be resumed now (it is running, or finished). */
-export class RunNotResumableError extends Error {
-  readonly code = 'not_resumable';
 }
 
 const RESUMABLE: ReadonlySet<RunStatus> = new Set(['interrupted', 'stopped', 'failed', 'needs_resolution', 'limit_reached']);

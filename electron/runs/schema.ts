@@ -1,5 +1,5 @@
 /**
- * The agent runs' tables (issue 21). A run is one conversation of a chosen model with a chosen
+ * The agent runs' tables (README “Run your own model”). A run is one conversation of a chosen model with a chosen
  * set of tools; its messages are stored one row each, in order, as each turn completes; each
  * tool call the model made is a row of its own whose status moves pending → running → done as the
  * pipeline answers it, so the GUI shows the cards and a resume knows which results it already has.

@@ -27,7 +27,7 @@ import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { lstat, mkdir, open, readlink, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { HardLinkedFileError, InvalidPathError, PathChangedError } from './errors.js';
+import { HardLinkedFileError, InvalidPathError, ParentFolderMissingError, PathChangedError } from './errors.js';
 import type { CheckedPath, ValidatePathOptions } from './pathGuard.js';
 import { checkPath, isExcluded, isInsideRoots } from './pathGuard.js';
 
@@ -69,15 +69,6 @@ export interface BoundWriteOptions {
 export interface BoundWriteOutcome {
   real: string;
   created: boolean;
-}
-
-/** The folder a file should be written in does not exist (and `createDirs` was not given). */
-export class ParentFolderMissingError extends Error {
-  readonly code = 'parent_missing';
-  constructor(readonly requested: string) {
-    super(`The folder for "${requested}" does not exist. Create it first, or pass createDirs: true.`);
-    this.name = 'ParentFolderMissingError';
-  }
 }
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL } = constants;

@@ -4,6 +4,7 @@
  * arguments or secrets — only names, paths and the reason a rule or a person gave.
  */
 import type { Denial } from '../../shared/errors.js';
+import { CodedError } from '../util/codedError.js';
 import type { PermissionLevel } from './permissions.js';
 
 export type SecurityErrorCode =
@@ -16,19 +17,16 @@ export type SecurityErrorCode =
   | 'rules_file_corrupt'
   | 'path_excluded'
   | 'path_changed'
-  | 'hard_linked_file';
+  | 'hard_linked_file'
+  | 'parent_missing';
 
-export abstract class SecurityError extends Error {
-  abstract readonly code: SecurityErrorCode;
+export abstract class SecurityError extends CodedError<SecurityErrorCode> {}
 
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-
-  /** A plain, serializable form for IPC, traces and logs. */
-  toJSON(): { name: string; code: SecurityErrorCode; message: string } {
-    return { name: this.name, code: this.code, message: this.message };
+/** The folder a file should be written in does not exist (and `createDirs` was not given): boundFs.ts. */
+export class ParentFolderMissingError extends SecurityError {
+  readonly code = 'parent_missing';
+  constructor(readonly requested: string) {
+    super(`The folder for "${requested}" does not exist. Create it first, or pass createDirs: true.`);
   }
 }
 

@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { FileDamagedWarning } from '../../shared/contract.js';
+import { SecretDecryptError, SecretStorageUnavailableError } from '../secrets/errors.js';
 import type { DescribedSecretStore, SecretBackendInfo } from '../secrets/types.js';
 import { SecretValue } from '../secrets/secretValue.js';
 import { setAside } from '../storage/damagedFile.js';
@@ -33,22 +34,6 @@ export interface SafeStorageSecretsOptions {
   file: string;
   platform?: NodeJS.Platform;
   now?: () => number;
-}
-
-export class SecretStorageUnavailableError extends Error {
-  readonly code = 'secret_storage_unavailable';
-  constructor() {
-    super('The operating system\'s secret storage is not available, so the secret was not saved. Use an environment-variable reference for it instead.');
-    this.name = 'SecretStorageUnavailableError';
-  }
-}
-
-export class SecretDecryptError extends Error {
-  readonly code = 'secret_undecryptable';
-  constructor(key: string) {
-    super(`The stored secret "${key}" could not be decrypted (the system keyring or its key may have changed). Enter it again in the server's settings.`);
-    this.name = 'SecretDecryptError';
-  }
 }
 
 const FILE_VERSION = 1;

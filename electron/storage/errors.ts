@@ -3,20 +3,11 @@
  * and what to do; they never contain stored data.
  */
 
+import { CodedError } from '../util/codedError.js';
+
 export type StorageErrorCode = 'schema_too_new' | 'schema_not_migrated' | 'migration_invalid' | 'invalid_cursor' | 'invalid_query';
 
-export abstract class StorageError extends Error {
-  abstract readonly code: StorageErrorCode;
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-
-  toJSON(): { name: string; code: StorageErrorCode; message: string } {
-    return { name: this.name, code: this.code, message: this.message };
-  }
-}
+export abstract class StorageError extends CodedError<StorageErrorCode> {}
 
 /** The file was migrated by a newer app version; an older one must not write to it. */
 export class SchemaTooNewError extends StorageError {

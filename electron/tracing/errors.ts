@@ -1,19 +1,9 @@
 /** Errors of the tracer: programming errors (bad event data, use after finish) and lookups. */
+import { CodedError } from '../util/codedError.js';
 
 export type TraceErrorCode = 'invalid_event' | 'trace_closed' | 'trace_not_found';
 
-export abstract class TracingError extends Error {
-  abstract readonly code: TraceErrorCode;
-
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-
-  toJSON(): { name: string; code: TraceErrorCode; message: string } {
-    return { name: this.name, code: this.code, message: this.message };
-  }
-}
+export abstract class TracingError extends CodedError<TraceErrorCode> {}
 
 /** The data does not match the event type's schema (the detail names fields, never values). */
 export class TraceEventInvalidError extends TracingError {

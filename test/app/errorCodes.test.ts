@@ -1,24 +1,32 @@
 /**
  * Errors as data: every error class of the main side maps to a code of the contract's union,
  * with its typed details; the shape survives the trip through the contract's schemas; an
- * unknown code from a newer main is read leniently by the renderer's schema.
+ * unknown code from a newer main is read leniently by the renderer's schema. The classes are
+ * found by reading every `errors.ts` under electron/ (each family keeps its classes there), so a
+ * new class or a new family without an instance below fails the first test.
  */
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { AppError, ValidationFailedError, toErrorShape } from '../../electron/app/errors.js';
 import type { CoreErrorCode } from '../../electron/app/errors.js';
 import * as checkpointErrors from '../../electron/checkpoints/errors.js';
-import { NotReplayableError, traceIdOf } from '../../electron/harness/application.js';
+import { traceIdOf } from '../../electron/harness/application.js';
+import { NotReplayableError } from '../../electron/harness/errors.js';
+import * as gatewayErrors from '../../electron/gateway/errors.js';
+import { ModelError } from '../../electron/models/errors.js';
+import { RunNotResumableError } from '../../electron/runs/errors.js';
 import * as mcpErrors from '../../electron/mcp/errors.js';
 import { MCPFeatureNotOfferedError } from '../../electron/mcp/features/errors.js';
 import * as oauthErrors from '../../electron/mcp/oauth/errors.js';
 import { networkFailureOf } from '../../electron/mcp/networkFailure.js';
-import { SecretNotFoundError } from '../../electron/secrets/resolver.js';
-import { ParentFolderMissingError } from '../../electron/security/boundFs.js';
+import { SecretDecryptError, SecretNotFoundError, SecretStorageUnavailableError } from '../../electron/secrets/errors.js';
 import * as securityErrors from '../../electron/security/errors.js';
-import { SecretDecryptError, SecretStorageUnavailableError } from '../../electron/shell/safeStorageSecrets.js';
 import * as storageErrors from '../../electron/storage/errors.js';
 import { ToolCancelledError, ToolInputError } from '../../electron/tools/errors.js';
+import { ArgumentsTooLargeError, InvalidArgumentsError } from '../../electron/harness/errors.js';
 import * as tracingErrors from '../../electron/tracing/errors.js';
 import { HostFrameSchema } from '../../shared/bridge.js';
 import { ErrorShapeSchema, ReceivedErrorShapeSchema } from '../../shared/contract.js';
@@ -34,7 +42,7 @@ const INSTANCES: Record<string, Error> = {
   NotReplayableError: new NotReplayableError('nothing to replay'),
   ToolInputError: new ToolInputError('read_file', 'path is required'),
   ToolCancelledError: new ToolCancelledError('run_command'),
-  ParentFolderMissingError: new ParentFolderMissingError('a/b'),
+  ParentFolderMissingError: new securityErrors.ParentFolderMissingError('a/b'),
   SecretNotFoundError: new SecretNotFoundError({ source: 'env', name: 'TOKEN' }),
   SecretStorageUnavailableError: new SecretStorageUnavailableError(),
   SecretDecryptError: new SecretDecryptError('auth.token'),
@@ -84,22 +92,40 @@ const INSTANCES: Record<string, Error> = {
   TraceEventInvalidError: new tracingErrors.TraceEventInvalidError('x', 'bad'),
   TraceClosedError: new tracingErrors.TraceClosedError('t', 'event'),
   TraceNotFoundError: new tracingErrors.TraceNotFoundError('t'),
+  GatewayLoopError: new gatewayErrors.GatewayLoopError('url'),
+  AgentNameTakenError: new gatewayErrors.AgentNameTakenError('claude'),
+  AgentNotFoundError: new gatewayErrors.AgentNotFoundError('a1'),
+  MCPGatewayLoopError: new mcpErrors.MCPGatewayLoopError('srv'),
+  RegistryClosedError: new mcpErrors.RegistryClosedError(),
+  InvalidArgumentsError: new InvalidArgumentsError('t', 'srv', { path: ['is required'] }),
+  ArgumentsTooLargeError: new ArgumentsTooLargeError('t', 'srv', 10, 20, 'the server takes'),
+  ModelError: new ModelError('model_rate_limited', 'slow down', 1000, 429),
+  RunNotResumableError: new RunNotResumableError('Run r is running: it cannot be resumed.'),
 };
 
-/** The exported error classes of the modules whose every class must be listed above. */
-function exportedErrorClasses(...modules: Array<Record<string, unknown>>): string[] {
-  return modules.flatMap((m) =>
-    Object.entries(m)
-      .filter(([, value]) => typeof value === 'function' && (value as { prototype?: unknown }).prototype instanceof Error)
-      .map(([name]) => name),
-  );
-}
+const ELECTRON = join(dirname(fileURLToPath(import.meta.url)), '../../electron');
+/** Every `errors.ts` under electron/, loaded: where each family keeps its error classes. */
+const ERROR_MODULES: Array<[string, Record<string, unknown>]> = await Promise.all(
+  readdirSync(ELECTRON, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('errors.ts') && file.split(/[\\/]/).pop() === 'errors.ts')
+    .sort()
+    .map(async (file): Promise<[string, Record<string, unknown>]> => [file, (await import(pathToFileURL(join(ELECTRON, file)).href)) as Record<string, unknown>]),
+);
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+const isErrorClass = (value: unknown): value is ErrorClass => typeof value === 'function' && (value as { prototype?: unknown }).prototype instanceof Error;
 
 describe('every main-side error maps to a code of the contract union', () => {
-  it('lists every error class of the error modules (a new class must be added here)', () => {
-    const abstract = new Set(['MCPError', 'SecurityError', 'StorageError', 'CheckpointStoreError', 'TracingError']);
-    const exported = exportedErrorClasses(mcpErrors, oauthErrors, securityErrors, storageErrors, checkpointErrors, tracingErrors).filter((n) => !abstract.has(n));
-    expect(exported.filter((name) => !(name in INSTANCES))).toEqual([]);
+  it('has an instance of every error class exported by an errors.ts (a family base is checked through its subclasses)', () => {
+    expect(ERROR_MODULES.map(([file]) => file)).toContain('mcp/errors.ts');
+    const classes = ERROR_MODULES.flatMap(([file, exports]) => Object.entries(exports).flatMap(([name, value]) => (isErrorClass(value) ? [{ file, name, value }] : [])));
+    // A base (MCPError, SecurityError, AppError…) is one some other exported class extends.
+    const isBase = (c: ErrorClass): boolean => classes.some((other) => other.value !== c && other.value.prototype instanceof c);
+    const covered = new Set(Object.values(INSTANCES).map((error) => error.constructor));
+    const missing = classes.filter((c) => !isBase(c.value) && !covered.has(c.value)).map((c) => `${c.file}: ${c.name}`);
+    expect(missing).toEqual([]);
+    // Each key names its instance's class, so a failure below names the right one.
+    expect(Object.entries(INSTANCES).filter(([name, error]) => error.constructor.name !== name)).toEqual([]);
   });
 
   it.each(Object.entries(INSTANCES))('%s → a known code, never "internal"', (_name, error) => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { META_ERROR, agentErrorResult, agentErrorText } from '../../electron/gateway/agentResults.js';
 import { AppError, toErrorShape } from '../../electron/app/errors.js';
 import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../../electron/checkpoints/errors.js';
-import { InvalidArgumentsError } from '../../electron/harness/application.js';
+import { InvalidArgumentsError } from '../../electron/harness/errors.js';
 import { MCPRequestTimeout, MCPServerUnavailableError } from '../../electron/mcp/errors.js';
 import { ApprovalCancelledError, PermissionDeniedError } from '../../electron/security/errors.js';
 import { META_CALL_ID, META_TRACE_ID } from '../../shared/agents.js';

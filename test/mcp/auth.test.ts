@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { BearerTokenAuth, CombinedAuth, HeaderAuth } from '../../electron/mcp/auth.js';
 import { MCPAuthError } from '../../electron/mcp/errors.js';
 import { LogBuffer } from '../../electron/mcp/logBuffer.js';
-import { DefaultSecretResolver, SecretNotFoundError } from '../../electron/secrets/resolver.js';
+import { SecretNotFoundError } from '../../electron/secrets/errors.js';
+import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
 import { redactString } from '../../electron/tracing/redact.js';
 

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BindingStrategy } from '../../electron/security/boundFs.js';
-import { BoundFs, defaultBindingStrategy, ParentFolderMissingError } from '../../electron/security/boundFs.js';
+import { BoundFs, defaultBindingStrategy } from '../../electron/security/boundFs.js';
+import { ParentFolderMissingError } from '../../electron/security/errors.js';
 import { HardLinkedFileError, PathChangedError, PathExcludedError } from '../../electron/security/errors.js';
 
 let base: string;

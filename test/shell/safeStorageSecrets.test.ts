@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
-import { SecretDecryptError, SecretStorageUnavailableError, openSafeStorageSecrets } from '../../electron/shell/safeStorageSecrets.js';
+import { SecretDecryptError, SecretStorageUnavailableError } from '../../electron/secrets/errors.js';
+import { openSafeStorageSecrets } from '../../electron/shell/safeStorageSecrets.js';
 import { SafeStorageDouble } from './safeStorageDouble.js';
 
 let dir: string;

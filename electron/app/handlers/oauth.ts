@@ -1,4 +1,4 @@
-/** `servers.signIn` / `servers.signOut` (issue 11): an OAuth server's browser sign-in, and forgetting it. */
+/** `servers.signIn` / `servers.signOut`: an OAuth server's browser sign-in, and forgetting it. */
 import type { Handlers } from '../dispatcher.js';
 import type { ServerService } from '../serverService.js';
 

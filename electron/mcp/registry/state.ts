@@ -5,18 +5,11 @@
 import type { ErrorCause } from '../../../shared/errors.js';
 import type { ServerConfig } from '../../../shared/serverConfig.js';
 import { DescriptorRedaction } from '../descriptorRedaction.js';
-import { MCPError } from '../errors.js';
+import { MCPError, RegistryClosedError } from '../errors.js';
 import type { MCPErrorCode } from '../errors.js';
 import type { ToolDescriptor } from '../types.js';
 import { ToolMap } from './toolMap.js';
 import type { RegistryEvent, ServerEntry, ServerStatus } from './types.js';
-
-export class RegistryClosedError extends MCPError {
-  readonly code = 'closed';
-  constructor() {
-    super('The tool registry has been closed (the app is quitting).');
-  }
-}
 
 export function describeError(error: unknown): { code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause } {
   if (error instanceof MCPError) return { code: error.code, reason: error.message, ...(error.details.cause ? { cause: error.details.cause } : {}) };

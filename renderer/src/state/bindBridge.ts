@@ -23,7 +23,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     state().refreshPermissions();
     // The Agents view, and the agents' names for the caller filters of History and Traces.
     void state().loadAgents();
-    // The person's models and the agent runs (issue 21).
+    // The person's models and the agent runs (README “Run your own model”).
     void state().loadModels();
     void state().loadRuns();
     // Traces and History reload what they show; the session counts feed the sidebar's attention mark.
@@ -83,7 +83,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     client.on('resources.changed', ({ serverId }) => state().applyResourcesChanged(serverId)),
     client.on('resources.updated', (event) => state().applyResourceUpdated(event)),
     client.on('prompts.changed', ({ serverId }) => state().applyPromptsChanged(serverId)),
-    // Browser mode (issue 11): a sign-in page to open. A blocked pop-up is no loss: the server's
+    // Browser mode: a sign-in page to open. A blocked pop-up is no loss: the server's
     // actions offer the same page as a link while the sign-in waits.
     client.on('oauth.authorize', ({ url }) => {
       if (/^https?:\/\//i.test(url)) window.open(url, '_blank', 'noopener,noreferrer');

@@ -51,7 +51,7 @@ export interface ServersSlice {
   setServerEnabled(id: string, enabled: boolean): Promise<void>;
   connectServer(id: string): Promise<void>;
   disconnectServer(id: string): Promise<void>;
-  /** OAuth (issue 11): starts a browser sign-in; the status streams in. */
+  /** OAuth: starts a browser sign-in; the status streams in. */
   signInServer(id: string): Promise<void>;
   signOutServer(id: string): Promise<void>;
   discoverAll(): Promise<void>;

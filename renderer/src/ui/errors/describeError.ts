@@ -201,7 +201,7 @@ export function causeSentence(cause: ErrorCause): string {
   }
 }
 
-/** Titles by what a sign-in needs or what failed (issue 11); the message says the rest. */
+/** Titles by what a sign-in needs or what failed; the message says the rest. */
 const OAUTH_TITLES: Record<OAuthDetail['reason'], string> = {
   no_token: 'Needs sign-in',
   token_rejected: 'Sign-in expired',

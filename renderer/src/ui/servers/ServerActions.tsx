@@ -106,7 +106,7 @@ export function ServerActions({ view }: { view: ServerView }) {
 }
 
 /**
- * OAuth servers (issue 11): Sign in (again) and Sign out, and while a browser sign-in waits, the
+ * OAuth servers: Sign in (again) and Sign out, and while a browser sign-in waits, the
  * page as a link (a blocked pop-up, or a browser that did not open, loses nothing).
  */
 function SignInButtons({ view, busy, mark, onSignIn, onSignOut }: { view: ServerView; busy: string | undefined; mark: (action: string) => ReactNode; onSignIn: () => void; onSignOut: () => void }) {

@@ -34,7 +34,7 @@ function Pairs({ record, kind, view, label }: { record: Record<string, ValueOrSe
   );
 }
 
-/** OAuth settings (issue 11): how the app signs in, never a token. */
+/** OAuth settings: how the app signs in, never a token. */
 function OAuthSummary({ auth, view }: { auth: OAuthConfig; view: ServerView }) {
   const secret = (slot: string, ref: OAuthConfig['clientSecret']) =>
     ref?.source === 'env' ? (

@@ -1,5 +1,5 @@
 /**
- * The OAuth part of an HTTP server's form (issue 11). By default the app registers itself with
+ * The OAuth part of an HTTP server's form. By default the app registers itself with
  * the server's authorization server and the person signs in in the browser; a pre-registered
  * client (id and secret), the client-credentials grant (a secret or a private key) and the
  * scopes are optional. Secrets are write-only, like the bearer token.

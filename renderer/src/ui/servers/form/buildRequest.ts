@@ -61,7 +61,7 @@ function rowsToRecord(rows: ValueRow[], kind: 'env' | 'headers', ctx: SecretCont
   return record;
 }
 
-/** OAuth settings (issue 11): empty optional fields are left out; secrets become references like the bearer token. */
+/** OAuth settings: empty optional fields are left out; secrets become references like the bearer token. */
 function oauthAuth(oauth: OAuthFormState, ctx: SecretContext): Record<string, unknown> {
   const auth: Record<string, unknown> = { kind: 'oauth', grant: oauth.grant };
   const text = (field: string, value: string): void => {

@@ -32,7 +32,7 @@ export interface ArgRow {
   value: string;
 }
 
-/** OAuth sign-in settings (issue 11), as the person edits them. */
+/** OAuth sign-in settings, as the person edits them. */
 export interface OAuthFormState {
   grant: 'authorization_code' | 'client_credentials';
   /** A pre-registered client's id; empty: the app registers itself (or uses its metadata document). */
