@@ -13,7 +13,7 @@ import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { ValidationBanner } from '../components/ValidationBanner.js';
 import { Dialog } from '../components/Dialog.js';
-import { describeFailure, errorTitle } from '../errors/describeError.js';
+import { describeFailure, errorTitle } from '../../lib/describeError.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
 import { ImportServerRow } from './ImportServerRow.js';

@@ -8,8 +8,8 @@ import Form from '@rjsf/core/lib/components/Form.js';
 import type { ErrorSchema, RJSFSchema, UiSchema } from '@rjsf/utils';
 import type { ReactNode } from 'react';
 import { Component, useId } from 'react';
-import { FORM_TEMPLATES } from './form/theme.js';
-import { formValidator } from './form/validator.js';
+import { FORM_TEMPLATES } from './theme.js';
+import { formValidator } from './validator.js';
 
 const UI_SCHEMA: UiSchema = {
   'ui:submitButtonOptions': { norender: true },
