@@ -1,6 +1,6 @@
 /**
  * The two ways to enter a call's arguments: a form generated from the tool's inputSchema (rjsf,
- * in the app's theme, without client-side validation — see form/validator.ts), and raw JSON as a
+ * in the app's theme, without client-side validation — see validator.ts), and raw JSON as a
  * fallback for schemas a form cannot express well.
  */
 // Deep import (see form/theme.tsx): the package index pulls in the ajv8 validator, which the app does not ship.
