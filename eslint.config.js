@@ -1,4 +1,5 @@
 // @ts-check
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
@@ -64,6 +65,37 @@ const RENDERER_LAYER = [
     message: 'The renderer imports only its own files and shared/: main-process code (electron/) reaches it through the contract.',
   },
 ];
+
+/**
+ * The renderer's feature folders (renderer/src/ui/<feature>/): every folder of ui/ except
+ * components/, read from disk so a new feature is kept apart without editing this file. A feature
+ * imports components/, lib/, state/, bridge/, shared/ and its own folder, never another feature:
+ * what two features share moves to ui/components/ (or lib/ when it is not UI). ui/App.tsx, which
+ * composes the features, is in no feature folder.
+ */
+const RENDERER_UI = 'renderer/src/ui';
+const FEATURE_FOLDERS = readdirSync(new URL(`./${RENDERER_UI}/`, import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && entry.name !== 'components')
+  .map((entry) => entry.name);
+/**
+ * A relative specifier that climbs into one of `folders` of ui/ (`../tools/x.js`, or from deeper
+ * down `../../tools/x.js`, `../../ui/tools/x.js`).
+ * @param {string[]} folders
+ * @param {string} message
+ */
+const intoFolders = (folders, message) => ({ regex: `^(?:\\.\\./)+(?:ui/)?(?:${folders.map(escapeRegex).join('|')})(?:/|$)`, message });
+/** @param {string} feature */
+const NOT_OTHER_FEATURES = (feature) =>
+  intoFolders(
+    FEATURE_FOLDERS.filter((name) => name !== feature),
+    `A renderer feature folder (ui/${feature}/) never imports another feature folder: what two features share lives in ui/components/ (or lib/ when it is not UI).`,
+  );
+const COMPONENTS_NOT_FEATURES = intoFolders(FEATURE_FOLDERS, 'ui/components/ is shared by the features, so it imports no feature folder: move what it needs into components/ or lib/.');
+/** lib/, state/ and bridge/ are below the UI: the UI imports them, never the other way round. */
+const NOT_UI = {
+  regex: '^(?:\\.\\./)+ui(?:/|$)',
+  message: 'renderer/src/lib/, state/ and bridge/ are below the UI: they never import ui/ (a word or a rule the UI and lib/ share lives in lib/).',
+};
 
 const SHARED_LAYER = [
   {
@@ -145,6 +177,19 @@ export default tseslint.config(
     files: ['renderer/**/*.{ts,tsx}'],
     rules: { 'no-restricted-imports': restrictImports(RENDERER_LAYER) },
   },
+  {
+    files: ['renderer/src/{lib,state,bridge}/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': restrictImports([...RENDERER_LAYER, NOT_UI]) },
+  },
+  {
+    files: [`${RENDERER_UI}/components/**/*.{ts,tsx}`],
+    rules: { 'no-restricted-imports': restrictImports([...RENDERER_LAYER, COMPONENTS_NOT_FEATURES]) },
+  },
+  // One object per feature folder: each lists every feature but its own.
+  ...FEATURE_FOLDERS.map((feature) => ({
+    files: [`${RENDERER_UI}/${feature}/**/*.{ts,tsx}`],
+    rules: { 'no-restricted-imports': restrictImports([...RENDERER_LAYER, NOT_OTHER_FEATURES(feature)]) },
+  })),
   {
     files: ['renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },

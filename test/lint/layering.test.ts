@@ -8,6 +8,7 @@ import { PROJECT_ROOT } from '../helpers/fixtures.js';
 // The layering rules of eslint.config.js, proven to fire: each snippet is linted with the
 // project's configuration at a virtual path inside a layer, so a rule that silently stopped
 // matching (a renamed folder, a glob typo, a later config object overriding it) fails here.
+// The renderer's feature folders are proven twice: on sample imports and over the real tree.
 // Type-aware parsing (no-deprecated over electron/: test/lint/noDeprecated.test.ts) needs real
 // files of the TypeScript project; these rules need none, and the snippets' paths are virtual.
 const eslint = new ESLint({ cwd: PROJECT_ROOT, overrideConfig: { languageOptions: { parserOptions: { projectService: false } }, rules: { '@typescript-eslint/no-deprecated': 'off' } } });
@@ -104,6 +105,71 @@ describe('layering: the renderer imports only its own files, shared/ and allowed
       expect(await restricted(file, importOf(specifier))).toEqual([]);
     },
   );
+});
+
+describe('layering: renderer feature folders never import each other', () => {
+  it.each([
+    ['renderer/src/ui/tools/Probe.tsx', '../servers/ServerTools.js'],
+    ['renderer/src/ui/servers/Probe.tsx', '../tools/ToolsView.js'],
+    ['renderer/src/ui/history/Probe.tsx', '../traces/TracesView.js'],
+    ['renderer/src/ui/traces/Probe.tsx', '../history/HistoryView.js'],
+    ['renderer/src/ui/settings/Probe.tsx', '../servers/form/ServerEditor.js'],
+    ['renderer/src/ui/servers/form/Probe.tsx', '../../agents/AgentsView.js'],
+    ['renderer/src/ui/servers/features/Probe.tsx', '../../../ui/runs/RunsView.js'],
+    ['renderer/src/ui/runs/Probe.tsx', '../layout/Sidebar.js'],
+  ])('%s may not import %s', async (file, specifier) => {
+    const errors = await restricted(file, importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/never imports another feature folder/);
+  });
+
+  it('holds for type-only imports and re-exports', async () => {
+    const code = "import type { Probe } from '../servers/ServerList.js';\nexport { ToolsView } from '../tools/ToolsView.js';\nexport type Used = Probe;\n";
+    expect(await restricted('renderer/src/ui/agents/Probe.tsx', code)).toHaveLength(2);
+  });
+
+  it.each(['../tools/ToolList.js', '../../ui/history/HistoryView.js'])('keeps ui/components/ free of features: %s', async (specifier) => {
+    const errors = await restricted('renderer/src/ui/components/Probe.tsx', importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/ui\/components\/ is shared by the features/);
+  });
+
+  it.each([
+    ['renderer/src/lib/probe.ts', '../ui/components/CopyButton.js'],
+    ['renderer/src/state/slices/probe.ts', '../../ui/servers/ServerList.js'],
+    ['renderer/src/bridge/probe.ts', '../ui/App.js'],
+  ])('keeps %s below the UI: %s', async (file, specifier) => {
+    const errors = await restricted(file, importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/are below the UI/);
+  });
+
+  it.each([
+    './ToolList.js',
+    './form/theme.js',
+    '../components/CopyButton.js',
+    '../../lib/describeError.js',
+    '../../state/useAppStore.js',
+    '../../bridge/index.js',
+    '../../../../shared/contract.js',
+  ])('lets a feature import %s', async (specifier) => {
+    expect(await restricted('renderer/src/ui/tools/Probe.tsx', importOf(specifier))).toEqual([]);
+  });
+
+  it('lets ui/App.tsx compose the features and a feature use its own subfolders', async () => {
+    expect(await restricted('renderer/src/ui/App.tsx', importOf('./tools/ToolsView.js'))).toEqual([]);
+    expect(await restricted('renderer/src/ui/servers/ServerDetail.tsx', importOf('./features/ServerPrompts.js'))).toEqual([]);
+    expect(await restricted('renderer/src/ui/servers/features/Probe.tsx', importOf('../form/Field.js'))).toEqual([]);
+  });
+
+  it('holds in the real renderer tree: no file imports across feature folders', async () => {
+    const results = await eslint.lintFiles(['renderer/src/**/*.{ts,tsx}']);
+    expect(results.length).toBeGreaterThan(100);
+    const crossings = results.flatMap((result) =>
+      result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => `${result.filePath}:${m.line}: ${m.message}`),
+    );
+    expect(crossings).toEqual([]);
+  }, 120_000);
 });
 
 describe('layering: shared/ runs in both the renderer and Node', () => {

@@ -1,7 +1,7 @@
 /** The renderer's one place for error words: every code has words; denials and causes are worded from typed details. */
 import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../renderer/src/bridge/errors.js';
-import { describeError, describeErrorShape, errorTitle } from '../../renderer/src/ui/errors/describeError.js';
+import { describeError, describeErrorShape, errorTitle } from '../../renderer/src/lib/describeError.js';
 import type { ErrorShape } from '../../shared/contract.js';
 import { ERROR_CODES } from '../../shared/errors.js';
 

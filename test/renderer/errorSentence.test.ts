@@ -4,7 +4,7 @@
  * than 1.").
  */
 import { describe, expect, it } from 'vitest';
-import { errorSentence } from '../../renderer/src/ui/tools/form/theme.js';
+import { errorSentence } from '../../renderer/src/ui/components/argsForm/theme.js';
 
 describe('errorSentence', () => {
   it('names the field and ends the sentence', () => {

@@ -3,7 +3,7 @@
  * short session label instead of `agent:<uuid>:mcp-<uuid>`; the GUI's own sessions as before.
  */
 import { describe, expect, it } from 'vitest';
-import { agentSessionOf, sessionLabel } from '../../renderer/src/ui/history/historyFormat.js';
+import { agentSessionOf, sessionLabel } from '../../renderer/src/lib/historyFormat.js';
 
 const AGENT_ID = '0b9d7c2e-4f1a-4c55-9d0e-6a1f2b3c4d5e';
 const agents = [{ id: AGENT_ID, name: 'Claude Code' }];

@@ -1,7 +1,7 @@
 /** Tool titles, annotation chips and counts as the renderer words them. */
 import { describe, expect, it } from 'vitest';
 import { countOf } from '../../renderer/src/lib/plural.js';
-import { annotationChips, toolTitle } from '../../renderer/src/ui/servers/annotations.js';
+import { annotationChips, toolTitle } from '../../renderer/src/lib/annotations.js';
 
 const labels = (annotations: Record<string, unknown>) => annotationChips(annotations).map((c) => c.label);
 

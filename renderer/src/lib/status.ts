@@ -1,6 +1,6 @@
-/** Plain words for a server's status (error codes are worded in ui/errors/describeError.ts). */
+/** Plain words for a server's status (error codes are worded in lib/describeError.ts). */
 import type { ServerStatusView } from '../../../shared/contract.js';
-import { causeSentence, errorTitle } from '../ui/errors/describeError.js';
+import { causeSentence, errorTitle } from './describeError.js';
 
 export function statusLabel(status: ServerStatusView): string {
   switch (status.state) {

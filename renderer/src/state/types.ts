@@ -30,3 +30,6 @@ export type SliceCreator<Slice> = StateCreator<AppStore, StoreMiddlewares, [], S
 
 /** Slices that talk to main get the bridge client injected (no module-level singleton). */
 export type ClientSliceCreator<Slice> = (client: BridgeClient) => SliceCreator<Slice>;
+
+/** A slice's data without its actions: the shape of its `INITIAL` state. */
+export type StateOf<Slice> = { [K in keyof Slice as Slice[K] extends (...args: never[]) => unknown ? never : K]: Slice[K] };

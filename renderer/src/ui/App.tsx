@@ -13,7 +13,7 @@ import { ServerEditor } from './servers/form/ServerEditor.js';
 import { ServersView } from './servers/ServersView.js';
 import { NotAuthorized } from './views/NotAuthorized.js';
 import { PermissionsView } from './permissions/PermissionsView.js';
-import { SettingsView } from './views/SettingsView.js';
+import { SettingsView } from './settings/SettingsView.js';
 import { StartScreen } from './views/StartScreen.js';
 import { ToolsView } from './tools/ToolsView.js';
 import { TracesView } from './traces/TracesView.js';

@@ -10,7 +10,9 @@
  */
 import type { AgentsView, AgentView, AgentVisibility } from '../../../../shared/agents.js';
 import { messageOf } from '../../bridge/index.js';
-import type { ClientSliceCreator } from '../types.js';
+import { loadable } from '../loadable.js';
+import type { Loadable } from '../loadable.js';
+import type { ClientSliceCreator, StateOf } from '../types.js';
 
 /** One client connected as an agent, whichever its era: a 2025 session or a 2026-07-28 client known by its envelope's clientInfo. */
 export interface ConnectedClient {
@@ -52,10 +54,8 @@ export function connectedClientsOf(agent: AgentView): ConnectedClient[] {
   return [...legacy, ...modern].sort((a, b) => b.lastSeenAt - a.lastSeenAt);
 }
 
-export interface AgentsSlice {
+export interface AgentsSlice extends Loadable<'agents'> {
   agentsView: AgentsView | undefined;
-  agentsLoad: 'idle' | 'loading' | 'ready' | 'error';
-  agentsError: string | undefined;
   /** Agents being changed (visibility, revoke, remove), by id. */
   agentsBusy: Record<string, true>;
 
@@ -70,6 +70,9 @@ export interface AgentsSlice {
   removeAgent(id: string): Promise<void>;
   clearAgents(): void;
 }
+
+const AGENTS = loadable('agents');
+const INITIAL: StateOf<AgentsSlice> = { agentsView: undefined, ...AGENTS.idle, agentsBusy: {} };
 
 export const createAgentsSlice: ClientSliceCreator<AgentsSlice> = (client) => (set, get) => {
   /** Puts one agent's new state into the view at once; the 'agents.changed' that follows replaces it all. */
@@ -95,23 +98,20 @@ export const createAgentsSlice: ClientSliceCreator<AgentsSlice> = (client) => (s
   }
 
   return {
-    agentsView: undefined,
-    agentsLoad: 'idle',
-    agentsError: undefined,
-    agentsBusy: {},
+    ...INITIAL,
 
     async loadAgents() {
-      if (get().agentsLoad !== 'ready') set({ agentsLoad: 'loading' }, false, 'agents/load');
+      if (get().agentsLoad !== 'ready') set(AGENTS.loading, false, 'agents/load');
       try {
         const agentsView = await client.call('agents.list', {});
-        set({ agentsView, agentsLoad: 'ready', agentsError: undefined }, false, 'agents/loaded');
+        set({ agentsView, ...AGENTS.ready }, false, 'agents/loaded');
       } catch (error) {
-        set({ agentsLoad: 'error', agentsError: messageOf(error) }, false, 'agents/loadError');
+        set(AGENTS.failed(error), false, 'agents/loadError');
       }
     },
 
     applyAgents(agentsView) {
-      set({ agentsView, agentsLoad: 'ready', agentsError: undefined }, false, 'agents/changed');
+      set({ agentsView, ...AGENTS.ready }, false, 'agents/changed');
     },
 
     async createAgent(name, visibility) {
@@ -141,7 +141,7 @@ export const createAgentsSlice: ClientSliceCreator<AgentsSlice> = (client) => (s
     },
 
     clearAgents() {
-      set({ agentsView: undefined, agentsLoad: 'idle', agentsError: undefined, agentsBusy: {} }, false, 'agents/clear');
+      set(INITIAL, false, 'agents/clear');
     },
   };
 };

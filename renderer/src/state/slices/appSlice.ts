@@ -17,7 +17,7 @@ export interface AppSlice {
   connection: ConnectionState;
   /** Has the link ever been open in this page (a reconnect is then shown as such, not as a start). */
   everConnected: boolean;
-  /** Keys (see ui/layout/appWarnings.ts) of the warnings the person dismissed. */
+  /** Keys (see lib/appWarnings.ts) of the warnings the person dismissed. */
   dismissedWarnings: string[];
   notices: Notice[];
   loadInfo(): Promise<void>;

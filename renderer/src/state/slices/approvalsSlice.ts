@@ -9,7 +9,9 @@
  */
 import type { ApprovalView, EventOf } from '../../../../shared/contract.js';
 import { BridgeError, messageOf } from '../../bridge/index.js';
-import type { ClientSliceCreator } from '../types.js';
+import { loadable } from '../loadable.js';
+import type { Loadable } from '../loadable.js';
+import type { ClientSliceCreator, StateOf } from '../types.js';
 
 export type ApprovalAnswer = 'allow-once' | 'allow-session' | 'allow-always' | 'deny';
 
@@ -25,10 +27,8 @@ export interface PendingApproval {
   endedMessage: string | undefined;
 }
 
-export interface ApprovalsSlice {
+export interface ApprovalsSlice extends Loadable<'approvals'> {
   approvals: PendingApproval[];
-  approvalsLoad: 'idle' | 'loading' | 'ready' | 'error';
-  approvalsError: string | undefined;
   /** Requests the person chose to decide later in the Approvals view (not shown as a dialog). */
   deferredApprovals: string[];
 
@@ -59,6 +59,9 @@ function fresh(view: ApprovalView): PendingApproval {
   return { view, answering: undefined, ended: undefined, endedMessage: undefined };
 }
 
+const APPROVALS = loadable('approvals');
+const INITIAL: StateOf<ApprovalsSlice> = { approvals: [], ...APPROVALS.idle, deferredApprovals: [] };
+
 export const createApprovalsSlice: ClientSliceCreator<ApprovalsSlice> = (client) => (set, get) => {
   function patch(requestId: string, change: Partial<PendingApproval>, action: string): void {
     const list = get().approvals;
@@ -77,13 +80,10 @@ export const createApprovalsSlice: ClientSliceCreator<ApprovalsSlice> = (client)
   }
 
   return {
-    approvals: [],
-    approvalsLoad: 'idle',
-    approvalsError: undefined,
-    deferredApprovals: [],
+    ...INITIAL,
 
     async loadApprovals() {
-      if (get().approvalsLoad !== 'ready') set({ approvalsLoad: 'loading' }, false, 'approvals/load');
+      if (get().approvalsLoad !== 'ready') set(APPROVALS.loading, false, 'approvals/load');
       try {
         const views = await client.call('approvals.list', {});
         const known = new Map(get().approvals.map((p) => [p.view.requestId, p]));
@@ -92,9 +92,9 @@ export const createApprovalsSlice: ClientSliceCreator<ApprovalsSlice> = (client)
         const kept = get().approvals.filter((p) => ids.has(p.view.requestId) || p.ended);
         const added = views.filter((v) => !known.has(v.requestId)).map(fresh);
         const approvals = [...kept, ...added].sort((a, b) => byAge(a.view, b.view));
-        set({ approvals, approvalsLoad: 'ready', approvalsError: undefined }, false, 'approvals/list');
+        set({ approvals, ...APPROVALS.ready }, false, 'approvals/list');
       } catch (error) {
-        set({ approvalsLoad: 'error', approvalsError: messageOf(error) }, false, 'approvals/loadError');
+        set(APPROVALS.failed(error), false, 'approvals/loadError');
       }
     },
 
@@ -157,7 +157,7 @@ export const createApprovalsSlice: ClientSliceCreator<ApprovalsSlice> = (client)
     },
 
     clearApprovals() {
-      set({ approvals: [], approvalsLoad: 'idle', approvalsError: undefined, deferredApprovals: [] }, false, 'approvals/clear');
+      set(INITIAL, false, 'approvals/clear');
     },
   };
 };

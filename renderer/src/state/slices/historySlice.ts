@@ -14,7 +14,9 @@
 import type { CallOutcome, HistoryRecordView, RequestOf } from '../../../../shared/contract.js';
 import type { TraceSummary } from '../../../../shared/traces.js';
 import { messageOf } from '../../bridge/index.js';
-import type { ClientSliceCreator } from '../types.js';
+import { loadable } from '../loadable.js';
+import type { Loadable } from '../loadable.js';
+import type { ClientSliceCreator, StateOf } from '../types.js';
 
 /** What the status filter can ask for; `started` covers both `started` (running now) and `unknown`. */
 export type CheckpointStatusView = NonNullable<RequestOf<'history.page'>['status']>;
@@ -43,21 +45,17 @@ export function recordKey(record: Pick<HistoryRecordView, 'sessionId' | 'callId'
 
 export type Resolution = RequestOf<'history.resolve'>['resolution'];
 
-export interface HistorySlice {
+export interface HistorySlice extends Loadable<'sessions'>, Loadable<'history'> {
   historySessions: SessionView[];
   /** The GUI's own session: one per data folder, the same at every start. */
   currentSessionId: string | undefined;
-  sessionsLoad: 'idle' | 'loading' | 'ready' | 'error';
-  sessionsError: string | undefined;
   historySessionId: string | undefined;
   /** The records of every session are shown (the caller filter spans sessions); `historySessionId` is kept for when a session is chosen again. */
   historyAllSessions: boolean;
   historyFilters: HistoryFilters;
   historyRecords: HistoryRecordView[];
   historyCursor: string | undefined;
-  historyLoad: 'idle' | 'loading' | 'ready' | 'error';
   historyLoadingMore: boolean;
-  historyError: string | undefined;
   /** `recordKey` of the selected record. */
   selectedRecordKey: string | undefined;
 
@@ -120,6 +118,24 @@ function defaultSession(sessions: SessionView[], current: string | undefined): s
   return sessions.find((s) => s.count > 0)?.sessionId ?? current;
 }
 
+const SESSIONS = loadable('sessions');
+const HISTORY = loadable('history');
+const INITIAL: StateOf<HistorySlice> = {
+  historySessions: [],
+  currentSessionId: undefined,
+  ...SESSIONS.idle,
+  historySessionId: undefined,
+  historyAllSessions: false,
+  historyFilters: NO_FILTERS,
+  historyRecords: [],
+  historyCursor: undefined,
+  ...HISTORY.idle,
+  historyLoadingMore: false,
+  selectedRecordKey: undefined,
+};
+/** What `clearHistory` resets: all but the person's filters. */
+const { historyFilters: _keptFilters, ...CLEARED } = INITIAL;
+
 export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => (set, get) => {
   let generation = 0;
   let activityTimer: ReturnType<typeof setTimeout> | undefined;
@@ -168,22 +184,10 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
   }
 
   return {
-    historySessions: [],
-    currentSessionId: undefined,
-    sessionsLoad: 'idle',
-    sessionsError: undefined,
-    historySessionId: undefined,
-    historyAllSessions: false,
-    historyFilters: NO_FILTERS,
-    historyRecords: [],
-    historyCursor: undefined,
-    historyLoad: 'idle',
-    historyLoadingMore: false,
-    historyError: undefined,
-    selectedRecordKey: undefined,
+    ...INITIAL,
 
     async loadSessions() {
-      if (get().sessionsLoad !== 'ready') set({ sessionsLoad: 'loading' }, false, 'history/sessions');
+      if (get().sessionsLoad !== 'ready') set(SESSIONS.loading, false, 'history/sessions');
       try {
         const { current, sessions } = await client.call('history.sessions', {});
         const own = sessions.find((s) => s.sessionId === current);
@@ -192,12 +196,12 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
           ...sessions.filter((s) => s.sessionId !== current).map((s) => ({ ...s, current: false })),
         ];
         const previous = get().currentSessionId;
-        set({ historySessions: list, currentSessionId: current, sessionsLoad: 'ready', sessionsError: undefined }, false, 'history/sessionsLoaded');
+        set({ historySessions: list, currentSessionId: current, ...SESSIONS.ready }, false, 'history/sessionsLoaded');
         // The app restarted with another session for the GUI: a person watching the old current
         // one follows it to the new one (a person who chose an older session stays there).
         if (previous !== undefined && previous !== current && get().historySessionId === previous && !get().historyAllSessions) void showSession(current);
       } catch (error) {
-        set({ sessionsLoad: 'error', sessionsError: messageOf(error) }, false, 'history/sessionsError');
+        set(SESSIONS.failed(error), false, 'history/sessionsError');
       }
     },
 
@@ -248,14 +252,14 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       if (!shown) return;
       const mine = ++generation;
       changed.clear();
-      set({ historyLoad: 'loading', historyError: undefined, historyLoadingMore: false }, false, 'history/load');
+      set({ ...HISTORY.restart, historyLoadingMore: false }, false, 'history/load');
       try {
         const page = await client.call('history.page', { ...shown, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE });
         if (mine !== generation) return;
         set({ historyRecords: page.records, historyCursor: page.nextCursor, historyLoad: 'ready' }, false, 'history/loaded');
       } catch (error) {
         if (mine !== generation) return;
-        set({ historyLoad: 'error', historyError: messageOf(error) }, false, 'history/loadError');
+        set(HISTORY.failed(error), false, 'history/loadError');
       }
     },
 
@@ -339,24 +343,7 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       activityTimer = undefined;
       clearTimeout(sessionsTimer);
       sessionsTimer = undefined;
-      set(
-        {
-          historySessions: [],
-          currentSessionId: undefined,
-          sessionsLoad: 'idle',
-          sessionsError: undefined,
-          historySessionId: undefined,
-          historyAllSessions: false,
-          historyRecords: [],
-          historyCursor: undefined,
-          historyLoad: 'idle',
-          historyLoadingMore: false,
-          historyError: undefined,
-          selectedRecordKey: undefined,
-        },
-        false,
-        'history/clear',
-      );
+      set(CLEARED, false, 'history/clear');
     },
   };
 };

@@ -5,14 +5,14 @@
  */
 import type { PermissionsView } from '../../../../shared/contract.js';
 import { messageOf } from '../../bridge/index.js';
-import type { ClientSliceCreator } from '../types.js';
+import { loadable } from '../loadable.js';
+import type { Loadable } from '../loadable.js';
+import type { ClientSliceCreator, StateOf } from '../types.js';
 
 export type LevelChoice = 'ALLOW' | 'ASK' | 'DENY' | 'default';
 
-export interface PermissionsSlice {
+export interface PermissionsSlice extends Loadable<'permissions'> {
   permissions: PermissionsView | undefined;
-  permissionsLoad: 'idle' | 'loading' | 'ready' | 'error';
-  permissionsError: string | undefined;
   /** What is being changed, by key (`tool:<server>:<name>`, `server:<id>`, `rule:<id>`). */
   permissionsBusy: Record<string, true>;
 
@@ -35,12 +35,23 @@ export interface PermissionsSlice {
   clearPermissionsFocus(): void;
 }
 
+const PERMISSIONS = loadable('permissions');
+const INITIAL: StateOf<PermissionsSlice> = {
+  permissions: undefined,
+  ...PERMISSIONS.idle,
+  permissionsBusy: {},
+  permissionsFocus: undefined,
+  permissionsFocusSeq: 0,
+};
+/** What `clearPermissions` resets: the view, not a focus asked for from another view. */
+const { permissionsFocus: _focus, permissionsFocusSeq: _focusSeq, ...CLEARED } = INITIAL;
+
 export const createPermissionsSlice: ClientSliceCreator<PermissionsSlice> = (client) => (set, get) => {
   async function change(busyKey: string, run: () => Promise<PermissionsView>, failure: string): Promise<void> {
     set({ permissionsBusy: { ...get().permissionsBusy, [busyKey]: true } }, false, 'permissions/change');
     try {
       const permissions = await run();
-      set({ permissions, permissionsLoad: 'ready', permissionsError: undefined }, false, 'permissions/changed');
+      set({ permissions, ...PERMISSIONS.ready }, false, 'permissions/changed');
     } catch (error) {
       get().notify('error', `${failure}: ${messageOf(error)}`);
     } finally {
@@ -50,18 +61,15 @@ export const createPermissionsSlice: ClientSliceCreator<PermissionsSlice> = (cli
   }
 
   return {
-    permissions: undefined,
-    permissionsLoad: 'idle',
-    permissionsError: undefined,
-    permissionsBusy: {},
+    ...INITIAL,
 
     async loadPermissions() {
-      if (get().permissionsLoad !== 'ready') set({ permissionsLoad: 'loading' }, false, 'permissions/load');
+      if (get().permissionsLoad !== 'ready') set(PERMISSIONS.loading, false, 'permissions/load');
       try {
         const permissions = await client.call('permissions.get', {});
-        set({ permissions, permissionsLoad: 'ready', permissionsError: undefined }, false, 'permissions/loaded');
+        set({ permissions, ...PERMISSIONS.ready }, false, 'permissions/loaded');
       } catch (error) {
-        set({ permissionsLoad: 'error', permissionsError: messageOf(error) }, false, 'permissions/loadError');
+        set(PERMISSIONS.failed(error), false, 'permissions/loadError');
       }
     },
 
@@ -89,8 +97,6 @@ export const createPermissionsSlice: ClientSliceCreator<PermissionsSlice> = (cli
       return change(`grant:${serverId}:${toolName}`, () => client.call('permissions.revokeSessionGrant', { serverId, toolName }), `Could not revoke the session grant of ${toolName}`);
     },
 
-    permissionsFocus: undefined,
-    permissionsFocusSeq: 0,
     openPermissionsFor(serverId, toolName) {
       set({ permissionsFocus: { serverId, toolName }, permissionsFocusSeq: get().permissionsFocusSeq + 1 }, false, 'permissions/focus');
       get().navigate('permissions');
@@ -100,7 +106,7 @@ export const createPermissionsSlice: ClientSliceCreator<PermissionsSlice> = (cli
     },
 
     clearPermissions() {
-      set({ permissions: undefined, permissionsLoad: 'idle', permissionsError: undefined, permissionsBusy: {} }, false, 'permissions/clear');
+      set(CLEARED, false, 'permissions/clear');
     },
   };
 };

@@ -6,7 +6,9 @@
 import type { EventOf, LogLevel, LogLineView, RequestOf, ServerDetail, ServerView } from '../../../../shared/contract.js';
 import { messageOf } from '../../bridge/index.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
-import type { ClientSliceCreator } from '../types.js';
+import { loadable } from '../loadable.js';
+import type { Loadable } from '../loadable.js';
+import type { ClientSliceCreator, StateOf } from '../types.js';
 
 export type ServerAction = 'connect' | 'disconnect' | 'enable' | 'disable' | 'remove' | 'signIn' | 'signOut';
 
@@ -25,10 +27,8 @@ export interface LogEntry {
   error: string | undefined;
 }
 
-export interface ServersSlice {
+export interface ServersSlice extends Loadable<'servers'> {
   servers: ServerView[];
-  serversLoad: 'idle' | 'loading' | 'ready' | 'error';
-  serversError: string | undefined;
   details: Record<string, DetailEntry>;
   logs: Record<string, LogEntry>;
   busy: Record<string, ServerAction>;
@@ -71,6 +71,11 @@ function replaceServer(list: ServerView[], view: ServerView): ServerView[] {
   return next;
 }
 
+const SERVERS = loadable('servers');
+const INITIAL: StateOf<ServersSlice> = { servers: [], ...SERVERS.idle, details: {}, logs: {}, busy: {}, discovering: false };
+/** What `clearServers` resets: all but `discovering`, which its own call ends. */
+const { discovering: _discovering, ...CLEARED } = INITIAL;
+
 export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => (set, get) => {
   /** Lists applied so far: a `servers.list` answer is dropped when a newer list came meanwhile. */
   let listsApplied = 0;
@@ -98,16 +103,10 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
   }
 
   return {
-    servers: [],
-    serversLoad: 'idle',
-    serversError: undefined,
-    details: {},
-    logs: {},
-    busy: {},
-    discovering: false,
+    ...INITIAL,
 
     async loadServers() {
-      if (get().serversLoad !== 'ready') set({ serversLoad: 'loading' }, false, 'servers/load');
+      if (get().serversLoad !== 'ready') set(SERVERS.loading, false, 'servers/load');
       // A list that arrived meanwhile ('servers.changed') is newer than this answer may be: an
       // answer to a request sent before a server was added must not take the new row away.
       const before = listsApplied;
@@ -116,7 +115,7 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
         if (listsApplied !== before) return;
         get().applyServerList(servers);
       } catch (error) {
-        set({ serversLoad: 'error', serversError: messageOf(error) }, false, 'servers/loadError');
+        set(SERVERS.failed(error), false, 'servers/loadError');
       }
     },
 
@@ -127,8 +126,7 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
       set(
         {
           servers,
-          serversLoad: 'ready',
-          serversError: undefined,
+          ...SERVERS.ready,
           // A removed server takes its selection along.
           ...(selected && !ids.has(selected) ? { selectedServerId: undefined } : {}),
         },
@@ -288,7 +286,7 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
     },
 
     clearServers() {
-      set({ servers: [], serversLoad: 'idle', serversError: undefined, details: {}, logs: {}, busy: {}, selectedServerId: undefined }, false, 'servers/clear');
+      set({ ...CLEARED, selectedServerId: undefined }, false, 'servers/clear');
     },
   };
 };

@@ -6,7 +6,9 @@
  */
 import type { CallOutcome, ConflictView, ErrorShape, EventOf, ToolView } from '../../../../shared/contract.js';
 import { BridgeError, messageOf } from '../../bridge/index.js';
-import type { ClientSliceCreator } from '../types.js';
+import { loadable } from '../loadable.js';
+import type { Loadable } from '../loadable.js';
+import type { ClientSliceCreator, StateOf } from '../types.js';
 
 /** A tool is named by its server and its name (the same name may exist on several servers). */
 export function toolKeyOf(tool: { serverId: string; name: string }): string {
@@ -27,11 +29,9 @@ export type ToolRun =
   | { status: 'done'; callId: string; startedAt: number; finishedAt: number; outcome: CallOutcome }
   | { status: 'failed'; callId: string; startedAt: number; finishedAt: number; error: ErrorShape };
 
-export interface ToolsSlice {
+export interface ToolsSlice extends Loadable<'tools'> {
   tools: ToolView[];
   conflicts: ConflictView[];
-  toolsLoad: 'idle' | 'loading' | 'ready' | 'error';
-  toolsError: string | undefined;
   /** `toolKeyOf` of the tool open in the call panel. */
   selectedToolKey: string | undefined;
   /** Arguments typed per tool (kept while the person looks at another tool). */
@@ -66,6 +66,9 @@ function errorShapeOf(error: unknown): ErrorShape {
   return { code: 'internal', message: messageOf(error) };
 }
 
+const TOOLS = loadable('tools');
+const INITIAL: StateOf<ToolsSlice> = { tools: [], conflicts: [], ...TOOLS.idle, selectedToolKey: undefined, toolDrafts: {}, toolRuns: {} };
+
 export const createToolsSlice: ClientSliceCreator<ToolsSlice> = (client) => (set, get) => {
   /** Updates the run of one tool only if it is still the same call (a newer run wins). */
   function updateRun(key: string, callId: string, next: (run: ToolRun) => ToolRun, action: string): void {
@@ -75,25 +78,19 @@ export const createToolsSlice: ClientSliceCreator<ToolsSlice> = (client) => (set
   }
 
   return {
-    tools: [],
-    conflicts: [],
-    toolsLoad: 'idle',
-    toolsError: undefined,
-    selectedToolKey: undefined,
-    toolDrafts: {},
-    toolRuns: {},
+    ...INITIAL,
 
     async loadTools() {
-      if (get().toolsLoad !== 'ready') set({ toolsLoad: 'loading' }, false, 'tools/load');
+      if (get().toolsLoad !== 'ready') set(TOOLS.loading, false, 'tools/load');
       try {
         get().applyTools(await client.call('tools.list', {}));
       } catch (error) {
-        set({ toolsLoad: 'error', toolsError: messageOf(error) }, false, 'tools/loadError');
+        set(TOOLS.failed(error), false, 'tools/loadError');
       }
     },
 
     applyTools({ tools, conflicts }) {
-      set({ tools, conflicts, toolsLoad: 'ready', toolsError: undefined }, false, 'tools/list');
+      set({ tools, conflicts, ...TOOLS.ready }, false, 'tools/list');
     },
 
     selectTool(selectedToolKey) {
@@ -148,7 +145,7 @@ export const createToolsSlice: ClientSliceCreator<ToolsSlice> = (client) => (set
     },
 
     clearTools() {
-      set({ tools: [], conflicts: [], toolsLoad: 'idle', toolsError: undefined, selectedToolKey: undefined, toolDrafts: {}, toolRuns: {} }, false, 'tools/clear');
+      set(INITIAL, false, 'tools/clear');
     },
   };
 };

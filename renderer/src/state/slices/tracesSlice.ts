@@ -7,7 +7,9 @@
  */
 import type { TraceDetail, TraceExport, TraceStatus, TraceSummary } from '../../../../shared/traces.js';
 import { messageOf } from '../../bridge/index.js';
-import type { ClientSliceCreator } from '../types.js';
+import { loadable } from '../loadable.js';
+import type { Loadable } from '../loadable.js';
+import type { ClientSliceCreator, StateOf } from '../types.js';
 
 export interface TraceFilters {
   /** Exact tool name; '' for any. */
@@ -26,13 +28,11 @@ export interface TraceDetailEntry {
   error: string | undefined;
 }
 
-export interface TracesSlice {
+export interface TracesSlice extends Loadable<'traces'> {
   traces: TraceSummary[];
   /** `nextCursor` of the last page; undefined when everything matching is loaded. */
   tracesCursor: string | undefined;
-  tracesLoad: 'idle' | 'loading' | 'ready' | 'error';
   tracesLoadingMore: boolean;
-  tracesError: string | undefined;
   traceFilters: TraceFilters;
   traceDetails: Record<string, TraceDetailEntry>;
 
@@ -79,29 +79,28 @@ function appendUnique(list: TraceSummary[], page: TraceSummary[]): TraceSummary[
   return [...list, ...page.filter((t) => !known.has(t.traceId))];
 }
 
+const TRACES = loadable('traces');
+const INITIAL: StateOf<TracesSlice> = { traces: [], tracesCursor: undefined, ...TRACES.idle, tracesLoadingMore: false, traceFilters: EMPTY_TRACE_FILTERS, traceDetails: {} };
+/** What `clearTraces` resets: all but the person's filters. */
+const { traceFilters: _keptFilters, ...CLEARED } = INITIAL;
+
 export const createTracesSlice: ClientSliceCreator<TracesSlice> = (client) => (set, get) => {
   let generation = 0;
   const detailReloads = new Map<string, ReturnType<typeof setTimeout>>();
 
   return {
-    traces: [],
-    tracesCursor: undefined,
-    tracesLoad: 'idle',
-    tracesLoadingMore: false,
-    tracesError: undefined,
-    traceFilters: EMPTY_TRACE_FILTERS,
-    traceDetails: {},
+    ...INITIAL,
 
     async loadTraces() {
       const mine = ++generation;
-      set({ tracesLoad: 'loading', tracesError: undefined }, false, 'traces/load');
+      set(TRACES.restart, false, 'traces/load');
       try {
         const page = await client.call('traces.list', { ...query(get().traceFilters), limit: TRACE_PAGE_SIZE });
         if (mine !== generation) return;
         set({ traces: page.traces, tracesCursor: page.nextCursor, tracesLoad: 'ready', tracesLoadingMore: false }, false, 'traces/loaded');
       } catch (error) {
         if (mine !== generation) return;
-        set({ tracesLoad: 'error', tracesError: messageOf(error) }, false, 'traces/loadError');
+        set(TRACES.failed(error), false, 'traces/loadError');
       }
     },
 
@@ -179,7 +178,7 @@ export const createTracesSlice: ClientSliceCreator<TracesSlice> = (client) => (s
 
     clearTraces() {
       generation++;
-      set({ traces: [], tracesCursor: undefined, tracesLoad: 'idle', tracesLoadingMore: false, tracesError: undefined, traceDetails: {} }, false, 'traces/clear');
+      set(CLEARED, false, 'traces/clear');
     },
   };
 };

@@ -11,10 +11,10 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { Dialog } from '../components/Dialog.js';
 import { Spinner } from '../components/Spinner.js';
-import { describeError } from '../errors/describeError.js';
-import { ErrorCallout } from '../errors/ErrorCallout.js';
-import { Field, controlProps } from '../servers/form/Field.js';
-import { CopyButton } from '../tools/CopyButton.js';
+import { describeError } from '../../lib/describeError.js';
+import { ErrorCallout } from '../components/ErrorCallout.js';
+import { Field, controlProps } from '../components/Field.js';
+import { CopyButton } from '../components/CopyButton.js';
 import { ConnectAgent } from './ConnectAgent.js';
 import { VisibilityFields } from './VisibilityFields.js';
 

@@ -16,7 +16,7 @@ import { connectedClientsOf } from '../../state/slices/agentsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { Spinner } from '../components/Spinner.js';
-import { formatWhen } from '../traces/traceFormat.js';
+import { formatWhen } from '../../lib/traceFormat.js';
 import { ConnectAgentDialog } from './ConnectAgent.js';
 import { EditVisibilityDialog } from './EditVisibilityDialog.js';
 

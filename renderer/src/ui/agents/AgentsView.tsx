@@ -10,7 +10,7 @@ import { Callout } from '../components/Callout.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
-import { ViewHeader } from '../layout/ViewHeader.js';
+import { ViewHeader } from '../components/ViewHeader.js';
 import { AddAgentDialog } from './AddAgentDialog.js';
 import { AgentCard } from './AgentCard.js';
 import { GatewayCard } from './GatewayCard.js';

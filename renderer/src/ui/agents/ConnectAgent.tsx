@@ -9,7 +9,7 @@ import { AGENT_CLIENTS, agentConfig } from '../../../../shared/agentConfigs.js';
 import type { GatewayStatus } from '../../../../shared/agents.js';
 import { Dialog } from '../components/Dialog.js';
 import { Tabs } from '../components/Tabs.js';
-import { CopyButton } from '../tools/CopyButton.js';
+import { CopyButton } from '../components/CopyButton.js';
 
 /** Stands in for the token once it is no longer known. */
 export const TOKEN_PLACEHOLDER = '<paste the token>';

@@ -5,8 +5,8 @@ import { BridgeError } from '../../bridge/index.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Dialog } from '../components/Dialog.js';
 import { Spinner } from '../components/Spinner.js';
-import { describeError } from '../errors/describeError.js';
-import { ErrorCallout } from '../errors/ErrorCallout.js';
+import { describeError } from '../../lib/describeError.js';
+import { ErrorCallout } from '../components/ErrorCallout.js';
 import { VisibilityFields } from './VisibilityFields.js';
 
 export function EditVisibilityDialog({ agent, onClose }: { agent: AgentView; onClose: () => void }) {

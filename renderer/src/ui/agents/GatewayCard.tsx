@@ -7,8 +7,8 @@ import type { GatewayStatus } from '../../../../shared/agents.js';
 import { shellQuote } from '../../../../shared/agentConfigs.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
-import { describeGatewayState } from '../errors/describeError.js';
-import { CopyButton } from '../tools/CopyButton.js';
+import { describeGatewayState } from '../../lib/describeError.js';
+import { CopyButton } from '../components/CopyButton.js';
 
 const CHIP_CLASS = { positive: 'chip chip-positive', neutral: 'chip', warning: 'chip chip-warning', error: 'chip chip-error' } as const;
 

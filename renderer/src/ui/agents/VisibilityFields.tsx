@@ -6,7 +6,7 @@
 import type { AgentVisibility } from '../../../../shared/agents.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { FieldErrorText } from '../servers/form/Field.js';
+import { FieldErrorText } from '../components/Field.js';
 
 export function VisibilityFields({ idPrefix, value, onChange, errors }: { idPrefix: string; value: AgentVisibility; onChange: (next: AgentVisibility) => void; errors: Record<string, string[]> }) {
   const servers = useAppStore((s) => s.servers);

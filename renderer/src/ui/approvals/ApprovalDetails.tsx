@@ -9,10 +9,11 @@ import type { ApprovalView } from '../../../../shared/contract.js';
 import { callerLabel, isAgentCaller } from '../../lib/callers.js';
 import { configOf, serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { annotationChips } from '../servers/annotations.js';
-import { CopyButton } from '../tools/CopyButton.js';
-import { SandboxNote, runsInSandbox } from '../tools/SandboxNote.js';
-import { useNow } from '../tools/useNow.js';
+import { annotationChips } from '../../lib/annotations.js';
+import { CopyButton } from '../components/CopyButton.js';
+import { SandboxNote, runsInSandbox } from '../components/SandboxNote.js';
+import { formatLeft } from '../components/ExpiryCountdown.js';
+import { useNow } from '../components/useNow.js';
 
 /** Local tools are the app's own; a server is trusted when its configuration says so. */
 function useServerFacts(serverId: string): { name: string; trusted: boolean } {
@@ -29,31 +30,6 @@ function useServerFacts(serverId: string): { name: string; trusted: boolean } {
     return view ? configOf(view)?.trusted === true : false;
   });
   return { name, trusted };
-}
-
-function formatLeft(ms: number): string {
-  const seconds = Math.max(0, Math.ceil(ms / 1000));
-  const minutes = Math.floor(seconds / 60);
-  return minutes > 0 ? `${minutes}:${String(seconds % 60).padStart(2, '0')} min` : `${seconds} s`;
-}
-
-export function ExpiryCountdown({
-  expiresAt,
-  stopped,
-  title = 'Without an answer, the call is denied when the time runs out',
-}: {
-  expiresAt: number;
-  stopped: boolean;
-  title?: string;
-}) {
-  const now = useNow(!stopped, 250);
-  const left = expiresAt - now;
-  const urgent = left < 15_000;
-  return (
-    <span className={`approval-countdown ${urgent ? 'is-urgent' : ''}`} role="timer" aria-live="off" title={title}>
-      {left > 0 ? `Expires in ${formatLeft(left)}` : 'Expired'}
-    </span>
-  );
 }
 
 /** How long the agent's own client will still wait for this call, as far as main knows (callerWait.ts). */

@@ -19,7 +19,8 @@ import { Callout } from '../components/Callout.js';
 import { Icon } from '../components/Icon.js';
 import { useWaitingModal } from '../components/useWaitingModal.js';
 import { ApprovalActions, answerForKey } from './ApprovalActions.js';
-import { ApprovalDetails, ExpiryCountdown } from './ApprovalDetails.js';
+import { ExpiryCountdown } from '../components/ExpiryCountdown.js';
+import { ApprovalDetails } from './ApprovalDetails.js';
 
 /** How long a newly shown request ignores its accelerator keys. */
 const KEY_DELAY_MS = 600;

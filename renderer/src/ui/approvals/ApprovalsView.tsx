@@ -9,9 +9,10 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { Spinner } from '../components/Spinner.js';
-import { ViewHeader } from '../layout/ViewHeader.js';
+import { ViewHeader } from '../components/ViewHeader.js';
 import { ApprovalActions } from './ApprovalActions.js';
-import { ApprovalDetails, ExpiryCountdown } from './ApprovalDetails.js';
+import { ExpiryCountdown } from '../components/ExpiryCountdown.js';
+import { ApprovalDetails } from './ApprovalDetails.js';
 
 const ENDED_WORDS = { expired: 'Expired — the call was denied; nothing ran.', cancelled: 'Cancelled — nothing ran.', refused: 'Answer refused — no longer pending.' } as const;
 

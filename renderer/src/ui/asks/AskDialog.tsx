@@ -12,7 +12,7 @@ import { useEffect } from 'react';
 import type { AskView } from '../../../../shared/asks.js';
 import type { PendingAsk } from '../../state/slices/asksSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { ExpiryCountdown } from '../approvals/ApprovalDetails.js';
+import { ExpiryCountdown } from '../components/ExpiryCountdown.js';
 import { Callout } from '../components/Callout.js';
 import { Icon } from '../components/Icon.js';
 import { useWaitingModal } from '../components/useWaitingModal.js';

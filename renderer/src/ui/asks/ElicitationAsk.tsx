@@ -10,7 +10,7 @@ import type { AskView } from '../../../../shared/asks.js';
 import type { PendingAsk } from '../../state/slices/asksSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
-import { ArgsSchemaForm } from '../tools/ArgsForm.js';
+import { ArgsSchemaForm } from '../components/argsForm/ArgsForm.js';
 import { contentOf, errorSchemaOf, formSchemaOf } from './formSchema.js';
 
 type FormView = Extract<AskView, { kind: 'elicitation-form' }>;

@@ -9,7 +9,7 @@ import type { AskView } from '../../../../shared/asks.js';
 import type { PendingAsk } from '../../state/slices/asksSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
-import { ContentBlock } from '../tools/ResultView.js';
+import { ContentBlock } from '../components/ResultView.js';
 
 type SamplingView = Extract<AskView, { kind: 'sampling' }>;
 

@@ -1,7 +1,7 @@
 /** The toolbar over the records: the session, the status (segmented), the tool (exact name) and the caller. */
 import type { CheckpointStatusView } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { RECORD_STATUS_LABELS } from './historyFormat.js';
+import { RECORD_STATUS_LABELS } from '../../lib/historyFormat.js';
 import { CallerFilter } from '../components/CallerFilter.js';
 import { ToolNameFilter } from '../components/ToolNameFilter.js';
 import { SessionPicker } from './SessionPicker.js';

@@ -11,7 +11,7 @@ import { formatBytes, formatDateTime } from '../../lib/format.js';
 import { recordKey } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Spinner } from '../components/Spinner.js';
-import { formatWhen, shortId } from '../traces/traceFormat.js';
+import { formatWhen, shortId } from '../../lib/traceFormat.js';
 import { ManualBadge, RecordStatusBadge } from './RecordStatusBadge.js';
 
 export const HISTORY_ROW_HEIGHT = 36;

@@ -8,7 +8,7 @@ import { Callout } from '../components/Callout.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
-import { ViewHeader } from '../layout/ViewHeader.js';
+import { ViewHeader } from '../components/ViewHeader.js';
 import { HistoryFilters } from './HistoryFilters.js';
 import { HistoryTable } from './HistoryTable.js';
 import { RecordDetail } from './RecordDetail.js';

@@ -11,7 +11,7 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { Icon } from '../components/Icon.js';
-import { describeFailure } from '../errors/describeError.js';
+import { describeFailure } from '../../lib/describeError.js';
 import { JsonTree } from '../components/JsonTree.js';
 import { Spinner } from '../components/Spinner.js';
 import { ManualBadge, RecordStatusBadge } from './RecordStatusBadge.js';

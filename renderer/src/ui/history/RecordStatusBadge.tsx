@@ -1,6 +1,6 @@
 /** A checkpoint record's status as a pill; a completed call whose result has `isError` reads "Tool error". */
 import type { HistoryRecordView } from '../../../../shared/contract.js';
-import { displayStatus, RECORD_STATUS_LABELS } from './historyFormat.js';
+import { displayStatus, RECORD_STATUS_LABELS } from '../../lib/historyFormat.js';
 
 export function RecordStatusBadge({ record }: { record: Pick<HistoryRecordView, 'status' | 'result' | 'preview'> }) {
   const status = displayStatus(record);

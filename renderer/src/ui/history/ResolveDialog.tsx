@@ -11,7 +11,7 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { ValidationBanner } from '../components/ValidationBanner.js';
 import { Dialog } from '../components/Dialog.js';
-import { describeFailure } from '../errors/describeError.js';
+import { describeFailure } from '../../lib/describeError.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
 

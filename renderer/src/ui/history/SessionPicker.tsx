@@ -9,8 +9,8 @@ import { useId, useRef } from 'react';
 import type { SessionView } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
-import { formatWhen } from '../traces/traceFormat.js';
-import { useSessionLabel } from './useSessionLabel.js';
+import { formatWhen } from '../../lib/traceFormat.js';
+import { useSessionLabel } from '../components/useSessionLabel.js';
 
 export const formatCount = countOf;
 

@@ -3,103 +3,40 @@
  * picks (or drops) the file; main reads it and says what it would import — the format, each
  * server with its command or URL, its problems, and how many secrets it carries (stored in the
  * secret store, never in the configuration file); VS Code `inputs` are asked for here. Import is
- * all or nothing; the new servers then connect by themselves.
+ * all or nothing; the new servers then connect by themselves. The flow's state (file, preview,
+ * choices, values, failure) lives in state/slices/importSlice.ts; only the drop zone's hover look is here.
  */
 import type { DragEvent } from 'react';
 import { useState } from 'react';
 import type { ImportPreview } from '../../../../shared/contract.js';
-import { BridgeError, messageOf } from '../../bridge/index.js';
-import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
+import { importableServers, neededImportInputs } from '../../state/slices/importSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { ValidationBanner } from '../components/ValidationBanner.js';
 import { Dialog } from '../components/Dialog.js';
-import { describeFailure, errorTitle } from '../errors/describeError.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
 import { ImportServerRow } from './ImportServerRow.js';
 
 const FORMAT_NAMES: Record<ImportPreview['format'], string> = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor' };
-const MAX_FILE_BYTES = 1_000_000;
-
-interface Failure {
-  title: string;
-  message: string;
-  details: string[];
-}
-
-function failureOf(error: unknown, fallback: string): Failure {
-  const fieldErrors = error instanceof BridgeError ? error.fieldErrors : {};
-  const details = Object.entries(fieldErrors).map(([field, messages]) => (field ? `${field}: ${messages.join(', ')}` : messages.join(', ')));
-  return { title: describeFailure(error, fallback).title, message: messageOf(error), details };
-}
-
-interface LoadedFile {
-  name: string;
-  content: string;
-}
 
 export function ImportDialog() {
   const close = useAppStore((s) => s.closeImport);
-  const previewImport = useAppStore((s) => s.previewImport);
-  const applyImport = useAppStore((s) => s.applyImport);
-  const selectServer = useAppStore((s) => s.selectServer);
-  const notify = useAppStore((s) => s.notify);
-
-  const [file, setFile] = useState<LoadedFile | undefined>(undefined);
-  const [preview, setPreview] = useState<ImportPreview | undefined>(undefined);
-  const [chosen, setChosen] = useState<string[]>([]);
-  const [inputs, setInputs] = useState<Record<string, string>>({});
-  const [reading, setReading] = useState(false);
-  const [applying, setApplying] = useState(false);
-  const [attempted, setAttempted] = useState(false);
-  const [failure, setFailure] = useState<Failure | undefined>(undefined);
+  const readFile = useAppStore((s) => s.readImportFile);
+  const apply = useAppStore((s) => s.applyImport);
+  const setChosen = useAppStore((s) => s.setImportChosen);
+  const setInput = useAppStore((s) => s.setImportInput);
+  const file = useAppStore((s) => s.importFile);
+  const preview = useAppStore((s) => s.importPreview);
+  const chosen = useAppStore((s) => s.importChosen);
+  const inputs = useAppStore((s) => s.importInputs);
+  const reading = useAppStore((s) => s.importReading);
+  const applying = useAppStore((s) => s.importApplying);
+  const attempted = useAppStore((s) => s.importAttempted);
+  const failure = useAppStore((s) => s.importFailure);
+  // Only the drop zone's hover look: no part of the flow.
   const [dragging, setDragging] = useState(false);
 
-  async function readFile(picked: File | undefined): Promise<void> {
-    if (!picked) return;
-    setFailure(undefined);
-    setPreview(undefined);
-    setAttempted(false);
-    if (picked.size > MAX_FILE_BYTES) {
-      setFile(undefined);
-      setFailure({ title: errorTitle('import_too_large'), message: `“${picked.name}” is ${Math.round(picked.size / 1024)} KB; MCP configuration files are far smaller. Nothing was imported.`, details: [] });
-      return;
-    }
-    setReading(true);
-    try {
-      const loaded = { name: picked.name, content: await picked.text() };
-      setFile(loaded);
-      const result = await previewImport({ content: loaded.content, fileName: loaded.name });
-      setPreview(result);
-      setChosen(result.servers.filter((s) => s.config && !s.exists).map((s) => s.name));
-      setInputs(Object.fromEntries(result.inputs.map((i) => [i.id, ''])));
-    } catch (error) {
-      setFailure(failureOf(error, 'The file could not be read'));
-    } finally {
-      setReading(false);
-    }
-  }
-
-  const neededInputs = preview ? preview.inputs.filter((input) => preview.servers.some((s) => chosen.includes(s.name) && s.inputs.includes(input.id))) : [];
-  const missingInputs = neededInputs.filter((input) => (inputs[input.id] ?? '') === '');
-
-  async function apply(): Promise<void> {
-    setAttempted(true);
-    if (!file || !preview || chosen.length === 0 || missingInputs.length > 0) return;
-    setApplying(true);
-    setFailure(undefined);
-    try {
-      const values = Object.fromEntries(neededInputs.map((input) => [input.id, inputs[input.id] ?? '']));
-      const imported = await applyImport({ content: file.content, fileName: file.name, names: chosen, inputs: values });
-      notify('success', `Imported ${imported.length === 1 ? serverNameOf(imported[0]!) : `${imported.length} servers`}. ${imported.length === 1 ? 'It connects' : 'They connect'} by ${imported.length === 1 ? 'itself' : 'themselves'}.`);
-      const first = imported[0];
-      if (first) selectServer(serverIdOf(first));
-      close();
-    } catch (error) {
-      setFailure(failureOf(error, 'Nothing was imported'));
-      setApplying(false);
-    }
-  }
+  const neededInputs = neededImportInputs(preview, chosen);
 
   function onDrop(event: DragEvent<HTMLLabelElement>): void {
     event.preventDefault();
@@ -107,7 +44,7 @@ export function ImportDialog() {
     void readFile(event.dataTransfer.files[0]);
   }
 
-  const importable = preview?.servers.filter((s) => s.config && !s.exists).length ?? 0;
+  const importable = preview ? importableServers(preview).length : 0;
 
   return (
     <Dialog
@@ -212,7 +149,7 @@ export function ImportDialog() {
               <button
                 type="button"
                 className="btn btn-small btn-ghost import-toggle-all"
-                onClick={() => setChosen(chosen.length === importable ? [] : preview.servers.filter((s) => s.config && !s.exists).map((s) => s.name))}
+                onClick={() => setChosen(chosen.length === importable ? [] : importableServers(preview))}
               >
                 {chosen.length === importable ? 'Select none' : 'Select all'}
               </button>
@@ -250,7 +187,7 @@ export function ImportDialog() {
                       autoComplete={input.password ? 'new-password' : 'off'}
                       spellCheck={false}
                       value={inputs[input.id] ?? ''}
-                      onChange={(e) => setInputs({ ...inputs, [input.id]: e.target.value })}
+                      onChange={(e) => setInput(input.id, e.target.value)}
                       aria-invalid={missing || undefined}
                       aria-describedby={`${id}-hint`}
                     />

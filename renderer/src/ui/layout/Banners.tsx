@@ -6,9 +6,9 @@
 import { selectSecretWarning } from '../../state/selectors.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
-import { baseName, warningKey, warningWords } from './appWarnings.js';
-import { useSecretWarningDismissal } from './secretWarningDismissal.js';
-import { useCountdown } from './useCountdown.js';
+import { baseName, warningKey, warningWords } from '../../lib/appWarnings.js';
+import { useSecretWarningDismissal } from '../components/secretWarningDismissal.js';
+import { useCountdown } from '../components/useCountdown.js';
 
 function ConnectionBanner() {
   const connection = useAppStore((s) => s.connection);
@@ -92,19 +92,5 @@ export function Banners() {
       <SecretBanner />
       <AppWarnings />
     </div>
-  );
-}
-
-/** In Settings: the banner was dismissed; bring it back above every view. */
-export function SecretBannerRestore({ warning }: { warning: string }) {
-  const { dismissed, restore } = useSecretWarningDismissal(warning);
-  if (!dismissed) return null;
-  return (
-    <p className="card-note">
-      You hid this warning from the top of the app.{' '}
-      <button type="button" className="btn btn-small btn-ghost" onClick={restore}>
-        Show it above every view again
-      </button>
-    </p>
   );
 }

@@ -11,8 +11,8 @@ import type { LevelChoice } from '../../state/slices/permissionsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { Spinner } from '../components/Spinner.js';
-import { ViewHeader } from '../layout/ViewHeader.js';
-import { LevelBadge } from './LevelBadge.js';
+import { ViewHeader } from '../components/ViewHeader.js';
+import { LevelBadge } from '../components/LevelBadge.js';
 
 type ToolRow = PermissionsData['tools'][number];
 

@@ -8,7 +8,7 @@ import { useEffect, useState } from 'react';
 import type { RunDetail, RunView } from '../../../../shared/runs.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { ViewHeader } from '../layout/ViewHeader.js';
+import { ViewHeader } from '../components/ViewHeader.js';
 import { ToolCallCard } from './ToolCallCard.js';
 
 const RESUMABLE = new Set<RunView['status']>(['interrupted', 'stopped', 'failed', 'needs_resolution', 'limit_reached']);

@@ -5,9 +5,9 @@ import type { DetailEntry } from '../../state/slices/serversSlice.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { SchemaView } from '../components/SchemaView.js';
 import { Spinner } from '../components/Spinner.js';
-import { CachedChip } from '../tools/ToolList.js';
-import { ToolIcon } from '../tools/ToolIcon.js';
-import { annotationChips, toolTitle } from './annotations.js';
+import { CachedChip } from '../components/ToolList.js';
+import { ToolIcon } from '../components/ToolIcon.js';
+import { annotationChips, toolTitle } from '../../lib/annotations.js';
 
 function ToolCard({ tool }: { tool: ToolView }) {
   const title = toolTitle(tool);

@@ -5,7 +5,7 @@ import { Callout } from '../components/Callout.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
-import { ViewHeader } from '../layout/ViewHeader.js';
+import { ViewHeader } from '../components/ViewHeader.js';
 import { ServerDetail } from './ServerDetail.js';
 import { ServerList } from './ServerList.js';
 import { serverIdOf } from '../../lib/serverView.js';

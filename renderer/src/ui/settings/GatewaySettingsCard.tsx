@@ -9,9 +9,9 @@ import { useState } from 'react';
 import type { ErrorShape } from '../../../../shared/contract.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Spinner } from '../components/Spinner.js';
-import { describeErrorShape, describeGatewayState } from '../errors/describeError.js';
-import { ErrorCallout } from '../errors/ErrorCallout.js';
-import { Field, controlProps } from '../servers/form/Field.js';
+import { describeErrorShape, describeGatewayState } from '../../lib/describeError.js';
+import { ErrorCallout } from '../components/ErrorCallout.js';
+import { Field, controlProps } from '../components/Field.js';
 
 type FieldErrors = Record<string, string[]>;
 

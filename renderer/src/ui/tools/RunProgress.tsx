@@ -11,7 +11,7 @@ import { toolKeyOf } from '../../state/slices/toolsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
-import { useNow } from './useNow.js';
+import { useNow } from '../components/useNow.js';
 
 const TASK_STATUS = { working: 'working', input_required: 'waiting for input', completed: 'completed', failed: 'failed', cancelled: 'cancelled' } as const;
 

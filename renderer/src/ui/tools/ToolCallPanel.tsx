@@ -11,15 +11,15 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
 import { SchemaView } from '../components/SchemaView.js';
 import { Tabs } from '../components/Tabs.js';
-import { LevelBadge } from '../permissions/LevelBadge.js';
-import { annotationChips, toolTitle } from '../servers/annotations.js';
-import { ArgsJsonEditor, ArgsSchemaForm, hasParameters, parseArgs } from './ArgsForm.js';
-import { CallErrorView } from './CallErrorView.js';
-import { ResultView } from './ResultView.js';
+import { LevelBadge } from '../components/LevelBadge.js';
+import { annotationChips, toolTitle } from '../../lib/annotations.js';
+import { ArgsJsonEditor, ArgsSchemaForm, hasParameters, parseArgs } from '../components/argsForm/ArgsForm.js';
+import { CallErrorView } from '../components/CallErrorView.js';
+import { ResultView } from '../components/ResultView.js';
 import { RunProgress } from './RunProgress.js';
-import { SandboxNote } from './SandboxNote.js';
-import { ToolIcon } from './ToolIcon.js';
-import { useServerLabel } from './serverLabel.js';
+import { SandboxNote } from '../components/SandboxNote.js';
+import { ToolIcon } from '../components/ToolIcon.js';
+import { useServerLabel } from '../components/serverLabel.js';
 
 type Mode = 'form' | 'json' | 'schema';
 

@@ -11,11 +11,11 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { Spinner } from '../components/Spinner.js';
-import { ViewHeader } from '../layout/ViewHeader.js';
-import { LOCAL_SERVER_ID } from './serverLabel.js';
+import { ViewHeader } from '../components/ViewHeader.js';
+import { LOCAL_SERVER_ID } from '../components/serverLabel.js';
 import { ToolCallPanel } from './ToolCallPanel.js';
-import type { ToolGroup } from './ToolList.js';
-import { ToolList } from './ToolList.js';
+import type { ToolGroup } from '../components/ToolList.js';
+import { ToolList } from '../components/ToolList.js';
 
 function matches(tool: ToolView, needle: string): boolean {
   if (!needle) return true;

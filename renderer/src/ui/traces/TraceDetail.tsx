@@ -10,11 +10,11 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
-import { useSessionLabel } from '../history/useSessionLabel.js';
+import { useSessionLabel } from '../components/useSessionLabel.js';
 import { downloadText, safeFileName } from './download.js';
 import { TraceStatusBadge } from './TraceStatusBadge.js';
 import { TraceTimeline } from './TraceTimeline.js';
-import { errorText } from './traceFormat.js';
+import { errorText } from '../../lib/traceFormat.js';
 
 export function TraceDetail({ traceId }: { traceId: string }) {
   const entry = useAppStore((s) => s.traceDetails[traceId]);

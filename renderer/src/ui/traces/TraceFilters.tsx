@@ -9,8 +9,8 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { CallerFilter } from '../components/CallerFilter.js';
 import { Icon } from '../components/Icon.js';
 import { ToolNameFilter } from '../components/ToolNameFilter.js';
-import { useSessionLabel } from '../history/useSessionLabel.js';
-import { TRACE_STATUS_LABELS } from './traceFormat.js';
+import { useSessionLabel } from '../components/useSessionLabel.js';
+import { TRACE_STATUS_LABELS } from '../../lib/traceFormat.js';
 
 const STATUSES = Object.keys(TRACE_STATUS_LABELS) as TraceStatus[];
 

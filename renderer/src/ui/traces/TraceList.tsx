@@ -5,7 +5,7 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
 import { TraceStatusBadge } from './TraceStatusBadge.js';
-import { formatWhen } from './traceFormat.js';
+import { formatWhen } from '../../lib/traceFormat.js';
 
 function TraceRow({ trace }: { trace: TraceSummary }) {
   const selected = useAppStore((s) => s.selectedTraceId === trace.traceId);

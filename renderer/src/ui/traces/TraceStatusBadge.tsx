@@ -1,6 +1,6 @@
 /** A trace's status as a coloured pill: ok, error, denied, replayed, interrupted, cancelled, running. */
 import type { TraceStatus } from '../../../../shared/traces.js';
-import { TRACE_STATUS_LABELS } from './traceFormat.js';
+import { TRACE_STATUS_LABELS } from '../../lib/traceFormat.js';
 
 export function TraceStatusBadge({ status }: { status: TraceStatus }) {
   return (

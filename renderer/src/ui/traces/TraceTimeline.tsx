@@ -5,7 +5,7 @@
 import type { TraceEvent } from '../../../../shared/traces.js';
 import { formatDuration } from '../../lib/format.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { describeEvent, formatOffset } from './traceFormat.js';
+import { describeEvent, formatOffset } from '../../lib/traceFormat.js';
 
 const TYPE_LABELS: Record<TraceEvent['type'], string> = {
   decision: 'decision',

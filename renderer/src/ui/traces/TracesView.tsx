@@ -9,7 +9,7 @@ import { Callout } from '../components/Callout.js';
 import { EmptyState } from '../components/EmptyState.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
-import { ViewHeader } from '../layout/ViewHeader.js';
+import { ViewHeader } from '../components/ViewHeader.js';
 import { TraceDetail } from './TraceDetail.js';
 import { TraceFilters } from './TraceFilters.js';
 import { TraceList } from './TraceList.js';

@@ -2,7 +2,7 @@
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
-import { useCountdown } from '../layout/useCountdown.js';
+import { useCountdown } from '../components/useCountdown.js';
 
 export function StartScreen() {
   const connection = useAppStore((s) => s.connection);

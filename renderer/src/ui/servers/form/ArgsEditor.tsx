@@ -4,7 +4,7 @@
  * edit other lists of strings (a server's root folders) through `words`.
  */
 import type { ErrorLookup } from './fieldErrors.js';
-import { FieldErrorText } from './Field.js';
+import { FieldErrorText } from '../../components/Field.js';
 import type { ArgRow } from './formModel.js';
 import { emptyArgRow } from './formModel.js';
 import { Icon } from '../../components/Icon.js';

@@ -6,7 +6,7 @@
  */
 import { JWT_SIGNING_ALGORITHMS } from '../../../../../shared/serverConfig.js';
 import type { ServerView } from '../../../../../shared/contract.js';
-import { Field, FieldErrorText, controlProps } from './Field.js';
+import { Field, FieldErrorText, controlProps } from '../../components/Field.js';
 import type { ErrorLookup } from './fieldErrors.js';
 import type { OAuthFormState, SecretValueState } from './formModel.js';
 import { OAUTH_KEY_SLOT, OAUTH_SECRET_SLOT } from './formModel.js';

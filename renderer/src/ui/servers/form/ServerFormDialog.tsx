@@ -14,7 +14,7 @@ import { Icon } from '../../components/Icon.js';
 import { Spinner } from '../../components/Spinner.js';
 import { ArgsEditor } from './ArgsEditor.js';
 import { buildSaveRequest } from './buildRequest.js';
-import { Field, FieldErrorText, controlProps } from './Field.js';
+import { Field, FieldErrorText, controlProps } from '../../components/Field.js';
 import type { ErrorLookup } from './fieldErrors.js';
 import { errorLookup, mergeErrors, unclaimedErrors, withoutErrorsFor } from './fieldErrors.js';
 import type { ServerFormState, TransportKind } from './formModel.js';

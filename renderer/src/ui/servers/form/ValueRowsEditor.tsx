@@ -5,7 +5,7 @@
 import { useId } from 'react';
 import type { SecretStates } from './buildRequest.js';
 import type { ErrorLookup } from './fieldErrors.js';
-import { FieldErrorText, errorId } from './Field.js';
+import { FieldErrorText, errorId } from '../../components/Field.js';
 import type { ValueRow } from './formModel.js';
 import { emptyValueRow, rowErrorKey, slotOf } from './formModel.js';
 import { SecretInput } from './SecretInput.js';

@@ -6,7 +6,7 @@
 import type { ToolView } from '../../../../shared/contract.js';
 import { toolKeyOf } from '../../state/slices/toolsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { annotationChips, toolTitle } from '../servers/annotations.js';
+import { annotationChips, toolTitle } from '../../lib/annotations.js';
 import { useServerLabel } from './serverLabel.js';
 import { ToolIcon } from './ToolIcon.js';
 

@@ -3,14 +3,14 @@ import type { AppInfo } from '../../../../shared/contract.js';
 import { selectSecretWarning } from '../../state/selectors.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
-import { warningKey, warningWords } from '../layout/appWarnings.js';
-import { SecretBannerRestore } from '../layout/Banners.js';
-import { ViewHeader } from '../layout/ViewHeader.js';
-import { FoldersCard } from '../settings/FoldersCard.js';
-import { KeepRunningCard } from '../settings/KeepRunningCard.js';
-import { ModelsCard } from '../settings/ModelsCard.js';
-import { NotificationsCard } from '../settings/NotificationsCard.js';
-import { ApprovalTimeoutCard, GatewaySettingsCard } from '../settings/GatewaySettingsCard.js';
+import { warningKey, warningWords } from '../../lib/appWarnings.js';
+import { SecretBannerRestore } from './SecretBannerRestore.js';
+import { ViewHeader } from '../components/ViewHeader.js';
+import { FoldersCard } from './FoldersCard.js';
+import { KeepRunningCard } from './KeepRunningCard.js';
+import { ModelsCard } from './ModelsCard.js';
+import { NotificationsCard } from './NotificationsCard.js';
+import { ApprovalTimeoutCard, GatewaySettingsCard } from './GatewaySettingsCard.js';
 
 const BACKEND_NAMES: Record<AppInfo['secretBackend']['kind'], string> = {
   safeStorage: 'Electron safeStorage (OS-encrypted)',

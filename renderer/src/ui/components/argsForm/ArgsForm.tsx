@@ -1,6 +1,6 @@
 /**
  * The two ways to enter a call's arguments: a form generated from the tool's inputSchema (rjsf,
- * in the app's theme, without client-side validation — see form/validator.ts), and raw JSON as a
+ * in the app's theme, without client-side validation — see validator.ts), and raw JSON as a
  * fallback for schemas a form cannot express well.
  */
 // Deep import (see form/theme.tsx): the package index pulls in the ajv8 validator, which the app does not ship.
@@ -8,8 +8,8 @@ import Form from '@rjsf/core/lib/components/Form.js';
 import type { ErrorSchema, RJSFSchema, UiSchema } from '@rjsf/utils';
 import type { ReactNode } from 'react';
 import { Component, useId } from 'react';
-import { FORM_TEMPLATES } from './form/theme.js';
-import { formValidator } from './form/validator.js';
+import { FORM_TEMPLATES } from './theme.js';
+import { formValidator } from './validator.js';
 
 const UI_SCHEMA: UiSchema = {
   'ui:submitButtonOptions': { norender: true },

@@ -6,9 +6,9 @@
 import type { CallOutcome } from '../../../../shared/contract.js';
 import { formatDuration } from '../../lib/format.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { Callout } from '../components/Callout.js';
-import { Icon } from '../components/Icon.js';
-import { JsonTree } from '../components/JsonTree.js';
+import { Callout } from './Callout.js';
+import { Icon } from './Icon.js';
+import { JsonTree } from './JsonTree.js';
 import { CopyButton } from './CopyButton.js';
 
 type Block = CallOutcome['result']['content'][number];

@@ -1,6 +1,6 @@
 /** Copies a text to the clipboard and says so for a moment. */
 import { useEffect, useState } from 'react';
-import { Icon } from '../components/Icon.js';
+import { Icon } from './Icon.js';
 
 async function copyText(text: string): Promise<boolean> {
   try {

@@ -21,8 +21,8 @@ import type {
 // (a package this app does not ship: it compiles schemas with `new Function`, refused by the CSP).
 import getDefaultRegistry from '@rjsf/core/lib/getDefaultRegistry.js';
 import { buttonId, canExpand, descriptionId, errorId, getUiOptions, titleId } from '@rjsf/utils';
-import type { IconName } from '../../components/Icon.js';
-import { Icon } from '../../components/Icon.js';
+import type { IconName } from '../Icon.js';
+import { Icon } from '../Icon.js';
 
 /** rjsf's own templates this theme keeps (resolved once, not per render). */
 const CORE = getDefaultRegistry().templates;

@@ -1,5 +1,5 @@
 /** Words for main's startup warnings, chosen by code (the contract sends data, not sentences). */
-import type { AppWarning, DamagedFileLoss, FileDamagedWarning } from '../../../../shared/contract.js';
+import type { AppWarning, DamagedFileLoss, FileDamagedWarning } from '../../../shared/contract.js';
 
 const LOST: Record<DamagedFileLoss, string> = {
   settings: 'Your saved servers and settings were not loaded; add the servers again or restore the file.',

@@ -6,7 +6,7 @@
  */
 import type { KeyboardEvent } from 'react';
 import { useEffect, useId, useRef, useState } from 'react';
-import type { CompletionView } from '../../../../shared/contract.js';
+import type { CompletionView } from '../../../../../shared/contract.js';
 
 /** How long typing must pause before the server is asked. */
 const DEBOUNCE_MS = 180;

@@ -3,12 +3,12 @@
  * long, and said so), an image or audio (shown when main carried the data), an embedded resource,
  * a resource link, or anything newer as a tree.
  */
-import type { PromptResultView } from '../../../../shared/contract.js';
-import { ResourceContentViewSchema } from '../../../../shared/contract.js';
-import { MAX_CONTENT_TEXT_BYTES } from '../../../../shared/limits.js';
-import { formatBytes } from '../../lib/format.js';
-import { JsonTree } from '../components/JsonTree.js';
-import { CopyButton } from '../tools/CopyButton.js';
+import type { PromptResultView } from '../../../../../shared/contract.js';
+import { ResourceContentViewSchema } from '../../../../../shared/contract.js';
+import { MAX_CONTENT_TEXT_BYTES } from '../../../../../shared/limits.js';
+import { formatBytes } from '../../../lib/format.js';
+import { JsonTree } from '../../components/JsonTree.js';
+import { CopyButton } from '../../components/CopyButton.js';
 import { ResourceContentItem } from './ResourceContents.js';
 
 type Block = PromptResultView['messages'][number]['content'];

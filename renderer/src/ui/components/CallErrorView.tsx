@@ -2,8 +2,8 @@
 import type { ErrorShape } from '../../../../shared/contract.js';
 import type { ElicitationLink } from '../../../../shared/errors.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { Callout } from '../components/Callout.js';
-import { describeErrorShape } from '../errors/describeError.js';
+import { Callout } from './Callout.js';
+import { describeErrorShape } from '../../lib/describeError.js';
 import { TraceButton } from './ResultView.js';
 
 /**

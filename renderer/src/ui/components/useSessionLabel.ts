@@ -2,7 +2,7 @@
 import { useCallback } from 'react';
 import type { SessionView } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { sessionLabel } from './historyFormat.js';
+import { sessionLabel } from '../../lib/historyFormat.js';
 
 export function useSessionLabel(): (session: Pick<SessionView, 'sessionId' | 'current'>) => string {
   const agents = useAppStore((s) => s.agentsView?.agents);

@@ -3,8 +3,8 @@
  * server while typed (when it offers completion), with the values of the others as context.
  */
 import { useId } from 'react';
-import type { CompletionRef, CompletionView } from '../../../../shared/contract.js';
-import { useAppStore } from '../../state/useAppStore.js';
+import type { CompletionRef, CompletionView } from '../../../../../shared/contract.js';
+import { useAppStore } from '../../../state/useAppStore.js';
 import { CompletionInput } from './CompletionInput.js';
 
 export interface ArgumentField {

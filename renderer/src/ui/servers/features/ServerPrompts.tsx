@@ -4,14 +4,14 @@
  * anything is sent — and the messages it gives (each get is a trace).
  */
 import { useEffect, useRef, useState } from 'react';
-import type { ErrorShape, PromptResultView, PromptView, ServerView } from '../../../../shared/contract.js';
-import { formatTime } from '../../lib/format.js';
-import { countOf } from '../../lib/plural.js';
-import type { DetailEntry } from '../../state/slices/serversSlice.js';
-import { useAppStore } from '../../state/useAppStore.js';
-import { Spinner } from '../components/Spinner.js';
-import { CallErrorView } from '../tools/CallErrorView.js';
-import { TraceButton } from '../tools/ResultView.js';
+import type { ErrorShape, PromptResultView, PromptView, ServerView } from '../../../../../shared/contract.js';
+import { formatTime } from '../../../lib/format.js';
+import { countOf } from '../../../lib/plural.js';
+import type { DetailEntry } from '../../../state/slices/serversSlice.js';
+import { useAppStore } from '../../../state/useAppStore.js';
+import { Spinner } from '../../components/Spinner.js';
+import { CallErrorView } from '../../components/CallErrorView.js';
+import { TraceButton } from '../../components/ResultView.js';
 import { ArgumentFields, filledValues } from './ArgumentFields.js';
 import { FeatureGate, FeatureListView, errorShapeOf } from './FeatureGate.js';
 import { PromptMessages } from './PromptMessages.js';

@@ -5,17 +5,17 @@
  * completes, read into the URI it expands to.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { ErrorShape, RequestOf, ResourceListView, ResourceReadView, ResourceTemplateView, ResourceView, ServerView } from '../../../../shared/contract.js';
-import { formatBytes, formatTime } from '../../lib/format.js';
-import { countOf } from '../../lib/plural.js';
-import { optionalTemplateVariables } from '../../lib/uriTemplate.js';
-import type { DetailEntry } from '../../state/slices/serversSlice.js';
-import { useAppStore } from '../../state/useAppStore.js';
-import { Callout } from '../components/Callout.js';
-import { Icon } from '../components/Icon.js';
-import { Spinner } from '../components/Spinner.js';
-import { CallErrorView } from '../tools/CallErrorView.js';
-import { TraceButton } from '../tools/ResultView.js';
+import type { ErrorShape, RequestOf, ResourceListView, ResourceReadView, ResourceTemplateView, ResourceView, ServerView } from '../../../../../shared/contract.js';
+import { formatBytes, formatTime } from '../../../lib/format.js';
+import { countOf } from '../../../lib/plural.js';
+import { optionalTemplateVariables } from '../../../lib/uriTemplate.js';
+import type { DetailEntry } from '../../../state/slices/serversSlice.js';
+import { useAppStore } from '../../../state/useAppStore.js';
+import { Callout } from '../../components/Callout.js';
+import { Icon } from '../../components/Icon.js';
+import { Spinner } from '../../components/Spinner.js';
+import { CallErrorView } from '../../components/CallErrorView.js';
+import { TraceButton } from '../../components/ResultView.js';
 import { ArgumentFields } from './ArgumentFields.js';
 import { FeatureGate, FeatureListView, errorShapeOf } from './FeatureGate.js';
 import { ResourceContents } from './ResourceContents.js';

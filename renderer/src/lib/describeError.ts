@@ -4,11 +4,11 @@
  * what failed underneath and where). No view reads meaning out of a message; the message is
  * shown as main wrote it, below the title.
  */
-import type { GatewayStatus } from '../../../../shared/agents.js';
-import type { ErrorShape } from '../../../../shared/contract.js';
-import type { Denial, ErrorCause, ErrorCode, OAuthDetail } from '../../../../shared/errors.js';
-import { isErrorCode } from '../../../../shared/errors.js';
-import { BridgeError } from '../../bridge/errors.js';
+import type { GatewayStatus } from '../../../shared/agents.js';
+import type { ErrorShape } from '../../../shared/contract.js';
+import type { Denial, ErrorCause, ErrorCode, OAuthDetail } from '../../../shared/errors.js';
+import { isErrorCode } from '../../../shared/errors.js';
+import { BridgeError } from '../bridge/errors.js';
 
 export type NextPlace = 'servers' | 'permissions' | 'history' | 'settings';
 

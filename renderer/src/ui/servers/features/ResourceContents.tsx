@@ -4,11 +4,11 @@
  * previewed only when main carried it.
  */
 import type { ReactNode } from 'react';
-import type { ResourceContentView } from '../../../../shared/contract.js';
-import { MAX_CONTENT_BINARY_BYTES, MAX_CONTENT_TEXT_BYTES, MAX_CONTENT_VIEW_BYTES } from '../../../../shared/limits.js';
-import { formatBytes } from '../../lib/format.js';
-import { Icon } from '../components/Icon.js';
-import { CopyButton } from '../tools/CopyButton.js';
+import type { ResourceContentView } from '../../../../../shared/contract.js';
+import { MAX_CONTENT_BINARY_BYTES, MAX_CONTENT_TEXT_BYTES, MAX_CONTENT_VIEW_BYTES } from '../../../../../shared/limits.js';
+import { formatBytes } from '../../../lib/format.js';
+import { Icon } from '../../components/Icon.js';
+import { CopyButton } from '../../components/CopyButton.js';
 
 /** Raster types a browser shows safely in an <img> (no SVG: it is a document). */
 const PREVIEWABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp']);

@@ -4,16 +4,16 @@
  * item's panel, and a caught error as main's shape.
  */
 import type { ReactNode } from 'react';
-import type { ErrorShape, ServerView } from '../../../../shared/contract.js';
-import { BridgeError, messageOf } from '../../bridge/index.js';
-import type { FeatureListEntry } from '../../state/slices/serverFeaturesSlice.js';
-import type { DetailEntry } from '../../state/slices/serversSlice.js';
-import { Callout } from '../components/Callout.js';
-import { EmptyState } from '../components/EmptyState.js';
-import type { IconName } from '../components/Icon.js';
-import { Icon } from '../components/Icon.js';
-import { Spinner } from '../components/Spinner.js';
-import { CallErrorView } from '../tools/CallErrorView.js';
+import type { ErrorShape, ServerView } from '../../../../../shared/contract.js';
+import { BridgeError, messageOf } from '../../../bridge/index.js';
+import type { FeatureListEntry } from '../../../state/slices/serverFeaturesSlice.js';
+import type { DetailEntry } from '../../../state/slices/serversSlice.js';
+import { Callout } from '../../components/Callout.js';
+import { EmptyState } from '../../components/EmptyState.js';
+import type { IconName } from '../../components/Icon.js';
+import { Icon } from '../../components/Icon.js';
+import { Spinner } from '../../components/Spinner.js';
+import { CallErrorView } from '../../components/CallErrorView.js';
 
 type Capabilities = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 /** Words and short forms for traces and history: statuses, times, ids, and each event in a sentence. */
-import type { TraceError, TraceEvent, TraceStatus } from '../../../../shared/traces.js';
-import { formatDuration } from '../../lib/format.js';
+import type { TraceError, TraceEvent, TraceStatus } from '../../../shared/traces.js';
+import { formatDuration } from './format.js';
 
 export const TRACE_STATUS_LABELS: Record<TraceStatus, string> = {
   running: 'Running',

@@ -1,6 +1,6 @@
-/** Words for History: session names and record statuses (errors are worded in ui/errors/describeError.ts). */
-import type { HistoryRecordView } from '../../../../shared/contract.js';
-import type { SessionView } from '../../state/slices/historySlice.js';
+/** Words for History: session names and record statuses (errors are worded in lib/describeError.ts). */
+import type { HistoryRecordView } from '../../../shared/contract.js';
+import type { SessionView } from '../state/slices/historySlice.js';
 
 const sessionDateFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 const sessionDateYearFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
