@@ -49,6 +49,8 @@ describe('an approval with no page open', () => {
       config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: join(scratch.dir, 'counter.txt') } },
     });
     await waitFor(async () => (await ok<Array<{ status: { state: string } }>>(setup, 'servers.list'))[0]?.status.state === 'ready', 20_000);
+    // Ready comes before the tools are listed: the agent's call needs them in the catalog.
+    await waitFor(async () => (await ok<{ tools: Array<{ serverId: string; name: string }> }>(setup, 'tools.list')).tools.some((t) => t.serverId === 'fx' && t.name === 'append'), 20_000);
     const created = await ok<{ token: string }>(setup, 'agents.create', { name: 'Night Shift', visibility: ALL_SERVERS });
     const view = await ok<AgentsView>(setup, 'agents.list');
     // The page goes away: from now on nobody would see a dialog.
