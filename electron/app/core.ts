@@ -25,6 +25,7 @@ import { VerdictStore } from '../mcp/verdictStore.js';
 import { DefaultSecretResolver } from '../secrets/resolver.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
+import { SecretRedactor } from '../secrets/secretRedactor.js';
 import { Tracer } from '../tracing/tracer.js';
 import { detectSandbox } from '../sandbox/detect.js';
 import { ApprovalBroker } from './approvalBroker.js';
@@ -113,7 +114,8 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   if (opened.damaged) warnings.damagedFile(opened.damaged);
   const db = opened.db;
   // Made before the pipeline: the events and the approval broker redact with it.
-  const tracer = new Tracer(db);
+  const redactor = new SecretRedactor();
+  const tracer = new Tracer(db, { redactor });
   for (const warning of (await options.secrets.damagedFiles?.()) ?? []) reportDamaged(warning);
   // Traces left running by a process that died (kill -9, crash) are closed as interrupted.
   tracer.closeInterrupted();
@@ -126,7 +128,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     const checked = eventSchemas[event].safeParse(payload);
     if (!checked.success) return; // an event that breaks the contract is dropped, never sent half-valid
     // A server that echoes a credential (in a progress message, say) must not reach the GUI with it.
-    const data = tracer.redactSecretValues(checked.data);
+    const data = redactor.redactSecretValues(checked.data);
     for (const listener of listeners) {
       try {
         listener(event, data);
@@ -142,7 +144,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     secrets: new DefaultSecretResolver(options.secrets),
     // Electron opens the system browser; browser mode asks its page to open a tab.
     open: (url, serverId) => (options.openExternal ? options.openExternal(url) : emit('oauth.authorize', { serverId, url })),
-    onSecret: (value) => tracer.addKnownSecret(value),
+    onSecret: (value) => redactor.add(value),
     onChange: () => scheduleServersChanged(),
     // Called only once the registry exists (its clients use the sessions).
     note: (serverId, text) => {
@@ -154,7 +156,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   // ── pipeline ──────────────────────────────────────────────────────────────────────────────
   /** Drawn fresh each run: the gateway names itself with it, and the app's client refuses a server that does. */
   const gatewayMark = randomUUID();
-  const broker = new ApprovalBroker(emit, (value) => tracer.redact(value));
+  const broker = new ApprovalBroker(emit, (value) => redactor.redact(value));
   // Servers' elicitation and sampling requests, shown to the person as dialogs naming the server.
   const asks = new ServerAskBroker(emit, { serverName: (id: string): string => registry.server(id)?.name ?? id });
   // The local tools' folders (Settings → Folders): the workspace first; a change swaps the tools in.
@@ -171,6 +173,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   const { app, registry, engine, checkpoints } = await createPipeline({
     db,
     tracer,
+    redactor,
     secrets: new DefaultSecretResolver(options.secrets),
     registry: {
       cache: new ToolSchemaCache({ dir: join(options.dataDir, 'tool-cache'), onWarning: (m) => warnings.notice(m), onDamaged: reportDamaged }),
@@ -194,7 +197,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   // ── services ──────────────────────────────────────────────────────────────────────────────
   const calls = new CallService(app, checkpoints, emit, persistentGuiCaller(db));
   // Agent runs of the person's own models (issue 21): one more caller of the same pipeline.
-  const runs = new RunService({ store: new RunStore(db), secrets: options.secrets, harness: app, emit, knownSecret: (value) => tracer.addKnownSecret(value) });
+  const runs = new RunService({ store: new RunStore(db), secrets: options.secrets, harness: app, emit, knownSecret: (value) => redactor.add(value) });
 
   // ── the agent gateway: MiniHarness as one MCP server for agents ───────────────────────────
   const agentStore = new AgentStore(options.config, (m) => warnings.notice(m));
@@ -214,7 +217,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     agents: agentStore,
     catalog,
     calls,
-    describe: (error) => toErrorShape(error, (text) => tracer.redactText(text)),
+    describe: (error) => toErrorShape(error, (text) => redactor.redactText(text)),
     version: options.version,
     mark: gatewayMark,
     stdio: options.gateway?.stdio ?? { command: GATEWAY_BIN, args: [] },
@@ -295,7 +298,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     detectSandbox,
   );
   // An agent's resource read or prompt get is decided like a read-only tool named after it.
-  const features = new ServerFeatureService(registry, tracer, calls.gui, async (caller, operation, serverId, args, signal) => {
+  const features = new ServerFeatureService(registry, tracer, redactor, calls.gui, async (caller, operation, serverId, args, signal) => {
     const config = registry.server(serverId);
     await app.security.authorize(
       { subject: { toolName: operation, serverId, args, annotations: { readOnlyHint: true }, serverTrusted: config?.trusted ?? false, ...(config?.uid ? { serverUid: config.uid } : {}) }, sessionId: caller.sessionId, userId: caller.userId },
@@ -378,21 +381,21 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   // ── handlers, by domain ───────────────────────────────────────────────────────────────────
   const handlers: Handlers = {
     ...appHandlers({ mode: options.mode, version: options.version, secrets: options.secrets, warnings: () => warnings.list() }),
-    ...serverHandlers({ servers, registry, app, tracer, permissions, warn: (m) => warnings.notice(m) }),
+    ...serverHandlers({ servers, registry, app, redactor, permissions, warn: (m) => warnings.notice(m) }),
     ...toolHandlers({ app, registry, calls }),
     ...approvalHandlers({ broker }),
     ...askHandlers({ asks }),
     ...permissionHandlers({ permissions }),
     ...settingsHandlers({ settings, emit }),
     ...traceHandlers({ tracer }),
-    ...historyHandlers({ app, checkpoints, tracer, calls }),
-    ...importHandlers({ registry, servers, tracer }),
+    ...historyHandlers({ app, checkpoints, redactor, calls }),
+    ...importHandlers({ registry, servers, redactor }),
     ...agentHandlers({ agents }),
     ...resourceHandlers({ registry, features }),
     ...oauthHandlers({ servers }),
     ...runHandlers({ runs }),
   };
-  const dispatch = createDispatcher(handlers, { redact: (text) => tracer.redactText(text), traceIdOf });
+  const dispatch = createDispatcher(handlers, { redact: (text) => redactor.redactText(text), traceIdOf });
 
   return {
     dispatch,

@@ -5,7 +5,7 @@ import { MCPAuthError } from '../../electron/mcp/errors.js';
 import { LogBuffer } from '../../electron/mcp/logBuffer.js';
 import { DefaultSecretResolver, SecretNotFoundError } from '../../electron/secrets/resolver.js';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
-import { redactString } from '../../electron/tracing/redact.js';
+import { redactString } from '../../electron/secrets/redaction.js';
 
 const TOKEN = 'sk-live-4242-very-secret-token';
 
