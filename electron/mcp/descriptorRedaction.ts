@@ -1,9 +1,9 @@
 /**
  * What a server says about itself — tool descriptors (title, description, annotations, input and
  * output schemas), resources, resource templates, prompts, progress messages, the questions it
- * asks the caller of a tool call — with every known
- * secret value (a stored secret or an environment secret the app resolved, an OAuth token)
- * replaced by '[redacted]' (the values: the app's SecretRedactor, secrets/). The registry applies it where that text enters (its tool map, the
+ * asks the caller of a tool call — with every known secret value (a stored secret or an
+ * environment secret the app resolved, an OAuth token: the app's SecretRedactor, secrets/)
+ * replaced by '[redacted]'. The registry applies it where that text enters (its tool map, the
  * schema cache file, its resource and prompt lists, a call's progress), so the GUI, the gateway's
  * agents and the disk all get the redacted text.
  *
