@@ -119,6 +119,16 @@ const CORE_LAYER = [
   },
 ];
 
+/**
+ * Below the tracer: the MCP layer, the secrets, the checkpoint, security and storage code never
+ * import tracing/. Redaction (the known secrets and the rules) lives in secrets/ and is injected.
+ */
+const BELOW_TRACING = ['electron/mcp/**/*.ts', 'electron/secrets/**/*.ts', 'electron/checkpoints/**/*.ts', 'electron/security/**/*.ts', 'electron/storage/**/*.ts'];
+const NOT_TRACING = {
+  regex: '^\\.{1,2}/(?:.+/)?tracing/',
+  message: 'mcp/, secrets/, checkpoints/, security/ and storage/ never import tracing/: redaction is secrets/ (SecretRedactor, redaction.ts), given to them by their builder.',
+};
+
 /** The two hosts share the app core and nothing else: neither reaches into the other. */
 const NOT_WEB = {
   regex: '^\\.{1,2}/(?:.+/)?web/',
@@ -161,6 +171,10 @@ export default tseslint.config(
     files: ['electron/**/*.ts'],
     ignores: HOST_FILES,
     rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, ...CORE_LAYER]) },
+  },
+  {
+    files: BELOW_TRACING,
+    rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, ...CORE_LAYER, NOT_TRACING]) },
   },
   {
     files: ['shared/**/*.ts'],

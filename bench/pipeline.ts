@@ -121,7 +121,7 @@ async function buildPipeline(name: string, timer?: StageTimer): Promise<Pipeline
   const root = join(dir, 'root');
   mkdirSync(root, { recursive: true });
   const db = openAppDatabase(join(dir, 'harness.db')); // WAL, synchronous=NORMAL: the app's settings
-  const { app, registry, engine, security, checkpoints, tracer } = await createPipeline({
+  const { app, registry, engine, security, checkpoints, tracer, redactor } = await createPipeline({
     db,
     secrets: new DefaultSecretResolver(),
     rules: new InMemoryRuleStore(),
@@ -140,7 +140,7 @@ async function buildPipeline(name: string, timer?: StageTimer): Promise<Pipeline
   const status = discovery.servers[SERVER_ID]?.status;
   if (status?.state !== 'ready') throw new Error(`pipeline: the fixture did not come up (${JSON.stringify(status)})`);
   // Wraps instance methods; the application calls through the same instances, so it sees the wrappers.
-  if (timer) instrumentPipeline(timer, { security, checkpoints, tracer, registry });
+  if (timer) instrumentPipeline(timer, { security, checkpoints, tracer, redactor, registry });
   const call: Caller = async (i) => {
     const text = echoText(i);
     const out = await app.executeTool('echo', { text }, { ...USER, callId: `${name}-${i}` });

@@ -11,6 +11,7 @@ import type { PermissionRuleStore } from '../electron/security/permissionStore.j
 import type { PermissionRule } from '../electron/security/permissions.js';
 import type { SecureToolExecutor } from '../electron/security/secureExecutor.js';
 import type { TraceHandle, Tracer } from '../electron/tracing/tracer.js';
+import type { SecretRedactor } from '../electron/secrets/secretRedactor.js';
 
 // ── statistics ───────────────────────────────────────────────────────────────────────────────
 
@@ -217,8 +218,8 @@ export const ROUND_TRIP_STAGE = 'MCP round trip (registry.callServerTool)';
  * Wraps the instances a HarnessApplication uses (before it is built) so their public methods
  * report to `timer`. Only instance properties are replaced; no project file changes.
  */
-export function instrumentPipeline(timer: StageTimer, parts: { security: SecureToolExecutor; checkpoints: CheckpointStore; tracer: Tracer; registry: MCPToolRegistry }): void {
-  const { security, checkpoints, tracer, registry } = parts;
+export function instrumentPipeline(timer: StageTimer, parts: { security: SecureToolExecutor; checkpoints: CheckpointStore; tracer: Tracer; redactor: SecretRedactor; registry: MCPToolRegistry }): void {
+  const { security, checkpoints, tracer, redactor, registry } = parts;
 
   const authorize = security.authorize.bind(security);
   security.authorize = (...args) => timer.timeAsync('authorize (permission decision)', () => authorize(...args));
@@ -231,8 +232,8 @@ export function instrumentPipeline(timer: StageTimer, parts: { security: SecureT
   const complete = grouped.complete.bind(grouped);
   grouped.complete = (...args) => timer.timeAsync('checkpoint complete (group commit: next turn, UPDATE, COMMIT)', () => complete(...args));
 
-  const redact = tracer.redact.bind(tracer);
-  tracer.redact = (value) => timer.time('tracer.redact (checkpoint args, event data)', () => redact(value));
+  const redact = redactor.redact.bind(redactor);
+  redactor.redact = (value) => timer.time('redactor.redact (checkpoint args, event data)', () => redact(value));
 
   const call = registry.callServerTool.bind(registry);
   registry.callServerTool = (...args) => timer.timeAsync(ROUND_TRIP_STAGE, () => call(...args));

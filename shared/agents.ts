@@ -6,6 +6,7 @@
  * `tools/call` are defined here, with the README's explanation, so every side spells them alike.
  */
 import { z } from 'zod';
+import { ServerIdSchema } from './serverConfig.js';
 
 /** The gateway's default port on 127.0.0.1 (Settings → Agent gateway changes it). */
 export const DEFAULT_GATEWAY_PORT = 47813;
@@ -48,7 +49,7 @@ export const AgentNameSchema = z
 export const AgentVisibilitySchema = z
   .object({
     allServers: z.boolean(),
-    serverIds: z.array(z.string().min(1).max(64)).max(500),
+    serverIds: z.array(ServerIdSchema).max(500),
     localTools: z.boolean(),
   })
   .strict();

@@ -8,8 +8,7 @@
  */
 import { z } from 'zod';
 import { AgentVisibilitySchema } from './agents.js';
-
-const Empty = z.object({}).strict();
+import { Empty, channel } from './contract/common.js';
 const ModelId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 letters, digits, _ or -');
 const RunId = z.string().min(1).max(100);
 
@@ -98,10 +97,6 @@ export const StartRunRequestSchema = z
     tokenBudget: z.number().int().min(1000).max(100_000_000).optional(),
   })
   .strict();
-
-function channel<Req extends z.ZodType, Res extends z.ZodType>(request: Req, response: Res) {
-  return { request, response };
-}
 
 export const runChannels = {
   'models.list': channel(Empty, z.array(ModelViewSchema)),

@@ -99,6 +99,14 @@ function parseUrl(text: string): URL | undefined {
 /** The id of the app's own (local) tools. */
 export const RESERVED_SERVER_ID = 'local';
 
+/**
+ * A server's id as a request names it (a channel's `id` or `serverId`, an agent's visible
+ * servers): 1–64 characters. Any string of those may name one — a configured server's id (see
+ * `id` below for the naming rule a new server must follow) or RESERVED_SERVER_ID — and a lookup
+ * answers an unknown one by name, so no format is checked here.
+ */
+export const ServerIdSchema = z.string().min(1).max(64);
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** An absolute folder path: `/…` (POSIX), `C:\…` or `\\server\share` (Windows). */

@@ -33,6 +33,7 @@ import { DefaultSecretResolver } from '../secrets/resolver.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
 import type { LocalTool } from '../tools/types.js';
+import { SecretRedactor } from '../secrets/secretRedactor.js';
 import { Tracer } from '../tracing/tracer.js';
 import { detectSandbox } from '../sandbox/detect.js';
 import { coalesce } from '../util/coalesce.js';
@@ -83,8 +84,9 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'));
   const db = opened.db;
   // Made before everything else: the events and the approval broker redact with it.
-  const tracer = new Tracer(db);
-  const hub = new EventHub((value) => tracer.redactSecretValues(value));
+  const redactor = new SecretRedactor();
+  const tracer = new Tracer(db, { redactor });
+  const hub = new EventHub((value) => redactor.redactSecretValues(value));
   const emit = hub.emit;
   const warnings = new AppWarnings(hub, options.config.damaged ?? [], options.warnings ?? []);
   if (opened.damaged) warnings.damagedBeforeBuild(opened.damaged);
@@ -115,7 +117,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     secrets: new DefaultSecretResolver(options.secrets),
     // Electron opens the system browser; browser mode asks its page to open a tab.
     open: (url, serverId) => (options.openExternal ? options.openExternal(url) : emit('oauth.authorize', { serverId, url })),
-    onSecret: (value) => tracer.addKnownSecret(value),
+    onSecret: (value) => redactor.add(value),
     onChange: () => serversChanged(),
     // Called only once the registry exists (its clients use the sessions).
     note: (serverId, text) => {
@@ -130,7 +132,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   const gatewayMark = randomUUID();
   /** The gateway marks each server answered with: the MiniHarness gateways behind this one, which its own gateway names. */
   const marksBehind = new Map<string, string[]>();
-  const broker = new ApprovalBroker(emit, (value) => tracer.redact(value));
+  const broker = new ApprovalBroker(emit, (value) => redactor.redact(value));
   // Servers' elicitation and sampling requests, shown to the person as dialogs naming the server.
   const asks = new ServerAskBroker(emit, { serverName: (id: string): string => lateRegistry.get().server(id)?.name ?? id });
   // The local tools' folders (Settings → Folders): the workspace first; a change swaps the tools in.
@@ -138,6 +140,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   const { app, registry, engine, checkpoints, taskLinks } = await createPipeline({
     db,
     tracer,
+    redactor,
     secrets: new DefaultSecretResolver(options.secrets),
     registry: {
       cache: new ToolSchemaCache({ dir: join(options.dataDir, 'tool-cache'), onWarning: warnings.notice, onDamaged: warnings.damagedFile }),
@@ -164,9 +167,9 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   const taskRecoveryStop = new AbortController();
   const calls = new CallService(app, checkpoints, emit, persistentGuiCaller(db));
   // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
-  const runs = new RunService({ store: new RunStore(db), secrets: options.secrets, harness: app, emit, knownSecret: (value) => tracer.addKnownSecret(value) });
+  const runs = new RunService({ store: new RunStore(db), secrets: options.secrets, harness: app, emit, knownSecret: (value) => redactor.add(value) });
   // An agent's resource read or prompt get is decided like a read-only tool named after it.
-  const features = new ServerFeatureService(registry, tracer, calls.gui, async (caller, operation, serverId, args, signal) => {
+  const features = new ServerFeatureService(registry, tracer, redactor, calls.gui, async (caller, operation, serverId, args, signal) => {
     const config = registry.server(serverId);
     await app.security.authorize(
       { subject: { toolName: operation, serverId, args, annotations: { readOnlyHint: true }, serverTrusted: config?.trusted ?? false, ...(config?.uid ? { serverUid: config.uid } : {}) }, sessionId: caller.sessionId, userId: caller.userId },
@@ -175,7 +178,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   });
 
   // ── the agent gateway: MiniHarness as one MCP server for agents (gatewayWiring.ts) ─────────
-  const gw = wireGateway({ options, hub, warnings, settings, app, registry, calls, features, tracer, db,
+  const gw = wireGateway({ options, hub, warnings, settings, app, registry, calls, features, tracer, redactor, db,
     mark: gatewayMark,
     marksThrough: () => [...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks))],
     closing: () => closing !== undefined });
@@ -212,21 +215,21 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   // ── handlers, by domain ───────────────────────────────────────────────────────────────────
   const handlers: Handlers = {
     ...appHandlers({ mode: options.mode, version: options.version, secrets: options.secrets, warnings: warnings.list }),
-    ...serverHandlers({ servers, registry, app, tracer, permissions, warn: warnings.notice }),
+    ...serverHandlers({ servers, registry, app, redactor, permissions, warn: warnings.notice }),
     ...toolHandlers({ app, registry, calls }),
     ...approvalHandlers({ broker }),
     ...askHandlers({ asks }),
     ...permissionHandlers({ permissions }),
     ...settingsHandlers({ settings, emit }),
     ...traceHandlers({ tracer }),
-    ...historyHandlers({ app, checkpoints, tracer, calls }),
-    ...importHandlers({ registry, servers, tracer }),
+    ...historyHandlers({ app, checkpoints, redactor, calls }),
+    ...importHandlers({ registry, servers, redactor }),
     ...agentHandlers({ agents }),
     ...resourceHandlers({ registry, features }),
     ...oauthHandlers({ servers }),
     ...runHandlers({ runs }),
   };
-  const dispatch = createDispatcher(handlers, { redact: (text) => tracer.redactText(text), traceIdOf });
+  const dispatch = createDispatcher(handlers, { redact: (text) => redactor.redactText(text), traceIdOf });
 
   return {
     dispatch,
@@ -240,7 +243,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       // Discovery runs in the background: the window opens at once and statuses stream in.
       registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
       // Calls that died while their server ran them as a task: the server says how they ended (harness/taskRecovery.ts).
-      void recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => tracer.redactSecretValues(r), redactText: (t) => tracer.redactText(t), waitMs: 60_000, signal: taskRecoveryStop.signal })
+      void recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), waitMs: 60_000, signal: taskRecoveryStop.signal })
         .then((recovery) => recovery.following)
         .catch((error: unknown) => warnings.notice(`Resolving calls run as tasks failed: ${(error as Error).message}`));
       // Agents connect once the window can show their approvals; the tools stream in as servers answer.

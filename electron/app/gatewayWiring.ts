@@ -17,6 +17,7 @@ import { GatewaySignIn } from '../gateway/oauth/signIn.js';
 import type { HarnessApplication } from '../harness/application.js';
 import { MCPGatewayLoopError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
+import type { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { Tracer } from '../tracing/tracer.js';
 import { coalesce } from '../util/coalesce.js';
 import { Late } from '../util/late.js';
@@ -39,6 +40,8 @@ export interface GatewayWiringDeps {
   calls: CallService;
   features: ServerFeatureService;
   tracer: Tracer;
+  /** The known secrets: what an agent reads of an error is redacted with them. */
+  redactor: SecretRedactor;
   db: Database;
   /** This run's gateway mark (mcp/ownGateway.ts): the gateway names itself with it. */
   mark: string;
@@ -73,7 +76,7 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     agents: agentStore,
     catalog,
     calls: deps.calls,
-    describe: (error) => toErrorShape(error, (text) => deps.tracer.redactText(text)),
+    describe: (error) => toErrorShape(error, (text) => deps.redactor.redactText(text)),
     version: options.version,
     mark: deps.mark,
     marksThrough: deps.marksThrough,

@@ -1,8 +1,8 @@
 /**
  * The models and runs channels' service: the person's model configurations (keys write-only,
- * in the secret store, and made known to the tracer so no log, trace or event ever shows one),
- * the connection test, and the agent runs — started, stopped, resumed, deleted — with their
- * progress forwarded as contract events.
+ * in the secret store, and made known to the app's SecretRedactor so no log, trace or event
+ * ever shows one), the connection test, and the agent runs — started, stopped, resumed,
+ * deleted — with their progress forwarded as contract events.
  */
 import type { EventName, EventOf } from '../../shared/contract.js';
 import type { ModelView, RunDetail, RunView } from '../../shared/runs.js';

@@ -14,6 +14,7 @@ import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/
 import type { ParsedRequestOf, PromptResultView, ResourceReadView } from '../../shared/contract.js';
 import { expandTemplate } from '../mcp/features/resources.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
+import type { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { Tracer } from '../tracing/tracer.js';
 import { toTraceError } from '../tracing/tracer.js';
 import type { Caller } from './callService.js';
@@ -29,6 +30,7 @@ export class ServerFeatureService {
   constructor(
     private readonly registry: MCPToolRegistry,
     private readonly tracer: Tracer,
+    private readonly redactor: SecretRedactor,
     /** Who the GUI's reads are attributed to (its calls' identity). */
     private readonly caller: Caller,
     private readonly authorize?: AuthorizeUse,
@@ -41,7 +43,7 @@ export class ServerFeatureService {
       return this.registry.features.read(serverId, uri, { signal });
     };
     const { result } = await this.traced('resources/read', serverId, { uri }, run, (r) => r.contents.length, caller);
-    return this.tracer.redactSecretValues(result);
+    return this.redactor.redactSecretValues(result);
   }
 
   /** An agent's prompt get through the gateway: decided first (argument names only in the decision and the trace). */
@@ -52,7 +54,7 @@ export class ServerFeatureService {
       return this.registry.features.getPrompt(serverId, name, args, { signal });
     };
     const { result } = await this.traced('prompts/get', serverId, detail, run, (r) => r.messages.length, caller);
-    return this.tracer.redactSecretValues(result);
+    return this.redactor.redactSecretValues(result);
   }
 
   private async decide(caller: Caller, operation: TracedOperation, serverId: string, args: Record<string, unknown>, signal: AbortSignal): Promise<void> {
@@ -64,14 +66,14 @@ export class ServerFeatureService {
   async read(request: ParsedRequestOf<'resources.read'>): Promise<ResourceReadView> {
     const uri = 'uri' in request ? request.uri : expanded(request.uriTemplate, request.variables);
     const { result, traceId } = await this.traced('resources/read', request.serverId, { uri }, () => this.registry.features.read(request.serverId, uri), (r) => r.contents.length);
-    return this.tracer.redactSecretValues(resourceReadView(uri, result, traceId));
+    return this.redactor.redactSecretValues(resourceReadView(uri, result, traceId));
   }
 
   async getPrompt(request: ParsedRequestOf<'prompts.get'>): Promise<PromptResultView> {
     // The argument values may be anything the person typed: the trace keeps their names only.
     const detail = { prompt: request.name, argumentNames: Object.keys(request.arguments) };
     const { result, traceId } = await this.traced('prompts/get', request.serverId, detail, () => this.registry.features.getPrompt(request.serverId, request.name, request.arguments), (r) => r.messages.length);
-    return this.tracer.redactSecretValues(promptResultView(result, traceId));
+    return this.redactor.redactSecretValues(promptResultView(result, traceId));
   }
 
   /** Runs `run` inside a trace of its own; a failure carries the trace id (the GUI links to it). */

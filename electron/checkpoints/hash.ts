@@ -1,4 +1,4 @@
-import type { JsonValue } from '../tracing/redact.js';
+import type { JsonValue } from '../secrets/redaction.js';
 import { canonicalJson, hashCanonicalJson, stableHash } from '../util/stableHash.js';
 
 /**

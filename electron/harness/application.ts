@@ -42,6 +42,7 @@ import type { SecureToolExecutor, SecurityEvent } from '../security/secureExecut
 import type { LocalTool } from '../tools/types.js';
 import type { TraceHandle, Tracer } from '../tracing/tracer.js';
 import { toTraceError } from '../tracing/tracer.js';
+import type { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { RetryPolicy } from './retryPolicy.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, classifyFailure, sleep } from './retryPolicy.js';
 
@@ -112,6 +113,8 @@ export interface HarnessApplicationOptions {
   /** Where a call's server task id is recorded (the tasks extension); without it a task is followed but not recorded. */
   taskLinks?: CheckpointTaskLinks;
   tracer: Tracer;
+  /** The app's known secrets: results, checkpoint args and error messages leave redacted. */
+  redactor: SecretRedactor;
   retry?: Partial<RetryPolicy>;
   /** For tests: the random source of the backoff jitter. */
   random?: () => number;
@@ -222,7 +225,7 @@ export class HarnessApplication {
     const trace = this.options.tracer.start({ sessionId, callId, userId: record.userId, toolName: record.toolName, serverId: record.serverId });
     traceReplay(trace, record);
     // Redacted again: a record stored before a secret was known to this process may hold it.
-    const result = this.options.tracer.redactSecretValues(record.result);
+    const result = this.options.redactor.redactSecretValues(record.result);
     return { result, replayed: true, traceId: trace.traceId, toolName: record.toolName, serverId: record.serverId, attempts: 0, warnings: [] };
   }
 
@@ -257,7 +260,7 @@ export class HarnessApplication {
   }
 
   private async run(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions, trace: TraceHandle): Promise<ExecuteResult> {
-    const { security, checkpoints, tracer } = this.options;
+    const { security, checkpoints, redactor } = this.options;
     const annotations = target.tool.annotations;
     const server = target.kind === 'local' ? undefined : this.options.registry.server(target.serverId);
     const trusted = target.kind === 'local' || server?.trusted === true;
@@ -273,7 +276,7 @@ export class HarnessApplication {
       userId: options.userId,
       toolName,
       serverId: target.serverId,
-      ...checkpointArguments(args, (value) => tracer.redactReporting(value)),
+      ...checkpointArguments(args, (value) => redactor.redactReporting(value)),
       traceId: trace.traceId,
     };
     // 0b. A key already recorded runs nothing whatever anyone answers: its stored result is
@@ -281,7 +284,7 @@ export class HarnessApplication {
     // before anyone is asked to approve a call that would not run. (Nothing executes and nothing
     // leaves the app, as with a replay from History.)
     const recorded = this.peekRecorded(claimInput, trace);
-    if (recorded) return { result: tracer.redactSecretValues(recorded.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings: [] };
+    if (recorded) return { result: redactor.redactSecretValues(recorded.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings: [] };
 
     // 1. Permission, guardrails, approval. Throws (after recording why) when the call may not run.
     let authorization;
@@ -322,7 +325,7 @@ export class HarnessApplication {
     const warnings = authorization.warning ? [authorization.warning] : [];
     if (claim.kind === 'replay') {
       traceReplay(trace, claim.record);
-      return { result: tracer.redactSecretValues(claim.record.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings };
+      return { result: redactor.redactSecretValues(claim.record.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings };
     }
     trace.event('claim', { outcome: 'owner' });
     const key = `${options.sessionId}\0${options.callId}`;
@@ -344,7 +347,7 @@ export class HarnessApplication {
     trusted: boolean,
     warnings: string[],
   ): Promise<ExecuteResult> {
-    const { checkpoints, tracer } = this.options;
+    const { checkpoints, redactor } = this.options;
     const annotations = target.tool.annotations;
     // 4. Attempts, with retries only for failures that prove nothing ran (or idempotent tools).
     const idempotent = trusted && annotations?.idempotentHint === true;
@@ -356,7 +359,7 @@ export class HarnessApplication {
         linkedTask = event.taskId;
         this.options.taskLinks?.link(options.sessionId, options.callId, lease, event.taskId);
       }
-      const statusMessage = event.statusMessage !== undefined ? tracer.redactText(event.statusMessage) : undefined;
+      const statusMessage = event.statusMessage !== undefined ? redactor.redactText(event.statusMessage) : undefined;
       trace.event('task', { taskId: event.taskId, status: event.status, ...(statusMessage !== undefined ? { statusMessage } : {}) });
       options.onTask?.({ ...event, ...(statusMessage !== undefined ? { statusMessage } : {}) });
     };
@@ -367,7 +370,7 @@ export class HarnessApplication {
         // A server may echo a credential it was given: known secrets never reach the stored
         // result, the trace, the caller or the GUI. Each input_required round of the attempt is
         // an event of this call's one trace (what was asked, who answered).
-        const result = tracer.redactSecretValues(await this.invoke(target, toolName, args, options, (round) => trace.event('input_requested', { round: round.round, requests: round.requests.map((request) => ({ ...request })) }), onTask));
+        const result = redactor.redactSecretValues(await this.invoke(target, toolName, args, options, (round) => trace.event('input_requested', { round: round.round, requests: round.requests.map((request) => ({ ...request })) }), onTask));
         trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
         // 5. Save the replayable result — only while the lease is still ours — and return it once stored.
         await checkpoints.grouped.complete(options.sessionId, options.callId, lease, result);
@@ -407,7 +410,7 @@ export class HarnessApplication {
             : typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
               ? { code: (error as { code: string }).code }
               : {}),
-          message: tracer.redactText(error instanceof Error ? error.message : String(error)),
+          message: redactor.redactText(error instanceof Error ? error.message : String(error)),
           attempts: attempt,
         });
         trace.event('failed', { error: toTraceError(error) });

@@ -1,7 +1,8 @@
 /**
  * The one place the tool-call pipeline is assembled: `HarnessApplication` over its
  * `MCPToolRegistry`, its security (`SecureToolExecutor` + `PermissionDecisionEngine` with the
- * saved rules), its SQLite checkpoint store and its tracer. The app core, the tests and the
+ * saved rules), its SQLite checkpoint store and its tracer, all redacting with one
+ * `SecretRedactor` (secrets/secretRedactor.ts). The app core, the tests and the
  * benchmarks all build it here, so they run the same wiring.
  */
 import type { Database } from 'better-sqlite3';
@@ -11,6 +12,7 @@ import { CheckpointTaskLinks } from '../checkpoints/taskLinks.js';
 import type { RegistryOptions } from '../mcp/registry.js';
 import { MCPToolRegistry } from '../mcp/registry.js';
 import type { SecretResolver } from '../secrets/resolver.js';
+import { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import type { ApprovalCallback } from '../security/approvals.js';
 import type { PermissionRuleStore } from '../security/permissionStore.js';
@@ -22,7 +24,7 @@ import { Tracer } from '../tracing/tracer.js';
 import { HarnessApplication } from './application.js';
 import type { RetryPolicy } from './retryPolicy.js';
 
-/** Registers every secret the registry resolves with the tracer, so traces and errors redact it. */
+/** Registers every secret the registry resolves with the redactor, so traces and errors redact it. */
 class ObservedSecretResolver implements SecretResolver {
   constructor(
     private readonly inner: SecretResolver,
@@ -36,11 +38,17 @@ class ObservedSecretResolver implements SecretResolver {
   }
 }
 
-export interface PipelineOptions<S extends SecureToolExecutor = SecureToolExecutor> {
+/**
+ * The tracer over the database, when the caller needs it before the pipeline exists (a new one
+ * otherwise), with the redactor it was built with: the pipeline registers resolved secrets there.
+ */
+type PipelineTracing = { tracer?: undefined; redactor?: SecretRedactor } | { tracer: Tracer; redactor: SecretRedactor };
+
+export type PipelineOptions<S extends SecureToolExecutor = SecureToolExecutor> = PipelineTracing & PipelineParts<S>;
+
+interface PipelineParts<S extends SecureToolExecutor> {
   /** The database the checkpoints and traces are kept in. */
   db: Database;
-  /** The tracer over `db`, when the caller needs it before the pipeline exists (a new one otherwise). */
-  tracer?: Tracer;
   /** Where server secrets come from; each value resolved is registered for redaction. */
   secrets: SecretResolver;
   /** Registry options besides the secrets (schema cache, reconnect policy, size limit, client factory). */
@@ -69,15 +77,17 @@ export interface Pipeline<S extends SecureToolExecutor = SecureToolExecutor> {
   /** The server task ids of checkpointed calls (the tasks extension); see harness/taskRecovery.ts. */
   taskLinks: CheckpointTaskLinks;
   tracer: Tracer;
+  redactor: SecretRedactor;
 }
 
 export async function createPipeline<S extends SecureToolExecutor = SecureToolExecutor>(options: PipelineOptions<S>): Promise<Pipeline<S>> {
   const checkpoints = new SqliteCheckpointStore(options.db);
   const taskLinks = new CheckpointTaskLinks(options.db);
-  const tracer = options.tracer ?? new Tracer(options.db);
-  const secrets = new ObservedSecretResolver(options.secrets, (value) => tracer.addKnownSecret(value.reveal()));
-  // The tracer's secrets also keep servers' descriptions, the tool cache file and progress clean.
-  const registry = new MCPToolRegistry({ ...options.registry, secrets, knownSecrets: tracer.knownSecrets });
+  const redactor = options.redactor ?? new SecretRedactor();
+  const tracer = options.tracer ?? new Tracer(options.db, { redactor });
+  const secrets = new ObservedSecretResolver(options.secrets, (value) => redactor.add(value.reveal()));
+  // The same secrets also keep servers' descriptions, the tool cache file and progress clean.
+  const registry = new MCPToolRegistry({ ...options.registry, secrets, redactor });
   const engine = await PermissionDecisionEngine.load(options.rules, options.pathBase !== undefined ? { pathBase: options.pathBase } : {});
   const securityOptions: SecureToolExecutorOptions = {
     engine,
@@ -94,7 +104,8 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
     checkpoints,
     taskLinks,
     tracer,
+    redactor,
     ...(options.retry ? { retry: options.retry } : {}),
   });
-  return { app, registry, engine, security, checkpoints, taskLinks, tracer };
+  return { app, registry, engine, security, checkpoints, taskLinks, tracer, redactor };
 }

@@ -27,7 +27,7 @@ import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secretValue.js';
-import { redactString } from '../tracing/redact.js';
+import { redactString } from '../secrets/redaction.js';
 import {
   MCPClientClosedError,
   MCPConfigError,

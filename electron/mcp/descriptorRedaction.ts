@@ -1,8 +1,8 @@
 /**
  * What a server says about itself — tool descriptors (title, description, annotations, input and
  * output schemas), resources, resource templates, prompts, progress messages, the questions it
- * asks the caller of a tool call — with every known
- * secret value (a stored secret or an environment secret the app resolved, an OAuth token)
+ * asks the caller of a tool call — with every known secret value (a stored secret or an
+ * environment secret the app resolved, an OAuth token: the app's SecretRedactor, secrets/)
  * replaced by '[redacted]'. The registry applies it where that text enters (its tool map, the
  * schema cache file, its resource and prompt lists, a call's progress), so the GUI, the gateway's
  * agents and the disk all get the redacted text.
@@ -18,14 +18,9 @@
  * Returns its input itself when nothing was replaced (the common case allocates nothing).
  */
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
-import { REDACTED } from '../tracing/redact.js';
+import type { SecretSet } from '../secrets/redaction.js';
+import { replaceSecrets as replace } from '../secrets/redaction.js';
 import type { ProgressUpdate } from './types.js';
-
-/** Known secret values, longest first, and a number that grows when one is added (see KnownSecrets). */
-export interface SecretSet {
-  readonly prepared: readonly string[];
-  readonly version: number;
-}
 
 /** JSON Schema keywords whose strings name properties (keys elsewhere): never rewritten. */
 const PROPERTY_NAME_LISTS = new Set(['required', 'dependentRequired']);
@@ -123,12 +118,6 @@ export class DescriptorRedaction {
     }
     return changed ? (out as T) : value;
   }
-}
-
-function replace(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  return out;
 }
 
 /** defineProperty: a "__proto__" key must stay a key, not set the copy's prototype. */

@@ -6,7 +6,7 @@
  */
 import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { SecretValue } from '../secrets/secretValue.js';
-import { redactString } from '../tracing/redact.js';
+import { redactString } from '../secrets/redaction.js';
 
 /** The syslog severities of MCP logging (`debug` … `emergency`). */
 export type LogLevel = LoggingLevel;

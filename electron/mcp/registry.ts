@@ -14,15 +14,15 @@
  * Each server's status (connecting, ready, error with reason, reconnecting, closed, …) is
  * published as an event, as are tool-map changes.
  *
- * With `knownSecrets`, what servers describe leaves the registry with those values redacted —
+ * With `redactor`, what servers describe leaves the registry with those values redacted —
  * tools (the map, the schema cache file), resources, templates, prompts, progress messages
  * (descriptorRedaction.ts) — so no consumer has to redact it again.
  */
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import { ServerConfigSchema, describeFieldErrors, fieldErrorsOf } from '../../shared/serverConfig.js';
 import type { SecretResolver } from '../secrets/resolver.js';
+import type { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { MCPClientOptions } from './client.js';
-import type { SecretSet } from './descriptorRedaction.js';
 import { DescriptorRedaction } from './descriptorRedaction.js';
 import { CLIENT_NAME, MCPClient } from './client.js';
 import type { MCPError } from './errors.js';
@@ -72,8 +72,8 @@ export interface RegistryOptions {
   asks?: ServerAskHandlers;
   /** OAuth servers' sessions, for the default client factory (see oauth/manager.ts). */
   oauth?: OAuthSessions;
-  /** Secret values the app knows (live: the tracer's set), redacted out of what servers describe. */
-  knownSecrets?: SecretSet;
+  /** The app's known secret values (live), redacted out of what servers describe. */
+  redactor?: SecretRedactor;
   /** The app's version, reported to servers by the default client factory's clients (`clientInfo`). */
   clientVersion?: string;
 }
@@ -89,7 +89,7 @@ export class MCPToolRegistry {
   private readonly liveLists: LiveLists;
 
   constructor(options: RegistryOptions) {
-    this.state = new RegistryState(new DescriptorRedaction(options.knownSecrets));
+    this.state = new RegistryState(new DescriptorRedaction(options.redactor));
     const baseFactory: ClientFactory =
       options.clientFactory ??
       ((config) =>

@@ -12,7 +12,7 @@
  */
 import { ToolSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
-import type { FileDamagedWarning } from '../../shared/contract.js';
+import type { FileDamagedWarning } from '../../shared/contract/warnings.js';
 import { setAside } from '../storage/damagedFile.js';
 import { PerServerFiles } from '../storage/perServerFiles.js';
 import type { ToolDescriptor } from './types.js';

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import type { FileDamagedWarning } from '../../shared/contract.js';
+import type { FileDamagedWarning } from '../../shared/contract/warnings.js';
 import type { DescribedSecretStore, SecretBackendInfo } from './types.js';
 import { jsonProblem, setAside } from '../storage/damagedFile.js';
 import { PRIVATE_FILE_MODE, ensurePrivateDir, makePrivate } from '../storage/privateFiles.js';

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { REDACTED } from '../tracing/redact.js';
+import { REDACTED } from './redaction.js';
 
 /**
  * A secret held in memory. Its string, JSON and inspected forms are all `[redacted]`, so a secret

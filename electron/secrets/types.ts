@@ -2,7 +2,7 @@
  * The secret-store interfaces, owned by the secrets layer that implements them (the keyring and
  * file stores here, Electron's safeStorage in shell/): the hosts and the app import them from here.
  */
-import type { FileDamagedWarning } from '../../shared/contract.js';
+import type { FileDamagedWarning } from '../../shared/contract/warnings.js';
 import type { SecretValue } from './secretValue.js';
 
 /** A secret store keyed by name (the OS keyring, Electron safeStorage, a 0600 file). */

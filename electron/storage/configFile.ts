@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FileDamagedWarning } from '../../shared/contract.js';
+import type { FileDamagedWarning } from '../../shared/contract/warnings.js';
 import { jsonProblem, setAside } from './damagedFile.js';
 import { ensurePrivateDir, makePrivate } from './privateFiles.js';
 

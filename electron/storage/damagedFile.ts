@@ -1,14 +1,14 @@
 /**
  * Damaged files, the same way for every store and both hosts: a file the app cannot read is
  * moved aside — `<file>.corrupt-<ISO timestamp>[-n]`, so the user keeps the bytes to recover by
- * hand — the app starts without its content, and a `file_damaged` warning (shared/contract.ts)
+ * hand — the app starts without its content, and a `file_damaged` warning (shared/contract/warnings.ts)
  * tells the GUI which file it was, where it went and what was lost. Never a silent loss.
  *
  * Unreadable (EACCES, EIO) is not damaged: moving such a file could hide a permissions problem,
  * so callers throw instead.
  */
 import { existsSync, renameSync } from 'node:fs';
-import type { DamagedFileLoss, FileDamagedWarning } from '../../shared/contract.js';
+import type { DamagedFileLoss, FileDamagedWarning } from '../../shared/contract/warnings.js';
 
 export type DamageProblem = FileDamagedWarning['problem'];
 

@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
-import type { FileDamagedWarning } from '../../shared/contract.js';
+import type { FileDamagedWarning } from '../../shared/contract/warnings.js';
 import type { DamageProblem } from './damagedFile.js';
 import { setAside } from './damagedFile.js';
 import { groupCommitFor } from './groupCommit.js';

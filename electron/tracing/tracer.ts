@@ -1,8 +1,8 @@
 /**
  * Records one trace per tool call in the shared database and tells subscribers (the GUI) about
  * every change once it is stored. Every piece of event data and every error message goes
- * through `redact` (credential-named keys, and known secret values registered with
- * `addKnownSecret`) before it is written or published.
+ * through the app's `SecretRedactor` (credential-named keys, and the known secret values it
+ * holds; injected, see secrets/secretRedactor.ts) before it is written or published.
  *
  * Writes are group-committed: each event is validated, redacted and queued at once; the changes
  * of every call over a few milliseconds are written together, apart from the claim and result
@@ -28,8 +28,8 @@ import { closeInterruptedTraces } from './interrupted.js';
 import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from './errors.js';
 import { TraceEventDataSchemas } from '../../shared/traces.js';
 import type { TraceDetail, TraceError, TraceEvent, TraceEventInput, TraceEventType, TraceExport, TraceNotification, TraceStatus, TraceSummary } from '../../shared/traces.js';
-import type { JsonValue } from './redact.js';
-import { KnownSecrets, redact, redactKnownSecrets, redactReporting, redactString } from './redact.js';
+import type { JsonValue } from '../secrets/redaction.js';
+import { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { TracePage, TraceQuery } from './traceReader.js';
 import { TraceReader } from './traceReader.js';
 import { TRACE_MIGRATIONS } from './schema.js';
@@ -59,7 +59,8 @@ export type TraceListener = (notification: TraceNotification) => void;
 
 export interface TracerOptions {
   clock?: Clock;
-  knownSecrets?: Iterable<string>;
+  /** The app's redactor (its known secrets); a new, empty one by default. */
+  redactor?: SecretRedactor;
   /** A listener threw. Recording goes on regardless; the default emits a process warning. */
   onListenerError?: (error: unknown) => void;
   /** The process recorded as the owner of new traces (default: this one); tests pose as others. */
@@ -69,7 +70,7 @@ export interface TracerOptions {
 export class Tracer {
   readonly #clock: Clock;
   readonly #reader: TraceReader;
-  readonly #secrets = new KnownSecrets();
+  readonly #redactor: SecretRedactor;
   readonly #listeners = new Set<TraceListener>();
   readonly #onListenerError: (error: unknown) => void;
   /** What handles need of their tracer; private, so the handle API stays event/finish only. */
@@ -92,46 +93,14 @@ export class Tracer {
     this.#reader = new TraceReader(db);
     this.#onListenerError =
       options.onListenerError ?? ((error) => process.emitWarning(`A trace listener threw: ${error instanceof Error ? error.message : String(error)}`));
-    for (const secret of options.knownSecrets ?? []) this.addKnownSecret(secret);
+    this.#redactor = options.redactor ?? new SecretRedactor();
     const writer = new TraceWriter(db, this.#group, (notification) => this.#publish(notification));
     this.#writer = writer;
     this.#context = {
       now: () => this.#now(),
-      redact: (value) => this.redact(value),
+      redact: (value) => this.#redactor.redact(value),
       writer,
     };
-  }
-
-  /**
-   * Registers a secret value (a token the app resolved, say) so it is replaced wherever it
-   * appears in later trace data. Values shorter than MIN_SECRET_LENGTH are ignored.
-   */
-  addKnownSecret(value: string): void {
-    this.#secrets.add(value); // ignores values shorter than MIN_SECRET_LENGTH
-  }
-
-  /** The known secret values themselves, live (the registry redacts what servers describe with them). */
-  get knownSecrets(): KnownSecrets {
-    return this.#secrets;
-  }
-
-  /** `redact` with this tracer's known secrets — for checkpoint args and anything else stored. */
-  redact(value: unknown): JsonValue {
-    return redact(value, this.#secrets);
-  }
-
-  /** `redact`, and whether anything changed (see redactReporting). */
-  redactReporting(value: unknown): { value: JsonValue; changed: boolean } {
-    return redactReporting(value, this.#secrets);
-  }
-
-  redactText(text: string): string {
-    return redactString(text, this.#secrets);
-  }
-
-  /** Known secret values only, shape kept — for tool results and events (see redactKnownSecrets). */
-  redactSecretValues<T>(value: T): T {
-    return redactKnownSecrets(value, this.#secrets);
   }
 
   start(input: TraceStartInput): TraceHandle {

@@ -16,7 +16,7 @@ import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js
 import type { ClaimResult } from '../../electron/checkpoints/types.js';
 import type { Database } from '../../electron/storage/database.js';
 import { LATER_MS, groupCommitFor } from '../../electron/storage/groupCommit.js';
-import { REDACTED, redactReporting } from '../../electron/tracing/redact.js';
+import { REDACTED, redactReporting } from '../../electron/secrets/redaction.js';
 import { Tracer } from '../../electron/tracing/tracer.js';
 import { childInput, childResult } from './childProtocol.js';
 import { waitFor } from '../helpers/fixtures.js';

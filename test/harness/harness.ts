@@ -15,6 +15,7 @@ import type { PermissionDecisionEngine } from '../../electron/security/permissio
 import { SecureToolExecutor } from '../../electron/security/secureExecutor.js';
 import { openAppDatabase } from '../../electron/app/database.js';
 import { createLocalTools } from '../../electron/tools/localTools.js';
+import type { SecretRedactor } from '../../electron/secrets/secretRedactor.js';
 import type { Tracer } from '../../electron/tracing/tracer.js';
 import { MemoryRuleStore } from '../security/doubles.js';
 
@@ -49,6 +50,8 @@ export interface TestHarness {
   checkpoints: SqliteCheckpointStore;
   taskLinks: CheckpointTaskLinks;
   tracer: Tracer;
+  /** The secrets the pipeline redacts with (one SecretRedactor, shared with the tracer). */
+  redactor: SecretRedactor;
   db: Database;
   root: string;
   close(): Promise<void>;
@@ -68,7 +71,7 @@ export async function buildHarness(options: {
   mkdirSync(root, { recursive: true });
   const db = openAppDatabase(options.dbFile ?? join(options.dir, 'harness.db'));
   const approver = new ScriptedApprover();
-  const { app, registry, engine, security, checkpoints, taskLinks, tracer } = await createPipeline({
+  const { app, registry, engine, security, checkpoints, taskLinks, tracer, redactor } = await createPipeline({
     db,
     secrets: new DefaultSecretResolver(),
     ...(options.registry ? { registry: options.registry } : {}),
@@ -89,6 +92,7 @@ export async function buildHarness(options: {
     checkpoints,
     taskLinks,
     tracer,
+    redactor,
     db,
     root,
     async close() {

@@ -66,7 +66,7 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
   }
 
   function recover(h: TestHarness): ReturnType<typeof recoverTaskCalls> {
-    return recoverTaskCalls({ links: h.taskLinks, registry: h.registry, redactResult: (r) => h.tracer.redactSecretValues(r), redactText: (t) => h.tracer.redactText(t), waitMs: 20_000 });
+    return recoverTaskCalls({ links: h.taskLinks, registry: h.registry, redactResult: (r) => h.redactor.redactSecretValues(r), redactText: (t) => h.redactor.redactText(t), waitMs: 20_000 });
   }
 
   beforeAll(async () => {

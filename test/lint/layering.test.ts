@@ -234,6 +234,35 @@ describe('layering: the core never imports app/, web/ or shell/', () => {
   });
 });
 
+describe('layering: redaction lives in secrets/, so the code below the tracer never imports tracing/', () => {
+  it.each([
+    ['electron/mcp/client.ts', '../tracing/tracer.js'],
+    ['electron/mcp/registry/state.ts', '../../tracing/tracer.js'],
+    ['electron/secrets/resolver.ts', '../tracing/tracer.js'],
+    ['electron/checkpoints/hash.ts', '../tracing/schema.js'],
+    ['electron/security/permissions.ts', '../tracing/tracer.js'],
+    ['electron/storage/database.ts', '../tracing/schema.js'],
+  ])('%s may not import %s', async (file, specifier) => {
+    const errors = await restricted(file, importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/never import tracing\/: redaction is secrets\//);
+  });
+
+  it('keeps the core rules there too', async () => {
+    const errors = await restricted('electron/mcp/client.ts', importOf('../app/types.js'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/The core .* never imports/);
+  });
+
+  it.each([
+    ['electron/mcp/client.ts', '../secrets/redaction.js'],
+    ['electron/harness/application.ts', '../tracing/tracer.js'],
+    ['electron/app/core.ts', '../tracing/tracer.js'],
+  ])('%s may import %s', async (file, specifier) => {
+    expect(await restricted(file, importOf(specifier))).toEqual([]);
+  });
+});
+
 describe('layering: the two hosts share the app core and nothing else', () => {
   it.each([
     ['electron/main.ts', './web/dataDir.js', /not in web\//],

@@ -6,7 +6,7 @@ import { LogBuffer } from '../../electron/mcp/logBuffer.js';
 import { SecretNotFoundError } from '../../electron/secrets/errors.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
-import { redactString } from '../../electron/tracing/redact.js';
+import { redactString } from '../../electron/secrets/redaction.js';
 
 const TOKEN = 'sk-live-4242-very-secret-token';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Tool } from '@modelcontextprotocol/client';
 import { DescriptorRedaction } from '../../electron/mcp/descriptorRedaction.js';
 import { ToolMap } from '../../electron/mcp/registry/toolMap.js';
-import { KnownSecrets } from '../../electron/tracing/redact.js';
+import { KnownSecrets } from '../../electron/secrets/redaction.js';
 
 const SECRET = 'sk-live-0123456789';
 

@@ -7,10 +7,11 @@ import { groupCommitFor } from '../../electron/storage/groupCommit.js';
 import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from '../../electron/tracing/errors.js';
 import type { TraceNotification, TraceSummary } from '../../shared/traces.js';
 import { TraceDetailSchema, TraceExportSchema, TraceNotificationSchema } from '../../shared/traces.js';
-import { REDACTED } from '../../electron/tracing/redact.js';
+import { REDACTED } from '../../electron/secrets/redaction.js';
 import type { TraceQuery } from '../../electron/tracing/traceReader.js';
 import type { TraceStartInput } from '../../electron/tracing/tracer.js';
 import { Tracer } from '../../electron/tracing/tracer.js';
+import { SecretRedactor } from '../../electron/secrets/secretRedactor.js';
 import { tempDir } from '../checkpoints/tempDir.js';
 
 const T0 = 1_700_000_000_000;
@@ -120,8 +121,9 @@ describe('redaction on disk', () => {
       const fileDb = openAppDatabase(file);
       const secret = 'sk-live-9f8e7d6c5b4a39281706';
       const keyed = 'only-under-a-credential-key-77';
-      const fileTracer = new Tracer(fileDb, { clock: () => time });
-      fileTracer.addKnownSecret(secret);
+      const redactor = new SecretRedactor();
+      const fileTracer = new Tracer(fileDb, { clock: () => time, redactor });
+      redactor.add(secret);
       const published: TraceNotification[] = [];
       fileTracer.onEvent((n) => published.push(n));
 
@@ -152,12 +154,6 @@ describe('redaction on disk', () => {
     }
   });
 
-  it('redacts known secrets in what tracer.redact returns (for checkpoint args)', () => {
-    tracer.addKnownSecret('hunter2-hunter2');
-    tracer.addKnownSecret('ab'); // too short to be taken as a secret
-    expect(tracer.redact({ q: 'pw hunter2-hunter2 ab', apiKey: 'x' })).toEqual({ q: `pw ${REDACTED} ab`, apiKey: REDACTED });
-    expect(tracer.redactText('x hunter2-hunter2')).toBe(`x ${REDACTED}`);
-  });
 });
 
 describe('subscriptions', () => {

@@ -1,7 +1,7 @@
 /** `history.*`: sessions, pages of recorded calls, one whole record, replay, re-run and manual resolution. */
 import type { SqliteCheckpointStore } from '../../checkpoints/sqliteStore.js';
 import type { HarnessApplication } from '../../harness/application.js';
-import type { Tracer } from '../../tracing/tracer.js';
+import type { SecretRedactor } from '../../secrets/secretRedactor.js';
 import type { CallService } from '../callService.js';
 import type { Handlers } from '../dispatcher.js';
 import { AppError } from '../errors.js';
@@ -13,15 +13,15 @@ export const HISTORY_RECORD_MAX_BYTES = 16 * 1024 * 1024;
 
 type HistoryChannels = 'history.sessions' | 'history.page' | 'history.get' | 'history.replay' | 'history.rerun' | 'history.resolve';
 
-export function historyHandlers(deps: { app: HarnessApplication; checkpoints: SqliteCheckpointStore; tracer: Tracer; calls: CallService }): Pick<Handlers, HistoryChannels> {
-  const { app, checkpoints, tracer, calls } = deps;
+export function historyHandlers(deps: { app: HarnessApplication; checkpoints: SqliteCheckpointStore; redactor: SecretRedactor; calls: CallService }): Pick<Handlers, HistoryChannels> {
+  const { app, checkpoints, redactor, calls } = deps;
   const running = (sessionId: string, callId: string): boolean => app.isRunning(sessionId, callId);
   return {
     'history.sessions': () => ({ current: calls.sessionId, sessions: checkpoints.listSessions() }),
     'history.page': (query) => {
       const page = checkpoints.history(withoutUndefined(query));
       // Redacted on the way out too: a record stored before its secret was known may hold it.
-      return { records: page.records.map((r) => tracer.redactSecretValues(historyRecordView(r, running))), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      return { records: page.records.map((r) => redactor.redactSecretValues(historyRecordView(r, running))), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     'history.get': ({ sessionId, callId }) => {
       const bytes = checkpoints.recordBytes(sessionId, callId);
@@ -35,7 +35,7 @@ export function historyHandlers(deps: { app: HarnessApplication; checkpoints: Sq
       }
       const record = checkpoints.get(sessionId, callId);
       if (!record) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
-      return tracer.redactSecretValues(historyRecordView(record, running));
+      return redactor.redactSecretValues(historyRecordView(record, running));
     },
     'history.replay': ({ sessionId, callId }) => calls.replay(sessionId, callId),
     'history.rerun': ({ sessionId, callId, newCallId }) => calls.rerun(sessionId, callId, newCallId),

@@ -1,14 +1,14 @@
 /** `import.*`: previewing and applying a server list from another client's configuration file. */
 import type { MCPToolRegistry } from '../../mcp/registry.js';
-import type { Tracer } from '../../tracing/tracer.js';
+import type { SecretRedactor } from '../../secrets/secretRedactor.js';
 import type { Handlers } from '../dispatcher.js';
 import { AppError } from '../errors.js';
 import { planImport } from '../importer.js';
 import type { ServerService } from '../serverService.js';
 import { importServerView } from '../views.js';
 
-export function importHandlers(deps: { registry: MCPToolRegistry; servers: ServerService; tracer: Tracer }): Pick<Handlers, 'import.preview' | 'import.apply'> {
-  const { registry, servers, tracer } = deps;
+export function importHandlers(deps: { registry: MCPToolRegistry; servers: ServerService; redactor: SecretRedactor }): Pick<Handlers, 'import.preview' | 'import.apply'> {
+  const { registry, servers, redactor } = deps;
   return {
     'import.preview': ({ content, fileName }) => {
       const plan = planImport(content, fileName);
@@ -23,8 +23,8 @@ export function importHandlers(deps: { registry: MCPToolRegistry; servers: Serve
       const chosen = plan.servers.filter((s) => names.includes(s.name));
       const missing = names.filter((n) => !plan.servers.some((s) => s.name === n));
       if (missing.length) throw new AppError('import_unknown_server', `The file has no server named ${missing.map((n) => `"${n}"`).join(', ')}. Nothing was imported.`);
-      for (const server of chosen) for (const value of Object.values(server.fileSecrets)) tracer.addKnownSecret(value);
-      for (const value of Object.values(inputs)) tracer.addKnownSecret(value);
+      for (const server of chosen) for (const value of Object.values(server.fileSecrets)) redactor.add(value);
+      for (const value of Object.values(inputs)) redactor.add(value);
       return { imported: await servers.importPlanned(chosen, inputs) };
     },
   };

@@ -1,7 +1,7 @@
 /** `servers.*`: the configured servers, their connections, details and logs. */
 import type { HarnessApplication } from '../../harness/application.js';
 import type { MCPToolRegistry } from '../../mcp/registry.js';
-import type { Tracer } from '../../tracing/tracer.js';
+import type { SecretRedactor } from '../../secrets/secretRedactor.js';
 import type { Handlers } from '../dispatcher.js';
 import { AppError } from '../errors.js';
 import type { PermissionService } from '../permissionService.js';
@@ -14,11 +14,11 @@ export function serverHandlers(deps: {
   servers: ServerService;
   registry: MCPToolRegistry;
   app: HarnessApplication;
-  tracer: Tracer;
+  redactor: SecretRedactor;
   permissions: PermissionService;
   warn: (message: string) => void;
 }): Pick<Handlers, ServerChannels> {
-  const { servers, registry, app, tracer, permissions } = deps;
+  const { servers, registry, app, redactor, permissions } = deps;
   return {
     'servers.list': () => servers.views(),
     'servers.get': async ({ id }) => {
@@ -29,7 +29,7 @@ export function serverHandlers(deps: {
       return {
         server,
         // The server's own words (instructions, its info) may quote a credential it was given.
-        ...(negotiated ? { negotiated: tracer.redactSecretValues(negotiatedView(negotiated)) } : {}),
+        ...(negotiated ? { negotiated: redactor.redactSecretValues(negotiatedView(negotiated)) } : {}),
         tools: app
           .listTools()
           .filter((t) => t.serverId === id)
@@ -40,7 +40,7 @@ export function serverHandlers(deps: {
     },
     'servers.save': (request) => {
       // The values the person typed are secrets from now on: keep them out of every message.
-      for (const value of Object.values(request.secrets)) tracer.addKnownSecret(value);
+      for (const value of Object.values(request.secrets)) redactor.add(value);
       return servers.save(request);
     },
     // Its rules go first when asked (the GUI offers it), so none outlives the server.
@@ -52,7 +52,7 @@ export function serverHandlers(deps: {
       // Answers at once with the servers as they are now; discovery runs on, and each server's
       // status streams in as 'server.status' / 'servers.changed' events (never a rejection).
       const views = await servers.views();
-      registry.discover({ refresh }).catch((error: unknown) => deps.warn(`Discovery failed: ${tracer.redactText(error instanceof Error ? error.message : String(error))}`));
+      registry.discover({ refresh }).catch((error: unknown) => deps.warn(`Discovery failed: ${redactor.redactText(error instanceof Error ? error.message : String(error))}`));
       return views;
     },
     'servers.log': ({ id }) => {

@@ -1,5 +1,7 @@
 /**
  * Redaction for anything stored or shown: trace event data, error messages, checkpoint args.
+ * The functions here are pure; the app's one set of known secret values, and these functions
+ * bound to it, is `SecretRedactor` (secretRedactor.ts).
  *
  * Two rules: a value under a key that names a credential becomes '[redacted]' (whatever it
  * is — a string, an object, an array), and every occurrence of a known secret value inside
@@ -47,11 +49,17 @@ export function redactString(text: string, knownSecrets: Iterable<string> = []):
   return replaceSecrets(text, prepareSecrets(knownSecrets));
 }
 
+/** Known secret values, longest first, and a number that grows when one is added (see KnownSecrets). */
+export interface SecretSet {
+  readonly prepared: readonly string[];
+  readonly version: number;
+}
+
 /**
  * Known secret values kept ready for redaction (filtered and sorted once per addition, not per
  * call): for a caller that redacts several times per tool call, as the tracer does.
  */
-export class KnownSecrets implements Iterable<string> {
+export class KnownSecrets implements Iterable<string>, SecretSet {
   readonly #values = new Set<string>();
   #prepared: readonly string[] = [];
 
@@ -84,7 +92,8 @@ function sortSecrets(knownSecrets: Iterable<string>): string[] {
   return [...new Set(knownSecrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
 
-function replaceSecrets(text: string, secrets: readonly string[]): string {
+/** Every occurrence of each of `secrets` (prepared: longest first) in `text` replaced by REDACTED. */
+export function replaceSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
-import { REDACTED, redact, redactKnownSecrets, redactString } from '../../electron/tracing/redact.js';
+import { REDACTED, redact, redactKnownSecrets, redactString } from '../../electron/secrets/redaction.js';
 
 describe('redact', () => {
   it('replaces the value under every credential-named key, at any depth and inside arrays', () => {

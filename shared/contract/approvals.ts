@@ -1,0 +1,40 @@
+/** The contract's `approvals.*` part: the calls waiting for the person's approval, and the answer. */
+import { z } from 'zod';
+import type { DomainChannels, DomainEvents } from './common.js';
+import { Empty, JsonObject, channel } from './common.js';
+
+export const ApprovalAnswerSchema = z.enum(['allow-once', 'allow-session', 'allow-always', 'deny']);
+
+export const ApprovalViewSchema = z.object({
+  requestId: z.string(),
+  sessionId: z.string(),
+  /** Who asks: `gui` for the person's own calls, else the agent's name (gateway). */
+  userId: z.string(),
+  toolName: z.string(),
+  serverId: z.string(),
+  args: JsonObject,
+  annotations: JsonObject.optional(),
+  /** Why it asks, in words. */
+  reason: z.string(),
+  expiresAt: z.number(),
+  /**
+   * When the caller itself stops waiting (epoch ms), when known — an agent's client default —
+   * and how that is known, in words. Absent: unknown (or the person's own call).
+   */
+  callerWait: z.object({ until: z.number(), basis: z.string() }).optional(),
+});
+export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
+
+export const approvalChannels = {
+  'approvals.list': channel(Empty, z.array(ApprovalViewSchema)),
+  /** Answers one pending approval; a stale, repeated or unknown request id is refused. */
+  'approvals.answer': channel(z.object({ requestId: z.string().min(1).max(100), answer: ApprovalAnswerSchema }).strict(), z.object({ accepted: z.literal(true) })),
+} as const satisfies DomainChannels;
+
+export const approvalEvents = {
+  'approval.requested': ApprovalViewSchema,
+  /** The approval is no longer pending (answered, timed out, or the call was cancelled). */
+  'approval.closed': z.object({ requestId: z.string(), outcome: z.enum(['answered', 'expired', 'cancelled']) }),
+  /** Desktop app: the person clicked the OS notification of this approval; bring it forward. */
+  'approval.show': z.object({ requestId: z.string() }),
+} as const satisfies DomainEvents;
