@@ -41,7 +41,7 @@ import { ConnectionLifecycle } from './registry/connections.js';
 import { Discovery } from './registry/discovery.js';
 import { ServerFeatures } from './registry/features.js';
 import { LiveLists } from './registry/liveLists.js';
-import { RegistryState, describeError } from './registry/state.js';
+import { RegistryState, failureOfServer } from './registry/state.js';
 import type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, ServerDiscovery, ServerStatus, ToolConflict, WaitOptions } from './registry/types.js';
 import type { ToolSchemaCache } from './schemaCache.js';
 import type { VerdictStore } from './verdictStore.js';
@@ -278,7 +278,7 @@ export class MCPToolRegistry {
     this.connections.stopReconnecting(entry);
     await this.connections.drop(entry);
     this.state.setServerTools(id, undefined);
-    this.state.setStatus(entry, { state: 'error', ...describeError(error) });
+    this.state.setStatus(entry, { state: 'error', ...failureOfServer(error) });
   }
 
   /** Resolves once the server is ready; see ConnectionLifecycle.whenReady. */

@@ -9,7 +9,7 @@ import type { ToolSchemaCache } from '../schemaCache.js';
 import type { ServerConfig } from '../../../shared/serverConfig.js';
 import type { ToolDescriptor, ToolListHints } from '../types.js';
 import type { RegistryState } from './state.js';
-import { describeError } from './state.js';
+import { failureOfServer } from './state.js';
 import type { ServerEntry } from './types.js';
 
 export class CacheAccess {
@@ -36,7 +36,7 @@ export class CacheAccess {
     const credentials = config.transport === 'streamable_http' && config.auth.kind !== 'none';
     const persist = !(hints?.cacheScope === 'private' && credentials);
     await this.cache?.set(id, fingerprint, this.state.redaction.tools(tools), { ...(hints?.ttlMs !== undefined ? { ttlMs: hints.ttlMs } : {}), persist }).catch((error: unknown) => {
-      this.state.warn(`Could not write the tool cache for "${id}": ${describeError(error).reason}`);
+      this.state.warn(`Could not write the tool cache for "${id}": ${failureOfServer(error).reason}`);
     });
   }
 
@@ -46,7 +46,7 @@ export class CacheAccess {
     const previous = this.drops.get(id) ?? Promise.resolve();
     const dropping = previous
       .then(() => this.cache?.delete(id))
-      .catch((error: unknown) => this.state.warn(`Could not remove the tool cache of "${id}": ${describeError(error).reason}`))
+      .catch((error: unknown) => this.state.warn(`Could not remove the tool cache of "${id}": ${failureOfServer(error).reason}`))
       .finally(() => {
         if (this.drops.get(id) === dropping) this.drops.delete(id);
       });

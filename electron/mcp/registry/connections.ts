@@ -11,7 +11,7 @@ import type { ReconnectPolicy } from '../reconnectPolicy.js';
 import { keepsReconnecting, reconnectDelay } from '../reconnectPolicy.js';
 import type { CacheAccess } from './cacheAccess.js';
 import type { RegistryState } from './state.js';
-import { describeError } from './state.js';
+import { failureOfServer } from './state.js';
 import type { Connection, ReconnectState, ServerEntry, WaitOptions } from './types.js';
 
 export class ConnectionLifecycle {
@@ -52,10 +52,10 @@ export class ConnectionLifecycle {
           if (current()) state.setStatus(entry, { state: 'ready' });
         },
         (error: unknown) => {
-          connection.failure = error instanceof MCPError ? error : new MCPServerUnavailableError(entry.config.id, describeError(error).reason);
+          connection.failure = error instanceof MCPError ? error : new MCPServerUnavailableError(entry.config.id, failureOfServer(error).reason);
           if (mode === 'reconnect') return;
           if (current()) {
-            state.setStatus(entry, { state: 'error', ...describeError(error) });
+            state.setStatus(entry, { state: 'error', ...failureOfServer(error) });
             // A warm start listed this server's tools from the cache; they cannot be called now.
             if (state.toolMap.has(entry.config.id)) state.setServerTools(entry.config.id, undefined);
           }
@@ -99,7 +99,7 @@ export class ConnectionLifecycle {
       reconnect.timer = undefined;
       void this.reconnectOnce(entry, reconnect, attempt);
     }, delayMs);
-    this.state.setStatus(entry, { state: 'reconnecting', attempt, nextRetryAt: Date.now() + delayMs, ...describeError(cause) });
+    this.state.setStatus(entry, { state: 'reconnecting', attempt, nextRetryAt: Date.now() + delayMs, ...failureOfServer(cause) });
   }
 
   private async reconnectOnce(entry: ServerEntry, reconnect: ReconnectState, attempt: number): Promise<void> {
@@ -132,7 +132,7 @@ export class ConnectionLifecycle {
   }
 
   private reconnectFailed(entry: ServerEntry, reconnect: ReconnectState, error: unknown): void {
-    const described = describeError(error);
+    const described = failureOfServer(error);
     if (keepsReconnecting(described.code)) return this.scheduleReconnect(entry, reconnect, error);
     // Another attempt cannot help (a refused token, a missing command): a person must act.
     this.stopReconnecting(entry);

@@ -9,7 +9,7 @@ import type { ToolDescriptor } from '../types.js';
 import type { CacheAccess } from './cacheAccess.js';
 import type { ConnectionLifecycle } from './connections.js';
 import type { RegistryState } from './state.js';
-import { describeError } from './state.js';
+import { failureOfServer } from './state.js';
 import type { ToolMap, ServerTools } from './toolMap.js';
 import type { DiscoverOptions, DiscoveryResult, ServerDiscovery, ServerEntry, ServerStatus } from './types.js';
 
@@ -92,7 +92,7 @@ export class Discovery {
     const fingerprint = connectionFingerprint(config);
     const stale = (): boolean => state.closed || state.entries.get(config.id) !== entry || entry.generation !== generation;
     const fail = (error: unknown): ServerOutcome => {
-      const status: ServerStatus = { state: 'error', ...describeError(error) };
+      const status: ServerStatus = { state: 'error', ...failureOfServer(error) };
       state.setStatus(entry, status);
       return { tools: [], discovery: { status, source: 'none', toolCount: 0 } };
     };

@@ -36,7 +36,7 @@ import type { FeatureClient } from '../features/types.js';
 import { featureClientOf } from '../features/types.js';
 import type { RequestOptions } from '../types.js';
 import type { RegistryState } from './state.js';
-import { describeError } from './state.js';
+import { failureOfServer } from './state.js';
 import type { Connection, ServerEntry } from './types.js';
 
 export interface ResourceLists {
@@ -265,7 +265,7 @@ export class ServerFeatures {
       } catch (error) {
         if (state.connection !== connection) return;
         state.subscriptions.delete(uri);
-        entry.log.note(`the subscription to ${uri} could not be renewed: ${describeError(error).reason}`);
+        entry.log.note(`the subscription to ${uri} could not be renewed: ${failureOfServer(error).reason}`);
       }
     }
   }
@@ -311,7 +311,7 @@ export class ServerFeatures {
     slot.announce = true;
     this.startListing(state, connection, client, kind).catch((error: unknown) => {
       // The old list stays until a listing succeeds; a lost connection shows in the status.
-      this.registry.entries.get(serverId)?.log.note(`listing ${kind} again failed: ${describeError(error).reason}`);
+      this.registry.entries.get(serverId)?.log.note(`listing ${kind} again failed: ${failureOfServer(error).reason}`);
     });
   }
 

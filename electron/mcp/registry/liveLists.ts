@@ -13,7 +13,7 @@
 import type { ListKind, ToolClient } from '../types.js';
 import type { CacheAccess } from './cacheAccess.js';
 import type { RegistryState } from './state.js';
-import { describeError } from './state.js';
+import { failureOfServer } from './state.js';
 import type { Connection, ServerEntry } from './types.js';
 
 /** Re-lists one kind of list for one server's live connection. */
@@ -63,7 +63,7 @@ export class LiveLists {
         await this.refreshers.get(kind)?.(entry, connection);
       }
     })()
-      .catch((error: unknown) => this.state.entries.get(client.serverId)?.log.note(`re-listing ${kind} failed: ${describeError(error).reason}`))
+      .catch((error: unknown) => this.state.entries.get(client.serverId)?.log.note(`re-listing ${kind} failed: ${failureOfServer(error).reason}`))
       .finally(() => this.running.delete(key));
   }
 

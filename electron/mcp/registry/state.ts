@@ -11,7 +11,12 @@ import type { ToolDescriptor } from '../types.js';
 import { ToolMap } from './toolMap.js';
 import type { RegistryEvent, ServerEntry, ServerStatus } from './types.js';
 
-export function describeError(error: unknown): { code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause } {
+/**
+ * What a server's failure becomes in its status and log: the error's code and sentence (and the
+ * cause underneath, when known). Not the renderer's `describeError`, which words a contract error
+ * for the person.
+ */
+export function failureOfServer(error: unknown): { code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause } {
   if (error instanceof MCPError) return { code: error.code, reason: error.message, ...(error.details.cause ? { cause: error.details.cause } : {}) };
   return { code: 'internal', reason: error instanceof Error ? error.message : String(error) };
 }
