@@ -266,3 +266,24 @@ test('at 1024×640 with a call open: Status and Call id stay in view, and the li
   const whole = boxes.filter((box) => box && scroller && box.y >= scroller.y && box.y + box.height <= scroller.y + scroller.height);
   expect(whole.length).toBeGreaterThanOrEqual(9);
 });
+
+test('an error sentence the trace row above already shows reads "Same as above.", its words in the tooltip and for screen readers', async ({ page }) => {
+  await bridge!.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'DENY' });
+  for (let i = 0; i < 2; i += 1) {
+    const reply = await bridge!.call('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 5 }, callId: `e2e-${randomUUID()}` });
+    expect(reply).toMatchObject({ ok: false });
+  }
+  await openApp(page);
+  await openView(page, 'Traces');
+  const errors = page.getByRole('navigation', { name: 'Trace list' }).locator('.trace-item-error');
+  await expect(errors).toHaveCount(2);
+  const sentence = (await errors.first().textContent()) ?? '';
+  expect(sentence.length).toBeGreaterThan(0);
+  await expect(errors.first()).not.toHaveClass(/same-as-above/);
+  // The second row says it once, quietly; the full sentence is there once on screen.
+  const same = errors.nth(1);
+  await expect(same).toHaveClass(/same-as-above/);
+  await expect(same.locator('[aria-hidden="true"]')).toHaveText('Same as above.');
+  await expect(same.locator('.visually-hidden')).toHaveText(sentence);
+  await expect(same).toHaveAttribute('title', sentence);
+});
