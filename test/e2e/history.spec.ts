@@ -266,3 +266,46 @@ test('at 1024×640 with a call open: Status and Call id stay in view, and the li
   const whole = boxes.filter((box) => box && scroller && box.y >= scroller.y && box.y + box.height <= scroller.y + scroller.height);
   expect(whole.length).toBeGreaterThanOrEqual(9);
 });
+
+test('an error sentence the trace row above already shows reads "Same as above.", its words in the tooltip and for screen readers', async ({ page }) => {
+  await bridge!.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'DENY' });
+  for (let i = 0; i < 2; i += 1) {
+    const reply = await bridge!.call('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 5 }, callId: `e2e-${randomUUID()}` });
+    expect(reply).toMatchObject({ ok: false });
+  }
+  await openApp(page);
+  await openView(page, 'Traces');
+  const errors = page.getByRole('navigation', { name: 'Trace list' }).locator('.trace-item-error');
+  await expect(errors).toHaveCount(2);
+  const sentence = (await errors.first().textContent()) ?? '';
+  expect(sentence.length).toBeGreaterThan(0);
+  await expect(errors.first()).not.toHaveClass(/same-as-above/);
+  // The second row says it once, quietly; the full sentence is there once on screen.
+  const same = errors.nth(1);
+  await expect(same).toHaveClass(/same-as-above/);
+  await expect(same.locator('[aria-hidden="true"]')).toHaveText('Same as above.');
+  await expect(same.locator('.visually-hidden')).toHaveText(sentence);
+  await expect(same).toHaveAttribute('title', sentence);
+});
+
+test('a timeline approval request that repeats the decision reason above reads "Same as above.", its words in the tooltip and for screen readers', async ({ page }) => {
+  // echo of the untrusted fixture asks first; answered "deny" over the bridge.
+  const call = bridge!.call('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'hi' }, callId: `e2e-${randomUUID()}` });
+  await expect.poll(async () => (await bridge!.ok<unknown[]>('approvals.list', {})).length).toBe(1);
+  const [pending] = await bridge!.ok<Array<{ requestId: string }>>('approvals.list', {});
+  await bridge!.ok('approvals.answer', { requestId: pending!.requestId, answer: 'deny' });
+  expect(await call).toMatchObject({ ok: false });
+
+  await openApp(page);
+  await openView(page, 'Traces');
+  await page.getByRole('navigation', { name: 'Trace list' }).locator('.trace-item', { hasText: 'echo' }).click();
+  const timeline = page.getByRole('list', { name: 'Timeline' });
+  const sentence = 'Server "fx" is not trusted, so echo asks first (its annotations are unverified hints)';
+  // The decision says the reason in full; the approval request below does not repeat it.
+  await expect(timeline.locator('[data-event-type="decision"] .tl-title')).toHaveText(`Decision: ASK — ${sentence}`);
+  const same = timeline.locator('[data-event-type="approval_requested"] .tl-detail-text');
+  await expect(same).toHaveClass(/same-as-above/);
+  await expect(same.locator('[aria-hidden="true"]')).toHaveText('Same as above.');
+  await expect(same.locator('.visually-hidden')).toHaveText(sentence);
+  await expect(same).toHaveAttribute('title', sentence);
+});

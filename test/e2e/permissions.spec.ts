@@ -161,7 +161,7 @@ test('a reason the row above already gives is not repeated on every row: one qui
   const first = permissionRow(page, 'append').locator('.perm-reason-text');
   await expect(first).toHaveText('Server "fx" is not trusted, so append asks first (its annotations are unverified hints).');
   const same = permissionRow(page, 'echo').locator('.perm-reason-text');
-  await expect(same).toHaveClass(/perm-reason-same/);
+  await expect(same).toHaveClass(/same-as-above/);
   const sentence = 'Server "fx" is not trusted, so echo asks first (its annotations are unverified hints).';
   await expect(same.locator('[aria-hidden="true"]')).toHaveText('Same as above.');
   await expect(same.locator('.visually-hidden')).toHaveText(sentence);

@@ -139,3 +139,11 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
       return { title: `Failed: ${errorText(event.data.error)}`, tone: 'error' };
   }
 }
+
+/**
+ * The approval request's reason when the decision just above already says it (the executor asks
+ * for the very reason it decided ASK): the timeline then shows "Same as above." instead.
+ */
+export function repeatsReasonAbove(event: TraceEvent, above: TraceEvent | undefined): boolean {
+  return event.type === 'approval_requested' && above?.type === 'decision' && !!event.data.reason && event.data.reason === above.data.reason;
+}

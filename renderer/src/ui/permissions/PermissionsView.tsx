@@ -13,6 +13,7 @@ import { Callout } from '../components/Callout.js';
 import { Spinner } from '../components/Spinner.js';
 import { ViewHeader } from '../components/ViewHeader.js';
 import { LevelBadge } from '../components/LevelBadge.js';
+import { SentenceOrSameAsAbove } from '../components/SameAsAbove.js';
 
 type ToolRow = PermissionsData['tools'][number];
 
@@ -215,14 +216,7 @@ function ToolsCard({ data }: { data: PermissionsData }) {
                 <td className="perm-reason">
                   <span className={`chip reason-${row.reason.kind}`}>{REASON_KIND[row.reason.kind] ?? row.reason.kind}</span>
                   {/* A sentence the row above already says is not repeated (a screen reader still hears it). */}
-                  {index > 0 && sameReason(rows[index - 1], row) ? (
-                    <span className="perm-reason-text perm-reason-same" title={`${row.reason.detail}.`}>
-                      <span aria-hidden="true">Same as above.</span>
-                      <span className="visually-hidden">{row.reason.detail}.</span>
-                    </span>
-                  ) : (
-                    <span className="perm-reason-text">{row.reason.detail}.</span>
-                  )}
+                  <SentenceOrSameAsAbove className="perm-reason-text" text={`${row.reason.detail}.`} same={index > 0 && sameReason(rows[index - 1], row)} />
                   {row.sessionGrant && <SessionGrantButton row={row} />}
                 </td>
               </tr>

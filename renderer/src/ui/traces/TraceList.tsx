@@ -1,13 +1,17 @@
-/** The trace list, newest first: tool, status, server, duration and time; paged with "Load more". */
+/**
+ * The trace list, newest first: tool, status, server, duration and time; paged with "Load more".
+ * An error sentence the row above already shows reads "Same as above." (full words in the tooltip).
+ */
 import type { TraceSummary } from '../../../../shared/traces.js';
 import { formatDateTime, formatDuration } from '../../lib/format.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
+import { SentenceOrSameAsAbove } from '../components/SameAsAbove.js';
 import { Spinner } from '../components/Spinner.js';
 import { TraceStatusBadge } from './TraceStatusBadge.js';
 import { formatWhen } from '../../lib/traceFormat.js';
 
-function TraceRow({ trace }: { trace: TraceSummary }) {
+function TraceRow({ trace, above }: { trace: TraceSummary; above: TraceSummary | undefined }) {
   const selected = useAppStore((s) => s.selectedTraceId === trace.traceId);
   const select = useAppStore((s) => s.selectTrace);
   return (
@@ -31,7 +35,7 @@ function TraceRow({ trace }: { trace: TraceSummary }) {
             {formatWhen(trace.startedAt)}
           </time>
         </span>
-        {trace.error && <span className="trace-item-error">{trace.error.message}</span>}
+        {trace.error && <SentenceOrSameAsAbove className="trace-item-error" text={trace.error.message} same={above?.error?.message === trace.error.message} />}
       </button>
     </li>
   );
@@ -45,8 +49,8 @@ export function TraceList() {
   return (
     <nav className="trace-list" aria-label="Trace list">
       <ul role="list">
-        {traces.map((trace) => (
-          <TraceRow key={trace.traceId} trace={trace} />
+        {traces.map((trace, index) => (
+          <TraceRow key={trace.traceId} trace={trace} above={traces[index - 1]} />
         ))}
       </ul>
       <div className="list-foot">

@@ -1,11 +1,13 @@
 /**
  * A trace's events as a vertical timeline: the time since the trace started, what happened in
- * words, how long it took, and the raw event data one click away. Errors stand out.
+ * words, how long it took, and the raw event data one click away. Errors stand out. An approval
+ * request's reason the decision above already gives reads "Same as above." (full words in the tooltip).
  */
 import type { TraceEvent } from '../../../../shared/traces.js';
 import { formatDuration } from '../../lib/format.js';
 import { useAppStore } from '../../state/useAppStore.js';
-import { describeEvent, formatOffset } from '../../lib/traceFormat.js';
+import { describeEvent, formatOffset, repeatsReasonAbove } from '../../lib/traceFormat.js';
+import { SentenceOrSameAsAbove } from '../components/SameAsAbove.js';
 
 const TYPE_LABELS: Record<TraceEvent['type'], string> = {
   decision: 'decision',
@@ -49,7 +51,11 @@ export function TraceTimeline({ startedAt, events }: { startedAt: number; events
             </span>
             <div className="tl-body">
               <p className="tl-title">{words.title}</p>
-              {words.detail && <p className="tl-detail">{words.detail}</p>}
+              {words.detail && (
+                <p className="tl-detail">
+                  <SentenceOrSameAsAbove className="tl-detail-text" text={words.detail} same={repeatsReasonAbove(event, events[index - 1])} />
+                </p>
+              )}
               {original && (
                 <p className="tl-detail">
                   <button type="button" className="link-button" onClick={() => openTrace(original)}>
