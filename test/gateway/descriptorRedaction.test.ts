@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { LEAKY_MODERN_SERVER, LEAKY_SERVER, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectModernAgent, startGatewayApp } from './support.js';
+import { connectModernAgent, startGatewayApp, saveServerListed } from './support.js';
 
 const STORED = `stored-${randomBytes(8).toString('hex')}`;
 const FROM_ENV = `envsecret-${randomBytes(8).toString('hex')}`;
@@ -45,10 +45,9 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
   beforeAll(async () => {
     process.env[ENV_NAME] = FROM_ENV;
     app = await startGatewayApp(scratch.dir);
-    const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'leaky' && p.status.state === 'ready');
-    await app.call('servers.save', {
-      mode: 'create',
-      config: {
+    await saveServerListed(
+      app,
+      {
         id: 'leaky',
         name: 'Leaky',
         transport: 'stdio',
@@ -62,13 +61,9 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
           ENV_KEY: { secret: { source: 'env', name: ENV_NAME } },
         },
       },
-      secrets: { 'env.STORED_KEY': STORED },
-    });
-    await ready;
-    const modernReady = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'asker' && p.status.state === 'ready');
-    await app.call('servers.save', {
-      mode: 'create',
-      config: {
+      { 'env.STORED_KEY': STORED },
+    );
+    await saveServerListed(app, {
         id: 'asker',
         name: 'Asker',
         transport: 'stdio',
@@ -78,9 +73,7 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
         timeoutMs: 20_000,
         protocolEra: 'modern',
         env: { LEAK_VALUE: 'ENV_KEY', ENV_KEY: { secret: { source: 'env', name: ENV_NAME } } },
-      },
     });
-    await modernReady;
     await app.call('permissions.setToolLevel', { serverId: 'asker', toolName: 'ask_leak', level: 'ALLOW' });
     for (const toolName of ['leak', 'progress_leak', 'resources/read', 'prompts/get']) await app.call('permissions.setToolLevel', { serverId: 'leaky', toolName, level: 'ALLOW' });
     const agent = await app.createAgent('Reader');

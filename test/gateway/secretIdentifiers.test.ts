@@ -13,7 +13,7 @@ import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LEAKY_SERVER, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, connectModernAgent, startGatewayApp } from './support.js';
+import { connectAgent, connectModernAgent, startGatewayApp, saveServerListed } from './support.js';
 
 const STORED = `stored-${randomBytes(8).toString('hex')}`;
 
@@ -25,10 +25,9 @@ describe('a server that names things by a secret it was given', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'leaky' && p.status.state === 'ready');
-    await app.call('servers.save', {
-      mode: 'create',
-      config: {
+    await saveServerListed(
+      app,
+      {
         id: 'leaky',
         name: 'Leaky',
         transport: 'stdio',
@@ -38,11 +37,8 @@ describe('a server that names things by a secret it was given', () => {
         timeoutMs: 20_000,
         env: { LEAK_VALUES: 'STORED_KEY', LEAK_IN_NAMES: '1', STORED_KEY: { secret: { source: 'store', key: 'env.STORED_KEY' } } },
       },
-      secrets: { 'env.STORED_KEY': STORED },
-    });
-    await ready;
-    // The tool list follows the ready status.
-    await app.nextEvent<{ tools: Array<{ serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === 'leaky'));
+      { 'env.STORED_KEY': STORED },
+    );
     const agent = await app.createAgent('Reader');
     legacy = await connectAgent(app.url, agent.token, 'legacy-reader');
     modern = await connectModernAgent(app.url, agent.token, 'modern-reader');

@@ -78,15 +78,22 @@ export async function startGatewayApp(
 }
 
 /**
+ * Saves a server (with its secrets) and waits until it is ready and its tools are listed — ready
+ * comes before the listing, and both events are awaited from before the save, so neither is missed.
+ */
+export async function saveServerListed(app: GatewayApp, config: { id: string } & Record<string, unknown>, secrets?: Record<string, string>): Promise<void> {
+  const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === config.id && p.status.state === 'ready');
+  const listed = app.nextEvent<{ tools: Array<{ serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === config.id));
+  await app.call('servers.save', { mode: 'create', config, ...(secrets ? { secrets } : {}) });
+  await Promise.all([ready, listed]);
+}
+
+/**
  * Adds the stdio fixture server (test/fixtures/servers/stdio-server.ts, built) as `id` with its
- * env switches, waits until it is ready, and sets an ALLOW rule for each tool in `allow`.
+ * env switches, waits until its tools are listed, and sets an ALLOW rule for each tool in `allow`.
  */
 export async function addFixtureServer(app: GatewayApp, id: string, env: Record<string, string>, allow: readonly string[] = []): Promise<void> {
-  const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === id && p.status.state === 'ready');
-  // Ready comes before the tools are listed: wait until the harness (and so the gateway) has them too.
-  const listed = app.nextEvent<{ tools: Array<{ serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === id));
-  await app.call('servers.save', { mode: 'create', config: { id, name: `Fixture ${id}`, transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env } });
-  await Promise.all([ready, listed]);
+  await saveServerListed(app, { id, name: `Fixture ${id}`, transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env });
   for (const toolName of allow) await app.call('permissions.setToolLevel', { serverId: id, toolName, level: 'ALLOW' });
 }
 
