@@ -5,8 +5,6 @@
  * connection closed, while an answer that takes long (a call waiting) is not cut; connections
  * beyond the cap are closed at once, and the gateway keeps serving.
  */
-import { connect } from 'node:net';
-import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toErrorShape } from '../../electron/app/errors.js';
@@ -16,6 +14,7 @@ import { Gateway } from '../../electron/gateway/gateway.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 import { MAX_JSON_DEPTH } from '../../shared/jsonDepth.js';
 import { scratchDir } from '../helpers/fixtures.js';
+import { rawSocket } from '../helpers/rawSocket.js';
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -83,19 +82,6 @@ describe('the gateway boundary', () => {
   });
 });
 
-/** A raw TCP connection to the gateway: what it received, and when it closed. */
-function rawSocket(url: URL): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
-  return new Promise((resolve, reject) => {
-    let data = '';
-    const socket = connect({ host: url.hostname, port: Number(url.port) });
-    const closed = new Promise<void>((done) => socket.once('close', () => done()));
-    socket.on('data', (chunk: Buffer) => (data += chunk.toString('utf8')));
-    socket.on('error', () => undefined);
-    socket.once('connect', () => resolve({ socket, received: () => data, closed }));
-    socket.once('error', reject);
-  });
-}
-
 describe('the gateway holds no slow or surplus connection', () => {
   const scratch = scratchDir('mh-gateway-conns-');
   const gateways: Gateway[] = [];
@@ -142,10 +128,10 @@ describe('the gateway holds no slow or surplus connection', () => {
     const headers = { 'Mcp-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'fx__wait', Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
     // A call whose answer comes only when the test lets it: it must outlive the request timeout.
     const slowAnswer = fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fx__wait', arguments: {}, _meta: ENVELOPE } }) });
-    const slow = await rawSocket(url);
+    const slow = await rawSocket(url.hostname, Number(url.port));
     slow.socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`);
     // A socket that sends nothing at all is closed too.
-    const silent = await rawSocket(url);
+    const silent = await rawSocket(url.hostname, Number(url.port));
     await slow.closed;
     expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(slow.received()).toContain('did not receive the whole request in time');
@@ -159,8 +145,8 @@ describe('the gateway holds no slow or surplus connection', () => {
 
   it('connections beyond the cap are closed at once; once one goes, the gateway serves again', async () => {
     const url = await startGateway({ maxConnections: 4 });
-    const held = await Promise.all([1, 2, 3, 4].map(() => rawSocket(url)));
-    const surplus = await rawSocket(url);
+    const held = await Promise.all([1, 2, 3, 4].map(() => rawSocket(url.hostname, Number(url.port))));
+    const surplus = await rawSocket(url.hostname, Number(url.port));
     await surplus.closed;
     expect(surplus.received()).toBe('');
     for (const h of held) h.socket.destroy();

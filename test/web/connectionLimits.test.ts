@@ -4,24 +4,11 @@
  * headers arrive too slowly is answered 408 and closed by node:http itself; connections beyond
  * the cap are closed at once; and the host serves again once the surplus is gone.
  */
-import { connect } from 'node:net';
-import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scratchDir } from '../helpers/fixtures.js';
+import { rawSocket } from '../helpers/rawSocket.js';
 import type { RunningHost } from './host.js';
 import { TEST_TOKEN, startTestHost } from './host.js';
-
-function rawSocket(port: number): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
-  return new Promise((resolve, reject) => {
-    let data = '';
-    const socket = connect({ host: '127.0.0.1', port });
-    const closed = new Promise<void>((done) => socket.once('close', () => done()));
-    socket.on('data', (chunk: Buffer) => (data += chunk.toString('utf8')));
-    socket.on('error', () => undefined);
-    socket.once('connect', () => resolve({ socket, received: () => data, closed }));
-    socket.once('error', reject);
-  });
-}
 
 describe('browser-mode host connection limits', () => {
   const scratch = scratchDir('mh-web-conns-');
@@ -40,7 +27,7 @@ describe('browser-mode host connection limits', () => {
 
   it('a request whose headers arrive too slowly gets 408 and its connection closes', async () => {
     const { port } = slowHost.host;
-    const slow = await rawSocket(port);
+    const slow = await rawSocket('127.0.0.1', port);
     // The host reads no request body (its only POST-free routes answer at once): a slow request is slow headers.
     slow.socket.write(`GET /session HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n`);
     await slow.closed;
@@ -51,8 +38,8 @@ describe('browser-mode host connection limits', () => {
 
   it('connections beyond the cap are closed at once; the host serves again once they go', async () => {
     const { port } = cappedHost.host;
-    const held = await Promise.all([1, 2, 3].map(() => rawSocket(port)));
-    const surplus = await rawSocket(port);
+    const held = await Promise.all([1, 2, 3].map(() => rawSocket('127.0.0.1', port)));
+    const surplus = await rawSocket('127.0.0.1', port);
     await surplus.closed;
     expect(surplus.received()).toBe('');
     for (const h of held) h.socket.destroy();
