@@ -88,7 +88,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   const tracer = new Tracer(db, { redactor });
   const hub = new EventHub((value) => redactor.redactSecretValues(value));
   const emit = hub.emit;
-  const warnings = new AppWarnings(hub, options.config.damaged ?? [], options.warnings ?? []);
+  const warnings = new AppWarnings(hub, options.config.damaged ?? [], options.warnings ?? [], (text) => redactor.redactText(text));
   if (opened.damaged) warnings.damagedBeforeBuild(opened.damaged);
   for (const warning of (await options.secrets.damagedFiles?.()) ?? []) warnings.damagedFile(warning);
   // Traces left running by a process that died (kill -9, crash) are closed as interrupted.

@@ -2,6 +2,8 @@
  * The warnings the GUI shows (`app.info`, `app.warnings`): damaged files moved aside, and
  * notices. A damaged file met while the core is built (database, secrets, rules) is pushed to
  * the listeners once `start()` runs; one met later, at once. Notices are read with the list.
+ * A notice often quotes a server's or a library's error text: it is redacted as it is added, so a
+ * known secret in it never reaches `app.info` (a response, not an event the hub redacts).
  */
 import type { AppWarning, FileDamagedWarning } from '../../shared/contract.js';
 import type { EventHub } from './eventHub.js';
@@ -16,13 +18,14 @@ export class AppWarnings {
     private readonly hub: EventHub,
     damaged: readonly FileDamagedWarning[],
     notices: readonly string[],
+    private readonly redactText: (text: string) => string,
   ) {
     this.damaged = [...damaged];
     this.notices = [...notices];
   }
 
   readonly notice = (message: string): void => {
-    this.notices.push(message);
+    this.notices.push(this.redactText(message));
   };
 
   /** A damaged file found before anyone could listen (the database, opened first): listed, not pushed. */
