@@ -178,7 +178,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   });
 
   // ── the agent gateway: MiniHarness as one MCP server for agents (gatewayWiring.ts) ─────────
-  const gw = wireGateway({ options, hub, warnings, settings, app, registry, calls, features, tracer, redactor, db,
+  const gw = wireGateway({ options, hub, warnings, settings, app, registry, calls, features, redactor, db,
     mark: gatewayMark,
     marksThrough: () => [...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks))],
     closing: () => closing !== undefined });

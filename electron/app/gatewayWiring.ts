@@ -18,7 +18,6 @@ import type { HarnessApplication } from '../harness/application.js';
 import { MCPGatewayLoopError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import type { SecretRedactor } from '../secrets/secretRedactor.js';
-import type { Tracer } from '../tracing/tracer.js';
 import { coalesce } from '../util/coalesce.js';
 import { Late } from '../util/late.js';
 import { AgentService } from './agentService.js';
@@ -39,7 +38,6 @@ export interface GatewayWiringDeps {
   registry: MCPToolRegistry;
   calls: CallService;
   features: ServerFeatureService;
-  tracer: Tracer;
   /** The known secrets: what an agent reads of an error is redacted with them. */
   redactor: SecretRedactor;
   db: Database;

@@ -87,7 +87,7 @@ describe('waiting for a person without timing out the agent', () => {
     });
   }
 
-  it('the progress values only increase: the waiting pings, then the server’s own progress after the approval', async () => {
+  it('the progress values only increase, and the waiting pings come before any progress of the server’s own', async () => {
     const agent = await app.createAgent('Progress order');
     const client = await connectModernAgent(app.url, agent.token);
     try {
