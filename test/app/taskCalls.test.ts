@@ -10,7 +10,7 @@ import type { CallOutcome, EventOf } from '../../shared/contract.js';
 import { PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
 import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../mcp/taskPeer.js';
 import type { GatewayApp } from '../gateway/support.js';
-import { connectModernAgent, startGatewayApp } from '../gateway/support.js';
+import { connectModernAgent, saveServerListed, startGatewayApp } from '../gateway/support.js';
 
 describe('calls run as tasks, through the app core', () => {
   const scratch = scratchDir('mh-task-core-');
@@ -20,12 +20,9 @@ describe('calls run as tasks, through the app core', () => {
   beforeAll(async () => {
     await buildTaskFixture();
     app = await startGatewayApp(scratch.dir);
-    const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'tasks' && p.status.state === 'ready');
-    await app.call('servers.save', {
-      mode: 'create',
-      config: { id: 'tasks', name: 'Tasks', transport: 'stdio', command: process.execPath, args: [BUILT_TASK_FIXTURE], cwd: PROJECT_ROOT, env: { TASKS_DIR: tasksDir }, protocolEra: 'modern' },
+    await saveServerListed(app, {
+      id: 'tasks', name: 'Tasks', transport: 'stdio', command: process.execPath, args: [BUILT_TASK_FIXTURE], cwd: PROJECT_ROOT, env: { TASKS_DIR: tasksDir }, protocolEra: 'modern',
     });
-    await ready;
     await app.call('permissions.setToolLevel', { serverId: 'tasks', toolName: 'long_job', level: 'ALLOW' });
   }, 60_000);
 

@@ -22,7 +22,7 @@ import type { TraceDetail, TraceSummary } from '../../shared/traces.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import { BUILT_MODERN_FIXTURE, buildModernFixture } from '../mcp/eraPeers.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, connectModernAgent, startGatewayApp } from './support.js';
+import { connectAgent, connectModernAgent, startGatewayApp, saveServerListed } from './support.js';
 
 interface AskView {
   kind: string;
@@ -64,12 +64,7 @@ describe('a downstream server asks during a call: the agent that made it answers
   beforeAll(async () => {
     await buildModernFixture();
     app = await startGatewayApp(scratch.dir);
-    const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'dn' && p.status.state === 'ready');
-    await app.call('servers.save', {
-      mode: 'create',
-      config: { id: 'dn', name: 'dn', transport: 'stdio', command: process.execPath, args: [BUILT_MODERN_FIXTURE], cwd: PROJECT_ROOT, env: {}, protocolEra: 'modern' },
-    });
-    await ready;
+    await saveServerListed(app, { id: 'dn', name: 'dn', transport: 'stdio', command: process.execPath, args: [BUILT_MODERN_FIXTURE], cwd: PROJECT_ROOT, env: {}, protocolEra: 'modern' });
     await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_name', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_sample', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_forever', level: 'ALLOW' });

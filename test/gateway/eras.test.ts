@@ -15,7 +15,7 @@ import { META_CALL_ID, META_REPLAYED, META_SESSION } from '../../shared/agents.j
 import type { ApprovalView } from '../../shared/contract.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readLines, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, connectModernAgent, startGatewayApp } from './support.js';
+import { connectAgent, connectModernAgent, startGatewayApp, saveServerListed } from './support.js';
 
 interface ToolResult {
   content: unknown[];
@@ -98,11 +98,7 @@ describe('agents of both eras at one endpoint', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await app.call('servers.save', {
-      mode: 'create',
-      config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter } },
-    });
-    await app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'fx' && p.status.state === 'ready');
+    await saveServerListed(app, { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter } });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });
     token = (await app.createAgent('Both Eras')).token;

@@ -12,7 +12,7 @@ import type { ApprovalView } from '../../shared/contract.js';
 import type { TraceSummary } from '../../shared/traces.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, startGatewayApp } from './support.js';
+import { connectAgent, startGatewayApp, saveServerListed } from './support.js';
 
 const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const DOC = 'demo://resource/static/document/features.md';
@@ -24,8 +24,7 @@ describe('resources and prompts through the gateway', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await app.call('servers.save', { mode: 'create', config: { id: 'ev', name: 'Everything', transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs: 15_000 } });
-    await app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'ev' && p.status.state === 'ready');
+    await saveServerListed(app, { id: 'ev', name: 'Everything', transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs: 15_000 });
     const agent = await app.createAgent('Reader');
     client = await connectAgent(app.url, agent.token);
   }, 60_000);

@@ -14,7 +14,7 @@ import type { ApprovalView, HistoryRecordView as HistoryRecord } from '../../sha
 import type { TraceSummary } from '../../shared/traces.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readEvents, readLines, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, startGatewayApp } from './support.js';
+import { connectAgent, startGatewayApp, saveServerListed } from './support.js';
 
 function text(result: unknown): string {
   return ((result as CallToolResult).content[0] as { text: string }).text;
@@ -45,11 +45,7 @@ describe('the agent gateway', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await app.call('servers.save', {
-      mode: 'create',
-      config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter, FIXTURE_EVENTS: fixtureEvents } },
-    });
-    await app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'fx' && p.status.state === 'ready');
+    await saveServerListed(app, { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter, FIXTURE_EVENTS: fixtureEvents } });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });
     agent = await app.createAgent('Claude Code');

@@ -9,15 +9,13 @@ import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LEAKY_SERVER, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, connectModernAgent, startGatewayApp } from './support.js';
+import { connectAgent, connectModernAgent, startGatewayApp, saveServerListed } from './support.js';
 
 const ns = (serverId: string, uri: string): string => `miniharness://server/${serverId}/${uri}`;
 
 async function addServer(app: GatewayApp, id: string): Promise<void> {
-  const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === id && p.status.state === 'ready');
   const config = { id, name: `Server ${id}`, transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', LEAKY_SERVER], cwd: PROJECT_ROOT, timeoutMs: 20_000, env: { LEAK_NAME: id } };
-  await app.call('servers.save', { mode: 'create', config });
-  await ready;
+  await saveServerListed(app, config);
   await app.call('permissions.setToolLevel', { serverId: id, toolName: 'resources/read', level: 'ALLOW' });
 }
 
