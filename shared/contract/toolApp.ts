@@ -14,9 +14,13 @@ export const APP_HTML_MIME_TYPE = 'text/html;profile=mcp-app';
 export const AppVisibilitySchema = z.enum(['model', 'app']);
 export type AppVisibility = z.infer<typeof AppVisibilitySchema>;
 
-/** A tool's app: its `ui://` resource and who may call the tool (default both). */
+/**
+ * A tool's `_meta.ui`: its app's `ui://` resource, and who may call the tool (default both).
+ * `resourceUri` absent: the tool has no interface of its own — typically a helper its server's
+ * app calls (`visibility: ["app"]`), hidden from agents and the model.
+ */
 export const ToolAppSchema = z.object({
-  resourceUri: z.string(),
+  resourceUri: z.string().optional(),
   visibility: z.array(AppVisibilitySchema),
 });
 export type ToolApp = z.infer<typeof ToolAppSchema>;
