@@ -25,7 +25,7 @@ export interface RunHarness {
   close(): Promise<void>;
 }
 
-export function loopbackModel(kind: 'anthropic' | 'openai', origin: string): ModelConfig {
+export function loopbackModel(kind: ModelConfig['kind'], origin: string): ModelConfig {
   return { id: 'loop', name: 'Loopback', kind, model: 'loopback-model', baseUrl: kind === 'anthropic' ? origin : `${origin}/v1` };
 }
 
