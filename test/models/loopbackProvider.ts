@@ -7,7 +7,8 @@
  * many tool results the conversation already holds, so a resumed run gets the same answers as an
  * uninterrupted one). A turn streams text and tool calls, or fails with a status (401, 429 with
  * Retry-After, 500), or cuts its stream mid-way (the socket is destroyed), or holds mid-stream
- * until released (a test then stops or kills the run while the model is "typing").
+ * — after its text, or before any one of its SSE events — until released (a test then stops or
+ * kills the run while the model is "typing").
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
@@ -20,7 +21,17 @@ export interface ScriptedToolCall {
 }
 
 export type ScriptedTurn =
-  | { kind: 'reply'; text?: string[]; toolCalls?: ScriptedToolCall[]; stop?: 'end_turn' | 'tool_use' | 'max_tokens'; usage?: { input: number; output: number }; hold?: boolean }
+  | {
+      kind: 'reply';
+      text?: string[];
+      toolCalls?: ScriptedToolCall[];
+      stop?: 'end_turn' | 'tool_use' | 'max_tokens';
+      usage?: { input: number; output: number };
+      /** Hold once the text is sent, before the tool calls and the stop. */
+      hold?: boolean;
+      /** Hold before the SSE event at this index (0: before any; see chunkCount) — a kill at any point of a stream. */
+      holdAtChunk?: number;
+    }
   | { kind: 'status'; status: number; retryAfter?: string; message?: string }
   | { kind: 'cut'; text: string[] };
 
@@ -133,10 +144,26 @@ export class LoopbackProvider {
       if (!complete) this.abandoned += 1;
     });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const sse = api === 'anthropic' ? new AnthropicSse(res, String(body.model)) : api === 'responses' ? new ResponsesSse(res, String(body.model)) : new OpenAISse(res, String(body.model));
+    // The turn's SSE events, built first, then written one by one (a hold pauses between two of them).
+    const chunks: string[] = [];
+    const sink = { write: (chunk: string) => void chunks.push(chunk) };
+    const sse = api === 'anthropic' ? new AnthropicSse(sink, String(body.model)) : api === 'responses' ? new ResponsesSse(sink, String(body.model)) : new OpenAISse(sink, String(body.model));
     sse.start();
-    const text = turn.text ?? [];
-    for (const delta of text) sse.text(delta);
+    for (const delta of turn.text ?? []) sse.text(delta);
+    const afterText = chunks.length;
+    if (turn.kind === 'reply') {
+      const calls = turn.toolCalls ?? [];
+      for (const call of calls) sse.toolCall(call);
+      sse.finish(turn.stop ?? (calls.length ? 'tool_use' : 'end_turn'), turn.usage ?? { input: 10, output: 5 });
+    }
+    const holdAt = turn.kind === 'reply' ? (turn.holdAtChunk ?? (turn.hold ? afterText : undefined)) : undefined;
+    for (let i = 0; i < chunks.length; i++) {
+      if (i === holdAt) {
+        await this.hold();
+        if (res.destroyed) return;
+      }
+      res.write(chunks[i] as string);
+    }
     if (turn.kind === 'cut') {
       // Cut by the service's side once what was sent has left (a client going away is not counted).
       complete = true;
@@ -144,18 +171,29 @@ export class LoopbackProvider {
       res.socket?.destroy();
       return;
     }
-    if (turn.hold) {
-      await new Promise<void>((release) => {
-        this.held.push({ release });
-        for (const waiter of this.heldWaiters.splice(0)) waiter();
-      });
-      if (res.destroyed) return;
-    }
-    const calls = turn.toolCalls ?? [];
-    for (const call of calls) sse.toolCall(call);
-    sse.finish(turn.stop ?? (calls.length ? 'tool_use' : 'end_turn'), turn.usage ?? { input: 10, output: 5 });
     complete = true;
     res.end();
+  }
+
+  /** How many SSE events a turn streams for this API (a test picks a hold point among them). */
+  static chunkCount(api: LoopbackApi, turn: ScriptedTurn): number {
+    let count = 0;
+    const sink = { write: () => void (count += 1) };
+    const sse = api === 'anthropic' ? new AnthropicSse(sink, 'm') : api === 'responses' ? new ResponsesSse(sink, 'm') : new OpenAISse(sink, 'm');
+    sse.start();
+    for (const delta of turn.kind === 'status' ? [] : (turn.text ?? [])) sse.text(delta);
+    if (turn.kind === 'reply') {
+      for (const call of turn.toolCalls ?? []) sse.toolCall(call);
+      sse.finish(turn.stop ?? 'end_turn', { input: 1, output: 1 });
+    }
+    return count;
+  }
+
+  private hold(): Promise<void> {
+    return new Promise<void>((release) => {
+      this.held.push({ release });
+      for (const waiter of this.heldWaiters.splice(0)) waiter();
+    });
   }
 
   private authorized(req: IncomingMessage): boolean {
@@ -189,7 +227,7 @@ class AnthropicSse {
   private index = 0;
   private textOpen = false;
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: { write(chunk: string): void },
     private readonly model: string,
   ) {}
   private send(event: string, data: unknown): void {
@@ -232,7 +270,7 @@ class AnthropicSse {
 class OpenAISse {
   private calls = 0;
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: { write(chunk: string): void },
     private readonly model: string,
   ) {}
   private chunk(choices: unknown[], extra: Record<string, unknown> = {}): void {
@@ -265,7 +303,7 @@ class ResponsesSse {
   private readonly output: unknown[] = [];
   private textItem: { id: string; text: string; index: number } | undefined;
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: { write(chunk: string): void },
     private readonly model: string,
   ) {}
   private send(type: string, data: Record<string, unknown>): void {
