@@ -34,10 +34,10 @@ export interface KilledRunFiles {
  */
 export async function runUntilKilled(
   files: KilledRunFiles,
-  run: { origin: string; runId: string; kind: ModelConfig['kind'] },
+  run: { origin: string; runId: string; kind: ModelConfig['kind']; tasksDir?: string },
   moment: (output: () => string) => Promise<void>,
 ): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'runs', 'runChild.ts'), files.dir, files.dbFile, files.counter, files.events, run.origin, run.runId, run.kind], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'runs', 'runChild.ts'), files.dir, files.dbFile, files.counter, files.events, run.origin, run.runId, run.kind, ...(run.tasksDir ? [run.tasksDir] : [])], {
     cwd: PROJECT_ROOT,
     detached: true, // its own process group: the kill takes its MCP server down with it
     stdio: ['ignore', 'pipe', 'pipe'],
