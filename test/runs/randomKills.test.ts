@@ -113,7 +113,8 @@ describe(`agent runs resume after kill -9 at random points (seed ${SEED})`, () =
     const runId = `run-random-${draw.i}`;
     const { point } = draw;
     figures.runs += 1;
-    holdPlan = point.at === 'stream' ? { results: TURN_KEYS[point.turn] ?? 0, chunk: point.chunk } : undefined;
+    // A tool point holds the last model turn as a backstop: the run cannot finish before the kill lands.
+    holdPlan = point.at === 'stream' ? { results: TURN_KEYS[point.turn] ?? 0, chunk: point.chunk } : { results: TURN_KEYS.at(-1) ?? 0, chunk: 0 };
     try {
       await runUntilKilled(files, { origin: loopback.origin, runId, kind }, async (output) => {
         if (point.at === 'stream') return loopback.whenHeld();
