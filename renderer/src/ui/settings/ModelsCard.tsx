@@ -1,7 +1,8 @@
 /**
- * Settings → Models: the person's own models for agent runs — Anthropic, OpenAI (Chat Completions or
- * the Responses API), or any OpenAI-compatible server by its base URL (Ollama, LM Studio, llama.cpp, vLLM: no key). The key
- * field is write-only: it is sent once, kept in the secret store, and never shown again.
+ * Settings → Models: the person's own models for agent runs — Anthropic, OpenAI (Chat Completions
+ * or the Responses API), or any OpenAI-compatible server by its base URL (Ollama, LM Studio,
+ * llama.cpp, vLLM: no key). The key field is write-only: it is sent once, kept in the secret
+ * store, and never shown again.
  */
 import { useState } from 'react';
 import type { ModelView } from '../../../../shared/runs.js';
