@@ -12,7 +12,8 @@ import { Empty, channel } from './contract/common.js';
 const ModelId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 letters, digits, _ or -');
 const RunId = z.string().min(1).max(100);
 
-export const ModelKindSchema = z.enum(['anthropic', 'openai']);
+/** `openai`: Chat Completions (and any OpenAI-compatible server); `openai_responses`: OpenAI's Responses API. */
+export const ModelKindSchema = z.enum(['anthropic', 'openai', 'openai_responses']);
 
 export const ModelViewSchema = z.object({
   id: z.string(),

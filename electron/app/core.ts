@@ -40,6 +40,7 @@ import { coalesce } from '../util/coalesce.js';
 import { Late } from '../util/late.js';
 import { refuseGatewayLoop } from '../gateway/loop.js';
 import { RunStore } from '../runs/runStore.js';
+import { RunTaskOutcomes } from '../runs/taskOutcomes.js';
 import { ApprovalBroker } from './approvalBroker.js';
 import { ServerAskBroker } from './asks/broker.js';
 import { openAppDatabaseWithReport } from './database.js';
@@ -169,7 +170,16 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
   const taskRecoveryStop = new AbortController();
   const calls = new CallService(app, checkpoints, emit, persistentGuiCaller(db));
   // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
-  const runs = new RunService({ store: new RunStore(db), secrets: options.secrets, harness: app, emit, knownSecret: (value) => redactor.add(value) });
+  // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
+  const runTaskOutcomes = new RunTaskOutcomes(checkpoints);
+  const runs = new RunService({
+    store: new RunStore(db),
+    secrets: options.secrets,
+    harness: app,
+    emit,
+    knownSecret: (value) => redactor.add(value),
+    taskSettled: (sessionId, callId, signal) => runTaskOutcomes.settled(sessionId, callId, signal),
+  });
   // An agent's resource read or prompt get is decided like a read-only tool named after it.
   const features = new ServerFeatureService(registry, tracer, redactor, calls.gui, async (caller, operation, serverId, args, signal) => {
     const config = registry.server(serverId);
@@ -252,8 +262,10 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       // Discovery runs in the background: the window opens at once and statuses stream in.
       registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
       // Calls that died while their server ran them as a task: the server says how they ended (harness/taskRecovery.ts).
-      void recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), waitMs: 60_000, signal: taskRecoveryStop.signal })
-        .then((recovery) => recovery.following)
+      const recovery = recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), waitMs: 60_000, signal: taskRecoveryStop.signal });
+      runTaskOutcomes.track(recovery);
+      void recovery
+        .then((r) => r.following)
         .catch((error: unknown) => warnings.notice(`Resolving calls run as tasks failed: ${(error as Error).message}`));
       // Agents connect once the window can show their approvals; the tools stream in as servers answer.
       await gw.start(options.gateway?.port);

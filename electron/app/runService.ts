@@ -26,6 +26,8 @@ export interface RunServiceOptions {
   emit: Emit;
   /** Every key read or written is redacted from logs, traces and events from then on. */
   knownSecret(value: string): void;
+  /** A resumed run's unknown call that the server ran as a task: settled from the task (runs/taskOutcomes.ts). */
+  taskSettled?(sessionId: string, callId: string, signal: AbortSignal): Promise<boolean>;
 }
 
 export interface SaveModelInput {
@@ -46,6 +48,7 @@ export class RunService {
       store: options.store,
       providerFor: (model) => createProvider(model, { get: (key) => this.readKey(key) }),
       onEvent: (event) => this.forward(event),
+      ...(options.taskSettled ? { taskSettled: options.taskSettled } : {}),
     });
     // Runs a dead process left running are shown as interrupted, with Resume.
     options.store.markInterrupted();

@@ -6,6 +6,7 @@
 import type { SecretStore } from '../secrets/types.js';
 import { AnthropicProvider } from './anthropicProvider.js';
 import { OpenAIProvider } from './openaiProvider.js';
+import { OpenAIResponsesProvider } from './openaiResponsesProvider.js';
 import type { ModelProvider, ModelProviderKind } from './types.js';
 
 export interface ModelConfig {
@@ -26,5 +27,12 @@ export function modelKeyStorageKey(modelId: string): string {
 export async function createProvider(config: ModelConfig, secrets: Pick<SecretStore, 'get'>): Promise<ModelProvider> {
   const apiKey = await secrets.get(modelKeyStorageKey(config.id));
   const options = { apiKey, baseUrl: config.baseUrl };
-  return config.kind === 'anthropic' ? new AnthropicProvider(config.model, options) : new OpenAIProvider(config.model, options);
+  switch (config.kind) {
+    case 'anthropic':
+      return new AnthropicProvider(config.model, options);
+    case 'openai_responses':
+      return new OpenAIResponsesProvider(config.model, options);
+    case 'openai':
+      return new OpenAIProvider(config.model, options);
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * The one interface every model provider implements (Anthropic Messages, OpenAI Chat Completions
- * and any OpenAI-compatible endpoint): a conversation in a provider-neutral shape goes in, a
+ * and any OpenAI-compatible endpoint, OpenAI Responses): a conversation in a provider-neutral shape goes in, a
  * normalised stream comes out — text deltas, complete tool calls carrying the model's own
  * tool-call id (the run uses it as the pipeline's callId), usage, and one stop reason. Failures
  * are `ModelError`s with a code (see errors.ts), never a provider's raw error.
@@ -10,7 +10,8 @@
  */
 import type { RegisteredTool } from '../mcp/registry.js';
 
-export type ModelProviderKind = 'anthropic' | 'openai';
+/** `openai` is Chat Completions (and every OpenAI-compatible server); `openai_responses` is OpenAI's Responses API. */
+export type ModelProviderKind = 'anthropic' | 'openai' | 'openai_responses';
 
 /** A tool call as the model made it; `id` is the model's tool-call id. */
 export interface ModelToolCall {

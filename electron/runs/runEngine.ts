@@ -10,8 +10,9 @@
  * Durability: the store is written as the run advances (see runStore.ts). `resume` rebuilds the
  * conversation from it; a call without a stored answer is sent to the pipeline again with its
  * callId, which replays a completed call from its checkpoint (no second side effect) and refuses
- * one that is "in progress or unknown" — the run then waits as `needs_resolution` for the person
- * to resolve that call in History, and a later resume replays the resolution.
+ * one that is "in progress or unknown" — unless the server ran it as a task and the app's task
+ * recovery settles it from the server (taskOutcomes.ts), the run then waits as `needs_resolution`
+ * for the person to resolve that call in History, and a later resume replays the resolution.
  *
  * Stop aborts the model stream and the call in flight (the pipeline cancels it at the server).
  */
@@ -46,6 +47,12 @@ export interface RunEngineOptions {
   onEvent?: (event: RunEvent) => void;
   /** Model turns that fail with a retryable code (429, 5xx, a cut stream) are asked again. */
   modelRetry?: { maxAttempts: number; baseDelayMs: number; maxWaitMs: number };
+  /**
+   * A call found "in progress or unknown" that the server ran as a task: resolves true once the
+   * app's task recovery has settled its record (then it is asked again: replayed or refused).
+   * See taskOutcomes.ts. Absent or false: the run waits for the person (`needs_resolution`).
+   */
+  taskSettled?(sessionId: string, callId: string, signal: AbortSignal): Promise<boolean>;
 }
 
 export interface StartRunInput {
@@ -229,7 +236,12 @@ export class RunEngine {
         this.emit({ ...event, status: 'running' });
         this.emitUsage(run.id);
         try {
-          const executed = await this.options.harness.executeTool(toolName, call.args, { userId: caller, sessionId: run.id, callId: call.id, serverId, signal });
+          const execute = () => this.options.harness.executeTool(toolName, call.args, { userId: caller, sessionId: run.id, callId: call.id, serverId, signal });
+          const executed = await execute().catch(async (error: unknown) => {
+            // Unknown, but run as a task: the server's outcome (recovered at start) is used when there is one.
+            if (codeOf(error) === 'in_progress' && (await this.options.taskSettled?.(run.id, call.id, signal))) return execute();
+            throw error;
+          });
           answer = { text: resultText(executed.result), isError: executed.result.isError };
           store.recordCallResult(run.id, call.id, answer, executed.traceId);
         } catch (error) {

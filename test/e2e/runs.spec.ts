@@ -124,6 +124,52 @@ test.describe('an agent run through the GUI', () => {
     await expect(page.getByTestId('run-row')).toHaveCount(0);
   });
 
+  test('an OpenAI Responses model from Settings; limits set in the run setup and shown while running; the run under its own caller in History and Traces', async ({ page }) => {
+    await setUp(page);
+    await openView(page, 'Settings');
+    const form = page.getByRole('form', { name: 'Add a model' });
+    await form.getByLabel('Name', { exact: true }).fill('Responder');
+    await form.getByLabel('Provider').selectOption('openai_responses');
+    await form.getByLabel('Base URL').fill(loopback.openaiBaseUrl);
+    await form.getByLabel('Model name').fill('loopback-model');
+    await form.getByRole('button', { name: 'Save model' }).click();
+    await expect(page.getByTestId('model-row').filter({ hasText: 'Responder' })).toContainText('OpenAI Responses');
+
+    await openView(page, 'Agent runs');
+    const start = page.getByRole('form', { name: 'Start a run' });
+    await start.getByLabel('Fixture').check();
+    await start.getByLabel('Max tool calls').fill('3');
+    await start.getByLabel('Max tokens (the whole run)').fill('5000');
+    await start.getByLabel('Task for the model').fill('limits and callers');
+    await start.getByRole('button', { name: 'Start run' }).click();
+
+    // While the call waits for approval the run is running, with its limits and what it has used.
+    const dialog = page.getByRole('alertdialog', { name: /^Approval: append, asked by agent run [0-9a-f]{8} \(Responder\)$/ });
+    await expect(dialog).toBeVisible();
+    await expect(page.getByTestId('run-status')).toHaveText('Running');
+    await expect(page.getByTestId('run-limits')).toHaveText('1 / 3 calls · 15 / 5,000 tokens');
+    await dialog.getByRole('button', { name: /^Allow once/ }).click();
+    await expect(page.getByTestId('run-status')).toHaveText('Completed');
+    await expect(page.getByTestId('run-limits')).toHaveText('1 / 3 calls · 30 / 5,000 tokens');
+    expect(loopback.requests.map((r) => r.api)).toEqual(['responses', 'responses']);
+
+    // Traces and History list the run under its own caller (named by its task and model), and not under the person's.
+    await openView(page, 'Traces');
+    const traceCaller = page.getByRole('search', { name: 'Filter traces' }).getByLabel('Caller');
+    await traceCaller.selectOption({ label: 'Run: limits and callers (Responder)' });
+    await expect(page.locator('[data-trace-id]')).toHaveCount(1);
+    await traceCaller.selectOption({ label: 'You (GUI)' });
+    await expect(page.locator('[data-trace-id]')).toHaveCount(0);
+
+    await openView(page, 'History');
+    const historyCaller = page.getByRole('search', { name: 'Filter history' }).getByLabel('Caller');
+    await historyCaller.selectOption({ label: 'Run: limits and callers (Responder)' });
+    await expect(page.locator('[data-history-row]')).toHaveCount(1);
+    await expect(page.locator('[data-history-row]')).toContainText('append');
+    await historyCaller.selectOption({ label: 'You (GUI)' });
+    await expect(page.locator('[data-history-row]')).toHaveCount(0);
+  });
+
   test('Deny: the card says denied, nothing is written, and the model sees the tool error', async ({ page }) => {
     const counter = await setUp(page);
     await startRun(page, 'write, but I will deny');

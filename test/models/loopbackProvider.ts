@@ -1,13 +1,14 @@
 /**
  * A loopback double of the providers' HTTP APIs (not of their SDKs): Anthropic's
- * `POST /v1/messages` and OpenAI's `POST /v1/chat/completions`, both streamed as SSE exactly as
- * the services stream them, plus `GET /v1/models`. The official SDKs talk to it over HTTP.
+ * `POST /v1/messages`, OpenAI's `POST /v1/chat/completions` and `POST /v1/responses`, all
+ * streamed as SSE exactly as the services stream them, plus `GET /v1/models`. The official SDKs talk to it over HTTP.
  *
  * What it answers is a script: a function of the request (by default, the turn chosen by how
  * many tool results the conversation already holds, so a resumed run gets the same answers as an
  * uninterrupted one). A turn streams text and tool calls, or fails with a status (401, 429 with
  * Retry-After, 500), or cuts its stream mid-way (the socket is destroyed), or holds mid-stream
- * until released (a test then stops or kills the run while the model is "typing").
+ * — after its text, or before any one of its SSE events — until released (a test then stops or
+ * kills the run while the model is "typing").
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
@@ -20,11 +21,21 @@ export interface ScriptedToolCall {
 }
 
 export type ScriptedTurn =
-  | { kind: 'reply'; text?: string[]; toolCalls?: ScriptedToolCall[]; stop?: 'end_turn' | 'tool_use' | 'max_tokens'; usage?: { input: number; output: number }; hold?: boolean }
+  | {
+      kind: 'reply';
+      text?: string[];
+      toolCalls?: ScriptedToolCall[];
+      stop?: 'end_turn' | 'tool_use' | 'max_tokens';
+      usage?: { input: number; output: number };
+      /** Hold once the text is sent, before the tool calls and the stop. */
+      hold?: boolean;
+      /** Hold before the SSE event at this index (0: before any; see chunkCount) — a kill at any point of a stream. */
+      holdAtChunk?: number;
+    }
   | { kind: 'status'; status: number; retryAfter?: string; message?: string }
   | { kind: 'cut'; text: string[] };
 
-export type LoopbackApi = 'anthropic' | 'openai';
+export type LoopbackApi = 'anthropic' | 'openai' | 'responses';
 
 export interface LoopbackRequest {
   api: LoopbackApi;
@@ -103,7 +114,7 @@ export class LoopbackProvider {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.origin);
-    const api: LoopbackApi = req.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai';
+    const api: LoopbackApi = req.headers['anthropic-version'] !== undefined ? 'anthropic' : url.pathname === '/v1/responses' ? 'responses' : 'openai';
     if (req.method === 'GET' && url.pathname === '/v1/models') {
       if (!this.authorized(req)) return this.fail(res, api, 401, undefined, 'invalid api key');
       const body =
@@ -133,10 +144,26 @@ export class LoopbackProvider {
       if (!complete) this.abandoned += 1;
     });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const sse = api === 'anthropic' ? new AnthropicSse(res, String(body.model)) : new OpenAISse(res, String(body.model));
+    // The turn's SSE events, built first, then written one by one (a hold pauses between two of them).
+    const chunks: string[] = [];
+    const sink = { write: (chunk: string) => void chunks.push(chunk) };
+    const sse = api === 'anthropic' ? new AnthropicSse(sink, String(body.model)) : api === 'responses' ? new ResponsesSse(sink, String(body.model)) : new OpenAISse(sink, String(body.model));
     sse.start();
-    const text = turn.text ?? [];
-    for (const delta of text) sse.text(delta);
+    for (const delta of turn.text ?? []) sse.text(delta);
+    const afterText = chunks.length;
+    if (turn.kind === 'reply') {
+      const calls = turn.toolCalls ?? [];
+      for (const call of calls) sse.toolCall(call);
+      sse.finish(turn.stop ?? (calls.length ? 'tool_use' : 'end_turn'), turn.usage ?? { input: 10, output: 5 });
+    }
+    const holdAt = turn.kind === 'reply' ? (turn.holdAtChunk ?? (turn.hold ? afterText : undefined)) : undefined;
+    for (let i = 0; i < chunks.length; i++) {
+      if (i === holdAt) {
+        await this.hold();
+        if (res.destroyed) return;
+      }
+      res.write(chunks[i] as string);
+    }
     if (turn.kind === 'cut') {
       // Cut by the service's side once what was sent has left (a client going away is not counted).
       complete = true;
@@ -144,18 +171,29 @@ export class LoopbackProvider {
       res.socket?.destroy();
       return;
     }
-    if (turn.hold) {
-      await new Promise<void>((release) => {
-        this.held.push({ release });
-        for (const waiter of this.heldWaiters.splice(0)) waiter();
-      });
-      if (res.destroyed) return;
-    }
-    const calls = turn.toolCalls ?? [];
-    for (const call of calls) sse.toolCall(call);
-    sse.finish(turn.stop ?? (calls.length ? 'tool_use' : 'end_turn'), turn.usage ?? { input: 10, output: 5 });
     complete = true;
     res.end();
+  }
+
+  /** How many SSE events a turn streams for this API (a test picks a hold point among them). */
+  static chunkCount(api: LoopbackApi, turn: ScriptedTurn): number {
+    let count = 0;
+    const sink = { write: () => void (count += 1) };
+    const sse = api === 'anthropic' ? new AnthropicSse(sink, 'm') : api === 'responses' ? new ResponsesSse(sink, 'm') : new OpenAISse(sink, 'm');
+    sse.start();
+    for (const delta of turn.kind === 'status' ? [] : (turn.text ?? [])) sse.text(delta);
+    if (turn.kind === 'reply') {
+      for (const call of turn.toolCalls ?? []) sse.toolCall(call);
+      sse.finish(turn.stop ?? 'end_turn', { input: 1, output: 1 });
+    }
+    return count;
+  }
+
+  private hold(): Promise<void> {
+    return new Promise<void>((release) => {
+      this.held.push({ release });
+      for (const waiter of this.heldWaiters.splice(0)) waiter();
+    });
   }
 
   private authorized(req: IncomingMessage): boolean {
@@ -172,6 +210,10 @@ export class LoopbackProvider {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed request body
 function resultsOf(api: LoopbackApi, body: any): { toolResults: number; resultTexts: string[] } {
   const texts: string[] = [];
+  if (api === 'responses') {
+    for (const item of Array.isArray(body?.input) ? body.input : []) if (item.type === 'function_call_output') texts.push(String(item.output));
+    return { toolResults: texts.length, resultTexts: texts };
+  }
   for (const message of Array.isArray(body?.messages) ? body.messages : []) {
     if (api === 'openai' && message.role === 'tool') texts.push(String(message.content));
     if (api === 'anthropic' && message.role === 'user' && Array.isArray(message.content)) {
@@ -185,7 +227,7 @@ class AnthropicSse {
   private index = 0;
   private textOpen = false;
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: { write(chunk: string): void },
     private readonly model: string,
   ) {}
   private send(event: string, data: unknown): void {
@@ -228,7 +270,7 @@ class AnthropicSse {
 class OpenAISse {
   private calls = 0;
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: { write(chunk: string): void },
     private readonly model: string,
   ) {}
   private chunk(choices: unknown[], extra: Record<string, unknown> = {}): void {
@@ -252,5 +294,64 @@ class OpenAISse {
     this.chunk([{ index: 0, delta: {}, finish_reason: reason }]);
     this.chunk([], { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } });
     this.res.write('data: [DONE]\n\n');
+  }
+}
+
+/** OpenAI's Responses API stream: named events, each with a sequence number, ending with the whole response. */
+class ResponsesSse {
+  private seq = 0;
+  private readonly output: unknown[] = [];
+  private textItem: { id: string; text: string; index: number } | undefined;
+  constructor(
+    private readonly res: { write(chunk: string): void },
+    private readonly model: string,
+  ) {}
+  private send(type: string, data: Record<string, unknown>): void {
+    this.res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...data })}\n\n`);
+  }
+  private response(status: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return { id: 'resp_loopback', object: 'response', created_at: 0, model: this.model, status, output: this.output, error: null, incomplete_details: null, usage: null, ...extra };
+  }
+  start(): void {
+    this.send('response.created', { response: this.response('in_progress', { output: [] }) });
+  }
+  text(delta: string): void {
+    if (!this.textItem) {
+      this.textItem = { id: `msg_${this.output.length}`, text: '', index: this.output.length };
+      this.output.push(null);
+      this.send('response.output_item.added', { output_index: this.textItem.index, item: { id: this.textItem.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
+      this.send('response.content_part.added', { item_id: this.textItem.id, output_index: this.textItem.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+    }
+    this.textItem.text += delta;
+    this.send('response.output_text.delta', { item_id: this.textItem.id, output_index: this.textItem.index, content_index: 0, delta, logprobs: [] });
+  }
+  private closeText(): void {
+    const item = this.textItem;
+    if (!item) return;
+    this.textItem = undefined;
+    const done = { id: item.id, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: item.text, annotations: [] }] };
+    this.output[item.index] = done;
+    this.send('response.output_text.done', { item_id: item.id, output_index: item.index, content_index: 0, text: item.text, logprobs: [] });
+    this.send('response.output_item.done', { output_index: item.index, item: done });
+  }
+  toolCall(call: ScriptedToolCall): void {
+    this.closeText();
+    const index = this.output.length;
+    const id = `fc_${index}`;
+    const json = JSON.stringify(call.args);
+    this.send('response.output_item.added', { output_index: index, item: { id, type: 'function_call', status: 'in_progress', call_id: call.id, name: call.name, arguments: '' } });
+    // The arguments arrive in fragments, as the service sends them.
+    const half = Math.ceil(json.length / 2);
+    for (const part of [json.slice(0, half), json.slice(half)]) this.send('response.function_call_arguments.delta', { item_id: id, output_index: index, delta: part });
+    this.send('response.function_call_arguments.done', { item_id: id, output_index: index, name: call.name, arguments: json });
+    const done = { id, type: 'function_call', status: 'completed', call_id: call.id, name: call.name, arguments: json };
+    this.output.push(done);
+    this.send('response.output_item.done', { output_index: index, item: done });
+  }
+  finish(stop: string, usage: { input: number; output: number }): void {
+    this.closeText();
+    const totals = { usage: { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } };
+    if (stop === 'max_tokens') this.send('response.incomplete', { response: this.response('incomplete', { ...totals, incomplete_details: { reason: 'max_output_tokens' } }) });
+    else this.send('response.completed', { response: this.response('completed', totals) });
   }
 }

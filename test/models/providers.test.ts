@@ -1,5 +1,6 @@
 /**
- * The providers through the official SDKs against the loopback double of each HTTP API: the
+ * The providers (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses) through the official
+ * SDKs against the loopback double of each HTTP API: the
  * normalised stream (text deltas, tool calls with the model's ids, usage, stop), the adapter's
  * tool definitions and the conversation on the wire, and every failure as a coded ModelError.
  */
@@ -33,7 +34,7 @@ async function collect(provider: ModelProvider, signal?: AbortSignal): Promise<{
   }
 }
 
-describe.each(['anthropic', 'openai'] as const)('%s provider over the official SDK', (kind) => {
+describe.each(['anthropic', 'openai', 'openai_responses'] as const)('%s provider over the official SDK', (kind) => {
   let loopback: LoopbackProvider;
   let turn: ScriptedTurn = { kind: 'reply', text: ['Hel', 'lo'] };
   const provider = (key = KEY): Promise<ModelProvider> => {
@@ -67,18 +68,56 @@ describe.each(['anthropic', 'openai'] as const)('%s provider over the official S
     expect(events.at(-1)).toEqual({ type: 'stop', reason: 'end_turn' });
     const request = loopback.requests[before];
     expect(request?.body.stream).toBe(true);
-    expect(request?.resultTexts).toEqual([kind === 'openai' ? 'Error: Permission denied by the person' : 'Permission denied by the person']);
+    expect(request?.resultTexts).toEqual([kind !== 'anthropic' ? 'Error: Permission denied by the person' : 'Permission denied by the person']);
     if (kind === 'anthropic') {
       // This SDK version sends the key as a bearer token (older ones as x-api-key).
       expect(request?.headers['x-api-key'] ?? request?.headers.authorization).toMatch(new RegExp(`^(Bearer )?${KEY}$`));
       expect(request?.body.tools).toEqual([{ name: 'fs_write', description: 'Writes a file.', input_schema: tools[0]?.tool.inputSchema }]);
       expect(request?.body.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true });
+    } else if (kind === 'openai_responses') {
+      // The Responses API: POST /v1/responses, instructions for the system prompt, input items, flat function tools.
+      expect(request?.api).toBe('responses');
+      expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(request?.body.tools).toEqual([{ type: 'function', name: 'fs_write', description: 'Writes a file.', parameters: tools[0]?.tool.inputSchema, strict: false }]);
+      expect(request?.body.instructions).toBe('be brief');
+      expect(request?.body.store).toBe(false);
+      expect(request?.body.input).toEqual([
+        { role: 'user', content: 'write it' },
+        { role: 'assistant', content: 'Writing.' },
+        { type: 'function_call', call_id: 'toolu_1', name: 'fs_write', arguments: '{"path":"a.txt"}' },
+        { type: 'function_call_output', call_id: 'toolu_1', output: 'Error: Permission denied by the person' },
+      ]);
     } else {
       expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
       expect(request?.body.tools[0].function.name).toBe('fs_write');
       expect(request?.body.messages[0]).toEqual({ role: 'system', content: 'be brief' });
       expect(request?.body.messages[2].tool_calls[0]).toMatchObject({ id: 'toolu_1', function: { name: 'fs_write' } });
     }
+  });
+
+  it('several tool calls in one turn come out in the order the model made them, each with its own id', async () => {
+    turn = {
+      kind: 'reply',
+      toolCalls: [
+        { id: 'call_p1', name: 'fs_write', args: { path: '1' } },
+        { id: 'call_p2', name: 'fs_write', args: { path: '2' } },
+        { id: 'call_p3', name: 'fs_write', args: { path: '3' } },
+      ],
+    };
+    const { events, error } = await collect(await provider());
+    expect(error).toBeUndefined();
+    expect(events.filter((e) => e.type === 'tool_call').map((e) => (e.type === 'tool_call' ? [e.call.id, e.call.args] : []))).toEqual([
+      ['call_p1', { path: '1' }],
+      ['call_p2', { path: '2' }],
+      ['call_p3', { path: '3' }],
+    ]);
+    expect(events.at(-1)).toEqual({ type: 'stop', reason: 'tool_use' });
+  });
+
+  it('a turn that hit the output limit stops with max_tokens', async () => {
+    turn = { kind: 'reply', text: ['cut sho'], stop: 'max_tokens' };
+    const { events } = await collect(await provider());
+    expect(events.at(-1)).toEqual({ type: 'stop', reason: 'max_tokens' });
   });
 
   it('a 401 is model_auth_failed, without the key in the message', async () => {

@@ -5,12 +5,13 @@
  * History), and the final conversation is the same as an uninterrupted run's. Five kill points,
  * with each provider's API (10 kills); the figures are printed at the end.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readEvents, readLines, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
+import { readEvents, readLines, scratchDir } from '../helpers/fixtures.js';
 import type { LoopbackRequest, ScriptedTurn } from '../models/loopbackProvider.js';
 import { LoopbackProvider, turnsByToolResults } from '../models/loopbackProvider.js';
+import type { KillFigures } from './killRun.js';
+import { resumeToEnd, runUntilKilled } from './killRun.js';
 import { expectedResultText, KILL_PROMPT, KILL_TURNS } from './killScript.js';
 import { buildRunHarness, conversationText, loopbackModel } from './runHarness.js';
 
@@ -28,7 +29,7 @@ describe('agent runs resume after kill -9', () => {
   const scratch = scratchDir();
   let loopback: LoopbackProvider;
   let holdAt: number | undefined;
-  const figures = { runs: 0, kills: 0, resumes: 0, resolved: 0, duplicates: 0 };
+  const figures: KillFigures = { runs: 0, kills: 0, resumes: 0, resolved: 0, duplicates: 0 };
   let baseline = '';
 
   beforeAll(async () => {
@@ -72,50 +73,20 @@ describe('agent runs resume after kill -9', () => {
     holdAt = point.holdAt;
     figures.runs += 1;
 
-    const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'runs', 'runChild.ts'), dir, dbFile, counter, events, loopback.origin, runId, kind], {
-      cwd: PROJECT_ROOT,
-      detached: true, // its own process group: the kill takes its MCP server down with it
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
     try {
-      if (point.holdAt !== undefined) await loopback.whenHeld();
-      else await expect.poll(() => point.killWhen?.(counter, events) === true || stdout.includes('settled'), { timeout: 30_000, interval: 5 }).toBe(true);
-      expect(stdout, stderr).not.toContain('settled');
-      process.kill(-(child.pid ?? 0), 'SIGKILL');
-      expect(await exited).toBe('SIGKILL');
+      await runUntilKilled({ dir, dbFile, counter, events }, { origin: loopback.origin, runId, kind }, async (output) => {
+        if (point.holdAt !== undefined) return loopback.whenHeld();
+        await expect.poll(() => point.killWhen?.(counter, events) === true || output().includes('settled'), { timeout: 30_000, interval: 5 }).toBe(true);
+      });
       figures.kills += 1;
     } finally {
-      try {
-        process.kill(-(child.pid ?? 0), 'SIGKILL');
-      } catch {
-        // the group is gone
-      }
       loopback.release();
     }
 
     const rh = await buildRunHarness({ dir, dbFile, counter, rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     try {
-      expect(rh.store.markInterrupted()).toBe(1);
-      expect(rh.store.require(runId).status).toBe('interrupted');
-      let run = rh.engine.resume(runId);
-      figures.resumes += 1;
-      for (let round = 0; round < 3; round++) {
-        run = await rh.engine.settled(runId);
-        if (run.status !== 'needs_resolution') break;
-        // The person resolves the unknown call in History (here: it is recorded as completed with what the tool answers).
-        const callId = run.outcome?.callId ?? '';
-        const stuck = rh.h.checkpoints.get(runId, callId);
-        expect(stuck?.status).toBe('started');
-        rh.h.checkpoints.resolveManually(runId, callId, { status: 'completed', result: { content: [{ type: 'text', text: expectedResultText((stuck?.args ?? {}) as Record<string, unknown>) }], structuredContent: undefined, isError: false } });
-        figures.resolved += 1;
-        rh.engine.resume(runId);
-        figures.resumes += 1;
-      }
+      // The person resolves an unknown call in History (here: recorded as completed with what the tool answers).
+      const run = await resumeToEnd(rh, runId, figures, (args) => ({ content: [{ type: 'text', text: expectedResultText(args) }], structuredContent: undefined, isError: false }));
       expect(run.status).toBe('completed');
       const lines = readLines(counter);
       figures.duplicates += lines.length - new Set(lines).size;

@@ -40,7 +40,7 @@ describe('agent runs through the pipeline', () => {
     scratch.cleanup();
   });
 
-  it.each(['anthropic', 'openai'] as const)('%s: the model calls the write tool, sees its result, and finishes', async (kind) => {
+  it.each(['anthropic', 'openai', 'openai_responses'] as const)('%s: the model calls the write tool, sees its result, and finishes', async (kind) => {
     const { engine, store, h, events } = await harness('ALLOW');
     turns = [
       { kind: 'reply', text: ['Appending ', 'now.'], toolCalls: [{ id: 'toolu_01', name: 'append', args: { line: 'hello' } }], usage: { input: 30, output: 10 } },

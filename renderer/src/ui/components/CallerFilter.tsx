@@ -1,14 +1,17 @@
 /**
  * "Caller": all calls, the person's own (the GUI), or one agent's — the agents registered now,
- * revoked ones included (their calls stay recorded), and the chosen name even once it is removed.
+ * revoked ones included (their calls stay recorded), the agent runs of the person's own models
+ * (each under its own caller, named by the run's task and model), and the chosen name even once
+ * it is removed.
  */
 import { GUI_CALLER } from '../../lib/callers.js';
 import { useAppStore } from '../../state/useAppStore.js';
 
 export function CallerFilter({ value, onChange, className = 'filter' }: { value: string; onChange: (userId: string) => void; className?: string }) {
   const agents = useAppStore((s) => s.agentsView?.agents);
+  const runs = useAppStore((s) => s.runsList);
   const names = (agents ?? []).map((a) => ({ name: a.name, revoked: a.revokedAt !== undefined }));
-  const known = value === '' || value === GUI_CALLER || names.some((a) => a.name === value);
+  const known = value === '' || value === GUI_CALLER || names.some((a) => a.name === value) || runs.some((r) => r.caller === value);
   return (
     <label className={className}>
       <span className="filter-label">Caller</span>
@@ -20,8 +23,23 @@ export function CallerFilter({ value, onChange, className = 'filter' }: { value:
             {a.revoked ? `${a.name} (revoked)` : a.name}
           </option>
         ))}
+        {runs.length > 0 && (
+          <optgroup label="Agent runs">
+            {runs.map((run) => (
+              <option key={run.id} value={run.caller}>
+                {runLabel(run.title, run.modelName)}
+              </option>
+            ))}
+          </optgroup>
+        )}
         {!known && <option value={value}>{value}</option>}
       </select>
     </label>
   );
+}
+
+/** A run as the person knows it: its task (shortened) and the model. */
+function runLabel(title: string, modelName: string): string {
+  const task = title.length > 48 ? `${title.slice(0, 47)}…` : title;
+  return `Run: ${task} (${modelName})`;
 }

@@ -1,6 +1,7 @@
 /**
  * Agent runs: the person's own model working with their servers. Choose a model (Settings →
- * Models) and the servers it may use, give it a task; its text streams in, each tool call shows
+ * Models), the servers it may use and its limits (tool calls, tokens), give it a task; its
+ * text streams in with the limits used so far ("7 / 25 calls"), each tool call shows
  * as a card (every call goes through permissions and the approval dialog, which names the run);
  * Stop cancels it; an interrupted, stopped or failed run can be resumed from where it stopped.
  */
@@ -10,6 +11,20 @@ import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { ViewHeader } from '../components/ViewHeader.js';
 import { ToolCallCard } from './ToolCallCard.js';
+
+/** The defaults main applies (runs/types.ts DEFAULT_RUN_LIMITS), shown in the fields. */
+const DEFAULT_MAX_TOOL_CALLS = 25;
+const DEFAULT_TOKEN_BUDGET = 200_000;
+const NUMBER = new Intl.NumberFormat('en-US');
+
+/** The limit fields as the request's numbers, or undefined when one is out of range (the contract's bounds). */
+function limitsOf(maxToolCalls: string, tokenBudget: string): { maxToolCalls: number; tokenBudget: number } | undefined {
+  const calls = Number(maxToolCalls);
+  const tokens = Number(tokenBudget);
+  if (!Number.isInteger(calls) || calls < 1 || calls > 1000) return undefined;
+  if (!Number.isInteger(tokens) || tokens < 1000 || tokens > 100_000_000) return undefined;
+  return { maxToolCalls: calls, tokenBudget: tokens };
+}
 
 const RESUMABLE = new Set<RunView['status']>(['interrupted', 'stopped', 'failed', 'needs_resolution', 'limit_reached']);
 const STATUS_WORDS: Record<RunView['status'], string> = {
@@ -29,6 +44,9 @@ function StartForm() {
   const [modelId, setModelId] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
   const [prompt, setPrompt] = useState('');
+  const [maxToolCalls, setMaxToolCalls] = useState(String(DEFAULT_MAX_TOOL_CALLS));
+  const [tokenBudget, setTokenBudget] = useState(String(DEFAULT_TOKEN_BUDGET));
+  const limits = limitsOf(maxToolCalls, tokenBudget);
   const model = modelId || models[0]?.id || '';
   if (!models.length) return <p className="muted">Add a model in Settings → Models to start a run.</p>;
   return (
@@ -37,7 +55,8 @@ function StartForm() {
       aria-label="Start a run"
       onSubmit={(e) => {
         e.preventDefault();
-        void startRun({ modelId: model, visibility: { allServers: false, serverIds: chosen, localTools: false }, prompt }).then(() => setPrompt(''));
+        if (!limits) return;
+        void startRun({ modelId: model, visibility: { allServers: false, serverIds: chosen, localTools: false }, prompt, ...limits }).then(() => setPrompt(''));
       }}
     >
       <label className="field">
@@ -66,7 +85,22 @@ function StartForm() {
         <span className="field-label">Task</span>
         <textarea className="input" rows={3} value={prompt} onChange={(e) => setPrompt(e.target.value)} aria-label="Task for the model" />
       </label>
-      <button type="submit" className="btn btn-primary" disabled={!prompt.trim()}>
+      <div className="run-limits-fields">
+        <label className="field">
+          <span className="field-label">Max tool calls</span>
+          <input className="input" type="number" min={1} max={1000} step={1} value={maxToolCalls} onChange={(e) => setMaxToolCalls(e.target.value)} />
+        </label>
+        <label className="field">
+          <span className="field-label">Max tokens (the whole run)</span>
+          <input className="input" type="number" min={1000} max={100_000_000} step={1000} value={tokenBudget} onChange={(e) => setTokenBudget(e.target.value)} />
+        </label>
+      </div>
+      {!limits && (
+        <p className="field-error" role="alert">
+          Max tool calls: a whole number from 1 to 1000. Max tokens: a whole number from 1,000 to 100,000,000.
+        </p>
+      )}
+      <button type="submit" className="btn btn-primary" disabled={!prompt.trim() || !limits}>
         Start run
       </button>
     </form>
@@ -127,8 +161,8 @@ function OpenRun() {
         <span className="badge" data-testid="run-status">
           {STATUS_WORDS[run.status]}
         </span>
-        <span className="muted">
-          {run.toolCalls}/{run.maxToolCalls} tool calls · {run.inputTokens + run.outputTokens}/{run.tokenBudget} tokens
+        <span className="muted" data-testid="run-limits">
+          {run.toolCalls} / {run.maxToolCalls} calls · {NUMBER.format(run.inputTokens + run.outputTokens)} / {NUMBER.format(run.tokenBudget)} tokens
         </span>
         {run.status === 'running' && (
           <button type="button" className="btn btn-small" onClick={() => void stopRun(run.id)}>

@@ -1,10 +1,15 @@
 /**
- * Settings → Models: the person's own models for agent runs — Anthropic, OpenAI, or any
- * OpenAI-compatible server by its base URL (Ollama, LM Studio, llama.cpp, vLLM: no key). The key
- * field is write-only: it is sent once, kept in the secret store, and never shown again.
+ * Settings → Models: the person's own models for agent runs — Anthropic, OpenAI (Chat Completions
+ * or the Responses API), or any OpenAI-compatible server by its base URL (Ollama, LM Studio,
+ * llama.cpp, vLLM: no key). The key field is write-only: it is sent once, kept in the secret
+ * store, and never shown again.
  */
 import { useState } from 'react';
+import type { ModelView } from '../../../../shared/runs.js';
 import { useAppStore } from '../../state/useAppStore.js';
+
+const KIND_WORDS: Record<ModelView['kind'], string> = { anthropic: 'Anthropic', openai: 'OpenAI-compatible', openai_responses: 'OpenAI Responses' };
+const KINDS = new Set<string>(Object.keys(KIND_WORDS));
 
 export function ModelsCard() {
   const models = useAppStore((s) => s.models);
@@ -13,7 +18,7 @@ export function ModelsCard() {
   const testModel = useAppStore((s) => s.testModel);
   const removeModel = useAppStore((s) => s.removeModel);
   const [name, setName] = useState('');
-  const [kind, setKind] = useState<'anthropic' | 'openai'>('openai');
+  const [kind, setKind] = useState<ModelView['kind']>('openai');
   const [baseUrl, setBaseUrl] = useState('');
   const [model, setModel] = useState('');
   const [apiKey, setApiKey] = useState('');
@@ -28,7 +33,7 @@ export function ModelsCard() {
       <ul className="model-list">
         {models.map((m) => (
           <li key={m.id} data-testid="model-row">
-            <strong>{m.name}</strong> <span className="muted">{m.kind === 'anthropic' ? 'Anthropic' : 'OpenAI-compatible'} · {m.model}{m.baseUrl ? ` · ${m.baseUrl}` : ''} · key {m.key === 'set' ? 'set' : 'not set'}</span>{' '}
+            <strong>{m.name}</strong> <span className="muted">{KIND_WORDS[m.kind]} · {m.model}{m.baseUrl ? ` · ${m.baseUrl}` : ''} · key {m.key === 'set' ? 'set' : 'not set'}</span>{' '}
             <button type="button" className="btn btn-small" onClick={() => void testModel(m.id)}>
               Test connection
             </button>{' '}
@@ -64,8 +69,9 @@ export function ModelsCard() {
         </label>
         <label className="field">
           <span className="field-label">Provider</span>
-          <select className="input" value={kind} onChange={(e) => setKind(e.target.value === 'anthropic' ? 'anthropic' : 'openai')}>
+          <select className="input" value={kind} onChange={(e) => setKind(KINDS.has(e.target.value) ? (e.target.value as ModelView['kind']) : 'openai')}>
             <option value="openai">OpenAI or compatible (Ollama, LM Studio, vLLM…)</option>
+            <option value="openai_responses">OpenAI Responses API</option>
             <option value="anthropic">Anthropic</option>
           </select>
         </label>
