@@ -7,7 +7,9 @@
  * History), no side effect happens twice, and the conversation is the text of an uninterrupted
  * run of the same script. The script has a turn with two calls, so kills land between them too.
  *
- * The seed is printed; `RUNS_KILL_SEED=<n>` replays the same points. So are the figures.
+ * The seed is printed; `RUNS_KILL_SEED=<n>` replays the same points, `RUNS_KILL_SEED=random` draws
+ * new ones. The default is one fixed draw, so that CI runs the same points every time (a new draw
+ * belongs in a session where its failure can be read, not in a gate). The figures are printed too.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,7 +53,8 @@ function describePoint(point: KillPoint): string {
   return `after the side effect "${point.line}"`;
 }
 
-const SEED = Number(process.env.RUNS_KILL_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED_SETTING = process.env.RUNS_KILL_SEED ?? '586446756';
+const SEED = SEED_SETTING === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(SEED_SETTING);
 const random = seeded(SEED);
 const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
