@@ -87,7 +87,19 @@ function prepareSecrets(knownSecrets: Iterable<string>): readonly string[] {
   return knownSecrets instanceof KnownSecrets ? knownSecrets.prepared : sortSecrets(knownSecrets);
 }
 
+/**
+ * Sets an own property of a fresh plain object. A "__proto__" key must stay a key, not set the
+ * copy's prototype: defined, not assigned — only for that key, as defineProperty costs several
+ * times an assignment and runs for every key of every redacted value.
+ */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
 function sortSecrets(knownSecrets: Iterable<string>): string[] {
+  // No known secret (a caller passing a fresh empty list per line, e.g. a server's log): nothing to sort.
+  if (Array.isArray(knownSecrets) && knownSecrets.length === 0) return [];
   // Longest first, so a secret that contains another is replaced whole.
   return [...new Set(knownSecrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
@@ -159,8 +171,7 @@ function walk(value: unknown, walker: Walker): JsonValue | undefined {
       const sensitive = isSensitiveKey(key);
       if (redactedKey !== key || sensitive) walker.changed = true;
       const redactedItem = sensitive ? REDACTED : (walk(item, walker) ?? null);
-      // defineProperty: a "__proto__" key in the input must stay a key, not set the copy's prototype.
-      Object.defineProperty(out, redactedKey, { value: redactedItem, enumerable: true, writable: true, configurable: true });
+      setOwn(out, redactedKey, redactedItem);
     }
     return out;
   } finally {
@@ -205,8 +216,7 @@ function replaceDeep(value: unknown, secrets: readonly string[], ancestors: Set<
     });
     if (!changed) return value;
     const out: Record<string, unknown> = {};
-    // defineProperty: a "__proto__" key must stay a key, not set the copy's prototype.
-    for (const [key, item] of entries) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    for (const [key, item] of entries) setOwn(out, key, item);
     return out;
   } finally {
     ancestors.delete(value);
