@@ -20,8 +20,19 @@ export const SENSITIVE_KEY = /token|secret|password|passwd|authorization|api[-_]
 /** Counters that merely contain "token" (model usage figures), which are no secret. */
 const TOKEN_COUNT_KEY = /^(max|input|output|total|prompt|completion|cached|reasoning)[-_]?tokens?$|^tokens?[-_]?(count|used|limit)$|^num[-_]?tokens$/i;
 
+/** Keys already judged (the same few keys recur in every trace event and call): two regex tests per key once, not per value. */
+const judgedKeys = new Map<string, boolean>();
+/** Keys come from anyone's data: the memo is emptied when it reaches this size, so it stays bounded. */
+const MAX_JUDGED_KEYS = 4096;
+
 export function isSensitiveKey(key: string): boolean {
-  return SENSITIVE_KEY.test(key) && !TOKEN_COUNT_KEY.test(key);
+  let sensitive = judgedKeys.get(key);
+  if (sensitive === undefined) {
+    sensitive = SENSITIVE_KEY.test(key) && !TOKEN_COUNT_KEY.test(key);
+    if (judgedKeys.size >= MAX_JUDGED_KEYS) judgedKeys.clear();
+    judgedKeys.set(key, sensitive);
+  }
+  return sensitive;
 }
 
 /** Shorter values are not treated as secrets: replacing "a" everywhere would shred the text. */
