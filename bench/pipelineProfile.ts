@@ -6,7 +6,9 @@
  * Each sample is charged by its leaf frame: a project file (electron/, shared/) keeps its own
  * self time (its line mapped back to the TypeScript source); better-sqlite3's native methods
  * (nameless native frames: a statement's run/get/all, a commit) and its JS wrapper count as
- * SQLite; other native frames go to the nearest caller with a script. The summary gives per-call
+ * SQLite; other native frames go to the nearest caller with a script (V8 does not always give a
+ * native call a frame of its own: part of a statement's time can show as its caller's self time,
+ * which is why the list by nearest project frame is printed too). The summary gives per-call
  * figures (µs of busy time per call) so runs of different lengths compare. The sampler counts
  * wall time: on a loaded machine, time the thread waits for a core inflates every entry alike
  * (compare shares, and runs made under the same load).
