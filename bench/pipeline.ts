@@ -23,6 +23,12 @@
  * Knobs (env): BENCH_CALLS (2000), BENCH_WARMUP (200), BENCH_ROUNDS (5), BENCH_CONCURRENCY
  * ('burst' or a bound such as 100), BENCH_HISTORY_RECORDS (100000), BENCH_HISTORY_QUERIES (200),
  * BENCH_STAGES=1 (also time the pipeline's stages, sequentially, with wrapped parts).
+ *
+ * `npm run bench:pipeline -- --profile`: instead of the figures above, V8's sampling profile of
+ * this process (pipelineProfile.ts) while the pipeline runs BENCH_PROFILE_CALLS (5000) sequential,
+ * then as many concurrent calls, after the same warm-up; the raw SDK client is profiled the same
+ * way, for the floor. Prints busy time per call by kind (SQLite, each project area, SDK, Node,
+ * GC) and the project files' functions with the most self time.
  */
 import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -44,6 +50,7 @@ import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, stdioFixtureConfig } from '../test/helpers/fixtures.js';
 import type { GroupCommitStats } from '../electron/storage/groupCommit.js';
 import type { Caller, ConcurrencyMode, CpuSample, SequentialResult } from './pipelineHelpers.js';
+import { formatSummary, profileWhile, summarize } from './pipelineProfile.js';
 import {
   InMemoryRuleStore,
   ROUND_TRIP_STAGE,
@@ -68,6 +75,8 @@ const CONCURRENCY: ConcurrencyMode = parseConcurrency(process.env.BENCH_CONCURRE
 const HISTORY_RECORDS = Number(process.env.BENCH_HISTORY_RECORDS ?? 100_000);
 const HISTORY_QUERIES = Number(process.env.BENCH_HISTORY_QUERIES ?? 200);
 const STAGES = process.env.BENCH_STAGES === '1';
+const PROFILE = process.argv.includes('--profile');
+const PROFILE_CALLS = Number(process.env.BENCH_PROFILE_CALLS ?? 5000);
 
 const SERVER_ID = 'fx';
 const USER = { userId: 'bench-user', sessionId: 'bench-session' };
@@ -75,7 +84,7 @@ const USER = { userId: 'bench-user', sessionId: 'bench-session' };
 // A burst writes faster than the server reads; the SDK's stdio send() then adds one 'drain'
 // listener per pending write, which trips Node's leak warning (10) on every burst. The warning
 // is noise here; the limit only governs that message.
-EventEmitter.defaultMaxListeners = Math.max(EventEmitter.defaultMaxListeners, CALLS + WARMUP + 100);
+EventEmitter.defaultMaxListeners = Math.max(EventEmitter.defaultMaxListeners, CALLS + WARMUP + 100, PROFILE ? PROFILE_CALLS + 100 : 0);
 
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-pipeline-'));
 /** Everything to close at the end, newest first (also on failure). */
@@ -416,12 +425,51 @@ async function measureStages(rawCall: Caller): Promise<string[][]> {
   return rows;
 }
 
+// ── profile (--profile) ──────────────────────────────────────────────────────────────────────
+
+async function profilePipeline(): Promise<void> {
+  const raw = await rawCaller();
+  const pipeline = await buildPipeline('profile');
+  await checkPipelineDecision(pipeline);
+  let next = 0;
+  const take = (n: number) => {
+    const first = next;
+    next += n;
+    return first;
+  };
+  for (const call of [raw, pipeline.call]) {
+    await runSequential(call, WARMUP, take(WARMUP));
+    await runConcurrent(call, WARMUP, take(WARMUP), CONCURRENCY);
+  }
+  const conc = describeConcurrency(CONCURRENCY, PROFILE_CALLS);
+  const sections: Array<[string, Caller]> = [
+    ['raw SDK callTool', raw],
+    ['pipeline executeTool', pipeline.call],
+  ];
+  const stats = () => pipeline.checkpoints.groupCommitStats;
+  for (const [name, call] of sections) {
+    const before = stats();
+    const seq = summarize(await profileWhile(async () => void (await runSequential(call, PROFILE_CALLS, take(PROFILE_CALLS))), 100), PROFILE_CALLS);
+    const mid = stats();
+    const par = summarize(await profileWhile(async () => void (await runConcurrent(call, PROFILE_CALLS, take(PROFILE_CALLS), CONCURRENCY)), 100), PROFILE_CALLS);
+    const after = stats();
+    for (const line of formatSummary(`${name}, sequential`, seq)) console.log(line);
+    if (call === pipeline.call) console.log(`  (group commit: ${fmt(((mid.busyMs - before.busyMs) / PROFILE_CALLS) * 1000, 1)} µs/call inside SQLite transactions, ${fmt((mid.transactions - before.transactions) / PROFILE_CALLS, 2)} transactions/call)`);
+    console.log('');
+    for (const line of formatSummary(`${name}, concurrent (${conc})`, par)) console.log(line);
+    if (call === pipeline.call) console.log(`  (group commit: ${fmt(((after.busyMs - mid.busyMs) / PROFILE_CALLS) * 1000, 1)} µs/call inside SQLite transactions, ${fmt((after.transactions - mid.transactions) / PROFILE_CALLS, 3)} transactions/call)`);
+    console.log('');
+  }
+  console.log(`(sampling every 100 µs; per call = busy time of this process / calls; the server's own CPU is not in it; ${process.platform}, ${cpus().length} cores, node ${process.versions.node}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+}
+
 // ── main ─────────────────────────────────────────────────────────────────────────────────────
 
 async function main(): Promise<void> {
   const started = performance.now();
   const startLoad = loadavg().map((l) => l.toFixed(2)).join(' ');
   await buildFixtureServers();
+  if (PROFILE) return profilePipeline();
 
   const calls = await measureCalls();
   const rawP50 = median(calls.raw.seq.map((r) => r.p50));

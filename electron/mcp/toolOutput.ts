@@ -4,7 +4,7 @@
  * answer too, which carries no structured content and would fail — so those calls hand the SDK
  * the definition without its output schema, and the final, complete result is checked here with
  * the same rule and words: an error result is not checked; a success must carry structured
- * content that matches.
+ * content that matches. Each schema is compiled once, not per call.
  */
 import { ProtocolError, ProtocolErrorCode, fromJsonSchema } from '@modelcontextprotocol/client';
 import type { JsonSchemaType } from '@modelcontextprotocol/client';
@@ -16,6 +16,18 @@ export function withoutOutputSchema(tool: ToolDescriptor): ToolDescriptor {
   return rest;
 }
 
+/** Each output schema compiled once (a listing makes new definition objects, so a changed schema is compiled anew). */
+const validators = new WeakMap<object, ReturnType<typeof fromJsonSchema>>();
+
+function validatorOf(schema: NonNullable<ToolDescriptor['outputSchema']>): ReturnType<typeof fromJsonSchema> {
+  let validator = validators.get(schema);
+  if (!validator) {
+    validator = fromJsonSchema(schema as JsonSchemaType);
+    validators.set(schema, validator);
+  }
+  return validator;
+}
+
 /** Throws as the SDK would when a complete result does not fit the tool's output schema. */
 export async function checkToolOutput(tool: ToolDescriptor | undefined, result: unknown): Promise<void> {
   if (!tool?.outputSchema || typeof result !== 'object' || result === null) return;
@@ -24,7 +36,7 @@ export async function checkToolOutput(tool: ToolDescriptor | undefined, result: 
   if (structuredContent === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Tool ${tool.name} has an output schema but did not return structured content`);
   let checked;
   try {
-    checked = await fromJsonSchema(tool.outputSchema as JsonSchemaType)['~standard'].validate(structuredContent);
+    checked = await validatorOf(tool.outputSchema)['~standard'].validate(structuredContent);
   } catch (error) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to validate structured content: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -20,8 +20,19 @@ export const SENSITIVE_KEY = /token|secret|password|passwd|authorization|api[-_]
 /** Counters that merely contain "token" (model usage figures), which are no secret. */
 const TOKEN_COUNT_KEY = /^(max|input|output|total|prompt|completion|cached|reasoning)[-_]?tokens?$|^tokens?[-_]?(count|used|limit)$|^num[-_]?tokens$/i;
 
+/** Keys already judged (the same few keys recur in every trace event and call): two regex tests per key once, not per value. */
+const judgedKeys = new Map<string, boolean>();
+/** Keys come from anyone's data: the memo is emptied when it reaches this size, so it stays bounded. */
+const MAX_JUDGED_KEYS = 4096;
+
 export function isSensitiveKey(key: string): boolean {
-  return SENSITIVE_KEY.test(key) && !TOKEN_COUNT_KEY.test(key);
+  let sensitive = judgedKeys.get(key);
+  if (sensitive === undefined) {
+    sensitive = SENSITIVE_KEY.test(key) && !TOKEN_COUNT_KEY.test(key);
+    if (judgedKeys.size >= MAX_JUDGED_KEYS) judgedKeys.clear();
+    judgedKeys.set(key, sensitive);
+  }
+  return sensitive;
 }
 
 /** Shorter values are not treated as secrets: replacing "a" everywhere would shred the text. */
@@ -87,7 +98,19 @@ function prepareSecrets(knownSecrets: Iterable<string>): readonly string[] {
   return knownSecrets instanceof KnownSecrets ? knownSecrets.prepared : sortSecrets(knownSecrets);
 }
 
+/**
+ * Sets an own property of a fresh plain object. A "__proto__" key must stay a key, not set the
+ * copy's prototype: defined, not assigned — only for that key, as defineProperty costs several
+ * times an assignment and runs for every key of every redacted value.
+ */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
 function sortSecrets(knownSecrets: Iterable<string>): string[] {
+  // No known secret (a caller passing a fresh empty list per line, e.g. a server's log): nothing to sort.
+  if (Array.isArray(knownSecrets) && knownSecrets.length === 0) return [];
   // Longest first, so a secret that contains another is replaced whole.
   return [...new Set(knownSecrets)].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
@@ -159,8 +182,7 @@ function walk(value: unknown, walker: Walker): JsonValue | undefined {
       const sensitive = isSensitiveKey(key);
       if (redactedKey !== key || sensitive) walker.changed = true;
       const redactedItem = sensitive ? REDACTED : (walk(item, walker) ?? null);
-      // defineProperty: a "__proto__" key in the input must stay a key, not set the copy's prototype.
-      Object.defineProperty(out, redactedKey, { value: redactedItem, enumerable: true, writable: true, configurable: true });
+      setOwn(out, redactedKey, redactedItem);
     }
     return out;
   } finally {
@@ -205,8 +227,7 @@ function replaceDeep(value: unknown, secrets: readonly string[], ancestors: Set<
     });
     if (!changed) return value;
     const out: Record<string, unknown> = {};
-    // defineProperty: a "__proto__" key must stay a key, not set the copy's prototype.
-    for (const [key, item] of entries) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    for (const [key, item] of entries) setOwn(out, key, item);
     return out;
   } finally {
     ancestors.delete(value);

@@ -10,12 +10,14 @@
  *   requests from an agent — shares it; each promise settles once that transaction committed:
  *   a claim is durable before its caller goes on to the side effect, a result before the call
  *   returns. The promise is the durability point.
- * - `later(write)` — a write nobody waits for (trace events). These are written together, in a
- *   transaction of their own, `LATER_MS` after the first of them was queued: the commits a call
- *   waits for carry only its claim or its result (every page a transaction touches is written
- *   to the WAL again, so small waited-for commits are the fast ones), and the trace writes of
- *   all the calls of those milliseconds share one commit. A process killed in between loses
- *   those trace events — never a checkpoint.
+ * - `later(write)` — a write nobody waits for (trace events). These are written `LATER_MS` after
+ *   the first of them was queued, each in a transaction of its own, one per turn of the event
+ *   loop: the commits a call waits for carry only its claim or its result (every page a
+ *   transaction touches is written to the WAL again, so small waited-for commits are the fast
+ *   ones), and the trace writes of all the calls of those milliseconds share a few commits. A
+ *   writer keeps each of its writes small (traceWriter.ts), so no single commit holds up the
+ *   answers waiting in the event loop for long — that stall was the pipeline's p99. A process
+ *   killed in between loses those trace events — never a checkpoint.
  * `flush()` writes everything queued now (readers and `close()` call it).
  *
  * A failing write does not sink the batch: it gets its own error, and SQLite has undone its one
@@ -57,6 +59,9 @@ export class GroupCommit {
   #urgent: QueuedWrite[] = [];
   /** Writes nobody waits for (later). */
   #lazy: QueuedWrite[] = [];
+  /** Writes nobody waits for whose time came: written one per turn, oldest first. */
+  #due: QueuedWrite[] = [];
+  #dueScheduled = false;
   #urgentScheduled = false;
   #lazyTimer: NodeJS.Timeout | undefined;
   readonly #stats: GroupCommitStats = { transactions: 0, writes: 0, largestBatch: 0, busyMs: 0 };
@@ -83,7 +88,7 @@ export class GroupCommit {
 
   /** Writes still queued (not yet in a transaction). */
   get pending(): number {
-    return this.#urgent.length + this.#lazy.length;
+    return this.#urgent.length + this.#due.length + this.#lazy.length;
   }
 
   /**
@@ -110,8 +115,22 @@ export class GroupCommit {
     this.#lazy.push({ write, settle: (outcome) => (outcome.ok ? onStored() : onFailed(outcome.error)) });
     this.#lazyTimer ??= setTimeout(() => {
       this.#lazyTimer = undefined;
-      this.flush();
+      this.#due.push(...this.#takeLazy());
+      this.#writeDue();
     }, LATER_MS);
+  }
+
+  /** Commits the oldest due write, and leaves the next one to the next turn (answers are read in between). */
+  #writeDue(): void {
+    const item = this.#due.shift();
+    if (!item) return;
+    this.#write([item]);
+    if (this.#due.length === 0 || this.#dueScheduled) return;
+    this.#dueScheduled = true;
+    setImmediate(() => {
+      this.#dueScheduled = false;
+      this.#writeDue();
+    });
   }
 
   /** Called after every committed transaction (the WAL checkpointer counts them). */
@@ -124,7 +143,9 @@ export class GroupCommit {
   flush(): void {
     clearTimeout(this.#lazyTimer);
     this.#lazyTimer = undefined;
-    this.#write([...this.#takeUrgent(), ...this.#takeLazy()]);
+    const due = this.#due;
+    this.#due = [];
+    this.#write([...this.#takeUrgent(), ...due, ...this.#takeLazy()]);
   }
 
   #takeUrgent(): QueuedWrite[] {

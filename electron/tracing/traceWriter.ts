@@ -4,6 +4,11 @@
  * short call — is inserted once, already finished (no INSERT then UPDATE, whose status change
  * rewrites its index entries), and events go in multi-row INSERTs. Listeners are told, in the
  * order the changes were made, once the batch is committed.
+ *
+ * A batch is closed — the next change opens another, a write of its own — once a call finishing
+ * brings it to BATCH_CHANGES changes, or any change to BATCH_MAX_CHANGES (a burst): each write
+ * then blocks the event loop for a short while only, the answers of calls in flight are read
+ * between two, and a short call's trace still goes in whole (its start, events and finish in one batch).
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { TraceNotification } from '../../shared/traces.js';
@@ -18,6 +23,12 @@ export type TraceEventRow = [string, number, string, number, number | null, stri
 
 /** Events per multi-row INSERT. */
 const EVENTS_PER_STATEMENT = 16;
+
+/** A batch this large is closed when a trace finishes in it (about nine short calls: trace, 5 events, finish each). */
+export const BATCH_CHANGES = 64;
+
+/** A batch is closed at this size whatever changes (a burst of calls starting together). */
+export const BATCH_MAX_CHANGES = 512;
 
 interface Batch {
   starts: Map<string, TraceStartRow>;
@@ -55,18 +66,26 @@ export class TraceWriter {
     const batch = this.#open();
     batch.starts.set(row[0], row);
     batch.notifications.push(notification);
+    this.#closeAt(batch, BATCH_MAX_CHANGES);
   }
 
   event(row: TraceEventRow, notification: TraceNotification): void {
     const batch = this.#open();
     batch.events.push(row);
     batch.notifications.push(notification);
+    this.#closeAt(batch, BATCH_MAX_CHANGES);
   }
 
   finish(traceId: string, row: TraceFinishRow, notification: TraceNotification): void {
     const batch = this.#open();
     batch.finishes.set(traceId, row);
     batch.notifications.push(notification);
+    this.#closeAt(batch, BATCH_CHANGES);
+  }
+
+  /** Closes `batch` once it holds `changes` changes: the next change opens another. */
+  #closeAt(batch: Batch, changes: number): void {
+    if (batch.notifications.length >= changes && this.#batch === batch) this.#batch = undefined;
   }
 
   #open(): Batch {

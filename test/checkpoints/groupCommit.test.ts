@@ -157,6 +157,37 @@ describe('grouped checkpoint writes', () => {
     }
   });
 
+  it('write many short calls’ traces in small commits, one per turn, each trace whole', async () => {
+    // A single commit of everything queued held up every answer waiting in the event loop (the p99).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const tracer = new Tracer(db);
+      const before = store.groupCommitStats;
+      for (let i = 0; i < 25; i++) {
+        const trace = tracer.start({ sessionId: 's1', callId: `short${i}`, userId: 'u1', toolName: 'echo', serverId: 'fx' });
+        trace.event('decision', { outcome: 'allow' });
+        trace.event('claim', { outcome: 'owner' });
+        trace.event('attempt_started', { attempt: 1 });
+        trace.event('attempt_finished', { attempt: 1, outcome: 'ok', durationMs: 1 });
+        trace.event('completed', { isError: false, contentBlocks: 1 });
+        trace.finish('ok');
+      }
+      const stored = () => (other.prepare(`SELECT COUNT(*) AS n FROM traces WHERE status = 'ok'`).get() as { n: number }).n;
+      vi.advanceTimersByTime(LATER_MS);
+      // 25 calls × 7 changes, a write closed at the first finish reaching 64 changes: 10 + 10 + 5 traces.
+      expect(store.groupCommitStats.transactions - before.transactions).toBe(1);
+      expect(stored()).toBe(10); // the first write alone, its traces already finished (inserted once)
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(store.groupCommitStats.transactions - before.transactions).toBe(2);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(store.groupCommitStats.transactions - before.transactions).toBe(3);
+      expect(stored()).toBe(25);
+      expect((other.prepare('SELECT COUNT(*) AS n FROM trace_events').get() as { n: number }).n).toBe(125);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('are committed by close(), not dropped', async () => {
     const tracer = new Tracer(db);
     const trace = tracer.start({ sessionId: 's1', callId: 'late', userId: 'u1', toolName: 't', serverId: 'x' });
