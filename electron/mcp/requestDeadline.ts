@@ -26,10 +26,11 @@ export const NEVER_MS = 2_147_483_647;
 export class CallDeadline {
   /** Aborts when the call must end: the caller's cancel, the server's silence, the total. */
   readonly signal: AbortSignal;
-  /** Aborts (reason `AskCallEnded`) once the call is over, however it ended. */
-  readonly ended: AbortSignal;
   private readonly controller = new AbortController();
-  private readonly endController = new AbortController();
+  /** Made when someone first asks for `ended`: most calls have no dialog waiting on them, and an
+   *  abort with its reason costs about as much as the rest of the deadline's work per call. */
+  private endController: AbortController | undefined;
+  private over = false;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private totalTimer: ReturnType<typeof setTimeout> | undefined;
   private totalLeftMs: number;
@@ -47,12 +48,20 @@ export class CallDeadline {
     private readonly callerSignal: AbortSignal | undefined,
   ) {
     this.signal = this.controller.signal;
-    this.ended = this.endController.signal;
     this.totalLeftMs = maxTotalMs;
     this.onCallerAbort = () => this.expire(callerSignal?.reason);
     if (callerSignal?.aborted) this.onCallerAbort();
     else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
     this.startTotal();
+  }
+
+  /** Aborts (reason `AskCallEnded`) once the call is over, however it ended. */
+  get ended(): AbortSignal {
+    if (!this.endController) {
+      this.endController = new AbortController();
+      if (this.over) this.endController.abort(new AskCallEnded());
+    }
+    return this.endController.signal;
   }
 
   /** Sends one request of the call: the server's silence is timed while it is on the wire. */
@@ -93,7 +102,9 @@ export class CallDeadline {
     this.clearIdle();
     this.stopTotal();
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
-    if (!this.ended.aborted) this.endController.abort(new AskCallEnded());
+    if (this.over) return;
+    this.over = true;
+    this.endController?.abort(new AskCallEnded());
   }
 
   private armIdle(): void {

@@ -15,7 +15,8 @@ import { ScriptedAsks } from '../helpers/scriptedAsks.js';
 
 const TOOLS = 'ask_form,ask_url,sample,roots,client_capabilities';
 /** The tasks extension is declared to every server (a call it answers with a task is followed: mcp/tasks/). */
-const TASKS_DECLARED = { 'io.modelcontextprotocol/tasks': {} };
+/** The extensions every client declares: tasks, and MCP Apps with the one MIME type it renders. */
+const EXTENSIONS_DECLARED = { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
 
 describe('requests from the server: elicitation, sampling, roots (stdio fixture)', () => {
   let scratch: ReturnType<typeof scratchDir>;
@@ -41,7 +42,7 @@ describe('requests from the server: elicitation, sampling, roots (stdio fixture)
 
   it('declares elicitation and sampling only with someone to answer them; roots always', async () => {
     const alone = await connect();
-    expect((await alone.callTool('client_capabilities', {})).structuredContent).toEqual({ answer: { roots: { listChanged: true }, extensions: TASKS_DECLARED } });
+    expect((await alone.callTool('client_capabilities', {})).structuredContent).toEqual({ answer: { roots: { listChanged: true }, extensions: EXTENSIONS_DECLARED } });
     // Not declared, not answered: the server's request is refused as an unknown method, nobody is asked.
     const refused = await alone.callTool('ask_form', { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
     expect(refused.isError).toBe(true);
@@ -49,7 +50,7 @@ describe('requests from the server: elicitation, sampling, roots (stdio fixture)
 
     const asked = await connect({ asks: new ScriptedAsks() });
     expect((await asked.callTool('client_capabilities', {})).structuredContent).toEqual({
-      answer: { roots: { listChanged: true }, elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {}, extensions: TASKS_DECLARED },
+      answer: { roots: { listChanged: true }, elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {}, extensions: EXTENSIONS_DECLARED },
     });
   });
 
