@@ -64,6 +64,7 @@ import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.
 import type { OpenedTransport } from './transports.js';
 import { TaskAwareClient, taskCreatedOf, withTasksExtension } from './tasks/taskWire.js';
 import { followTask, parseTask } from './tasks/followTask.js';
+import { callAsLegacyTask, legacyTaskRequester } from './tasks/legacyTasks.js';
 import type { TaskRequester } from './tasks/followTask.js';
 import type { DetailedTaskV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { z } from 'zod';
@@ -405,7 +406,9 @@ export class MCPClient implements ToolClient {
     const maxTotalMs = Math.max(timeoutMs, this.config.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS);
     // A modern call's input_required rounds run here (inputRounds.ts), where the call's own answerers are known.
     const rounds = this._negotiated?.era === 'modern';
-    const params = { name, arguments: args, ...this.logLevel.meta(this._negotiated?.era) };
+    // A 2025-11-25 server that runs this tool as a task is asked to (tasks/legacyTasks.ts).
+    const asTask = this._negotiated?.era === 'legacy' && callAsLegacyTask(this._negotiated.capabilities, this.toolDefinitions.get(name));
+    const params = { name, arguments: args, ...this.logLevel.meta(this._negotiated?.era), ...(asTask ? { task: {} } : {}) };
     // The call's deadline (requestDeadline.ts): the server's silence and the total, both paused
     // while a person answers what the server asked — in this call's rounds, or (legacy) as a
     // request of the server's while the call is in flight (personWaits.ts).
@@ -469,9 +472,15 @@ export class MCPClient implements ToolClient {
     }
   }
 
-  /** `tasks/get` and `tasks/cancel` on this connection (the tasks extension). */
+  /** `tasks/get` and `tasks/cancel` on this connection (the tasks extension, or the 2025-11-25 form on a legacy one). */
   private taskRequester(timeoutMs: number): TaskRequester {
     const anyResult = z.record(z.string(), z.unknown());
+    if (this._negotiated?.era === 'legacy') {
+      // tasks/result waits for the task's end: the follower's signal ends it, not a timer.
+      return legacyTaskRequester(this.serverId, (method, params, signal) =>
+        this.session.send(`${method} "${params.taskId}"`, (sdk) => sdk.request({ method, params }, anyResult, { timeout: method === 'tasks/result' ? NEVER_MS : timeoutMs, ...(signal ? { signal } : {}) })),
+      );
+    }
     return {
       get: (taskId, signal) => this.session.send(`tasks/get "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/get', params: { taskId } }, anyResult, { timeout: timeoutMs, signal })),
       cancel: async (taskId) => {
