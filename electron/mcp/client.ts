@@ -21,7 +21,7 @@
  * transports.ts and stdioTransport.ts.
  */
 import { ProtocolError } from '@modelcontextprotocol/client';
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, InputRequest } from '@modelcontextprotocol/client';
 import type { PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
 import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
@@ -55,7 +55,8 @@ import { SessionRenewal } from './sessionRenewal.js';
 import { SignInRounds } from './signInRounds.js';
 import { LogBuffer } from './logBuffer.js';
 import { invalidHeaderDeclaration } from './toolHeaders.js';
-import { runInputRounds } from './inputRounds.js';
+import { answerInputRequests, runInputRounds } from './inputRounds.js';
+import type { InputRoundsContext } from './inputRounds.js';
 import { checkToolOutput, withoutOutputSchema } from './toolOutput.js';
 import { networkFailureOf } from './networkFailure.js';
 import { gatewayMarksOf, refuseOwnGateway } from './ownGateway.js';
@@ -414,31 +415,33 @@ export class MCPClient implements ToolClient {
     // request of the server's while the call is in flight (personWaits.ts).
     const deadline = new CallDeadline(timeoutMs, maxTotalMs, options.signal);
     this.callsInFlight.track(deadline);
+    const inputContext: InputRoundsContext = {
+      serverId: this.serverId,
+      person: this.options.asks ? { serverId: this.serverId, handlers: this.options.asks, note: (line) => this.log.note(line) } : undefined,
+      personWait: () => ({ signal: deadline.ended, answered: deadline.waitForPerson() }),
+      asks: options.asks,
+      roots: () => this.roots,
+      note: (line) => this.log.note(line),
+      onRound: options.onInputRound,
+      maxRounds: MAX_INPUT_ROUNDS,
+    };
     try {
       const send = (legParams: Record<string, unknown>): Promise<unknown> =>
         this.sendToolCall(name, legParams, { timeoutMs, deadline, rounds, ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, options.signal).catch((error: unknown) => {
           // Answered with a task (the tasks extension): followed to its end within the call's deadline, its result is the call's.
           const task = taskCreatedOf(error);
           if (!task) throw error;
-          return followTask(task, this.taskRequester(timeoutMs), { serverId: this.serverId, operation: `tools/call "${name}"`, signal: deadline.signal, callerSignal: options.signal, onEvent: options.onTask });
+          return followTask(task, this.taskRequester(timeoutMs), {
+            serverId: this.serverId,
+            operation: `tools/call "${name}"`,
+            signal: deadline.signal,
+            callerSignal: options.signal,
+            onEvent: options.onTask,
+            // The task's questions go to the same answerers as the call's input rounds.
+            answerInput: async (inputRequests, signal) => (await answerInputRequests(inputRequests as Record<string, InputRequest>, inputContext, signal)).responses,
+          });
         });
-      const result = !rounds
-        ? await send(params)
-        : await runInputRounds(
-            params,
-            send,
-            {
-              serverId: this.serverId,
-              person: this.options.asks ? { serverId: this.serverId, handlers: this.options.asks, note: (line) => this.log.note(line) } : undefined,
-              personWait: () => ({ signal: deadline.ended, answered: deadline.waitForPerson() }),
-              asks: options.asks,
-              roots: () => this.roots,
-              note: (line) => this.log.note(line),
-              onRound: options.onInputRound,
-              maxRounds: MAX_INPUT_ROUNDS,
-            },
-            deadline.signal,
-          );
+      const result = !rounds ? await send(params) : await runInputRounds(params, send, inputContext, deadline.signal);
       if (rounds) await checkToolOutput(this.toolDefinitions.get(name), result);
       return normalizeToolResult(result);
     } catch (error) {
@@ -485,6 +488,9 @@ export class MCPClient implements ToolClient {
       get: (taskId, signal) => this.session.send(`tasks/get "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/get', params: { taskId } }, anyResult, { timeout: timeoutMs, signal })),
       cancel: async (taskId) => {
         await this.session.send(`tasks/cancel "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/cancel', params: { taskId } }, anyResult, { timeout: timeoutMs }));
+      },
+      update: async (taskId, inputResponses, signal) => {
+        await this.session.send(`tasks/update "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/update', params: { taskId, inputResponses } }, anyResult, { timeout: timeoutMs, signal }));
       },
     };
   }
