@@ -13,11 +13,12 @@
  * - A call that ends before the server names a task is answered with its result, as before.
  * - The agent sees status and status message; a downstream question (input_required) is
  *   answered in MiniHarness (the person's dialogs), shown to the agent as `working`.
+ * - `tasks/*` from a request that did not declare the extension: -32021 (missing capability).
  * Finished tasks are kept for `tasks/get` up to MAX_FINISHED_TASKS (the oldest forgotten first).
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION_ID_V2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { z } from 'zod';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
@@ -150,11 +151,31 @@ function textOf(result: CallToolResult | undefined): string {
 
 const ById = z.object({ taskId: z.string().max(256) });
 
-/** `tasks/get` and `tasks/cancel` for the agent `agentOf()` names (throws when it was revoked). */
+/** A tasks/* request from a client that did not declare the extension: -32021, as the extension requires. */
+function requireDeclared(ctx: ServerContext): void {
+  if (!agentDeclaresTasks(ctx)) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID_V2]: {} } } });
+}
+
+/**
+ * `tasks/get`, `tasks/cancel` and `tasks/update` for the agent `agentOf()` names (throws when it
+ * was revoked). The gateway's tasks never wait on the agent's input (the person answers a
+ * downstream question), so `tasks/update` of an owned task is refused as asking nothing.
+ */
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- the gateway's low-level Server (agentServer.ts)
 export function serveAgentTasks(server: Server, tasks: AgentTasks, agentOf: () => { id: string }): void {
-  server.setRequestHandler('tasks/get', { params: ById }, ({ taskId }) => tasks.get(agentOf().id, taskId));
-  server.setRequestHandler('tasks/cancel', { params: ById }, ({ taskId }) => tasks.cancel(agentOf().id, taskId));
+  server.setRequestHandler('tasks/get', { params: ById }, ({ taskId }, ctx) => {
+    requireDeclared(ctx);
+    return tasks.get(agentOf().id, taskId);
+  });
+  server.setRequestHandler('tasks/cancel', { params: ById }, ({ taskId }, ctx) => {
+    requireDeclared(ctx);
+    return tasks.cancel(agentOf().id, taskId);
+  });
+  server.setRequestHandler('tasks/update', { params: ById }, ({ taskId }, ctx) => {
+    requireDeclared(ctx);
+    tasks.get(agentOf().id, taskId);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This task is not waiting for input from the agent.');
+  });
 }
 
 /**

@@ -97,4 +97,18 @@ describe('tasks through the gateway, scoped to the agent', () => {
     await waitFor(() => taskEvents(tasksDir).some((e) => e.event === 'cancelled' && e.taskId === downstream.taskId), 20_000);
     await waitFor(async () => (await a.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult)).status === 'cancelled', 20_000);
   }, 60_000);
+
+  it('tasks/* from a request that does not declare the extension: -32021 (missing capability)', async () => {
+    const task = await callForTask(a, 'undeclared');
+    const { token } = await app.createAgent('Plain agent');
+    const plain = new TaskAwareClient({ name: 'plain', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await plain.connect(new StreamableHTTPClientTransport(app.url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      const refused = await plain.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult).catch((e: unknown) => e);
+      expect((refused as ProtocolError).code).toBe(-32021);
+    } finally {
+      await plain.close();
+      await a.request({ method: 'tasks/cancel', params: { taskId: task.taskId } }, anyResult);
+    }
+  }, 60_000);
 });
