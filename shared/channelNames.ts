@@ -48,6 +48,7 @@ export const CHANNEL_NAMES = [
   'history.replay',
   'history.rerun',
   'history.resolve',
+  'history.askTask',
   'import.preview',
   'import.apply',
   'asks.list',

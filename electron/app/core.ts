@@ -222,7 +222,15 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...permissionHandlers({ permissions }),
     ...settingsHandlers({ settings, emit }),
     ...traceHandlers({ tracer }),
-    ...historyHandlers({ app, checkpoints, redactor, calls }),
+    ...historyHandlers({
+      app,
+      checkpoints,
+      redactor,
+      calls,
+      // History's "Ask the server now": one record's task, asked at once; a task still working is followed in the background.
+      askTask: async (sessionId, callId) =>
+        (await recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), waitMs: 10_000, signal: taskRecoveryStop.signal, only: { sessionId, callId } })).settled,
+    }),
     ...importHandlers({ registry, servers, redactor }),
     ...agentHandlers({ agents }),
     ...resourceHandlers({ registry, features }),

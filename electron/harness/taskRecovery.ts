@@ -10,6 +10,7 @@
  * - the server not reachable, not offering tasks, or not knowing the task → left `started`
  *   (nothing is made up), reported as `unresolved` with why.
  * Only a call that died before the server named a task stays "unknown" for good.
+ * On demand (History's "Ask the server now"): `only` names the one record to ask about.
  */
 import type { DetailedTaskV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { CheckpointTaskLinks, TaskLinkedCall } from '../checkpoints/taskLinks.js';
@@ -34,6 +35,8 @@ export interface TaskRecoveryOptions {
   /** Ends the background following (the app is closing). */
   signal?: AbortSignal;
   note?: (line: string) => void;
+  /** Only this record (History's "Ask the server now"); default: every pending one. */
+  only?: { sessionId: string; callId: string };
 }
 
 export interface TaskRecovery {
@@ -47,7 +50,8 @@ export async function recoverTaskCalls(options: TaskRecoveryOptions): Promise<Ta
   const settled: TaskRecoveryOutcome[] = [];
   const following: Array<Promise<TaskRecoveryOutcome>> = [];
   const signal = options.signal ?? new AbortController().signal;
-  for (const call of options.links.pending()) {
+  const pending = options.links.pending().filter((call) => !options.only || (call.sessionId === options.only.sessionId && call.callId === options.only.callId));
+  for (const call of pending) {
     const client = await clientFor(call.serverId, options, signal);
     if (typeof client === 'string') {
       settled.push({ kind: 'unresolved', call, reason: client });
