@@ -415,6 +415,7 @@ export class MCPClient implements ToolClient {
     // request of the server's while the call is in flight (personWaits.ts).
     const deadline = new CallDeadline(timeoutMs, maxTotalMs, options.signal);
     this.callsInFlight.track(deadline);
+    let taskInputs = 0;
     const inputContext: InputRoundsContext = {
       serverId: this.serverId,
       person: this.options.asks ? { serverId: this.serverId, handlers: this.options.asks, note: (line) => this.log.note(line) } : undefined,
@@ -438,7 +439,12 @@ export class MCPClient implements ToolClient {
             callerSignal: options.signal,
             onEvent: options.onTask,
             // The task's questions go to the same answerers as the call's input rounds.
-            answerInput: async (inputRequests, signal) => (await answerInputRequests(inputRequests as Record<string, InputRequest>, inputContext, signal)).responses,
+            // Each answered set is reported like an input round (the call's trace shows what was asked and who answered).
+            answerInput: async (inputRequests, signal) => {
+              const answered = await answerInputRequests(inputRequests as Record<string, InputRequest>, inputContext, signal);
+              options.onInputRound?.({ round: ++taskInputs, requests: answered.requests });
+              return answered.responses;
+            },
           });
         });
       const result = !rounds ? await send(params) : await runInputRounds(params, send, inputContext, deadline.signal);

@@ -10,6 +10,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
 import { MCPRemoteError, MCPRequestCancelled } from '../../electron/mcp/errors.js';
 import type { TaskEvent } from '../../electron/mcp/tasks/followTask.js';
+import type { InputRound } from '../../electron/mcp/types.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { scratchDir, waitFor } from '../helpers/fixtures.js';
 import { ScriptedAsks } from '../helpers/scriptedAsks.js';
@@ -95,7 +96,8 @@ describe('a tool call the server runs as a task', () => {
     const asks = new ScriptedAsks();
     const c = await connected(asks);
     const events: TaskEvent[] = [];
-    const call = c.callTool('asking_job', { label: 'door' }, { onTask: (event) => events.push(event) });
+    const rounds: InputRound[] = [];
+    const call = c.callTool('asking_job', { label: 'door' }, { onTask: (event) => events.push(event), onInputRound: (round) => rounds.push(round) });
     const asked = await asks.next();
     if (asked.kind !== 'elicitation' || asked.ask.mode !== 'form') throw new Error(`expected a form elicitation, got ${asked.kind}`);
     expect(asked.ask).toMatchObject({ serverId: 'tasks', message: 'Which colour for door?' });
@@ -103,6 +105,8 @@ describe('a tool call the server runs as a task', () => {
     const result = await call;
     expect(result.content).toEqual([{ type: 'text', text: 'done door in teal' }]);
     expect(events.map((e) => e.status)).toEqual(['input_required', 'completed']);
+    // The answered question is reported as the call's input (its trace shows it): what was asked, who answered.
+    expect(rounds).toEqual([{ round: 1, requests: [{ kind: 'elicitation', answeredBy: 'person' }] }]);
     // Asked once, answered once.
     expect(asks.received).toHaveLength(1);
     expect(taskEvents(scratch.dir).filter((e) => e.event === 'answered')).toEqual([expect.objectContaining({ label: 'door', colour: 'teal' })]);
