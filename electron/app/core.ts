@@ -229,7 +229,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       calls,
       // History's "Ask the server now": one record's task, asked at once; a task still working is followed in the background.
       askTask: async (sessionId, callId) =>
-        (await recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), waitMs: 10_000, signal: taskRecoveryStop.signal, only: { sessionId, callId } })).settled,
+        (await recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), tracer, waitMs: 10_000, signal: taskRecoveryStop.signal, only: { sessionId, callId } })).settled,
     }),
     ...importHandlers({ registry, servers, redactor }),
     ...agentHandlers({ agents }),
@@ -251,7 +251,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       // Discovery runs in the background: the window opens at once and statuses stream in.
       registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
       // Calls that died while their server ran them as a task: the server says how they ended (harness/taskRecovery.ts).
-      void recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), waitMs: 60_000, signal: taskRecoveryStop.signal })
+      void recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), tracer, waitMs: 60_000, signal: taskRecoveryStop.signal })
         .then((recovery) => recovery.following)
         .catch((error: unknown) => warnings.notice(`Resolving calls run as tasks failed: ${(error as Error).message}`));
       // Agents connect once the window can show their approvals; the tools stream in as servers answer.

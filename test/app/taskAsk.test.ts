@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallOutcome, HistoryRecordView } from '../../shared/contract.js';
+import type { TraceDetail, TraceSummary } from '../../shared/traces.js';
 import { PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
 import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../mcp/taskPeer.js';
 import type { GatewayApp } from '../gateway/support.js';
@@ -47,6 +48,11 @@ describe('History: ask the server now about a call run as a task', () => {
     const record = await app.call<HistoryRecordView>('history.askTask', { sessionId, callId: 'ask-task-1' });
     expect(record.status).toBe('completed');
     expect(JSON.stringify(record.result)).toContain('done later');
+    // Traces show the task's life after the app lost the call: the server's answer, then the stored result.
+    const traces = (await app.call<{ traces: TraceSummary[] }>('traces.list', { toolName: 'long_job', limit: 50 })).traces.filter((t) => t.callId === 'ask-task-1');
+    const details = await Promise.all(traces.map((t) => app.call<TraceDetail>('traces.get', { traceId: t.traceId })));
+    const recovery = details.find((d) => d.events.some((e) => e.type === 'task' && e.data.status === 'completed') && d.events.at(-1)?.type === 'completed');
+    expect(recovery?.events.map((e) => e.type)).toEqual(['task', 'completed']);
     const replay = await app.call<CallOutcome>('history.replay', { sessionId, callId: 'ask-task-1' });
     expect(replay.replayed).toBe(true);
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'later')).toHaveLength(1);
