@@ -3,7 +3,8 @@
  * `tools/list` answers with the tools the agent may see, under the gateway's names, and whose
  * `tools/call` runs through the app's call path (`HarnessApplication.executeTool`: permissions,
  * the person's approval, the checkpoint, the trace) as the agent. Anything that stops a call
- * comes back as an `isError` result the model can act on. A legacy (2025) agent gets one of these
+ * comes back as an `isError` result the model can act on. A 2026-07-28 agent that declares the
+ * tasks extension gets a task instead when the server behind runs the call as one (agentTasks.ts). A legacy (2025) agent gets one of these
  * per session (agentSession.ts); a modern (2026-07-28) agent gets one per request
  * (modernAgents.ts) — the era only decides how a call without an idempotency key is keyed.
  *

@@ -15,6 +15,8 @@
  * - roots: the configured folders, always (never a person).
  * An agent's sampling answer is relayed as text only; anything else is refused with a clear error.
  *
+ * The same answering (`answerInputRequests`) serves a task's `input_required` (tasks/followTask.ts).
+ *
  * Each round is reported (`onRound`: the kinds asked and who answered — never the answers), and
  * every answer waits under the call's signal (the caller's cancel and the call's total deadline);
  * while the person is asked, the call's deadline pauses (`personWait`), and the dialog ends with the call.
