@@ -47,6 +47,7 @@ export const CHANNEL_NAMES = [
   'history.get',
   'history.replay',
   'history.rerun',
+  'history.askTask',
   'history.resolve',
   'import.preview',
   'import.apply',

@@ -52,6 +52,8 @@ export interface CallOptions {
   callerWait?: CallerWait;
   /** The call started (or stopped) waiting for the person's approval. */
   onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
+  /** Not the GUI's call: where the task's id and statuses go (the gateway's tasks, gateway/agentTasks.ts). */
+  onTask?: (task: TaskEvent) => void;
 }
 
 /** The caller's answerers as the MCP layer takes them; none when the caller can answer nothing (the GUI). */
@@ -123,7 +125,7 @@ export class CallService {
         ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
         onProgress: options.onProgress ?? ((update) => this.emit('call.progress', { callId: request.callId, ...update })),
         // The GUI's own calls: the call panel shows the task's status (its message already redacted by the harness).
-        ...(caller === this.gui ? { onTask: (task: TaskEvent) => this.emit('call.task', { callId: request.callId, taskId: task.taskId, status: task.status, ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}) }) } : {}),
+        ...(caller === this.gui ? { onTask: (task: TaskEvent) => this.emit('call.task', { callId: request.callId, taskId: task.taskId, status: task.status, ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}) }) } : options.onTask ? { onTask: options.onTask } : {}),
         ...(asks ? { asks } : {}),
         ...(options.callerWait ? { callerWait: options.callerWait } : {}),
         ...(options.onApprovalWait ? { onApprovalWait: options.onApprovalWait } : {}),

@@ -234,7 +234,15 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...permissionHandlers({ permissions }),
     ...settingsHandlers({ settings, emit }),
     ...traceHandlers({ tracer }),
-    ...historyHandlers({ app, checkpoints, redactor, calls }),
+    ...historyHandlers({
+      app,
+      checkpoints,
+      redactor,
+      calls,
+      // History's "Ask the server now": one record's task, asked at once; a task still working is followed in the background.
+      askTask: async (sessionId, callId) =>
+        (await recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), tracer, waitMs: 10_000, signal: taskRecoveryStop.signal, only: { sessionId, callId } })).settled,
+    }),
     ...importHandlers({ registry, servers, redactor }),
     ...agentHandlers({ agents }),
     ...resourceHandlers({ registry, features }),
@@ -262,7 +270,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
       // Discovery runs in the background: the window opens at once and statuses stream in.
       registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
       // Calls that died while their server ran them as a task: the server says how they ended (harness/taskRecovery.ts).
-      const recovery = recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), waitMs: 60_000, signal: taskRecoveryStop.signal });
+      const recovery = recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), tracer, waitMs: 60_000, signal: taskRecoveryStop.signal });
       runTaskOutcomes.track(recovery);
       void recovery
         .then((r) => r.following)

@@ -22,6 +22,7 @@ import type { CheckpointResult } from './types.js';
 export interface TaskLinkedCall {
   sessionId: string;
   callId: string;
+  userId: string;
   serverId: string;
   toolName: string;
   taskId: string;
@@ -34,7 +35,7 @@ export const MAX_TASK_ID_LENGTH = 256;
 export class CheckpointTaskLinks {
   readonly #clock: Clock;
   readonly #link: Statement<unknown[]>;
-  readonly #pending: Statement<[], { session_id: string; call_id: string; server_id: string; tool_name: string; task_id: string; trace_id: string }>;
+  readonly #pending: Statement<[], { session_id: string; call_id: string; user_id: string; server_id: string; tool_name: string; task_id: string; trace_id: string }>;
   readonly #complete: Statement<unknown[]>;
   readonly #fail: Statement<unknown[]>;
 
@@ -45,7 +46,7 @@ export class CheckpointTaskLinks {
       `UPDATE checkpoints SET task_id = ?, updated_at = ? WHERE session_id = ? AND call_id = ? AND status = 'started' AND lease = ? AND task_id IS NULL`,
     );
     this.#pending = db.prepare(
-      `SELECT session_id, call_id, server_id, tool_name, task_id, trace_id FROM checkpoints WHERE status = 'started' AND task_id IS NOT NULL ORDER BY server_id, task_id`,
+      `SELECT session_id, call_id, user_id, server_id, tool_name, task_id, trace_id FROM checkpoints WHERE status = 'started' AND task_id IS NOT NULL ORDER BY server_id, task_id`,
     );
     this.#complete = db.prepare(
       `UPDATE checkpoints SET status = 'completed', result_json = ?, is_error = ?, lease = NULL, updated_at = ?
@@ -65,7 +66,7 @@ export class CheckpointTaskLinks {
 
   /** Every `started` record that carries a task id. */
   pending(): TaskLinkedCall[] {
-    return this.#pending.all().map((row) => ({ sessionId: row.session_id, callId: row.call_id, serverId: row.server_id, toolName: row.tool_name, taskId: row.task_id, traceId: row.trace_id }));
+    return this.#pending.all().map((row) => ({ sessionId: row.session_id, callId: row.call_id, userId: row.user_id, serverId: row.server_id, toolName: row.tool_name, taskId: row.task_id, traceId: row.trace_id }));
   }
 
   /** The task completed: its result is the record's (replayed from now on). False when the record moved on. */

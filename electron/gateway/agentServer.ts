@@ -3,7 +3,8 @@
  * `tools/list` answers with the tools the agent may see, under the gateway's names, and whose
  * `tools/call` runs through the app's call path (`HarnessApplication.executeTool`: permissions,
  * the person's approval, the checkpoint, the trace) as the agent. Anything that stops a call
- * comes back as an `isError` result the model can act on. A legacy (2025) agent gets one of these
+ * comes back as an `isError` result the model can act on. A 2026-07-28 agent that declares the
+ * tasks extension gets a task instead when the server behind runs the call as one (agentTasks.ts). A legacy (2025) agent gets one of these
  * per session (agentSession.ts); a modern (2026-07-28) agent gets one per request
  * (modernAgents.ts) — the era only decides how a call without an idempotency key is keyed.
  *
@@ -16,7 +17,8 @@
  * scoped to the agent, so no agent can replay another's results.
  */
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
@@ -33,6 +35,10 @@ import { waitEndedOf } from '../security/waitEnded.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
 import type { AgentAsk, AgentSample, ModernRounds } from './modernRounds.js';
+import type { AgentTasks } from './agentTasks.js';
+import { TaskAnsweringServer, agentDeclaresTasks, serveAgentTasks } from './agentTasks.js';
+import type { TaskEvent } from '../mcp/tasks/followTask.js';
+import { TASKS_EXTENSION_ID } from '../mcp/tasks/taskWire.js';
 
 /** The app's call path as the gateway uses it (CallService.call). */
 export interface GatewayCalls {
@@ -54,6 +60,8 @@ export interface GatewayCalls {
       callerWait?: CallerWait;
       /** The call started (or stopped) waiting for the person's approval: the agent is kept informed (approvalWaitProgress.ts). */
       onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
+      /** The server behind runs the call as a task: its id and each status (agentTasks.ts). */
+      onTask?: (event: TaskEvent) => void;
     },
   ): Promise<CallOutcome>;
 }
@@ -78,6 +86,8 @@ export interface AgentSessionDeps {
   waitingProgressMs?: number;
   /** The marks of the MiniHarness gateways this app is connected to, named beside its own (a ring of runs is refused). */
   marksThrough?: () => readonly string[];
+  /** The gateway's tasks (agentTasks.ts): a 2026-07-28 agent that declares the tasks extension gets one when the server behind makes one. */
+  tasks?: AgentTasks;
 }
 
 /** What differs between the eras: the key of a call without a callId, and the caller's session label. */
@@ -126,13 +136,17 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
     tools: { listChanged: true },
     ...(deps.features ? { resources: {}, prompts: {} } : {}),
     ...(deps.mark !== undefined ? { experimental: gatewayMarkCapability(deps.mark, deps.marksThrough?.()) } : {}),
+    // Tasks are the 2026-07-28 extension: offered to the stateless era only.
+    ...(deps.tasks && scope.rounds ? { extensions: { [TASKS_EXTENSION_ID]: {} } } : {}),
   };
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the gateway is a proxy whose tool, resource and prompt lists are computed per request: the SDK's low-level Server is meant for exactly that (McpServer registers fixed handlers)
-  const server = new Server(
+  // The low-level Server: the gateway is a proxy whose tool, resource and prompt lists are computed per request (McpServer registers fixed handlers).
+  // A Server that lets a tools/call answered with a task through (agentTasks.ts); otherwise the SDK's own.
+  const server = new TaskAnsweringServer(
     { name: 'MiniHarness', version: deps.version },
     // The gateway's own sealed requestState: verified before any handler runs (tampered or expired → -32602).
     { capabilities, instructions: INSTRUCTIONS, ...(scope.rounds ? { requestState: { verify: scope.rounds.verify } } : {}) },
   );
+  if (deps.tasks && scope.rounds) serveAgentTasks(server, deps.tasks, () => requireAgent(deps));
   server.setRequestHandler('tools/list', () => {
     const agent = requireAgent(deps);
     scope.onListed?.(deps.catalog.fingerprint(agent.visibility));
@@ -216,7 +230,7 @@ async function callTool(
       )
     : undefined;
   const callerWait = callerWaitOf(sentAt, hasToken);
-  const run = async (callKey: { sessionId: string; callId: string }, askers: { ask?: AgentAsk; sample?: AgentSample }, requestSignal: AbortSignal): Promise<CallToolResult> => {
+  const run = async (callKey: { sessionId: string; callId: string }, askers: { ask?: AgentAsk; sample?: AgentSample }, requestSignal: AbortSignal, onTask?: (event: TaskEvent) => void): Promise<CallToolResult> => {
     deps.onActivity();
     // The app may end this call (the agent revoked or removed): it is then answered with why, before the connection closes.
     const work = deps.inFlight?.begin(agent.id, scope.session?.(), requestSignal);
@@ -231,6 +245,7 @@ async function callTool(
           ...(callerWait ? { callerWait } : {}),
           ...(askers.ask ? { ask: askers.ask } : {}),
           ...(askers.sample ? { sample: askers.sample } : {}),
+          ...(onTask ? { onTask } : {}),
         },
       );
       return {
@@ -247,6 +262,9 @@ async function callTool(
       deps.onActivity();
     }
   };
+  // A 2026-07-28 agent that declared tasks: a call the server behind runs as a task becomes the
+  // agent's own task (agentTasks.ts); downstream questions then go to the person.
+  if (scope.rounds && deps.tasks && agentDeclaresTasks(ctx)) return deps.tasks.start(agent.id, (signal, onTask) => run(key, {}, signal, onTask)) as Promise<CallToolResult>;
   if (scope.rounds) {
     // A modern agent can be asked only what it declared it can answer (the request's envelope).
     // (The SDK types the lifted envelope as an empty object: read it as the record it is.)

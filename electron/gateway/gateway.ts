@@ -35,6 +35,7 @@ import { isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
 import { CallsInFlight } from './callsInFlight.js';
+import { AgentTasks } from './agentTasks.js';
 import { roomForSessions } from './sessionLimit.js';
 import type { AgentStore, StoredAgent } from './agentStore.js';
 import type { Clock } from './clientPresence.js';
@@ -100,6 +101,8 @@ export class Gateway {
   private readonly signIn: GatewaySignIn;
   /** Requests that run or wait on something: answered before a connection closes; their sessions are busy. */
   private readonly inFlight = new CallsInFlight();
+  /** The agents' tasks (agentTasks.ts), shared by every request of the stateless era. */
+  private readonly agentTasks = new AgentTasks();
 
   constructor(private readonly options: GatewayOptions) {
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BRIDGE_FRAME_BYTES;
@@ -151,6 +154,7 @@ export class Gateway {
     this.idleTimer = undefined;
     await Promise.all([...this.sessions.values()].map((s) => s.close()));
     this.sessions.clear();
+    this.agentTasks.close();
     await this.modern.close();
     this.modernClients.forgetAll();
     if (http) {
@@ -335,6 +339,7 @@ export class Gateway {
       },
       onActivity: () => this.activity(),
       inFlight: this.inFlight,
+      tasks: this.agentTasks,
     };
   }
 

@@ -21,7 +21,7 @@
  * transports.ts and stdioTransport.ts.
  */
 import { ProtocolError } from '@modelcontextprotocol/client';
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, InputRequest } from '@modelcontextprotocol/client';
 import type { PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
 import type { LogLevel as LoggingLevel } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
@@ -57,7 +57,8 @@ import { LogBuffer } from './logBuffer.js';
 import { invalidHeaderDeclaration } from './toolHeaders.js';
 import { withAppsExtension } from '../apps/appsExtension.js';
 import { readToolUi } from '../apps/toolUi.js';
-import { runInputRounds } from './inputRounds.js';
+import { answerInputRequests, runInputRounds } from './inputRounds.js';
+import type { InputRoundsContext } from './inputRounds.js';
 import { checkToolOutput, withoutOutputSchema } from './toolOutput.js';
 import { networkFailureOf } from './networkFailure.js';
 import { gatewayMarksOf, refuseOwnGateway } from './ownGateway.js';
@@ -66,6 +67,7 @@ import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.
 import type { OpenedTransport } from './transports.js';
 import { TaskAwareClient, taskCreatedOf, withTasksExtension } from './tasks/taskWire.js';
 import { followTask, parseTask } from './tasks/followTask.js';
+import { callAsLegacyTask, legacyTaskRequester } from './tasks/legacyTasks.js';
 import type { TaskRequester } from './tasks/followTask.js';
 import type { DetailedTaskV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { z } from 'zod';
@@ -410,37 +412,47 @@ export class MCPClient implements ToolClient {
     const maxTotalMs = Math.max(timeoutMs, this.config.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS);
     // A modern call's input_required rounds run here (inputRounds.ts), where the call's own answerers are known.
     const rounds = this._negotiated?.era === 'modern';
-    const params = { name, arguments: args, ...this.logLevel.meta(this._negotiated?.era) };
+    // A 2025-11-25 server that runs this tool as a task is asked to (tasks/legacyTasks.ts).
+    const asTask = this._negotiated?.era === 'legacy' && callAsLegacyTask(this._negotiated.capabilities, this.toolDefinitions.get(name));
+    const params = { name, arguments: args, ...this.logLevel.meta(this._negotiated?.era), ...(asTask ? { task: {} } : {}) };
     // The call's deadline (requestDeadline.ts): the server's silence and the total, both paused
     // while a person answers what the server asked — in this call's rounds, or (legacy) as a
     // request of the server's while the call is in flight (personWaits.ts).
     const deadline = new CallDeadline(timeoutMs, maxTotalMs, options.signal);
     this.callsInFlight.track(deadline);
+    let taskInputs = 0;
+    const inputContext: InputRoundsContext = {
+      serverId: this.serverId,
+      person: this.options.asks ? { serverId: this.serverId, handlers: this.options.asks, note: (line) => this.log.note(line) } : undefined,
+      personWait: () => ({ signal: deadline.ended, answered: deadline.waitForPerson() }),
+      asks: options.asks,
+      roots: () => this.roots,
+      note: (line) => this.log.note(line),
+      onRound: options.onInputRound,
+      maxRounds: MAX_INPUT_ROUNDS,
+    };
     try {
       const send = (legParams: Record<string, unknown>): Promise<unknown> =>
         this.sendToolCall(name, legParams, { timeoutMs, deadline, rounds, ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, options.signal).catch((error: unknown) => {
           // Answered with a task (the tasks extension): followed to its end within the call's deadline, its result is the call's.
           const task = taskCreatedOf(error);
           if (!task) throw error;
-          return followTask(task, this.taskRequester(timeoutMs), { serverId: this.serverId, operation: `tools/call "${name}"`, signal: deadline.signal, callerSignal: options.signal, onEvent: options.onTask });
-        });
-      const result = !rounds
-        ? await send(params)
-        : await runInputRounds(
-            params,
-            send,
-            {
-              serverId: this.serverId,
-              person: this.options.asks ? { serverId: this.serverId, handlers: this.options.asks, note: (line) => this.log.note(line) } : undefined,
-              personWait: () => ({ signal: deadline.ended, answered: deadline.waitForPerson() }),
-              asks: options.asks,
-              roots: () => this.roots,
-              note: (line) => this.log.note(line),
-              onRound: options.onInputRound,
-              maxRounds: MAX_INPUT_ROUNDS,
+          return followTask(task, this.taskRequester(timeoutMs), {
+            serverId: this.serverId,
+            operation: `tools/call "${name}"`,
+            signal: deadline.signal,
+            callerSignal: options.signal,
+            onEvent: options.onTask,
+            // The task's questions go to the same answerers as the call's input rounds.
+            // Each answered set is reported like an input round (the call's trace shows what was asked and who answered).
+            answerInput: async (inputRequests, signal) => {
+              const answered = await answerInputRequests(inputRequests as Record<string, InputRequest>, inputContext, signal);
+              options.onInputRound?.({ round: ++taskInputs, requests: answered.requests });
+              return answered.responses;
             },
-            deadline.signal,
-          );
+          });
+        });
+      const result = !rounds ? await send(params) : await runInputRounds(params, send, inputContext, deadline.signal);
       if (rounds) await checkToolOutput(this.toolDefinitions.get(name), result);
       return normalizeToolResult(result);
     } catch (error) {
@@ -474,13 +486,22 @@ export class MCPClient implements ToolClient {
     }
   }
 
-  /** `tasks/get` and `tasks/cancel` on this connection (the tasks extension). */
+  /** `tasks/get` and `tasks/cancel` on this connection (the tasks extension, or the 2025-11-25 form on a legacy one). */
   private taskRequester(timeoutMs: number): TaskRequester {
     const anyResult = z.record(z.string(), z.unknown());
+    if (this._negotiated?.era === 'legacy') {
+      // tasks/result waits for the task's end: the follower's signal ends it, not a timer.
+      return legacyTaskRequester(this.serverId, (method, params, signal) =>
+        this.session.send(`${method} "${params.taskId}"`, (sdk) => sdk.request({ method, params }, anyResult, { timeout: method === 'tasks/result' ? NEVER_MS : timeoutMs, ...(signal ? { signal } : {}) })),
+      );
+    }
     return {
       get: (taskId, signal) => this.session.send(`tasks/get "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/get', params: { taskId } }, anyResult, { timeout: timeoutMs, signal })),
       cancel: async (taskId) => {
         await this.session.send(`tasks/cancel "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/cancel', params: { taskId } }, anyResult, { timeout: timeoutMs }));
+      },
+      update: async (taskId, inputResponses, signal) => {
+        await this.session.send(`tasks/update "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/update', params: { taskId, inputResponses } }, anyResult, { timeout: timeoutMs, signal }));
       },
     };
   }

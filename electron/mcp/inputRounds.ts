@@ -15,6 +15,8 @@
  * - roots: the configured folders, always (never a person).
  * An agent's sampling answer is relayed as text only; anything else is refused with a clear error.
  *
+ * The same answering (`answerInputRequests`) serves a task's `input_required` (tasks/followTask.ts).
+ *
  * Each round is reported (`onRound`: the kinds asked and who answered — never the answers), and
  * every answer waits under the call's signal (the caller's cancel and the call's total deadline);
  * while the person is asked, the call's deadline pauses (`personWait`), and the dialog ends with the call.
@@ -58,20 +60,7 @@ export async function runInputRounds(params: Params, send: (params: Params) => P
     if (round > context.maxRounds) {
       throw new SdkError(SdkErrorCode.InputRequiredRoundsExceeded, `input_required rounds exceeded (${context.maxRounds})`, { rounds: context.maxRounds });
     }
-    const requests: InputRound['requests'] = [];
-    const responses: Record<string, InputResponse> = {};
-    for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
-      throwIfAborted(signal);
-      // An answerer that gave up because the call ended: the call's end is the error.
-      // The call ends when its signal aborts, whether or not the answerer has noticed yet.
-      const answered = await untilAborted(answer(key, request, context, signal), signal).catch((error: unknown) => {
-        throwIfAborted(signal);
-        throw error;
-      });
-      responses[key] = answered.response;
-      requests.push({ kind: answered.kind, answeredBy: answered.answeredBy });
-    }
-    throwIfAborted(signal);
+    const { responses, requests } = await answerInputRequests(result.inputRequests ?? {}, context, signal);
     context.onRound?.({ round, requests });
     result = await send({
       ...params,
@@ -80,6 +69,28 @@ export async function runInputRounds(params: Params, send: (params: Params) => P
     });
   }
   return result;
+}
+
+/**
+ * Answers a set of embedded requests (a round's, or a task's `input_required` — tasks/followTask.ts)
+ * one by one, under the call's signal: the responses by key, and who answered each.
+ */
+export async function answerInputRequests(inputRequests: Record<string, InputRequest>, context: InputRoundsContext, signal: AbortSignal): Promise<{ responses: Record<string, InputResponse>; requests: InputRound['requests'] }> {
+  const requests: InputRound['requests'] = [];
+  const responses: Record<string, InputResponse> = {};
+  for (const [key, request] of Object.entries(inputRequests)) {
+    throwIfAborted(signal);
+    // An answerer that gave up because the call ended: the call's end is the error.
+    // The call ends when its signal aborts, whether or not the answerer has noticed yet.
+    const answered = await untilAborted(answer(key, request, context, signal), signal).catch((error: unknown) => {
+      throwIfAborted(signal);
+      throw error;
+    });
+    responses[key] = answered.response;
+    requests.push({ kind: answered.kind, answeredBy: answered.answeredBy });
+  }
+  throwIfAborted(signal);
+  return { responses, requests };
 }
 
 /**

@@ -84,6 +84,12 @@ export const historyChannels = {
   'history.replay': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(), CallOutcomeSchema),
   /** Runs a recorded call again as a NEW call (new callId, permissions and approval again). */
   'history.rerun': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema, newCallId: CallIdSchema }).strict(), CallOutcomeSchema),
+  /**
+   * Asks the server now how a recorded call it ran as a task ended (`tasks/get`): completed → its
+   * result is stored, failed → recorded failed, still working → followed to its end. Returns the
+   * record as it stands after asking.
+   */
+  'history.askTask': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(), HistoryRecordSchema),
   /** A person decides how a call whose result is unknown ended (after checking the remote side). */
   'history.resolve': channel(
     z

@@ -42,7 +42,7 @@ export function taskServerConfig(id: string, tasksDir: string): ServerConfig {
 }
 
 export interface TaskFixtureEvent {
-  event: 'effect' | 'cancelled';
+  event: 'effect' | 'cancelled' | 'answered';
   taskId: string;
   label: string;
 }

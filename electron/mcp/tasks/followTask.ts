@@ -6,6 +6,9 @@
  * - completed → the task's `result`, the call's result (the caller checks and normalizes it);
  * - failed → `MCPRemoteError` with the server's code and reason;
  * - cancelled (by the server, or by us) → `MCPRequestCancelled`;
+ * - input_required (2026-07-28: `inputRequests` on the task) → each request answered by
+ *   `answerInput` (the same answerers as a call's input rounds: the call's agent, else the
+ *   person's dialogs) and sent back with `tasks/update`; each request key is answered once;
  * - the caller cancels → `tasks/cancel` is sent, then the call ends as cancelled. Its deadline
  *   ending the wait does not cancel the task: the server keeps it, and the checkpoint's task id
  *   lets it be asked again at the next start (harness/taskRecovery.ts).
@@ -35,6 +38,8 @@ export interface TaskEvent {
 export interface TaskRequester {
   get(taskId: string, signal: AbortSignal): Promise<unknown>;
   cancel(taskId: string): Promise<void>;
+  /** `tasks/update` (2026-07-28): the answers to the task's input requests. */
+  update?(taskId: string, inputResponses: Record<string, unknown>, signal: AbortSignal): Promise<void>;
 }
 
 export interface FollowOptions {
@@ -45,6 +50,8 @@ export interface FollowOptions {
   /** The caller's own cancel: only this one cancels the task on the server. */
   callerSignal?: AbortSignal | undefined;
   onEvent?: ((event: TaskEvent) => void) | undefined;
+  /** Answers a task's input requests (by key); absent: nobody here answers, the task waits. */
+  answerInput?: ((inputRequests: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>) | undefined;
 }
 
 /** The task's state as the server answered `tasks/get`, validated. */
@@ -65,6 +72,7 @@ export async function followTask(created: { taskId: string; status: TaskStatusV2
   };
   report(created);
   let interval = pollInterval(created.pollIntervalMs);
+  const answered = new Set<string>();
   try {
     for (;;) {
       await waitFor(interval, options.signal);
@@ -73,7 +81,7 @@ export async function followTask(created: { taskId: string; status: TaskStatusV2
       if (task.status === 'completed') return task.result as Record<string, unknown>;
       if (task.status === 'failed') throw new MCPRemoteError(options.serverId, task.error.code, `task ${taskId} failed: ${task.error.message}`);
       if (task.status === 'cancelled') throw new MCPRequestCancelled(options.serverId, `${options.operation} (task ${taskId}, cancelled by the server)`);
-      // input_required: answering through tasks/update is not built yet; the task waits, and so do we.
+      if (task.status === 'input_required') await answerInput(taskId, task.inputRequests, answered, requester, options);
       interval = pollInterval(task.pollIntervalMs);
     }
   } catch (error) {
@@ -85,6 +93,15 @@ export async function followTask(created: { taskId: string; status: TaskStatusV2
     }
     throw error;
   }
+}
+
+/** The task's input requests not answered yet, answered and sent back (`tasks/update`). */
+async function answerInput(taskId: string, inputRequests: Record<string, unknown>, answered: Set<string>, requester: TaskRequester, options: FollowOptions): Promise<void> {
+  const fresh = Object.fromEntries(Object.entries(inputRequests).filter(([key]) => !answered.has(key)));
+  if (Object.keys(fresh).length === 0 || !options.answerInput || !requester.update) return;
+  for (const key of Object.keys(fresh)) answered.add(key);
+  const responses = await options.answerInput(fresh, options.signal);
+  await requester.update(taskId, responses, options.signal);
 }
 
 function pollInterval(serverMs: number | undefined): number {

@@ -10,7 +10,8 @@
  * is touched. The task is validated with the extension's own schema (core/v2): a malformed one
  * is not a task (the SDK then reports the unsupported result type as before).
  *
- * Only a server that declared the extension may answer with a task, and only a client that
+ * The 2025-11-25 form's answer (`{ task }`, no `content`) is handed on the same way, converted
+ * by legacyTasks.ts. Only a server that declared the extension may answer with a task, and only a client that
  * declared it gets one: the declaration is in every request's `_meta` on a modern connection
  * (the SDK frames it from the client's capabilities).
  */
@@ -18,6 +19,7 @@ import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import type { ClientCapabilities, JSONRPCResponse } from '@modelcontextprotocol/client';
 import { CreateTaskResultV2Schema, TASKS_EXTENSION_ID_V2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { CreateTaskResultV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { legacyTaskCreated } from './legacyTasks.js';
 
 export const TASKS_EXTENSION_ID = TASKS_EXTENSION_ID_V2;
 
@@ -39,10 +41,12 @@ export function serverOffersTasks(capabilities: unknown): boolean {
 export class TaskAwareClient extends Client {
   protected override _onresponse(response: JSONRPCResponse): void {
     const result = (response as { result?: unknown }).result;
-    if (typeof result === 'object' && result !== null && (result as { resultType?: unknown }).resultType === 'task') {
-      const task = CreateTaskResultV2Schema.safeParse(result);
-      if (task.success) {
-        super._onresponse({ jsonrpc: '2.0', id: response.id, error: { code: TASK_CREATED_CODE, message: `the server runs this call as task ${task.data.taskId}`, data: { task: task.data } } } as JSONRPCResponse);
+    if (typeof result === 'object' && result !== null) {
+      const parsed = (result as { resultType?: unknown }).resultType === 'task' ? CreateTaskResultV2Schema.safeParse(result) : undefined;
+      // The 2025-11-25 form (`{ task }`, legacyTasks.ts), shown in the 2026-07-28 shape.
+      const task = parsed?.success ? parsed.data : legacyTaskCreated(result);
+      if (task) {
+        super._onresponse({ jsonrpc: '2.0', id: response.id, error: { code: TASK_CREATED_CODE, message: `the server runs this call as task ${task.taskId}`, data: { task } } } as JSONRPCResponse);
         return;
       }
     }

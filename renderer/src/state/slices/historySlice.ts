@@ -79,6 +79,8 @@ export interface HistorySlice extends Loadable<'sessions'>, Loadable<'history'> 
   rerunCall(record: HistoryRecordView): Promise<CallOutcome>;
   /** A person decides how a `started` call ended. Throws the BridgeError. */
   resolveCall(record: HistoryRecordView, resolution: Resolution): Promise<HistoryRecordView>;
+  /** Asks the server now how a call it ran as a task ended (History's "Ask the server now"); the record as it stands after. */
+  askTaskNow(record: HistoryRecordView): Promise<HistoryRecordView>;
   /** A trace started or finished somewhere: refresh what History shows of it (coalesced). */
   noteTraceActivity(trace: TraceSummary): void;
   clearHistory(): void;
@@ -305,6 +307,15 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
 
     rerunCall(record) {
       return client.call('history.rerun', { sessionId: record.sessionId, callId: record.callId, newCallId: `gui-${crypto.randomUUID()}` });
+    },
+
+    async askTaskNow(record) {
+      const updated = await client.call('history.askTask', { sessionId: record.sessionId, callId: record.callId });
+      if (updated.sessionId === get().historySessionId || get().historyAllSessions) {
+        const rest = get().historyRecords.filter((r) => recordKey(r) !== recordKey(updated));
+        set({ historyRecords: matches(updated, get().historyFilters) ? [updated, ...rest] : rest }, false, 'history/taskAsked');
+      }
+      return updated;
     },
 
     async resolveCall(record, resolution) {

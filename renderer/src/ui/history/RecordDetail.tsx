@@ -1,7 +1,8 @@
 /**
  * One recorded call: its arguments, result, last error, attempts and resolution, and what can be
  * done with it — replay a completed call (its stored result; nothing runs), run it again as a new
- * call (permissions and approval again), or resolve a call whose result is unknown by hand.
+ * call (permissions and approval again), resolve a call whose result is unknown by hand, or ask the
+ * server now how a call it ran as a task ended.
  */
 import { useEffect, useState } from 'react';
 import type { CallOutcome, HistoryRecordView } from '../../../../shared/contract.js';
@@ -149,6 +150,18 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
   const [shown, setShown] = useState<Shown | undefined>(undefined);
   const [confirmRerun, setConfirmRerun] = useState(false);
   const [resolving, setResolving] = useState(false);
+  const askTaskNow = useAppStore((s) => s.askTaskNow);
+  const [asking, setAsking] = useState<{ busy: boolean; error?: string }>({ busy: false });
+
+  async function askServer(): Promise<void> {
+    setAsking({ busy: true });
+    try {
+      await askTaskNow(record);
+      setAsking({ busy: false });
+    } catch (error) {
+      setAsking({ busy: false, error: messageOf(error) });
+    }
+  }
 
   async function run(action: Action): Promise<void> {
     setRunning(action);
@@ -227,9 +240,19 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
         </Callout>
       )}
       {unknown && !cancelled && record.taskId && (
-        <Callout tone="info" title={`Running as task ${record.taskId} on the server`}>
+        <Callout
+          tone="info"
+          title={`Running as task ${record.taskId} on the server`}
+          actions={
+            <button type="button" className="btn btn-small" onClick={() => void askServer()} disabled={asking.busy}>
+              {asking.busy ? <Spinner label="Asking" /> : <Icon name="refresh" size={14} />}
+              Ask the server now
+            </button>
+          }
+        >
           The server runs this call as a task. The app asks the server how it ended when it starts (and follows a task still running), then records the
           server&apos;s result or reason here.
+          {asking.error && <span className="record-error" role="alert"> {asking.error}</span>}
         </Callout>
       )}
       {unknown && !cancelled && !record.taskId && (

@@ -1,0 +1,102 @@
+/**
+ * Calls a server runs as a task (the tasks extension), end to end: the real browser-mode host,
+ * the built renderer in Chromium, the task fixture over stdio. The call panel shows the task and
+ * its status while it runs, then the task's result; History's "Ask the server now" on a record
+ * left unknown with a task id (its wait ended before the task did) asks the server, and the
+ * record becomes completed with the server's result.
+ *
+ * Run: npx playwright test test/e2e/tasks.spec.ts
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import type { ServerView } from '../../shared/contract.js';
+import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
+import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../mcp/taskPeer.js';
+import { Bridge } from './support/bridge.js';
+import type { WebHostProcess } from './support/webHost.js';
+import { buildAppOnce, startWebHost } from './support/webHost.js';
+
+test.describe.configure({ timeout: 90_000 });
+
+let scratch: string;
+let tasksDir: string;
+let host: WebHostProcess | undefined;
+let bridge: Bridge | undefined;
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  buildAppOnce();
+  await buildTaskFixture();
+});
+
+test.beforeEach(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-tasks-'));
+  tasksDir = join(scratch, 'tasks');
+  host = await startWebHost({ dataDir: join(scratch, 'data') });
+  bridge = await Bridge.connect(host);
+  // The same task server twice: "tasks" waits for its tasks; "hasty" gives up after 800 ms in all (its records are left unknown).
+  for (const [id, extra] of [['tasks', {}], ['hasty', { maxTotalTimeoutMs: 800 }]] as const) {
+    await bridge.ok('servers.save', {
+      mode: 'create',
+      config: { id, name: id, transport: 'stdio', command: process.execPath, args: [BUILT_TASK_FIXTURE], cwd: PROJECT_ROOT, env: { TASKS_DIR: tasksDir }, protocolEra: 'modern', ...extra },
+    });
+    await waitFor(async () => ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === id)?.toolCount ?? 0) > 0, 20_000);
+    await bridge.ok('permissions.setToolLevel', { serverId: id, toolName: 'long_job', level: 'ALLOW' });
+  }
+});
+
+test.afterEach(async () => {
+  bridge?.close();
+  await host?.stop();
+  bridge = undefined;
+  host = undefined;
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function openView(page: Page, name: 'History' | 'Tools'): Promise<void> {
+  await page.goto(host!.url);
+  await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+}
+
+function effectOf(label: string): { taskId: string } | undefined {
+  return taskEvents(tasksDir).find((e) => e.event === 'effect' && e.label === label);
+}
+
+test('the call panel shows the task and its status while it runs, then the task’s result', async ({ page }) => {
+  await openView(page, 'Tools');
+  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="long_job"][data-server="tasks"]').click();
+  const panel = page.getByRole('region', { name: 'Call long_job' });
+  await panel.getByLabel('label').fill('panel');
+  await panel.getByRole('button', { name: 'Run' }).click();
+  const running = panel.getByRole('status', { name: 'Call in progress' });
+  await expect(running).toContainText('Running as task');
+  await expect(running).toContainText('working on panel');
+  await waitFor(() => effectOf('panel') !== undefined, 20_000);
+  releaseTask(tasksDir, effectOf('panel')!.taskId);
+  await expect(running).toHaveCount(0, { timeout: 20_000 });
+  await expect(panel).toContainText('done panel');
+});
+
+test('History: "Ask the server now" on a record left unknown with a task id records the server’s result', async ({ page }) => {
+  const callId = `e2e-task-${randomUUID()}`;
+  const call = await bridge!.call('tools.call', { name: 'long_job', serverId: 'hasty', args: { label: 'later' }, callId, timeoutMs: 300 });
+  expect(call.ok).toBe(false);
+  releaseTask(tasksDir, effectOf('later')!.taskId);
+
+  await openView(page, 'History');
+  const row = page.locator(`[data-history-row][data-call-id="${callId}"]`);
+  await row.click();
+  const detail = page.getByRole('region', { name: 'Call long_job' });
+  await expect(detail).toContainText('Running as task');
+  await detail.getByRole('button', { name: 'Ask the server now' }).click();
+  await expect(detail.locator('[data-record-status]').first()).toHaveAttribute('data-record-status', 'completed');
+  await expect(detail).toContainText('done later');
+  await expect(detail.getByRole('button', { name: 'Replay' })).toBeVisible();
+  expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'later')).toHaveLength(1);
+});
