@@ -142,8 +142,9 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
 
   it('a call that became a task is never sent again: its deadline ends the wait, not the task (even an idempotent tool on a trusted server)', async () => {
     const h = await restart();
-    // A trusted server whose calls may take 1 s in all: the follow ends there, and the retry policy would resend an idempotent tool.
-    h.registry.addServer({ ...taskServerConfig('tasks-idem', tasksDir), trusted: true, timeoutMs: 1_000, maxTotalTimeoutMs: 1_000 });
+    // A trusted server whose calls may take 3 s in all: the follow ends there, and the retry policy would resend an idempotent tool.
+    // (3 s, not less: on a loaded machine the server must still name its task inside the deadline.)
+    h.registry.addServer({ ...taskServerConfig('tasks-idem', tasksDir), trusted: true, timeoutMs: 3_000, maxTotalTimeoutMs: 3_000 });
     await h.registry.discover();
     await h.engine.addRule({ level: 'ALLOW', match: { serverId: 'tasks-idem' } });
     const error = await h.app.executeTool('idempotent_job', { label: 'idem' }, { userId: 'kill-test', sessionId: 's5', callId: 'idem-1', serverId: 'tasks-idem' }).catch((e: unknown) => e);
