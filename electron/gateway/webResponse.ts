@@ -58,8 +58,9 @@ function waitWritable(res: ServerResponse): Promise<void> {
   });
 }
 
-export async function serveWebRequest(req: IncomingMessage, res: ServerResponse, handler: WebHandler, parsedBody: unknown): Promise<void> {
-  const response = await handler(toWebRequest(req), parsedBody === undefined ? {} : { parsedBody });
+/** `request`: the Web Request already built for `req` (the era decision reads one; it has no body, so one serves both). */
+export async function serveWebRequest(req: IncomingMessage, res: ServerResponse, handler: WebHandler, parsedBody: unknown, request: Request = toWebRequest(req)): Promise<void> {
+  const response = await handler(request, parsedBody === undefined ? {} : { parsedBody });
   const headers = Object.fromEntries(response.headers);
   if (!response.body) return void res.writeHead(response.status, headers).end();
   const reader = response.body.getReader();
