@@ -43,7 +43,7 @@ import { ModernAgents } from './modernAgents.js';
 import { BodyTooLarge, readBody } from './requestBody.js';
 import { GatewaySignIn } from './oauth/signIn.js';
 import { OAuthStore } from './oauth/oauthStore.js';
-import { serveWebRequest, toWebRequest } from './webResponse.js';
+import { abortedUnanswered, serveWebRequest, toWebRequest } from './webResponse.js';
 
 export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActivity'> {
   agents: AgentStore;
@@ -301,10 +301,11 @@ export class Gateway {
     }
 
     // The SDK's own era decision (the envelope claim), on the body already read: modern requests never reach a session.
-    const webRequest = toWebRequest(req);
+    // One Web Request per request: the era decision, then the session transport or the modern handler, read it.
+    const webRequest = toWebRequest(req, abortedUnanswered(res));
     if (!(await isLegacyRequest(webRequest, body))) {
       if (this.modernClients.request(agent.id, body, res)) this.options.onChange();
-      return this.modern.serve(agent.id, req, res, body);
+      return this.modern.serve(agent.id, req, res, body, webRequest);
     }
 
     if (sessionId !== undefined) {
