@@ -1,15 +1,20 @@
 /**
  * Micro-benchmark of the per-request costs cut from the gateway's HTTP path (bench/gateway.ts
- * finds them with --profile; this measures each one alone, old way against new, in one process,
- * interleaved rounds, median ns per operation): building the Web Request the SDK reads (once per
- * request instead of twice), joining the request's abort to the app's (AbortSignal.any against a
- * listener), checking the agent's `_meta` key (a zod parse against a hand check), and sweeping
- * idle sessions (every request against once per interval).
+ * --profile finds them; this measures each alone, old way against new, in one process, interleaved
+ * rounds, median ns per operation):
+ * - the Web Request the SDK reads, built once per request instead of twice, in both eras (for
+ *   2026-07-28 requests the SDK's Node adapter built a second one and serialized the parsed body
+ *   back into it);
+ * - the request's abort joined to the app's: AbortSignal.any against a listener;
+ * - the agent's `_meta` key: a zod parse against a hand check.
+ * The idle sweep (on every request before, once per interval now) is not here: its cost grows
+ * with the sessions open; bench/gateway.ts --profile shows it (`expireIdle`).
  *
  *   npx tsx bench/gatewayCuts.ts      (BENCH_OPS, default 200000; BENCH_ROUNDS, default 5)
  */
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
+import { toWebRequest as sdkToWebRequest } from '@modelcontextprotocol/node';
 import { toWebRequest } from '../electron/gateway/webResponse.js';
 import { fmt, median, printTable } from './pipelineHelpers.js';
 
@@ -27,10 +32,18 @@ const KeyPart = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/);
 const CallMetaSchema = z.looseObject({ 'io.miniharness/callId': KeyPart.optional(), 'io.miniharness/session': KeyPart.optional() });
 const KEY_PART = /^[\x21-\x7e]{1,200}$/;
 const meta = { 'io.miniharness/callId': 'bench-12345', progressToken: 7 };
+const body = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'hello #7' }, _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } };
 let sink: unknown;
 
 const cases: Array<[string, () => void, () => void]> = [
   ['Web Request per legacy request (two → one)', () => void (sink = [toWebRequest(req), toWebRequest(req)]), () => void (sink = toWebRequest(req))],
+  [
+    'modern request: the SDK adapter’s second Request, parsed body re-serialized → the era decision’s reused',
+    () => {
+      sink = [toWebRequest(req), sdkToWebRequest(req as never, body)];
+    },
+    () => void (sink = toWebRequest(req)),
+  ],
   [
     'request abort joined to the app’s (AbortSignal.any → listener)',
     () => {
