@@ -28,7 +28,8 @@
  * Prints a table per era, then one JSON line {"bench":"gateway","eras":{"legacy":{"p50_over_best_peer",
  * "throughput_over_best_peer","rows"},"modern":{…}}}. Run: npm run bench:gateway [-- --profile]
  * Knobs (env): BENCH_CALLS (500), BENCH_WARMUP (200), BENCH_ROUNDS (3), BENCH_IN_FLIGHT (16),
- * BENCH_SPOT_CALLS (10), BENCH_PROFILE_CALLS (2000), BENCH_PROFILE_DIR, BENCH_PROFILE_BASELINE, BENCH_FLOOR_JSON=1.
+ * BENCH_SPOT_CALLS (10), BENCH_PROFILE_CALLS (2000), BENCH_PROFILE_DIR, BENCH_PROFILE_BASELINE, BENCH_FLOOR_JSON=1,
+ * BENCH_ONLY (rows to run, e.g. `floor,mcp-proxy`; the gateway always).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -66,6 +67,8 @@ const PROFILE = process.env.BENCH_PROFILE === '1' || process.argv.includes('--pr
 const PROFILE_BASELINE = process.env.BENCH_PROFILE_BASELINE;
 /** Sequential calls of the supergateway-stateless spot rows. */
 const SPOT_CALLS = Number(process.env.BENCH_SPOT_CALLS ?? 10);
+/** Only these rows (comma-separated keys: direct, floor, mcp-proxy, supergateway-stateful, supergateway-stateless; the gateway always), for a quick look at one change. */
+const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim());
 const PROFILE_CALLS = Number(process.env.BENCH_PROFILE_CALLS ?? 2000);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const FLOOR_JSON = process.env.BENCH_FLOOR_JSON === '1';
@@ -393,23 +396,30 @@ async function main(): Promise<void> {
   const gateway = await gatewayCaller();
   const measured = (key: string, era: Era, label: string, side: Side, peer = false): Measured => ({ ...side, key, era, peer, label, next: 0, seq: [], conc: [], seqCpu: [], concCpu: [] });
   const rows: Array<Measured | NotApplicable> = [];
-  const add = (key: string, era: Era, label: string, side: Side | { na: string }, peer = false): void => {
+  const wanted = (key: string) => key === 'gateway' || ONLY === undefined || ONLY.includes(key);
+  const add = async (key: string, era: Era, label: string, start: () => Promise<Side | { na: string }>, peer = false): Promise<void> => {
+    if (!wanted(key)) return;
+    const side = await start();
     rows.push('na' in side ? { key, era, label, na: side.na } : measured(key, era, label, side, peer));
   };
-  add('direct', 'legacy', 'direct: v1 Client → server-everything (stdio, no HTTP)', await directCaller());
-  add('direct', 'modern', 'direct: v2 Client (auto) → server-everything (stdio, no HTTP)', await directModern());
-  add('floor', 'legacy', 'floor: bare v1 proxy (HTTP, session)', await floorCaller(false, 'legacy'));
-  add('floor', 'modern', 'floor: bare v2 handler (HTTP, stateless)', await floorCaller(false, 'modern'));
-  if (FLOOR_JSON) add('floor-json', 'legacy', 'floor, JSON responses (enableJsonResponse)', await floorCaller(true));
+  await add('direct', 'legacy', 'direct: v1 Client → server-everything (stdio, no HTTP)', directCaller);
+  await add('direct', 'modern', 'direct: v2 Client (auto) → server-everything (stdio, no HTTP)', directModern);
+  await add('floor', 'legacy', 'floor: bare v1 proxy (HTTP, session)', () => floorCaller(false, 'legacy'));
+  await add('floor', 'modern', 'floor: bare v2 handler (HTTP, stateless)', () => floorCaller(false, 'modern'));
+  if (FLOOR_JSON) await add('floor-json', 'legacy', 'floor, JSON responses (enableJsonResponse)', () => floorCaller(true));
   for (const era of ['legacy', 'modern'] as const) {
-    add('mcp-proxy', era, `mcp-proxy 6.7 (HTTP, ${era === 'legacy' ? 'session' : 'stateless leg'})`, await peerCaller(MCP_PROXY, era, 'mcp-proxy'), true);
-    add('supergateway-stateful', era, 'supergateway 4 --stateful (HTTP)', await peerCaller(supergateway(true), era, 'supergateway-stateful'), true);
+    await add('mcp-proxy', era, `mcp-proxy 6.7 (HTTP, ${era === 'legacy' ? 'session' : 'stateless leg'})`, () => peerCaller(MCP_PROXY, era, 'mcp-proxy'), true);
+    await add('supergateway-stateful', era, 'supergateway 4 --stateful (HTTP)', () => peerCaller(supergateway(true), era, 'supergateway-stateful'), true);
   }
-  add('gateway', 'legacy', 'MiniHarness gateway (HTTP, session; rule, checkpoint, trace)', gateway);
-  add('gateway', 'modern', 'MiniHarness gateway (HTTP, stateless; rule, checkpoint, trace)', gateway.modern);
+  await add('gateway', 'legacy', 'MiniHarness gateway (HTTP, session; rule, checkpoint, trace)', () => Promise.resolve(gateway));
+  await add('gateway', 'modern', 'MiniHarness gateway (HTTP, stateless; rule, checkpoint, trace)', () => Promise.resolve(gateway.modern));
   // supergateway stateless: a server process per request; sequential spot figures only.
   const spots: Array<{ era: Era; result: SequentialResult | { na: string } }> = [];
   for (const era of ['legacy', 'modern'] as const) {
+    if (!wanted('supergateway-stateless')) {
+      spots.push({ era, result: { na: 'left out (BENCH_ONLY)' } });
+      continue;
+    }
     const side = await peerCaller(supergateway(false), era, 'supergateway-stateless');
     spots.push({ era, result: 'na' in side ? side : await spotSequential(side, SPOT_CALLS) });
   }
@@ -465,7 +475,7 @@ async function main(): Promise<void> {
     const gw = measuredOfEra.find((r) => r.key === 'gateway')!;
     const peers = measuredOfEra.filter((r) => r.peer);
     const floor = measuredOfEra.find((r) => r.key === 'floor');
-    const direct = measuredOfEra.find((r) => r.key === 'direct') ?? sides.find((r) => r.key === 'direct')!;
+    const direct = measuredOfEra.find((r) => r.key === 'direct') ?? sides.find((r) => r.key === 'direct');
     const bestP50 = peers.length > 0 ? peers.reduce((a, b) => (p50(b) < p50(a) ? b : a)) : undefined;
     const bestConc = peers.length > 0 ? peers.reduce((a, b) => (conc(b) > conc(a) ? b : a)) : undefined;
     // Spot rows count for the best p50 only if better (they never are: a process spawn per call).
@@ -476,7 +486,7 @@ async function main(): Promise<void> {
     console.log(
       `gateway vs best peer: p50 ×${fmt(p50Ratio, 2)} (best p50: ${bestP50?.key ?? '–'} ${bestP50 ? fmt(p50(bestP50)) : '–'} ms), ` +
         `calls/s ×${fmt(concRatio, 2)} (best: ${bestConc?.key ?? '–'} ${bestConc ? fmt(conc(bestConc), 0) : '–'}); ` +
-        `gateway − floor p50 +${floor ? fmt(p50(gw) - p50(floor)) : '–'} ms (MiniHarness's own work), floor − direct +${floor ? fmt(p50(floor) - p50(direct)) : '–'} ms (the HTTP hop)`,
+        `gateway − floor p50 +${floor ? fmt(p50(gw) - p50(floor)) : '–'} ms (MiniHarness's own work), floor − direct +${floor && direct ? fmt(p50(floor) - p50(direct)) : '–'} ms (the HTTP hop)`,
     );
     console.log(`per-round spread: ${measuredOfEra.map((side) => `${side.key} p50 ${spread(side.seq.map((r) => r.p50), 3)} ms, ${spread(side.conc, 0)} calls/s`).join('; ')}`);
     const rowJson: Record<string, unknown> = {};
