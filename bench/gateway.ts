@@ -481,7 +481,7 @@ async function main(): Promise<void> {
     // Spot rows count for the best p50 only if better (they never are: a process spawn per call).
     const spotP50 = 'na' in spot ? Infinity : spot.p50;
     const bestPeerP50 = Math.min(bestP50 ? p50(bestP50) : Infinity, spotP50);
-    const p50Ratio = p50(gw) / bestPeerP50;
+    const p50Ratio = Number.isFinite(bestPeerP50) ? p50(gw) / bestPeerP50 : NaN;
     const concRatio = bestConc ? conc(gw) / conc(bestConc) : NaN;
     console.log(
       `gateway vs best peer: p50 ×${fmt(p50Ratio, 2)} (best p50: ${bestP50?.key ?? '–'} ${bestP50 ? fmt(p50(bestP50)) : '–'} ms), ` +
