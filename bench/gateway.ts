@@ -1,34 +1,35 @@
 /**
- * Benchmark: what the agent gateway adds to a tool call, for agents of both protocol eras.
+ * Benchmark: the agent gateway against the stdio → HTTP proxies people run, in both protocol eras.
  *
- * One server, `@modelcontextprotocol/server-everything` over stdio, and its `echo` tool, called
- * five ways in the same run, by the official SDK `Client` as the agent:
- * - direct: over `StdioClientTransport`, spawning server-everything;
- * - floor, legacy: a v1 Client (2025 era, a session) over Streamable HTTP to the thinnest SDK
- *   proxy of that era in front of the same server (bench/httpFloor.ts `--era legacy`) — what the
- *   HTTP hop costs;
- * - gateway, legacy: the same v1 Client to the agent gateway of the real app — the browser-mode
- *   host (`electron/web/cli.ts`) in its own process —, with server-everything configured in the
- *   app, an ALLOW rule for `echo` (no approval) and each call's `_meta` callId checkpointed
- *   durably in SQLite (WAL) and traced;
- * - floor, modern: a v2 Client negotiating (`auto`, it ends on 2026-07-28, stateless) to v2's
- *   bare per-request handler proxying the same server (bench/httpFloor.ts `--era modern`);
- * - gateway, modern: the same v2 Client to the same gateway (its stateless 2026-07-28 leg).
- * Agent, middle and server are separate processes, as in use; no GUI page is connected while
- * measuring. Each side: a warm-up, then per round N sequential calls (p50/p99 from
- * performance.now per call) and N calls with C in flight (throughput), with the CPU time each
- * process spent (/proc), which a busy shared machine does not inflate the way it inflates wall
- * time. The order of the sides turns each round; the figures are medians over rounds.
+ * One server, `@modelcontextprotocol/server-everything` over stdio, and its `echo` tool, called by
+ * the official SDK `Client` as the agent, per era — legacy (2025 sessions: a v1 Client, 2025-11-25)
+ * and modern (2026-07-28 stateless: a v2 Client, `versionNegotiation: 'auto'`, which must end on
+ * 2026-07-28) — through:
+ * - direct: the agent spawns the server itself (stdio, no HTTP) — the floor of everything;
+ * - floor: the thinnest SDK proxy of that era (bench/httpFloor.ts) — what the HTTP hop costs;
+ * - the peers (bench/peers.ts): `mcp-proxy` (sessions, and its 2026-07-28 leg) and `supergateway
+ *   --stateful`; `supergateway` stateless starts a server process per request, so it gets a few
+ *   sequential calls only, apart;
+ * - the MiniHarness gateway: the browser-mode host (`electron/web/cli.ts`) in its own process,
+ *   server-everything configured in it, an ALLOW rule for `echo`, each call's `_meta` callId
+ *   checkpointed durably in SQLite (WAL) and traced.
+ * A row an era cannot be spoken through is printed "n/a (why)", having been tried. Agent, middle
+ * and server are separate processes. Per row: a warm-up, then per round N sequential calls
+ * (p50/p99) and N calls with C in flight (calls/s), with the CPU each process spent (/proc). Rounds
+ * are interleaved (every row once per round, the order turning), figures are medians over rounds.
  *
- * BENCH_PROFILE=1 starts the host with `--inspect=0` and, after the rounds, profiles it over a
- * window of sequential calls and one of concurrent calls: where the app's time goes, by part
- * (bench/gatewayProfile.ts). BENCH_FLOOR_JSON=1 adds a floor whose transport answers with JSON
- * bodies instead of SSE streams.
+ * `--profile` (or BENCH_PROFILE=1) starts the host with `--inspect=0` and, after the rounds,
+ * profiles it over windows of sequential and of concurrent calls in each era: where the app's time
+ * goes by part (bench/gatewayProfile.ts), and the top self-time entries of MiniHarness's own files.
+ * BENCH_PROFILE_DIR writes the profiles and those entries there; BENCH_PROFILE_BASELINE (an earlier
+ * run's BENCH_PROFILE_DIR) prints them before → after. BENCH_FLOOR_JSON=1 adds a legacy floor
+ * answering with JSON bodies instead of SSE streams.
  *
- * Prints a table, then one JSON line. Run: npm run bench:gateway
+ * Prints a table per era, then one JSON line {"bench":"gateway","eras":{"legacy":{"p50_over_best_peer",
+ * "throughput_over_best_peer","rows"},"modern":{…}}}. Run: npm run bench:gateway [-- --profile]
  * Knobs (env): BENCH_CALLS (500), BENCH_WARMUP (200), BENCH_ROUNDS (3), BENCH_IN_FLIGHT (16),
- * BENCH_PROFILE=1, BENCH_PROFILE_CALLS (2000), BENCH_PROFILE_DIR (also write the .cpuprofile
- * files there), BENCH_FLOOR_JSON=1.
+ * BENCH_SPOT_CALLS (10), BENCH_PROFILE_CALLS (2000), BENCH_PROFILE_DIR, BENCH_PROFILE_BASELINE, BENCH_FLOOR_JSON=1,
+ * BENCH_ONLY (rows to run, e.g. `floor,mcp-proxy`; the gateway always).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +37,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -48,6 +50,8 @@ import { PROJECT_ROOT, waitFor } from '../test/helpers/fixtures.js';
 import { connectAgent } from '../test/gateway/support.js';
 import { HostProcess, ok } from '../test/restart/restartSoak.js';
 import { BridgeClient } from '../test/web/host.js';
+import type { PeerSpec } from './peers.js';
+import { MCP_PROXY, startPeer, supergateway } from './peers.js';
 import type { CpuProfile, ProfileSummary } from './gatewayProfile.js';
 import { InspectorClient, summarize } from './gatewayProfile.js';
 import type { Caller, SequentialResult } from './pipelineHelpers.js';
@@ -58,7 +62,13 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 16);
-const PROFILE = process.env.BENCH_PROFILE === '1';
+const PROFILE = process.env.BENCH_PROFILE === '1' || process.argv.includes('--profile');
+/** A directory of an earlier `--profile` run's summaries (BENCH_PROFILE_DIR of that run): printed beside this run's, before → after. */
+const PROFILE_BASELINE = process.env.BENCH_PROFILE_BASELINE;
+/** Sequential calls of the supergateway-stateless spot rows. */
+const SPOT_CALLS = Number(process.env.BENCH_SPOT_CALLS ?? 10);
+/** Only these rows (comma-separated keys: direct, floor, mcp-proxy, supergateway-stateful, supergateway-stateless; the gateway always), for a quick look at one change. */
+const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim());
 const PROFILE_CALLS = Number(process.env.BENCH_PROFILE_CALLS ?? 2000);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const FLOOR_JSON = process.env.BENCH_FLOOR_JSON === '1';
@@ -122,6 +132,24 @@ async function directCaller(): Promise<Side> {
 }
 
 type Era = 'legacy' | 'modern';
+
+/** The modern era's direct floor: a v2 Client negotiating over stdio; server-everything speaks 2025 only, so this is tried and reported n/a. */
+async function directModern(): Promise<Side | { na: string }> {
+  const transport = new ModernStdio({ command: process.execPath, args: everythingEntry(), cwd: PROJECT_ROOT, stderr: 'ignore' });
+  const client = new ModernClient({ name: 'bench-direct-modern', version: '0.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(transport);
+  closers.push(() => client.close());
+  const version = client.getNegotiatedProtocolVersion();
+  if (version !== '2026-07-28') {
+    await client.close();
+    return { na: `server-everything speaks 2025 only: the v2 client negotiated ${version} over stdio; the legacy direct row is the floor` };
+  }
+  const call: Caller = async (i) => {
+    const message = `hello #${i}`;
+    checkEcho((await client.callTool({ name: 'echo', arguments: { message } })) as CallToolResult, message);
+  };
+  return { call, cpu: new CpuMeter({ server: transport.pid ? [transport.pid] : [] }) };
+}
 
 /** An agent of `era` over Streamable HTTP: a v1 Client (the 2025 handshake) or a v2 Client negotiating (it must end modern). */
 async function httpAgent(era: Era, url: URL, name: string, token?: string): Promise<{ callTool(params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> }): Promise<CallToolResult>; close(): Promise<void> }> {
@@ -230,7 +258,23 @@ function profileRows(title: string, summary: ProfileSummary, appCpuMs: number | 
   ];
 }
 
-async function profileHost(side: GatewaySide, next: number): Promise<void> {
+/** The top self-time entries of MiniHarness's own files, as µs of app CPU per call; beside an earlier run's (before → after) when given. */
+function ownRows(title: string, summary: ProfileSummary, appCpuMs: number | undefined, calls: number, baseline: Array<[string, number]> | undefined): string[][] {
+  const busy = summary.categories.reduce((sum, [, ms]) => sum + ms, 0) + summary.gcMs;
+  const perCall = (ms: number) => (appCpuMs === undefined ? ms / calls : (ms / busy) * appCpuMs * 1000 / calls);
+  const now = summary.own.map(([name, ms]): [string, number] => [name, perCall(ms)]);
+  if (!baseline) return [[title, 'µs/call'], ...now.map(([name, us]) => [`  ${name}`, fmt(us, 1)])];
+  const names = [...new Set([...baseline.map(([n]) => n), ...now.map(([n]) => n)])];
+  const before = new Map(baseline);
+  const after = new Map(now);
+  return [
+    [title, 'before µs/call', 'after µs/call'],
+    ...names.map((name) => [`  ${name}`, before.has(name) ? fmt(before.get(name)!, 1) : '(not in top)', after.has(name) ? fmt(after.get(name)!, 1) : '(not in top)']),
+    ['  = these entries', fmt(baseline.reduce((t, [, us]) => t + us, 0), 1), fmt(now.reduce((t, [, us]) => t + us, 0), 1)],
+  ];
+}
+
+async function profileHost(side: GatewaySide | (Side & { host: HostProcess }), era: Era, next: number): Promise<void> {
   const inspector = await InspectorClient.connect(side.host.output());
   try {
     let sequentialProfile: CpuProfile | undefined;
@@ -241,16 +285,30 @@ async function profileHost(side: GatewaySide, next: number): Promise<void> {
     const concurrentCpu = await side.cpu.measure(async () => {
       concurrentProfile = await inspector.profile(async () => void (await runConcurrent(side.call, PROFILE_CALLS, next + PROFILE_CALLS, IN_FLIGHT)));
     });
+    const sequential = summarize(sequentialProfile!, 15);
+    const concurrent = summarize(concurrentProfile!, 15);
+    const ownOf = (summary: ProfileSummary, cpuMs: number | undefined): Array<[string, number]> => {
+      const busy = summary.categories.reduce((sum, [, ms]) => sum + ms, 0) + summary.gcMs;
+      return summary.own.map(([name, ms]) => [name, cpuMs === undefined ? (ms * 1000) / PROFILE_CALLS : ((ms / busy) * cpuMs * 1000) / PROFILE_CALLS]);
+    };
     if (PROFILE_DIR) {
       // Open in Chrome DevTools (Performance) or speedscope.
-      writeFileSync(join(PROFILE_DIR, 'gateway-sequential.cpuprofile'), JSON.stringify(sequentialProfile));
-      writeFileSync(join(PROFILE_DIR, 'gateway-concurrent.cpuprofile'), JSON.stringify(concurrentProfile));
+      writeFileSync(join(PROFILE_DIR, `gateway-${era}-sequential.cpuprofile`), JSON.stringify(sequentialProfile));
+      writeFileSync(join(PROFILE_DIR, `gateway-${era}-concurrent.cpuprofile`), JSON.stringify(concurrentProfile));
+      writeFileSync(join(PROFILE_DIR, `gateway-${era}-own.json`), JSON.stringify({ sequential: ownOf(sequential, sequentialCpu.app), concurrent: ownOf(concurrent, concurrentCpu.app) }));
     }
-    const sequential = summarize(sequentialProfile!);
-    const concurrent = summarize(concurrentProfile!);
+    let baseline: { sequential: Array<[string, number]>; concurrent: Array<[string, number]> } | undefined;
+    if (PROFILE_BASELINE) {
+      try {
+        baseline = JSON.parse(readFileSync(join(PROFILE_BASELINE, `gateway-${era}-own.json`), 'utf8')) as typeof baseline;
+      } catch {
+        console.log(`(no baseline profile for the ${era} era in ${PROFILE_BASELINE})`);
+      }
+    }
     console.log('');
+    console.log(`PROFILE, ${era} era (the app process, sampled every 100 µs)`);
     printTable([
-      ...profileRows(`app process, ${PROFILE_CALLS} sequential gateway calls (sampled every 100 µs)`, sequential, sequentialCpu.app, PROFILE_CALLS),
+      ...profileRows(`app process, ${PROFILE_CALLS} sequential gateway calls`, sequential, sequentialCpu.app, PROFILE_CALLS),
       ['', '', ''],
       ...profileRows(`app process, ${PROFILE_CALLS} calls, ${IN_FLIGHT} in flight`, concurrent, concurrentCpu.app, PROFILE_CALLS),
     ]);
@@ -263,9 +321,47 @@ async function profileHost(side: GatewaySide, next: number): Promise<void> {
       ['functions with the most self time, sequential (native callees included)', 'share of busy'],
       ...sequential.functions.map(([name, ms]) => [`  ${name}`, `${fmt((100 * ms) / (sequential.wallMs - sequential.idleMs), 1)}%`]),
     ]);
+    console.log('');
+    printTable(ownRows(`MiniHarness's own files: top self time, ${era}, sequential`, sequential, sequentialCpu.app, PROFILE_CALLS, baseline?.sequential));
+    console.log('');
+    printTable(ownRows(`MiniHarness's own files: top self time, ${era}, ${IN_FLIGHT} in flight`, concurrent, concurrentCpu.app, PROFILE_CALLS, baseline?.concurrent));
   } finally {
     inspector.close();
   }
+}
+
+// ── the peers (bench/peers.ts) ───────────────────────────────────────────────────────────────
+
+/** A peer proxy in front of server-everything, and an agent of `era` to it; an `n/a` reason when that era cannot be spoken through it. */
+async function peerCaller(spec: PeerSpec, era: Era, label: string): Promise<Side | { na: string }> {
+  const peer = await startPeer(PROJECT_ROOT, spec, [process.execPath, ...everythingEntry()]);
+  closers.push(() => peer.stop());
+  let client: Awaited<ReturnType<typeof httpAgent>>;
+  try {
+    client = await httpAgent(era, peer.url, `bench-${label}-${era}`);
+  } catch (error) {
+    peer.stop();
+    const message = error instanceof Error ? error.message : String(error);
+    // A 2026-07-28 leg that asks the stdio server (2025 only) for server/discover: the client falls back to the 2025 handshake.
+    const fellBack = /ended on (\S+), not 2026-07-28/.exec(message);
+    return { na: fellBack ? `the v2 client negotiated ${fellBack[1]}: its 2026-07-28 leg needs a 2026-07-28 stdio server` : message.slice(0, 160) };
+  }
+  closers.push(() => client.close());
+  const call: Caller = async (i) => {
+    const message = `hello #${i}`;
+    checkEcho(await client.callTool({ name: 'echo', arguments: { message } }), message);
+  };
+  return { call, cpu: new CpuMeter({ app: [peer.pid], server: childPids(peer.pid) }) };
+}
+
+/**
+ * supergateway without --stateful starts a server process for every request (its legacy and its
+ * 2026-07-28 leg alike): hundreds of ms a call. Measured apart, sequentially, a few calls, once
+ * (16 such processes at once is not a load to put on a shared 2-core machine).
+ */
+async function spotSequential(side: Side, calls: number): Promise<SequentialResult> {
+  await side.call(-1);
+  return runSequential(side.call, calls, 0);
 }
 
 // ── main ─────────────────────────────────────────────────────────────────────────────────────
@@ -274,6 +370,11 @@ type CpuSpent = Record<string, number | undefined>;
 
 interface Measured extends Side {
   label: string;
+  /** Short name in the JSON line. */
+  key: string;
+  era: Era;
+  /** A proxy people run (counts for the best peer). */
+  peer: boolean;
   next: number;
   seq: SequentialResult[];
   conc: number[];
@@ -281,31 +382,61 @@ interface Measured extends Side {
   concCpu: CpuSpent[];
 }
 
+/** A row that could not be measured, having been tried: why. */
+interface NotApplicable {
+  label: string;
+  key: string;
+  era: Era;
+  na: string;
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const loadBefore = loadavg();
   const gateway = await gatewayCaller();
-  const measured = (label: string, side: Side): Measured => ({ ...side, label, next: 0, seq: [], conc: [], seqCpu: [], concCpu: [] });
-  const direct = measured('direct: SDK Client → server-everything (stdio)', await directCaller());
-  const floor = measured('floor: v1 Client (2025) → bare v1 proxy (HTTP, session) → server-everything', await floorCaller(false));
-  const floorJson = FLOOR_JSON ? measured('floor, JSON responses (enableJsonResponse)', await floorCaller(true)) : undefined;
-  const gw = measured('gateway: v1 Client (2025) → MiniHarness (HTTP, session) → server-everything', gateway);
-  const floorModern = measured('floor-modern: v2 Client (2026-07-28) → bare v2 handler (HTTP, stateless) → server-everything', await floorCaller(false, 'modern'));
-  const gwModern = measured('gateway-modern: v2 Client (2026-07-28) → MiniHarness (HTTP, stateless) → server-everything', gateway.modern);
-  const sides = [direct, floor, ...(floorJson ? [floorJson] : []), gw, floorModern, gwModern];
+  const measured = (key: string, era: Era, label: string, side: Side, peer = false): Measured => ({ ...side, key, era, peer, label, next: 0, seq: [], conc: [], seqCpu: [], concCpu: [] });
+  const rows: Array<Measured | NotApplicable> = [];
+  const wanted = (key: string) => key === 'gateway' || ONLY === undefined || ONLY.includes(key);
+  const add = async (key: string, era: Era, label: string, start: () => Promise<Side | { na: string }>, peer = false): Promise<void> => {
+    if (!wanted(key)) return;
+    const side = await start();
+    rows.push('na' in side ? { key, era, label, na: side.na } : measured(key, era, label, side, peer));
+  };
+  await add('direct', 'legacy', 'direct: v1 Client → server-everything (stdio, no HTTP)', directCaller);
+  await add('direct', 'modern', 'direct: v2 Client (auto) → server-everything (stdio, no HTTP)', directModern);
+  await add('floor', 'legacy', 'floor: bare v1 proxy (HTTP, session)', () => floorCaller(false, 'legacy'));
+  await add('floor', 'modern', 'floor: bare v2 handler (HTTP, stateless)', () => floorCaller(false, 'modern'));
+  if (FLOOR_JSON) await add('floor-json', 'legacy', 'floor, JSON responses (enableJsonResponse)', () => floorCaller(true));
+  for (const era of ['legacy', 'modern'] as const) {
+    await add('mcp-proxy', era, `mcp-proxy 6.7 (HTTP, ${era === 'legacy' ? 'session' : 'stateless leg'})`, () => peerCaller(MCP_PROXY, era, 'mcp-proxy'), true);
+    await add('supergateway-stateful', era, 'supergateway 4 --stateful (HTTP)', () => peerCaller(supergateway(true), era, 'supergateway-stateful'), true);
+  }
+  await add('gateway', 'legacy', 'MiniHarness gateway (HTTP, session; rule, checkpoint, trace)', () => Promise.resolve(gateway));
+  await add('gateway', 'modern', 'MiniHarness gateway (HTTP, stateless; rule, checkpoint, trace)', () => Promise.resolve(gateway.modern));
+  // supergateway stateless: a server process per request; sequential spot figures only.
+  const spots: Array<{ era: Era; result: SequentialResult | { na: string } }> = [];
+  for (const era of ['legacy', 'modern'] as const) {
+    if (!wanted('supergateway-stateless')) {
+      spots.push({ era, result: { na: 'left out (BENCH_ONLY)' } });
+      continue;
+    }
+    const side = await peerCaller(supergateway(false), era, 'supergateway-stateless');
+    spots.push({ era, result: 'na' in side ? side : await spotSequential(side, SPOT_CALLS) });
+  }
+
+  const sides = rows.filter((r): r is Measured => !('na' in r));
   const take = (side: Measured, n: number): number => {
     const first = side.next;
     side.next += n;
     return first;
   };
-
   // Warm-up: JIT in every process, SQLite statement caches, connection pools.
   for (const side of sides) {
     await runSequential(side.call, WARMUP, take(side, WARMUP));
     await runConcurrent(side.call, WARMUP, take(side, WARMUP), IN_FLIGHT);
   }
   for (let round = 0; round < ROUNDS; round++) {
-    // The order turns each round, so drift (heat, WAL growth, the machine's load) hits every side alike.
+    // Interleaved: the order turns each round, so drift (heat, WAL growth, the machine's load) hits every side alike.
     const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
     for (const side of order) side.seqCpu.push(await side.cpu.measure(async () => void side.seq.push(await runSequential(side.call, CALLS, take(side, CALLS)))));
     for (const side of order) side.concCpu.push(await side.cpu.measure(async () => void side.conc.push(await runConcurrent(side.call, CALLS, take(side, CALLS), IN_FLIGHT))));
@@ -326,43 +457,66 @@ async function main(): Promise<void> {
     return [...parts, total].map((v) => (v === undefined ? '–' : fmt(v, 0)));
   };
 
-  printTable([
-    ['scenario', 'p50 ms', 'p99 ms', 'calls/s', 'CPU µs/call: agent', 'middle', 'server', 'total'],
-    ...sides.map((side) => [`${side.label}, ${CALLS} sequential`, fmt(p50(side)), fmt(p99(side)), fmt(median(side.seq.map((r) => r.throughput)), 0), ...cpuCells(side.seqCpu)]),
-    ...sides.map((side) => [`${side.label}, ${IN_FLIGHT} in flight`, '', '', fmt(conc(side), 0), ...cpuCells(side.concCpu)]),
-  ]);
-  const added = p50(gw) - p50(direct);
-  const ratio = conc(gw) / conc(direct);
+  const eras: Record<string, unknown> = {};
+  for (const era of ['legacy', 'modern'] as const) {
+    const ofEra = rows.filter((r) => r.era === era);
+    console.log('');
+    console.log(era === 'legacy' ? 'LEGACY era (2025 sessions: v1 Client, 2025-11-25)' : 'MODERN era (2026-07-28 stateless: v2 Client, versionNegotiation auto)');
+    const spot = spots.find((s) => s.era === era)!.result;
+    const na = (label: string, why: string) => [label, 'n/a', 'n/a', 'n/a', '', '', '', '', '', '', '', '', why];
+    printTable([
+      ['row', 'p50 ms', 'p99 ms', `calls/s @${IN_FLIGHT}`, 'CPU µs/call seq: agent', 'middle', 'server', 'total', `@${IN_FLIGHT}: agent`, 'middle', 'server', 'total', 'note'],
+      ...ofEra.map((r) => ('na' in r ? na(r.label, r.na) : [r.label, fmt(p50(r)), fmt(p99(r)), fmt(conc(r), 0), ...cpuCells(r.seqCpu), ...cpuCells(r.concCpu), ''])),
+      'na' in spot
+        ? na('supergateway 4, stateless', spot.na)
+        : ['supergateway 4, stateless', fmt(spot.p50), fmt(spot.p99), 'n/a', '', '', '', '', '', '', '', '', `a server process per request: ${SPOT_CALLS} sequential calls, once, no concurrency`],
+    ]);
+    const measuredOfEra = ofEra.filter((r): r is Measured => !('na' in r));
+    const gw = measuredOfEra.find((r) => r.key === 'gateway')!;
+    const peers = measuredOfEra.filter((r) => r.peer);
+    const floor = measuredOfEra.find((r) => r.key === 'floor');
+    const direct = measuredOfEra.find((r) => r.key === 'direct') ?? sides.find((r) => r.key === 'direct');
+    const bestP50 = peers.length > 0 ? peers.reduce((a, b) => (p50(b) < p50(a) ? b : a)) : undefined;
+    const bestConc = peers.length > 0 ? peers.reduce((a, b) => (conc(b) > conc(a) ? b : a)) : undefined;
+    // Spot rows count for the best p50 only if better (they never are: a process spawn per call).
+    const spotP50 = 'na' in spot ? Infinity : spot.p50;
+    const bestPeerP50 = Math.min(bestP50 ? p50(bestP50) : Infinity, spotP50);
+    const p50Ratio = Number.isFinite(bestPeerP50) ? p50(gw) / bestPeerP50 : NaN;
+    const concRatio = bestConc ? conc(gw) / conc(bestConc) : NaN;
+    console.log(
+      `gateway vs best peer: p50 ×${fmt(p50Ratio, 2)} (best p50: ${bestP50?.key ?? '–'} ${bestP50 ? fmt(p50(bestP50)) : '–'} ms), ` +
+        `calls/s ×${fmt(concRatio, 2)} (best: ${bestConc?.key ?? '–'} ${bestConc ? fmt(conc(bestConc), 0) : '–'}); ` +
+        `gateway − floor p50 +${floor ? fmt(p50(gw) - p50(floor)) : '–'} ms (MiniHarness's own work), floor − direct +${floor && direct ? fmt(p50(floor) - p50(direct)) : '–'} ms (the HTTP hop)`,
+    );
+    console.log(`per-round spread: ${measuredOfEra.map((side) => `${side.key} p50 ${spread(side.seq.map((r) => r.p50), 3)} ms, ${spread(side.conc, 0)} calls/s`).join('; ')}`);
+    const rowJson: Record<string, unknown> = {};
+    for (const r of ofEra) rowJson[r.key] = 'na' in r ? { na: r.na } : { p50_ms: round3(p50(r)), p99_ms: round3(p99(r)), calls_per_s: Math.round(conc(r)) };
+    rowJson['supergateway-stateless'] = 'na' in spot ? { na: spot.na } : { p50_ms: round3(spot.p50), p99_ms: round3(spot.p99), calls_per_s: null, note: `${SPOT_CALLS} sequential calls; a server process per request` };
+    eras[era] = { p50_over_best_peer: round3(p50Ratio), throughput_over_best_peer: round3(concRatio), rows: rowJson };
+  }
   console.log('');
-  console.log(`gateway vs direct: p50 +${fmt(added)} ms (×${fmt(p50(gw) / p50(direct), 2)}), p99 ×${fmt(p99(gw) / p99(direct), 2)}, concurrent ×${fmt(ratio, 2)}  (goals: p50 added ≤ 0.5 ms, concurrent ≥ ×0.7)`);
   console.log(
-    `of the added p50: the HTTP hop (floor − direct) +${fmt(p50(floor) - p50(direct))} ms, MiniHarness's own work (gateway − floor) +${fmt(p50(gw) - p50(floor))} ms; ` +
-      `concurrent: floor ×${fmt(conc(floor) / conc(direct), 2)} of direct, gateway ×${fmt(conc(gw) / conc(floor), 2)} of the floor` +
-      (floorJson ? `; JSON instead of SSE on the floor: p50 ${fmt(p50(floorJson) - p50(floor))} ms, concurrent ×${fmt(conc(floorJson) / conc(floor), 2)}` : ''),
-  );
-  console.log(
-    `modern era: gateway-modern vs direct p50 +${fmt(p50(gwModern) - p50(direct))} ms; the HTTP hop (floor-modern − direct) +${fmt(p50(floorModern) - p50(direct))} ms, ` +
-      `MiniHarness's own work (gateway-modern − floor-modern) +${fmt(p50(gwModern) - p50(floorModern))} ms; concurrent: floor-modern ×${fmt(conc(floorModern) / conc(direct), 2)} of direct, gateway-modern ×${fmt(conc(gwModern) / conc(floorModern), 2)} of its floor`,
-  );
-  const spread = (values: number[], digits: number) => `${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}`;
-  console.log(`per-round spread: ${sides.map((side) => `${side.label.split(':')[0]} p50 ${spread(side.seq.map((r) => r.p50), 3)} ms, ${spread(side.conc, 0)} calls/s`).join('; ')}`);
-  console.log(
-    `(${ROUNDS} rounds, the order of the sides turning each round, medians over rounds; warm-up ${WARMUP} sequential + ${WARMUP} concurrent per side; ` +
-      `CPU from /proc: agent = this process, middle = the app or the floor proxy, server = server-everything; ` +
-      `gateway calls: ALLOW rule, one durable checkpoint (SQLite WAL, synchronous=NORMAL) and one trace each; ${PROFILE ? 'host under --inspect=0; ' : ''}` +
+    `(${ROUNDS} rounds of ${CALLS} sequential + ${CALLS} at ${IN_FLIGHT} in flight per row, interleaved, the order turning each round, medians over rounds; warm-up ${WARMUP} + ${WARMUP} per row; ` +
+      `CPU from /proc: agent = this process, middle = the app / the floor / the peer, server = server-everything; ` +
+      `gateway calls: ALLOW rule, one durable checkpoint (SQLite WAL) and one trace each; ${PROFILE ? 'host under --inspect=0; ' : ''}` +
       `${process.platform}, ${cpus().length} cores, node ${process.versions.node}; load average ${loadBefore.map((l) => fmt(l, 1)).join(' ')} before, ${loadAfter.map((l) => fmt(l, 1)).join(' ')} after; ` +
       `total ${fmt((performance.now() - started) / 1000, 1)} s)`,
   );
-  if (PROFILE) await profileHost(gateway, take(gw, 2 * PROFILE_CALLS));
-  console.log(
-    JSON.stringify({
-      bench: 'gateway',
-      p50_added_ms: Number(added.toFixed(3)),
-      concurrent_ratio: Number(ratio.toFixed(3)),
-      modern_p50_added_ms: Number((p50(gwModern) - p50(direct)).toFixed(3)),
-      modern_concurrent_ratio: Number((conc(gwModern) / conc(direct)).toFixed(3)),
-    }),
-  );
+  if (PROFILE) {
+    const gw = sides.find((s) => s.key === 'gateway' && s.era === 'legacy')!;
+    const gwModern = sides.find((s) => s.key === 'gateway' && s.era === 'modern')!;
+    await profileHost(gateway, 'legacy', take(gw, 2 * PROFILE_CALLS));
+    await profileHost({ ...gateway, ...gateway.modern }, 'modern', take(gwModern, 2 * PROFILE_CALLS));
+  }
+  console.log(JSON.stringify({ bench: 'gateway', eras }));
+}
+
+function spread(values: number[], digits: number): string {
+  return `${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}`;
+}
+
+function round3(value: number): number {
+  return Number(value.toFixed(3));
 }
 
 runBench(main, closers, work);

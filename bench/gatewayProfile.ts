@@ -119,6 +119,13 @@ export interface ProfileSummary {
   categories: Array<[string, number]>;
   /** The functions with the most self time (native time charged to them), largest first. */
   functions: Array<[string, number]>;
+  /** The same, of MiniHarness's own files only (electron/, shared/). */
+  own: Array<[string, number]>;
+}
+
+/** MiniHarness's own sources (not node_modules, not Node). */
+export function isOwnScript(url: string): boolean {
+  return /\/(electron|shared)\//.test(url) && !url.includes('/node_modules/');
 }
 
 export function summarize(profile: CpuProfile, topFunctions = 12): ProfileSummary {
@@ -142,6 +149,7 @@ export function summarize(profile: CpuProfile, topFunctions = 12): ProfileSummar
 
   const categories = new Map<string, number>();
   const functions = new Map<string, number>();
+  const own = new Map<string, number>();
   let idleMs = 0;
   let gcMs = 0;
   // timeDeltas[i] is the time before sample i; the time after it (delta i+1) is what it stands for.
@@ -157,8 +165,9 @@ export function summarize(profile: CpuProfile, topFunctions = 12): ProfileSummar
       const where = node.callFrame.url ? `${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}` : '';
       const key = `${name || '(anonymous)'} ${where}`.trim();
       functions.set(key, (functions.get(key) ?? 0) + ms);
+      if (isOwnScript(node.callFrame.url)) own.set(key, (own.get(key) ?? 0) + ms);
     }
   }
   const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]);
-  return { wallMs: (profile.endTime - profile.startTime) / 1000, idleMs, gcMs, categories: sorted(categories), functions: sorted(functions).slice(0, topFunctions) };
+  return { wallMs: (profile.endTime - profile.startTime) / 1000, idleMs, gcMs, categories: sorted(categories), functions: sorted(functions).slice(0, topFunctions), own: sorted(own).slice(0, topFunctions) };
 }

@@ -19,7 +19,6 @@
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
-import { z } from 'zod';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
 import { gatewayMarkCapability, gatewayMarkMeta } from '../mcp/ownGateway.js';
@@ -106,12 +105,16 @@ export interface AgentServerScope {
   session?(): string | undefined;
 }
 
-const KeyPart = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
-const CallMetaSchema = z.looseObject({ [META_CALL_ID]: KeyPart.optional(), [META_SESSION]: KeyPart.optional() });
+/** A key part the agent names: 1–200 printable ASCII characters without spaces (checked per call, so by hand rather than by a schema parse that copies `_meta`). */
+const KEY_PART = /^[\x21-\x7e]{1,200}$/;
+
+/** The agent's callId and session from `_meta`, or undefined when either is present but not a key part. */
+function callMetaOf(meta: Record<string, unknown>): { callId: string | undefined; session: string | undefined } | undefined {
+  const callId = meta[META_CALL_ID];
+  const session = meta[META_SESSION];
+  const valid = (value: unknown) => value === undefined || (typeof value === 'string' && KEY_PART.test(value));
+  return valid(callId) && valid(session) ? { callId: callId as string | undefined, session: session as string | undefined } : undefined;
+}
 
 const INSTRUCTIONS =
   'MiniHarness runs each tool call through the user’s permission rules and, where they ask, the user’s approval; every call is recorded. ' +
@@ -208,12 +211,11 @@ async function callTool(
   const named = deps.catalog.resolve(agent.visibility, params.name);
   if (!named) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}. Call tools/list for the tools this agent may use.`);
   const rawMeta: Record<string, unknown> = { ...ctx.mcpReq._meta, ...params._meta };
-  const meta = CallMetaSchema.safeParse(rawMeta);
-  if (!meta.success) {
+  const meta = callMetaOf(rawMeta);
+  if (!meta) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `_meta["${META_CALL_ID}"] and _meta["${META_SESSION}"] must be 1–200 printable ASCII characters without spaces.`);
   }
-  const callId = meta.data[META_CALL_ID];
-  const session = meta.data[META_SESSION];
+  const { callId, session } = meta;
   const key = callId !== undefined ? agentCallKey(agent, { callId, ...(session !== undefined ? { session } : {}) }) : scope.keyWithoutCallId(agent, ctx.mcpReq.id);
   const progressToken = rawMeta.progressToken;
   const sentAt = Date.now();

@@ -43,9 +43,14 @@ export class CallsInFlight {
     let settle!: () => void;
     const entry: Entry = { agentId, session, controller, settled: new Promise<void>((resolve) => (settle = resolve)) };
     this.entries.add(entry);
+    // The request's abort passes on to the one signal (AbortSignal.any per call cost more, and holds its sources until collected).
+    const follow = (): void => controller.abort(requestSignal.reason);
+    if (requestSignal.aborted) follow();
+    else requestSignal.addEventListener('abort', follow, { once: true });
     return {
-      signal: AbortSignal.any([requestSignal, controller.signal]),
+      signal: controller.signal,
       done: () => {
+        requestSignal.removeEventListener('abort', follow);
         if (!this.entries.delete(entry)) return;
         // The SDK writes the handler's answer in the microtasks after it returns: one macrotask later it is written.
         setImmediate(settle);

@@ -44,7 +44,7 @@ import { ModernAgents } from './modernAgents.js';
 import { BodyTooLarge, readBody } from './requestBody.js';
 import { GatewaySignIn } from './oauth/signIn.js';
 import { OAuthStore } from './oauth/oauthStore.js';
-import { serveWebRequest, toWebRequest } from './webResponse.js';
+import { abortedUnanswered, serveWebRequest, toWebRequest } from './webResponse.js';
 
 export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActivity'> {
   agents: AgentStore;
@@ -99,6 +99,9 @@ export class Gateway {
   private idleTimer: NodeJS.Timeout | undefined;
   /** The loopback authorization server and token check (oauth/). */
   private readonly signIn: GatewaySignIn;
+  /** When a request last looked for idle sessions and clients, and how often one does (never longer than the idle window). */
+  private lastSweepAt = -Infinity;
+  private readonly sweepMs: number;
   /** Requests that run or wait on something: answered before a connection closes; their sessions are busy. */
   private readonly inFlight = new CallsInFlight();
   /** The agents' tasks (agentTasks.ts), shared by every request of the stateless era. */
@@ -109,6 +112,7 @@ export class Gateway {
     this.maxSessions = options.maxSessionsPerAgent ?? 32;
     this.idleMs = options.idleMs ?? AGENT_IDLE_MS;
     this.clock = options.clock ?? Date.now;
+    this.sweepMs = Math.min(1000, this.idleMs);
     this.modern = new ModernAgents((agentId) => this.depsOf(agentId));
     this.modernClients = new ModernClients(this.clock, this.idleMs);
     this.signIn = options.signIn ?? new GatewaySignIn({ agents: options.agents, store: new OAuthStore(undefined), servers: () => [], onAgentCreated: () => options.onChange() });
@@ -268,8 +272,13 @@ export class Gateway {
     if (!('agent' in authenticated)) return jsonRpcError(res, authenticated.status, -32001, authenticated.sentence, authenticated.headers);
     const agent = authenticated.agent;
 
-    // Every authenticated request also looks for idle sessions and clients (cheap: a few per agent), besides the timer.
-    void this.expireIdle().catch(() => undefined);
+    // Authenticated requests also look for idle sessions and clients, besides the timer — at most once per sweep interval
+    // (a walk of every session per request was measurable under load; a request on an idle session is still refused below).
+    const now = this.clock();
+    if (now - this.lastSweepAt >= this.sweepMs) {
+      this.lastSweepAt = now;
+      void this.expireIdle().catch(() => undefined);
+    }
 
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
@@ -296,9 +305,11 @@ export class Gateway {
     }
 
     // The SDK's own era decision (the envelope claim), on the body already read: modern requests never reach a session.
-    if (!(await isLegacyRequest(toWebRequest(req), body))) {
+    // One Web Request per request: the era decision, then the session transport or the modern handler, read it.
+    const webRequest = toWebRequest(req, abortedUnanswered(res));
+    if (!(await isLegacyRequest(webRequest, body))) {
       if (this.modernClients.request(agent.id, body, res)) this.options.onChange();
-      return this.modern.serve(agent.id, req, res, body);
+      return this.modern.serve(agent.id, req, res, body, webRequest);
     }
 
     if (sessionId !== undefined) {
@@ -311,7 +322,7 @@ export class Gateway {
         return jsonRpcError(res, 404, -32001, 'Session not found: it expired unused; initialize a new session.');
       }
       holdWhileOpen(session, res, this.clock);
-      return serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body);
+      return serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body, webRequest);
     }
     // No session and no envelope: a GET (the 2025 notification stream) or DELETE needs a session; a 2026-07-28 agent has neither.
     if (req.method !== 'POST') return jsonRpcError(res, 405, -32000, 'Method not allowed: without a session the gateway answers POST only.', { Allow: 'POST' });
@@ -325,7 +336,7 @@ export class Gateway {
     const session = this.openSession(agent);
     holdWhileOpen(session, res, this.clock);
     await session.start();
-    await serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body);
+    await serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body, webRequest);
   }
 
   /** What an agent server needs, for one agent: its current state (undefined once revoked or removed) and the app's call path. */

@@ -18,14 +18,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AgentSessionDeps } from './agentServer.js';
 import { buildAgentServer } from './agentServer.js';
 import { ModernRounds } from './modernRounds.js';
+import { serveWebRequest } from './webResponse.js';
 
 interface AgentHandler {
   handler: McpHttpHandler;
-  serve: ReturnType<typeof toNodeHandler>;
   /** The tool list the agent's streams were last told about (changes → tools list_changed). */
   knownTools: string | undefined;
 }
@@ -38,9 +37,14 @@ export class ModernAgents {
   /** `depsOf(agentId)`: the agent server's dependencies for that agent (its current state, the app's call path). */
   constructor(private readonly depsOf: (agentId: string) => AgentSessionDeps) {}
 
-  /** Serves one modern request of an authenticated agent; `body` is the JSON the gateway already read and bounded. */
-  async serve(agentId: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    await this.handlerOf(agentId).serve(req, res, body);
+  /**
+   * Serves one modern request of an authenticated agent; `body` is the JSON the gateway already
+   * read and bounded, `request` the Web Request it decided the era by (its signal aborted when the
+   * agent goes away unanswered: webResponse.ts abortedUnanswered).
+   */
+  async serve(agentId: string, req: IncomingMessage, res: ServerResponse, body: unknown, request: Request): Promise<void> {
+    const { handler } = this.handlerOf(agentId);
+    await serveWebRequest(req, res, (web, options) => handler.fetch(web, options), body, request, false);
   }
 
   /** What an agent may see may have changed: agents whose tool list differs are told on their listen streams. */
@@ -86,7 +90,7 @@ export class ModernAgents {
       { legacy: 'reject' },
     );
     const agent = deps.agent();
-    const entry: AgentHandler = { handler, serve: toNodeHandler(handler), knownTools: agent ? deps.catalog.fingerprint(agent.visibility) : undefined };
+    const entry: AgentHandler = { handler, knownTools: agent ? deps.catalog.fingerprint(agent.visibility) : undefined };
     this.handlers.set(agentId, entry);
     return entry;
   }

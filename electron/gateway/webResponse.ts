@@ -14,19 +14,35 @@
  * (progress, a keep-alive comment, a request to the agent) switches to streaming at once, nothing
  * held back.
  *
- * Modern (2026-07-28) requests do not come here: v2's per-request handler (`createMcpHandler`,
- * served by `toNodeHandler`, modernAgents.ts) makes exactly this choice itself (its default
- * `responseMode: 'auto'`), so for that era the sniffing is unnecessary.
+ * Modern (2026-07-28) requests are written here too (modernAgents.ts): v2's per-request handler
+ * (`createMcpHandler`) makes the JSON-or-stream choice itself (its default `responseMode: 'auto'`),
+ * so for that era the sniffing finds nothing to change. They get the same Web Request the era
+ * decision read — the SDK's Node adapter (`toNodeHandler`) would build a second one per request
+ * and serialize the parsed body back into it, which the handler, given `parsedBody`, never reads.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type WebHandler = (request: Request, options: { parsedBody?: unknown }) => Promise<Response>;
 
-/** What the SDK reads of a request (the transport, and `isLegacyRequest` deciding the era): method, URL and headers; the body comes parsed. */
-export function toWebRequest(req: IncomingMessage): Request {
+/**
+ * What the SDK reads of a request (the transport, `isLegacyRequest` deciding the era, the modern
+ * handler): method, URL and headers; the body comes parsed. `signal`: aborted when the agent goes
+ * away before its answer is written (the modern handler ends that exchange by it).
+ */
+export function toWebRequest(req: IncomingMessage, signal?: AbortSignal): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`), { method: req.method ?? 'GET', headers });
+  return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`), { method: req.method ?? 'GET', headers, ...(signal ? { signal } : {}) });
+}
+
+/** A signal aborted when `res` closes before its answer was all written (the agent went away), as the SDK's Node adapter does. */
+export function abortedUnanswered(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  if (res.destroyed) controller.abort();
+  return controller.signal;
 }
 
 /** A body that is one JSON-RPC request (not a batch, not a notification): its answer may come as JSON. */
@@ -58,8 +74,10 @@ function waitWritable(res: ServerResponse): Promise<void> {
   });
 }
 
-export async function serveWebRequest(req: IncomingMessage, res: ServerResponse, handler: WebHandler, parsedBody: unknown): Promise<void> {
-  const response = await handler(toWebRequest(req), parsedBody === undefined ? {} : { parsedBody });
+/** `request`: the Web Request already built for `req` (the era decision reads one; it has no body, so one serves both). */
+/** `sniff`: whether a single request's one-message SSE stream may become a JSON body (the 2025 sessions; the modern handler chooses itself). */
+export async function serveWebRequest(req: IncomingMessage, res: ServerResponse, handler: WebHandler, parsedBody: unknown, request: Request = toWebRequest(req), sniff = true): Promise<void> {
+  const response = await handler(request, parsedBody === undefined ? {} : { parsedBody });
   const headers = Object.fromEntries(response.headers);
   if (!response.body) return void res.writeHead(response.status, headers).end();
   const reader = response.body.getReader();
@@ -70,7 +88,7 @@ export async function serveWebRequest(req: IncomingMessage, res: ServerResponse,
   });
   try {
     let next: Awaited<ReturnType<typeof reader.read>> | undefined;
-    if (isSingleRequest(parsedBody) && headers['content-type'] === 'text/event-stream') {
+    if (sniff && isSingleRequest(parsedBody) && headers['content-type'] === 'text/event-stream') {
       const first = await reader.read();
       const data = first.done ? undefined : responseData(decoder.decode(first.value));
       if (data !== undefined) {

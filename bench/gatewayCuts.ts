@@ -1,0 +1,94 @@
+/**
+ * Micro-benchmark of the per-request costs cut from the gateway's HTTP path (bench/gateway.ts
+ * --profile finds them; this measures each alone, old way against new, in one process, interleaved
+ * rounds, median ns per operation):
+ * - the Web Request the SDK reads, built once per request instead of twice, in both eras (for
+ *   2026-07-28 requests the SDK's Node adapter built a second one and serialized the parsed body
+ *   back into it);
+ * - the request's abort joined to the app's: AbortSignal.any against a listener;
+ * - the agent's `_meta` key: a zod parse against a hand check.
+ * The idle sweep (on every request before, once per interval now) is not here: its cost grows
+ * with the sessions open; bench/gateway.ts --profile shows it (`expireIdle`).
+ *
+ *   npx tsx bench/gatewayCuts.ts      (BENCH_OPS, default 200000; BENCH_ROUNDS, default 5)
+ */
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { toWebRequest as sdkToWebRequest } from '@modelcontextprotocol/node';
+import { toWebRequest } from '../electron/gateway/webResponse.js';
+import { fmt, median, printTable } from './pipelineHelpers.js';
+
+const OPS = Number(process.env.BENCH_OPS ?? 200_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+const req = {
+  url: '/mcp',
+  method: 'POST',
+  headers: { host: '127.0.0.1:4321' },
+  rawHeaders: ['Host', '127.0.0.1:4321', 'Content-Type', 'application/json', 'Accept', 'application/json, text/event-stream', 'Authorization', 'Bearer mh_x', 'mcp-session-id', 'abc', 'mcp-protocol-version', '2025-11-25', 'Content-Length', '120'],
+} as unknown as IncomingMessage;
+
+const KeyPart = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/);
+const CallMetaSchema = z.looseObject({ 'io.miniharness/callId': KeyPart.optional(), 'io.miniharness/session': KeyPart.optional() });
+const KEY_PART = /^[\x21-\x7e]{1,200}$/;
+const meta = { 'io.miniharness/callId': 'bench-12345', progressToken: 7 };
+const body = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'hello #7' }, _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } };
+let sink: unknown;
+
+const cases: Array<[string, () => void, () => void]> = [
+  ['Web Request per legacy request (two → one)', () => void (sink = [toWebRequest(req), toWebRequest(req)]), () => void (sink = toWebRequest(req))],
+  [
+    'modern request: the SDK adapter’s second Request, parsed body re-serialized → the era decision’s reused',
+    () => {
+      sink = [toWebRequest(req), sdkToWebRequest(req as never, body)];
+    },
+    () => void (sink = toWebRequest(req)),
+  ],
+  [
+    'request abort joined to the app’s (AbortSignal.any → listener)',
+    () => {
+      const request = new AbortController();
+      const app = new AbortController();
+      sink = AbortSignal.any([request.signal, app.signal]);
+    },
+    () => {
+      const request = new AbortController();
+      const app = new AbortController();
+      const follow = (): void => app.abort(request.signal.reason);
+      request.signal.addEventListener('abort', follow, { once: true });
+      request.signal.removeEventListener('abort', follow);
+      sink = app.signal;
+    },
+  ],
+  [
+    '_meta key check (zod looseObject parse → hand check)',
+    () => void (sink = CallMetaSchema.safeParse(meta).success),
+    () => {
+      const v = (meta as Record<string, unknown>)['io.miniharness/callId'];
+      const s = (meta as Record<string, unknown>)['io.miniharness/session'];
+      sink = (v === undefined || (typeof v === 'string' && KEY_PART.test(v))) && (s === undefined || (typeof s === 'string' && KEY_PART.test(s)));
+    },
+  ],
+];
+
+function nsPerOp(run: () => void): number {
+  const t0 = performance.now();
+  for (let i = 0; i < OPS; i++) run();
+  return ((performance.now() - t0) * 1e6) / OPS;
+}
+
+const rows: string[][] = [['per request', 'old ns', 'new ns', 'saved ns']];
+for (const [name, before, after] of cases) {
+  nsPerOp(before);
+  nsPerOp(after);
+  const old: number[] = [];
+  const now: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    old.push(nsPerOp(before));
+    now.push(nsPerOp(after));
+  }
+  rows.push([name, fmt(median(old), 0), fmt(median(now), 0), fmt(median(old) - median(now), 0)]);
+}
+printTable(rows);
+console.log(`(${OPS} operations per round, ${ROUNDS} rounds interleaved, medians; the collection of AbortSignal.any's weakly held sources comes later and is only partly in it)`);
+void sink;
