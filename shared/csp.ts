@@ -50,10 +50,12 @@ export const META_CONTENT_SECURITY_POLICY = metaCspOf(PRODUCTION_CSP_DIRECTIVES)
 
 /**
  * Browser mode: the production policy plus the bridge's WebSocket on the host's own port (CSP 3
- * lets 'self' match it, older engines do not). Nothing else differs from the desktop page.
+ * lets 'self' match it, older engines do not), and frames from the MCP Apps sandbox origin only.
  */
-export function browserModeCspDirectives(port: number): CspDirectives {
-  return { ...PRODUCTION_CSP_DIRECTIVES, 'connect-src': ["'self'", `ws://127.0.0.1:${port}`, `ws://localhost:${port}`] };
+export function browserModeCspDirectives(port: number, appSandboxOrigin?: string): CspDirectives {
+  const directives = { ...PRODUCTION_CSP_DIRECTIVES, 'connect-src': ["'self'", `ws://127.0.0.1:${port}`, `ws://localhost:${port}`] };
+  // MCP Apps: the only frames are the sandbox proxy's, on its own loopback origin (electron/web/sandboxOrigin.ts).
+  return appSandboxOrigin ? { ...directives, 'frame-src': [appSandboxOrigin] } : directives;
 }
 
 const CSP_META = /(<meta\s+http-equiv="Content-Security-Policy"\s+content=")([^"]*)("\s*\/?>)/i;
