@@ -70,6 +70,10 @@ export const CHANNEL_NAMES = [
   'runs.stop',
   'runs.resume',
   'runs.delete',
+  // MCP Apps (shared/contract/apps.ts)
+  'apps.load',
+  'apps.callTool',
+  'apps.readResource',
 ] as const;
 
 export const EVENT_NAMES = [

@@ -9,7 +9,7 @@
  * a loopback WebSocket (`bridge.ts`). The contract is the same.
  *
  * The channels and events are defined by domain in contract/ (servers, tools, approvals,
- * permissions, settings, agents, traces, history, import, asks, resources/prompts/completion)
+ * permissions, settings, agents, traces, history, import, asks, resources/prompts/completion, apps)
  * and shared/runs.ts; this file composes them, checks the whole against channelNames.ts, and
  * re-exports every schema and type, so importers need only this one path.
  *
@@ -24,6 +24,7 @@ import type { ChannelSpec } from './contract/common.js';
 import { agentChannels, agentEvents } from './contract/agents.js';
 import { appChannels, appEvents } from './contract/app.js';
 import { approvalChannels, approvalEvents } from './contract/approvals.js';
+import { mcpAppChannels } from './contract/apps.js';
 import { askChannels, askEvents } from './contract/asks.js';
 import { featureChannels, featureEvents } from './contract/features.js';
 import { historyChannels } from './contract/history.js';
@@ -47,6 +48,7 @@ export * from './contract/history.js';
 export * from './contract/import.js';
 export * from './contract/settings.js';
 export * from './contract/features.js';
+export * from './contract/apps.js';
 
 // ── channels ──────────────────────────────────────────────────────────────────────────────────
 
@@ -65,6 +67,8 @@ export const channels = {
   ...featureChannels,
   // The person's models and agent runs (issue 21), defined in their own file.
   ...runChannels,
+  // MCP Apps: an app's HTML, and its own tool calls and reads (issue 20).
+  ...mcpAppChannels,
 } as const satisfies Record<ChannelName, ChannelSpec>;
 
 export type Channels = typeof channels;

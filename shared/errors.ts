@@ -109,6 +109,10 @@ export const ERROR_CODES = [
   'model_stream_cut',
   'model_cancelled',
   'not_resumable',
+  // MCP Apps (shared/contract/apps.ts): the tool declares no app; its ui:// resource is not an app's HTML; an app asked for a tool it may not call
+  'no_app',
+  'app_resource_invalid',
+  'app_call_refused',
 ] as const;
 
 export const ErrorCodeSchema = z.enum(ERROR_CODES);

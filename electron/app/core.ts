@@ -67,6 +67,7 @@ import { wireRegistryEvents } from './registryWiring.js';
 import { RunService } from './runService.js';
 import { storageKey } from './secretSlots.js';
 import { ServerFeatureService } from './serverFeatureService.js';
+import { appsHandlers } from './handlers/apps.js';
 import { ServerService } from './serverService.js';
 import { SettingsService } from './settingsService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
@@ -228,6 +229,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...resourceHandlers({ registry, features }),
     ...oauthHandlers({ servers }),
     ...runHandlers({ runs }),
+    ...appsHandlers(),
   };
   const dispatch = createDispatcher(handlers, { redact: (text) => redactor.redactText(text), traceIdOf });
 

@@ -4,6 +4,7 @@ import { MAX_TOOL_ARGS_BYTES, formatBytes, jsonByteLength } from '../limits.js';
 import { ServerIdSchema } from '../serverConfig.js';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { ContentBlockSchema, Empty, JsonObject, channel } from './common.js';
+import { ToolAppSchema } from './toolApp.js';
 
 /** An MCP icon the page may show: main passes only inline images (`data:`), the page loads nothing from the network. */
 export const ToolIconSchema = z.object({
@@ -29,6 +30,8 @@ export const ToolViewSchema = z.object({
   shadowedBy: z.string().optional(),
   /** True while this server's tool list comes from the schema cache and the server is not ready yet. */
   cached: z.boolean().optional(),
+  /** The tool's MCP App (`_meta.ui`): the `ui://` resource rendered beside its result, and who may call it. */
+  app: ToolAppSchema.optional(),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 

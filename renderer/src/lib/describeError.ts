@@ -138,6 +138,9 @@ const WORDS = {
   model_stream_cut: { title: 'The model stream was cut' },
   model_cancelled: { title: 'Cancelled' },
   not_resumable: { title: 'Cannot be resumed now' },
+  no_app: { title: 'No app for this tool' },
+  app_resource_invalid: { title: 'The app could not be loaded' },
+  app_call_refused: { title: 'The app may not call this tool' },
 } satisfies Record<ErrorCode, CodeWords>;
 
 /** The code as this renderer knows it: a code from a newer main reads as `unrecognized`. */

@@ -1,0 +1,122 @@
+/**
+ * The contract's `apps.*` part: MCP Apps (`io.modelcontextprotocol/ui`), tools that bring their
+ * own interface. A tool view's `app` (tools.ts, from `_meta.ui`) names the app's `ui://` resource;
+ * the renderer loads it with `apps.load` and renders it sandboxed; what the app asks of its server
+ * — `tools/call`, `resources/read` — the renderer relays with `apps.callTool` / `apps.readResource`,
+ * and main runs it through the pipeline as the caller "<server name>'s app" (appCallerId):
+ * permission, approval, checkpoint, trace. Main enforces the extension's visibility: an app may
+ * call only tools of its own server whose visibility includes `app`.
+ *
+ * History and replay need nothing more: a record names its tool and server, so the tool view's
+ * `app` plus the stored result drive the app again (and nothing runs).
+ */
+import { z } from 'zod';
+import { ServerIdSchema } from '../serverConfig.js';
+import type { DomainChannels } from './common.js';
+import { JsonObject, channel } from './common.js';
+import { CallIdSchema, CallOutcomeSchema, ToolCallRequestSchema } from './tools.js';
+
+export * from './toolApp.js';
+
+/** The largest app HTML main hands over, in UTF-8 bytes (`result_too_large` past it): one bridge frame with room. */
+export const MAX_APP_HTML_BYTES = 4 * 1024 * 1024;
+/** The most an app's `resources/read` may return through `apps.readResource` (text and base64 blobs, UTF-8 bytes). */
+export const MAX_APP_RESOURCE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * One CSP source the app asked for (`_meta.ui.csp`): a scheme (http, https, ws, wss), a host
+ * (optionally `*.` for subdomains) and an optional port — nothing else, so it cannot add a
+ * directive or a keyword to the policy. Main drops any other entry (with a warning).
+ */
+export const CSP_SOURCE = /^(?:https?|wss?):\/\/(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?$/;
+const CspSources = z.array(z.string().max(300).regex(CSP_SOURCE)).max(64);
+
+/** The app's CSP wishes; absent or empty = the restrictive default (no network, no frames, base-uri 'self'). */
+export const AppCspSchema = z.object({
+  /** connect-src (fetch, XHR, WebSocket). */
+  connectDomains: CspSources.optional(),
+  /** img-src, script-src, style-src, font-src, media-src. */
+  resourceDomains: CspSources.optional(),
+  /** frame-src. */
+  frameDomains: CspSources.optional(),
+  /** base-uri. */
+  baseUriDomains: CspSources.optional(),
+});
+export type AppCsp = z.infer<typeof AppCspSchema>;
+
+/** Browser features the app asks for (the host may grant them with the iframe's `allow`). */
+export const AppPermissionsSchema = z.object({
+  camera: z.boolean().optional(),
+  microphone: z.boolean().optional(),
+  geolocation: z.boolean().optional(),
+  clipboardWrite: z.boolean().optional(),
+});
+export type AppPermissions = z.infer<typeof AppPermissionsSchema>;
+
+/** An app's HTML (`text/html;profile=mcp-app`) with what its resource's `_meta.ui` asks of the host. */
+export const AppResourceViewSchema = z.object({
+  resourceUri: z.string(),
+  html: z.string(),
+  csp: AppCspSchema,
+  permissions: AppPermissionsSchema.optional(),
+  /** The app prefers a visible border and background (absent: the host decides). */
+  prefersBorder: z.boolean().optional(),
+  /** The trace of the read. */
+  traceId: z.string(),
+});
+export type AppResourceView = z.infer<typeof AppResourceViewSchema>;
+
+/** One item of a resource as MCP sends it (text or base64 blob), for the app itself. */
+export const AppResourceContentSchema = z.looseObject({
+  uri: z.string(),
+  mimeType: z.string().optional(),
+  text: z.string().optional(),
+  blob: z.string().optional(),
+  _meta: JsonObject.optional(),
+});
+export const AppReadResultSchema = z.object({ contents: z.array(AppResourceContentSchema), traceId: z.string() });
+export type AppReadResult = z.infer<typeof AppReadResultSchema>;
+
+const UiUri = z.string().max(8192).regex(/^ui:\/\/./, 'must be a ui:// URI');
+const ResourceUri = z.string().min(1).max(8192);
+const ToolName = z.string().min(1).max(200);
+
+export const AppCallToolRequestSchema = z
+  .object({
+    serverId: ServerIdSchema,
+    /** The tool whose app this is (the app's own tool): the app belongs to its server. */
+    toolName: ToolName,
+    /** The tool the app calls: of the same server, with `app` in its visibility. */
+    name: ToolName,
+    args: ToolCallRequestSchema.shape.args,
+    /** A fresh id per call, made by the host page (re-sent: replays, as `tools.call`); `tools.cancel` cancels it. */
+    callId: CallIdSchema,
+    timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
+  })
+  .strict();
+
+export const mcpAppChannels = {
+  /** Reads a `ui://` resource of the server (checked to be `text/html;profile=mcp-app`), decided and traced as "<server>'s app". */
+  'apps.load': channel(z.object({ serverId: ServerIdSchema, resourceUri: UiUri }).strict(), AppResourceViewSchema),
+  /** The app's `tools/call`: through the whole pipeline as "<server>'s app"; the same outcome as `tools.call`. */
+  'apps.callTool': channel(AppCallToolRequestSchema, CallOutcomeSchema),
+  /** The app's `resources/read` of its own server: decided and traced as "<server>'s app"; MCP's own shape. */
+  'apps.readResource': channel(z.object({ serverId: ServerIdSchema, toolName: ToolName, uri: ResourceUri }).strict(), AppReadResultSchema),
+} as const satisfies DomainChannels;
+
+// ── the app as a caller ────────────────────────────────────────────────────────────────────────
+
+const APP_CALLER_SUFFIX = "'s app";
+
+/**
+ * The caller id of a server's app (approvals, History, Traces): "<server name>'s app". No agent
+ * can be named so (agent names take no apostrophe, shared/agents.ts), and an agent run's caller
+ * ends in ")" — so `isAppCaller` tells it apart from the person, agents and runs.
+ */
+export function appCallerId(serverName: string): string {
+  return `${serverName}${APP_CALLER_SUFFIX}`;
+}
+
+export function isAppCaller(userId: string): boolean {
+  return userId.endsWith(APP_CALLER_SUFFIX);
+}
