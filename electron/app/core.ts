@@ -68,6 +68,7 @@ import { RunService } from './runService.js';
 import { storageKey } from './secretSlots.js';
 import { ServerFeatureService } from './serverFeatureService.js';
 import { appsHandlers } from './handlers/apps.js';
+import { AppService } from '../apps/appService.js';
 import { ServerService } from './serverService.js';
 import { SettingsService } from './settingsService.js';
 import type { AppCore, AppCoreOptions } from './types.js';
@@ -229,7 +230,13 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
     ...resourceHandlers({ registry, features }),
     ...oauthHandlers({ servers }),
     ...runHandlers({ runs }),
-    ...appsHandlers(),
+    ...appsHandlers({ apps: new AppService({
+      registry,
+      listTools: () => app.listTools(),
+      guiSessionId: () => calls.sessionId,
+      call: (request, caller) => calls.call(request, caller),
+      read: (caller, serverId, uri, signal) => features.readAsTraced(caller, serverId, uri, signal),
+    }) }),
   };
   const dispatch = createDispatcher(handlers, { redact: (text) => redactor.redactText(text), traceIdOf });
 

@@ -9,6 +9,7 @@ import type { Denial, ErrorCode, ErrorDetails } from '../../shared/errors.js';
 import { isErrorCode } from '../../shared/errors.js';
 import type { FieldErrors } from '../../shared/serverConfig.js';
 import { fieldErrorsOf } from '../../shared/serverConfig.js';
+import type { AppsErrorCode } from '../apps/errors.js';
 import type { CheckpointErrorCode } from '../checkpoints/errors.js';
 import type { GatewayErrorCode } from '../gateway/errors.js';
 import type { HarnessErrorCode } from '../harness/errors.js';
@@ -24,7 +25,7 @@ import type { TraceErrorCode } from '../tracing/errors.js';
 /** Every code the core's error families raise is a contract code: one outside the union fails the typecheck here. */
 type ContractCodes<T extends ErrorCode> = T;
 export type CoreErrorCode = ContractCodes<
-  GatewayErrorCode | HarnessErrorCode | MCPErrorCode | ModelErrorCode | RunErrorCode | SecretErrorCode | SecurityErrorCode | StorageErrorCode | ToolErrorCode | CheckpointErrorCode | TraceErrorCode
+  AppsErrorCode | GatewayErrorCode | HarnessErrorCode | MCPErrorCode | ModelErrorCode | RunErrorCode | SecretErrorCode | SecurityErrorCode | StorageErrorCode | ToolErrorCode | CheckpointErrorCode | TraceErrorCode
 >;
 
 /** An error meant for the person at the GUI, with a stable code. */

@@ -7,7 +7,8 @@
  *
  * The gateway offers the same reads to agents (`readAs`, `getPromptAs`): whether one may happen
  * is the permission engine's decision (with the person's approval where it asks), taken before
- * the server is asked, and the trace names the agent.
+ * the server is asked, and the trace names the agent. An MCP App's reads go the same way, as
+ * "<server>'s app" (electron/apps/appService.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
@@ -38,12 +39,17 @@ export class ServerFeatureService {
 
   /** An agent's read through the gateway: decided first, then read, traced as the agent; the raw result, redacted. */
   async readAs(caller: Caller, serverId: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    return (await this.readAsTraced(caller, serverId, uri, signal)).result;
+  }
+
+  /** `readAs` with the read's trace id (an MCP App's reads: electron/apps/). */
+  async readAsTraced(caller: Caller, serverId: string, uri: string, signal: AbortSignal): Promise<{ result: ReadResourceResult; traceId: string }> {
     const run = async (): Promise<ReadResourceResult> => {
       await this.decide(caller, 'resources/read', serverId, { uri }, signal);
       return this.registry.features.read(serverId, uri, { signal });
     };
-    const { result } = await this.traced('resources/read', serverId, { uri }, run, (r) => r.contents.length, caller);
-    return this.redactor.redactSecretValues(result);
+    const { result, traceId } = await this.traced('resources/read', serverId, { uri }, run, (r) => r.contents.length, caller);
+    return { result: this.redactor.redactSecretValues(result), traceId };
   }
 
   /** An agent's prompt get through the gateway: decided first (argument names only in the decision and the trace). */

@@ -56,6 +56,7 @@ export function toolView(tool: HarnessToolInfo, cached = false): ToolView {
     ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}),
     ...(tool.shadowedBy ? { shadowedBy: tool.shadowedBy } : {}),
     ...(cached ? { cached: true } : {}),
+    ...(tool.app ? { app: { ...(tool.app.resourceUri !== undefined ? { resourceUri: tool.app.resourceUri } : {}), visibility: [...tool.app.visibility] } } : {}),
   };
 }
 

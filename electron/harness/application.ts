@@ -43,6 +43,8 @@ import type { LocalTool } from '../tools/types.js';
 import type { TraceHandle, Tracer } from '../tracing/tracer.js';
 import { toTraceError } from '../tracing/tracer.js';
 import type { SecretRedactor } from '../secrets/secretRedactor.js';
+import type { ToolApp } from '../../shared/contract/toolApp.js';
+import { appOf } from '../apps/toolUi.js';
 import type { RetryPolicy } from './retryPolicy.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, classifyFailure, sleep } from './retryPolicy.js';
 
@@ -103,6 +105,8 @@ export interface HarnessToolInfo {
   shadowedBy: string | undefined;
   /** Fingerprint of the tool's interface; an "always allow" is bound to it. */
   schemaFingerprint: string;
+  /** The tool's MCP App declaration (`_meta.ui`, checked: electron/apps/toolUi.ts). */
+  app?: ToolApp;
 }
 
 export interface HarnessApplicationOptions {
@@ -183,6 +187,7 @@ export class HarnessApplication {
         annotations: entry.tool.annotations,
         shadowedBy: winner !== entry.serverId ? winner : undefined,
         schemaFingerprint: fingerprintOf(entry.name, entry.tool),
+        ...appOf(entry.tool),
       };
     });
     return [...localInfo, ...mcpInfo];

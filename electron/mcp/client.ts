@@ -55,6 +55,8 @@ import { SessionRenewal } from './sessionRenewal.js';
 import { SignInRounds } from './signInRounds.js';
 import { LogBuffer } from './logBuffer.js';
 import { invalidHeaderDeclaration } from './toolHeaders.js';
+import { withAppsExtension } from '../apps/appsExtension.js';
+import { readToolUi } from '../apps/toolUi.js';
 import { runInputRounds } from './inputRounds.js';
 import { checkToolOutput, withoutOutputSchema } from './toolOutput.js';
 import { networkFailureOf } from './networkFailure.js';
@@ -282,7 +284,7 @@ export class MCPClient implements ToolClient {
     const prior = priorFor(this.config.protocolEra, noPrior || this.priorRejected ? undefined : await this.options.prior?.().catch(() => undefined));
     // A TaskAwareClient: a tools/call the server runs as a task is followed (tasks/followTask.ts).
     const sdk = new TaskAwareClient(this.options.clientInfo ?? CLIENT_INFO, {
-      capabilities: withTasksExtension(clientCapabilities(this.options.asks)),
+      capabilities: withAppsExtension(withTasksExtension(clientCapabilities(this.options.asks))),
       listChanged: this.listChanges.sdkHandlers(),
       versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs, this.config.transport),
       // input_required rounds of prompts/get and resources/read go to the same handlers as a legacy
@@ -383,6 +385,9 @@ export class MCPClient implements ToolClient {
             const fault = invalidHeaderDeclaration(tool.inputSchema);
             if (fault) this.log.note(`tool "${tool.name}" left out: ${fault}`);
             else tools.push(tool);
+            // A malformed MCP App declaration is ignored (the tool stays a plain tool): the log says why.
+            const uiProblem = fault ? undefined : readToolUi(tool._meta).problem;
+            if (uiProblem) this.log.note(`tool "${tool.name}": its _meta.ui is ignored: ${uiProblem}`);
           }
           hints = this._negotiated?.era === 'modern' ? cacheHintsOf(page) : undefined;
           cursor = page.nextCursor;

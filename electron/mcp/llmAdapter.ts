@@ -3,8 +3,9 @@
  *
  * Model APIs restrict tool names (OpenAI: ^[a-zA-Z0-9_-]{1,64}$); MCP names may hold dots,
  * slashes or be longer. Names are sanitized and made unique, and the mapping back to the MCP
- * name is returned so a model's call can be routed.
+ * name is returned so a model's call can be routed. An MCP App's app-only tools are left out.
  */
+import { readToolUi, visibleToModel } from '../apps/toolUi.js';
 import type { RegisteredTool } from './registry.js';
 
 export interface OpenAIToolDefinition {
@@ -33,7 +34,8 @@ function sanitize(name: string): string {
 
 function uniqueNames(tools: RegisteredTool[]): Array<[string, RegisteredTool]> {
   const used = new Set<string>();
-  return tools.map((tool) => {
+  // An MCP App's app-only tool (`_meta.ui.visibility: ["app"]`) is never offered to a model.
+  return tools.filter((tool) => visibleToModel(readToolUi(tool.tool._meta).app)).map((tool) => {
     const base = sanitize(tool.name);
     let name = base;
     for (let n = 2; used.has(name); n++) {

@@ -7,6 +7,7 @@
  */
 import type { AgentVisibility } from '../../shared/agents.js';
 import type { HarnessToolInfo } from '../harness/application.js';
+import { visibleToModel } from '../apps/toolUi.js';
 import { toOpenAITools } from '../mcp/llmAdapter.js';
 import type { RegisteredTool } from '../mcp/registry.js';
 
@@ -20,6 +21,8 @@ export function visibleTools(all: readonly HarnessToolInfo[], visibility: AgentV
   const servers = new Set(visibility.serverIds);
   const tools = all
     .filter((tool) => (tool.source === 'local' ? visibility.localTools : visibility.allServers || servers.has(tool.serverId)))
+    // An MCP App's app-only tool is for its app, never the model (`_meta.ui.visibility`).
+    .filter((tool) => visibleToModel(tool.app))
     .map<RegisteredTool>((tool) => ({
       name: tool.name,
       serverId: tool.serverId,

@@ -63,6 +63,8 @@ export const AppResourceViewSchema = z.object({
   prefersBorder: z.boolean().optional(),
   /** The trace of the read. */
   traceId: z.string(),
+  /** What of the resource's `_meta.ui` was ignored (a CSP source that is not one, …), in words. */
+  warnings: z.array(z.string()),
 });
 export type AppResourceView = z.infer<typeof AppResourceViewSchema>;
 

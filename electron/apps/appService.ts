@@ -1,0 +1,105 @@
+/**
+ * MCP Apps in the main process: an app's HTML (`apps.load`), and what a rendered app asks of its
+ * server — `tools/call` (`apps.callTool`) and `resources/read` (`apps.readResource`).
+ *
+ * Everything goes through the same paths as any use, under the caller "<server name>'s app"
+ * (appCallerId) in the GUI's session: a call through `CallService.call` → `executeTool`
+ * (permission, approval naming the app, checkpoint, trace); a read through the features
+ * service's decided, traced read (the permission engine's `resources/read` of that server).
+ * The GUI's session because the app runs in the person's own window: its calls show in the
+ * current History session, `tools.cancel` cancels them, and a session grant given there holds
+ * for them — but the caller id is the app's, so approvals, traces and History name it.
+ *
+ * Invariants: an app belongs to a tool of its server that declares an app (`no_app` otherwise);
+ * it reaches only that server (every request carries the server id and the pipeline resolves the
+ * tool on it); it calls only tools whose `_meta.ui.visibility` includes `app`
+ * (`app_call_refused`). A load is of a `ui://` URI some tool of the server declares.
+ */
+import type { CallOutcome, ParsedRequestOf } from '../../shared/contract.js';
+import type { AppReadResult, AppResourceView } from '../../shared/contract/apps.js';
+import { MAX_APP_RESOURCE_BYTES, appCallerId } from '../../shared/contract/apps.js';
+import { formatBytes, jsonByteLength } from '../../shared/limits.js';
+import type { ReadResourceResult } from '@modelcontextprotocol/client';
+import type { HarnessToolInfo } from '../harness/application.js';
+import type { MCPToolRegistry } from '../mcp/registry.js';
+import { appResourceView } from './appResource.js';
+import { AppsError } from './errors.js';
+import { callableByApp } from './toolUi.js';
+
+/** Who makes a call or a read (app/callService.ts's Caller): the checkpoints' key with the callId. */
+export interface AppCaller {
+  userId: string;
+  sessionId: string;
+}
+
+/** What the app layer gives (composed in app/core.ts): the pipeline's call and the decided, traced read. */
+export interface AppServiceDeps {
+  registry: Pick<MCPToolRegistry, 'server' | 'features'>;
+  listTools: () => HarnessToolInfo[];
+  /** The GUI's checkpoint session (its caller's). */
+  guiSessionId: () => string;
+  /** `CallService.call`: the whole pipeline as `caller`. */
+  call: (request: ParsedRequestOf<'tools.call'>, caller: AppCaller) => Promise<CallOutcome>;
+  /** `ServerFeatureService.readAsTraced`: decided by the permission engine, traced as `caller`. */
+  read: (caller: AppCaller, serverId: string, uri: string, signal: AbortSignal) => Promise<{ result: ReadResourceResult; traceId: string }>;
+}
+
+export class AppService {
+  constructor(private readonly deps: AppServiceDeps) {}
+
+  /** Who a server's app calls as: its own name, in the GUI's session. */
+  callerFor(serverId: string): AppCaller {
+    const server = this.deps.registry.server(serverId);
+    if (!server) throw new AppsError('not_found', `There is no server "${serverId}".`, { serverId });
+    return { userId: appCallerId(server.name), sessionId: this.deps.guiSessionId() };
+  }
+
+  async load(request: ParsedRequestOf<'apps.load'>): Promise<AppResourceView> {
+    const { serverId, resourceUri } = request;
+    const caller = this.callerFor(serverId);
+    if (!this.toolsOf(serverId).some((tool) => tool.app?.resourceUri === resourceUri)) {
+      throw new AppsError('no_app', `No tool of "${serverId}" declares the app ${resourceUri}.`, { serverId });
+    }
+    const { result, traceId } = await this.deps.read(caller, serverId, resourceUri, new AbortController().signal);
+    return appResourceView(resourceUri, result, traceId, await this.listedMeta(serverId, resourceUri));
+  }
+
+  async callTool(request: ParsedRequestOf<'apps.callTool'>): Promise<CallOutcome> {
+    const { serverId, toolName, name } = request;
+    const caller = this.callerFor(serverId);
+    this.appTool(serverId, toolName);
+    const target = this.toolsOf(serverId).find((tool) => tool.name === name);
+    if (!target) throw new AppsError('unknown_tool', `"${serverId}" has no tool "${name}".`, { serverId });
+    if (!callableByApp(target.app)) throw new AppsError('app_call_refused', `The tool "${name}" of "${serverId}" is for the model only (its _meta.ui.visibility leaves out "app").`, { serverId });
+    return this.deps.call({ name, serverId, args: request.args, callId: request.callId, ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}) }, caller);
+  }
+
+  async readResource(request: ParsedRequestOf<'apps.readResource'>): Promise<AppReadResult> {
+    const { serverId, toolName, uri } = request;
+    const caller = this.callerFor(serverId);
+    this.appTool(serverId, toolName);
+    const { result, traceId } = await this.deps.read(caller, serverId, uri, new AbortController().signal);
+    const sizeBytes = jsonByteLength(result.contents);
+    if (sizeBytes > MAX_APP_RESOURCE_BYTES) {
+      throw new AppsError('result_too_large', `${uri} is ${formatBytes(sizeBytes)}; an app may read at most ${formatBytes(MAX_APP_RESOURCE_BYTES)} at once.`, { limitBytes: MAX_APP_RESOURCE_BYTES, sizeBytes, traceId });
+    }
+    return { contents: result.contents as AppReadResult['contents'], traceId };
+  }
+
+  private toolsOf(serverId: string): HarnessToolInfo[] {
+    return this.deps.listTools().filter((tool) => tool.source === 'mcp' && tool.serverId === serverId);
+  }
+
+  /** The tool whose app makes the request: it must be the server's and declare an app. */
+  private appTool(serverId: string, toolName: string): HarnessToolInfo {
+    const tool = this.toolsOf(serverId).find((t) => t.name === toolName);
+    if (!tool?.app?.resourceUri) throw new AppsError('no_app', `The tool "${toolName}" of "${serverId}" has no app.`, { serverId });
+    return tool;
+  }
+
+  /** The `_meta` of the resource's resources/list entry (the fallback for its `_meta.ui`), when the server lists it. */
+  private async listedMeta(serverId: string, uri: string): Promise<unknown> {
+    const lists = await this.deps.registry.features.resources(serverId).catch(() => undefined);
+    return lists?.resources.items.find((r) => r.uri === uri)?._meta;
+  }
+}
