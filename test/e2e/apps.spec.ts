@@ -137,3 +137,43 @@ test('a tool’s app renders its result, calls the tool as "<server>’s app" af
   expect((await getTimeRecords()).length).toBe(2);
   await expect(page.getByRole('alertdialog')).toHaveCount(0);
 });
+
+test('an app’s open-link asks first and opens only after Open, without an opener; Close tears the app down', async ({ page, context }, testInfo) => {
+  // The link's page is answered here: the test needs no network.
+  await context.route('https://modelcontextprotocol.io/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>linked</title>' }));
+  await bridge!.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'get-time', level: 'ALLOW' });
+  const opened: string[] = [];
+  context.on('page', (newPage) => opened.push(newPage.url()));
+  await page.goto(host!.url);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
+  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="get-time"][data-server="basic"]').click();
+  const panel = page.getByRole('region', { name: 'Call get-time' });
+  await panel.getByRole('button', { name: 'Run' }).click();
+  const app = panel.getByTestId('call-app');
+  await expect(app).toHaveAttribute('data-app-ready', 'true');
+
+  // Cancel: nothing opens.
+  await inApp(page, 'call-app', '#open-link-btn').click();
+  const dialog = page.getByRole('alertdialog', { name: 'Open a link?' });
+  await expect(dialog.getByTestId('app-link-url')).toHaveText('https://modelcontextprotocol.io/');
+  await expect(dialog).toContainText('Basic’s app');
+  await snap(page, testInfo, 'app-open-link');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+  expect(opened).toEqual([]);
+
+  // Open: a new page with the link, which cannot reach back to this one.
+  await inApp(page, 'call-app', '#open-link-btn').click();
+  const popup = context.waitForEvent('page');
+  await dialog.getByRole('button', { name: 'Open in browser' }).click();
+  const linked = await popup;
+  await linked.waitForLoadState();
+  expect(linked.url()).toBe('https://modelcontextprotocol.io/');
+  expect(await linked.evaluate(() => window.opener)).toBeNull();
+  await linked.close();
+
+  // Close: the app is asked to tear down, then leaves the panel; the result stays.
+  await app.getByRole('button', { name: 'Close app' }).click();
+  await expect(app).toHaveCount(0);
+  await expect(panel.getByRole('region', { name: 'Result' })).toBeVisible();
+});
