@@ -7,7 +7,8 @@
  *
  * The page talks to main only through the preload (or the bridge), so it needs nothing from the
  * network: scripts, styles, fonts and images come from the app itself; no eval, no plugins, no
- * frames, no workers, no <base> rewriting, no form posts, and nothing may frame the page.
+ * frames but MCP Apps' sandbox proxy (shared/appSandbox.ts), no workers, no <base> rewriting, no
+ * form posts, and nothing may frame the page.
  */
 export type CspDirectives = Readonly<Record<string, readonly string[]>>;
 
@@ -22,7 +23,8 @@ export const PRODUCTION_CSP_DIRECTIVES: CspDirectives = {
   'connect-src': ["'self'"],
   'worker-src': ["'none'"],
   'object-src': ["'none'"],
-  'frame-src': ["'none'"],
+  // MCP Apps: only the sandbox proxy's frames (Electron's scheme; browser mode names its port).
+  'frame-src': ['mh-app-sandbox://proxy'],
   'child-src': ["'none'"],
   'base-uri': ["'none'"],
   'form-action': ["'none'"],

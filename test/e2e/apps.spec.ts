@@ -169,7 +169,7 @@ test('an app’s open-link asks first and opens only after Open, without an open
   const linked = await popup;
   await linked.waitForLoadState();
   expect(linked.url()).toBe('https://modelcontextprotocol.io/');
-  expect(await linked.evaluate(() => window.opener)).toBeNull();
+  expect(await linked.evaluate('window.opener === null')).toBe(true);
   await linked.close();
 
   // Close: the app is asked to tear down, then leaves the panel; the result stays.
