@@ -18,6 +18,7 @@ import { NotReplayableError } from '../../electron/harness/errors.js';
 import * as gatewayErrors from '../../electron/gateway/errors.js';
 import { ModelError } from '../../electron/models/errors.js';
 import { RunNotResumableError } from '../../electron/runs/errors.js';
+import { AppsError } from '../../electron/apps/errors.js';
 import * as mcpErrors from '../../electron/mcp/errors.js';
 import { MCPFeatureNotOfferedError } from '../../electron/mcp/features/errors.js';
 import * as oauthErrors from '../../electron/mcp/oauth/errors.js';
@@ -101,6 +102,7 @@ const INSTANCES: Record<string, Error> = {
   ArgumentsTooLargeError: new ArgumentsTooLargeError('t', 'srv', 10, 20, 'the server takes'),
   ModelError: new ModelError('model_rate_limited', 'slow down', 1000, 429),
   RunNotResumableError: new RunNotResumableError('Run r is running: it cannot be resumed.'),
+  AppsError: new AppsError('app_call_refused', 'The tool "t" of "srv" is for the model only.', { serverId: 'srv' }),
 };
 
 const ELECTRON = join(dirname(fileURLToPath(import.meta.url)), '../../electron');
