@@ -132,3 +132,38 @@ test('a hostile app reaches nothing of the host: token, bridge, parent DOM, top 
   await expect(page.getByRole('heading', { name: 'Tools', level: 1 })).toBeVisible();
   await expect(panel.getByRole('region', { name: 'Result' })).toContainText('probe shown');
 });
+
+test('the app is answered and told as the extension says: host capabilities and context, then a denied call’s input and its cancellation', async ({ page }) => {
+  await bridge!.ok('permissions.setToolLevel', { serverId: 'hostile', toolName: 'probe', level: 'ASK' });
+  await page.goto(host!.url);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
+  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="probe"][data-server="hostile"]').click();
+  const panel = page.getByRole('region', { name: 'Call probe' });
+  await panel.getByRole('tab', { name: 'Raw JSON' }).click();
+  await panel.getByLabel('Arguments (JSON object)').fill(JSON.stringify({ quiet: true }));
+  await panel.getByRole('button', { name: 'Run' }).click();
+
+  // While the call waits for approval the app is already there, with the call's arguments.
+  const app = panel.getByTestId('call-app');
+  await expect(app).toHaveAttribute('data-app-ready', 'true');
+  const witness = page.frameLocator('[data-testid="call-app"] iframe.app-frame-outer').frameLocator('iframe');
+  await expect(witness.locator('#events')).toHaveText(/^tool-input\s*$/);
+  const initialize = JSON.parse((await witness.locator('#initialize').textContent()) ?? '{}') as {
+    protocolVersion?: string;
+    hostInfo?: { name?: string };
+    hostCapabilities?: Record<string, unknown>;
+    hostContext?: { theme?: string; displayMode?: string; availableDisplayModes?: string[]; containerDimensions?: { width?: number }; toolInfo?: { tool?: { name?: string } } };
+  };
+  expect(initialize.protocolVersion).toBe('2026-01-26');
+  expect(initialize.hostInfo?.name).toBe('MiniHarness Desktop');
+  expect(Object.keys(initialize.hostCapabilities ?? {}).sort()).toEqual(['logging', 'openLinks', 'serverResources', 'serverTools']);
+  expect(initialize.hostContext).toMatchObject({ displayMode: 'inline', availableDisplayModes: ['inline'], toolInfo: { tool: { name: 'probe' } } });
+  expect(['light', 'dark']).toContain(initialize.hostContext?.theme);
+  expect(initialize.hostContext?.containerDimensions?.width).toBeGreaterThan(0);
+
+  // Denied: no result, the app is told the call was cancelled, with the reason.
+  await page.getByRole('alertdialog').getByRole('button', { name: /^Deny/ }).click();
+  await expect(panel.getByRole('region', { name: 'Call failed' })).toBeVisible();
+  await expect(witness.locator('#events')).toHaveText(/^tool-input\ntool-cancelled \S.*\s*$/);
+  await expect(witness.locator('#events')).not.toContainText('tool-result');
+});
