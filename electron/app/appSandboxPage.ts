@@ -9,7 +9,8 @@
  * `ui/notifications/sandbox-proxy-ready`, takes the app's HTML from
  * `ui/notifications/sandbox-resource-ready`, puts it in an inner srcdoc iframe (sandbox
  * "allow-scripts allow-forms": no same origin, no top navigation, no popups) and relays JSON-RPC
- * between the host page and the app, nothing else.
+ * between the host page and the app, nothing else. An app that takes its frame to another page
+ * (which its CSP cannot stop) is removed, and the host asked to close it.
  *
  * The app's policy is this response's CSP header: a srcdoc document inherits the policy of the
  * page that made it, so the app cannot shed it; the proxy also writes it into the app's head as a
@@ -129,11 +130,26 @@ export const PROXY_SCRIPT = `(() => {
     const doctype = /^\\s*<!doctype[^>]*>/i.exec(html);
     return doctype ? doctype[0] + meta + html.slice(doctype[0].length) : meta + html;
   }
+  let ended = false;
   function load(params) {
-    if (inner || !params || typeof params.html !== 'string') return;
+    if (inner || ended || !params || typeof params.html !== 'string') return;
     inner = document.createElement('iframe');
     inner.setAttribute('sandbox', 'allow-scripts allow-forms');
     inner.setAttribute('title', 'App');
+    let loads = 0;
+    inner.addEventListener('load', () => {
+      // The app's page loads once. A second load is the app taking its frame to another page,
+      // out of its CSP: that page is removed before it can talk, and the host asked to close the app.
+      loads += 1;
+      if (loads < 2 || !inner) return;
+      inner.remove();
+      inner = null;
+      ended = true;
+      const note = document.createElement('p');
+      note.textContent = 'The app left its page and was stopped.';
+      document.body.appendChild(note);
+      window.parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/request-teardown', params: {} }, '*');
+    });
     inner.srcdoc = withPolicy(params.html);
     document.body.appendChild(inner);
   }

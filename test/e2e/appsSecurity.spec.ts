@@ -66,6 +66,7 @@ test.beforeEach(async () => {
 test.afterEach(async () => {
   bridge?.close();
   await host?.stop();
+  declared?.closeAllConnections();
   await new Promise<void>((resolve) => (declared ? declared.close(() => resolve()) : resolve()));
   bridge = undefined;
   host = undefined;
@@ -166,4 +167,33 @@ test('the app is answered and told as the extension says: host capabilities and 
   await expect(panel.getByRole('region', { name: 'Call failed' })).toBeVisible();
   await expect(witness.locator('#events')).toHaveText(/^tool-input\ntool-cancelled \S.*\s*$/);
   await expect(witness.locator('#events')).not.toContainText('tool-result');
+});
+
+test('an app that takes its frame to another page (out of its CSP) is removed, and the panel closes it', async ({ page }) => {
+  // The page it goes to would keep talking to the host: it posts a tools/call as soon as it loads.
+  const talker = createServer((_req, res) =>
+    res
+      .writeHead(200, { 'Content-Type': 'text/html' })
+      .end('<!doctype html><p id="talker">talker</p><script>parent.postMessage({jsonrpc:"2.0",id:99,method:"tools/call",params:{name:"probe",arguments:{quiet:true}}},"*")</script>'),
+  );
+  await new Promise<void>((resolve) => talker.listen(0, '127.0.0.1', () => resolve()));
+  try {
+    const talkerUrl = `http://127.0.0.1:${(talker.address() as AddressInfo).port}/`;
+    await page.goto(host!.url);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
+    await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="probe"][data-server="hostile"]').click();
+    const panel = page.getByRole('region', { name: 'Call probe' });
+    await panel.getByRole('tab', { name: 'Raw JSON' }).click();
+    await panel.getByLabel('Arguments (JSON object)').fill(JSON.stringify({ leaveTo: talkerUrl }));
+    await panel.getByRole('button', { name: 'Run' }).click();
+    await expect(panel.getByRole('region', { name: 'Result' })).toContainText('probe shown');
+    // The proxy removed the frame and asked the host to close the app; the panel did.
+    await expect(panel.getByTestId('call-app')).toHaveCount(0, { timeout: 15_000 });
+    // The talker's tools/call never ran: the only probe call is the person's.
+    const records = (await bridge!.ok<{ records: Array<{ userId: string }> }>('history.page', { toolName: 'probe', limit: 10 })).records;
+    expect(records.map((record) => record.userId)).toEqual(['gui']);
+  } finally {
+    talker.closeAllConnections();
+    await new Promise<void>((resolve) => talker.close(() => resolve()));
+  }
 });
