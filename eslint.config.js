@@ -21,7 +21,8 @@ const HOST_FILES = [...SHELL_FILES, 'electron/web/**', 'electron/app/**'];
  * built-in, every Node-only package the main process may add tomorrow) is open-ended: a deny-list
  * would pass the next one. Adding a browser library here is a deliberate, reviewed one-line change.
  */
-const RENDERER_PACKAGES = ['react', 'react-dom', 'zustand', '@rjsf/core', '@rjsf/utils', '@tanstack/react-virtual', 'zod'];
+// MCP Apps: the ext-apps host bridge (browser code: postMessage and the SDK's Protocol).
+const RENDERER_PACKAGES = ['react', 'react-dom', 'zustand', '@rjsf/core', '@rjsf/utils', '@tanstack/react-virtual', 'zod', '@modelcontextprotocol/ext-apps/app-bridge'];
 /** `shared/` is imported by the renderer and by Node, so it may only use what both can run. */
 const SHARED_PACKAGES = ['zod'];
 

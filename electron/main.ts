@@ -4,7 +4,7 @@
  * notifications, badge, tray: shell/desktopIntegration.ts); every decision it applies is a pure
  * function in electron/shell/ (tested in plain Node), and this file only wires them to Electron.
  */
-import { BrowserWindow, Menu, app, dialog, ipcMain, safeStorage, session, shell } from 'electron';
+import { BrowserWindow, Menu, app, dialog, ipcMain, protocol, safeStorage, session, shell } from 'electron';
 import type { IpcMainInvokeEvent, WebContents } from 'electron';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import type { AppLocation } from './shell/appLocation.js';
 import { resolveAppLocation } from './shell/appLocation.js';
 import { openElectronConfigStore } from './shell/configStore.js';
 import { hardenSession, hardenWebContents } from './shell/harden.js';
+import { APP_SANDBOX_SCHEME_PRIVILEGES, registerAppSandboxProtocol } from './shell/appSandboxProtocol.js';
 import { createEventForwarder, createInvokeHandler } from './shell/ipcHandler.js';
 import { isSafeExternalUrl } from './shell/navigation.js';
 import { createQuitGuard } from './shell/quitGuard.js';
@@ -90,6 +91,8 @@ function launchApp(): void {
     app.on('second-instance', () => showWindow());
     const location = appLocation();
     if (location) {
+      // MCP Apps' sandbox origin: a scheme of its own, declared before the app is ready.
+      protocol.registerSchemesAsPrivileged([APP_SANDBOX_SCHEME_PRIVILEGES]);
       // Registered before any webContents exists, so none escapes the guards.
       app.on('web-contents-created', (_event, contents) => {
         hardenWebContents(contents, { location, openExternal: (url) => shell.openExternal(url), log });
@@ -126,6 +129,7 @@ async function start(location: AppLocation): Promise<void> {
     // A packaged app's menu has no DevTools or Reload (shell/appMenu.ts); `npm start` keeps Electron's.
     if (app.isPackaged) Menu.setApplicationMenu(Menu.buildFromTemplate(applicationMenuTemplate(process.platform, PRODUCT_NAME)));
     hardenSession(session.defaultSession, location);
+    registerAppSandboxProtocol(session.defaultSession.protocol, location);
     const dataDir = app.getPath('userData');
     const secrets = await openSafeStorageSecrets({ safeStorage, file: join(dataDir, 'secrets.json') });
     const config = await openElectronConfigStore(dataDir);

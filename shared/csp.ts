@@ -7,7 +7,8 @@
  *
  * The page talks to main only through the preload (or the bridge), so it needs nothing from the
  * network: scripts, styles, fonts and images come from the app itself; no eval, no plugins, no
- * frames, no workers, no <base> rewriting, no form posts, and nothing may frame the page.
+ * frames but MCP Apps' sandbox proxy (shared/appSandbox.ts), no workers, no <base> rewriting, no
+ * form posts, and nothing may frame the page.
  */
 export type CspDirectives = Readonly<Record<string, readonly string[]>>;
 
@@ -22,7 +23,8 @@ export const PRODUCTION_CSP_DIRECTIVES: CspDirectives = {
   'connect-src': ["'self'"],
   'worker-src': ["'none'"],
   'object-src': ["'none'"],
-  'frame-src': ["'none'"],
+  // MCP Apps: only the sandbox proxy's frames (Electron's scheme; browser mode names its port).
+  'frame-src': ['mh-app-sandbox://proxy'],
   'child-src': ["'none'"],
   'base-uri': ["'none'"],
   'form-action': ["'none'"],
@@ -50,10 +52,12 @@ export const META_CONTENT_SECURITY_POLICY = metaCspOf(PRODUCTION_CSP_DIRECTIVES)
 
 /**
  * Browser mode: the production policy plus the bridge's WebSocket on the host's own port (CSP 3
- * lets 'self' match it, older engines do not). Nothing else differs from the desktop page.
+ * lets 'self' match it, older engines do not), and frames from the MCP Apps sandbox origin only.
  */
-export function browserModeCspDirectives(port: number): CspDirectives {
-  return { ...PRODUCTION_CSP_DIRECTIVES, 'connect-src': ["'self'", `ws://127.0.0.1:${port}`, `ws://localhost:${port}`] };
+export function browserModeCspDirectives(port: number, appSandboxOrigin?: string): CspDirectives {
+  const directives = { ...PRODUCTION_CSP_DIRECTIVES, 'connect-src': ["'self'", `ws://127.0.0.1:${port}`, `ws://localhost:${port}`] };
+  // MCP Apps: the only frames are the sandbox proxy's, on its own loopback origin (electron/web/sandboxOrigin.ts).
+  return appSandboxOrigin ? { ...directives, 'frame-src': [appSandboxOrigin] } : directives;
 }
 
 const CSP_META = /(<meta\s+http-equiv="Content-Security-Policy"\s+content=")([^"]*)("\s*\/?>)/i;

@@ -7,6 +7,7 @@ import type { Session, WebContents } from 'electron';
 import type { AppLocation } from './appLocation.js';
 import { cspFor, cspHeaders } from './csp.js';
 import { isAllowedNavigation, isSafeExternalUrl } from './navigation.js';
+import { isAppSandboxFrameUrl } from './appSandboxProtocol.js';
 
 export interface HardenOptions {
   location: AppLocation;
@@ -26,9 +27,9 @@ export function hardenWebContents(contents: WebContents, options: HardenOptions)
   };
   contents.on('will-navigate', (event) => block('navigation', event));
   contents.on('will-redirect', (event) => block('redirect', event));
-  // Subframes: the CSP already forbids frames; this is the second lock.
+  // Subframes: the CSP allows only the MCP Apps sandbox's frames; this is the second lock.
   contents.on('will-frame-navigate', (event) => {
-    if (!event.isMainFrame) block('frame navigation', event);
+    if (!event.isMainFrame && !isAppSandboxFrameUrl(event.url)) block('frame navigation', event);
   });
   contents.on('will-attach-webview', (event) => {
     event.preventDefault();
@@ -52,6 +53,8 @@ export function hardenSession(session: Session, location: AppLocation): void {
   session.setDevicePermissionHandler(() => false);
   const policy = cspFor(location);
   session.webRequest.onHeadersReceived((details, callback) => {
+    // The apps' sandbox proxy carries its own (the app's) policy; every other response gets the page's.
+    if (isAppSandboxFrameUrl(details.url)) return callback({});
     callback({ responseHeaders: cspHeaders(details.responseHeaders, policy) });
   });
 }

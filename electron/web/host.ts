@@ -23,6 +23,9 @@ import { DEFAULT_HTTP_LIMITS, capConnections, httpServerOptions } from '../secur
 import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from '../security/loopbackAccess.js';
 import type { OutboxLimits, OutboxStats } from './eventOutbox.js';
 import { DEFAULT_OUTBOX_LIMITS, EventOutbox } from './eventOutbox.js';
+import type { SandboxOrigin } from './sandboxOrigin.js';
+import { startSandboxOrigin } from './sandboxOrigin.js';
+import { withAppSandboxMeta } from '../../shared/appSandbox.js';
 
 export interface WebHostOptions {
   core: AppCore;
@@ -31,6 +34,8 @@ export interface WebHostOptions {
   token: string;
   /** 0 picks a free port. */
   port?: number;
+  /** The MCP Apps sandbox origin's port (electron/web/sandboxOrigin.ts); 0 (default) picks a free one. */
+  appSandboxPort?: number;
   /** Largest accepted WebSocket message (default MAX_BRIDGE_FRAME_BYTES, which the renderer also checks). */
   maxMessageBytes?: number;
   /** How much is buffered per page before its events are held, coalesced or dropped. */
@@ -49,6 +54,8 @@ export interface WebHostOptions {
 export interface WebHost {
   port: number;
   url: string;
+  /** Where MCP Apps run: the sandbox proxy's origin, another loopback port. */
+  appSandboxOrigin: string;
   /** Per open page: what is buffered, held and dropped (tests and benchmarks read it). */
   clients(): OutboxStats[];
   close(): Promise<void>;
@@ -65,14 +72,14 @@ const CONTENT_TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-/** The desktop page's policy (shared/csp.ts) plus the bridge's WebSocket on this port. */
-function browserModeCsp(port: number): string {
-  return serializeCsp(browserModeCspDirectives(port));
+/** The desktop page's policy (shared/csp.ts) plus the bridge's WebSocket on this port and the apps' sandbox frames. */
+function browserModeCsp(port: number, appSandboxOrigin: string | undefined): string {
+  return serializeCsp(browserModeCspDirectives(port, appSandboxOrigin));
 }
 
-function securityHeaders(port: number): Record<string, string> {
+function securityHeaders(port: number, appSandboxOrigin: string | undefined): Record<string, string> {
   return {
-    'Content-Security-Policy': browserModeCsp(port),
+    'Content-Security-Policy': browserModeCsp(port, appSandboxOrigin),
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
@@ -125,6 +132,7 @@ function defaultConnectionError(error: Error): void {
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const staticRoot = resolve(options.staticDir);
   let port = 0;
+  let sandbox: SandboxOrigin | undefined;
   const sockets = new Map<WebSocket, EventOutbox>();
   const onConnectionError = options.onConnectionError ?? defaultConnectionError;
   const onApprovalWithoutPage = options.onApprovalWithoutPage ?? ((line: string) => void process.stdout.write(`${line}\n`));
@@ -156,9 +164,12 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     }
     // The page's meta policy is the desktop one (connect-src 'self'); both it and the header are
     // enforced, so the page served here carries the browser-mode policy in its meta tag as well.
-    if (extname(target) === '.html') body = Buffer.from(withCspMeta(body.toString('utf8'), metaCspOf(browserModeCspDirectives(port))), 'utf8');
+    // The page learns where apps run from its own HTML (a meta tag), before any request.
+    if (extname(target) === '.html') {
+      body = Buffer.from(withAppSandboxMeta(withCspMeta(body.toString('utf8'), metaCspOf(browserModeCspDirectives(port, sandbox?.origin))), sandbox?.origin), 'utf8');
+    }
     res.writeHead(200, {
-      ...securityHeaders(port),
+      ...securityHeaders(port, sandbox?.origin),
       'Content-Type': CONTENT_TYPES[extname(target)] ?? 'application/octet-stream',
       'Cache-Control': target.endsWith('index.html') ? 'no-store' : 'public, max-age=3600',
     });
@@ -274,11 +285,19 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   });
   port = (http.address() as AddressInfo).port;
   http.on('error', (error) => onConnectionError(error));
+  try {
+    sandbox = await startSandboxOrigin({ hostPort: port, port: options.appSandboxPort ?? 0, httpLimits: options.httpLimits });
+  } catch (error) {
+    await new Promise<void>((r) => http.close(() => r()));
+    throw error;
+  }
+  const appSandbox = sandbox;
 
   let closing: Promise<void> | undefined;
   return {
     port,
     url: `http://127.0.0.1:${port}/`,
+    appSandboxOrigin: appSandbox.origin,
     clients: () => [...sockets.values()].map((outbox) => outbox.stats()),
     close() {
       closing ??= (async () => {
@@ -286,7 +305,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
         for (const ws of sockets.keys()) ws.terminate();
         wss.close();
         http.closeAllConnections();
-        await new Promise<void>((r) => http.close(() => r()));
+        await Promise.all([new Promise<void>((r) => http.close(() => r())), appSandbox.close()]);
       })();
       return closing;
     },

@@ -18,7 +18,7 @@ describe('CONTENT_SECURITY_POLICY', () => {
     ['script-src', ["'self'"]],
     ['object-src', ["'none'"]],
     ['frame-ancestors', ["'none'"]],
-    ['frame-src', ["'none'"]],
+    ['frame-src', ['mh-app-sandbox://proxy']],
     ['base-uri', ["'none'"]],
     ['form-action', ["'none'"]],
     ['connect-src', ["'self'"]],

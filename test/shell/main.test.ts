@@ -28,6 +28,9 @@ const fake = vi.hoisted(() => ({
   windows: [] as Array<Record<string, unknown>>,
   ipcHandlers: new Map<string, (...args: unknown[]) => unknown>(),
   session: {} as Record<string, (...args: unknown[]) => unknown>,
+  /** protocol.registerSchemesAsPrivileged's schemes, and the schemes the session's protocol handles. */
+  privilegedSchemes: [] as Array<{ scheme: string }>,
+  handledSchemes: new Map<string, (request: Request) => Response>(),
   openExternal: [] as string[],
   appMenus: [] as unknown[],
   quitCalls: 0,
@@ -160,12 +163,14 @@ vi.mock('electron', async () => {
       setPermissionCheckHandler: (h: Handler) => void (fake.session['check'] = h),
       setDevicePermissionHandler: (h: Handler) => void (fake.session['device'] = h),
       webRequest: { onHeadersReceived: (h: Handler) => void (fake.session['headers'] = h) },
+      protocol: { handle: (scheme: string, h: (request: Request) => Response) => void fake.handledSchemes.set(scheme, h) },
     },
   };
+  const protocol = { registerSchemesAsPrivileged: (schemes: Array<{ scheme: string }>) => void fake.privilegedSchemes.push(...schemes) };
   const shell = { openExternal: async (url: string) => void fake.openExternal.push(url) };
   const dialog = { showErrorBox: () => undefined };
   const safeStorage = new SafeStorageDouble({ backend: 'basic_text' });
-  return { app, BrowserWindow, Notification, Tray, Menu, nativeImage, ipcMain, session, shell, dialog, safeStorage, default: {} };
+  return { app, BrowserWindow, Notification, Tray, Menu, nativeImage, ipcMain, session, protocol, shell, dialog, safeStorage, default: {} };
 });
 
 // electron-store imports the real `electron`; conf is the same store without it.
@@ -279,6 +284,16 @@ describe('electron/main.ts (against an electron double)', () => {
     const headers = vi.fn();
     fake.session['headers']?.({ responseHeaders: {} }, headers);
     expect(headers).toHaveBeenCalledWith({ responseHeaders: { 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
+  });
+
+  it('serves MCP Apps’ sandbox scheme, declared privileged before ready, on the window’s session', async () => {
+    expect(fake.privilegedSchemes.map((s) => s.scheme)).toEqual(['mh-app-sandbox']);
+    const response = fake.handledSchemes.get('mh-app-sandbox')?.(new Request('mh-app-sandbox://proxy/proxy'));
+    expect(response?.status).toBe(200);
+    expect(response?.headers.get('content-security-policy')).toContain('frame-ancestors file:');
+    const headers = vi.fn();
+    fake.session['headers']?.({ url: 'mh-app-sandbox://proxy/proxy', responseHeaders: {} }, headers);
+    expect(headers).toHaveBeenCalledWith({});
   });
 
   it('dispatches IPC from the main frame of the window and refuses everything else', async () => {

@@ -46,7 +46,8 @@ vi.mock('electron', async () => {
     }
   }
   const none = {};
-  return { app, BrowserWindow, Tray, Notification: class {}, Menu: none, nativeImage: none, ipcMain: none, session: none, shell: none, dialog: none, safeStorage: none, default: {} };
+  const protocol = { registerSchemesAsPrivileged: record('registerSchemesAsPrivileged') };
+  return { app, BrowserWindow, Tray, Notification: class {}, Menu: none, nativeImage: none, ipcMain: none, session: none, protocol, shell: none, dialog: none, safeStorage: none, default: {} };
 });
 
 vi.mock('../../electron/app/core.js', () => ({

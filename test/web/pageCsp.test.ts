@@ -1,4 +1,4 @@
-/** Browser mode serves the page with one policy: its header and the page's meta tag agree, and add only the bridge's WebSocket. */
+/** Browser mode serves the page with one policy: its header and the page's meta tag agree, and add only the bridge's WebSocket and the apps' sandbox frames. */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,10 +23,10 @@ afterAll(async () => {
 });
 
 it('the header and the served meta tag are the browser-mode policy of shared/csp.ts', async () => {
-  const { port } = running.host;
+  const { port, appSandboxOrigin } = running.host;
   const response = await fetch(`http://127.0.0.1:${port}/`);
   expect(response.status).toBe(200);
-  expect(response.headers.get('content-security-policy')).toBe(serializeCsp(browserModeCspDirectives(port)));
-  expect(cspMetaOf(await response.text())).toBe(metaCspOf(browserModeCspDirectives(port)));
+  expect(response.headers.get('content-security-policy')).toBe(serializeCsp(browserModeCspDirectives(port, appSandboxOrigin)));
+  expect(cspMetaOf(await response.text())).toBe(metaCspOf(browserModeCspDirectives(port, appSandboxOrigin)));
   expect(response.headers.get('content-security-policy')).not.toBe(CONTENT_SECURITY_POLICY);
 });

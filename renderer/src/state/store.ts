@@ -16,6 +16,7 @@ import { createAsksSlice } from './slices/asksSlice.js';
 import { createServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
 import { createAgentsSlice } from './slices/agentsSlice.js';
 import { createRunsSlice } from './slices/runsSlice.js';
+import { createAppsSlice } from './slices/appsSlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -36,6 +37,7 @@ export function createAppStore(client: BridgeClient) {
         ...createServerFeaturesSlice(client)(...a),
         ...createAgentsSlice(client)(...a),
         ...createRunsSlice(client)(...a),
+        ...createAppsSlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),

@@ -20,8 +20,9 @@ import type { AsksSlice } from './slices/asksSlice.js';
 import type { ServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
 import type { AgentsSlice } from './slices/agentsSlice.js';
 import type { RunsSlice } from './slices/runsSlice.js';
+import type { AppsSlice } from './slices/appsSlice.js';
 
-export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice & AsksSlice & ServerFeaturesSlice & AgentsSlice & RunsSlice;
+export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice & AsksSlice & ServerFeaturesSlice & AgentsSlice & RunsSlice & AppsSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 export type StoreMiddlewares = [['zustand/devtools', never]];

@@ -6,6 +6,7 @@
  * agent's own client will wait for the answer.
  */
 import type { ApprovalView } from '../../../../shared/contract.js';
+import { isAppCaller } from '../../../../shared/contract.js';
 import { callerLabel, isAgentCaller } from '../../lib/callers.js';
 import { configOf, serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
@@ -51,7 +52,7 @@ export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView
         <dd className="approval-caller" data-caller={view.userId}>
           {isAgentCaller(view.userId) ? (
             <>
-              <strong>{view.userId}</strong> <span className="chip chip-warning">agent</span>
+              <strong>{view.userId}</strong> <span className="chip chip-warning">{isAppCaller(view.userId) ? 'app' : 'agent'}</span>
             </>
           ) : (
             callerLabel(view.userId)

@@ -13,6 +13,7 @@
 import type { KeyboardEvent } from 'react';
 import { useEffect, useState } from 'react';
 import { isAgentCaller } from '../../lib/callers.js';
+import { isAppCaller } from '../../../../shared/contract.js';
 import type { PendingApproval } from '../../state/slices/approvalsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
@@ -46,7 +47,11 @@ function DialogBody({ pending, index, count, deferred }: { pending: PendingAppro
               Allow <code>{view.toolName}</code> to run?
             </h2>
             <p className="dialog-description">
-              {isAgentCaller(view.userId) ? (
+              {isAppCaller(view.userId) ? (
+                <>
+                  <strong>{view.userId}</strong> (a tool’s own interface, on your screen) is waiting for your decision.
+                </>
+              ) : isAgentCaller(view.userId) ? (
                 <>
                   The agent <strong>{view.userId}</strong> is waiting for your decision.
                 </>

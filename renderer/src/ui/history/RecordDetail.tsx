@@ -18,6 +18,8 @@ import { Spinner } from '../components/Spinner.js';
 import { ManualBadge, RecordStatusBadge } from './RecordStatusBadge.js';
 import { ResolveDialog } from './ResolveDialog.js';
 import { ResultContent } from './ResultContent.js';
+import { AppFrame } from '../components/apps/AppFrame.js';
+import { useToolWithApp } from '../components/apps/toolApp.js';
 
 type Action = 'replay' | 'rerun';
 type Shown = { kind: Action; outcome: CallOutcome } | { kind: 'error'; action: Action; title: string; message: string; traceId?: string };
@@ -42,7 +44,19 @@ function TraceLink({ traceId }: { traceId: string }) {
   );
 }
 
-function OutcomePanel({ shown, onDismiss }: { shown: Shown; onDismiss: () => void }) {
+/** A record's arguments as an app's tool input (an object), else nothing. */
+function argsObject(args: unknown): Record<string, unknown> | undefined {
+  return args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : undefined;
+}
+
+/** The tool's app (MCP Apps) driven by a stored or replayed result: nothing runs for it. */
+function RecordApp({ record, result, testId }: { record: HistoryRecordView; result: CallOutcome['result'] | undefined; testId: string }) {
+  const tool = useToolWithApp(record.serverId, record.toolName);
+  if (!tool || !result) return null;
+  return <AppFrame tool={tool} input={argsObject(record.args)} result={result} testId={testId} />;
+}
+
+function OutcomePanel({ shown, record, onDismiss }: { shown: Shown; record: HistoryRecordView; onDismiss: () => void }) {
   const dismiss = (
     <button type="button" className="btn btn-small btn-ghost" onClick={onDismiss}>
       Dismiss
@@ -95,6 +109,7 @@ function OutcomePanel({ shown, onDismiss }: { shown: Shown; onDismiss: () => voi
         </ul>
       )}
       <ResultContent result={outcome.result} />
+      <RecordApp record={record} result={outcome.result} testId={replayed ? 'replay-app' : 'rerun-app'} />
     </section>
   );
 }
@@ -226,7 +241,7 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
       </header>
 
       {running === 'rerun' && <p className="status-line">Running as a new call — if it needs your approval, the approval dialog asks.</p>}
-      {shown && <OutcomePanel shown={shown} onDismiss={() => setShown(undefined)} />}
+      {shown && <OutcomePanel shown={shown} record={record} onDismiss={() => setShown(undefined)} />}
 
       {runningNow && (
         <Callout tone="info" title="Running now">
@@ -312,7 +327,10 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
           Stored result
         </h3>
         {record.result ? (
-          <ResultContent result={record.result} />
+          <>
+            <ResultContent result={record.result} />
+            <RecordApp record={record} result={record.result} testId="record-app" />
+          </>
         ) : record.preview?.result !== undefined ? (
           <PreviewBlock text={record.preview.result} bytes={record.preview.resultBytes ?? 0} loading={loading} error={loadError} what="result" />
         ) : (

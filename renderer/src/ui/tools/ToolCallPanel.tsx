@@ -20,6 +20,8 @@ import { RunProgress } from './RunProgress.js';
 import { SandboxNote } from '../components/SandboxNote.js';
 import { ToolIcon } from '../components/ToolIcon.js';
 import { useServerLabel } from '../components/serverLabel.js';
+import { AppFrame } from '../components/apps/AppFrame.js';
+import { hasApp } from '../components/apps/toolApp.js';
 
 type Mode = 'form' | 'json' | 'schema';
 
@@ -67,6 +69,8 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
   const [mode, setMode] = useState<Mode>('form');
   const [rawText, setRawText] = useState('');
   const [rawError, setRawError] = useState<string | undefined>();
+  // The arguments of the last Run here: the tool's app (MCP Apps) gets them as the tool input.
+  const [runArgs, setRunArgs] = useState<Record<string, unknown> | undefined>();
 
   const running = run?.status === 'running';
   const outcomeRef = useRef<HTMLDivElement>(null);
@@ -109,6 +113,7 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
       args = parsed.value;
       setDraft(key, args);
     }
+    setRunArgs(args);
     void runTool(tool, args);
   }
 
@@ -209,6 +214,16 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
         {run?.status === 'running' && <RunProgress tool={tool} run={run} />}
         {run?.status === 'done' && <ResultView outcome={run.outcome} durationMs={run.finishedAt - run.startedAt} />}
         {run?.status === 'failed' && <CallErrorView error={run.error} serverId={tool.serverId} toolName={tool.name} />}
+        {run && hasApp(tool) && (
+          <AppFrame
+            key={key}
+            tool={tool}
+            input={runArgs}
+            result={run.status === 'done' ? run.outcome.result : undefined}
+            cancelledReason={run.status === 'failed' ? run.error.message : undefined}
+            testId="call-app"
+          />
+        )}
       </div>
     </section>
   );

@@ -1,0 +1,29 @@
+/**
+ * MCP Apps: what an app's frame asks of main — its HTML (`apps.load`), and the app's own
+ * `tools/call` and `resources/read`, which main runs through the pipeline as "<server>'s app"
+ * (permission, approval naming the app, checkpoint, trace). No state: each frame keeps its own.
+ */
+import type { AppReadResult, AppResourceView, CallOutcome } from '../../../../shared/contract.js';
+import type { ClientSliceCreator } from '../types.js';
+import { newCallId } from './toolsSlice.js';
+
+export interface AppsSlice {
+  /** The app's HTML and what its resource asks of the host. Throws the BridgeError. */
+  loadApp(serverId: string, resourceUri: string): Promise<AppResourceView>;
+  /** The app of `toolName` (of `serverId`) calls `name` with a fresh callId. Throws the BridgeError. */
+  callAppTool(serverId: string, toolName: string, name: string, args: Record<string, unknown>): Promise<CallOutcome>;
+  /** The app of `toolName` reads `uri` of its own server. Throws the BridgeError. */
+  readAppResource(serverId: string, toolName: string, uri: string): Promise<AppReadResult>;
+}
+
+export const createAppsSlice: ClientSliceCreator<AppsSlice> = (client) => () => ({
+  loadApp(serverId, resourceUri) {
+    return client.call('apps.load', { serverId, resourceUri });
+  },
+  callAppTool(serverId, toolName, name, args) {
+    return client.call('apps.callTool', { serverId, toolName, name, args, callId: newCallId() });
+  },
+  readAppResource(serverId, toolName, uri) {
+    return client.call('apps.readResource', { serverId, toolName, uri });
+  },
+});
