@@ -260,7 +260,7 @@ export async function buildAppCore(options: AppCoreOptions): Promise<AppCore> {
 
   return {
     dispatch,
-    onEvent: (listener) => hub.on(listener),
+    onEvent: (listener, only) => hub.on(listener, only),
     async start() {
       warnings.start();
       servers.load();

@@ -4,6 +4,7 @@
  * `gatewayToolsChanged` — for the agents, the servers list (once per turn), every server's log
  * lines, and the traces written (an agent's also updates the Agents view).
  */
+import { throttle } from '../util/throttle.js';
 import type { HarnessApplication } from '../harness/application.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import type { Tracer } from '../tracing/tracer.js';
@@ -14,6 +15,9 @@ import { toolsPayload } from './handlers/tools.js';
 import { serverGoneWhy } from './serverGone.js';
 import { statusView } from './views.js';
 import type { AppWarnings } from './warnings.js';
+
+/** How often agent traffic may rebuild the Agents view. */
+export const AGENT_ACTIVITY_EVERY_MS = 500;
 
 export interface RegistryWiringDeps {
   hub: EventHub;
@@ -58,11 +62,14 @@ export function wireRegistryEvents(deps: RegistryWiringDeps): RegistryWiring {
     }
   }
 
+  // The Agents view counts each agent's traces in the database: rebuilt at most twice a second
+  // under agent traffic (util/throttle.ts), and only while a window or page can show it.
+  const agentActivity = throttle(deps.agentsChanged, AGENT_ACTIVITY_EVERY_MS);
   deps.tracer.onEvent((notification) => {
     if (notification.kind === 'event') return;
     emit('trace.changed', { trace: notification.trace });
     // An agent's trace written (traces are committed in batches, after the call): its last call and count follow.
-    if (notification.trace.userId !== GUI_USER) deps.agentsChanged();
+    if (notification.trace.userId !== GUI_USER && hub.listening) agentActivity();
   });
 
   registry.subscribe((event) => {

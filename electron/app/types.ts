@@ -48,8 +48,8 @@ export interface AppCoreOptions {
 export interface AppCore {
   /** Validates and runs one contract call; never throws, errors come back as ErrorShape. */
   dispatch(channel: unknown, payload: unknown): Promise<DispatchResult>;
-  /** Contract events (validated) for the renderer. */
-  onEvent(listener: (event: EventName, payload: unknown) => void): () => void;
+  /** Contract events (validated) for the renderer; `only` names the few a watcher wants (see app/eventHub.ts). */
+  onEvent(listener: (event: EventName, payload: unknown) => void, only?: readonly EventName[]): () => void;
   /** Loads the saved servers and starts discovery (everything else was built by `buildAppCore`). */
   start(): Promise<void>;
   /** Closes the registry and the database. Idempotent. */

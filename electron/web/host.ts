@@ -137,10 +137,14 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const onConnectionError = options.onConnectionError ?? defaultConnectionError;
   const onApprovalWithoutPage = options.onApprovalWithoutPage ?? ((line: string) => void process.stdout.write(`${line}\n`));
   // Nobody would see the dialog: say where to answer it (an agent's call waits meanwhile).
-  const stopWatchingApprovals = options.core.onEvent((event, payload) => {
-    if (event !== 'approval.requested' || sockets.size > 0 || port === 0) return;
-    onApprovalWithoutPage(approvalWaitingLine(payload as ApprovalView, `http://127.0.0.1:${port}/#token=${options.token}`));
-  });
+  // Only approvals: a page-less host must not make every event (and the Agents view) worth building.
+  const stopWatchingApprovals = options.core.onEvent(
+    (event, payload) => {
+      if (event !== 'approval.requested' || sockets.size > 0 || port === 0) return;
+      onApprovalWithoutPage(approvalWaitingLine(payload as ApprovalView, `http://127.0.0.1:${port}/#token=${options.token}`));
+    },
+    ['approval.requested'],
+  );
 
   async function serveStatic(req: IncomingMessage, res: ServerResponse, rawPath: string): Promise<void> {
     const pathname = decodedPath(rawPath);

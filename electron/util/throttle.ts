@@ -1,0 +1,26 @@
+/**
+ * Throttling: the first request runs `fn` at the end of its turn; requests within `ms` after it
+ * wait for one trailing run. A view rebuilt from the database after every agent call (the
+ * Agents view counts each agent's traces) would cost more than the call; once per `ms` is what a
+ * person can read anyway. `cancel` drops a pending run (the core is closing).
+ */
+export function throttle(fn: () => void, ms: number): { (): void; cancel(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let last = -Infinity;
+  const run = (): void => {
+    timer = undefined;
+    last = performance.now();
+    fn();
+  };
+  const request = (): void => {
+    if (timer) return;
+    const wait = Math.max(0, last + ms - performance.now());
+    timer = setTimeout(run, wait);
+    timer.unref?.();
+  };
+  request.cancel = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+  };
+  return request;
+}
