@@ -13,7 +13,7 @@ const SHELL_FILES = ['electron/main.ts', 'electron/preload.ts', 'electron/shell/
  * (mcp, harness, security, checkpoints, tracing, storage, tools, secrets, sandbox) is built by
  * them and must never reach back up into them.
  */
-const HOST_FILES = [...SHELL_FILES, 'electron/web/**', 'electron/app/**'];
+const HOST_FILES = [...SHELL_FILES, 'electron/web/**', 'electron/core/**'];
 
 /**
  * The only packages the renderer may import: an allow-list, not a deny-list. The renderer runs in
@@ -111,12 +111,12 @@ const SHARED_LAYER = [
 
 const CORE_LAYER = [
   {
-    regex: '^\\.{1,2}/(?:.+/)?(?:app|web|shell)/',
-    message: 'The core (electron/ except main.ts, preload.ts, shell/, web/ and app/) never imports app/, web/ or shell/: they compose the core, so a type both need lives in the core and the host imports it.',
+    regex: '^\\.{1,2}/(?:.+/)?(?:core|web|shell)/',
+    message: 'The lower layers (electron/ except main.ts, preload.ts, shell/, web/ and core/) never import core/, web/ or shell/: those compose the lower layers, so a type both need lives in a lower layer and the host imports it.',
   },
   {
     regex: '^(?:\\.\\./)+(?:electron/)?(?:main|preload)(?:\\.[jt]s)?$',
-    message: 'The core never imports the Electron entry points (main.ts, preload.ts).',
+    message: 'The lower layers never import the Electron entry points (main.ts, preload.ts).',
   },
 ];
 
@@ -133,11 +133,11 @@ const NOT_TRACING = {
 /** The two hosts share the app core and nothing else: neither reaches into the other. */
 const NOT_WEB = {
   regex: '^\\.{1,2}/(?:.+/)?web/',
-  message: 'The Electron shell and browser mode are two hosts of one core: what both need lives in app/ or shared/, not in web/.',
+  message: 'The Electron shell and browser mode are two hosts of one core: what both need lives in core/ or shared/, not in web/.',
 };
 const NOT_SHELL = {
   regex: '^(?:\\.{1,2}/(?:.+/)?shell/|(?:\\.\\./)+(?:main|preload)(?:\\.[jt]s)?$)',
-  message: 'Browser mode and the app never import the Electron shell (main.ts, preload.ts, shell/): what both hosts need lives in app/ or shared/.',
+  message: 'Browser mode and the app never import the Electron shell (main.ts, preload.ts, shell/): what both hosts need lives in core/ or shared/.',
 };
 
 export default tseslint.config(
@@ -160,7 +160,7 @@ export default tseslint.config(
   },
   {
     // The composition root serves both hosts, so it imports neither.
-    files: ['electron/app/**/*.ts'],
+    files: ['electron/core/**/*.ts'],
     rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, NOT_SHELL, NOT_WEB]) },
   },
   {

@@ -25,7 +25,7 @@ import { PROJECT_ROOT } from '../test/helpers/fixtures.js';
 const FLOOD_MB = Number(process.env.BENCH_FLOOD_MB ?? 100);
 const CHUNKS = 10;
 const WIDTH = 1_000;
-const FLOOD_SERVER = join(PROJECT_ROOT, 'test', 'web', 'fixtures', 'stderrFloodServer.ts');
+const FLOOD_SERVER = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'stderrFloodServer.ts');
 
 function rssMb(pid: number): number {
   return Math.round(Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024);

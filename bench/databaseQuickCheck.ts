@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { openAppDatabase, openAppDatabaseWithReport } from '../electron/app/database.js';
+import { openAppDatabase, openAppDatabaseWithReport } from '../electron/core/database.js';
 
 const SIZES = (process.env.BENCH_DB_MIB ?? '16,128,512').split(',').map(Number);
 const MiB = 1024 * 1024;

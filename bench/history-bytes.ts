@@ -1,6 +1,6 @@
 /**
  * Figures for issue 8 §7: how big a History page reply is, and how much memory it costs, when a
- * session holds three 9 MB results. The real core (`buildAppCore`) over a scratch data folder;
+ * session holds three 9 MB results. The real core (`buildCore`) over a scratch data folder;
  * the records are written through the checkpoint store as the pipeline writes them.
  *
  * Prints a table, then one JSON line. Run: npx tsx bench/history-bytes.ts
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildScratchCore } from '../test/helpers/scratchCore.js';
 import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
-import { openAppDatabase } from '../electron/app/database.js';
+import { openAppDatabase } from '../electron/core/database.js';
 
 const MB = Number(process.env.BENCH_RESULT_MB ?? 9);
 const COUNT = Number(process.env.BENCH_RESULTS ?? 3);

@@ -25,7 +25,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } f
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { hashArguments } from '../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
-import { openAppDatabase } from '../electron/app/database.js';
+import { openAppDatabase } from '../electron/core/database.js';
 import type { AgentsView } from '../shared/agents.js';
 import type { ServerView } from '../shared/contract.js';
 import { buildFixtureServers } from '../test/helpers/buildFixtures.js';

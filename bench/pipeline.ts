@@ -43,7 +43,7 @@ import type { HarnessApplication } from '../electron/harness/application.js';
 import { createPipeline } from '../electron/harness/createPipeline.js';
 import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
 import type { Database } from '../electron/storage/database.js';
-import { openAppDatabase } from '../electron/app/database.js';
+import { openAppDatabase } from '../electron/core/database.js';
 import { createLocalTools } from '../electron/tools/localTools.js';
 import type { Tracer } from '../electron/tracing/tracer.js';
 import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
@@ -119,7 +119,7 @@ async function rawCaller(): Promise<Caller> {
 
 interface Pipeline {
   call: Caller;
-  app: HarnessApplication;
+  harness: HarnessApplication;
   tracer: Tracer;
   checkpoints: SqliteCheckpointStore;
   db: Database;
@@ -130,7 +130,7 @@ async function buildPipeline(name: string, timer?: StageTimer): Promise<Pipeline
   const root = join(dir, 'root');
   mkdirSync(root, { recursive: true });
   const db = openAppDatabase(join(dir, 'harness.db')); // WAL, synchronous=NORMAL: the app's settings
-  const { app, registry, engine, security, checkpoints, tracer, redactor } = await createPipeline({
+  const { harness, registry, engine, security, checkpoints, tracer, redactor } = await createPipeline({
     db,
     secrets: new DefaultSecretResolver(),
     rules: new InMemoryRuleStore(),
@@ -152,16 +152,16 @@ async function buildPipeline(name: string, timer?: StageTimer): Promise<Pipeline
   if (timer) instrumentPipeline(timer, { security, checkpoints, tracer, redactor, registry });
   const call: Caller = async (i) => {
     const text = echoText(i);
-    const out = await app.executeTool('echo', { text }, { ...USER, callId: `${name}-${i}` });
+    const out = await harness.executeTool('echo', { text }, { ...USER, callId: `${name}-${i}` });
     if (out.replayed || out.serverId !== SERVER_ID) throw new Error(`pipeline: unexpected ${JSON.stringify({ replayed: out.replayed, serverId: out.serverId })}`);
     checkEcho(out.result.content, text);
   };
-  return { call, app, tracer, checkpoints, db };
+  return { call, harness, tracer, checkpoints, db };
 }
 
 /** The first warm-up call must have been allowed by the rule, with no approval and one attempt. */
 async function checkPipelineDecision(pipeline: Pipeline): Promise<void> {
-  const out = await pipeline.app.executeTool('echo', { text: 'check' }, { ...USER, callId: 'decision-check' });
+  const out = await pipeline.harness.executeTool('echo', { text: 'check' }, { ...USER, callId: 'decision-check' });
   const trace = pipeline.tracer.getTrace(out.traceId);
   const types = trace?.events.map((e) => e.type).join(',');
   const decision = trace?.events.find((e) => e.type === 'decision');

@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { openAppDatabase } from '../electron/app/database.js';
+import { openAppDatabase } from '../electron/core/database.js';
 import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
 import { checkpointArguments } from '../electron/checkpoints/hash.js';
 import { SecretRedactor } from '../electron/secrets/secretRedactor.js';

@@ -23,7 +23,7 @@ import type { Browser, Locator, Page } from '@playwright/test';
 import { chromium } from '@playwright/test';
 import { hashArguments } from '../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
-import { openAppDatabase } from '../electron/app/database.js';
+import { openAppDatabase } from '../electron/core/database.js';
 import type { WebHostProcess } from '../test/e2e/support/webHost.js';
 import { buildAppOnce, ROOT, startWebHost } from '../test/e2e/support/webHost.js';
 import { armTimer, flingUp, lastRowIndex, readTimer, rowsBeyond, scrollToEnd, timerDone } from './uiHistoryHelpers.js';

@@ -1,5 +1,5 @@
 /**
- * The Electron main process: a thin shell around the app core (electron/app/core.ts). It owns
+ * The Electron main process: a thin shell around the app core (electron/core/core.ts). It owns
  * the window, the IPC binding, the app lifecycle and the desktop around the window (approval
  * notifications, badge, tray: shell/desktopIntegration.ts); every decision it applies is a pure
  * function in electron/shell/ (tested in plain Node), and this file only wires them to Electron.
@@ -9,9 +9,9 @@ import type { IpcMainInvokeEvent, WebContents } from 'electron';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../shared/preloadApi.js';
-import { buildAppCore } from './app/core.js';
-import { gatewayPortOverride, stdioEntry } from './app/gatewayOptions.js';
-import type { AppCore } from './app/types.js';
+import { buildCore } from './core/core.js';
+import { gatewayPortOverride, stdioEntry } from './core/gatewayOptions.js';
+import type { Core } from './core/types.js';
 import type { AppLocation } from './shell/appLocation.js';
 import { resolveAppLocation } from './shell/appLocation.js';
 import { openElectronConfigStore } from './shell/configStore.js';
@@ -28,7 +28,7 @@ import { gatewayStdioInvocation, parseStdioArgs, GATEWAY_STDIO_FLAG } from './ga
 import { START_INSTALLED_APP, relayProcessStdio } from './gateway/stdioProxy.js';
 import { APP_ID, PRODUCT_NAME } from '../shared/product.js';
 import type { SettingsView } from '../shared/contract.js';
-import { chooseWorkspaceDir } from './app/dataDir.js';
+import { chooseWorkspaceDir } from './core/dataDir.js';
 import type { DesktopIntegration } from './shell/desktopIntegration.js';
 import { createDesktopIntegration } from './shell/desktopIntegration.js';
 import { shellEnv } from 'shell-env';
@@ -78,7 +78,7 @@ function launchApp(): void {
   // is electron-builder.yml's appId; run from the project, Electron's own executable stands in.
   if (process.platform === 'win32') app.setAppUserModelId(app.isPackaged ? APP_ID : process.execPath);
 
-  // The data folder is named after the product, as browser mode's (electron/app/dataDir.ts), not
+  // The data folder is named after the product, as browser mode's (electron/core/dataDir.ts), not
   // after package.json's name; --user-data-dir (tests, a second profile) wins, a relative one
   // resolved against the working folder. Set before the single-instance lock, which lives in this folder.
   if (!setUserData()) {
@@ -148,7 +148,7 @@ async function start(location: AppLocation): Promise<void> {
     const stdio = stdioEntry({ packaged: app.isPackaged, execPath: process.execPath, projectRoot: app.getAppPath(), node: 'node' });
     const gateway = { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), stdio };
     await loginShellPath;
-    const core = await buildAppCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), gateway, openExternal });
+    const core = await buildCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), gateway, openExternal });
     const forward = createEventForwarder(location, IPC_EVENT_CHANNEL, () => {
       const contents = liveContents();
       return contents && { url: () => contents.getURL(), send: (channel, ...args) => contents.send(channel, ...args) };
@@ -219,7 +219,7 @@ function describeSender(event: IpcMainInvokeEvent): SenderInfo | null {
   };
 }
 
-function bindLifecycle(core: AppCore, integration: DesktopIntegration): void {
+function bindLifecycle(core: Core, integration: DesktopIntegration): void {
   const guard = createQuitGuard({ close: () => core.close(), quit: () => app.quit(), exit: (code) => app.exit(code), log });
   app.on('before-quit', (event) => {
     integration.onBeforeQuit();

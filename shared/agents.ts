@@ -33,7 +33,7 @@ export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 
 /**
  * Names no agent may take, in any case: an agent calls as its name, and `gui` is the caller id of
- * the person at MiniHarness (GUI_USER, electron/app/callService.ts) — an agent named so would read
+ * the person at MiniHarness (GUI_USER, electron/core/callService.ts) — an agent named so would read
  * as the person in approvals, notices, traces and counts. A stored agent with such a name (saved
  * before this rule) no longer reads as an agent at all: it cannot connect.
  */

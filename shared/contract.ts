@@ -25,7 +25,7 @@ import { agentChannels, agentEvents } from './contract/agents.js';
 import { appChannels, appEvents } from './contract/app.js';
 import { approvalChannels, approvalEvents } from './contract/approvals.js';
 import { mcpAppChannels } from './contract/apps.js';
-import { askChannels, askEvents } from './contract/asks.js';
+import { serverRequestChannels, serverRequestEvents } from './contract/serverRequests.js';
 import { featureChannels, featureEvents } from './contract/features.js';
 import { historyChannels } from './contract/history.js';
 import { importChannels } from './contract/import.js';
@@ -63,7 +63,7 @@ export const channels = {
   ...traceChannels,
   ...historyChannels,
   ...importChannels,
-  ...askChannels,
+  ...serverRequestChannels,
   ...featureChannels,
   // The person's models and agent runs (issue 21), defined in their own file.
   ...runChannels,
@@ -92,7 +92,7 @@ export const events = {
   ...settingEvents,
   ...appEvents,
   ...agentEvents,
-  ...askEvents,
+  ...serverRequestEvents,
   ...featureEvents,
   ...runEvents,
 } as const satisfies Record<EventName, z.ZodType>;

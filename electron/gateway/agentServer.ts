@@ -33,7 +33,7 @@ import type { CallerWait } from '../security/approvals.js';
 import { waitEndedOf } from '../security/waitEnded.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
-import type { AgentAsk, AgentSample, ModernRounds } from './modernRounds.js';
+import type { AgentElicit, AgentSample, ModernRounds } from './modernRounds.js';
 import type { AgentTasks } from './agentTasks.js';
 import { TaskAnsweringServer, agentDeclaresTasks, serveAgentTasks } from './agentTasks.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
@@ -52,7 +52,7 @@ export interface GatewayCalls {
        * agent, in its era's way (a request on a 2025 session, `input_required` on 2026-07-28).
        * Absent when the agent cannot answer one (it declared no elicitation capability).
        */
-      ask?: AgentAsk;
+      elicit?: AgentElicit;
       /** The same for a downstream sampling request: the agent's model answers it. Absent when the agent declared no sampling. */
       sample?: AgentSample;
       /** How long the agent's client will wait, when known (callerWait.ts): the approval dialog shows it. */
@@ -98,7 +98,7 @@ export interface AgentServerScope {
   /** The agent listed its tools (legacy sessions remember what it saw, for list_changed). */
   onListed?(fingerprint: string): void;
   /** A 2025 session: a downstream question goes to the agent as a real request (when it declared it can answer one). */
-  askVia?(ctx: ServerContext): { ask?: AgentAsk; sample?: AgentSample };
+  answerersVia?(ctx: ServerContext): { elicit?: AgentElicit; sample?: AgentSample };
   /** The stateless era: a downstream question makes the round `input_required` (modernRounds.ts). */
   rounds?: ModernRounds;
   /** A 2025 session: its id, so that a session with work in flight is known busy (never evicted). */
@@ -232,7 +232,7 @@ async function callTool(
       )
     : undefined;
   const callerWait = callerWaitOf(sentAt, hasToken);
-  const run = async (callKey: { sessionId: string; callId: string }, askers: { ask?: AgentAsk; sample?: AgentSample }, requestSignal: AbortSignal, onTask?: (event: TaskEvent) => void): Promise<CallToolResult> => {
+  const run = async (callKey: { sessionId: string; callId: string }, answerers: { elicit?: AgentElicit; sample?: AgentSample }, requestSignal: AbortSignal, onTask?: (event: TaskEvent) => void): Promise<CallToolResult> => {
     deps.onActivity();
     // The app may end this call (the agent revoked or removed): it is then answered with why, before the connection closes.
     const work = deps.inFlight?.begin(agent.id, scope.session?.(), requestSignal);
@@ -245,8 +245,8 @@ async function callTool(
           signal,
           ...(progress ? { onProgress: progress.forward, onApprovalWait: progress.onApprovalWait } : {}),
           ...(callerWait ? { callerWait } : {}),
-          ...(askers.ask ? { ask: askers.ask } : {}),
-          ...(askers.sample ? { sample: askers.sample } : {}),
+          ...(answerers.elicit ? { elicit: answerers.elicit } : {}),
+          ...(answerers.sample ? { sample: answerers.sample } : {}),
           ...(onTask ? { onTask } : {}),
         },
       );
@@ -271,9 +271,9 @@ async function callTool(
     // A modern agent can be asked only what it declared it can answer (the request's envelope).
     // (The SDK types the lifted envelope as an empty object: read it as the record it is.)
     const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown; sampling?: unknown } | undefined;
-    return scope.rounds.round(agent.id, key, ctx, (callKey, askers, signal) =>
-      run(callKey, { ...(capabilities?.elicitation !== undefined ? { ask: askers.ask } : {}), ...(capabilities?.sampling !== undefined ? { sample: askers.sample } : {}) }, signal),
+    return scope.rounds.round(agent.id, key, ctx, (callKey, answerers, signal) =>
+      run(callKey, { ...(capabilities?.elicitation !== undefined ? { elicit: answerers.elicit } : {}), ...(capabilities?.sampling !== undefined ? { sample: answerers.sample } : {}) }, signal),
     );
   }
-  return run(key, scope.askVia?.(ctx) ?? {}, ctx.mcpReq.signal);
+  return run(key, scope.answerersVia?.(ctx) ?? {}, ctx.mcpReq.signal);
 }

@@ -45,12 +45,12 @@ export class AgentSession implements Presence {
       session: () => this.sessionId,
       onListed: (fingerprint) => (this.knownTools = fingerprint),
       // A downstream question goes to the agent as a real request on this session, when it declared it can answer one.
-      askVia: (ctx) => {
+      answerersVia: (ctx) => {
         // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session: the initialize-scoped capabilities are this era's
         const declared = this.server.getClientCapabilities();
         return {
           // eslint-disable-next-line @typescript-eslint/no-deprecated -- the 2025 push channel, this era's way to ask
-          ...(declared?.elicitation ? { ask: (question, signal) => ctx.mcpReq.elicitInput(question, { signal }) } : {}),
+          ...(declared?.elicitation ? { elicit: (question, signal) => ctx.mcpReq.elicitInput(question, { signal }) } : {}),
           // eslint-disable-next-line @typescript-eslint/no-deprecated -- the 2025 push channel, this era's way to ask
           ...(declared?.sampling ? { sample: (request, signal) => ctx.mcpReq.requestSampling(request, { signal }) as Promise<SamplingResult> } : {}),
         };

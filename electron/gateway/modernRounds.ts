@@ -18,7 +18,7 @@
  *
  * The app's call path does not use the hooks yet (CallService and the registry's question
  * handlers are not the gateway's): until they do, a downstream's questions go to the person in
- * MiniHarness, as before; test/gateway/agentAsks.test.ts drives the hooks with a call-path double.
+ * MiniHarness, as before; test/gateway/agentServerRequests.test.ts drives the hooks with a call-path double.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type {
@@ -37,7 +37,7 @@ import { z } from 'zod';
 
 /** A question of a downstream server, as the call path hands it to the agent. */
 export type AgentQuestion = ElicitRequestFormParams | ElicitRequestURLParams;
-export type AgentAsk = (question: AgentQuestion, signal: AbortSignal) => Promise<ElicitResult>;
+export type AgentElicit = (question: AgentQuestion, signal: AbortSignal) => Promise<ElicitResult>;
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- sampling is deprecated in 2026-07-28 (SEP-2577) but still in the spec: downstream servers still ask it
 type SamplingRequest = CreateMessageRequestParamsBase;
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- see SamplingRequest
@@ -45,8 +45,8 @@ export type SamplingResult = CreateMessageResult;
 /** A sampling request of a downstream server, for the agent's model. */
 export type AgentSample = (request: SamplingRequest, signal: AbortSignal) => Promise<SamplingResult>;
 /** How a round reaches the downstream's questions: both hooks of one flight. */
-interface AgentAskers {
-  ask: AgentAsk;
+interface AgentAnswerers {
+  elicit: AgentElicit;
   sample: AgentSample;
 }
 
@@ -93,7 +93,7 @@ export class ModernRounds {
     agentId: string,
     key: { sessionId: string; callId: string },
     ctx: ServerContext,
-    run: (key: { sessionId: string; callId: string }, askers: AgentAskers, signal: AbortSignal) => Promise<CallToolResult>,
+    run: (key: { sessionId: string; callId: string }, answerers: AgentAnswerers, signal: AbortSignal) => Promise<CallToolResult>,
   ): Promise<CallToolResult | InputRequiredResult> {
     const sealed = ctx.mcpReq.requestState<SealedRound>();
     let id: string;
@@ -159,7 +159,7 @@ export class ModernRounds {
     this.flights.clear();
   }
 
-  private start(id: string, agentId: string, key: { sessionId: string; callId: string }, run: (key: { sessionId: string; callId: string }, askers: AgentAskers, signal: AbortSignal) => Promise<CallToolResult>): Flight {
+  private start(id: string, agentId: string, key: { sessionId: string; callId: string }, run: (key: { sessionId: string; callId: string }, answerers: AgentAnswerers, signal: AbortSignal) => Promise<CallToolResult>): Flight {
     const controller = new AbortController();
     const flight: Flight = { agentId, controller, settled: false, outcome: Promise.resolve({ content: [] }) };
     /** Parks a question until the agent's next round answers it; `settle` turns the agent's response into the downstream's answer. */
@@ -181,9 +181,9 @@ export class ModernRounds {
         };
         flight.wake?.();
       });
-    const askers: AgentAskers = {
+    const answerers: AgentAnswerers = {
       // An answer that is not one (missing or malformed) counts as the agent cancelling.
-      ask: (params, signal) =>
+      elicit: (params, signal) =>
         park(
           params.mode === 'url' ? inputRequired.elicitUrl(params) : inputRequired.elicit(params as ElicitRequestFormParams),
           (response): ElicitResult => {
@@ -203,7 +203,7 @@ export class ModernRounds {
           signal,
         ),
     };
-    flight.outcome = run(key, askers, controller.signal).finally(() => {
+    flight.outcome = run(key, answerers, controller.signal).finally(() => {
       flight.settled = true;
       flight.wake?.();
     });

@@ -29,7 +29,7 @@ import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInPr
 import { checkpointArguments } from '../checkpoints/hash.js';
 import { MCPRequestCancelled, MCPUnknownToolError, MCPUrlElicitationRequiredError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
-import type { CallAsks, InputRound, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
+import type { CallServerRequestHandlers, InputRound, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import type { CheckpointTaskLinks } from '../checkpoints/taskLinks.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
@@ -64,7 +64,7 @@ export interface ExecuteOptions {
    * caller itself — an agent that declared it can. Absent (the GUI, or an agent that cannot), the
    * person is asked. Each round is recorded in the call's trace (kinds and who answered, never the answers).
    */
-  asks?: CallAsks;
+  serverRequests?: CallServerRequestHandlers;
   /** How long the caller itself waits for an approval, when known (an agent's client): the dialog shows it. */
   callerWait?: CallerWait;
   /**
@@ -440,7 +440,7 @@ export class HarnessApplication {
     if (target.kind === 'local') return target.tool.run(args, options.signal ? { signal: options.signal } : {});
     return this.options.registry.callServerTool(target.serverId, toolName, args, {
       agentId: options.userId,
-      ...(options.asks ? { asks: options.asks } : {}),
+      ...(options.serverRequests ? { serverRequests: options.serverRequests } : {}),
       onInputRound,
       onTask,
       ...(options.signal ? { signal: options.signal } : {}),

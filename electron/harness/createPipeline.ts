@@ -69,7 +69,7 @@ interface PipelineParts<S extends SecureToolExecutor> {
 }
 
 export interface Pipeline<S extends SecureToolExecutor = SecureToolExecutor> {
-  app: HarnessApplication;
+  harness: HarnessApplication;
   registry: MCPToolRegistry;
   engine: PermissionDecisionEngine;
   security: S;
@@ -97,7 +97,7 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
   };
   // Without a factory S is SecureToolExecutor itself (the default type argument).
   const security = options.createSecurity ? options.createSecurity(securityOptions) : (new SecureToolExecutor(securityOptions) as S);
-  const app = new HarnessApplication({
+  const harness = new HarnessApplication({
     registry,
     localTools: options.localTools,
     security,
@@ -107,5 +107,5 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
     redactor,
     ...(options.retry ? { retry: options.retry } : {}),
   });
-  return { app, registry, engine, security, checkpoints, taskLinks, tracer, redactor };
+  return { harness, registry, engine, security, checkpoints, taskLinks, tracer, redactor };
 }

@@ -14,7 +14,7 @@
  * request on a modern connection), the negotiated metadata kept as the server answered, and
  * normalized tool results. Beside it, one concern per file: errorMapping.ts (every failure as a
  * typed error that names the server and says what to do — never a secret: anything from outside
- * is redacted first), listChanges.ts, signInRounds.ts (OAuth), serverAsks.ts (elicitation,
+ * is redacted first), listChanges.ts, signInRounds.ts (OAuth), serverRequests.ts (elicitation,
  * sampling, roots), inputRounds.ts (a modern tool call's `input_required` rounds, answered by the
  * call's own answerers when it has them — an agent's — else the person), tasks/ (a call the
  * server answers with a task, the tasks extension: followed with `tasks/get` to its end), toolOutput.ts,
@@ -62,8 +62,8 @@ import type { InputRoundsContext } from './inputRounds.js';
 import { checkToolOutput, withoutOutputSchema } from './toolOutput.js';
 import { networkFailureOf } from './networkFailure.js';
 import { gatewayMarksOf, refuseOwnGateway } from './ownGateway.js';
-import type { ServerAskHandlers } from './serverAsks.js';
-import { clientCapabilities, registerServerRequestHandlers } from './serverAsks.js';
+import type { ServerRequestHandlers } from './serverRequests.js';
+import { clientCapabilities, registerServerRequestHandlers } from './serverRequests.js';
 import type { OpenedTransport } from './transports.js';
 import { TaskAwareClient, taskCreatedOf, withTasksExtension } from './tasks/taskWire.js';
 import { followTask, parseTask } from './tasks/followTask.js';
@@ -113,7 +113,7 @@ export interface MCPClientOptions {
   /** The largest message the server may send (a tool result, a tool list); 16 MiB by default. */
   maxMessageBytes?: number;
   /** Who answers the server's elicitation and sampling requests; without it they are not declared. */
-  asks?: ServerAskHandlers;
+  serverRequests?: ServerRequestHandlers;
   /** The MCP log level chosen for this server, sent (`logging/setLevel`) whenever a session starts. */
   logLevel?: () => LoggingLevel | undefined;
   /** OAuth servers: the server's session — the SDK's provider, and the browser sign-in. */
@@ -286,11 +286,11 @@ export class MCPClient implements ToolClient {
     const prior = priorFor(this.config.protocolEra, noPrior || this.priorRejected ? undefined : await this.options.prior?.().catch(() => undefined));
     // A TaskAwareClient: a tools/call the server runs as a task is followed (tasks/followTask.ts).
     const sdk = new TaskAwareClient(this.options.clientInfo ?? CLIENT_INFO, {
-      capabilities: withAppsExtension(withTasksExtension(clientCapabilities(this.options.asks))),
+      capabilities: withAppsExtension(withTasksExtension(clientCapabilities(this.options.serverRequests))),
       listChanged: this.listChanges.sdkHandlers(),
       versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs, this.config.transport),
       // input_required rounds of prompts/get and resources/read go to the same handlers as a legacy
-      // server's requests: the person's dialogs (serverAsks.ts), at most this many. A tool call
+      // server's requests: the person's dialogs (serverRequests.ts), at most this many. A tool call
       // runs its rounds itself (inputRounds.ts): its caller may answer them.
       inputRequired: { autoFulfill: true, maxRounds: MAX_INPUT_ROUNDS },
     });
@@ -423,9 +423,9 @@ export class MCPClient implements ToolClient {
     let taskInputs = 0;
     const inputContext: InputRoundsContext = {
       serverId: this.serverId,
-      person: this.options.asks ? { serverId: this.serverId, handlers: this.options.asks, note: (line) => this.log.note(line) } : undefined,
+      person: this.options.serverRequests ? { serverId: this.serverId, handlers: this.options.serverRequests, note: (line) => this.log.note(line) } : undefined,
       personWait: () => ({ signal: deadline.ended, answered: deadline.waitForPerson() }),
-      asks: options.asks,
+      serverRequests: options.serverRequests,
       roots: () => this.roots,
       note: (line) => this.log.note(line),
       onRound: options.onInputRound,
@@ -552,18 +552,18 @@ export class MCPClient implements ToolClient {
     }
   }
 
-  // ── requests from the server: elicitation, sampling, roots (see serverAsks.ts) ────────────
+  // ── requests from the server: elicitation, sampling, roots (see serverRequests.ts) ────────────
 
   /** Answers what the server may ask; the capabilities declared in `handshake` match these handlers. */
   private registerServerRequestHandlers(sdk: Client): void {
     registerServerRequestHandlers(sdk, {
       serverId: this.serverId,
-      handlers: this.options.asks,
+      handlers: this.options.serverRequests,
       roots: () => this.roots,
       note: (line) => this.log.note(line),
       // Only a legacy server's own requests come during a tool call; on a modern connection these
       // handlers answer the SDK's rounds of prompts/get and resources/read, which no tool call waits for.
-      personAsked: () => (this._negotiated?.era === 'modern' ? { signal: undefined, answered: () => undefined } : this.callsInFlight.personAsked()),
+      personWaitBegins: () => (this._negotiated?.era === 'modern' ? { signal: undefined, answered: () => undefined } : this.callsInFlight.personWaitBegins()),
     });
   }
 

@@ -25,9 +25,9 @@ import { SdkError, SdkErrorCode, isInputRequiredResult, specTypeSchemas } from '
 import type { ElicitRequestParams, ElicitResult, InputRequest, InputResponse } from '@modelcontextprotocol/client';
 import { MCPProtocolError } from './errors.js';
 import type { SamplingParams, SamplingResult } from './retiredFeatures.js';
-import type { PersonAnswerer, PersonWait } from './serverAsks.js';
-import { answerElicitation, answerSampling, checkElicitation, checkSampling, describeElicitation, describeSampling, rootsOf, whilePersonAsked } from './serverAsks.js';
-import type { CallAsks, InputAnswerer, InputRound } from './types.js';
+import type { PersonAnswerer, PersonWait } from './serverRequests.js';
+import { answerElicitation, answerSampling, checkElicitation, checkSampling, describeElicitation, describeSampling, rootsOf, whilePersonAnswers } from './serverRequests.js';
+import type { CallServerRequestHandlers, InputAnswerer, InputRound } from './types.js';
 
 export interface InputRoundsContext {
   serverId: string;
@@ -35,11 +35,11 @@ export interface InputRoundsContext {
   person: PersonAnswerer | undefined;
   /**
    * The call waits for the person: its deadline pauses until the answer, and the dialog ends
-   * with the call (`signal` aborts with `AskCallEnded`). Absent: the dialog ends on the call's signal.
+   * with the call (`signal` aborts with `ServerRequestCallEnded`). Absent: the dialog ends on the call's signal.
    */
   personWait?: (() => PersonWait) | undefined;
   /** This call's own answerers (an agent's), tried first. */
-  asks: CallAsks | undefined;
+  serverRequests: CallServerRequestHandlers | undefined;
   roots: () => readonly string[];
   /** A line for the server's log (never an answer's content). */
   note: (line: string) => void;
@@ -124,16 +124,16 @@ async function answer(key: string, request: InputRequest, context: InputRoundsCo
     }
     case 'elicitation/create': {
       const params = validParams(key, 'ElicitRequestParams', request.params) as ElicitRequestParams;
-      if (context.asks?.elicit) return { response: withFormDefaults(params, await agentElicitation(params, context.asks.elicit, context, signal)), kind: 'elicitation', answeredBy: 'agent' };
+      if (context.serverRequests?.elicit) return { response: withFormDefaults(params, await agentElicitation(params, context.serverRequests.elicit, context, signal)), kind: 'elicitation', answeredBy: 'agent' };
       const answerer = person(context, 'elicitation');
-      const result = await askPerson(context, signal, (askSignal) => answerElicitation(answerer, params, askSignal));
+      const result = await showToPerson(context, signal, (askSignal) => answerElicitation(answerer, params, askSignal));
       return { response: withFormDefaults(params, result), kind: 'elicitation', answeredBy: 'person' };
     }
     case 'sampling/createMessage': {
       const params = validParams(key, 'CreateMessageRequestParams', request.params) as SamplingParams;
-      if (context.asks?.sample) return { response: await agentSampling(params, context.asks.sample, context, signal), kind: 'sampling', answeredBy: 'agent' };
+      if (context.serverRequests?.sample) return { response: await agentSampling(params, context.serverRequests.sample, context, signal), kind: 'sampling', answeredBy: 'agent' };
       const answerer = person(context, 'sampling');
-      return { response: await askPerson(context, signal, (askSignal) => answerSampling(answerer, params, askSignal)), kind: 'sampling', answeredBy: 'person' };
+      return { response: await showToPerson(context, signal, (askSignal) => answerSampling(answerer, params, askSignal)), kind: 'sampling', answeredBy: 'person' };
     }
     default:
       throw new SdkError(SdkErrorCode.InvalidResult, `Invalid input request '${key}': ${JSON.stringify(String(method)).slice(0, 80)} is not an embedded request this client answers`);
@@ -148,9 +148,9 @@ function validParams(key: string, type: 'ElicitRequestParams' | 'CreateMessageRe
 }
 
 /** Asks the person while the call waits (its deadline paused); the dialog ends with the call. */
-function askPerson<T>(context: InputRoundsContext, signal: AbortSignal, ask: (signal: AbortSignal) => Promise<T>): Promise<T> {
+function showToPerson<T>(context: InputRoundsContext, signal: AbortSignal, serverRequest: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const wait = context.personWait?.();
-  return whilePersonAsked(wait, wait?.signal ? undefined : signal, ask);
+  return whilePersonAnswers(wait, wait?.signal ? undefined : signal, serverRequest);
 }
 
 function person(context: InputRoundsContext, kind: 'elicitation' | 'sampling'): PersonAnswerer {
@@ -159,7 +159,7 @@ function person(context: InputRoundsContext, kind: 'elicitation' | 'sampling'): 
 }
 
 /** An elicitation answered by the call's agent: the question without this client's envelope. */
-async function agentElicitation(params: ElicitRequestParams, elicit: NonNullable<CallAsks['elicit']>, context: InputRoundsContext, signal: AbortSignal): Promise<ElicitResult> {
+async function agentElicitation(params: ElicitRequestParams, elicit: NonNullable<CallServerRequestHandlers['elicit']>, context: InputRoundsContext, signal: AbortSignal): Promise<ElicitResult> {
   checkElicitation(params);
   const { _meta: _envelope, task: _task, ...question } = params as ElicitRequestParams & { _meta?: unknown; task?: unknown };
   const what = describeElicitation(params);
@@ -171,7 +171,7 @@ async function agentElicitation(params: ElicitRequestParams, elicit: NonNullable
 }
 
 /** A sampling request answered by the call's agent: its text relayed; any other content refused. */
-async function agentSampling(params: SamplingParams, sample: NonNullable<CallAsks['sample']>, context: InputRoundsContext, signal: AbortSignal): Promise<SamplingResult> {
+async function agentSampling(params: SamplingParams, sample: NonNullable<CallServerRequestHandlers['sample']>, context: InputRoundsContext, signal: AbortSignal): Promise<SamplingResult> {
   checkSampling(params);
   const what = describeSampling(params);
   const { _meta: _envelope, task: _task, ...request } = params as SamplingParams & { _meta?: unknown; task?: unknown };

@@ -5,15 +5,15 @@
  * call in flight when the question arrives counts as waiting for it. While the person is asked,
  * their deadlines pause (requestDeadline.ts) — the server is not slow, the person is answering;
  * once all of them have ended, the question has nobody left to answer to, and its dialog is
- * withdrawn (the abort reason is `AskCallEnded`, so the dialog says the call ended).
+ * withdrawn (the abort reason is `ServerRequestCallEnded`, so the dialog says the call ended).
  *
  * A question that arrives with no call in flight (a server asking on its own) is tied to none:
  * its dialog lasts until the person answers, it expires, or the server withdraws it.
  * A 2026-07-28 call asks through its own rounds and pauses only itself (inputRounds.ts).
  */
 import type { CallDeadline } from './requestDeadline.js';
-import type { PersonWait } from './serverAsks.js';
-import { AskCallEnded } from './serverAsks.js';
+import type { PersonWait } from './serverRequests.js';
+import { ServerRequestCallEnded } from './serverRequests.js';
 
 export class CallsInFlight {
   private readonly calls = new Set<CallDeadline>();
@@ -26,7 +26,7 @@ export class CallsInFlight {
   }
 
   /** A person is being asked: every call in flight waits for the answer, and the dialog ends when they all have. */
-  personAsked(): PersonWait {
+  personWaitBegins(): PersonWait {
     const waiting = [...this.calls];
     if (waiting.length === 0) return { signal: undefined, answered: () => undefined };
     const resumes = waiting.map((call) => call.waitForPerson());
@@ -34,7 +34,7 @@ export class CallsInFlight {
     let open = waiting.length;
     for (const call of waiting) {
       const onEnd = (): void => {
-        if (--open === 0) allEnded.abort(new AskCallEnded());
+        if (--open === 0) allEnded.abort(new ServerRequestCallEnded());
       };
       if (call.ended.aborted) onEnd();
       else call.ended.addEventListener('abort', onEnd, { once: true });

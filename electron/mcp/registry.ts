@@ -32,7 +32,7 @@ import { LogBuffer } from './logBuffer.js';
 import type { OAuthSessions } from './oauth/manager.js';
 import type { OAuthSession } from './oauth/session.js';
 import type { ReconnectPolicy } from './reconnectPolicy.js';
-import type { ServerAskHandlers } from './serverAsks.js';
+import type { ServerRequestHandlers } from './serverRequests.js';
 import { DEFAULT_RECONNECT_POLICY } from './reconnectPolicy.js';
 import { CacheAccess } from './registry/cacheAccess.js';
 import type { RegistryCallOptions } from './registry/calls.js';
@@ -69,7 +69,7 @@ export interface RegistryOptions {
   /** A server answered with these gateway marks (ownGateway.ts): the app's gateway names them as the ones behind it. */
   onGatewayMarks?: (serverId: string, marks: string[]) => void;
   /** Who answers servers' elicitation and sampling requests, for the default client factory (none: not declared). */
-  asks?: ServerAskHandlers;
+  serverRequests?: ServerRequestHandlers;
   /** OAuth servers' sessions, for the default client factory (see oauth/manager.ts). */
   oauth?: OAuthSessions;
   /** The app's known secret values (live), redacted out of what servers describe. */
@@ -97,7 +97,7 @@ export class MCPToolRegistry {
           secrets: options.secrets,
           log: this.logOf(config.id),
           logLevel: () => this.state.entries.get(config.id)?.logLevel,
-          ...(options.asks ? { asks: options.asks } : {}),
+          ...(options.serverRequests ? { serverRequests: options.serverRequests } : {}),
           ...(options.clientVersion ? { clientInfo: { name: CLIENT_NAME, version: options.clientVersion } } : {}),
           ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
           ...(options.ownGatewayMark !== undefined ? { ownGatewayMark: options.ownGatewayMark } : {}),

@@ -11,11 +11,11 @@
  * Expiry aborts `signal` with the SDK's timeout error, so the SDK cancels the request on the
  * wire (`notifications/cancelled`, or on modern HTTP the response stream closed) and
  * errorMapping.ts words it. `ended` aborts once the call is over, however it ended (answered,
- * failed, cancelled, timed out), with `AskCallEnded` as its reason: a dialog still open for the
+ * failed, cancelled, timed out), with `ServerRequestCallEnded` as its reason: a dialog still open for the
  * call closes saying so.
  */
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { AskCallEnded } from './serverAsks.js';
+import { ServerRequestCallEnded } from './serverRequests.js';
 
 /** How long a progress-reporting call may run in all when the server's config sets no maximum: 10 minutes. */
 export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 600_000;
@@ -55,11 +55,11 @@ export class CallDeadline {
     this.startTotal();
   }
 
-  /** Aborts (reason `AskCallEnded`) once the call is over, however it ended. */
+  /** Aborts (reason `ServerRequestCallEnded`) once the call is over, however it ended. */
   get ended(): AbortSignal {
     if (!this.endController) {
       this.endController = new AbortController();
-      if (this.over) this.endController.abort(new AskCallEnded());
+      if (this.over) this.endController.abort(new ServerRequestCallEnded());
     }
     return this.endController.signal;
   }
@@ -104,7 +104,7 @@ export class CallDeadline {
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
     if (this.over) return;
     this.over = true;
-    this.endController?.abort(new AskCallEnded());
+    this.endController?.abort(new ServerRequestCallEnded());
   }
 
   private armIdle(): void {

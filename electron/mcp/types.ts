@@ -59,7 +59,7 @@ export interface RequestOptions {
    * can answer them itself — an agent that declared it can. A legacy server's requests are not
    * tied to a call: they always go to the client's handlers.
    */
-  asks?: CallAsks;
+  serverRequests?: CallServerRequestHandlers;
   /** `tools/call` only: told after each `input_required` round was answered (never the answers). */
   onInputRound?: (round: InputRound) => void;
   /**
@@ -73,7 +73,7 @@ export interface RequestOptions {
 export type CallQuestion = ElicitRequestFormParams | ElicitRequestURLParams;
 
 /** The caller's own answerers for one tool call's `input_required` rounds; each may be absent. */
-export interface CallAsks {
+export interface CallServerRequestHandlers {
   elicit?: (question: CallQuestion, signal: AbortSignal) => Promise<ElicitResult>;
   sample?: (params: SamplingParams, signal: AbortSignal) => Promise<SamplingResult>;
 }

@@ -1,7 +1,7 @@
 /**
  * Electron's MCP Apps sandbox origin: a dedicated scheme, `mh-app-sandbox://proxy`, that no page
  * of the app has (the app's page is file:// or the dev server), served from memory with the same
- * proxy page and script as browser mode's sandbox port (electron/app/appSandboxPage.ts). The app
+ * proxy page and script as browser mode's sandbox port (electron/core/appSandboxPage.ts). The app
  * page frames it; nothing else is served, and the scheme has no privileges beyond being a
  * standard, secure origin (no fetch API, no CORS, no service workers, no CSP bypass).
  *
@@ -10,8 +10,8 @@
  */
 import type { CustomScheme, Protocol } from 'electron';
 import { APP_SANDBOX_SCHEME, ELECTRON_APP_SANDBOX_ORIGIN } from '../../shared/appSandbox.js';
-import type { SandboxResponse } from '../app/appSandboxPage.js';
-import { sandboxResponse } from '../app/appSandboxPage.js';
+import type { SandboxResponse } from '../core/appSandboxPage.js';
+import { sandboxResponse } from '../core/appSandboxPage.js';
 import type { AppLocation } from './appLocation.js';
 import { parseUrl } from './appLocation.js';
 

@@ -1,7 +1,7 @@
 /**
  * The data folder the Electron app uses: `--user-data-dir` when given (tests, a second profile),
  * resolved against the working folder when relative — Electron's app.setPath throws on a relative
- * path — else `<appData>/<product name>`, as browser mode's (electron/app/dataDir.ts). Pure.
+ * path — else `<appData>/<product name>`, as browser mode's (electron/core/dataDir.ts). Pure.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 

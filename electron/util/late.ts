@@ -1,6 +1,6 @@
 /**
  * A part of a composition that another part, built before it, needs at run time — the one way
- * the wiring breaks a cycle (the registry names servers for the ask dialogs that it is built
+ * the wiring breaks a cycle (the registry names servers for the server-request dialogs that it is built
  * with). Naming the slot makes the cycle visible where it is declared; reading it before it is
  * set is a wiring mistake, reported by name instead of a TDZ ReferenceError.
  */

@@ -14,15 +14,15 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildAppCore } from '../app/core.js';
-import type { AppCore } from '../app/types.js';
+import { buildCore } from '../core/core.js';
+import type { Core } from '../core/types.js';
 import { FileSecretStore } from '../secrets/fileSecretStore.js';
 import { openBrowserSecretStore } from '../secrets/keyringSecretStore.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
 import { newToken } from '../security/loopbackAccess.js';
 import { openConfConfigStore } from './confConfigStore.js';
-import { chooseWorkspaceDir, defaultDataDir } from '../app/dataDir.js';
-import { gatewayPortOverride, stdioEntry } from '../app/gatewayOptions.js';
+import { chooseWorkspaceDir, defaultDataDir } from '../core/dataDir.js';
+import { gatewayPortOverride, stdioEntry } from '../core/gatewayOptions.js';
 import { startWebHost } from './host.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -56,9 +56,9 @@ const secrets =
   process.env.MINIHARNESS_SECRET_STORE === 'file'
     ? new FileSecretStore(join(dataDir, 'secrets.json'), 'The OS keyring is turned off (MINIHARNESS_SECRET_STORE=file)')
     : await openBrowserSecretStore(dataDir);
-let core: AppCore;
+let core: Core;
 try {
-  core = await buildAppCore({
+  core = await buildCore({
     mode: 'browser',
     dataDir,
     workspaceDir,

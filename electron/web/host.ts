@@ -16,8 +16,8 @@ import type { ResultFrame } from '../../shared/bridge.js';
 import type { ApprovalView } from '../../shared/contract.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
 import { browserModeCspDirectives, metaCspOf, serializeCsp, withCspMeta } from '../../shared/csp.js';
-import { GUI_USER } from '../app/callService.js';
-import type { AppCore } from '../app/types.js';
+import { GUI_USER } from '../core/callService.js';
+import type { Core } from '../core/types.js';
 import type { HttpLimits } from '../security/httpLimits.js';
 import { DEFAULT_HTTP_LIMITS, capConnections, httpServerOptions } from '../security/httpLimits.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from '../security/loopbackAccess.js';
@@ -28,7 +28,7 @@ import { startSandboxOrigin } from './sandboxOrigin.js';
 import { withAppSandboxMeta } from '../../shared/appSandbox.js';
 
 export interface WebHostOptions {
-  core: AppCore;
+  core: Core;
   /** The built renderer (out/renderer). */
   staticDir: string;
   token: string;

@@ -1,7 +1,7 @@
 /**
  * Browser mode's MCP Apps sandbox origin: a second loopback HTTP server, on a port of its own (so
  * an origin other than the host page's), that serves only the sandbox proxy page and its script
- * (electron/app/appSandboxPage.ts). No token, no data, no WebSocket: nothing here reaches the
+ * (electron/core/appSandboxPage.ts). No token, no data, no WebSocket: nothing here reaches the
  * app core. Host checked like the host's; only GET and HEAD; only the host page may frame it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { HttpLimits } from '../security/httpLimits.js';
 import { DEFAULT_HTTP_LIMITS, capConnections, httpServerOptions } from '../security/httpLimits.js';
 import { isAllowedHost } from '../security/loopbackAccess.js';
-import { sandboxResponse } from '../app/appSandboxPage.js';
+import { sandboxResponse } from '../core/appSandboxPage.js';
 
 export interface SandboxOriginOptions {
   /** The host page's port: its origins are the only ones that may frame the proxy. */

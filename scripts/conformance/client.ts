@@ -24,7 +24,7 @@ import { MCPError, MCPRemoteError } from '../../electron/mcp/errors.js';
 import { LogBuffer } from '../../electron/mcp/logBuffer.js';
 import { OAuthCredentials } from '../../electron/mcp/oauth/credentials.js';
 import { OAuthSession, isOAuthServer } from '../../electron/mcp/oauth/session.js';
-import type { SamplingAnswer, ServerAskHandlers } from '../../electron/mcp/serverAsks.js';
+import type { SamplingAnswer, ServerRequestHandlers } from '../../electron/mcp/serverRequests.js';
 import type { ToolDescriptor } from '../../electron/mcp/types.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
@@ -121,11 +121,11 @@ async function main(): Promise<number> {
   await session?.beginInteractive();
   // The suite plays the person for what a server asks too: a form is accepted as it comes, with
   // its defaults (the client fills them in, as the dialog shows them); sampling is declined.
-  const asks: ServerAskHandlers = {
+  const serverRequests: ServerRequestHandlers = {
     elicit: () => Promise.resolve({ action: 'accept', content: {} }),
     sample: (): Promise<SamplingAnswer> => Promise.resolve({ action: 'reject', reason: 'person' }),
   };
-  const client = new MCPClient(config, { secrets, log: serverLog, asks, ...(session ? { oauth: session } : {}) });
+  const client = new MCPClient(config, { secrets, log: serverLog, serverRequests, ...(session ? { oauth: session } : {}) });
   try {
     const negotiated = await client.initialize();
     log(`initialized: ${negotiated.serverInfo.name} ${negotiated.serverInfo.version}, protocol ${negotiated.protocolVersion}`);

@@ -1,6 +1,6 @@
 /**
  * The product's agent gateway as the conformance suite's server leg meets it: the app core
- * (electron/app/core.ts, as both hosts build it) over a scratch data folder, its gateway on a free
+ * (electron/core/core.ts, as both hosts build it) over a scratch data folder, its gateway on a free
  * loopback port, one server behind it (the official server-everything over stdio, so the agent has
  * tools, resources and prompts to see), one agent created through the core's contract (its token
  * is what an agent would paste), and the test-only token forwarder in front (tokenForwarder.ts:

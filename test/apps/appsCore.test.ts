@@ -1,5 +1,5 @@
 /**
- * MCP Apps through the whole app core (browser mode's `buildAppCore`), with real stdio servers:
+ * MCP Apps through the whole app core (browser mode's `buildCore`), with real stdio servers:
  * the apps fixture (v2 server SDK + the extension's helpers) and the published example
  * `@modelcontextprotocol/server-basic-vanillajs`.
  *

@@ -1,5 +1,5 @@
 /**
- * The peers of the MCP Apps tests: the apps fixture (fixtures/servers/apps-server.ts), bundled
+ * The peers of the MCP Apps tests: the apps fixture (doubles/servers/apps-server.ts), bundled
  * once into plain JS and spawned over stdio, and the published MCP Apps example server
  * `@modelcontextprotocol/server-basic-vanillajs` (`dist/index.js --stdio`).
  */
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
 
-const APPS_SOURCE = join(PROJECT_ROOT, 'test', 'fixtures', 'servers', 'apps-server.ts');
+const APPS_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'apps-server.ts');
 export const BUILT_APPS_FIXTURE = join(PROJECT_ROOT, '.cache', 'fixtures', 'apps-server.mjs');
 export const BASIC_VANILLAJS = join(PROJECT_ROOT, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs', 'dist', 'index.js');
 /** The example server's one app tool and its page. */

@@ -8,7 +8,7 @@ import { appendFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { CheckpointInProgressError } from '../../electron/checkpoints/errors.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import type { ChildMessage } from './childProtocol.js';
 import { childInput, childResult } from './childProtocol.js';
 

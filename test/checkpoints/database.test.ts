@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { APP_MIGRATIONS, openAppDatabase, openAppDatabaseWithReport } from '../../electron/app/database.js';
+import { APP_MIGRATIONS, openAppDatabase, openAppDatabaseWithReport } from '../../electron/core/database.js';
 import { CHECKPOINT_MIGRATIONS } from '../../electron/checkpoints/schema.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import { RUN_MIGRATIONS } from '../../electron/runs/schema.js';

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import { CheckpointArgumentsMismatchError, CheckpointInProgressError, CheckpointLeaseLostError } from '../../electron/checkpoints/errors.js';
 import { checkpointArguments, hashArguments } from '../../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';

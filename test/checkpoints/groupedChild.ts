@@ -10,7 +10,7 @@
 import { appendFileSync } from 'node:fs';
 import { CheckpointInProgressError } from '../../electron/checkpoints/errors.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import { childInput, childResult } from './childProtocol.js';
 
 const [file, log, loops] = process.argv.slice(2) as [string, string, string];

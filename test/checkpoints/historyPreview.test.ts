@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { HistoryEntry } from '../../electron/checkpoints/types.js';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 
 function fill(store: SqliteCheckpointStore, count: number, textOf: (i: number) => string, argsOf: (i: number) => unknown = (i) => ({ i })): void {
   for (let i = 0; i < count; i++) {

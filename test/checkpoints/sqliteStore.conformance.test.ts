@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import { describeCheckpointStoreConformance } from './conformance.js';
 import { tempDir } from './tempDir.js';
 

@@ -9,7 +9,7 @@ import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js
 import type { HistoryQuery } from '../../electron/checkpoints/types.js';
 import type { Database } from '../../electron/storage/database.js';
 import { openDatabase } from '../../electron/storage/database.js';
-import { APP_MIGRATIONS, openAppDatabase } from '../../electron/app/database.js';
+import { APP_MIGRATIONS, openAppDatabase } from '../../electron/core/database.js';
 import { callInput, textResult } from './conformance.js';
 import { tempDir } from './tempDir.js';
 

@@ -1,5 +1,5 @@
 /**
- * MCP Apps security, in Chromium: a hostile app (test/fixtures/apps/hostile-app.html, served by a
+ * MCP Apps security, in Chromium: a hostile app (test/doubles/apps/hostile-app.html, served by a
  * real stdio MCP server) rendered by the real GUI in browser mode, two frames deep behind the
  * sandbox proxy on its own origin. The app tries everything and writes what happened into its
  * own page, which the test reads through the frames. It must not be able to: read the page's
@@ -24,7 +24,7 @@ import { buildAppOnce, startWebHost } from './support/webHost.js';
 
 test.describe.configure({ timeout: 90_000 });
 
-const HOSTILE_SERVER = join(PROJECT_ROOT, 'test', 'fixtures', 'apps', 'hostile-app-server.ts');
+const HOSTILE_SERVER = join(PROJECT_ROOT, 'test', 'doubles', 'apps', 'hostile-app-server.ts');
 
 let scratch: string;
 let host: WebHostProcess | undefined;

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import { hashArguments } from '../../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { ProcessOwner } from '../../electron/storage/processOwner.js';

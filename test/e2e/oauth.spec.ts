@@ -3,14 +3,14 @@
  * "Needs sign-in"; Sign in makes the page open the authorization server's page in a new tab (the
  * `oauth.authorize` event), which redirects to the app's loopback listener; the server becomes
  * ready with its tools. Sign out forgets the token. The loopback authorization server approves at
- * once (test/fixtures/servers/oauth-server.ts), so no person has to click in the tab.
+ * once (test/doubles/servers/oauth-server.ts), so no person has to click in the tab.
  *
  * Run: npx playwright test test/e2e/oauth.spec.ts
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import type { OAuthFixture } from '../fixtures/servers/oauth-server.js';
-import { startOAuthFixture } from '../fixtures/servers/oauth-server.js';
+import type { OAuthFixture } from '../doubles/servers/oauth-server.js';
+import { startOAuthFixture } from '../doubles/servers/oauth-server.js';
 import { hostPerTest } from './support/hostPerTest.js';
 import { fillHttp, openAddServer, serverDetail, serverRow } from './support/serverForm.js';
 import { filesContaining } from './support/webHost.js';

@@ -288,10 +288,10 @@ test('E9: removing a server offers to remove its rules; a kept rule is stale and
   await openView(page, 'Permissions');
   await expect(page.getByRole('list', { name: 'Stored rules' })).toContainText('the server with this id now is another one');
   await expect(permissionRow(page, 'append').locator('[data-level]')).toHaveAttribute('data-level', 'ASK');
-  const asks = bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'two' }, callId: 'e2e-perms-rule-2' });
+  const serverRequests = bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'two' }, callId: 'e2e-perms-rule-2' });
   await expect(page.getByRole('alertdialog')).toContainText('"line": "two"');
   await page.getByRole('alertdialog').getByRole('button', { name: /^Always allow/ }).click();
-  expect(await asks).toMatchObject({ ok: true });
+  expect(await serverRequests).toMatchObject({ ok: true });
   // The new grant takes the stale rule's place (one "always allow" per server id and tool), bound to the new server.
   view = await bridge!.ok('permissions.get', {});
   expect(view.rules).toMatchObject([{ stale: false }]);

@@ -15,7 +15,7 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { ServerView } from '../../shared/contract.js';
 import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
-import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../mcp/taskPeer.js';
+import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../doubles/servers/taskPeer.js';
 import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { META_ERROR, agentErrorResult, agentErrorText } from '../../electron/gateway/agentResults.js';
-import { AppError, toErrorShape } from '../../electron/app/errors.js';
+import { AppError, toErrorShape } from '../../electron/core/errors.js';
 import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../../electron/checkpoints/errors.js';
 import { InvalidArgumentsError } from '../../electron/harness/errors.js';
 import { MCPRequestTimeout, MCPServerUnavailableError } from '../../electron/mcp/errors.js';

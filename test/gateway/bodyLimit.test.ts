@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toErrorShape } from '../../electron/app/errors.js';
+import { toErrorShape } from '../../electron/core/errors.js';
 import { AgentStore } from '../../electron/gateway/agentStore.js';
 import { GatewayCatalog } from '../../electron/gateway/catalog.js';
 import { Gateway } from '../../electron/gateway/gateway.js';

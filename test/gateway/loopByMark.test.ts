@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_TOKEN_ENV } from '../../shared/agents.js';
 import type { AppWarning } from '../../shared/contract.js';
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
-import { toErrorShape } from '../../electron/app/errors.js';
+import { toErrorShape } from '../../electron/core/errors.js';
 import { AgentStore } from '../../electron/gateway/agentStore.js';
 import { GatewayCatalog } from '../../electron/gateway/catalog.js';
 import { Gateway } from '../../electron/gateway/gateway.js';

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GUI_USER } from '../../electron/app/callService.js';
+import { GUI_USER } from '../../electron/core/callService.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 import { RESERVED_AGENT_NAMES } from '../../shared/agents.js';
 import { scratchDir } from '../helpers/fixtures.js';

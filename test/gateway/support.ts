@@ -11,13 +11,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentVisibility, AgentsView } from '../../shared/agents.js';
 import type { ChannelName, EventName } from '../../shared/contract.js';
-import type { AppCore, AppCoreOptions } from '../../electron/app/types.js';
+import type { Core, CoreOptions } from '../../electron/core/types.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
 
 export const ALL_SERVERS: AgentVisibility = { allServers: true, serverIds: [], localTools: false };
 
 export interface GatewayApp {
-  core: AppCore;
+  core: Core;
   dataDir: string;
   url: URL;
   events: Array<{ event: EventName; payload: unknown }>;
@@ -35,7 +35,7 @@ export interface GatewayApp {
  */
 export async function startGatewayApp(
   dir: string,
-  options: { gatewayPort?: number; allowNotListening?: boolean; clock?: () => number; gateway?: Pick<NonNullable<AppCoreOptions['gateway']>, 'maxSessionsPerAgent' | 'waitingProgressMs'> } = {},
+  options: { gatewayPort?: number; allowNotListening?: boolean; clock?: () => number; gateway?: Pick<NonNullable<CoreOptions['gateway']>, 'maxSessionsPerAgent' | 'waitingProgressMs'> } = {},
 ): Promise<GatewayApp> {
   const dataDir = join(dir, 'data');
   const core = await buildScratchCore(dir, { version: '0.0.0-test', secretsLabel: 'Test', gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}), ...options.gateway } });
@@ -89,7 +89,7 @@ export async function saveServerListed(app: GatewayApp, config: { id: string } &
 }
 
 /**
- * Adds the stdio fixture server (test/fixtures/servers/stdio-server.ts, built) as `id` with its
+ * Adds the stdio fixture server (test/doubles/servers/stdio-server.ts, built) as `id` with its
  * env switches, waits until its tools are listed, and sets an ALLOW rule for each tool in `allow`.
  */
 export async function addFixtureServer(app: GatewayApp, id: string, env: Record<string, string>, allow: readonly string[] = []): Promise<void> {

@@ -13,7 +13,7 @@ import { DetailedTaskV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { TaskAwareClient, taskCreatedOf, withTasksExtension } from '../../electron/mcp/tasks/taskWire.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
-import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../mcp/taskPeer.js';
+import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../doubles/servers/taskPeer.js';
 import type { GatewayApp } from './support.js';
 import { saveServerListed, startGatewayApp } from './support.js';
 

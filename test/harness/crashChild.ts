@@ -19,7 +19,7 @@ let next = 0;
 async function loop(): Promise<void> {
   while (next < total) {
     const callId = `call-${next++}`;
-    await h.app.executeTool('slow_append', { line: callId, ms: 15 }, { userId: 'crash-test', sessionId: 'crash-session', callId }).catch(() => undefined);
+    await h.harness.executeTool('slow_append', { line: callId, ms: 15 }, { userId: 'crash-test', sessionId: 'crash-session', callId }).catch(() => undefined);
   }
 }
 await Promise.all([loop(), loop(), loop(), loop()]);

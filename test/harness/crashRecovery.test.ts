@@ -102,12 +102,12 @@ describe('crash recovery: executeTool killed with SIGKILL mid-call, 20 times', (
 
       const before = lines.length;
       for (const record of completed.slice(0, 50)) {
-        const again = await h.app.executeTool('slow_append', record.args as Record<string, unknown>, { userId: 'crash-test', sessionId: 'crash-session', callId: record.callId });
+        const again = await h.harness.executeTool('slow_append', record.args as Record<string, unknown>, { userId: 'crash-test', sessionId: 'crash-session', callId: record.callId });
         expect(again.replayed).toBe(true);
       }
       for (const record of started.slice(0, 5)) {
         await expect(
-          h.app.executeTool('slow_append', record.args as Record<string, unknown>, { userId: 'crash-test', sessionId: 'crash-session', callId: record.callId }),
+          h.harness.executeTool('slow_append', record.args as Record<string, unknown>, { userId: 'crash-test', sessionId: 'crash-session', callId: record.callId }),
         ).rejects.toThrow(/in progress|unknown/i);
       }
       expect(readLines(counter)).toHaveLength(before);

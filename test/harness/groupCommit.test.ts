@@ -34,7 +34,7 @@ describe('executeTool under concurrency', () => {
     const before = h.checkpoints.groupCommitStats;
 
     const results = await Promise.all(
-      Array.from({ length: CALLS }, (_, i) => h!.app.executeTool('slow', { ms: 20 }, { userId: 'u', sessionId: 'group', callId: `c${i}` })),
+      Array.from({ length: CALLS }, (_, i) => h!.harness.executeTool('slow', { ms: 20 }, { userId: 'u', sessionId: 'group', callId: `c${i}` })),
     );
 
     const after = h.checkpoints.groupCommitStats;

@@ -13,11 +13,11 @@ import type { ApprovalAnswer, ApprovalRequest } from '../../electron/security/ap
 import type { NewPermissionRule } from '../../electron/security/permissions.js';
 import type { PermissionDecisionEngine } from '../../electron/security/permissions.js';
 import { SecureToolExecutor } from '../../electron/security/secureExecutor.js';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import { createLocalTools } from '../../electron/tools/localTools.js';
 import type { SecretRedactor } from '../../electron/secrets/secretRedactor.js';
 import type { Tracer } from '../../electron/tracing/tracer.js';
-import { MemoryRuleStore } from '../security/doubles.js';
+import { MemoryRuleStore } from '../doubles/security/memoryRuleStore.js';
 
 /** Answers approval requests the way a test says; records every request it saw. */
 export class ScriptedApprover {
@@ -42,7 +42,7 @@ export class CountingSecureExecutor extends SecureToolExecutor {
 }
 
 export interface TestHarness {
-  app: HarnessApplication;
+  harness: HarnessApplication;
   registry: MCPToolRegistry;
   engine: PermissionDecisionEngine;
   security: CountingSecureExecutor;
@@ -71,7 +71,7 @@ export async function buildHarness(options: {
   mkdirSync(root, { recursive: true });
   const db = openAppDatabase(options.dbFile ?? join(options.dir, 'harness.db'));
   const approver = new ScriptedApprover();
-  const { app, registry, engine, security, checkpoints, taskLinks, tracer, redactor } = await createPipeline({
+  const { harness, registry, engine, security, checkpoints, taskLinks, tracer, redactor } = await createPipeline({
     db,
     secrets: new DefaultSecretResolver(),
     ...(options.registry ? { registry: options.registry } : {}),
@@ -84,7 +84,7 @@ export async function buildHarness(options: {
   });
   for (const rule of options.rules ?? []) await engine.addRule(rule);
   return {
-    app,
+    harness,
     registry,
     engine,
     security,

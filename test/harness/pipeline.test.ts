@@ -5,8 +5,8 @@ import { CheckpointArgumentsMismatchError, CheckpointInProgressError } from '../
 import { traceIdOf } from '../../electron/harness/application.js';
 import { MCPRequestTimeout, MCPTransportError } from '../../electron/mcp/errors.js';
 import { PermissionDeniedError } from '../../electron/security/errors.js';
-import type { HttpFixture } from '../fixtures/servers/http-server.js';
-import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import type { HttpFixture } from '../doubles/servers/http-server.js';
+import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { countEvents, readLines, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 import type { TestHarness } from './harness.js';
 import { buildHarness } from './harness.js';
@@ -43,7 +43,7 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
   describe('DENY happens before any side effect', () => {
     it('for an MCP tool: the server never sees the call', async () => {
       await withFixture({ rules: [{ level: 'DENY', match: { serverId: 'fx', toolName: 'append' }, note: 'no appends' }] });
-      const error = await h.app.executeTool('append', { line: 'x' }, call()).catch((e: unknown) => e);
+      const error = await h.harness.executeTool('append', { line: 'x' }, call()).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PermissionDeniedError);
       expect(readLines(counter)).toEqual([]);
       expect(countEvents(events, 'tools/call')).toBe(0);
@@ -56,13 +56,13 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
 
     it('for a local tool: the file is never written', async () => {
       await withFixture({ rules: [{ level: 'DENY', match: { serverId: 'local', toolName: 'write_file' } }] });
-      await expect(h.app.executeTool('write_file', { path: 'out.txt', content: 'x' }, call())).rejects.toBeInstanceOf(PermissionDeniedError);
+      await expect(h.harness.executeTool('write_file', { path: 'out.txt', content: 'x' }, call())).rejects.toBeInstanceOf(PermissionDeniedError);
       expect(existsSync(join(h.root, 'out.txt'))).toBe(false);
     });
 
     it('a guardrail refusal (path outside the roots) is a DENY whatever the rules say', async () => {
       await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'local' } }] });
-      const error = await h.app.executeTool('write_file', { path: '../escape.txt', content: 'x' }, call()).catch((e: unknown) => e);
+      const error = await h.harness.executeTool('write_file', { path: '../escape.txt', content: 'x' }, call()).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PermissionDeniedError);
       expect(existsSync(join(scratch.dir, 'escape.txt'))).toBe(false);
       const trace = h.tracer.getTrace(traceIdOf(error) ?? '');
@@ -74,7 +74,7 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
     it('deny: nothing runs', async () => {
       await withFixture();
       h.approver.answer = 'deny';
-      await expect(h.app.executeTool('append', { line: 'x' }, call())).rejects.toMatchObject({ answer: 'deny' });
+      await expect(h.harness.executeTool('append', { line: 'x' }, call())).rejects.toMatchObject({ answer: 'deny' });
       expect(h.approver.requests).toHaveLength(1);
       expect(h.approver.requests[0]).toMatchObject({ toolName: 'append', serverId: 'fx', args: { line: 'x' } });
       expect(readLines(counter)).toEqual([]);
@@ -83,13 +83,13 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
     it('allow once: runs exactly once, and asks again next time', async () => {
       await withFixture();
       h.approver.answer = 'allow-once';
-      const done = await h.app.executeTool('append', { line: 'approved' }, call());
+      const done = await h.harness.executeTool('append', { line: 'approved' }, call());
       expect(done.result.structuredContent).toEqual({ appended: 'approved' });
       expect(readLines(counter)).toEqual(['approved']);
       const trace = h.tracer.getTrace(done.traceId);
       expect(trace?.events.map((e) => e.type)).toEqual(['decision', 'approval_requested', 'approval_answered', 'claim', 'attempt_started', 'attempt_finished', 'completed']);
       h.approver.answer = 'deny';
-      await expect(h.app.executeTool('append', { line: 'second' }, call())).rejects.toBeInstanceOf(PermissionDeniedError);
+      await expect(h.harness.executeTool('append', { line: 'second' }, call())).rejects.toBeInstanceOf(PermissionDeniedError);
       expect(readLines(counter)).toEqual(['approved']);
     });
 
@@ -97,15 +97,15 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
       await withFixture();
       h.approver.answer = 'allow-once';
       const ids = call();
-      const first = await h.app.executeTool('append', { line: 'once' }, ids);
+      const first = await h.harness.executeTool('append', { line: 'once' }, ids);
       expect(h.approver.requests).toHaveLength(1);
       // Whatever the person would answer now, nothing would run: they are not asked.
       h.approver.answer = 'deny';
-      const again = await h.app.executeTool('append', { line: 'once' }, ids);
+      const again = await h.harness.executeTool('append', { line: 'once' }, ids);
       expect(again).toMatchObject({ replayed: true, attempts: 0, result: first.result });
       expect(h.tracer.getTrace(again.traceId)?.events.map((e) => e.type)).toEqual(['claim', 'replay']);
       // The same key with other arguments is refused, also without asking.
-      await expect(h.app.executeTool('append', { line: 'other' }, ids)).rejects.toBeInstanceOf(CheckpointArgumentsMismatchError);
+      await expect(h.harness.executeTool('append', { line: 'other' }, ids)).rejects.toBeInstanceOf(CheckpointArgumentsMismatchError);
       expect(h.approver.requests).toHaveLength(1);
       expect(readLines(counter)).toEqual(['once']);
     });
@@ -114,7 +114,7 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
       await withFixture({ approvalTimeoutMs: 300 });
       h.approver.answer = 'never';
       // The refusal names the configured wait (not a wall-clock measurement, which a loaded machine skews).
-      await expect(h.app.executeTool('append', { line: 'late' }, call())).rejects.toMatchObject({ answer: 'timeout', timeoutMs: 300 });
+      await expect(h.harness.executeTool('append', { line: 'late' }, call())).rejects.toMatchObject({ answer: 'timeout', timeoutMs: 300 });
       expect(readLines(counter)).toEqual([]);
     });
   });
@@ -122,22 +122,22 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
   it('a completed call replays its result without running again', async () => {
     await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     const ids = call();
-    const first = await h.app.executeTool('append', { line: 'once' }, ids);
-    const again = await h.app.executeTool('append', { line: 'once' }, ids);
+    const first = await h.harness.executeTool('append', { line: 'once' }, ids);
+    const again = await h.harness.executeTool('append', { line: 'once' }, ids);
     expect(again.replayed).toBe(true);
     expect(again.result).toEqual(first.result);
     expect(again.attempts).toBe(0);
     expect(readLines(counter)).toEqual(['once']);
     expect(h.tracer.getTrace(again.traceId)?.trace.status).toBe('replayed');
     // Same callId, other arguments: an error, never a replay.
-    await expect(h.app.executeTool('append', { line: 'different' }, ids)).rejects.toBeInstanceOf(CheckpointArgumentsMismatchError);
+    await expect(h.harness.executeTool('append', { line: 'different' }, ids)).rejects.toBeInstanceOf(CheckpointArgumentsMismatchError);
     expect(readLines(counter)).toEqual(['once']);
   });
 
   it('1,000 concurrent calls with one callId execute exactly once', async () => {
     await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     const ids = call();
-    const outcomes = await Promise.allSettled(Array.from({ length: 1000 }, () => h.app.executeTool('append', { line: 'the-one' }, ids)));
+    const outcomes = await Promise.allSettled(Array.from({ length: 1000 }, () => h.harness.executeTool('append', { line: 'the-one' }, ids)));
     const fulfilled = outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value);
     const rejected = outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason as unknown);
     expect(fulfilled.filter((r) => !r.replayed)).toHaveLength(1);
@@ -150,20 +150,20 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
   it('knows which calls it is running now (a started record it does not run has an unknown result)', async () => {
     await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     const ids = call();
-    expect(h.app.isRunning(ids.sessionId, ids.callId)).toBe(false);
-    const pending = h.app.executeTool('slow', { ms: 400 }, ids);
-    await waitFor(() => h.app.isRunning(ids.sessionId, ids.callId));
+    expect(h.harness.isRunning(ids.sessionId, ids.callId)).toBe(false);
+    const pending = h.harness.executeTool('slow', { ms: 400 }, ids);
+    await waitFor(() => h.harness.isRunning(ids.sessionId, ids.callId));
     expect(h.checkpoints.get(ids.sessionId, ids.callId)?.status).toBe('started');
     await pending;
-    expect(h.app.isRunning(ids.sessionId, ids.callId)).toBe(false);
+    expect(h.harness.isRunning(ids.sessionId, ids.callId)).toBe(false);
   });
 
   it("an owner's failure keeps the record started; a later call is told the result is unknown", async () => {
     await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     const ids = call();
-    await expect(h.app.executeTool('slow', { ms: 5_000 }, { ...ids, timeoutMs: 200 })).rejects.toBeInstanceOf(MCPRequestTimeout);
+    await expect(h.harness.executeTool('slow', { ms: 5_000 }, { ...ids, timeoutMs: 200 })).rejects.toBeInstanceOf(MCPRequestTimeout);
     expect(h.checkpoints.get(ids.sessionId, ids.callId)).toMatchObject({ status: 'started', lastError: { code: 'timeout' } });
-    const error = await h.app.executeTool('slow', { ms: 5_000 }, ids).catch((e: unknown) => e);
+    const error = await h.harness.executeTool('slow', { ms: 5_000 }, ids).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CheckpointInProgressError);
     expect((error as Error).message).toMatch(/in progress or (its )?result (is )?unknown/i);
     // A timeout of a tool not known to be idempotent is never retried.
@@ -181,7 +181,7 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
 
     it('a recoverable failure (HTTP 503) is retried within one trace until it succeeds', async () => {
       await withHttp(2);
-      const done = await h.app.executeTool('append', { line: 'after-retries' }, call());
+      const done = await h.harness.executeTool('append', { line: 'after-retries' }, call());
       expect(done.attempts).toBe(3);
       expect(http?.sideEffects).toEqual(['after-retries']);
       const trace = h.tracer.getTrace(done.traceId);
@@ -209,7 +209,7 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
       h.registry.addServer({ id: 'web', name: 'Web', transport: 'http', url: http.url });
       await h.registry.discover();
       const ids = call();
-      const error = await h.app.executeTool('append', { line: 'maybe' }, ids).catch((e: unknown) => e);
+      const error = await h.harness.executeTool('append', { line: 'maybe' }, ids).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MCPTransportError);
       expect(http.failedCalls).toBe(1);
       const trace = h.tracer.getTrace(traceIdOf(error) ?? '');
@@ -221,7 +221,7 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
     it('stops at the cap and keeps the record started', async () => {
       await withHttp(10);
       const ids = call();
-      const error = await h.app.executeTool('append', { line: 'never' }, ids).catch((e: unknown) => e);
+      const error = await h.harness.executeTool('append', { line: 'never' }, ids).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MCPTransportError);
       expect(http?.failedCalls).toBe(3);
       expect(http?.sideEffects).toEqual([]);
@@ -235,8 +235,8 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
 
   it('MCP and local tools pass through the same executor, each with a trace', async () => {
     await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }, { level: 'ALLOW', match: { serverId: 'local' } }] });
-    const mcp = await h.app.executeTool('echo', { text: 'remote' }, call());
-    const local = await h.app.executeTool('write_file', { path: 'note.txt', content: 'local' }, call());
+    const mcp = await h.harness.executeTool('echo', { text: 'remote' }, call());
+    const local = await h.harness.executeTool('write_file', { path: 'note.txt', content: 'local' }, call());
     expect(h.security.authorized).toEqual(['fx/echo', 'local/write_file']);
     expect(readLines(join(h.root, 'note.txt'))).toEqual(['local']);
     const steps = (traceId: string) => h.tracer.getTrace(traceId)?.events.map((e) => e.type);
@@ -251,19 +251,19 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
     // A server whose echo tool is named like the local read_file.
     h.registry.addServer(stdioFixtureConfig('shadow', { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo', FIXTURE_ECHO_NAME: 'read_file' }, { priority: 100 }));
     await h.registry.discover();
-    const infos = h.app.listTools().filter((t) => t.name === 'read_file');
+    const infos = h.harness.listTools().filter((t) => t.name === 'read_file');
     expect(infos.map((t) => ({ source: t.source, serverId: t.serverId, shadowedBy: t.shadowedBy }))).toEqual([
       { source: 'local', serverId: 'local', shadowedBy: undefined },
       { source: 'mcp', serverId: 'shadow', shadowedBy: 'local' },
     ]);
 
     writeFileSync(join(h.root, 'a.txt'), 'local content');
-    const byName = await h.app.executeTool('read_file', { path: 'a.txt' }, call());
+    const byName = await h.harness.executeTool('read_file', { path: 'a.txt' }, call());
     expect(byName.serverId).toBe('local');
     expect(JSON.stringify(byName.result.content)).toContain('local content');
     expect(countEvents(events, 'tools/call')).toBe(0);
 
-    const byServer = await h.app.executeTool('read_file', { text: 'remote' }, { ...call(), serverId: 'shadow' });
+    const byServer = await h.harness.executeTool('read_file', { text: 'remote' }, { ...call(), serverId: 'shadow' });
     expect(byServer.result.content).toEqual([{ type: 'text', text: 'remote' }]);
     expect(countEvents(events, 'tools/call')).toBe(1);
   });

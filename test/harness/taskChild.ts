@@ -4,7 +4,7 @@
  * checkpoint), and waits for its end — until the parent kills it with SIGKILL.
  * argv: <work dir> <database file> <tasks dir> <session id> <call id>
  */
-import { taskServerConfig } from '../mcp/taskPeer.js';
+import { taskServerConfig } from '../doubles/servers/taskPeer.js';
 import { buildHarness } from './harness.js';
 
 const [dir, dbFile, tasksDir, sessionId, callId] = process.argv.slice(2) as [string, string, string, string, string];
@@ -13,7 +13,7 @@ const h = await buildHarness({ dir, dbFile, rules: [{ level: 'ALLOW', match: { s
 h.registry.addServer(taskServerConfig('tasks', tasksDir));
 await h.registry.discover();
 let told = false;
-await h.app.executeTool(
+await h.harness.executeTool(
   'long_job',
   { label: 'ledger' },
   {

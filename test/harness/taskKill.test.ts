@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckpointFailedError } from '../../electron/checkpoints/errors.js';
 import { recoverTaskCalls } from '../../electron/harness/taskRecovery.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
-import { buildTaskFixture, releaseTask, taskEvents, taskServerConfig } from '../mcp/taskPeer.js';
+import { buildTaskFixture, releaseTask, taskEvents, taskServerConfig } from '../doubles/servers/taskPeer.js';
 import type { TestHarness } from './harness.js';
 import { buildHarness } from './harness.js';
 
@@ -93,7 +93,7 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     expect(h.checkpoints.get('s1', 'ledger-1')).toMatchObject({ status: 'completed', taskId, result: { content: [{ type: 'text', text: 'done ledger' }], isError: false } });
     expect(h.taskLinks.pending()).toEqual([]);
 
-    const replay = await h.app.executeTool('long_job', { label: 'ledger' }, { userId: 'kill-test', sessionId: 's1', callId: 'ledger-1' });
+    const replay = await h.harness.executeTool('long_job', { label: 'ledger' }, { userId: 'kill-test', sessionId: 's1', callId: 'ledger-1' });
     expect(replay.replayed).toBe(true);
     expect(replay.result.content).toEqual([{ type: 'text', text: 'done ledger' }]);
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'ledger')).toHaveLength(1);
@@ -107,7 +107,7 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     expect(h.checkpoints.get('s2', 'ledger-2')).toMatchObject({ status: 'started', taskId });
     releaseTask(tasksDir, taskId);
     expect(await recovery.following).toEqual([expect.objectContaining({ kind: 'completed' })]);
-    const replay = await h.app.executeTool('long_job', { label: 'ledger' }, { userId: 'kill-test', sessionId: 's2', callId: 'ledger-2' });
+    const replay = await h.harness.executeTool('long_job', { label: 'ledger' }, { userId: 'kill-test', sessionId: 's2', callId: 'ledger-2' });
     expect(replay.replayed).toBe(true);
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.taskId === taskId)).toHaveLength(1);
   }, 120_000);
@@ -116,7 +116,7 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     const h = await restart();
     let taskId: string | undefined;
     let seenOnRecord: unknown;
-    const call = h.app.executeTool('long_job', { label: 'audit' }, {
+    const call = h.harness.executeTool('long_job', { label: 'audit' }, {
       userId: 'kill-test',
       sessionId: 's4',
       callId: 'audit-1',
@@ -147,7 +147,7 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     h.registry.addServer({ ...taskServerConfig('tasks-idem', tasksDir), trusted: true, timeoutMs: 3_000, maxTotalTimeoutMs: 3_000 });
     await h.registry.discover();
     await h.engine.addRule({ level: 'ALLOW', match: { serverId: 'tasks-idem' } });
-    const error = await h.app.executeTool('idempotent_job', { label: 'idem' }, { userId: 'kill-test', sessionId: 's5', callId: 'idem-1', serverId: 'tasks-idem' }).catch((e: unknown) => e);
+    const error = await h.harness.executeTool('idempotent_job', { label: 'idem' }, { userId: 'kill-test', sessionId: 's5', callId: 'idem-1', serverId: 'tasks-idem' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'idem')).toHaveLength(1);
     const record = h.checkpoints.get('s5', 'idem-1');

@@ -8,13 +8,13 @@ import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const PROJECT_ROOT = resolve(here, '..', '..');
-export const STDIO_FIXTURE = join(PROJECT_ROOT, 'test', 'fixtures', 'servers', 'stdio-server.ts');
+export const STDIO_FIXTURE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'stdio-server.ts');
 /** The fixture bundled to plain JS by the test run's global setup (see buildFixtures.ts). */
 export const BUILT_STDIO_FIXTURE = join(PROJECT_ROOT, '.cache', 'fixtures', 'stdio-server.mjs');
 /** A server that writes its credentials into what it describes (run with `node --import tsx`; see the file). */
-export const LEAKY_SERVER = join(PROJECT_ROOT, 'test', 'fixtures', 'servers', 'leaky-server.ts');
+export const LEAKY_SERVER = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'leaky-server.ts');
 /** Its 2026-07-28 counterpart: a question asked during a call quotes a credential (see the file). */
-export const LEAKY_MODERN_SERVER = join(PROJECT_ROOT, 'test', 'fixtures', 'servers', 'leaky-modern-server.ts');
+export const LEAKY_MODERN_SERVER = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'leaky-modern-server.ts');
 
 /** A scratch folder removed by `cleanup()`. */
 export function scratchDir(prefix = 'mh-test-'): { dir: string; cleanup(): void } {

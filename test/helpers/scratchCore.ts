@@ -4,14 +4,14 @@
  * tests, the conformance run's gateway leg and the benchmarks that drive a whole core.
  */
 import { join } from 'node:path';
-import { buildAppCore } from '../../electron/app/core.js';
-import type { AppCore, AppCoreOptions } from '../../electron/app/types.js';
+import { buildCore } from '../../electron/core/core.js';
+import type { Core, CoreOptions } from '../../electron/core/types.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 
-export function buildScratchCore(dir: string, options: { version: string; secretsLabel: string; gateway?: AppCoreOptions['gateway'] }): Promise<AppCore> {
+export function buildScratchCore(dir: string, options: { version: string; secretsLabel: string; gateway?: CoreOptions['gateway'] }): Promise<Core> {
   const dataDir = join(dir, 'data');
-  return buildAppCore({
+  return buildCore({
     mode: 'browser',
     dataDir,
     workspaceDir: join(dir, 'workspace'),

@@ -3,7 +3,7 @@
  * that cannot be had here, and Electron 42+ downloads one on the first require): every test whose
  * module graph reaches `electron` — directly, through the shell's files, or through
  * electron-store — replaces it with vi.mock in that file. Type-only imports are erased and do
- * not count. The built bundle gets its double another way (test/fixtures/desktop/electron-double/).
+ * not count. The built bundle gets its double another way (test/doubles/electron/electron-double/).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

@@ -24,7 +24,7 @@ const importOf = (specifier: string): string => `import * as probe from '${speci
 describe('layering: no electron import below the shell', () => {
   const code = "import { app } from 'electron';\nimport type { IpcMain } from 'electron/main';\nexport const used: unknown = [app, null as unknown as IpcMain];\n";
 
-  it.each(['electron/mcp/client.ts', 'electron/app/core.ts', 'electron/web/host.ts', 'electron/security/anything.ts', 'shared/contract.ts', 'renderer/src/ui/Probe.tsx'])(
+  it.each(['electron/mcp/client.ts', 'electron/core/core.ts', 'electron/web/host.ts', 'electron/security/anything.ts', 'shared/contract.ts', 'renderer/src/ui/Probe.tsx'])(
     'refuses it in %s',
     async (file) => {
       const errors = await restricted(file, code);
@@ -42,7 +42,7 @@ describe('layering: production code speaks MCP through the SDK v2 packages, neve
   it.each([
     ['electron/mcp/client.ts', '@modelcontextprotocol/sdk/client/index.js'],
     ['electron/gateway/agentServer.ts', '@modelcontextprotocol/sdk/server/index.js'],
-    ['electron/app/core.ts', '@modelcontextprotocol/sdk/types.js'],
+    ['electron/core/core.ts', '@modelcontextprotocol/sdk/types.js'],
     ['electron/web/host.ts', '@modelcontextprotocol/sdk'],
     ['electron/shell/ipcHandler.ts', '@modelcontextprotocol/sdk/types.js'],
     ['shared/contract.ts', '@modelcontextprotocol/sdk/types.js'],
@@ -85,7 +85,7 @@ describe('layering: the renderer imports only its own files, shared/ and allowed
     expect(errors[0]).toMatch(/The renderer runs in a sandboxed browser page/);
   });
 
-  it.each(['../../../../electron/app/types.js', '../../../../electron/mcp/registry.js', '../../../../electron/storage/database.js'])(
+  it.each(['../../../../electron/core/types.js', '../../../../electron/mcp/registry.js', '../../../../electron/storage/database.js'])(
     'refuses main-process code: %s',
     async (specifier) => {
       const errors = await restricted(file, importOf(specifier));
@@ -190,7 +190,7 @@ describe('layering: shared/ runs in both the renderer and Node', () => {
   });
 });
 
-describe('layering: the core never imports app/, web/ or shell/', () => {
+describe('layering: the lower layers never import core/, web/ or shell/', () => {
   const CORE_FILES = [
     'electron/mcp/client.ts',
     'electron/harness/application.ts',
@@ -203,16 +203,16 @@ describe('layering: the core never imports app/, web/ or shell/', () => {
     'electron/sandbox/bwrap.ts',
     'electron/results/toolResult.ts',
   ];
-  const UPWARD = ['../app/types.js', '../web/host.js', '../shell/exposedApi.js', '../main.js', '../preload.js'];
+  const UPWARD = ['../core/types.js', '../web/host.js', '../shell/exposedApi.js', '../main.js', '../preload.js'];
 
   it.each(CORE_FILES.flatMap((file) => UPWARD.map((specifier) => [file, specifier])))('%s may not import %s', async (file, specifier) => {
     const errors = await restricted(file, importOf(specifier));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/The core .* never imports|The core never imports the Electron entry points/);
+    expect(errors[0]).toMatch(/The lower layers .* never import|The lower layers never import the Electron entry points/);
   });
 
   it('holds in a nested folder, for type-only imports and for re-exports', async () => {
-    const code = "import type { AppCore } from '../../app/types.js';\nexport { startHost } from '../../web/host.js';\nexport type Core = AppCore;\n";
+    const code = "import type { Core } from '../../core/types.js';\nexport { startHost } from '../../web/host.js';\nexport type HostCore = Core;\n";
     const errors = await restricted('electron/mcp/registry/connections.ts', code);
     expect(errors).toHaveLength(2);
   });
@@ -225,11 +225,11 @@ describe('layering: the core never imports app/, web/ or shell/', () => {
   );
 
   it.each([
-    ['electron/main.ts', './app/core.js'],
+    ['electron/main.ts', './core/core.js'],
     ['electron/shell/configStore.ts', '../storage/configFile.js'],
-    ['electron/web/cli.ts', '../app/core.js'],
-    ['electron/app/core.ts', '../mcp/registry.js'],
-  ])('lets the hosts and the composition root build the core: %s imports %s', async (file, specifier) => {
+    ['electron/web/cli.ts', '../core/core.js'],
+    ['electron/core/core.ts', '../mcp/registry.js'],
+  ])('lets the hosts and the composition root (core/) build on the lower layers: %s imports %s', async (file, specifier) => {
     expect(await restricted(file, importOf(specifier))).toEqual([]);
   });
 });
@@ -248,16 +248,16 @@ describe('layering: redaction lives in secrets/, so the code below the tracer ne
     expect(errors[0]).toMatch(/never import tracing\/: redaction is secrets\//);
   });
 
-  it('keeps the core rules there too', async () => {
-    const errors = await restricted('electron/mcp/client.ts', importOf('../app/types.js'));
+  it('keeps the rules of the lower layers there too', async () => {
+    const errors = await restricted('electron/mcp/client.ts', importOf('../core/types.js'));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/The core .* never imports/);
+    expect(errors[0]).toMatch(/The lower layers .* never import/);
   });
 
   it.each([
     ['electron/mcp/client.ts', '../secrets/redaction.js'],
     ['electron/harness/application.ts', '../tracing/tracer.js'],
-    ['electron/app/core.ts', '../tracing/tracer.js'],
+    ['electron/core/core.ts', '../tracing/tracer.js'],
   ])('%s may import %s', async (file, specifier) => {
     expect(await restricted(file, importOf(specifier))).toEqual([]);
   });
@@ -269,8 +269,8 @@ describe('layering: the two hosts share the app core and nothing else', () => {
     ['electron/shell/configStore.ts', '../web/confConfigStore.js', /not in web\//],
     ['electron/web/cli.ts', '../shell/windowOptions.js', /never import the Electron shell/],
     ['electron/web/cli.ts', '../main.js', /never import the Electron shell/],
-    ['electron/app/core.ts', '../shell/sender.js', /never import the Electron shell/],
-    ['electron/app/core.ts', '../web/host.js', /not in web\//],
+    ['electron/core/core.ts', '../shell/sender.js', /never import the Electron shell/],
+    ['electron/core/core.ts', '../web/host.js', /not in web\//],
   ])('%s may not import %s', async (file, specifier, message) => {
     const errors = await restricted(file, importOf(specifier));
     expect(errors).toHaveLength(1);

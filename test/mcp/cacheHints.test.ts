@@ -12,8 +12,8 @@ import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { ToolSchemaCache } from '../../electron/mcp/schemaCache.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { scratchDir } from '../helpers/fixtures.js';
-import type { ModernHttpFixture } from './eraPeers.js';
-import { legacyStdioConfig, modernHttpConfig, startModernHttp } from './eraPeers.js';
+import type { ModernHttpFixture } from '../doubles/servers/eraPeers.js';
+import { legacyStdioConfig, modernHttpConfig, startModernHttp } from '../doubles/servers/eraPeers.js';
 
 let scratch: ReturnType<typeof scratchDir>;
 let now = 1_000_000;

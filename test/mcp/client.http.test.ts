@@ -6,8 +6,8 @@ import { MCPAuthError, MCPClientClosedError, MCPRequestTimeout, MCPTransportErro
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { HttpServerConfig } from '../../shared/serverConfig.js';
 import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
-import type { HttpFixture } from '../fixtures/servers/http-server.js';
-import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import type { HttpFixture } from '../doubles/servers/http-server.js';
+import { startHttpFixture } from '../doubles/servers/http-server.js';
 
 const TOKEN = 'tok_9f8e7d6c5b4a-correct-horse';
 

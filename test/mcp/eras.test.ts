@@ -15,17 +15,17 @@ import { MCPClientClosedError, MCPNotInitializedError, MCPProtocolError, MCPRequ
 import { getPrompt } from '../../electron/mcp/features/prompts.js';
 import { readResource, subscribeResource } from '../../electron/mcp/features/resources.js';
 import { MAX_INPUT_ROUNDS, MODERN_PROTOCOL_VERSION } from '../../electron/mcp/negotiation.js';
-import type { ServerAskHandlers } from '../../electron/mcp/serverAsks.js';
+import type { ServerRequestHandlers } from '../../electron/mcp/serverRequests.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import { readEvents, scratchDir, waitFor } from '../helpers/fixtures.js';
-import { ScriptedAsks } from '../helpers/scriptedAsks.js';
-import type { ModernHttpFixture } from './eraPeers.js';
-import { buildModernFixture, legacyStdioConfig, modernHttpConfig, modernStdioConfig, startModernHttp } from './eraPeers.js';
+import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
+import type { ModernHttpFixture } from '../doubles/servers/eraPeers.js';
+import { buildModernFixture, legacyStdioConfig, modernHttpConfig, modernStdioConfig, startModernHttp } from '../doubles/servers/eraPeers.js';
 
 const clients: MCPClient[] = [];
-function client(config: ServerConfig, asks?: ServerAskHandlers): MCPClient {
-  const c = new MCPClient(config, { secrets: new DefaultSecretResolver(), ...(asks ? { asks } : {}) });
+function client(config: ServerConfig, serverRequests?: ServerRequestHandlers): MCPClient {
+  const c = new MCPClient(config, { secrets: new DefaultSecretResolver(), ...(serverRequests ? { serverRequests } : {}) });
   clients.push(c);
   return c;
 }
@@ -176,64 +176,64 @@ describe.each(TRANSPORTS)('the same features in both eras over %s', (transport) 
 
 describe('an elicitation reaches the person in both eras (stdio)', () => {
   it.each(['modern', 'legacy'] as const)('%s: the ask handler answers, and the tool gets the answer', async (era) => {
-    const asks = new ScriptedAsks();
-    const c = client(dualEraConfig('stdio', era === 'modern' ? 'auto' : 'legacy'), asks);
+    const serverRequests = new ScriptedServerRequests();
+    const c = client(dualEraConfig('stdio', era === 'modern' ? 'auto' : 'legacy'), serverRequests);
     await c.initialize();
     expect(c.negotiated?.era).toBe(era);
     const call = c.callTool('ask_name', {});
-    const ask = await asks.next();
-    expect(ask.kind).toBe('elicitation');
-    if (ask.kind !== 'elicitation') return;
-    expect(ask.ask).toMatchObject({ mode: 'form', message: 'What is your name?' });
-    ask.answer({ action: 'accept', content: { name: 'Ada' } });
+    const serverRequest = await serverRequests.next();
+    expect(serverRequest.kind).toBe('elicitation');
+    if (serverRequest.kind !== 'elicitation') return;
+    expect(serverRequest.serverRequest).toMatchObject({ mode: 'form', message: 'What is your name?' });
+    serverRequest.answer({ action: 'accept', content: { name: 'Ada' } });
     expect((await call).content).toEqual([{ type: 'text', text: 'hello Ada' }]);
-    expect(asks.received).toHaveLength(1);
+    expect(serverRequests.received).toHaveLength(1);
   });
 
   it.each(['modern', 'legacy'] as const)('%s: a sampling request reaches the person, whose text is the answer', async (era) => {
-    const asks = new ScriptedAsks();
-    const c = client(dualEraConfig('stdio', era === 'modern' ? 'auto' : 'legacy'), asks);
+    const serverRequests = new ScriptedServerRequests();
+    const c = client(dualEraConfig('stdio', era === 'modern' ? 'auto' : 'legacy'), serverRequests);
     await c.initialize();
     const call = c.callTool('ask_sample', {});
-    const ask = await asks.next();
-    expect(ask.kind).toBe('sampling');
-    if (ask.kind === 'sampling') ask.answer({ action: 'respond', text: 'hi there', model: 'person' });
+    const serverRequest = await serverRequests.next();
+    expect(serverRequest.kind).toBe('sampling');
+    if (serverRequest.kind === 'sampling') serverRequest.answer({ action: 'respond', text: 'hi there', model: 'person' });
     expect((await call).content).toEqual([{ type: 'text', text: 'model said: hi there' }]);
   });
 
   it.each(['modern', 'legacy'] as const)('%s: roots come from the configuration, not from a person', async (era) => {
-    const asks = new ScriptedAsks();
-    const c = client(dualEraConfig('stdio', era === 'modern' ? 'auto' : 'legacy'), asks);
+    const serverRequests = new ScriptedServerRequests();
+    const c = client(dualEraConfig('stdio', era === 'modern' ? 'auto' : 'legacy'), serverRequests);
     await c.setRoots([scratch.dir]); // before the connection: declared when it starts
     await c.initialize();
     const result = await c.callTool('ask_roots', {});
     expect(result.content).toEqual([{ type: 'text', text: pathToFileURL(scratch.dir).href }]);
-    expect(asks.received).toEqual([]);
+    expect(serverRequests.received).toEqual([]);
   });
 
   it('modern: a declined answer is what the tool sees; nothing answers for the person', async () => {
-    const asks = new ScriptedAsks();
-    const c = client(dualEraConfig('stdio', 'auto'), asks);
+    const serverRequests = new ScriptedServerRequests();
+    const c = client(dualEraConfig('stdio', 'auto'), serverRequests);
     await c.initialize();
     const call = c.callTool('ask_name', {});
-    const ask = await asks.next();
-    if (ask.kind === 'elicitation') ask.answer({ action: 'decline' });
+    const serverRequest = await serverRequests.next();
+    if (serverRequest.kind === 'elicitation') serverRequest.answer({ action: 'decline' });
     expect((await call).content).toEqual([{ type: 'text', text: 'declined' }]);
   });
 
   it('modern: a server that keeps asking is stopped after a bounded number of rounds', async () => {
-    const asks = new ScriptedAsks();
-    const c = client(dualEraConfig('stdio', 'auto'), asks);
+    const serverRequests = new ScriptedServerRequests();
+    const c = client(dualEraConfig('stdio', 'auto'), serverRequests);
     await c.initialize();
     const call = c.callTool('ask_forever', {}).catch((e: unknown) => e);
     for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
-      const ask = await asks.next();
-      if (ask.kind === 'elicitation') ask.answer({ action: 'accept', content: { name: `round ${round}` } });
+      const serverRequest = await serverRequests.next();
+      if (serverRequest.kind === 'elicitation') serverRequest.answer({ action: 'accept', content: { name: `round ${round}` } });
     }
     const error = (await call) as MCPError;
     expect(error).toBeInstanceOf(MCPProtocolError);
     expect(error.message).toMatch(/kept asking for more input/);
-    expect(asks.received.length).toBeLessThanOrEqual(MAX_INPUT_ROUNDS + 1);
+    expect(serverRequests.received.length).toBeLessThanOrEqual(MAX_INPUT_ROUNDS + 1);
   });
 
   it('modern: without a person to ask, the request fails; no answer is made up', async () => {

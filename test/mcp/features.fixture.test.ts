@@ -1,6 +1,6 @@
 /**
  * Resources and prompts through the registry against the stdio fixture server with
- * FIXTURE_FEATURES=1 (test/fixtures/servers/features.ts), whose lists come in pages and whose
+ * FIXTURE_FEATURES=1 (test/doubles/servers/features.ts), whose lists come in pages and whose
  * changes the tests trigger: every page is followed, a list past the bounds is cut and says so, a
  * repeated cursor is refused, a prompt added at run time is listed again, and a subscription
  * outlives a crash of the server (it is renewed on the new connection).

@@ -49,18 +49,18 @@ describe('tools list_changed against a real server', () => {
 
   it('a tool the server added becomes callable, and one it removed is refused', async () => {
     expect(h.registry.resolve('added_one')).toBeUndefined();
-    await expect(h.app.executeTool('added_one', { text: 'too early' }, ids())).rejects.toThrow();
+    await expect(h.harness.executeTool('added_one', { text: 'too early' }, ids())).rejects.toThrow();
 
     const changed = toolsEvent(h, () => h.registry.resolve('added_one') !== undefined);
-    await h.app.executeTool('change_tools', { add: 'added_one', remove: 'echo' }, ids());
+    await h.harness.executeTool('change_tools', { add: 'added_one', remove: 'echo' }, ids());
     await changed;
 
     // Replaced wholesale: the added tool is in, the removed one is out.
     expect(h.registry.allTools().map((t) => t.name).sort()).toEqual(['added_one', 'change_tools']);
-    const outcome = await h.app.executeTool('added_one', { text: 'hi' }, ids());
+    const outcome = await h.harness.executeTool('added_one', { text: 'hi' }, ids());
     expect(outcome.result.content).toEqual([{ type: 'text', text: 'added_one ran: hi' }]);
     await expect(h.registry.callServerTool('fx', 'echo', { text: 'gone' })).rejects.toBeInstanceOf(MCPUnknownToolError);
-    expect(h.app.listTools().some((t) => t.name === 'added_one' && t.serverId === 'fx')).toBe(true);
+    expect(h.harness.listTools().some((t) => t.name === 'added_one' && t.serverId === 'fx')).toBe(true);
     expect(countEvents(join(scratch.dir, 'events.jsonl'), 'tools/list')).toBeGreaterThanOrEqual(2);
     expect(h.registry.logOf('fx').all().some((l) => /tools changed: 2 tools now/.test(l.text))).toBe(true);
   });

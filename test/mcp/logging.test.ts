@@ -12,8 +12,8 @@ import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
 import { ServerConfigSchema } from '../../shared/serverConfig.js';
-import type { HttpFixture } from '../fixtures/servers/http-server.js';
-import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import type { HttpFixture } from '../doubles/servers/http-server.js';
+import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 
 const CREDENTIAL = 'sk-live-4f9a8b7c6d5e-do-not-log';

@@ -1,6 +1,6 @@
 /**
  * OAuth 2.1 through the SDK's provider (electron/mcp/oauth/), against a real loopback
- * authorization server and the MCP server it protects (test/fixtures/servers/oauth-server.ts):
+ * authorization server and the MCP server it protects (test/doubles/servers/oauth-server.ts):
  * browser sign-in with PKCE and a checked state, dynamic registration, refresh, step-up, the
  * background refusing to sign in on its own, a refused sign-in, a resource mismatch, sign-out.
  */
@@ -19,9 +19,9 @@ import type { OAuthServerConfig } from '../../electron/mcp/oauth/session.js';
 import { OAuthSession } from '../../electron/mcp/oauth/session.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
-import type { OAuthFixture, OAuthFixtureOptions } from '../fixtures/servers/oauth-server.js';
-import { startOAuthFixture } from '../fixtures/servers/oauth-server.js';
-import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import type { OAuthFixture, OAuthFixtureOptions } from '../doubles/servers/oauth-server.js';
+import { startOAuthFixture } from '../doubles/servers/oauth-server.js';
+import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { HeadlessBrowser } from '../helpers/headlessBrowser.js';
 import { headlessBrowser } from '../helpers/headlessBrowser.js';

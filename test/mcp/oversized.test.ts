@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_MESSAGE_BYTES, MCPResultTooLargeError } from '../../electron/mcp/errors.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import { ServerConfigSchema } from '../../shared/serverConfig.js';
-import type { HttpFixture } from '../fixtures/servers/http-server.js';
-import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import type { HttpFixture } from '../doubles/servers/http-server.js';
+import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { countEvents, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
 import type { TestHarness } from '../harness/harness.js';
 import { buildHarness } from '../harness/harness.js';
@@ -42,7 +42,7 @@ describe('a result larger than the limit', () => {
     const statuses = recordStatuses(h.registry, config.id);
     const back = nextStatus(h.registry, config.id, (s) => s.state === 'ready');
 
-    const error: unknown = await h.app.executeTool('big', { mb: 20 }, { ...USER, callId: `${config.id}-big-1` }).catch((e: unknown) => e);
+    const error: unknown = await h.harness.executeTool('big', { mb: 20 }, { ...USER, callId: `${config.id}-big-1` }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPResultTooLargeError);
     const tooLarge = error as MCPResultTooLargeError;
     expect(tooLarge.code).toBe('result_too_large');
@@ -61,11 +61,11 @@ describe('a result larger than the limit', () => {
     expect(statuses.map((s) => s.state)).toEqual(expect.arrayContaining(['reconnecting', 'connecting', 'ready']));
     expect(statuses.find((s) => s.state === 'reconnecting')).toMatchObject({ attempt: 1, code: 'result_too_large' });
     expect(h.registry.allTools().filter((t) => t.serverId === config.id).map((t) => t.name)).toEqual(expect.arrayContaining(['big', 'echo']));
-    const after = await h.app.executeTool('echo', { text: 'still here' }, { ...USER, callId: `${config.id}-echo-1` });
+    const after = await h.harness.executeTool('echo', { text: 'still here' }, { ...USER, callId: `${config.id}-echo-1` });
     expect(after.result.content).toEqual([{ type: 'text', text: 'still here' }]);
 
     // A result under the limit passes whole.
-    const fits = await h.app.executeTool('big', { mb: 12 }, { ...USER, callId: `${config.id}-big-2` });
+    const fits = await h.harness.executeTool('big', { mb: 12 }, { ...USER, callId: `${config.id}-big-2` });
     expect((fits.result.content[0] as { text: string }).text).toHaveLength(12 * 1024 * 1024);
   }
 

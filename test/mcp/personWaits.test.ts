@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
 import { MCPRequestCancelled, MCPRequestTimeout } from '../../electron/mcp/errors.js';
-import { AskCallEnded } from '../../electron/mcp/serverAsks.js';
+import { ServerRequestCallEnded } from '../../electron/mcp/serverRequests.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import { scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
-import { ScriptedAsks } from '../helpers/scriptedAsks.js';
-import type { ModernHttpFixture } from './eraPeers.js';
-import { buildModernFixture, modernHttpConfig, modernStdioConfig, startModernHttp } from './eraPeers.js';
+import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
+import type { ModernHttpFixture } from '../doubles/servers/eraPeers.js';
+import { buildModernFixture, modernHttpConfig, modernStdioConfig, startModernHttp } from '../doubles/servers/eraPeers.js';
 
 /** The server's deadline in these tests: short, so the window passes while the person is asked. */
 const SERVER_WINDOW_MS = 300;
@@ -28,8 +28,8 @@ let scratch: ReturnType<typeof scratchDir>;
 let http: ModernHttpFixture;
 const clients: MCPClient[] = [];
 
-async function connect(config: ServerConfig, asks: ScriptedAsks): Promise<MCPClient> {
-  const client = new MCPClient(config, { secrets: new DefaultSecretResolver(), asks });
+async function connect(config: ServerConfig, serverRequests: ScriptedServerRequests): Promise<MCPClient> {
+  const client = new MCPClient(config, { secrets: new DefaultSecretResolver(), serverRequests });
   clients.push(client);
   // The connect has the usual room: only the calls get the short window.
   await client.initialize({ timeoutMs: 20_000 });
@@ -62,39 +62,39 @@ describe('2025 era: the server asks with its own request during the call (stdio)
   }
 
   it("the call survives a person answering after the server's timeout window", async () => {
-    const person = new ScriptedAsks();
+    const person = new ScriptedServerRequests();
     const client = await connect(legacy(), person);
     const call = client.callTool('ask_form', { message: 'Your name?', requestedSchema: FORM });
-    const ask = await person.next();
+    const serverRequest = await person.next();
     // A call started after the question is not waiting for it: its deadline runs, and ends it.
     await windowPassed(client, 'slow');
-    expect(ask.signal.aborted).toBe(false);
-    if (ask.kind !== 'elicitation') throw new Error('expected an elicitation');
-    ask.answer({ action: 'accept', content: { name: 'Ada' } });
+    expect(serverRequest.signal.aborted).toBe(false);
+    if (serverRequest.kind !== 'elicitation') throw new Error('expected an elicitation');
+    serverRequest.answer({ action: 'accept', content: { name: 'Ada' } });
     expect((await call).structuredContent).toEqual({ answer: { action: 'accept', content: { name: 'Ada' } } });
   });
 
   it("a sampling request too: the call survives a person writing the response after the server's timeout window", async () => {
-    const person = new ScriptedAsks();
+    const person = new ScriptedServerRequests();
     const client = await connect(legacy(), person);
     const call = client.callTool('sample', { prompt: 'Say hi', maxTokens: 20 });
-    const ask = await person.next();
+    const serverRequest = await person.next();
     await windowPassed(client, 'slow');
-    if (ask.kind !== 'sampling') throw new Error('expected a sampling request');
-    ask.answer({ action: 'respond', text: 'hi', model: 'human' });
+    if (serverRequest.kind !== 'sampling') throw new Error('expected a sampling request');
+    serverRequest.answer({ action: 'respond', text: 'hi', model: 'human' });
     expect((await call).structuredContent).toMatchObject({ answer: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'human' } });
   });
 
   it('the call ending closes its question, saying the call ended', async () => {
-    const person = new ScriptedAsks();
+    const person = new ScriptedServerRequests();
     const client = await connect(legacy(), person);
     const controller = new AbortController();
     const call = client.callTool('ask_form', { message: 'Your name?', requestedSchema: FORM }, { signal: controller.signal });
-    const ask = await person.next();
+    const serverRequest = await person.next();
     controller.abort();
     await expect(call).rejects.toBeInstanceOf(MCPRequestCancelled);
-    expect(ask.signal.aborted).toBe(true);
-    expect(ask.signal.reason).toBeInstanceOf(AskCallEnded);
+    expect(serverRequest.signal.aborted).toBe(true);
+    expect(serverRequest.signal.reason).toBeInstanceOf(ServerRequestCallEnded);
   });
 });
 
@@ -107,26 +107,26 @@ describe('2026-07-28 era: the call asks through its input_required rounds', () =
 
   for (const [transport, config] of Object.entries(peers)) {
     it(`the call survives a person answering after its whole deadline would have passed (${transport})`, async () => {
-      const person = new ScriptedAsks();
+      const person = new ScriptedServerRequests();
       const client = await connect(config(), person);
       const call = client.callTool('ask_name', {});
-      const ask = await person.next();
+      const serverRequest = await person.next();
       await windowPassed(client, 'slow');
-      expect(ask.signal.aborted).toBe(false);
-      if (ask.kind !== 'elicitation') throw new Error('expected an elicitation');
-      ask.answer({ action: 'accept', content: { name: 'Ada' } });
+      expect(serverRequest.signal.aborted).toBe(false);
+      if (serverRequest.kind !== 'elicitation') throw new Error('expected an elicitation');
+      serverRequest.answer({ action: 'accept', content: { name: 'Ada' } });
       expect((await call).content).toEqual([{ type: 'text', text: 'hello Ada' }]);
     });
 
     it(`the call ending closes its question, saying the call ended (${transport})`, async () => {
-      const person = new ScriptedAsks();
+      const person = new ScriptedServerRequests();
       const client = await connect(config(), person);
       const controller = new AbortController();
       const call = client.callTool('ask_name', {}, { signal: controller.signal });
-      const ask = await person.next();
+      const serverRequest = await person.next();
       controller.abort();
       await expect(call).rejects.toBeInstanceOf(MCPRequestCancelled);
-      expect(ask.signal.reason).toBeInstanceOf(AskCallEnded);
+      expect(serverRequest.signal.reason).toBeInstanceOf(ServerRequestCallEnded);
     });
   }
 });

@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MCPServerExitedError } from '../../electron/mcp/errors.js';
 import type { ServerStatus } from '../../electron/mcp/registry.js';
 import { ServerConfigSchema } from '../../shared/serverConfig.js';
-import type { HttpFixture } from '../fixtures/servers/http-server.js';
-import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import type { HttpFixture } from '../doubles/servers/http-server.js';
+import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { countEvents, readEvents, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
 import type { TestHarness } from '../harness/harness.js';
 import { buildHarness } from '../harness/harness.js';
@@ -34,7 +34,7 @@ describe('automatic reconnection', () => {
 
   /** Kills the server mid-call (its `crash` tool) and returns once the call has failed. */
   async function crash(id: string): Promise<void> {
-    const error = await h.app.executeTool('crash', {}, { ...call(), serverId: id }).catch((e: unknown) => e);
+    const error = await h.harness.executeTool('crash', {}, { ...call(), serverId: id }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPServerExitedError);
   }
 
@@ -59,7 +59,7 @@ describe('automatic reconnection', () => {
     expect(reconnecting.nextRetryAt).toBeGreaterThan(0);
     expect(statuses.map((s) => s.state)).toEqual(['reconnecting', 'connecting', 'ready']);
 
-    const outcome = await h.app.executeTool('echo', { text: 'again' }, call());
+    const outcome = await h.harness.executeTool('echo', { text: 'again' }, call());
     expect(outcome.result.content).toEqual([{ type: 'text', text: 'again' }]);
     expect(outcome.attempts).toBe(1);
     // Two processes: the one that died and the one that answered.
@@ -75,7 +75,7 @@ describe('automatic reconnection', () => {
     // Issued now, while the server is down: the first attempt is refused ("not connected"),
     // the retry waits for the registry's ready instead of sleeping, and the second attempt runs.
     expect(h.registry.status('fx')?.state).toBe('reconnecting');
-    const outcome = await h.app.executeTool('echo', { text: 'waited' }, call());
+    const outcome = await h.harness.executeTool('echo', { text: 'waited' }, call());
     expect(outcome.result.content).toEqual([{ type: 'text', text: 'waited' }]);
     expect(outcome.attempts).toBe(2);
     const trace = h.tracer.getTrace(outcome.traceId);
@@ -129,7 +129,7 @@ describe('automatic reconnection', () => {
     const secondAttemptFailed = nextStatus(h.registry, 'remote', (s) => s.state === 'reconnecting' && s.attempt === 2);
 
     // A call issued now is refused ("not connected", nothing sent) and waits for the reconnect.
-    const pending = h.app.executeTool('append', { line: 'after restart' }, call());
+    const pending = h.harness.executeTool('append', { line: 'after restart' }, call());
     expect(await secondAttemptFailed).toMatchObject({ code: 'unreachable', cause: { kind: 'connection_refused' } });
     expect(http.sideEffects).toEqual([]);
     await http.start();

@@ -5,8 +5,8 @@ import { MCPConfigError, MCPUnknownToolError } from '../../electron/mcp/errors.j
 import type { RegistryEvent } from '../../electron/mcp/registry.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
-import type { HttpFixture } from '../fixtures/servers/http-server.js';
-import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import type { HttpFixture } from '../doubles/servers/http-server.js';
+import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { countEvents, readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 import { callByName } from '../helpers/callByName.js';
 

@@ -2,13 +2,13 @@
  * A tool call's deadline alone, on fake timers (its integration with real servers is in
  * personWaits.test.ts): the server's silence is timed only while a request is on the wire and
  * starts over on progress; the total runs across rounds; both pause while a person is asked and
- * go on from where they were; the end is told to whatever waited (`AskCallEnded`), however the
+ * go on from where they were; the end is told to whatever waited (`ServerRequestCallEnded`), however the
  * call ended.
  */
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CallDeadline } from '../../electron/mcp/requestDeadline.js';
-import { AskCallEnded } from '../../electron/mcp/serverAsks.js';
+import { ServerRequestCallEnded } from '../../electron/mcp/serverRequests.js';
 
 /** A request on the wire until `settle` is called. */
 function onTheWire(deadline: CallDeadline): { settle: () => void; done: Promise<unknown> } {
@@ -41,7 +41,7 @@ describe('CallDeadline', () => {
     expect(deadline.signal.aborted).toBe(false);
     vi.advanceTimersByTime(10);
     expect(timeoutData(deadline.signal)).toEqual({ timeout: 100 });
-    expect(deadline.ended.reason).toBeInstanceOf(AskCallEnded);
+    expect(deadline.ended.reason).toBeInstanceOf(ServerRequestCallEnded);
   });
 
   it("pauses while a person is asked: the server's silence starts over after the answer, the total goes on from where it was", () => {
@@ -68,14 +68,14 @@ describe('CallDeadline', () => {
     const cancelled = new CallDeadline(100, 300, caller.signal);
     caller.abort(new Error('stop'));
     expect(cancelled.signal.reason).toEqual(new Error('stop'));
-    expect(cancelled.ended.reason).toBeInstanceOf(AskCallEnded);
+    expect(cancelled.ended.reason).toBeInstanceOf(ServerRequestCallEnded);
 
     const finished = new CallDeadline(100, 300, undefined);
     const { settle } = onTheWire(finished);
     settle();
     finished.end();
     expect(finished.signal.aborted).toBe(false);
-    expect(finished.ended.reason).toBeInstanceOf(AskCallEnded);
+    expect(finished.ended.reason).toBeInstanceOf(ServerRequestCallEnded);
     vi.advanceTimersByTime(1_000); // no timer is left running
     expect(finished.signal.aborted).toBe(false);
   });

@@ -4,7 +4,7 @@
  * extension, follows the task with `tasks/get` to its end, and the task's result is the call's;
  * a failed task fails the call with the server's reason; the caller's cancel sends
  * `tasks/cancel` and the server records the task cancelled; `getTask` asks a task's state by id;
- * a task's question (input_required) goes through the ask handlers and back with `tasks/update`.
+ * a task's question (input_required) goes through the request handlers and back with `tasks/update`.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
@@ -13,14 +13,14 @@ import type { TaskEvent } from '../../electron/mcp/tasks/followTask.js';
 import type { InputRound } from '../../electron/mcp/types.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { scratchDir, waitFor } from '../helpers/fixtures.js';
-import { ScriptedAsks } from '../helpers/scriptedAsks.js';
-import { buildTaskFixture, releaseTask, taskEvents, taskServerConfig } from './taskPeer.js';
+import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
+import { buildTaskFixture, releaseTask, taskEvents, taskServerConfig } from '../doubles/servers/taskPeer.js';
 
 const clients: MCPClient[] = [];
 let scratch: ReturnType<typeof scratchDir>;
 
-async function connected(asks?: ScriptedAsks): Promise<MCPClient> {
-  const c = new MCPClient(taskServerConfig('tasks', scratch.dir), { secrets: new DefaultSecretResolver(), ...(asks ? { asks } : {}) });
+async function connected(serverRequests?: ScriptedServerRequests): Promise<MCPClient> {
+  const c = new MCPClient(taskServerConfig('tasks', scratch.dir), { secrets: new DefaultSecretResolver(), ...(serverRequests ? { serverRequests } : {}) });
   clients.push(c);
   await c.initialize();
   return c;
@@ -93,14 +93,14 @@ describe('a tool call the server runs as a task', () => {
   });
 
   it('a task that asks (input_required): the question reaches the ask handlers, the answer goes back with tasks/update', async () => {
-    const asks = new ScriptedAsks();
-    const c = await connected(asks);
+    const serverRequests = new ScriptedServerRequests();
+    const c = await connected(serverRequests);
     const events: TaskEvent[] = [];
     const rounds: InputRound[] = [];
     const call = c.callTool('asking_job', { label: 'door' }, { onTask: (event) => events.push(event), onInputRound: (round) => rounds.push(round) });
-    const asked = await asks.next();
-    if (asked.kind !== 'elicitation' || asked.ask.mode !== 'form') throw new Error(`expected a form elicitation, got ${asked.kind}`);
-    expect(asked.ask).toMatchObject({ serverId: 'tasks', message: 'Which colour for door?' });
+    const asked = await serverRequests.next();
+    if (asked.kind !== 'elicitation' || asked.serverRequest.mode !== 'form') throw new Error(`expected a form elicitation, got ${asked.kind}`);
+    expect(asked.serverRequest).toMatchObject({ serverId: 'tasks', message: 'Which colour for door?' });
     asked.answer({ action: 'accept', content: { colour: 'teal' } });
     const result = await call;
     expect(result.content).toEqual([{ type: 'text', text: 'done door in teal' }]);
@@ -108,7 +108,7 @@ describe('a tool call the server runs as a task', () => {
     // The answered question is reported as the call's input (its trace shows it): what was asked, who answered.
     expect(rounds).toEqual([{ round: 1, requests: [{ kind: 'elicitation', answeredBy: 'person' }] }]);
     // Asked once, answered once.
-    expect(asks.received).toHaveLength(1);
+    expect(serverRequests.received).toHaveLength(1);
     expect(taskEvents(scratch.dir).filter((e) => e.event === 'answered')).toEqual([expect.objectContaining({ label: 'door', colour: 'teal' })]);
   });
 });

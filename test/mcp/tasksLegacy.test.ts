@@ -3,7 +3,7 @@
  * its `simulate-research-query` tool declares `execution.taskSupport: "required"`, so the client
  * sends it as a task (`task: {}`), follows it with `tasks/get`, takes its result with
  * `tasks/result`; the server's clarification question (input_required, delivered while the client
- * waits on `tasks/result`) reaches the same ask handlers as any elicitation and the answer reaches
+ * waits on `tasks/result`) reaches the same request handlers as any elicitation and the answer reaches
  * the task; Cancel is `tasks/cancel`; `getTask` asks a task's state by id (restart recovery).
  */
 import { createRequire } from 'node:module';
@@ -14,7 +14,7 @@ import type { TaskEvent } from '../../electron/mcp/tasks/followTask.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
-import { ScriptedAsks } from '../helpers/scriptedAsks.js';
+import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
 
 const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -23,10 +23,10 @@ function textOf(result: { content: Array<{ type: string; text?: string }> }): st
 }
 
 describe('2025-11-25 tasks against server-everything (stdio)', () => {
-  const asks = new ScriptedAsks();
+  const serverRequests = new ScriptedServerRequests();
   const client = new MCPClient(
     StdioServerConfigSchema.parse({ id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs: 15_000 }),
-    { secrets: new DefaultSecretResolver(), asks },
+    { secrets: new DefaultSecretResolver(), serverRequests },
   );
 
   beforeAll(async () => {
@@ -59,10 +59,10 @@ describe('2025-11-25 tasks against server-everything (stdio)', () => {
   it('input the task asks for (input_required) goes through the ask handlers; the answer reaches the task', async () => {
     const events: TaskEvent[] = [];
     const call = client.callTool('simulate-research-query', { topic: 'python', ambiguous: true }, { onTask: (event) => events.push(event) });
-    const asked = await asks.next();
-    if (asked.kind !== 'elicitation' || asked.ask.mode !== 'form') throw new Error(`expected a form elicitation, got ${asked.kind}`);
-    expect(asked.ask.serverId).toBe('everything');
-    expect(asked.ask.message).toContain('python');
+    const asked = await serverRequests.next();
+    if (asked.kind !== 'elicitation' || asked.serverRequest.mode !== 'form') throw new Error(`expected a form elicitation, got ${asked.kind}`);
+    expect(asked.serverRequest.serverId).toBe('everything');
+    expect(asked.serverRequest.message).toContain('python');
     asked.answer({ action: 'accept', content: { interpretation: 'snake' } });
     const result = await call;
     expect(textOf(result)).toContain('Research Report: python (snake)');

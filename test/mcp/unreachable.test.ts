@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toErrorShape } from '../../electron/app/errors.js';
+import { toErrorShape } from '../../electron/core/errors.js';
 import { MCPClient } from '../../electron/mcp/client.js';
 import { MCPNotAnMCPServerError, MCPUnreachableError } from '../../electron/mcp/errors.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';

@@ -12,8 +12,8 @@ import { LEGACY_VERDICT_HORIZON_MS, VerdictStore } from '../../electron/mcp/verd
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import { scratchDir, waitFor } from '../helpers/fixtures.js';
-import type { ModernHttpFixture } from './eraPeers.js';
-import { legacyStdioConfig, modernHttpConfig, startModernHttp } from './eraPeers.js';
+import type { ModernHttpFixture } from '../doubles/servers/eraPeers.js';
+import { legacyStdioConfig, modernHttpConfig, startModernHttp } from '../doubles/servers/eraPeers.js';
 
 let scratch: ReturnType<typeof scratchDir>;
 let http: ModernHttpFixture;

@@ -15,8 +15,8 @@ import { MCPAuthError, MCPNotAnMCPServerError, MCPRequestTimeout, MCPServerUnava
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { HttpServerConfig } from '../../shared/serverConfig.js';
 import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
-import type { HttpFixture, HttpFixtureOptions } from '../fixtures/servers/http-server.js';
-import { startHttpFixture } from '../fixtures/servers/http-server.js';
+import type { HttpFixture, HttpFixtureOptions } from '../doubles/servers/http-server.js';
+import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 
 function httpConfig(url: string, overrides: Partial<HttpServerConfig> = {}): HttpServerConfig {

@@ -11,8 +11,8 @@ import type { ModelConfig } from '../../electron/models/providerFactory.js';
 import { createProvider, modelKeyStorageKey } from '../../electron/models/providerFactory.js';
 import type { ConversationMessage, ModelProvider, ModelStreamEvent } from '../../electron/models/types.js';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
-import type { ScriptedTurn } from './loopbackProvider.js';
-import { LoopbackProvider } from './loopbackProvider.js';
+import type { ScriptedTurn } from '../doubles/providers/loopbackProvider.js';
+import { LoopbackProvider } from '../doubles/providers/loopbackProvider.js';
 
 const KEY = 'sk-loopback-secret-1234';
 const tools: RegisteredTool[] = [

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentsView, AgentView } from '../../shared/agents.js';
 import { connectedClientsOf } from '../../renderer/src/state/slices/agentsSlice.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
-import { FakeClient, bridgeError, settle } from './fakeClient.js';
+import { FakeClient, bridgeError, settle } from '../doubles/renderer/fakeClient.js';
 
 const VISIBILITY = { allServers: true, serverIds: [], localTools: false };
 

@@ -11,7 +11,7 @@ import { bindBridge } from '../../renderer/src/state/bindBridge.js';
 import type { PageNotification } from '../../renderer/src/state/bindNotifications.js';
 import { bindApprovalNotifications, shouldNotifyPage } from '../../renderer/src/state/bindNotifications.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
-import { FakeClient } from './fakeClient.js';
+import { FakeClient } from '../doubles/renderer/fakeClient.js';
 
 class FakeNotification implements PageNotification {
   static permission: NotificationPermission = 'granted';

@@ -4,7 +4,7 @@ import type { ApprovalView } from '../../shared/contract.js';
 import { bindBridge } from '../../renderer/src/state/bindBridge.js';
 import { ENDED_LINGER_MS } from '../../renderer/src/state/slices/approvalsSlice.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
-import { FakeClient, bridgeError } from './fakeClient.js';
+import { FakeClient, bridgeError } from '../doubles/renderer/fakeClient.js';
 
 function approval(requestId: string, expiresAt: number, toolName = `tool-${requestId}`): ApprovalView {
   return { requestId, sessionId: 'gui', userId: 'gui', toolName, serverId: 'fs', args: { path: '/tmp/x' }, reason: 'asks by default', expiresAt };

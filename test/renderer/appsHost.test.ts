@@ -8,7 +8,7 @@ import { clampHeight, MAX_APP_HEIGHT, MIN_APP_HEIGHT } from '../../renderer/src/
 import { isOpenableLink } from '../../renderer/src/ui/components/apps/OpenLinkDialog.js';
 import { proxyUrlOf } from '../../renderer/src/ui/components/apps/sandboxLocation.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
-import { FakeClient } from './fakeClient.js';
+import { FakeClient } from '../doubles/renderer/fakeClient.js';
 
 describe('the apps slice', () => {
   it('calls tools as the app of its tool, each with a new callId, and reads through apps.readResource', () => {
@@ -37,7 +37,7 @@ describe('open-link', () => {
   });
 });
 
-/** What the sandbox origin does with the parameter (electron/app/appSandboxPage.ts): base64url → UTF-8 → JSON. */
+/** What the sandbox origin does with the parameter (electron/core/appSandboxPage.ts): base64url → UTF-8 → JSON. */
 function decodeCsp(param: string | null): unknown {
   const binary = atob((param ?? '').replace(/-/g, '+').replace(/_/g, '/'));
   return JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));

@@ -9,7 +9,7 @@ import type { TraceSummary } from '../../shared/traces.js';
 import { HISTORY_PAGE_SIZE, recordKey } from '../../renderer/src/state/slices/historySlice.js';
 import { TRACE_PAGE_SIZE } from '../../renderer/src/state/slices/tracesSlice.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
-import { FakeClient } from './fakeClient.js';
+import { FakeClient } from '../doubles/renderer/fakeClient.js';
 
 function record(sessionId: string, callId: string, userId: string): HistoryRecordView {
   return { sessionId, callId, userId, toolName: 'echo', serverId: 'fs', status: 'completed', args: {}, attempts: 1, traceId: `t-${sessionId}-${callId}`, createdAt: 1, updatedAt: 1 };

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HistoryRecordView } from '../../shared/contract.js';
 import { HISTORY_PAGE_SIZE } from '../../renderer/src/state/slices/historySlice.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
-import { FakeClient, bridgeError } from './fakeClient.js';
+import { FakeClient, bridgeError } from '../doubles/renderer/fakeClient.js';
 
 function record(sessionId: string, callId: string, status: HistoryRecordView['status'] = 'completed'): HistoryRecordView {
   return { sessionId, callId, userId: 'u', toolName: 'echo', serverId: 'fs', status, args: {}, attempts: 1, traceId: `t-${callId}`, createdAt: 1, updatedAt: 1 };

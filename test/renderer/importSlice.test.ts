@@ -8,7 +8,7 @@ import type { ImportPreview, ServerView } from '../../shared/contract.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
 import { MAX_IMPORT_FILE_BYTES } from '../../renderer/src/state/slices/importSlice.js';
-import { FakeClient, bridgeError, settle } from './fakeClient.js';
+import { FakeClient, bridgeError, settle } from '../doubles/renderer/fakeClient.js';
 
 const CONTENT = '{"mcpServers":{}}';
 const file = (name = 'mcp.json', content = CONTENT) => ({ name, size: content.length, text: () => Promise.resolve(content) });

@@ -9,7 +9,7 @@ import { bindBridge } from '../../renderer/src/state/bindBridge.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
 import type { PromptListView, ResourceListView, ServerView } from '../../shared/contract.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
-import { FakeClient, bridgeError, settle } from './fakeClient.js';
+import { FakeClient, bridgeError, settle } from '../doubles/renderer/fakeClient.js';
 
 function resources(...uris: string[]): ResourceListView {
   return { resources: uris.map((uri) => ({ uri, name: uri })), templates: [], truncated: false, canSubscribe: true, subscribed: [] };

@@ -4,7 +4,7 @@ import type { ServerStatusView, ServerView } from '../../shared/contract.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { bindBridge } from '../../renderer/src/state/bindBridge.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
-import { FakeClient, bridgeError } from './fakeClient.js';
+import { FakeClient, bridgeError } from '../doubles/renderer/fakeClient.js';
 
 function server(id: string, status: ServerStatusView = { state: 'idle' }): ServerView {
   const config = StdioServerConfigSchema.parse({ id, name: `Server ${id}`, transport: 'stdio', command: 'node' });

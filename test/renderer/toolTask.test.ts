@@ -4,7 +4,7 @@ import type { ToolView } from '../../shared/contract.js';
 import { bindBridge } from '../../renderer/src/state/bindBridge.js';
 import { toolKeyOf } from '../../renderer/src/state/slices/toolsSlice.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
-import { FakeClient } from './fakeClient.js';
+import { FakeClient } from '../doubles/renderer/fakeClient.js';
 
 describe('tools slice: a call run as a task', () => {
   let client: FakeClient;

@@ -27,7 +27,7 @@ import type { TraceDetail, TraceStatus, TraceSummary } from '../../shared/traces
 import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
 import { BridgeClient } from '../web/host.js';
 
-export const SIDE_EFFECT_FIXTURE = join(PROJECT_ROOT, 'test', 'fixtures', 'servers', 'side-effect-server.ts');
+export const SIDE_EFFECT_FIXTURE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'side-effect-server.ts');
 export const BUILT_SIDE_EFFECT_FIXTURE = join(PROJECT_ROOT, '.cache', 'fixtures', 'side-effect-server.mjs');
 export const SERVER_ID = 'fx';
 /** Generous: a host start compiles TypeScript (tsx) on a busy 2-core machine. */

@@ -1,5 +1,5 @@
 /** The model scripts of the kill -9 tests. The fixed-points one: two write calls, then a final answer. */
-import type { ScriptedTurn } from '../models/loopbackProvider.js';
+import type { ScriptedTurn } from '../doubles/providers/loopbackProvider.js';
 
 export const KILL_PROMPT = 'append one, then two';
 

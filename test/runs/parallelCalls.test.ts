@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLines, scratchDir } from '../helpers/fixtures.js';
-import type { LoopbackRequest, ScriptedTurn } from '../models/loopbackProvider.js';
-import { LoopbackProvider } from '../models/loopbackProvider.js';
+import type { LoopbackRequest, ScriptedTurn } from '../doubles/providers/loopbackProvider.js';
+import { LoopbackProvider } from '../doubles/providers/loopbackProvider.js';
 import type { KillFigures } from './killRun.js';
 import { resumeToEnd, runUntilKilled } from './killRun.js';
 import { expectedResultText, KILL_PROMPT } from './killScript.js';

@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents, readLines, scratchDir } from '../helpers/fixtures.js';
-import type { LoopbackRequest, ScriptedTurn } from '../models/loopbackProvider.js';
-import { LoopbackProvider, turnsByToolResults } from '../models/loopbackProvider.js';
+import type { LoopbackRequest, ScriptedTurn } from '../doubles/providers/loopbackProvider.js';
+import { LoopbackProvider, turnsByToolResults } from '../doubles/providers/loopbackProvider.js';
 import type { KillFigures } from './killRun.js';
 import { resumeToEnd, runUntilKilled } from './killRun.js';
 import { expectedResultText, KILL_PROMPT, KILL_TURNS } from './killScript.js';

@@ -11,7 +11,7 @@ import type { ModelView, RunDetail, RunView } from '../../shared/runs.js';
 import { readLines, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from '../gateway/support.js';
 import { addFixtureServer, startGatewayApp } from '../gateway/support.js';
-import { LoopbackProvider, turnsByToolResults } from '../models/loopbackProvider.js';
+import { LoopbackProvider, turnsByToolResults } from '../doubles/providers/loopbackProvider.js';
 
 const KEY = 'sk-contract-key-9f8e7d6c5b';
 

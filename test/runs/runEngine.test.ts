@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCaller } from '../../electron/runs/runEngine.js';
 import { readEvents, readLines, scratchDir } from '../helpers/fixtures.js';
-import type { ScriptedTurn } from '../models/loopbackProvider.js';
-import { LoopbackProvider, turnsByToolResults } from '../models/loopbackProvider.js';
+import type { ScriptedTurn } from '../doubles/providers/loopbackProvider.js';
+import { LoopbackProvider, turnsByToolResults } from '../doubles/providers/loopbackProvider.js';
 import type { RunHarness } from './runHarness.js';
 import { buildRunHarness, conversationText, loopbackModel } from './runHarness.js';
 

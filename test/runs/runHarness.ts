@@ -13,7 +13,7 @@ import type { ConversationMessage } from '../../electron/models/types.js';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
 import type { NewPermissionRule } from '../../electron/security/permissions.js';
 import { stdioFixtureConfig } from '../helpers/fixtures.js';
-import { taskServerConfig } from '../mcp/taskPeer.js';
+import { taskServerConfig } from '../doubles/servers/taskPeer.js';
 import type { TestHarness } from '../harness/harness.js';
 import { buildHarness } from '../harness/harness.js';
 
@@ -33,7 +33,7 @@ export function loopbackModel(kind: ModelConfig['kind'], origin: string): ModelC
   return { id: 'loop', name: 'Loopback', kind, model: 'loopback-model', baseUrl: kind === 'anthropic' ? origin : `${origin}/v1` };
 }
 
-/** `tasksDir`: the task fixture (test/mcp/taskPeer.ts) is added as server `tasks`, its calls allowed. */
+/** `tasksDir`: the task fixture (test/doubles/servers/taskPeer.ts) is added as server `tasks`, its calls allowed. */
 export async function buildRunHarness(options: { dir: string; dbFile?: string; counter: string; events?: string; rules: NewPermissionRule[]; tasksDir?: string }): Promise<RunHarness> {
   const rules = options.tasksDir ? [...options.rules, { level: 'ALLOW' as const, match: { serverId: 'tasks' } }] : options.rules;
   const h = await buildHarness({ dir: options.dir, ...(options.dbFile ? { dbFile: options.dbFile } : {}), rules });
@@ -45,7 +45,7 @@ export async function buildRunHarness(options: { dir: string; dbFile?: string; c
   const secrets = new Map([[modelKeyStorageKey('loop'), new SecretValue(TEST_KEY)]]);
   const events: RunEvent[] = [];
   const engine = new RunEngine({
-    harness: h.app,
+    harness: h.harness,
     store,
     providerFor: (model) => createProvider(model, { get: (key) => Promise.resolve(secrets.get(key)) }),
     onEvent: (event) => events.push(event),

@@ -16,7 +16,7 @@ import { LOCAL_SERVER_ID, PermissionDecisionEngine } from '../../electron/securi
 import { SecureToolExecutor } from '../../electron/security/secureExecutor.js';
 import { createRunCommandTool } from '../../electron/tools/runCommand.js';
 import type { LocalTool } from '../../electron/tools/types.js';
-import { MemoryRuleStore } from '../security/doubles.js';
+import { MemoryRuleStore } from '../doubles/security/memoryRuleStore.js';
 
 const NONE: SandboxInfo = { kind: 'none', detail: 'no OS sandbox on this machine' };
 const BWRAP: SandboxInfo = { kind: 'bwrap', executable: '/usr/bin/bwrap', detail: 'bubblewrap' };

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalView, AppInfo, CallOutcome } from '../../shared/contract.js';
-import { AppError } from '../../electron/app/errors.js';
-import { prepareWorkspace } from '../../electron/app/workspace.js';
+import { AppError } from '../../electron/core/errors.js';
+import { prepareWorkspace } from '../../electron/core/workspace.js';
 import { probeSandbox } from '../../electron/sandbox/detect.js';
-import { defaultWorkspaceDir } from '../../electron/app/dataDir.js';
+import { defaultWorkspaceDir } from '../../electron/core/dataDir.js';
 import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
 import { BridgeClient, startTestHost } from '../web/host.js';
 
@@ -52,7 +52,7 @@ describe('the workspace location', () => {
   });
 
   it('defaults to ~/MiniHarness/workspace, outside the data folder', async () => {
-    const { defaultDataDir } = await import('../../electron/app/dataDir.js');
+    const { defaultDataDir } = await import('../../electron/core/dataDir.js');
     const ws = defaultWorkspaceDir();
     expect(ws.endsWith(join('MiniHarness', 'workspace'))).toBe(true);
     expect(ws.startsWith(defaultDataDir())).toBe(false);

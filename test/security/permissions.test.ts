@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PermissionRule, ToolCallSubject } from '../../electron/security/permissions.js';
 import { PermissionDecisionEngine, PermissionRuleSchema } from '../../electron/security/permissions.js';
-import { MemoryRuleStore } from './doubles.js';
+import { MemoryRuleStore } from '../doubles/security/memoryRuleStore.js';
 
 function subject(overrides: Partial<ToolCallSubject> = {}): ToolCallSubject {
   return { toolName: 'append', serverId: 'fixture', args: {}, serverTrusted: false, ...overrides };

@@ -6,7 +6,7 @@ import type { PermissionRule, ToolCallSubject } from '../../electron/security/pe
 import { PermissionDecisionEngine } from '../../electron/security/permissions.js';
 import type { SecurityEvent, ToolCallAuthorizationRequest } from '../../electron/security/secureExecutor.js';
 import { SecureToolExecutor } from '../../electron/security/secureExecutor.js';
-import { MemoryRuleStore } from './doubles.js';
+import { MemoryRuleStore } from '../doubles/security/memoryRuleStore.js';
 
 /** An approval callback that answers from a script and records what it was asked. */
 function scriptedApprover(...answers: ApprovalAnswer[]) {

@@ -11,7 +11,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AppCoreOptions } from '../../electron/app/types.js';
+import type { CoreOptions } from '../../electron/core/types.js';
 import { CONTENT_SECURITY_POLICY } from '../../electron/shell/csp.js';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../../shared/preloadApi.js';
 
@@ -49,7 +49,7 @@ vi.mock('electron', async () => {
   const { EventEmitter } = await import('node:events');
   const { pathToFileURL } = await import('node:url');
   const { isAbsolute, relative } = await import('node:path');
-  const { SafeStorageDouble } = await import('./safeStorageDouble.js');
+  const { SafeStorageDouble } = await import('../doubles/electron/safeStorageDouble.js');
 
   const app = Object.assign(new EventEmitter(), {
     isPackaged: false,
@@ -184,8 +184,8 @@ vi.mock('electron-store', async () => {
   return { default: ElectronStore };
 });
 
-vi.mock('../../electron/app/core.js', () => ({
-  buildAppCore: async (options: unknown) => {
+vi.mock('../../electron/core/core.js', () => ({
+  buildCore: async (options: unknown) => {
     fake.core.options = options;
     return {
       dispatch: async (channel: unknown, payload: unknown) => {
@@ -263,7 +263,7 @@ describe('electron/main.ts (against an electron double)', () => {
   });
 
   it('hands the core the user data folder, the safeStorage store and the electron-store config', () => {
-    const options = fake.core.options as AppCoreOptions;
+    const options = fake.core.options as CoreOptions;
     expect(options.mode).toBe('electron');
     expect(options.dataDir).toBe(fake.userData);
     // The workspace default is outside the data folder (the core only checks it; its double creates nothing).

@@ -50,8 +50,8 @@ vi.mock('electron', async () => {
   return { app, BrowserWindow, Tray, Notification: class {}, Menu: none, nativeImage: none, ipcMain: none, session: none, protocol, shell: none, dialog: none, safeStorage: none, default: {} };
 });
 
-vi.mock('../../electron/app/core.js', () => ({
-  buildAppCore: async () => {
+vi.mock('../../electron/core/core.js', () => ({
+  buildCore: async () => {
     fake.coreBuilt++;
     throw new Error('the relay must not build the app core');
   },

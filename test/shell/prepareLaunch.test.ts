@@ -1,6 +1,6 @@
 /**
  * `npm start`'s first-run setup, each branch: the real child-process run of Electron's installer,
- * with a fake script standing in for it at the process boundary (test/fixtures/desktop/), a real TCP probe (a loopback listener is "online", a closed
+ * with a fake script standing in for it at the process boundary (test/doubles/electron/), a real TCP probe (a loopback listener is "online", a closed
  * port is "offline"), in a scratch project folder with a scratch /proc (the user-namespace sysctls)
  * beside it.
  */
@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { PrepareInput } from '../../scripts/prepareLaunch.mjs';
 import { canConnect, launchElectron, prepareLaunch } from '../../scripts/prepareLaunch.mjs';
 
-const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'desktop');
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'doubles', 'electron');
 const installerScript = join(fixtures, 'fakeElectronInstaller.mjs');
 const fakeElectron = join(fixtures, 'fakeElectron.mjs');
 

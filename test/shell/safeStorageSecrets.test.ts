@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
 import { SecretDecryptError, SecretStorageUnavailableError } from '../../electron/secrets/errors.js';
 import { openSafeStorageSecrets } from '../../electron/shell/safeStorageSecrets.js';
-import { SafeStorageDouble } from './safeStorageDouble.js';
+import { SafeStorageDouble } from '../doubles/electron/safeStorageDouble.js';
 
 let dir: string;
 let file: string;

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openAppDatabase, openAppDatabaseWithReport } from '../../electron/app/database.js';
+import { openAppDatabase, openAppDatabaseWithReport } from '../../electron/core/database.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 
 const STAMP = '2031-02-03T04-05-06-007Z';
@@ -126,7 +126,7 @@ describe('the database file', () => {
 
   it('four processes creating the same new database at once share one file: every row lands, nothing is moved aside', async () => {
     const code = `
-      import { openAppDatabase } from ${JSON.stringify(join(PROJECT_ROOT, 'electron', 'app', 'database.ts'))};
+      import { openAppDatabase } from ${JSON.stringify(join(PROJECT_ROOT, 'electron', 'core', 'database.ts'))};
       const db = openAppDatabase(process.argv[1]);
       db.exec('CREATE TABLE IF NOT EXISTS pids (pid INTEGER)');
       db.prepare('INSERT INTO pids VALUES (?)').run(process.pid);

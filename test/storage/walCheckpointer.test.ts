@@ -7,7 +7,7 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { Database } from '../../electron/storage/database.js';
 import { walCheckpointerOf } from '../../electron/storage/database.js';

@@ -3,7 +3,7 @@
  *
  * Inside the root, `d/sub/` holds `file.txt` ("inside") and `inside-only.txt`; outside, a
  * folder of the same shape holds `file.txt` ("OUTSIDE SECRET") and `outside-only.txt`. A child
- * process (test/fixtures/fileRace/swapper.mjs) swaps `d` for a symlink to the outside folder and
+ * process (test/tools/swapper.mjs) swaps `d` for a symlink to the outside folder and
  * back in a tight loop while the tool runs `tries` times. An escape is outside content returned
  * (read), an outside entry listed (list), or anything created outside (write).
  */
@@ -18,7 +18,7 @@ import type { BindingStrategy } from '../../electron/security/boundFs.js';
 import { defaultBindingStrategy } from '../../electron/security/boundFs.js';
 import { createLocalTools } from '../../electron/tools/localTools.js';
 
-const SWAPPER = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'fileRace', 'swapper.mjs');
+const SWAPPER = resolve(dirname(fileURLToPath(import.meta.url)), 'swapper.mjs');
 const OUTSIDE_CONTENT = 'OUTSIDE SECRET';
 const OUTSIDE_ONLY = 'outside-only.txt';
 

@@ -8,7 +8,7 @@ import { SecureToolExecutor } from '../../electron/security/secureExecutor.js';
 import { ToolInputError } from '../../electron/tools/errors.js';
 import { createLocalTools } from '../../electron/tools/localTools.js';
 import type { LocalTool } from '../../electron/tools/types.js';
-import { MemoryRuleStore } from '../security/doubles.js';
+import { MemoryRuleStore } from '../doubles/security/memoryRuleStore.js';
 
 let base: string;
 let root: string;

@@ -1,6 +1,6 @@
 /** The Agents view's counts per caller: right numbers, and read from the caller index (never the whole table). */
 import { describe, expect, it } from 'vitest';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import { callerStats } from '../../electron/tracing/callerStats.js';
 
 describe('callerStats', () => {

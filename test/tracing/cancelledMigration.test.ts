@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { APP_MIGRATIONS, openAppDatabase } from '../../electron/app/database.js';
+import { APP_MIGRATIONS, openAppDatabase } from '../../electron/core/database.js';
 import { openDatabase } from '../../electron/storage/database.js';
 import { Tracer } from '../../electron/tracing/tracer.js';
 import { tempDir } from '../checkpoints/tempDir.js';

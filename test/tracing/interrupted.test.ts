@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../electron/storage/database.js';
 import { openDatabase } from '../../electron/storage/database.js';
-import { APP_MIGRATIONS, openAppDatabase } from '../../electron/app/database.js';
+import { APP_MIGRATIONS, openAppDatabase } from '../../electron/core/database.js';
 import type { ProcessOwner } from '../../electron/storage/processOwner.js';
 import { currentProcessOwner, ownerState, processStartTime } from '../../electron/storage/processOwner.js';
 import { Tracer } from '../../electron/tracing/tracer.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../electron/storage/database.js';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import { groupCommitFor } from '../../electron/storage/groupCommit.js';
 import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from '../../electron/tracing/errors.js';
 import type { TraceNotification, TraceSummary } from '../../shared/traces.js';

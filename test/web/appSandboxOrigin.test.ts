@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_SANDBOX_META_NAME } from '../../shared/appSandbox.js';
-import { appPolicy, parseAppCspParam } from '../../electron/app/appSandboxPage.js';
+import { appPolicy, parseAppCspParam } from '../../electron/core/appSandboxPage.js';
 import type { RunningHost } from './host.js';
 import { startTestHost } from './host.js';
 

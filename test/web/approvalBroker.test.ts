@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalBroker } from '../../electron/app/approvalBroker.js';
+import { ApprovalBroker } from '../../electron/core/approvalBroker.js';
 import type { EventName } from '../../shared/contract.js';
 import { PermissionDecisionEngine } from '../../electron/security/permissions.js';
 import { SecureToolExecutor } from '../../electron/security/secureExecutor.js';
-import { MemoryRuleStore } from '../security/doubles.js';
+import { MemoryRuleStore } from '../doubles/security/memoryRuleStore.js';
 
 function setup(timeoutMs: number) {
   const events: Array<{ event: EventName; payload: unknown }> = [];

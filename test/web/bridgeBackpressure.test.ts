@@ -12,7 +12,7 @@ import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import type { RunningHost } from './host.js';
 import { BridgeClient, startTestHost } from './host.js';
 
-const FLOOD_SERVER = join(PROJECT_ROOT, 'test', 'web', 'fixtures', 'stderrFloodServer.ts');
+const FLOOD_SERVER = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'stderrFloodServer.ts');
 /** Small marks so the test gets past the kernel's socket buffers quickly. */
 const LIMITS: OutboxLimits = { highWaterBytes: 64 * 1024, lowWaterBytes: 16 * 1024, maxHeldBytes: 256 * 1024 };
 /** One event frame at most: a log line is cut at 2,000 characters. */

@@ -12,7 +12,7 @@ import type { WebHostProcess } from '../e2e/support/webHost.js';
 import { startWebHost } from '../e2e/support/webHost.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
 import { BridgeClient } from './host.js';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 
 const STAMPED = /\.corrupt-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/;

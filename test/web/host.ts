@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { BRIDGE_PROTOCOL } from '../../shared/bridge.js';
 import type { DispatchResult } from '../../shared/bridge.js';
-import { buildAppCore } from '../../electron/app/core.js';
-import type { AppCore } from '../../electron/app/types.js';
+import { buildCore } from '../../electron/core/core.js';
+import type { Core } from '../../electron/core/types.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 import type { WebHost, WebHostOptions } from '../../electron/web/host.js';
@@ -15,7 +15,7 @@ export const TEST_TOKEN = 'test-token-0123456789abcdef';
 
 export interface RunningHost {
   host: WebHost;
-  core: AppCore;
+  core: Core;
   dataDir: string;
   workspaceDir: string;
   close(): Promise<void>;
@@ -28,7 +28,7 @@ export async function startTestHost(dir: string, hostOptions: Partial<Omit<WebHo
   const staticDir = join(dir, 'static');
   mkdirSync(staticDir, { recursive: true });
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>MiniHarness</title>');
-  const core = await buildAppCore({
+  const core = await buildCore({
     mode: 'browser',
     dataDir,
     workspaceDir,

@@ -5,9 +5,9 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HISTORY_RECORD_MAX_BYTES } from '../../electron/app/handlers/history.js';
+import { HISTORY_RECORD_MAX_BYTES } from '../../electron/core/handlers/history.js';
 import { HISTORY_PAGE_MAX_BYTES, SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
-import { openAppDatabase } from '../../electron/app/database.js';
+import { openAppDatabase } from '../../electron/core/database.js';
 import type { HistoryRecordView, ServerView } from '../../shared/contract.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import type { RunningHost } from './host.js';

@@ -102,7 +102,7 @@ describe('a server that echoes its credential, through the real host process', (
     });
     // The progress message held the secret too. (Under heavy load the SDK client may drop a
     // progress notification that arrives with its response, so its presence is not asserted;
-    // test/app/eventRedaction.test.ts covers event redaction deterministically.)
+    // test/core/eventRedaction.test.ts covers event redaction deterministically.)
     for (const progress of client.events.filter((e) => e.event === 'call.progress')) {
       expect(progress.payload).toMatchObject({ callId, message: 'using [redacted]' });
     }

@@ -6,7 +6,7 @@
 import { MCPConfigError, MCPServerUnavailableError, MCPUnknownToolError } from '../errors.js';
 import type { NormalizedToolResult } from '../../results/toolResult.js';
 import type { DescriptorRedaction } from '../descriptorRedaction.js';
-import type { CallAsks, ProgressUpdate, RequestOptions } from '../types.js';
+import type { CallServerRequestHandlers, ProgressUpdate, RequestOptions } from '../types.js';
 import type { RegistryState } from './state.js';
 import type { Connection } from './types.js';
 
@@ -31,15 +31,15 @@ export async function callServerTool(state: RegistryState, serverId: string, nam
   await connection.ready;
   assertUsable(serverId, connection);
   if (options.agentId) entry.log.note(`tools/call ${name} (by ${options.agentId})`);
-  const { agentId: _agentId, onProgress, asks, ...requestOptions } = options;
+  const { agentId: _agentId, onProgress, serverRequests, ...requestOptions } = options;
   // A server that echoes a credential in a progress message or a question: the GUI and agents get it redacted.
   const progress = onProgress ? { onProgress: (update: ProgressUpdate) => onProgress(state.redaction.progress(update)) } : {};
-  return connection.client.callTool(name, args, { ...requestOptions, ...progress, ...(asks ? { asks: redactedAsks(asks, state.redaction) } : {}) });
+  return connection.client.callTool(name, args, { ...requestOptions, ...progress, ...(serverRequests ? { serverRequests: redactedAsks(serverRequests, state.redaction) } : {}) });
 }
 
 /** The caller's answerers, handed each question with known secrets redacted. */
-function redactedAsks(asks: CallAsks, redaction: DescriptorRedaction): CallAsks {
-  const { elicit, sample } = asks;
+function redactedAsks(serverRequests: CallServerRequestHandlers, redaction: DescriptorRedaction): CallServerRequestHandlers {
+  const { elicit, sample } = serverRequests;
   return {
     ...(elicit ? { elicit: (question, signal) => elicit(redaction.values(question), signal) } : {}),
     ...(sample ? { sample: (params, signal) => sample(redaction.values(params), signal) } : {}),

@@ -19,7 +19,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     void state().loadTools();
     state().reloadServerFeatures();
     void state().loadApprovals();
-    void state().loadAsks();
+    void state().loadServerRequests();
     state().refreshPermissions();
     // The Agents view, and the agents' names for the caller filters of History and Traces.
     void state().loadAgents();
@@ -46,7 +46,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
       state().clearServers();
       state().clearTools();
       state().clearApprovals();
-      state().clearAsks();
+      state().clearServerRequests();
       state().clearPermissions();
       state().clearTraces();
       state().clearHistory();
@@ -90,8 +90,8 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     }),
     client.on('approval.requested', (view) => state().applyApprovalRequested(view)),
     client.on('approval.closed', (event) => state().applyApprovalClosed(event)),
-    client.on('ask.requested', (view) => state().applyAskRequested(view)),
-    client.on('ask.closed', (event) => state().applyAskClosed(event)),
+    client.on('serverRequest.opened', (view) => state().applyServerRequestOpened(view)),
+    client.on('serverRequest.closed', (event) => state().applyServerRequestClosed(event)),
     // Desktop app: the OS notification of a request was clicked (the window is already in front).
     client.on('approval.show', ({ requestId }) => state().revealApproval(requestId)),
     client.on('settings.changed', ({ settings }) => state().applySettings(settings)),

@@ -12,7 +12,7 @@ import { createTracesSlice } from './slices/tracesSlice.js';
 import { createHistorySlice } from './slices/historySlice.js';
 import { createImportSlice } from './slices/importSlice.js';
 import { createSettingsSlice } from './slices/settingsSlice.js';
-import { createAsksSlice } from './slices/asksSlice.js';
+import { createServerRequestsSlice } from './slices/serverRequestsSlice.js';
 import { createServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
 import { createAgentsSlice } from './slices/agentsSlice.js';
 import { createRunsSlice } from './slices/runsSlice.js';
@@ -33,7 +33,7 @@ export function createAppStore(client: BridgeClient) {
         ...createHistorySlice(client)(...a),
         ...createImportSlice(client)(...a),
         ...createSettingsSlice(client)(...a),
-        ...createAsksSlice(client)(...a),
+        ...createServerRequestsSlice(client)(...a),
         ...createServerFeaturesSlice(client)(...a),
         ...createAgentsSlice(client)(...a),
         ...createRunsSlice(client)(...a),

@@ -16,13 +16,13 @@ import type { TracesSlice } from './slices/tracesSlice.js';
 import type { HistorySlice } from './slices/historySlice.js';
 import type { ImportSlice } from './slices/importSlice.js';
 import type { SettingsSlice } from './slices/settingsSlice.js';
-import type { AsksSlice } from './slices/asksSlice.js';
+import type { ServerRequestsSlice } from './slices/serverRequestsSlice.js';
 import type { ServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
 import type { AgentsSlice } from './slices/agentsSlice.js';
 import type { RunsSlice } from './slices/runsSlice.js';
 import type { AppsSlice } from './slices/appsSlice.js';
 
-export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice & AsksSlice & ServerFeaturesSlice & AgentsSlice & RunsSlice & AppsSlice;
+export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice & ServerRequestsSlice & ServerFeaturesSlice & AgentsSlice & RunsSlice & AppsSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 export type StoreMiddlewares = [['zustand/devtools', never]];

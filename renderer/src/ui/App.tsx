@@ -5,7 +5,7 @@
 import { useAppStore } from '../state/useAppStore.js';
 import { ApprovalDialog } from './approvals/ApprovalDialog.js';
 import { ApprovalsView } from './approvals/ApprovalsView.js';
-import { AskDialog } from './asks/AskDialog.js';
+import { ServerRequestDialog } from './serverRequests/ServerRequestDialog.js';
 import { Notices } from './components/Notices.js';
 import { Banners } from './layout/Banners.js';
 import { Sidebar } from './layout/Sidebar.js';
@@ -71,7 +71,7 @@ export function App() {
       {editorOpen && <ServerEditor />}
       {importOpen && <ImportDialog />}
       {/* What a server asks the person (elicitation, sampling), below approvals: a call waits for its approval first. */}
-      <AskDialog />
+      <ServerRequestDialog />
       {/* Last: a call waiting for approval is asked about on top of everything, wherever the person is. */}
       <ApprovalDialog />
     </div>

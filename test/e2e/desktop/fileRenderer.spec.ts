@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from '@playwright/test';
 import { expect, test as base } from '@playwright/test';
-import { buildAppCore } from '../../../electron/app/core.js';
-import type { AppCore } from '../../../electron/app/types.js';
+import { buildCore } from '../../../electron/core/core.js';
+import type { Core } from '../../../electron/core/types.js';
 import { FileSecretStore } from '../../../electron/secrets/fileSecretStore.js';
 import { resolveAppLocation } from '../../../electron/shell/appLocation.js';
 import { createEventForwarder, createInvokeHandler } from '../../../electron/shell/ipcHandler.js';
@@ -75,7 +75,7 @@ ${preloadSource}
 }
 
 let dir: string;
-let core: AppCore;
+let core: Core;
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
@@ -86,7 +86,7 @@ test.beforeAll(async () => {
 test.beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mh-file-renderer-'));
   const dataDir = join(dir, 'data');
-  core = await buildAppCore({
+  core = await buildCore({
     mode: 'electron',
     dataDir,
     workspaceDir: join(dir, 'workspace'),

@@ -26,7 +26,7 @@ export function RunProgress({ tool, run }: { tool: ToolView; run: Extract<ToolRu
   const navigate = useAppStore((s) => s.navigate);
   const waiting = useAppStore((s) => s.approvals.some((p) => !p.ended && p.view.toolName === tool.name && p.view.serverId === tool.serverId));
   // The server asks the person something (its dialog is open): the call waits for them, not for the server.
-  const asked = useAppStore((s) => s.asks.some((p) => !p.ended && p.view.serverId === tool.serverId));
+  const asked = useAppStore((s) => s.serverRequests.some((p) => !p.ended && p.view.serverId === tool.serverId));
   const now = useNow(true);
   const progress = run.progress;
   const total = progress?.total && progress.total > 0 ? progress.total : undefined;

@@ -1,6 +1,6 @@
 /**
  * Runs the BUILT main bundle (out/main/main.js) in a plain Node child process against the
- * `electron` double (test/fixtures/desktop/electron-double/), reads what the double records and
+ * `electron` double (test/doubles/electron/electron-double/), reads what the double records and
  * drives it: renderer invokes with genuine or forged senders, the session's header hook, quit.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -12,7 +12,7 @@ import { ROOT } from '../../support/webHost.js';
 export const MAIN_BUNDLE = join(ROOT, 'out', 'main', 'main.js');
 export const PRELOAD_BUNDLE = join(ROOT, 'out', 'preload', 'preload.cjs');
 export const RENDERER_INDEX = join(ROOT, 'out', 'renderer', 'index.html');
-const REGISTER = pathToFileURL(join(ROOT, 'test', 'fixtures', 'desktop', 'electron-double', 'register.mjs')).href;
+const REGISTER = pathToFileURL(join(ROOT, 'test', 'doubles', 'electron', 'electron-double', 'register.mjs')).href;
 const TAG = '@@electron-double ';
 
 export interface DoubleRecord {

@@ -1,0 +1,189 @@
+/**
+ * Tool calls made through the contract: each runs through `HarnessApplication.executeTool` under
+ * its caller's identity; a running call can be cancelled (the server is told); History can
+ * replay a completed call or run a recorded one again as a new call. A caller that can answer a
+ * downstream server's questions itself (an agent, through the gateway: `ask` / `sample`) gets
+ * them; the GUI's calls have no such hooks, and the person is asked.
+ *
+ * The caller's identity (user + session) keys the checkpoints, so it must be as stable as the
+ * callIds the caller may re-send: a callId re-sent after a restart, a reload or a lost answer
+ * must meet its own record and replay (or get "in progress or result unknown"), never run again.
+ * The GUI's identity is created once per data folder and kept in the database
+ * (`persistentGuiCaller`); an agent supplies its own (gateway: its agent id and the session id it
+ * passes in `_meta`), and `call` takes it as given.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import type { CallOutcome, EventName, EventOf, RequestOf } from '../../shared/contract.js';
+import type { CheckpointStore } from '../checkpoints/types.js';
+import type { ExecuteResult, HarnessApplication } from '../harness/application.js';
+import type { CallServerRequestHandlers, CallQuestion, ProgressUpdate } from '../mcp/types.js';
+import type { TaskEvent } from '../mcp/tasks/followTask.js';
+import type { SamplingParams, SamplingResult } from '../mcp/retiredFeatures.js';
+import type { ElicitResult } from '@modelcontextprotocol/client';
+import { persistentValue } from '../storage/appMeta.js';
+import type { CallerWait } from '../security/approvals.js';
+import { WaitEnded } from '../security/waitEnded.js';
+import { AppError } from './errors.js';
+
+type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
+
+/** Who the GUI's calls are attributed to. */
+export const GUI_USER = 'gui';
+
+/** Who makes a call: the identity its checkpoints are keyed by (with the callId). */
+export interface Caller {
+  userId: string;
+  /** Stable for as long as the caller may re-send a callId — across restarts, for the GUI. */
+  sessionId: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onProgress?: (update: ProgressUpdate) => void;
+  /**
+   * The caller answers a downstream server's elicitation during this call itself (an agent that
+   * declared it can: the gateway asks it in its era's way). Absent: the person is asked.
+   */
+  elicit?: (question: CallQuestion, signal: AbortSignal) => Promise<ElicitResult>;
+  /** The same for a downstream sampling request: the caller's model answers it (its text is relayed). */
+  sample?: (request: SamplingParams, signal: AbortSignal) => Promise<SamplingResult>;
+  /** How long the caller itself waits for an approval, when known: the dialog shows it. */
+  callerWait?: CallerWait;
+  /** The call started (or stopped) waiting for the person's approval. */
+  onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
+  /** Not the GUI's call: where the task's id and statuses go (the gateway's tasks, gateway/agentTasks.ts). */
+  onTask?: (task: TaskEvent) => void;
+}
+
+/** The caller's answerers as the MCP layer takes them; none when the caller can answer nothing (the GUI). */
+function callServerRequestHandlersOf(options: CallOptions): CallServerRequestHandlers | undefined {
+  if (!options.elicit && !options.sample) return undefined;
+  return { ...(options.elicit ? { elicit: options.elicit } : {}), ...(options.sample ? { sample: options.sample } : {}) };
+}
+
+const GUI_SESSION_KEY = 'gui_session_id';
+
+/**
+ * The GUI's identity in this data folder: created at the first start, the same at every later
+ * one (and in every process sharing the database). Records of the per-start sessions earlier
+ * versions made stay readable in History under their own ids.
+ */
+export function persistentGuiCaller(db: Database): Caller {
+  return { userId: GUI_USER, sessionId: persistentValue(db, GUI_SESSION_KEY, () => `gui-${randomUUID()}`) };
+}
+
+function runningKey(caller: Caller, callId: string): string {
+  return `${caller.sessionId}\0${callId}`;
+}
+
+function containsRedacted(value: unknown): boolean {
+  if (typeof value === 'string') return value === '[redacted]';
+  if (Array.isArray(value)) return value.some(containsRedacted);
+  if (value && typeof value === 'object') return Object.values(value).some(containsRedacted);
+  return false;
+}
+
+export class CallService {
+  /** Running calls by caller session and callId (NUL-separated), with the server each runs on. */
+  private readonly running = new Map<string, { controller: AbortController; serverId: string }>();
+
+  constructor(
+    private readonly harness: HarnessApplication,
+    private readonly checkpoints: CheckpointStore,
+    private readonly emit: Emit,
+    /** The GUI's identity, from `persistentGuiCaller`. */
+    readonly gui: Caller,
+  ) {}
+
+  /** The GUI's checkpoint session (History's "current" one). */
+  get sessionId(): string {
+    return this.gui.sessionId;
+  }
+
+  /**
+   * `options.signal`: the caller's own cancel (an agent's `notifications/cancelled`);
+   * `options.onProgress`: where progress goes instead of the GUI's `call.progress` event.
+   */
+  async call(request: RequestOf<'tools.call'>, caller: Caller = this.gui, options: CallOptions = {}): Promise<CallOutcome> {
+    const key = runningKey(caller, request.callId);
+    if (this.running.has(key)) throw new AppError('duplicate_call', 'A call with this id is already running.');
+    const controller = new AbortController();
+    // The caller's reason goes along (waitEnded.ts: the app ended its wait, and the answer says why).
+    const onAbort = (): void => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) controller.abort(options.signal.reason);
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    this.running.set(key, { controller, serverId: request.serverId });
+    const serverRequests = callServerRequestHandlersOf(options);
+    try {
+      const result = await this.harness.executeTool(request.name, request.args, {
+        userId: caller.userId,
+        sessionId: caller.sessionId,
+        callId: request.callId,
+        serverId: request.serverId,
+        signal: controller.signal,
+        ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+        onProgress: options.onProgress ?? ((update) => this.emit('call.progress', { callId: request.callId, ...update })),
+        // The GUI's own calls: the call panel shows the task's status (its message already redacted by the harness).
+        ...(caller === this.gui ? { onTask: (task: TaskEvent) => this.emit('call.task', { callId: request.callId, taskId: task.taskId, status: task.status, ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}) }) } : options.onTask ? { onTask: options.onTask } : {}),
+        ...(serverRequests ? { serverRequests } : {}),
+        ...(options.callerWait ? { callerWait: options.callerWait } : {}),
+        ...(options.onApprovalWait ? { onApprovalWait: options.onApprovalWait } : {}),
+      });
+      return this.outcome(caller.sessionId, request.callId, result);
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+      this.running.delete(key);
+    }
+  }
+
+  cancel(callId: string, caller: Caller = this.gui): boolean {
+    const entry = this.running.get(runningKey(caller, callId));
+    entry?.controller.abort();
+    return entry !== undefined;
+  }
+
+  /**
+   * The server was removed, disabled or went away: every call of it still running or waiting
+   * (for approval, for a reconnect) ends now, whoever made it, with `why` in its answer
+   * (waitEnded.ts) — a waiting caller is answered at once, not when its own timeout runs out.
+   */
+  endCallsOf(serverId: string, why: string): number {
+    let ended = 0;
+    for (const entry of this.running.values()) {
+      if (entry.serverId !== serverId || entry.controller.signal.aborted) continue;
+      entry.controller.abort(new WaitEnded(why));
+      ended++;
+    }
+    return ended;
+  }
+
+  replay(sessionId: string, callId: string): CallOutcome {
+    return this.outcome(sessionId, callId, this.harness.replay(sessionId, callId));
+  }
+
+  /** Runs a recorded call's tool and arguments again, as a new call of the GUI's session. */
+  async rerun(sessionId: string, callId: string, newCallId: string): Promise<CallOutcome> {
+    const record = this.checkpoints.get(sessionId, callId);
+    if (!record) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
+    if (containsRedacted(record.args)) {
+      throw new AppError('args_redacted', 'This call’s arguments held secrets, which are never stored; run it again from the Tools view and enter them.');
+    }
+    if (!record.args || typeof record.args !== 'object' || Array.isArray(record.args)) throw new AppError('not_rerunnable', 'This call has no stored arguments to run again.');
+    return this.call({ name: record.toolName, serverId: record.serverId, args: record.args as Record<string, unknown>, callId: newCallId });
+  }
+
+  private outcome(sessionId: string, callId: string, result: ExecuteResult): CallOutcome {
+    return {
+      callId,
+      sessionId,
+      traceId: result.traceId,
+      toolName: result.toolName,
+      serverId: result.serverId,
+      replayed: result.replayed,
+      attempts: result.attempts,
+      result: { content: result.result.content, ...(result.result.structuredContent ? { structuredContent: result.result.structuredContent } : {}), isError: result.result.isError },
+      warnings: result.warnings,
+    };
+  }
+}

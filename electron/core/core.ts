@@ -1,0 +1,296 @@
+/**
+ * The composition root of the main process, shared by the Electron shell and the browser-mode
+ * host. `buildCore` builds every part once, complete, before anything runs, in the order of
+ * what each needs:
+ *
+ *   data folder + database → tracer → event hub (eventHub.ts) and warnings (warnings.ts)
+ *   → OAuth sessions → pipeline (registry, permission engine with the saved rules,
+ *   SecureToolExecutor, checkpoints, HarnessApplication: harness/createPipeline.ts)
+ *   → services (calls, runs, resources and prompts) → the agent gateway (gatewayWiring.ts: agents,
+ *   their tool names, the MCP endpoint; its calls go through the same CallService)
+ *   → servers, permissions → registry / tracer events → contract events (registryWiring.ts)
+ *   → handlers by domain (handlers/*.ts) → dispatcher.
+ *
+ * No closure refers to a name declared after it: where a part built first needs one built from
+ * it at run time (three here, the Agents view in gatewayWiring.ts), the later part is a named
+ * `Late` slot (util/late.ts), declared before both.
+ * Bursts of changes reach the GUI and the agents once per turn (util/coalesce.ts).
+ *
+ * `start()` then loads the saved servers and starts discovery. Every domain → contract mapping
+ * lives in views.ts. It never imports `electron`.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { traceIdOf } from '../harness/application.js';
+import { createPipeline } from '../harness/createPipeline.js';
+import { recoverTaskCalls } from '../harness/taskRecovery.js';
+import { OAuthCredentials } from '../mcp/oauth/credentials.js';
+import { OAuthManager } from '../mcp/oauth/manager.js';
+import type { MCPToolRegistry } from '../mcp/registry.js';
+import { ToolSchemaCache } from '../mcp/schemaCache.js';
+import { VerdictStore } from '../mcp/verdictStore.js';
+import { DefaultSecretResolver } from '../secrets/resolver.js';
+import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
+import { ensurePrivateDir } from '../storage/privateFiles.js';
+import type { LocalTool } from '../tools/types.js';
+import { SecretRedactor } from '../secrets/secretRedactor.js';
+import { Tracer } from '../tracing/tracer.js';
+import { detectSandbox } from '../sandbox/detect.js';
+import { coalesce } from '../util/coalesce.js';
+import { Late } from '../util/late.js';
+import { refuseGatewayLoop } from '../gateway/loop.js';
+import { RunStore } from '../runs/runStore.js';
+import { RunTaskOutcomes } from '../runs/taskOutcomes.js';
+import { ApprovalBroker } from './approvalBroker.js';
+import { ServerRequestBroker } from './serverRequests/broker.js';
+import { openAppDatabaseWithReport } from './database.js';
+import { CallService, persistentGuiCaller } from './callService.js';
+import type { Handlers } from './dispatcher.js';
+import { createDispatcher } from './dispatcher.js';
+import { EventHub } from './eventHub.js';
+import { wireGateway } from './gatewayWiring.js';
+import { agentHandlers } from './handlers/agents.js';
+import { appHandlers } from './handlers/app.js';
+import { approvalHandlers } from './handlers/approvals.js';
+import { serverRequestHandlers } from './handlers/serverRequests.js';
+import { historyHandlers } from './handlers/history.js';
+import { importHandlers } from './handlers/import.js';
+import { oauthHandlers } from './handlers/oauth.js';
+import { permissionHandlers } from './handlers/permissions.js';
+import { forwardFeatureEvents, resourceHandlers } from './handlers/resources.js';
+import { runHandlers } from './handlers/runs.js';
+import { serverHandlers } from './handlers/servers.js';
+import { settingsHandlers } from './handlers/settings.js';
+import { toolHandlers } from './handlers/tools.js';
+import { traceHandlers } from './handlers/traces.js';
+import { PermissionService } from './permissionService.js';
+import { wireRegistryEvents } from './registryWiring.js';
+import { RunService } from './runService.js';
+import { storageKey } from './secretSlots.js';
+import { ServerFeatureService } from './serverFeatureService.js';
+import { appsHandlers } from './handlers/apps.js';
+import { AppService } from '../apps/appService.js';
+import { ServerService } from './serverService.js';
+import { SettingsService } from './settingsService.js';
+import type { Core, CoreOptions } from './types.js';
+import { AppWarnings } from './warnings.js';
+import { prepareWorkspace } from './workspace.js';
+
+/** Builds the whole core (the saved permission rules are loaded first); nothing runs until `start()`. */
+export async function buildCore(options: CoreOptions): Promise<Core> {
+  ensurePrivateDir(options.dataDir);
+  // Checked before anything opens: a workspace overlapping the data folder would expose it.
+  const workspace = prepareWorkspace(options.workspaceDir, options.dataDir);
+  let closing: Promise<void> | undefined;
+
+  // ── storage, events, warnings ─────────────────────────────────────────────────────────────
+  const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'));
+  const db = opened.db;
+  // Made before everything else: the events and the approval broker redact with it.
+  const redactor = new SecretRedactor();
+  const tracer = new Tracer(db, { redactor });
+  const hub = new EventHub((value) => redactor.redactSecretValues(value));
+  const emit = hub.emit;
+  const warnings = new AppWarnings(hub, options.config.damaged ?? [], options.warnings ?? [], (text) => redactor.redactText(text));
+  if (opened.damaged) warnings.damagedBeforeBuild(opened.damaged);
+  for (const warning of (await options.secrets.damagedFiles?.()) ?? []) warnings.damagedFile(warning);
+  // Traces left running by a process that died (kill -9, crash) are closed as interrupted.
+  tracer.closeInterrupted();
+
+  // The cycles of the wiring, each named: parts built first that need, at run time, a part built from them.
+  /** The registry names servers in the request dialogs and notes sign-in steps in their logs; it is built with both. */
+  const lateRegistry = new Late<MCPToolRegistry>('The tool registry');
+  /** OAuth sign-ins change the servers list, whose service is built on the OAuth sessions. */
+  const lateServers = new Late<ServerService>('The server service');
+  /** The folders in Settings swap the pipeline's local tools; the pipeline is built with the settings. */
+  const lateSwapLocalTools = new Late<(tools: LocalTool[]) => void>('The local tools swap');
+
+  /** Many status changes arrive together (discovery): the list is sent once per turn. */
+  const serversChanged = coalesce(() => {
+    lateServers
+      .get()
+      .views()
+      .then((list) => emit('servers.changed', { servers: list }))
+      .catch(() => undefined);
+  });
+
+  // ── OAuth sessions: tokens in the secret store, redacted everywhere ─────────────────────────────
+  const oauth = new OAuthManager({
+    credentials: new OAuthCredentials(options.secrets, (serverId, kind) => storageKey(serverId, `oauth.${kind}`)),
+    secrets: new DefaultSecretResolver(options.secrets),
+    // Electron opens the system browser; browser mode asks its page to open a tab.
+    open: (url, serverId) => (options.openExternal ? options.openExternal(url) : emit('oauth.authorize', { serverId, url })),
+    onSecret: (value) => redactor.add(value),
+    onChange: () => serversChanged(),
+    // Called only once the registry exists (its clients use the sessions).
+    note: (serverId, text) => {
+      const registry = lateRegistry.get();
+      if (registry.server(serverId)) registry.logOf(serverId).note(text);
+    },
+    clientVersion: options.version,
+  });
+
+  // ── pipeline ──────────────────────────────────────────────────────────────────────────────
+  /** Drawn fresh each run: the gateway names itself with it, and the app's client refuses a server that does. */
+  const gatewayMark = randomUUID();
+  /** The gateway marks each server answered with: the MiniHarness gateways behind this one, which its own gateway names. */
+  const marksBehind = new Map<string, string[]>();
+  const broker = new ApprovalBroker(emit, (value) => redactor.redact(value));
+  // Servers' elicitation and sampling requests, shown to the person as dialogs naming the server.
+  const serverRequests = new ServerRequestBroker(emit, { serverName: (id: string): string => lateRegistry.get().server(id)?.name ?? id });
+  // The local tools' folders (Settings → Folders): the workspace first; a change swaps the tools in.
+  const settings = new SettingsService(options.config, workspace, options.dataDir, (tools) => lateSwapLocalTools.get()(tools), warnings.notice);
+  const { harness, registry, engine, checkpoints, taskLinks } = await createPipeline({
+    db,
+    tracer,
+    redactor,
+    secrets: new DefaultSecretResolver(options.secrets),
+    registry: {
+      cache: new ToolSchemaCache({ dir: join(options.dataDir, 'tool-cache'), onWarning: warnings.notice, onDamaged: warnings.damagedFile }),
+      // Each server's negotiated protocol era, dated, beside its tool list.
+      verdicts: new VerdictStore({ dir: join(options.dataDir, 'tool-cache') }),
+      serverRequests,
+      oauth,
+      // A server answering with this run's gateway mark is the app's own gateway (mcp/ownGateway.ts).
+      ownGatewayMark: gatewayMark,
+      // Servers see this app's version in clientInfo.
+      clientVersion: options.version,
+      onGatewayMarks: (serverId, marks) => void marksBehind.set(serverId, marks),
+    },
+    rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: warnings.damagedFile }),
+    pathBase: workspace,
+    requestApproval: broker.request,
+    approvalTimeoutMs: () => settings.approvalTimeoutMs(),
+    localTools: settings.localTools(),
+    onPermissionsChanged: () => emit('permissions.changed', {}),
+  });
+  lateRegistry.set(registry);
+
+  // ── services ──────────────────────────────────────────────────────────────────────────────
+  const taskRecoveryStop = new AbortController();
+  const calls = new CallService(harness, checkpoints, emit, persistentGuiCaller(db));
+  // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
+  // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
+  const runTaskOutcomes = new RunTaskOutcomes(checkpoints);
+  const runs = new RunService({
+    store: new RunStore(db),
+    secrets: options.secrets,
+    harness,
+    emit,
+    knownSecret: (value) => redactor.add(value),
+    taskSettled: (sessionId, callId, signal) => runTaskOutcomes.settled(sessionId, callId, signal),
+  });
+  // An agent's resource read or prompt get is decided like a read-only tool named after it.
+  const features = new ServerFeatureService(registry, tracer, redactor, calls.gui, async (caller, operation, serverId, args, signal) => {
+    const config = registry.server(serverId);
+    await harness.security.authorize(
+      { subject: { toolName: operation, serverId, args, annotations: { readOnlyHint: true }, serverTrusted: config?.trusted ?? false, ...(config?.uid ? { serverUid: config.uid } : {}) }, sessionId: caller.sessionId, userId: caller.userId },
+      { signal },
+    );
+  });
+
+  // ── the agent gateway: MiniHarness as one MCP server for agents (gatewayWiring.ts) ─────────
+  const gw = wireGateway({ options, hub, warnings, settings, harness, registry, calls, features, redactor, db,
+    mark: gatewayMark,
+    marksThrough: () => [...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks))],
+    closing: () => closing !== undefined });
+  const { gateway, agents } = gw;
+  lateSwapLocalTools.set((tools) => {
+    harness.replaceLocalTools(tools);
+    gw.toolsChanged();
+  });
+
+  // A server pointing at the gateway itself (its port as set, as asked for this run — servers load before it listens — or as bound) would loop.
+  const servers = new ServerService(registry, options.config, options.secrets, warnings.notice, oauth, (config) => {
+    refuseGatewayLoop(config, settings.gateway().port);
+    // Until the gateway listens (servers load first), the port asked for this run is where it will.
+    if (options.gateway?.port && gateway.status().state !== 'listening') refuseGatewayLoop(config, options.gateway.port);
+    const bound = gateway.status();
+    if (bound.state === 'listening') refuseGatewayLoop(config, bound.port);
+  });
+  lateServers.set(servers);
+  const permissions = new PermissionService(
+    engine,
+    harness,
+    registry,
+    (id, trusted) => servers.setTrusted(id, trusted),
+    () => emit('permissions.changed', {}),
+    () => calls.sessionId,
+    detectSandbox,
+  );
+
+  // ── domain events → contract events (registryWiring.ts) ───────────────────────────────────
+  const logs = wireRegistryEvents({ hub, warnings, registry, harness, tracer, calls, serversChanged, gatewayToolsChanged: gw.toolsChanged, agentsChanged: gw.agentsChanged });
+  // Resources and prompts a server listed again, and updates of subscribed resources.
+  const stopFeatureEvents = forwardFeatureEvents(registry, emit);
+
+  // ── handlers, by domain ───────────────────────────────────────────────────────────────────
+  const handlers: Handlers = {
+    ...appHandlers({ mode: options.mode, version: options.version, secrets: options.secrets, warnings: warnings.list }),
+    ...serverHandlers({ servers, registry, harness, redactor, permissions, warn: warnings.notice }),
+    ...toolHandlers({ harness, registry, calls }),
+    ...approvalHandlers({ broker }),
+    ...serverRequestHandlers({ serverRequests }),
+    ...permissionHandlers({ permissions }),
+    ...settingsHandlers({ settings, emit }),
+    ...traceHandlers({ tracer }),
+    ...historyHandlers({
+      harness,
+      checkpoints,
+      redactor,
+      calls,
+      // History's "Ask the server now": one record's task, asked at once; a task still working is followed in the background.
+      askTask: async (sessionId, callId) =>
+        (await recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), tracer, waitMs: 10_000, signal: taskRecoveryStop.signal, only: { sessionId, callId } })).settled,
+    }),
+    ...importHandlers({ registry, servers, redactor }),
+    ...agentHandlers({ agents }),
+    ...resourceHandlers({ registry, features }),
+    ...oauthHandlers({ servers }),
+    ...runHandlers({ runs }),
+    ...appsHandlers({ apps: new AppService({
+      registry,
+      listTools: () => harness.listTools(),
+      guiSessionId: () => calls.sessionId,
+      call: (request, caller) => calls.call(request, caller),
+      read: (caller, serverId, uri, signal) => features.readAsTraced(caller, serverId, uri, signal),
+    }) }),
+  };
+  const dispatch = createDispatcher(handlers, { redact: (text) => redactor.redactText(text), traceIdOf });
+
+  return {
+    dispatch,
+    onEvent: (listener, only) => hub.on(listener, only),
+    async start() {
+      warnings.start();
+      servers.load();
+      // Rules saved before servers had a uid are bound to the server of their id now.
+      await permissions.bindRulesToServers();
+      logs.followLogs();
+      // Discovery runs in the background: the window opens at once and statuses stream in.
+      registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
+      // Calls that died while their server ran them as a task: the server says how they ended (harness/taskRecovery.ts).
+      const recovery = recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), tracer, waitMs: 60_000, signal: taskRecoveryStop.signal });
+      runTaskOutcomes.track(recovery);
+      void recovery
+        .then((r) => r.following)
+        .catch((error: unknown) => warnings.notice(`Resolving calls run as tasks failed: ${(error as Error).message}`));
+      // Agents connect once the window can show their approvals; the tools stream in as servers answer.
+      await gw.start(options.gateway?.port);
+    },
+    close() {
+      closing ??= (async () => {
+        taskRecoveryStop.abort();
+        logs.stopLogs();
+        await runs.close();
+        await gateway.stop();
+        stopFeatureEvents();
+        await oauth.close();
+        await registry.close();
+        tracer.flush();
+        db.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * The agent gateway's part of the composition: MiniHarness as one MCP server for agents. Its
+ * registered agents, the tool names they see (the catalog over the pipeline's tools), the
+ * endpoint with its OAuth sign-in and the servers' resources and prompts (read through the same
+ * decision as a read-only tool), the Agents view's updates (one per turn), and starting it on the
+ * port of the settings — after which a saved server with a URL on that port is refused as a loop.
+ * Its calls go through the same CallService as the GUI's.
+ */
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import { AgentStore } from '../gateway/agentStore.js';
+import { GatewayCatalog } from '../gateway/catalog.js';
+import { Gateway } from '../gateway/gateway.js';
+import { GATEWAY_BIN, gatewayLoopField } from '../gateway/loop.js';
+import { OAuthStore } from '../gateway/oauth/oauthStore.js';
+import { GatewaySignIn } from '../gateway/oauth/signIn.js';
+import type { HarnessApplication } from '../harness/application.js';
+import { MCPGatewayLoopError } from '../mcp/errors.js';
+import type { MCPToolRegistry } from '../mcp/registry.js';
+import type { SecretRedactor } from '../secrets/secretRedactor.js';
+import { coalesce } from '../util/coalesce.js';
+import { Late } from '../util/late.js';
+import { AgentService } from './agentService.js';
+import type { CallService } from './callService.js';
+import { toErrorShape } from './errors.js';
+import type { EventHub } from './eventHub.js';
+import type { ServerFeatureService } from './serverFeatureService.js';
+import type { SettingsService } from './settingsService.js';
+import type { CoreOptions } from './types.js';
+import type { AppWarnings } from './warnings.js';
+
+export interface GatewayWiringDeps {
+  options: CoreOptions;
+  hub: EventHub;
+  warnings: AppWarnings;
+  settings: SettingsService;
+  harness: HarnessApplication;
+  registry: MCPToolRegistry;
+  calls: CallService;
+  features: ServerFeatureService;
+  /** The known secrets: what an agent reads of an error is redacted with them. */
+  redactor: SecretRedactor;
+  db: Database;
+  /** This run's gateway mark (mcp/ownGateway.ts): the gateway names itself with it. */
+  mark: string;
+  /** The marks of the MiniHarness gateways this app is connected to, named beside its own (a ring of runs is refused). */
+  marksThrough: () => readonly string[];
+  /** The core is closing: no view is built any more. */
+  closing: () => boolean;
+}
+
+export interface GatewayWiring {
+  gateway: Gateway;
+  agents: AgentService;
+  /** Sessions, calls and states change in bursts: the Agents view gets one update per turn. */
+  agentsChanged: () => void;
+  /** The tools agents may see changed: new names now, and list_changed (once per turn) to the sessions that see a difference. */
+  toolsChanged: () => void;
+  /** Starts (or stops) the gateway as the settings say; `port` overrides the saved one for this run. */
+  start: (port: number | undefined) => Promise<void>;
+}
+
+export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
+  const { options, hub, warnings, settings, registry, features } = deps;
+  const agentStore = new AgentStore(options.config, warnings.notice);
+  const catalog = new GatewayCatalog(() => deps.harness.listTools());
+  // The gateway reports its changes to the Agents view, which shows the gateway: a cycle.
+  const agentsView = new Late<AgentService>('The Agents view');
+  // The view reads counts from the traces: built only when someone will see it.
+  const agentsChanged = coalesce(() => {
+    if (!deps.closing() && hub.listening) hub.emit('agents.changed', agentsView.get().view());
+  });
+  const gateway = new Gateway({
+    agents: agentStore,
+    catalog,
+    calls: deps.calls,
+    describe: (error) => toErrorShape(error, (text) => deps.redactor.redactText(text)),
+    version: options.version,
+    mark: deps.mark,
+    marksThrough: deps.marksThrough,
+    stdio: options.gateway?.stdio ?? { command: GATEWAY_BIN, args: [] },
+    onChange: agentsChanged,
+    ...(options.gateway?.idleMs !== undefined ? { idleMs: options.gateway.idleMs } : {}),
+    ...(options.gateway?.clock ? { clock: options.gateway.clock } : {}),
+    // Agents sign in with OAuth (gateway/oauth/): clients, grants and tokens kept in the data folder; the consent page offers the servers.
+    signIn: new GatewaySignIn({
+      agents: agentStore,
+      store: new OAuthStore(join(options.dataDir, 'gateway-oauth.json'), warnings.notice),
+      servers: () => registry.servers().map((config) => ({ id: config.id, name: config.name })),
+      onAgentCreated: () => agentsChanged(),
+    }),
+    ...(options.gateway?.maxSessionsPerAgent !== undefined ? { maxSessionsPerAgent: options.gateway.maxSessionsPerAgent } : {}),
+    ...(options.gateway?.waitingProgressMs !== undefined ? { waitingProgressMs: options.gateway.waitingProgressMs } : {}),
+    // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets are decided by `features`.
+    features: {
+      offering: (kind) => registry.servers().flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),
+      resources: async (serverId) => {
+        const catalog = await registry.features.resources(serverId);
+        return { resources: catalog.resources.items, templates: catalog.templates.items };
+      },
+      prompts: async (serverId) => (await registry.features.prompts(serverId)).items,
+      read: (caller, serverId, uri, signal) => features.readAs(caller, serverId, uri, signal),
+      getPrompt: (caller, serverId, name, args, signal) => features.getPromptAs(caller, serverId, name, args, signal),
+    },
+  });
+  const agents = agentsView.set(new AgentService(agentStore, gateway, catalog, deps.db, agentsChanged));
+
+  const listChanged = coalesce(() => {
+    void gateway.toolsChanged();
+    agentsChanged();
+  });
+  const toolsChanged = (): void => {
+    catalog.invalidate();
+    listChanged();
+  };
+
+  /**
+   * The gateway now listens on `port` (moved there in Settings, or started): a server saved with a
+   * URL on that port reaches it now. It is refused at once (gateway_loop, its tools dropped, no
+   * reconnecting) — not merely left to meet the gateway's mark, which a kept verdict and a cached
+   * tool list could skip.
+   */
+  const refuseLoopsTo = (port: number): void => {
+    for (const config of registry.servers()) {
+      if (gatewayLoopField(config, port) === 'url') void registry.refuse(config.id, new MCPGatewayLoopError(config.id)).catch(() => undefined);
+    }
+  };
+
+  const start = async (port: number | undefined): Promise<void> => {
+    const wanted = settings.gateway();
+    if (!wanted.enabled) return gateway.stop();
+    const status = await gateway.start(port ?? wanted.port);
+    if (status.state === 'listening') refuseLoopsTo(status.port);
+    if (status.state === 'port_in_use') warnings.notice(`The agent gateway could not start: port ${status.port} is in use by another program. Choose another port in Settings → Agent gateway.`);
+    if (status.state === 'failed') warnings.notice(`The agent gateway could not start on port ${status.port} (${status.errno ?? 'error'}).`);
+    if (status.state !== 'listening') warnings.publish();
+  };
+  settings.onGatewayChanged = () => void start(undefined);
+
+  return { gateway, agents, agentsChanged, toolsChanged, start };
+}

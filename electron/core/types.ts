@@ -1,0 +1,57 @@
+/**
+ * The app core as the two hosts (the Electron shell and the browser-mode host) see it: a
+ * dispatcher for the IPC contract, a stream of contract events, and a lifecycle.
+ */
+import type { DispatchResult } from '../../shared/bridge.js';
+import type { EventName } from '../../shared/contract.js';
+import type { DescribedSecretStore } from '../secrets/types.js';
+import type { ConfigStore } from '../storage/configFile.js';
+
+export interface CoreOptions {
+  mode: 'electron' | 'browser';
+  /** Per-user data folder: the database, the tool cache, the permission rules. */
+  dataDir: string;
+  /**
+   * Where the local tools read, write and run commands (electron/core/dataDir.ts
+   * defaultWorkspaceDir() in both hosts). Must not overlap the data folder; the core refuses to
+   * start otherwise.
+   */
+  workspaceDir: string;
+  secrets: DescribedSecretStore;
+  config: ConfigStore;
+  version: string;
+  /**
+   * The agent gateway. `port` overrides the saved setting for this run (0: any free port — tests,
+   * `--gateway-port`); `stdio`: how the stdio entry (`miniharness-gateway`) is started here,
+   * shown in "Connect an agent"; `idleMs` and `clock`: when an unseen client stops being
+   * connected, and the time it is measured by (tests; defaults: gateway/clientPresence.ts).
+   */
+  gateway?: {
+    port?: number;
+    stdio?: { command: string; args: string[] };
+    idleMs?: number;
+    clock?: () => number;
+    /** Open 2025 sessions per agent (default 32); tests set a small one. */
+    maxSessionsPerAgent?: number;
+    /** How often a call waiting for approval tells the agent so, by progress (default WAITING_PROGRESS_MS); tests set a short one. */
+    waitingProgressMs?: number;
+  };
+  /** Problems the host met before the core started (a corrupt store moved aside, …), for the GUI. */
+  warnings?: string[];
+  /**
+   * Opens an OAuth sign-in page in the system browser (Electron: `shell.openExternal`). Absent
+   * (browser mode), the core sends the page an `oauth.authorize` event and the page opens a tab.
+   */
+  openExternal?: (url: string) => Promise<void>;
+}
+
+export interface Core {
+  /** Validates and runs one contract call; never throws, errors come back as ErrorShape. */
+  dispatch(channel: unknown, payload: unknown): Promise<DispatchResult>;
+  /** Contract events (validated) for the renderer; `only` names the few a watcher wants (see app/eventHub.ts). */
+  onEvent(listener: (event: EventName, payload: unknown) => void, only?: readonly EventName[]): () => void;
+  /** Loads the saved servers and starts discovery (everything else was built by `buildCore`). */
+  start(): Promise<void>;
+  /** Closes the registry and the database. Idempotent. */
+  close(): Promise<void>;
+}
