@@ -10,16 +10,14 @@
  * the environment.
  */
 import { randomUUID } from 'node:crypto';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { toOpenAITools } from '../mcp/llmAdapter.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import { parseArgs } from './anthropicProvider.js';
 import { ModelError, toModelError } from './errors.js';
+import { listOpenAIModels, openAIClient } from './openaiClient.js';
 import type { ConversationMessage, ModelProvider, ModelStopReason, ModelStreamEvent, ModelTurnRequest } from './types.js';
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-/** Sent when no key is configured: local OpenAI-compatible servers ignore it, the SDK requires one. */
-const NO_KEY = 'no-key';
 
 type ChatMessage = OpenAI.ChatCompletionMessageParam;
 
@@ -58,8 +56,7 @@ export class OpenAIProvider implements ModelProvider {
     readonly model: string,
     options: { apiKey: SecretValue | undefined; baseUrl?: string | undefined },
   ) {
-    const key = options.apiKey && !options.apiKey.isEmpty ? options.apiKey.reveal() : NO_KEY;
-    this.client = new OpenAI({ apiKey: key, baseURL: options.baseUrl ?? OPENAI_DEFAULT_BASE_URL, maxRetries: 0, organization: null, project: null });
+    this.client = openAIClient(options);
   }
 
   async *turn(request: ModelTurnRequest): AsyncIterable<ModelStreamEvent> {
@@ -108,13 +105,7 @@ export class OpenAIProvider implements ModelProvider {
     }
   }
 
-  async listModels(signal?: AbortSignal): Promise<string[]> {
-    try {
-      const ids: string[] = [];
-      for await (const model of this.client.models.list(signal ? { signal } : {})) ids.push(model.id);
-      return ids;
-    } catch (error) {
-      throw toModelError(error, false, signal);
-    }
+  listModels(signal?: AbortSignal): Promise<string[]> {
+    return listOpenAIModels(this.client, signal);
   }
 }

@@ -15,16 +15,14 @@
  * revealed only here, into the SDK client; SDK retries are off; nothing is read from the environment.
  */
 import { randomUUID } from 'node:crypto';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { toOpenAITools } from '../mcp/llmAdapter.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import { parseArgs } from './anthropicProvider.js';
 import { ModelError, toModelError } from './errors.js';
-import { OPENAI_DEFAULT_BASE_URL } from './openaiProvider.js';
+import { listOpenAIModels, openAIClient } from './openaiClient.js';
 import type { ConversationMessage, ModelProvider, ModelStopReason, ModelStreamEvent, ModelToolCall, ModelTurnRequest } from './types.js';
 
-/** Sent when no key is configured: local compatible servers ignore it, the SDK requires one. */
-const NO_KEY = 'no-key';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
 
@@ -51,8 +49,7 @@ export class OpenAIResponsesProvider implements ModelProvider {
     readonly model: string,
     options: { apiKey: SecretValue | undefined; baseUrl?: string | undefined },
   ) {
-    const key = options.apiKey && !options.apiKey.isEmpty ? options.apiKey.reveal() : NO_KEY;
-    this.client = new OpenAI({ apiKey: key, baseURL: options.baseUrl ?? OPENAI_DEFAULT_BASE_URL, maxRetries: 0, organization: null, project: null });
+    this.client = openAIClient(options);
   }
 
   async *turn(request: ModelTurnRequest): AsyncIterable<ModelStreamEvent> {
@@ -115,13 +112,7 @@ export class OpenAIResponsesProvider implements ModelProvider {
     }
   }
 
-  async listModels(signal?: AbortSignal): Promise<string[]> {
-    try {
-      const ids: string[] = [];
-      for await (const model of this.client.models.list(signal ? { signal } : {})) ids.push(model.id);
-      return ids;
-    } catch (error) {
-      throw toModelError(error, false, signal);
-    }
+  listModels(signal?: AbortSignal): Promise<string[]> {
+    return listOpenAIModels(this.client, signal);
   }
 }
