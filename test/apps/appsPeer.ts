@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
+import { bundledOnce } from '../helpers/buildFixtures.js';
 
 const APPS_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'apps-server.ts');
 export const BUILT_APPS_FIXTURE = join(PROJECT_ROOT, '.cache', 'fixtures', 'apps-server.mjs');
@@ -15,20 +15,7 @@ export const BASIC_VANILLAJS = join(PROJECT_ROOT, 'node_modules', '@modelcontext
 export const BASIC_TOOL = 'get-time';
 export const BASIC_APP_URI = 'ui://get-time/mcp-app.html';
 
-let built: Promise<void> | undefined;
-export function buildAppsFixture(): Promise<void> {
-  built ??= build({
-    entryPoints: [APPS_SOURCE],
-    outfile: BUILT_APPS_FIXTURE,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  }).then(() => undefined);
-  return built;
-}
+export const buildAppsFixture = bundledOnce(APPS_SOURCE, BUILT_APPS_FIXTURE);
 
 /** The apps fixture as a server config (the shape `servers.save` and `ServerConfigSchema` take). */
 export function appsServerConfig(id: string, eventsFile: string, protocolEra: 'auto' | 'legacy' | 'modern' = 'auto') {

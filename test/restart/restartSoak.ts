@@ -17,10 +17,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { build } from 'esbuild';
+import { join } from 'node:path';
+import { bundleServer } from '../helpers/buildFixtures.js';
 import type { DispatchResult } from '../../shared/bridge.js';
 import type { CallOutcome, ServerView } from '../../shared/contract.js';
 import type { TraceDetail, TraceStatus, TraceSummary } from '../../shared/traces.js';
@@ -37,17 +37,7 @@ const RESEND_DEADLINE_MS = 5_000;
 
 /** Bundles the fixture to plain JS once, so each host start spawns it in plain Node. */
 export async function buildSideEffectServer(): Promise<void> {
-  mkdirSync(dirname(BUILT_SIDE_EFFECT_FIXTURE), { recursive: true });
-  await build({
-    entryPoints: [SIDE_EFFECT_FIXTURE],
-    outfile: BUILT_SIDE_EFFECT_FIXTURE,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  });
+  await bundleServer(SIDE_EFFECT_FIXTURE, BUILT_SIDE_EFFECT_FIXTURE);
 }
 
 /** Hosts still running, so none outlives its test run (a timed-out hook, say). */

@@ -5,31 +5,18 @@
  * the test asks for.
  */
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import type { ProtocolEraSetting, ServerConfig } from '../../../shared/serverConfig.js';
 import { ServerConfigSchema } from '../../../shared/serverConfig.js';
 import type { ModernHttpFixture } from './modern-http.js';
 import { startModernHttp } from './modern-http.js';
 import { PROJECT_ROOT, stdioFixtureConfig } from '../../helpers/fixtures.js';
+import { bundledOnce } from '../../helpers/buildFixtures.js';
 
 const MODERN_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'modern-server.ts');
 export const BUILT_MODERN_FIXTURE = join(PROJECT_ROOT, '.cache', 'fixtures', 'modern-server.mjs');
 
-let built: Promise<void> | undefined;
 /** Bundles the modern stdio fixture once per test file (plain Node starts it in ~0.2 s). */
-export function buildModernFixture(): Promise<void> {
-  built ??= build({
-    entryPoints: [MODERN_SOURCE],
-    outfile: BUILT_MODERN_FIXTURE,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  }).then(() => undefined);
-  return built;
-}
+export const buildModernFixture = bundledOnce(MODERN_SOURCE, BUILT_MODERN_FIXTURE);
 
 export function modernStdioConfig(id: string, protocolEra: ProtocolEraSetting, env: Record<string, string> = {}, overrides: Record<string, unknown> = {}): ServerConfig {
   return ServerConfigSchema.parse({

@@ -4,28 +4,15 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import type { ServerConfig } from '../../../shared/serverConfig.js';
 import { ServerConfigSchema } from '../../../shared/serverConfig.js';
 import { PROJECT_ROOT } from '../../helpers/fixtures.js';
+import { bundledOnce } from '../../helpers/buildFixtures.js';
 
 const TASK_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'task-server.ts');
 export const BUILT_TASK_FIXTURE = join(PROJECT_ROOT, '.cache', 'fixtures', 'task-server.mjs');
 
-let built: Promise<void> | undefined;
-export function buildTaskFixture(): Promise<void> {
-  built ??= build({
-    entryPoints: [TASK_SOURCE],
-    outfile: BUILT_TASK_FIXTURE,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  }).then(() => undefined);
-  return built;
-}
+export const buildTaskFixture = bundledOnce(TASK_SOURCE, BUILT_TASK_FIXTURE);
 
 export function taskServerConfig(id: string, tasksDir: string): ServerConfig {
   return ServerConfigSchema.parse({
