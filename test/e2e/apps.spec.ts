@@ -8,51 +8,30 @@
  *
  * Run: npx playwright test test/e2e/apps.spec.ts
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page, TestInfo } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { HistoryRecordView, ServerView } from '../../shared/contract.js';
 import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
-import { Bridge } from './support/bridge.js';
-import type { WebHostProcess } from './support/webHost.js';
-import { buildAppOnce, startWebHost } from './support/webHost.js';
+import { hostPerTest } from './support/hostPerTest.js';
 
 test.describe.configure({ timeout: 120_000 });
 
 const BASIC_SERVER = join(PROJECT_ROOT, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs', 'dist', 'index.js');
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let scratch: string;
-let host: WebHostProcess | undefined;
-let bridge: Bridge | undefined;
 
-test.beforeAll(() => {
-  test.setTimeout(180_000);
-  buildAppOnce();
-});
+const ctx = hostPerTest('mh-e2e-apps-');
 
 test.beforeEach(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-apps-'));
-  host = await startWebHost({ dataDir: join(scratch, 'data') });
-  bridge = await Bridge.connect(host);
-  await bridge.ok('servers.save', {
+  await ctx.bridge.ok('servers.save', {
     mode: 'create',
     config: { id: 'basic', name: 'Basic', transport: 'stdio', command: process.execPath, args: [BASIC_SERVER, '--stdio'], cwd: PROJECT_ROOT },
   });
-  await waitFor(async () => ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'basic')?.toolCount ?? 0) > 0, 30_000);
+  await waitFor(async () => ((await ctx.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'basic')?.toolCount ?? 0) > 0, 30_000);
   // Every get-time asks (the person's and the app's); reading the app's HTML does not.
-  await bridge.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'get-time', level: 'ASK' });
-  await bridge.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'resources/read', level: 'ALLOW' });
-});
-
-test.afterEach(async () => {
-  bridge?.close();
-  await host?.stop();
-  bridge = undefined;
-  host = undefined;
-  rmSync(scratch, { recursive: true, force: true });
+  await ctx.bridge.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'get-time', level: 'ASK' });
+  await ctx.bridge.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'resources/read', level: 'ALLOW' });
 });
 
 async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void> {
@@ -67,7 +46,7 @@ function inApp(page: Page, testId: string, selector: string) {
 }
 
 async function getTimeRecords(): Promise<HistoryRecordView[]> {
-  return (await bridge!.ok<{ records: HistoryRecordView[] }>('history.page', { toolName: 'get-time', limit: 50 })).records;
+  return (await ctx.bridge.ok<{ records: HistoryRecordView[] }>('history.page', { toolName: 'get-time', limit: 50 })).records;
 }
 
 function timeOf(record: HistoryRecordView | undefined): string {
@@ -76,7 +55,7 @@ function timeOf(record: HistoryRecordView | undefined): string {
 }
 
 test('a tool’s app renders its result, calls the tool as "<server>’s app" after approval, and replays from History without running', async ({ page }, testInfo) => {
-  await page.goto(host!.url);
+  await page.goto(ctx.host.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
   await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
   await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="get-time"][data-server="basic"]').click();
@@ -142,10 +121,10 @@ test('a tool’s app renders its result, calls the tool as "<server>’s app" af
 test('an app’s open-link asks first and opens only after Open, without an opener; Close tears the app down', async ({ page, context }, testInfo) => {
   // The link's page is answered here: the test needs no network.
   await context.route('https://modelcontextprotocol.io/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>linked</title>' }));
-  await bridge!.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'get-time', level: 'ALLOW' });
+  await ctx.bridge.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'get-time', level: 'ALLOW' });
   const opened: string[] = [];
   context.on('page', (newPage) => opened.push(newPage.url()));
-  await page.goto(host!.url);
+  await page.goto(ctx.host.url);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
   await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="get-time"][data-server="basic"]').click();
   const panel = page.getByRole('region', { name: 'Call get-time' });

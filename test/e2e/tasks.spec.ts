@@ -8,57 +8,39 @@
  * Run: npx playwright test test/e2e/tasks.spec.ts
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { ServerView } from '../../shared/contract.js';
 import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
 import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../doubles/servers/taskPeer.js';
-import { Bridge } from './support/bridge.js';
-import type { WebHostProcess } from './support/webHost.js';
-import { buildAppOnce, startWebHost } from './support/webHost.js';
+import { hostPerTest } from './support/hostPerTest.js';
 
 test.describe.configure({ timeout: 90_000 });
 
-let scratch: string;
 let tasksDir: string;
-let host: WebHostProcess | undefined;
-let bridge: Bridge | undefined;
+
+const ctx = hostPerTest('mh-e2e-tasks-');
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
-  buildAppOnce();
   await buildTaskFixture();
 });
 
 test.beforeEach(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-tasks-'));
-  tasksDir = join(scratch, 'tasks');
-  host = await startWebHost({ dataDir: join(scratch, 'data') });
-  bridge = await Bridge.connect(host);
+  tasksDir = join(ctx.scratch, 'tasks');
   // The same task server twice: "tasks" waits for its tasks; "hasty" gives up after 800 ms in all (its records are left unknown).
   for (const [id, extra] of [['tasks', {}], ['hasty', { maxTotalTimeoutMs: 800 }]] as const) {
-    await bridge.ok('servers.save', {
+    await ctx.bridge.ok('servers.save', {
       mode: 'create',
       config: { id, name: id, transport: 'stdio', command: process.execPath, args: [BUILT_TASK_FIXTURE], cwd: PROJECT_ROOT, env: { TASKS_DIR: tasksDir }, protocolEra: 'modern', ...extra },
     });
-    await waitFor(async () => ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === id)?.toolCount ?? 0) > 0, 20_000);
-    await bridge.ok('permissions.setToolLevel', { serverId: id, toolName: 'long_job', level: 'ALLOW' });
+    await waitFor(async () => ((await ctx.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === id)?.toolCount ?? 0) > 0, 20_000);
+    await ctx.bridge.ok('permissions.setToolLevel', { serverId: id, toolName: 'long_job', level: 'ALLOW' });
   }
 });
 
-test.afterEach(async () => {
-  bridge?.close();
-  await host?.stop();
-  bridge = undefined;
-  host = undefined;
-  rmSync(scratch, { recursive: true, force: true });
-});
-
 async function openView(page: Page, name: 'History' | 'Tools'): Promise<void> {
-  await page.goto(host!.url);
+  await page.goto(ctx.host.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
   await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
@@ -85,7 +67,7 @@ test('the call panel shows the task and its status while it runs, then the taskâ
 
 test('History: "Ask the server now" on a record left unknown with a task id records the serverâ€™s result', async ({ page }) => {
   const callId = `e2e-task-${randomUUID()}`;
-  const call = await bridge!.call('tools.call', { name: 'long_job', serverId: 'hasty', args: { label: 'later' }, callId, timeoutMs: 300 });
+  const call = await ctx.bridge.call('tools.call', { name: 'long_job', serverId: 'hasty', args: { label: 'later' }, callId, timeoutMs: 300 });
   expect(call.ok).toBe(false);
   releaseTask(tasksDir, effectOf('later')!.taskId);
 
