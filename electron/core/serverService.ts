@@ -23,6 +23,11 @@ const SERVERS_KEY = 'servers';
 export class ServerService {
   /** Entries of the configuration file that did not validate: kept as they are, never lost. */
   private invalid: unknown[] = [];
+  /**
+   * Changes to the configured servers, one at a time: a removal still finishing (its secrets,
+   * its sign-in, the file) must not run beside a save of the same id that came right after it.
+   */
+  private changes: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly registry: MCPToolRegistry,
@@ -86,7 +91,11 @@ export class ServerService {
   }
 
   /** Creates or updates a server from the GUI's form: validates everything before changing anything. */
-  async save(request: RequestOf<'servers.save'>): Promise<ServerView> {
+  save(request: RequestOf<'servers.save'>): Promise<ServerView> {
+    return this.serially(() => this.saveNow(request));
+  }
+
+  private async saveNow(request: RequestOf<'servers.save'>): Promise<ServerView> {
     const raw = request.config;
     const id = typeof raw.id === 'string' ? raw.id : '';
     const exists = this.registry.server(id) !== undefined;
@@ -142,7 +151,11 @@ export class ServerService {
     return this.view(config.id);
   }
 
-  async remove(id: string): Promise<boolean> {
+  remove(id: string): Promise<boolean> {
+    return this.serially(() => this.removeNow(id));
+  }
+
+  private async removeNow(id: string): Promise<boolean> {
     const config = this.registry.server(id);
     if (!config) return false;
     await this.registry.removeServer(id);
@@ -184,25 +197,33 @@ export class ServerService {
     return this.view(id);
   }
 
-  async setEnabled(id: string, enabled: boolean): Promise<ServerView> {
-    const config = this.require(id);
-    await this.registry.updateServer({ ...config, enabled });
-    this.persist();
-    if (enabled) this.connectInBackground(id);
-    return this.view(id);
+  setEnabled(id: string, enabled: boolean): Promise<ServerView> {
+    return this.serially(async () => {
+      const config = this.require(id);
+      await this.registry.updateServer({ ...config, enabled });
+      this.persist();
+      if (enabled) this.connectInBackground(id);
+      return this.view(id);
+    });
   }
 
-  async setTrusted(id: string, trusted: boolean): Promise<void> {
-    const config = this.require(id);
-    await this.registry.updateServer({ ...config, trusted });
-    this.persist();
+  setTrusted(id: string, trusted: boolean): Promise<void> {
+    return this.serially(async () => {
+      const config = this.require(id);
+      await this.registry.updateServer({ ...config, trusted });
+      this.persist();
+    });
   }
 
   /**
    * Imports planned servers all or nothing: every one is checked (configuration, id free, each
    * secret present) before the first is saved.
    */
-  async importPlanned(planned: PlannedServer[], inputs: Record<string, string>): Promise<ServerView[]> {
+  importPlanned(planned: PlannedServer[], inputs: Record<string, string>): Promise<ServerView[]> {
+    return this.serially(() => this.importNow(planned, inputs));
+  }
+
+  private async importNow(planned: PlannedServer[], inputs: Record<string, string>): Promise<ServerView[]> {
     const problems: FieldErrors = {};
     const ready: Array<{ config: Record<string, unknown>; secrets: Record<string, string> }> = [];
     for (const server of planned) {
@@ -227,7 +248,7 @@ export class ServerService {
       throw new ValidationFailedError(`Nothing was imported: ${Object.entries(problems).map(([name, errors]) => `${name}: ${errors.join('; ')}`).join(' | ')}`, problems);
     }
     const views: ServerView[] = [];
-    for (const { config, secrets } of ready) views.push(await this.save({ mode: 'create', config, secrets }));
+    for (const { config, secrets } of ready) views.push(await this.saveNow({ mode: 'create', config, secrets }));
     return views;
   }
 
@@ -241,6 +262,12 @@ export class ServerService {
     this.require(id);
     await this.registry.disconnect(id);
     return this.view(id);
+  }
+
+  private serially<T>(change: () => Promise<T>): Promise<T> {
+    const next = this.changes.then(change, change);
+    this.changes = next.catch(() => undefined);
+    return next;
   }
 
   private require(id: string): ServerConfig {

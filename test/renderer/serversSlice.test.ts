@@ -36,6 +36,28 @@ describe('servers slice', () => {
     expect(store.getState().servers.map((s) => s.config.id)).toEqual(['a', 'twin']);
   });
 
+  it('the answer to a removal does not take away a server saved again under that id meanwhile', async () => {
+    client.connection.set({ status: 'open' });
+    client.next('servers.list').resolve([server('a'), server('twin', { state: 'ready' })]);
+    await expect.poll(() => store.getState().serversLoad).toBe('ready');
+
+    const removal = store.getState().removeServer('twin');
+    client.emit('servers.changed', { servers: [server('a')] }); // removed (the event comes before the answer)
+    client.emit('servers.changed', { servers: [server('a'), server('twin', { state: 'connecting' })] }); // saved again
+    client.next('servers.remove').resolve({ removed: true, rulesRemoved: 0 });
+    await removal;
+    expect(statuses()).toEqual([
+      ['a', { state: 'idle' }],
+      ['twin', { state: 'connecting' }],
+    ]);
+
+    // With no new server under the id, the answer removes the row (whether or not its event came).
+    const second = store.getState().removeServer('twin');
+    client.next('servers.remove').resolve({ removed: true, rulesRemoved: 0 });
+    await second;
+    expect(statuses()).toEqual([['a', { state: 'idle' }]]);
+  });
+
   it('loads the list when the link opens, then applies status events to the right server only', async () => {
     client.connection.set({ status: 'open' });
     client.next('servers.list').resolve([server('a'), server('b')]);

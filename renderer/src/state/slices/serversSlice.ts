@@ -208,7 +208,11 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
 
     async removeServer(id, removeRules = false) {
       return runAction(id, 'remove', async () => {
+        const removing = get().servers.find((s) => serverIdOf(s) === id);
         await client.call('servers.remove', { id, removeRules });
+        // A server saved again under this id as the removal finished (its event came first) stays.
+        const now = get().servers.find((s) => serverIdOf(s) === id);
+        if (now && now !== removing) return;
         const { [id]: _detail, ...details } = get().details;
         const { [id]: _log, ...logs } = get().logs;
         set(
