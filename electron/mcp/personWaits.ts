@@ -18,11 +18,10 @@ import { ServerRequestCallEnded } from './serverRequests.js';
 export class CallsInFlight {
   private readonly calls = new Set<CallDeadline>();
 
-  /** Tracks a call until it ends (its deadline's `ended`). */
+  /** Tracks a call until it ends. */
   track(deadline: CallDeadline): void {
-    if (deadline.ended.aborted) return;
     this.calls.add(deadline);
-    deadline.ended.addEventListener('abort', () => this.calls.delete(deadline), { once: true });
+    deadline.whenOver(() => this.calls.delete(deadline));
   }
 
   /** A person is being asked: every call in flight waits for the answer, and the dialog ends when they all have. */

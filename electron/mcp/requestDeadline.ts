@@ -31,6 +31,8 @@ export class CallDeadline {
    *  abort with its reason costs about as much as the rest of the deadline's work per call. */
   private endController: AbortController | undefined;
   private over = false;
+  /** Told when the call is over, without a signal (the per-call bookkeeping of calls in flight). */
+  private readonly overListeners: Array<() => void> = [];
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private totalTimer: ReturnType<typeof setTimeout> | undefined;
   private totalLeftMs: number;
@@ -62,6 +64,12 @@ export class CallDeadline {
       if (this.over) this.endController.abort(new ServerRequestCallEnded());
     }
     return this.endController.signal;
+  }
+
+  /** Runs `listener` once the call is over (at once if it is): cheaper than `ended` for bookkeeping. */
+  whenOver(listener: () => void): void {
+    if (this.over) listener();
+    else this.overListeners.push(listener);
   }
 
   /** Sends one request of the call: the server's silence is timed while it is on the wire. */
@@ -105,6 +113,7 @@ export class CallDeadline {
     if (this.over) return;
     this.over = true;
     this.endController?.abort(new ServerRequestCallEnded());
+    for (const listener of this.overListeners.splice(0)) listener();
   }
 
   private armIdle(): void {
