@@ -55,15 +55,18 @@ export function toModelError(error: unknown, streaming: boolean, signal?: AbortS
     return new ModelError('model_cancelled', 'The model turn was cancelled.');
   }
   const httpStatus = error instanceof anthropic.APIError || error instanceof openai.APIError ? error.status : undefined;
+  const connectionLost = error instanceof anthropic.APIConnectionError || error instanceof openai.APIConnectionError;
+  // An error event inside the stream: the provider's own words (an API error with a body but no status).
+  const reportedInStream = streaming && !connectionLost && (error instanceof anthropic.APIError || error instanceof openai.APIError) && typeof httpStatus !== 'number';
   // Once the answer has begun, a broken connection is a cut stream, not an unreachable provider.
-  if (streaming && typeof httpStatus !== 'number') return new ModelError('model_stream_cut', 'The model stream was cut before the model finished its turn.');
-  if (error instanceof anthropic.APIConnectionError || error instanceof openai.APIConnectionError) {
+  if (streaming && typeof httpStatus !== 'number' && !reportedInStream) return new ModelError('model_stream_cut', 'The model stream was cut before the model finished its turn.');
+  if (connectionLost) {
     return new ModelError('model_unreachable', 'The provider could not be reached.');
   }
   if (error instanceof anthropic.APIError || error instanceof openai.APIError) {
     const providerMessage = typeof error.error === 'object' && error.error !== null ? messageOf(error.error) : '';
     if (typeof error.status === 'number') return fromStatus(error.status, error.headers, providerMessage || 'no details');
-    return new ModelError('model_server_error', `The provider failed: ${providerMessage || 'no details'}`);
+    return new ModelError('model_server_error', `The provider failed${reportedInStream ? ' during its answer' : ''}: ${providerMessage || 'no details'}`);
   }
   return new ModelError('model_unreachable', `The provider could not be reached: ${error instanceof Error ? error.message : String(error)}`);
 }

@@ -147,6 +147,14 @@ describe.each(['anthropic', 'openai', 'openai_responses'] as const)('%s provider
     expect(events.some((e) => e.type === 'stop')).toBe(false);
   });
 
+  it('an error the provider reports inside the stream is model_server_error with its own words, not a cut stream', async () => {
+    turn = { kind: 'streamError', text: ['partial'], message: 'Overloaded, try again' };
+    const { events, error } = await collect(await provider());
+    expect(error?.code).toBe('model_server_error');
+    expect(error?.message).toContain('Overloaded, try again');
+    expect(events.some((e) => e.type === 'stop')).toBe(false);
+  });
+
   it('an abort cancels the stream: model_cancelled, and the service sees the connection go', async () => {
     turn = { kind: 'reply', text: ['thinking'], hold: true };
     const abandoned = loopback.abandoned;

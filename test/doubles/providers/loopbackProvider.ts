@@ -33,7 +33,9 @@ export type ScriptedTurn =
       holdAtChunk?: number;
     }
   | { kind: 'status'; status: number; retryAfter?: string; message?: string }
-  | { kind: 'cut'; text: string[] };
+  | { kind: 'cut'; text: string[] }
+  /** The service reports an error inside the stream (after some text), in its API's own form, and ends the stream. */
+  | { kind: 'streamError'; text: string[]; message: string };
 
 export type LoopbackApi = 'anthropic' | 'openai' | 'responses';
 
@@ -156,6 +158,7 @@ export class LoopbackProvider {
       for (const call of calls) sse.toolCall(call);
       sse.finish(turn.stop ?? (calls.length ? 'tool_use' : 'end_turn'), turn.usage ?? { input: 10, output: 5 });
     }
+    if (turn.kind === 'streamError') sse.error(turn.message);
     const holdAt = turn.kind === 'reply' ? (turn.holdAtChunk ?? (turn.hold ? afterText : undefined)) : undefined;
     for (let i = 0; i < chunks.length; i++) {
       if (i === holdAt) {
@@ -233,6 +236,9 @@ class AnthropicSse {
   private send(event: string, data: unknown): void {
     this.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
+  error(message: string): void {
+    this.send('error', { type: 'error', error: { type: 'overloaded_error', message } });
+  }
   start(): void {
     this.send('message_start', {
       type: 'message_start',
@@ -279,6 +285,9 @@ class OpenAISse {
   start(): void {
     this.chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
   }
+  error(message: string): void {
+    this.res.write(`data: ${JSON.stringify({ error: { message, type: 'server_error', code: null, param: null } })}\n\n`);
+  }
   text(delta: string): void {
     this.chunk([{ index: 0, delta: { content: delta }, finish_reason: null }]);
   }
@@ -314,6 +323,9 @@ class ResponsesSse {
   }
   start(): void {
     this.send('response.created', { response: this.response('in_progress', { output: [] }) });
+  }
+  error(message: string): void {
+    this.send('error', { code: 'server_error', message, param: null });
   }
   text(delta: string): void {
     if (!this.textItem) {
