@@ -2,9 +2,10 @@
  * Throttling: the first request runs `fn` at the end of its turn; requests within `ms` after it
  * wait for one trailing run. A view rebuilt from the database after every agent call (the
  * Agents view counts each agent's traces) would cost more than the call; once per `ms` is what a
- * person can read anyway. `cancel` drops a pending run (the core is closing).
+ * person can read anyway. A run after the core closed is the caller's to ignore (the Agents
+ * view checks `closing`); the timer is unref'd, so it never holds the process open.
  */
-export function throttle(fn: () => void, ms: number): { (): void; cancel(): void } {
+export function throttle(fn: () => void, ms: number): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let last = -Infinity;
   const run = (): void => {
@@ -12,15 +13,10 @@ export function throttle(fn: () => void, ms: number): { (): void; cancel(): void
     last = performance.now();
     fn();
   };
-  const request = (): void => {
+  return (): void => {
     if (timer) return;
     const wait = Math.max(0, last + ms - performance.now());
     timer = setTimeout(run, wait);
     timer.unref?.();
   };
-  request.cancel = (): void => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-  };
-  return request;
 }
