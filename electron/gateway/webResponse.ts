@@ -74,8 +74,12 @@ function waitWritable(res: ServerResponse): Promise<void> {
   });
 }
 
-/** `request`: the Web Request already built for `req` (the era decision reads one; it has no body, so one serves both). */
-/** `sniff`: whether a single request's one-message SSE stream may become a JSON body (the 2025 sessions; the modern handler chooses itself). */
+/**
+ * Writes `handler`'s Response for `req` to `res`. `request`: the Web Request already built for
+ * `req` (the era decision reads one; it has no body, so one serves both). `sniff`: whether a
+ * single request's one-message SSE stream may become a JSON body (the 2025 sessions; the modern
+ * handler chooses itself).
+ */
 export async function serveWebRequest(req: IncomingMessage, res: ServerResponse, handler: WebHandler, parsedBody: unknown, request: Request = toWebRequest(req), sniff = true): Promise<void> {
   const response = await handler(request, parsedBody === undefined ? {} : { parsedBody });
   const headers = Object.fromEntries(response.headers);

@@ -17,7 +17,7 @@ import type { TraceDetail } from '../../shared/traces.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from '../gateway/support.js';
 import { saveServerListed, startGatewayApp } from '../gateway/support.js';
-import { BASIC_APP_URI, BASIC_TOOL, BASIC_VANILLAJS, appsCalls, appsServerConfig, buildAppsFixture } from './appsPeer.js';
+import { BASIC_APP_URI, BASIC_TOOL, BASIC_VANILLAJS, appsCalls, appsServerConfig, buildAppsFixture } from '../doubles/servers/appsPeer.js';
 
 const COUNTER_APP_URI = 'ui://counter/app.html';
 const APP_CALLER = "Counter's app";

@@ -11,7 +11,7 @@ import { MCPClient } from '../../electron/mcp/client.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { ServerConfigSchema } from '../../shared/serverConfig.js';
 import { scratchDir } from '../helpers/fixtures.js';
-import { appsServerConfig, buildAppsFixture } from './appsPeer.js';
+import { appsServerConfig, buildAppsFixture } from '../doubles/servers/appsPeer.js';
 
 const scratch = scratchDir('mh-apps-ext-');
 const clients: MCPClient[] = [];

@@ -10,7 +10,7 @@ import type { ApprovalView } from '../../shared/contract.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from '../gateway/support.js';
 import { connectAgent, connectModernAgent, saveServerListed, startGatewayApp } from '../gateway/support.js';
-import { appsCalls, appsServerConfig, buildAppsFixture } from './appsPeer.js';
+import { appsCalls, appsServerConfig, buildAppsFixture } from '../doubles/servers/appsPeer.js';
 
 const COUNTER_APP_URI = 'ui://counter/app.html';
 

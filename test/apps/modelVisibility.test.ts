@@ -15,7 +15,7 @@ import { visibleTools } from '../../electron/runs/runTools.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { ServerConfigSchema } from '../../shared/serverConfig.js';
 import { scratchDir } from '../helpers/fixtures.js';
-import { appsServerConfig, buildAppsFixture } from './appsPeer.js';
+import { appsServerConfig, buildAppsFixture } from '../doubles/servers/appsPeer.js';
 
 const scratch = scratchDir('mh-apps-model-');
 let client: MCPClient;

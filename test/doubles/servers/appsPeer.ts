@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../helpers/fixtures.js';
-import { bundledOnce } from '../helpers/buildFixtures.js';
+import { PROJECT_ROOT } from '../../helpers/fixtures.js';
+import { bundledOnce } from '../../helpers/buildFixtures.js';
 
 const APPS_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'apps-server.ts');
 export const BUILT_APPS_FIXTURE = join(PROJECT_ROOT, '.cache', 'fixtures', 'apps-server.mjs');
