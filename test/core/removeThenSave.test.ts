@@ -3,6 +3,8 @@
  * same settings): the removal finishes first — its secrets, its sign-in, the file — so the new
  * server keeps the secret it was saved with, and both end in the configuration as one server.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerView } from '../../shared/contract.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
@@ -41,5 +43,9 @@ describe('remove, then save again under the same id', () => {
     expect((await saved).secrets).toEqual({ 'env.TWIN_TOKEN': 'set' });
     const listed = await app.call<ServerView[]>('servers.list', {});
     expect(listed.filter((s) => s.config.id === 'twin').map((s) => s.secrets)).toEqual([{ 'env.TWIN_TOKEN': 'set' }]);
+    // And it is the new value: the old server's secret went with it (the file store of this core).
+    const stored = readFileSync(join(app.dataDir, 'secrets.json'), 'utf8');
+    expect(stored).toContain('second-token-value');
+    expect(stored).not.toContain('first-token-value');
   }, 60_000);
 });
