@@ -1,14 +1,16 @@
 /**
  * Benchmark: what the secure pipeline adds to a tool call, and how fast a history page is.
  *
- * One stdio echo server (the test fixture), called two ways in the same run:
+ * One stdio echo server (the test fixture), called three ways in the same run:
  * - raw SDK: the official `Client` over `StdioClientTransport`, `callTool('echo')`;
  * - pipeline: `HarnessApplication.executeTool('echo')` over real parts — permission engine with
  *   an ALLOW rule for the server (no approval), SQLite checkpoint store and tracer on one WAL
- *   file in a temp folder, the MCP registry. Every call has its own callId, so every call runs.
+ *   file in a temp folder, the MCP registry. Every call has its own callId, so every call runs;
+ * - the ablation: the same pipeline over an in-memory SQLite database (no file), which separates
+ *   the file's cost from the record's own (SQLite statements, trace, decision, validation).
  * Each side: a warm-up, then per round N sequential calls (p50/p99 latency from performance.now
- * per call) and N concurrent calls (throughput). Rounds alternate which side goes first
- * (raw, pipeline, pipeline, raw, …); the figures are the medians over rounds. Also printed: the
+ * per call) and N concurrent calls (throughput). The side that goes first turns each round and
+ * the order reverses every other round; the figures are the medians over rounds. Also printed: the
  * pipeline's group commits (transactions per call, writes per transaction, time inside SQLite)
  * and, for the concurrent runs, CPU per call in this process and in the server process (Linux
  * /proc) — what shows whether the machine or the design is the limit.
@@ -125,11 +127,16 @@ interface Pipeline {
   db: Database;
 }
 
-async function buildPipeline(name: string, timer?: StageTimer): Promise<Pipeline> {
+/**
+ * `inMemory`: the same pipeline over an in-memory SQLite database (same schema, statements and
+ * group commits, nothing written to a file) — the ablation that tells the file's share of a call
+ * (WAL appends through the OS: this machine's file system) from SQLite's and the pipeline's own work.
+ */
+async function buildPipeline(name: string, timer?: StageTimer, inMemory = false): Promise<Pipeline> {
   const dir = join(work, name);
   const root = join(dir, 'root');
   mkdirSync(root, { recursive: true });
-  const db = openAppDatabase(join(dir, 'harness.db')); // WAL, synchronous=NORMAL: the app's settings
+  const db = openAppDatabase(inMemory ? ':memory:' : join(dir, 'harness.db')); // WAL, synchronous=NORMAL: the app's settings
   const { harness, registry, engine, security, checkpoints, tracer, redactor } = await createPipeline({
     db,
     secrets: new DefaultSecretResolver(),
@@ -171,7 +178,8 @@ async function checkPipelineDecision(pipeline: Pipeline): Promise<void> {
   }
   if (types !== 'decision,claim,attempt_started,attempt_finished,completed') throw new Error(`pipeline: unexpected trace events ${types}`);
   const mode = pipeline.db.pragma('journal_mode', { simple: true });
-  if (mode !== 'wal') throw new Error(`pipeline: journal_mode is ${String(mode)}, expected wal`);
+  const expected = pipeline.db.memory ? 'memory' : 'wal';
+  if (mode !== expected) throw new Error(`pipeline: journal_mode is ${String(mode)}, expected ${expected}`);
 }
 
 // ── call latency and throughput ──────────────────────────────────────────────────────────────
@@ -190,12 +198,17 @@ function statsDelta(after: GroupCommitStats, before: GroupCommitStats): GroupCom
   return { transactions: after.transactions - before.transactions, writes: after.writes - before.writes, largestBatch: after.largestBatch, busyMs: after.busyMs - before.busyMs };
 }
 
-async function measureCalls(): Promise<{ raw: SideFigures; pipe: SideFigures; rawCall: Caller; pipeCall: Caller }> {
+type SideName = 'raw' | 'pipe' | 'mem';
+const SIDES: readonly SideName[] = ['raw', 'pipe', 'mem'];
+
+async function measureCalls(): Promise<Record<SideName, SideFigures> & { rawCall: Caller; pipeCall: Caller }> {
   const raw = await rawCaller();
   const pipeline = await buildPipeline('pipeline');
   await checkPipelineDecision(pipeline);
+  const inMemory = await buildPipeline('pipeline-in-memory', undefined, true);
+  await checkPipelineDecision(inMemory);
 
-  const sides = { raw: { call: raw, next: 0 }, pipe: { call: pipeline.call, next: 0 } };
+  const sides = { raw: { call: raw, next: 0 }, pipe: { call: pipeline.call, next: 0 }, mem: { call: inMemory.call, next: 0 } };
   const take = (side: keyof typeof sides, n: number): number => {
     const first = sides[side].next;
     sides[side].next += n;
@@ -203,23 +216,26 @@ async function measureCalls(): Promise<{ raw: SideFigures; pipe: SideFigures; ra
   };
 
   // Warm-up: JIT, statement caches, the child's own warm-up; one concurrent burst too.
-  for (const side of ['raw', 'pipe'] as const) {
+  for (const side of SIDES) {
     await runSequential(sides[side].call, WARMUP, take(side, WARMUP));
     await runConcurrent(sides[side].call, WARMUP, take(side, WARMUP), CONCURRENCY);
   }
 
   const empty = (): SideFigures => ({ seq: [], conc: [], concCpu: [], seqCommits: [], concCommits: [] });
-  const figures: { raw: SideFigures; pipe: SideFigures } = { raw: empty(), pipe: empty() };
-  const stats = () => pipeline.checkpoints.groupCommitStats;
+  const figures: Record<SideName, SideFigures> = { raw: empty(), pipe: empty(), mem: empty() };
+  const statsOf = { raw: () => pipeline.checkpoints.groupCommitStats, pipe: () => pipeline.checkpoints.groupCommitStats, mem: () => inMemory.checkpoints.groupCommitStats };
   for (let round = 0; round < ROUNDS; round++) {
-    // ABBA: the side that goes first alternates, so drift (heat, WAL growth) hits both alike.
-    const order = round % 2 === 0 ? (['raw', 'pipe'] as const) : (['pipe', 'raw'] as const);
+    // The side that goes first turns, and the order reverses every other round, so drift (heat, WAL growth) hits all alike.
+    const turned = [...SIDES.slice(round % SIDES.length), ...SIDES.slice(0, round % SIDES.length)];
+    const order = round % 2 === 0 ? turned : turned.reverse();
     for (const side of order) {
+      const stats = statsOf[side];
       const before = stats();
       figures[side].seq.push(await runSequential(sides[side].call, CALLS, take(side, CALLS)));
       figures[side].seqCommits.push(statsDelta(stats(), before));
     }
     for (const side of order) {
+      const stats = statsOf[side];
       const before = stats();
       let throughput = 0;
       figures[side].concCpu.push(
@@ -480,6 +496,9 @@ async function main(): Promise<void> {
   const pipeSeqTput = median(calls.pipe.seq.map((r) => r.throughput));
   const rawConc = median(calls.raw.conc);
   const pipeConc = median(calls.pipe.conc);
+  const memP50 = median(calls.mem.seq.map((r) => r.p50));
+  const memP99 = median(calls.mem.seq.map((r) => r.p99));
+  const memConc = median(calls.mem.conc);
 
   const history = measureHistory();
   const pageP50 = median(history.all);
@@ -495,6 +514,8 @@ async function main(): Promise<void> {
     pipeServerUs: perCall(calls.pipe.concCpu, (s) => s.serverCpuMs),
     pipeSqliteUs: median(calls.pipe.concCommits.map((c) => (c.busyMs / CALLS) * 1000)),
     seqSqliteUs: median(calls.pipe.seqCommits.map((c) => (c.busyMs / CALLS) * 1000)),
+    memMainUs: perCall(calls.mem.concCpu, (s) => s.mainCpuMs),
+    memSqliteUs: median(calls.mem.concCommits.map((c) => (c.busyMs / CALLS) * 1000)),
   };
   const commitsPerCall = (list: GroupCommitStats[]) => median(list.map((c) => c.transactions / CALLS));
   const writesPerCommit = (list: GroupCommitStats[]) => median(list.map((c) => c.writes / Math.max(1, c.transactions)));
@@ -506,6 +527,8 @@ async function main(): Promise<void> {
     [`pipeline executeTool, ${CALLS} sequential`, fmt(pipeP50), fmt(pipeP99), fmt(pipeSeqTput, 0)],
     [`raw SDK callTool, concurrent`, '', '', fmt(rawConc, 0)],
     [`pipeline executeTool, concurrent`, '', '', fmt(pipeConc, 0)],
+    [`  ablation: the same pipeline, its database in memory, ${CALLS} sequential`, fmt(memP50), fmt(memP99), ''],
+    [`  ablation: the same pipeline, its database in memory, concurrent`, '', '', fmt(memConc, 0)],
     [`history page (50), ${history.all.length} History view queries`, fmt(pageP50), fmt(percentile(history.all, 0.99)), ''],
     ['  first pages', fmt(median(history.first)), fmt(percentile(history.first, 0.99)), ''],
     ['  deeper pages (2–100, by cursor)', fmt(median(history.deep)), fmt(percentile(history.deep, 0.99)), ''],
@@ -525,6 +548,11 @@ async function main(): Promise<void> {
   console.log(
     `CPU per concurrent call (2 cores): raw SDK client ${fmt(cpu.rawClientUs, 0)} µs + server ${fmt(cpu.rawServerUs, 0)} µs; ` +
       `pipeline process ${fmt(cpu.pipeMainUs, 0)} µs (of which SQLite transactions ${fmt(cpu.pipeSqliteUs, 0)} µs) + server ${fmt(cpu.pipeServerUs, 0)} µs`,
+  );
+  console.log(
+    `where the concurrent gap goes: the pipeline process spends ${fmt(cpu.pipeMainUs - cpu.rawClientUs, 0)} µs/call more than the raw client; ` +
+      `with its database in memory it spends ${fmt(cpu.memMainUs, 0)} µs/call (SQLite transactions ${fmt(cpu.memSqliteUs, 0)} µs) and reaches concurrent ×${fmt(memConc / rawConc, 2)} of raw, p50 +${fmt(memP50 - rawP50)} ms — ` +
+      `so the database file (WAL appends through this machine's file system) costs ${fmt(cpu.pipeMainUs - cpu.memMainUs, 0)} µs/call, and ${fmt(cpu.memMainUs - cpu.rawClientUs, 0)} µs/call is the record itself (SQLite statements, the trace, the decision, validation)`,
   );
   const spread = (values: number[], digits: number) => `${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}`;
   console.log(
@@ -549,6 +577,8 @@ async function main(): Promise<void> {
       p50_added_ms: Number((pipeP50 - rawP50).toFixed(3)),
       p99_ratio: Number((pipeP99 / rawP99).toFixed(3)),
       concurrent_ratio: Number((pipeConc / rawConc).toFixed(3)),
+      in_memory_p50_added_ms: Number((memP50 - rawP50).toFixed(3)),
+      in_memory_concurrent_ratio: Number((memConc / rawConc).toFixed(3)),
       history_page_ms: Number(pageP50.toFixed(3)),
     }),
   );

@@ -284,14 +284,14 @@ export class HarnessApplication {
       ...checkpointArguments(args, (value) => redactor.redactReporting(value)),
       traceId: trace.traceId,
     };
-    // 0b. A key already recorded runs nothing whatever anyone answers: its stored result is
-    // replayed, or it is refused (other arguments, still running or unknown, failed) — answered
-    // before anyone is asked to approve a call that would not run. (Nothing executes and nothing
-    // leaves the app, as with a replay from History.)
-    const recorded = this.peekRecorded(claimInput, trace);
-    if (recorded) return { result: redactor.redactSecretValues(recorded.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings: [] };
-
     // 1. Permission, guardrails, approval. Throws (after recording why) when the call may not run.
+    // A DENY rule refuses first, even a key already recorded. Before a person would be asked, a
+    // recorded key is looked up (`runsNothing`): it runs nothing whatever they answered — its stored
+    // result is replayed, or it is refused (other arguments, still running or unknown, failed) —
+    // so nobody is asked to approve a call that would not run. (Nothing executes and nothing
+    // leaves the app, as with a replay from History.) An ALLOW needs nobody: the claim below
+    // answers a recorded key the same way, without a lookup of its own first.
+    let recorded: CompletedRecord | undefined;
     let authorization;
     try {
       authorization = await security.authorize(
@@ -305,6 +305,7 @@ export class HarnessApplication {
         },
         {
           ...(options.signal ? { signal: options.signal } : {}),
+          runsNothing: () => (recorded = this.peekRecorded(claimInput, trace)) !== undefined,
           onEvent: (event) => {
             recordSecurityEvent(trace, event);
             if (event.type === 'approval_requested') options.onApprovalWait?.({ expiresAt: event.expiresAt });
@@ -314,9 +315,11 @@ export class HarnessApplication {
       );
     } catch (error) {
       // Cancelled while it waited (by the caller, or the app: waitEnded.ts) is not a denial.
-      trace.finish(error instanceof ApprovalCancelledError ? 'cancelled' : 'denied', error);
+      // A recorded key refused by its lookup is an error of the call (as from the claim), not a denial.
+      if (!isRefusedClaim(error)) trace.finish(error instanceof ApprovalCancelledError ? 'cancelled' : 'denied', error);
       throw error;
     }
+    if (recorded) return { result: redactor.redactSecretValues(recorded.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings: [] };
 
     // 2–3. Claim the checkpoint: replay a completed call, or become its owner. The claim is
     // group-committed with concurrent calls' writes; it is durable once the promise resolves.
@@ -497,7 +500,14 @@ function traceReplay(trace: TraceHandle, record: CheckpointRecord): void {
 
 /** Why a recorded key may not run again, in the call's trace (the error itself is thrown by the caller). */
 function traceRefusedClaim(trace: TraceHandle, error: unknown): void {
-  const outcome =
-    error instanceof CheckpointInProgressError ? 'in_progress' : error instanceof CheckpointArgumentsMismatchError ? 'arguments_mismatch' : error instanceof CheckpointFailedError ? 'failed' : undefined;
+  const outcome = refusedClaimOutcome(error);
   if (outcome) trace.event('claim', { outcome });
+}
+
+function refusedClaimOutcome(error: unknown): 'in_progress' | 'arguments_mismatch' | 'failed' | undefined {
+  return error instanceof CheckpointInProgressError ? 'in_progress' : error instanceof CheckpointArgumentsMismatchError ? 'arguments_mismatch' : error instanceof CheckpointFailedError ? 'failed' : undefined;
+}
+
+function isRefusedClaim(error: unknown): boolean {
+  return refusedClaimOutcome(error) !== undefined;
 }

@@ -38,6 +38,14 @@ export interface AuthorizeOptions {
   /** Cancels a pending approval; authorize then throws ApprovalCancelledError. */
   signal?: AbortSignal;
   onEvent?: (event: SecurityEvent) => void;
+  /**
+   * Asked only when a person would be asked (after the rules and session grants): true when the
+   * call will run nothing — a recorded key whose stored result is replayed — so nobody is asked
+   * (and authorize allows it with `runsNothing`). It may throw to refuse the call without asking
+   * (a key reused with other arguments, still running, failed). A DENY rule refuses before it is
+   * asked; an ALLOW needs no person, so it is not asked then either.
+   */
+  runsNothing?: () => boolean;
 }
 
 export interface Authorization {
@@ -48,6 +56,8 @@ export interface Authorization {
   approvedBy?: ApprovalAnswer;
   /** Something went wrong that did not block the call (e.g. "allow always" could not be saved). */
   warning?: string;
+  /** Nobody was asked: `runsNothing` said the call runs nothing (a recorded key's replay). */
+  runsNothing?: true;
 }
 
 export interface SecureToolExecutorOptions {
@@ -130,6 +140,9 @@ export class SecureToolExecutor {
       emit({ type: 'session_grant', sessionId: call.sessionId, serverId, toolName });
       return { level: 'ALLOW', decision, approvedBy: 'allow-session' };
     }
+
+    // Nothing would run whatever the person answered: they are not asked (the caller replays).
+    if (options.runsNothing?.()) return { level: 'ALLOW', decision, runsNothing: true };
 
     const approvalTimeoutMs = this.approvalTimeout();
     const request: ApprovalRequest = {

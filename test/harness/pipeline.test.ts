@@ -103,11 +103,25 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
       h.approver.answer = 'deny';
       const again = await h.harness.executeTool('append', { line: 'once' }, ids);
       expect(again).toMatchObject({ replayed: true, attempts: 0, result: first.result });
-      expect(h.tracer.getTrace(again.traceId)?.events.map((e) => e.type)).toEqual(['claim', 'replay']);
+      expect(h.tracer.getTrace(again.traceId)?.events.map((e) => e.type)).toEqual(['decision', 'claim', 'replay']);
       // The same key with other arguments is refused, also without asking.
-      await expect(h.harness.executeTool('append', { line: 'other' }, ids)).rejects.toBeInstanceOf(CheckpointArgumentsMismatchError);
+      const refused = await h.harness.executeTool('append', { line: 'other' }, ids).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(CheckpointArgumentsMismatchError);
+      // Refused by the lookup, it is the call's error (as from the claim), not a denial.
+      expect(h.tracer.getTrace(traceIdOf(refused) ?? '')?.trace.status).toBe('error');
       expect(h.approver.requests).toHaveLength(1);
       expect(readLines(counter)).toEqual(['once']);
+    });
+
+    it('a DENY rule refuses even a recorded key: no replay, nobody asked', async () => {
+      await withFixture();
+      h.approver.answer = 'allow-once';
+      const ids = call();
+      await h.harness.executeTool('append', { line: 'kept' }, ids);
+      await h.engine.addRule({ level: 'DENY', match: { serverId: 'fx', toolName: 'append' }, note: 'no more appends' });
+      await expect(h.harness.executeTool('append', { line: 'kept' }, ids)).rejects.toMatchObject({ level: 'DENY', decidedBy: { by: 'rule' } });
+      expect(h.approver.requests).toHaveLength(1);
+      expect(readLines(counter)).toEqual(['kept']);
     });
 
     it('no answer within the timeout is a deny', async () => {
