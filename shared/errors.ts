@@ -163,6 +163,11 @@ export const DenialSchema = z.object({
   reason: z.string(),
   /** How long the approval waited, when `by` is `approval_timeout`. */
   timeoutMs: z.number().int().nonnegative().optional(),
+  /**
+   * An earlier call with the same callId is recorded: it ran (`completed`), or it started and its
+   * result is unknown (`started`). This call did not run again — but "nothing ran" would be false.
+   */
+  keyRecorded: z.enum(['completed', 'started']).optional(),
 });
 export type Denial = z.infer<typeof DenialSchema>;
 

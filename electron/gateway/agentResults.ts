@@ -14,22 +14,29 @@ export const META_ERROR = 'io.miniharness/error';
 
 function denialSentence(error: ErrorShape, tool: string): string {
   const denial = error.details?.denial;
+  // What ran: nothing — unless an earlier call with the same callId did (its record says so).
+  const ran =
+    denial?.keyRecorded === 'completed'
+      ? 'this call did not run again (an earlier call with the same callId ran; its result is recorded in MiniHarness)'
+      : denial?.keyRecorded === 'started'
+        ? 'this call did not run again (an earlier call with the same callId started and may have acted; its result is unknown)'
+        : 'nothing ran';
   switch (denial?.by) {
     case 'person':
-      return `The user denied this call of ${tool} in MiniHarness, so nothing ran. Do not retry it; ask the user what to do instead.`;
+      return `The user denied this call of ${tool} in MiniHarness, so ${ran}. Do not retry it; ask the user what to do instead.`;
     case 'approval_timeout':
-      return `Nobody answered the approval request for ${tool} in MiniHarness within ${Math.round((denial.timeoutMs ?? 0) / 1000)} s, so nothing ran. Ask the user to open MiniHarness, then call it again.`;
+      return `Nobody answered the approval request for ${tool} in MiniHarness within ${Math.round((denial.timeoutMs ?? 0) / 1000)} s, so ${ran}. Ask the user to open MiniHarness, then call it again.`;
     case 'approval_error':
-      return `MiniHarness could not show the approval request for ${tool}, so nothing ran. Ask the user to open MiniHarness, then call it again.`;
+      return `MiniHarness could not show the approval request for ${tool}, so ${ran}. Ask the user to open MiniHarness, then call it again.`;
     case 'guardrail':
       return `MiniHarness refused this call of ${tool} before it ran: ${denial.reason}. Change the arguments to avoid this, or ask the user.`;
     case 'rule':
     case 'default':
-      return `MiniHarness's permission rules do not allow ${tool} (${denial.reason}), so nothing ran. Do not retry; ask the user to allow it in MiniHarness → Permissions if it is needed.`;
+      return `MiniHarness's permission rules do not allow ${tool} (${denial.reason}), so ${ran}. Do not retry; ask the user to allow it in MiniHarness → Permissions if it is needed.`;
     case 'cancelled':
       // The app ended the wait (waitEnded.ts): say what happened, not just "cancelled".
-      if (denial.reason !== CANCELLED_BY_CALLER) return `${upperFirst(denial.reason)} while this call of ${tool} waited for approval; nothing ran. Do not retry it unless the user asks you to.`;
-      return `The call of ${tool} was cancelled while it waited for approval; nothing ran.`;
+      if (denial.reason !== CANCELLED_BY_CALLER) return `${upperFirst(denial.reason)} while this call of ${tool} waited for approval; ${ran}. Do not retry it unless the user asks you to.`;
+      return `The call of ${tool} was cancelled while it waited for approval; ${ran}.`;
     default:
       return `MiniHarness did not allow this call of ${tool}: ${error.message}`;
   }

@@ -35,7 +35,7 @@ import type { CheckpointTaskLinks } from '../checkpoints/taskLinks.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { toolSchemaFingerprint } from '../security/fingerprint.js';
 import type { CallerWait } from '../security/approvals.js';
-import { ApprovalCancelledError } from '../security/errors.js';
+import { ApprovalCancelledError, PermissionDeniedError } from '../security/errors.js';
 import type { ToolAnnotationHints } from '../security/permissions.js';
 import { LOCAL_SERVER_ID } from '../security/permissions.js';
 import type { SecureToolExecutor, SecurityEvent } from '../security/secureExecutor.js';
@@ -317,6 +317,12 @@ export class HarnessApplication {
       // Cancelled while it waited (by the caller, or the app: waitEnded.ts) is not a denial.
       // A recorded key refused by its lookup is an error of the call (as from the claim), not a denial.
       if (!isRefusedClaim(error)) trace.finish(error instanceof ApprovalCancelledError ? 'cancelled' : 'denied', error);
+      // A denial says "nothing ran" — untrue when an earlier call with this key ran (a DENY rule
+      // added since, or a twin attempt allowed while this one waited): the denial says so.
+      if (error instanceof PermissionDeniedError) {
+        const status = checkpoints.get(options.sessionId, options.callId)?.status;
+        if (status === 'completed' || status === 'started') error.keyRecorded = status;
+      }
       throw error;
     }
     if (recorded) return { result: redactor.redactSecretValues(recorded.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings: [] };

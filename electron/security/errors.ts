@@ -100,6 +100,9 @@ export class PermissionDeniedError extends SecurityError {
     super(`The call to "${toolName}" on "${serverId}" was not allowed: ${reason}`);
   }
 
+  /** Set by the pipeline when an earlier call with the same key is recorded (see Denial.keyRecorded). */
+  keyRecorded?: 'completed' | 'started';
+
   /** The typed form of the refusal, for the contract: the GUI words it from this, not from the message. */
   get denial(): Denial {
     const by: Denial['by'] =
@@ -114,6 +117,7 @@ export class PermissionDeniedError extends SecurityError {
       reason: this.reason,
       ...(by === 'rule' && this.decidedBy.ruleId ? { ruleId: this.decidedBy.ruleId } : {}),
       ...(this.timeoutMs !== undefined ? { timeoutMs: this.timeoutMs } : {}),
+      ...(this.keyRecorded ? { keyRecorded: this.keyRecorded } : {}),
     };
   }
 

@@ -31,6 +31,14 @@ describe('agentErrorText', () => {
     expect(sentence(error)).toMatch(expected);
   });
 
+  it('a denial of a key whose earlier call ran says so, never "nothing ran"', () => {
+    const ran = Object.assign(new PermissionDeniedError('append', 'fx', 'DENY', undefined, 'rule "no writes"', { by: 'rule', ruleId: 'r1' }), { keyRecorded: 'completed' as const });
+    expect(sentence(ran)).toMatch(/\(rule "no writes"\), so this call did not run again \(an earlier call with the same callId ran; its result is recorded in MiniHarness\)\./);
+    const started = Object.assign(new PermissionDeniedError('append', 'fx', 'ASK', 'deny', 'the user denied it'), { keyRecorded: 'started' as const });
+    expect(sentence(started)).toMatch(/^The user denied this call of fx__append in MiniHarness, so this call did not run again \(an earlier call with the same callId started and may have acted; its result is unknown\)\./);
+    expect(sentence(started)).not.toMatch(/nothing ran/);
+  });
+
   it('in progress (another process) and a duplicate in flight (this process) read alike: wait, same callId', () => {
     const inProgress = sentence(new CheckpointInProgressError('agent:a:default', CALL, Date.now()));
     expect(inProgress).toBe(sentence(new AppError('duplicate_call', 'A call with this id is already running.')));

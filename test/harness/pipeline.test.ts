@@ -119,7 +119,8 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
       const ids = call();
       await h.harness.executeTool('append', { line: 'kept' }, ids);
       await h.engine.addRule({ level: 'DENY', match: { serverId: 'fx', toolName: 'append' }, note: 'no more appends' });
-      await expect(h.harness.executeTool('append', { line: 'kept' }, ids)).rejects.toMatchObject({ level: 'DENY', decidedBy: { by: 'rule' } });
+      // Nothing runs now, but the earlier call with this key did: the denial says so.
+      await expect(h.harness.executeTool('append', { line: 'kept' }, ids)).rejects.toMatchObject({ level: 'DENY', decidedBy: { by: 'rule' }, denial: { by: 'rule', keyRecorded: 'completed' } });
       expect(h.approver.requests).toHaveLength(1);
       expect(readLines(counter)).toEqual(['kept']);
     });

@@ -21,6 +21,7 @@ describe('describeError', () => {
     expect(describeErrorShape(denied('person'))).toMatchObject({ title: 'Denied: you denied it', text: 'Nothing was run.', next: 'permissions' });
     expect(describeErrorShape(denied('rule'))).toMatchObject({ title: 'Denied: a rule denies it', text: 'Rule "no writes" denies append on fx. Nothing was run.' });
     expect(describeErrorShape(denied('approval_timeout', { timeoutMs: 60_000 })).text).toBe('Nobody answered the approval request within 60 s. Nothing was run.');
+    expect(describeErrorShape(denied('rule', { keyRecorded: 'completed' })).text).toBe('Rule "no writes" denies append on fx. This call did not run again; an earlier call with the same call id ran, and its result is in History.');
   });
 
   it('says what failed and where for an unreachable server', () => {

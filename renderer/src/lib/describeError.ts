@@ -249,7 +249,13 @@ function describeDenial(code: ErrorCode, denial: Denial): Pick<ErrorDescription,
         : denial.by === 'cancelled'
           ? 'The call was cancelled while it waited for approval. '
           : `${sentence(denial.reason)} `;
-  return { title: code === 'approval_cancelled' ? DENIAL_TITLES.cancelled : DENIAL_TITLES[denial.by], text: `${why}Nothing was run.` };
+  const ran =
+    denial.keyRecorded === 'completed'
+      ? 'This call did not run again; an earlier call with the same call id ran, and its result is in History.'
+      : denial.keyRecorded === 'started'
+        ? 'This call did not run again; an earlier call with the same call id started and may have acted (its result is unknown).'
+        : 'Nothing was run.';
+  return { title: code === 'approval_cancelled' ? DENIAL_TITLES.cancelled : DENIAL_TITLES[denial.by], text: `${why}${ran}` };
 }
 
 /** Title, sentences and tone for an error main (or the bridge) returned. */
