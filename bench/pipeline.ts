@@ -556,11 +556,11 @@ async function main(): Promise<void> {
   );
   const spread = (values: number[], digits: number) => `${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}`;
   console.log(
-    `per-round spread: p50 raw ${spread(calls.raw.seq.map((r) => r.p50), 3)} / pipeline ${spread(calls.pipe.seq.map((r) => r.p50), 3)} ms; ` +
-      `concurrent raw ${spread(calls.raw.conc, 0)} / pipeline ${spread(calls.pipe.conc, 0)} calls/s`,
+    `per-round spread: p50 raw ${spread(calls.raw.seq.map((r) => r.p50), 3)} / pipeline ${spread(calls.pipe.seq.map((r) => r.p50), 3)} / in memory ${spread(calls.mem.seq.map((r) => r.p50), 3)} ms; ` +
+      `concurrent raw ${spread(calls.raw.conc, 0)} / pipeline ${spread(calls.pipe.conc, 0)} / in memory ${spread(calls.mem.conc, 0)} calls/s`,
   );
   console.log(
-    `(${ROUNDS} rounds alternating raw/pipeline first, medians over rounds; warm-up ${WARMUP} sequential + ${WARMUP} concurrent per side; concurrent = ${conc}; ` +
+    `(${ROUNDS} rounds, the side going first turning each round, medians over rounds; warm-up ${WARMUP} sequential + ${WARMUP} concurrent per side; concurrent = ${conc}; ` +
       `SQLite WAL + synchronous=NORMAL in a temp dir, group commit, WAL checkpoints off the call path; history: ${history.completed.toLocaleString('en')} completed + ${history.started.toLocaleString('en')} started records, ` +
       `${HISTORY_SESSIONS} sessions (the GUI's holds ${history.guiRecords.toLocaleString('en')}), 1 in ${TOOL_ERROR_EVERY} a tool error, pages as the History view asks (one session, by status or tool), filled through claim/complete in ${fmt(history.fillMs / 1000, 1)} s; ${process.platform}, ${cpus().length} cores, node ${process.versions.node}, ` +
       `load average at start ${startLoad} / end ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
