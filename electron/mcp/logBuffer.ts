@@ -32,6 +32,7 @@ export interface LogMessage {
 const MAX_LOGGER_LENGTH = 200;
 
 export class LogBuffer {
+  /** The kept lines are the last `maxLines` of these: old ones are dropped in one cut per `maxLines` lines, not one per line. */
   private readonly lines: LogLine[] = [];
   private partial = '';
   private secrets: SecretValue[] = [];
@@ -78,13 +79,13 @@ export class LogBuffer {
   }
 
   all(): LogLine[] {
-    return [...this.lines];
+    return this.lines.slice(-this.maxLines);
   }
 
   /** The last `n` stderr lines as text, for error messages. */
   tail(n: number): string[] {
     const pending = this.partial ? [this.clean(this.partial)] : [];
-    return [...this.lines.filter((l) => l.stream === 'stderr').map((l) => l.text), ...pending].slice(-n);
+    return [...this.all().filter((l) => l.stream === 'stderr').map((l) => l.text), ...pending].slice(-n);
   }
 
   subscribe(listener: (line: LogLine) => void): () => void {
@@ -95,12 +96,12 @@ export class LogBuffer {
   private push(stream: LogLine['stream'], raw: string, extra: Pick<LogLine, 'level' | 'logger'> = {}): void {
     const line: LogLine = { at: Date.now(), stream, text: this.clean(raw), ...extra };
     this.lines.push(line);
-    if (this.lines.length > this.maxLines) this.lines.splice(0, this.lines.length - this.maxLines);
+    if (this.lines.length >= 2 * this.maxLines) this.lines.splice(0, this.lines.length - this.maxLines);
     for (const listener of this.listeners) listener(line);
   }
 
   private clean(raw: string): string {
     const cut = raw.length > this.maxLineLength ? `${raw.slice(0, this.maxLineLength)}… [cut]` : raw;
-    return redactString(cut, this.secrets.map((s) => s.reveal()));
+    return this.secrets.length === 0 ? cut : redactString(cut, this.secrets.map((s) => s.reveal()));
   }
 }
