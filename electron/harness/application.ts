@@ -259,7 +259,7 @@ export class HarnessApplication {
       if (!tool) throw new MCPUnknownToolError(toolName, LOCAL_SERVER_ID);
       return { kind: 'local', tool, serverId: LOCAL_SERVER_ID };
     }
-    const entry = serverId === undefined ? this.options.registry.resolve(toolName) : this.options.registry.allTools().find((t) => t.serverId === serverId && t.name === toolName);
+    const entry = serverId === undefined ? this.options.registry.resolve(toolName) : this.options.registry.find(serverId, toolName);
     if (!entry) throw new MCPUnknownToolError(toolName, serverId);
     return { kind: 'mcp', tool: entry.tool, serverId: entry.serverId };
   }

@@ -307,6 +307,11 @@ export class MCPToolRegistry {
     return this.state.toolMap.resolve(name);
   }
 
+  /** The tool `name` of server `serverId` (whether or not a call by name reaches it), or undefined. */
+  find(serverId: string, name: string): RegisteredTool | undefined {
+    return this.state.toolMap.find(serverId, name);
+  }
+
   /** Whether the server's listed tools were taken from the schema cache (not yet listed live). */
   hasCachedTools(id: string): boolean {
     return this.state.toolMap.get(id)?.fromCache === true;

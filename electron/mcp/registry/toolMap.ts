@@ -95,8 +95,24 @@ export class ToolMap {
     return out;
   }
 
-  /** The tool a call by name reaches, or undefined. */
+  /**
+   * The tool a call by name reaches, or undefined: the first of `allTools()` with that name,
+   * found in one pass over the lists (a call resolves its tool; it need not sort every server's).
+   */
   resolve(name: string): RegisteredTool | undefined {
-    return this.allTools().find((t) => t.name === name);
+    let best: RegisteredTool | undefined;
+    for (const [serverId, { tools }] of this.byServer) {
+      const tool = tools.find((t) => t.name === name);
+      if (!tool) continue;
+      const priority = this.priorityOf(serverId);
+      if (!best || priority > best.priority || (priority === best.priority && serverId.localeCompare(best.serverId) < 0)) best = { name, serverId, priority, tool };
+    }
+    return best;
+  }
+
+  /** The tool `name` of server `serverId`, or undefined. */
+  find(serverId: string, name: string): RegisteredTool | undefined {
+    const tool = this.byServer.get(serverId)?.tools.find((t) => t.name === name);
+    return tool ? { name, serverId, priority: this.priorityOf(serverId), tool } : undefined;
   }
 }
