@@ -171,6 +171,48 @@ describe('agents of both eras at one endpoint', () => {
         await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'ASK' });
       }
     });
+
+    it('a callId at ASK: the first call is asked and runs; the same key replays without asking; with other arguments it is refused without asking and nothing runs', async () => {
+      const key = `${era}-asked-key`;
+      const meta = { [META_CALL_ID]: key, [META_SESSION]: 'task-ask' };
+      const asked = (): number => app.events.filter((e) => e.event === 'approval.requested').length;
+      /** The call's answer; fails at once (not at the test's timeout) if a person is asked for it instead. */
+      const unasked = (line: string, call: Promise<ToolResult>): Promise<ToolResult> => {
+        const seen = new Set(app.events.filter((e) => e.event === 'approval.requested').map((e) => (e.payload as ApprovalView).requestId));
+        return Promise.race([
+          call,
+          app.nextEvent<ApprovalView>('approval.requested', (a) => !seen.has(a.requestId) && (a.args as { line?: string }).line === line).then((a): never => {
+            throw new Error(`a person was asked (${a.requestId}) for a call that runs nothing`);
+          }),
+        ]);
+      };
+      // fx__append is at ASK: a person is asked for the first call, and Allow runs it.
+      const firstAsked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === `${era}-keyed`);
+      const pending = agent().callTool({ name: 'fx__append', arguments: { line: `${era}-keyed` }, _meta: meta });
+      await app.call('approvals.answer', { requestId: (await firstAsked).requestId, answer: 'allow-once' });
+      const first = await pending;
+      expect(first.isError).toBeFalsy();
+      expect(readLines(counter).filter((l) => l === `${era}-keyed`)).toHaveLength(1);
+      const askedAfterFirst = asked();
+      const linesAfterFirst = readLines(counter).length;
+
+      // The same key and arguments: the stored result, and nobody is asked (the rule is still ASK).
+      const replay = await unasked(`${era}-keyed`, agent().callTool({ name: 'fx__append', arguments: { line: `${era}-keyed` }, _meta: meta }));
+      expect(replay.isError).toBeFalsy();
+      expect(replay._meta?.[META_REPLAYED]).toBe(true);
+      expect(text(replay)).toBe(text(first));
+
+      // The same key with other arguments: refused with the sentence before anyone is asked; nothing runs.
+      const reused = await unasked(`${era}-other`, agent().callTool({ name: 'fx__append', arguments: { line: `${era}-other` }, _meta: meta }));
+      expect(reused.isError).toBe(true);
+      expect(reused._meta?.['io.miniharness/error']).toBe('arguments_mismatch');
+      expect(text(reused)).toBe(`The callId "${key}" was already used for a call with other arguments. Use a new callId for a new call.`);
+
+      expect(asked()).toBe(askedAfterFirst);
+      expect(await app.call<unknown[]>('approvals.list')).toEqual([]);
+      expect(readLines(counter)).toHaveLength(linesAfterFirst);
+      expect(readLines(counter)).not.toContain(`${era}-other`);
+    });
   });
 
   it('the callId is the key across the eras: a legacy call is replayed to the modern agent', async () => {

@@ -21,12 +21,12 @@ function text(result: unknown): string {
 }
 
 /** A raw HTTP request to the gateway (headers the SDK would never send). */
-function rawPost(url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+function rawPost(url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } }, (res) => {
       let data = '';
       res.on('data', (chunk: Buffer) => (data += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
     });
     req.on('error', reject);
     req.end(body);
@@ -216,6 +216,23 @@ describe('the agent gateway', () => {
     await expect(doomed.listTools()).rejects.toThrow();
     await doomed.close();
     await closed;
+  });
+
+  it('reads the Bearer scheme whatever its case and however many spaces follow it; a wrong token so written is still refused with the sentence', async () => {
+    // The SDK's own check splits on one space: "BEARER  <token>" (two spaces) is read only by MiniHarness's own bearerOf.
+    for (const scheme of ['bearer ', 'BEARER  ', 'bEaReR ']) {
+      const accepted = await rawPost(app.url, { Authorization: `${scheme}${agent.token}` }, INITIALIZE);
+      expect(accepted.status, JSON.stringify(scheme)).toBe(200);
+      expect(accepted.body).toContain('"serverInfo"');
+      expect(accepted.headers['mcp-session-id']).toEqual(expect.any(String));
+    }
+    for (const scheme of ['bearer ', 'BEARER  ']) {
+      const refused = await rawPost(app.url, { Authorization: `${scheme}mhg_not-a-real-token` }, INITIALIZE);
+      expect(refused.status).toBe(401);
+      expect((JSON.parse(refused.body) as { error: { message: string } }).error.message).toMatch(/^MiniHarness refused this agent's token: it is wrong or expired/);
+      expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+      expect(refused.headers['www-authenticate']).toContain('error_description="MiniHarness refused this agent\'s token');
+    }
   });
 
   it('answers bad input with an HTTP error and keeps serving: not JSON, too large, another agent’s session', async () => {

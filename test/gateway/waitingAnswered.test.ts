@@ -1,7 +1,8 @@
 /**
  * Every request an agent sends is answered, whatever the person does meanwhile: revoking or
- * removing the agent, or removing or disabling the server, while the agent's call waits for
- * approval answers that call at once with a sentence saying what happened and that nothing ran —
+ * removing the agent, removing or disabling the server, or the server going away for good, while
+ * the agent's call waits for approval answers that call at once with a sentence saying what
+ * happened and that nothing ran —
  * in both eras (a v1 SDK client in a 2025 session, a v2 client on 2026-07-28), the request never
  * left to the client's own timeout. Real app core + gateway, real SDK agents, the stdio fixture.
  */
@@ -119,31 +120,37 @@ describe('requests waiting for approval are answered when what they wait on goes
     }
   }
 
-  it('a server that goes away for good (its process died, and it cannot be started again) answers the call waiting on it', async () => {
-    // The server's command is a link to node that is gone by the time the registry reconnects: the process dies, the restart cannot start.
-    const command = join(scratch.dir, 'node-link');
-    symlinkSync(process.execPath, command);
-    const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'gone' && p.status.state === 'ready');
-    await app.call('servers.save', { mode: 'create', config: { id: 'gone', name: 'Going', transport: 'stdio', command, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter } } });
-    await ready;
-    await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === 'gone' && t.name === 'crash'));
-    await app.call('permissions.setToolLevel', { serverId: 'gone', toolName: 'crash', level: 'ALLOW' });
-    const agent = await app.createAgent('Server gone');
-    const client = await agentOf('legacy', app.url, agent.token);
-    try {
-      const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.serverId === 'gone');
-      const pending = client.call({ name: 'gone__append', arguments: { line: 'gone-away' } });
-      await asked;
-      unlinkSync(command);
-      const failed = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === 'gone' && p.status.state === 'error');
-      await client.call({ name: 'gone__crash', arguments: {} }).catch(() => undefined);
-      await failed;
-      const result = await pending;
-      expect(result.isError).toBe(true);
-      expect(text(result)).toMatch(/^The server "gone" went away \(.+\) while this call of gone__append waited for approval; nothing ran\./);
-      expect(readLines(counter)).not.toContain('gone-away');
-    } finally {
-      await client.close().catch(() => undefined);
-    }
-  });
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`${era}: a server that goes away for good (its process died, and it cannot be started again) answers the call waiting on it`, async () => {
+      const serverId = `gone-${era}`;
+      // The server's command is a link to node that is gone by the time the registry reconnects: the process dies, the restart cannot start.
+      const command = join(scratch.dir, `node-link-${era}`);
+      symlinkSync(process.execPath, command);
+      const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === serverId && p.status.state === 'ready');
+      await app.call('servers.save', { mode: 'create', config: { id: serverId, name: `Going ${era}`, transport: 'stdio', command, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter } } });
+      await ready;
+      await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === serverId && t.name === 'crash'));
+      await app.call('permissions.setToolLevel', { serverId, toolName: 'crash', level: 'ALLOW' });
+      const agent = await app.createAgent(`Server gone ${era}`);
+      const client = await agentOf(era, app.url, agent.token);
+      try {
+        const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.serverId === serverId);
+        const pending = client.call({ name: `${serverId}__append`, arguments: { line: `gone-away-${era}` } });
+        const approval = await asked;
+        const closed = app.nextEvent<{ requestId: string; outcome: string }>('approval.closed', (c) => c.requestId === approval.requestId);
+        unlinkSync(command);
+        const failed = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === serverId && p.status.state === 'error');
+        await client.call({ name: `${serverId}__crash`, arguments: {} }).catch(() => undefined);
+        await failed;
+        const result = await pending;
+        expect(result.isError).toBe(true);
+        expect(text(result)).toMatch(new RegExp(`^The server "${serverId}" went away \\(.+\\) while this call of ${serverId}__append waited for approval; nothing ran\\.`));
+        expect(result._meta?.['io.miniharness/error']).toBe('approval_cancelled');
+        expect((await closed).outcome).toBe('cancelled');
+        expect(readLines(counter)).not.toContain(`gone-away-${era}`);
+      } finally {
+        await client.close().catch(() => undefined);
+      }
+    });
+  }
 });
