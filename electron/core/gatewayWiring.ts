@@ -88,6 +88,7 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
       store: new OAuthStore(join(options.dataDir, 'gateway-oauth.json'), warnings.notice),
       servers: () => registry.servers().map((config) => ({ id: config.id, name: config.name })),
       onAgentCreated: () => agentsChanged(),
+      ...(options.gateway?.fetchClientMetadata ? { fetchClientMetadata: options.gateway.fetchClientMetadata } : {}),
     }),
     ...(options.gateway?.maxSessionsPerAgent !== undefined ? { maxSessionsPerAgent: options.gateway.maxSessionsPerAgent } : {}),
     ...(options.gateway?.waitingProgressMs !== undefined ? { waitingProgressMs: options.gateway.waitingProgressMs } : {}),

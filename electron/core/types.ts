@@ -35,6 +35,12 @@ export interface CoreOptions {
     maxSessionsPerAgent?: number;
     /** How often a call waiting for approval tells the agent so, by progress (default WAITING_PROGRESS_MS); tests set a short one. */
     waitingProgressMs?: number;
+    /**
+     * How the sign-in fetches a client's Client ID Metadata Document (an https client_id; default:
+     * fetch, with oidc-provider's limits). Tests answer Client ID Metadata Document fetches; a JSON
+     * answer is still required.
+     */
+    fetchClientMetadata?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
   };
   /** Problems the host met before the core started (a corrupt store moved aside, …), for the GUI. */
   warnings?: string[];

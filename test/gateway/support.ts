@@ -35,7 +35,7 @@ export interface GatewayApp {
  */
 export async function startGatewayApp(
   dir: string,
-  options: { gatewayPort?: number; allowNotListening?: boolean; clock?: () => number; gateway?: Pick<NonNullable<CoreOptions['gateway']>, 'maxSessionsPerAgent' | 'waitingProgressMs'> } = {},
+  options: { gatewayPort?: number; allowNotListening?: boolean; clock?: () => number; gateway?: Pick<NonNullable<CoreOptions['gateway']>, 'maxSessionsPerAgent' | 'waitingProgressMs' | 'fetchClientMetadata'> } = {},
 ): Promise<GatewayApp> {
   const dataDir = join(dir, 'data');
   const core = await buildScratchCore(dir, { version: '0.0.0-test', secretsLabel: 'Test', gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}), ...options.gateway } });

@@ -41,7 +41,16 @@ export interface ProviderOptions {
   accountExists(accountId: string): boolean;
   /** The error page (HTML) for a request the server refuses before any redirect is possible. */
   renderError(title: string, detail: string): string;
+  /**
+   * How a Client ID Metadata Document is fetched (default: the global fetch, with the library's
+   * SSRF-protected dispatcher in `init`). Tests answer Client ID Metadata Document fetches; the
+   * answer still goes through the JSON-only check.
+   */
+  fetchClientMetadata?: ClientMetadataFetch;
 }
+
+/** `fetch`'s signature, as oidc-provider calls it for a Client ID Metadata Document. */
+export type ClientMetadataFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Every authorization asks the person: the login prompt is satisfied only by this interaction's own answer. */
 function consentEveryTime(): interactionPolicy.DefaultPolicy {
@@ -54,15 +63,17 @@ function consentEveryTime(): interactionPolicy.DefaultPolicy {
   return policy;
 }
 
-/** The library's fetch, for Client ID Metadata Documents: only a JSON answer is read. */
-async function fetchJsonOnly(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
-  const type = response.headers.get('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
-    await response.body?.cancel();
-    return new Response(null, { status: 415 });
-  }
-  return response;
+/** The library's fetch, for Client ID Metadata Documents: only a JSON answer is read (any other is a 415, which the library refuses). */
+function fetchJsonOnly(fetcher: ClientMetadataFetch): ClientMetadataFetch {
+  return async (input, init) => {
+    const response = await fetcher(input, init);
+    const type = response.headers.get('content-type') ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      await response.body?.cancel();
+      return new Response(null, { status: 415 });
+    }
+    return response;
+  };
 }
 
 export function createProvider(options: ProviderOptions): Provider {
@@ -128,7 +139,7 @@ export function createProvider(options: ProviderOptions): Provider {
       ctx.type = 'html';
       ctx.body = options.renderError('This sign-in cannot go on', typeof out.error_description === 'string' ? out.error_description : String(out.error ?? 'error'));
     },
-    fetch: fetchJsonOnly,
+    fetch: fetchJsonOnly(options.fetchClientMetadata ?? ((input, init) => fetch(input, init))),
   };
   const provider = new Provider(options.issuer, configuration);
   // Refused requests are answered to the client; nothing more is said (and nothing reaches a log).

@@ -33,6 +33,7 @@ import type { AgentStore, StoredAgent } from '../agentStore.js';
 import { readBody } from '../requestBody.js';
 import { consentPage, errorPage, pageSecurityHeaders } from './consentPage.js';
 import type { OAuthStore } from './oauthStore.js';
+import type { ClientMetadataFetch } from './provider.js';
 import { CONSENT_PATH, MCP_SCOPE, OAUTH_ROUTES, createProvider } from './provider.js';
 
 /** What a client shows its user when the gateway refuses its token (ASCII: it travels in a header). */
@@ -60,6 +61,8 @@ export interface SignInOptions {
   servers(): Array<{ id: string; name: string }>;
   /** An agent was created by a sign-in (the Agents view is told). */
   onAgentCreated(agent: StoredAgent): void;
+  /** How Client ID Metadata Documents are fetched (provider.ts; default: fetch). Tests answer them. */
+  fetchClientMetadata?: ClientMetadataFetch;
 }
 
 export type Authentication = { agent: StoredAgent } | { status: 401; sentence: string; headers: Record<string, string> };
@@ -88,7 +91,8 @@ export class GatewaySignIn {
     const origin = `http://127.0.0.1:${port}`;
     const resources = new Set([`${origin}${GATEWAY_PATH}`, `http://localhost:${port}${GATEWAY_PATH}`]);
     try {
-      const provider = createProvider({ issuer: origin, resources, store: this.options.store, accountExists: (id) => id === PERSON, renderError: errorPage });
+      const { fetchClientMetadata } = this.options;
+      const provider = createProvider({ issuer: origin, resources, store: this.options.store, accountExists: (id) => id === PERSON, renderError: errorPage, ...(fetchClientMetadata ? { fetchClientMetadata } : {}) });
       this.listening = { port, origin, resource: new URL(`${origin}${GATEWAY_PATH}`), provider, handler: provider.callback() };
     } catch {
       this.listening = undefined;
