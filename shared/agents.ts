@@ -10,6 +10,8 @@ import { ServerIdSchema } from './serverConfig.js';
 
 /** The gateway's default port on 127.0.0.1 (Settings → Agent gateway changes it). */
 export const DEFAULT_GATEWAY_PORT = 47813;
+/** The agents' idle window by default, in minutes (Settings → Agent gateway changes it, 1–1440). */
+export const DEFAULT_AGENT_IDLE_MINUTES = 10;
 /** The gateway's one path. */
 export const GATEWAY_PATH = '/mcp';
 

@@ -32,6 +32,7 @@ export const CHANNEL_NAMES = [
   'settings.get',
   'settings.setRoots',
   'settings.setGateway',
+  'settings.setAgentIdle',
   'settings.setApprovalTimeout',
   'settings.setKeepRunning',
   'agents.list',

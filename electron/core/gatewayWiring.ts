@@ -80,7 +80,8 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     marksThrough: deps.marksThrough,
     stdio: options.gateway?.stdio ?? { command: GATEWAY_BIN, args: [] },
     onChange: agentsChanged,
-    ...(options.gateway?.idleMs !== undefined ? { idleMs: options.gateway.idleMs } : {}),
+    // The saved idle window (Settings → Agent gateway); a test's `idleMs` overrides it for this run, until the setting changes.
+    idleMs: options.gateway?.idleMs ?? settings.agentIdleMs(),
     ...(options.gateway?.clock ? { clock: options.gateway.clock } : {}),
     // Agents sign in with OAuth (gateway/oauth/): clients, grants and tokens kept in the data folder; the consent page offers the servers.
     signIn: new GatewaySignIn({
@@ -137,6 +138,7 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     if (status.state !== 'listening') warnings.publish();
   };
   settings.onGatewayChanged = () => void start(undefined);
+  settings.onAgentIdleChanged = (idleMs) => void gateway.setIdleMs(idleMs).catch(() => undefined);
 
   return { gateway, agents, agentsChanged, toolsChanged, start };
 }

@@ -4,12 +4,13 @@
  *   --workspace / MINIHARNESS_WORKSPACE, not here); the person adds more in Settings → Folders.
  *   The local tools are rebuilt over the new folders and handed to the harness;
  * - the agent gateway (on/off, port), restarted by the core when it changes;
+ * - the agents' idle window (minutes), handed to the running gateway when it changes;
  * - how long an approval waits for an answer (read by the executor per request).
  * A saved value that is not valid is ignored with a warning (the file is left as it is).
  */
 import { statSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_GATEWAY_PORT } from '../../shared/agents.js';
+import { DEFAULT_AGENT_IDLE_MINUTES, DEFAULT_GATEWAY_PORT } from '../../shared/agents.js';
 import { isAbsolute, resolve } from 'node:path';
 import type { SettingsView } from '../../shared/contract.js';
 import type { FieldErrors } from '../../shared/serverConfig.js';
@@ -22,6 +23,7 @@ import { overlapWithData } from './workspace.js';
 const ROOTS_KEY = 'localTools.extraRoots';
 const GATEWAY_KEY = 'gateway.endpoint';
 const APPROVAL_TIMEOUT_KEY = 'approvals.timeoutSeconds';
+const AGENT_IDLE_KEY = 'gateway.idleMinutes';
 /**
  * 55 s, chosen with agents' own timeouts in mind: the MCP SDKs (TypeScript v1 and v2,
  * DEFAULT_REQUEST_TIMEOUT_MSEC) give up on a request after 60 s, and clients built on them
@@ -40,6 +42,8 @@ export interface GatewaySettings {
 }
 const GatewaySettingsSchema = z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535) });
 const ApprovalTimeoutSchema = z.number().int().min(10).max(3600);
+/** The contract's range for `settings.setAgentIdle`: a minute to a day. */
+const AgentIdleSchema = z.number().int().min(1).max(1440);
 const KEEP_RUNNING_KEY = 'desktop.keepRunningOnClose';
 /** Closing the desktop window keeps the app serving (approvals, the gateway) unless the person turns it off. */
 const KEEP_RUNNING_DEFAULT = true;
@@ -48,8 +52,11 @@ export class SettingsService {
   private extra: string[];
   private gatewaySettings: GatewaySettings;
   private approvalTimeoutSeconds: number;
+  private agentIdleMinutes: number;
   /** Told when the gateway settings changed (the core restarts the endpoint). */
   onGatewayChanged: (settings: GatewaySettings) => void = () => undefined;
+  /** Told the new idle window, in ms (the core hands it to the running gateway). */
+  onAgentIdleChanged: (idleMs: number) => void = () => undefined;
 
   constructor(
     private readonly config: ConfigStore,
@@ -63,12 +70,14 @@ export class SettingsService {
     this.extra = this.loadExtra();
     this.gatewaySettings = this.loadValid(GATEWAY_KEY, GatewaySettingsSchema, { enabled: true, port: DEFAULT_GATEWAY_PORT }, 'agent gateway settings');
     this.approvalTimeoutSeconds = this.loadValid(APPROVAL_TIMEOUT_KEY, ApprovalTimeoutSchema, DEFAULT_APPROVAL_TIMEOUT_SECONDS, 'approval timeout');
+    this.agentIdleMinutes = this.loadValid(AGENT_IDLE_KEY, AgentIdleSchema, DEFAULT_AGENT_IDLE_MINUTES, 'agent idle session time');
   }
 
   view(): SettingsView {
     return {
       roots: [{ path: this.workspace, workspace: true }, ...this.extra.map((path) => ({ path, workspace: false }))],
       gateway: { ...this.gatewaySettings },
+      agentIdleMinutes: this.agentIdleMinutes,
       approvalTimeoutSeconds: this.approvalTimeoutSeconds,
       keepRunningOnClose: this.keepRunningOnClose(),
     };
@@ -83,6 +92,19 @@ export class SettingsService {
     this.config.set(GATEWAY_KEY, next);
     this.gatewaySettings = next;
     this.onGatewayChanged({ ...next });
+    return this.view();
+  }
+
+  /** The agents' idle window, in ms (the gateway's: a session or client unseen this long goes). */
+  agentIdleMs(): number {
+    return this.agentIdleMinutes * 60_000;
+  }
+
+  setAgentIdle(minutes: number): SettingsView {
+    const next = AgentIdleSchema.parse(minutes);
+    this.config.set(AGENT_IDLE_KEY, next);
+    this.agentIdleMinutes = next;
+    this.onAgentIdleChanged(this.agentIdleMs());
     return this.view();
   }
 

@@ -24,7 +24,8 @@ export interface CoreOptions {
    * The agent gateway. `port` overrides the saved setting for this run (0: any free port — tests,
    * `--gateway-port`); `stdio`: how the stdio entry (`miniharness-gateway`) is started here,
    * shown in "Connect an agent"; `idleMs` and `clock`: when an unseen client stops being
-   * connected, and the time it is measured by (tests; defaults: gateway/clientPresence.ts).
+   * connected, and the time it is measured by (tests; `idleMs` overrides the saved setting for
+   * this run, as `port` does, until the setting is changed; default clock: Date.now).
    */
   gateway?: {
     port?: number;

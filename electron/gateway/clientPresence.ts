@@ -2,7 +2,7 @@
  * Who is connected to the gateway, in both eras, and when someone stops being connected. One
  * rule for both: a client is connected while it holds a request open (a call in progress, a
  * 2025 GET notification stream, a 2026-07-28 `subscriptions/listen` stream) or was last seen
- * within the idle window (AGENT_IDLE_MS). Nothing tells the gateway that a client went away
+ * within the idle window (a setting, Settings → Agent gateway; AGENT_IDLE_MS by default). Nothing tells the gateway that a client went away
  * (a process that exits without ending its session says nothing), so being unseen that long is
  * the only sign.
  *
@@ -13,9 +13,10 @@
  */
 import { CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { AgentRecentClientView } from '../../shared/agents.js';
+import { DEFAULT_AGENT_IDLE_MINUTES } from '../../shared/agents.js';
 
-/** A client unseen this long, with no request open, is no longer connected (a 2025 session is then closed). */
-export const AGENT_IDLE_MS = 10 * 60_000;
+/** By default, a client unseen this long, with no request open, is no longer connected (a 2025 session is then closed). */
+export const AGENT_IDLE_MS = DEFAULT_AGENT_IDLE_MINUTES * 60_000;
 
 /** Milliseconds since the epoch, as Date.now. */
 export type Clock = () => number;
@@ -80,8 +81,13 @@ export class ModernClients {
 
   constructor(
     private readonly clock: Clock,
-    private readonly idleMs: number,
+    private idleMs: number,
   ) {}
+
+  /** The idle window changed (Settings): `list` and `forgetIdle` measure by the new one from now. */
+  setIdleMs(idleMs: number): void {
+    this.idleMs = idleMs;
+  }
 
   /**
    * A modern request of `agentId` (its body already read) is being served until `res` closes.

@@ -56,7 +56,7 @@ export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActi
   maxBodyBytes?: number;
   /** Open sessions one agent may hold; beyond it the least recently used idle one is closed, and a new one is refused when all are busy (sessionLimit.ts). */
   maxSessionsPerAgent?: number;
-  /** A 2025 session or 2026-07-28 client unseen this long with no request open is no longer connected (default AGENT_IDLE_MS). */
+  /** A 2025 session or 2026-07-28 client unseen this long with no request open is no longer connected (default AGENT_IDLE_MS; `setIdleMs` changes it). */
   idleMs?: number;
   /** The time (default Date.now; tests advance their own). */
   clock?: Clock;
@@ -93,7 +93,7 @@ export class Gateway {
   private readonly modern: ModernAgents;
   /** Modern clients seen lately, by the clientInfo of their envelopes. */
   private readonly modernClients: ModernClients;
-  private readonly idleMs: number;
+  private idleMs: number;
   private readonly clock: Clock;
   /** Looks for idle sessions and clients while listening. */
   private idleTimer: NodeJS.Timeout | undefined;
@@ -101,7 +101,7 @@ export class Gateway {
   private readonly signIn: GatewaySignIn;
   /** When a request last looked for idle sessions and clients, and how often one does (never longer than the idle window). */
   private lastSweepAt = -Infinity;
-  private readonly sweepMs: number;
+  private sweepMs: number;
   /** Requests that run or wait on something: answered before a connection closes; their sessions are busy. */
   private readonly inFlight = new CallsInFlight();
   /** The agents' tasks (agentTasks.ts), shared by every request of the stateless era. */
@@ -140,11 +140,33 @@ export class Gateway {
       this.signIn.listenOn(outcome.port);
       // A later error (none expected once bound) must not end the process.
       http.on('error', () => undefined);
-      this.idleTimer = setInterval(() => void this.expireIdle().catch(() => undefined), Math.max(1000, Math.min(this.idleMs, 60_000)));
-      this.idleTimer.unref();
+      this.startIdleTimer();
     } else http.close();
     this.setState(outcome);
     return this.status();
+  }
+
+  /** The timer that looks for idle sessions and clients: as often as the window, between 1 s and a minute. */
+  private startIdleTimer(): void {
+    clearInterval(this.idleTimer);
+    this.idleTimer = setInterval(() => void this.expireIdle().catch(() => undefined), Math.max(1000, Math.min(this.idleMs, 60_000)));
+    this.idleTimer.unref();
+  }
+
+  /**
+   * The idle window changed (Settings → Agent gateway), applied at once without a restart: the
+   * sessions and clients already unseen that long go now (sessions closed, the view told), and
+   * requests look for idle ones at most every min(1 s, window) as before.
+   */
+  async setIdleMs(idleMs: number): Promise<void> {
+    if (idleMs === this.idleMs) return;
+    this.idleMs = idleMs;
+    this.sweepMs = Math.min(1000, idleMs);
+    this.modernClients.setIdleMs(idleMs);
+    if (this.idleTimer) this.startIdleTimer();
+    // A longer window may list again a session or client that was idle but not yet gone.
+    this.options.onChange();
+    await this.expireIdle();
   }
 
   /** Closes every session and stops listening. */

@@ -1,4 +1,4 @@
-/** The contract's `settings.*` part: the app settings the GUI edits (folders, gateway, approval timeout, keep running). */
+/** The contract's `settings.*` part: the app settings the GUI edits (folders, gateway, agents' idle window, approval timeout, keep running). */
 import { z } from 'zod';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, channel } from './common.js';
@@ -14,6 +14,12 @@ export const SettingsViewSchema = z.object({
   ),
   /** The agent gateway's endpoint: on or off, and its port on 127.0.0.1. */
   gateway: z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535) }),
+  /**
+   * The agents' idle window, in minutes: a 2025 session unseen this long with no request or stream
+   * open is closed (a request on it then gets 404), and a 2026-07-28 client unseen this long is no
+   * longer listed as connected.
+   */
+  agentIdleMinutes: z.number().int(),
   /** How long an approval waits for an answer before the call is denied. */
   approvalTimeoutSeconds: z.number().int(),
   /**
@@ -35,6 +41,11 @@ export const settingChannels = {
   'settings.setRoots': channel(z.object({ roots: z.array(z.string().min(1).max(4096)).max(50) }).strict(), SettingsViewSchema),
   /** Turns the agent gateway on or off, or moves it to another port (applied at once; a port in use shows in agents.list). */
   'settings.setGateway': channel(z.object({ enabled: z.boolean(), port: z.number().int().min(1024).max(65535) }).strict(), SettingsViewSchema),
+  /**
+   * The agents' idle window in minutes (1–1440), applied at once to the running gateway: sessions
+   * and clients already unseen that long go now.
+   */
+  'settings.setAgentIdle': channel(z.object({ minutes: z.number().int().min(1).max(1440) }).strict(), SettingsViewSchema),
   /** How long an approval waits before the call is denied (applies to requests made after). */
   'settings.setApprovalTimeout': channel(z.object({ seconds: z.number().int().min(10).max(3600) }).strict(), SettingsViewSchema),
   /** Sets whether closing the desktop app's window keeps it running in the background (tray / dock). */

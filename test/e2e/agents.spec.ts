@@ -254,6 +254,17 @@ test.describe('an agent through the GUI', () => {
     await page.getByRole('button', { name: 'Save timeout' }).click();
     await expect(seconds).not.toHaveAttribute('aria-invalid', 'true');
     expect((await ctx.bridge.ok<{ approvalTimeoutSeconds: number }>('settings.get', {})).approvalTimeoutSeconds).toBe(45);
+    // The agents' idle time: its hint says what it does; out of range is refused at the field, a valid one is saved.
+    const idle = page.getByLabel(/End an agent’s idle session after \(minutes\)/);
+    await expect(idle).toHaveValue('10');
+    await expect(idle).toHaveAccessibleDescription(/a request on it then gets 404/);
+    await idle.fill('0');
+    await page.getByRole('button', { name: 'Save idle time' }).click();
+    await expect(page.locator('#agent-idle-error')).toHaveText('Must be a whole number from 1 to 1440');
+    await idle.fill('30');
+    await page.getByRole('button', { name: 'Save idle time' }).click();
+    await expect(idle).not.toHaveAttribute('aria-invalid', 'true');
+    await expect.poll(async () => (await ctx.bridge.ok<{ agentIdleMinutes: number }>('settings.get', {})).agentIdleMinutes).toBe(30);
   });
 });
 

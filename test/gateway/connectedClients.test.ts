@@ -15,34 +15,7 @@ import type { AgentsView, AgentView } from '../../shared/agents.js';
 import { AGENT_IDLE_MS } from '../../electron/gateway/clientPresence.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, connectModernAgent, startGatewayApp } from './support.js';
-
-/** A 2025 request on a given session, as a client that kept only its session id would send it. */
-function onSession(url: URL, token: string, sessionId: string): Promise<{ status: number; body: string }> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/list', params: {} });
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          Authorization: `Bearer ${token}`,
-          'Mcp-Session-Id': sessionId,
-          'Mcp-Protocol-Version': '2025-06-18',
-        },
-      },
-      (res) => {
-        let data = '';
-        res.on('data', (chunk: Buffer) => (data += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+import { connectAgent, connectModernAgent, requestOnSession as onSession, startGatewayApp } from './support.js';
 
 /** A 2025 GET notification stream on a session, open once the gateway answered its headers. */
 function openStream(url: URL, token: string, sessionId: string): Promise<{ status: number; close(): void }> {

@@ -3,6 +3,7 @@
  * real SDK `Client` over Streamable HTTP. Tests drive the GUI's side through the contract
  * (`dispatch`) and watch the contract's events, as the renderer would.
  */
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { buildScratchCore } from '../helpers/scratchCore.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
@@ -109,4 +110,31 @@ export async function connectAgent(url: URL, token: string, name = 'test-agent')
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return client;
+}
+
+/** A 2025 request on a given session, as a client that kept only its session id would send it. */
+export function requestOnSession(url: URL, token: string, sessionId: string): Promise<{ status: number; body: string }> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/list', params: {} });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          Authorization: `Bearer ${token}`,
+          'Mcp-Session-Id': sessionId,
+          'Mcp-Protocol-Version': '2025-06-18',
+        },
+      },
+      (res) => {
+        let data = '';
+        res.on('data', (chunk: Buffer) => (data += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }

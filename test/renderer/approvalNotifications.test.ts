@@ -119,7 +119,7 @@ describe('desktop events in the renderer', () => {
     const client = new FakeClient();
     const store = createAppStore(client);
     const unbind = bindBridge(client, store);
-    const settings = { roots: [{ path: '/w', workspace: true }], gateway: { enabled: true, port: 47813 }, approvalTimeoutSeconds: 120, keepRunningOnClose: false };
+    const settings = { roots: [{ path: '/w', workspace: true }], gateway: { enabled: true, port: 47813 }, agentIdleMinutes: 10, approvalTimeoutSeconds: 120, keepRunningOnClose: false };
     client.emit('settings.changed', { settings });
     expect(store.getState().settings).toEqual(settings);
     unbind();

@@ -1,6 +1,6 @@
 /**
  * Settings the GUI edits (loaded with 'settings.get'): the local tools' folders ('settings.setRoots'),
- * the agent gateway ('settings.setGateway'), the approval timeout ('settings.setApprovalTimeout')
+ * the agent gateway ('settings.setGateway'), the agents' idle window ('settings.setAgentIdle'), the approval timeout ('settings.setApprovalTimeout')
  * and, in the desktop app, whether closing the window keeps it running ('settings.setKeepRunning').
  * 'settings.changed' keeps them current.
  */
@@ -17,6 +17,8 @@ export interface SettingsSlice {
   setRoots(roots: string[]): Promise<ErrorShape | undefined>;
   /** Turns the agent gateway on or off, or moves its port; resolves to the error when refused. */
   setGateway(enabled: boolean, port: number): Promise<ErrorShape | undefined>;
+  /** How long an agent's session or client may go unseen before it ends; resolves to the error when refused. */
+  setAgentIdle(minutes: number): Promise<ErrorShape | undefined>;
   setApprovalTimeout(seconds: number): Promise<ErrorShape | undefined>;
   /** Desktop app: closing the window keeps it running in the tray / dock; resolves to the error when refused. */
   setKeepRunning(keepRunning: boolean): Promise<ErrorShape | undefined>;
@@ -61,6 +63,10 @@ export const createSettingsSlice: ClientSliceCreator<SettingsSlice> = (client) =
 
     setGateway(enabled, port) {
       return save(() => client.call('settings.setGateway', { enabled, port }));
+    },
+
+    setAgentIdle(minutes) {
+      return save(() => client.call('settings.setAgentIdle', { minutes }));
     },
 
     setApprovalTimeout(seconds) {

@@ -1,6 +1,7 @@
 /**
  * Settings → Agent gateway: serve agents or not, and on which port of 127.0.0.1 (applied at once:
- * the endpoint restarts; a port another program holds shows in the state line and in Agents).
+ * the endpoint restarts; a port another program holds shows in the state line and in Agents), and
+ * how long an agent's session may go unseen before it ends (applied at once, no restart).
  * Settings → Approvals: how long an approval waits before the call is denied. Each field's
  * problem shows at the field, whether this page or main found it.
  */
@@ -123,8 +124,42 @@ function GatewayForm({ saved }: { saved: { enabled: boolean; port: number } }) {
   );
 }
 
+function AgentIdleForm({ saved }: { saved: number }) {
+  const save = useAppStore((s) => s.setAgentIdle);
+  const notify = useAppStore((s) => s.notify);
+  const [minutes, setMinutes] = useState(String(saved));
+  const { errors, setErrors, other, settle } = useRefusal();
+
+  async function submit(): Promise<void> {
+    const wanted = wholeNumber(minutes, 1, 1440);
+    if (typeof wanted === 'string') {
+      setErrors({ minutes: [wanted] });
+      return;
+    }
+    if (settle(await save(wanted))) notify('success', `An agent unseen for ${wanted} min is no longer connected.`);
+  }
+
+  return (
+    <SettingsForm other={other} onSubmit={() => void submit()}>
+      <NumberField
+        id="agent-idle"
+        label="End an agent’s idle session after (minutes)"
+        hint="A 2025 session unseen this long with no request or stream open is closed and disappears from Agents; a request on it then gets 404 and its client starts anew. A 2026-07-28 client unseen this long leaves the list. Applies at once, no restart. 1–1440 (default 10)."
+        value={minutes}
+        errors={errors.minutes ?? []}
+        onChange={(value) => {
+          setMinutes(value);
+          setErrors({});
+        }}
+      />
+      <SaveButton label="Save idle time" />
+    </SettingsForm>
+  );
+}
+
 export function GatewaySettingsCard() {
   const saved = useAppStore((s) => s.settings?.gateway);
+  const idleMinutes = useAppStore((s) => s.settings?.agentIdleMinutes);
   const gateway = useAppStore((s) => s.agentsView?.gateway);
   const navigate = useAppStore((s) => s.navigate);
   const state = gateway ? describeGatewayState(gateway) : undefined;
@@ -151,6 +186,7 @@ export function GatewaySettingsCard() {
         </p>
       )}
       {saved && <GatewayForm key={`${saved.enabled}:${saved.port}`} saved={saved} />}
+      {idleMinutes !== undefined && <AgentIdleForm key={idleMinutes} saved={idleMinutes} />}
     </section>
   );
 }
