@@ -30,10 +30,11 @@
  * this process (pipelineProfile.ts) while the pipeline runs BENCH_PROFILE_CALLS (5000) sequential,
  * then as many concurrent calls, after the same warm-up; the raw SDK client is profiled the same
  * way, for the floor. Prints busy time per call by kind (SQLite, each project area, SDK, Node,
- * GC) and the project files' functions with the most self time.
+ * GC) and the project files' functions with the most self time. BENCH_PROFILE_DIR writes each section's
+ * summary there; BENCH_PROFILE_BASELINE (an earlier run's BENCH_PROFILE_DIR) prints each row before → after.
  */
 import { EventEmitter } from 'node:events';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -52,6 +53,7 @@ import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, stdioFixtureConfig } from '../test/helpers/fixtures.js';
 import type { GroupCommitStats } from '../electron/storage/groupCommit.js';
 import type { Caller, ConcurrencyMode, CpuSample, SequentialResult } from './pipelineHelpers.js';
+import type { ProfileSummary } from './pipelineProfile.js';
 import { formatSummary, profileWhile, summarize } from './pipelineProfile.js';
 import {
   InMemoryRuleStore,
@@ -79,6 +81,10 @@ const HISTORY_QUERIES = Number(process.env.BENCH_HISTORY_QUERIES ?? 200);
 const STAGES = process.env.BENCH_STAGES === '1';
 const PROFILE = process.argv.includes('--profile');
 const PROFILE_CALLS = Number(process.env.BENCH_PROFILE_CALLS ?? 5000);
+/** `--profile`: writes each section's summary here (JSON), for a later run's BENCH_PROFILE_BASELINE. */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+/** `--profile`: an earlier run's BENCH_PROFILE_DIR; each row then reads before → after. */
+const PROFILE_BASELINE = process.env.BENCH_PROFILE_BASELINE;
 
 const SERVER_ID = 'fx';
 const USER = { userId: 'bench-user', sessionId: 'bench-session' };
@@ -469,10 +475,25 @@ async function profilePipeline(): Promise<void> {
     const mid = stats();
     const par = summarize(await profileWhile(async () => void (await runConcurrent(call, PROFILE_CALLS, take(PROFILE_CALLS), CONCURRENCY)), 100), PROFILE_CALLS);
     const after = stats();
-    for (const line of formatSummary(`${name}, sequential`, seq)) console.log(line);
+    const file = (mode: string) => `pipeline-${call === raw ? 'raw' : 'pipeline'}-${mode}.json`;
+    if (PROFILE_DIR) {
+      mkdirSync(PROFILE_DIR, { recursive: true });
+      writeFileSync(join(PROFILE_DIR, file('sequential')), JSON.stringify(seq));
+      writeFileSync(join(PROFILE_DIR, file('concurrent')), JSON.stringify(par));
+    }
+    const baseline = (mode: string): ProfileSummary | undefined => {
+      if (!PROFILE_BASELINE) return undefined;
+      try {
+        return JSON.parse(readFileSync(join(PROFILE_BASELINE, file(mode)), 'utf8')) as ProfileSummary;
+      } catch {
+        console.log(`(no baseline profile ${file(mode)} in ${PROFILE_BASELINE})`);
+        return undefined;
+      }
+    };
+    for (const line of formatSummary(`${name}, sequential`, seq, baseline('sequential'))) console.log(line);
     if (call === pipeline.call) console.log(`  (group commit: ${fmt(((mid.busyMs - before.busyMs) / PROFILE_CALLS) * 1000, 1)} µs/call inside SQLite transactions, ${fmt((mid.transactions - before.transactions) / PROFILE_CALLS, 2)} transactions/call)`);
     console.log('');
-    for (const line of formatSummary(`${name}, concurrent (${conc})`, par)) console.log(line);
+    for (const line of formatSummary(`${name}, concurrent (${conc})`, par, baseline('concurrent'))) console.log(line);
     if (call === pipeline.call) console.log(`  (group commit: ${fmt(((after.busyMs - mid.busyMs) / PROFILE_CALLS) * 1000, 1)} µs/call inside SQLite transactions, ${fmt((after.transactions - mid.transactions) / PROFILE_CALLS, 3)} transactions/call)`);
     console.log('');
   }

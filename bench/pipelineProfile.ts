@@ -206,18 +206,30 @@ function cut(text: string): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text.padEnd(60);
 }
 
-export function formatSummary(title: string, summary: ProfileSummary): string[] {
-  const perCall = (ms: number) => ((ms / summary.calls) * 1000).toFixed(1).padStart(7);
-  const busy = summary.kinds.reduce((a, [, ms]) => a + ms, 0);
+/**
+ * `baseline`: the same section's summary from an earlier run (BENCH_PROFILE_BASELINE): each row
+ * then reads "before → after" (µs per call; "–" where the earlier run had no such row).
+ */
+export function formatSummary(title: string, summary: ProfileSummary, baseline?: ProfileSummary): string[] {
+  const perCall = (ms: number, calls = summary.calls) => ((ms / calls) * 1000).toFixed(1).padStart(7);
+  const busyOf = (s: ProfileSummary) => s.kinds.reduce((a, [, ms]) => a + ms, 0);
+  const busy = busyOf(summary);
   const project = summary.kinds.filter(([k]) => k.startsWith('project:')).reduce((a, [, ms]) => a + ms, 0);
+  const value = (rows: ProfileSummary['kinds'] | undefined, key: string, ms: number): string => {
+    if (!baseline) return perCall(ms);
+    const before = rows?.find(([k]) => k === key)?.[1];
+    return `${before === undefined ? '      –' : perCall(before, baseline.calls)} → ${perCall(ms).trim()}`;
+  };
+  const unit = baseline ? 'µs/call (before → after)' : 'µs/call';
   const lines = [
-    `${title}: ${summary.calls} calls, wall ${summary.wallMs.toFixed(0)} ms, busy ${busy.toFixed(0)} ms = ${perCall(busy).trim()} µs/call (project files ${perCall(project).trim()} µs/call), idle ${summary.idleMs.toFixed(0)} ms`,
-    '  busy time by kind                                              µs/call',
-    ...summary.kinds.map(([kind, ms]) => `    ${kind.padEnd(60)} ${perCall(ms)}`),
-    '  top self time, project files                                   µs/call',
-    ...summary.top.map(([fn, ms]) => `    ${cut(fn)} ${perCall(ms)}`),
+    `${title}: ${summary.calls} calls, wall ${summary.wallMs.toFixed(0)} ms, busy ${busy.toFixed(0)} ms = ${perCall(busy).trim()} µs/call (project files ${perCall(project).trim()} µs/call), idle ${summary.idleMs.toFixed(0)} ms` +
+      (baseline ? `; before: busy ${perCall(busyOf(baseline), baseline.calls).trim()} µs/call` : ''),
+    `  busy time by kind                                              ${unit}`,
+    ...summary.kinds.map(([kind, ms]) => `    ${kind.padEnd(60)} ${value(baseline?.kinds, kind, ms)}`),
+    `  top self time, project files                                   ${unit}`,
+    ...summary.top.map(([fn, ms]) => `    ${cut(fn)} ${value(baseline?.top, fn, ms)}`),
     '  top by nearest project frame (its own time + libraries, SQLite, native it called)',
-    ...summary.owners.map(([fn, ms]) => `    ${cut(fn)} ${perCall(ms)}`),
+    ...summary.owners.map(([fn, ms]) => `    ${cut(fn)} ${value(baseline?.owners, fn, ms)}`),
   ];
   return lines;
 }
