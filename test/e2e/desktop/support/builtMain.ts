@@ -12,8 +12,10 @@ import { ROOT } from '../../support/webHost.js';
 export const MAIN_BUNDLE = join(ROOT, 'out', 'main', 'main.js');
 export const PRELOAD_BUNDLE = join(ROOT, 'out', 'preload', 'preload.cjs');
 export const RENDERER_INDEX = join(ROOT, 'out', 'renderer', 'index.html');
-const REGISTER = pathToFileURL(join(ROOT, 'test', 'doubles', 'electron', 'electron-double', 'register.mjs')).href;
-const TAG = '@@electron-double ';
+/** `node --import <this>` makes `electron` the double. */
+export const REGISTER = pathToFileURL(join(ROOT, 'test', 'doubles', 'electron', 'electron-double', 'register.mjs')).href;
+/** The prefix of the double's record lines on stdout. */
+export const TAG = '@@electron-double ';
 
 export interface DoubleRecord {
   kind: string;
