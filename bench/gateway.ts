@@ -33,7 +33,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
@@ -292,6 +292,7 @@ async function profileHost(side: GatewaySide | (Side & { host: HostProcess }), e
       return summary.own.map(([name, ms]) => [name, cpuMs === undefined ? (ms * 1000) / PROFILE_CALLS : ((ms / busy) * cpuMs * 1000) / PROFILE_CALLS]);
     };
     if (PROFILE_DIR) {
+      mkdirSync(PROFILE_DIR, { recursive: true });
       // Open in Chrome DevTools (Performance) or speedscope.
       writeFileSync(join(PROFILE_DIR, `gateway-${era}-sequential.cpuprofile`), JSON.stringify(sequentialProfile));
       writeFileSync(join(PROFILE_DIR, `gateway-${era}-concurrent.cpuprofile`), JSON.stringify(concurrentProfile));
