@@ -6,7 +6,8 @@
  * and modern (2026-07-28 stateless: a v2 Client, `versionNegotiation: 'auto'`, which must end on
  * 2026-07-28) — through:
  * - direct: the agent spawns the server itself (stdio, no HTTP) — the floor of everything;
- * - floor: the thinnest SDK proxy of that era (bench/httpFloor.ts) — what the HTTP hop costs;
+ * - floor: the thinnest SDK proxy of that era (bench/httpFloor.ts) — what the HTTP hop costs; for
+ *   2025 sessions also the same proxy on the SDK's v2 line (floor-v2), which the gateway is built on;
  * - the peers (bench/peers.ts): `mcp-proxy` (sessions, and its 2026-07-28 leg) and `supergateway
  *   --stateful`; `supergateway` stateless starts a server process per request, so it gets a few
  *   sequential calls only, apart;
@@ -67,7 +68,7 @@ const PROFILE = process.env.BENCH_PROFILE === '1' || process.argv.includes('--pr
 const PROFILE_BASELINE = process.env.BENCH_PROFILE_BASELINE;
 /** Sequential calls of the supergateway-stateless spot rows. */
 const SPOT_CALLS = Number(process.env.BENCH_SPOT_CALLS ?? 10);
-/** Only these rows (comma-separated keys: direct, floor, mcp-proxy, supergateway-stateful, supergateway-stateless; the gateway always), for a quick look at one change. */
+/** Only these rows (comma-separated keys: direct, floor, floor-v2, mcp-proxy, supergateway-stateful, supergateway-stateless; the gateway always), for a quick look at one change. */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim());
 const PROFILE_CALLS = Number(process.env.BENCH_PROFILE_CALLS ?? 2000);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
@@ -166,8 +167,9 @@ async function httpAgent(era: Era, url: URL, name: string, token?: string): Prom
 }
 
 /** The floor proxy of `era` (bench/httpFloor.ts) as its own process, and the agent of that era over HTTP to it. */
-async function floorCaller(json: boolean, era: Era = 'legacy'): Promise<Side> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'bench', 'httpFloor.ts'), '--era', era, ...(json ? ['--json'] : []), '--', process.execPath, ...everythingEntry()], {
+async function floorCaller(json: boolean, era: Era = 'legacy', sdkLine: 'v1' | 'v2' = era === 'legacy' ? 'v1' : 'v2'): Promise<Side> {
+  const floorEra = era === 'legacy' && sdkLine === 'v2' ? 'legacy-v2' : era;
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'bench', 'httpFloor.ts'), '--era', floorEra, ...(json ? ['--json'] : []), '--', process.execPath, ...everythingEntry()], {
     cwd: PROJECT_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -406,6 +408,8 @@ async function main(): Promise<void> {
   await add('direct', 'legacy', 'direct: v1 Client → server-everything (stdio, no HTTP)', directCaller);
   await add('direct', 'modern', 'direct: v2 Client (auto) → server-everything (stdio, no HTTP)', directModern);
   await add('floor', 'legacy', 'floor: bare v1 proxy (HTTP, session)', () => floorCaller(false, 'legacy'));
+  // The gateway serves 2025 sessions on the SDK's v2 line: the same bare proxy on v2 tells its own work from the line's.
+  await add('floor-v2', 'legacy', 'floor: bare v2 proxy (HTTP, session; the SDK line the gateway uses)', () => floorCaller(false, 'legacy', 'v2'));
   await add('floor', 'modern', 'floor: bare v2 handler (HTTP, stateless)', () => floorCaller(false, 'modern'));
   if (FLOOR_JSON) await add('floor-json', 'legacy', 'floor, JSON responses (enableJsonResponse)', () => floorCaller(true));
   for (const era of ['legacy', 'modern'] as const) {
@@ -476,6 +480,7 @@ async function main(): Promise<void> {
     const gw = measuredOfEra.find((r) => r.key === 'gateway')!;
     const peers = measuredOfEra.filter((r) => r.peer);
     const floor = measuredOfEra.find((r) => r.key === 'floor');
+    const floorV2 = measuredOfEra.find((r) => r.key === 'floor-v2');
     const direct = measuredOfEra.find((r) => r.key === 'direct') ?? sides.find((r) => r.key === 'direct');
     const bestP50 = peers.length > 0 ? peers.reduce((a, b) => (p50(b) < p50(a) ? b : a)) : undefined;
     const bestConc = peers.length > 0 ? peers.reduce((a, b) => (conc(b) > conc(a) ? b : a)) : undefined;
@@ -489,6 +494,12 @@ async function main(): Promise<void> {
         `calls/s ×${fmt(concRatio, 2)} (best: ${bestConc?.key ?? '–'} ${bestConc ? fmt(conc(bestConc), 0) : '–'}); ` +
         `gateway − floor p50 +${floor ? fmt(p50(gw) - p50(floor)) : '–'} ms (MiniHarness's own work), floor − direct +${floor && direct ? fmt(p50(floor) - p50(direct)) : '–'} ms (the HTTP hop)`,
     );
+    if (floor && floorV2) {
+      console.log(
+        `on the SDK's v2 line: gateway − v2 floor p50 +${fmt(p50(gw) - p50(floorV2))} ms (MiniHarness's own work), v2 floor − v1 floor +${fmt(p50(floorV2) - p50(floor))} ms (what the v2 line costs a bare proxy); ` +
+          `calls/s: gateway ×${fmt(conc(gw) / conc(floorV2), 2)} of the v2 floor`,
+      );
+    }
     console.log(`per-round spread: ${measuredOfEra.map((side) => `${side.key} p50 ${spread(side.seq.map((r) => r.p50), 3)} ms, ${spread(side.conc, 0)} calls/s`).join('; ')}`);
     const rowJson: Record<string, unknown> = {};
     for (const r of ofEra) rowJson[r.key] = 'na' in r ? { na: r.na } : { p50_ms: round3(p50(r)), p99_ms: round3(p99(r)), calls_per_s: Math.round(conc(r)) };

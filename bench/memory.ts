@@ -18,7 +18,7 @@
  * Env: BENCH_MEMORY_RECORDS (100000), BENCH_MEMORY_CALLS (10000), BENCH_MEMORY_SERVERS (20), BENCH_MEMORY_AGENTS (5).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
@@ -75,6 +75,8 @@ function rssMb(pid: number): number {
 
 interface Reading {
   rssMb: number;
+  /** The database's WAL file: bounded under load only if checkpoints let it start over (walCheckpointer.ts). */
+  walMb: number;
   heapUsedMb: number;
   heapTotalMb: number;
 }
@@ -82,7 +84,15 @@ interface Reading {
 async function read(host: HostProcess, inspector: InspectorClient): Promise<Reading> {
   if (FORCE_GC) await inspector.send('HeapProfiler.collectGarbage');
   const heap = await inspector.send<{ usedSize: number; totalSize: number }>('Runtime.getHeapUsage');
-  return { rssMb: rssMb(host.pid), heapUsedMb: heap.usedSize / 2 ** 20, heapTotalMb: heap.totalSize / 2 ** 20 };
+  return { rssMb: rssMb(host.pid), walMb: walMb(), heapUsedMb: heap.usedSize / 2 ** 20, heapTotalMb: heap.totalSize / 2 ** 20 };
+}
+
+function walMb(): number {
+  try {
+    return statSync(join(dataDir, 'miniharness.db-wal')).size / 2 ** 20;
+  } catch {
+    return 0; // no WAL file (yet, or after a clean close)
+  }
 }
 
 type CallTool = (params: { name: string; arguments: Record<string, unknown> }) => Promise<CallToolResult>;
@@ -142,14 +152,14 @@ async function main(): Promise<void> {
   const after2 = await read(host, inspector);
   const guiEvents = gui.events.length;
 
-  const row = (label: string, r: Reading) => [label, fmt(r.rssMb, 1), fmt(r.heapUsedMb, 1), fmt(r.heapTotalMb, 1)];
+  const row = (label: string, r: Reading) => [label, fmt(r.rssMb, 1), fmt(r.heapUsedMb, 1), fmt(r.heapTotalMb, 1), fmt(r.walMb, 1)];
   printTable([
-    ['the app process (browser-mode host)', 'RSS MB', 'heapUsed MB', 'heapTotal MB'],
+    ['the app process (browser-mode host)', 'RSS MB', 'heapUsed MB', 'heapTotal MB', 'WAL file MB'],
     row(`idle, ${RECORDS.toLocaleString('en')} History records, no server yet`, idle),
     row(`${SERVERS} servers ready, ${AGENTS} agents connected, GUI open`, ready),
     row(`after ${CALLS.toLocaleString('en')} agent calls (${fmt(firstSeconds, 1)} s, ${fmt(firstRate, 0)} calls/s)`, after1),
     row(`after ${(2 * CALLS).toLocaleString('en')} agent calls (${fmt(secondSeconds, 1)} s, ${fmt(secondRate, 0)} calls/s)`, after2),
-    ['growth over the second ' + CALLS.toLocaleString('en'), fmt(after2.rssMb - after1.rssMb, 1), fmt(after2.heapUsedMb - after1.heapUsedMb, 1), fmt(after2.heapTotalMb - after1.heapTotalMb, 1)],
+    ['growth over the second ' + CALLS.toLocaleString('en'), fmt(after2.rssMb - after1.rssMb, 1), fmt(after2.heapUsedMb - after1.heapUsedMb, 1), fmt(after2.heapTotalMb - after1.heapTotalMb, 1), fmt(after2.walMb - after1.walMb, 1)],
   ]);
   console.log(
     `(${FORCE_GC ? 'a full collection forced in the host before each reading' : 'no forced collection (run with node --expose-gc for one before each reading)'}; ` +
@@ -172,6 +182,8 @@ async function main(): Promise<void> {
       heap_used_mb_after_second: mb(after2.heapUsedMb),
       rss_growth_mb: mb(after2.rssMb - after1.rssMb),
       heap_used_growth_mb: mb(after2.heapUsedMb - after1.heapUsedMb),
+      wal_mb_after_first: mb(after1.walMb),
+      wal_mb_after_second: mb(after2.walMb),
     }),
   );
 }

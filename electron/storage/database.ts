@@ -34,6 +34,9 @@ export type { Database } from 'better-sqlite3';
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
+/** The WAL file's size once it starts over (it grows past this between checkpoints under load). */
+export const WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024;
+
 export interface OpenDatabaseOptions {
   /**
    * How long a writer waits for another process's write lock before failing with SQLITE_BUSY.
@@ -152,6 +155,9 @@ function configure(db: Database, options: OpenDatabaseOptions, inMemory: boolean
   // consistent, but a `started` claim could vanish and the call could then run again.
   // 'full' closes that gap with an fsync per commit (milliseconds on consumer disks).
   db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+  // When the WAL starts over after a checkpoint, its file is cut back to this size (else it keeps
+  // the largest size it ever reached).
+  if (!inMemory) db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma('foreign_keys = ON');
   return db;
 }

@@ -11,6 +11,14 @@
  * in flight go on committing to the WAL meanwhile (WAL lets one writer and a checkpoint work at
  * once). PASSIVE: it never waits for another connection's readers or writer; what it cannot copy
  * now, a later checkpoint does. The last connection to close checkpoints the rest (SQLite does).
+ *
+ * The catch-up: SQLite starts the WAL over (and the file is cut to `journal_size_limit`) only when
+ * a write begins with every frame already copied — which never happens under a steady load if
+ * the copying is all done elsewhere, since the app commits new frames while the worker copies:
+ * the WAL then grew by every commit, without end (about 40 KiB per gateway call, measured). So
+ * after each worker pass during which the app wrote, the few frames written meanwhile are copied
+ * on the app's own connection (blocking, but only those frames and the sync), which completes the
+ * checkpoint: the next commit starts the WAL over.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -52,7 +60,10 @@ export class WalCheckpointer {
   #firstWriteAt = 0;
   #lastWriteAt = 0;
   #running = false;
+  /** When the running pass started (performance.now()). */
+  #passStartedAt = 0;
   #runs = 0;
+  #catchUps = 0;
   #last: CheckpointResult | undefined;
   #stopped = false;
 
@@ -72,6 +83,11 @@ export class WalCheckpointer {
   /** What the latest checkpoint did. */
   get last(): CheckpointResult | undefined {
     return this.#last;
+  }
+
+  /** Catch-up passes on the app's connection after a pass elsewhere (see the file comment). */
+  get catchUps(): number {
+    return this.#catchUps;
   }
 
   /** A transaction committed: a checkpoint is due once writes pause (or after maxDelayMs). */
@@ -116,6 +132,15 @@ export class WalCheckpointer {
     return result;
   }
 
+  #catchUp(): void {
+    try {
+      this.#finished(this.#inThread('PASSIVE'));
+      this.#catchUps++;
+    } catch {
+      // Nothing is lost: the frames stay in the WAL for the next pass.
+    }
+  }
+
   #finished(result: CheckpointResult): void {
     this.#runs++;
     this.#last = result;
@@ -137,10 +162,17 @@ export class WalCheckpointer {
       return;
     }
     this.#running = true;
-    this.#runner((outcome) => {
+    this.#passStartedAt = now;
+    const runner = this.#runner;
+    runner((outcome) => {
       this.#running = false;
       if (this.#stopped) return;
-      if (!(outcome instanceof Error)) return this.#finished(outcome);
+      if (!(outcome instanceof Error)) {
+        this.#finished(outcome);
+        // Written to while the pass ran elsewhere: copy those frames here, so the WAL can start over.
+        if (runner !== this.#inThreadRunner && this.#lastWriteAt >= this.#passStartedAt && this.#db.open) this.#catchUp();
+        return;
+      }
       // A failing checkpoint loses nothing (the frames stay in the WAL); the next write retries —
       // here, on this connection: a runner that failed (no worker thread, say) is not tried again.
       process.emitWarning(`WAL checkpoint failed (${outcome.message}); checkpoints now run on the app's connection`);

@@ -4,13 +4,15 @@
  * once writes pause — or after at most `maxDelayMs` under a steady load — and stops with the
  * connection.
  */
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openAppDatabase } from '../../electron/core/database.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { Database } from '../../electron/storage/database.js';
-import { walCheckpointerOf } from '../../electron/storage/database.js';
+import { WAL_SIZE_LIMIT_BYTES, walCheckpointerOf } from '../../electron/storage/database.js';
+import type { CheckpointResult } from '../../electron/storage/walCheckpointer.js';
 import { WalCheckpointer } from '../../electron/storage/walCheckpointer.js';
 import { callInput } from '../checkpoints/conformance.js';
 import { tempDir } from '../checkpoints/tempDir.js';
@@ -124,6 +126,44 @@ describe('WalCheckpointer', () => {
     expect(checkpointer.runs).toBe(1);
     expect(checkpointer.last).toMatchObject({ busy: 0 });
     warnings.mockRestore();
+  });
+
+  it('after a pass elsewhere during which the app wrote, copies the rest on the app’s connection, so the WAL starts over', () => {
+    const store = new SqliteCheckpointStore(db);
+    const elsewhere = new BetterSqlite3(file); // a connection of its own, as the worker's
+    // The worker copies what was committed when its pass began; a reader's snapshot taken then
+    // stands for that moment (a pass copies no frame past the oldest reader's).
+    const passBegan = new BetterSqlite3(file);
+    let n = 0;
+    const write = (): void => {
+      store.claim(callInput(`c${n++}`));
+      checkpointer.noteWrite();
+    };
+    const checkpointer: WalCheckpointer = new WalCheckpointer(db, {
+      idleMs: 25,
+      runner: (done) => {
+        passBegan.prepare('BEGIN').run();
+        passBegan.prepare('SELECT count(*) FROM checkpoints').get();
+        for (let i = 0; i < 5; i++) write(); // the app commits while the pass runs elsewhere
+        const [result] = elsewhere.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
+        passBegan.prepare('COMMIT').run();
+        expect(result!.checkpointed).toBeLessThan(result!.log); // the frames committed meanwhile are left
+        done(result!);
+      },
+    });
+    for (let i = 0; i < 200; i++) write();
+    vi.advanceTimersByTime(25);
+    expect(checkpointer.catchUps).toBe(1);
+    // Everything is copied, the frames committed during the pass too …
+    expect(checkpointer.last?.log).toBeGreaterThan(600);
+    expect(checkpointer.last).toMatchObject({ busy: 0, checkpointed: checkpointer.last?.log });
+    // … so the next commit starts the WAL over: it holds that commit's frames only, not 200 more.
+    write();
+    const [after] = elsewhere.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
+    expect(after?.log).toBeLessThan(20);
+    expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
+    elsewhere.close();
+    passBegan.close();
   });
 
   it('schedules nothing once stopped', () => {
