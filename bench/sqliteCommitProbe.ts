@@ -29,7 +29,7 @@ function claimLoop(store: SqliteCheckpointStore, prefix: string): { claimUs: num
   }
   const claimUs = ((performance.now() - started) / COMMITS) * 1000;
   started = performance.now();
-  for (let i = 0; i < COMMITS; i++) store.complete('probe', `${prefix}-${i}`, leases[i]!, { content: [{ type: 'text', text: 'hello' }], isError: false });
+  for (let i = 0; i < COMMITS; i++) store.complete('probe', `${prefix}-${i}`, leases[i]!, { content: [{ type: 'text', text: 'hello' }], structuredContent: undefined, isError: false });
   const completeUs = ((performance.now() - started) / COMMITS) * 1000;
   return { claimUs, completeUs };
 }
