@@ -13,95 +13,17 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
+import type { OAuthTokens } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { AgentsView } from '../../shared/agents.js';
 import { MAX_TOKENS_PER_GRANT } from '../../electron/gateway/oauth/oauthStore.js';
 import { scratchDir } from '../helpers/fixtures.js';
+import { Browser, MemoryOAuthClient, consentForm } from './signInHelpers.js';
 import type { GatewayApp } from './support.js';
 import { addFixtureServer, connectAgent, startGatewayApp } from './support.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const SENTENCE = "MiniHarness refused this agent's token";
-
-class TestOAuthProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  stored: OAuthTokens | undefined;
-  verifier: string | undefined;
-  discovery: OAuthDiscoveryState | undefined;
-  authorizationUrl: URL | undefined;
-  readonly redirectUrl = REDIRECT;
-  readonly clientMetadata: OAuthClientMetadata = {
-    client_name: 'Test <Agent> App',
-    redirect_uris: [REDIRECT],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-  };
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.stored = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    if (!this.verifier) throw new Error('no verifier');
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-}
-
-/** A browser for one origin: keeps cookies, follows nothing by itself. */
-class Browser {
-  private readonly cookies = new Map<string, string>();
-  async request(url: string | URL, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set('Cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      this.cookies.set(pair!.slice(0, at).trim(), pair!.slice(at + 1).trim());
-    }
-    return response;
-  }
-  /** Follows redirects within the gateway; stops at the first one elsewhere (the client's redirect URI) and returns its URL. */
-  async navigate(url: string | URL, init: RequestInit = {}): Promise<{ response: Response; url: URL }> {
-    let current = new URL(url);
-    let response = await this.request(current, init);
-    while (response.status >= 300 && response.status < 400) {
-      const next = new URL(response.headers.get('location') ?? '', current);
-      if (next.origin !== current.origin) return { response, url: next };
-      current = next;
-      response = await this.request(current);
-    }
-    return { response, url: current };
-  }
-}
-
-function consentForm(html: string): { action: string; csrf: string } {
-  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
-  if (!action || !csrf) throw new Error('no consent form');
-  return { action, csrf };
-}
 
 describe('an agent signs in with OAuth (the v2 SDK client, the consent answered over HTTP)', () => {
   const scratch = scratchDir('mh-gateway-oauth-');
@@ -205,7 +127,7 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
   const browser = new Browser();
 
   /** The whole sign-in of a v2 SDK client given only the URL, the consent answered Allow (chosen server fx); returns the consent page. */
-  async function signIn(provider: TestOAuthProvider): Promise<string> {
+  async function signIn(provider: MemoryOAuthClient): Promise<string> {
     const client = new Client({ name: 'oauth-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     await expect(client.connect(new StreamableHTTPClientTransport(app.url, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
     const authorizationUrl = provider.authorizationUrl as URL;
@@ -230,13 +152,13 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     return fetch(app.url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body });
   }
 
-  function refresh(provider: TestOAuthProvider, refreshToken: string): Promise<Response> {
+  function refresh(provider: MemoryOAuthClient, refreshToken: string): Promise<Response> {
     const clientId = (provider.info as { client_id: string }).client_id;
     return fetch(`${origin}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }) });
   }
 
   describe('the full sign-in by a v2 SDK client', () => {
-    const provider = new TestOAuthProvider();
+    const provider = new MemoryOAuthClient({ redirectUrl: REDIRECT, clientName: 'Test <Agent> App' });
 
     it('is sent to the consent page, which names the client; Allow creates the agent and the client connects, lists and calls', async () => {
       const html = await signIn(provider);
@@ -276,7 +198,7 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
   });
 
   it('once the person revokes a signed-in agent, its access token gets the sentence and its refresh token is refused', async () => {
-    const provider = new TestOAuthProvider();
+    const provider = new MemoryOAuthClient({ redirectUrl: REDIRECT, clientName: 'Test <Agent> App' });
     await signIn(provider);
     const tokens = provider.stored as OAuthTokens;
     expect((await raw(tokens.access_token)).status).toBe(200);
@@ -293,7 +215,7 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
   });
 
   it('removing a signed-in agent also ends its grant: its access token and refresh token are refused', async () => {
-    const provider = new TestOAuthProvider();
+    const provider = new MemoryOAuthClient({ redirectUrl: REDIRECT, clientName: 'Test <Agent> App' });
     await signIn(provider);
     const tokens = provider.stored as OAuthTokens;
     expect((await raw(tokens.access_token)).status).toBe(200);
@@ -322,7 +244,7 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
   });
 
   it('a sign-in survives a restart on the same port (nothing of a token’s value on disk); on another port (a new issuer) its token is refused with the sentence', async () => {
-    const provider = new TestOAuthProvider();
+    const provider = new MemoryOAuthClient({ redirectUrl: REDIRECT, clientName: 'Test <Agent> App' });
     await signIn(provider);
     const tokens = provider.stored as OAuthTokens;
     const file = readFileSync(join(app.dataDir, 'gateway-oauth.json'), 'utf8');
@@ -347,7 +269,7 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect(moved.headers.get('www-authenticate')).toContain(`error_description="${SENTENCE}`);
   });
   it('refreshing again and again keeps the sign-in file bounded: at most MAX_TOKENS_PER_GRANT of each kind per grant; the newest tokens work', async () => {
-    const provider = new TestOAuthProvider();
+    const provider = new MemoryOAuthClient({ redirectUrl: REDIRECT, clientName: 'Test <Agent> App' });
     await signIn(provider);
     const client = (provider.info as { client_id: string }).client_id;
     for (let i = 0; i < MAX_TOKENS_PER_GRANT * 3; i++) {
@@ -361,7 +283,7 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect((await refresh(provider, (provider.stored as OAuthTokens).refresh_token as string)).status).toBe(200);
   });
   it('a client given the gateway as http://localhost:<port>/mcp signs in too: the challenge names the metadata under the spelling it used', async () => {
-    const provider = new TestOAuthProvider();
+    const provider = new MemoryOAuthClient({ redirectUrl: REDIRECT, clientName: 'Test <Agent> App' });
     const url = new URL(app.url.href.replace('127.0.0.1', 'localhost'));
     const refused = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
     expect(refused.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp"`);

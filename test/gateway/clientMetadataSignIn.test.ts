@@ -13,10 +13,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
+import type { OAuthTokens } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { AgentsView } from '../../shared/agents.js';
 import { scratchDir } from '../helpers/fixtures.js';
+import { Browser, MemoryOAuthClient, consentForm } from './signInHelpers.js';
 import type { GatewayApp } from './support.js';
 import { addFixtureServer, startGatewayApp } from './support.js';
 
@@ -29,81 +30,6 @@ const PKCE = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', co
 /** The metadata document published at `url` (its client_id as given). */
 function documentFor(clientId: string, redirect: string): Record<string, unknown> {
   return { client_id: clientId, client_name: CLIENT_NAME, redirect_uris: [redirect], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-}
-
-class MetadataUrlProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  stored: OAuthTokens | undefined;
-  verifier: string | undefined;
-  discovery: OAuthDiscoveryState | undefined;
-  authorizationUrl: URL | undefined;
-  readonly clientMetadataUrl = CLIENT_ID;
-  constructor(readonly redirectUrl: string) {}
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: CLIENT_NAME, redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.stored = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    if (!this.verifier) throw new Error('no verifier');
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-}
-
-/** A browser: keeps the gateway's cookies, follows redirects within the gateway, stops at the first one elsewhere. */
-class Browser {
-  private readonly cookies = new Map<string, string>();
-  async request(url: string | URL, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set('Cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      this.cookies.set(pair!.slice(0, at).trim(), pair!.slice(at + 1).trim());
-    }
-    return response;
-  }
-  async navigate(url: string | URL, init: RequestInit = {}): Promise<{ response: Response; url: URL }> {
-    let current = new URL(url);
-    let response = await this.request(current, init);
-    while (response.status >= 300 && response.status < 400) {
-      const next = new URL(response.headers.get('location') ?? '', current);
-      if (next.origin !== current.origin) return { response, url: next };
-      current = next;
-      response = await this.request(current);
-    }
-    return { response, url: current };
-  }
-}
-
-function consentForm(html: string): { action: string; csrf: string } {
-  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
-  if (!action || !csrf) throw new Error('no consent form');
-  return { action, csrf };
 }
 
 describe('an agent signs in with a Client ID Metadata Document (the fetch answered by the test)', () => {
@@ -153,7 +79,7 @@ describe('an agent signs in with a Client ID Metadata Document (the fetch answer
   }
 
   it('a client whose client_id is its metadata URL signs in: consent names it, the code comes back to its loopback redirect, the token works, the Agents view lists it signed in', async () => {
-    const provider = new MetadataUrlProvider(redirect);
+    const provider = new MemoryOAuthClient({ redirectUrl: redirect, clientName: CLIENT_NAME, clientMetadataUrl: CLIENT_ID });
     const client = new Client({ name: 'cimd-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     await expect(client.connect(new StreamableHTTPClientTransport(app.url, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
     // No registration: the SDK used the metadata URL as the client_id, as the server advertised it may.

@@ -15,7 +15,7 @@ import type { AgentsView, AgentView } from '../../shared/agents.js';
 import { AGENT_IDLE_MS } from '../../electron/gateway/clientPresence.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, connectModernAgent, requestOnSession as onSession, startGatewayApp } from './support.js';
+import { agentRow, connectAgent, connectModernAgent, requestOnSession as onSession, startGatewayApp } from './support.js';
 
 /** A 2025 GET notification stream on a session, open once the gateway answered its headers. */
 function openStream(url: URL, token: string, sessionId: string): Promise<{ status: number; close(): void }> {
@@ -36,12 +36,7 @@ describe('connected clients of both eras, and idle expiry', () => {
   let agentId: string;
   let token: string;
 
-  async function agentView(): Promise<AgentView> {
-    const view = await app.call<AgentsView>('agents.list');
-    const agent = view.agents.find((a) => a.id === agentId);
-    if (!agent) throw new Error('the agent is not listed');
-    return agent;
-  }
+  const agentView = (): Promise<AgentView> => agentRow(app, agentId);
 
   /** The first agents.changed after `from` (an index into app.events) that matches. */
   async function changedAfter(from: number, match: (agent: AgentView) => boolean): Promise<AgentView> {

@@ -18,7 +18,7 @@ import type { AppInfo, SettingsView } from '../../shared/contract.js';
 import { AGENT_IDLE_MS } from '../../electron/gateway/clientPresence.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { connectAgent, connectModernAgent, requestOnSession, startGatewayApp } from './support.js';
+import { agentRow, connectAgent, connectModernAgent, requestOnSession, startGatewayApp } from './support.js';
 
 const MINUTE = 60_000;
 
@@ -29,12 +29,7 @@ describe("the agents' idle window, a setting", () => {
   let agentId: string;
   let token: string;
 
-  async function agentView(): Promise<AgentView> {
-    const view = await app.call<AgentsView>('agents.list');
-    const agent = view.agents.find((a) => a.id === agentId);
-    if (!agent) throw new Error('the agent is not listed');
-    return agent;
-  }
+  const agentView = (): Promise<AgentView> => agentRow(app, agentId);
 
   /** A 2025 session left open by a client that went without ending it (no DELETE), just served. */
   async function abandonedSession(name: string): Promise<string> {

@@ -10,7 +10,7 @@ import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { AgentVisibility, AgentsView } from '../../shared/agents.js';
+import type { AgentView, AgentVisibility, AgentsView } from '../../shared/agents.js';
 import type { ChannelName, EventName } from '../../shared/contract.js';
 import type { Core, CoreOptions } from '../../electron/core/types.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
@@ -137,4 +137,12 @@ export function requestOnSession(url: URL, token: string, sessionId: string): Pr
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** The Agents view's row of one agent (throws when it is not listed). */
+export async function agentRow(app: GatewayApp, agentId: string): Promise<AgentView> {
+  const view = await app.call<AgentsView>('agents.list');
+  const agent = view.agents.find((a) => a.id === agentId);
+  if (!agent) throw new Error('the agent is not listed');
+  return agent;
 }
