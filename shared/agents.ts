@@ -10,8 +10,11 @@ import { ServerIdSchema } from './serverConfig.js';
 
 /** The gateway's default port on 127.0.0.1 (Settings → Agent gateway changes it). */
 export const DEFAULT_GATEWAY_PORT = 47813;
-/** The agents' idle window by default, in minutes (Settings → Agent gateway changes it, 1–1440). */
+/** The agents' idle window by default, in minutes (Settings → Agent gateway changes it, within the range below). */
 export const DEFAULT_AGENT_IDLE_MINUTES = 10;
+/** The idle window's range, in minutes: a minute to a day. */
+export const MIN_AGENT_IDLE_MINUTES = 1;
+export const MAX_AGENT_IDLE_MINUTES = 1440;
 /** The gateway's one path. */
 export const GATEWAY_PATH = '/mcp';
 

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { DEFAULT_AGENT_IDLE_MINUTES, DEFAULT_GATEWAY_PORT } from '../../shared/agents.js';
 import { isAbsolute, resolve } from 'node:path';
 import type { SettingsView } from '../../shared/contract.js';
+import { AgentIdleMinutesSchema } from '../../shared/contract/settings.js';
 import type { FieldErrors } from '../../shared/serverConfig.js';
 import { createLocalTools } from '../tools/localTools.js';
 import type { LocalTool } from '../tools/types.js';
@@ -42,8 +43,6 @@ export interface GatewaySettings {
 }
 const GatewaySettingsSchema = z.object({ enabled: z.boolean(), port: z.number().int().min(1).max(65535) });
 const ApprovalTimeoutSchema = z.number().int().min(10).max(3600);
-/** The contract's range for `settings.setAgentIdle`: a minute to a day. */
-const AgentIdleSchema = z.number().int().min(1).max(1440);
 const KEEP_RUNNING_KEY = 'desktop.keepRunningOnClose';
 /** Closing the desktop window keeps the app serving (approvals, the gateway) unless the person turns it off. */
 const KEEP_RUNNING_DEFAULT = true;
@@ -70,7 +69,7 @@ export class SettingsService {
     this.extra = this.loadExtra();
     this.gatewaySettings = this.loadValid(GATEWAY_KEY, GatewaySettingsSchema, { enabled: true, port: DEFAULT_GATEWAY_PORT }, 'agent gateway settings');
     this.approvalTimeoutSeconds = this.loadValid(APPROVAL_TIMEOUT_KEY, ApprovalTimeoutSchema, DEFAULT_APPROVAL_TIMEOUT_SECONDS, 'approval timeout');
-    this.agentIdleMinutes = this.loadValid(AGENT_IDLE_KEY, AgentIdleSchema, DEFAULT_AGENT_IDLE_MINUTES, 'agent idle session time');
+    this.agentIdleMinutes = this.loadValid(AGENT_IDLE_KEY, AgentIdleMinutesSchema, DEFAULT_AGENT_IDLE_MINUTES, 'agent idle session time');
   }
 
   view(): SettingsView {
@@ -101,7 +100,7 @@ export class SettingsService {
   }
 
   setAgentIdle(minutes: number): SettingsView {
-    const next = AgentIdleSchema.parse(minutes);
+    const next = AgentIdleMinutesSchema.parse(minutes);
     this.config.set(AGENT_IDLE_KEY, next);
     this.agentIdleMinutes = next;
     this.onAgentIdleChanged(this.agentIdleMs());

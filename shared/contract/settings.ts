@@ -2,6 +2,10 @@
 import { z } from 'zod';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, channel } from './common.js';
+import { MAX_AGENT_IDLE_MINUTES, MIN_AGENT_IDLE_MINUTES } from '../agents.js';
+
+/** The agents' idle window in minutes, as `settings.setAgentIdle` takes it (and a saved one is checked). */
+export const AgentIdleMinutesSchema = z.number().int().min(MIN_AGENT_IDLE_MINUTES).max(MAX_AGENT_IDLE_MINUTES);
 
 /** Settings: the folders the local tools may use. */
 export const SettingsViewSchema = z.object({
@@ -42,10 +46,10 @@ export const settingChannels = {
   /** Turns the agent gateway on or off, or moves it to another port (applied at once; a port in use shows in agents.list). */
   'settings.setGateway': channel(z.object({ enabled: z.boolean(), port: z.number().int().min(1024).max(65535) }).strict(), SettingsViewSchema),
   /**
-   * The agents' idle window in minutes (1–1440), applied at once to the running gateway: sessions
+   * The agents' idle window in minutes (AgentIdleMinutesSchema: 1–1440), applied at once to the running gateway: sessions
    * and clients already unseen that long go now.
    */
-  'settings.setAgentIdle': channel(z.object({ minutes: z.number().int().min(1).max(1440) }).strict(), SettingsViewSchema),
+  'settings.setAgentIdle': channel(z.object({ minutes: AgentIdleMinutesSchema }).strict(), SettingsViewSchema),
   /** How long an approval waits before the call is denied (applies to requests made after). */
   'settings.setApprovalTimeout': channel(z.object({ seconds: z.number().int().min(10).max(3600) }).strict(), SettingsViewSchema),
   /** Sets whether closing the desktop app's window keeps it running in the background (tray / dock). */

@@ -7,6 +7,7 @@
  */
 import type { ReactNode } from 'react';
 import { useState } from 'react';
+import { DEFAULT_AGENT_IDLE_MINUTES, MAX_AGENT_IDLE_MINUTES, MIN_AGENT_IDLE_MINUTES } from '../../../../shared/agents.js';
 import type { ErrorShape } from '../../../../shared/contract.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Spinner } from '../components/Spinner.js';
@@ -131,7 +132,7 @@ function AgentIdleForm({ saved }: { saved: number }) {
   const { errors, setErrors, other, settle } = useRefusal();
 
   async function submit(): Promise<void> {
-    const wanted = wholeNumber(minutes, 1, 1440);
+    const wanted = wholeNumber(minutes, MIN_AGENT_IDLE_MINUTES, MAX_AGENT_IDLE_MINUTES);
     if (typeof wanted === 'string') {
       setErrors({ minutes: [wanted] });
       return;
@@ -144,7 +145,7 @@ function AgentIdleForm({ saved }: { saved: number }) {
       <NumberField
         id="agent-idle"
         label="End an agent’s idle session after (minutes)"
-        hint="A 2025 session unseen this long with no request or stream open is closed and disappears from Agents; a request on it then gets 404 and its client starts anew. A 2026-07-28 client unseen this long leaves the list. Applies at once, no restart. 1–1440 (default 10)."
+        hint={`A 2025 session unseen this long with no request or stream open is closed and disappears from Agents; a request on it then gets 404 and its client starts anew. A 2026-07-28 client unseen this long leaves the list. Applies at once, no restart. ${MIN_AGENT_IDLE_MINUTES}–${MAX_AGENT_IDLE_MINUTES} (default ${DEFAULT_AGENT_IDLE_MINUTES}).`}
         value={minutes}
         errors={errors.minutes ?? []}
         onChange={(value) => {
