@@ -2,9 +2,9 @@
  * Who is connected to the gateway, in both eras, and when someone stops being connected. One
  * rule for both: a client is connected while it holds a request open (a call in progress, a
  * 2025 GET notification stream, a 2026-07-28 `subscriptions/listen` stream) or was last seen
- * within the idle window (a setting, Settings → Agent gateway; AGENT_IDLE_MS by default). Nothing tells the gateway that a client went away
- * (a process that exits without ending its session says nothing), so being unseen that long is
- * the only sign.
+ * within the idle window (a setting, Settings → Agent gateway; AGENT_IDLE_MS by default).
+ * Nothing tells the gateway that a client went away (a process that exits without ending its
+ * session says nothing), so being unseen that long is the only sign.
  *
  * 2025 sessions are the gateway's own (agentSession.ts; gateway.ts closes them once idle).
  * 2026-07-28 clients have no session: this registry keeps them, per agent, by the clientInfo

@@ -40,8 +40,8 @@ export interface AuthorizeOptions {
   onEvent?: (event: SecurityEvent) => void;
   /**
    * Asked only when a person would be asked (after the rules and session grants): true when the
-   * call will run nothing — a recorded key whose stored result is replayed — so nobody is asked
-   * (and authorize allows it with `runsNothing`). It may throw to refuse the call without asking
+   * call will run nothing — a recorded key whose stored result the caller replays — so nobody is
+   * asked and authorize allows it. It may throw to refuse the call without asking
    * (a key reused with other arguments, still running, failed). A DENY rule refuses before it is
    * asked; an ALLOW needs no person, so it is not asked then either.
    */
@@ -56,8 +56,6 @@ export interface Authorization {
   approvedBy?: ApprovalAnswer;
   /** Something went wrong that did not block the call (e.g. "allow always" could not be saved). */
   warning?: string;
-  /** Nobody was asked: `runsNothing` said the call runs nothing (a recorded key's replay). */
-  runsNothing?: true;
 }
 
 export interface SecureToolExecutorOptions {
@@ -142,7 +140,7 @@ export class SecureToolExecutor {
     }
 
     // Nothing would run whatever the person answered: they are not asked (the caller replays).
-    if (options.runsNothing?.()) return { level: 'ALLOW', decision, runsNothing: true };
+    if (options.runsNothing?.()) return { level: 'ALLOW', decision };
 
     const approvalTimeoutMs = this.approvalTimeout();
     const request: ApprovalRequest = {

@@ -75,7 +75,7 @@ export class WalCheckpointer {
     this.#onStop = options.onStop;
   }
 
-  /** Checkpoints completed so far (by the timer or by `checkpoint`). */
+  /** Checkpoints completed so far (by the timer, its catch-ups, or `checkpoint`). */
   get runs(): number {
     return this.#runs;
   }
