@@ -106,7 +106,11 @@ describe('the body limit, in both eras', () => {
       conn.socket.write(
         `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );
-      await conn.closed;
+      try {
+        await conn.closed;
+      } finally {
+        conn.socket.destroy(); // a no-op once the gateway closed it; frees it if the test failed first
+      }
       const received = conn.received();
       expect(received).toMatch(/^HTTP\/1\.1 413 /);
       expect(received).toMatch(/\r\nconnection: close\r\n/i);

@@ -29,11 +29,14 @@ describe('a DENY after a keyed call ran', () => {
     ({ token } = await app.createAgent('denied-after-run'));
   });
   afterAll(async () => {
-    await app.close();
-    scratch.cleanup();
+    try {
+      await app?.close();
+    } finally {
+      scratch.cleanup();
+    }
   });
 
-  it.each(['legacy', 'modern'] as const)('%s agent: refused, nothing runs again, and the sentence says the earlier call ran', async (era) => {
+  it.each(['legacy', 'modern'] as const)('%s agent: refused, nothing runs again, and the sentence says the earlier call ran (a fresh key’s denial still says nothing ran)', async (era) => {
     const agent = era === 'modern' ? await connectModernAgent(app.url, token) : await connectAgent(app.url, token);
     try {
       const call = { name: 'fx__append', arguments: { line: `${era}-kept` }, _meta: { [META_CALL_ID]: `${era}-key` } };
@@ -49,6 +52,13 @@ describe('a DENY after a keyed call ran', () => {
       expect(sentence).toMatch(/so this call did not run again \(an earlier call with the same callId ran; its result is recorded in MiniHarness\)/);
       expect(sentence).not.toMatch(/nothing ran/);
       expect(readLines(counter).filter((line) => line === `${era}-kept`)).toHaveLength(1);
+
+      // A key nothing is recorded for: its denial is the plain one.
+      const fresh = (await agent.callTool({ ...call, _meta: { [META_CALL_ID]: `${era}-fresh` } })) as ToolResult;
+      expect(fresh.isError).toBe(true);
+      const plain = fresh.content.map((block) => block.text ?? '').join(' ');
+      expect(plain).toMatch(/, so nothing ran\./);
+      expect(plain).not.toMatch(/did not run again/);
     } finally {
       await agent.close();
     }

@@ -12,7 +12,9 @@
  * folder. What mcp-remote shows: without `--debug` it never prints the challenge's
  * error_description (its startup probe only reads the status, and the discovery logs the header
  * only through debugLog), so the sentence reaches its stderr only with `--debug`, verbatim in the
- * "Received 401 with WWW-Authenticate header" line. Both are asserted.
+ * "Received 401 with WWW-Authenticate header" line. Asserted: in both modes, MiniHarness's own
+ * sign-in starts; with `--debug`, the sentence reaches stderr. (Its absence without `--debug` is
+ * mcp-remote's behaviour, not ours, and is not asserted.)
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';

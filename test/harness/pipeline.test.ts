@@ -184,6 +184,13 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
     // A timeout of a tool not known to be idempotent is never retried.
     const trace = h.tracer.getTrace(h.checkpoints.get(ids.sessionId, ids.callId)?.traceId ?? '');
     expect(trace?.events.filter((e) => e.type === 'attempt_started')).toHaveLength(1);
+    // Denied now by a rule, the key's earlier call may have acted: the denial says so, while a
+    // fresh key's denial says nothing is recorded for it.
+    await h.engine.addRule({ level: 'DENY', match: { serverId: 'fx', toolName: 'slow' }, note: 'no more slow calls' });
+    await expect(h.harness.executeTool('slow', { ms: 5_000 }, ids)).rejects.toMatchObject({ denial: { by: 'rule', keyRecorded: 'started' } });
+    const fresh = await h.harness.executeTool('slow', { ms: 5_000 }, call()).catch((e: unknown) => e);
+    expect(fresh).toBeInstanceOf(PermissionDeniedError);
+    expect((fresh as PermissionDeniedError).denial.keyRecorded).toBeUndefined();
   });
 
   describe('retries', () => {

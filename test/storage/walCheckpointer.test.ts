@@ -134,36 +134,39 @@ describe('WalCheckpointer', () => {
     // The worker copies what was committed when its pass began; a reader's snapshot taken then
     // stands for that moment (a pass copies no frame past the oldest reader's).
     const passBegan = new BetterSqlite3(file);
-    let n = 0;
-    const write = (): void => {
-      store.claim(callInput(`c${n++}`));
-      checkpointer.noteWrite();
-    };
-    const checkpointer: WalCheckpointer = new WalCheckpointer(db, {
-      idleMs: 25,
-      runner: (done) => {
-        passBegan.prepare('BEGIN').run();
-        passBegan.prepare('SELECT count(*) FROM checkpoints').get();
-        for (let i = 0; i < 5; i++) write(); // the app commits while the pass runs elsewhere
-        const [result] = elsewhere.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
-        passBegan.prepare('COMMIT').run();
-        expect(result!.checkpointed).toBeLessThan(result!.log); // the frames committed meanwhile are left
-        done(result!);
-      },
-    });
-    for (let i = 0; i < 200; i++) write();
-    vi.advanceTimersByTime(25);
-    expect(checkpointer.catchUps).toBe(1);
-    // Everything is copied, the frames committed during the pass too …
-    expect(checkpointer.last?.log).toBeGreaterThan(600);
-    expect(checkpointer.last).toMatchObject({ busy: 0, checkpointed: checkpointer.last?.log });
-    // … so the next commit starts the WAL over: it holds that commit's frames only, not 200 more.
-    write();
-    const [after] = elsewhere.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
-    expect(after?.log).toBeLessThan(20);
-    expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
-    elsewhere.close();
-    passBegan.close();
+    try {
+      let n = 0;
+      const write = (): void => {
+        store.claim(callInput(`c${n++}`));
+        checkpointer.noteWrite();
+      };
+      const checkpointer: WalCheckpointer = new WalCheckpointer(db, {
+        idleMs: 25,
+        runner: (done) => {
+          passBegan.prepare('BEGIN').run();
+          passBegan.prepare('SELECT count(*) FROM checkpoints').get();
+          for (let i = 0; i < 5; i++) write(); // the app commits while the pass runs elsewhere
+          const [result] = elsewhere.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
+          passBegan.prepare('COMMIT').run();
+          expect(result!.checkpointed).toBeLessThan(result!.log); // the frames committed meanwhile are left
+          done(result!);
+        },
+      });
+      for (let i = 0; i < 200; i++) write();
+      vi.advanceTimersByTime(25);
+      expect(checkpointer.catchUps).toBe(1);
+      // Everything is copied, the frames committed during the pass too …
+      expect(checkpointer.last?.log).toBeGreaterThan(600);
+      expect(checkpointer.last).toMatchObject({ busy: 0, checkpointed: checkpointer.last?.log });
+      // … so the next commit starts the WAL over: it holds that commit's frames only, not 200 more.
+      write();
+      const [after] = elsewhere.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
+      expect(after?.log).toBeLessThan(20);
+      expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
+    } finally {
+      elsewhere.close();
+      passBegan.close();
+    }
   });
 
   it('schedules nothing once stopped', () => {
