@@ -492,7 +492,7 @@ async function main(): Promise<void> {
     console.log(
       `gateway vs best peer: p50 ×${fmt(p50Ratio, 2)} (best p50: ${bestP50?.key ?? '–'} ${bestP50 ? fmt(p50(bestP50)) : '–'} ms), ` +
         `calls/s ×${fmt(concRatio, 2)} (best: ${bestConc?.key ?? '–'} ${bestConc ? fmt(conc(bestConc), 0) : '–'}); ` +
-        `gateway − floor p50 +${floor ? fmt(p50(gw) - p50(floor)) : '–'} ms (MiniHarness's own work), floor − direct +${floor && direct ? fmt(p50(floor) - p50(direct)) : '–'} ms (the HTTP hop)`,
+        `gateway − floor p50 +${floor ? fmt(p50(gw) - p50(floor)) : '–'} ms (${floorV2 ? "MiniHarness's own work and the v2 line's cost, split below" : "MiniHarness's own work"}), floor − direct +${floor && direct ? fmt(p50(floor) - p50(direct)) : '–'} ms (the HTTP hop)`,
     );
     if (floor && floorV2) {
       console.log(

@@ -33,14 +33,14 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 const dashes = process.argv.indexOf('--');
 const [command, ...args] = process.argv.slice(dashes + 1);
 if (dashes < 0 || !command) {
-  process.stderr.write('usage: tsx bench/httpFloor.ts [--json] -- <command> <args…>\n');
+  process.stderr.write('usage: tsx bench/httpFloor.ts [--era legacy|legacy-v2|modern] [--json] -- <command> <args…>\n');
   process.exit(2);
 }
 const options = process.argv.slice(2, dashes);
 const json = options.includes('--json');
 const era = options.includes('--era') ? options[options.indexOf('--era') + 1] : 'legacy';
 if (era !== 'legacy' && era !== 'legacy-v2' && era !== 'modern') {
-  process.stderr.write(`unknown era ${era}: legacy or modern\n`);
+  process.stderr.write(`unknown era ${era}: legacy, legacy-v2 or modern\n`);
   process.exit(2);
 }
 
