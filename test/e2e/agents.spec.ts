@@ -261,6 +261,7 @@ test.describe('an agent through the GUI', () => {
     await idle.fill('0');
     await page.getByRole('button', { name: 'Save idle time' }).click();
     await expect(page.locator('#agent-idle-error')).toHaveText('Must be a whole number from 1 to 1440');
+    expect((await ctx.bridge.ok<{ agentIdleMinutes: number }>('settings.get', {})).agentIdleMinutes).toBe(10); // the refused 0 was not saved
     await idle.fill('30');
     await page.getByRole('button', { name: 'Save idle time' }).click();
     await expect(idle).not.toHaveAttribute('aria-invalid', 'true');
