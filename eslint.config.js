@@ -22,7 +22,16 @@ const HOST_FILES = [...SHELL_FILES, 'electron/web/**', 'electron/core/**'];
  * would pass the next one. Adding a browser library here is a deliberate, reviewed one-line change.
  */
 // MCP Apps: the ext-apps host bridge (browser code: postMessage and the SDK's Protocol).
-const RENDERER_PACKAGES = ['react', 'react-dom', 'zustand', '@rjsf/core', '@rjsf/utils', '@tanstack/react-virtual', 'zod', '@modelcontextprotocol/ext-apps/app-bridge'];
+const RENDERER_PACKAGES = [
+  'react',
+  'react-dom',
+  'zustand',
+  '@rjsf/core',
+  '@rjsf/utils',
+  '@tanstack/react-virtual',
+  'zod',
+  '@modelcontextprotocol/ext-apps/app-bridge',
+];
 /** `shared/` is imported by the renderer and by Node, so it may only use what both can run. */
 const SHARED_PACKAGES = ['zod'];
 
@@ -32,10 +41,16 @@ const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * Relative specifiers are left to the folder patterns below.
  * @param {string[]} packages
  */
-const outsidePackages = (packages) => `^(?!\\.{1,2}/|(?:${[...packages, 'electron'].map(escapeRegex).join('|')})(?:/|$))`;
+const outsidePackages = (packages) =>
+  `^(?!\\.{1,2}/|(?:${[...packages, 'electron'].map(escapeRegex).join('|')})(?:/|$))`;
 
 const ELECTRON_PACKAGE = {
-  paths: [{ name: 'electron', message: 'Only the Electron shell (electron/main.ts, electron/preload.ts, electron/shell/) may import electron.' }],
+  paths: [
+    {
+      name: 'electron',
+      message: 'Only the Electron shell (electron/main.ts, electron/preload.ts, electron/shell/) may import electron.',
+    },
+  ],
   patterns: [{ group: ['electron/*'], message: 'Only the Electron shell may import electron.' }],
 };
 
@@ -46,7 +61,8 @@ const ELECTRON_PACKAGE = {
  */
 const NOT_V1_SDK = {
   group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'],
-  message: 'Production code speaks MCP through the SDK v2 packages (@modelcontextprotocol/client, /server, /core, /node); the v1 package is for legacy-era peers in tests only.',
+  message:
+    'Production code speaks MCP through the SDK v2 packages (@modelcontextprotocol/client, /server, /core, /node); the v1 package is for legacy-era peers in tests only.',
 };
 
 /**
@@ -54,7 +70,10 @@ const NOT_V1_SDK = {
  * options replace the earlier ones, so each layer lists the electron rule with its own.
  * @param {Array<{ regex: string, message: string }>} patterns
  */
-const restrictImports = (patterns = []) => ['error', { paths: ELECTRON_PACKAGE.paths, patterns: [...ELECTRON_PACKAGE.patterns, ...patterns] }];
+const restrictImports = (patterns = []) => [
+  'error',
+  { paths: ELECTRON_PACKAGE.paths, patterns: [...ELECTRON_PACKAGE.patterns, ...patterns] },
+];
 
 const RENDERER_LAYER = [
   {
@@ -63,7 +82,8 @@ const RENDERER_LAYER = [
   },
   {
     regex: '^(?:\\.\\./)+(?:electron|test|bench|scripts)(?:/|$)',
-    message: 'The renderer imports only its own files and shared/: main-process code (electron/) reaches it through the contract.',
+    message:
+      'The renderer imports only its own files and shared/: main-process code (electron/) reaches it through the contract.',
   },
 ];
 
@@ -84,18 +104,25 @@ const FEATURE_FOLDERS = readdirSync(new URL(`./${RENDERER_UI}/`, import.meta.url
  * @param {string[]} folders
  * @param {string} message
  */
-const intoFolders = (folders, message) => ({ regex: `^(?:\\.\\./)+(?:ui/)?(?:${folders.map(escapeRegex).join('|')})(?:/|$)`, message });
+const intoFolders = (folders, message) => ({
+  regex: `^(?:\\.\\./)+(?:ui/)?(?:${folders.map(escapeRegex).join('|')})(?:/|$)`,
+  message,
+});
 /** @param {string} feature */
 const NOT_OTHER_FEATURES = (feature) =>
   intoFolders(
     FEATURE_FOLDERS.filter((name) => name !== feature),
     `A renderer feature folder (ui/${feature}/) never imports another feature folder: what two features share lives in ui/components/ (or lib/ when it is not UI).`,
   );
-const COMPONENTS_NOT_FEATURES = intoFolders(FEATURE_FOLDERS, 'ui/components/ is shared by the features, so it imports no feature folder: move what it needs into components/ or lib/.');
+const COMPONENTS_NOT_FEATURES = intoFolders(
+  FEATURE_FOLDERS,
+  'ui/components/ is shared by the features, so it imports no feature folder: move what it needs into components/ or lib/.',
+);
 /** lib/, state/ and bridge/ are below the UI: the UI imports them, never the other way round. */
 const NOT_UI = {
   regex: '^(?:\\.\\./)+ui(?:/|$)',
-  message: 'renderer/src/lib/, state/ and bridge/ are below the UI: they never import ui/ (a word or a rule the UI and lib/ share lives in lib/).',
+  message:
+    'renderer/src/lib/, state/ and bridge/ are below the UI: they never import ui/ (a word or a rule the UI and lib/ share lives in lib/).',
 };
 
 const SHARED_LAYER = [
@@ -112,7 +139,8 @@ const SHARED_LAYER = [
 const CORE_LAYER = [
   {
     regex: '^\\.{1,2}/(?:.+/)?(?:core|web|shell)/',
-    message: 'The lower layers (electron/ except main.ts, preload.ts, shell/, web/ and core/) never import core/, web/ or shell/: those compose the lower layers, so a type both need lives in a lower layer and the host imports it.',
+    message:
+      'The lower layers (electron/ except main.ts, preload.ts, shell/, web/ and core/) never import core/, web/ or shell/: those compose the lower layers, so a type both need lives in a lower layer and the host imports it.',
   },
   {
     regex: '^(?:\\.\\./)+(?:electron/)?(?:main|preload)(?:\\.[jt]s)?$',
@@ -124,24 +152,44 @@ const CORE_LAYER = [
  * Below the tracer: the MCP layer, the secrets, the checkpoint, security and storage code never
  * import tracing/. Redaction (the known secrets and the rules) lives in secrets/ and is injected.
  */
-const BELOW_TRACING = ['electron/mcp/**/*.ts', 'electron/secrets/**/*.ts', 'electron/checkpoints/**/*.ts', 'electron/security/**/*.ts', 'electron/storage/**/*.ts'];
+const BELOW_TRACING = [
+  'electron/mcp/**/*.ts',
+  'electron/secrets/**/*.ts',
+  'electron/checkpoints/**/*.ts',
+  'electron/security/**/*.ts',
+  'electron/storage/**/*.ts',
+];
 const NOT_TRACING = {
   regex: '^\\.{1,2}/(?:.+/)?tracing/',
-  message: 'mcp/, secrets/, checkpoints/, security/ and storage/ never import tracing/: redaction is secrets/ (SecretRedactor, redaction.ts), given to them by their builder.',
+  message:
+    'mcp/, secrets/, checkpoints/, security/ and storage/ never import tracing/: redaction is secrets/ (SecretRedactor, redaction.ts), given to them by their builder.',
 };
 
 /** The two hosts share the app core and nothing else: neither reaches into the other. */
 const NOT_WEB = {
   regex: '^\\.{1,2}/(?:.+/)?web/',
-  message: 'The Electron shell and browser mode are two hosts of one core: what both need lives in core/ or shared/, not in web/.',
+  message:
+    'The Electron shell and browser mode are two hosts of one core: what both need lives in core/ or shared/, not in web/.',
 };
 const NOT_SHELL = {
   regex: '^(?:\\.{1,2}/(?:.+/)?shell/|(?:\\.\\./)+(?:main|preload)(?:\\.[jt]s)?$)',
-  message: 'Browser mode and the app never import the Electron shell (main.ts, preload.ts, shell/): what both hosts need lives in core/ or shared/.',
+  message:
+    'Browser mode and the app never import the Electron shell (main.ts, preload.ts, shell/): what both hosts need lives in core/ or shared/.',
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.tsbuild/', '.cache/', 'scratch/', 'dist/', 'out/', 'test-results/', 'playwright-report/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.tsbuild/',
+      '.cache/',
+      'scratch/',
+      'dist/',
+      'out/',
+      'test-results/',
+      'playwright-report/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

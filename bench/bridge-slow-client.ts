@@ -38,7 +38,14 @@ try {
   const control = await Bridge.connect(host);
   await control.ok('servers.save', {
     mode: 'create',
-    config: { id: 'flood', name: 'Flood', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FLOOD_SERVER], cwd: PROJECT_ROOT },
+    config: {
+      id: 'flood',
+      name: 'Flood',
+      transport: 'stdio',
+      command: process.execPath,
+      args: ['--import', 'tsx', FLOOD_SERVER],
+      cwd: PROJECT_ROOT,
+    },
   });
   const floodListed = async () => {
     for (let i = 0; i < 600; i++) {
@@ -54,12 +61,20 @@ try {
   await floodListed();
 
   // The frozen page: connected, then never reads again.
-  const frozen = new WebSocket(`${host.origin.replace(/^http/, 'ws')}${BRIDGE_PATH}?token=${encodeURIComponent(host.token)}`, [BRIDGE_PROTOCOL], { origin: host.origin });
+  const frozen = new WebSocket(
+    `${host.origin.replace(/^http/, 'ws')}${BRIDGE_PATH}?token=${encodeURIComponent(host.token)}`,
+    [BRIDGE_PROTOCOL],
+    { origin: host.origin },
+  );
   let frozenLines = 0;
   let frozenDropped = 0;
   let frozenDroppedEvents = 0;
   frozen.on('message', (data) => {
-    const frame = JSON.parse(data.toString()) as { t: string; event?: string; payload?: { serverId?: string; count?: number } };
+    const frame = JSON.parse(data.toString()) as {
+      t: string;
+      event?: string;
+      payload?: { serverId?: string; count?: number };
+    };
     if (frame.t !== 'event' || frame.payload?.serverId !== 'flood') return;
     if (frame.event === 'server.log') frozenLines += 1;
     if (frame.event === 'bridge.dropped') {
@@ -75,7 +90,12 @@ try {
   const linesPerChunk = Math.ceil((FLOOD_MB * 1024 * 1024) / CHUNKS / (WIDTH + 12));
   const started = Date.now();
   for (let chunk = 0; chunk < CHUNKS; chunk++) {
-    await control.ok('tools.call', { name: 'flood', serverId: 'flood', args: { lines: linesPerChunk, width: WIDTH, tag: `c${chunk}` }, callId: `bench-flood-${chunk}` });
+    await control.ok('tools.call', {
+      name: 'flood',
+      serverId: 'flood',
+      args: { lines: linesPerChunk, width: WIDTH, tag: `c${chunk}` },
+      callId: `bench-flood-${chunk}`,
+    });
     samples.push(rssMb(pid));
   }
   const floodMs = Date.now() - started;

@@ -53,7 +53,9 @@ function main(): void {
       const checkMs = timeCheck(file);
       const actual = statSync(file).size / MiB;
       figures.push({ mib: Math.round(actual), openMs: Math.round(openMs), checkMs: Math.round(checkMs) });
-      console.log(`${actual.toFixed(0).padStart(6)} MiB  open (with quick_check) ${openMs.toFixed(0).padStart(6)} ms   quick_check alone ${checkMs.toFixed(0).padStart(6)} ms`);
+      console.log(
+        `${actual.toFixed(0).padStart(6)} MiB  open (with quick_check) ${openMs.toFixed(0).padStart(6)} ms   quick_check alone ${checkMs.toFixed(0).padStart(6)} ms`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

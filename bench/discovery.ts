@@ -74,13 +74,21 @@ function servers(count: number): StdioServerConfig[] {
     const delay = count === 1 ? SLOWEST_MS : Math.round(FASTEST_MS + ((SLOWEST_MS - FASTEST_MS) * i) / (count - 1));
     return stdioFixtureConfig(
       `s${i}`,
-      { FIXTURE_EVENTS: eventsFile, FIXTURE_INIT_DELAY_MS: String(delay), FIXTURE_PREFIX: `s${i}_`, FIXTURE_TOOLS: 'echo,append,slow' },
+      {
+        FIXTURE_EVENTS: eventsFile,
+        FIXTURE_INIT_DELAY_MS: String(delay),
+        FIXTURE_PREFIX: `s${i}_`,
+        FIXTURE_TOOLS: 'echo,append,slow',
+      },
       { timeoutMs: 60_000 }, // a busy 2-core machine must measure slowness, not fail on it
     );
   });
 }
 
-async function discoverOnce(configs: StdioServerConfig[], cache?: ToolSchemaCache): Promise<RunCost & { tools: number }> {
+async function discoverOnce(
+  configs: StdioServerConfig[],
+  cache?: ToolSchemaCache,
+): Promise<RunCost & { tools: number }> {
   const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), ...(cache ? { cache } : {}) });
   for (const config of configs) registry.addServer(config);
   let result!: Awaited<ReturnType<MCPToolRegistry['discover']>>;
@@ -105,10 +113,19 @@ async function sdkFloorOnce(configs: StdioServerConfig[]): Promise<RunCost & { t
   const spent = await cost(async () => {
     opened = await Promise.all(
       configs.map(async (config) => {
-        const transport = new StdioClientTransport({ command: config.command, args: config.args, env: config.env as Record<string, string>, cwd: config.cwd, stderr: 'pipe' });
+        const transport = new StdioClientTransport({
+          command: config.command,
+          args: config.args,
+          env: config.env as Record<string, string>,
+          cwd: config.cwd,
+          stderr: 'pipe',
+        });
         transport.stderr?.on('data', () => undefined); // drained, as the registry does
         // Negotiating as the registry does (`auto`: a server/discover probe, then initialize).
-        const client = new Client({ name: 'bench-floor', version: '0.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+        const client = new Client(
+          { name: 'bench-floor', version: '0.0.0' },
+          { capabilities: {}, versionNegotiation: { mode: 'auto' } },
+        );
         await client.connect(transport, { timeout: 60_000 });
         const { tools } = await client.listTools(undefined, { timeout: 60_000, cacheMode: 'bypass' });
         return { client, tools: tools.length };
@@ -155,7 +172,8 @@ async function main(): Promise<void> {
         cold20Tools = r.tools;
       } else {
         const r = await sdkFloorOnce(servers(20));
-        if (r.tools !== cold20Tools && cold20Tools !== 0) throw new Error(`the raw SDK listed ${r.tools} tools, the registry ${cold20Tools}`);
+        if (r.tools !== cold20Tools && cold20Tools !== 0)
+          throw new Error(`the raw SDK listed ${r.tools} tools, the registry ${cold20Tools}`);
         floorRuns.push(r);
       }
     }
@@ -206,7 +224,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `(${RUNS} runs each, ${RUNS * 2} alternating for registry vs floor at 20; server initialize delays ${FASTEST_MS}–${SLOWEST_MS} ms; ${cold20.tools} tools from 20 servers; ` +
-      `${process.platform}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`,
+      `${process.platform}, ${cpus().length} cores, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')})`,
   );
   console.log(
     JSON.stringify({

@@ -39,7 +39,9 @@ async function once(config: StdioServerConfig): Promise<{ ms: number; outcome: s
 async function main(): Promise<void> {
   await buildFixtureServers();
   await once(faults[4]![1]); // warm the OS file cache once
-  console.log(`startup faults → error, ${RUNS} runs each; ${process.platform}, ${cpus().length} cores, node ${process.versions.node}`);
+  console.log(
+    `startup faults → error, ${RUNS} runs each; ${process.platform}, ${cpus().length} cores, node ${process.versions.node}`,
+  );
   console.log('fault                          outcome            median ms   max ms');
   const figures: Record<string, { outcome: string; medianMs: number; maxMs: number }> = {};
   for (const [name, config] of faults) {
@@ -54,7 +56,9 @@ async function main(): Promise<void> {
     const medianMs = samples[Math.floor(samples.length / 2)] ?? NaN;
     const maxMs = samples.at(-1) ?? NaN;
     figures[name] = { outcome, medianMs: Math.round(medianMs), maxMs: Math.round(maxMs) };
-    console.log(`${name.padEnd(30)} ${outcome.padEnd(18)} ${medianMs.toFixed(0).padStart(9)} ${maxMs.toFixed(0).padStart(8)}`);
+    console.log(
+      `${name.padEnd(30)} ${outcome.padEnd(18)} ${medianMs.toFixed(0).padStart(9)} ${maxMs.toFixed(0).padStart(8)}`,
+    );
   }
   console.log(JSON.stringify({ bench: 'faults', runs: RUNS, figures }));
 }

@@ -27,20 +27,60 @@ async function main(): Promise<void> {
   const bindings: BindingStrategy[] = defaultBindingStrategy() === 'descriptor' ? ['descriptor', 'walk'] : ['walk'];
   const all: RaceFigures[] = [];
   for (const binding of bindings) {
-    for (const kind of ['read', 'list', 'write'] as const) all.push(await runFileRace({ kind, tries: TRIES[kind], binding }));
+    for (const kind of ['read', 'list', 'write'] as const)
+      all.push(await runFileRace({ kind, tries: TRIES[kind], binding }));
   }
-  const rows: string[][] = [['binding', 'tool', 'tries', 'escapes', 'ok', 'linked at start', 'caught outside', 'refused at check', 'moved', 'other', 'swaps']];
+  const rows: string[][] = [
+    [
+      'binding',
+      'tool',
+      'tries',
+      'escapes',
+      'ok',
+      'linked at start',
+      'caught outside',
+      'refused at check',
+      'moved',
+      'other',
+      'swaps',
+    ],
+  ];
   for (const f of all) {
-    const other = Object.entries(f.otherErrors).map(([code, n]) => `${code}:${n}`).join(' ') || '0';
-    rows.push([f.binding, f.kind, String(f.tries), String(f.escapes), String(f.ok), String(f.linkedAtStart), String(f.caughtOutside), String(f.refusedAtCheck), String(f.changed), other, String(f.swaps)]);
+    const other =
+      Object.entries(f.otherErrors)
+        .map(([code, n]) => `${code}:${n}`)
+        .join(' ') || '0';
+    rows.push([
+      f.binding,
+      f.kind,
+      String(f.tries),
+      String(f.escapes),
+      String(f.ok),
+      String(f.linkedAtStart),
+      String(f.caughtOutside),
+      String(f.refusedAtCheck),
+      String(f.changed),
+      other,
+      String(f.swaps),
+    ]);
   }
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
-  console.log(`(4 calls in flight; ${process.platform}, ${cpus().length} cores; "caught outside" = opens that followed the swapped-in symlink and were refused)`);
+  console.log(
+    `(4 calls in flight; ${process.platform}, ${cpus().length} cores; "caught outside" = opens that followed the swapped-in symlink and were refused)`,
+  );
   console.log(
     JSON.stringify({
       bench: 'file-race',
-      results: all.map((f) => ({ binding: f.binding, kind: f.kind, tries: f.tries, escapes: f.escapes, caught_outside: f.caughtOutside, linked_at_start: f.linkedAtStart, lost_writes: f.lostWrites })),
+      results: all.map((f) => ({
+        binding: f.binding,
+        kind: f.kind,
+        tries: f.tries,
+        escapes: f.escapes,
+        caught_outside: f.caughtOutside,
+        linked_at_start: f.linkedAtStart,
+        lost_writes: f.lostWrites,
+      })),
     }),
   );
 }

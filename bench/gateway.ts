@@ -84,7 +84,10 @@ process.removeAllListeners('warning');
 let listenerWarningSeen = false;
 process.on('warning', (warning) => {
   if (warning.name === 'MaxListenersExceededWarning') {
-    if (!listenerWarningSeen) console.error('(the agent’s SDK HTTP client piles up abort listeners between collections: Node’s MaxListenersExceededWarning, not shown again)');
+    if (!listenerWarningSeen)
+      console.error(
+        '(the agent’s SDK HTTP client piles up abort listeners between collections: Node’s MaxListenersExceededWarning, not shown again)',
+      );
     listenerWarningSeen = true;
     return;
   }
@@ -98,7 +101,10 @@ const closers: Array<() => Promise<void> | void> = [];
 /** server-everything's own entry (its package "bin"), started with `stdio`. */
 function everythingEntry(): string[] {
   const dir = join(PROJECT_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything');
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    version: string;
+    bin: Record<string, string>;
+  };
   const bin = Object.values(pkg.bin)[0];
   if (!bin) throw new Error('server-everything declares no bin');
   return [join(dir, bin), 'stdio'];
@@ -106,7 +112,8 @@ function everythingEntry(): string[] {
 
 function checkEcho(result: CallToolResult, message: string): void {
   const first = result.content[0] as { type?: string; text?: string } | undefined;
-  if (result.isError || first?.type !== 'text' || first.text !== `Echo: ${message}`) throw new Error(`echo answered ${JSON.stringify(result)}`);
+  if (result.isError || first?.type !== 'text' || first.text !== `Echo: ${message}`)
+    throw new Error(`echo answered ${JSON.stringify(result)}`);
 }
 
 // ── the two callers ──────────────────────────────────────────────────────────────────────────
@@ -118,7 +125,12 @@ interface Side {
 }
 
 async function directCaller(): Promise<Side> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: everythingEntry(), cwd: PROJECT_ROOT, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: everythingEntry(),
+    cwd: PROJECT_ROOT,
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', () => undefined);
   const client = new Client({ name: 'bench-direct', version: '0.0.0' });
   await client.connect(transport);
@@ -136,14 +148,24 @@ type Era = 'legacy' | 'modern';
 
 /** The modern era's direct floor: a v2 Client negotiating over stdio; server-everything speaks 2025 only, so this is tried and reported n/a. */
 async function directModern(): Promise<Side | { na: string }> {
-  const transport = new ModernStdio({ command: process.execPath, args: everythingEntry(), cwd: PROJECT_ROOT, stderr: 'ignore' });
-  const client = new ModernClient({ name: 'bench-direct-modern', version: '0.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  const transport = new ModernStdio({
+    command: process.execPath,
+    args: everythingEntry(),
+    cwd: PROJECT_ROOT,
+    stderr: 'ignore',
+  });
+  const client = new ModernClient(
+    { name: 'bench-direct-modern', version: '0.0.0' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
   await client.connect(transport);
   closers.push(() => client.close());
   const version = client.getNegotiatedProtocolVersion();
   if (version !== '2026-07-28') {
     await client.close();
-    return { na: `server-everything speaks 2025 only: the v2 client negotiated ${version} over stdio; the legacy direct row is the floor` };
+    return {
+      na: `server-everything speaks 2025 only: the v2 client negotiated ${version} over stdio; the legacy direct row is the floor`,
+    };
   }
   const call: Caller = async (i) => {
     const message = `hello #${i}`;
@@ -153,26 +175,60 @@ async function directModern(): Promise<Side | { na: string }> {
 }
 
 /** An agent of `era` over Streamable HTTP: a v1 Client (the 2025 handshake) or a v2 Client negotiating (it must end modern). */
-async function httpAgent(era: Era, url: URL, name: string, token?: string): Promise<{ callTool(params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> }): Promise<CallToolResult>; close(): Promise<void> }> {
+async function httpAgent(
+  era: Era,
+  url: URL,
+  name: string,
+  token?: string,
+): Promise<{
+  callTool(params: {
+    name: string;
+    arguments: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+  }): Promise<CallToolResult>;
+  close(): Promise<void>;
+}> {
   const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
   if (era === 'legacy') {
     const client = new Client({ name, version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : {}));
-    return { callTool: async (params) => (await client.callTool(params)) as CallToolResult, close: () => client.close() };
+    return {
+      callTool: async (params) => (await client.callTool(params)) as CallToolResult,
+      close: () => client.close(),
+    };
   }
   const client = new ModernClient({ name, version: '0.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new ModernHttp(url, requestInit ? { requestInit } : {}));
-  if (client.getNegotiatedProtocolVersion() !== '2026-07-28') throw new Error(`${name}: the v2 client ended on ${client.getNegotiatedProtocolVersion()}, not 2026-07-28`);
+  if (client.getNegotiatedProtocolVersion() !== '2026-07-28')
+    throw new Error(`${name}: the v2 client ended on ${client.getNegotiatedProtocolVersion()}, not 2026-07-28`);
   return { callTool: async (params) => (await client.callTool(params)) as CallToolResult, close: () => client.close() };
 }
 
 /** The floor proxy of `era` (bench/httpFloor.ts) as its own process, and the agent of that era over HTTP to it. */
-async function floorCaller(json: boolean, era: Era = 'legacy', sdkLine: 'v1' | 'v2' = era === 'legacy' ? 'v1' : 'v2'): Promise<Side> {
+async function floorCaller(
+  json: boolean,
+  era: Era = 'legacy',
+  sdkLine: 'v1' | 'v2' = era === 'legacy' ? 'v1' : 'v2',
+): Promise<Side> {
   const floorEra = era === 'legacy' && sdkLine === 'v2' ? 'legacy-v2' : era;
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'bench', 'httpFloor.ts'), '--era', floorEra, ...(json ? ['--json'] : []), '--', process.execPath, ...everythingEntry()], {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(PROJECT_ROOT, 'bench', 'httpFloor.ts'),
+      '--era',
+      floorEra,
+      ...(json ? ['--json'] : []),
+      '--',
+      process.execPath,
+      ...everythingEntry(),
+    ],
+    {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   closers.push(() => void child.kill('SIGTERM'));
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -201,17 +257,39 @@ interface GatewaySide extends Side {
 /** The app as its own process; set up over the bridge as the GUI would, which then disconnects. */
 async function gatewayCaller(): Promise<GatewaySide> {
   const token = randomBytes(24).toString('base64url');
-  const host = await HostProcess.start(join(work, 'data'), token, ['--gateway-port', '0', '--workspace', join(work, 'workspace')], PROFILE ? ['--inspect=0'] : []);
+  const host = await HostProcess.start(
+    join(work, 'data'),
+    token,
+    ['--gateway-port', '0', '--workspace', join(work, 'workspace')],
+    PROFILE ? ['--inspect=0'] : [],
+  );
   closers.push(async () => void (await host.stop('SIGTERM')));
   const bridge = await BridgeClient.connect(host.port, { token });
   try {
     await ok(bridge, 'servers.save', {
       mode: 'create',
-      config: { id: SERVER_ID, name: 'Everything', transport: 'stdio', command: process.execPath, args: everythingEntry(), cwd: PROJECT_ROOT },
+      config: {
+        id: SERVER_ID,
+        name: 'Everything',
+        transport: 'stdio',
+        command: process.execPath,
+        args: everythingEntry(),
+        cwd: PROJECT_ROOT,
+      },
     });
-    await waitFor(async () => (await ok<ServerView[]>(bridge, 'servers.list', {})).some((s) => s.config.id === SERVER_ID && s.status.state === 'ready' && s.toolCount > 0), 60_000, 100);
+    await waitFor(
+      async () =>
+        (await ok<ServerView[]>(bridge, 'servers.list', {})).some(
+          (s) => s.config.id === SERVER_ID && s.status.state === 'ready' && s.toolCount > 0,
+        ),
+      60_000,
+      100,
+    );
     await ok(bridge, 'permissions.setToolLevel', { serverId: SERVER_ID, toolName: 'echo', level: 'ALLOW' });
-    const { token: agentToken } = await ok<{ token: string }>(bridge, 'agents.create', { name: 'bench-agent', visibility: { allServers: true, serverIds: [], localTools: false } });
+    const { token: agentToken } = await ok<{ token: string }>(bridge, 'agents.create', {
+      name: 'bench-agent',
+      visibility: { allServers: true, serverIds: [], localTools: false },
+    });
     const url = new URL((await ok<AgentsView>(bridge, 'agents.list', {})).gateway.url);
     const client = await connectAgent(url, agentToken, 'bench-gateway');
     closers.push(() => client.close());
@@ -219,23 +297,41 @@ async function gatewayCaller(): Promise<GatewaySide> {
     const modernClient = await httpAgent('modern', url, 'bench-gateway-modern', agentToken);
     closers.push(() => modernClient.close());
 
-    const callAs = async (agent: { callTool: (typeof modernClient)['callTool'] }, prefix: string, i: number): Promise<CallToolResult> => {
+    const callAs = async (
+      agent: { callTool: (typeof modernClient)['callTool'] },
+      prefix: string,
+      i: number,
+    ): Promise<CallToolResult> => {
       const message = `hello #${i}`;
-      const result = await agent.callTool({ name: TOOL, arguments: { message }, _meta: { [META_CALL_ID]: `${prefix}-${i}` } });
+      const result = await agent.callTool({
+        name: TOOL,
+        arguments: { message },
+        _meta: { [META_CALL_ID]: `${prefix}-${i}` },
+      });
       checkEcho(result, message);
-      if ((result._meta as Record<string, unknown> | undefined)?.[META_REPLAYED] !== false) throw new Error('gateway: the call was replayed, not run');
+      if ((result._meta as Record<string, unknown> | undefined)?.[META_REPLAYED] !== false)
+        throw new Error('gateway: the call was replayed, not run');
       return result;
     };
-    const call = (i: number): Promise<CallToolResult> => callAs({ callTool: async (params) => (await client.callTool(params)) as CallToolResult }, 'bench', i);
+    const call = (i: number): Promise<CallToolResult> =>
+      callAs({ callTool: async (params) => (await client.callTool(params)) as CallToolResult }, 'bench', i);
     const modernCall: Caller = async (i) => void (await callAs(modernClient, 'bench-modern', i));
     // The first call must be allowed by the rule, claimed, run once and completed.
     const first = await call(-1);
     const traceId = (first._meta as Record<string, unknown>)[META_TRACE_ID] as string;
     const detail = await ok<TraceDetail>(bridge, 'traces.get', { traceId });
     const types = detail.events.map((e) => e.type).join(',');
-    const decision = detail.events.find((e) => e.type === 'decision')?.data as { outcome?: string; kind?: string } | undefined;
-    if (detail.trace.status !== 'ok' || decision?.outcome !== 'allow' || decision.kind !== 'rule' || types !== 'decision,claim,attempt_started,attempt_finished,completed') {
-      throw new Error(`gateway: the call was not allowed by the rule and checkpointed (status ${detail.trace.status}, events ${types})`);
+    const decision = detail.events.find((e) => e.type === 'decision')?.data as
+      { outcome?: string; kind?: string } | undefined;
+    if (
+      detail.trace.status !== 'ok' ||
+      decision?.outcome !== 'allow' ||
+      decision.kind !== 'rule' ||
+      types !== 'decision,claim,attempt_started,attempt_finished,completed'
+    ) {
+      throw new Error(
+        `gateway: the call was not allowed by the rule and checkpointed (status ${detail.trace.status}, events ${types})`,
+      );
     }
     // The host's children: server-everything (started by the app's registry).
     const cpu = (): CpuMeter => new CpuMeter({ app: [host.pid], server: childPids(host.pid) });
@@ -261,9 +357,15 @@ function profileRows(title: string, summary: ProfileSummary, appCpuMs: number | 
 }
 
 /** The top self-time entries of MiniHarness's own files, as µs of app CPU per call; beside an earlier run's (before → after) when given. */
-function ownRows(title: string, summary: ProfileSummary, appCpuMs: number | undefined, calls: number, baseline: Array<[string, number]> | undefined): string[][] {
+function ownRows(
+  title: string,
+  summary: ProfileSummary,
+  appCpuMs: number | undefined,
+  calls: number,
+  baseline: Array<[string, number]> | undefined,
+): string[][] {
   const busy = summary.categories.reduce((sum, [, ms]) => sum + ms, 0) + summary.gcMs;
-  const perCall = (ms: number) => (appCpuMs === undefined ? ms / calls : (ms / busy) * appCpuMs * 1000 / calls);
+  const perCall = (ms: number) => (appCpuMs === undefined ? ms / calls : ((ms / busy) * appCpuMs * 1000) / calls);
   const now = summary.own.map(([name, ms]): [string, number] => [name, perCall(ms)]);
   if (!baseline) return [[title, 'µs/call'], ...now.map(([name, us]) => [`  ${name}`, fmt(us, 1)])];
   const names = [...new Set([...baseline.map(([n]) => n), ...now.map(([n]) => n)])];
@@ -271,8 +373,22 @@ function ownRows(title: string, summary: ProfileSummary, appCpuMs: number | unde
   const after = new Map(now);
   return [
     [title, 'before µs/call', 'after µs/call'],
-    ...names.map((name) => [`  ${name}`, before.has(name) ? fmt(before.get(name)!, 1) : '(not in top)', after.has(name) ? fmt(after.get(name)!, 1) : '(not in top)']),
-    ['  = these entries', fmt(baseline.reduce((t, [, us]) => t + us, 0), 1), fmt(now.reduce((t, [, us]) => t + us, 0), 1)],
+    ...names.map((name) => [
+      `  ${name}`,
+      before.has(name) ? fmt(before.get(name)!, 1) : '(not in top)',
+      after.has(name) ? fmt(after.get(name)!, 1) : '(not in top)',
+    ]),
+    [
+      '  = these entries',
+      fmt(
+        baseline.reduce((t, [, us]) => t + us, 0),
+        1,
+      ),
+      fmt(
+        now.reduce((t, [, us]) => t + us, 0),
+        1,
+      ),
+    ],
   ];
 }
 
@@ -282,28 +398,43 @@ async function profileHost(side: GatewaySide | (Side & { host: HostProcess }), e
     let sequentialProfile: CpuProfile | undefined;
     let concurrentProfile: CpuProfile | undefined;
     const sequentialCpu = await side.cpu.measure(async () => {
-      sequentialProfile = await inspector.profile(async () => void (await runSequential(side.call, PROFILE_CALLS, next)));
+      sequentialProfile = await inspector.profile(
+        async () => void (await runSequential(side.call, PROFILE_CALLS, next)),
+      );
     });
     const concurrentCpu = await side.cpu.measure(async () => {
-      concurrentProfile = await inspector.profile(async () => void (await runConcurrent(side.call, PROFILE_CALLS, next + PROFILE_CALLS, IN_FLIGHT)));
+      concurrentProfile = await inspector.profile(
+        async () => void (await runConcurrent(side.call, PROFILE_CALLS, next + PROFILE_CALLS, IN_FLIGHT)),
+      );
     });
     const sequential = summarize(sequentialProfile!, 15);
     const concurrent = summarize(concurrentProfile!, 15);
     const ownOf = (summary: ProfileSummary, cpuMs: number | undefined): Array<[string, number]> => {
       const busy = summary.categories.reduce((sum, [, ms]) => sum + ms, 0) + summary.gcMs;
-      return summary.own.map(([name, ms]) => [name, cpuMs === undefined ? (ms * 1000) / PROFILE_CALLS : ((ms / busy) * cpuMs * 1000) / PROFILE_CALLS]);
+      return summary.own.map(([name, ms]) => [
+        name,
+        cpuMs === undefined ? (ms * 1000) / PROFILE_CALLS : ((ms / busy) * cpuMs * 1000) / PROFILE_CALLS,
+      ]);
     };
     if (PROFILE_DIR) {
       mkdirSync(PROFILE_DIR, { recursive: true });
       // Open in Chrome DevTools (Performance) or speedscope.
       writeFileSync(join(PROFILE_DIR, `gateway-${era}-sequential.cpuprofile`), JSON.stringify(sequentialProfile));
       writeFileSync(join(PROFILE_DIR, `gateway-${era}-concurrent.cpuprofile`), JSON.stringify(concurrentProfile));
-      writeFileSync(join(PROFILE_DIR, `gateway-${era}-own.json`), JSON.stringify({ sequential: ownOf(sequential, sequentialCpu.app), concurrent: ownOf(concurrent, concurrentCpu.app) }));
+      writeFileSync(
+        join(PROFILE_DIR, `gateway-${era}-own.json`),
+        JSON.stringify({
+          sequential: ownOf(sequential, sequentialCpu.app),
+          concurrent: ownOf(concurrent, concurrentCpu.app),
+        }),
+      );
     }
     let baseline: { sequential: Array<[string, number]>; concurrent: Array<[string, number]> } | undefined;
     if (PROFILE_BASELINE) {
       try {
-        baseline = JSON.parse(readFileSync(join(PROFILE_BASELINE, `gateway-${era}-own.json`), 'utf8')) as typeof baseline;
+        baseline = JSON.parse(
+          readFileSync(join(PROFILE_BASELINE, `gateway-${era}-own.json`), 'utf8'),
+        ) as typeof baseline;
       } catch {
         console.log(`(no baseline profile for the ${era} era in ${PROFILE_BASELINE})`);
       }
@@ -311,9 +442,19 @@ async function profileHost(side: GatewaySide | (Side & { host: HostProcess }), e
     console.log('');
     console.log(`PROFILE, ${era} era (the app process, sampled every 100 µs)`);
     printTable([
-      ...profileRows(`app process, ${PROFILE_CALLS} sequential gateway calls`, sequential, sequentialCpu.app, PROFILE_CALLS),
+      ...profileRows(
+        `app process, ${PROFILE_CALLS} sequential gateway calls`,
+        sequential,
+        sequentialCpu.app,
+        PROFILE_CALLS,
+      ),
       ['', '', ''],
-      ...profileRows(`app process, ${PROFILE_CALLS} calls, ${IN_FLIGHT} in flight`, concurrent, concurrentCpu.app, PROFILE_CALLS),
+      ...profileRows(
+        `app process, ${PROFILE_CALLS} calls, ${IN_FLIGHT} in flight`,
+        concurrent,
+        concurrentCpu.app,
+        PROFILE_CALLS,
+      ),
     ]);
     console.log(
       `(sampled: busy ${fmt(sequential.wallMs - sequential.idleMs, 0)} of ${fmt(sequential.wallMs, 0)} ms wall sequential, ${fmt(concurrent.wallMs - concurrent.idleMs, 0)} of ${fmt(concurrent.wallMs, 0)} ms concurrent; ` +
@@ -322,12 +463,31 @@ async function profileHost(side: GatewaySide | (Side & { host: HostProcess }), e
     console.log('');
     printTable([
       ['functions with the most self time, sequential (native callees included)', 'share of busy'],
-      ...sequential.functions.map(([name, ms]) => [`  ${name}`, `${fmt((100 * ms) / (sequential.wallMs - sequential.idleMs), 1)}%`]),
+      ...sequential.functions.map(([name, ms]) => [
+        `  ${name}`,
+        `${fmt((100 * ms) / (sequential.wallMs - sequential.idleMs), 1)}%`,
+      ]),
     ]);
     console.log('');
-    printTable(ownRows(`MiniHarness's own files: top self time, ${era}, sequential`, sequential, sequentialCpu.app, PROFILE_CALLS, baseline?.sequential));
+    printTable(
+      ownRows(
+        `MiniHarness's own files: top self time, ${era}, sequential`,
+        sequential,
+        sequentialCpu.app,
+        PROFILE_CALLS,
+        baseline?.sequential,
+      ),
+    );
     console.log('');
-    printTable(ownRows(`MiniHarness's own files: top self time, ${era}, ${IN_FLIGHT} in flight`, concurrent, concurrentCpu.app, PROFILE_CALLS, baseline?.concurrent));
+    printTable(
+      ownRows(
+        `MiniHarness's own files: top self time, ${era}, ${IN_FLIGHT} in flight`,
+        concurrent,
+        concurrentCpu.app,
+        PROFILE_CALLS,
+        baseline?.concurrent,
+      ),
+    );
   } finally {
     inspector.close();
   }
@@ -347,7 +507,11 @@ async function peerCaller(spec: PeerSpec, era: Era, label: string): Promise<Side
     const message = error instanceof Error ? error.message : String(error);
     // A 2026-07-28 leg that asks the stdio server (2025 only) for server/discover: the client falls back to the 2025 handshake.
     const fellBack = /ended on (\S+), not 2026-07-28/.exec(message);
-    return { na: fellBack ? `the v2 client negotiated ${fellBack[1]}: its 2026-07-28 leg needs a 2026-07-28 stdio server` : message.slice(0, 160) };
+    return {
+      na: fellBack
+        ? `the v2 client negotiated ${fellBack[1]}: its 2026-07-28 leg needs a 2026-07-28 stdio server`
+        : message.slice(0, 160),
+    };
   }
   closers.push(() => client.close());
   const call: Caller = async (i) => {
@@ -397,10 +561,27 @@ async function main(): Promise<void> {
   const started = performance.now();
   const loadBefore = loadavg();
   const gateway = await gatewayCaller();
-  const measured = (key: string, era: Era, label: string, side: Side, peer = false): Measured => ({ ...side, key, era, peer, label, next: 0, seq: [], conc: [], seqCpu: [], concCpu: [] });
+  const measured = (key: string, era: Era, label: string, side: Side, peer = false): Measured => ({
+    ...side,
+    key,
+    era,
+    peer,
+    label,
+    next: 0,
+    seq: [],
+    conc: [],
+    seqCpu: [],
+    concCpu: [],
+  });
   const rows: Array<Measured | NotApplicable> = [];
   const wanted = (key: string) => key === 'gateway' || ONLY === undefined || ONLY.includes(key);
-  const add = async (key: string, era: Era, label: string, start: () => Promise<Side | { na: string }>, peer = false): Promise<void> => {
+  const add = async (
+    key: string,
+    era: Era,
+    label: string,
+    start: () => Promise<Side | { na: string }>,
+    peer = false,
+  ): Promise<void> => {
     if (!wanted(key)) return;
     const side = await start();
     rows.push('na' in side ? { key, era, label, na: side.na } : measured(key, era, label, side, peer));
@@ -409,15 +590,34 @@ async function main(): Promise<void> {
   await add('direct', 'modern', 'direct: v2 Client (auto) → server-everything (stdio, no HTTP)', directModern);
   await add('floor', 'legacy', 'floor: bare v1 proxy (HTTP, session)', () => floorCaller(false, 'legacy'));
   // The gateway serves 2025 sessions on the SDK's v2 line: the same bare proxy on v2 tells its own work from the line's.
-  await add('floor-v2', 'legacy', 'floor: bare v2 proxy (HTTP, session; the SDK line the gateway uses)', () => floorCaller(false, 'legacy', 'v2'));
+  await add('floor-v2', 'legacy', 'floor: bare v2 proxy (HTTP, session; the SDK line the gateway uses)', () =>
+    floorCaller(false, 'legacy', 'v2'),
+  );
   await add('floor', 'modern', 'floor: bare v2 handler (HTTP, stateless)', () => floorCaller(false, 'modern'));
-  if (FLOOR_JSON) await add('floor-json', 'legacy', 'floor, JSON responses (enableJsonResponse)', () => floorCaller(true));
+  if (FLOOR_JSON)
+    await add('floor-json', 'legacy', 'floor, JSON responses (enableJsonResponse)', () => floorCaller(true));
   for (const era of ['legacy', 'modern'] as const) {
-    await add('mcp-proxy', era, `mcp-proxy 6.7 (HTTP, ${era === 'legacy' ? 'session' : 'stateless leg'})`, () => peerCaller(MCP_PROXY, era, 'mcp-proxy'), true);
-    await add('supergateway-stateful', era, 'supergateway 4 --stateful (HTTP)', () => peerCaller(supergateway(true), era, 'supergateway-stateful'), true);
+    await add(
+      'mcp-proxy',
+      era,
+      `mcp-proxy 6.7 (HTTP, ${era === 'legacy' ? 'session' : 'stateless leg'})`,
+      () => peerCaller(MCP_PROXY, era, 'mcp-proxy'),
+      true,
+    );
+    await add(
+      'supergateway-stateful',
+      era,
+      'supergateway 4 --stateful (HTTP)',
+      () => peerCaller(supergateway(true), era, 'supergateway-stateful'),
+      true,
+    );
   }
-  await add('gateway', 'legacy', 'MiniHarness gateway (HTTP, session; rule, checkpoint, trace)', () => Promise.resolve(gateway));
-  await add('gateway', 'modern', 'MiniHarness gateway (HTTP, stateless; rule, checkpoint, trace)', () => Promise.resolve(gateway.modern));
+  await add('gateway', 'legacy', 'MiniHarness gateway (HTTP, session; rule, checkpoint, trace)', () =>
+    Promise.resolve(gateway),
+  );
+  await add('gateway', 'modern', 'MiniHarness gateway (HTTP, stateless; rule, checkpoint, trace)', () =>
+    Promise.resolve(gateway.modern),
+  );
   // supergateway stateless: a server process per request; sequential spot figures only.
   const spots: Array<{ era: Era; result: SequentialResult | { na: string } }> = [];
   for (const era of ['legacy', 'modern'] as const) {
@@ -443,8 +643,18 @@ async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     // Interleaved: the order turns each round, so drift (heat, WAL growth, the machine's load) hits every side alike.
     const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
-    for (const side of order) side.seqCpu.push(await side.cpu.measure(async () => void side.seq.push(await runSequential(side.call, CALLS, take(side, CALLS)))));
-    for (const side of order) side.concCpu.push(await side.cpu.measure(async () => void side.conc.push(await runConcurrent(side.call, CALLS, take(side, CALLS), IN_FLIGHT))));
+    for (const side of order)
+      side.seqCpu.push(
+        await side.cpu.measure(
+          async () => void side.seq.push(await runSequential(side.call, CALLS, take(side, CALLS))),
+        ),
+      );
+    for (const side of order)
+      side.concCpu.push(
+        await side.cpu.measure(
+          async () => void side.conc.push(await runConcurrent(side.call, CALLS, take(side, CALLS), IN_FLIGHT)),
+        ),
+      );
   }
   const loadAfter = loadavg();
 
@@ -466,15 +676,51 @@ async function main(): Promise<void> {
   for (const era of ['legacy', 'modern'] as const) {
     const ofEra = rows.filter((r) => r.era === era);
     console.log('');
-    console.log(era === 'legacy' ? 'LEGACY era (2025 sessions: v1 Client, 2025-11-25)' : 'MODERN era (2026-07-28 stateless: v2 Client, versionNegotiation auto)');
+    console.log(
+      era === 'legacy'
+        ? 'LEGACY era (2025 sessions: v1 Client, 2025-11-25)'
+        : 'MODERN era (2026-07-28 stateless: v2 Client, versionNegotiation auto)',
+    );
     const spot = spots.find((s) => s.era === era)!.result;
     const na = (label: string, why: string) => [label, 'n/a', 'n/a', 'n/a', '', '', '', '', '', '', '', '', why];
     printTable([
-      ['row', 'p50 ms', 'p99 ms', `calls/s @${IN_FLIGHT}`, 'CPU µs/call seq: agent', 'middle', 'server', 'total', `@${IN_FLIGHT}: agent`, 'middle', 'server', 'total', 'note'],
-      ...ofEra.map((r) => ('na' in r ? na(r.label, r.na) : [r.label, fmt(p50(r)), fmt(p99(r)), fmt(conc(r), 0), ...cpuCells(r.seqCpu), ...cpuCells(r.concCpu), ''])),
+      [
+        'row',
+        'p50 ms',
+        'p99 ms',
+        `calls/s @${IN_FLIGHT}`,
+        'CPU µs/call seq: agent',
+        'middle',
+        'server',
+        'total',
+        `@${IN_FLIGHT}: agent`,
+        'middle',
+        'server',
+        'total',
+        'note',
+      ],
+      ...ofEra.map((r) =>
+        'na' in r
+          ? na(r.label, r.na)
+          : [r.label, fmt(p50(r)), fmt(p99(r)), fmt(conc(r), 0), ...cpuCells(r.seqCpu), ...cpuCells(r.concCpu), ''],
+      ),
       'na' in spot
         ? na('supergateway 4, stateless', spot.na)
-        : ['supergateway 4, stateless', fmt(spot.p50), fmt(spot.p99), 'n/a', '', '', '', '', '', '', '', '', `a server process per request: ${SPOT_CALLS} sequential calls, once, no concurrency`],
+        : [
+            'supergateway 4, stateless',
+            fmt(spot.p50),
+            fmt(spot.p99),
+            'n/a',
+            '',
+            '',
+            '',
+            '',
+            '',
+            '',
+            '',
+            '',
+            `a server process per request: ${SPOT_CALLS} sequential calls, once, no concurrency`,
+          ],
     ]);
     const measuredOfEra = ofEra.filter((r): r is Measured => !('na' in r));
     const gw = measuredOfEra.find((r) => r.key === 'gateway')!;
@@ -500,10 +746,30 @@ async function main(): Promise<void> {
           `calls/s: gateway ×${fmt(conc(gw) / conc(floorV2), 2)} of the v2 floor`,
       );
     }
-    console.log(`per-round spread: ${measuredOfEra.map((side) => `${side.key} p50 ${spread(side.seq.map((r) => r.p50), 3)} ms, ${spread(side.conc, 0)} calls/s`).join('; ')}`);
+    console.log(
+      `per-round spread: ${measuredOfEra
+        .map(
+          (side) =>
+            `${side.key} p50 ${spread(
+              side.seq.map((r) => r.p50),
+              3,
+            )} ms, ${spread(side.conc, 0)} calls/s`,
+        )
+        .join('; ')}`,
+    );
     const rowJson: Record<string, unknown> = {};
-    for (const r of ofEra) rowJson[r.key] = 'na' in r ? { na: r.na } : { p50_ms: round3(p50(r)), p99_ms: round3(p99(r)), calls_per_s: Math.round(conc(r)) };
-    rowJson['supergateway-stateless'] = 'na' in spot ? { na: spot.na } : { p50_ms: round3(spot.p50), p99_ms: round3(spot.p99), calls_per_s: null, note: `${SPOT_CALLS} sequential calls; a server process per request` };
+    for (const r of ofEra)
+      rowJson[r.key] =
+        'na' in r ? { na: r.na } : { p50_ms: round3(p50(r)), p99_ms: round3(p99(r)), calls_per_s: Math.round(conc(r)) };
+    rowJson['supergateway-stateless'] =
+      'na' in spot
+        ? { na: spot.na }
+        : {
+            p50_ms: round3(spot.p50),
+            p99_ms: round3(spot.p99),
+            calls_per_s: null,
+            note: `${SPOT_CALLS} sequential calls; a server process per request`,
+          };
     eras[era] = { p50_over_best_peer: round3(p50Ratio), throughput_over_best_peer: round3(concRatio), rows: rowJson };
   }
   console.log('');

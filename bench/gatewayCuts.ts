@@ -25,18 +25,53 @@ const req = {
   url: '/mcp',
   method: 'POST',
   headers: { host: '127.0.0.1:4321' },
-  rawHeaders: ['Host', '127.0.0.1:4321', 'Content-Type', 'application/json', 'Accept', 'application/json, text/event-stream', 'Authorization', 'Bearer mh_x', 'mcp-session-id', 'abc', 'mcp-protocol-version', '2025-11-25', 'Content-Length', '120'],
+  rawHeaders: [
+    'Host',
+    '127.0.0.1:4321',
+    'Content-Type',
+    'application/json',
+    'Accept',
+    'application/json, text/event-stream',
+    'Authorization',
+    'Bearer mh_x',
+    'mcp-session-id',
+    'abc',
+    'mcp-protocol-version',
+    '2025-11-25',
+    'Content-Length',
+    '120',
+  ],
 } as unknown as IncomingMessage;
 
-const KeyPart = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/);
-const CallMetaSchema = z.looseObject({ 'io.miniharness/callId': KeyPart.optional(), 'io.miniharness/session': KeyPart.optional() });
+const KeyPart = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/);
+const CallMetaSchema = z.looseObject({
+  'io.miniharness/callId': KeyPart.optional(),
+  'io.miniharness/session': KeyPart.optional(),
+});
 const KEY_PART = /^[\x21-\x7e]{1,200}$/;
 const meta = { 'io.miniharness/callId': 'bench-12345', progressToken: 7 };
-const body = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'hello #7' }, _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } };
+const body = {
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: {
+    name: 'everything__echo',
+    arguments: { message: 'hello #7' },
+    _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+  },
+};
 let sink: unknown;
 
 const cases: Array<[string, () => void, () => void]> = [
-  ['Web Request per legacy request (two → one)', () => void (sink = [toWebRequest(req), toWebRequest(req)]), () => void (sink = toWebRequest(req))],
+  [
+    'Web Request per legacy request (two → one)',
+    () => void (sink = [toWebRequest(req), toWebRequest(req)]),
+    () => void (sink = toWebRequest(req)),
+  ],
   [
     'modern request: the SDK adapter’s second Request, parsed body re-serialized → the era decision’s reused',
     () => {
@@ -66,7 +101,9 @@ const cases: Array<[string, () => void, () => void]> = [
     () => {
       const v = (meta as Record<string, unknown>)['io.miniharness/callId'];
       const s = (meta as Record<string, unknown>)['io.miniharness/session'];
-      sink = (v === undefined || (typeof v === 'string' && KEY_PART.test(v))) && (s === undefined || (typeof s === 'string' && KEY_PART.test(s)));
+      sink =
+        (v === undefined || (typeof v === 'string' && KEY_PART.test(v))) &&
+        (s === undefined || (typeof s === 'string' && KEY_PART.test(s)));
     },
   ],
 ];
@@ -90,5 +127,7 @@ for (const [name, before, after] of cases) {
   rows.push([name, fmt(median(old), 0), fmt(median(now), 0), fmt(median(old) - median(now), 0)]);
 }
 printTable(rows);
-console.log(`(${OPS} operations per round, ${ROUNDS} rounds interleaved, medians; the collection of AbortSignal.any's weakly held sources comes later and is only partly in it)`);
+console.log(
+  `(${OPS} operations per round, ${ROUNDS} rounds interleaved, medians; the collection of AbortSignal.any's weakly held sources comes later and is only partly in it)`,
+);
 void sink;

@@ -92,7 +92,10 @@ const CATEGORIES: Array<[RegExp, string]> = [
   [/\/electron\/mcp\//, 'registry and MCP client wrapper'],
   [/\/electron\/|\/shared\//, 'app core (call service, events, agents view)'],
   [/^node:internal\/(webstreams|deps\/undici)/, 'Web Streams + undici Response (the SSE body)'],
-  [/^node:(_http_|net|stream|internal\/streams|internal\/stream_base|internal\/http)/, 'Node HTTP server, sockets, streams'],
+  [
+    /^node:(_http_|net|stream|internal\/streams|internal\/stream_base|internal\/http)/,
+    'Node HTTP server, sockets, streams',
+  ],
   [/^node:(child_process|internal\/child_process)/, 'pipes to the server process'],
   [/^node:internal\/(process\/task_queues|timers|async_hooks)/, 'event loop plumbing (microtasks, timers)'],
   [/^node:/, 'Node internals (other)'],
@@ -162,12 +165,21 @@ export function summarize(profile: CpuProfile, topFunctions = 12): ProfileSummar
     else {
       const category = name === '(program)' ? 'V8 / native, no JS caller ((program))' : categoryOf(node.callFrame);
       categories.set(category, (categories.get(category) ?? 0) + ms);
-      const where = node.callFrame.url ? `${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}` : '';
+      const where = node.callFrame.url
+        ? `${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}`
+        : '';
       const key = `${name || '(anonymous)'} ${where}`.trim();
       functions.set(key, (functions.get(key) ?? 0) + ms);
       if (isOwnScript(node.callFrame.url)) own.set(key, (own.get(key) ?? 0) + ms);
     }
   }
   const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]);
-  return { wallMs: (profile.endTime - profile.startTime) / 1000, idleMs, gcMs, categories: sorted(categories), functions: sorted(functions).slice(0, topFunctions), own: sorted(own).slice(0, topFunctions) };
+  return {
+    wallMs: (profile.endTime - profile.startTime) / 1000,
+    idleMs,
+    gcMs,
+    categories: sorted(categories),
+    functions: sorted(functions).slice(0, topFunctions),
+    own: sorted(own).slice(0, topFunctions),
+  };
 }

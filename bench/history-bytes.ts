@@ -30,12 +30,27 @@ async function main(): Promise<void> {
     const db = openAppDatabase(join(dataDir, 'miniharness.db'));
     const store = new SqliteCheckpointStore(db);
     for (let n = 0; n < COUNT; n++) {
-      const claim = store.claim({ sessionId: 'bench', callId: `bench-call-${n}`, userId: 'gui', toolName: 'big', serverId: 'fx', argsHash: `h${n}`, args: { mb: MB }, traceId: `t${n}` });
+      const claim = store.claim({
+        sessionId: 'bench',
+        callId: `bench-call-${n}`,
+        userId: 'gui',
+        toolName: 'big',
+        serverId: 'fx',
+        argsHash: `h${n}`,
+        args: { mb: MB },
+        traceId: `t${n}`,
+      });
       if (claim.kind !== 'owner') throw new Error('expected owner');
-      store.complete('bench', `bench-call-${n}`, claim.lease, { content: [{ type: 'text', text: String(n).repeat(MB * MiB) }], structuredContent: undefined, isError: false });
+      store.complete('bench', `bench-call-${n}`, claim.lease, {
+        content: [{ type: 'text', text: String(n).repeat(MB * MiB) }],
+        structuredContent: undefined,
+        isError: false,
+      });
     }
     // What a page carried before: every record whole.
-    const wholeBytes = Buffer.byteLength(JSON.stringify(Array.from({ length: COUNT }, (_, n) => store.get('bench', `bench-call-${n}`))));
+    const wholeBytes = Buffer.byteLength(
+      JSON.stringify(Array.from({ length: COUNT }, (_, n) => store.get('bench', `bench-call-${n}`))),
+    );
     db.close();
 
     global.gc?.();
@@ -64,7 +79,19 @@ async function main(): Promise<void> {
     console.log(`History with ${COUNT} results of ${MB} MB`);
     for (const [name, value] of rows) console.log(`${name.padEnd(36)} ${value}`);
     console.log(
-      JSON.stringify({ bench: 'history-bytes', results: COUNT, resultMb: MB, pageBytes, wholeBytes, pageMs, rssBeforeMiB: before, rssAfterPageMiB: afterPage, getBytes, getMs, rssAfterGetMiB: afterGet }),
+      JSON.stringify({
+        bench: 'history-bytes',
+        results: COUNT,
+        resultMb: MB,
+        pageBytes,
+        wholeBytes,
+        pageMs,
+        rssBeforeMiB: before,
+        rssAfterPageMiB: afterPage,
+        getBytes,
+        getMs,
+        rssAfterGetMiB: afterGet,
+      }),
     );
   } finally {
     await core.close();

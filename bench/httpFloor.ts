@@ -51,14 +51,18 @@ if (era === 'modern') {
     () => {
       const server = new ModernServer({ name: 'floor', version: '0.0.0' }, { capabilities: { tools: {} } });
       server.setRequestHandler('tools/list', () => upstream.listTools());
-      server.setRequestHandler('tools/call', (request, ctx) => upstream.callTool(request.params, { signal: ctx.mcpReq.signal }));
+      server.setRequestHandler('tools/call', (request, ctx) =>
+        upstream.callTool(request.params, { signal: ctx.mcpReq.signal }),
+      );
       return server;
     },
     { legacy: 'reject' },
   );
   const serve = toNodeHandler(handler);
   const http = createServer((req, res) => void serve(req, res));
-  http.listen({ host: '127.0.0.1', port: 0 }, () => process.stdout.write(`floor listening on ${(http.address() as AddressInfo).port}\n`));
+  http.listen({ host: '127.0.0.1', port: 0 }, () =>
+    process.stdout.write(`floor listening on ${(http.address() as AddressInfo).port}\n`),
+  );
   process.on('SIGTERM', () => {
     void upstream.close().finally(() => process.exit(0));
   });
@@ -69,7 +73,11 @@ if (era === 'modern') {
 }
 
 /** Serves each request by its session's transport, a new session for a request without one. */
-function serveSessions<T>(sessions: Map<string, T>, newSession: () => T, handle: (transport: T, req: IncomingMessage, res: ServerResponse, body: unknown) => void): void {
+function serveSessions<T>(
+  sessions: Map<string, T>,
+  newSession: () => T,
+  handle: (transport: T, req: IncomingMessage, res: ServerResponse, body: unknown) => void,
+): void {
   const http = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -81,7 +89,9 @@ function serveSessions<T>(sessions: Map<string, T>, newSession: () => T, handle:
       handle(transport, req, res, body);
     });
   });
-  http.listen({ host: '127.0.0.1', port: 0 }, () => process.stdout.write(`floor listening on ${(http.address() as AddressInfo).port}\n`));
+  http.listen({ host: '127.0.0.1', port: 0 }, () =>
+    process.stdout.write(`floor listening on ${(http.address() as AddressInfo).port}\n`),
+  );
 }
 
 async function legacyV2Floor(command: string): Promise<void> {
@@ -93,8 +103,13 @@ async function legacyV2Floor(command: string): Promise<void> {
     () => {
       const server = new ModernServer({ name: 'floor', version: '0.0.0' }, { capabilities: { tools: {} } });
       server.setRequestHandler('tools/list', () => upstream.listTools());
-      server.setRequestHandler('tools/call', (request, ctx) => upstream.callTool(request.params, { signal: ctx.mcpReq.signal }));
-      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport) });
+      server.setRequestHandler('tools/call', (request, ctx) =>
+        upstream.callTool(request.params, { signal: ctx.mcpReq.signal }),
+      );
+      const transport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+      });
       void server.connect(transport);
       return transport;
     },
@@ -115,7 +130,9 @@ async function legacyFloor(command: string): Promise<void> {
   function newSession(): StreamableHTTPServerTransport {
     const server = new Server({ name: 'floor', version: '0.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => upstream.listTools());
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => upstream.callTool(request.params, undefined, { signal: extra.signal }));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      upstream.callTool(request.params, undefined, { signal: extra.signal }),
+    );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: json,

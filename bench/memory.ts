@@ -57,9 +57,22 @@ function fillHistory(): number {
     db.transaction(() => {
       for (let i = from; i < Math.min(RECORDS, from + 10_000); i++) {
         const args = { path: `/workspace/file-${i}.txt`, n: i };
-        const claim = store.claim({ sessionId: session, callId: `call-${String(i).padStart(6, '0')}`, userId: 'gui', toolName: 'read_file', serverId: 'local', argsHash: hashArguments(args), args, traceId: `trace-${i}` });
+        const claim = store.claim({
+          sessionId: session,
+          callId: `call-${String(i).padStart(6, '0')}`,
+          userId: 'gui',
+          toolName: 'read_file',
+          serverId: 'local',
+          argsHash: hashArguments(args),
+          args,
+          traceId: `trace-${i}`,
+        });
         if (claim.kind !== 'owner') throw new Error('fill: expected a fresh claim');
-        store.complete(session, claim.record.callId, claim.lease, { content: [{ type: 'text', text: `result of record ${i}: ${'x'.repeat(60)}` }], structuredContent: undefined, isError: false });
+        store.complete(session, claim.record.callId, claim.lease, {
+          content: [{ type: 'text', text: `result of record ${i}: ${'x'.repeat(60)}` }],
+          structuredContent: undefined,
+          isError: false,
+        });
       }
     })();
   }
@@ -84,7 +97,12 @@ interface Reading {
 async function read(host: HostProcess, inspector: InspectorClient): Promise<Reading> {
   if (FORCE_GC) await inspector.send('HeapProfiler.collectGarbage');
   const heap = await inspector.send<{ usedSize: number; totalSize: number }>('Runtime.getHeapUsage');
-  return { rssMb: rssMb(host.pid), walMb: walMb(), heapUsedMb: heap.usedSize / 2 ** 20, heapTotalMb: heap.totalSize / 2 ** 20 };
+  return {
+    rssMb: rssMb(host.pid),
+    walMb: walMb(),
+    heapUsedMb: heap.usedSize / 2 ** 20,
+    heapTotalMb: heap.totalSize / 2 ** 20,
+  };
 }
 
 function walMb(): number {
@@ -102,7 +120,12 @@ async function main(): Promise<void> {
   await buildFixtureServers();
   const fillMs = fillHistory();
   const token = randomBytes(24).toString('base64url');
-  const host = await HostProcess.start(dataDir, token, ['--gateway-port', '0', '--workspace', join(work, 'workspace')], ['--inspect=0']);
+  const host = await HostProcess.start(
+    dataDir,
+    token,
+    ['--gateway-port', '0', '--workspace', join(work, 'workspace')],
+    ['--inspect=0'],
+  );
   closers.push(async () => void (await host.stop('SIGTERM')));
   const inspector = await InspectorClient.connect(host.output());
   closers.push(() => inspector.close());
@@ -114,21 +137,37 @@ async function main(): Promise<void> {
   closers.push(() => gui.close());
   const serverIds = Array.from({ length: SERVERS }, (_, i) => `fixture${String(i).padStart(2, '0')}`);
   for (const id of serverIds) await ok(gui, 'servers.save', { mode: 'create', config: stdioFixtureConfig(id) });
-  await waitFor(async () => (await ok<ServerView[]>(gui, 'servers.list', {})).filter((s) => s.status.state === 'ready' && s.toolCount > 0).length === SERVERS, 120_000, 200);
-  for (const id of serverIds) await ok(gui, 'permissions.setToolLevel', { serverId: id, toolName: 'echo', level: 'ALLOW' });
+  await waitFor(
+    async () =>
+      (await ok<ServerView[]>(gui, 'servers.list', {})).filter((s) => s.status.state === 'ready' && s.toolCount > 0)
+        .length === SERVERS,
+    120_000,
+    200,
+  );
+  for (const id of serverIds)
+    await ok(gui, 'permissions.setToolLevel', { serverId: id, toolName: 'echo', level: 'ALLOW' });
 
   const agents: CallTool[] = [];
   for (let a = 0; a < AGENTS; a++) {
-    const { token: agentToken } = await ok<{ token: string }>(gui, 'agents.create', { name: `memory-agent-${a}`, visibility: { allServers: true, serverIds: [], localTools: false } });
+    const { token: agentToken } = await ok<{ token: string }>(gui, 'agents.create', {
+      name: `memory-agent-${a}`,
+      visibility: { allServers: true, serverIds: [], localTools: false },
+    });
     const url = new URL((await ok<AgentsView>(gui, 'agents.list', {})).gateway.url);
     if (a % 5 < 3) {
       const client = await connectAgent(url, agentToken, `memory-agent-${a}`);
       closers.push(() => client.close());
       agents.push(async (params) => (await client.callTool(params)) as CallToolResult);
     } else {
-      const client = new ModernClient({ name: `memory-agent-${a}`, version: '0.0.0' }, { versionNegotiation: { mode: 'auto' } });
-      await client.connect(new ModernHttp(url, { requestInit: { headers: { Authorization: `Bearer ${agentToken}` } } }));
-      if (client.getNegotiatedProtocolVersion() !== '2026-07-28') throw new Error(`agent ${a}: negotiated ${client.getNegotiatedProtocolVersion()}, not 2026-07-28`);
+      const client = new ModernClient(
+        { name: `memory-agent-${a}`, version: '0.0.0' },
+        { versionNegotiation: { mode: 'auto' } },
+      );
+      await client.connect(
+        new ModernHttp(url, { requestInit: { headers: { Authorization: `Bearer ${agentToken}` } } }),
+      );
+      if (client.getNegotiatedProtocolVersion() !== '2026-07-28')
+        throw new Error(`agent ${a}: negotiated ${client.getNegotiatedProtocolVersion()}, not 2026-07-28`);
       closers.push(() => client.close());
       agents.push(async (params) => (await client.callTool(params)) as CallToolResult);
     }
@@ -139,7 +178,8 @@ async function main(): Promise<void> {
     const text = `memory #${i}`;
     const result = await agents[i % AGENTS]!({ name: `${serverIds[i % SERVERS]}__echo`, arguments: { text } });
     const first = result.content[0] as { text?: string } | undefined;
-    if (result.isError || first?.text !== text) throw new Error(`call ${i} answered ${JSON.stringify(result).slice(0, 300)}`);
+    if (result.isError || first?.text !== text)
+      throw new Error(`call ${i} answered ${JSON.stringify(result).slice(0, 300)}`);
     if (i % 1000 === 0) gui.events.length = 0;
   };
   let t0 = performance.now();
@@ -152,14 +192,32 @@ async function main(): Promise<void> {
   const after2 = await read(host, inspector);
   const guiEvents = gui.events.length;
 
-  const row = (label: string, r: Reading) => [label, fmt(r.rssMb, 1), fmt(r.heapUsedMb, 1), fmt(r.heapTotalMb, 1), fmt(r.walMb, 1)];
+  const row = (label: string, r: Reading) => [
+    label,
+    fmt(r.rssMb, 1),
+    fmt(r.heapUsedMb, 1),
+    fmt(r.heapTotalMb, 1),
+    fmt(r.walMb, 1),
+  ];
   printTable([
     ['the app process (browser-mode host)', 'RSS MB', 'heapUsed MB', 'heapTotal MB', 'WAL file MB'],
     row(`idle, ${RECORDS.toLocaleString('en')} History records, no server yet`, idle),
     row(`${SERVERS} servers ready, ${AGENTS} agents connected, GUI open`, ready),
-    row(`after ${CALLS.toLocaleString('en')} agent calls (${fmt(firstSeconds, 1)} s, ${fmt(firstRate, 0)} calls/s)`, after1),
-    row(`after ${(2 * CALLS).toLocaleString('en')} agent calls (${fmt(secondSeconds, 1)} s, ${fmt(secondRate, 0)} calls/s)`, after2),
-    ['growth over the second ' + CALLS.toLocaleString('en'), fmt(after2.rssMb - after1.rssMb, 1), fmt(after2.heapUsedMb - after1.heapUsedMb, 1), fmt(after2.heapTotalMb - after1.heapTotalMb, 1), fmt(after2.walMb - after1.walMb, 1)],
+    row(
+      `after ${CALLS.toLocaleString('en')} agent calls (${fmt(firstSeconds, 1)} s, ${fmt(firstRate, 0)} calls/s)`,
+      after1,
+    ),
+    row(
+      `after ${(2 * CALLS).toLocaleString('en')} agent calls (${fmt(secondSeconds, 1)} s, ${fmt(secondRate, 0)} calls/s)`,
+      after2,
+    ),
+    [
+      'growth over the second ' + CALLS.toLocaleString('en'),
+      fmt(after2.rssMb - after1.rssMb, 1),
+      fmt(after2.heapUsedMb - after1.heapUsedMb, 1),
+      fmt(after2.heapTotalMb - after1.heapTotalMb, 1),
+      fmt(after2.walMb - after1.walMb, 1),
+    ],
   ]);
   console.log(
     `(${FORCE_GC ? 'a full collection forced in the host before each reading' : 'no forced collection (run with node --expose-gc for one before each reading)'}; ` +

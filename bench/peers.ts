@@ -31,7 +31,17 @@ export interface PeerSpec {
 export const MCP_PROXY: PeerSpec = {
   bin: 'mcp-proxy',
   // Stream endpoint only; the resumability store off (request/response traffic, as its help advises).
-  args: (port, server) => ['--host', '127.0.0.1', '--port', String(port), '--server', 'stream', '--no-eventStore', '--', ...server],
+  args: (port, server) => [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--server',
+    'stream',
+    '--no-eventStore',
+    '--',
+    ...server,
+  ],
   path: '/mcp',
 };
 
@@ -73,9 +83,17 @@ function accepts(port: number): Promise<boolean> {
 }
 
 /** Starts a peer in front of `server` (a command line) and resolves once it accepts connections. */
-export async function startPeer(root: string, spec: PeerSpec, server: string[], timeoutMs = 30_000): Promise<PeerProcess> {
+export async function startPeer(
+  root: string,
+  spec: PeerSpec,
+  server: string[],
+  timeoutMs = 30_000,
+): Promise<PeerProcess> {
   const port = await freePort();
-  const child = spawn(join(root, 'node_modules', '.bin', spec.bin), spec.args(port, server), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(join(root, 'node_modules', '.bin', spec.bin), spec.args(port, server), {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-4000));
   child.stdout.on('data', keep);
@@ -90,13 +108,19 @@ export async function startPeer(root: string, spec: PeerSpec, server: string[], 
   };
   try {
     // Polled: the peers print no ready line in a form both share.
-    await waitFor(async () => {
-      if (exited) throw new Error(exited);
-      return accepts(port);
-    }, timeoutMs, 50);
+    await waitFor(
+      async () => {
+        if (exited) throw new Error(exited);
+        return accepts(port);
+      },
+      timeoutMs,
+      50,
+    );
   } catch (error) {
     peer.stop();
-    throw new Error(`${spec.bin} ${exited ?? (error instanceof Error ? error.message : 'did not listen')}: ${output.trim().slice(-400)}`);
+    throw new Error(
+      `${spec.bin} ${exited ?? (error instanceof Error ? error.message : 'did not listen')}: ${output.trim().slice(-400)}`,
+    );
   }
   return peer;
 }

@@ -92,7 +92,11 @@ const USER = { userId: 'bench-user', sessionId: 'bench-session' };
 // A burst writes faster than the server reads; the SDK's stdio send() then adds one 'drain'
 // listener per pending write, which trips Node's leak warning (10) on every burst. The warning
 // is noise here; the limit only governs that message.
-EventEmitter.defaultMaxListeners = Math.max(EventEmitter.defaultMaxListeners, CALLS + WARMUP + 100, PROFILE ? PROFILE_CALLS + 100 : 0);
+EventEmitter.defaultMaxListeners = Math.max(
+  EventEmitter.defaultMaxListeners,
+  CALLS + WARMUP + 100,
+  PROFILE ? PROFILE_CALLS + 100 : 0,
+);
 
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-pipeline-'));
 /** Everything to close at the end, newest first (also on failure). */
@@ -104,15 +108,24 @@ function echoText(i: number): string {
 
 function checkEcho(content: unknown, expected: string): void {
   const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
-  if (first?.type !== 'text' || first.text !== expected) throw new Error(`echo answered ${JSON.stringify(content)}, expected "${expected}"`);
+  if (first?.type !== 'text' || first.text !== expected)
+    throw new Error(`echo answered ${JSON.stringify(content)}, expected "${expected}"`);
 }
 
 // ── the two callers ──────────────────────────────────────────────────────────────────────────
 
 async function rawCaller(): Promise<Caller> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BUILT_STDIO_FIXTURE],
+    cwd: PROJECT_ROOT,
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', () => undefined); // the fixture logs a line at start; drain it, as the registry does
-  const client = new Client({ name: 'bench-raw', version: '0.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+  const client = new Client(
+    { name: 'bench-raw', version: '0.0.0' },
+    { capabilities: {}, versionNegotiation: { mode: 'auto' } },
+  );
   await client.connect(transport);
   closers.push(() => client.close());
   // A real client lists tools before calling them (the SDK then knows the output schemas), as the registry did.
@@ -166,7 +179,8 @@ async function buildPipeline(name: string, timer?: StageTimer, inMemory = false)
   const call: Caller = async (i) => {
     const text = echoText(i);
     const out = await harness.executeTool('echo', { text }, { ...USER, callId: `${name}-${i}` });
-    if (out.replayed || out.serverId !== SERVER_ID) throw new Error(`pipeline: unexpected ${JSON.stringify({ replayed: out.replayed, serverId: out.serverId })}`);
+    if (out.replayed || out.serverId !== SERVER_ID)
+      throw new Error(`pipeline: unexpected ${JSON.stringify({ replayed: out.replayed, serverId: out.serverId })}`);
     checkEcho(out.result.content, text);
   };
   return { call, harness, tracer, checkpoints, db };
@@ -182,7 +196,8 @@ async function checkPipelineDecision(pipeline: Pipeline): Promise<void> {
   if (trace?.trace.status !== 'ok' || data?.outcome !== 'allow' || data.kind !== 'rule') {
     throw new Error(`pipeline: the call was not allowed by the rule (status ${trace?.trace.status}, events ${types})`);
   }
-  if (types !== 'decision,claim,attempt_started,attempt_finished,completed') throw new Error(`pipeline: unexpected trace events ${types}`);
+  if (types !== 'decision,claim,attempt_started,attempt_finished,completed')
+    throw new Error(`pipeline: unexpected trace events ${types}`);
   const mode = pipeline.db.pragma('journal_mode', { simple: true });
   const expected = pipeline.db.memory ? 'memory' : 'wal';
   if (mode !== expected) throw new Error(`pipeline: journal_mode is ${String(mode)}, expected ${expected}`);
@@ -201,7 +216,12 @@ interface SideFigures {
 }
 
 function statsDelta(after: GroupCommitStats, before: GroupCommitStats): GroupCommitStats {
-  return { transactions: after.transactions - before.transactions, writes: after.writes - before.writes, largestBatch: after.largestBatch, busyMs: after.busyMs - before.busyMs };
+  return {
+    transactions: after.transactions - before.transactions,
+    writes: after.writes - before.writes,
+    largestBatch: after.largestBatch,
+    busyMs: after.busyMs - before.busyMs,
+  };
 }
 
 type SideName = 'raw' | 'pipe' | 'mem';
@@ -214,7 +234,11 @@ async function measureCalls(): Promise<Record<SideName, SideFigures> & { rawCall
   const inMemory = await buildPipeline('pipeline-in-memory', undefined, true);
   await checkPipelineDecision(inMemory);
 
-  const sides = { raw: { call: raw, next: 0 }, pipe: { call: pipeline.call, next: 0 }, mem: { call: inMemory.call, next: 0 } };
+  const sides = {
+    raw: { call: raw, next: 0 },
+    pipe: { call: pipeline.call, next: 0 },
+    mem: { call: inMemory.call, next: 0 },
+  };
   const take = (side: keyof typeof sides, n: number): number => {
     const first = sides[side].next;
     sides[side].next += n;
@@ -230,7 +254,11 @@ async function measureCalls(): Promise<Record<SideName, SideFigures> & { rawCall
   const empty = (): SideFigures => ({ seq: [], conc: [], concCpu: [], seqCommits: [], concCommits: [] });
   const figures: Record<SideName, SideFigures> = { raw: empty(), pipe: empty(), mem: empty() };
   const none: GroupCommitStats = { transactions: 0, writes: 0, largestBatch: 0, busyMs: 0 }; // the raw client commits nothing
-  const statsOf = { raw: () => none, pipe: () => pipeline.checkpoints.groupCommitStats, mem: () => inMemory.checkpoints.groupCommitStats };
+  const statsOf = {
+    raw: () => none,
+    pipe: () => pipeline.checkpoints.groupCommitStats,
+    mem: () => inMemory.checkpoints.groupCommitStats,
+  };
   for (let round = 0; round < ROUNDS; round++) {
     // The side that goes first turns, and the order reverses every other round, so drift (heat, WAL growth) hits all alike.
     const turned = [...SIDES.slice(round % SIDES.length), ...SIDES.slice(0, round % SIDES.length)];
@@ -288,7 +316,11 @@ function sessionOf(i: number): string {
   return i % 2 === 0 ? GUI_SESSION : `session-${String(i % (HISTORY_SESSIONS - 1)).padStart(4, '0')}`;
 }
 
-function fillHistory(db: Database, store: SqliteCheckpointStore, advance: () => void): { completed: number; started: number; guiRecords: number } {
+function fillHistory(
+  db: Database,
+  store: SqliteCheckpointStore,
+  advance: () => void,
+): { completed: number; started: number; guiRecords: number } {
   let completed = 0;
   let started = 0;
   let guiRecords = 0;
@@ -297,13 +329,24 @@ function fillHistory(db: Database, store: SqliteCheckpointStore, advance: () => 
       const session = sessionOf(i);
       const toolName = HISTORY_TOOLS[i % HISTORY_TOOLS.length]!;
       const args = { text: `history record ${i}`, path: `/home/user/project/file-${i % 997}.txt` };
-      const base = { sessionId: session, userId: 'bench-user', toolName, serverId: SERVER_ID, argsHash: hashArguments(args), args };
+      const base = {
+        sessionId: session,
+        userId: 'bench-user',
+        toolName,
+        serverId: SERVER_ID,
+        argsHash: hashArguments(args),
+        args,
+      };
       advance();
       const claim = store.claim({ ...base, callId: `call-${i}`, traceId: `trace-${i}` });
       if (claim.kind !== 'owner') throw new Error('history fill: expected a fresh claim');
       advance();
       const isError = Math.floor(i / 2) % TOOL_ERROR_EVERY === 3; // both parities: the GUI session and the others
-      store.complete(session, `call-${i}`, claim.lease, { content: [{ type: 'text', text: `result of record ${i}: ${'x'.repeat(80)}` }], structuredContent: undefined, isError });
+      store.complete(session, `call-${i}`, claim.lease, {
+        content: [{ type: 'text', text: `result of record ${i}: ${'x'.repeat(80)}` }],
+        structuredContent: undefined,
+        isError,
+      });
       completed++;
       if (session === GUI_SESSION) guiRecords++;
       if (Math.floor(i / 2) % STARTED_EVERY === 0) {
@@ -328,9 +371,13 @@ function measureHistory(): HistoryFigures {
   // Activity spread over time like a real profile: ~1 s between store writes.
   let now = Date.now() - HISTORY_RECORDS * 3 * 1000;
   const fillStarted = performance.now();
-  const { completed, started, guiRecords } = fillHistory(fillDb, new SqliteCheckpointStore(fillDb, { clock: () => now }), () => {
-    now += 1000;
-  });
+  const { completed, started, guiRecords } = fillHistory(
+    fillDb,
+    new SqliteCheckpointStore(fillDb, { clock: () => now }),
+    () => {
+      now += 1000;
+    },
+  );
   fillDb.pragma('wal_checkpoint(TRUNCATE)');
   fillDb.close();
   const fillMs = performance.now() - fillStarted;
@@ -343,11 +390,17 @@ function measureHistory(): HistoryFigures {
 
   // What the History view asks: always one session (the GUI's, or an agent's), optionally by
   // status or tool; first pages and pages further down (cursors found untimed).
-  const sessions = store.listSessions().map((s) => s.sessionId).filter((s) => s !== GUI_SESSION);
+  const sessions = store
+    .listSessions()
+    .map((s) => s.sessionId)
+    .filter((s) => s !== GUI_SESSION);
   const filters: Array<{ kind: string; query: Omit<HistoryQuery, 'limit'> }> = [
     { kind: 'GUI session', query: { sessionId: GUI_SESSION } },
     { kind: 'GUI session, completed', query: { sessionId: GUI_SESSION, status: 'completed' } },
-    { kind: 'GUI session, in progress / unknown', query: { sessionId: GUI_SESSION, status: 'started' as CheckpointStatus } },
+    {
+      kind: 'GUI session, in progress / unknown',
+      query: { sessionId: GUI_SESSION, status: 'started' as CheckpointStatus },
+    },
     { kind: 'GUI session, tool errors', query: { sessionId: GUI_SESSION, status: 'tool_error' } },
     { kind: 'GUI session, failed (none)', query: { sessionId: GUI_SESSION, status: 'failed' as CheckpointStatus } },
     { kind: 'GUI session, one tool', query: { sessionId: GUI_SESSION, toolName: 'write_file' } },
@@ -364,7 +417,8 @@ function measureHistory(): HistoryFigures {
     for (const { kind, query } of list) {
       let cursor: string | undefined;
       for (let page = 1; page <= Math.max(...DEPTHS); page++) {
-        if (DEPTHS.includes(page)) targets.push({ kind, depth: page, query: { ...query, limit: 50, ...(cursor ? { cursor } : {}) } });
+        if (DEPTHS.includes(page))
+          targets.push({ kind, depth: page, query: { ...query, limit: 50, ...(cursor ? { cursor } : {}) } });
         const result = store.history({ ...query, limit: 50, ...(cursor ? { cursor } : {}) });
         if (!result.nextCursor) break;
         cursor = result.nextCursor;
@@ -378,7 +432,17 @@ function measureHistory(): HistoryFigures {
   // The timed mix: round-robin over filter kinds, then over that kind's targets.
   const kinds = [...new Set(targets.map((t) => t.kind))];
   const byKindTargets = new Map(kinds.map((k) => [k, targets.filter((t) => t.kind === k)]));
-  const figures: HistoryFigures = { fillMs, completed, started, guiRecords, all: [], byKind: new Map(kinds.map((k) => [k, []])), first: [], deep: [], acrossSessions: new Map() };
+  const figures: HistoryFigures = {
+    fillMs,
+    completed,
+    started,
+    guiRecords,
+    all: [],
+    byKind: new Map(kinds.map((k) => [k, []])),
+    first: [],
+    deep: [],
+    acrossSessions: new Map(),
+  };
   for (let q = 0; q < HISTORY_QUERIES; q++) {
     const kind = kinds[q % kinds.length]!;
     const list = byKindTargets.get(kind)!;
@@ -386,7 +450,8 @@ function measureHistory(): HistoryFigures {
     const t0 = performance.now();
     const page = store.history(target.query);
     const ms = performance.now() - t0;
-    if (page.records.length === 0 && !kind.includes('(none)')) throw new Error(`history: empty page for ${kind} page ${target.depth}`);
+    if (page.records.length === 0 && !kind.includes('(none)'))
+      throw new Error(`history: empty page for ${kind} page ${target.depth}`);
     figures.all.push(ms);
     figures.byKind.get(kind)!.push(ms);
     (target.depth === 1 ? figures.first : figures.deep).push(ms);
@@ -425,7 +490,9 @@ async function measureStages(rawCall: Caller): Promise<string[][]> {
   const rawRun = await runSequential(rawCall, CALLS, 10_000_000 + WARMUP);
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   const rows = [...timer.perCall].map(([name, samples]) => [name, fmt(median(samples), 4), fmt(mean(samples), 4)]);
-  const covered = Array.from({ length: CALLS }, (_, i) => [...timer.perCall.values()].reduce((a, samples) => a + samples[i]!, 0));
+  const covered = Array.from({ length: CALLS }, (_, i) =>
+    [...timer.perCall.values()].reduce((a, samples) => a + samples[i]!, 0),
+  );
   const other = run.samples.map((total, i) => total - covered[i]!);
   rows.push(['other (resolve, fingerprint, hash, awaits)', fmt(median(other), 4), fmt(mean(other), 4)]);
   rows.push(['= executeTool, instrumented', fmt(median(run.samples), 4), fmt(mean(run.samples), 4)]);
@@ -443,7 +510,11 @@ async function measureStages(rawCall: Caller): Promise<string[][]> {
       await rawCall(i);
     };
     const gappedRun = await runSequential(gapped, CALLS, 20_000_000);
-    rows.push([`(raw SDK callTool, ${fmt(gapMs, 2)} ms busy before each call)`, fmt(median(gappedRun.samples) - gapMs, 4), fmt(mean(gappedRun.samples) - gapMs, 4)]);
+    rows.push([
+      `(raw SDK callTool, ${fmt(gapMs, 2)} ms busy before each call)`,
+      fmt(median(gappedRun.samples) - gapMs, 4),
+      fmt(mean(gappedRun.samples) - gapMs, 4),
+    ]);
   }
   return rows;
 }
@@ -472,9 +543,18 @@ async function profilePipeline(): Promise<void> {
   const stats = () => pipeline.checkpoints.groupCommitStats;
   for (const [name, call] of sections) {
     const before = stats();
-    const seq = summarize(await profileWhile(async () => void (await runSequential(call, PROFILE_CALLS, take(PROFILE_CALLS))), 100), PROFILE_CALLS);
+    const seq = summarize(
+      await profileWhile(async () => void (await runSequential(call, PROFILE_CALLS, take(PROFILE_CALLS))), 100),
+      PROFILE_CALLS,
+    );
     const mid = stats();
-    const par = summarize(await profileWhile(async () => void (await runConcurrent(call, PROFILE_CALLS, take(PROFILE_CALLS), CONCURRENCY)), 100), PROFILE_CALLS);
+    const par = summarize(
+      await profileWhile(
+        async () => void (await runConcurrent(call, PROFILE_CALLS, take(PROFILE_CALLS), CONCURRENCY)),
+        100,
+      ),
+      PROFILE_CALLS,
+    );
     const after = stats();
     const file = (mode: string) => `pipeline-${call === raw ? 'raw' : 'pipeline'}-${mode}.json`;
     if (PROFILE_DIR) {
@@ -492,20 +572,32 @@ async function profilePipeline(): Promise<void> {
       }
     };
     for (const line of formatSummary(`${name}, sequential`, seq, baseline('sequential'))) console.log(line);
-    if (call === pipeline.call) console.log(`  (group commit: ${fmt(((mid.busyMs - before.busyMs) / PROFILE_CALLS) * 1000, 1)} µs/call inside SQLite transactions, ${fmt((mid.transactions - before.transactions) / PROFILE_CALLS, 2)} transactions/call)`);
+    if (call === pipeline.call)
+      console.log(
+        `  (group commit: ${fmt(((mid.busyMs - before.busyMs) / PROFILE_CALLS) * 1000, 1)} µs/call inside SQLite transactions, ${fmt((mid.transactions - before.transactions) / PROFILE_CALLS, 2)} transactions/call)`,
+      );
     console.log('');
     for (const line of formatSummary(`${name}, concurrent (${conc})`, par, baseline('concurrent'))) console.log(line);
-    if (call === pipeline.call) console.log(`  (group commit: ${fmt(((after.busyMs - mid.busyMs) / PROFILE_CALLS) * 1000, 1)} µs/call inside SQLite transactions, ${fmt((after.transactions - mid.transactions) / PROFILE_CALLS, 3)} transactions/call)`);
+    if (call === pipeline.call)
+      console.log(
+        `  (group commit: ${fmt(((after.busyMs - mid.busyMs) / PROFILE_CALLS) * 1000, 1)} µs/call inside SQLite transactions, ${fmt((after.transactions - mid.transactions) / PROFILE_CALLS, 3)} transactions/call)`,
+      );
     console.log('');
   }
-  console.log(`(sampling every 100 µs; per call = busy time of this process / calls; the server's own CPU is not in it; ${process.platform}, ${cpus().length} cores, node ${process.versions.node}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  console.log(
+    `(sampling every 100 µs; per call = busy time of this process / calls; the server's own CPU is not in it; ${process.platform}, ${cpus().length} cores, node ${process.versions.node}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
 }
 
 // ── main ─────────────────────────────────────────────────────────────────────────────────────
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const startLoad = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const startLoad = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   await buildFixtureServers();
   if (PROFILE) return profilePipeline();
 
@@ -528,7 +620,8 @@ async function main(): Promise<void> {
   const stages = STAGES ? await measureStages(calls.rawCall) : undefined;
 
   // Where the time goes under concurrency: CPU per call, here and in the server (medians over rounds).
-  const perCall = (samples: CpuSample[], pick: (s: CpuSample) => number) => median(samples.map((s) => (pick(s) / CALLS) * 1000));
+  const perCall = (samples: CpuSample[], pick: (s: CpuSample) => number) =>
+    median(samples.map((s) => (pick(s) / CALLS) * 1000));
   const cpu = {
     rawClientUs: perCall(calls.raw.concCpu, (s) => s.mainCpuMs),
     rawServerUs: perCall(calls.raw.concCpu, (s) => s.serverCpuMs),
@@ -551,11 +644,26 @@ async function main(): Promise<void> {
     [`pipeline executeTool, concurrent`, '', '', fmt(pipeConc, 0)],
     [`  ablation: the same pipeline, its database in memory, ${CALLS} sequential`, fmt(memP50), fmt(memP99), ''],
     [`  ablation: the same pipeline, its database in memory, concurrent`, '', '', fmt(memConc, 0)],
-    [`history page (50), ${history.all.length} History view queries`, fmt(pageP50), fmt(percentile(history.all, 0.99)), ''],
+    [
+      `history page (50), ${history.all.length} History view queries`,
+      fmt(pageP50),
+      fmt(percentile(history.all, 0.99)),
+      '',
+    ],
     ['  first pages', fmt(median(history.first)), fmt(percentile(history.first, 0.99)), ''],
     ['  deeper pages (2–100, by cursor)', fmt(median(history.deep)), fmt(percentile(history.deep, 0.99)), ''],
-    ...[...history.byKind].map(([kind, values]) => [`  ${kind}`, fmt(median(values)), fmt(percentile(values, 0.99)), '']),
-    ...[...history.acrossSessions].map(([kind, values]) => [`(API only, not a History view query) ${kind}`, fmt(median(values)), fmt(Math.max(...values)), '']),
+    ...[...history.byKind].map(([kind, values]) => [
+      `  ${kind}`,
+      fmt(median(values)),
+      fmt(percentile(values, 0.99)),
+      '',
+    ]),
+    ...[...history.acrossSessions].map(([kind, values]) => [
+      `(API only, not a History view query) ${kind}`,
+      fmt(median(values)),
+      fmt(Math.max(...values)),
+      '',
+    ]),
   ];
   printTable(rows);
   console.log('');
@@ -576,21 +684,36 @@ async function main(): Promise<void> {
       `with its database in memory it spends ${fmt(cpu.memMainUs, 0)} µs/call (SQLite transactions ${fmt(cpu.memSqliteUs, 0)} µs) and reaches concurrent ×${fmt(memConc / rawConc, 2)} of raw, p50 +${fmt(memP50 - rawP50)} ms — ` +
       `so the database file (WAL appends and locks through this machine's file system, and the WAL's checkpoints, in this process's CPU) costs ${fmt(cpu.pipeMainUs - cpu.memMainUs, 0)} µs/call, and ${fmt(cpu.memMainUs - cpu.rawClientUs, 0)} µs/call is the record itself (SQLite statements, the trace, the decision, validation)`,
   );
-  const spread = (values: number[], digits: number) => `${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}`;
+  const spread = (values: number[], digits: number) =>
+    `${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}`;
   console.log(
-    `per-round spread: p50 raw ${spread(calls.raw.seq.map((r) => r.p50), 3)} / pipeline ${spread(calls.pipe.seq.map((r) => r.p50), 3)} / in memory ${spread(calls.mem.seq.map((r) => r.p50), 3)} ms; ` +
+    `per-round spread: p50 raw ${spread(
+      calls.raw.seq.map((r) => r.p50),
+      3,
+    )} / pipeline ${spread(
+      calls.pipe.seq.map((r) => r.p50),
+      3,
+    )} / in memory ${spread(
+      calls.mem.seq.map((r) => r.p50),
+      3,
+    )} ms; ` +
       `concurrent raw ${spread(calls.raw.conc, 0)} / pipeline ${spread(calls.pipe.conc, 0)} / in memory ${spread(calls.mem.conc, 0)} calls/s`,
   );
   console.log(
     `(${ROUNDS} rounds, the side going first turning each round, medians over rounds; warm-up ${WARMUP} sequential + ${WARMUP} concurrent per side; concurrent = ${conc}; ` +
       `SQLite WAL + synchronous=NORMAL in a temp dir, group commit, WAL checkpoints off the call path; history: ${history.completed.toLocaleString('en')} completed + ${history.started.toLocaleString('en')} started records, ` +
       `${HISTORY_SESSIONS} sessions (the GUI's holds ${history.guiRecords.toLocaleString('en')}), 1 in ${TOOL_ERROR_EVERY} a tool error, pages as the History view asks (one session, by status or tool), filled through claim/complete in ${fmt(history.fillMs / 1000, 1)} s; ${process.platform}, ${cpus().length} cores, node ${process.versions.node}, ` +
-      `load average at start ${startLoad} / end ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
+      `load average at start ${startLoad} / end ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; ` +
       `total ${fmt((performance.now() - started) / 1000, 1)} s)`,
   );
   if (stages) {
     console.log('');
-    printTable([[`pipeline stage (${CALLS} sequential calls, exclusive time per call)`, 'p50 ms', 'mean ms'], ...stages]);
+    printTable([
+      [`pipeline stage (${CALLS} sequential calls, exclusive time per call)`, 'p50 ms', 'mean ms'],
+      ...stages,
+    ]);
   }
   console.log(
     JSON.stringify({

@@ -29,7 +29,13 @@ export function median(values: readonly number[]): number {
 
 export function printTable(rows: string[][]): void {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
+  for (const row of rows)
+    console.log(
+      row
+        .map((cell, c) => cell.padEnd(widths[c]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 export function fmt(value: number, digits = 3): string {
@@ -82,7 +88,8 @@ export type ConcurrencyMode = 'burst' | number;
 export function parseConcurrency(text: string | undefined): ConcurrencyMode {
   if (text === undefined || text === '' || text === 'burst') return 'burst';
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_CONCURRENCY must be "burst" or a positive integer (got ${text}).`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`BENCH_CONCURRENCY must be "burst" or a positive integer (got ${text}).`);
   return n;
 }
 
@@ -91,7 +98,12 @@ export function describeConcurrency(mode: ConcurrencyMode, count: number): strin
 }
 
 /** Calls per second for `count` calls run concurrently. */
-export async function runConcurrent(call: Caller, count: number, first: number, mode: ConcurrencyMode): Promise<number> {
+export async function runConcurrent(
+  call: Caller,
+  count: number,
+  first: number,
+  mode: ConcurrencyMode,
+): Promise<number> {
   const started = performance.now();
   if (mode === 'burst') {
     await Promise.all(Array.from({ length: count }, (_, i) => call(first + i)));
@@ -199,7 +211,8 @@ export class StageTimer {
 
   /** Closes one call: its per-stage times join the samples (a stage it did not reach counts 0). */
   endCall(): void {
-    for (const name of this.current.keys()) if (!this.perCall.has(name)) this.perCall.set(name, new Array<number>(this.calls).fill(0));
+    for (const name of this.current.keys())
+      if (!this.perCall.has(name)) this.perCall.set(name, new Array<number>(this.calls).fill(0));
     for (const [name, samples] of this.perCall) samples.push(this.current.get(name) ?? 0);
     this.current = new Map();
     this.calls++;
@@ -218,7 +231,16 @@ export const ROUND_TRIP_STAGE = 'MCP round trip (registry.callServerTool)';
  * Wraps the instances a HarnessApplication uses (before it is built) so their public methods
  * report to `timer`. Only instance properties are replaced; no project file changes.
  */
-export function instrumentPipeline(timer: StageTimer, parts: { security: SecureToolExecutor; checkpoints: CheckpointStore; tracer: Tracer; redactor: SecretRedactor; registry: MCPToolRegistry }): void {
+export function instrumentPipeline(
+  timer: StageTimer,
+  parts: {
+    security: SecureToolExecutor;
+    checkpoints: CheckpointStore;
+    tracer: Tracer;
+    redactor: SecretRedactor;
+    registry: MCPToolRegistry;
+  },
+): void {
   const { security, checkpoints, tracer, redactor, registry } = parts;
 
   const authorize = security.authorize.bind(security);
@@ -228,9 +250,11 @@ export function instrumentPipeline(timer: StageTimer, parts: { security: SecureT
   // the next turn, the batch's other writes — trace events — and the commit itself).
   const grouped = checkpoints.grouped;
   const claim = grouped.claim.bind(grouped);
-  grouped.claim = (input) => timer.timeAsync('checkpoint claim (group commit: next turn, INSERT, COMMIT)', () => claim(input));
+  grouped.claim = (input) =>
+    timer.timeAsync('checkpoint claim (group commit: next turn, INSERT, COMMIT)', () => claim(input));
   const complete = grouped.complete.bind(grouped);
-  grouped.complete = (...args) => timer.timeAsync('checkpoint complete (group commit: next turn, UPDATE, COMMIT)', () => complete(...args));
+  grouped.complete = (...args) =>
+    timer.timeAsync('checkpoint complete (group commit: next turn, UPDATE, COMMIT)', () => complete(...args));
 
   const redact = redactor.redact.bind(redactor);
   redactor.redact = (value) => timer.time('redactor.redact (checkpoint args, event data)', () => redact(value));

@@ -160,7 +160,8 @@ export function summarize(profile: CpuProfile, calls: number, topCount = 15): Pr
     owner.set(id, found);
     return found;
   };
-  const label = (frame: ProfileNode) => `${frame.callFrame.functionName || '(anonymous)'}  ${pathOf(frame.callFrame.url).slice(projectRoot.length)}:${sourceLine(frame.callFrame)}`;
+  const label = (frame: ProfileNode) =>
+    `${frame.callFrame.functionName || '(anonymous)'}  ${pathOf(frame.callFrame.url).slice(projectRoot.length)}:${sourceLine(frame.callFrame)}`;
 
   const kinds = new Map<string, number>();
   const top = new Map<string, number>();
@@ -198,7 +199,14 @@ export function summarize(profile: CpuProfile, calls: number, topCount = 15): Pr
     if (frame && isProjectFile(path)) add(top, label(frame), ms);
   }
   const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]);
-  return { calls, wallMs: (profile.endTime - profile.startTime) / 1000, idleMs, kinds: sorted(kinds), top: sorted(top).slice(0, topCount), owners: sorted(owners).slice(0, topCount) };
+  return {
+    calls,
+    wallMs: (profile.endTime - profile.startTime) / 1000,
+    idleMs,
+    kinds: sorted(kinds),
+    top: sorted(top).slice(0, topCount),
+    owners: sorted(owners).slice(0, topCount),
+  };
 }
 
 /** The summary as lines: busy time by kind, then the project's top functions, in µs per call. */

@@ -50,7 +50,10 @@ export class CpuMeter {
     const out: Record<string, number | undefined> = { self: (own.user + own.system) / 1000 };
     for (const [name, pids] of Object.entries(this.groups)) {
       const each = pids.map(processCpuMs);
-      out[name] = pids.length === 0 || each.some((ms) => ms === undefined) ? undefined : each.reduce((sum: number, ms) => sum + (ms ?? 0), 0);
+      out[name] =
+        pids.length === 0 || each.some((ms) => ms === undefined)
+          ? undefined
+          : each.reduce((sum: number, ms) => sum + (ms ?? 0), 0);
     }
     return out;
   }

@@ -23,11 +23,18 @@ const COMPLETED_PER_ROUND = Number(process.env.SOAK_COMPLETED_PER_ROUND ?? 5);
 async function main(): Promise<void> {
   await buildSideEffectServer();
   const startedAt = performance.now();
-  const report = await runRestartSoak({ kills: KILLS, cleanStops: CLEAN_STOPS, completedPerRound: COMPLETED_PER_ROUND, log: (line) => console.error(line) });
+  const report = await runRestartSoak({
+    kills: KILLS,
+    cleanStops: CLEAN_STOPS,
+    completedPerRound: COMPLETED_PER_ROUND,
+    log: (line) => console.error(line),
+  });
   const seconds = (performance.now() - startedAt) / 1000;
 
   const wrong = report.answers.map((a) => judgeAnswer(a, report.known)).filter((w): w is string => w !== undefined);
-  const replayed = report.answers.filter((a) => a.reply.ok && (a.reply.result as { replayed: boolean }).replayed).length;
+  const replayed = report.answers.filter(
+    (a) => a.reply.ok && (a.reply.result as { replayed: boolean }).replayed,
+  ).length;
   const unknown = report.answers.filter((a) => !a.reply.ok && a.reply.error.code === 'in_progress').length;
   const executed = Object.values(report.executions).reduce((sum, n) => sum + n, 0);
   const neverRan = report.known.filter((k) => !report.executions[k.callId]).length;
@@ -51,7 +58,11 @@ async function main(): Promise<void> {
     ['duplicate side effects', String(report.duplicates), ''],
     ['callIds that never acted', String(neverRan), ''],
     ['killed calls whose trace is interrupted', `${interrupted}/${killedTraces.length}`, ''],
-    ['traces left running after a clean stop', String(stoppedRunning), `statuses: ${stopped.map((t) => t.status).join(', ')}`],
+    [
+      'traces left running after a clean stop',
+      String(stoppedRunning),
+      `statuses: ${stopped.map((t) => t.status).join(', ')}`,
+    ],
     ['GUI sessions across all starts', String(sessions), ''],
     ['wall time', `${seconds.toFixed(1)} s`, `${(seconds / report.starts).toFixed(1)} s per start`],
   ]);

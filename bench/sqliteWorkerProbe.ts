@@ -32,7 +32,9 @@ import { Tracer } from '../electron/tracing/tracer.js';
 const CALLS = Number(process.env.PROBE_CALLS ?? 2000);
 const ROUNDS = Number(process.env.PROBE_ROUNDS ?? 5);
 
-type Request = { id: number; op: 'claim'; i: number; side: string } | { id: number; op: 'complete'; i: number; side: string; lease: string; traceId: string };
+type Request =
+  | { id: number; op: 'claim'; i: number; side: string }
+  | { id: number; op: 'complete'; i: number; side: string; lease: string; traceId: string };
 
 /** The database side of one call, split where the tool would run. */
 function dbSide(file: string) {
@@ -46,9 +48,28 @@ function dbSide(file: string) {
     tracer,
     async claim(i: number, side: string): Promise<{ lease: string; traceId: string }> {
       const args = { text: `hello #${i}` };
-      const trace = tracer.start({ sessionId: 's', callId: `${side}-${i}`, userId: 'u', toolName: 'echo', serverId: 'fx' });
-      trace.event('decision', { outcome: 'allow', reason: 'Rule "bench" allows echo on fx', kind: 'rule', ruleId: 'r1' });
-      const claim = await checkpoints.grouped.claim({ sessionId: 's', callId: `${side}-${i}`, userId: 'u', toolName: 'echo', serverId: 'fx', ...checkpointArguments(args, (v) => redactor.redactReporting(v)), traceId: trace.traceId });
+      const trace = tracer.start({
+        sessionId: 's',
+        callId: `${side}-${i}`,
+        userId: 'u',
+        toolName: 'echo',
+        serverId: 'fx',
+      });
+      trace.event('decision', {
+        outcome: 'allow',
+        reason: 'Rule "bench" allows echo on fx',
+        kind: 'rule',
+        ruleId: 'r1',
+      });
+      const claim = await checkpoints.grouped.claim({
+        sessionId: 's',
+        callId: `${side}-${i}`,
+        userId: 'u',
+        toolName: 'echo',
+        serverId: 'fx',
+        ...checkpointArguments(args, (v) => redactor.redactReporting(v)),
+        traceId: trace.traceId,
+      });
       if (claim.kind !== 'owner') throw new Error('expected a fresh claim');
       trace.event('claim', { outcome: 'owner' });
       trace.event('attempt_started', { attempt: 1 });
@@ -59,7 +80,11 @@ function dbSide(file: string) {
       const trace = traces.get(traceId)!;
       traces.delete(traceId);
       trace.event('attempt_finished', { attempt: 1, outcome: 'ok', durationMs: 0.1 });
-      const result = { content: [{ type: 'text' as const, text: `hello #${i}` }], structuredContent: undefined, isError: false };
+      const result = {
+        content: [{ type: 'text' as const, text: `hello #${i}` }],
+        structuredContent: undefined,
+        isError: false,
+      };
       await checkpoints.grouped.complete('s', `${side}-${i}`, lease, result);
       trace.event('completed', { isError: false, contentBlocks: 1 });
       trace.finish('ok');
@@ -76,7 +101,10 @@ if (!isMainThread) {
       parentPort!.postMessage({ closed: true });
       return;
     }
-    const done = request.op === 'claim' ? side.claim(request.i, request.side) : side.complete(request.i, request.side, request.lease, request.traceId);
+    const done =
+      request.op === 'claim'
+        ? side.claim(request.i, request.side)
+        : side.complete(request.i, request.side, request.lease, request.traceId);
     done.then(
       (value) => parentPort!.postMessage({ id: request.id, value }),
       (error: unknown) => parentPort!.postMessage({ id: request.id, error: String(error) }),
@@ -93,7 +121,10 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, Math.ceil(p * sorted.length))) - 1]!;
 }
 
-async function measure(call: Call, first: number): Promise<{ p50: number; p99: number; tput: number; threadUs: number; processUs: number }> {
+async function measure(
+  call: Call,
+  first: number,
+): Promise<{ p50: number; p99: number; tput: number; threadUs: number; processUs: number }> {
   const samples: number[] = [];
   for (let i = 0; i < CALLS; i++) {
     const t0 = performance.now();
@@ -107,7 +138,13 @@ async function measure(call: Call, first: number): Promise<{ p50: number; p99: n
   const wall = performance.now() - t0;
   const thread = process.threadCpuUsage(thread0);
   const proc = process.cpuUsage(proc0);
-  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), tput: CALLS / (wall / 1000), threadUs: (thread.user + thread.system) / CALLS, processUs: (proc.user + proc.system) / CALLS };
+  return {
+    p50: percentile(samples, 0.5),
+    p99: percentile(samples, 0.99),
+    tput: CALLS / (wall / 1000),
+    threadUs: (thread.user + thread.system) / CALLS,
+    processUs: (proc.user + proc.system) / CALLS,
+  };
 }
 
 async function main(): Promise<void> {
@@ -118,7 +155,10 @@ async function main(): Promise<void> {
     await inline.complete(i, 'inline', lease, traceId);
   };
 
-  const worker = new Worker(new URL(import.meta.url), { workerData: { file: join(work, 'worker.db') }, execArgv: ['--import', 'tsx'] });
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { file: join(work, 'worker.db') },
+    execArgv: ['--import', 'tsx'],
+  });
   let nextId = 0;
   const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   worker.on('message', (message: { id: number; value?: unknown; error?: string }) => {
@@ -144,7 +184,10 @@ async function main(): Promise<void> {
     await measure(sides[name], next[name]); // warm-up
     next[name] += 2 * CALLS;
   }
-  const figures = { inline: [] as Awaited<ReturnType<typeof measure>>[], worker: [] as Awaited<ReturnType<typeof measure>>[] };
+  const figures = {
+    inline: [] as Awaited<ReturnType<typeof measure>>[],
+    worker: [] as Awaited<ReturnType<typeof measure>>[],
+  };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (['inline', 'worker'] as const) : (['worker', 'inline'] as const);
     for (const name of order) {
@@ -157,10 +200,22 @@ async function main(): Promise<void> {
   for (const name of ['inline', 'worker'] as const) {
     const f = figures[name];
     console.log(
-      `${name.padEnd(8)} ${med(f.map((x) => x.p50)).toFixed(3).padStart(10)}  ${med(f.map((x) => x.p99)).toFixed(3).padStart(10)}  ${med(f.map((x) => x.tput)).toFixed(0).padStart(13)}  ${med(f.map((x) => x.threadUs)).toFixed(1).padStart(19)}  ${med(f.map((x) => x.processUs)).toFixed(1).padStart(15)}`,
+      `${name.padEnd(8)} ${med(f.map((x) => x.p50))
+        .toFixed(3)
+        .padStart(10)}  ${med(f.map((x) => x.p99))
+        .toFixed(3)
+        .padStart(10)}  ${med(f.map((x) => x.tput))
+        .toFixed(0)
+        .padStart(13)}  ${med(f.map((x) => x.threadUs))
+        .toFixed(1)
+        .padStart(19)}  ${med(f.map((x) => x.processUs))
+        .toFixed(1)
+        .padStart(15)}`,
     );
   }
-  console.log(`(${ROUNDS} rounds alternating, medians; ${CALLS} sequential calls then a burst of ${CALLS} per round; per call: claim + completion waited for, trace start + 5 events + finish)`);
+  console.log(
+    `(${ROUNDS} rounds alternating, medians; ${CALLS} sequential calls then a burst of ${CALLS} per round; per call: claim + completion waited for, trace start + 5 events + finish)`,
+  );
   worker.postMessage({ op: 'close' });
   await new Promise((resolve) => worker.once('message', resolve));
   await worker.terminate();

@@ -36,7 +36,14 @@ const STARTED_EVERY = 5_000;
 const TOOLS = ['read_file', 'write_file', 'search_issues', 'create_ticket', 'send_message', 'fetch_url'];
 const GOAL_FIRST_ROWS_MS = 300;
 const GOAL_ROW_ELEMENTS = 200;
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** A session id in the GUI's own format, from an hour ago (History names it by its start). */
 const SESSION = `gui-${new Date(Date.now() - 3_600_000).toISOString().replace(/[:.]/g, '-')}-bench000`;
@@ -78,13 +85,26 @@ function fillStore(): { completed: number; started: number; ms: number } {
       const toolName = TOOLS[i % TOOLS.length]!;
       const args = { path: `/home/user/project/src/file-${i % 997}.ts`, query: `record ${i}` };
       now += 2_000;
-      const claim = store.claim({ sessionId: SESSION, callId: `call-${String(i).padStart(6, '0')}`, userId: 'gui', toolName, serverId: i % 3 === 0 ? 'local' : 'github', argsHash: hashArguments(args), args, traceId: `trace-${i}` });
+      const claim = store.claim({
+        sessionId: SESSION,
+        callId: `call-${String(i).padStart(6, '0')}`,
+        userId: 'gui',
+        toolName,
+        serverId: i % 3 === 0 ? 'local' : 'github',
+        argsHash: hashArguments(args),
+        args,
+        traceId: `trace-${i}`,
+      });
       if (claim.kind !== 'owner') throw new Error('fill: expected a fresh claim');
       if (i % STARTED_EVERY === STARTED_EVERY - 1) {
         started++;
         continue;
       }
-      store.complete(SESSION, claim.record.callId, claim.lease, { content: [{ type: 'text', text: `result of record ${i}: ${'x'.repeat(60)}` }], structuredContent: undefined, isError: false });
+      store.complete(SESSION, claim.record.callId, claim.lease, {
+        content: [{ type: 'text', text: `result of record ${i}: ${'x'.repeat(60)}` }],
+        structuredContent: undefined,
+        isError: false,
+      });
       completed++;
     }
   });
@@ -109,7 +129,12 @@ async function openApp(page: Page, url: string, started: number): Promise<void> 
   else await page.goto(url);
   await page.getByRole('heading', { name: 'Servers', level: 1 }).waitFor();
   // The app loads the session counts at connection time: the sidebar shows the calls needing attention.
-  if (started > 0) await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^History/ }).getByText(String(started), { exact: true }).waitFor();
+  if (started > 0)
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('button', { name: /^History/ })
+      .getByText(String(started), { exact: true })
+      .waitFor();
 }
 
 async function main(): Promise<void> {
@@ -119,7 +144,10 @@ async function main(): Promise<void> {
   }
   const fill = fillStore();
   host = await startWebHost({ dataDir });
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const historyNav = page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^History/ });
 
@@ -150,7 +178,8 @@ async function main(): Promise<void> {
     openPainted.push(inPage.painted);
     shownSession = (await page.locator('[data-history-row]').first().getAttribute('data-call-id')) ?? '';
   }
-  if (!shownSession.startsWith('call-')) throw new Error(`History opened on another session (first row ${shownSession})`);
+  if (!shownSession.startsWith('call-'))
+    throw new Error(`History opened on another session (first row ${shownSession})`);
   const rowsAtTop = await rowCount(page);
 
   // Switch: from the (empty) current session to the big one, in the picker.
@@ -197,15 +226,31 @@ async function main(): Promise<void> {
   console.log('');
   printTable([
     ['History over checkpoint records', 'median', 'runs'],
-    [`open History → first row (click → waitForSelector)`, `${fmt(firstRows)} ms`, open.map((v) => fmt(v, 0)).join(' ')],
+    [
+      `open History → first row (click → waitForSelector)`,
+      `${fmt(firstRows)} ms`,
+      open.map((v) => fmt(v, 0)).join(' '),
+    ],
     [`  in page: click → page request sent`, `${fmt(median(openSent))} ms`, openSent.map((v) => fmt(v, 0)).join(' ')],
     [`  in page: click → row in DOM`, `${fmt(median(openDom))} ms`, openDom.map((v) => fmt(v, 0)).join(' ')],
-    [`  in page: click → frame painted with rows`, `${fmt(median(openPainted))} ms`, openPainted.map((v) => fmt(v, 0)).join(' ')],
+    [
+      `  in page: click → frame painted with rows`,
+      `${fmt(median(openPainted))} ms`,
+      openPainted.map((v) => fmt(v, 0)).join(' '),
+    ],
     [`choose the session → first row`, `${fmt(median(switching))} ms`, switching.map((v) => fmt(v, 0)).join(' ')],
     [`row elements in the DOM, at the top`, String(rowsAtTop), ''],
-    [`row elements far down (row ${lastIndex.toLocaleString('en')} of ${RECORDS.toLocaleString('en')} in view)`, String(rowsFarDown), ''],
+    [
+      `row elements far down (row ${lastIndex.toLocaleString('en')} of ${RECORDS.toLocaleString('en')} in view)`,
+      String(rowsFarDown),
+      '',
+    ],
     [`row elements, most seen at any point`, String(maxRows), ''],
-    [`fling up through ${fling.loaded.toLocaleString('en')} loaded rows: frame p95`, `${fmt(p95Frame)} ms`, `${frameGaps.length} frames`],
+    [
+      `fling up through ${fling.loaded.toLocaleString('en')} loaded rows: frame p95`,
+      `${fmt(p95Frame)} ms`,
+      `${frameGaps.length} frames`,
+    ],
   ]);
   console.log('');
   console.log(
@@ -215,7 +260,9 @@ async function main(): Promise<void> {
     `(${fill.completed.toLocaleString('en')} completed + ${fill.started.toLocaleString('en')} started records in one session, filled through claim/complete in ${fmt(fill.ms / 1000, 1)} s; ` +
       `pages of 200; Chromium ${browser.version()} headless, 1280×800; ${process.platform}, ${cpus().length} cores, node ${process.versions.node})`,
   );
-  console.log(JSON.stringify({ bench: 'ui-history', first_rows_ms: Number(firstRows.toFixed(1)), row_elements: rowElements }));
+  console.log(
+    JSON.stringify({ bench: 'ui-history', first_rows_ms: Number(firstRows.toFixed(1)), row_elements: rowElements }),
+  );
 }
 
 async function cleanup(): Promise<void> {
@@ -230,7 +277,11 @@ main()
     console.error(error);
     if (host) console.error(host.output().slice(-2_000));
     const page = browser?.contexts()[0]?.pages()[0];
-    if (page) await page.screenshot({ path: join(tmpdir(), 'mh-bench-ui-failure.png') }).then(() => console.error(`screenshot: ${join(tmpdir(), 'mh-bench-ui-failure.png')}`), () => undefined);
+    if (page)
+      await page.screenshot({ path: join(tmpdir(), 'mh-bench-ui-failure.png') }).then(
+        () => console.error(`screenshot: ${join(tmpdir(), 'mh-bench-ui-failure.png')}`),
+        () => undefined,
+      );
     await cleanup();
     process.exit(1);
   });

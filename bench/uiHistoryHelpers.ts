@@ -29,7 +29,10 @@ declare const document: {
   addEventListener(type: 'click', listener: () => void, options: { capture: boolean; once: boolean }): void;
   body: unknown;
 };
-declare const MutationObserver: new (callback: () => void) => { observe(target: unknown, options: { childList: boolean; subtree: boolean }): void; disconnect(): void };
+declare const MutationObserver: new (callback: () => void) => {
+  observe(target: unknown, options: { childList: boolean; subtree: boolean }): void;
+  disconnect(): void;
+};
 declare function requestAnimationFrame(callback: () => void): number;
 
 /** Arms timestamps: the next click, the first `[data-history-row]` in the DOM, the frame painted after it. */
@@ -41,14 +44,20 @@ export function armTimer(): void {
   const proto = WebSocket.prototype;
   const send = proto.send;
   proto.send = function (this: BenchSocket, data: unknown) {
-    if (typeof data === 'string' && bench.sentAt === undefined && bench.clickAt !== undefined && data.includes('"history.page"')) {
+    if (
+      typeof data === 'string' &&
+      bench.sentAt === undefined &&
+      bench.clickAt !== undefined &&
+      data.includes('"history.page"')
+    ) {
       bench.sentAt = performance.now();
       proto.send = send;
     }
     send.call(this, data);
   };
   const observer = new MutationObserver(() => {
-    if (bench.clickAt === undefined || bench.rowAt !== undefined || !document.querySelector('[data-history-row]')) return;
+    if (bench.clickAt === undefined || bench.rowAt !== undefined || !document.querySelector('[data-history-row]'))
+      return;
     bench.rowAt = performance.now();
     observer.disconnect();
     requestAnimationFrame(() => requestAnimationFrame(() => (bench.paintAt = performance.now())));
@@ -69,7 +78,10 @@ export function readTimer(): { sent: number; dom: number; painted: number } {
 
 /** The highest aria-rowindex among the rendered rows (the header row is 1). */
 export function lastRowIndex(): number {
-  return Math.max(0, ...[...document.querySelectorAll('[data-history-row]')].map((r) => Number(r.getAttribute('aria-rowindex'))));
+  return Math.max(
+    0,
+    ...[...document.querySelectorAll('[data-history-row]')].map((r) => Number(r.getAttribute('aria-rowindex'))),
+  );
 }
 
 export function rowsBeyond(previous: number): boolean {

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 const entry = new URL('../out/main/gatewayStdio.js', import.meta.url);
 if (!existsSync(entry)) {
-  process.stderr.write(`miniharness-gateway: the stdio entry is not built (${fileURLToPath(entry)} is missing): run npm run build in the MiniHarness folder.\n`);
+  process.stderr.write(
+    `miniharness-gateway: the stdio entry is not built (${fileURLToPath(entry)} is missing): run npm run build in the MiniHarness folder.\n`,
+  );
   process.exit(2);
 }
 await import(entry.href);

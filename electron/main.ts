@@ -105,7 +105,15 @@ function launchApp(): void {
 function setUserData(): boolean {
   try {
     const appData = app.getPath('appData');
-    app.setPath('userData', userDataDir({ switchValue: app.commandLine.getSwitchValue('user-data-dir'), cwd: process.cwd(), appData, productName: PRODUCT_NAME }));
+    app.setPath(
+      'userData',
+      userDataDir({
+        switchValue: app.commandLine.getSwitchValue('user-data-dir'),
+        cwd: process.cwd(),
+        appData,
+        productName: PRODUCT_NAME,
+      }),
+    );
     return true;
   } catch (error) {
     fatal(new Error(`the data folder cannot be used (${messageOf(error)})`));
@@ -115,7 +123,11 @@ function setUserData(): boolean {
 
 function appLocation(): AppLocation | undefined {
   try {
-    return resolveAppLocation({ isPackaged: app.isPackaged, devServerUrl: process.env['ELECTRON_RENDERER_URL'], rendererIndexFile: RENDERER_INDEX });
+    return resolveAppLocation({
+      isPackaged: app.isPackaged,
+      devServerUrl: process.env['ELECTRON_RENDERER_URL'],
+      rendererIndexFile: RENDERER_INDEX,
+    });
   } catch (error) {
     fatal(error);
     return undefined;
@@ -125,9 +137,15 @@ function appLocation(): AppLocation | undefined {
 async function start(location: AppLocation): Promise<void> {
   try {
     // macOS from Finder / the Dock: the login shell's PATH, so stdio servers find npx, uvx, nvm's node.
-    const loginShellPath = adoptLoginShellPath({ platform: process.platform, env: process.env, readShellEnv: () => shellEnv(), log });
+    const loginShellPath = adoptLoginShellPath({
+      platform: process.platform,
+      env: process.env,
+      readShellEnv: () => shellEnv(),
+      log,
+    });
     // A packaged app's menu has no DevTools or Reload (shell/appMenu.ts); `npm start` keeps Electron's.
-    if (app.isPackaged) Menu.setApplicationMenu(Menu.buildFromTemplate(applicationMenuTemplate(process.platform, PRODUCT_NAME)));
+    if (app.isPackaged)
+      Menu.setApplicationMenu(Menu.buildFromTemplate(applicationMenuTemplate(process.platform, PRODUCT_NAME)));
     hardenSession(session.defaultSession, location);
     registerAppSandboxProtocol(session.defaultSession.protocol, location);
     const dataDir = app.getPath('userData');
@@ -141,14 +159,29 @@ async function start(location: AppLocation): Promise<void> {
     // Outside the data folder (the core refuses an overlap): --workspace, MINIHARNESS_WORKSPACE, or ~/MiniHarness/workspace.
     const workspaceDir = chooseWorkspaceDir(app.commandLine.getSwitchValue('workspace') || undefined);
     // OAuth sign-in pages open in the system browser, through the same http(s)-only check as links.
-    const openExternal = (url: string): Promise<void> => (isSafeExternalUrl(url) ? shell.openExternal(url) : Promise.reject(new Error('not an http(s) address')));
+    const openExternal = (url: string): Promise<void> =>
+      isSafeExternalUrl(url) ? shell.openExternal(url) : Promise.reject(new Error('not an http(s) address'));
     // Packaged: the app binary is the stdio entry (--gateway-stdio); from a checkout, node runs the
     // project's bin (Electron's own binary is no Node: its fuses may forbid ELECTRON_RUN_AS_NODE).
     const gatewayPort = gatewayPortOverride(app.commandLine.getSwitchValue('gateway-port') || undefined, process.env);
-    const stdio = stdioEntry({ packaged: app.isPackaged, execPath: process.execPath, projectRoot: app.getAppPath(), node: 'node' });
+    const stdio = stdioEntry({
+      packaged: app.isPackaged,
+      execPath: process.execPath,
+      projectRoot: app.getAppPath(),
+      node: 'node',
+    });
     const gateway = { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), stdio };
     await loginShellPath;
-    const core = await buildCore({ mode: 'electron', dataDir, workspaceDir, secrets, config, version: app.getVersion(), gateway, openExternal });
+    const core = await buildCore({
+      mode: 'electron',
+      dataDir,
+      workspaceDir,
+      secrets,
+      config,
+      version: app.getVersion(),
+      gateway,
+      openExternal,
+    });
     const forward = createEventForwarder(location, IPC_EVENT_CHANNEL, () => {
       const contents = liveContents();
       return contents && { url: () => contents.getURL(), send: (channel, ...args) => contents.send(channel, ...args) };
@@ -165,7 +198,12 @@ async function start(location: AppLocation): Promise<void> {
     bindLifecycle(core, integration);
     ipcMain.handle(
       IPC_INVOKE_CHANNEL,
-      createInvokeHandler<IpcMainInvokeEvent>({ location, describeSender, dispatch: (channel, payload) => core.dispatch(channel, payload), log }),
+      createInvokeHandler<IpcMainInvokeEvent>({
+        location,
+        describeSender,
+        dispatch: (channel, payload) => core.dispatch(channel, payload),
+        log,
+      }),
     );
     core.onEvent((event, payload) => {
       forward(event, payload);
@@ -214,13 +252,19 @@ function describeSender(event: IpcMainInvokeEvent): SenderInfo | null {
   return {
     url: frame.url,
     origin: frame.origin,
-    isMainFrame: frame.parent === null && !frame.detached && frame.frameTreeNodeId === event.sender.mainFrame.frameTreeNodeId,
+    isMainFrame:
+      frame.parent === null && !frame.detached && frame.frameTreeNodeId === event.sender.mainFrame.frameTreeNodeId,
     fromAppWindow: event.sender.id === contents.id,
   };
 }
 
 function bindLifecycle(core: Core, integration: DesktopIntegration): void {
-  const guard = createQuitGuard({ close: () => core.close(), quit: () => app.quit(), exit: (code) => app.exit(code), log });
+  const guard = createQuitGuard({
+    close: () => core.close(),
+    quit: () => app.quit(),
+    exit: (code) => app.exit(code),
+    log,
+  });
   app.on('before-quit', (event) => {
     integration.onBeforeQuit();
     guard.onBeforeQuit(event);

@@ -10,7 +10,9 @@ import { ELECTRON_TOOLING_NODE, nodeAtLeast } from './startDecision.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 if (!nodeAtLeast(process.version, ELECTRON_TOOLING_NODE)) {
-  console.error(`MiniHarness: packaging needs Node.js ${ELECTRON_TOOLING_NODE} or later (Electron's download and electron-builder); this is ${process.version}.`);
+  console.error(
+    `MiniHarness: packaging needs Node.js ${ELECTRON_TOOLING_NODE} or later (Electron's download and electron-builder); this is ${process.version}.`,
+  );
   process.exit(1);
 }
 

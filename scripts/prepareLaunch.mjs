@@ -69,15 +69,25 @@ export async function prepareLaunch(input) {
     if (blocked) return browser(`Electron runtime not available (${binary.reason}); ${blocked}`);
     const electronPackage = join(root, 'node_modules', 'electron');
     const version = packageVersion(electronPackage);
-    log(`MiniHarness: downloading Electron${version ? ` ${version}` : ''} with its own installer (node_modules/electron/install.js)…`);
-    const run = await runNode(input.installerScript ?? join(electronPackage, 'install.js'), [], { cwd: root, env: electronEnv(env) });
+    log(
+      `MiniHarness: downloading Electron${version ? ` ${version}` : ''} with its own installer (node_modules/electron/install.js)…`,
+    );
+    const run = await runNode(input.installerScript ?? join(electronPackage, 'install.js'), [], {
+      cwd: root,
+      env: electronEnv(env),
+    });
     if (!run.ok) return browser(`Electron's installer failed (${run.how}); run \`npx install-electron\` to see why`);
     binary = findElectronBinary(probe);
     if ('reason' in binary) return browser(`Electron's installer finished, but ${binary.reason}`);
   }
 
   const helperPath = sandboxHelperPath(binary.path);
-  const sandbox = sandboxBlocker({ platform, ...readUsernsSysctls(input.procRoot), helperPath, helper: statOf(helperPath) });
+  const sandbox = sandboxBlocker({
+    platform,
+    ...readUsernsSysctls(input.procRoot),
+    helperPath,
+    helper: statOf(helperPath),
+  });
   if (sandbox) return browser(sandbox);
   return { mode: 'electron', electronPath: binary.path };
 }
@@ -119,7 +129,15 @@ function statOf(path) {
  * }} input
  * @returns {Promise<{ fallBack: string } | { code: number | null, signal: NodeJS.Signals | null }>}
  */
-export function launchElectron({ electronPath, args, cwd, env, stderr = process.stderr, onChild, interrupted = () => false }) {
+export function launchElectron({
+  electronPath,
+  args,
+  cwd,
+  env,
+  stderr = process.stderr,
+  onChild,
+  interrupted = () => false,
+}) {
   return new Promise((resolve) => {
     const startedAt = Date.now();
     const child = spawn(electronPath, args, { cwd, env: electronEnv(env), stdio: ['inherit', 'inherit', 'pipe'] });

@@ -18,7 +18,13 @@ const args = process.argv[2] === '--' ? process.argv.slice(3) : process.argv.sli
 const WEB_CLI = 'electron/web/cli.ts';
 
 build();
-const decision = await prepareLaunch({ root, platform: process.platform, arch: process.arch, env: process.env, nodeVersion: process.version });
+const decision = await prepareLaunch({
+  root,
+  platform: process.platform,
+  arch: process.arch,
+  env: process.env,
+  nodeVersion: process.version,
+});
 if (decision.mode === 'electron') runElectron(decision.electronPath);
 else runBrowserMode(decision.reason);
 
@@ -27,10 +33,14 @@ function build() {
   const newestInputMtime = Math.max(0, ...BUILD_INPUTS.map((input) => newestMtime(join(root, input))));
   if (!isBuildStale({ outputMtimes, newestInputMtime })) return;
   console.log('MiniHarness: building the app (electron-vite build)…');
-  const result = spawnSync(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  const result = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   if (result.status !== 0) {
     console.error('MiniHarness: the build failed (see above).');
     process.exit(result.status ?? 1);
@@ -65,7 +75,11 @@ function runBrowserMode(reason) {
     console.error(`MiniHarness: browser mode is not available in this checkout (${WEB_CLI} is missing).`);
     process.exit(1);
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', WEB_CLI, ...args], { cwd: root, env: process.env, stdio: 'inherit' });
+  const child = spawn(process.execPath, ['--import', 'tsx', WEB_CLI, ...args], {
+    cwd: root,
+    env: process.env,
+    stdio: 'inherit',
+  });
   const forget = forwardSignals(child, () => undefined);
   child.on('error', (error) => {
     console.error(`MiniHarness: could not start browser mode (${error.message}).`);

@@ -15,11 +15,21 @@ interface Probe {
   readText: (path: string) => string | undefined;
 }
 
-export declare function isBuildStale(input: { outputMtimes: Array<number | undefined>; newestInputMtime: number }): boolean;
+export declare function isBuildStale(input: {
+  outputMtimes: Array<number | undefined>;
+  newestInputMtime: number;
+}): boolean;
 export declare function findElectronBinary(input: Probe): { path: string } | { reason: string };
 export declare function hasDisplay(platform: string, env: Env): boolean;
-export declare function decideLaunch(input: Probe & { platform: string }): { mode: 'electron'; electronPath: string } | { mode: 'browser'; reason: string };
-export declare function shouldFallBack(exit: { code: number | null; signal: string | null; elapsedMs: number; interrupted: boolean }): boolean;
+export declare function decideLaunch(
+  input: Probe & { platform: string },
+): { mode: 'electron'; electronPath: string } | { mode: 'browser'; reason: string };
+export declare function shouldFallBack(exit: {
+  code: number | null;
+  signal: string | null;
+  elapsedMs: number;
+  interrupted: boolean;
+}): boolean;
 export declare function browserModeLine(reason: string): string;
 export declare function electronEnv(env: Env): Env;
 export declare function nodeAtLeast(version: string, minimum: string): boolean;
@@ -29,7 +39,10 @@ export declare function setupBlocker(input: { nodeVersion: string; env: Env; eng
 
 export type HelperStat = { uid: number; mode: number } | undefined;
 export declare const USERNS_SYSCTLS: { apparmorRestrict: string; usernsClone: string };
-export declare function usernsRestrictions(sysctls: { apparmorRestrict: string | undefined; usernsClone: string | undefined }): string[];
+export declare function usernsRestrictions(sysctls: {
+  apparmorRestrict: string | undefined;
+  usernsClone: string | undefined;
+}): string[];
 export declare function sandboxHelperPath(electronPath: string): string;
 export declare function helperIsSetUid(helper: HelperStat): boolean;
 export declare function sandboxFixCommand(helperPath: string): string;
@@ -40,5 +53,10 @@ export declare function sandboxBlocker(input: {
   helperPath: string;
   helper: HelperStat;
 }): string | undefined;
-export declare function failedStartReason(exit: { code: number | null; signal: string | null; stderrTail: string; electronPath: string }): string;
+export declare function failedStartReason(exit: {
+  code: number | null;
+  signal: string | null;
+  stderrTail: string;
+  electronPath: string;
+}): string;
 export declare function tailKeeper(limit: number): { add(chunk: string): void; readonly text: string };

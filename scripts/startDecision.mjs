@@ -67,7 +67,8 @@ export function findElectronBinary({ root, env, exists, readText }) {
 }
 
 /** Why there is no window, and what would give one. */
-export const NO_DISPLAY_REASON = 'no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set; run npm start in a desktop session for the window)';
+export const NO_DISPLAY_REASON =
+  'no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set; run npm start in a desktop session for the window)';
 /** What to do after an offline first run. */
 export const OFFLINE_HINT = 'connect and run npm start again (ELECTRON_MIRROR or an HTTPS proxy if GitHub is blocked)';
 
@@ -125,7 +126,11 @@ export function electronEnv(env) {
  * @param {string} minimum
  */
 export function nodeAtLeast(version, minimum) {
-  const parse = (/** @type {string} */ text) => text.replace(/^v/, '').split('.').map((part) => Number.parseInt(part, 10) || 0);
+  const parse = (/** @type {string} */ text) =>
+    text
+      .replace(/^v/, '')
+      .split('.')
+      .map((part) => Number.parseInt(part, 10) || 0);
   const have = parse(version);
   const need = parse(minimum);
   for (let i = 0; i < 3; i++) {
@@ -142,7 +147,11 @@ export function nodeAtLeast(version, minimum) {
  */
 export function electronDownloadHost(env) {
   const configured =
-    env.npm_config_electron_mirror || env.NPM_CONFIG_ELECTRON_MIRROR || env.npm_package_config_electron_mirror || env.ELECTRON_MIRROR || ELECTRON_DEFAULT_MIRROR;
+    env.npm_config_electron_mirror ||
+    env.NPM_CONFIG_ELECTRON_MIRROR ||
+    env.npm_package_config_electron_mirror ||
+    env.ELECTRON_MIRROR ||
+    ELECTRON_DEFAULT_MIRROR;
   let url;
   try {
     url = new URL(configured);
@@ -158,7 +167,13 @@ export function electronDownloadHost(env) {
  * @param {Record<string, string | undefined>} env
  */
 export function usesProxy(env) {
-  return Boolean(env.HTTPS_PROXY || env.https_proxy || env.npm_config_https_proxy || env.GLOBAL_AGENT_HTTPS_PROXY || env.ELECTRON_GET_USE_PROXY);
+  return Boolean(
+    env.HTTPS_PROXY ||
+    env.https_proxy ||
+    env.npm_config_https_proxy ||
+    env.GLOBAL_AGENT_HTTPS_PROXY ||
+    env.ELECTRON_GET_USE_PROXY,
+  );
 }
 
 /**
@@ -233,7 +248,11 @@ export function sandboxBlocker({ platform, apparmorRestrict, usernsClone, helper
   if (platform !== 'linux') return undefined;
   const restrictions = usernsRestrictions({ apparmorRestrict, usernsClone });
   if (restrictions.length === 0 || helperIsSetUid(helper)) return undefined;
-  return sandboxAdvice(helperPath, helper === undefined ? 'is missing' : 'is not owned by root with mode 4755', restrictions.join(', '));
+  return sandboxAdvice(
+    helperPath,
+    helper === undefined ? 'is missing' : 'is not owned by root with mode 4755',
+    restrictions.join(', '),
+  );
 }
 
 /**
@@ -261,7 +280,10 @@ export function failedStartReason({ code, signal, stderrTail, electronPath }) {
   if (SANDBOX_ABORT.test(stderrTail)) {
     // Chromium names the helper it found; else it is the one beside the binary.
     const named = /make sure that (\S+chrome-sandbox) is owned by root/.exec(stderrTail)?.[1];
-    return sandboxAdvice(named ?? sandboxHelperPath(electronPath), `is not set up (Electron exited at startup, ${how})`);
+    return sandboxAdvice(
+      named ?? sandboxHelperPath(electronPath),
+      `is not set up (Electron exited at startup, ${how})`,
+    );
   }
   return `Electron exited at startup (${how}); its messages are above`;
 }

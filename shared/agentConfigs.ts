@@ -49,14 +49,28 @@ export function agentConfig(client: AgentClient, input: AgentConfigInput): Agent
         format: 'json',
         text: json({
           mcpServers: {
-            [AGENT_ENTRY_NAME]: { command: input.stdio.command, args: [...input.stdio.args, '--client', input.agentName], env: { [GATEWAY_TOKEN_ENV]: input.token } },
+            [AGENT_ENTRY_NAME]: {
+              command: input.stdio.command,
+              args: [...input.stdio.args, '--client', input.agentName],
+              env: { [GATEWAY_TOKEN_ENV]: input.token },
+            },
           },
         }),
       };
     case 'vscode':
-      return { client, where: '.vscode/mcp.json in the workspace (or the user mcp.json), under "servers"', format: 'json', text: json({ servers: { [AGENT_ENTRY_NAME]: { type: 'http', url: input.url, headers: bearer } } }) };
+      return {
+        client,
+        where: '.vscode/mcp.json in the workspace (or the user mcp.json), under "servers"',
+        format: 'json',
+        text: json({ servers: { [AGENT_ENTRY_NAME]: { type: 'http', url: input.url, headers: bearer } } }),
+      };
     case 'cursor':
-      return { client, where: '~/.cursor/mcp.json (or .cursor/mcp.json in a project), under "mcpServers"', format: 'json', text: json({ mcpServers: { [AGENT_ENTRY_NAME]: { url: input.url, headers: bearer } } }) };
+      return {
+        client,
+        where: '~/.cursor/mcp.json (or .cursor/mcp.json in a project), under "mcpServers"',
+        format: 'json',
+        text: json({ mcpServers: { [AGENT_ENTRY_NAME]: { url: input.url, headers: bearer } } }),
+      };
     case 'claude-code':
       return {
         client,

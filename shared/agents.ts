@@ -48,7 +48,10 @@ export const AgentNameSchema = z
   .string()
   .trim()
   .regex(AGENT_NAME, 'use 1–64 letters, digits, spaces, . _ or -, starting with a letter or digit')
-  .refine((name) => !RESERVED_AGENT_NAMES.has(name.toLowerCase()), 'is reserved: MiniHarness uses it for the person at this computer — choose another name');
+  .refine(
+    (name) => !RESERVED_AGENT_NAMES.has(name.toLowerCase()),
+    'is reserved: MiniHarness uses it for the person at this computer — choose another name',
+  );
 
 /** Which tools an agent may see (and so call): every server's, or the ones listed; the app's own local tools only when allowed. */
 export const AgentVisibilitySchema = z

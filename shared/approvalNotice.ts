@@ -12,7 +12,10 @@ export interface NotificationText {
 }
 
 /** The notification for one request; the others waiting are counted, not listed. */
-export function approvalNotification(view: Pick<ApprovalView, 'toolName' | 'serverId'> & { userId?: string }, pendingCount: number): NotificationText {
+export function approvalNotification(
+  view: Pick<ApprovalView, 'toolName' | 'serverId'> & { userId?: string },
+  pendingCount: number,
+): NotificationText {
   const from = view.serverId === 'local' ? 'a local tool' : `server “${view.serverId}”`;
   // An agent's call (through the gateway) names the agent: the person did not start it.
   const who = view.userId && view.userId !== 'gui' ? `Agent “${view.userId}” asks to run` : 'A call to';

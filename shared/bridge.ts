@@ -72,10 +72,13 @@ export function requestTooLarge(channel: string, sizeBytes: number, limitBytes =
 }
 
 /** The size refusal a contract schema raised (an issue with `params.tooLarge`), if any. */
-export function tooLargeIssueOf(error: z.ZodError): { limitBytes: number; sizeBytes: number; message: string } | undefined {
+export function tooLargeIssueOf(
+  error: z.ZodError,
+): { limitBytes: number; sizeBytes: number; message: string } | undefined {
   for (const issue of error.issues) {
     if (issue.code !== 'custom') continue;
-    const tooLarge = (issue.params as { tooLarge?: { limitBytes?: unknown; sizeBytes?: unknown } } | undefined)?.tooLarge;
+    const tooLarge = (issue.params as { tooLarge?: { limitBytes?: unknown; sizeBytes?: unknown } } | undefined)
+      ?.tooLarge;
     if (typeof tooLarge?.limitBytes === 'number' && typeof tooLarge.sizeBytes === 'number') {
       return { limitBytes: tooLarge.limitBytes, sizeBytes: tooLarge.sizeBytes, message: issue.message };
     }

@@ -42,7 +42,9 @@ export function serializeCsp(directives: CspDirectives): string {
 
 /** The same policy without what a meta tag cannot carry. */
 export function metaCspOf(directives: CspDirectives): string {
-  return serializeCsp(Object.fromEntries(Object.entries(directives).filter(([name]) => !HEADER_ONLY_CSP_DIRECTIVES.includes(name))));
+  return serializeCsp(
+    Object.fromEntries(Object.entries(directives).filter(([name]) => !HEADER_ONLY_CSP_DIRECTIVES.includes(name))),
+  );
 }
 
 /** The production policy as a response header. */
@@ -55,7 +57,10 @@ export const META_CONTENT_SECURITY_POLICY = metaCspOf(PRODUCTION_CSP_DIRECTIVES)
  * lets 'self' match it, older engines do not), and frames from the MCP Apps sandbox origin only.
  */
 export function browserModeCspDirectives(port: number, appSandboxOrigin?: string): CspDirectives {
-  const directives = { ...PRODUCTION_CSP_DIRECTIVES, 'connect-src': ["'self'", `ws://127.0.0.1:${port}`, `ws://localhost:${port}`] };
+  const directives = {
+    ...PRODUCTION_CSP_DIRECTIVES,
+    'connect-src': ["'self'", `ws://127.0.0.1:${port}`, `ws://localhost:${port}`],
+  };
   // MCP Apps: the only frames are the sandbox proxy's, on its own loopback origin (electron/web/sandboxOrigin.ts).
   return appSandboxOrigin ? { ...directives, 'frame-src': [appSandboxOrigin] } : directives;
 }

@@ -129,7 +129,19 @@ export function isErrorCode(value: unknown): value is ErrorCode {
  * `errno` is the system's own code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED, …) when there is one;
  * `sign_in`: an HTTP 401 whose challenge asks for an OAuth sign-in (not a token).
  */
-export const CAUSE_KINDS = ['connection_refused', 'dns', 'tls', 'timeout', 'reset', 'network', 'blocked_port', 'http_status', 'exited', 'protocol', 'sign_in'] as const;
+export const CAUSE_KINDS = [
+  'connection_refused',
+  'dns',
+  'tls',
+  'timeout',
+  'reset',
+  'network',
+  'blocked_port',
+  'http_status',
+  'exited',
+  'protocol',
+  'sign_in',
+] as const;
 export const CauseKindSchema = z.enum(CAUSE_KINDS);
 export type CauseKind = z.infer<typeof CauseKindSchema>;
 
@@ -150,7 +162,15 @@ export type ErrorCause = z.infer<typeof ErrorCauseSchema>;
  * `approval_timeout`: nobody answered in time; `approval_error`: the request could not be shown;
  * `cancelled`: the caller cancelled while it waited for approval.
  */
-export const DENIED_BY = ['rule', 'default', 'guardrail', 'person', 'approval_timeout', 'approval_error', 'cancelled'] as const;
+export const DENIED_BY = [
+  'rule',
+  'default',
+  'guardrail',
+  'person',
+  'approval_timeout',
+  'approval_error',
+  'cancelled',
+] as const;
 export const DenialSchema = z.object({
   by: z.enum(DENIED_BY),
   toolName: z.string(),

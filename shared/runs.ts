@@ -43,7 +43,15 @@ export const SaveModelRequestSchema = z
   })
   .strict();
 
-export const RunStatusSchema = z.enum(['running', 'completed', 'stopped', 'failed', 'interrupted', 'needs_resolution', 'limit_reached']);
+export const RunStatusSchema = z.enum([
+  'running',
+  'completed',
+  'stopped',
+  'failed',
+  'interrupted',
+  'needs_resolution',
+  'limit_reached',
+]);
 
 export const RunViewSchema = z.object({
   id: z.string(),
@@ -123,7 +131,13 @@ export const runEvents = {
     z.object({ runId: z.string(), type: z.literal('text'), delta: z.string() }),
     z.object({ runId: z.string(), type: z.literal('turn_restarted'), reason: z.string() }),
     z.object({ runId: z.string(), type: z.literal('tool_call'), ...RunToolCallViewSchema.shape }),
-    z.object({ runId: z.string(), type: z.literal('usage'), inputTokens: z.number(), outputTokens: z.number(), toolCalls: z.number() }),
+    z.object({
+      runId: z.string(),
+      type: z.literal('usage'),
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      toolCalls: z.number(),
+    }),
   ]),
   /** A run was started, changed status, or was deleted (`run` absent): the list refreshes from it. */
   'runs.changed': z.object({ id: z.string(), run: RunViewSchema.optional() }),

@@ -11,9 +11,7 @@ import { z } from 'zod';
 export const SecretRefSchema = z.discriminatedUnion('source', [
   z.object({
     source: z.literal('env'),
-    name: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name (letters, digits, _)'),
+    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name (letters, digits, _)'),
   }),
   z.object({
     source: z.literal('store'),
@@ -28,9 +26,25 @@ export type ValueOrSecret = z.infer<typeof ValueOrSecretSchema>;
 
 // ── OAuth 2.1 sign-in ───────────────────────────────────────────────────────────────────────────
 /** How the app authenticates to the token endpoint with a pre-registered client. */
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'none',
+] as const;
 /** The JWS algorithms a private_key_jwt assertion may be signed with (the key must fit). */
-export const JWT_SIGNING_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
+export const JWT_SIGNING_ALGORITHMS = [
+  'ES256',
+  'ES384',
+  'ES512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'EdDSA',
+] as const;
 
 /**
  * OAuth 2.1 through the SDK's client provider. `authorization_code`: a person signs in in the
@@ -57,7 +71,10 @@ export const OAuthConfigSchema = z
     clientMetadataUrl: z
       .string()
       .trim()
-      .refine((u) => parseUrl(u)?.protocol === 'https:' && parseUrl(u)?.pathname !== '/', 'must be an https URL with a path')
+      .refine(
+        (u) => parseUrl(u)?.protocol === 'https:' && parseUrl(u)?.pathname !== '/',
+        'must be an https URL with a path',
+      )
       .optional(),
     /** The loopback port of the redirect, for a pre-registered client whose redirect URI names one. */
     redirectPort: z.number().int().min(1024, 'at least 1024').max(65535, 'at most 65535').optional(),
@@ -66,12 +83,19 @@ export const OAuthConfigSchema = z
     const issue = (path: string, message: string): void => ctx.addIssue({ code: 'custom', path: [path], message });
     if (auth.grant === 'client_credentials') {
       if (!auth.clientId) issue('clientId', 'is required for the client-credentials grant');
-      if (!auth.clientSecret && !auth.privateKey) issue('clientSecret', 'enter a client secret, or a private key for private_key_jwt');
+      if (!auth.clientSecret && !auth.privateKey)
+        issue('clientSecret', 'enter a client secret, or a private key for private_key_jwt');
     }
     if (auth.clientSecret && !auth.clientId) issue('clientId', 'is required with a client secret');
-    if (auth.tokenEndpointAuthMethod === 'private_key_jwt' && !auth.privateKey) issue('privateKey', 'is required for private_key_jwt');
-    if (auth.privateKey && auth.grant !== 'client_credentials') issue('privateKey', 'is used only by the client-credentials grant');
-    if ((auth.tokenEndpointAuthMethod === 'client_secret_basic' || auth.tokenEndpointAuthMethod === 'client_secret_post') && !auth.clientSecret) {
+    if (auth.tokenEndpointAuthMethod === 'private_key_jwt' && !auth.privateKey)
+      issue('privateKey', 'is required for private_key_jwt');
+    if (auth.privateKey && auth.grant !== 'client_credentials')
+      issue('privateKey', 'is used only by the client-credentials grant');
+    if (
+      (auth.tokenEndpointAuthMethod === 'client_secret_basic' ||
+        auth.tokenEndpointAuthMethod === 'client_secret_post') &&
+      !auth.clientSecret
+    ) {
       issue('clientSecret', `is required for ${auth.tokenEndpointAuthMethod}`);
     }
   });
@@ -86,7 +110,14 @@ export type AuthConfig = z.infer<typeof AuthConfigSchema>;
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the transport or the auth object own; a configuration may not set them directly. */
-const RESERVED_HEADERS = new Set(['authorization', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'host']);
+const RESERVED_HEADERS = new Set([
+  'authorization',
+  'content-type',
+  'accept',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'host',
+]);
 
 function parseUrl(text: string): URL | undefined {
   try {
@@ -155,7 +186,10 @@ const common = {
    * permission rules are bound to it, so a server removed and added again under the same id does
    * not inherit the old one's rules. Absent only in files written before identities existed.
    */
-  uid: z.string().regex(/^[A-Za-z0-9_-]{8,100}$/, 'is made by the app').optional(),
+  uid: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{8,100}$/, 'is made by the app')
+    .optional(),
   /** Deadline for initialize and for each request, in milliseconds. */
   timeoutMs: z.number().int().min(100, 'at least 100 ms').max(600_000, 'at most 10 minutes').default(30_000),
   /**
@@ -184,9 +218,7 @@ export const StdioServerConfigSchema = z.object({
   /** The executable, spawned directly (never through a shell). */
   command: z.string().trim().min(1, 'must not be empty'),
   args: z.array(z.string()).default([]),
-  env: z
-    .record(z.string().regex(ENV_NAME, 'must be an environment variable name'), ValueOrSecretSchema)
-    .default({}),
+  env: z.record(z.string().regex(ENV_NAME, 'must be an environment variable name'), ValueOrSecretSchema).default({}),
   cwd: z.string().min(1).optional(),
 });
 
@@ -233,7 +265,9 @@ export type StdioServerConfig = z.infer<typeof StdioServerConfigSchema>;
 export type HttpServerConfig = z.infer<typeof HttpServerConfigSchema>;
 export type ServerConfig = z.infer<typeof ServerConfigUnion>;
 /** What a form or a file may provide: defaults not yet applied. */
-export type ServerConfigInput = z.input<typeof ServerConfigUnion> | (Omit<z.input<typeof HttpServerConfigSchema>, 'transport'> & { transport: 'http' });
+export type ServerConfigInput =
+  | z.input<typeof ServerConfigUnion>
+  | (Omit<z.input<typeof HttpServerConfigSchema>, 'transport'> & { transport: 'http' });
 
 /** Field path (e.g. `env.API_KEY` or `url`) → messages; `''` holds errors about the whole object. */
 export type FieldErrors = Record<string, string[]>;

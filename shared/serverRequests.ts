@@ -41,10 +41,19 @@ const NumberField = z.object({
 });
 const BooleanField = z.object({ type: z.literal('boolean'), ...Described, default: z.boolean().optional() });
 const Choices = z.array(Choice).min(1).max(MAX_ELICITATION_CHOICES);
-const TitledChoices = z.array(z.object({ const: Choice, title: Text })).min(1).max(MAX_ELICITATION_CHOICES);
+const TitledChoices = z
+  .array(z.object({ const: Choice, title: Text }))
+  .min(1)
+  .max(MAX_ELICITATION_CHOICES);
 /** One choice: `enum` (with the legacy `enumNames` for its titles) or `oneOf` of titled constants. */
 const SingleChoiceField = z.union([
-  z.object({ type: z.literal('string'), ...Described, enum: Choices, enumNames: z.array(Text).max(MAX_ELICITATION_CHOICES).optional(), default: Choice.optional() }),
+  z.object({
+    type: z.literal('string'),
+    ...Described,
+    enum: Choices,
+    enumNames: z.array(Text).max(MAX_ELICITATION_CHOICES).optional(),
+    default: Choice.optional(),
+  }),
   z.object({ type: z.literal('string'), ...Described, oneOf: TitledChoices, default: Choice.optional() }),
 ]);
 /** Several choices: an array of strings from `items.enum` or `items.anyOf`. */
@@ -58,7 +67,13 @@ const MultiChoiceField = z.object({
 });
 
 /** One field of an elicitation form. The choice fields come first: a plain string field would also match them. */
-export const ElicitationFieldSchema = z.union([SingleChoiceField, MultiChoiceField, BooleanField, StringField, NumberField]);
+export const ElicitationFieldSchema = z.union([
+  SingleChoiceField,
+  MultiChoiceField,
+  BooleanField,
+  StringField,
+  NumberField,
+]);
 export type ElicitationField = z.infer<typeof ElicitationFieldSchema>;
 
 export const ElicitationSchemaSchema = z
@@ -67,7 +82,10 @@ export const ElicitationSchemaSchema = z
     properties: z.record(z.string().min(1).max(200), ElicitationFieldSchema),
     required: z.array(z.string().max(200)).max(MAX_ELICITATION_FIELDS).optional(),
   })
-  .refine((schema) => Object.keys(schema.properties).length <= MAX_ELICITATION_FIELDS, `at most ${MAX_ELICITATION_FIELDS} fields`);
+  .refine(
+    (schema) => Object.keys(schema.properties).length <= MAX_ELICITATION_FIELDS,
+    `at most ${MAX_ELICITATION_FIELDS} fields`,
+  );
 export type ElicitationSchema = z.infer<typeof ElicitationSchemaSchema>;
 
 /** A content block of a sampling message as the dialog shows it (text, image, audio; others by type). */
@@ -106,7 +124,10 @@ export const ServerRequestViewSchema = z.discriminatedUnion('kind', [
     stopSequences: z.array(Text).max(100).optional(),
     modelPreferences: z
       .object({
-        hints: z.array(z.object({ name: Text.optional() })).max(100).optional(),
+        hints: z
+          .array(z.object({ name: Text.optional() }))
+          .max(100)
+          .optional(),
         costPriority: z.number().optional(),
         speedPriority: z.number().optional(),
         intelligencePriority: z.number().optional(),
@@ -120,7 +141,12 @@ export type ServerRequestView = z.infer<typeof ServerRequestViewSchema>;
 export type ServerRequestKind = ServerRequestView['kind'];
 
 /** One value of an accepted form: what the field types allow. */
-export const ElicitationValueSchema = z.union([z.string().max(MAX_SERVER_REQUEST_ANSWER_CHARS), z.number(), z.boolean(), z.array(Choice).max(MAX_ELICITATION_CHOICES)]);
+export const ElicitationValueSchema = z.union([
+  z.string().max(MAX_SERVER_REQUEST_ANSWER_CHARS),
+  z.number(),
+  z.boolean(),
+  z.array(Choice).max(MAX_ELICITATION_CHOICES),
+]);
 
 /**
  * The person's answer. Elicitation: `accept` (form values; none for a link), `decline` (said no)
@@ -128,10 +154,18 @@ export const ElicitationValueSchema = z.union([z.string().max(MAX_SERVER_REQUEST
  * report, or `reject`.
  */
 export const ServerRequestAnswerSchema = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('accept'), content: z.record(z.string().max(200), ElicitationValueSchema).optional() }).strict(),
+  z
+    .object({ action: z.literal('accept'), content: z.record(z.string().max(200), ElicitationValueSchema).optional() })
+    .strict(),
   z.object({ action: z.literal('decline') }).strict(),
   z.object({ action: z.literal('cancel') }).strict(),
-  z.object({ action: z.literal('respond'), text: z.string().max(MAX_SERVER_REQUEST_ANSWER_CHARS), model: z.string().trim().min(1).max(200) }).strict(),
+  z
+    .object({
+      action: z.literal('respond'),
+      text: z.string().max(MAX_SERVER_REQUEST_ANSWER_CHARS),
+      model: z.string().trim().min(1).max(200),
+    })
+    .strict(),
   z.object({ action: z.literal('reject') }).strict(),
 ]);
 export type ServerRequestAnswer = z.infer<typeof ServerRequestAnswerSchema>;
@@ -147,4 +181,7 @@ export const ANSWERS_OF: Record<ServerRequestKind, ReadonlyArray<ServerRequestAn
  * Why a request closed: answered, nobody answered in time, the server (or its connection) withdrew
  * it, or the tool call that asked ended first (`call_ended`: nobody waits for the answer).
  */
-export const ServerRequestClosedSchema = z.object({ requestId: z.string(), outcome: z.enum(['answered', 'expired', 'cancelled', 'call_ended']) });
+export const ServerRequestClosedSchema = z.object({
+  requestId: z.string(),
+  outcome: z.enum(['answered', 'expired', 'cancelled', 'call_ended']),
+});

@@ -22,12 +22,24 @@ const ms = z.number().nonnegative();
 /** The data each event type carries. */
 export const TraceEventDataSchemas = {
   /** The policy's answer for this call. */
-  decision: z.looseObject({ outcome: z.enum(['allow', 'deny', 'ask']), reason: z.string().optional(), ruleId: z.string().optional() }),
+  decision: z.looseObject({
+    outcome: z.enum(['allow', 'deny', 'ask']),
+    reason: z.string().optional(),
+    ruleId: z.string().optional(),
+  }),
   /** A guardrail that inspected the call (arguments or result). */
-  guardrail: z.looseObject({ name: z.string(), outcome: z.enum(['passed', 'blocked', 'modified']), reason: z.string().optional() }),
+  guardrail: z.looseObject({
+    name: z.string(),
+    outcome: z.enum(['passed', 'blocked', 'modified']),
+    reason: z.string().optional(),
+  }),
   approval_requested: z.looseObject({ approvalId: z.string().optional(), reason: z.string().optional() }),
   /** `waitedMs` is filled in from approval_requested when absent. */
-  approval_answered: z.looseObject({ approved: z.boolean(), answeredBy: z.string().optional(), waitedMs: ms.optional() }),
+  approval_answered: z.looseObject({
+    approved: z.boolean(),
+    answeredBy: z.string().optional(),
+    waitedMs: ms.optional(),
+  }),
   /** What the checkpoint claim answered. */
   claim: z.looseObject({ outcome: z.enum(['owner', 'replay', 'in_progress', 'arguments_mismatch', 'failed']) }),
   attempt_started: z.looseObject({ attempt: count.min(1) }),
@@ -47,7 +59,12 @@ export const TraceEventDataSchemas = {
    */
   input_requested: z.looseObject({
     round: count.min(1),
-    requests: z.array(z.looseObject({ kind: z.enum(['elicitation', 'sampling', 'roots']), answeredBy: z.enum(['agent', 'person', 'client']) })),
+    requests: z.array(
+      z.looseObject({
+        kind: z.enum(['elicitation', 'sampling', 'roots']),
+        answeredBy: z.enum(['agent', 'person', 'client']),
+      }),
+    ),
   }),
   /**
    * The server runs the call as a task (the tasks extension): one event when it names the task,
@@ -59,7 +76,11 @@ export const TraceEventDataSchemas = {
     statusMessage: z.string().optional(),
   }),
   /** A completed checkpoint answered the call; nothing ran. */
-  replay: z.looseObject({ originalTraceId: z.string().optional(), completedAt: z.number().optional(), resolvedBy: z.literal('manual').optional() }),
+  replay: z.looseObject({
+    originalTraceId: z.string().optional(),
+    completedAt: z.number().optional(),
+    resolvedBy: z.literal('manual').optional(),
+  }),
   completed: z.looseObject({ isError: z.boolean(), contentBlocks: count.optional() }),
   failed: z.looseObject({ error: TraceErrorSchema }),
 } as const;

@@ -19,7 +19,8 @@ const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriD
 const PERMISSION_KEYS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;
 const MAX_SOURCES = 64;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `text/html; profile=mcp-app` and `TEXT/HTML;profile=mcp-app` are the same type. */
 export function isAppMimeType(mimeType: unknown): boolean {
@@ -46,8 +47,12 @@ function cspOf(ui: Record<string, unknown> | undefined, warnings: string[]): App
     }
     const kept: string[] = [];
     for (const source of sources) {
-      if (typeof source === 'string' && source.length <= 300 && CSP_SOURCE.test(source) && kept.length < MAX_SOURCES) kept.push(source);
-      else warnings.push(`csp.${key}: ${JSON.stringify(typeof source === 'string' ? source.slice(0, 100) : source)?.slice(0, 120)} is not a scheme://host[:port] source (or one too many): ignored`);
+      if (typeof source === 'string' && source.length <= 300 && CSP_SOURCE.test(source) && kept.length < MAX_SOURCES)
+        kept.push(source);
+      else
+        warnings.push(
+          `csp.${key}: ${JSON.stringify(typeof source === 'string' ? source.slice(0, 100) : source)?.slice(0, 120)} is not a scheme://host[:port] source (or one too many): ignored`,
+        );
     }
     csp[key] = kept;
   }
@@ -67,7 +72,8 @@ function htmlOf(item: Record<string, unknown>, resourceUri: string): string {
   if (typeof item.text === 'string') html = item.text;
   else if (typeof item.blob === 'string') {
     // Checked before decoding: base64 is 4 characters per 3 bytes.
-    if ((item.blob.length * 3) / 4 > MAX_APP_HTML_BYTES + 3) throw tooLarge(resourceUri, Math.floor((item.blob.length * 3) / 4));
+    if ((item.blob.length * 3) / 4 > MAX_APP_HTML_BYTES + 3)
+      throw tooLarge(resourceUri, Math.floor((item.blob.length * 3) / 4));
     html = Buffer.from(item.blob, 'base64').toString('utf8');
   } else throw new AppsError('app_resource_invalid', `${resourceUri} has neither text nor blob content.`);
   const size = utf8Length(html);
@@ -76,19 +82,31 @@ function htmlOf(item: Record<string, unknown>, resourceUri: string): string {
 }
 
 function tooLarge(resourceUri: string, sizeBytes: number): AppsError {
-  return new AppsError('result_too_large', `The app ${resourceUri} is ${formatBytes(sizeBytes)}; the limit is ${formatBytes(MAX_APP_HTML_BYTES)}.`, { limitBytes: MAX_APP_HTML_BYTES, sizeBytes });
+  return new AppsError(
+    'result_too_large',
+    `The app ${resourceUri} is ${formatBytes(sizeBytes)}; the limit is ${formatBytes(MAX_APP_HTML_BYTES)}.`,
+    { limitBytes: MAX_APP_HTML_BYTES, sizeBytes },
+  );
 }
 
 /**
  * The view of a read of `resourceUri`. `listedMeta`: the `_meta` of its resources/list entry,
  * the fallback for what the content item's own `_meta.ui` does not say.
  */
-export function appResourceView(resourceUri: string, result: ReadResourceResult, traceId: string, listedMeta?: unknown): AppResourceView {
+export function appResourceView(
+  resourceUri: string,
+  result: ReadResourceResult,
+  traceId: string,
+  listedMeta?: unknown,
+): AppResourceView {
   const items = result.contents as unknown as Array<Record<string, unknown>>;
   const item = items.find((c) => c.uri === resourceUri) ?? items[0];
   if (!item) throw new AppsError('app_resource_invalid', `${resourceUri} came back empty.`);
   if (!isAppMimeType(item.mimeType)) {
-    throw new AppsError('app_resource_invalid', `${resourceUri} is ${typeof item.mimeType === 'string' ? JSON.stringify(item.mimeType.slice(0, 100)) : 'of no stated type'}, not ${APP_HTML_MIME_TYPE}: it is not an app.`);
+    throw new AppsError(
+      'app_resource_invalid',
+      `${resourceUri} is ${typeof item.mimeType === 'string' ? JSON.stringify(item.mimeType.slice(0, 100)) : 'of no stated type'}, not ${APP_HTML_MIME_TYPE}: it is not an app.`,
+    );
   }
   const html = htmlOf(item, resourceUri);
   const ui = uiMetaOf(item._meta) ?? uiMetaOf(listedMeta);

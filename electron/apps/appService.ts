@@ -41,7 +41,12 @@ export interface AppServiceDeps {
   /** `CallService.call`: the whole pipeline as `caller`. */
   call: (request: ParsedRequestOf<'tools.call'>, caller: AppCaller) => Promise<CallOutcome>;
   /** `ServerFeatureService.readAsTraced`: decided by the permission engine, traced as `caller`. */
-  read: (caller: AppCaller, serverId: string, uri: string, signal: AbortSignal) => Promise<{ result: ReadResourceResult; traceId: string }>;
+  read: (
+    caller: AppCaller,
+    serverId: string,
+    uri: string,
+    signal: AbortSignal,
+  ) => Promise<{ result: ReadResourceResult; traceId: string }>;
 }
 
 export class AppService {
@@ -70,8 +75,22 @@ export class AppService {
     this.appTool(serverId, toolName);
     const target = this.toolsOf(serverId).find((tool) => tool.name === name);
     if (!target) throw new AppsError('unknown_tool', `"${serverId}" has no tool "${name}".`, { serverId });
-    if (!callableByApp(target.app)) throw new AppsError('app_call_refused', `The tool "${name}" of "${serverId}" is for the model only (its _meta.ui.visibility leaves out "app").`, { serverId });
-    return this.deps.call({ name, serverId, args: request.args, callId: request.callId, ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}) }, caller);
+    if (!callableByApp(target.app))
+      throw new AppsError(
+        'app_call_refused',
+        `The tool "${name}" of "${serverId}" is for the model only (its _meta.ui.visibility leaves out "app").`,
+        { serverId },
+      );
+    return this.deps.call(
+      {
+        name,
+        serverId,
+        args: request.args,
+        callId: request.callId,
+        ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+      },
+      caller,
+    );
   }
 
   async readResource(request: ParsedRequestOf<'apps.readResource'>): Promise<AppReadResult> {
@@ -81,7 +100,11 @@ export class AppService {
     const { result, traceId } = await this.deps.read(caller, serverId, uri, new AbortController().signal);
     const sizeBytes = jsonByteLength(result.contents);
     if (sizeBytes > MAX_APP_RESOURCE_BYTES) {
-      throw new AppsError('result_too_large', `${uri} is ${formatBytes(sizeBytes)}; an app may read at most ${formatBytes(MAX_APP_RESOURCE_BYTES)} at once.`, { limitBytes: MAX_APP_RESOURCE_BYTES, sizeBytes, traceId });
+      throw new AppsError(
+        'result_too_large',
+        `${uri} is ${formatBytes(sizeBytes)}; an app may read at most ${formatBytes(MAX_APP_RESOURCE_BYTES)} at once.`,
+        { limitBytes: MAX_APP_RESOURCE_BYTES, sizeBytes, traceId },
+      );
     }
     return { contents: result.contents as AppReadResult['contents'], traceId };
   }
@@ -93,7 +116,8 @@ export class AppService {
   /** The tool whose app makes the request: it must be the server's and declare an app. */
   private appTool(serverId: string, toolName: string): HarnessToolInfo {
     const tool = this.toolsOf(serverId).find((t) => t.name === toolName);
-    if (!tool?.app?.resourceUri) throw new AppsError('no_app', `The tool "${toolName}" of "${serverId}" has no app.`, { serverId });
+    if (!tool?.app?.resourceUri)
+      throw new AppsError('no_app', `The tool "${toolName}" of "${serverId}" has no app.`, { serverId });
     return tool;
   }
 

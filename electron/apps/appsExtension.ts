@@ -8,5 +8,8 @@ import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { APP_HTML_MIME_TYPE, APPS_EXTENSION_ID } from '../../shared/contract/toolApp.js';
 
 export function withAppsExtension(capabilities: ClientCapabilities): ClientCapabilities {
-  return { ...capabilities, extensions: { ...(capabilities.extensions ?? {}), [APPS_EXTENSION_ID]: { mimeTypes: [APP_HTML_MIME_TYPE] } } };
+  return {
+    ...capabilities,
+    extensions: { ...(capabilities.extensions ?? {}), [APPS_EXTENSION_ID]: { mimeTypes: [APP_HTML_MIME_TYPE] } },
+  };
 }

@@ -20,11 +20,13 @@ export interface ToolUiReading {
   problem?: string;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function uriProblem(uri: unknown): string | undefined {
   if (typeof uri !== 'string') return 'resourceUri is not a string';
-  if (!uri.startsWith('ui://') || uri.length <= 'ui://'.length) return `resourceUri ${JSON.stringify(uri.slice(0, 200))} is not a ui:// URI`;
+  if (!uri.startsWith('ui://') || uri.length <= 'ui://'.length)
+    return `resourceUri ${JSON.stringify(uri.slice(0, 200))} is not a ui:// URI`;
   if (uri.length > MAX_URI_CHARS) return `resourceUri is longer than ${MAX_URI_CHARS} characters`;
   return undefined;
 }

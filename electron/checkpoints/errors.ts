@@ -6,13 +6,7 @@ import { CodedError } from '../util/codedError.js';
 import type { CheckpointStatus } from './types.js';
 
 export type CheckpointErrorCode =
-  | 'arguments_mismatch'
-  | 'in_progress'
-  | 'failed'
-  | 'lease_lost'
-  | 'not_found'
-  | 'not_resolvable'
-  | 'invalid_result';
+  'arguments_mismatch' | 'in_progress' | 'failed' | 'lease_lost' | 'not_found' | 'not_resolvable' | 'invalid_result';
 
 export abstract class CheckpointStoreError extends CodedError<CheckpointErrorCode> {
   constructor(
@@ -72,7 +66,11 @@ export class CheckpointInProgressError extends CheckpointStoreError {
 export class CheckpointFailedError extends CheckpointStoreError {
   readonly code = 'failed';
   constructor(sessionId: string, callId: string) {
-    super(`${call(sessionId, callId)} failed (marked so in History, or refused by its server before it ran), so it will not run or replay. Use a new callId to try again.`, sessionId, callId);
+    super(
+      `${call(sessionId, callId)} failed (marked so in History, or refused by its server before it ran), so it will not run or replay. Use a new callId to try again.`,
+      sessionId,
+      callId,
+    );
   }
 }
 
@@ -97,7 +95,11 @@ export class CheckpointLeaseLostError extends CheckpointStoreError {
 export class CheckpointNotFoundError extends CheckpointStoreError {
   readonly code = 'not_found';
   constructor(sessionId: string, callId: string) {
-    super(`${call(sessionId, callId)} has no checkpoint. It may belong to another session; refresh History.`, sessionId, callId);
+    super(
+      `${call(sessionId, callId)} has no checkpoint. It may belong to another session; refresh History.`,
+      sessionId,
+      callId,
+    );
   }
 }
 
@@ -121,6 +123,10 @@ export class CheckpointNotResolvableError extends CheckpointStoreError {
 export class CheckpointInvalidResultError extends CheckpointStoreError {
   readonly code = 'invalid_result';
   constructor(sessionId: string, callId: string, detail: string) {
-    super(`${call(sessionId, callId)}: the result cannot be saved for replay (${detail}). Nothing was saved.`, sessionId, callId);
+    super(
+      `${call(sessionId, callId)}: the result cannot be saved for replay (${detail}). Nothing was saved.`,
+      sessionId,
+      callId,
+    );
   }
 }

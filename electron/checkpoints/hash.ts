@@ -30,9 +30,16 @@ export interface CheckpointArguments {
  * common case: the canonical JSON of the copy is then that of the arguments, so it is hashed
  * and stored as is). Only arguments that had something redacted are serialized twice.
  */
-export function checkpointArguments(args: unknown, redact: (value: unknown) => { value: JsonValue; changed: boolean }): CheckpointArguments {
+export function checkpointArguments(
+  args: unknown,
+  redact: (value: unknown) => { value: JsonValue; changed: boolean },
+): CheckpointArguments {
   if (args === undefined) return { argsHash: hashArguments(args), args: null, argsJson: 'null' }; // throws, as hashArguments does
   const redacted = redact(args);
   const argsJson = canonicalJson(redacted.value) as string; // a JsonValue always has a JSON form
-  return { argsHash: redacted.changed ? hashArguments(args) : hashCanonicalJson(argsJson), args: redacted.value, argsJson };
+  return {
+    argsHash: redacted.changed ? hashArguments(args) : hashCanonicalJson(argsJson),
+    args: redacted.value,
+    argsJson,
+  };
 }

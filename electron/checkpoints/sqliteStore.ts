@@ -181,7 +181,9 @@ export class SqliteCheckpointStore implements CheckpointStore {
       `SELECT session_id, COUNT(*) AS count, SUM(status = 'started') AS started, MAX(updated_at) AS last
        FROM checkpoints GROUP BY session_id ORDER BY last DESC, session_id`,
     );
-    const claim = db.transaction((input: ClaimInput, now: number, lease: string) => this.#claimLocked(input, now, lease));
+    const claim = db.transaction((input: ClaimInput, now: number, lease: string) =>
+      this.#claimLocked(input, now, lease),
+    );
     this.#claimTransaction = (input, now, lease) => claim.immediate(input, now, lease);
     // The grouped path reads nothing back: the caller does not need the stored row.
     this.#completeOnly = db.prepare(
@@ -195,25 +197,32 @@ export class SqliteCheckpointStore implements CheckpointStore {
     );
     this.#group = groupCommitFor(db);
     this.grouped = {
-      claim: (input) => this.#deferred(() => {
-        checkClaimInput(input);
-        const lease = randomUUID();
-        return this.#group.commit(() => this.#claimLocked(input, nowMs(this.#clock), lease));
-      }),
-      complete: (sessionId, callId, lease, result) => this.#deferred(() => {
-        const json = resultJson(sessionId, callId, result);
-        return this.#group.commit(() => {
-          if (this.#completeOnly.run([json, Number(result.isError), nowMs(this.#clock), sessionId, callId, lease]).changes !== 1) {
-            throw this.#leaseLost(sessionId, callId, 'complete');
-          }
-        });
-      }),
-      recordFailure: (sessionId, callId, lease, error) => this.#deferred(() => {
-        const params = failureParams(error, nowMs(this.#clock));
-        return this.#group.commit(() => {
-          if (this.#recordFailureOnly.run({ sessionId, callId, lease, ...params }).changes !== 1) throw this.#leaseLost(sessionId, callId, 'recordFailure');
-        });
-      }),
+      claim: (input) =>
+        this.#deferred(() => {
+          checkClaimInput(input);
+          const lease = randomUUID();
+          return this.#group.commit(() => this.#claimLocked(input, nowMs(this.#clock), lease));
+        }),
+      complete: (sessionId, callId, lease, result) =>
+        this.#deferred(() => {
+          const json = resultJson(sessionId, callId, result);
+          return this.#group.commit(() => {
+            if (
+              this.#completeOnly.run([json, Number(result.isError), nowMs(this.#clock), sessionId, callId, lease])
+                .changes !== 1
+            ) {
+              throw this.#leaseLost(sessionId, callId, 'complete');
+            }
+          });
+        }),
+      recordFailure: (sessionId, callId, lease, error) =>
+        this.#deferred(() => {
+          const params = failureParams(error, nowMs(this.#clock));
+          return this.#group.commit(() => {
+            if (this.#recordFailureOnly.run({ sessionId, callId, lease, ...params }).changes !== 1)
+              throw this.#leaseLost(sessionId, callId, 'recordFailure');
+          });
+        }),
     };
   }
 
@@ -240,8 +249,23 @@ export class SqliteCheckpointStore implements CheckpointStore {
 
   #claimLocked(input: ClaimInput, now: number, lease: string): ClaimResult {
     const insert = (argsJson: string): boolean =>
-      this.#insert.run([input.sessionId, input.callId, input.userId, input.toolName, input.serverId, input.argsHash, argsJson, lease, input.traceId, now, now]).changes === 1;
-    const row = input.argsJson !== undefined && insert(input.argsJson) ? undefined : this.#select.get(input.sessionId, input.callId);
+      this.#insert.run([
+        input.sessionId,
+        input.callId,
+        input.userId,
+        input.toolName,
+        input.serverId,
+        input.argsHash,
+        argsJson,
+        lease,
+        input.traceId,
+        now,
+        now,
+      ]).changes === 1;
+    const row =
+      input.argsJson !== undefined && insert(input.argsJson)
+        ? undefined
+        : this.#select.get(input.sessionId, input.callId);
     if (!row) {
       const argsJson = input.argsJson ?? toJson(input.args ?? null, 'claim: args');
       if (input.argsJson === undefined) insert(argsJson);
@@ -293,7 +317,14 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   complete(sessionId: string, callId: string, lease: string, result: CheckpointResult): CheckpointRecord {
-    const row = this.#complete.get({ sessionId, callId, lease, result: resultJson(sessionId, callId, result), isError: Number(result.isError), now: nowMs(this.#clock) });
+    const row = this.#complete.get({
+      sessionId,
+      callId,
+      lease,
+      result: resultJson(sessionId, callId, result),
+      isError: Number(result.isError),
+      now: nowMs(this.#clock),
+    });
     if (!row) throw this.#leaseLost(sessionId, callId, 'complete');
     return toRecord(row);
   }
@@ -343,7 +374,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
       count++;
     }
     const cut = count < Math.min(limit, rows.length);
-    const { page, nextCursor } = keysetPage(cut ? rows.slice(0, count + 1) : rows, cut ? count : limit, (row) => ({ at: row.updated_at, seq: row.seq }));
+    const { page, nextCursor } = keysetPage(cut ? rows.slice(0, count + 1) : rows, cut ? count : limit, (row) => ({
+      at: row.updated_at,
+      seq: row.seq,
+    }));
     return { records: page.map(toEntry), ...(nextCursor ? { nextCursor } : {}) };
   }
 
@@ -354,14 +388,20 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   listSessions(): SessionSummary[] {
-    return this.#sessions.all().map((row) => ({ sessionId: row.session_id, count: row.count, started: row.started, lastActivity: row.last }));
+    return this.#sessions
+      .all()
+      .map((row) => ({ sessionId: row.session_id, count: row.count, started: row.started, lastActivity: row.last }));
   }
 
   #historySql(query: HistoryQuery): { sql: string; params: Record<string, unknown>; limit: number } {
     const limit = pageSize(query.limit);
     checkTimeRange(query.from, query.to);
     const where: string[] = [];
-    const params: Record<string, unknown> = { fetch: limit + 1, inlineBytes: this.#inlineBytes, previewChars: this.#previewChars };
+    const params: Record<string, unknown> = {
+      fetch: limit + 1,
+      inlineBytes: this.#inlineBytes,
+      previewChars: this.#previewChars,
+    };
     if (query.sessionId !== undefined) {
       where.push('session_id = @sessionId');
       params.sessionId = query.sessionId;
@@ -419,17 +459,26 @@ export class SqliteCheckpointStore implements CheckpointStore {
 
 function checkClaimInput(input: ClaimInput): void {
   for (const key of ['sessionId', 'callId', 'userId', 'toolName', 'serverId', 'argsHash', 'traceId'] as const) {
-    if (typeof input[key] !== 'string' || input[key] === '') throw new TypeError(`claim: ${key} must be a non-empty string.`);
+    if (typeof input[key] !== 'string' || input[key] === '')
+      throw new TypeError(`claim: ${key} must be a non-empty string.`);
   }
 }
 
 /** The stored form of a reported failure (the UPDATE's parameters). */
-function failureParams(error: FailureInfo, now: number): { error: string; attempts: number | null; now: number; notRun: number } {
+function failureParams(
+  error: FailureInfo,
+  now: number,
+): { error: string; attempts: number | null; now: number; notRun: number } {
   if (error.attempts !== undefined && (!Number.isInteger(error.attempts) || error.attempts < 0)) {
     throw new TypeError('recordFailure: attempts must be a non-negative integer.');
   }
   const stored = { ...(error.code !== undefined ? { code: error.code } : {}), message: String(error.message), at: now };
-  return { error: JSON.stringify(stored), attempts: error.attempts ?? null, now, notRun: error.notRun === true ? 1 : 0 };
+  return {
+    error: JSON.stringify(stored),
+    attempts: error.attempts ?? null,
+    now,
+    notRun: error.notRun === true ? 1 : 0,
+  };
 }
 
 /** About what a history row weighs once serialized. */
@@ -447,7 +496,11 @@ function rowBytes(row: PreviewRow): number {
 function toEntry(row: PreviewRow): HistoryEntry {
   const argsLeftOut = row.args_json === null;
   const resultLeftOut = row.result_bytes !== null && row.result_json === null;
-  const record = toRecord({ ...row, args_json: argsLeftOut ? 'null' : row.args_json, result_json: resultLeftOut ? null : row.result_json } as Row);
+  const record = toRecord({
+    ...row,
+    args_json: argsLeftOut ? 'null' : row.args_json,
+    result_json: resultLeftOut ? null : row.result_json,
+  } as Row);
   if (argsLeftOut) delete record.args;
   if (!argsLeftOut && !resultLeftOut) return record;
   return {
@@ -474,7 +527,9 @@ function toRecord(row: Row): CheckpointRecord {
     argsHash: row.args_hash,
     args: JSON.parse(row.args_json) as unknown,
     ...(row.result_json !== null ? { result: parseResult(row.result_json) } : {}),
-    ...(row.last_error_json !== null ? { lastError: JSON.parse(row.last_error_json) as CheckpointRecord['lastError'] } : {}),
+    ...(row.last_error_json !== null
+      ? { lastError: JSON.parse(row.last_error_json) as CheckpointRecord['lastError'] }
+      : {}),
     attempts: row.attempts,
     traceId: row.trace_id,
     createdAt: row.created_at,
@@ -493,13 +548,26 @@ function parseResult(json: string): CheckpointResult {
 }
 
 function resultJson(sessionId: string, callId: string, result: CheckpointResult): string {
-  if (typeof result !== 'object' || result === null || !Array.isArray(result.content) || typeof result.isError !== 'boolean') {
-    throw new CheckpointInvalidResultError(sessionId, callId, 'expected { content: [...], structuredContent?, isError }');
+  if (
+    typeof result !== 'object' ||
+    result === null ||
+    !Array.isArray(result.content) ||
+    typeof result.isError !== 'boolean'
+  ) {
+    throw new CheckpointInvalidResultError(
+      sessionId,
+      callId,
+      'expected { content: [...], structuredContent?, isError }',
+    );
   }
   try {
     return JSON.stringify(result);
   } catch (error) {
-    throw new CheckpointInvalidResultError(sessionId, callId, `it is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CheckpointInvalidResultError(
+      sessionId,
+      callId,
+      `it is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -508,7 +576,9 @@ function toJson(value: unknown, what: string): string {
   try {
     json = JSON.stringify(value);
   } catch (error) {
-    throw new TypeError(`${what} must be JSON (${error instanceof Error ? error.message : String(error)}); pass them through redact() first.`);
+    throw new TypeError(
+      `${what} must be JSON (${error instanceof Error ? error.message : String(error)}); pass them through redact() first.`,
+    );
   }
   if (json === undefined) throw new TypeError(`${what} must be JSON; pass them through redact() first.`);
   return json;

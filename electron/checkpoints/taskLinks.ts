@@ -35,7 +35,18 @@ export const MAX_TASK_ID_LENGTH = 256;
 export class CheckpointTaskLinks {
   readonly #clock: Clock;
   readonly #link: Statement<unknown[]>;
-  readonly #pending: Statement<[], { session_id: string; call_id: string; user_id: string; server_id: string; tool_name: string; task_id: string; trace_id: string }>;
+  readonly #pending: Statement<
+    [],
+    {
+      session_id: string;
+      call_id: string;
+      user_id: string;
+      server_id: string;
+      tool_name: string;
+      task_id: string;
+      trace_id: string;
+    }
+  >;
   readonly #complete: Statement<unknown[]>;
   readonly #fail: Statement<unknown[]>;
 
@@ -66,18 +77,51 @@ export class CheckpointTaskLinks {
 
   /** Every `started` record that carries a task id. */
   pending(): TaskLinkedCall[] {
-    return this.#pending.all().map((row) => ({ sessionId: row.session_id, callId: row.call_id, userId: row.user_id, serverId: row.server_id, toolName: row.tool_name, taskId: row.task_id, traceId: row.trace_id }));
+    return this.#pending.all().map((row) => ({
+      sessionId: row.session_id,
+      callId: row.call_id,
+      userId: row.user_id,
+      serverId: row.server_id,
+      toolName: row.tool_name,
+      taskId: row.task_id,
+      traceId: row.trace_id,
+    }));
   }
 
   /** The task completed: its result is the record's (replayed from now on). False when the record moved on. */
   complete(call: Pick<TaskLinkedCall, 'sessionId' | 'callId' | 'taskId'>, result: CheckpointResult): boolean {
-    if (!Array.isArray(result.content) || typeof result.isError !== 'boolean') throw new CheckpointInvalidResultError(call.sessionId, call.callId, 'expected { content: [...], structuredContent?, isError }');
-    return this.#complete.run([JSON.stringify(result), Number(result.isError), nowMs(this.#clock), call.sessionId, call.callId, call.taskId]).changes === 1;
+    if (!Array.isArray(result.content) || typeof result.isError !== 'boolean')
+      throw new CheckpointInvalidResultError(
+        call.sessionId,
+        call.callId,
+        'expected { content: [...], structuredContent?, isError }',
+      );
+    return (
+      this.#complete.run([
+        JSON.stringify(result),
+        Number(result.isError),
+        nowMs(this.#clock),
+        call.sessionId,
+        call.callId,
+        call.taskId,
+      ]).changes === 1
+    );
   }
 
   /** The task failed or was cancelled: the record is `failed` with the server's reason (already redacted by the caller). */
-  fail(call: Pick<TaskLinkedCall, 'sessionId' | 'callId' | 'taskId'>, error: { code: string; message: string }): boolean {
+  fail(
+    call: Pick<TaskLinkedCall, 'sessionId' | 'callId' | 'taskId'>,
+    error: { code: string; message: string },
+  ): boolean {
     const now = nowMs(this.#clock);
-    return this.#fail.run([JSON.stringify({ code: error.code, message: error.message, at: now }), now, call.sessionId, call.callId, call.taskId]).changes === 1;
+    return (
+      this.#fail.run([
+        JSON.stringify({ code: error.code, message: error.message, at: now }),
+        now,
+        call.sessionId,
+        call.callId,
+        call.taskId,
+      ]).changes === 1
+    );
   }
 }

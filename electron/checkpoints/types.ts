@@ -95,8 +95,7 @@ export interface FailureInfo {
 }
 
 export type ManualResolution =
-  | { status: 'failed'; note?: string }
-  | { status: 'completed'; result: CheckpointResult; note?: string };
+  { status: 'failed'; note?: string } | { status: 'completed'; result: CheckpointResult; note?: string };
 
 /**
  * A stored status, or `tool_error`: completed with a result whose `isError` is true (`completed`

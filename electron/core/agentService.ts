@@ -76,7 +76,15 @@ export class AgentService {
       recentClients: this.gateway.recentClientsOf(agent.id),
       calls: stats?.calls ?? 0,
       ...(stats?.lastCall ? { lastCall: stats.lastCall } : {}),
-      ...(agent.signIn ? { signIn: { clientId: agent.signIn.clientId, ...(agent.signIn.clientName ? { clientName: agent.signIn.clientName } : {}), redirectTarget: agent.signIn.redirectTarget } } : {}),
+      ...(agent.signIn
+        ? {
+            signIn: {
+              clientId: agent.signIn.clientId,
+              ...(agent.signIn.clientName ? { clientName: agent.signIn.clientName } : {}),
+              redirectTarget: agent.signIn.redirectTarget,
+            },
+          }
+        : {}),
     };
   }
 }

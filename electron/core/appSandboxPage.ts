@@ -19,7 +19,10 @@
  * the resource declares, each checked to be a plain http(s)/ws(s) origin.
  */
 
-import { APP_SANDBOX_PROXY_PATH as PROXY_PATH, APP_SANDBOX_SCRIPT_PATH as PROXY_SCRIPT_PATH } from '../../shared/appSandbox.js';
+import {
+  APP_SANDBOX_PROXY_PATH as PROXY_PATH,
+  APP_SANDBOX_SCRIPT_PATH as PROXY_SCRIPT_PATH,
+} from '../../shared/appSandbox.js';
 
 /** A resource's `ui.csp` (McpUiResourceCsp), after validation. */
 export interface AppCsp {
@@ -201,7 +204,23 @@ export function sandboxResponse(url: URL, options: SandboxPageOptions): SandboxR
     };
   }
   if (url.pathname === PROXY_SCRIPT_PATH) {
-    return { status: 200, headers: { ...COMMON_HEADERS, 'Content-Type': 'text/javascript; charset=utf-8', 'Content-Security-Policy': "default-src 'none'" }, body: PROXY_SCRIPT };
+    return {
+      status: 200,
+      headers: {
+        ...COMMON_HEADERS,
+        'Content-Type': 'text/javascript; charset=utf-8',
+        'Content-Security-Policy': "default-src 'none'",
+      },
+      body: PROXY_SCRIPT,
+    };
   }
-  return { status: 404, headers: { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Security-Policy': "default-src 'none'" }, body: 'Not found' };
+  return {
+    status: 404,
+    headers: {
+      ...COMMON_HEADERS,
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Security-Policy': "default-src 'none'",
+    },
+    body: 'Not found',
+  };
 }

@@ -39,7 +39,10 @@ export class ApprovalBroker {
         'abort',
         () => {
           if (!this.pending.delete(request.requestId)) return;
-          this.emit('approval.closed', { requestId: request.requestId, outcome: Date.now() >= request.expiresAt ? 'expired' : 'cancelled' });
+          this.emit('approval.closed', {
+            requestId: request.requestId,
+            outcome: Date.now() >= request.expiresAt ? 'expired' : 'cancelled',
+          });
           resolve('deny');
         },
         { once: true },
@@ -50,7 +53,10 @@ export class ApprovalBroker {
   answer(requestId: string, answer: ApprovalAnswer): void {
     const entry = this.pending.get(requestId);
     if (!entry) {
-      throw new AppError('stale_approval', 'This approval request is not pending: it was already answered, it expired, or it never existed. Nothing was run.');
+      throw new AppError(
+        'stale_approval',
+        'This approval request is not pending: it was already answered, it expired, or it never existed. Nothing was run.',
+      );
     }
     this.pending.delete(requestId);
     entry.resolve(answer);

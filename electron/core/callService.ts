@@ -59,7 +59,10 @@ export interface CallOptions {
 /** The caller's answerers as the MCP layer takes them; none when the caller can answer nothing (the GUI). */
 function callServerRequestHandlersOf(options: CallOptions): CallServerRequestHandlers | undefined {
   if (!options.elicit && !options.sample) return undefined;
-  return { ...(options.elicit ? { elicit: options.elicit } : {}), ...(options.sample ? { sample: options.sample } : {}) };
+  return {
+    ...(options.elicit ? { elicit: options.elicit } : {}),
+    ...(options.sample ? { sample: options.sample } : {}),
+  };
 }
 
 const GUI_SESSION_KEY = 'gui_session_id';
@@ -105,7 +108,11 @@ export class CallService {
    * `options.signal`: the caller's own cancel (an agent's `notifications/cancelled`);
    * `options.onProgress`: where progress goes instead of the GUI's `call.progress` event.
    */
-  async call(request: RequestOf<'tools.call'>, caller: Caller = this.gui, options: CallOptions = {}): Promise<CallOutcome> {
+  async call(
+    request: RequestOf<'tools.call'>,
+    caller: Caller = this.gui,
+    options: CallOptions = {},
+  ): Promise<CallOutcome> {
     const key = runningKey(caller, request.callId);
     if (this.running.has(key)) throw new AppError('duplicate_call', 'A call with this id is already running.');
     const controller = new AbortController();
@@ -123,9 +130,22 @@ export class CallService {
         serverId: request.serverId,
         signal: controller.signal,
         ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
-        onProgress: options.onProgress ?? ((update) => this.emit('call.progress', { callId: request.callId, ...update })),
+        onProgress:
+          options.onProgress ?? ((update) => this.emit('call.progress', { callId: request.callId, ...update })),
         // The GUI's own calls: the call panel shows the task's status (its message already redacted by the harness).
-        ...(caller === this.gui ? { onTask: (task: TaskEvent) => this.emit('call.task', { callId: request.callId, taskId: task.taskId, status: task.status, ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}) }) } : options.onTask ? { onTask: options.onTask } : {}),
+        ...(caller === this.gui
+          ? {
+              onTask: (task: TaskEvent) =>
+                this.emit('call.task', {
+                  callId: request.callId,
+                  taskId: task.taskId,
+                  status: task.status,
+                  ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+                }),
+            }
+          : options.onTask
+            ? { onTask: options.onTask }
+            : {}),
         ...(serverRequests ? { serverRequests } : {}),
         ...(options.callerWait ? { callerWait: options.callerWait } : {}),
         ...(options.onApprovalWait ? { onApprovalWait: options.onApprovalWait } : {}),
@@ -167,10 +187,19 @@ export class CallService {
     const record = this.checkpoints.get(sessionId, callId);
     if (!record) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
     if (containsRedacted(record.args)) {
-      throw new AppError('args_redacted', 'This call’s arguments held secrets, which are never stored; run it again from the Tools view and enter them.');
+      throw new AppError(
+        'args_redacted',
+        'This call’s arguments held secrets, which are never stored; run it again from the Tools view and enter them.',
+      );
     }
-    if (!record.args || typeof record.args !== 'object' || Array.isArray(record.args)) throw new AppError('not_rerunnable', 'This call has no stored arguments to run again.');
-    return this.call({ name: record.toolName, serverId: record.serverId, args: record.args as Record<string, unknown>, callId: newCallId });
+    if (!record.args || typeof record.args !== 'object' || Array.isArray(record.args))
+      throw new AppError('not_rerunnable', 'This call has no stored arguments to run again.');
+    return this.call({
+      name: record.toolName,
+      serverId: record.serverId,
+      args: record.args as Record<string, unknown>,
+      callId: newCallId,
+    });
   }
 
   private outcome(sessionId: string, callId: string, result: ExecuteResult): CallOutcome {
@@ -182,7 +211,11 @@ export class CallService {
       serverId: result.serverId,
       replayed: result.replayed,
       attempts: result.attempts,
-      result: { content: result.result.content, ...(result.result.structuredContent ? { structuredContent: result.result.structuredContent } : {}), isError: result.result.isError },
+      result: {
+        content: result.result.content,
+        ...(result.result.structuredContent ? { structuredContent: result.result.structuredContent } : {}),
+        isError: result.result.isError,
+      },
       warnings: result.warnings,
     };
   }

@@ -91,7 +91,9 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   const tracer = new Tracer(db, { redactor });
   const hub = new EventHub((value) => redactor.redactSecretValues(value));
   const emit = hub.emit;
-  const warnings = new AppWarnings(hub, options.config.damaged ?? [], options.warnings ?? [], (text) => redactor.redactText(text));
+  const warnings = new AppWarnings(hub, options.config.damaged ?? [], options.warnings ?? [], (text) =>
+    redactor.redactText(text),
+  );
   if (opened.damaged) warnings.damagedBeforeBuild(opened.damaged);
   for (const warning of (await options.secrets.damagedFiles?.()) ?? []) warnings.damagedFile(warning);
   // Traces left running by a process that died (kill -9, crash) are closed as interrupted.
@@ -119,7 +121,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     credentials: new OAuthCredentials(options.secrets, (serverId, kind) => storageKey(serverId, `oauth.${kind}`)),
     secrets: new DefaultSecretResolver(options.secrets),
     // Electron opens the system browser; browser mode asks its page to open a tab.
-    open: (url, serverId) => (options.openExternal ? options.openExternal(url) : emit('oauth.authorize', { serverId, url })),
+    open: (url, serverId) =>
+      options.openExternal ? options.openExternal(url) : emit('oauth.authorize', { serverId, url }),
     onSecret: (value) => redactor.add(value),
     onChange: () => serversChanged(),
     // Called only once the registry exists (its clients use the sessions).
@@ -137,16 +140,28 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   const marksBehind = new Map<string, string[]>();
   const broker = new ApprovalBroker(emit, (value) => redactor.redact(value));
   // Servers' elicitation and sampling requests, shown to the person as dialogs naming the server.
-  const serverRequests = new ServerRequestBroker(emit, { serverName: (id: string): string => lateRegistry.get().server(id)?.name ?? id });
+  const serverRequests = new ServerRequestBroker(emit, {
+    serverName: (id: string): string => lateRegistry.get().server(id)?.name ?? id,
+  });
   // The local tools' folders (Settings → Folders): the workspace first; a change swaps the tools in.
-  const settings = new SettingsService(options.config, workspace, options.dataDir, (tools) => lateSwapLocalTools.get()(tools), warnings.notice);
+  const settings = new SettingsService(
+    options.config,
+    workspace,
+    options.dataDir,
+    (tools) => lateSwapLocalTools.get()(tools),
+    warnings.notice,
+  );
   const { harness, registry, engine, checkpoints, taskLinks } = await createPipeline({
     db,
     tracer,
     redactor,
     secrets: new DefaultSecretResolver(options.secrets),
     registry: {
-      cache: new ToolSchemaCache({ dir: join(options.dataDir, 'tool-cache'), onWarning: warnings.notice, onDamaged: warnings.damagedFile }),
+      cache: new ToolSchemaCache({
+        dir: join(options.dataDir, 'tool-cache'),
+        onWarning: warnings.notice,
+        onDamaged: warnings.damagedFile,
+      }),
       // Each server's negotiated protocol era, dated, beside its tool list.
       verdicts: new VerdictStore({ dir: join(options.dataDir, 'tool-cache') }),
       serverRequests,
@@ -157,7 +172,9 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       clientVersion: options.version,
       onGatewayMarks: (serverId, marks) => void marksBehind.set(serverId, marks),
     },
-    rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: warnings.damagedFile }),
+    rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
+      onDamaged: warnings.damagedFile,
+    }),
     pathBase: workspace,
     requestApproval: broker.request,
     approvalTimeoutMs: () => settings.approvalTimeoutMs(),
@@ -181,19 +198,49 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     taskSettled: (sessionId, callId, signal) => runTaskOutcomes.settled(sessionId, callId, signal),
   });
   // An agent's resource read or prompt get is decided like a read-only tool named after it.
-  const features = new ServerFeatureService(registry, tracer, redactor, calls.gui, async (caller, operation, serverId, args, signal) => {
-    const config = registry.server(serverId);
-    await harness.security.authorize(
-      { subject: { toolName: operation, serverId, args, annotations: { readOnlyHint: true }, serverTrusted: config?.trusted ?? false, ...(config?.uid ? { serverUid: config.uid } : {}) }, sessionId: caller.sessionId, userId: caller.userId },
-      { signal },
-    );
-  });
+  const features = new ServerFeatureService(
+    registry,
+    tracer,
+    redactor,
+    calls.gui,
+    async (caller, operation, serverId, args, signal) => {
+      const config = registry.server(serverId);
+      await harness.security.authorize(
+        {
+          subject: {
+            toolName: operation,
+            serverId,
+            args,
+            annotations: { readOnlyHint: true },
+            serverTrusted: config?.trusted ?? false,
+            ...(config?.uid ? { serverUid: config.uid } : {}),
+          },
+          sessionId: caller.sessionId,
+          userId: caller.userId,
+        },
+        { signal },
+      );
+    },
+  );
 
   // ── the agent gateway: MiniHarness as one MCP server for agents (gatewayWiring.ts) ─────────
-  const gw = wireGateway({ options, hub, warnings, settings, harness, registry, calls, features, redactor, db,
+  const gw = wireGateway({
+    options,
+    hub,
+    warnings,
+    settings,
+    harness,
+    registry,
+    calls,
+    features,
+    redactor,
+    db,
     mark: gatewayMark,
-    marksThrough: () => [...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks))],
-    closing: () => closing !== undefined });
+    marksThrough: () => [
+      ...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks)),
+    ],
+    closing: () => closing !== undefined,
+  });
   const { gateway, agents } = gw;
   lateSwapLocalTools.set((tools) => {
     harness.replaceLocalTools(tools);
@@ -204,7 +251,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   const servers = new ServerService(registry, options.config, options.secrets, warnings.notice, oauth, (config) => {
     refuseGatewayLoop(config, settings.gateway().port);
     // Until the gateway listens (servers load first), the port asked for this run is where it will.
-    if (options.gateway?.port && gateway.status().state !== 'listening') refuseGatewayLoop(config, options.gateway.port);
+    if (options.gateway?.port && gateway.status().state !== 'listening')
+      refuseGatewayLoop(config, options.gateway.port);
     const bound = gateway.status();
     if (bound.state === 'listening') refuseGatewayLoop(config, bound.port);
   });
@@ -220,7 +268,17 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   );
 
   // ── domain events → contract events (registryWiring.ts) ───────────────────────────────────
-  const logs = wireRegistryEvents({ hub, warnings, registry, harness, tracer, calls, serversChanged, gatewayToolsChanged: gw.toolsChanged, agentsChanged: gw.agentsChanged });
+  const logs = wireRegistryEvents({
+    hub,
+    warnings,
+    registry,
+    harness,
+    tracer,
+    calls,
+    serversChanged,
+    gatewayToolsChanged: gw.toolsChanged,
+    agentsChanged: gw.agentsChanged,
+  });
   // Resources and prompts a server listed again, and updates of subscribed resources.
   const stopFeatureEvents = forwardFeatureEvents(registry, emit);
 
@@ -241,20 +299,33 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       calls,
       // History's "Ask the server now": one record's task, asked at once; a task still working is followed in the background.
       askTask: async (sessionId, callId) =>
-        (await recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), tracer, waitMs: 10_000, signal: taskRecoveryStop.signal, only: { sessionId, callId } })).settled,
+        (
+          await recoverTaskCalls({
+            links: taskLinks,
+            registry,
+            redactResult: (r) => redactor.redactSecretValues(r),
+            redactText: (t) => redactor.redactText(t),
+            tracer,
+            waitMs: 10_000,
+            signal: taskRecoveryStop.signal,
+            only: { sessionId, callId },
+          })
+        ).settled,
     }),
     ...importHandlers({ registry, servers, redactor }),
     ...agentHandlers({ agents }),
     ...resourceHandlers({ registry, features }),
     ...oauthHandlers({ servers }),
     ...runHandlers({ runs }),
-    ...appsHandlers({ apps: new AppService({
-      registry,
-      listTools: () => harness.listTools(),
-      guiSessionId: () => calls.sessionId,
-      call: (request, caller) => calls.call(request, caller),
-      read: (caller, serverId, uri, signal) => features.readAsTraced(caller, serverId, uri, signal),
-    }) }),
+    ...appsHandlers({
+      apps: new AppService({
+        registry,
+        listTools: () => harness.listTools(),
+        guiSessionId: () => calls.sessionId,
+        call: (request, caller) => calls.call(request, caller),
+        read: (caller, serverId, uri, signal) => features.readAsTraced(caller, serverId, uri, signal),
+      }),
+    }),
   };
   const dispatch = createDispatcher(handlers, { redact: (text) => redactor.redactText(text), traceIdOf });
 
@@ -270,7 +341,15 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       // Discovery runs in the background: the window opens at once and statuses stream in.
       registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
       // Calls that died while their server ran them as a task: the server says how they ended (harness/taskRecovery.ts).
-      const recovery = recoverTaskCalls({ links: taskLinks, registry, redactResult: (r) => redactor.redactSecretValues(r), redactText: (t) => redactor.redactText(t), tracer, waitMs: 60_000, signal: taskRecoveryStop.signal });
+      const recovery = recoverTaskCalls({
+        links: taskLinks,
+        registry,
+        redactResult: (r) => redactor.redactSecretValues(r),
+        redactText: (t) => redactor.redactText(t),
+        tracer,
+        waitMs: 60_000,
+        signal: taskRecoveryStop.signal,
+      });
       runTaskOutcomes.track(recovery);
       void recovery
         .then((r) => r.following)

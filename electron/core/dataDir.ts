@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { PRODUCT_NAME } from '../../shared/product.js';
 
 /** The per-user app data folder, the same one Electron's `app.getPath('userData')` gives. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function defaultDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), PRODUCT_NAME);
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', PRODUCT_NAME);
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), PRODUCT_NAME);

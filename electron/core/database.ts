@@ -13,7 +13,12 @@ import { collectMigrations } from '../storage/migrate.js';
 import { TRACE_MIGRATIONS } from '../tracing/schema.js';
 
 /** Every store's migrations in the one order they are applied to the shared file. */
-export const APP_MIGRATIONS = collectMigrations(CHECKPOINT_MIGRATIONS, TRACE_MIGRATIONS, APP_META_MIGRATIONS, RUN_MIGRATIONS);
+export const APP_MIGRATIONS = collectMigrations(
+  CHECKPOINT_MIGRATIONS,
+  TRACE_MIGRATIONS,
+  APP_META_MIGRATIONS,
+  RUN_MIGRATIONS,
+);
 
 export type AppDatabaseOptions = Omit<OpenDatabaseOptions, 'migrations'>;
 

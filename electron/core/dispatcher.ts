@@ -20,11 +20,20 @@ export interface DispatcherOptions {
   onInternalError?: (channel: string, error: unknown) => void;
 }
 
-export function createDispatcher(handlers: Handlers, options: DispatcherOptions = {}): (channel: unknown, payload: unknown) => Promise<DispatchResult> {
+export function createDispatcher(
+  handlers: Handlers,
+  options: DispatcherOptions = {},
+): (channel: unknown, payload: unknown) => Promise<DispatchResult> {
   const redact = options.redact ?? ((t: string) => t);
   return async (channel, payload) => {
     if (!isChannelName(channel)) {
-      return { ok: false, error: { code: 'unknown_channel', message: `There is no channel named ${JSON.stringify(String(channel).slice(0, 100))}.` } };
+      return {
+        ok: false,
+        error: {
+          code: 'unknown_channel',
+          message: `There is no channel named ${JSON.stringify(String(channel).slice(0, 100))}.`,
+        },
+      };
     }
     const spec = channels[channel];
     const parsed = spec.request.safeParse(payload);
@@ -39,7 +48,10 @@ export function createDispatcher(handlers: Handlers, options: DispatcherOptions 
     const checked = spec.response.safeParse(result);
     if (!checked.success) {
       options.onInternalError?.(channel, checked.error);
-      return { ok: false, error: { code: 'internal', message: `The main process produced an invalid answer for ${channel}.` } };
+      return {
+        ok: false,
+        error: { code: 'internal', message: `The main process produced an invalid answer for ${channel}.` },
+      };
     }
     return { ok: true, result: checked.data };
   };

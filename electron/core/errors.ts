@@ -25,7 +25,18 @@ import type { TraceErrorCode } from '../tracing/errors.js';
 /** Every code the core's error families raise is a contract code: one outside the union fails the typecheck here. */
 type ContractCodes<T extends ErrorCode> = T;
 export type CoreErrorCode = ContractCodes<
-  AppsErrorCode | GatewayErrorCode | HarnessErrorCode | MCPErrorCode | ModelErrorCode | RunErrorCode | SecretErrorCode | SecurityErrorCode | StorageErrorCode | ToolErrorCode | CheckpointErrorCode | TraceErrorCode
+  | AppsErrorCode
+  | GatewayErrorCode
+  | HarnessErrorCode
+  | MCPErrorCode
+  | ModelErrorCode
+  | RunErrorCode
+  | SecretErrorCode
+  | SecurityErrorCode
+  | StorageErrorCode
+  | ToolErrorCode
+  | CheckpointErrorCode
+  | TraceErrorCode
 >;
 
 /** An error meant for the person at the GUI, with a stable code. */
@@ -52,11 +63,21 @@ export class ValidationFailedError extends AppError {
 }
 
 function isZodError(error: unknown): error is Parameters<typeof fieldErrorsOf>[0] {
-  return !!error && typeof error === 'object' && (error as { name?: unknown }).name === 'ZodError' && Array.isArray((error as { issues?: unknown }).issues);
+  return (
+    !!error &&
+    typeof error === 'object' &&
+    (error as { name?: unknown }).name === 'ZodError' &&
+    Array.isArray((error as { issues?: unknown }).issues)
+  );
 }
 
 function isFieldErrors(value: unknown): value is Record<string, string[]> {
-  return !!value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => Array.isArray(v) && v.every((m) => typeof m === 'string'));
+  return (
+    !!value &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => Array.isArray(v) && v.every((m) => typeof m === 'string'))
+  );
 }
 
 /** What an error of the core carries beside its code (each field optional; read, never trusted blindly). */
@@ -91,9 +112,25 @@ function redactDetails(details: ErrorDetails | undefined, redact: (text: string)
   if (!details) return details;
   return {
     ...details,
-    ...(details.denial?.reason !== undefined ? { denial: { ...details.denial, reason: redact(details.denial.reason) } } : {}),
-    ...(details.fieldErrors ? { fieldErrors: Object.fromEntries(Object.entries(details.fieldErrors).map(([field, messages]) => [field, messages.map(redact)])) } : {}),
-    ...(details.links ? { links: details.links.map((link) => ({ ...link, url: redact(link.url), ...(link.message !== undefined ? { message: redact(link.message) } : {}) })) } : {}),
+    ...(details.denial?.reason !== undefined
+      ? { denial: { ...details.denial, reason: redact(details.denial.reason) } }
+      : {}),
+    ...(details.fieldErrors
+      ? {
+          fieldErrors: Object.fromEntries(
+            Object.entries(details.fieldErrors).map(([field, messages]) => [field, messages.map(redact)]),
+          ),
+        }
+      : {}),
+    ...(details.links
+      ? {
+          links: details.links.map((link) => ({
+            ...link,
+            url: redact(link.url),
+            ...(link.message !== undefined ? { message: redact(link.message) } : {}),
+          })),
+        }
+      : {}),
   };
 }
 
@@ -103,12 +140,20 @@ function redactDetails(details: ErrorDetails | undefined, redact: (text: string)
  * `invalid_request` (or `request_too_large` for a size limit) with field errors; anything
  * else becomes `internal` with its message (redacted).
  */
-export function toErrorShape(error: unknown, redact: (text: string) => string = (t) => t, traceId?: string): ErrorShape {
+export function toErrorShape(
+  error: unknown,
+  redact: (text: string) => string = (t) => t,
+  traceId?: string,
+): ErrorShape {
   if (isZodError(error)) {
     const fieldErrors = fieldErrorsOf(error);
     const tooLarge = tooLargeIssueOf(error);
     if (tooLarge) {
-      return { code: 'request_too_large', message: `${tooLarge.message} Nothing was sent.`, details: { limitBytes: tooLarge.limitBytes, sizeBytes: tooLarge.sizeBytes, fieldErrors } };
+      return {
+        code: 'request_too_large',
+        message: `${tooLarge.message} Nothing was sent.`,
+        details: { limitBytes: tooLarge.limitBytes, sizeBytes: tooLarge.sizeBytes, fieldErrors },
+      };
     }
     return { code: 'invalid_request', message: 'The request does not match the contract.', details: { fieldErrors } };
   }

@@ -9,12 +9,17 @@ import { GATEWAY_STDIO_FLAG } from '../gateway/stdioArgs.js';
 export const GATEWAY_PORT_ENV = 'MINIHARNESS_GATEWAY_PORT';
 
 /** The port asked for this run, if any; throws a sentence for the person when it is not a port. */
-export function gatewayPortOverride(flag: string | undefined, env: Record<string, string | undefined>): number | undefined {
+export function gatewayPortOverride(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+): number | undefined {
   const raw = flag ?? env[GATEWAY_PORT_ENV];
   if (raw === undefined || raw === '') return undefined;
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isInteger(port) || port > 65535) {
-    throw new Error(`The gateway port must be a number from 0 to 65535, not "${raw}" (--gateway-port or ${GATEWAY_PORT_ENV}).`);
+    throw new Error(
+      `The gateway port must be a number from 0 to 65535, not "${raw}" (--gateway-port or ${GATEWAY_PORT_ENV}).`,
+    );
   }
   return port;
 }

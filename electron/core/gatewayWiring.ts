@@ -91,11 +91,18 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
       onAgentCreated: () => agentsChanged(),
       ...(options.gateway?.fetchClientMetadata ? { fetchClientMetadata: options.gateway.fetchClientMetadata } : {}),
     }),
-    ...(options.gateway?.maxSessionsPerAgent !== undefined ? { maxSessionsPerAgent: options.gateway.maxSessionsPerAgent } : {}),
-    ...(options.gateway?.waitingProgressMs !== undefined ? { waitingProgressMs: options.gateway.waitingProgressMs } : {}),
+    ...(options.gateway?.maxSessionsPerAgent !== undefined
+      ? { maxSessionsPerAgent: options.gateway.maxSessionsPerAgent }
+      : {}),
+    ...(options.gateway?.waitingProgressMs !== undefined
+      ? { waitingProgressMs: options.gateway.waitingProgressMs }
+      : {}),
     // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets are decided by `features`.
     features: {
-      offering: (kind) => registry.servers().flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),
+      offering: (kind) =>
+        registry
+          .servers()
+          .flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),
       resources: async (serverId) => {
         const catalog = await registry.features.resources(serverId);
         return { resources: catalog.resources.items, templates: catalog.templates.items };
@@ -124,7 +131,8 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
    */
   const refuseLoopsTo = (port: number): void => {
     for (const config of registry.servers()) {
-      if (gatewayLoopField(config, port) === 'url') void registry.refuse(config.id, new MCPGatewayLoopError(config.id)).catch(() => undefined);
+      if (gatewayLoopField(config, port) === 'url')
+        void registry.refuse(config.id, new MCPGatewayLoopError(config.id)).catch(() => undefined);
     }
   };
 
@@ -133,8 +141,12 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     if (!wanted.enabled) return gateway.stop();
     const status = await gateway.start(port ?? wanted.port);
     if (status.state === 'listening') refuseLoopsTo(status.port);
-    if (status.state === 'port_in_use') warnings.notice(`The agent gateway could not start: port ${status.port} is in use by another program. Choose another port in Settings → Agent gateway.`);
-    if (status.state === 'failed') warnings.notice(`The agent gateway could not start on port ${status.port} (${status.errno ?? 'error'}).`);
+    if (status.state === 'port_in_use')
+      warnings.notice(
+        `The agent gateway could not start: port ${status.port} is in use by another program. Choose another port in Settings → Agent gateway.`,
+      );
+    if (status.state === 'failed')
+      warnings.notice(`The agent gateway could not start on port ${status.port} (${status.errno ?? 'error'}).`);
     if (status.state !== 'listening') warnings.publish();
   };
   settings.onGatewayChanged = () => void start(undefined);

@@ -33,7 +33,8 @@ export interface ImportPlan {
   inputs: Array<{ id: string; description: string; password: boolean }>;
 }
 
-const SECRET_NAME = /token|secret|password|passwd|api[-_]?key|apikey|auth|credential|private[-_]?key|(^|_)pat($|_)|(^|_)key$/i;
+const SECRET_NAME =
+  /token|secret|password|passwd|api[-_]?key|apikey|auth|credential|private[-_]?key|(^|_)pat($|_)|(^|_)key$/i;
 const INPUT_REF = /^\$\{input:([^}]+)\}$/;
 const ENV_REF = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
@@ -54,7 +55,10 @@ export function slugify(name: string): string {
 function detectFormat(json: Record<string, unknown>, fileName: string | undefined): ImportFormat {
   if (isRecord(json.servers)) return 'vscode';
   if (!isRecord(json.mcpServers)) {
-    throw new AppError('import_unrecognized', 'This file has neither "mcpServers" (Claude Desktop, Cursor) nor "servers" (VS Code): it is not an MCP configuration file. Nothing was imported.');
+    throw new AppError(
+      'import_unrecognized',
+      'This file has neither "mcpServers" (Claude Desktop, Cursor) nor "servers" (VS Code): it is not an MCP configuration file. Nothing was imported.',
+    );
   }
   const name = (fileName ?? '').toLowerCase();
   return name.endsWith('mcp.json') && !name.includes('claude') ? 'cursor' : 'claude';
@@ -75,7 +79,8 @@ function convertValue(value: unknown, ctx: ValueContext): unknown {
   }
   const input = INPUT_REF.exec(value);
   if (input?.[1]) {
-    if (!ctx.knownInputs.has(input[1])) ctx.planned.problems.push(`${ctx.slot} asks for the input "${input[1]}", which the file does not define`);
+    if (!ctx.knownInputs.has(input[1]))
+      ctx.planned.problems.push(`${ctx.slot} asks for the input "${input[1]}", which the file does not define`);
     ctx.planned.inputSecrets[ctx.slot] = input[1];
     return { secret: { source: 'store', key: ctx.slot } };
   }
@@ -101,11 +106,20 @@ function planServer(name: string, entry: unknown, knownInputs: Set<string>): Pla
   if (typeof entry.command === 'string' && type !== 'http' && type !== 'sse') {
     const args = Array.isArray(entry.args) ? entry.args : [];
     if (!args.every((a) => typeof a === 'string')) planned.problems.push('some arguments are not text');
-    for (const arg of args) if (typeof arg === 'string' && /\$\{input:/.test(arg)) planned.problems.push(`the argument "${arg}" uses an input; arguments cannot hold secrets, edit it after import`);
+    for (const arg of args)
+      if (typeof arg === 'string' && /\$\{input:/.test(arg))
+        planned.problems.push(
+          `the argument "${arg}" uses an input; arguments cannot hold secrets, edit it after import`,
+        );
     const env: Record<string, unknown> = {};
     if (isRecord(entry.env)) {
       for (const [key, value] of Object.entries(entry.env)) {
-        const converted = convertValue(value, { slot: `env.${key}`, secretName: SECRET_NAME.test(key), planned, knownInputs });
+        const converted = convertValue(value, {
+          slot: `env.${key}`,
+          secretName: SECRET_NAME.test(key),
+          planned,
+          knownInputs,
+        });
         if (converted !== undefined) env[key] = converted;
       }
     }
@@ -122,7 +136,9 @@ function planServer(name: string, entry: unknown, knownInputs: Set<string>): Pla
 
   if (typeof entry.url === 'string') {
     if (type === 'sse') {
-      planned.problems.push('this is an SSE server; MiniHarness speaks Streamable HTTP — check that the server offers it at this URL');
+      planned.problems.push(
+        'this is an SSE server; MiniHarness speaks Streamable HTTP — check that the server offers it at this URL',
+      );
     }
     const headers: Record<string, unknown> = {};
     let auth: Record<string, unknown> = { kind: 'none' };
@@ -131,14 +147,20 @@ function planServer(name: string, entry: unknown, knownInputs: Set<string>): Pla
         if (key.toLowerCase() === 'authorization' && typeof value === 'string') {
           const bearer = /^Bearer\s+(.+)$/i.exec(value);
           if (bearer?.[1]) {
-            const token = convertValue(bearer[1], { slot: 'auth.token', secretName: true, planned, knownInputs }) as { secret?: unknown } | undefined;
+            const token = convertValue(bearer[1], { slot: 'auth.token', secretName: true, planned, knownInputs }) as
+              { secret?: unknown } | undefined;
             if (token && typeof token === 'object' && token.secret) auth = { kind: 'bearer', token: token.secret };
             continue;
           }
           planned.problems.push('the Authorization header is not a bearer token; it was left out');
           continue;
         }
-        const converted = convertValue(value, { slot: `headers.${key}`, secretName: SECRET_NAME.test(key), planned, knownInputs });
+        const converted = convertValue(value, {
+          slot: `headers.${key}`,
+          secretName: SECRET_NAME.test(key),
+          planned,
+          knownInputs,
+        });
         if (converted !== undefined) headers[key] = converted;
       }
     }
@@ -164,7 +186,11 @@ export function planImport(content: string, fileName?: string): ImportPlan {
   if (format === 'vscode' && Array.isArray(json.inputs)) {
     for (const input of json.inputs) {
       if (isRecord(input) && typeof input.id === 'string') {
-        inputs.push({ id: input.id, description: typeof input.description === 'string' ? input.description : input.id, password: input.password === true });
+        inputs.push({
+          id: input.id,
+          description: typeof input.description === 'string' ? input.description : input.id,
+          password: input.password === true,
+        });
       }
     }
   }

@@ -47,7 +47,8 @@ export class PermissionService {
     const tools = this.harness.listTools();
     const fingerprints = new Map(tools.map((t) => [`${t.serverId}\0${t.name}`, t.schemaFingerprint]));
     const grants = security.sessionGrants(this.sessionId());
-    const grantOf = (serverId: string, toolName: string) => grants.find((g) => g.serverId === serverId && g.toolName === toolName);
+    const grantOf = (serverId: string, toolName: string) =>
+      grants.find((g) => g.serverId === serverId && g.toolName === toolName);
     const ruleViews = rules.map((rule) => this.ruleView(rule, fingerprints));
     const liveRuleIds = new Set(ruleViews.filter((r) => !r.stale).map((r) => r.id));
     return {
@@ -63,15 +64,20 @@ export class PermissionService {
           ...(server?.uid ? { serverUid: server.uid } : {}),
         });
         // Mirrors SecureToolExecutor.authorize: a forced ask beats rules and grants; a grant turns an ASK into an allow.
-        const forced = tool.serverId === LOCAL_SERVER_ID && tool.name === RUN_COMMAND ? mustAskReason(sandbox, false) : undefined;
+        const forced =
+          tool.serverId === LOCAL_SERVER_ID && tool.name === RUN_COMMAND ? mustAskReason(sandbox, false) : undefined;
         const grant = grantOf(tool.serverId, tool.name);
         const granted = grant !== undefined && grant.schemaFingerprint === tool.schemaFingerprint;
         let decision: EffectiveDecision = decided;
-        if (forced && decided.level !== 'DENY') decision = { ...requireAsk(decided, forced), reason: { kind: 'forced-ask', detail: forced } };
+        if (forced && decided.level !== 'DENY')
+          decision = { ...requireAsk(decided, forced), reason: { kind: 'forced-ask', detail: forced } };
         else if (granted && decided.level === 'ASK') {
           decision = {
             level: 'ALLOW',
-            reason: { kind: 'session-grant', detail: `You allowed ${tool.name} for this session: it runs without asking until the app restarts or you revoke it` },
+            reason: {
+              kind: 'session-grant',
+              detail: `You allowed ${tool.name} for this session: it runs without asking until the app restarts or you revoke it`,
+            },
           };
         }
         const id = toolRuleId(tool.serverId, tool.name);
@@ -79,7 +85,11 @@ export class PermissionService {
           toolName: tool.name,
           serverId: tool.serverId,
           level: decision.level,
-          reason: { kind: decision.reason.kind, detail: decision.reason.detail, ...(decision.reason.ruleId ? { ruleId: decision.reason.ruleId } : {}) },
+          reason: {
+            kind: decision.reason.kind,
+            detail: decision.reason.detail,
+            ...(decision.reason.ruleId ? { ruleId: decision.reason.ruleId } : {}),
+          },
           ...(liveRuleIds.has(id) ? { toolRuleId: id } : {}),
           ...(granted ? { sessionGrant: true } : {}),
         };
@@ -88,7 +98,11 @@ export class PermissionService {
       rules: ruleViews,
       sessionGrants: grants.map((g) => {
         const current = fingerprints.get(`${g.serverId}\0${g.toolName}`);
-        return { serverId: g.serverId, toolName: g.toolName, stale: current === undefined || current !== g.schemaFingerprint };
+        return {
+          serverId: g.serverId,
+          toolName: g.toolName,
+          stale: current === undefined || current !== g.schemaFingerprint,
+        };
       }),
     };
   }
@@ -121,7 +135,10 @@ export class PermissionService {
     return this.view();
   }
 
-  async revokeSessionGrant({ serverId, toolName }: RequestOf<'permissions.revokeSessionGrant'>): Promise<PermissionsView> {
+  async revokeSessionGrant({
+    serverId,
+    toolName,
+  }: RequestOf<'permissions.revokeSessionGrant'>): Promise<PermissionsView> {
     // The executor announces the change (permissions.changed) itself.
     this.harness.security.revokeSessionGrant(this.sessionId(), serverId, toolName);
     return this.view();
@@ -134,7 +151,9 @@ export class PermissionService {
   async removeRulesOfServer(serverId: string): Promise<number> {
     const uid = this.registry.server(serverId)?.uid;
     const engine = this.engine;
-    const mine = engine.listRules().filter((r) => r.match.serverId === serverId && (r.match.serverUid === undefined || r.match.serverUid === uid));
+    const mine = engine
+      .listRules()
+      .filter((r) => r.match.serverId === serverId && (r.match.serverUid === undefined || r.match.serverUid === uid));
     for (const rule of mine) await engine.removeRule(rule.id);
     if (mine.length > 0) this.changed();
     return mine.length;

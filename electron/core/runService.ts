@@ -22,7 +22,10 @@ type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
 export interface RunServiceOptions {
   store: RunStore;
   secrets: SecretStore;
-  harness: { executeTool(toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<ExecuteResult>; listTools(): HarnessToolInfo[] };
+  harness: {
+    executeTool(toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<ExecuteResult>;
+    listTools(): HarnessToolInfo[];
+  };
   emit: Emit;
   /** Every key read or written is redacted from logs, traces and events from then on. */
   knownSecret(value: string): void;
@@ -59,7 +62,13 @@ export class RunService {
   }
 
   async saveModel(input: SaveModelInput): Promise<ModelView> {
-    const config: ModelConfig = { id: input.id, name: input.name, kind: input.kind, model: input.model, ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}) };
+    const config: ModelConfig = {
+      id: input.id,
+      name: input.name,
+      kind: input.kind,
+      model: input.model,
+      ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}),
+    };
     const key = modelKeyStorageKey(input.id);
     if (input.apiKey !== undefined) {
       if (input.apiKey === '') await this.options.secrets.delete(key);
@@ -88,13 +97,15 @@ export class RunService {
 
   get(id: string): RunDetail {
     const run = this.requireRun(id);
-    const messages = this.options.store.messages(id).map((message) =>
-      message.role === 'user'
-        ? { role: 'user' as const, text: message.text }
-        : message.role === 'assistant'
-          ? { role: 'assistant' as const, text: message.text, callIds: message.toolCalls.map((c) => c.id) }
-          : { role: 'tool_results' as const, callIds: message.results.map((r) => r.callId) },
-    );
+    const messages = this.options.store
+      .messages(id)
+      .map((message) =>
+        message.role === 'user'
+          ? { role: 'user' as const, text: message.text }
+          : message.role === 'assistant'
+            ? { role: 'assistant' as const, text: message.text, callIds: message.toolCalls.map((c) => c.id) }
+            : { role: 'tool_results' as const, callIds: message.results.map((r) => r.callId) },
+      );
     const toolCalls = this.options.store.toolCalls(id).map((record) => ({
       callId: record.call.id,
       name: record.call.name,
@@ -107,12 +118,23 @@ export class RunService {
     return { run: this.runView(run), messages, toolCalls };
   }
 
-  start(input: { modelId: string; visibility: RunRecord['visibility']; prompt: string; maxToolCalls?: number | undefined; tokenBudget?: number | undefined }): RunView {
+  start(input: {
+    modelId: string;
+    visibility: RunRecord['visibility'];
+    prompt: string;
+    maxToolCalls?: number | undefined;
+    tokenBudget?: number | undefined;
+  }): RunView {
     const limits: Partial<RunLimits> = {
       ...(input.maxToolCalls !== undefined ? { maxToolCalls: input.maxToolCalls } : {}),
       ...(input.tokenBudget !== undefined ? { tokenBudget: input.tokenBudget } : {}),
     };
-    const run = this.engine.start({ model: this.model(input.modelId), visibility: input.visibility, prompt: input.prompt, limits });
+    const run = this.engine.start({
+      model: this.model(input.modelId),
+      visibility: input.visibility,
+      prompt: input.prompt,
+      limits,
+    });
     this.changed(run.id);
     return this.runView(run);
   }
@@ -162,7 +184,14 @@ export class RunService {
 
   private async modelView(config: ModelConfig): Promise<ModelView> {
     const key = (await this.options.secrets.has(modelKeyStorageKey(config.id))) ? 'set' : 'not_set';
-    return { id: config.id, name: config.name, kind: config.kind, model: config.model, ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}), key };
+    return {
+      id: config.id,
+      name: config.name,
+      kind: config.kind,
+      model: config.model,
+      ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+      key,
+    };
   }
 
   private runView(run: RunRecord): RunView {

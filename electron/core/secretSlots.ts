@@ -67,7 +67,10 @@ export function secretRefs(config: Record<string, unknown>): SlotRef[] {
  * Rewrites every store reference's key: `toKey(slot)` gives the new key. Used to turn the
  * renderer's slot names into storage keys (on save) and back (in views).
  */
-export function mapStoreKeys(config: Record<string, unknown>, toKey: (slot: string) => string): Record<string, unknown> {
+export function mapStoreKeys(
+  config: Record<string, unknown>,
+  toKey: (slot: string) => string,
+): Record<string, unknown> {
   const copy = structuredClone(config);
   const auth = copy.auth;
   if (isRecord(auth) && auth.kind === 'bearer' && isRecord(auth.token) && auth.token.source === 'store') {
@@ -75,14 +78,16 @@ export function mapStoreKeys(config: Record<string, unknown>, toKey: (slot: stri
   }
   if (isRecord(auth) && auth.kind === 'oauth') {
     for (const field of OAUTH_SLOTS) {
-      if (refOf({ secret: auth[field] })?.source === 'store') auth[field] = { source: 'store', key: toKey(`auth.${field}`) };
+      if (refOf({ secret: auth[field] })?.source === 'store')
+        auth[field] = { source: 'store', key: toKey(`auth.${field}`) };
     }
   }
   for (const field of ['env', 'headers'] as const) {
     const values = copy[field];
     if (!isRecord(values)) continue;
     for (const [name, value] of Object.entries(values)) {
-      if (refOf(value)?.source === 'store') values[name] = { secret: { source: 'store', key: toKey(`${field}.${name}`) } };
+      if (refOf(value)?.source === 'store')
+        values[name] = { secret: { source: 'store', key: toKey(`${field}.${name}`) } };
     }
   }
   return copy;

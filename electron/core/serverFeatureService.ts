@@ -25,7 +25,13 @@ import { promptResultView, resourceReadView } from './views.js';
 type TracedOperation = 'resources/read' | 'prompts/get';
 
 /** Decides an agent's read or get like a call of a read-only tool named after the operation; throws the denial. */
-export type AuthorizeUse = (caller: Caller, operation: TracedOperation, serverId: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<void>;
+export type AuthorizeUse = (
+  caller: Caller,
+  operation: TracedOperation,
+  serverId: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<void>;
 
 export class ServerFeatureService {
   constructor(
@@ -43,17 +49,35 @@ export class ServerFeatureService {
   }
 
   /** `readAs` with the read's trace id (an MCP App's reads: electron/apps/). */
-  async readAsTraced(caller: Caller, serverId: string, uri: string, signal: AbortSignal): Promise<{ result: ReadResourceResult; traceId: string }> {
+  async readAsTraced(
+    caller: Caller,
+    serverId: string,
+    uri: string,
+    signal: AbortSignal,
+  ): Promise<{ result: ReadResourceResult; traceId: string }> {
     const run = async (): Promise<ReadResourceResult> => {
       await this.decide(caller, 'resources/read', serverId, { uri }, signal);
       return this.registry.features.read(serverId, uri, { signal });
     };
-    const { result, traceId } = await this.traced('resources/read', serverId, { uri }, run, (r) => r.contents.length, caller);
+    const { result, traceId } = await this.traced(
+      'resources/read',
+      serverId,
+      { uri },
+      run,
+      (r) => r.contents.length,
+      caller,
+    );
     return { result: this.redactor.redactSecretValues(result), traceId };
   }
 
   /** An agent's prompt get through the gateway: decided first (argument names only in the decision and the trace). */
-  async getPromptAs(caller: Caller, serverId: string, name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
+  async getPromptAs(
+    caller: Caller,
+    serverId: string,
+    name: string,
+    args: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<GetPromptResult> {
     const detail = { prompt: name, argumentNames: Object.keys(args) };
     const run = async (): Promise<GetPromptResult> => {
       await this.decide(caller, 'prompts/get', serverId, detail, signal);
@@ -63,7 +87,13 @@ export class ServerFeatureService {
     return this.redactor.redactSecretValues(result);
   }
 
-  private async decide(caller: Caller, operation: TracedOperation, serverId: string, args: Record<string, unknown>, signal: AbortSignal): Promise<void> {
+  private async decide(
+    caller: Caller,
+    operation: TracedOperation,
+    serverId: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<void> {
     // No decision maker wired: nothing may be read for an agent.
     if (!this.authorize) throw new ValidationFailedError('Resources and prompts are not offered to agents here.', {});
     await this.authorize(caller, operation, serverId, args, signal);
@@ -71,14 +101,26 @@ export class ServerFeatureService {
 
   async read(request: ParsedRequestOf<'resources.read'>): Promise<ResourceReadView> {
     const uri = 'uri' in request ? request.uri : expanded(request.uriTemplate, request.variables);
-    const { result, traceId } = await this.traced('resources/read', request.serverId, { uri }, () => this.registry.features.read(request.serverId, uri), (r) => r.contents.length);
+    const { result, traceId } = await this.traced(
+      'resources/read',
+      request.serverId,
+      { uri },
+      () => this.registry.features.read(request.serverId, uri),
+      (r) => r.contents.length,
+    );
     return this.redactor.redactSecretValues(resourceReadView(uri, result, traceId));
   }
 
   async getPrompt(request: ParsedRequestOf<'prompts.get'>): Promise<PromptResultView> {
     // The argument values may be anything the person typed: the trace keeps their names only.
     const detail = { prompt: request.name, argumentNames: Object.keys(request.arguments) };
-    const { result, traceId } = await this.traced('prompts/get', request.serverId, detail, () => this.registry.features.getPrompt(request.serverId, request.name, request.arguments), (r) => r.messages.length);
+    const { result, traceId } = await this.traced(
+      'prompts/get',
+      request.serverId,
+      detail,
+      () => this.registry.features.getPrompt(request.serverId, request.name, request.arguments),
+      (r) => r.messages.length,
+    );
     return this.redactor.redactSecretValues(promptResultView(result, traceId));
   }
 
@@ -91,7 +133,13 @@ export class ServerFeatureService {
     blocks: (result: T) => number,
     caller: Caller = this.caller,
   ): Promise<{ result: T; traceId: string }> {
-    const trace = this.tracer.start({ sessionId: caller.sessionId, callId: randomUUID(), userId: caller.userId, toolName: operation, serverId });
+    const trace = this.tracer.start({
+      sessionId: caller.sessionId,
+      callId: randomUUID(),
+      userId: caller.userId,
+      toolName: operation,
+      serverId,
+    });
     trace.event('attempt_started', { attempt: 1, ...detail });
     const started = performance.now();
     try {
@@ -101,10 +149,16 @@ export class ServerFeatureService {
       trace.finish('ok');
       return { result, traceId: trace.traceId };
     } catch (error) {
-      trace.event('attempt_finished', { attempt: 1, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error) });
+      trace.event('attempt_finished', {
+        attempt: 1,
+        outcome: 'error',
+        durationMs: performance.now() - started,
+        error: toTraceError(error),
+      });
       trace.event('failed', { error: toTraceError(error) });
       trace.finish('error', error);
-      if (error && typeof error === 'object' && Object.isExtensible(error)) (error as { traceId?: string }).traceId = trace.traceId;
+      if (error && typeof error === 'object' && Object.isExtensible(error))
+        (error as { traceId?: string }).traceId = trace.traceId;
       throw error;
     }
   }
@@ -112,6 +166,9 @@ export class ServerFeatureService {
 
 function expanded(uriTemplate: string, variables: Record<string, string>): string {
   const result = expandTemplate(uriTemplate, variables);
-  if (!result.ok) throw new ValidationFailedError(`The resource template cannot be expanded: ${result.reason}`, { uriTemplate: [result.reason] });
+  if (!result.ok)
+    throw new ValidationFailedError(`The resource template cannot be expanded: ${result.reason}`, {
+      uriTemplate: [result.reason],
+    });
   return result.uri;
 }

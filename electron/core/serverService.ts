@@ -44,14 +44,21 @@ export class ServerService {
   load(): void {
     const saved = this.config.get(SERVERS_KEY);
     const entries = Array.isArray(saved) ? saved : [];
-    if (saved !== undefined && !Array.isArray(saved)) this.warn('The saved server list was not a list; it was ignored (the file is unchanged).');
+    if (saved !== undefined && !Array.isArray(saved))
+      this.warn('The saved server list was not a list; it was ignored (the file is unchanged).');
     let identified = false;
     for (const entry of entries) {
       const parsed = ServerConfigSchema.safeParse(entry);
       if (!parsed.success) {
         this.invalid.push(entry);
         const id = (entry as { id?: unknown } | null)?.id;
-        this.warn(`A saved server${typeof id === 'string' ? ` ("${id}")` : ''} is invalid and was not loaded: ${Object.entries(fieldErrorsOf(parsed.error)).map(([k, v]) => `${k || 'config'}: ${v.join(', ')}`).join('; ')}`);
+        this.warn(
+          `A saved server${typeof id === 'string' ? ` ("${id}")` : ''} is invalid and was not loaded: ${Object.entries(
+            fieldErrorsOf(parsed.error),
+          )
+            .map(([k, v]) => `${k || 'config'}: ${v.join(', ')}`)
+            .join('; ')}`,
+        );
         continue;
       }
       // A server saved before identities existed gets its identity now (kept from then on).
@@ -78,7 +85,14 @@ export class ServerService {
     const status = this.registry.status(id) ?? { state: 'idle' };
     const secrets: ServerView['secrets'] = {};
     for (const { slot, ref } of secretRefs(config)) {
-      secrets[slot] = ref.source === 'store' ? ((await this.secrets.has(ref.key)) ? 'set' : 'not_set') : process.env[ref.name] ? 'set' : 'not_set';
+      secrets[slot] =
+        ref.source === 'store'
+          ? (await this.secrets.has(ref.key))
+            ? 'set'
+            : 'not_set'
+          : process.env[ref.name]
+            ? 'set'
+            : 'not_set';
     }
     const oauth = await this.oauth?.view(config);
     return {
@@ -110,16 +124,20 @@ export class ServerService {
     const storeSlots = new Set(refs.filter((r) => r.ref.source === 'store').map((r) => r.slot));
     const provided = request.secrets ?? {};
     for (const slot of Object.keys(provided)) {
-      if (!SECRET_SLOT.test(slot) || !storeSlots.has(slot)) add(slot, 'a secret value was sent for a field that is not a stored secret');
+      if (!SECRET_SLOT.test(slot) || !storeSlots.has(slot))
+        add(slot, 'a secret value was sent for a field that is not a stored secret');
     }
     const normalized = mapStoreKeys(raw, (slot) => storageKey(id, slot));
     const parsed = ServerConfigSchema.safeParse(normalized);
-    if (!parsed.success) for (const [field, messages] of Object.entries(fieldErrorsOf(parsed.error))) for (const m of messages) add(field, m);
+    if (!parsed.success)
+      for (const [field, messages] of Object.entries(fieldErrorsOf(parsed.error)))
+        for (const m of messages) add(field, m);
     // Every stored secret field needs a value: sent now, or stored before under the same key.
     for (const slot of storeSlots) {
       const value = provided[slot];
       if (value === undefined || value === '') {
-        if (!id || !(await this.secrets.has(storageKey(id, slot)))) add(slot, 'enter a value (it is stored securely and never shown again)');
+        if (!id || !(await this.secrets.has(storageKey(id, slot))))
+          add(slot, 'enter a value (it is stored securely and never shown again)');
       }
     }
     if (Object.keys(fieldErrors).length > 0 || !parsed.success) {
@@ -128,7 +146,10 @@ export class ServerService {
     this.refuse(parsed.data);
     const previous = this.registry.server(id);
     // The identity is the app's, never the form's: kept on update, new on create.
-    const config: ServerConfig = { ...parsed.data, uid: (request.mode === 'update' ? previous?.uid : undefined) ?? randomUUID() };
+    const config: ServerConfig = {
+      ...parsed.data,
+      uid: (request.mode === 'update' ? previous?.uid : undefined) ?? randomUUID(),
+    };
 
     // Secrets first: a configuration must never point at a secret that is not there.
     for (const slot of storeSlots) {
@@ -139,14 +160,23 @@ export class ServerService {
     else await this.registry.updateServer(config);
     if (previous) await this.deleteUnusedSecrets(previous, config);
     // New OAuth settings or a new URL: the old sign-in is for something else now.
-    if (previous && previous.transport === 'streamable_http' && (config.transport !== 'streamable_http' || previous.url !== config.url || JSON.stringify(previous.auth) !== JSON.stringify(config.auth))) {
+    if (
+      previous &&
+      previous.transport === 'streamable_http' &&
+      (config.transport !== 'streamable_http' ||
+        previous.url !== config.url ||
+        JSON.stringify(previous.auth) !== JSON.stringify(config.auth))
+    ) {
       await this.oauth?.forget(id);
     }
     this.persist();
     // A ready connection outlives an edit that leaves how the server is reached alone (name,
     // priority, roots — which it is told about): only a new server, a changed connection (the
     // registry dropped it) or a new secret value connects again.
-    const keepsConnection = request.mode === 'update' && !Object.values(provided).some((value) => value !== '') && this.registry.status(config.id)?.state === 'ready';
+    const keepsConnection =
+      request.mode === 'update' &&
+      !Object.values(provided).some((value) => value !== '') &&
+      this.registry.status(config.id)?.state === 'ready';
     if (config.enabled && !keepsConnection) this.connectInBackground(config.id);
     return this.view(config.id);
   }
@@ -175,8 +205,14 @@ export class ServerService {
   async signIn(id: string): Promise<ServerView> {
     const config = this.require(id);
     const session = this.oauth?.sessionFor(config);
-    if (!session) throw new AppError('validation', `Server "${id}" does not use OAuth; set its authentication to OAuth sign-in first.`, { serverId: id });
-    if (!config.enabled) throw new AppError('unavailable', `Server "${id}" is disabled; enable it first.`, { serverId: id });
+    if (!session)
+      throw new AppError(
+        'validation',
+        `Server "${id}" does not use OAuth; set its authentication to OAuth sign-in first.`,
+        { serverId: id },
+      );
+    if (!config.enabled)
+      throw new AppError('unavailable', `Server "${id}" is disabled; enable it first.`, { serverId: id });
     await session.clearTokens();
     await session.beginInteractive();
     this.registry
@@ -239,13 +275,20 @@ export class ServerService {
           else errors.push(`enter a value for "${inputId}"`);
         }
         const parsed = ServerConfigSchema.safeParse(mapStoreKeys(server.config, (slot) => storageKey(id, slot)));
-        if (!parsed.success) for (const [field, messages] of Object.entries(fieldErrorsOf(parsed.error))) errors.push(`${field || 'config'}: ${messages.join(', ')}`);
+        if (!parsed.success)
+          for (const [field, messages] of Object.entries(fieldErrorsOf(parsed.error)))
+            errors.push(`${field || 'config'}: ${messages.join(', ')}`);
         ready.push({ config: server.config, secrets });
       }
       if (errors.length) problems[server.name] = errors;
     }
     if (Object.keys(problems).length > 0) {
-      throw new ValidationFailedError(`Nothing was imported: ${Object.entries(problems).map(([name, errors]) => `${name}: ${errors.join('; ')}`).join(' | ')}`, problems);
+      throw new ValidationFailedError(
+        `Nothing was imported: ${Object.entries(problems)
+          .map(([name, errors]) => `${name}: ${errors.join('; ')}`)
+          .join(' | ')}`,
+        problems,
+      );
     }
     const views: ServerView[] = [];
     for (const { config, secrets } of ready) views.push(await this.saveNow({ mode: 'create', config, secrets }));

@@ -67,9 +67,24 @@ export class SettingsService {
     private readonly warn: (message: string) => void,
   ) {
     this.extra = this.loadExtra();
-    this.gatewaySettings = this.loadValid(GATEWAY_KEY, GatewaySettingsSchema, { enabled: true, port: DEFAULT_GATEWAY_PORT }, 'agent gateway settings');
-    this.approvalTimeoutSeconds = this.loadValid(APPROVAL_TIMEOUT_KEY, ApprovalTimeoutSchema, DEFAULT_APPROVAL_TIMEOUT_SECONDS, 'approval timeout');
-    this.agentIdleMinutes = this.loadValid(AGENT_IDLE_KEY, AgentIdleMinutesSchema, DEFAULT_AGENT_IDLE_MINUTES, 'agent idle session time');
+    this.gatewaySettings = this.loadValid(
+      GATEWAY_KEY,
+      GatewaySettingsSchema,
+      { enabled: true, port: DEFAULT_GATEWAY_PORT },
+      'agent gateway settings',
+    );
+    this.approvalTimeoutSeconds = this.loadValid(
+      APPROVAL_TIMEOUT_KEY,
+      ApprovalTimeoutSchema,
+      DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+      'approval timeout',
+    );
+    this.agentIdleMinutes = this.loadValid(
+      AGENT_IDLE_KEY,
+      AgentIdleMinutesSchema,
+      DEFAULT_AGENT_IDLE_MINUTES,
+      'agent idle session time',
+    );
   }
 
   view(): SettingsView {
@@ -124,7 +139,9 @@ export class SettingsService {
     if (saved === undefined) return fallback;
     const parsed = schema.safeParse(saved);
     if (parsed.success) return parsed.data;
-    this.warn(`The saved setting "${what}" is not valid; its default is used until it is set again in Settings (the file is unchanged).`);
+    this.warn(
+      `The saved setting "${what}" is not valid; its default is used until it is set again in Settings (the file is unchanged).`,
+    );
     return fallback;
   }
 
@@ -161,7 +178,8 @@ export class SettingsService {
         if (path !== this.workspace && !next.includes(path)) next.push(path);
       }
     });
-    if (Object.keys(fieldErrors).length > 0) throw new ValidationFailedError('A folder cannot be used; nothing was changed.', fieldErrors);
+    if (Object.keys(fieldErrors).length > 0)
+      throw new ValidationFailedError('A folder cannot be used; nothing was changed.', fieldErrors);
     const tools = createLocalTools({ roots: [this.workspace, ...next], excluded: [this.dataDir] });
     this.config.set(ROOTS_KEY, next);
     this.extra = next;
@@ -195,7 +213,10 @@ export class SettingsService {
     const usable: string[] = [];
     for (const entry of saved) {
       const problem = typeof entry === 'string' ? this.problemWith(entry) : 'is not a path';
-      if (problem) this.warn(`The local-tool folder ${JSON.stringify(entry)} ${problem}; it is not used until fixed in Settings → Folders.`);
+      if (problem)
+        this.warn(
+          `The local-tool folder ${JSON.stringify(entry)} ${problem}; it is not used until fixed in Settings → Folders.`,
+        );
       else if (!usable.includes(entry as string) && entry !== this.workspace) usable.push(entry as string);
     }
     return usable;

@@ -3,10 +3,42 @@
  * renderer of a tool, a server's status and negotiation, a history record, an import plan and
  * the secret store. Handlers build their answers from these and from nothing else.
  */
-import type { AppInfo, HistoryRecordView, ImportPreview, NegotiatedView, ServerView, ToolIcon, ToolView } from '../../shared/contract.js';
-import type { CompletionView, PromptListView, PromptResultView, PromptView, ResourceContentView, ResourceListView, ResourceReadView, ResourceTemplateView, ResourceView } from '../../shared/contract.js';
-import { MAX_CONTENT_BINARY_BYTES, MAX_CONTENT_TEXT_BYTES, MAX_CONTENT_VIEW_BYTES, jsonByteLength, utf8Length } from '../../shared/limits.js';
-import type { CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/client';
+import type {
+  AppInfo,
+  HistoryRecordView,
+  ImportPreview,
+  NegotiatedView,
+  ServerView,
+  ToolIcon,
+  ToolView,
+} from '../../shared/contract.js';
+import type {
+  CompletionView,
+  PromptListView,
+  PromptResultView,
+  PromptView,
+  ResourceContentView,
+  ResourceListView,
+  ResourceReadView,
+  ResourceTemplateView,
+  ResourceView,
+} from '../../shared/contract.js';
+import {
+  MAX_CONTENT_BINARY_BYTES,
+  MAX_CONTENT_TEXT_BYTES,
+  MAX_CONTENT_VIEW_BYTES,
+  jsonByteLength,
+  utf8Length,
+} from '../../shared/limits.js';
+import type {
+  CompleteResult,
+  ContentBlock,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType,
+} from '@modelcontextprotocol/client';
 import type { Listed } from '../mcp/features/paging.js';
 import { templateVariables } from '../mcp/features/resources.js';
 import type { ResourceCatalog } from '../mcp/registry.js';
@@ -56,18 +88,36 @@ export function toolView(tool: HarnessToolInfo, cached = false): ToolView {
     ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}),
     ...(tool.shadowedBy ? { shadowedBy: tool.shadowedBy } : {}),
     ...(cached ? { cached: true } : {}),
-    ...(tool.app ? { app: { ...(tool.app.resourceUri !== undefined ? { resourceUri: tool.app.resourceUri } : {}), visibility: [...tool.app.visibility] } } : {}),
+    ...(tool.app
+      ? {
+          app: {
+            ...(tool.app.resourceUri !== undefined ? { resourceUri: tool.app.resourceUri } : {}),
+            visibility: [...tool.app.visibility],
+          },
+        }
+      : {}),
   };
 }
 
 export function statusView(status: ServerStatus): ServerView['status'] {
   const cause = 'cause' in status && status.cause ? { cause: status.cause } : {};
-  if (status.state === 'reconnecting') return { state: 'reconnecting', attempt: status.attempt, nextRetryAt: status.nextRetryAt, code: status.code, reason: status.reason, ...cause };
-  return status.state === 'error' ? { state: 'error', code: status.code, reason: status.reason, ...cause } : { state: status.state };
+  if (status.state === 'reconnecting')
+    return {
+      state: 'reconnecting',
+      attempt: status.attempt,
+      nextRetryAt: status.nextRetryAt,
+      code: status.code,
+      reason: status.reason,
+      ...cause,
+    };
+  return status.state === 'error'
+    ? { state: 'error', code: status.code, reason: status.reason, ...cause }
+    : { state: status.state };
 }
 
 export function negotiatedView(negotiated: NegotiatedInfo): NegotiatedView {
-  const discover = negotiated.discover as (typeof negotiated.discover & { ttlMs?: unknown; cacheScope?: unknown }) | undefined;
+  const discover = negotiated.discover as
+    (typeof negotiated.discover & { ttlMs?: unknown; cacheScope?: unknown }) | undefined;
   const ttlMs = typeof discover?.ttlMs === 'number' ? discover.ttlMs : undefined;
   const cacheScope = typeof discover?.cacheScope === 'string' ? discover.cacheScope : undefined;
   return {
@@ -75,7 +125,14 @@ export function negotiatedView(negotiated: NegotiatedInfo): NegotiatedView {
     verdictSource: negotiated.verdictSource,
     protocolVersion: negotiated.protocolVersion,
     ...(discover ? { supportedVersions: [...discover.supportedVersions] } : {}),
-    ...(ttlMs !== undefined || cacheScope !== undefined ? { cacheHints: { ...(ttlMs !== undefined ? { ttlMs } : {}), ...(cacheScope !== undefined ? { cacheScope } : {}) } } : {}),
+    ...(ttlMs !== undefined || cacheScope !== undefined
+      ? {
+          cacheHints: {
+            ...(ttlMs !== undefined ? { ttlMs } : {}),
+            ...(cacheScope !== undefined ? { cacheScope } : {}),
+          },
+        }
+      : {}),
     capabilities: negotiated.capabilities,
     serverInfo: negotiated.serverInfo,
     ...(negotiated.instructions ? { instructions: negotiated.instructions } : {}),
@@ -88,19 +145,41 @@ export function secretBackendView(backend: SecretBackendInfo): AppInfo['secretBa
 }
 
 /** `running`: whether this process is running the call now (a 'started' record it is not running is 'unknown', or 'cancelled' when its call was cancelled while it ran). */
-export function historyRecordView(record: HistoryEntry, isRunning: (sessionId: string, callId: string) => boolean): HistoryRecordView {
+export function historyRecordView(
+  record: HistoryEntry,
+  isRunning: (sessionId: string, callId: string) => boolean,
+): HistoryRecordView {
   return {
     sessionId: record.sessionId,
     callId: record.callId,
     userId: record.userId,
     toolName: record.toolName,
     serverId: record.serverId,
-    status: record.status === 'started' && !isRunning(record.sessionId, record.callId) ? (record.lastError?.code === 'cancelled' ? 'cancelled' : 'unknown') : record.status,
+    status:
+      record.status === 'started' && !isRunning(record.sessionId, record.callId)
+        ? record.lastError?.code === 'cancelled'
+          ? 'cancelled'
+          : 'unknown'
+        : record.status,
     args: record.args,
     ...(record.result
-      ? { result: { content: record.result.content, ...(record.result.structuredContent ? { structuredContent: record.result.structuredContent } : {}), isError: record.result.isError } }
+      ? {
+          result: {
+            content: record.result.content,
+            ...(record.result.structuredContent ? { structuredContent: record.result.structuredContent } : {}),
+            isError: record.result.isError,
+          },
+        }
       : {}),
-    ...(record.lastError ? { lastError: { ...(record.lastError.code ? { code: record.lastError.code } : {}), message: record.lastError.message, at: record.lastError.at } } : {}),
+    ...(record.lastError
+      ? {
+          lastError: {
+            ...(record.lastError.code ? { code: record.lastError.code } : {}),
+            message: record.lastError.message,
+            at: record.lastError.at,
+          },
+        }
+      : {}),
     attempts: record.attempts,
     traceId: record.traceId,
     createdAt: record.createdAt,
@@ -113,7 +192,10 @@ export function historyRecordView(record: HistoryEntry, isRunning: (sessionId: s
 }
 
 /** `exists`: whether a server with this id is configured already. */
-export function importServerView(server: PlannedServer, exists: (id: string) => boolean): ImportPreview['servers'][number] {
+export function importServerView(
+  server: PlannedServer,
+  exists: (id: string) => boolean,
+): ImportPreview['servers'][number] {
   return {
     name: server.name,
     ...(server.config ? { config: server.config } : {}),
@@ -126,7 +208,14 @@ export function importServerView(server: PlannedServer, exists: (id: string) => 
 
 // ── resources, prompts, completion (bodies bounded for the GUI: shared/limits.ts) ─────────────
 
-function describedItem<T extends { name: string; title?: string | undefined; description?: string | undefined; mimeType?: string | undefined }>(item: T) {
+function describedItem<
+  T extends {
+    name: string;
+    title?: string | undefined;
+    description?: string | undefined;
+    mimeType?: string | undefined;
+  },
+>(item: T) {
   return {
     name: item.name,
     ...(item.title ? { title: item.title } : {}),
@@ -221,10 +310,17 @@ function boundedBinary(data: string, budget: BodyBudget): { data?: string; sizeB
 
 function resourceContentView(content: ReadResourceResult['contents'][number], budget: BodyBudget): ResourceContentView {
   const head = { uri: content.uri, ...(content.mimeType ? { mimeType: content.mimeType } : {}) };
-  if ('text' in content && typeof content.text === 'string') return { ...head, kind: 'text', ...boundedText(content.text, budget) };
+  if ('text' in content && typeof content.text === 'string')
+    return { ...head, kind: 'text', ...boundedText(content.text, budget) };
   const blob = 'blob' in content && typeof content.blob === 'string' ? content.blob : '';
   const { data, sizeBytes, omitted } = boundedBinary(blob, budget);
-  return { ...head, kind: 'blob', ...(data !== undefined ? { blob: data } : {}), sizeBytes, ...(omitted ? { omitted } : {}) };
+  return {
+    ...head,
+    kind: 'blob',
+    ...(data !== undefined ? { blob: data } : {}),
+    sizeBytes,
+    ...(omitted ? { omitted } : {}),
+  };
 }
 
 /** `uri`: the URI that was read (a template's, expanded). */
@@ -245,7 +341,11 @@ function contentBlockView(block: ContentBlock, budget: BodyBudget): PromptResult
       return { ...rest, ...(data !== undefined ? { data } : {}), sizeBytes, ...(omitted ? { omitted } : {}) };
     }
     case 'resource':
-      return { type: 'resource', resource: resourceContentView(block.resource, budget), ...(block.annotations ? { annotations: { ...block.annotations } } : {}) };
+      return {
+        type: 'resource',
+        resource: resourceContentView(block.resource, budget),
+        ...(block.annotations ? { annotations: { ...block.annotations } } : {}),
+      };
     default: {
       // A resource link, or a kind this version does not know: metadata, kept when it fits.
       const bytes = jsonByteLength(block);
@@ -258,7 +358,10 @@ export function promptResultView(result: GetPromptResult, traceId: string): Prom
   const budget = new BodyBudget();
   return {
     ...(result.description ? { description: result.description } : {}),
-    messages: result.messages.map((message) => ({ role: message.role, content: contentBlockView(message.content, budget) })),
+    messages: result.messages.map((message) => ({
+      role: message.role,
+      content: contentBlockView(message.content, budget),
+    })),
     traceId,
   };
 }

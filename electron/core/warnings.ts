@@ -40,7 +40,10 @@ export class AppWarnings {
     else this.damagedWhileBuilding = true;
   };
 
-  readonly list = (): AppWarning[] => [...this.damaged, ...this.notices.map((message): AppWarning => ({ code: 'notice', message }))];
+  readonly list = (): AppWarning[] => [
+    ...this.damaged,
+    ...this.notices.map((message): AppWarning => ({ code: 'notice', message })),
+  ];
 
   /** Sends the whole list to the listeners. */
   publish(): void {

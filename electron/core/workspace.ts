@@ -19,7 +19,8 @@ function realish(path: string): string {
 }
 
 function contains(outer: string, inner: string): boolean {
-  const fold = process.platform === 'darwin' || process.platform === 'win32' ? (p: string) => p.toLowerCase() : (p: string) => p;
+  const fold =
+    process.platform === 'darwin' || process.platform === 'win32' ? (p: string) => p.toLowerCase() : (p: string) => p;
   const rel = relative(fold(outer), fold(inner));
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
@@ -31,7 +32,13 @@ function contains(outer: string, inner: string): boolean {
 export function overlapWithData(folder: string, dataDir: string): string | undefined {
   const dir = realish(folder);
   const data = realish(dataDir);
-  return dir === data ? 'is the data folder' : contains(data, dir) ? 'is inside the data folder' : contains(dir, data) ? 'contains the data folder' : undefined;
+  return dir === data
+    ? 'is the data folder'
+    : contains(data, dir)
+      ? 'is inside the data folder'
+      : contains(dir, data)
+        ? 'contains the data folder'
+        : undefined;
 }
 
 /** Refuses a workspace that is the data folder, inside it or around it; creates it; returns its real path. */

@@ -15,7 +15,13 @@
  * servers list (or, unlisted, whose templates several servers match) is refused with the
  * namespaced URIs to use instead. A URI only one server offers reads as before.
  */
-import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/server';
+import type {
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+} from '@modelcontextprotocol/server';
 import { UriTemplate } from '@modelcontextprotocol/server';
 import type { AgentVisibility, GatewayToolName } from '../../shared/agents.js';
 import { isVisible } from './catalog.js';
@@ -51,14 +57,35 @@ export interface GatewayFeatures {
   resources(serverId: string): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }>;
   prompts(serverId: string): Promise<Prompt[]>;
   /** Authorized (permission engine, approval) and traced as the caller. */
-  read(caller: { userId: string; sessionId: string }, serverId: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
-  getPrompt(caller: { userId: string; sessionId: string }, serverId: string, name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult>;
+  read(
+    caller: { userId: string; sessionId: string },
+    serverId: string,
+    uri: string,
+    signal: AbortSignal,
+  ): Promise<ReadResourceResult>;
+  getPrompt(
+    caller: { userId: string; sessionId: string },
+    serverId: string,
+    name: string,
+    args: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<GetPromptResult>;
 }
 
 /** Every visible server's answer, in server order; a server that fails to list is left out, not fatal. */
-async function fromVisible<T>(features: GatewayFeatures, kind: 'resources' | 'prompts', visibility: AgentVisibility, list: (serverId: string) => Promise<T>): Promise<Array<{ serverId: string; value: T }>> {
-  const servers = features.offering(kind).filter((id) => isVisible(visibility, id)).sort();
-  const settled = await Promise.allSettled(servers.map(async (serverId) => ({ serverId, value: await list(serverId) })));
+async function fromVisible<T>(
+  features: GatewayFeatures,
+  kind: 'resources' | 'prompts',
+  visibility: AgentVisibility,
+  list: (serverId: string) => Promise<T>,
+): Promise<Array<{ serverId: string; value: T }>> {
+  const servers = features
+    .offering(kind)
+    .filter((id) => isVisible(visibility, id))
+    .sort();
+  const settled = await Promise.allSettled(
+    servers.map(async (serverId) => ({ serverId, value: await list(serverId) })),
+  );
   return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
 }
 
@@ -69,26 +96,42 @@ function offerCounts(keysPerServer: string[][]): Map<string, number> {
   return counts;
 }
 
-export async function listAgentResources(features: GatewayFeatures, visibility: AgentVisibility): Promise<{ resources: Resource[] }> {
+export async function listAgentResources(
+  features: GatewayFeatures,
+  visibility: AgentVisibility,
+): Promise<{ resources: Resource[] }> {
   const lists = await fromVisible(features, 'resources', visibility, (id) => features.resources(id));
   const counts = offerCounts(lists.map(({ value }) => value.resources.map((r) => r.uri)));
   return {
     resources: lists.flatMap(({ serverId, value }) =>
       value.resources.map((r) =>
-        (counts.get(r.uri) ?? 0) > 1 ? { ...r, uri: namespacedUri(serverId, r.uri), _meta: { ...r._meta, [META_SERVER]: serverId, [META_URI]: r.uri } } : { ...r, _meta: { ...r._meta, [META_SERVER]: serverId } },
+        (counts.get(r.uri) ?? 0) > 1
+          ? {
+              ...r,
+              uri: namespacedUri(serverId, r.uri),
+              _meta: { ...r._meta, [META_SERVER]: serverId, [META_URI]: r.uri },
+            }
+          : { ...r, _meta: { ...r._meta, [META_SERVER]: serverId } },
       ),
     ),
   };
 }
 
-export async function listAgentTemplates(features: GatewayFeatures, visibility: AgentVisibility): Promise<{ resourceTemplates: ResourceTemplate[] }> {
+export async function listAgentTemplates(
+  features: GatewayFeatures,
+  visibility: AgentVisibility,
+): Promise<{ resourceTemplates: ResourceTemplate[] }> {
   const lists = await fromVisible(features, 'resources', visibility, (id) => features.resources(id));
   const counts = offerCounts(lists.map(({ value }) => value.templates.map((t) => t.uriTemplate)));
   return {
     resourceTemplates: lists.flatMap(({ serverId, value }) =>
       value.templates.map((t) =>
         (counts.get(t.uriTemplate) ?? 0) > 1
-          ? { ...t, uriTemplate: namespacedUri(serverId, t.uriTemplate), _meta: { ...t._meta, [META_SERVER]: serverId, [META_URI]: t.uriTemplate } }
+          ? {
+              ...t,
+              uriTemplate: namespacedUri(serverId, t.uriTemplate),
+              _meta: { ...t._meta, [META_SERVER]: serverId, [META_URI]: t.uriTemplate },
+            }
           : { ...t, _meta: { ...t._meta, [META_SERVER]: serverId } },
       ),
     ),
@@ -110,13 +153,19 @@ function matchesTemplate(templates: ResourceTemplate[], uri: string): boolean {
  * server it names; a bare URI to the one server that lists it, else to the one server whose
  * template matches it; several such servers: ambiguous. Undefined: no server this agent sees offers it.
  */
-export async function routeAgentResource(features: GatewayFeatures, visibility: AgentVisibility, uri: string): Promise<ResourceRoute | undefined> {
+export async function routeAgentResource(
+  features: GatewayFeatures,
+  visibility: AgentVisibility,
+  uri: string,
+): Promise<ResourceRoute | undefined> {
   const lists = await fromVisible(features, 'resources', visibility, (id) => features.resources(id));
   const named = parseNamespaced(uri);
   if (named) {
     const list = lists.find(({ serverId }) => serverId === named.serverId)?.value;
     if (!list) return undefined;
-    return list.resources.some((r) => r.uri === named.uri) || matchesTemplate(list.templates, named.uri) ? named : undefined;
+    return list.resources.some((r) => r.uri === named.uri) || matchesTemplate(list.templates, named.uri)
+      ? named
+      : undefined;
   }
   const listing = lists.filter(({ value }) => value.resources.some((r) => r.uri === uri));
   const offering = listing.length > 0 ? listing : lists.filter(({ value }) => matchesTemplate(value.templates, uri));
@@ -131,17 +180,35 @@ export function asRequested(result: ReadResourceResult, requested: string, route
   return { ...result, contents: result.contents.map((c) => (c.uri === route.uri ? { ...c, uri: requested } : c)) };
 }
 
-async function namedPrompts(features: GatewayFeatures, visibility: AgentVisibility): Promise<Array<{ named: GatewayToolName; prompt: Prompt }>> {
+async function namedPrompts(
+  features: GatewayFeatures,
+  visibility: AgentVisibility,
+): Promise<Array<{ named: GatewayToolName; prompt: Prompt }>> {
   const lists = await fromVisible(features, 'prompts', visibility, (id) => features.prompts(id));
-  const byRef = new Map(lists.flatMap(({ serverId, value }) => value.map((p) => [`${serverId}\0${p.name}`, p] as const)));
+  const byRef = new Map(
+    lists.flatMap(({ serverId, value }) => value.map((p) => [`${serverId}\0${p.name}`, p] as const)),
+  );
   const names = nameTools(lists.flatMap(({ serverId, value }) => value.map((p) => ({ serverId, toolName: p.name }))));
   return names.map((named) => ({ named, prompt: byRef.get(`${named.serverId}\0${named.toolName}`) as Prompt }));
 }
 
-export async function listAgentPrompts(features: GatewayFeatures, visibility: AgentVisibility): Promise<{ prompts: Prompt[] }> {
-  return { prompts: (await namedPrompts(features, visibility)).map(({ named, prompt }) => ({ ...prompt, name: named.name, _meta: { ...prompt._meta, [META_SERVER]: named.serverId } })) };
+export async function listAgentPrompts(
+  features: GatewayFeatures,
+  visibility: AgentVisibility,
+): Promise<{ prompts: Prompt[] }> {
+  return {
+    prompts: (await namedPrompts(features, visibility)).map(({ named, prompt }) => ({
+      ...prompt,
+      name: named.name,
+      _meta: { ...prompt._meta, [META_SERVER]: named.serverId },
+    })),
+  };
 }
 
-export async function resolveAgentPrompt(features: GatewayFeatures, visibility: AgentVisibility, name: string): Promise<GatewayToolName | undefined> {
+export async function resolveAgentPrompt(
+  features: GatewayFeatures,
+  visibility: AgentVisibility,
+  name: string,
+): Promise<GatewayToolName | undefined> {
   return (await namedPrompts(features, visibility)).find((p) => p.named.name === name)?.named;
 }

@@ -35,7 +35,8 @@ function denialSentence(error: ErrorShape, tool: string): string {
       return `MiniHarness's permission rules do not allow ${tool} (${denial.reason}), so ${ran}. Do not retry; ask the user to allow it in MiniHarness → Permissions if it is needed.`;
     case 'cancelled':
       // The app ended the wait (waitEnded.ts): say what happened, not just "cancelled".
-      if (denial.reason !== CANCELLED_BY_CALLER) return `${upperFirst(denial.reason)} while this call of ${tool} waited for approval; ${ran}. Do not retry it unless the user asks you to.`;
+      if (denial.reason !== CANCELLED_BY_CALLER)
+        return `${upperFirst(denial.reason)} while this call of ${tool} waited for approval; ${ran}. Do not retry it unless the user asks you to.`;
       return `The call of ${tool} was cancelled while it waited for approval; ${ran}.`;
     default:
       return `MiniHarness did not allow this call of ${tool}: ${error.message}`;
@@ -60,11 +61,14 @@ export function agentErrorText(error: ErrorShape, tool: string, callId: string, 
     case 'failed':
       return `An earlier attempt with callId "${callId}" failed and is recorded as failed: ${error.message} Use a new callId to try again.`;
     case 'invalid_arguments': {
-      const fields = Object.entries(error.details?.fieldErrors ?? {}).map(([field, messages]) => `${field || '(arguments)'}: ${messages.join('; ')}`);
+      const fields = Object.entries(error.details?.fieldErrors ?? {}).map(
+        ([field, messages]) => `${field || '(arguments)'}: ${messages.join('; ')}`,
+      );
       return `The arguments do not match the input schema of ${tool}${fields.length > 0 ? ` (${fields.join(', ')})` : ''}. Nothing ran; fix them and call again.`;
     }
     case 'cancelled':
-      if (ended) return `${upperFirst(ended.why)} while this call of ${tool} was running: MiniHarness told the server to cancel it, but it may have acted. Ask the user to check MiniHarness → History before calling it again.`;
+      if (ended)
+        return `${upperFirst(ended.why)} while this call of ${tool} was running: MiniHarness told the server to cancel it, but it may have acted. Ask the user to check MiniHarness → History before calling it again.`;
       return `The call of ${tool} was cancelled.`;
     // A call that failed after it was claimed keeps its record `started` (the server may have
     // acted), so the same callId answers "still running, or unknown" from then on: never send an
@@ -80,6 +84,10 @@ export function agentErrorResult(error: ErrorShape, tool: string, callId: string
   return {
     isError: true,
     content: [{ type: 'text', text: agentErrorText(error, tool, callId, ended) }],
-    _meta: { [META_ERROR]: error.code, [META_CALL_ID]: callId, ...(error.details?.traceId ? { [META_TRACE_ID]: error.details.traceId } : {}) },
+    _meta: {
+      [META_ERROR]: error.code,
+      [META_CALL_ID]: callId,
+      ...(error.details?.traceId ? { [META_TRACE_ID]: error.details.traceId } : {}),
+    },
   };
 }

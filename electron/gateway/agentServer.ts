@@ -17,14 +17,26 @@
  * scoped to the agent, so no agent can replay another's results.
  */
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+} from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
 import { gatewayMarkCapability, gatewayMarkMeta } from '../mcp/ownGateway.js';
 import type { ProgressUpdate } from '../mcp/types.js';
 import type { GatewayFeatures } from './agentFeatures.js';
-import { asRequested, listAgentPrompts, listAgentResources, listAgentTemplates, resolveAgentPrompt, routeAgentResource } from './agentFeatures.js';
+import {
+  asRequested,
+  listAgentPrompts,
+  listAgentResources,
+  listAgentTemplates,
+  resolveAgentPrompt,
+  routeAgentResource,
+} from './agentFeatures.js';
 import { agentErrorResult, agentErrorText } from './agentResults.js';
 import type { CallsInFlight } from './callsInFlight.js';
 import { ApprovalWaitProgress } from './approvalWaitProgress.js';
@@ -109,11 +121,15 @@ export interface AgentServerScope {
 const KEY_PART = /^[\x21-\x7e]{1,200}$/;
 
 /** The agent's callId and session from `_meta`, or undefined when either is present but not a key part. */
-function callMetaOf(meta: Record<string, unknown>): { callId: string | undefined; session: string | undefined } | undefined {
+function callMetaOf(
+  meta: Record<string, unknown>,
+): { callId: string | undefined; session: string | undefined } | undefined {
   const callId = meta[META_CALL_ID];
   const session = meta[META_SESSION];
   const valid = (value: unknown) => value === undefined || (typeof value === 'string' && KEY_PART.test(value));
-  return valid(callId) && valid(session) ? { callId: callId as string | undefined, session: session as string | undefined } : undefined;
+  return valid(callId) && valid(session)
+    ? { callId: callId as string | undefined, session: session as string | undefined }
+    : undefined;
 }
 
 const INSTRUCTIONS =
@@ -122,14 +138,18 @@ const INSTRUCTIONS =
   'Without it, a call on a 2025 session is protected only against re-delivery within that session, and a 2026-07-28 (stateless) request is a new call every time it is sent.';
 
 /** The checkpoint identity of an agent call that names its own key. */
-function agentCallKey(agent: StoredAgent, meta: { callId: string; session?: string }): { sessionId: string; callId: string } {
+function agentCallKey(
+  agent: StoredAgent,
+  meta: { callId: string; session?: string },
+): { sessionId: string; callId: string } {
   return { sessionId: `agent:${agent.id}:${meta.session ?? 'default'}`, callId: meta.callId };
 }
 
 function requireAgent(deps: AgentSessionDeps): StoredAgent {
   const agent = deps.agent();
   // Revoking closes the sessions; a request already inside one still must not run.
-  if (!agent) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'This agent’s access was revoked in MiniHarness.');
+  if (!agent)
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'This agent’s access was revoked in MiniHarness.');
   return agent;
 }
 
@@ -147,13 +167,20 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
   const server = new TaskAnsweringServer(
     { name: 'MiniHarness', version: deps.version },
     // The gateway's own sealed requestState: verified before any handler runs (tampered or expired → -32602).
-    { capabilities, instructions: INSTRUCTIONS, ...(scope.rounds ? { requestState: { verify: scope.rounds.verify } } : {}) },
+    {
+      capabilities,
+      instructions: INSTRUCTIONS,
+      ...(scope.rounds ? { requestState: { verify: scope.rounds.verify } } : {}),
+    },
   );
   if (deps.tasks && scope.rounds) serveAgentTasks(server, deps.tasks, () => requireAgent(deps));
   server.setRequestHandler('tools/list', () => {
     const agent = requireAgent(deps);
     scope.onListed?.(deps.catalog.fingerprint(agent.visibility));
-    return { tools: deps.catalog.visible(agent.visibility), ...(deps.mark !== undefined ? { _meta: gatewayMarkMeta(deps.mark, deps.marksThrough?.()) } : {}) };
+    return {
+      tools: deps.catalog.visible(agent.visibility),
+      ...(deps.mark !== undefined ? { _meta: gatewayMarkMeta(deps.mark, deps.marksThrough?.()) } : {}),
+    };
   });
   server.setRequestHandler('tools/call', (request, ctx) => callTool(deps, scope, request.params, ctx));
   if (deps.features) serveFeatures(server, deps, scope, deps.features);
@@ -161,24 +188,44 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
 }
 
 /** Resources and prompts, read-only (agentFeatures.ts): lists filtered by visibility; each read and get decided and traced. */
-// eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
-function serveFeatures(server: Server, deps: AgentSessionDeps, scope: AgentServerScope, features: GatewayFeatures): void {
+function serveFeatures(
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
+  server: Server,
+  deps: AgentSessionDeps,
+  scope: AgentServerScope,
+  features: GatewayFeatures,
+): void {
   const caller = (agent: StoredAgent) => ({ userId: agent.name, sessionId: scope.featureSession(agent) });
-  const refused = (error: unknown, what: string): ProtocolError => new ProtocolError(ProtocolErrorCode.InvalidRequest, agentErrorText(deps.describe(error), what, '-'));
+  const refused = (error: unknown, what: string): ProtocolError =>
+    new ProtocolError(ProtocolErrorCode.InvalidRequest, agentErrorText(deps.describe(error), what, '-'));
   server.setRequestHandler('resources/list', () => listAgentResources(features, requireAgent(deps).visibility));
-  server.setRequestHandler('resources/templates/list', () => listAgentTemplates(features, requireAgent(deps).visibility));
+  server.setRequestHandler('resources/templates/list', () =>
+    listAgentTemplates(features, requireAgent(deps).visibility),
+  );
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const agent = requireAgent(deps);
     const route = await routeAgentResource(features, agent.visibility, request.params.uri);
     // The SDK's typed not-found: -32602 on the wire with the URI in `data` (SEP-2164), in both eras.
-    if (!route) throw new ResourceNotFoundError(request.params.uri, `Unknown resource: ${request.params.uri}. Call resources/list for the resources this agent may read.`);
+    if (!route)
+      throw new ResourceNotFoundError(
+        request.params.uri,
+        `Unknown resource: ${request.params.uri}. Call resources/list for the resources this agent may read.`,
+      );
     if ('ambiguous' in route) {
       const choices = route.ambiguous.join(' or ');
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Several servers offer ${request.params.uri}: read ${choices} instead.`, { uri: request.params.uri, candidates: route.ambiguous });
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Several servers offer ${request.params.uri}: read ${choices} instead.`,
+        { uri: request.params.uri, candidates: route.ambiguous },
+      );
     }
     const work = deps.inFlight?.begin(agent.id, scope.session?.(), ctx.mcpReq.signal);
     try {
-      return asRequested(await features.read(caller(agent), route.serverId, route.uri, work?.signal ?? ctx.mcpReq.signal), request.params.uri, route);
+      return asRequested(
+        await features.read(caller(agent), route.serverId, route.uri, work?.signal ?? ctx.mcpReq.signal),
+        request.params.uri,
+        route,
+      );
     } catch (error) {
       throw refused(error, `resources/read of ${request.params.uri}`);
     } finally {
@@ -189,10 +236,20 @@ function serveFeatures(server: Server, deps: AgentSessionDeps, scope: AgentServe
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const agent = requireAgent(deps);
     const named = await resolveAgentPrompt(features, agent.visibility, request.params.name);
-    if (!named) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}. Call prompts/list for the prompts this agent may get.`);
+    if (!named)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown prompt: ${request.params.name}. Call prompts/list for the prompts this agent may get.`,
+      );
     const work = deps.inFlight?.begin(agent.id, scope.session?.(), ctx.mcpReq.signal);
     try {
-      return await features.getPrompt(caller(agent), named.serverId, named.toolName, request.params.arguments ?? {}, work?.signal ?? ctx.mcpReq.signal);
+      return await features.getPrompt(
+        caller(agent),
+        named.serverId,
+        named.toolName,
+        request.params.arguments ?? {},
+        work?.signal ?? ctx.mcpReq.signal,
+      );
     } catch (error) {
       throw refused(error, request.params.name);
     } finally {
@@ -204,19 +261,33 @@ function serveFeatures(server: Server, deps: AgentSessionDeps, scope: AgentServe
 async function callTool(
   deps: AgentSessionDeps,
   scope: AgentServerScope,
-  params: { name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined },
+  params: {
+    name: string;
+    arguments?: Record<string, unknown> | undefined;
+    _meta?: Record<string, unknown> | undefined;
+  },
   ctx: ServerContext,
 ): Promise<CallToolResult | InputRequiredResult> {
   const agent = requireAgent(deps);
   const named = deps.catalog.resolve(agent.visibility, params.name);
-  if (!named) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}. Call tools/list for the tools this agent may use.`);
+  if (!named)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Unknown tool: ${params.name}. Call tools/list for the tools this agent may use.`,
+    );
   const rawMeta: Record<string, unknown> = { ...ctx.mcpReq._meta, ...params._meta };
   const meta = callMetaOf(rawMeta);
   if (!meta) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `_meta["${META_CALL_ID}"] and _meta["${META_SESSION}"] must be 1–200 printable ASCII characters without spaces.`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `_meta["${META_CALL_ID}"] and _meta["${META_SESSION}"] must be 1–200 printable ASCII characters without spaces.`,
+    );
   }
   const { callId, session } = meta;
-  const key = callId !== undefined ? agentCallKey(agent, { callId, ...(session !== undefined ? { session } : {}) }) : scope.keyWithoutCallId(agent, ctx.mcpReq.id);
+  const key =
+    callId !== undefined
+      ? agentCallKey(agent, { callId, ...(session !== undefined ? { session } : {}) })
+      : scope.keyWithoutCallId(agent, ctx.mcpReq.id);
   const progressToken = rawMeta.progressToken;
   const sentAt = Date.now();
   const hasToken = typeof progressToken === 'string' || typeof progressToken === 'number';
@@ -224,7 +295,12 @@ async function callTool(
   const progress = hasToken
     ? new ApprovalWaitProgress(
         (update: ProgressUpdate) => {
-          const params = { progressToken, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message !== undefined ? { message: update.message } : {}) };
+          const params = {
+            progressToken,
+            progress: update.progress,
+            ...(update.total !== undefined ? { total: update.total } : {}),
+            ...(update.message !== undefined ? { message: update.message } : {}),
+          };
           ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
         },
         params.name,
@@ -232,7 +308,12 @@ async function callTool(
       )
     : undefined;
   const callerWait = callerWaitOf(sentAt, hasToken);
-  const run = async (callKey: { sessionId: string; callId: string }, answerers: { elicit?: AgentElicit; sample?: AgentSample }, requestSignal: AbortSignal, onTask?: (event: TaskEvent) => void): Promise<CallToolResult> => {
+  const run = async (
+    callKey: { sessionId: string; callId: string },
+    answerers: { elicit?: AgentElicit; sample?: AgentSample },
+    requestSignal: AbortSignal,
+    onTask?: (event: TaskEvent) => void,
+  ): Promise<CallToolResult> => {
     deps.onActivity();
     // The app may end this call (the agent revoked or removed): it is then answered with why, before the connection closes.
     const work = deps.inFlight?.begin(agent.id, scope.session?.(), requestSignal);
@@ -266,13 +347,23 @@ async function callTool(
   };
   // A 2026-07-28 agent that declared tasks: a call the server behind runs as a task becomes the
   // agent's own task (agentTasks.ts); downstream questions then go to the person.
-  if (scope.rounds && deps.tasks && agentDeclaresTasks(ctx)) return deps.tasks.start(agent.id, (signal, onTask) => run(key, {}, signal, onTask)) as Promise<CallToolResult>;
+  if (scope.rounds && deps.tasks && agentDeclaresTasks(ctx))
+    return deps.tasks.start(agent.id, (signal, onTask) => run(key, {}, signal, onTask)) as Promise<CallToolResult>;
   if (scope.rounds) {
     // A modern agent can be asked only what it declared it can answer (the request's envelope).
     // (The SDK types the lifted envelope as an empty object: read it as the record it is.)
-    const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown; sampling?: unknown } | undefined;
+    const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+      CLIENT_CAPABILITIES_META_KEY
+    ] as { elicitation?: unknown; sampling?: unknown } | undefined;
     return scope.rounds.round(agent.id, key, ctx, (callKey, answerers, signal) =>
-      run(callKey, { ...(capabilities?.elicitation !== undefined ? { elicit: answerers.elicit } : {}), ...(capabilities?.sampling !== undefined ? { sample: answerers.sample } : {}) }, signal),
+      run(
+        callKey,
+        {
+          ...(capabilities?.elicitation !== undefined ? { elicit: answerers.elicit } : {}),
+          ...(capabilities?.sampling !== undefined ? { sample: answerers.sample } : {}),
+        },
+        signal,
+      ),
     );
   }
   return run(key, scope.answerersVia?.(ctx) ?? {}, ctx.mcpReq.signal);

@@ -40,7 +40,10 @@ export class AgentSession implements Presence {
     this.startedAt = this.lastSeenAt = clock();
     this.server = buildAgentServer(deps, {
       // One label for the session's keys and its traces: both must name the same session.
-      keyWithoutCallId: (agent, requestId) => ({ sessionId: this.label(agent), callId: `request-${String(requestId)}` }),
+      keyWithoutCallId: (agent, requestId) => ({
+        sessionId: this.label(agent),
+        callId: `request-${String(requestId)}`,
+      }),
       featureSession: (agent) => this.label(agent),
       session: () => this.sessionId,
       onListed: (fingerprint) => (this.knownTools = fingerprint),
@@ -49,10 +52,18 @@ export class AgentSession implements Presence {
         // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session: the initialize-scoped capabilities are this era's
         const declared = this.server.getClientCapabilities();
         return {
-          // eslint-disable-next-line @typescript-eslint/no-deprecated -- the 2025 push channel, this era's way to ask
-          ...(declared?.elicitation ? { elicit: (question, signal) => ctx.mcpReq.elicitInput(question, { signal }) } : {}),
-          // eslint-disable-next-line @typescript-eslint/no-deprecated -- the 2025 push channel, this era's way to ask
-          ...(declared?.sampling ? { sample: (request, signal) => ctx.mcpReq.requestSampling(request, { signal }) as Promise<SamplingResult> } : {}),
+          ...(declared?.elicitation
+            ? {
+                // eslint-disable-next-line @typescript-eslint/no-deprecated -- the 2025 push channel, this era's way to ask
+                elicit: (question, signal) => ctx.mcpReq.elicitInput(question, { signal }),
+              }
+            : {}),
+          ...(declared?.sampling
+            ? {
+                // eslint-disable-next-line @typescript-eslint/no-deprecated -- the 2025 push channel, this era's way to ask
+                sample: (request, signal) => ctx.mcpReq.requestSampling(request, { signal }) as Promise<SamplingResult>,
+              }
+            : {}),
         };
       },
     });

@@ -27,7 +27,12 @@ const StoredAgentSchema = z.object({
   visibility: AgentVisibilitySchema,
   /** Set when the agent was created by an OAuth sign-in (gateway/oauth/): the client it was given to and the grant its tokens come from. Its tokenHash is then of a token nobody holds. */
   signIn: z
-    .object({ clientId: z.string().min(1).max(2048), clientName: z.string().max(200).optional(), redirectTarget: z.string().max(2048), grantId: z.string().min(1).max(200) })
+    .object({
+      clientId: z.string().min(1).max(2048),
+      clientName: z.string().max(200).optional(),
+      redirectTarget: z.string().max(2048),
+      grantId: z.string().min(1).max(200),
+    })
     .strict()
     .optional(),
 });
@@ -72,7 +77,13 @@ export class AgentStore {
     const clean = AgentNameSchema.parse(name);
     if (this.agents.some((a) => a.name.toLowerCase() === clean.toLowerCase())) throw new AgentNameTakenError(clean);
     const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const agent: StoredAgent = { id: randomUUID(), name: clean, tokenHash: hashToken(token), createdAt: this.now(), visibility: AgentVisibilitySchema.parse(visibility) };
+    const agent: StoredAgent = {
+      id: randomUUID(),
+      name: clean,
+      tokenHash: hashToken(token),
+      createdAt: this.now(),
+      visibility: AgentVisibilitySchema.parse(visibility),
+    };
     this.save([...this.agents, agent]);
     return { agent, token };
   }
@@ -81,7 +92,11 @@ export class AgentStore {
    * An agent created by the person allowing a client's sign-in: named after the client (made
    * unique with a number), reached with OAuth tokens only (its static token is made and dropped).
    */
-  createSignedIn(preferredName: string, visibility: AgentVisibility, signIn: NonNullable<StoredAgent['signIn']>): StoredAgent {
+  createSignedIn(
+    preferredName: string,
+    visibility: AgentVisibility,
+    signIn: NonNullable<StoredAgent['signIn']>,
+  ): StoredAgent {
     const name = this.freeName(preferredName);
     const agent: StoredAgent = {
       id: randomUUID(),
@@ -97,7 +112,14 @@ export class AgentStore {
 
   /** `preferred` as an agent name no other agent has: `Name`, else `Name 2`, `Name 3`, … */
   freeName(preferred: string): string {
-    const base = (preferred.replace(/[^A-Za-z0-9 ._-]+/g, ' ').replace(/\s+/g, ' ').trim().replace(/^[^A-Za-z0-9]+/, '').slice(0, 56).trim()) || 'Signed-in agent';
+    const base =
+      preferred
+        .replace(/[^A-Za-z0-9 ._-]+/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim()
+        .replace(/^[^A-Za-z0-9]+/, '')
+        .slice(0, 56)
+        .trim() || 'Signed-in agent';
     // A reserved name (the person's caller id) is taken too: a client that calls itself `gui` becomes `gui 2`.
     const taken = new Set([...this.agents.map((a) => a.name.toLowerCase()), ...RESERVED_AGENT_NAMES]);
     if (!taken.has(base.toLowerCase())) return base;
@@ -129,7 +151,9 @@ export class AgentStore {
     if (raw === undefined) return;
     if (!Array.isArray(raw)) {
       this.unreadable = [raw];
-      this.warn('The list of agents in the settings file is not a list; no agent can connect until it is fixed or the agents are registered again.');
+      this.warn(
+        'The list of agents in the settings file is not a list; no agent can connect until it is fixed or the agents are registered again.',
+      );
       return;
     }
     const agents: StoredAgent[] = [];
@@ -138,7 +162,10 @@ export class AgentStore {
       if (parsed.success && !agents.some((a) => a.id === parsed.data.id)) agents.push(parsed.data);
       else this.unreadable.push(entry);
     }
-    if (this.unreadable.length > 0) this.warn(`${this.unreadable.length} agent entr${this.unreadable.length === 1 ? 'y' : 'ies'} in the settings file could not be read; they were kept as they are and cannot connect.`);
+    if (this.unreadable.length > 0)
+      this.warn(
+        `${this.unreadable.length} agent entr${this.unreadable.length === 1 ? 'y' : 'ies'} in the settings file could not be read; they were kept as they are and cannot connect.`,
+      );
     this.index(agents);
   }
 

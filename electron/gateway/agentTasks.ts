@@ -18,7 +18,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
-import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION_ID_V2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { z } from 'zod';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
@@ -50,7 +56,8 @@ class TaskAnswer extends Error {
 
 /** Whether the agent's request declared the tasks extension (its 2026-07-28 envelope). */
 export function agentDeclaresTasks(ctx: ServerContext): boolean {
-  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: unknown } | undefined;
+  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    { extensions?: unknown } | undefined;
   const extensions = capabilities?.extensions;
   return typeof extensions === 'object' && extensions !== null && Object.hasOwn(extensions, TASKS_EXTENSION_ID_V2);
 }
@@ -72,7 +79,15 @@ export class AgentTasks {
         downstream = event.status;
         const now = new Date().toISOString();
         if (!task) {
-          task = { taskId: randomUUID(), agentId, status: 'working', statusMessage: event.statusMessage, createdAt: now, lastUpdatedAt: now, controller };
+          task = {
+            taskId: randomUUID(),
+            agentId,
+            status: 'working',
+            statusMessage: event.statusMessage,
+            createdAt: now,
+            lastUpdatedAt: now,
+            controller,
+          };
           this.#tasks.set(task.taskId, task);
           resolve(new TaskAnswer({ ...shown(task), resultType: 'task' }) as unknown as Result);
           return;
@@ -84,12 +99,27 @@ export class AgentTasks {
       run(controller.signal, onTask).then(
         (result) => {
           if (!task) return resolve(result as Result);
-          this.finish(task, controller.signal.aborted || downstream === 'cancelled' ? 'cancelled' : downstream === 'failed' ? 'failed' : 'completed', result);
+          this.finish(
+            task,
+            controller.signal.aborted || downstream === 'cancelled'
+              ? 'cancelled'
+              : downstream === 'failed'
+                ? 'failed'
+                : 'completed',
+            result,
+          );
         },
         (error: unknown) => {
           // `run` answers failures as results; anything else is a bug reported as the task's failure.
-          if (!task) return resolve({ content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true } as Result);
-          this.finish(task, 'failed', { content: [{ type: 'text', text: 'the call failed in MiniHarness' }], isError: true });
+          if (!task)
+            return resolve({
+              content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
+              isError: true,
+            } as Result);
+          this.finish(task, 'failed', {
+            content: [{ type: 'text', text: 'the call failed in MiniHarness' }],
+            isError: true,
+          });
         },
       );
     });
@@ -99,8 +129,14 @@ export class AgentTasks {
   get(agentId: string, taskId: string): Result {
     const task = this.owned(agentId, taskId);
     const base = shown(task);
-    if (task.status === 'completed') return { ...base, result: task.result ?? { content: [] }, resultType: 'complete' } as Result;
-    if (task.status === 'failed') return { ...base, error: { code: -32603, message: textOf(task.result) || 'the call failed' }, resultType: 'complete' } as Result;
+    if (task.status === 'completed')
+      return { ...base, result: task.result ?? { content: [] }, resultType: 'complete' } as Result;
+    if (task.status === 'failed')
+      return {
+        ...base,
+        error: { code: -32603, message: textOf(task.result) || 'the call failed' },
+        resultType: 'complete',
+      } as Result;
     return { ...base, resultType: 'complete' } as Result;
   }
 
@@ -130,7 +166,8 @@ export class AgentTasks {
     task.result = result;
     task.lastUpdatedAt = new Date().toISOString();
     const finished = [...this.#tasks.values()].filter((t) => t.status !== 'working');
-    for (const old of finished.slice(0, Math.max(0, finished.length - MAX_FINISHED_TASKS))) this.#tasks.delete(old.taskId);
+    for (const old of finished.slice(0, Math.max(0, finished.length - MAX_FINISHED_TASKS)))
+      this.#tasks.delete(old.taskId);
   }
 }
 
@@ -146,14 +183,20 @@ function shown(task: AgentTask): Record<string, unknown> {
 }
 
 function textOf(result: CallToolResult | undefined): string {
-  return (result?.content ?? []).map((block) => (block.type === 'text' ? block.text : '')).join('\n').slice(0, 2_000);
+  return (result?.content ?? [])
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('\n')
+    .slice(0, 2_000);
 }
 
 const ById = z.object({ taskId: z.string().max(256) });
 
 /** A tasks/* request from a client that did not declare the extension: -32021, as the extension requires. */
 function requireDeclared(ctx: ServerContext): void {
-  if (!agentDeclaresTasks(ctx)) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID_V2]: {} } } });
+  if (!agentDeclaresTasks(ctx))
+    throw new MissingRequiredClientCapabilityError({
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID_V2]: {} } },
+    });
 }
 
 /**
@@ -185,7 +228,10 @@ export function serveAgentTasks(server: Server, tasks: AgentTasks, agentOf: () =
  */
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (agentServer.ts)
 export class TaskAnsweringServer extends Server {
-  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server's own handling
     if (method !== 'tools/call') return super._wrapHandler(method, handler);
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server's own handling

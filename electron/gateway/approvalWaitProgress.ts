@@ -49,7 +49,10 @@ export class ApprovalWaitProgress {
     const ping = (): void => {
       const left = Math.max(0, Math.round((waiting.expiresAt - Date.now()) / 1000));
       this.last = this.last === -Infinity ? 0 : this.last + PING_STEP;
-      this.send({ progress: this.last, message: `Waiting for the person to approve ${this.tool} in MiniHarness (${left} s left before it is denied); nothing has run yet.` });
+      this.send({
+        progress: this.last,
+        message: `Waiting for the person to approve ${this.tool} in MiniHarness (${left} s left before it is denied); nothing has run yet.`,
+      });
     };
     ping();
     this.timer = setInterval(ping, this.everyMs);

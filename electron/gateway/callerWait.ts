@@ -27,6 +27,7 @@ export function callerWaitOf(sentAt: number, progressToken: boolean): CallerWait
   if (progressToken) return undefined;
   return {
     until: sentAt + SDK_DEFAULT_REQUEST_TIMEOUT_MS,
-    basis: 'if its client keeps the MCP SDKs’ default request timeout (60 s); it asked for no progress updates, which could have kept it waiting',
+    basis:
+      'if its client keeps the MCP SDKs’ default request timeout (60 s); it asked for no progress updates, which could have kept it waiting',
   };
 }

@@ -82,11 +82,23 @@ export class GatewayCatalog {
     // App-only tools (MCP Apps `visibility: ["app"]`) are for their server's app: no agent sees or calls them.
     const infos = this.listTools().filter((info) => visibleToModel(info.app));
     const byRef = new Map(infos.map((info) => [`${info.serverId}\0${info.name}`, info]));
-    const entries = nameTools(infos.map((info) => ({ serverId: info.serverId, toolName: info.name }))).map((named): Entry => {
-      const info = byRef.get(`${named.serverId}\0${named.toolName}`) as HarnessToolInfo;
-      const tool = toMcpTool(named.name, info);
-      return { named, tool, fingerprint: stableHash({ name: named.name, fp: info.schemaFingerprint, title: info.title ?? null, description: info.description ?? null, app: info.app ?? null }) };
-    });
+    const entries = nameTools(infos.map((info) => ({ serverId: info.serverId, toolName: info.name }))).map(
+      (named): Entry => {
+        const info = byRef.get(`${named.serverId}\0${named.toolName}`) as HarnessToolInfo;
+        const tool = toMcpTool(named.name, info);
+        return {
+          named,
+          tool,
+          fingerprint: stableHash({
+            name: named.name,
+            fp: info.schemaFingerprint,
+            title: info.title ?? null,
+            description: info.description ?? null,
+            app: info.app ?? null,
+          }),
+        };
+      },
+    );
     this.entries = entries;
     this.byName = new Map(entries.map((e) => [e.named.name, e]));
     return entries;

@@ -35,7 +35,11 @@ export function isIdle(presence: Presence, now: number, idleMs: number): boolean
  * Marks a request of `presence` open until `res` closes (answered, stream ended or the socket
  * gone): seen at its start and at its end.
  */
-export function holdWhileOpen(presence: Presence, res: { once(event: 'close', listener: () => void): unknown }, clock: Clock): void {
+export function holdWhileOpen(
+  presence: Presence,
+  res: { once(event: 'close', listener: () => void): unknown },
+  clock: Clock,
+): void {
   presence.openRequests++;
   presence.lastSeenAt = clock();
   res.once('close', () => {
@@ -59,7 +63,9 @@ function stringAt(record: unknown, key: string): string | undefined {
 }
 
 /** The envelope's claims of one modern request (its first message with an envelope, for a batch): who it says it is and the revision. */
-export function envelopeOf(body: unknown): { name?: string; version?: string; protocolVersion: string; listen: boolean } | undefined {
+export function envelopeOf(
+  body: unknown,
+): { name?: string; version?: string; protocolVersion: string; listen: boolean } | undefined {
   const messages: unknown[] = Array.isArray(body) ? body : [body];
   for (const message of messages) {
     if (typeof message !== 'object' || message === null) continue;
@@ -70,7 +76,12 @@ export function envelopeOf(body: unknown): { name?: string; version?: string; pr
     const info = meta[CLIENT_INFO_META_KEY];
     const name = stringAt(info, 'name');
     const version = stringAt(info, 'version');
-    return { ...(name ? { name } : {}), ...(version ? { version } : {}), protocolVersion, listen: method === 'subscriptions/listen' };
+    return {
+      ...(name ? { name } : {}),
+      ...(version ? { version } : {}),
+      protocolVersion,
+      listen: method === 'subscriptions/listen',
+    };
   }
   return undefined;
 }
@@ -101,7 +112,15 @@ export class ModernClients {
     if (!clients) this.byAgent.set(agentId, (clients = new Map()));
     const known = clients.get(key);
     const now = this.clock();
-    const client: ModernClient = known ?? { name: envelope.name, version: envelope.version, protocolVersion: envelope.protocolVersion, firstSeenAt: now, lastSeenAt: now, openRequests: 0, listening: 0 };
+    const client: ModernClient = known ?? {
+      name: envelope.name,
+      version: envelope.version,
+      protocolVersion: envelope.protocolVersion,
+      firstSeenAt: now,
+      lastSeenAt: now,
+      openRequests: 0,
+      listening: 0,
+    };
     clients.set(key, client);
     holdWhileOpen(client, res, this.clock);
     if (envelope.listen) {

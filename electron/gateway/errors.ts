@@ -13,7 +13,9 @@ export class GatewayLoopError extends GatewayError {
   readonly code = 'gateway_loop';
   readonly details: { fieldErrors: Record<string, string[]> };
   constructor(field: string) {
-    super('This server points at MiniHarness’s own agent gateway: its calls would come back here in a loop. Connect the agent to the gateway instead.');
+    super(
+      'This server points at MiniHarness’s own agent gateway: its calls would come back here in a loop. Connect the agent to the gateway instead.',
+    );
     this.details = { fieldErrors: { [field]: ['points at MiniHarness’s own agent gateway'] } };
   }
 }

@@ -76,9 +76,17 @@ type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
  */
 export const ACTIVITY_REPORT_MS = 250;
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res
+    .writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 export class Gateway {
@@ -115,11 +123,24 @@ export class Gateway {
     this.sweepMs = Math.min(1000, this.idleMs);
     this.modern = new ModernAgents((agentId) => this.depsOf(agentId));
     this.modernClients = new ModernClients(this.clock, this.idleMs);
-    this.signIn = options.signIn ?? new GatewaySignIn({ agents: options.agents, store: new OAuthStore(undefined), servers: () => [], onAgentCreated: () => options.onChange() });
+    this.signIn =
+      options.signIn ??
+      new GatewaySignIn({
+        agents: options.agents,
+        store: new OAuthStore(undefined),
+        servers: () => [],
+        onAgentCreated: () => options.onChange(),
+      });
   }
 
   status(): GatewayStatus {
-    return { state: this.state.state, port: this.state.port, url: `http://127.0.0.1:${this.state.port}${GATEWAY_PATH}`, ...(this.state.errno ? { errno: this.state.errno } : {}), stdio: this.options.stdio };
+    return {
+      state: this.state.state,
+      port: this.state.port,
+      url: `http://127.0.0.1:${this.state.port}${GATEWAY_PATH}`,
+      ...(this.state.errno ? { errno: this.state.errno } : {}),
+      stdio: this.options.stdio,
+    };
   }
 
   /** Listens on 127.0.0.1:`port` (0: any free port). Resolves with the state; never rejects. */
@@ -132,8 +153,16 @@ export class Gateway {
     http.on('clientError', (error, socket) => answerClientError(error, socket, 'The MiniHarness gateway'));
     this.setState({ state: 'starting', port });
     const outcome = await new Promise<State>((resolve) => {
-      http.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRINUSE' ? { state: 'port_in_use', port } : { state: 'failed', port, errno: error.code ?? 'error' }));
-      http.listen({ host: '127.0.0.1', port }, () => resolve({ state: 'listening', port: (http.address() as AddressInfo).port }));
+      http.once('error', (error: NodeJS.ErrnoException) =>
+        resolve(
+          error.code === 'EADDRINUSE'
+            ? { state: 'port_in_use', port }
+            : { state: 'failed', port, errno: error.code ?? 'error' },
+        ),
+      );
+      http.listen({ host: '127.0.0.1', port }, () =>
+        resolve({ state: 'listening', port: (http.address() as AddressInfo).port }),
+      );
     });
     if (outcome.state === 'listening') {
       this.http = http;
@@ -149,7 +178,10 @@ export class Gateway {
   /** The timer that looks for idle sessions and clients: as often as the window, between 1 s and a minute. */
   private startIdleTimer(): void {
     clearInterval(this.idleTimer);
-    this.idleTimer = setInterval(() => void this.expireIdle().catch(() => undefined), Math.max(1000, Math.min(this.idleMs, 60_000)));
+    this.idleTimer = setInterval(
+      () => void this.expireIdle().catch(() => undefined),
+      Math.max(1000, Math.min(this.idleMs, 60_000)),
+    );
     this.idleTimer.unref();
   }
 
@@ -244,7 +276,10 @@ export class Gateway {
     this.signIn.revokeAgent(agentId);
     this.modernClients.forgetAgent(agentId);
     await this.inFlight.endAgent(agentId, why);
-    await Promise.all([...[...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()), this.modern.closeAgent(agentId)]);
+    await Promise.all([
+      ...[...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()),
+      this.modern.closeAgent(agentId),
+    ]);
   }
 
   /** A call started or ended: one report for everything that happens within ACTIVITY_REPORT_MS. */
@@ -283,15 +318,20 @@ export class Gateway {
     }
     // The sign-in's endpoints (metadata, registration, authorization, consent, token, revocation): Host checked, then theirs.
     if (this.signIn.handles(path)) {
-      if (!isAllowedHost(req.headers.host, port)) return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
+      if (!isAllowedHost(req.headers.host, port))
+        return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
       return this.signIn.serve(req, res, path);
     }
-    if (path !== GATEWAY_PATH) return jsonRpcError(res, 404, -32601, `Not found: the MiniHarness gateway is at ${GATEWAY_PATH}.`);
-    if (!isAllowedHost(req.headers.host, port)) return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
-    if (!isAllowedOrigin(req.headers.origin, port)) return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Origin.');
+    if (path !== GATEWAY_PATH)
+      return jsonRpcError(res, 404, -32601, `Not found: the MiniHarness gateway is at ${GATEWAY_PATH}.`);
+    if (!isAllowedHost(req.headers.host, port))
+      return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
+    if (!isAllowedOrigin(req.headers.origin, port))
+      return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Origin.');
     // A static token or a signed-in agent's access token; refused, the client reads MiniHarness's sentence (header and body).
     const authenticated = await this.signIn.authenticate(req.headers.authorization, req.headers.host);
-    if (!('agent' in authenticated)) return jsonRpcError(res, authenticated.status, -32001, authenticated.sentence, authenticated.headers);
+    if (!('agent' in authenticated))
+      return jsonRpcError(res, authenticated.status, -32001, authenticated.sentence, authenticated.headers);
     const agent = authenticated.agent;
 
     // Authenticated requests also look for idle sessions and clients, besides the timer — at most once per sweep interval
@@ -313,7 +353,13 @@ export class Gateway {
         if (error instanceof BodyTooLarge) {
           // The rest of the body is not read: the connection ends once the answer is out.
           res.once('finish', () => req.destroy());
-          return jsonRpcError(res, 413, -32600, `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`, { Connection: 'close' });
+          return jsonRpcError(
+            res,
+            413,
+            -32600,
+            `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`,
+            { Connection: 'close' },
+          );
         }
         throw error;
       }
@@ -323,7 +369,13 @@ export class Gateway {
         return jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
       }
       // Before anything walks it (the SDK's validation, hashing, redaction recurse): a stack overflow there answers nothing.
-      if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) return jsonRpcError(res, 400, -32600, `Invalid request: the body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`);
+      if (jsonDepthExceeds(body, MAX_JSON_DEPTH))
+        return jsonRpcError(
+          res,
+          400,
+          -32600,
+          `Invalid request: the body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`,
+        );
     }
 
     // The SDK's own era decision (the envelope claim), on the body already read: modern requests never reach a session.
@@ -337,17 +389,27 @@ export class Gateway {
     if (sessionId !== undefined) {
       const session = this.sessions.get(sessionId);
       // Another agent's session id is as unknown as a made-up one.
-      if (!session || session.agentId !== agent.id) return jsonRpcError(res, 404, -32001, 'Session not found: initialize a new session.');
+      if (!session || session.agentId !== agent.id)
+        return jsonRpcError(res, 404, -32001, 'Session not found: initialize a new session.');
       // Idle but not yet closed by the timer: it is closed now, and is as unknown as any other.
       if (isIdle(session, this.clock(), this.idleMs)) {
         await session.close();
         return jsonRpcError(res, 404, -32001, 'Session not found: it expired unused; initialize a new session.');
       }
       holdWhileOpen(session, res, this.clock);
-      return serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body, webRequest);
+      return serveWebRequest(
+        req,
+        res,
+        (request, options) => session.transport.handleRequest(request, options),
+        body,
+        webRequest,
+      );
     }
     // No session and no envelope: a GET (the 2025 notification stream) or DELETE needs a session; a 2026-07-28 agent has neither.
-    if (req.method !== 'POST') return jsonRpcError(res, 405, -32000, 'Method not allowed: without a session the gateway answers POST only.', { Allow: 'POST' });
+    if (req.method !== 'POST')
+      return jsonRpcError(res, 405, -32000, 'Method not allowed: without a session the gateway answers POST only.', {
+        Allow: 'POST',
+      });
     if (!(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
       return jsonRpcError(res, 400, -32000, 'Bad request: no session id; start with an initialize request.');
     }
@@ -358,7 +420,13 @@ export class Gateway {
     const session = this.openSession(agent);
     holdWhileOpen(session, res, this.clock);
     await session.start();
-    await serveWebRequest(req, res, (request, options) => session.transport.handleRequest(request, options), body, webRequest);
+    await serveWebRequest(
+      req,
+      res,
+      (request, options) => session.transport.handleRequest(request, options),
+      body,
+      webRequest,
+    );
   }
 
   /** What an agent server needs, for one agent: its current state (undefined once revoked or removed) and the app's call path. */
@@ -388,7 +456,8 @@ export class Gateway {
           onChange();
         },
         onClosed: (session) => {
-          if (session.sessionId !== undefined && this.sessions.get(session.sessionId) === session) this.sessions.delete(session.sessionId);
+          if (session.sessionId !== undefined && this.sessions.get(session.sessionId) === session)
+            this.sessions.delete(session.sessionId);
           onChange();
         },
       },

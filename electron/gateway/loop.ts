@@ -16,8 +16,12 @@ const MAPPED_LOOPBACK = /^::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0|127\.[\d.]+|0\
 
 function isLoopbackHost(hostname: string): boolean {
   // Brackets of an IPv6 literal and the root label's dot (`localhost.`) do not change the host.
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || host === '0.0.0.0' || host === '::' || host === '::1') return true;
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '0.0.0.0' || host === '::' || host === '::1')
+    return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   return MAPPED_LOOPBACK.test(host);
 }
@@ -27,7 +31,9 @@ export function gatewayLoopField(config: ServerConfig, port: number | undefined)
   if (config.transport === 'stdio') {
     // The bin by path or name, or a packaged app run as its own stdio entry (`<app> --gateway-stdio`).
     const parts = [config.command, ...config.args];
-    return parts.some((part) => part.includes(GATEWAY_BIN)) || config.args.includes(GATEWAY_STDIO_FLAG) ? 'command' : undefined;
+    return parts.some((part) => part.includes(GATEWAY_BIN)) || config.args.includes(GATEWAY_STDIO_FLAG)
+      ? 'command'
+      : undefined;
   }
   if (port === undefined) return undefined;
   let url: URL;

@@ -42,7 +42,13 @@ export class ModernAgents {
    * read and bounded, `request` the Web Request it decided the era by (its signal aborted when the
    * agent goes away unanswered: webResponse.ts abortedUnanswered).
    */
-  async serve(agentId: string, req: IncomingMessage, res: ServerResponse, body: unknown, request: Request): Promise<void> {
+  async serve(
+    agentId: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    request: Request,
+  ): Promise<void> {
     const { handler } = this.handlerOf(agentId);
     await serveWebRequest(req, res, (web, options) => handler.fetch(web, options), body, request, false);
   }

@@ -75,12 +75,18 @@ interface Flight {
   timer?: NodeJS.Timeout;
 }
 
-const ElicitAnswer = z.looseObject({ action: z.enum(['accept', 'decline', 'cancel']), content: z.record(z.string(), z.unknown()).optional() });
+const ElicitAnswer = z.looseObject({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.record(z.string(), z.unknown()).optional(),
+});
 const SamplingAnswer = z.looseObject({ role: z.literal('assistant'), content: z.unknown(), model: z.string() });
 
 export class ModernRounds {
   private readonly flights = new Map<string, Flight>();
-  private readonly codec = createRequestStateCodec<SealedRound>({ key: randomBytes(32), ttlSeconds: FLIGHT_TTL_MS / 1000 });
+  private readonly codec = createRequestStateCodec<SealedRound>({
+    key: randomBytes(32),
+    ttlSeconds: FLIGHT_TTL_MS / 1000,
+  });
   /** For `ServerOptions.requestState.verify`: refuses tampered or expired state before any handler runs. */
   readonly verify = (state: string, ctx: ServerContext): Promise<SealedRound> => this.codec.verify(state, ctx);
 
@@ -93,13 +99,18 @@ export class ModernRounds {
     agentId: string,
     key: { sessionId: string; callId: string },
     ctx: ServerContext,
-    run: (key: { sessionId: string; callId: string }, answerers: AgentAnswerers, signal: AbortSignal) => Promise<CallToolResult>,
+    run: (
+      key: { sessionId: string; callId: string },
+      answerers: AgentAnswerers,
+      signal: AbortSignal,
+    ) => Promise<CallToolResult>,
   ): Promise<CallToolResult | InputRequiredResult> {
     const sealed = ctx.mcpReq.requestState<SealedRound>();
     let id: string;
     let flight: Flight | undefined;
     if (sealed !== undefined) {
-      if (typeof sealed !== 'object' || sealed.agentId !== agentId) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This requestState belongs to another agent.');
+      if (typeof sealed !== 'object' || sealed.agentId !== agentId)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This requestState belongs to another agent.');
       key = sealed.key;
       id = sealed.flight;
       const existing = this.flights.get(id);
@@ -159,7 +170,16 @@ export class ModernRounds {
     this.flights.clear();
   }
 
-  private start(id: string, agentId: string, key: { sessionId: string; callId: string }, run: (key: { sessionId: string; callId: string }, answerers: AgentAnswerers, signal: AbortSignal) => Promise<CallToolResult>): Flight {
+  private start(
+    id: string,
+    agentId: string,
+    key: { sessionId: string; callId: string },
+    run: (
+      key: { sessionId: string; callId: string },
+      answerers: AgentAnswerers,
+      signal: AbortSignal,
+    ) => Promise<CallToolResult>,
+  ): Flight {
     const controller = new AbortController();
     const flight: Flight = { agentId, controller, settled: false, outcome: Promise.resolve({ content: [] }) };
     /** Parks a question until the agent's next round answers it; `settle` turns the agent's response into the downstream's answer. */
@@ -185,7 +205,9 @@ export class ModernRounds {
       // An answer that is not one (missing or malformed) counts as the agent cancelling.
       elicit: (params, signal) =>
         park(
-          params.mode === 'url' ? inputRequired.elicitUrl(params) : inputRequired.elicit(params as ElicitRequestFormParams),
+          params.mode === 'url'
+            ? inputRequired.elicitUrl(params)
+            : inputRequired.elicit(params as ElicitRequestFormParams),
           (response): ElicitResult => {
             const answer = ElicitAnswer.safeParse(response);
             return answer.success ? (answer.data as ElicitResult) : { action: 'cancel' };
@@ -197,7 +219,8 @@ export class ModernRounds {
         park(
           inputRequired.createMessage(params),
           (response): SamplingResult => {
-            if (!SamplingAnswer.safeParse(response).success) throw new Error('The agent did not answer the sampling request with a message.');
+            if (!SamplingAnswer.safeParse(response).success)
+              throw new Error('The agent did not answer the sampling request with a message.');
             return response as SamplingResult;
           },
           signal,

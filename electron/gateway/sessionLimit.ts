@@ -14,7 +14,12 @@ export type SessionRoom = { refused: false; evict: AgentSession[] } | { refused:
  * What to close so that the agent's sessions (`mine`) plus `adding` new ones stay within `max`;
  * `busy`: the session has work in flight.
  */
-export function roomForSessions(mine: AgentSession[], max: number, busy: (session: AgentSession) => boolean, adding = 1): SessionRoom {
+export function roomForSessions(
+  mine: AgentSession[],
+  max: number,
+  busy: (session: AgentSession) => boolean,
+  adding = 1,
+): SessionRoom {
   const excess = mine.length + adding - max;
   if (excess <= 0) return { refused: false, evict: [] };
   const idle = mine.filter((s) => !busy(s)).sort((a, b) => a.lastSeenAt - b.lastSeenAt);

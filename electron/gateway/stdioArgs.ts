@@ -21,15 +21,30 @@ export type StdioArgsDecision = { ok: true; args: StdioRelayArgs } | { ok: false
 const DEFAULT_URL = `http://127.0.0.1:${DEFAULT_GATEWAY_PORT}${GATEWAY_PATH}`;
 
 /** `args` are the entry's own (`--client <name> [--url <url>]`); `command` names it in the usage line. */
-export function parseStdioArgs(args: readonly string[], env: Record<string, string | undefined>, command = 'miniharness-gateway'): StdioArgsDecision {
+export function parseStdioArgs(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  command = 'miniharness-gateway',
+): StdioArgsDecision {
   let values: { client?: string | undefined; url?: string | undefined };
   try {
-    ({ values } = parseArgs({ args: [...args], options: { client: { type: 'string' }, url: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: [...args],
+      options: { client: { type: 'string' }, url: { type: 'string' } },
+      strict: true,
+    }));
   } catch (error) {
-    return { ok: false, message: `${(error as Error).message}. Usage: ${command} --client <name> [--url ${DEFAULT_URL}]` };
+    return {
+      ok: false,
+      message: `${(error as Error).message}. Usage: ${command} --client <name> [--url ${DEFAULT_URL}]`,
+    };
   }
   const token = env[GATEWAY_TOKEN_ENV];
-  if (!token) return { ok: false, message: `set ${GATEWAY_TOKEN_ENV} to the agent's token (MiniHarness → Agents → Connect an agent).` };
+  if (!token)
+    return {
+      ok: false,
+      message: `set ${GATEWAY_TOKEN_ENV} to the agent's token (MiniHarness → Agents → Connect an agent).`,
+    };
   let url: URL;
   try {
     url = new URL(values.url ?? DEFAULT_URL);

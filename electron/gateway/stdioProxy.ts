@@ -41,13 +41,22 @@ export const START_FROM_CHECKOUT = 'start it with npm start';
 export const START_INSTALLED_APP = 'open MiniHarness Desktop';
 
 /** The sentence for a failed relay, and whether the agent can go on. */
-export function describeRelayFailure(error: unknown, client: string, url: URL, startHint = START_FROM_CHECKOUT): string {
+export function describeRelayFailure(
+  error: unknown,
+  client: string,
+  url: URL,
+  startHint = START_FROM_CHECKOUT,
+): string {
   if (error instanceof SdkHttpError) {
     const status = error.status;
-    if (status === 401) return `MiniHarness refused the token of agent "${client}": create the agent (or a new token) in MiniHarness → Agents and set MINIHARNESS_GATEWAY_TOKEN.`;
-    if (status === 403) return `MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at ${url.origin}.`;
-    if (status === 404) return `MiniHarness answered 404 at ${url.href}: check the --url (the gateway is at /mcp); a 2025 agent's session may have ended — restart the agent.`;
-    if (status === 405) return `MiniHarness answered 405 at ${url.href}: without a 2025 session the gateway takes POST only — restart the agent.`;
+    if (status === 401)
+      return `MiniHarness refused the token of agent "${client}": create the agent (or a new token) in MiniHarness → Agents and set MINIHARNESS_GATEWAY_TOKEN.`;
+    if (status === 403)
+      return `MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at ${url.origin}.`;
+    if (status === 404)
+      return `MiniHarness answered 404 at ${url.href}: check the --url (the gateway is at /mcp); a 2025 agent's session may have ended — restart the agent.`;
+    if (status === 405)
+      return `MiniHarness answered 405 at ${url.href}: without a 2025 session the gateway takes POST only — restart the agent.`;
     return `MiniHarness's gateway answered HTTP ${status}: ${error.message}`;
   }
   const failure = networkFailureOf(error, url.href);
@@ -57,7 +66,9 @@ export function describeRelayFailure(error: unknown, client: string, url: URL, s
 
 export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const stdio = new StdioServerTransport(options.stdin, options.stdout);
-  const http = new StreamableHTTPClientTransport(options.url, { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } });
+  const http = new StreamableHTTPClientTransport(options.url, {
+    requestInit: { headers: { Authorization: `Bearer ${options.token}` } },
+  });
   let exited = false;
   // The SDK reports a failed send both to onerror and to the caller: say each problem once.
   let lastLine: string | undefined;
@@ -125,7 +136,11 @@ export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
 }
 
 /** The relay on this process's stdin/stdout, its sentences on stderr (both launchers: stdioCli.ts, the app's --gateway-stdio). */
-export function relayProcessStdio(args: { url: URL; token: string; client: string }, onExit: (code: number) => void, startHint = START_FROM_CHECKOUT): Promise<void> {
+export function relayProcessStdio(
+  args: { url: URL; token: string; client: string },
+  onExit: (code: number) => void,
+  startHint = START_FROM_CHECKOUT,
+): Promise<void> {
   return runStdioProxy({
     ...args,
     startHint,

@@ -32,7 +32,11 @@ export type WebHandler = (request: Request, options: { parsedBody?: unknown }) =
 export function toWebRequest(req: IncomingMessage, signal?: AbortSignal): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`), { method: req.method ?? 'GET', headers, ...(signal ? { signal } : {}) });
+  return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`), {
+    method: req.method ?? 'GET',
+    headers,
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** A signal aborted when `res` closes before its answer was all written (the agent went away), as the SDK's Node adapter does. */
@@ -59,7 +63,9 @@ const decoder = new TextDecoder();
  */
 export function responseData(chunk: string): string | undefined {
   const data = /^event: message\n(?:id: [^\n]*\n)?data: ([^\n]*)\n\n$/.exec(chunk)?.[1];
-  return data !== undefined && (data.startsWith('{"result":') || data.startsWith('{"jsonrpc":"2.0","id":')) ? data : undefined;
+  return data !== undefined && (data.startsWith('{"result":') || data.startsWith('{"jsonrpc":"2.0","id":'))
+    ? data
+    : undefined;
 }
 
 function waitWritable(res: ServerResponse): Promise<void> {
@@ -80,7 +86,14 @@ function waitWritable(res: ServerResponse): Promise<void> {
  * single request's one-message SSE stream may become a JSON body (the 2025 sessions; the modern
  * handler chooses itself).
  */
-export async function serveWebRequest(req: IncomingMessage, res: ServerResponse, handler: WebHandler, parsedBody: unknown, request: Request = toWebRequest(req), sniff = true): Promise<void> {
+export async function serveWebRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  handler: WebHandler,
+  parsedBody: unknown,
+  request: Request = toWebRequest(req),
+  sniff = true,
+): Promise<void> {
   const response = await handler(request, parsedBody === undefined ? {} : { parsedBody });
   const headers = Object.fromEntries(response.headers);
   if (!response.body) return void res.writeHead(response.status, headers).end();
@@ -100,7 +113,13 @@ export async function serveWebRequest(req: IncomingMessage, res: ServerResponse,
         const rest = await reader.read();
         if (rest.done) {
           const { 'content-type': _sse, 'x-accel-buffering': _buffering, ...kept } = headers;
-          res.writeHead(response.status, { ...kept, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) }).end(data);
+          res
+            .writeHead(response.status, {
+              ...kept,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(data),
+            })
+            .end(data);
           return;
         }
         res.writeHead(response.status, headers).write(first.value);

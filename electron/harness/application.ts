@@ -25,7 +25,11 @@ import { checkToolArguments } from './toolArguments.js';
 import { refuseOversizedArguments } from './argumentSize.js';
 import { InvalidArgumentsError, NotReplayableError } from './errors.js';
 import type { CheckpointRecord, CheckpointStore, ClaimInput, ClaimResult } from '../checkpoints/types.js';
-import { CheckpointArgumentsMismatchError, CheckpointFailedError, CheckpointInProgressError } from '../checkpoints/errors.js';
+import {
+  CheckpointArgumentsMismatchError,
+  CheckpointFailedError,
+  CheckpointInProgressError,
+} from '../checkpoints/errors.js';
 import { checkpointArguments } from '../checkpoints/hash.js';
 import { MCPRequestCancelled, MCPUnknownToolError, MCPUrlElicitationRequiredError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
@@ -96,7 +100,12 @@ export interface HarnessToolInfo {
   /** The tool's display title (MCP `title`), when it has one; `annotations.title` is the older place. */
   title?: string;
   /** The tool's icons (MCP `icons`), as the server listed them. */
-  icons?: Array<{ src: string; mimeType?: string | undefined; sizes?: string[] | undefined; theme?: 'light' | 'dark' | undefined }>;
+  icons?: Array<{
+    src: string;
+    mimeType?: string | undefined;
+    sizes?: string[] | undefined;
+    theme?: 'light' | 'dark' | undefined;
+  }>;
   description: string | undefined;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown> | undefined;
@@ -207,7 +216,8 @@ export class HarnessApplication {
       return await this.run(target, toolName, args, options, trace);
     } catch (error) {
       // Each failure is a fresh error instance (see MCPClient.connectionLostError), so this names one call's trace.
-      if (error && typeof error === 'object' && Object.isExtensible(error)) (error as { traceId?: string }).traceId = trace.traceId;
+      if (error && typeof error === 'object' && Object.isExtensible(error))
+        (error as { traceId?: string }).traceId = trace.traceId;
       if (!trace.finished) trace.finish('error', error);
       throw error;
     }
@@ -227,11 +237,25 @@ export class HarnessApplication {
           : 'This call failed: there is no result to replay. Run it again as a new call instead.',
       );
     }
-    const trace = this.options.tracer.start({ sessionId, callId, userId: record.userId, toolName: record.toolName, serverId: record.serverId });
+    const trace = this.options.tracer.start({
+      sessionId,
+      callId,
+      userId: record.userId,
+      toolName: record.toolName,
+      serverId: record.serverId,
+    });
     traceReplay(trace, record);
     // Redacted again: a record stored before a secret was known to this process may hold it.
     const result = this.options.redactor.redactSecretValues(record.result);
-    return { result, replayed: true, traceId: trace.traceId, toolName: record.toolName, serverId: record.serverId, attempts: 0, warnings: [] };
+    return {
+      result,
+      replayed: true,
+      traceId: trace.traceId,
+      toolName: record.toolName,
+      serverId: record.serverId,
+      attempts: 0,
+      warnings: [],
+    };
   }
 
   /** A recorded key's replay (traced), or its refusal (traced, thrown); undefined for a new key. */
@@ -259,12 +283,19 @@ export class HarnessApplication {
       if (!tool) throw new MCPUnknownToolError(toolName, LOCAL_SERVER_ID);
       return { kind: 'local', tool, serverId: LOCAL_SERVER_ID };
     }
-    const entry = serverId === undefined ? this.options.registry.resolve(toolName) : this.options.registry.find(serverId, toolName);
+    const entry =
+      serverId === undefined ? this.options.registry.resolve(toolName) : this.options.registry.find(serverId, toolName);
     if (!entry) throw new MCPUnknownToolError(toolName, serverId);
     return { kind: 'mcp', tool: entry.tool, serverId: entry.serverId };
   }
 
-  private async run(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions, trace: TraceHandle): Promise<ExecuteResult> {
+  private async run(
+    target: Target,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ExecuteOptions,
+    trace: TraceHandle,
+  ): Promise<ExecuteResult> {
     const { security, checkpoints, redactor } = this.options;
     const annotations = target.tool.annotations;
     const server = target.kind === 'local' ? undefined : this.options.registry.server(target.serverId);
@@ -296,7 +327,14 @@ export class HarnessApplication {
     try {
       authorization = await security.authorize(
         {
-          subject: { toolName, serverId: target.serverId, args, annotations, serverTrusted: trusted, ...(server?.uid ? { serverUid: server.uid } : {}) },
+          subject: {
+            toolName,
+            serverId: target.serverId,
+            args,
+            annotations,
+            serverTrusted: trusted,
+            ...(server?.uid ? { serverUid: server.uid } : {}),
+          },
           sessionId: options.sessionId,
           userId: options.userId,
           ...(target.kind === 'local' ? { guardrails: () => target.tool.guardrails(args) } : {}),
@@ -325,7 +363,16 @@ export class HarnessApplication {
       }
       throw error;
     }
-    if (recorded) return { result: redactor.redactSecretValues(recorded.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings: [] };
+    if (recorded)
+      return {
+        result: redactor.redactSecretValues(recorded.result),
+        replayed: true,
+        traceId: trace.traceId,
+        toolName,
+        serverId: target.serverId,
+        attempts: 0,
+        warnings: [],
+      };
 
     // 2–3. Claim the checkpoint: replay a completed call, or become its owner. The claim is
     // group-committed with concurrent calls' writes; it is durable once the promise resolves.
@@ -339,7 +386,15 @@ export class HarnessApplication {
     const warnings = authorization.warning ? [authorization.warning] : [];
     if (claim.kind === 'replay') {
       traceReplay(trace, claim.record);
-      return { result: redactor.redactSecretValues(claim.record.result), replayed: true, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: 0, warnings };
+      return {
+        result: redactor.redactSecretValues(claim.record.result),
+        replayed: true,
+        traceId: trace.traceId,
+        toolName,
+        serverId: target.serverId,
+        attempts: 0,
+        warnings,
+      };
     }
     trace.event('claim', { outcome: 'owner' });
     const key = `${options.sessionId}\0${options.callId}`;
@@ -374,7 +429,11 @@ export class HarnessApplication {
         this.options.taskLinks?.link(options.sessionId, options.callId, lease, event.taskId);
       }
       const statusMessage = event.statusMessage !== undefined ? redactor.redactText(event.statusMessage) : undefined;
-      trace.event('task', { taskId: event.taskId, status: event.status, ...(statusMessage !== undefined ? { statusMessage } : {}) });
+      trace.event('task', {
+        taskId: event.taskId,
+        status: event.status,
+        ...(statusMessage !== undefined ? { statusMessage } : {}),
+      });
       options.onTask?.({ ...event, ...(statusMessage !== undefined ? { statusMessage } : {}) });
     };
     for (let attempt = 1; ; attempt++) {
@@ -384,27 +443,63 @@ export class HarnessApplication {
         // A server may echo a credential it was given: known secrets never reach the stored
         // result, the trace, the caller or the GUI. Each input_required round of the attempt is
         // an event of this call's one trace (what was asked, who answered).
-        const result = redactor.redactSecretValues(await this.invoke(target, toolName, args, options, (round) => trace.event('input_requested', { round: round.round, requests: round.requests.map((request) => ({ ...request })) }), onTask));
+        const result = redactor.redactSecretValues(
+          await this.invoke(
+            target,
+            toolName,
+            args,
+            options,
+            (round) =>
+              trace.event('input_requested', {
+                round: round.round,
+                requests: round.requests.map((request) => ({ ...request })),
+              }),
+            onTask,
+          ),
+        );
         trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
         // 5. Save the replayable result — only while the lease is still ours — and return it once stored.
         await checkpoints.grouped.complete(options.sessionId, options.callId, lease, result);
         trace.event('completed', { isError: result.isError, contentBlocks: result.content.length });
         trace.finish('ok');
-        return { result, replayed: false, traceId: trace.traceId, toolName, serverId: target.serverId, attempts: attempt, warnings };
+        return {
+          result,
+          replayed: false,
+          traceId: trace.traceId,
+          toolName,
+          serverId: target.serverId,
+          attempts: attempt,
+          warnings,
+        };
       } catch (error) {
         const cancelled = options.signal?.aborted === true || error instanceof MCPRequestCancelled;
         // A call that became a server task ran there: sending it again would run it twice (its end is the server's to tell).
-        const verdict = linkedTask ? { retry: false, reason: `the server runs it as task ${linkedTask}` } : classifyFailure(error, this.retry, { idempotent, cancelled });
-        trace.event('attempt_finished', { attempt, outcome: 'error', durationMs: performance.now() - started, error: toTraceError(error), recoverable: verdict.retry });
+        const verdict = linkedTask
+          ? { retry: false, reason: `the server runs it as task ${linkedTask}` }
+          : classifyFailure(error, this.retry, { idempotent, cancelled });
+        trace.event('attempt_finished', {
+          attempt,
+          outcome: 'error',
+          durationMs: performance.now() - started,
+          error: toTraceError(error),
+          recoverable: verdict.retry,
+        });
         if (verdict.retry && attempt < this.retry.maxAttempts) {
           if (target.kind === 'mcp' && this.isReconnecting(target.serverId)) {
             // The server is down and coming back by itself: wait for it (not a blind sleep).
             const waitMs = this.reconnectWaitMs(target.serverId, options);
-            trace.event('retry_scheduled', { nextAttempt: attempt + 1, delayMs: 0, waitForServerMs: waitMs, reason: `${verdict.reason}; waiting for the server to reconnect` });
-            const back = await this.options.registry.whenReady(target.serverId, { timeoutMs: waitMs, ...(options.signal ? { signal: options.signal } : {}) }).then(
-              () => true,
-              () => false,
-            );
+            trace.event('retry_scheduled', {
+              nextAttempt: attempt + 1,
+              delayMs: 0,
+              waitForServerMs: waitMs,
+              reason: `${verdict.reason}; waiting for the server to reconnect`,
+            });
+            const back = await this.options.registry
+              .whenReady(target.serverId, { timeoutMs: waitMs, ...(options.signal ? { signal: options.signal } : {}) })
+              .then(
+                () => true,
+                () => false,
+              );
             if (back && !options.signal?.aborted) continue;
           } else {
             const delayMs = backoffDelay(attempt + 1, this.retry, this.options.random);
@@ -445,7 +540,14 @@ export class HarnessApplication {
     return options.timeoutMs ?? this.options.registry.server(serverId)?.timeoutMs ?? 30_000;
   }
 
-  private invoke(target: Target, toolName: string, args: Record<string, unknown>, options: ExecuteOptions, onInputRound: (round: InputRound) => void, onTask: (event: TaskEvent) => void): Promise<NormalizedToolResult> {
+  private invoke(
+    target: Target,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ExecuteOptions,
+    onInputRound: (round: InputRound) => void,
+    onTask: (event: TaskEvent) => void,
+  ): Promise<NormalizedToolResult> {
     if (target.kind === 'local') return target.tool.run(args, options.signal ? { signal: options.signal } : {});
     return this.options.registry.callServerTool(target.serverId, toolName, args, {
       agentId: options.userId,
@@ -462,10 +564,18 @@ export class HarnessApplication {
 /** Fingerprints by tool descriptor: a descriptor is a snapshot (a new listing makes new objects), so each is hashed once, not per call. */
 const fingerprints = new WeakMap<object, { name: string; fingerprint: string }>();
 
-function fingerprintOf(name: string, tool: { description?: string | undefined; inputSchema: unknown; annotations?: ToolAnnotationHints | undefined }): string {
+function fingerprintOf(
+  name: string,
+  tool: { description?: string | undefined; inputSchema: unknown; annotations?: ToolAnnotationHints | undefined },
+): string {
   const known = fingerprints.get(tool);
   if (known?.name === name) return known.fingerprint;
-  const fingerprint = toolSchemaFingerprint({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
+  const fingerprint = toolSchemaFingerprint({
+    name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: tool.annotations,
+  });
   fingerprints.set(tool, { name, fingerprint });
   return fingerprint;
 }
@@ -474,22 +584,45 @@ function fingerprintOf(name: string, tool: { description?: string | undefined; i
 function recordSecurityEvent(trace: TraceHandle, event: SecurityEvent): void {
   switch (event.type) {
     case 'guardrail':
-      trace.event('guardrail', { name: 'tool guardrails', outcome: event.ok ? 'passed' : 'blocked', ...(event.reason ? { reason: event.reason } : {}) });
+      trace.event('guardrail', {
+        name: 'tool guardrails',
+        outcome: event.ok ? 'passed' : 'blocked',
+        ...(event.reason ? { reason: event.reason } : {}),
+      });
       return;
     case 'decision':
-      trace.event('decision', { outcome: event.level === 'ALLOW' ? 'allow' : event.level === 'DENY' ? 'deny' : 'ask', reason: event.reason.detail, kind: event.reason.kind, ...(event.reason.ruleId ? { ruleId: event.reason.ruleId } : {}) });
+      trace.event('decision', {
+        outcome: event.level === 'ALLOW' ? 'allow' : event.level === 'DENY' ? 'deny' : 'ask',
+        reason: event.reason.detail,
+        kind: event.reason.kind,
+        ...(event.reason.ruleId ? { ruleId: event.reason.ruleId } : {}),
+      });
       return;
     case 'session_grant':
-      trace.event('decision', { outcome: 'allow', reason: 'allowed for this session by an earlier approval', kind: 'session-grant' });
+      trace.event('decision', {
+        outcome: 'allow',
+        reason: 'allowed for this session by an earlier approval',
+        kind: 'session-grant',
+      });
       return;
     case 'approval_requested':
       trace.event('approval_requested', { approvalId: event.requestId, reason: event.reason });
       return;
     case 'approval_answered':
-      trace.event('approval_answered', { approved: event.answer !== 'deny', answeredBy: event.answer, waitedMs: event.waitedMs, timedOut: event.timedOut, cancelled: event.cancelled });
+      trace.event('approval_answered', {
+        approved: event.answer !== 'deny',
+        answeredBy: event.answer,
+        waitedMs: event.waitedMs,
+        timedOut: event.timedOut,
+        cancelled: event.cancelled,
+      });
       return;
     case 'rule_save_failed':
-      trace.event('decision', { outcome: 'allow', reason: `approved, but the "always allow" rule could not be saved: ${event.message}`, kind: 'warning' });
+      trace.event('decision', {
+        outcome: 'allow',
+        reason: `approved, but the "always allow" rule could not be saved: ${event.message}`,
+        kind: 'warning',
+      });
       return;
   }
 }
@@ -500,7 +633,11 @@ type CompletedRecord = Extract<ClaimResult, { kind: 'replay' }>['record'];
 /** A replay in the call's trace: nothing ran, the stored result answered. */
 function traceReplay(trace: TraceHandle, record: CheckpointRecord): void {
   trace.event('claim', { outcome: 'replay' });
-  trace.event('replay', { originalTraceId: record.traceId, completedAt: record.updatedAt, ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}) });
+  trace.event('replay', {
+    originalTraceId: record.traceId,
+    completedAt: record.updatedAt,
+    ...(record.resolvedBy ? { resolvedBy: record.resolvedBy } : {}),
+  });
   trace.finish('replayed');
 }
 
@@ -511,7 +648,13 @@ function traceRefusedClaim(trace: TraceHandle, error: unknown): void {
 }
 
 function refusedClaimOutcome(error: unknown): 'in_progress' | 'arguments_mismatch' | 'failed' | undefined {
-  return error instanceof CheckpointInProgressError ? 'in_progress' : error instanceof CheckpointArgumentsMismatchError ? 'arguments_mismatch' : error instanceof CheckpointFailedError ? 'failed' : undefined;
+  return error instanceof CheckpointInProgressError
+    ? 'in_progress'
+    : error instanceof CheckpointArgumentsMismatchError
+      ? 'arguments_mismatch'
+      : error instanceof CheckpointFailedError
+        ? 'failed'
+        : undefined;
 }
 
 function isRefusedClaim(error: unknown): boolean {

@@ -23,12 +23,18 @@ export const MAX_STDIO_TOOL_ARGS_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - STDIO_E
 
 /** The limit for a call to `server` (undefined: a local tool), and how to say it. */
 export function argumentLimitOf(server: ServerConfig | undefined): { limitBytes: number; why: string } {
-  if (server?.transport === 'stdio') return { limitBytes: MAX_STDIO_TOOL_ARGS_BYTES, why: `"${server.name}" is a stdio server, which reads` };
+  if (server?.transport === 'stdio')
+    return { limitBytes: MAX_STDIO_TOOL_ARGS_BYTES, why: `"${server.name}" is a stdio server, which reads` };
   return { limitBytes: MAX_TOOL_ARGS_BYTES, why: 'a tool call carries' };
 }
 
 /** Throws ArgumentsTooLargeError when `args` are larger than `server` can take. */
-export function refuseOversizedArguments(toolName: string, serverId: string, server: ServerConfig | undefined, args: Record<string, unknown>): void {
+export function refuseOversizedArguments(
+  toolName: string,
+  serverId: string,
+  server: ServerConfig | undefined,
+  args: Record<string, unknown>,
+): void {
   const { limitBytes, why } = argumentLimitOf(server);
   // UTF-8 bytes of the JSON, as the wire carries them (Buffer.byteLength counts without copying).
   const sizeBytes = Buffer.byteLength(JSON.stringify(args) ?? '', 'utf8');

@@ -80,7 +80,9 @@ export interface Pipeline<S extends SecureToolExecutor = SecureToolExecutor> {
   redactor: SecretRedactor;
 }
 
-export async function createPipeline<S extends SecureToolExecutor = SecureToolExecutor>(options: PipelineOptions<S>): Promise<Pipeline<S>> {
+export async function createPipeline<S extends SecureToolExecutor = SecureToolExecutor>(
+  options: PipelineOptions<S>,
+): Promise<Pipeline<S>> {
   const checkpoints = new SqliteCheckpointStore(options.db);
   const taskLinks = new CheckpointTaskLinks(options.db);
   const redactor = options.redactor ?? new SecretRedactor();
@@ -88,7 +90,10 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
   const secrets = new ObservedSecretResolver(options.secrets, (value) => redactor.add(value.reveal()));
   // The same secrets also keep servers' descriptions, the tool cache file and progress clean.
   const registry = new MCPToolRegistry({ ...options.registry, secrets, redactor });
-  const engine = await PermissionDecisionEngine.load(options.rules, options.pathBase !== undefined ? { pathBase: options.pathBase } : {});
+  const engine = await PermissionDecisionEngine.load(
+    options.rules,
+    options.pathBase !== undefined ? { pathBase: options.pathBase } : {},
+  );
   const securityOptions: SecureToolExecutorOptions = {
     engine,
     requestApproval: options.requestApproval,
@@ -96,7 +101,9 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
     ...(options.onPermissionsChanged ? { onPermissionsChanged: options.onPermissionsChanged } : {}),
   };
   // Without a factory S is SecureToolExecutor itself (the default type argument).
-  const security = options.createSecurity ? options.createSecurity(securityOptions) : (new SecureToolExecutor(securityOptions) as S);
+  const security = options.createSecurity
+    ? options.createSecurity(securityOptions)
+    : (new SecureToolExecutor(securityOptions) as S);
   const harness = new HarnessApplication({
     registry,
     localTools: options.localTools,

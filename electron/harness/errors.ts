@@ -24,7 +24,9 @@ export class InvalidArgumentsError extends HarnessError {
     readonly serverId: string,
     readonly fieldErrors: ArgumentFieldErrors,
   ) {
-    super(`The arguments for ${toolName} do not match its input schema: ${describeArgumentErrors(fieldErrors)}. Nothing ran.`);
+    super(
+      `The arguments for ${toolName} do not match its input schema: ${describeArgumentErrors(fieldErrors)}. Nothing ran.`,
+    );
   }
 }
 
@@ -33,8 +35,15 @@ export class ArgumentsTooLargeError extends HarnessError {
   readonly code = 'request_too_large';
   readonly details: { serverId: string; limitBytes: number; sizeBytes: number; fieldErrors: Record<string, string[]> };
   constructor(toolName: string, serverId: string, limitBytes: number, sizeBytes: number, why: string) {
-    super(`The arguments of ${toolName} are ${formatBytes(sizeBytes)} as JSON; ${why} at most ${formatBytes(limitBytes)}. Nothing was sent.`);
-    this.details = { serverId, limitBytes, sizeBytes, fieldErrors: { args: [`${formatBytes(sizeBytes)} is over the limit of ${formatBytes(limitBytes)}`] } };
+    super(
+      `The arguments of ${toolName} are ${formatBytes(sizeBytes)} as JSON; ${why} at most ${formatBytes(limitBytes)}. Nothing was sent.`,
+    );
+    this.details = {
+      serverId,
+      limitBytes,
+      sizeBytes,
+      fieldErrors: { args: [`${formatBytes(sizeBytes)} is over the limit of ${formatBytes(limitBytes)}`] },
+    };
   }
 }
 

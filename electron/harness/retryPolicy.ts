@@ -46,19 +46,35 @@ const UNKNOWN_OUTCOME_HTTP_STATUSES = new Set([502, 504]);
 
 export function classifyFailure(error: unknown, policy: RetryPolicy, context: RetryContext): RetryVerdict {
   if (context.cancelled) return { retry: false, reason: 'the call was cancelled' };
-  if (error instanceof MCPUnreachableError) return { retry: true, reason: 'the server could not be reached; the request was not sent' };
-  if (error instanceof MCPServerUnavailableError) return { retry: true, reason: 'the server was not connected; the request was not sent' };
-  if (error instanceof MCPTransportError && error.httpStatus !== undefined && policy.retryHttpStatuses.includes(error.httpStatus)) {
+  if (error instanceof MCPUnreachableError)
+    return { retry: true, reason: 'the server could not be reached; the request was not sent' };
+  if (error instanceof MCPServerUnavailableError)
+    return { retry: true, reason: 'the server was not connected; the request was not sent' };
+  if (
+    error instanceof MCPTransportError &&
+    error.httpStatus !== undefined &&
+    policy.retryHttpStatuses.includes(error.httpStatus)
+  ) {
     return { retry: true, reason: `the server answered HTTP ${error.httpStatus} (not processed)` };
   }
-  if (error instanceof MCPTransportError && error.httpStatus !== undefined && UNKNOWN_OUTCOME_HTTP_STATUSES.has(error.httpStatus)) {
+  if (
+    error instanceof MCPTransportError &&
+    error.httpStatus !== undefined &&
+    UNKNOWN_OUTCOME_HTTP_STATUSES.has(error.httpStatus)
+  ) {
     return context.idempotent
       ? { retry: true, reason: `a proxy answered HTTP ${error.httpStatus}; the tool is idempotent` }
-      : { retry: false, reason: `a proxy answered HTTP ${error.httpStatus}: the server behind it may have acted, and the tool is not known to be idempotent` };
+      : {
+          retry: false,
+          reason: `a proxy answered HTTP ${error.httpStatus}: the server behind it may have acted, and the tool is not known to be idempotent`,
+        };
   }
   if (error instanceof MCPError && UNKNOWN_OUTCOME_CODES.has(error.code)) {
     return context.idempotent
-      ? { retry: true, reason: `${error.code === 'timeout' ? 'timed out' : 'the server was lost'}; the tool is idempotent` }
+      ? {
+          retry: true,
+          reason: `${error.code === 'timeout' ? 'timed out' : 'the server was lost'}; the tool is idempotent`,
+        }
       : { retry: false, reason: 'the outcome is unknown and the tool is not known to be idempotent' };
   }
   return { retry: false, reason: 'this kind of failure is not retried' };

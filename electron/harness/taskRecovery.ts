@@ -55,7 +55,11 @@ export async function recoverTaskCalls(options: TaskRecoveryOptions): Promise<Ta
   const settled: TaskRecoveryOutcome[] = [];
   const following: Array<Promise<TaskRecoveryOutcome>> = [];
   const signal = options.signal ?? new AbortController().signal;
-  const pending = options.links.pending().filter((call) => !options.only || (call.sessionId === options.only.sessionId && call.callId === options.only.callId));
+  const pending = options.links
+    .pending()
+    .filter(
+      (call) => !options.only || (call.sessionId === options.only.sessionId && call.callId === options.only.callId),
+    );
   for (const call of pending) {
     const client = await clientFor(call.serverId, options, signal);
     if (typeof client === 'string') {
@@ -66,18 +70,40 @@ export async function recoverTaskCalls(options: TaskRecoveryOptions): Promise<Ta
     try {
       task = await client.getTask(call.taskId, { signal });
     } catch (error) {
-      settled.push({ kind: 'unresolved', call, reason: options.redactText(error instanceof Error ? error.message : String(error)) });
+      settled.push({
+        kind: 'unresolved',
+        call,
+        reason: options.redactText(error instanceof Error ? error.message : String(error)),
+      });
       continue;
     }
-    const trace = options.tracer?.start({ sessionId: call.sessionId, callId: call.callId, userId: call.userId, toolName: call.toolName, serverId: call.serverId });
+    const trace = options.tracer?.start({
+      sessionId: call.sessionId,
+      callId: call.callId,
+      userId: call.userId,
+      toolName: call.toolName,
+      serverId: call.serverId,
+    });
     const traceTask = (state: { status: DetailedTaskV2['status']; statusMessage?: string | undefined }): void => {
-      trace?.event('task', { taskId: call.taskId, status: state.status, ...(state.statusMessage !== undefined ? { statusMessage: state.statusMessage } : {}) });
+      trace?.event('task', {
+        taskId: call.taskId,
+        status: state.status,
+        ...(state.statusMessage !== undefined ? { statusMessage: state.statusMessage } : {}),
+      });
     };
     if (task.status === 'working' || task.status === 'input_required') {
       options.note?.(`call ${call.callId}: task ${call.taskId} on ${call.serverId} is still running; following it`);
-      const requester = { get: (taskId: string, s: AbortSignal) => client.getTask(taskId, { signal: s }), cancel: (taskId: string) => client.cancelTask(taskId) };
+      const requester = {
+        get: (taskId: string, s: AbortSignal) => client.getTask(taskId, { signal: s }),
+        cancel: (taskId: string) => client.cancelTask(taskId),
+      };
       following.push(
-        followTask(task, requester, { serverId: call.serverId, operation: `task ${call.taskId}`, signal, onEvent: traceTask }).then(
+        followTask(task, requester, {
+          serverId: call.serverId,
+          operation: `task ${call.taskId}`,
+          signal,
+          onEvent: traceTask,
+        }).then(
           (result) => ended(trace, store(call, { status: 'completed', result }, options)),
           (error: unknown) => {
             const reason = options.redactText(error instanceof Error ? error.message : String(error));
@@ -114,7 +140,11 @@ function ended(trace: TraceHandle | undefined, outcome: TaskRecoveryOutcome): Ta
 }
 
 /** The server's client once connected, or why there is none. */
-async function clientFor(serverId: string, options: TaskRecoveryOptions, signal: AbortSignal): Promise<ReturnType<MCPToolRegistry['taskClient']> & object | string> {
+async function clientFor(
+  serverId: string,
+  options: TaskRecoveryOptions,
+  signal: AbortSignal,
+): Promise<(ReturnType<MCPToolRegistry['taskClient']> & object) | string> {
   try {
     await options.registry.whenReady(serverId, { timeoutMs: options.waitMs, signal });
   } catch (error) {
@@ -124,13 +154,25 @@ async function clientFor(serverId: string, options: TaskRecoveryOptions, signal:
 }
 
 /** A task that ended: its end becomes the record's. */
-function store(call: TaskLinkedCall, task: Pick<DetailedTaskV2, 'status'> & { result?: Record<string, unknown>; error?: { code: number; message: string } }, options: TaskRecoveryOptions): TaskRecoveryOutcome {
+function store(
+  call: TaskLinkedCall,
+  task: Pick<DetailedTaskV2, 'status'> & {
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string };
+  },
+  options: TaskRecoveryOptions,
+): TaskRecoveryOutcome {
   if (task.status === 'completed') {
     const result = options.redactResult(normalizeToolResult(task.result));
     if (options.links.complete(call, result)) return { kind: 'completed', call, isError: result.isError };
     return { kind: 'unresolved', call, reason: 'the record was resolved meanwhile' };
   }
-  const reason = options.redactText(task.status === 'failed' && task.error ? `the server's task failed (${task.error.code}): ${task.error.message}` : 'the server cancelled the task');
-  if (options.links.fail(call, { code: task.status === 'failed' ? 'task_failed' : 'task_cancelled', message: reason })) return { kind: 'failed', call, reason };
+  const reason = options.redactText(
+    task.status === 'failed' && task.error
+      ? `the server's task failed (${task.error.code}): ${task.error.message}`
+      : 'the server cancelled the task',
+  );
+  if (options.links.fail(call, { code: task.status === 'failed' ? 'task_failed' : 'task_cancelled', message: reason }))
+    return { kind: 'failed', call, reason };
   return { kind: 'unresolved', call, reason: 'the record was resolved meanwhile' };
 }

@@ -14,7 +14,25 @@ import { Validator } from '@cfworker/json-schema';
 export type ArgumentFieldErrors = Record<string, string[]>;
 
 /** Keywords that only say "something below failed": the failure below is reported instead. */
-const CONTAINER_KEYWORDS = new Set(['properties', 'patternProperties', 'additionalProperties', 'items', 'prefixItems', 'additionalItems', 'allOf', '$ref', '$dynamicRef', '$recursiveRef', 'dependentSchemas', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'then', 'else', 'if']);
+const CONTAINER_KEYWORDS = new Set([
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'allOf',
+  '$ref',
+  '$dynamicRef',
+  '$recursiveRef',
+  'dependentSchemas',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contains',
+  'then',
+  'else',
+  'if',
+]);
 
 function draftOf(schema: Record<string, unknown>): SchemaDraft {
   const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
@@ -42,7 +60,8 @@ function words(unit: OutputUnit): { path: string[]; message: string } {
   if (unit.keyword === 'false') return { path, message: 'is not an argument this tool takes' };
   if (unit.keyword === 'type') {
     const match = /Instance type "(.+)" is invalid\. Expected (.+)\.$/.exec(unit.error);
-    if (match) return { path, message: `must be ${match[2]?.replaceAll('"', '').replaceAll(',', ' or')} (it is ${match[1]})` };
+    if (match)
+      return { path, message: `must be ${match[2]?.replaceAll('"', '').replaceAll(',', ' or')} (it is ${match[1]})` };
   }
   return { path, message: unit.error.replace(/^Instance /, 'Value ') };
 }
@@ -66,7 +85,10 @@ function validatorFor(schema: Record<string, unknown>): Validator | null {
  * Field errors of `args` against `schema`, or undefined when they are valid (or the schema
  * cannot be read, in which case the server is left to check).
  */
-export function checkToolArguments(schema: Record<string, unknown>, args: Record<string, unknown>): ArgumentFieldErrors | undefined {
+export function checkToolArguments(
+  schema: Record<string, unknown>,
+  args: Record<string, unknown>,
+): ArgumentFieldErrors | undefined {
   const validator = validatorFor(schema);
   if (!validator) return undefined;
   let result;

@@ -44,7 +44,14 @@ import {
   MCPUnreachableError,
 } from './errors.js';
 import { HEADER_MISMATCH, errnoOf, mapClientError } from './errorMapping.js';
-import { MAX_INPUT_ROUNDS, negotiationOptions, priorFor, readNegotiated, verdictOf, verdictSourceOf } from './negotiation.js';
+import {
+  MAX_INPUT_ROUNDS,
+  negotiationOptions,
+  priorFor,
+  readNegotiated,
+  verdictOf,
+  verdictSourceOf,
+} from './negotiation.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { normalizeToolResult } from '../results/toolResult.js';
 import { ListChanges } from './listChanges.js';
@@ -99,11 +106,16 @@ const STDERR_TAIL_LINES = 10;
 /** The SDK's own deadline for initialize, never reached: ours closes the transport first (see connectWithinDeadline). */
 const MAX_TIMER_MS = 2_147_483_647;
 
-
-
-
 /** Errors of an HTTP request that say the server is gone (not that it refused this request). */
-const SERVER_GONE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SERVER_GONE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 export interface MCPClientOptions {
   secrets: SecretResolver;
@@ -130,7 +142,6 @@ export interface MCPClientOptions {
   /** The gateway marks this server answered with (none: not a MiniHarness gateway), at each handshake and tools/list page it was not refused for. */
   onGatewayMarks?: (marks: string[]) => void;
 }
-
 
 export class MCPClient implements ToolClient {
   readonly serverId: string;
@@ -194,7 +205,12 @@ export class MCPClient implements ToolClient {
       timeoutMs: () => this.config.timeoutMs,
       redact: (text) => this.redact(text),
     });
-    this.signIns = new SignInRounds({ oauth: options.oauth, log: this.log, closed: this.closedSignal.signal, finishAuth: () => this.opened?.finishAuth });
+    this.signIns = new SignInRounds({
+      oauth: options.oauth,
+      log: this.log,
+      closed: this.closedSignal.signal,
+      finishAuth: () => this.opened?.finishAuth,
+    });
   }
 
   get state(): ClientState {
@@ -243,7 +259,9 @@ export class MCPClient implements ToolClient {
       this.options.onGatewayMarks?.(gatewayMarksOf(info.capabilities));
       this._negotiated = info;
       this._state = 'ready';
-      this.log.note(`ready: ${info.serverInfo.name} ${info.serverInfo.version}, ${info.era} era, protocol ${info.protocolVersion} (${info.verdictSource})`);
+      this.log.note(
+        `ready: ${info.serverInfo.name} ${info.serverInfo.version}, ${info.era} era, protocol ${info.protocolVersion} (${info.verdictSource})`,
+      );
       this.options.onVerdict?.(verdictOf(info));
       this.applyLogLevel();
       return info;
@@ -261,7 +279,13 @@ export class MCPClient implements ToolClient {
   }
 
   /** Opens the transport and runs the SDK's initialize exchange once. */
-  private async handshake(timeoutMs: number, signal: AbortSignal, started: number, signInRound = 0, noPrior = false): Promise<NegotiatedInfo> {
+  private async handshake(
+    timeoutMs: number,
+    signal: AbortSignal,
+    started: number,
+    signInRound = 0,
+    noPrior = false,
+  ): Promise<NegotiatedInfo> {
     // A transport replaced by a new session (see renewSession) no longer speaks for this client.
     const current = (): boolean => opened === this.opened;
     const limits = {
@@ -279,11 +303,22 @@ export class MCPClient implements ToolClient {
         if (current()) this.onWireError(error);
       },
     };
-    const opened = await openTransport(this.config, this.options.secrets, this.log, limits, this.options.oauth ? { oauth: this.options.oauth } : {}).catch((error: unknown) => {
-      throw error instanceof MCPError ? error : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
+    const opened = await openTransport(
+      this.config,
+      this.options.secrets,
+      this.log,
+      limits,
+      this.options.oauth ? { oauth: this.options.oauth } : {},
+    ).catch((error: unknown) => {
+      throw error instanceof MCPError
+        ? error
+        : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));
     });
     this.opened = opened;
-    const prior = priorFor(this.config.protocolEra, noPrior || this.priorRejected ? undefined : await this.options.prior?.().catch(() => undefined));
+    const prior = priorFor(
+      this.config.protocolEra,
+      noPrior || this.priorRejected ? undefined : await this.options.prior?.().catch(() => undefined),
+    );
     // A TaskAwareClient: a tools/call the server runs as a task is followed (tasks/followTask.ts).
     const sdk = new TaskAwareClient(this.options.clientInfo ?? CLIENT_INFO, {
       capabilities: withAppsExtension(withTasksExtension(clientCapabilities(this.options.serverRequests))),
@@ -313,7 +348,13 @@ export class MCPClient implements ToolClient {
         this.log.note(`the kept ${prior.kind} verdict failed; negotiating afresh`);
         this.options.onVerdict?.(undefined);
         await sdk.close().catch(() => undefined);
-        return this.handshake(Math.max(1, timeoutMs - (performance.now() - started)), signal, started, signInRound, true);
+        return this.handshake(
+          Math.max(1, timeoutMs - (performance.now() - started)),
+          signal,
+          started,
+          signInRound,
+          true,
+        );
       }
       // ── OAuth: a browser sign-in was needed and is done: initialize again, signed in ──
       if (!(await this.signIns.completed(error, signInRound, signal))) throw error;
@@ -321,8 +362,15 @@ export class MCPClient implements ToolClient {
       return this.handshake(timeoutMs, signal, started, signInRound + 1, noPrior);
     }
 
-    const info = readNegotiated(sdk, verdictSourceOf(this.config.protocolEra, prior), { initializeMs: performance.now() - started, readyAt: Date.now() });
-    if (!info) throw new MCPProtocolError(this.serverId, 'the negotiation completed without a protocol era, version, server info or capabilities');
+    const info = readNegotiated(sdk, verdictSourceOf(this.config.protocolEra, prior), {
+      initializeMs: performance.now() - started,
+      readyAt: Date.now(),
+    });
+    if (!info)
+      throw new MCPProtocolError(
+        this.serverId,
+        'the negotiation completed without a protocol era, version, server info or capabilities',
+      );
     this.session.unverifiedPrior = prior !== undefined;
     return info;
   }
@@ -333,7 +381,13 @@ export class MCPClient implements ToolClient {
    * gets neither, and on expiry (or abort) the transport is closed instead, which fails the
    * pending request.
    */
-  private async connectWithinDeadline(sdk: Client, opened: OpenedTransport, timeoutMs: number, signal: AbortSignal, prior: PriorDiscovery | undefined): Promise<void> {
+  private async connectWithinDeadline(
+    sdk: Client,
+    opened: OpenedTransport,
+    timeoutMs: number,
+    signal: AbortSignal,
+    prior: PriorDiscovery | undefined,
+  ): Promise<void> {
     let ended: 'timeout' | 'aborted' | undefined;
     const end = (why: 'timeout' | 'aborted'): void => {
       if (ended) return;
@@ -379,7 +433,14 @@ export class MCPClient implements ToolClient {
         const seenCursors = new Set<string>();
         let hints: ToolListHints | undefined;
         do {
-          const page = await this.signIns.run(() => sdk.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }), options.signal);
+          const page = await this.signIns.run(
+            () =>
+              sdk.request(
+                { method: 'tools/list', params: cursor ? { cursor } : {} },
+                { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) },
+              ),
+            options.signal,
+          );
           refuseOwnGateway(this.serverId, this.options.ownGatewayMark, page, () => void this.close());
           this.options.onGatewayMarks?.(gatewayMarksOf(page));
           for (const tool of page.tools) {
@@ -394,7 +455,8 @@ export class MCPClient implements ToolClient {
           hints = this._negotiated?.era === 'modern' ? cacheHintsOf(page) : undefined;
           cursor = page.nextCursor;
           if (cursor !== undefined) {
-            if (seenCursors.has(cursor)) throw new MCPProtocolError(this.serverId, `tools/list repeated the cursor ${JSON.stringify(cursor)}`);
+            if (seenCursors.has(cursor))
+              throw new MCPProtocolError(this.serverId, `tools/list repeated the cursor ${JSON.stringify(cursor)}`);
             seenCursors.add(cursor);
           }
         } while (cursor !== undefined);
@@ -407,14 +469,25 @@ export class MCPClient implements ToolClient {
     }
   }
 
-  async callTool(name: string, args: Record<string, unknown>, options: RequestOptions = {}): Promise<NormalizedToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: RequestOptions = {},
+  ): Promise<NormalizedToolResult> {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const maxTotalMs = Math.max(timeoutMs, this.config.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS);
     // A modern call's input_required rounds run here (inputRounds.ts), where the call's own answerers are known.
     const rounds = this._negotiated?.era === 'modern';
     // A 2025-11-25 server that runs this tool as a task is asked to (tasks/legacyTasks.ts).
-    const asTask = this._negotiated?.era === 'legacy' && callAsLegacyTask(this._negotiated.capabilities, this.toolDefinitions.get(name));
-    const params = { name, arguments: args, ...this.logLevel.meta(this._negotiated?.era), ...(asTask ? { task: {} } : {}) };
+    const asTask =
+      this._negotiated?.era === 'legacy' &&
+      callAsLegacyTask(this._negotiated.capabilities, this.toolDefinitions.get(name));
+    const params = {
+      name,
+      arguments: args,
+      ...this.logLevel.meta(this._negotiated?.era),
+      ...(asTask ? { task: {} } : {}),
+    };
     // The call's deadline (requestDeadline.ts): the server's silence and the total, both paused
     // while a person answers what the server asked — in this call's rounds, or (legacy) as a
     // request of the server's while the call is in flight (personWaits.ts).
@@ -423,7 +496,9 @@ export class MCPClient implements ToolClient {
     let taskInputs = 0;
     const inputContext: InputRoundsContext = {
       serverId: this.serverId,
-      person: this.options.serverRequests ? { serverId: this.serverId, handlers: this.options.serverRequests, note: (line) => this.log.note(line) } : undefined,
+      person: this.options.serverRequests
+        ? { serverId: this.serverId, handlers: this.options.serverRequests, note: (line) => this.log.note(line) }
+        : undefined,
       personWait: () => ({ signal: deadline.ended, answered: deadline.waitForPerson() }),
       serverRequests: options.serverRequests,
       roots: () => this.roots,
@@ -433,7 +508,12 @@ export class MCPClient implements ToolClient {
     };
     try {
       const send = (legParams: Record<string, unknown>): Promise<unknown> =>
-        this.sendToolCall(name, legParams, { timeoutMs, deadline, rounds, ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, options.signal).catch((error: unknown) => {
+        this.sendToolCall(
+          name,
+          legParams,
+          { timeoutMs, deadline, rounds, ...(options.onProgress ? { onProgress: options.onProgress } : {}) },
+          options.signal,
+        ).catch((error: unknown) => {
           // Answered with a task (the tasks extension): followed to its end within the call's deadline, its result is the call's.
           const task = taskCreatedOf(error);
           if (!task) throw error;
@@ -446,7 +526,11 @@ export class MCPClient implements ToolClient {
             // The task's questions go to the same answerers as the call's input rounds.
             // Each answered set is reported like an input round (the call's trace shows what was asked and who answered).
             answerInput: async (inputRequests, signal) => {
-              const answered = await answerInputRequests(inputRequests as Record<string, InputRequest>, inputContext, signal);
+              const answered = await answerInputRequests(
+                inputRequests as Record<string, InputRequest>,
+                inputContext,
+                signal,
+              );
               options.onInputRound?.({ round: ++taskInputs, requests: answered.requests });
               return answered.responses;
             },
@@ -492,16 +576,31 @@ export class MCPClient implements ToolClient {
     if (this._negotiated?.era === 'legacy') {
       // tasks/result waits for the task's end: the follower's signal ends it, not a timer.
       return legacyTaskRequester(this.serverId, (method, params, signal) =>
-        this.session.send(`${method} "${params.taskId}"`, (sdk) => sdk.request({ method, params }, anyResult, { timeout: method === 'tasks/result' ? NEVER_MS : timeoutMs, ...(signal ? { signal } : {}) })),
+        this.session.send(`${method} "${params.taskId}"`, (sdk) =>
+          sdk.request({ method, params }, anyResult, {
+            timeout: method === 'tasks/result' ? NEVER_MS : timeoutMs,
+            ...(signal ? { signal } : {}),
+          }),
+        ),
       );
     }
     return {
-      get: (taskId, signal) => this.session.send(`tasks/get "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/get', params: { taskId } }, anyResult, { timeout: timeoutMs, signal })),
+      get: (taskId, signal) =>
+        this.session.send(`tasks/get "${taskId}"`, (sdk) =>
+          sdk.request({ method: 'tasks/get', params: { taskId } }, anyResult, { timeout: timeoutMs, signal }),
+        ),
       cancel: async (taskId) => {
-        await this.session.send(`tasks/cancel "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/cancel', params: { taskId } }, anyResult, { timeout: timeoutMs }));
+        await this.session.send(`tasks/cancel "${taskId}"`, (sdk) =>
+          sdk.request({ method: 'tasks/cancel', params: { taskId } }, anyResult, { timeout: timeoutMs }),
+        );
       },
       update: async (taskId, inputResponses, signal) => {
-        await this.session.send(`tasks/update "${taskId}"`, (sdk) => sdk.request({ method: 'tasks/update', params: { taskId, inputResponses } }, anyResult, { timeout: timeoutMs, signal }));
+        await this.session.send(`tasks/update "${taskId}"`, (sdk) =>
+          sdk.request({ method: 'tasks/update', params: { taskId, inputResponses } }, anyResult, {
+            timeout: timeoutMs,
+            signal,
+          }),
+        );
       },
     };
   }
@@ -546,7 +645,9 @@ export class MCPClient implements ToolClient {
       // -32020: the headers did not match the server's idea of the tool (its definition changed):
       // the request was refused unread, so the tools are listed again and it is sent once more.
       if (!(error instanceof ProtocolError && error.code === HEADER_MISMATCH) || callerSignal?.aborted) throw error;
-      this.log.note(`tools/call "${name}": the server's tool definition changed (header mismatch); listing tools again and retrying once`);
+      this.log.note(
+        `tools/call "${name}": the server's tool definition changed (header mismatch); listing tools again and retrying once`,
+      );
       await this.listTools({ timeoutMs: leg.timeoutMs, ...(callerSignal ? { signal: callerSignal } : {}) });
       return send();
     }
@@ -563,7 +664,10 @@ export class MCPClient implements ToolClient {
       note: (line) => this.log.note(line),
       // Only a legacy server's own requests come during a tool call; on a modern connection these
       // handlers answer the SDK's rounds of prompts/get and resources/read, which no tool call waits for.
-      personWaitBegins: () => (this._negotiated?.era === 'modern' ? { signal: undefined, answered: () => undefined } : this.callsInFlight.personWaitBegins()),
+      personWaitBegins: () =>
+        this._negotiated?.era === 'modern'
+          ? { signal: undefined, answered: () => undefined }
+          : this.callsInFlight.personWaitBegins(),
     });
   }
 
@@ -574,15 +678,21 @@ export class MCPClient implements ToolClient {
     if (this._state !== 'ready' || !this.sdk || this.isClosed()) return; // the next initialize declares them
     // A modern server has no roots notification: it asks for them (input_required) when it needs them.
     if (this._negotiated?.era === 'modern') {
-      this.log.note(`roots changed (${roots.length} ${roots.length === 1 ? 'folder' : 'folders'}); the server gets them when it next asks`);
+      this.log.note(
+        `roots changed (${roots.length} ${roots.length === 1 ? 'folder' : 'folders'}); the server gets them when it next asks`,
+      );
       return;
     }
     try {
       // eslint-disable-next-line @typescript-eslint/no-deprecated -- roots are kept in both eras (retiredFeatures.ts)
       await this.sdk.sendRootsListChanged();
-      this.log.note(`roots changed (${roots.length} ${roots.length === 1 ? 'folder' : 'folders'}); the server was told`);
+      this.log.note(
+        `roots changed (${roots.length} ${roots.length === 1 ? 'folder' : 'folders'}); the server was told`,
+      );
     } catch (error) {
-      this.log.note(`roots changed, but the server could not be told: ${this.redact(error instanceof Error ? error.message : String(error))}`);
+      this.log.note(
+        `roots changed, but the server could not be told: ${this.redact(error instanceof Error ? error.message : String(error))}`,
+      );
     }
   }
 
@@ -624,7 +734,10 @@ export class MCPClient implements ToolClient {
       this.applyLogLevel();
       this.listChanges.emitAll();
     } catch (error) {
-      const mapped = error instanceof MCPClientClosedError ? error : this.mapError(error, 'initialize (new session)', this.config.timeoutMs);
+      const mapped =
+        error instanceof MCPClientClosedError
+          ? error
+          : this.mapError(error, 'initialize (new session)', this.config.timeoutMs);
       if (!this.isClosed() && !this.lost) this.markLost(mapped);
       throw mapped;
     } finally {
@@ -646,8 +759,10 @@ export class MCPClient implements ToolClient {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     try {
       const how = await this.logLevel.set(level, this._negotiated.era, async () => {
-        // eslint-disable-next-line @typescript-eslint/no-deprecated -- server logs are kept in both eras (retiredFeatures.ts)
-        await this.session.send(operation, (sdk) => sdk.setLoggingLevel(level, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }));
+        await this.session.send(operation, (sdk) =>
+          // eslint-disable-next-line @typescript-eslint/no-deprecated -- server logs are kept in both eras (retiredFeatures.ts)
+          sdk.setLoggingLevel(level, { timeout: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }),
+        );
       });
       this.log.note(`log level set to ${level}${how === 'per request' ? ' (sent with each request)' : ''}`);
     } catch (error) {
@@ -659,7 +774,9 @@ export class MCPClient implements ToolClient {
   private applyLogLevel(): void {
     const level = this.options.logLevel?.();
     if (!level || !this._negotiated?.capabilities.logging) return;
-    this.setLoggingLevel(level).catch((error: unknown) => this.log.note(`could not set the log level: ${error instanceof Error ? error.message : String(error)}`));
+    this.setLoggingLevel(level).catch((error: unknown) =>
+      this.log.note(`could not set the log level: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 
   /** Notifications this client shows: the server's log messages go to its log, bounded and redacted. */
@@ -726,7 +843,14 @@ export class MCPClient implements ToolClient {
 
   /** The HTTP server stopped answering (refused, reset): the session is lost. */
   private onRequestFailed(error: unknown): void {
-    if (this.isClosed() || this._state !== 'ready' || this.lost || this.session.inProgress || this.config.transport !== 'streamable_http') return;
+    if (
+      this.isClosed() ||
+      this._state !== 'ready' ||
+      this.lost ||
+      this.session.inProgress ||
+      this.config.transport !== 'streamable_http'
+    )
+      return;
     const errno = errnoOf(error);
     const failure = errno && SERVER_GONE_ERRNOS.has(errno) ? networkFailureOf(error, this.config.url) : undefined;
     if (failure) this.markLost(new MCPUnreachableError(this.serverId, failure));
@@ -734,7 +858,8 @@ export class MCPClient implements ToolClient {
 
   /** A request failure that means the session is gone (an HTTP server that restarted forgot it). */
   private noteFailure(error: MCPError): MCPError {
-    if (error instanceof MCPServerUnavailableError && this._state === 'ready' && !this.isClosed() && !this.lost) this.markLost(error);
+    if (error instanceof MCPServerUnavailableError && this._state === 'ready' && !this.isClosed() && !this.lost)
+      this.markLost(error);
     return error;
   }
 
@@ -773,7 +898,10 @@ export class MCPClient implements ToolClient {
   }
 
   private redact(text: string): string {
-    return redactString(text, this.secrets().map((s) => s.reveal()));
+    return redactString(
+      text,
+      this.secrets().map((s) => s.reveal()),
+    );
   }
 
   /** Maps whatever the SDK, Node or fetch threw to one of the MCP layer's errors (see errorMapping.ts). */
@@ -806,7 +934,11 @@ export class MCPClient implements ToolClient {
    * client, with the same refusals, deadline and error mapping as a tool call. `run` passes the
    * SDK options it gets (deadline, signal) to each request it makes.
    */
-  async featureRequest<T>(operation: string, run: (sdk: Client, options: SdkRequestOptions) => Promise<T>, options: RequestOptions = {}): Promise<T> {
+  async featureRequest<T>(
+    operation: string,
+    run: (sdk: Client, options: SdkRequestOptions) => Promise<T>,
+    options: RequestOptions = {},
+  ): Promise<T> {
     const sdk = this.requireReady(operation);
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     try {

@@ -43,7 +43,12 @@ export class DescriptorRedaction {
     let changed = false;
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(tool)) {
-      const next = key === 'name' ? value : key === 'inputSchema' || key === 'outputSchema' ? strings(value, secrets, true) : strings(value, secrets, false);
+      const next =
+        key === 'name'
+          ? value
+          : key === 'inputSchema' || key === 'outputSchema'
+            ? strings(value, secrets, true)
+            : strings(value, secrets, false);
       if (next !== value) changed = true;
       define(out, key, next);
     }
@@ -51,7 +56,11 @@ export class DescriptorRedaction {
   }
 
   tools(tools: Tool[]): Tool[] {
-    return this.each(tools, (tool) => this.tool(tool), (tool) => [tool.name, ...keysOf(tool.inputSchema), ...keysOf(tool.outputSchema)]);
+    return this.each(
+      tools,
+      (tool) => this.tool(tool),
+      (tool) => [tool.name, ...keysOf(tool.inputSchema), ...keysOf(tool.outputSchema)],
+    );
   }
 
   resource(resource: Resource): Resource {
@@ -100,7 +109,6 @@ export class DescriptorRedaction {
     return mapSame(kept, redactOne);
   }
 
-
   private list(): readonly string[] {
     return this.secrets?.prepared ?? [];
   }
@@ -128,7 +136,10 @@ function define(target: Record<string, unknown>, key: string, value: unknown): v
 /** What callers address a resource, a template or a prompt by (its arguments' names too): kept as is, so never holding a secret. */
 export const resourceIds = (resource: Resource): string[] => [resource.uri];
 export const templateIds = (template: ResourceTemplateType): string[] => [template.uriTemplate];
-export const promptIds = (prompt: Prompt): string[] => [prompt.name, ...(prompt.arguments ?? []).map((argument) => argument.name)];
+export const promptIds = (prompt: Prompt): string[] => [
+  prompt.name,
+  ...(prompt.arguments ?? []).map((argument) => argument.name),
+];
 
 /** Every key of plain JSON data (a schema's property names among them), to a bounded depth. */
 function keysOf(value: unknown, depth = 0): string[] {

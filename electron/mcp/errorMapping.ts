@@ -10,7 +10,15 @@
  * answers are `SdkHttpError` (the status on `.status`). Messages that came from outside are
  * redacted by the caller's `redact` before they reach an error.
  */
-import { OAuthError, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
+import {
+  OAuthError,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import type { ElicitationLink } from '../../shared/errors.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { AuthChallenge } from './errors.js';
@@ -74,12 +82,16 @@ export function mapClientError(error: unknown, ctx: MappingContext): MCPError {
   if (ctx.violation && ctx.state === 'initializing') return ctx.violation;
   // An HTML page, plain text: not an MCP endpoint.
   if (isSdk(error, SdkErrorCode.ClientHttpUnexpectedContent)) {
-    return ctx.state === 'initializing' ? new MCPNotAnMCPServerError(serverId, ctx.target, undefined) : new MCPProtocolError(serverId, ctx.notJsonRpcDetail);
+    return ctx.state === 'initializing'
+      ? new MCPNotAnMCPServerError(serverId, ctx.target, undefined)
+      : new MCPProtocolError(serverId, ctx.notJsonRpcDetail);
   }
   if (error instanceof SdkError && !(error instanceof SdkHttpError)) return mapSdkError(error, ctx);
   if (error instanceof ProtocolError) return mapProtocolError(error, ctx);
   // ── OAuth: "sign in", and the OAuth exchanges that failed ──
-  const oauthFailure = mapOAuthFailure(serverId, error, { oauth: ctx.config.transport === 'streamable_http' && ctx.config.auth.kind === 'oauth' });
+  const oauthFailure = mapOAuthFailure(serverId, error, {
+    oauth: ctx.config.transport === 'streamable_http' && ctx.config.auth.kind === 'oauth',
+  });
   if (oauthFailure) return oauthFailure;
   if (error instanceof SdkHttpError) return mapHttpError(error, ctx);
   if (error instanceof UnauthorizedError) return new MCPAuthError(serverId, 401, 'oauth');
@@ -98,7 +110,12 @@ function mapSdkError(error: SdkError, ctx: MappingContext): MCPError {
       if (ctx.callerAborted) return new MCPRequestCancelled(serverId, operation);
       const maxTotal = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
       if (typeof maxTotal === 'number') {
-        return new MCPRequestTimeout(serverId, operation, maxTotal, 'Its progress reports extended the deadline up to the maximum total time this server is allowed (raise it in the server’s settings).');
+        return new MCPRequestTimeout(
+          serverId,
+          operation,
+          maxTotal,
+          'Its progress reports extended the deadline up to the maximum total time this server is allowed (raise it in the server’s settings).',
+        );
       }
       return new MCPRequestTimeout(serverId, operation, ctx.timeoutMs);
     }
@@ -113,14 +130,28 @@ function mapSdkError(error: SdkError, ctx: MappingContext): MCPError {
         const inner = mapClientError(error.cause, ctx);
         if (!(inner instanceof MCPTransportError)) return inner;
       }
-      return new MCPProtocolError(serverId, `the protocol version could not be negotiated: ${ctx.redact(error.message)} (pin the server’s protocol era in its settings if it misbehaves on the probe)`, { cause: error });
+      return new MCPProtocolError(
+        serverId,
+        `the protocol version could not be negotiated: ${ctx.redact(error.message)} (pin the server’s protocol era in its settings if it misbehaves on the probe)`,
+        { cause: error },
+      );
     }
     case SdkErrorCode.InputRequiredRoundsExceeded:
-      return new MCPProtocolError(serverId, `${operation} kept asking for more input after ${String((error.data as { rounds?: unknown } | undefined)?.rounds ?? 'the allowed')} rounds; it was stopped`);
+      return new MCPProtocolError(
+        serverId,
+        `${operation} kept asking for more input after ${String((error.data as { rounds?: unknown } | undefined)?.rounds ?? 'the allowed')} rounds; it was stopped`,
+      );
     case SdkErrorCode.UnsupportedResultType:
-      return new MCPProtocolError(serverId, `${operation} answered with a result this client cannot use (${String((error.data as { resultType?: unknown } | undefined)?.resultType ?? 'unknown type')})`);
+      return new MCPProtocolError(
+        serverId,
+        `${operation} answered with a result this client cannot use (${String((error.data as { resultType?: unknown } | undefined)?.resultType ?? 'unknown type')})`,
+      );
     case SdkErrorCode.InvalidResult:
-      return new MCPProtocolError(serverId, `${operation} answered with an invalid result: ${ctx.redact(error.message)}`, { cause: error });
+      return new MCPProtocolError(
+        serverId,
+        `${operation} answered with an invalid result: ${ctx.redact(error.message)}`,
+        { cause: error },
+      );
     case SdkErrorCode.MethodNotSupportedByProtocolVersion:
       return new MCPProtocolError(serverId, `${operation} does not exist in the protocol version this server speaks`);
     default:
@@ -140,19 +171,34 @@ function mapProtocolError(error: ProtocolError, ctx: MappingContext): MCPError {
   if (error.code === ProtocolErrorCode.MissingRequiredClientCapability) {
     const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
     const names = required && typeof required === 'object' ? Object.keys(required).join(', ') : '';
-    return new MCPRemoteError(serverId, error.code, `${operation} needs a client capability this app did not declare${names ? ` (${names})` : ''}: ${message}`);
+    return new MCPRemoteError(
+      serverId,
+      error.code,
+      `${operation} needs a client capability this app did not declare${names ? ` (${names})` : ''}: ${message}`,
+    );
   }
   // Resource not found: -32002 from servers of earlier revisions, -32602 (invalid params) from
   // 2026-07-28 servers, which must use it for a read of an unknown URI.
-  if (operation === 'resources/read' && (error.code === ProtocolErrorCode.ResourceNotFound || error.code === ProtocolErrorCode.InvalidParams)) {
-    return new MCPRemoteError(serverId, error.code, `the resource was not found (or its URI is not one the server accepts): ${message}`);
+  if (
+    operation === 'resources/read' &&
+    (error.code === ProtocolErrorCode.ResourceNotFound || error.code === ProtocolErrorCode.InvalidParams)
+  ) {
+    return new MCPRemoteError(
+      serverId,
+      error.code,
+      `the resource was not found (or its URI is not one the server accepts): ${message}`,
+    );
   }
   if (error.code === ProtocolErrorCode.UrlElicitationRequired) {
     return new MCPUrlElicitationRequiredError(serverId, operation, elicitationLinksOf(error.data, ctx.redact));
   }
   if (error.code === ProtocolErrorCode.UnsupportedProtocolVersion) {
     const supported = (error.data as { supported?: unknown } | undefined)?.supported;
-    return new MCPRemoteError(serverId, error.code, `the server does not support this protocol version${Array.isArray(supported) ? ` (it supports ${supported.map(String).join(', ')})` : ''}: ${message}`);
+    return new MCPRemoteError(
+      serverId,
+      error.code,
+      `the server does not support this protocol version${Array.isArray(supported) ? ` (it supports ${supported.map(String).join(', ')})` : ''}: ${message}`,
+    );
   }
   return new MCPRemoteError(serverId, error.code, message);
 }
@@ -172,7 +218,11 @@ function elicitationLinksOf(data: unknown, redact: (text: string) => string): El
       continue;
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') continue;
-    links.push({ url: parsed.href, host: parsed.host, ...(typeof message === 'string' ? { message: redact(message).slice(0, 2_000) } : {}) });
+    links.push({
+      url: parsed.href,
+      host: parsed.host,
+      ...(typeof message === 'string' ? { message: redact(message).slice(0, 2_000) } : {}),
+    });
   }
   return links;
 }
@@ -184,14 +234,23 @@ function mapHttpError(error: SdkHttpError, ctx: MappingContext): MCPError {
   if (status === 401 && ctx.oauthChallenged) return new MCPSignInRequiredError(serverId, 'not_configured');
   if (status === 401 || status === 403) return new MCPAuthError(serverId, status, ctx.authChallenge ?? 'token');
   if (/content type/i.test(error.message)) {
-    return ctx.state === 'initializing' ? new MCPNotAnMCPServerError(serverId, ctx.target, undefined) : new MCPProtocolError(serverId, ctx.notJsonRpcDetail);
+    return ctx.state === 'initializing'
+      ? new MCPNotAnMCPServerError(serverId, ctx.target, undefined)
+      : new MCPProtocolError(serverId, ctx.notJsonRpcDetail);
   }
   // 404 on a request of a live session: the server no longer knows it (it restarted), so it
   // did not process the request. The session is lost; a new one must be initialized.
   if (status === 404 && ctx.state === 'ready' && ctx.sessionId) {
-    return new MCPServerUnavailableError(serverId, 'the server no longer knows this session (did it restart?); it is being reconnected');
+    return new MCPServerUnavailableError(
+      serverId,
+      'the server no longer knows this session (did it restart?); it is being reconnected',
+    );
   }
-  return new MCPTransportError(serverId, `${operation} failed: ${ctx.redact(error.message)}`, status > 0 ? status : undefined);
+  return new MCPTransportError(
+    serverId,
+    `${operation} failed: ${ctx.redact(error.message)}`,
+    status > 0 ? status : undefined,
+  );
 }
 
 /** Node and fetch failures: a missing command, a refused socket, a body that is not JSON. */
@@ -200,11 +259,19 @@ function mapPlatformError(error: unknown, ctx: MappingContext): MCPError {
   const errno = errnoOf(error);
   if (errno === 'ENOENT' && config.transport === 'stdio') return new MCPCommandNotFoundError(serverId, config.command);
   if ((errno === 'EACCES' || errno === 'ENOEXEC') && config.transport === 'stdio') {
-    return new MCPConfigError(serverId, `the command "${config.command}" cannot be executed (${errno}); check its permissions`);
+    return new MCPConfigError(
+      serverId,
+      `the command "${config.command}" cannot be executed (${errno}); check its permissions`,
+    );
   }
   // The socket of a live session closed under a request: it may have reached the server and
   // acted, so the outcome is unknown (as when a stdio server dies mid-call).
-  if (config.transport === 'streamable_http' && ctx.state === 'ready' && errno && ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(errno)) {
+  if (
+    config.transport === 'streamable_http' &&
+    ctx.state === 'ready' &&
+    errno &&
+    ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(errno)
+  ) {
     return ctx.connectionLost();
   }
   if (config.transport === 'streamable_http') {
@@ -213,8 +280,12 @@ function mapPlatformError(error: unknown, ctx: MappingContext): MCPError {
   }
   const parseFailure = error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError');
   // An HTTP answer that is JSON but not JSON-RPC (or not JSON at all) fails the SDK's parse.
-  if (config.transport === 'streamable_http' && parseFailure) return new MCPProtocolError(serverId, ctx.notJsonRpcDetail, { cause: error });
-  if (error instanceof Error && (parseFailure || /protocol version is not supported|invalid initialize result/i.test(error.message))) {
+  if (config.transport === 'streamable_http' && parseFailure)
+    return new MCPProtocolError(serverId, ctx.notJsonRpcDetail, { cause: error });
+  if (
+    error instanceof Error &&
+    (parseFailure || /protocol version is not supported|invalid initialize result/i.test(error.message))
+  ) {
     return new MCPProtocolError(serverId, ctx.redact(error.message), { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -65,7 +65,10 @@ export class MCPNotInitializedError extends MCPError {
 export class MCPClientClosedError extends MCPError {
   readonly code = 'closed';
   constructor(serverId: string, operation: string) {
-    super(`Server "${serverId}": ${operation} was called after the client was closed. Reconnect the server to use it again.`, serverId);
+    super(
+      `Server "${serverId}": ${operation} was called after the client was closed. Reconnect the server to use it again.`,
+      serverId,
+    );
   }
 }
 
@@ -121,7 +124,9 @@ export class MCPAuthError extends MCPError {
 
   override get details(): ErrorDetails {
     // The GUI offers "Sign in" instead of "Replace token" from this typed cause.
-    return this.status === 401 && this.challenge === 'oauth' ? { ...super.details, cause: { kind: 'sign_in', httpStatus: 401 } } : super.details;
+    return this.status === 401 && this.challenge === 'oauth'
+      ? { ...super.details, cause: { kind: 'sign_in', httpStatus: 401 } }
+      : super.details;
   }
 }
 
@@ -149,7 +154,10 @@ const CAUSE_WORDS: Record<UnreachableKind, string> = {
 };
 
 /** The kinds of "could not reach the server" a network failure can be. */
-export type UnreachableKind = Extract<ErrorCause['kind'], 'connection_refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'network' | 'blocked_port'>;
+export type UnreachableKind = Extract<
+  ErrorCause['kind'],
+  'connection_refused' | 'dns' | 'tls' | 'timeout' | 'reset' | 'network' | 'blocked_port'
+>;
 
 /** An HTTP server could not be reached: what failed (refused, DNS, TLS, timeout, …) and where (host:port). The request was not processed. */
 export class MCPUnreachableError extends MCPError {
@@ -186,7 +194,12 @@ export class MCPNotAnMCPServerError extends MCPError {
   }
 
   override get details(): ErrorDetails {
-    return { ...super.details, retryable: false, cause: { kind: 'protocol' }, ...(this.rpcCode !== undefined ? { rpcCode: this.rpcCode } : {}) };
+    return {
+      ...super.details,
+      retryable: false,
+      cause: { kind: 'protocol' },
+      ...(this.rpcCode !== undefined ? { rpcCode: this.rpcCode } : {}),
+    };
   }
 }
 
@@ -204,13 +217,21 @@ export class MCPServerExitedError extends MCPError {
     readonly exit: ExitInfo,
     during: string,
   ) {
-    const how = exit.signal ? `was killed by ${exit.signal}` : exit.exitCode === null ? 'closed its connection' : `exited with code ${exit.exitCode}`;
+    const how = exit.signal
+      ? `was killed by ${exit.signal}`
+      : exit.exitCode === null
+        ? 'closed its connection'
+        : `exited with code ${exit.exitCode}`;
     const tail = exit.stderrTail.length ? `\nLast stderr lines:\n${exit.stderrTail.join('\n')}` : '';
     super(`Server "${serverId}" ${how} during ${during}.${tail}`, serverId);
   }
 
   override get details(): ErrorDetails {
-    return { ...super.details, retryable: false, cause: { kind: 'exited', exitCode: this.exit.exitCode, signal: this.exit.signal } };
+    return {
+      ...super.details,
+      retryable: false,
+      cause: { kind: 'exited', exitCode: this.exit.exitCode, signal: this.exit.signal },
+    };
   }
 }
 
@@ -229,7 +250,10 @@ export class MCPProtocolError extends MCPError {
 export class MCPConfigError extends MCPError {
   readonly code = 'config';
   constructor(serverId: string | undefined, detail: string) {
-    super(serverId ? `Server "${serverId}" is misconfigured: ${detail}` : `Invalid server configuration: ${detail}`, serverId);
+    super(
+      serverId ? `Server "${serverId}" is misconfigured: ${detail}` : `Invalid server configuration: ${detail}`,
+      serverId,
+    );
   }
 }
 
@@ -263,7 +287,10 @@ export class MCPUrlElicitationRequiredError extends MCPError {
     readonly links: ElicitationLink[],
   ) {
     const hosts = [...new Set(links.map((link) => link.host))];
-    const where = hosts.length === 0 ? 'a link this app does not open (not an http or https address)' : `a link at ${hosts.join(', ')}`;
+    const where =
+      hosts.length === 0
+        ? 'a link this app does not open (not an http or https address)'
+        : `a link at ${hosts.join(', ')}`;
     super(
       `Server "${serverId}" needs you to open ${where} before it can run ${operation}; it did not run it.${hosts.length ? ' Open the link, finish there, then run the call again.' : ''}`,
       serverId,
@@ -288,7 +315,10 @@ export class MCPTransportError extends MCPError {
   }
 
   override get details(): ErrorDetails {
-    return { ...super.details, ...(this.httpStatus !== undefined ? { cause: { kind: 'http_status', httpStatus: this.httpStatus } } : {}) };
+    return {
+      ...super.details,
+      ...(this.httpStatus !== undefined ? { cause: { kind: 'http_status', httpStatus: this.httpStatus } } : {}),
+    };
   }
 }
 
@@ -324,7 +354,10 @@ export class MCPNotSupportedError extends MCPError {
     readonly capability: string,
     operation: string,
   ) {
-    super(`Server "${serverId}" does not support ${operation}: it did not declare the "${capability}" capability.`, serverId);
+    super(
+      `Server "${serverId}" does not support ${operation}: it did not declare the "${capability}" capability.`,
+      serverId,
+    );
   }
 
   override get details(): ErrorDetails {
@@ -366,7 +399,10 @@ export class MCPResultTooLargeError extends MCPError {
 export class MCPGatewayLoopError extends MCPError {
   readonly code = 'gateway_loop';
   constructor(serverId: string) {
-    super('This server points at MiniHarness’s own agent gateway: its calls would come back here in a loop. Connect the agent to the gateway instead.', serverId);
+    super(
+      'This server points at MiniHarness’s own agent gateway: its calls would come back here in a loop. Connect the agent to the gateway instead.',
+      serverId,
+    );
   }
 }
 

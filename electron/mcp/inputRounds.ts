@@ -26,7 +26,16 @@ import type { ElicitRequestParams, ElicitResult, InputRequest, InputResponse } f
 import { MCPProtocolError } from './errors.js';
 import type { SamplingParams, SamplingResult } from './retiredFeatures.js';
 import type { PersonAnswerer, PersonWait } from './serverRequests.js';
-import { answerElicitation, answerSampling, checkElicitation, checkSampling, describeElicitation, describeSampling, rootsOf, whilePersonAnswers } from './serverRequests.js';
+import {
+  answerElicitation,
+  answerSampling,
+  checkElicitation,
+  checkSampling,
+  describeElicitation,
+  describeSampling,
+  rootsOf,
+  whilePersonAnswers,
+} from './serverRequests.js';
 import type { CallServerRequestHandlers, InputAnswerer, InputRound } from './types.js';
 
 export interface InputRoundsContext {
@@ -54,11 +63,20 @@ type Answered = { response: InputResponse; kind: InputRound['requests'][number][
  * Sends `params` (a `tools/call`'s), and while the server answers `input_required`, answers its
  * requests and sends the call again with them. Resolves with the first complete result.
  */
-export async function runInputRounds(params: Params, send: (params: Params) => Promise<unknown>, context: InputRoundsContext, signal: AbortSignal): Promise<unknown> {
+export async function runInputRounds(
+  params: Params,
+  send: (params: Params) => Promise<unknown>,
+  context: InputRoundsContext,
+  signal: AbortSignal,
+): Promise<unknown> {
   let result = await send(params);
   for (let round = 1; isInputRequiredResult(result); round++) {
     if (round > context.maxRounds) {
-      throw new SdkError(SdkErrorCode.InputRequiredRoundsExceeded, `input_required rounds exceeded (${context.maxRounds})`, { rounds: context.maxRounds });
+      throw new SdkError(
+        SdkErrorCode.InputRequiredRoundsExceeded,
+        `input_required rounds exceeded (${context.maxRounds})`,
+        { rounds: context.maxRounds },
+      );
     }
     const { responses, requests } = await answerInputRequests(result.inputRequests ?? {}, context, signal);
     context.onRound?.({ round, requests });
@@ -75,7 +93,11 @@ export async function runInputRounds(params: Params, send: (params: Params) => P
  * Answers a set of embedded requests (a round's, or a task's `input_required` — tasks/followTask.ts)
  * one by one, under the call's signal: the responses by key, and who answered each.
  */
-export async function answerInputRequests(inputRequests: Record<string, InputRequest>, context: InputRoundsContext, signal: AbortSignal): Promise<{ responses: Record<string, InputResponse>; requests: InputRound['requests'] }> {
+export async function answerInputRequests(
+  inputRequests: Record<string, InputRequest>,
+  context: InputRoundsContext,
+  signal: AbortSignal,
+): Promise<{ responses: Record<string, InputResponse>; requests: InputRound['requests'] }> {
   const requests: InputRound['requests'] = [];
   const responses: Record<string, InputResponse> = {};
   for (const [key, request] of Object.entries(inputRequests)) {
@@ -114,7 +136,12 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** Answers one embedded request, through the call's hook, the person, or the configuration. */
-async function answer(key: string, request: InputRequest, context: InputRoundsContext, signal: AbortSignal): Promise<Answered> {
+async function answer(
+  key: string,
+  request: InputRequest,
+  context: InputRoundsContext,
+  signal: AbortSignal,
+): Promise<Answered> {
   const method = (request as { method?: unknown }).method;
   switch (method) {
     case 'roots/list': {
@@ -124,54 +151,111 @@ async function answer(key: string, request: InputRequest, context: InputRoundsCo
     }
     case 'elicitation/create': {
       const params = validParams(key, 'ElicitRequestParams', request.params) as ElicitRequestParams;
-      if (context.serverRequests?.elicit) return { response: withFormDefaults(params, await agentElicitation(params, context.serverRequests.elicit, context, signal)), kind: 'elicitation', answeredBy: 'agent' };
+      if (context.serverRequests?.elicit)
+        return {
+          response: withFormDefaults(
+            params,
+            await agentElicitation(params, context.serverRequests.elicit, context, signal),
+          ),
+          kind: 'elicitation',
+          answeredBy: 'agent',
+        };
       const answerer = person(context, 'elicitation');
       const result = await showToPerson(context, signal, (askSignal) => answerElicitation(answerer, params, askSignal));
       return { response: withFormDefaults(params, result), kind: 'elicitation', answeredBy: 'person' };
     }
     case 'sampling/createMessage': {
       const params = validParams(key, 'CreateMessageRequestParams', request.params) as SamplingParams;
-      if (context.serverRequests?.sample) return { response: await agentSampling(params, context.serverRequests.sample, context, signal), kind: 'sampling', answeredBy: 'agent' };
+      if (context.serverRequests?.sample)
+        return {
+          response: await agentSampling(params, context.serverRequests.sample, context, signal),
+          kind: 'sampling',
+          answeredBy: 'agent',
+        };
       const answerer = person(context, 'sampling');
-      return { response: await showToPerson(context, signal, (askSignal) => answerSampling(answerer, params, askSignal)), kind: 'sampling', answeredBy: 'person' };
+      return {
+        response: await showToPerson(context, signal, (askSignal) => answerSampling(answerer, params, askSignal)),
+        kind: 'sampling',
+        answeredBy: 'person',
+      };
     }
     default:
-      throw new SdkError(SdkErrorCode.InvalidResult, `Invalid input request '${key}': ${JSON.stringify(String(method)).slice(0, 80)} is not an embedded request this client answers`);
+      throw new SdkError(
+        SdkErrorCode.InvalidResult,
+        `Invalid input request '${key}': ${JSON.stringify(String(method)).slice(0, 80)} is not an embedded request this client answers`,
+      );
   }
 }
 
 /** The embedded request's params, as the spec shapes them; a malformed one fails the call. */
-function validParams(key: string, type: 'ElicitRequestParams' | 'CreateMessageRequestParams', params: unknown): unknown {
+function validParams(
+  key: string,
+  type: 'ElicitRequestParams' | 'CreateMessageRequestParams',
+  params: unknown,
+): unknown {
   const checked = specTypeSchemas[type]['~standard'].validate(params ?? {});
-  if (checked.issues) throw new SdkError(SdkErrorCode.InvalidResult, `Invalid input request '${key}': ${checked.issues.map((issue) => issue.message).join('; ').slice(0, 200)}`);
+  if (checked.issues)
+    throw new SdkError(
+      SdkErrorCode.InvalidResult,
+      `Invalid input request '${key}': ${checked.issues
+        .map((issue) => issue.message)
+        .join('; ')
+        .slice(0, 200)}`,
+    );
   return checked.value;
 }
 
 /** Asks the person while the call waits (its deadline paused); the dialog ends with the call. */
-function showToPerson<T>(context: InputRoundsContext, signal: AbortSignal, serverRequest: (signal: AbortSignal) => Promise<T>): Promise<T> {
+function showToPerson<T>(
+  context: InputRoundsContext,
+  signal: AbortSignal,
+  serverRequest: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const wait = context.personWait?.();
   return whilePersonAnswers(wait, wait?.signal ? undefined : signal, serverRequest);
 }
 
 function person(context: InputRoundsContext, kind: 'elicitation' | 'sampling'): PersonAnswerer {
-  if (!context.person) throw new SdkError(SdkErrorCode.CapabilityNotSupported, `The server asked for ${kind}, and nobody here can answer it.`);
+  if (!context.person)
+    throw new SdkError(
+      SdkErrorCode.CapabilityNotSupported,
+      `The server asked for ${kind}, and nobody here can answer it.`,
+    );
   return context.person;
 }
 
 /** An elicitation answered by the call's agent: the question without this client's envelope. */
-async function agentElicitation(params: ElicitRequestParams, elicit: NonNullable<CallServerRequestHandlers['elicit']>, context: InputRoundsContext, signal: AbortSignal): Promise<ElicitResult> {
+async function agentElicitation(
+  params: ElicitRequestParams,
+  elicit: NonNullable<CallServerRequestHandlers['elicit']>,
+  context: InputRoundsContext,
+  signal: AbortSignal,
+): Promise<ElicitResult> {
   checkElicitation(params);
-  const { _meta: _envelope, task: _task, ...question } = params as ElicitRequestParams & { _meta?: unknown; task?: unknown };
+  const {
+    _meta: _envelope,
+    task: _task,
+    ...question
+  } = params as ElicitRequestParams & { _meta?: unknown; task?: unknown };
   const what = describeElicitation(params);
   const result = await elicit(question.mode === 'url' ? question : { ...question, mode: 'form' }, signal);
   const checked = specTypeSchemas.ElicitResult['~standard'].validate(result);
-  if (checked.issues) throw new MCPProtocolError(context.serverId, `the agent's answer to the server's elicitation request (${what}) is not a valid elicitation result`);
+  if (checked.issues)
+    throw new MCPProtocolError(
+      context.serverId,
+      `the agent's answer to the server's elicitation request (${what}) is not a valid elicitation result`,
+    );
   context.note(`elicitation request (${what}): ${checked.value.action} (answered by the agent)`);
   return checked.value;
 }
 
 /** A sampling request answered by the call's agent: its text relayed; any other content refused. */
-async function agentSampling(params: SamplingParams, sample: NonNullable<CallServerRequestHandlers['sample']>, context: InputRoundsContext, signal: AbortSignal): Promise<SamplingResult> {
+async function agentSampling(
+  params: SamplingParams,
+  sample: NonNullable<CallServerRequestHandlers['sample']>,
+  context: InputRoundsContext,
+  signal: AbortSignal,
+): Promise<SamplingResult> {
   checkSampling(params);
   const what = describeSampling(params);
   const { _meta: _envelope, task: _task, ...request } = params as SamplingParams & { _meta?: unknown; task?: unknown };
@@ -179,12 +263,21 @@ async function agentSampling(params: SamplingParams, sample: NonNullable<CallSer
   const blocks = Array.isArray(result.content) ? result.content : [result.content];
   const text = blocks.length === 1 && blocks[0]?.type === 'text' ? blocks[0].text : undefined;
   if (text === undefined || typeof result.model !== 'string') {
-    const kinds = blocks.map((block) => String((block as { type?: unknown } | undefined)?.type)).join(', ') || 'nothing';
+    const kinds =
+      blocks.map((block) => String((block as { type?: unknown } | undefined)?.type)).join(', ') || 'nothing';
     context.note(`sampling request (${what}): the agent's answer was not text (${kinds}); refused`);
-    throw new MCPProtocolError(context.serverId, `the agent answered the server's sampling request with ${kinds}; only a single text response is relayed to a server`);
+    throw new MCPProtocolError(
+      context.serverId,
+      `the agent answered the server's sampling request with ${kinds}; only a single text response is relayed to a server`,
+    );
   }
   context.note(`sampling request (${what}): response sent (answered by the agent)`);
-  return { role: 'assistant', content: { type: 'text', text }, model: result.model, ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}) };
+  return {
+    role: 'assistant',
+    content: { type: 'text', text },
+    model: result.model,
+    ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}),
+  };
 }
 
 /** A form's defaults filled into an accepted answer where it left them out (the client declares `applyDefaults`). */

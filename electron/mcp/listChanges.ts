@@ -44,7 +44,11 @@ export class ListChanges {
 
   /** The SDK's handlers (installed only for lists the server declared `listChanged` for). */
   sdkHandlers(): ListChangedHandlers {
-    const handler = (kind: ListKind) => ({ autoRefresh: false, debounceMs: LIST_CHANGED_DEBOUNCE_MS, onChanged: () => this.emit(kind) });
+    const handler = (kind: ListKind) => ({
+      autoRefresh: false,
+      debounceMs: LIST_CHANGED_DEBOUNCE_MS,
+      onChanged: () => this.emit(kind),
+    });
     return { tools: handler('tools'), resources: handler('resources'), prompts: handler('prompts') };
   }
 }

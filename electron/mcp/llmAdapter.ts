@@ -35,16 +35,18 @@ function sanitize(name: string): string {
 function uniqueNames(tools: RegisteredTool[]): Array<[string, RegisteredTool]> {
   const used = new Set<string>();
   // An MCP App's app-only tool (`_meta.ui.visibility: ["app"]`) is never offered to a model.
-  return tools.filter((tool) => visibleToModel(readToolUi(tool.tool._meta).app)).map((tool) => {
-    const base = sanitize(tool.name);
-    let name = base;
-    for (let n = 2; used.has(name); n++) {
-      const suffix = `_${n}`;
-      name = `${base.slice(0, MAX_NAME - suffix.length)}${suffix}`;
-    }
-    used.add(name);
-    return [name, tool];
-  });
+  return tools
+    .filter((tool) => visibleToModel(readToolUi(tool.tool._meta).app))
+    .map((tool) => {
+      const base = sanitize(tool.name);
+      let name = base;
+      for (let n = 2; used.has(name); n++) {
+        const suffix = `_${n}`;
+        name = `${base.slice(0, MAX_NAME - suffix.length)}${suffix}`;
+      }
+      used.add(name);
+      return [name, tool];
+    });
 }
 
 function describe(tool: RegisteredTool): string {
@@ -63,7 +65,10 @@ function parametersOf(tool: RegisteredTool): Record<string, unknown> {
 export function toOpenAITools(tools: RegisteredTool[]): AdaptedTools<OpenAIToolDefinition> {
   const named = uniqueNames(tools);
   return {
-    definitions: named.map(([name, tool]) => ({ type: 'function', function: { name, description: describe(tool), parameters: parametersOf(tool) } })),
+    definitions: named.map(([name, tool]) => ({
+      type: 'function',
+      function: { name, description: describe(tool), parameters: parametersOf(tool) },
+    })),
     toolFor: new Map(named),
   };
 }

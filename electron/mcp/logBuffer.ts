@@ -85,7 +85,12 @@ export class LogBuffer {
   /** The last `n` stderr lines as text, for error messages. */
   tail(n: number): string[] {
     const pending = this.partial ? [this.clean(this.partial)] : [];
-    return [...this.all().filter((l) => l.stream === 'stderr').map((l) => l.text), ...pending].slice(-n);
+    return [
+      ...this.all()
+        .filter((l) => l.stream === 'stderr')
+        .map((l) => l.text),
+      ...pending,
+    ].slice(-n);
   }
 
   subscribe(listener: (line: LogLine) => void): () => void {
@@ -102,6 +107,11 @@ export class LogBuffer {
 
   private clean(raw: string): string {
     const cut = raw.length > this.maxLineLength ? `${raw.slice(0, this.maxLineLength)}… [cut]` : raw;
-    return this.secrets.length === 0 ? cut : redactString(cut, this.secrets.map((s) => s.reveal()));
+    return this.secrets.length === 0
+      ? cut
+      : redactString(
+          cut,
+          this.secrets.map((s) => s.reveal()),
+        );
   }
 }

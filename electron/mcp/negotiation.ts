@@ -30,14 +30,24 @@ export const MAX_INPUT_ROUNDS = 8;
 export const STDIO_PROBE_MAX_MS = 5_000;
 
 /** The SDK's negotiation options for a server's era setting. */
-export function negotiationOptions(setting: ProtocolEraSetting, timeoutMs: number, transport: 'stdio' | 'streamable_http'): VersionNegotiationOptions {
+export function negotiationOptions(
+  setting: ProtocolEraSetting,
+  timeoutMs: number,
+  transport: 'stdio' | 'streamable_http',
+): VersionNegotiationOptions {
   switch (setting) {
     case 'legacy':
       return { mode: 'legacy' };
     case 'modern':
       return { mode: { pin: MODERN_PROTOCOL_VERSION }, probe: { timeoutMs } };
     case 'auto':
-      return { mode: 'auto', probe: { timeoutMs: transport === 'stdio' ? Math.max(50, Math.min(STDIO_PROBE_MAX_MS, Math.floor(timeoutMs / 2))) : timeoutMs } };
+      return {
+        mode: 'auto',
+        probe: {
+          timeoutMs:
+            transport === 'stdio' ? Math.max(50, Math.min(STDIO_PROBE_MAX_MS, Math.floor(timeoutMs / 2))) : timeoutMs,
+        },
+      };
   }
 }
 
@@ -69,7 +79,11 @@ function implementationOf(value: unknown): Implementation | undefined {
   return typeof name === 'string' && typeof version === 'string' ? (value as Implementation) : undefined;
 }
 
-export function readNegotiated(sdk: Client, source: VerdictSource, timings: NegotiatedInfo['timings']): NegotiatedInfo | undefined {
+export function readNegotiated(
+  sdk: Client,
+  source: VerdictSource,
+  timings: NegotiatedInfo['timings'],
+): NegotiatedInfo | undefined {
   const era = eraOf(sdk);
   const protocolVersion = sdk.getNegotiatedProtocolVersion();
   const discover = era === 'modern' ? sdk.getDiscoverResult() : undefined;

@@ -25,7 +25,10 @@ export const GATEWAY_THROUGH_KEY = 'io.miniharness/gateway-through';
 const MAX_MARKS = 64;
 
 /** The gateway's capabilities entry for `mark`, and the marks of the gateways it is connected to. */
-export function gatewayMarkCapability(mark: string, through: readonly string[] = []): Record<string, { run: string; through?: string[] }> {
+export function gatewayMarkCapability(
+  mark: string,
+  through: readonly string[] = [],
+): Record<string, { run: string; through?: string[] }> {
   return { [GATEWAY_MARK_KEY]: { run: mark, ...(through.length > 0 ? { through: [...through] } : {}) } };
 }
 
@@ -35,7 +38,9 @@ export function gatewayMarkMeta(mark: string, through: readonly string[] = []): 
 }
 
 function recordOf(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** The gateway mark an answer carries (negotiated capabilities, or a result with `_meta`), if any. */
@@ -53,13 +58,22 @@ export function gatewayMarksOf(answer: unknown): string[] {
   const capability = recordOf(recordOf(record?.experimental)?.[GATEWAY_MARK_KEY]);
   const meta = recordOf(record?._meta);
   const run = gatewayMarkOf(answer);
-  const through = [capability?.through, meta?.[GATEWAY_THROUGH_KEY]].flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : []));
-  const marks = [...(run !== undefined ? [run] : []), ...through].filter((m): m is string => typeof m === 'string' && m.length <= 200);
+  const through = [capability?.through, meta?.[GATEWAY_THROUGH_KEY]].flatMap((list) =>
+    Array.isArray(list) ? (list as unknown[]) : [],
+  );
+  const marks = [...(run !== undefined ? [run] : []), ...through].filter(
+    (m): m is string => typeof m === 'string' && m.length <= 200,
+  );
   return [...new Set(marks)].slice(0, MAX_MARKS);
 }
 
 /** Throws MCPGatewayLoopError when `answer` carries `ownMark` (this run's gateway mark, as the answering gateway's or one behind it), after `onRefused` (ending the connection). */
-export function refuseOwnGateway(serverId: string, ownMark: string | undefined, answer: unknown, onRefused?: () => void): void {
+export function refuseOwnGateway(
+  serverId: string,
+  ownMark: string | undefined,
+  answer: unknown,
+  onRefused?: () => void,
+): void {
   if (ownMark === undefined || !gatewayMarksOf(answer).includes(ownMark)) return;
   onRefused?.();
   throw new MCPGatewayLoopError(serverId);

@@ -33,7 +33,15 @@ export function reconnectDelay(attempt: number, policy: ReconnectPolicy): number
  * Failures another attempt cannot fix: a person must change something first (the token, the
  * command, the settings). Reconnecting stops on them and the server shows the error.
  */
-const NEEDS_A_PERSON: ReadonlySet<MCPErrorCode | 'internal'> = new Set(['auth', 'config', 'command_not_found', 'not_an_mcp_server', 'sign_in_required', 'oauth_failed', 'gateway_loop']);
+const NEEDS_A_PERSON: ReadonlySet<MCPErrorCode | 'internal'> = new Set([
+  'auth',
+  'config',
+  'command_not_found',
+  'not_an_mcp_server',
+  'sign_in_required',
+  'oauth_failed',
+  'gateway_loop',
+]);
 
 export function keepsReconnecting(code: MCPErrorCode | 'internal'): boolean {
   return !NEEDS_A_PERSON.has(code);

@@ -42,7 +42,16 @@ import { Discovery } from './registry/discovery.js';
 import { ServerFeatures } from './registry/features.js';
 import { LiveLists } from './registry/liveLists.js';
 import { RegistryState, failureOfServer } from './registry/state.js';
-import type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, ServerDiscovery, ServerStatus, ToolConflict, WaitOptions } from './registry/types.js';
+import type {
+  DiscoverOptions,
+  DiscoveryResult,
+  RegisteredTool,
+  RegistryEvent,
+  ServerDiscovery,
+  ServerStatus,
+  ToolConflict,
+  WaitOptions,
+} from './registry/types.js';
 import type { ToolSchemaCache } from './schemaCache.js';
 import type { VerdictStore } from './verdictStore.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
@@ -50,7 +59,16 @@ import type { ClientFactory, NegotiatedInfo, ToolClient } from './types.js';
 import type { LogLevel } from './logBuffer.js';
 
 export type { RegistryCallOptions } from './registry/calls.js';
-export type { DiscoverOptions, DiscoveryResult, RegisteredTool, RegistryEvent, ServerDiscovery, ServerStatus, ToolConflict, WaitOptions } from './registry/types.js';
+export type {
+  DiscoverOptions,
+  DiscoveryResult,
+  RegisteredTool,
+  RegistryEvent,
+  ServerDiscovery,
+  ServerStatus,
+  ToolConflict,
+  WaitOptions,
+} from './registry/types.js';
 export type { FeatureEvent, ResourceCatalog } from './registry/features.js';
 
 export interface RegistryOptions {
@@ -101,7 +119,9 @@ export class MCPToolRegistry {
           ...(options.clientVersion ? { clientInfo: { name: CLIENT_NAME, version: options.clientVersion } } : {}),
           ...(options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {}),
           ...(options.ownGatewayMark !== undefined ? { ownGatewayMark: options.ownGatewayMark } : {}),
-          ...(options.onGatewayMarks ? { onGatewayMarks: (marks: string[]) => options.onGatewayMarks?.(config.id, marks) } : {}),
+          ...(options.onGatewayMarks
+            ? { onGatewayMarks: (marks: string[]) => options.onGatewayMarks?.(config.id, marks) }
+            : {}),
           ...oauthOf(options.oauth, config),
           ...verdictsOf(options.verdicts, config),
         }));
@@ -113,7 +133,12 @@ export class MCPToolRegistry {
     };
     this.cache = new CacheAccess(this.state, options.cache);
     this.verdicts = options.verdicts;
-    this.connections = new ConnectionLifecycle(this.state, clientFactory, { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect }, this.cache);
+    this.connections = new ConnectionLifecycle(
+      this.state,
+      clientFactory,
+      { ...DEFAULT_RECONNECT_POLICY, ...options.reconnect },
+      this.cache,
+    );
     this.discovery = new Discovery(this.state, this.connections, this.cache);
     this.liveLists = new LiveLists(this.state, this.cache, () => this.discovery.inFlight);
     this.features = new ServerFeatures(this.state);
@@ -323,7 +348,12 @@ export class MCPToolRegistry {
   }
 
   /** Calls a tool on one given server (the harness resolves names; a shadowed tool is chosen explicitly in the GUI). */
-  callServerTool(serverId: string, name: string, args: Record<string, unknown>, options: RegistryCallOptions = {}): Promise<NormalizedToolResult> {
+  callServerTool(
+    serverId: string,
+    name: string,
+    args: Record<string, unknown>,
+    options: RegistryCallOptions = {},
+  ): Promise<NormalizedToolResult> {
     return callServerTool(this.state, serverId, name, args, options);
   }
 
@@ -353,7 +383,10 @@ export class MCPToolRegistry {
  * A client's kept era verdict (verdictStore.ts): read at each connect for the configuration as it
  * is then, written when a connection became ready, dropped when it failed.
  */
-function verdictsOf(verdicts: VerdictStore | undefined, config: ServerConfig): Pick<MCPClientOptions, 'prior' | 'onVerdict'> {
+function verdictsOf(
+  verdicts: VerdictStore | undefined,
+  config: ServerConfig,
+): Pick<MCPClientOptions, 'prior' | 'onVerdict'> {
   if (!verdicts) return {};
   const fingerprint = connectionFingerprint(config);
   return {

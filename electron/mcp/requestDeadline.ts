@@ -119,7 +119,10 @@ export class CallDeadline {
   private armIdle(): void {
     this.clearIdle();
     if (this.legs === 0 || this.pauses > 0 || this.signal.aborted) return;
-    this.idleTimer = setTimeout(() => this.expire(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: this.idleMs })), this.idleMs);
+    this.idleTimer = setTimeout(
+      () => this.expire(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: this.idleMs })),
+      this.idleMs,
+    );
   }
 
   private clearIdle(): void {
@@ -131,7 +134,12 @@ export class CallDeadline {
     if (this.signal.aborted) return;
     this.totalSince = performance.now();
     this.totalTimer = setTimeout(
-      () => this.expire(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: this.maxTotalMs })),
+      () =>
+        this.expire(
+          new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', {
+            maxTotalTimeout: this.maxTotalMs,
+          }),
+        ),
       Math.max(0, this.totalLeftMs),
     );
   }

@@ -52,7 +52,8 @@ export class ToolSchemaCache {
       dir: options.dir,
       suffix: '.tools.json',
       schema: CacheFileSchema,
-      onUnreadable: (serverId, error) => this.options.onWarning?.(`tool cache for "${serverId}" is unreadable (${error.message}); refetching`),
+      onUnreadable: (serverId, error) =>
+        this.options.onWarning?.(`tool cache for "${serverId}" is unreadable (${error.message}); refetching`),
       // A damaged cache file is moved aside and reported; the tools are fetched again.
       onInvalid: (_serverId, file, problem) => {
         const warning = setAside(file, 'tool_cache', problem, { now: this.now });
@@ -75,9 +76,21 @@ export class ToolSchemaCache {
    * Keeps a server's tool list. `ttlMs`: the server's own freshness (a modern server's hint; 0 or
    * less is stale at once, so the next start lists live). `persist: false`: memory only.
    */
-  async set(serverId: string, fingerprint: string, tools: ToolDescriptor[], hints: { ttlMs?: number; persist?: boolean } = {}): Promise<void> {
+  async set(
+    serverId: string,
+    fingerprint: string,
+    tools: ToolDescriptor[],
+    hints: { ttlMs?: number; persist?: boolean } = {},
+  ): Promise<void> {
     const fetchedAt = this.now();
-    const entry: CacheEntry = { format: CACHE_FORMAT, serverId, fingerprint, fetchedAt, ...(hints.ttlMs !== undefined ? { expiresAt: fetchedAt + Math.max(0, hints.ttlMs) } : {}), tools };
+    const entry: CacheEntry = {
+      format: CACHE_FORMAT,
+      serverId,
+      fingerprint,
+      fetchedAt,
+      ...(hints.ttlMs !== undefined ? { expiresAt: fetchedAt + Math.max(0, hints.ttlMs) } : {}),
+      tools,
+    };
     await this.files.set(serverId, entry, hints.persist !== false);
   }
 

@@ -22,8 +22,18 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
-import type { Client, ClientCapabilities, ElicitRequestFormParams, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
-import type { RootEntry as Root, SamplingParams as CreateMessageRequestParams, SamplingResult as CreateMessageResult } from './retiredFeatures.js';
+import type {
+  Client,
+  ClientCapabilities,
+  ElicitRequestFormParams,
+  ElicitRequestParams,
+  ElicitResult,
+} from '@modelcontextprotocol/client';
+import type {
+  RootEntry as Root,
+  SamplingParams as CreateMessageRequestParams,
+  SamplingResult as CreateMessageResult,
+} from './retiredFeatures.js';
 
 export type ElicitationServerRequest =
   | { serverId: string; mode: 'form'; message: string; requestedSchema: ElicitRequestFormParams['requestedSchema'] }
@@ -35,7 +45,8 @@ export interface SamplingServerRequest {
 }
 
 /** The person's answer to a sampling request: a response to send back, or a refusal and why. */
-export type SamplingAnswer = { action: 'respond'; text: string; model: string } | { action: 'reject'; reason: 'person' | 'expired' | 'cancelled' };
+export type SamplingAnswer =
+  { action: 'respond'; text: string; model: string } | { action: 'reject'; reason: 'person' | 'expired' | 'cancelled' };
 
 /**
  * Who answers what a server asks. Each call resolves once with the answer (an elicitation that
@@ -78,7 +89,11 @@ export interface PersonWait {
 }
 
 /** Runs one request of the person under `wait`: the call's deadline pauses meanwhile; the request ends with the call or with the server's withdrawal. */
-export async function whilePersonAnswers<T>(wait: PersonWait | undefined, serverSignal: AbortSignal | undefined, serverRequest: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function whilePersonAnswers<T>(
+  wait: PersonWait | undefined,
+  serverSignal: AbortSignal | undefined,
+  serverRequest: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const signals = [serverSignal, wait?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   try {
     return await serverRequest(signals.length === 1 ? signals[0]! : AbortSignal.any(signals));
@@ -114,7 +129,6 @@ export interface ServerRequestContext {
   personWaitBegins?: () => PersonWait;
 }
 
-
 function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }
@@ -140,8 +154,16 @@ export function registerServerRequestHandlers(sdk: Client, context: ServerReques
 
   if (!handlers) return;
   // The calls in flight wait for the person (their deadlines pause), and the request ends with them.
-  sdk.setRequestHandler('elicitation/create', (request, ctx) => whilePersonAnswers(personWaitBegins?.(), ctx.mcpReq.signal, (signal) => answerElicitation({ serverId, handlers, note }, request.params, signal)));
-  sdk.setRequestHandler('sampling/createMessage', (request, ctx) => whilePersonAnswers(personWaitBegins?.(), ctx.mcpReq.signal, (signal) => answerSampling({ serverId, handlers, note }, request.params, signal)));
+  sdk.setRequestHandler('elicitation/create', (request, ctx) =>
+    whilePersonAnswers(personWaitBegins?.(), ctx.mcpReq.signal, (signal) =>
+      answerElicitation({ serverId, handlers, note }, request.params, signal),
+    ),
+  );
+  sdk.setRequestHandler('sampling/createMessage', (request, ctx) =>
+    whilePersonAnswers(personWaitBegins?.(), ctx.mcpReq.signal, (signal) =>
+      answerSampling({ serverId, handlers, note }, request.params, signal),
+    ),
+  );
 
   // A link's flow finished out of band: worth a line in the log, nothing to answer.
   sdk.setNotificationHandler('notifications/elicitation/complete', () => {
@@ -158,20 +180,29 @@ export interface PersonAnswerer {
 
 /** What an elicitation asks, for the log: a form's field count, a link's host (never its path). */
 export function describeElicitation(params: ElicitRequestParams): string {
-  return params.mode === 'url' ? `link to ${hostOf(params.url)}` : `form, ${plural(Object.keys(params.requestedSchema.properties).length, 'field', 'fields')}`;
+  return params.mode === 'url'
+    ? `link to ${hostOf(params.url)}`
+    : `form, ${plural(Object.keys(params.requestedSchema.properties).length, 'field', 'fields')}`;
 }
 
 /** Refuses what this client never runs or shows: tasks, and links other than web pages. */
 export function checkElicitation(params: ElicitRequestParams): void {
-  if (params.task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run elicitation requests as tasks.');
+  if (params.task)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run elicitation requests as tasks.');
   // Only a web page may be opened: never file:, javascript: or an app's own scheme.
-  if (params.mode === 'url' && !/^https?:$/.test(new URL(params.url).protocol)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'An elicitation link must be an http or https URL.');
+  if (params.mode === 'url' && !/^https?:$/.test(new URL(params.url).protocol))
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'An elicitation link must be an http or https URL.');
 }
 
 /** Refuses what this client never runs: tasks, and tools in a sampling request (`sampling.tools` is not declared). */
 export function checkSampling(params: CreateMessageRequestParams): void {
-  if (params.task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run sampling requests as tasks.');
-  if (params.tools || params.toolChoice) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not support tools in sampling requests.');
+  if (params.task)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run sampling requests as tasks.');
+  if (params.tools || params.toolChoice)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      'This client does not support tools in sampling requests.',
+    );
 }
 
 /** What a sampling request asks, for the log. */
@@ -180,12 +211,22 @@ export function describeSampling(params: CreateMessageRequestParams): string {
 }
 
 /** An elicitation answered by the person (a legacy request, or an `input_required` entry). */
-export async function answerElicitation(person: PersonAnswerer, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+export async function answerElicitation(
+  person: PersonAnswerer,
+  params: ElicitRequestParams,
+  signal: AbortSignal,
+): Promise<ElicitResult> {
   checkElicitation(params);
   const what = describeElicitation(params);
   const serverRequest: ElicitationServerRequest =
     params.mode === 'url'
-      ? { serverId: person.serverId, mode: 'url', message: params.message, url: params.url, elicitationId: params.elicitationId }
+      ? {
+          serverId: person.serverId,
+          mode: 'url',
+          message: params.message,
+          url: params.url,
+          elicitationId: params.elicitationId,
+        }
       : { serverId: person.serverId, mode: 'form', message: params.message, requestedSchema: params.requestedSchema };
   try {
     const result = await person.handlers.elicit(serverRequest, signal);
@@ -197,7 +238,11 @@ export async function answerElicitation(person: PersonAnswerer, params: ElicitRe
 }
 
 /** A sampling request answered by the person: their text as the model's response, or the refusal. */
-export async function answerSampling(person: PersonAnswerer, params: CreateMessageRequestParams, signal: AbortSignal): Promise<CreateMessageResult> {
+export async function answerSampling(
+  person: PersonAnswerer,
+  params: CreateMessageRequestParams,
+  signal: AbortSignal,
+): Promise<CreateMessageResult> {
   checkSampling(params);
   const what = describeSampling(params);
   let answer: SamplingAnswer;
@@ -207,17 +252,31 @@ export async function answerSampling(person: PersonAnswerer, params: CreateMessa
     throw refusal('sampling', what, error, person.note);
   }
   if (answer.action === 'reject') {
-    person.note(`sampling request (${what}): ${answer.reason === 'person' ? 'rejected' : signal.aborted ? withdrawal(signal) : answer.reason}`);
-    const message = answer.reason === 'person' ? 'The person rejected the sampling request.' : answer.reason === 'expired' ? 'Nobody answered the sampling request in time.' : 'The sampling request was withdrawn.';
+    person.note(
+      `sampling request (${what}): ${answer.reason === 'person' ? 'rejected' : signal.aborted ? withdrawal(signal) : answer.reason}`,
+    );
+    const message =
+      answer.reason === 'person'
+        ? 'The person rejected the sampling request.'
+        : answer.reason === 'expired'
+          ? 'Nobody answered the sampling request in time.'
+          : 'The sampling request was withdrawn.';
     throw new ProtocolError(SAMPLING_REJECTED_CODE, message);
   }
   person.note(`sampling request (${what}): response sent`);
-  return { role: 'assistant', content: { type: 'text', text: answer.text }, model: answer.model, stopReason: 'endTurn' };
+  return {
+    role: 'assistant',
+    content: { type: 'text', text: answer.text },
+    model: answer.model,
+    stopReason: 'endTurn',
+  };
 }
 
 /** Why a request ended unanswered, for the log: its call ended, or the server withdrew it. */
 function withdrawal(signal: AbortSignal): string {
-  return signal.reason instanceof ServerRequestCallEnded ? 'withdrawn (the call that asked has ended; no answer was sent)' : 'withdrawn';
+  return signal.reason instanceof ServerRequestCallEnded
+    ? 'withdrawn (the call that asked has ended; no answer was sent)'
+    : 'withdrawn';
 }
 
 /** A request no dialog could take: the server learns why (invalid params), the log says so. */

@@ -71,7 +71,8 @@ export class SessionRenewal {
         await this.renew('the kept protocol era no longer holds');
         return send(host.requireReady(operation));
       }
-      if (!(error instanceof SdkHttpError && error.status === 404 && opened?.sessionExpired()) || host.ended()) throw error;
+      if (!(error instanceof SdkHttpError && error.status === 404 && opened?.sessionExpired()) || host.ended())
+        throw error;
       // Another request (or the event stream) may be renewing it, or have renewed it already.
       await (this.renewing ?? (host.opened() === opened ? this.renew() : undefined));
       return send(host.requireReady(operation));
@@ -103,7 +104,9 @@ export class SessionRenewal {
     try {
       await Promise.race([opened.terminate(), gaveUp]);
     } catch (error) {
-      this.host.log.note(`ending the session: ${this.host.redact(error instanceof Error ? error.message : String(error))}`);
+      this.host.log.note(
+        `ending the session: ${this.host.redact(error instanceof Error ? error.message : String(error))}`,
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -121,7 +124,10 @@ export function refusedUnprocessed(error: unknown): boolean {
   if (error instanceof SdkHttpError) return error.status !== undefined && UNPROCESSED_STATUSES.has(error.status);
   if (error instanceof ProtocolError) return UNPROCESSED_CODES.has(error.code);
   // The era probe or the transport failed before anything was sent, as the SDK reports it.
-  return error instanceof SdkError && (error.code === SdkErrorCode.EraNegotiationFailed || error.code === SdkErrorCode.NotConnected);
+  return (
+    error instanceof SdkError &&
+    (error.code === SdkErrorCode.EraNegotiationFailed || error.code === SdkErrorCode.NotConnected)
+  );
 }
 
 function isDeadline(error: unknown): boolean {

@@ -43,7 +43,8 @@ export class SignInRounds {
   async completed(error: unknown, round: number, signal?: AbortSignal): Promise<boolean> {
     const { oauth, log, closed } = this.host;
     const pending = oauth?.pendingAuthorization();
-    if (!oauth || !pending || !(error instanceof UnauthorizedError) || round >= MAX_SIGN_IN_ROUNDS || closed.aborted) return false;
+    if (!oauth || !pending || !(error instanceof UnauthorizedError) || round >= MAX_SIGN_IN_ROUNDS || closed.aborted)
+      return false;
     const stop = signal ? AbortSignal.any([signal, closed]) : closed;
     try {
       const response = await pending.code(stop);

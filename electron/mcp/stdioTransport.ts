@@ -203,7 +203,8 @@ export class ProcessStdioTransport implements Transport {
       return;
     }
     const ended = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const within = (ms: number): Promise<void> => Promise.race([ended, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
+    const within = (ms: number): Promise<void> =>
+      Promise.race([ended, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
     try {
       child.stdin?.end();
     } catch {

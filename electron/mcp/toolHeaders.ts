@@ -16,9 +16,28 @@ const KEY = 'x-mcp-header';
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PRIMITIVE_TYPES = new Set(['string', 'integer', 'boolean']);
 /** Keywords whose subschemas are not reached through `properties` alone. */
-const NOT_REACHABLE = ['items', 'prefixItems', 'additionalProperties', 'patternProperties', 'unevaluatedProperties', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions', 'dependentSchemas', 'contains', 'propertyNames'];
+const NOT_REACHABLE = [
+  'items',
+  'prefixItems',
+  'additionalProperties',
+  'patternProperties',
+  'unevaluatedProperties',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'contains',
+  'propertyNames',
+];
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Why the tool's `x-mcp-header` declarations are invalid, or undefined when they are valid (or absent). */
 export function invalidHeaderDeclaration(inputSchema: unknown): string | undefined {
@@ -27,11 +46,13 @@ export function invalidHeaderDeclaration(inputSchema: unknown): string | undefin
     if (!isObject(node)) return undefined;
     const where = path.length > 0 ? path.join('.') : '(the schema itself)';
     if (KEY in node) {
-      if (!reachable || path.length === 0) return `${where}: ${KEY} is allowed only on a property reached through "properties"`;
+      if (!reachable || path.length === 0)
+        return `${where}: ${KEY} is allowed only on a property reached through "properties"`;
       const name = node[KEY];
       if (typeof name !== 'string' || name.length === 0) return `${where}: ${KEY} must be a non-empty string`;
       if (!TOKEN.test(name)) return `${where}: ${KEY} ${JSON.stringify(name)} is not an HTTP token`;
-      if (typeof node.type !== 'string' || !PRIMITIVE_TYPES.has(node.type)) return `${where}: ${KEY} is allowed only on a string, integer or boolean property`;
+      if (typeof node.type !== 'string' || !PRIMITIVE_TYPES.has(node.type))
+        return `${where}: ${KEY} is allowed only on a string, integer or boolean property`;
       const earlier = seen.get(name.toLowerCase());
       if (earlier !== undefined) return `${where}: ${KEY} ${JSON.stringify(name)} repeats ${JSON.stringify(earlier)}`;
       seen.set(name.toLowerCase(), name);
@@ -44,7 +65,15 @@ export function invalidHeaderDeclaration(inputSchema: unknown): string | undefin
     }
     for (const keyword of NOT_REACHABLE) {
       const sub = node[keyword];
-      const branches = Array.isArray(sub) ? sub : isObject(sub) && (keyword === '$defs' || keyword === 'definitions' || keyword === 'patternProperties' || keyword === 'dependentSchemas') ? Object.values(sub) : [sub];
+      const branches = Array.isArray(sub)
+        ? sub
+        : isObject(sub) &&
+            (keyword === '$defs' ||
+              keyword === 'definitions' ||
+              keyword === 'patternProperties' ||
+              keyword === 'dependentSchemas')
+          ? Object.values(sub)
+          : [sub];
       for (const branch of branches) {
         const fault = visit(branch, [...path, `<${keyword}>`], false);
         if (fault) return fault;

@@ -33,12 +33,23 @@ export async function checkToolOutput(tool: ToolDescriptor | undefined, result: 
   if (!tool?.outputSchema || typeof result !== 'object' || result === null) return;
   const { structuredContent, isError } = result as { structuredContent?: unknown; isError?: unknown };
   if (isError === true) return;
-  if (structuredContent === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Tool ${tool.name} has an output schema but did not return structured content`);
+  if (structuredContent === undefined)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      `Tool ${tool.name} has an output schema but did not return structured content`,
+    );
   let checked;
   try {
     checked = await validatorOf(tool.outputSchema)['~standard'].validate(structuredContent);
   } catch (error) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to validate structured content: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Failed to validate structured content: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
-  if (checked.issues) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Structured content does not match the tool's output schema: ${checked.issues.map((issue) => issue.message).join('; ')}`);
+  if (checked.issues)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Structured content does not match the tool's output schema: ${checked.issues.map((issue) => issue.message).join('; ')}`,
+    );
 }

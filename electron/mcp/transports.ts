@@ -99,7 +99,12 @@ function tooLargeReporter(serverId: string, limits: TransportLimits): () => MCPR
   };
 }
 
-async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits): Promise<OpenedTransport> {
+async function openStdio(
+  config: StdioServerConfig,
+  secrets: SecretResolver,
+  log: LogBuffer,
+  limits: TransportLimits,
+): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.env, secrets, collected);
   const env: Record<string, string> = { ...plain };
@@ -118,7 +123,9 @@ async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log
     ...(limits.onViolation ? { onViolation: limits.onViolation } : {}),
   });
   const decoder = new StringDecoder('utf8'); // a character may straddle two chunks
-  transport.stderr.on('data', (chunk: Buffer | string) => log.appendChunk(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
+  transport.stderr.on('data', (chunk: Buffer | string) =>
+    log.appendChunk(typeof chunk === 'string' ? chunk : decoder.write(chunk)),
+  );
   transport.stderr.on('end', () => log.flush());
 
   return {
@@ -133,7 +140,13 @@ async function openStdio(config: StdioServerConfig, secrets: SecretResolver, log
   };
 }
 
-async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits, extras: TransportExtras = {}): Promise<OpenedTransport> {
+async function openHttp(
+  config: HttpServerConfig,
+  secrets: SecretResolver,
+  log: LogBuffer,
+  limits: TransportLimits,
+  extras: TransportExtras = {},
+): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.headers, secrets, collected);
   const parts: HttpAuth[] = [new HeaderAuth(plain, secret)];
@@ -145,7 +158,8 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
   const auth = new CombinedAuth(parts);
   // ── OAuth: the session's tokens are redacted from the log as they arrive ──
   const oauth = config.auth.kind === 'oauth' ? extras.oauth : undefined;
-  if (config.auth.kind === 'oauth' && !oauth) throw new MCPConfigError(config.id, 'OAuth sign-in is not available in this host');
+  if (config.auth.kind === 'oauth' && !oauth)
+    throw new MCPConfigError(config.id, 'OAuth sign-in is not available in this host');
   if (oauth) oauth.redactIn(log, collected);
   else log.redact(collected);
   const serverOrigin = new URL(config.url).origin;
@@ -183,7 +197,10 @@ async function openHttp(config: HttpServerConfig, secrets: SecretResolver, log: 
     }
     return boundResponse(response, limits.maxMessageBytes, tooLarge);
   };
-  const transport = new StreamableHTTPClientTransport(new URL(config.url), oauth ? { fetch: oauth.coalescingFetch(authFetch), authProvider: oauth.provider } : { fetch: authFetch });
+  const transport = new StreamableHTTPClientTransport(
+    new URL(config.url),
+    oauth ? { fetch: oauth.coalescingFetch(authFetch), authProvider: oauth.provider } : { fetch: authFetch },
+  );
   return {
     transport,
     target: config.url,
@@ -256,11 +273,21 @@ export function boundResponse(response: Response, maxBytes: number, tooLarge: ()
       else controller.enqueue(chunk);
     },
   });
-  return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(response.body.pipeThrough(counter), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** Builds the transport a configuration asks for. Secrets are resolved here, at connect time. */
-export async function openTransport(config: ServerConfig, secrets: SecretResolver, log: LogBuffer, limits: TransportLimits, extras: TransportExtras = {}): Promise<OpenedTransport> {
+export async function openTransport(
+  config: ServerConfig,
+  secrets: SecretResolver,
+  log: LogBuffer,
+  limits: TransportLimits,
+  extras: TransportExtras = {},
+): Promise<OpenedTransport> {
   switch (config.transport) {
     case 'stdio':
       return openStdio(config, secrets, log, limits);

@@ -1,5 +1,13 @@
 /** Shapes the MCP layer hands to the rest of the app (registry, executor, GUI). */
-import type { DiscoverResult, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, Implementation, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
+import type {
+  DiscoverResult,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+  Implementation,
+  ServerCapabilities,
+  Tool,
+} from '@modelcontextprotocol/client';
 import type { LogLevel as LoggingLevel, SamplingParams, SamplingResult } from './retiredFeatures.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';

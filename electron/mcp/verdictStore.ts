@@ -32,7 +32,10 @@ const VerdictFileSchema = z.object({
   verdict: z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('legacy') }),
     // The discover result as the server sent it; the SDK validates it again when it is used.
-    z.object({ kind: z.literal('modern'), discover: z.looseObject({ supportedVersions: z.array(z.string()), capabilities: z.looseObject({}) }) }),
+    z.object({
+      kind: z.literal('modern'),
+      discover: z.looseObject({ supportedVersions: z.array(z.string()), capabilities: z.looseObject({}) }),
+    }),
   ]),
 });
 type VerdictEntry = z.infer<typeof VerdictFileSchema>;
@@ -59,7 +62,12 @@ export class VerdictStore {
   constructor(private readonly options: VerdictStoreOptions = {}) {
     this.now = options.now ?? Date.now;
     // A damaged or foreign verdict file holds nothing a person needs: removed quietly, the server probed.
-    this.files = new PerServerFiles({ dir: options.dir, suffix: '.verdict.json', schema: VerdictFileSchema, onInvalid: (_serverId, file) => rm(file, { force: true }).catch(() => undefined) });
+    this.files = new PerServerFiles({
+      dir: options.dir,
+      suffix: '.verdict.json',
+      schema: VerdictFileSchema,
+      onInvalid: (_serverId, file) => rm(file, { force: true }).catch(() => undefined),
+    });
   }
 
   /** The kept verdict of a server, or undefined (none, another fingerprint, past its horizon, unreadable). */
@@ -67,9 +75,15 @@ export class VerdictStore {
     const entry = await this.files.get(serverId);
     if (!entry) return undefined;
     if (entry.fingerprint !== fingerprint) return undefined;
-    const horizon = entry.verdict.kind === 'legacy' ? (this.options.legacyHorizonMs ?? LEGACY_VERDICT_HORIZON_MS) : (this.options.modernHorizonMs ?? MODERN_VERDICT_HORIZON_MS);
+    const horizon =
+      entry.verdict.kind === 'legacy'
+        ? (this.options.legacyHorizonMs ?? LEGACY_VERDICT_HORIZON_MS)
+        : (this.options.modernHorizonMs ?? MODERN_VERDICT_HORIZON_MS);
     if (this.now() - entry.decidedAt > horizon) return undefined;
-    const verdict: PriorDiscovery = entry.verdict.kind === 'legacy' ? { kind: 'legacy' } : { kind: 'modern', discover: entry.verdict.discover as DiscoverResult };
+    const verdict: PriorDiscovery =
+      entry.verdict.kind === 'legacy'
+        ? { kind: 'legacy' }
+        : { kind: 'modern', discover: entry.verdict.discover as DiscoverResult };
     return { verdict, decidedAt: entry.decidedAt };
   }
 
@@ -79,7 +93,8 @@ export class VerdictStore {
       serverId,
       fingerprint,
       decidedAt: this.now(),
-      verdict: verdict.kind === 'legacy' ? { kind: 'legacy' } : { kind: 'modern', discover: verdict.discover as KeptDiscover },
+      verdict:
+        verdict.kind === 'legacy' ? { kind: 'legacy' } : { kind: 'modern', discover: verdict.discover as KeptDiscover },
     });
   }
 

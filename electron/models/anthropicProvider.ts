@@ -12,7 +12,13 @@ import Anthropic from '@anthropic-ai/sdk';
 import { toAnthropicTools } from '../mcp/llmAdapter.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import { ModelError, toModelError } from './errors.js';
-import type { ConversationMessage, ModelProvider, ModelStopReason, ModelStreamEvent, ModelTurnRequest } from './types.js';
+import type {
+  ConversationMessage,
+  ModelProvider,
+  ModelStopReason,
+  ModelStreamEvent,
+  ModelTurnRequest,
+} from './types.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const DEFAULT_MAX_TOKENS = 4096;
@@ -29,13 +35,23 @@ export function toAnthropicMessages(messages: readonly ConversationMessage[]): M
           role: 'assistant',
           content: [
             ...(message.text ? [{ type: 'text' as const, text: message.text }] : []),
-            ...message.toolCalls.map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: call.args })),
+            ...message.toolCalls.map((call) => ({
+              type: 'tool_use' as const,
+              id: call.id,
+              name: call.name,
+              input: call.args,
+            })),
           ],
         };
       case 'tool_results':
         return {
           role: 'user',
-          content: message.results.map((result) => ({ type: 'tool_result' as const, tool_use_id: result.callId, content: result.text, is_error: result.isError })),
+          content: message.results.map((result) => ({
+            type: 'tool_result' as const,
+            tool_use_id: result.callId,
+            content: result.text,
+            is_error: result.isError,
+          })),
         };
     }
   });
@@ -56,7 +72,11 @@ export class AnthropicProvider implements ModelProvider {
     readonly model: string,
     options: { apiKey: SecretValue | undefined; baseUrl?: string | undefined },
   ) {
-    this.client = new Anthropic({ apiKey: options.apiKey?.reveal() ?? '', baseURL: options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL, maxRetries: 0 });
+    this.client = new Anthropic({
+      apiKey: options.apiKey?.reveal() ?? '',
+      baseURL: options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,
+      maxRetries: 0,
+    });
   }
 
   async *turn(request: ModelTurnRequest): AsyncIterable<ModelStreamEvent> {
@@ -88,7 +108,8 @@ export class AnthropicProvider implements ModelProvider {
             outputTokens = event.message.usage.output_tokens;
             break;
           case 'content_block_start':
-            if (event.content_block.type === 'tool_use') toolBlocks.set(event.index, { id: event.content_block.id, name: event.content_block.name, json: '' });
+            if (event.content_block.type === 'tool_use')
+              toolBlocks.set(event.index, { id: event.content_block.id, name: event.content_block.name, json: '' });
             break;
           case 'content_block_delta':
             if (event.delta.type === 'text_delta') yield { type: 'text', delta: event.delta.text };
@@ -115,7 +136,8 @@ export class AnthropicProvider implements ModelProvider {
             break;
         }
       }
-      if (!finished || stop === undefined) throw new ModelError('model_stream_cut', 'The model stream ended before the model finished its turn.');
+      if (!finished || stop === undefined)
+        throw new ModelError('model_stream_cut', 'The model stream ended before the model finished its turn.');
       yield { type: 'usage', inputTokens, outputTokens };
       yield { type: 'stop', reason: stop };
     } catch (error) {

@@ -42,10 +42,28 @@ export function retryAfterMs(headers: Headers | undefined, now = Date.now()): nu
 }
 
 function fromStatus(status: number, headers: Headers | undefined, providerMessage: string): ModelError {
-  if (status === 401 || status === 403) return new ModelError('model_auth_failed', `The provider refused the API key (HTTP ${status}).`, undefined, status);
-  if (status === 429) return new ModelError('model_rate_limited', `The provider is rate limiting (HTTP 429): ${providerMessage}`, retryAfterMs(headers), status);
-  if (status >= 500) return new ModelError('model_server_error', `The provider failed (HTTP ${status}): ${providerMessage}`, undefined, status);
-  return new ModelError('model_bad_request', `The provider rejected the request (HTTP ${status}): ${providerMessage}`, undefined, status);
+  if (status === 401 || status === 403)
+    return new ModelError('model_auth_failed', `The provider refused the API key (HTTP ${status}).`, undefined, status);
+  if (status === 429)
+    return new ModelError(
+      'model_rate_limited',
+      `The provider is rate limiting (HTTP 429): ${providerMessage}`,
+      retryAfterMs(headers),
+      status,
+    );
+  if (status >= 500)
+    return new ModelError(
+      'model_server_error',
+      `The provider failed (HTTP ${status}): ${providerMessage}`,
+      undefined,
+      status,
+    );
+  return new ModelError(
+    'model_bad_request',
+    `The provider rejected the request (HTTP ${status}): ${providerMessage}`,
+    undefined,
+    status,
+  );
 }
 
 /** Any failure of a provider call as a ModelError; `streaming` says the answer had begun. */
@@ -57,18 +75,30 @@ export function toModelError(error: unknown, streaming: boolean, signal?: AbortS
   const httpStatus = error instanceof anthropic.APIError || error instanceof openai.APIError ? error.status : undefined;
   const connectionLost = error instanceof anthropic.APIConnectionError || error instanceof openai.APIConnectionError;
   // An error event inside the stream: the provider's own words (an API error with a body but no status).
-  const reportedInStream = streaming && !connectionLost && (error instanceof anthropic.APIError || error instanceof openai.APIError) && typeof httpStatus !== 'number';
+  const reportedInStream =
+    streaming &&
+    !connectionLost &&
+    (error instanceof anthropic.APIError || error instanceof openai.APIError) &&
+    typeof httpStatus !== 'number';
   // Once the answer has begun, a broken connection is a cut stream, not an unreachable provider.
-  if (streaming && typeof httpStatus !== 'number' && !reportedInStream) return new ModelError('model_stream_cut', 'The model stream was cut before the model finished its turn.');
+  if (streaming && typeof httpStatus !== 'number' && !reportedInStream)
+    return new ModelError('model_stream_cut', 'The model stream was cut before the model finished its turn.');
   if (connectionLost) {
     return new ModelError('model_unreachable', 'The provider could not be reached.');
   }
   if (error instanceof anthropic.APIError || error instanceof openai.APIError) {
     const providerMessage = typeof error.error === 'object' && error.error !== null ? messageOf(error.error) : '';
-    if (typeof error.status === 'number') return fromStatus(error.status, error.headers, providerMessage || 'no details');
-    return new ModelError('model_server_error', `The provider failed${reportedInStream ? ' during its answer' : ''}: ${providerMessage || 'no details'}`);
+    if (typeof error.status === 'number')
+      return fromStatus(error.status, error.headers, providerMessage || 'no details');
+    return new ModelError(
+      'model_server_error',
+      `The provider failed${reportedInStream ? ' during its answer' : ''}: ${providerMessage || 'no details'}`,
+    );
   }
-  return new ModelError('model_unreachable', `The provider could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+  return new ModelError(
+    'model_unreachable',
+    `The provider could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }
 
 function messageOf(body: object): string {

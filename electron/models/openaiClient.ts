@@ -14,7 +14,13 @@ const NO_KEY = 'no-key';
 
 export function openAIClient(options: { apiKey: SecretValue | undefined; baseUrl?: string | undefined }): OpenAI {
   const key = options.apiKey && !options.apiKey.isEmpty ? options.apiKey.reveal() : NO_KEY;
-  return new OpenAI({ apiKey: key, baseURL: options.baseUrl ?? OPENAI_DEFAULT_BASE_URL, maxRetries: 0, organization: null, project: null });
+  return new OpenAI({
+    apiKey: key,
+    baseURL: options.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+    maxRetries: 0,
+    organization: null,
+    project: null,
+  });
 }
 
 /** The provider's model ids (`GET /models`), its errors as model error codes. */

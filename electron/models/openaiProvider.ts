@@ -16,8 +16,13 @@ import type { SecretValue } from '../secrets/secretValue.js';
 import { parseArgs } from './anthropicProvider.js';
 import { ModelError, toModelError } from './errors.js';
 import { listOpenAIModels, openAIClient } from './openaiClient.js';
-import type { ConversationMessage, ModelProvider, ModelStopReason, ModelStreamEvent, ModelTurnRequest } from './types.js';
-
+import type {
+  ConversationMessage,
+  ModelProvider,
+  ModelStopReason,
+  ModelStreamEvent,
+  ModelTurnRequest,
+} from './types.js';
 
 type ChatMessage = OpenAI.ChatCompletionMessageParam;
 
@@ -30,12 +35,23 @@ export function toOpenAIMessages(system: string | undefined, messages: readonly 
         role: 'assistant',
         content: message.text || null,
         ...(message.toolCalls.length
-          ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.args) } })) }
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: JSON.stringify(call.args) },
+              })),
+            }
           : {}),
       });
     } else {
       // The API has no error flag on a tool message: a failure says so in its text.
-      for (const result of message.results) out.push({ role: 'tool', tool_call_id: result.callId, content: result.isError ? `Error: ${result.text}` : result.text });
+      for (const result of message.results)
+        out.push({
+          role: 'tool',
+          tool_call_id: result.callId,
+          content: result.isError ? `Error: ${result.text}` : result.text,
+        });
     }
   }
   return out;
@@ -79,7 +95,8 @@ export class OpenAIProvider implements ModelProvider {
       let stop: ModelStopReason | undefined;
       let usage: { inputTokens: number; outputTokens: number } | undefined;
       for await (const chunk of stream) {
-        if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+        if (chunk.usage)
+          usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
         const choice = chunk.choices[0];
         if (!choice) continue;
         if (choice.delta.content) yield { type: 'text', delta: choice.delta.content };
@@ -92,11 +109,15 @@ export class OpenAIProvider implements ModelProvider {
         }
         if (choice.finish_reason) stop = stopReasonOf(choice.finish_reason);
       }
-      if (stop === undefined) throw new ModelError('model_stream_cut', 'The model stream ended before the model finished its turn.');
+      if (stop === undefined)
+        throw new ModelError('model_stream_cut', 'The model stream ended before the model finished its turn.');
       for (const call of [...calls].sort(([a], [b]) => a - b).map(([, c]) => c)) {
         // Some compatible servers leave the id out: a fresh one keeps ids unique within the run (a
         // reused id would replay another call's checkpoint); the run stores it with the turn.
-        yield { type: 'tool_call', call: { id: call.id || `call_${randomUUID()}`, name: call.name, args: parseArgs(call.json) } };
+        yield {
+          type: 'tool_call',
+          call: { id: call.id || `call_${randomUUID()}`, name: call.name, args: parseArgs(call.json) },
+        };
       }
       if (usage) yield { type: 'usage', ...usage };
       yield { type: 'stop', reason: stop };

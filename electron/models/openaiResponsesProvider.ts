@@ -21,8 +21,14 @@ import type { SecretValue } from '../secrets/secretValue.js';
 import { parseArgs } from './anthropicProvider.js';
 import { ModelError, toModelError } from './errors.js';
 import { listOpenAIModels, openAIClient } from './openaiClient.js';
-import type { ConversationMessage, ModelProvider, ModelStopReason, ModelStreamEvent, ModelToolCall, ModelTurnRequest } from './types.js';
-
+import type {
+  ConversationMessage,
+  ModelProvider,
+  ModelStopReason,
+  ModelStreamEvent,
+  ModelToolCall,
+  ModelTurnRequest,
+} from './types.js';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
 
@@ -32,10 +38,16 @@ export function toResponsesInput(messages: readonly ConversationMessage[]): Inpu
     if (message.role === 'user') out.push({ role: 'user', content: message.text });
     else if (message.role === 'assistant') {
       if (message.text) out.push({ role: 'assistant', content: message.text });
-      for (const call of message.toolCalls) out.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: JSON.stringify(call.args) });
+      for (const call of message.toolCalls)
+        out.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: JSON.stringify(call.args) });
     } else {
       // The output item has no error flag: a failure says so in its text (as with Chat Completions).
-      for (const result of message.results) out.push({ type: 'function_call_output', call_id: result.callId, output: result.isError ? `Error: ${result.text}` : result.text });
+      for (const result of message.results)
+        out.push({
+          type: 'function_call_output',
+          call_id: result.callId,
+          output: result.isError ? `Error: ${result.text}` : result.text,
+        });
     }
   }
   return out;
@@ -53,9 +65,13 @@ export class OpenAIResponsesProvider implements ModelProvider {
   }
 
   async *turn(request: ModelTurnRequest): AsyncIterable<ModelStreamEvent> {
-    const definitions = toOpenAITools([...request.tools]).definitions.map(
-      (d): OpenAI.Responses.FunctionTool => ({ type: 'function', name: d.function.name, description: d.function.description ?? null, parameters: d.function.parameters as Record<string, unknown>, strict: false }),
-    );
+    const definitions = toOpenAITools([...request.tools]).definitions.map((d): OpenAI.Responses.FunctionTool => ({
+      type: 'function',
+      name: d.function.name,
+      description: d.function.description ?? null,
+      parameters: d.function.parameters as Record<string, unknown>,
+      strict: false,
+    }));
     let streaming = false;
     try {
       const stream = await this.client.responses.create(
@@ -82,12 +98,20 @@ export class OpenAIResponsesProvider implements ModelProvider {
           case 'response.output_item.done':
             if (event.item.type === 'function_call') {
               // A reused or missing id would replay another call's checkpoint: a fresh one keeps ids unique.
-              calls.push({ id: event.item.call_id || `call_${randomUUID()}`, name: event.item.name, args: parseArgs(event.item.arguments) });
+              calls.push({
+                id: event.item.call_id || `call_${randomUUID()}`,
+                name: event.item.name,
+                args: parseArgs(event.item.arguments),
+              });
             }
             break;
           case 'response.completed':
           case 'response.incomplete':
-            if (event.response.usage) usage = { inputTokens: event.response.usage.input_tokens, outputTokens: event.response.usage.output_tokens };
+            if (event.response.usage)
+              usage = {
+                inputTokens: event.response.usage.input_tokens,
+                outputTokens: event.response.usage.output_tokens,
+              };
             stop =
               event.type === 'response.incomplete'
                 ? event.response.incomplete_details?.reason === 'max_output_tokens'
@@ -98,12 +122,16 @@ export class OpenAIResponsesProvider implements ModelProvider {
                   : 'end_turn';
             break;
           case 'response.failed':
-            throw new ModelError('model_server_error', `The provider failed: ${event.response.error?.message.slice(0, 300) ?? 'no details'}`);
+            throw new ModelError(
+              'model_server_error',
+              `The provider failed: ${event.response.error?.message.slice(0, 300) ?? 'no details'}`,
+            );
           default:
             break;
         }
       }
-      if (stop === undefined) throw new ModelError('model_stream_cut', 'The model stream ended before the model finished its turn.');
+      if (stop === undefined)
+        throw new ModelError('model_stream_cut', 'The model stream ended before the model finished its turn.');
       for (const call of calls) yield { type: 'tool_call', call };
       if (usage) yield { type: 'usage', ...usage };
       yield { type: 'stop', reason: stop };

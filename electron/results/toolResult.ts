@@ -18,7 +18,12 @@ export interface NormalizedToolResult {
 
 /** One shape for every result: old-style `toolResult` answers become a text block. */
 export function normalizeToolResult(result: unknown): NormalizedToolResult {
-  const r = (result ?? {}) as { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown };
+  const r = (result ?? {}) as {
+    content?: unknown;
+    structuredContent?: unknown;
+    isError?: unknown;
+    toolResult?: unknown;
+  };
   const content = Array.isArray(r.content)
     ? (r.content as NormalizedToolResult['content'])
     : r.toolResult !== undefined

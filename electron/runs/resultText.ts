@@ -25,5 +25,7 @@ export function resultText(result: NormalizedToolResult): string {
   });
   if (!parts.length && result.structuredContent) parts.push(JSON.stringify(result.structuredContent));
   const text = parts.join('\n');
-  return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}\n[truncated: ${text.length - MAX_RESULT_CHARS} more characters]` : text;
+  return text.length > MAX_RESULT_CHARS
+    ? `${text.slice(0, MAX_RESULT_CHARS)}\n[truncated: ${text.length - MAX_RESULT_CHARS} more characters]`
+    : text;
 }

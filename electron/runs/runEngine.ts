@@ -36,12 +36,25 @@ export type RunEvent =
   | { runId: string; type: 'text'; delta: string }
   /** A model turn failed mid-stream and is asked again: the partial text shown so far is void. */
   | { runId: string; type: 'turn_restarted'; reason: string }
-  | { runId: string; type: 'tool_call'; callId: string; name: string; toolName: string; serverId: string; args: Record<string, unknown>; status: 'pending' | 'running' | 'done'; result?: StoredToolResult }
+  | {
+      runId: string;
+      type: 'tool_call';
+      callId: string;
+      name: string;
+      toolName: string;
+      serverId: string;
+      args: Record<string, unknown>;
+      status: 'pending' | 'running' | 'done';
+      result?: StoredToolResult;
+    }
   | { runId: string; type: 'status'; status: RunStatus; outcome?: RunOutcome }
   | { runId: string; type: 'usage'; inputTokens: number; outputTokens: number; toolCalls: number };
 
 export interface RunEngineOptions {
-  harness: { executeTool(toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<ExecuteResult>; listTools(): HarnessToolInfo[] };
+  harness: {
+    executeTool(toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<ExecuteResult>;
+    listTools(): HarnessToolInfo[];
+  };
   store: RunStore;
   providerFor(model: ModelConfig): Promise<ModelProvider>;
   onEvent?: (event: RunEvent) => void;
@@ -65,7 +78,13 @@ export interface StartRunInput {
   id?: string;
 }
 
-const RESUMABLE: ReadonlySet<RunStatus> = new Set(['interrupted', 'stopped', 'failed', 'needs_resolution', 'limit_reached']);
+const RESUMABLE: ReadonlySet<RunStatus> = new Set([
+  'interrupted',
+  'stopped',
+  'failed',
+  'needs_resolution',
+  'limit_reached',
+]);
 const RETRYABLE = new Set(['model_rate_limited', 'model_server_error', 'model_stream_cut']);
 
 /** The caller a run's calls are made as: approvals, History and Traces show it. */
@@ -73,7 +92,9 @@ export function runCaller(run: Pick<RunRecord, 'id' | 'model'>): string {
   return `agent run ${run.id.slice(0, 8)} (${run.model.name})`;
 }
 
-type AnswerOutcome = { kind: 'answered'; results: ModelToolResult[]; limitReached: boolean } | { kind: 'halt'; status: RunStatus; outcome: RunOutcome };
+type AnswerOutcome =
+  | { kind: 'answered'; results: ModelToolResult[]; limitReached: boolean }
+  | { kind: 'halt'; status: RunStatus; outcome: RunOutcome };
 
 export class RunEngine {
   private readonly active = new Map<string, { controller: AbortController; settled: Promise<RunRecord> }>();
@@ -86,7 +107,13 @@ export class RunEngine {
   start(input: StartRunInput): RunRecord {
     const limits = { ...DEFAULT_RUN_LIMITS, ...input.limits };
     const run = this.options.store.create(
-      { id: input.id ?? randomUUID(), model: input.model, visibility: input.visibility, systemPrompt: input.systemPrompt, limits },
+      {
+        id: input.id ?? randomUUID(),
+        model: input.model,
+        visibility: input.visibility,
+        systemPrompt: input.systemPrompt,
+        limits,
+      },
       { role: 'user', text: input.prompt },
     );
     this.launch(run.id);
@@ -95,7 +122,10 @@ export class RunEngine {
 
   resume(runId: string): RunRecord {
     const run = this.options.store.require(runId);
-    if (this.active.has(runId) || !RESUMABLE.has(run.status)) throw new RunNotResumableError(`Run ${runId} is ${this.active.has(runId) ? 'running' : run.status}: it cannot be resumed.`);
+    if (this.active.has(runId) || !RESUMABLE.has(run.status))
+      throw new RunNotResumableError(
+        `Run ${runId} is ${this.active.has(runId) ? 'running' : run.status}: it cannot be resumed.`,
+      );
     this.setStatus(runId, 'running');
     this.launch(runId);
     return this.options.store.require(runId);
@@ -120,7 +150,12 @@ export class RunEngine {
   private launch(runId: string): void {
     const controller = new AbortController();
     const settled = this.drive(runId, controller.signal)
-      .catch((error: unknown) => this.setStatus(runId, 'failed', { code: 'internal', message: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown) =>
+        this.setStatus(runId, 'failed', {
+          code: 'internal',
+          message: error instanceof Error ? error.message : String(error),
+        }),
+      )
       .then(() => {
         this.active.delete(runId);
         return this.options.store.require(runId);
@@ -143,7 +178,13 @@ export class RunEngine {
 
   private emitUsage(runId: string): void {
     const run = this.options.store.require(runId);
-    this.emit({ runId, type: 'usage', inputTokens: run.inputTokens, outputTokens: run.outputTokens, toolCalls: run.toolCalls });
+    this.emit({
+      runId,
+      type: 'usage',
+      inputTokens: run.inputTokens,
+      outputTokens: run.outputTokens,
+      toolCalls: run.toolCalls,
+    });
   }
 
   private async drive(runId: string, signal: AbortSignal): Promise<void> {
@@ -151,7 +192,8 @@ export class RunEngine {
     const first = store.require(runId);
     const provider = await this.options.providerFor(first.model);
     for (;;) {
-      if (signal.aborted) return this.setStatus(runId, 'stopped', { code: 'cancelled', message: 'Stopped by the person.' });
+      if (signal.aborted)
+        return this.setStatus(runId, 'stopped', { code: 'cancelled', message: 'Stopped by the person.' });
       const run = store.require(runId);
       const messages = store.messages(runId);
       const last = messages.at(-1);
@@ -161,11 +203,18 @@ export class RunEngine {
         const answered = await this.answerCalls(run, lastSeq, signal);
         if (answered.kind === 'halt') return this.setStatus(runId, answered.status, answered.outcome);
         store.appendMessage(runId, { role: 'tool_results', results: answered.results });
-        if (answered.limitReached) return this.setStatus(runId, 'limit_reached', { code: 'max_tool_calls', message: `The run reached its limit of ${run.limits.maxToolCalls} tool calls.` });
+        if (answered.limitReached)
+          return this.setStatus(runId, 'limit_reached', {
+            code: 'max_tool_calls',
+            message: `The run reached its limit of ${run.limits.maxToolCalls} tool calls.`,
+          });
         continue;
       }
       if (run.inputTokens + run.outputTokens >= run.limits.tokenBudget) {
-        return this.setStatus(runId, 'limit_reached', { code: 'token_budget', message: `The run spent its budget of ${run.limits.tokenBudget} tokens.` });
+        return this.setStatus(runId, 'limit_reached', {
+          code: 'token_budget',
+          message: `The run spent its budget of ${run.limits.tokenBudget} tokens.`,
+        });
       }
       const toolSet = visibleTools(this.options.harness.listTools(), run.visibility);
       let turn;
@@ -176,9 +225,27 @@ export class RunEngine {
         const modelError = error instanceof ModelError ? error : new ModelError('model_unreachable', String(error));
         return this.setStatus(runId, 'failed', { code: modelError.code, message: modelError.message });
       }
-      const routed: RoutedCall[] = turn.calls.map((call) => ({ call, ...(toolSet.route.get(call.name) ?? { toolName: call.name, serverId: '' }) }));
-      store.appendAssistantTurn(runId, { role: 'assistant', text: turn.text, toolCalls: turn.calls }, routed, turn.usage);
-      for (const { call, toolName, serverId } of routed) this.emit({ runId, type: 'tool_call', callId: call.id, name: call.name, toolName, serverId, args: call.args, status: 'pending' });
+      const routed: RoutedCall[] = turn.calls.map((call) => ({
+        call,
+        ...(toolSet.route.get(call.name) ?? { toolName: call.name, serverId: '' }),
+      }));
+      store.appendAssistantTurn(
+        runId,
+        { role: 'assistant', text: turn.text, toolCalls: turn.calls },
+        routed,
+        turn.usage,
+      );
+      for (const { call, toolName, serverId } of routed)
+        this.emit({
+          runId,
+          type: 'tool_call',
+          callId: call.id,
+          name: call.name,
+          toolName,
+          serverId,
+          args: call.args,
+          status: 'pending',
+        });
       this.emitUsage(runId);
     }
   }
@@ -196,7 +263,12 @@ export class RunEngine {
       const calls: ModelToolCall[] = [];
       let usage = { inputTokens: 0, outputTokens: 0 };
       try {
-        for await (const event of provider.turn({ ...(run.systemPrompt ? { system: run.systemPrompt } : {}), messages, tools: toolSet.tools, signal })) {
+        for await (const event of provider.turn({
+          ...(run.systemPrompt ? { system: run.systemPrompt } : {}),
+          messages,
+          tools: toolSet.tools,
+          signal,
+        })) {
           if (event.type === 'text') {
             text += event.delta;
             this.emit({ runId: run.id, type: 'text', delta: event.delta });
@@ -205,7 +277,13 @@ export class RunEngine {
         }
         return { text, calls, usage };
       } catch (error) {
-        if (!(error instanceof ModelError) || !RETRYABLE.has(error.code) || attempt >= this.retry.maxAttempts || signal.aborted) throw error;
+        if (
+          !(error instanceof ModelError) ||
+          !RETRYABLE.has(error.code) ||
+          attempt >= this.retry.maxAttempts ||
+          signal.aborted
+        )
+          throw error;
         const waitMs = error.retryAfterMs ?? this.retry.baseDelayMs * 2 ** (attempt - 1);
         if (waitMs > this.retry.maxWaitMs) throw error;
         this.emit({ runId: run.id, type: 'turn_restarted', reason: error.code });
@@ -222,39 +300,72 @@ export class RunEngine {
     const caller = runCaller(run);
     for (const record of store.toolCalls(run.id).filter((c) => c.messageSeq === messageSeq)) {
       const { call, toolName, serverId } = record;
-      const event = { runId: run.id, type: 'tool_call' as const, callId: call.id, name: call.name, toolName, serverId, args: call.args };
+      const event = {
+        runId: run.id,
+        type: 'tool_call' as const,
+        callId: call.id,
+        name: call.name,
+        toolName,
+        serverId,
+        args: call.args,
+      };
       let answer = record.status === 'done' ? record.result : undefined;
       if (!answer && !serverId) {
         answer = { text: `There is no tool named "${call.name}".`, isError: true, code: 'unknown_tool' };
         store.recordCallResult(run.id, call.id, answer, undefined);
       } else if (!answer && record.status === 'pending' && store.require(run.id).toolCalls >= run.limits.maxToolCalls) {
         limitReached = true;
-        answer = { text: `Not run: this run reached its limit of ${run.limits.maxToolCalls} tool calls.`, isError: true, code: 'max_tool_calls' };
+        answer = {
+          text: `Not run: this run reached its limit of ${run.limits.maxToolCalls} tool calls.`,
+          isError: true,
+          code: 'max_tool_calls',
+        };
         store.recordCallResult(run.id, call.id, answer, undefined);
       } else if (!answer) {
         store.markCallRunning(run.id, call.id);
         this.emit({ ...event, status: 'running' });
         this.emitUsage(run.id);
         try {
-          const execute = () => this.options.harness.executeTool(toolName, call.args, { userId: caller, sessionId: run.id, callId: call.id, serverId, signal });
+          const execute = () =>
+            this.options.harness.executeTool(toolName, call.args, {
+              userId: caller,
+              sessionId: run.id,
+              callId: call.id,
+              serverId,
+              signal,
+            });
           const executed = await execute().catch(async (error: unknown) => {
             // Unknown, but run as a task: the server's outcome (recovered at start) is used when there is one.
-            if (codeOf(error) === 'in_progress' && (await this.options.taskSettled?.(run.id, call.id, signal))) return execute();
+            if (codeOf(error) === 'in_progress' && (await this.options.taskSettled?.(run.id, call.id, signal)))
+              return execute();
             throw error;
           });
           answer = { text: resultText(executed.result), isError: executed.result.isError };
           store.recordCallResult(run.id, call.id, answer, executed.traceId);
         } catch (error) {
-          if (signal.aborted) return { kind: 'halt', status: 'stopped', outcome: { code: 'cancelled', message: 'Stopped by the person.' } };
+          if (signal.aborted)
+            return {
+              kind: 'halt',
+              status: 'stopped',
+              outcome: { code: 'cancelled', message: 'Stopped by the person.' },
+            };
           const code = codeOf(error);
           if (code === 'in_progress') {
             return {
               kind: 'halt',
               status: 'needs_resolution',
-              outcome: { code, callId: call.id, message: `The call ${call.id} (${toolName}) may have run before the app stopped: resolve it in History, then resume.` },
+              outcome: {
+                code,
+                callId: call.id,
+                message: `The call ${call.id} (${toolName}) may have run before the app stopped: resolve it in History, then resume.`,
+              },
             };
           }
-          answer = { text: error instanceof Error ? error.message : String(error), isError: true, ...(code ? { code } : {}) };
+          answer = {
+            text: error instanceof Error ? error.message : String(error),
+            isError: true,
+            ...(code ? { code } : {}),
+          };
           store.recordCallResult(run.id, call.id, answer, traceIdOf(error));
         }
       }

@@ -68,7 +68,16 @@ export class RunStore {
           `INSERT INTO runs (id, model_json, visibility_json, system_prompt, status, max_tool_calls, token_budget, created_at, updated_at)
            VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
         )
-        .run(run.id, JSON.stringify(run.model), JSON.stringify(run.visibility), run.systemPrompt ?? null, run.limits.maxToolCalls, run.limits.tokenBudget, now, now);
+        .run(
+          run.id,
+          JSON.stringify(run.model),
+          JSON.stringify(run.visibility),
+          run.systemPrompt ?? null,
+          run.limits.maxToolCalls,
+          run.limits.tokenBudget,
+          now,
+          now,
+        );
       this.insertMessage(run.id, firstMessage, now);
     })();
     return this.require(run.id);
@@ -87,16 +96,22 @@ export class RunStore {
 
   /** Newest first. */
   list(limit = 200): RunRecord[] {
-    return (this.db.prepare('SELECT * FROM runs ORDER BY updated_at DESC, id LIMIT ?').all(limit) as RunRow[]).map(toRecord);
+    return (this.db.prepare('SELECT * FROM runs ORDER BY updated_at DESC, id LIMIT ?').all(limit) as RunRow[]).map(
+      toRecord,
+    );
   }
 
   messages(runId: string): ConversationMessage[] {
-    const rows = this.db.prepare('SELECT message_json FROM run_messages WHERE run_id = ? ORDER BY seq').all(runId) as Array<{ message_json: string }>;
+    const rows = this.db
+      .prepare('SELECT message_json FROM run_messages WHERE run_id = ? ORDER BY seq')
+      .all(runId) as Array<{ message_json: string }>;
     return rows.map((row) => JSON.parse(row.message_json) as ConversationMessage);
   }
 
   toolCalls(runId: string): RunToolCallRecord[] {
-    const rows = this.db.prepare('SELECT * FROM run_tool_calls WHERE run_id = ? ORDER BY message_seq, rowid').all(runId) as CallRow[];
+    const rows = this.db
+      .prepare('SELECT * FROM run_tool_calls WHERE run_id = ? ORDER BY message_seq, rowid')
+      .all(runId) as CallRow[];
     return rows.map((row) => ({
       call: { id: row.call_id, name: row.model_name, args: JSON.parse(row.args_json) as Record<string, unknown> },
       messageSeq: row.message_seq,
@@ -109,7 +124,12 @@ export class RunStore {
   }
 
   /** A completed model turn: its message, its calls (pending), its usage — one transaction. */
-  appendAssistantTurn(runId: string, message: Extract<ConversationMessage, { role: 'assistant' }>, routed: RoutedCall[], usage: { inputTokens: number; outputTokens: number }): void {
+  appendAssistantTurn(
+    runId: string,
+    message: Extract<ConversationMessage, { role: 'assistant' }>,
+    routed: RoutedCall[],
+    usage: { inputTokens: number; outputTokens: number },
+  ): void {
     const now = Date.now();
     this.db.transaction(() => {
       const seq = this.insertMessage(runId, message, now);
@@ -117,9 +137,12 @@ export class RunStore {
         `INSERT INTO run_tool_calls (run_id, call_id, message_seq, model_name, tool_name, server_id, args_json, status, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
       );
-      for (const { call, toolName, serverId } of routed) insert.run(runId, call.id, seq, call.name, toolName, serverId, JSON.stringify(call.args), now);
+      for (const { call, toolName, serverId } of routed)
+        insert.run(runId, call.id, seq, call.name, toolName, serverId, JSON.stringify(call.args), now);
       this.db
-        .prepare('UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, updated_at = ? WHERE id = ?')
+        .prepare(
+          'UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, updated_at = ? WHERE id = ?',
+        )
         .run(usage.inputTokens, usage.outputTokens, now, runId);
     })();
   }
@@ -128,14 +151,21 @@ export class RunStore {
   markCallRunning(runId: string, callId: string): void {
     const now = Date.now();
     this.db.transaction(() => {
-      const changed = this.db.prepare(`UPDATE run_tool_calls SET status = 'running', updated_at = ? WHERE run_id = ? AND call_id = ? AND status = 'pending'`).run(now, runId, callId);
-      if (changed.changes) this.db.prepare('UPDATE runs SET tool_calls = tool_calls + 1, updated_at = ? WHERE id = ?').run(now, runId);
+      const changed = this.db
+        .prepare(
+          `UPDATE run_tool_calls SET status = 'running', updated_at = ? WHERE run_id = ? AND call_id = ? AND status = 'pending'`,
+        )
+        .run(now, runId, callId);
+      if (changed.changes)
+        this.db.prepare('UPDATE runs SET tool_calls = tool_calls + 1, updated_at = ? WHERE id = ?').run(now, runId);
     })();
   }
 
   recordCallResult(runId: string, callId: string, result: StoredToolResult, traceId: string | undefined): void {
     this.db
-      .prepare(`UPDATE run_tool_calls SET status = 'done', result_json = ?, trace_id = ?, updated_at = ? WHERE run_id = ? AND call_id = ?`)
+      .prepare(
+        `UPDATE run_tool_calls SET status = 'done', result_json = ?, trace_id = ?, updated_at = ? WHERE run_id = ? AND call_id = ?`,
+      )
       .run(JSON.stringify(result), traceId ?? null, Date.now(), runId, callId);
   }
 
@@ -144,14 +174,17 @@ export class RunStore {
   }
 
   setStatus(runId: string, status: RunStatus, outcome?: RunOutcome): void {
-    this.db.prepare('UPDATE runs SET status = ?, outcome_json = ?, updated_at = ? WHERE id = ?').run(status, outcome ? JSON.stringify(outcome) : null, Date.now(), runId);
+    this.db
+      .prepare('UPDATE runs SET status = ?, outcome_json = ?, updated_at = ? WHERE id = ?')
+      .run(status, outcome ? JSON.stringify(outcome) : null, Date.now(), runId);
   }
 
   /** At start-up: runs a dead process left `running` are `interrupted` (shown with Resume). */
   markInterrupted(): number {
     return this.db
       .prepare(`UPDATE runs SET status = 'interrupted', outcome_json = ?, updated_at = ? WHERE status = 'running'`)
-      .run(JSON.stringify({ code: 'interrupted', message: 'The app stopped while this run was running.' }), Date.now()).changes;
+      .run(JSON.stringify({ code: 'interrupted', message: 'The app stopped while this run was running.' }), Date.now())
+      .changes;
   }
 
   delete(runId: string): boolean {
@@ -169,7 +202,11 @@ export class RunStore {
   }
 
   models(): ModelConfig[] {
-    return (this.db.prepare('SELECT config_json FROM model_configs ORDER BY created_at, id').all() as Array<{ config_json: string }>).map((row) => JSON.parse(row.config_json) as ModelConfig);
+    return (
+      this.db.prepare('SELECT config_json FROM model_configs ORDER BY created_at, id').all() as Array<{
+        config_json: string;
+      }>
+    ).map((row) => JSON.parse(row.config_json) as ModelConfig);
   }
 
   deleteModel(id: string): boolean {
@@ -177,8 +214,12 @@ export class RunStore {
   }
 
   private insertMessage(runId: string, message: ConversationMessage, now: number): number {
-    const next = this.db.prepare('SELECT COALESCE(MAX(seq), -1) + 1 AS seq FROM run_messages WHERE run_id = ?').get(runId) as { seq: number };
-    this.db.prepare('INSERT INTO run_messages (run_id, seq, message_json, created_at) VALUES (?, ?, ?, ?)').run(runId, next.seq, JSON.stringify(message), now);
+    const next = this.db
+      .prepare('SELECT COALESCE(MAX(seq), -1) + 1 AS seq FROM run_messages WHERE run_id = ?')
+      .get(runId) as { seq: number };
+    this.db
+      .prepare('INSERT INTO run_messages (run_id, seq, message_json, created_at) VALUES (?, ?, ?, ?)')
+      .run(runId, next.seq, JSON.stringify(message), now);
     this.db.prepare('UPDATE runs SET updated_at = ? WHERE id = ?').run(now, runId);
     return next.seq;
   }

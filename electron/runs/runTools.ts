@@ -20,7 +20,9 @@ export interface RunToolSet {
 export function visibleTools(all: readonly HarnessToolInfo[], visibility: AgentVisibility): RunToolSet {
   const servers = new Set(visibility.serverIds);
   const tools = all
-    .filter((tool) => (tool.source === 'local' ? visibility.localTools : visibility.allServers || servers.has(tool.serverId)))
+    .filter((tool) =>
+      tool.source === 'local' ? visibility.localTools : visibility.allServers || servers.has(tool.serverId),
+    )
     // An MCP App's app-only tool is for its app, never the model (`_meta.ui.visibility`).
     .filter((tool) => visibleToModel(tool.app))
     .map<RegisteredTool>((tool) => ({
@@ -35,6 +37,8 @@ export function visibleTools(all: readonly HarnessToolInfo[], visibility: AgentV
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
       },
     }));
-  const route = new Map([...toOpenAITools(tools).toolFor].map(([name, tool]) => [name, { toolName: tool.name, serverId: tool.serverId }]));
+  const route = new Map(
+    [...toOpenAITools(tools).toolFor].map(([name, tool]) => [name, { toolName: tool.name, serverId: tool.serverId }]),
+  );
   return { tools, route };
 }

@@ -7,7 +7,8 @@ import type { AgentVisibility } from '../../shared/agents.js';
 import type { ModelConfig } from '../models/providerFactory.js';
 import type { ModelToolCall } from '../models/types.js';
 
-export type RunStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'interrupted' | 'needs_resolution' | 'limit_reached';
+export type RunStatus =
+  'running' | 'completed' | 'stopped' | 'failed' | 'interrupted' | 'needs_resolution' | 'limit_reached';
 
 /** Why a run is not running (absent while it runs and when the model simply finished). */
 export interface RunOutcome {

@@ -24,7 +24,8 @@ function depth(path: string): number {
 }
 
 function assertAbsolute(path: string, what: string): void {
-  if (!posix.isAbsolute(path) || path.includes('\0')) throw new Error(`The sandbox needs an absolute ${what}, not "${path}".`);
+  if (!posix.isAbsolute(path) || path.includes('\0'))
+    throw new Error(`The sandbox needs an absolute ${what}, not "${path}".`);
 }
 
 export function bwrapArgs(policy: SandboxPolicy, argv: readonly string[]): string[] {
@@ -34,9 +35,11 @@ export function bwrapArgs(policy: SandboxPolicy, argv: readonly string[]): strin
   if (argv.length === 0) throw new Error('The sandbox needs a command to run.');
   const writable = [...new Set(policy.writable.map((w) => posix.normalize(w)))];
   // "/" can never be masked (it would hide the whole system), nor a workspace itself.
-  const masked = [...new Set(policy.masked.map((m) => (assertAbsolute(m, 'masked folder'), posix.normalize(m).replace(/(.)\/+$/, '$1'))))].filter(
-    (m) => m !== '/' && !writable.includes(m) && m !== SANDBOX_TMP,
-  );
+  const masked = [
+    ...new Set(
+      policy.masked.map((m) => (assertAbsolute(m, 'masked folder'), posix.normalize(m).replace(/(.)\/+$/, '$1'))),
+    ),
+  ].filter((m) => m !== '/' && !writable.includes(m) && m !== SANDBOX_TMP);
 
   type Mount = { path: string; args: string[] };
   const mounts: Mount[] = [
@@ -48,18 +51,24 @@ export function bwrapArgs(policy: SandboxPolicy, argv: readonly string[]): strin
   mounts.sort((a, b) => depth(a.path) - depth(b.path));
 
   return [
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
     ...mounts.flatMap((m) => m.args),
     // After every mount: the masks become read-only (a bind under one stays writable).
     ...masked.flatMap((m) => ['--remount-ro', m]),
     '--unshare-all',
     ...(policy.network ? ['--share-net'] : []),
-    '--cap-drop', 'ALL',
+    '--cap-drop',
+    'ALL',
     '--die-with-parent',
     '--new-session',
-    '--chdir', policy.cwd,
+    '--chdir',
+    policy.cwd,
     '--',
     ...argv,
   ];

@@ -28,7 +28,9 @@ async function real(path: string): Promise<string | undefined> {
 
 /** The folders masked besides the excluded ones: home and the per-user runtime folders. */
 export function personalFolders(env: NodeJS.ProcessEnv = process.env): string[] {
-  return [homedir(), env.HOME, env.XDG_RUNTIME_DIR, '/run/user'].filter((p): p is string => typeof p === 'string' && p.startsWith('/'));
+  return [homedir(), env.HOME, env.XDG_RUNTIME_DIR, '/run/user'].filter(
+    (p): p is string => typeof p === 'string' && p.startsWith('/'),
+  );
 }
 
 export async function buildSandboxPolicy(input: PolicyInput): Promise<SandboxPolicy> {
@@ -47,7 +49,11 @@ export async function buildSandboxPolicy(input: PolicyInput): Promise<SandboxPol
 }
 
 /** The command to spawn instead of `argv`, or undefined when there is no sandbox. */
-export function sandboxedCommand(info: SandboxInfo, policy: SandboxPolicy, argv: readonly string[]): SandboxedCommand | undefined {
+export function sandboxedCommand(
+  info: SandboxInfo,
+  policy: SandboxPolicy,
+  argv: readonly string[],
+): SandboxedCommand | undefined {
   if (info.kind === 'bwrap' && info.executable) return bwrapCommand(info.executable, policy, argv);
   if (info.kind === 'sandbox-exec' && info.executable) return sandboxExecCommand(info.executable, policy, argv);
   return undefined;

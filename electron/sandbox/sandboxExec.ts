@@ -50,10 +50,20 @@ export function sandboxExecProfile(policy: SandboxPolicy): SandboxExecProfile {
   const masked = [...new Set(policy.masked)].filter((m) => m !== '/' && !writable.includes(m));
   masked.forEach((m, i) => (params[`MASKED_${i}`] = m));
   // The workspaces' parents: a program resolving its cwd (getcwd, realpath) must stat them.
-  const parents = [...new Set(writable.flatMap((w) => w.split('/').slice(1, -1).map((_, i, parts) => `/${parts.slice(0, i + 1).join('/')}`)))];
+  const parents = [
+    ...new Set(
+      writable.flatMap((w) =>
+        w
+          .split('/')
+          .slice(1, -1)
+          .map((_, i, parts) => `/${parts.slice(0, i + 1).join('/')}`),
+      ),
+    ),
+  ];
   parents.forEach((p, i) => (params[`PARENT_${i}`] = p));
   for (const [name, value] of Object.entries(params)) {
-    if (!value.startsWith('/') || /[\0\n\r]/.test(value)) throw new Error(`The sandbox needs an absolute path for ${name}, not "${value}".`);
+    if (!value.startsWith('/') || /[\0\n\r]/.test(value))
+      throw new Error(`The sandbox needs an absolute path for ${name}, not "${value}".`);
   }
   const maskedRefs = masked.map((_, i) => `(subpath (param "MASKED_${i}"))`).join(' ');
   const workspaceRefs = writable.map((_, i) => `(subpath (param "WORKSPACE_${i}"))`).join(' ');
@@ -76,25 +86,42 @@ export function sandboxExecProfile(policy: SandboxPolicy): SandboxExecProfile {
     '(allow file-read*)',
     ...(masked.length ? [`(deny file-read* ${maskedRefs})`] : []),
     `(allow file-read* ${workspaceRefs})`,
-    ...(parents.length ? [`(allow file-read-metadata ${parents.map((_, i) => `(literal (param "PARENT_${i}"))`).join(' ')})`] : []),
+    ...(parents.length
+      ? [`(allow file-read-metadata ${parents.map((_, i) => `(literal (param "PARENT_${i}"))`).join(' ')})`]
+      : []),
     '',
     ';; Writing: the workspace and the standard devices only.',
     `(allow file-write* ${workspaceRefs} ${WRITABLE_DEVICES.map((d) => `(literal ${quote(d)})`).join(' ')})`,
     `(allow file-ioctl ${WRITABLE_DEVICES.map((d) => `(literal ${quote(d)})`).join(' ')} (regex #"^/dev/ttys[0-9]+$"))`,
     '',
     policy.network ? ';; Network: allowed for this call.' : ';; Network: closed (deny default covers network*).',
-    ...(policy.network ? ['(allow network* system-socket)', '(allow mach-lookup (global-name "com.apple.dnssd.service") (global-name "com.apple.SystemConfiguration.configd"))'] : []),
+    ...(policy.network
+      ? [
+          '(allow network* system-socket)',
+          '(allow mach-lookup (global-name "com.apple.dnssd.service") (global-name "com.apple.SystemConfiguration.configd"))',
+        ]
+      : []),
   ];
   return { profile: `${lines.join('\n')}\n`, params };
 }
 
 /** `sandbox-exec -p <profile> -D NAME=value … -- argv…`. */
-export function sandboxExecCommand(executable: string, policy: SandboxPolicy, argv: readonly string[]): SandboxedCommand {
+export function sandboxExecCommand(
+  executable: string,
+  policy: SandboxPolicy,
+  argv: readonly string[],
+): SandboxedCommand {
   if (argv.length === 0) throw new Error('The sandbox needs a command to run.');
   const { profile, params } = sandboxExecProfile(policy);
   return {
     file: executable,
-    args: ['-p', profile, ...Object.entries(params).flatMap(([name, value]) => ['-D', `${name}=${value}`]), '--', ...argv],
+    args: [
+      '-p',
+      profile,
+      ...Object.entries(params).flatMap(([name, value]) => ['-D', `${name}=${value}`]),
+      '--',
+      ...argv,
+    ],
     env: {},
   };
 }

@@ -26,13 +26,17 @@ export class SecretNotFoundError extends SecretError {
 export class SecretStorageUnavailableError extends SecretError {
   readonly code = 'secret_storage_unavailable';
   constructor() {
-    super('The operating system\'s secret storage is not available, so the secret was not saved. Use an environment-variable reference for it instead.');
+    super(
+      "The operating system's secret storage is not available, so the secret was not saved. Use an environment-variable reference for it instead.",
+    );
   }
 }
 
 export class SecretDecryptError extends SecretError {
   readonly code = 'secret_undecryptable';
   constructor(key: string) {
-    super(`The stored secret "${key}" could not be decrypted (the system keyring or its key may have changed). Enter it again in the server's settings.`);
+    super(
+      `The stored secret "${key}" could not be decrypted (the system keyring or its key may have changed). Enter it again in the server's settings.`,
+    );
   }
 }

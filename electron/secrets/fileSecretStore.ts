@@ -68,7 +68,9 @@ export class FileSecretStore implements DescribedSecretStore {
       const map = new Map(current);
       change(map);
       ensurePrivateDir(dirname(this.path));
-      await writeFileAtomic(this.path, JSON.stringify({ format: 1, secrets: Object.fromEntries(map) }), { mode: PRIVATE_FILE_MODE });
+      await writeFileAtomic(this.path, JSON.stringify({ format: 1, secrets: Object.fromEntries(map) }), {
+        mode: PRIVATE_FILE_MODE,
+      });
       makePrivate(this.path);
       this.loading = Promise.resolve(map);
     });
@@ -92,13 +94,17 @@ export class FileSecretStore implements DescribedSecretStore {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return new Map();
       // Unreadable is not damaged: moving it aside could hide a permissions problem.
-      throw new Error(`Could not read the secrets file "${this.path}" (${code ?? 'error'}). Check its permissions.`, { cause: error });
+      throw new Error(`Could not read the secrets file "${this.path}" (${code ?? 'error'}). Check its permissions.`, {
+        cause: error,
+      });
     }
     makePrivate(this.path);
     const parsed = jsonProblem(text);
     const checked = 'value' in parsed ? FileSchema.safeParse(parsed.value) : undefined;
     if (checked?.success) return new Map(Object.entries(checked.data.secrets));
-    const warning = setAside(this.path, 'secrets', 'problem' in parsed ? parsed.problem : 'invalid_content', { now: this.now });
+    const warning = setAside(this.path, 'secrets', 'problem' in parsed ? parsed.problem : 'invalid_content', {
+      now: this.now,
+    });
     if (warning) this.damaged.push(warning);
     return new Map();
   }

@@ -49,7 +49,10 @@ export class KeyringSecretStore implements DescribedSecretStore {
 }
 
 /** The keyring when it answers; else the file in the data folder, with the reason in its warning. */
-export async function openBrowserSecretStore(dataDir: string, keyring: Pick<KeyringSecretStore, 'probe'> & DescribedSecretStore = new KeyringSecretStore()): Promise<DescribedSecretStore> {
+export async function openBrowserSecretStore(
+  dataDir: string,
+  keyring: Pick<KeyringSecretStore, 'probe'> & DescribedSecretStore = new KeyringSecretStore(),
+): Promise<DescribedSecretStore> {
   try {
     await keyring.probe();
     return keyring;

@@ -15,10 +15,12 @@
 
 export const REDACTED = '[redacted]';
 
-export const SENSITIVE_KEY = /token|secret|password|passwd|authorization|api[-_]?key|cookie|credential|private[-_]?key/i;
+export const SENSITIVE_KEY =
+  /token|secret|password|passwd|authorization|api[-_]?key|cookie|credential|private[-_]?key/i;
 
 /** Counters that merely contain "token" (model usage figures), which are no secret. */
-const TOKEN_COUNT_KEY = /^(max|input|output|total|prompt|completion|cached|reasoning)[-_]?tokens?$|^tokens?[-_]?(count|used|limit)$|^num[-_]?tokens$/i;
+const TOKEN_COUNT_KEY =
+  /^(max|input|output|total|prompt|completion|cached|reasoning)[-_]?tokens?$|^tokens?[-_]?(count|used|limit)$|^num[-_]?tokens$/i;
 
 /** Keys already judged (the same few keys recur in every trace event and call): two regex tests per key once, not per value. */
 const judgedKeys = new Map<string, boolean>();
@@ -48,7 +50,10 @@ export function redact(value: unknown, knownSecrets: Iterable<string> = []): Jso
  * As `redact`, and says whether the copy differs from the input as JSON: `changed` is false when
  * nothing was redacted, dropped or converted, so the input's own JSON is also the copy's.
  */
-export function redactReporting(value: unknown, knownSecrets: Iterable<string> = []): { value: JsonValue; changed: boolean } {
+export function redactReporting(
+  value: unknown,
+  knownSecrets: Iterable<string> = [],
+): { value: JsonValue; changed: boolean } {
   const walker: Walker = { secrets: prepareSecrets(knownSecrets), ancestors: new Set(), changed: false };
   const out = walk(value, walker);
   if (out === undefined) walker.changed = true;
@@ -104,7 +109,8 @@ function prepareSecrets(knownSecrets: Iterable<string>): readonly string[] {
  * times an assignment and runs for every key of every redacted value.
  */
 function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   else out[key] = value;
 }
 

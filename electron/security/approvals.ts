@@ -68,12 +68,16 @@ export function waitForApproval(
   const dialog = new AbortController();
   return new Promise<ApprovalOutcome>((resolvePromise) => {
     let settled = false;
-    const finish = (answer: ApprovalAnswer, flags: Partial<Pick<ApprovalOutcome, 'timedOut' | 'cancelled' | 'failed'>> = {}) => {
+    const finish = (
+      answer: ApprovalAnswer,
+      flags: Partial<Pick<ApprovalOutcome, 'timedOut' | 'cancelled' | 'failed'>> = {},
+    ) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onCallerAbort);
-      if (answer === 'deny' && !dialog.signal.aborted) dialog.abort(new Error(flags.timedOut ? 'approval timed out' : 'approval no longer needed'));
+      if (answer === 'deny' && !dialog.signal.aborted)
+        dialog.abort(new Error(flags.timedOut ? 'approval timed out' : 'approval no longer needed'));
       resolvePromise({
         answer,
         timedOut: flags.timedOut ?? false,
@@ -138,7 +142,8 @@ export class SessionGrants {
     const out: SessionGrant[] = [];
     for (const [key, schemaFingerprint] of this.grants) {
       const [session, serverId, toolName] = JSON.parse(key) as [string, string, string];
-      if (session === sessionId) out.push({ serverId, toolName, ...(schemaFingerprint !== undefined ? { schemaFingerprint } : {}) });
+      if (session === sessionId)
+        out.push({ serverId, toolName, ...(schemaFingerprint !== undefined ? { schemaFingerprint } : {}) });
     }
     return out;
   }

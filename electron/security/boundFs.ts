@@ -184,12 +184,18 @@ export class BoundFs {
    * target. Readers see the old or the new content, never a mix.
    */
   async writeFile(checked: CheckedPath, content: string, options: BoundWriteOptions = {}): Promise<BoundWriteOutcome> {
-    return this.strategy === 'descriptor' ? this.writeThroughDescriptor(checked, content, options) : this.writeByWalk(checked, content, options);
+    return this.strategy === 'descriptor'
+      ? this.writeThroughDescriptor(checked, content, options)
+      : this.writeByWalk(checked, content, options);
   }
 
   // ---- descriptor strategy -------------------------------------------------------------------
 
-  private async writeThroughDescriptor(checked: CheckedPath, content: string, options: BoundWriteOptions): Promise<BoundWriteOutcome> {
+  private async writeThroughDescriptor(
+    checked: CheckedPath,
+    content: string,
+    options: BoundWriteOptions,
+  ): Promise<BoundWriteOutcome> {
     const name = basename(checked.real);
     const folderReal = dirname(checked.real);
     const folder = await this.openParentFolder(checked, folderReal, options.createDirs ?? false);
@@ -228,7 +234,8 @@ export class BoundFs {
         handle = await this.open(checked, current, DIR_FLAGS);
         break;
       } catch (error) {
-        if (errnoCode(error) !== 'ENOENT' || current === checked.root || !isInsideRoots(current, [checked.root])) throw error;
+        if (errnoCode(error) !== 'ENOENT' || current === checked.root || !isInsideRoots(current, [checked.root]))
+          throw error;
         if (!createDirs) throw new ParentFolderMissingError(checked.requested);
         missing.unshift(basename(current));
         current = dirname(current);
@@ -256,7 +263,11 @@ export class BoundFs {
 
   // ---- walk strategy (best effort) -----------------------------------------------------------
 
-  private async writeByWalk(checked: CheckedPath, content: string, options: BoundWriteOptions): Promise<BoundWriteOutcome> {
+  private async writeByWalk(
+    checked: CheckedPath,
+    content: string,
+    options: BoundWriteOptions,
+  ): Promise<BoundWriteOutcome> {
     const folderReal = dirname(checked.real);
     await this.makeFoldersByWalk(checked, folderReal, options.createDirs ?? false);
     const folder = await this.folderIdentity(folderReal, checked);
@@ -268,7 +279,8 @@ export class BoundFs {
       await this.verifyOpened(temp, tempPath, checked);
       await this.fill(temp, content, existing);
       options.beforeCommit?.();
-      if (!sameObject(folder, await this.folderIdentity(folderReal, checked))) throw new PathChangedError(checked.requested, 'moved');
+      if (!sameObject(folder, await this.folderIdentity(folderReal, checked)))
+        throw new PathChangedError(checked.requested, 'moved');
       await rename(tempPath, checked.real);
       committed = true;
     } finally {
@@ -336,7 +348,8 @@ export class BoundFs {
         if (now === 'changed') throw new PathChangedError(checked.requested, 'moved');
       }
       // The check found it, so it disappeared since (a folder on the way moved, or it was deleted).
-      if (code === 'ENOENT' && path === checked.real && checked.exists) throw new PathChangedError(checked.requested, 'moved');
+      if (code === 'ENOENT' && path === checked.real && checked.exists)
+        throw new PathChangedError(checked.requested, 'moved');
       throw error;
     }
   }
@@ -359,7 +372,8 @@ export class BoundFs {
     }
     const now = await lstat(expected, { bigint: true }).catch(() => undefined);
     // nlink 0: deleted since it was opened.
-    if (now === undefined || !sameObject(now, info) || info.nlink === 0n) throw new PathChangedError(checked.requested, 'moved');
+    if (now === undefined || !sameObject(now, info) || info.nlink === 0n)
+      throw new PathChangedError(checked.requested, 'moved');
     return info;
   }
 

@@ -44,7 +44,21 @@ interface Executable {
   paths: Set<string>;
 }
 
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'pdksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
+const SHELLS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'pdksh',
+  'ash',
+  'fish',
+  'csh',
+  'tcsh',
+  'yash',
+  'rbash',
+]);
 /**
  * Multi-call binaries act as the applet named by argv[0] (`ls` → busybox runs ls), so what a
  * name resolves to says nothing about them; only the name given counts.
@@ -54,8 +68,29 @@ const WINDOWS_SHELLS = new Set(['pwsh', 'powershell']);
 const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'runas', 'sudoedit']);
 const FORMATTERS = new Set(['mke2fs', 'wipefs']);
 /** Commands that run another command given in their arguments. */
-const WRAPPERS = new Set(['env', 'nice', 'nohup', 'timeout', 'stdbuf', 'xargs', 'time', 'ionice', 'setsid', 'chroot', 'unshare', 'command', 'exec', 'busybox', 'watch', 'flock', 'chrt', 'taskset', 'script']);
-const RAW_DISK = /(^|[=:,\s])\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d|dm-\d|md\d|mapper\/)/;
+const WRAPPERS = new Set([
+  'env',
+  'nice',
+  'nohup',
+  'timeout',
+  'stdbuf',
+  'xargs',
+  'time',
+  'ionice',
+  'setsid',
+  'chroot',
+  'unshare',
+  'command',
+  'exec',
+  'busybox',
+  'watch',
+  'flock',
+  'chrt',
+  'taskset',
+  'script',
+]);
+const RAW_DISK =
+  /(^|[=:,\s])\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d|dm-\d|md\d|mapper\/)/;
 const FORK_BOMB = /(\S+)\s*\(\s*\)\s*\{[^}]*?\1\s*\|\s*\1\s*&/;
 const URL_ARG = /^[a-z][a-z0-9+.-]*:\/\//i;
 
@@ -162,16 +197,26 @@ function builtinRefusal(names: ReadonlySet<string>, args: readonly string[]): Co
   const any = (set: ReadonlySet<string>) => [...names].some((n) => set.has(n));
   const display = [...names][0] ?? '';
 
-  if (any(PRIVILEGE)) return refuse('privilege-escalation', `"${display}" runs a command with other privileges; the agent may not escalate privileges.`);
+  if (any(PRIVILEGE))
+    return refuse(
+      'privilege-escalation',
+      `"${display}" runs a command with other privileges; the agent may not escalate privileges.`,
+    );
 
   if ([...names].some((n) => n.startsWith('mkfs')) || any(FORMATTERS)) {
-    return refuse('format-filesystem', `"${display}" creates or wipes a file system and destroys the data on the device.`);
+    return refuse(
+      'format-filesystem',
+      `"${display}" creates or wipes a file system and destroys the data on the device.`,
+    );
   }
 
   const opts = parseOptions(args);
   if (is('rm')) {
     if (opts.long.has('no-preserve-root')) {
-      return refuse('rm-no-preserve-root', 'rm --no-preserve-root disables the protection against deleting the whole file system.');
+      return refuse(
+        'rm-no-preserve-root',
+        'rm --no-preserve-root disables the protection against deleting the whole file system.',
+      );
     }
     const recursive = opts.short.has('r') || opts.short.has('R') || opts.long.has('recursive');
     const target = opts.operands.find(isCriticalTarget);
@@ -184,7 +229,10 @@ function builtinRefusal(names: ReadonlySet<string>, args: readonly string[]): Co
     const recursive = opts.short.has('R') || opts.long.has('recursive');
     const target = opts.operands.find(isCriticalTarget);
     if (recursive && target !== undefined) {
-      return refuse('recursive-permission-change-root', `${display} -R on "${target}" would change the permissions of the whole file system or home folder.`);
+      return refuse(
+        'recursive-permission-change-root',
+        `${display} -R on "${target}" would change the permissions of the whole file system or home folder.`,
+      );
     }
   }
 
@@ -198,10 +246,17 @@ function builtinRefusal(names: ReadonlySet<string>, args: readonly string[]): Co
   const shell = any(SHELLS) || any(WINDOWS_SHELLS) || is('cmd');
   if (shell) {
     const commandFlag = args.find((a) =>
-      is('cmd') ? /^\/[ck]$/i.test(a) : any(WINDOWS_SHELLS) ? /^-(c|command|e|ec|encodedcommand)$/i.test(a) : /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === '--command',
+      is('cmd')
+        ? /^\/[ck]$/i.test(a)
+        : any(WINDOWS_SHELLS)
+          ? /^-(c|command|e|ec|encodedcommand)$/i.test(a)
+          : /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === '--command',
     );
     if (commandFlag !== undefined) {
-      return refuse('shell-command-string', `"${display} ${commandFlag}" runs a shell command string, which would bypass this argv guard. Run the program directly instead.`);
+      return refuse(
+        'shell-command-string',
+        `"${display} ${commandFlag}" runs a shell command string, which would bypass this argv guard. Run the program directly instead.`,
+      );
     }
     if (args.some((a) => URL_ARG.test(a))) {
       return refuse('shell-remote-script', `"${display}" was given a URL; running a downloaded script is not allowed.`);
@@ -210,7 +265,10 @@ function builtinRefusal(names: ReadonlySet<string>, args: readonly string[]): Co
 
   // Programs that hand a string to a shell themselves.
   if (is('watch') || (is('script', 'flock') && (opts.short.has('c') || opts.long.has('command')))) {
-    return refuse('shell-command-string', `"${display}" runs its command through a shell string, which would bypass this argv guard.`);
+    return refuse(
+      'shell-command-string',
+      `"${display}" runs its command through a shell string, which would bypass this argv guard.`,
+    );
   }
   const envOptions = is('env') ? leadingOptions(args) : [];
   if (envOptions.some((a) => /^-[a-zA-Z]*S/.test(a) || a.startsWith('--split-string'))) {
@@ -221,7 +279,11 @@ function builtinRefusal(names: ReadonlySet<string>, args: readonly string[]): Co
   if (bomb !== undefined) return refuse('fork-bomb', 'An argument contains a fork bomb.');
 
   const disk = args.find((a) => RAW_DISK.test(a));
-  if (disk !== undefined) return refuse('raw-disk-device', `An argument refers to a raw disk device ("${disk}"); writing there destroys the file system.`);
+  if (disk !== undefined)
+    return refuse(
+      'raw-disk-device',
+      `An argument refers to a raw disk device ("${disk}"); writing there destroys the file system.`,
+    );
 
   return undefined;
 }
@@ -244,8 +306,10 @@ function nestedCommands(names: ReadonlySet<string>, args: readonly string[]): st
 }
 
 function checkShape(argv: readonly string[]): CommandGuardResult | undefined {
-  if (!Array.isArray(argv) || argv.length === 0) return refuse('invalid-argv', 'The command is empty; give [executable, ...args].');
-  if (argv.some((a) => typeof a !== 'string')) return refuse('invalid-argv', 'Every element of the command must be a string.');
+  if (!Array.isArray(argv) || argv.length === 0)
+    return refuse('invalid-argv', 'The command is empty; give [executable, ...args].');
+  if (argv.some((a) => typeof a !== 'string'))
+    return refuse('invalid-argv', 'Every element of the command must be a string.');
   if (argv[0] === '' || (argv[0] ?? '').trim() === '') return refuse('invalid-argv', 'The executable name is empty.');
   if (argv.some((a) => a.includes('\0'))) return refuse('invalid-argv', 'The command contains a NUL byte.');
   return undefined;
@@ -257,7 +321,11 @@ function sanitizedRegExp(pattern: RegExp): RegExp {
 }
 
 /** Checks `[executable, ...args]`. Resolves the executable on PATH, hence async. */
-export async function checkCommand(argv: readonly string[], config: CommandGuardConfig = {}, context: CommandGuardContext = {}): Promise<CommandGuardResult> {
+export async function checkCommand(
+  argv: readonly string[],
+  config: CommandGuardConfig = {},
+  context: CommandGuardContext = {},
+): Promise<CommandGuardResult> {
   const shape = checkShape(argv);
   if (shape) return shape;
   const [exe = '', ...args] = argv;
@@ -267,7 +335,10 @@ export async function checkCommand(argv: readonly string[], config: CommandGuard
   if (denied !== undefined) return refuse('deny-list', `"${exe}" is on the command deny list (as "${denied}").`);
 
   if (config.allow && (await listMatches(config.allow, executable)) === undefined) {
-    return refuse('allow-list', `"${exe}" is not on the command allow list. Allowed: ${config.allow.join(', ') || '(none)'}.`);
+    return refuse(
+      'allow-list',
+      `"${exe}" is not on the command allow list. Allowed: ${config.allow.join(', ') || '(none)'}.`,
+    );
   }
 
   const direct = builtinRefusal(executable.names, args);
@@ -279,7 +350,13 @@ export async function checkCommand(argv: readonly string[], config: CommandGuard
     const innerNames = new Set([normalizeName(inner)]);
     const refusal = builtinRefusal(innerNames, innerArgs);
     if (refusal) return refusal;
-    if (config.deny && (await listMatches(config.deny, { names: innerNames, paths: new Set(isAbsolute(inner) ? [resolve(inner)] : []) })) !== undefined) {
+    if (
+      config.deny &&
+      (await listMatches(config.deny, {
+        names: innerNames,
+        paths: new Set(isAbsolute(inner) ? [resolve(inner)] : []),
+      })) !== undefined
+    ) {
       return refuse('deny-list', `"${inner}" (run through "${exe}") is on the command deny list.`);
     }
   }
@@ -287,7 +364,8 @@ export async function checkCommand(argv: readonly string[], config: CommandGuard
   for (const pattern of config.denyArgPatterns ?? []) {
     const re = sanitizedRegExp(pattern);
     const hit = args.find((a) => re.test(a));
-    if (hit !== undefined) return refuse('deny-arg-pattern', `An argument matches the refused pattern ${pattern.toString()}.`);
+    if (hit !== undefined)
+      return refuse('deny-arg-pattern', `An argument matches the refused pattern ${pattern.toString()}.`);
   }
 
   return { ok: true };

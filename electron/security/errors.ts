@@ -108,7 +108,9 @@ export class PermissionDeniedError extends SecurityError {
     const by: Denial['by'] =
       this.answer === undefined
         ? this.decidedBy.by
-        : ({ deny: 'person', timeout: 'approval_timeout', error: 'approval_error', cancelled: 'cancelled' } as const)[this.answer];
+        : ({ deny: 'person', timeout: 'approval_timeout', error: 'approval_error', cancelled: 'cancelled' } as const)[
+            this.answer
+          ];
     return {
       by,
       toolName: this.toolName,
@@ -172,7 +174,9 @@ export class PermissionRulesCorruptError extends SecurityError {
 export class PathExcludedError extends SecurityError {
   readonly code = 'path_excluded';
   constructor(readonly requested: string) {
-    super(`The path "${requested}" is inside a folder the app keeps for itself; no tool may read, list or write it. Use another path.`);
+    super(
+      `The path "${requested}" is inside a folder the app keeps for itself; no tool may read, list or write it. Use another path.`,
+    );
   }
 }
 

@@ -46,8 +46,16 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     return;
   }
   const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-  const status = timedOut ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-  const message = timedOut ? `${product} did not receive the whole request in time; the connection is closed.` : `${product} could not read this request.`;
+  const status = timedOut
+    ? '408 Request Timeout'
+    : error.code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : '400 Bad Request';
+  const message = timedOut
+    ? `${product} did not receive the whole request in time; the connection is closed.`
+    : `${product} could not read this request.`;
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message }, id: null });
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

@@ -18,7 +18,13 @@
  */
 import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { InvalidPathError, NoAllowedRootsError, PathExcludedError, PathNotFoundError, PathOutsideRootsError } from './errors.js';
+import {
+  InvalidPathError,
+  NoAllowedRootsError,
+  PathExcludedError,
+  PathNotFoundError,
+  PathOutsideRootsError,
+} from './errors.js';
 
 export interface ValidatePathOptions {
   /** Refuse a path that does not exist (reads, listings). */
@@ -120,13 +126,22 @@ export function isExcluded(realPath: string, excluded: readonly string[]): boole
  * throws PathOutsideRootsError / PathExcludedError / InvalidPathError / PathNotFoundError /
  * NoAllowedRootsError.
  */
-export async function validatePath(requested: string, roots: readonly string[], options: ValidatePathOptions = {}): Promise<string> {
+export async function validatePath(
+  requested: string,
+  roots: readonly string[],
+  options: ValidatePathOptions = {},
+): Promise<string> {
   return (await checkPath(requested, roots, options)).real;
 }
 
 /** validatePath, returning everything the check established (for BoundFs to verify against). */
-export async function checkPath(requested: string, roots: readonly string[], options: ValidatePathOptions = {}): Promise<CheckedPath> {
-  if (typeof requested !== 'string' || requested.length === 0) throw new InvalidPathError(String(requested ?? ''), 'it is empty.');
+export async function checkPath(
+  requested: string,
+  roots: readonly string[],
+  options: ValidatePathOptions = {},
+): Promise<CheckedPath> {
+  if (typeof requested !== 'string' || requested.length === 0)
+    throw new InvalidPathError(String(requested ?? ''), 'it is empty.');
   if (requested.includes('\0')) throw new InvalidPathError(requested, 'it contains a NUL byte.');
   if (roots.length === 0) throw new NoAllowedRootsError(roots);
 
@@ -142,8 +157,10 @@ export async function checkPath(requested: string, roots: readonly string[], opt
   // Existence is reported only for paths inside the roots, so it never probes the outside.
   if (options.mustExist && !exists) throw new PathNotFoundError(requested);
   if (options.forWrite) {
-    if (allowed.includes(real)) throw new InvalidPathError(requested, 'it is one of the allowed folders itself; name a file inside it.');
-    if (exists && (await stat(real)).isDirectory()) throw new InvalidPathError(requested, 'it is a folder; name a file to write.');
+    if (allowed.includes(real))
+      throw new InvalidPathError(requested, 'it is one of the allowed folders itself; name a file inside it.');
+    if (exists && (await stat(real)).isDirectory())
+      throw new InvalidPathError(requested, 'it is a folder; name a file to write.');
   }
   return { requested, real, exists, roots: allowed, root, excluded };
 }

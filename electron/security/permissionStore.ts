@@ -31,7 +31,8 @@ const RulesFileSchema = z
   .superRefine((file, ctx) => {
     const seen = new Set<string>();
     file.rules.forEach((rule, i) => {
-      if (seen.has(rule.id)) ctx.addIssue({ code: 'custom', path: ['rules', i, 'id'], message: `duplicate rule id "${rule.id}"` });
+      if (seen.has(rule.id))
+        ctx.addIssue({ code: 'custom', path: ['rules', i, 'id'], message: `duplicate rule id "${rule.id}"` });
       seen.add(rule.id);
     });
   });
@@ -67,9 +68,12 @@ export class JsonFilePermissionRuleStore implements PermissionRuleStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       if ((error as NodeJS.ErrnoException).code === 'EISDIR') return this.setAside('it is a folder', 'invalid_content');
       // Unreadable is not corrupt: moving it aside could hide a permissions problem on the folder.
-      throw new Error(`Could not read the permission rules file "${this.file}" (${(error as NodeJS.ErrnoException).code ?? 'error'}). Check its permissions.`, {
-        cause: error,
-      });
+      throw new Error(
+        `Could not read the permission rules file "${this.file}" (${(error as NodeJS.ErrnoException).code ?? 'error'}). Check its permissions.`,
+        {
+          cause: error,
+        },
+      );
     }
     makePrivate(this.file);
     if (text.length === 0) return this.setAside('it is empty', 'empty');
@@ -88,7 +92,10 @@ export class JsonFilePermissionRuleStore implements PermissionRuleStore {
   async save(rules: PermissionRule[]): Promise<void> {
     const body = RulesFileSchema.parse({ version: RULES_FILE_VERSION, rules });
     ensurePrivateDir(dirname(this.file));
-    await writeFileAtomic(this.file, `${JSON.stringify(body, null, 2)}\n`, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
+    await writeFileAtomic(this.file, `${JSON.stringify(body, null, 2)}\n`, {
+      encoding: 'utf8',
+      mode: PRIVATE_FILE_MODE,
+    });
   }
 
   private setAside(detail: string, problem: DamageProblem): PermissionRule[] {

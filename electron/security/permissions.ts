@@ -124,7 +124,16 @@ type Specificity = readonly [tier: number, hasArgument: number, scopedPattern: n
 
 function specificity(rule: PermissionRule): Specificity {
   const m = rule.match;
-  const tier = m.toolName !== undefined ? (m.serverId !== undefined ? 4 : 3) : m.toolPattern !== undefined ? 2 : m.serverId !== undefined ? 1 : 0;
+  const tier =
+    m.toolName !== undefined
+      ? m.serverId !== undefined
+        ? 4
+        : 3
+      : m.toolPattern !== undefined
+        ? 2
+        : m.serverId !== undefined
+          ? 1
+          : 0;
   const scopedPattern = m.toolName === undefined && m.toolPattern !== undefined && m.serverId !== undefined ? 1 : 0;
   return [tier, m.argument ? 1 : 0, scopedPattern];
 }
@@ -175,7 +184,10 @@ export class PermissionDecisionEngine {
   }
 
   /** An engine with the rules the store holds. */
-  static async load(store: PermissionRuleStore, options: PermissionEngineOptions = {}): Promise<PermissionDecisionEngine> {
+  static async load(
+    store: PermissionRuleStore,
+    options: PermissionEngineOptions = {},
+  ): Promise<PermissionDecisionEngine> {
     return new PermissionDecisionEngine(store, await store.load(), options);
   }
 
@@ -214,7 +226,11 @@ export class PermissionDecisionEngine {
 
   /** Adds a rule and saves; a rule with the same id is replaced. Returns the stored rule. */
   async addRule(input: NewPermissionRule): Promise<PermissionRule> {
-    const rule = PermissionRuleSchema.parse({ ...input, id: input.id ?? randomUUID(), createdAt: input.createdAt ?? Date.now() });
+    const rule = PermissionRuleSchema.parse({
+      ...input,
+      id: input.id ?? randomUUID(),
+      createdAt: input.createdAt ?? Date.now(),
+    });
     await this.mutate((rules) => [...rules.filter((r) => r.id !== rule.id), rule]);
     return structuredClone(rule);
   }
@@ -248,7 +264,9 @@ export class PermissionDecisionEngine {
   async bindServerIdentities(uidOf: (serverId: string) => string | undefined): Promise<number> {
     const uidFor = (rule: PermissionRule): string | undefined => {
       const serverId = rule.match.serverId;
-      return serverId !== undefined && serverId !== LOCAL_SERVER_ID && rule.match.serverUid === undefined ? uidOf(serverId) : undefined;
+      return serverId !== undefined && serverId !== LOCAL_SERVER_ID && rule.match.serverUid === undefined
+        ? uidOf(serverId)
+        : undefined;
     };
     const bound = this.rules.filter((rule) => uidFor(rule) !== undefined).length;
     if (bound === 0) return 0;
@@ -326,17 +344,26 @@ function defaultDecision(subject: ToolCallSubject): PermissionDecision {
   if (readOnly === true) {
     return {
       level: 'ALLOW',
-      reason: { kind: 'trusted-annotation-default', detail: `${subject.toolName} is a read-only ${where}, so it is allowed` },
+      reason: {
+        kind: 'trusted-annotation-default',
+        detail: `${subject.toolName} is a read-only ${where}, so it is allowed`,
+      },
     };
   }
   if (readOnly === false) {
     return {
       level: 'ASK',
-      reason: { kind: 'trusted-annotation-default', detail: `${subject.toolName} is a ${where} that can change things, so it asks first` },
+      reason: {
+        kind: 'trusted-annotation-default',
+        detail: `${subject.toolName} is a ${where} that can change things, so it asks first`,
+      },
     };
   }
   return {
     level: 'ASK',
-    reason: { kind: 'default', detail: `${subject.toolName} is a ${where} without a read-only annotation, so it asks first` },
+    reason: {
+      kind: 'default',
+      detail: `${subject.toolName} is a ${where} without a read-only annotation, so it asks first`,
+    },
   };
 }

@@ -19,7 +19,14 @@ export type SecurityEvent =
   | { type: 'decision'; level: PermissionLevel; reason: PermissionDecision['reason'] }
   | { type: 'session_grant'; sessionId: string; serverId: string; toolName: string }
   | { type: 'approval_requested'; requestId: string; reason: string; expiresAt: number }
-  | { type: 'approval_answered'; requestId: string; answer: ApprovalAnswer; timedOut: boolean; cancelled: boolean; waitedMs: number }
+  | {
+      type: 'approval_answered';
+      requestId: string;
+      answer: ApprovalAnswer;
+      timedOut: boolean;
+      cancelled: boolean;
+      waitedMs: number;
+    }
   | { type: 'rule_save_failed'; message: string };
 
 export interface ToolCallAuthorizationRequest {
@@ -103,12 +110,21 @@ export class SecureToolExecutor {
       }
     };
     const fingerprint = call.schemaFingerprint ?? call.subject.schemaFingerprint;
-    const subject: ToolCallSubject = { ...call.subject, ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}) };
+    const subject: ToolCallSubject = {
+      ...call.subject,
+      ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}),
+    };
     const { toolName, serverId } = subject;
-    const deny = (level: PermissionLevel, answer: PermissionDeniedError['answer'], reason: string, decidedBy?: PermissionDeniedError['decidedBy'], timeoutMs?: number) =>
-      new PermissionDeniedError(toolName, serverId, level, answer, reason, decidedBy, timeoutMs);
+    const deny = (
+      level: PermissionLevel,
+      answer: PermissionDeniedError['answer'],
+      reason: string,
+      decidedBy?: PermissionDeniedError['decidedBy'],
+      timeoutMs?: number,
+    ) => new PermissionDeniedError(toolName, serverId, level, answer, reason, decidedBy, timeoutMs);
 
-    if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
+    if (options.signal?.aborted)
+      throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
 
     let mustAsk: string | undefined;
     if (call.guardrails) {
@@ -116,12 +132,16 @@ export class SecureToolExecutor {
       try {
         result = await call.guardrails();
       } catch (error) {
-        result = { ok: false, reason: `its safety check failed (${error instanceof Error ? error.message : 'unknown error'})` };
+        result = {
+          ok: false,
+          reason: `its safety check failed (${error instanceof Error ? error.message : 'unknown error'})`,
+        };
       }
       emit(result.ok ? { type: 'guardrail', ok: true } : { type: 'guardrail', ok: false, reason: result.reason });
       if (!result.ok) throw deny('DENY', undefined, result.reason, { by: 'guardrail' });
       mustAsk = result.mustAsk;
-      if (options.signal?.aborted) throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
+      if (options.signal?.aborted)
+        throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
     }
 
     const decided = this.engine.decide(subject);
@@ -129,7 +149,12 @@ export class SecureToolExecutor {
     emit({ type: 'decision', level: decision.level, reason: decision.reason });
     if (decision.level === 'DENY') {
       const { kind, ruleId } = decision.reason;
-      throw deny('DENY', undefined, decision.reason.detail, kind === 'rule' ? { by: 'rule', ...(ruleId ? { ruleId } : {}) } : { by: 'default' });
+      throw deny(
+        'DENY',
+        undefined,
+        decision.reason.detail,
+        kind === 'rule' ? { by: 'rule', ...(ruleId ? { ruleId } : {}) } : { by: 'default' },
+      );
     }
     if (decision.level === 'ALLOW') return { level: 'ALLOW', decision };
 
@@ -155,7 +180,12 @@ export class SecureToolExecutor {
       expiresAt: this.now() + approvalTimeoutMs,
       ...(call.callerWait ? { callerWait: call.callerWait } : {}),
     };
-    emit({ type: 'approval_requested', requestId: request.requestId, reason: request.reason, expiresAt: request.expiresAt });
+    emit({
+      type: 'approval_requested',
+      requestId: request.requestId,
+      reason: request.reason,
+      expiresAt: request.expiresAt,
+    });
     const outcome = await waitForApproval(this.requestApproval, request, {
       timeoutMs: approvalTimeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -170,7 +200,14 @@ export class SecureToolExecutor {
     });
 
     if (outcome.cancelled) throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
-    if (outcome.timedOut) throw deny('ASK', 'timeout', `nobody answered the approval request within ${Math.round(approvalTimeoutMs / 1000)} s`, undefined, approvalTimeoutMs);
+    if (outcome.timedOut)
+      throw deny(
+        'ASK',
+        'timeout',
+        `nobody answered the approval request within ${Math.round(approvalTimeoutMs / 1000)} s`,
+        undefined,
+        approvalTimeoutMs,
+      );
     if (outcome.failed) throw deny('ASK', 'error', 'the approval request could not be shown or answered');
     if (outcome.answer === 'deny') throw deny('ASK', 'deny', 'the user denied it');
 
@@ -213,7 +250,6 @@ export class SecureToolExecutor {
     if (revoked) this.permissionsChanged();
     return revoked;
   }
-
 }
 
 /** The app's reason, when the app (not the caller) ended the wait: the denial then says what happened. */

@@ -29,7 +29,9 @@ export function resolveAppLocation(input: AppLocationInput): AppLocation {
   if (!input.isPackaged && input.devServerUrl) {
     const dev = parseUrl(input.devServerUrl);
     if (!dev || dev.protocol !== 'http:' || !LOOPBACK_HOSTS.has(dev.hostname) || dev.username || dev.password) {
-      throw new Error('ELECTRON_RENDERER_URL must be a loopback http URL (the electron-vite dev server); unset it to load the built renderer.');
+      throw new Error(
+        'ELECTRON_RENDERER_URL must be a loopback http URL (the electron-vite dev server); unset it to load the built renderer.',
+      );
     }
     return { kind: 'dev', url: dev.href, origin: dev.origin };
   }

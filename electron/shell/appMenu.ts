@@ -45,16 +45,27 @@ export function applicationMenuTemplate(platform: NodeJS.Platform, productName: 
   };
   const view: MenuItemConstructorOptions = {
     label: 'View',
-    submenu: [{ role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' }, { role: 'togglefullscreen' }],
+    submenu: [
+      { role: 'resetZoom' },
+      { role: 'zoomIn' },
+      { role: 'zoomOut' },
+      { type: 'separator' },
+      { role: 'togglefullscreen' },
+    ],
   };
   const window: MenuItemConstructorOptions = {
     label: 'Window',
-    submenu: mac ? [{ role: 'minimize' }, { role: 'zoom' }, { type: 'separator' }, { role: 'front' }] : [{ role: 'minimize' }, { role: 'close' }],
+    submenu: mac
+      ? [{ role: 'minimize' }, { role: 'zoom' }, { type: 'separator' }, { role: 'front' }]
+      : [{ role: 'minimize' }, { role: 'close' }],
   };
   return [...(mac ? [appMenu] : []), file, edit, view, window];
 }
 
 /** Every role in a template, submenus included (what the tests check). */
 export function rolesOf(template: readonly MenuItemConstructorOptions[]): string[] {
-  return template.flatMap((item) => [...(item.role ? [item.role] : []), ...(Array.isArray(item.submenu) ? rolesOf(item.submenu) : [])]);
+  return template.flatMap((item) => [
+    ...(item.role ? [item.role] : []),
+    ...(Array.isArray(item.submenu) ? rolesOf(item.submenu) : []),
+  ]);
 }

@@ -38,16 +38,29 @@ export function sandboxFrameAncestors(location: AppLocation): string[] {
 
 /** `mh-app-sandbox://proxy/…` (compared by scheme and host: outside Chromium a custom scheme's origin is opaque). */
 function onSandboxOrigin(parsed: URL | undefined): parsed is URL {
-  return parsed !== undefined && parsed.protocol === `${APP_SANDBOX_SCHEME}:` && parsed.host === 'proxy' && !parsed.username && !parsed.password;
+  return (
+    parsed !== undefined &&
+    parsed.protocol === `${APP_SANDBOX_SCHEME}:` &&
+    parsed.host === 'proxy' &&
+    !parsed.username &&
+    !parsed.password
+  );
 }
 
 /** The answer to one request on the scheme: only GET of the proxy's two paths on `mh-app-sandbox://proxy`. */
 export function appSandboxProtocolResponse(method: string, url: string, location: AppLocation): SandboxResponse {
   const parsed = parseUrl(url);
-  const plain = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'" };
+  const plain = {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'",
+  };
   if (!onSandboxOrigin(parsed)) return { status: 404, headers: plain, body: 'Not found' };
   if (method !== 'GET') return { status: 405, headers: plain, body: 'Method not allowed' };
-  return sandboxResponse(parsed, { sandboxOrigin: ELECTRON_APP_SANDBOX_ORIGIN, frameAncestors: sandboxFrameAncestors(location) });
+  return sandboxResponse(parsed, {
+    sandboxOrigin: ELECTRON_APP_SANDBOX_ORIGIN,
+    frameAncestors: sandboxFrameAncestors(location),
+  });
 }
 
 /** True for the frames an app lives in: the proxy page and the app's srcdoc inside it. */
@@ -60,6 +73,9 @@ export function isAppSandboxFrameUrl(url: unknown): boolean {
 export function registerAppSandboxProtocol(protocol: Pick<Protocol, 'handle'>, location: AppLocation): void {
   protocol.handle(APP_SANDBOX_SCHEME, (request) => {
     const answer = appSandboxProtocolResponse(request.method, request.url, location);
-    return new Response(request.method === 'HEAD' ? null : answer.body, { status: answer.status, headers: answer.headers });
+    return new Response(request.method === 'HEAD' ? null : answer.body, {
+      status: answer.status,
+      headers: answer.headers,
+    });
   });
 }

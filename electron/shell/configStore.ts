@@ -12,7 +12,12 @@ import { PRIVATE_FILE_MODE } from '../storage/privateFiles.js';
 export async function openElectronConfigStore(dataDir: string): Promise<ConfigStore> {
   const { default: ElectronStore } = await import('electron-store');
   return openConfigStore(dataDir, ({ cwd, name }) => {
-    const store = new ElectronStore<Record<string, unknown>>({ cwd, name, configFileMode: PRIVATE_FILE_MODE, clearInvalidConfig: false });
+    const store = new ElectronStore<Record<string, unknown>>({
+      cwd,
+      name,
+      configFileMode: PRIVATE_FILE_MODE,
+      clearInvalidConfig: false,
+    });
     return { get: (key) => store.get(key), set: (key, value) => store.set(key, value), path: store.path };
   });
 }

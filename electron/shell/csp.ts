@@ -34,7 +34,10 @@ export type ResponseHeaders = Record<string, string[] | string>;
  * The response headers with our policy in place of any the server sent (header names are
  * case-insensitive, so every spelling of Content-Security-Policy is replaced).
  */
-export function cspHeaders(responseHeaders: ResponseHeaders | undefined, policy: string = CONTENT_SECURITY_POLICY): Record<string, string[]> {
+export function cspHeaders(
+  responseHeaders: ResponseHeaders | undefined,
+  policy: string = CONTENT_SECURITY_POLICY,
+): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [name, value] of Object.entries(responseHeaders ?? {})) {
     if (name.toLowerCase() === 'content-security-policy') continue;

@@ -10,7 +10,14 @@ import type { BrowserWindow, Event as ElectronEvent, NativeImage } from 'electro
 import { Menu, Notification, Tray, app, nativeImage } from 'electron';
 import type { EventName, EventOf } from '../../shared/contract.js';
 import { approvalNotification } from '../../shared/approvalNotice.js';
-import { PendingApprovals, fallbackAttention, pendingLabel, shouldNotify, trayTooltip, windowStateOf } from './approvalAttention.js';
+import {
+  PendingApprovals,
+  fallbackAttention,
+  pendingLabel,
+  shouldNotify,
+  trayTooltip,
+  windowStateOf,
+} from './approvalAttention.js';
 import type { TrayAction } from './background.js';
 import { backgroundHost, backgroundNotice, closeAction, trayMenuItems, wantsTray } from './background.js';
 import { ACCENT, ALERT, discBitmap } from './icons.js';
@@ -81,7 +88,9 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
       notifications.delete(requestId);
       if (!notificationsFailed) {
         notificationsFailed = true;
-        deps.log(`OS notifications failed (${error}): approvals are shown in the window and on the badge instead. On macOS they need a signed build.`);
+        deps.log(
+          `OS notifications failed (${error}): approvals are shown in the window and on the badge instead. On macOS they need a signed build.`,
+        );
       }
       if (pending.has(requestId)) attentionWithoutNotification();
     });
@@ -95,7 +104,8 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
     // macOS dock and Linux launchers (Unity API); Windows has no count badge, so an overlay icon.
     if (deps.platform === 'win32') {
       const window = deps.window();
-      if (window && !window.isDestroyed()) window.setOverlayIcon(label ? (badgeImage ??= imageOf(discBitmap(16, ALERT), 16)) : null, label ?? '');
+      if (window && !window.isDestroyed())
+        window.setOverlayIcon(label ? (badgeImage ??= imageOf(discBitmap(16, ALERT), 16)) : null, label ?? '');
     } else {
       app.setBadgeCount(count);
     }
@@ -111,7 +121,9 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
       approvals: () => showApproval(pending.oldest()),
       quit: () => deps.quit(),
     };
-    return Menu.buildFromTemplate(trayMenuItems(pending.count).map((item) => ({ label: item.label, click: run[item.action] })));
+    return Menu.buildFromTemplate(
+      trayMenuItems(pending.count).map((item) => ({ label: item.label, click: run[item.action] })),
+    );
   }
 
   function syncTray(): void {

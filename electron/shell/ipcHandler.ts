@@ -18,9 +18,14 @@ export interface InvokeHandlerDeps<E> {
   log?: (message: string) => void;
 }
 
-const INTERNAL: DispatchResult = { ok: false, error: { code: 'internal', message: 'The call failed unexpectedly in the main process.' } };
+const INTERNAL: DispatchResult = {
+  ok: false,
+  error: { code: 'internal', message: 'The call failed unexpectedly in the main process.' },
+};
 
-export function createInvokeHandler<E>(deps: InvokeHandlerDeps<E>): (event: E, channel: unknown, payload: unknown) => Promise<DispatchResult> {
+export function createInvokeHandler<E>(
+  deps: InvokeHandlerDeps<E>,
+): (event: E, channel: unknown, payload: unknown) => Promise<DispatchResult> {
   return async (event, channel, payload) => {
     let sender: SenderInfo | null;
     try {

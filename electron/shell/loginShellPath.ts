@@ -11,13 +11,18 @@
 export const LOGIN_SHELL_TIMEOUT_MS = 3_000;
 
 /** Only macOS: there a GUI launch never went through a login shell (Linux desktops' sessions do). */
-export function wantsLoginShellPath(platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>): boolean {
+export function wantsLoginShellPath(
+  platform: NodeJS.Platform,
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
   return platform === 'darwin' && env['MINIHARNESS_LOGIN_SHELL_PATH'] !== '0';
 }
 
 /** The login shell's entries first, then the inherited ones it lacks; no empty entries, no duplicates. */
 export function mergePaths(inherited: string | undefined, fromShell: string | undefined, delimiter = ':'): string {
-  const entries = [...(fromShell ?? '').split(delimiter), ...(inherited ?? '').split(delimiter)].map((entry) => entry.trim()).filter(Boolean);
+  const entries = [...(fromShell ?? '').split(delimiter), ...(inherited ?? '').split(delimiter)]
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   return [...new Set(entries)].join(delimiter);
 }
 
@@ -44,7 +49,9 @@ export async function adoptLoginShellPath(deps: LoginShellPathDeps): Promise<voi
     if (!fromShell) throw new Error('it has no PATH');
     deps.env['PATH'] = mergePaths(deps.env['PATH'], fromShell);
   } catch (error) {
-    deps.log(`Kept the inherited PATH: reading the login shell's PATH failed (${error instanceof Error ? error.message : String(error)}).`);
+    deps.log(
+      `Kept the inherited PATH: reading the login shell's PATH failed (${error instanceof Error ? error.message : String(error)}).`,
+    );
   } finally {
     clearTimeout(timer);
   }

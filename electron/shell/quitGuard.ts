@@ -40,7 +40,9 @@ export function createQuitGuard(deps: QuitGuardDeps): QuitGuard {
       }, deps.timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
       deps
         .close()
-        .catch((error: unknown) => deps.log?.(`Closing the app core failed: ${error instanceof Error ? error.message : String(error)}`))
+        .catch((error: unknown) =>
+          deps.log?.(`Closing the app core failed: ${error instanceof Error ? error.message : String(error)}`),
+        )
         .finally(() => {
           clearTimeout(timer);
           if (state !== 'closing') return;

@@ -47,7 +47,8 @@ const WARN_UNAVAILABLE =
   "The operating system's secret storage is not available: secrets cannot be saved in the app. Use environment-variable references, or run the app where a keyring is available.";
 const WARN_BASIC_TEXT =
   "No system keyring was found (Linux 'basic_text'): saved secrets are encrypted with a fixed, publicly known key and are protected only by the file's permissions (0600). Install and unlock a keyring (GNOME Keyring or KWallet) and restart the app to protect them.";
-const WARN_UNKNOWN_BACKEND = "Could not tell which system keyring protects saved secrets; treat them as protected only by the file's permissions (0600).";
+const WARN_UNKNOWN_BACKEND =
+  "Could not tell which system keyring protects saved secrets; treat them as protected only by the file's permissions (0600).";
 
 export async function openSafeStorageSecrets(options: SafeStorageSecretsOptions): Promise<SafeStorageSecretStore> {
   const platform = options.platform ?? process.platform;
@@ -69,7 +70,10 @@ export async function openSafeStorageSecrets(options: SafeStorageSecretsOptions)
   return new SafeStorageSecretStore(options.safeStorage, options.file, entries, { available, backend, warnings });
 }
 
-async function loadEntries(file: string, now?: () => number): Promise<{ entries: Map<string, string>; warnings: FileDamagedWarning[] }> {
+async function loadEntries(
+  file: string,
+  now?: () => number,
+): Promise<{ entries: Map<string, string>; warnings: FileDamagedWarning[] }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -77,7 +81,9 @@ async function loadEntries(file: string, now?: () => number): Promise<{ entries:
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { entries: new Map(), warnings: [] };
     // Unreadable is not corrupt: moving it aside could hide a permissions problem.
-    throw new Error(`Could not read the secrets file "${file}" (${code ?? 'error'}). Check its permissions.`, { cause: error });
+    throw new Error(`Could not read the secrets file "${file}" (${code ?? 'error'}). Check its permissions.`, {
+      cause: error,
+    });
   }
   let data: unknown;
   let notJson = false;
@@ -88,7 +94,12 @@ async function loadEntries(file: string, now?: () => number): Promise<{ entries:
   }
   const parsed = SecretsFileSchema.safeParse(data);
   if (parsed.success) return { entries: new Map(Object.entries(parsed.data.entries)), warnings: [] };
-  const warning = setAside(file, 'secrets', text.length === 0 ? 'empty' : notJson ? 'not_json' : 'invalid_content', now ? { now } : {});
+  const warning = setAside(
+    file,
+    'secrets',
+    text.length === 0 ? 'empty' : notJson ? 'not_json' : 'invalid_content',
+    now ? { now } : {},
+  );
   return { entries: new Map(), warnings: warning ? [warning] : [] };
 }
 
@@ -183,11 +194,15 @@ export class SafeStorageSecretStore implements DescribedSecretStore {
       ensurePrivateDir(dirname(this.file));
       await writeFileAtomic(this.file, `${JSON.stringify(body, null, 2)}\n`, { encoding: 'utf8', mode: 0o600 });
     } catch (error) {
-      throw new Error(`Could not save the secrets file "${this.file}" (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { cause: error });
+      throw new Error(
+        `Could not save the secrets file "${this.file}" (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
+        { cause: error },
+      );
     }
   }
 }
 
 function checkKey(key: unknown): asserts key is string {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 512) throw new TypeError('A secret key must be a non-empty string of at most 512 characters.');
+  if (typeof key !== 'string' || key.length === 0 || key.length > 512)
+    throw new TypeError('A secret key must be a non-empty string of at most 512 characters.');
 }

@@ -34,5 +34,8 @@ export function checkSender(sender: SenderInfo | null | undefined, location: App
 
 export const FORBIDDEN_SENDER: DispatchResult = Object.freeze({
   ok: false,
-  error: Object.freeze({ code: 'forbidden_sender', message: 'The call was refused: it did not come from the app window.' }),
+  error: Object.freeze({
+    code: 'forbidden_sender',
+    message: 'The call was refused: it did not come from the app window.',
+  }),
 }) as DispatchResult;

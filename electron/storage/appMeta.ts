@@ -29,13 +29,16 @@ export const APP_META_MIGRATIONS: readonly Migration[] = [{ version: 3, ...APP_M
  * later start) reads that same value.
  */
 export function persistentValue(db: Database, key: string, create: () => string): string {
-  const insert = db.prepare('INSERT INTO app_meta (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING');
+  const insert = db.prepare(
+    'INSERT INTO app_meta (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING',
+  );
   const select = db.prepare<[string], { value: string }>('SELECT value FROM app_meta WHERE key = ?');
   const read = db.transaction(() => {
     const existing = select.get(key);
     if (existing) return existing.value;
     const value = create();
-    if (typeof value !== 'string' || value === '') throw new TypeError(`persistentValue: "${key}" must be created as a non-empty string.`);
+    if (typeof value !== 'string' || value === '')
+      throw new TypeError(`persistentValue: "${key}" must be created as a non-empty string.`);
     insert.run(key, value, Date.now());
     return (select.get(key) as { value: string }).value;
   });

@@ -34,7 +34,11 @@ export interface ConfigStoreLocation {
 }
 
 /** Opens the configuration in `dataDir` with `create` (conf or electron-store, mode 0600). */
-export function openConfigStore(dataDir: string, create: (location: ConfigStoreLocation) => Omit<ConfigStore, 'damaged'>, now?: () => number): ConfigStore {
+export function openConfigStore(
+  dataDir: string,
+  create: (location: ConfigStoreLocation) => Omit<ConfigStore, 'damaged'>,
+  now?: () => number,
+): ConfigStore {
   ensurePrivateDir(dataDir);
   const file = join(dataDir, `${CONFIG_NAME}.json`);
   const damaged = checkConfigFile(file, now);
@@ -56,11 +60,14 @@ function checkConfigFile(file: string, now?: () => number): FileDamagedWarning |
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     // Unreadable is not damaged: moving it aside could hide a permissions problem.
-    throw new Error(`Could not read the settings file "${file}" (${code ?? 'error'}). Check its permissions.`, { cause: error });
+    throw new Error(`Could not read the settings file "${file}" (${code ?? 'error'}). Check its permissions.`, {
+      cause: error,
+    });
   }
   const parsed = jsonProblem(text);
   if ('problem' in parsed) return setAside(file, 'settings', parsed.problem, now ? { now } : {});
   const value = parsed.value;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return setAside(file, 'settings', 'invalid_content', now ? { now } : {});
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return setAside(file, 'settings', 'invalid_content', now ? { now } : {});
   return undefined;
 }

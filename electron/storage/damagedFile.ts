@@ -31,7 +31,10 @@ export function asideName(file: string, now: () => number = Date.now): string {
  * Synchronous on purpose: two callers in one process cannot interleave between the name check
  * and the rename.
  */
-export function moveAside(file: string, options: { now?: () => number; companions?: readonly string[] } = {}): string | undefined {
+export function moveAside(
+  file: string,
+  options: { now?: () => number; companions?: readonly string[] } = {},
+): string | undefined {
   const target = asideName(file, options.now);
   try {
     renameSync(file, target);

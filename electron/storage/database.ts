@@ -121,7 +121,10 @@ export function openDatabaseWithReport(file: string, options: OpenDatabaseOption
     // A valid header over damaged pages shows up here, at the first read.
     const code = (error as { code?: unknown }).code;
     if (damaged || (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT')) throw error;
-    damaged = setAside(file, 'history', code === 'SQLITE_NOTADB' ? 'not_sqlite' : 'invalid_content', { now: options.now, companions: COMPANIONS });
+    damaged = setAside(file, 'history', code === 'SQLITE_NOTADB' ? 'not_sqlite' : 'invalid_content', {
+      now: options.now,
+      companions: COMPANIONS,
+    });
     return { ...openFile(file, options), ...(damaged ? { damaged } : {}) };
   }
 }
@@ -172,7 +175,9 @@ function configure(db: Database, options: OpenDatabaseOptions, inMemory: boolean
 function refuseDamagedPages(db: Database): void {
   const verdict = db.pragma('quick_check(1)', { simple: true }) as unknown;
   if (verdict === 'ok') return;
-  throw Object.assign(new Error('The database failed its quick check: some pages are damaged.'), { code: 'SQLITE_CORRUPT' });
+  throw Object.assign(new Error('The database failed its quick check: some pages are damaged.'), {
+    code: 'SQLITE_CORRUPT',
+  });
 }
 
 /** Why an existing file cannot be a database (0 bytes, or no SQLite header); undefined if it may be. */

@@ -5,7 +5,8 @@
 
 import { CodedError } from '../util/codedError.js';
 
-export type StorageErrorCode = 'schema_too_new' | 'schema_not_migrated' | 'migration_invalid' | 'invalid_cursor' | 'invalid_query';
+export type StorageErrorCode =
+  'schema_too_new' | 'schema_not_migrated' | 'migration_invalid' | 'invalid_cursor' | 'invalid_query';
 
 export abstract class StorageError extends CodedError<StorageErrorCode> {}
 
@@ -31,7 +32,9 @@ export class SchemaNotMigratedError extends StorageError {
     readonly fileVersion: number,
     readonly neededVersion: number,
   ) {
-    super(`The ${store} store needs the database at schema version ${neededVersion} or later, but it is at ${fileVersion}: open it with the app's migrations (app/database.ts).`);
+    super(
+      `The ${store} store needs the database at schema version ${neededVersion} or later, but it is at ${fileVersion}: open it with the app's migrations (app/database.ts).`,
+    );
   }
 }
 
@@ -39,7 +42,9 @@ export class SchemaNotMigratedError extends StorageError {
 export class MigrationListError extends StorageError {
   readonly code = 'migration_invalid';
   constructor(detail: string) {
-    super(`The list of database migrations is invalid: ${detail}. Migration versions must be 1, 2, 3, … with no gaps or duplicates.`);
+    super(
+      `The list of database migrations is invalid: ${detail}. Migration versions must be 1, 2, 3, … with no gaps or duplicates.`,
+    );
   }
 }
 

@@ -97,7 +97,10 @@ export class GroupCommit {
    */
   commit<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#urgent.push({ write, settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(outcome.error)) });
+      this.#urgent.push({
+        write,
+        settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(outcome.error)),
+      });
       if (this.#urgentScheduled) return;
       this.#urgentScheduled = true;
       setImmediate(() => {
@@ -163,7 +166,8 @@ export class GroupCommit {
   #write(batch: QueuedWrite[]): void {
     if (batch.length === 0) return;
     if (!this.#db.open) {
-      for (const item of batch) settleSafely(item, { ok: false, error: new TypeError('The database connection is not open') });
+      for (const item of batch)
+        settleSafely(item, { ok: false, error: new TypeError('The database connection is not open') });
       return;
     }
     const outcomes: Outcome[] = [];
@@ -181,7 +185,9 @@ export class GroupCommit {
       this.#stats.largestBatch = Math.max(this.#stats.largestBatch, batch.length);
       for (const listener of this.#afterCommit) listener();
     }
-    batch.forEach((item, i) => settleSafely(item, failure ? { ok: false, error: failure.error } : (outcomes[i] as Outcome)));
+    batch.forEach((item, i) =>
+      settleSafely(item, failure ? { ok: false, error: failure.error } : (outcomes[i] as Outcome)),
+    );
   }
 }
 

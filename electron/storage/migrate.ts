@@ -47,7 +47,8 @@ export function runMigrations(db: Database, migrations: readonly Migration[]): M
     const apply = db.transaction(() => {
       const current = schemaVersion(db);
       if (current >= migration.version) return; // another process got there first
-      if (current !== migration.version - 1) throw new MigrationListError(`the file is at version ${current}, cannot apply ${migration.version}`);
+      if (current !== migration.version - 1)
+        throw new MigrationListError(`the file is at version ${current}, cannot apply ${migration.version}`);
       migration.up(db);
       // user_version is part of the file header, so setting it here commits or rolls back with the DDL.
       db.pragma(`user_version = ${migration.version}`);

@@ -41,8 +41,12 @@ export function pageSize(limit: number): number {
 }
 
 export function checkTimeRange(from: number | undefined, to: number | undefined): void {
-  for (const [name, value] of [['from', from], ['to', to]] as const) {
-    if (value !== undefined && !Number.isFinite(value)) throw new InvalidQueryError(`${name} must be a time in epoch milliseconds.`);
+  for (const [name, value] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (value !== undefined && !Number.isFinite(value))
+      throw new InvalidQueryError(`${name} must be a time in epoch milliseconds.`);
   }
 }
 
@@ -50,7 +54,11 @@ export function checkTimeRange(from: number | undefined, to: number | undefined)
  * Cuts the `limit + 1` rows a page query fetched into the page and, when a row was left over,
  * the cursor after the page's last row.
  */
-export function keysetPage<Row>(rows: Row[], limit: number, keyOf: (row: Row) => PageKey): { page: Row[]; nextCursor?: string } {
+export function keysetPage<Row>(
+  rows: Row[],
+  limit: number,
+  keyOf: (row: Row) => PageKey,
+): { page: Row[]; nextCursor?: string } {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { page, ...(rows.length > limit && last ? { nextCursor: encodeCursor(keyOf(last)) } : {}) };

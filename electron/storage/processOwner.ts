@@ -71,7 +71,13 @@ export function decodeOwner(text: string | null | undefined): ProcessOwner | und
   if (!text) return undefined;
   try {
     const value = JSON.parse(text) as Partial<ProcessOwner>;
-    if (typeof value.host !== 'string' || typeof value.pid !== 'number' || !Number.isInteger(value.pid) || value.pid <= 0) return undefined;
+    if (
+      typeof value.host !== 'string' ||
+      typeof value.pid !== 'number' ||
+      !Number.isInteger(value.pid) ||
+      value.pid <= 0
+    )
+      return undefined;
     return {
       host: value.host,
       ...(typeof value.boot === 'string' ? { boot: value.boot } : {}),

@@ -128,7 +128,9 @@ export class WalCheckpointer {
   };
 
   #inThread(mode: 'PASSIVE' | 'TRUNCATE'): CheckpointResult {
-    const [result = { busy: 0, log: 0, checkpointed: 0 }] = this.#db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[];
+    const [result = { busy: 0, log: 0, checkpointed: 0 }] = this.#db.pragma(
+      `wal_checkpoint(${mode})`,
+    ) as CheckpointResult[];
     return result;
   }
 
@@ -170,7 +172,8 @@ export class WalCheckpointer {
       if (!(outcome instanceof Error)) {
         this.#finished(outcome);
         // Written to while the pass ran elsewhere: copy those frames here, so the WAL can start over.
-        if (runner !== this.#inThreadRunner && this.#lastWriteAt >= this.#passStartedAt && this.#db.open) this.#catchUp();
+        if (runner !== this.#inThreadRunner && this.#lastWriteAt >= this.#passStartedAt && this.#db.open)
+          this.#catchUp();
         return;
       }
       // A failing checkpoint loses nothing (the frames stay in the WAL); the next write retries —
@@ -220,7 +223,10 @@ const WORKER_CLOSE_WAIT_MS = 10_000;
  * (a short-lived connection never starts one). `close()` closes that connection synchronously —
  * once it returns, nothing of ours holds the file open.
  */
-export function workerCheckpoints(file: string, options: { timeout?: number }): { runner: CheckpointRunner; close(): void } {
+export function workerCheckpoints(
+  file: string,
+  options: { timeout?: number },
+): { runner: CheckpointRunner; close(): void } {
   let worker: Worker | undefined;
   let closed: SharedArrayBuffer | undefined;
   let pending: ((result: CheckpointResult | Error) => void) | undefined;
@@ -259,7 +265,6 @@ export function workerCheckpoints(file: string, options: { timeout?: number }): 
       Atomics.wait(flag, 0, 0, WORKER_CLOSE_WAIT_MS);
       worker = undefined;
       pending = undefined; // a checkpoint cut short by closing loses nothing: the last connection to close checkpoints
-
     },
   };
 }

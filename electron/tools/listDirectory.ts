@@ -40,7 +40,11 @@ export function createListDirectoryTool(options: ListDirectoryToolOptions): Loca
     })
     .strict();
   const name = 'list_directory';
-  const fs = new BoundFs({ roots: options.roots, excluded: options.excluded ?? [], ...(options.binding ? { strategy: options.binding } : {}) });
+  const fs = new BoundFs({
+    roots: options.roots,
+    excluded: options.excluded ?? [],
+    ...(options.binding ? { strategy: options.binding } : {}),
+  });
 
   const guardrails = (args: Record<string, unknown>): Promise<GuardrailResult> =>
     guardrailFrom(() => fs.check(parseToolArgs(name, schema, args).path));
@@ -58,18 +62,38 @@ export function createListDirectoryTool(options: ListDirectoryToolOptions): Loca
           if (context.signal?.aborted) throw new ToolCancelledError(name);
           // lstat: a symlink is reported as one, never followed out of the roots.
           const info = await lstat(join(view.path, entry)).catch(() => undefined);
-          const type: DirectoryEntryType = info?.isSymbolicLink() ? 'symlink' : info?.isDirectory() ? 'directory' : info?.isFile() ? 'file' : 'other';
+          const type: DirectoryEntryType = info?.isSymbolicLink()
+            ? 'symlink'
+            : info?.isDirectory()
+              ? 'directory'
+              : info?.isFile()
+                ? 'file'
+                : 'other';
           listed.push({ name: entry, type, size: type === 'file' && info ? info.size : null });
         }
         return { entries: listed, total: names.length };
       });
       const truncated = total > entries.length;
-      const lines = entries.map((e) => (e.type === 'directory' ? `${e.name}/` : e.type === 'symlink' ? `${e.name}@` : e.type === 'file' ? `${e.name}  (${e.size} bytes)` : e.name));
+      const lines = entries.map((e) =>
+        e.type === 'directory'
+          ? `${e.name}/`
+          : e.type === 'symlink'
+            ? `${e.name}@`
+            : e.type === 'file'
+              ? `${e.name}  (${e.size} bytes)`
+              : e.name,
+      );
       if (truncated) lines.push(`… ${total - entries.length} more entries not shown`);
-      return okResult(lines.length ? lines.join('\n') : '(empty folder)', { path: checked.real, entries, truncated, total });
+      return okResult(lines.length ? lines.join('\n') : '(empty folder)', {
+        path: checked.real,
+        entries,
+        truncated,
+        total,
+      });
     } catch (error) {
       if (error instanceof ToolCancelledError) throw error;
-      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return errorResult('not_a_directory', `"${path}" is a file, not a folder.`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
+        return errorResult('not_a_directory', `"${path}" is a file, not a folder.`);
       return fsErrorResult(error, path);
     }
   }
@@ -78,7 +102,13 @@ export function createListDirectoryTool(options: ListDirectoryToolOptions): Loca
     name,
     description: 'List the entries of a folder inside the allowed folders, with their type and size.',
     inputSchema: toInputSchema(schema),
-    annotations: { title: 'List folder', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: 'List folder',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     guardrails,
     run,
   };

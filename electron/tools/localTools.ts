@@ -33,15 +33,32 @@ export function createLocalTools(options: LocalToolsOptions): LocalTool[] {
   const roots = [...options.roots];
   const excluded = [...(options.excluded ?? [])];
   const relativeExcluded = excluded.find((path) => !isAbsolute(path));
-  if (relativeExcluded !== undefined) throw new Error(`createLocalTools: excluded folders must be absolute paths (got "${relativeExcluded}").`);
+  if (relativeExcluded !== undefined)
+    throw new Error(`createLocalTools: excluded folders must be absolute paths (got "${relativeExcluded}").`);
   const files = { roots, excluded, ...(options.fileBinding ? { binding: options.fileBinding } : {}) };
   const tools: LocalTool[] = [
-    createReadFileTool({ ...files, ...(options.maxReadBytes !== undefined ? { maxReadBytes: options.maxReadBytes } : {}) }),
-    createWriteFileTool({ ...files, ...(options.maxWriteBytes !== undefined ? { maxWriteBytes: options.maxWriteBytes } : {}) }),
-    createListDirectoryTool({ ...files, ...(options.maxListEntries !== undefined ? { maxEntries: options.maxListEntries } : {}) }),
+    createReadFileTool({
+      ...files,
+      ...(options.maxReadBytes !== undefined ? { maxReadBytes: options.maxReadBytes } : {}),
+    }),
+    createWriteFileTool({
+      ...files,
+      ...(options.maxWriteBytes !== undefined ? { maxWriteBytes: options.maxWriteBytes } : {}),
+    }),
+    createListDirectoryTool({
+      ...files,
+      ...(options.maxListEntries !== undefined ? { maxEntries: options.maxListEntries } : {}),
+    }),
   ];
   if (options.command !== false) {
-    tools.push(createRunCommandTool({ ...(options.command ?? {}), roots, excluded, ...(options.commandGuard ? { commandGuard: options.commandGuard } : {}) }));
+    tools.push(
+      createRunCommandTool({
+        ...(options.command ?? {}),
+        roots,
+        excluded,
+        ...(options.commandGuard ? { commandGuard: options.commandGuard } : {}),
+      }),
+    );
   }
   return tools;
 }

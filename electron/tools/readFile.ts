@@ -26,11 +26,21 @@ export function createReadFileTool(options: ReadFileToolOptions): LocalTool {
   const schema = z
     .object({
       path: z.string().min(1).describe('File to read; relative paths are relative to the first allowed folder.'),
-      maxBytes: z.number().int().positive().max(cap).optional().describe(`Refuse files larger than this many bytes (at most ${cap}).`),
+      maxBytes: z
+        .number()
+        .int()
+        .positive()
+        .max(cap)
+        .optional()
+        .describe(`Refuse files larger than this many bytes (at most ${cap}).`),
     })
     .strict();
   const name = 'read_file';
-  const fs = new BoundFs({ roots: options.roots, excluded: options.excluded ?? [], ...(options.binding ? { strategy: options.binding } : {}) });
+  const fs = new BoundFs({
+    roots: options.roots,
+    excluded: options.excluded ?? [],
+    ...(options.binding ? { strategy: options.binding } : {}),
+  });
 
   // Confinement only: a missing file is the tool's ordinary error, not a refusal.
   const guardrails = (args: Record<string, unknown>): Promise<GuardrailResult> =>
@@ -49,7 +59,8 @@ export function createReadFileTool(options: ReadFileToolOptions): LocalTool {
     }
     const { handle, real, size } = opened;
     try {
-      if (!opened.isFile) return errorResult('not_a_file', `"${path}" is not a regular file; read_file reads files only.`);
+      if (!opened.isFile)
+        return errorResult('not_a_file', `"${path}" is not a regular file; read_file reads files only.`);
       if (size > maxBytes) {
         return errorResult(
           'file_too_large',
@@ -67,10 +78,18 @@ export function createReadFileTool(options: ReadFileToolOptions): LocalTool {
         length += bytesRead;
       }
       if (length > maxBytes) {
-        return errorResult('file_too_large', `"${path}" grew past the ${maxBytes}-byte limit while it was read.`, { path: real, limit: maxBytes });
+        return errorResult('file_too_large', `"${path}" grew past the ${maxBytes}-byte limit while it was read.`, {
+          path: real,
+          limit: maxBytes,
+        });
       }
       const bytes = buffer.subarray(0, length);
-      if (bytes.includes(0)) return errorResult('binary_file', `"${path}" looks like a binary file (it contains NUL bytes); read_file returns text only.`, { path: real, bytes: length });
+      if (bytes.includes(0))
+        return errorResult(
+          'binary_file',
+          `"${path}" looks like a binary file (it contains NUL bytes); read_file returns text only.`,
+          { path: real, bytes: length },
+        );
       return okResult(bytes.toString('utf8'), { path: real, bytes: length });
     } catch (error) {
       if (error instanceof ToolCancelledError) throw error;
@@ -84,7 +103,13 @@ export function createReadFileTool(options: ReadFileToolOptions): LocalTool {
     name,
     description: `Read a UTF-8 text file inside the allowed folders (at most ${cap} bytes).`,
     inputSchema: toInputSchema(schema),
-    annotations: { title: 'Read file', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: 'Read file',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     guardrails,
     run,
   };

@@ -8,11 +8,19 @@ export function okResult(text: string, structuredContent: Record<string, unknown
 
 /** A failure the model should see and can act on; `code` lets programs tell failures apart. */
 export function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): NormalizedToolResult {
-  return { content: [{ type: 'text', text: message }], structuredContent: { error: { code, message }, ...extra }, isError: true };
+  return {
+    content: [{ type: 'text', text: message }],
+    structuredContent: { error: { code, message }, ...extra },
+    isError: true,
+  };
 }
 
 function errorDetailsResult(code: string, message: string, details: Record<string, unknown>): NormalizedToolResult {
-  return { content: [{ type: 'text', text: message }], structuredContent: { error: { code, message, details } }, isError: true };
+  return {
+    content: [{ type: 'text', text: message }],
+    structuredContent: { error: { code, message, details } },
+    isError: true,
+  };
 }
 
 /**

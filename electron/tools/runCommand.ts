@@ -55,7 +55,8 @@ export interface RunCommandToolOptions {
 
 /** Why a call must be approved by a person whatever the rules say; undefined when it need not. */
 export function mustAskReason(sandbox: SandboxInfo, network: boolean): string | undefined {
-  if (sandbox.kind === 'none') return `run_command runs unsandboxed here (${sandbox.detail}): the command can read and change anything your user can, so every call asks`;
+  if (sandbox.kind === 'none')
+    return `run_command runs unsandboxed here (${sandbox.detail}): the command can read and change anything your user can, so every call asks`;
   if (network) return 'This command asks for network access (network: true), so it asks every time';
   return undefined;
 }
@@ -70,7 +71,11 @@ function quote(arg: string): string {
 }
 
 function notFound(exe: string, argv: string[], cwd: string): NormalizedToolResult {
-  return errorResult('command_not_found', `The program "${exe}" was not found. Check the name, or that it is installed and on PATH.`, { argv, cwd });
+  return errorResult(
+    'command_not_found',
+    `The program "${exe}" was not found. Check the name, or that it is installed and on PATH.`,
+    { argv, cwd },
+  );
 }
 
 export function createRunCommandTool(options: RunCommandToolOptions): LocalTool {
@@ -80,28 +85,58 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
   const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const schema = z
     .object({
-      argv: z.array(z.string()).min(1).describe('The program and its arguments, e.g. ["git", "status"]. No shell: pipes, globs and $VARS are not interpreted.'),
+      argv: z
+        .array(z.string())
+        .min(1)
+        .describe(
+          'The program and its arguments, e.g. ["git", "status"]. No shell: pipes, globs and $VARS are not interpreted.',
+        ),
       cwd: z.string().min(1).optional().describe('Working folder inside the allowed folders (default: the first one).'),
-      timeoutMs: z.number().int().positive().optional().describe(`Deadline in ms (default ${defaultTimeout}, at most ${maxTimeout}).`),
-      network: z.boolean().optional().describe('Let the command use the network (default false: sandboxed commands have none). Always asks for approval.'),
+      timeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe(`Deadline in ms (default ${defaultTimeout}, at most ${maxTimeout}).`),
+      network: z
+        .boolean()
+        .optional()
+        .describe(
+          'Let the command use the network (default false: sandboxed commands have none). Always asks for approval.',
+        ),
     })
     .strict();
   const name = 'run_command';
-  const env = () => buildCommandEnv(options.baseEnv ?? process.env, options.envAllowList ?? DEFAULT_ENV_ALLOW_LIST, options.extraEnv);
+  const env = () =>
+    buildCommandEnv(options.baseEnv ?? process.env, options.envAllowList ?? DEFAULT_ENV_ALLOW_LIST, options.extraEnv);
   const roots = [...options.roots];
   const excluded = [...(options.excluded ?? [])];
   const sandbox = (): Promise<SandboxInfo> => Promise.resolve(options.sandbox ?? detectSandbox());
 
   /** The checks guardrails and run share: arguments, cwd in the roots, the command guard. */
-  async function check(
-    args: Record<string, unknown>,
-  ): Promise<{ argv: string[]; cwd: string; timeoutMs: number; network: boolean; env: Record<string, string>; guard: CommandGuardResult; sandbox: SandboxInfo }> {
+  async function check(args: Record<string, unknown>): Promise<{
+    argv: string[];
+    cwd: string;
+    timeoutMs: number;
+    network: boolean;
+    env: Record<string, string>;
+    guard: CommandGuardResult;
+    sandbox: SandboxInfo;
+  }> {
     const parsed = parseToolArgs(name, schema, args);
     const cwd = await validatePath(parsed.cwd ?? '.', roots, { excluded });
     const childEnv = env();
     const guard = await checkCommand(parsed.argv, options.commandGuard, { cwd, path: childEnv.PATH ?? '' });
     const network = parsed.network === true;
-    return { argv: parsed.argv, cwd, timeoutMs: Math.min(parsed.timeoutMs ?? defaultTimeout, maxTimeout), network, env: childEnv, guard, sandbox: await sandbox() };
+    return {
+      argv: parsed.argv,
+      cwd,
+      timeoutMs: Math.min(parsed.timeoutMs ?? defaultTimeout, maxTimeout),
+      network,
+      env: childEnv,
+      guard,
+      sandbox: await sandbox(),
+    };
   }
 
   async function guardrails(args: Record<string, unknown>): Promise<GuardrailResult> {
@@ -125,33 +160,52 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
     }
     const { argv, cwd, timeoutMs, guard, network } = checked;
     if (!guard.ok) {
-      return errorResult('command_refused', `The command guard refused this command (${guard.rule}): ${guard.reason}`, { rule: guard.rule });
+      return errorResult('command_refused', `The command guard refused this command (${guard.rule}): ${guard.reason}`, {
+        rule: guard.rule,
+      });
     }
     if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) {
-      return errorResult('cwd_missing', `The working folder "${String(args.cwd ?? '.')}" does not exist or is not a folder.`);
+      return errorResult(
+        'cwd_missing',
+        `The working folder "${String(args.cwd ?? '.')}" does not exist or is not a folder.`,
+      );
     }
     if (context.signal?.aborted) throw new ToolCancelledError(name, 'The command was not started.');
 
     const [exe = '', ...rest] = argv;
     // Resolved here, outside the sandbox, so a missing program reads the same in both cases.
-    if ((await resolveExecutable(exe, { cwd, path: checked.env.PATH ?? '' })) === undefined) return notFound(exe, argv, cwd);
+    if ((await resolveExecutable(exe, { cwd, path: checked.env.PATH ?? '' })) === undefined)
+      return notFound(exe, argv, cwd);
     let spawnFile = exe;
     let spawnArgs = rest;
     let spawnEnv = checked.env;
     try {
-      const wrapped = sandboxedCommand(checked.sandbox, await buildSandboxPolicy({ roots, excluded, network, cwd }), argv);
+      const wrapped = sandboxedCommand(
+        checked.sandbox,
+        await buildSandboxPolicy({ roots, excluded, network, cwd }),
+        argv,
+      );
       if (wrapped) {
         spawnFile = wrapped.file;
         spawnArgs = wrapped.args;
         spawnEnv = { ...checked.env, ...wrapped.env };
       }
     } catch (error) {
-      return errorResult('sandbox_failed', `The command could not be sandboxed (${error instanceof Error ? error.message : String(error)}); it was not run.`, { argv, cwd });
+      return errorResult(
+        'sandbox_failed',
+        `The command could not be sandboxed (${error instanceof Error ? error.message : String(error)}); it was not run.`,
+        { argv, cwd },
+      );
     }
     if (context.signal?.aborted) throw new ToolCancelledError(name, 'The command was not started.');
     const { outcome, stdout, stderr, timedOut, cancelled, durationMs, pid } = await spawnCapped(
       { file: spawnFile, args: spawnArgs, cwd, env: spawnEnv },
-      { timeoutMs, killGraceMs: grace, maxOutputBytes: outputCap, ...(context.signal ? { signal: context.signal } : {}) },
+      {
+        timeoutMs,
+        killGraceMs: grace,
+        maxOutputBytes: outputCap,
+        ...(context.signal ? { signal: context.signal } : {}),
+      },
     );
 
     if (cancelled) throw new ToolCancelledError(name, 'The process was stopped.');
@@ -187,7 +241,9 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
         ? `killed by ${outcome.signal}`
         : `exit code ${outcome.exitCode}`;
     const section = (label: string, out: CappedOutput) =>
-      out.total === 0 ? '' : `\n--- ${label} ---\n${out.text()}${out.truncated ? `\n[${label} truncated: ${out.total} bytes, first ${out.capBytes} shown]` : ''}`;
+      out.total === 0
+        ? ''
+        : `\n--- ${label} ---\n${out.text()}${out.truncated ? `\n[${label} truncated: ${out.total} bytes, first ${out.capBytes} shown]` : ''}`;
     const text = `$ ${argv.map(quote).join(' ')}\n${status}${section('stdout', stdout)}${section('stderr', stderr)}`;
     return {
       content: [{ type: 'text', text }],
@@ -201,7 +257,13 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
     description:
       'Run a program with arguments (no shell) in a folder inside the allowed folders, in an OS sandbox where there is one (only the workspace is writable, no network unless network: true). Returns exit code, stdout and stderr (each capped), and whether it timed out.',
     inputSchema: toInputSchema(schema),
-    annotations: { title: 'Run command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    annotations: {
+      title: 'Run command',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
     guardrails,
     run,
   };

@@ -92,7 +92,9 @@ export async function spawnCapped(request: SpawnRequest, limits: SpawnLimits): P
   limits.signal?.addEventListener('abort', onAbort, { once: true });
 
   const outcome = await new Promise<SpawnOutcome>((resolveOutcome) => {
-    child.once('error', (error: NodeJS.ErrnoException) => resolveOutcome({ exitCode: null, signal: null, spawnError: error }));
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      resolveOutcome({ exitCode: null, signal: null, spawnError: error }),
+    );
     child.once('exit', (exitCode, signal) => {
       const drain = setTimeout(() => {
         // Something it started still holds the pipes; stop it and stop listening.
@@ -110,5 +112,13 @@ export async function spawnCapped(request: SpawnRequest, limits: SpawnLimits): P
   clearTimeout(deadline);
   clearTimeout(graceTimer);
   limits.signal?.removeEventListener('abort', onAbort);
-  return { outcome, stdout, stderr, timedOut, cancelled, durationMs: Math.round(performance.now() - started), pid: child.pid ?? null };
+  return {
+    outcome,
+    stdout,
+    stderr,
+    timedOut,
+    cancelled,
+    durationMs: Math.round(performance.now() - started),
+    pid: child.pid ?? null,
+  };
 }

@@ -31,7 +31,11 @@ export function createWriteFileTool(options: WriteFileToolOptions): LocalTool {
     })
     .strict();
   const name = 'write_file';
-  const fs = new BoundFs({ roots: options.roots, excluded: options.excluded ?? [], ...(options.binding ? { strategy: options.binding } : {}) });
+  const fs = new BoundFs({
+    roots: options.roots,
+    excluded: options.excluded ?? [],
+    ...(options.binding ? { strategy: options.binding } : {}),
+  });
 
   const guardrails = (args: Record<string, unknown>): Promise<GuardrailResult> =>
     guardrailFrom(() => fs.check(parseToolArgs(name, schema, args).path, { forWrite: true }));
@@ -39,7 +43,11 @@ export function createWriteFileTool(options: WriteFileToolOptions): LocalTool {
   async function run(args: Record<string, unknown>, context: LocalToolRunContext = {}): Promise<NormalizedToolResult> {
     const { path, content, createDirs = false } = parseToolArgs(name, schema, args);
     const bytes = Buffer.byteLength(content, 'utf8');
-    if (bytes > cap) return errorResult('content_too_large', `The content is ${bytes} bytes, more than the ${cap}-byte limit for write_file.`);
+    if (bytes > cap)
+      return errorResult(
+        'content_too_large',
+        `The content is ${bytes} bytes, more than the ${cap}-byte limit for write_file.`,
+      );
     if (context.signal?.aborted) throw new ToolCancelledError(name, 'Nothing was written.');
     try {
       // Checked again (the guardrail ran before approval), then written through the verified folder.
@@ -59,9 +67,16 @@ export function createWriteFileTool(options: WriteFileToolOptions): LocalTool {
 
   return {
     name,
-    description: 'Create or replace a UTF-8 text file inside the allowed folders. The write is atomic: readers see the old or the new content, never a mix.',
+    description:
+      'Create or replace a UTF-8 text file inside the allowed folders. The write is atomic: readers see the old or the new content, never a mix.',
     inputSchema: toInputSchema(schema),
-    annotations: { title: 'Write file', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: 'Write file',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     guardrails,
     run,
   };

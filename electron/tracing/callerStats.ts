@@ -21,7 +21,9 @@ export function callerStats(db: Database, userIds: readonly string[]): Map<strin
     const row = last.get(userId);
     stats.set(userId, {
       calls: count.get(userId)?.calls ?? 0,
-      ...(row ? { lastCall: { toolName: row.tool_name, serverId: row.server_id, at: row.started_at, status: row.status } } : {}),
+      ...(row
+        ? { lastCall: { toolName: row.tool_name, serverId: row.server_id, at: row.started_at, status: row.status } }
+        : {}),
     });
   }
   return stats;

@@ -28,10 +28,12 @@ export const INTERRUPTED_ERROR: TraceError = {
 /** The call had not claimed its checkpoint: it was still waiting (for approval, say), so nothing ran. */
 export const INTERRUPTED_BEFORE_RUN_ERROR: TraceError = {
   code: 'interrupted',
-  message: 'MiniHarness stopped before this call ran (it was still waiting, for approval or to start): nothing ran, and there is nothing to resolve.',
+  message:
+    'MiniHarness stopped before this call ran (it was still waiting, for approval or to start): nothing ran, and there is nothing to resolve.',
 };
 
-const COLUMNS = 'seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error';
+const COLUMNS =
+  'seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error';
 
 /** Closes the running traces of dead owners in one transaction; returns them as now stored. */
 export function closeInterruptedTraces(db: Database, self: ProcessOwner): TraceSummary[] {
@@ -39,8 +41,11 @@ export function closeInterruptedTraces(db: Database, self: ProcessOwner): TraceS
     `SELECT trace_id, owner, session_id, call_id FROM traces INDEXED BY traces_by_time WHERE status = 'running'`,
   );
   // The checkpoint store shares the app's database; a database of traces alone (tests) has none.
-  const hasCheckpoints = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get() !== undefined;
-  const claimed = hasCheckpoints ? db.prepare<[string, string], unknown>('SELECT 1 FROM checkpoints WHERE session_id = ? AND call_id = ?') : undefined;
+  const hasCheckpoints =
+    db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'`).get() !== undefined;
+  const claimed = hasCheckpoints
+    ? db.prepare<[string, string], unknown>('SELECT 1 FROM checkpoints WHERE session_id = ? AND call_id = ?')
+    : undefined;
   const close = db.prepare<Record<string, unknown>, TraceRow>(
     `UPDATE traces SET status = 'interrupted',
        ended_at = MAX(started_at, COALESCE((SELECT MAX(at) FROM trace_events e WHERE e.trace_id = traces.trace_id), started_at)),

@@ -1,7 +1,14 @@
 /** Reading traces back: the GUI's list (keyset pages), one trace with its events, export. */
 import type { Database, Statement } from 'better-sqlite3';
 import { addRangeAndCursor, checkTimeRange, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
-import type { TraceDetail, TraceError, TraceEvent, TraceExport, TraceStatus, TraceSummary } from '../../shared/traces.js';
+import type {
+  TraceDetail,
+  TraceError,
+  TraceEvent,
+  TraceExport,
+  TraceStatus,
+  TraceSummary,
+} from '../../shared/traces.js';
 
 export interface TraceQuery {
   toolName?: string;
@@ -48,7 +55,8 @@ interface EventRow {
   data: string;
 }
 
-const TRACE_COLUMNS = 'seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error';
+const TRACE_COLUMNS =
+  'seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error';
 
 /** Equality filters. Both list indexes carry every filter column, tested on the index entry before the row is read. */
 const FILTERS = [
@@ -67,7 +75,9 @@ export class TraceReader {
   constructor(db: Database) {
     this.#db = db;
     this.#trace = db.prepare(`SELECT ${TRACE_COLUMNS} FROM traces WHERE trace_id = ?`);
-    this.#events = db.prepare('SELECT trace_id, seq, type, at, duration_ms, data FROM trace_events WHERE trace_id = ? ORDER BY seq');
+    this.#events = db.prepare(
+      'SELECT trace_id, seq, type, at, duration_ms, data FROM trace_events WHERE trace_id = ? ORDER BY seq',
+    );
   }
 
   listTraces(query: TraceQuery): TracePage {
@@ -77,7 +87,10 @@ export class TraceReader {
       statement = this.#db.prepare(sql);
       this.#listStatements.set(sql, statement);
     }
-    const { page, nextCursor } = keysetPage(statement.all(params), limit, (row) => ({ at: row.started_at, seq: row.seq }));
+    const { page, nextCursor } = keysetPage(statement.all(params), limit, (row) => ({
+      at: row.started_at,
+      seq: row.seq,
+    }));
     return { traces: page.map(toSummary), ...(nextCursor ? { nextCursor } : {}) };
   }
 

@@ -58,7 +58,9 @@ export class TraceWriter {
       `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, started_at, owner, status, ended_at, duration_ms, error)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.#finishTrace = db.prepare(`UPDATE traces SET status = ?, ended_at = ?, duration_ms = ?, error = ? WHERE trace_id = ? AND status = 'running'`);
+    this.#finishTrace = db.prepare(
+      `UPDATE traces SET status = ?, ended_at = ?, duration_ms = ?, error = ? WHERE trace_id = ? AND status = 'running'`,
+    );
     this.#writeAll = db.transaction((batch: Batch) => this.#write(batch));
   }
 
@@ -98,7 +100,10 @@ export class TraceWriter {
         for (const notification of batch.notifications) this.publish(notification);
       },
       // The calls themselves are unaffected; only their trace detail is lost. Say so loudly.
-      (error) => process.emitWarning(`Trace data could not be stored (${batch.notifications.length} changes lost): ${error instanceof Error ? error.message : String(error)}`),
+      (error) =>
+        process.emitWarning(
+          `Trace data could not be stored (${batch.notifications.length} changes lost): ${error instanceof Error ? error.message : String(error)}`,
+        ),
     );
     return batch;
   }
@@ -121,7 +126,9 @@ export class TraceWriter {
   #eventsStatement(rows: number): Statement<unknown[]> {
     let statement = this.#insertEvents.get(rows);
     if (!statement) {
-      statement = this.#db.prepare(`INSERT INTO trace_events (trace_id, seq, type, at, duration_ms, data) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`);
+      statement = this.#db.prepare(
+        `INSERT INTO trace_events (trace_id, seq, type, at, duration_ms, data) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`,
+      );
       this.#insertEvents.set(rows, statement);
     }
     return statement;

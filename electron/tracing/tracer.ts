@@ -27,7 +27,17 @@ import { currentProcessOwner, encodeOwner } from '../storage/processOwner.js';
 import { closeInterruptedTraces } from './interrupted.js';
 import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from './errors.js';
 import { TraceEventDataSchemas } from '../../shared/traces.js';
-import type { TraceDetail, TraceError, TraceEvent, TraceEventInput, TraceEventType, TraceExport, TraceNotification, TraceStatus, TraceSummary } from '../../shared/traces.js';
+import type {
+  TraceDetail,
+  TraceError,
+  TraceEvent,
+  TraceEventInput,
+  TraceEventType,
+  TraceExport,
+  TraceNotification,
+  TraceStatus,
+  TraceSummary,
+} from '../../shared/traces.js';
 import type { JsonValue } from '../secrets/redaction.js';
 import { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { TracePage, TraceQuery } from './traceReader.js';
@@ -92,7 +102,9 @@ export class Tracer {
     this.#ownerJson = encodeOwner(this.#owner);
     this.#reader = new TraceReader(db);
     this.#onListenerError =
-      options.onListenerError ?? ((error) => process.emitWarning(`A trace listener threw: ${error instanceof Error ? error.message : String(error)}`));
+      options.onListenerError ??
+      ((error) =>
+        process.emitWarning(`A trace listener threw: ${error instanceof Error ? error.message : String(error)}`));
     this.#redactor = options.redactor ?? new SecretRedactor();
     const writer = new TraceWriter(db, this.#group, (notification) => this.#publish(notification));
     this.#writer = writer;
@@ -114,7 +126,19 @@ export class Tracer {
       status: 'running',
       startedAt: this.#now(),
     };
-    this.#writer.start([trace.traceId, trace.sessionId, trace.callId, trace.userId, trace.toolName, trace.serverId, trace.startedAt, this.#ownerJson], { kind: 'trace_started', trace });
+    this.#writer.start(
+      [
+        trace.traceId,
+        trace.sessionId,
+        trace.callId,
+        trace.userId,
+        trace.toolName,
+        trace.serverId,
+        trace.startedAt,
+        this.#ownerJson,
+      ],
+      { kind: 'trace_started', trace },
+    );
     return new SqliteTraceHandle(this.#context, trace);
   }
 
@@ -238,7 +262,9 @@ class SqliteTraceHandle implements TraceHandle {
     if (!schema) throw new TraceEventInvalidError(String(type), 'unknown event type');
     const parsed = schema.safeParse(data);
     if (!parsed.success) {
-      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`).join('; ');
+      const detail = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`)
+        .join('; ');
       throw new TraceEventInvalidError(type, detail);
     }
     const at = this.#context.now();
@@ -254,14 +280,18 @@ class SqliteTraceHandle implements TraceHandle {
       ...(durationMs !== undefined ? { durationMs } : {}),
       data: stored,
     } as TraceEvent;
-    this.#context.writer.event([event.traceId, event.seq, type, at, durationMs ?? null, JSON.stringify(stored)], { kind: 'event', event });
+    this.#context.writer.event([event.traceId, event.seq, type, at, durationMs ?? null, JSON.stringify(stored)], {
+      kind: 'event',
+      event,
+    });
     this.#seq = event.seq;
     return event;
   }
 
   finish(status: TraceOutcome, error?: unknown): TraceSummary {
     if (this.#finished) throw new TraceClosedError(this.traceId, 'finish');
-    if ((status as TraceStatus) === 'running') throw new TypeError('finish: status must be ok, error, denied or replayed.');
+    if ((status as TraceStatus) === 'running')
+      throw new TypeError('finish: status must be ok, error, denied or replayed.');
     const endedAt = this.#context.now();
     const storedError = error === undefined ? undefined : (this.#context.redact(toTraceError(error)) as TraceError);
     const summary: TraceSummary = {
@@ -271,7 +301,11 @@ class SqliteTraceHandle implements TraceHandle {
       durationMs: Math.max(0, endedAt - this.#trace.startedAt),
       ...(storedError ? { error: storedError } : {}),
     };
-    this.#context.writer.finish(this.traceId, [status, endedAt, summary.durationMs as number, storedError ? JSON.stringify(storedError) : null], { kind: 'trace_finished', trace: summary });
+    this.#context.writer.finish(
+      this.traceId,
+      [status, endedAt, summary.durationMs as number, storedError ? JSON.stringify(storedError) : null],
+      { kind: 'trace_finished', trace: summary },
+    );
     this.#finished = true;
     return summary;
   }
@@ -291,7 +325,8 @@ class SqliteTraceHandle implements TraceHandle {
         this.#approvalRequestedAt = at;
         return undefined;
       case 'approval_answered':
-        if (data.waitedMs === undefined && this.#approvalRequestedAt !== undefined) data.waitedMs = at - this.#approvalRequestedAt;
+        if (data.waitedMs === undefined && this.#approvalRequestedAt !== undefined)
+          data.waitedMs = at - this.#approvalRequestedAt;
         return data.waitedMs === undefined ? undefined : Math.round(data.waitedMs as number);
       default:
         return undefined;

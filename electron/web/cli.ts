@@ -33,15 +33,22 @@ function fail(message: string): never {
 }
 
 const { values } = parseArgs({
-  options: { port: { type: 'string' }, 'data-dir': { type: 'string' }, workspace: { type: 'string' }, 'gateway-port': { type: 'string' } },
+  options: {
+    port: { type: 'string' },
+    'data-dir': { type: 'string' },
+    workspace: { type: 'string' },
+    'gateway-port': { type: 'string' },
+  },
   strict: true,
 });
 const port = values.port === undefined ? 0 : Number(values.port);
-if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a number from 0 to 65535, not "${values.port}".`);
+if (!Number.isInteger(port) || port < 0 || port > 65535)
+  fail(`--port must be a number from 0 to 65535, not "${values.port}".`);
 const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
 const workspaceDir = resolve(chooseWorkspaceDir(values.workspace));
 const token = process.env.MINIHARNESS_TOKEN ?? newToken();
-if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) fail('MINIHARNESS_TOKEN must be 16–256 characters of letters, digits, . _ ~ or -.');
+if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token))
+  fail('MINIHARNESS_TOKEN must be 16–256 characters of letters, digits, . _ ~ or -.');
 
 let gatewayPort: number | undefined;
 try {
@@ -65,7 +72,10 @@ try {
     secrets,
     config: openConfConfigStore(dataDir),
     version,
-    gateway: { ...(gatewayPort !== undefined ? { port: gatewayPort } : {}), stdio: stdioEntry({ packaged: false, execPath: process.execPath, projectRoot, node: process.execPath }) },
+    gateway: {
+      ...(gatewayPort !== undefined ? { port: gatewayPort } : {}),
+      stdio: stdioEntry({ packaged: false, execPath: process.execPath, projectRoot, node: process.execPath }),
+    },
   });
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));

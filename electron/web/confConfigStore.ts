@@ -11,7 +11,12 @@ export function openConfConfigStore(dataDir: string, now?: () => number): Config
   return openConfigStore(
     dataDir,
     ({ cwd, name }) => {
-      const conf = new Conf<Record<string, unknown>>({ cwd, configName: name, clearInvalidConfig: false, configFileMode: PRIVATE_FILE_MODE });
+      const conf = new Conf<Record<string, unknown>>({
+        cwd,
+        configName: name,
+        clearInvalidConfig: false,
+        configFileMode: PRIVATE_FILE_MODE,
+      });
       return { get: (key) => conf.get(key), set: (key, value) => conf.set(key, value), path: conf.path };
     },
     now,

@@ -84,7 +84,10 @@ function policyOf(event: EventName, payload: unknown): Policy {
     case 'prompts.changed':
       return { kind: 'latest', key: `${event}:${String(field(payload, 'serverId'))}` };
     case 'resources.updated':
-      return { kind: 'latest', key: `${event}:${String(field(payload, 'serverId'))}\0${String(field(payload, 'uri'))}` };
+      return {
+        kind: 'latest',
+        key: `${event}:${String(field(payload, 'serverId'))}\0${String(field(payload, 'uri'))}`,
+      };
     case 'trace.changed':
       return { kind: 'latest', key: `${event}:${String(field(field(payload, 'trace'), 'traceId'))}` };
     default:
@@ -196,7 +199,8 @@ export class EventOutbox {
   /** The page caught up: report what was dropped, send what was held, then go live again. */
   private drain(): void {
     this.backlogged = false;
-    for (const [serverId, count] of this.droppedLines) this.write(eventFrame('bridge.dropped', { event: 'server.log', serverId, count }));
+    for (const [serverId, count] of this.droppedLines)
+      this.write(eventFrame('bridge.dropped', { event: 'server.log', serverId, count }));
     this.droppedLines.clear();
     for (const [event, count] of this.droppedEvents) this.write(eventFrame('bridge.dropped', { event, count }));
     this.droppedEvents.clear();

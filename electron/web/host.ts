@@ -11,7 +11,13 @@ import type { Duplex } from 'node:stream';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
-import { BRIDGE_ERROR, BRIDGE_PATH, BRIDGE_PROTOCOL, CallFrameSchema, MAX_BRIDGE_FRAME_BYTES } from '../../shared/bridge.js';
+import {
+  BRIDGE_ERROR,
+  BRIDGE_PATH,
+  BRIDGE_PROTOCOL,
+  CallFrameSchema,
+  MAX_BRIDGE_FRAME_BYTES,
+} from '../../shared/bridge.js';
 import type { ResultFrame } from '../../shared/bridge.js';
 import type { ApprovalView } from '../../shared/contract.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
@@ -93,7 +99,9 @@ function refuse(res: ServerResponse, status: number, message: string): void {
 }
 
 function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`,
+  );
 }
 
 /** The request's path, or undefined when it is not a valid URL path (bad `%` escapes included). */
@@ -119,14 +127,21 @@ function oneLine(text: string): string {
 }
 
 /** Who asks and for what (never the arguments, which may hold anything), and where to answer. */
-export function approvalWaitingLine(view: Pick<ApprovalView, 'userId' | 'toolName' | 'serverId'>, link: string): string {
+export function approvalWaitingLine(
+  view: Pick<ApprovalView, 'userId' | 'toolName' | 'serverId'>,
+  link: string,
+): string {
   const who = view.userId === GUI_USER ? 'A call' : `Agent "${view.userId}"`;
-  return oneLine(`MiniHarness: ${who} asks to run ${view.toolName} (${view.serverId}) and waits for your approval; open ${link}`);
+  return oneLine(
+    `MiniHarness: ${who} asks to run ${view.toolName} (${view.serverId}) and waits for your approval; open ${link}`,
+  );
 }
 
 function defaultConnectionError(error: Error): void {
   const code = (error as { code?: unknown }).code;
-  process.stderr.write(`MiniHarness: closed a bridge connection: ${typeof code === 'string' ? `${code}: ` : ''}${error.message}\n`);
+  process.stderr.write(
+    `MiniHarness: closed a bridge connection: ${typeof code === 'string' ? `${code}: ` : ''}${error.message}\n`,
+  );
 }
 
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
@@ -135,13 +150,16 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   let sandbox: SandboxOrigin | undefined;
   const sockets = new Map<WebSocket, EventOutbox>();
   const onConnectionError = options.onConnectionError ?? defaultConnectionError;
-  const onApprovalWithoutPage = options.onApprovalWithoutPage ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const onApprovalWithoutPage =
+    options.onApprovalWithoutPage ?? ((line: string) => void process.stdout.write(`${line}\n`));
   // Nobody would see the dialog: say where to answer it (an agent's call waits meanwhile).
   // Only approvals: a page-less host must not make every event (and the Agents view) worth building.
   const stopWatchingApprovals = options.core.onEvent(
     (event, payload) => {
       if (event !== 'approval.requested' || sockets.size > 0 || port === 0) return;
-      onApprovalWithoutPage(approvalWaitingLine(payload as ApprovalView, `http://127.0.0.1:${port}/#token=${options.token}`));
+      onApprovalWithoutPage(
+        approvalWaitingLine(payload as ApprovalView, `http://127.0.0.1:${port}/#token=${options.token}`),
+      );
     },
     ['approval.requested'],
   );
@@ -170,7 +188,13 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     // enforced, so the page served here carries the browser-mode policy in its meta tag as well.
     // The page learns where apps run from its own HTML (a meta tag), before any request.
     if (extname(target) === '.html') {
-      body = Buffer.from(withAppSandboxMeta(withCspMeta(body.toString('utf8'), metaCspOf(browserModeCspDirectives(port, sandbox?.origin))), sandbox?.origin), 'utf8');
+      body = Buffer.from(
+        withAppSandboxMeta(
+          withCspMeta(body.toString('utf8'), metaCspOf(browserModeCspDirectives(port, sandbox?.origin))),
+          sandbox?.origin,
+        ),
+        'utf8',
+      );
     }
     res.writeHead(200, {
       ...securityHeaders(port, sandbox?.origin),
@@ -189,7 +213,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     if (pathname === undefined) return refuse(res, 400, 'Bad request: malformed URL');
     if (pathname === '/session') {
       // Lets the page tell "not authorized" from "host down" before opening the socket.
-      if (!tokensEqual(options.token, bearerOf(req.headers.authorization))) return refuse(res, 401, 'Unauthorized: open the link printed by `npm run web`.');
+      if (!tokensEqual(options.token, bearerOf(req.headers.authorization)))
+        return refuse(res, 401, 'Unauthorized: open the link printed by `npm run web`.');
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end('{"ok":true}');
       return;
     }
@@ -213,7 +238,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     socket.on('error', () => socket.destroy());
     if (!isAllowedHost(req.headers.host, port)) return refuseUpgrade(socket, 403, 'Forbidden');
     // Browsers always send Origin on WebSocket; a page from elsewhere must not get in.
-    if (req.headers.origin === undefined || !isAllowedOrigin(req.headers.origin, port)) return refuseUpgrade(socket, 403, 'Forbidden');
+    if (req.headers.origin === undefined || !isAllowedOrigin(req.headers.origin, port))
+      return refuseUpgrade(socket, 403, 'Forbidden');
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://host');
@@ -247,7 +273,12 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     });
   });
 
-  async function handleMessage(ws: WebSocket, outbox: EventOutbox, inFlight: Set<number>, text: string | undefined): Promise<void> {
+  async function handleMessage(
+    ws: WebSocket,
+    outbox: EventOutbox,
+    inFlight: Set<number>,
+    text: string | undefined,
+  ): Promise<void> {
     let json: unknown;
     try {
       json = text === undefined ? undefined : JSON.parse(text);
@@ -259,23 +290,52 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     if (frame.success && jsonDepthExceeds(frame.data.payload, MAX_JSON_DEPTH)) {
       // Refused before anything walks it: validation, hashing and redaction recurse, and a stack overflow there left the request unanswered.
       const { id } = frame.data;
-      reply = { t: 'result', id, ok: false, error: { code: BRIDGE_ERROR.requestTooDeep, message: `The request nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep. Nothing was run.`, details: { limitDepth: MAX_JSON_DEPTH } } };
+      reply = {
+        t: 'result',
+        id,
+        ok: false,
+        error: {
+          code: BRIDGE_ERROR.requestTooDeep,
+          message: `The request nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep. Nothing was run.`,
+          details: { limitDepth: MAX_JSON_DEPTH },
+        },
+      };
     } else if (!frame.success) {
       const id = typeof (json as { id?: unknown } | undefined)?.id === 'number' ? (json as { id: number }).id : -1;
-      reply = { t: 'result', id, ok: false, error: { code: BRIDGE_ERROR.invalidFrame, message: 'The message is not a valid bridge call frame.' } };
+      reply = {
+        t: 'result',
+        id,
+        ok: false,
+        error: { code: BRIDGE_ERROR.invalidFrame, message: 'The message is not a valid bridge call frame.' },
+      };
     } else if (inFlight.has(frame.data.id)) {
       // Refused without touching the first request, which still answers under this id.
       const { id } = frame.data;
-      reply = { t: 'result', id, ok: false, error: { code: BRIDGE_ERROR.duplicateRequestId, message: `Request id ${id} is still in flight on this connection; send each request with a new id.` } };
+      reply = {
+        t: 'result',
+        id,
+        ok: false,
+        error: {
+          code: BRIDGE_ERROR.duplicateRequestId,
+          message: `Request id ${id} is still in flight on this connection; send each request with a new id.`,
+        },
+      };
     } else {
       const { id, channel, payload } = frame.data;
       inFlight.add(id);
       try {
         const result = await options.core.dispatch(channel, payload);
-        reply = result.ok ? { t: 'result', id, ok: true, result: result.result } : { t: 'result', id, ok: false, error: result.error };
+        reply = result.ok
+          ? { t: 'result', id, ok: true, result: result.result }
+          : { t: 'result', id, ok: false, error: result.error };
       } catch {
         // Whatever failed underneath, the page's request is answered: an unanswered one hangs its call.
-        reply = { t: 'result', id, ok: false, error: { code: 'internal', message: 'The MiniHarness host failed to handle this request.' } };
+        reply = {
+          t: 'result',
+          id,
+          ok: false,
+          error: { code: 'internal', message: 'The MiniHarness host failed to handle this request.' },
+        };
       } finally {
         inFlight.delete(id);
       }
@@ -290,7 +350,11 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   port = (http.address() as AddressInfo).port;
   http.on('error', (error) => onConnectionError(error));
   try {
-    sandbox = await startSandboxOrigin({ hostPort: port, port: options.appSandboxPort ?? 0, httpLimits: options.httpLimits });
+    sandbox = await startSandboxOrigin({
+      hostPort: port,
+      port: options.appSandboxPort ?? 0,
+      httpLimits: options.httpLimits,
+    });
   } catch (error) {
     await new Promise<void>((r) => http.close(() => r()));
     throw error;

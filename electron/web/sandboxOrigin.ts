@@ -28,7 +28,13 @@ export interface SandboxOrigin {
 }
 
 function refuse(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }).end(message);
+  res
+    .writeHead(status, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    })
+    .end(message);
 }
 
 export async function startSandboxOrigin(options: SandboxOriginOptions): Promise<SandboxOrigin> {

@@ -46,7 +46,11 @@ function log(text: string): void {
 }
 
 /** The server configuration a person would enter for this scenario, and the secrets they would type. */
-function configFor(url: string, scenario: string, context: SuiteContext): { config: ServerConfigInput; secrets: Record<string, string> } {
+function configFor(
+  url: string,
+  scenario: string,
+  context: SuiteContext,
+): { config: ServerConfigInput; secrets: Record<string, string> } {
   const base = { id: 'conformance', name: `conformance ${scenario}`, transport: 'streamable_http' as const, url };
   if (!scenario.startsWith('auth/')) return { config: base, secrets: {} };
   const secrets: Record<string, string> = {};
@@ -125,24 +129,34 @@ async function main(): Promise<number> {
     elicit: () => Promise.resolve({ action: 'accept', content: {} }),
     sample: (): Promise<SamplingAnswer> => Promise.resolve({ action: 'reject', reason: 'person' }),
   };
-  const client = new MCPClient(config, { secrets, log: serverLog, serverRequests, ...(session ? { oauth: session } : {}) });
+  const client = new MCPClient(config, {
+    secrets,
+    log: serverLog,
+    serverRequests,
+    ...(session ? { oauth: session } : {}),
+  });
   try {
     const negotiated = await client.initialize();
-    log(`initialized: ${negotiated.serverInfo.name} ${negotiated.serverInfo.version}, protocol ${negotiated.protocolVersion}`);
+    log(
+      `initialized: ${negotiated.serverInfo.name} ${negotiated.serverInfo.version}, protocol ${negotiated.protocolVersion}`,
+    );
     const tools = await client.listTools();
     for (const tool of tools) {
       const args = sampleArguments(tool);
       // json-schema-2020-12-preservation has the client send back (to its echo tool, as `schema`)
       // the input schema it holds for the scenario's 2020-12 tool: what the product kept is measured.
       const preserved = tools.find((t) => t.name === 'json_schema_2020_12_tool');
-      if (scenario === 'json-schema-2020-12-preservation' && tool.name === 'json_schema_echo' && preserved) args.schema = preserved.inputSchema;
+      if (scenario === 'json-schema-2020-12-preservation' && tool.name === 'json_schema_echo' && preserved)
+        args.schema = preserved.inputSchema;
       // A server that answers a call with a JSON-RPC error (some scenarios' servers list tools
       // they never serve) has answered: that is the server's word, not the client failing.
       const result = await client.callTool(tool.name, args).catch((error: unknown) => {
         if (error instanceof MCPRemoteError) return error;
         throw error;
       });
-      log(`called ${tool.name}: ${result instanceof MCPRemoteError ? `refused by the server (${result.message})` : result.isError ? 'tool error' : 'ok'}`);
+      log(
+        `called ${tool.name}: ${result instanceof MCPRemoteError ? `refused by the server (${result.message})` : result.isError ? 'tool error' : 'ok'}`,
+      );
     }
     return 0;
   } catch (error) {

@@ -22,12 +22,15 @@ const COMMENT =
   'Scenarios of the MCP conformance suite the product fails today, per leg and revision, with why. A scenario that fails unlisted, or passes while listed, fails `npm run test:conformance`. Regenerate with `npm run test:conformance -- --update-expected`, then replace each "TODO reason".';
 
 function empty(): ExpectedFailures {
-  const revisions = (): Record<Revision, Record<string, string>> => Object.fromEntries(REVISIONS.map((r) => [r, {}])) as Record<Revision, Record<string, string>>;
+  const revisions = (): Record<Revision, Record<string, string>> =>
+    Object.fromEntries(REVISIONS.map((r) => [r, {}])) as Record<Revision, Record<string, string>>;
   return { client: revisions(), server: revisions() };
 }
 
 export function loadExpected(file = EXPECTED_FILE): ExpectedFailures {
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<Leg, Partial<Record<Revision, Record<string, string>>>>>;
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as Partial<
+    Record<Leg, Partial<Record<Revision, Record<string, string>>>>
+  >;
   const expected = empty();
   for (const leg of ['client', 'server'] as const) {
     for (const revision of REVISIONS) Object.assign(expected[leg][revision], raw[leg]?.[revision] ?? {});
@@ -42,7 +45,12 @@ export function verdictOf(outcome: Outcome, expected: ExpectedFailures): Verdict
 }
 
 /** Listed scenarios the revision no longer names (only meaningful after a run of the whole leg and revision). */
-export function unknownEntries(expected: ExpectedFailures, leg: Leg, revision: Revision, named: readonly string[]): string[] {
+export function unknownEntries(
+  expected: ExpectedFailures,
+  leg: Leg,
+  revision: Revision,
+  named: readonly string[],
+): string[] {
   return Object.keys(expected[leg][revision]).filter((scenario) => !named.includes(scenario));
 }
 
@@ -51,7 +59,11 @@ export function unknownEntries(expected: ExpectedFailures, leg: Leg, revision: R
  * kept, else TODO); a complete run of a leg and revision also drops entries it did not run.
  * Everything that did not run is kept as it was.
  */
-export function updatedExpected(expected: ExpectedFailures, outcomes: readonly Outcome[], complete: ReadonlyArray<{ leg: Leg; revision: Revision }>): ExpectedFailures {
+export function updatedExpected(
+  expected: ExpectedFailures,
+  outcomes: readonly Outcome[],
+  complete: ReadonlyArray<{ leg: Leg; revision: Revision }>,
+): ExpectedFailures {
   const next = empty();
   for (const leg of ['client', 'server'] as const) {
     for (const revision of REVISIONS) {

@@ -53,13 +53,16 @@ export async function startGatewayUnderTest(version: string): Promise<GatewayUnd
   core.onEvent((event, payload) => {
     if (event === 'approval.requested') {
       approvals += 1;
-      void call('approvals.answer', { requestId: (payload as ApprovalView).requestId, answer: 'allow-once' }).catch(() => undefined);
+      void call('approvals.answer', { requestId: (payload as ApprovalView).requestId, answer: 'allow-once' }).catch(
+        () => undefined,
+      );
     }
     if (event === 'server.status') {
       const { serverId, status } = payload as { serverId: string; status: ServerStatusView };
       if (serverId !== BEHIND_SERVER_ID) return;
       if (status.state === 'ready') resolveReady?.();
-      if (status.state === 'error') rejectReady?.(new Error(`${BEHIND_SERVER_ID} failed to start: ${status.code}: ${status.reason}`));
+      if (status.state === 'error')
+        rejectReady?.(new Error(`${BEHIND_SERVER_ID} failed to start: ${status.code}: ${status.reason}`));
     }
   });
   const cleanup = async (): Promise<void> => {
@@ -72,11 +75,31 @@ export async function startGatewayUnderTest(version: string): Promise<GatewayUnd
     if (view.gateway.state !== 'listening') throw new Error(`the gateway did not start: ${view.gateway.state}`);
     await call('servers.save', {
       mode: 'create',
-      config: { id: BEHIND_SERVER_ID, name: 'Everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], cwd: ROOT, timeoutMs: 15_000 },
+      config: {
+        id: BEHIND_SERVER_ID,
+        name: 'Everything',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [EVERYTHING, 'stdio'],
+        cwd: ROOT,
+        timeoutMs: 15_000,
+      },
     });
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([ready, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${BEHIND_SERVER_ID} was not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)))]).finally(() => clearTimeout(timer));
-    const created = await call<{ token: string }>('agents.create', { name: 'Conformance suite', visibility: { allServers: true, serverIds: [], localTools: false } });
+    await Promise.race([
+      ready,
+      new Promise(
+        (_, reject) =>
+          (timer = setTimeout(
+            () => reject(new Error(`${BEHIND_SERVER_ID} was not ready within ${READY_TIMEOUT_MS} ms`)),
+            READY_TIMEOUT_MS,
+          )),
+      ),
+    ]).finally(() => clearTimeout(timer));
+    const created = await call<{ token: string }>('agents.create', {
+      name: 'Conformance suite',
+      visibility: { allServers: true, serverIds: [], localTools: false },
+    });
     const forwarder = await startTokenForwarder(new URL(view.gateway.url), created.token);
     return {
       url: forwarder.url.href,

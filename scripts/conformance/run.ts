@@ -28,10 +28,27 @@ import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { build } from 'esbuild';
 import type { Verdict } from './expectations.js';
-import { EXPECTED_FILE, TODO_REASON, loadExpected, unknownEntries, updatedExpected, verdictOf, writeExpected } from './expectations.js';
+import {
+  EXPECTED_FILE,
+  TODO_REASON,
+  loadExpected,
+  unknownEntries,
+  updatedExpected,
+  verdictOf,
+  writeExpected,
+} from './expectations.js';
 import { startGatewayUnderTest } from './gatewayUnderTest.js';
 import type { Leg, NamedScenario, Outcome, Revision } from './suite.js';
-import { REVISIONS, ROOT, SUITE_VERSION, UNLISTED_EXTENSION, extensionScenarios, pool, requiredScenarios, runScenario } from './suite.js';
+import {
+  REVISIONS,
+  ROOT,
+  SUITE_VERSION,
+  UNLISTED_EXTENSION,
+  extensionScenarios,
+  pool,
+  requiredScenarios,
+  runScenario,
+} from './suite.js';
 
 const BUNDLE = join(ROOT, '.cache', 'conformance', 'client.mjs');
 /** The suite's limit on one client run, in ms (its default, 30 s, is tight on a loaded 2-core machine). */
@@ -54,7 +71,9 @@ function argValues(name: string): string[] {
 function printLine(o: Judged): void {
   const checks = `${o.passed}/${o.total} checks${o.warnings ? `, ${o.warnings} warnings` : ''}${o.skipped ? `, ${o.skipped} skipped` : ''}`;
   const scored = o.notScored ? `(${o.notScored})` : '';
-  console.log(`${o.verdict.padEnd(16)} ${o.leg.padEnd(6)} ${o.revision} ${o.scenario.padEnd(46)} ${checks.padEnd(26)} ${scored.padEnd(23)} ${o.seconds.toFixed(1)} s`);
+  console.log(
+    `${o.verdict.padEnd(16)} ${o.leg.padEnd(6)} ${o.revision} ${o.scenario.padEnd(46)} ${checks.padEnd(26)} ${scored.padEnd(23)} ${o.seconds.toFixed(1)} s`,
+  );
 }
 
 function totalsLine(outcomes: readonly Judged[]): string {
@@ -65,18 +84,31 @@ function totalsLine(outcomes: readonly Judged[]): string {
   return `${passed}/${outcomes.length} scenarios passed (${expected} expected failures), ${checksPassed}/${checksTotal} checks`;
 }
 
-async function runLeg(leg: Leg, revisions: readonly Revision[], only: readonly string[], target: string, concurrency: number, keepDir: string | undefined, judge: (o: Outcome) => Judged): Promise<{ outcomes: Judged[]; named: Map<Revision, string[]> }> {
+async function runLeg(
+  leg: Leg,
+  revisions: readonly Revision[],
+  only: readonly string[],
+  target: string,
+  concurrency: number,
+  keepDir: string | undefined,
+  judge: (o: Outcome) => Judged,
+): Promise<{ outcomes: Judged[]; named: Map<Revision, string[]> }> {
   const named = new Map<Revision, string[]>();
   const work: Array<{ named: NamedScenario; revision: Revision }> = [];
   const sets = new Map<Revision, NamedScenario[]>();
   for (const revision of REVISIONS) sets.set(revision, await requiredScenarios(revision, leg));
   // Extensions no requirement set names run too, for the record, with the newest revision.
   const inSets = new Set([...sets.values()].flat().map((n) => n.scenario));
-  const unlisted = (await extensionScenarios(leg)).filter((s) => !inSets.has(s)).map((scenario): NamedScenario => ({ scenario, notScored: UNLISTED_EXTENSION }));
+  const unlisted = (await extensionScenarios(leg))
+    .filter((s) => !inSets.has(s))
+    .map((scenario): NamedScenario => ({ scenario, notScored: UNLISTED_EXTENSION }));
   sets.get(REVISIONS[0])?.push(...unlisted);
   for (const revision of revisions) {
     const all = sets.get(revision) ?? [];
-    named.set(revision, all.map((n) => n.scenario));
+    named.set(
+      revision,
+      all.map((n) => n.scenario),
+    );
     for (const n of all) if (!only.length || only.includes(n.scenario)) work.push({ named: n, revision });
   }
   const timeoutMs = leg === 'client' ? CLIENT_TIMEOUT_MS : SERVER_TIMEOUT_MS;
@@ -96,8 +128,11 @@ async function main(): Promise<number> {
   const only = argValues('--only');
   const legs = (argValues('--leg').length ? argValues('--leg') : ['client', 'server']) as Leg[];
   const revisions = (argValues('--revision').length ? argValues('--revision') : [...REVISIONS]) as Revision[];
-  for (const leg of legs) if (leg !== 'client' && leg !== 'server') throw new Error(`--leg must be client or server, not ${leg}`);
-  for (const revision of revisions) if (!REVISIONS.includes(revision)) throw new Error(`--revision must be one of ${REVISIONS.join(', ')}, not ${revision}`);
+  for (const leg of legs)
+    if (leg !== 'client' && leg !== 'server') throw new Error(`--leg must be client or server, not ${leg}`);
+  for (const revision of revisions)
+    if (!REVISIONS.includes(revision))
+      throw new Error(`--revision must be one of ${REVISIONS.join(', ')}, not ${revision}`);
   const expected = loadExpected();
   const judge = (o: Outcome): Judged => ({ ...o, verdict: verdictOf(o, expected) });
   const keepDir = process.env.CONFORMANCE_RESULTS;
@@ -108,18 +143,34 @@ async function main(): Promise<number> {
   const collect = (leg: Leg, result: { outcomes: Judged[]; named: Map<Revision, string[]> }): void => {
     outcomes.push(...result.outcomes);
     if (only.length) return;
-    for (const [revision, names] of result.named) gone.push(...unknownEntries(expected, leg, revision, names).map((s) => `${leg} ${revision} ${s}`));
+    for (const [revision, names] of result.named)
+      gone.push(...unknownEntries(expected, leg, revision, names).map((s) => `${leg} ${revision} ${s}`));
   };
 
   if (legs.includes('client')) {
-    await build({ entryPoints: [join(ROOT, 'scripts', 'conformance', 'client.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: BUNDLE, logLevel: 'warning' });
-    console.log(`MCP conformance ${SUITE_VERSION}, client leg: MiniHarness's MCPClient, revisions ${revisions.join(' and ')} (${concurrency} at a time)\n`);
-    collect('client', await runLeg('client', revisions, only, `node ${relative(ROOT, BUNDLE)}`, concurrency, keepDir, judge));
+    await build({
+      entryPoints: [join(ROOT, 'scripts', 'conformance', 'client.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outfile: BUNDLE,
+      logLevel: 'warning',
+    });
+    console.log(
+      `MCP conformance ${SUITE_VERSION}, client leg: MiniHarness's MCPClient, revisions ${revisions.join(' and ')} (${concurrency} at a time)\n`,
+    );
+    collect(
+      'client',
+      await runLeg('client', revisions, only, `node ${relative(ROOT, BUNDLE)}`, concurrency, keepDir, judge),
+    );
   }
   if (legs.includes('server')) {
     const gateway = await startGatewayUnderTest('0.0.0-conformance');
     try {
-      console.log(`\nMCP conformance ${SUITE_VERSION}, server leg: MiniHarness's agent gateway (${gateway.gatewayUrl}, through the token forwarder at ${gateway.url}), revisions ${revisions.join(' and ')} (${concurrency} at a time)\n`);
+      console.log(
+        `\nMCP conformance ${SUITE_VERSION}, server leg: MiniHarness's agent gateway (${gateway.gatewayUrl}, through the token forwarder at ${gateway.url}), revisions ${revisions.join(' and ')} (${concurrency} at a time)\n`,
+      );
       collect('server', await runLeg('server', revisions, only, gateway.url, concurrency, keepDir, judge));
       console.log(`(${gateway.approvals()} approvals given on the suite's behalf)`);
     } finally {
@@ -135,7 +186,9 @@ async function main(): Promise<number> {
 
   for (const o of outcomes) {
     if (o.ok || (!verbose && o.verdict !== 'FAIL')) continue;
-    console.log(`\n── ${o.verdict}: ${o.leg} ${o.revision} ${o.scenario} ──\n${o.problems.map((p) => `  ${p}`).join('\n')}`);
+    console.log(
+      `\n── ${o.verdict}: ${o.leg} ${o.revision} ${o.scenario} ──\n${o.problems.map((p) => `  ${p}`).join('\n')}`,
+    );
     if (verbose || !o.total) console.log(o.output.trim());
   }
 
@@ -156,17 +209,30 @@ async function main(): Promise<number> {
     const complete = only.length ? [] : legs.flatMap((leg) => revisions.map((revision) => ({ leg, revision })));
     const next = updatedExpected(expected, outcomes, complete);
     writeExpected(next);
-    const todo = Object.values(next).flatMap((byRevision) => Object.values(byRevision).flatMap((entries) => Object.values(entries))).filter((reason) => reason === TODO_REASON).length;
-    console.log(`\nRewrote ${relative(ROOT, EXPECTED_FILE)} from this run${todo ? `; ${todo} entries need a reason (${TODO_REASON})` : ''}.`);
+    const todo = Object.values(next)
+      .flatMap((byRevision) => Object.values(byRevision).flatMap((entries) => Object.values(entries)))
+      .filter((reason) => reason === TODO_REASON).length;
+    console.log(
+      `\nRewrote ${relative(ROOT, EXPECTED_FILE)} from this run${todo ? `; ${todo} entries need a reason (${TODO_REASON})` : ''}.`,
+    );
     return todo ? 1 : 0;
   }
 
   const stale = outcomes.filter((o) => o.verdict === 'STALE');
   const failed = outcomes.filter((o) => o.verdict === 'FAIL');
-  for (const o of stale) console.log(`STALE: ${o.leg} ${o.revision} ${o.scenario} passes now; remove it from ${relative(ROOT, EXPECTED_FILE)}`);
-  for (const entry of gone) console.log(`GONE: ${entry} is listed in ${relative(ROOT, EXPECTED_FILE)} but the suite does not name it; remove it`);
+  for (const o of stale)
+    console.log(
+      `STALE: ${o.leg} ${o.revision} ${o.scenario} passes now; remove it from ${relative(ROOT, EXPECTED_FILE)}`,
+    );
+  for (const entry of gone)
+    console.log(
+      `GONE: ${entry} is listed in ${relative(ROOT, EXPECTED_FILE)} but the suite does not name it; remove it`,
+    );
   if (failed.length) console.log(`\nFAILED: ${failed.map((o) => `${o.leg} ${o.revision} ${o.scenario}`).join(', ')}`);
-  if (stale.length || failed.length || gone.length) console.log(`(After a change that moves these, \`npm run test:conformance -- --update-expected\` rewrites the list; give each new entry its reason.)`);
+  if (stale.length || failed.length || gone.length)
+    console.log(
+      `(After a change that moves these, \`npm run test:conformance -- --update-expected\` rewrites the list; give each new entry its reason.)`,
+    );
   return stale.length || failed.length || gone.length ? 1 : 0;
 }
 

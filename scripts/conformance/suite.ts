@@ -19,7 +19,9 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SUITE_CLI = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const COMPILE_CACHE = join(ROOT, '.cache', 'conformance', 'node-compile-cache');
 /** The installed suite's version (package.json pins it). */
-export const SUITE_VERSION = (JSON.parse(readFileSync(join(dirname(SUITE_CLI), '..', 'package.json'), 'utf8')) as { version: string }).version;
+export const SUITE_VERSION = (
+  JSON.parse(readFileSync(join(dirname(SUITE_CLI), '..', 'package.json'), 'utf8')) as { version: string }
+).version;
 
 /** The revisions this project is measured against, newest first. */
 export const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
@@ -65,7 +67,10 @@ interface Check {
 export function runSuite(args: string[]): Promise<{ exitCode: number; output: string }> {
   return new Promise((resolve) => {
     // The compile cache spares each of the ~150 suite (and client) processes parsing its bundle again.
-    const child = spawn(process.execPath, ['--no-deprecation', SUITE_CLI, ...args], { cwd: ROOT, env: { NODE_COMPILE_CACHE: COMPILE_CACHE, ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
+    const child = spawn(process.execPath, ['--no-deprecation', SUITE_CLI, ...args], {
+      cwd: ROOT,
+      env: { NODE_COMPILE_CACHE: COMPILE_CACHE, ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -93,14 +98,19 @@ export async function requiredScenarios(revision: Revision, leg: Leg): Promise<N
     if (/^Server scenarios/.test(line)) section = 'server';
     else if (/^Client scenarios/.test(line)) section = 'client';
     else if (/^Run and reported, but never scored/.test(line)) section = 'notScored';
-    else if (section === 'notScored' && /^ {2}(\S[^(]*) \(\d+\):$/.test(line)) reason = (/^ {2}(\S[^(]*) \(/.exec(line)?.[1] ?? '').trim();
-    else if (section === leg && /^ {2}- (\S+)$/.test(line)) named.push({ scenario: /^ {2}- (\S+)$/.exec(line)?.[1] as string });
+    else if (section === 'notScored' && /^ {2}(\S[^(]*) \(\d+\):$/.test(line))
+      reason = (/^ {2}(\S[^(]*) \(/.exec(line)?.[1] ?? '').trim();
+    else if (section === leg && /^ {2}- (\S+)$/.test(line))
+      named.push({ scenario: /^ {2}- (\S+)$/.exec(line)?.[1] as string });
     else if (section === 'notScored') {
       const match = /^ {4}- (\S+) \[(client|server)\]$/.exec(line);
       if (match?.[2] === leg) named.push({ scenario: match[1] as string, notScored: reason });
     }
   }
-  if (!named.some((n) => n.notScored === undefined)) throw new Error(`conformance list --requirements ${revision} named no ${leg} scenario; has its output changed?\n${output}`);
+  if (!named.some((n) => n.notScored === undefined))
+    throw new Error(
+      `conformance list --requirements ${revision} named no ${leg} scenario; has its output changed?\n${output}`,
+    );
   return named;
 }
 
@@ -127,8 +137,21 @@ export interface ScenarioTarget {
 /** Runs one scenario at one revision's wire and reads its checks. */
 export async function runScenario(named: NamedScenario, revision: Revision, how: ScenarioTarget): Promise<Outcome> {
   const started = performance.now();
-  const outDir = how.keepDir ? join(how.keepDir, how.leg, revision) : await mkdtemp(join(tmpdir(), 'miniharness-conformance-'));
-  const args = [how.leg, '--scenario', named.scenario, '--spec-version', revision, '--force', '--timeout', String(how.timeoutMs), '--output-dir', outDir];
+  const outDir = how.keepDir
+    ? join(how.keepDir, how.leg, revision)
+    : await mkdtemp(join(tmpdir(), 'miniharness-conformance-'));
+  const args = [
+    how.leg,
+    '--scenario',
+    named.scenario,
+    '--spec-version',
+    revision,
+    '--force',
+    '--timeout',
+    String(how.timeoutMs),
+    '--output-dir',
+    outDir,
+  ];
   args.push(...(how.leg === 'client' ? ['--command', how.target] : ['--url', how.target]));
   try {
     const { exitCode, output } = await runSuite(args);
@@ -139,7 +162,12 @@ export async function runScenario(named: NamedScenario, revision: Revision, how:
     const failed = count('FAILURE') + (file ? 0 : 1);
     const warnings = count('WARNING');
     const skipped = count('SKIPPED');
-    const problems = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING').map((c) => `${c.status === 'WARNING' ? 'warning ' : ''}${c.id}: ${oneLine(c.errorMessage ?? c.description ?? c.name ?? '')}`);
+    const problems = checks
+      .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+      .map(
+        (c) =>
+          `${c.status === 'WARNING' ? 'warning ' : ''}${c.id}: ${oneLine(c.errorMessage ?? c.description ?? c.name ?? '')}`,
+      );
     if (!file) problems.push(`no checks were written (suite exit ${exitCode})`);
     const clientExit = /Client exited with code (\d+)/.exec(output);
     if (clientExit) {
@@ -175,7 +203,9 @@ async function findChecksFor(outDir: string, scenario: string): Promise<string |
   const base = scenario.split('/').at(-1) as string;
   let runs: string[];
   try {
-    runs = (await readdir(parent)).filter((name) => name.startsWith(`${base}-`) && /-\d{4}-\d\d-\d\dT/.test(name.slice(base.length))).sort();
+    runs = (await readdir(parent))
+      .filter((name) => name.startsWith(`${base}-`) && /-\d{4}-\d\d-\d\dT/.test(name.slice(base.length)))
+      .sort();
   } catch {
     return undefined;
   }

@@ -23,7 +23,9 @@ export interface TokenForwarder {
 
 /** `value` names `host:port` or `scheme://host:port` at `from` for a loopback name: the same at `to`. */
 function retarget(value: string, from: number, to: number): string {
-  return value.replace(/^((?:https?:\/\/)?(?:127\.0\.0\.1|localhost)):(\d+)$/i, (whole, name: string, port: string) => (Number(port) === from ? `${name}:${to}` : whole));
+  return value.replace(/^((?:https?:\/\/)?(?:127\.0\.0\.1|localhost)):(\d+)$/i, (whole, name: string, port: string) =>
+    Number(port) === from ? `${name}:${to}` : whole,
+  );
 }
 
 export async function startTokenForwarder(gateway: URL, token: string): Promise<TokenForwarder> {
@@ -39,12 +41,16 @@ export async function startTokenForwarder(gateway: URL, token: string): Promise<
       headers.push(name, lower === 'host' || lower === 'origin' ? retarget(value, ownPort, upstreamPort) : value);
     }
     if (req.headers.authorization === undefined) headers.push('Authorization', `Bearer ${token}`);
-    const upstream = request({ host: gateway.hostname, port: upstreamPort, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      { host: gateway.hostname, port: upstreamPort, method: req.method, path: req.url, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' }).end('forwarder: the gateway did not answer');
+      if (!res.headersSent)
+        res.writeHead(502, { 'Content-Type': 'text/plain' }).end('forwarder: the gateway did not answer');
       else res.destroy();
     });
     // The suite gave up on the answer (closed the stream): so does the gateway's caller.

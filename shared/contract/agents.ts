@@ -1,6 +1,12 @@
 /** The contract's `agents.*` part: the agent gateway, its agents and what they see (their shapes: shared/agents.ts). */
 import { z } from 'zod';
-import { AgentsViewSchema, AgentViewSchema, AgentVisibilitySchema, CreateAgentRequestSchema, CreatedAgentSchema } from '../agents.js';
+import {
+  AgentsViewSchema,
+  AgentViewSchema,
+  AgentVisibilitySchema,
+  CreateAgentRequestSchema,
+  CreatedAgentSchema,
+} from '../agents.js';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, channel } from './common.js';
 
@@ -10,7 +16,10 @@ export const agentChannels = {
   /** Registers an agent; its token is in the answer, once (only its hash is kept). */
   'agents.create': channel(CreateAgentRequestSchema, CreatedAgentSchema),
   /** Changes which servers (and whether the local tools) an agent sees; its sessions get list_changed. */
-  'agents.setVisibility': channel(z.object({ id: z.string().min(1).max(100), visibility: AgentVisibilitySchema }).strict(), AgentViewSchema),
+  'agents.setVisibility': channel(
+    z.object({ id: z.string().min(1).max(100), visibility: AgentVisibilitySchema }).strict(),
+    AgentViewSchema,
+  ),
   /** Revokes an agent's token: its sessions close and every later request is refused (401). */
   'agents.revoke': channel(z.object({ id: z.string().min(1).max(100) }).strict(), AgentViewSchema),
   /** Forgets a revoked agent (its recorded calls stay in History). */

@@ -42,5 +42,9 @@ export const appEvents = {
    * For `server.log`, `count` lines of `serverId` were dropped; for any other event the page
    * should reload what it shows.
    */
-  'bridge.dropped': z.object({ event: z.string(), serverId: z.string().optional(), count: z.number().int().positive() }),
+  'bridge.dropped': z.object({
+    event: z.string(),
+    serverId: z.string().optional(),
+    count: z.number().int().positive(),
+  }),
 } as const satisfies DomainEvents;

@@ -28,7 +28,10 @@ export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 export const approvalChannels = {
   'approvals.list': channel(Empty, z.array(ApprovalViewSchema)),
   /** Answers one pending approval; a stale, repeated or unknown request id is refused. */
-  'approvals.answer': channel(z.object({ requestId: z.string().min(1).max(100), answer: ApprovalAnswerSchema }).strict(), z.object({ accepted: z.literal(true) })),
+  'approvals.answer': channel(
+    z.object({ requestId: z.string().min(1).max(100), answer: ApprovalAnswerSchema }).strict(),
+    z.object({ accepted: z.literal(true) }),
+  ),
 } as const satisfies DomainChannels;
 
 export const approvalEvents = {

@@ -79,7 +79,10 @@ export const AppResourceContentSchema = z.looseObject({
 export const AppReadResultSchema = z.object({ contents: z.array(AppResourceContentSchema), traceId: z.string() });
 export type AppReadResult = z.infer<typeof AppReadResultSchema>;
 
-const UiUri = z.string().max(8192).regex(/^ui:\/\/./, 'must be a ui:// URI');
+const UiUri = z
+  .string()
+  .max(8192)
+  .regex(/^ui:\/\/./, 'must be a ui:// URI');
 const ResourceUri = z.string().min(1).max(8192);
 const ToolName = z.string().min(1).max(200);
 
@@ -103,7 +106,10 @@ export const mcpAppChannels = {
   /** The app's `tools/call`: through the whole pipeline as "<server>'s app"; the same outcome as `tools.call`. */
   'apps.callTool': channel(AppCallToolRequestSchema, CallOutcomeSchema),
   /** The app's `resources/read` of its own server: decided and traced as "<server>'s app"; MCP's own shape. */
-  'apps.readResource': channel(z.object({ serverId: ServerIdSchema, toolName: ToolName, uri: ResourceUri }).strict(), AppReadResultSchema),
+  'apps.readResource': channel(
+    z.object({ serverId: ServerIdSchema, toolName: ToolName, uri: ResourceUri }).strict(),
+    AppReadResultSchema,
+  ),
 } as const satisfies DomainChannels;
 
 // ── the app as a caller ────────────────────────────────────────────────────────────────────────

@@ -117,15 +117,32 @@ export const ResourceReadRequestSchema = z.union([
 
 export const featureChannels = {
   /** A server's resources and resource templates (listed once per connection, again when it says they changed). `refresh` lists them anew. */
-  'resources.list': channel(z.object({ serverId: ServerIdSchema, refresh: z.boolean().default(false) }).strict(), ResourceListViewSchema),
+  'resources.list': channel(
+    z.object({ serverId: ServerIdSchema, refresh: z.boolean().default(false) }).strict(),
+    ResourceListViewSchema,
+  ),
   /** Reads a resource (bounded for the GUI), recorded as a trace. */
   'resources.read': channel(ResourceReadRequestSchema, ResourceReadViewSchema),
   /** Subscribes to a resource's updates ('resources.updated'); answers the URIs subscribed on that server. */
-  'resources.subscribe': channel(z.object({ serverId: ServerIdSchema, uri: ResourceUri }).strict(), z.object({ subscribed: z.array(z.string()) })),
-  'resources.unsubscribe': channel(z.object({ serverId: ServerIdSchema, uri: ResourceUri }).strict(), z.object({ subscribed: z.array(z.string()) })),
-  'prompts.list': channel(z.object({ serverId: ServerIdSchema, refresh: z.boolean().default(false) }).strict(), PromptListViewSchema),
+  'resources.subscribe': channel(
+    z.object({ serverId: ServerIdSchema, uri: ResourceUri }).strict(),
+    z.object({ subscribed: z.array(z.string()) }),
+  ),
+  'resources.unsubscribe': channel(
+    z.object({ serverId: ServerIdSchema, uri: ResourceUri }).strict(),
+    z.object({ subscribed: z.array(z.string()) }),
+  ),
+  'prompts.list': channel(
+    z.object({ serverId: ServerIdSchema, refresh: z.boolean().default(false) }).strict(),
+    PromptListViewSchema,
+  ),
   /** Gets a prompt with its arguments (bounded for the GUI), recorded as a trace. */
-  'prompts.get': channel(z.object({ serverId: ServerIdSchema, name: z.string().min(1).max(200), arguments: ArgumentValues.default({}) }).strict(), PromptResultViewSchema),
+  'prompts.get': channel(
+    z
+      .object({ serverId: ServerIdSchema, name: z.string().min(1).max(200), arguments: ArgumentValues.default({}) })
+      .strict(),
+    PromptResultViewSchema,
+  ),
   /** Suggestions for a prompt argument or a template variable; `context`: the values already entered in the form. */
   'completion.complete': channel(
     z

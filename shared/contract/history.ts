@@ -61,7 +61,9 @@ export const historyChannels = {
     Empty,
     z.object({
       current: z.string(),
-      sessions: z.array(z.object({ sessionId: z.string(), count: z.number(), started: z.number(), lastActivity: z.number() })),
+      sessions: z.array(
+        z.object({ sessionId: z.string(), count: z.number(), started: z.number(), lastActivity: z.number() }),
+      ),
     }),
   ),
   'history.page': channel(
@@ -79,17 +81,29 @@ export const historyChannels = {
     z.object({ records: z.array(HistoryRecordSchema), nextCursor: z.string().optional() }),
   ),
   /** One whole record (a page row may carry only a preview of large arguments or results). */
-  'history.get': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(), HistoryRecordSchema),
+  'history.get': channel(
+    z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(),
+    HistoryRecordSchema,
+  ),
   /** Returns a completed call's stored result (nothing runs) and records the replay in a trace. */
-  'history.replay': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(), CallOutcomeSchema),
+  'history.replay': channel(
+    z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(),
+    CallOutcomeSchema,
+  ),
   /** Runs a recorded call again as a NEW call (new callId, permissions and approval again). */
-  'history.rerun': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema, newCallId: CallIdSchema }).strict(), CallOutcomeSchema),
+  'history.rerun': channel(
+    z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema, newCallId: CallIdSchema }).strict(),
+    CallOutcomeSchema,
+  ),
   /**
    * Asks the server now how a recorded call it ran as a task ended (`tasks/get`): completed → its
    * result is stored, failed → recorded failed, still working → followed to its end. Returns the
    * record as it stands after asking.
    */
-  'history.askTask': channel(z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(), HistoryRecordSchema),
+  'history.askTask': channel(
+    z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(),
+    HistoryRecordSchema,
+  ),
   /** A person decides how a call whose result is unknown ended (after checking the remote side). */
   'history.resolve': channel(
     z
@@ -98,7 +112,13 @@ export const historyChannels = {
         callId: CallIdSchema,
         resolution: z.discriminatedUnion('status', [
           z.object({ status: z.literal('failed'), note: z.string().max(1000).optional() }).strict(),
-          z.object({ status: z.literal('completed'), resultText: z.string().max(100_000), note: z.string().max(1000).optional() }).strict(),
+          z
+            .object({
+              status: z.literal('completed'),
+              resultText: z.string().max(100_000),
+              note: z.string().max(1000).optional(),
+            })
+            .strict(),
         ]),
       })
       .strict(),

@@ -27,14 +27,20 @@ export const ImportPreviewSchema = z.object({
 });
 export type ImportPreview = z.infer<typeof ImportPreviewSchema>;
 
-const ImportFile = z.object({ fileName: z.string().max(500).optional(), content: z.string().max(MAX_IMPORT_CONTENT_CHARS) });
+const ImportFile = z.object({
+  fileName: z.string().max(500).optional(),
+  content: z.string().max(MAX_IMPORT_CONTENT_CHARS),
+});
 
 export const importChannels = {
   /** Reads a Claude Desktop / VS Code / Cursor MCP config and shows what would be imported. */
   'import.preview': channel(ImportFile.strict(), ImportPreviewSchema),
   /** Imports the chosen servers; secret values go to the secret store. Nothing on any error. */
   'import.apply': channel(
-    ImportFile.extend({ names: z.array(z.string().max(200)).min(1).max(200), inputs: z.record(z.string().max(200), z.string().max(16_384)).default({}) }).strict(),
+    ImportFile.extend({
+      names: z.array(z.string().max(200)).min(1).max(200),
+      inputs: z.record(z.string().max(200), z.string().max(16_384)).default({}),
+    }).strict(),
     z.object({ imported: z.array(ServerViewSchema) }),
   ),
 } as const satisfies DomainChannels;

@@ -36,7 +36,14 @@ export type PermissionRuleView = z.infer<typeof PermissionRuleViewSchema>;
  * revocable); a default (`trusted-annotation-default`, `untrusted-default`, `default`); or
  * `forced-ask` (the tool's own guard asks every time, e.g. run_command without an OS sandbox).
  */
-export const PermissionReasonKindSchema = z.enum(['rule', 'session-grant', 'trusted-annotation-default', 'untrusted-default', 'default', 'forced-ask']);
+export const PermissionReasonKindSchema = z.enum([
+  'rule',
+  'session-grant',
+  'trusted-annotation-default',
+  'untrusted-default',
+  'default',
+  'forced-ask',
+]);
 export type PermissionReasonKind = z.infer<typeof PermissionReasonKindSchema>;
 
 export const ToolPermissionViewSchema = z.object({
@@ -64,14 +71,26 @@ export const permissionChannels = {
   'permissions.get': channel(Empty, PermissionsViewSchema),
   /** Sets one tool's level; `default` removes its rule (the default applies again). */
   'permissions.setToolLevel': channel(
-    z.object({ serverId: ServerIdSchema, toolName: z.string().min(1).max(200), level: z.enum(['ALLOW', 'ASK', 'DENY', 'default']) }).strict(),
+    z
+      .object({
+        serverId: ServerIdSchema,
+        toolName: z.string().min(1).max(200),
+        level: z.enum(['ALLOW', 'ASK', 'DENY', 'default']),
+      })
+      .strict(),
     PermissionsViewSchema,
   ),
-  'permissions.setServerTrust': channel(z.object({ serverId: ServerIdSchema, trusted: z.boolean() }).strict(), PermissionsViewSchema),
+  'permissions.setServerTrust': channel(
+    z.object({ serverId: ServerIdSchema, trusted: z.boolean() }).strict(),
+    PermissionsViewSchema,
+  ),
   /** Revokes a rule (an "always allow", or a per-tool level). */
   'permissions.removeRule': channel(z.object({ ruleId: z.string().min(1).max(200) }).strict(), PermissionsViewSchema),
   /** Revokes this GUI session's "allow for this session" grant for one tool: it asks again. */
-  'permissions.revokeSessionGrant': channel(z.object({ serverId: ServerIdSchema, toolName: z.string().min(1).max(200) }).strict(), PermissionsViewSchema),
+  'permissions.revokeSessionGrant': channel(
+    z.object({ serverId: ServerIdSchema, toolName: z.string().min(1).max(200) }).strict(),
+    PermissionsViewSchema,
+  ),
 } as const satisfies DomainChannels;
 
 export const permissionEvents = {

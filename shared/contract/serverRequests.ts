@@ -12,7 +12,10 @@ export const serverRequestChannels = {
    * does not fit the request is `invalid_request`; form values that do not fit the server's schema are
    * `validation` with fieldErrors, and the request stays open.
    */
-  'serverRequests.answer': channel(z.object({ requestId: z.string().min(1).max(100), answer: ServerRequestAnswerSchema }).strict(), z.object({ accepted: z.literal(true) })),
+  'serverRequests.answer': channel(
+    z.object({ requestId: z.string().min(1).max(100), answer: ServerRequestAnswerSchema }).strict(),
+    z.object({ accepted: z.literal(true) }),
+  ),
 } as const satisfies DomainChannels;
 
 export const serverRequestEvents = {

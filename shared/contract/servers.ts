@@ -21,10 +21,22 @@ export const ServerStatusSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('idle') }),
   z.object({ state: z.literal('connecting') }),
   z.object({ state: z.literal('ready') }),
-  z.object({ state: z.literal('error'), code: ErrorCodeSchema.catch('unrecognized'), reason: z.string(), cause: ErrorCauseSchema.optional() }),
+  z.object({
+    state: z.literal('error'),
+    code: ErrorCodeSchema.catch('unrecognized'),
+    reason: z.string(),
+    cause: ErrorCauseSchema.optional(),
+  }),
   z.object({ state: z.literal('closed') }),
   /** The connection was lost and comes back by itself: attempt `attempt` starts at `nextRetryAt` (epoch ms); `code`/`reason` say why it is down. */
-  z.object({ state: z.literal('reconnecting'), attempt: z.number().int().positive(), nextRetryAt: z.number(), code: ErrorCodeSchema.catch('unrecognized'), reason: z.string(), cause: ErrorCauseSchema.optional() }),
+  z.object({
+    state: z.literal('reconnecting'),
+    attempt: z.number().int().positive(),
+    nextRetryAt: z.number(),
+    code: ErrorCodeSchema.catch('unrecognized'),
+    reason: z.string(),
+    cause: ErrorCauseSchema.optional(),
+  }),
 ]);
 export type ServerStatusView = z.infer<typeof ServerStatusSchema>;
 
@@ -129,7 +141,10 @@ export const serverChannels = {
   'servers.discover': channel(z.object({ refresh: z.boolean().default(false) }).strict(), z.array(ServerViewSchema)),
   'servers.log': channel(ServerRef, z.array(LogLineSchema)),
   /** Asks the server for log messages of `level` and above (`logging/setLevel`); kept and sent again at each connect. */
-  'servers.setLogLevel': channel(z.object({ id: ServerIdSchema, level: LogLevelSchema }).strict(), z.object({ level: LogLevelSchema })),
+  'servers.setLogLevel': channel(
+    z.object({ id: ServerIdSchema, level: LogLevelSchema }).strict(),
+    z.object({ level: LogLevelSchema }),
+  ),
   /** OAuth (issue 11): starts a browser sign-in (any saved sign-in is replaced) and connects; answers at once, the status streams in. */
   'servers.signIn': channel(ServerRef, ServerViewSchema),
   /** Forgets the server's tokens (they stay only in the secret store until then) and shows it as needing a sign-in. */
@@ -148,4 +163,5 @@ export const serverEvents = {
 // ── secret slots ──────────────────────────────────────────────────────────────────────────────
 
 /** `auth.token`, `auth.clientSecret`, `auth.privateKey` (OAuth), `env.NAME` or `headers.NAME`. */
-export const SECRET_SLOT = /^(auth\.token|auth\.clientSecret|auth\.privateKey|env\.[A-Za-z_][A-Za-z0-9_]*|headers\.[!#$%&'*+.^_`|~0-9A-Za-z-]+)$/;
+export const SECRET_SLOT =
+  /^(auth\.token|auth\.clientSecret|auth\.privateKey|env\.[A-Za-z_][A-Za-z0-9_]*|headers\.[!#$%&'*+.^_`|~0-9A-Za-z-]+)$/;

@@ -42,16 +42,25 @@ export const settingChannels = {
    * Applied at once to the file tools and run_command. A folder that does not exist, is not
    * absolute, or overlaps the data folder is refused (`validation` with fieldErrors `roots.N`).
    */
-  'settings.setRoots': channel(z.object({ roots: z.array(z.string().min(1).max(4096)).max(50) }).strict(), SettingsViewSchema),
+  'settings.setRoots': channel(
+    z.object({ roots: z.array(z.string().min(1).max(4096)).max(50) }).strict(),
+    SettingsViewSchema,
+  ),
   /** Turns the agent gateway on or off, or moves it to another port (applied at once; a port in use shows in agents.list). */
-  'settings.setGateway': channel(z.object({ enabled: z.boolean(), port: z.number().int().min(1024).max(65535) }).strict(), SettingsViewSchema),
+  'settings.setGateway': channel(
+    z.object({ enabled: z.boolean(), port: z.number().int().min(1024).max(65535) }).strict(),
+    SettingsViewSchema,
+  ),
   /**
    * The agents' idle window in minutes (AgentIdleMinutesSchema: 1–1440), applied at once to the running gateway: sessions
    * and clients already unseen that long go now.
    */
   'settings.setAgentIdle': channel(z.object({ minutes: AgentIdleMinutesSchema }).strict(), SettingsViewSchema),
   /** How long an approval waits before the call is denied (applies to requests made after). */
-  'settings.setApprovalTimeout': channel(z.object({ seconds: z.number().int().min(10).max(3600) }).strict(), SettingsViewSchema),
+  'settings.setApprovalTimeout': channel(
+    z.object({ seconds: z.number().int().min(10).max(3600) }).strict(),
+    SettingsViewSchema,
+  ),
   /** Sets whether closing the desktop app's window keeps it running in the background (tray / dock). */
   'settings.setKeepRunning': channel(z.object({ keepRunning: z.boolean() }).strict(), SettingsViewSchema),
 } as const satisfies DomainChannels;

@@ -104,7 +104,12 @@ export const toolChannels = {
 export const toolEvents = {
   'tools.changed': z.object({ tools: z.array(ToolViewSchema), conflicts: z.array(ConflictViewSchema) }),
   /** Progress of a running GUI call. */
-  'call.progress': z.object({ callId: z.string(), progress: z.number(), total: z.number().optional(), message: z.string().optional() }),
+  'call.progress': z.object({
+    callId: z.string(),
+    progress: z.number(),
+    total: z.number().optional(),
+    message: z.string().optional(),
+  }),
   /** A running GUI call the server runs as a task (the tasks extension): its id and status, never its result. */
   'call.task': z.object({
     callId: z.string(),

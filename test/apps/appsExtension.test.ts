@@ -26,7 +26,10 @@ afterAll(async () => {
 });
 
 async function connected(era: 'legacy' | 'modern'): Promise<MCPClient> {
-  const c = new MCPClient(ServerConfigSchema.parse(appsServerConfig(`apps-${era}`, join(scratch.dir, `${era}.jsonl`), era)), { secrets: new DefaultSecretResolver() });
+  const c = new MCPClient(
+    ServerConfigSchema.parse(appsServerConfig(`apps-${era}`, join(scratch.dir, `${era}.jsonl`), era)),
+    { secrets: new DefaultSecretResolver() },
+  );
   clients.push(c);
   await c.initialize();
   return c;
@@ -37,14 +40,22 @@ describe.each(['legacy', 'modern'] as const)('the %s era', (era) => {
     const c = await connected(era);
     expect(c.negotiated?.era).toBe(era);
     const result = await c.callTool('client_ui', {});
-    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual({ mimeTypes: ['text/html;profile=mcp-app'] });
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual({
+      mimeTypes: ['text/html;profile=mcp-app'],
+    });
   });
 
   it('keeps a tool whose _meta.ui is malformed, and the log says it was ignored', async () => {
     const c = await connected(era);
     const tools = await c.listTools();
     expect(tools.map((t) => t.name)).toContain('broken_ui');
-    expect(tools.find((t) => t.name === 'bump')?._meta).toMatchObject({ ui: { resourceUri: 'ui://counter/app.html', visibility: ['app'] } });
-    expect(c.log.all().some((l) => l.text.includes('tool "broken_ui": its _meta.ui is ignored: resourceUri is not a string'))).toBe(true);
+    expect(tools.find((t) => t.name === 'bump')?._meta).toMatchObject({
+      ui: { resourceUri: 'ui://counter/app.html', visibility: ['app'] },
+    });
+    expect(
+      c.log
+        .all()
+        .some((l) => l.text.includes('tool "broken_ui": its _meta.ui is ignored: resourceUri is not a string')),
+    ).toBe(true);
   });
 });

@@ -41,7 +41,10 @@ describe('MCP Apps through the gateway', () => {
       expect(names).toEqual(expect.arrayContaining(['apps__show_counter', 'apps__model_only', 'apps__broken_ui']));
       expect(names).not.toContain('apps__bump');
       const shown = tools.find((t) => t.name === 'apps__show_counter');
-      expect(shown?._meta).toMatchObject({ ui: { resourceUri: COUNTER_APP_URI, visibility: ['model', 'app'] }, 'ui/resourceUri': COUNTER_APP_URI });
+      expect(shown?._meta).toMatchObject({
+        ui: { resourceUri: COUNTER_APP_URI, visibility: ['model', 'app'] },
+        'ui/resourceUri': COUNTER_APP_URI,
+      });
       // A malformed declaration is not passed on.
       expect(tools.find((t) => t.name === 'apps__broken_ui')?._meta).toBeUndefined();
       await expect(agent.callTool({ name: 'apps__bump', arguments: {} })).rejects.toThrow(/Unknown tool: apps__bump/);
@@ -56,7 +59,9 @@ describe('MCP Apps through the gateway', () => {
     try {
       const { tools } = await agent.listTools();
       expect(tools.map((t) => t.name)).not.toContain('apps__bump');
-      expect(tools.find((t) => t.name === 'apps__show_counter')?._meta).toMatchObject({ ui: { resourceUri: COUNTER_APP_URI } });
+      expect(tools.find((t) => t.name === 'apps__show_counter')?._meta).toMatchObject({
+        ui: { resourceUri: COUNTER_APP_URI },
+      });
     } finally {
       await agent.close();
     }
@@ -65,13 +70,20 @@ describe('MCP Apps through the gateway', () => {
   it('the app’s ui:// page is read through the gateway under the permission engine, as the agent', async () => {
     const agent = await connectModernAgent(app.url, token);
     try {
-      const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.toolName === 'resources/read' && (a.args as { uri?: string }).uri === COUNTER_APP_URI);
+      const asked = app.nextEvent<ApprovalView>(
+        'approval.requested',
+        (a) => a.toolName === 'resources/read' && (a.args as { uri?: string }).uri === COUNTER_APP_URI,
+      );
       const reading = agent.readResource({ uri: COUNTER_APP_URI });
       const approval = await asked;
       expect(approval.userId).toBe('Host agent');
       await app.call('approvals.answer', { requestId: approval.requestId, answer: 'allow-once' });
       const { contents } = await reading;
-      expect(contents[0]).toMatchObject({ uri: COUNTER_APP_URI, mimeType: 'text/html;profile=mcp-app', _meta: { ui: { prefersBorder: true } } });
+      expect(contents[0]).toMatchObject({
+        uri: COUNTER_APP_URI,
+        mimeType: 'text/html;profile=mcp-app',
+        _meta: { ui: { prefersBorder: true } },
+      });
       expect((contents[0] as { text: string }).text).toContain('<h1>Counter</h1>');
     } finally {
       await agent.close();

@@ -23,7 +23,9 @@ let listed: ToolDescriptor[];
 
 beforeAll(async () => {
   await buildAppsFixture();
-  client = new MCPClient(ServerConfigSchema.parse(appsServerConfig('apps', join(scratch.dir, 'events.jsonl'))), { secrets: new DefaultSecretResolver() });
+  client = new MCPClient(ServerConfigSchema.parse(appsServerConfig('apps', join(scratch.dir, 'events.jsonl'))), {
+    secrets: new DefaultSecretResolver(),
+  });
   await client.initialize();
   listed = await client.listTools();
 }, 60_000);
@@ -35,7 +37,12 @@ afterAll(async () => {
 
 describe('the model’s tool list', () => {
   it('the LLM adapter leaves app-only tools out (both providers)', () => {
-    const registered: RegisteredTool[] = listed.map((tool) => ({ name: tool.name, serverId: 'apps', priority: 0, tool }));
+    const registered: RegisteredTool[] = listed.map((tool) => ({
+      name: tool.name,
+      serverId: 'apps',
+      priority: 0,
+      tool,
+    }));
     expect(registered.map((t) => t.name)).toContain('bump');
     const openai = toOpenAITools(registered).definitions.map((d) => d.function.name);
     const anthropic = toAnthropicTools(registered).definitions.map((d) => d.name);

@@ -8,14 +8,20 @@ import { callableByApp, readToolUi, visibleToModel } from '../../electron/apps/t
 
 describe('readToolUi', () => {
   it('reads resourceUri and visibility; visibility defaults to model and app', () => {
-    expect(readToolUi({ ui: { resourceUri: 'ui://a/b.html' } })).toEqual({ app: { resourceUri: 'ui://a/b.html', visibility: ['model', 'app'] } });
-    expect(readToolUi({ ui: { resourceUri: 'ui://a/b.html', visibility: ['app'] } })).toEqual({ app: { resourceUri: 'ui://a/b.html', visibility: ['app'] } });
+    expect(readToolUi({ ui: { resourceUri: 'ui://a/b.html' } })).toEqual({
+      app: { resourceUri: 'ui://a/b.html', visibility: ['model', 'app'] },
+    });
+    expect(readToolUi({ ui: { resourceUri: 'ui://a/b.html', visibility: ['app'] } })).toEqual({
+      app: { resourceUri: 'ui://a/b.html', visibility: ['app'] },
+    });
     // An app-only helper without a page of its own keeps its visibility.
     expect(readToolUi({ ui: { visibility: ['app'] } })).toEqual({ app: { visibility: ['app'] } });
   });
 
   it('reads the deprecated flat key ui/resourceUri', () => {
-    expect(readToolUi({ 'ui/resourceUri': 'ui://old/page.html' })).toEqual({ app: { resourceUri: 'ui://old/page.html', visibility: ['model', 'app'] } });
+    expect(readToolUi({ 'ui/resourceUri': 'ui://old/page.html' })).toEqual({
+      app: { resourceUri: 'ui://old/page.html', visibility: ['model', 'app'] },
+    });
   });
 
   it('no declaration: nothing, no problem', () => {

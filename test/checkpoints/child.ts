@@ -41,10 +41,10 @@ async function race(file: string, sessionId: string, count: number, worker: stri
       if (claimed.kind === 'owner') {
         busyWait(0.2); // a short call, so the others also meet it `started`, not only completed
         store.complete(sessionId, callId, claimed.lease, childResult(callId));
-      }
-      else if (!isDeepStrictEqual(claimed.record.result, childResult(callId))) outcomes[callId] = 'wrong replay';
+      } else if (!isDeepStrictEqual(claimed.record.result, childResult(callId))) outcomes[callId] = 'wrong replay';
     } catch (error) {
-      outcomes[callId] = error instanceof CheckpointInProgressError ? 'in_progress' : `error: ${(error as Error).message}`;
+      outcomes[callId] =
+        error instanceof CheckpointInProgressError ? 'in_progress' : `error: ${(error as Error).message}`;
     }
   }
   db.close();
@@ -81,9 +81,13 @@ async function crashLoop(file: string, log: string): Promise<void> {
 
 const [mode, file, ...rest] = process.argv.slice(2);
 try {
-  if (mode === 'race' && file && rest.length === 3) await race(file, rest[0] as string, Number(rest[1]), rest[2] as string);
+  if (mode === 'race' && file && rest.length === 3)
+    await race(file, rest[0] as string, Number(rest[1]), rest[2] as string);
   else if (mode === 'crash' && file && rest.length === 1) await crashLoop(file, rest[0] as string);
-  else throw new Error(`usage: child.ts race <db> <sessionId> <count> <worker> | crash <db> <log> (got ${process.argv.slice(2).join(' ')})`);
+  else
+    throw new Error(
+      `usage: child.ts race <db> <sessionId> <count> <worker> | crash <db> <log> (got ${process.argv.slice(2).join(' ')})`,
+    );
 } catch (error) {
   await send({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   process.exitCode = 1;

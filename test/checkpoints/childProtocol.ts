@@ -12,7 +12,16 @@ export type ChildMessage =
 
 export function childInput(sessionId: string, callId: string, traceId: string): ClaimInput {
   const args = { target: callId, session: sessionId };
-  return { sessionId, callId, userId: 'u1', toolName: 'send_email', serverId: 'mail', argsHash: hashArguments(args), args, traceId };
+  return {
+    sessionId,
+    callId,
+    userId: 'u1',
+    toolName: 'send_email',
+    serverId: 'mail',
+    argsHash: hashArguments(args),
+    args,
+    traceId,
+  };
 }
 
 /** A deterministic result per call, 4 to 32 KB so a kill often lands mid-write. */

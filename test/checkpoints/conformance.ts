@@ -12,7 +12,13 @@ import {
   CheckpointNotResolvableError,
 } from '../../electron/checkpoints/errors.js';
 import { hashArguments } from '../../electron/checkpoints/hash.js';
-import type { CheckpointRecord, CheckpointResult, CheckpointStore, ClaimInput, HistoryQuery } from '../../electron/checkpoints/types.js';
+import type {
+  CheckpointRecord,
+  CheckpointResult,
+  CheckpointStore,
+  ClaimInput,
+  HistoryQuery,
+} from '../../electron/checkpoints/types.js';
 import type { Clock } from '../../electron/storage/clock.js';
 
 export interface ConformanceSubject {
@@ -25,7 +31,10 @@ export type CheckpointStoreFactory = (clock: Clock) => ConformanceSubject | Prom
 
 const T0 = 1_700_000_000_000;
 
-export function callInput(callId: string, overrides: Partial<ClaimInput> & { rawArgs?: Record<string, unknown> } = {}): ClaimInput {
+export function callInput(
+  callId: string,
+  overrides: Partial<ClaimInput> & { rawArgs?: Record<string, unknown> } = {},
+): ClaimInput {
   const { rawArgs = { path: `/tmp/${callId}` }, ...rest } = overrides;
   return {
     sessionId: 's1',
@@ -103,7 +112,12 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
         time += 25;
         const completed = store.complete('s1', 'a', a.lease, withStructured);
         store.complete('s1', 'b', b.lease, plain);
-        expect(completed).toMatchObject({ status: 'completed', result: withStructured, createdAt: T0, updatedAt: T0 + 25 });
+        expect(completed).toMatchObject({
+          status: 'completed',
+          result: withStructured,
+          createdAt: T0,
+          updatedAt: T0 + 25,
+        });
 
         time += 1_000;
         for (let i = 0; i < 2; i++) {
@@ -120,7 +134,9 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
         const claimed = owner(callInput('c1', { rawArgs: { path: '/a' } }));
         const startedRecord = store.get('s1', 'c1');
 
-        expect(() => store.claim(callInput('c1', { rawArgs: { path: '/b' } }))).toThrow(CheckpointArgumentsMismatchError);
+        expect(() => store.claim(callInput('c1', { rawArgs: { path: '/b' } }))).toThrow(
+          CheckpointArgumentsMismatchError,
+        );
         expect(store.get('s1', 'c1')).toEqual(startedRecord);
 
         store.complete('s1', 'c1', claimed.lease, textResult('done'));
@@ -132,7 +148,11 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
         expect(store.get('s1', 'c1')).toEqual(completedRecord);
 
         // Same arguments, but another tool, server or user: still not the same call.
-        const other = catchError(() => store.claim(callInput('c1', { rawArgs: { path: '/a' }, toolName: 'delete_file', serverId: 'fs2', userId: 'u2' })));
+        const other = catchError(() =>
+          store.claim(
+            callInput('c1', { rawArgs: { path: '/a' }, toolName: 'delete_file', serverId: 'fs2', userId: 'u2' }),
+          ),
+        );
         expect((other as CheckpointArgumentsMismatchError).mismatched).toEqual(['tool', 'server', 'user']);
         expect(store.claim(callInput('c1', { rawArgs: { path: '/a' } })).kind).toBe('replay');
       });
@@ -190,8 +210,12 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
         const claimed = owner(callInput('c1'));
         const before = store.get('s1', 'c1');
         time += 10;
-        expect(() => store.complete('s1', 'c1', 'not-the-lease', textResult('forged'))).toThrow(CheckpointLeaseLostError);
-        expect(() => store.complete('s1', 'c1', `${claimed.lease}x`, textResult('forged'))).toThrow(CheckpointLeaseLostError);
+        expect(() => store.complete('s1', 'c1', 'not-the-lease', textResult('forged'))).toThrow(
+          CheckpointLeaseLostError,
+        );
+        expect(() => store.complete('s1', 'c1', `${claimed.lease}x`, textResult('forged'))).toThrow(
+          CheckpointLeaseLostError,
+        );
         expect(store.get('s1', 'c1')).toEqual(before);
         // The rightful owner still can.
         expect(store.complete('s1', 'c1', claimed.lease, textResult('real')).result).toEqual(textResult('real'));
@@ -205,7 +229,9 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
         const error = catchError(() => store.complete('s1', 'c1', claimed.lease, textResult('second')));
         expect(error).toBeInstanceOf(CheckpointLeaseLostError);
         expect(error.message).toMatch(/already completed/);
-        expect(() => store.recordFailure('s1', 'c1', claimed.lease, { message: 'late' })).toThrow(CheckpointLeaseLostError);
+        expect(() => store.recordFailure('s1', 'c1', claimed.lease, { message: 'late' })).toThrow(
+          CheckpointLeaseLostError,
+        );
         expect(store.get('s1', 'c1')).toEqual(before);
       });
 
@@ -217,8 +243,16 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
       it('recordFailure keeps the call started (the server may have acted) and notes the error and attempts', () => {
         const claimed = owner(callInput('c1'));
         time += 7;
-        const afterOne = store.recordFailure('s1', 'c1', claimed.lease, { code: 'timeout', message: 'no answer in 10 s' });
-        expect(afterOne).toMatchObject({ status: 'started', attempts: 1, updatedAt: T0 + 7, lastError: { code: 'timeout', message: 'no answer in 10 s', at: T0 + 7 } });
+        const afterOne = store.recordFailure('s1', 'c1', claimed.lease, {
+          code: 'timeout',
+          message: 'no answer in 10 s',
+        });
+        expect(afterOne).toMatchObject({
+          status: 'started',
+          attempts: 1,
+          updatedAt: T0 + 7,
+          lastError: { code: 'timeout', message: 'no answer in 10 s', at: T0 + 7 },
+        });
         expect(afterOne.result).toBeUndefined();
 
         time += 1;
@@ -239,15 +273,28 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
       it('files the call as failed with its coded error: nothing to resolve, the lease is spent, the callId too', async () => {
         const claimed = owner(callInput('c1'));
         time += 3;
-        const failed = store.recordFailure('s1', 'c1', claimed.lease, { code: 'url_elicitation_required', message: 'open a link first', attempts: 1, notRun: true });
-        expect(failed).toMatchObject({ status: 'failed', attempts: 1, lastError: { code: 'url_elicitation_required', message: 'open a link first', at: T0 + 3 } });
+        const failed = store.recordFailure('s1', 'c1', claimed.lease, {
+          code: 'url_elicitation_required',
+          message: 'open a link first',
+          attempts: 1,
+          notRun: true,
+        });
+        expect(failed).toMatchObject({
+          status: 'failed',
+          attempts: 1,
+          lastError: { code: 'url_elicitation_required', message: 'open a link first', at: T0 + 3 },
+        });
         expect(failed.resolvedBy).toBeUndefined();
         expect(() => store.complete('s1', 'c1', claimed.lease, textResult('late'))).toThrow(CheckpointLeaseLostError);
         expect(() => store.claim(callInput('c1'))).toThrow(CheckpointFailedError);
 
         // The grouped write (the tool-call path) files it the same way.
         const second = owner(callInput('c2'));
-        await store.grouped.recordFailure('s1', 'c2', second.lease, { code: 'url_elicitation_required', message: 'open a link first', notRun: true });
+        await store.grouped.recordFailure('s1', 'c2', second.lease, {
+          code: 'url_elicitation_required',
+          message: 'open a link first',
+          notRun: true,
+        });
         expect(store.get('s1', 'c2')?.status).toBe('failed');
       });
     });
@@ -257,7 +304,13 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
         const claimed = owner(callInput('c1'));
         time += 60_000;
         const resolved = store.resolveManually('s1', 'c1', { status: 'failed', note: 'server shows nothing' });
-        expect(resolved).toMatchObject({ status: 'failed', resolvedBy: 'manual', resolvedAt: T0 + 60_000, updatedAt: T0 + 60_000, resolutionNote: 'server shows nothing' });
+        expect(resolved).toMatchObject({
+          status: 'failed',
+          resolvedBy: 'manual',
+          resolvedAt: T0 + 60_000,
+          updatedAt: T0 + 60_000,
+          resolutionNote: 'server shows nothing',
+        });
         expect(resolved.result).toBeUndefined();
 
         const error = catchError(() => store.claim(callInput('c1')));
@@ -290,12 +343,16 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
         const error = catchError(() => store.resolveManually('s1', 'a', { status: 'failed' }));
         expect(error).toBeInstanceOf(CheckpointNotResolvableError);
         expect(error.message).toMatch(/already completed/);
-        expect(() => store.resolveManually('s1', 'a', { status: 'completed', result: textResult('other') })).toThrow(CheckpointNotResolvableError);
+        expect(() => store.resolveManually('s1', 'a', { status: 'completed', result: textResult('other') })).toThrow(
+          CheckpointNotResolvableError,
+        );
         expect(store.get('s1', 'a')).toEqual(completed);
 
         owner(callInput('b'));
         store.resolveManually('s1', 'b', { status: 'failed' });
-        expect(() => store.resolveManually('s1', 'b', { status: 'completed', result: textResult('x') })).toThrow(CheckpointNotResolvableError);
+        expect(() => store.resolveManually('s1', 'b', { status: 'completed', result: textResult('x') })).toThrow(
+          CheckpointNotResolvableError,
+        );
         expect(store.get('s1', 'b')?.status).toBe('failed');
 
         expect(() => store.resolveManually('s1', 'missing', { status: 'failed' })).toThrow(CheckpointNotFoundError);
@@ -307,7 +364,9 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
       function seed(): CheckpointRecord[] {
         for (let i = 0; i < 60; i++) {
           if (i % 4 !== 0) time += 1; // every 4th shares the previous millisecond
-          const claimed = owner(callInput(`c${i}`, { sessionId: `s${i % 3}`, toolName: i % 2 ? 'read_file' : 'write_file' }));
+          const claimed = owner(
+            callInput(`c${i}`, { sessionId: `s${i % 3}`, toolName: i % 2 ? 'read_file' : 'write_file' }),
+          );
           if (i % 5 === 1) {
             time += 1;
             store.complete(`s${i % 3}`, `c${i}`, claimed.lease, textResult(`r${i}`));
@@ -318,7 +377,9 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
         const all = Array.from({ length: 60 }, (_, i) => store.get(`s${i % 3}`, `c${i}`) as CheckpointRecord);
         const created = new Map(all.map((r, i) => [r, i]));
         // updatedAt desc, then creation order desc.
-        return [...all].sort((a, b) => b.updatedAt - a.updatedAt || (created.get(b) as number) - (created.get(a) as number));
+        return [...all].sort(
+          (a, b) => b.updatedAt - a.updatedAt || (created.get(b) as number) - (created.get(a) as number),
+        );
       }
 
       function pages(query: Omit<HistoryQuery, 'cursor'>): { records: CheckpointRecord[]; pageCount: number } {
@@ -356,7 +417,10 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
           [{ status: 'completed' }, (r) => r.status === 'completed'],
           [{ status: 'failed' }, (r) => r.status === 'failed'],
           [{ toolName: 'read_file' }, (r) => r.toolName === 'read_file'],
-          [{ sessionId: 's2', status: 'started', toolName: 'write_file' }, (r) => r.sessionId === 's2' && r.status === 'started' && r.toolName === 'write_file'],
+          [
+            { sessionId: 's2', status: 'started', toolName: 'write_file' },
+            (r) => r.sessionId === 's2' && r.status === 'started' && r.toolName === 'write_file',
+          ],
           [{ from: T0 + 10, to: T0 + 30 }, (r) => r.updatedAt >= T0 + 10 && r.updatedAt <= T0 + 30],
           [{ sessionId: 's0', from: T0 + 20 }, (r) => r.sessionId === 's0' && r.updatedAt >= T0 + 20],
         ];
@@ -373,7 +437,9 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
         const page = store.history({ limit: 10_000 });
         expect(page.records).toHaveLength(500);
         expect(page.nextCursor).toBeDefined();
-        expect(store.history({ limit: 10_000, ...(page.nextCursor ? { cursor: page.nextCursor } : {}) }).records).toHaveLength(1);
+        expect(
+          store.history({ limit: 10_000, ...(page.nextCursor ? { cursor: page.nextCursor } : {}) }).records,
+        ).toHaveLength(1);
         expect(() => store.history({ limit: 0 })).toThrow(/limit/);
         expect(() => store.history({ limit: 5, cursor: 'not a cursor' })).toThrow(/cursor/);
       });

@@ -30,7 +30,10 @@ class Child {
   #closed = false;
 
   constructor(args: string[]) {
-    this.process = spawn(process.execPath, ['--import', 'tsx', CHILD_SCRIPT, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    this.process = spawn(process.execPath, ['--import', 'tsx', CHILD_SCRIPT, ...args], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
     this.process.stderr?.on('data', (chunk: Buffer) => (this.#stderr += chunk.toString()));
     this.process.on('message', (message) => {
       this.#messages.push(message as ChildMessage);
@@ -53,7 +56,9 @@ class Child {
       if (found?.type === 'error') throw new Error(`child failed: ${found.message}`);
       if (found) return found as Extract<ChildMessage, { type: T }>;
       if (this.#closed) {
-        throw new Error(`child exited (${this.process.exitCode ?? this.process.signalCode}) before "${type}". stderr:\n${this.#stderr}`);
+        throw new Error(
+          `child exited (${this.process.exitCode ?? this.process.signalCode}) before "${type}". stderr:\n${this.#stderr}`,
+        );
       }
       await new Promise<void>((resolve) => {
         const wake = () => {
@@ -114,7 +119,10 @@ describe('claims from several processes on one file', () => {
     const contended = { in_progress: 0, replay: 0 };
     for (let i = 0; i < calls; i++) {
       const outcomes = results.map((r) => r.outcomes[`c${i}`]);
-      expect(outcomes.filter((o) => o === 'owner'), `c${i}: ${outcomes.join(', ')}`).toHaveLength(1);
+      expect(
+        outcomes.filter((o) => o === 'owner'),
+        `c${i}: ${outcomes.join(', ')}`,
+      ).toHaveLength(1);
       for (const o of outcomes) {
         expect(['owner', 'replay', 'in_progress']).toContain(o);
         if (o === 'replay' || o === 'in_progress') contended[o]++;
@@ -164,7 +172,9 @@ describe('a writer killed with SIGKILL', () => {
         } else {
           expect(record.status).toBe('started');
           expect(record.result).toBeUndefined();
-          expect(() => store.claim(childInput('crash', record.callId, 'verifier'))).toThrow(/in progress or its result is unknown/);
+          expect(() => store.claim(childInput('crash', record.callId, 'verifier'))).toThrow(
+            /in progress or its result is unknown/,
+          );
           started++;
         }
       }
@@ -176,30 +186,34 @@ describe('a writer killed with SIGKILL', () => {
     }
   }
 
-  it('leaves a file that opens cleanly, replays every completed call and keeps interrupted ones started — 20 kills', { timeout: 240_000 }, async () => {
-    const file = join(scratch.dir, 'crash.db');
-    const log = join(scratch.dir, 'crash.log');
-    writeFileSync(log, '');
-    // Milliseconds after the child is ready: the first ones land in its first writes, the
-    // others spread over claims, 4–32 KB result writes and WAL checkpoints.
-    const delays = [0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 26, 33, 41, 50, 62, 75, 90, 110, 135, 165];
-    let previous = { completed: 0, started: 0 };
-    for (const [index, delay] of delays.entries()) {
-      const child = start(['crash', file, log]);
-      await child.waitFor('ready');
-      if (delay > 0) await sleep(delay);
-      child.process.kill('SIGKILL');
-      const exit = await child.exited;
-      expect(child.errors).toEqual([]);
-      expect(exit.signal).toBe('SIGKILL');
+  it(
+    'leaves a file that opens cleanly, replays every completed call and keeps interrupted ones started — 20 kills',
+    { timeout: 240_000 },
+    async () => {
+      const file = join(scratch.dir, 'crash.db');
+      const log = join(scratch.dir, 'crash.log');
+      writeFileSync(log, '');
+      // Milliseconds after the child is ready: the first ones land in its first writes, the
+      // others spread over claims, 4–32 KB result writes and WAL checkpoints.
+      const delays = [0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 26, 33, 41, 50, 62, 75, 90, 110, 135, 165];
+      let previous = { completed: 0, started: 0 };
+      for (const [index, delay] of delays.entries()) {
+        const child = start(['crash', file, log]);
+        await child.waitFor('ready');
+        if (delay > 0) await sleep(delay);
+        child.process.kill('SIGKILL');
+        const exit = await child.exited;
+        expect(child.errors).toEqual([]);
+        expect(exit.signal).toBe('SIGKILL');
 
-      const now = verify(file, log, index + 1);
-      expect(now.completed).toBeGreaterThanOrEqual(previous.completed);
-      expect(now.started).toBeGreaterThanOrEqual(previous.started);
-      previous = now;
-    }
-    expect(previous.completed).toBeGreaterThan(5); // the runs did real work between kills
-  });
+        const now = verify(file, log, index + 1);
+        expect(now.completed).toBeGreaterThanOrEqual(previous.completed);
+        expect(now.started).toBeGreaterThanOrEqual(previous.started);
+        previous = now;
+      }
+      expect(previous.completed).toBeGreaterThan(5); // the runs did real work between kills
+    },
+  );
 
   it('while creating and migrating a new file, leaves one that opens and works', { timeout: 120_000 }, async () => {
     for (const [index, delay] of [0, 0, 1, 2].entries()) {

@@ -18,7 +18,9 @@ import { Tracer } from '../../electron/tracing/tracer.js';
 import { tempDir } from './tempDir.js';
 
 const tables = (db: ReturnType<typeof openAppDatabase>) =>
-  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
+    (r) => r.name,
+  );
 
 describe('openDatabase', () => {
   it('opens a file in WAL mode with NORMAL sync, a busy timeout and foreign keys, holding both stores', () => {
@@ -33,7 +35,10 @@ describe('openDatabase', () => {
       expect(tables(db)).toEqual(expect.arrayContaining(['checkpoints', 'traces', 'trace_events']));
       db.close();
 
-      const full = openAppDatabase(join(scratch.dir, 'a', 'b', 'harness.db'), { durability: 'full', busyTimeoutMs: 250 });
+      const full = openAppDatabase(join(scratch.dir, 'a', 'b', 'harness.db'), {
+        durability: 'full',
+        busyTimeoutMs: 250,
+      });
       expect(full.pragma('synchronous', { simple: true })).toBe(2);
       expect(full.pragma('busy_timeout', { simple: true })).toBe(250);
       full.close();
@@ -47,7 +52,11 @@ describe('openDatabase', () => {
     try {
       const file = join(scratch.dir, 'harness.db');
       const first = openAppDatabaseWithReport(file);
-      expect(first.migration).toEqual({ from: 0, to: APP_MIGRATIONS.length, applied: APP_MIGRATIONS.map((m) => m.name) });
+      expect(first.migration).toEqual({
+        from: 0,
+        to: APP_MIGRATIONS.length,
+        applied: APP_MIGRATIONS.map((m) => m.name),
+      });
       first.db.close();
       const second = openAppDatabaseWithReport(file);
       expect(second.migration).toEqual({ from: APP_MIGRATIONS.length, to: APP_MIGRATIONS.length, applied: [] });
@@ -81,12 +90,19 @@ describe('openDatabase', () => {
 });
 
 describe('runMigrations', () => {
-  const create = (version: number, table: string): Migration => ({ version, name: `create ${table}`, up: (db) => db.exec(`CREATE TABLE ${table} (x INTEGER)`) });
+  const create = (version: number, table: string): Migration => ({
+    version,
+    name: `create ${table}`,
+    up: (db) => db.exec(`CREATE TABLE ${table} (x INTEGER)`),
+  });
 
   it('applies only the new migrations, in order, bumping user_version', () => {
     const db = openDatabase(':memory:', { migrations: [] });
     expect(runMigrations(db, [create(1, 'one')]).applied).toEqual(['create one']);
-    expect(runMigrations(db, [create(1, 'one'), create(2, 'two'), create(3, 'three')]).applied).toEqual(['create two', 'create three']);
+    expect(runMigrations(db, [create(1, 'one'), create(2, 'two'), create(3, 'three')]).applied).toEqual([
+      'create two',
+      'create three',
+    ]);
     expect(schemaVersion(db)).toBe(3);
     expect(tables(db)).toEqual(['one', 'three', 'two']);
     db.close();
@@ -151,7 +167,9 @@ describe('the app migrations: declared by each store, collected and run in one p
     const db = openDatabase(':memory:', { migrations: [] });
     try {
       expect(() => new SqliteCheckpointStore(db)).toThrow(SchemaNotMigratedError);
-      expect(() => new Tracer(db)).toThrow(/traces store needs the database at schema version 8 or later, but it is at 0/);
+      expect(() => new Tracer(db)).toThrow(
+        /traces store needs the database at schema version 8 or later, but it is at 0/,
+      );
       expect(schemaVersion(db)).toBe(0);
       expect(tables(db)).toEqual([]);
 
@@ -165,13 +183,21 @@ describe('the app migrations: declared by each store, collected and run in one p
     }
   });
 
-  it('collecting orders the stores\' lists by number, and two stores taking one number fail before touching the file', () => {
-    const create = (version: number, table: string): Migration => ({ version, name: `create ${table}`, up: (db) => db.exec(`CREATE TABLE ${table} (x INTEGER)`) });
-    expect(collectMigrations([create(2, 'b'), create(4, 'd')], [create(1, 'a')], [create(3, 'c')]).map((m) => m.version)).toEqual([1, 2, 3, 4]);
+  it("collecting orders the stores' lists by number, and two stores taking one number fail before touching the file", () => {
+    const create = (version: number, table: string): Migration => ({
+      version,
+      name: `create ${table}`,
+      up: (db) => db.exec(`CREATE TABLE ${table} (x INTEGER)`),
+    });
+    expect(
+      collectMigrations([create(2, 'b'), create(4, 'd')], [create(1, 'a')], [create(3, 'c')]).map((m) => m.version),
+    ).toEqual([1, 2, 3, 4]);
 
     const db = openDatabase(':memory:', { migrations: [] });
     try {
-      expect(() => runMigrations(db, collectMigrations([create(1, 'a'), create(2, 'b')], [create(2, 'clash')]))).toThrow(MigrationListError);
+      expect(() =>
+        runMigrations(db, collectMigrations([create(1, 'a'), create(2, 'b')], [create(2, 'clash')])),
+      ).toThrow(MigrationListError);
       expect(schemaVersion(db)).toBe(0);
       expect(tables(db)).toEqual([]);
     } finally {

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openAppDatabase } from '../../electron/core/database.js';
-import { CheckpointArgumentsMismatchError, CheckpointInProgressError, CheckpointLeaseLostError } from '../../electron/checkpoints/errors.js';
+import {
+  CheckpointArgumentsMismatchError,
+  CheckpointInProgressError,
+  CheckpointLeaseLostError,
+} from '../../electron/checkpoints/errors.js';
 import { checkpointArguments, hashArguments } from '../../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
 import type { ClaimResult } from '../../electron/checkpoints/types.js';
@@ -34,7 +38,10 @@ let store: SqliteCheckpointStore;
 let other: BetterSqlite3.Database;
 
 const committedStatus = (callId: string, sessionId = 's1'): string | undefined =>
-  (other.prepare('SELECT status FROM checkpoints WHERE session_id = ? AND call_id = ?').get(sessionId, callId) as { status: string } | undefined)?.status;
+  (
+    other.prepare('SELECT status FROM checkpoints WHERE session_id = ? AND call_id = ?').get(sessionId, callId) as
+      { status: string } | undefined
+  )?.status;
 
 function owned(claim: ClaimResult): Extract<ClaimResult, { kind: 'owner' }> {
   if (claim.kind !== 'owner') throw new Error(`expected to own ${claim.record.callId}`);
@@ -78,7 +85,9 @@ describe('grouped checkpoint writes', () => {
     const completedAtResolution: Array<string | undefined> = [];
     await Promise.all(
       results.map((claim, i) =>
-        store.grouped.complete('s1', `c${i}`, owned(claim).lease, textResult(`r${i}`)).then(() => completedAtResolution.push(committedStatus(`c${i}`))),
+        store.grouped
+          .complete('s1', `c${i}`, owned(claim).lease, textResult(`r${i}`))
+          .then(() => completedAtResolution.push(committedStatus(`c${i}`))),
       ),
     );
     expect(completedAtResolution).toEqual(Array(50).fill('completed'));
@@ -106,22 +115,41 @@ describe('grouped checkpoint writes', () => {
     expect(store.groupCommitStats.transactions - before).toBe(1);
     const [fresh, mismatch, inProgress, replay, forged, failure, invalid] = outcomes;
     expect(fresh).toMatchObject({ status: 'fulfilled', value: { kind: 'owner' } });
-    expect(mismatch).toMatchObject({ status: 'rejected', reason: expect.any(CheckpointArgumentsMismatchError) as unknown });
+    expect(mismatch).toMatchObject({
+      status: 'rejected',
+      reason: expect.any(CheckpointArgumentsMismatchError) as unknown,
+    });
     expect(inProgress).toMatchObject({ status: 'rejected', reason: expect.any(CheckpointInProgressError) as unknown });
-    expect(replay).toMatchObject({ status: 'fulfilled', value: { kind: 'replay', record: { result: textResult('kept') } } });
+    expect(replay).toMatchObject({
+      status: 'fulfilled',
+      value: { kind: 'replay', record: { result: textResult('kept') } },
+    });
     expect(forged).toMatchObject({ status: 'rejected', reason: expect.any(CheckpointLeaseLostError) as unknown });
     expect(failure).toMatchObject({ status: 'fulfilled' });
-    expect(invalid).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/cannot be saved for replay/) as unknown } });
+    expect(invalid).toMatchObject({
+      status: 'rejected',
+      reason: { message: expect.stringMatching(/cannot be saved for replay/) as unknown },
+    });
     expect(committedStatus('fresh')).toBe('started');
-    expect(store.get('s1', 'running')).toMatchObject({ status: 'started', attempts: 1, lastError: { code: 'timeout', message: 'no answer' } });
+    expect(store.get('s1', 'running')).toMatchObject({
+      status: 'started',
+      attempts: 1,
+      lastError: { code: 'timeout', message: 'no answer' },
+    });
   });
 
   it('fail every write of a batch whose transaction fails, storing none of them', async () => {
     other.exec('BEGIN IMMEDIATE'); // another connection holds the write lock past the busy timeout
-    const outcomes = await Promise.allSettled([store.grouped.claim(callInput('a')), store.grouped.claim(callInput('b'))]);
+    const outcomes = await Promise.allSettled([
+      store.grouped.claim(callInput('a')),
+      store.grouped.claim(callInput('b')),
+    ]);
     other.exec('ROLLBACK');
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
-    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : undefined))).toEqual(['SQLITE_BUSY', 'SQLITE_BUSY']);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : undefined))).toEqual([
+      'SQLITE_BUSY',
+      'SQLITE_BUSY',
+    ]);
     expect(committedStatus('a')).toBeUndefined();
     // Nothing was taken: the same calls can be claimed once the lock is free.
     expect((await store.grouped.claim(callInput('a'))).kind).toBe('owner');
@@ -135,7 +163,13 @@ describe('grouped checkpoint writes', () => {
       const tracer = new Tracer(db);
       const before = store.groupCommitStats;
       const traces = Array.from({ length: 10 }, (_, i) => {
-        const trace = tracer.start({ sessionId: 's1', callId: `c${i}`, userId: 'u1', toolName: 'write_file', serverId: 'fs' });
+        const trace = tracer.start({
+          sessionId: 's1',
+          callId: `c${i}`,
+          userId: 'u1',
+          toolName: 'write_file',
+          serverId: 'fs',
+        });
         trace.event('decision', { outcome: 'allow' });
         return trace;
       });
@@ -164,7 +198,13 @@ describe('grouped checkpoint writes', () => {
       const tracer = new Tracer(db);
       const before = store.groupCommitStats;
       for (let i = 0; i < 25; i++) {
-        const trace = tracer.start({ sessionId: 's1', callId: `short${i}`, userId: 'u1', toolName: 'echo', serverId: 'fx' });
+        const trace = tracer.start({
+          sessionId: 's1',
+          callId: `short${i}`,
+          userId: 'u1',
+          toolName: 'echo',
+          serverId: 'fx',
+        });
         trace.event('decision', { outcome: 'allow' });
         trace.event('claim', { outcome: 'owner' });
         trace.event('attempt_started', { attempt: 1 });
@@ -172,7 +212,8 @@ describe('grouped checkpoint writes', () => {
         trace.event('completed', { isError: false, contentBlocks: 1 });
         trace.finish('ok');
       }
-      const stored = () => (other.prepare(`SELECT COUNT(*) AS n FROM traces WHERE status = 'ok'`).get() as { n: number }).n;
+      const stored = () =>
+        (other.prepare(`SELECT COUNT(*) AS n FROM traces WHERE status = 'ok'`).get() as { n: number }).n;
       vi.advanceTimersByTime(LATER_MS);
       // 25 calls × 7 changes, a write closed at the first finish reaching 64 changes: 10 + 10 + 5 traces.
       expect(store.groupCommitStats.transactions - before.transactions).toBe(1);
@@ -196,7 +237,9 @@ describe('grouped checkpoint writes', () => {
     db.close();
     expect((await claim).kind).toBe('owner');
     expect(committedStatus('late')).toBe('started');
-    expect((other.prepare('SELECT COUNT(*) AS n FROM traces WHERE trace_id = ?').get(trace.traceId) as { n: number }).n).toBe(1);
+    expect(
+      (other.prepare('SELECT COUNT(*) AS n FROM traces WHERE trace_id = ?').get(trace.traceId) as { n: number }).n,
+    ).toBe(1);
   });
 });
 
@@ -245,7 +288,10 @@ describe('a writer killed with SIGKILL while calls are in flight', () => {
   function runAndKill(log: string, lines: number): Promise<void> {
     const target = logLines(log).length + lines;
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', GROUPED_CHILD, file, log, '8'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', GROUPED_CHILD, file, log, '8'], {
+        cwd: PROJECT_ROOT,
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      });
       let stderr = '';
       child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       child.on('message', (message: { type: string; message?: string }) => {
@@ -261,36 +307,46 @@ describe('a writer killed with SIGKILL while calls are in flight', () => {
         }
       });
       child.on('error', reject);
-      child.on('close', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`child exited (${code}) before the kill: ${stderr}`))));
+      child.on('close', (code, signal) =>
+        signal === 'SIGKILL' ? resolve() : reject(new Error(`child exited (${code}) before the kill: ${stderr}`)),
+      );
     });
   }
 
-  it('finds every claim whose promise had resolved, and every result whose promise had resolved — 10 kills', { timeout: 180_000 }, async () => {
-    db.close(); // the children write; this test only reads
-    const log = join(scratch.dir, 'grouped.log');
-    writeFileSync(log, '');
-    for (const lines of [1, 2, 3, 5, 8, 13, 21, 34, 55, 89]) {
-      await runAndKill(log, lines);
-      const check = new BetterSqlite3(file, { readonly: true });
-      try {
-        const status = check.prepare<[string], { status: string }>(`SELECT status FROM checkpoints WHERE session_id = 'grouped' AND call_id = ?`);
-        for (const line of logLines(log)) {
-          const [what, callId] = line.split(' ') as ['owner' | 'completed', string];
-          // A claim that resolved is there (maybe completed since); a completion that resolved is there.
-          expect(what === 'owner' ? ['started', 'completed'] : ['completed'], line).toContain(status.get(callId)?.status);
+  it(
+    'finds every claim whose promise had resolved, and every result whose promise had resolved — 10 kills',
+    { timeout: 180_000 },
+    async () => {
+      db.close(); // the children write; this test only reads
+      const log = join(scratch.dir, 'grouped.log');
+      writeFileSync(log, '');
+      for (const lines of [1, 2, 3, 5, 8, 13, 21, 34, 55, 89]) {
+        await runAndKill(log, lines);
+        const check = new BetterSqlite3(file, { readonly: true });
+        try {
+          const status = check.prepare<[string], { status: string }>(
+            `SELECT status FROM checkpoints WHERE session_id = 'grouped' AND call_id = ?`,
+          );
+          for (const line of logLines(log)) {
+            const [what, callId] = line.split(' ') as ['owner' | 'completed', string];
+            // A claim that resolved is there (maybe completed since); a completion that resolved is there.
+            expect(what === 'owner' ? ['started', 'completed'] : ['completed'], line).toContain(
+              status.get(callId)?.status,
+            );
+          }
+        } finally {
+          check.close();
         }
-      } finally {
-        check.close();
       }
-    }
-    const reopened = openAppDatabase(file);
-    const verify = new SqliteCheckpointStore(reopened);
-    const completed = logLines(log).filter((l) => l.startsWith('completed '));
-    expect(completed.length).toBeGreaterThan(20);
-    const sample = completed[0]!.slice('completed '.length);
-    const replay = verify.claim(childInput('grouped', sample, 'verifier'));
-    expect(replay.kind).toBe('replay');
-    expect(replay.record.result).toStrictEqual(childResult(sample));
-    reopened.close();
-  });
+      const reopened = openAppDatabase(file);
+      const verify = new SqliteCheckpointStore(reopened);
+      const completed = logLines(log).filter((l) => l.startsWith('completed '));
+      expect(completed.length).toBeGreaterThan(20);
+      const sample = completed[0]!.slice('completed '.length);
+      const replay = verify.claim(childInput('grouped', sample, 'verifier'));
+      expect(replay.kind).toBe('replay');
+      expect(replay.record.result).toStrictEqual(childResult(sample));
+      reopened.close();
+    },
+  );
 });

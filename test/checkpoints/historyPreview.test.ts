@@ -4,11 +4,29 @@ import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js
 import type { HistoryEntry } from '../../electron/checkpoints/types.js';
 import { openAppDatabase } from '../../electron/core/database.js';
 
-function fill(store: SqliteCheckpointStore, count: number, textOf: (i: number) => string, argsOf: (i: number) => unknown = (i) => ({ i })): void {
+function fill(
+  store: SqliteCheckpointStore,
+  count: number,
+  textOf: (i: number) => string,
+  argsOf: (i: number) => unknown = (i) => ({ i }),
+): void {
   for (let i = 0; i < count; i++) {
-    const claim = store.claim({ sessionId: 's', callId: `c${i}`, userId: 'u', toolName: 't', serverId: 'x', argsHash: `h${i}`, args: argsOf(i), traceId: `t${i}` });
+    const claim = store.claim({
+      sessionId: 's',
+      callId: `c${i}`,
+      userId: 'u',
+      toolName: 't',
+      serverId: 'x',
+      argsHash: `h${i}`,
+      args: argsOf(i),
+      traceId: `t${i}`,
+    });
     if (claim.kind !== 'owner') throw new Error('expected owner');
-    store.complete('s', `c${i}`, claim.lease, { content: [{ type: 'text', text: textOf(i) }], structuredContent: undefined, isError: false });
+    store.complete('s', `c${i}`, claim.lease, {
+      content: [{ type: 'text', text: textOf(i) }],
+      structuredContent: undefined,
+      isError: false,
+    });
   }
 }
 
@@ -29,7 +47,12 @@ describe('history rows and pages by size', () => {
   it('keeps small arguments and results whole, and previews large ones', () => {
     const db = openAppDatabase(':memory:');
     const store = new SqliteCheckpointStore(db, { inlineBytes: 1_000, previewChars: 50 });
-    fill(store, 2, (i) => (i === 0 ? 'small' : 'L'.repeat(5_000)), (i) => (i === 0 ? { i } : { blob: 'A'.repeat(3_000) }));
+    fill(
+      store,
+      2,
+      (i) => (i === 0 ? 'small' : 'L'.repeat(5_000)),
+      (i) => (i === 0 ? { i } : { blob: 'A'.repeat(3_000) }),
+    );
     const [large, small] = store.history({ sessionId: 's', limit: 10 }).records;
     expect(small).toEqual(store.get('s', 'c0')); // whole: exactly the stored record
     expect(large?.args).toBeUndefined();
@@ -37,7 +60,9 @@ describe('history rows and pages by size', () => {
     expect(large?.preview).toEqual({
       truncated: true,
       argsBytes: Buffer.byteLength(JSON.stringify({ blob: 'A'.repeat(3_000) })),
-      resultBytes: Buffer.byteLength(JSON.stringify({ content: [{ type: 'text', text: 'L'.repeat(5_000) }], isError: false })),
+      resultBytes: Buffer.byteLength(
+        JSON.stringify({ content: [{ type: 'text', text: 'L'.repeat(5_000) }], isError: false }),
+      ),
       args: JSON.stringify({ blob: 'A'.repeat(3_000) }).slice(0, 50),
       result: '{"content":[{"type":"text","text":"LLLLLLLLLLLLLLL',
       resultIsError: false,
@@ -48,9 +73,22 @@ describe('history rows and pages by size', () => {
   it('says whether a left-out result was a tool error', () => {
     const db = openAppDatabase(':memory:');
     const store = new SqliteCheckpointStore(db, { inlineBytes: 1_000, previewChars: 50 });
-    const claim = store.claim({ sessionId: 's', callId: 'big-error', userId: 'u', toolName: 't', serverId: 'x', argsHash: 'h', args: {}, traceId: 'tr' });
+    const claim = store.claim({
+      sessionId: 's',
+      callId: 'big-error',
+      userId: 'u',
+      toolName: 't',
+      serverId: 'x',
+      argsHash: 'h',
+      args: {},
+      traceId: 'tr',
+    });
     if (claim.kind !== 'owner') throw new Error('expected owner');
-    store.complete('s', 'big-error', claim.lease, { content: [{ type: 'text', text: 'E'.repeat(5_000) }], structuredContent: undefined, isError: true });
+    store.complete('s', 'big-error', claim.lease, {
+      content: [{ type: 'text', text: 'E'.repeat(5_000) }],
+      structuredContent: undefined,
+      isError: true,
+    });
     const [row] = store.history({ sessionId: 's', status: 'tool_error', limit: 10 }).records;
     expect(row?.callId).toBe('big-error');
     expect(row?.result).toBeUndefined();

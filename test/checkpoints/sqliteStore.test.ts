@@ -43,10 +43,12 @@ describe('SqliteCheckpointStore', () => {
     const store = new SqliteCheckpointStore(db);
     const claimed = store.claim(callInput('c1'));
     if (claimed.kind !== 'owner') throw new Error('expected owner');
-    expect(() => store.complete('s1', 'c1', claimed.lease, { content: 'nope' } as never)).toThrow(/cannot be saved for replay/);
-    expect(() => store.complete('s1', 'c1', claimed.lease, { content: [], structuredContent: { n: 1n }, isError: false } as never)).toThrow(
+    expect(() => store.complete('s1', 'c1', claimed.lease, { content: 'nope' } as never)).toThrow(
       /cannot be saved for replay/,
     );
+    expect(() =>
+      store.complete('s1', 'c1', claimed.lease, { content: [], structuredContent: { n: 1n }, isError: false } as never),
+    ).toThrow(/cannot be saved for replay/);
     expect(store.get('s1', 'c1')?.status).toBe('started');
     db.close();
   });
@@ -65,9 +67,15 @@ describe('SqliteCheckpointStore', () => {
       db.transaction(() => {
         for (let i = 0; i < 20_000; i++) {
           time += i % 3 === 0 ? 0 : 1;
-          const claimed = store.claim({ ...base, callId: `c${i}`, sessionId: `s${i % 1_000}`, toolName: `tool${i % 20}` });
+          const claimed = store.claim({
+            ...base,
+            callId: `c${i}`,
+            sessionId: `s${i % 1_000}`,
+            toolName: `tool${i % 20}`,
+          });
           // One in eight completes with a tool error (a result with isError).
-          if (claimed.kind === 'owner' && i % 4 !== 0) store.complete(`s${i % 1_000}`, `c${i}`, claimed.lease, { ...textResult(`r${i}`), isError: i % 8 === 1 });
+          if (claimed.kind === 'owner' && i % 4 !== 0)
+            store.complete(`s${i % 1_000}`, `c${i}`, claimed.lease, { ...textResult(`r${i}`), isError: i % 8 === 1 });
         }
       })();
     }, 120_000); // 20,000 claims in one transaction: generous for a loaded 2-core box
@@ -100,14 +108,27 @@ describe('SqliteCheckpointStore', () => {
 
     it('has the History filters in the session index, so a rejected record is never read', () => {
       const columns = db.pragma('index_info(checkpoints_by_session)') as Array<{ name: string }>;
-      expect(columns.map((c) => c.name)).toEqual(['session_id', 'updated_at', 'seq', 'status', 'is_error', 'tool_name']);
+      expect(columns.map((c) => c.name)).toEqual([
+        'session_id',
+        'updated_at',
+        'seq',
+        'status',
+        'is_error',
+        'tool_name',
+      ]);
     });
 
     it('keeps no index that no History query uses (each one is written by every claim and completion)', () => {
-      const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name`).all() as Array<{ name: string }>;
+      const indexes = db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name`)
+        .all() as Array<{ name: string }>;
       // The unique (session, call) index is the claim's own; the session index serves History; the
       // partial index of started calls with a task id holds only those (a claim has none: no entry).
-      expect(indexes.map((i) => i.name)).toEqual(['checkpoints_by_session', 'checkpoints_started_tasks', 'sqlite_autoindex_checkpoints_1']);
+      expect(indexes.map((i) => i.name)).toEqual([
+        'checkpoints_by_session',
+        'checkpoints_started_tasks',
+        'sqlite_autoindex_checkpoints_1',
+      ]);
     });
 
     it('still pages across sessions (an API query the History view does not make), reading the table', () => {
@@ -158,16 +179,22 @@ describe('SqliteCheckpointStore', () => {
           for (let i = 0; i < 6_000; i++) {
             time += 1;
             const claimed = bigStore.claim({ ...callInput(`b${i}`), sessionId: 'gui' });
-            if (claimed.kind === 'owner' && i % 50 !== 0) bigStore.complete('gui', `b${i}`, claimed.lease, textResult(`r${i}`));
+            if (claimed.kind === 'owner' && i % 50 !== 0)
+              bigStore.complete('gui', `b${i}`, claimed.lease, textResult(`r${i}`));
           }
         })();
         let cursor: string | undefined;
-        for (let i = 0; i < 100; i++) cursor = bigStore.history({ sessionId: 'gui', limit: 50, ...(cursor ? { cursor } : {}) }).nextCursor;
+        for (let i = 0; i < 100; i++)
+          cursor = bigStore.history({ sessionId: 'gui', limit: 50, ...(cursor ? { cursor } : {}) }).nextCursor;
         expect(cursor).toBeDefined();
         const deep = bigStore.history({ sessionId: 'gui', status: 'started', limit: 50, cursor: cursor as string });
         expect(deep.records.length).toBeGreaterThan(0);
         expect(deep.records.every((r) => r.status === 'started')).toBe(true);
-        expectIndexRead(bigStore.explainHistory({ sessionId: 'gui', status: 'started', limit: 50, cursor: cursor as string }).join(' | '));
+        expectIndexRead(
+          bigStore
+            .explainHistory({ sessionId: 'gui', status: 'started', limit: 50, cursor: cursor as string })
+            .join(' | '),
+        );
       } finally {
         big.close();
       }
@@ -189,12 +216,18 @@ describe('SqliteCheckpointStore', () => {
 
 describe('hashArguments', () => {
   it('ignores key order at every depth and undefined properties', () => {
-    expect(hashArguments({ a: 1, b: { c: [1, 2], d: 'x' } })).toBe(hashArguments({ b: { d: 'x', c: [1, 2] }, a: 1, e: undefined }));
+    expect(hashArguments({ a: 1, b: { c: [1, 2], d: 'x' } })).toBe(
+      hashArguments({ b: { d: 'x', c: [1, 2] }, a: 1, e: undefined }),
+    );
     expect(hashArguments({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('tells different arguments apart', () => {
-    const hashes = new Set([{ a: 1 }, { a: '1' }, { a: [1, 2] }, { a: [2, 1] }, { a: null }, {}, [], 'a', { a: { b: 1 } }].map(hashArguments));
+    const hashes = new Set(
+      [{ a: 1 }, { a: '1' }, { a: [1, 2] }, { a: [2, 1] }, { a: null }, {}, [], 'a', { a: { b: 1 } }].map(
+        hashArguments,
+      ),
+    );
     expect(hashes.size).toBe(9);
   });
 
@@ -226,11 +259,23 @@ describe('the migration to the session index alone', () => {
       const db = openAppDatabase(file);
       try {
         const store = new SqliteCheckpointStore(db);
-        expect(store.history({ sessionId: 's', status: 'tool_error', limit: 10 }).records.map((r) => r.callId)).toEqual(['bad']);
-        expect(store.history({ sessionId: 's', status: 'completed', limit: 10 }).records.map((r) => r.callId)).toEqual(['ok']);
-        expect(store.history({ sessionId: 's', status: 'started', limit: 10 }).records.map((r) => r.callId)).toEqual(['open']);
-        const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name`).all();
-        expect(indexes).toEqual([{ name: 'checkpoints_by_session' }, { name: 'checkpoints_started_tasks' }, { name: 'sqlite_autoindex_checkpoints_1' }]);
+        expect(store.history({ sessionId: 's', status: 'tool_error', limit: 10 }).records.map((r) => r.callId)).toEqual(
+          ['bad'],
+        );
+        expect(store.history({ sessionId: 's', status: 'completed', limit: 10 }).records.map((r) => r.callId)).toEqual([
+          'ok',
+        ]);
+        expect(store.history({ sessionId: 's', status: 'started', limit: 10 }).records.map((r) => r.callId)).toEqual([
+          'open',
+        ]);
+        const indexes = db
+          .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'checkpoints' ORDER BY name`)
+          .all();
+        expect(indexes).toEqual([
+          { name: 'checkpoints_by_session' },
+          { name: 'checkpoints_started_tasks' },
+          { name: 'sqlite_autoindex_checkpoints_1' },
+        ]);
       } finally {
         db.close();
       }

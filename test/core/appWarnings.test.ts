@@ -11,7 +11,9 @@ describe('AppWarnings', () => {
   it('keeps a notice without the known secrets it quotes', () => {
     const redactor = new SecretRedactor();
     redactor.add('sk-live-0123456789');
-    const warnings = new AppWarnings(new EventHub((value) => redactor.redactSecretValues(value)), [], [], (text) => redactor.redactText(text));
+    const warnings = new AppWarnings(new EventHub((value) => redactor.redactSecretValues(value)), [], [], (text) =>
+      redactor.redactText(text),
+    );
     warnings.notice('Discovery failed: 401 for token sk-live-0123456789 at https://api.example');
     const [notice] = warnings.list();
     if (notice?.code !== 'notice') throw new Error(`expected one notice, got ${JSON.stringify(notice)}`);

@@ -46,7 +46,12 @@ describe('the GUI session across restarts of the app core', () => {
   const oldSession = 'gui-2025-01-02T03-04-05-678Z-abcdef12';
   const oldCallId = `old-${randomUUID()}`;
 
-  async function sessionsAfterStart(): Promise<{ current: string; sessions: Array<{ sessionId: string; count: number }>; client: BridgeClient; close(): Promise<void> }> {
+  async function sessionsAfterStart(): Promise<{
+    current: string;
+    sessions: Array<{ sessionId: string; count: number }>;
+    client: BridgeClient;
+    close(): Promise<void>;
+  }> {
     const running = await startTestHost(scratch.dir);
     const client = await BridgeClient.connect(running.host.port);
     const reply = await client.call('history.sessions', {});
@@ -66,9 +71,22 @@ describe('the GUI session across restarts of the app core', () => {
     const db = openAppDatabase(join(scratch.dir, 'data', 'miniharness.db'));
     const store = new SqliteCheckpointStore(db);
     const args = { path: 'notes.txt' };
-    const claim = store.claim({ sessionId: oldSession, callId: oldCallId, userId: GUI_USER, toolName: 'read_file', serverId: 'local', argsHash: hashArguments(args), args, traceId: 'trace-old' });
+    const claim = store.claim({
+      sessionId: oldSession,
+      callId: oldCallId,
+      userId: GUI_USER,
+      toolName: 'read_file',
+      serverId: 'local',
+      argsHash: hashArguments(args),
+      args,
+      traceId: 'trace-old',
+    });
     if (claim.kind !== 'owner') throw new Error('expected to own the fresh call');
-    store.complete(oldSession, oldCallId, claim.lease, { content: [{ type: 'text', text: 'old result' }], structuredContent: undefined, isError: false });
+    store.complete(oldSession, oldCallId, claim.lease, {
+      content: [{ type: 'text', text: 'old result' }],
+      structuredContent: undefined,
+      isError: false,
+    });
     db.close();
 
     const first = await sessionsAfterStart();
@@ -81,9 +99,14 @@ describe('the GUI session across restarts of the app core', () => {
       expect(second.sessions).toContainEqual(expect.objectContaining({ sessionId: oldSession, count: 1 }));
 
       const page = await second.client.call('history.page', { sessionId: oldSession, limit: 10 });
-      expect(page.ok && (page.result as { records: HistoryRecordView[] }).records.map((r) => [r.callId, r.status])).toEqual([[oldCallId, 'completed']]);
+      expect(
+        page.ok && (page.result as { records: HistoryRecordView[] }).records.map((r) => [r.callId, r.status]),
+      ).toEqual([[oldCallId, 'completed']]);
       const replay = await second.client.call('history.replay', { sessionId: oldSession, callId: oldCallId });
-      expect(replay).toMatchObject({ ok: true, result: { replayed: true, sessionId: oldSession, result: { content: [{ type: 'text', text: 'old result' }] } } });
+      expect(replay).toMatchObject({
+        ok: true,
+        result: { replayed: true, sessionId: oldSession, result: { content: [{ type: 'text', text: 'old result' }] } },
+      });
     } finally {
       await second.close();
     }
@@ -125,8 +148,16 @@ describe('CallService keyed by the caller’s identity', () => {
     const after = await start();
     try {
       expect(after.service.sessionId).toBe(before.service.sessionId);
-      expect(await after.service.call(request)).toMatchObject({ replayed: true, sessionId: gui.sessionId, result: gui.result });
-      expect(await after.service.call(request, agent)).toMatchObject({ replayed: true, sessionId: agent.sessionId, result: byAgent.result });
+      expect(await after.service.call(request)).toMatchObject({
+        replayed: true,
+        sessionId: gui.sessionId,
+        result: gui.result,
+      });
+      expect(await after.service.call(request, agent)).toMatchObject({
+        replayed: true,
+        sessionId: agent.sessionId,
+        result: byAgent.result,
+      });
       expect(readLines(counter)).toEqual(['once', 'once']);
     } finally {
       await after.h.close();

@@ -23,7 +23,11 @@ import * as mcpErrors from '../../electron/mcp/errors.js';
 import { MCPFeatureNotOfferedError } from '../../electron/mcp/features/errors.js';
 import * as oauthErrors from '../../electron/mcp/oauth/errors.js';
 import { networkFailureOf } from '../../electron/mcp/networkFailure.js';
-import { SecretDecryptError, SecretNotFoundError, SecretStorageUnavailableError } from '../../electron/secrets/errors.js';
+import {
+  SecretDecryptError,
+  SecretNotFoundError,
+  SecretStorageUnavailableError,
+} from '../../electron/secrets/errors.js';
 import * as securityErrors from '../../electron/security/errors.js';
 import * as storageErrors from '../../electron/storage/errors.js';
 import { ToolCancelledError, ToolInputError } from '../../electron/tools/errors.js';
@@ -60,13 +64,20 @@ const INSTANCES: Record<string, Error> = {
   MCPRequestCancelled: new mcpErrors.MCPRequestCancelled('srv', 'tools/call'),
   MCPAuthError: new mcpErrors.MCPAuthError('srv', 401),
   MCPCommandNotFoundError: new mcpErrors.MCPCommandNotFoundError('srv', 'nope'),
-  MCPUnreachableError: new mcpErrors.MCPUnreachableError('srv', { kind: 'connection_refused', host: '127.0.0.1', port: 9, errno: 'ECONNREFUSED' }),
+  MCPUnreachableError: new mcpErrors.MCPUnreachableError('srv', {
+    kind: 'connection_refused',
+    host: '127.0.0.1',
+    port: 9,
+    errno: 'ECONNREFUSED',
+  }),
   MCPNotAnMCPServerError: new mcpErrors.MCPNotAnMCPServerError('srv', '/bin/cat', -32601),
   MCPServerExitedError: new mcpErrors.MCPServerExitedError('srv', exit, 'initialize'),
   MCPProtocolError: new mcpErrors.MCPProtocolError('srv', 'garbage'),
   MCPConfigError: new mcpErrors.MCPConfigError('srv', 'bad'),
   MCPRemoteError: new mcpErrors.MCPRemoteError('srv', -32602, 'Invalid params'),
-  MCPUrlElicitationRequiredError: new mcpErrors.MCPUrlElicitationRequiredError('srv', 'tools/call "t"', [{ url: 'https://example.com/consent', host: 'example.com' }]),
+  MCPUrlElicitationRequiredError: new mcpErrors.MCPUrlElicitationRequiredError('srv', 'tools/call "t"', [
+    { url: 'https://example.com/consent', host: 'example.com' },
+  ]),
   MCPTransportError: new mcpErrors.MCPTransportError('srv', 'HTTP 503', 503),
   MCPServerUnavailableError: new mcpErrors.MCPServerUnavailableError('srv', 'down'),
   MCPUnknownToolError: new mcpErrors.MCPUnknownToolError('t', 'srv'),
@@ -111,18 +122,25 @@ const ERROR_MODULES: Array<[string, Record<string, unknown>]> = await Promise.al
   readdirSync(ELECTRON, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('errors.ts') && file.split(/[\\/]/).pop() === 'errors.ts')
     .sort()
-    .map(async (file): Promise<[string, Record<string, unknown>]> => [file, (await import(pathToFileURL(join(ELECTRON, file)).href)) as Record<string, unknown>]),
+    .map(async (file): Promise<[string, Record<string, unknown>]> => [
+      file,
+      (await import(pathToFileURL(join(ELECTRON, file)).href)) as Record<string, unknown>,
+    ]),
 );
 
 type ErrorClass = abstract new (...args: never[]) => Error;
-const isErrorClass = (value: unknown): value is ErrorClass => typeof value === 'function' && (value as { prototype?: unknown }).prototype instanceof Error;
+const isErrorClass = (value: unknown): value is ErrorClass =>
+  typeof value === 'function' && (value as { prototype?: unknown }).prototype instanceof Error;
 
 describe('every main-side error maps to a code of the contract union', () => {
   it('has an instance of every error class exported by an errors.ts (a family base is checked through its subclasses)', () => {
     expect(ERROR_MODULES.map(([file]) => file)).toContain('mcp/errors.ts');
-    const classes = ERROR_MODULES.flatMap(([file, exports]) => Object.entries(exports).flatMap(([name, value]) => (isErrorClass(value) ? [{ file, name, value }] : [])));
+    const classes = ERROR_MODULES.flatMap(([file, exports]) =>
+      Object.entries(exports).flatMap(([name, value]) => (isErrorClass(value) ? [{ file, name, value }] : [])),
+    );
     // A base (MCPError, SecurityError, AppError…) is one some other exported class extends.
-    const isBase = (c: ErrorClass): boolean => classes.some((other) => other.value !== c && other.value.prototype instanceof c);
+    const isBase = (c: ErrorClass): boolean =>
+      classes.some((other) => other.value !== c && other.value.prototype instanceof c);
     const covered = new Set(Object.values(INSTANCES).map((error) => error.constructor));
     const missing = classes.filter((c) => !isBase(c.value) && !covered.has(c.value)).map((c) => `${c.file}: ${c.name}`);
     expect(missing).toEqual([]);
@@ -154,12 +172,32 @@ describe('every main-side error maps to a code of the contract union', () => {
 describe('typed details', () => {
   it('a denial says who refused and why, without parsing the message', () => {
     const byPerson = toErrorShape(INSTANCES.PermissionDeniedError);
-    expect(byPerson.details?.denial).toEqual({ by: 'person', toolName: 'append', serverId: 'fx', level: 'ASK', reason: 'the user denied it' });
-    const byRule = toErrorShape(new securityErrors.PermissionDeniedError('append', 'fx', 'DENY', undefined, 'Rule "no writes" denies append on fx', { by: 'rule', ruleId: 'r1' }));
+    expect(byPerson.details?.denial).toEqual({
+      by: 'person',
+      toolName: 'append',
+      serverId: 'fx',
+      level: 'ASK',
+      reason: 'the user denied it',
+    });
+    const byRule = toErrorShape(
+      new securityErrors.PermissionDeniedError(
+        'append',
+        'fx',
+        'DENY',
+        undefined,
+        'Rule "no writes" denies append on fx',
+        { by: 'rule', ruleId: 'r1' },
+      ),
+    );
     expect(byRule.details?.denial).toMatchObject({ by: 'rule', ruleId: 'r1', level: 'DENY' });
-    const timedOut = toErrorShape(new securityErrors.PermissionDeniedError('append', 'fx', 'ASK', 'timeout', 'nobody answered', undefined, 60_000));
+    const timedOut = toErrorShape(
+      new securityErrors.PermissionDeniedError('append', 'fx', 'ASK', 'timeout', 'nobody answered', undefined, 60_000),
+    );
     expect(timedOut.details?.denial).toMatchObject({ by: 'approval_timeout', timeoutMs: 60_000 });
-    expect(toErrorShape(INSTANCES.ApprovalCancelledError)).toMatchObject({ code: 'approval_cancelled', details: { denial: { by: 'cancelled' } } });
+    expect(toErrorShape(INSTANCES.ApprovalCancelledError)).toMatchObject({
+      code: 'approval_cancelled',
+      details: { denial: { by: 'cancelled' } },
+    });
   });
 
   it('a network failure carries its kind, host and port; retryable', () => {
@@ -168,14 +206,26 @@ describe('typed details', () => {
       retryable: true,
       cause: { kind: 'connection_refused', host: '127.0.0.1', port: 9, errno: 'ECONNREFUSED' },
     });
-    expect(toErrorShape(INSTANCES.MCPServerExitedError).details).toMatchObject({ retryable: false, cause: { kind: 'exited', exitCode: 1, signal: null } });
+    expect(toErrorShape(INSTANCES.MCPServerExitedError).details).toMatchObject({
+      retryable: false,
+      cause: { kind: 'exited', exitCode: 1, signal: null },
+    });
     expect(toErrorShape(INSTANCES.MCPResultTooLargeError).details).toMatchObject({ limitBytes: 1024 });
-    expect(toErrorShape(INSTANCES.MCPNotAnMCPServerError).details).toMatchObject({ rpcCode: -32601, cause: { kind: 'protocol' } });
+    expect(toErrorShape(INSTANCES.MCPNotAnMCPServerError).details).toMatchObject({
+      rpcCode: -32601,
+      cause: { kind: 'protocol' },
+    });
   });
 
   it('OAuth: "sign in" with what it needs, and what failed at the authorization server', () => {
-    expect(toErrorShape(INSTANCES.MCPSignInRequiredError)).toMatchObject({ code: 'sign_in_required', details: { serverId: 'srv', retryable: false, oauth: { reason: 'insufficient_scope', scope: 'mcp:write' } } });
-    expect(toErrorShape(INSTANCES.MCPOAuthError)).toMatchObject({ code: 'oauth_failed', details: { oauth: { reason: 'token_request_failed', oauthError: 'invalid_client' } } });
+    expect(toErrorShape(INSTANCES.MCPSignInRequiredError)).toMatchObject({
+      code: 'sign_in_required',
+      details: { serverId: 'srv', retryable: false, oauth: { reason: 'insufficient_scope', scope: 'mcp:write' } },
+    });
+    expect(toErrorShape(INSTANCES.MCPOAuthError)).toMatchObject({
+      code: 'oauth_failed',
+      details: { oauth: { reason: 'token_request_failed', oauthError: 'invalid_client' } },
+    });
   });
 
   it('the trace id travels on the error itself', () => {
@@ -188,11 +238,18 @@ describe('typed details', () => {
 
   it('a contract size refusal becomes request_too_large with limit and size', () => {
     const schema = z.string().superRefine((v, ctx) => {
-      ctx.addIssue({ code: 'custom', message: 'Too big.', params: { tooLarge: { limitBytes: 10, sizeBytes: v.length } } });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Too big.',
+        params: { tooLarge: { limitBytes: 10, sizeBytes: v.length } },
+      });
     });
     const parsed = schema.safeParse('x'.repeat(20));
     expect(parsed.success).toBe(false);
-    expect(toErrorShape(parsed.error)).toMatchObject({ code: 'request_too_large', details: { limitBytes: 10, sizeBytes: 20 } });
+    expect(toErrorShape(parsed.error)).toMatchObject({
+      code: 'request_too_large',
+      details: { limitBytes: 10, sizeBytes: 20 },
+    });
   });
 });
 
@@ -209,11 +266,22 @@ describe('network failures read from fetch (undici) causes', () => {
     ['UND_ERR_CONNECT_TIMEOUT', 'timeout'],
     ['EHOSTUNREACH', 'network'],
   ])('%s → %s, with the URL’s host and default port', (code, kind) => {
-    expect(networkFailureOf(fetchFailed(errno(code)), 'https://mcp.example.com/mcp')).toEqual({ kind, host: 'mcp.example.com', port: 443, errno: code });
+    expect(networkFailureOf(fetchFailed(errno(code)), 'https://mcp.example.com/mcp')).toEqual({
+      kind,
+      host: 'mcp.example.com',
+      port: 443,
+      errno: code,
+    });
   });
   it('reads an AggregateError (several addresses) and a blocked port', () => {
-    expect(networkFailureOf(fetchFailed(new AggregateError([errno('ECONNREFUSED')])), 'http://localhost:7/mcp')).toMatchObject({ kind: 'connection_refused', port: 7 });
-    expect(networkFailureOf(fetchFailed(new Error('bad port')), 'http://127.0.0.1:1/mcp')).toEqual({ kind: 'blocked_port', host: '127.0.0.1', port: 1 });
+    expect(
+      networkFailureOf(fetchFailed(new AggregateError([errno('ECONNREFUSED')])), 'http://localhost:7/mcp'),
+    ).toMatchObject({ kind: 'connection_refused', port: 7 });
+    expect(networkFailureOf(fetchFailed(new Error('bad port')), 'http://127.0.0.1:1/mcp')).toEqual({
+      kind: 'blocked_port',
+      host: '127.0.0.1',
+      port: 1,
+    });
     expect(networkFailureOf(new Error('Unexpected content type'), 'http://127.0.0.1:1/mcp')).toBeUndefined();
   });
 });
@@ -229,7 +297,11 @@ describe('the shape across the contract', () => {
   it('main refuses a code outside the union; the renderer reads it as unrecognized', () => {
     const fromTheFuture = { code: 'quantum_flux', message: 'New failure.', details: { traceId: 't', somethingNew: 1 } };
     expect(ErrorShapeSchema.safeParse(fromTheFuture).success).toBe(false);
-    expect(ReceivedErrorShapeSchema.parse(fromTheFuture)).toEqual({ code: 'unrecognized', message: 'New failure.', details: { traceId: 't' } });
+    expect(ReceivedErrorShapeSchema.parse(fromTheFuture)).toEqual({
+      code: 'unrecognized',
+      message: 'New failure.',
+      details: { traceId: 't' },
+    });
     const frame = HostFrameSchema.parse({ t: 'result', id: 2, ok: false, error: fromTheFuture });
     expect(frame).toMatchObject({ error: { code: 'unrecognized' } });
   });
@@ -239,7 +311,14 @@ describe('free text in details is redacted like the message', () => {
   it('a denial reason and field messages that quote a secret reach the renderer without it', () => {
     const secret = 'sk-live-quoted-in-a-reason-42';
     const redact = (text: string): string => text.split(secret).join('[redacted]');
-    const denied = new securityErrors.PermissionDeniedError('run_command', 'local', 'DENY', undefined, `the command guard refused "curl -H ${secret}"`, { by: 'guardrail' });
+    const denied = new securityErrors.PermissionDeniedError(
+      'run_command',
+      'local',
+      'DENY',
+      undefined,
+      `the command guard refused "curl -H ${secret}"`,
+      { by: 'guardrail' },
+    );
     const shape = toErrorShape(denied, redact);
     expect(shape.details?.denial?.reason).toBe('the command guard refused "curl -H [redacted]"');
     const invalid = toErrorShape(new ValidationFailedError('bad', { token: [`"${secret}" is too short`] }), redact);

@@ -9,7 +9,7 @@ import type { EventName } from '../../shared/contract.js';
 describe('EventHub', () => {
   it('a watcher of named events receives only those and does not count as listening', () => {
     let redactions = 0;
-    const hub = new EventHub(<T,>(value: T): T => {
+    const hub = new EventHub(<T>(value: T): T => {
       redactions++;
       return value;
     });
@@ -26,7 +26,7 @@ describe('EventHub', () => {
   });
 
   it('a listener of every event makes the hub listening until it leaves, and gets every event', () => {
-    const hub = new EventHub(<T,>(value: T): T => value);
+    const hub = new EventHub(<T>(value: T): T => value);
     const seen: EventName[] = [];
     const stop = hub.on((event) => seen.push(event));
     expect(hub.listening).toBe(true);

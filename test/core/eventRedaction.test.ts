@@ -13,7 +13,15 @@ it('a secret the person entered never leaves the core in an event, even where it
   const scratch = scratchDir();
   const dataDir = join(scratch.dir, 'data');
   const SECRET = 'sk-typed-by-the-person-42';
-  const core = await buildCore({ mode: 'browser', dataDir, workspaceDir: join(scratch.dir, 'workspace'), secrets: new FileSecretStore(join(dataDir, 'secrets.json')), config: openConfConfigStore(dataDir), version: '0.0.0-test', gateway: { port: 0 } });
+  const core = await buildCore({
+    mode: 'browser',
+    dataDir,
+    workspaceDir: join(scratch.dir, 'workspace'),
+    secrets: new FileSecretStore(join(dataDir, 'secrets.json')),
+    config: openConfConfigStore(dataDir),
+    version: '0.0.0-test',
+    gateway: { port: 0 },
+  });
   const sent: Array<{ event: string; payload: unknown }> = [];
   core.onEvent((event, payload) => sent.push({ event, payload }));
   try {
@@ -21,12 +29,19 @@ it('a secret the person entered never leaves the core in an event, even where it
     // The token is registered as a secret when saved; then the same text turns up in the name.
     const saved = await core.dispatch('servers.save', {
       mode: 'create',
-      config: { id: 'odd', name: `Copy of ${SECRET}`, transport: 'http', url: 'http://127.0.0.1:9/mcp', auth: { kind: 'bearer', token: { source: 'store', key: 'auth.token' } } },
+      config: {
+        id: 'odd',
+        name: `Copy of ${SECRET}`,
+        transport: 'http',
+        url: 'http://127.0.0.1:9/mcp',
+        auth: { kind: 'bearer', token: { source: 'store', key: 'auth.token' } },
+      },
       secrets: { 'auth.token': SECRET },
     });
     expect(saved.ok).toBe(true);
     type Changed = { servers: Array<{ config: { name: string } }> };
-    const withServer = () => sent.find((e) => e.event === 'servers.changed' && (e.payload as Changed).servers.length > 0);
+    const withServer = () =>
+      sent.find((e) => e.event === 'servers.changed' && (e.payload as Changed).servers.length > 0);
     await new Promise<void>((resolve) => {
       const check = () => (withServer() ? resolve() : setImmediate(check));
       check();

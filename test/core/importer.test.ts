@@ -34,18 +34,28 @@ describe('config import planning', () => {
       },
     });
     expect(github?.inputSecrets).toEqual({ 'env.GITHUB_PERSONAL_ACCESS_TOKEN': 'gh-token' });
-    expect(remote?.config).toMatchObject({ transport: 'streamable_http', url: 'https://mcp.example.com/mcp', headers: { 'X-Team': 'blue' }, auth: { kind: 'bearer', token: { source: 'store', key: 'auth.token' } } });
+    expect(remote?.config).toMatchObject({
+      transport: 'streamable_http',
+      url: 'https://mcp.example.com/mcp',
+      headers: { 'X-Team': 'blue' },
+      auth: { kind: 'bearer', token: { source: 'store', key: 'auth.token' } },
+    });
     expect(remote?.fileSecrets).toEqual({ 'auth.token': 'sk-file-secret-123' });
     expect(JSON.stringify(plan.servers.map((s) => s.config))).not.toContain('sk-file-secret-123');
   });
 
   it('reads Cursor mcp.json (mcpServers with url) and tells Claude Desktop files apart', () => {
-    expect(planImport('{"mcpServers":{"a":{"url":"https://x.example/mcp"}}}', '/home/me/.cursor/mcp.json').format).toBe('cursor');
+    expect(planImport('{"mcpServers":{"a":{"url":"https://x.example/mcp"}}}', '/home/me/.cursor/mcp.json').format).toBe(
+      'cursor',
+    );
     expect(planImport('{"mcpServers":{"a":{"command":"x"}}}', 'claude_desktop_config.json').format).toBe('claude');
   });
 
   it('reports entries it cannot import, and SSE servers, without failing the file', () => {
-    const plan = planImport('{"mcpServers":{"empty":{},"sse":{"type":"sse","url":"https://x.example/sse"}, "x": 3}}', 'claude_desktop_config.json');
+    const plan = planImport(
+      '{"mcpServers":{"empty":{},"sse":{"type":"sse","url":"https://x.example/sse"}, "x": 3}}',
+      'claude_desktop_config.json',
+    );
     expect(plan.servers.map((s) => [s.name, s.problems.length > 0, s.config !== undefined])).toEqual([
       ['empty', true, false],
       ['sse', true, true],
@@ -54,7 +64,9 @@ describe('config import planning', () => {
   });
 
   it('gives unique, valid ids', () => {
-    const plan = planImport('{"mcpServers":{"My Server":{"command":"a"},"my server":{"command":"b"},"local":{"command":"c"}}}');
+    const plan = planImport(
+      '{"mcpServers":{"My Server":{"command":"a"},"my server":{"command":"b"},"local":{"command":"c"}}}',
+    );
     expect(plan.servers.map((s) => s.config?.id)).toEqual(['my-server', 'my-server-2', 'server-local']);
     expect(slugify('  ')).toBe('server-imported');
   });

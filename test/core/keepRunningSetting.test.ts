@@ -51,7 +51,10 @@ it('is on by default, is saved, survives a restart, and is announced with settin
   expect(changes).toEqual([{ settings: expect.objectContaining({ keepRunningOnClose: false }) }]);
 
   // A wrong type is refused by the contract and changes nothing.
-  expect(await core.dispatch('settings.setKeepRunning', { keepRunning: 'no' })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  expect(await core.dispatch('settings.setKeepRunning', { keepRunning: 'no' })).toMatchObject({
+    ok: false,
+    error: { code: 'invalid_request' },
+  });
   expect(changes).toHaveLength(1);
 
   await core.close();

@@ -64,7 +64,11 @@ it('sign in, refresh, sign out — and the token is never in the data folder, lo
   core.onEvent((event, payload) => {
     sent.push({ event, payload });
     // The person allows the write when asked (its refusal comes from the server, not from a rule).
-    if (event === 'approval.requested') void core.dispatch('approvals.answer', { requestId: (payload as { requestId: string }).requestId, answer: 'allow-once' });
+    if (event === 'approval.requested')
+      void core.dispatch('approvals.answer', {
+        requestId: (payload as { requestId: string }).requestId,
+        answer: 'allow-once',
+      });
     for (const check of [...waiters]) check();
   });
   /** Resolves with the first event since `from` (already sent, or to come) that matches. */
@@ -80,14 +84,21 @@ it('sign in, refresh, sign out — and the token is never in the data folder, lo
       check();
     });
   const statusWhere = async (match: (status: ServerStatusView) => boolean, from: number): Promise<ServerStatusView> => {
-    const payload = (await eventWhere('server.status', (p) => (p as { serverId: string }).serverId === 'notes' && match((p as { status: ServerStatusView }).status), from)) as { status: ServerStatusView };
+    const payload = (await eventWhere(
+      'server.status',
+      (p) => (p as { serverId: string }).serverId === 'notes' && match((p as { status: ServerStatusView }).status),
+      from,
+    )) as { status: ServerStatusView };
     return payload.status;
   };
   await core.start();
 
   // Saved from the form: it connects at once, and needs a sign-in. Nothing was registered for it.
   const from = sent.length;
-  await call(core, 'servers.save', { mode: 'create', config: { id: 'notes', name: 'Notes', transport: 'http', url: as.url, trusted: true, auth: { kind: 'oauth' } } });
+  await call(core, 'servers.save', {
+    mode: 'create',
+    config: { id: 'notes', name: 'Notes', transport: 'http', url: as.url, trusted: true, auth: { kind: 'oauth' } },
+  });
   const needs = await statusWhere((s) => s.state === 'error', from);
   expect(needs).toMatchObject({ state: 'error', code: 'sign_in_required' });
   expect(as.registrations).toEqual([]);
@@ -97,7 +108,11 @@ it('sign in, refresh, sign out — and the token is never in the data folder, lo
   const signingIn = sent.length;
   await call<ServerView>(core, 'servers.signIn', { id: 'notes' });
   await statusWhere((s) => s.state === 'ready', signingIn);
-  await eventWhere('tools.changed', (payload) => (payload as { tools: Array<{ serverId: string }> }).tools.some((t) => t.serverId === 'notes'), signingIn);
+  await eventWhere(
+    'tools.changed',
+    (payload) => (payload as { tools: Array<{ serverId: string }> }).tools.some((t) => t.serverId === 'notes'),
+    signingIn,
+  );
   expect(browser.opened).toHaveLength(1);
   expect(new URL(browser.opened[0] ?? '').origin).toBe(as.issuer);
   const detail = await call<ServerDetail>(core, 'servers.get', { id: 'notes' });
@@ -105,7 +120,10 @@ it('sign in, refresh, sign out — and the token is never in the data folder, lo
   expect(detail.tools.map((t) => t.name).sort()).toEqual(['whoami', 'write_note']);
 
   const whoami = { name: 'whoami', serverId: 'notes', args: {} };
-  const first = await call<{ result: { content: Array<{ text?: string }> } }>(core, 'tools.call', { ...whoami, callId: 'call-oauth-0001' });
+  const first = await call<{ result: { content: Array<{ text?: string }> } }>(core, 'tools.call', {
+    ...whoami,
+    callId: 'call-oauth-0001',
+  });
   expect(first.result.content[0]?.text).toContain('mcp:read');
 
   // An expired token is refreshed on the way; nobody is asked.
@@ -115,8 +133,19 @@ it('sign in, refresh, sign out — and the token is never in the data folder, lo
   expect(browser.opened).toHaveLength(1);
 
   // A write needs more scopes: refused with what is needed, typed; nothing ran.
-  const refused = await core.dispatch('tools.call', { name: 'write_note', serverId: 'notes', args: { text: 'x' }, callId: 'call-oauth-0003' });
-  expect(refused).toMatchObject({ ok: false, error: { code: 'sign_in_required', details: { oauth: { reason: 'insufficient_scope', scope: 'mcp:read mcp:write' } } } });
+  const refused = await core.dispatch('tools.call', {
+    name: 'write_note',
+    serverId: 'notes',
+    args: { text: 'x' },
+    callId: 'call-oauth-0003',
+  });
+  expect(refused).toMatchObject({
+    ok: false,
+    error: {
+      code: 'sign_in_required',
+      details: { oauth: { reason: 'insufficient_scope', scope: 'mcp:read mcp:write' } },
+    },
+  });
   expect(as.notes).toEqual([]);
 
   // The one place the token is: the secret store (so the search below can find it at all).
@@ -135,7 +164,9 @@ it('sign in, refresh, sign out — and the token is never in the data folder, lo
   await call(core, 'servers.signOut', { id: 'notes' });
   expect(await statusWhere((s) => s.state === 'error', signingOut)).toMatchObject({ code: 'sign_in_required' });
   expect(readFileSync(keyringFile, 'utf8')).not.toContain(current);
-  const after = await call<ServerView>(core, 'servers.get', { id: 'notes' }).then((d) => (d as unknown as ServerDetail).server);
+  const after = await call<ServerView>(core, 'servers.get', { id: 'notes' }).then(
+    (d) => (d as unknown as ServerDetail).server,
+  );
   expect(after.oauth?.signedIn).toBe(false);
 
   await core.close();

@@ -38,7 +38,11 @@ describe('remove, then save again under the same id', () => {
   it('the new server keeps the secret it was saved with: the removal does not delete it after the save', async () => {
     // Sent together: the save arrives while the removal is still closing the old connection.
     const removed = app.call<{ removed: boolean }>('servers.remove', { id: 'twin' });
-    const saved = app.call<ServerView>('servers.save', { mode: 'create', config: CONFIG, secrets: { 'env.TWIN_TOKEN': 'second-token-value' } });
+    const saved = app.call<ServerView>('servers.save', {
+      mode: 'create',
+      config: CONFIG,
+      secrets: { 'env.TWIN_TOKEN': 'second-token-value' },
+    });
     expect(await removed).toMatchObject({ removed: true });
     expect((await saved).secrets).toEqual({ 'env.TWIN_TOKEN': 'set' });
     const listed = await app.call<ServerView[]>('servers.list', {});

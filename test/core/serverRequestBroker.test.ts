@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServerRequestBroker } from '../../electron/core/serverRequests/broker.js';
-import type { AppError} from '../../electron/core/errors.js';
+import type { AppError } from '../../electron/core/errors.js';
 import { ValidationFailedError } from '../../electron/core/errors.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
@@ -44,7 +44,9 @@ class EventLog {
 
   /** The next `event` after the ones seen so far. */
   next<T>(event: EventName): Promise<T> {
-    return new Promise((resolve) => this.waiters.push({ event, resolve: resolve as (payload: unknown) => void, seen: this.of(event).length }));
+    return new Promise((resolve) =>
+      this.waiters.push({ event, resolve: resolve as (payload: unknown) => void, seen: this.of(event).length }),
+    );
   }
 }
 
@@ -56,13 +58,26 @@ describe('ServerRequestBroker with the registry and a real server', () => {
   let registry: MCPToolRegistry;
 
   async function start(timeoutMs?: number, roots?: string[]): Promise<void> {
-    broker = new ServerRequestBroker(log.emit, { serverName: (id) => registry.server(id)?.name ?? id, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+    broker = new ServerRequestBroker(log.emit, {
+      serverName: (id) => registry.server(id)?.name ?? id,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    });
     registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), serverRequests: broker });
-    registry.addServer(stdioFixtureConfig('fx', { FIXTURE_EVENTS: fixtureEvents, FIXTURE_TOOLS: 'ask_form,ask_url,sample,roots' }, { name: 'Fixture Server', ...(roots ? { roots } : {}) }));
+    registry.addServer(
+      stdioFixtureConfig(
+        'fx',
+        { FIXTURE_EVENTS: fixtureEvents, FIXTURE_TOOLS: 'ask_form,ask_url,sample,roots' },
+        { name: 'Fixture Server', ...(roots ? { roots } : {}) },
+      ),
+    );
     await registry.connect('fx');
   }
 
-  const form = { type: 'object', properties: { email: { type: 'string', format: 'email' }, count: { type: 'integer', minimum: 1, default: 2 } }, required: ['email'] };
+  const form = {
+    type: 'object',
+    properties: { email: { type: 'string', format: 'email' }, count: { type: 'integer', minimum: 1, default: 2 } },
+    required: ['email'],
+  };
 
   beforeEach(() => {
     scratch = scratchDir();
@@ -79,11 +94,19 @@ describe('ServerRequestBroker with the registry and a real server', () => {
     const requested = log.next<ServerRequestView>('serverRequest.opened');
     const call = registry.callServerTool('fx', 'ask_form', { message: 'Your email?', requestedSchema: form });
     const view = await requested;
-    expect(view).toMatchObject({ kind: 'elicitation-form', serverId: 'fx', serverName: 'Fixture Server', message: 'Your email?', requestedSchema: form });
+    expect(view).toMatchObject({
+      kind: 'elicitation-form',
+      serverId: 'fx',
+      serverName: 'Fixture Server',
+      message: 'Your email?',
+      requestedSchema: form,
+    });
     expect(broker.list()).toEqual([view]);
 
     // A sampling answer does not answer a form; values outside the schema are refused by field. The request stays open.
-    expect(() => broker.answer(view.requestId, { action: 'respond', text: 'x', model: 'm' })).toThrow(expect.objectContaining({ code: 'invalid_request' }) as Error);
+    expect(() => broker.answer(view.requestId, { action: 'respond', text: 'x', model: 'm' })).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }) as Error,
+    );
     let refused: unknown;
     try {
       broker.answer(view.requestId, { action: 'accept', content: { email: 'not an address', count: 0, extra: 'x' } });
@@ -102,12 +125,18 @@ describe('ServerRequestBroker with the registry and a real server', () => {
     expect(countEvents(fixtureEvents, 'tools/call')).toBe(1);
 
     broker.answer(view.requestId, { action: 'accept', content: { email: 'ada@example.com' } });
-    expect((await call).structuredContent).toEqual({ answer: { action: 'accept', content: { email: 'ada@example.com', count: 2 } } });
+    expect((await call).structuredContent).toEqual({
+      answer: { action: 'accept', content: { email: 'ada@example.com', count: 2 } },
+    });
     expect(log.of('serverRequest.closed')).toEqual([{ requestId: view.requestId, outcome: 'answered' }]);
     expect(broker.list()).toEqual([]);
     // Answered once: the same id again is stale, and so is one that never existed.
-    expect(() => broker.answer(view.requestId, { action: 'decline' })).toThrow(expect.objectContaining({ code: 'stale_ask' }) as AppError);
-    expect(() => broker.answer('never-issued', { action: 'decline' })).toThrow(expect.objectContaining({ code: 'stale_ask' }) as AppError);
+    expect(() => broker.answer(view.requestId, { action: 'decline' })).toThrow(
+      expect.objectContaining({ code: 'stale_ask' }) as AppError,
+    );
+    expect(() => broker.answer('never-issued', { action: 'decline' })).toThrow(
+      expect.objectContaining({ code: 'stale_ask' }) as AppError,
+    );
   });
 
   it('shows a sampling ask with what the server sent; an ask nobody answers expires as a rejection', async () => {
@@ -124,9 +153,13 @@ describe('ServerRequestBroker with the registry and a real server', () => {
       modelPreferences: { hints: [{ name: 'fixture-model' }], intelligencePriority: 0.5 },
     });
     const result = await call;
-    expect(result.structuredContent).toMatchObject({ error: { code: -1, message: expect.stringContaining('in time') as string } });
+    expect(result.structuredContent).toMatchObject({
+      error: { code: -1, message: expect.stringContaining('in time') as string },
+    });
     expect(log.of('serverRequest.closed')).toEqual([{ requestId: view.requestId, outcome: 'expired' }]);
-    expect(() => broker.answer(view.requestId, { action: 'respond', text: 'late', model: 'human' })).toThrow(expect.objectContaining({ code: 'stale_ask' }) as AppError);
+    expect(() => broker.answer(view.requestId, { action: 'respond', text: 'late', model: 'human' })).toThrow(
+      expect.objectContaining({ code: 'stale_ask' }) as AppError,
+    );
   });
 
   it('an elicitation nobody answers is cancelled; one whose server goes away closes as cancelled', async () => {
@@ -134,7 +167,11 @@ describe('ServerRequestBroker with the registry and a real server', () => {
     const first = log.next<ServerRequestView>('serverRequest.opened');
     const expired = registry.callServerTool('fx', 'ask_url', { message: 'Open it', url: 'https://example.com/flow' });
     const view = await first;
-    expect(view).toMatchObject({ kind: 'elicitation-url', url: 'https://example.com/flow', serverName: 'Fixture Server' });
+    expect(view).toMatchObject({
+      kind: 'elicitation-url',
+      url: 'https://example.com/flow',
+      serverName: 'Fixture Server',
+    });
     expect((await expired).structuredContent).toEqual({ answer: { action: 'cancel' } });
 
     await registry.close();
@@ -153,21 +190,33 @@ describe('ServerRequestBroker with the registry and a real server', () => {
     await start();
     const requested = log.next<ServerRequestView>('serverRequest.opened');
     const controller = new AbortController();
-    const call = registry.callServerTool('fx', 'ask_form', { message: 'Email?', requestedSchema: form }, { signal: controller.signal });
+    const call = registry.callServerTool(
+      'fx',
+      'ask_form',
+      { message: 'Email?', requestedSchema: form },
+      { signal: controller.signal },
+    );
     const view = await requested;
     const closed = log.next<{ requestId: string; outcome: string }>('serverRequest.closed');
     controller.abort();
     await expect(call).rejects.toMatchObject({ code: 'cancelled' });
     expect(await closed).toEqual({ requestId: view.requestId, outcome: 'call_ended' });
     expect(broker.list()).toEqual([]);
-    expect(() => broker.answer(view.requestId, { action: 'accept', content: { email: 'late@example.com' } })).toThrow(expect.objectContaining({ code: 'stale_ask' }) as AppError);
+    expect(() => broker.answer(view.requestId, { action: 'accept', content: { email: 'late@example.com' } })).toThrow(
+      expect.objectContaining({ code: 'stale_ask' }) as AppError,
+    );
   });
 
   it('refuses to the server a request no dialog can show, and shows nothing', async () => {
     await start();
     const properties = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, { type: 'string' }]));
-    const result = await registry.callServerTool('fx', 'ask_form', { message: 'Too many fields', requestedSchema: { type: 'object', properties } });
-    expect(result.structuredContent).toMatchObject({ error: { code: -32602, message: expect.stringContaining('at most 100 fields') as string } });
+    const result = await registry.callServerTool('fx', 'ask_form', {
+      message: 'Too many fields',
+      requestedSchema: { type: 'object', properties },
+    });
+    expect(result.structuredContent).toMatchObject({
+      error: { code: -32602, message: expect.stringContaining('at most 100 fields') as string },
+    });
     expect(log.of('serverRequest.opened')).toEqual([]);
   });
 
@@ -177,7 +226,10 @@ describe('ServerRequestBroker with the registry and a real server', () => {
     const config = registry.server('fx')!;
     await registry.updateServer({ ...config, roots: [project, scratch.dir] });
     await waitFor(() => readEvents(fixtureEvents).some((e) => e.event === 'roots'));
-    expect((readEvents(fixtureEvents).find((e) => e.event === 'roots') as { roots?: string[] }).roots).toEqual([pathToFileURL(project).href, pathToFileURL(scratch.dir).href]);
+    expect((readEvents(fixtureEvents).find((e) => e.event === 'roots') as { roots?: string[] }).roots).toEqual([
+      pathToFileURL(project).href,
+      pathToFileURL(scratch.dir).href,
+    ]);
     expect(countEvents(fixtureEvents, 'initialize')).toBe(1);
     expect(registry.status('fx')).toEqual({ state: 'ready' });
   });

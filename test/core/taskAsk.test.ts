@@ -22,7 +22,17 @@ describe('History: ask the server now about a call run as a task', () => {
   beforeAll(async () => {
     await buildTaskFixture();
     app = await startGatewayApp(scratch.dir);
-    await saveServerListed(app, { id: 'tasks', name: 'Tasks', transport: 'stdio', command: process.execPath, args: [BUILT_TASK_FIXTURE], cwd: PROJECT_ROOT, env: { TASKS_DIR: tasksDir }, protocolEra: 'modern', maxTotalTimeoutMs: 800 });
+    await saveServerListed(app, {
+      id: 'tasks',
+      name: 'Tasks',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_TASK_FIXTURE],
+      cwd: PROJECT_ROOT,
+      env: { TASKS_DIR: tasksDir },
+      protocolEra: 'modern',
+      maxTotalTimeoutMs: 800,
+    });
     await app.call('permissions.setToolLevel', { serverId: 'tasks', toolName: 'long_job', level: 'ALLOW' });
   }, 60_000);
 
@@ -33,7 +43,9 @@ describe('History: ask the server now about a call run as a task', () => {
 
   /** A GUI call whose wait ends (a short deadline) while its task works on: the record is left unknown with the task id. */
   async function orphanedTaskCall(callId: string, label: string): Promise<{ sessionId: string; taskId: string }> {
-    const failed = await app.call<CallOutcome>('tools.call', { name: 'long_job', serverId: 'tasks', args: { label }, callId, timeoutMs: 300 }).catch((e: unknown) => e);
+    const failed = await app
+      .call<CallOutcome>('tools.call', { name: 'long_job', serverId: 'tasks', args: { label }, callId, timeoutMs: 300 })
+      .catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(Error);
     const { current: sessionId } = await app.call<{ current: string }>('history.sessions');
     const record = await app.call<HistoryRecordView>('history.get', { sessionId, callId });
@@ -49,9 +61,15 @@ describe('History: ask the server now about a call run as a task', () => {
     expect(record.status).toBe('completed');
     expect(JSON.stringify(record.result)).toContain('done later');
     // Traces show the task's life after the app lost the call: the server's answer, then the stored result.
-    const traces = (await app.call<{ traces: TraceSummary[] }>('traces.list', { toolName: 'long_job', limit: 50 })).traces.filter((t) => t.callId === 'ask-task-1');
+    const traces = (
+      await app.call<{ traces: TraceSummary[] }>('traces.list', { toolName: 'long_job', limit: 50 })
+    ).traces.filter((t) => t.callId === 'ask-task-1');
     const details = await Promise.all(traces.map((t) => app.call<TraceDetail>('traces.get', { traceId: t.traceId })));
-    const recovery = details.find((d) => d.events.some((e) => e.type === 'task' && e.data.status === 'completed') && d.events.at(-1)?.type === 'completed');
+    const recovery = details.find(
+      (d) =>
+        d.events.some((e) => e.type === 'task' && e.data.status === 'completed') &&
+        d.events.at(-1)?.type === 'completed',
+    );
     expect(recovery?.events.map((e) => e.type)).toEqual(['task', 'completed']);
     const replay = await app.call<CallOutcome>('history.replay', { sessionId, callId: 'ask-task-1' });
     expect(replay.replayed).toBe(true);
@@ -63,13 +81,19 @@ describe('History: ask the server now about a call run as a task', () => {
     const record = await app.call<HistoryRecordView>('history.askTask', { sessionId, callId: 'ask-task-2' });
     expect(record).toMatchObject({ status: 'unknown', taskId });
     releaseTask(tasksDir, taskId);
-    await waitFor(async () => (await app.call<HistoryRecordView>('history.get', { sessionId, callId: 'ask-task-2' })).status === 'completed', 20_000);
+    await waitFor(
+      async () =>
+        (await app.call<HistoryRecordView>('history.get', { sessionId, callId: 'ask-task-2' })).status === 'completed',
+      20_000,
+    );
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'still')).toHaveLength(1);
   }, 60_000);
 
   it('a record without a task is refused with a coded error', async () => {
     const { current: sessionId } = await app.call<{ current: string }>('history.sessions');
-    const refused = await app.call('history.askTask', { sessionId, callId: 'no-such-call' }).catch((e: unknown) => e as { shape?: { code: string } });
+    const refused = await app
+      .call('history.askTask', { sessionId, callId: 'no-such-call' })
+      .catch((e: unknown) => e as { shape?: { code: string } });
     expect((refused as { shape?: { code: string } }).shape?.code).toBe('not_found');
   });
 });

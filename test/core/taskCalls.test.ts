@@ -21,7 +21,14 @@ describe('calls run as tasks, through the app core', () => {
     await buildTaskFixture();
     app = await startGatewayApp(scratch.dir);
     await saveServerListed(app, {
-      id: 'tasks', name: 'Tasks', transport: 'stdio', command: process.execPath, args: [BUILT_TASK_FIXTURE], cwd: PROJECT_ROOT, env: { TASKS_DIR: tasksDir }, protocolEra: 'modern',
+      id: 'tasks',
+      name: 'Tasks',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_TASK_FIXTURE],
+      cwd: PROJECT_ROOT,
+      env: { TASKS_DIR: tasksDir },
+      protocolEra: 'modern',
     });
     await app.call('permissions.setToolLevel', { serverId: 'tasks', toolName: 'long_job', level: 'ALLOW' });
   }, 60_000);
@@ -32,7 +39,12 @@ describe('calls run as tasks, through the app core', () => {
   });
 
   it('the GUI call shows its task (call.task), ends with the task’s result, and History names the task', async () => {
-    const call = app.call<CallOutcome>('tools.call', { name: 'long_job', serverId: 'tasks', args: { label: 'gui' }, callId: 'gui-task-1' });
+    const call = app.call<CallOutcome>('tools.call', {
+      name: 'long_job',
+      serverId: 'tasks',
+      args: { label: 'gui' },
+      callId: 'gui-task-1',
+    });
     const task = await app.nextEvent<EventOf<'call.task'>>('call.task', (e) => e.callId === 'gui-task-1');
     expect(task).toMatchObject({ status: 'working', statusMessage: 'working on gui' });
     releaseTask(tasksDir, task.taskId);
@@ -40,7 +52,10 @@ describe('calls run as tasks, through the app core', () => {
     expect(JSON.stringify(outcome)).toContain('done gui');
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'gui')).toHaveLength(1);
     // History shows the task the call became.
-    const record = await app.call<{ status: string; taskId?: string }>('history.get', { sessionId: outcome.sessionId, callId: 'gui-task-1' });
+    const record = await app.call<{ status: string; taskId?: string }>('history.get', {
+      sessionId: outcome.sessionId,
+      callId: 'gui-task-1',
+    });
     expect(record).toMatchObject({ status: 'completed', taskId: task.taskId });
   }, 60_000);
 
@@ -56,7 +71,12 @@ describe('calls run as tasks, through the app core', () => {
       expect(result.content).toEqual([{ type: 'text', text: 'done agent' }]);
       expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'agent')).toHaveLength(1);
       // Not the GUI's call: no call.task for it.
-      expect(app.events.filter((e) => e.event === 'call.task' && (e.payload as { statusMessage?: string }).statusMessage === 'working on agent')).toEqual([]);
+      expect(
+        app.events.filter(
+          (e) =>
+            e.event === 'call.task' && (e.payload as { statusMessage?: string }).statusMessage === 'working on agent',
+        ),
+      ).toEqual([]);
     } finally {
       await agent.close();
     }

@@ -18,8 +18,19 @@ describe('a 2025-11-25 task through the app core', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await saveServerListed(app, { id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT });
-    await app.call('permissions.setToolLevel', { serverId: 'everything', toolName: 'simulate-research-query', level: 'ALLOW' });
+    await saveServerListed(app, {
+      id: 'everything',
+      name: 'Everything',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [entry, 'stdio'],
+      cwd: PROJECT_ROOT,
+    });
+    await app.call('permissions.setToolLevel', {
+      serverId: 'everything',
+      toolName: 'simulate-research-query',
+      level: 'ALLOW',
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -28,12 +39,20 @@ describe('a 2025-11-25 task through the app core', () => {
   });
 
   it('the GUI call shows its task (call.task), ends with the task’s result, History names the task', async () => {
-    const call = app.call<CallOutcome>('tools.call', { name: 'simulate-research-query', serverId: 'everything', args: { topic: 'eels' }, callId: 'legacy-task-1' });
+    const call = app.call<CallOutcome>('tools.call', {
+      name: 'simulate-research-query',
+      serverId: 'everything',
+      args: { topic: 'eels' },
+      callId: 'legacy-task-1',
+    });
     const task = await app.nextEvent<EventOf<'call.task'>>('call.task', (e) => e.callId === 'legacy-task-1');
     expect(task.status).toBe('working');
     const outcome = await call;
     expect(JSON.stringify(outcome)).toContain('Research Report: eels');
-    const record = await app.call<{ status: string; taskId?: string }>('history.get', { sessionId: outcome.sessionId, callId: 'legacy-task-1' });
+    const record = await app.call<{ status: string; taskId?: string }>('history.get', {
+      sessionId: outcome.sessionId,
+      callId: 'legacy-task-1',
+    });
     expect(record).toMatchObject({ status: 'completed', taskId: task.taskId });
   }, 60_000);
 });

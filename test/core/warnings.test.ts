@@ -17,7 +17,15 @@ it('a damaged secrets file found at start reaches listeners as `app.warnings` an
   mkdirSync(dataDir);
   writeFileSync(join(dataDir, 'secrets.json'), 'not json');
   writeFileSync(join(dataDir, 'config.json'), '[]');
-  const core = await buildCore({ mode: 'browser', dataDir, workspaceDir: join(scratch.dir, 'workspace'), secrets: new FileSecretStore(join(dataDir, 'secrets.json')), config: openConfConfigStore(dataDir), version: '0.0.0-test', gateway: { port: 0 } });
+  const core = await buildCore({
+    mode: 'browser',
+    dataDir,
+    workspaceDir: join(scratch.dir, 'workspace'),
+    secrets: new FileSecretStore(join(dataDir, 'secrets.json')),
+    config: openConfConfigStore(dataDir),
+    version: '0.0.0-test',
+    gateway: { port: 0 },
+  });
   const pushed: AppWarning[][] = [];
   core.onEvent((event, payload) => {
     if (event === 'app.warnings') pushed.push((payload as { warnings: AppWarning[] }).warnings);
@@ -26,8 +34,20 @@ it('a damaged secrets file found at start reaches listeners as `app.warnings` an
     await core.start();
     expect(pushed).toHaveLength(1);
     const expected = [
-      { code: 'file_damaged', file: join(dataDir, 'config.json'), lost: 'settings', problem: 'invalid_content', movedTo: expect.stringContaining('config.json.corrupt-') },
-      { code: 'file_damaged', file: join(dataDir, 'secrets.json'), lost: 'secrets', problem: 'not_json', movedTo: expect.stringContaining('secrets.json.corrupt-') },
+      {
+        code: 'file_damaged',
+        file: join(dataDir, 'config.json'),
+        lost: 'settings',
+        problem: 'invalid_content',
+        movedTo: expect.stringContaining('config.json.corrupt-'),
+      },
+      {
+        code: 'file_damaged',
+        file: join(dataDir, 'secrets.json'),
+        lost: 'secrets',
+        problem: 'not_json',
+        movedTo: expect.stringContaining('secrets.json.corrupt-'),
+      },
     ];
     expect(pushed[0]).toEqual(expected);
     const info = await core.dispatch('app.info', {});

@@ -38,12 +38,27 @@ function freePort(): Promise<number> {
 
 const ctx = hostPerTest('mh-e2e-agent-sign-in-');
 
-test('mcp-remote given only the URL signs in through the consent page clicked in Chromium, then lists the tools; the agent appears, signed in', async ({ page }) => {
+test('mcp-remote given only the URL signs in through the consent page clicked in Chromium, then lists the tools; the agent appears, signed in', async ({
+  page,
+}) => {
   await ctx.bridge.ok('servers.save', {
     mode: 'create',
-    config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } },
+    config: {
+      id: 'fx',
+      name: 'Fixture',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      cwd: PROJECT_ROOT,
+      env: { FIXTURE_TOOLS: 'echo' },
+    },
   });
-  await expect.poll(async () => (await ctx.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 }).toBe('ready');
+  await expect
+    .poll(
+      async () => (await ctx.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state,
+      { timeout: 20_000 },
+    )
+    .toBe('ready');
   const gatewayUrl = (await ctx.bridge.ok<AgentsView>('agents.list', {})).gateway.url;
 
   // mcp-remote's config (its client registration and tokens) in this test's folder; its browser opener a no-op.
@@ -59,7 +74,12 @@ test('mcp-remote given only the URL signs in through the consent page clicked in
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [MCP_REMOTE, gatewayUrl, String(callbackPort)],
-    env: { ...getDefaultEnvironment(), PATH: `${fakeBin}:${process.env.PATH ?? ''}`, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: join(fakeBin, 'xdg-open') },
+    env: {
+      ...getDefaultEnvironment(),
+      PATH: `${fakeBin}:${process.env.PATH ?? ''}`,
+      MCP_REMOTE_CONFIG_DIR: configDir,
+      BROWSER: join(fakeBin, 'xdg-open'),
+    },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -84,7 +104,12 @@ test('mcp-remote given only the URL signs in through the consent page clicked in
     await page.goto(url);
     await expect(page.locator('main')).toHaveCSS('border-radius', '10px');
     await expect(page.getByRole('heading', { name: 'Allow an agent to use MiniHarness?' })).toBeVisible();
-    await expect(page.getByRole('paragraph').filter({ hasText: 'asks to connect to MiniHarness' }).getByText('MCP CLI Proxy', { exact: true })).toBeVisible();
+    await expect(
+      page
+        .getByRole('paragraph')
+        .filter({ hasText: 'asks to connect to MiniHarness' })
+        .getByText('MCP CLI Proxy', { exact: true }),
+    ).toBeVisible();
     await expect(page.getByText('The name above is the client’s own claim')).toBeVisible();
     await expect(page.getByText(`http://localhost:${callbackPort}`)).toBeVisible();
     await page.getByLabel('Chosen servers').check();
@@ -99,7 +124,10 @@ test('mcp-remote given only the URL signs in through the consent page clicked in
     expect(tools.map((t) => t.name)).toContain('fx__echo');
 
     await page.goto(ctx.host.url);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Agents/ }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('button', { name: /^Agents/ })
+      .click();
     const card = page.getByRole('listitem', { name: 'MCP CLI Proxy' });
     await expect(card).toBeVisible();
     await expect(card.getByText('signed in', { exact: true })).toBeVisible();

@@ -35,7 +35,10 @@ function text(result: unknown): string {
 }
 
 async function openView(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
@@ -64,12 +67,27 @@ test.describe('an agent through the GUI', () => {
   async function addFixture(counter: string): Promise<void> {
     await ctx.bridge.ok('servers.save', {
       mode: 'create',
-      config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' } },
+      config: {
+        id: 'fx',
+        name: 'Fixture',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [BUILT_STDIO_FIXTURE],
+        cwd: PROJECT_ROOT,
+        env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' },
+      },
     });
-    await expect.poll(async () => (await ctx.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 }).toBe('ready');
+    await expect
+      .poll(
+        async () => (await ctx.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state,
+        { timeout: 20_000 },
+      )
+      .toBe('ready');
   }
 
-  test('the token is shown once with the configs; the approval names the agent; Allow returns the result, Deny an isError and no side effect', async ({ page }) => {
+  test('the token is shown once with the configs; the approval names the agent; Allow returns the result, Deny an isError and no side effect', async ({
+    page,
+  }) => {
     const counter = join(ctx.scratch, 'counter.txt');
     await addFixture(counter);
     await page.goto(ctx.host.url);
@@ -82,11 +100,15 @@ test.describe('an agent through the GUI', () => {
     const token = await addAgent(page, AGENT);
     // "Connect an agent" with the real token, per application.
     const created = page.getByRole('dialog', { name: `Agent “${AGENT}” added` });
-    const desktop = JSON.parse((await created.getByLabel('Claude Desktop configuration').textContent()) ?? '') as { mcpServers: Record<string, { args: string[]; env: Record<string, string> }> };
+    const desktop = JSON.parse((await created.getByLabel('Claude Desktop configuration').textContent()) ?? '') as {
+      mcpServers: Record<string, { args: string[]; env: Record<string, string> }>;
+    };
     expect(desktop.mcpServers.miniharness?.env).toEqual({ MINIHARNESS_GATEWAY_TOKEN: token });
     expect(desktop.mcpServers.miniharness?.args.slice(-2)).toEqual(['--client', AGENT]);
     await created.getByRole('tab', { name: 'Claude Code' }).click();
-    await expect(created.getByLabel('Claude Code configuration')).toHaveText(`claude mcp add --transport http miniharness ${url} --header 'Authorization: Bearer ${token}'\n`);
+    await expect(created.getByLabel('Claude Code configuration')).toHaveText(
+      `claude mcp add --transport http miniharness ${url} --header 'Authorization: Bearer ${token}'\n`,
+    );
     await expect(created.getByRole('button', { name: 'Copy for Claude Code' })).toBeVisible();
     await created.getByRole('button', { name: 'Done' }).click();
     await expect(created).toBeHidden();
@@ -153,14 +175,19 @@ test.describe('an agent through the GUI', () => {
     await expect(page.locator('[data-history-row]')).toContainText('append');
   });
 
-  test('a 2026-07-28 agent (v2 SDK, auto) ends modern at the same endpoint; its approval names it; Allow returns the result, Deny an isError and no side effect; its callId replays', async ({ page }) => {
+  test('a 2026-07-28 agent (v2 SDK, auto) ends modern at the same endpoint; its approval names it; Allow returns the result, Deny an isError and no side effect; its callId replays', async ({
+    page,
+  }) => {
     const counter = join(ctx.scratch, 'counter.txt');
     await addFixture(counter);
     await page.goto(ctx.host.url);
     await openView(page, 'Agents');
     const url = (await page.getByTestId('gateway-url').textContent()) ?? '';
     const token = await addAgent(page, AGENT);
-    await page.getByRole('dialog', { name: `Agent “${AGENT}” added` }).getByRole('button', { name: 'Done' }).click();
+    await page
+      .getByRole('dialog', { name: `Agent “${AGENT}” added` })
+      .getByRole('button', { name: 'Done' })
+      .click();
 
     const modern = await connectModernAgent(new URL(url), token, 'e2e-modern');
     try {
@@ -177,7 +204,11 @@ test.describe('an agent through the GUI', () => {
       await expect(row).toContainText('2026-07-28');
 
       const dialog = page.getByRole('alertdialog', { name: `Approval: append, asked by ${AGENT}` });
-      const allowed = modern.callTool({ name: 'fx__append', arguments: { line: 'modern' }, _meta: { 'io.miniharness/callId': 'e2e-modern-1' } });
+      const allowed = modern.callTool({
+        name: 'fx__append',
+        arguments: { line: 'modern' },
+        _meta: { 'io.miniharness/callId': 'e2e-modern-1' },
+      });
       await expect(dialog).toBeVisible();
       await expect(dialog.locator('.approval-caller')).toHaveAttribute('data-caller', AGENT);
       await dialog.getByRole('button', { name: /^Allow once/ }).click();
@@ -196,7 +227,11 @@ test.describe('an agent through the GUI', () => {
       // no dialog for a call that runs nothing.
       const approvalsBefore = await ctx.bridge.ok<unknown[]>('approvals.list', {});
       expect(approvalsBefore).toEqual([]);
-      const again = await modern.callTool({ name: 'fx__append', arguments: { line: 'modern' }, _meta: { 'io.miniharness/callId': 'e2e-modern-1' } });
+      const again = await modern.callTool({
+        name: 'fx__append',
+        arguments: { line: 'modern' },
+        _meta: { 'io.miniharness/callId': 'e2e-modern-1' },
+      });
       await expect(dialog).toBeHidden();
       expect(text(again)).toBe('appended modern');
       expect(again._meta?.['io.miniharness/replayed']).toBe(true);
@@ -207,11 +242,16 @@ test.describe('an agent through the GUI', () => {
     }
   });
 
-  test('revoke ends the agent’s access (after a confirmation), then it can be removed; settings refuse bad values at the field', async ({ page }) => {
+  test('revoke ends the agent’s access (after a confirmation), then it can be removed; settings refuse bad values at the field', async ({
+    page,
+  }) => {
     await page.goto(ctx.host.url);
     await openView(page, 'Agents');
     const token = await addAgent(page, AGENT);
-    await page.getByRole('dialog', { name: `Agent “${AGENT}” added` }).getByRole('button', { name: 'Done' }).click();
+    await page
+      .getByRole('dialog', { name: `Agent “${AGENT}” added` })
+      .getByRole('button', { name: 'Done' })
+      .click();
     const url = (await page.getByTestId('gateway-url').textContent()) ?? '';
     agent = await connectAgent(new URL(url), token);
     const card = page.getByRole('listitem', { name: AGENT });
@@ -229,7 +269,10 @@ test.describe('an agent through the GUI', () => {
     await expect(connectAgent(new URL(url), token)).rejects.toMatchObject({ code: 401 });
 
     await card.getByRole('button', { name: 'Remove…' }).click();
-    await page.getByRole('alertdialog', { name: `Remove ${AGENT}?` }).getByRole('button', { name: 'Remove' }).click();
+    await page
+      .getByRole('alertdialog', { name: `Remove ${AGENT}?` })
+      .getByRole('button', { name: 'Remove' })
+      .click();
     await expect(card).toHaveCount(0);
     await expect(page.getByText('No agents yet')).toBeVisible();
 
@@ -253,7 +296,9 @@ test.describe('an agent through the GUI', () => {
     await seconds.fill('45');
     await page.getByRole('button', { name: 'Save timeout' }).click();
     await expect(seconds).not.toHaveAttribute('aria-invalid', 'true');
-    expect((await ctx.bridge.ok<{ approvalTimeoutSeconds: number }>('settings.get', {})).approvalTimeoutSeconds).toBe(45);
+    expect((await ctx.bridge.ok<{ approvalTimeoutSeconds: number }>('settings.get', {})).approvalTimeoutSeconds).toBe(
+      45,
+    );
     // The agents' idle time: its hint says what it does; out of range is refused at the field, a valid one is saved.
     const idle = page.getByLabel(/End an agent’s idle session after \(minutes\)/);
     await expect(idle).toHaveValue('10');
@@ -265,7 +310,9 @@ test.describe('an agent through the GUI', () => {
     await idle.fill('30');
     await page.getByRole('button', { name: 'Save idle time' }).click();
     await expect(idle).not.toHaveAttribute('aria-invalid', 'true');
-    await expect.poll(async () => (await ctx.bridge.ok<{ agentIdleMinutes: number }>('settings.get', {})).agentIdleMinutes).toBe(30);
+    await expect
+      .poll(async () => (await ctx.bridge.ok<{ agentIdleMinutes: number }>('settings.get', {})).agentIdleMinutes)
+      .toBe(30);
   });
 });
 
@@ -287,7 +334,9 @@ test.describe('a gateway port in use', () => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  test('is a clear sentence with a link to the setting, and choosing another port there starts it', async ({ page }) => {
+  test('is a clear sentence with a link to the setting, and choosing another port there starts it', async ({
+    page,
+  }) => {
     const held = await occupiedPort();
     blocker = held.server;
     scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-gwport-'));
@@ -301,11 +350,15 @@ test.describe('a gateway port in use', () => {
     expect(host.alive()).toBe(true);
 
     await page.goto(host.url);
-    await expect(page.getByRole('navigation', { name: 'Main' }).getByLabel('the gateway is not listening')).toBeVisible();
+    await expect(
+      page.getByRole('navigation', { name: 'Main' }).getByLabel('the gateway is not listening'),
+    ).toBeVisible();
     await openView(page, 'Agents');
     const endpoint = page.getByRole('region', { name: 'Endpoint' });
     await expect(endpoint.getByRole('status', { name: 'Gateway: Port in use' })).toBeVisible();
-    await expect(endpoint.getByRole('alert')).toContainText(`Port ${held.port} is already used by another program, so no agent can connect.`);
+    await expect(endpoint.getByRole('alert')).toContainText(
+      `Port ${held.port} is already used by another program, so no agent can connect.`,
+    );
     await endpoint.getByRole('button', { name: 'Open Settings → Agent gateway' }).click();
     await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
 
@@ -316,12 +369,16 @@ test.describe('a gateway port in use', () => {
     await page.getByRole('button', { name: 'Save gateway' }).click();
     const bridge = await Bridge.connect(host);
     try {
-      await expect.poll(async () => (await bridge.ok<{ gateway: { state: string; port: number } }>('agents.list', {})).gateway).toEqual(expect.objectContaining({ state: 'listening', port: free.port }));
+      await expect
+        .poll(async () => (await bridge.ok<{ gateway: { state: string; port: number } }>('agents.list', {})).gateway)
+        .toEqual(expect.objectContaining({ state: 'listening', port: free.port }));
     } finally {
       bridge.close();
     }
     await openView(page, 'Agents');
-    await expect(page.getByRole('region', { name: 'Endpoint' }).getByRole('status', { name: 'Gateway: Listening' })).toBeVisible();
+    await expect(
+      page.getByRole('region', { name: 'Endpoint' }).getByRole('status', { name: 'Gateway: Listening' }),
+    ).toBeVisible();
     await expect(page.getByTestId('gateway-url')).toHaveText(`http://127.0.0.1:${free.port}/mcp`);
   });
 });

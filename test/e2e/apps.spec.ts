@@ -17,18 +17,36 @@ import { hostPerTest } from './support/hostPerTest.js';
 
 test.describe.configure({ timeout: 120_000 });
 
-const BASIC_SERVER = join(PROJECT_ROOT, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs', 'dist', 'index.js');
+const BASIC_SERVER = join(
+  PROJECT_ROOT,
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-basic-vanillajs',
+  'dist',
+  'index.js',
+);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 
 const ctx = hostPerTest('mh-e2e-apps-');
 
 test.beforeEach(async () => {
   await ctx.bridge.ok('servers.save', {
     mode: 'create',
-    config: { id: 'basic', name: 'Basic', transport: 'stdio', command: process.execPath, args: [BASIC_SERVER, '--stdio'], cwd: PROJECT_ROOT },
+    config: {
+      id: 'basic',
+      name: 'Basic',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BASIC_SERVER, '--stdio'],
+      cwd: PROJECT_ROOT,
+    },
   });
-  await waitFor(async () => ((await ctx.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'basic')?.toolCount ?? 0) > 0, 30_000);
+  await waitFor(
+    async () =>
+      ((await ctx.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'basic')?.toolCount ?? 0) >
+      0,
+    30_000,
+  );
   // Every get-time asks (the person's and the app's); reading the app's HTML does not.
   await ctx.bridge.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'get-time', level: 'ASK' });
   await ctx.bridge.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'resources/read', level: 'ALLOW' });
@@ -46,7 +64,8 @@ function inApp(page: Page, testId: string, selector: string) {
 }
 
 async function getTimeRecords(): Promise<HistoryRecordView[]> {
-  return (await ctx.bridge.ok<{ records: HistoryRecordView[] }>('history.page', { toolName: 'get-time', limit: 50 })).records;
+  return (await ctx.bridge.ok<{ records: HistoryRecordView[] }>('history.page', { toolName: 'get-time', limit: 50 }))
+    .records;
 }
 
 function timeOf(record: HistoryRecordView | undefined): string {
@@ -54,11 +73,19 @@ function timeOf(record: HistoryRecordView | undefined): string {
   return typeof time === 'string' ? time : '';
 }
 
-test('a tool’s app renders its result, calls the tool as "<server>’s app" after approval, and replays from History without running', async ({ page }, testInfo) => {
+test('a tool’s app renders its result, calls the tool as "<server>’s app" after approval, and replays from History without running', async ({
+  page,
+}, testInfo) => {
   await page.goto(ctx.host.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="get-time"][data-server="basic"]').click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="get-time"][data-server="basic"]')
+    .click();
   const panel = page.getByRole('region', { name: 'Call get-time' });
   await panel.getByRole('button', { name: 'Run' }).click();
 
@@ -100,7 +127,10 @@ test('a tool’s app renders its result, calls the tool as "<server>’s app" af
   await snap(page, testInfo, 'app-call-result');
 
   // History: the person's record shows the app driven by the stored result; Replay shows it again and runs nothing.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^History/ }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^History/ })
+    .click();
   await expect(page.getByRole('heading', { name: 'History', level: 1 })).toBeVisible();
   await page.locator(`[data-history-row][data-call-id="${first!.callId}"]`).click();
   const detail = page.getByRole('region', { name: 'Call get-time' });
@@ -118,15 +148,26 @@ test('a tool’s app renders its result, calls the tool as "<server>’s app" af
   await expect(page.getByRole('alertdialog')).toHaveCount(0);
 });
 
-test('an app’s open-link asks first and opens only after Open, without an opener; Close tears the app down', async ({ page, context }, testInfo) => {
+test('an app’s open-link asks first and opens only after Open, without an opener; Close tears the app down', async ({
+  page,
+  context,
+}, testInfo) => {
   // The link's page is answered here: the test needs no network.
-  await context.route('https://modelcontextprotocol.io/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>linked</title>' }));
+  await context.route('https://modelcontextprotocol.io/**', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<title>linked</title>' }),
+  );
   await ctx.bridge.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'get-time', level: 'ALLOW' });
   const opened: string[] = [];
   context.on('page', (newPage) => opened.push(newPage.url()));
   await page.goto(ctx.host.url);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="get-time"][data-server="basic"]').click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="get-time"][data-server="basic"]')
+    .click();
   const panel = page.getByRole('region', { name: 'Call get-time' });
   await panel.getByRole('button', { name: 'Run' }).click();
   const app = panel.getByTestId('call-app');

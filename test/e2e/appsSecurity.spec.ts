@@ -40,7 +40,9 @@ test.beforeAll(() => {
 
 test.beforeEach(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'mh-e2e-apps-security-'));
-  declared = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' }).end('declared-ok'));
+  declared = createServer((_req, res) =>
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' }).end('declared-ok'),
+  );
   await new Promise<void>((resolve) => declared!.listen(0, '127.0.0.1', () => resolve()));
   declaredUrl = `http://127.0.0.1:${(declared.address() as AddressInfo).port}/`;
   host = await startWebHost({ dataDir: join(scratch, 'data') });
@@ -57,7 +59,11 @@ test.beforeEach(async () => {
       env: { HOSTILE_CONNECT_ORIGIN: new URL(declaredUrl).origin },
     },
   });
-  await waitFor(async () => ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'hostile')?.toolCount ?? 0) > 0, 30_000);
+  await waitFor(
+    async () =>
+      ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'hostile')?.toolCount ?? 0) > 0,
+    30_000,
+  );
   // No dialogs here: the tool and the read of its app's HTML are allowed (apps.spec.ts covers the approval).
   await bridge.ok('permissions.setToolLevel', { serverId: 'hostile', toolName: 'probe', level: 'ALLOW' });
   await bridge.ok('permissions.setToolLevel', { serverId: 'hostile', toolName: 'resources/read', level: 'ALLOW' });
@@ -74,18 +80,29 @@ test.afterEach(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-test('a hostile app reaches nothing of the host: token, bridge, parent DOM, top navigation, popups, undeclared origins', async ({ page, context }, testInfo) => {
+test('a hostile app reaches nothing of the host: token, bridge, parent DOM, top navigation, popups, undeclared origins', async ({
+  page,
+  context,
+}, testInfo) => {
   const popups: string[] = [];
   context.on('page', (opened) => popups.push(opened.url()));
   await page.goto(host!.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
   const pageUrl = page.url();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="probe"][data-server="hostile"]').click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="probe"][data-server="hostile"]')
+    .click();
   const panel = page.getByRole('region', { name: 'Call probe' });
   await panel.getByRole('tab', { name: 'Raw JSON' }).click();
   const hostPort = Number(new URL(host!.url).port);
-  await panel.getByLabel('Arguments (JSON object)').fill(JSON.stringify({ hostPort, allowedUrl: declaredUrl, guess: host!.token }));
+  await panel
+    .getByLabel('Arguments (JSON object)')
+    .fill(JSON.stringify({ hostPort, allowedUrl: declaredUrl, guess: host!.token }));
   await panel.getByRole('button', { name: 'Run' }).click();
 
   const app = panel.getByTestId('call-app');
@@ -95,7 +112,10 @@ test('a hostile app reaches nothing of the host: token, bridge, parent DOM, top 
   await expect(outer).toHaveAttribute('sandbox', 'allow-scripts');
   const proxySrc = (await outer.getAttribute('src')) ?? '';
   expect(new URL(proxySrc).origin).not.toBe(new URL(host!.url).origin);
-  const report = page.frameLocator('[data-testid="call-app"] iframe.app-frame-outer').frameLocator('iframe').locator('#report');
+  const report = page
+    .frameLocator('[data-testid="call-app"] iframe.app-frame-outer')
+    .frameLocator('iframe')
+    .locator('#report');
   await expect(report).not.toHaveText('waiting', { timeout: 20_000 });
   const probes = JSON.parse((await report.textContent()) ?? '{}') as Record<string, string>;
   await testInfo.attach('probes', { body: JSON.stringify(probes, null, 2), contentType: 'application/json' });
@@ -134,11 +154,19 @@ test('a hostile app reaches nothing of the host: token, bridge, parent DOM, top 
   await expect(panel.getByRole('region', { name: 'Result' })).toContainText('probe shown');
 });
 
-test('the app is answered and told as the extension says: host capabilities and context, then a denied call’s input and its cancellation', async ({ page }) => {
+test('the app is answered and told as the extension says: host capabilities and context, then a denied call’s input and its cancellation', async ({
+  page,
+}) => {
   await bridge!.ok('permissions.setToolLevel', { serverId: 'hostile', toolName: 'probe', level: 'ASK' });
   await page.goto(host!.url);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="probe"][data-server="hostile"]').click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="probe"][data-server="hostile"]')
+    .click();
   const panel = page.getByRole('region', { name: 'Call probe' });
   await panel.getByRole('tab', { name: 'Raw JSON' }).click();
   await panel.getByLabel('Arguments (JSON object)').fill(JSON.stringify({ quiet: true }));
@@ -153,12 +181,27 @@ test('the app is answered and told as the extension says: host capabilities and 
     protocolVersion?: string;
     hostInfo?: { name?: string };
     hostCapabilities?: Record<string, unknown>;
-    hostContext?: { theme?: string; displayMode?: string; availableDisplayModes?: string[]; containerDimensions?: { width?: number }; toolInfo?: { tool?: { name?: string } } };
+    hostContext?: {
+      theme?: string;
+      displayMode?: string;
+      availableDisplayModes?: string[];
+      containerDimensions?: { width?: number };
+      toolInfo?: { tool?: { name?: string } };
+    };
   };
   expect(initialize.protocolVersion).toBe('2026-01-26');
   expect(initialize.hostInfo?.name).toBe('MiniHarness Desktop');
-  expect(Object.keys(initialize.hostCapabilities ?? {}).sort()).toEqual(['logging', 'openLinks', 'serverResources', 'serverTools']);
-  expect(initialize.hostContext).toMatchObject({ displayMode: 'inline', availableDisplayModes: ['inline'], toolInfo: { tool: { name: 'probe' } } });
+  expect(Object.keys(initialize.hostCapabilities ?? {}).sort()).toEqual([
+    'logging',
+    'openLinks',
+    'serverResources',
+    'serverTools',
+  ]);
+  expect(initialize.hostContext).toMatchObject({
+    displayMode: 'inline',
+    availableDisplayModes: ['inline'],
+    toolInfo: { tool: { name: 'probe' } },
+  });
   expect(['light', 'dark']).toContain(initialize.hostContext?.theme);
   expect(initialize.hostContext?.containerDimensions?.width).toBeGreaterThan(0);
 
@@ -169,19 +212,29 @@ test('the app is answered and told as the extension says: host capabilities and 
   await expect(witness.locator('#events')).not.toContainText('tool-result');
 });
 
-test('an app that takes its frame to another page (out of its CSP) is removed, and the panel closes it', async ({ page }) => {
+test('an app that takes its frame to another page (out of its CSP) is removed, and the panel closes it', async ({
+  page,
+}) => {
   // The page it goes to would keep talking to the host: it posts a tools/call as soon as it loads.
   const talker = createServer((_req, res) =>
     res
       .writeHead(200, { 'Content-Type': 'text/html' })
-      .end('<!doctype html><p id="talker">talker</p><script>parent.postMessage({jsonrpc:"2.0",id:99,method:"tools/call",params:{name:"probe",arguments:{quiet:true}}},"*")</script>'),
+      .end(
+        '<!doctype html><p id="talker">talker</p><script>parent.postMessage({jsonrpc:"2.0",id:99,method:"tools/call",params:{name:"probe",arguments:{quiet:true}}},"*")</script>',
+      ),
   );
   await new Promise<void>((resolve) => talker.listen(0, '127.0.0.1', () => resolve()));
   try {
     const talkerUrl = `http://127.0.0.1:${(talker.address() as AddressInfo).port}/`;
     await page.goto(host!.url);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-    await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="probe"][data-server="hostile"]').click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('button', { name: /^Tools/ })
+      .click();
+    await page
+      .getByRole('navigation', { name: 'Tool list' })
+      .locator('button[data-tool="probe"][data-server="hostile"]')
+      .click();
     const panel = page.getByRole('region', { name: 'Call probe' });
     await panel.getByRole('tab', { name: 'Raw JSON' }).click();
     await panel.getByLabel('Arguments (JSON object)').fill(JSON.stringify({ leaveTo: talkerUrl }));
@@ -190,7 +243,9 @@ test('an app that takes its frame to another page (out of its CSP) is removed, a
     // The proxy removed the frame and asked the host to close the app; the panel did.
     await expect(panel.getByTestId('call-app')).toHaveCount(0, { timeout: 15_000 });
     // The talker's tools/call never ran: the only probe call is the person's.
-    const records = (await bridge!.ok<{ records: Array<{ userId: string }> }>('history.page', { toolName: 'probe', limit: 10 })).records;
+    const records = (
+      await bridge!.ok<{ records: Array<{ userId: string }> }>('history.page', { toolName: 'probe', limit: 10 })
+    ).records;
     expect(records.map((record) => record.userId)).toEqual(['gui']);
   } finally {
     talker.closeAllConnections();

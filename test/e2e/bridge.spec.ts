@@ -41,8 +41,14 @@ test.afterEach(async () => {
 async function openWriteFile(page: Page) {
   await page.goto(host!.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="write_file"][data-server="local"]').click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="write_file"][data-server="local"]')
+    .click();
   const panel = page.getByRole('region', { name: 'Call write_file' });
   await expect(panel).toBeVisible();
   return panel;
@@ -63,7 +69,9 @@ test('the host goes away mid-call: the call says so, the page reconnects when th
   await expect(page.getByRole('alert').filter({ hasText: 'Connection to MiniHarness lost' })).toBeVisible();
 
   host = await startWebHost({ dataDir: join(scratch, 'data'), token: host!.token, port });
-  await expect(page.getByRole('alert').filter({ hasText: 'Connection to MiniHarness lost' })).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByRole('alert').filter({ hasText: 'Connection to MiniHarness lost' })).toBeHidden({
+    timeout: 30_000,
+  });
   // A real call over the new connection: it asks again, and Deny is answered by the new host.
   await panel.getByRole('button', { name: 'Run' }).click();
   const dialog = page.getByRole('alertdialog');
@@ -72,11 +80,15 @@ test('the host goes away mid-call: the call says so, the page reconnects when th
   await expect(panel.getByRole('region', { name: 'Call failed' })).toContainText('Denied');
 });
 
-test('tool arguments over the limit: the panel says they are too large to send, and the page stays connected', async ({ page }) => {
+test('tool arguments over the limit: the panel says they are too large to send, and the page stays connected', async ({
+  page,
+}) => {
   const panel = await openWriteFile(page);
   // Raw JSON: one text field, so the page does not re-validate a 12 MiB form field on every change.
   await panel.getByRole('tab', { name: 'Raw JSON' }).click();
-  await panel.getByLabel('Arguments (JSON object)').fill(JSON.stringify({ path: 'huge.txt', content: 'x'.repeat(12 * 1024 * 1024) }));
+  await panel
+    .getByLabel('Arguments (JSON object)')
+    .fill(JSON.stringify({ path: 'huge.txt', content: 'x'.repeat(12 * 1024 * 1024) }));
   await panel.getByRole('button', { name: 'Run' }).click();
   const failed = panel.getByRole('region', { name: 'Call failed' });
   // Main alone validates requests: the 12 MiB frame crosses to the host, which refuses it typed.

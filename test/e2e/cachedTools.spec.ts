@@ -46,7 +46,10 @@ async function openApp(page: Page, running: WebHostProcess): Promise<void> {
 }
 
 async function openView(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
@@ -62,7 +65,11 @@ async function saveServer(running: WebHostProcess, config: unknown): Promise<voi
 test('a warm start marks a connecting server\'s tools "cached" until it is ready', async ({ page }) => {
   const gate = join(scratch, 'init-gate');
   // The server answers initialize only while the gate file is absent.
-  await saveServer(host!, { ...stdioFixtureConfig('slow', { FIXTURE_TOOLS: 'echo,append', FIXTURE_INIT_HOLD: gate }), name: 'Slow fixture', timeoutMs: 600_000 });
+  await saveServer(host!, {
+    ...stdioFixtureConfig('slow', { FIXTURE_TOOLS: 'echo,append', FIXTURE_INIT_HOLD: gate }),
+    name: 'Slow fixture',
+    timeoutMs: 600_000,
+  });
   await openApp(page, host!);
   await expect(serverRow(page, 'Slow fixture')).toContainText('Ready', { timeout: 30_000 });
   await openView(page, 'Tools');
@@ -80,7 +87,9 @@ test('a warm start marks a connecting server\'s tools "cached" until it is ready
   await expect(serverRow(page, 'Slow fixture')).toContainText(/Connecting/i);
   await openView(page, 'Tools');
   for (const tool of ['echo', 'append']) {
-    await expect(list.locator(`button[data-tool="${tool}"][data-server="slow"]`).locator('.chip-cached')).toHaveText('cached');
+    await expect(list.locator(`button[data-tool="${tool}"][data-server="slow"]`).locator('.chip-cached')).toHaveText(
+      'cached',
+    );
   }
 
   // The Server detail lists the same tools, marked too.
@@ -101,14 +110,18 @@ test('a warm start marks a connecting server\'s tools "cached" until it is ready
   await expect(list.locator('.chip-cached')).toHaveCount(0);
 });
 
-test('a server removed and added again under the same name never shows the old one\'s tools', async ({ page }) => {
+test("a server removed and added again under the same name never shows the old one's tools", async ({ page }) => {
   // Both servers have the very same settings (so the same id and connection): only the tool
   // list file differs between them. The new one stays connecting until the gate opens, so any
   // leftover of the old one (its cache entry, a stale detail) would be what the page shows.
   const toolsFile = join(scratch, 'tools.txt');
   const gate = join(scratch, 'init-gate');
   writeFileSync(toolsFile, 'append,slow');
-  const config = { ...stdioFixtureConfig('twin', { FIXTURE_TOOLS_FILE: toolsFile, FIXTURE_INIT_HOLD: gate }), name: 'Twin', timeoutMs: 600_000 };
+  const config = {
+    ...stdioFixtureConfig('twin', { FIXTURE_TOOLS_FILE: toolsFile, FIXTURE_INIT_HOLD: gate }),
+    name: 'Twin',
+    timeoutMs: 600_000,
+  };
   await saveServer(host!, config);
   await openApp(page, host!);
   await expect(serverRow(page, 'Twin')).toContainText('Ready', { timeout: 30_000 });

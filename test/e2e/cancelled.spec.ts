@@ -39,9 +39,20 @@ test.beforeEach(async () => {
   bridge = await Bridge.connect(host);
   await bridge.ok('servers.save', {
     mode: 'create',
-    config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], env: { FIXTURE_COUNTER: join(scratch, 'counter.txt') } },
+    config: {
+      id: 'fx',
+      name: 'Fixture',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      env: { FIXTURE_COUNTER: join(scratch, 'counter.txt') },
+    },
   });
-  await waitFor(async () => ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0, 20_000);
+  await waitFor(
+    async () =>
+      ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0,
+    20_000,
+  );
   // `slow` runs without asking; `append` asks (the default for an untrusted server's writing tool).
   await bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });
 });
@@ -55,16 +66,23 @@ test.afterEach(async () => {
 });
 
 async function openView(page: Page, name: 'History' | 'Traces'): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
-test('calls cancelled while waiting for approval and while running show as Cancelled in Traces and History, and their filters find them', async ({ page }) => {
+test('calls cancelled while waiting for approval and while running show as Cancelled in Traces and History, and their filters find them', async ({
+  page,
+}) => {
   // One cancelled while it runs on the server.
   const ranId = `e2e-ran-${randomUUID()}`;
   const ran = bridge!.call('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 600_000 }, callId: ranId });
   await waitFor(async () => {
-    const running = (await bridge!.ok<{ traces: TraceSummary[] }>('traces.list', { status: 'running', toolName: 'slow', limit: 5 })).traces[0];
+    const running = (
+      await bridge!.ok<{ traces: TraceSummary[] }>('traces.list', { status: 'running', toolName: 'slow', limit: 5 })
+    ).traces[0];
     if (!running) return false;
     const detail = await bridge!.ok<TraceDetail>('traces.get', { traceId: running.traceId });
     return detail.events.some((e) => e.type === 'attempt_started');
@@ -74,8 +92,16 @@ test('calls cancelled while waiting for approval and while running show as Cance
 
   // One cancelled while it waits for the person.
   const waitedId = `e2e-waited-${randomUUID()}`;
-  const waited = bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'never' }, callId: waitedId });
-  await waitFor(async () => (await bridge!.ok<ApprovalView[]>('approvals.list', {})).some((a) => a.toolName === 'append'), 20_000);
+  const waited = bridge!.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'never' },
+    callId: waitedId,
+  });
+  await waitFor(
+    async () => (await bridge!.ok<ApprovalView[]>('approvals.list', {})).some((a) => a.toolName === 'append'),
+    20_000,
+  );
   await bridge!.ok('tools.cancel', { callId: waitedId });
   expect((await waited).ok).toBe(false);
 
@@ -90,7 +116,9 @@ test('calls cancelled while waiting for approval and while running show as Cance
   await expect(list.locator('.trace-item')).toHaveCount(2);
   await expect(list.locator('.trace-item').first().locator('[data-trace-status="cancelled"]')).toHaveText('Cancelled');
   await list.locator('.trace-item', { hasText: 'slow' }).click();
-  await expect(page.getByRole('region', { name: 'Trace of slow' }).getByText('Cancelled', { exact: true }).first()).toBeVisible();
+  await expect(
+    page.getByRole('region', { name: 'Trace of slow' }).getByText('Cancelled', { exact: true }).first(),
+  ).toBeVisible();
 
   await openView(page, 'History');
   const row = page.locator(`[data-history-row][data-call-id="${ranId}"]`);

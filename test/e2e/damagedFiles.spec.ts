@@ -47,7 +47,9 @@ test('a damaged database is named in a banner with what was lost, and in Setting
   await testInfo.attach('damaged-banner', { path: shot, contentType: 'image/png' });
 
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await expect(page.getByRole('region', { name: 'Startup warnings' })).toContainText('miniharness.db was damaged and moved aside.');
+  await expect(page.getByRole('region', { name: 'Startup warnings' })).toContainText(
+    'miniharness.db was damaged and moved aside.',
+  );
 
   await banner.getByRole('button', { name: 'Dismiss warning' }).click();
   await expect(banner).toBeHidden();

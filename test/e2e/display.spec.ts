@@ -31,9 +31,20 @@ const e2e = hostPerTest('mh-e2e-display-');
 async function addFixture(env: Record<string, string>): Promise<void> {
   await e2e.bridge.ok('servers.save', {
     mode: 'create',
-    config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], env },
+    config: {
+      id: 'fx',
+      name: 'Fixture',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      env,
+    },
   });
-  await waitFor(async () => ((await e2e.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0, 20_000);
+  await waitFor(
+    async () =>
+      ((await e2e.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0,
+    20_000,
+  );
   await e2e.bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' }); // no approval dialog here
 }
 
@@ -43,24 +54,37 @@ async function openApp(page: Page): Promise<void> {
 }
 
 async function openView(page: Page, name: 'History' | 'Traces' | 'Tools' | 'Settings' | 'Servers'): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
 const historyRow = (page: Page, callId: string) => page.locator(`[data-history-row][data-call-id="${callId}"]`);
 
-test('a call whose result has isError reads "Tool error" in History, and the status filter finds it', async ({ page }) => {
+test('a call whose result has isError reads "Tool error" in History, and the status filter finds it', async ({
+  page,
+}) => {
   await addFixture({ FIXTURE_TOOLS: 'echo,append' });
   await e2e.bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'ALLOW' });
   const failing = `e2e-${randomUUID()}`;
   const ok = `e2e-${randomUUID()}`;
-  const outcome = await e2e.bridge.ok<CallOutcome>('tools.call', { name: 'append', serverId: 'fx', args: { line: 'x' }, callId: failing });
+  const outcome = await e2e.bridge.ok<CallOutcome>('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'x' },
+    callId: failing,
+  });
   expect(outcome.result.isError).toBe(true); // the tool answered with an error result: the call itself completed
   await e2e.bridge.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'fine' }, callId: ok });
 
   await openApp(page);
   await openView(page, 'History');
-  await expect(historyRow(page, failing).locator('[data-record-status]')).toHaveAttribute('data-record-status', 'tool_error');
+  await expect(historyRow(page, failing).locator('[data-record-status]')).toHaveAttribute(
+    'data-record-status',
+    'tool_error',
+  );
   await expect(historyRow(page, failing)).toContainText('Tool error');
   await expect(historyRow(page, ok).locator('[data-record-status]')).toHaveAttribute('data-record-status', 'completed');
 
@@ -75,7 +99,9 @@ test('a call whose result has isError reads "Tool error" in History, and the sta
   await historyRow(page, ok).click();
   await status.getByRole('button', { name: 'All' }).click();
   await historyRow(page, failing).click();
-  await expect(page.getByRole('region', { name: 'Call append' }).locator('[data-record-status]')).toHaveText('Tool error');
+  await expect(page.getByRole('region', { name: 'Call append' }).locator('[data-record-status]')).toHaveText(
+    'Tool error',
+  );
 });
 
 test('after a restart with a new GUI session, History follows it without a reload', async ({ page }) => {
@@ -97,12 +123,18 @@ test('after a restart with a new GUI session, History follows it without a reloa
   db.close();
   e2e.host = await startWebHost({ dataDir: join(e2e.scratch, 'data'), token, port });
   e2e.bridge = await Bridge.connect(e2e.host);
-  await expect(page.getByRole('alert').filter({ hasText: 'Connection to MiniHarness lost' })).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByRole('alert').filter({ hasText: 'Connection to MiniHarness lost' })).toBeHidden({
+    timeout: 30_000,
+  });
 
   // The page switched to the new current session: the old record is gone from the list, and a
   // call made now appears live.
   await expect(historyRow(page, before)).toBeHidden();
-  await waitFor(async () => ((await e2e.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0, 20_000);
+  await waitFor(
+    async () =>
+      ((await e2e.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0,
+    20_000,
+  );
   const after = `e2e-${randomUUID()}`;
   await e2e.bridge.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'after' }, callId: after });
   await expect(historyRow(page, after)).toBeVisible();
@@ -114,7 +146,9 @@ test('after a restart with a new GUI session, History follows it without a reloa
   await expect(historyRow(page, before)).toBeVisible();
 });
 
-test('tool titles show in the list, the header and the server detail; a read-only tool is only "read-only"; counts are singular', async ({ page }) => {
+test('tool titles show in the list, the header and the server detail; a read-only tool is only "read-only"; counts are singular', async ({
+  page,
+}) => {
   await addFixture({ FIXTURE_TOOLS: 'echo', FIXTURE_ECHO_TITLE: 'Echo Text (Deprecated)' });
   await openApp(page);
   await expect(serverRow(page, 'Fixture')).toContainText('1 tool');
@@ -122,7 +156,9 @@ test('tool titles show in the list, the header and the server detail; a read-onl
 
   await openView(page, 'Tools');
   await expect(page.locator('.view-header')).toContainText(/1 tool from 1 server/);
-  const item = page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="echo"][data-server="fx"]');
+  const item = page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="echo"][data-server="fx"]');
   await expect(item.locator('.tool-item-title')).toHaveText('Echo Text (Deprecated)');
   await expect(item.locator('.tool-item-name')).toHaveText('echo');
   await expect(item).toContainText('read-only');
@@ -146,7 +182,9 @@ test('tool titles show in the list, the header and the server detail; a read-onl
 test.describe('at 1024×640', () => {
   test.use({ viewport: { width: 1024, height: 640 } });
 
-  test('every History column is reachable with a call open: the grid scrolls sideways and its header moves with it', async ({ page }) => {
+  test('every History column is reachable with a call open: the grid scrolls sideways and its header moves with it', async ({
+    page,
+  }) => {
     await addFixture({ FIXTURE_TOOLS: 'echo' });
     const callId = `e2e-${randomUUID()}`;
     await e2e.bridge.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'wide' }, callId });
@@ -168,13 +206,22 @@ test.describe('at 1024×640', () => {
     await expect(cell).toContainText(callId.slice(0, 8));
   });
 
-  test('notices take a row of their own: the newest shows, the rest collapse, each can be dismissed', async ({ page }) => {
+  test('notices take a row of their own: the newest shows, the rest collapse, each can be dismissed', async ({
+    page,
+  }) => {
     await addFixture({ FIXTURE_TOOLS: 'echo' });
-    await e2e.bridge.ok('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'traced' }, callId: `e2e-${randomUUID()}` });
+    await e2e.bridge.ok('tools.call', {
+      name: 'echo',
+      serverId: 'fx',
+      args: { text: 'traced' },
+      callId: `e2e-${randomUUID()}`,
+    });
     await openApp(page);
     await openView(page, 'Traces');
     await page.getByRole('navigation', { name: 'Trace list' }).locator('.trace-item').first().click();
-    const exportButton = page.getByRole('region', { name: 'Trace of echo' }).getByRole('button', { name: 'Export JSON' });
+    const exportButton = page
+      .getByRole('region', { name: 'Trace of echo' })
+      .getByRole('button', { name: 'Export JSON' });
     for (let i = 0; i < 3; i++) {
       const download = page.waitForEvent('download');
       await exportButton.click();
@@ -205,9 +252,14 @@ test.describe('at 1024×640', () => {
     const formBannerClass = await formBanner.evaluate((el) => el.firstElementChild?.className);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
 
-    await page.getByRole('button', { name: /^Import/ }).first().click();
+    await page
+      .getByRole('button', { name: /^Import/ })
+      .first()
+      .click();
     const importDialog = page.getByRole('dialog');
-    await importDialog.getByLabel('Configuration file').setInputFiles({ name: 'mcp.json', mimeType: 'application/json', buffer: Buffer.from('{ not json') });
+    await importDialog
+      .getByLabel('Configuration file')
+      .setInputFiles({ name: 'mcp.json', mimeType: 'application/json', buffer: Buffer.from('{ not json') });
     const importBanner = importDialog.locator('[data-validation-banner]');
     await expect(importBanner).toHaveCount(1);
     await expect(importBanner.getByRole('alert')).toBeVisible();
@@ -215,7 +267,9 @@ test.describe('at 1024×640', () => {
     expect(await importBanner.evaluate((el) => el.firstElementChild?.className)).toBe(formBannerClass);
   });
 
-  test('the secret-storage banner can be dismissed; Settings keeps the warning and can bring it back', async ({ page }) => {
+  test('the secret-storage banner can be dismissed; Settings keeps the warning and can bring it back', async ({
+    page,
+  }) => {
     await openApp(page);
     const banner = page.getByRole('alert', { name: 'Secret storage warning' });
     await expect(banner).toBeVisible(); // the e2e host keeps secrets in a plain file

@@ -28,7 +28,8 @@ const decision = decideLaunch({
   readText: (path) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined),
 });
 const readText = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
-const built = existsSync(join(root, 'out', 'main', 'main.js')) && existsSync(join(root, 'out', 'preload', 'preload.cjs'));
+const built =
+  existsSync(join(root, 'out', 'main', 'main.js')) && existsSync(join(root, 'out', 'preload', 'preload.cjs'));
 
 // One line saying why, e.g. "Electron runtime not available (no binary in node_modules/electron)".
 const skipReason =
@@ -95,7 +96,9 @@ test('opens the app window with the preload API and without Node.js in the page'
 
     // A call through the preload reaches the core (the sender check lets the app page through).
     const info = await page.evaluate(async () => {
-      const api = (globalThis as unknown as Record<string, { calls: Record<string, (p: unknown) => Promise<unknown>> }>)['miniharness'];
+      const api = (
+        globalThis as unknown as Record<string, { calls: Record<string, (p: unknown) => Promise<unknown>> }>
+      )['miniharness'];
       return api?.calls['app.info']?.({});
     });
     expect(info).toMatchObject({ ok: true, result: { mode: 'electron' } });
@@ -116,7 +119,12 @@ test('the Servers view lists a configured server, and an approval dialog answers
   const counter = join(userData, 'counter.txt');
   // Configured before start, as a person's saved configuration: the stdio fixture, untrusted (its tools ask).
   mkdirSync(userData, { recursive: true });
-  writeFileSync(join(userData, 'config.json'), JSON.stringify({ servers: [stdioFixtureConfig('fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' }, { name: 'Fixture' })] }));
+  writeFileSync(
+    join(userData, 'config.json'),
+    JSON.stringify({
+      servers: [stdioFixtureConfig('fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' }, { name: 'Fixture' })],
+    }),
+  );
   const app = await launch();
   try {
     const page = await app.firstWindow();
@@ -125,8 +133,14 @@ test('the Servers view lists a configured server, and an approval dialog answers
     await expect(list).toContainText('Fixture');
     await expect(list.locator('[data-state="ready"]')).toBeVisible({ timeout: 30_000 });
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-    await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="append"][data-server="fx"]').click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('button', { name: /^Tools/ })
+      .click();
+    await page
+      .getByRole('navigation', { name: 'Tool list' })
+      .locator('button[data-tool="append"][data-server="fx"]')
+      .click();
     const panel = page.getByRole('region', { name: 'Call append' });
     await panel.getByLabel('line').fill('from-electron');
     await panel.getByRole('button', { name: 'Run' }).click();

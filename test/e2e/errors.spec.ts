@@ -37,7 +37,13 @@ test('an HTTP server that refuses the connection says so, with host:port (E5)', 
   const port = await closedPort();
   await e2e.bridge.ok('servers.save', {
     mode: 'create',
-    config: { id: 'gone', name: 'Gone server', transport: 'streamable_http', url: `http://127.0.0.1:${port}/mcp`, auth: { kind: 'none' } },
+    config: {
+      id: 'gone',
+      name: 'Gone server',
+      transport: 'streamable_http',
+      url: `http://127.0.0.1:${port}/mcp`,
+      auth: { kind: 'none' },
+    },
   });
   await openApp(page);
   await serverRow(page, 'Gone server').click();
@@ -51,7 +57,13 @@ test('an HTTP server that refuses the connection says so, with host:port (E5)', 
 test('a host name that does not resolve is named as a DNS failure (E5)', async ({ page }) => {
   await e2e.bridge.ok('servers.save', {
     mode: 'create',
-    config: { id: 'nowhere', name: 'Nowhere', transport: 'streamable_http', url: 'http://nonexistent.invalid:8080/mcp', auth: { kind: 'none' } },
+    config: {
+      id: 'nowhere',
+      name: 'Nowhere',
+      transport: 'streamable_http',
+      url: 'http://nonexistent.invalid:8080/mcp',
+      auth: { kind: 'none' },
+    },
   });
   await openApp(page);
   await serverRow(page, 'Nowhere').click();
@@ -61,7 +73,10 @@ test('a host name that does not resolve is named as a DNS failure (E5)', async (
 });
 
 test('a program that is not an MCP server is reported as such, not as -32601 (E12)', async ({ page }) => {
-  await e2e.bridge.ok('servers.save', { mode: 'create', config: { id: 'cat', name: 'Cat program', transport: 'stdio', command: '/bin/cat' } });
+  await e2e.bridge.ok('servers.save', {
+    mode: 'create',
+    config: { id: 'cat', name: 'Cat program', transport: 'stdio', command: '/bin/cat' },
+  });
   await openApp(page);
   await expect(serverRow(page, 'Cat program')).toContainText('Not an MCP server', { timeout: 20_000 });
   await serverRow(page, 'Cat program').click();
@@ -75,19 +90,47 @@ test('a call denied by a rule is worded from the typed denial', async ({ page })
   const counter = join(e2e.scratch, 'counter.txt');
   await e2e.bridge.ok('servers.save', {
     mode: 'create',
-    config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' } },
+    config: {
+      id: 'fx',
+      name: 'Fixture',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      cwd: PROJECT_ROOT,
+      env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' },
+    },
   });
   await expect
-    .poll(async () => (await e2e.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 })
+    .poll(
+      async () => (await e2e.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state,
+      { timeout: 20_000 },
+    )
     .toBe('ready');
   await e2e.bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
   // What crosses the contract: a code and a typed denial.
-  const reply = await e2e.bridge.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'x' }, callId: 'e2e-denied-1' });
-  expect(reply).toMatchObject({ ok: false, error: { code: 'permission_denied', details: { denial: { by: 'rule', level: 'DENY', toolName: 'append', serverId: 'fx' } } } });
+  const reply = await e2e.bridge.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'x' },
+    callId: 'e2e-denied-1',
+  });
+  expect(reply).toMatchObject({
+    ok: false,
+    error: {
+      code: 'permission_denied',
+      details: { denial: { by: 'rule', level: 'DENY', toolName: 'append', serverId: 'fx' } },
+    },
+  });
 
   await openApp(page);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="append"][data-server="fx"]').click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="append"][data-server="fx"]')
+    .click();
   const panel = page.getByRole('region', { name: 'Call append' });
   await panel.getByLabel('line').fill('never');
   await panel.getByRole('button', { name: 'Run' }).click();

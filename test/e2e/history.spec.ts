@@ -40,9 +40,20 @@ test.beforeEach(async () => {
   // The fixture server, connected, with its side-effect tools allowed (no approval dialog here).
   await bridge.ok('servers.save', {
     mode: 'create',
-    config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], env: { FIXTURE_COUNTER: counter } },
+    config: {
+      id: 'fx',
+      name: 'Fixture',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      env: { FIXTURE_COUNTER: counter },
+    },
   });
-  await waitFor(async () => ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0, 20_000);
+  await waitFor(
+    async () =>
+      ((await bridge!.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0,
+    20_000,
+  );
   await bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'ALLOW' });
   await bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });
 });
@@ -68,7 +79,10 @@ async function openApp(page: Page): Promise<void> {
 }
 
 async function openView(page: Page, name: 'History' | 'Traces'): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
@@ -76,13 +90,21 @@ function historyRow(page: Page, callId: string) {
   return page.locator(`[data-history-row][data-call-id="${callId}"]`);
 }
 
-test('a completed call replays from History without running again; its replay trace exports as JSON', async ({ page }, testInfo) => {
+test('a completed call replays from History without running again; its replay trace exports as JSON', async ({
+  page,
+}, testInfo) => {
   const callId = `e2e-${randomUUID()}`;
-  const original = await bridge!.ok<CallOutcome>('tools.call', { name: 'append', serverId: 'fx', args: { line: 'hello from e2e' }, callId });
+  const original = await bridge!.ok<CallOutcome>('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'hello from e2e' },
+    callId,
+  });
   expect(original).toMatchObject({ replayed: false, attempts: 1 });
   expect(readLines(counter)).toEqual(['hello from e2e']);
   // Some more calls, so the list has something to scroll past.
-  for (let i = 0; i < 3; i++) await bridge!.ok('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 1 }, callId: `e2e-${randomUUID()}` });
+  for (let i = 0; i < 3; i++)
+    await bridge!.ok('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 1 }, callId: `e2e-${randomUUID()}` });
 
   await openApp(page);
   await openView(page, 'History');
@@ -133,7 +155,12 @@ test('a completed call replays from History without running again; its replay tr
   expect(download.suggestedFilename()).toMatch(/^trace-append-.+\.json$/);
   const file = join(scratch, 'exported.json');
   await download.saveAs(file);
-  const exported = JSON.parse(readFileSync(file, 'utf8')) as { format: string; version: number; trace: { callId: string; status: string }; events: Array<{ type: string }> };
+  const exported = JSON.parse(readFileSync(file, 'utf8')) as {
+    format: string;
+    version: number;
+    trace: { callId: string; status: string };
+    events: Array<{ type: string }>;
+  };
   expect(exported).toMatchObject({ format: 'miniharness-trace', version: 1, trace: { callId, status: 'ok' } });
   expect(exported.events.map((e) => e.type)).toContain('completed');
   expect(readLines(counter)).toEqual(['hello from e2e']);
@@ -161,13 +188,26 @@ test('a completed call replays from History without running again; its replay tr
 
 test('a call whose result is unknown is resolved by hand as failed', async ({ page }, testInfo) => {
   const stuck = `e2e-${randomUUID()}`;
-  const reply = await bridge!.call('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 5_000 }, callId: stuck, timeoutMs: 200 });
+  const reply = await bridge!.call('tools.call', {
+    name: 'slow',
+    serverId: 'fx',
+    args: { ms: 5_000 },
+    callId: stuck,
+    timeoutMs: 200,
+  });
   expect(reply).toMatchObject({ ok: false, error: { code: 'timeout' } });
-  await bridge!.ok('tools.call', { name: 'append', serverId: 'fx', args: { line: 'done' }, callId: `e2e-${randomUUID()}` });
+  await bridge!.ok('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'done' },
+    callId: `e2e-${randomUUID()}`,
+  });
 
   await openApp(page);
   // The sidebar marks History: one call needs attention.
-  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^History/ })).toContainText('1');
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^History/ })).toContainText(
+    '1',
+  );
   await openView(page, 'History');
   await expect(page.getByText('1 call needs attention')).toBeVisible();
   const row = historyRow(page, stuck);
@@ -196,7 +236,10 @@ test('a call whose result is unknown is resolved by hand as failed', async ({ pa
   await snap(page, testInfo, 'history-resolved');
 
   // A failed call cannot be replayed; running it again is a new call.
-  const state = await bridge!.call('history.replay', { sessionId: (await bridge!.ok<{ current: string }>('history.sessions', {})).current, callId: stuck });
+  const state = await bridge!.call('history.replay', {
+    sessionId: (await bridge!.ok<{ current: string }>('history.sessions', {})).current,
+    callId: stuck,
+  });
   expect(state).toMatchObject({ ok: false, error: { code: 'not_replayable' } });
 });
 
@@ -222,15 +265,24 @@ test('run again makes a new call through the pipeline; an error reads in plain w
   // Denied now: the same action fails with the reason in words.
   await bridge!.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
   await detail.getByRole('button', { name: 'Run again as a new call' }).click();
-  await page.getByRole('alertdialog', { name: 'Run this call again?' }).getByRole('button', { name: 'Run again' }).click();
+  await page
+    .getByRole('alertdialog', { name: 'Run this call again?' })
+    .getByRole('button', { name: 'Run again' })
+    .click();
   await expect(detail.getByRole('alert')).toContainText('Denied: a rule denies it');
   await snap(page, testInfo, 'history-rerun-denied');
   expect(readLines(counter)).toEqual(['first', 'first']);
 });
 
 test('the Traces tool filter applies as you type and "Clear filters" resets it', async ({ page }) => {
-  await bridge!.ok('tools.call', { name: 'append', serverId: 'fx', args: { line: 'filtered' }, callId: `e2e-${randomUUID()}` });
-  for (let i = 0; i < 2; i++) await bridge!.ok('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 1 }, callId: `e2e-${randomUUID()}` });
+  await bridge!.ok('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'filtered' },
+    callId: `e2e-${randomUUID()}`,
+  });
+  for (let i = 0; i < 2; i++)
+    await bridge!.ok('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 1 }, callId: `e2e-${randomUUID()}` });
   await openApp(page);
   await openView(page, 'Traces');
   const items = page.getByRole('navigation', { name: 'Trace list' }).locator('.trace-item');
@@ -244,7 +296,9 @@ test('the Traces tool filter applies as you type and "Clear filters" resets it',
   await expect(items).toHaveCount(3);
 });
 
-test('at 1024×640 with a call open: Status and Call id stay in view, and the list shows several rows', async ({ page }, testInfo) => {
+test('at 1024×640 with a call open: Status and Call id stay in view, and the list shows several rows', async ({
+  page,
+}, testInfo) => {
   await page.setViewportSize({ width: 1024, height: 640 });
   const ids: string[] = [];
   for (let i = 0; i < 14; i++) {
@@ -263,14 +317,23 @@ test('at 1024×640 with a call open: Status and Call id stay in view, and the li
   // Several rows fit whole in the list's scroller under the banner, header, filters and notices.
   const scroller = await page.locator('.h-scroller').boundingBox();
   const boxes = await Promise.all(ids.map((id) => historyRow(page, id).boundingBox()));
-  const whole = boxes.filter((box) => box && scroller && box.y >= scroller.y && box.y + box.height <= scroller.y + scroller.height);
+  const whole = boxes.filter(
+    (box) => box && scroller && box.y >= scroller.y && box.y + box.height <= scroller.y + scroller.height,
+  );
   expect(whole.length).toBeGreaterThanOrEqual(9);
 });
 
-test('an error sentence the trace row above already shows reads "Same as above.", its words in the tooltip and for screen readers', async ({ page }) => {
+test('an error sentence the trace row above already shows reads "Same as above.", its words in the tooltip and for screen readers', async ({
+  page,
+}) => {
   await bridge!.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'DENY' });
   for (let i = 0; i < 2; i += 1) {
-    const reply = await bridge!.call('tools.call', { name: 'slow', serverId: 'fx', args: { ms: 5 }, callId: `e2e-${randomUUID()}` });
+    const reply = await bridge!.call('tools.call', {
+      name: 'slow',
+      serverId: 'fx',
+      args: { ms: 5 },
+      callId: `e2e-${randomUUID()}`,
+    });
     expect(reply).toMatchObject({ ok: false });
   }
   await openApp(page);
@@ -288,9 +351,16 @@ test('an error sentence the trace row above already shows reads "Same as above."
   await expect(same).toHaveAttribute('title', sentence);
 });
 
-test('a timeline approval request that repeats the decision reason above reads "Same as above.", its words in the tooltip and for screen readers', async ({ page }) => {
+test('a timeline approval request that repeats the decision reason above reads "Same as above.", its words in the tooltip and for screen readers', async ({
+  page,
+}) => {
   // echo of the untrusted fixture asks first; answered "deny" over the bridge.
-  const call = bridge!.call('tools.call', { name: 'echo', serverId: 'fx', args: { text: 'hi' }, callId: `e2e-${randomUUID()}` });
+  const call = bridge!.call('tools.call', {
+    name: 'echo',
+    serverId: 'fx',
+    args: { text: 'hi' },
+    callId: `e2e-${randomUUID()}`,
+  });
   await expect.poll(async () => (await bridge!.ok<unknown[]>('approvals.list', {})).length).toBe(1);
   const [pending] = await bridge!.ok<Array<{ requestId: string }>>('approvals.list', {});
   await bridge!.ok('approvals.answer', { requestId: pending!.requestId, answer: 'deny' });

@@ -59,7 +59,9 @@ function savedConfig(dataDir: string): string {
   return existsSync(file) ? readFileSync(file, 'utf8') : '';
 }
 
-test('imports a Claude Desktop file: the server connects, its secret goes to the secret store only', async ({ page }, testInfo) => {
+test('imports a Claude Desktop file: the server connects, its secret goes to the secret store only', async ({
+  page,
+}, testInfo) => {
   const secret = 'ghp_e2e_import_secret_0123456789';
   const file = join(scratch, 'claude_desktop_config.json');
   writeFileSync(
@@ -67,7 +69,11 @@ test('imports a Claude Desktop file: the server connects, its secret goes to the
     JSON.stringify(
       {
         mcpServers: {
-          'Fixture Tools': { command: process.execPath, args: [BUILT_STDIO_FIXTURE], env: { GITHUB_TOKEN: secret, FIXTURE_NAME: 'imported' } },
+          'Fixture Tools': {
+            command: process.execPath,
+            args: [BUILT_STDIO_FIXTURE],
+            env: { GITHUB_TOKEN: secret, FIXTURE_NAME: 'imported' },
+          },
           Weather: { url: 'https://weather.example.com/mcp', type: 'sse' },
           broken: { nothing: true },
         },

@@ -25,7 +25,9 @@ let host: WebHostProcess | undefined;
 
 /** The owner record of a real process that has since exited. */
 async function deadOwner(): Promise<ProcessOwner> {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000); process.stdout.write("up\\n")'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000); process.stdout.write("up\\n")'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   await new Promise((resolve) => child.stdout.once('data', resolve));
   const self = currentProcessOwner();
   const pid = child.pid as number;
@@ -46,7 +48,13 @@ test.beforeEach(async () => {
   const dataDir = join(scratch, 'data');
   const db = openAppDatabase(join(dataDir, 'miniharness.db'));
   const tracer = new Tracer(db, { owner: await deadOwner() });
-  const call = { sessionId: 'gui-earlier', callId: 'call-cut-off-0001', userId: 'gui', toolName: 'effect', serverId: 'fx' };
+  const call = {
+    sessionId: 'gui-earlier',
+    callId: 'call-cut-off-0001',
+    userId: 'gui',
+    toolName: 'effect',
+    serverId: 'fx',
+  };
   const trace = tracer.start(call);
   trace.event('decision', { outcome: 'allow' });
   // The call had claimed its checkpoint, as the pipeline does before any attempt: it may have acted.
@@ -67,7 +75,10 @@ test.afterEach(async () => {
 test('a trace left running by a dead process reads as interrupted after the next start', async ({ page }, testInfo) => {
   await page.goto(host!.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Traces/ }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Traces/ })
+    .click();
   await expect(page.getByRole('heading', { name: 'Traces', level: 1 })).toBeVisible();
 
   const list = page.getByRole('navigation', { name: 'Trace list' });
@@ -86,6 +97,9 @@ test('a trace left running by a dead process reads as interrupted after the next
   await testInfo.attach('traces-interrupted', { path, contentType: 'image/png' });
 
   // The status filter offers it, and picks exactly that trace.
-  await page.getByRole('combobox').filter({ has: page.locator('option', { hasText: 'Any status' }) }).selectOption('interrupted');
+  await page
+    .getByRole('combobox')
+    .filter({ has: page.locator('option', { hasText: 'Any status' }) })
+    .selectOption('interrupted');
   await expect(list.locator('.trace-item')).toHaveCount(1);
 });

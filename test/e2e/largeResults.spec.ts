@@ -18,9 +18,20 @@ test.beforeEach(async () => {
   const bridge = e2e.bridge;
   await bridge.ok('servers.save', {
     mode: 'create',
-    config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], env: { FIXTURE_TOOLS: 'echo,big' } },
+    config: {
+      id: 'fx',
+      name: 'Fixture',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      env: { FIXTURE_TOOLS: 'echo,big' },
+    },
   });
-  await waitFor(async () => ((await e2e.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0, 20_000);
+  await waitFor(
+    async () =>
+      ((await e2e.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.toolCount ?? 0) > 0,
+    20_000,
+  );
   await bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'big', level: 'ALLOW' });
 });
 
@@ -31,7 +42,10 @@ test('a large result shows as a preview in the list and loads whole when opened'
 
   await page.goto(e2e.host.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^History/ }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^History/ })
+    .click();
   const row = page.locator(`[data-history-row][data-call-id="${callId}"]`);
   await expect(row.getByTestId('history-row-size')).toHaveText(/40\.\d KB/);
 

@@ -29,7 +29,9 @@ interface Recorded {
 function recordNotifications(): void {
   type Options = { body?: string; tag?: string };
   type Made = { onclick: ((event: unknown) => void) | null };
-  const page = globalThis as unknown as { Notification: (new (title: string, options?: Options) => Made) & { permission: string } };
+  const page = globalThis as unknown as {
+    Notification: (new (title: string, options?: Options) => Made) & { permission: string };
+  };
   const Real = page.Notification;
   const made: Array<{ title: string; body: string; tag: string; instance: Made }> = [];
   class Recording extends Real {
@@ -46,21 +48,41 @@ function recordNotifications(): void {
 type PageGlobals = { __notifications?: Array<Recorded & { instance: { onclick: ((event: unknown) => void) | null } }> };
 
 async function recorded(page: Page): Promise<Recorded[]> {
-  return page.evaluate(() => ((globalThis as unknown as PageGlobals).__notifications ?? []).map(({ title, body, tag }) => ({ title, body, tag })));
+  return page.evaluate(() =>
+    ((globalThis as unknown as PageGlobals).__notifications ?? []).map(({ title, body, tag }) => ({
+      title,
+      body,
+      tag,
+    })),
+  );
 }
 
-test('with notifications allowed, an approval arriving in the background notifies, and the click opens it', async ({ page }, testInfo) => {
+test('with notifications allowed, an approval arriving in the background notifies, and the click opens it', async ({
+  page,
+}, testInfo) => {
   const { host, bridge, scratch } = context;
   await page.context().grantPermissions(['notifications'], { origin: host.origin });
   await page.addInitScript(recordNotifications);
   // The fixture over stdio, untrusted (the default): its tools ask first.
-  await bridge.ok('servers.save', { mode: 'create', config: stdioFixtureConfig('fx', { FIXTURE_COUNTER: join(scratch, 'counter.txt'), FIXTURE_TOOLS: 'append' }, { name: 'Fixture' }) });
+  await bridge.ok('servers.save', {
+    mode: 'create',
+    config: stdioFixtureConfig(
+      'fx',
+      { FIXTURE_COUNTER: join(scratch, 'counter.txt'), FIXTURE_TOOLS: 'append' },
+      { name: 'Fixture' },
+    ),
+  });
   await expect
-    .poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 })
+    .poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, {
+      timeout: 20_000,
+    })
     .toBe('ready');
 
   await page.goto(host.url);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Settings/ }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Settings/ })
+    .click();
   const card = page.getByRole('region', { name: 'Browser notifications' });
   await expect(card).toContainText('This browser will notify you about waiting approvals.');
   // The desktop-only setting is not offered in browser mode.
@@ -73,7 +95,12 @@ test('with notifications allowed, an approval arriving in the background notifie
     Object.defineProperty(doc, 'visibilityState', { value: 'hidden', configurable: true });
     doc.hasFocus = () => false;
   });
-  const call = bridge.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'secret-line' }, callId: 'notify-call-0001' });
+  const call = bridge.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'secret-line' },
+    callId: 'notify-call-0001',
+  });
   await expect.poll(() => recorded(page)).toHaveLength(1);
   const [shown] = await recorded(page);
   expect(shown?.title).toBe('Approve append?');

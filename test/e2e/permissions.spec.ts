@@ -45,7 +45,9 @@ function fixtureConfig() {
 async function addFixture(): Promise<void> {
   await bridge!.ok('servers.save', { mode: 'create', config: fixtureConfig() });
   await expect
-    .poll(async () => (await bridge!.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 })
+    .poll(async () => (await bridge!.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, {
+      timeout: 20_000,
+    })
     .toBe('ready');
 }
 
@@ -75,18 +77,26 @@ async function openApp(page: Page): Promise<void> {
 }
 
 async function openView(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
 async function openTool(page: Page, name: string, serverId = 'fx'): Promise<Locator> {
   await openView(page, 'Tools');
-  await page.getByRole('navigation', { name: 'Tool list' }).locator(`button[data-tool="${name}"][data-server="${serverId}"]`).click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator(`button[data-tool="${name}"][data-server="${serverId}"]`)
+    .click();
   return page.getByRole('region', { name: `Call ${name}` });
 }
 
 function permissionRow(page: Page, tool: string, serverId = 'fx'): Locator {
-  return page.getByRole('table', { name: 'Tool permissions' }).locator(`tr[data-tool="${tool}"][data-server="${serverId}"]`);
+  return page
+    .getByRole('table', { name: 'Tool permissions' })
+    .locator(`tr[data-tool="${tool}"][data-server="${serverId}"]`);
 }
 
 async function runWithJson(panel: Locator, json: string): Promise<void> {
@@ -95,7 +105,9 @@ async function runWithJson(panel: Locator, json: string): Promise<void> {
   await panel.getByRole('button', { name: 'Run' }).click();
 }
 
-test('E1–E3: a session grant shows as ALLOW "for this session" at once, Change lands on the row, and revoking it makes the tool ask again', async ({ page }) => {
+test('E1–E3: a session grant shows as ALLOW "for this session" at once, Change lands on the row, and revoking it makes the tool ask again', async ({
+  page,
+}) => {
   await openApp(page);
   const panel = await openTool(page, 'append');
   const policy = panel.locator('.tool-permission');
@@ -121,14 +133,22 @@ test('E1–E3: a session grant shows as ALLOW "for this session" at once, Change
   await expect(page.getByRole('searchbox', { name: 'Filter tools' })).toHaveValue('');
   await expect(row).toContainText('Allowed for this session');
   await expect(row.locator('[data-level]')).toHaveAttribute('data-level', 'ALLOW');
-  const view = await bridge!.ok<{ sessionGrants: Array<{ serverId: string; toolName: string; stale: boolean }> }>('permissions.get', {});
+  const view = await bridge!.ok<{ sessionGrants: Array<{ serverId: string; toolName: string; stale: boolean }> }>(
+    'permissions.get',
+    {},
+  );
   expect(view.sessionGrants).toEqual([{ serverId: 'fx', toolName: 'append', stale: false }]);
 
   // Revoke: ASK again, and a call really asks (nothing runs until answered).
   await row.getByRole('button', { name: 'Revoke the session grant of append' }).click();
   await expect(row.locator('[data-level]')).toHaveAttribute('data-level', 'ASK');
   expect((await bridge!.ok<{ sessionGrants: unknown[] }>('permissions.get', {})).sessionGrants).toEqual([]);
-  const call = bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'two' }, callId: 'e2e-perms-after-revoke' });
+  const call = bridge!.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'two' },
+    callId: 'e2e-perms-after-revoke',
+  });
   await expect(dialog).toContainText('"line": "two"');
   expect(lines(counter)).toEqual(['one']);
 
@@ -154,12 +174,16 @@ test('E1–E3: a session grant shows as ALLOW "for this session" at once, Change
   await expect(row).not.toContainText('decides it');
 });
 
-test('a reason the row above already gives is not repeated on every row: one quiet line, its words in the tooltip and for screen readers', async ({ page }) => {
+test('a reason the row above already gives is not repeated on every row: one quiet line, its words in the tooltip and for screen readers', async ({
+  page,
+}) => {
   await openApp(page);
   await openView(page, 'Permissions');
   // append and echo of the untrusted fixture ask first for the same reason: said in full once.
   const first = permissionRow(page, 'append').locator('.perm-reason-text');
-  await expect(first).toHaveText('Server "fx" is not trusted, so append asks first (its annotations are unverified hints).');
+  await expect(first).toHaveText(
+    'Server "fx" is not trusted, so append asks first (its annotations are unverified hints).',
+  );
   const same = permissionRow(page, 'echo').locator('.perm-reason-text');
   await expect(same).toHaveClass(/same-as-above/);
   const sentence = 'Server "fx" is not trusted, so echo asks first (its annotations are unverified hints).';
@@ -167,7 +191,9 @@ test('a reason the row above already gives is not repeated on every row: one qui
   await expect(same.locator('.visually-hidden')).toHaveText(sentence);
   await expect(same).toHaveAttribute('title', sentence);
   // A different reason is said in full again.
-  await expect(permissionRow(page, 'list_directory', 'local').locator('.perm-reason-text')).toHaveText('list_directory is a read-only local tool, so it is allowed.');
+  await expect(permissionRow(page, 'list_directory', 'local').locator('.perm-reason-text')).toHaveText(
+    'list_directory is a read-only local tool, so it is allowed.',
+  );
 });
 
 test('E1: run_command without an OS sandbox shows a forced ask with its reason', async ({ page }) => {
@@ -184,7 +210,9 @@ test('E1: run_command without an OS sandbox shows a forced ask with its reason',
   }
 });
 
-test('E11: arguments of the wrong type are refused before any approval, with the field error in the form', async ({ page }) => {
+test('E11: arguments of the wrong type are refused before any approval, with the field error in the form', async ({
+  page,
+}) => {
   await openApp(page);
   const panel = await openTool(page, 'append');
   await runWithJson(panel, '{ "line": 5 }');
@@ -195,8 +223,16 @@ test('E11: arguments of the wrong type are refused before any approval, with the
   expect(await bridge!.ok<unknown[]>('approvals.list', {})).toEqual([]);
 
   // Over the contract: a typed code and errors keyed by field path; nothing ran.
-  const refused = await bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { extra: true }, callId: 'e2e-perms-invalid-args' });
-  expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_arguments', details: { fieldErrors: { line: ['is required'] } } } });
+  const refused = await bridge!.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { extra: true },
+    callId: 'e2e-perms-invalid-args',
+  });
+  expect(refused).toMatchObject({
+    ok: false,
+    error: { code: 'invalid_arguments', details: { fieldErrors: { line: ['is required'] } } },
+  });
   expect(lines(counter)).toEqual([]);
 
   // Fixed, it asks as usual.
@@ -204,11 +240,19 @@ test('E11: arguments of the wrong type are refused before any approval, with the
   await expect(page.getByRole('alertdialog')).toContainText('"line": "fine"');
 });
 
-test('E4: a refused path points at Settings → Folders; a folder added there works at once, survives a restart, and one overlapping the data folder is refused', async ({ page }) => {
+test('E4: a refused path points at Settings → Folders; a folder added there works at once, survives a restart, and one overlapping the data folder is refused', async ({
+  page,
+}) => {
   const outside = join(scratch, 'outside');
   mkdirSync(outside);
   writeFileSync(join(outside, 'note.txt'), 'hello from outside');
-  const read = (callId: string) => bridge!.call('tools.call', { name: 'read_file', serverId: 'local', args: { path: join(outside, 'note.txt') }, callId });
+  const read = (callId: string) =>
+    bridge!.call('tools.call', {
+      name: 'read_file',
+      serverId: 'local',
+      args: { path: join(outside, 'note.txt') },
+      callId,
+    });
 
   await openApp(page);
   const panel = await openTool(page, 'read_file', 'local');
@@ -257,9 +301,16 @@ test('E4: a refused path points at Settings → Folders; a folder added there wo
   expect(JSON.stringify(refused)).toContain('Settings → Folders');
 });
 
-test('E9: removing a server offers to remove its rules; a kept rule is stale and never applies to a new server with the same id', async ({ page }) => {
+test('E9: removing a server offers to remove its rules; a kept rule is stale and never applies to a new server with the same id', async ({
+  page,
+}) => {
   // An "always allow" for append, answered over the bridge.
-  const call = bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'one' }, callId: 'e2e-perms-rule-1' });
+  const call = bridge!.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'one' },
+    callId: 'e2e-perms-rule-1',
+  });
   await expect.poll(async () => (await bridge!.ok<unknown[]>('approvals.list', {})).length).toBe(1);
   const [pending] = await bridge!.ok<Array<{ requestId: string }>>('approvals.list', {});
   await bridge!.ok('approvals.answer', { requestId: pending!.requestId, answer: 'allow-always' });
@@ -269,7 +320,10 @@ test('E9: removing a server offers to remove its rules; a kept rule is stale and
 
   // Remove, keeping the rule: the dialog lists it with the box checked; unchecked, it stays.
   await openApp(page);
-  await page.getByRole('button', { name: /Fixture/ }).first().click();
+  await page
+    .getByRole('button', { name: /Fixture/ })
+    .first()
+    .click();
   await page.getByRole('group', { name: 'Server actions' }).getByRole('button', { name: 'Remove' }).click();
   const confirm = page.getByRole('alertdialog', { name: /Remove/ });
   await expect(confirm.getByRole('list', { name: 'Rules of this server' })).toContainText('append');
@@ -286,11 +340,21 @@ test('E9: removing a server offers to remove its rules; a kept rule is stale and
   view = await bridge!.ok('permissions.get', {});
   expect(view.rules).toMatchObject([{ stale: true, staleReason: 'server_replaced' }]);
   await openView(page, 'Permissions');
-  await expect(page.getByRole('list', { name: 'Stored rules' })).toContainText('the server with this id now is another one');
+  await expect(page.getByRole('list', { name: 'Stored rules' })).toContainText(
+    'the server with this id now is another one',
+  );
   await expect(permissionRow(page, 'append').locator('[data-level]')).toHaveAttribute('data-level', 'ASK');
-  const serverRequests = bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'two' }, callId: 'e2e-perms-rule-2' });
+  const serverRequests = bridge!.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'two' },
+    callId: 'e2e-perms-rule-2',
+  });
   await expect(page.getByRole('alertdialog')).toContainText('"line": "two"');
-  await page.getByRole('alertdialog').getByRole('button', { name: /^Always allow/ }).click();
+  await page
+    .getByRole('alertdialog')
+    .getByRole('button', { name: /^Always allow/ })
+    .click();
   expect(await serverRequests).toMatchObject({ ok: true });
   // The new grant takes the stale rule's place (one "always allow" per server id and tool), bound to the new server.
   view = await bridge!.ok('permissions.get', {});
@@ -298,7 +362,10 @@ test('E9: removing a server offers to remove its rules; a kept rule is stale and
 
   // Removing it with the box checked removes its rule.
   await openView(page, 'Servers');
-  await page.getByRole('button', { name: /Fixture/ }).first().click();
+  await page
+    .getByRole('button', { name: /Fixture/ })
+    .first()
+    .click();
   await page.getByRole('group', { name: 'Server actions' }).getByRole('button', { name: 'Remove' }).click();
   await expect(confirm.getByRole('list', { name: 'Rules of this server' }).locator('li')).toHaveCount(1);
   await expect(confirm.getByRole('checkbox', { name: /Also remove this rule/ })).toBeChecked();

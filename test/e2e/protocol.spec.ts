@@ -19,23 +19,40 @@ test.describe.configure({ timeout: 90_000 });
 
 const e2e = hostPerTest('mh-e2e-protocol-');
 
-const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+const PIXEL =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 /** The fixture server as "Fixture" (id fx), connected, its `tools` allowed without approval. */
 async function addFixture(env: Record<string, string>, allow: string[]): Promise<void> {
   await e2e.bridge.ok('servers.save', {
     mode: 'create',
-    config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], env },
+    config: {
+      id: 'fx',
+      name: 'Fixture',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      env,
+    },
   });
-  await waitFor(async () => (await e2e.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.status.state === 'ready', 20_000);
-  for (const toolName of allow) await e2e.bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName, level: 'ALLOW' });
+  await waitFor(
+    async () =>
+      (await e2e.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'fx')?.status.state ===
+      'ready',
+    20_000,
+  );
+  for (const toolName of allow)
+    await e2e.bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName, level: 'ALLOW' });
 }
 
 async function openView(page: Page, name: 'Servers' | 'Tools'): Promise<void> {
   await page.goto(e2e.host.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
   if (name === 'Servers') return;
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
   await expect(page.getByRole('heading', { name: 'Tools', level: 1 })).toBeVisible();
 }
 
@@ -52,7 +69,12 @@ test('the Log tab sets the server’s log level and shows its messages with leve
   await expect(level).toHaveValue('error');
   await expect(detail.getByRole('log', { name: 'Server log' })).toContainText('log level set to error');
 
-  await e2e.bridge.ok('tools.call', { name: 'log', serverId: 'fx', args: { data: 'disk almost full' }, callId: `e2e-${randomUUID()}` });
+  await e2e.bridge.ok('tools.call', {
+    name: 'log',
+    serverId: 'fx',
+    args: { data: 'disk almost full' },
+    callId: `e2e-${randomUUID()}`,
+  });
   const messages = detail.locator('.log-message');
   await expect(messages).toHaveCount(4); // error, critical, alert, emergency: the server dropped the rest
   await expect(messages.first()).toHaveAttribute('data-level', 'error');
@@ -75,6 +97,11 @@ test('a tool’s icon shows, and a tool the server adds appears live', async ({ 
 
   const added = page.locator('button.tool-item[data-tool="added_live"]');
   await expect(added).toHaveCount(0);
-  await e2e.bridge.ok('tools.call', { name: 'change_tools', serverId: 'fx', args: { add: 'added_live' }, callId: `e2e-${randomUUID()}` });
+  await e2e.bridge.ok('tools.call', {
+    name: 'change_tools',
+    serverId: 'fx',
+    args: { add: 'added_live' },
+    callId: `e2e-${randomUUID()}`,
+  });
   await expect(added).toBeVisible(); // no reload: the tools.changed event brought it
 });

@@ -27,7 +27,10 @@ function lines(file: string): string[] {
 }
 
 async function openView(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
@@ -45,7 +48,11 @@ test.describe('an agent run through the GUI', () => {
         holdFirst = false;
         return { kind: 'reply', text: ['Thinking'], hold: true };
       }
-      return { kind: 'reply', text: ['I will write ', 'the line.'], toolCalls: [{ id: `toolu_e2e_${loopback.requests.length}`, name: 'append', args: { line: 'from-e2e' } }] };
+      return {
+        kind: 'reply',
+        text: ['I will write ', 'the line.'],
+        toolCalls: [{ id: `toolu_e2e_${loopback.requests.length}`, name: 'append', args: { line: 'from-e2e' } }],
+      };
     }).start();
   });
   test.afterEach(async () => {
@@ -57,16 +64,36 @@ test.describe('an agent run through the GUI', () => {
     const counter = join(ctx.scratch, 'counter.txt');
     await ctx.bridge.ok('servers.save', {
       mode: 'create',
-      config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' } },
+      config: {
+        id: 'fx',
+        name: 'Fixture',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [BUILT_STDIO_FIXTURE],
+        cwd: PROJECT_ROOT,
+        env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' },
+      },
     });
-    await expect.poll(async () => (await ctx.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 }).toBe('ready');
+    await expect
+      .poll(
+        async () => (await ctx.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state,
+        { timeout: 20_000 },
+      )
+      .toBe('ready');
     await page.goto(ctx.host.url);
     return counter;
   }
 
   /** A model saved through the API (the Settings form is tested once, above), then a run started from the view. */
   async function startRun(page: Page, task: string): Promise<void> {
-    await ctx.bridge.ok('models.save', { id: 'loop', name: 'Loopback', kind: 'anthropic', baseUrl: loopback.anthropicBaseUrl, model: 'loopback-model', apiKey: KEY });
+    await ctx.bridge.ok('models.save', {
+      id: 'loop',
+      name: 'Loopback',
+      kind: 'anthropic',
+      baseUrl: loopback.anthropicBaseUrl,
+      model: 'loopback-model',
+      apiKey: KEY,
+    });
     await openView(page, 'Agent runs');
     const start = page.getByRole('form', { name: 'Start a run' });
     await start.getByLabel('Fixture').check();
@@ -74,7 +101,9 @@ test.describe('an agent run through the GUI', () => {
     await start.getByRole('button', { name: 'Start run' }).click();
   }
 
-  test('configure a model, start a run, the approval names the run, Allow → the file is written and the next turn sees the result', async ({ page }) => {
+  test('configure a model, start a run, the approval names the run, Allow → the file is written and the next turn sees the result', async ({
+    page,
+  }) => {
     const counter = await setUp(page);
     await openView(page, 'Settings');
     const form = page.getByRole('form', { name: 'Add a model' });
@@ -95,7 +124,9 @@ test.describe('an agent run through the GUI', () => {
     await start.getByLabel('Task for the model').fill('write from-e2e');
     await start.getByRole('button', { name: 'Start run' }).click();
 
-    const dialog = page.getByRole('alertdialog', { name: /^Approval: append, asked by agent run [0-9a-f]{8} \(Loopback\)$/ });
+    const dialog = page.getByRole('alertdialog', {
+      name: /^Approval: append, asked by agent run [0-9a-f]{8} \(Loopback\)$/,
+    });
     await expect(dialog).toBeVisible();
     expect(lines(counter)).toEqual([]);
     await dialog.getByRole('button', { name: /^Allow once/ }).click();
@@ -116,7 +147,10 @@ test.describe('an agent run through the GUI', () => {
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export JSON', exact: true }).click();
     const file = await (await download).path();
-    const exported = JSON.parse(readFileSync(file, 'utf8')) as { run: { status: string }; toolCalls: Array<{ result?: { text: string } }> };
+    const exported = JSON.parse(readFileSync(file, 'utf8')) as {
+      run: { status: string };
+      toolCalls: Array<{ result?: { text: string } }>;
+    };
     expect(exported.run.status).toBe('completed');
     expect(exported.toolCalls[0]?.result?.text).toBe('appended from-e2e');
     expect(readFileSync(file, 'utf8')).not.toContain(KEY);
@@ -124,7 +158,9 @@ test.describe('an agent run through the GUI', () => {
     await expect(page.getByTestId('run-row')).toHaveCount(0);
   });
 
-  test('an OpenAI Responses model from Settings; limits set in the run setup and shown while running; the run under its own caller in History and Traces', async ({ page }) => {
+  test('an OpenAI Responses model from Settings; limits set in the run setup and shown while running; the run under its own caller in History and Traces', async ({
+    page,
+  }) => {
     await setUp(page);
     await openView(page, 'Settings');
     const form = page.getByRole('form', { name: 'Add a model' });
@@ -144,7 +180,9 @@ test.describe('an agent run through the GUI', () => {
     await start.getByRole('button', { name: 'Start run' }).click();
 
     // While the call waits for approval the run is running, with its limits and what it has used.
-    const dialog = page.getByRole('alertdialog', { name: /^Approval: append, asked by agent run [0-9a-f]{8} \(Responder\)$/ });
+    const dialog = page.getByRole('alertdialog', {
+      name: /^Approval: append, asked by agent run [0-9a-f]{8} \(Responder\)$/,
+    });
     await expect(dialog).toBeVisible();
     await expect(page.getByTestId('run-status')).toHaveText('Running');
     await expect(page.getByTestId('run-limits')).toHaveText('1 / 3 calls · 15 / 5,000 tokens');
@@ -197,7 +235,9 @@ test.describe('an agent run through the GUI', () => {
     await expect(page.getByTestId('run-tool-call-status')).toHaveText('done');
   });
 
-  test('the host killed mid-run: after the restart the run is Interrupted, and Resume finishes it', async ({ page }) => {
+  test('the host killed mid-run: after the restart the run is Interrupted, and Resume finishes it', async ({
+    page,
+  }) => {
     const counter = await setUp(page);
     holdFirst = true;
     await startRun(page, 'survive a crash');

@@ -36,9 +36,17 @@ test.afterEach(async () => {
 
 test('run_command shows its sandbox on the call panel and in the approval dialog', async ({ page }, testInfo) => {
   const sandbox = await probeSandbox();
-  const label = sandbox.kind === 'bwrap' ? 'Sandboxed (bubblewrap)' : sandbox.kind === 'sandbox-exec' ? 'Sandboxed (sandbox-exec)' : 'Runs unsandboxed';
+  const label =
+    sandbox.kind === 'bwrap'
+      ? 'Sandboxed (bubblewrap)'
+      : sandbox.kind === 'sandbox-exec'
+        ? 'Sandboxed (sandbox-exec)'
+        : 'Runs unsandboxed';
   await page.goto(host!.url);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
   await page.getByRole('searchbox', { name: 'Search tools' }).fill('run_');
   await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="run_command"]').click();
   const panel = page.getByRole('region', { name: 'Call run_command' });

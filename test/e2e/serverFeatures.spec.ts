@@ -34,14 +34,27 @@ async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void>
 async function addServer(config: Record<string, unknown>): Promise<void> {
   await context.bridge.ok('servers.save', { mode: 'create', config });
   await expect
-    .poll(async () => (await context.bridge.ok<Array<{ config: { id: string }; status: { state: string } }>>('servers.list', {})).find((s) => s.config.id === config.id)?.status.state, {
-      timeout: 30_000,
-    })
+    .poll(
+      async () =>
+        (
+          await context.bridge.ok<Array<{ config: { id: string }; status: { state: string } }>>('servers.list', {})
+        ).find((s) => s.config.id === config.id)?.status.state,
+      {
+        timeout: 30_000,
+      },
+    )
     .toBe('ready');
 }
 
 async function addEverything(): Promise<void> {
-  await addServer({ id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath, args: [everything, 'stdio'], cwd: PROJECT_ROOT });
+  await addServer({
+    id: 'everything',
+    name: 'Everything',
+    transport: 'stdio',
+    command: process.execPath,
+    args: [everything, 'stdio'],
+    cwd: PROJECT_ROOT,
+  });
 }
 
 /** Content Security Policy violations the page reported (the tabs show images and data: links). */
@@ -71,7 +84,9 @@ async function traceCount(toolName: string): Promise<number> {
   return traces.length;
 }
 
-test('Resources: read on choosing, a template completed and read, a subscription marked, a new resource appears live', async ({ page }, testInfo) => {
+test('Resources: read on choosing, a template completed and read, a subscription marked, a new resource appears live', async ({
+  page,
+}, testInfo) => {
   await addEverything();
   const detail = await openTab(page, 'Everything', 'Resources');
   const list = detail.getByRole('navigation', { name: 'Resources and templates' });
@@ -105,7 +120,9 @@ test('Resources: read on choosing, a template completed and read, a subscription
   // A status says it is subscribed; the button says what it does next.
   await expect(panel.getByRole('status').filter({ hasText: 'Subscribed to updates' })).toBeVisible();
   await expect(panel.getByRole('button', { name: 'Unsubscribe' })).toBeVisible();
-  await expect(list.locator('button[data-uri="demo://resource/static/document/features.md"]')).toContainText('subscribed');
+  await expect(list.locator('button[data-uri="demo://resource/static/document/features.md"]')).toContainText(
+    'subscribed',
+  );
   await runTool('everything', 'toggle-subscriber-updates', {}, 'call-toggle-updates-1');
   const changed = panel.getByRole('status').filter({ hasText: 'Changed on the server' });
   await expect(changed).toBeVisible();
@@ -117,7 +134,10 @@ test('Resources: read on choosing, a template completed and read, a subscription
   expect(await traceCount('resources/read')).toBe(2);
 
   // A template: its variable is completed by the server, then read into the URI it expands to.
-  await list.getByRole('list', { name: 'Resource templates' }).getByRole('button', { name: /Dynamic Blob Resource/ }).click();
+  await list
+    .getByRole('list', { name: 'Resource templates' })
+    .getByRole('button', { name: /Dynamic Blob Resource/ })
+    .click();
   const template = detail.getByRole('region', { name: 'Template Dynamic Blob Resource' });
   const variable = template.getByRole('combobox', { name: 'resourceId' });
   // Its variable is a path segment: required (not "optional"); left empty, it is asked for and nothing is read.
@@ -137,13 +157,20 @@ test('Resources: read on choosing, a template completed and read, a subscription
   await snap(page, testInfo, 'template-read');
 
   // The server adds a resource while connected (notifications/resources/list_changed): it appears without a reload.
-  await runTool('everything', 'gzip-file-as-resource', { name: 'hello.txt.gz', data: 'data:text/plain;base64,aGVsbG8=', outputType: 'resourceLink' }, 'call-gzip-resource-1');
+  await runTool(
+    'everything',
+    'gzip-file-as-resource',
+    { name: 'hello.txt.gz', data: 'data:text/plain;base64,aGVsbG8=', outputType: 'resourceLink' },
+    'call-gzip-resource-1',
+  );
   await expect(list.locator('button[data-uri="demo://resource/session/hello.txt.gz"]')).toBeVisible();
   await snap(page, testInfo, 'resource-added-live');
   expect(violations).toEqual([]);
 });
 
-test('Prompts: arguments completed by the server, a required one checked first, the messages and their trace', async ({ page }, testInfo) => {
+test('Prompts: arguments completed by the server, a required one checked first, the messages and their trace', async ({
+  page,
+}, testInfo) => {
   await addEverything();
   const detail = await openTab(page, 'Everything', 'Prompts');
   const list = detail.getByRole('navigation', { name: 'Prompts' });
@@ -180,7 +207,9 @@ test('Prompts: arguments completed by the server, a required one checked first, 
 
   await team.getByRole('button', { name: 'Get prompt' }).click();
   const messages = team.getByRole('region', { name: 'Prompt messages' });
-  await expect(messages.getByRole('list', { name: 'Messages' })).toContainText('Please promote Bob to the head of the Engineering team.');
+  await expect(messages.getByRole('list', { name: 'Messages' })).toContainText(
+    'Please promote Bob to the head of the Engineering team.',
+  );
   await snap(page, testInfo, 'prompt-messages');
   expect(await traceCount('prompts/get')).toBe(1);
   await messages.getByRole('button', { name: 'View trace' }).click();
@@ -189,8 +218,18 @@ test('Prompts: arguments completed by the server, a required one checked first, 
   expect(violations).toEqual([]);
 });
 
-test('Bounds: a small image is previewed and can be saved; a large blob is described, not loaded', async ({ page }, testInfo) => {
-  await addServer({ id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_FEATURES: '1', FIXTURE_TOOLS: 'echo' } });
+test('Bounds: a small image is previewed and can be saved; a large blob is described, not loaded', async ({
+  page,
+}, testInfo) => {
+  await addServer({
+    id: 'fx',
+    name: 'Fixture',
+    transport: 'stdio',
+    command: process.execPath,
+    args: [BUILT_STDIO_FIXTURE],
+    cwd: PROJECT_ROOT,
+    env: { FIXTURE_FEATURES: '1', FIXTURE_TOOLS: 'echo' },
+  });
   const detail = await openTab(page, 'Fixture', 'Resources');
   const list = detail.getByRole('navigation', { name: 'Resources and templates' });
 
@@ -208,7 +247,15 @@ test('Bounds: a small image is previewed and can be saved; a large blob is descr
   await snap(page, testInfo, 'large-blob');
 
   // A server that declared no prompts: the tab says so instead of asking.
-  await addServer({ id: 'plain', name: 'Plain', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } });
+  await addServer({
+    id: 'plain',
+    name: 'Plain',
+    transport: 'stdio',
+    command: process.execPath,
+    args: [BUILT_STDIO_FIXTURE],
+    cwd: PROJECT_ROOT,
+    env: { FIXTURE_TOOLS: 'echo' },
+  });
   // The Resources tab has the whole width: "All servers" brings the list back.
   await detail.getByRole('button', { name: 'All servers' }).click();
   await serverRow(page, 'Plain').click();

@@ -30,10 +30,29 @@ async function addEverything(roots: string[] = [], timeoutMs = 30_000): Promise<
   await bridge.ok('servers.save', {
     mode: 'create',
     // A call's deadline pauses while the person answers its server's ask: the server's own timeout is enough.
-    config: { id: 'everything', name: SERVER, transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs, ...(roots.length ? { roots } : {}) },
+    config: {
+      id: 'everything',
+      name: SERVER,
+      transport: 'stdio',
+      command: process.execPath,
+      args: [entry, 'stdio'],
+      cwd: PROJECT_ROOT,
+      timeoutMs,
+      ...(roots.length ? { roots } : {}),
+    },
   });
-  await expect.poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 30_000 }).toBe('ready');
-  for (const toolName of ['trigger-elicitation-request', 'trigger-url-elicitation', 'trigger-sampling-request', 'get-roots-list', 'trigger-long-running-operation']) {
+  await expect
+    .poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, {
+      timeout: 30_000,
+    })
+    .toBe('ready');
+  for (const toolName of [
+    'trigger-elicitation-request',
+    'trigger-url-elicitation',
+    'trigger-sampling-request',
+    'get-roots-list',
+    'trigger-long-running-operation',
+  ]) {
     await bridge.ok('permissions.setToolLevel', { serverId: 'everything', toolName, level: 'ALLOW' });
   }
 }
@@ -46,8 +65,14 @@ async function snap(page: Page, testInfo: TestInfo, name: string): Promise<void>
 
 async function openTool(page: Page, name: string): Promise<Locator> {
   await page.goto(context.host.url);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-  await page.getByRole('navigation', { name: 'Tool list' }).locator(`button[data-tool="${name}"][data-server="everything"]`).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator(`button[data-tool="${name}"][data-server="everything"]`)
+    .click();
   return page.getByRole('region', { name: `Call ${name}` });
 }
 
@@ -56,7 +81,9 @@ async function serverLog(): Promise<string> {
   return lines.map((l) => l.text).join('\n');
 }
 
-test('an elicitation form names the server; values the schema refuses stay in the dialog; Accept and Decline reach the tool', async ({ page }, testInfo) => {
+test('an elicitation form names the server; values the schema refuses stay in the dialog; Accept and Decline reach the tool', async ({
+  page,
+}, testInfo) => {
   await addEverything();
   const panel = await openTool(page, 'trigger-elicitation-request');
   await panel.getByRole('button', { name: 'Run' }).click();
@@ -79,7 +106,9 @@ test('an elicitation form names the server; values the schema refuses stay in th
   await expect(dialog).toContainText('String with email format does not match format "email".');
   await expect(email).toHaveAttribute('aria-invalid', 'true');
   const describedBy = (await email.getAttribute('aria-describedby'))?.split(' ')[0] ?? '';
-  await expect(dialog.locator(`[id="${describedBy}"]`)).toHaveText('String with email format does not match format "email".');
+  await expect(dialog.locator(`[id="${describedBy}"]`)).toHaveText(
+    'String with email format does not match format "email".',
+  );
   await expect(dialog.getByLabel(/^String\s*required$/)).not.toHaveAttribute('aria-invalid', 'true');
   await expect(dialog).toBeVisible();
   await dialog.getByLabel('String with email format', { exact: true }).fill('ada@example.com');
@@ -93,7 +122,9 @@ test('an elicitation form names the server; values the schema refuses stay in th
   await expect(dialog).toBeVisible();
   await dialog.getByRole('button', { name: 'Decline' }).click();
   await expect(dialog).toBeHidden();
-  await expect(panel.getByRole('region', { name: 'Result' })).toContainText('User declined to provide the requested information');
+  await expect(panel.getByRole('region', { name: 'Result' })).toContainText(
+    'User declined to provide the requested information',
+  );
 
   // The log says what happened, never what was typed.
   const log = await serverLog();
@@ -102,16 +133,30 @@ test('an elicitation form names the server; values the schema refuses stay in th
   expect(log).not.toContain('Ada Lovelace');
 });
 
-test("a call outlives the server's timeout while the person answers; when a call ends first, its dialog closes saying so", async ({ page }, testInfo) => {
+test("a call outlives the server's timeout while the person answers; when a call ends first, its dialog closes saying so", async ({
+  page,
+}, testInfo) => {
   await addEverything();
   await page.goto(context.host.url);
   // A call with a short deadline (the person takes longer than that to answer), made as an agent would.
   const timeoutMs = 1_500;
-  const asked = context.bridge.call('tools.call', { name: 'trigger-elicitation-request', serverId: 'everything', args: {}, callId: 'e2e-outlives', timeoutMs });
+  const asked = context.bridge.call('tools.call', {
+    name: 'trigger-elicitation-request',
+    serverId: 'everything',
+    args: {},
+    callId: 'e2e-outlives',
+    timeoutMs,
+  });
   const dialog = page.getByRole('alertdialog', { name: `${SERVER} asks for information` });
   await expect(dialog).toBeVisible();
   // The window has passed while the dialog is open: a call started now, with the same deadline, timed out.
-  const control = await context.bridge.call('tools.call', { name: 'trigger-long-running-operation', serverId: 'everything', args: { duration: 60, steps: 1 }, callId: 'e2e-control', timeoutMs });
+  const control = await context.bridge.call('tools.call', {
+    name: 'trigger-long-running-operation',
+    serverId: 'everything',
+    args: { duration: 60, steps: 1 },
+    callId: 'e2e-control',
+    timeoutMs,
+  });
   expect(control.ok ? 'answered' : control.error.code).toBe('timeout');
   await expect(dialog).toBeVisible();
   await dialog.getByLabel(/^String\s*required$/).fill('Grace Hopper');
@@ -121,7 +166,12 @@ test("a call outlives the server's timeout while the person answers; when a call
   expect(answered.ok && JSON.stringify(answered.result)).toContain('- Name: Grace Hopper');
 
   // A call that ends while its dialog is open (here an agent-like caller cancels it): the dialog says the call ended.
-  const cancelled = context.bridge.call('tools.call', { name: 'trigger-elicitation-request', serverId: 'everything', args: {}, callId: 'e2e-ends' });
+  const cancelled = context.bridge.call('tools.call', {
+    name: 'trigger-elicitation-request',
+    serverId: 'everything',
+    args: {},
+    callId: 'e2e-ends',
+  });
   await expect(dialog).toBeVisible();
   await context.bridge.ok('tools.cancel', { callId: 'e2e-ends' });
   await expect(dialog.getByRole('alert')).toContainText('The call ended');
@@ -142,7 +192,10 @@ test('a link to open shows where it leads; Decline reaches the tool and nothing 
   const dialog = page.getByRole('alertdialog', { name: `${SERVER} asks you to open a link` });
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText('The link leads to consent.example.com');
-  await expect(dialog.getByRole('link', { name: 'Open link' })).toHaveAttribute('href', 'https://consent.example.com/approve?session=abc');
+  await expect(dialog.getByRole('link', { name: 'Open link' })).toHaveAttribute(
+    'href',
+    'https://consent.example.com/approve?session=abc',
+  );
   await snap(page, testInfo, 'elicitation-link');
   const popups: Page[] = [];
   page.on('popup', (popup) => popups.push(popup));
@@ -152,7 +205,9 @@ test('a link to open shows where it leads; Decline reaches the tool and nothing 
   expect(popups).toEqual([]);
 });
 
-test('a link asked for by the error path (-32042) is shown with its host to open deliberately; History files the call as failed, not as a timeout', async ({ page }, testInfo) => {
+test('a link asked for by the error path (-32042) is shown with its host to open deliberately; History files the call as failed, not as a timeout', async ({
+  page,
+}, testInfo) => {
   await addEverything();
   const panel = await openTool(page, 'trigger-url-elicitation');
   await panel.getByLabel('url').fill('https://consent.example.com/approve');
@@ -169,13 +224,19 @@ test('a link asked for by the error path (-32042) is shown with its host to open
   const links = failure.getByRole('list', { name: 'Links to open' });
   await expect(links).toContainText('The link leads to modelcontextprotocol.io');
   await expect(links).toContainText('Open this link to satisfy the prerequisite');
-  await expect(links.getByRole('link', { name: 'Open link' })).toHaveAttribute('href', 'https://modelcontextprotocol.io/');
+  await expect(links.getByRole('link', { name: 'Open link' })).toHaveAttribute(
+    'href',
+    'https://modelcontextprotocol.io/',
+  );
   await expect(failure).not.toContainText('did not answer');
   await snap(page, testInfo, 'url-elicitation-error-path');
   expect(popups).toEqual([]);
 
   // History: a coded failure, nothing to resolve by hand.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^History/ }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^History/ })
+    .click();
   const row = page.locator('[data-history-row]');
   await expect(row).toHaveCount(1);
   await expect(row).toContainText('Failed');
@@ -187,7 +248,9 @@ test('a link asked for by the error path (-32042) is shown with its host to open
   await expect(detail.getByRole('button', { name: 'Resolve by hand…' })).toHaveCount(0);
 });
 
-test('a sampling request shows the prompt and max tokens; the response the person writes reaches the tool, a rejection too', async ({ page }, testInfo) => {
+test('a sampling request shows the prompt and max tokens; the response the person writes reaches the tool, a rejection too', async ({
+  page,
+}, testInfo) => {
   await addEverything();
   const panel = await openTool(page, 'trigger-sampling-request');
   await panel.getByLabel('prompt').fill('Name a colour');
@@ -214,7 +277,9 @@ test('a sampling request shows the prompt and max tokens; the response the perso
   await expect(panel).toContainText('The person rejected the sampling request');
 });
 
-test('roots: the configured folder is listed; a folder added in the server form reaches the running server', async ({ page }, testInfo) => {
+test('roots: the configured folder is listed; a folder added in the server form reaches the running server', async ({
+  page,
+}, testInfo) => {
   const first = join(context.scratch, 'project-a');
   const second = join(context.scratch, 'project-b');
   mkdirSync(first);
@@ -225,7 +290,10 @@ test('roots: the configured folder is listed; a folder added in the server form 
   await expect(panel.getByRole('region', { name: 'Result' })).toContainText(pathToFileURL(first).href);
 
   // Edit the server in the GUI: add a second folder.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Servers/ }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Servers/ })
+    .click();
   await serverRow(page, SERVER).click();
   const detail = serverDetail(page, SERVER);
   await detail.getByRole('button', { name: 'Edit' }).click();
@@ -244,8 +312,14 @@ test('roots: the configured folder is listed; a folder added in the server form 
   expect(log).toContain('roots changed (2 folders); the server was told');
   expect(log.match(/ready: /g)).toHaveLength(1);
 
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="get-roots-list"][data-server="everything"]').click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="get-roots-list"][data-server="everything"]')
+    .click();
   await panel.getByRole('button', { name: 'Run' }).click();
   await expect(panel.getByRole('region', { name: 'Result' })).toContainText(pathToFileURL(second).href);
   await expect(panel.getByRole('region', { name: 'Result' })).toContainText('2 total');

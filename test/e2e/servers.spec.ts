@@ -96,7 +96,9 @@ test('adds a stdio server through the form; it connects and shows what it negoti
   await expect(capabilities).toContainText('listChanged');
   await expect(detail).toContainText('fixture-stdio');
   // A ready server needs nothing: Reconnect is one action among others, not the primary one.
-  await expect(detail.getByRole('group', { name: 'Server actions' }).getByRole('button', { name: 'Reconnect' })).not.toHaveClass(/btn-primary/);
+  await expect(
+    detail.getByRole('group', { name: 'Server actions' }).getByRole('button', { name: 'Reconnect' }),
+  ).not.toHaveClass(/btn-primary/);
   await snap(page, testInfo, 'stdio-negotiated');
 
   // Its tools, and its log with the client's own lines.
@@ -107,10 +109,14 @@ test('adds a stdio server through the form; it connects and shows what it negoti
   await snap(page, testInfo, 'stdio-log');
 
   // The arguments were saved as a list, never as one shell string.
-  expect(savedServers(host!.dataDir)).toEqual([expect.objectContaining({ id: 'fixture-stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE] })]);
+  expect(savedServers(host!.dataDir)).toEqual([
+    expect.objectContaining({ id: 'fixture-stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE] }),
+  ]);
 });
 
-test('a server that speaks 2026-07-28 ends modern and shows what its discovery offered; pinned to legacy it reconnects through initialize', async ({ page }, testInfo) => {
+test('a server that speaks 2026-07-28 ends modern and shows what its discovery offered; pinned to legacy it reconnects through initialize', async ({
+  page,
+}, testInfo) => {
   modern = await startModernHttp({ name: 'modern-fixture', instructions: 'Use echo for tests.' });
   await openApp(page, host!);
 
@@ -144,17 +150,39 @@ test('a server that speaks 2026-07-28 ends modern and shows what its discovery o
   await snap(page, testInfo, 'modern-pinned-legacy');
 });
 
-test('a modern server asks in input_required rounds: the elicitation and the sampling request are answered in the dialogs', async ({ page }, testInfo) => {
+test('a modern server asks in input_required rounds: the elicitation and the sampling request are answered in the dialogs', async ({
+  page,
+}, testInfo) => {
   modern = await startModernHttp({ name: 'modern-fixture' });
   const bridge = await Bridge.connect(host!);
   try {
-    await bridge.ok('servers.save', { mode: 'create', config: { id: 'modern', name: 'Modern fixture', transport: 'streamable_http', url: modern.url, timeoutMs: 300_000 } });
-    await expect.poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 30_000 }).toBe('ready');
-    for (const toolName of ['ask_name', 'ask_sample']) await bridge.ok('permissions.setToolLevel', { serverId: 'modern', toolName, level: 'ALLOW' });
+    await bridge.ok('servers.save', {
+      mode: 'create',
+      config: {
+        id: 'modern',
+        name: 'Modern fixture',
+        transport: 'streamable_http',
+        url: modern.url,
+        timeoutMs: 300_000,
+      },
+    });
+    await expect
+      .poll(async () => (await bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, {
+        timeout: 30_000,
+      })
+      .toBe('ready');
+    for (const toolName of ['ask_name', 'ask_sample'])
+      await bridge.ok('permissions.setToolLevel', { serverId: 'modern', toolName, level: 'ALLOW' });
 
     await page.goto(host!.url);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Tools/ }).click();
-    await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="ask_name"][data-server="modern"]').click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('button', { name: /^Tools/ })
+      .click();
+    await page
+      .getByRole('navigation', { name: 'Tool list' })
+      .locator('button[data-tool="ask_name"][data-server="modern"]')
+      .click();
     const panel = page.getByRole('region', { name: 'Call ask_name' });
     await panel.getByRole('button', { name: 'Run' }).click();
     const ask = page.getByRole('alertdialog', { name: 'Modern fixture asks for information' });
@@ -166,7 +194,10 @@ test('a modern server asks in input_required rounds: the elicitation and the sam
     await expect(ask).toBeHidden();
     await expect(panel.getByRole('region', { name: 'Result' })).toContainText('hello Ada');
 
-    await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="ask_sample"][data-server="modern"]').click();
+    await page
+      .getByRole('navigation', { name: 'Tool list' })
+      .locator('button[data-tool="ask_sample"][data-server="modern"]')
+      .click();
     const samplePanel = page.getByRole('region', { name: 'Call ask_sample' });
     await samplePanel.getByRole('button', { name: 'Run' }).click();
     const sampling = page.getByRole('alertdialog', { name: 'Modern fixture asks for a model response' });
@@ -184,7 +215,9 @@ test('a modern server asks in input_required rounds: the elicitation and the sam
   }
 });
 
-test('an HTTP server with a wrong token shows an auth error until the token is replaced', async ({ page }, testInfo) => {
+test('an HTTP server with a wrong token shows an auth error until the token is replaced', async ({
+  page,
+}, testInfo) => {
   const goodToken = 'fixture-good-token-4a1c9e';
   http = await startHttpFixture({ token: goodToken });
   await openApp(page, host!);
@@ -230,7 +263,9 @@ test('invalid input is shown at its field and nothing is saved', async ({ page }
   await dialog.getByLabel('URL', { exact: true }).press('Enter'); // Enter submits
   await expect(dialog.getByLabel('Name', { exact: true })).toHaveAttribute('aria-invalid', 'true');
   await expect(dialog.getByLabel('Name', { exact: true })).toHaveAccessibleDescription(/must not be empty/i);
-  await expect(dialog.getByLabel('URL', { exact: true })).toHaveAccessibleDescription(/must start with http:\/\/ or https:\/\//i);
+  await expect(dialog.getByLabel('URL', { exact: true })).toHaveAccessibleDescription(
+    /must start with http:\/\/ or https:\/\//i,
+  );
   await expect(dialog.getByLabel('Header 1 name', { exact: true })).toHaveAccessibleDescription(/set by the app/i);
   // The form's refusal and main's (below) are worded the same way.
   await expect(dialog.getByRole('alert').first()).toHaveText(INVALID_SETTINGS);
@@ -277,7 +312,9 @@ test('servers survive a host restart, and the token is kept only in the secret s
   await expect(row).toBeVisible();
   await expect(row).toContainText('Ready', { timeout: 20_000 });
   await row.click();
-  await expect(serverDetail(page, 'Remote fixture').getByTestId('protocol-version')).toHaveText(LATEST_PROTOCOL_VERSION);
+  await expect(serverDetail(page, 'Remote fixture').getByTestId('protocol-version')).toHaveText(
+    LATEST_PROTOCOL_VERSION,
+  );
   await expect(serverDetail(page, 'Remote fixture').getByTestId('protocol-era')).toContainText('Legacy');
   await snap(page, testInfo, 'after-restart');
 
@@ -296,7 +333,12 @@ test('a page without a valid session shows "Not authorized" and no data', async 
     await openApp(page, host!);
     return openAddServer(page);
   })();
-  await fillStdio(dialog, { name: 'Private server', command: process.execPath, args: [BUILT_STDIO_FIXTURE], enabled: false });
+  await fillStdio(dialog, {
+    name: 'Private server',
+    command: process.execPath,
+    args: [BUILT_STDIO_FIXTURE],
+    enabled: false,
+  });
   await dialog.getByRole('button', { name: 'Add server' }).click();
   await expect(serverRow(page, 'Private server')).toBeVisible();
 

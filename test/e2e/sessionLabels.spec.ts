@@ -17,7 +17,10 @@ test.describe.configure({ timeout: 120_000 });
 const AGENT = 'Claude Code';
 
 async function openView(page: Page, name: 'History' | 'Traces'): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
@@ -27,11 +30,27 @@ test.describe('agent sessions in the filters', () => {
   test('Traces and History name the agent and a short session, the raw id on hover', async ({ page }) => {
     await ctx.bridge.ok('servers.save', {
       mode: 'create',
-      config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } },
+      config: {
+        id: 'fx',
+        name: 'Fixture',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [BUILT_STDIO_FIXTURE],
+        cwd: PROJECT_ROOT,
+        env: { FIXTURE_TOOLS: 'echo' },
+      },
     });
-    await expect.poll(async () => (await ctx.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 }).toBe('ready');
+    await expect
+      .poll(
+        async () => (await ctx.bridge.ok<Array<{ status: { state: string } }>>('servers.list', {}))[0]?.status.state,
+        { timeout: 20_000 },
+      )
+      .toBe('ready');
     await ctx.bridge.ok('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
-    const { token } = await ctx.bridge.ok<{ token: string }>('agents.create', { name: AGENT, visibility: { allServers: true, serverIds: [], localTools: false } });
+    const { token } = await ctx.bridge.ok<{ token: string }>('agents.create', {
+      name: AGENT,
+      visibility: { allServers: true, serverIds: [], localTools: false },
+    });
     const url = new URL((await ctx.bridge.ok<{ gateway: { url: string } }>('agents.list', {})).gateway.url);
 
     const legacy = await connectAgent(url, token, 'e2e-legacy');
@@ -39,7 +58,8 @@ test.describe('agent sessions in the filters', () => {
     try {
       expect((await legacy.callTool({ name: 'fx__echo', arguments: { text: 'from 2025' } })).isError).toBeFalsy();
       expect((await modern.callTool({ name: 'fx__echo', arguments: { text: 'from 2026' } })).isError).toBeFalsy();
-      const legacySession = legacy.transport && 'sessionId' in legacy.transport ? String(legacy.transport.sessionId) : '';
+      const legacySession =
+        legacy.transport && 'sessionId' in legacy.transport ? String(legacy.transport.sessionId) : '';
       expect(legacySession).not.toBe('');
 
       await page.goto(ctx.host.url);
@@ -58,10 +78,14 @@ test.describe('agent sessions in the filters', () => {
 
       await openView(page, 'History');
       await page.getByRole('button', { name: /^Session:/ }).click();
-      const option = page.getByRole('button', { name: new RegExp(`^${AGENT} · session ${legacySession.slice(0, 6)}…`) });
+      const option = page.getByRole('button', {
+        name: new RegExp(`^${AGENT} · session ${legacySession.slice(0, 6)}…`),
+      });
       await expect(option).toHaveAttribute('title', new RegExp(`mcp-${legacySession}$`));
       await option.click();
-      await expect(page.getByRole('button', { name: new RegExp(`^Session: ${AGENT} · session ${legacySession.slice(0, 6)}…`) })).toBeVisible();
+      await expect(
+        page.getByRole('button', { name: new RegExp(`^Session: ${AGENT} · session ${legacySession.slice(0, 6)}…`) }),
+      ).toBeVisible();
       await expect(page.locator('[data-history-row]')).toHaveCount(1);
     } finally {
       await legacy.close();

@@ -29,12 +29,29 @@ test.beforeAll(async () => {
 test.beforeEach(async () => {
   tasksDir = join(ctx.scratch, 'tasks');
   // The same task server twice: "tasks" waits for its tasks; "hasty" gives up after 800 ms in all (its records are left unknown).
-  for (const [id, extra] of [['tasks', {}], ['hasty', { maxTotalTimeoutMs: 800 }]] as const) {
+  for (const [id, extra] of [
+    ['tasks', {}],
+    ['hasty', { maxTotalTimeoutMs: 800 }],
+  ] as const) {
     await ctx.bridge.ok('servers.save', {
       mode: 'create',
-      config: { id, name: id, transport: 'stdio', command: process.execPath, args: [BUILT_TASK_FIXTURE], cwd: PROJECT_ROOT, env: { TASKS_DIR: tasksDir }, protocolEra: 'modern', ...extra },
+      config: {
+        id,
+        name: id,
+        transport: 'stdio',
+        command: process.execPath,
+        args: [BUILT_TASK_FIXTURE],
+        cwd: PROJECT_ROOT,
+        env: { TASKS_DIR: tasksDir },
+        protocolEra: 'modern',
+        ...extra,
+      },
     });
-    await waitFor(async () => ((await ctx.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === id)?.toolCount ?? 0) > 0, 20_000);
+    await waitFor(
+      async () =>
+        ((await ctx.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === id)?.toolCount ?? 0) > 0,
+      20_000,
+    );
     await ctx.bridge.ok('permissions.setToolLevel', { serverId: id, toolName: 'long_job', level: 'ALLOW' });
   }
 });
@@ -42,7 +59,10 @@ test.beforeEach(async () => {
 async function openView(page: Page, name: 'History' | 'Tools'): Promise<void> {
   await page.goto(ctx.host.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
@@ -52,7 +72,10 @@ function effectOf(label: string): { taskId: string } | undefined {
 
 test('the call panel shows the task and its status while it runs, then the task’s result', async ({ page }) => {
   await openView(page, 'Tools');
-  await page.getByRole('navigation', { name: 'Tool list' }).locator('button[data-tool="long_job"][data-server="tasks"]').click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="long_job"][data-server="tasks"]')
+    .click();
   const panel = page.getByRole('region', { name: 'Call long_job' });
   await panel.getByLabel('label').fill('panel');
   await panel.getByRole('button', { name: 'Run' }).click();
@@ -65,9 +88,17 @@ test('the call panel shows the task and its status while it runs, then the task�
   await expect(panel).toContainText('done panel');
 });
 
-test('History: "Ask the server now" on a record left unknown with a task id records the server’s result', async ({ page }) => {
+test('History: "Ask the server now" on a record left unknown with a task id records the server’s result', async ({
+  page,
+}) => {
   const callId = `e2e-task-${randomUUID()}`;
-  const call = await ctx.bridge.call('tools.call', { name: 'long_job', serverId: 'hasty', args: { label: 'later' }, callId, timeoutMs: 300 });
+  const call = await ctx.bridge.call('tools.call', {
+    name: 'long_job',
+    serverId: 'hasty',
+    args: { label: 'later' },
+    callId,
+    timeoutMs: 300,
+  });
   expect(call.ok).toBe(false);
   releaseTask(tasksDir, effectOf('later')!.taskId);
 

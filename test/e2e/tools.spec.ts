@@ -56,7 +56,12 @@ test.beforeEach(async () => {
     },
   });
   await expect
-    .poll(async () => (await bridge!.ok<Array<{ toolCount: number; status: { state: string } }>>('servers.list', {}))[0]?.status.state, { timeout: 20_000 })
+    .poll(
+      async () =>
+        (await bridge!.ok<Array<{ toolCount: number; status: { state: string } }>>('servers.list', {}))[0]?.status
+          .state,
+      { timeout: 20_000 },
+    )
     .toBe('ready');
 });
 
@@ -91,7 +96,10 @@ async function openApp(page: Page, running: WebHostProcess): Promise<string[]> {
 }
 
 async function openView(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: new RegExp(`^${name}`) })
+    .click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
@@ -111,7 +119,9 @@ function permissionRow(page: Page, tool: string): Locator {
   return page.getByRole('table', { name: 'Tool permissions' }).locator(`tr[data-tool="${tool}"][data-server="fx"]`);
 }
 
-test('an ASK tool waits for the person: Deny runs nothing, Allow once runs it, a stale answer is refused', async ({ page }, testInfo) => {
+test('an ASK tool waits for the person: Deny runs nothing, Allow once runs it, a stale answer is refused', async ({
+  page,
+}, testInfo) => {
   const violations = await openApp(page, host!);
   await openView(page, 'Tools');
 
@@ -136,12 +146,16 @@ test('an ASK tool waits for the person: Deny runs nothing, Allow once runs it, a
   await expect(dialog).toContainText('Hints from the server');
   await expect(dialog.getByRole('timer')).toContainText(/Expires in/);
   await expect(dialog.getByRole('button', { name: /^Deny/ })).toBeFocused();
-  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Approvals/ })).toContainText('1');
+  await expect(
+    page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Approvals/ }),
+  ).toContainText('1');
   await snap(page, testInfo, 'approval-dialog');
   await page.emulateMedia({ colorScheme: 'dark' });
   // The colour transitions running now: wait for each to finish (no fixed sleep). Only
   // transitions: the page also runs endless animations (a spinner), which never finish.
-  await page.evaluate('Promise.all(document.getAnimations().filter((a) => a instanceof CSSTransition).map((a) => a.finished)).then(() => true)');
+  await page.evaluate(
+    'Promise.all(document.getAnimations().filter((a) => a instanceof CSSTransition).map((a) => a.finished)).then(() => true)',
+  );
   await snap(page, testInfo, 'approval-dialog-dark');
   await page.emulateMedia({ colorScheme: 'light' });
   const [first] = await bridge!.ok<Array<{ requestId: string; toolName: string }>>('approvals.list', {});
@@ -158,7 +172,10 @@ test('an ASK tool waits for the person: Deny runs nothing, Allow once runs it, a
   // The trace of that call records the denial.
   const deniedTraceId = await denial.getByRole('button', { name: 'View trace' }).getAttribute('data-trace-id');
   expect(deniedTraceId).toBeTruthy();
-  const deniedTrace = await bridge!.ok<{ trace: { status: string }; events: Array<{ type: string; data: Record<string, unknown> }> }>('traces.get', { traceId: deniedTraceId });
+  const deniedTrace = await bridge!.ok<{
+    trace: { status: string };
+    events: Array<{ type: string; data: Record<string, unknown> }>;
+  }>('traces.get', { traceId: deniedTraceId });
   expect(deniedTrace.trace.status).toBe('denied');
   expect(deniedTrace.events.find((e) => e.type === 'approval_answered')?.data).toMatchObject({ approved: false });
 
@@ -190,7 +207,9 @@ test('an ASK tool waits for the person: Deny runs nothing, Allow once runs it, a
   expect(violations).toEqual([]);
 });
 
-test('Permissions show why a tool asks; a level set there takes effect; Cancel really cancels a slow call', async ({ page }, testInfo) => {
+test('Permissions show why a tool asks; a level set there takes effect; Cancel really cancels a slow call', async ({
+  page,
+}, testInfo) => {
   await openApp(page, host!);
   await openView(page, 'Permissions');
 
@@ -226,7 +245,9 @@ test('Permissions show why a tool asks; a level set there takes effect; Cancel r
   await expect(failure).toContainText('Cancelled');
   await expect(failure).toHaveAttribute('data-code', 'cancelled');
   await expect(panel.getByRole('button', { name: 'Run' })).toBeEnabled();
-  await expect.poll(() => lines(events).some((line) => line.includes('"cancelled"') && line.includes('"slow"'))).toBe(true);
+  await expect
+    .poll(() => lines(events).some((line) => line.includes('"cancelled"') && line.includes('"slow"')))
+    .toBe(true);
   const traceId = await failure.getByRole('button', { name: 'View trace' }).getAttribute('data-trace-id');
   const trace = await bridge!.ok<{ trace: { status: string } }>('traces.get', { traceId });
   expect(trace.trace.status).toBe('cancelled'); // finished as cancelled, not left running or read as an error
@@ -255,18 +276,32 @@ test('Permissions show why a tool asks; a level set there takes effect; Cancel r
   await expect(append).toContainText('DENY'); // a rule of its own still wins
 });
 
-test('several requests queue oldest first; keys answer them, Esc denies; the Approvals view lists them', async ({ page }, testInfo) => {
+test('several requests queue oldest first; keys answer them, Esc denies; the Approvals view lists them', async ({
+  page,
+}, testInfo) => {
   await openApp(page, host!);
   await openView(page, 'Approvals');
   await expect(page.getByText('Nothing is waiting for you')).toBeVisible();
 
   // Two calls made elsewhere (over the bridge) both wait for the person at the page.
-  const one = bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'one' }, callId: 'e2e-queue-one' });
+  const one = bridge!.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'one' },
+    callId: 'e2e-queue-one',
+  });
   await expect(approvalDialog(page)).toContainText('"line": "one"');
-  const two = bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'two' }, callId: 'e2e-queue-two' });
+  const two = bridge!.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'two' },
+    callId: 'e2e-queue-two',
+  });
   const dialog = approvalDialog(page);
   await expect(dialog.getByLabel('Request 1 of 2')).toBeVisible();
-  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Approvals/ })).toContainText('2');
+  await expect(
+    page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Approvals/ }),
+  ).toContainText('2');
 
   // "Decide later" shows the list behind it, with the same answers.
   await dialog.getByRole('button', { name: 'Decide later' }).click();
@@ -289,7 +324,12 @@ test('several requests queue oldest first; keys answer them, Esc denies; the App
   await expect(page.getByText('Nothing is waiting for you')).toBeVisible();
 
   // Esc is Deny.
-  const three = bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'three' }, callId: 'e2e-queue-three' });
+  const three = bridge!.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'three' },
+    callId: 'e2e-queue-three',
+  });
   await expect(dialog).toContainText('"line": "three"');
   await page.keyboard.press('Escape');
   expect(await three).toMatchObject({ ok: false, error: { code: 'permission_denied' } });
@@ -297,7 +337,12 @@ test('several requests queue oldest first; keys answer them, Esc denies; the App
   expect(lines(counter)).toEqual(['two']);
 
   // A keeps an "always allow": listed in Permissions, and revocable there.
-  const four = bridge!.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'four' }, callId: 'e2e-queue-four' });
+  const four = bridge!.call('tools.call', {
+    name: 'append',
+    serverId: 'fx',
+    args: { line: 'four' },
+    callId: 'e2e-queue-four',
+  });
   await expect(dialog).toContainText('"line": "four"');
   await page.keyboard.press('a'); // too early: ignored
   await expect(dialog).toHaveAttribute('data-keys', 'armed');
@@ -316,7 +361,9 @@ test('several requests queue oldest first; keys answer them, Esc denies; the App
   expect(lines(counter)).toEqual(['two', 'four']);
 });
 
-test('the generated form handles arrays and booleans; Raw JSON shows a parse error inline and is kept across tabs', async ({ page }, testInfo) => {
+test('the generated form handles arrays and booleans; Raw JSON shows a parse error inline and is kept across tabs', async ({
+  page,
+}, testInfo) => {
   const violations = await openApp(page, host!);
   await openView(page, 'Tools');
   const list = page.getByRole('navigation', { name: 'Tool list' });
@@ -358,19 +405,41 @@ test('the generated form handles arrays and booleans; Raw JSON shows a parse err
   expect(violations).toEqual([]);
 });
 
-test('results render by kind (image, resource link, embedded resource), progress has a bar, and a name conflict is marked', async ({ page }, testInfo) => {
+test('results render by kind (image, resource link, embedded resource), progress has a bar, and a name conflict is marked', async ({
+  page,
+}, testInfo) => {
   // The MCP project's reference server, trusted, with its read-only tools allowed.
   const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
   await bridge!.ok('servers.save', {
     mode: 'create',
-    config: { id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath, args: [everything, 'stdio'], cwd: PROJECT_ROOT, trusted: true, priority: 10 },
+    config: {
+      id: 'everything',
+      name: 'Everything',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [everything, 'stdio'],
+      cwd: PROJECT_ROOT,
+      trusted: true,
+      priority: 10,
+    },
   });
   await expect
-    .poll(async () => (await bridge!.ok<Array<{ config: { id: string }; status: { state: string } }>>('servers.list', {})).find((s) => s.config.id === 'everything')?.status.state, {
-      timeout: 30_000,
-    })
+    .poll(
+      async () =>
+        (await bridge!.ok<Array<{ config: { id: string }; status: { state: string } }>>('servers.list', {})).find(
+          (s) => s.config.id === 'everything',
+        )?.status.state,
+      {
+        timeout: 30_000,
+      },
+    )
     .toBe('ready');
-  for (const tool of ['get-tiny-image', 'get-resource-links', 'get-resource-reference', 'trigger-long-running-operation']) {
+  for (const tool of [
+    'get-tiny-image',
+    'get-resource-links',
+    'get-resource-reference',
+    'trigger-long-running-operation',
+  ]) {
     await bridge!.ok('permissions.setToolLevel', { serverId: 'everything', toolName: tool, level: 'ALLOW' });
   }
   const violations = await openApp(page, host!);

@@ -31,18 +31,39 @@ const ALL = { allServers: true, serverIds: [], localTools: false };
 const FORM = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] };
 
 function tool(name: string): HarnessToolInfo {
-  return { name, source: 'mcp', serverId: 'dn', description: name, inputSchema: { type: 'object' }, outputSchema: undefined, annotations: undefined, shadowedBy: undefined, schemaFingerprint: name };
+  return {
+    name,
+    source: 'mcp',
+    serverId: 'dn',
+    description: name,
+    inputSchema: { type: 'object' },
+    outputSchema: undefined,
+    annotations: undefined,
+    shadowedBy: undefined,
+    schemaFingerprint: name,
+  };
 }
 
 /** The call path's double: `confirm` asks once, `twice` asks two questions in a row; each records the key it ran under. */
 class ServerRequestCalls implements GatewayCalls {
   readonly runs: Array<{ callId: string; sessionId: string; asked: boolean }> = [];
-  async call(request: { name: string; callId: string }, caller: { sessionId: string }, options: Parameters<GatewayCalls['call']>[2]): Promise<CallOutcome> {
+  async call(
+    request: { name: string; callId: string },
+    caller: { sessionId: string },
+    options: Parameters<GatewayCalls['call']>[2],
+  ): Promise<CallOutcome> {
     this.runs.push({ callId: request.callId, sessionId: caller.sessionId, asked: options.elicit !== undefined });
     if (request.name === 'summarize') {
       if (!options.sample) return outcome(request.callId, caller.sessionId, 'no model to ask');
-      const reply = await options.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Summarize: a b c' } }], maxTokens: 20 }, options.signal);
-      return outcome(request.callId, caller.sessionId, `${reply.model}: ${(reply.content as { text?: string }).text ?? '?'}`);
+      const reply = await options.sample(
+        { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize: a b c' } }], maxTokens: 20 },
+        options.signal,
+      );
+      return outcome(
+        request.callId,
+        caller.sessionId,
+        `${reply.model}: ${(reply.content as { text?: string }).text ?? '?'}`,
+      );
     }
     const answers: string[] = [];
     const questions = request.name === 'twice' ? ['First?', 'Second?'] : ['Confirm?'];
@@ -60,7 +81,17 @@ class ServerRequestCalls implements GatewayCalls {
 }
 
 function outcome(callId: string, sessionId: string, text: string): CallOutcome {
-  return { callId, traceId: `trace-${callId}`, sessionId, toolName: 'x', serverId: 'dn', replayed: false, attempts: 1, result: { content: [{ type: 'text', text }], isError: false }, warnings: [] };
+  return {
+    callId,
+    traceId: `trace-${callId}`,
+    sessionId,
+    toolName: 'x',
+    serverId: 'dn',
+    replayed: false,
+    attempts: 1,
+    result: { content: [{ type: 'text', text }], isError: false },
+    warnings: [],
+  };
 }
 
 interface RawReply {
@@ -71,7 +102,14 @@ interface RawReply {
 async function post(url: URL, token: string, body: unknown, method = 'tools/call'): Promise<RawReply> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '2026-07-28', 'Mcp-Method': method, 'Mcp-Name': 'dn__confirm' },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'Mcp-Protocol-Version': '2026-07-28',
+      'Mcp-Method': method,
+      'Mcp-Name': 'dn__confirm',
+    },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as RawReply['body'] };
@@ -117,8 +155,16 @@ describe('a downstream question during an agent’s call, in each era', () => {
     scratch.cleanup();
   });
 
-  async function modernAgent(answer: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean> }): Promise<ModernClient> {
-    const client = new ModernClient({ name: 'modern', version: '1' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
+  async function modernAgent(
+    answer: (message: string) => {
+      action: 'accept' | 'decline' | 'cancel';
+      content?: Record<string, string | number | boolean>;
+    },
+  ): Promise<ModernClient> {
+    const client = new ModernClient(
+      { name: 'modern', version: '1' },
+      { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
+    );
     client.setRequestHandler('elicitation/create', (request) => answer(request.params.message));
     await client.connect(new ModernHttp(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     closers.push(() => client.close());
@@ -133,14 +179,22 @@ describe('a downstream question during an agent’s call, in each era', () => {
       return { action: 'accept', content: { ok: true } };
     });
     const before = calls.runs.length;
-    const result = await client.callTool({ name: 'dn__confirm', arguments: {}, _meta: { [META_CALL_ID]: 'modern-confirm' } });
+    const result = await client.callTool({
+      name: 'dn__confirm',
+      arguments: {},
+      _meta: { [META_CALL_ID]: 'modern-confirm' },
+    });
     expect(asked).toEqual(['Confirm?']);
     expect(result.content).toEqual([{ type: 'text', text: 'accept:{"ok":true}' }]);
-    expect(calls.runs.slice(before)).toEqual([{ callId: 'modern-confirm', sessionId: expect.stringContaining(':default'), asked: true }]);
+    expect(calls.runs.slice(before)).toEqual([
+      { callId: 'modern-confirm', sessionId: expect.stringContaining(':default'), asked: true },
+    ]);
   });
 
   it('modern: two questions are two rounds of one call; a call without a callId keeps the key of its first round', async () => {
-    const client = await modernAgent((message) => (message === 'First?' ? { action: 'accept', content: { ok: true } } : { action: 'decline' }));
+    const client = await modernAgent((message) =>
+      message === 'First?' ? { action: 'accept', content: { ok: true } } : { action: 'decline' },
+    );
     const before = calls.runs.length;
     const result = await client.callTool({ name: 'dn__twice', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: 'accept:{"ok":true} | decline' }]);
@@ -164,20 +218,37 @@ describe('a downstream question during an agent’s call, in each era', () => {
   });
 
   it('sampling crosses the eras too: input_required to a modern agent, a real request to a legacy one; none to an agent without sampling', async () => {
-    const modern = new ModernClient({ name: 'modern-sampler', version: '1' }, { versionNegotiation: { mode: 'auto' }, capabilities: { sampling: {} } });
-    modern.setRequestHandler('sampling/createMessage', () => ({ role: 'assistant', content: { type: 'text', text: 'abc' }, model: 'modern-model' }));
+    const modern = new ModernClient(
+      { name: 'modern-sampler', version: '1' },
+      { versionNegotiation: { mode: 'auto' }, capabilities: { sampling: {} } },
+    );
+    modern.setRequestHandler('sampling/createMessage', () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'abc' },
+      model: 'modern-model',
+    }));
     await modern.connect(new ModernHttp(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     closers.push(() => modern.close());
-    expect((await modern.callTool({ name: 'dn__summarize', arguments: {} })).content).toEqual([{ type: 'text', text: 'modern-model: abc' }]);
+    expect((await modern.callTool({ name: 'dn__summarize', arguments: {} })).content).toEqual([
+      { type: 'text', text: 'modern-model: abc' },
+    ]);
 
     const legacy = new LegacyClient({ name: 'legacy-sampler', version: '1' }, { capabilities: { sampling: {} } });
-    legacy.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: 'a-b-c' }, model: 'legacy-model' }));
+    legacy.setRequestHandler(CreateMessageRequestSchema, () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'a-b-c' },
+      model: 'legacy-model',
+    }));
     await legacy.connect(new LegacyHttp(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     closers.push(() => legacy.close());
-    expect((await legacy.callTool({ name: 'dn__summarize', arguments: {} })).content).toEqual([{ type: 'text', text: 'legacy-model: a-b-c' }]);
+    expect((await legacy.callTool({ name: 'dn__summarize', arguments: {} })).content).toEqual([
+      { type: 'text', text: 'legacy-model: a-b-c' },
+    ]);
 
     const mute = await modernAgent(() => ({ action: 'cancel' }));
-    expect((await mute.callTool({ name: 'dn__summarize', arguments: {} })).content).toEqual([{ type: 'text', text: 'no model to ask' }]);
+    expect((await mute.callTool({ name: 'dn__summarize', arguments: {} })).content).toEqual([
+      { type: 'text', text: 'no model to ask' },
+    ]);
   });
 
   it('an agent that declared no elicitation is not asked', async () => {
@@ -189,36 +260,108 @@ describe('a downstream question during an agent’s call, in each era', () => {
   });
 
   it('tampered state is refused before anything runs; state minted for another agent is refused', async () => {
-    const first = await post(url, token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, _meta: ENVELOPE } });
-    expect(first.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { question: expect.any(Object) }, requestState: expect.any(String) });
+    const first = await post(url, token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'dn__confirm', arguments: {}, _meta: ENVELOPE },
+    });
+    expect(first.body.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { question: expect.any(Object) },
+      requestState: expect.any(String),
+    });
     const state = first.body.result?.requestState as string;
     const runs = calls.runs.length;
 
     const tampered = `${state.slice(0, -2)}${state.endsWith('AA') ? 'BB' : 'AA'}`;
-    const refused = await post(url, token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, requestState: tampered, inputResponses: { question: { action: 'accept', content: { ok: true } } }, _meta: ENVELOPE } });
+    const refused = await post(url, token, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'dn__confirm',
+        arguments: {},
+        requestState: tampered,
+        inputResponses: { question: { action: 'accept', content: { ok: true } } },
+        _meta: ENVELOPE,
+      },
+    });
     expect(refused.body.error).toMatchObject({ code: -32602 });
 
-    const stolen = await post(url, otherToken, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, requestState: state, inputResponses: { question: { action: 'accept', content: { ok: true } } }, _meta: ENVELOPE } });
+    const stolen = await post(url, otherToken, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: {
+        name: 'dn__confirm',
+        arguments: {},
+        requestState: state,
+        inputResponses: { question: { action: 'accept', content: { ok: true } } },
+        _meta: ENVELOPE,
+      },
+    });
     expect(stolen.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/another agent/) });
     expect(calls.runs.length).toBe(runs);
 
     // The rightful agent still continues it.
-    const done = await post(url, token, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, requestState: state, inputResponses: { question: { action: 'decline' } }, _meta: ENVELOPE } });
+    const done = await post(url, token, {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: {
+        name: 'dn__confirm',
+        arguments: {},
+        requestState: state,
+        inputResponses: { question: { action: 'decline' } },
+        _meta: ENVELOPE,
+      },
+    });
     expect(done.body.result).toMatchObject({ content: [{ type: 'text', text: 'decline' }] });
   });
 
   it('a flight whose agent is closed ends; continuing it runs the same key again as a first round (a checkpoint would answer it)', async () => {
-    const first = await post(url, token, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, _meta: { ...ENVELOPE, [META_CALL_ID]: 'parked-1' } } });
+    const first = await post(url, token, {
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'dn__confirm', arguments: {}, _meta: { ...ENVELOPE, [META_CALL_ID]: 'parked-1' } },
+    });
     const state = first.body.result?.requestState as string;
     expect(state).toEqual(expect.any(String));
     const agentId = store.list().find((a) => a.name === 'Asked')?.id as string;
     await gateway.closeAgent(agentId);
-    const again = await post(url, token, { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, requestState: state, inputResponses: { question: { action: 'accept', content: { ok: true } } }, _meta: ENVELOPE } });
+    const again = await post(url, token, {
+      jsonrpc: '2.0',
+      id: 6,
+      method: 'tools/call',
+      params: {
+        name: 'dn__confirm',
+        arguments: {},
+        requestState: state,
+        inputResponses: { question: { action: 'accept', content: { ok: true } } },
+        _meta: ENVELOPE,
+      },
+    });
     // The double has no checkpoint: it runs again under the same key, and asks again.
     expect(again.body.result).toMatchObject({ resultType: 'input_required', requestState: expect.any(String) });
     expect(calls.runs.filter((r) => r.callId === 'parked-1')).toHaveLength(2);
     const state2 = again.body.result?.requestState as string;
-    const done = await post(url, token, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'dn__confirm', arguments: {}, requestState: state2, inputResponses: { question: { action: 'accept', content: { ok: true } } }, _meta: ENVELOPE } });
-    expect(done.body.result).toMatchObject({ content: [{ type: 'text', text: 'accept:{"ok":true}' }], _meta: { [META_CALL_ID]: 'parked-1' } });
+    const done = await post(url, token, {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: {
+        name: 'dn__confirm',
+        arguments: {},
+        requestState: state2,
+        inputResponses: { question: { action: 'accept', content: { ok: true } } },
+        _meta: ENVELOPE,
+      },
+    });
+    expect(done.body.result).toMatchObject({
+      content: [{ type: 'text', text: 'accept:{"ok":true}' }],
+      _meta: { [META_CALL_ID]: 'parked-1' },
+    });
   });
 });

@@ -42,33 +42,69 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
   });
 
   it('a request without credentials gets the challenge naming the protected-resource metadata; the OAuth probes are answered', async () => {
-    const response = await fetch(app.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const response = await fetch(app.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
-    const prm = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
-    expect(prm).toMatchObject({ resource: `${origin}/mcp`, authorization_servers: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/?$/)] });
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    const prm = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+      resource: string;
+      authorization_servers: string[];
+    };
+    expect(prm).toMatchObject({
+      resource: `${origin}/mcp`,
+      authorization_servers: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/?$/)],
+    });
     const as = await fetch(`${origin}/.well-known/oauth-authorization-server`);
     expect(as.status).toBe(200);
     expect(as.headers.get('access-control-allow-origin')).toBe('*');
     const metadata = (await as.json()) as Record<string, unknown>;
-    expect(metadata).toMatchObject({ issuer: origin, registration_endpoint: `${origin}/register`, token_endpoint: `${origin}/token`, revocation_endpoint: `${origin}/revoke`, code_challenge_methods_supported: ['S256'], client_id_metadata_document_supported: true });
+    expect(metadata).toMatchObject({
+      issuer: origin,
+      registration_endpoint: `${origin}/register`,
+      token_endpoint: `${origin}/token`,
+      revocation_endpoint: `${origin}/revoke`,
+      code_challenge_methods_supported: ['S256'],
+      client_id_metadata_document_supported: true,
+    });
     expect((await fetch(`${origin}/.well-known/openid-configuration`)).status).toBe(200);
   });
 
   it('a wrong static token is refused as invalid_token with MiniHarness’s sentence, in the header and the JSON-RPC body', async () => {
-    const response = await fetch(app.url, { method: 'POST', headers: { Authorization: 'Bearer mhg_wrong', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const response = await fetch(app.url, {
+      method: 'POST',
+      headers: {
+        Authorization: 'Bearer mhg_wrong',
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(response.status).toBe(401);
     const challenge = response.headers.get('www-authenticate') ?? '';
     expect(challenge).toContain('error="invalid_token"');
     expect(challenge).toContain(`error_description="${SENTENCE}`);
     expect(challenge).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
     const body = (await response.json()) as { error: { message: string } };
-    expect(body.error.message).toContain(SENTENCE);    // A client that shows the answer's body (the v1 SDK) shows the sentence, not an OAuth failure.
+    expect(body.error.message).toContain(SENTENCE); // A client that shows the answer's body (the v1 SDK) shows the sentence, not an OAuth failure.
     await expect(connectAgent(app.url, 'mhg_wrong')).rejects.toThrow(SENTENCE);
   });
 
   it('registers a public client dynamically (RFC 7591)', async () => {
-    const response = await fetch(`${origin}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'http://localhost:6274' }, body: JSON.stringify({ client_name: 'Raw', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }) });
+    const response = await fetch(`${origin}/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: 'http://localhost:6274' },
+      body: JSON.stringify({
+        client_name: 'Raw',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+      }),
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     const client = (await response.json()) as Record<string, unknown>;
@@ -77,26 +113,43 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
   });
 
   async function registered(): Promise<string> {
-    const response = await fetch(`${origin}/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_name: 'Raw', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) });
+    const response = await fetch(`${origin}/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Raw', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    });
     return ((await response.json()) as { client_id: string }).client_id;
   }
 
   it('refuses an authorization without PKCE, and one for another resource', async () => {
     const clientId = await registered();
     const base = { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'mcp', state: 's1' };
-    const noPkce = await fetch(`${origin}/authorize?${new URLSearchParams({ ...base, resource: `${origin}/mcp` })}`, { redirect: 'manual' });
+    const noPkce = await fetch(`${origin}/authorize?${new URLSearchParams({ ...base, resource: `${origin}/mcp` })}`, {
+      redirect: 'manual',
+    });
     const noPkceTo = new URL(noPkce.headers.get('location') ?? '');
     expect(noPkceTo.origin + noPkceTo.pathname).toBe(REDIRECT);
     expect(noPkceTo.searchParams.get('error')).toBe('invalid_request');
     expect(noPkceTo.searchParams.get('error_description')).toMatch(/PKCE/);
     const pkce = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
-    const other = await fetch(`${origin}/authorize?${new URLSearchParams({ ...base, ...pkce, resource: 'https://elsewhere.example/mcp' })}`, { redirect: 'manual' });
+    const other = await fetch(
+      `${origin}/authorize?${new URLSearchParams({ ...base, ...pkce, resource: 'https://elsewhere.example/mcp' })}`,
+      { redirect: 'manual' },
+    );
     expect(new URL(other.headers.get('location') ?? '').searchParams.get('error')).toBe('invalid_target');
   });
 
   it('a client_id metadata document that cannot be fetched safely (here: a loopback address) is refused on an error page, no redirect', async () => {
     const clientId = 'https://127.0.0.1:1/client.json';
-    const query = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'mcp', state: 's3', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+    const query = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'mcp',
+      state: 's3',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
     const response = await fetch(`${origin}/authorize?${query}`, { redirect: 'manual' });
     expect(response.status).toBe(400);
     expect(response.headers.get('location')).toBeNull();
@@ -107,16 +160,34 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
   it('refuses a consent answer without the page’s CSRF secret, or from another origin; Deny sends access_denied', async () => {
     const clientId = await registered();
     const browser = new Browser();
-    const query = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'mcp', state: 's2', resource: `${origin}/mcp`, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+    const query = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'mcp',
+      state: 's2',
+      resource: `${origin}/mcp`,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
     const { response, url } = await browser.navigate(`${origin}/authorize?${query}`);
     expect(url.pathname).toMatch(/^\/consent\//);
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     const { action, csrf } = consentForm(await response.text());
-    const post = (body: string, from: string) => browser.request(`${origin}${action}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: from }, body });
+    const post = (body: string, from: string) =>
+      browser.request(`${origin}${action}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: from },
+        body,
+      });
     expect((await post('decision=allow&scope=all', origin)).status).toBe(403);
     expect((await post(`csrf=${csrf}&decision=allow&scope=all`, 'http://evil.example')).status).toBe(403);
-    const denied = await browser.navigate(`${origin}${action}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, body: `csrf=${csrf}&decision=deny` });
+    const denied = await browser.navigate(`${origin}${action}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin },
+      body: `csrf=${csrf}&decision=deny`,
+    });
     expect(denied.url.origin + denied.url.pathname).toBe(REDIRECT);
     expect(denied.url.searchParams.get('error')).toBe('access_denied');
     const view = await app.call<AgentsView>('agents.list');
@@ -129,7 +200,9 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
   /** The whole sign-in of a v2 SDK client given only the URL, the consent answered Allow (chosen server fx); returns the consent page. */
   async function signIn(provider: MemoryOAuthClient): Promise<string> {
     const client = new Client({ name: 'oauth-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await expect(client.connect(new StreamableHTTPClientTransport(app.url, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(app.url, { authProvider: provider })),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
     const authorizationUrl = provider.authorizationUrl as URL;
     expect(authorizationUrl.origin).toBe(origin);
     expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
@@ -138,7 +211,11 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     expect(consent.url.pathname).toMatch(/^\/consent\//);
     const html = await consent.response.text();
     const { action, csrf } = consentForm(html);
-    const back = await browser.navigate(`${origin}${action}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, body: `csrf=${csrf}&decision=allow&scope=chosen&server=fx` });
+    const back = await browser.navigate(`${origin}${action}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin },
+      body: `csrf=${csrf}&decision=allow&scope=chosen&server=fx`,
+    });
     expect(back.url.origin + back.url.pathname).toBe(REDIRECT);
     expect(back.url.searchParams.get('code')).toBeTruthy();
     await new StreamableHTTPClientTransport(app.url, { authProvider: provider }).finishAuth(back.url.searchParams);
@@ -148,13 +225,30 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
 
   /** A 2025 initialize with the token, over raw HTTP. */
   function raw(token: string): Promise<Response> {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    return fetch(app.url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    return fetch(app.url, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body,
+    });
   }
 
   function refresh(provider: MemoryOAuthClient, refreshToken: string): Promise<Response> {
     const clientId = (provider.info as { client_id: string }).client_id;
-    return fetch(`${origin}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }) });
+    return fetch(`${origin}/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }),
+    });
   }
 
   describe('the full sign-in by a v2 SDK client', () => {
@@ -171,13 +265,19 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
       await connected.connect(new StreamableHTTPClientTransport(app.url, { authProvider: provider }));
       const { tools } = await connected.listTools();
       expect(tools.map((t) => t.name)).toContain('fx__echo');
-      const result = (await connected.callTool({ name: 'fx__echo', arguments: { text: 'signed in' } })) as { content: Array<{ text: string }> };
+      const result = (await connected.callTool({ name: 'fx__echo', arguments: { text: 'signed in' } })) as {
+        content: Array<{ text: string }>;
+      };
       expect(result.content[0]?.text).toBe('signed in');
       await connected.close();
 
       const view = await app.call<AgentsView>('agents.list');
       const agent = view.agents.find((a) => a.signIn);
-      expect(agent).toMatchObject({ name: 'Test Agent App', visibility: { allServers: false, serverIds: ['fx'], localTools: false }, signIn: { clientName: 'Test <Agent> App', redirectTarget: 'http://127.0.0.1:9' } });
+      expect(agent).toMatchObject({
+        name: 'Test Agent App',
+        visibility: { allServers: false, serverIds: ['fx'], localTools: false },
+        signIn: { clientName: 'Test <Agent> App', redirectTarget: 'http://127.0.0.1:9' },
+      });
     });
 
     it('refreshes with rotation: the new tokens work, the old refresh token is refused', async () => {
@@ -230,15 +330,22 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
   it('the sign-in endpoints check Host; token and registration answer a browser client’s CORS preflight', async () => {
     // fetch cannot send another Host: a raw request does, as a DNS-rebinding page's would arrive.
     const foreign = await new Promise<number>((resolve, reject) => {
-      const req = request(`${origin}/register`, { method: 'POST', headers: { Host: 'evil.example', 'Content-Type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${origin}/register`,
+        { method: 'POST', headers: { Host: 'evil.example', 'Content-Type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end('{}');
     });
     expect(foreign).toBe(403);
-    const preflight = await fetch(`${origin}/token`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:6274', 'Access-Control-Request-Method': 'POST' } });
+    const preflight = await fetch(`${origin}/token`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://localhost:6274', 'Access-Control-Request-Method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
   });
@@ -277,28 +384,48 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
       expect(refreshed.status).toBe(200);
       provider.saveTokens((await refreshed.json()) as OAuthTokens);
     }
-    const records = Object.values((JSON.parse(readFileSync(join(app.dataDir, 'gateway-oauth.json'), 'utf8')) as { records: Record<string, { payload: { kind: string; clientId: string } }> }).records);
-    for (const kind of ['AccessToken', 'RefreshToken']) expect(records.filter((r) => r.payload.kind === kind && r.payload.clientId === client).length).toBeLessThanOrEqual(MAX_TOKENS_PER_GRANT);
+    const records = Object.values(
+      (
+        JSON.parse(readFileSync(join(app.dataDir, 'gateway-oauth.json'), 'utf8')) as {
+          records: Record<string, { payload: { kind: string; clientId: string } }>;
+        }
+      ).records,
+    );
+    for (const kind of ['AccessToken', 'RefreshToken'])
+      expect(
+        records.filter((r) => r.payload.kind === kind && r.payload.clientId === client).length,
+      ).toBeLessThanOrEqual(MAX_TOKENS_PER_GRANT);
     expect((await raw((provider.stored as OAuthTokens).access_token)).status).toBe(200);
     expect((await refresh(provider, (provider.stored as OAuthTokens).refresh_token as string)).status).toBe(200);
   });
   it('a client given the gateway as http://localhost:<port>/mcp signs in too: the challenge names the metadata under the spelling it used', async () => {
     const provider = new MemoryOAuthClient({ redirectUrl: REDIRECT, clientName: 'Test <Agent> App' });
     const url = new URL(app.url.href.replace('127.0.0.1', 'localhost'));
-    const refused = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
-    expect(refused.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp"`);
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
+    expect(refused.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${url.origin}/.well-known/oauth-protected-resource/mcp"`,
+    );
     const client = new Client({ name: 'oauth-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await expect(client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider })),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
     const authorizationUrl = provider.authorizationUrl as URL;
     expect(authorizationUrl.searchParams.get('resource')).toBe(`${url.origin}/mcp`);
     const consent = await browser.navigate(authorizationUrl);
     const { action, csrf } = consentForm(await consent.response.text());
-    const back = await browser.navigate(`${origin}${action}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, body: `csrf=${csrf}&decision=allow&scope=all` });
+    const back = await browser.navigate(`${origin}${action}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin },
+      body: `csrf=${csrf}&decision=allow&scope=all`,
+    });
     await new StreamableHTTPClientTransport(url, { authProvider: provider }).finishAuth(back.url.searchParams);
     const connected = new Client({ name: 'oauth-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     await connected.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
     expect((await connected.listTools()).tools.length).toBeGreaterThan(0);
     await connected.close();
   });
-
 });

@@ -26,9 +26,15 @@ describe('the sign-in store', () => {
   it('keeps clients, grants and tokens across a restart, never a token’s value; forgets interactions', async () => {
     const store = new OAuthStore(file);
     await store.adapterFor('Client').upsert('client-1', { client_id: 'client-1', client_name: 'C' } as never);
-    await store.adapterFor('Grant').upsert('grant-1', { jti: 'grant-1', accountId: 'agent-1', clientId: 'client-1' } as never, 600);
-    await store.adapterFor('AccessToken').upsert(ACCESS, { jti: ACCESS, accountId: 'agent-1', grantId: 'grant-1' } as never, 600);
-    await store.adapterFor('RefreshToken').upsert(REFRESH, { jti: REFRESH, accountId: 'agent-1', grantId: 'grant-1' } as never, 600);
+    await store
+      .adapterFor('Grant')
+      .upsert('grant-1', { jti: 'grant-1', accountId: 'agent-1', clientId: 'client-1' } as never, 600);
+    await store
+      .adapterFor('AccessToken')
+      .upsert(ACCESS, { jti: ACCESS, accountId: 'agent-1', grantId: 'grant-1' } as never, 600);
+    await store
+      .adapterFor('RefreshToken')
+      .upsert(REFRESH, { jti: REFRESH, accountId: 'agent-1', grantId: 'grant-1' } as never, 600);
     await store.adapterFor('Interaction').upsert('uid-1', { jti: 'uid-1' } as never, 600);
     store.signingJwk();
 
@@ -46,15 +52,23 @@ describe('the sign-in store', () => {
 
     // A consumed (rotated) refresh token is remembered as consumed.
     await again.adapterFor('RefreshToken').consume(REFRESH);
-    expect(await new OAuthStore(file).adapterFor('RefreshToken').find(REFRESH)).toMatchObject({ consumed: expect.any(Number) });
+    expect(await new OAuthStore(file).adapterFor('RefreshToken').find(REFRESH)).toMatchObject({
+      consumed: expect.any(Number),
+    });
   });
 
   it('revoking an agent’s grant removes it and every token of it, and only those', async () => {
     const store = new OAuthStore(file);
     await store.adapterFor('Grant').upsert('grant-1', { jti: 'grant-1', accountId: 'person' } as never, 600);
-    await store.adapterFor('AccessToken').upsert(ACCESS, { jti: ACCESS, accountId: 'person', grantId: 'grant-1' } as never, 600);
-    await store.adapterFor('RefreshToken').upsert(REFRESH, { jti: REFRESH, accountId: 'person', grantId: 'grant-1' } as never, 600);
-    await store.adapterFor('AccessToken').upsert('other-access', { jti: 'other-access', accountId: 'person', grantId: 'grant-2' } as never, 600);
+    await store
+      .adapterFor('AccessToken')
+      .upsert(ACCESS, { jti: ACCESS, accountId: 'person', grantId: 'grant-1' } as never, 600);
+    await store
+      .adapterFor('RefreshToken')
+      .upsert(REFRESH, { jti: REFRESH, accountId: 'person', grantId: 'grant-1' } as never, 600);
+    await store
+      .adapterFor('AccessToken')
+      .upsert('other-access', { jti: 'other-access', accountId: 'person', grantId: 'grant-2' } as never, 600);
     store.revokeGrant('grant-1');
     const again = new OAuthStore(file);
     expect(await again.adapterFor('Grant').find('grant-1')).toBeUndefined();
@@ -65,7 +79,11 @@ describe('the sign-in store', () => {
 
   it('an expired record is not found; revokeByGrantId removes that grant’s tokens', async () => {
     let now = 1_000_000;
-    const store = new OAuthStore(file, () => undefined, () => now);
+    const store = new OAuthStore(
+      file,
+      () => undefined,
+      () => now,
+    );
     await store.adapterFor('AccessToken').upsert(ACCESS, { jti: ACCESS, grantId: 'g' } as never, 60);
     now += 61_000;
     expect(await store.adapterFor('AccessToken').find(ACCESS)).toBeUndefined();
@@ -88,7 +106,8 @@ describe('the sign-in store', () => {
     const clients = store.adapterFor('Client');
     await clients.upsert('client-0', { client_id: 'client-0' } as never);
     await store.adapterFor('Grant').upsert('grant-0', { jti: 'grant-0', clientId: 'client-0' } as never, 600);
-    for (let i = 1; i <= MAX_CLIENTS + 5; i++) await clients.upsert(`client-${i}`, { client_id: `client-${i}` } as never);
+    for (let i = 1; i <= MAX_CLIENTS + 5; i++)
+      await clients.upsert(`client-${i}`, { client_id: `client-${i}` } as never);
     const again = new OAuthStore(file);
     expect(await again.adapterFor('Client').find('client-0')).toBeDefined();
     expect(await again.adapterFor('Client').find('client-1')).toBeUndefined();

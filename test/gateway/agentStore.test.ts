@@ -17,7 +17,12 @@ describe('AgentStore', () => {
   let config: ConfigStore;
   let warnings: string[];
 
-  const open = (): AgentStore => new AgentStore(config, (m) => warnings.push(m), () => 1_700_000_000_000);
+  const open = (): AgentStore =>
+    new AgentStore(
+      config,
+      (m) => warnings.push(m),
+      () => 1_700_000_000_000,
+    );
   const fileText = (): string => readFileSync(config.path, 'utf8');
   const storedAgents = (): unknown[] => (JSON.parse(fileText()) as { gateway: { agents: unknown[] } }).gateway.agents;
 
@@ -42,7 +47,15 @@ describe('AgentStore', () => {
     expect(hashToken(token)).toBe(agent.tokenHash);
     expect(fileText()).not.toContain(token);
     expect(fileText()).not.toContain(token.slice(4));
-    expect(storedAgents()).toEqual([{ id: agent.id, name: 'Claude Desktop', tokenHash: agent.tokenHash, createdAt: 1_700_000_000_000, visibility: ALL }]);
+    expect(storedAgents()).toEqual([
+      {
+        id: agent.id,
+        name: 'Claude Desktop',
+        tokenHash: agent.tokenHash,
+        createdAt: 1_700_000_000_000,
+        visibility: ALL,
+      },
+    ]);
   });
 
   it('authenticates the token it made (also after a restart), and nothing else', () => {
@@ -63,7 +76,11 @@ describe('AgentStore', () => {
 
   it('a revoked token has no access, kept across a restart; revoking twice keeps the first time', () => {
     let now = 1000;
-    const store = new AgentStore(config, (m) => warnings.push(m), () => now);
+    const store = new AgentStore(
+      config,
+      (m) => warnings.push(m),
+      () => now,
+    );
     const { agent, token } = store.create('Claude Code', ALL);
     now = 2000;
     expect(store.revoke(agent.id).revokedAt).toBe(2000);
@@ -85,7 +102,10 @@ describe('AgentStore', () => {
       caught = error;
     }
     expect(caught).toBeInstanceOf(AgentNameTakenError);
-    expect(caught).toMatchObject({ code: 'agent_name_taken', details: { fieldErrors: { name: [expect.any(String)] } } });
+    expect(caught).toMatchObject({
+      code: 'agent_name_taken',
+      details: { fieldErrors: { name: [expect.any(String)] } },
+    });
     expect(store.list()).toHaveLength(1);
     expect(storedAgents()).toHaveLength(1);
   });
@@ -114,7 +134,13 @@ describe('AgentStore', () => {
   it('keeps unreadable entries in the file as they were, reports them, and gives them no access', () => {
     const first = open();
     const { agent, token } = first.create('Good', ALL);
-    const hashOnly = { id: 'hand-edited-1', name: 'Hand edited', tokenHash: hashToken('mhg_forged'), createdAt: 1, visibility: { allServers: 'yes' } };
+    const hashOnly = {
+      id: 'hand-edited-1',
+      name: 'Hand edited',
+      tokenHash: hashToken('mhg_forged'),
+      createdAt: 1,
+      visibility: { allServers: 'yes' },
+    };
     const duplicateId = { ...(storedAgents()[0] as object), name: 'Same id' };
     const garbage = 'not an agent';
     const raw = JSON.parse(fileText()) as { gateway: { agents: unknown[] } };
@@ -123,14 +149,22 @@ describe('AgentStore', () => {
 
     config = openConfConfigStore(join(scratch.dir, 'data'));
     const store = open();
-    expect(warnings).toEqual([expect.stringMatching(/^3 agent entries in the settings file could not be read; they were kept/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^3 agent entries in the settings file could not be read; they were kept/),
+    ]);
     expect(store.list().map((a) => a.id)).toEqual([agent.id]);
     expect(store.authenticate(token)?.id).toBe(agent.id);
     expect(store.authenticate('mhg_forged')).toBeUndefined();
 
     // A change to the readable agents writes the unreadable ones back unchanged.
     const added = store.create('Another', ALL);
-    expect(storedAgents()).toEqual([expect.objectContaining({ id: agent.id }), expect.objectContaining({ id: added.agent.id }), hashOnly, duplicateId, garbage]);
+    expect(storedAgents()).toEqual([
+      expect.objectContaining({ id: agent.id }),
+      expect.objectContaining({ id: added.agent.id }),
+      hashOnly,
+      duplicateId,
+      garbage,
+    ]);
     store.revoke(agent.id);
     expect(storedAgents().slice(-3)).toEqual([hashOnly, duplicateId, garbage]);
   });

@@ -21,7 +21,10 @@ interface Progress {
   progress: number;
   message?: string | undefined;
 }
-type Call = (line: string, options: { timeout: number; resetTimeoutOnProgress?: boolean; onprogress?: (p: Progress) => void }) => Promise<ToolResult>;
+type Call = (
+  line: string,
+  options: { timeout: number; resetTimeoutOnProgress?: boolean; onprogress?: (p: Progress) => void },
+) => Promise<ToolResult>;
 
 const PROGRESS_MS = 200;
 /** The client's own timeout: shorter than the wait below, so only progress keeps it waiting. */
@@ -42,14 +45,25 @@ describe('waiting for a person without timing out the agent', () => {
     scratch.cleanup();
   });
 
-  async function agentOf(era: 'legacy' | 'modern', name = `Patient ${era}`): Promise<{ call: Call; close(): Promise<void> }> {
+  async function agentOf(
+    era: 'legacy' | 'modern',
+    name = `Patient ${era}`,
+  ): Promise<{ call: Call; close(): Promise<void> }> {
     const agent = await app.createAgent(name);
     if (era === 'modern') {
       const client = await connectModernAgent(app.url, agent.token);
-      return { call: async (line, options) => (await client.callTool({ name: 'fx__append', arguments: { line } }, options)) as ToolResult, close: () => client.close() };
+      return {
+        call: async (line, options) =>
+          (await client.callTool({ name: 'fx__append', arguments: { line } }, options)) as ToolResult,
+        close: () => client.close(),
+      };
     }
     const client = await connectAgent(app.url, agent.token);
-    return { call: async (line, options) => (await client.callTool({ name: 'fx__append', arguments: { line } }, undefined, options)) as ToolResult, close: () => client.close() };
+    return {
+      call: async (line, options) =>
+        (await client.callTool({ name: 'fx__append', arguments: { line } }, undefined, options)) as ToolResult,
+      close: () => client.close(),
+    };
   }
 
   for (const era of ['legacy', 'modern'] as const) {
@@ -57,7 +71,10 @@ describe('waiting for a person without timing out the agent', () => {
       const agent = await agentOf(era);
       try {
         const line = `patient-${era}`;
-        const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === line);
+        const asked = app.nextEvent<ApprovalView>(
+          'approval.requested',
+          (a) => (a.args as { line?: string }).line === line,
+        );
         const messages: string[] = [];
         // Enough pings to outlast the client's own timeout several times over (counted, not timed).
         const wanted = Math.ceil((3 * CLIENT_TIMEOUT_MS) / PROGRESS_MS);
@@ -80,7 +97,9 @@ describe('waiting for a person without timing out the agent', () => {
         const result = await pending;
         expect(result.isError).toBeFalsy();
         expect(readLines(counter)).toContain(line);
-        expect(messages[0]).toMatch(/^Waiting for the person to approve fx__append in MiniHarness \(\d+ s left before it is denied\); nothing has run yet\.$/);
+        expect(messages[0]).toMatch(
+          /^Waiting for the person to approve fx__append in MiniHarness \(\d+ s left before it is denied\); nothing has run yet\.$/,
+        );
       } finally {
         await agent.close();
       }
@@ -91,7 +110,10 @@ describe('waiting for a person without timing out the agent', () => {
     const agent = await app.createAgent('Progress order');
     const client = await connectModernAgent(app.url, agent.token);
     try {
-      const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.toolName === 'slow' && a.userId === 'Progress order');
+      const asked = app.nextEvent<ApprovalView>(
+        'approval.requested',
+        (a) => a.toolName === 'slow' && a.userId === 'Progress order',
+      );
       const seen: Progress[] = [];
       let heard!: () => void;
       const pinged = new Promise<void>((resolve) => (heard = resolve));
@@ -125,7 +147,10 @@ describe('waiting for a person without timing out the agent', () => {
   it('a call without a progress token shows in the dialog how long its client probably waits (the SDKs’ 60 s default)', async () => {
     const agent = await agentOf('legacy', 'No progress token');
     try {
-      const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === 'no-token');
+      const asked = app.nextEvent<ApprovalView>(
+        'approval.requested',
+        (a) => (a.args as { line?: string }).line === 'no-token',
+      );
       const before = Date.now();
       const pending = agent.call('no-token', { timeout: 600_000 });
       const approval = await asked;

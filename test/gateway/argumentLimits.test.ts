@@ -45,41 +45,71 @@ describe('arguments a stdio server cannot take', () => {
     scratch.cleanup();
   });
 
-  const initializes = (): number => readFileSync(events, 'utf8').split('\n').filter((line) => line.includes('"event":"initialize"')).length;
+  const initializes = (): number =>
+    readFileSync(events, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"event":"initialize"')).length;
 
   it.each([
     ['a 2025 agent', () => legacy.callTool({ name: 'fx__echo', arguments: { text: OVERSIZED } }) as Promise<Result>],
-    ['a 2026-07-28 agent', () => modern.callTool({ name: 'fx__echo', arguments: { text: OVERSIZED } }) as Promise<Result>],
-  ])('%s gets request_too_large with the limit named; a call in flight on that server completes', async (_who, oversized) => {
-    expect(initializes()).toBe(1);
-    const inFlight = legacy.callTool({ name: 'fx__progress', arguments: { steps: 3, everyMs: 50 } }) as Promise<Result>;
-    const refused = await oversized();
-    expect(refused.isError).toBe(true);
-    expect(refused._meta?.[META_ERROR]).toBe('request_too_large');
-    expect(textOf(refused)).toContain(`at most ${formatBytes(MAX_STDIO_TOOL_ARGS_BYTES)}`);
-    expect(textOf(refused)).toMatch(/Nothing was sent/);
-    const done = await inFlight;
-    expect(done.isError).toBeFalsy();
-    expect(textOf(done)).toBe('done after 3 steps');
-    const next = (await modern.callTool({ name: 'fx__echo', arguments: { text: 'still here' } })) as Result;
-    expect(textOf(next)).toBe('still here');
-    // The same process served it all: the server never restarted.
-    expect(initializes()).toBe(1);
-  });
+    [
+      'a 2026-07-28 agent',
+      () => modern.callTool({ name: 'fx__echo', arguments: { text: OVERSIZED } }) as Promise<Result>,
+    ],
+  ])(
+    '%s gets request_too_large with the limit named; a call in flight on that server completes',
+    async (_who, oversized) => {
+      expect(initializes()).toBe(1);
+      const inFlight = legacy.callTool({
+        name: 'fx__progress',
+        arguments: { steps: 3, everyMs: 50 },
+      }) as Promise<Result>;
+      const refused = await oversized();
+      expect(refused.isError).toBe(true);
+      expect(refused._meta?.[META_ERROR]).toBe('request_too_large');
+      expect(textOf(refused)).toContain(`at most ${formatBytes(MAX_STDIO_TOOL_ARGS_BYTES)}`);
+      expect(textOf(refused)).toMatch(/Nothing was sent/);
+      const done = await inFlight;
+      expect(done.isError).toBeFalsy();
+      expect(textOf(done)).toBe('done after 3 steps');
+      const next = (await modern.callTool({ name: 'fx__echo', arguments: { text: 'still here' } })) as Result;
+      expect(textOf(next)).toBe('still here');
+      // The same process served it all: the server never restarted.
+      expect(initializes()).toBe(1);
+    },
+  );
 
   it('the GUI gets request_too_large with the limit and the size, and the server keeps running', async () => {
-    const reply = await app.core.dispatch('tools.call', { name: 'echo', serverId: 'fx', args: { text: OVERSIZED }, callId: 'gui-oversized-1' });
+    const reply = await app.core.dispatch('tools.call', {
+      name: 'echo',
+      serverId: 'fx',
+      args: { text: OVERSIZED },
+      callId: 'gui-oversized-1',
+    });
     expect(reply.ok).toBe(false);
     if (reply.ok) return;
     expect(reply.error.code).toBe('request_too_large');
-    expect(reply.error.details).toMatchObject({ limitBytes: MAX_STDIO_TOOL_ARGS_BYTES, sizeBytes: expect.any(Number), serverId: 'fx' });
+    expect(reply.error.details).toMatchObject({
+      limitBytes: MAX_STDIO_TOOL_ARGS_BYTES,
+      sizeBytes: expect.any(Number),
+      serverId: 'fx',
+    });
     const status = await app.call<Array<{ config: { id: string }; status: { state: string } }>>('servers.list');
     expect(status.find((s) => s.config.id === 'fx')?.status.state).toBe('ready');
     expect(initializes()).toBe(1);
   });
 
   it('an HTTP server and a local tool are held to the contract’s 12 MiB, a stdio server to 10 MiB less room for the envelope', () => {
-    expect(argumentLimitOf(HttpServerConfigSchema.parse({ id: 'h', name: 'H', transport: 'streamable_http', url: 'http://example.com/mcp' })).limitBytes).toBe(MAX_TOOL_ARGS_BYTES);
+    expect(
+      argumentLimitOf(
+        HttpServerConfigSchema.parse({
+          id: 'h',
+          name: 'H',
+          transport: 'streamable_http',
+          url: 'http://example.com/mcp',
+        }),
+      ).limitBytes,
+    ).toBe(MAX_TOOL_ARGS_BYTES);
     expect(argumentLimitOf(undefined).limitBytes).toBe(MAX_TOOL_ARGS_BYTES);
     expect(MAX_STDIO_TOOL_ARGS_BYTES).toBeLessThan(10 * 1024 * 1024);
   });

@@ -69,15 +69,43 @@ describe('the body limit, in both eras', () => {
     scratch.cleanup();
   });
 
-  const post = async (headers: Record<string, string>, body: unknown): Promise<{ status: number; connection: string | null; body: unknown }> => {
-    const response = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+  const post = async (
+    headers: Record<string, string>,
+    body: unknown,
+  ): Promise<{ status: number; connection: string | null; body: unknown }> => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, connection: response.headers.get('connection'), body: await response.json() };
   };
   const padding = 'x'.repeat(LIMIT);
   const MODERN_HEADERS = { 'Mcp-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' };
   const BIG = {
-    legacy: { headers: {}, body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: padding, version: '1' } } } },
-    modern: { headers: MODERN_HEADERS, body: { jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: padding, version: '1' } } } } },
+    legacy: {
+      headers: {},
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: padding, version: '1' } },
+      },
+    },
+    modern: {
+      headers: MODERN_HEADERS,
+      body: {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'server/discover',
+        params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: padding, version: '1' } } },
+      },
+    },
   } as const;
 
   it('a legacy initialize over the limit is 413, naming the limit, and the connection closes', async () => {
@@ -92,15 +120,27 @@ describe('the body limit, in both eras', () => {
     expect(big.status).toBe(413);
     expect(big.body).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: TOO_LARGE }, id: null });
     expect(big.connection).toBe('close');
-    const small = await post(MODERN_HEADERS, { jsonrpc: '2.0', id: 3, method: 'server/discover', params: { _meta: ENVELOPE } });
+    const small = await post(MODERN_HEADERS, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'server/discover',
+      params: { _meta: ENVELOPE },
+    });
     expect(small.status).toBe(200);
-    expect(small.body).toMatchObject({ result: { supportedVersions: expect.arrayContaining(['2026-07-28']), capabilities: { tools: { listChanged: true } } } });
+    expect(small.body).toMatchObject({
+      result: {
+        supportedVersions: expect.arrayContaining(['2026-07-28']),
+        capabilities: { tools: { listChanged: true } },
+      },
+    });
   });
 
   for (const era of ['legacy', 'modern'] as const) {
     it(`${era}: on the wire, the whole 413 reaches the client and then the gateway ends the connection (the client keeps its side open)`, async () => {
       const body = JSON.stringify(BIG[era].body);
-      const extra = Object.entries(BIG[era].headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      const extra = Object.entries(BIG[era].headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
       const conn = await rawSocket(url.hostname, Number(url.port));
       // HTTP/1.1 keeps a connection open by default: only the gateway's close ends this one.
       conn.socket.write(
@@ -115,7 +155,11 @@ describe('the body limit, in both eras', () => {
       expect(received).toMatch(/^HTTP\/1\.1 413 /);
       expect(received).toMatch(/\r\nconnection: close\r\n/i);
       // The whole answer came before the close: its body complete, up to the last (empty) chunk.
-      expect(JSON.parse(bodyOf(received))).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: TOO_LARGE }, id: null });
+      expect(JSON.parse(bodyOf(received))).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: TOO_LARGE },
+        id: null,
+      });
     });
   }
 });

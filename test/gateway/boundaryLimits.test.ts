@@ -37,7 +37,9 @@ describe('the gateway boundary', () => {
     token = agents.create('Deep sender', { allServers: true, serverIds: [], localTools: false }).token;
     gateway = new Gateway({
       agents,
-      catalog: new GatewayCatalog(() => [{ name: 'echo', serverId: 'fx', description: 'echo', inputSchema: { type: 'object' } }] as never),
+      catalog: new GatewayCatalog(
+        () => [{ name: 'echo', serverId: 'fx', description: 'echo', inputSchema: { type: 'object' } }] as never,
+      ),
       calls: {
         call: (request) => {
           calls.push(request);
@@ -57,27 +59,54 @@ describe('the gateway boundary', () => {
     scratch.cleanup();
   });
 
-  const post = async (headers: Record<string, string>, body: string): Promise<{ status: number; body: { error?: { code: number; message: string } } }> => {
-    const response = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body });
+  const post = async (
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ status: number; body: { error?: { code: number; message: string } } }> => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body,
+    });
     return { status: response.status, body: (await response.json()) as { error?: { code: number; message: string } } };
   };
 
   it('a 2026-07-28 tools/call whose arguments nest 5,000 deep is answered 400 with the limit named; nothing is called', async () => {
     const headers = { 'Mcp-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' };
-    const deep = await post(headers, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${nested(5_000)},"_meta":${JSON.stringify(ENVELOPE)}}}`);
+    const deep = await post(
+      headers,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${nested(5_000)},"_meta":${JSON.stringify(ENVELOPE)}}}`,
+    );
     expect(deep.status).toBe(400);
-    expect(deep.body.error).toMatchObject({ code: -32600, message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels deep`) });
+    expect(deep.body.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels deep`),
+    });
     expect(calls).toEqual([]);
-    const discover = await post({ 'Mcp-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: ENVELOPE } }));
+    const discover = await post(
+      { 'Mcp-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' },
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: ENVELOPE } }),
+    );
     expect(discover.status).toBe(200);
   });
 
   it('a 2025 initialize nested past the limit is 400 too, one at the limit is not refused for its depth', async () => {
-    const over = await post({}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"experimental":${nested(MAX_JSON_DEPTH)}},"clientInfo":{"name":"x","version":"1"}}}`);
+    const over = await post(
+      {},
+      `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"experimental":${nested(MAX_JSON_DEPTH)}},"clientInfo":{"name":"x","version":"1"}}}`,
+    );
     expect(over.status).toBe(400);
     expect(over.body.error?.message).toMatch(/levels deep/);
     // params → capabilities → experimental → … : the whole body at exactly the limit.
-    const at = await post({}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"experimental":${nested(MAX_JSON_DEPTH - 3)}},"clientInfo":{"name":"x","version":"1"}}}`);
+    const at = await post(
+      {},
+      `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"experimental":${nested(MAX_JSON_DEPTH - 3)}},"clientInfo":{"name":"x","version":"1"}}}`,
+    );
     expect(at.body.error?.message ?? '').not.toMatch(/levels deep/);
   });
 });
@@ -105,12 +134,19 @@ describe('the gateway holds no slow or surplus connection', () => {
   async function startGateway(httpLimits: { maxConnections?: number; requestTimeoutMs?: number }): Promise<URL> {
     const gateway = new Gateway({
       agents,
-      catalog: new GatewayCatalog(() => [{ name: 'wait', serverId: 'fx', description: 'waits', inputSchema: { type: 'object' } }] as never),
+      catalog: new GatewayCatalog(
+        () => [{ name: 'wait', serverId: 'fx', description: 'waits', inputSchema: { type: 'object' } }] as never,
+      ),
       calls: {
         call: () =>
           new Promise((resolve) => {
             callStarted();
-            releaseCall = () => resolve({ result: { content: [{ type: 'text', text: 'answered late' }], isError: false }, traceId: 't', replayed: false } as never);
+            releaseCall = () =>
+              resolve({
+                result: { content: [{ type: 'text', text: 'answered late' }], isError: false },
+                traceId: 't',
+                replayed: false,
+              } as never);
           }),
       },
       describe: (error) => toErrorShape(error),
@@ -125,11 +161,29 @@ describe('the gateway holds no slow or surplus connection', () => {
 
   it('a body that arrives too slowly is answered 408 and the connection closed; a call answered after that time is still answered', async () => {
     const url = await startGateway({ requestTimeoutMs: 400 });
-    const headers = { 'Mcp-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'fx__wait', Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const headers = {
+      'Mcp-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'fx__wait',
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    };
     // A call whose answer comes only when the test lets it: it must outlive the request timeout.
-    const slowAnswer = fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fx__wait', arguments: {}, _meta: ENVELOPE } }) });
+    const slowAnswer = fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'fx__wait', arguments: {}, _meta: ENVELOPE },
+      }),
+    });
     const slow = await rawSocket(url.hostname, Number(url.port));
-    slow.socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`);
+    slow.socket.write(
+      `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`,
+    );
     // A socket that sends nothing at all is closed too.
     const silent = await rawSocket(url.hostname, Number(url.port));
     await slow.closed;
@@ -154,7 +208,17 @@ describe('the gateway holds no slow or surplus connection', () => {
     // The server learns of the closes on its own turn: the first requests after may still meet the cap.
     let status = 0;
     for (let attempt = 0; attempt < 100 && status === 0; attempt++) {
-      status = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: ENVELOPE } }) }).then(
+      status = await fetch(url, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'Mcp-Protocol-Version': '2026-07-28',
+          'Mcp-Method': 'server/discover',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: ENVELOPE } }),
+      }).then(
         (r) => r.status,
         () => 0,
       );

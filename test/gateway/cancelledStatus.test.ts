@@ -21,8 +21,12 @@ describe('the Cancelled status in Traces and History', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await addFixtureServer(app, 'fx', { FIXTURE_TOOLS: 'append,slow', FIXTURE_COUNTER: `${scratch.dir}/counter.txt` }, ['slow']);
-    await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === 'fx' && t.name === 'slow'));
+    await addFixtureServer(app, 'fx', { FIXTURE_TOOLS: 'append,slow', FIXTURE_COUNTER: `${scratch.dir}/counter.txt` }, [
+      'slow',
+    ]);
+    await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) =>
+      p.tools.some((t) => t.serverId === 'fx' && t.name === 'slow'),
+    );
     agent = await app.createAgent('Canceller');
     client = await connectModernAgent(app.url, agent.token);
   }, 30_000);
@@ -34,22 +38,34 @@ describe('the Cancelled status in Traces and History', () => {
   });
 
   async function cancelledTraces(): Promise<TraceSummary[]> {
-    return (await app.call<{ traces: TraceSummary[] }>('traces.list', { status: 'cancelled', userId: 'Canceller' })).traces;
+    return (await app.call<{ traces: TraceSummary[] }>('traces.list', { status: 'cancelled', userId: 'Canceller' }))
+      .traces;
   }
 
   it('a call cancelled while it waits for approval is traced Cancelled, not Denied', async () => {
-    const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === 'never');
+    const asked = app.nextEvent<ApprovalView>(
+      'approval.requested',
+      (a) => (a.args as { line?: string }).line === 'never',
+    );
     const controller = new AbortController();
-    const pending = client.callTool({ name: 'fx__append', arguments: { line: 'never' } }, { signal: controller.signal });
+    const pending = client.callTool(
+      { name: 'fx__append', arguments: { line: 'never' } },
+      { signal: controller.signal },
+    );
     const approval = await asked;
-    const finished = app.nextEvent<{ trace: TraceSummary }>('trace.changed', (c) => c.trace.toolName === 'append' && c.trace.status !== 'running');
+    const finished = app.nextEvent<{ trace: TraceSummary }>(
+      'trace.changed',
+      (c) => c.trace.toolName === 'append' && c.trace.status !== 'running',
+    );
     const closed = app.nextEvent('approval.closed', (c: { requestId: string }) => c.requestId === approval.requestId);
     controller.abort();
     await expect(pending).rejects.toThrow();
     await closed;
     expect((await finished).trace.status).toBe('cancelled');
     expect((await cancelledTraces()).map((t) => t.toolName)).toEqual(['append']);
-    expect((await app.call<{ traces: TraceSummary[] }>('traces.list', { status: 'denied', userId: 'Canceller' })).traces).toEqual([]);
+    expect(
+      (await app.call<{ traces: TraceSummary[] }>('traces.list', { status: 'denied', userId: 'Canceller' })).traces,
+    ).toEqual([]);
   });
 
   it('a call cancelled while it runs is traced Cancelled, and History shows and filters it as Cancelled', async () => {
@@ -61,18 +77,33 @@ describe('the Cancelled status in Traces and History', () => {
       { signal: controller.signal, onprogress: (p) => p.message === 'started' && started() },
     );
     await running;
-    const finished = app.nextEvent<{ trace: TraceSummary }>('trace.changed', (c) => c.trace.toolName === 'slow' && c.trace.status !== 'running');
+    const finished = app.nextEvent<{ trace: TraceSummary }>(
+      'trace.changed',
+      (c) => c.trace.toolName === 'slow' && c.trace.status !== 'running',
+    );
     controller.abort();
     await expect(pending).rejects.toThrow();
     const { trace } = await finished;
     expect(trace.status).toBe('cancelled');
     expect((await cancelledTraces()).map((t) => t.toolName).sort()).toEqual(['append', 'slow']);
 
-    const record = (await app.call<{ records: HistoryRecordView[] }>('history.page', { sessionId: trace.sessionId })).records.find((r) => r.callId === 'cancel-me');
+    const record = (
+      await app.call<{ records: HistoryRecordView[] }>('history.page', { sessionId: trace.sessionId })
+    ).records.find((r) => r.callId === 'cancel-me');
     expect(record?.status).toBe('cancelled');
-    const filtered = await app.call<{ records: HistoryRecordView[] }>('history.page', { sessionId: trace.sessionId, status: 'cancelled' });
+    const filtered = await app.call<{ records: HistoryRecordView[] }>('history.page', {
+      sessionId: trace.sessionId,
+      status: 'cancelled',
+    });
     expect(filtered.records.map((r) => r.callId)).toEqual(['cancel-me']);
     // "Unfinished" (started) no longer lists it: its cause is known.
-    expect((await app.call<{ records: HistoryRecordView[] }>('history.page', { sessionId: trace.sessionId, status: 'started' })).records).toEqual([]);
+    expect(
+      (
+        await app.call<{ records: HistoryRecordView[] }>('history.page', {
+          sessionId: trace.sessionId,
+          status: 'started',
+        })
+      ).records,
+    ).toEqual([]);
   });
 });

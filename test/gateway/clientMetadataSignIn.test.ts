@@ -29,7 +29,14 @@ const PKCE = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', co
 
 /** The metadata document published at `url` (its client_id as given). */
 function documentFor(clientId: string, redirect: string): Record<string, unknown> {
-  return { client_id: clientId, client_name: CLIENT_NAME, redirect_uris: [redirect], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  return {
+    client_id: clientId,
+    client_name: CLIENT_NAME,
+    redirect_uris: [redirect],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  };
 }
 
 describe('an agent signs in with a Client ID Metadata Document (the fetch answered by the test)', () => {
@@ -49,7 +56,12 @@ describe('an agent signs in with a Client ID Metadata Document (the fetch answer
     fetched.push({ url, accept: new Headers(init?.headers).get('accept') });
     if (url === CLIENT_ID) return Promise.resolve(Response.json(documentFor(CLIENT_ID, redirect)));
     if (url === WRONG_ID_URL) return Promise.resolve(Response.json(documentFor(CLIENT_ID, redirect)));
-    if (url === HTML_URL) return Promise.resolve(new Response(JSON.stringify(documentFor(HTML_URL, redirect)), { headers: { 'Content-Type': 'text/html; charset=utf-8' } }));
+    if (url === HTML_URL)
+      return Promise.resolve(
+        new Response(JSON.stringify(documentFor(HTML_URL, redirect)), {
+          headers: { 'Content-Type': 'text/html; charset=utf-8' },
+        }),
+      );
     return Promise.reject(new TypeError('fetch failed'));
   };
 
@@ -79,9 +91,15 @@ describe('an agent signs in with a Client ID Metadata Document (the fetch answer
   }
 
   it('a client whose client_id is its metadata URL signs in: consent names it, the code comes back to its loopback redirect, the token works, the Agents view lists it signed in', async () => {
-    const provider = new MemoryOAuthClient({ redirectUrl: redirect, clientName: CLIENT_NAME, clientMetadataUrl: CLIENT_ID });
+    const provider = new MemoryOAuthClient({
+      redirectUrl: redirect,
+      clientName: CLIENT_NAME,
+      clientMetadataUrl: CLIENT_ID,
+    });
     const client = new Client({ name: 'cimd-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await expect(client.connect(new StreamableHTTPClientTransport(app.url, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(app.url, { authProvider: provider })),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
     // No registration: the SDK used the metadata URL as the client_id, as the server advertised it may.
     const authorizationUrl = provider.authorizationUrl as URL;
     expect(authorizationUrl.origin).toBe(origin);
@@ -100,7 +118,11 @@ describe('an agent signs in with a Client ID Metadata Document (the fetch answer
     expect(html).toContain(`Its identity is published at <code>${CLIENT_ID}</code>.`);
     expect(html).toContain(`<code>${new URL(redirect).origin}</code>, a program on this computer`);
     const { action, csrf } = consentForm(html);
-    const back = await browser.navigate(`${origin}${action}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin }, body: `csrf=${csrf}&decision=allow&scope=chosen&server=fx` });
+    const back = await browser.navigate(`${origin}${action}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: origin },
+      body: `csrf=${csrf}&decision=allow&scope=chosen&server=fx`,
+    });
     expect(back.url.origin + back.url.pathname).toBe(redirect);
     // The browser goes back to the client's loopback redirect, which receives the code.
     expect((await browser.request(back.url)).status).toBe(200);
@@ -116,26 +138,49 @@ describe('an agent signs in with a Client ID Metadata Document (the fetch answer
     // The access token works on the gateway: a raw 2025 initialize, and the SDK client lists and calls.
     const initialize = await fetch(app.url, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${tokens.access_token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      headers: {
+        Authorization: `Bearer ${tokens.access_token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
     });
     expect(initialize.status).toBe(200);
     const connected = new Client({ name: 'cimd-agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     await connected.connect(new StreamableHTTPClientTransport(app.url, { authProvider: provider }));
     expect((await connected.listTools()).tools.map((t) => t.name)).toContain('fx__echo');
-    const result = (await connected.callTool({ name: 'fx__echo', arguments: { text: 'published' } })) as { content: Array<{ text: string }> };
+    const result = (await connected.callTool({ name: 'fx__echo', arguments: { text: 'published' } })) as {
+      content: Array<{ text: string }>;
+    };
     expect(result.content[0]?.text).toBe('published');
     await connected.close();
 
     const agents = await signedInAgents();
     expect(agents).toHaveLength(1);
-    expect(agents[0]).toMatchObject({ name: 'Published Agent', visibility: { allServers: false, serverIds: ['fx'], localTools: false }, signIn: { clientId: CLIENT_ID, clientName: CLIENT_NAME, redirectTarget: new URL(redirect).origin } });
+    expect(agents[0]).toMatchObject({
+      name: 'Published Agent',
+      visibility: { allServers: false, serverIds: ['fx'], localTools: false },
+      signIn: { clientId: CLIENT_ID, clientName: CLIENT_NAME, redirectTarget: new URL(redirect).origin },
+    });
     expect(agents[0]?.revokedAt).toBeUndefined();
   });
 
   /** An authorization request for `clientId`, as a browser would open it. */
   function authorize(clientId: string): Promise<Response> {
-    const query = new URLSearchParams({ client_id: clientId, redirect_uri: redirect, response_type: 'code', scope: 'mcp', state: 'cimd', resource: `${origin}/mcp`, ...PKCE });
+    const query = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: redirect,
+      response_type: 'code',
+      scope: 'mcp',
+      state: 'cimd',
+      resource: `${origin}/mcp`,
+      ...PKCE,
+    });
     return fetch(`${origin}/authorize?${query}`, { redirect: 'manual' });
   }
 

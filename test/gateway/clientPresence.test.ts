@@ -11,9 +11,19 @@ import { envelopeOf, holdWhileOpen, isIdle, ModernClients } from '../../electron
 
 const IDLE = 1000;
 
-function modernRequest(method: string, name: string | undefined, version = '1.2.3', protocolVersion = '2026-07-28'): unknown {
+function modernRequest(
+  method: string,
+  name: string | undefined,
+  version = '1.2.3',
+  protocolVersion = '2026-07-28',
+): unknown {
   const info = name === undefined ? {} : { [CLIENT_INFO_META_KEY]: { name, version } };
-  return { jsonrpc: '2.0', id: 1, method, params: { _meta: { [PROTOCOL_VERSION_META_KEY]: protocolVersion, ...info } } };
+  return {
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: { _meta: { [PROTOCOL_VERSION_META_KEY]: protocolVersion, ...info } },
+  };
 }
 
 /** A response that stays open until the test closes it. */
@@ -48,15 +58,32 @@ describe('the idle rule', () => {
 
 describe('a modern request’s envelope', () => {
   it('says who the client is, the revision and whether it is a listen stream', () => {
-    expect(envelopeOf(modernRequest('tools/list', 'claude-code', '2.1.0'))).toEqual({ name: 'claude-code', version: '2.1.0', protocolVersion: '2026-07-28', listen: false });
+    expect(envelopeOf(modernRequest('tools/list', 'claude-code', '2.1.0'))).toEqual({
+      name: 'claude-code',
+      version: '2.1.0',
+      protocolVersion: '2026-07-28',
+      listen: false,
+    });
     expect(envelopeOf(modernRequest('subscriptions/listen', 'claude-code'))).toMatchObject({ listen: true });
     // A batch: its first message with an envelope.
-    expect(envelopeOf([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }, modernRequest('tools/list', 'b')])).toMatchObject({ name: 'b' });
+    expect(
+      envelopeOf([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: {} }, modernRequest('tools/list', 'b')]),
+    ).toMatchObject({ name: 'b' });
   });
 
   it('no identity when the client gives none; nothing at all without an envelope (a 2025 request)', () => {
-    expect(envelopeOf(modernRequest('tools/list', undefined))).toEqual({ protocolVersion: '2026-07-28', listen: false });
-    expect(envelopeOf({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', clientInfo: { name: 'x', version: '1' } } })).toBeUndefined();
+    expect(envelopeOf(modernRequest('tools/list', undefined))).toEqual({
+      protocolVersion: '2026-07-28',
+      listen: false,
+    });
+    expect(
+      envelopeOf({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', clientInfo: { name: 'x', version: '1' } },
+      }),
+    ).toBeUndefined();
     expect(envelopeOf(undefined)).toBeUndefined();
     expect(envelopeOf('text')).toBeUndefined();
   });
@@ -64,7 +91,14 @@ describe('a modern request’s envelope', () => {
   it('keeps what the client says bounded and of the right type', () => {
     const long = 'n'.repeat(1000);
     expect(envelopeOf(modernRequest('tools/list', long))?.name).toHaveLength(200);
-    const odd = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { [PROTOCOL_VERSION_META_KEY]: '2026-07-28', [CLIENT_INFO_META_KEY]: { name: 42, version: null } } } };
+    const odd = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: { [PROTOCOL_VERSION_META_KEY]: '2026-07-28', [CLIENT_INFO_META_KEY]: { name: 42, version: null } },
+      },
+    };
     expect(envelopeOf(odd)).toEqual({ protocolVersion: '2026-07-28', listen: false });
   });
 });
@@ -84,7 +118,16 @@ describe('the modern clients of each agent', () => {
     const second = response();
     expect(clients.request('a1', modernRequest('tools/call', 'cli', '1.0.0'), second)).toBe(false);
     second.end();
-    expect(clients.list('a1')).toEqual([{ clientName: 'cli', clientVersion: '1.0.0', protocolVersion: '2026-07-28', firstSeenAt: 1000, lastSeenAt: 1010, listening: false }]);
+    expect(clients.list('a1')).toEqual([
+      {
+        clientName: 'cli',
+        clientVersion: '1.0.0',
+        protocolVersion: '2026-07-28',
+        firstSeenAt: 1000,
+        lastSeenAt: 1010,
+        listening: false,
+      },
+    ]);
     // Another version is another client (the most recently seen first); another agent sees none of them.
     clock.now += 5;
     clients.request('a1', modernRequest('tools/list', 'cli', '1.1.0'), response());

@@ -31,7 +31,10 @@ describe('concurrent agent calls through the gateway', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await addFixtureServer(app, 'fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append,slow_append' }, ['append', 'slow_append']);
+    await addFixtureServer(app, 'fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append,slow_append' }, [
+      'append',
+      'slow_append',
+    ]);
     const agent = await app.createAgent('Busy agent');
     clients = await Promise.all(Array.from({ length: SESSIONS }, () => connectAgent(app.url, agent.token)));
   }, 30_000);
@@ -45,7 +48,11 @@ describe('concurrent agent calls through the gateway', () => {
   it(`${CALLS} concurrent calls with distinct callIds all complete, each side effect once`, async () => {
     const results = (await Promise.all(
       Array.from({ length: CALLS }, (_, i) =>
-        clients[i % SESSIONS]!.callTool({ name: 'fx__append', arguments: { line: `distinct-${i}` }, _meta: { [META_CALL_ID]: `distinct-${i}`, [META_SESSION]: 'burst' } }),
+        clients[i % SESSIONS]!.callTool({
+          name: 'fx__append',
+          arguments: { line: `distinct-${i}` },
+          _meta: { [META_CALL_ID]: `distinct-${i}`, [META_SESSION]: 'burst' },
+        }),
       ),
     )) as CallToolResult[];
     results.forEach((result, i) => {
@@ -57,7 +64,9 @@ describe('concurrent agent calls through the gateway', () => {
     expect(lines.sort()).toEqual(Array.from({ length: CALLS }, (_, i) => `distinct-${i}`).sort());
 
     // Recorded under the agent, one completed record per callId.
-    const sessionId = (await app.call<{ sessions: Array<{ sessionId: string }> }>('history.sessions')).sessions.map((s) => s.sessionId).find((s) => s.endsWith(':burst'));
+    const sessionId = (await app.call<{ sessions: Array<{ sessionId: string }> }>('history.sessions')).sessions
+      .map((s) => s.sessionId)
+      .find((s) => s.endsWith(':burst'));
     expect(sessionId).toBeDefined();
     const page = await app.call<{ records: HistoryRecordView[] }>('history.page', { sessionId, limit: 200 });
     expect(page.records).toHaveLength(CALLS);
@@ -70,14 +79,24 @@ describe('concurrent agent calls through the gateway', () => {
       return (agent?.calls ?? 0) >= CALLS && agent?.lastCall?.status === 'ok';
     };
     const view = await app.nextEvent<AgentsView>('agents.changed', done);
-    expect(view.agents.find((a) => a.name === 'Busy agent')?.lastCall).toMatchObject({ toolName: 'append', serverId: 'fx', status: 'ok' });
+    expect(view.agents.find((a) => a.name === 'Busy agent')?.lastCall).toMatchObject({
+      toolName: 'append',
+      serverId: 'fx',
+      status: 'ok',
+    });
   });
 
   it(`${CALLS} concurrent calls with ONE callId execute once; the others get the stored result or "still running"`, async () => {
     const callMeta = { [META_CALL_ID]: 'the-one', [META_SESSION]: 'same' };
     // slow_append holds the call open, so copies arrive while it runs as well as after it ended.
     const results = (await Promise.all(
-      Array.from({ length: CALLS }, (_, i) => clients[i % SESSIONS]!.callTool({ name: 'fx__slow_append', arguments: { line: 'the-one', ms: 200 }, _meta: callMeta })),
+      Array.from({ length: CALLS }, (_, i) =>
+        clients[i % SESSIONS]!.callTool({
+          name: 'fx__slow_append',
+          arguments: { line: 'the-one', ms: 200 },
+          _meta: callMeta,
+        }),
+      ),
     )) as CallToolResult[];
 
     expect(readLines(counter).filter((l) => l === 'the-one')).toHaveLength(1);
@@ -91,12 +110,18 @@ describe('concurrent agent calls through the gateway', () => {
     // (duplicate_call), with the same sentence an agent gets for a call another process holds.
     for (const r of running) {
       expect(meta(r)[META_ERROR]).toBe('duplicate_call');
-      expect((r.content[0] as { text: string }).text).toMatch(/^The call with callId "the-one" is still running, or its result is unknown/);
+      expect((r.content[0] as { text: string }).text).toMatch(
+        /^The call with callId "the-one" is still running, or its result is unknown/,
+      );
     }
     expect(executed.length + replayed.length + running.length).toBe(CALLS);
 
     // Afterwards the call is settled: a copy replays it.
-    const later = (await clients[0]!.callTool({ name: 'fx__slow_append', arguments: { line: 'the-one', ms: 200 }, _meta: callMeta })) as CallToolResult;
+    const later = (await clients[0]!.callTool({
+      name: 'fx__slow_append',
+      arguments: { line: 'the-one', ms: 200 },
+      _meta: callMeta,
+    })) as CallToolResult;
     expect(meta(later)[META_REPLAYED]).toBe(true);
     expect(later.content).toEqual(executed[0]!.content);
     expect(readLines(counter).filter((l) => l === 'the-one')).toHaveLength(1);

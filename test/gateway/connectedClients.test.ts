@@ -15,15 +15,33 @@ import type { AgentsView, AgentView } from '../../shared/agents.js';
 import { AGENT_IDLE_MS } from '../../electron/gateway/clientPresence.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
-import { agentRow, connectAgent, connectModernAgent, requestOnSession as onSession, startGatewayApp } from './support.js';
+import {
+  agentRow,
+  connectAgent,
+  connectModernAgent,
+  requestOnSession as onSession,
+  startGatewayApp,
+} from './support.js';
 
 /** A 2025 GET notification stream on a session, open once the gateway answered its headers. */
 function openStream(url: URL, token: string, sessionId: string): Promise<{ status: number; close(): void }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', headers: { Accept: 'text/event-stream', Authorization: `Bearer ${token}`, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' } }, (res) => {
-      res.on('error', () => undefined);
-      resolve({ status: res.statusCode ?? 0, close: () => req.destroy() });
-    });
+    const req = request(
+      url,
+      {
+        method: 'GET',
+        headers: {
+          Accept: 'text/event-stream',
+          Authorization: `Bearer ${token}`,
+          'Mcp-Session-Id': sessionId,
+          'Mcp-Protocol-Version': '2025-06-18',
+        },
+      },
+      (res) => {
+        res.on('error', () => undefined);
+        resolve({ status: res.statusCode ?? 0, close: () => req.destroy() });
+      },
+    );
     req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
     req.end();
   });
@@ -41,8 +59,18 @@ describe('connected clients of both eras, and idle expiry', () => {
   /** The first agents.changed after `from` (an index into app.events) that matches. */
   async function changedAfter(from: number, match: (agent: AgentView) => boolean): Promise<AgentView> {
     const mine = (p: AgentsView) => p.agents.find((a) => a.id === agentId);
-    await vi.waitFor(() => expect(app.events.slice(from).some((e) => e.event === 'agents.changed' && match(mine(e.payload as AgentsView) as AgentView))).toBe(true), { timeout: 10_000 });
-    const seen = app.events.slice(from).find((e) => e.event === 'agents.changed' && match(mine(e.payload as AgentsView) as AgentView));
+    await vi.waitFor(
+      () =>
+        expect(
+          app.events
+            .slice(from)
+            .some((e) => e.event === 'agents.changed' && match(mine(e.payload as AgentsView) as AgentView)),
+        ).toBe(true),
+      { timeout: 10_000 },
+    );
+    const seen = app.events
+      .slice(from)
+      .find((e) => e.event === 'agents.changed' && match(mine(e.payload as AgentsView) as AgentView));
     return mine(seen?.payload as AgentsView) as AgentView;
   }
 
@@ -64,9 +92,17 @@ describe('connected clients of both eras, and idle expiry', () => {
       await modern.listTools();
       const agent = await agentView();
       expect(agent.sessions).toEqual([]);
-      expect(agent.recentClients).toEqual([expect.objectContaining({ clientName: 'presence-modern', clientVersion: '2.0.0', protocolVersion: '2026-07-28' })]);
+      expect(agent.recentClients).toEqual([
+        expect.objectContaining({
+          clientName: 'presence-modern',
+          clientVersion: '2.0.0',
+          protocolVersion: '2026-07-28',
+        }),
+      ]);
       // The GUI was told when it first came.
-      expect((await changedAfter(from, (a) => a.recentClients.length === 1)).recentClients[0]?.clientName).toBe('presence-modern');
+      expect((await changedAfter(from, (a) => a.recentClients.length === 1)).recentClients[0]?.clientName).toBe(
+        'presence-modern',
+      );
 
       // Still within the window: still listed.
       now += AGENT_IDLE_MS - 1000;
@@ -89,7 +125,12 @@ describe('connected clients of both eras, and idle expiry', () => {
     const sessionId = (legacy.transport as StreamableHTTPClientTransport).sessionId as string;
     expect(sessionId).toBeTruthy();
     expect((await agentView()).sessions).toEqual([
-      expect.objectContaining({ sessionId, clientName: 'presence-legacy', clientVersion: '1.0.0', protocolVersion: expect.stringMatching(/^2025-/) as unknown }),
+      expect.objectContaining({
+        sessionId,
+        clientName: 'presence-legacy',
+        clientVersion: '1.0.0',
+        protocolVersion: expect.stringMatching(/^2025-/) as unknown,
+      }),
     ]);
     // The client goes without ending its session (no DELETE): the session stays, and is still served.
     await legacy.close();

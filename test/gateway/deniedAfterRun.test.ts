@@ -36,31 +36,40 @@ describe('a DENY after a keyed call ran', () => {
     }
   });
 
-  it.each(['legacy', 'modern'] as const)('%s agent: refused, nothing runs again, and the sentence says the earlier call ran (a fresh key’s denial still says nothing ran)', async (era) => {
-    const agent = era === 'modern' ? await connectModernAgent(app.url, token) : await connectAgent(app.url, token);
-    try {
-      const call = { name: 'fx__append', arguments: { line: `${era}-kept` }, _meta: { [META_CALL_ID]: `${era}-key` } };
-      await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'ALLOW' });
-      const first = (await agent.callTool(call)) as ToolResult;
-      expect(first.isError).toBeFalsy();
+  it.each(['legacy', 'modern'] as const)(
+    '%s agent: refused, nothing runs again, and the sentence says the earlier call ran (a fresh key’s denial still says nothing ran)',
+    async (era) => {
+      const agent = era === 'modern' ? await connectModernAgent(app.url, token) : await connectAgent(app.url, token);
+      try {
+        const call = {
+          name: 'fx__append',
+          arguments: { line: `${era}-kept` },
+          _meta: { [META_CALL_ID]: `${era}-key` },
+        };
+        await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'ALLOW' });
+        const first = (await agent.callTool(call)) as ToolResult;
+        expect(first.isError).toBeFalsy();
 
-      await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
-      const again = (await agent.callTool(call)) as ToolResult;
-      expect(again.isError).toBe(true);
-      expect(again._meta?.[META_REPLAYED]).toBeUndefined();
-      const sentence = again.content.map((block) => block.text ?? '').join(' ');
-      expect(sentence).toMatch(/so this call did not run again \(an earlier call with the same callId ran; its result is recorded in MiniHarness\)/);
-      expect(sentence).not.toMatch(/nothing ran/);
-      expect(readLines(counter).filter((line) => line === `${era}-kept`)).toHaveLength(1);
+        await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
+        const again = (await agent.callTool(call)) as ToolResult;
+        expect(again.isError).toBe(true);
+        expect(again._meta?.[META_REPLAYED]).toBeUndefined();
+        const sentence = again.content.map((block) => block.text ?? '').join(' ');
+        expect(sentence).toMatch(
+          /so this call did not run again \(an earlier call with the same callId ran; its result is recorded in MiniHarness\)/,
+        );
+        expect(sentence).not.toMatch(/nothing ran/);
+        expect(readLines(counter).filter((line) => line === `${era}-kept`)).toHaveLength(1);
 
-      // A key nothing is recorded for: its denial is the plain one.
-      const fresh = (await agent.callTool({ ...call, _meta: { [META_CALL_ID]: `${era}-fresh` } })) as ToolResult;
-      expect(fresh.isError).toBe(true);
-      const plain = fresh.content.map((block) => block.text ?? '').join(' ');
-      expect(plain).toMatch(/, so nothing ran\./);
-      expect(plain).not.toMatch(/did not run again/);
-    } finally {
-      await agent.close();
-    }
-  });
+        // A key nothing is recorded for: its denial is the plain one.
+        const fresh = (await agent.callTool({ ...call, _meta: { [META_CALL_ID]: `${era}-fresh` } })) as ToolResult;
+        expect(fresh.isError).toBe(true);
+        const plain = fresh.content.map((block) => block.text ?? '').join(' ');
+        expect(plain).toMatch(/, so nothing ran\./);
+        expect(plain).not.toMatch(/did not run again/);
+      } finally {
+        await agent.close();
+      }
+    },
+  );
 });

@@ -64,21 +64,26 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
       { 'env.STORED_KEY': STORED },
     );
     await saveServerListed(app, {
-        id: 'asker',
-        name: 'Asker',
-        transport: 'stdio',
-        command: process.execPath,
-        args: ['--import', 'tsx', LEAKY_MODERN_SERVER],
-        cwd: PROJECT_ROOT,
-        timeoutMs: 20_000,
-        protocolEra: 'modern',
-        env: { LEAK_VALUE: 'ENV_KEY', ENV_KEY: { secret: { source: 'env', name: ENV_NAME } } },
+      id: 'asker',
+      name: 'Asker',
+      transport: 'stdio',
+      command: process.execPath,
+      args: ['--import', 'tsx', LEAKY_MODERN_SERVER],
+      cwd: PROJECT_ROOT,
+      timeoutMs: 20_000,
+      protocolEra: 'modern',
+      env: { LEAK_VALUE: 'ENV_KEY', ENV_KEY: { secret: { source: 'env', name: ENV_NAME } } },
     });
     await app.call('permissions.setToolLevel', { serverId: 'asker', toolName: 'ask_leak', level: 'ALLOW' });
-    for (const toolName of ['leak', 'progress_leak', 'resources/read', 'prompts/get']) await app.call('permissions.setToolLevel', { serverId: 'leaky', toolName, level: 'ALLOW' });
+    for (const toolName of ['leak', 'progress_leak', 'resources/read', 'prompts/get'])
+      await app.call('permissions.setToolLevel', { serverId: 'leaky', toolName, level: 'ALLOW' });
     const agent = await app.createAgent('Reader');
     legacy = new Client({ name: 'legacy-asker', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-    await legacy.connect(new StreamableHTTPClientTransport(app.url, { requestInit: { headers: { Authorization: `Bearer ${agent.token}` } } }));
+    await legacy.connect(
+      new StreamableHTTPClientTransport(app.url, {
+        requestInit: { headers: { Authorization: `Bearer ${agent.token}` } },
+      }),
+    );
     modern = await connectModernAgent(app.url, agent.token, 'modern-asker', { elicitation: { form: {} } });
   }, 90_000);
 
@@ -98,7 +103,11 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
         title: 'Leak [redacted]',
         description: 'Uses the key [redacted] and [redacted] to do things.',
         annotations: { title: 'Annotated [redacted]' },
-        inputSchema: { type: 'object', required: ['mode'], properties: { mode: { type: 'string', enum: ['plain', '[redacted]'], default: '[redacted]' } } },
+        inputSchema: {
+          type: 'object',
+          required: ['mode'],
+          properties: { mode: { type: 'string', enum: ['plain', '[redacted]'], default: '[redacted]' } },
+        },
         outputSchema: { properties: { out: { description: 'Output signed with [redacted]' } } },
       });
     }
@@ -113,9 +122,18 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
       const { resourceTemplates } = await agent.listResourceTemplates();
       const { prompts } = await agent.listPrompts();
       expectClean([resources, resourceTemplates, prompts]);
-      expect(resources.find((r) => r.uri === 'leak://leaky/doc')).toMatchObject({ title: 'Doc [redacted]', description: 'Opened with [redacted] and [redacted]' });
-      expect(resourceTemplates[0]).toMatchObject({ uriTemplate: 'shared://item/{id}', description: 'Any item, key [redacted]' });
-      expect(prompts.find((p) => p.name === 'leaky__leaky')).toMatchObject({ description: 'A prompt that knows [redacted] and [redacted]', arguments: [{ name: 'topic', description: 'Topic; key [redacted]' }] });
+      expect(resources.find((r) => r.uri === 'leak://leaky/doc')).toMatchObject({
+        title: 'Doc [redacted]',
+        description: 'Opened with [redacted] and [redacted]',
+      });
+      expect(resourceTemplates[0]).toMatchObject({
+        uriTemplate: 'shared://item/{id}',
+        description: 'Any item, key [redacted]',
+      });
+      expect(prompts.find((p) => p.name === 'leaky__leaky')).toMatchObject({
+        description: 'A prompt that knows [redacted] and [redacted]',
+        arguments: [{ name: 'topic', description: 'Topic; key [redacted]' }],
+      });
     }
   });
 
@@ -123,11 +141,16 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
     // The server answers once the gate file exists: made when the progress arrived.
     const gate = (name: string, messages: Array<string | undefined>) => {
       const file = join(scratch.dir, name);
-      return { args: { gate: file }, onprogress: (p: { message?: string }) => (messages.push(p.message), writeFileSync(file, '')) };
+      return {
+        args: { gate: file },
+        onprogress: (p: { message?: string }) => (messages.push(p.message), writeFileSync(file, '')),
+      };
     };
     const legacyMessages: Array<string | undefined> = [];
     const first = gate('legacy-gate', legacyMessages);
-    await legacy.callTool({ name: 'leaky__progress_leak', arguments: first.args }, undefined, { onprogress: first.onprogress });
+    await legacy.callTool({ name: 'leaky__progress_leak', arguments: first.args }, undefined, {
+      onprogress: first.onprogress,
+    });
     const modernMessages: Array<string | undefined> = [];
     const second = gate('modern-gate', modernMessages);
     await modern.callTool({ name: 'leaky__progress_leak', arguments: second.args }, { onprogress: second.onprogress });
@@ -137,14 +160,29 @@ describe('secrets in what a server describes never reach agents, the GUI or the 
 
   it('a question a 2026-07-28 server asks during a call reaches agents of both eras redacted', async () => {
     const seen: unknown[] = [];
-    modern.setRequestHandler('elicitation/create', (request) => (seen.push(request.params), { action: 'accept', content: { name: 'Ada' } }));
-    legacy.setRequestHandler(ElicitRequestSchema, (request) => (seen.push(request.params), { action: 'accept', content: { name: 'Bob' } }));
+    modern.setRequestHandler(
+      'elicitation/create',
+      (request) => (seen.push(request.params), { action: 'accept', content: { name: 'Ada' } }),
+    );
+    legacy.setRequestHandler(
+      ElicitRequestSchema,
+      (request) => (seen.push(request.params), { action: 'accept', content: { name: 'Bob' } }),
+    );
     const first = await modern.callTool({ name: 'asker__ask_leak', arguments: {} });
     const second = await legacy.callTool({ name: 'asker__ask_leak', arguments: {} });
-    expect([first.content, second.content]).toEqual([[{ type: 'text', text: 'thanks Ada' }], [{ type: 'text', text: 'thanks Bob' }]]);
+    expect([first.content, second.content]).toEqual([
+      [{ type: 'text', text: 'thanks Ada' }],
+      [{ type: 'text', text: 'thanks Bob' }],
+    ]);
     expect(seen).toHaveLength(2);
     expectClean(seen);
-    expect(seen[0]).toMatchObject({ message: 'Sign with [redacted]: what is your name?', requestedSchema: { properties: { name: { description: 'Your name (the key is [redacted])' } }, required: ['name'] } });
+    expect(seen[0]).toMatchObject({
+      message: 'Sign with [redacted]: what is your name?',
+      requestedSchema: {
+        properties: { name: { description: 'Your name (the key is [redacted])' } },
+        required: ['name'],
+      },
+    });
   });
 
   it("the GUI's tool lists and the data folder on disk (tool cache included) hold neither secret", async () => {

@@ -48,7 +48,10 @@ describe('a downstream server asks during a call: the agent that made it answers
   const closers: Array<() => Promise<void>> = [];
 
   /** The rounds the trace of one call recorded (its input_requested events, in order), and the trace's own status. */
-  async function roundsOf(callId: string, toolName = 'ask_name'): Promise<{ trace: TraceSummary; rounds: RoundData[] }> {
+  async function roundsOf(
+    callId: string,
+    toolName = 'ask_name',
+  ): Promise<{ trace: TraceSummary; rounds: RoundData[] }> {
     const { traces } = await app.call<{ traces: TraceSummary[] }>('traces.list', { toolName, serverId: 'dn' });
     const matching = traces.filter((t) => t.callId === callId);
     expect(matching).toHaveLength(1); // one call, one trace
@@ -64,7 +67,16 @@ describe('a downstream server asks during a call: the agent that made it answers
   beforeAll(async () => {
     await buildModernFixture();
     app = await startGatewayApp(scratch.dir);
-    await saveServerListed(app, { id: 'dn', name: 'dn', transport: 'stdio', command: process.execPath, args: [BUILT_MODERN_FIXTURE], cwd: PROJECT_ROOT, env: {}, protocolEra: 'modern' });
+    await saveServerListed(app, {
+      id: 'dn',
+      name: 'dn',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_MODERN_FIXTURE],
+      cwd: PROJECT_ROOT,
+      env: {},
+      protocolEra: 'modern',
+    });
     await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_name', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_sample', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'dn', toolName: 'ask_forever', level: 'ALLOW' });
@@ -86,7 +98,11 @@ describe('a downstream server asks during a call: the agent that made it answers
       return { action: 'accept', content: { name: 'Ada' } };
     });
     const before = personRequests().length;
-    const result = await agent.callTool({ name: 'dn__ask_name', arguments: {}, _meta: { [META_CALL_ID]: 'modern-agent-call' } });
+    const result = await agent.callTool({
+      name: 'dn__ask_name',
+      arguments: {},
+      _meta: { [META_CALL_ID]: 'modern-agent-call' },
+    });
     expect(textOf(result)).toBe('hello Ada');
     expect(questions).toEqual(['What is your name?']);
     expect(personRequests().length).toBe(before);
@@ -96,7 +112,7 @@ describe('a downstream server asks during a call: the agent that made it answers
     expect(JSON.stringify(rounds)).not.toContain('Ada');
   });
 
-  it("a 2026-07-28 agent that declared sampling answers with its model: the text is relayed; other content is refused clearly", async () => {
+  it('a 2026-07-28 agent that declared sampling answers with its model: the text is relayed; other content is refused clearly', async () => {
     const agent: ModernClient = await connectModernAgent(app.url, token, 'modern-sampler', { sampling: {} });
     closers.push(() => agent.close());
     let reply: 'text' | 'image' = 'text';
@@ -106,7 +122,9 @@ describe('a downstream server asks during a call: the agent that made it answers
         : { role: 'assistant', content: { type: 'image', data: 'AAAA', mimeType: 'image/png' }, model: 'agent-model' },
     );
     const before = personRequests().length;
-    expect(textOf(await agent.callTool({ name: 'dn__ask_sample', arguments: {} }))).toBe('model said: hi from the agent');
+    expect(textOf(await agent.callTool({ name: 'dn__ask_sample', arguments: {} }))).toBe(
+      'model said: hi from the agent',
+    );
     reply = 'image';
     const refused = (await agent.callTool({ name: 'dn__ask_sample', arguments: {} })) as { isError?: boolean };
     expect(refused.isError).toBe(true);
@@ -115,11 +133,17 @@ describe('a downstream server asks during a call: the agent that made it answers
   });
 
   it('a server that keeps asking the agent is stopped after the bounded rounds; the trace holds every round', async () => {
-    const agent: ModernClient = await connectModernAgent(app.url, token, 'modern-patient', { elicitation: { form: {} } });
+    const agent: ModernClient = await connectModernAgent(app.url, token, 'modern-patient', {
+      elicitation: { form: {} },
+    });
     closers.push(() => agent.close());
     let asked = 0;
     agent.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: `round ${++asked}` } }));
-    const result = (await agent.callTool({ name: 'dn__ask_forever', arguments: {}, _meta: { [META_CALL_ID]: 'forever-call' } })) as { isError?: boolean };
+    const result = (await agent.callTool({
+      name: 'dn__ask_forever',
+      arguments: {},
+      _meta: { [META_CALL_ID]: 'forever-call' },
+    })) as { isError?: boolean };
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/kept asking for more input/);
     expect(asked).toBe(MAX_INPUT_ROUNDS);
@@ -139,11 +163,17 @@ describe('a downstream server asks during a call: the agent that made it answers
     await agent.connect(new LegacyHttp(app.url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     closers.push(() => agent.close());
     const before = personRequests().length;
-    const result = await agent.callTool({ name: 'dn__ask_name', arguments: {}, _meta: { [META_CALL_ID]: 'legacy-agent-call' } });
+    const result = await agent.callTool({
+      name: 'dn__ask_name',
+      arguments: {},
+      _meta: { [META_CALL_ID]: 'legacy-agent-call' },
+    });
     expect(textOf(result)).toBe('hello Grace');
     expect(questions).toEqual(['What is your name?']);
     expect(personRequests().length).toBe(before);
-    expect((await roundsOf('legacy-agent-call')).rounds).toEqual([{ round: 1, requests: [{ kind: 'elicitation', answeredBy: 'agent' }] }]);
+    expect((await roundsOf('legacy-agent-call')).rounds).toEqual([
+      { round: 1, requests: [{ kind: 'elicitation', answeredBy: 'agent' }] },
+    ]);
   });
 
   it('an agent that declared nothing: the person is asked, and their answer reaches the server', async () => {
@@ -151,18 +181,37 @@ describe('a downstream server asks during a call: the agent that made it answers
     closers.push(() => agent.close());
     const before = personRequests().length;
     const call = agent.callTool({ name: 'dn__ask_name', arguments: {}, _meta: { [META_CALL_ID]: 'mute-agent-call' } });
-    const ask = await app.nextEvent<ServerRequestView>('serverRequest.opened', (p) => personRequests().indexOf(p) >= before && p.serverId === 'dn');
+    const ask = await app.nextEvent<ServerRequestView>(
+      'serverRequest.opened',
+      (p) => personRequests().indexOf(p) >= before && p.serverId === 'dn',
+    );
     expect(ask).toMatchObject({ kind: 'elicitation-form', message: 'What is your name?' });
-    await app.call('serverRequests.answer', { requestId: ask.requestId, answer: { action: 'accept', content: { name: 'X' } } });
+    await app.call('serverRequests.answer', {
+      requestId: ask.requestId,
+      answer: { action: 'accept', content: { name: 'X' } },
+    });
     expect(textOf(await call)).toBe('hello X');
-    expect((await roundsOf('mute-agent-call')).rounds).toEqual([{ round: 1, requests: [{ kind: 'elicitation', answeredBy: 'person' }] }]);
+    expect((await roundsOf('mute-agent-call')).rounds).toEqual([
+      { round: 1, requests: [{ kind: 'elicitation', answeredBy: 'person' }] },
+    ]);
   });
 
   it('a call made from the GUI asks the person; its trace holds the round', async () => {
     const before = personRequests().length;
-    const call = app.call<CallOutcome>('tools.call', { name: 'ask_name', serverId: 'dn', args: {}, callId: 'gui-call' });
-    const ask = await app.nextEvent<ServerRequestView>('serverRequest.opened', (p) => personRequests().indexOf(p) >= before && p.serverId === 'dn');
-    await app.call('serverRequests.answer', { requestId: ask.requestId, answer: { action: 'accept', content: { name: 'Lin' } } });
+    const call = app.call<CallOutcome>('tools.call', {
+      name: 'ask_name',
+      serverId: 'dn',
+      args: {},
+      callId: 'gui-call',
+    });
+    const ask = await app.nextEvent<ServerRequestView>(
+      'serverRequest.opened',
+      (p) => personRequests().indexOf(p) >= before && p.serverId === 'dn',
+    );
+    await app.call('serverRequests.answer', {
+      requestId: ask.requestId,
+      answer: { action: 'accept', content: { name: 'Lin' } },
+    });
     const outcome = await call;
     expect(outcome.result.content).toEqual([{ type: 'text', text: 'hello Lin' }]);
     const { trace, rounds } = await roundsOf('gui-call');

@@ -27,7 +27,11 @@ interface ToolResult {
 interface Agent {
   era: string | undefined;
   listTools(): Promise<{ tools: Array<{ name: string }> }>;
-  callTool(params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> }): Promise<ToolResult>;
+  callTool(params: {
+    name: string;
+    arguments: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+  }): Promise<ToolResult>;
   instructions(): string | undefined;
   close(): Promise<void>;
 }
@@ -67,13 +71,25 @@ async function legacyAgent(url: URL, token: string): Promise<{ agent: Agent; cli
 }
 
 /** A raw HTTP exchange (headers and bodies the SDKs would never send). */
-function raw(url: URL, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let data = '';
-      res.on('data', (chunk: Buffer) => (data += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
-    });
+    const req = request(
+      url,
+      {
+        method,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let data = '';
+        res.on('data', (chunk: Buffer) => (data += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -98,7 +114,15 @@ describe('agents of both eras at one endpoint', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await saveServerListed(app, { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter } });
+    await saveServerListed(app, {
+      id: 'fx',
+      name: 'Fixture',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      cwd: PROJECT_ROOT,
+      env: { FIXTURE_COUNTER: counter },
+    });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });
     token = (await app.createAgent('Both Eras')).token;
@@ -118,7 +142,9 @@ describe('agents of both eras at one endpoint', () => {
   it('a v2 client in auto mode ends modern (2026-07-28); a v1 client ends legacy', () => {
     expect(eras.modern.era).toBe('modern 2026-07-28');
     expect(eras.legacy.era).toBe('legacy initialized');
-    expect(modernClient.getDiscoverResult()?._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'MiniHarness' });
+    expect(modernClient.getDiscoverResult()?._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({
+      name: 'MiniHarness',
+    });
   });
 
   describe.each(['modern', 'legacy'] as const)('the %s agent', (era) => {
@@ -139,7 +165,10 @@ describe('agents of both eras at one endpoint', () => {
 
     it('is asked: Deny comes back as isError and nothing ran; Allow runs it', async () => {
       const before = readLines(counter).length;
-      const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === `${era}-denied`);
+      const asked = app.nextEvent<ApprovalView>(
+        'approval.requested',
+        (a) => (a.args as { line?: string }).line === `${era}-denied`,
+      );
       const denied = agent().callTool({ name: 'fx__append', arguments: { line: `${era}-denied` } });
       const approval = await asked;
       expect(approval.userId).toBe('Both Eras');
@@ -149,7 +178,10 @@ describe('agents of both eras at one endpoint', () => {
       expect(text(refused)).toMatch(/The user denied this call of fx__append/);
       expect(readLines(counter).length).toBe(before);
 
-      const askedAgain = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === `${era}-allowed`);
+      const askedAgain = app.nextEvent<ApprovalView>(
+        'approval.requested',
+        (a) => (a.args as { line?: string }).line === `${era}-allowed`,
+      );
       const allowed = agent().callTool({ name: 'fx__append', arguments: { line: `${era}-allowed` } });
       await app.call('approvals.answer', { requestId: (await askedAgain).requestId, answer: 'allow-once' });
       expect((await allowed).isError).toBeFalsy();
@@ -161,7 +193,8 @@ describe('agents of both eras at one endpoint', () => {
       try {
         const meta = { [META_CALL_ID]: `${era}-once`, [META_SESSION]: 'task-1' };
         const first = await agent().callTool({ name: 'fx__append', arguments: { line: `${era}-once` }, _meta: meta });
-        const again = era === 'modern' ? (await modernAgent(app.url, token)).agent : (await legacyAgent(app.url, token)).agent;
+        const again =
+          era === 'modern' ? (await modernAgent(app.url, token)).agent : (await legacyAgent(app.url, token)).agent;
         open.push(again);
         const second = await again.callTool({ name: 'fx__append', arguments: { line: `${era}-once` }, _meta: meta });
         expect(text(second)).toBe(text(first));
@@ -178,16 +211,26 @@ describe('agents of both eras at one endpoint', () => {
       const asked = (): number => app.events.filter((e) => e.event === 'approval.requested').length;
       /** The call's answer; fails at once (not at the test's timeout) if a person is asked for it instead. */
       const unasked = (line: string, call: Promise<ToolResult>): Promise<ToolResult> => {
-        const seen = new Set(app.events.filter((e) => e.event === 'approval.requested').map((e) => (e.payload as ApprovalView).requestId));
+        const seen = new Set(
+          app.events.filter((e) => e.event === 'approval.requested').map((e) => (e.payload as ApprovalView).requestId),
+        );
         return Promise.race([
           call,
-          app.nextEvent<ApprovalView>('approval.requested', (a) => !seen.has(a.requestId) && (a.args as { line?: string }).line === line).then((a): never => {
-            throw new Error(`a person was asked (${a.requestId}) for a call that runs nothing`);
-          }),
+          app
+            .nextEvent<ApprovalView>(
+              'approval.requested',
+              (a) => !seen.has(a.requestId) && (a.args as { line?: string }).line === line,
+            )
+            .then((a): never => {
+              throw new Error(`a person was asked (${a.requestId}) for a call that runs nothing`);
+            }),
         ]);
       };
       // fx__append is at ASK: a person is asked for the first call, and Allow runs it.
-      const firstAsked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === `${era}-keyed`);
+      const firstAsked = app.nextEvent<ApprovalView>(
+        'approval.requested',
+        (a) => (a.args as { line?: string }).line === `${era}-keyed`,
+      );
       const pending = agent().callTool({ name: 'fx__append', arguments: { line: `${era}-keyed` }, _meta: meta });
       await app.call('approvals.answer', { requestId: (await firstAsked).requestId, answer: 'allow-once' });
       const first = await pending;
@@ -197,16 +240,24 @@ describe('agents of both eras at one endpoint', () => {
       const linesAfterFirst = readLines(counter).length;
 
       // The same key and arguments: the stored result, and nobody is asked (the rule is still ASK).
-      const replay = await unasked(`${era}-keyed`, agent().callTool({ name: 'fx__append', arguments: { line: `${era}-keyed` }, _meta: meta }));
+      const replay = await unasked(
+        `${era}-keyed`,
+        agent().callTool({ name: 'fx__append', arguments: { line: `${era}-keyed` }, _meta: meta }),
+      );
       expect(replay.isError).toBeFalsy();
       expect(replay._meta?.[META_REPLAYED]).toBe(true);
       expect(text(replay)).toBe(text(first));
 
       // The same key with other arguments: refused with the sentence before anyone is asked; nothing runs.
-      const reused = await unasked(`${era}-other`, agent().callTool({ name: 'fx__append', arguments: { line: `${era}-other` }, _meta: meta }));
+      const reused = await unasked(
+        `${era}-other`,
+        agent().callTool({ name: 'fx__append', arguments: { line: `${era}-other` }, _meta: meta }),
+      );
       expect(reused.isError).toBe(true);
       expect(reused._meta?.['io.miniharness/error']).toBe('arguments_mismatch');
-      expect(text(reused)).toBe(`The callId "${key}" was already used for a call with other arguments. Use a new callId for a new call.`);
+      expect(text(reused)).toBe(
+        `The callId "${key}" was already used for a call with other arguments. Use a new callId for a new call.`,
+      );
 
       expect(asked()).toBe(askedAfterFirst);
       expect(await app.call<unknown[]>('approvals.list')).toEqual([]);
@@ -244,17 +295,29 @@ describe('agents of both eras at one endpoint', () => {
 
   it('a modern call asks for progress and gets it', async () => {
     const messages: string[] = [];
-    const result = await modernClient.callTool({ name: 'fx__slow', arguments: { ms: 300 } }, { onprogress: (p) => messages.push(p.message ?? '') });
+    const result = await modernClient.callTool(
+      { name: 'fx__slow', arguments: { ms: 300 } },
+      { onprogress: (p) => messages.push(p.message ?? '') },
+    );
     expect(result.isError).toBeFalsy();
     expect(messages).toContain('started');
   });
 
   it('cancelling a modern call closes its stream, which cancels it: the approval it waits for is withdrawn', async () => {
-    const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === 'never-answered');
+    const asked = app.nextEvent<ApprovalView>(
+      'approval.requested',
+      (a) => (a.args as { line?: string }).line === 'never-answered',
+    );
     const controller = new AbortController();
-    const pending = modernClient.callTool({ name: 'fx__append', arguments: { line: 'never-answered' } }, { signal: controller.signal });
+    const pending = modernClient.callTool(
+      { name: 'fx__append', arguments: { line: 'never-answered' } },
+      { signal: controller.signal },
+    );
     const approval = await asked;
-    const closed = app.nextEvent<{ requestId: string; outcome: string }>('approval.closed', (c) => c.requestId === approval.requestId);
+    const closed = app.nextEvent<{ requestId: string; outcome: string }>(
+      'approval.closed',
+      (c) => c.requestId === approval.requestId,
+    );
     controller.abort();
     await expect(pending).rejects.toThrow();
     expect((await closed).outcome).toBe('cancelled');
@@ -269,7 +332,9 @@ describe('agents of both eras at one endpoint', () => {
       JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: ENVELOPE } }),
     );
     expect(listed.status).toBe(200);
-    expect(JSON.parse(listed.body)).toMatchObject({ result: { resultType: 'complete', ttlMs: expect.any(Number), cacheScope: 'private', tools: expect.any(Array) } });
+    expect(JSON.parse(listed.body)).toMatchObject({
+      result: { resultType: 'complete', ttlMs: expect.any(Number), cacheScope: 'private', tools: expect.any(Array) },
+    });
   });
 
   it('checks come before the era: a modern request without a token is 401, from a foreign Origin or Host 403', async () => {
@@ -280,7 +345,9 @@ describe('agents of both eras at one endpoint', () => {
     const discovered = await raw(app.url, 'POST', auth, DISCOVER);
     expect(discovered.status).toBe(200);
     expect(discovered.headers['mcp-session-id']).toBeUndefined();
-    expect(JSON.parse(discovered.body)).toMatchObject({ result: { resultType: 'complete', supportedVersions: expect.arrayContaining(['2026-07-28']) } });
+    expect(JSON.parse(discovered.body)).toMatchObject({
+      result: { resultType: 'complete', supportedVersions: expect.arrayContaining(['2026-07-28']) },
+    });
   });
 
   it('answers what the 2026-07-28 revision says: GET without a session is 405, a header that contradicts the body is 400', async () => {
@@ -302,14 +369,27 @@ describe('agents of both eras at one endpoint', () => {
     const added = next();
     await app.call('servers.save', {
       mode: 'create',
-      config: { id: 'fy', name: 'Second', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } },
+      config: {
+        id: 'fy',
+        name: 'Second',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [BUILT_STDIO_FIXTURE],
+        cwd: PROJECT_ROOT,
+        env: { FIXTURE_TOOLS: 'echo' },
+      },
     });
     await added;
     expect((await eras.modern.listTools()).tools.map((t) => t.name)).toContain('fy__echo');
 
-    const agentId = (await app.call<{ agents: Array<{ id: string; name: string }> }>('agents.list')).agents.find((a) => a.name === 'Both Eras')?.id;
+    const agentId = (await app.call<{ agents: Array<{ id: string; name: string }> }>('agents.list')).agents.find(
+      (a) => a.name === 'Both Eras',
+    )?.id;
     const narrowed = next();
-    await app.call('agents.setVisibility', { id: agentId, visibility: { allServers: false, serverIds: ['fy'], localTools: false } });
+    await app.call('agents.setVisibility', {
+      id: agentId,
+      visibility: { allServers: false, serverIds: ['fy'], localTools: false },
+    });
     await narrowed;
     expect((await eras.modern.listTools()).tools.map((t) => t.name)).toEqual(['fy__echo']);
 

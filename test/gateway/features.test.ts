@@ -24,7 +24,15 @@ describe('resources and prompts through the gateway', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await saveServerListed(app, { id: 'ev', name: 'Everything', transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs: 15_000 });
+    await saveServerListed(app, {
+      id: 'ev',
+      name: 'Everything',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [entry, 'stdio'],
+      cwd: PROJECT_ROOT,
+      timeoutMs: 15_000,
+    });
     const agent = await app.createAgent('Reader');
     client = await connectAgent(app.url, agent.token);
   }, 60_000);
@@ -47,7 +55,10 @@ describe('resources and prompts through the gateway', () => {
   });
 
   it('a read asks the person (naming the agent); Allow reads it, traced as the agent', async () => {
-    const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.toolName === 'resources/read' && (a.args as { uri?: string }).uri === DOC);
+    const asked = app.nextEvent<ApprovalView>(
+      'approval.requested',
+      (a) => a.toolName === 'resources/read' && (a.args as { uri?: string }).uri === DOC,
+    );
     const pending = client.readResource({ uri: DOC });
     const approval = await asked;
     expect(approval.userId).toBe('Reader');
@@ -76,8 +87,14 @@ describe('resources and prompts through the gateway', () => {
     try {
       expect((await other.listResources()).resources).toEqual([]);
       expect((await other.listPrompts()).prompts).toEqual([]);
-      await expect(other.readResource({ uri: DOC })).rejects.toMatchObject({ code: -32602, data: { uri: DOC }, message: expect.stringMatching(/Unknown resource/) });
-      await expect(other.getPrompt({ name: 'ev__args-prompt', arguments: { city: 'Paris' } })).rejects.toThrow(/Unknown prompt/);
+      await expect(other.readResource({ uri: DOC })).rejects.toMatchObject({
+        code: -32602,
+        data: { uri: DOC },
+        message: expect.stringMatching(/Unknown resource/),
+      });
+      await expect(other.getPrompt({ name: 'ev__args-prompt', arguments: { city: 'Paris' } })).rejects.toThrow(
+        /Unknown prompt/,
+      );
     } finally {
       await other.close();
     }
@@ -88,11 +105,16 @@ describe('resources and prompts through the gateway', () => {
     const other = await connectAgent(app.url, doomed.token);
     try {
       const uri = 'demo://resource/dynamic/text/7';
-      const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.userId === 'Revoked reader' && (a.args as { uri?: string }).uri === uri);
+      const asked = app.nextEvent<ApprovalView>(
+        'approval.requested',
+        (a) => a.userId === 'Revoked reader' && (a.args as { uri?: string }).uri === uri,
+      );
       const pending = other.readResource({ uri }, { timeout: 600_000 });
       await asked;
       await app.call('agents.revoke', { id: doomed.id });
-      await expect(pending).rejects.toThrow(/This agent’s access was revoked in MiniHarness while this call of resources\/read of demo:\/\/resource\/dynamic\/text\/7 waited for approval; nothing ran/);
+      await expect(pending).rejects.toThrow(
+        /This agent’s access was revoked in MiniHarness while this call of resources\/read of demo:\/\/resource\/dynamic\/text\/7 waited for approval; nothing ran/,
+      );
     } finally {
       await other.close().catch(() => undefined);
     }

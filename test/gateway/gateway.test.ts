@@ -21,19 +21,35 @@ function text(result: unknown): string {
 }
 
 /** A raw HTTP request to the gateway (headers the SDK would never send). */
-function rawPost(url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function rawPost(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let data = '';
-      res.on('data', (chunk: Buffer) => (data += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let data = '';
+        res.on('data', (chunk: Buffer) => (data += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 
 describe('the agent gateway', () => {
   const scratch = scratchDir('mh-gateway-');
@@ -45,7 +61,15 @@ describe('the agent gateway', () => {
 
   beforeAll(async () => {
     app = await startGatewayApp(scratch.dir);
-    await saveServerListed(app, { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter, FIXTURE_EVENTS: fixtureEvents } });
+    await saveServerListed(app, {
+      id: 'fx',
+      name: 'Fixture',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      cwd: PROJECT_ROOT,
+      env: { FIXTURE_COUNTER: counter, FIXTURE_EVENTS: fixtureEvents },
+    });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });
     agent = await app.createAgent('Claude Code');
@@ -101,7 +125,10 @@ describe('the agent gateway', () => {
   });
 
   it('Allow runs it and the agent gets the result', async () => {
-    const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.toolName === 'append' && (a.args as { line?: string }).line === 'allowed');
+    const asked = app.nextEvent<ApprovalView>(
+      'approval.requested',
+      (a) => a.toolName === 'append' && (a.args as { line?: string }).line === 'allowed',
+    );
     const pending = client.callTool({ name: 'fx__append', arguments: { line: 'allowed' } });
     await app.call('approvals.answer', { requestId: (await asked).requestId, answer: 'allow-once' });
     const result = await pending;
@@ -112,7 +139,10 @@ describe('the agent gateway', () => {
   it('the approval timeout is a setting, applied to the next request', async () => {
     const settings = await app.call<{ approvalTimeoutSeconds: number }>('settings.setApprovalTimeout', { seconds: 15 });
     expect(settings.approvalTimeoutSeconds).toBe(15);
-    const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === 'timeout-setting');
+    const asked = app.nextEvent<ApprovalView>(
+      'approval.requested',
+      (a) => (a.args as { line?: string }).line === 'timeout-setting',
+    );
     const pending = client.callTool({ name: 'fx__append', arguments: { line: 'timeout-setting' } });
     const approval = await asked;
     const left = approval.expiresAt - Date.now();
@@ -154,7 +184,11 @@ describe('the agent gateway', () => {
     const second = await app.createAgent('Cursor');
     const cursor = await connectAgent(app.url, second.token);
     try {
-      await cursor.callTool({ name: 'fx__append', arguments: { line: 'once' }, _meta: { [META_CALL_ID]: 'write-once-1', [META_SESSION]: 'task-7' } });
+      await cursor.callTool({
+        name: 'fx__append',
+        arguments: { line: 'once' },
+        _meta: { [META_CALL_ID]: 'write-once-1', [META_SESSION]: 'task-7' },
+      });
     } finally {
       await cursor.close();
     }
@@ -163,24 +197,41 @@ describe('the agent gateway', () => {
 
   it('cancelling a call aborts it and the upstream server observes the cancellation', async () => {
     const controller = new AbortController();
-    const pending = client.callTool({ name: 'fx__slow', arguments: { ms: 60_000 } }, undefined, { signal: controller.signal, onprogress: () => controller.abort() });
+    const pending = client.callTool({ name: 'fx__slow', arguments: { ms: 60_000 } }, undefined, {
+      signal: controller.signal,
+      onprogress: () => controller.abort(),
+    });
     await expect(pending).rejects.toThrow();
     // The fixture writes `cancelled` when the client's notifications/cancelled reaches it.
-    await expect.poll(() => readEvents(fixtureEvents).some((e) => e.event === 'cancelled'), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => readEvents(fixtureEvents).some((e) => e.event === 'cancelled'), { timeout: 10_000 })
+      .toBe(true);
   });
 
   it('forwards upstream progress to the agent’s progress token', async () => {
     const messages: string[] = [];
-    const result = await client.callTool({ name: 'fx__slow', arguments: { ms: 1000 } }, undefined, { onprogress: (p) => messages.push(p.message ?? '') });
+    const result = await client.callTool({ name: 'fx__slow', arguments: { ms: 1000 } }, undefined, {
+      onprogress: (p) => messages.push(p.message ?? ''),
+    });
     expect(result.isError).toBeFalsy();
     expect(messages).toContain('started');
   });
 
   it('sends tools/list_changed when a server is added in the GUI, and the new tools are listed', async () => {
-    const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
     await app.call('servers.save', {
       mode: 'create',
-      config: { id: 'fy', name: 'Second', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } },
+      config: {
+        id: 'fy',
+        name: 'Second',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [BUILT_STDIO_FIXTURE],
+        cwd: PROJECT_ROOT,
+        env: { FIXTURE_TOOLS: 'echo' },
+      },
     });
     await changed;
     const { tools } = await client.listTools();
@@ -188,16 +239,28 @@ describe('the agent gateway', () => {
   });
 
   it('narrowing an agent’s visibility tells its sessions and hides the tools (and refuses their calls)', async () => {
-    const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
-    await app.call('agents.setVisibility', { id: agent.id, visibility: { allServers: false, serverIds: ['fy'], localTools: false } });
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    await app.call('agents.setVisibility', {
+      id: agent.id,
+      visibility: { allServers: false, serverIds: ['fy'], localTools: false },
+    });
     await changed;
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['fy__echo']);
     // The message on the wire is the sentence alone: the agent's SDK adds its one "MCP error -32602:" prefix.
-    const unknown = (await client.callTool({ name: 'fx__echo', arguments: { text: 'x' } }).catch((error: unknown) => error)) as { code: number; message: string };
+    const unknown = (await client
+      .callTool({ name: 'fx__echo', arguments: { text: 'x' } })
+      .catch((error: unknown) => error)) as { code: number; message: string };
     expect(unknown.code).toBe(-32602);
-    expect(unknown.message).toBe('MCP error -32602: Unknown tool: fx__echo. Call tools/list for the tools this agent may use.');
-    await app.call('agents.setVisibility', { id: agent.id, visibility: { allServers: true, serverIds: [], localTools: false } });
+    expect(unknown.message).toBe(
+      'MCP error -32602: Unknown tool: fx__echo. Call tools/list for the tools this agent may use.',
+    );
+    await app.call('agents.setVisibility', {
+      id: agent.id,
+      visibility: { allServers: true, serverIds: [], localTools: false },
+    });
   });
 
   it('refuses a missing, wrong or revoked token (401) and a foreign Host or Origin (403)', async () => {
@@ -229,19 +292,39 @@ describe('the agent gateway', () => {
     for (const scheme of ['bearer ', 'BEARER  ']) {
       const refused = await rawPost(app.url, { Authorization: `${scheme}mhg_not-a-real-token` }, INITIALIZE);
       expect(refused.status).toBe(401);
-      expect((JSON.parse(refused.body) as { error: { message: string } }).error.message).toMatch(/^MiniHarness refused this agent's token: it is wrong or expired/);
+      expect((JSON.parse(refused.body) as { error: { message: string } }).error.message).toMatch(
+        /^MiniHarness refused this agent's token: it is wrong or expired/,
+      );
       expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
-      expect(refused.headers['www-authenticate']).toContain('error_description="MiniHarness refused this agent\'s token');
+      expect(refused.headers['www-authenticate']).toContain(
+        'error_description="MiniHarness refused this agent\'s token',
+      );
     }
   });
 
   it('answers bad input with an HTTP error and keeps serving: not JSON, too large, another agent’s session', async () => {
     const auth = { Authorization: `Bearer ${agent.token}` };
     expect((await rawPost(app.url, auth, '{not json')).status).toBe(400);
-    expect((await rawPost(app.url, { ...auth, 'mcp-session-id': 'made-up' }, '{"jsonrpc":"2.0","id":2,"method":"tools/list"}')).status).toBe(404);
+    expect(
+      (
+        await rawPost(
+          app.url,
+          { ...auth, 'mcp-session-id': 'made-up' },
+          '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+        )
+      ).status,
+    ).toBe(404);
     const other = await app.createAgent('Other');
     const sessionId = (client.transport as { sessionId?: string }).sessionId as string;
-    expect((await rawPost(app.url, { Authorization: `Bearer ${other.token}`, 'mcp-session-id': sessionId }, '{"jsonrpc":"2.0","id":2,"method":"tools/list"}')).status).toBe(404);
+    expect(
+      (
+        await rawPost(
+          app.url,
+          { Authorization: `Bearer ${other.token}`, 'mcp-session-id': sessionId },
+          '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+        )
+      ).status,
+    ).toBe(404);
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
@@ -251,13 +334,17 @@ describe('the agent gateway', () => {
       config: { id: 'loop', name: 'Loop', transport: 'streamable_http', url: `http://localhost:${app.url.port}/mcp` },
     });
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.error).toMatchObject({ code: 'gateway_loop', details: { fieldErrors: { url: [expect.any(String)] } } });
+    expect(!result.ok && result.error).toMatchObject({
+      code: 'gateway_loop',
+      details: { fieldErrors: { url: [expect.any(String)] } },
+    });
   });
 
   it('stores only a hash of the token', async () => {
     const { readFileSync } = await import('node:fs');
     const config = readFileSync(join(app.dataDir, 'config.json'), 'utf8');
-    const stored = (JSON.parse(config) as { gateway: { agents: Array<{ id: string; tokenHash: string }> } }).gateway.agents;
+    const stored = (JSON.parse(config) as { gateway: { agents: Array<{ id: string; tokenHash: string }> } }).gateway
+      .agents;
     expect(stored.find((a) => a.id === agent.id)?.tokenHash).toMatch(/^[0-9a-f]{64}$/);
     expect(config).not.toContain(agent.token);
   });

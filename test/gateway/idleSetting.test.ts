@@ -55,9 +55,15 @@ describe("the agents' idle window, a setting", () => {
     expect((await app.call<SettingsView>('settings.get')).agentIdleMinutes).toBe(10);
     const from = app.events.length;
     for (const minutes of [0, 1441, -5, 2.5, '5', null]) {
-      expect(await app.core.dispatch('settings.setAgentIdle', { minutes })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+      expect(await app.core.dispatch('settings.setAgentIdle', { minutes })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_request' },
+      });
     }
-    expect(await app.core.dispatch('settings.setAgentIdle', {})).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await app.core.dispatch('settings.setAgentIdle', {})).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request' },
+    });
     expect(app.events.slice(from).filter((e) => e.event === 'settings.changed')).toEqual([]);
     expect((await app.call<SettingsView>('settings.get')).agentIdleMinutes).toBe(10);
   });
@@ -79,7 +85,9 @@ describe("the agents' idle window, a setting", () => {
     const from = app.events.length;
     const saved = await app.call<SettingsView>('settings.setAgentIdle', { minutes: 2 });
     expect(saved.agentIdleMinutes).toBe(2);
-    expect(app.events.slice(from).filter((e) => e.event === 'settings.changed')).toEqual([{ event: 'settings.changed', payload: { settings: saved } }]);
+    expect(app.events.slice(from).filter((e) => e.event === 'settings.changed')).toEqual([
+      { event: 'settings.changed', payload: { settings: saved } },
+    ]);
 
     // Both leave the view without any request of theirs. (Whether the gateway closed the session at
     // once or its next look for idle ones does is not visible from outside; the view and the 404
@@ -96,7 +104,9 @@ describe("the agents' idle window, a setting", () => {
     );
     expect(now - lastSeen).toBeLessThan(AGENT_IDLE_MS);
     // The Agents view is told.
-    const closedAfter = (e: GatewayApp['events'][number]): boolean => e.event === 'agents.changed' && (e.payload as AgentsView).agents.find((a) => a.id === agentId)?.sessions.length === 0;
+    const closedAfter = (e: GatewayApp['events'][number]): boolean =>
+      e.event === 'agents.changed' &&
+      (e.payload as AgentsView).agents.find((a) => a.id === agentId)?.sessions.length === 0;
     await vi.waitFor(() => expect(app.events.slice(from).some(closedAfter)).toBe(true), { timeout: 10_000 });
     const gone = await requestOnSession(app.url, token, sessionId);
     expect(gone.status).toBe(404);
@@ -132,7 +142,10 @@ it('a damaged saved idle window is reported, and the default is used until it is
   try {
     expect((await app.call<SettingsView>('settings.get')).agentIdleMinutes).toBe(DEFAULT_AGENT_IDLE_MINUTES);
     const info = await app.call<AppInfo>('app.info');
-    expect(info.warnings).toContainEqual({ code: 'notice', message: expect.stringMatching(/agent idle session time.*not valid/) as unknown });
+    expect(info.warnings).toContainEqual({
+      code: 'notice',
+      message: expect.stringMatching(/agent idle session time.*not valid/) as unknown,
+    });
     expect((await app.call<SettingsView>('settings.setAgentIdle', { minutes: 30 })).agentIdleMinutes).toBe(30);
   } finally {
     await app.close();

@@ -31,12 +31,15 @@ describe('gatewayLoopField', () => {
     expect(gatewayLoopField(http(url), PORT)).toBe('url');
   });
 
-  it.each([`http://127.0.0.1:${PORT + 1}/mcp`, `http://localhost/mcp`, `http://example.com:${PORT}/mcp`, `http://10.0.0.1:${PORT}/mcp`, `http://[::ffff:10.0.0.1]:${PORT}/mcp`])(
-    'accepts %s',
-    (url) => {
-      expect(gatewayLoopField(http(url), PORT)).toBeUndefined();
-    },
-  );
+  it.each([
+    `http://127.0.0.1:${PORT + 1}/mcp`,
+    `http://localhost/mcp`,
+    `http://example.com:${PORT}/mcp`,
+    `http://10.0.0.1:${PORT}/mcp`,
+    `http://[::ffff:10.0.0.1]:${PORT}/mcp`,
+  ])('accepts %s', (url) => {
+    expect(gatewayLoopField(http(url), PORT)).toBeUndefined();
+  });
 
   it('reads the scheme’s default port when the URL names none', () => {
     expect(gatewayLoopField(http('http://localhost/mcp'), 80)).toBe('url');
@@ -49,15 +52,33 @@ describe('gatewayLoopField', () => {
   });
 
   it('refuses a stdio server that runs the stdio entry, by path or by its bin name', () => {
-    const byPath = stdioFixtureConfig('gw', {}, { args: [join(PROJECT_ROOT, 'bin', 'miniharness-gateway.mjs'), '--client', 'loop'] });
+    const byPath = stdioFixtureConfig(
+      'gw',
+      {},
+      { args: [join(PROJECT_ROOT, 'bin', 'miniharness-gateway.mjs'), '--client', 'loop'] },
+    );
     expect(gatewayLoopField(byPath, PORT)).toBe('command');
-    expect(gatewayLoopField(stdioFixtureConfig('gw', {}, { command: 'miniharness-gateway', args: ['--client', 'x'] }), undefined)).toBe('command');
-    expect(gatewayLoopField(stdioFixtureConfig('gw', {}, { command: 'npx', args: ['-y', 'miniharness-gateway'] }), PORT)).toBe('command');
+    expect(
+      gatewayLoopField(
+        stdioFixtureConfig('gw', {}, { command: 'miniharness-gateway', args: ['--client', 'x'] }),
+        undefined,
+      ),
+    ).toBe('command');
+    expect(
+      gatewayLoopField(stdioFixtureConfig('gw', {}, { command: 'npx', args: ['-y', 'miniharness-gateway'] }), PORT),
+    ).toBe('command');
     expect(gatewayLoopField(stdioFixtureConfig('fx'), PORT)).toBeUndefined();
   });
 
   it('refuses a stdio server that runs a packaged app as its stdio entry (<app> --gateway-stdio)', () => {
-    const app = stdioFixtureConfig('gw', {}, { command: '/Applications/MiniHarness Desktop.app/Contents/MacOS/MiniHarness Desktop', args: ['--gateway-stdio', '--client', 'x'] });
+    const app = stdioFixtureConfig(
+      'gw',
+      {},
+      {
+        command: '/Applications/MiniHarness Desktop.app/Contents/MacOS/MiniHarness Desktop',
+        args: ['--gateway-stdio', '--client', 'x'],
+      },
+    );
     expect(gatewayLoopField(app, undefined)).toBe('command');
   });
 

@@ -12,9 +12,12 @@ import type { GatewayApp } from './support.js';
 import { addFixtureServer, startGatewayApp } from './support.js';
 
 type Status = { serverId: string; status: { state: string; code?: string } };
-const toolCount = async (app: GatewayApp): Promise<number> => (await app.call<{ tools: unknown[] }>('tools.list')).tools.length;
+const toolCount = async (app: GatewayApp): Promise<number> =>
+  (await app.call<{ tools: unknown[] }>('tools.list')).tools.length;
 const listed = (app: GatewayApp, serverId: string): Promise<unknown> =>
-  app.nextEvent<{ tools: Array<{ serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === serverId));
+  app.nextEvent<{ tools: Array<{ serverId: string }> }>('tools.changed', (p) =>
+    p.tools.some((t) => t.serverId === serverId),
+  );
 
 describe('a ring of two MiniHarness runs', () => {
   const scratch = scratchDir('mh-loop-ring-');
@@ -38,15 +41,39 @@ describe('a ring of two MiniHarness runs', () => {
     process.env.MH_TEST_RING_TO_B = (await b.createAgent('From A')).token;
     process.env.MH_TEST_RING_TO_A = (await a.createAgent('From B')).token;
     // A → B: another run's gateway, not a loop.
-    const aToB = a.nextEvent<Status>('server.status', (p) => p.serverId === 'to-b' && (p.status.state === 'ready' || p.status.state === 'error'));
-    await a.call('servers.save', { mode: 'create', config: { id: 'to-b', name: 'B', transport: 'streamable_http', url: b.url.href, auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_RING_TO_B' } } } });
+    const aToB = a.nextEvent<Status>(
+      'server.status',
+      (p) => p.serverId === 'to-b' && (p.status.state === 'ready' || p.status.state === 'error'),
+    );
+    await a.call('servers.save', {
+      mode: 'create',
+      config: {
+        id: 'to-b',
+        name: 'B',
+        transport: 'streamable_http',
+        url: b.url.href,
+        auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_RING_TO_B' } },
+      },
+    });
     expect((await aToB).status.state).toBe('ready');
     await listed(a, 'to-b');
     const aTools = await toolCount(a);
     const bTools = await toolCount(b);
     // B → A closes the ring: A's gateway relays B's mark (A is connected to B).
-    const bToA = b.nextEvent<Status>('server.status', (p) => p.serverId === 'to-a' && (p.status.state === 'ready' || p.status.state === 'error'));
-    await b.call('servers.save', { mode: 'create', config: { id: 'to-a', name: 'A', transport: 'streamable_http', url: a.url.href, auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_RING_TO_A' } } } });
+    const bToA = b.nextEvent<Status>(
+      'server.status',
+      (p) => p.serverId === 'to-a' && (p.status.state === 'ready' || p.status.state === 'error'),
+    );
+    await b.call('servers.save', {
+      mode: 'create',
+      config: {
+        id: 'to-a',
+        name: 'A',
+        transport: 'streamable_http',
+        url: a.url.href,
+        auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_RING_TO_A' } },
+      },
+    });
     expect((await bToA).status).toMatchObject({ state: 'error', code: 'gateway_loop' });
     expect(await toolCount(b)).toBe(bTools);
     expect(await toolCount(a)).toBe(aTools);

@@ -32,10 +32,13 @@ import { addFixtureServer, startGatewayApp } from './support.js';
 beforeAll(() => buildGatewayStdio());
 
 type Status = { serverId: string; status: { state: string; code?: string } };
-const toolCount = async (app: GatewayApp): Promise<number> => (await app.call<{ tools: unknown[] }>('tools.list')).tools.length;
+const toolCount = async (app: GatewayApp): Promise<number> =>
+  (await app.call<{ tools: unknown[] }>('tools.list')).tools.length;
 /** The fixture's tools are in the list (its `ready` status may come before them). */
 const fixtureListed = (app: GatewayApp, serverId: string): Promise<unknown> =>
-  app.nextEvent<{ tools: Array<{ serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === serverId));
+  app.nextEvent<{ tools: Array<{ serverId: string }> }>('tools.changed', (p) =>
+    p.tools.some((t) => t.serverId === serverId),
+  );
 
 describe('a server that is the app’s own gateway, recognised by its answer', () => {
   const scratch = scratchDir('mh-loop-mark-');
@@ -58,8 +61,22 @@ describe('a server that is the app’s own gateway, recognised by its answer', (
 
   /** Saves a stdio server, which the saved-config check cannot recognise, and waits for its outcome. */
   async function saveStdio(id: string, command: string, args: string[]): Promise<Status['status']> {
-    const settled = app.nextEvent<Status>('server.status', (p) => p.serverId === id && (p.status.state === 'error' || p.status.state === 'ready'));
-    await app.call('servers.save', { mode: 'create', config: { id, name: id, transport: 'stdio', command, args, cwd: PROJECT_ROOT, env: { [GATEWAY_TOKEN_ENV]: token } } });
+    const settled = app.nextEvent<Status>(
+      'server.status',
+      (p) => p.serverId === id && (p.status.state === 'error' || p.status.state === 'ready'),
+    );
+    await app.call('servers.save', {
+      mode: 'create',
+      config: {
+        id,
+        name: id,
+        transport: 'stdio',
+        command,
+        args,
+        cwd: PROJECT_ROOT,
+        env: { [GATEWAY_TOKEN_ENV]: token },
+      },
+    });
     return (await settled).status;
   }
 
@@ -68,18 +85,34 @@ describe('a server that is the app’s own gateway, recognised by its answer', (
     mkdirSync(dir, { recursive: true });
     const link = join(dir, 'helpful-tools.mjs');
     symlinkSync(join(PROJECT_ROOT, 'bin', 'miniharness-gateway.mjs'), link);
-    const status = await saveStdio('symlinked', process.execPath, [link, '--client', 'innocent', '--url', app.url.href]);
+    const status = await saveStdio('symlinked', process.execPath, [
+      link,
+      '--client',
+      'innocent',
+      '--url',
+      app.url.href,
+    ]);
     expect(status).toMatchObject({ state: 'error', code: 'gateway_loop' });
     expect(await toolCount(app)).toBe(tools);
   });
 
   it('`node --import tsx …/electron/gateway/stdioCli.ts --url …` is refused once it answers; no tool is added', async () => {
-    const status = await saveStdio('from-source', process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'electron', 'gateway', 'stdioCli.ts'), '--client', 'src', '--url', app.url.href]);
+    const status = await saveStdio('from-source', process.execPath, [
+      '--import',
+      'tsx',
+      join(PROJECT_ROOT, 'electron', 'gateway', 'stdioCli.ts'),
+      '--client',
+      'src',
+      '--url',
+      app.url.href,
+    ]);
     expect(status).toMatchObject({ state: 'error', code: 'gateway_loop' });
     expect(await toolCount(app)).toBe(tools);
     // A person connecting it again meets the same refusal.
     const again = await app.core.dispatch('servers.connect', { id: 'from-source' });
-    expect(again.ok ? again.result : again.error).toMatchObject(again.ok ? { status: { state: 'error', code: 'gateway_loop' } } : { code: 'gateway_loop' });
+    expect(again.ok ? again.result : again.error).toMatchObject(
+      again.ok ? { status: { state: 'error', code: 'gateway_loop' } } : { code: 'gateway_loop' },
+    );
     expect(await toolCount(app)).toBe(tools);
   });
 
@@ -88,9 +121,21 @@ describe('a server that is the app’s own gateway, recognised by its answer', (
     try {
       await addFixtureServer(other, 'theirs', { FIXTURE_TOOLS: 'echo' });
       const theirToken = (await other.createAgent('Neighbour')).token;
-      const ready = app.nextEvent<Status>('server.status', (p) => p.serverId === 'neighbour' && (p.status.state === 'ready' || p.status.state === 'error'));
+      const ready = app.nextEvent<Status>(
+        'server.status',
+        (p) => p.serverId === 'neighbour' && (p.status.state === 'ready' || p.status.state === 'error'),
+      );
       process.env.MH_TEST_NEIGHBOUR_TOKEN = theirToken;
-      await app.call('servers.save', { mode: 'create', config: { id: 'neighbour', name: 'Neighbour', transport: 'streamable_http', url: other.url.href, auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_NEIGHBOUR_TOKEN' } } } });
+      await app.call('servers.save', {
+        mode: 'create',
+        config: {
+          id: 'neighbour',
+          name: 'Neighbour',
+          transport: 'streamable_http',
+          url: other.url.href,
+          auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_NEIGHBOUR_TOKEN' } },
+        },
+      });
       expect((await ready).status.state).toBe('ready');
       await fixtureListed(app, 'neighbour');
       expect(await toolCount(app)).toBeGreaterThan(tools);
@@ -122,21 +167,46 @@ describe('a URL server on the port the gateway moves to', () => {
     // With an agent's token, as a loop needs (without one the gateway answers 401 and nothing loops).
     process.env.MH_TEST_LOOP_TOKEN = (await app.createAgent('Mover')).token;
     // Nothing listens there yet: saved (it is not the gateway's port now), and unreachable.
-    const unreachable = app.nextEvent<Status>('server.status', (p) => p.serverId === 'later' && p.status.state === 'error');
+    const unreachable = app.nextEvent<Status>(
+      'server.status',
+      (p) => p.serverId === 'later' && p.status.state === 'error',
+    );
     await app.call('servers.save', {
       mode: 'create',
-      config: { id: 'later', name: 'Later', transport: 'streamable_http', url: `http://localhost:${port}/mcp`, auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_LOOP_TOKEN' } } },
+      config: {
+        id: 'later',
+        name: 'Later',
+        transport: 'streamable_http',
+        url: `http://localhost:${port}/mcp`,
+        auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_LOOP_TOKEN' } },
+      },
     });
     expect((await unreachable).status.code).not.toBe('gateway_loop');
     // One without a token too (the gateway would answer it 401): the port alone makes it a loop.
-    await app.call('servers.save', { mode: 'create', config: { id: 'bare', name: 'Bare', transport: 'streamable_http', url: `http://127.0.0.1:${port}/`, enabled: false } });
-    const refused = ['later', 'bare'].map((id) => app!.nextEvent<Status>('server.status', (p) => p.serverId === id && p.status.state === 'error' && p.status.code === 'gateway_loop'));
+    await app.call('servers.save', {
+      mode: 'create',
+      config: {
+        id: 'bare',
+        name: 'Bare',
+        transport: 'streamable_http',
+        url: `http://127.0.0.1:${port}/`,
+        enabled: false,
+      },
+    });
+    const refused = ['later', 'bare'].map((id) =>
+      app!.nextEvent<Status>(
+        'server.status',
+        (p) => p.serverId === id && p.status.state === 'error' && p.status.code === 'gateway_loop',
+      ),
+    );
     await app.call('settings.setGateway', { enabled: true, port });
     for (const outcome of await Promise.all(refused)) expect(outcome.status.code).toBe('gateway_loop');
     expect(await toolCount(app)).toBe(tools);
     // Connecting it by hand meets the gateway's mark: refused again, nothing listed.
     const again = await app.core.dispatch('servers.connect', { id: 'later' });
-    expect(again.ok ? again.result : again.error).toMatchObject(again.ok ? { status: { state: 'error', code: 'gateway_loop' } } : { code: 'gateway_loop' });
+    expect(again.ok ? again.result : again.error).toMatchObject(
+      again.ok ? { status: { state: 'error', code: 'gateway_loop' } } : { code: 'gateway_loop' },
+    );
     expect(await toolCount(app)).toBe(tools);
   });
 
@@ -144,14 +214,29 @@ describe('a URL server on the port the gateway moves to', () => {
     const dir = join(scratch.dir, 'restart');
     const port = await freePort();
     const first = await startGatewayApp(dir);
-    await first.call('servers.save', { mode: 'create', config: { id: 'saved', name: 'Saved', transport: 'streamable_http', url: `http://127.0.0.1:${port}/mcp`, enabled: false } });
+    await first.call('servers.save', {
+      mode: 'create',
+      config: {
+        id: 'saved',
+        name: 'Saved',
+        transport: 'streamable_http',
+        url: `http://127.0.0.1:${port}/mcp`,
+        enabled: false,
+      },
+    });
     await first.close();
     app = await startGatewayApp(dir, { gatewayPort: port });
     expect(app.url.port).toBe(String(port));
     const servers = await app.call<Array<{ config: { id: string } }>>('servers.list');
     expect(servers.map((s) => s.config.id)).not.toContain('saved');
     const info = await app.call<{ warnings: AppWarning[] }>('app.info');
-    expect(info.warnings.some((w) => 'message' in w && w.message.includes('("saved") could not be loaded: This server points at MiniHarness’s own agent gateway'))).toBe(true);
+    expect(
+      info.warnings.some(
+        (w) =>
+          'message' in w &&
+          w.message.includes('("saved") could not be loaded: This server points at MiniHarness’s own agent gateway'),
+      ),
+    ).toBe(true);
     const listed = await app.call<{ tools: Array<{ serverId: string }> }>('tools.list');
     expect(listed.tools.filter((t) => t.serverId === 'saved')).toEqual([]);
   });
@@ -169,7 +254,9 @@ describe('a kept 2026-07-28 verdict skips server/discover: the tools/list page c
     token = agents.create('Prior', { allServers: true, serverIds: [], localTools: false }).token;
     gateway = new Gateway({
       agents,
-      catalog: new GatewayCatalog(() => [{ name: 'echo', serverId: 'fx', description: 'echo', inputSchema: { type: 'object' } }] as never),
+      catalog: new GatewayCatalog(
+        () => [{ name: 'echo', serverId: 'fx', description: 'echo', inputSchema: { type: 'object' } }] as never,
+      ),
       calls: { call: () => Promise.reject(new Error('no call is expected')) },
       describe: (error) => toErrorShape(error),
       version: '0.0.0-test',
@@ -186,8 +273,18 @@ describe('a kept 2026-07-28 verdict skips server/discover: the tools/list page c
   });
 
   const client = (options: Partial<MCPClientOptions>): MCPClient => {
-    const config = HttpServerConfigSchema.parse({ id: 'was-elsewhere', name: 'Was elsewhere', transport: 'streamable_http', url: url.href, auth: { kind: 'bearer', token: { source: 'env', name: 'MH_LOOP_TOKEN' } }, timeoutMs: 5_000 });
-    const made = new MCPClient(config, { secrets: new DefaultSecretResolver(undefined, { MH_LOOP_TOKEN: token }), ...options });
+    const config = HttpServerConfigSchema.parse({
+      id: 'was-elsewhere',
+      name: 'Was elsewhere',
+      transport: 'streamable_http',
+      url: url.href,
+      auth: { kind: 'bearer', token: { source: 'env', name: 'MH_LOOP_TOKEN' } },
+      timeoutMs: 5_000,
+    });
+    const made = new MCPClient(config, {
+      secrets: new DefaultSecretResolver(undefined, { MH_LOOP_TOKEN: token }),
+      ...options,
+    });
     clients.push(made);
     return made;
   };
@@ -200,7 +297,10 @@ describe('a kept 2026-07-28 verdict skips server/discover: the tools/list page c
     expect(gatewayMarkOf(negotiated.capabilities)).toBe('this-run');
     // The verdict as another server on this port left it: no mark in its capabilities.
     const discover = (kept as { kind: 'modern'; discover: { capabilities: Record<string, unknown> } }).discover;
-    const prior = { kind: 'modern', discover: { ...discover, capabilities: { tools: { listChanged: true } } } } as PriorDiscovery;
+    const prior = {
+      kind: 'modern',
+      discover: { ...discover, capabilities: { tools: { listChanged: true } } },
+    } as PriorDiscovery;
 
     const second = client({ ownGatewayMark: 'this-run', prior: () => Promise.resolve(prior) });
     const info = await second.initialize();

@@ -32,7 +32,10 @@ describe('the gateway on a port in use', () => {
     const view = await app.call<AgentsView>('agents.list');
     expect(view.gateway).toMatchObject({ state: 'port_in_use', port, url: `http://127.0.0.1:${port}/mcp` });
     const info = await app.call<AppInfo>('app.info');
-    expect(info.warnings).toContainEqual({ code: 'notice', message: expect.stringContaining(`port ${port} is in use`) });
+    expect(info.warnings).toContainEqual({
+      code: 'notice',
+      message: expect.stringContaining(`port ${port} is in use`),
+    });
     // The rest of the app answers as usual.
     expect(await app.call<ServerView[]>('servers.list')).toEqual([]);
     const agent = await app.createAgent('Waiting agent');

@@ -18,7 +18,15 @@ import { META_ERROR } from '../../electron/gateway/agentResults.js';
 import type { AgentsView } from '../../shared/agents.js';
 import { META_CALL_ID, META_REPLAYED, META_SESSION } from '../../shared/agents.js';
 import { PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
-import { HostProcess, SERVER_ID, buildSideEffectServer, BUILT_SIDE_EFFECT_FIXTURE, effectLines, ok, serverReady } from '../restart/restartSoak.js';
+import {
+  HostProcess,
+  SERVER_ID,
+  buildSideEffectServer,
+  BUILT_SIDE_EFFECT_FIXTURE,
+  effectLines,
+  ok,
+  serverReady,
+} from '../restart/restartSoak.js';
 import { BridgeClient } from '../web/host.js';
 import { freePort } from './ports.js';
 import { connectAgent } from './support.js';
@@ -72,11 +80,22 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
     let run = await startHost();
     await ok(run.bridge, 'servers.save', {
       mode: 'create',
-      config: { id: SERVER_ID, name: 'Side effects', transport: 'stdio', command: process.execPath, args: [BUILT_SIDE_EFFECT_FIXTURE], cwd: PROJECT_ROOT, env: { SIDE_EFFECT_FILE: effects } },
+      config: {
+        id: SERVER_ID,
+        name: 'Side effects',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [BUILT_SIDE_EFFECT_FIXTURE],
+        cwd: PROJECT_ROOT,
+        env: { SIDE_EFFECT_FILE: effects },
+      },
     });
     await serverReady(run.bridge);
     await ok(run.bridge, 'permissions.setToolLevel', { serverId: SERVER_ID, toolName: 'effect', level: 'ALLOW' });
-    const { token } = await ok<{ token: string }>(run.bridge, 'agents.create', { name: 'Retrying agent', visibility: { allServers: true, serverIds: [], localTools: false } });
+    const { token } = await ok<{ token: string }>(run.bridge, 'agents.create', {
+      name: 'Retrying agent',
+      visibility: { allServers: true, serverIds: [], localTools: false },
+    });
     const gateway = (await ok<AgentsView>(run.bridge, 'agents.list', {})).gateway;
     expect(gateway).toMatchObject({ state: 'listening', port: gatewayPort });
     const url = new URL(gateway.url);
@@ -84,7 +103,11 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
     const first = await connectAgent(url, token);
     agents.push(first);
     const doneMeta = { [META_CALL_ID]: 'write-report-1', [META_SESSION]: 'task-9' };
-    const done = (await first.callTool({ name: 'fx__effect', arguments: { key: 'done' }, _meta: doneMeta })) as CallToolResult;
+    const done = (await first.callTool({
+      name: 'fx__effect',
+      arguments: { key: 'done' },
+      _meta: doneMeta,
+    })) as CallToolResult;
     expect(done.isError).toBeFalsy();
     expect((done._meta as Record<string, unknown>)[META_REPLAYED]).toBe(false);
     expect(countOf('done')).toBe(1);
@@ -92,7 +115,11 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
     const modern = await connectModernAgent(url, token);
     agents.push(modern);
     const modernDoneMeta = { [META_CALL_ID]: 'modern-report-1' };
-    const modernDone = await modern.callTool({ name: 'fx__effect', arguments: { key: 'modern-done' }, _meta: modernDoneMeta });
+    const modernDone = await modern.callTool({
+      name: 'fx__effect',
+      arguments: { key: 'modern-done' },
+      _meta: modernDoneMeta,
+    });
     expect(modernDone.isError).toBeFalsy();
     expect(countOf('modern-done')).toBe(1);
 
@@ -103,10 +130,12 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
       () => 'failed',
     );
     const modernHeldMeta = { [META_CALL_ID]: 'modern-report-2' };
-    const modernCutOff = modern.callTool({ name: 'fx__effect', arguments: { key: 'modern-held', hold: true }, _meta: modernHeldMeta }).then(
-      () => 'answered',
-      () => 'failed',
-    );
+    const modernCutOff = modern
+      .callTool({ name: 'fx__effect', arguments: { key: 'modern-held', hold: true }, _meta: modernHeldMeta })
+      .then(
+        () => 'answered',
+        () => 'failed',
+      );
     await waitFor(() => countOf('held') === 1 && countOf('modern-held') === 1, HOST_WAIT_MS);
     run.bridge.close();
     expect((await run.host.stop('SIGKILL')).signal).toBe('SIGKILL');
@@ -116,11 +145,18 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
     // ── second run: same data folder, same gateway port ──
     run = await startHost();
     await serverReady(run.bridge);
-    expect((await ok<AgentsView>(run.bridge, 'agents.list', {})).gateway).toMatchObject({ state: 'listening', url: url.href });
+    expect((await ok<AgentsView>(run.bridge, 'agents.list', {})).gateway).toMatchObject({
+      state: 'listening',
+      url: url.href,
+    });
     const again = await connectAgent(url, token);
     agents.push(again);
 
-    const replay = (await again.callTool({ name: 'fx__effect', arguments: { key: 'done' }, _meta: doneMeta })) as CallToolResult;
+    const replay = (await again.callTool({
+      name: 'fx__effect',
+      arguments: { key: 'done' },
+      _meta: doneMeta,
+    })) as CallToolResult;
     expect(replay.isError).toBeFalsy();
     expect(replay.content).toEqual(done.content);
     expect(replay.structuredContent).toEqual(done.structuredContent);
@@ -128,20 +164,33 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
     expect(countOf('done')).toBe(1);
 
     // Were it run again, `hold` would never answer: the deadline turns that into a failure here.
-    const unknown = (await again.callTool({ name: 'fx__effect', arguments: { key: 'held', hold: true }, _meta: heldMeta }, undefined, { timeout: 20_000 })) as CallToolResult;
+    const unknown = (await again.callTool(
+      { name: 'fx__effect', arguments: { key: 'held', hold: true }, _meta: heldMeta },
+      undefined,
+      { timeout: 20_000 },
+    )) as CallToolResult;
     expect(unknown.isError).toBe(true);
-    expect((unknown.content[0] as { text: string }).text).toMatch(/^The call with callId "write-report-2" is still running, or its result is unknown/);
+    expect((unknown.content[0] as { text: string }).text).toMatch(
+      /^The call with callId "write-report-2" is still running, or its result is unknown/,
+    );
     expect((unknown._meta as Record<string, unknown>)[META_ERROR]).toBe('in_progress');
     expect(countOf('held')).toBe(1);
 
     // The modern agent, after the restart: its own completed call replayed, its cut-off one unknown, and the legacy key replayed to it too.
     const modernAgain = await connectModernAgent(url, token);
     agents.push(modernAgain);
-    const modernReplay = await modernAgain.callTool({ name: 'fx__effect', arguments: { key: 'modern-done' }, _meta: modernDoneMeta });
+    const modernReplay = await modernAgain.callTool({
+      name: 'fx__effect',
+      arguments: { key: 'modern-done' },
+      _meta: modernDoneMeta,
+    });
     expect(modernReplay.content).toEqual(modernDone.content);
     expect(modernReplay._meta?.[META_REPLAYED]).toBe(true);
     expect(countOf('modern-done')).toBe(1);
-    const modernUnknown = await modernAgain.callTool({ name: 'fx__effect', arguments: { key: 'modern-held', hold: true }, _meta: modernHeldMeta }, { timeout: 20_000 });
+    const modernUnknown = await modernAgain.callTool(
+      { name: 'fx__effect', arguments: { key: 'modern-held', hold: true }, _meta: modernHeldMeta },
+      { timeout: 20_000 },
+    );
     expect(modernUnknown.isError).toBe(true);
     expect(modernUnknown._meta?.[META_ERROR]).toBe('in_progress');
     expect(countOf('modern-held')).toBe(1);

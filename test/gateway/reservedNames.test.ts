@@ -25,7 +25,10 @@ describe('the person’s caller id is not an agent name', () => {
     const app = await startGatewayApp(join(scratch.dir, 'create'));
     try {
       for (const name of ['gui', 'GUI', ' gui ']) {
-        const reply = await app.core.dispatch('agents.create', { name, visibility: { allServers: true, serverIds: [], localTools: false } });
+        const reply = await app.core.dispatch('agents.create', {
+          name,
+          visibility: { allServers: true, serverIds: [], localTools: false },
+        });
         expect(reply.ok).toBe(false);
         if (reply.ok) continue;
         expect(reply.error.details?.fieldErrors?.name?.[0]).toMatch(/reserved/);
@@ -44,7 +47,10 @@ describe('the person’s caller id is not an agent name', () => {
     const config = openConfConfigStore(first.dataDir);
     const stored = config.get('gateway.agents') as Array<Record<string, unknown>>;
     await first.close();
-    config.set('gateway.agents', stored.map((a) => ({ ...a, name: 'gui' })));
+    config.set(
+      'gateway.agents',
+      stored.map((a) => ({ ...a, name: 'gui' })),
+    );
 
     const app = await startGatewayApp(dir);
     try {

@@ -35,7 +35,11 @@ describe('a server that names things by a secret it was given', () => {
         args: ['--import', 'tsx', LEAKY_SERVER],
         cwd: PROJECT_ROOT,
         timeoutMs: 20_000,
-        env: { LEAK_VALUES: 'STORED_KEY', LEAK_IN_NAMES: '1', STORED_KEY: { secret: { source: 'store', key: 'env.STORED_KEY' } } },
+        env: {
+          LEAK_VALUES: 'STORED_KEY',
+          LEAK_IN_NAMES: '1',
+          STORED_KEY: { secret: { source: 'store', key: 'env.STORED_KEY' } },
+        },
       },
       { 'env.STORED_KEY': STORED },
     );
@@ -53,9 +57,19 @@ describe('a server that names things by a secret it was given', () => {
 
   it('agents of both eras list none of it; the rest is listed', async () => {
     for (const agent of [legacy, modern]) {
-      const lists = [await agent.listTools(), await agent.listResources(), await agent.listResourceTemplates(), await agent.listPrompts()];
+      const lists = [
+        await agent.listTools(),
+        await agent.listResources(),
+        await agent.listResourceTemplates(),
+        await agent.listPrompts(),
+      ];
       expect(JSON.stringify(lists)).not.toContain(STORED);
-      const [{ tools }, { resources }, { resourceTemplates }, { prompts }] = lists as [{ tools: Array<{ name: string }> }, { resources: Array<{ uri: string }> }, { resourceTemplates: Array<{ uriTemplate: string }> }, { prompts: Array<{ name: string }> }];
+      const [{ tools }, { resources }, { resourceTemplates }, { prompts }] = lists as [
+        { tools: Array<{ name: string }> },
+        { resources: Array<{ uri: string }> },
+        { resourceTemplates: Array<{ uriTemplate: string }> },
+        { prompts: Array<{ name: string }> },
+      ];
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['leaky__leak', 'leaky__progress_leak']));
       expect(tools.map((t) => t.name)).not.toContain('leaky__keyed');
       expect(resources.map((r) => r.uri)).toContain('leak://leaky/doc');
@@ -65,7 +79,11 @@ describe('a server that names things by a secret it was given', () => {
   });
 
   it('the GUI’s lists and every file of the data folder (the secret store aside) hold none of it', async () => {
-    const gui = [await app.call('tools.list'), await app.call('resources.list', { serverId: 'leaky' }), await app.call('prompts.list', { serverId: 'leaky' })];
+    const gui = [
+      await app.call('tools.list'),
+      await app.call('resources.list', { serverId: 'leaky' }),
+      await app.call('prompts.list', { serverId: 'leaky' }),
+    ];
     expect(JSON.stringify(gui)).not.toContain(STORED);
     const files = readdirSync(app.dataDir, { recursive: true, encoding: 'utf8' })
       .map((name) => join(app.dataDir, name))

@@ -48,9 +48,16 @@ describe('the limit of sessions per agent', () => {
   }
 
   /** A call of fx__append keyed by `callId` that waits for the person; resolves once the approval is up. */
-  async function waitingCall(client: Client, line: string): Promise<{ pending: Promise<CallToolResult>; approval: ApprovalView }> {
+  async function waitingCall(
+    client: Client,
+    line: string,
+  ): Promise<{ pending: Promise<CallToolResult>; approval: ApprovalView }> {
     const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === line);
-    const pending = client.callTool({ name: 'fx__append', arguments: { line }, _meta: { [META_CALL_ID]: line } }, undefined, { timeout: 600_000 }) as Promise<CallToolResult>;
+    const pending = client.callTool(
+      { name: 'fx__append', arguments: { line }, _meta: { [META_CALL_ID]: line } },
+      undefined,
+      { timeout: 600_000 },
+    ) as Promise<CallToolResult>;
     return { pending, approval: await asked };
   }
 
@@ -72,18 +79,26 @@ describe('the limit of sessions per agent', () => {
     const page = await app.call<{ records: HistoryRecordView[] }>('history.page', { sessionId: trace.sessionId });
     expect(page.records.find((r) => r.callId === 'kept-call')?.status).toBe('completed');
     // The key replays its recorded result: nothing runs again.
-    const again = (await busy.callTool({ name: 'fx__append', arguments: { line: 'kept-call' }, _meta: { [META_CALL_ID]: 'kept-call' } })) as CallToolResult;
+    const again = (await busy.callTool({
+      name: 'fx__append',
+      arguments: { line: 'kept-call' },
+      _meta: { [META_CALL_ID]: 'kept-call' },
+    })) as CallToolResult;
     expect((again._meta as Record<string, unknown>)[META_REPLAYED]).toBe(true);
     expect(readLines(counter)).toEqual(['kept-call']);
   });
 
   it('when every session has a call in flight, a new session is refused with 503 naming the limit; the calls go on', async () => {
-    const [first, second] = await Promise.all([waitingCall(clients[0]!, 'first-busy'), waitingCall(clients[2]!, 'second-busy')]);
+    const [first, second] = await Promise.all([
+      waitingCall(clients[0]!, 'first-busy'),
+      waitingCall(clients[2]!, 'second-busy'),
+    ]);
     const refused = connectAgent(app.url, agent.token, 'one-too-many');
     await expect(refused).rejects.toMatchObject({ code: 503 });
     await expect(refused).rejects.toThrow(/MiniHarness allows 2 per agent/);
     expect(await liveSessions()).toEqual(['busy', 'third']);
-    for (const call of [first, second]) await app.call('approvals.answer', { requestId: call.approval.requestId, answer: 'allow-once' });
+    for (const call of [first, second])
+      await app.call('approvals.answer', { requestId: call.approval.requestId, answer: 'allow-once' });
     expect((await first.pending).isError).toBeFalsy();
     expect((await second.pending).isError).toBeFalsy();
     expect(readLines(counter).sort()).toEqual(['first-busy', 'kept-call', 'second-busy']);

@@ -14,7 +14,16 @@ import { connectAgent, connectModernAgent, startGatewayApp, saveServerListed } f
 const ns = (serverId: string, uri: string): string => `miniharness://server/${serverId}/${uri}`;
 
 async function addServer(app: GatewayApp, id: string): Promise<void> {
-  const config = { id, name: `Server ${id}`, transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', LEAKY_SERVER], cwd: PROJECT_ROOT, timeoutMs: 20_000, env: { LEAK_NAME: id } };
+  const config = {
+    id,
+    name: `Server ${id}`,
+    transport: 'stdio',
+    command: process.execPath,
+    args: ['--import', 'tsx', LEAKY_SERVER],
+    cwd: PROJECT_ROOT,
+    timeoutMs: 20_000,
+    env: { LEAK_NAME: id },
+  };
   await saveServerListed(app, config);
   await app.call('permissions.setToolLevel', { serverId: id, toolName: 'resources/read', level: 'ALLOW' });
 }
@@ -29,7 +38,10 @@ describe('a resource URI two servers offer, through the gateway', () => {
     await addServer(app, 'one');
     await addServer(app, 'two');
     const agent = await app.createAgent('Reader');
-    agents.push({ era: 'legacy', client: await connectAgent(app.url, agent.token) }, { era: 'modern', client: await connectModernAgent(app.url, agent.token) });
+    agents.push(
+      { era: 'legacy', client: await connectAgent(app.url, agent.token) },
+      { era: 'modern', client: await connectModernAgent(app.url, agent.token) },
+    );
   }, 90_000);
 
   afterAll(async () => {
@@ -40,7 +52,11 @@ describe('a resource URI two servers offer, through the gateway', () => {
 
   it('lists a shared URI and template once per server, namespaced; a URI of one server keeps it', async () => {
     for (const { client } of agents) {
-      const uris = (await client.listResources()).resources.map((r) => [r.uri, r._meta?.['io.miniharness/server'], r._meta?.['io.miniharness/uri']]);
+      const uris = (await client.listResources()).resources.map((r) => [
+        r.uri,
+        r._meta?.['io.miniharness/server'],
+        r._meta?.['io.miniharness/uri'],
+      ]);
       expect(uris).toEqual(
         expect.arrayContaining([
           ['leak://one/doc', 'one', undefined],
@@ -61,7 +77,10 @@ describe('a resource URI two servers offer, through the gateway', () => {
       expect(one.contents[0]).toMatchObject({ uri: ns('one', 'shared://readme'), text: 'one: shared://readme' });
       const two = await client.readResource({ uri: ns('two', 'shared://item/7') });
       expect(two.contents[0]).toMatchObject({ text: 'two: shared://item/7' });
-      expect((await client.readResource({ uri: 'leak://two/doc' })).contents[0]).toMatchObject({ uri: 'leak://two/doc', text: 'two: leak://two/doc' });
+      expect((await client.readResource({ uri: 'leak://two/doc' })).contents[0]).toMatchObject({
+        uri: 'leak://two/doc',
+        text: 'two: leak://two/doc',
+      });
     }
   });
 
@@ -69,9 +88,13 @@ describe('a resource URI two servers offer, through the gateway', () => {
     for (const { client } of agents) {
       await expect(client.readResource({ uri: 'shared://readme' })).rejects.toMatchObject({
         code: -32602,
-        message: expect.stringContaining(`read ${ns('one', 'shared://readme')} or ${ns('two', 'shared://readme')} instead`),
+        message: expect.stringContaining(
+          `read ${ns('one', 'shared://readme')} or ${ns('two', 'shared://readme')} instead`,
+        ),
       });
-      await expect(client.readResource({ uri: 'shared://item/7' })).rejects.toThrow(/Several servers offer shared:\/\/item\/7/);
+      await expect(client.readResource({ uri: 'shared://item/7' })).rejects.toThrow(
+        /Several servers offer shared:\/\/item\/7/,
+      );
       await expect(client.readResource({ uri: ns('three', 'shared://readme') })).rejects.toThrow(/Unknown resource/);
     }
   });

@@ -3,7 +3,13 @@
  * client state (an SDK `OAuthClientProvider` kept in memory) and the person's browser (cookies
  * kept, redirects followed within the gateway by hand), plus the consent page's form.
  */
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 
 /** An agent's OAuth client, everything kept in memory; `clientMetadataUrl`: it names itself by a Client ID Metadata Document. */
 export class MemoryOAuthClient implements OAuthClientProvider {

@@ -10,7 +10,10 @@ describe('parseStdioArgs', () => {
       ok: true,
       args: { client: 'Claude Desktop', url: new URL('http://127.0.0.1:5000/mcp'), token: 'mhg_token' },
     });
-    expect(parseStdioArgs([], env)).toEqual({ ok: true, args: { client: 'agent', url: new URL('http://127.0.0.1:47813/mcp'), token: 'mhg_token' } });
+    expect(parseStdioArgs([], env)).toEqual({
+      ok: true,
+      args: { client: 'agent', url: new URL('http://127.0.0.1:47813/mcp'), token: 'mhg_token' },
+    });
   });
 
   it('an unknown option: the parser’s sentence and the usage naming the command', () => {
@@ -20,12 +23,20 @@ describe('parseStdioArgs', () => {
     });
     const app = parseStdioArgs(['stray'], env, 'MiniHarness --gateway-stdio');
     expect(app.ok).toBe(false);
-    expect(!app.ok && app.message).toMatch(/Usage: MiniHarness --gateway-stdio --client <name> \[--url http:\/\/127\.0\.0\.1:47813\/mcp\]$/);
+    expect(!app.ok && app.message).toMatch(
+      /Usage: MiniHarness --gateway-stdio --client <name> \[--url http:\/\/127\.0\.0\.1:47813\/mcp\]$/,
+    );
   });
 
   it('no token, and a URL that is none', () => {
-    expect(parseStdioArgs(['--client', 'x'], {})).toEqual({ ok: false, message: "set MINIHARNESS_GATEWAY_TOKEN to the agent's token (MiniHarness → Agents → Connect an agent)." });
-    expect(parseStdioArgs(['--url', 'not a url'], env)).toEqual({ ok: false, message: '--url must be a URL such as http://127.0.0.1:47813/mcp, not "not a url".' });
+    expect(parseStdioArgs(['--client', 'x'], {})).toEqual({
+      ok: false,
+      message: "set MINIHARNESS_GATEWAY_TOKEN to the agent's token (MiniHarness → Agents → Connect an agent).",
+    });
+    expect(parseStdioArgs(['--url', 'not a url'], env)).toEqual({
+      ok: false,
+      message: '--url must be a URL such as http://127.0.0.1:47813/mcp, not "not a url".',
+    });
   });
 });
 

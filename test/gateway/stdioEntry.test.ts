@@ -67,7 +67,14 @@ function modernStdioAgent(url: URL, token: string): { client: ModernClient; tran
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { client: new ModernClient({ name: 'modern-stdio-agent', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } }), transport, stderr: () => stderr };
+  return {
+    client: new ModernClient(
+      { name: 'modern-stdio-agent', version: '2.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    ),
+    transport,
+    stderr: () => stderr,
+  };
 }
 
 // Once for the file: the bin runs the build (a few hundred milliseconds with esbuild).
@@ -97,7 +104,10 @@ describe('the stdio entry (bin/miniharness-gateway.mjs) as a real process', () =
       const { tools } = await entry.client.listTools();
       expect(tools.map((t) => t.name)).toEqual(['fx__echo']);
 
-      const result = (await entry.client.callTool({ name: 'fx__echo', arguments: { text: 'through stdio' } })) as CallToolResult;
+      const result = (await entry.client.callTool({
+        name: 'fx__echo',
+        arguments: { text: 'through stdio' },
+      })) as CallToolResult;
       expect(result.content).toEqual([{ type: 'text', text: 'through stdio' }]);
       const traceId = (result._meta as Record<string, unknown>)[META_TRACE_ID] as string;
       const { trace } = await app.call<{ trace: TraceSummary }>('traces.get', { traceId });
@@ -106,10 +116,20 @@ describe('the stdio entry (bin/miniharness-gateway.mjs) as a real process', () =
       const view = await app.call<AgentsView>('agents.list');
       expect(view.agents.find((a) => a.id === agent.id)?.sessions.map((s) => s.clientName)).toEqual(['stdio-agent']);
 
-      const changed = new Promise<void>((resolve) => entry.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+      const changed = new Promise<void>((resolve) =>
+        entry.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+      );
       await app.call('servers.save', {
         mode: 'create',
-        config: { id: 'fy', name: 'Second', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } },
+        config: {
+          id: 'fy',
+          name: 'Second',
+          transport: 'stdio',
+          command: process.execPath,
+          args: [BUILT_STDIO_FIXTURE],
+          cwd: PROJECT_ROOT,
+          env: { FIXTURE_TOOLS: 'echo' },
+        },
       });
       await changed;
       expect((await entry.client.listTools()).tools.map((t) => t.name)).toEqual(['fx__echo', 'fy__echo']);
@@ -133,25 +153,46 @@ describe('the stdio entry (bin/miniharness-gateway.mjs) as a real process', () =
       expect(names).toContain('fx__echo');
       const result = await entry.client.callTool({ name: 'fx__echo', arguments: { text: 'modern through stdio' } });
       expect(result.content).toEqual([{ type: 'text', text: 'modern through stdio' }]);
-      const { trace } = await app.call<{ trace: TraceSummary }>('traces.get', { traceId: result._meta?.[META_TRACE_ID] as string });
+      const { trace } = await app.call<{ trace: TraceSummary }>('traces.get', {
+        traceId: result._meta?.[META_TRACE_ID] as string,
+      });
       expect(trace).toMatchObject({ userId: 'Claude Desktop', toolName: 'echo', status: 'ok' });
 
-      const changed = new Promise<void>((resolve) => entry.client.setNotificationHandler('notifications/tools/list_changed', () => resolve()));
+      const changed = new Promise<void>((resolve) =>
+        entry.client.setNotificationHandler('notifications/tools/list_changed', () => resolve()),
+      );
       await entry.client.listen({ toolsListChanged: true });
       await app.call('servers.save', {
         mode: 'create',
-        config: { id: 'fz', name: 'Third', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } },
+        config: {
+          id: 'fz',
+          name: 'Third',
+          transport: 'stdio',
+          command: process.execPath,
+          args: [BUILT_STDIO_FIXTURE],
+          cwd: PROJECT_ROOT,
+          env: { FIXTURE_TOOLS: 'echo' },
+        },
       });
       await changed;
       expect((await entry.client.listTools()).tools.map((t) => t.name)).toContain('fz__echo');
 
       // A modern request is cancelled by closing its stream: the entry does that for the agent's cancel.
       await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ASK' });
-      const asked = app.nextEvent<{ requestId: string; toolName: string }>('approval.requested', (a) => a.toolName === 'echo');
+      const asked = app.nextEvent<{ requestId: string; toolName: string }>(
+        'approval.requested',
+        (a) => a.toolName === 'echo',
+      );
       const controller = new AbortController();
-      const pending = entry.client.callTool({ name: 'fx__echo', arguments: { text: 'cancel me' } }, { signal: controller.signal });
+      const pending = entry.client.callTool(
+        { name: 'fx__echo', arguments: { text: 'cancel me' } },
+        { signal: controller.signal },
+      );
       const approval = await asked;
-      const closed = app.nextEvent<{ requestId: string; outcome: string }>('approval.closed', (r) => r.requestId === approval.requestId);
+      const closed = app.nextEvent<{ requestId: string; outcome: string }>(
+        'approval.closed',
+        (r) => r.requestId === approval.requestId,
+      );
       controller.abort();
       await expect(pending).rejects.toThrow();
       expect((await closed).outcome).toBe('cancelled');
@@ -164,9 +205,13 @@ describe('the stdio entry (bin/miniharness-gateway.mjs) as a real process', () =
 
   it('a wrong token: initialize fails and stderr says what to do', async () => {
     const entry = stdioAgent(app.url, 'mhg_not-the-token', 'Cursor');
-    await expect(entry.client.connect(entry.transport)).rejects.toThrow(/MiniHarness refused the token of agent "Cursor"/);
+    await expect(entry.client.connect(entry.transport)).rejects.toThrow(
+      /MiniHarness refused the token of agent "Cursor"/,
+    );
     await entry.closed;
-    expect(entry.stderr()).toBe(`MiniHarness refused the token of agent "Cursor": create the agent (or a new token) in MiniHarness → Agents and set ${GATEWAY_TOKEN_ENV}.\n`);
+    expect(entry.stderr()).toBe(
+      `MiniHarness refused the token of agent "Cursor": create the agent (or a new token) in MiniHarness → Agents and set ${GATEWAY_TOKEN_ENV}.\n`,
+    );
   });
 
   it('the app not running: initialize fails and stderr has exactly the one sentence', async () => {
@@ -179,11 +224,17 @@ describe('the stdio entry (bin/miniharness-gateway.mjs) as a real process', () =
 });
 
 describe('the built stdio entry', () => {
-  it('imports only node: built-ins and the package\'s runtime dependencies (no tsx, no sources)', async () => {
+  it("imports only node: built-ins and the package's runtime dependencies (no tsx, no sources)", async () => {
     const built = readFileSync(GATEWAY_STDIO_BUILD, 'utf8');
-    const specifiers = [...built.matchAll(/^\s*import\s[^'"]*?from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/gm)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+    const specifiers = [
+      ...built.matchAll(
+        /^\s*import\s[^'"]*?from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/gm,
+      ),
+    ].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
     expect(specifiers.length).toBeGreaterThan(0);
-    const { dependencies } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const { dependencies } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     for (const specifier of specifiers) {
       if (specifier.startsWith('node:')) continue;
       const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
@@ -198,20 +249,36 @@ describe('the built stdio entry', () => {
       mkdirSync(join(scratch.dir, 'bin'));
       const bin = join(scratch.dir, 'bin', 'miniharness-gateway.mjs');
       copyFileSync(BIN, bin);
-      const run = promisify(execFile)(process.execPath, [bin, '--client', 'x'], { cwd: tmpdir(), env: { ...process.env, [GATEWAY_TOKEN_ENV]: 't' } });
-      const failure = (await run.then(() => undefined, (error: unknown) => error)) as { code: number; stderr: string; stdout: string };
+      const run = promisify(execFile)(process.execPath, [bin, '--client', 'x'], {
+        cwd: tmpdir(),
+        env: { ...process.env, [GATEWAY_TOKEN_ENV]: 't' },
+      });
+      const failure = (await run.then(
+        () => undefined,
+        (error: unknown) => error,
+      )) as { code: number; stderr: string; stdout: string };
       expect(failure.code).toBe(2);
       expect(failure.stdout).toBe('');
-      expect(failure.stderr).toBe(`miniharness-gateway: the stdio entry is not built (${join(scratch.dir, 'out', 'main', 'gatewayStdio.js')} is missing): run npm run build in the MiniHarness folder.\n`);
+      expect(failure.stderr).toBe(
+        `miniharness-gateway: the stdio entry is not built (${join(scratch.dir, 'out', 'main', 'gatewayStdio.js')} is missing): run npm run build in the MiniHarness folder.\n`,
+      );
     } finally {
       scratch.cleanup();
     }
   });
 
   it('a usage error says the same sentence as before, exit 2', async () => {
-    const run = promisify(execFile)(process.execPath, [BIN, '--nope'], { cwd: tmpdir(), env: { ...process.env, [GATEWAY_TOKEN_ENV]: 't' } });
-    const failure = (await run.then(() => undefined, (error: unknown) => error)) as { code: number; stderr: string };
+    const run = promisify(execFile)(process.execPath, [BIN, '--nope'], {
+      cwd: tmpdir(),
+      env: { ...process.env, [GATEWAY_TOKEN_ENV]: 't' },
+    });
+    const failure = (await run.then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as { code: number; stderr: string };
     expect(failure.code).toBe(2);
-    expect(failure.stderr).toBe("miniharness-gateway: Unknown option '--nope'. Usage: miniharness-gateway --client <name> [--url http://127.0.0.1:47813/mcp]\n");
+    expect(failure.stderr).toBe(
+      "miniharness-gateway: Unknown option '--nope'. Usage: miniharness-gateway --client <name> [--url http://127.0.0.1:47813/mcp]\n",
+    );
   });
 });

@@ -9,7 +9,12 @@ const URL_ = new URL('http://127.0.0.1:47813/mcp');
 
 /** The error the SDK's (v2) Streamable HTTP transport throws for a refused POST. */
 function httpError(status: number, message: string): SdkHttpError {
-  const code = status === 401 ? SdkErrorCode.ClientHttpAuthentication : status === 403 ? SdkErrorCode.ClientHttpForbidden : SdkErrorCode.ClientHttpNotImplemented;
+  const code =
+    status === 401
+      ? SdkErrorCode.ClientHttpAuthentication
+      : status === 403
+        ? SdkErrorCode.ClientHttpForbidden
+        : SdkErrorCode.ClientHttpNotImplemented;
   return new SdkHttpError(code, message, { status });
 }
 
@@ -31,24 +36,42 @@ describe('describeRelayFailure', () => {
   });
 
   it('403 and 404 name the URL to check; another status is passed on', () => {
-    expect(describeRelayFailure(httpError(403, 'Forbidden'), 'a', URL_)).toBe('MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at http://127.0.0.1:47813.');
-    expect(describeRelayFailure(httpError(404, 'Error POSTing to endpoint: Not Found'), 'a', new URL('http://127.0.0.1:47813/wrong'))).toBe(
+    expect(describeRelayFailure(httpError(403, 'Forbidden'), 'a', URL_)).toBe(
+      'MiniHarness refused the request (403): the gateway only accepts 127.0.0.1 and localhost at http://127.0.0.1:47813.',
+    );
+    expect(
+      describeRelayFailure(
+        httpError(404, 'Error POSTing to endpoint: Not Found'),
+        'a',
+        new URL('http://127.0.0.1:47813/wrong'),
+      ),
+    ).toBe(
       "MiniHarness answered 404 at http://127.0.0.1:47813/wrong: check the --url (the gateway is at /mcp); a 2025 agent's session may have ended — restart the agent.",
     );
     expect(describeRelayFailure(httpError(405, 'Method Not Allowed'), 'a', URL_)).toBe(
       'MiniHarness answered 405 at http://127.0.0.1:47813/mcp: without a 2025 session the gateway takes POST only — restart the agent.',
     );
-    expect(describeRelayFailure(httpError(500, 'Error POSTing to endpoint: Internal'), 'a', URL_)).toBe("MiniHarness's gateway answered HTTP 500: Error POSTing to endpoint: Internal");
+    expect(describeRelayFailure(httpError(500, 'Error POSTing to endpoint: Internal'), 'a', URL_)).toBe(
+      "MiniHarness's gateway answered HTTP 500: Error POSTing to endpoint: Internal",
+    );
   });
 
   it('a refused connection is the app not running: exactly one sentence', async () => {
-    expect(describeRelayFailure(await refusedFetchError(), 'a', URL_)).toBe('MiniHarness is not running: start it with npm start.');
+    expect(describeRelayFailure(await refusedFetchError(), 'a', URL_)).toBe(
+      'MiniHarness is not running: start it with npm start.',
+    );
     // An installed app's own entry (`--gateway-stdio`) tells its person to open the app instead.
-    expect(describeRelayFailure(await refusedFetchError(), 'a', URL_, START_INSTALLED_APP)).toBe('MiniHarness is not running: open MiniHarness Desktop.');
+    expect(describeRelayFailure(await refusedFetchError(), 'a', URL_, START_INSTALLED_APP)).toBe(
+      'MiniHarness is not running: open MiniHarness Desktop.',
+    );
   });
 
   it('any other failure says where it could not reach, and why', () => {
-    expect(describeRelayFailure(new Error('socket hang up'), 'a', URL_)).toBe("MiniHarness's gateway at http://127.0.0.1:47813/mcp could not be reached: socket hang up");
-    expect(describeRelayFailure('odd', 'a', URL_)).toBe("MiniHarness's gateway at http://127.0.0.1:47813/mcp could not be reached: odd");
+    expect(describeRelayFailure(new Error('socket hang up'), 'a', URL_)).toBe(
+      "MiniHarness's gateway at http://127.0.0.1:47813/mcp could not be reached: socket hang up",
+    );
+    expect(describeRelayFailure('odd', 'a', URL_)).toBe(
+      "MiniHarness's gateway at http://127.0.0.1:47813/mcp could not be reached: odd",
+    );
   });
 });

@@ -36,10 +36,22 @@ export interface GatewayApp {
  */
 export async function startGatewayApp(
   dir: string,
-  options: { gatewayPort?: number; allowNotListening?: boolean; clock?: () => number; gateway?: Pick<NonNullable<CoreOptions['gateway']>, 'maxSessionsPerAgent' | 'waitingProgressMs' | 'fetchClientMetadata'> } = {},
+  options: {
+    gatewayPort?: number;
+    allowNotListening?: boolean;
+    clock?: () => number;
+    gateway?: Pick<
+      NonNullable<CoreOptions['gateway']>,
+      'maxSessionsPerAgent' | 'waitingProgressMs' | 'fetchClientMetadata'
+    >;
+  } = {},
 ): Promise<GatewayApp> {
   const dataDir = join(dir, 'data');
-  const core = await buildScratchCore(dir, { version: '0.0.0-test', secretsLabel: 'Test', gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}), ...options.gateway } });
+  const core = await buildScratchCore(dir, {
+    version: '0.0.0-test',
+    secretsLabel: 'Test',
+    gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}), ...options.gateway },
+  });
   const events: GatewayApp['events'] = [];
   const waiters = new Set<{ event: EventName; match: (p: unknown) => boolean; resolve: (p: unknown) => void }>();
   core.onEvent((event, payload) => {
@@ -54,11 +66,15 @@ export async function startGatewayApp(
   await core.start();
   const call = async <T>(channel: ChannelName, payload: unknown = {}): Promise<T> => {
     const result = await core.dispatch(channel, payload);
-    if (!result.ok) throw Object.assign(new Error(`${channel}: ${result.error.code}: ${result.error.message}`), { shape: result.error });
+    if (!result.ok)
+      throw Object.assign(new Error(`${channel}: ${result.error.code}: ${result.error.message}`), {
+        shape: result.error,
+      });
     return result.result as T;
   };
   const view = await call<AgentsView>('agents.list');
-  if (view.gateway.state !== 'listening' && !options.allowNotListening) throw new Error(`the gateway did not start: ${view.gateway.state}`);
+  if (view.gateway.state !== 'listening' && !options.allowNotListening)
+    throw new Error(`the gateway did not start: ${view.gateway.state}`);
   return {
     core,
     dataDir,
@@ -68,7 +84,9 @@ export async function startGatewayApp(
     nextEvent<T>(event: EventName, match: (payload: T) => boolean = () => true): Promise<T> {
       const seen = events.find((e) => e.event === event && match(e.payload as T));
       if (seen) return Promise.resolve(seen.payload as T);
-      return new Promise<T>((resolve) => waiters.add({ event, match: match as (p: unknown) => boolean, resolve: resolve as (p: unknown) => void }));
+      return new Promise<T>((resolve) =>
+        waiters.add({ event, match: match as (p: unknown) => boolean, resolve: resolve as (p: unknown) => void }),
+      );
     },
     async createAgent(name, visibility = ALL_SERVERS) {
       const created = await call<{ agent: { id: string }; token: string }>('agents.create', { name, visibility });
@@ -82,9 +100,18 @@ export async function startGatewayApp(
  * Saves a server (with its secrets) and waits until it is ready and its tools are listed — ready
  * comes before the listing, and both events are awaited from before the save, so neither is missed.
  */
-export async function saveServerListed(app: GatewayApp, config: { id: string } & Record<string, unknown>, secrets?: Record<string, string>): Promise<void> {
-  const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === config.id && p.status.state === 'ready');
-  const listed = app.nextEvent<{ tools: Array<{ serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === config.id));
+export async function saveServerListed(
+  app: GatewayApp,
+  config: { id: string } & Record<string, unknown>,
+  secrets?: Record<string, string>,
+): Promise<void> {
+  const ready = app.nextEvent<{ serverId: string; status: { state: string } }>(
+    'server.status',
+    (p) => p.serverId === config.id && p.status.state === 'ready',
+  );
+  const listed = app.nextEvent<{ tools: Array<{ serverId: string }> }>('tools.changed', (p) =>
+    p.tools.some((t) => t.serverId === config.id),
+  );
   await app.call('servers.save', { mode: 'create', config, ...(secrets ? { secrets } : {}) });
   await Promise.all([ready, listed]);
 }
@@ -93,13 +120,31 @@ export async function saveServerListed(app: GatewayApp, config: { id: string } &
  * Adds the stdio fixture server (test/doubles/servers/stdio-server.ts, built) as `id` with its
  * env switches, waits until its tools are listed, and sets an ALLOW rule for each tool in `allow`.
  */
-export async function addFixtureServer(app: GatewayApp, id: string, env: Record<string, string>, allow: readonly string[] = []): Promise<void> {
-  await saveServerListed(app, { id, name: `Fixture ${id}`, transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env });
+export async function addFixtureServer(
+  app: GatewayApp,
+  id: string,
+  env: Record<string, string>,
+  allow: readonly string[] = [],
+): Promise<void> {
+  await saveServerListed(app, {
+    id,
+    name: `Fixture ${id}`,
+    transport: 'stdio',
+    command: process.execPath,
+    args: [BUILT_STDIO_FIXTURE],
+    cwd: PROJECT_ROOT,
+    env,
+  });
   for (const toolName of allow) await app.call('permissions.setToolLevel', { serverId: id, toolName, level: 'ALLOW' });
 }
 
 /** A 2026-07-28 agent: the v2 SDK's Client negotiating in `auto` mode, over Streamable HTTP with its bearer token. */
-export async function connectModernAgent(url: URL, token: string, name = 'modern-agent', capabilities: ClientCapabilities = {}): Promise<ModernClient> {
+export async function connectModernAgent(
+  url: URL,
+  token: string,
+  name = 'modern-agent',
+  capabilities: ClientCapabilities = {},
+): Promise<ModernClient> {
   const client = new ModernClient({ name, version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities });
   await client.connect(new ModernHttp(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return client;
@@ -108,12 +153,18 @@ export async function connectModernAgent(url: URL, token: string, name = 'modern
 /** A 2025 agent: the v1 SDK's Client (a real legacy-era peer) over Streamable HTTP with its bearer token. */
 export async function connectAgent(url: URL, token: string, name = 'test-agent'): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   return client;
 }
 
 /** A 2025 request on a given session, as a client that kept only its session id would send it. */
-export function requestOnSession(url: URL, token: string, sessionId: string): Promise<{ status: number; body: string }> {
+export function requestOnSession(
+  url: URL,
+  token: string,
+  sessionId: string,
+): Promise<{ status: number; body: string }> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/list', params: {} });
   return new Promise((resolve, reject) => {
     const req = request(

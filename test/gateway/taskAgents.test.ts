@@ -20,8 +20,13 @@ import { saveServerListed, startGatewayApp } from './support.js';
 const anyResult = z.record(z.string(), z.unknown());
 
 async function taskAgent(url: URL, token: string, name: string): Promise<TaskAwareClient> {
-  const client = new TaskAwareClient({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: withTasksExtension({}) });
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  const client = new TaskAwareClient(
+    { name, version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' }, capabilities: withTasksExtension({}) },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   return client;
 }
 
@@ -46,7 +51,16 @@ describe('tasks through the gateway, scoped to the agent', () => {
   beforeAll(async () => {
     await buildTaskFixture();
     app = await startGatewayApp(scratch.dir);
-    await saveServerListed(app, { id: 'tasks', name: 'Tasks', transport: 'stdio', command: process.execPath, args: [BUILT_TASK_FIXTURE], cwd: PROJECT_ROOT, env: { TASKS_DIR: tasksDir }, protocolEra: 'modern' });
+    await saveServerListed(app, {
+      id: 'tasks',
+      name: 'Tasks',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_TASK_FIXTURE],
+      cwd: PROJECT_ROOT,
+      env: { TASKS_DIR: tasksDir },
+      protocolEra: 'modern',
+    });
     await app.call('permissions.setToolLevel', { serverId: 'tasks', toolName: 'long_job', level: 'ALLOW' });
     a = await taskAgent(app.url, (await app.createAgent('Agent A')).token, 'agent-a');
     b = await taskAgent(app.url, (await app.createAgent('Agent B')).token, 'agent-b');
@@ -66,7 +80,11 @@ describe('tasks through the gateway, scoped to the agent', () => {
     const downstream = taskEvents(tasksDir).find((e) => e.event === 'effect' && e.label === 'scoped')!;
     // The agent's id is the gateway's own, never the server's.
     expect(task.taskId).not.toBe(downstream.taskId);
-    expect(await a.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult)).toMatchObject({ taskId: task.taskId, status: 'working', statusMessage: 'working on scoped' });
+    expect(await a.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult)).toMatchObject({
+      taskId: task.taskId,
+      status: 'working',
+      statusMessage: 'working on scoped',
+    });
     releaseTask(tasksDir, downstream.taskId);
     let got: Record<string, unknown> = {};
     await waitFor(async () => {
@@ -82,29 +100,48 @@ describe('tasks through the gateway, scoped to the agent', () => {
   it('another agent can neither get nor cancel it; its owner cancels it, and the server’s task is cancelled', async () => {
     const task = await callForTask(a, 'private');
     const downstream = taskEvents(tasksDir).find((e) => e.event === 'effect' && e.label === 'private')!;
-    const bGet = await b.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult).catch((e: unknown) => e);
+    const bGet = await b
+      .request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult)
+      .catch((e: unknown) => e);
     expect(bGet).toBeInstanceOf(ProtocolError);
     expect((bGet as ProtocolError).message).toMatch(/Unknown task/);
-    const bCancel = await b.request({ method: 'tasks/cancel', params: { taskId: task.taskId } }, anyResult).catch((e: unknown) => e);
+    const bCancel = await b
+      .request({ method: 'tasks/cancel', params: { taskId: task.taskId } }, anyResult)
+      .catch((e: unknown) => e);
     expect(bCancel).toBeInstanceOf(ProtocolError);
     // B's cancel did nothing: the task still works, the server cancelled nothing.
-    expect(await a.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult)).toMatchObject({ status: 'working' });
+    expect(await a.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult)).toMatchObject({
+      status: 'working',
+    });
     expect(taskEvents(tasksDir).some((e) => e.event === 'cancelled' && e.taskId === downstream.taskId)).toBe(false);
     // A unknown id is answered the same way as B's look at A's task.
-    const unknown = await a.request({ method: 'tasks/get', params: { taskId: 'no-such-task' } }, anyResult).catch((e: unknown) => e);
+    const unknown = await a
+      .request({ method: 'tasks/get', params: { taskId: 'no-such-task' } }, anyResult)
+      .catch((e: unknown) => e);
     expect((unknown as ProtocolError).message).toBe((bGet as ProtocolError).message);
     await a.request({ method: 'tasks/cancel', params: { taskId: task.taskId } }, anyResult);
-    await waitFor(() => taskEvents(tasksDir).some((e) => e.event === 'cancelled' && e.taskId === downstream.taskId), 20_000);
-    await waitFor(async () => (await a.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult)).status === 'cancelled', 20_000);
+    await waitFor(
+      () => taskEvents(tasksDir).some((e) => e.event === 'cancelled' && e.taskId === downstream.taskId),
+      20_000,
+    );
+    await waitFor(
+      async () =>
+        (await a.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult)).status === 'cancelled',
+      20_000,
+    );
   }, 60_000);
 
   it('tasks/* from a request that does not declare the extension: -32021 (missing capability)', async () => {
     const task = await callForTask(a, 'undeclared');
     const { token } = await app.createAgent('Plain agent');
     const plain = new TaskAwareClient({ name: 'plain', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await plain.connect(new StreamableHTTPClientTransport(app.url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await plain.connect(
+      new StreamableHTTPClientTransport(app.url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
     try {
-      const refused = await plain.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult).catch((e: unknown) => e);
+      const refused = await plain
+        .request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult)
+        .catch((e: unknown) => e);
       expect((refused as ProtocolError).code).toBe(-32021);
     } finally {
       await plain.close();

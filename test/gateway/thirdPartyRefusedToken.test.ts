@@ -97,7 +97,9 @@ class Stderr {
       };
       const exited = (code: number | null): void => {
         done();
-        reject(new Error(`mcp-remote exited (${code}) before printing ${JSON.stringify(needle)}; stderr:\n${this.text}`));
+        reject(
+          new Error(`mcp-remote exited (${code}) before printing ${JSON.stringify(needle)}; stderr:\n${this.text}`),
+        );
       };
       this.checks.add(check);
       this.child.once('exit', exited);
@@ -122,7 +124,10 @@ describe('mcp-remote with a static token the gateway refuses', () => {
     await browser.start();
     mkdirSync(join(scratch.dir, 'bin'));
     browserScript = join(scratch.dir, 'bin', 'browser');
-    writeFileSync(browserScript, `#!${process.execPath}\nawait fetch(process.env.BROWSER_RECORDER, { method: 'POST', body: process.argv[2] });\n`);
+    writeFileSync(
+      browserScript,
+      `#!${process.execPath}\nawait fetch(process.env.BROWSER_RECORDER, { method: 'POST', body: process.argv[2] });\n`,
+    );
     chmodSync(browserScript, 0o755);
   }, 30_000);
 
@@ -133,15 +138,35 @@ describe('mcp-remote with a static token the gateway refuses', () => {
   });
 
   /** Spawns mcp-remote with the token, in its own scratch HOME and config folder, on a free callback port. */
-  async function spawnMcpRemote(token: string, debug: boolean): Promise<{ child: ChildProcessWithoutNullStreams; stderr: Stderr }> {
+  async function spawnMcpRemote(
+    token: string,
+    debug: boolean,
+  ): Promise<{ child: ChildProcessWithoutNullStreams; stderr: Stderr }> {
     const home = join(scratch.dir, `run-${++run}`);
     mkdirSync(home);
     const callbackPort = await freePort();
-    const child = spawn(process.execPath, [MCP_REMOTE, app.url.href, String(callbackPort), '--header', `Authorization: Bearer ${token}`, ...(debug ? ['--debug'] : [])], {
-      cwd: home,
-      env: { PATH: process.env.PATH ?? '', HOME: home, MCP_REMOTE_CONFIG_DIR: join(home, 'mcp-auth'), BROWSER: browserScript, BROWSER_RECORDER: browser.endpoint },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        MCP_REMOTE,
+        app.url.href,
+        String(callbackPort),
+        '--header',
+        `Authorization: Bearer ${token}`,
+        ...(debug ? ['--debug'] : []),
+      ],
+      {
+        cwd: home,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: home,
+          MCP_REMOTE_CONFIG_DIR: join(home, 'mcp-auth'),
+          BROWSER: browserScript,
+          BROWSER_RECORDER: browser.endpoint,
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     return { child, stderr: new Stderr(child) };
   }
 
@@ -161,40 +186,48 @@ describe('mcp-remote with a static token the gateway refuses', () => {
     expect(url.searchParams.get('client_id')).toBeTruthy();
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(stderr).toContain(`Discovered authorization server: ${app.url.origin}`);
-    expect(stderr).not.toMatch(/Dynamic Client Registration rejected|requires a TTY|status 404|\(404\)|HTTP 404|Not Found|Fatal error/);
+    expect(stderr).not.toMatch(
+      /Dynamic Client Registration rejected|requires a TTY|status 404|\(404\)|HTTP 404|Not Found|Fatal error/,
+    );
   }
 
   it.each([
     ['a wrong token', () => WRONG_TOKEN],
     ['a revoked agent’s token', () => revokedToken],
-  ])('given %s, it starts MiniHarness’s sign-in: the browser goes to the gateway’s /authorize for its /mcp', async (_label, token) => {
-    const opened = browser.next();
-    const { child, stderr } = await spawnMcpRemote(token(), false);
-    try {
-      const url = await opened;
-      await stderr.waitFor('Please authorize this client by visiting:');
-      expectMiniHarnessSignIn(url, stderr.text);
-      expect(stderr.text).toContain('Using custom headers: Authorization');
-      // The token itself is never echoed.
-      expect(stderr.text).not.toContain(token());
-    } finally {
-      await stop(child);
-    }
-  });
+  ])(
+    'given %s, it starts MiniHarness’s sign-in: the browser goes to the gateway’s /authorize for its /mcp',
+    async (_label, token) => {
+      const opened = browser.next();
+      const { child, stderr } = await spawnMcpRemote(token(), false);
+      try {
+        const url = await opened;
+        await stderr.waitFor('Please authorize this client by visiting:');
+        expectMiniHarnessSignIn(url, stderr.text);
+        expect(stderr.text).toContain('Using custom headers: Authorization');
+        // The token itself is never echoed.
+        expect(stderr.text).not.toContain(token());
+      } finally {
+        await stop(child);
+      }
+    },
+  );
 
   it.each([
     ['a wrong token', () => WRONG_TOKEN],
     ['a revoked agent’s token', () => revokedToken],
-  ])('given %s with --debug, MiniHarness’s sentence reaches its stderr as the challenge’s error_description', async (_label, token) => {
-    const opened = browser.next();
-    const { child, stderr } = await spawnMcpRemote(token(), true);
-    try {
-      await stderr.waitFor(`error_description="${REFUSED_TOKEN_SENTENCE}"`);
-      expect(stderr.text).toContain('Received 401 with WWW-Authenticate header');
-      expect(stderr.text).toContain('error="invalid_token"');
-      expectMiniHarnessSignIn(await opened, stderr.text);
-    } finally {
-      await stop(child);
-    }
-  });
+  ])(
+    'given %s with --debug, MiniHarness’s sentence reaches its stderr as the challenge’s error_description',
+    async (_label, token) => {
+      const opened = browser.next();
+      const { child, stderr } = await spawnMcpRemote(token(), true);
+      try {
+        await stderr.waitFor(`error_description="${REFUSED_TOKEN_SENTENCE}"`);
+        expect(stderr.text).toContain('Received 401 with WWW-Authenticate header');
+        expect(stderr.text).toContain('error="invalid_token"');
+        expectMiniHarnessSignIn(await opened, stderr.text);
+      } finally {
+        await stop(child);
+      }
+    },
+  );
 });

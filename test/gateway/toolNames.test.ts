@@ -12,12 +12,16 @@ function nameOf(named: ReturnType<typeof nameTools>, serverId: string, toolName:
 /** Every ordering of a small list (the servers may answer in any order). */
 function permutations<T>(items: readonly T[]): T[][] {
   if (items.length <= 1) return [[...items]];
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 describe('nameTools', () => {
   it('keeps a valid name as <server>__<tool> and marks it unchanged', () => {
-    expect(nameTools([{ serverId: 'github', toolName: 'create_issue' }])).toEqual([{ name: 'github__create_issue', serverId: 'github', toolName: 'create_issue', renamed: 'none' }]);
+    expect(nameTools([{ serverId: 'github', toolName: 'create_issue' }])).toEqual([
+      { name: 'github__create_issue', serverId: 'github', toolName: 'create_issue', renamed: 'none' },
+    ]);
   });
 
   it('replaces characters outside [A-Za-z0-9_-] and says so', () => {
@@ -79,18 +83,33 @@ describe('nameTools', () => {
       { serverId: 'long', toolName: 'x'.repeat(70) },
     ];
     const expected = nameTools(tools);
-    expect(expected.map((n) => `${n.serverId}/${n.toolName}`)).toEqual(['a/b__c', 'a__b/c', `long/${'x'.repeat(70)}`, 'srv/get.user', 'srv/get_user']);
+    expect(expected.map((n) => `${n.serverId}/${n.toolName}`)).toEqual([
+      'a/b__c',
+      'a__b/c',
+      `long/${'x'.repeat(70)}`,
+      'srv/get.user',
+      'srv/get_user',
+    ]);
     for (const order of permutations(tools)) expect(nameTools(order)).toEqual(expected);
   });
 
   it('names a tool listed twice once', () => {
-    expect(nameTools([{ serverId: 's', toolName: 't' }, { serverId: 's', toolName: 't' }])).toHaveLength(1);
+    expect(
+      nameTools([
+        { serverId: 's', toolName: 't' },
+        { serverId: 's', toolName: 't' },
+      ]),
+    ).toHaveLength(1);
   });
 
   it('keeps every name valid and unique across a crowd of clashing, long and odd names', () => {
     const tools: ToolRef[] = [];
     for (let i = 0; i < 40; i++) {
-      tools.push({ serverId: 'srv', toolName: `tool.${i % 10}` }, { serverId: 'srv', toolName: `tool_${i % 10}` }, { serverId: `s${i % 3}`, toolName: `${'y'.repeat(60)}.${i}` });
+      tools.push(
+        { serverId: 'srv', toolName: `tool.${i % 10}` },
+        { serverId: 'srv', toolName: `tool_${i % 10}` },
+        { serverId: `s${i % 3}`, toolName: `${'y'.repeat(60)}.${i}` },
+      );
     }
     const named = nameTools(tools);
     const distinct = new Set(tools.map((t) => `${t.serverId}\0${t.toolName}`));

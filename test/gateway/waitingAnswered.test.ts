@@ -27,13 +27,23 @@ function text(result: ToolResult): string {
 }
 
 /** A client of the era that calls tools (the client's own timeout far away: the answer must come from the gateway). */
-async function agentOf(era: 'legacy' | 'modern', url: URL, token: string): Promise<{ call: CallAgent; close(): Promise<void> }> {
+async function agentOf(
+  era: 'legacy' | 'modern',
+  url: URL,
+  token: string,
+): Promise<{ call: CallAgent; close(): Promise<void> }> {
   if (era === 'modern') {
     const client = await connectModernAgent(url, token);
-    return { call: async (params) => (await client.callTool(params, { timeout: 600_000 })) as ToolResult, close: () => client.close() };
+    return {
+      call: async (params) => (await client.callTool(params, { timeout: 600_000 })) as ToolResult,
+      close: () => client.close(),
+    };
   }
   const client = await connectAgent(url, token);
-  return { call: async (params) => (await client.callTool(params, undefined, { timeout: 600_000 })) as ToolResult, close: () => client.close() };
+  return {
+    call: async (params) => (await client.callTool(params, undefined, { timeout: 600_000 })) as ToolResult,
+    close: () => client.close(),
+  };
 }
 
 describe('requests waiting for approval are answered when what they wait on goes', () => {
@@ -52,7 +62,10 @@ describe('requests waiting for approval are answered when what they wait on goes
   });
 
   /** Starts a call of fx__append that asks, waits until the approval is up, and returns its pending answer. */
-  async function waitingCall(call: CallAgent, line: string): Promise<{ pending: Promise<ToolResult>; approval: ApprovalView }> {
+  async function waitingCall(
+    call: CallAgent,
+    line: string,
+  ): Promise<{ pending: Promise<ToolResult>; approval: ApprovalView }> {
     const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === line);
     const pending = call({ name: 'fx__append', arguments: { line } });
     return { pending, approval: await asked };
@@ -64,11 +77,16 @@ describe('requests waiting for approval are answered when what they wait on goes
       const client = await agentOf(era, app.url, agent.token);
       try {
         const { pending, approval } = await waitingCall(client.call, `revoked-${era}`);
-        const closed = app.nextEvent<{ requestId: string; outcome: string }>('approval.closed', (c) => c.requestId === approval.requestId);
+        const closed = app.nextEvent<{ requestId: string; outcome: string }>(
+          'approval.closed',
+          (c) => c.requestId === approval.requestId,
+        );
         await app.call('agents.revoke', { id: agent.id });
         const result = await pending;
         expect(result.isError).toBe(true);
-        expect(text(result)).toMatch(/access was revoked in MiniHarness while this call of fx__append waited for approval; nothing ran/);
+        expect(text(result)).toMatch(
+          /access was revoked in MiniHarness while this call of fx__append waited for approval; nothing ran/,
+        );
         expect(result._meta?.['io.miniharness/error']).toBe('approval_cancelled');
         expect((await closed).outcome).toBe('cancelled');
         expect(readLines(counter)).not.toContain(`revoked-${era}`);
@@ -85,7 +103,9 @@ describe('requests waiting for approval are answered when what they wait on goes
         await app.call('agents.remove', { id: agent.id });
         const result = await pending;
         expect(result.isError).toBe(true);
-        expect(text(result)).toMatch(/was removed from MiniHarness while this call of fx__append waited for approval; nothing ran/);
+        expect(text(result)).toMatch(
+          /was removed from MiniHarness while this call of fx__append waited for approval; nothing ran/,
+        );
       } finally {
         await client.close().catch(() => undefined);
       }
@@ -98,19 +118,26 @@ describe('requests waiting for approval are answered when what they wait on goes
       it(`${era}: ${what} the server answers a call waiting for approval on it; nothing ran`, async () => {
         const serverId = `${what.slice(0, 3)}-${era}`;
         await addFixtureServer(app, serverId, { FIXTURE_COUNTER: counter });
-        await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === serverId && t.name === 'append'));
+        await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) =>
+          p.tools.some((t) => t.serverId === serverId && t.name === 'append'),
+        );
         const agent = await app.createAgent(`Server ${what} ${era}`);
         const client = await agentOf(era, app.url, agent.token);
         try {
           const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.serverId === serverId);
           const pending = client.call({ name: `${serverId}__append`, arguments: { line: `${what}-${era}` } });
           const approval = await asked;
-          const closed = app.nextEvent<{ requestId: string; outcome: string }>('approval.closed', (c) => c.requestId === approval.requestId);
+          const closed = app.nextEvent<{ requestId: string; outcome: string }>(
+            'approval.closed',
+            (c) => c.requestId === approval.requestId,
+          );
           await end(serverId);
           const result = await pending;
           expect(result.isError).toBe(true);
           const verb = what === 'removing' ? 'removed' : 'disabled';
-          expect(text(result)).toBe(`The server "${serverId}" was ${verb} in MiniHarness while this call of ${serverId}__append waited for approval; nothing ran. Do not retry it unless the user asks you to.`);
+          expect(text(result)).toBe(
+            `The server "${serverId}" was ${verb} in MiniHarness while this call of ${serverId}__append waited for approval; nothing ran. Do not retry it unless the user asks you to.`,
+          );
           expect((await closed).outcome).toBe('cancelled');
           expect(readLines(counter)).not.toContain(`${what}-${era}`);
         } finally {
@@ -126,10 +153,26 @@ describe('requests waiting for approval are answered when what they wait on goes
       // The server's command is a link to node that is gone by the time the registry reconnects: the process dies, the restart cannot start.
       const command = join(scratch.dir, `node-link-${era}`);
       symlinkSync(process.execPath, command);
-      const ready = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === serverId && p.status.state === 'ready');
-      await app.call('servers.save', { mode: 'create', config: { id: serverId, name: `Going ${era}`, transport: 'stdio', command, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: counter } } });
+      const ready = app.nextEvent<{ serverId: string; status: { state: string } }>(
+        'server.status',
+        (p) => p.serverId === serverId && p.status.state === 'ready',
+      );
+      await app.call('servers.save', {
+        mode: 'create',
+        config: {
+          id: serverId,
+          name: `Going ${era}`,
+          transport: 'stdio',
+          command,
+          args: [BUILT_STDIO_FIXTURE],
+          cwd: PROJECT_ROOT,
+          env: { FIXTURE_COUNTER: counter },
+        },
+      });
       await ready;
-      await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) => p.tools.some((t) => t.serverId === serverId && t.name === 'crash'));
+      await app.nextEvent<{ tools: Array<{ name: string; serverId: string }> }>('tools.changed', (p) =>
+        p.tools.some((t) => t.serverId === serverId && t.name === 'crash'),
+      );
       await app.call('permissions.setToolLevel', { serverId, toolName: 'crash', level: 'ALLOW' });
       const agent = await app.createAgent(`Server gone ${era}`);
       const client = await agentOf(era, app.url, agent.token);
@@ -137,14 +180,24 @@ describe('requests waiting for approval are answered when what they wait on goes
         const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => a.serverId === serverId);
         const pending = client.call({ name: `${serverId}__append`, arguments: { line: `gone-away-${era}` } });
         const approval = await asked;
-        const closed = app.nextEvent<{ requestId: string; outcome: string }>('approval.closed', (c) => c.requestId === approval.requestId);
+        const closed = app.nextEvent<{ requestId: string; outcome: string }>(
+          'approval.closed',
+          (c) => c.requestId === approval.requestId,
+        );
         unlinkSync(command);
-        const failed = app.nextEvent<{ serverId: string; status: { state: string } }>('server.status', (p) => p.serverId === serverId && p.status.state === 'error');
+        const failed = app.nextEvent<{ serverId: string; status: { state: string } }>(
+          'server.status',
+          (p) => p.serverId === serverId && p.status.state === 'error',
+        );
         await client.call({ name: `${serverId}__crash`, arguments: {} }).catch(() => undefined);
         await failed;
         const result = await pending;
         expect(result.isError).toBe(true);
-        expect(text(result)).toMatch(new RegExp(`^The server "${serverId}" went away \\(.+\\) while this call of ${serverId}__append waited for approval; nothing ran\\.`));
+        expect(text(result)).toMatch(
+          new RegExp(
+            `^The server "${serverId}" went away \\(.+\\) while this call of ${serverId}__append waited for approval; nothing ran\\.`,
+          ),
+        );
         expect(result._meta?.['io.miniharness/error']).toBe('approval_cancelled');
         expect((await closed).outcome).toBe('cancelled');
         expect(readLines(counter)).not.toContain(`gone-away-${era}`);

@@ -46,8 +46,13 @@ describe('the stdio entry: a waiting call is answered when the agent is revoked'
     const client = new Client({ name: 'stdio-agent', version: '1.0.0' });
     await client.connect(transport);
     try {
-      const asked = app.nextEvent<ApprovalView>('approval.requested', (a) => (a.args as { line?: string }).line === 'stdio-revoked');
-      const pending = client.callTool({ name: 'fx__append', arguments: { line: 'stdio-revoked' } }, undefined, { timeout: 600_000 }) as Promise<CallToolResult>;
+      const asked = app.nextEvent<ApprovalView>(
+        'approval.requested',
+        (a) => (a.args as { line?: string }).line === 'stdio-revoked',
+      );
+      const pending = client.callTool({ name: 'fx__append', arguments: { line: 'stdio-revoked' } }, undefined, {
+        timeout: 600_000,
+      }) as Promise<CallToolResult>;
       await asked;
       await app.call('agents.revoke', { id: agent.id });
       const result = await pending;

@@ -17,18 +17,31 @@ interface RawReply {
 }
 
 /** Sends one request; resolves with the whole reply, or (`headersOnly`) as soon as the headers came. */
-function send(url: URL, method: string, headers: Record<string, string>, body?: string, headersOnly = false): Promise<RawReply> {
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+  headersOnly = false,
+): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', ...headers } }, (res) => {
-      if (headersOnly) {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' });
-        res.destroy();
-        return;
-      }
-      let data = '';
-      res.on('data', (chunk: Buffer) => (data += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
-    });
+    const req = request(
+      url,
+      {
+        method,
+        headers: { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', ...headers },
+      },
+      (res) => {
+        if (headersOnly) {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' });
+          res.destroy();
+          return;
+        }
+        let data = '';
+        res.on('data', (chunk: Buffer) => (data += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -43,12 +56,33 @@ describe('the gateway’s responses on the wire', () => {
     app = await startGatewayApp(scratch.dir);
     await addFixtureServer(app, 'fx', { FIXTURE_TOOLS: 'echo,slow' }, ['echo', 'slow']);
     const agent = await app.createAgent('Wire agent');
-    const init = await send(app.url, 'POST', { Authorization: `Bearer ${agent.token}` }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    const init = await send(
+      app.url,
+      'POST',
+      { Authorization: `Bearer ${agent.token}` },
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    );
     // initialize itself is a single request answered first thing: JSON, with the session id.
     expect(init.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(init.body)).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'MiniHarness' } } });
-    auth = { Authorization: `Bearer ${agent.token}`, 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-06-18' };
-    expect((await send(app.url, 'POST', auth, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status).toBe(202);
+    expect(JSON.parse(init.body)).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { serverInfo: { name: 'MiniHarness' } },
+    });
+    auth = {
+      Authorization: `Bearer ${agent.token}`,
+      'mcp-session-id': init.headers['mcp-session-id'] as string,
+      'mcp-protocol-version': '2025-06-18',
+    };
+    expect(
+      (await send(app.url, 'POST', auth, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })))
+        .status,
+    ).toBe(202);
   }, 30_000);
 
   afterAll(async () => {
@@ -57,26 +91,60 @@ describe('the gateway’s responses on the wire', () => {
   });
 
   it('a call without a progress token: one application/json body with its exact length', async () => {
-    const reply = await send(app.url, 'POST', auth, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fx__echo', arguments: { text: 'plain' } } }));
+    const reply = await send(
+      app.url,
+      'POST',
+      auth,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'fx__echo', arguments: { text: 'plain' } },
+      }),
+    );
     expect(reply.status).toBe(200);
     expect(reply.headers['content-type']).toBe('application/json');
     expect(Number(reply.headers['content-length'])).toBe(Buffer.byteLength(reply.body));
-    expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'plain' }] } });
+    expect(JSON.parse(reply.body)).toMatchObject({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { content: [{ type: 'text', text: 'plain' }] },
+    });
   });
 
   it('a call with a progress token: an SSE stream whose progress comes before the result', async () => {
-    const reply = await send(app.url, 'POST', auth, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 50 }, _meta: { progressToken: 'p-3' } } }));
+    const reply = await send(
+      app.url,
+      'POST',
+      auth,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'fx__slow', arguments: { ms: 50 }, _meta: { progressToken: 'p-3' } },
+      }),
+    );
     expect(reply.headers['content-type']).toBe('text/event-stream');
     const messages = reply.body
       .split('\n')
       .filter((line) => line.startsWith('data: '))
-      .map((line) => JSON.parse(line.slice(6)) as { method?: string; id?: number; params?: { progressToken?: string } });
+      .map(
+        (line) => JSON.parse(line.slice(6)) as { method?: string; id?: number; params?: { progressToken?: string } },
+      );
     expect(messages.map((m) => m.method ?? `response ${m.id}`)).toEqual(['notifications/progress', 'response 3']);
     expect(messages[0]?.params?.progressToken).toBe('p-3');
   });
 
   it('a batch keeps the stream: several answers in one reply', async () => {
-    const batch = await send(app.url, 'POST', auth, JSON.stringify([{ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { jsonrpc: '2.0', id: 5, method: 'ping' }]));
+    const batch = await send(
+      app.url,
+      'POST',
+      auth,
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 5, method: 'ping' },
+      ]),
+    );
     expect(batch.headers['content-type']).toBe('text/event-stream');
     expect(batch.body.match(/^data: /gm)).toHaveLength(2);
   });
@@ -90,12 +158,22 @@ describe('the gateway’s responses on the wire', () => {
 
 describe('responseData', () => {
   it('takes the JSON of a response event as the SDK writes it, and nothing else', () => {
-    expect(responseData('event: message\ndata: {"result":{"content":[]},"jsonrpc":"2.0","id":7}\n\n')).toBe('{"result":{"content":[]},"jsonrpc":"2.0","id":7}');
-    expect(responseData('event: message\nid: 12\ndata: {"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"x"}}\n\n')).toBe('{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"x"}}');
-    expect(responseData('event: message\ndata: {"method":"notifications/progress","params":{},"jsonrpc":"2.0"}\n\n')).toBeUndefined();
-    expect(responseData('event: message\ndata: {"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":1}\n\n')).toBeUndefined();
+    expect(responseData('event: message\ndata: {"result":{"content":[]},"jsonrpc":"2.0","id":7}\n\n')).toBe(
+      '{"result":{"content":[]},"jsonrpc":"2.0","id":7}',
+    );
+    expect(
+      responseData('event: message\nid: 12\ndata: {"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"x"}}\n\n'),
+    ).toBe('{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"x"}}');
+    expect(
+      responseData('event: message\ndata: {"method":"notifications/progress","params":{},"jsonrpc":"2.0"}\n\n'),
+    ).toBeUndefined();
+    expect(
+      responseData('event: message\ndata: {"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":1}\n\n'),
+    ).toBeUndefined();
     expect(responseData(': keepalive\n\n')).toBeUndefined();
     // Two events in one chunk are not one response.
-    expect(responseData('event: message\ndata: {"result":{}}\n\nevent: message\ndata: {"result":{}}\n\n')).toBeUndefined();
+    expect(
+      responseData('event: message\ndata: {"result":{}}\n\nevent: message\ndata: {"result":{}}\n\n'),
+    ).toBeUndefined();
   });
 });

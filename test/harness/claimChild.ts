@@ -14,6 +14,8 @@ await h.registry.discover();
 process.stdout.write('ready\n');
 await Promise.all(
   Array.from({ length: Number(calls) }, (_, i) =>
-    h.harness.executeTool('slow', { ms: 60_000 }, { userId: 'durability-test', sessionId: 'durability', callId: `call-${i}` }).catch(() => undefined),
+    h.harness
+      .executeTool('slow', { ms: 60_000 }, { userId: 'durability-test', sessionId: 'durability', callId: `call-${i}` })
+      .catch(() => undefined),
   ),
 );

@@ -10,7 +10,9 @@ const [dir, dbFile, counter, events, calls] = process.argv.slice(2) as [string, 
 const total = Number(calls);
 
 const h = await buildHarness({ dir, dbFile, rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
-h.registry.addServer(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'slow_append' }));
+h.registry.addServer(
+  stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'slow_append' }),
+);
 await h.registry.discover();
 process.stdout.write('ready\n');
 
@@ -19,7 +21,13 @@ let next = 0;
 async function loop(): Promise<void> {
   while (next < total) {
     const callId = `call-${next++}`;
-    await h.harness.executeTool('slow_append', { line: callId, ms: 15 }, { userId: 'crash-test', sessionId: 'crash-session', callId }).catch(() => undefined);
+    await h.harness
+      .executeTool(
+        'slow_append',
+        { line: callId, ms: 15 },
+        { userId: 'crash-test', sessionId: 'crash-session', callId },
+      )
+      .catch(() => undefined);
   }
 }
 await Promise.all([loop(), loop(), loop(), loop()]);

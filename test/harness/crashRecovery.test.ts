@@ -11,11 +11,15 @@ const CALLS = 400;
 /** Starts the child, waits until it is ready, lets it work `ms`, then kills its whole group. */
 function runAndKill(args: string[], ms: number): Promise<{ finished: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'harness', 'crashChild.ts'), ...args], {
-      cwd: PROJECT_ROOT,
-      detached: true, // its own process group: the kill takes the MCP server down with it
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'harness', 'crashChild.ts'), ...args],
+      {
+        cwd: PROJECT_ROOT,
+        detached: true, // its own process group: the kill takes the MCP server down with it
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     let stderr = '';
     let timer: NodeJS.Timeout | undefined;
@@ -78,10 +82,12 @@ describe('crash recovery: executeTool killed with SIGKILL mid-call, 20 times', (
   it('completed calls replay without running again; interrupted ones stay started', async () => {
     const h = await buildHarness({ dir: scratch.dir, dbFile, rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     try {
-      h.registry.addServer(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'slow_append' }));
+      h.registry.addServer(
+        stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'slow_append' }),
+      );
       await h.registry.discover();
       const records = [];
-      for (let page = h.checkpoints.history({ sessionId: 'crash-session', limit: 500 }); ; ) {
+      for (let page = h.checkpoints.history({ sessionId: 'crash-session', limit: 500 }); ;) {
         records.push(...page.records);
         if (!page.nextCursor) break;
         page = h.checkpoints.history({ sessionId: 'crash-session', limit: 500, cursor: page.nextCursor });
@@ -102,12 +108,20 @@ describe('crash recovery: executeTool killed with SIGKILL mid-call, 20 times', (
 
       const before = lines.length;
       for (const record of completed.slice(0, 50)) {
-        const again = await h.harness.executeTool('slow_append', record.args as Record<string, unknown>, { userId: 'crash-test', sessionId: 'crash-session', callId: record.callId });
+        const again = await h.harness.executeTool('slow_append', record.args as Record<string, unknown>, {
+          userId: 'crash-test',
+          sessionId: 'crash-session',
+          callId: record.callId,
+        });
         expect(again.replayed).toBe(true);
       }
       for (const record of started.slice(0, 5)) {
         await expect(
-          h.harness.executeTool('slow_append', record.args as Record<string, unknown>, { userId: 'crash-test', sessionId: 'crash-session', callId: record.callId }),
+          h.harness.executeTool('slow_append', record.args as Record<string, unknown>, {
+            userId: 'crash-test',
+            sessionId: 'crash-session',
+            callId: record.callId,
+          }),
         ).rejects.toThrow(/in progress|unknown/i);
       }
       expect(readLines(counter)).toHaveLength(before);

@@ -34,7 +34,9 @@ describe('executeTool under concurrency', () => {
     const before = h.checkpoints.groupCommitStats;
 
     const results = await Promise.all(
-      Array.from({ length: CALLS }, (_, i) => h!.harness.executeTool('slow', { ms: 20 }, { userId: 'u', sessionId: 'group', callId: `c${i}` })),
+      Array.from({ length: CALLS }, (_, i) =>
+        h!.harness.executeTool('slow', { ms: 20 }, { userId: 'u', sessionId: 'group', callId: `c${i}` }),
+      ),
     );
 
     const after = h.checkpoints.groupCommitStats;
@@ -54,40 +56,70 @@ describe('executeTool under concurrency', () => {
 describe('a process killed after its calls reached the server', () => {
   const calls = 5;
 
-  it('leaves every call claimed: the claims were durable before the side effects started', { timeout: 60_000 }, async () => {
-    const scratch = scratchDir();
-    const dbFile = join(scratch.dir, 'harness.db');
-    const events = join(scratch.dir, 'events.jsonl');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'harness', 'claimChild.ts'), scratch.dir, dbFile, events, String(calls)], {
-      cwd: PROJECT_ROOT,
-      detached: true, // its own process group: the kill takes the MCP server down with it
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    try {
-      // The server logs each tools/call as it receives it: from here the side effects have started.
-      await waitFor(() => readEvents(events).filter((e) => e.event === 'tools/call').length === calls, 30_000).catch(() => {
-        throw new Error(`the calls never reached the server. stderr:\n${stderr}`);
-      });
-      process.kill(-(child.pid ?? 0), 'SIGKILL');
-      expect(await exited).toBe('SIGKILL');
-
-      const db = new Database(dbFile, { readonly: true });
+  it(
+    'leaves every call claimed: the claims were durable before the side effects started',
+    { timeout: 60_000 },
+    async () => {
+      const scratch = scratchDir();
+      const dbFile = join(scratch.dir, 'harness.db');
+      const events = join(scratch.dir, 'events.jsonl');
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          join(PROJECT_ROOT, 'test', 'harness', 'claimChild.ts'),
+          scratch.dir,
+          dbFile,
+          events,
+          String(calls),
+        ],
+        {
+          cwd: PROJECT_ROOT,
+          detached: true, // its own process group: the kill takes the MCP server down with it
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('exit', (_code, signal) => resolve(signal)),
+      );
       try {
-        const rows = db.prepare(`SELECT call_id, status, args_json FROM checkpoints WHERE session_id = 'durability' ORDER BY call_id`).all();
-        expect(rows).toEqual(Array.from({ length: calls }, (_, i) => ({ call_id: `call-${i}`, status: 'started', args_json: '{"ms":60000}' })));
-      } finally {
-        db.close();
-      }
-    } finally {
-      try {
+        // The server logs each tools/call as it receives it: from here the side effects have started.
+        await waitFor(() => readEvents(events).filter((e) => e.event === 'tools/call').length === calls, 30_000).catch(
+          () => {
+            throw new Error(`the calls never reached the server. stderr:\n${stderr}`);
+          },
+        );
         process.kill(-(child.pid ?? 0), 'SIGKILL');
-      } catch {
-        // already gone
+        expect(await exited).toBe('SIGKILL');
+
+        const db = new Database(dbFile, { readonly: true });
+        try {
+          const rows = db
+            .prepare(
+              `SELECT call_id, status, args_json FROM checkpoints WHERE session_id = 'durability' ORDER BY call_id`,
+            )
+            .all();
+          expect(rows).toEqual(
+            Array.from({ length: calls }, (_, i) => ({
+              call_id: `call-${i}`,
+              status: 'started',
+              args_json: '{"ms":60000}',
+            })),
+          );
+        } finally {
+          db.close();
+        }
+      } finally {
+        try {
+          process.kill(-(child.pid ?? 0), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+        scratch.cleanup();
       }
-      scratch.cleanup();
-    }
-  });
+    },
+  );
 });

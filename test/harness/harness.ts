@@ -35,7 +35,9 @@ export class ScriptedApprover {
 /** Counts authorize() calls, to prove that every kind of tool passes the same executor. */
 export class CountingSecureExecutor extends SecureToolExecutor {
   readonly authorized: string[] = [];
-  override authorize(...args: Parameters<SecureToolExecutor['authorize']>): ReturnType<SecureToolExecutor['authorize']> {
+  override authorize(
+    ...args: Parameters<SecureToolExecutor['authorize']>
+  ): ReturnType<SecureToolExecutor['authorize']> {
     this.authorized.push(`${args[0].subject.serverId}/${args[0].subject.toolName}`);
     return super.authorize(...args);
   }

@@ -22,9 +22,13 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
   let nextCall = 0;
   const call = () => ({ ...USER, callId: `call-${++nextCall}` });
 
-  async function withFixture(options: Parameters<typeof buildHarness>[0] extends infer O ? Partial<O> : never = {}): Promise<void> {
+  async function withFixture(
+    options: Parameters<typeof buildHarness>[0] extends infer O ? Partial<O> : never = {},
+  ): Promise<void> {
     h = await buildHarness({ dir: scratch.dir, ...options });
-    h.registry.addServer(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_COUNTER: counter }, { trusted: false }));
+    h.registry.addServer(
+      stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_COUNTER: counter }, { trusted: false }),
+    );
     await h.registry.discover();
   }
 
@@ -42,7 +46,9 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
 
   describe('DENY happens before any side effect', () => {
     it('for an MCP tool: the server never sees the call', async () => {
-      await withFixture({ rules: [{ level: 'DENY', match: { serverId: 'fx', toolName: 'append' }, note: 'no appends' }] });
+      await withFixture({
+        rules: [{ level: 'DENY', match: { serverId: 'fx', toolName: 'append' }, note: 'no appends' }],
+      });
       const error = await h.harness.executeTool('append', { line: 'x' }, call()).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PermissionDeniedError);
       expect(readLines(counter)).toEqual([]);
@@ -56,13 +62,17 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
 
     it('for a local tool: the file is never written', async () => {
       await withFixture({ rules: [{ level: 'DENY', match: { serverId: 'local', toolName: 'write_file' } }] });
-      await expect(h.harness.executeTool('write_file', { path: 'out.txt', content: 'x' }, call())).rejects.toBeInstanceOf(PermissionDeniedError);
+      await expect(
+        h.harness.executeTool('write_file', { path: 'out.txt', content: 'x' }, call()),
+      ).rejects.toBeInstanceOf(PermissionDeniedError);
       expect(existsSync(join(h.root, 'out.txt'))).toBe(false);
     });
 
     it('a guardrail refusal (path outside the roots) is a DENY whatever the rules say', async () => {
       await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'local' } }] });
-      const error = await h.harness.executeTool('write_file', { path: '../escape.txt', content: 'x' }, call()).catch((e: unknown) => e);
+      const error = await h.harness
+        .executeTool('write_file', { path: '../escape.txt', content: 'x' }, call())
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PermissionDeniedError);
       expect(existsSync(join(scratch.dir, 'escape.txt'))).toBe(false);
       const trace = h.tracer.getTrace(traceIdOf(error) ?? '');
@@ -87,9 +97,19 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
       expect(done.result.structuredContent).toEqual({ appended: 'approved' });
       expect(readLines(counter)).toEqual(['approved']);
       const trace = h.tracer.getTrace(done.traceId);
-      expect(trace?.events.map((e) => e.type)).toEqual(['decision', 'approval_requested', 'approval_answered', 'claim', 'attempt_started', 'attempt_finished', 'completed']);
+      expect(trace?.events.map((e) => e.type)).toEqual([
+        'decision',
+        'approval_requested',
+        'approval_answered',
+        'claim',
+        'attempt_started',
+        'attempt_finished',
+        'completed',
+      ]);
       h.approver.answer = 'deny';
-      await expect(h.harness.executeTool('append', { line: 'second' }, call())).rejects.toBeInstanceOf(PermissionDeniedError);
+      await expect(h.harness.executeTool('append', { line: 'second' }, call())).rejects.toBeInstanceOf(
+        PermissionDeniedError,
+      );
       expect(readLines(counter)).toEqual(['approved']);
     });
 
@@ -120,7 +140,11 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
       await h.harness.executeTool('append', { line: 'kept' }, ids);
       await h.engine.addRule({ level: 'DENY', match: { serverId: 'fx', toolName: 'append' }, note: 'no more appends' });
       // Nothing runs now, but the earlier call with this key did: the denial says so.
-      await expect(h.harness.executeTool('append', { line: 'kept' }, ids)).rejects.toMatchObject({ level: 'DENY', decidedBy: { by: 'rule' }, denial: { by: 'rule', keyRecorded: 'completed' } });
+      await expect(h.harness.executeTool('append', { line: 'kept' }, ids)).rejects.toMatchObject({
+        level: 'DENY',
+        decidedBy: { by: 'rule' },
+        denial: { by: 'rule', keyRecorded: 'completed' },
+      });
       expect(h.approver.requests).toHaveLength(1);
       expect(readLines(counter)).toEqual(['kept']);
     });
@@ -129,7 +153,10 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
       await withFixture({ approvalTimeoutMs: 300 });
       h.approver.answer = 'never';
       // The refusal names the configured wait (not a wall-clock measurement, which a loaded machine skews).
-      await expect(h.harness.executeTool('append', { line: 'late' }, call())).rejects.toMatchObject({ answer: 'timeout', timeoutMs: 300 });
+      await expect(h.harness.executeTool('append', { line: 'late' }, call())).rejects.toMatchObject({
+        answer: 'timeout',
+        timeoutMs: 300,
+      });
       expect(readLines(counter)).toEqual([]);
     });
   });
@@ -145,14 +172,18 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
     expect(readLines(counter)).toEqual(['once']);
     expect(h.tracer.getTrace(again.traceId)?.trace.status).toBe('replayed');
     // Same callId, other arguments: an error, never a replay.
-    await expect(h.harness.executeTool('append', { line: 'different' }, ids)).rejects.toBeInstanceOf(CheckpointArgumentsMismatchError);
+    await expect(h.harness.executeTool('append', { line: 'different' }, ids)).rejects.toBeInstanceOf(
+      CheckpointArgumentsMismatchError,
+    );
     expect(readLines(counter)).toEqual(['once']);
   });
 
   it('1,000 concurrent calls with one callId execute exactly once', async () => {
     await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     const ids = call();
-    const outcomes = await Promise.allSettled(Array.from({ length: 1000 }, () => h.harness.executeTool('append', { line: 'the-one' }, ids)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 1000 }, () => h.harness.executeTool('append', { line: 'the-one' }, ids)),
+    );
     const fulfilled = outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value);
     const rejected = outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason as unknown);
     expect(fulfilled.filter((r) => !r.replayed)).toHaveLength(1);
@@ -176,8 +207,13 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
   it("an owner's failure keeps the record started; a later call is told the result is unknown", async () => {
     await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     const ids = call();
-    await expect(h.harness.executeTool('slow', { ms: 5_000 }, { ...ids, timeoutMs: 200 })).rejects.toBeInstanceOf(MCPRequestTimeout);
-    expect(h.checkpoints.get(ids.sessionId, ids.callId)).toMatchObject({ status: 'started', lastError: { code: 'timeout' } });
+    await expect(h.harness.executeTool('slow', { ms: 5_000 }, { ...ids, timeoutMs: 200 })).rejects.toBeInstanceOf(
+      MCPRequestTimeout,
+    );
+    expect(h.checkpoints.get(ids.sessionId, ids.callId)).toMatchObject({
+      status: 'started',
+      lastError: { code: 'timeout' },
+    });
     const error = await h.harness.executeTool('slow', { ms: 5_000 }, ids).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CheckpointInProgressError);
     expect((error as Error).message).toMatch(/in progress or (its )?result (is )?unknown/i);
@@ -187,7 +223,9 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
     // Denied now by a rule, the key's earlier call may have acted: the denial says so, while a
     // fresh key's denial says nothing is recorded for it.
     await h.engine.addRule({ level: 'DENY', match: { serverId: 'fx', toolName: 'slow' }, note: 'no more slow calls' });
-    await expect(h.harness.executeTool('slow', { ms: 5_000 }, ids)).rejects.toMatchObject({ denial: { by: 'rule', keyRecorded: 'started' } });
+    await expect(h.harness.executeTool('slow', { ms: 5_000 }, ids)).rejects.toMatchObject({
+      denial: { by: 'rule', keyRecorded: 'started' },
+    });
     const fresh = await h.harness.executeTool('slow', { ms: 5_000 }, call()).catch((e: unknown) => e);
     expect(fresh).toBeInstanceOf(PermissionDeniedError);
     expect((fresh as PermissionDeniedError).denial.keyRecorded).toBeUndefined();
@@ -196,7 +234,11 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
   describe('retries', () => {
     async function withHttp(failTimes: number): Promise<void> {
       http = await startHttpFixture({ failCalls: { status: 503, times: failTimes } });
-      h = await buildHarness({ dir: scratch.dir, rules: [{ level: 'ALLOW', match: { serverId: 'web' } }], retry: { maxAttempts: 3 } });
+      h = await buildHarness({
+        dir: scratch.dir,
+        rules: [{ level: 'ALLOW', match: { serverId: 'web' } }],
+        retry: { maxAttempts: 3 },
+      });
       h.registry.addServer({ id: 'web', name: 'Web', transport: 'http', url: http.url });
       await h.registry.discover();
     }
@@ -227,7 +269,11 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
 
     it("a proxy's 502 is not retried for a tool not known to be idempotent: the server behind it may have acted", async () => {
       http = await startHttpFixture({ failCalls: { status: 502, times: 1 } });
-      h = await buildHarness({ dir: scratch.dir, rules: [{ level: 'ALLOW', match: { serverId: 'web' } }], retry: { maxAttempts: 3 } });
+      h = await buildHarness({
+        dir: scratch.dir,
+        rules: [{ level: 'ALLOW', match: { serverId: 'web' } }],
+        retry: { maxAttempts: 3 },
+      });
       h.registry.addServer({ id: 'web', name: 'Web', transport: 'http', url: http.url });
       await h.registry.discover();
       const ids = call();
@@ -256,7 +302,12 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
   });
 
   it('MCP and local tools pass through the same executor, each with a trace', async () => {
-    await withFixture({ rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }, { level: 'ALLOW', match: { serverId: 'local' } }] });
+    await withFixture({
+      rules: [
+        { level: 'ALLOW', match: { serverId: 'fx' } },
+        { level: 'ALLOW', match: { serverId: 'local' } },
+      ],
+    });
     const mcp = await h.harness.executeTool('echo', { text: 'remote' }, call());
     const local = await h.harness.executeTool('write_file', { path: 'note.txt', content: 'local' }, call());
     expect(h.security.authorized).toEqual(['fx/echo', 'local/write_file']);
@@ -264,14 +315,38 @@ describe('HarnessApplication.executeTool: the one secure entry', () => {
     const steps = (traceId: string) => h.tracer.getTrace(traceId)?.events.map((e) => e.type);
     expect(steps(mcp.traceId)).toEqual(['decision', 'claim', 'attempt_started', 'attempt_finished', 'completed']);
     // Local tools add their own guardrail check (paths inside the roots) before the decision.
-    expect(steps(local.traceId)).toEqual(['guardrail', 'decision', 'claim', 'attempt_started', 'attempt_finished', 'completed']);
-    expect(h.checkpoints.history({ limit: 10 }).records.map((r) => `${r.serverId}/${r.toolName}/${r.status}`).sort()).toEqual(['fx/echo/completed', 'local/write_file/completed']);
+    expect(steps(local.traceId)).toEqual([
+      'guardrail',
+      'decision',
+      'claim',
+      'attempt_started',
+      'attempt_finished',
+      'completed',
+    ]);
+    expect(
+      h.checkpoints
+        .history({ limit: 10 })
+        .records.map((r) => `${r.serverId}/${r.toolName}/${r.status}`)
+        .sort(),
+    ).toEqual(['fx/echo/completed', 'local/write_file/completed']);
   });
 
   it('a local tool and an MCP tool with one name: by name the local one runs, the MCP one by its server', async () => {
-    h = await buildHarness({ dir: scratch.dir, rules: [{ level: 'ALLOW', match: { serverId: 'local' } }, { level: 'ALLOW', match: { serverId: 'shadow' } }] });
+    h = await buildHarness({
+      dir: scratch.dir,
+      rules: [
+        { level: 'ALLOW', match: { serverId: 'local' } },
+        { level: 'ALLOW', match: { serverId: 'shadow' } },
+      ],
+    });
     // A server whose echo tool is named like the local read_file.
-    h.registry.addServer(stdioFixtureConfig('shadow', { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo', FIXTURE_ECHO_NAME: 'read_file' }, { priority: 100 }));
+    h.registry.addServer(
+      stdioFixtureConfig(
+        'shadow',
+        { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo', FIXTURE_ECHO_NAME: 'read_file' },
+        { priority: 100 },
+      ),
+    );
     await h.registry.discover();
     const infos = h.harness.listTools().filter((t) => t.name === 'read_file');
     expect(infos.map((t) => ({ source: t.source, serverId: t.serverId, shadowedBy: t.shadowedBy }))).toEqual([

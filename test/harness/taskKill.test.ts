@@ -21,11 +21,15 @@ import { buildHarness } from './harness.js';
 /** Runs the child until the server has named the task, then kills its group; resolves with the task id. */
 function callThenKill(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'harness', 'taskChild.ts'), ...args], {
-      cwd: PROJECT_ROOT,
-      detached: true, // its own process group: the kill takes the MCP server down with it
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'harness', 'taskChild.ts'), ...args],
+      {
+        cwd: PROJECT_ROOT,
+        detached: true, // its own process group: the kill takes the MCP server down with it
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     let stderr = '';
     let taskId: string | undefined;
@@ -46,7 +50,10 @@ function callThenKill(args: string[]): Promise<string> {
         // none
       }
       if (signal === 'SIGKILL' && taskId) resolve(taskId);
-      else reject(new Error(`the task child ended without being killed (${String(signal)}): ${output} ${stderr.slice(-2000)}`));
+      else
+        reject(
+          new Error(`the task child ended without being killed (${String(signal)}): ${output} ${stderr.slice(-2000)}`),
+        );
     });
   });
 }
@@ -58,7 +65,11 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
   const harnesses: TestHarness[] = [];
 
   async function restart(): Promise<TestHarness> {
-    const h = await buildHarness({ dir: scratch.dir, dbFile, rules: [{ level: 'ALLOW', match: { serverId: 'tasks' } }] });
+    const h = await buildHarness({
+      dir: scratch.dir,
+      dbFile,
+      rules: [{ level: 'ALLOW', match: { serverId: 'tasks' } }],
+    });
     harnesses.push(h);
     h.registry.addServer(taskServerConfig('tasks', tasksDir));
     await h.registry.discover();
@@ -66,7 +77,13 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
   }
 
   function recover(h: TestHarness): ReturnType<typeof recoverTaskCalls> {
-    return recoverTaskCalls({ links: h.taskLinks, registry: h.registry, redactResult: (r) => h.redactor.redactSecretValues(r), redactText: (t) => h.redactor.redactText(t), waitMs: 20_000 });
+    return recoverTaskCalls({
+      links: h.taskLinks,
+      registry: h.registry,
+      redactResult: (r) => h.redactor.redactSecretValues(r),
+      redactText: (t) => h.redactor.redactText(t),
+      waitMs: 20_000,
+    });
   }
 
   beforeAll(async () => {
@@ -88,12 +105,22 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     expect(before).toMatchObject({ status: 'started', taskId });
 
     const recovery = await recover(h);
-    expect(recovery.settled).toEqual([expect.objectContaining({ kind: 'completed', call: expect.objectContaining({ callId: 'ledger-1', taskId }) })]);
+    expect(recovery.settled).toEqual([
+      expect.objectContaining({ kind: 'completed', call: expect.objectContaining({ callId: 'ledger-1', taskId }) }),
+    ]);
     expect(await recovery.following).toEqual([]);
-    expect(h.checkpoints.get('s1', 'ledger-1')).toMatchObject({ status: 'completed', taskId, result: { content: [{ type: 'text', text: 'done ledger' }], isError: false } });
+    expect(h.checkpoints.get('s1', 'ledger-1')).toMatchObject({
+      status: 'completed',
+      taskId,
+      result: { content: [{ type: 'text', text: 'done ledger' }], isError: false },
+    });
     expect(h.taskLinks.pending()).toEqual([]);
 
-    const replay = await h.harness.executeTool('long_job', { label: 'ledger' }, { userId: 'kill-test', sessionId: 's1', callId: 'ledger-1' });
+    const replay = await h.harness.executeTool(
+      'long_job',
+      { label: 'ledger' },
+      { userId: 'kill-test', sessionId: 's1', callId: 'ledger-1' },
+    );
     expect(replay.replayed).toBe(true);
     expect(replay.result.content).toEqual([{ type: 'text', text: 'done ledger' }]);
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'ledger')).toHaveLength(1);
@@ -107,7 +134,11 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     expect(h.checkpoints.get('s2', 'ledger-2')).toMatchObject({ status: 'started', taskId });
     releaseTask(tasksDir, taskId);
     expect(await recovery.following).toEqual([expect.objectContaining({ kind: 'completed' })]);
-    const replay = await h.harness.executeTool('long_job', { label: 'ledger' }, { userId: 'kill-test', sessionId: 's2', callId: 'ledger-2' });
+    const replay = await h.harness.executeTool(
+      'long_job',
+      { label: 'ledger' },
+      { userId: 'kill-test', sessionId: 's2', callId: 'ledger-2' },
+    );
     expect(replay.replayed).toBe(true);
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.taskId === taskId)).toHaveLength(1);
   }, 120_000);
@@ -116,18 +147,22 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     const h = await restart();
     let taskId: string | undefined;
     let seenOnRecord: unknown;
-    const call = h.harness.executeTool('long_job', { label: 'audit' }, {
-      userId: 'kill-test',
-      sessionId: 's4',
-      callId: 'audit-1',
-      onTask: (event) => {
-        if (taskId) return;
-        taskId = event.taskId;
-        // Recorded before the caller hears of it: a crash from here on leaves a resolvable record.
-        seenOnRecord = h.checkpoints.get('s4', 'audit-1')?.taskId;
-        releaseTask(tasksDir, event.taskId);
+    const call = h.harness.executeTool(
+      'long_job',
+      { label: 'audit' },
+      {
+        userId: 'kill-test',
+        sessionId: 's4',
+        callId: 'audit-1',
+        onTask: (event) => {
+          if (taskId) return;
+          taskId = event.taskId;
+          // Recorded before the caller hears of it: a crash from here on leaves a resolvable record.
+          seenOnRecord = h.checkpoints.get('s4', 'audit-1')?.taskId;
+          releaseTask(tasksDir, event.taskId);
+        },
       },
-    });
+    );
     const done = await call;
     expect(seenOnRecord).toBe(taskId);
     expect(done.result.content).toEqual([{ type: 'text', text: 'done audit' }]);
@@ -144,10 +179,21 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
     const h = await restart();
     // A trusted server whose calls may take 3 s in all: the follow ends there, and the retry policy would resend an idempotent tool.
     // (3 s, not less: on a loaded machine the server must still name its task inside the deadline.)
-    h.registry.addServer({ ...taskServerConfig('tasks-idem', tasksDir), trusted: true, timeoutMs: 3_000, maxTotalTimeoutMs: 3_000 });
+    h.registry.addServer({
+      ...taskServerConfig('tasks-idem', tasksDir),
+      trusted: true,
+      timeoutMs: 3_000,
+      maxTotalTimeoutMs: 3_000,
+    });
     await h.registry.discover();
     await h.engine.addRule({ level: 'ALLOW', match: { serverId: 'tasks-idem' } });
-    const error = await h.harness.executeTool('idempotent_job', { label: 'idem' }, { userId: 'kill-test', sessionId: 's5', callId: 'idem-1', serverId: 'tasks-idem' }).catch((e: unknown) => e);
+    const error = await h.harness
+      .executeTool(
+        'idempotent_job',
+        { label: 'idem' },
+        { userId: 'kill-test', sessionId: 's5', callId: 'idem-1', serverId: 'tasks-idem' },
+      )
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'idem')).toHaveLength(1);
     const record = h.checkpoints.get('s5', 'idem-1');
@@ -161,20 +207,50 @@ describe('a task outlives the app: kill -9 while the server runs it, resolved by
   it('a recorded task that failed on the server → recorded failed with the server’s reason; the callId does not run again', async () => {
     const h = await restart();
     // A record whose task failed on the server: a doomed job, its owner gone before it looked.
-    const claim = h.checkpoints.claim({ sessionId: 's3', callId: 'doomed-1', userId: 'kill-test', toolName: 'doomed_job', serverId: 'tasks', argsHash: 'h', args: {}, traceId: 't' });
+    const claim = h.checkpoints.claim({
+      sessionId: 's3',
+      callId: 'doomed-1',
+      userId: 'kill-test',
+      toolName: 'doomed_job',
+      serverId: 'tasks',
+      argsHash: 'h',
+      args: {},
+      traceId: 't',
+    });
     if (claim.kind !== 'owner') throw new Error('expected to own the claim');
     const client = h.registry.taskClient('tasks');
     expect(client).toBeDefined();
     const { MCPRemoteError } = await import('../../electron/mcp/errors.js');
     let doomedTask: string | undefined;
     await expect(
-      h.registry.callServerTool('tasks', 'doomed_job', { label: 'archive' }, { onTask: (e) => (doomedTask ??= e.taskId) }),
+      h.registry.callServerTool(
+        'tasks',
+        'doomed_job',
+        { label: 'archive' },
+        { onTask: (e) => (doomedTask ??= e.taskId) },
+      ),
     ).rejects.toBeInstanceOf(MCPRemoteError);
     expect(h.taskLinks.link('s3', 'doomed-1', claim.lease, doomedTask!)).toBe(true);
     const recovery = await recover(h);
     // (Records of the other tests, on servers this run has not added, stay as they were.)
-    expect(recovery.settled.filter((o) => o.call.callId === 'doomed-1')).toEqual([expect.objectContaining({ kind: 'failed', reason: expect.stringMatching(/ran out of disk/) })]);
-    expect(h.checkpoints.get('s3', 'doomed-1')).toMatchObject({ status: 'failed', lastError: { code: 'task_failed', message: expect.stringMatching(/the job archive ran out of disk/) } });
-    expect(() => h.checkpoints.claim({ sessionId: 's3', callId: 'doomed-1', userId: 'kill-test', toolName: 'doomed_job', serverId: 'tasks', argsHash: 'h', args: {}, traceId: 't' })).toThrow(CheckpointFailedError);
+    expect(recovery.settled.filter((o) => o.call.callId === 'doomed-1')).toEqual([
+      expect.objectContaining({ kind: 'failed', reason: expect.stringMatching(/ran out of disk/) }),
+    ]);
+    expect(h.checkpoints.get('s3', 'doomed-1')).toMatchObject({
+      status: 'failed',
+      lastError: { code: 'task_failed', message: expect.stringMatching(/the job archive ran out of disk/) },
+    });
+    expect(() =>
+      h.checkpoints.claim({
+        sessionId: 's3',
+        callId: 'doomed-1',
+        userId: 'kill-test',
+        toolName: 'doomed_job',
+        serverId: 'tasks',
+        argsHash: 'h',
+        args: {},
+        traceId: 't',
+      }),
+    ).toThrow(CheckpointFailedError);
   }, 60_000);
 });

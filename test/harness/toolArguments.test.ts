@@ -29,7 +29,11 @@ describe('checkToolArguments', () => {
   });
 
   it('follows the draft the schema declares (draft-07 here) and never throws on a schema it cannot read', () => {
-    const draft7 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { e: { enum: ['a'] } } };
+    const draft7 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { e: { enum: ['a'] } },
+    };
     expect(Object.keys(checkToolArguments(draft7, { e: 'b' }) ?? {})).toEqual(['e']);
     expect(checkToolArguments({ type: 'object', $ref: '#/nowhere' }, { a: 1 })).toBeUndefined();
   });

@@ -21,7 +21,9 @@ export async function bundleServer(source: string, outfile: string): Promise<voi
     target: 'node22',
     logLevel: 'warning',
     // Some bundled CommonJS dependencies call require(); give the ESM bundle one.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
   });
 }
 

@@ -2,7 +2,10 @@
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 
-export function rawSocket(host: string, port: number): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+export function rawSocket(
+  host: string,
+  port: number,
+): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
   return new Promise((resolve, reject) => {
     let data = '';
     const socket = connect({ host, port });

@@ -9,7 +9,10 @@ import type { Core, CoreOptions } from '../../electron/core/types.js';
 import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 
-export function buildScratchCore(dir: string, options: { version: string; secretsLabel: string; gateway?: CoreOptions['gateway'] }): Promise<Core> {
+export function buildScratchCore(
+  dir: string,
+  options: { version: string; secretsLabel: string; gateway?: CoreOptions['gateway'] },
+): Promise<Core> {
   const dataDir = join(dir, 'data');
   return buildCore({
     mode: 'browser',

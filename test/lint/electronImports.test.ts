@@ -30,19 +30,40 @@ function references(file: string, text = readFileSync(file, 'utf8')): References
       const typeOnly =
         clause !== undefined &&
         (clause.isTypeOnly ||
-          (!clause.name && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+          (!clause.name &&
+            clause.namedBindings !== undefined &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
       if (!typeOnly) runtime.push(node.moduleSpecifier.text);
-    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) && !node.isTypeOnly) {
+    } else if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier) &&
+      !node.isTypeOnly
+    ) {
       runtime.push(node.moduleSpecifier.text);
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression) && !node.isTypeOnly) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression) &&
+      !node.isTypeOnly
+    ) {
       runtime.push(node.moduleReference.expression.text);
     } else if (ts.isCallExpression(node)) {
       const [first] = node.arguments;
       const literal = first && ts.isStringLiteralLike(first) ? first.text : undefined;
       const callee = node.expression;
       if (literal !== undefined) {
-        if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) runtime.push(literal);
-        else if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'vi' && ['mock', 'doMock'].includes(callee.name.text)) mocked.push(literal);
+        if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require'))
+          runtime.push(literal);
+        else if (
+          ts.isPropertyAccessExpression(callee) &&
+          ts.isIdentifier(callee.expression) &&
+          callee.expression.text === 'vi' &&
+          ['mock', 'doMock'].includes(callee.name.text)
+        )
+          mocked.push(literal);
       }
     }
     ts.forEachChild(node, visit);
@@ -54,11 +75,20 @@ function references(file: string, text = readFileSync(file, 'utf8')): References
 /** A relative specifier as the file it names (`./x.js` is `./x.ts` in the source tree). */
 function resolveRelative(from: string, specifier: string): string | undefined {
   const base = resolve(dirname(from), specifier);
-  const candidates = [base, base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), base.replace(/\.mjs$/, '.mts'), `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')];
+  const candidates = [
+    base,
+    base.replace(/\.js$/, '.ts'),
+    base.replace(/\.js$/, '.tsx'),
+    base.replace(/\.mjs$/, '.mts'),
+    `${base}.ts`,
+    `${base}.tsx`,
+    join(base, 'index.ts'),
+  ];
   return candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
 }
 
-const key = (from: string, specifier: string): string => (specifier.startsWith('.') ? (resolveRelative(from, specifier) ?? specifier) : specifier);
+const key = (from: string, specifier: string): string =>
+  specifier.startsWith('.') ? (resolveRelative(from, specifier) ?? specifier) : specifier;
 
 /**
  * The chain of imports from `entry` to an electron package that vi.mock in `entry` does not
@@ -77,14 +107,22 @@ function unmockedElectronPath(entry: string, read?: (file: string) => string): s
   const own = refsOf(entry);
   const mocked = new Set(own.mocked.map((specifier) => key(entry, specifier)));
   const seen = new Set<string>([entry]);
-  const queue: Array<{ file: string; refs: string[]; chain: string[] }> = [{ file: entry, refs: own.runtime, chain: [relative(PROJECT_ROOT, entry)] }];
+  const queue: Array<{ file: string; refs: string[]; chain: string[] }> = [
+    { file: entry, refs: own.runtime, chain: [relative(PROJECT_ROOT, entry)] },
+  ];
   while (queue.length > 0) {
     const { file, refs, chain } = queue.shift() as (typeof queue)[number];
     for (const specifier of refs) {
       const target = key(file, specifier);
       if (mocked.has(target)) continue;
       if (ELECTRON_PACKAGES.has(specifier)) return [...chain, specifier];
-      if (!specifier.startsWith('.') || !SOURCE.test(target) || seen.has(target) || target.includes(`${join(PROJECT_ROOT, 'node_modules')}`)) continue;
+      if (
+        !specifier.startsWith('.') ||
+        !SOURCE.test(target) ||
+        seen.has(target) ||
+        target.includes(`${join(PROJECT_ROOT, 'node_modules')}`)
+      )
+        continue;
       seen.add(target);
       queue.push({ file: target, refs: refsOf(target).runtime, chain: [...chain, relative(PROJECT_ROOT, target)] });
     }
@@ -118,16 +156,34 @@ describe('no test imports electron in plain Node except through vi.mock', () => 
       return file === mainTest ? text.replace(/vi\.mock\('electron'/g, "vi.unmocked('electron'") : text;
     };
     expect(unmockedElectronPath(mainTest)).toBeUndefined();
-    expect(unmockedElectronPath(mainTest, withoutMock)).toEqual(expect.arrayContaining(['test/shell/main.test.ts', 'electron/main.ts', 'electron']));
+    expect(unmockedElectronPath(mainTest, withoutMock)).toEqual(
+      expect.arrayContaining(['test/shell/main.test.ts', 'electron/main.ts', 'electron']),
+    );
   });
 
   it('counts runtime imports, dynamic imports and requires, never type-only imports', () => {
     const probe = join(PROJECT_ROOT, 'test', 'lint', '__probe__.ts');
     const read = (text: string) => (file: string) => (file === probe ? text : readFileSync(file, 'utf8'));
-    expect(unmockedElectronPath(probe, read("import type { App } from 'electron';\nimport { type Session } from 'electron';\n"))).toBeUndefined();
-    for (const text of ["import { app } from 'electron';", "const e = await import('electron');", "const e = require('electron');", "import Store from 'electron-store';", "export { app } from 'electron';"]) {
-      expect(unmockedElectronPath(probe, read(text)), text).toEqual(['test/lint/__probe__.ts', text.includes('store') ? 'electron-store' : 'electron']);
+    expect(
+      unmockedElectronPath(
+        probe,
+        read("import type { App } from 'electron';\nimport { type Session } from 'electron';\n"),
+      ),
+    ).toBeUndefined();
+    for (const text of [
+      "import { app } from 'electron';",
+      "const e = await import('electron');",
+      "const e = require('electron');",
+      "import Store from 'electron-store';",
+      "export { app } from 'electron';",
+    ]) {
+      expect(unmockedElectronPath(probe, read(text)), text).toEqual([
+        'test/lint/__probe__.ts',
+        text.includes('store') ? 'electron-store' : 'electron',
+      ]);
     }
-    expect(unmockedElectronPath(probe, read("vi.mock('electron', () => ({}));\nimport { app } from 'electron';"))).toBeUndefined();
+    expect(
+      unmockedElectronPath(probe, read("vi.mock('electron', () => ({}));\nimport { app } from 'electron';")),
+    ).toBeUndefined();
   });
 });

@@ -11,7 +11,13 @@ import { PROJECT_ROOT } from '../helpers/fixtures.js';
 // The renderer's feature folders are proven twice: on sample imports and over the real tree.
 // Type-aware parsing (no-deprecated over electron/: test/lint/noDeprecated.test.ts) needs real
 // files of the TypeScript project; these rules need none, and the snippets' paths are virtual.
-const eslint = new ESLint({ cwd: PROJECT_ROOT, overrideConfig: { languageOptions: { parserOptions: { projectService: false } }, rules: { '@typescript-eslint/no-deprecated': 'off' } } });
+const eslint = new ESLint({
+  cwd: PROJECT_ROOT,
+  overrideConfig: {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { '@typescript-eslint/no-deprecated': 'off' },
+  },
+});
 
 async function restricted(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: join(PROJECT_ROOT, filePath) });
@@ -19,23 +25,32 @@ async function restricted(filePath: string, code: string): Promise<string[]> {
 }
 
 /** One import of `specifier`, used so that no other rule complains. */
-const importOf = (specifier: string): string => `import * as probe from '${specifier}';\nexport const used: unknown = probe;\n`;
+const importOf = (specifier: string): string =>
+  `import * as probe from '${specifier}';\nexport const used: unknown = probe;\n`;
 
 describe('layering: no electron import below the shell', () => {
-  const code = "import { app } from 'electron';\nimport type { IpcMain } from 'electron/main';\nexport const used: unknown = [app, null as unknown as IpcMain];\n";
+  const code =
+    "import { app } from 'electron';\nimport type { IpcMain } from 'electron/main';\nexport const used: unknown = [app, null as unknown as IpcMain];\n";
 
-  it.each(['electron/mcp/client.ts', 'electron/core/core.ts', 'electron/web/host.ts', 'electron/security/anything.ts', 'shared/contract.ts', 'renderer/src/ui/Probe.tsx'])(
-    'refuses it in %s',
+  it.each([
+    'electron/mcp/client.ts',
+    'electron/core/core.ts',
+    'electron/web/host.ts',
+    'electron/security/anything.ts',
+    'shared/contract.ts',
+    'renderer/src/ui/Probe.tsx',
+  ])('refuses it in %s', async (file) => {
+    const errors = await restricted(file, code);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatch(/Only the Electron shell/);
+  });
+
+  it.each(['electron/main.ts', 'electron/preload.ts', 'electron/shell/windowOptions.ts'])(
+    'allows it in the shell: %s',
     async (file) => {
-      const errors = await restricted(file, code);
-      expect(errors).toHaveLength(2);
-      expect(errors[0]).toMatch(/Only the Electron shell/);
+      expect(await restricted(file, code)).toEqual([]);
     },
   );
-
-  it.each(['electron/main.ts', 'electron/preload.ts', 'electron/shell/windowOptions.ts'])('allows it in the shell: %s', async (file) => {
-    expect(await restricted(file, code)).toEqual([]);
-  });
 });
 
 describe('layering: production code speaks MCP through the SDK v2 packages, never v1', () => {
@@ -85,26 +100,37 @@ describe('layering: the renderer imports only its own files, shared/ and allowed
     expect(errors[0]).toMatch(/The renderer runs in a sandboxed browser page/);
   });
 
-  it.each(['../../../../electron/core/types.js', '../../../../electron/mcp/registry.js', '../../../../electron/storage/database.js'])(
-    'refuses main-process code: %s',
-    async (specifier) => {
-      const errors = await restricted(file, importOf(specifier));
-      expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatch(/The renderer imports only its own files and shared\//);
-    },
-  );
+  it.each([
+    '../../../../electron/core/types.js',
+    '../../../../electron/mcp/registry.js',
+    '../../../../electron/storage/database.js',
+  ])('refuses main-process code: %s', async (specifier) => {
+    const errors = await restricted(file, importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/The renderer imports only its own files and shared\//);
+  });
 
   it('refuses a type-only import and a re-export as well', async () => {
-    const code = "import type { Database } from 'better-sqlite3';\nexport * from 'node:path';\nexport type Db = Database;\n";
+    const code =
+      "import type { Database } from 'better-sqlite3';\nexport * from 'node:path';\nexport type Db = Database;\n";
     expect(await restricted(file, code)).toHaveLength(2);
   });
 
-  it.each(['react', 'react-dom/client', 'zustand', 'zustand/vanilla', '@rjsf/core', '@rjsf/utils', '@tanstack/react-virtual', 'zod', '../../../../shared/contract.js', '../../bridge/index.js', './ServerRow.js'])(
-    'allows %s',
-    async (specifier) => {
-      expect(await restricted(file, importOf(specifier))).toEqual([]);
-    },
-  );
+  it.each([
+    'react',
+    'react-dom/client',
+    'zustand',
+    'zustand/vanilla',
+    '@rjsf/core',
+    '@rjsf/utils',
+    '@tanstack/react-virtual',
+    'zod',
+    '../../../../shared/contract.js',
+    '../../bridge/index.js',
+    './ServerRow.js',
+  ])('allows %s', async (specifier) => {
+    expect(await restricted(file, importOf(specifier))).toEqual([]);
+  });
 });
 
 describe('layering: renderer feature folders never import each other', () => {
@@ -124,15 +150,19 @@ describe('layering: renderer feature folders never import each other', () => {
   });
 
   it('holds for type-only imports and re-exports', async () => {
-    const code = "import type { Probe } from '../servers/ServerList.js';\nexport { ToolsView } from '../tools/ToolsView.js';\nexport type Used = Probe;\n";
+    const code =
+      "import type { Probe } from '../servers/ServerList.js';\nexport { ToolsView } from '../tools/ToolsView.js';\nexport type Used = Probe;\n";
     expect(await restricted('renderer/src/ui/agents/Probe.tsx', code)).toHaveLength(2);
   });
 
-  it.each(['../tools/ToolList.js', '../../ui/history/HistoryView.js'])('keeps ui/components/ free of features: %s', async (specifier) => {
-    const errors = await restricted('renderer/src/ui/components/Probe.tsx', importOf(specifier));
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/ui\/components\/ is shared by the features/);
-  });
+  it.each(['../tools/ToolList.js', '../../ui/history/HistoryView.js'])(
+    'keeps ui/components/ free of features: %s',
+    async (specifier) => {
+      const errors = await restricted('renderer/src/ui/components/Probe.tsx', importOf(specifier));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/ui\/components\/ is shared by the features/);
+    },
+  );
 
   it.each([
     ['renderer/src/lib/probe.ts', '../ui/components/CopyButton.js'],
@@ -158,7 +188,9 @@ describe('layering: renderer feature folders never import each other', () => {
 
   it('lets ui/App.tsx compose the features and a feature use its own subfolders', async () => {
     expect(await restricted('renderer/src/ui/App.tsx', importOf('./tools/ToolsView.js'))).toEqual([]);
-    expect(await restricted('renderer/src/ui/servers/ServerDetail.tsx', importOf('./features/ServerPrompts.js'))).toEqual([]);
+    expect(
+      await restricted('renderer/src/ui/servers/ServerDetail.tsx', importOf('./features/ServerPrompts.js')),
+    ).toEqual([]);
     expect(await restricted('renderer/src/ui/servers/features/Probe.tsx', importOf('../form/Field.js'))).toEqual([]);
   });
 
@@ -166,7 +198,9 @@ describe('layering: renderer feature folders never import each other', () => {
     const results = await eslint.lintFiles(['renderer/src/**/*.{ts,tsx}']);
     expect(results.length).toBeGreaterThan(100);
     const crossings = results.flatMap((result) =>
-      result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => `${result.filePath}:${m.line}: ${m.message}`),
+      result.messages
+        .filter((m) => m.ruleId === 'no-restricted-imports')
+        .map((m) => `${result.filePath}:${m.line}: ${m.message}`),
     );
     expect(crossings).toEqual([]);
   }, 120_000);
@@ -205,33 +239,47 @@ describe('layering: the lower layers never import core/, web/ or shell/', () => 
   ];
   const UPWARD = ['../core/types.js', '../web/host.js', '../shell/exposedApi.js', '../main.js', '../preload.js'];
 
-  it.each(CORE_FILES.flatMap((file) => UPWARD.map((specifier) => [file, specifier])))('%s may not import %s', async (file, specifier) => {
-    const errors = await restricted(file, importOf(specifier));
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/The lower layers .* never import|The lower layers never import the Electron entry points/);
-  });
+  it.each(CORE_FILES.flatMap((file) => UPWARD.map((specifier) => [file, specifier])))(
+    '%s may not import %s',
+    async (file, specifier) => {
+      const errors = await restricted(file, importOf(specifier));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(
+        /The lower layers .* never import|The lower layers never import the Electron entry points/,
+      );
+    },
+  );
 
   it('holds in a nested folder, for type-only imports and for re-exports', async () => {
-    const code = "import type { Core } from '../../core/types.js';\nexport { startHost } from '../../web/host.js';\nexport type HostCore = Core;\n";
+    const code =
+      "import type { Core } from '../../core/types.js';\nexport { startHost } from '../../web/host.js';\nexport type HostCore = Core;\n";
     const errors = await restricted('electron/mcp/registry/connections.ts', code);
     expect(errors).toHaveLength(2);
   });
 
-  it.each(['../storage/database.js', '../results/toolResult.js', '../../shared/contract.js', './types.js', 'node:fs', 'better-sqlite3', '@modelcontextprotocol/client/stdio'])(
-    'allows %s',
-    async (specifier) => {
-      expect(await restricted('electron/checkpoints/probe.ts', importOf(specifier))).toEqual([]);
-    },
-  );
+  it.each([
+    '../storage/database.js',
+    '../results/toolResult.js',
+    '../../shared/contract.js',
+    './types.js',
+    'node:fs',
+    'better-sqlite3',
+    '@modelcontextprotocol/client/stdio',
+  ])('allows %s', async (specifier) => {
+    expect(await restricted('electron/checkpoints/probe.ts', importOf(specifier))).toEqual([]);
+  });
 
   it.each([
     ['electron/main.ts', './core/core.js'],
     ['electron/shell/configStore.ts', '../storage/configFile.js'],
     ['electron/web/cli.ts', '../core/core.js'],
     ['electron/core/core.ts', '../mcp/registry.js'],
-  ])('lets the hosts and the composition root (core/) build on the lower layers: %s imports %s', async (file, specifier) => {
-    expect(await restricted(file, importOf(specifier))).toEqual([]);
-  });
+  ])(
+    'lets the hosts and the composition root (core/) build on the lower layers: %s imports %s',
+    async (file, specifier) => {
+      expect(await restricted(file, importOf(specifier))).toEqual([]);
+    },
+  );
 });
 
 describe('layering: redaction lives in secrets/, so the code below the tracer never imports tracing/', () => {

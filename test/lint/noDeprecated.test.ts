@@ -17,14 +17,12 @@ async function deprecations(file: string, code: string): Promise<string[]> {
   return (result?.messages ?? []).filter((m) => m.ruleId === '@typescript-eslint/no-deprecated').map((m) => m.message);
 }
 
-it(
-  'refuses the sync safeStorage API in the shell and accepts the async one',
-  async () => {
-    const file = 'electron/shell/safeStorageSecrets.ts';
-    const sync = "import { safeStorage } from 'electron';\nexport const sealed: Buffer = safeStorage.encryptString('x');\n";
-    const async = "import { safeStorage } from 'electron';\nexport const sealed: Promise<Buffer> = safeStorage.encryptStringAsync('x');\n";
-    expect(await deprecations(file, sync)).toEqual([expect.stringMatching(/encryptString.*deprecated/)]);
-    expect(await deprecations(file, async)).toEqual([]);
-  },
-  120_000,
-);
+it('refuses the sync safeStorage API in the shell and accepts the async one', async () => {
+  const file = 'electron/shell/safeStorageSecrets.ts';
+  const sync =
+    "import { safeStorage } from 'electron';\nexport const sealed: Buffer = safeStorage.encryptString('x');\n";
+  const async =
+    "import { safeStorage } from 'electron';\nexport const sealed: Promise<Buffer> = safeStorage.encryptStringAsync('x');\n";
+  expect(await deprecations(file, sync)).toEqual([expect.stringMatching(/encryptString.*deprecated/)]);
+  expect(await deprecations(file, async)).toEqual([]);
+}, 120_000);

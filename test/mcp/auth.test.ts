@@ -12,7 +12,14 @@ const TOKEN = 'sk-live-4242-very-secret-token';
 
 /** Every way an object commonly gets turned into text by accident. */
 function textForms(value: unknown): string[] {
-  return [String(value), `${value as string}`, JSON.stringify(value), JSON.stringify({ nested: value }), inspect(value), inspect({ deep: { value } }, { depth: 10 })];
+  return [
+    String(value),
+    `${value as string}`,
+    JSON.stringify(value),
+    JSON.stringify({ nested: value }),
+    inspect(value),
+    inspect({ deep: { value } }, { depth: 10 }),
+  ];
 }
 
 describe('secrets and auth never show their values', () => {
@@ -50,7 +57,9 @@ describe('secrets and auth never show their values', () => {
 
   it('redacts known secrets from text and from log lines', () => {
     const secret = new SecretValue(TOKEN);
-    expect(redactString(`token=${TOKEN}; again ${TOKEN}`, [secret.reveal()])).toBe('token=[redacted]; again [redacted]');
+    expect(redactString(`token=${TOKEN}; again ${TOKEN}`, [secret.reveal()])).toBe(
+      'token=[redacted]; again [redacted]',
+    );
     const log = new LogBuffer(3);
     log.redact([secret]);
     log.appendChunk(`starting with ${TOKEN}\npartial ${TOKEN.slice(0, 6)}`);

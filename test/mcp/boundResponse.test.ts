@@ -46,16 +46,22 @@ describe('boundResponse', () => {
     reported = 0;
     const big = event('x'.repeat(150));
     const chunks = [event('{"n":1}'), ...big.match(/.{1,10}/gs)!];
-    await expect(boundResponse(streamOf(chunks, 'text/event-stream'), limit, tooLarge).text()).rejects.toBeInstanceOf(TooLarge);
+    await expect(boundResponse(streamOf(chunks, 'text/event-stream'), limit, tooLarge).text()).rejects.toBeInstanceOf(
+      TooLarge,
+    );
     expect(reported).toBe(1);
   });
 
   it('counts a JSON body whole', async () => {
     reported = 0;
     const ok = JSON.stringify({ a: 'y'.repeat(80) });
-    expect(await boundResponse(streamOf([ok], 'application/json'), limit, tooLarge).json()).toEqual({ a: 'y'.repeat(80) });
+    expect(await boundResponse(streamOf([ok], 'application/json'), limit, tooLarge).json()).toEqual({
+      a: 'y'.repeat(80),
+    });
     const big = JSON.stringify({ a: 'y'.repeat(200) });
-    await expect(boundResponse(streamOf([big.slice(0, 60), big.slice(60)], 'application/json'), limit, tooLarge).json()).rejects.toBeInstanceOf(TooLarge);
+    await expect(
+      boundResponse(streamOf([big.slice(0, 60), big.slice(60)], 'application/json'), limit, tooLarge).json(),
+    ).rejects.toBeInstanceOf(TooLarge);
     expect(reported).toBe(1);
   });
 });

@@ -29,7 +29,12 @@ function client(config: ServerConfig, serverRequests: ScriptedServerRequests): M
 }
 
 function config(era: 'modern' | 'legacy'): ServerConfig {
-  return modernStdioConfig(`call-asks-${era}`, era, { MODERN_EVENTS: join(scratch.dir, 'events.jsonl') }, { roots: [scratch.dir] });
+  return modernStdioConfig(
+    `call-asks-${era}`,
+    era,
+    { MODERN_EVENTS: join(scratch.dir, 'events.jsonl') },
+    { roots: [scratch.dir] },
+  );
 }
 
 beforeAll(async () => {
@@ -76,7 +81,14 @@ describe("a modern tool call's own answerers", () => {
     const c = client(config('modern'), person);
     await c.initialize();
     const rounds: InputRound[] = [];
-    const call = c.callTool('ask_name', {}, { serverRequests: { sample: () => Promise.reject(new Error('not asked')) }, onInputRound: (round) => rounds.push(round) });
+    const call = c.callTool(
+      'ask_name',
+      {},
+      {
+        serverRequests: { sample: () => Promise.reject(new Error('not asked')) },
+        onInputRound: (round) => rounds.push(round),
+      },
+    );
     const serverRequest = await person.next();
     if (serverRequest.kind === 'elicitation') serverRequest.answer({ action: 'accept', content: { name: 'Lin' } });
     expect((await call).content).toEqual([{ type: 'text', text: 'hello Lin' }]);
@@ -88,7 +100,14 @@ describe("a modern tool call's own answerers", () => {
     const c = client(config('modern'), person);
     await c.initialize();
     const rounds: InputRound[] = [];
-    const result = await c.callTool('ask_roots', {}, { serverRequests: { elicit: () => Promise.reject(new Error('not asked')) }, onInputRound: (round) => rounds.push(round) });
+    const result = await c.callTool(
+      'ask_roots',
+      {},
+      {
+        serverRequests: { elicit: () => Promise.reject(new Error('not asked')) },
+        onInputRound: (round) => rounds.push(round),
+      },
+    );
     expect((result.content[0] as { text: string }).text).toContain('file://');
     expect(rounds).toEqual([{ round: 1, requests: [{ kind: 'roots', answeredBy: 'client' }] }]);
     expect(person.received).toEqual([]);
@@ -100,7 +119,15 @@ describe("a modern tool call's own answerers", () => {
     await c.initialize();
     let asked = 0;
     const error = (await c
-      .callTool('ask_forever', {}, { serverRequests: { elicit: () => Promise.resolve({ action: 'accept', content: { name: `round ${++asked}` } }) } })
+      .callTool(
+        'ask_forever',
+        {},
+        {
+          serverRequests: {
+            elicit: () => Promise.resolve({ action: 'accept', content: { name: `round ${++asked}` } }),
+          },
+        },
+      )
       .catch((e: unknown) => e)) as MCPError;
     expect(error).toBeInstanceOf(MCPProtocolError);
     expect(error.message).toMatch(/kept asking for more input/);
@@ -140,7 +167,11 @@ describe("a modern tool call's own answerers", () => {
     const person = new ScriptedServerRequests();
     const c = client(config('legacy'), person);
     await c.initialize();
-    const call = c.callTool('ask_name', {}, { serverRequests: { elicit: () => Promise.reject(new Error('not asked')) } });
+    const call = c.callTool(
+      'ask_name',
+      {},
+      { serverRequests: { elicit: () => Promise.reject(new Error('not asked')) } },
+    );
     const serverRequest = await person.next();
     if (serverRequest.kind === 'elicitation') serverRequest.answer({ action: 'accept', content: { name: 'Grace' } });
     expect((await call).content).toEqual([{ type: 'text', text: 'hello Grace' }]);

@@ -2,7 +2,13 @@ import { inspect } from 'node:util';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
-import { MCPAuthError, MCPClientClosedError, MCPRequestTimeout, MCPTransportError, MCPUnreachableError } from '../../electron/mcp/errors.js';
+import {
+  MCPAuthError,
+  MCPClientClosedError,
+  MCPRequestTimeout,
+  MCPTransportError,
+  MCPUnreachableError,
+} from '../../electron/mcp/errors.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { HttpServerConfig } from '../../shared/serverConfig.js';
 import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
@@ -11,12 +17,24 @@ import { startHttpFixture } from '../doubles/servers/http-server.js';
 
 const TOKEN = 'tok_9f8e7d6c5b4a-correct-horse';
 
-function httpConfig(url: string, auth: HttpServerConfig['auth'] = { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_TOKEN' } }): HttpServerConfig {
-  return HttpServerConfigSchema.parse({ id: 'remote', name: 'Remote', transport: 'streamable_http', url, auth, timeoutMs: 5_000 });
+function httpConfig(
+  url: string,
+  auth: HttpServerConfig['auth'] = { kind: 'bearer', token: { source: 'env', name: 'MH_TEST_TOKEN' } },
+): HttpServerConfig {
+  return HttpServerConfigSchema.parse({
+    id: 'remote',
+    name: 'Remote',
+    transport: 'streamable_http',
+    url,
+    auth,
+    timeoutMs: 5_000,
+  });
 }
 
 function clientWith(config: HttpServerConfig, token: string | undefined): MCPClient {
-  return new MCPClient(config, { secrets: new DefaultSecretResolver(undefined, token === undefined ? {} : { MH_TEST_TOKEN: token }) });
+  return new MCPClient(config, {
+    secrets: new DefaultSecretResolver(undefined, token === undefined ? {} : { MH_TEST_TOKEN: token }),
+  });
 }
 
 describe('MCPClient over Streamable HTTP (real loopback server with a bearer check)', () => {
@@ -61,10 +79,21 @@ describe('MCPClient over Streamable HTTP (real loopback server with a bearer che
     const c = track(clientWith(httpConfig(server.url), wrong));
     const error = await c.initialize().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPAuthError);
-    for (const form of [String(error), (error as Error).message, (error as Error).stack ?? '', JSON.stringify(error), inspect(error, { depth: 5 })]) {
+    for (const form of [
+      String(error),
+      (error as Error).message,
+      (error as Error).stack ?? '',
+      JSON.stringify(error),
+      inspect(error, { depth: 5 }),
+    ]) {
       expect(form).not.toContain(wrong);
     }
-    expect(c.log.all().map((l) => l.text).join('\n')).not.toContain(wrong);
+    expect(
+      c.log
+        .all()
+        .map((l) => l.text)
+        .join('\n'),
+    ).not.toContain(wrong);
     expect(server.methodCounts.size).toBe(0);
   });
 
@@ -84,7 +113,11 @@ describe('MCPClient over Streamable HTTP (real loopback server with a bearer che
     const c = track(clientWith(httpConfig(`http://127.0.0.1:${port}/mcp`), TOKEN));
     const error = await c.initialize().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPUnreachableError);
-    expect((error as MCPUnreachableError).failure).toMatchObject({ kind: 'connection_refused', host: '127.0.0.1', port });
+    expect((error as MCPUnreachableError).failure).toMatchObject({
+      kind: 'connection_refused',
+      host: '127.0.0.1',
+      port,
+    });
     expect((error as Error).message).toContain(`127.0.0.1:${port}`);
     server = await startHttpFixture(); // so afterEach has something to close
   });

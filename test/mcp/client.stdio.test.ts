@@ -2,7 +2,12 @@ import { join } from 'node:path';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
-import { MCPClientClosedError, MCPNotInitializedError, MCPRequestCancelled, MCPRequestTimeout } from '../../electron/mcp/errors.js';
+import {
+  MCPClientClosedError,
+  MCPNotInitializedError,
+  MCPRequestCancelled,
+  MCPRequestTimeout,
+} from '../../electron/mcp/errors.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { countEvents, readEvents, readLines, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 
@@ -13,9 +18,12 @@ describe('MCPClient over stdio (real subprocess server)', () => {
   const clients: MCPClient[] = [];
 
   function client(env: Record<string, string> = {}, overrides = {}): MCPClient {
-    const c = new MCPClient(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_COUNTER: counter, ...env }, overrides), {
-      secrets: new DefaultSecretResolver(),
-    });
+    const c = new MCPClient(
+      stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_COUNTER: counter, ...env }, overrides),
+      {
+        secrets: new DefaultSecretResolver(),
+      },
+    );
     clients.push(c);
     return c;
   }
@@ -59,10 +67,18 @@ describe('MCPClient over stdio (real subprocess server)', () => {
     const tools = await c.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['append', 'crash', 'echo', 'slow', 'slow_append']);
     const echo = tools.find((t) => t.name === 'echo');
-    expect(echo?.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    expect(echo?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
     expect(echo?.annotations).toEqual({ readOnlyHint: true });
 
-    expect(await c.callTool('echo', { text: 'hello' })).toEqual({ content: [{ type: 'text', text: 'hello' }], structuredContent: undefined, isError: false });
+    expect(await c.callTool('echo', { text: 'hello' })).toEqual({
+      content: [{ type: 'text', text: 'hello' }],
+      structuredContent: undefined,
+      isError: false,
+    });
     const appended = await c.callTool('append', { line: 'one' });
     expect(appended.structuredContent).toEqual({ appended: 'one' });
     expect(readLines(counter)).toEqual(['one']);

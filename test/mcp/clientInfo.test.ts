@@ -27,7 +27,8 @@ describe("the client's reported version", () => {
     registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), clientVersion: '9.8.7-test' });
     registry.addServer(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo' }));
     await registry.connect('fx');
-    const initialize = readEvents(events).find((event) => event.event === 'initialize') as { clientInfo?: unknown } | undefined;
+    const initialize = readEvents(events).find((event) => event.event === 'initialize') as
+      { clientInfo?: unknown } | undefined;
     expect(initialize?.clientInfo).toEqual({ name: CLIENT_NAME, version: '9.8.7-test' });
   });
 });

@@ -16,7 +16,11 @@ function tool(text: string): Tool {
   return {
     name: 'search',
     description: `Uses ${text}`,
-    inputSchema: { type: 'object', properties: { [text]: { type: 'string', enum: [text, 'plain'], description: text } }, required: [text] },
+    inputSchema: {
+      type: 'object',
+      properties: { [text]: { type: 'string', enum: [text, 'plain'], description: text } },
+      required: [text],
+    },
   };
 }
 
@@ -26,7 +30,11 @@ describe('descriptor redaction', () => {
     secrets.add(SECRET);
     const out = new DescriptorRedaction(secrets).tool(tool(SECRET));
     expect(out.description).toBe('Uses [redacted]');
-    expect(out.inputSchema).toEqual({ type: 'object', properties: { [SECRET]: { type: 'string', enum: ['[redacted]', 'plain'], description: '[redacted]' } }, required: [SECRET] });
+    expect(out.inputSchema).toEqual({
+      type: 'object',
+      properties: { [SECRET]: { type: 'string', enum: ['[redacted]', 'plain'], description: '[redacted]' } },
+      required: [SECRET],
+    });
   });
 
   it('returns the same objects when no secret occurs', () => {
@@ -39,12 +47,18 @@ describe('descriptor redaction', () => {
   it('the tool map redacts what it keeps again once a secret becomes known after the listing; a tool keyed by it is then left out', () => {
     const secrets = new KnownSecrets();
     const map = new ToolMap(() => 0, new DescriptorRedaction(secrets));
-    const other: Tool = { name: 'other', description: `Uses ${SECRET}`, inputSchema: { type: 'object', properties: { q: { type: 'string', description: SECRET } } } };
+    const other: Tool = {
+      name: 'other',
+      description: `Uses ${SECRET}`,
+      inputSchema: { type: 'object', properties: { q: { type: 'string', description: SECRET } } },
+    };
     map.set('srv', { tools: [tool(SECRET), other], fromCache: false });
     expect(map.allTools().map((t) => t.tool.description)).toEqual([`Uses ${SECRET}`, `Uses ${SECRET}`]);
     secrets.add(SECRET);
     expect(map.allTools().map((t) => t.tool.description)).toEqual(['Uses [redacted]']);
-    expect(map.resolve('other')?.tool.inputSchema.properties).toEqual({ q: { type: 'string', description: '[redacted]' } });
+    expect(map.resolve('other')?.tool.inputSchema.properties).toEqual({
+      q: { type: 'string', description: '[redacted]' },
+    });
     // Its schema names a property by the secret: it cannot be redacted without breaking its calls.
     expect(map.resolve('search')).toBeUndefined();
   });

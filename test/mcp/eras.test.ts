@@ -11,7 +11,12 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
 import type { MCPError } from '../../electron/mcp/errors.js';
-import { MCPClientClosedError, MCPNotInitializedError, MCPProtocolError, MCPRequestTimeout } from '../../electron/mcp/errors.js';
+import {
+  MCPClientClosedError,
+  MCPNotInitializedError,
+  MCPProtocolError,
+  MCPRequestTimeout,
+} from '../../electron/mcp/errors.js';
 import { getPrompt } from '../../electron/mcp/features/prompts.js';
 import { readResource, subscribeResource } from '../../electron/mcp/features/resources.js';
 import { MAX_INPUT_ROUNDS, MODERN_PROTOCOL_VERSION } from '../../electron/mcp/negotiation.js';
@@ -21,11 +26,20 @@ import type { ServerConfig } from '../../shared/serverConfig.js';
 import { readEvents, scratchDir, waitFor } from '../helpers/fixtures.js';
 import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
 import type { ModernHttpFixture } from '../doubles/servers/eraPeers.js';
-import { buildModernFixture, legacyStdioConfig, modernHttpConfig, modernStdioConfig, startModernHttp } from '../doubles/servers/eraPeers.js';
+import {
+  buildModernFixture,
+  legacyStdioConfig,
+  modernHttpConfig,
+  modernStdioConfig,
+  startModernHttp,
+} from '../doubles/servers/eraPeers.js';
 
 const clients: MCPClient[] = [];
 function client(config: ServerConfig, serverRequests?: ServerRequestHandlers): MCPClient {
-  const c = new MCPClient(config, { secrets: new DefaultSecretResolver(), ...(serverRequests ? { serverRequests } : {}) });
+  const c = new MCPClient(config, {
+    secrets: new DefaultSecretResolver(),
+    ...(serverRequests ? { serverRequests } : {}),
+  });
   clients.push(c);
   return c;
 }
@@ -52,8 +66,18 @@ afterAll(() => undefined);
 type Transport = 'stdio' | 'http';
 const TRANSPORTS: Transport[] = ['stdio', 'http'];
 
-function dualEraConfig(transport: Transport, era: 'auto' | 'legacy' | 'modern', id = `${transport}-${era}`): ServerConfig {
-  return transport === 'stdio' ? modernStdioConfig(id, era, { MODERN_EVENTS: events, MODERN_NAME: 'modern-stdio', MODERN_INSTRUCTIONS: 'Use echo.' }) : modernHttpConfig(id, http, era);
+function dualEraConfig(
+  transport: Transport,
+  era: 'auto' | 'legacy' | 'modern',
+  id = `${transport}-${era}`,
+): ServerConfig {
+  return transport === 'stdio'
+    ? modernStdioConfig(id, era, {
+        MODERN_EVENTS: events,
+        MODERN_NAME: 'modern-stdio',
+        MODERN_INSTRUCTIONS: 'Use echo.',
+      })
+    : modernHttpConfig(id, http, era);
 }
 
 describe.each(TRANSPORTS)('negotiation over %s', (transport) => {
@@ -118,7 +142,9 @@ describe('negotiation with a legacy-only (v1) server', () => {
   });
 
   it('a modern pin fails with an error that says to change the pin', async () => {
-    const error = (await client(legacyStdioConfig('v1-modern', 'modern')).initialize().catch((e: unknown) => e)) as MCPError;
+    const error = (await client(legacyStdioConfig('v1-modern', 'modern'))
+      .initialize()
+      .catch((e: unknown) => e)) as MCPError;
     expect(error).toBeInstanceOf(MCPProtocolError);
     expect(error.message).toMatch(/protocol version could not be negotiated/);
     expect(error.message).toMatch(/pin the server’s protocol era/);
@@ -146,12 +172,22 @@ describe.each(TRANSPORTS)('the same features in both eras over %s', (transport) 
       const tools = (await c.listTools()).map((t) => t.name).sort();
       expect(tools).toEqual(['ask_forever', 'ask_name', 'ask_roots', 'ask_sample', 'echo', 'log', 'slow']);
       const result = await c.callTool('echo', { text: `hi ${era}` });
-      expect(result).toEqual({ content: [{ type: 'text', text: `hi ${era}` }], structuredContent: undefined, isError: false });
-      const resource = await c.featureRequest('resources/read', (sdk, options) => readResource(sdk, 'mem://greeting', options));
+      expect(result).toEqual({
+        content: [{ type: 'text', text: `hi ${era}` }],
+        structuredContent: undefined,
+        isError: false,
+      });
+      const resource = await c.featureRequest('resources/read', (sdk, options) =>
+        readResource(sdk, 'mem://greeting', options),
+      );
       expect(resource.contents[0]).toMatchObject({ uri: 'mem://greeting', text: 'hello from the modern fixture' });
-      const missing = (await c.featureRequest('resources/read', (sdk, options) => readResource(sdk, 'mem://nothing', options)).catch((e: unknown) => e)) as MCPError;
+      const missing = (await c
+        .featureRequest('resources/read', (sdk, options) => readResource(sdk, 'mem://nothing', options))
+        .catch((e: unknown) => e)) as MCPError;
       expect(missing.message).toMatch(/the resource was not found/);
-      const prompt = await c.featureRequest('prompts/get', (sdk, options) => getPrompt(sdk, 'greet', { name: 'Ada' }, options));
+      const prompt = await c.featureRequest('prompts/get', (sdk, options) =>
+        getPrompt(sdk, 'greet', { name: 'Ada' }, options),
+      );
       expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Say hello to Ada.' });
     });
 
@@ -190,16 +226,20 @@ describe('an elicitation reaches the person in both eras (stdio)', () => {
     expect(serverRequests.received).toHaveLength(1);
   });
 
-  it.each(['modern', 'legacy'] as const)('%s: a sampling request reaches the person, whose text is the answer', async (era) => {
-    const serverRequests = new ScriptedServerRequests();
-    const c = client(dualEraConfig('stdio', era === 'modern' ? 'auto' : 'legacy'), serverRequests);
-    await c.initialize();
-    const call = c.callTool('ask_sample', {});
-    const serverRequest = await serverRequests.next();
-    expect(serverRequest.kind).toBe('sampling');
-    if (serverRequest.kind === 'sampling') serverRequest.answer({ action: 'respond', text: 'hi there', model: 'person' });
-    expect((await call).content).toEqual([{ type: 'text', text: 'model said: hi there' }]);
-  });
+  it.each(['modern', 'legacy'] as const)(
+    '%s: a sampling request reaches the person, whose text is the answer',
+    async (era) => {
+      const serverRequests = new ScriptedServerRequests();
+      const c = client(dualEraConfig('stdio', era === 'modern' ? 'auto' : 'legacy'), serverRequests);
+      await c.initialize();
+      const call = c.callTool('ask_sample', {});
+      const serverRequest = await serverRequests.next();
+      expect(serverRequest.kind).toBe('sampling');
+      if (serverRequest.kind === 'sampling')
+        serverRequest.answer({ action: 'respond', text: 'hi there', model: 'person' });
+      expect((await call).content).toEqual([{ type: 'text', text: 'model said: hi there' }]);
+    },
+  );
 
   it.each(['modern', 'legacy'] as const)('%s: roots come from the configuration, not from a person', async (era) => {
     const serverRequests = new ScriptedServerRequests();
@@ -228,7 +268,8 @@ describe('an elicitation reaches the person in both eras (stdio)', () => {
     const call = c.callTool('ask_forever', {}).catch((e: unknown) => e);
     for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
       const serverRequest = await serverRequests.next();
-      if (serverRequest.kind === 'elicitation') serverRequest.answer({ action: 'accept', content: { name: `round ${round}` } });
+      if (serverRequest.kind === 'elicitation')
+        serverRequest.answer({ action: 'accept', content: { name: `round ${round}` } });
     }
     const error = (await call) as MCPError;
     expect(error).toBeInstanceOf(MCPProtocolError);
@@ -289,7 +330,9 @@ describe('live lists and resource subscriptions on a modern server (subscription
     const c = client(dualEraConfig('http', 'auto'));
     await c.initialize();
     const updates: string[] = [];
-    c.attachFeatureHandlers((sdk) => sdk.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri)));
+    c.attachFeatureHandlers((sdk) =>
+      sdk.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri)),
+    );
     await c.featureRequest('resources/subscribe', (sdk, options) => subscribeResource(sdk, 'mem://greeting', options));
     http.handler.notify.resourceUpdated('mem://greeting');
     await waitFor(() => updates.length > 0, 5_000);

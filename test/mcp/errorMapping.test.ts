@@ -7,8 +7,7 @@ import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError 
 import { describe, expect, it } from 'vitest';
 import type { MappingContext } from '../../electron/mcp/errorMapping.js';
 import { HEADER_MISMATCH, mapClientError } from '../../electron/mcp/errorMapping.js';
-import type {
-  MCPTransportError} from '../../electron/mcp/errors.js';
+import type { MCPTransportError } from '../../electron/mcp/errors.js';
 import {
   MCPClientClosedError,
   MCPNotAnMCPServerError,
@@ -21,7 +20,12 @@ import {
 } from '../../electron/mcp/errors.js';
 import { ServerConfigSchema } from '../../shared/serverConfig.js';
 
-const http = ServerConfigSchema.parse({ id: 'srv', name: 'srv', transport: 'streamable_http', url: 'http://127.0.0.1:9/mcp' });
+const http = ServerConfigSchema.parse({
+  id: 'srv',
+  name: 'srv',
+  transport: 'streamable_http',
+  url: 'http://127.0.0.1:9/mcp',
+});
 const stdio = ServerConfigSchema.parse({ id: 'srv', name: 'srv', transport: 'stdio', command: 'srv' });
 
 function ctx(overrides: Partial<MappingContext> = {}): MappingContext {
@@ -49,14 +53,25 @@ function ctx(overrides: Partial<MappingContext> = {}): MappingContext {
 
 describe('mapClientError', () => {
   it('-32021 names the capability the server required', () => {
-    const error = mapClientError(new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, 'needs sampling', { requiredCapabilities: { sampling: {} } }), ctx());
+    const error = mapClientError(
+      new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, 'needs sampling', {
+        requiredCapabilities: { sampling: {} },
+      }),
+      ctx(),
+    );
     expect(error).toBeInstanceOf(MCPRemoteError);
     expect((error as MCPRemoteError).rpcCode).toBe(-32021);
     expect(error.message).toMatch(/client capability this app did not declare \(sampling\)/);
   });
 
   it('-32022 lists the versions the server supports', () => {
-    const error = mapClientError(new ProtocolError(ProtocolErrorCode.UnsupportedProtocolVersion, 'unsupported', { supported: ['2026-07-28'], requested: '2027-01-01' }), ctx());
+    const error = mapClientError(
+      new ProtocolError(ProtocolErrorCode.UnsupportedProtocolVersion, 'unsupported', {
+        supported: ['2026-07-28'],
+        requested: '2027-01-01',
+      }),
+      ctx(),
+    );
     expect(error.message).toMatch(/it supports 2026-07-28/);
   });
 
@@ -66,23 +81,40 @@ describe('mapClientError', () => {
   });
 
   it('a failed era probe is named by its cause: a refused socket is unreachable, a web page is not an MCP server', () => {
-    const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
-    const probe = new SdkError(SdkErrorCode.EraNegotiationFailed, 'Version negotiation probe failed: fetch failed', undefined, { cause: refused });
+    const refused = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
+    });
+    const probe = new SdkError(
+      SdkErrorCode.EraNegotiationFailed,
+      'Version negotiation probe failed: fetch failed',
+      undefined,
+      { cause: refused },
+    );
     expect(mapClientError(probe, ctx({ state: 'initializing' }))).toBeInstanceOf(MCPUnreachableError);
-    const page = new SdkError(SdkErrorCode.EraNegotiationFailed, 'unusable reply', undefined, { cause: new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, 'Unexpected content type: text/html') });
+    const page = new SdkError(SdkErrorCode.EraNegotiationFailed, 'unusable reply', undefined, {
+      cause: new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, 'Unexpected content type: text/html'),
+    });
     expect(mapClientError(page, ctx({ state: 'initializing' }))).toBeInstanceOf(MCPNotAnMCPServerError);
   });
 
   it('a failed era probe without a known cause says to pin the era; a stdio server that exited is its exit', () => {
-    const pinFailed = new SdkError(SdkErrorCode.EraNegotiationFailed, 'the server did not offer pinned protocol version 2026-07-28');
+    const pinFailed = new SdkError(
+      SdkErrorCode.EraNegotiationFailed,
+      'the server did not offer pinned protocol version 2026-07-28',
+    );
     const error = mapClientError(pinFailed, ctx({ state: 'initializing', config: stdio }));
     expect(error).toBeInstanceOf(MCPProtocolError);
     expect(error.message).toMatch(/pin the server’s protocol era/);
-    expect(mapClientError(pinFailed, ctx({ state: 'initializing', config: stdio, processExited: true }))).toBeInstanceOf(MCPServerExitedError);
+    expect(
+      mapClientError(pinFailed, ctx({ state: 'initializing', config: stdio, processExited: true })),
+    ).toBeInstanceOf(MCPServerExitedError);
   });
 
   it('rounds of input that never end are a protocol error that says so', () => {
-    const error = mapClientError(new SdkError(SdkErrorCode.InputRequiredRoundsExceeded, 'rounds', { rounds: 8 }), ctx());
+    const error = mapClientError(
+      new SdkError(SdkErrorCode.InputRequiredRoundsExceeded, 'rounds', { rounds: 8 }),
+      ctx(),
+    );
     expect(error).toBeInstanceOf(MCPProtocolError);
     expect(error.message).toMatch(/kept asking for more input after 8 rounds/);
   });
@@ -91,7 +123,10 @@ describe('mapClientError', () => {
     const timeout = new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: 1_000 });
     expect(mapClientError(timeout, ctx())).toBeInstanceOf(MCPRequestTimeout);
     expect(mapClientError(timeout, ctx({ callerAborted: true }))).toBeInstanceOf(MCPRequestCancelled);
-    const maxTotal = mapClientError(new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: 5_000 }), ctx());
+    const maxTotal = mapClientError(
+      new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: 5_000 }),
+      ctx(),
+    );
     expect((maxTotal as MCPRequestTimeout).timeoutMs).toBe(5_000);
   });
 
@@ -102,7 +137,10 @@ describe('mapClientError', () => {
   });
 
   it('HTTP answers carry their status, and a remote message is redacted', () => {
-    const error = mapClientError(new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, 'HTTP 500: s3cret leaked', { status: 500 }), ctx());
+    const error = mapClientError(
+      new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, 'HTTP 500: s3cret leaked', { status: 500 }),
+      ctx(),
+    );
     expect((error as MCPTransportError).httpStatus).toBe(500);
     expect(error.message).not.toMatch(/s3cret/);
   });

@@ -17,7 +17,16 @@ import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests
 
 const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const config = (roots: string[]) =>
-  StdioServerConfigSchema.parse({ id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs: 15_000, roots });
+  StdioServerConfigSchema.parse({
+    id: 'everything',
+    name: 'Everything',
+    transport: 'stdio',
+    command: process.execPath,
+    args: [entry, 'stdio'],
+    cwd: PROJECT_ROOT,
+    timeoutMs: 15_000,
+    roots,
+  });
 
 function textOf(result: { content: Array<{ type: string; text?: string }> }): string {
   return result.content.map((c) => c.text ?? '').join('\n');
@@ -25,7 +34,10 @@ function textOf(result: { content: Array<{ type: string; text?: string }> }): st
 
 describe('server-everything: elicitation, sampling and roots answered through the client', () => {
   const serverRequests = new ScriptedServerRequests();
-  const client = new MCPClient(config([join(PROJECT_ROOT, 'test')]), { secrets: new DefaultSecretResolver(), serverRequests });
+  const client = new MCPClient(config([join(PROJECT_ROOT, 'test')]), {
+    secrets: new DefaultSecretResolver(),
+    serverRequests,
+  });
 
   beforeAll(async () => {
     await client.initialize();
@@ -36,16 +48,26 @@ describe('server-everything: elicitation, sampling and roots answered through th
 
   it('offers the asking tools because the client declared it can answer them', async () => {
     const names = (await client.listTools()).map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['trigger-elicitation-request', 'trigger-url-elicitation', 'trigger-sampling-request', 'get-roots-list']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'trigger-elicitation-request',
+        'trigger-url-elicitation',
+        'trigger-sampling-request',
+        'get-roots-list',
+      ]),
+    );
   });
 
   it('elicitation: the form the server sent reaches the person; accepted values reach the tool', async () => {
     const call = client.callTool('trigger-elicitation-request', {});
     const asked = await serverRequests.next();
-    if (asked.kind !== 'elicitation' || asked.serverRequest.mode !== 'form') throw new Error(`expected a form elicitation, got ${asked.kind}`);
+    if (asked.kind !== 'elicitation' || asked.serverRequest.mode !== 'form')
+      throw new Error(`expected a form elicitation, got ${asked.kind}`);
     expect(asked.serverRequest.serverId).toBe('everything');
     expect(asked.serverRequest.requestedSchema.required).toEqual(['name']);
-    expect(Object.keys(asked.serverRequest.requestedSchema.properties)).toEqual(expect.arrayContaining(['name', 'email', 'untitledMultipleSelectEnum', 'titledSingleSelectEnum']));
+    expect(Object.keys(asked.serverRequest.requestedSchema.properties)).toEqual(
+      expect.arrayContaining(['name', 'email', 'untitledMultipleSelectEnum', 'titledSingleSelectEnum']),
+    );
     asked.answer({ action: 'accept', content: { name: 'Grace Hopper', check: true } });
     const text = textOf(await call);
     expect(text).toContain('- Name: Grace Hopper');
@@ -56,17 +78,25 @@ describe('server-everything: elicitation, sampling and roots answered through th
 
   it('URL elicitation by the error path (-32042): a coded error carrying the link to open, not a timeout; nobody is asked', async () => {
     const asked = serverRequests.received.length;
-    const error: unknown = await client.callTool('trigger-url-elicitation', { url: 'https://example.com/needs-consent', errorPath: true }).then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error: unknown = await client
+      .callTool('trigger-url-elicitation', { url: 'https://example.com/needs-consent', errorPath: true })
+      .then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
     expect(error).toBeInstanceOf(MCPUrlElicitationRequiredError);
     const refused = error as MCPUrlElicitationRequiredError;
     expect(refused.code).toBe('url_elicitation_required');
     expect(refused.details).toMatchObject({
       rpcCode: -32042,
       retryable: false,
-      links: [{ url: 'https://modelcontextprotocol.io/', host: 'modelcontextprotocol.io', message: 'Open this link to satisfy the prerequisite, then retry the request.' }],
+      links: [
+        {
+          url: 'https://modelcontextprotocol.io/',
+          host: 'modelcontextprotocol.io',
+          message: 'Open this link to satisfy the prerequisite, then retry the request.',
+        },
+      ],
     });
     expect(refused.message).toContain('needs you to open a link at modelcontextprotocol.io');
     expect(refused.message).toContain('it did not run it');
@@ -74,9 +104,16 @@ describe('server-everything: elicitation, sampling and roots answered through th
   });
 
   it('URL elicitation: a cancel reaches the tool', async () => {
-    const call = client.callTool('trigger-url-elicitation', { url: 'https://example.com/consent', message: 'Please consent' });
+    const call = client.callTool('trigger-url-elicitation', {
+      url: 'https://example.com/consent',
+      message: 'Please consent',
+    });
     const asked = await serverRequests.next();
-    expect(asked.serverRequest).toMatchObject({ mode: 'url', url: 'https://example.com/consent', message: 'Please consent' });
+    expect(asked.serverRequest).toMatchObject({
+      mode: 'url',
+      url: 'https://example.com/consent',
+      message: 'Please consent',
+    });
     if (asked.kind === 'elicitation') asked.answer({ action: 'cancel' });
     expect(textOf(await call)).toContain('User cancelled the URL elicitation');
   });
@@ -94,7 +131,9 @@ describe('server-everything: elicitation, sampling and roots answered through th
   });
 
   it('roots: the configured folder is listed, and an edit is picked up after list_changed', async () => {
-    expect(textOf(await client.callTool('get-roots-list', {}))).toContain(pathToFileURL(join(PROJECT_ROOT, 'test')).href);
+    expect(textOf(await client.callTool('get-roots-list', {}))).toContain(
+      pathToFileURL(join(PROJECT_ROOT, 'test')).href,
+    );
     await client.setRoots([join(PROJECT_ROOT, 'bench'), join(PROJECT_ROOT, 'shared')]);
     // The server re-lists on the notification; its tool shows what it holds.
     let text = '';

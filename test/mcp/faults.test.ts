@@ -97,7 +97,9 @@ describe('faults give a clear error within the deadline and leave other servers 
     expect(registry.tools().map((t) => `${t.serverId}/${t.name}`)).toEqual(['crashy/c_crash', 'healthy/echo']);
     // connecting → ready/error was published for each server.
     for (const id of ['healthy', 'missing', 'exits', 'garbage', 'silent']) {
-      const states = events.filter((e) => e.type === 'status' && e.serverId === id).map((e) => (e.type === 'status' ? e.status.state : ''));
+      const states = events
+        .filter((e) => e.type === 'status' && e.serverId === id)
+        .map((e) => (e.type === 'status' ? e.status.state : ''));
       expect(states[0]).toBe('connecting');
       expect(states.at(-1)).toBe(id === 'healthy' ? 'ready' : 'error');
     }
@@ -113,7 +115,9 @@ describe('faults give a clear error within the deadline and leave other servers 
     await expect(registry.callServerTool('crashy', 'c_crash', {})).rejects.toBeInstanceOf(MCPServerUnavailableError);
 
     // The healthy server was not affected.
-    expect(await callByName(registry, 'echo', { text: 'fine' })).toMatchObject({ content: [{ type: 'text', text: 'fine' }] });
+    expect(await callByName(registry, 'echo', { text: 'fine' })).toMatchObject({
+      content: [{ type: 'text', text: 'fine' }],
+    });
     expect(registry.status('healthy')).toEqual({ state: 'ready' });
   });
 

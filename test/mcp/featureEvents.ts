@@ -2,7 +2,10 @@
 import type { FeatureEvent, MCPToolRegistry } from '../../electron/mcp/registry.js';
 
 /** Resolves with the first feature event from now on that matches. */
-export function nextFeatureEvent(registry: MCPToolRegistry, match: (event: FeatureEvent) => boolean): Promise<FeatureEvent> {
+export function nextFeatureEvent(
+  registry: MCPToolRegistry,
+  match: (event: FeatureEvent) => boolean,
+): Promise<FeatureEvent> {
   return new Promise((resolve) => {
     const unsubscribe = registry.features.subscribe((event) => {
       if (!match(event)) return;

@@ -13,13 +13,20 @@ import { nextFeatureEvent } from './featureEvents.js';
 
 const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
-
 describe('resources, prompts and completion of server-everything (stdio)', () => {
   const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver() });
   const id = 'everything';
 
   beforeAll(async () => {
-    registry.addServer({ id, name: 'Everything', transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs: 15_000 });
+    registry.addServer({
+      id,
+      name: 'Everything',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [entry, 'stdio'],
+      cwd: PROJECT_ROOT,
+      timeoutMs: 15_000,
+    });
     const outcome = await registry.connect(id);
     expect(outcome.status).toEqual({ state: 'ready' });
   });
@@ -32,7 +39,10 @@ describe('resources, prompts and completion of server-everything (stdio)', () =>
     const uris = catalog.resources.items.map((r) => r.uri);
     expect(uris).toContain('demo://resource/static/document/features.md');
     expect(catalog.resources.truncated).toBe(false);
-    expect(catalog.templates.items.map((t) => t.uriTemplate).sort()).toEqual(['demo://resource/dynamic/blob/{resourceId}', 'demo://resource/dynamic/text/{resourceId}']);
+    expect(catalog.templates.items.map((t) => t.uriTemplate).sort()).toEqual([
+      'demo://resource/dynamic/blob/{resourceId}',
+      'demo://resource/dynamic/text/{resourceId}',
+    ]);
     expect(catalog.canSubscribe).toBe(true);
     expect(catalog.subscribed).toEqual([]);
   });
@@ -40,13 +50,18 @@ describe('resources, prompts and completion of server-everything (stdio)', () =>
   it('reads a text resource and a blob resource from a template', async () => {
     const text = await registry.features.read(id, 'demo://resource/static/document/features.md');
     expect(text.contents).toHaveLength(1);
-    expect(text.contents[0]).toMatchObject({ uri: 'demo://resource/static/document/features.md', mimeType: 'text/markdown' });
+    expect(text.contents[0]).toMatchObject({
+      uri: 'demo://resource/static/document/features.md',
+      mimeType: 'text/markdown',
+    });
     expect('text' in text.contents[0]! && text.contents[0].text.length).toBeGreaterThan(0);
 
     const blob = await registry.features.read(id, 'demo://resource/dynamic/blob/7');
     const content = blob.contents[0]!;
     expect('blob' in content).toBe(true);
-    expect(Buffer.from((content as { blob: string }).blob, 'base64').toString('utf8')).toMatch(/^Resource 7: This is a base64 blob/);
+    expect(Buffer.from((content as { blob: string }).blob, 'base64').toString('utf8')).toMatch(
+      /^Resource 7: This is a base64 blob/,
+    );
   });
 
   it('a subscription brings notifications/resources/updated for that resource; unsubscribing forgets it', async () => {
@@ -72,13 +87,24 @@ describe('resources, prompts and completion of server-everything (stdio)', () =>
       expect.objectContaining({ name: 'state' }),
     ]);
     const result = await registry.features.getPrompt(id, 'args-prompt', { city: 'Paris', state: 'Texas' });
-    expect(result.messages).toEqual([{ role: 'user', content: { type: 'text', text: "What's weather in Paris, Texas?" } }]);
-    const embedded = await registry.features.getPrompt(id, 'resource-prompt', { resourceType: 'Text', resourceId: '2' });
-    expect(embedded.messages[1]?.content).toMatchObject({ type: 'resource', resource: { uri: 'demo://resource/dynamic/text/2' } });
+    expect(result.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: "What's weather in Paris, Texas?" } },
+    ]);
+    const embedded = await registry.features.getPrompt(id, 'resource-prompt', {
+      resourceType: 'Text',
+      resourceId: '2',
+    });
+    expect(embedded.messages[1]?.content).toMatchObject({
+      type: 'resource',
+      resource: { uri: 'demo://resource/dynamic/text/2' },
+    });
   });
 
   it('completes a prompt argument (narrowed by the others) and a template variable', async () => {
-    const department = await registry.features.complete(id, { target: { type: 'prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'Ma' } });
+    const department = await registry.features.complete(id, {
+      target: { type: 'prompt', name: 'completable-prompt' },
+      argument: { name: 'department', value: 'Ma' },
+    });
     expect(department.values).toEqual(['Marketing']);
     const member = await registry.features.complete(id, {
       target: { type: 'prompt', name: 'completable-prompt' },
@@ -86,7 +112,10 @@ describe('resources, prompts and completion of server-everything (stdio)', () =>
       context: { department: 'Sales' },
     });
     expect(member.values).toEqual(['David', 'Eve', 'Frank']);
-    const variable = await registry.features.complete(id, { target: { type: 'resource', uriTemplate: 'demo://resource/dynamic/text/{resourceId}' }, argument: { name: 'resourceId', value: '12' } });
+    const variable = await registry.features.complete(id, {
+      target: { type: 'resource', uriTemplate: 'demo://resource/dynamic/text/{resourceId}' },
+      argument: { name: 'resourceId', value: '12' },
+    });
     expect(variable.values).toEqual(['12']);
   });
 
@@ -95,7 +124,11 @@ describe('resources, prompts and completion of server-everything (stdio)', () =>
     expect(before.resources.items.some((r) => r.uri === 'demo://resource/session/hello.txt.gz')).toBe(false);
     const changed = nextFeatureEvent(registry, (e) => e.type === 'resources' && e.serverId === id);
     // The tool registers a session resource, and the server sends notifications/resources/list_changed.
-    await registry.callServerTool(id, 'gzip-file-as-resource', { name: 'hello.txt.gz', data: 'data:text/plain;base64,aGVsbG8=', outputType: 'resourceLink' });
+    await registry.callServerTool(id, 'gzip-file-as-resource', {
+      name: 'hello.txt.gz',
+      data: 'data:text/plain;base64,aGVsbG8=',
+      outputType: 'resourceLink',
+    });
     await changed;
     // Already listed again: no refresh needed.
     const after = await registry.features.resources(id);

@@ -15,19 +15,23 @@ import { readEvents, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.
 import { nextFeatureEvent } from './featureEvents.js';
 import { nextStatus } from './statusEvents.js';
 
-
 describe('resources and prompts of the paged fixture server', () => {
   let scratch: ReturnType<typeof scratchDir>;
   let registry: MCPToolRegistry;
   const events = () => join(scratch.dir, 'events.jsonl');
   const add = async (id: string, env: Record<string, string> = {}): Promise<void> => {
-    registry.addServer(stdioFixtureConfig(id, { FIXTURE_EVENTS: events(), FIXTURE_FEATURES: '1', FIXTURE_TOOLS: 'echo,crash', ...env }));
+    registry.addServer(
+      stdioFixtureConfig(id, { FIXTURE_EVENTS: events(), FIXTURE_FEATURES: '1', FIXTURE_TOOLS: 'echo,crash', ...env }),
+    );
     expect((await registry.connect(id)).status).toEqual({ state: 'ready' });
   };
 
   beforeEach(() => {
     scratch = scratchDir();
-    registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), reconnect: { baseDelayMs: 50, maxDelayMs: 200 } });
+    registry = new MCPToolRegistry({
+      secrets: new DefaultSecretResolver(),
+      reconnect: { baseDelayMs: 50, maxDelayMs: 200 },
+    });
   });
   afterEach(async () => {
     await registry.close();
@@ -48,7 +52,8 @@ describe('resources and prompts of the paged fixture server', () => {
       'fixture://text/large',
     ]);
     expect(catalog.resources.truncated).toBe(false);
-    const pages = () => readEvents(events()).filter((e) => e.event === 'resources/list') as unknown as Array<{ cursor: string | null }>;
+    const pages = () =>
+      readEvents(events()).filter((e) => e.event === 'resources/list') as unknown as Array<{ cursor: string | null }>;
     expect(pages().map((p) => p.cursor)).toEqual([null, '2', '4', '6']);
     // Kept: asking again sends nothing; a refresh lists anew.
     await registry.features.resources('fx');
@@ -63,12 +68,17 @@ describe('resources and prompts of the paged fixture server', () => {
     expect(catalog.resources.items).toHaveLength(MAX_LISTED_ITEMS);
     expect(catalog.resources.truncated).toBe(true);
     // It stopped asking once the bound was reached (the rest was never requested).
-    expect(readEvents(events()).filter((e) => e.event === 'resources/list')).toHaveLength(Math.ceil(MAX_LISTED_ITEMS / 1000));
+    expect(readEvents(events()).filter((e) => e.event === 'resources/list')).toHaveLength(
+      Math.ceil(MAX_LISTED_ITEMS / 1000),
+    );
   });
 
   it('refuses a server that repeats its cursor instead of looping', async () => {
     await add('loop', { FIXTURE_CURSOR_LOOP: '1' });
-    await expect(registry.features.resources('loop')).rejects.toMatchObject({ code: 'protocol', message: expect.stringContaining('repeated the cursor') as string });
+    await expect(registry.features.resources('loop')).rejects.toMatchObject({
+      code: 'protocol',
+      message: expect.stringContaining('repeated the cursor') as string,
+    });
     expect(readEvents(events()).filter((e) => e.event === 'resources/list')).toHaveLength(2);
   });
 
@@ -95,31 +105,54 @@ describe('resources and prompts of the paged fixture server', () => {
     expect(new Set(subscribes.map((e) => e.pid)).size).toBe(2);
 
     const updated = nextFeatureEvent(registry, (e) => e.type === 'resource_updated');
-    expect(await callFixtureTool(registry, 'fx', 'touch', { uri: 'fixture://item/2' })).toBe('updated fixture://item/2');
+    expect(await callFixtureTool(registry, 'fx', 'touch', { uri: 'fixture://item/2' })).toBe(
+      'updated fixture://item/2',
+    );
     expect(await updated).toMatchObject({ serverId: 'fx', uri: 'fixture://item/2' });
 
     // Unsubscribing tells the server, which then has nobody to tell.
     expect(await registry.features.unsubscribeResource('fx', 'fixture://item/2')).toEqual([]);
     expect(readEvents(events()).filter((e) => e.event === 'resources/unsubscribe')).toHaveLength(1);
-    expect(await callFixtureTool(registry, 'fx', 'touch', { uri: 'fixture://item/2' })).toBe('nobody subscribed to fixture://item/2');
+    expect(await callFixtureTool(registry, 'fx', 'touch', { uri: 'fixture://item/2' })).toBe(
+      'nobody subscribed to fixture://item/2',
+    );
   });
 
   it('refuses by code what the server did not declare, and passes on the server’s own refusal', async () => {
     registry.addServer(stdioFixtureConfig('plain', { FIXTURE_TOOLS: 'echo' }));
     await registry.connect('plain');
     await expect(registry.features.prompts('plain')).rejects.toBeInstanceOf(MCPFeatureNotOfferedError);
-    await expect(registry.features.resources('plain')).rejects.toMatchObject({ code: 'not_offered', feature: 'resources' });
-    await expect(registry.features.complete('plain', { target: { type: 'prompt', name: 'x' }, argument: { name: 'a', value: '' } })).rejects.toMatchObject({ code: 'not_offered' });
+    await expect(registry.features.resources('plain')).rejects.toMatchObject({
+      code: 'not_offered',
+      feature: 'resources',
+    });
+    await expect(
+      registry.features.complete('plain', {
+        target: { type: 'prompt', name: 'x' },
+        argument: { name: 'a', value: '' },
+      }),
+    ).rejects.toMatchObject({ code: 'not_offered' });
 
     await add('fx');
-    await expect(registry.features.read('fx', 'fixture://nope')).rejects.toMatchObject({ code: 'remote', details: { rpcCode: -32002 } });
-    await expect(registry.features.getPrompt('fx', 'greet', {})).rejects.toMatchObject({ code: 'remote', details: { rpcCode: -32602 } });
+    await expect(registry.features.read('fx', 'fixture://nope')).rejects.toMatchObject({
+      code: 'remote',
+      details: { rpcCode: -32002 },
+    });
+    await expect(registry.features.getPrompt('fx', 'greet', {})).rejects.toMatchObject({
+      code: 'remote',
+      details: { rpcCode: -32602 },
+    });
     await expect(registry.features.resources('gone')).rejects.toMatchObject({ code: 'config' });
   });
 });
 
 /** Calls a fixture tool through the registry (its tools were listed when it connected); returns the text. */
-async function callFixtureTool(registry: MCPToolRegistry, serverId: string, name: string, args: Record<string, unknown>): Promise<string> {
+async function callFixtureTool(
+  registry: MCPToolRegistry,
+  serverId: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<string> {
   const result = await registry.callServerTool(serverId, name, args);
   const first = result.content[0] as { text?: string } | undefined;
   return first?.text ?? '';

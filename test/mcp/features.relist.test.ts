@@ -93,7 +93,10 @@ it('a change during a listing makes that listing run once more, never a second o
   });
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
 
-  registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), clientFactory: (config) => new InMemoryFeatureClient(config, server) });
+  registry = new MCPToolRegistry({
+    secrets: new DefaultSecretResolver(),
+    clientFactory: (config) => new InMemoryFeatureClient(config, server),
+  });
   registry.addServer({ id: 'mem', name: 'Memory', transport: 'stdio', command: 'unused' });
   await registry.connect('mem');
   const announced: FeatureEvent[] = [];
@@ -124,6 +127,10 @@ it('a change during a listing makes that listing run once more, never a second o
   // The held listing, then exactly one more; one announcement; the kept list is the last answer.
   expect(listCalls).toEqual([1, 2, 3]);
   expect(announced).toHaveLength(1);
-  expect((await registry.features.resources('mem')).resources.items.map((r) => r.uri)).toEqual(['mem://a', 'mem://b', 'mem://c']);
+  expect((await registry.features.resources('mem')).resources.items.map((r) => r.uri)).toEqual([
+    'mem://a',
+    'mem://b',
+    'mem://c',
+  ]);
   expect(listCalls).toHaveLength(3);
 });

@@ -39,7 +39,12 @@ describe('tools list_changed against a real server', () => {
     scratch = scratchDir();
     h = await buildHarness({ dir: scratch.dir });
     h.approver.answer = 'allow-once';
-    h.registry.addServer(stdioFixtureConfig('fx', { FIXTURE_EVENTS: join(scratch.dir, 'events.jsonl'), FIXTURE_TOOLS: 'echo,change_tools' }));
+    h.registry.addServer(
+      stdioFixtureConfig('fx', {
+        FIXTURE_EVENTS: join(scratch.dir, 'events.jsonl'),
+        FIXTURE_TOOLS: 'echo,change_tools',
+      }),
+    );
     await h.registry.discover();
   });
   afterEach(async () => {
@@ -56,13 +61,23 @@ describe('tools list_changed against a real server', () => {
     await changed;
 
     // Replaced wholesale: the added tool is in, the removed one is out.
-    expect(h.registry.allTools().map((t) => t.name).sort()).toEqual(['added_one', 'change_tools']);
+    expect(
+      h.registry
+        .allTools()
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['added_one', 'change_tools']);
     const outcome = await h.harness.executeTool('added_one', { text: 'hi' }, ids());
     expect(outcome.result.content).toEqual([{ type: 'text', text: 'added_one ran: hi' }]);
     await expect(h.registry.callServerTool('fx', 'echo', { text: 'gone' })).rejects.toBeInstanceOf(MCPUnknownToolError);
     expect(h.harness.listTools().some((t) => t.name === 'added_one' && t.serverId === 'fx')).toBe(true);
     expect(countEvents(join(scratch.dir, 'events.jsonl'), 'tools/list')).toBeGreaterThanOrEqual(2);
-    expect(h.registry.logOf('fx').all().some((l) => /tools changed: 2 tools now/.test(l.text))).toBe(true);
+    expect(
+      h.registry
+        .logOf('fx')
+        .all()
+        .some((l) => /tools changed: 2 tools now/.test(l.text)),
+    ).toBe(true);
   });
 });
 
@@ -106,7 +121,13 @@ describe('LiveLists', () => {
     const state = new RegistryState();
     const client = new ScriptedClient();
     const config = stdioFixtureConfig('fake');
-    state.entries.set('fake', { config, generation: 0, status: { state: 'ready' }, log: client.log, connection: { client, fingerprint: 'f', ready: Promise.resolve() } });
+    state.entries.set('fake', {
+      config,
+      generation: 0,
+      status: { state: 'ready' },
+      log: client.log,
+      connection: { client, fingerprint: 'f', ready: Promise.resolve() },
+    });
     let endDiscovery!: () => void;
     const discovery = new Promise<void>((resolve) => (endDiscovery = resolve));
     const live = new LiveLists(state, new CacheAccess(state, undefined), () => discovery);
@@ -138,7 +159,13 @@ describe('LiveLists', () => {
     const state = new RegistryState();
     const stale = new ScriptedClient();
     const current = new ScriptedClient();
-    state.entries.set('fake', { config: stdioFixtureConfig('fake'), generation: 0, status: { state: 'ready' }, log: current.log, connection: { client: current, fingerprint: 'f', ready: Promise.resolve() } });
+    state.entries.set('fake', {
+      config: stdioFixtureConfig('fake'),
+      generation: 0,
+      status: { state: 'ready' },
+      log: current.log,
+      connection: { client: current, fingerprint: 'f', ready: Promise.resolve() },
+    });
     const live = new LiveLists(state, new CacheAccess(state, undefined), () => undefined);
     live.watch(stale);
     stale.notify('tools');

@@ -3,9 +3,23 @@ import { toAnthropicTools, toOpenAITools } from '../../electron/mcp/llmAdapter.j
 import type { RegisteredTool } from '../../electron/mcp/registry.js';
 
 const tools: RegisteredTool[] = [
-  { name: 'echo', serverId: 'a', priority: 0, tool: { name: 'echo', description: 'Echoes.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } } },
+  {
+    name: 'echo',
+    serverId: 'a',
+    priority: 0,
+    tool: {
+      name: 'echo',
+      description: 'Echoes.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+  },
   { name: 'fs.read/file', serverId: 'b', priority: 0, tool: { name: 'fs.read/file', inputSchema: { type: 'object' } } },
-  { name: 'fs_read_file', serverId: 'c', priority: 0, tool: { name: 'fs_read_file', title: 'Read a file', inputSchema: { type: 'object' } } },
+  {
+    name: 'fs_read_file',
+    serverId: 'c',
+    priority: 0,
+    tool: { name: 'fs_read_file', title: 'Read a file', inputSchema: { type: 'object' } },
+  },
 ];
 
 describe('LLM adapter', () => {
@@ -13,7 +27,11 @@ describe('LLM adapter', () => {
     const { definitions, toolFor } = toOpenAITools(tools);
     expect(definitions[0]).toEqual({
       type: 'function',
-      function: { name: 'echo', description: 'Echoes.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+      function: {
+        name: 'echo',
+        description: 'Echoes.',
+        parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      },
     });
     expect(definitions.map((d) => d.function.name)).toEqual(['echo', 'fs_read_file', 'fs_read_file_2']);
     for (const d of definitions) expect(d.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
@@ -24,7 +42,11 @@ describe('LLM adapter', () => {
 
   it('produces Anthropic tools with input_schema and a description fallback', () => {
     const { definitions } = toAnthropicTools(tools);
-    expect(definitions[2]).toEqual({ name: 'fs_read_file_2', description: 'Read a file', input_schema: { type: 'object', properties: {} } });
+    expect(definitions[2]).toEqual({
+      name: 'fs_read_file_2',
+      description: 'Read a file',
+      input_schema: { type: 'object', properties: {} },
+    });
     expect(definitions[1]?.description).toBe('Tool fs.read/file of server b');
   });
 

@@ -44,9 +44,18 @@ describe('MCP logging', () => {
     events = join(scratch.dir, 'events.jsonl');
     registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(undefined, { MH_LEAKY: CREDENTIAL }) });
     registry.addServer(
-      stdioFixtureConfig('fx', {}, {
-        env: { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'log,echo', FIXTURE_ECHO_ENV: 'LEAKY', LEAKY: { secret: { source: 'env', name: 'MH_LEAKY' } } },
-      }),
+      stdioFixtureConfig(
+        'fx',
+        {},
+        {
+          env: {
+            FIXTURE_EVENTS: events,
+            FIXTURE_TOOLS: 'log,echo',
+            FIXTURE_ECHO_ENV: 'LEAKY',
+            LEAKY: { secret: { source: 'env', name: 'MH_LEAKY' } },
+          },
+        },
+      ),
     );
     await registry.discover();
   });
@@ -69,7 +78,11 @@ describe('MCP logging', () => {
     expect(lines.map((l) => l.level)).toEqual(['warning', 'error', 'critical', 'alert', 'emergency']);
     for (const line of lines) {
       expect(line.logger).toBe('fixture');
-      expect(JSON.parse(line.text)).toMatchObject({ level: line.level, data: 'disk almost full', credential: '[redacted]' });
+      expect(JSON.parse(line.text)).toMatchObject({
+        level: line.level,
+        data: 'disk almost full',
+        credential: '[redacted]',
+      });
     }
     const everything = JSON.stringify(log.all());
     expect(everything).not.toContain(CREDENTIAL);
@@ -80,7 +93,10 @@ describe('MCP logging', () => {
     await registry.setLogLevel('fx', 'error');
     await registry.connect('fx');
     await waitFor(() => readEvents(events).filter((e) => e.event === 'logging/setLevel').length === 2);
-    expect(readEvents(events).filter((e) => e.event === 'logging/setLevel')).toMatchObject([{ level: 'error' }, { level: 'error' }]);
+    expect(readEvents(events).filter((e) => e.event === 'logging/setLevel')).toMatchObject([
+      { level: 'error' },
+      { level: 'error' },
+    ]);
     expect(registry.logLevel('fx')).toBe('error');
 
     const messages = nextMessages(registry.logOf('fx'), 4);
@@ -106,7 +122,11 @@ describe('LogBuffer messages', () => {
     log.redact([new SecretValue('hunter2-secret')]);
     log.message({ level: 'info', logger: 'db', data: 'first' });
     log.appendChunk('a stderr line\n');
-    log.message({ level: 'error', logger: 'auth hunter2-secret', data: { password: 'hunter2-secret', note: 'x'.repeat(100) } });
+    log.message({
+      level: 'error',
+      logger: 'auth hunter2-secret',
+      data: { password: 'hunter2-secret', note: 'x'.repeat(100) },
+    });
     log.message({ level: 'debug', data: 42 });
     const lines = log.all();
     expect(lines).toHaveLength(3); // the oldest fell off

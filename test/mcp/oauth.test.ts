@@ -55,22 +55,43 @@ async function start(options: OAuthFixtureOptions = {}): Promise<OAuthFixture> {
 }
 
 function oauthConfig(url: string, auth: Partial<OAuthServerConfig['auth']> = {}): OAuthServerConfig {
-  return HttpServerConfigSchema.parse({ id: 'notes', name: 'Notes', uid: 'uid-notes-1', transport: 'streamable_http', url, timeoutMs: 10_000, auth: { kind: 'oauth', ...auth } }) as OAuthServerConfig;
+  return HttpServerConfigSchema.parse({
+    id: 'notes',
+    name: 'Notes',
+    uid: 'uid-notes-1',
+    transport: 'streamable_http',
+    url,
+    timeoutMs: 10_000,
+    auth: { kind: 'oauth', ...auth },
+  }) as OAuthServerConfig;
 }
 
 function session(config: OAuthServerConfig): OAuthSession {
-  const created = new OAuthSession({ config, credentials: new OAuthCredentials(store, keyOf), secrets: new DefaultSecretResolver(store), open: (url) => browser.open(url), signInTimeoutMs: 10_000 });
+  const created = new OAuthSession({
+    config,
+    credentials: new OAuthCredentials(store, keyOf),
+    secrets: new DefaultSecretResolver(store),
+    open: (url) => browser.open(url),
+    signInTimeoutMs: 10_000,
+  });
   sessions.push(created);
   return created;
 }
 
 function client(config: HttpServerConfig, oauth?: OAuthSession, log = new LogBuffer()): MCPClient {
-  const created = new MCPClient(config, { secrets: new DefaultSecretResolver(store), log, ...(oauth ? { oauth } : {}) });
+  const created = new MCPClient(config, {
+    secrets: new DefaultSecretResolver(store),
+    log,
+    ...(oauth ? { oauth } : {}),
+  });
   clients.push(created);
   return created;
 }
 
-async function signIn(config: OAuthServerConfig, oauth = session(config)): Promise<{ oauth: OAuthSession; mcp: MCPClient }> {
+async function signIn(
+  config: OAuthServerConfig,
+  oauth = session(config),
+): Promise<{ oauth: OAuthSession; mcp: MCPClient }> {
   await oauth.beginInteractive();
   const mcp = client(config, oauth);
   await mcp.initialize();
@@ -79,9 +100,13 @@ async function signIn(config: OAuthServerConfig, oauth = session(config)): Promi
 }
 
 function storedTokens(): { tokens: { access_token: string; refresh_token?: string; scope?: string } } | undefined {
-  const file = JSON.parse(readFileSync(join(scratch.dir, 'secrets.json'), 'utf8')) as { secrets: Record<string, string> };
+  const file = JSON.parse(readFileSync(join(scratch.dir, 'secrets.json'), 'utf8')) as {
+    secrets: Record<string, string>;
+  };
   const raw = file.secrets[keyOf('notes', 'tokens')];
-  return raw ? (JSON.parse(raw) as { tokens: { access_token: string; refresh_token?: string; scope?: string } }) : undefined;
+  return raw
+    ? (JSON.parse(raw) as { tokens: { access_token: string; refresh_token?: string; scope?: string } })
+    : undefined;
 }
 
 /** Sends raw bytes of an HTTP request; resolves with the response's status line. */
@@ -108,7 +133,9 @@ describe('browser sign-in', () => {
 
     expect(as.registrations).toHaveLength(1);
     expect(as.registrations[0]?.redirect_uris[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-    expect(as.authorizations).toEqual([expect.objectContaining({ scopes: ['mcp:read'], resource: as.url, hasState: true })]);
+    expect(as.authorizations).toEqual([
+      expect.objectContaining({ scopes: ['mcp:read'], resource: as.url, hasState: true }),
+    ]);
     expect(browser.opened).toHaveLength(1);
     const opened = new URL(browser.opened[0] ?? '');
     expect(opened.searchParams.get('code_challenge_method')).toBe('S256');
@@ -136,8 +163,17 @@ describe('browser sign-in', () => {
       await new Promise((resolve) => setImmediate(resolve));
       expect(settled).toBe(false);
       // Nor do a foreign Host or a request target that is not a URL end or complete anything.
-      expect((await rawRequest(listener.port, 'GET /callback?code=x&state=the-real-state HTTP/1.1\r\nHost: evil.example.com\r\n\r\n')).split(' ')[1]).toBe('404');
-      expect(await rawRequest(listener.port, 'GET http://[::1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 4\d\d/);
+      expect(
+        (
+          await rawRequest(
+            listener.port,
+            'GET /callback?code=x&state=the-real-state HTTP/1.1\r\nHost: evil.example.com\r\n\r\n',
+          )
+        ).split(' ')[1],
+      ).toBe('404');
+      expect(await rawRequest(listener.port, 'GET http://[::1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatch(
+        /^HTTP\/1\.1 4\d\d/,
+      );
       const real = await fetch(`${listener.redirectUrl}?code=good&state=the-real-state`);
       expect(real.status).toBe(200);
       await expect(outcome).resolves.toEqual({ code: 'good' });
@@ -152,7 +188,9 @@ describe('browser sign-in', () => {
     const config = oauthConfig(as.url);
     const oauth = session(config);
     await oauth.beginInteractive();
-    const error = await client(config, oauth).initialize().catch((e: unknown) => e);
+    const error = await client(config, oauth)
+      .initialize()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPOAuthError);
     return { as, error: error as MCPOAuthError };
   }
@@ -168,7 +206,9 @@ describe('browser sign-in', () => {
     const config = oauthConfig(as.url);
     const oauth = session(config);
     await oauth.beginInteractive();
-    const error = await client(config, oauth).initialize().catch((e: unknown) => e);
+    const error = await client(config, oauth)
+      .initialize()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPOAuthError);
     expect((error as MCPOAuthError).details.oauth).toEqual({ reason: 'issuer_mismatch' });
     expect(as.authorizations).toHaveLength(1);
@@ -199,7 +239,9 @@ describe('without a person', () => {
   it('a server never signed in says "sign in": nothing is registered and no browser opens', async () => {
     const as = await start();
     const config = oauthConfig(as.url);
-    const error = await client(config, session(config)).initialize().catch((e: unknown) => e);
+    const error = await client(config, session(config))
+      .initialize()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPSignInRequiredError);
     expect((error as MCPSignInRequiredError).details.oauth).toEqual({ reason: 'no_token' });
     expect(as.registrations).toEqual([]);
@@ -231,10 +273,18 @@ describe('without a person', () => {
     const config = oauthConfig(as.url);
     const { oauth } = await signIn(config);
     const stored = storedTokens()?.tokens;
-    const body = (): URLSearchParams => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: stored?.refresh_token ?? '', client_id: as.registrations[0]?.client_id ?? '' });
+    const body = (): URLSearchParams =>
+      new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: stored?.refresh_token ?? '',
+        client_id: as.registrations[0]?.client_id ?? '',
+      });
     const refreshFetch = oauth.coalescingFetch(fetch);
     // Two requests refused at once each run the SDK's auth(): both refresh with the same token.
-    const answers = await Promise.all([refreshFetch(`${as.issuer}/token`, { method: 'POST', body: body() }), refreshFetch(`${as.issuer}/token`, { method: 'POST', body: body() })]);
+    const answers = await Promise.all([
+      refreshFetch(`${as.issuer}/token`, { method: 'POST', body: body() }),
+      refreshFetch(`${as.issuer}/token`, { method: 'POST', body: body() }),
+    ]);
     const tokens = (await Promise.all(answers.map((a) => a.json()))) as Array<{ access_token: string }>;
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
     expect(tokens[0]?.access_token).toBe(tokens[1]?.access_token);
@@ -248,7 +298,10 @@ describe('without a person', () => {
 
     const error = await mcp.callTool('write_note', { text: 'hello' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPSignInRequiredError);
-    expect((error as MCPSignInRequiredError).details.oauth).toEqual({ reason: 'insufficient_scope', scope: 'mcp:read mcp:write' });
+    expect((error as MCPSignInRequiredError).details.oauth).toEqual({
+      reason: 'insufficient_scope',
+      scope: 'mcp:read mcp:write',
+    });
     expect(as.notes).toEqual([]);
     expect((await oauth.view()).requiredScope).toBe('mcp:read mcp:write');
 
@@ -288,7 +341,9 @@ describe('sign-out and bindings', () => {
     await oauth.signOut();
     expect(storedTokens()).toBeUndefined();
     expect((await oauth.view()).signedIn).toBe(false);
-    const error = await client(config, oauth).initialize().catch((e: unknown) => e);
+    const error = await client(config, oauth)
+      .initialize()
+      .catch((e: unknown) => e);
     expect((error as MCPSignInRequiredError).details.oauth).toEqual({ reason: 'signed_out' });
   });
 
@@ -312,8 +367,16 @@ describe('sign-out and bindings', () => {
 describe('a server that is not set up for OAuth', () => {
   it('a 401 with an OAuth challenge says "sign in", typed', async () => {
     const as = await start();
-    const config = HttpServerConfigSchema.parse({ id: 'plain', name: 'Plain', transport: 'streamable_http', url: as.url, timeoutMs: 10_000 });
-    const error = await client(config).initialize().catch((e: unknown) => e);
+    const config = HttpServerConfigSchema.parse({
+      id: 'plain',
+      name: 'Plain',
+      transport: 'streamable_http',
+      url: as.url,
+      timeoutMs: 10_000,
+    });
+    const error = await client(config)
+      .initialize()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPSignInRequiredError);
     expect((error as MCPSignInRequiredError).details.oauth).toEqual({ reason: 'not_configured' });
   });
@@ -321,8 +384,16 @@ describe('a server that is not set up for OAuth', () => {
   it('a 401 without one still says the token was refused', async () => {
     const plain = await startHttpFixture({ token: 'right' });
     try {
-      const config = HttpServerConfigSchema.parse({ id: 'plain', name: 'Plain', transport: 'streamable_http', url: plain.url, timeoutMs: 10_000 });
-      const error = await client(config).initialize().catch((e: unknown) => e);
+      const config = HttpServerConfigSchema.parse({
+        id: 'plain',
+        name: 'Plain',
+        transport: 'streamable_http',
+        url: plain.url,
+        timeoutMs: 10_000,
+      });
+      const error = await client(config)
+        .initialize()
+        .catch((e: unknown) => e);
       expect((error as { code?: string }).code).toBe('auth');
     } finally {
       await plain.close();

@@ -25,7 +25,10 @@ describe('a result larger than the limit', () => {
 
   beforeEach(async () => {
     scratch = scratchDir();
-    h = await buildHarness({ dir: scratch.dir, registry: { reconnect: { baseDelayMs: 50, maxDelayMs: 200, random: () => 1 } } });
+    h = await buildHarness({
+      dir: scratch.dir,
+      registry: { reconnect: { baseDelayMs: 50, maxDelayMs: 200, random: () => 1 } },
+    });
     h.approver.answer = 'allow-once';
   });
   afterEach(async () => {
@@ -42,7 +45,9 @@ describe('a result larger than the limit', () => {
     const statuses = recordStatuses(h.registry, config.id);
     const back = nextStatus(h.registry, config.id, (s) => s.state === 'ready');
 
-    const error: unknown = await h.harness.executeTool('big', { mb: 20 }, { ...USER, callId: `${config.id}-big-1` }).catch((e: unknown) => e);
+    const error: unknown = await h.harness
+      .executeTool('big', { mb: 20 }, { ...USER, callId: `${config.id}-big-1` })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPResultTooLargeError);
     const tooLarge = error as MCPResultTooLargeError;
     expect(tooLarge.code).toBe('result_too_large');
@@ -60,8 +65,17 @@ describe('a result larger than the limit', () => {
     await back;
     expect(statuses.map((s) => s.state)).toEqual(expect.arrayContaining(['reconnecting', 'connecting', 'ready']));
     expect(statuses.find((s) => s.state === 'reconnecting')).toMatchObject({ attempt: 1, code: 'result_too_large' });
-    expect(h.registry.allTools().filter((t) => t.serverId === config.id).map((t) => t.name)).toEqual(expect.arrayContaining(['big', 'echo']));
-    const after = await h.harness.executeTool('echo', { text: 'still here' }, { ...USER, callId: `${config.id}-echo-1` });
+    expect(
+      h.registry
+        .allTools()
+        .filter((t) => t.serverId === config.id)
+        .map((t) => t.name),
+    ).toEqual(expect.arrayContaining(['big', 'echo']));
+    const after = await h.harness.executeTool(
+      'echo',
+      { text: 'still here' },
+      { ...USER, callId: `${config.id}-echo-1` },
+    );
     expect(after.result.content).toEqual([{ type: 'text', text: 'still here' }]);
 
     // A result under the limit passes whole.
@@ -78,7 +92,9 @@ describe('a result larger than the limit', () => {
 
   it('over Streamable HTTP: result_too_large, recorded, and the session is renewed', async () => {
     http = await startHttpFixture({ tools: ['echo', 'big'] });
-    await expectTooLargeThenBack(ServerConfigSchema.parse({ id: 'remote', name: 'Remote', transport: 'http', url: http.url, timeoutMs: 10_000 }));
+    await expectTooLargeThenBack(
+      ServerConfigSchema.parse({ id: 'remote', name: 'Remote', transport: 'http', url: http.url, timeoutMs: 10_000 }),
+    );
     expect(http.methodCounts.get('initialize')).toBe(2);
   });
 });

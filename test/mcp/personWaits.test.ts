@@ -18,7 +18,12 @@ import type { ServerConfig } from '../../shared/serverConfig.js';
 import { scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
 import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
 import type { ModernHttpFixture } from '../doubles/servers/eraPeers.js';
-import { buildModernFixture, modernHttpConfig, modernStdioConfig, startModernHttp } from '../doubles/servers/eraPeers.js';
+import {
+  buildModernFixture,
+  modernHttpConfig,
+  modernStdioConfig,
+  startModernHttp,
+} from '../doubles/servers/eraPeers.js';
 
 /** The server's deadline in these tests: short, so the window passes while the person is asked. */
 const SERVER_WINDOW_MS = 300;
@@ -38,7 +43,9 @@ async function connect(config: ServerConfig, serverRequests: ScriptedServerReque
 
 /** Resolves once a call started now, with the server's deadline, has timed out: the window has passed. */
 async function windowPassed(client: MCPClient, slowTool: string): Promise<void> {
-  await expect(client.callTool(slowTool, { ms: 60_000 }, { timeoutMs: SERVER_WINDOW_MS })).rejects.toBeInstanceOf(MCPRequestTimeout);
+  await expect(client.callTool(slowTool, { ms: 60_000 }, { timeoutMs: SERVER_WINDOW_MS })).rejects.toBeInstanceOf(
+    MCPRequestTimeout,
+  );
 }
 
 beforeAll(async () => {
@@ -58,7 +65,11 @@ afterEach(async () => {
 
 describe('2025 era: the server asks with its own request during the call (stdio)', () => {
   function legacy(): ServerConfig {
-    return stdioFixtureConfig('legacy-person', { FIXTURE_TOOLS: 'ask_form,sample,slow', FIXTURE_EVENTS: join(scratch.dir, 'events.jsonl') }, { timeoutMs: SERVER_WINDOW_MS });
+    return stdioFixtureConfig(
+      'legacy-person',
+      { FIXTURE_TOOLS: 'ask_form,sample,slow', FIXTURE_EVENTS: join(scratch.dir, 'events.jsonl') },
+      { timeoutMs: SERVER_WINDOW_MS },
+    );
   }
 
   it("the call survives a person answering after the server's timeout window", async () => {
@@ -82,14 +93,20 @@ describe('2025 era: the server asks with its own request during the call (stdio)
     await windowPassed(client, 'slow');
     if (serverRequest.kind !== 'sampling') throw new Error('expected a sampling request');
     serverRequest.answer({ action: 'respond', text: 'hi', model: 'human' });
-    expect((await call).structuredContent).toMatchObject({ answer: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'human' } });
+    expect((await call).structuredContent).toMatchObject({
+      answer: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'human' },
+    });
   });
 
   it('the call ending closes its question, saying the call ended', async () => {
     const person = new ScriptedServerRequests();
     const client = await connect(legacy(), person);
     const controller = new AbortController();
-    const call = client.callTool('ask_form', { message: 'Your name?', requestedSchema: FORM }, { signal: controller.signal });
+    const call = client.callTool(
+      'ask_form',
+      { message: 'Your name?', requestedSchema: FORM },
+      { signal: controller.signal },
+    );
     const serverRequest = await person.next();
     controller.abort();
     await expect(call).rejects.toBeInstanceOf(MCPRequestCancelled);
@@ -101,8 +118,18 @@ describe('2025 era: the server asks with its own request during the call (stdio)
 describe('2026-07-28 era: the call asks through its input_required rounds', () => {
   // The call's total may be shorter than the person's answer: the total pauses while they answer.
   const peers = {
-    stdio: (): ServerConfig => modernStdioConfig('modern-person', 'modern', {}, { timeoutMs: SERVER_WINDOW_MS, maxTotalTimeoutMs: SERVER_WINDOW_MS }),
-    http: (): ServerConfig => modernHttpConfig('modern-person-http', http, 'modern', { timeoutMs: SERVER_WINDOW_MS, maxTotalTimeoutMs: SERVER_WINDOW_MS }),
+    stdio: (): ServerConfig =>
+      modernStdioConfig(
+        'modern-person',
+        'modern',
+        {},
+        { timeoutMs: SERVER_WINDOW_MS, maxTotalTimeoutMs: SERVER_WINDOW_MS },
+      ),
+    http: (): ServerConfig =>
+      modernHttpConfig('modern-person-http', http, 'modern', {
+        timeoutMs: SERVER_WINDOW_MS,
+        maxTotalTimeoutMs: SERVER_WINDOW_MS,
+      }),
   };
 
   for (const [transport, config] of Object.entries(peers)) {

@@ -26,9 +26,13 @@ describe('automatic reconnection', () => {
 
   async function withServers(ids: string[], baseDelayMs = 100): Promise<void> {
     // random 1: every delay is exactly the capped exponential, so equal attempts fire in order.
-    h = await buildHarness({ dir: scratch.dir, registry: { reconnect: { baseDelayMs, maxDelayMs: Math.max(1_000, baseDelayMs), random: () => 1 } } });
+    h = await buildHarness({
+      dir: scratch.dir,
+      registry: { reconnect: { baseDelayMs, maxDelayMs: Math.max(1_000, baseDelayMs), random: () => 1 } },
+    });
     h.approver.answer = 'allow-once';
-    for (const id of ids) h.registry.addServer(stdioFixtureConfig(id, { FIXTURE_EVENTS: eventsOf(id) }, { timeoutMs: 10_000 }));
+    for (const id of ids)
+      h.registry.addServer(stdioFixtureConfig(id, { FIXTURE_EVENTS: eventsOf(id) }, { timeoutMs: 10_000 }));
     await h.registry.discover();
   }
 
@@ -63,7 +67,11 @@ describe('automatic reconnection', () => {
     expect(outcome.result.content).toEqual([{ type: 'text', text: 'again' }]);
     expect(outcome.attempts).toBe(1);
     // Two processes: the one that died and the one that answered.
-    const pids = new Set(readEvents(eventsOf('fx')).filter((e) => e.event === 'initialize').map((e) => e.pid));
+    const pids = new Set(
+      readEvents(eventsOf('fx'))
+        .filter((e) => e.event === 'initialize')
+        .map((e) => e.pid),
+    );
     expect(pids.size).toBe(2);
   });
 
@@ -81,7 +89,9 @@ describe('automatic reconnection', () => {
     const trace = h.tracer.getTrace(outcome.traceId);
     const retry = trace?.events.find((e) => e.type === 'retry_scheduled');
     expect(retry?.data).toMatchObject({ nextAttempt: 2, waitForServerMs: 10_000 });
-    expect(trace?.events.filter((e) => e.type === 'attempt_finished').map((e) => (e.data as { outcome: string }).outcome)).toEqual(['error', 'ok']);
+    expect(
+      trace?.events.filter((e) => e.type === 'attempt_finished').map((e) => (e.data as { outcome: string }).outcome),
+    ).toEqual(['error', 'ok']);
     expect(countEvents(eventsOf('fx'), 'tools/call')).toBe(2); // the crash, then the echo: the refused attempt never reached a server
   });
 
@@ -97,7 +107,11 @@ describe('automatic reconnection', () => {
     await h.registry.updateServer({ ...config, enabled: false });
     await h.registry.removeServer('gone');
     await h.registry.disconnect('cut');
-    const after = { off: recordStatuses(h.registry, 'off'), gone: recordStatuses(h.registry, 'gone'), cut: recordStatuses(h.registry, 'cut') };
+    const after = {
+      off: recordStatuses(h.registry, 'off'),
+      gone: recordStatuses(h.registry, 'gone'),
+      cut: recordStatuses(h.registry, 'cut'),
+    };
     await expect(h.registry.whenReady('off', { timeoutMs: 10_000 })).rejects.toThrow(/disabled/);
     await expect(h.registry.whenReady('cut', { timeoutMs: 10_000 })).rejects.toThrow(/not connected/);
 
@@ -116,9 +130,14 @@ describe('automatic reconnection', () => {
 
   it('an HTTP server that went away and came back on the same port: a call meanwhile waits and succeeds', async () => {
     http = await startHttpFixture();
-    h = await buildHarness({ dir: scratch.dir, registry: { reconnect: { baseDelayMs: 100, maxDelayMs: 400, random: () => 1 } } });
+    h = await buildHarness({
+      dir: scratch.dir,
+      registry: { reconnect: { baseDelayMs: 100, maxDelayMs: 400, random: () => 1 } },
+    });
     h.approver.answer = 'allow-once';
-    h.registry.addServer(ServerConfigSchema.parse({ id: 'remote', name: 'Remote', transport: 'http', url: http.url, timeoutMs: 20_000 }));
+    h.registry.addServer(
+      ServerConfigSchema.parse({ id: 'remote', name: 'Remote', transport: 'http', url: http.url, timeoutMs: 20_000 }),
+    );
     await h.registry.discover();
     expect(h.registry.status('remote')).toEqual({ state: 'ready' });
     const reconnecting = nextStatus(h.registry, 'remote', (s) => s.state === 'reconnecting');

@@ -49,7 +49,9 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
       ['echo', 'here'],
     ]);
     expect(registry.negotiated('remote')?.serverInfo.name).toBe('fixture-http');
-    expect(await callByName(registry, 'echo', { text: 'hi' }, { agentId: 'gui' })).toMatchObject({ content: [{ text: 'hi' }] });
+    expect(await callByName(registry, 'echo', { text: 'hi' }, { agentId: 'gui' })).toMatchObject({
+      content: [{ text: 'hi' }],
+    });
     await callByName(registry, 'append', { line: 'remote-side-effect' });
     expect(http.sideEffects).toEqual(['remote-side-effect']);
     expect(() => callByName(registry, 'nope', {})).toThrow(MCPUnknownToolError);
@@ -74,7 +76,8 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
     // starts every server at once lets all four receive initialize while the gate is shut.
     const gate = join(scratch.dir, 'gate');
     const ids = ['p1', 'p2', 'p3', 'p4'];
-    for (const id of ids) registry.addServer(fixture(id, { FIXTURE_TOOLS: 'echo', FIXTURE_PREFIX: `${id}_`, FIXTURE_INIT_GATE: gate }));
+    for (const id of ids)
+      registry.addServer(fixture(id, { FIXTURE_TOOLS: 'echo', FIXTURE_PREFIX: `${id}_`, FIXTURE_INIT_GATE: gate }));
     const discovery = registry.discover();
     await waitFor(() => ids.every((id) => countEvents(eventsOf(id), 'initialize') === 1), 20_000);
     writeFileSync(gate, '');
@@ -99,7 +102,13 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
   it('an HTTP server restarted with fewer tools loses them on rediscovery', async () => {
     http = await startHttpFixture({ token: TOKEN });
     const port = http.port;
-    registry.addServer({ id: 'web', name: 'Web', transport: 'streamable_http', url: http.url, auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TOKEN' } } });
+    registry.addServer({
+      id: 'web',
+      name: 'Web',
+      transport: 'streamable_http',
+      url: http.url,
+      auth: { kind: 'bearer', token: { source: 'env', name: 'MH_TOKEN' } },
+    });
     await registry.discover();
     expect(registry.tools().map((t) => t.name)).toEqual(['append', 'echo', 'slow']);
     await http.close();
@@ -167,7 +176,10 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
     registry.addServer(fixture('edit', { FIXTURE_TOOLS: 'echo' }));
     await registry.discover();
     const firstPid = readEvents(eventsOf('edit'))[0]?.pid;
-    await registry.updateServer({ ...registry.server('edit'), env: { FIXTURE_EVENTS: eventsOf('edit'), FIXTURE_NAME: 'edit', FIXTURE_TOOLS: 'echo,append' } });
+    await registry.updateServer({
+      ...registry.server('edit'),
+      env: { FIXTURE_EVENTS: eventsOf('edit'), FIXTURE_NAME: 'edit', FIXTURE_TOOLS: 'echo,append' },
+    });
     expect(registry.status('edit')).toEqual({ state: 'idle' });
     expect(registry.tools()).toEqual([]);
     await registry.discover();
@@ -198,7 +210,9 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
     registry.addServer(fixture('c1', { FIXTURE_TOOLS: 'echo' }));
     registry.addServer(fixture('c2', { FIXTURE_TOOLS: 'append' }));
     await registry.discover();
-    const pids = readEvents(eventsOf('c1')).concat(readEvents(eventsOf('c2'))).map((e) => e.pid);
+    const pids = readEvents(eventsOf('c1'))
+      .concat(readEvents(eventsOf('c2')))
+      .map((e) => e.pid);
     await Promise.all([registry.close(), registry.close()]);
     expect(registry.status('c1')).toEqual({ state: 'closed' });
     for (const pid of pids) expect(isAlive(pid)).toBe(false);

@@ -22,7 +22,13 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
 
   /** A fresh registry and cache over the same folder: what an app restart looks like. */
   function restartApp(): MCPToolRegistry {
-    const cache = new ToolSchemaCache({ dir: cacheDir, ttlMs: HOUR, now: () => clock, onWarning: (m) => warnings.push(m), onDamaged: (w) => damaged.push(w) });
+    const cache = new ToolSchemaCache({
+      dir: cacheDir,
+      ttlMs: HOUR,
+      now: () => clock,
+      onWarning: (m) => warnings.push(m),
+      onDamaged: (w) => damaged.push(w),
+    });
     const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), cache });
     registries.push(registry);
     registry.addServer(stdioFixtureConfig('cached', { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo,append' }));
@@ -85,7 +91,10 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
   it('an edited server is not served stale tools', async () => {
     await restartApp().discover();
     const registry = restartApp();
-    await registry.updateServer({ ...registry.server('cached'), env: { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo' } });
+    await registry.updateServer({
+      ...registry.server('cached'),
+      env: { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo' },
+    });
     const result = await registry.discover();
     expect(result.servers.cached?.source).toBe('live');
     expect(registry.tools().map((t) => t.name)).toEqual(['echo']);
@@ -100,7 +109,15 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
     const result = await registry.discover();
     expect(result.servers.cached?.source).toBe('live');
     expect(registry.tools().map((t) => t.name)).toEqual(['append', 'echo']);
-    expect(damaged).toEqual([{ code: 'file_damaged', file: join(cacheDir, 'cached.tools.json'), movedTo: expect.stringMatching(/cached\.tools\.json\.corrupt-/), lost: 'tool_cache', problem: 'not_json' }]);
+    expect(damaged).toEqual([
+      {
+        code: 'file_damaged',
+        file: join(cacheDir, 'cached.tools.json'),
+        movedTo: expect.stringMatching(/cached\.tools\.json\.corrupt-/),
+        lost: 'tool_cache',
+        problem: 'not_json',
+      },
+    ]);
     // The damaged bytes are kept beside the new file, never silently overwritten.
     expect(readFileSync(damaged[0]?.movedTo ?? '', 'utf8')).toBe('{"format":1, "tools": [truncated');
     const rewritten = JSON.parse(readFileSync(join(cacheDir, file ?? ''), 'utf8')) as { tools: unknown[] };
@@ -113,10 +130,19 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
   it('a cache file of the wrong shape is a miss, not a crash', async () => {
     const cache = new ToolSchemaCache({ dir: cacheDir, onWarning: (m) => warnings.push(m) });
     await cache.set('x', 'fp', [{ name: 'a', inputSchema: { type: 'object' } }]);
-    writeFileSync(join(cacheDir, 'x.tools.json'), JSON.stringify({ format: 1, serverId: 'x', fingerprint: 'fp', fetchedAt: 1, tools: [{ nope: true }] }));
-    const fresh = new ToolSchemaCache({ dir: cacheDir, onWarning: (m) => warnings.push(m), onDamaged: (w) => damaged.push(w) });
+    writeFileSync(
+      join(cacheDir, 'x.tools.json'),
+      JSON.stringify({ format: 1, serverId: 'x', fingerprint: 'fp', fetchedAt: 1, tools: [{ nope: true }] }),
+    );
+    const fresh = new ToolSchemaCache({
+      dir: cacheDir,
+      onWarning: (m) => warnings.push(m),
+      onDamaged: (w) => damaged.push(w),
+    });
     expect(await fresh.get('x', 'fp')).toBeUndefined();
-    expect(damaged).toMatchObject([{ code: 'file_damaged', file: join(cacheDir, 'x.tools.json'), lost: 'tool_cache', problem: 'invalid_content' }]);
+    expect(damaged).toMatchObject([
+      { code: 'file_damaged', file: join(cacheDir, 'x.tools.json'), lost: 'tool_cache', problem: 'invalid_content' },
+    ]);
     expect(await fresh.get('missing', 'fp')).toBeUndefined();
   });
 
@@ -125,7 +151,10 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
     writeFileSync(toolsFile, 'echo');
     const config = stdioFixtureConfig('flaky', { FIXTURE_EVENTS: events, FIXTURE_TOOLS_FILE: toolsFile });
     const start = (): MCPToolRegistry => {
-      const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), cache: new ToolSchemaCache({ dir: cacheDir, ttlMs: HOUR, now: () => clock }) });
+      const registry = new MCPToolRegistry({
+        secrets: new DefaultSecretResolver(),
+        cache: new ToolSchemaCache({ dir: cacheDir, ttlMs: HOUR, now: () => clock }),
+      });
       registries.push(registry);
       registry.addServer(config);
       return registry;

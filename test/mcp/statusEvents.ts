@@ -2,11 +2,20 @@
 import type { MCPToolRegistry, ServerStatus } from '../../electron/mcp/registry.js';
 
 /** Resolves with the first status of `serverId` from now on that matches (rejects after `timeoutMs`, a safety net). */
-export function nextStatus(registry: MCPToolRegistry, serverId: string, match: (status: ServerStatus) => boolean, timeoutMs = 20_000): Promise<ServerStatus> {
+export function nextStatus(
+  registry: MCPToolRegistry,
+  serverId: string,
+  match: (status: ServerStatus) => boolean,
+  timeoutMs = 20_000,
+): Promise<ServerStatus> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       unsubscribe();
-      reject(new Error(`no matching status of "${serverId}" within ${timeoutMs} ms (last: ${JSON.stringify(registry.status(serverId))})`));
+      reject(
+        new Error(
+          `no matching status of "${serverId}" within ${timeoutMs} ms (last: ${JSON.stringify(registry.status(serverId))})`,
+        ),
+      );
     }, timeoutMs);
     const unsubscribe = registry.subscribe((event) => {
       if (event.type !== 'status' || event.serverId !== serverId || !match(event.status)) return;

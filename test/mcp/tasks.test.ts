@@ -20,7 +20,10 @@ const clients: MCPClient[] = [];
 let scratch: ReturnType<typeof scratchDir>;
 
 async function connected(serverRequests?: ScriptedServerRequests): Promise<MCPClient> {
-  const c = new MCPClient(taskServerConfig('tasks', scratch.dir), { secrets: new DefaultSecretResolver(), ...(serverRequests ? { serverRequests } : {}) });
+  const c = new MCPClient(taskServerConfig('tasks', scratch.dir), {
+    secrets: new DefaultSecretResolver(),
+    ...(serverRequests ? { serverRequests } : {}),
+  });
   clients.push(c);
   await c.initialize();
   return c;
@@ -70,12 +73,17 @@ describe('a tool call the server runs as a task', () => {
     const c = await connected();
     const controller = new AbortController();
     const events: TaskEvent[] = [];
-    const call = c.callTool('long_job', { label: 'import' }, { signal: controller.signal, onTask: (event) => events.push(event) }).catch((e: unknown) => e);
+    const call = c
+      .callTool('long_job', { label: 'import' }, { signal: controller.signal, onTask: (event) => events.push(event) })
+      .catch((e: unknown) => e);
     await waitFor(() => events.length > 0);
     controller.abort();
     expect(await call).toBeInstanceOf(MCPRequestCancelled);
     await waitFor(() => taskEvents(scratch.dir).some((e) => e.event === 'cancelled'));
-    expect(taskEvents(scratch.dir).find((e) => e.event === 'cancelled')).toMatchObject({ taskId: events[0]!.taskId, label: 'import' });
+    expect(taskEvents(scratch.dir).find((e) => e.event === 'cancelled')).toMatchObject({
+      taskId: events[0]!.taskId,
+      label: 'import',
+    });
     expect((await c.getTask(events[0]!.taskId)).status).toBe('cancelled');
   });
 
@@ -97,9 +105,14 @@ describe('a tool call the server runs as a task', () => {
     const c = await connected(serverRequests);
     const events: TaskEvent[] = [];
     const rounds: InputRound[] = [];
-    const call = c.callTool('asking_job', { label: 'door' }, { onTask: (event) => events.push(event), onInputRound: (round) => rounds.push(round) });
+    const call = c.callTool(
+      'asking_job',
+      { label: 'door' },
+      { onTask: (event) => events.push(event), onInputRound: (round) => rounds.push(round) },
+    );
     const asked = await serverRequests.next();
-    if (asked.kind !== 'elicitation' || asked.serverRequest.mode !== 'form') throw new Error(`expected a form elicitation, got ${asked.kind}`);
+    if (asked.kind !== 'elicitation' || asked.serverRequest.mode !== 'form')
+      throw new Error(`expected a form elicitation, got ${asked.kind}`);
     expect(asked.serverRequest).toMatchObject({ serverId: 'tasks', message: 'Which colour for door?' });
     asked.answer({ action: 'accept', content: { colour: 'teal' } });
     const result = await call;
@@ -109,6 +122,8 @@ describe('a tool call the server runs as a task', () => {
     expect(rounds).toEqual([{ round: 1, requests: [{ kind: 'elicitation', answeredBy: 'person' }] }]);
     // Asked once, answered once.
     expect(serverRequests.received).toHaveLength(1);
-    expect(taskEvents(scratch.dir).filter((e) => e.event === 'answered')).toEqual([expect.objectContaining({ label: 'door', colour: 'teal' })]);
+    expect(taskEvents(scratch.dir).filter((e) => e.event === 'answered')).toEqual([
+      expect.objectContaining({ label: 'door', colour: 'teal' }),
+    ]);
   });
 });

@@ -25,7 +25,15 @@ function textOf(result: { content: Array<{ type: string; text?: string }> }): st
 describe('2025-11-25 tasks against server-everything (stdio)', () => {
   const serverRequests = new ScriptedServerRequests();
   const client = new MCPClient(
-    StdioServerConfigSchema.parse({ id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath, args: [entry, 'stdio'], cwd: PROJECT_ROOT, timeoutMs: 15_000 }),
+    StdioServerConfigSchema.parse({
+      id: 'everything',
+      name: 'Everything',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [entry, 'stdio'],
+      cwd: PROJECT_ROOT,
+      timeoutMs: 15_000,
+    }),
     { secrets: new DefaultSecretResolver(), serverRequests },
   );
 
@@ -40,7 +48,11 @@ describe('2025-11-25 tasks against server-everything (stdio)', () => {
   it('a task-required tool is run as a task: its id told first, its stages as statuses, its result the call’s', async () => {
     expect(client.negotiated?.era).toBe('legacy');
     const events: TaskEvent[] = [];
-    const result = await client.callTool('simulate-research-query', { topic: 'tides' }, { onTask: (event) => events.push(event) });
+    const result = await client.callTool(
+      'simulate-research-query',
+      { topic: 'tides' },
+      { onTask: (event) => events.push(event) },
+    );
     expect(result.isError).toBe(false);
     expect(textOf(result)).toContain('# Research Report: tides');
     expect(events[0]).toMatchObject({ status: 'working' });
@@ -58,9 +70,14 @@ describe('2025-11-25 tasks against server-everything (stdio)', () => {
 
   it('input the task asks for (input_required) goes through the ask handlers; the answer reaches the task', async () => {
     const events: TaskEvent[] = [];
-    const call = client.callTool('simulate-research-query', { topic: 'python', ambiguous: true }, { onTask: (event) => events.push(event) });
+    const call = client.callTool(
+      'simulate-research-query',
+      { topic: 'python', ambiguous: true },
+      { onTask: (event) => events.push(event) },
+    );
     const asked = await serverRequests.next();
-    if (asked.kind !== 'elicitation' || asked.serverRequest.mode !== 'form') throw new Error(`expected a form elicitation, got ${asked.kind}`);
+    if (asked.kind !== 'elicitation' || asked.serverRequest.mode !== 'form')
+      throw new Error(`expected a form elicitation, got ${asked.kind}`);
     expect(asked.serverRequest.serverId).toBe('everything');
     expect(asked.serverRequest.message).toContain('python');
     asked.answer({ action: 'accept', content: { interpretation: 'snake' } });
@@ -73,7 +90,13 @@ describe('2025-11-25 tasks against server-everything (stdio)', () => {
   it('Cancel sends tasks/cancel: the server has the task cancelled, the call ends cancelled', async () => {
     const controller = new AbortController();
     const events: TaskEvent[] = [];
-    const call = client.callTool('simulate-research-query', { topic: 'moss' }, { signal: controller.signal, onTask: (event) => events.push(event) }).catch((e: unknown) => e);
+    const call = client
+      .callTool(
+        'simulate-research-query',
+        { topic: 'moss' },
+        { signal: controller.signal, onTask: (event) => events.push(event) },
+      )
+      .catch((e: unknown) => e);
     await waitFor(() => events.length > 0);
     controller.abort();
     expect(await call).toBeInstanceOf(MCPRequestCancelled);

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { invalidHeaderDeclaration } from '../../electron/mcp/toolHeaders.js';
 
-const schema = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
+const schema = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: 'object',
+  properties,
+  ...extra,
+});
 
 describe('x-mcp-header declarations', () => {
   it('accepts tools without any, and valid ones on string, integer and boolean properties, nested through properties', () => {
@@ -30,10 +34,26 @@ describe('x-mcp-header declarations', () => {
     ['a colon', schema({ a: { type: 'string', 'x-mcp-header': 'A:B' } }), /not an HTTP token/],
     ['non-ASCII', schema({ a: { type: 'string', 'x-mcp-header': 'Régión' } }), /not an HTTP token/],
     ['a control character', schema({ a: { type: 'string', 'x-mcp-header': 'A\u0001' } }), /not an HTTP token/],
-    ['the same twice', schema({ a: { type: 'string', 'x-mcp-header': 'Region' }, b: { type: 'string', 'x-mcp-header': 'Region' } }), /repeats/],
-    ['the same twice, other case', schema({ a: { type: 'string', 'x-mcp-header': 'Region' }, b: { type: 'string', 'x-mcp-header': 'REGION' } }), /repeats/],
-    ['under items', schema({ list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } }), /reached through "properties"/],
-    ['under anyOf', schema({}, { anyOf: [{ properties: { a: { type: 'string', 'x-mcp-header': 'A' } } }] }), /reached through "properties"/],
+    [
+      'the same twice',
+      schema({ a: { type: 'string', 'x-mcp-header': 'Region' }, b: { type: 'string', 'x-mcp-header': 'Region' } }),
+      /repeats/,
+    ],
+    [
+      'the same twice, other case',
+      schema({ a: { type: 'string', 'x-mcp-header': 'Region' }, b: { type: 'string', 'x-mcp-header': 'REGION' } }),
+      /repeats/,
+    ],
+    [
+      'under items',
+      schema({ list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } }),
+      /reached through "properties"/,
+    ],
+    [
+      'under anyOf',
+      schema({}, { anyOf: [{ properties: { a: { type: 'string', 'x-mcp-header': 'A' } } }] }),
+      /reached through "properties"/,
+    ],
     ['on the schema itself', { type: 'string', 'x-mcp-header': 'A' }, /reached through "properties"/],
   ])('refuses one %s', (_label, inputSchema, reason) => {
     expect(invalidHeaderDeclaration(inputSchema)).toMatch(reason);

@@ -18,7 +18,14 @@ afterEach(async () => {
 });
 
 function httpClient(url: string): MCPClient {
-  const config = HttpServerConfigSchema.parse({ id: 'remote', name: 'Remote', transport: 'streamable_http', url, auth: { kind: 'none' }, timeoutMs: 10_000 });
+  const config = HttpServerConfigSchema.parse({
+    id: 'remote',
+    name: 'Remote',
+    transport: 'streamable_http',
+    url,
+    auth: { kind: 'none' },
+    timeoutMs: 10_000,
+  });
   const client = new MCPClient(config, { secrets: new DefaultSecretResolver() });
   clients.push(client);
   return client;
@@ -36,18 +43,29 @@ async function closedPort(): Promise<number> {
 describe('an HTTP server that cannot be reached (E5)', () => {
   it('a closed loopback port: connection_refused at host:port, as data', async () => {
     const port = await closedPort();
-    const error = await httpClient(`http://127.0.0.1:${port}/mcp`).initialize().catch((e: unknown) => e);
+    const error = await httpClient(`http://127.0.0.1:${port}/mcp`)
+      .initialize()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPUnreachableError);
     const shape = toErrorShape(error);
     expect(shape.code).toBe('unreachable');
-    expect(shape.details).toMatchObject({ serverId: 'remote', retryable: true, cause: { kind: 'connection_refused', host: '127.0.0.1', port, errno: 'ECONNREFUSED' } });
+    expect(shape.details).toMatchObject({
+      serverId: 'remote',
+      retryable: true,
+      cause: { kind: 'connection_refused', host: '127.0.0.1', port, errno: 'ECONNREFUSED' },
+    });
     expect(shape.message).toContain(`127.0.0.1:${port}`);
     expect(shape.message).not.toContain('fetch failed');
   });
 
   it('a host name that does not resolve: dns, with the name', async () => {
-    const error = await httpClient('http://nonexistent.invalid:8080/mcp').initialize().catch((e: unknown) => e);
-    expect(toErrorShape(error)).toMatchObject({ code: 'unreachable', details: { cause: { kind: 'dns', host: 'nonexistent.invalid', port: 8080 } } });
+    const error = await httpClient('http://nonexistent.invalid:8080/mcp')
+      .initialize()
+      .catch((e: unknown) => e);
+    expect(toErrorShape(error)).toMatchObject({
+      code: 'unreachable',
+      details: { cause: { kind: 'dns', host: 'nonexistent.invalid', port: 8080 } },
+    });
   });
 
   it('https to a server that speaks plain HTTP: tls', async () => {
@@ -55,8 +73,13 @@ describe('an HTTP server that cannot be reached (E5)', () => {
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
     const { port } = plain.address() as AddressInfo;
     try {
-      const error = await httpClient(`https://127.0.0.1:${port}/mcp`).initialize().catch((e: unknown) => e);
-      expect(toErrorShape(error)).toMatchObject({ code: 'unreachable', details: { cause: { kind: 'tls', host: '127.0.0.1', port } } });
+      const error = await httpClient(`https://127.0.0.1:${port}/mcp`)
+        .initialize()
+        .catch((e: unknown) => e);
+      expect(toErrorShape(error)).toMatchObject({
+        code: 'unreachable',
+        details: { cause: { kind: 'tls', host: '127.0.0.1', port } },
+      });
     } finally {
       plain.closeAllConnections();
       await new Promise<void>((resolve) => plain.close(() => resolve()));
@@ -64,20 +87,34 @@ describe('an HTTP server that cannot be reached (E5)', () => {
   });
 
   it('a port fetch refuses to use (1): blocked_port, not "fetch failed"', async () => {
-    const error = await httpClient('http://127.0.0.1:1/mcp').initialize().catch((e: unknown) => e);
-    expect(toErrorShape(error)).toMatchObject({ code: 'unreachable', details: { cause: { kind: 'blocked_port', host: '127.0.0.1', port: 1 } } });
+    const error = await httpClient('http://127.0.0.1:1/mcp')
+      .initialize()
+      .catch((e: unknown) => e);
+    expect(toErrorShape(error)).toMatchObject({
+      code: 'unreachable',
+      details: { cause: { kind: 'blocked_port', host: '127.0.0.1', port: 1 } },
+    });
   });
 });
 
 describe('a program that is not an MCP server (E12)', () => {
   it('/bin/cat answers initialize with its own echo: not_an_mcp_server, and it is stopped', async () => {
-    const config = StdioServerConfigSchema.parse({ id: 'cat', name: 'Cat', transport: 'stdio', command: '/bin/cat', timeoutMs: 10_000 });
+    const config = StdioServerConfigSchema.parse({
+      id: 'cat',
+      name: 'Cat',
+      transport: 'stdio',
+      command: '/bin/cat',
+      timeoutMs: 10_000,
+    });
     const client = new MCPClient(config, { secrets: new DefaultSecretResolver() });
     clients.push(client);
     const error = await client.initialize().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPNotAnMCPServerError);
     const shape = toErrorShape(error);
-    expect(shape).toMatchObject({ code: 'not_an_mcp_server', details: { serverId: 'cat', rpcCode: -32601, cause: { kind: 'protocol' } } });
+    expect(shape).toMatchObject({
+      code: 'not_an_mcp_server',
+      details: { serverId: 'cat', rpcCode: -32601, cause: { kind: 'protocol' } },
+    });
     expect(shape.message).toContain('did not answer as an MCP server');
     expect(client.state).toBe('closed');
   });

@@ -55,9 +55,15 @@ describe('the kept era verdict', () => {
 
     const before = http.methods.filter((m) => m === 'server/discover').length;
     const second = await start(config);
-    expect(second.negotiated('modern')).toMatchObject({ era: 'modern', verdictSource: 'prior', protocolVersion: '2026-07-28' });
+    expect(second.negotiated('modern')).toMatchObject({
+      era: 'modern',
+      verdictSource: 'prior',
+      protocolVersion: '2026-07-28',
+    });
     expect(http.methods.filter((m) => m === 'server/discover').length).toBe(before);
-    expect((await second.callServerTool('modern', 'echo', { text: 'warm' })).content).toEqual([{ type: 'text', text: 'warm' }]);
+    expect((await second.callServerTool('modern', 'echo', { text: 'warm' })).content).toEqual([
+      { type: 'text', text: 'warm' },
+    ]);
   });
 
   it('a legacy verdict is used within its horizon and re-probed after it', async () => {
@@ -90,7 +96,9 @@ describe('the kept era verdict', () => {
     // The first request on the connection made from it failed: dropped, negotiated afresh, sent again.
     expect(again.negotiated('downgraded')).toMatchObject({ era: 'legacy', verdictSource: 'probe' });
     expect(again.status('downgraded')?.state).toBe('ready');
-    await waitFor(async () => (await verdicts.get('downgraded', connectionFingerprint(config)))?.verdict.kind === 'legacy');
+    await waitFor(
+      async () => (await verdicts.get('downgraded', connectionFingerprint(config)))?.verdict.kind === 'legacy',
+    );
   });
 
   it('a pinned era is never second-guessed by a kept verdict', async () => {

@@ -11,7 +11,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
 import type { MCPError } from '../../electron/mcp/errors.js';
-import { MCPAuthError, MCPNotAnMCPServerError, MCPRequestTimeout, MCPServerUnavailableError } from '../../electron/mcp/errors.js';
+import {
+  MCPAuthError,
+  MCPNotAnMCPServerError,
+  MCPRequestTimeout,
+  MCPServerUnavailableError,
+} from '../../electron/mcp/errors.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { HttpServerConfig } from '../../shared/serverConfig.js';
 import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
@@ -20,7 +25,14 @@ import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 
 function httpConfig(url: string, overrides: Partial<HttpServerConfig> = {}): HttpServerConfig {
-  return HttpServerConfigSchema.parse({ id: 'remote', name: 'Remote', transport: 'streamable_http', url, timeoutMs: 5_000, ...overrides });
+  return HttpServerConfigSchema.parse({
+    id: 'remote',
+    name: 'Remote',
+    transport: 'streamable_http',
+    url,
+    timeoutMs: 5_000,
+    ...overrides,
+  });
 }
 
 describe('on the wire', () => {
@@ -34,19 +46,36 @@ describe('on the wire', () => {
     clients.push(client);
     return client;
   }
-  function stdioClient(env: Record<string, string>, overrides: Parameters<typeof stdioFixtureConfig>[2] = {}): MCPClient {
-    return track(new MCPClient(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, ...env }, overrides), { secrets: new DefaultSecretResolver() }));
+  function stdioClient(
+    env: Record<string, string>,
+    overrides: Parameters<typeof stdioFixtureConfig>[2] = {},
+  ): MCPClient {
+    return track(
+      new MCPClient(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, ...env }, overrides), {
+        secrets: new DefaultSecretResolver(),
+      }),
+    );
   }
   /** A client of a loopback endpoint that answers every request with `body` as `contentType`: not an MCP server. */
   async function clientOfEndpoint(contentType: string, body: string): Promise<MCPClient> {
     const endpoint = createServer((_req, res) => res.writeHead(200, { 'Content-Type': contentType }).end(body));
     await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise<void>((resolve) => endpoint.close(() => resolve())));
-    return track(new MCPClient(httpConfig(`http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/`), { secrets: new DefaultSecretResolver() }));
+    return track(
+      new MCPClient(httpConfig(`http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/`), {
+        secrets: new DefaultSecretResolver(),
+      }),
+    );
   }
-  async function httpClient(options: HttpFixtureOptions = {}, overrides: Partial<HttpServerConfig> = {}): Promise<{ client: MCPClient; server: HttpFixture }> {
+  async function httpClient(
+    options: HttpFixtureOptions = {},
+    overrides: Partial<HttpServerConfig> = {},
+  ): Promise<{ client: MCPClient; server: HttpFixture }> {
     http = await startHttpFixture(options);
-    return { client: track(new MCPClient(httpConfig(http.url, overrides), { secrets: new DefaultSecretResolver() })), server: http };
+    return {
+      client: track(new MCPClient(httpConfig(http.url, overrides), { secrets: new DefaultSecretResolver() })),
+      server: http,
+    };
   }
 
   beforeEach(() => {
@@ -98,7 +127,9 @@ describe('on the wire', () => {
       await c.initialize();
       await expect(c.callTool('slow', { ms: 10_000 }, { timeoutMs: 200 })).rejects.toBeInstanceOf(MCPRequestTimeout);
       await waitFor(() => readEvents(events).some((e) => e.event === 'notifications/cancelled'));
-      const cancelled = readEvents(events).filter((e) => e.event === 'notifications/cancelled') as Array<{ requestId?: unknown }>;
+      const cancelled = readEvents(events).filter((e) => e.event === 'notifications/cancelled') as Array<{
+        requestId?: unknown;
+      }>;
       expect(cancelled).toHaveLength(1);
       expect(cancelled[0]?.requestId).not.toBe(0); // request 0 is initialize
     });
@@ -109,10 +140,15 @@ describe('on the wire', () => {
       const { client, server } = await httpClient();
       await client.initialize();
       await server.expireSessions();
-      expect(await client.callTool('echo', { text: 'after expiry' })).toMatchObject({ content: [{ type: 'text', text: 'after expiry' }], isError: false });
+      expect(await client.callTool('echo', { text: 'after expiry' })).toMatchObject({
+        content: [{ type: 'text', text: 'after expiry' }],
+        isError: false,
+      });
       expect(server.methodCounts.get('initialize')).toBe(2);
       expect(client.state).toBe('ready');
-      expect(client.log.all().map((l) => l.text)).toContain('the server no longer knows this session (HTTP 404); starting a new session');
+      expect(client.log.all().map((l) => l.text)).toContain(
+        'the server no longer knows this session (HTTP 404); starting a new session',
+      );
       // The new session serves what follows, without another initialize.
       expect((await client.listTools()).map((t) => t.name)).toContain('echo');
       expect(server.methodCounts.get('initialize')).toBe(2);
@@ -148,7 +184,11 @@ describe('on the wire', () => {
       await c.initialize({ timeoutMs: 10_000 });
       const updates: number[] = [];
       // 10 steps of 200 ms: twice the timeout in all, never the timeout without a report.
-      const result = await c.callTool('progress', { steps: 10, everyMs: 200 }, { onProgress: (u) => updates.push(u.progress) });
+      const result = await c.callTool(
+        'progress',
+        { steps: 10, everyMs: 200 },
+        { onProgress: (u) => updates.push(u.progress) },
+      );
       expect(result).toMatchObject({ content: [{ type: 'text', text: 'done after 10 steps' }], isError: false });
       expect(updates).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     });
@@ -157,7 +197,9 @@ describe('on the wire', () => {
       const c = stdioClient({ FIXTURE_TOOLS: 'progress' }, { timeoutMs: 1_000, maxTotalTimeoutMs: 1_500 });
       await c.initialize({ timeoutMs: 10_000 });
       const updates: number[] = [];
-      const error = await c.callTool('progress', { steps: 50, everyMs: 100 }, { onProgress: (u) => updates.push(u.progress) }).catch((e: unknown) => e);
+      const error = await c
+        .callTool('progress', { steps: 50, everyMs: 100 }, { onProgress: (u) => updates.push(u.progress) })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MCPRequestTimeout);
       expect((error as MCPRequestTimeout).timeoutMs).toBe(1_500);
       expect(updates.length).toBeGreaterThan(0);
@@ -177,7 +219,8 @@ describe('on the wire', () => {
 
   describe('wording', () => {
     it('a 401 with an OAuth challenge asks to sign in, typed as such', async () => {
-      const challenge = 'Bearer error="invalid_token", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"';
+      const challenge =
+        'Bearer error="invalid_token", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"';
       const { client } = await httpClient({ token: 'required', challenge });
       const error = (await client.initialize().catch((e: unknown) => e)) as MCPError;
       // Not configured for OAuth, and the server asks for it: "sign in", with its own code (the OAuth layer's).
@@ -208,7 +251,12 @@ describe('on the wire', () => {
       expect(error.message).toMatch(/not JSON-RPC/);
       expect(error.message).toMatch(/URL/);
       expect(error.message).not.toMatch(/stdout/);
-      expect(client.log.all().map((l) => l.text).join('\n')).not.toMatch(/stdout/);
+      expect(
+        client.log
+          .all()
+          .map((l) => l.text)
+          .join('\n'),
+      ).not.toMatch(/stdout/);
     });
   });
 });

@@ -16,18 +16,39 @@ import { LoopbackProvider } from '../doubles/providers/loopbackProvider.js';
 
 const KEY = 'sk-loopback-secret-1234';
 const tools: RegisteredTool[] = [
-  { name: 'fs.write', serverId: 'fx', priority: 0, tool: { name: 'fs.write', description: 'Writes a file.', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
+  {
+    name: 'fs.write',
+    serverId: 'fx',
+    priority: 0,
+    tool: {
+      name: 'fs.write',
+      description: 'Writes a file.',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    },
+  },
 ];
 const conversation: ConversationMessage[] = [
   { role: 'user', text: 'write it' },
   { role: 'assistant', text: 'Writing.', toolCalls: [{ id: 'toolu_1', name: 'fs_write', args: { path: 'a.txt' } }] },
-  { role: 'tool_results', results: [{ callId: 'toolu_1', name: 'fs_write', text: 'Permission denied by the person', isError: true }] },
+  {
+    role: 'tool_results',
+    results: [{ callId: 'toolu_1', name: 'fs_write', text: 'Permission denied by the person', isError: true }],
+  },
 ];
 
-async function collect(provider: ModelProvider, signal?: AbortSignal): Promise<{ events: ModelStreamEvent[]; error?: ModelError }> {
+async function collect(
+  provider: ModelProvider,
+  signal?: AbortSignal,
+): Promise<{ events: ModelStreamEvent[]; error?: ModelError }> {
   const events: ModelStreamEvent[] = [];
   try {
-    for await (const event of provider.turn({ system: 'be brief', messages: conversation, tools, ...(signal ? { signal } : {}) })) events.push(event);
+    for await (const event of provider.turn({
+      system: 'be brief',
+      messages: conversation,
+      tools,
+      ...(signal ? { signal } : {}),
+    }))
+      events.push(event);
     return { events };
   } catch (error) {
     return { events, error: error as ModelError };
@@ -38,7 +59,13 @@ describe.each(['anthropic', 'openai', 'openai_responses'] as const)('%s provider
   let loopback: LoopbackProvider;
   let turn: ScriptedTurn = { kind: 'reply', text: ['Hel', 'lo'] };
   const provider = (key = KEY): Promise<ModelProvider> => {
-    const config: ModelConfig = { id: 'm1', name: 'Loopback', kind, model: 'loopback-model', baseUrl: kind === 'anthropic' ? loopback.anthropicBaseUrl : loopback.openaiBaseUrl };
+    const config: ModelConfig = {
+      id: 'm1',
+      name: 'Loopback',
+      kind,
+      model: 'loopback-model',
+      baseUrl: kind === 'anthropic' ? loopback.anthropicBaseUrl : loopback.openaiBaseUrl,
+    };
     const store = new Map([[modelKeyStorageKey('m1'), new SecretValue(key)]]);
     return createProvider(config, { get: (k) => Promise.resolve(store.get(k)) });
   };
@@ -49,7 +76,12 @@ describe.each(['anthropic', 'openai', 'openai_responses'] as const)('%s provider
   afterAll(() => loopback.close());
 
   it('streams text deltas, then the tool calls with the model ids and parsed arguments, usage and the stop', async () => {
-    turn = { kind: 'reply', text: ['I will ', 'write.'], toolCalls: [{ id: 'call_abc', name: 'fs_write', args: { path: 'b.txt', text: 'x' } }], usage: { input: 42, output: 7 } };
+    turn = {
+      kind: 'reply',
+      text: ['I will ', 'write.'],
+      toolCalls: [{ id: 'call_abc', name: 'fs_write', args: { path: 'b.txt', text: 'x' } }],
+      usage: { input: 42, output: 7 },
+    };
     const { events, error } = await collect(await provider());
     expect(error).toBeUndefined();
     expect(events).toEqual([
@@ -68,17 +100,33 @@ describe.each(['anthropic', 'openai', 'openai_responses'] as const)('%s provider
     expect(events.at(-1)).toEqual({ type: 'stop', reason: 'end_turn' });
     const request = loopback.requests[before];
     expect(request?.body.stream).toBe(true);
-    expect(request?.resultTexts).toEqual([kind !== 'anthropic' ? 'Error: Permission denied by the person' : 'Permission denied by the person']);
+    expect(request?.resultTexts).toEqual([
+      kind !== 'anthropic' ? 'Error: Permission denied by the person' : 'Permission denied by the person',
+    ]);
     if (kind === 'anthropic') {
       // This SDK version sends the key as a bearer token (older ones as x-api-key).
       expect(request?.headers['x-api-key'] ?? request?.headers.authorization).toMatch(new RegExp(`^(Bearer )?${KEY}$`));
-      expect(request?.body.tools).toEqual([{ name: 'fs_write', description: 'Writes a file.', input_schema: tools[0]?.tool.inputSchema }]);
-      expect(request?.body.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true });
+      expect(request?.body.tools).toEqual([
+        { name: 'fs_write', description: 'Writes a file.', input_schema: tools[0]?.tool.inputSchema },
+      ]);
+      expect(request?.body.messages[2].content[0]).toMatchObject({
+        type: 'tool_result',
+        tool_use_id: 'toolu_1',
+        is_error: true,
+      });
     } else if (kind === 'openai_responses') {
       // The Responses API: POST /v1/responses, instructions for the system prompt, input items, flat function tools.
       expect(request?.api).toBe('responses');
       expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
-      expect(request?.body.tools).toEqual([{ type: 'function', name: 'fs_write', description: 'Writes a file.', parameters: tools[0]?.tool.inputSchema, strict: false }]);
+      expect(request?.body.tools).toEqual([
+        {
+          type: 'function',
+          name: 'fs_write',
+          description: 'Writes a file.',
+          parameters: tools[0]?.tool.inputSchema,
+          strict: false,
+        },
+      ]);
       expect(request?.body.instructions).toBe('be brief');
       expect(request?.body.store).toBe(false);
       expect(request?.body.input).toEqual([
@@ -106,7 +154,9 @@ describe.each(['anthropic', 'openai', 'openai_responses'] as const)('%s provider
     };
     const { events, error } = await collect(await provider());
     expect(error).toBeUndefined();
-    expect(events.filter((e) => e.type === 'tool_call').map((e) => (e.type === 'tool_call' ? [e.call.id, e.call.args] : []))).toEqual([
+    expect(
+      events.filter((e) => e.type === 'tool_call').map((e) => (e.type === 'tool_call' ? [e.call.id, e.call.args] : [])),
+    ).toEqual([
       ['call_p1', { path: '1' }],
       ['call_p2', { path: '2' }],
       ['call_p3', { path: '3' }],

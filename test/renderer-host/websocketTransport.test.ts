@@ -62,7 +62,12 @@ describe('renderer WebSocket transport against the real host', () => {
       }
     }
     client = createBridgeClient(
-      createWebSocketTransport(token, { origin: host.origin, WebSocket: PageSocket as unknown as WebSocketClass, baseDelayMs: 50, maxDelayMs: 200 }),
+      createWebSocketTransport(token, {
+        origin: host.origin,
+        WebSocket: PageSocket as unknown as WebSocketClass,
+        baseDelayMs: 50,
+        maxDelayMs: 200,
+      }),
     );
     await nextState(client, 'open');
   }, 60_000);
@@ -86,7 +91,12 @@ describe('renderer WebSocket transport against the real host', () => {
 
   it('refuses tool arguments over the contract limit by code, with the sizes', async () => {
     const error = await failureOf(
-      client.call('tools.call', { name: 'write_file', serverId: 'local', args: { path: 'x.txt', content: 'x'.repeat(MAX_TOOL_ARGS_BYTES) }, callId: 'too-large-args-1' }),
+      client.call('tools.call', {
+        name: 'write_file',
+        serverId: 'local',
+        args: { path: 'x.txt', content: 'x'.repeat(MAX_TOOL_ARGS_BYTES) },
+        callId: 'too-large-args-1',
+      }),
     );
     expect(error.code).toBe('request_too_large');
     expect(error.details?.limitBytes).toBe(MAX_TOOL_ARGS_BYTES);
@@ -95,25 +105,36 @@ describe('renderer WebSocket transport against the real host', () => {
     expect(client.connection.get().status).toBe('open');
   });
 
-  it('fails the call in flight as disconnected when the host goes, and reconnects when it is back', { timeout: 90_000 }, async () => {
-    const port = Number(new URL(host.origin).port);
-    let approvalAsked!: () => void;
-    const asked = new Promise<void>((resolve) => (approvalAsked = resolve));
-    const stop = client.on('approval.requested', () => approvalAsked());
-    // write_file asks first, so this call is still in flight when the host goes away.
-    const inFlight = failureOf(client.call('tools.call', { name: 'write_file', serverId: 'local', args: { path: 'lost.txt', content: 'x' }, callId: 'in-flight-at-drop-1' }));
-    await asked;
-    stop();
+  it(
+    'fails the call in flight as disconnected when the host goes, and reconnects when it is back',
+    { timeout: 90_000 },
+    async () => {
+      const port = Number(new URL(host.origin).port);
+      let approvalAsked!: () => void;
+      const asked = new Promise<void>((resolve) => (approvalAsked = resolve));
+      const stop = client.on('approval.requested', () => approvalAsked());
+      // write_file asks first, so this call is still in flight when the host goes away.
+      const inFlight = failureOf(
+        client.call('tools.call', {
+          name: 'write_file',
+          serverId: 'local',
+          args: { path: 'lost.txt', content: 'x' },
+          callId: 'in-flight-at-drop-1',
+        }),
+      );
+      await asked;
+      stop();
 
-    const dropped = nextState(client, 'reconnecting');
-    await host.stop();
-    const error = await inFlight;
-    expect(error.code).toBe('disconnected');
-    expect(error.message).toMatch(/lost before the answer arrived/);
-    expect((await dropped).status).toBe('reconnecting');
+      const dropped = nextState(client, 'reconnecting');
+      await host.stop();
+      const error = await inFlight;
+      expect(error.code).toBe('disconnected');
+      expect(error.message).toMatch(/lost before the answer arrived/);
+      expect((await dropped).status).toBe('reconnecting');
 
-    host = await startWebHost({ dataDir, token, port });
-    await nextState(client, 'open');
-    expect((await client.call('app.info', {})).mode).toBe('browser');
-  });
+      host = await startWebHost({ dataDir, token, port });
+      await nextState(client, 'open');
+      expect((await client.call('app.info', {})).mode).toBe('browser');
+    },
+  );
 });

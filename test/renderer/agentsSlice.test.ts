@@ -17,7 +17,12 @@ function agent(id: string, name: string, extra: Partial<AgentView> = {}): AgentV
 
 function view(agents: AgentView[]): AgentsView {
   return {
-    gateway: { state: 'listening', port: 47813, url: 'http://127.0.0.1:47813/mcp', stdio: { command: 'node', args: ['gw.mjs'] } },
+    gateway: {
+      state: 'listening',
+      port: 47813,
+      url: 'http://127.0.0.1:47813/mcp',
+      stdio: { command: 'node', args: ['gw.mjs'] },
+    },
     agents,
     tools: [],
   };
@@ -37,7 +42,14 @@ describe('agents slice', () => {
   });
 
   it('takes the whole view from agents.changed', () => {
-    state().applyAgents(view([agent('a1', 'Claude Code', { calls: 3, sessions: [{ sessionId: 's1', clientName: 'claude-code', startedAt: 1, lastSeenAt: 2 }] })]));
+    state().applyAgents(
+      view([
+        agent('a1', 'Claude Code', {
+          calls: 3,
+          sessions: [{ sessionId: 's1', clientName: 'claude-code', startedAt: 1, lastSeenAt: 2 }],
+        }),
+      ]),
+    );
     expect(state().agentsView?.agents[0]).toMatchObject({ calls: 3, sessions: [{ clientName: 'claude-code' }] });
   });
 
@@ -57,7 +69,10 @@ describe('agents slice', () => {
     await refused;
     expect(state().agentsBusy.a1).toBeUndefined();
     expect(state().agentsView?.agents[0]?.revokedAt).toBeUndefined();
-    expect(state().notices.at(-1)).toMatchObject({ tone: 'error', text: expect.stringContaining('Could not revoke the agent') });
+    expect(state().notices.at(-1)).toMatchObject({
+      tone: 'error',
+      text: expect.stringContaining('Could not revoke the agent'),
+    });
 
     const revoked = state().revokeAgent('a1');
     client.next('agents.revoke').resolve(agent('a1', 'Claude Code', { revokedAt: 5 }));
@@ -71,17 +86,60 @@ describe('an agent’s connected clients', () => {
   it('both eras in one list, the most recently seen first, each with its era and revision', () => {
     const clients = connectedClientsOf(
       agent('a1', 'Mixed', {
-        sessions: [{ sessionId: 's1', clientName: 'inspector', clientVersion: '0.9', protocolVersion: '2025-06-18', startedAt: 10, lastSeenAt: 20 }],
+        sessions: [
+          {
+            sessionId: 's1',
+            clientName: 'inspector',
+            clientVersion: '0.9',
+            protocolVersion: '2025-06-18',
+            startedAt: 10,
+            lastSeenAt: 20,
+          },
+        ],
         recentClients: [
-          { clientName: 'claude-code', clientVersion: '2.1', protocolVersion: '2026-07-28', firstSeenAt: 5, lastSeenAt: 30, listening: true },
+          {
+            clientName: 'claude-code',
+            clientVersion: '2.1',
+            protocolVersion: '2026-07-28',
+            firstSeenAt: 5,
+            lastSeenAt: 30,
+            listening: true,
+          },
           { protocolVersion: '2026-07-28', firstSeenAt: 1, lastSeenAt: 2, listening: false },
         ],
       }),
     );
     expect(clients).toEqual([
-      { key: expect.stringMatching(/^modern:/) as unknown, era: 'modern', protocolVersion: '2026-07-28', clientName: 'claude-code', clientVersion: '2.1', since: 5, lastSeenAt: 30, listening: true },
-      { key: 'session:s1', era: 'legacy', protocolVersion: '2025-06-18', clientName: 'inspector', clientVersion: '0.9', since: 10, lastSeenAt: 20, listening: false },
-      { key: expect.stringMatching(/^modern:/) as unknown, era: 'modern', protocolVersion: '2026-07-28', clientName: undefined, clientVersion: undefined, since: 1, lastSeenAt: 2, listening: false },
+      {
+        key: expect.stringMatching(/^modern:/) as unknown,
+        era: 'modern',
+        protocolVersion: '2026-07-28',
+        clientName: 'claude-code',
+        clientVersion: '2.1',
+        since: 5,
+        lastSeenAt: 30,
+        listening: true,
+      },
+      {
+        key: 'session:s1',
+        era: 'legacy',
+        protocolVersion: '2025-06-18',
+        clientName: 'inspector',
+        clientVersion: '0.9',
+        since: 10,
+        lastSeenAt: 20,
+        listening: false,
+      },
+      {
+        key: expect.stringMatching(/^modern:/) as unknown,
+        era: 'modern',
+        protocolVersion: '2026-07-28',
+        clientName: undefined,
+        clientVersion: undefined,
+        since: 1,
+        lastSeenAt: 2,
+        listening: false,
+      },
     ]);
     expect(new Set(clients.map((c) => c.key)).size).toBe(3);
   });

@@ -33,10 +33,26 @@ const page = { visibilityState: 'hidden' as DocumentVisibilityState, focused: fa
 let focusCalls = 0;
 
 function approval(requestId: string, serverId = 'fs'): ApprovalView {
-  return { requestId, sessionId: 'gui', userId: 'gui', toolName: 'write_file', serverId, args: { content: 'token-123' }, reason: 'asks', expiresAt: Date.now() + 60_000 };
+  return {
+    requestId,
+    sessionId: 'gui',
+    userId: 'gui',
+    toolName: 'write_file',
+    serverId,
+    args: { content: 'token-123' },
+    reason: 'asks',
+    expiresAt: Date.now() + 60_000,
+  };
 }
 
-const info = (mode: AppInfo['mode']) => ({ mode, version: '0', secretBackend: { kind: 'file', secure: false }, sandbox: {}, warnings: [] }) as unknown as AppInfo;
+const info = (mode: AppInfo['mode']) =>
+  ({
+    mode,
+    version: '0',
+    secretBackend: { kind: 'file', secure: false },
+    sandbox: {},
+    warnings: [],
+  }) as unknown as AppInfo;
 
 describe('approval notifications in the page', () => {
   let client: FakeClient;
@@ -51,7 +67,14 @@ describe('approval notifications in the page', () => {
     page.visibilityState = 'hidden';
     page.focused = false;
     focusCalls = 0;
-    unbind = [bindBridge(client, store), bindApprovalNotifications(client, store, { Notification: FakeNotification, document: page, focusWindow: () => void focusCalls++ })];
+    unbind = [
+      bindBridge(client, store),
+      bindApprovalNotifications(client, store, {
+        Notification: FakeNotification,
+        document: page,
+        focusWindow: () => void focusCalls++,
+      }),
+    ];
     store.setState({ info: info('browser') });
   });
   afterEach(() => unbind.forEach((u) => u()));
@@ -119,7 +142,13 @@ describe('desktop events in the renderer', () => {
     const client = new FakeClient();
     const store = createAppStore(client);
     const unbind = bindBridge(client, store);
-    const settings = { roots: [{ path: '/w', workspace: true }], gateway: { enabled: true, port: 47813 }, agentIdleMinutes: 10, approvalTimeoutSeconds: 120, keepRunningOnClose: false };
+    const settings = {
+      roots: [{ path: '/w', workspace: true }],
+      gateway: { enabled: true, port: 47813 },
+      agentIdleMinutes: 10,
+      approvalTimeoutSeconds: 120,
+      keepRunningOnClose: false,
+    };
     client.emit('settings.changed', { settings });
     expect(store.getState().settings).toEqual(settings);
     unbind();

@@ -7,7 +7,16 @@ import { createAppStore } from '../../renderer/src/state/store.js';
 import { FakeClient, bridgeError } from '../doubles/renderer/fakeClient.js';
 
 function approval(requestId: string, expiresAt: number, toolName = `tool-${requestId}`): ApprovalView {
-  return { requestId, sessionId: 'gui', userId: 'gui', toolName, serverId: 'fs', args: { path: '/tmp/x' }, reason: 'asks by default', expiresAt };
+  return {
+    requestId,
+    sessionId: 'gui',
+    userId: 'gui',
+    toolName,
+    serverId: 'fs',
+    args: { path: '/tmp/x' },
+    reason: 'asks by default',
+    expiresAt,
+  };
 }
 
 describe('approvals slice', () => {
@@ -52,7 +61,9 @@ describe('approvals slice', () => {
     const first = store.getState().answerApproval('a', 'allow-once');
     await store.getState().answerApproval('a', 'deny');
     await store.getState().answerApproval('a', 'allow-always');
-    expect(client.callsTo('approvals.answer').map((c) => c.request)).toEqual([{ requestId: 'a', answer: 'allow-once' }]);
+    expect(client.callsTo('approvals.answer').map((c) => c.request)).toEqual([
+      { requestId: 'a', answer: 'allow-once' },
+    ]);
     expect(store.getState().approvals[0]?.answering).toBe('allow-once');
 
     // Another request is answered independently.

@@ -21,9 +21,16 @@ describe('the apps slice', () => {
     expect(first?.request.callId).toMatch(/^gui-/);
     expect(second?.request.callId).not.toBe(first?.request.callId);
     void store.getState().readAppResource('basic', 'get-time', 'ui://get-time/x.json');
-    expect(client.latest('apps.readResource').request).toEqual({ serverId: 'basic', toolName: 'get-time', uri: 'ui://get-time/x.json' });
+    expect(client.latest('apps.readResource').request).toEqual({
+      serverId: 'basic',
+      toolName: 'get-time',
+      uri: 'ui://get-time/x.json',
+    });
     void store.getState().loadApp('basic', 'ui://get-time/mcp-app.html');
-    expect(client.latest('apps.load').request).toEqual({ serverId: 'basic', resourceUri: 'ui://get-time/mcp-app.html' });
+    expect(client.latest('apps.load').request).toEqual({
+      serverId: 'basic',
+      resourceUri: 'ui://get-time/mcp-app.html',
+    });
   });
 });
 
@@ -31,7 +38,15 @@ describe('open-link', () => {
   it('opens only plain http(s) links without credentials', () => {
     expect(isOpenableLink('https://modelcontextprotocol.io/')).toBe(true);
     expect(isOpenableLink('http://example.com/a?b=c')).toBe(true);
-    for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'mh-app-sandbox://proxy/proxy', 'https://u:p@example.com/', 'data:text/html,x', 'not a url', '']) {
+    for (const url of [
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      'mh-app-sandbox://proxy/proxy',
+      'https://u:p@example.com/',
+      'data:text/html,x',
+      'not a url',
+      '',
+    ]) {
       expect(isOpenableLink(url)).toBe(false);
     }
   });
@@ -45,11 +60,23 @@ function decodeCsp(param: string | null): unknown {
 
 describe('the proxy URL', () => {
   it('carries the CSP wishes so the sandbox origin reads them back (non-ASCII included)', () => {
-    const url = new URL(proxyUrlOf('http://127.0.0.1:1234', { connectDomains: ['https://api.example.com'], resourceDomains: ['https://cdn.example.com'] }));
+    const url = new URL(
+      proxyUrlOf('http://127.0.0.1:1234', {
+        connectDomains: ['https://api.example.com'],
+        resourceDomains: ['https://cdn.example.com'],
+      }),
+    );
     expect(url.origin).toBe('http://127.0.0.1:1234');
     expect(url.pathname).toBe('/proxy');
-    expect(decodeCsp(url.searchParams.get('csp'))).toEqual({ connectDomains: ['https://api.example.com'], resourceDomains: ['https://cdn.example.com'] });
-    expect(decodeCsp(new URL(proxyUrlOf('http://127.0.0.1:1', { frameDomains: ['https://ü.example'] })).searchParams.get('csp'))).toEqual({ frameDomains: ['https://ü.example'] });
+    expect(decodeCsp(url.searchParams.get('csp'))).toEqual({
+      connectDomains: ['https://api.example.com'],
+      resourceDomains: ['https://cdn.example.com'],
+    });
+    expect(
+      decodeCsp(
+        new URL(proxyUrlOf('http://127.0.0.1:1', { frameDomains: ['https://ü.example'] })).searchParams.get('csp'),
+      ),
+    ).toEqual({ frameDomains: ['https://ü.example'] });
   });
 });
 

@@ -12,11 +12,32 @@ import { createAppStore } from '../../renderer/src/state/store.js';
 import { FakeClient } from '../doubles/renderer/fakeClient.js';
 
 function record(sessionId: string, callId: string, userId: string): HistoryRecordView {
-  return { sessionId, callId, userId, toolName: 'echo', serverId: 'fs', status: 'completed', args: {}, attempts: 1, traceId: `t-${sessionId}-${callId}`, createdAt: 1, updatedAt: 1 };
+  return {
+    sessionId,
+    callId,
+    userId,
+    toolName: 'echo',
+    serverId: 'fs',
+    status: 'completed',
+    args: {},
+    attempts: 1,
+    traceId: `t-${sessionId}-${callId}`,
+    createdAt: 1,
+    updatedAt: 1,
+  };
 }
 
 function trace(traceId: string, userId: string): TraceSummary {
-  return { traceId, sessionId: 's', callId: traceId, userId, toolName: 'echo', serverId: 'fs', status: 'ok', startedAt: 1 };
+  return {
+    traceId,
+    sessionId: 's',
+    callId: traceId,
+    userId,
+    toolName: 'echo',
+    serverId: 'fs',
+    status: 'ok',
+    startedAt: 1,
+  };
 }
 
 describe('the caller filter', () => {
@@ -31,7 +52,9 @@ describe('the caller filter', () => {
 
   it('History: choosing an agent shows its calls of every session; records with the same call id in two sessions stay apart', async () => {
     const open = state().openHistory();
-    client.next('history.sessions').resolve({ current: 'gui', sessions: [{ sessionId: 'gui', count: 1, started: 0, lastActivity: 20 }] });
+    client
+      .next('history.sessions')
+      .resolve({ current: 'gui', sessions: [{ sessionId: 'gui', count: 1, started: 0, lastActivity: 20 }] });
     await vi.waitFor(() => client.next('history.page'));
     client.next('history.page').resolve({ records: [record('gui', 'c1', 'gui')] });
     await open;
@@ -40,24 +63,46 @@ describe('the caller filter', () => {
     expect(state().historyAllSessions).toBe(true);
     // No session in the request: the agent's records of every session.
     expect(client.next('history.page').request).toEqual({ userId: 'Claude Code', limit: HISTORY_PAGE_SIZE });
-    client.next('history.page').resolve({ records: [record('agent:a:mcp-1', 'request-2', 'Claude Code'), record('agent:a:mcp-2', 'request-2', 'Claude Code')] });
+    client.next('history.page').resolve({
+      records: [
+        record('agent:a:mcp-1', 'request-2', 'Claude Code'),
+        record('agent:a:mcp-2', 'request-2', 'Claude Code'),
+      ],
+    });
     await vi.waitFor(() => expect(state().historyRecords).toHaveLength(2));
 
     // Paging on keeps both (deduplicated by session and call id, not call id alone).
     store.setState({ historyCursor: 'next' });
     const more = state().loadMoreHistory();
-    expect(client.next('history.page').request).toEqual({ userId: 'Claude Code', limit: HISTORY_PAGE_SIZE, cursor: 'next' });
-    client.next('history.page').resolve({ records: [record('agent:a:mcp-2', 'request-2', 'Claude Code'), record('agent:a:mcp-3', 'request-2', 'Claude Code')] });
+    expect(client.next('history.page').request).toEqual({
+      userId: 'Claude Code',
+      limit: HISTORY_PAGE_SIZE,
+      cursor: 'next',
+    });
+    client.next('history.page').resolve({
+      records: [
+        record('agent:a:mcp-2', 'request-2', 'Claude Code'),
+        record('agent:a:mcp-3', 'request-2', 'Claude Code'),
+      ],
+    });
     await more;
     expect(state().historyRecords.map((r) => r.sessionId)).toEqual(['agent:a:mcp-1', 'agent:a:mcp-2', 'agent:a:mcp-3']);
 
     state().selectHistoryRecord(recordKey({ sessionId: 'agent:a:mcp-2', callId: 'request-2' }));
-    expect(state().historyRecords.filter((r) => recordKey(r) === state().selectedRecordKey).map((r) => r.sessionId)).toEqual(['agent:a:mcp-2']);
+    expect(
+      state()
+        .historyRecords.filter((r) => recordKey(r) === state().selectedRecordKey)
+        .map((r) => r.sessionId),
+    ).toEqual(['agent:a:mcp-2']);
 
     // Choosing a session again narrows to it, the caller filter kept.
     state().selectHistorySession('gui');
     expect(state().historyAllSessions).toBe(false);
-    expect(client.next('history.page').request).toEqual({ sessionId: 'gui', userId: 'Claude Code', limit: HISTORY_PAGE_SIZE });
+    expect(client.next('history.page').request).toEqual({
+      sessionId: 'gui',
+      userId: 'Claude Code',
+      limit: HISTORY_PAGE_SIZE,
+    });
   });
 
   it('Traces: the caller goes in the request, and a live trace of another caller does not enter the list', async () => {
@@ -71,6 +116,10 @@ describe('the caller filter', () => {
 
     state().applyTraceChanged(trace('t2', 'Claude Code'));
     state().applyTraceChanged(trace('t3', 'gui'));
-    expect(state().traces.map((t) => t.traceId).sort()).toEqual(['t1', 't3']);
+    expect(
+      state()
+        .traces.map((t) => t.traceId)
+        .sort(),
+    ).toEqual(['t1', 't3']);
   });
 });

@@ -11,7 +11,19 @@ import { bindBridge } from '../../renderer/src/state/bindBridge.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
 
 function record(sessionId: string, callId: string): HistoryRecordView {
-  return { sessionId, callId, userId: 'u', toolName: 'echo', serverId: 'fx', status: 'completed', args: {}, attempts: 1, traceId: `t-${callId}`, createdAt: 1, updatedAt: 1 };
+  return {
+    sessionId,
+    callId,
+    userId: 'u',
+    toolName: 'echo',
+    serverId: 'fx',
+    status: 'completed',
+    args: {},
+    attempts: 1,
+    traceId: `t-${callId}`,
+    createdAt: 1,
+    updatedAt: 1,
+  };
 }
 
 /** A host whose "current" GUI session and records the test changes between connections. */
@@ -28,7 +40,12 @@ function fakeHost() {
     on: () => () => {},
     call<C extends ChannelName>(channel: C, request: RequestOf<C>): Promise<ResponseOf<C>> {
       if (channel === 'history.sessions') {
-        const sessions = [...host.records].map(([sessionId, list]) => ({ sessionId, count: list.length, started: 0, lastActivity: 1 }));
+        const sessions = [...host.records].map(([sessionId, list]) => ({
+          sessionId,
+          count: list.length,
+          started: 0,
+          lastActivity: 1,
+        }));
         return Promise.resolve({ current: host.current, sessions } as ResponseOf<C>);
       }
       if (channel === 'history.page') {
@@ -64,7 +81,12 @@ describe('History across a host restart', () => {
     host.records.set('gui-new', [record('gui-new', 'b')]);
     connection.set({ status: 'open' });
 
-    await until(() => store.getState().historySessionId === 'gui-new' && store.getState().historyLoad === 'ready' && store.getState().historyRecords[0]?.callId === 'b');
+    await until(
+      () =>
+        store.getState().historySessionId === 'gui-new' &&
+        store.getState().historyLoad === 'ready' &&
+        store.getState().historyRecords[0]?.callId === 'b',
+    );
     expect(store.getState().currentSessionId).toBe('gui-new');
     expect(store.getState().historySessions.map((s) => [s.sessionId, s.current])).toEqual([
       ['gui-new', true],
@@ -92,7 +114,12 @@ describe('History across a host restart', () => {
     const requestsBefore = host.pageRequests.length;
     connection.set({ status: 'open' });
 
-    await until(() => store.getState().currentSessionId === 'gui-3' && host.pageRequests.length > requestsBefore && store.getState().historyRecords.length === 2);
+    await until(
+      () =>
+        store.getState().currentSessionId === 'gui-3' &&
+        host.pageRequests.length > requestsBefore &&
+        store.getState().historyRecords.length === 2,
+    );
     expect(store.getState().historySessionId).toBe('gui-1');
     expect(host.pageRequests.slice(requestsBefore)).toEqual(['gui-1']);
     expect(store.getState().historySessions.find((s) => s.current)?.sessionId).toBe('gui-3');

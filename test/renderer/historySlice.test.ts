@@ -5,8 +5,24 @@ import { HISTORY_PAGE_SIZE } from '../../renderer/src/state/slices/historySlice.
 import { createAppStore } from '../../renderer/src/state/store.js';
 import { FakeClient, bridgeError } from '../doubles/renderer/fakeClient.js';
 
-function record(sessionId: string, callId: string, status: HistoryRecordView['status'] = 'completed'): HistoryRecordView {
-  return { sessionId, callId, userId: 'u', toolName: 'echo', serverId: 'fs', status, args: {}, attempts: 1, traceId: `t-${callId}`, createdAt: 1, updatedAt: 1 };
+function record(
+  sessionId: string,
+  callId: string,
+  status: HistoryRecordView['status'] = 'completed',
+): HistoryRecordView {
+  return {
+    sessionId,
+    callId,
+    userId: 'u',
+    toolName: 'echo',
+    serverId: 'fs',
+    status,
+    args: {},
+    attempts: 1,
+    traceId: `t-${callId}`,
+    createdAt: 1,
+    updatedAt: 1,
+  };
 }
 
 const callIds = (records: HistoryRecordView[]) => records.map((r) => r.callId);
@@ -49,7 +65,11 @@ describe('history slice', () => {
     const more = state().loadMoreHistory();
     void state().loadMoreHistory(); // a second scroll while the page is loading asks nothing more
     expect(client.callsTo('history.page')).toHaveLength(2);
-    expect(client.next('history.page').request).toEqual({ sessionId: 'gui', limit: HISTORY_PAGE_SIZE, cursor: 'cursor-1' });
+    expect(client.next('history.page').request).toEqual({
+      sessionId: 'gui',
+      limit: HISTORY_PAGE_SIZE,
+      cursor: 'cursor-1',
+    });
     client.next('history.page').resolve({ records: [record('gui', 'c2'), record('gui', 'c1')] });
     await more;
     expect(callIds(state().historyRecords)).toEqual(['c3', 'c2', 'c1']);
@@ -79,7 +99,11 @@ describe('history slice', () => {
     oldPage.resolve({ records: [record('old', 'o1')], nextCursor: 'old-cursor' });
     // A page asked and answered after the late one: by then the late one's continuation has run.
     const more = state().loadMoreHistory();
-    expect(client.latest('history.page').request).toEqual({ sessionId: 'gui', limit: HISTORY_PAGE_SIZE, cursor: 'gui-2' });
+    expect(client.latest('history.page').request).toEqual({
+      sessionId: 'gui',
+      limit: HISTORY_PAGE_SIZE,
+      cursor: 'gui-2',
+    });
     client.latest('history.page').resolve({ records: [record('gui', 'g0')] });
     await more;
     expect(state().historySessionId).toBe('gui');

@@ -11,7 +11,11 @@ import { MAX_IMPORT_FILE_BYTES } from '../../renderer/src/state/slices/importSli
 import { FakeClient, bridgeError, settle } from '../doubles/renderer/fakeClient.js';
 
 const CONTENT = '{"mcpServers":{}}';
-const file = (name = 'mcp.json', content = CONTENT) => ({ name, size: content.length, text: () => Promise.resolve(content) });
+const file = (name = 'mcp.json', content = CONTENT) => ({
+  name,
+  size: content.length,
+  text: () => Promise.resolve(content),
+});
 
 const PREVIEW: ImportPreview = {
   format: 'vscode',
@@ -28,7 +32,12 @@ const PREVIEW: ImportPreview = {
 };
 
 function server(id: string): ServerView {
-  return { config: StdioServerConfigSchema.parse({ id, name: `Server ${id}`, transport: 'stdio', command: 'node' }), status: { state: 'idle' }, secrets: {}, toolCount: 0 };
+  return {
+    config: StdioServerConfigSchema.parse({ id, name: `Server ${id}`, transport: 'stdio', command: 'node' }),
+    status: { state: 'idle' },
+    secrets: {},
+    toolCount: 0,
+  };
 }
 
 describe('import slice', () => {
@@ -65,7 +74,12 @@ describe('import slice', () => {
     store.getState().setImportInput('token', 's3cret');
     const applying = store.getState().applyImport();
     expect(store.getState().importApplying).toBe(true);
-    expect(client.latest('import.apply').request).toEqual({ content: CONTENT, fileName: 'mcp.json', names: ['alpha'], inputs: { token: 's3cret' } });
+    expect(client.latest('import.apply').request).toEqual({
+      content: CONTENT,
+      fileName: 'mcp.json',
+      names: ['alpha'],
+      inputs: { token: 's3cret' },
+    });
     client.next('import.apply').resolve({ imported: [server('alpha')] });
     await applying;
 
@@ -94,11 +108,19 @@ describe('import slice', () => {
     client.next('import.preview').resolve(PREVIEW);
     await reading;
     const state = store.getState();
-    expect([state.importOpen, state.importFile, state.importPreview, state.importChosen, state.importReading]).toEqual([false, undefined, undefined, [], false]);
+    expect([state.importOpen, state.importFile, state.importPreview, state.importChosen, state.importReading]).toEqual([
+      false,
+      undefined,
+      undefined,
+      [],
+      false,
+    ]);
   });
 
   it('refuses a file too large to be a configuration without asking main', async () => {
-    await store.getState().readImportFile({ name: 'huge.json', size: MAX_IMPORT_FILE_BYTES + 1, text: () => Promise.resolve('') });
+    await store
+      .getState()
+      .readImportFile({ name: 'huge.json', size: MAX_IMPORT_FILE_BYTES + 1, text: () => Promise.resolve('') });
     expect(client.callsTo('import.preview')).toHaveLength(0);
     expect(store.getState().importFailure?.message).toMatch(/“huge\.json” is \d+ KB/);
   });

@@ -12,14 +12,28 @@ import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { FakeClient, bridgeError, settle } from '../doubles/renderer/fakeClient.js';
 
 function resources(...uris: string[]): ResourceListView {
-  return { resources: uris.map((uri) => ({ uri, name: uri })), templates: [], truncated: false, canSubscribe: true, subscribed: [] };
+  return {
+    resources: uris.map((uri) => ({ uri, name: uri })),
+    templates: [],
+    truncated: false,
+    canSubscribe: true,
+    subscribed: [],
+  };
 }
 
 function server(id: string): ServerView {
-  return { config: StdioServerConfigSchema.parse({ id, name: id, transport: 'stdio', command: 'node' }), status: { state: 'ready' }, secrets: {}, toolCount: 0 };
+  return {
+    config: StdioServerConfigSchema.parse({ id, name: id, transport: 'stdio', command: 'node' }),
+    status: { state: 'ready' },
+    secrets: {},
+    toolCount: 0,
+  };
 }
 
-const prompts = (...names: string[]): PromptListView => ({ prompts: names.map((name) => ({ name, arguments: [] })), truncated: false });
+const prompts = (...names: string[]): PromptListView => ({
+  prompts: names.map((name) => ({ name, arguments: [] })),
+  truncated: false,
+});
 
 describe('server features slice', () => {
   let client: FakeClient;

@@ -56,9 +56,19 @@ describe('asks slice', () => {
     const first = store.getState().answerServerRequest('a', { action: 'accept', content: { name: '' } });
     expect(await store.getState().answerServerRequest('a', { action: 'decline' })).toBe(false);
     expect(client.callsTo('serverRequests.answer')).toHaveLength(1);
-    client.next('serverRequests.answer').reject(new BridgeError({ code: 'validation', message: 'no', details: { fieldErrors: { name: ['must not be empty'] } } }));
+    client.next('serverRequests.answer').reject(
+      new BridgeError({
+        code: 'validation',
+        message: 'no',
+        details: { fieldErrors: { name: ['must not be empty'] } },
+      }),
+    );
     expect(await first).toBe(false);
-    expect(store.getState().serverRequests[0]).toMatchObject({ answering: undefined, ended: undefined, fieldErrors: { name: ['must not be empty'] } });
+    expect(store.getState().serverRequests[0]).toMatchObject({
+      answering: undefined,
+      ended: undefined,
+      fieldErrors: { name: ['must not be empty'] },
+    });
 
     const second = store.getState().answerServerRequest('a', { action: 'accept', content: { name: 'Ada' } });
     expect(store.getState().serverRequests[0]?.fieldErrors).toEqual({});
@@ -98,14 +108,29 @@ describe('elicitation form schema → generated form', () => {
     expect(schema).toEqual({
       type: 'object',
       properties: {
-        pet: { type: 'string', default: 'p1', oneOf: [{ const: 'p1', title: 'Cats' }, { const: 'p2', title: 'Dogs' }] },
+        pet: {
+          type: 'string',
+          default: 'p1',
+          oneOf: [
+            { const: 'p1', title: 'Cats' },
+            { const: 'p2', title: 'Dogs' },
+          ],
+        },
         tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, uniqueItems: true },
         when: { type: 'string', format: 'date' },
       },
       required: ['pet'],
     });
     expect(uiSchema).toEqual({ tags: { 'ui:widget': 'checkboxes' } });
-    expect(errorSchemaOf({ when: ['must be a date'], '': ['too many'] })).toEqual({ when: { __errors: ['must be a date'] }, __errors: ['too many'] });
-    expect(contentOf({ pet: 'p2', tags: ['a'], when: undefined, n: 3, ok: false })).toEqual({ pet: 'p2', tags: ['a'], n: 3, ok: false });
+    expect(errorSchemaOf({ when: ['must be a date'], '': ['too many'] })).toEqual({
+      when: { __errors: ['must be a date'] },
+      __errors: ['too many'],
+    });
+    expect(contentOf({ pet: 'p2', tags: ['a'], when: undefined, n: 3, ok: false })).toEqual({
+      pet: 'p2',
+      tags: ['a'],
+      n: 3,
+      ok: false,
+    });
   });
 });

@@ -71,7 +71,13 @@ describe('servers slice', () => {
     ]);
     expect(store.getState().servers[0]).toBe(listBefore[0]); // the other server's view is untouched
 
-    const reconnecting: ServerStatusView = { state: 'reconnecting', attempt: 2, nextRetryAt: 5_000, code: 'server_exited', reason: 'exited with code 1' };
+    const reconnecting: ServerStatusView = {
+      state: 'reconnecting',
+      attempt: 2,
+      nextRetryAt: 5_000,
+      code: 'server_exited',
+      reason: 'exited with code 1',
+    };
     client.emit('server.status', { serverId: 'b', status: reconnecting, at: 2 });
     expect(store.getState().servers[1]?.status).toEqual(reconnecting);
 
@@ -92,7 +98,9 @@ describe('servers slice', () => {
     client.emit('servers.changed', { servers: [server('a'), server('b', { state: 'ready' })] });
     store.getState().selectServer('b');
     expect(store.getState().selectedServerId).toBe('b');
-    client.emit('servers.changed', { servers: [server('a', { state: 'error', code: 'timeout', reason: 'no answer' })] });
+    client.emit('servers.changed', {
+      servers: [server('a', { state: 'error', code: 'timeout', reason: 'no answer' })],
+    });
     expect(statuses()).toEqual([['a', { state: 'error', code: 'timeout', reason: 'no answer' }]]);
     expect(store.getState().selectedServerId).toBeUndefined();
   });
@@ -101,7 +109,10 @@ describe('servers slice', () => {
     const load = store.getState().loadServers();
     client.next('servers.list').reject(bridgeError('internal', 'the host failed'));
     await load;
-    expect(store.getState()).toMatchObject({ serversLoad: 'error', serversError: expect.stringContaining('the host failed') });
+    expect(store.getState()).toMatchObject({
+      serversLoad: 'error',
+      serversError: expect.stringContaining('the host failed'),
+    });
 
     client.emit('servers.changed', { servers: [server('a')] });
     expect(store.getState().serversLoad).toBe('ready');

@@ -10,14 +10,24 @@ const agents = [{ id: AGENT_ID, name: 'Claude Code' }];
 
 describe('session labels', () => {
   it('names the agent of a 2025 session, with the session id shortened', () => {
-    expect(sessionLabel({ sessionId: `agent:${AGENT_ID}:mcp-3f2a1b9c-1111-2222-3333-444455556666`, current: false }, agents)).toBe('Claude Code · session 3f2a1b…');
+    expect(
+      sessionLabel({ sessionId: `agent:${AGENT_ID}:mcp-3f2a1b9c-1111-2222-3333-444455556666`, current: false }, agents),
+    ).toBe('Claude Code · session 3f2a1b…');
   });
 
   it('names 2026-07-28 calls, keyed calls and an agent since removed', () => {
-    expect(sessionLabel({ sessionId: `agent:${AGENT_ID}:stateless`, current: false }, agents)).toBe('Claude Code · 2026-07-28 calls');
-    expect(sessionLabel({ sessionId: `agent:${AGENT_ID}:default`, current: false }, agents)).toBe('Claude Code · calls with a callId');
-    expect(sessionLabel({ sessionId: `agent:${AGENT_ID}:nightly-build`, current: false }, agents)).toBe('Claude Code · calls keyed “nightly-build”');
-    expect(sessionLabel({ sessionId: `agent:other:mcp-abcdef123456`, current: false }, agents)).toBe('A removed agent · session abcdef…');
+    expect(sessionLabel({ sessionId: `agent:${AGENT_ID}:stateless`, current: false }, agents)).toBe(
+      'Claude Code · 2026-07-28 calls',
+    );
+    expect(sessionLabel({ sessionId: `agent:${AGENT_ID}:default`, current: false }, agents)).toBe(
+      'Claude Code · calls with a callId',
+    );
+    expect(sessionLabel({ sessionId: `agent:${AGENT_ID}:nightly-build`, current: false }, agents)).toBe(
+      'Claude Code · calls keyed “nightly-build”',
+    );
+    expect(sessionLabel({ sessionId: `agent:other:mcp-abcdef123456`, current: false }, agents)).toBe(
+      'A removed agent · session abcdef…',
+    );
   });
 
   it('leaves the GUI sessions and foreign ids as they were', () => {

@@ -7,18 +7,32 @@ const labels = (annotations: Record<string, unknown>) => annotationChips(annotat
 
 describe('annotation chips', () => {
   it('gives a read-only tool "read-only" and no write-tool hints', () => {
-    expect(labels({ title: 'Read File', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })).toEqual(['read-only', 'closed world']);
+    expect(
+      labels({
+        title: 'Read File',
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      }),
+    ).toEqual(['read-only', 'closed world']);
   });
 
   it('gives a non-destructive write tool "additive only"', () => {
-    expect(labels({ readOnlyHint: false, destructiveHint: false, idempotentHint: false })).toEqual(['may write', 'additive only', 'not idempotent']);
+    expect(labels({ readOnlyHint: false, destructiveHint: false, idempotentHint: false })).toEqual([
+      'may write',
+      'additive only',
+      'not idempotent',
+    ]);
     expect(labels({ destructiveHint: true })).toEqual(['destructive']);
   });
 });
 
 describe('tool titles', () => {
   it('prefers the MCP title, falls back to annotations.title, and hides a title equal to the name', () => {
-    expect(toolTitle({ name: 'read_file', title: 'Read File (Deprecated)', annotations: { title: 'Old' } })).toBe('Read File (Deprecated)');
+    expect(toolTitle({ name: 'read_file', title: 'Read File (Deprecated)', annotations: { title: 'Old' } })).toBe(
+      'Read File (Deprecated)',
+    );
     expect(toolTitle({ name: 'read_file', annotations: { title: 'Read file' } })).toBe('Read file');
     expect(toolTitle({ name: 'echo', title: 'echo' })).toBeUndefined();
     expect(toolTitle({ name: 'echo' })).toBeUndefined();

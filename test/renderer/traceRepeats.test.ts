@@ -4,8 +4,14 @@ import type { TraceEvent } from '../../shared/traces.js';
 import { repeatsReasonAbove } from '../../renderer/src/lib/traceFormat.js';
 
 const reason = 'Server "fx" is not trusted, so echo asks first (its annotations are unverified hints)';
-const decision = { seq: 1, at: 1, type: 'decision', data: { outcome: 'ask', reason, kind: 'default' } } as unknown as TraceEvent;
-const asked = (why: string) => ({ seq: 2, at: 2, type: 'approval_requested', data: { approvalId: 'a1', reason: why } }) as unknown as TraceEvent;
+const decision = {
+  seq: 1,
+  at: 1,
+  type: 'decision',
+  data: { outcome: 'ask', reason, kind: 'default' },
+} as unknown as TraceEvent;
+const asked = (why: string) =>
+  ({ seq: 2, at: 2, type: 'approval_requested', data: { approvalId: 'a1', reason: why } }) as unknown as TraceEvent;
 
 describe('repeatsReasonAbove', () => {
   it('is true when the approval request gives the reason the decision above gave', () => {

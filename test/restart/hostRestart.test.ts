@@ -44,9 +44,14 @@ describe('the browser-mode host killed mid-call and restarted', () => {
   });
 
   it('closes the trace of a killed call as interrupted at the next start; a clean stop leaves none running', () => {
-    expect(report.heldTraces.map((t) => t.kind)).toEqual([...Array<string>(KILLS).fill('killed'), ...Array<string>(CLEAN_STOPS).fill('stopped')]);
-    for (const trace of report.heldTraces.filter((t) => t.kind === 'killed')) expect(trace.status, trace.callId).toBe('interrupted');
-    for (const trace of report.heldTraces.filter((t) => t.kind === 'stopped')) expect(trace.status, trace.callId).not.toBe('running');
+    expect(report.heldTraces.map((t) => t.kind)).toEqual([
+      ...Array<string>(KILLS).fill('killed'),
+      ...Array<string>(CLEAN_STOPS).fill('stopped'),
+    ]);
+    for (const trace of report.heldTraces.filter((t) => t.kind === 'killed'))
+      expect(trace.status, trace.callId).toBe('interrupted');
+    for (const trace of report.heldTraces.filter((t) => t.kind === 'stopped'))
+      expect(trace.status, trace.callId).not.toBe('running');
   });
 
   it('keys the GUI’s calls by one session that every start shares', () => {

@@ -56,18 +56,39 @@ export class HostProcess {
   ) {}
 
   /** `extraArgs`: more flags for cli.ts (`--gateway-port`, `--workspace`); `nodeArgs`: for node itself (`--inspect=0`). */
-  static async start(dataDir: string, token: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<HostProcess> {
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'), '--port', '0', '--data-dir', dataDir, ...extraArgs], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, MINIHARNESS_TOKEN: token, MINIHARNESS_SECRET_STORE: 'file' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  static async start(
+    dataDir: string,
+    token: string,
+    extraArgs: string[] = [],
+    nodeArgs: string[] = [],
+  ): Promise<HostProcess> {
+    const child = spawn(
+      process.execPath,
+      [
+        ...nodeArgs,
+        '--import',
+        'tsx',
+        join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'),
+        '--port',
+        '0',
+        '--data-dir',
+        dataDir,
+        ...extraArgs,
+      ],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, MINIHARNESS_TOKEN: token, MINIHARNESS_SECRET_STORE: 'file' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     liveHosts.add(child);
     child.once('exit', () => liveHosts.delete(child));
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the host printed no link in time:\n${output}`)), WAIT_MS);
       const check = (): void => {
@@ -165,7 +186,10 @@ export async function serverReady(client: BridgeClient): Promise<void> {
         const change = payload as { serverId: string; status: { state: string } };
         if (change.serverId === SERVER_ID) ready = change.status.state === 'ready';
       }
-      if (event === 'tools.changed') listed = (payload as { tools: Array<{ serverId: string; name: string }> }).tools.some((t) => t.serverId === SERVER_ID && t.name === 'effect');
+      if (event === 'tools.changed')
+        listed = (payload as { tools: Array<{ serverId: string; name: string }> }).tools.some(
+          (t) => t.serverId === SERVER_ID && t.name === 'effect',
+        );
     }
     seen = client.events.length;
     return ready && listed;
@@ -202,32 +226,59 @@ export async function runRestartSoak(options: SoakOptions): Promise<SoakReport> 
       if (round === 0) {
         await ok(client, 'servers.save', {
           mode: 'create',
-          config: { id: SERVER_ID, name: 'Side effects', transport: 'stdio', command: process.execPath, args: [BUILT_SIDE_EFFECT_FIXTURE], cwd: PROJECT_ROOT, env: { SIDE_EFFECT_FILE: effects } },
+          config: {
+            id: SERVER_ID,
+            name: 'Side effects',
+            transport: 'stdio',
+            command: process.execPath,
+            args: [BUILT_SIDE_EFFECT_FIXTURE],
+            cwd: PROJECT_ROOT,
+            env: { SIDE_EFFECT_FILE: effects },
+          },
         });
       }
       await serverReady(client);
-      if (round === 0) await ok(client, 'permissions.setToolLevel', { serverId: SERVER_ID, toolName: 'effect', level: 'ALLOW' });
+      if (round === 0)
+        await ok(client, 'permissions.setToolLevel', { serverId: SERVER_ID, toolName: 'effect', level: 'ALLOW' });
       guiSessions.push((await ok<{ current: string }>(client, 'history.sessions', {})).current);
 
       // Every callId used so far, sent again, all at once. A deadline bounds a held call that
       // wrongly runs again (it would never answer); a right answer comes from the checkpoint at once.
       const replies = await Promise.all(
         known.map((call) =>
-          client!.call('tools.call', { name: 'effect', serverId: SERVER_ID, args: { key: call.callId, ...(call.kind === 'completed' ? {} : { hold: true }) }, callId: call.callId, timeoutMs: RESEND_DEADLINE_MS }),
+          client!.call('tools.call', {
+            name: 'effect',
+            serverId: SERVER_ID,
+            args: { key: call.callId, ...(call.kind === 'completed' ? {} : { hold: true }) },
+            callId: call.callId,
+            timeoutMs: RESEND_DEADLINE_MS,
+          }),
         ),
       );
-      known.forEach((call, i) => answers.push({ round, callId: call.callId, kind: call.kind, reply: replies[i] as DispatchResult }));
+      known.forEach((call, i) =>
+        answers.push({ round, callId: call.callId, kind: call.kind, reply: replies[i] as DispatchResult }),
+      );
       // The call cut off in the previous round: its trace, as this start left it.
       const previous = known.at(-1);
       if (previous?.traceId && previous.kind !== 'completed') {
         const detail = await ok<TraceDetail>(client, 'traces.get', { traceId: previous.traceId });
-        heldTraces.push({ callId: previous.callId, kind: previous.kind, traceId: previous.traceId, status: detail.trace.status });
+        heldTraces.push({
+          callId: previous.callId,
+          kind: previous.kind,
+          traceId: previous.traceId,
+          status: detail.trace.status,
+        });
       }
       if (round === rounds) break;
 
       for (let i = 0; i < options.completedPerRound; i++) {
         const callId = `soak-${round}-done-${randomUUID()}`;
-        const outcome = await ok<CallOutcome>(client, 'tools.call', { name: 'effect', serverId: SERVER_ID, args: { key: callId }, callId });
+        const outcome = await ok<CallOutcome>(client, 'tools.call', {
+          name: 'effect',
+          serverId: SERVER_ID,
+          args: { key: callId },
+          callId,
+        });
         known.push({ callId, kind: 'completed', outcome });
       }
 
@@ -236,9 +287,16 @@ export async function runRestartSoak(options: SoakOptions): Promise<SoakReport> 
       const callId = `soak-${round}-held-${randomUUID()}`;
       const held: KnownCall = { callId, kind };
       known.push(held);
-      void client.call('tools.call', { name: 'effect', serverId: SERVER_ID, args: { key: callId, hold: true }, callId });
+      void client.call('tools.call', {
+        name: 'effect',
+        serverId: SERVER_ID,
+        args: { key: callId, hold: true },
+        callId,
+      });
       const started = (): TraceSummary | undefined =>
-        client?.events.map((e) => (e.event === 'trace.changed' ? (e.payload as { trace: TraceSummary }).trace : undefined)).find((t) => t?.callId === callId);
+        client?.events
+          .map((e) => (e.event === 'trace.changed' ? (e.payload as { trace: TraceSummary }).trace : undefined))
+          .find((t) => t?.callId === callId);
       await waitFor(() => started() !== undefined && effectLines(effects).some((l) => l.key === callId), WAIT_MS);
       held.traceId = started()?.traceId;
       client.close();
@@ -259,7 +317,12 @@ export async function runRestartSoak(options: SoakOptions): Promise<SoakReport> 
       executions,
       duplicates: Object.values(executions).reduce((sum, n) => sum + Math.max(0, n - 1), 0),
       answers,
-      known: known.map((k) => ({ callId: k.callId, kind: k.kind, ...(k.outcome ? { outcome: k.outcome } : {}), ...(k.traceId ? { traceId: k.traceId } : {}) })),
+      known: known.map((k) => ({
+        callId: k.callId,
+        kind: k.kind,
+        ...(k.outcome ? { outcome: k.outcome } : {}),
+        ...(k.traceId ? { traceId: k.traceId } : {}),
+      })),
       heldTraces,
       guiSessions,
       exits,
@@ -278,12 +341,16 @@ export function judgeAnswer(answer: ResendAnswer, known: SoakReport['known']): s
   const call = known.find((k) => k.callId === answer.callId);
   if (!call) return `round ${answer.round}: ${answer.callId} was never sent`;
   if (call.kind === 'completed') {
-    if (!answer.reply.ok) return `round ${answer.round}: completed ${answer.callId} answered ${answer.reply.error.code} instead of a replay`;
+    if (!answer.reply.ok)
+      return `round ${answer.round}: completed ${answer.callId} answered ${answer.reply.error.code} instead of a replay`;
     const outcome = answer.reply.result as CallOutcome;
     if (!outcome.replayed) return `round ${answer.round}: completed ${answer.callId} was not replayed`;
-    if (JSON.stringify(outcome.result) !== JSON.stringify(call.outcome?.result)) return `round ${answer.round}: ${answer.callId} replayed another result`;
+    if (JSON.stringify(outcome.result) !== JSON.stringify(call.outcome?.result))
+      return `round ${answer.round}: ${answer.callId} replayed another result`;
     return undefined;
   }
   if (answer.reply.ok) return `round ${answer.round}: interrupted ${answer.callId} answered a result`;
-  return answer.reply.error.code === 'in_progress' ? undefined : `round ${answer.round}: interrupted ${answer.callId} answered ${answer.reply.error.code}`;
+  return answer.reply.error.code === 'in_progress'
+    ? undefined
+    : `round ${answer.round}: interrupted ${answer.callId} answered ${answer.reply.error.code}`;
 }

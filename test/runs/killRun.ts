@@ -37,11 +37,27 @@ export async function runUntilKilled(
   run: { origin: string; runId: string; kind: ModelConfig['kind']; tasksDir?: string },
   moment: (output: () => string) => Promise<void>,
 ): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'runs', 'runChild.ts'), files.dir, files.dbFile, files.counter, files.events, run.origin, run.runId, run.kind, ...(run.tasksDir ? [run.tasksDir] : [])], {
-    cwd: PROJECT_ROOT,
-    detached: true, // its own process group: the kill takes its MCP server down with it
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(PROJECT_ROOT, 'test', 'runs', 'runChild.ts'),
+      files.dir,
+      files.dbFile,
+      files.counter,
+      files.events,
+      run.origin,
+      run.runId,
+      run.kind,
+      ...(run.tasksDir ? [run.tasksDir] : []),
+    ],
+    {
+      cwd: PROJECT_ROOT,
+      detached: true, // its own process group: the kill takes its MCP server down with it
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -65,7 +81,12 @@ export async function runUntilKilled(
  * Resumes the killed run until it ends. A call left `started` is resolved as completed with
  * `resolvedResult(args)` — what the person who resolves it records — and the run resumed again.
  */
-export async function resumeToEnd(rh: RunHarness, runId: string, figures: KillFigures, resolvedResult: (args: Record<string, unknown>) => CheckpointResult): Promise<RunRecord> {
+export async function resumeToEnd(
+  rh: RunHarness,
+  runId: string,
+  figures: KillFigures,
+  resolvedResult: (args: Record<string, unknown>) => CheckpointResult,
+): Promise<RunRecord> {
   expect(rh.store.markInterrupted()).toBe(1);
   expect(rh.store.require(runId).status).toBe('interrupted');
   rh.engine.resume(runId);
@@ -75,7 +96,10 @@ export async function resumeToEnd(rh: RunHarness, runId: string, figures: KillFi
     const callId = run.outcome?.callId ?? '';
     const stuck = rh.h.checkpoints.get(runId, callId);
     expect(stuck?.status).toBe('started');
-    rh.h.checkpoints.resolveManually(runId, callId, { status: 'completed', result: resolvedResult((stuck?.args ?? {}) as Record<string, unknown>) });
+    rh.h.checkpoints.resolveManually(runId, callId, {
+      status: 'completed',
+      result: resolvedResult((stuck?.args ?? {}) as Record<string, unknown>),
+    });
     figures.resolved += 1;
     rh.engine.resume(runId);
     figures.resumes += 1;

@@ -5,7 +5,11 @@ export const KILL_PROMPT = 'append one, then two';
 
 export const KILL_TURNS: ScriptedTurn[] = [
   { kind: 'reply', text: ['Step ', 'one.'], toolCalls: [{ id: 'toolu_k1', name: 'append', args: { line: 'one' } }] },
-  { kind: 'reply', text: ['Step ', 'two.'], toolCalls: [{ id: 'toolu_k2', name: 'slow_append', args: { line: 'two', ms: 300 } }] },
+  {
+    kind: 'reply',
+    text: ['Step ', 'two.'],
+    toolCalls: [{ id: 'toolu_k2', name: 'slow_append', args: { line: 'two', ms: 300 } }],
+  },
   { kind: 'reply', text: ['All ', 'done.'] },
 ];
 
@@ -19,7 +23,10 @@ export function expectedResultText(args: Record<string, unknown>): string {
  * fast one), then a final answer. Keyed by the tool results the conversation holds.
  */
 export const RANDOM_KILL_TURNS: ReadonlyMap<number, ScriptedTurn> = new Map<number, ScriptedTurn>([
-  [0, { kind: 'reply', text: ['Step ', 'one.'], toolCalls: [{ id: 'toolu_r1', name: 'append', args: { line: 'one' } }] }],
+  [
+    0,
+    { kind: 'reply', text: ['Step ', 'one.'], toolCalls: [{ id: 'toolu_r1', name: 'append', args: { line: 'one' } }] },
+  ],
   [
     1,
     {

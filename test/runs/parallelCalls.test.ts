@@ -43,29 +43,47 @@ describe('several tool calls in one model turn', () => {
     scratch.cleanup();
   });
 
-  it.each(['anthropic', 'openai', 'openai_responses'] as const)('%s: each call through the pipeline under its own id; the results go back in order', async (kind) => {
-    const counter = join(scratch.dir, `${kind}.txt`);
-    const rh = await buildRunHarness({ dir: join(scratch.dir, kind), counter, rules: ALLOW });
-    try {
-      const before = loopback.requests.length;
-      const run = rh.engine.start({ model: loopbackModel(kind, loopback.origin), visibility: ALL, prompt: 'three' });
-      expect(await rh.engine.settled(run.id)).toMatchObject({ status: 'completed', toolCalls: 3 });
-      expect(readLines(counter)).toEqual(['a', 'b', 'c']);
-      for (const id of ['toolu_p1', 'toolu_p2', 'toolu_p3']) expect(rh.h.checkpoints.get(run.id, id)?.status).toBe('completed');
-      const next = loopback.requests[before + 1];
-      expect(next?.resultTexts.map((t) => t.replace(/^Error: /, ''))).toEqual(['appended a', 'appended b', 'appended c']);
-      expect(conversationText(rh.store.messages(run.id))).toContain('result toolu_p1: appended a\nresult toolu_p2: appended b\nresult toolu_p3: appended c');
-    } finally {
-      await rh.close();
-    }
-  });
+  it.each(['anthropic', 'openai', 'openai_responses'] as const)(
+    '%s: each call through the pipeline under its own id; the results go back in order',
+    async (kind) => {
+      const counter = join(scratch.dir, `${kind}.txt`);
+      const rh = await buildRunHarness({ dir: join(scratch.dir, kind), counter, rules: ALLOW });
+      try {
+        const before = loopback.requests.length;
+        const run = rh.engine.start({ model: loopbackModel(kind, loopback.origin), visibility: ALL, prompt: 'three' });
+        expect(await rh.engine.settled(run.id)).toMatchObject({ status: 'completed', toolCalls: 3 });
+        expect(readLines(counter)).toEqual(['a', 'b', 'c']);
+        for (const id of ['toolu_p1', 'toolu_p2', 'toolu_p3'])
+          expect(rh.h.checkpoints.get(run.id, id)?.status).toBe('completed');
+        const next = loopback.requests[before + 1];
+        expect(next?.resultTexts.map((t) => t.replace(/^Error: /, ''))).toEqual([
+          'appended a',
+          'appended b',
+          'appended c',
+        ]);
+        expect(conversationText(rh.store.messages(run.id))).toContain(
+          'result toolu_p1: appended a\nresult toolu_p2: appended b\nresult toolu_p3: appended c',
+        );
+      } finally {
+        await rh.close();
+      }
+    },
+  );
 
   it('killed -9 after the second of three calls: resume replays two and runs or resolves the third', async () => {
     // The uninterrupted run of the same script.
-    const base = await buildRunHarness({ dir: join(scratch.dir, 'base'), counter: join(scratch.dir, 'base.txt'), rules: ALLOW });
+    const base = await buildRunHarness({
+      dir: join(scratch.dir, 'base'),
+      counter: join(scratch.dir, 'base.txt'),
+      rules: ALLOW,
+    });
     let baseline: string;
     try {
-      const run = base.engine.start({ model: loopbackModel('openai', loopback.origin), visibility: ALL, prompt: KILL_PROMPT });
+      const run = base.engine.start({
+        model: loopbackModel('openai', loopback.origin),
+        visibility: ALL,
+        prompt: KILL_PROMPT,
+      });
       expect((await base.engine.settled(run.id)).status).toBe('completed');
       baseline = conversationText(base.store.messages(run.id));
     } finally {
@@ -73,11 +91,21 @@ describe('several tool calls in one model turn', () => {
     }
 
     const dir = join(scratch.dir, 'killed');
-    const files = { dir, dbFile: join(dir, 'app.db'), counter: join(dir, 'counter.txt'), events: join(dir, 'events.jsonl') };
+    const files = {
+      dir,
+      dbFile: join(dir, 'app.db'),
+      counter: join(dir, 'counter.txt'),
+      events: join(dir, 'events.jsonl'),
+    };
     const runId = 'run-parallel-kill';
     const figures: KillFigures = { runs: 1, kills: 0, resumes: 0, resolved: 0, duplicates: 0 };
     await runUntilKilled(files, { origin: loopback.origin, runId, kind: 'openai' }, async (output) => {
-      await expect.poll(() => readLines(files.counter).includes('b') || output().includes('settled'), { timeout: 30_000, interval: 2 }).toBe(true);
+      await expect
+        .poll(() => readLines(files.counter).includes('b') || output().includes('settled'), {
+          timeout: 30_000,
+          interval: 2,
+        })
+        .toBe(true);
     });
     figures.kills += 1;
     expect(readLines(files.counter)).toEqual(['a', 'b']);
@@ -85,7 +113,11 @@ describe('several tool calls in one model turn', () => {
     const rh = await buildRunHarness({ dir, dbFile: files.dbFile, counter: files.counter, rules: ALLOW });
     try {
       const before = loopback.requests.length;
-      const run = await resumeToEnd(rh, runId, figures, (args) => ({ content: [{ type: 'text', text: expectedResultText(args) }], structuredContent: undefined, isError: false }));
+      const run = await resumeToEnd(rh, runId, figures, (args) => ({
+        content: [{ type: 'text', text: expectedResultText(args) }],
+        structuredContent: undefined,
+        isError: false,
+      }));
       expect(run.status).toBe('completed');
       // The first two were not run again; the third ran once (resumed) or was resolved (it had reached the server).
       const lines = readLines(files.counter);

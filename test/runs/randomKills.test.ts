@@ -24,16 +24,18 @@ import { buildRunHarness, conversationText, loopbackModel } from './runHarness.j
 
 const KILLS = 10;
 const KINDS: ReadonlyArray<ModelConfig['kind']> = ['anthropic', 'openai', 'openai_responses'];
-const API_OF: Record<ModelConfig['kind'], LoopbackApi> = { anthropic: 'anthropic', openai: 'openai', openai_responses: 'responses' };
+const API_OF: Record<ModelConfig['kind'], LoopbackApi> = {
+  anthropic: 'anthropic',
+  openai: 'openai',
+  openai_responses: 'responses',
+};
 /** The tool results the conversation holds when each model turn is asked. */
 const TURN_KEYS = [...RANDOM_KILL_TURNS.keys()];
 const ALLOW = [{ level: 'ALLOW' as const, match: { serverId: 'fx' } }];
 const ALL = { allServers: true, serverIds: [], localTools: false };
 
 type KillPoint =
-  | { at: 'stream'; turn: number; chunk: number }
-  | { at: 'tool'; nth: number }
-  | { at: 'after_tool'; line: string };
+  { at: 'stream'; turn: number; chunk: number } | { at: 'tool'; nth: number } | { at: 'after_tool'; line: string };
 
 /** mulberry32: a small seeded generator, so a failing draw can be replayed. */
 function seeded(seed: number): () => number {
@@ -56,7 +58,7 @@ function describePoint(point: KillPoint): string {
 const SEED_SETTING = process.env.RUNS_KILL_SEED ?? '586446756';
 const SEED = SEED_SETTING === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(SEED_SETTING);
 const random = seeded(SEED);
-const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
 /** The draw: a provider and a kill point for each run (chunk counts are the API's own stream). */
 const DRAWS = Array.from({ length: KILLS }, (_, i) => {
@@ -65,7 +67,10 @@ const DRAWS = Array.from({ length: KILLS }, (_, i) => {
   let point: KillPoint;
   if (category === 'stream') {
     const turn = Math.floor(random() * TURN_KEYS.length);
-    const chunks = LoopbackProvider.chunkCount(API_OF[kind], RANDOM_KILL_TURNS.get(TURN_KEYS[turn] ?? 0) as ScriptedTurn);
+    const chunks = LoopbackProvider.chunkCount(
+      API_OF[kind],
+      RANDOM_KILL_TURNS.get(TURN_KEYS[turn] ?? 0) as ScriptedTurn,
+    );
     point = { at: 'stream', turn, chunk: Math.floor(random() * chunks) };
   } else if (category === 'tool') point = { at: 'tool', nth: 1 + Math.floor(random() * RANDOM_KILL_LINES.length) };
   else point = { at: 'after_tool', line: pick(RANDOM_KILL_LINES) };
@@ -77,14 +82,24 @@ describe(`agent runs resume after kill -9 at random points (seed ${SEED})`, () =
   let loopback: LoopbackProvider;
   /** The one stream to hold (the kill point), once: the resumed run's request streams through. */
   let holdPlan: { results: number; chunk: number } | undefined;
-  const figures: KillFigures & { seed: number } = { seed: SEED, runs: 0, kills: 0, resumes: 0, resolved: 0, duplicates: 0 };
+  const figures: KillFigures & { seed: number } = {
+    seed: SEED,
+    runs: 0,
+    kills: 0,
+    resumes: 0,
+    resolved: 0,
+    duplicates: 0,
+  };
   let baseline = '';
 
   beforeAll(async () => {
-    process.stdout.write(`random kill points, seed ${SEED} (replay with RUNS_KILL_SEED=${SEED}):\n${DRAWS.map((d) => `  ${d.i}: ${d.kind}, ${describePoint(d.point)}`).join('\n')}\n`);
+    process.stdout.write(
+      `random kill points, seed ${SEED} (replay with RUNS_KILL_SEED=${SEED}):\n${DRAWS.map((d) => `  ${d.i}: ${d.kind}, ${describePoint(d.point)}`).join('\n')}\n`,
+    );
     loopback = await new LoopbackProvider((request: LoopbackRequest): ScriptedTurn => {
       const turn = RANDOM_KILL_TURNS.get(request.toolResults);
-      if (!turn) return { kind: 'status', status: 400, message: `no scripted turn after ${request.toolResults} results` };
+      if (!turn)
+        return { kind: 'status', status: 400, message: `no scripted turn after ${request.toolResults} results` };
       if (holdPlan?.results === request.toolResults && turn.kind === 'reply') {
         const { chunk } = holdPlan;
         holdPlan = undefined;
@@ -93,9 +108,17 @@ describe(`agent runs resume after kill -9 at random points (seed ${SEED})`, () =
       return turn;
     }).start();
 
-    const rh = await buildRunHarness({ dir: join(scratch.dir, 'baseline'), counter: join(scratch.dir, 'baseline.txt'), rules: ALLOW });
+    const rh = await buildRunHarness({
+      dir: join(scratch.dir, 'baseline'),
+      counter: join(scratch.dir, 'baseline.txt'),
+      rules: ALLOW,
+    });
     try {
-      const run = rh.engine.start({ model: loopbackModel('anthropic', loopback.origin), visibility: ALL, prompt: KILL_PROMPT });
+      const run = rh.engine.start({
+        model: loopbackModel('anthropic', loopback.origin),
+        visibility: ALL,
+        prompt: KILL_PROMPT,
+      });
       expect((await rh.engine.settled(run.id)).status).toBe('completed');
       baseline = conversationText(rh.store.messages(run.id));
       expect(readLines(join(scratch.dir, 'baseline.txt'))).toEqual(RANDOM_KILL_LINES);
@@ -110,40 +133,58 @@ describe(`agent runs resume after kill -9 at random points (seed ${SEED})`, () =
     scratch.cleanup();
   });
 
-  it.each(DRAWS.map((d) => [d.i, d.kind, describePoint(d.point), d] as const))('run %i (%s), killed %s: resumed to the same conversation, no side effect twice', async (_i, kind, _name, draw) => {
-    const dir = join(scratch.dir, `kill-${draw.i}`);
-    const files = { dir, dbFile: join(dir, 'app.db'), counter: join(dir, 'counter.txt'), events: join(dir, 'events.jsonl') };
-    const runId = `run-random-${draw.i}`;
-    const { point } = draw;
-    figures.runs += 1;
-    // A tool point holds the last model turn as a backstop: the run cannot finish before the kill lands.
-    holdPlan = point.at === 'stream' ? { results: TURN_KEYS[point.turn] ?? 0, chunk: point.chunk } : { results: TURN_KEYS.at(-1) ?? 0, chunk: 0 };
-    try {
-      await runUntilKilled(files, { origin: loopback.origin, runId, kind }, async (output) => {
-        if (point.at === 'stream') return loopback.whenHeld();
-        const reached =
-          point.at === 'tool'
-            ? () => readEvents(files.events).filter((e) => e.event === 'tools/call').length >= point.nth
-            : () => readLines(files.counter).includes(point.line);
-        await expect.poll(() => reached() || output().includes('settled'), { timeout: 30_000, interval: 2 }).toBe(true);
-      });
-      figures.kills += 1;
-    } finally {
-      holdPlan = undefined;
-      loopback.release();
-    }
+  it.each(DRAWS.map((d) => [d.i, d.kind, describePoint(d.point), d] as const))(
+    'run %i (%s), killed %s: resumed to the same conversation, no side effect twice',
+    async (_i, kind, _name, draw) => {
+      const dir = join(scratch.dir, `kill-${draw.i}`);
+      const files = {
+        dir,
+        dbFile: join(dir, 'app.db'),
+        counter: join(dir, 'counter.txt'),
+        events: join(dir, 'events.jsonl'),
+      };
+      const runId = `run-random-${draw.i}`;
+      const { point } = draw;
+      figures.runs += 1;
+      // A tool point holds the last model turn as a backstop: the run cannot finish before the kill lands.
+      holdPlan =
+        point.at === 'stream'
+          ? { results: TURN_KEYS[point.turn] ?? 0, chunk: point.chunk }
+          : { results: TURN_KEYS.at(-1) ?? 0, chunk: 0 };
+      try {
+        await runUntilKilled(files, { origin: loopback.origin, runId, kind }, async (output) => {
+          if (point.at === 'stream') return loopback.whenHeld();
+          const reached =
+            point.at === 'tool'
+              ? () => readEvents(files.events).filter((e) => e.event === 'tools/call').length >= point.nth
+              : () => readLines(files.counter).includes(point.line);
+          await expect
+            .poll(() => reached() || output().includes('settled'), { timeout: 30_000, interval: 2 })
+            .toBe(true);
+        });
+        figures.kills += 1;
+      } finally {
+        holdPlan = undefined;
+        loopback.release();
+      }
 
-    const rh = await buildRunHarness({ dir, dbFile: files.dbFile, counter: files.counter, rules: ALLOW });
-    try {
-      const run = await resumeToEnd(rh, runId, figures, (args) => ({ content: [{ type: 'text', text: expectedResultText(args) }], structuredContent: undefined, isError: false }));
-      expect(run.status).toBe('completed');
-      const lines = readLines(files.counter);
-      figures.duplicates += lines.length - new Set(lines).size;
-      expect(new Set(lines).size, 'a side effect ran twice').toBe(lines.length);
-      expect(lines.every((line) => RANDOM_KILL_LINES.includes(line))).toBe(true);
-      expect(conversationText(rh.store.messages(runId))).toBe(baseline);
-    } finally {
-      await rh.close();
-    }
-  }, 90_000);
+      const rh = await buildRunHarness({ dir, dbFile: files.dbFile, counter: files.counter, rules: ALLOW });
+      try {
+        const run = await resumeToEnd(rh, runId, figures, (args) => ({
+          content: [{ type: 'text', text: expectedResultText(args) }],
+          structuredContent: undefined,
+          isError: false,
+        }));
+        expect(run.status).toBe('completed');
+        const lines = readLines(files.counter);
+        figures.duplicates += lines.length - new Set(lines).size;
+        expect(new Set(lines).size, 'a side effect ran twice').toBe(lines.length);
+        expect(lines.every((line) => RANDOM_KILL_LINES.includes(line))).toBe(true);
+        expect(conversationText(rh.store.messages(runId))).toBe(baseline);
+      } finally {
+        await rh.close();
+      }
+    },
+    90_000,
+  );
 });

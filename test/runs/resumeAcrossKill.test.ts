@@ -21,7 +21,10 @@ const KILL_POINTS: KillPoint[] = [
   { name: 'during the first model stream', holdAt: 0 },
   { name: 'right after the first tool ran', killWhen: (counter) => readLines(counter).includes('one') },
   { name: 'during the second model stream', holdAt: 1 },
-  { name: 'during the second tool call', killWhen: (_c, events) => readEvents(events).some((e) => e.event === 'tools/call' && e.tool === 'slow_append') },
+  {
+    name: 'during the second tool call',
+    killWhen: (_c, events) => readEvents(events).some((e) => e.event === 'tools/call' && e.tool === 'slow_append'),
+  },
   { name: 'during the last model stream', holdAt: 2 },
 ];
 
@@ -44,9 +47,17 @@ describe('agent runs resume after kill -9', () => {
     }).start();
 
     // The uninterrupted run every resumed one is compared with.
-    const rh = await buildRunHarness({ dir: join(scratch.dir, 'baseline'), counter: join(scratch.dir, 'baseline.txt'), rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
+    const rh = await buildRunHarness({
+      dir: join(scratch.dir, 'baseline'),
+      counter: join(scratch.dir, 'baseline.txt'),
+      rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }],
+    });
     try {
-      const run = rh.engine.start({ model: loopbackModel('anthropic', loopback.origin), visibility: { allServers: true, serverIds: [], localTools: false }, prompt: KILL_PROMPT });
+      const run = rh.engine.start({
+        model: loopbackModel('anthropic', loopback.origin),
+        visibility: { allServers: true, serverIds: [], localTools: false },
+        prompt: KILL_PROMPT,
+      });
       expect((await rh.engine.settled(run.id)).status).toBe('completed');
       baseline = conversationText(rh.store.messages(run.id));
       expect(readLines(join(scratch.dir, 'baseline.txt'))).toEqual(['one', 'two']);
@@ -62,38 +73,62 @@ describe('agent runs resume after kill -9', () => {
     scratch.cleanup();
   });
 
-  const CASES = (['anthropic', 'openai'] as const).flatMap((kind) => KILL_POINTS.map((point, i) => [kind, point.name, point, `${kind}-${i}`] as const));
+  const CASES = (['anthropic', 'openai'] as const).flatMap((kind) =>
+    KILL_POINTS.map((point, i) => [kind, point.name, point, `${kind}-${i}`] as const),
+  );
 
-  it.each(CASES)('%s, killed %s: resumed with no duplicate side effect and the same conversation', async (kind, _name, point, i) => {
-    const dir = join(scratch.dir, `kill-${i}`);
-    const dbFile = join(dir, 'app.db');
-    const counter = join(dir, 'counter.txt');
-    const events = join(dir, 'events.jsonl');
-    const runId = `run-kill-${i}`;
-    holdAt = point.holdAt;
-    figures.runs += 1;
+  it.each(CASES)(
+    '%s, killed %s: resumed with no duplicate side effect and the same conversation',
+    async (kind, _name, point, i) => {
+      const dir = join(scratch.dir, `kill-${i}`);
+      const dbFile = join(dir, 'app.db');
+      const counter = join(dir, 'counter.txt');
+      const events = join(dir, 'events.jsonl');
+      const runId = `run-kill-${i}`;
+      holdAt = point.holdAt;
+      figures.runs += 1;
 
-    try {
-      await runUntilKilled({ dir, dbFile, counter, events }, { origin: loopback.origin, runId, kind }, async (output) => {
-        if (point.holdAt !== undefined) return loopback.whenHeld();
-        await expect.poll(() => point.killWhen?.(counter, events) === true || output().includes('settled'), { timeout: 30_000, interval: 5 }).toBe(true);
+      try {
+        await runUntilKilled(
+          { dir, dbFile, counter, events },
+          { origin: loopback.origin, runId, kind },
+          async (output) => {
+            if (point.holdAt !== undefined) return loopback.whenHeld();
+            await expect
+              .poll(() => point.killWhen?.(counter, events) === true || output().includes('settled'), {
+                timeout: 30_000,
+                interval: 5,
+              })
+              .toBe(true);
+          },
+        );
+        figures.kills += 1;
+      } finally {
+        loopback.release();
+      }
+
+      const rh = await buildRunHarness({
+        dir,
+        dbFile,
+        counter,
+        rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }],
       });
-      figures.kills += 1;
-    } finally {
-      loopback.release();
-    }
-
-    const rh = await buildRunHarness({ dir, dbFile, counter, rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
-    try {
-      // The person resolves an unknown call in History (here: recorded as completed with what the tool answers).
-      const run = await resumeToEnd(rh, runId, figures, (args) => ({ content: [{ type: 'text', text: expectedResultText(args) }], structuredContent: undefined, isError: false }));
-      expect(run.status).toBe('completed');
-      const lines = readLines(counter);
-      figures.duplicates += lines.length - new Set(lines).size;
-      expect(new Set(lines).size, 'a side effect ran twice').toBe(lines.length);
-      expect(conversationText(rh.store.messages(runId))).toBe(baseline);
-    } finally {
-      await rh.close();
-    }
-  }, 90_000);
+      try {
+        // The person resolves an unknown call in History (here: recorded as completed with what the tool answers).
+        const run = await resumeToEnd(rh, runId, figures, (args) => ({
+          content: [{ type: 'text', text: expectedResultText(args) }],
+          structuredContent: undefined,
+          isError: false,
+        }));
+        expect(run.status).toBe('completed');
+        const lines = readLines(counter);
+        figures.duplicates += lines.length - new Set(lines).size;
+        expect(new Set(lines).size, 'a side effect ran twice').toBe(lines.length);
+        expect(conversationText(rh.store.messages(runId))).toBe(baseline);
+      } finally {
+        await rh.close();
+      }
+    },
+    90_000,
+  );
 });

@@ -31,7 +31,11 @@ describe('models and runs over the contract', () => {
   beforeAll(async () => {
     loopback = await new LoopbackProvider(
       turnsByToolResults([
-        { kind: 'reply', text: ['Writing ', 'it.'], toolCalls: [{ id: 'toolu_c1', name: 'append', args: { line: 'from-run' } }] },
+        {
+          kind: 'reply',
+          text: ['Writing ', 'it.'],
+          toolCalls: [{ id: 'toolu_c1', name: 'append', args: { line: 'from-run' } }],
+        },
         { kind: 'reply', text: ['Written.'] },
       ]),
     ).start();
@@ -46,39 +50,99 @@ describe('models and runs over the contract', () => {
   });
 
   it('saves a model with a write-only key and tests the connection', async () => {
-    const saved = await app.call<ModelView>('models.save', { id: 'loop', name: 'Loopback', kind: 'anthropic', baseUrl: loopback.anthropicBaseUrl, model: 'loopback-model', apiKey: KEY });
-    expect(saved).toEqual({ id: 'loop', name: 'Loopback', kind: 'anthropic', baseUrl: loopback.anthropicBaseUrl, model: 'loopback-model', key: 'set' });
+    const saved = await app.call<ModelView>('models.save', {
+      id: 'loop',
+      name: 'Loopback',
+      kind: 'anthropic',
+      baseUrl: loopback.anthropicBaseUrl,
+      model: 'loopback-model',
+      apiKey: KEY,
+    });
+    expect(saved).toEqual({
+      id: 'loop',
+      name: 'Loopback',
+      kind: 'anthropic',
+      baseUrl: loopback.anthropicBaseUrl,
+      model: 'loopback-model',
+      key: 'set',
+    });
     expect(JSON.stringify(await app.call('models.list'))).not.toContain(KEY);
     await expect(app.call('models.test', { id: 'loop' })).resolves.toEqual({ models: ['loopback-model'] });
 
-    await app.call('models.save', { id: 'bad', name: 'Wrong key', kind: 'openai', baseUrl: loopback.openaiBaseUrl, model: 'm', apiKey: 'wrong-key' });
-    await expect(app.call('models.test', { id: 'bad' })).rejects.toMatchObject({ shape: { code: 'model_auth_failed' } });
-    await expect(app.call('models.save', { id: 'x', name: 'x', kind: 'openai', baseUrl: 'file:///etc', model: 'm' })).rejects.toMatchObject({ shape: { code: 'invalid_request' } });
+    await app.call('models.save', {
+      id: 'bad',
+      name: 'Wrong key',
+      kind: 'openai',
+      baseUrl: loopback.openaiBaseUrl,
+      model: 'm',
+      apiKey: 'wrong-key',
+    });
+    await expect(app.call('models.test', { id: 'bad' })).rejects.toMatchObject({
+      shape: { code: 'model_auth_failed' },
+    });
+    await expect(
+      app.call('models.save', { id: 'x', name: 'x', kind: 'openai', baseUrl: 'file:///etc', model: 'm' }),
+    ).rejects.toMatchObject({ shape: { code: 'invalid_request' } });
   });
 
   it('a run calls the write tool and finishes; its progress streams as events', async () => {
-    const started = await app.call<RunView>('runs.start', { modelId: 'loop', visibility: { allServers: false, serverIds: ['fx'], localTools: false }, prompt: 'write from-run' });
-    expect(started).toMatchObject({ status: 'running', modelName: 'Loopback', caller: `agent run ${started.id.slice(0, 8)} (Loopback)`, title: 'write from-run' });
-    const done = await app.nextEvent<{ id: string; run?: RunView }>('runs.changed', (p) => p.id === started.id && p.run?.status === 'completed');
+    const started = await app.call<RunView>('runs.start', {
+      modelId: 'loop',
+      visibility: { allServers: false, serverIds: ['fx'], localTools: false },
+      prompt: 'write from-run',
+    });
+    expect(started).toMatchObject({
+      status: 'running',
+      modelName: 'Loopback',
+      caller: `agent run ${started.id.slice(0, 8)} (Loopback)`,
+      title: 'write from-run',
+    });
+    const done = await app.nextEvent<{ id: string; run?: RunView }>(
+      'runs.changed',
+      (p) => p.id === started.id && p.run?.status === 'completed',
+    );
     expect(done.run).toMatchObject({ toolCalls: 1 });
     expect(readLines(counter)).toEqual(['from-run']);
 
     const detail = await app.call<RunDetail>('runs.get', { id: started.id });
     expect(detail.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool_results', 'assistant']);
-    expect(detail.toolCalls).toEqual([{ callId: 'toolu_c1', name: 'append', toolName: 'append', serverId: 'fx', args: { line: 'from-run' }, status: 'done', result: { text: 'appended from-run', isError: false } }]);
-    const streamed = app.events.filter((e) => e.event === 'run.event' && (e.payload as { runId: string }).runId === started.id).map((e) => e.payload as { type: string; delta?: string });
-    expect(streamed.filter((e) => e.type === 'text').map((e) => e.delta).join('')).toBe('Writing it.Written.');
+    expect(detail.toolCalls).toEqual([
+      {
+        callId: 'toolu_c1',
+        name: 'append',
+        toolName: 'append',
+        serverId: 'fx',
+        args: { line: 'from-run' },
+        status: 'done',
+        result: { text: 'appended from-run', isError: false },
+      },
+    ]);
+    const streamed = app.events
+      .filter((e) => e.event === 'run.event' && (e.payload as { runId: string }).runId === started.id)
+      .map((e) => e.payload as { type: string; delta?: string });
+    expect(
+      streamed
+        .filter((e) => e.type === 'text')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe('Writing it.Written.');
     // The run's call is in History under the run's session and caller.
-    const history = await app.call<{ records: Array<{ callId: string; userId: string }> }>('history.page', { sessionId: started.id });
+    const history = await app.call<{ records: Array<{ callId: string; userId: string }> }>('history.page', {
+      sessionId: started.id,
+    });
     expect(history.records).toMatchObject([{ callId: 'toolu_c1', userId: started.caller }]);
-    await expect(app.call('runs.resume', { id: started.id })).rejects.toMatchObject({ shape: { code: 'not_resumable' } });
+    await expect(app.call('runs.resume', { id: started.id })).rejects.toMatchObject({
+      shape: { code: 'not_resumable' },
+    });
   });
 
   it('the key reached the provider, and nowhere else: no event, no file of the data folder but the secret store', async () => {
     expect(loopback.requests.some((r) => JSON.stringify(r.headers).includes(KEY))).toBe(true);
     expect(JSON.stringify(app.events)).not.toContain(KEY);
     await app.close();
-    const leaks = filesUnder(app.dataDir).filter((file) => !file.endsWith('secrets.json') && readFileSync(file).includes(KEY));
+    const leaks = filesUnder(app.dataDir).filter(
+      (file) => !file.endsWith('secrets.json') && readFileSync(file).includes(KEY),
+    );
     expect(leaks).toEqual([]);
   });
 });

@@ -6,10 +6,31 @@
 import { buildRunHarness, loopbackModel } from './runHarness.js';
 import { KILL_PROMPT } from './killScript.js';
 
-const [dir, dbFile, counter, events, origin, runId, kind, tasksDir] = process.argv.slice(2) as [string, string, string, string, string, string, string, string | undefined];
+const [dir, dbFile, counter, events, origin, runId, kind, tasksDir] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string | undefined,
+];
 
-const rh = await buildRunHarness({ dir, dbFile, counter, events, rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }], ...(tasksDir ? { tasksDir } : {}) });
-rh.engine.start({ id: runId, model: loopbackModel(kind === 'openai' || kind === 'openai_responses' ? kind : 'anthropic', origin), visibility: { allServers: true, serverIds: [], localTools: false }, prompt: KILL_PROMPT });
+const rh = await buildRunHarness({
+  dir,
+  dbFile,
+  counter,
+  events,
+  rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }],
+  ...(tasksDir ? { tasksDir } : {}),
+});
+rh.engine.start({
+  id: runId,
+  model: loopbackModel(kind === 'openai' || kind === 'openai_responses' ? kind : 'anthropic', origin),
+  visibility: { allServers: true, serverIds: [], localTools: false },
+  prompt: KILL_PROMPT,
+});
 process.stdout.write('started\n');
 const done = await rh.engine.settled(runId);
 process.stdout.write(`settled ${done.status}\n`);

@@ -24,7 +24,12 @@ describe('agent runs through the pipeline', () => {
 
   async function harness(level: 'ALLOW' | 'ASK'): Promise<RunHarness> {
     n += 1;
-    rh = await buildRunHarness({ dir: join(scratch.dir, `h${n}`), counter: counter(), events: fixtureEvents(), rules: [{ level, match: { serverId: 'fx' } }] });
+    rh = await buildRunHarness({
+      dir: join(scratch.dir, `h${n}`),
+      counter: counter(),
+      events: fixtureEvents(),
+      rules: [{ level, match: { serverId: 'fx' } }],
+    });
     return rh;
   }
 
@@ -40,44 +45,90 @@ describe('agent runs through the pipeline', () => {
     scratch.cleanup();
   });
 
-  it.each(['anthropic', 'openai', 'openai_responses'] as const)('%s: the model calls the write tool, sees its result, and finishes', async (kind) => {
-    const { engine, store, h, events } = await harness('ALLOW');
-    turns = [
-      { kind: 'reply', text: ['Appending ', 'now.'], toolCalls: [{ id: 'toolu_01', name: 'append', args: { line: 'hello' } }], usage: { input: 30, output: 10 } },
-      { kind: 'reply', text: ['Done.'], usage: { input: 50, output: 3 } },
-    ];
-    const before = loopback.requests.length;
-    const run = engine.start({ model: loopbackModel(kind, loopback.origin), visibility: ALL, prompt: 'append hello' });
-    const done = await engine.settled(run.id);
+  it.each(['anthropic', 'openai', 'openai_responses'] as const)(
+    '%s: the model calls the write tool, sees its result, and finishes',
+    async (kind) => {
+      const { engine, store, h, events } = await harness('ALLOW');
+      turns = [
+        {
+          kind: 'reply',
+          text: ['Appending ', 'now.'],
+          toolCalls: [{ id: 'toolu_01', name: 'append', args: { line: 'hello' } }],
+          usage: { input: 30, output: 10 },
+        },
+        { kind: 'reply', text: ['Done.'], usage: { input: 50, output: 3 } },
+      ];
+      const before = loopback.requests.length;
+      const run = engine.start({
+        model: loopbackModel(kind, loopback.origin),
+        visibility: ALL,
+        prompt: 'append hello',
+      });
+      const done = await engine.settled(run.id);
 
-    expect(done.status).toBe('completed');
-    expect(readLines(counter())).toEqual(['hello']);
-    // The model's next turn saw the tool's result.
-    expect(loopback.requests[before + 1]?.resultTexts).toEqual(['appended hello']);
-    expect(conversationText(store.messages(run.id))).toBe(
-      ['user: append hello', 'assistant: Appending now. [call toolu_01 append {"line":"hello"}]', 'result toolu_01: appended hello', 'assistant: Done.'].join('\n'),
-    );
-    expect(done).toMatchObject({ toolCalls: 1, inputTokens: 80, outputTokens: 13 });
-    // The pipeline recorded the call under the run, by the model's tool-call id, as the run's caller.
-    expect(h.checkpoints.get(run.id, 'toolu_01')).toMatchObject({ status: 'completed', userId: runCaller(run), toolName: 'append', serverId: 'fx' });
-    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('')).toBe('Appending now.Done.');
-    expect(events.filter((e) => e.type === 'tool_call').map((e) => (e as { status: string }).status)).toEqual(['pending', 'running', 'done']);
-  });
+      expect(done.status).toBe('completed');
+      expect(readLines(counter())).toEqual(['hello']);
+      // The model's next turn saw the tool's result.
+      expect(loopback.requests[before + 1]?.resultTexts).toEqual(['appended hello']);
+      expect(conversationText(store.messages(run.id))).toBe(
+        [
+          'user: append hello',
+          'assistant: Appending now. [call toolu_01 append {"line":"hello"}]',
+          'result toolu_01: appended hello',
+          'assistant: Done.',
+        ].join('\n'),
+      );
+      expect(done).toMatchObject({ toolCalls: 1, inputTokens: 80, outputTokens: 13 });
+      // The pipeline recorded the call under the run, by the model's tool-call id, as the run's caller.
+      expect(h.checkpoints.get(run.id, 'toolu_01')).toMatchObject({
+        status: 'completed',
+        userId: runCaller(run),
+        toolName: 'append',
+        serverId: 'fx',
+      });
+      expect(
+        events
+          .filter((e) => e.type === 'text')
+          .map((e) => (e as { delta: string }).delta)
+          .join(''),
+      ).toBe('Appending now.Done.');
+      expect(events.filter((e) => e.type === 'tool_call').map((e) => (e as { status: string }).status)).toEqual([
+        'pending',
+        'running',
+        'done',
+      ]);
+    },
+  );
 
   it('Deny: the approval names the run and its model; the model sees a tool error and carries on', async () => {
     const { engine, store, h } = await harness('ASK');
     h.approver.answer = 'deny';
-    turns = [{ kind: 'reply', toolCalls: [{ id: 'toolu_d', name: 'append', args: { line: 'nope' } }] }, { kind: 'reply', text: ['Understood, not appending.'] }];
+    turns = [
+      { kind: 'reply', toolCalls: [{ id: 'toolu_d', name: 'append', args: { line: 'nope' } }] },
+      { kind: 'reply', text: ['Understood, not appending.'] },
+    ];
     const before = loopback.requests.length;
-    const run = engine.start({ model: loopbackModel('anthropic', loopback.origin), visibility: ALL, prompt: 'append nope' });
+    const run = engine.start({
+      model: loopbackModel('anthropic', loopback.origin),
+      visibility: ALL,
+      prompt: 'append nope',
+    });
     const done = await engine.settled(run.id);
 
     expect(done.status).toBe('completed');
     expect(h.approver.requests).toHaveLength(1);
-    expect(h.approver.requests[0]).toMatchObject({ userId: `agent run ${run.id.slice(0, 8)} (Loopback)`, sessionId: run.id, toolName: 'append' });
+    expect(h.approver.requests[0]).toMatchObject({
+      userId: `agent run ${run.id.slice(0, 8)} (Loopback)`,
+      sessionId: run.id,
+      toolName: 'append',
+    });
     expect(readLines(counter())).toEqual([]);
     const seen = loopback.requests[before + 1];
-    expect(seen?.body.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_d', is_error: true });
+    expect(seen?.body.messages[2].content[0]).toMatchObject({
+      type: 'tool_result',
+      tool_use_id: 'toolu_d',
+      is_error: true,
+    });
     expect(seen?.resultTexts[0]).toMatch(/denied/i);
     expect(store.toolCalls(run.id)[0]?.result).toMatchObject({ isError: true, code: 'permission_denied' });
   });
@@ -102,10 +153,16 @@ describe('agent runs through the pipeline', () => {
     const { engine } = await harness('ALLOW');
     turns = [{ kind: 'reply', toolCalls: [{ id: 'toolu_s', name: 'slow', args: { ms: 60_000 } }] }];
     const run = engine.start({ model: loopbackModel('anthropic', loopback.origin), visibility: ALL, prompt: 'wait' });
-    await expect.poll(() => readEvents(fixtureEvents()).some((e) => e.event === 'tools/call' && e.tool === 'slow'), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => readEvents(fixtureEvents()).some((e) => e.event === 'tools/call' && e.tool === 'slow'), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     engine.stop(run.id);
     expect((await engine.settled(run.id)).status).toBe('stopped');
-    await expect.poll(() => readEvents(fixtureEvents()).some((e) => e.event === 'cancelled'), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => readEvents(fixtureEvents()).some((e) => e.event === 'cancelled'), { timeout: 10_000 })
+      .toBe(true);
   });
 
   it('the tool-call limit: calls past it are not run, the model is told, and the run ends limit_reached', async () => {
@@ -119,7 +176,12 @@ describe('agent runs through the pipeline', () => {
         ],
       },
     ];
-    const run = engine.start({ model: loopbackModel('anthropic', loopback.origin), visibility: ALL, prompt: 'two', limits: { maxToolCalls: 1 } });
+    const run = engine.start({
+      model: loopbackModel('anthropic', loopback.origin),
+      visibility: ALL,
+      prompt: 'two',
+      limits: { maxToolCalls: 1 },
+    });
     const done = await engine.settled(run.id);
     expect(done).toMatchObject({ status: 'limit_reached', toolCalls: 1, outcome: { code: 'max_tool_calls' } });
     expect(readLines(counter())).toEqual(['a']);
@@ -128,11 +190,28 @@ describe('agent runs through the pipeline', () => {
 
   it('the token budget: once spent, no further model turn is asked; the run ends limit_reached', async () => {
     const { engine } = await harness('ALLOW');
-    turns = [{ kind: 'reply', toolCalls: [{ id: 'toolu_t', name: 'append', args: { line: 't' } }], usage: { input: 900, output: 200 } }, { kind: 'reply', text: ['never asked'] }];
+    turns = [
+      {
+        kind: 'reply',
+        toolCalls: [{ id: 'toolu_t', name: 'append', args: { line: 't' } }],
+        usage: { input: 900, output: 200 },
+      },
+      { kind: 'reply', text: ['never asked'] },
+    ];
     const before = loopback.requests.length;
-    const run = engine.start({ model: loopbackModel('openai', loopback.origin), visibility: ALL, prompt: 'spend', limits: { tokenBudget: 1000 } });
+    const run = engine.start({
+      model: loopbackModel('openai', loopback.origin),
+      visibility: ALL,
+      prompt: 'spend',
+      limits: { tokenBudget: 1000 },
+    });
     const done = await engine.settled(run.id);
-    expect(done).toMatchObject({ status: 'limit_reached', inputTokens: 900, outputTokens: 200, outcome: { code: 'token_budget' } });
+    expect(done).toMatchObject({
+      status: 'limit_reached',
+      inputTokens: 900,
+      outputTokens: 200,
+      outcome: { code: 'token_budget' },
+    });
     // The call of the turn that spent it was answered; the next turn was never requested.
     expect(readLines(counter())).toEqual(['t']);
     expect(loopback.requests.length - before).toBe(1);
@@ -150,11 +229,21 @@ describe('agent runs through the pipeline', () => {
     try {
       const run = engine.start({ model: loopbackModel('openai', loopback.origin), visibility: ALL, prompt: 'hi' });
       expect((await engine.settled(run.id)).status).toBe('completed');
-      expect(events.filter((e) => e.type === 'turn_restarted').map((e) => (e as { reason: string }).reason)).toEqual(['model_rate_limited', 'model_stream_cut']);
+      expect(events.filter((e) => e.type === 'turn_restarted').map((e) => (e as { reason: string }).reason)).toEqual([
+        'model_rate_limited',
+        'model_stream_cut',
+      ]);
 
       loopback.script = () => ({ kind: 'status', status: 401 });
-      const refused = engine.start({ model: loopbackModel('anthropic', loopback.origin), visibility: ALL, prompt: 'hi' });
-      expect(await engine.settled(refused.id)).toMatchObject({ status: 'failed', outcome: { code: 'model_auth_failed' } });
+      const refused = engine.start({
+        model: loopbackModel('anthropic', loopback.origin),
+        visibility: ALL,
+        prompt: 'hi',
+      });
+      expect(await engine.settled(refused.id)).toMatchObject({
+        status: 'failed',
+        outcome: { code: 'model_auth_failed' },
+      });
     } finally {
       loopback.script = (request) => turnsByToolResults(turns)(request);
     }

@@ -30,14 +30,35 @@ export interface RunHarness {
 }
 
 export function loopbackModel(kind: ModelConfig['kind'], origin: string): ModelConfig {
-  return { id: 'loop', name: 'Loopback', kind, model: 'loopback-model', baseUrl: kind === 'anthropic' ? origin : `${origin}/v1` };
+  return {
+    id: 'loop',
+    name: 'Loopback',
+    kind,
+    model: 'loopback-model',
+    baseUrl: kind === 'anthropic' ? origin : `${origin}/v1`,
+  };
 }
 
 /** `tasksDir`: the task fixture (test/doubles/servers/taskPeer.ts) is added as server `tasks`, its calls allowed. */
-export async function buildRunHarness(options: { dir: string; dbFile?: string; counter: string; events?: string; rules: NewPermissionRule[]; tasksDir?: string }): Promise<RunHarness> {
-  const rules = options.tasksDir ? [...options.rules, { level: 'ALLOW' as const, match: { serverId: 'tasks' } }] : options.rules;
+export async function buildRunHarness(options: {
+  dir: string;
+  dbFile?: string;
+  counter: string;
+  events?: string;
+  rules: NewPermissionRule[];
+  tasksDir?: string;
+}): Promise<RunHarness> {
+  const rules = options.tasksDir
+    ? [...options.rules, { level: 'ALLOW' as const, match: { serverId: 'tasks' } }]
+    : options.rules;
   const h = await buildHarness({ dir: options.dir, ...(options.dbFile ? { dbFile: options.dbFile } : {}), rules });
-  h.registry.addServer(stdioFixtureConfig('fx', { FIXTURE_COUNTER: options.counter, FIXTURE_TOOLS: 'append,slow,slow_append', ...(options.events ? { FIXTURE_EVENTS: options.events } : {}) }));
+  h.registry.addServer(
+    stdioFixtureConfig('fx', {
+      FIXTURE_COUNTER: options.counter,
+      FIXTURE_TOOLS: 'append,slow,slow_append',
+      ...(options.events ? { FIXTURE_EVENTS: options.events } : {}),
+    }),
+  );
   if (options.tasksDir) h.registry.addServer(taskServerConfig('tasks', options.tasksDir));
   await h.registry.discover();
   const taskOutcomes = new RunTaskOutcomes(h.checkpoints);

@@ -25,7 +25,8 @@ function recordedTaskId(dbFile: string, callId: string): string | undefined {
   try {
     const db = new Database(dbFile, { readonly: true, fileMustExist: true });
     try {
-      const row = db.prepare('SELECT task_id FROM checkpoints WHERE call_id = ?').get(callId) as { task_id: string | null } | undefined;
+      const row = db.prepare('SELECT task_id FROM checkpoints WHERE call_id = ?').get(callId) as
+        { task_id: string | null } | undefined;
       return row?.task_id ?? undefined;
     } finally {
       db.close();
@@ -44,7 +45,11 @@ describe('a run resumed after kill -9 uses the outcome of a call its server ran 
     await buildTaskFixture();
     loopback = await new LoopbackProvider((request: LoopbackRequest): ScriptedTurn =>
       request.toolResults === 0
-        ? { kind: 'reply', text: ['Starting the job.'], toolCalls: [{ id: 'toolu_task1', name: 'long_job', args: { label: `job-${String(request.body.model)}` } }] }
+        ? {
+            kind: 'reply',
+            text: ['Starting the job.'],
+            toolCalls: [{ id: 'toolu_task1', name: 'long_job', args: { label: `job-${String(request.body.model)}` } }],
+          }
         : { kind: 'reply', text: [`Saw: ${request.resultTexts.join(' | ')}`] },
     ).start();
   }, 60_000);
@@ -55,27 +60,51 @@ describe('a run resumed after kill -9 uses the outcome of a call its server ran 
   });
 
   /** Runs the child until the server has named the call's task, kills it; returns the task id. */
-  async function killWhileTaskRuns(name: string): Promise<{ dir: string; dbFile: string; tasksDir: string; taskId: string; runId: string }> {
+  async function killWhileTaskRuns(
+    name: string,
+  ): Promise<{ dir: string; dbFile: string; tasksDir: string; taskId: string; runId: string }> {
     const dir = join(scratch.dir, name);
-    const files = { dir, dbFile: join(dir, 'app.db'), counter: join(dir, 'counter.txt'), events: join(dir, 'events.jsonl') };
+    const files = {
+      dir,
+      dbFile: join(dir, 'app.db'),
+      counter: join(dir, 'counter.txt'),
+      events: join(dir, 'events.jsonl'),
+    };
     const tasksDir = join(dir, 'tasks');
     const runId = `run-task-${name}`;
     let taskId: string | undefined;
     await runUntilKilled(files, { origin: loopback.origin, runId, kind: 'anthropic', tasksDir }, async (output) => {
-      await expect.poll(() => (taskId = recordedTaskId(files.dbFile, 'toolu_task1')) !== undefined || output().includes('settled'), { timeout: 30_000, interval: 5 }).toBe(true);
+      await expect
+        .poll(
+          () => (taskId = recordedTaskId(files.dbFile, 'toolu_task1')) !== undefined || output().includes('settled'),
+          { timeout: 30_000, interval: 5 },
+        )
+        .toBe(true);
     });
     return { dir, dbFile: files.dbFile, tasksDir, taskId: taskId ?? '', runId };
   }
 
   async function restart(killed: { dir: string; dbFile: string; tasksDir: string }): Promise<RunHarness> {
-    const rh = await buildRunHarness({ dir: killed.dir, dbFile: killed.dbFile, counter: join(killed.dir, 'counter.txt'), rules: ALLOW, tasksDir: killed.tasksDir });
+    const rh = await buildRunHarness({
+      dir: killed.dir,
+      dbFile: killed.dbFile,
+      counter: join(killed.dir, 'counter.txt'),
+      rules: ALLOW,
+      tasksDir: killed.tasksDir,
+    });
     open.push(rh);
     expect(rh.store.markInterrupted()).toBe(1);
     return rh;
   }
 
   const recover = (rh: RunHarness) =>
-    recoverTaskCalls({ links: rh.h.taskLinks, registry: rh.h.registry, redactResult: (r) => rh.h.redactor.redactSecretValues(r), redactText: (t) => rh.h.redactor.redactText(t), waitMs: 20_000 });
+    recoverTaskCalls({
+      links: rh.h.taskLinks,
+      registry: rh.h.registry,
+      redactResult: (r) => rh.h.redactor.redactSecretValues(r),
+      redactText: (t) => rh.h.redactor.redactText(t),
+      waitMs: 20_000,
+    });
 
   it('the task finished while the app was down: Resume completes the run with the task result, once', async () => {
     const killed = await killWhileTaskRuns('done');
@@ -105,7 +134,9 @@ describe('a run resumed after kill -9 uses the outcome of a call its server ran 
     const run = await rh.engine.settled(killed.runId);
     expect(run.status).toBe('completed');
     expect(rh.store.toolCalls(killed.runId)[0]?.result).toEqual({ text: 'done job-loopback-model', isError: false });
-    expect(taskEvents(killed.tasksDir).filter((e) => e.event === 'effect' && e.taskId === killed.taskId)).toHaveLength(1);
+    expect(taskEvents(killed.tasksDir).filter((e) => e.event === 'effect' && e.taskId === killed.taskId)).toHaveLength(
+      1,
+    );
     process.stdout.write(`run resumed from a task: ${JSON.stringify(figures)}\n`);
   }, 120_000);
 
@@ -113,7 +144,10 @@ describe('a run resumed after kill -9 uses the outcome of a call its server ran 
     const killed = await killWhileTaskRuns('untracked');
     const rh = await restart(killed);
     rh.engine.resume(killed.runId);
-    expect(await rh.engine.settled(killed.runId)).toMatchObject({ status: 'needs_resolution', outcome: { code: 'in_progress', callId: 'toolu_task1' } });
+    expect(await rh.engine.settled(killed.runId)).toMatchObject({
+      status: 'needs_resolution',
+      outcome: { code: 'in_progress', callId: 'toolu_task1' },
+    });
     releaseTask(killed.tasksDir, killed.taskId);
   }, 120_000);
 });

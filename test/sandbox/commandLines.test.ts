@@ -43,7 +43,9 @@ describe('bwrapArgs', () => {
     const args = bwrapArgs(policy, ['git', '--version']);
     expect(args).toContain('--unshare-all');
     expect(args).not.toContain('--share-net');
-    expect(args.join(' ')).toContain('--cap-drop ALL --die-with-parent --new-session --chdir /home/ann/MiniHarness/workspace/src -- git --version');
+    expect(args.join(' ')).toContain(
+      '--cap-drop ALL --die-with-parent --new-session --chdir /home/ann/MiniHarness/workspace/src -- git --version',
+    );
     expect(args.slice(-3)).toEqual(['--', 'git', '--version']);
   });
 
@@ -53,8 +55,15 @@ describe('bwrapArgs', () => {
   });
 
   it('a masked folder inside the workspace is mounted after the workspace bind', () => {
-    const args = bwrapArgs({ writable: ['/srv/ws'], masked: ['/srv/ws/.secret'], network: false, cwd: '/srv/ws' }, ['ls']);
-    expect(mounts(args)).toEqual(['--tmpfs /tmp', '--bind /srv/ws', '--tmpfs /srv/ws/.secret', '--remount-ro /srv/ws/.secret']);
+    const args = bwrapArgs({ writable: ['/srv/ws'], masked: ['/srv/ws/.secret'], network: false, cwd: '/srv/ws' }, [
+      'ls',
+    ]);
+    expect(mounts(args)).toEqual([
+      '--tmpfs /tmp',
+      '--bind /srv/ws',
+      '--tmpfs /srv/ws/.secret',
+      '--remount-ro /srv/ws/.secret',
+    ]);
   });
 
   it('refuses relative paths and an empty command', () => {
@@ -70,7 +79,12 @@ describe('sandbox-exec profile', () => {
     const lines = profile.split('\n');
     expect(lines[0]).toBe('(version 1)');
     expect(lines[1]).toBe('(deny default)');
-    expect(params).toMatchObject({ WORKSPACE_0: '/home/ann/MiniHarness/workspace', MASKED_0: '/home/ann/.config/MiniHarness Desktop', MASKED_1: '/home/ann', MASKED_2: '/run/user/1000' });
+    expect(params).toMatchObject({
+      WORKSPACE_0: '/home/ann/MiniHarness/workspace',
+      MASKED_0: '/home/ann/.config/MiniHarness Desktop',
+      MASKED_1: '/home/ann',
+      MASKED_2: '/run/user/1000',
+    });
     expect(Object.values(params)).not.toContain('/');
     const readAll = lines.indexOf('(allow file-read*)');
     const denyMasked = lines.findIndex((l) => l.startsWith('(deny file-read*'));
@@ -79,7 +93,9 @@ describe('sandbox-exec profile', () => {
     expect(readAll).toBeGreaterThan(1);
     expect(denyMasked).toBeGreaterThan(readAll);
     expect(readWorkspace).toBeGreaterThan(denyMasked);
-    expect(lines[denyMasked]).toBe('(deny file-read* (subpath (param "MASKED_0")) (subpath (param "MASKED_1")) (subpath (param "MASKED_2")))');
+    expect(lines[denyMasked]).toBe(
+      '(deny file-read* (subpath (param "MASKED_0")) (subpath (param "MASKED_1")) (subpath (param "MASKED_2")))',
+    );
     const writes = lines.filter((l) => l.startsWith('(allow file-write*'));
     expect(writes).toHaveLength(1);
     expect(writes[0]).toMatch(/^\(allow file-write\* \(subpath \(param "WORKSPACE_0"\)\) \(literal "\/dev\/null"\)/);
@@ -89,7 +105,9 @@ describe('sandbox-exec profile', () => {
   it('the workspace parents can be stat-ed (getcwd), not read', () => {
     const { profile, params } = sandboxExecProfile(policy);
     expect(params).toMatchObject({ PARENT_0: '/home', PARENT_1: '/home/ann', PARENT_2: '/home/ann/MiniHarness' });
-    expect(profile).toContain('(allow file-read-metadata (literal (param "PARENT_0")) (literal (param "PARENT_1")) (literal (param "PARENT_2")))');
+    expect(profile).toContain(
+      '(allow file-read-metadata (literal (param "PARENT_0")) (literal (param "PARENT_1")) (literal (param "PARENT_2")))',
+    );
   });
 
   it('network: true opens the network', () => {

@@ -8,7 +8,21 @@
  * through the production spawn path with the command guard bypassed (sandboxedCommand +
  * spawnCapped), and through run_command itself (guard + sandbox).
  */
-import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -117,17 +131,27 @@ type Style = { name: string; argv: (script: string) => string[]; needs?: string[
 const loader = loaderOf('/bin/sh');
 const STYLES: Style[] = [
   { name: 'ld-linux', argv: (script) => [loader ?? '/nonexistent-loader', '/bin/sh', '-c', `. '${script}'`] },
-  { name: 'perl-system', argv: (script) => ['perl', '-e', `system("/bin/sh", "-c", ". '${script}'")`], needs: ['perl'] },
+  {
+    name: 'perl-system',
+    argv: (script) => ['perl', '-e', `system("/bin/sh", "-c", ". '${script}'")`],
+    needs: ['perl'],
+  },
   { name: 'git-alias', argv: (script) => ['git', '-c', `alias.x=!sh '${script}'`, 'x'], needs: ['git'] },
   { name: 'sg', argv: (script) => ['sg', 'root', '-c', `sh '${script}'`], needs: ['sg'] },
-  { name: 'strace', argv: (script) => ['strace', '-f', '-o', '/dev/null', 'sh', '-c', `. '${script}'`], needs: ['strace'] },
+  {
+    name: 'strace',
+    argv: (script) => ['strace', '-f', '-o', '/dev/null', 'sh', '-c', `. '${script}'`],
+    needs: ['strace'],
+  },
   { name: 'sh-script', argv: (script) => ['sh', script] },
   { name: 'renamed-sh', argv: (script) => [join(workspace, 'notashell'), '-c', `. '${script}'`] },
 ];
 
 function missing(style: Style): string | undefined {
-  if (style.name === 'ld-linux' && !loader) return 'the loader of /bin/sh could not be read (not a 64-bit little-endian ELF)';
-  if (style.name === 'sg' && process.getuid?.() !== 0) return 'sg root needs to run as root (the control could not succeed otherwise)';
+  if (style.name === 'ld-linux' && !loader)
+    return 'the loader of /bin/sh could not be read (not a 64-bit little-endian ELF)';
+  if (style.name === 'sg' && process.getuid?.() !== 0)
+    return 'sg root needs to run as root (the control could not succeed otherwise)';
   const absent = (style.needs ?? []).filter((p) => !onPath(p));
   return absent.length ? `${absent.join(', ')} is not installed` : undefined;
 }
@@ -160,7 +184,10 @@ describe.skipIf(skipReason !== undefined)('inside bubblewrap, every bypass style
       const argv = prepare(style);
 
       // Control: unsandboxed, the payload escapes in all three ways.
-      const control = await spawnCapped({ file: argv[0] ?? '', args: argv.slice(1), cwd: workspace, env: env() }, limits);
+      const control = await spawnCapped(
+        { file: argv[0] ?? '', args: argv.slice(1), cwd: workspace, env: env() },
+        limits,
+      );
       const controlOut = control.stdout.text() + control.stderr.text();
       expect(controlOut, 'the payload itself works').toContain('payload-done');
       expect(controlOut).toContain(SECRET);
@@ -172,10 +199,18 @@ describe.skipIf(skipReason !== undefined)('inside bubblewrap, every bypass style
 
       try {
         // The sandbox layer alone, the command guard bypassed.
-        const policy = await buildSandboxPolicy({ roots: [workspace], excluded: [dataDir], network: false, cwd: workspace });
+        const policy = await buildSandboxPolicy({
+          roots: [workspace],
+          excluded: [dataDir],
+          network: false,
+          cwd: workspace,
+        });
         const wrapped = sandboxedCommand(sandbox, policy, argv);
         expect(wrapped?.file).toBe(sandbox.executable);
-        const result = await spawnCapped({ file: wrapped!.file, args: wrapped!.args, cwd: workspace, env: { ...env(), ...wrapped!.env } }, limits);
+        const result = await spawnCapped(
+          { file: wrapped!.file, args: wrapped!.args, cwd: workspace, env: { ...env(), ...wrapped!.env } },
+          limits,
+        );
         const out = result.stdout.text() + result.stderr.text();
         expect(out, out).toContain('payload-done'); // it ran to the end, inside
         expect(out).not.toContain(SECRET);
@@ -235,11 +270,24 @@ describe.skipIf(skipReason !== undefined)('inside bubblewrap, every bypass style
     mkdirSync(inner, { recursive: true });
     mkdirSync(join(home, '.ssh'));
     writeFileSync(join(home, '.ssh', 'id_ed25519'), SECRET);
-    const policy = await buildSandboxPolicy({ roots: [inner], excluded: [dataDir], network: false, cwd: inner, env: { HOME: home } });
+    const policy = await buildSandboxPolicy({
+      roots: [inner],
+      excluded: [dataDir],
+      network: false,
+      cwd: inner,
+      env: { HOME: home },
+    });
     expect(policy.masked).toContain(home);
-    const argv = ['sh', '-c', `cat '${join(home, '.ssh', 'id_ed25519')}'; ls -A '${home}'; echo ok > made.txt; echo x > '${join(home, 'pwned')}' || echo home-read-only`];
+    const argv = [
+      'sh',
+      '-c',
+      `cat '${join(home, '.ssh', 'id_ed25519')}'; ls -A '${home}'; echo ok > made.txt; echo x > '${join(home, 'pwned')}' || echo home-read-only`,
+    ];
     const wrapped = sandboxedCommand(sandbox, policy, argv)!;
-    const result = await spawnCapped({ file: wrapped.file, args: wrapped.args, cwd: inner, env: { ...env(), ...wrapped.env } }, limits);
+    const result = await spawnCapped(
+      { file: wrapped.file, args: wrapped.args, cwd: inner, env: { ...env(), ...wrapped.env } },
+      limits,
+    );
     const out = result.stdout.text() + result.stderr.text();
     expect(out).not.toContain(SECRET);
     expect(result.stdout.text()).toContain('MiniHarness'); // only the path down to the workspace exists in the masked home

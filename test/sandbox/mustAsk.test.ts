@@ -20,7 +20,12 @@ import { MemoryRuleStore } from '../doubles/security/memoryRuleStore.js';
 
 const NONE: SandboxInfo = { kind: 'none', detail: 'no OS sandbox on this machine' };
 const BWRAP: SandboxInfo = { kind: 'bwrap', executable: '/usr/bin/bwrap', detail: 'bubblewrap' };
-const ALLOW_RUN: PermissionRule = { id: 'allow-run', level: 'ALLOW', match: { serverId: LOCAL_SERVER_ID, toolName: 'run_command' }, createdAt: 1 };
+const ALLOW_RUN: PermissionRule = {
+  id: 'allow-run',
+  level: 'ALLOW',
+  match: { serverId: LOCAL_SERVER_ID, toolName: 'run_command' },
+  createdAt: 1,
+};
 
 let root: string;
 beforeEach(() => {
@@ -43,7 +48,13 @@ function approver(...answers: ApprovalAnswer[]) {
 /** Authorizes like the pipeline, then runs the tool only when authorized. */
 async function callThroughExecutor(executor: SecureToolExecutor, tool: LocalTool, args: Record<string, unknown>) {
   await executor.authorize({
-    subject: { toolName: tool.name, serverId: LOCAL_SERVER_ID, args, annotations: tool.annotations, serverTrusted: true },
+    subject: {
+      toolName: tool.name,
+      serverId: LOCAL_SERVER_ID,
+      args,
+      annotations: tool.annotations,
+      serverTrusted: true,
+    },
     sessionId: 's1',
     userId: 'u1',
     guardrails: () => tool.guardrails(args),
@@ -60,7 +71,10 @@ describe('run_command without an OS sandbox', () => {
     const tool = createRunCommandTool({ roots: [join(root, 'ws')], sandbox: NONE });
     const marker = join(root, 'ws', 'denied');
     const asked = approver('deny');
-    const executor = new SecureToolExecutor({ engine: new PermissionDecisionEngine(new MemoryRuleStore([ALLOW_RUN]), [ALLOW_RUN]), requestApproval: asked.callback });
+    const executor = new SecureToolExecutor({
+      engine: new PermissionDecisionEngine(new MemoryRuleStore([ALLOW_RUN]), [ALLOW_RUN]),
+      requestApproval: asked.callback,
+    });
     await expect(callThroughExecutor(executor, tool, touch(marker))).rejects.toBeInstanceOf(PermissionDeniedError);
     expect(asked.requests).toHaveLength(1);
     expect(asked.requests[0]?.reason).toMatch(/runs unsandboxed/);
@@ -71,7 +85,10 @@ describe('run_command without an OS sandbox', () => {
     const tool = createRunCommandTool({ roots: [join(root, 'ws')], sandbox: NONE });
     const asked = approver('allow-session', 'allow-always', 'allow-once');
     const store = new MemoryRuleStore();
-    const executor = new SecureToolExecutor({ engine: new PermissionDecisionEngine(store), requestApproval: asked.callback });
+    const executor = new SecureToolExecutor({
+      engine: new PermissionDecisionEngine(store),
+      requestApproval: asked.callback,
+    });
     for (const name of ['one', 'two', 'three']) {
       const result = await callThroughExecutor(executor, tool, touch(join(root, 'ws', name)));
       expect(result.isError).toBe(false);
@@ -85,8 +102,13 @@ describe('run_command without an OS sandbox', () => {
     const deny: PermissionRule = { ...ALLOW_RUN, id: 'deny-run', level: 'DENY' };
     const tool = createRunCommandTool({ roots: [join(root, 'ws')], sandbox: NONE });
     const asked = approver();
-    const executor = new SecureToolExecutor({ engine: new PermissionDecisionEngine(new MemoryRuleStore([deny]), [deny]), requestApproval: asked.callback });
-    await expect(callThroughExecutor(executor, tool, touch(join(root, 'ws', 'x')))).rejects.toBeInstanceOf(PermissionDeniedError);
+    const executor = new SecureToolExecutor({
+      engine: new PermissionDecisionEngine(new MemoryRuleStore([deny]), [deny]),
+      requestApproval: asked.callback,
+    });
+    await expect(callThroughExecutor(executor, tool, touch(join(root, 'ws', 'x')))).rejects.toBeInstanceOf(
+      PermissionDeniedError,
+    );
     expect(asked.requests).toHaveLength(0);
   });
 });
@@ -100,15 +122,35 @@ describe('run_command with an OS sandbox', () => {
     expect(networked).toMatchObject({ ok: true, mustAsk: expect.stringMatching(/network access/) });
 
     const asked = approver('deny');
-    const executor = new SecureToolExecutor({ engine: new PermissionDecisionEngine(new MemoryRuleStore([ALLOW_RUN]), [ALLOW_RUN]), requestApproval: asked.callback });
-    const subject = { toolName: 'run_command', serverId: LOCAL_SERVER_ID, annotations: tool.annotations, serverTrusted: true };
+    const executor = new SecureToolExecutor({
+      engine: new PermissionDecisionEngine(new MemoryRuleStore([ALLOW_RUN]), [ALLOW_RUN]),
+      requestApproval: asked.callback,
+    });
+    const subject = {
+      toolName: 'run_command',
+      serverId: LOCAL_SERVER_ID,
+      annotations: tool.annotations,
+      serverTrusted: true,
+    };
     const plain = touch('x');
-    await expect(executor.authorize({ subject: { ...subject, args: plain }, sessionId: 's', userId: 'u', guardrails: () => tool.guardrails(plain) })).resolves.toMatchObject({ level: 'ALLOW' });
+    await expect(
+      executor.authorize({
+        subject: { ...subject, args: plain },
+        sessionId: 's',
+        userId: 'u',
+        guardrails: () => tool.guardrails(plain),
+      }),
+    ).resolves.toMatchObject({ level: 'ALLOW' });
     expect(asked.requests).toHaveLength(0);
     const withNet = { ...plain, network: true };
-    await expect(executor.authorize({ subject: { ...subject, args: withNet }, sessionId: 's', userId: 'u', guardrails: () => tool.guardrails(withNet) })).rejects.toBeInstanceOf(
-      PermissionDeniedError,
-    );
+    await expect(
+      executor.authorize({
+        subject: { ...subject, args: withNet },
+        sessionId: 's',
+        userId: 'u',
+        guardrails: () => tool.guardrails(withNet),
+      }),
+    ).rejects.toBeInstanceOf(PermissionDeniedError);
     expect(asked.requests).toHaveLength(1);
     expect(asked.requests[0]?.args).toMatchObject({ network: true });
   });

@@ -61,12 +61,26 @@ describe('the workspace location', () => {
 
   it('browser mode stops at start with a clear message when --workspace is inside --data-dir', () => {
     const data = join(base, 'data');
-    const run = spawnSync(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'), '--port', '0', '--data-dir', data, '--workspace', join(data, 'workspace')], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, MINIHARNESS_SECRET_STORE: 'file' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'),
+        '--port',
+        '0',
+        '--data-dir',
+        data,
+        '--workspace',
+        join(data, 'workspace'),
+      ],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, MINIHARNESS_SECRET_STORE: 'file' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/MiniHarness: The workspace ".*workspace" is inside the data folder/);
     expect(run.stdout).not.toContain('http://');
@@ -104,7 +118,12 @@ describe('run_command through the host', () => {
       const result = await reply;
       expect(result.ok).toBe(true);
       const outcome = result.ok ? (result.result as CallOutcome) : undefined;
-      const structured = outcome?.result.structuredContent as { stdout: string; stderr: string; sandbox: string; cwd: string };
+      const structured = outcome?.result.structuredContent as {
+        stdout: string;
+        stderr: string;
+        sandbox: string;
+        cwd: string;
+      };
       expect(structured.sandbox).toBe('bwrap');
       expect(structured.cwd).toBe(realpathSync(running.workspaceDir));
       expect(structured.stdout).toBe('inside'); // the workspace file, and nothing of the data folder

@@ -8,7 +8,10 @@ describe('redact', () => {
       query: 'weather',
       token: 'abc',
       headers: { Authorization: 'Bearer xyz', 'X-Api-Key': 'k1', accept: 'json' },
-      accounts: [{ name: 'a', password: 'p1', nested: { client_secret: { deep: 'v' } } }, { passwd: 'p2', api_key: 'k2', apikey: 'k3' }],
+      accounts: [
+        { name: 'a', password: 'p1', nested: { client_secret: { deep: 'v' } } },
+        { passwd: 'p2', api_key: 'k2', apikey: 'k3' },
+      ],
       cookies: ['c1', 'c2'],
       privateKey: 'pem',
       private_key: 'pem',
@@ -19,7 +22,10 @@ describe('redact', () => {
       query: 'weather',
       token: REDACTED,
       headers: { Authorization: REDACTED, 'X-Api-Key': REDACTED, accept: 'json' },
-      accounts: [{ name: 'a', password: REDACTED, nested: { client_secret: REDACTED } }, { passwd: REDACTED, api_key: REDACTED, apikey: REDACTED }],
+      accounts: [
+        { name: 'a', password: REDACTED, nested: { client_secret: REDACTED } },
+        { passwd: REDACTED, api_key: REDACTED, apikey: REDACTED },
+      ],
       cookies: REDACTED,
       privateKey: REDACTED,
       private_key: REDACTED,
@@ -80,7 +86,17 @@ describe('redact', () => {
 
 describe('token counters are not secrets', () => {
   it('keeps usage figures whose names contain "token" and still redacts real tokens', () => {
-    expect(redact({ max_tokens: 100, input_tokens: 5, outputTokens: 7, token_count: 3, access_token: 'abc123', refresh_token: 'def456', token: 'x' })).toEqual({
+    expect(
+      redact({
+        max_tokens: 100,
+        input_tokens: 5,
+        outputTokens: 7,
+        token_count: 3,
+        access_token: 'abc123',
+        refresh_token: 'def456',
+        token: 'x',
+      }),
+    ).toEqual({
       max_tokens: 100,
       input_tokens: 5,
       outputTokens: 7,

@@ -7,7 +7,10 @@ describe("SecretRedactor: the app's one set of known secrets", () => {
     const redactor = new SecretRedactor(['initial-secret-1']);
     redactor.add('hunter2-hunter2');
     redactor.add('ab'); // too short to be taken as a secret
-    expect(redactor.redact({ q: 'pw hunter2-hunter2 ab', apiKey: 'x' })).toEqual({ q: `pw ${REDACTED} ab`, apiKey: REDACTED });
+    expect(redactor.redact({ q: 'pw hunter2-hunter2 ab', apiKey: 'x' })).toEqual({
+      q: `pw ${REDACTED} ab`,
+      apiKey: REDACTED,
+    });
     expect(redactor.redactReporting({ q: 'initial-secret-1' })).toEqual({ value: { q: REDACTED }, changed: true });
     expect(redactor.redactText('x hunter2-hunter2')).toBe(`x ${REDACTED}`);
     // Values only: a result's own `token` field is kept.

@@ -25,13 +25,17 @@ describe('FileSecretStore', () => {
     const store = new FileSecretStore(file, 'Test', () => Date.UTC(2032, 0, 1));
     mkdirSync(join(scratch.dir, 'data'));
     writeFileSync(file, '{"format": 1, "secrets": {"auth.token": "sk-half');
-    const reads = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => (i % 2 ? store.has('auth.token') : store.get('auth.token'))));
+    const reads = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) => (i % 2 ? store.has('auth.token') : store.get('auth.token'))),
+    );
     expect(reads.filter((r) => r.status === 'rejected')).toEqual([]);
     expect(reads.every((r) => r.status === 'fulfilled' && (r.value === false || r.value === undefined))).toBe(true);
     const movedTo = `${file}.corrupt-2032-01-01T00-00-00-000Z`;
     expect(readdirSync(join(scratch.dir, 'data'))).toEqual(['secrets.json.corrupt-2032-01-01T00-00-00-000Z']);
     expect(readFileSync(movedTo, 'utf8')).toBe('{"format": 1, "secrets": {"auth.token": "sk-half');
-    expect(await store.damagedFiles()).toEqual([{ code: 'file_damaged', file, movedTo, lost: 'secrets', problem: 'not_json' }]);
+    expect(await store.damagedFiles()).toEqual([
+      { code: 'file_damaged', file, movedTo, lost: 'secrets', problem: 'not_json' },
+    ]);
     // Writing afterwards starts a fresh, private file.
     await store.set('auth.token', new SecretValue('sk-new-value'));
     expect((await store.get('auth.token'))?.reveal()).toBe('sk-new-value');

@@ -5,7 +5,21 @@
  * outside; BoundFs must refuse and touch nothing outside. Both bindings are exercised; the
  * descriptor one only where /proc/self/fd exists.
  */
-import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,7 +80,9 @@ describe.each(strategies)('BoundFs (%s binding)', (strategy) => {
 
   it('lists the checked folder, and refuses (without calling back) once it leads outside', async () => {
     const fs = bound();
-    const names = await fs.withDirectory(await fs.check('d/sub', { mustExist: true }), async (view) => readdir(view.path));
+    const names = await fs.withDirectory(await fs.check('d/sub', { mustExist: true }), async (view) =>
+      readdir(view.path),
+    );
     expect(names).toEqual(['file.txt']);
 
     const checked = await fs.check('d/sub', { mustExist: true });
@@ -90,7 +106,10 @@ describe.each(strategies)('BoundFs (%s binding)', (strategy) => {
     const replacing = await fs.check('d/sub/file.txt', { forWrite: true });
     swapForSymlink();
     for (const checked of [plain, deep, replacing]) {
-      await expect(fs.writeFile(checked, 'pwned', { createDirs: true })).rejects.toMatchObject({ code: 'path_changed', reason });
+      await expect(fs.writeFile(checked, 'pwned', { createDirs: true })).rejects.toMatchObject({
+        code: 'path_changed',
+        reason,
+      });
     }
     expect(outsideEntries()).toEqual(['file.txt', 'outside-only.txt']);
     expect(readFileSync(join(outside, 'sub', 'file.txt'), 'utf8')).toBe('OUTSIDE SECRET');
@@ -101,7 +120,10 @@ describe.each(strategies)('BoundFs (%s binding)', (strategy) => {
     const checked = await fs.check('d/a/b/c.txt', { forWrite: true });
     await expect(fs.writeFile(checked, 'x')).rejects.toBeInstanceOf(ParentFolderMissingError);
     expect(existsSync(join(root, 'd', 'a'))).toBe(false);
-    expect(await fs.writeFile(checked, 'x', { createDirs: true })).toEqual({ real: join(root, 'd', 'a', 'b', 'c.txt'), created: true });
+    expect(await fs.writeFile(checked, 'x', { createDirs: true })).toEqual({
+      real: join(root, 'd', 'a', 'b', 'c.txt'),
+      created: true,
+    });
     expect(readFileSync(join(root, 'd', 'a', 'b', 'c.txt'), 'utf8')).toBe('x');
   });
 
@@ -109,7 +131,10 @@ describe.each(strategies)('BoundFs (%s binding)', (strategy) => {
     const fs = bound();
     const target = join(root, 'd', 'sub', 'file.txt');
     chmodSync(target, 0o640);
-    expect(await fs.writeFile(await fs.check('d/sub/file.txt', { forWrite: true }), 'replaced')).toEqual({ real: target, created: false });
+    expect(await fs.writeFile(await fs.check('d/sub/file.txt', { forWrite: true }), 'replaced')).toEqual({
+      real: target,
+      created: false,
+    });
     expect(readFileSync(target, 'utf8')).toBe('replaced');
     expect(statSync(target).mode & 0o777).toBe(0o640);
 
@@ -131,7 +156,9 @@ describe.each(strategies)('BoundFs (%s binding)', (strategy) => {
     const read = await fs.openFile(await fs.check('d/linked.txt', { mustExist: true })).catch((e: unknown) => e);
     expect(read).toBeInstanceOf(HardLinkedFileError);
     expect(read).toMatchObject({ code: 'hard_linked_file', links: 2 });
-    await expect(fs.writeFile(await fs.check('d/linked.txt', { forWrite: true }), 'pwned')).rejects.toBeInstanceOf(HardLinkedFileError);
+    await expect(fs.writeFile(await fs.check('d/linked.txt', { forWrite: true }), 'pwned')).rejects.toBeInstanceOf(
+      HardLinkedFileError,
+    );
     expect(readFileSync(join(outside, 'sub', 'file.txt'), 'utf8')).toBe('OUTSIDE SECRET');
   });
 
@@ -143,7 +170,9 @@ describe.each(strategies)('BoundFs (%s binding)', (strategy) => {
     await expect(fs.check('d/data/secrets.json')).rejects.toBeInstanceOf(PathExcludedError);
     await expect(fs.check('d/data')).rejects.toBeInstanceOf(PathExcludedError);
     await expect(fs.check('d/data/new.txt', { forWrite: true })).rejects.toBeInstanceOf(PathExcludedError);
-    const names = await fs.withDirectory(await fs.check('d', { mustExist: true }), async (view) => (await readdir(view.path)).filter((n) => !view.isExcluded(n)));
+    const names = await fs.withDirectory(await fs.check('d', { mustExist: true }), async (view) =>
+      (await readdir(view.path)).filter((n) => !view.isExcluded(n)),
+    );
     expect(names).toEqual(['sub']);
   });
 });

@@ -86,10 +86,19 @@ describe('built-in refusals', () => {
 
 describe('configured lists', () => {
   it('the deny list refuses by basename and by absolute path', async () => {
-    expect(await checkCommand(['curl', 'https://x'], { deny: ['curl'] })).toMatchObject({ ok: false, rule: 'deny-list' });
-    expect(await checkCommand(['/usr/bin/curl', 'https://x'], { deny: ['curl'] })).toMatchObject({ ok: false, rule: 'deny-list' });
+    expect(await checkCommand(['curl', 'https://x'], { deny: ['curl'] })).toMatchObject({
+      ok: false,
+      rule: 'deny-list',
+    });
+    expect(await checkCommand(['/usr/bin/curl', 'https://x'], { deny: ['curl'] })).toMatchObject({
+      ok: false,
+      rule: 'deny-list',
+    });
     expect(await checkCommand(['wget'], { deny: ['curl'] })).toEqual({ ok: true });
-    expect(await checkCommand(['env', 'curl', 'x'], { deny: ['curl'] })).toMatchObject({ ok: false, rule: 'deny-list' });
+    expect(await checkCommand(['env', 'curl', 'x'], { deny: ['curl'] })).toMatchObject({
+      ok: false,
+      rule: 'deny-list',
+    });
   });
 
   it('the allow list refuses anything else, and cannot allow a built-in refusal', async () => {
@@ -100,13 +109,20 @@ describe('configured lists', () => {
   });
 
   it('deny wins over allow', async () => {
-    expect(await checkCommand(['git'], { allow: ['git'], deny: ['git'] })).toMatchObject({ ok: false, rule: 'deny-list' });
+    expect(await checkCommand(['git'], { allow: ['git'], deny: ['git'] })).toMatchObject({
+      ok: false,
+      rule: 'deny-list',
+    });
   });
 
   it('denyArgPatterns match arguments, also with /g patterns used repeatedly', async () => {
     const config = { denyArgPatterns: [/--force/g, /^push$/] };
     expect(await checkCommand(['git', 'push'], config)).toMatchObject({ ok: false, rule: 'deny-arg-pattern' });
-    for (let i = 0; i < 3; i++) expect(await checkCommand(['git', 'reset', '--force'], config)).toMatchObject({ ok: false, rule: 'deny-arg-pattern' });
+    for (let i = 0; i < 3; i++)
+      expect(await checkCommand(['git', 'reset', '--force'], config)).toMatchObject({
+        ok: false,
+        rule: 'deny-arg-pattern',
+      });
     expect(await checkCommand(['git', 'pull'], config)).toEqual({ ok: true });
   });
 });
@@ -131,22 +147,37 @@ describe.runIf(posix)('resolved executables', () => {
 
   it('an executable is also judged by what it resolves to', async () => {
     const context = { cwd: dir, path: dir };
-    expect(await checkCommand(['helper', 'ls'], {}, context)).toMatchObject({ ok: false, rule: 'privilege-escalation' });
+    expect(await checkCommand(['helper', 'ls'], {}, context)).toMatchObject({
+      ok: false,
+      rule: 'privilege-escalation',
+    });
     expect(await checkCommand(['helper', 'ls'], {}, { cwd: dir, path: '/nonexistent' })).toEqual({ ok: true }); // not found: name only
-    expect(await checkCommand(['./innocent', '-c', 'ls'], {}, context)).toMatchObject({ ok: false, rule: 'shell-command-string' });
-    expect(await checkCommand(['innocent', '-c', 'ls'], {}, context)).toMatchObject({ ok: false, rule: 'shell-command-string' });
+    expect(await checkCommand(['./innocent', '-c', 'ls'], {}, context)).toMatchObject({
+      ok: false,
+      rule: 'shell-command-string',
+    });
+    expect(await checkCommand(['innocent', '-c', 'ls'], {}, context)).toMatchObject({
+      ok: false,
+      rule: 'shell-command-string',
+    });
   });
 
   it('a name resolving to a multi-call binary is judged by the name given', async () => {
     const context = { cwd: dir, path: dir };
     expect(await checkCommand(['ls', '-c', 'sudo'], {}, context)).toEqual({ ok: true });
-    expect(await checkCommand(['busybox', 'sudo', 'id'], {}, context)).toMatchObject({ ok: false, rule: 'privilege-escalation' });
+    expect(await checkCommand(['busybox', 'sudo', 'id'], {}, context)).toMatchObject({
+      ok: false,
+      rule: 'privilege-escalation',
+    });
   });
 
   it('an absolute path in the allow list matches the program found on PATH', async () => {
     const config = { allow: [join(dir, 'tool')] };
     expect(await checkCommand(['tool'], config, { cwd: dir, path: dir })).toEqual({ ok: true });
-    expect(await checkCommand(['tool'], config, { cwd: dir, path: '/usr/bin:/bin' })).toMatchObject({ ok: false, rule: 'allow-list' });
+    expect(await checkCommand(['tool'], config, { cwd: dir, path: '/usr/bin:/bin' })).toMatchObject({
+      ok: false,
+      rule: 'allow-list',
+    });
   });
 
   it('resolveExecutable searches PATH and resolves relative paths against cwd', async () => {

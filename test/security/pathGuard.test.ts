@@ -2,7 +2,13 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidPathError, NoAllowedRootsError, PathExcludedError, PathNotFoundError, PathOutsideRootsError } from '../../electron/security/errors.js';
+import {
+  InvalidPathError,
+  NoAllowedRootsError,
+  PathExcludedError,
+  PathNotFoundError,
+  PathOutsideRootsError,
+} from '../../electron/security/errors.js';
 import { validatePath } from '../../electron/security/pathGuard.js';
 
 let base: string; // real path of the scratch folder
@@ -52,7 +58,9 @@ describe('validatePath inside the roots', () => {
   });
 
   it('a write target that does not exist yet resolves through its nearest existing ancestor', async () => {
-    expect(await validatePath('new/deeper/file.txt', [root], { forWrite: true })).toBe(join(root, 'new', 'deeper', 'file.txt'));
+    expect(await validatePath('new/deeper/file.txt', [root], { forWrite: true })).toBe(
+      join(root, 'new', 'deeper', 'file.txt'),
+    );
   });
 });
 
@@ -73,7 +81,9 @@ describe('validatePath refusals', () => {
   it('a file symlink inside the root pointing outside', async () => {
     symlinkSync(join(outside, 'secret.txt'), join(root, 'innocent.txt'));
     await expect(validatePath('innocent.txt', [root])).rejects.toBeInstanceOf(PathOutsideRootsError);
-    await expect(validatePath('innocent.txt', [root], { forWrite: true })).rejects.toBeInstanceOf(PathOutsideRootsError);
+    await expect(validatePath('innocent.txt', [root], { forWrite: true })).rejects.toBeInstanceOf(
+      PathOutsideRootsError,
+    );
   });
 
   it('a directory symlink inside the root pointing outside', async () => {
@@ -84,8 +94,12 @@ describe('validatePath refusals', () => {
 
   it('a not-yet-existing write target under a symlinked folder that escapes', async () => {
     symlinkSync(outside, join(root, 'escape'));
-    await expect(validatePath('escape/new.txt', [root], { forWrite: true })).rejects.toBeInstanceOf(PathOutsideRootsError);
-    await expect(validatePath('escape/a/b/new.txt', [root], { forWrite: true })).rejects.toBeInstanceOf(PathOutsideRootsError);
+    await expect(validatePath('escape/new.txt', [root], { forWrite: true })).rejects.toBeInstanceOf(
+      PathOutsideRootsError,
+    );
+    await expect(validatePath('escape/a/b/new.txt', [root], { forWrite: true })).rejects.toBeInstanceOf(
+      PathOutsideRootsError,
+    );
   });
 
   it('a dangling symlink whose target would be created outside', async () => {
@@ -108,7 +122,9 @@ describe('validatePath refusals', () => {
 
   it('mustExist refuses missing paths inside, but reports outside paths as outside first', async () => {
     await expect(validatePath('missing.txt', [root], { mustExist: true })).rejects.toBeInstanceOf(PathNotFoundError);
-    await expect(validatePath(join(outside, 'missing.txt'), [root], { mustExist: true })).rejects.toBeInstanceOf(PathOutsideRootsError);
+    await expect(validatePath(join(outside, 'missing.txt'), [root], { mustExist: true })).rejects.toBeInstanceOf(
+      PathOutsideRootsError,
+    );
   });
 
   it('forWrite refuses a root itself and an existing folder', async () => {
@@ -150,7 +166,9 @@ describe('validatePath with excluded folders', () => {
     mkdirSync(data);
     const dataLink = join(base, 'data-link');
     symlinkSync(data, dataLink);
-    await expect(validatePath('data/x.txt', [root], { excluded: [dataLink], forWrite: true })).rejects.toBeInstanceOf(PathExcludedError);
+    await expect(validatePath('data/x.txt', [root], { excluded: [dataLink], forWrite: true })).rejects.toBeInstanceOf(
+      PathExcludedError,
+    );
     await expect(validatePath('sub/a.txt', [root], { excluded: [base] })).rejects.toBeInstanceOf(PathExcludedError);
   });
 
@@ -158,7 +176,9 @@ describe('validatePath with excluded folders', () => {
     const data = join(root, 'data');
     mkdirSync(data);
     writeFileSync(join(data, 'secrets.json'), 'TOP SECRET CONTENT');
-    await expect(validatePath(join(outside, 'secret.txt'), [root], { excluded: [data] })).rejects.toBeInstanceOf(PathOutsideRootsError);
+    await expect(validatePath(join(outside, 'secret.txt'), [root], { excluded: [data] })).rejects.toBeInstanceOf(
+      PathOutsideRootsError,
+    );
     const error = await validatePath('data/secrets.json', [root], { excluded: [data] }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'path_excluded' });
     expect((error as Error).message).not.toContain('TOP SECRET CONTENT');

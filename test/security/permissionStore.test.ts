@@ -16,7 +16,12 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const sample: PermissionRule[] = [
   { id: 'a', level: 'DENY', match: { serverId: 'fixture', toolName: 'append' }, note: 'deny writes', createdAt: 10 },
-  { id: 'b', level: 'ALLOW', match: { toolPattern: 'read_*', argument: { name: 'path', under: '/srv' } }, createdAt: 20 },
+  {
+    id: 'b',
+    level: 'ALLOW',
+    match: { toolPattern: 'read_*', argument: { name: 'path', under: '/srv' } },
+    createdAt: 20,
+  },
 ];
 
 describe('JsonFilePermissionRuleStore', () => {
@@ -37,11 +42,16 @@ describe('JsonFilePermissionRuleStore', () => {
   it('the engine persists through the file and a new engine sees the rules', async () => {
     const file = join(dir, 'rules.json');
     const first = await PermissionDecisionEngine.load(new JsonFilePermissionRuleStore(file));
-    await first.addRule({ id: 'x', level: 'DENY', match: { serverId: 'fixture', toolName: 'append' }, note: 'deny writes' });
+    await first.addRule({
+      id: 'x',
+      level: 'DENY',
+      match: { serverId: 'fixture', toolName: 'append' },
+      note: 'deny writes',
+    });
     const second = await PermissionDecisionEngine.load(new JsonFilePermissionRuleStore(file));
-    expect(second.decide({ toolName: 'append', serverId: 'fixture', args: {}, serverTrusted: true }).reason.detail).toBe(
-      'Rule "deny writes" denies append on fixture',
-    );
+    expect(
+      second.decide({ toolName: 'append', serverId: 'fixture', args: {}, serverTrusted: true }).reason.detail,
+    ).toBe('Rule "deny writes" denies append on fixture');
   });
 
   it('refuses to save invalid rules and leaves the file as it was', async () => {
@@ -55,7 +65,11 @@ describe('JsonFilePermissionRuleStore', () => {
 
   it.each([
     ['not JSON', '{"version": 1, "rules": [ {"id": "sk-secret-token"', /not valid JSON/],
-    ['a wrong shape', JSON.stringify({ version: 1, rules: [{ id: 'a', level: 'NOPE', match: {}, createdAt: 1 }] }), /rules\.0\.level/],
+    [
+      'a wrong shape',
+      JSON.stringify({ version: 1, rules: [{ id: 'a', level: 'NOPE', match: {}, createdAt: 1 }] }),
+      /rules\.0\.level/,
+    ],
     ['an unknown version', JSON.stringify({ version: 9, rules: [] }), /version/],
     ['duplicate ids', JSON.stringify({ version: 1, rules: [sample[0], sample[0]] }), /duplicate rule id/],
   ])('a corrupt file (%s) is moved aside, reported, and no rules are used', async (_label, body, detail) => {
@@ -63,11 +77,21 @@ describe('JsonFilePermissionRuleStore', () => {
     writeFileSync(file, body);
     const reported: PermissionRulesCorruptError[] = [];
     const damaged: FileDamagedWarning[] = [];
-    const store = new JsonFilePermissionRuleStore(file, { onCorrupt: (e) => reported.push(e), onDamaged: (w) => damaged.push(w), now: () => 1234 });
+    const store = new JsonFilePermissionRuleStore(file, {
+      onCorrupt: (e) => reported.push(e),
+      onDamaged: (w) => damaged.push(w),
+      now: () => 1234,
+    });
 
     expect(await store.load()).toEqual([]);
     expect(damaged).toEqual([
-      { code: 'file_damaged', file, movedTo: join(dir, 'rules.json.corrupt-1970-01-01T00-00-01-234Z'), lost: 'permission_rules', problem: body.startsWith('{"version": 1, "rules": [ {') ? 'not_json' : 'invalid_content' },
+      {
+        code: 'file_damaged',
+        file,
+        movedTo: join(dir, 'rules.json.corrupt-1970-01-01T00-00-01-234Z'),
+        lost: 'permission_rules',
+        problem: body.startsWith('{"version": 1, "rules": [ {') ? 'not_json' : 'invalid_content',
+      },
     ]);
 
     expect(readdirSync(dir).sort()).toEqual(['rules.json.corrupt-1970-01-01T00-00-01-234Z']);

@@ -7,7 +7,12 @@ function subject(overrides: Partial<ToolCallSubject> = {}): ToolCallSubject {
   return { toolName: 'append', serverId: 'fixture', args: {}, serverTrusted: false, ...overrides };
 }
 
-function rule(id: string, level: PermissionRule['level'], match: PermissionRule['match'], note?: string): PermissionRule {
+function rule(
+  id: string,
+  level: PermissionRule['level'],
+  match: PermissionRule['match'],
+  note?: string,
+): PermissionRule {
   return { id, level, match, createdAt: 1, ...(note ? { note } : {}) };
 }
 
@@ -39,8 +44,14 @@ describe('defaults', () => {
   it('local tools are trusted: their own read-only annotation allows', () => {
     const e = engine();
     const local = { serverId: 'local', serverTrusted: false };
-    expect(e.decide(subject({ ...local, toolName: 'read_file', annotations: { readOnlyHint: true } })).level).toBe('ALLOW');
-    expect(e.decide(subject({ ...local, toolName: 'write_file', annotations: { readOnlyHint: false, destructiveHint: true } })).level).toBe('ASK');
+    expect(e.decide(subject({ ...local, toolName: 'read_file', annotations: { readOnlyHint: true } })).level).toBe(
+      'ALLOW',
+    );
+    expect(
+      e.decide(
+        subject({ ...local, toolName: 'write_file', annotations: { readOnlyHint: false, destructiveHint: true } }),
+      ).level,
+    ).toBe('ASK');
   });
 });
 
@@ -48,7 +59,10 @@ describe('rules', () => {
   it('an explicit rule beats the default, and the detail names rule, verb, tool and server', () => {
     const e = engine([rule('r1', 'DENY', { serverId: 'fixture', toolName: 'append' }, 'deny writes')]);
     const d = e.decide(subject({ serverTrusted: true, annotations: { readOnlyHint: true } }));
-    expect(d).toEqual({ level: 'DENY', reason: { kind: 'rule', ruleId: 'r1', detail: 'Rule "deny writes" denies append on fixture' } });
+    expect(d).toEqual({
+      level: 'DENY',
+      reason: { kind: 'rule', ruleId: 'r1', detail: 'Rule "deny writes" denies append on fixture' },
+    });
   });
 
   it('the most specific rule wins: server+tool > tool > pattern > server-wide', () => {
@@ -76,13 +90,19 @@ describe('rules', () => {
   });
 
   it('rules for other servers or tools do not apply', () => {
-    const e = engine([rule('other', 'DENY', { serverId: 'elsewhere', toolName: 'append' }), rule('p', 'DENY', { toolPattern: 'fs_*' })]);
+    const e = engine([
+      rule('other', 'DENY', { serverId: 'elsewhere', toolName: 'append' }),
+      rule('p', 'DENY', { toolPattern: 'fs_*' }),
+    ]);
     expect(e.decide(subject({ serverTrusted: true, annotations: { readOnlyHint: true } })).level).toBe('ALLOW');
     expect(e.decide(subject({ toolName: 'fs_write' })).reason.ruleId).toBe('p');
   });
 
   it('a pattern scoped to a server beats an unscoped pattern', () => {
-    const e = engine([rule('any', 'DENY', { toolPattern: '*' }), rule('scoped', 'ALLOW', { serverId: 'fixture', toolPattern: '*' })]);
+    const e = engine([
+      rule('any', 'DENY', { toolPattern: '*' }),
+      rule('scoped', 'ALLOW', { serverId: 'fixture', toolPattern: '*' }),
+    ]);
     expect(e.decide(subject()).reason.ruleId).toBe('scoped');
   });
 
@@ -91,7 +111,11 @@ describe('rules', () => {
     const e = engine(
       [
         rule('allow-write', 'ALLOW', { serverId: 'local', toolName: 'write_file' }),
-        rule('no-secrets', 'DENY', { serverId: 'local', toolName: 'write_file', argument: { name: 'path', under: '/work/project/secrets' } }),
+        rule('no-secrets', 'DENY', {
+          serverId: 'local',
+          toolName: 'write_file',
+          argument: { name: 'path', under: '/work/project/secrets' },
+        }),
       ],
       base,
     );
@@ -113,12 +137,18 @@ describe('rules', () => {
     ]);
     expect(e.decide(subject({ toolName: 'run', args: { mode: 'force' } })).reason.ruleId).toBe('eq');
     expect(e.decide(subject({ toolName: 'run', args: { mode: 'gentle' } })).reason.kind).toBe('untrusted-default');
-    expect(e.decide(subject({ toolName: 'fetch', args: { url: 'https://internal.example/a/b' } })).reason.ruleId).toBe('glob');
-    expect(e.decide(subject({ toolName: 'fetch', args: { url: 'https://public.example/a' } })).reason.ruleId).toBeUndefined();
+    expect(e.decide(subject({ toolName: 'fetch', args: { url: 'https://internal.example/a/b' } })).reason.ruleId).toBe(
+      'glob',
+    );
+    expect(
+      e.decide(subject({ toolName: 'fetch', args: { url: 'https://public.example/a' } })).reason.ruleId,
+    ).toBeUndefined();
   });
 
   it('a rule bound to a schema fingerprint applies only while the tool has it', () => {
-    const e = engine([rule('always', 'ALLOW', { serverId: 'fixture', toolName: 'append', schemaFingerprint: 'sha256:v1' })]);
+    const e = engine([
+      rule('always', 'ALLOW', { serverId: 'fixture', toolName: 'append', schemaFingerprint: 'sha256:v1' }),
+    ]);
     expect(e.decide(subject({ schemaFingerprint: 'sha256:v1' })).level).toBe('ALLOW');
     expect(e.decide(subject({ schemaFingerprint: 'sha256:v2' })).level).toBe('ASK');
     expect(e.decide(subject()).level).toBe('ASK');
@@ -131,8 +161,13 @@ describe('rules', () => {
 
   it('the schema refuses malformed rules', () => {
     expect(PermissionRuleSchema.safeParse({ id: 'x', level: 'MAYBE', match: {}, createdAt: 1 }).success).toBe(false);
-    expect(PermissionRuleSchema.safeParse({ id: 'x', level: 'ALLOW', match: { argument: { name: 'path' } }, createdAt: 1 }).success).toBe(false);
-    expect(PermissionRuleSchema.safeParse({ id: 'x', level: 'ALLOW', match: { tool: 'typo' }, createdAt: 1 }).success).toBe(false);
+    expect(
+      PermissionRuleSchema.safeParse({ id: 'x', level: 'ALLOW', match: { argument: { name: 'path' } }, createdAt: 1 })
+        .success,
+    ).toBe(false);
+    expect(
+      PermissionRuleSchema.safeParse({ id: 'x', level: 'ALLOW', match: { tool: 'typo' }, createdAt: 1 }).success,
+    ).toBe(false);
   });
 });
 
@@ -170,7 +205,9 @@ describe('rule changes persist', () => {
   it('concurrent adds are all kept', async () => {
     const store = new MemoryRuleStore();
     const e = new PermissionDecisionEngine(store);
-    await Promise.all(Array.from({ length: 10 }, (_, i) => e.addRule({ id: `r${i}`, level: 'ALLOW', match: { toolName: `t${i}` } })));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => e.addRule({ id: `r${i}`, level: 'ALLOW', match: { toolName: `t${i}` } })),
+    );
     expect(e.listRules()).toHaveLength(10);
     expect(store.saves.at(-1)).toHaveLength(10);
   });
@@ -194,7 +231,10 @@ describe('server identity (issue 9, E9)', () => {
   it('a rule bound to a server identity applies only to that identity', () => {
     const e = engine([rule('r', 'ALLOW', { serverId: 'fixture', toolName: 'append', serverUid: 'uid-old-0001' })]);
     expect(e.decide(subject({ serverUid: 'uid-old-0001' })).level).toBe('ALLOW');
-    expect(e.decide(subject({ serverUid: 'uid-new-0002' }))).toMatchObject({ level: 'ASK', reason: { kind: 'untrusted-default' } });
+    expect(e.decide(subject({ serverUid: 'uid-new-0002' }))).toMatchObject({
+      level: 'ASK',
+      reason: { kind: 'untrusted-default' },
+    });
     expect(e.decide(subject()).level).toBe('ASK');
   });
 
@@ -209,7 +249,12 @@ describe('server identity (issue 9, E9)', () => {
     const bound = await e.bindServerIdentities((id) => (id === 'fixture' ? 'uid-now-0004' : undefined));
     expect(bound).toBe(1);
     const byId = new Map(e.listRules().map((r) => [r.id, r.match.serverUid]));
-    expect(Object.fromEntries(byId)).toEqual({ old: 'uid-now-0004', gone: undefined, local: undefined, bound: 'uid-keep-0003' });
+    expect(Object.fromEntries(byId)).toEqual({
+      old: 'uid-now-0004',
+      gone: undefined,
+      local: undefined,
+      bound: 'uid-keep-0003',
+    });
     expect((await store.load()).find((r) => r.id === 'old')?.match.serverUid).toBe('uid-now-0004');
     expect(e.decide(subject({ serverUid: 'uid-now-0004' })).level).toBe('ALLOW');
     expect(await e.bindServerIdentities((id) => (id === 'fixture' ? 'uid-other-0005' : undefined))).toBe(0);

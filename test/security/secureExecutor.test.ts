@@ -41,7 +41,12 @@ function call(overrides: Partial<ToolCallAuthorizationRequest> = {}): ToolCallAu
 }
 
 /** What the real pipeline does: run the side effect only if authorize resolved. */
-async function authorizeThenRun(executor: SecureToolExecutor, request: ToolCallAuthorizationRequest, effect: () => void, options = {}) {
+async function authorizeThenRun(
+  executor: SecureToolExecutor,
+  request: ToolCallAuthorizationRequest,
+  effect: () => void,
+  options = {},
+) {
   const authorization = await executor.authorize(request, options);
   effect();
   return authorization;
@@ -50,31 +55,60 @@ async function authorizeThenRun(executor: SecureToolExecutor, request: ToolCallA
 function setup(answers: ApprovalCallback, rules: PermissionRule[] = [], approvalTimeoutMs?: number) {
   const store = new MemoryRuleStore(rules);
   const engine = new PermissionDecisionEngine(store, rules);
-  const executor = new SecureToolExecutor({ engine, requestApproval: answers, ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}) });
+  const executor = new SecureToolExecutor({
+    engine,
+    requestApproval: answers,
+    ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}),
+  });
   return { store, engine, executor };
 }
 
 describe('SecureToolExecutor', () => {
   it('DENY: the approval callback is never called and the side effect never happens', async () => {
     const approver = scriptedApprover('allow-once');
-    const { executor } = setup(approver.callback, [{ id: 'r', level: 'DENY', match: { serverId: 'fixture', toolName: 'append' }, note: 'deny writes', createdAt: 1 }]);
+    const { executor } = setup(approver.callback, [
+      { id: 'r', level: 'DENY', match: { serverId: 'fixture', toolName: 'append' }, note: 'deny writes', createdAt: 1 },
+    ]);
     let effects = 0;
     const events: SecurityEvent[] = [];
-    const error = await authorizeThenRun(executor, call(), () => effects++, { onEvent: (e: SecurityEvent) => events.push(e) }).catch((e: unknown) => e);
+    const error = await authorizeThenRun(executor, call(), () => effects++, {
+      onEvent: (e: SecurityEvent) => events.push(e),
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PermissionDeniedError);
-    expect(error).toMatchObject({ toolName: 'append', serverId: 'fixture', level: 'DENY', answer: undefined, reason: 'Rule "deny writes" denies append on fixture' });
+    expect(error).toMatchObject({
+      toolName: 'append',
+      serverId: 'fixture',
+      level: 'DENY',
+      answer: undefined,
+      reason: 'Rule "deny writes" denies append on fixture',
+    });
     expect(effects).toBe(0);
     expect(approver.requests).toHaveLength(0);
-    expect(events).toEqual([{ type: 'decision', level: 'DENY', reason: { kind: 'rule', ruleId: 'r', detail: 'Rule "deny writes" denies append on fixture' } }]);
+    expect(events).toEqual([
+      {
+        type: 'decision',
+        level: 'DENY',
+        reason: { kind: 'rule', ruleId: 'r', detail: 'Rule "deny writes" denies append on fixture' },
+      },
+    ]);
   });
 
   it('a guardrail refusal denies before any decision, even when a rule allows', async () => {
     const approver = scriptedApprover('allow-once');
-    const { executor } = setup(approver.callback, [{ id: 'ok', level: 'ALLOW', match: { serverId: 'fixture' }, createdAt: 1 }]);
+    const { executor } = setup(approver.callback, [
+      { id: 'ok', level: 'ALLOW', match: { serverId: 'fixture' }, createdAt: 1 },
+    ]);
     let effects = 0;
     const events: SecurityEvent[] = [];
-    const guardrails = async (): Promise<GuardrailResult> => ({ ok: false, reason: 'the path is outside the allowed folders' });
-    await expect(authorizeThenRun(executor, call({ guardrails }), () => effects++, { onEvent: (e: SecurityEvent) => events.push(e) })).rejects.toMatchObject({
+    const guardrails = async (): Promise<GuardrailResult> => ({
+      ok: false,
+      reason: 'the path is outside the allowed folders',
+    });
+    await expect(
+      authorizeThenRun(executor, call({ guardrails }), () => effects++, {
+        onEvent: (e: SecurityEvent) => events.push(e),
+      }),
+    ).rejects.toMatchObject({
       level: 'DENY',
       reason: 'the path is outside the allowed folders',
     });
@@ -94,8 +128,15 @@ describe('SecureToolExecutor', () => {
     const approver = scriptedApprover();
     const { executor } = setup(approver.callback);
     let effects = 0;
-    const result = await authorizeThenRun(executor, call({ subject: untrusted({ serverTrusted: true, annotations: { readOnlyHint: true } }) }), () => effects++);
-    expect(result).toMatchObject({ level: 'ALLOW', decision: { level: 'ALLOW', reason: { kind: 'trusted-annotation-default' } } });
+    const result = await authorizeThenRun(
+      executor,
+      call({ subject: untrusted({ serverTrusted: true, annotations: { readOnlyHint: true } }) }),
+      () => effects++,
+    );
+    expect(result).toMatchObject({
+      level: 'ALLOW',
+      decision: { level: 'ALLOW', reason: { kind: 'trusted-annotation-default' } },
+    });
     expect(result.approvedBy).toBeUndefined();
     expect(effects).toBe(1);
     expect(approver.requests).toHaveLength(0);
@@ -106,19 +147,40 @@ describe('SecureToolExecutor', () => {
     const { executor } = setup(approver.callback);
     let effects = 0;
     const events: SecurityEvent[] = [];
-    const first = await authorizeThenRun(executor, call({ guardrails: async () => ({ ok: true }) }), () => effects++, { onEvent: (e: SecurityEvent) => events.push(e) });
+    const first = await authorizeThenRun(executor, call({ guardrails: async () => ({ ok: true }) }), () => effects++, {
+      onEvent: (e: SecurityEvent) => events.push(e),
+    });
     expect(first).toMatchObject({ level: 'ALLOW', approvedBy: 'allow-once', decision: { level: 'ASK' } });
     expect(effects).toBe(1);
     expect(events.map((e) => e.type)).toEqual(['guardrail', 'decision', 'approval_requested', 'approval_answered']);
 
     const request = approver.requests[0]!;
-    expect(request).toMatchObject({ sessionId: 's1', userId: 'u1', toolName: 'append', serverId: 'fixture', args: { text: 'x' } });
+    expect(request).toMatchObject({
+      sessionId: 's1',
+      userId: 'u1',
+      toolName: 'append',
+      serverId: 'fixture',
+      args: { text: 'x' },
+    });
     expect(request.reason).toMatch(/not trusted/);
     expect(request.expiresAt).toBeGreaterThan(Date.now());
-    expect(events[2]).toEqual({ type: 'approval_requested', requestId: request.requestId, reason: request.reason, expiresAt: request.expiresAt });
-    expect(events[3]).toMatchObject({ type: 'approval_answered', requestId: request.requestId, answer: 'allow-once', timedOut: false });
+    expect(events[2]).toEqual({
+      type: 'approval_requested',
+      requestId: request.requestId,
+      reason: request.reason,
+      expiresAt: request.expiresAt,
+    });
+    expect(events[3]).toMatchObject({
+      type: 'approval_answered',
+      requestId: request.requestId,
+      answer: 'allow-once',
+      timedOut: false,
+    });
 
-    await expect(authorizeThenRun(executor, call(), () => effects++)).rejects.toMatchObject({ level: 'ASK', answer: 'deny' });
+    await expect(authorizeThenRun(executor, call(), () => effects++)).rejects.toMatchObject({
+      level: 'ASK',
+      answer: 'deny',
+    });
     expect(effects).toBe(1);
     expect(approver.requests).toHaveLength(2);
     expect(approver.requests[1]!.requestId).not.toBe(request.requestId);
@@ -130,7 +192,9 @@ describe('SecureToolExecutor', () => {
     let effects = 0;
     const events: SecurityEvent[] = [];
     const started = performance.now();
-    const error = await authorizeThenRun(executor, call(), () => effects++, { onEvent: (e: SecurityEvent) => events.push(e) }).catch((e: unknown) => e);
+    const error = await authorizeThenRun(executor, call(), () => effects++, {
+      onEvent: (e: SecurityEvent) => events.push(e),
+    }).catch((e: unknown) => e);
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect(error).toMatchObject({ answer: 'timeout', level: 'ASK' });
@@ -156,7 +220,9 @@ describe('SecureToolExecutor', () => {
     const controller = new AbortController();
     let effects = 0;
     setTimeout(() => controller.abort(), 50);
-    const error = await authorizeThenRun(executor, call(), () => effects++, { signal: controller.signal }).catch((e: unknown) => e);
+    const error = await authorizeThenRun(executor, call(), () => effects++, { signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ApprovalCancelledError);
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect(approver.signals[0]!.aborted).toBe(true);
@@ -167,7 +233,9 @@ describe('SecureToolExecutor', () => {
     const approver = scriptedApprover('allow-once');
     const controller = new AbortController();
     controller.abort();
-    await expect(setup(approver.callback).executor.authorize(call(), { signal: controller.signal })).rejects.toBeInstanceOf(ApprovalCancelledError);
+    await expect(
+      setup(approver.callback).executor.authorize(call(), { signal: controller.signal }),
+    ).rejects.toBeInstanceOf(ApprovalCancelledError);
     expect(approver.requests).toHaveLength(0);
   });
 
@@ -182,8 +250,12 @@ describe('SecureToolExecutor', () => {
     expect(events.map((e) => e.type)).toEqual(['decision', 'session_grant']);
     expect(approver.requests).toHaveLength(1);
 
-    await expect(executor.authorize(call({ sessionId: 's2', schemaFingerprint: 'v1' }))).rejects.toBeInstanceOf(PermissionDeniedError);
-    await expect(executor.authorize(call({ subject: untrusted({ toolName: 'delete' }), schemaFingerprint: 'v1' }))).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(executor.authorize(call({ sessionId: 's2', schemaFingerprint: 'v1' }))).rejects.toBeInstanceOf(
+      PermissionDeniedError,
+    );
+    await expect(
+      executor.authorize(call({ subject: untrusted({ toolName: 'delete' }), schemaFingerprint: 'v1' })),
+    ).rejects.toBeInstanceOf(PermissionDeniedError);
     // The tool changed mid-session: the grant no longer covers it.
     await expect(executor.authorize(call({ schemaFingerprint: 'v2' }))).rejects.toBeInstanceOf(PermissionDeniedError);
     expect(approver.requests).toHaveLength(4);
@@ -195,7 +267,10 @@ describe('SecureToolExecutor', () => {
     await executor.authorize(call({ schemaFingerprint: 'sha256:v1' }));
     expect(store.saves).toHaveLength(1);
     expect(store.saves[0]).toEqual([
-      expect.objectContaining({ level: 'ALLOW', match: { serverId: 'fixture', toolName: 'append', schemaFingerprint: 'sha256:v1' } }),
+      expect.objectContaining({
+        level: 'ALLOW',
+        match: { serverId: 'fixture', toolName: 'append', schemaFingerprint: 'sha256:v1' },
+      }),
     ]);
 
     // A fresh app start: the rule comes back from the store.
@@ -207,7 +282,9 @@ describe('SecureToolExecutor', () => {
     expect(allowed.approvedBy).toBeUndefined();
     expect(nextApprover.requests).toHaveLength(0);
 
-    await expect(restarted.authorize(call({ schemaFingerprint: 'sha256:v2' }))).rejects.toMatchObject({ answer: 'deny' });
+    await expect(restarted.authorize(call({ schemaFingerprint: 'sha256:v2' }))).rejects.toMatchObject({
+      answer: 'deny',
+    });
     expect(nextApprover.requests).toHaveLength(1);
   });
 

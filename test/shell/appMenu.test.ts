@@ -23,6 +23,8 @@ describe('applicationMenuTemplate (packaged apps)', () => {
   });
 
   it('rolesOf finds roles in nested submenus', () => {
-    expect(rolesOf([{ label: 'a', submenu: [{ role: 'copy' }, { label: 'b', submenu: [{ role: 'toggleDevTools' }] }] }])).toEqual(['copy', 'toggleDevTools']);
+    expect(
+      rolesOf([{ label: 'a', submenu: [{ role: 'copy' }, { label: 'b', submenu: [{ role: 'toggleDevTools' }] }] }]),
+    ).toEqual(['copy', 'toggleDevTools']);
   });
 });

@@ -8,14 +8,22 @@ import { pathToFileURL } from 'node:url';
 import type { Protocol, Session, WebContents } from 'electron';
 import { describe, expect, it, vi } from 'vitest';
 import { resolveAppLocation } from '../../electron/shell/appLocation.js';
-import { APP_SANDBOX_SCHEME_PRIVILEGES, appSandboxProtocolResponse, registerAppSandboxProtocol } from '../../electron/shell/appSandboxProtocol.js';
+import {
+  APP_SANDBOX_SCHEME_PRIVILEGES,
+  appSandboxProtocolResponse,
+  registerAppSandboxProtocol,
+} from '../../electron/shell/appSandboxProtocol.js';
 import { hardenSession, hardenWebContents } from '../../electron/shell/harden.js';
 import { PRODUCTION_CSP_DIRECTIVES } from '../../shared/csp.js';
 import { ELECTRON_APP_SANDBOX_ORIGIN } from '../../shared/appSandbox.js';
 
 const INDEX = '/app/out/renderer/index.html';
 const location = resolveAppLocation({ isPackaged: true, devServerUrl: undefined, rendererIndexFile: INDEX });
-const devLocation = resolveAppLocation({ isPackaged: false, devServerUrl: 'http://localhost:5173/', rendererIndexFile: INDEX });
+const devLocation = resolveAppLocation({
+  isPackaged: false,
+  devServerUrl: 'http://localhost:5173/',
+  rendererIndexFile: INDEX,
+});
 const PROXY = `${ELECTRON_APP_SANDBOX_ORIGIN}/proxy`;
 
 function directive(policy: string | undefined, name: string): string | undefined {
@@ -29,7 +37,16 @@ describe('the mh-app-sandbox scheme', () => {
   it('is a standard, secure origin with no other privilege', () => {
     expect(APP_SANDBOX_SCHEME_PRIVILEGES).toEqual({
       scheme: 'mh-app-sandbox',
-      privileges: { standard: true, secure: true, bypassCSP: false, allowServiceWorkers: false, supportFetchAPI: false, corsEnabled: false, stream: false, codeCache: false },
+      privileges: {
+        standard: true,
+        secure: true,
+        bypassCSP: false,
+        allowServiceWorkers: false,
+        supportFetchAPI: false,
+        corsEnabled: false,
+        stream: false,
+        codeCache: false,
+      },
     });
   });
 
@@ -40,7 +57,12 @@ describe('the mh-app-sandbox scheme', () => {
     expect(directive(policy, 'script-src')).toBe(`script-src ${ELECTRON_APP_SANDBOX_ORIGIN}/proxy.js 'unsafe-inline'`);
     expect(directive(policy, 'connect-src')).toBe("connect-src 'none'");
     expect(directive(policy, 'frame-ancestors')).toBe('frame-ancestors file:');
-    expect(directive(appSandboxProtocolResponse('GET', PROXY, devLocation).headers['Content-Security-Policy'], 'frame-ancestors')).toBe('frame-ancestors http://localhost:5173');
+    expect(
+      directive(
+        appSandboxProtocolResponse('GET', PROXY, devLocation).headers['Content-Security-Policy'],
+        'frame-ancestors',
+      ),
+    ).toBe('frame-ancestors http://localhost:5173');
     expect(appSandboxProtocolResponse('GET', `${ELECTRON_APP_SANDBOX_ORIGIN}/proxy.js`, location).status).toBe(200);
   });
 
@@ -53,7 +75,9 @@ describe('the mh-app-sandbox scheme', () => {
 
   it('is handled with those answers once registered', async () => {
     let handler: ((request: Request) => Response) | undefined;
-    const protocol = { handle: (scheme: string, h: (request: Request) => Response) => scheme === 'mh-app-sandbox' && (handler = h) };
+    const protocol = {
+      handle: (scheme: string, h: (request: Request) => Response) => scheme === 'mh-app-sandbox' && (handler = h),
+    };
     registerAppSandboxProtocol(protocol as unknown as Pick<Protocol, 'handle'>, location);
     const response = handler!(new Request(PROXY));
     expect(response.status).toBe(200);
@@ -74,13 +98,22 @@ describe('window guards with apps', () => {
 
   it('lets subframes load the sandbox proxy and the app’s srcdoc, and nothing else; the main frame never goes there', () => {
     const contents = new FakeContents();
-    hardenWebContents(contents as unknown as WebContents, { location, openExternal: async () => undefined, log: () => undefined });
+    hardenWebContents(contents as unknown as WebContents, {
+      location,
+      openExternal: async () => undefined,
+      log: () => undefined,
+    });
     for (const url of [`${PROXY}?csp=e30`, 'about:srcdoc']) {
       const sub = navigation(url, false);
       contents.emit('will-frame-navigate', sub);
       expect(sub.preventDefault).not.toHaveBeenCalled();
     }
-    for (const url of ['https://evil.example/', 'mh-app-sandbox://other/proxy', 'about:blank', pathToFileURL('/etc/passwd').href]) {
+    for (const url of [
+      'https://evil.example/',
+      'mh-app-sandbox://other/proxy',
+      'about:blank',
+      pathToFileURL('/etc/passwd').href,
+    ]) {
       const sub = navigation(url, false);
       contents.emit('will-frame-navigate', sub);
       expect(sub.preventDefault).toHaveBeenCalled();

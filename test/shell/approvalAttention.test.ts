@@ -1,11 +1,28 @@
 /** When an approval deserves an OS notification, what it says, and the pending count behind the badge. */
 import { describe, expect, it } from 'vitest';
 import type { ApprovalView } from '../../shared/contract.js';
-import { PendingApprovals, fallbackAttention, pendingLabel, shouldNotify, trayTooltip, windowStateOf } from '../../electron/shell/approvalAttention.js';
+import {
+  PendingApprovals,
+  fallbackAttention,
+  pendingLabel,
+  shouldNotify,
+  trayTooltip,
+  windowStateOf,
+} from '../../electron/shell/approvalAttention.js';
 import { approvalNotification } from '../../shared/approvalNotice.js';
 
 function view(requestId: string, extra: Partial<ApprovalView> = {}): ApprovalView {
-  return { requestId, sessionId: 's', userId: 'gui', toolName: 'write_file', serverId: 'files', args: { path: 'a.txt', content: 'secret-ish' }, reason: 'asks', expiresAt: 1, ...extra };
+  return {
+    requestId,
+    sessionId: 's',
+    userId: 'gui',
+    toolName: 'write_file',
+    serverId: 'files',
+    args: { path: 'a.txt', content: 'secret-ish' },
+    reason: 'asks',
+    expiresAt: 1,
+    ...extra,
+  };
 }
 
 function probe(state: { destroyed?: boolean; visible?: boolean; minimized?: boolean; focused?: boolean }) {
@@ -25,7 +42,12 @@ describe('windowStateOf / shouldNotify', () => {
     expect(windowStateOf(probe({ minimized: true }))).toBe('minimized');
     expect(windowStateOf(probe({ focused: false }))).toBe('visible');
     expect(windowStateOf(probe({ focused: true }))).toBe('focused');
-    expect(['hidden', 'minimized', 'visible', 'focused'].map((s) => shouldNotify(s as never))).toEqual([true, true, true, false]);
+    expect(['hidden', 'minimized', 'visible', 'focused'].map((s) => shouldNotify(s as never))).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 });
 
@@ -37,7 +59,10 @@ describe('PendingApprovals', () => {
     pending.apply('approval.requested', view('b'));
     expect(pending.count).toBe(2);
     expect(pending.oldest()).toBe('a');
-    expect(pending.apply('approval.closed', { requestId: 'a', outcome: 'answered' })).toEqual({ changed: true, closed: 'a' });
+    expect(pending.apply('approval.closed', { requestId: 'a', outcome: 'answered' })).toEqual({
+      changed: true,
+      closed: 'a',
+    });
     expect(pending.apply('approval.closed', { requestId: 'a', outcome: 'answered' })).toEqual({ changed: false });
     expect(pending.apply('servers.changed', { servers: [] })).toEqual({ changed: false });
     expect(pending.count).toBe(1);
@@ -52,12 +77,16 @@ describe('approvalNotification', () => {
     expect(one.body).toContain('server “files”');
     expect(one.body).not.toMatch(/more/);
     expect(JSON.stringify(one)).not.toContain('secret-ish');
-    expect(approvalNotification(view('b', { serverId: 'local', toolName: 'run_command' }), 3).body).toMatch(/a local tool.*2 more wait\./);
+    expect(approvalNotification(view('b', { serverId: 'local', toolName: 'run_command' }), 3).body).toMatch(
+      /a local tool.*2 more wait\./,
+    );
     expect(approvalNotification(view('c'), 2).body).toContain('1 more waits.');
   });
 
   it('names the agent when an agent asks through the gateway', () => {
-    expect(approvalNotification(view('d', { userId: 'Claude Code' }), 1).body).toMatch(/^Agent “Claude Code” asks to run write_file/);
+    expect(approvalNotification(view('d', { userId: 'Claude Code' }), 1).body).toMatch(
+      /^Agent “Claude Code” asks to run write_file/,
+    );
     expect(approvalNotification(view('e'), 1).body).toMatch(/^A call to write_file/);
   });
 

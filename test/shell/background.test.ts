@@ -1,6 +1,12 @@
 /** Closing into the tray / dock, the tray menu, and the drawn icons. */
 import { describe, expect, it } from 'vitest';
-import { backgroundHost, backgroundNotice, closeAction, trayMenuItems, wantsTray } from '../../electron/shell/background.js';
+import {
+  backgroundHost,
+  backgroundNotice,
+  closeAction,
+  trayMenuItems,
+  wantsTray,
+} from '../../electron/shell/background.js';
 import { ACCENT, discBitmap } from '../../electron/shell/icons.js';
 
 describe('closeAction', () => {
@@ -42,8 +48,11 @@ describe('discBitmap', () => {
     expect(at(0, 0)).toEqual([0, 0, 0, 0]);
     expect(at(8, 8)).toEqual([ACCENT[2], ACCENT[1], ACCENT[0], 255]);
     // With the centre dot, the middle turns white.
-    expect(discBitmap(size, ACCENT, true).subarray((8 * size + 8) * 4, (8 * size + 8) * 4 + 4)).toEqual(Buffer.from([255, 255, 255, 255]));
+    expect(discBitmap(size, ACCENT, true).subarray((8 * size + 8) * 4, (8 * size + 8) * 4 + 4)).toEqual(
+      Buffer.from([255, 255, 255, 255]),
+    );
     // No channel exceeds alpha (premultiplied).
-    for (let i = 0; i < pixels.length; i += 4) expect(Math.max(pixels[i]!, pixels[i + 1]!, pixels[i + 2]!)).toBeLessThanOrEqual(pixels[i + 3]!);
+    for (let i = 0; i < pixels.length; i += 4)
+      expect(Math.max(pixels[i]!, pixels[i + 1]!, pixels[i + 2]!)).toBeLessThanOrEqual(pixels[i + 3]!);
   });
 });

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { cspDirectives } from '../helpers/csp.js';
 import { CONTENT_SECURITY_POLICY, cspFor, cspHeaders, developmentCsp } from '../../electron/shell/csp.js';
 
-
 describe('CONTENT_SECURITY_POLICY', () => {
   const csp = cspDirectives(CONTENT_SECURITY_POLICY);
 
@@ -48,7 +47,9 @@ describe('developmentCsp', () => {
 
   it('is only used for the dev location', () => {
     expect(cspFor({ kind: 'dev', url: 'http://localhost:5173/', origin: 'http://localhost:5173' })).toBe(dev);
-    expect(cspFor({ kind: 'file', url: 'file:///app/out/renderer/index.html', file: '/app/out/renderer/index.html' })).toBe(CONTENT_SECURITY_POLICY);
+    expect(
+      cspFor({ kind: 'file', url: 'file:///app/out/renderer/index.html', file: '/app/out/renderer/index.html' }),
+    ).toBe(CONTENT_SECURITY_POLICY);
   });
 });
 
@@ -61,7 +62,10 @@ describe('cspHeaders', () => {
   });
 
   it('replaces a server-sent policy in any spelling', () => {
-    const headers = cspHeaders({ 'content-security-policy': ["default-src *"], 'CONTENT-SECURITY-POLICY': 'script-src *' }, 'default-src none');
+    const headers = cspHeaders(
+      { 'content-security-policy': ['default-src *'], 'CONTENT-SECURITY-POLICY': 'script-src *' },
+      'default-src none',
+    );
     const cspKeys = Object.keys(headers).filter((k) => k.toLowerCase() === 'content-security-policy');
     expect(cspKeys).toEqual(['Content-Security-Policy']);
     expect(headers['Content-Security-Policy']).toEqual(['default-src none']);

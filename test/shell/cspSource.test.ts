@@ -21,7 +21,6 @@ import {
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
-
 describe('the page policy has one source', () => {
   it("renderer/index.html's meta tag is META_CONTENT_SECURITY_POLICY", () => {
     const meta = cspMetaOf(readFileSync(join(ROOT, 'renderer', 'index.html'), 'utf8'));

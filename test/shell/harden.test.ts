@@ -60,7 +60,13 @@ describe('hardenWebContents', () => {
     const { contents, openExternal } = harden();
     expect(contents.openHandler?.({ url: 'https://modelcontextprotocol.io/' })).toEqual({ action: 'deny' });
     expect(openExternal).toHaveBeenCalledWith('https://modelcontextprotocol.io/');
-    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'smb://host/share', 'https://u:p@example.com/', PAGE]) {
+    for (const url of [
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'smb://host/share',
+      'https://u:p@example.com/',
+      PAGE,
+    ]) {
       expect(contents.openHandler?.({ url })).toEqual({ action: 'deny' });
     }
     expect(openExternal).toHaveBeenCalledTimes(1);
@@ -69,7 +75,11 @@ describe('hardenWebContents', () => {
   it('a failing openExternal does not throw out of the handler', async () => {
     const contents = new FakeContents();
     const log = vi.fn();
-    hardenWebContents(contents as unknown as WebContents, { location, openExternal: () => Promise.reject(new Error('no browser')), log });
+    hardenWebContents(contents as unknown as WebContents, {
+      location,
+      openExternal: () => Promise.reject(new Error('no browser')),
+      log,
+    });
     expect(contents.openHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
     await vi.waitFor(() => expect(log).toHaveBeenCalledWith('Could not open a link in the browser.'));
   });
@@ -102,7 +112,12 @@ describe('hardenSession', () => {
   it('puts the CSP on every response', () => {
     const handlers = fakeSession();
     const callback = vi.fn();
-    handlers['headers']?.({ responseHeaders: { 'content-security-policy': ['default-src *'], 'Content-Type': ['text/html'] } }, callback);
-    expect(callback).toHaveBeenCalledWith({ responseHeaders: { 'Content-Type': ['text/html'], 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
+    handlers['headers']?.(
+      { responseHeaders: { 'content-security-policy': ['default-src *'], 'Content-Type': ['text/html'] } },
+      callback,
+    );
+    expect(callback).toHaveBeenCalledWith({
+      responseHeaders: { 'Content-Type': ['text/html'], 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] },
+    });
   });
 });

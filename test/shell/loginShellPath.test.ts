@@ -12,9 +12,12 @@ describe('wantsLoginShellPath', () => {
 
 describe('mergePaths', () => {
   it('puts the login shell’s entries first and keeps inherited ones it lacks, without duplicates or empties', () => {
-    expect(mergePaths('/usr/bin:/bin:/usr/sbin:/sbin', '/Users/me/.nvm/versions/node/v24.1.0/bin:/opt/homebrew/bin:/usr/bin:/bin')).toBe(
-      '/Users/me/.nvm/versions/node/v24.1.0/bin:/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin',
-    );
+    expect(
+      mergePaths(
+        '/usr/bin:/bin:/usr/sbin:/sbin',
+        '/Users/me/.nvm/versions/node/v24.1.0/bin:/opt/homebrew/bin:/usr/bin:/bin',
+      ),
+    ).toBe('/Users/me/.nvm/versions/node/v24.1.0/bin:/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin');
     expect(mergePaths(undefined, '/a::/b:')).toBe('/a:/b');
     expect(mergePaths('/a', undefined)).toBe('/a');
   });
@@ -31,7 +34,10 @@ describe('adoptLoginShellPath', () => {
   }
 
   it('macOS: takes the login shell’s PATH', async () => {
-    const { env, logged } = await run('darwin', async () => ({ PATH: '/opt/homebrew/bin:/usr/bin:/bin', HOME: '/Users/me' }));
+    const { env, logged } = await run('darwin', async () => ({
+      PATH: '/opt/homebrew/bin:/usr/bin:/bin',
+      HOME: '/Users/me',
+    }));
     expect(env['PATH']).toBe('/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin');
     expect(logged).toEqual([]);
   });
@@ -49,7 +55,9 @@ describe('adoptLoginShellPath', () => {
   it('a failing shell: PATH unchanged, one log line', async () => {
     const { env, logged } = await run('darwin', () => Promise.reject(new Error('Command failed: /bin/zsh -ilc …')));
     expect(env['PATH']).toBe(inherited);
-    expect(logged).toEqual(["Kept the inherited PATH: reading the login shell's PATH failed (Command failed: /bin/zsh -ilc …)."]);
+    expect(logged).toEqual([
+      "Kept the inherited PATH: reading the login shell's PATH failed (Command failed: /bin/zsh -ilc …).",
+    ]);
   });
 
   it('a shell that never answers: gives up after the bound, PATH unchanged, one log line', async () => {
@@ -57,7 +65,9 @@ describe('adoptLoginShellPath', () => {
     const { env, logged } = await run('darwin', () => new Promise(() => undefined), 50);
     expect(Date.now() - started).toBeLessThan(1_500);
     expect(env['PATH']).toBe(inherited);
-    expect(logged).toEqual(["Kept the inherited PATH: reading the login shell's PATH failed (no answer within 50 ms)."]);
+    expect(logged).toEqual([
+      "Kept the inherited PATH: reading the login shell's PATH failed (no answer within 50 ms).",
+    ]);
   });
 
   it('a shell environment without PATH: unchanged, said once', async () => {

@@ -22,7 +22,13 @@ const fake = vi.hoisted(() => ({
   /** app.getAppPath(): a scratch "project" folder. */
   appPath: '',
   badgeCounts: [] as number[],
-  notifications: [] as Array<{ title: string; body: string; shown: boolean; closed: boolean; emit(event: string, ...args: unknown[]): void }>,
+  notifications: [] as Array<{
+    title: string;
+    body: string;
+    shown: boolean;
+    closed: boolean;
+    emit(event: string, ...args: unknown[]): void;
+  }>,
   trays: [] as Array<{ destroyed: boolean; tooltip: string; menu: Array<{ label: string; click(): void }> }>,
   app: undefined as unknown as EventEmitter & Record<string, unknown>,
   windows: [] as Array<Record<string, unknown>>,
@@ -64,7 +70,9 @@ vi.mock('electron', async () => {
       app.paths.set(name, path);
     },
     // As `electron . --user-data-dir=<tmp>` would pass it, relative to the working folder (main resolves it).
-    commandLine: { getSwitchValue: (name: string) => (name === 'user-data-dir' ? relative(process.cwd(), fake.userData) : '') },
+    commandLine: {
+      getSwitchValue: (name: string) => (name === 'user-data-dir' ? relative(process.cwd(), fake.userData) : ''),
+    },
     getVersion: () => '9.9.9',
     getAppPath: () => fake.appPath,
     setBadgeCount: (count: number) => void fake.badgeCounts.push(count),
@@ -95,9 +103,15 @@ vi.mock('electron', async () => {
         return contents.url;
       },
     }))(this);
-    getURL() { return this.url; }
-    send(...args: unknown[]) { this.sent.push(args); }
-    setWindowOpenHandler(handler: Handler) { this.openHandler = handler; }
+    getURL() {
+      return this.url;
+    }
+    send(...args: unknown[]) {
+      this.sent.push(args);
+    }
+    setWindowOpenHandler(handler: Handler) {
+      this.openHandler = handler;
+    }
   }
   class BrowserWindow extends EventEmitter {
     webContents = new FakeWebContents();
@@ -110,18 +124,44 @@ vi.mock('electron', async () => {
       fake.windows.push(this as never);
       app.emit('web-contents-created', {}, this.webContents);
     }
-    loadFile(file: string) { this.webContents.url = pathToFileURL(file).href; return Promise.resolve(); }
-    loadURL(url: string) { this.webContents.url = url; return Promise.resolve(); }
-    isDestroyed() { return false; }
-    isMinimized() { return false; }
-    isVisible() { return this.visible; }
-    isFocused() { return this.hasFocus; }
+    loadFile(file: string) {
+      this.webContents.url = pathToFileURL(file).href;
+      return Promise.resolve();
+    }
+    loadURL(url: string) {
+      this.webContents.url = url;
+      return Promise.resolve();
+    }
+    isDestroyed() {
+      return false;
+    }
+    isMinimized() {
+      return false;
+    }
+    isVisible() {
+      return this.visible;
+    }
+    isFocused() {
+      return this.hasFocus;
+    }
     restore() {}
-    show() { this.visible = true; }
-    showInactive() { this.visible = true; }
-    hide() { this.visible = false; this.hasFocus = false; }
-    focus() { this.focused++; this.hasFocus = true; }
-    flashFrame(on: boolean) { this.flashing = on; }
+    show() {
+      this.visible = true;
+    }
+    showInactive() {
+      this.visible = true;
+    }
+    hide() {
+      this.visible = false;
+      this.hasFocus = false;
+    }
+    focus() {
+      this.focused++;
+      this.hasFocus = true;
+    }
+    flashFrame(on: boolean) {
+      this.flashing = on;
+    }
     setOverlayIcon() {}
   }
   class Notification extends EventEmitter {
@@ -129,15 +169,21 @@ vi.mock('electron', async () => {
     body: string;
     shown = false;
     closed = false;
-    static isSupported() { return true; }
+    static isSupported() {
+      return true;
+    }
     constructor(options: { title: string; body: string }) {
       super();
       this.title = options.title;
       this.body = options.body;
       fake.notifications.push(this as never);
     }
-    show() { this.shown = true; }
-    close() { this.closed = true; }
+    show() {
+      this.shown = true;
+    }
+    close() {
+      this.closed = true;
+    }
   }
   class Tray extends EventEmitter {
     destroyed = false;
@@ -147,11 +193,20 @@ vi.mock('electron', async () => {
       super();
       fake.trays.push(this as never);
     }
-    setToolTip(text: string) { this.tooltip = text; }
-    setContextMenu(menu: unknown[]) { this.menu = menu; }
-    destroy() { this.destroyed = true; }
+    setToolTip(text: string) {
+      this.tooltip = text;
+    }
+    setContextMenu(menu: unknown[]) {
+      this.menu = menu;
+    }
+    destroy() {
+      this.destroyed = true;
+    }
   }
-  const Menu = { buildFromTemplate: (template: unknown[]) => template, setApplicationMenu: (menu: unknown) => void fake.appMenus.push(menu) };
+  const Menu = {
+    buildFromTemplate: (template: unknown[]) => template,
+    setApplicationMenu: (menu: unknown) => void fake.appMenus.push(menu),
+  };
   const nativeImage = { createFromBitmap: (buffer: Buffer, size: object) => ({ buffer, size }) };
   const ipcMain = {
     handle: (channel: string, handler: Handler) => void fake.ipcHandlers.set(channel, handler),
@@ -163,14 +218,32 @@ vi.mock('electron', async () => {
       setPermissionCheckHandler: (h: Handler) => void (fake.session['check'] = h),
       setDevicePermissionHandler: (h: Handler) => void (fake.session['device'] = h),
       webRequest: { onHeadersReceived: (h: Handler) => void (fake.session['headers'] = h) },
-      protocol: { handle: (scheme: string, h: (request: Request) => Response) => void fake.handledSchemes.set(scheme, h) },
+      protocol: {
+        handle: (scheme: string, h: (request: Request) => Response) => void fake.handledSchemes.set(scheme, h),
+      },
     },
   };
-  const protocol = { registerSchemesAsPrivileged: (schemes: Array<{ scheme: string }>) => void fake.privilegedSchemes.push(...schemes) };
+  const protocol = {
+    registerSchemesAsPrivileged: (schemes: Array<{ scheme: string }>) => void fake.privilegedSchemes.push(...schemes),
+  };
   const shell = { openExternal: async (url: string) => void fake.openExternal.push(url) };
   const dialog = { showErrorBox: () => undefined };
   const safeStorage = new SafeStorageDouble({ backend: 'basic_text' });
-  return { app, BrowserWindow, Notification, Tray, Menu, nativeImage, ipcMain, session, protocol, shell, dialog, safeStorage, default: {} };
+  return {
+    app,
+    BrowserWindow,
+    Notification,
+    Tray,
+    Menu,
+    nativeImage,
+    ipcMain,
+    session,
+    protocol,
+    shell,
+    dialog,
+    safeStorage,
+    default: {},
+  };
 });
 
 // electron-store imports the real `electron`; conf is the same store without it.
@@ -207,7 +280,10 @@ vi.mock('../../electron/core/core.js', () => ({
   },
 }));
 
-let window: Record<string, unknown> & { webContents: EventEmitter & Record<string, unknown> & { url: string; sent: unknown[][]; openHandler?: Handler; id: number } };
+let window: Record<string, unknown> & {
+  webContents: EventEmitter &
+    Record<string, unknown> & { url: string; sent: unknown[][]; openHandler?: Handler; id: number };
+};
 const savedRendererUrl = process.env['ELECTRON_RENDERER_URL'];
 
 const logged: string[] = [];
@@ -245,7 +321,12 @@ describe('electron/main.ts (against an electron double)', () => {
   it('enables the sandbox for every renderer and creates one hardened window on the built page', () => {
     expect(fake.sandboxEnabled).toBe(true);
     const options = window['options'] as { webPreferences: Record<string, unknown> };
-    expect(options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true });
+    expect(options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+    });
     expect(String(options.webPreferences['preload'])).toMatch(/[/\\]preload[/\\]preload\.cjs$/);
     expect(window.webContents.url).toMatch(/^file:\/\/.*\/renderer\/index\.html$/);
     // The web-contents-created guard ran for the window's webContents.
@@ -270,7 +351,10 @@ describe('electron/main.ts (against an electron double)', () => {
     expect(options.workspaceDir).toBe(process.env.MINIHARNESS_WORKSPACE || join(homedir(), 'MiniHarness', 'workspace'));
     expect(options.version).toBe('9.9.9');
     // Run from a checkout (not packaged): node and the project's bin, as "Connect an agent" shows it.
-    expect(options.gateway?.stdio).toEqual({ command: 'node', args: [join(fake.appPath, 'bin', 'miniharness-gateway.mjs')] });
+    expect(options.gateway?.stdio).toEqual({
+      command: 'node',
+      args: [join(fake.appPath, 'bin', 'miniharness-gateway.mjs')],
+    });
     expect(options.secrets.describe()).toMatchObject({ kind: 'safeStorage', secure: false });
     expect(options.config.path).toBe(join(fake.userData, 'config.json'));
     expect(fake.core.started).toBe(1);
@@ -298,10 +382,19 @@ describe('electron/main.ts (against an electron double)', () => {
 
   it('dispatches IPC from the main frame of the window and refuses everything else', async () => {
     const mainFrame = window.webContents['mainFrame'] as Record<string, unknown>;
-    await expect(invoke(eventFrom(mainFrame), 'app.info', {})).resolves.toEqual({ ok: true, result: { channel: 'app.info' } });
+    await expect(invoke(eventFrom(mainFrame), 'app.info', {})).resolves.toEqual({
+      ok: true,
+      result: { channel: 'app.info' },
+    });
     expect(fake.core.dispatched).toEqual([['app.info', {}]]);
 
-    const subframe = { frameTreeNodeId: 2, parent: mainFrame, detached: false, url: window.webContents.url, origin: 'file://' };
+    const subframe = {
+      frameTreeNodeId: 2,
+      parent: mainFrame,
+      detached: false,
+      url: window.webContents.url,
+      origin: 'file://',
+    };
     const otherContents = Object.assign(new EventEmitter(), { id: 999, mainFrame });
     for (const event of [
       eventFrom(null),
@@ -310,7 +403,10 @@ describe('electron/main.ts (against an electron double)', () => {
       eventFrom({ ...mainFrame, url: pathToFileURL('/tmp/evil.html').href }),
       eventFrom(mainFrame, otherContents as never),
     ]) {
-      await expect(invoke(event, 'servers.remove', { id: 'x' })).resolves.toMatchObject({ ok: false, error: { code: 'forbidden_sender' } });
+      await expect(invoke(event, 'servers.remove', { id: 'x' })).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'forbidden_sender' },
+      });
     }
     expect(fake.core.dispatched).toHaveLength(1);
     expect(logged.filter((line) => line.includes('IPC call refused'))).toHaveLength(5);
@@ -324,7 +420,15 @@ describe('electron/main.ts (against an electron double)', () => {
   it('an approval while the window is hidden: an OS notification without the arguments, the badge, and a click that opens it', () => {
     window.webContents.sent.length = 0;
     (window as unknown as { hide(): void }).hide();
-    const view = { requestId: 'req-1', sessionId: 's', toolName: 'write_file', serverId: 'files', args: { content: 'hunter2' }, reason: 'asks', expiresAt: 1 };
+    const view = {
+      requestId: 'req-1',
+      sessionId: 's',
+      toolName: 'write_file',
+      serverId: 'files',
+      args: { content: 'hunter2' },
+      reason: 'asks',
+      expiresAt: 1,
+    };
     fake.core.listener?.('approval.requested', view);
     expect(fake.notifications).toHaveLength(1);
     const shown = fake.notifications[0]!;
@@ -347,7 +451,15 @@ describe('electron/main.ts (against an electron double)', () => {
 
   it('an approval while the window is focused: the dialog is enough, no notification; the badge still counts it', () => {
     const before = fake.notifications.length;
-    fake.core.listener?.('approval.requested', { requestId: 'req-2', sessionId: 's', toolName: 'run_command', serverId: 'local', args: {}, reason: 'asks', expiresAt: 2 });
+    fake.core.listener?.('approval.requested', {
+      requestId: 'req-2',
+      sessionId: 's',
+      toolName: 'run_command',
+      serverId: 'local',
+      args: {},
+      reason: 'asks',
+      expiresAt: 2,
+    });
     expect(fake.notifications).toHaveLength(before);
     expect(fake.badgeCounts.at(-1)).toBe(1);
     fake.core.listener?.('approval.closed', { requestId: 'req-2', outcome: 'expired' });
@@ -366,7 +478,15 @@ describe('electron/main.ts (against an electron double)', () => {
     // Said once: where the app went and how to quit.
     expect(fake.notifications.at(-1)).toMatchObject({ title: 'MiniHarness Desktop is still running', shown: true });
 
-    fake.core.listener?.('approval.requested', { requestId: 'req-3', sessionId: 's', toolName: 'write_file', serverId: 'files', args: {}, reason: 'asks', expiresAt: 3 });
+    fake.core.listener?.('approval.requested', {
+      requestId: 'req-3',
+      sessionId: 's',
+      toolName: 'write_file',
+      serverId: 'files',
+      args: {},
+      reason: 'asks',
+      expiresAt: 3,
+    });
     expect(tray.tooltip).toBe('MiniHarness Desktop — 1 approval waiting');
     tray.menu.find((item) => item.label === 'Review 1 approval waiting…')?.click();
     expect(window['visible']).toBe(true);
@@ -384,7 +504,15 @@ describe('electron/main.ts (against an electron double)', () => {
 
   it('an OS notification that fails (macOS: an unsigned build): the window’s dialog comes into view, the badge counts it, the log says it once', () => {
     const request = (requestId: string) =>
-      fake.core.listener?.('approval.requested', { requestId, sessionId: 's', toolName: 'write_file', serverId: 'files', args: {}, reason: 'asks', expiresAt: 4 });
+      fake.core.listener?.('approval.requested', {
+        requestId,
+        sessionId: 's',
+        toolName: 'write_file',
+        serverId: 'files',
+        args: {},
+        reason: 'asks',
+        expiresAt: 4,
+      });
     const hide = () => (window as unknown as { hide(): void }).hide();
     hide();
     const before = fake.notifications.length;

@@ -12,7 +12,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 const fake = vi.hoisted(() => ({
   calls: [] as string[],
   exitCodes: [] as number[],
-  relays: [] as Array<{ args: { url: URL; token: string; client: string }; onExit: (code: number) => void; startHint?: string }>,
+  relays: [] as Array<{
+    args: { url: URL; token: string; client: string };
+    onExit: (code: number) => void;
+    startHint?: string;
+  }>,
   coreBuilt: 0,
 }));
 
@@ -47,7 +51,21 @@ vi.mock('electron', async () => {
   }
   const none = {};
   const protocol = { registerSchemesAsPrivileged: record('registerSchemesAsPrivileged') };
-  return { app, BrowserWindow, Tray, Notification: class {}, Menu: none, nativeImage: none, ipcMain: none, session: none, protocol, shell: none, dialog: none, safeStorage: none, default: {} };
+  return {
+    app,
+    BrowserWindow,
+    Tray,
+    Notification: class {},
+    Menu: none,
+    nativeImage: none,
+    ipcMain: none,
+    session: none,
+    protocol,
+    shell: none,
+    dialog: none,
+    safeStorage: none,
+    default: {},
+  };
 });
 
 vi.mock('../../electron/core/core.js', () => ({
@@ -65,7 +83,11 @@ vi.mock('electron-store', () => {
 
 vi.mock('../../electron/gateway/stdioProxy.js', () => ({
   START_INSTALLED_APP: 'open MiniHarness Desktop',
-  relayProcessStdio: async (args: { url: URL; token: string; client: string }, onExit: (code: number) => void, startHint?: string) => void fake.relays.push({ args, onExit, startHint }),
+  relayProcessStdio: async (
+    args: { url: URL; token: string; client: string },
+    onExit: (code: number) => void,
+    startHint?: string,
+  ) => void fake.relays.push({ args, onExit, startHint }),
 }));
 
 const savedArgv = process.argv;
@@ -78,7 +100,9 @@ beforeEach(() => {
   fake.exitCodes.length = 0;
   fake.relays.length = 0;
   stderr = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (stderr.push(String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation(
+    (chunk: string | Uint8Array) => (stderr.push(String(chunk)), true),
+  );
 });
 
 afterEach(() => {
@@ -96,10 +120,17 @@ async function startMain(args: string[], token: string | undefined): Promise<voi
 }
 
 describe('electron/main.ts with --gateway-stdio', () => {
-  it('relays window-less with the parsed options and exits with the relay\'s code', async () => {
-    await startMain(['--gateway-stdio', '--client', 'Claude Desktop', '--url', 'http://127.0.0.1:5123/mcp'], 'mhg_token');
+  it("relays window-less with the parsed options and exits with the relay's code", async () => {
+    await startMain(
+      ['--gateway-stdio', '--client', 'Claude Desktop', '--url', 'http://127.0.0.1:5123/mcp'],
+      'mhg_token',
+    );
     expect(fake.relays).toHaveLength(1);
-    expect(fake.relays[0]!.args).toEqual({ client: 'Claude Desktop', token: 'mhg_token', url: new URL('http://127.0.0.1:5123/mcp') });
+    expect(fake.relays[0]!.args).toEqual({
+      client: 'Claude Desktop',
+      token: 'mhg_token',
+      url: new URL('http://127.0.0.1:5123/mcp'),
+    });
     // "Not running" tells the installed app's person to open it, not to run npm.
     expect(fake.relays[0]!.startHint).toBe('open MiniHarness Desktop');
     // Nothing of the app: only the Dock icon hidden.
@@ -116,14 +147,18 @@ describe('electron/main.ts with --gateway-stdio', () => {
     expect(fake.relays).toEqual([]);
     expect(fake.exitCodes).toEqual([2]);
     // The running executable (here Node itself; in a packaged app, the app binary).
-    expect(stderr).toEqual([`miniharness-gateway: Unknown option '--nope'. Usage: ${basename(process.execPath)} --gateway-stdio --client <name> [--url http://127.0.0.1:47813/mcp]\n`]);
+    expect(stderr).toEqual([
+      `miniharness-gateway: Unknown option '--nope'. Usage: ${basename(process.execPath)} --gateway-stdio --client <name> [--url http://127.0.0.1:47813/mcp]\n`,
+    ]);
     expect(fake.calls).toEqual(['dock.hide']);
   });
 
   it('no token: the sentence saying where to get it, exit 2', async () => {
     await startMain(['--gateway-stdio', '--client', 'Cursor'], undefined);
     expect(fake.exitCodes).toEqual([2]);
-    expect(stderr).toEqual(["miniharness-gateway: set MINIHARNESS_GATEWAY_TOKEN to the agent's token (MiniHarness → Agents → Connect an agent).\n"]);
+    expect(stderr).toEqual([
+      "miniharness-gateway: set MINIHARNESS_GATEWAY_TOKEN to the agent's token (MiniHarness → Agents → Connect an agent).\n",
+    ]);
   });
 
   it('without the flag it is the app: sandbox, data folder and the single-instance lock come first', async () => {

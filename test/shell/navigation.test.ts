@@ -6,26 +6,40 @@ import { isAllowedNavigation, isSafeExternalUrl } from '../../electron/shell/nav
 
 const INDEX = '/opt/Mini Harness/out/renderer/index.html';
 const fileLocation = resolveAppLocation({ isPackaged: true, devServerUrl: undefined, rendererIndexFile: INDEX });
-const devLocation: AppLocation = resolveAppLocation({ isPackaged: false, devServerUrl: 'http://localhost:5173', rendererIndexFile: INDEX });
+const devLocation: AppLocation = resolveAppLocation({
+  isPackaged: false,
+  devServerUrl: 'http://localhost:5173',
+  rendererIndexFile: INDEX,
+});
 
 describe('resolveAppLocation', () => {
   it('loads the built file in production, whatever the environment says', () => {
     expect(fileLocation).toEqual({ kind: 'file', url: pathToFileURL(INDEX).href, file: INDEX });
-    expect(resolveAppLocation({ isPackaged: true, devServerUrl: 'http://localhost:5173', rendererIndexFile: INDEX }).kind).toBe('file');
+    expect(
+      resolveAppLocation({ isPackaged: true, devServerUrl: 'http://localhost:5173', rendererIndexFile: INDEX }).kind,
+    ).toBe('file');
   });
 
   it('uses the dev server when unpackaged and ELECTRON_RENDERER_URL is set', () => {
     expect(devLocation).toEqual({ kind: 'dev', url: 'http://localhost:5173/', origin: 'http://localhost:5173' });
-    expect(resolveAppLocation({ isPackaged: false, devServerUrl: 'http://127.0.0.1:5174/', rendererIndexFile: INDEX }).kind).toBe('dev');
+    expect(
+      resolveAppLocation({ isPackaged: false, devServerUrl: 'http://127.0.0.1:5174/', rendererIndexFile: INDEX }).kind,
+    ).toBe('dev');
     expect(resolveAppLocation({ isPackaged: false, devServerUrl: '', rendererIndexFile: INDEX }).kind).toBe('file');
   });
 
-  it.each(['https://example.com', 'http://example.com:5173', 'file:///etc/passwd', 'http://user:pw@localhost:5173', 'not a url', 'http://localhost.evil.com'])(
-    'refuses a dev server URL that is not loopback http: %s',
-    (url) => {
-      expect(() => resolveAppLocation({ isPackaged: false, devServerUrl: url, rendererIndexFile: INDEX })).toThrow(/loopback http/);
-    },
-  );
+  it.each([
+    'https://example.com',
+    'http://example.com:5173',
+    'file:///etc/passwd',
+    'http://user:pw@localhost:5173',
+    'not a url',
+    'http://localhost.evil.com',
+  ])('refuses a dev server URL that is not loopback http: %s', (url) => {
+    expect(() => resolveAppLocation({ isPackaged: false, devServerUrl: url, rendererIndexFile: INDEX })).toThrow(
+      /loopback http/,
+    );
+  });
 });
 
 describe('isAllowedNavigation (file:// app)', () => {
@@ -88,7 +102,12 @@ describe('isAppUrl', () => {
 });
 
 describe('isSafeExternalUrl', () => {
-  it.each(['https://modelcontextprotocol.io/docs', 'http://example.com', 'https://example.com:8443/a?b=c#d', 'HTTPS://EXAMPLE.COM/'])('allows %s', (url) => {
+  it.each([
+    'https://modelcontextprotocol.io/docs',
+    'http://example.com',
+    'https://example.com:8443/a?b=c#d',
+    'HTTPS://EXAMPLE.COM/',
+  ])('allows %s', (url) => {
     expect(isSafeExternalUrl(url)).toBe(true);
   });
 

@@ -35,7 +35,9 @@ const { getConfig, validateConfiguration } = require('app-builder-lib/out/util/c
 };
 const { DebugLogger } = require('builder-util/out/DebugLogger.js') as { DebugLogger: new (enabled: boolean) => object };
 const { PlatformPackager } = require('app-builder-lib') as {
-  PlatformPackager: { prototype: { generateFuseConfig(fuses: Record<string, boolean>): Promise<Record<string, unknown>> } };
+  PlatformPackager: {
+    prototype: { generateFuseConfig(fuses: Record<string, boolean>): Promise<Record<string, unknown>> };
+  };
 };
 // The @electron/fuses electron-builder itself flips with (its own dependency, whatever its version).
 const builderRequire = createRequire(require.resolve('app-builder-lib'));
@@ -57,17 +59,26 @@ const loaded = getConfig(PROJECT_ROOT, null, null);
 
 describe('electron-builder.yml', () => {
   // Compiling electron-builder's schema takes a while on a busy machine.
-  it('is valid for electron-builder (its own schema), and names the product and its id as the app does', { timeout: 180_000 }, async () => {
-    const config = await loaded;
-    await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
-    // The schema check is real: a misspelt key is refused.
-    await expect(validateConfiguration({ ...config, electronFuse: {} } as BuilderConfig, new DebugLogger(false))).rejects.toThrow(/electronFuse/);
-    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { productName: string; scripts: Record<string, string> };
-    expect(config.productName).toBe(pkg.productName);
-    // The id main.ts gives Windows for its notifications.
-    expect(config.appId).toBe(APP_ID);
-    expect(pkg.scripts['package']).toBe('node scripts/package.mjs');
-  });
+  it(
+    'is valid for electron-builder (its own schema), and names the product and its id as the app does',
+    { timeout: 180_000 },
+    async () => {
+      const config = await loaded;
+      await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
+      // The schema check is real: a misspelt key is refused.
+      await expect(
+        validateConfiguration({ ...config, electronFuse: {} } as BuilderConfig, new DebugLogger(false)),
+      ).rejects.toThrow(/electronFuse/);
+      const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+        productName: string;
+        scripts: Record<string, string>;
+      };
+      expect(config.productName).toBe(pkg.productName);
+      // The id main.ts gives Windows for its notifications.
+      expect(config.appId).toBe(APP_ID);
+      expect(pkg.scripts['package']).toBe('node scripts/package.mjs');
+    },
+  );
 
   it('packs the built app into an asar, unpacks native modules, and ships their prebuilt binaries as they are', async () => {
     const config = await loaded;
@@ -94,7 +105,15 @@ describe('electron-builder.yml', () => {
     });
 
     const binary = join(scratch, 'miniharness-desktop');
-    writeFileSync(binary, Buffer.concat([Buffer.from('\x7fELF…code…'), Buffer.from(SENTINEL), Buffer.from([1, ELECTRON_DEFAULT_WIRE.length, ...ELECTRON_DEFAULT_WIRE]), Buffer.from('…more code')]));
+    writeFileSync(
+      binary,
+      Buffer.concat([
+        Buffer.from('\x7fELF…code…'),
+        Buffer.from(SENTINEL),
+        Buffer.from([1, ELECTRON_DEFAULT_WIRE.length, ...ELECTRON_DEFAULT_WIRE]),
+        Buffer.from('…more code'),
+      ]),
+    );
     const fuseConfig = await PlatformPackager.prototype.generateFuseConfig.call(null, config.electronFuses!);
     await fuses.flipFuses(binary, fuseConfig);
     const wire = await fuses.getCurrentFuseWire(binary);

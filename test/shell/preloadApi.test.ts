@@ -33,12 +33,16 @@ describe('channel and event names (shared/channelNames.ts)', () => {
     });
     const inputs = Object.keys(bundle.metafile.inputs).map((file) => relative(PROJECT_ROOT, join(PROJECT_ROOT, file)));
     expect(inputs).toContain(join('shared', 'channelNames.ts'));
-    expect(inputs.filter((file) => file.includes('node_modules') || file === join('shared', 'contract.ts'))).toEqual([]);
+    expect(inputs.filter((file) => file.includes('node_modules') || file === join('shared', 'contract.ts'))).toEqual(
+      [],
+    );
   });
 });
 
 /** A double of ipcRenderer: an emitter whose listeners get (event, ...args), like Electron's. */
-function fakeIpc(answer: (channel: string, ...args: unknown[]) => Promise<unknown> = async () => ({ ok: true, result: null })) {
+function fakeIpc(
+  answer: (channel: string, ...args: unknown[]) => Promise<unknown> = async () => ({ ok: true, result: null }),
+) {
   const emitter = new EventEmitter();
   const ipcEvent = { sender: { secret: 'the ipcRenderer itself' }, senderId: 0 };
   const transport: PreloadTransport & { emit(name: string, payload: unknown): void; count(): number } = {
@@ -70,7 +74,11 @@ describe('buildPreloadApi', () => {
   });
 
   it('turns an IPC failure into the contract error shape without Electron internals', async () => {
-    const api = buildPreloadApi(fakeIpc(async () => Promise.reject(new Error("Error invoking remote method 'miniharness:invoke': No handler registered"))));
+    const api = buildPreloadApi(
+      fakeIpc(async () =>
+        Promise.reject(new Error("Error invoking remote method 'miniharness:invoke': No handler registered")),
+      ),
+    );
     const result = await api.calls['app.info']({});
     expect(result).toMatchObject({ ok: false, error: { code: 'ipc_failed' } });
     expect(JSON.stringify(result)).not.toContain('remote method');
@@ -118,7 +126,9 @@ describe('buildPreloadApi', () => {
       removeListener: (channel, listener) => void emitter.removeListener(channel, listener),
     });
     const calls: string[] = [];
-    const offs = [...EVENT_NAMES, ...EVENT_NAMES].map((name) => api.events[name]((payload) => calls.push(`${name}:${String(payload)}`)));
+    const offs = [...EVENT_NAMES, ...EVENT_NAMES].map((name) =>
+      api.events[name]((payload) => calls.push(`${name}:${String(payload)}`)),
+    );
     expect(offs.length).toBeGreaterThan(emitter.getMaxListeners() * 2);
     expect(emitter.listenerCount(IPC_EVENT_CHANNEL)).toBe(1);
     emitter.emit(IPC_EVENT_CHANNEL, {}, 'tools.changed', 1);

@@ -50,7 +50,10 @@ function write(relative: string, text: string): void {
 }
 
 const binary = () => join(root, 'node_modules', 'electron', 'dist', 'electron');
-const installerRuns = () => (existsSync(join(root, 'installer-runs.log')) ? readFileSync(join(root, 'installer-runs.log'), 'utf8').trim().split('\n').length : 0);
+const installerRuns = () =>
+  existsSync(join(root, 'installer-runs.log'))
+    ? readFileSync(join(root, 'installer-runs.log'), 'utf8').trim().split('\n').length
+    : 0;
 function installElectron(): void {
   write('node_modules/electron/path.txt', 'electron');
   write('node_modules/electron/dist/electron', '');
@@ -82,7 +85,9 @@ describe('prepareLaunch: the Electron binary', () => {
     const plan = await prepare({ FAKE_INSTALLER: 'ok' });
     expect(plan).toEqual({ mode: 'electron', electronPath: binary() });
     expect(installerRuns()).toBe(1);
-    expect(lines).toEqual(['MiniHarness: downloading Electron 45.5.0 with its own installer (node_modules/electron/install.js)…']);
+    expect(lines).toEqual([
+      'MiniHarness: downloading Electron 45.5.0 with its own installer (node_modules/electron/install.js)…',
+    ]);
   });
 
   it('offline: browser mode with the reason, and the installer never runs', async () => {
@@ -102,13 +107,19 @@ describe('prepareLaunch: the Electron binary', () => {
 
   it('a failed download: browser mode naming the installer’s exit', async () => {
     const plan = await prepare({ FAKE_INSTALLER: 'fail' });
-    expect(plan).toEqual({ mode: 'browser', reason: "Electron's installer failed (exit code 1); run `npx install-electron` to see why" });
+    expect(plan).toEqual({
+      mode: 'browser',
+      reason: "Electron's installer failed (exit code 1); run `npx install-electron` to see why",
+    });
     expect(installerRuns()).toBe(1);
   });
 
   it('an installer that exits 0 without a binary: browser mode, saying so', async () => {
     const plan = await prepare({ FAKE_INSTALLER: 'nothing' });
-    expect(plan).toEqual({ mode: 'browser', reason: "Electron's installer finished, but no binary in node_modules/electron" });
+    expect(plan).toEqual({
+      mode: 'browser',
+      reason: "Electron's installer finished, but no binary in node_modules/electron",
+    });
   });
 
   it('a Node.js older than Electron’s tooling needs: browser mode naming the version needed and the project’s engines', async () => {
@@ -123,8 +134,14 @@ describe('prepareLaunch: the Electron binary', () => {
   });
 
   it('no display, or browser mode asked for: nothing is downloaded', async () => {
-    await expect(prepare({ DISPLAY: undefined })).resolves.toMatchObject({ mode: 'browser', reason: expect.stringMatching(/^no display/) });
-    await expect(prepare({ MINIHARNESS_MODE: 'browser' })).resolves.toEqual({ mode: 'browser', reason: 'browser mode requested (MINIHARNESS_MODE=browser)' });
+    await expect(prepare({ DISPLAY: undefined })).resolves.toMatchObject({
+      mode: 'browser',
+      reason: expect.stringMatching(/^no display/),
+    });
+    await expect(prepare({ MINIHARNESS_MODE: 'browser' })).resolves.toEqual({
+      mode: 'browser',
+      reason: 'browser mode requested (MINIHARNESS_MODE=browser)',
+    });
     expect(installerRuns()).toBe(0);
   });
 });
@@ -151,7 +168,10 @@ describe('prepareLaunch: the Linux sandbox helper, before launching', () => {
   it('user namespaces switched off (unprivileged_userns_clone=0) and no helper at all: browser mode, saying it is missing', async () => {
     installElectron();
     sysctl('unprivileged_userns_clone', '0');
-    await expect(prepare({})).resolves.toMatchObject({ mode: 'browser', reason: expect.stringContaining(`sandbox helper ${helper()} is missing`) });
+    await expect(prepare({})).resolves.toMatchObject({
+      mode: 'browser',
+      reason: expect.stringContaining(`sandbox helper ${helper()} is missing`),
+    });
   });
 
   it('user namespaces allowed: Electron starts, whatever the helper is', async () => {
@@ -185,7 +205,9 @@ describe('launchElectron: a start that fails explains itself', () => {
     const { result, written } = await launch('sandbox');
     expect(written).toContain('The SUID sandbox helper binary was found, but is not configured correctly');
     const helper = join(root, 'node_modules', 'electron', 'dist', 'chrome-sandbox');
-    expect(result).toEqual({ fallBack: expect.stringContaining(`\`sudo chown root:root ${helper} && sudo chmod 4755 ${helper}\``) });
+    expect(result).toEqual({
+      fallBack: expect.stringContaining(`\`sudo chown root:root ${helper} && sudo chmod 4755 ${helper}\``),
+    });
   });
 
   it('another failure at startup: the fallback says how it exited', async () => {
@@ -199,7 +221,13 @@ describe('launchElectron: a start that fails explains itself', () => {
   });
 
   it('a binary that cannot be spawned: the fallback names the error', async () => {
-    const result = await launchElectron({ electronPath: join(root, 'missing-electron'), args: [], cwd: root, env: {}, stderr: { write: () => true } });
+    const result = await launchElectron({
+      electronPath: join(root, 'missing-electron'),
+      args: [],
+      cwd: root,
+      env: {},
+      stderr: { write: () => true },
+    });
     expect(result).toEqual({ fallBack: expect.stringMatching(/^Electron could not be started \(spawn .* ENOENT\)$/) });
   });
 });

@@ -39,7 +39,12 @@ describe('createQuitGuard', () => {
   it('still quits when closing fails, and logs it', async () => {
     const quit = vi.fn();
     const log = vi.fn();
-    const guard = createQuitGuard({ close: () => Promise.reject(new Error('database is locked')), quit, exit: vi.fn(), log });
+    const guard = createQuitGuard({
+      close: () => Promise.reject(new Error('database is locked')),
+      quit,
+      exit: vi.fn(),
+      log,
+    });
     guard.onBeforeQuit(quitEvent());
     await vi.waitFor(() => expect(quit).toHaveBeenCalled());
     expect(log.mock.calls[0]?.[0]).toMatch(/database is locked/);
@@ -51,7 +56,12 @@ describe('createQuitGuard', () => {
       let finishClose!: () => void;
       const quit = vi.fn();
       const exit = vi.fn();
-      const guard = createQuitGuard({ close: () => new Promise<void>((r) => (finishClose = r)), quit, exit, timeoutMs: 1000 });
+      const guard = createQuitGuard({
+        close: () => new Promise<void>((r) => (finishClose = r)),
+        quit,
+        exit,
+        timeoutMs: 1000,
+      });
       guard.onBeforeQuit(quitEvent());
       await vi.advanceTimersByTimeAsync(1001);
       expect(exit).toHaveBeenCalledWith(1);

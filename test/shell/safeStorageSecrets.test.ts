@@ -66,14 +66,26 @@ describe('SafeStorageSecretStore', () => {
 
   describe('describe()', () => {
     it('is secure with an OS keyring', async () => {
-      const store = await openSafeStorageSecrets({ safeStorage: new SafeStorageDouble({ backend: 'gnome_libsecret' }), file, platform: 'linux' });
+      const store = await openSafeStorageSecrets({
+        safeStorage: new SafeStorageDouble({ backend: 'gnome_libsecret' }),
+        file,
+        platform: 'linux',
+      });
       expect(store.describe()).toEqual({ kind: 'safeStorage', secure: true });
-      const mac = await openSafeStorageSecrets({ safeStorage: new SafeStorageDouble({ backend: 'basic_text' }), file, platform: 'darwin' });
+      const mac = await openSafeStorageSecrets({
+        safeStorage: new SafeStorageDouble({ backend: 'basic_text' }),
+        file,
+        platform: 'darwin',
+      });
       expect(mac.describe()).toEqual({ kind: 'safeStorage', secure: true });
     });
 
     it("warns on Linux 'basic_text' (no keyring) but still stores", async () => {
-      const store = await openSafeStorageSecrets({ safeStorage: new SafeStorageDouble({ backend: 'basic_text' }), file, platform: 'linux' });
+      const store = await openSafeStorageSecrets({
+        safeStorage: new SafeStorageDouble({ backend: 'basic_text' }),
+        file,
+        platform: 'linux',
+      });
       const info = store.describe();
       expect(info.secure).toBe(false);
       expect(info.warning).toMatch(/basic_text/);
@@ -83,13 +95,25 @@ describe('SafeStorageSecretStore', () => {
     });
 
     it('warns on an unknown Linux backend', async () => {
-      const store = await openSafeStorageSecrets({ safeStorage: new SafeStorageDouble({ backend: 'unknown' }), file, platform: 'linux' });
+      const store = await openSafeStorageSecrets({
+        safeStorage: new SafeStorageDouble({ backend: 'unknown' }),
+        file,
+        platform: 'linux',
+      });
       expect(store.describe()).toMatchObject({ secure: false, warning: expect.any(String) });
     });
 
     it('warns, and refuses to save, when encryption is unavailable', async () => {
-      const store = await openSafeStorageSecrets({ safeStorage: new SafeStorageDouble({ available: false }), file, platform: 'win32' });
-      expect(store.describe()).toMatchObject({ kind: 'safeStorage', secure: false, warning: expect.stringMatching(/not available/) });
+      const store = await openSafeStorageSecrets({
+        safeStorage: new SafeStorageDouble({ available: false }),
+        file,
+        platform: 'win32',
+      });
+      expect(store.describe()).toMatchObject({
+        kind: 'safeStorage',
+        secure: false,
+        warning: expect.stringMatching(/not available/),
+      });
       const failure = await store.set('k', new SecretValue(SECRET)).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(SecretStorageUnavailableError);
       expect(String((failure as Error).message)).not.toContain(SECRET);
@@ -98,14 +122,30 @@ describe('SafeStorageSecretStore', () => {
   });
 
   it('moves a corrupt file aside, reports it, and starts empty', async () => {
-    for (const content of ['{not json', '{"version":2,"entries":{}}', '{"version":1,"entries":{"k":"not base64 !"}}', '[]']) {
+    for (const content of [
+      '{not json',
+      '{"version":2,"entries":{}}',
+      '{"version":1,"entries":{"k":"not base64 !"}}',
+      '[]',
+    ]) {
       rmSync(join(dir, 'userData'), { recursive: true, force: true });
       mkdirSync(join(dir, 'userData'), { recursive: true });
       writeFileSync(file, content);
-      const store = await openSafeStorageSecrets({ safeStorage: new SafeStorageDouble(), file, platform: 'linux', now: () => Date.UTC(2030, 0, 2, 3, 4, 5) });
+      const store = await openSafeStorageSecrets({
+        safeStorage: new SafeStorageDouble(),
+        file,
+        platform: 'linux',
+        now: () => Date.UTC(2030, 0, 2, 3, 4, 5),
+      });
       expect(await store.has('k')).toBe(false);
       expect(await store.damagedFiles()).toEqual([
-        { code: 'file_damaged', file, movedTo: `${file}.corrupt-2030-01-02T03-04-05-000Z`, lost: 'secrets', problem: content === '{not json' ? 'not_json' : 'invalid_content' },
+        {
+          code: 'file_damaged',
+          file,
+          movedTo: `${file}.corrupt-2030-01-02T03-04-05-000Z`,
+          lost: 'secrets',
+          problem: content === '{not json' ? 'not_json' : 'invalid_content',
+        },
       ]);
       const files = readdirSync(join(dir, 'userData'));
       expect(files).toEqual(['secrets.json.corrupt-2030-01-02T03-04-05-000Z']);
@@ -161,6 +201,8 @@ describe('SafeStorageSecretStore', () => {
 
   it('an unreadable file is an error, not a corrupt file to move aside', async () => {
     mkdirSync(file, { recursive: true }); // a folder where the file should be: EISDIR
-    await expect(openSafeStorageSecrets({ safeStorage: new SafeStorageDouble(), file, platform: 'linux' })).rejects.toThrow(/Could not read the secrets file/);
+    await expect(
+      openSafeStorageSecrets({ safeStorage: new SafeStorageDouble(), file, platform: 'linux' }),
+    ).rejects.toThrow(/Could not read the secrets file/);
   });
 });

@@ -13,7 +13,12 @@ const fileLocation = resolveAppLocation({ isPackaged: true, devServerUrl: undefi
 const devLocation: AppLocation = { kind: 'dev', url: 'http://localhost:5173/', origin: 'http://localhost:5173' };
 
 const good: SenderInfo = { url: `${PAGE}#/servers`, origin: 'file://', isMainFrame: true, fromAppWindow: true };
-const goodDev: SenderInfo = { url: 'http://localhost:5173/', origin: 'http://localhost:5173', isMainFrame: true, fromAppWindow: true };
+const goodDev: SenderInfo = {
+  url: 'http://localhost:5173/',
+  origin: 'http://localhost:5173',
+  isMainFrame: true,
+  fromAppWindow: true,
+};
 
 describe('checkSender', () => {
   it('accepts the main frame of the app window showing the app page', () => {

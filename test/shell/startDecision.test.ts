@@ -48,12 +48,16 @@ describe('BUILD_INPUTS', () => {
     });
     const files = Object.keys(bundle.metafile.inputs).map((file) => relative(PROJECT_ROOT, join(PROJECT_ROOT, file)));
     expect(files.length).toBeGreaterThan(10);
-    const uncovered = files.filter((file) => !BUILD_INPUTS.some((input) => file === input || file.startsWith(input + sep)));
+    const uncovered = files.filter(
+      (file) => !BUILD_INPUTS.some((input) => file === input || file.startsWith(input + sep)),
+    );
     expect(uncovered).toEqual([]);
   });
 
   it('includes the build config, package.json and scripts/ (whose files main may inline)', () => {
-    expect(BUILD_INPUTS).toEqual(expect.arrayContaining(['electron', 'shared', 'renderer', 'scripts', 'electron.vite.config.ts', 'package.json']));
+    expect(BUILD_INPUTS).toEqual(
+      expect.arrayContaining(['electron', 'shared', 'renderer', 'scripts', 'electron.vite.config.ts', 'package.json']),
+    );
   });
 });
 
@@ -74,11 +78,15 @@ describe('findElectronBinary', () => {
   it('says why when there is none', () => {
     expect(findElectronBinary(probe({}))).toEqual({ reason: 'the electron package is not installed' });
     expect(findElectronBinary(probe({ [pkg]: '{}' }))).toEqual({ reason: 'no binary in node_modules/electron' });
-    expect(findElectronBinary(probe({ [pkg]: '{}', [pathTxt]: 'electron' }))).toEqual({ reason: 'the binary named in node_modules/electron/path.txt is missing' });
+    expect(findElectronBinary(probe({ [pkg]: '{}', [pathTxt]: 'electron' }))).toEqual({
+      reason: 'the binary named in node_modules/electron/path.txt is missing',
+    });
   });
 
   it('honours ELECTRON_OVERRIDE_DIST_PATH like electron/index.js', () => {
-    const found = findElectronBinary(probe({ [pkg]: '{}', '/opt/electron/electron': '' }, { ELECTRON_OVERRIDE_DIST_PATH: '/opt/electron' }));
+    const found = findElectronBinary(
+      probe({ [pkg]: '{}', '/opt/electron/electron': '' }, { ELECTRON_OVERRIDE_DIST_PATH: '/opt/electron' }),
+    );
     expect(found).toEqual({ path: '/opt/electron/electron' });
   });
 });
@@ -102,17 +110,26 @@ describe('decideLaunch', () => {
 
   it('falls back to browser mode with a one-line reason', () => {
     const noBinary = decideLaunch(probe({ [pkg]: '{}' }, { DISPLAY: ':0' }));
-    expect(noBinary).toEqual({ mode: 'browser', reason: 'Electron runtime not available (no binary in node_modules/electron)' });
+    expect(noBinary).toEqual({
+      mode: 'browser',
+      reason: 'Electron runtime not available (no binary in node_modules/electron)',
+    });
     expect(browserModeLine((noBinary as { reason: string }).reason)).toBe(
       'MiniHarness: Electron runtime not available (no binary in node_modules/electron); starting browser mode.',
     );
     const headless = decideLaunch(probe(installed, {}));
-    expect(headless).toEqual({ mode: 'browser', reason: 'no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set; run npm start in a desktop session for the window)' });
+    expect(headless).toEqual({
+      mode: 'browser',
+      reason:
+        'no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set; run npm start in a desktop session for the window)',
+    });
     expect(browserModeLine((headless as { reason: string }).reason)).not.toContain('\n');
   });
 
   it('honours MINIHARNESS_MODE=browser', () => {
-    expect(decideLaunch(probe(installed, { DISPLAY: ':0', MINIHARNESS_MODE: 'browser' }))).toMatchObject({ mode: 'browser' });
+    expect(decideLaunch(probe(installed, { DISPLAY: ':0', MINIHARNESS_MODE: 'browser' }))).toMatchObject({
+      mode: 'browser',
+    });
   });
 });
 
@@ -149,7 +166,9 @@ describe('nodeAtLeast', () => {
 
 describe('setupBlocker', () => {
   it('names the Node.js Electron’s tooling needs', () => {
-    expect(setupBlocker({ nodeVersion: 'v20.19.0', env: {} })).toBe('setting it up needs Node.js 22.12.0 or later (this is Node.js 20.19.0)');
+    expect(setupBlocker({ nodeVersion: 'v20.19.0', env: {} })).toBe(
+      'setting it up needs Node.js 22.12.0 or later (this is Node.js 20.19.0)',
+    );
     expect(setupBlocker({ nodeVersion: 'v22.12.0', env: {} })).toBeUndefined();
   });
 
@@ -169,8 +188,16 @@ describe('setupBlocker', () => {
 describe('electronDownloadHost', () => {
   it('is GitHub unless a mirror is configured the way @electron/get reads it', () => {
     expect(electronDownloadHost({})).toEqual({ host: 'github.com', port: 443 });
-    expect(electronDownloadHost({ ELECTRON_MIRROR: 'https://npmmirror.com/mirrors/electron/' })).toEqual({ host: 'npmmirror.com', port: 443 });
-    expect(electronDownloadHost({ npm_config_electron_mirror: 'http://mirror.local:8080/e/', ELECTRON_MIRROR: 'https://other/' })).toEqual({ host: 'mirror.local', port: 8080 });
+    expect(electronDownloadHost({ ELECTRON_MIRROR: 'https://npmmirror.com/mirrors/electron/' })).toEqual({
+      host: 'npmmirror.com',
+      port: 443,
+    });
+    expect(
+      electronDownloadHost({
+        npm_config_electron_mirror: 'http://mirror.local:8080/e/',
+        ELECTRON_MIRROR: 'https://other/',
+      }),
+    ).toEqual({ host: 'mirror.local', port: 8080 });
     expect(electronDownloadHost({ ELECTRON_MIRROR: 'not a url' })).toEqual({ host: 'github.com', port: 443 });
   });
 
@@ -189,7 +216,9 @@ describe('the Linux sandbox helper', () => {
   it('reads the two sysctls: AppArmor’s restriction (1) and Debian’s clone switch (0)', () => {
     expect(usernsRestrictions({ apparmorRestrict: undefined, usernsClone: undefined })).toEqual([]);
     expect(usernsRestrictions({ apparmorRestrict: '0\n', usernsClone: '1\n' })).toEqual([]);
-    expect(usernsRestrictions({ apparmorRestrict: '1\n', usernsClone: undefined })).toEqual(['kernel.apparmor_restrict_unprivileged_userns=1']);
+    expect(usernsRestrictions({ apparmorRestrict: '1\n', usernsClone: undefined })).toEqual([
+      'kernel.apparmor_restrict_unprivileged_userns=1',
+    ]);
     expect(usernsRestrictions({ apparmorRestrict: '1', usernsClone: '0' })).toEqual([
       'kernel.apparmor_restrict_unprivileged_userns=1',
       'kernel.unprivileged_userns_clone=0',
@@ -205,11 +234,19 @@ describe('the Linux sandbox helper', () => {
   });
 
   it('sits beside the Electron binary', () => {
-    expect(sandboxHelperPath('/x/node_modules/electron/dist/electron')).toBe('/x/node_modules/electron/dist/chrome-sandbox');
+    expect(sandboxHelperPath('/x/node_modules/electron/dist/electron')).toBe(
+      '/x/node_modules/electron/dist/chrome-sandbox',
+    );
   });
 
   it('restricted namespaces and a helper not set up: one line with the exact fix, never --no-sandbox', () => {
-    const reason = sandboxBlocker({ platform: 'linux', apparmorRestrict: '1\n', usernsClone: undefined, helperPath, helper: unset });
+    const reason = sandboxBlocker({
+      platform: 'linux',
+      apparmorRestrict: '1\n',
+      usernsClone: undefined,
+      helperPath,
+      helper: unset,
+    });
     expect(reason).toBe(
       "Electron's sandbox cannot start: this Linux restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1), " +
         `so its sandbox helper ${helperPath} is not owned by root with mode 4755; fix it with \`${fix}\` and run npm start again ` +
@@ -217,16 +254,36 @@ describe('the Linux sandbox helper', () => {
     );
     expect(browserModeLine(reason!)).not.toContain('\n');
     expect(reason).not.toContain('no-sandbox');
-    expect(sandboxBlocker({ platform: 'linux', apparmorRestrict: undefined, usernsClone: '0', helperPath, helper: undefined })).toContain(
-      `(kernel.unprivileged_userns_clone=0), so its sandbox helper ${helperPath} is missing`,
-    );
+    expect(
+      sandboxBlocker({
+        platform: 'linux',
+        apparmorRestrict: undefined,
+        usernsClone: '0',
+        helperPath,
+        helper: undefined,
+      }),
+    ).toContain(`(kernel.unprivileged_userns_clone=0), so its sandbox helper ${helperPath} is missing`);
   });
 
   it('lets Electron start when namespaces are allowed, the helper is set up, or not on Linux', () => {
-    expect(sandboxBlocker({ platform: 'linux', apparmorRestrict: '0', usernsClone: '1', helperPath, helper: unset })).toBeUndefined();
-    expect(sandboxBlocker({ platform: 'linux', apparmorRestrict: undefined, usernsClone: undefined, helperPath, helper: undefined })).toBeUndefined();
-    expect(sandboxBlocker({ platform: 'linux', apparmorRestrict: '1', usernsClone: '0', helperPath, helper: setUid })).toBeUndefined();
-    expect(sandboxBlocker({ platform: 'darwin', apparmorRestrict: '1', usernsClone: '0', helperPath, helper: undefined })).toBeUndefined();
+    expect(
+      sandboxBlocker({ platform: 'linux', apparmorRestrict: '0', usernsClone: '1', helperPath, helper: unset }),
+    ).toBeUndefined();
+    expect(
+      sandboxBlocker({
+        platform: 'linux',
+        apparmorRestrict: undefined,
+        usernsClone: undefined,
+        helperPath,
+        helper: undefined,
+      }),
+    ).toBeUndefined();
+    expect(
+      sandboxBlocker({ platform: 'linux', apparmorRestrict: '1', usernsClone: '0', helperPath, helper: setUid }),
+    ).toBeUndefined();
+    expect(
+      sandboxBlocker({ platform: 'darwin', apparmorRestrict: '1', usernsClone: '0', helperPath, helper: undefined }),
+    ).toBeUndefined();
   });
 
   it('quotes a path with spaces in the fix', () => {
@@ -242,20 +299,29 @@ describe('failedStartReason', () => {
   it('recognises Chromium’s sandbox-helper abort on stderr and gives the fix', () => {
     const stderrTail =
       '[1234:FATAL:setuid_sandbox_host.cc(158)] The SUID sandbox helper binary was found, but is not configured correctly. ' +
-      'Rather than run without sandboxing I\'m aborting now. You need to make sure that /repo/node_modules/electron/dist/chrome-sandbox is owned by root and has mode 4755.\n';
+      "Rather than run without sandboxing I'm aborting now. You need to make sure that /repo/node_modules/electron/dist/chrome-sandbox is owned by root and has mode 4755.\n";
     const reason = failedStartReason({ code: null, signal: 'SIGTRAP', stderrTail, electronPath });
-    expect(reason).toContain('its sandbox helper /repo/node_modules/electron/dist/chrome-sandbox is not set up (Electron exited at startup, signal SIGTRAP)');
-    expect(reason).toContain('sudo chown root:root /repo/node_modules/electron/dist/chrome-sandbox && sudo chmod 4755 /repo/node_modules/electron/dist/chrome-sandbox');
-    // Without a path in the message: the helper beside the binary.
-    expect(failedStartReason({ code: 133, signal: null, stderrTail: 'FATAL: No usable sandbox! If you are running on Ubuntu 23.10+…', electronPath })).toContain(
-      'sudo chmod 4755 /repo/node_modules/electron/dist/chrome-sandbox',
+    expect(reason).toContain(
+      'its sandbox helper /repo/node_modules/electron/dist/chrome-sandbox is not set up (Electron exited at startup, signal SIGTRAP)',
     );
+    expect(reason).toContain(
+      'sudo chown root:root /repo/node_modules/electron/dist/chrome-sandbox && sudo chmod 4755 /repo/node_modules/electron/dist/chrome-sandbox',
+    );
+    // Without a path in the message: the helper beside the binary.
+    expect(
+      failedStartReason({
+        code: 133,
+        signal: null,
+        stderrTail: 'FATAL: No usable sandbox! If you are running on Ubuntu 23.10+…',
+        electronPath,
+      }),
+    ).toContain('sudo chmod 4755 /repo/node_modules/electron/dist/chrome-sandbox');
   });
 
   it('otherwise says how it exited, and that its messages are above', () => {
-    expect(failedStartReason({ code: 1, signal: null, stderrTail: 'MiniHarness could not start: boom', electronPath })).toBe(
-      'Electron exited at startup (exit code 1); its messages are above',
-    );
+    expect(
+      failedStartReason({ code: 1, signal: null, stderrTail: 'MiniHarness could not start: boom', electronPath }),
+    ).toBe('Electron exited at startup (exit code 1); its messages are above');
   });
 
   it('keeps only the tail of a long stderr', () => {

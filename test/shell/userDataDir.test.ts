@@ -2,7 +2,11 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { userDataDir } from '../../electron/shell/userDataDir.js';
 
-const base = { cwd: resolve('/home/me/project'), appData: resolve('/home/me/.config'), productName: 'MiniHarness Desktop' };
+const base = {
+  cwd: resolve('/home/me/project'),
+  appData: resolve('/home/me/.config'),
+  productName: 'MiniHarness Desktop',
+};
 
 describe('userDataDir', () => {
   it('is <appData>/<product name> without --user-data-dir', () => {

@@ -8,7 +8,8 @@ import { openConfigStore } from '../../electron/storage/configFile.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 
 // electron-store is conf inside Electron; conf with the same options stands in for it here.
-const createConf = ({ cwd, name }: ConfigStoreLocation) => new Conf<Record<string, unknown>>({ cwd, configName: name, configFileMode: 0o600 });
+const createConf = ({ cwd, name }: ConfigStoreLocation) =>
+  new Conf<Record<string, unknown>>({ cwd, configName: name, configFileMode: 0o600 });
 const STAMP = '2030-01-01T00-00-00-000Z';
 const at2030 = () => Date.UTC(2030, 0, 1);
 
@@ -45,17 +46,22 @@ describe('openConfigStore (the binding both hosts share)', () => {
     ['empty', '', 'empty'],
     ['JSON but not an object', '[1, 2]', 'invalid_content'],
     ['JSON null', 'null', 'invalid_content'],
-  ] as const)('a file that is %s is moved aside with a timestamp, reported as data, and the app starts empty', (_label, content, problem) => {
-    const file = join(dir, 'config.json');
-    writeFileSync(file, content);
-    const store = openConfConfigStore(dir, at2030);
-    expect(store.get('servers')).toBeUndefined();
-    expect(store.damaged).toEqual([{ code: 'file_damaged', file, movedTo: `${file}.corrupt-${STAMP}`, lost: 'settings', problem }]);
-    expect(readdirSync(dir).sort()).toEqual([`config.json.corrupt-${STAMP}`]);
-    expect(readFileSync(`${file}.corrupt-${STAMP}`, 'utf8')).toBe(content);
-    store.set('x', 1);
-    expect(readdirSync(dir).sort()).toEqual(['config.json', `config.json.corrupt-${STAMP}`]);
-  });
+  ] as const)(
+    'a file that is %s is moved aside with a timestamp, reported as data, and the app starts empty',
+    (_label, content, problem) => {
+      const file = join(dir, 'config.json');
+      writeFileSync(file, content);
+      const store = openConfConfigStore(dir, at2030);
+      expect(store.get('servers')).toBeUndefined();
+      expect(store.damaged).toEqual([
+        { code: 'file_damaged', file, movedTo: `${file}.corrupt-${STAMP}`, lost: 'settings', problem },
+      ]);
+      expect(readdirSync(dir).sort()).toEqual([`config.json.corrupt-${STAMP}`]);
+      expect(readFileSync(`${file}.corrupt-${STAMP}`, 'utf8')).toBe(content);
+      store.set('x', 1);
+      expect(readdirSync(dir).sort()).toEqual(['config.json', `config.json.corrupt-${STAMP}`]);
+    },
+  );
 
   it('a second damaged file in the same millisecond does not overwrite the first copy', () => {
     const file = join(dir, 'config.json');

@@ -6,7 +6,18 @@
  * share one database and none of them sees a half-made file as damaged.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openAppDatabase, openAppDatabaseWithReport } from '../../electron/core/database.js';
@@ -36,7 +47,12 @@ describe('the database file', () => {
     db.exec('CREATE TABLE t (x)');
     db.prepare('INSERT INTO t VALUES (1)').run();
     if (posix) {
-      expect([modeOf(file), modeOf(`${file}-wal`), modeOf(`${file}-shm`), modeOf(join(scratch.dir, 'data'))]).toEqual(['600', '600', '600', '700']);
+      expect([modeOf(file), modeOf(`${file}-wal`), modeOf(`${file}-shm`), modeOf(join(scratch.dir, 'data'))]).toEqual([
+        '600',
+        '600',
+        '600',
+        '700',
+      ]);
     }
     db.close();
     expect(readdirSync(join(scratch.dir, 'data')).filter((n) => n.includes('.new-'))).toEqual([]);
@@ -59,22 +75,25 @@ describe('the database file', () => {
     ['0 bytes', Buffer.alloc(0), 'empty'],
     ['not SQLite', Buffer.from('PK\u0003\u0004 a zip file, say'), 'not_sqlite'],
     ['shorter than a header', Buffer.from('SQLite'), 'not_sqlite'],
-  ] as const)('a file of %s is moved aside with its -wal/-shm and reported; a new database starts', (_label, bytes, problem) => {
-    const data = join(scratch.dir, 'data');
-    mkdirSync(data, { recursive: true });
-    writeFileSync(file, bytes);
-    writeFileSync(`${file}-wal`, 'old wal');
-    writeFileSync(`${file}-shm`, 'old shm');
-    const { db, damaged } = openAppDatabaseWithReport(file, { now });
-    const movedTo = `${file}.corrupt-${STAMP}`;
-    expect(damaged).toEqual({ code: 'file_damaged', file, movedTo, lost: 'history', problem });
-    expect(readFileSync(movedTo)).toEqual(bytes);
-    expect(readFileSync(`${movedTo}-wal`, 'utf8')).toBe('old wal');
-    expect(readFileSync(`${movedTo}-shm`, 'utf8')).toBe('old shm');
-    // The new database works and has the app's schema.
-    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'checkpoints'").pluck().get()).toBe(1);
-    db.close();
-  });
+  ] as const)(
+    'a file of %s is moved aside with its -wal/-shm and reported; a new database starts',
+    (_label, bytes, problem) => {
+      const data = join(scratch.dir, 'data');
+      mkdirSync(data, { recursive: true });
+      writeFileSync(file, bytes);
+      writeFileSync(`${file}-wal`, 'old wal');
+      writeFileSync(`${file}-shm`, 'old shm');
+      const { db, damaged } = openAppDatabaseWithReport(file, { now });
+      const movedTo = `${file}.corrupt-${STAMP}`;
+      expect(damaged).toEqual({ code: 'file_damaged', file, movedTo, lost: 'history', problem });
+      expect(readFileSync(movedTo)).toEqual(bytes);
+      expect(readFileSync(`${movedTo}-wal`, 'utf8')).toBe('old wal');
+      expect(readFileSync(`${movedTo}-shm`, 'utf8')).toBe('old shm');
+      // The new database works and has the app's schema.
+      expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'checkpoints'").pluck().get()).toBe(1);
+      db.close();
+    },
+  );
 
   it('a valid header over damaged pages is caught at the first read, moved aside and reported', () => {
     const first = openAppDatabase(file);
@@ -107,7 +126,13 @@ describe('the database file', () => {
     closeSync(fd);
     const damagedBytes = readFileSync(file);
     const { db, damaged } = openAppDatabaseWithReport(file, { now });
-    expect(damaged).toEqual({ code: 'file_damaged', file, lost: 'history', movedTo: `${file}.corrupt-${STAMP}`, problem: 'invalid_content' });
+    expect(damaged).toEqual({
+      code: 'file_damaged',
+      file,
+      lost: 'history',
+      movedTo: `${file}.corrupt-${STAMP}`,
+      problem: 'invalid_content',
+    });
     expect(readFileSync(`${file}.corrupt-${STAMP}`)).toEqual(damagedBytes);
     // The new database is whole: every table reads.
     expect(db.pragma('quick_check', { simple: true })).toBe('ok');
@@ -132,14 +157,21 @@ describe('the database file', () => {
       db.prepare('INSERT INTO pids VALUES (?)').run(process.pid);
       db.close();
     `;
-    const runs = Array.from({ length: 4 }, () =>
-      new Promise<number>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, file], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-        let stderr = '';
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (status) => (status === 0 ? resolve(child.pid ?? 0) : reject(new Error(`child failed (${status}): ${stderr}`))));
-      }),
+    const runs = Array.from(
+      { length: 4 },
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, file], {
+            cwd: PROJECT_ROOT,
+            stdio: ['ignore', 'ignore', 'pipe'],
+          });
+          let stderr = '';
+          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          child.on('error', reject);
+          child.on('close', (status) =>
+            status === 0 ? resolve(child.pid ?? 0) : reject(new Error(`child failed (${status}): ${stderr}`)),
+          );
+        }),
     );
     const pids = await Promise.all(runs);
     const db = openAppDatabase(file);

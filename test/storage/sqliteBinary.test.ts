@@ -47,7 +47,10 @@ function inWorker(modulePath: string, file: string): Promise<{ version: string; 
 describe('the better-sqlite3 binary', () => {
   // Which file got loaded is read from /proc/self/maps, which only Linux has.
   it.skipIf(process.platform !== 'linux')('is the prebuilt Node-API file of the package, not a compile', async () => {
-    const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string; gypfile?: boolean };
+    const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+      version: string;
+      gypfile?: boolean;
+    };
     expect(Number(pkg.version.split('.')[0])).toBeGreaterThanOrEqual(13);
     expect(pkg.gypfile).toBe(false);
     expect(existsSync(join(packageDir, 'build'))).toBe(false); // nothing was compiled at install
@@ -60,7 +63,11 @@ describe('the better-sqlite3 binary', () => {
 
   it('loads in worker threads — several at once, beside the main thread — as the WAL checkpointer does', async () => {
     const file = join(scratch, 'workers.db');
-    const [first, other, second] = await Promise.all([inWorker(packageDir, file), inWorker(packageDir, join(scratch, 'other.db')), inWorker(packageDir, file)]);
+    const [first, other, second] = await Promise.all([
+      inWorker(packageDir, file),
+      inWorker(packageDir, join(scratch, 'other.db')),
+      inWorker(packageDir, file),
+    ]);
     expect([other!.version, second!.version]).toEqual([first!.version, first!.version]);
     expect(other!.rows).toBe(1);
     // The two workers on one file race: each counts its own row, and the later one may count both.
@@ -81,8 +88,13 @@ describe('the better-sqlite3 binary', () => {
     // installed. Copy it (without its sources, which a package does not need) and load it there.
     const app = join(scratch, 'resources', 'app');
     const copy = join(app, 'node_modules', 'better-sqlite3');
-    cpSync(packageDir, copy, { recursive: true, filter: (source) => !/[\\/](src|deps)$/.test(source) && !source.endsWith('binding.gyp') });
-    const prebuilt = readdirSync(join(copy, 'prebuilds')).filter((name) => name.endsWith('.node')).map((name) => join(copy, 'prebuilds', name));
+    cpSync(packageDir, copy, {
+      recursive: true,
+      filter: (source) => !/[\\/](src|deps)$/.test(source) && !source.endsWith('binding.gyp'),
+    });
+    const prebuilt = readdirSync(join(copy, 'prebuilds'))
+      .filter((name) => name.endsWith('.node'))
+      .map((name) => join(copy, 'prebuilds', name));
     expect(prebuilt.length).toBeGreaterThan(0);
     for (const file of prebuilt) expect(isUnpacked(relative(app, file)), relative(app, file)).toBe(true);
     await expect(inWorker(copy, join(scratch, 'packaged.db'))).resolves.toMatchObject({ rows: 1 });

@@ -116,7 +116,10 @@ describe('WalCheckpointer', () => {
 
   it('falls back to checkpointing on the connection itself when its runner fails (no worker thread, say)', () => {
     const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    const checkpointer = new WalCheckpointer(db, { idleMs: 25, runner: (done) => done(new Error('the worker could not start')) });
+    const checkpointer = new WalCheckpointer(db, {
+      idleMs: 25,
+      runner: (done) => done(new Error('the worker could not start')),
+    });
     checkpointer.noteWrite();
     vi.advanceTimersByTime(25);
     expect(checkpointer.runs).toBe(0);

@@ -8,7 +8,16 @@
  * (read), an outside entry listed (list), or anything created outside (write).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -64,7 +73,9 @@ interface Swapper {
 }
 
 async function startSwapper(args: string[], stopFile: string, holdUs: number): Promise<Swapper> {
-  const child = spawn(process.execPath, [SWAPPER, ...args, stopFile, String(holdUs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SWAPPER, ...args, stopFile, String(holdUs)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });
@@ -89,7 +100,8 @@ async function startSwapper(args: string[], stopFile: string, holdUs: number): P
 }
 
 function errorOf(result: NormalizedToolResult): { code: string; reason?: string } | undefined {
-  const error = (result.structuredContent as { error?: { code: string; details?: { reason?: string } } } | undefined)?.error;
+  const error = (result.structuredContent as { error?: { code: string; details?: { reason?: string } } } | undefined)
+    ?.error;
   return error ? { code: error.code, ...(error.details?.reason ? { reason: error.details.reason } : {}) } : undefined;
 }
 
@@ -117,7 +129,9 @@ export async function runFileRace(options: RaceOptions): Promise<RaceFigures> {
   writeFileSync(join(outside, 'sub', OUTSIDE_ONLY), OUTSIDE_CONTENT);
   const outsideBefore = readdirSync(join(outside, 'sub')).length;
 
-  const tools = new Map(createLocalTools({ roots: [root], command: false, fileBinding: binding }).map((t) => [t.name, t]));
+  const tools = new Map(
+    createLocalTools({ roots: [root], command: false, fileBinding: binding }).map((t) => [t.name, t]),
+  );
   const tool = tools.get(kind === 'read' ? 'read_file' : kind === 'list' ? 'list_directory' : 'write_file')!;
   const writeName = (i: number): string => (i % 2 === 0 ? `w-${i}.txt` : `n-${i}`);
   const argsFor = (i: number): Record<string, unknown> =>
@@ -125,7 +139,11 @@ export async function runFileRace(options: RaceOptions): Promise<RaceFigures> {
       ? { path: 'd/sub/file.txt' }
       : kind === 'list'
         ? { path: 'd/sub' }
-        : { path: i % 2 === 0 ? `d/sub/${writeName(i)}` : `d/sub/${writeName(i)}/w.txt`, content: `written ${i}`, createDirs: true };
+        : {
+            path: i % 2 === 0 ? `d/sub/${writeName(i)}` : `d/sub/${writeName(i)}/w.txt`,
+            content: `written ${i}`,
+            createDirs: true,
+          };
 
   const figures: RaceFigures = {
     kind,
@@ -143,7 +161,11 @@ export async function runFileRace(options: RaceOptions): Promise<RaceFigures> {
     intruders: 0,
   };
   const written: number[] = [];
-  const swapper = await startSwapper([swapped, join(root, '.parked'), outside, join(root, '.aside')], join(base, 'stop'), holdUs);
+  const swapper = await startSwapper(
+    [swapped, join(root, '.parked'), outside, join(root, '.aside')],
+    join(base, 'stop'),
+    holdUs,
+  );
   try {
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -152,7 +174,10 @@ export async function runFileRace(options: RaceOptions): Promise<RaceFigures> {
         if (lstatSync(swapped, { throwIfNoEntry: false })?.isSymbolicLink()) figures.linkedAtStart++;
         const result = await tool.run(argsFor(i));
         const serialized = JSON.stringify(result);
-        if ((kind === 'read' && serialized.includes(OUTSIDE_CONTENT)) || (kind === 'list' && serialized.includes(OUTSIDE_ONLY))) {
+        if (
+          (kind === 'read' && serialized.includes(OUTSIDE_CONTENT)) ||
+          (kind === 'list' && serialized.includes(OUTSIDE_ONLY))
+        ) {
           figures.escapes++;
           continue;
         }
@@ -163,7 +188,10 @@ export async function runFileRace(options: RaceOptions): Promise<RaceFigures> {
         } else if (error?.code === 'path_changed') {
           if (error.reason === 'outside_roots') figures.caughtOutside++;
           else figures.changed++;
-        } else if (error && ['path_outside_roots', 'path_not_found', 'invalid_path', 'parent_missing'].includes(error.code)) {
+        } else if (
+          error &&
+          ['path_outside_roots', 'path_not_found', 'invalid_path', 'parent_missing'].includes(error.code)
+        ) {
           figures.refusedAtCheck++;
         } else {
           const code = error?.code ?? 'unknown';
@@ -185,7 +213,8 @@ export async function runFileRace(options: RaceOptions): Promise<RaceFigures> {
     const inside = namesUnder(root);
     figures.lostWrites = written.filter((i) => !inside.has(writeName(i))).length;
   }
-  if (!existsSync(join(outside, 'sub', 'file.txt'))) throw new Error('the outside file vanished: the race harness is broken');
+  if (!existsSync(join(outside, 'sub', 'file.txt')))
+    throw new Error('the outside file vanished: the race harness is broken');
   rmSync(base, { recursive: true, force: true });
   return figures;
 }

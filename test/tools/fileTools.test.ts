@@ -1,4 +1,16 @@
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,7 +73,10 @@ describe('read_file', () => {
     const result = await tool('read_file').run({ path: 'docs/hello.txt' });
     expect(result.isError).toBe(false);
     expect(text(result)).toBe('héllo wörld\n');
-    expect(result.structuredContent).toEqual({ path: join(root, 'docs', 'hello.txt'), bytes: Buffer.byteLength('héllo wörld\n') });
+    expect(result.structuredContent).toEqual({
+      path: join(root, 'docs', 'hello.txt'),
+      bytes: Buffer.byteLength('héllo wörld\n'),
+    });
   });
 
   it('refuses outside paths in guardrails and again in run, without leaking contents', async () => {
@@ -94,10 +109,19 @@ describe('read_file', () => {
 
   it('a missing file, a folder and a binary file are ordinary errors', async () => {
     expect((await tool('read_file').guardrails({ path: 'missing.txt' })).ok).toBe(true);
-    expect(await tool('read_file').run({ path: 'missing.txt' })).toMatchObject({ isError: true, structuredContent: { error: { code: 'path_not_found' } } });
-    expect(await tool('read_file').run({ path: 'docs' })).toMatchObject({ isError: true, structuredContent: { error: { code: 'not_a_file' } } });
+    expect(await tool('read_file').run({ path: 'missing.txt' })).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'path_not_found' } },
+    });
+    expect(await tool('read_file').run({ path: 'docs' })).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'not_a_file' } },
+    });
     writeFileSync(join(root, 'bin.dat'), Buffer.from([1, 0, 2]));
-    expect(await tool('read_file').run({ path: 'bin.dat' })).toMatchObject({ isError: true, structuredContent: { error: { code: 'binary_file' } } });
+    expect(await tool('read_file').run({ path: 'bin.dat' })).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'binary_file' } },
+    });
   });
 
   it('bad arguments: guardrails refuse, run throws ToolInputError', async () => {
@@ -178,7 +202,9 @@ describe('list_directory', () => {
   });
 
   it('truncates long listings', async () => {
-    const limited = createLocalTools({ roots: [root], maxListEntries: 2, command: false }).find((t) => t.name === 'list_directory')!;
+    const limited = createLocalTools({ roots: [root], maxListEntries: 2, command: false }).find(
+      (t) => t.name === 'list_directory',
+    )!;
     for (const n of ['1', '2', '3', '4']) writeFileSync(join(root, `${n}.txt`), n);
     const result = await limited.run({ path: '.' });
     expect(result.structuredContent).toMatchObject({ truncated: true, total: 5 });
@@ -194,7 +220,10 @@ describe('binding to the checked path', () => {
     expect((await tool('list_directory').guardrails({ path: 'docs' })).ok).toBe(true);
     renameSync(join(root, 'docs'), join(root, 'parked'));
     symlinkSync(outside, join(root, 'docs'));
-    for (const result of [await tool('read_file').run({ path: 'docs/hello.txt' }), await tool('list_directory').run({ path: 'docs' })]) {
+    for (const result of [
+      await tool('read_file').run({ path: 'docs/hello.txt' }),
+      await tool('list_directory').run({ path: 'docs' }),
+    ]) {
       expect(result).toMatchObject({ isError: true, structuredContent: { error: { code: 'path_outside_roots' } } });
       expect(JSON.stringify(result)).not.toContain('TOP SECRET');
       expect(JSON.stringify(result)).not.toContain('hello.txt"');
@@ -204,7 +233,10 @@ describe('binding to the checked path', () => {
   it('a hard link to an outside file is neither read nor overwritten, with a typed error', async () => {
     linkSync(join(outside, 'secret.txt'), join(root, 'docs', 'linked.txt'));
     const read = await tool('read_file').run({ path: 'docs/linked.txt' });
-    expect(read).toMatchObject({ isError: true, structuredContent: { error: { code: 'hard_linked_file', details: { links: 2 } } } });
+    expect(read).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'hard_linked_file', details: { links: 2 } } },
+    });
     expect(text(read)).toMatch(/2 hard links/);
     expect(JSON.stringify(read)).not.toContain('TOP SECRET');
     const write = await tool('write_file').run({ path: 'docs/linked.txt', content: 'pwned' });
@@ -214,7 +246,10 @@ describe('binding to the checked path', () => {
   });
 
   it('a file with a single link still reads and is replaced in place of the old one', async () => {
-    expect(await tool('write_file').run({ path: 'docs/hello.txt', content: 'new' })).toMatchObject({ isError: false, structuredContent: { created: false } });
+    expect(await tool('write_file').run({ path: 'docs/hello.txt', content: 'new' })).toMatchObject({
+      isError: false,
+      structuredContent: { created: false },
+    });
     expect(text(await tool('read_file').run({ path: 'docs/hello.txt' }))).toBe('new');
     expect(readdirSync(join(root, 'docs'))).toEqual(['hello.txt']); // no temporary file left behind
   });
@@ -266,9 +301,13 @@ describe('excluded folders', () => {
     const later = join(root, 'later');
     const tools = createLocalTools({ roots: [root], excluded: [later], command: false });
     const write = tools.find((t) => t.name === 'write_file')!;
-    expect(await write.run({ path: 'later/x.txt', content: 'x', createDirs: true })).toMatchObject({ structuredContent: { error: { code: 'path_excluded' } } });
+    expect(await write.run({ path: 'later/x.txt', content: 'x', createDirs: true })).toMatchObject({
+      structuredContent: { error: { code: 'path_excluded' } },
+    });
     mkdirSync(later);
-    expect(await write.run({ path: 'later/x.txt', content: 'x' })).toMatchObject({ structuredContent: { error: { code: 'path_excluded' } } });
+    expect(await write.run({ path: 'later/x.txt', content: 'x' })).toMatchObject({
+      structuredContent: { error: { code: 'path_excluded' } },
+    });
     expect(readdirSync(later)).toEqual([]);
     expect(() => createLocalTools({ roots: [root], excluded: ['data'] })).toThrow(/absolute/);
   });
@@ -294,11 +333,15 @@ describe('local tools through the executor', () => {
       return t.run(args);
     };
     expect((await authorizeAndRun(tool('read_file'), { path: 'docs/hello.txt' })).isError).toBe(false);
-    await expect(authorizeAndRun(tool('write_file'), { path: 'docs/new.txt', content: 'x' })).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(authorizeAndRun(tool('write_file'), { path: 'docs/new.txt', content: 'x' })).rejects.toBeInstanceOf(
+      PermissionDeniedError,
+    );
     expect(asked).toEqual(['write_file']);
     expect(existsSync(join(root, 'docs', 'new.txt'))).toBe(false);
     // Outside the roots: refused by the guardrail before anyone is asked.
-    await expect(authorizeAndRun(tool('read_file'), { path: join(outside, 'secret.txt') })).rejects.toMatchObject({ level: 'DENY' });
+    await expect(authorizeAndRun(tool('read_file'), { path: join(outside, 'secret.txt') })).rejects.toMatchObject({
+      level: 'DENY',
+    });
     expect(asked).toEqual(['write_file']);
   });
 });

@@ -84,7 +84,9 @@ type Structured = {
 
 describe('run_command', () => {
   it('runs a program without a shell and returns its output and exit code', async () => {
-    const result = await runTool().run({ argv: [NODE, '-e', 'console.log("out:" + process.argv[1]); console.error("err")', '$HOME; echo pwned'] });
+    const result = await runTool().run({
+      argv: [NODE, '-e', 'console.log("out:" + process.argv[1]); console.error("err")', '$HOME; echo pwned'],
+    });
     const s = result.structuredContent as Structured;
     expect(result.isError).toBe(false);
     expect(s.exitCode).toBe(0);
@@ -98,8 +100,10 @@ describe('run_command', () => {
 
   it('runs in the root by default, or in a cwd inside it; a cwd outside is refused', async () => {
     const script = 'process.stdout.write(process.cwd())';
-    expect((((await runTool().run({ argv: [NODE, '-e', script] })).structuredContent) as Structured).stdout).toBe(root);
-    expect((((await runTool().run({ argv: [NODE, '-e', script], cwd: 'sub' })).structuredContent) as Structured).stdout).toBe(join(root, 'sub'));
+    expect(((await runTool().run({ argv: [NODE, '-e', script] })).structuredContent as Structured).stdout).toBe(root);
+    expect(
+      ((await runTool().run({ argv: [NODE, '-e', script], cwd: 'sub' })).structuredContent as Structured).stdout,
+    ).toBe(join(root, 'sub'));
     const guard = await runTool().guardrails({ argv: [NODE, '-e', script], cwd: base });
     expect(guard.ok).toBe(false);
     const refused = await runTool().run({ argv: [NODE, '-e', script], cwd: '..' });
@@ -118,8 +122,18 @@ describe('run_command', () => {
   });
 
   it('passes only the allow-listed environment', async () => {
-    const tool = runTool({ baseEnv: { PATH: process.env.PATH ?? '', HOME: '/home/test', MH_SECRET_TOKEN: 'sk-live-123', AWS_SECRET_ACCESS_KEY: 'x' }, extraEnv: { MH_FIXED: '1' } });
-    const result = await tool.run({ argv: [NODE, '-e', 'process.stdout.write(JSON.stringify(Object.keys(process.env).sort()))'] });
+    const tool = runTool({
+      baseEnv: {
+        PATH: process.env.PATH ?? '',
+        HOME: '/home/test',
+        MH_SECRET_TOKEN: 'sk-live-123',
+        AWS_SECRET_ACCESS_KEY: 'x',
+      },
+      extraEnv: { MH_FIXED: '1' },
+    });
+    const result = await tool.run({
+      argv: [NODE, '-e', 'process.stdout.write(JSON.stringify(Object.keys(process.env).sort()))'],
+    });
     const keys = JSON.parse((result.structuredContent as Structured).stdout) as string[];
     expect(keys).toContain('PATH');
     expect(keys).toContain('HOME');
@@ -143,7 +157,9 @@ describe('run_command', () => {
   it('uses the configured default deadline and caps the one a call asks for', async () => {
     const tool = runTool({ timeoutMs: 1234, maxTimeoutMs: 5000 });
     expect(((await tool.run({ argv: [NODE, '-e', ''] })).structuredContent as Structured).timeoutMs).toBe(1234);
-    expect(((await tool.run({ argv: [NODE, '-e', ''], timeoutMs: 10_000_000 })).structuredContent as Structured).timeoutMs).toBe(5000);
+    expect(
+      ((await tool.run({ argv: [NODE, '-e', ''], timeoutMs: 10_000_000 })).structuredContent as Structured).timeoutMs,
+    ).toBe(5000);
   });
 
   it.runIf(posix)('a timeout kills the process and what it started', async () => {
@@ -155,7 +171,10 @@ describe('run_command', () => {
       require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(g.pid));
       setInterval(() => {}, 1000);`;
     const started = performance.now();
-    const result = await runTool({ killGraceMs: 500, sandbox: NO_SANDBOX }).run({ argv: [NODE, '-e', script], timeoutMs: 700 });
+    const result = await runTool({ killGraceMs: 500, sandbox: NO_SANDBOX }).run({
+      argv: [NODE, '-e', script],
+      timeoutMs: 700,
+    });
     const elapsed = performance.now() - started;
     const s = result.structuredContent as Structured;
     expect(result.isError).toBe(true);
@@ -170,7 +189,10 @@ describe('run_command', () => {
   it.runIf(posix)('a process that ignores SIGTERM gets SIGKILL after the grace period', async () => {
     const script = 'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000)';
     const started = performance.now();
-    const result = await runTool({ killGraceMs: 300, sandbox: NO_SANDBOX }).run({ argv: [NODE, '-e', script], timeoutMs: 500 });
+    const result = await runTool({ killGraceMs: 300, sandbox: NO_SANDBOX }).run({
+      argv: [NODE, '-e', script],
+      timeoutMs: 500,
+    });
     const s = result.structuredContent as Structured;
     expect(s.timedOut).toBe(true);
     expect(s.signal).toBe('SIGKILL');
@@ -182,7 +204,10 @@ describe('run_command', () => {
     const pidFile = join(root, 'child.pid');
     const controller = new AbortController();
     const script = `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
-    const running = runTool({ killGraceMs: 300, sandbox: NO_SANDBOX }).run({ argv: [NODE, '-e', script], timeoutMs: 20_000 }, { signal: controller.signal });
+    const running = runTool({ killGraceMs: 300, sandbox: NO_SANDBOX }).run(
+      { argv: [NODE, '-e', script], timeoutMs: 20_000 },
+      { signal: controller.signal },
+    );
     const pid = Number(await waitForFile(pidFile));
     expect(isAlive(pid)).toBe(true);
     controller.abort();
@@ -197,7 +222,10 @@ describe('run_command', () => {
     expect(guard).toMatchObject({ ok: false });
     expect(guard.ok === false && guard.reason).toMatch(/shell-command-string/);
     const refused = await runTool().run(viaShell);
-    expect(refused).toMatchObject({ isError: true, structuredContent: { error: { code: 'command_refused' }, rule: 'shell-command-string' } });
+    expect(refused).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'command_refused' }, rule: 'shell-command-string' },
+    });
     expect(existsSync(marker)).toBe(false);
 
     // The deny list, with a control run proving the command would have had an effect.

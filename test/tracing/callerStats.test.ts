@@ -9,13 +9,22 @@ describe('callerStats', () => {
     const insert = db.prepare(
       `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at) VALUES (?, 's', ?, ?, ?, 'fx', 'ok', ?)`,
     );
-    for (let i = 0; i < 50; i++) insert.run(`t${i}`, `c${i}`, i % 5 === 0 ? 'Claude Code' : 'gui', `tool${i}`, 1000 + i);
+    for (let i = 0; i < 50; i++)
+      insert.run(`t${i}`, `c${i}`, i % 5 === 0 ? 'Claude Code' : 'gui', `tool${i}`, 1000 + i);
     const stats = callerStats(db, ['Claude Code', 'gui', 'Nobody']);
-    expect(stats.get('Claude Code')).toEqual({ calls: 10, lastCall: { toolName: 'tool45', serverId: 'fx', at: 1045, status: 'ok' } });
+    expect(stats.get('Claude Code')).toEqual({
+      calls: 10,
+      lastCall: { toolName: 'tool45', serverId: 'fx', at: 1045, status: 'ok' },
+    });
     expect(stats.get('gui')?.calls).toBe(40);
     expect(stats.get('Nobody')).toEqual({ calls: 0 });
-    for (const sql of ['SELECT COUNT(*) FROM traces WHERE user_id = ?', 'SELECT tool_name FROM traces WHERE user_id = ? ORDER BY started_at DESC, seq DESC LIMIT 1']) {
-      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('gui') as Array<{ detail: string }>).map((row) => row.detail).join(' | ');
+    for (const sql of [
+      'SELECT COUNT(*) FROM traces WHERE user_id = ?',
+      'SELECT tool_name FROM traces WHERE user_id = ? ORDER BY started_at DESC, seq DESC LIMIT 1',
+    ]) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('gui') as Array<{ detail: string }>)
+        .map((row) => row.detail)
+        .join(' | ');
       expect(plan).toContain('traces_by_user');
       expect(plan).not.toMatch(/TEMP B-TREE/);
     }

@@ -22,13 +22,38 @@ describe('the migration that adds the cancelled status', () => {
       const insert = old.prepare(
         `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error) VALUES (?, 's', ?, 'u', 'tool', 'srv', ?, ?, ?, 1, ?)`,
       );
-      insert.run('t-waited', 'c1', 'denied', T0, T0 + 1, JSON.stringify({ code: 'approval_cancelled', message: 'cancelled before it was approved' }));
-      insert.run('t-ran', 'c2', 'error', T0 + 2, T0 + 3, JSON.stringify({ code: 'cancelled', message: 'was cancelled' }));
-      insert.run('t-denied', 'c3', 'denied', T0 + 4, T0 + 5, JSON.stringify({ code: 'permission_denied', message: 'the user denied it' }));
+      insert.run(
+        't-waited',
+        'c1',
+        'denied',
+        T0,
+        T0 + 1,
+        JSON.stringify({ code: 'approval_cancelled', message: 'cancelled before it was approved' }),
+      );
+      insert.run(
+        't-ran',
+        'c2',
+        'error',
+        T0 + 2,
+        T0 + 3,
+        JSON.stringify({ code: 'cancelled', message: 'was cancelled' }),
+      );
+      insert.run(
+        't-denied',
+        'c3',
+        'denied',
+        T0 + 4,
+        T0 + 5,
+        JSON.stringify({ code: 'permission_denied', message: 'the user denied it' }),
+      );
       insert.run('t-failed', 'c4', 'error', T0 + 6, T0 + 7, JSON.stringify({ code: 'timeout', message: 'too slow' }));
       insert.run('t-ok', 'c5', 'ok', T0 + 8, T0 + 9, null);
-      old.prepare('INSERT INTO trace_events (trace_id, seq, type, at, data) VALUES (?, 1, ?, ?, ?)').run('t-ran', 'failed', T0 + 3, '{}');
-      expect(() => old.prepare(`UPDATE traces SET status = 'cancelled' WHERE trace_id = 't-ok'`).run()).toThrow(/CHECK/);
+      old
+        .prepare('INSERT INTO trace_events (trace_id, seq, type, at, data) VALUES (?, 1, ?, ?, ?)')
+        .run('t-ran', 'failed', T0 + 3, '{}');
+      expect(() => old.prepare(`UPDATE traces SET status = 'cancelled' WHERE trace_id = 't-ok'`).run()).toThrow(
+        /CHECK/,
+      );
       old.close();
 
       const db = openAppDatabase(file);
@@ -40,13 +65,20 @@ describe('the migration that adds the cancelled status', () => {
           { trace_id: 't-failed', status: 'error' },
           { trace_id: 't-ok', status: 'ok' },
         ]);
-        expect(db.pragma('foreign_key_list(trace_events)')).toMatchObject([{ table: 'traces', from: 'trace_id', to: 'trace_id', on_delete: 'CASCADE' }]);
+        expect(db.pragma('foreign_key_list(trace_events)')).toMatchObject([
+          { table: 'traces', from: 'trace_id', to: 'trace_id', on_delete: 'CASCADE' },
+        ]);
         expect(db.pragma('foreign_key_check')).toEqual([]);
         expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
         expect(() => db.prepare(`UPDATE traces SET status = 'lost' WHERE trace_id = 't-ok'`).run()).toThrow(/CHECK/);
         const tracer = new Tracer(db);
         expect(tracer.getTrace('t-ran')?.events.map((e) => e.type)).toEqual(['failed']);
-        expect(tracer.listTraces({ status: 'cancelled', limit: 10 }).traces.map((t) => t.traceId).sort()).toEqual(['t-ran', 't-waited']);
+        expect(
+          tracer
+            .listTraces({ status: 'cancelled', limit: 10 })
+            .traces.map((t) => t.traceId)
+            .sort(),
+        ).toEqual(['t-ran', 't-waited']);
       } finally {
         db.close();
       }

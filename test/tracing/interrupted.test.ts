@@ -25,7 +25,9 @@ const call = { sessionId: 's1', callId: 'c1', userId: 'u1', toolName: 'effect', 
 
 /** A real process that idles until killed. */
 function idleProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000); process.stdout.write("up\\n")'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000); process.stdout.write("up\\n")'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   return new Promise((resolve) => child.stdout?.once('data', () => resolve(child)));
 }
 
@@ -117,7 +119,12 @@ describe('closing interrupted traces at start', () => {
     for (const tracer of tracers) tracer.flush();
 
     const starting = tracerOf();
-    expect(starting.closeInterrupted().map((t) => t.callId).sort()).toEqual(['running-call', 'waiting-call']);
+    expect(
+      starting
+        .closeInterrupted()
+        .map((t) => t.callId)
+        .sort(),
+    ).toEqual(['running-call', 'waiting-call']);
     expect(starting.getTrace(waiting.traceId)?.trace.error).toEqual(INTERRUPTED_BEFORE_RUN_ERROR);
     expect(starting.getTrace(running.traceId)?.trace.error).toEqual(INTERRUPTED_ERROR);
   });
@@ -128,7 +135,10 @@ describe('closing interrupted traces at start', () => {
     time += 40;
     ofDead.event('attempt_started', { attempt: 1 });
     const ofLive = tracerOf(live).start({ ...call, callId: 'live-call' });
-    const ofElsewhere = tracerOf({ ...live, host: `${live.host}-elsewhere` }).start({ ...call, callId: 'elsewhere-call' });
+    const ofElsewhere = tracerOf({ ...live, host: `${live.host}-elsewhere` }).start({
+      ...call,
+      callId: 'elsewhere-call',
+    });
     const mine = tracerOf().start({ ...call, callId: 'my-call' });
     const finished = tracerOf(dead).start({ ...call, callId: 'finished-call' });
     finished.finish('ok');
@@ -142,11 +152,20 @@ describe('closing interrupted traces at start', () => {
 
     expect(closed.map((t) => t.callId)).toEqual(['dead-call']);
     const stored = starting.getTrace(ofDead.traceId)?.trace;
-    expect(stored).toMatchObject({ status: 'interrupted', startedAt: T0, endedAt: T0 + 40, durationMs: 40, error: { code: 'interrupted' } });
+    expect(stored).toMatchObject({
+      status: 'interrupted',
+      startedAt: T0,
+      endedAt: T0 + 40,
+      durationMs: 40,
+      error: { code: 'interrupted' },
+    });
     expect(heard).toEqual([{ kind: 'trace_finished', trace: stored }]);
-    for (const handle of [ofLive, ofElsewhere, mine]) expect(starting.getTrace(handle.traceId)?.trace.status).toBe('running');
+    for (const handle of [ofLive, ofElsewhere, mine])
+      expect(starting.getTrace(handle.traceId)?.trace.status).toBe('running');
     expect(starting.getTrace(finished.traceId)?.trace.status).toBe('ok');
-    expect(starting.listTraces({ status: 'interrupted', limit: 10 }).traces.map((t) => t.callId)).toEqual(['dead-call']);
+    expect(starting.listTraces({ status: 'interrupted', limit: 10 }).traces.map((t) => t.callId)).toEqual([
+      'dead-call',
+    ]);
 
     // The live owner finishes normally afterwards; a second sweep finds nothing more to close.
     ofLive.finish('ok');
@@ -170,13 +189,23 @@ describe('the migration that adds the interrupted status', () => {
     try {
       const file = join(scratch.dir, 'old.db');
       const old = openDatabase(file, { migrations: APP_MIGRATIONS.slice(0, 2) });
-      old.prepare(`INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at) VALUES ('t-old', 's', 'c', 'u', 'tool', 'srv', 'running', ?)`).run(T0);
-      old.prepare(`INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms) VALUES ('t-done', 's', 'c2', 'u', 'tool', 'srv', 'ok', ?, ?, 5)`).run(T0, T0 + 5);
+      old
+        .prepare(
+          `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at) VALUES ('t-old', 's', 'c', 'u', 'tool', 'srv', 'running', ?)`,
+        )
+        .run(T0);
+      old
+        .prepare(
+          `INSERT INTO traces (trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms) VALUES ('t-done', 's', 'c2', 'u', 'tool', 'srv', 'ok', ?, ?, 5)`,
+        )
+        .run(T0, T0 + 5);
       const event = old.prepare('INSERT INTO trace_events (trace_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
       event.run('t-old', 1, 'claim', T0 + 1, '{"outcome":"owner"}');
       event.run('t-old', 2, 'attempt_started', T0 + 7, '{"attempt":1}');
       event.run('t-done', 1, 'completed', T0 + 5, '{"isError":false}');
-      expect(() => old.prepare(`UPDATE traces SET status = 'interrupted' WHERE trace_id = 't-old'`).run()).toThrow(/CHECK/);
+      expect(() => old.prepare(`UPDATE traces SET status = 'interrupted' WHERE trace_id = 't-old'`).run()).toThrow(
+        /CHECK/,
+      );
       old.close();
 
       const db = openAppDatabase(file);
@@ -186,14 +215,18 @@ describe('the migration that adds the interrupted status', () => {
           { trace_id: 't-done', status: 'ok', owner: null },
         ]);
         expect(db.prepare('SELECT COUNT(*) AS n FROM trace_events').get()).toEqual({ n: 3 });
-        expect(db.pragma('foreign_key_list(trace_events)')).toMatchObject([{ table: 'traces', from: 'trace_id', to: 'trace_id', on_delete: 'CASCADE' }]);
+        expect(db.pragma('foreign_key_list(trace_events)')).toMatchObject([
+          { table: 'traces', from: 'trace_id', to: 'trace_id', on_delete: 'CASCADE' },
+        ]);
         expect(db.pragma('foreign_key_check')).toEqual([]);
         expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
         expect(() => db.prepare(`UPDATE traces SET status = 'lost' WHERE trace_id = 't-done'`).run()).toThrow(/CHECK/);
 
         // A trace from before owners were recorded: no version that could still be running wrote it.
         const tracer = new Tracer(db, { clock: () => T0 + 60_000 });
-        expect(tracer.closeInterrupted()).toMatchObject([{ traceId: 't-old', status: 'interrupted', endedAt: T0 + 7, durationMs: 7 }]);
+        expect(tracer.closeInterrupted()).toMatchObject([
+          { traceId: 't-old', status: 'interrupted', endedAt: T0 + 7, durationMs: 7 },
+        ]);
         expect(tracer.getTrace('t-old')?.events.map((e) => e.type)).toEqual(['claim', 'attempt_started']);
 
         db.prepare(`DELETE FROM traces WHERE trace_id = 't-done'`).run();

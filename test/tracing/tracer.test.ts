@@ -41,7 +41,12 @@ afterEach(() => {
 describe('recording', () => {
   it('stores events in order with timestamps, and measures attempt, approval and trace durations', () => {
     const trace = tracer.start(call());
-    expect(tracer.getTrace(trace.traceId)?.trace).toEqual({ ...call(), traceId: trace.traceId, status: 'running', startedAt: T0 });
+    expect(tracer.getTrace(trace.traceId)?.trace).toEqual({
+      ...call(),
+      traceId: trace.traceId,
+      status: 'running',
+      startedAt: T0,
+    });
 
     trace.event('decision', { outcome: 'ask', ruleId: 'writes-need-approval' });
     time += 2;
@@ -52,7 +57,12 @@ describe('recording', () => {
     time += 1;
     trace.event('attempt_started', { attempt: 1 });
     time += 40;
-    trace.event('attempt_finished', { attempt: 1, outcome: 'error', error: { code: 'timeout', message: 'no answer' }, recoverable: true });
+    trace.event('attempt_finished', {
+      attempt: 1,
+      outcome: 'error',
+      error: { code: 'timeout', message: 'no answer' },
+      recoverable: true,
+    });
     trace.event('retry_scheduled', { nextAttempt: 2, delayMs: 200, reason: 'timeout' });
     time += 200;
     trace.event('attempt_started', { attempt: 2 });
@@ -80,7 +90,13 @@ describe('recording', () => {
       [10, 'completed', 1_756, undefined],
     ]);
     expect(detail?.events[2]?.data).toEqual({ approved: true, answeredBy: 'u1', waitedMs: 1_500 });
-    expect(detail?.events[5]?.data).toEqual({ attempt: 1, outcome: 'error', durationMs: 40, error: { code: 'timeout', message: 'no answer' }, recoverable: true });
+    expect(detail?.events[5]?.data).toEqual({
+      attempt: 1,
+      outcome: 'error',
+      durationMs: 40,
+      error: { code: 'timeout', message: 'no answer' },
+      recoverable: true,
+    });
     expect(detail?.events[8]?.data).toMatchObject({ durationMs: 12.6 });
   });
 
@@ -90,14 +106,22 @@ describe('recording', () => {
       code = 'remote';
     }
     trace.event('failed', { error: { code: 'remote', message: 'refused' } });
-    expect(trace.finish('error', new Boom('server said no')).error).toEqual({ code: 'remote', message: 'server said no' });
-    expect(tracer.getTrace(trace.traceId)?.trace).toMatchObject({ status: 'error', error: { code: 'remote', message: 'server said no' } });
+    expect(trace.finish('error', new Boom('server said no')).error).toEqual({
+      code: 'remote',
+      message: 'server said no',
+    });
+    expect(tracer.getTrace(trace.traceId)?.trace).toMatchObject({
+      status: 'error',
+      error: { code: 'remote', message: 'server said no' },
+    });
     expect(tracer.start(call()).finish('denied', 'policy').error).toEqual({ message: 'policy' });
   });
 
   it('refuses invalid event data, and events or a second finish after finish, storing nothing', () => {
     const trace = tracer.start(call());
-    expect(() => trace.event('attempt_finished', { attempt: 0, outcome: 'maybe' } as never)).toThrow(TraceEventInvalidError);
+    expect(() => trace.event('attempt_finished', { attempt: 0, outcome: 'maybe' } as never)).toThrow(
+      TraceEventInvalidError,
+    );
     expect(() => trace.event('nonsense' as never, {} as never)).toThrow(TraceEventInvalidError);
     trace.finish('replayed');
     expect(trace.finished).toBe(true);
@@ -109,7 +133,12 @@ describe('recording', () => {
   it('keeps extra fields of event data (loose schemas), redacted like the rest', () => {
     const trace = tracer.start(call());
     trace.event('guardrail', { name: 'pii', outcome: 'modified', fieldsChanged: 2, sessionToken: 'abc' } as never);
-    expect(tracer.getTrace(trace.traceId)?.events[0]?.data).toEqual({ name: 'pii', outcome: 'modified', fieldsChanged: 2, sessionToken: REDACTED });
+    expect(tracer.getTrace(trace.traceId)?.events[0]?.data).toEqual({
+      name: 'pii',
+      outcome: 'modified',
+      fieldsChanged: 2,
+      sessionToken: REDACTED,
+    });
   });
 });
 
@@ -128,13 +157,25 @@ describe('redaction on disk', () => {
       fileTracer.onEvent((n) => published.push(n));
 
       const trace = fileTracer.start(call());
-      trace.event('decision', { outcome: 'allow', reason: `header carried ${secret}`, marker: 'visible-marker-4242', headers: { Authorization: keyed } } as never);
-      trace.event('attempt_finished', { attempt: 1, outcome: 'error', error: { message: `upstream echoed ${secret}!` } });
+      trace.event('decision', {
+        outcome: 'allow',
+        reason: `header carried ${secret}`,
+        marker: 'visible-marker-4242',
+        headers: { Authorization: keyed },
+      } as never);
+      trace.event('attempt_finished', {
+        attempt: 1,
+        outcome: 'error',
+        error: { message: `upstream echoed ${secret}!` },
+      });
       trace.event('failed', { error: { code: 'auth', message: `rejected ${secret}` } });
       trace.finish('error', new Error(`401 for key ${secret}`));
 
       const detail = fileTracer.getTrace(trace.traceId);
-      expect(detail?.events[0]?.data).toMatchObject({ reason: `header carried ${REDACTED}`, headers: { Authorization: REDACTED } });
+      expect(detail?.events[0]?.data).toMatchObject({
+        reason: `header carried ${REDACTED}`,
+        headers: { Authorization: REDACTED },
+      });
       expect(detail?.trace.error).toEqual({ message: `401 for key ${REDACTED}` });
       expect(JSON.stringify(published)).not.toContain(secret);
       expect(JSON.stringify(published)).not.toContain(keyed);
@@ -153,7 +194,6 @@ describe('redaction on disk', () => {
       scratch.cleanup();
     }
   });
-
 });
 
 describe('subscriptions', () => {
@@ -167,7 +207,12 @@ describe('subscriptions', () => {
     // Changes are group-committed on the next turn; listeners hear of them once stored.
     expect(seen).toEqual([]);
     tracer.flush();
-    expect(seen.map((n) => (n.kind === 'event' ? `event:${n.event.type}` : n.kind))).toEqual(['trace_started', 'event:claim', 'event:replay', 'trace_finished']);
+    expect(seen.map((n) => (n.kind === 'event' ? `event:${n.event.type}` : n.kind))).toEqual([
+      'trace_started',
+      'event:claim',
+      'event:replay',
+      'trace_finished',
+    ]);
     for (const n of seen) expect(TraceNotificationSchema.parse(n)).toEqual(n);
     expect(seen[3]).toEqual({ kind: 'trace_finished', trace: tracer.getTrace(trace.traceId)?.trace });
 
@@ -218,7 +263,8 @@ describe('group commit', () => {
     const before = group.stats.transactions;
     const trace = tracer.start(call());
     trace.event('claim', { outcome: 'owner' });
-    const count = () => (db.prepare('SELECT COUNT(*) AS n FROM trace_events WHERE trace_id = ?').get(trace.traceId) as { n: number }).n;
+    const count = () =>
+      (db.prepare('SELECT COUNT(*) AS n FROM trace_events WHERE trace_id = ?').get(trace.traceId) as { n: number }).n;
     expect(count()).toBe(0); // queued, not yet written
     // Nothing else commits meanwhile, so the queue is written on its own: wait for it to be stored.
     await new Promise<void>((resolve) => tracer.onEvent((n) => n.kind === 'event' && resolve()));
@@ -236,11 +282,24 @@ describe('queries', () => {
     const made: TraceSummary[] = [];
     for (let i = 0; i < 45; i++) {
       if (i % 3 !== 0) time += 1;
-      const trace = tracer.start(call({ sessionId: `s${i % 3}`, callId: `c${i}`, toolName: `tool${i % 3 === 0 ? 'A' : i % 3 === 1 ? 'B' : 'C'}`, serverId: i % 2 ? 'one' : 'two' }));
-      made.push(i % 5 === 4 ? (tracer.getTrace(trace.traceId)?.trace as TraceSummary) : trace.finish(statuses[i % 4] as (typeof statuses)[number]));
+      const trace = tracer.start(
+        call({
+          sessionId: `s${i % 3}`,
+          callId: `c${i}`,
+          toolName: `tool${i % 3 === 0 ? 'A' : i % 3 === 1 ? 'B' : 'C'}`,
+          serverId: i % 2 ? 'one' : 'two',
+        }),
+      );
+      made.push(
+        i % 5 === 4
+          ? (tracer.getTrace(trace.traceId)?.trace as TraceSummary)
+          : trace.finish(statuses[i % 4] as (typeof statuses)[number]),
+      );
     }
     const order = new Map(made.map((t, i) => [t.traceId, i]));
-    return made.sort((a, b) => b.startedAt - a.startedAt || (order.get(b.traceId) as number) - (order.get(a.traceId) as number));
+    return made.sort(
+      (a, b) => b.startedAt - a.startedAt || (order.get(b.traceId) as number) - (order.get(a.traceId) as number),
+    );
   }
 
   function everyPage(query: Omit<TraceQuery, 'cursor'>): TraceSummary[] {
@@ -272,7 +331,10 @@ describe('queries', () => {
       [{ status: 'running' }, (t) => t.status === 'running'],
       [{ status: 'error' }, (t) => t.status === 'error'],
       [{ sessionId: 's2' }, (t) => t.sessionId === 's2'],
-      [{ sessionId: 's1', serverId: 'two', status: 'ok' }, (t) => t.sessionId === 's1' && t.serverId === 'two' && t.status === 'ok'],
+      [
+        { sessionId: 's1', serverId: 'two', status: 'ok' },
+        (t) => t.sessionId === 's1' && t.serverId === 'two' && t.status === 'ok',
+      ],
       [{ from: T0 + 5, to: T0 + 20 }, (t) => t.startedAt >= T0 + 5 && t.startedAt <= T0 + 20],
     ];
     for (const [filter, keep] of cases) {
@@ -301,7 +363,8 @@ describe('queries', () => {
         expect(plan).toContain(`INDEX ${index}`);
         expect(plan).not.toMatch(/TEMP B-TREE/);
         // A range when the cursor, the time range or the session bounds it; else the index from its newest end.
-        if (cursor || filter.from !== undefined || filter.sessionId !== undefined) expect(plan).toMatch(/^SEARCH traces/);
+        if (cursor || filter.from !== undefined || filter.sessionId !== undefined)
+          expect(plan).toMatch(/^SEARCH traces/);
       }
     }
     // The filter columns are in both indexes, so a trace the filter rejects is never read.
@@ -310,8 +373,17 @@ describe('queries', () => {
       expect(columns).toEqual(expect.arrayContaining(['status', 'tool_name', 'server_id', 'session_id']));
     }
     // And no other index: every trace start and finish writes each one.
-    const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('traces', 'trace_events') ORDER BY name`).all() as Array<{ name: string }>;
-    expect(indexes.map((i) => i.name)).toEqual(['sqlite_autoindex_traces_1', 'traces_by_session', 'traces_by_time', 'traces_by_user']); // trace_events is keyed by its primary key alone
+    const indexes = db
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('traces', 'trace_events') ORDER BY name`,
+      )
+      .all() as Array<{ name: string }>;
+    expect(indexes.map((i) => i.name)).toEqual([
+      'sqlite_autoindex_traces_1',
+      'traces_by_session',
+      'traces_by_time',
+      'traces_by_user',
+    ]); // trace_events is keyed by its primary key alone
   });
 
   it('exports a trace as a self-describing JSON object', () => {
@@ -322,7 +394,12 @@ describe('queries', () => {
     trace.finish('ok');
     time += 100;
     const exported = tracer.exportTrace(trace.traceId);
-    expect(exported).toMatchObject({ format: 'miniharness-trace', version: 1, exportedAt: T0 + 105, trace: { traceId: trace.traceId, durationMs: 5 } });
+    expect(exported).toMatchObject({
+      format: 'miniharness-trace',
+      version: 1,
+      exportedAt: T0 + 105,
+      trace: { traceId: trace.traceId, durationMs: 5 },
+    });
     expect(exported.events.map((e) => e.type)).toEqual(['claim', 'completed']);
     const roundTripped = JSON.parse(JSON.stringify(exported)) as unknown;
     expect(roundTripped).toStrictEqual(exported);

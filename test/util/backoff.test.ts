@@ -12,8 +12,12 @@ const steps = { baseDelayMs: 100, maxDelayMs: 1_000 };
 
 describe('backoff', () => {
   it('doubles per step up to the cap, jittered between half and all of it', () => {
-    expect([0, 1, 2, 3, 4, 10].map((step) => backoffDelayMs(step, steps, () => 1))).toEqual([100, 200, 400, 800, 1_000, 1_000]);
-    expect([0, 1, 2, 3, 4, 10].map((step) => backoffDelayMs(step, steps, () => 0))).toEqual([50, 100, 200, 400, 500, 500]);
+    expect([0, 1, 2, 3, 4, 10].map((step) => backoffDelayMs(step, steps, () => 1))).toEqual([
+      100, 200, 400, 800, 1_000, 1_000,
+    ]);
+    expect([0, 1, 2, 3, 4, 10].map((step) => backoffDelayMs(step, steps, () => 0))).toEqual([
+      50, 100, 200, 400, 500, 500,
+    ]);
     expect(backoffDelayMs(-3, steps, () => 1)).toBe(100);
   });
 

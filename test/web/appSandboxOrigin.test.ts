@@ -56,7 +56,9 @@ describe('the sandbox origin', () => {
     expect(directive(policy, 'connect-src')).toBe("connect-src 'none'");
     expect(directive(policy, 'frame-src')).toBe("frame-src 'none'");
     expect(directive(policy, 'script-src')).toBe(`script-src ${appSandboxOrigin}/proxy.js 'unsafe-inline'`);
-    expect(directive(policy, 'frame-ancestors')).toBe(`frame-ancestors http://127.0.0.1:${port} http://localhost:${port}`);
+    expect(directive(policy, 'frame-ancestors')).toBe(
+      `frame-ancestors http://127.0.0.1:${port} http://localhost:${port}`,
+    );
     const body = await response.text();
     expect(body).toContain('<script src="/proxy.js"></script>');
     expect(body).not.toContain('token');
@@ -64,11 +66,19 @@ describe('the sandbox origin', () => {
 
   it('adds the origins a resource declares, and drops what is not a plain origin', async () => {
     const csp = {
-      connectDomains: ['https://api.example.com', "'unsafe-eval'", '*', 'https://a.example.com; script-src *', 'javascript:alert(1)'],
+      connectDomains: [
+        'https://api.example.com',
+        "'unsafe-eval'",
+        '*',
+        'https://a.example.com; script-src *',
+        'javascript:alert(1)',
+      ],
       resourceDomains: ['https://*.cdn.example.com', 'data:'],
       frameDomains: ['https://www.youtube.com', 'https://x.example.com/path'],
     };
-    const policy = (await fetch(`${running.host.appSandboxOrigin}/proxy?csp=${cspParam(csp)}`)).headers.get('content-security-policy');
+    const policy = (await fetch(`${running.host.appSandboxOrigin}/proxy?csp=${cspParam(csp)}`)).headers.get(
+      'content-security-policy',
+    );
     expect(directive(policy, 'connect-src')).toBe('connect-src https://api.example.com');
     expect(directive(policy, 'frame-src')).toBe('frame-src https://www.youtube.com');
     expect(directive(policy, 'img-src')).toBe('img-src data: blob: https://*.cdn.example.com');

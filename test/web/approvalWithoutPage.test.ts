@@ -46,12 +46,32 @@ describe('an approval with no page open', () => {
     const setup = await BridgeClient.connect(Number(new URL(host.url).port), { token: host.token });
     await ok(setup, 'servers.save', {
       mode: 'create',
-      config: { id: 'fx', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_COUNTER: join(scratch.dir, 'counter.txt') } },
+      config: {
+        id: 'fx',
+        name: 'Fixture',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [BUILT_STDIO_FIXTURE],
+        cwd: PROJECT_ROOT,
+        env: { FIXTURE_COUNTER: join(scratch.dir, 'counter.txt') },
+      },
     });
-    await waitFor(async () => (await ok<Array<{ status: { state: string } }>>(setup, 'servers.list'))[0]?.status.state === 'ready', 20_000);
+    await waitFor(
+      async () => (await ok<Array<{ status: { state: string } }>>(setup, 'servers.list'))[0]?.status.state === 'ready',
+      20_000,
+    );
     // Ready comes before the tools are listed: the agent's call needs them in the catalog.
-    await waitFor(async () => (await ok<{ tools: Array<{ serverId: string; name: string }> }>(setup, 'tools.list')).tools.some((t) => t.serverId === 'fx' && t.name === 'append'), 20_000);
-    const created = await ok<{ token: string }>(setup, 'agents.create', { name: 'Night Shift', visibility: ALL_SERVERS });
+    await waitFor(
+      async () =>
+        (await ok<{ tools: Array<{ serverId: string; name: string }> }>(setup, 'tools.list')).tools.some(
+          (t) => t.serverId === 'fx' && t.name === 'append',
+        ),
+      20_000,
+    );
+    const created = await ok<{ token: string }>(setup, 'agents.create', {
+      name: 'Night Shift',
+      visibility: ALL_SERVERS,
+    });
     const view = await ok<AgentsView>(setup, 'agents.list');
     // The page goes away: from now on nobody would see a dialog.
     await closePage(setup);
@@ -70,13 +90,19 @@ describe('an approval with no page open', () => {
     pending.push(agent.callTool({ name: 'fx__append', arguments: { line: 'first' } }).catch(() => undefined));
     await waitFor(() => approvalLines(host).length === 1, 15_000);
     const [line] = approvalLines(host);
-    expect(line).toBe(`MiniHarness: Agent "Night Shift" asks to run append (fx) and waits for your approval; open ${host.url}`);
+    expect(line).toBe(
+      `MiniHarness: Agent "Night Shift" asks to run append (fx) and waits for your approval; open ${host.url}`,
+    );
     expect(line).not.toContain('first'); // never the arguments
 
     // A page is open: it gets the request (and shows the dialog); the host prints nothing.
     const page = await BridgeClient.connect(Number(new URL(host.url).port), { token: host.token });
     pending.push(agent.callTool({ name: 'fx__echo', arguments: { text: 'seen' } }).catch(() => undefined));
-    await waitFor(() => page.events.some((e) => e.event === 'approval.requested' && (e.payload as ApprovalView).toolName === 'echo'), 15_000);
+    await waitFor(
+      () =>
+        page.events.some((e) => e.event === 'approval.requested' && (e.payload as ApprovalView).toolName === 'echo'),
+      15_000,
+    );
     await closePage(page);
 
     // No page again: the next request prints its line. Stdout is in order, so a line for the echo

@@ -60,13 +60,22 @@ describe('browser-mode host: a page that stops reading', () => {
     });
     const saved = await running.core.dispatch('servers.save', {
       mode: 'create',
-      config: { id: 'flood', name: 'Flood', transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FLOOD_SERVER], cwd: PROJECT_ROOT },
+      config: {
+        id: 'flood',
+        name: 'Flood',
+        transport: 'stdio',
+        command: process.execPath,
+        args: ['--import', 'tsx', FLOOD_SERVER],
+        cwd: PROJECT_ROOT,
+      },
     });
     expect(saved.ok).toBe(true);
     await until(() => ready);
     stop();
     // Trusted, so its read-only `flood` tool runs without asking.
-    expect((await running.core.dispatch('permissions.setServerTrust', { serverId: 'flood', trusted: true })).ok).toBe(true);
+    expect((await running.core.dispatch('permissions.setServerTrust', { serverId: 'flood', trusted: true })).ok).toBe(
+      true,
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -75,12 +84,21 @@ describe('browser-mode host: a page that stops reading', () => {
   });
 
   async function flood(tag: string, lines: number): Promise<void> {
-    const result = await running.core.dispatch('tools.call', { name: 'flood', serverId: 'flood', args: { lines, width: 200, tag }, callId: `flood-call-${tag}` });
+    const result = await running.core.dispatch('tools.call', {
+      name: 'flood',
+      serverId: 'flood',
+      args: { lines, width: 200, tag },
+      callId: `flood-call-${tag}`,
+    });
     expect(result, JSON.stringify(result).slice(0, 400)).toMatchObject({ ok: true });
     await until(() => doneTags.has(tag));
   }
 
-  function nextClientEvent<T>(client: BridgeClient, event: string, match: (payload: T) => boolean = () => true): Promise<T> {
+  function nextClientEvent<T>(
+    client: BridgeClient,
+    event: string,
+    match: (payload: T) => boolean = () => true,
+  ): Promise<T> {
     return new Promise((resolve) => {
       const check = () => {
         const found = client.events.find((e) => e.event === event && match(e.payload as T));
@@ -108,57 +126,76 @@ describe('browser-mode host: a page that stops reading', () => {
     expect((await client.call('app.info', {})).ok).toBe(true);
   }
 
-  it('keeps the paused page under its bound, reports the dropped lines after, and still delivers the approval', { timeout: 120_000 }, async () => {
-    const client = await BridgeClient.connect(running.host.port);
-    const before = emittedFloodLines;
-    client.ws.pause();
+  it(
+    'keeps the paused page under its bound, reports the dropped lines after, and still delivers the approval',
+    { timeout: 120_000 },
+    async () => {
+      const client = await BridgeClient.connect(running.host.port);
+      const before = emittedFloodLines;
+      client.ws.pause();
 
-    // Flood until the host has had to drop lines for this page (the kernel's buffers fill first).
-    let round = 0;
-    while (!(running.host.clients()[0]?.droppedTotal ?? 0)) {
-      expect(round, 'the host never held back events for the paused page').toBeLessThan(40);
+      // Flood until the host has had to drop lines for this page (the kernel's buffers fill first).
+      let round = 0;
+      while (!(running.host.clients()[0]?.droppedTotal ?? 0)) {
+        expect(round, 'the host never held back events for the paused page').toBeLessThan(40);
+        await flood(`r${round++}`, 20_000);
+      }
       await flood(`r${round++}`, 20_000);
-    }
-    await flood(`r${round++}`, 20_000);
 
-    // An approval asked while the page is not reading: it must not be dropped.
-    const asked = approvals.length;
-    const pendingWrite = running.core.dispatch('tools.call', { name: 'write_file', serverId: 'local', args: { path: 'held.txt', content: 'held' }, callId: 'held-approval-1' });
-    await until(() => approvals.length > asked);
-    const requestId = approvals[asked]!;
+      // An approval asked while the page is not reading: it must not be dropped.
+      const asked = approvals.length;
+      const pendingWrite = running.core.dispatch('tools.call', {
+        name: 'write_file',
+        serverId: 'local',
+        args: { path: 'held.txt', content: 'held' },
+        callId: 'held-approval-1',
+      });
+      await until(() => approvals.length > asked);
+      const requestId = approvals[asked]!;
 
-    const stalled = running.host.clients()[0]!;
-    expect(stalled.backlogged).toBe(true);
-    expect(stalled.maxBufferedAmount).toBeLessThanOrEqual(LIMITS.highWaterBytes + ONE_FRAME);
-    expect(stalled.bufferedAmount).toBeLessThanOrEqual(LIMITS.highWaterBytes + ONE_FRAME);
-    expect(stalled.heldBytes).toBeLessThanOrEqual(LIMITS.maxHeldBytes);
-    expect(stalled.unreportedDroppedLines).toBeGreaterThan(0);
+      const stalled = running.host.clients()[0]!;
+      expect(stalled.backlogged).toBe(true);
+      expect(stalled.maxBufferedAmount).toBeLessThanOrEqual(LIMITS.highWaterBytes + ONE_FRAME);
+      expect(stalled.bufferedAmount).toBeLessThanOrEqual(LIMITS.highWaterBytes + ONE_FRAME);
+      expect(stalled.heldBytes).toBeLessThanOrEqual(LIMITS.maxHeldBytes);
+      expect(stalled.unreportedDroppedLines).toBeGreaterThan(0);
 
-    client.ws.resume();
-    const approval = await nextClientEvent<{ requestId: string }>(client, 'approval.requested', (p) => p.requestId === requestId);
-    expect(approval.requestId).toBe(requestId);
-    await nextClientEvent<DroppedPayload>(client, 'bridge.dropped', (p) => p.serverId === 'flood');
-    await settle(client);
+      client.ws.resume();
+      const approval = await nextClientEvent<{ requestId: string }>(
+        client,
+        'approval.requested',
+        (p) => p.requestId === requestId,
+      );
+      expect(approval.requestId).toBe(requestId);
+      await nextClientEvent<DroppedPayload>(client, 'bridge.dropped', (p) => p.serverId === 'flood');
+      await settle(client);
 
-    const received = client.events.filter((e) => e.event === 'server.log' && (e.payload as LogPayload).serverId === 'flood').length;
-    const dropped = client.events
-      .filter((e) => e.event === 'bridge.dropped' && (e.payload as DroppedPayload).serverId === 'flood')
-      .reduce((sum, e) => sum + (e.payload as DroppedPayload).count, 0);
-    expect(dropped).toBeGreaterThan(0);
-    expect(received + dropped).toBe(emittedFloodLines - before);
+      const received = client.events.filter(
+        (e) => e.event === 'server.log' && (e.payload as LogPayload).serverId === 'flood',
+      ).length;
+      const dropped = client.events
+        .filter((e) => e.event === 'bridge.dropped' && (e.payload as DroppedPayload).serverId === 'flood')
+        .reduce((sum, e) => sum + (e.payload as DroppedPayload).count, 0);
+      expect(dropped).toBeGreaterThan(0);
+      expect(received + dropped).toBe(emittedFloodLines - before);
 
-    expect((await running.core.dispatch('approvals.answer', { requestId, answer: 'deny' })).ok).toBe(true);
-    expect(await pendingWrite).toMatchObject({ ok: false, error: { code: 'permission_denied' } });
-    client.close();
-  });
+      expect((await running.core.dispatch('approvals.answer', { requestId, answer: 'deny' })).ok).toBe(true);
+      expect(await pendingWrite).toMatchObject({ ok: false, error: { code: 'permission_denied' } });
+      client.close();
+    },
+  );
 
   it('a page that reads gets every line, or is told how many it missed', { timeout: 60_000 }, async () => {
     const client = await BridgeClient.connect(running.host.port);
     const before = emittedFloodLines;
     await flood('reader', 5_000);
     await settle(client);
-    const received = client.events.filter((e) => e.event === 'server.log' && (e.payload as LogPayload).serverId === 'flood').length;
-    const dropped = client.events.filter((e) => e.event === 'bridge.dropped').reduce((sum, e) => sum + (e.payload as DroppedPayload).count, 0);
+    const received = client.events.filter(
+      (e) => e.event === 'server.log' && (e.payload as LogPayload).serverId === 'flood',
+    ).length;
+    const dropped = client.events
+      .filter((e) => e.event === 'bridge.dropped')
+      .reduce((sum, e) => sum + (e.payload as DroppedPayload).count, 0);
     expect(received + dropped).toBe(emittedFloodLines - before);
     client.close();
   });

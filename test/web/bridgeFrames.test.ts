@@ -54,7 +54,8 @@ describe('browser-mode host: bad frames close one connection, never the process'
     {
       name: 'a frame declaring one byte over the limit',
       code: 1009,
-      send: (raw) => raw.send({ opcode: 0x1, declaredLength: MAX_BRIDGE_FRAME_BYTES + 1, payload: Buffer.from('{"t":"call"') }),
+      send: (raw) =>
+        raw.send({ opcode: 0x1, declaredLength: MAX_BRIDGE_FRAME_BYTES + 1, payload: Buffer.from('{"t":"call"') }),
     },
     {
       name: 'a message over the limit in fragments that are each small enough',
@@ -65,11 +66,31 @@ describe('browser-mode host: bad frames close one connection, never the process'
         raw.send({ opcode: 0x0, fin: true, payload: half });
       },
     },
-    { name: 'a text frame with invalid UTF-8', code: 1007, send: (raw) => raw.send({ opcode: 0x1, payload: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) }) },
-    { name: 'a frame with RSV1 set (no extension was negotiated)', code: 1002, send: (raw) => raw.send({ opcode: 0x1, rsv: 4, payload: Buffer.from('{}') }) },
-    { name: 'a frame with RSV2 and RSV3 set', code: 1002, send: (raw) => raw.send({ opcode: 0x1, rsv: 3, payload: Buffer.from('{}') }) },
-    { name: 'an unmasked client frame', code: 1002, send: (raw) => raw.send({ opcode: 0x1, mask: false, payload: Buffer.from('{}') }) },
-    { name: 'an unknown data opcode (0x3)', code: 1002, send: (raw) => raw.send({ opcode: 0x3, payload: Buffer.from('{}') }) },
+    {
+      name: 'a text frame with invalid UTF-8',
+      code: 1007,
+      send: (raw) => raw.send({ opcode: 0x1, payload: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) }),
+    },
+    {
+      name: 'a frame with RSV1 set (no extension was negotiated)',
+      code: 1002,
+      send: (raw) => raw.send({ opcode: 0x1, rsv: 4, payload: Buffer.from('{}') }),
+    },
+    {
+      name: 'a frame with RSV2 and RSV3 set',
+      code: 1002,
+      send: (raw) => raw.send({ opcode: 0x1, rsv: 3, payload: Buffer.from('{}') }),
+    },
+    {
+      name: 'an unmasked client frame',
+      code: 1002,
+      send: (raw) => raw.send({ opcode: 0x1, mask: false, payload: Buffer.from('{}') }),
+    },
+    {
+      name: 'an unknown data opcode (0x3)',
+      code: 1002,
+      send: (raw) => raw.send({ opcode: 0x3, payload: Buffer.from('{}') }),
+    },
     { name: 'an unknown control opcode (0xB)', code: 1002, send: (raw) => raw.send({ opcode: 0xb }) },
     { name: 'a fragmented control frame', code: 1002, send: (raw) => raw.send({ opcode: 0x9, fin: false }) },
   ];
@@ -88,11 +109,17 @@ describe('browser-mode host: bad frames close one connection, never the process'
   }
 
   it('a real oversized message from a ws client gets 1009 and the host keeps serving', async () => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${BRIDGE_PATH}?token=${encodeURIComponent(host.token)}`, [BRIDGE_PROTOCOL], { origin: host.origin });
+    const ws = new WebSocket(
+      `ws://127.0.0.1:${port}${BRIDGE_PATH}?token=${encodeURIComponent(host.token)}`,
+      [BRIDGE_PROTOCOL],
+      { origin: host.origin },
+    );
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.on('error', () => undefined); // the host may reset while the rest is still being written
-    ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'app.info', payload: { pad: 'x'.repeat(MAX_BRIDGE_FRAME_BYTES) } }));
+    ws.send(
+      JSON.stringify({ t: 'call', id: 1, channel: 'app.info', payload: { pad: 'x'.repeat(MAX_BRIDGE_FRAME_BYTES) } }),
+    );
     expect(await closed).toBe(1009);
     await expectHostServes();
   });
@@ -100,9 +127,15 @@ describe('browser-mode host: bad frames close one connection, never the process'
   it('a binary frame or a frame that is not a call is answered with invalid_frame, and the socket stays open', async () => {
     const raw = await RawBridgeSocket.connect(port, host.token);
     raw.send({ opcode: 0x2, payload: Buffer.from([1, 2, 3]) });
-    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === -1)).toMatchObject({ ok: false, error: { code: 'invalid_frame' } });
+    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === -1)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_frame' },
+    });
     raw.sendText('{"t":"call","id":5,"channel":"app.info","payload":{},"extra":1}');
-    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 5)).toMatchObject({ ok: false, error: { code: 'invalid_frame' } });
+    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 5)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_frame' },
+    });
     raw.sendText(JSON.stringify({ t: 'call', id: 6, channel: 'app.info', payload: {} }));
     expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 6)).toMatchObject({ ok: true });
     raw.destroy();
@@ -114,7 +147,12 @@ describe('browser-mode host: bad frames close one connection, never the process'
     raw.socket.resetAndDestroy();
     await raw.ended;
     await new Promise<void>((resolve) => {
-      const socket = request({ host: '127.0.0.1', port, path: `${BRIDGE_PATH}?token=${host.token}`, headers: { Connection: 'Upgrade', Upgrade: 'websocket', Origin: host.origin } });
+      const socket = request({
+        host: '127.0.0.1',
+        port,
+        path: `${BRIDGE_PATH}?token=${host.token}`,
+        headers: { Connection: 'Upgrade', Upgrade: 'websocket', Origin: host.origin },
+      });
       socket.on('error', () => resolve());
       socket.on('socket', (s) => s.once('connect', () => s.resetAndDestroy()));
       socket.end();
@@ -126,7 +164,19 @@ describe('browser-mode host: bad frames close one connection, never the process'
     const raw = await RawBridgeSocket.connect(port, host.token);
     const content = 'written once\n';
     // write_file asks for approval, so this call stays in flight until it is answered.
-    raw.sendText(JSON.stringify({ t: 'call', id: 7, channel: 'tools.call', payload: { name: 'write_file', serverId: 'local', args: { path: 'dup-id.txt', content }, callId: 'dup-id-call-1' } }));
+    raw.sendText(
+      JSON.stringify({
+        t: 'call',
+        id: 7,
+        channel: 'tools.call',
+        payload: {
+          name: 'write_file',
+          serverId: 'local',
+          args: { path: 'dup-id.txt', content },
+          callId: 'dup-id-call-1',
+        },
+      }),
+    );
     const asked = await raw.json<Event>((f) => f.t === 'event' && f.event === 'approval.requested');
     expect(asked?.payload.toolName).toBe('write_file');
 
@@ -134,19 +184,35 @@ describe('browser-mode host: bad frames close one connection, never the process'
     const refused = await raw.json<Result>((f) => f.t === 'result' && f.id === 7);
     expect(refused).toMatchObject({ ok: false, error: { code: 'duplicate_request_id' } });
 
-    raw.sendText(JSON.stringify({ t: 'call', id: 8, channel: 'approvals.answer', payload: { requestId: asked?.payload.requestId, answer: 'allow-once' } }));
+    raw.sendText(
+      JSON.stringify({
+        t: 'call',
+        id: 8,
+        channel: 'approvals.answer',
+        payload: { requestId: asked?.payload.requestId, answer: 'allow-once' },
+      }),
+    );
     expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 8)).toMatchObject({ ok: true });
-    const results = () => raw.frames.map((f) => JSON.parse(f.payload.toString('utf8')) as Result).filter((f) => f.t === 'result' && f.id === 7);
+    const results = () =>
+      raw.frames
+        .map((f) => JSON.parse(f.payload.toString('utf8')) as Result)
+        .filter((f) => f.t === 'result' && f.id === 7);
     await raw.json<Result>((f) => f.t === 'result' && f.id === 7 && f.ok);
     const [first, second] = results();
     expect(first).toMatchObject({ ok: false, error: { code: 'duplicate_request_id' } });
-    expect(second).toMatchObject({ ok: true, result: { callId: 'dup-id-call-1', toolName: 'write_file', result: { isError: false } } });
-    const written = (second as { result: { result: { structuredContent: { path: string } } } }).result.result.structuredContent.path;
+    expect(second).toMatchObject({
+      ok: true,
+      result: { callId: 'dup-id-call-1', toolName: 'write_file', result: { isError: false } },
+    });
+    const written = (second as { result: { result: { structuredContent: { path: string } } } }).result.result
+      .structuredContent.path;
     expect(readFileSync(written, 'utf8')).toBe(content);
 
     // Once answered, the id is free again.
     raw.sendText(JSON.stringify({ t: 'call', id: 7, channel: 'app.info', payload: {} }));
-    await raw.json<Result>((f) => f.t === 'result' && f.id === 7 && f.ok && (f.result as { mode?: string }).mode === 'browser');
+    await raw.json<Result>(
+      (f) => f.t === 'result' && f.id === 7 && f.ok && (f.result as { mode?: string }).mode === 'browser',
+    );
     expect(results()).toHaveLength(3);
     raw.destroy();
   });
@@ -157,22 +223,51 @@ describe('browser-mode host: bad frames close one connection, never the process'
       const raw = await RawBridgeSocket.connect(port, host.token);
       const content = `${'line with "quotes" and \\ backslashes\n'.repeat(30_000)}`;
       expect(content.length).toBeGreaterThan(1_100_000);
-      raw.sendText(JSON.stringify({ t: 'call', id: 1, channel: 'tools.call', payload: { name: 'write_file', serverId: 'local', args: { path: 'big.txt', content }, callId: 'big-write-call-1' } }));
-      const asked = await raw.json<Event>((f) => f.t === 'event' && f.event === 'approval.requested' && (f.payload.args as { path?: string }).path === 'big.txt');
+      raw.sendText(
+        JSON.stringify({
+          t: 'call',
+          id: 1,
+          channel: 'tools.call',
+          payload: {
+            name: 'write_file',
+            serverId: 'local',
+            args: { path: 'big.txt', content },
+            callId: 'big-write-call-1',
+          },
+        }),
+      );
+      const asked = await raw.json<Event>(
+        (f) =>
+          f.t === 'event' &&
+          f.event === 'approval.requested' &&
+          (f.payload.args as { path?: string }).path === 'big.txt',
+      );
       await bridge.ok('approvals.answer', { requestId: asked?.payload.requestId, answer: 'allow-once' });
       const done = await raw.json<Result>((f) => f.t === 'result' && f.id === 1);
       expect(done).toMatchObject({ ok: true, result: { result: { isError: false } } });
-      expect(readFileSync((done as { result: { result: { structuredContent: { path: string } } } }).result.result.structuredContent.path, 'utf8')).toBe(content);
+      expect(
+        readFileSync(
+          (done as { result: { result: { structuredContent: { path: string } } } }).result.result.structuredContent
+            .path,
+          'utf8',
+        ),
+      ).toBe(content);
       raw.destroy();
 
       // A 990 KB config whose characters all grow on the wire (€ is 3 bytes, \\ and \" are 2).
       const config = `{"mcpServers":{"a":{"command":"node","args":["${'€\\"'.repeat(330_000)}"]}}}`;
       expect(config.length).toBeGreaterThan(990_000);
-      const preview = await bridge.ok<{ servers: Array<{ name: string }> }>('import.preview', { content: config, fileName: 'claude_desktop_config.json' });
+      const preview = await bridge.ok<{ servers: Array<{ name: string }> }>('import.preview', {
+        content: config,
+        fileName: 'claude_desktop_config.json',
+      });
       expect(preview.servers.map((s) => s.name)).toEqual(['a']);
       // The worst case: control characters travel as \u00XX, 6 bytes each (about 5.9 MB here).
       // Main answers (the file is not valid JSON); the bridge carried it.
-      const worst = await bridge.call('import.preview', { content: `{"x":"${'\u0001'.repeat(990_000)}"}`, fileName: 'worst.json' });
+      const worst = await bridge.call('import.preview', {
+        content: `{"x":"${'\u0001'.repeat(990_000)}"}`,
+        fileName: 'worst.json',
+      });
       expect(worst).toMatchObject({ ok: false, error: { code: 'import_malformed' } });
       await expectHostServes();
     } finally {
@@ -184,7 +279,12 @@ describe('browser-mode host: bad frames close one connection, never the process'
     const bridge = await Bridge.connect(host);
     try {
       const content = 'x'.repeat(MAX_TOOL_ARGS_BYTES);
-      const reply = await bridge.call('tools.call', { name: 'write_file', serverId: 'local', args: { path: 'too-big.txt', content }, callId: 'too-big-call-1' });
+      const reply = await bridge.call('tools.call', {
+        name: 'write_file',
+        serverId: 'local',
+        args: { path: 'too-big.txt', content },
+        callId: 'too-big-call-1',
+      });
       expect(reply.ok).toBe(false);
       if (reply.ok) return;
       // Main alone validates requests: the size refusal is typed, with the limit and the size.
@@ -201,11 +301,19 @@ describe('browser-mode host: bad frames close one connection, never the process'
     const raw = await RawBridgeSocket.connect(port, host.token);
     // Written as text: JSON.stringify itself overflows on such a value.
     const args = `${'{"a":'.repeat(5_000)}"bottom"${'}'.repeat(5_000)}`;
-    raw.sendText(`{"t":"call","id":11,"channel":"tools.call","payload":{"name":"write_file","serverId":"local","args":${args},"callId":"deep-call-1"}}`);
-    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 11)).toMatchObject({ ok: false, error: { code: 'request_too_deep', details: { limitDepth: MAX_JSON_DEPTH } } });
+    raw.sendText(
+      `{"t":"call","id":11,"channel":"tools.call","payload":{"name":"write_file","serverId":"local","args":${args},"callId":"deep-call-1"}}`,
+    );
+    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 11)).toMatchObject({
+      ok: false,
+      error: { code: 'request_too_deep', details: { limitDepth: MAX_JSON_DEPTH } },
+    });
     // Nested arrays too, in any channel.
     raw.sendText(`{"t":"call","id":12,"channel":"app.info","payload":{"x":${'['.repeat(5_000)}${']'.repeat(5_000)}}}`);
-    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 12)).toMatchObject({ ok: false, error: { code: 'request_too_deep' } });
+    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 12)).toMatchObject({
+      ok: false,
+      error: { code: 'request_too_deep' },
+    });
     raw.sendText(JSON.stringify({ t: 'call', id: 13, channel: 'app.info', payload: {} }));
     expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 13)).toMatchObject({ ok: true });
     raw.destroy();

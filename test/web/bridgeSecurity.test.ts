@@ -33,14 +33,18 @@ describe('browser-mode bridge: loopback only, token, Host and Origin checks', ()
   it('serves the page with a strict CSP to the right Host', async () => {
     const res = await get('/');
     expect(res.status).toBe(200);
-    expect(res.headers['content-security-policy']).toMatch(/default-src 'self'.*object-src 'none'.*frame-ancestors 'none'/);
+    expect(res.headers['content-security-policy']).toMatch(
+      /default-src 'self'.*object-src 'none'.*frame-ancestors 'none'/,
+    );
     expect(res.headers['x-frame-options']).toBe('DENY');
   });
 
   it('refuses a foreign Host (DNS rebinding) and a foreign Origin with 403', async () => {
     expect((await get('/', { Host: `evil.example:${port}` })).status).toBe(403);
     expect((await get('/', { Host: `127.0.0.1:${port + 1}` })).status).toBe(403);
-    expect((await get('/session', { Origin: 'http://evil.example', Authorization: `Bearer ${TEST_TOKEN}` })).status).toBe(403);
+    expect(
+      (await get('/session', { Origin: 'http://evil.example', Authorization: `Bearer ${TEST_TOKEN}` })).status,
+    ).toBe(403);
   });
 
   it('checks the token on /session', async () => {
@@ -61,9 +65,15 @@ describe('browser-mode bridge: loopback only, token, Host and Origin checks', ()
   it('serves the contract to an authorized page', async () => {
     const client = await BridgeClient.connect(port);
     const info = await client.call('app.info', {});
-    expect(info).toMatchObject({ ok: true, result: { mode: 'browser', version: '0.0.0-test', secretBackend: { kind: 'file', secure: false } } });
+    expect(info).toMatchObject({
+      ok: true,
+      result: { mode: 'browser', version: '0.0.0-test', secretBackend: { kind: 'file', secure: false } },
+    });
     client.close();
-    const viaLocalhost = await BridgeClient.connect(port, { host: `localhost:${port}`, origin: `http://localhost:${port}` });
+    const viaLocalhost = await BridgeClient.connect(port, {
+      host: `localhost:${port}`,
+      origin: `http://localhost:${port}`,
+    });
     expect((await viaLocalhost.call('servers.list', {})).ok).toBe(true);
     viaLocalhost.close();
   });

@@ -32,7 +32,9 @@ describe('browser-mode host connection limits', () => {
     slow.socket.write(`GET /session HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n`);
     await slow.closed;
     expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /);
-    const served = await fetch(`http://127.0.0.1:${port}/session`, { headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
+    const served = await fetch(`http://127.0.0.1:${port}/session`, {
+      headers: { Authorization: `Bearer ${TEST_TOKEN}` },
+    });
     expect(served.status).toBe(200);
   });
 
@@ -47,7 +49,9 @@ describe('browser-mode host connection limits', () => {
     // The server learns of the closes on its own turn: the first requests after may still meet the cap.
     let status = 0;
     for (let attempt = 0; attempt < 100 && status === 0; attempt++) {
-      status = await fetch(`http://127.0.0.1:${port}/session`, { headers: { Authorization: `Bearer ${TEST_TOKEN}` } }).then(
+      status = await fetch(`http://127.0.0.1:${port}/session`, {
+        headers: { Authorization: `Bearer ${TEST_TOKEN}` },
+      }).then(
         (r) => r.status,
         () => 0,
       );

@@ -23,7 +23,9 @@ describe('damaged files in the data folder of the real host process', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  async function startOver(dataDir: string): Promise<{ host: WebHostProcess; client: BridgeClient; info: () => Promise<AppInfo> }> {
+  async function startOver(
+    dataDir: string,
+  ): Promise<{ host: WebHostProcess; client: BridgeClient; info: () => Promise<AppInfo> }> {
     const host = await startWebHost({ dataDir });
     const client = await BridgeClient.connect(Number(new URL(host.url).port), { token: host.token });
     cleanups.push(async () => {
@@ -38,9 +40,20 @@ describe('damaged files in the data folder of the real host process', () => {
     return { host, client, info };
   }
 
-  function expectMovedAside(warnings: AppWarning[], file: string, lost: FileDamagedWarning['lost'], problem: FileDamagedWarning['problem'], bytes: string | Buffer): void {
+  function expectMovedAside(
+    warnings: AppWarning[],
+    file: string,
+    lost: FileDamagedWarning['lost'],
+    problem: FileDamagedWarning['problem'],
+    bytes: string | Buffer,
+  ): void {
     const warning = warnings.find((w): w is FileDamagedWarning => w.code === 'file_damaged' && w.file === file);
-    expect(warning, `no warning names ${file}: ${JSON.stringify(warnings)}`).toMatchObject({ code: 'file_damaged', file, lost, problem });
+    expect(warning, `no warning names ${file}: ${JSON.stringify(warnings)}`).toMatchObject({
+      code: 'file_damaged',
+      file,
+      lost,
+      problem,
+    });
     expect(warning?.movedTo.startsWith(`${file}.corrupt-`)).toBe(true);
     expect(warning?.movedTo).toMatch(STAMPED);
     // The bytes are kept for recovery by hand.
@@ -77,9 +90,14 @@ describe('damaged files in the data folder of the real host process', () => {
 
     // And the app works on fresh files: a new database answers, settings save.
     expect(await client.call('history.page', {})).toMatchObject({ ok: true, result: { records: [] } });
-    const saved = await client.call('servers.save', { mode: 'create', config: { id: 'after', name: 'After', transport: 'stdio', command: 'true' } });
+    const saved = await client.call('servers.save', {
+      mode: 'create',
+      config: { id: 'after', name: 'After', transport: 'stdio', command: 'true' },
+    });
     expect(saved.ok).toBe(true);
-    expect(JSON.parse(readFileSync(join(dataDir, 'config.json'), 'utf8'))).toMatchObject({ servers: [{ id: 'after' }] });
+    expect(JSON.parse(readFileSync(join(dataDir, 'config.json'), 'utf8'))).toMatchObject({
+      servers: [{ id: 'after' }],
+    });
   });
 
   it('a database whose header and schema are intact but whose history pages are damaged: moved aside and named, the host starts', async () => {
@@ -91,9 +109,22 @@ describe('damaged files in the data folder of the real host process', () => {
     const db = openAppDatabase(file);
     const store = new SqliteCheckpointStore(db);
     for (let n = 0; n < 200; n++) {
-      const claim = store.claim({ sessionId: 'gui-s', callId: `call-${n}`, userId: 'gui', toolName: 'echo', serverId: 'fx', argsHash: `h${n}`, args: { n }, traceId: `t${n}` });
+      const claim = store.claim({
+        sessionId: 'gui-s',
+        callId: `call-${n}`,
+        userId: 'gui',
+        toolName: 'echo',
+        serverId: 'fx',
+        argsHash: `h${n}`,
+        args: { n },
+        traceId: `t${n}`,
+      });
       if (claim.kind !== 'owner') throw new Error('expected to own the claim');
-      store.complete('gui-s', `call-${n}`, claim.lease, { content: [{ type: 'text', text: `result ${n} `.repeat(300) }], structuredContent: undefined, isError: false });
+      store.complete('gui-s', `call-${n}`, claim.lease, {
+        content: [{ type: 'text', text: `result ${n} `.repeat(300) }],
+        structuredContent: undefined,
+        isError: false,
+      });
     }
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     db.close();
@@ -115,7 +146,15 @@ describe('damaged files in the data folder of the real host process', () => {
     cleanups.push(() => scratch.cleanup());
     const dataDir = join(scratch.dir, 'data');
     mkdirSync(join(dataDir, 'tool-cache'), { recursive: true });
-    const server = { id: 'cached', name: 'Cached', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_TOOLS: 'echo' } };
+    const server = {
+      id: 'cached',
+      name: 'Cached',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      cwd: PROJECT_ROOT,
+      env: { FIXTURE_TOOLS: 'echo' },
+    };
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ servers: [server] }));
     writeFileSync(join(dataDir, 'miniharness.db'), '');
     const cacheFile = join(dataDir, 'tool-cache', 'cached.tools.json');
@@ -124,7 +163,10 @@ describe('damaged files in the data folder of the real host process', () => {
     const { client, info } = await startOver(dataDir);
     // The cache is read by discovery, which may finish after the page asked: poll what it shows on
     // reconnect (a live page also gets the list pushed as an `app.warnings` event).
-    await waitFor(async () => (await info()).warnings.some((w) => w.code === 'file_damaged' && w.file === cacheFile), 15_000);
+    await waitFor(
+      async () => (await info()).warnings.some((w) => w.code === 'file_damaged' && w.file === cacheFile),
+      15_000,
+    );
     const { warnings } = await info();
     expectMovedAside(warnings, join(dataDir, 'miniharness.db'), 'history', 'empty', '');
     expectMovedAside(warnings, cacheFile, 'tool_cache', 'not_json', '{"format": 1, "tools": [tru');

@@ -21,7 +21,10 @@ export interface RunningHost {
   close(): Promise<void>;
 }
 
-export async function startTestHost(dir: string, hostOptions: Partial<Omit<WebHostOptions, 'core' | 'staticDir' | 'token'>> = {}): Promise<RunningHost> {
+export async function startTestHost(
+  dir: string,
+  hostOptions: Partial<Omit<WebHostOptions, 'core' | 'staticDir' | 'token'>> = {},
+): Promise<RunningHost> {
   const dataDir = join(dir, 'data');
   // Beside the data folder, never in the real home folder.
   const workspaceDir = join(dir, 'workspace');
@@ -59,7 +62,15 @@ export class BridgeClient {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as { t: string; id?: number; event?: string; payload?: unknown; ok?: boolean; result?: unknown; error?: unknown };
+      const frame = JSON.parse(data.toString()) as {
+        t: string;
+        id?: number;
+        event?: string;
+        payload?: unknown;
+        ok?: boolean;
+        result?: unknown;
+        error?: unknown;
+      };
       if (frame.t === 'event') this.events.push({ event: frame.event ?? '', payload: frame.payload });
       else if (frame.t === 'result' && frame.id !== undefined) {
         this.pending.get(frame.id)?.(frame as DispatchResult);
@@ -68,7 +79,10 @@ export class BridgeClient {
     });
   }
 
-  static connect(port: number, options: { token?: string; origin?: string; host?: string } = {}): Promise<BridgeClient> {
+  static connect(
+    port: number,
+    options: { token?: string; origin?: string; host?: string } = {},
+  ): Promise<BridgeClient> {
     const token = options.token ?? TEST_TOKEN;
     const ws = new WebSocket(`ws://127.0.0.1:${port}/bridge?token=${encodeURIComponent(token)}`, [BRIDGE_PROTOCOL], {
       headers: { ...(options.host ? { Host: options.host } : {}) },

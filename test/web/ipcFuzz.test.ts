@@ -16,8 +16,36 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-const NASTY_STRINGS = ['', ' ', '__proto__', 'constructor', '../../etc/passwd', '\u0000', '💥', 'a'.repeat(70_000), '{"t":"call"}', 'servers.save', 'http://evil.example', 'local'];
-const KEYS = ['id', 'mode', 'config', 'secrets', 'enabled', 'refresh', 'transport', 'url', 'command', 'args', '__proto__', 'constructor', 'prototype', 'x'];
+const NASTY_STRINGS = [
+  '',
+  ' ',
+  '__proto__',
+  'constructor',
+  '../../etc/passwd',
+  '\u0000',
+  '💥',
+  'a'.repeat(70_000),
+  '{"t":"call"}',
+  'servers.save',
+  'http://evil.example',
+  'local',
+];
+const KEYS = [
+  'id',
+  'mode',
+  'config',
+  'secrets',
+  'enabled',
+  'refresh',
+  'transport',
+  'url',
+  'command',
+  'args',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'x',
+];
 
 function randomValue(rand: () => number, depth = 0): unknown {
   const pick = Math.floor(rand() * (depth > 3 ? 6 : 9));
@@ -37,7 +65,8 @@ function randomValue(rand: () => number, depth = 0): unknown {
       return Array.from({ length: Math.floor(rand() * 4) }, () => randomValue(rand, depth + 1));
     default: {
       const out: Record<string, unknown> = {};
-      for (let i = Math.floor(rand() * 5); i > 0; i--) out[KEYS[Math.floor(rand() * KEYS.length)] ?? 'k'] = randomValue(rand, depth + 1);
+      for (let i = Math.floor(rand() * 5); i > 0; i--)
+        out[KEYS[Math.floor(rand() * KEYS.length)] ?? 'k'] = randomValue(rand, depth + 1);
       return out;
     }
   }
@@ -61,7 +90,16 @@ describe('IPC fuzz: every channel fed random and malformed payloads', () => {
   it.each(CHANNEL_NAMES)('%s rejects every invalid payload by validation and keeps serving', async (channel) => {
     const seed = [...channel].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
     const rand = mulberry32(seed);
-    const payloads: unknown[] = [undefined, null, 42, 'text', [], [{}], { __proto__: { polluted: true } }, JSON.parse('{"__proto__":{"polluted":true}}')];
+    const payloads: unknown[] = [
+      undefined,
+      null,
+      42,
+      'text',
+      [],
+      [{}],
+      { __proto__: { polluted: true } },
+      JSON.parse('{"__proto__":{"polluted":true}}'),
+    ];
     for (let i = 0; i < 60; i++) payloads.push(randomValue(rand));
     let rejected = 0;
     for (const payload of payloads) {
@@ -81,9 +119,15 @@ describe('IPC fuzz: every channel fed random and malformed payloads', () => {
   });
 
   it('malformed frames get an error reply and the connection stays up', async () => {
-    expect(await client.send('not json at all', -1, true)).toMatchObject({ ok: false, error: { code: 'invalid_frame' } });
+    expect(await client.send('not json at all', -1, true)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_frame' },
+    });
     expect(await client.send({ t: 'call', id: 5 }, 5)).toMatchObject({ ok: false, error: { code: 'invalid_frame' } });
-    expect(await client.send({ t: 'call', id: 6, channel: 'servers.list', payload: {}, extra: 1 }, 6)).toMatchObject({ ok: false, error: { code: 'invalid_frame' } });
+    expect(await client.send({ t: 'call', id: 6, channel: 'servers.list', payload: {}, extra: 1 }, 6)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_frame' },
+    });
     expect(await client.call('no.such.channel', {})).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
     expect(await client.call('constructor', {})).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
     expect(await client.call('__proto__', {})).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });

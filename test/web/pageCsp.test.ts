@@ -3,7 +3,13 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, browserModeCspDirectives, cspMetaOf, metaCspOf, serializeCsp } from '../../shared/csp.js';
+import {
+  CONTENT_SECURITY_POLICY,
+  browserModeCspDirectives,
+  cspMetaOf,
+  metaCspOf,
+  serializeCsp,
+} from '../../shared/csp.js';
 import type { RunningHost } from './host.js';
 import { startTestHost } from './host.js';
 
@@ -26,7 +32,9 @@ it('the header and the served meta tag are the browser-mode policy of shared/csp
   const { port, appSandboxOrigin } = running.host;
   const response = await fetch(`http://127.0.0.1:${port}/`);
   expect(response.status).toBe(200);
-  expect(response.headers.get('content-security-policy')).toBe(serializeCsp(browserModeCspDirectives(port, appSandboxOrigin)));
+  expect(response.headers.get('content-security-policy')).toBe(
+    serializeCsp(browserModeCspDirectives(port, appSandboxOrigin)),
+  );
   expect(cspMetaOf(await response.text())).toBe(metaCspOf(browserModeCspDirectives(port, appSandboxOrigin)));
   expect(response.headers.get('content-security-policy')).not.toBe(CONTENT_SECURITY_POLICY);
 });

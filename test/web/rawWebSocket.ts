@@ -59,7 +59,10 @@ export class RawBridgeSocket {
   /** Resolves when the TCP connection is closed (by either side). */
   readonly ended: Promise<void>;
 
-  private constructor(readonly socket: Socket, rest: Buffer) {
+  private constructor(
+    readonly socket: Socket,
+    rest: Buffer,
+  ) {
     this.ended = new Promise((resolve) => socket.once('close', () => resolve()));
     socket.on('data', (chunk: Buffer) => this.feed(chunk));
     socket.on('close', () => this.wake());
@@ -118,7 +121,10 @@ export class RawBridgeSocket {
   async closeFrame(): Promise<{ code: number | undefined; reason: string }> {
     const frame = await this.waitFor((f) => f.opcode === 0x8);
     if (!frame) return { code: undefined, reason: '' };
-    return { code: frame.payload.length >= 2 ? frame.payload.readUInt16BE(0) : undefined, reason: frame.payload.subarray(2).toString('utf8') };
+    return {
+      code: frame.payload.length >= 2 ? frame.payload.readUInt16BE(0) : undefined,
+      reason: frame.payload.subarray(2).toString('utf8'),
+    };
   }
 
   /** The next text frame parsed as JSON that matches, or undefined if the connection ends first. */

@@ -51,9 +51,22 @@ describe('results and discovery through the host', () => {
     const store = new SqliteCheckpointStore(db);
     const big = (n: number): string => String(n).repeat(9 * MiB);
     for (const n of [1, 2, 3]) {
-      const claim = store.claim({ sessionId: 'big', callId: `big-call-${n}`, userId: 'gui', toolName: 'big', serverId: 'fx', argsHash: `h${n}`, args: { mb: 9 }, traceId: `t${n}` });
+      const claim = store.claim({
+        sessionId: 'big',
+        callId: `big-call-${n}`,
+        userId: 'gui',
+        toolName: 'big',
+        serverId: 'fx',
+        argsHash: `h${n}`,
+        args: { mb: 9 },
+        traceId: `t${n}`,
+      });
       if (claim.kind !== 'owner') throw new Error('expected owner');
-      store.complete('big', `big-call-${n}`, claim.lease, { content: [{ type: 'text', text: big(n) }], structuredContent: undefined, isError: false });
+      store.complete('big', `big-call-${n}`, claim.lease, {
+        content: [{ type: 'text', text: big(n) }],
+        structuredContent: undefined,
+        isError: false,
+      });
     }
     db.close();
 
@@ -83,22 +96,59 @@ describe('results and discovery through the host', () => {
   it('history.get refuses a record bigger than it may send, with a typed error', async () => {
     const db = openAppDatabase(join(running.dataDir, 'miniharness.db'));
     const store = new SqliteCheckpointStore(db);
-    const claim = store.claim({ sessionId: 'huge', callId: 'huge-call-1', userId: 'gui', toolName: 'big', serverId: 'fx', argsHash: 'h', args: {}, traceId: 't' });
+    const claim = store.claim({
+      sessionId: 'huge',
+      callId: 'huge-call-1',
+      userId: 'gui',
+      toolName: 'big',
+      serverId: 'fx',
+      argsHash: 'h',
+      args: {},
+      traceId: 't',
+    });
     if (claim.kind !== 'owner') throw new Error('expected owner');
-    store.complete('huge', 'huge-call-1', claim.lease, { content: [{ type: 'text', text: 'y'.repeat(HISTORY_RECORD_MAX_BYTES + 1) }], structuredContent: undefined, isError: false });
+    store.complete('huge', 'huge-call-1', claim.lease, {
+      content: [{ type: 'text', text: 'y'.repeat(HISTORY_RECORD_MAX_BYTES + 1) }],
+      structuredContent: undefined,
+      isError: false,
+    });
     db.close();
     const reply = await client.call('history.get', { sessionId: 'huge', callId: 'huge-call-1' });
-    expect(reply).toMatchObject({ ok: false, error: { code: 'record_too_large', details: { limitBytes: HISTORY_RECORD_MAX_BYTES } } });
+    expect(reply).toMatchObject({
+      ok: false,
+      error: { code: 'record_too_large', details: { limitBytes: HISTORY_RECORD_MAX_BYTES } },
+    });
     const missing = await client.call('history.get', { sessionId: 'huge', callId: 'no-such-call' });
     expect(missing).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 
   it('servers.discover answers while a server that never answers is still connecting', async () => {
-    const silent = { id: 'silent', name: 'Silent', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT, env: { FIXTURE_MODE: 'silent' }, timeoutMs: 3_000 };
-    const gaveUp = nextEvent(client, (event, payload) => event === 'server.status' && (payload as { serverId: string; status: { state: string } }).serverId === 'silent' && (payload as { status: { state: string } }).status.state === 'error');
+    const silent = {
+      id: 'silent',
+      name: 'Silent',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT_STDIO_FIXTURE],
+      cwd: PROJECT_ROOT,
+      env: { FIXTURE_MODE: 'silent' },
+      timeoutMs: 3_000,
+    };
+    const gaveUp = nextEvent(
+      client,
+      (event, payload) =>
+        event === 'server.status' &&
+        (payload as { serverId: string; status: { state: string } }).serverId === 'silent' &&
+        (payload as { status: { state: string } }).status.state === 'error',
+    );
     let timedOut = false;
     void gaveUp.then(() => (timedOut = true));
-    const connecting = nextEvent(client, (event, payload) => event === 'server.status' && (payload as { serverId: string; status: { state: string } }).serverId === 'silent' && (payload as { status: { state: string } }).status.state === 'connecting');
+    const connecting = nextEvent(
+      client,
+      (event, payload) =>
+        event === 'server.status' &&
+        (payload as { serverId: string; status: { state: string } }).serverId === 'silent' &&
+        (payload as { status: { state: string } }).status.state === 'connecting',
+    );
     const saved = await client.call('servers.save', { mode: 'create', config: silent });
     expect(saved.ok).toBe(true);
     await connecting; // saving connects it in the background; it now waits for an answer that never comes

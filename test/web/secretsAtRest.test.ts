@@ -25,7 +25,11 @@ const SERVER = {
   command: process.execPath,
   args: [BUILT_STDIO_FIXTURE],
   cwd: PROJECT_ROOT,
-  env: { FIXTURE_ECHO_ENV: 'LEAKY_TOKEN', FIXTURE_TOOLS: 'echo_env', LEAKY_TOKEN: { secret: { source: 'store', key: 'env.LEAKY_TOKEN' } } },
+  env: {
+    FIXTURE_ECHO_ENV: 'LEAKY_TOKEN',
+    FIXTURE_TOOLS: 'echo_env',
+    LEAKY_TOKEN: { secret: { source: 'store', key: 'env.LEAKY_TOKEN' } },
+  },
 };
 
 describe('a server that echoes its credential, through the real host process', () => {
@@ -44,7 +48,10 @@ describe('a server that echoes its credential, through the real host process', (
   async function start(): Promise<void> {
     host = await startWebHost({ dataDir });
     client = await BridgeClient.connect(Number(new URL(host.url).port), { token: host.token });
-    await waitFor(async () => (await ok<ServerView[]>('servers.list', {})).some((s) => s.config.id === 'leaky' && s.toolCount > 0), 15_000);
+    await waitFor(
+      async () => (await ok<ServerView[]>('servers.list', {})).some((s) => s.config.id === 'leaky' && s.toolCount > 0),
+      15_000,
+    );
   }
 
   async function stop(): Promise<void> {
@@ -62,7 +69,8 @@ describe('a server that echoes its credential, through the real host process', (
     // The database itself, read directly: the stored result holds the marker, not the value.
     const db = new BetterSqlite3(join(dataDir, 'miniharness.db'), { readonly: true });
     try {
-      const row = db.prepare('SELECT result_json FROM checkpoints WHERE call_id = ?').get(outcome.callId) as { result_json: string } | undefined;
+      const row = db.prepare('SELECT result_json FROM checkpoints WHERE call_id = ?').get(outcome.callId) as
+        { result_json: string } | undefined;
       expect(row?.result_json).toContain('LEAKY_TOKEN=[redacted]');
       expect(row?.result_json).not.toContain(SECRET);
       const traces = db.prepare('SELECT group_concat(data) AS data FROM trace_events').get() as { data: string };
@@ -114,21 +122,38 @@ describe('a server that echoes its credential, through the real host process', (
   it('after a restart (the secret known again only once the server connects), a new call is redacted too', async () => {
     await stop();
     await start();
-    const outcome = await ok<CallOutcome>('tools.call', { name: 'echo_env', serverId: 'leaky', args: {}, callId: `call-${randomUUID()}` });
+    const outcome = await ok<CallOutcome>('tools.call', {
+      name: 'echo_env',
+      serverId: 'leaky',
+      args: {},
+      callId: `call-${randomUUID()}`,
+    });
     expect(outcome.result.content).toEqual([{ type: 'text', text: 'LEAKY_TOKEN=[redacted]' }]);
     await expectNowhere(outcome);
   });
 
   // File modes are POSIX's: Windows has none to check.
-  it.skipIf(process.platform === 'win32')('the data folder is 0700 and every file in it 0600 — database, -wal, -shm, config, secrets, rules, tool cache — under umask 000', () => {
-    const files = filesUnder(dataDir).filter((f) => !f.startsWith('workspace'));
-    for (const expected of ['miniharness.db', 'miniharness.db-wal', 'miniharness.db-shm', 'config.json', 'secrets.json', join('tool-cache', 'leaky.tools.json')]) {
-      expect(files).toContain(expected);
-    }
-    for (const file of files) expect({ file, mode: (statSync(join(dataDir, file)).mode & 0o777).toString(8) }).toEqual({ file, mode: '600' });
-    const folders = [dataDir, join(dataDir, 'tool-cache')];
-    for (const folder of folders) expect({ folder, mode: (statSync(folder).mode & 0o777).toString(8) }).toEqual({ folder, mode: '700' });
-    // The database was built under a temporary name and linked into place; nothing of that is left.
-    expect(readdirSync(dataDir).filter((name) => name.startsWith('miniharness.db.new-'))).toEqual([]);
-  });
+  it.skipIf(process.platform === 'win32')(
+    'the data folder is 0700 and every file in it 0600 — database, -wal, -shm, config, secrets, rules, tool cache — under umask 000',
+    () => {
+      const files = filesUnder(dataDir).filter((f) => !f.startsWith('workspace'));
+      for (const expected of [
+        'miniharness.db',
+        'miniharness.db-wal',
+        'miniharness.db-shm',
+        'config.json',
+        'secrets.json',
+        join('tool-cache', 'leaky.tools.json'),
+      ]) {
+        expect(files).toContain(expected);
+      }
+      for (const file of files)
+        expect({ file, mode: (statSync(join(dataDir, file)).mode & 0o777).toString(8) }).toEqual({ file, mode: '600' });
+      const folders = [dataDir, join(dataDir, 'tool-cache')];
+      for (const folder of folders)
+        expect({ folder, mode: (statSync(folder).mode & 0o777).toString(8) }).toEqual({ folder, mode: '700' });
+      // The database was built under a temporary name and linked into place; nothing of that is left.
+      expect(readdirSync(dataDir).filter((name) => name.startsWith('miniharness.db.new-'))).toEqual([]);
+    },
+  );
 });

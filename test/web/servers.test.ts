@@ -45,44 +45,92 @@ describe('servers over the contract (core + bridge, real servers)', () => {
   it('adds a stdio server: it connects and its negotiated metadata is shown', async () => {
     const saved = await client.call('servers.save', {
       mode: 'create',
-      config: { id: 'fixture', name: 'Fixture', transport: 'stdio', command: process.execPath, args: [BUILT_STDIO_FIXTURE], cwd: PROJECT_ROOT },
+      config: {
+        id: 'fixture',
+        name: 'Fixture',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [BUILT_STDIO_FIXTURE],
+        cwd: PROJECT_ROOT,
+      },
     });
     expect(saved).toMatchObject({ ok: true, result: { config: { id: 'fixture' } } });
     await waitFor(async () => (await status('fixture')).state === 'ready', 10_000);
     const detail = await client.call('servers.get', { id: 'fixture' });
-    expect(detail).toMatchObject({ ok: true, result: { negotiated: { protocolVersion: '2025-11-25', serverInfo: { name: 'fixture-stdio' }, capabilities: { tools: { listChanged: true } } } } });
-    expect(client.events.some((e) => e.event === 'server.status' && (e.payload as { status: { state: string } }).status.state === 'ready')).toBe(true);
+    expect(detail).toMatchObject({
+      ok: true,
+      result: {
+        negotiated: {
+          protocolVersion: '2025-11-25',
+          serverInfo: { name: 'fixture-stdio' },
+          capabilities: { tools: { listChanged: true } },
+        },
+      },
+    });
+    expect(
+      client.events.some(
+        (e) => e.event === 'server.status' && (e.payload as { status: { state: string } }).status.state === 'ready',
+      ),
+    ).toBe(true);
     expect(client.events.some((e) => e.event === 'servers.changed')).toBe(true);
   });
 
   it('an HTTP server with a wrong token shows an auth error; replacing the token makes it ready', async () => {
-    const config = { id: 'remote', name: 'Remote', transport: 'http', url: http.url, auth: { kind: 'bearer', token: { source: 'store', key: 'auth.token' } } };
+    const config = {
+      id: 'remote',
+      name: 'Remote',
+      transport: 'http',
+      url: http.url,
+      auth: { kind: 'bearer', token: { source: 'store', key: 'auth.token' } },
+    };
     const saved = await client.call('servers.save', { mode: 'create', config, secrets: { 'auth.token': WRONG_TOKEN } });
     expect(saved).toMatchObject({ ok: true, result: { secrets: { 'auth.token': 'set' } } });
     await waitFor(async () => (await status('remote')).state === 'error', 10_000);
     expect(await status('remote')).toMatchObject({ state: 'error', code: 'auth' });
 
-    const replaced = await client.call('servers.save', { mode: 'update', config, secrets: { 'auth.token': GOOD_TOKEN } });
+    const replaced = await client.call('servers.save', {
+      mode: 'update',
+      config,
+      secrets: { 'auth.token': GOOD_TOKEN },
+    });
     expect(replaced.ok).toBe(true);
     await waitFor(async () => (await status('remote')).state === 'ready', 10_000);
     // Editing without sending the secret again keeps the stored one.
-    const renamed = await client.call('servers.save', { mode: 'update', config: { ...config, name: 'Remote (renamed)' } });
-    expect(renamed).toMatchObject({ ok: true, result: { config: { name: 'Remote (renamed)' }, secrets: { 'auth.token': 'set' } } });
+    const renamed = await client.call('servers.save', {
+      mode: 'update',
+      config: { ...config, name: 'Remote (renamed)' },
+    });
+    expect(renamed).toMatchObject({
+      ok: true,
+      result: { config: { name: 'Remote (renamed)' }, secrets: { 'auth.token': 'set' } },
+    });
   });
 
   it('invalid input gives field errors and saves nothing', async () => {
     const before = readFileSync(join(running.dataDir, 'config.json'), 'utf8');
     const bad = await client.call('servers.save', {
       mode: 'create',
-      config: { id: 'Bad Id', name: '', transport: 'http', url: 'not a url', auth: { kind: 'bearer', token: { source: 'store', key: 'auth.token' } } },
+      config: {
+        id: 'Bad Id',
+        name: '',
+        transport: 'http',
+        url: 'not a url',
+        auth: { kind: 'bearer', token: { source: 'store', key: 'auth.token' } },
+      },
     });
     expect(bad.ok).toBe(false);
     if (bad.ok) return;
     expect(bad.error.code).toBe('validation');
     expect(Object.keys(bad.error.details?.fieldErrors ?? {}).sort()).toEqual(['auth.token', 'id', 'name', 'url']);
     expect(readFileSync(join(running.dataDir, 'config.json'), 'utf8')).toBe(before);
-    const dup = await client.call('servers.save', { mode: 'create', config: { id: 'fixture', name: 'Again', transport: 'stdio', command: 'x' } });
-    expect(dup).toMatchObject({ ok: false, error: { code: 'validation', details: { fieldErrors: { id: ['a server with this id already exists'] } } } });
+    const dup = await client.call('servers.save', {
+      mode: 'create',
+      config: { id: 'fixture', name: 'Again', transport: 'stdio', command: 'x' },
+    });
+    expect(dup).toMatchObject({
+      ok: false,
+      error: { code: 'validation', details: { fieldErrors: { id: ['a server with this id already exists'] } } },
+    });
   });
 
   it('after a restart the servers are still there, and the token is only in the secret store', async () => {
@@ -103,7 +151,10 @@ describe('servers over the contract (core + bridge, real servers)', () => {
   });
 
   it('removing a server deletes its secrets', async () => {
-    expect(await client.call('servers.remove', { id: 'remote' })).toMatchObject({ ok: true, result: { removed: true } });
+    expect(await client.call('servers.remove', { id: 'remote' })).toMatchObject({
+      ok: true,
+      result: { removed: true },
+    });
     expect(readFileSync(join(running.dataDir, 'secrets.json'), 'utf8')).not.toContain(GOOD_TOKEN);
   });
 });

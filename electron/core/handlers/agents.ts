@@ -2,7 +2,9 @@
 import type { AgentService } from '../agentService.js';
 import type { Handlers } from '../dispatcher.js';
 
-export function agentHandlers(deps: { agents: AgentService }): Pick<Handlers, 'agents.list' | 'agents.create' | 'agents.setVisibility' | 'agents.revoke' | 'agents.remove'> {
+export function agentHandlers(deps: {
+  agents: AgentService;
+}): Pick<Handlers, 'agents.list' | 'agents.create' | 'agents.setVisibility' | 'agents.revoke' | 'agents.remove'> {
   const { agents } = deps;
   return {
     'agents.list': () => agents.view(),

@@ -2,7 +2,9 @@
 import type { ApprovalBroker } from '../approvalBroker.js';
 import type { Handlers } from '../dispatcher.js';
 
-export function approvalHandlers(deps: { broker: ApprovalBroker }): Pick<Handlers, 'approvals.list' | 'approvals.answer'> {
+export function approvalHandlers(deps: {
+  broker: ApprovalBroker;
+}): Pick<Handlers, 'approvals.list' | 'approvals.answer'> {
   const { broker } = deps;
   return {
     'approvals.list': () => broker.list(),

@@ -12,12 +12,25 @@ import type { TaskRecoveryOutcome } from '../../harness/taskRecovery.js';
 /** The most a `history.get` answer may carry (arguments + result + error JSON), so it fits a bridge frame. */
 export const HISTORY_RECORD_MAX_BYTES = 16 * 1024 * 1024;
 
-type HistoryChannels = 'history.sessions' | 'history.page' | 'history.get' | 'history.replay' | 'history.rerun' | 'history.resolve' | 'history.askTask';
+type HistoryChannels =
+  | 'history.sessions'
+  | 'history.page'
+  | 'history.get'
+  | 'history.replay'
+  | 'history.rerun'
+  | 'history.resolve'
+  | 'history.askTask';
 
 /** Asks the server about one recorded task (harness/taskRecovery.ts with `only`): what the first look settled. */
 export type AskTask = (sessionId: string, callId: string) => Promise<TaskRecoveryOutcome[]>;
 
-export function historyHandlers(deps: { harness: HarnessApplication; checkpoints: SqliteCheckpointStore; redactor: SecretRedactor; calls: CallService; askTask: AskTask }): Pick<Handlers, HistoryChannels> {
+export function historyHandlers(deps: {
+  harness: HarnessApplication;
+  checkpoints: SqliteCheckpointStore;
+  redactor: SecretRedactor;
+  calls: CallService;
+  askTask: AskTask;
+}): Pick<Handlers, HistoryChannels> {
   const { harness, checkpoints, redactor, calls } = deps;
   const running = (sessionId: string, callId: string): boolean => harness.isRunning(sessionId, callId);
   return {
@@ -25,11 +38,15 @@ export function historyHandlers(deps: { harness: HarnessApplication; checkpoints
     'history.page': (query) => {
       const page = checkpoints.history(withoutUndefined(query));
       // Redacted on the way out too: a record stored before its secret was known may hold it.
-      return { records: page.records.map((r) => redactor.redactSecretValues(historyRecordView(r, running))), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      return {
+        records: page.records.map((r) => redactor.redactSecretValues(historyRecordView(r, running))),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      };
     },
     'history.get': ({ sessionId, callId }) => {
       const bytes = checkpoints.recordBytes(sessionId, callId);
-      if (bytes === undefined) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
+      if (bytes === undefined)
+        throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
       if (bytes > HISTORY_RECORD_MAX_BYTES) {
         throw new AppError(
           'record_too_large',
@@ -44,24 +61,39 @@ export function historyHandlers(deps: { harness: HarnessApplication; checkpoints
     'history.replay': ({ sessionId, callId }) => calls.replay(sessionId, callId),
     'history.rerun': ({ sessionId, callId, newCallId }) => calls.rerun(sessionId, callId, newCallId),
     'history.askTask': async ({ sessionId, callId }) => {
-      if (harness.isRunning(sessionId, callId)) throw new AppError('still_running', 'This call is still running; its task is followed already.');
+      if (harness.isRunning(sessionId, callId))
+        throw new AppError('still_running', 'This call is still running; its task is followed already.');
       const record = checkpoints.get(sessionId, callId);
       if (!record) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
-      if (record.taskId === undefined || record.status !== 'started') throw new AppError('not_found', 'This call has no task of the server left to ask about.');
+      if (record.taskId === undefined || record.status !== 'started')
+        throw new AppError('not_found', 'This call has no task of the server left to ask about.');
       const [outcome] = await deps.askTask(sessionId, callId);
       // Not asked (the server did not connect, or does not know the task): the record stays as it was, and the answer says why.
-      if (outcome?.kind === 'unresolved') throw new AppError('unavailable', `The server could not tell how task ${record.taskId} ended: ${redactor.redactText(outcome.reason)}`);
+      if (outcome?.kind === 'unresolved')
+        throw new AppError(
+          'unavailable',
+          `The server could not tell how task ${record.taskId} ended: ${redactor.redactText(outcome.reason)}`,
+        );
       const after = checkpoints.get(sessionId, callId) ?? record;
       return redactor.redactSecretValues(historyRecordView(after, running));
     },
     'history.resolve': ({ sessionId, callId, resolution }) => {
-      if (harness.isRunning(sessionId, callId)) throw new AppError('still_running', 'This call is still running; wait for it to finish or cancel it first.');
+      if (harness.isRunning(sessionId, callId))
+        throw new AppError('still_running', 'This call is still running; wait for it to finish or cancel it first.');
       const record = checkpoints.resolveManually(
         sessionId,
         callId,
         resolution.status === 'failed'
           ? { status: 'failed', ...(resolution.note ? { note: resolution.note } : {}) }
-          : { status: 'completed', result: { content: [{ type: 'text', text: resolution.resultText }], structuredContent: undefined, isError: false }, ...(resolution.note ? { note: resolution.note } : {}) },
+          : {
+              status: 'completed',
+              result: {
+                content: [{ type: 'text', text: resolution.resultText }],
+                structuredContent: undefined,
+                isError: false,
+              },
+              ...(resolution.note ? { note: resolution.note } : {}),
+            },
       );
       return historyRecordView(record, () => false);
     },

@@ -2,7 +2,12 @@
 import type { Handlers } from '../dispatcher.js';
 import type { PermissionService } from '../permissionService.js';
 
-type PermissionChannels = 'permissions.get' | 'permissions.setToolLevel' | 'permissions.setServerTrust' | 'permissions.removeRule' | 'permissions.revokeSessionGrant';
+type PermissionChannels =
+  | 'permissions.get'
+  | 'permissions.setToolLevel'
+  | 'permissions.setServerTrust'
+  | 'permissions.removeRule'
+  | 'permissions.revokeSessionGrant';
 
 export function permissionHandlers(deps: { permissions: PermissionService }): Pick<Handlers, PermissionChannels> {
   const { permissions } = deps;

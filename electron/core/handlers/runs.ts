@@ -2,7 +2,17 @@
 import type { RunService } from '../runService.js';
 import type { Handlers } from '../dispatcher.js';
 
-type RunChannel = 'models.list' | 'models.save' | 'models.remove' | 'models.test' | 'runs.list' | 'runs.get' | 'runs.start' | 'runs.stop' | 'runs.resume' | 'runs.delete';
+type RunChannel =
+  | 'models.list'
+  | 'models.save'
+  | 'models.remove'
+  | 'models.test'
+  | 'runs.list'
+  | 'runs.get'
+  | 'runs.start'
+  | 'runs.stop'
+  | 'runs.resume'
+  | 'runs.delete';
 
 export function runHandlers(deps: { runs: RunService }): Pick<Handlers, RunChannel> {
   const { runs } = deps;

@@ -2,7 +2,9 @@
 import type { ServerRequestBroker } from '../serverRequests/broker.js';
 import type { Handlers } from '../dispatcher.js';
 
-export function serverRequestHandlers(deps: { serverRequests: ServerRequestBroker }): Pick<Handlers, 'serverRequests.list' | 'serverRequests.answer'> {
+export function serverRequestHandlers(deps: {
+  serverRequests: ServerRequestBroker;
+}): Pick<Handlers, 'serverRequests.list' | 'serverRequests.answer'> {
   const { serverRequests } = deps;
   return {
     'serverRequests.list': () => serverRequests.list(),

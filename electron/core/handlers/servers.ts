@@ -8,7 +8,17 @@ import type { PermissionService } from '../permissionService.js';
 import type { ServerService } from '../serverService.js';
 import { negotiatedView, toolView } from '../views.js';
 
-type ServerChannels = 'servers.list' | 'servers.get' | 'servers.save' | 'servers.remove' | 'servers.setEnabled' | 'servers.connect' | 'servers.disconnect' | 'servers.discover' | 'servers.log' | 'servers.setLogLevel';
+type ServerChannels =
+  | 'servers.list'
+  | 'servers.get'
+  | 'servers.save'
+  | 'servers.remove'
+  | 'servers.setEnabled'
+  | 'servers.connect'
+  | 'servers.disconnect'
+  | 'servers.discover'
+  | 'servers.log'
+  | 'servers.setLogLevel';
 
 export function serverHandlers(deps: {
   servers: ServerService;
@@ -44,7 +54,10 @@ export function serverHandlers(deps: {
       return servers.save(request);
     },
     // Its rules go first when asked (the GUI offers it), so none outlives the server.
-    'servers.remove': async ({ id, removeRules }) => ({ rulesRemoved: removeRules ? await permissions.removeRulesOfServer(id) : 0, removed: await servers.remove(id) }),
+    'servers.remove': async ({ id, removeRules }) => ({
+      rulesRemoved: removeRules ? await permissions.removeRulesOfServer(id) : 0,
+      removed: await servers.remove(id),
+    }),
     'servers.setEnabled': ({ id, enabled }) => servers.setEnabled(id, enabled),
     'servers.connect': ({ id }) => servers.connect(id),
     'servers.disconnect': ({ id }) => servers.disconnect(id),
@@ -52,7 +65,11 @@ export function serverHandlers(deps: {
       // Answers at once with the servers as they are now; discovery runs on, and each server's
       // status streams in as 'server.status' / 'servers.changed' events (never a rejection).
       const views = await servers.views();
-      registry.discover({ refresh }).catch((error: unknown) => deps.warn(`Discovery failed: ${redactor.redactText(error instanceof Error ? error.message : String(error))}`));
+      registry
+        .discover({ refresh })
+        .catch((error: unknown) =>
+          deps.warn(`Discovery failed: ${redactor.redactText(error instanceof Error ? error.message : String(error))}`),
+        );
       return views;
     },
     'servers.log': ({ id }) => {

@@ -7,7 +7,15 @@ export function settingsHandlers(deps: {
   settings: SettingsService;
   /** Told every change, so the other side (the desktop shell, another page) follows it. */
   emit?: <E extends EventName>(event: E, payload: EventOf<E>) => void;
-}): Pick<Handlers, 'settings.get' | 'settings.setRoots' | 'settings.setGateway' | 'settings.setAgentIdle' | 'settings.setApprovalTimeout' | 'settings.setKeepRunning'> {
+}): Pick<
+  Handlers,
+  | 'settings.get'
+  | 'settings.setRoots'
+  | 'settings.setGateway'
+  | 'settings.setAgentIdle'
+  | 'settings.setApprovalTimeout'
+  | 'settings.setKeepRunning'
+> {
   const { settings } = deps;
   const changed = (view: SettingsView): SettingsView => {
     deps.emit?.('settings.changed', { settings: view });

@@ -8,10 +8,17 @@ import { toolView } from '../views.js';
 
 /** The tool list as `tools.list` answers it and `tools.changed` sends it. */
 export function toolsPayload(harness: HarnessApplication, registry: MCPToolRegistry): EventOf<'tools.changed'> {
-  return { tools: harness.listTools().map((t) => toolView(t, registry.toolsFromCache(t.serverId))), conflicts: registry.conflicts() };
+  return {
+    tools: harness.listTools().map((t) => toolView(t, registry.toolsFromCache(t.serverId))),
+    conflicts: registry.conflicts(),
+  };
 }
 
-export function toolHandlers(deps: { harness: HarnessApplication; registry: MCPToolRegistry; calls: CallService }): Pick<Handlers, 'tools.list' | 'tools.call' | 'tools.cancel'> {
+export function toolHandlers(deps: {
+  harness: HarnessApplication;
+  registry: MCPToolRegistry;
+  calls: CallService;
+}): Pick<Handlers, 'tools.list' | 'tools.call' | 'tools.cancel'> {
   const { calls } = deps;
   return {
     'tools.list': () => toolsPayload(deps.harness, deps.registry),

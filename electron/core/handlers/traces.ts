@@ -4,7 +4,9 @@ import type { Handlers } from '../dispatcher.js';
 import { AppError } from '../errors.js';
 import { withoutUndefined } from './optional.js';
 
-export function traceHandlers(deps: { tracer: Tracer }): Pick<Handlers, 'traces.list' | 'traces.get' | 'traces.export'> {
+export function traceHandlers(deps: {
+  tracer: Tracer;
+}): Pick<Handlers, 'traces.list' | 'traces.get' | 'traces.export'> {
   const { tracer } = deps;
   return {
     'traces.list': (query) => tracer.listTraces(withoutUndefined(query)),

@@ -17,7 +17,12 @@ import type { ElicitResult } from '@modelcontextprotocol/client';
 import type { ServerRequestAnswer, ServerRequestView } from '../../../shared/serverRequests.js';
 import { ANSWERS_OF } from '../../../shared/serverRequests.js';
 import type { EventName, EventOf } from '../../../shared/contract.js';
-import type { ElicitationServerRequest, SamplingAnswer, SamplingServerRequest, ServerRequestHandlers } from '../../mcp/serverRequests.js';
+import type {
+  ElicitationServerRequest,
+  SamplingAnswer,
+  SamplingServerRequest,
+  ServerRequestHandlers,
+} from '../../mcp/serverRequests.js';
 import { ServerRequestCallEnded } from '../../mcp/serverRequests.js';
 import { AppError, ValidationFailedError } from '../errors.js';
 import { checkFormAnswer } from './formAnswer.js';
@@ -53,41 +58,62 @@ export class ServerRequestBroker implements ServerRequestHandlers {
   }
 
   readonly elicit = (serverRequest: ElicitationServerRequest, signal: AbortSignal): Promise<ElicitResult> =>
-    this.serverRequest<ElicitResult>(serverRequest.serverId, signal, (common) => elicitationView(serverRequest, common), {
-      settle: (answer) => {
-        if (answer.action === 'decline' || answer.action === 'cancel') return { action: answer.action };
-        if (answer.action !== 'accept') throw wrongAction();
-        if (serverRequest.mode === 'url') {
-          if (answer.content && Object.keys(answer.content).length > 0) throw new AppError('invalid_request', 'A link takes no values: accept, decline or cancel it.');
-          return { action: 'accept' };
-        }
-        const checked = checkFormAnswer(serverRequest.requestedSchema, answer.content ?? {});
-        if (!checked.ok) throw new ValidationFailedError('Some values do not fit the form; nothing was sent. Correct them and accept again.', checked.fieldErrors);
-        return { action: 'accept', content: checked.content };
+    this.serverRequest<ElicitResult>(
+      serverRequest.serverId,
+      signal,
+      (common) => elicitationView(serverRequest, common),
+      {
+        settle: (answer) => {
+          if (answer.action === 'decline' || answer.action === 'cancel') return { action: answer.action };
+          if (answer.action !== 'accept') throw wrongAction();
+          if (serverRequest.mode === 'url') {
+            if (answer.content && Object.keys(answer.content).length > 0)
+              throw new AppError('invalid_request', 'A link takes no values: accept, decline or cancel it.');
+            return { action: 'accept' };
+          }
+          const checked = checkFormAnswer(serverRequest.requestedSchema, answer.content ?? {});
+          if (!checked.ok)
+            throw new ValidationFailedError(
+              'Some values do not fit the form; nothing was sent. Correct them and accept again.',
+              checked.fieldErrors,
+            );
+          return { action: 'accept', content: checked.content };
+        },
+        // Nobody answered (or the server gave up): the spec's "dismissed without an explicit choice".
+        closed: () => ({ action: 'cancel' }),
       },
-      // Nobody answered (or the server gave up): the spec's "dismissed without an explicit choice".
-      closed: () => ({ action: 'cancel' }),
-    });
+    );
 
   readonly sample = (serverRequest: SamplingServerRequest, signal: AbortSignal): Promise<SamplingAnswer> =>
-    this.serverRequest<SamplingAnswer>(serverRequest.serverId, signal, (common) => samplingView(serverRequest, common), {
-      settle: (answer) => {
-        if (answer.action === 'respond') return { action: 'respond', text: answer.text, model: answer.model };
-        if (answer.action === 'reject') return { action: 'reject', reason: 'person' };
-        throw wrongAction();
+    this.serverRequest<SamplingAnswer>(
+      serverRequest.serverId,
+      signal,
+      (common) => samplingView(serverRequest, common),
+      {
+        settle: (answer) => {
+          if (answer.action === 'respond') return { action: 'respond', text: answer.text, model: answer.model };
+          if (answer.action === 'reject') return { action: 'reject', reason: 'person' };
+          throw wrongAction();
+        },
+        closed: (outcome) => ({ action: 'reject', reason: outcome === 'expired' ? 'expired' : 'cancelled' }),
       },
-      closed: (outcome) => ({ action: 'reject', reason: outcome === 'expired' ? 'expired' : 'cancelled' }),
-    });
+    );
 
   /** Answers one open request, once. */
   answer(requestId: string, answer: ServerRequestAnswer): void {
     const entry = this.open.get(requestId);
     if (!entry) {
-      throw new AppError('stale_ask', 'This request is no longer open: it was already answered, it expired, the tool call that asked has ended, or the server withdrew it. Your answer was not sent.');
+      throw new AppError(
+        'stale_ask',
+        'This request is no longer open: it was already answered, it expired, the tool call that asked has ended, or the server withdrew it. Your answer was not sent.',
+      );
     }
     const allowed = ANSWERS_OF[entry.view.kind];
     if (!allowed.includes(answer.action)) {
-      throw new AppError('invalid_request', `"${answer.action}" does not answer this request; it takes ${allowed.join(', ')}.`);
+      throw new AppError(
+        'invalid_request',
+        `"${answer.action}" does not answer this request; it takes ${allowed.join(', ')}.`,
+      );
     }
     entry.answer(answer);
   }
@@ -105,10 +131,16 @@ export class ServerRequestBroker implements ServerRequestHandlers {
   ): Promise<T> {
     const requestId = randomUUID();
     return new Promise<T>((resolve) => {
-      const common = { requestId, serverId, serverName: this.options.serverName(serverId), expiresAt: Date.now() + this.timeoutMs };
+      const common = {
+        requestId,
+        serverId,
+        serverName: this.options.serverName(serverId),
+        expiresAt: Date.now() + this.timeoutMs,
+      };
       // Checked first: a request no dialog can show is refused at once (showable throws).
       const view = showable(viewOf(common));
-      if (signal.aborted) return resolve(outcomes.closed(signal.reason instanceof ServerRequestCallEnded ? 'call_ended' : 'cancelled'));
+      if (signal.aborted)
+        return resolve(outcomes.closed(signal.reason instanceof ServerRequestCallEnded ? 'call_ended' : 'cancelled'));
 
       const finish = (): void => {
         clearTimeout(timer);

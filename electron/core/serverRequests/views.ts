@@ -17,7 +17,12 @@ type Common = Pick<ServerRequestView, 'requestId' | 'serverId' | 'serverName' | 
 
 export function elicitationView(serverRequest: ElicitationServerRequest, common: Common): unknown {
   return serverRequest.mode === 'form'
-    ? { kind: 'elicitation-form', ...common, message: serverRequest.message, requestedSchema: serverRequest.requestedSchema }
+    ? {
+        kind: 'elicitation-form',
+        ...common,
+        message: serverRequest.message,
+        requestedSchema: serverRequest.requestedSchema,
+      }
     : { kind: 'elicitation-url', ...common, message: serverRequest.message, url: serverRequest.url };
 }
 
@@ -43,9 +48,14 @@ export function showable(candidate: unknown): ServerRequestView {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` (at ${issue.path.map(String).join('.')})` : '';
-    throw new ServerRequestNotShownError(`The request cannot be shown: ${issue?.message ?? 'it does not fit the dialog'}${where}.`);
+    throw new ServerRequestNotShownError(
+      `The request cannot be shown: ${issue?.message ?? 'it does not fit the dialog'}${where}.`,
+    );
   }
   const size = jsonByteLength(parsed.data);
-  if (size > MAX_SERVER_REQUEST_VIEW_BYTES) throw new ServerRequestNotShownError(`The request is too large to show (${formatBytes(size)}; the limit is ${formatBytes(MAX_SERVER_REQUEST_VIEW_BYTES)}).`);
+  if (size > MAX_SERVER_REQUEST_VIEW_BYTES)
+    throw new ServerRequestNotShownError(
+      `The request is too large to show (${formatBytes(size)}; the limit is ${formatBytes(MAX_SERVER_REQUEST_VIEW_BYTES)}).`,
+    );
   return parsed.data;
 }

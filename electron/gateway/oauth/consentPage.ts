@@ -52,7 +52,10 @@ function page(title: string, body: string): string {
 }
 
 export function errorPage(title: string, detail: string): string {
-  return page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p><p class="muted">You can close this page. The agent that sent you here can start its sign-in again.</p>`);
+  return page(
+    title,
+    `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p><p class="muted">You can close this page. The agent that sent you here can start its sign-in again.</p>`,
+  );
 }
 
 export interface ConsentPageInput {
@@ -78,7 +81,9 @@ function isLoopbackTarget(target: string): boolean {
 }
 
 export function consentPage(input: ConsentPageInput): string {
-  const name = input.clientName ? `<strong>${escapeHtml(input.clientName)}</strong>` : '<strong>An unnamed client</strong>';
+  const name = input.clientName
+    ? `<strong>${escapeHtml(input.clientName)}</strong>`
+    : '<strong>An unnamed client</strong>';
   const idLine = input.clientIdIsUrl
     ? `Its identity is published at <code>${escapeHtml(input.clientId)}</code>.`
     : `It registered itself here a moment ago (client id <code>${escapeHtml(input.clientId)}</code>).`;
@@ -87,7 +92,10 @@ export function consentPage(input: ConsentPageInput): string {
     input.servers.length === 0
       ? '<p class="muted servers">No servers yet: with “Chosen servers” it sees no server tools.</p>'
       : `<div class="servers">${input.servers
-          .map((s) => `<label><input type="checkbox" name="server" value="${escapeHtml(s.id)}"> ${escapeHtml(s.name)} <code class="muted">${escapeHtml(s.id)}</code></label>`)
+          .map(
+            (s) =>
+              `<label><input type="checkbox" name="server" value="${escapeHtml(s.id)}"> ${escapeHtml(s.name)} <code class="muted">${escapeHtml(s.id)}</code></label>`,
+          )
           .join('')}</div>`;
   return page(
     'Allow an agent',

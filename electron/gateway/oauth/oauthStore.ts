@@ -83,7 +83,10 @@ export class OAuthStore {
       upsert: (id, payload, expiresIn) => {
         const kept: AdapterPayload = { ...payload };
         if (SECRET_IDS.has(model)) delete kept.jti;
-        this.put(model, keyOf(id), { payload: kept, ...(typeof expiresIn === 'number' ? { expiresAt: this.now() + expiresIn * 1000 } : {}) });
+        this.put(model, keyOf(id), {
+          payload: kept,
+          ...(typeof expiresIn === 'number' ? { expiresAt: this.now() + expiresIn * 1000 } : {}),
+        });
         return Promise.resolve();
       },
       find: (id) => {
@@ -96,7 +99,8 @@ export class OAuthStore {
       consume: (id) => {
         const key = keyOf(id);
         const record = this.get(key);
-        if (record) this.put(model, key, { ...record, payload: { ...record.payload, consumed: Math.floor(this.now() / 1000) } });
+        if (record)
+          this.put(model, key, { ...record, payload: { ...record.payload, consumed: Math.floor(this.now() / 1000) } });
         return Promise.resolve();
       },
       destroy: (id) => {
@@ -121,7 +125,10 @@ export class OAuthStore {
   /** The private JWK that signs ID tokens (only a client asking for `openid` gets one): made once, then kept. */
   signingJwk(): Record<string, unknown> {
     if (!this.signingKey) {
-      const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as Record<string, unknown>;
+      const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as Record<
+        string,
+        unknown
+      >;
       this.signingKey = { ...jwk, use: 'sig', alg: 'ES256', kid: randomBytes(8).toString('hex') };
       this.save();
     }
@@ -136,7 +143,12 @@ export class OAuthStore {
 
   private findWhere(model: string, match: (payload: AdapterPayload) => boolean): AdapterPayload | undefined {
     for (const [key, record] of this.all()) {
-      if (key.startsWith(`${model}:`) && match(record.payload) && (record.expiresAt === undefined || record.expiresAt > this.now())) return { ...record.payload };
+      if (
+        key.startsWith(`${model}:`) &&
+        match(record.payload) &&
+        (record.expiresAt === undefined || record.expiresAt > this.now())
+      )
+        return { ...record.payload };
     }
     return undefined;
   }
@@ -187,12 +199,18 @@ export class OAuthStore {
   private keepNewestTokens(model: string, grantId: unknown): void {
     if (typeof grantId !== 'string') return;
     const now = this.now();
-    const ofGrant = [...this.durable].filter(([key, record]) => key.startsWith(`${model}:`) && record.payload.grantId === grantId);
+    const ofGrant = [...this.durable].filter(
+      ([key, record]) => key.startsWith(`${model}:`) && record.payload.grantId === grantId,
+    );
     let excess = ofGrant.length - MAX_TOKENS_PER_GRANT;
     if (excess <= 0) return;
     // Expired first, then consumed, then the oldest (a Map keeps insertion order); the newest is last, so it stays.
-    const rank = ([, record]: [string, StoredRecord]): number => (record.expiresAt !== undefined && record.expiresAt <= now ? 0 : record.payload.consumed !== undefined ? 1 : 2);
-    for (const [key] of ofGrant.map((entry, index) => ({ entry, index })).sort((a, b) => rank(a.entry) - rank(b.entry) || a.index - b.index).map(({ entry }) => entry)) {
+    const rank = ([, record]: [string, StoredRecord]): number =>
+      record.expiresAt !== undefined && record.expiresAt <= now ? 0 : record.payload.consumed !== undefined ? 1 : 2;
+    for (const [key] of ofGrant
+      .map((entry, index) => ({ entry, index }))
+      .sort((a, b) => rank(a.entry) - rank(b.entry) || a.index - b.index)
+      .map(({ entry }) => entry)) {
       if (excess === 0) break;
       this.durable.delete(key);
       excess--;
@@ -202,7 +220,8 @@ export class OAuthStore {
   private pruneMemory(): void {
     if (this.memory.size <= MAX_PENDING_RECORDS) return;
     const now = this.now();
-    for (const [key, record] of this.memory) if (record.expiresAt !== undefined && record.expiresAt <= now) this.memory.delete(key);
+    for (const [key, record] of this.memory)
+      if (record.expiresAt !== undefined && record.expiresAt <= now) this.memory.delete(key);
     // Oldest first (a Map keeps insertion order).
     for (const key of this.memory.keys()) {
       if (this.memory.size <= MAX_PENDING_RECORDS) break;
@@ -221,14 +240,28 @@ export class OAuthStore {
     }
     const json = jsonProblem(text);
     const value = 'value' in json ? (json.value as Partial<FileShape> | null) : undefined;
-    if (!value || typeof value !== 'object' || value.version !== 1 || typeof value.records !== 'object' || value.records === null) {
+    if (
+      !value ||
+      typeof value !== 'object' ||
+      value.version !== 1 ||
+      typeof value.records !== 'object' ||
+      value.records === null
+    ) {
       const movedTo = moveAside(this.file);
-      this.warn(`The agents' sign-in file could not be read${movedTo ? ` and was moved to "${movedTo}"` : ''}: agents that signed in must sign in again.`);
+      this.warn(
+        `The agents' sign-in file could not be read${movedTo ? ` and was moved to "${movedTo}"` : ''}: agents that signed in must sign in again.`,
+      );
       return;
     }
     const now = this.now();
     for (const [key, record] of Object.entries(value.records)) {
-      if (record && typeof record === 'object' && typeof record.payload === 'object' && (record.expiresAt === undefined || record.expiresAt > now)) this.durable.set(key, record);
+      if (
+        record &&
+        typeof record === 'object' &&
+        typeof record.payload === 'object' &&
+        (record.expiresAt === undefined || record.expiresAt > now)
+      )
+        this.durable.set(key, record);
     }
     if (value.signingKey && typeof value.signingKey === 'object') this.signingKey = value.signingKey;
   }
@@ -236,8 +269,13 @@ export class OAuthStore {
   private save(): void {
     if (!this.file) return;
     const now = this.now();
-    for (const [key, record] of this.durable) if (record.expiresAt !== undefined && record.expiresAt <= now) this.durable.delete(key);
-    const shape: FileShape = { version: 1, ...(this.signingKey ? { signingKey: this.signingKey } : {}), records: Object.fromEntries(this.durable) };
+    for (const [key, record] of this.durable)
+      if (record.expiresAt !== undefined && record.expiresAt <= now) this.durable.delete(key);
+    const shape: FileShape = {
+      version: 1,
+      ...(this.signingKey ? { signingKey: this.signingKey } : {}),
+      records: Object.fromEntries(this.durable),
+    };
     ensurePrivateDir(dirname(this.file));
     writeFileAtomic.sync(this.file, JSON.stringify(shape), { mode: PRIVATE_FILE_MODE });
   }

@@ -28,7 +28,13 @@ const GRANT_TTL_S = 365 * 24 * 60 * 60;
 /** The person has ten minutes to answer the consent page. */
 const INTERACTION_TTL_S = 10 * 60;
 
-export const OAUTH_ROUTES = { authorization: '/authorize', token: '/token', registration: '/register', revocation: '/revoke', jwks: '/jwks' } as const;
+export const OAUTH_ROUTES = {
+  authorization: '/authorize',
+  token: '/token',
+  registration: '/register',
+  revocation: '/revoke',
+  jwks: '/jwks',
+} as const;
 export const CONSENT_PATH = '/consent/';
 
 export interface ProviderOptions {
@@ -55,11 +61,13 @@ export type ClientMetadataFetch = (input: string | URL | Request, init?: Request
 /** Every authorization asks the person: the login prompt is satisfied only by this interaction's own answer. */
 function consentEveryTime(): interactionPolicy.DefaultPolicy {
   const policy = interactionPolicy.base();
-  policy.get('login')?.checks.add(
-    new interactionPolicy.Check('each_sign_in', 'the person approves each sign-in', (ctx: KoaContextWithOIDC) =>
-      ctx.oidc.result?.login ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT,
-    ),
-  );
+  policy
+    .get('login')
+    ?.checks.add(
+      new interactionPolicy.Check('each_sign_in', 'the person approves each sign-in', (ctx: KoaContextWithOIDC) =>
+        ctx.oidc.result?.login ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT,
+      ),
+    );
   return policy;
 }
 
@@ -83,7 +91,12 @@ export function createProvider(options: ProviderOptions): Provider {
     adapter: (model: string) => store.adapterFor(model),
     clients: [],
     clientAuthMethods: ['none'],
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
     responseTypes: ['code'],
     scopes: ['openid', 'offline_access', MCP_SCOPE],
     claims: { openid: ['sub'] },
@@ -99,7 +112,10 @@ export function createProvider(options: ProviderOptions): Provider {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
-      revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => Promise.resolve(token.clientId === client.clientId) },
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => Promise.resolve(token.clientId === client.clientId),
+      },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
@@ -111,8 +127,14 @@ export function createProvider(options: ProviderOptions): Provider {
         // A refresh or code exchange without `resource` targets what was granted (the gateway).
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
-          if (!resources.has(indicator)) throw new errors.InvalidTarget('this authorization server issues tokens for the MiniHarness gateway only');
-          return { scope: MCP_SCOPE, audience: indicator, accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL_S };
+          if (!resources.has(indicator))
+            throw new errors.InvalidTarget('this authorization server issues tokens for the MiniHarness gateway only');
+          return {
+            scope: MCP_SCOPE,
+            audience: indicator,
+            accessTokenFormat: 'opaque',
+            accessTokenTTL: ACCESS_TOKEN_TTL_S,
+          };
         },
       },
     },
@@ -137,7 +159,10 @@ export function createProvider(options: ProviderOptions): Provider {
     clientBasedCORS: () => true,
     renderError: (ctx, out) => {
       ctx.type = 'html';
-      ctx.body = options.renderError('This sign-in cannot go on', typeof out.error_description === 'string' ? out.error_description : String(out.error ?? 'error'));
+      ctx.body = options.renderError(
+        'This sign-in cannot go on',
+        typeof out.error_description === 'string' ? out.error_description : String(out.error ?? 'error'),
+      );
     },
     fetch: fetchJsonOnly(options.fetchClientMetadata ?? ((input, init) => fetch(input, init))),
   };

@@ -25,7 +25,14 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { OAuthError, OAuthErrorCode, bearerAuthChallengeResponse, buildOAuthProtectedResourceMetadata, getOAuthProtectedResourceMetadataUrl, verifyBearerToken } from '@modelcontextprotocol/server';
+import {
+  OAuthError,
+  OAuthErrorCode,
+  bearerAuthChallengeResponse,
+  buildOAuthProtectedResourceMetadata,
+  getOAuthProtectedResourceMetadataUrl,
+  verifyBearerToken,
+} from '@modelcontextprotocol/server';
 import type Provider from 'oidc-provider';
 import { AgentVisibilitySchema, GATEWAY_PATH } from '../../../shared/agents.js';
 import { bearerOf, tokensEqual } from '../../security/loopbackAccess.js';
@@ -44,7 +51,12 @@ export const NO_TOKEN_SENTENCE =
   "MiniHarness needs this agent to sign in: connect with a client that supports OAuth, or send the agent's token from MiniHarness > Agents as 'Authorization: Bearer <token>'.";
 
 const PRM_PATH = '/.well-known/oauth-protected-resource';
-const CORS_OPEN = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Authorization, Content-Type, MCP-Protocol-Version', 'Access-Control-Max-Age': '600' };
+const CORS_OPEN = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, MCP-Protocol-Version',
+  'Access-Control-Max-Age': '600',
+};
 /**
  * The one account of this authorization server: the person at this computer. Each agent is a
  * grant the person made to a client (its tokens carry the grant id); keeping one account means a
@@ -65,7 +77,8 @@ export interface SignInOptions {
   fetchClientMetadata?: ClientMetadataFetch;
 }
 
-export type Authentication = { agent: StoredAgent } | { status: 401; sentence: string; headers: Record<string, string> };
+export type Authentication =
+  { agent: StoredAgent } | { status: 401; sentence: string; headers: Record<string, string> };
 
 interface Listening {
   port: number;
@@ -92,8 +105,21 @@ export class GatewaySignIn {
     const resources = new Set([`${origin}${GATEWAY_PATH}`, `http://localhost:${port}${GATEWAY_PATH}`]);
     try {
       const { fetchClientMetadata } = this.options;
-      const provider = createProvider({ issuer: origin, resources, store: this.options.store, accountExists: (id) => id === PERSON, renderError: errorPage, ...(fetchClientMetadata ? { fetchClientMetadata } : {}) });
-      this.listening = { port, origin, resource: new URL(`${origin}${GATEWAY_PATH}`), provider, handler: provider.callback() };
+      const provider = createProvider({
+        issuer: origin,
+        resources,
+        store: this.options.store,
+        accountExists: (id) => id === PERSON,
+        renderError: errorPage,
+        ...(fetchClientMetadata ? { fetchClientMetadata } : {}),
+      });
+      this.listening = {
+        port,
+        origin,
+        resource: new URL(`${origin}${GATEWAY_PATH}`),
+        provider,
+        handler: provider.callback(),
+      };
     } catch {
       this.listening = undefined;
     }
@@ -106,19 +132,37 @@ export class GatewaySignIn {
 
   /** Whether the path is one of the sign-in's (else the gateway's own routing goes on). */
   handles(path: string): boolean {
-    if (path === PRM_PATH || path === `${PRM_PATH}${GATEWAY_PATH}` || path === '/.well-known/oauth-authorization-server' || path === '/.well-known/openid-configuration') return true;
+    if (
+      path === PRM_PATH ||
+      path === `${PRM_PATH}${GATEWAY_PATH}` ||
+      path === '/.well-known/oauth-authorization-server' ||
+      path === '/.well-known/openid-configuration'
+    )
+      return true;
     if (path.startsWith(CONSENT_PATH)) return true;
     return Object.values(OAUTH_ROUTES).some((route) => path === route || path.startsWith(`${route}/`));
   }
 
   async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const listening = this.listening;
-    if (!listening) return void res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Sign-in is unavailable: the MiniHarness gateway could not set up its authorization server. Use a token from MiniHarness → Agents.');
-    const open = path.startsWith('/.well-known/') || path === OAUTH_ROUTES.token || path === OAUTH_ROUTES.registration || path === OAUTH_ROUTES.revocation || path === OAUTH_ROUTES.jwks;
+    if (!listening)
+      return void res
+        .writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' })
+        .end(
+          'Sign-in is unavailable: the MiniHarness gateway could not set up its authorization server. Use a token from MiniHarness → Agents.',
+        );
+    const open =
+      path.startsWith('/.well-known/') ||
+      path === OAUTH_ROUTES.token ||
+      path === OAUTH_ROUTES.registration ||
+      path === OAUTH_ROUTES.revocation ||
+      path === OAUTH_ROUTES.jwks;
     if (open && req.method === 'OPTIONS') return void res.writeHead(204, CORS_OPEN).end();
-    if (path === PRM_PATH || path === `${PRM_PATH}${GATEWAY_PATH}`) return this.serveResourceMetadata(req, res, listening);
+    if (path === PRM_PATH || path === `${PRM_PATH}${GATEWAY_PATH}`)
+      return this.serveResourceMetadata(req, res, listening);
     for (const [name, value] of Object.entries(pageSecurityHeaders())) res.setHeader(name, value);
-    if (path === OAUTH_ROUTES.registration) for (const [name, value] of Object.entries(CORS_OPEN)) res.setHeader(name, value);
+    if (path === OAUTH_ROUTES.registration)
+      for (const [name, value] of Object.entries(CORS_OPEN)) res.setHeader(name, value);
     if (path.startsWith(CONSENT_PATH)) return this.serveConsent(req, res, listening, path.slice(CONSENT_PATH.length));
     await listening.handler(req, res);
   }
@@ -132,10 +176,18 @@ export class GatewaySignIn {
    */
   async authenticate(authorization: string | undefined, host?: string): Promise<Authentication> {
     const listening = this.listening;
-    const resourceMetadataUrl = listening ? getOAuthProtectedResourceMetadataUrl(new URL(`${originAsReached(listening, host)}${GATEWAY_PATH}`)) : undefined;
+    const resourceMetadataUrl = listening
+      ? getOAuthProtectedResourceMetadataUrl(new URL(`${originAsReached(listening, host)}${GATEWAY_PATH}`))
+      : undefined;
     if (authorization === undefined || authorization.trim() === '') {
       // RFC 6750 §3.1: no credentials, no error code — the challenge that starts a sign-in.
-      return { status: 401, sentence: NO_TOKEN_SENTENCE, headers: { 'WWW-Authenticate': `Bearer${resourceMetadataUrl ? ` resource_metadata="${resourceMetadataUrl}"` : ''}` } };
+      return {
+        status: 401,
+        sentence: NO_TOKEN_SENTENCE,
+        headers: {
+          'WWW-Authenticate': `Bearer${resourceMetadataUrl ? ` resource_metadata="${resourceMetadataUrl}"` : ''}`,
+        },
+      };
     }
     const token = bearerOf(authorization);
     let agent: StoredAgent | undefined;
@@ -147,18 +199,44 @@ export class GatewaySignIn {
             if (!found) throw new OAuthError(OAuthErrorCode.InvalidToken, REFUSED_TOKEN_SENTENCE);
             agent = found;
             // A static token does not expire: it lasts until the agent is revoked.
-            return { token: value, clientId: found.signIn?.clientId ?? found.id, scopes: [MCP_SCOPE], expiresAt: Math.floor(Date.now() / 1000) + 3600 };
+            return {
+              token: value,
+              clientId: found.signIn?.clientId ?? found.id,
+              scopes: [MCP_SCOPE],
+              expiresAt: Math.floor(Date.now() / 1000) + 3600,
+            };
           },
         },
         ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
       });
     } catch (error) {
-      const refusal = error instanceof OAuthError && error.code === OAuthErrorCode.InvalidToken ? error : new OAuthError(OAuthErrorCode.InvalidToken, REFUSED_TOKEN_SENTENCE);
+      const refusal =
+        error instanceof OAuthError && error.code === OAuthErrorCode.InvalidToken
+          ? error
+          : new OAuthError(OAuthErrorCode.InvalidToken, REFUSED_TOKEN_SENTENCE);
       // The SDK's challenge (error, error_description, resource_metadata), always with the sentence.
-      const answer = bearerAuthChallengeResponse(new OAuthError(OAuthErrorCode.InvalidToken, refusal.message === REFUSED_TOKEN_SENTENCE ? REFUSED_TOKEN_SENTENCE : `${REFUSED_TOKEN_SENTENCE} (${refusal.message})`), resourceMetadataUrl ? { resourceMetadataUrl } : {});
-      return { status: 401, sentence: REFUSED_TOKEN_SENTENCE, headers: { 'WWW-Authenticate': answer.headers.get('WWW-Authenticate') ?? 'Bearer error="invalid_token"' } };
+      const answer = bearerAuthChallengeResponse(
+        new OAuthError(
+          OAuthErrorCode.InvalidToken,
+          refusal.message === REFUSED_TOKEN_SENTENCE
+            ? REFUSED_TOKEN_SENTENCE
+            : `${REFUSED_TOKEN_SENTENCE} (${refusal.message})`,
+        ),
+        resourceMetadataUrl ? { resourceMetadataUrl } : {},
+      );
+      return {
+        status: 401,
+        sentence: REFUSED_TOKEN_SENTENCE,
+        headers: { 'WWW-Authenticate': answer.headers.get('WWW-Authenticate') ?? 'Bearer error="invalid_token"' },
+      };
     }
-    return agent ? { agent } : { status: 401, sentence: REFUSED_TOKEN_SENTENCE, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } };
+    return agent
+      ? { agent }
+      : {
+          status: 401,
+          sentence: REFUSED_TOKEN_SENTENCE,
+          headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+        };
   }
 
   /** The person revoked or removed the agent: its grant, access and refresh tokens end now. */
@@ -187,7 +265,8 @@ export class GatewaySignIn {
   }
 
   private serveResourceMetadata(req: IncomingMessage, res: ServerResponse, listening: Listening): void {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { ...CORS_OPEN, Allow: 'GET, OPTIONS' }).end();
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return void res.writeHead(405, { ...CORS_OPEN, Allow: 'GET, OPTIONS' }).end();
     // The resource is named as the client reached it (127.0.0.1 or localhost): clients check that it matches their URL.
     const host = originAsReached(listening, req.headers.host);
     const metadata = buildOAuthProtectedResourceMetadata({
@@ -203,32 +282,61 @@ export class GatewaySignIn {
       // The issuer is the gateway's own loopback origin, which the SDK accepts without https.
       dangerouslyAllowInsecureIssuerUrl: true,
     });
-    res.writeHead(200, { ...CORS_OPEN, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(JSON.stringify(metadata));
+    res
+      .writeHead(200, { ...CORS_OPEN, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+      .end(JSON.stringify(metadata));
   }
 
-  private async serveConsent(req: IncomingMessage, res: ServerResponse, listening: Listening, uid: string): Promise<void> {
+  private async serveConsent(
+    req: IncomingMessage,
+    res: ServerResponse,
+    listening: Listening,
+    uid: string,
+  ): Promise<void> {
     const { provider } = listening;
-    const fail = (status: number, title: string, detail: string): void => void res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8' }).end(errorPage(title, detail));
+    const fail = (status: number, title: string, detail: string): void =>
+      void res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8' }).end(errorPage(title, detail));
     if (req.method === 'POST') {
       // Only a page of this origin may answer: a form on another site cannot approve a sign-in.
       const origin = req.headers.origin;
-      if (origin !== listening.origin && origin !== `http://localhost:${listening.port}`) return fail(403, 'This answer was refused', 'It did not come from MiniHarness’s own consent page.');
-    } else if (req.method !== 'GET') return fail(405, 'Not allowed', 'The consent page is shown with GET and answered with POST.');
+      if (origin !== listening.origin && origin !== `http://localhost:${listening.port}`)
+        return fail(403, 'This answer was refused', 'It did not come from MiniHarness’s own consent page.');
+    } else if (req.method !== 'GET')
+      return fail(405, 'Not allowed', 'The consent page is shown with GET and answered with POST.');
 
     let details: Awaited<ReturnType<Provider['interactionDetails']>>;
     try {
       details = await provider.interactionDetails(req, res);
     } catch {
-      return fail(400, 'This sign-in has expired', 'The sign-in was not found in this browser, or it took too long. Start it again from the agent.');
+      return fail(
+        400,
+        'This sign-in has expired',
+        'The sign-in was not found in this browser, or it took too long. Start it again from the agent.',
+      );
     }
-    if (details.uid !== uid || (details.prompt.name !== 'login' && details.prompt.name !== 'consent')) return fail(400, 'This sign-in cannot go on', 'The page does not belong to the sign-in in progress. Start it again from the agent.');
+    if (details.uid !== uid || (details.prompt.name !== 'login' && details.prompt.name !== 'consent'))
+      return fail(
+        400,
+        'This sign-in cannot go on',
+        'The page does not belong to the sign-in in progress. Start it again from the agent.',
+      );
     const clientId = String(details.params.client_id ?? '');
     const client = await provider.Client.find(clientId).catch(() => undefined);
-    if (!client) return fail(400, 'This sign-in cannot go on', 'The client that started it is not known here. Start it again from the agent.');
+    if (!client)
+      return fail(
+        400,
+        'This sign-in cannot go on',
+        'The client that started it is not known here. Start it again from the agent.',
+      );
     const redirectUri = String(details.params.redirect_uri ?? client.redirectUris?.[0] ?? '');
     const redirect = URL.parse(redirectUri);
-    const redirectTarget = redirect ? (redirect.host ? `${redirect.protocol}//${redirect.host}` : redirect.protocol) : redirectUri;
-    const clientName = typeof client.clientName === 'string' && client.clientName.trim() !== '' ? client.clientName.trim() : undefined;
+    const redirectTarget = redirect
+      ? redirect.host
+        ? `${redirect.protocol}//${redirect.host}`
+        : redirect.protocol
+      : redirectUri;
+    const clientName =
+      typeof client.clientName === 'string' && client.clientName.trim() !== '' ? client.clientName.trim() : undefined;
 
     if (req.method === 'GET') {
       const secret = randomBytes(32).toString('base64url');
@@ -244,7 +352,8 @@ export class GatewaySignIn {
         agentName: this.options.agents.freeName(clientName ?? 'Signed-in agent'),
         servers: this.options.servers(),
       });
-      for (const [name, value] of Object.entries(pageSecurityHeaders(redirectTarget ? [redirectTarget] : []))) res.setHeader(name, value);
+      for (const [name, value] of Object.entries(pageSecurityHeaders(redirectTarget ? [redirectTarget] : [])))
+        res.setHeader(name, value);
       return void res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
     }
 
@@ -256,12 +365,22 @@ export class GatewaySignIn {
     }
     const expected = this.csrf.get(uid);
     if (!expected || expected.expiresAt < Date.now() || !tokensEqual(expected.secret, form.get('csrf'))) {
-      return fail(403, 'This answer was refused', 'It did not come from the consent page MiniHarness showed (reload the page to answer again).');
+      return fail(
+        403,
+        'This answer was refused',
+        'It did not come from the consent page MiniHarness showed (reload the page to answer again).',
+      );
     }
     this.csrf.delete(uid);
-    for (const [name, value] of Object.entries(pageSecurityHeaders(redirectTarget ? [redirectTarget] : []))) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(pageSecurityHeaders(redirectTarget ? [redirectTarget] : [])))
+      res.setHeader(name, value);
     if (form.get('decision') !== 'allow') {
-      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person denied this sign-in in MiniHarness.' }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The person denied this sign-in in MiniHarness.' },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
     const known = new Set(this.options.servers().map((s) => s.id));
@@ -270,28 +389,44 @@ export class GatewaySignIn {
       serverIds: [...new Set(form.getAll('server'))].filter((id) => known.has(id)),
       localTools: form.get('localTools') === 'on',
     });
-    if (!visibility.success) return fail(400, 'This answer was refused', 'The choice of what the agent sees was not valid.');
+    if (!visibility.success)
+      return fail(400, 'This answer was refused', 'The choice of what the agent sees was not valid.');
 
     const grant = new provider.Grant({ accountId: PERSON, clientId });
     // What the client asked for, within what this server offers: its scopes, and the gateway's resource with the gateway's scope.
     const offered = new Set(['openid', 'offline_access', MCP_SCOPE]);
-    const scopes = String(details.params.scope ?? '').split(' ').filter((scope) => offered.has(scope));
+    const scopes = String(details.params.scope ?? '')
+      .split(' ')
+      .filter((scope) => offered.has(scope));
     if (scopes.length > 0) grant.addOIDCScope(scopes.join(' '));
     const requested = details.params.resource;
     const mine = new Set([listening.resource.href, `http://localhost:${listening.port}${GATEWAY_PATH}`]);
-    const indicators = (Array.isArray(requested) ? requested : [requested]).filter((r): r is string => typeof r === 'string' && mine.has(r));
-    for (const indicator of indicators.length > 0 ? indicators : [listening.resource.href]) grant.addResourceScope(indicator, MCP_SCOPE);
+    const indicators = (Array.isArray(requested) ? requested : [requested]).filter(
+      (r): r is string => typeof r === 'string' && mine.has(r),
+    );
+    for (const indicator of indicators.length > 0 ? indicators : [listening.resource.href])
+      grant.addResourceScope(indicator, MCP_SCOPE);
     const grantId = await grant.save();
     let agent: StoredAgent;
     try {
-      agent = this.options.agents.createSignedIn(clientName ?? 'Signed-in agent', visibility.data, { clientId, ...(clientName ? { clientName: clientName.slice(0, 200) } : {}), redirectTarget: redirectTarget.slice(0, 2048), grantId });
+      agent = this.options.agents.createSignedIn(clientName ?? 'Signed-in agent', visibility.data, {
+        clientId,
+        ...(clientName ? { clientName: clientName.slice(0, 200) } : {}),
+        redirectTarget: redirectTarget.slice(0, 2048),
+        grantId,
+      });
     } catch {
       // The agent could not be saved (the settings file): no grant without its agent.
       this.options.store.revokeGrant(grantId);
       return fail(500, 'The agent could not be added', 'MiniHarness could not save it. Try again from the agent.');
     }
     this.options.onAgentCreated(agent);
-    await provider.interactionFinished(req, res, { login: { accountId: PERSON }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: PERSON }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   private pruneCsrf(): void {

@@ -23,7 +23,12 @@ export const DEFAULT_LIST_BOUNDS: ListBounds = { maxItems: MAX_LISTED_ITEMS, max
 
 export type PageFetcher<T> = (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>;
 
-export async function collectPages<T>(serverId: string, method: string, fetchPage: PageFetcher<T>, bounds: ListBounds = DEFAULT_LIST_BOUNDS): Promise<Listed<T>> {
+export async function collectPages<T>(
+  serverId: string,
+  method: string,
+  fetchPage: PageFetcher<T>,
+  bounds: ListBounds = DEFAULT_LIST_BOUNDS,
+): Promise<Listed<T>> {
   const items: T[] = [];
   let bytes = 0;
   const seen = new Set<string>();
@@ -40,7 +45,8 @@ export async function collectPages<T>(serverId: string, method: string, fetchPag
     cursor = page.nextCursor || undefined;
     if (cursor !== undefined) {
       if (items.length >= bounds.maxItems) return { items, truncated: true }; // full: the next page is not asked for
-      if (seen.has(cursor)) throw new MCPProtocolError(serverId, `${method} repeated the cursor ${JSON.stringify(cursor.slice(0, 100))}`);
+      if (seen.has(cursor))
+        throw new MCPProtocolError(serverId, `${method} repeated the cursor ${JSON.stringify(cursor.slice(0, 100))}`);
       seen.add(cursor);
     }
   } while (cursor !== undefined);

@@ -11,7 +11,12 @@ export function listPrompts(sdk: Client, serverId: string, options: SdkRequestOp
   });
 }
 
-export function getPrompt(sdk: Client, name: string, args: Record<string, string>, options: SdkRequestOptions): Promise<GetPromptResult> {
+export function getPrompt(
+  sdk: Client,
+  name: string,
+  args: Record<string, string>,
+  options: SdkRequestOptions,
+): Promise<GetPromptResult> {
   return sdk.getPrompt({ name, arguments: args }, options);
 }
 
@@ -25,8 +30,18 @@ export interface CompletionRequest {
   context?: Record<string, string>;
 }
 
-export async function complete(sdk: Client, request: CompletionRequest, options: SdkRequestOptions): Promise<CompleteResult['completion']> {
-  const ref = request.target.type === 'prompt' ? { type: 'ref/prompt' as const, name: request.target.name } : { type: 'ref/resource' as const, uri: request.target.uriTemplate };
-  const result = await sdk.complete({ ref, argument: request.argument, ...(request.context ? { context: { arguments: request.context } } : {}) }, options);
+export async function complete(
+  sdk: Client,
+  request: CompletionRequest,
+  options: SdkRequestOptions,
+): Promise<CompleteResult['completion']> {
+  const ref =
+    request.target.type === 'prompt'
+      ? { type: 'ref/prompt' as const, name: request.target.name }
+      : { type: 'ref/resource' as const, uri: request.target.uriTemplate };
+  const result = await sdk.complete(
+    { ref, argument: request.argument, ...(request.context ? { context: { arguments: request.context } } : {}) },
+    options,
+  );
   return result.completion;
 }

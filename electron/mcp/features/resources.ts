@@ -4,7 +4,13 @@
  * template expansion with the SDK's own `UriTemplate`.
  */
 import { UriTemplate, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
-import type { Client, McpSubscription, ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  McpSubscription,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType,
+} from '@modelcontextprotocol/client';
 import type { Listed } from './paging.js';
 import { collectPages } from './paging.js';
 import type { SdkRequestOptions } from './types.js';
@@ -17,14 +23,19 @@ export function listResources(sdk: Client, serverId: string, options: SdkRequest
 }
 
 /** A server that offers resources but no templates may not know the method: that is an empty list. */
-export async function listResourceTemplates(sdk: Client, serverId: string, options: SdkRequestOptions): Promise<Listed<ResourceTemplateType>> {
+export async function listResourceTemplates(
+  sdk: Client,
+  serverId: string,
+  options: SdkRequestOptions,
+): Promise<Listed<ResourceTemplateType>> {
   try {
     return await collectPages(serverId, 'resources/templates/list', async (cursor) => {
       const page = await sdk.request({ method: 'resources/templates/list', params: cursor ? { cursor } : {} }, options);
       return { items: page.resourceTemplates, nextCursor: page.nextCursor };
     });
   } catch (error) {
-    if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound) return { items: [], truncated: false };
+    if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound)
+      return { items: [], truncated: false };
     throw error;
   }
 }
@@ -76,7 +87,10 @@ export function templateVariables(uriTemplate: string): string[] {
 }
 
 /** Expands a template with the values entered for its variables; a template that cannot be parsed says why. */
-export function expandTemplate(uriTemplate: string, variables: Record<string, string>): { ok: true; uri: string } | { ok: false; reason: string } {
+export function expandTemplate(
+  uriTemplate: string,
+  variables: Record<string, string>,
+): { ok: true; uri: string } | { ok: false; reason: string } {
   try {
     return { ok: true, uri: new UriTemplate(uriTemplate).expand(variables) };
   } catch (error) {

@@ -10,11 +10,17 @@ import type { RequestOptions, ToolClient } from '../types.js';
 export type { SdkRequestOptions };
 
 export interface FeatureClient {
-  featureRequest<T>(operation: string, run: (sdk: Client, options: SdkRequestOptions) => Promise<T>, options?: RequestOptions): Promise<T>;
+  featureRequest<T>(
+    operation: string,
+    run: (sdk: Client, options: SdkRequestOptions) => Promise<T>,
+    options?: RequestOptions,
+  ): Promise<T>;
   attachFeatureHandlers(install: (sdk: Client) => void): void;
 }
 
 export function featureClientOf(client: ToolClient): (ToolClient & FeatureClient) | undefined {
   const candidate = client as ToolClient & Partial<FeatureClient>;
-  return typeof candidate.featureRequest === 'function' && typeof candidate.attachFeatureHandlers === 'function' ? (candidate as ToolClient & FeatureClient) : undefined;
+  return typeof candidate.featureRequest === 'function' && typeof candidate.attachFeatureHandlers === 'function'
+    ? (candidate as ToolClient & FeatureClient)
+    : undefined;
 }

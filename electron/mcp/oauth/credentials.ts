@@ -23,9 +23,14 @@ const Binding = z.object({ v: z.literal(1), uid: z.string().optional(), url: z.s
  * The tokens as the SDK stamped them: `issuer` names the authorization server that issued them
  * (SEP-2352). Records saved before the stamp existed have none; they are carried over as they are.
  */
-const TokensRecord = Binding.extend({ tokens: OAuthTokensSchema.extend({ issuer: z.string().optional() }), savedAt: z.number() });
+const TokensRecord = Binding.extend({
+  tokens: OAuthTokensSchema.extend({ issuer: z.string().optional() }),
+  savedAt: z.number(),
+});
 /** What the SDK hands to saveClientInformation, kept as given (its `issuer` binds it to one authorization server). */
-const ClientRecord = Binding.extend({ client: z.looseObject({ client_id: z.string(), client_secret: z.string().optional(), issuer: z.string().optional() }) });
+const ClientRecord = Binding.extend({
+  client: z.looseObject({ client_id: z.string(), client_secret: z.string().optional(), issuer: z.string().optional() }),
+});
 
 export interface StoredTokens {
   tokens: OAuthTokens;
@@ -79,7 +84,11 @@ export class OAuthCredentials {
     await this.store.set(this.keyOf(owner.serverId, kind), new SecretValue(JSON.stringify(record)));
   }
 
-  private async read<T extends z.infer<typeof Binding>>(owner: CredentialOwner, kind: CredentialKind, schema: z.ZodType<T>): Promise<T | undefined> {
+  private async read<T extends z.infer<typeof Binding>>(
+    owner: CredentialOwner,
+    kind: CredentialKind,
+    schema: z.ZodType<T>,
+  ): Promise<T | undefined> {
     const key = this.keyOf(owner.serverId, kind);
     const stored = await this.store.get(key);
     if (!stored) return undefined;
@@ -90,7 +99,9 @@ export class OAuthCredentials {
       parsed = { success: false } as z.ZodSafeParseResult<T>;
     }
     if (!parsed.success) {
-      this.note(`the saved OAuth ${kind === 'tokens' ? 'sign-in' : 'client registration'} could not be read; it was deleted (sign in again)`);
+      this.note(
+        `the saved OAuth ${kind === 'tokens' ? 'sign-in' : 'client registration'} could not be read; it was deleted (sign in again)`,
+      );
       await this.store.delete(key);
       return undefined;
     }

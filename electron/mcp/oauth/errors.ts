@@ -8,7 +8,10 @@
 import type { ErrorDetails, OAuthDetail } from '../../../shared/errors.js';
 import { MCPError } from '../errors.js';
 
-type SignInReason = Extract<OAuthDetail['reason'], 'no_token' | 'token_rejected' | 'insufficient_scope' | 'not_configured' | 'signed_out'>;
+type SignInReason = Extract<
+  OAuthDetail['reason'],
+  'no_token' | 'token_rejected' | 'insufficient_scope' | 'not_configured' | 'signed_out'
+>;
 type FailureReason = Exclude<OAuthDetail['reason'], SignInReason>;
 
 const SIGN_IN_WORDS: Record<SignInReason, string> = {
@@ -21,7 +24,8 @@ const SIGN_IN_WORDS: Record<SignInReason, string> = {
 };
 
 const FAILURE_WORDS: Record<FailureReason, string> = {
-  resource_mismatch: 'its OAuth metadata names another resource; the sign-in was refused so no token for it is sent elsewhere',
+  resource_mismatch:
+    'its OAuth metadata names another resource; the sign-in was refused so no token for it is sent elsewhere',
   discovery_failed: 'its OAuth metadata could not be found or read',
   registration_failed: 'the authorization server refused to register this app as a client',
   token_request_failed: 'the authorization server refused the token request',
@@ -29,7 +33,8 @@ const FAILURE_WORDS: Record<FailureReason, string> = {
   sign_in_timeout: 'the sign-in was not completed in time',
   step_up_refused: 'the server still refused the request after more permissions were granted',
   redirect_unavailable: 'the sign-in cannot receive its redirect',
-  issuer_mismatch: 'the sign-in came back naming another authorization server (RFC 9207); it was refused and no code was exchanged',
+  issuer_mismatch:
+    'the sign-in came back naming another authorization server (RFC 9207); it was refused and no code was exchanged',
 };
 
 /** The server needs a person to sign in (or to sign in again with more scopes). Nothing was sent. */
@@ -44,7 +49,11 @@ export class MCPSignInRequiredError extends MCPError {
   }
 
   override get details(): ErrorDetails {
-    return { ...super.details, retryable: false, oauth: { reason: this.reason, ...(this.scope ? { scope: this.scope } : {}) } };
+    return {
+      ...super.details,
+      retryable: false,
+      oauth: { reason: this.reason, ...(this.scope ? { scope: this.scope } : {}) },
+    };
   }
 }
 

@@ -53,7 +53,10 @@ function reply(res: ServerResponse, status: number, title: string, text: string)
  * Opens the listener on `port` (0: any free port). Throws the listen error (EADDRINUSE) when the
  * port is taken, so the caller can pick another and register again.
  */
-export async function openLoopbackRedirect(port = 0, note: (text: string) => void = () => undefined): Promise<LoopbackRedirect> {
+export async function openLoopbackRedirect(
+  port = 0,
+  note: (text: string) => void = () => undefined,
+): Promise<LoopbackRedirect> {
   let waiter: Waiter | undefined;
   let boundPort = 0;
   const hosts = (): Set<string> => new Set([`127.0.0.1:${boundPort}`, `localhost:${boundPort}`]);
@@ -72,8 +75,15 @@ export async function openLoopbackRedirect(port = 0, note: (text: string) => voi
     }
     const state = url.searchParams.get('state');
     if (!waiter || state !== waiter.state) {
-      note('a sign-in redirect arrived that does not belong to the sign-in in progress (state mismatch); it was ignored');
-      reply(res, 400, 'Sign-in not recognized', 'MiniHarness is not waiting for this sign-in. Start it again from the app.');
+      note(
+        'a sign-in redirect arrived that does not belong to the sign-in in progress (state mismatch); it was ignored',
+      );
+      reply(
+        res,
+        400,
+        'Sign-in not recognized',
+        'MiniHarness is not waiting for this sign-in. Start it again from the app.',
+      );
       return;
     }
     const current = waiter;
@@ -81,7 +91,12 @@ export async function openLoopbackRedirect(port = 0, note: (text: string) => voi
     const error = url.searchParams.get('error');
     const code = url.searchParams.get('code');
     if (error || !code) {
-      reply(res, 200, 'Sign-in refused', 'The sign-in did not go through. You can close this tab and return to MiniHarness.');
+      reply(
+        res,
+        200,
+        'Sign-in refused',
+        'The sign-in did not go through. You can close this tab and return to MiniHarness.',
+      );
       const description = url.searchParams.get('error_description') ?? undefined;
       current.resolve({ error: error ?? 'invalid_request', ...(description ? { description } : {}) });
       return;

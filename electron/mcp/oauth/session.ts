@@ -20,7 +20,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createPrivateKeyJwtAuth, checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/client';
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  AddClientAuthentication,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 import type { HttpServerConfig, OAuthConfig } from '../../../shared/serverConfig.js';
 import type { SecretResolver } from '../../secrets/resolver.js';
 import type { LogBuffer } from '../logBuffer.js';
@@ -124,7 +131,10 @@ export class OAuthSession {
   private signedOut = false;
   private readonly secretValues = new Map<string, SecretValue>();
   private readonly logs = new Map<LogBuffer, SecretValue[]>();
-  private readonly refreshes = new Map<string, Promise<{ status: number; statusText: string; headers: Array<[string, string]>; body: string }>>();
+  private readonly refreshes = new Map<
+    string,
+    Promise<{ status: number; statusText: string; headers: Array<[string, string]>; body: string }>
+  >();
 
   constructor(private readonly options: OAuthSessionOptions) {
     const { config } = options;
@@ -136,7 +146,11 @@ export class OAuthSession {
 
   /** The configuration this session was made for (a changed one gets a new session). */
   matches(config: OAuthServerConfig): boolean {
-    return config.url === this.owner.url && config.uid === this.owner.uid && JSON.stringify(config.auth) === JSON.stringify(this.config);
+    return (
+      config.url === this.owner.url &&
+      config.uid === this.owner.uid &&
+      JSON.stringify(config.auth) === JSON.stringify(this.config)
+    );
   }
 
   // ── interaction ─────────────────────────────────────────────────────────────────────────────
@@ -155,7 +169,9 @@ export class OAuthSession {
         this.listener = await openLoopbackRedirect(wanted, (text) => this.note(text));
       } catch (error) {
         if (this.config.redirectPort !== undefined) {
-          throw new MCPOAuthError(this.serverId, 'redirect_unavailable', { detail: `port ${this.config.redirectPort} on 127.0.0.1 is in use (${(error as NodeJS.ErrnoException).code ?? 'error'})` });
+          throw new MCPOAuthError(this.serverId, 'redirect_unavailable', {
+            detail: `port ${this.config.redirectPort} on 127.0.0.1 is in use (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+          });
         }
         this.listener = await openLoopbackRedirect(0, (text) => this.note(text));
         if (stored) await this.dropStoredClient(); // registered for the old port: register again
@@ -190,11 +206,16 @@ export class OAuthSession {
   /** What the server answered a refused request with (recorded by the transport's fetch). */
   noteChallenge(status: number, header: string | null): void {
     if (!header || !/^\s*bearer\b/i.test(header)) return;
-    const field = (name: string): string | undefined => new RegExp(`${name}=(?:"([^"]*)"|([^\\s,]+))`).exec(header)?.slice(1).find((v) => v !== undefined);
+    const field = (name: string): string | undefined =>
+      new RegExp(`${name}=(?:"([^"]*)"|([^\\s,]+))`)
+        .exec(header)
+        ?.slice(1)
+        .find((v) => v !== undefined);
     const error = field('error');
     const scope = field('scope');
     this.challenge = { status, ...(error ? { error } : {}), ...(scope ? { scope } : {}) };
-    if (status === 403 && error === 'insufficient_scope' && scope) this.requiredScope = unionScope(this.requiredScope, scope);
+    if (status === 403 && error === 'insufficient_scope' && scope)
+      this.requiredScope = unionScope(this.requiredScope, scope);
   }
 
   // ── sign-out and views ──────────────────────────────────────────────────────────────────────
@@ -239,11 +260,19 @@ export class OAuthSession {
   coalescingFetch(fetchFn: typeof fetch): typeof fetch {
     return async (input, init) => {
       const body = init?.body;
-      const refreshToken = init?.method === 'POST' && body instanceof URLSearchParams && body.get('grant_type') === 'refresh_token' ? body.get('refresh_token') : null;
+      const refreshToken =
+        init?.method === 'POST' && body instanceof URLSearchParams && body.get('grant_type') === 'refresh_token'
+          ? body.get('refresh_token')
+          : null;
       if (!refreshToken) return fetchFn(input, init);
       let answer = this.refreshes.get(refreshToken);
       if (!answer) {
-        answer = fetchFn(input, init).then(async (response) => ({ status: response.status, statusText: response.statusText, headers: [...response.headers], body: await response.text() }));
+        answer = fetchFn(input, init).then(async (response) => ({
+          status: response.status,
+          statusText: response.statusText,
+          headers: [...response.headers],
+          body: await response.text(),
+        }));
         this.refreshes.set(refreshToken, answer);
         const forget = (): void => void setTimeout(() => this.refreshes.delete(refreshToken), 60_000).unref();
         answer.then(forget, () => this.refreshes.delete(refreshToken));
@@ -268,7 +297,10 @@ export class OAuthSession {
     const provider: OAuthClientProvider = {
       get redirectUrl() {
         if (clientCredentials) return undefined;
-        return session.listener?.redirectUrl ?? `http://127.0.0.1:${session.config.redirectPort ?? registeredPort(session.clientCache ?? undefined) ?? 0}/callback`;
+        return (
+          session.listener?.redirectUrl ??
+          `http://127.0.0.1:${session.config.redirectPort ?? registeredPort(session.clientCache ?? undefined) ?? 0}/callback`
+        );
       },
       get clientMetadata(): OAuthClientMetadata {
         const redirect = provider.redirectUrl;
@@ -278,7 +310,8 @@ export class OAuthSession {
           grant_types: clientCredentials ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
           response_types: clientCredentials ? [] : ['code'],
           // A desktop app cannot keep a secret: a public client unless the server says otherwise.
-          token_endpoint_auth_method: session.config.tokenEndpointAuthMethod ?? (clientCredentials ? 'client_secret_basic' : 'none'),
+          token_endpoint_auth_method:
+            session.config.tokenEndpointAuthMethod ?? (clientCredentials ? 'client_secret_basic' : 'none'),
           software_id: 'miniharness-desktop',
           ...(session.options.clientVersion ? { software_version: session.options.clientVersion } : {}),
           ...(session.config.scope ? { scope: session.config.scope } : {}),
@@ -303,7 +336,8 @@ export class OAuthSession {
         this.verifier = verifier;
       },
       codeVerifier: () => {
-        if (!this.verifier) throw new MCPOAuthError(this.serverId, 'token_request_failed', { detail: 'no sign-in is in progress' });
+        if (!this.verifier)
+          throw new MCPOAuthError(this.serverId, 'token_request_failed', { detail: 'no sign-in is in progress' });
         return this.verifier;
       },
       invalidateCredentials: (scope) => this.invalidate(scope),
@@ -323,8 +357,14 @@ export class OAuthSession {
   private privateKeyJwt(): AddClientAuthentication {
     return async (headers, params, url, metadata) => {
       const { privateKey } = await this.configuredSecrets();
-      if (!privateKey || !this.config.clientId) throw new MCPOAuthError(this.serverId, 'token_request_failed', { detail: 'the private key is not set' });
-      const sign = createPrivateKeyJwtAuth({ issuer: this.config.clientId, subject: this.config.clientId, privateKey: privateKey.reveal(), alg: this.config.signingAlgorithm ?? 'ES256' });
+      if (!privateKey || !this.config.clientId)
+        throw new MCPOAuthError(this.serverId, 'token_request_failed', { detail: 'the private key is not set' });
+      const sign = createPrivateKeyJwtAuth({
+        issuer: this.config.clientId,
+        subject: this.config.clientId,
+        privateKey: privateKey.reveal(),
+        alg: this.config.signingAlgorithm ?? 'ES256',
+      });
       await sign(headers, params, url, metadata);
       // The assertion is a credential too (valid for minutes): never in a log or a trace.
       const assertion = params.get('client_assertion');
@@ -334,8 +374,12 @@ export class OAuthSession {
 
   private async configuredSecrets(): Promise<{ secret?: SecretValue; privateKey?: SecretValue }> {
     if (!this.configured) {
-      const secret = this.config.clientSecret ? await this.options.secrets.resolve(this.config.clientSecret) : undefined;
-      const privateKey = this.config.privateKey ? await this.options.secrets.resolve(this.config.privateKey) : undefined;
+      const secret = this.config.clientSecret
+        ? await this.options.secrets.resolve(this.config.clientSecret)
+        : undefined;
+      const privateKey = this.config.privateKey
+        ? await this.options.secrets.resolve(this.config.privateKey)
+        : undefined;
       this.configured = { ...(secret ? { secret } : {}), ...(privateKey ? { privateKey } : {}) };
       for (const value of [secret, privateKey]) if (value) this.remember(value.reveal());
     }
@@ -364,7 +408,10 @@ export class OAuthSession {
   private async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     if (this.config.clientId) {
       // The issuer binding of the pre-registered client; its secret stays in its own secret slot.
-      const binding = { client_id: info.client_id, ...(info.issuer ? { issuer: info.issuer } : {}) } as OAuthClientInformationMixed;
+      const binding = {
+        client_id: info.client_id,
+        ...(info.issuer ? { issuer: info.issuer } : {}),
+      } as OAuthClientInformationMixed;
       this.clientCache = binding;
       await this.options.credentials.saveClient(this.owner, binding);
       return;
@@ -421,7 +468,12 @@ export class OAuthSession {
     this.tokensLost = false;
     this.signedOut = false;
     // A grant that covers the scopes a refused request needed settles that need.
-    if (this.requiredScope && tokens.scope && [...scopeSet(this.requiredScope)].every((s) => scopeSet(tokens.scope).has(s))) this.requiredScope = undefined;
+    if (
+      this.requiredScope &&
+      tokens.scope &&
+      [...scopeSet(this.requiredScope)].every((s) => scopeSet(tokens.scope).has(s))
+    )
+      this.requiredScope = undefined;
     await this.options.credentials.saveTokens(this.owner, tokens, (this.options.now ?? Date.now)());
     this.changed();
   }
@@ -429,9 +481,13 @@ export class OAuthSession {
   private async redirectToAuthorization(url: URL): Promise<void> {
     if (!this.interactive || !this.listener) throw this.signInRequired(url.searchParams.get('scope') ?? undefined);
     // The endpoint came from the server's metadata: only a web page is ever opened.
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new MCPOAuthError(this.serverId, 'discovery_failed', { detail: `the authorization endpoint is not a web address (${url.protocol})` });
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw new MCPOAuthError(this.serverId, 'discovery_failed', {
+        detail: `the authorization endpoint is not a web address (${url.protocol})`,
+      });
     const state = url.searchParams.get('state');
-    if (!state || state !== this.expectedState) throw new MCPOAuthError(this.serverId, 'denied', { detail: 'the authorization request lost its state' });
+    if (!state || state !== this.expectedState)
+      throw new MCPOAuthError(this.serverId, 'denied', { detail: 'the authorization request lost its state' });
     // Ask at once for what a refused request needed and what the sign-in already had.
     const scope = unionScope(url.searchParams.get('scope'), this.requiredScope, this.tokenCache?.scope);
     if (scope) url.searchParams.set('scope', scope);
@@ -451,7 +507,9 @@ export class OAuthSession {
     try {
       await this.options.open(url.href, this.serverId);
     } catch (error) {
-      this.note(`the browser could not be opened (${error instanceof Error ? error.message : String(error)}); open the sign-in link shown in the app`);
+      this.note(
+        `the browser could not be opened (${error instanceof Error ? error.message : String(error)}); open the sign-in link shown in the app`,
+      );
     }
   }
 
@@ -470,7 +528,13 @@ export class OAuthSession {
   /** The metadata must name this server as its resource: a token for one server is never asked for on behalf of another. */
   private saveDiscovery(state: OAuthDiscoveryState): void {
     const resource = state.resourceMetadata?.resource;
-    if (resource && !checkResourceAllowed({ requestedResource: resourceUrlFromServerUrl(this.owner.url), configuredResource: resource })) {
+    if (
+      resource &&
+      !checkResourceAllowed({
+        requestedResource: resourceUrlFromServerUrl(this.owner.url),
+        configuredResource: resource,
+      })
+    ) {
       throw new MCPOAuthError(this.serverId, 'resource_mismatch', { resource });
     }
     this.discovery = state;
@@ -480,7 +544,11 @@ export class OAuthSession {
     if (this.signedOut) return new MCPSignInRequiredError(this.serverId, 'signed_out');
     const challenge = this.challenge;
     if (challenge?.status === 403 && challenge.error === 'insufficient_scope') {
-      return new MCPSignInRequiredError(this.serverId, 'insufficient_scope', unionScope(challenge.scope, requestedScope));
+      return new MCPSignInRequiredError(
+        this.serverId,
+        'insufficient_scope',
+        unionScope(challenge.scope, requestedScope),
+      );
     }
     if (this.tokenCache || this.tokensLost) return new MCPSignInRequiredError(this.serverId, 'token_rejected');
     return new MCPSignInRequiredError(this.serverId, 'no_token');
@@ -507,9 +575,20 @@ export class OAuthSession {
 }
 
 /** Waits for the redirect's outcome, at most `timeoutMs`, or until the caller's signal aborts. */
-async function awaitCode(serverId: string, outcome: Promise<RedirectOutcome>, timeoutMs: number, abort: AbortController, signal?: AbortSignal): Promise<AuthorizationResponse> {
+async function awaitCode(
+  serverId: string,
+  outcome: Promise<RedirectOutcome>,
+  timeoutMs: number,
+  abort: AbortController,
+  signal?: AbortSignal,
+): Promise<AuthorizationResponse> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const onAbort = (): void => abort.abort(signal?.reason instanceof Error ? signal.reason : new MCPOAuthError(serverId, 'denied', { detail: 'the sign-in was cancelled' }));
+  const onAbort = (): void =>
+    abort.abort(
+      signal?.reason instanceof Error
+        ? signal.reason
+        : new MCPOAuthError(serverId, 'denied', { detail: 'the sign-in was cancelled' }),
+    );
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) onAbort();
   try {

@@ -31,13 +31,23 @@ export class CacheAccess {
    * `cacheScope`); a failure is a warning, never a failed discovery. A `private` list of a server
    * that is reached with credentials is kept in memory only: another sign-in may see another list.
    */
-  async write(config: ServerConfig, fingerprint: string, tools: ToolDescriptor[], hints?: ToolListHints): Promise<void> {
+  async write(
+    config: ServerConfig,
+    fingerprint: string,
+    tools: ToolDescriptor[],
+    hints?: ToolListHints,
+  ): Promise<void> {
     const id = config.id;
     const credentials = config.transport === 'streamable_http' && config.auth.kind !== 'none';
     const persist = !(hints?.cacheScope === 'private' && credentials);
-    await this.cache?.set(id, fingerprint, this.state.redaction.tools(tools), { ...(hints?.ttlMs !== undefined ? { ttlMs: hints.ttlMs } : {}), persist }).catch((error: unknown) => {
-      this.state.warn(`Could not write the tool cache for "${id}": ${failureOfServer(error).reason}`);
-    });
+    await this.cache
+      ?.set(id, fingerprint, this.state.redaction.tools(tools), {
+        ...(hints?.ttlMs !== undefined ? { ttlMs: hints.ttlMs } : {}),
+        persist,
+      })
+      .catch((error: unknown) => {
+        this.state.warn(`Could not write the tool cache for "${id}": ${failureOfServer(error).reason}`);
+      });
   }
 
   /** Forgets a removed server's tools (memory at once, the file before the next read of this id). */
@@ -46,7 +56,9 @@ export class CacheAccess {
     const previous = this.drops.get(id) ?? Promise.resolve();
     const dropping = previous
       .then(() => this.cache?.delete(id))
-      .catch((error: unknown) => this.state.warn(`Could not remove the tool cache of "${id}": ${failureOfServer(error).reason}`))
+      .catch((error: unknown) =>
+        this.state.warn(`Could not remove the tool cache of "${id}": ${failureOfServer(error).reason}`),
+      )
       .finally(() => {
         if (this.drops.get(id) === dropping) this.drops.delete(id);
       });

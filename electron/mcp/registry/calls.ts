@@ -19,7 +19,13 @@ function assertUsable(serverId: string, connection: Connection): void {
   if (connection.failure) throw new MCPServerUnavailableError(serverId, connection.failure.message);
 }
 
-export async function callServerTool(state: RegistryState, serverId: string, name: string, args: Record<string, unknown>, options: RegistryCallOptions = {}): Promise<NormalizedToolResult> {
+export async function callServerTool(
+  state: RegistryState,
+  serverId: string,
+  name: string,
+  args: Record<string, unknown>,
+  options: RegistryCallOptions = {},
+): Promise<NormalizedToolResult> {
   state.assertOpen();
   const entry = state.entries.get(serverId);
   if (!entry) throw new MCPConfigError(serverId, 'no server with this id exists');
@@ -33,12 +39,21 @@ export async function callServerTool(state: RegistryState, serverId: string, nam
   if (options.agentId) entry.log.note(`tools/call ${name} (by ${options.agentId})`);
   const { agentId: _agentId, onProgress, serverRequests, ...requestOptions } = options;
   // A server that echoes a credential in a progress message or a question: the GUI and agents get it redacted.
-  const progress = onProgress ? { onProgress: (update: ProgressUpdate) => onProgress(state.redaction.progress(update)) } : {};
-  return connection.client.callTool(name, args, { ...requestOptions, ...progress, ...(serverRequests ? { serverRequests: redactedAsks(serverRequests, state.redaction) } : {}) });
+  const progress = onProgress
+    ? { onProgress: (update: ProgressUpdate) => onProgress(state.redaction.progress(update)) }
+    : {};
+  return connection.client.callTool(name, args, {
+    ...requestOptions,
+    ...progress,
+    ...(serverRequests ? { serverRequests: redactedAsks(serverRequests, state.redaction) } : {}),
+  });
 }
 
 /** The caller's answerers, handed each question with known secrets redacted. */
-function redactedAsks(serverRequests: CallServerRequestHandlers, redaction: DescriptorRedaction): CallServerRequestHandlers {
+function redactedAsks(
+  serverRequests: CallServerRequestHandlers,
+  redaction: DescriptorRedaction,
+): CallServerRequestHandlers {
   const { elicit, sample } = serverRequests;
   return {
     ...(elicit ? { elicit: (question, signal) => elicit(redaction.values(question), signal) } : {}),

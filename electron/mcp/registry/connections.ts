@@ -26,7 +26,12 @@ export class ConnectionLifecycle {
    * Opens a connection and starts initialize. `reconnect` mode leaves the status to the caller
    * (the reconnection decides what a failure means and marks the server ready once its tools are in).
    */
-  open(entry: ServerEntry, fingerprint: string, signal?: AbortSignal, mode: 'connect' | 'reconnect' = 'connect'): Connection {
+  open(
+    entry: ServerEntry,
+    fingerprint: string,
+    signal?: AbortSignal,
+    mode: 'connect' | 'reconnect' = 'connect',
+  ): Connection {
     const { state } = this;
     const client = this.clientFactory(entry.config);
     const generation = entry.generation;
@@ -39,7 +44,8 @@ export class ConnectionLifecycle {
       const mapped = error instanceof MCPError ? error : new MCPServerUnavailableError(entry.config.id, error.message);
       connection.failure = mapped;
       // Still this server's live connection (an edit of its name or priority keeps it): reconnect.
-      if (entry.connection === connection && state.entries.get(entry.config.id) === entry && !state.closed) this.connectionLost(entry, connection, mapped);
+      if (entry.connection === connection && state.entries.get(entry.config.id) === entry && !state.closed)
+        this.connectionLost(entry, connection, mapped);
     });
     // Start on the next turn of the event loop: spawning many servers takes a while, and a warm
     // start must hand out its cached tool list before that work begins.
@@ -52,7 +58,10 @@ export class ConnectionLifecycle {
           if (current()) state.setStatus(entry, { state: 'ready' });
         },
         (error: unknown) => {
-          connection.failure = error instanceof MCPError ? error : new MCPServerUnavailableError(entry.config.id, failureOfServer(error).reason);
+          connection.failure =
+            error instanceof MCPError
+              ? error
+              : new MCPServerUnavailableError(entry.config.id, failureOfServer(error).reason);
           if (mode === 'reconnect') return;
           if (current()) {
             state.setStatus(entry, { state: 'error', ...failureOfServer(error) });
@@ -99,12 +108,21 @@ export class ConnectionLifecycle {
       reconnect.timer = undefined;
       void this.reconnectOnce(entry, reconnect, attempt);
     }, delayMs);
-    this.state.setStatus(entry, { state: 'reconnecting', attempt, nextRetryAt: Date.now() + delayMs, ...failureOfServer(cause) });
+    this.state.setStatus(entry, {
+      state: 'reconnecting',
+      attempt,
+      nextRetryAt: Date.now() + delayMs,
+      ...failureOfServer(cause),
+    });
   }
 
   private async reconnectOnce(entry: ServerEntry, reconnect: ReconnectState, attempt: number): Promise<void> {
     const { state } = this;
-    const stale = (): boolean => state.closed || state.entries.get(entry.config.id) !== entry || entry.reconnect !== reconnect || !entry.config.enabled;
+    const stale = (): boolean =>
+      state.closed ||
+      state.entries.get(entry.config.id) !== entry ||
+      entry.reconnect !== reconnect ||
+      !entry.config.enabled;
     if (stale()) return;
     entry.log.note(`reconnecting (attempt ${attempt})`);
     await this.drop(entry);
@@ -164,18 +182,29 @@ export class ConnectionLifecycle {
       };
       const onAbort = (): void => settle(() => reject(cancelled()));
       const check = (): void => {
-        if (state.closed || state.entries.get(id) !== entry) return settle(() => reject(new MCPServerUnavailableError(id, 'it was removed')));
+        if (state.closed || state.entries.get(id) !== entry)
+          return settle(() => reject(new MCPServerUnavailableError(id, 'it was removed')));
         const status = entry.status;
         if (status.state === 'ready' && entry.connection && !entry.connection.failure) return settle(resolve);
         if (status.state === 'error') return settle(() => reject(new MCPServerUnavailableError(id, status.reason)));
         if (status.state === 'disabled' || status.state === 'closed' || status.state === 'idle') {
-          settle(() => reject(new MCPServerUnavailableError(id, status.state === 'disabled' ? 'it is disabled' : 'it is not connected')));
+          settle(() =>
+            reject(
+              new MCPServerUnavailableError(id, status.state === 'disabled' ? 'it is disabled' : 'it is not connected'),
+            ),
+          );
         }
       };
       const unsubscribe = state.subscribe((event) => {
         if (event.type === 'status' && event.serverId === id) check();
       });
-      const timer = setTimeout(() => settle(() => reject(new MCPServerUnavailableError(id, `it did not come back within ${options.timeoutMs} ms`))), options.timeoutMs);
+      const timer = setTimeout(
+        () =>
+          settle(() =>
+            reject(new MCPServerUnavailableError(id, `it did not come back within ${options.timeoutMs} ms`)),
+          ),
+        options.timeoutMs,
+      );
       options.signal?.addEventListener('abort', onAbort, { once: true });
       check();
     });

@@ -50,7 +50,12 @@ export class Discovery {
     // Every cache file is read before any server is spawned: spawning is heavy, and a warm start
     // must not make the last cache reads wait behind it.
     const cached = await Promise.all(enabled.map((entry) => this.cachedTools(entry, options)));
-    const outcomes = await Promise.all(enabled.map(async (entry, i) => ({ entry, outcome: await this.discoverServer(entry, options, { tools: cached[i] }) })));
+    const outcomes = await Promise.all(
+      enabled.map(async (entry, i) => ({
+        entry,
+        outcome: await this.discoverServer(entry, options, { tools: cached[i] }),
+      })),
+    );
 
     const next = new Map<string, ServerTools>();
     const servers: Record<string, ServerDiscovery> = {};
@@ -70,7 +75,12 @@ export class Discovery {
     }
     this.toolMap.replaceAll(next);
     this.state.emitTools();
-    return { servers, tools: this.toolMap.tools(), conflicts: this.toolMap.conflicts(), durationMs: performance.now() - started };
+    return {
+      servers,
+      tools: this.toolMap.tools(),
+      conflicts: this.toolMap.conflicts(),
+      durationMs: performance.now() - started,
+    };
   }
 
   private async cachedTools(entry: ServerEntry, options: DiscoverOptions): Promise<ToolDescriptor[] | undefined> {
@@ -90,7 +100,8 @@ export class Discovery {
     const { state, connections } = this;
     const { config, generation } = entry;
     const fingerprint = connectionFingerprint(config);
-    const stale = (): boolean => state.closed || state.entries.get(config.id) !== entry || entry.generation !== generation;
+    const stale = (): boolean =>
+      state.closed || state.entries.get(config.id) !== entry || entry.generation !== generation;
     const fail = (error: unknown): ServerOutcome => {
       const status: ServerStatus = { state: 'error', ...failureOfServer(error) };
       state.setStatus(entry, status);
@@ -103,7 +114,12 @@ export class Discovery {
     let connection = entry.connection;
     // A refresh starts a new session (a restarted HTTP server forgets the old one); otherwise a
     // healthy connection to the same settings is kept.
-    const reusable = !options.refresh && connection && !connection.failure && connection.fingerprint === fingerprint && connection.client.state !== 'closed';
+    const reusable =
+      !options.refresh &&
+      connection &&
+      !connection.failure &&
+      connection.fingerprint === fingerprint &&
+      connection.client.state !== 'closed';
     if (!reusable) {
       connections.stopReconnecting(entry);
       await connections.drop(entry);

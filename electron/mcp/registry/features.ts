@@ -23,7 +23,15 @@
  * app, later the gateway) decides whether it may happen and records it; this part only runs it.
  * Changes go out to this part's own listeners (see FeatureEvent).
  */
-import type { CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities } from '@modelcontextprotocol/client';
+import type {
+  CompleteResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType,
+  ServerCapabilities,
+} from '@modelcontextprotocol/client';
 import { promptIds, resourceIds, templateIds } from '../descriptorRedaction.js';
 import { MCPConfigError, MCPServerUnavailableError } from '../errors.js';
 import type { OfferedFeature } from '../features/errors.js';
@@ -31,7 +39,13 @@ import { MCPFeatureNotOfferedError } from '../features/errors.js';
 import type { Listed } from '../features/paging.js';
 import type { CompletionRequest } from '../features/prompts.js';
 import { complete, getPrompt, listPrompts } from '../features/prompts.js';
-import { listResourceTemplates, listResources, readResource, subscribeResource, unsubscribeResource } from '../features/resources.js';
+import {
+  listResourceTemplates,
+  listResources,
+  readResource,
+  subscribeResource,
+  unsubscribeResource,
+} from '../features/resources.js';
 import type { FeatureClient } from '../features/types.js';
 import { featureClientOf } from '../features/types.js';
 import type { RequestOptions } from '../types.js';
@@ -55,7 +69,10 @@ export interface ResourceCatalog extends ResourceLists {
  * `resources` / `prompts`: that server's list changed (it was listed again, or its connection
  * was replaced): whoever shows it reads it again. `resource_updated`: a subscribed resource changed.
  */
-export type FeatureEvent = { type: 'resources'; serverId: string } | { type: 'prompts'; serverId: string } | { type: 'resource_updated'; serverId: string; uri: string; at: number };
+export type FeatureEvent =
+  | { type: 'resources'; serverId: string }
+  | { type: 'prompts'; serverId: string }
+  | { type: 'resource_updated'; serverId: string; uri: string; at: number };
 
 type ListKind = 'resources' | 'prompts';
 
@@ -112,7 +129,11 @@ export class ServerFeatures {
   async resources(serverId: string, options: { refresh?: boolean } = {}): Promise<ResourceCatalog> {
     const usable = await this.usable(serverId, 'resources');
     const lists = this.redactedResources(await this.current(usable, 'resources', options.refresh === true));
-    return { ...lists, canSubscribe: usable.capabilities.resources?.subscribe === true, subscribed: [...usable.state.subscriptions] };
+    return {
+      ...lists,
+      canSubscribe: usable.capabilities.resources?.subscribe === true,
+      subscribed: [...usable.state.subscriptions],
+    };
   }
 
   async read(serverId: string, uri: string, options: RequestOptions = {}): Promise<ReadResourceResult> {
@@ -123,7 +144,8 @@ export class ServerFeatures {
   /** Subscribes to a resource's updates; returns every URI subscribed on that server. */
   async subscribeResource(serverId: string, uri: string, options: RequestOptions = {}): Promise<string[]> {
     const usable = await this.usable(serverId, 'resources');
-    if (usable.capabilities.resources?.subscribe !== true) throw new MCPFeatureNotOfferedError(serverId, 'resource subscriptions');
+    if (usable.capabilities.resources?.subscribe !== true)
+      throw new MCPFeatureNotOfferedError(serverId, 'resource subscriptions');
     await usable.client.featureRequest('resources/subscribe', (sdk, o) => subscribeResource(sdk, uri, o), options);
     usable.state.subscriptions.add(uri);
     usable.entry.log.note(`subscribed to updates of ${uri}`);
@@ -168,12 +190,21 @@ export class ServerFeatures {
     };
   }
 
-  async getPrompt(serverId: string, name: string, args: Record<string, string>, options: RequestOptions = {}): Promise<GetPromptResult> {
+  async getPrompt(
+    serverId: string,
+    name: string,
+    args: Record<string, string>,
+    options: RequestOptions = {},
+  ): Promise<GetPromptResult> {
     const { client } = await this.usable(serverId, 'prompts');
     return client.featureRequest(`prompts/get "${name}"`, (sdk, o) => getPrompt(sdk, name, args, o), options);
   }
 
-  async complete(serverId: string, request: CompletionRequest, options: RequestOptions = {}): Promise<CompleteResult['completion']> {
+  async complete(
+    serverId: string,
+    request: CompletionRequest,
+    options: RequestOptions = {},
+  ): Promise<CompleteResult['completion']> {
     const { client } = await this.usable(serverId, 'completions');
     return client.featureRequest('completion/complete', (sdk, o) => complete(sdk, request, o), options);
   }
@@ -197,10 +228,16 @@ export class ServerFeatures {
     assertAlive();
     await connection.ready;
     assertAlive();
-    if (entry.connection !== connection) throw new MCPServerUnavailableError(serverId, 'its connection was replaced meanwhile; try again');
+    if (entry.connection !== connection)
+      throw new MCPServerUnavailableError(serverId, 'its connection was replaced meanwhile; try again');
     const capabilities = connection.client.negotiated?.capabilities ?? {};
     const client = featureClientOf(connection.client);
-    const declared = feature === 'completions' ? capabilities.completions : feature === 'prompts' ? capabilities.prompts : capabilities.resources;
+    const declared =
+      feature === 'completions'
+        ? capabilities.completions
+        : feature === 'prompts'
+          ? capabilities.prompts
+          : capabilities.resources;
     if (!client || !declared) throw new MCPFeatureNotOfferedError(serverId, feature);
     // A reconnection marks the server ready only once its tools are listed: attach now if need be.
     this.attach(serverId);
@@ -222,7 +259,8 @@ export class ServerFeatures {
     state.prompts = { again: false, announce: false };
     const client = featureClientOf(connection.client);
     if (client) {
-      const current = (): boolean => entry.connection === connection && state.connection === connection && this.servers.get(serverId) === state;
+      const current = (): boolean =>
+        entry.connection === connection && state.connection === connection && this.servers.get(serverId) === state;
       try {
         // list_changed arrives through the client's one list-change hook (it also fires when a new
         // session replaced a lost one); setting the SDK's handlers here would replace the client's.
@@ -241,7 +279,9 @@ export class ServerFeatures {
         return; // closed meanwhile: the next connection attaches
       }
       if (state.subscriptions.size > 0) {
-        void this.renewSubscriptions(entry, connection, client, state).finally(() => this.emit({ type: 'resources', serverId }));
+        void this.renewSubscriptions(entry, connection, client, state).finally(() =>
+          this.emit({ type: 'resources', serverId }),
+        );
         this.emit({ type: 'prompts', serverId });
         return;
       }
@@ -251,7 +291,12 @@ export class ServerFeatures {
   }
 
   /** Subscribes again on a new connection; a subscription the server refuses now is dropped (and noted in its log). */
-  private async renewSubscriptions(entry: ServerEntry, connection: Connection, client: FeatureClient, state: ServerFeatureState): Promise<void> {
+  private async renewSubscriptions(
+    entry: ServerEntry,
+    connection: Connection,
+    client: FeatureClient,
+    state: ServerFeatureState,
+  ): Promise<void> {
     const canSubscribe = connection.client.negotiated?.capabilities.resources?.subscribe === true;
     for (const uri of [...state.subscriptions]) {
       if (state.connection !== connection) return;
@@ -277,7 +322,11 @@ export class ServerFeatures {
   private stateOf(serverId: string): ServerFeatureState {
     let state = this.servers.get(serverId);
     if (!state) {
-      state = { resources: { again: false, announce: false }, prompts: { again: false, announce: false }, subscriptions: new Set() };
+      state = {
+        resources: { again: false, announce: false },
+        prompts: { again: false, announce: false },
+        subscriptions: new Set(),
+      };
       this.servers.set(serverId, state);
     }
     return state;
@@ -319,12 +368,20 @@ export class ServerFeatures {
    * Lists until no change arrived during the listing, then replaces the kept list whole (if the
    * connection is still the one it listed on) and, when it was a change, tells the listeners.
    */
-  private startListing(state: ServerFeatureState, connection: Connection, client: FeatureClient, kind: ListKind): Promise<ResourceLists | Listed<Prompt>> {
+  private startListing(
+    state: ServerFeatureState,
+    connection: Connection,
+    client: FeatureClient,
+    kind: ListKind,
+  ): Promise<ResourceLists | Listed<Prompt>> {
     const slot: ListSlot<ResourceLists | Listed<Prompt>> = state[kind];
     const serverId = connection.client.serverId;
     const fetch = (): Promise<ResourceLists | Listed<Prompt>> =>
       kind === 'resources'
-        ? client.featureRequest('resources/list', async (sdk, o) => ({ resources: await listResources(sdk, serverId, o), templates: await listResourceTemplates(sdk, serverId, o) }))
+        ? client.featureRequest('resources/list', async (sdk, o) => ({
+            resources: await listResources(sdk, serverId, o),
+            templates: await listResourceTemplates(sdk, serverId, o),
+          }))
         : client.featureRequest('prompts/list', (sdk, o) => listPrompts(sdk, serverId, o));
     const run = async (): Promise<ResourceLists | Listed<Prompt>> => {
       let value: ResourceLists | Listed<Prompt>;

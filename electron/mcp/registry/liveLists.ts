@@ -63,7 +63,11 @@ export class LiveLists {
         await this.refreshers.get(kind)?.(entry, connection);
       }
     })()
-      .catch((error: unknown) => this.state.entries.get(client.serverId)?.log.note(`re-listing ${kind} failed: ${failureOfServer(error).reason}`))
+      .catch((error: unknown) =>
+        this.state.entries
+          .get(client.serverId)
+          ?.log.note(`re-listing ${kind} failed: ${failureOfServer(error).reason}`),
+      )
       .finally(() => this.running.delete(key));
   }
 
@@ -71,7 +75,11 @@ export class LiveLists {
     const generation = entry.generation;
     const tools = await connection.client.listTools();
     const stale = (): boolean =>
-      this.state.closed || this.state.entries.get(entry.config.id) !== entry || entry.generation !== generation || entry.connection !== connection || connection.failure !== undefined;
+      this.state.closed ||
+      this.state.entries.get(entry.config.id) !== entry ||
+      entry.generation !== generation ||
+      entry.connection !== connection ||
+      connection.failure !== undefined;
     if (stale()) return;
     await this.cache.write(entry.config, connection.fingerprint, tools, connection.client.toolListHints?.());
     if (stale()) return;

@@ -16,8 +16,13 @@ import type { RegistryEvent, ServerEntry, ServerStatus } from './types.js';
  * cause underneath, when known). Not the renderer's `describeError`, which words a contract error
  * for the person.
  */
-export function failureOfServer(error: unknown): { code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause } {
-  if (error instanceof MCPError) return { code: error.code, reason: error.message, ...(error.details.cause ? { cause: error.details.cause } : {}) };
+export function failureOfServer(error: unknown): {
+  code: MCPErrorCode | 'internal';
+  reason: string;
+  cause?: ErrorCause;
+} {
+  if (error instanceof MCPError)
+    return { code: error.code, reason: error.message, ...(error.details.cause ? { cause: error.details.cause } : {}) };
   return { code: 'internal', reason: error instanceof Error ? error.message : String(error) };
 }
 

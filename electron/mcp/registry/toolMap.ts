@@ -74,7 +74,9 @@ export class ToolMap {
       const priority = this.priorityOf(serverId);
       for (const tool of tools) out.push({ name: tool.name, serverId, priority, tool });
     }
-    return out.sort((a, b) => a.name.localeCompare(b.name) || b.priority - a.priority || a.serverId.localeCompare(b.serverId));
+    return out.sort(
+      (a, b) => a.name.localeCompare(b.name) || b.priority - a.priority || a.serverId.localeCompare(b.serverId),
+    );
   }
 
   /** One tool per name: the one a call by name reaches. */
@@ -90,7 +92,11 @@ export class ToolMap {
     const out: ToolConflict[] = [];
     for (const [name, offers] of byName) {
       if (offers.length < 2 || !offers[0]) continue;
-      out.push({ name, winner: offers[0].serverId, servers: offers.map((o) => ({ serverId: o.serverId, priority: o.priority })) });
+      out.push({
+        name,
+        winner: offers[0].serverId,
+        servers: offers.map((o) => ({ serverId: o.serverId, priority: o.priority })),
+      });
     }
     return out;
   }
@@ -105,7 +111,12 @@ export class ToolMap {
       const tool = tools.find((t) => t.name === name);
       if (!tool) continue;
       const priority = this.priorityOf(serverId);
-      if (!best || priority > best.priority || (priority === best.priority && serverId.localeCompare(best.serverId) < 0)) best = { name, serverId, priority, tool };
+      if (
+        !best ||
+        priority > best.priority ||
+        (priority === best.priority && serverId.localeCompare(best.serverId) < 0)
+      )
+        best = { name, serverId, priority, tool };
     }
     return best;
   }

@@ -13,7 +13,14 @@ export type ServerStatus =
   | { state: 'ready' }
   | { state: 'error'; code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause }
   /** The connection was lost; attempt `attempt` starts at `nextRetryAt` (epoch ms). `code`/`reason`: why it was lost or why the last attempt failed. */
-  | { state: 'reconnecting'; attempt: number; nextRetryAt: number; code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause }
+  | {
+      state: 'reconnecting';
+      attempt: number;
+      nextRetryAt: number;
+      code: MCPErrorCode | 'internal';
+      reason: string;
+      cause?: ErrorCause;
+    }
   | { state: 'closed' };
 
 export interface RegisteredTool {

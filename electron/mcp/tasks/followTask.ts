@@ -51,24 +51,46 @@ export interface FollowOptions {
   callerSignal?: AbortSignal | undefined;
   onEvent?: ((event: TaskEvent) => void) | undefined;
   /** Answers a task's input requests (by key); absent: nobody here answers, the task waits. */
-  answerInput?: ((inputRequests: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>) | undefined;
+  answerInput?:
+    ((inputRequests: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>) | undefined;
 }
 
 /** The task's state as the server answered `tasks/get`, validated. */
 export function parseTask(serverId: string, raw: unknown): DetailedTaskV2 {
   const parsed = DetailedTaskV2Schema.safeParse(raw);
-  if (!parsed.success) throw new MCPProtocolError(serverId, `tasks/get answered something that is not a task (${parsed.error.issues.map((issue) => issue.message).join('; ').slice(0, 200)})`);
+  if (!parsed.success)
+    throw new MCPProtocolError(
+      serverId,
+      `tasks/get answered something that is not a task (${parsed.error.issues
+        .map((issue) => issue.message)
+        .join('; ')
+        .slice(0, 200)})`,
+    );
   return parsed.data;
 }
 
 /** Waits for the task's end (see the header); resolves with the completed task's result. */
-export async function followTask(created: { taskId: string; status: TaskStatusV2; statusMessage?: string | undefined; pollIntervalMs?: number | undefined }, requester: TaskRequester, options: FollowOptions): Promise<Record<string, unknown>> {
+export async function followTask(
+  created: {
+    taskId: string;
+    status: TaskStatusV2;
+    statusMessage?: string | undefined;
+    pollIntervalMs?: number | undefined;
+  },
+  requester: TaskRequester,
+  options: FollowOptions,
+): Promise<Record<string, unknown>> {
   const { taskId } = created;
   let last: { status: TaskStatusV2; statusMessage?: string | undefined } | undefined;
   const report = (state: { status: TaskStatusV2; statusMessage?: string | undefined }): void => {
     if (last && last.status === state.status && last.statusMessage === state.statusMessage) return;
     last = state;
-    options.onEvent?.({ taskId, status: state.status, ...(state.statusMessage !== undefined ? { statusMessage: state.statusMessage } : {}), at: Date.now() });
+    options.onEvent?.({
+      taskId,
+      status: state.status,
+      ...(state.statusMessage !== undefined ? { statusMessage: state.statusMessage } : {}),
+      at: Date.now(),
+    });
   };
   report(created);
   let interval = pollInterval(created.pollIntervalMs);
@@ -79,8 +101,13 @@ export async function followTask(created: { taskId: string; status: TaskStatusV2
       const task = parseTask(options.serverId, await requester.get(taskId, options.signal));
       report(task);
       if (task.status === 'completed') return task.result as Record<string, unknown>;
-      if (task.status === 'failed') throw new MCPRemoteError(options.serverId, task.error.code, `task ${taskId} failed: ${task.error.message}`);
-      if (task.status === 'cancelled') throw new MCPRequestCancelled(options.serverId, `${options.operation} (task ${taskId}, cancelled by the server)`);
+      if (task.status === 'failed')
+        throw new MCPRemoteError(options.serverId, task.error.code, `task ${taskId} failed: ${task.error.message}`);
+      if (task.status === 'cancelled')
+        throw new MCPRequestCancelled(
+          options.serverId,
+          `${options.operation} (task ${taskId}, cancelled by the server)`,
+        );
       if (task.status === 'input_required') await answerInput(taskId, task.inputRequests, answered, requester, options);
       interval = pollInterval(task.pollIntervalMs);
     }
@@ -96,7 +123,13 @@ export async function followTask(created: { taskId: string; status: TaskStatusV2
 }
 
 /** The task's input requests not answered yet, answered and sent back (`tasks/update`). */
-async function answerInput(taskId: string, inputRequests: Record<string, unknown>, answered: Set<string>, requester: TaskRequester, options: FollowOptions): Promise<void> {
+async function answerInput(
+  taskId: string,
+  inputRequests: Record<string, unknown>,
+  answered: Set<string>,
+  requester: TaskRequester,
+  options: FollowOptions,
+): Promise<void> {
   const fresh = Object.fromEntries(Object.entries(inputRequests).filter(([key]) => !answered.has(key)));
   if (Object.keys(fresh).length === 0 || !options.answerInput || !requester.update) return;
   for (const key of Object.keys(fresh)) answered.add(key);

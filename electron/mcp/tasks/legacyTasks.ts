@@ -17,7 +17,11 @@
  * Every answer is validated with the extension's own 2025-11-25 schemas (core/v1), then shown to
  * the follower in the 2026-07-28 shape (ttl → ttlMs, pollInterval → pollIntervalMs).
  */
-import { CreateTaskResultV1Schema, TaskV1Schema, shouldCallToolAsTaskV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
+import {
+  CreateTaskResultV1Schema,
+  TaskV1Schema,
+  shouldCallToolAsTaskV1,
+} from '@modelcontextprotocol/ext-tasks/core/v1';
 import type { ServerTaskCapabilitiesV1, TaskV1, ToolV1 } from '@modelcontextprotocol/ext-tasks/core/v1';
 import type { CreateTaskResultV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { TaskRequester } from './followTask.js';
@@ -30,7 +34,15 @@ export function callAsLegacyTask(capabilities: unknown, tool: unknown): boolean 
 }
 
 /** A 2025-11-25 task in the 2026-07-28 shape the follower reads. */
-function asV2(task: TaskV1): { taskId: string; status: TaskV1['status']; statusMessage?: string; createdAt: string; lastUpdatedAt: string; ttlMs: number | null; pollIntervalMs?: number } {
+function asV2(task: TaskV1): {
+  taskId: string;
+  status: TaskV1['status'];
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number | null;
+  pollIntervalMs?: number;
+} {
   return {
     taskId: task.taskId,
     status: task.status,
@@ -51,7 +63,11 @@ export function legacyTaskCreated(result: unknown): CreateTaskResultV2 | undefin
 }
 
 /** The raw requests of one connection: a method, its params, the signal ending the wait. */
-export type LegacySend = (method: 'tasks/get' | 'tasks/result' | 'tasks/cancel', params: { taskId: string }, signal: AbortSignal | undefined) => Promise<unknown>;
+export type LegacySend = (
+  method: 'tasks/get' | 'tasks/result' | 'tasks/cancel',
+  params: { taskId: string },
+  signal: AbortSignal | undefined,
+) => Promise<unknown>;
 
 /**
  * `tasks/get` answered in the 2026-07-28 detailed shape (the result fetched with `tasks/result`
@@ -60,7 +76,10 @@ export type LegacySend = (method: 'tasks/get' | 'tasks/result' | 'tasks/cancel',
  */
 export function legacyTaskRequester(serverId: string, send: LegacySend): TaskRequester {
   const results = new Map<string, Promise<{ ok: true; result: unknown } | { ok: false; error: unknown }>>();
-  const resultOf = (taskId: string, signal: AbortSignal): Promise<{ ok: true; result: unknown } | { ok: false; error: unknown }> => {
+  const resultOf = (
+    taskId: string,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; result: unknown } | { ok: false; error: unknown }> => {
     let pending = results.get(taskId);
     if (!pending) {
       pending = send('tasks/result', { taskId }, signal).then(
@@ -89,8 +108,14 @@ export function legacyTaskRequester(serverId: string, send: LegacySend): TaskReq
       }
       if (task.status === 'completed' && !outcome.ok) throw outcome.error;
       // failed: the server's reason is its status message, or the error tasks/result answered with.
-      const reason = !outcome.ok && outcome.error instanceof Error ? outcome.error.message : (task.statusMessage ?? 'the task failed');
-      const code = !outcome.ok && typeof (outcome.error as { code?: unknown }).code === 'number' ? (outcome.error as { code: number }).code : -32603;
+      const reason =
+        !outcome.ok && outcome.error instanceof Error
+          ? outcome.error.message
+          : (task.statusMessage ?? 'the task failed');
+      const code =
+        !outcome.ok && typeof (outcome.error as { code?: unknown }).code === 'number'
+          ? (outcome.error as { code: number }).code
+          : -32603;
       return { ...task, status: 'failed', error: { code: Number.isInteger(code) ? code : -32603, message: reason } };
     },
     async cancel(taskId) {

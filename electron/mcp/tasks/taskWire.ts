@@ -42,11 +42,22 @@ export class TaskAwareClient extends Client {
   protected override _onresponse(response: JSONRPCResponse): void {
     const result = (response as { result?: unknown }).result;
     if (typeof result === 'object' && result !== null) {
-      const parsed = (result as { resultType?: unknown }).resultType === 'task' ? CreateTaskResultV2Schema.safeParse(result) : undefined;
+      const parsed =
+        (result as { resultType?: unknown }).resultType === 'task'
+          ? CreateTaskResultV2Schema.safeParse(result)
+          : undefined;
       // The 2025-11-25 form (`{ task }`, legacyTasks.ts), shown in the 2026-07-28 shape.
       const task = parsed?.success ? parsed.data : legacyTaskCreated(result);
       if (task) {
-        super._onresponse({ jsonrpc: '2.0', id: response.id, error: { code: TASK_CREATED_CODE, message: `the server runs this call as task ${task.taskId}`, data: { task } } } as JSONRPCResponse);
+        super._onresponse({
+          jsonrpc: '2.0',
+          id: response.id,
+          error: {
+            code: TASK_CREATED_CODE,
+            message: `the server runs this call as task ${task.taskId}`,
+            data: { task },
+          },
+        } as JSONRPCResponse);
         return;
       }
     }

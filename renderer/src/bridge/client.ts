@@ -30,7 +30,10 @@ export function createBridgeClient(transport: Transport): BridgeClient {
       if (!result.ok) throw new BridgeError(result.error);
       const parsed = responseSchema.safeParse(result.result);
       if (!parsed.success) {
-        throw new BridgeError({ code: LOCAL_ERROR.badResponse, message: `The "${channel}" response did not match the contract.` });
+        throw new BridgeError({
+          code: LOCAL_ERROR.badResponse,
+          message: `The "${channel}" response did not match the contract.`,
+        });
       }
       return parsed.data as ResponseOf<C>;
     },

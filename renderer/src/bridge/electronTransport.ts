@@ -21,7 +21,10 @@ export function createElectronTransport(api: PreloadApi): Transport {
     async call(channel, payload) {
       const fn = api.calls[channel];
       if (typeof fn !== 'function') {
-        return { ok: false, error: { code: LOCAL_ERROR.transport, message: `The app shell does not offer "${channel}".` } };
+        return {
+          ok: false,
+          error: { code: LOCAL_ERROR.transport, message: `The app shell does not offer "${channel}".` },
+        };
       }
       try {
         return await fn(payload);

@@ -16,7 +16,11 @@ export function takeSessionToken(): string | undefined {
     }
     hash.delete('token');
     const rest = hash.toString();
-    history.replaceState(history.state, '', window.location.pathname + window.location.search + (rest ? `#${rest}` : ''));
+    history.replaceState(
+      history.state,
+      '',
+      window.location.pathname + window.location.search + (rest ? `#${rest}` : ''),
+    );
     return fromLink;
   }
   try {
@@ -39,7 +43,10 @@ export type SessionCheck = 'ok' | 'unauthorized' | 'unreachable';
 /** Asks the host whether the token is valid before a WebSocket is opened (`origin`: the page's, by default). */
 export async function checkSession(token: string, origin = ''): Promise<SessionCheck> {
   try {
-    const response = await fetch(`${origin}/session`, { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' });
+    const response = await fetch(`${origin}/session`, {
+      headers: { Authorization: `Bearer ${token}` },
+      cache: 'no-store',
+    });
     if (response.status === 401 || response.status === 403) return 'unauthorized';
     return response.ok ? 'ok' : 'unreachable';
   } catch {

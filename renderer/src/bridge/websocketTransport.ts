@@ -7,7 +7,14 @@
  * not replayed) and reconnects with exponential backoff.
  */
 import type { DispatchResult } from '../../../shared/bridge.js';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, HostFrameSchema, MAX_BRIDGE_FRAME_BYTES, requestTooLarge, serializeCall } from '../../../shared/bridge.js';
+import {
+  BRIDGE_PATH,
+  BRIDGE_PROTOCOL,
+  HostFrameSchema,
+  MAX_BRIDGE_FRAME_BYTES,
+  requestTooLarge,
+  serializeCall,
+} from '../../../shared/bridge.js';
 import type { ChannelName, EventName } from '../../../shared/contract.js';
 import { isEventName } from '../../../shared/contract.js';
 import { observable } from './observable.js';
@@ -66,7 +73,10 @@ function failure(code: ErrorCode, message: string): DispatchResult {
   return { ok: false, error: { code, message } };
 }
 
-export function createWebSocketTransport(token: string | undefined, options: WebSocketTransportOptions = {}): Transport {
+export function createWebSocketTransport(
+  token: string | undefined,
+  options: WebSocketTransportOptions = {},
+): Transport {
   const baseDelayMs = options.baseDelayMs ?? 500;
   const maxDelayMs = options.maxDelayMs ?? 10_000;
   const offlineCallWaitMs = options.offlineCallWaitMs ?? 15_000;
@@ -74,7 +84,9 @@ export function createWebSocketTransport(token: string | undefined, options: Web
   const origin = options.origin ?? window.location.origin;
   const SocketClass: WebSocketClass = options.WebSocket ?? (WebSocket as unknown as WebSocketClass);
 
-  const connection = observable<ConnectionState>(token ? { status: 'connecting' } : { status: 'unauthorized', reason: 'missing_token' });
+  const connection = observable<ConnectionState>(
+    token ? { status: 'connecting' } : { status: 'unauthorized', reason: 'missing_token' },
+  );
   const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
   const pending = new Map<number, (result: DispatchResult) => void>();
   let socket: BridgeSocket | undefined;
@@ -159,7 +171,10 @@ export function createWebSocketTransport(token: string | undefined, options: Web
       if (socket === ws) socket = undefined;
       // 1000/1001/1005/1006 are ordinary ends (or a host that went away); others name a cause.
       const cause = [1000, 1001, 1005, 1006].includes(event.code) ? '' : `: ${closeDescription(event.code)}`;
-      failPending(LOCAL_ERROR.disconnected, `The connection to the host was lost before the answer arrived${cause}; check the result and try again.`);
+      failPending(
+        LOCAL_ERROR.disconnected,
+        `The connection to the host was lost before the answer arrived${cause}; check the result and try again.`,
+      );
       scheduleRetry(opened ? `The connection to the host was lost${cause}.` : 'The host refused the connection.');
     };
   }
@@ -194,7 +209,8 @@ export function createWebSocketTransport(token: string | undefined, options: Web
     // The host closes the socket on a message over its limit (and every call in flight with it):
     // refuse such a request here, by code, before anything is sent.
     const frame = serializeCall({ t: 'call', id, channel, payload });
-    if (frame.sizeBytes > maxFrameBytes) return { ok: false, error: requestTooLarge(channel, frame.sizeBytes, maxFrameBytes) };
+    if (frame.sizeBytes > maxFrameBytes)
+      return { ok: false, error: requestTooLarge(channel, frame.sizeBytes, maxFrameBytes) };
     return new Promise<DispatchResult>((resolve) => {
       pending.set(id, resolve);
       try {

@@ -37,13 +37,22 @@ export function annotationChips(annotations: Record<string, unknown> | undefined
     if (readOnly && WRITE_ONLY_HINTS.has(key)) continue;
     const hint = HINTS[key];
     if (hint && typeof value === 'boolean') chips.push(value ? hint.yes : hint.no);
-    else chips.push({ label: `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`, tone: 'neutral', title: key });
+    else
+      chips.push({
+        label: `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+        tone: 'neutral',
+        title: key,
+      });
   }
   return chips;
 }
 
 /** A tool's display title (MCP `title`, else `annotations.title`), when it differs from its name. */
-export function toolTitle(tool: { name: string; title?: string | undefined; annotations?: Record<string, unknown> | undefined }): string | undefined {
+export function toolTitle(tool: {
+  name: string;
+  title?: string | undefined;
+  annotations?: Record<string, unknown> | undefined;
+}): string | undefined {
   const title = tool.title ?? (typeof tool.annotations?.title === 'string' ? tool.annotations.title : undefined);
   return title && title !== tool.name ? title : undefined;
 }

@@ -18,7 +18,9 @@ const PROBLEM: Record<FileDamagedWarning['problem'], string> = {
 
 /** A stable identity, to dismiss one warning. */
 export function warningKey(warning: AppWarning): string {
-  return warning.code === 'file_damaged' ? `file_damaged:${warning.file}:${warning.movedTo}` : `notice:${warning.message}`;
+  return warning.code === 'file_damaged'
+    ? `file_damaged:${warning.file}:${warning.movedTo}`
+    : `notice:${warning.message}`;
 }
 
 /** The file name without its folder (the full path is shown as detail). */

@@ -32,7 +32,11 @@ interface CodeWords {
   next?: NextPlace;
 }
 
-const NOT_CONNECTED: CodeWords = { title: 'Not connected', advice: 'Connect the server in Servers and try again.', next: 'servers' };
+const NOT_CONNECTED: CodeWords = {
+  title: 'Not connected',
+  advice: 'Connect the server in Servers and try again.',
+  next: 'servers',
+};
 const PATH_REFUSED: CodeWords = { title: 'Path refused' };
 /** Outside the allowed folders: they are added in Settings → Folders. */
 const OUTSIDE_FOLDERS: CodeWords = { title: 'Path refused', next: 'settings' };
@@ -79,10 +83,15 @@ const WORDS = {
   secret_undecryptable: { title: 'Secret unreadable', next: 'servers' },
   not_initialized: NOT_CONNECTED,
   closed: { ...NOT_CONNECTED, title: 'Connection closed' },
-  timeout: { title: 'Timed out', advice: `The server may still have acted; it was not retried. ${HISTORY_CHECK}`, next: 'history' },
+  timeout: {
+    title: 'Timed out',
+    advice: `The server may still have acted; it was not retried. ${HISTORY_CHECK}`,
+    next: 'history',
+  },
   cancelled: {
     title: 'Cancelled',
-    advice: 'The server was told to stop. Whatever it did before it stopped is not undone; the checkpoint stays open in History.',
+    advice:
+      'The server was told to stop. Whatever it did before it stopped is not undone; the checkpoint stays open in History.',
     tone: 'warning',
     next: 'history',
   },
@@ -95,12 +104,28 @@ const WORDS = {
   config: { title: 'Configuration error', next: 'servers' },
   remote: { title: 'The server answered with an error' },
   unavailable: { ...NOT_CONNECTED, title: 'Unavailable' },
-  unknown_tool: { title: 'Tool not found', advice: 'The server no longer offers it; reconnect the server to refresh its tools.', next: 'servers' },
+  unknown_tool: {
+    title: 'Tool not found',
+    advice: 'The server no longer offers it; reconnect the server to refresh its tools.',
+    next: 'servers',
+  },
   transport: { ...NOT_CONNECTED, title: 'Connection error' },
   sign_in_required: { title: 'Needs sign-in', advice: 'Use Sign in on the server in Servers.', next: 'servers' },
-  oauth_failed: { title: 'Sign-in failed', advice: 'Check the server’s OAuth settings in Servers, then sign in again.', next: 'servers' },
-  url_elicitation_required: { title: 'Open a link first', advice: 'Nothing ran. The link opens in your browser only when you choose to open it.', tone: 'warning' },
-  result_too_large: { title: 'Result too large', advice: `The tool did run; the server reconnects by itself. ${HISTORY_CHECK}`, next: 'history' },
+  oauth_failed: {
+    title: 'Sign-in failed',
+    advice: 'Check the server’s OAuth settings in Servers, then sign in again.',
+    next: 'servers',
+  },
+  url_elicitation_required: {
+    title: 'Open a link first',
+    advice: 'Nothing ran. The link opens in your browser only when you choose to open it.',
+    tone: 'warning',
+  },
+  result_too_large: {
+    title: 'Result too large',
+    advice: `The tool did run; the server reconnects by itself. ${HISTORY_CHECK}`,
+    next: 'history',
+  },
   not_offered: { title: 'Not offered by this server' },
   not_supported: { title: 'Not supported by the server' },
   permission_denied: { title: 'Denied', advice: 'Nothing was run.', next: 'permissions' },
@@ -171,7 +196,9 @@ const CAUSE_TITLES: Record<ErrorCause['kind'], string> = {
 };
 
 function where(cause: ErrorCause): string {
-  return cause.host !== undefined && cause.port !== undefined ? `${cause.host}:${cause.port}` : cause.host ?? 'the server';
+  return cause.host !== undefined && cause.port !== undefined
+    ? `${cause.host}:${cause.port}`
+    : (cause.host ?? 'the server');
 }
 
 /** What failed underneath, and where, in one sentence built from the typed cause. */
@@ -196,7 +223,11 @@ export function causeSentence(cause: ErrorCause): string {
     case 'http_status':
       return `The server answered HTTP ${cause.httpStatus ?? ''}.`;
     case 'exited':
-      return cause.signal ? `The process was killed by ${cause.signal}.` : cause.exitCode === null || cause.exitCode === undefined ? 'The process closed its connection.' : `The process exited with code ${cause.exitCode}.`;
+      return cause.signal
+        ? `The process was killed by ${cause.signal}.`
+        : cause.exitCode === null || cause.exitCode === undefined
+          ? 'The process closed its connection.'
+          : `The process exited with code ${cause.exitCode}.`;
     case 'protocol':
       return 'It did not speak the MCP protocol.';
     case 'sign_in':
@@ -255,7 +286,10 @@ function describeDenial(code: ErrorCode, denial: Denial): Pick<ErrorDescription,
       : denial.keyRecorded === 'started'
         ? 'This call did not run again; an earlier call with the same call id started and may have acted (its result is unknown).'
         : 'Nothing was run.';
-  return { title: code === 'approval_cancelled' ? DENIAL_TITLES.cancelled : DENIAL_TITLES[denial.by], text: `${why}${ran}` };
+  return {
+    title: code === 'approval_cancelled' ? DENIAL_TITLES.cancelled : DENIAL_TITLES[denial.by],
+    text: `${why}${ran}`,
+  };
 }
 
 /** Title, sentences and tone for an error main (or the bridge) returned. */
@@ -266,12 +300,18 @@ export function describeErrorShape(error: ErrorShape): ErrorDescription {
   const denial = error.details?.denial;
   if (denial) return { ...base, ...describeDenial(code, denial) };
   const cause = error.details?.cause;
-  if (code === 'unreachable' && cause) return { ...base, title: errorTitle(code, cause), text: `${causeSentence(cause)} ${words.advice ?? ''}`.trim() };
+  if (code === 'unreachable' && cause)
+    return { ...base, title: errorTitle(code, cause), text: `${causeSentence(cause)} ${words.advice ?? ''}`.trim() };
   // An OAuth challenge: main's sentence says to sign in; "replace the token" would be wrong.
-  if (code === 'auth' && cause?.kind === 'sign_in') return { ...base, title: errorTitle(code, cause), text: sentence(error.message) };
+  if (code === 'auth' && cause?.kind === 'sign_in')
+    return { ...base, title: errorTitle(code, cause), text: sentence(error.message) };
   const message = code === 'permission_denied' || code === 'disconnected' ? '' : sentence(error.message);
   const oauth = error.details?.oauth;
-  return { ...base, title: oauth ? OAUTH_TITLES[oauth.reason] : words.title, text: [message, words.advice].filter(Boolean).join(' ') };
+  return {
+    ...base,
+    title: oauth ? OAUTH_TITLES[oauth.reason] : words.title,
+    text: [message, words.advice].filter(Boolean).join(' '),
+  };
 }
 
 /** The same for anything caught: a BridgeError carries main's shape; anything else is `internal`. */
@@ -288,18 +328,34 @@ export function codeOf(error: unknown): ErrorCode {
 /** Like `describeError`, with the view's own headline when the code says nothing more than "it failed". */
 export function describeFailure(error: unknown, fallbackTitle: string): ErrorDescription {
   const described = describeError(error);
-  return described.code === 'internal' || described.code === 'unrecognized' ? { ...described, title: fallbackTitle } : described;
+  return described.code === 'internal' || described.code === 'unrecognized'
+    ? { ...described, title: fallbackTitle }
+    : described;
 }
 
 /** The agent gateway's state in words: a title, one sentence on what it means, and whether Settings is the answer. */
-export function describeGatewayState(status: Pick<GatewayStatus, 'state' | 'port' | 'errno'>): { tone: 'positive' | 'neutral' | 'warning' | 'error'; title: string; text: string; next?: NextPlace } {
+export function describeGatewayState(status: Pick<GatewayStatus, 'state' | 'port' | 'errno'>): {
+  tone: 'positive' | 'neutral' | 'warning' | 'error';
+  title: string;
+  text: string;
+  next?: NextPlace;
+} {
   switch (status.state) {
     case 'listening':
-      return { tone: 'positive', title: 'Listening', text: `Agents connect to this address on this computer only (127.0.0.1, port ${status.port}), each with its own token.` };
+      return {
+        tone: 'positive',
+        title: 'Listening',
+        text: `Agents connect to this address on this computer only (127.0.0.1, port ${status.port}), each with its own token.`,
+      };
     case 'starting':
       return { tone: 'neutral', title: 'Starting', text: `The gateway is opening port ${status.port}.` };
     case 'off':
-      return { tone: 'neutral', title: 'Off', text: 'The gateway is turned off: no agent can connect. Turn it on in Settings → Agent gateway.', next: 'settings' };
+      return {
+        tone: 'neutral',
+        title: 'Off',
+        text: 'The gateway is turned off: no agent can connect. Turn it on in Settings → Agent gateway.',
+        next: 'settings',
+      };
     case 'port_in_use':
       return {
         tone: 'error',

@@ -2,7 +2,12 @@
 import type { HistoryRecordView } from '../../../shared/contract.js';
 import type { SessionView } from '../state/slices/historySlice.js';
 
-const sessionDateFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const sessionDateFormat = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
 const sessionDateYearFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** When a GUI session started, read from its id (`gui-2025-11-29T23-19-00-000Z-…`). */
@@ -22,7 +27,9 @@ const SHORT_KEY = 24;
  * session), `agent:<agent id>:stateless` (2026-07-28 requests), `agent:<agent id>:<session key the
  * agent passed with its callId>` (`default` when it passed none) — or undefined for any other id.
  */
-export function agentSessionOf(sessionId: string): { agentId: string; kind: 'mcp' | 'stateless' | 'keyed'; key: string } | undefined {
+export function agentSessionOf(
+  sessionId: string,
+): { agentId: string; kind: 'mcp' | 'stateless' | 'keyed'; key: string } | undefined {
   const m = /^agent:([^:]+):(.+)$/.exec(sessionId);
   if (!m) return undefined;
   const [, agentId, rest] = m as unknown as [string, string, string];
@@ -36,11 +43,16 @@ function shortened(text: string, length: number): string {
 }
 
 /** "Claude Code · session 3f2a1b…", "Claude Code · 2026-07-28 calls", "Claude Code · calls keyed "nightly"". */
-function agentSessionLabel(parts: NonNullable<ReturnType<typeof agentSessionOf>>, agents: readonly AgentName[]): string {
+function agentSessionLabel(
+  parts: NonNullable<ReturnType<typeof agentSessionOf>>,
+  agents: readonly AgentName[],
+): string {
   const name = agents.find((a) => a.id === parts.agentId)?.name ?? 'A removed agent';
   if (parts.kind === 'mcp') return `${name} · session ${shortened(parts.key, SHORT_ID)}`;
   if (parts.kind === 'stateless') return `${name} · 2026-07-28 calls`;
-  return parts.key === 'default' ? `${name} · calls with a callId` : `${name} · calls keyed “${shortened(parts.key, SHORT_KEY)}”`;
+  return parts.key === 'default'
+    ? `${name} · calls with a callId`
+    : `${name} · calls keyed “${shortened(parts.key, SHORT_KEY)}”`;
 }
 
 /** What a session label needs of an agent. */
@@ -53,13 +65,17 @@ export interface AgentName {
  * "This app session", "App session · Nov 29, 23:19" (the year when not this one), an agent's
  * session by the agent's name (see agentSessionLabel; `agents`: those known now), or the id as it is.
  */
-export function sessionLabel(session: Pick<SessionView, 'sessionId' | 'current'>, agents: readonly AgentName[] = []): string {
+export function sessionLabel(
+  session: Pick<SessionView, 'sessionId' | 'current'>,
+  agents: readonly AgentName[] = [],
+): string {
   if (session.current) return 'This app session';
   const agent = agentSessionOf(session.sessionId);
   if (agent) return agentSessionLabel(agent, agents);
   const started = guiSessionStart(session.sessionId);
   if (started === undefined) return session.sessionId;
-  const format = new Date(started).getFullYear() === new Date().getFullYear() ? sessionDateFormat : sessionDateYearFormat;
+  const format =
+    new Date(started).getFullYear() === new Date().getFullYear() ? sessionDateFormat : sessionDateYearFormat;
   return `App session · ${format.format(started)}`;
 }
 

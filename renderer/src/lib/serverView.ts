@@ -29,7 +29,11 @@ export function serverNameOf(view: ServerView): string {
 }
 
 export function transportLabel(transport: unknown): string {
-  return transport === 'stdio' ? 'stdio' : transport === 'streamable_http' || transport === 'http' ? 'HTTP' : String(transport);
+  return transport === 'stdio'
+    ? 'stdio'
+    : transport === 'streamable_http' || transport === 'http'
+      ? 'HTTP'
+      : String(transport);
 }
 
 /** One line saying where the server lives: the command line or the URL. */

@@ -13,7 +13,12 @@ export const TRACE_STATUS_LABELS: Record<TraceStatus, string> = {
 };
 
 const sameDayFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-const otherDayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const otherDayFormat = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
 
 /** A list time: the clock time today, the date and time otherwise. */
 export function formatWhen(at: number, now = Date.now()): string {
@@ -36,7 +41,9 @@ export function shortId(id: string, length = 8): string {
 
 export function errorText(error: TraceError | undefined): string {
   if (!error) return 'unknown error';
-  return error.code && !error.message.toLowerCase().includes(error.code.toLowerCase()) ? `${error.message} (${error.code})` : error.message;
+  return error.code && !error.message.toLowerCase().includes(error.code.toLowerCase())
+    ? `${error.message} (${error.code})`
+    : error.message;
 }
 
 export type EventTone = 'neutral' | 'positive' | 'warning' | 'error' | 'info';
@@ -81,14 +88,22 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
       };
     }
     case 'approval_requested':
-      return { title: 'Approval requested', ...(event.data.reason ? { detail: event.data.reason } : {}), tone: 'warning' };
+      return {
+        title: 'Approval requested',
+        ...(event.data.reason ? { detail: event.data.reason } : {}),
+        tone: 'warning',
+      };
     case 'approval_answered': {
       const data = event.data as typeof event.data & { timedOut?: unknown; cancelled?: unknown };
       const waited = data.waitedMs ?? event.durationMs;
       const after = waited !== undefined ? ` after ${formatDuration(waited)}` : '';
       if (data.timedOut === true) return { title: `Approval timed out${after} — nothing ran`, tone: 'error' };
       if (data.cancelled === true) return { title: `Approval cancelled${after} — nothing ran`, tone: 'error' };
-      const answer = data.answeredBy ? (ANSWER_WORDS[data.answeredBy] ?? data.answeredBy) : data.approved ? 'allow' : 'deny';
+      const answer = data.answeredBy
+        ? (ANSWER_WORDS[data.answeredBy] ?? data.answeredBy)
+        : data.approved
+          ? 'allow'
+          : 'deny';
       return { title: `Approval answered: ${answer}${after}`, tone: data.approved ? 'positive' : 'error' };
     }
     case 'claim':
@@ -98,42 +113,79 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
     case 'attempt_finished': {
       const { attempt, outcome, error } = event.data;
       const took = event.data.durationMs ?? event.durationMs;
-      if (outcome === 'ok') return { title: `Attempt ${attempt} succeeded${took !== undefined ? ` in ${formatDuration(took)}` : ''}`, tone: 'positive' };
+      if (outcome === 'ok')
+        return {
+          title: `Attempt ${attempt} succeeded${took !== undefined ? ` in ${formatDuration(took)}` : ''}`,
+          tone: 'positive',
+        };
       const retry = next?.type === 'retry_scheduled' ? ` — retry in ${formatDuration(next.data.delayMs)}` : '';
       return {
         title: `Attempt ${attempt} failed: ${errorText(error)}${retry}`,
-        ...(event.data.recoverable === false && !retry ? { detail: 'Not retried: the tool may have acted before it failed.' } : {}),
+        ...(event.data.recoverable === false && !retry
+          ? { detail: 'Not retried: the tool may have acted before it failed.' }
+          : {}),
         tone: 'error',
       };
     }
     case 'retry_scheduled':
-      return { title: `Retry scheduled: attempt ${event.data.nextAttempt} in ${formatDuration(event.data.delayMs)}`, detail: event.data.reason, tone: 'warning' };
+      return {
+        title: `Retry scheduled: attempt ${event.data.nextAttempt} in ${formatDuration(event.data.delayMs)}`,
+        detail: event.data.reason,
+        tone: 'warning',
+      };
     case 'input_requested': {
       const WHO = { agent: 'the agent', person: 'you', client: 'MiniHarness' } as const;
-      const asked = event.data.requests.map((request) => `${request.kind} (answered by ${WHO[request.answeredBy]})`).join(', ');
-      return { title: `The server asked for input, round ${event.data.round}`, ...(asked ? { detail: asked } : {}), tone: 'info' };
+      const asked = event.data.requests
+        .map((request) => `${request.kind} (answered by ${WHO[request.answeredBy]})`)
+        .join(', ');
+      return {
+        title: `The server asked for input, round ${event.data.round}`,
+        ...(asked ? { detail: asked } : {}),
+        tone: 'info',
+      };
     }
     case 'task': {
       const { taskId, status, statusMessage } = event.data;
-      const STATUS = { working: 'working', input_required: 'waiting for input', completed: 'completed', failed: 'failed', cancelled: 'cancelled' } as const;
+      const STATUS = {
+        working: 'working',
+        input_required: 'waiting for input',
+        completed: 'completed',
+        failed: 'failed',
+        cancelled: 'cancelled',
+      } as const;
       return {
         title: `Server task ${taskId}: ${STATUS[status]}`,
         ...(statusMessage ? { detail: statusMessage } : {}),
-        tone: status === 'failed' ? 'error' : status === 'cancelled' ? 'warning' : status === 'completed' ? 'positive' : 'info',
+        tone:
+          status === 'failed'
+            ? 'error'
+            : status === 'cancelled'
+              ? 'warning'
+              : status === 'completed'
+                ? 'positive'
+                : 'info',
       };
     }
     case 'replay':
       return {
         title: 'Replayed the stored result — nothing was executed',
         ...(event.data.completedAt !== undefined
-          ? { detail: `The call completed ${new Date(event.data.completedAt).toLocaleString()}${event.data.resolvedBy === 'manual' ? ' (resolved by hand)' : ''}.` }
+          ? {
+              detail: `The call completed ${new Date(event.data.completedAt).toLocaleString()}${event.data.resolvedBy === 'manual' ? ' (resolved by hand)' : ''}.`,
+            }
           : {}),
         tone: 'info',
       };
     case 'completed': {
       const blocks = event.data.contentBlocks;
       const count = blocks !== undefined ? ` · ${blocks} content ${blocks === 1 ? 'block' : 'blocks'}` : '';
-      return event.data.isError ? { title: `Completed with a tool error${count}`, detail: 'The tool ran and reported an error in its result.', tone: 'error' } : { title: `Completed${count}`, tone: 'positive' };
+      return event.data.isError
+        ? {
+            title: `Completed with a tool error${count}`,
+            detail: 'The tool ran and reported an error in its result.',
+            tone: 'error',
+          }
+        : { title: `Completed${count}`, tone: 'positive' };
     }
     case 'failed':
       return { title: `Failed: ${errorText(event.data.error)}`, tone: 'error' };
@@ -145,5 +197,10 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
  * for the very reason it decided ASK): the timeline then shows "Same as above." instead.
  */
 export function repeatsReasonAbove(event: TraceEvent, above: TraceEvent | undefined): boolean {
-  return event.type === 'approval_requested' && above?.type === 'decision' && !!event.data.reason && event.data.reason === above.data.reason;
+  return (
+    event.type === 'approval_requested' &&
+    above?.type === 'decision' &&
+    !!event.data.reason &&
+    event.data.reason === above.data.reason
+  );
 }

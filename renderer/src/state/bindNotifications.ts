@@ -26,7 +26,12 @@ export interface PageEnvironment {
 }
 
 /** Whether a request arriving now deserves a page notification. */
-export function shouldNotifyPage(input: { mode: 'electron' | 'browser' | undefined; permission: NotificationPermission | undefined; hidden: boolean; focused: boolean }): boolean {
+export function shouldNotifyPage(input: {
+  mode: 'electron' | 'browser' | undefined;
+  permission: NotificationPermission | undefined;
+  hidden: boolean;
+  focused: boolean;
+}): boolean {
   return input.mode === 'browser' && input.permission === 'granted' && (input.hidden || !input.focused);
 }
 

@@ -7,7 +7,9 @@ import { messageOf } from '../bridge/index.js';
 
 export type LoadState = 'idle' | 'loading' | 'ready' | 'error';
 
-export type Loadable<Name extends string> = { [K in `${Name}Load`]: LoadState } & { [K in `${Name}Error`]: string | undefined };
+export type Loadable<Name extends string> = { [K in `${Name}Load`]: LoadState } & {
+  [K in `${Name}Error`]: string | undefined;
+};
 
 export interface LoadSteps<Name extends string> {
   /** Nothing loaded: the initial state, and after the link to main is lost. */
@@ -23,7 +25,8 @@ export interface LoadSteps<Name extends string> {
 export function loadable<Name extends string>(name: Name): LoadSteps<Name> {
   const load = `${name}Load` as const;
   const error = `${name}Error` as const;
-  const step = (state: LoadState, message: string | undefined) => ({ [load]: state, [error]: message }) as Loadable<Name>;
+  const step = (state: LoadState, message: string | undefined) =>
+    ({ [load]: state, [error]: message }) as Loadable<Name>;
   return {
     idle: step('idle', undefined),
     loading: { [load]: 'loading' } as Pick<Loadable<Name>, `${Name}Load`>,

@@ -22,7 +22,21 @@ import type { AgentsSlice } from './slices/agentsSlice.js';
 import type { RunsSlice } from './slices/runsSlice.js';
 import type { AppsSlice } from './slices/appsSlice.js';
 
-export type AppStore = AppSlice & ServersSlice & NavigationSlice & ToolsSlice & ApprovalsSlice & PermissionsSlice & TracesSlice & HistorySlice & ImportSlice & SettingsSlice & ServerRequestsSlice & ServerFeaturesSlice & AgentsSlice & RunsSlice & AppsSlice;
+export type AppStore = AppSlice &
+  ServersSlice &
+  NavigationSlice &
+  ToolsSlice &
+  ApprovalsSlice &
+  PermissionsSlice &
+  TracesSlice &
+  HistorySlice &
+  ImportSlice &
+  SettingsSlice &
+  ServerRequestsSlice &
+  ServerFeaturesSlice &
+  AgentsSlice &
+  RunsSlice &
+  AppsSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 export type StoreMiddlewares = [['zustand/devtools', never]];
@@ -33,4 +47,6 @@ export type SliceCreator<Slice> = StateCreator<AppStore, StoreMiddlewares, [], S
 export type ClientSliceCreator<Slice> = (client: BridgeClient) => SliceCreator<Slice>;
 
 /** A slice's data without its actions: the shape of its `INITIAL` state. */
-export type StateOf<Slice> = { [K in keyof Slice as Slice[K] extends (...args: never[]) => unknown ? never : K]: Slice[K] };
+export type StateOf<Slice> = {
+  [K in keyof Slice as Slice[K] extends (...args: never[]) => unknown ? never : K]: Slice[K];
+};

@@ -39,7 +39,8 @@ export class SafeStorageDouble implements SafeStorageApi {
   }
 
   async decryptStringAsync(encrypted: Buffer): Promise<{ shouldReEncrypt: boolean; result: string }> {
-    if (encrypted.subarray(0, 3).toString() !== 'v11') throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
+    if (encrypted.subarray(0, 3).toString() !== 'v11')
+      throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
     const iv = encrypted.subarray(3, 15);
     const tag = encrypted.subarray(15, 31);
     const decipher = createDecipheriv('aes-256-gcm', this.key, iv);

@@ -5,11 +5,26 @@
  * handlers are the request broker (electron/core/serverRequests/broker.ts).
  */
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ElicitationServerRequest, SamplingAnswer, SamplingServerRequest, ServerRequestHandlers } from '../../../electron/mcp/serverRequests.js';
+import type {
+  ElicitationServerRequest,
+  SamplingAnswer,
+  SamplingServerRequest,
+  ServerRequestHandlers,
+} from '../../../electron/mcp/serverRequests.js';
 
 export type ScriptedServerRequest =
-  | { kind: 'elicitation'; serverRequest: ElicitationServerRequest; signal: AbortSignal; answer(result: ElicitResult): void }
-  | { kind: 'sampling'; serverRequest: SamplingServerRequest; signal: AbortSignal; answer(result: SamplingAnswer): void };
+  | {
+      kind: 'elicitation';
+      serverRequest: ElicitationServerRequest;
+      signal: AbortSignal;
+      answer(result: ElicitResult): void;
+    }
+  | {
+      kind: 'sampling';
+      serverRequest: SamplingServerRequest;
+      signal: AbortSignal;
+      answer(result: SamplingAnswer): void;
+    };
 
 export class ScriptedServerRequests implements ServerRequestHandlers {
   /** Every request received, in order. */

@@ -116,12 +116,24 @@ export class LoopbackProvider {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.origin);
-    const api: LoopbackApi = req.headers['anthropic-version'] !== undefined ? 'anthropic' : url.pathname === '/v1/responses' ? 'responses' : 'openai';
+    const api: LoopbackApi =
+      req.headers['anthropic-version'] !== undefined
+        ? 'anthropic'
+        : url.pathname === '/v1/responses'
+          ? 'responses'
+          : 'openai';
     if (req.method === 'GET' && url.pathname === '/v1/models') {
       if (!this.authorized(req)) return this.fail(res, api, 401, undefined, 'invalid api key');
       const body =
         api === 'anthropic'
-          ? { data: [{ type: 'model', id: 'loopback-model', display_name: 'Loopback', created_at: '2026-01-01T00:00:00Z' }], has_more: false, first_id: 'loopback-model', last_id: 'loopback-model' }
+          ? {
+              data: [
+                { type: 'model', id: 'loopback-model', display_name: 'Loopback', created_at: '2026-01-01T00:00:00Z' },
+              ],
+              has_more: false,
+              first_id: 'loopback-model',
+              last_id: 'loopback-model',
+            }
           : { object: 'list', data: [{ id: 'loopback-model', object: 'model', created: 0, owned_by: 'loopback' }] };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       return;
@@ -135,12 +147,16 @@ export class LoopbackProvider {
       return this.fail(res, api, 400, undefined, 'malformed JSON');
     }
     const request: LoopbackRequest = { api, body, headers: req.headers, ...resultsOf(api, body) };
-    if ((api === 'anthropic' && url.pathname !== '/v1/messages') || (api === 'openai' && url.pathname !== '/v1/chat/completions')) {
+    if (
+      (api === 'anthropic' && url.pathname !== '/v1/messages') ||
+      (api === 'openai' && url.pathname !== '/v1/chat/completions')
+    ) {
       return this.fail(res, api, 404, undefined, `no route ${url.pathname}`);
     }
     this.requests.push(request);
     const turn = this.script(request);
-    if (turn.kind === 'status') return this.fail(res, api, turn.status, turn.retryAfter, turn.message ?? `scripted ${turn.status}`);
+    if (turn.kind === 'status')
+      return this.fail(res, api, turn.status, turn.retryAfter, turn.message ?? `scripted ${turn.status}`);
     let complete = false;
     res.on('close', () => {
       if (!complete) this.abandoned += 1;
@@ -149,7 +165,12 @@ export class LoopbackProvider {
     // The turn's SSE events, built first, then written one by one (a hold pauses between two of them).
     const chunks: string[] = [];
     const sink = { write: (chunk: string) => void chunks.push(chunk) };
-    const sse = api === 'anthropic' ? new AnthropicSse(sink, String(body.model)) : api === 'responses' ? new ResponsesSse(sink, String(body.model)) : new OpenAISse(sink, String(body.model));
+    const sse =
+      api === 'anthropic'
+        ? new AnthropicSse(sink, String(body.model))
+        : api === 'responses'
+          ? new ResponsesSse(sink, String(body.model))
+          : new OpenAISse(sink, String(body.model));
     sse.start();
     for (const delta of turn.text ?? []) sse.text(delta);
     const afterText = chunks.length;
@@ -182,7 +203,12 @@ export class LoopbackProvider {
   static chunkCount(api: LoopbackApi, turn: ScriptedTurn): number {
     let count = 0;
     const sink = { write: () => void (count += 1) };
-    const sse = api === 'anthropic' ? new AnthropicSse(sink, 'm') : api === 'responses' ? new ResponsesSse(sink, 'm') : new OpenAISse(sink, 'm');
+    const sse =
+      api === 'anthropic'
+        ? new AnthropicSse(sink, 'm')
+        : api === 'responses'
+          ? new ResponsesSse(sink, 'm')
+          : new OpenAISse(sink, 'm');
     sse.start();
     for (const delta of turn.kind === 'status' ? [] : (turn.text ?? [])) sse.text(delta);
     if (turn.kind === 'reply') {
@@ -204,9 +230,20 @@ export class LoopbackProvider {
     return typeof key === 'string' && !key.includes('wrong');
   }
 
-  private fail(res: ServerResponse, api: LoopbackApi, status: number, retryAfter: string | undefined, message: string): void {
-    const body = api === 'anthropic' ? { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } } : { error: { message, type: 'error', code: String(status) } };
-    res.writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) }).end(JSON.stringify(body));
+  private fail(
+    res: ServerResponse,
+    api: LoopbackApi,
+    status: number,
+    retryAfter: string | undefined,
+    message: string,
+  ): void {
+    const body =
+      api === 'anthropic'
+        ? { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } }
+        : { error: { message, type: 'error', code: String(status) } };
+    res
+      .writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) })
+      .end(JSON.stringify(body));
   }
 }
 
@@ -214,13 +251,16 @@ export class LoopbackProvider {
 function resultsOf(api: LoopbackApi, body: any): { toolResults: number; resultTexts: string[] } {
   const texts: string[] = [];
   if (api === 'responses') {
-    for (const item of Array.isArray(body?.input) ? body.input : []) if (item.type === 'function_call_output') texts.push(String(item.output));
+    for (const item of Array.isArray(body?.input) ? body.input : [])
+      if (item.type === 'function_call_output') texts.push(String(item.output));
     return { toolResults: texts.length, resultTexts: texts };
   }
   for (const message of Array.isArray(body?.messages) ? body.messages : []) {
     if (api === 'openai' && message.role === 'tool') texts.push(String(message.content));
     if (api === 'anthropic' && message.role === 'user' && Array.isArray(message.content)) {
-      for (const block of message.content) if (block.type === 'tool_result') texts.push(typeof block.content === 'string' ? block.content : JSON.stringify(block.content));
+      for (const block of message.content)
+        if (block.type === 'tool_result')
+          texts.push(typeof block.content === 'string' ? block.content : JSON.stringify(block.content));
     }
   }
   return { toolResults: texts.length, resultTexts: texts };
@@ -242,15 +282,32 @@ class AnthropicSse {
   start(): void {
     this.send('message_start', {
       type: 'message_start',
-      message: { id: 'msg_loopback', type: 'message', role: 'assistant', content: [], model: this.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
+      message: {
+        id: 'msg_loopback',
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        model: this.model,
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
     });
   }
   text(delta: string): void {
     if (!this.textOpen) {
-      this.send('content_block_start', { type: 'content_block_start', index: this.index, content_block: { type: 'text', text: '' } });
+      this.send('content_block_start', {
+        type: 'content_block_start',
+        index: this.index,
+        content_block: { type: 'text', text: '' },
+      });
       this.textOpen = true;
     }
-    this.send('content_block_delta', { type: 'content_block_delta', index: this.index, delta: { type: 'text_delta', text: delta } });
+    this.send('content_block_delta', {
+      type: 'content_block_delta',
+      index: this.index,
+      delta: { type: 'text_delta', text: delta },
+    });
   }
   private closeText(): void {
     if (!this.textOpen) return;
@@ -260,15 +317,28 @@ class AnthropicSse {
   toolCall(call: ScriptedToolCall): void {
     this.closeText();
     const json = JSON.stringify(call.args);
-    this.send('content_block_start', { type: 'content_block_start', index: this.index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
+    this.send('content_block_start', {
+      type: 'content_block_start',
+      index: this.index,
+      content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+    });
     // The input arrives in fragments, as the service sends it.
     const half = Math.ceil(json.length / 2);
-    for (const part of [json.slice(0, half), json.slice(half)]) this.send('content_block_delta', { type: 'content_block_delta', index: this.index, delta: { type: 'input_json_delta', partial_json: part } });
+    for (const part of [json.slice(0, half), json.slice(half)])
+      this.send('content_block_delta', {
+        type: 'content_block_delta',
+        index: this.index,
+        delta: { type: 'input_json_delta', partial_json: part },
+      });
     this.send('content_block_stop', { type: 'content_block_stop', index: this.index++ });
   }
   finish(stop: string, usage: { input: number; output: number }): void {
     this.closeText();
-    this.send('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { input_tokens: usage.input, output_tokens: usage.output } });
+    this.send('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { input_tokens: usage.input, output_tokens: usage.output },
+    });
     this.send('message_stop', { type: 'message_stop' });
   }
 }
@@ -280,13 +350,17 @@ class OpenAISse {
     private readonly model: string,
   ) {}
   private chunk(choices: unknown[], extra: Record<string, unknown> = {}): void {
-    this.res.write(`data: ${JSON.stringify({ id: 'chatcmpl-loopback', object: 'chat.completion.chunk', created: 0, model: this.model, choices, ...extra })}\n\n`);
+    this.res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-loopback', object: 'chat.completion.chunk', created: 0, model: this.model, choices, ...extra })}\n\n`,
+    );
   }
   start(): void {
     this.chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
   }
   error(message: string): void {
-    this.res.write(`data: ${JSON.stringify({ error: { message, type: 'server_error', code: null, param: null } })}\n\n`);
+    this.res.write(
+      `data: ${JSON.stringify({ error: { message, type: 'server_error', code: null, param: null } })}\n\n`,
+    );
   }
   text(delta: string): void {
     this.chunk([{ index: 0, delta: { content: delta }, finish_reason: null }]);
@@ -295,13 +369,27 @@ class OpenAISse {
     const index = this.calls++;
     const json = JSON.stringify(call.args);
     const half = Math.ceil(json.length / 2);
-    this.chunk([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: json.slice(0, half) } }] }, finish_reason: null }]);
-    this.chunk([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: json.slice(half) } }] }, finish_reason: null }]);
+    this.chunk([
+      {
+        index: 0,
+        delta: {
+          tool_calls: [
+            { index, id: call.id, type: 'function', function: { name: call.name, arguments: json.slice(0, half) } },
+          ],
+        },
+        finish_reason: null,
+      },
+    ]);
+    this.chunk([
+      { index: 0, delta: { tool_calls: [{ index, function: { arguments: json.slice(half) } }] }, finish_reason: null },
+    ]);
   }
   finish(stop: string, usage: { input: number; output: number }): void {
     const reason = stop === 'tool_use' ? 'tool_calls' : stop === 'max_tokens' ? 'length' : 'stop';
     this.chunk([{ index: 0, delta: {}, finish_reason: reason }]);
-    this.chunk([], { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } });
+    this.chunk([], {
+      usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+    });
     this.res.write('data: [DONE]\n\n');
   }
 }
@@ -319,7 +407,18 @@ class ResponsesSse {
     this.res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...data })}\n\n`);
   }
   private response(status: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-    return { id: 'resp_loopback', object: 'response', created_at: 0, model: this.model, status, output: this.output, error: null, incomplete_details: null, usage: null, ...extra };
+    return {
+      id: 'resp_loopback',
+      object: 'response',
+      created_at: 0,
+      model: this.model,
+      status,
+      output: this.output,
+      error: null,
+      incomplete_details: null,
+      usage: null,
+      ...extra,
+    };
   }
   start(): void {
     this.send('response.created', { response: this.response('in_progress', { output: [] }) });
@@ -331,19 +430,45 @@ class ResponsesSse {
     if (!this.textItem) {
       this.textItem = { id: `msg_${this.output.length}`, text: '', index: this.output.length };
       this.output.push(null);
-      this.send('response.output_item.added', { output_index: this.textItem.index, item: { id: this.textItem.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] } });
-      this.send('response.content_part.added', { item_id: this.textItem.id, output_index: this.textItem.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+      this.send('response.output_item.added', {
+        output_index: this.textItem.index,
+        item: { id: this.textItem.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] },
+      });
+      this.send('response.content_part.added', {
+        item_id: this.textItem.id,
+        output_index: this.textItem.index,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      });
     }
     this.textItem.text += delta;
-    this.send('response.output_text.delta', { item_id: this.textItem.id, output_index: this.textItem.index, content_index: 0, delta, logprobs: [] });
+    this.send('response.output_text.delta', {
+      item_id: this.textItem.id,
+      output_index: this.textItem.index,
+      content_index: 0,
+      delta,
+      logprobs: [],
+    });
   }
   private closeText(): void {
     const item = this.textItem;
     if (!item) return;
     this.textItem = undefined;
-    const done = { id: item.id, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: item.text, annotations: [] }] };
+    const done = {
+      id: item.id,
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: item.text, annotations: [] }],
+    };
     this.output[item.index] = done;
-    this.send('response.output_text.done', { item_id: item.id, output_index: item.index, content_index: 0, text: item.text, logprobs: [] });
+    this.send('response.output_text.done', {
+      item_id: item.id,
+      output_index: item.index,
+      content_index: 0,
+      text: item.text,
+      logprobs: [],
+    });
     this.send('response.output_item.done', { output_index: item.index, item: done });
   }
   toolCall(call: ScriptedToolCall): void {
@@ -351,19 +476,39 @@ class ResponsesSse {
     const index = this.output.length;
     const id = `fc_${index}`;
     const json = JSON.stringify(call.args);
-    this.send('response.output_item.added', { output_index: index, item: { id, type: 'function_call', status: 'in_progress', call_id: call.id, name: call.name, arguments: '' } });
+    this.send('response.output_item.added', {
+      output_index: index,
+      item: { id, type: 'function_call', status: 'in_progress', call_id: call.id, name: call.name, arguments: '' },
+    });
     // The arguments arrive in fragments, as the service sends them.
     const half = Math.ceil(json.length / 2);
-    for (const part of [json.slice(0, half), json.slice(half)]) this.send('response.function_call_arguments.delta', { item_id: id, output_index: index, delta: part });
-    this.send('response.function_call_arguments.done', { item_id: id, output_index: index, name: call.name, arguments: json });
+    for (const part of [json.slice(0, half), json.slice(half)])
+      this.send('response.function_call_arguments.delta', { item_id: id, output_index: index, delta: part });
+    this.send('response.function_call_arguments.done', {
+      item_id: id,
+      output_index: index,
+      name: call.name,
+      arguments: json,
+    });
     const done = { id, type: 'function_call', status: 'completed', call_id: call.id, name: call.name, arguments: json };
     this.output.push(done);
     this.send('response.output_item.done', { output_index: index, item: done });
   }
   finish(stop: string, usage: { input: number; output: number }): void {
     this.closeText();
-    const totals = { usage: { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } };
-    if (stop === 'max_tokens') this.send('response.incomplete', { response: this.response('incomplete', { ...totals, incomplete_details: { reason: 'max_output_tokens' } }) });
+    const totals = {
+      usage: {
+        input_tokens: usage.input,
+        output_tokens: usage.output,
+        total_tokens: usage.input + usage.output,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens_details: { reasoning_tokens: 0 },
+      },
+    };
+    if (stop === 'max_tokens')
+      this.send('response.incomplete', {
+        response: this.response('incomplete', { ...totals, incomplete_details: { reason: 'max_output_tokens' } }),
+      });
     else this.send('response.completed', { response: this.response('completed', totals) });
   }
 }

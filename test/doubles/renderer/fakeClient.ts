@@ -71,7 +71,10 @@ export class FakeClient implements BridgeClient {
   /** The oldest unanswered call on a channel; throws when there is none (the slice did not call). */
   next<C extends ChannelName>(channel: C): PendingCall<C> {
     const found = this.callsTo(channel).find((c) => !c.settled);
-    if (!found) throw new Error(`no pending "${channel}" call (calls so far: ${this.calls.map((c) => c.channel).join(', ') || 'none'})`);
+    if (!found)
+      throw new Error(
+        `no pending "${channel}" call (calls so far: ${this.calls.map((c) => c.channel).join(', ') || 'none'})`,
+      );
     return found;
   }
 }

@@ -18,7 +18,12 @@ export const BUILT_MODERN_FIXTURE = join(PROJECT_ROOT, '.cache', 'fixtures', 'mo
 /** Bundles the modern stdio fixture once per test file (plain Node starts it in ~0.2 s). */
 export const buildModernFixture = bundledOnce(MODERN_SOURCE, BUILT_MODERN_FIXTURE);
 
-export function modernStdioConfig(id: string, protocolEra: ProtocolEraSetting, env: Record<string, string> = {}, overrides: Record<string, unknown> = {}): ServerConfig {
+export function modernStdioConfig(
+  id: string,
+  protocolEra: ProtocolEraSetting,
+  env: Record<string, string> = {},
+  overrides: Record<string, unknown> = {},
+): ServerConfig {
   return ServerConfigSchema.parse({
     id,
     name: id,
@@ -33,12 +38,29 @@ export function modernStdioConfig(id: string, protocolEra: ProtocolEraSetting, e
   });
 }
 
-export function modernHttpConfig(id: string, fixture: ModernHttpFixture, protocolEra: ProtocolEraSetting, overrides: Record<string, unknown> = {}): ServerConfig {
-  return ServerConfigSchema.parse({ id, name: id, transport: 'streamable_http', url: fixture.url, timeoutMs: 10_000, protocolEra, ...overrides });
+export function modernHttpConfig(
+  id: string,
+  fixture: ModernHttpFixture,
+  protocolEra: ProtocolEraSetting,
+  overrides: Record<string, unknown> = {},
+): ServerConfig {
+  return ServerConfigSchema.parse({
+    id,
+    name: id,
+    transport: 'streamable_http',
+    url: fixture.url,
+    timeoutMs: 10_000,
+    protocolEra,
+    ...overrides,
+  });
 }
 
 /** The v1 stdio fixture: a legacy-era peer (2025 revisions only). */
-export function legacyStdioConfig(id: string, protocolEra: ProtocolEraSetting, env: Record<string, string> = {}): ServerConfig {
+export function legacyStdioConfig(
+  id: string,
+  protocolEra: ProtocolEraSetting,
+  env: Record<string, string> = {},
+): ServerConfig {
   return { ...stdioFixtureConfig(id, env), protocolEra };
 }
 

@@ -12,7 +12,9 @@ import { z } from 'zod';
 
 function write(text: string): Promise<void> {
   // Pipes are synchronous on Linux; elsewhere wait for the pipe to take more.
-  return process.stderr.write(text) ? Promise.resolve() : new Promise((resolve) => process.stderr.once('drain', () => resolve()));
+  return process.stderr.write(text)
+    ? Promise.resolve()
+    : new Promise((resolve) => process.stderr.once('drain', () => resolve()));
 }
 
 const server = new McpServer({ name: 'stderr-flood', version: '1.0.0' }, { capabilities: { tools: {} } });

@@ -14,7 +14,18 @@ import { PRELOAD_BUNDLE, RENDERER_INDEX } from './support/builtMain.js';
 import { globalUses, isBare, moduleReferences, packageOf } from './support/bundleScan.js';
 
 /** Node's globals: a sandboxed preload has no Node.js (Electron polyfills only a sliver of some). */
-const NODE_GLOBALS = ['process', 'Buffer', 'global', '__dirname', '__filename', 'module', 'exports', 'setImmediate', 'clearImmediate', 'queueMicrotask'];
+const NODE_GLOBALS = [
+  'process',
+  'Buffer',
+  'global',
+  '__dirname',
+  '__filename',
+  'module',
+  'exports',
+  'setImmediate',
+  'clearImmediate',
+  'queueMicrotask',
+];
 
 const MAIN_DIR = join(ROOT, 'out', 'main');
 
@@ -22,7 +33,10 @@ test.beforeAll(() => buildAppOnce());
 
 test('the sandboxed preload requires only electron and uses no Node globals', () => {
   const references = moduleReferences(PRELOAD_BUNDLE);
-  expect(references.filter((r) => r.kind !== 'require' || r.specifier !== 'electron'), 'anything but require("electron")').toEqual([]);
+  expect(
+    references.filter((r) => r.kind !== 'require' || r.specifier !== 'electron'),
+    'anything but require("electron")',
+  ).toEqual([]);
   expect(references.length, 'it does require electron').toBeGreaterThan(0);
   expect(globalUses(PRELOAD_BUNDLE, NODE_GLOBALS), 'Node globals in out/preload/preload.cjs').toEqual([]);
 });
@@ -39,9 +53,11 @@ test('every bare import of the main bundle is electron, a Node built-in or a run
       const where = `out/main/${name}:${ref.line} ${ref.kind} '${ref.specifier}'`;
       if (ref.specifier === '<computed>') wrong.push(`${where}: a computed module name`);
       else if (!isBare(ref.specifier)) {
-        if (/^\.{1,2}\//.test(ref.specifier) && !existsSync(resolve(dirname(file), ref.specifier))) wrong.push(`${where}: no such file`);
+        if (/^\.{1,2}\//.test(ref.specifier) && !existsSync(resolve(dirname(file), ref.specifier)))
+          wrong.push(`${where}: no such file`);
       } else if (ref.specifier === 'electron' || isBuiltin(ref.specifier)) continue;
-      else if (!runtime.has(packageOf(ref.specifier))) wrong.push(`${where}: ${packageOf(ref.specifier)} is not in package.json "dependencies"`);
+      else if (!runtime.has(packageOf(ref.specifier)))
+        wrong.push(`${where}: ${packageOf(ref.specifier)} is not in package.json "dependencies"`);
     }
   }
   expect(wrong).toEqual([]);

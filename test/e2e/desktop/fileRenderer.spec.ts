@@ -30,7 +30,11 @@ import { PRELOAD_BUNDLE, RENDERER_INDEX } from './support/builtMain.js';
 // Electron lets a file:// page load its own module scripts (type="module" is fetched in CORS mode,
 // and a file:// page's origin is opaque); Chromium does that only with this switch.
 const test = base.extend<object, { launchOptions: Parameters<typeof base.use>[0]['launchOptions'] & object }>({
-  launchOptions: [async ({ launchOptions }, use) => use({ ...launchOptions, args: [...(launchOptions.args ?? []), '--allow-file-access-from-files'] }), { scope: 'worker' }],
+  launchOptions: [
+    async ({ launchOptions }, use) =>
+      use({ ...launchOptions, args: [...(launchOptions.args ?? []), '--allow-file-access-from-files'] }),
+    { scope: 'worker' },
+  ],
 });
 test.describe.configure({ timeout: 90_000 });
 
@@ -104,11 +108,20 @@ test.afterEach(async () => {
 });
 
 async function bindShell(page: Page): Promise<{ refused: string[] }> {
-  const location = resolveAppLocation({ isPackaged: false, devServerUrl: undefined, rendererIndexFile: RENDERER_INDEX });
+  const location = resolveAppLocation({
+    isPackaged: false,
+    devServerUrl: undefined,
+    rendererIndexFile: RENDERER_INDEX,
+  });
   const refused: string[] = [];
   const handle = createInvokeHandler<BindingSource>({
     location,
-    describeSender: (source) => ({ url: source.frame.url(), origin: 'file://', isMainFrame: source.frame === source.page.mainFrame(), fromAppWindow: source.page === page }),
+    describeSender: (source) => ({
+      url: source.frame.url(),
+      origin: 'file://',
+      isMainFrame: source.frame === source.page.mainFrame(),
+      fromAppWindow: source.page === page,
+    }),
     dispatch: (channel, payload) => core.dispatch(channel, payload),
     log: (line) => void refused.push(line),
   });
@@ -119,7 +132,9 @@ async function bindShell(page: Page): Promise<{ refused: string[] }> {
   const forward = createEventForwarder(location, IPC_EVENT_CHANNEL, () => ({
     url: () => page.url(),
     send: (ipcChannel, ...args) => {
-      page.evaluate(`window[${JSON.stringify(EMIT_FUNCTION)}]?.(${JSON.stringify(ipcChannel)}, ${JSON.stringify(args)})`).catch(() => undefined);
+      page
+        .evaluate(`window[${JSON.stringify(EMIT_FUNCTION)}]?.(${JSON.stringify(ipcChannel)}, ${JSON.stringify(args)})`)
+        .catch(() => undefined);
     },
   }));
   core.onEvent((event, payload) => forward(event, payload));
@@ -127,12 +142,15 @@ async function bindShell(page: Page): Promise<{ refused: string[] }> {
   return { refused };
 }
 
-test('the built page over file:// runs with the built preload under its own CSP: no violation, no error, a server added and listed', async ({ page }) => {
+test('the built page over file:// runs with the built preload under its own CSP: no violation, no error, a server added and listed', async ({
+  page,
+}) => {
   const pageErrors: string[] = [];
   const cspConsole: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('console', (message) => {
-    if (/Content[ -]Security[ -]Policy|Refused to/i.test(message.text())) cspConsole.push(`${message.type()}: ${message.text()}`);
+    if (/Content[ -]Security[ -]Policy|Refused to/i.test(message.text()))
+      cspConsole.push(`${message.type()}: ${message.text()}`);
   });
   const shell = await bindShell(page);
 

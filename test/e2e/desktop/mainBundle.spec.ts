@@ -83,8 +83,14 @@ test.describe('the built main bundle against the electron double', () => {
       expect(calls).toContain('app.requestSingleInstanceLock');
       // userData is set from --user-data-dir before the single-instance lock (which lives there).
       expect(calls.indexOf('app.setPath')).toBeLessThan(calls.indexOf('app.requestSingleInstanceLock'));
-      expect(calls.filter((api) => !ALLOWED_BEFORE_READY.has(api)), 'calls before ready outside the allowed ones').toEqual([]);
-      expect(before.filter((r) => r.kind !== 'call').map((r) => r.kind), 'windows, loads, sends before ready').toEqual([]);
+      expect(
+        calls.filter((api) => !ALLOWED_BEFORE_READY.has(api)),
+        'calls before ready outside the allowed ones',
+      ).toEqual([]);
+      expect(
+        before.filter((r) => r.kind !== 'call').map((r) => r.kind),
+        'windows, loads, sends before ready',
+      ).toEqual([]);
     });
 
     await test.step('one window: the built preload, the built renderer over file://, the security options', () => {
@@ -92,19 +98,30 @@ test.describe('the built main bundle against the electron double', () => {
       expect(options.webPreferences?.preload).toBe(PRELOAD_BUNDLE);
       expect(existsSync(PRELOAD_BUNDLE), PRELOAD_BUNDLE).toBe(true);
       expect(options).toEqual(windowOptions(PRELOAD_BUNDLE));
-      expect(options.webPreferences).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false, nodeIntegrationInSubFrames: false, webSecurity: true });
+      expect(options.webPreferences).toMatchObject({
+        sandbox: true,
+        contextIsolation: true,
+        nodeIntegration: false,
+        nodeIntegrationInSubFrames: false,
+        webSecurity: true,
+      });
       expect(load).toMatchObject({ how: 'loadFile', target: RENDERER_INDEX, url: pathToFileURL(RENDERER_INDEX).href });
       expect(existsSync(RENDERER_INDEX), RENDERER_INDEX).toBe(true);
       expect(main.records.filter((r) => r.kind === 'window')).toHaveLength(1);
     });
 
-    await test.step('the session sends the app\'s CSP on responses', async () => {
-      const response = (await main.headers(pathToFileURL(RENDERER_INDEX).href)) as { responseHeaders: Record<string, string[]> };
+    await test.step("the session sends the app's CSP on responses", async () => {
+      const response = (await main.headers(pathToFileURL(RENDERER_INDEX).href)) as {
+        responseHeaders: Record<string, string[]>;
+      };
       expect(response.responseHeaders['Content-Security-Policy']).toEqual([CONTENT_SECURITY_POLICY]);
     });
 
     await test.step('IPC: a genuine sender gets app.info, forged ones are refused', async () => {
-      expect(await main.invoke('genuine', IPC_INVOKE_CHANNEL, 'app.info', {})).toMatchObject({ ok: true, result: { mode: 'electron', version: '0.0.0-electron-double' } });
+      expect(await main.invoke('genuine', IPC_INVOKE_CHANNEL, 'app.info', {})).toMatchObject({
+        ok: true,
+        result: { mode: 'electron', version: '0.0.0-electron-double' },
+      });
       for (const forged of ['wrong-url', 'subframe', 'other-contents', 'no-frame'] as const) {
         expect(await main.invoke(forged, IPC_INVOKE_CHANNEL, 'app.info', {}), forged).toEqual(FORBIDDEN_SENDER);
       }
@@ -124,7 +141,10 @@ test.describe('the built main bundle against the electron double', () => {
         callId: 'built-main-0001',
       });
       const asked = await main.waitFor(
-        (r) => r.kind === 'send' && r['channel'] === IPC_EVENT_CHANNEL && (r['args'] as unknown[])[0] === 'approval.requested',
+        (r) =>
+          r.kind === 'send' &&
+          r['channel'] === IPC_EVENT_CHANNEL &&
+          (r['args'] as unknown[])[0] === 'approval.requested',
         'the approval request reaches the window',
       );
       expect(asked['contentsId']).toBe(window['contentsId']);

@@ -46,7 +46,12 @@ interface Lines {
 
 function linesOf(stream: NodeJS.ReadableStream, describe: () => string): Lines {
   const all: string[] = [];
-  const waiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void; reject: (error: Error) => void; what: string }> = [];
+  const waiters: Array<{
+    match: (line: string) => boolean;
+    resolve: (line: string) => void;
+    reject: (error: Error) => void;
+    what: string;
+  }> = [];
   let pending = '';
   let done = false;
   stream.on('data', (chunk: Buffer) => {
@@ -67,7 +72,8 @@ function linesOf(stream: NodeJS.ReadableStream, describe: () => string): Lines {
     stream.once('end', () => {
       done = true;
       if (pending !== '') all.push(pending);
-      for (const waiter of waiters.splice(0)) waiter.reject(new Error(`${waiter.what}: the stream ended first.\n${describe()}`));
+      for (const waiter of waiters.splice(0))
+        waiter.reject(new Error(`${waiter.what}: the stream ended first.\n${describe()}`));
       resolve();
     }),
   );
@@ -83,7 +89,7 @@ function linesOf(stream: NodeJS.ReadableStream, describe: () => string): Lines {
   };
 }
 
-test.describe('the built main bundle as the installed app\'s stdio entry (electron double)', () => {
+test.describe("the built main bundle as the installed app's stdio entry (electron double)", () => {
   let dir: string;
   let child: ChildProcess | undefined;
 
@@ -112,10 +118,22 @@ test.describe('the built main bundle as the installed app\'s stdio entry (electr
     // parsed strictly): if the relay touched a data folder, it would be this one.
     child = spawn(
       process.execPath,
-      ['--import', REGISTER, MAIN_BUNDLE, `--user-data-dir=${userDataDir}`, GATEWAY_STDIO_FLAG, '--client', 'Claude Desktop', '--url', url],
+      [
+        '--import',
+        REGISTER,
+        MAIN_BUNDLE,
+        `--user-data-dir=${userDataDir}`,
+        GATEWAY_STDIO_FLAG,
+        '--client',
+        'Claude Desktop',
+        '--url',
+        url,
+      ],
       { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] },
     );
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child?.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child?.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     const describe = (): string => `stdout:\n${stdout.all.join('\n')}\nstderr:\n${stderr.all.join('\n')}`;
     const stdout = linesOf(child.stdout as NodeJS.ReadableStream, describe);
     const stderr = linesOf(child.stderr as NodeJS.ReadableStream, describe);
@@ -123,8 +141,17 @@ test.describe('the built main bundle as the installed app\'s stdio entry (electr
     const sentence = `MiniHarness is not running: ${START_INSTALLED_APP}.`;
     expect(sentence).toBe('MiniHarness is not running: open MiniHarness Desktop.');
 
-    await test.step('the agent\'s initialize, one line on stdin, as an MCP client over stdio sends it', () => {
-      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdio-agent', version: '1.0.0' } } };
+    await test.step("the agent's initialize, one line on stdin, as an MCP client over stdio sends it", () => {
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'stdio-agent', version: '1.0.0' },
+        },
+      };
       child?.stdin?.write(`${JSON.stringify(initialize)}\n`);
     });
 
@@ -133,7 +160,7 @@ test.describe('the built main bundle as the installed app\'s stdio entry (electr
       expect(JSON.parse(answer)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: sentence } });
     });
 
-    await test.step('stderr: the installed app\'s sentence, not a checkout\'s npm start', async () => {
+    await test.step("stderr: the installed app's sentence, not a checkout's npm start", async () => {
       await stderr.next((line) => line.includes(START_INSTALLED_APP), `a stderr line with "${START_INSTALLED_APP}"`);
     });
 
@@ -142,16 +169,27 @@ test.describe('the built main bundle as the installed app\'s stdio entry (electr
       expect(exit, describe()).toEqual({ code: 1, signal: null });
       // Both pipes drained: every line the process wrote is in.
       await Promise.all([stdout.ended, stderr.ended]);
-      expect(stderr.all.filter((line) => line !== ''), describe()).toEqual([sentence]);
+      expect(
+        stderr.all.filter((line) => line !== ''),
+        describe(),
+      ).toEqual([sentence]);
       expect(stderr.all.join('\n')).not.toContain('npm start');
       const messages = stdout.all.filter((line) => line !== '' && !line.startsWith(TAG));
       expect(messages, 'exactly one JSON-RPC message on stdout').toHaveLength(1);
     });
 
-    await test.step('the double\'s records: no window, no ready, no lock, no data folder; only app.exit(1)', () => {
-      const records = stdout.all.filter((line) => line.startsWith(TAG)).map((line) => JSON.parse(line.slice(TAG.length)) as DoubleRecord);
-      expect(records.filter((r) => r.kind === 'window'), 'BrowserWindows').toEqual([]);
-      expect(records.filter((r) => r.kind === 'ready'), 'app ready').toEqual([]);
+    await test.step("the double's records: no window, no ready, no lock, no data folder; only app.exit(1)", () => {
+      const records = stdout.all
+        .filter((line) => line.startsWith(TAG))
+        .map((line) => JSON.parse(line.slice(TAG.length)) as DoubleRecord);
+      expect(
+        records.filter((r) => r.kind === 'window'),
+        'BrowserWindows',
+      ).toEqual([]);
+      expect(
+        records.filter((r) => r.kind === 'ready'),
+        'app ready',
+      ).toEqual([]);
       expect(records.filter((r) => r.kind === 'unhandled-rejection').map((r) => r['message'])).toEqual([]);
       const calls = records.filter((r) => r.kind === 'call').map((r) => ({ api: r['api'], args: r['args'] }));
       expect(calls).toEqual([{ api: 'app.exit', args: [1] }]);

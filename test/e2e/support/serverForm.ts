@@ -12,7 +12,10 @@ export async function openAddServer(page: Page): Promise<Locator> {
   return dialog;
 }
 
-export async function fillStdio(dialog: Locator, server: { name: string; command: string; args: string[]; enabled?: boolean }): Promise<void> {
+export async function fillStdio(
+  dialog: Locator,
+  server: { name: string; command: string; args: string[]; enabled?: boolean },
+): Promise<void> {
   await dialog.getByLabel('Name', { exact: true }).fill(server.name);
   await dialog.getByRole('radio', { name: /Local process/ }).check();
   await dialog.getByLabel('Command', { exact: true }).fill(server.command);

@@ -39,32 +39,58 @@ let built = false;
  */
 export function buildAppOnce(): void {
   if (built || process.env.MINIHARNESS_E2E_NO_BUILD === '1') return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
   built = true;
 }
 
 /** `workspaceDir` defaults to a `workspace` folder beside the data folder, so no test writes to the real home. */
-export async function startWebHost(options: { dataDir: string; workspaceDir?: string; token?: string; timeoutMs?: number; port?: number }): Promise<WebHostProcess> {
+export async function startWebHost(options: {
+  dataDir: string;
+  workspaceDir?: string;
+  token?: string;
+  timeoutMs?: number;
+  port?: number;
+}): Promise<WebHostProcess> {
   const token = options.token ?? newToken();
   const workspaceDir = options.workspaceDir ?? join(dirname(resolve(options.dataDir)), 'workspace');
   const cli = join(ROOT, 'electron', 'web', 'cli.ts');
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', cli, '--port', String(options.port ?? 0), '--data-dir', options.dataDir, '--workspace', workspaceDir], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      MINIHARNESS_TOKEN: token,
-      // Keep tests out of the developer's real OS keyring: secrets go to the file in the scratch folder.
-      MINIHARNESS_SECRET_STORE: 'file',
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      cli,
+      '--port',
+      String(options.port ?? 0),
+      '--data-dir',
+      options.dataDir,
+      '--workspace',
+      workspaceDir,
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        MINIHARNESS_TOKEN: token,
+        // Keep tests out of the developer's real OS keyring: secrets go to the file in the scratch folder.
+        MINIHARNESS_SECRET_STORE: 'file',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
   const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the host printed no link in time:\n${output}`)), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the host printed no link in time:\n${output}`)),
+      options.timeoutMs ?? 30_000,
+    );
     const check = () => {
       const match = /MiniHarness: (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)/.exec(output);
       if (match?.[1]) {

@@ -121,11 +121,20 @@ export const createAgentsSlice: ClientSliceCreator<AgentsSlice> = (client) => (s
     },
 
     setAgentVisibility(id, visibility) {
-      return change(id, async () => patchAgent(await client.call('agents.setVisibility', { id, visibility })), 'Could not change what the agent sees', true);
+      return change(
+        id,
+        async () => patchAgent(await client.call('agents.setVisibility', { id, visibility })),
+        'Could not change what the agent sees',
+        true,
+      );
     },
 
     revokeAgent(id) {
-      return change(id, async () => patchAgent(await client.call('agents.revoke', { id })), 'Could not revoke the agent');
+      return change(
+        id,
+        async () => patchAgent(await client.call('agents.revoke', { id })),
+        'Could not revoke the agent',
+      );
     },
 
     removeAgent(id) {
@@ -134,7 +143,8 @@ export const createAgentsSlice: ClientSliceCreator<AgentsSlice> = (client) => (s
         async () => {
           await client.call('agents.remove', { id });
           const view = get().agentsView;
-          if (view) set({ agentsView: { ...view, agents: view.agents.filter((a) => a.id !== id) } }, false, 'agents/removed');
+          if (view)
+            set({ agentsView: { ...view, agents: view.agents.filter((a) => a.id !== id) } }, false, 'agents/removed');
         },
         'Could not remove the agent',
       );

@@ -103,13 +103,16 @@ const NO_FILTERS: HistoryFilters = { status: '', toolName: '', userId: '' };
 
 /** The filter a record falls under: `unknown` is a `started` record no live call owns; a completed result with `isError` is a tool error. */
 function storedStatus(record: HistoryRecordView): CheckpointStatusView {
-  if (record.status === 'completed' && (record.result?.isError ?? record.preview?.resultIsError ?? false)) return 'tool_error';
+  if (record.status === 'completed' && (record.result?.isError ?? record.preview?.resultIsError ?? false))
+    return 'tool_error';
   return record.status === 'unknown' ? 'started' : record.status;
 }
 
 function matches(record: HistoryRecordView, filters: HistoryFilters): boolean {
   return (
-    (!filters.status || storedStatus(record) === filters.status) && (!filters.toolName || record.toolName === filters.toolName) && (!filters.userId || record.userId === filters.userId)
+    (!filters.status || storedStatus(record) === filters.status) &&
+    (!filters.toolName || record.toolName === filters.toolName) &&
+    (!filters.userId || record.userId === filters.userId)
   );
 }
 
@@ -160,7 +163,11 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
     const touched = new Map(changed);
     changed.clear();
     try {
-      const page = await client.call('history.page', { ...shown, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE });
+      const page = await client.call('history.page', {
+        ...shown,
+        ...filterQuery(get().historyFilters),
+        limit: HISTORY_PAGE_SIZE,
+      });
       if (mine !== generation) return;
       const head = new Set(page.records.map(recordKey));
       const filtered = get().historyFilters.status !== '';
@@ -172,7 +179,11 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       });
       // Only when nothing was loaded beyond the first page is the first page's cursor right.
       const onlyHead = rest.length === 0;
-      set({ historyRecords: [...page.records, ...rest], ...(onlyHead ? { historyCursor: page.nextCursor } : {}) }, false, 'history/head');
+      set(
+        { historyRecords: [...page.records, ...rest], ...(onlyHead ? { historyCursor: page.nextCursor } : {}) },
+        false,
+        'history/head',
+      );
     } catch {
       // The next activity tries again; the list stays as it was.
     }
@@ -181,7 +192,17 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
   /** Shows a session: its first page replaces the list (selection and cursor start over). */
   function showSession(sessionId: string): Promise<void> {
     changed.clear();
-    set({ historySessionId: sessionId, historyAllSessions: false, historyRecords: [], historyCursor: undefined, selectedRecordKey: undefined }, false, 'history/session');
+    set(
+      {
+        historySessionId: sessionId,
+        historyAllSessions: false,
+        historyRecords: [],
+        historyCursor: undefined,
+        selectedRecordKey: undefined,
+      },
+      false,
+      'history/session',
+    );
     return get().loadHistory();
   }
 
@@ -194,14 +215,26 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
         const { current, sessions } = await client.call('history.sessions', {});
         const own = sessions.find((s) => s.sessionId === current);
         const list: SessionView[] = [
-          { sessionId: current, count: own?.count ?? 0, started: own?.started ?? 0, lastActivity: own?.lastActivity, current: true },
+          {
+            sessionId: current,
+            count: own?.count ?? 0,
+            started: own?.started ?? 0,
+            lastActivity: own?.lastActivity,
+            current: true,
+          },
           ...sessions.filter((s) => s.sessionId !== current).map((s) => ({ ...s, current: false })),
         ];
         const previous = get().currentSessionId;
         set({ historySessions: list, currentSessionId: current, ...SESSIONS.ready }, false, 'history/sessionsLoaded');
         // The app restarted with another session for the GUI: a person watching the old current
         // one follows it to the new one (a person who chose an older session stays there).
-        if (previous !== undefined && previous !== current && get().historySessionId === previous && !get().historyAllSessions) void showSession(current);
+        if (
+          previous !== undefined &&
+          previous !== current &&
+          get().historySessionId === previous &&
+          !get().historyAllSessions
+        )
+          void showSession(current);
       } catch (error) {
         set(SESSIONS.failed(error), false, 'history/sessionsError');
       }
@@ -234,18 +267,32 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
     showAllHistorySessions() {
       if (get().historyAllSessions && get().historyLoad !== 'idle') return;
       changed.clear();
-      set({ historyAllSessions: true, historyRecords: [], historyCursor: undefined, selectedRecordKey: undefined }, false, 'history/allSessions');
+      set(
+        { historyAllSessions: true, historyRecords: [], historyCursor: undefined, selectedRecordKey: undefined },
+        false,
+        'history/allSessions',
+      );
       void get().loadHistory();
     },
 
     setHistoryFilters(patch) {
       const current = get().historyFilters;
       const next = { ...current, ...patch };
-      if (next.status === current.status && next.toolName === current.toolName && next.userId === current.userId) return;
+      if (next.status === current.status && next.toolName === current.toolName && next.userId === current.userId)
+        return;
       // A caller's calls are spread over its sessions (an agent opens one per connection): choosing
       // a caller shows every session's; a session can be chosen again from the picker.
       const spanSessions = next.userId !== '' && next.userId !== current.userId;
-      set({ historyFilters: next, historyRecords: [], historyCursor: undefined, ...(spanSessions ? { historyAllSessions: true, selectedRecordKey: undefined } : {}) }, false, 'history/filters');
+      set(
+        {
+          historyFilters: next,
+          historyRecords: [],
+          historyCursor: undefined,
+          ...(spanSessions ? { historyAllSessions: true, selectedRecordKey: undefined } : {}),
+        },
+        false,
+        'history/filters',
+      );
       void get().loadHistory();
     },
 
@@ -256,9 +303,17 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       changed.clear();
       set({ ...HISTORY.restart, historyLoadingMore: false }, false, 'history/load');
       try {
-        const page = await client.call('history.page', { ...shown, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE });
+        const page = await client.call('history.page', {
+          ...shown,
+          ...filterQuery(get().historyFilters),
+          limit: HISTORY_PAGE_SIZE,
+        });
         if (mine !== generation) return;
-        set({ historyRecords: page.records, historyCursor: page.nextCursor, historyLoad: 'ready' }, false, 'history/loaded');
+        set(
+          { historyRecords: page.records, historyCursor: page.nextCursor, historyLoad: 'ready' },
+          false,
+          'history/loaded',
+        );
       } catch (error) {
         if (mine !== generation) return;
         set(HISTORY.failed(error), false, 'history/loadError');
@@ -272,11 +327,24 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       const mine = generation;
       set({ historyLoadingMore: true }, false, 'history/more');
       try {
-        const page = await client.call('history.page', { ...shown, ...filterQuery(get().historyFilters), limit: HISTORY_PAGE_SIZE, cursor });
+        const page = await client.call('history.page', {
+          ...shown,
+          ...filterQuery(get().historyFilters),
+          limit: HISTORY_PAGE_SIZE,
+          cursor,
+        });
         if (mine !== generation) return;
         const known = new Set(get().historyRecords.map(recordKey));
         const fresh = page.records.filter((r) => !known.has(recordKey(r)));
-        set({ historyRecords: get().historyRecords.concat(fresh), historyCursor: page.nextCursor, historyLoadingMore: false }, false, 'history/moreLoaded');
+        set(
+          {
+            historyRecords: get().historyRecords.concat(fresh),
+            historyCursor: page.nextCursor,
+            historyLoadingMore: false,
+          },
+          false,
+          'history/moreLoaded',
+        );
       } catch (error) {
         if (mine !== generation) return;
         set({ historyLoadingMore: false }, false, 'history/moreError');
@@ -306,31 +374,48 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
     },
 
     rerunCall(record) {
-      return client.call('history.rerun', { sessionId: record.sessionId, callId: record.callId, newCallId: `gui-${crypto.randomUUID()}` });
+      return client.call('history.rerun', {
+        sessionId: record.sessionId,
+        callId: record.callId,
+        newCallId: `gui-${crypto.randomUUID()}`,
+      });
     },
 
     async askTaskNow(record) {
       const updated = await client.call('history.askTask', { sessionId: record.sessionId, callId: record.callId });
       if (updated.sessionId === get().historySessionId || get().historyAllSessions) {
         const rest = get().historyRecords.filter((r) => recordKey(r) !== recordKey(updated));
-        set({ historyRecords: matches(updated, get().historyFilters) ? [updated, ...rest] : rest }, false, 'history/taskAsked');
+        set(
+          { historyRecords: matches(updated, get().historyFilters) ? [updated, ...rest] : rest },
+          false,
+          'history/taskAsked',
+        );
       }
       return updated;
     },
 
     async resolveCall(record, resolution) {
-      const updated = await client.call('history.resolve', { sessionId: record.sessionId, callId: record.callId, resolution });
+      const updated = await client.call('history.resolve', {
+        sessionId: record.sessionId,
+        callId: record.callId,
+        resolution,
+      });
       if (updated.sessionId === get().historySessionId || get().historyAllSessions) {
         const rest = get().historyRecords.filter((r) => recordKey(r) !== recordKey(updated));
         // Its last activity is now: it moves to the top (or leaves a "started" filter).
-        set({ historyRecords: matches(updated, get().historyFilters) ? [updated, ...rest] : rest }, false, 'history/resolved');
+        set(
+          { historyRecords: matches(updated, get().historyFilters) ? [updated, ...rest] : rest },
+          false,
+          'history/resolved',
+        );
       }
       void get().loadSessions();
       return updated;
     },
 
     noteTraceActivity(trace) {
-      const watchingRecords = (get().historyAllSessions || trace.sessionId === get().historySessionId) && get().historyLoad === 'ready';
+      const watchingRecords =
+        (get().historyAllSessions || trace.sessionId === get().historySessionId) && get().historyLoad === 'ready';
       const watchingSessions = get().sessionsLoad === 'ready';
       if (watchingRecords) {
         changed.set(recordKey(trace), trace);

@@ -64,7 +64,11 @@ export function importableServers(preview: ImportPreview): string[] {
 
 /** The inputs the chosen servers use: only those are asked for. */
 export function neededImportInputs(preview: ImportPreview | undefined, chosen: string[]): ImportInput[] {
-  return preview ? preview.inputs.filter((input) => preview.servers.some((s) => chosen.includes(s.name) && s.inputs.includes(input.id))) : [];
+  return preview
+    ? preview.inputs.filter((input) =>
+        preview.servers.some((s) => chosen.includes(s.name) && s.inputs.includes(input.id)),
+      )
+    : [];
 }
 
 export function missingImportInputs(needed: ImportInput[], inputs: Record<string, string>): ImportInput[] {
@@ -73,7 +77,9 @@ export function missingImportInputs(needed: ImportInput[], inputs: Record<string
 
 function failureOf(error: unknown, fallback: string): ImportFailure {
   const fieldErrors = error instanceof BridgeError ? error.fieldErrors : {};
-  const details = Object.entries(fieldErrors).map(([field, messages]) => (field ? `${field}: ${messages.join(', ')}` : messages.join(', ')));
+  const details = Object.entries(fieldErrors).map(([field, messages]) =>
+    field ? `${field}: ${messages.join(', ')}` : messages.join(', '),
+  );
   return { title: describeFailure(error, fallback).title, message: messageOf(error), details };
 }
 
@@ -110,7 +116,11 @@ export const createImportSlice: ClientSliceCreator<ImportSlice> = (client) => (s
       set({ importFailure: undefined, importPreview: undefined, importAttempted: false }, false, 'import/pick');
       if (picked.size > MAX_IMPORT_FILE_BYTES) {
         const message = `“${picked.name}” is ${Math.round(picked.size / 1024)} KB; MCP configuration files are far smaller. Nothing was imported.`;
-        set({ importFile: undefined, importFailure: { title: errorTitle('import_too_large'), message, details: [] } }, false, 'import/tooLarge');
+        set(
+          { importFile: undefined, importFailure: { title: errorTitle('import_too_large'), message, details: [] } },
+          false,
+          'import/tooLarge',
+        );
         return;
       }
       set({ importReading: true }, false, 'import/reading');
@@ -121,7 +131,11 @@ export const createImportSlice: ClientSliceCreator<ImportSlice> = (client) => (s
         const preview = await client.call('import.preview', { content: loaded.content, fileName: loaded.name });
         if (mine !== generation) return;
         set(
-          { importPreview: preview, importChosen: importableServers(preview), importInputs: Object.fromEntries(preview.inputs.map((i) => [i.id, ''])) },
+          {
+            importPreview: preview,
+            importChosen: importableServers(preview),
+            importInputs: Object.fromEntries(preview.inputs.map((i) => [i.id, ''])),
+          },
           false,
           'import/preview',
         );
@@ -150,7 +164,12 @@ export const createImportSlice: ClientSliceCreator<ImportSlice> = (client) => (s
       set({ importApplying: true, importFailure: undefined }, false, 'import/apply');
       try {
         const values = Object.fromEntries(needed.map((input) => [input.id, inputs[input.id] ?? '']));
-        const { imported } = await client.call('import.apply', { content: file.content, fileName: file.name, names: chosen, inputs: values });
+        const { imported } = await client.call('import.apply', {
+          content: file.content,
+          fileName: file.name,
+          names: chosen,
+          inputs: values,
+        });
         // 'servers.changed' follows; load the list too so the new rows show even if that event is late.
         void get().loadServers();
         get().notify(
@@ -162,7 +181,11 @@ export const createImportSlice: ClientSliceCreator<ImportSlice> = (client) => (s
         get().closeImport();
       } catch (error) {
         if (mine !== generation) return;
-        set({ importFailure: failureOf(error, 'Nothing was imported'), importApplying: false }, false, 'import/applyError');
+        set(
+          { importFailure: failureOf(error, 'Nothing was imported'), importApplying: false },
+          false,
+          'import/applyError',
+        );
       }
     },
   };

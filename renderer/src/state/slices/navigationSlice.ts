@@ -1,7 +1,17 @@
 /** Where the person is: the sidebar view, the selected server and its tab, the open editor, the open trace. */
 import type { SliceCreator } from '../types.js';
 
-export const VIEWS = ['servers', 'tools', 'approvals', 'permissions', 'traces', 'history', 'agents', 'runs', 'settings'] as const;
+export const VIEWS = [
+  'servers',
+  'tools',
+  'approvals',
+  'permissions',
+  'traces',
+  'history',
+  'agents',
+  'runs',
+  'settings',
+] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 export type ServerTab = 'overview' | 'tools' | 'resources' | 'prompts' | 'log';

@@ -86,19 +86,35 @@ export const createPermissionsSlice: ClientSliceCreator<PermissionsSlice> = (cli
     },
 
     setServerTrust(serverId, trusted) {
-      return change(`server:${serverId}`, () => client.call('permissions.setServerTrust', { serverId, trusted }), `Could not change the trust of ${serverId}`);
+      return change(
+        `server:${serverId}`,
+        () => client.call('permissions.setServerTrust', { serverId, trusted }),
+        `Could not change the trust of ${serverId}`,
+      );
     },
 
     removeRule(ruleId) {
-      return change(`rule:${ruleId}`, () => client.call('permissions.removeRule', { ruleId }), 'Could not revoke the rule');
+      return change(
+        `rule:${ruleId}`,
+        () => client.call('permissions.removeRule', { ruleId }),
+        'Could not revoke the rule',
+      );
     },
 
     revokeSessionGrant(serverId, toolName) {
-      return change(`grant:${serverId}:${toolName}`, () => client.call('permissions.revokeSessionGrant', { serverId, toolName }), `Could not revoke the session grant of ${toolName}`);
+      return change(
+        `grant:${serverId}:${toolName}`,
+        () => client.call('permissions.revokeSessionGrant', { serverId, toolName }),
+        `Could not revoke the session grant of ${toolName}`,
+      );
     },
 
     openPermissionsFor(serverId, toolName) {
-      set({ permissionsFocus: { serverId, toolName }, permissionsFocusSeq: get().permissionsFocusSeq + 1 }, false, 'permissions/focus');
+      set(
+        { permissionsFocus: { serverId, toolName }, permissionsFocusSeq: get().permissionsFocusSeq + 1 },
+        false,
+        'permissions/focus',
+      );
       get().navigate('permissions');
     },
     clearPermissionsFocus() {

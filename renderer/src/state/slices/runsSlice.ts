@@ -80,7 +80,10 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
       try {
         const { models } = await client.call('models.test', { id });
         const shown = models.slice(0, 20).join(', ');
-        result = { ok: true, text: `Connected: ${models.length} model${models.length === 1 ? '' : 's'} listed${shown ? ` — ${shown}${models.length > 20 ? ', …' : ''}` : ''}` };
+        result = {
+          ok: true,
+          text: `Connected: ${models.length} model${models.length === 1 ? '' : 's'} listed${shown ? ` — ${shown}${models.length > 20 ? ', …' : ''}` : ''}`,
+        };
       } catch (error) {
         result = { ok: false, text: messageOf(error) };
       }
@@ -103,7 +106,8 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
     deleteRun: (id) =>
       attempt(async () => {
         await client.call('runs.delete', { id });
-        if (get().openRunId === id) set({ openRunId: undefined, openRun: undefined, liveText: '' }, false, 'runs/deleted');
+        if (get().openRunId === id)
+          set({ openRunId: undefined, openRun: undefined, liveText: '' }, false, 'runs/deleted');
         await get().loadRuns();
       }),
     async openRunById(id) {
@@ -122,7 +126,11 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
     },
     applyRunsChanged(event) {
       const others = get().runsList.filter((run) => run.id !== event.id);
-      set({ runsList: event.run ? [event.run, ...others].sort((a, b) => b.createdAt - a.createdAt) : others }, false, 'runs/changed');
+      set(
+        { runsList: event.run ? [event.run, ...others].sort((a, b) => b.createdAt - a.createdAt) : others },
+        false,
+        'runs/changed',
+      );
       if (event.id === get().openRunId) {
         if (event.run && event.run.status !== 'running') set({ liveText: '' }, false, 'runs/settled');
         void reloadOpen();

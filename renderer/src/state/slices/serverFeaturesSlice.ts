@@ -4,7 +4,15 @@
  * the subscriptions, and when a subscribed resource last changed. Reads, prompt gets and
  * completions answer their caller directly (a view shows them; nothing else keeps them).
  */
-import type { CompletionView, EventOf, PromptListView, PromptResultView, RequestOf, ResourceListView, ResourceReadView } from '../../../../shared/contract.js';
+import type {
+  CompletionView,
+  EventOf,
+  PromptListView,
+  PromptResultView,
+  RequestOf,
+  ResourceListView,
+  ResourceReadView,
+} from '../../../../shared/contract.js';
 import { BridgeError, messageOf } from '../../bridge/index.js';
 import type { ClientSliceCreator } from '../types.js';
 
@@ -48,16 +56,39 @@ export const createServerFeaturesSlice: ClientSliceCreator<ServerFeaturesSlice> 
   type Lists = 'resourceLists' | 'promptLists';
 
   /** Loads one list; applied only if no newer load replaced this one meanwhile (and the server is still shown). */
-  async function load<K extends Lists>(key: K, serverId: string, fetch: () => Promise<NonNullable<ServerFeaturesSlice[K][string]['data']>>): Promise<void> {
+  async function load<K extends Lists>(
+    key: K,
+    serverId: string,
+    fetch: () => Promise<NonNullable<ServerFeaturesSlice[K][string]['data']>>,
+  ): Promise<void> {
     const previous = get()[key][serverId];
     const loading = { data: previous?.data, loading: true, error: undefined };
-    set({ [key]: { ...get()[key], [serverId]: loading } } as Pick<ServerFeaturesSlice, K>, false, `features/${key}Load`);
+    set(
+      { [key]: { ...get()[key], [serverId]: loading } } as Pick<ServerFeaturesSlice, K>,
+      false,
+      `features/${key}Load`,
+    );
     const current = (): boolean => get()[key][serverId] === loading;
     try {
       const data = await fetch();
-      if (current()) set({ [key]: { ...get()[key], [serverId]: { data, loading: false, error: undefined } } } as Pick<ServerFeaturesSlice, K>, false, `features/${key}Loaded`);
+      if (current())
+        set(
+          { [key]: { ...get()[key], [serverId]: { data, loading: false, error: undefined } } } as Pick<
+            ServerFeaturesSlice,
+            K
+          >,
+          false,
+          `features/${key}Loaded`,
+        );
     } catch (error) {
-      if (current()) set({ [key]: { ...get()[key], [serverId]: { data: previous?.data, loading: false, error: asBridgeError(error) } } } as Pick<ServerFeaturesSlice, K>, false, `features/${key}Error`);
+      if (current())
+        set(
+          {
+            [key]: { ...get()[key], [serverId]: { data: previous?.data, loading: false, error: asBridgeError(error) } },
+          } as Pick<ServerFeaturesSlice, K>,
+          false,
+          `features/${key}Error`,
+        );
     }
   }
 
@@ -88,11 +119,27 @@ export const createServerFeaturesSlice: ClientSliceCreator<ServerFeaturesSlice> 
 
     async setSubscribed(serverId, uri, subscribed) {
       try {
-        const answer = await client.call(subscribed ? 'resources.subscribe' : 'resources.unsubscribe', { serverId, uri });
+        const answer = await client.call(subscribed ? 'resources.subscribe' : 'resources.unsubscribe', {
+          serverId,
+          uri,
+        });
         const entry = get().resourceLists[serverId];
-        if (entry?.data) set({ resourceLists: { ...get().resourceLists, [serverId]: { ...entry, data: { ...entry.data, subscribed: answer.subscribed } } } }, false, 'features/subscribed');
+        if (entry?.data)
+          set(
+            {
+              resourceLists: {
+                ...get().resourceLists,
+                [serverId]: { ...entry, data: { ...entry.data, subscribed: answer.subscribed } },
+              },
+            },
+            false,
+            'features/subscribed',
+          );
       } catch (error) {
-        get().notify('error', `${subscribed ? 'Subscribing to' : 'Unsubscribing from'} ${uri} failed: ${messageOf(error)}`);
+        get().notify(
+          'error',
+          `${subscribed ? 'Subscribing to' : 'Unsubscribing from'} ${uri} failed: ${messageOf(error)}`,
+        );
       }
     },
 
@@ -106,15 +153,31 @@ export const createServerFeaturesSlice: ClientSliceCreator<ServerFeaturesSlice> 
 
     applyResourceUpdated({ serverId, uri, at }) {
       const updates = get().resourceUpdates;
-      set({ resourceUpdates: { ...updates, [serverId]: { ...updates[serverId], [uri]: at } } }, false, 'features/resourceUpdated');
+      set(
+        { resourceUpdates: { ...updates, [serverId]: { ...updates[serverId], [uri]: at } } },
+        false,
+        'features/resourceUpdated',
+      );
     },
 
     pruneServerFeatures(serverIds) {
       const keep = new Set(serverIds);
       const { resourceLists, promptLists, resourceUpdates } = get();
-      const pruned = <T>(record: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(record).filter(([id]) => keep.has(id)));
-      if ([resourceLists, promptLists, resourceUpdates].every((record) => Object.keys(record).every((id) => keep.has(id)))) return;
-      set({ resourceLists: pruned(resourceLists), promptLists: pruned(promptLists), resourceUpdates: pruned(resourceUpdates) }, false, 'features/prune');
+      const pruned = <T>(record: Record<string, T>): Record<string, T> =>
+        Object.fromEntries(Object.entries(record).filter(([id]) => keep.has(id)));
+      if (
+        [resourceLists, promptLists, resourceUpdates].every((record) => Object.keys(record).every((id) => keep.has(id)))
+      )
+        return;
+      set(
+        {
+          resourceLists: pruned(resourceLists),
+          promptLists: pruned(promptLists),
+          resourceUpdates: pruned(resourceUpdates),
+        },
+        false,
+        'features/prune',
+      );
     },
 
     reloadServerFeatures() {

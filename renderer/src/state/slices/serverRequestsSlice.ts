@@ -69,7 +69,11 @@ export const createServerRequestsSlice: ClientSliceCreator<ServerRequestsSlice> 
         const ids = new Set(views.map((v) => v.requestId));
         const known = new Set(get().serverRequests.map((p) => p.view.requestId));
         const kept = get().serverRequests.filter((p) => ids.has(p.view.requestId) || p.ended);
-        set({ serverRequests: [...kept, ...views.filter((v) => !known.has(v.requestId)).map(fresh)].sort(byAge) }, false, 'asks/list');
+        set(
+          { serverRequests: [...kept, ...views.filter((v) => !known.has(v.requestId)).map(fresh)].sort(byAge) },
+          false,
+          'asks/list',
+        );
       } catch (error) {
         get().notify('error', `Could not load what servers are asking: ${messageOf(error)}`);
       }

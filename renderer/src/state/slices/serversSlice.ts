@@ -3,7 +3,14 @@
  * the detail of servers the person opened, their logs (loaded on demand, then appended from
  * 'server.log'), and which action is running on which server.
  */
-import type { EventOf, LogLevel, LogLineView, RequestOf, ServerDetail, ServerView } from '../../../../shared/contract.js';
+import type {
+  EventOf,
+  LogLevel,
+  LogLineView,
+  RequestOf,
+  ServerDetail,
+  ServerView,
+} from '../../../../shared/contract.js';
 import { messageOf } from '../../bridge/index.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { loadable } from '../loadable.js';
@@ -72,7 +79,14 @@ function replaceServer(list: ServerView[], view: ServerView): ServerView[] {
 }
 
 const SERVERS = loadable('servers');
-const INITIAL: StateOf<ServersSlice> = { servers: [], ...SERVERS.idle, details: {}, logs: {}, busy: {}, discovering: false };
+const INITIAL: StateOf<ServersSlice> = {
+  servers: [],
+  ...SERVERS.idle,
+  details: {},
+  logs: {},
+  busy: {},
+  discovering: false,
+};
 /** What `clearServers` resets: all but `discovering`, which its own call ends. */
 const { discovering: _discovering, ...CLEARED } = INITIAL;
 
@@ -80,7 +94,12 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
   /** Lists applied so far: a `servers.list` answer is dropped when a newer list came meanwhile. */
   let listsApplied = 0;
   /** Runs one server action with its busy flag; errors become a notice. */
-  async function runAction(id: string, action: ServerAction, run: () => Promise<void>, quietWhenStatusShowsIt = false): Promise<boolean> {
+  async function runAction(
+    id: string,
+    action: ServerAction,
+    run: () => Promise<void>,
+    quietWhenStatusShowsIt = false,
+  ): Promise<boolean> {
     set({ busy: { ...get().busy, [id]: action } }, false, `servers/${action}`);
     try {
       await run();
@@ -158,7 +177,12 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
     appendDroppedLines(serverId, count) {
       const entry = get().logs[serverId];
       if (!entry || entry.loading) return;
-      const mark: LogItem = { at: Date.now(), stream: 'client', text: `${count} ${count === 1 ? 'line' : 'lines'} dropped: this page did not keep up. Reload shows the server's latest lines.`, dropped: count };
+      const mark: LogItem = {
+        at: Date.now(),
+        stream: 'client',
+        text: `${count} ${count === 1 ? 'line' : 'lines'} dropped: this page did not keep up. Reload shows the server's latest lines.`,
+        dropped: count,
+      };
       const lines = [...entry.lines, mark].slice(-LOG_LIMIT);
       set({ logs: { ...get().logs, [serverId]: { ...entry, lines } } }, false, 'servers/logDropped');
     },
@@ -172,20 +196,42 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
       const current = (): boolean => get().details[id] === loading;
       try {
         const data = await client.call('servers.get', { id });
-        if (current()) set({ details: { ...get().details, [id]: { data, loading: false, error: undefined } } }, false, 'servers/detailLoaded');
+        if (current())
+          set(
+            { details: { ...get().details, [id]: { data, loading: false, error: undefined } } },
+            false,
+            'servers/detailLoaded',
+          );
       } catch (error) {
-        if (current()) set({ details: { ...get().details, [id]: { data: previous?.data, loading: false, error: messageOf(error) } } }, false, 'servers/detailError');
+        if (current())
+          set(
+            { details: { ...get().details, [id]: { data: previous?.data, loading: false, error: messageOf(error) } } },
+            false,
+            'servers/detailError',
+          );
       }
     },
 
     async loadLog(id) {
       const previous = get().logs[id];
-      set({ logs: { ...get().logs, [id]: { lines: previous?.lines ?? [], loading: true, error: undefined } } }, false, 'servers/logLoad');
+      set(
+        { logs: { ...get().logs, [id]: { lines: previous?.lines ?? [], loading: true, error: undefined } } },
+        false,
+        'servers/logLoad',
+      );
       try {
         const lines = await client.call('servers.log', { id });
-        set({ logs: { ...get().logs, [id]: { lines: lines.slice(-LOG_LIMIT), loading: false, error: undefined } } }, false, 'servers/logLoaded');
+        set(
+          { logs: { ...get().logs, [id]: { lines: lines.slice(-LOG_LIMIT), loading: false, error: undefined } } },
+          false,
+          'servers/logLoaded',
+        );
       } catch (error) {
-        set({ logs: { ...get().logs, [id]: { lines: previous?.lines ?? [], loading: false, error: messageOf(error) } } }, false, 'servers/logError');
+        set(
+          { logs: { ...get().logs, [id]: { lines: previous?.lines ?? [], loading: false, error: messageOf(error) } } },
+          false,
+          'servers/logError',
+        );
       }
     },
 
@@ -193,7 +239,12 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
       try {
         const answer = await client.call('servers.setLogLevel', { id, level });
         const entry = get().details[id];
-        if (entry?.data) set({ details: { ...get().details, [id]: { ...entry, data: { ...entry.data, logLevel: answer.level } } } }, false, 'servers/logLevel');
+        if (entry?.data)
+          set(
+            { details: { ...get().details, [id]: { ...entry, data: { ...entry.data, logLevel: answer.level } } } },
+            false,
+            'servers/logLevel',
+          );
       } catch (error) {
         get().notify('error', `${id}: ${messageOf(error)}`);
       }

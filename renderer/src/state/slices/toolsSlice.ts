@@ -25,7 +25,14 @@ export interface CallProgress {
 export type CallTask = Omit<EventOf<'call.task'>, 'callId'>;
 
 export type ToolRun =
-  | { status: 'running'; callId: string; startedAt: number; progress: CallProgress | undefined; cancelling: boolean; task?: CallTask }
+  | {
+      status: 'running';
+      callId: string;
+      startedAt: number;
+      progress: CallProgress | undefined;
+      cancelling: boolean;
+      task?: CallTask;
+    }
   | { status: 'done'; callId: string; startedAt: number; finishedAt: number; outcome: CallOutcome }
   | { status: 'failed'; callId: string; startedAt: number; finishedAt: number; error: ErrorShape };
 
@@ -67,7 +74,14 @@ function errorShapeOf(error: unknown): ErrorShape {
 }
 
 const TOOLS = loadable('tools');
-const INITIAL: StateOf<ToolsSlice> = { tools: [], conflicts: [], ...TOOLS.idle, selectedToolKey: undefined, toolDrafts: {}, toolRuns: {} };
+const INITIAL: StateOf<ToolsSlice> = {
+  tools: [],
+  conflicts: [],
+  ...TOOLS.idle,
+  selectedToolKey: undefined,
+  toolDrafts: {},
+  toolRuns: {},
+};
 
 export const createToolsSlice: ClientSliceCreator<ToolsSlice> = (client) => (set, get) => {
   /** Updates the run of one tool only if it is still the same call (a newer run wins). */
@@ -106,12 +120,31 @@ export const createToolsSlice: ClientSliceCreator<ToolsSlice> = (client) => (set
       if (get().toolRuns[key]?.status === 'running') return;
       const callId = newCallId();
       const startedAt = Date.now();
-      set({ toolRuns: { ...get().toolRuns, [key]: { status: 'running', callId, startedAt, progress: undefined, cancelling: false } } }, false, 'tools/run');
+      set(
+        {
+          toolRuns: {
+            ...get().toolRuns,
+            [key]: { status: 'running', callId, startedAt, progress: undefined, cancelling: false },
+          },
+        },
+        false,
+        'tools/run',
+      );
       try {
         const outcome = await client.call('tools.call', { name: tool.name, serverId: tool.serverId, args, callId });
-        updateRun(key, callId, () => ({ status: 'done', callId, startedAt, finishedAt: Date.now(), outcome }), 'tools/runDone');
+        updateRun(
+          key,
+          callId,
+          () => ({ status: 'done', callId, startedAt, finishedAt: Date.now(), outcome }),
+          'tools/runDone',
+        );
       } catch (error) {
-        updateRun(key, callId, () => ({ status: 'failed', callId, startedAt, finishedAt: Date.now(), error: errorShapeOf(error) }), 'tools/runFailed');
+        updateRun(
+          key,
+          callId,
+          () => ({ status: 'failed', callId, startedAt, finishedAt: Date.now(), error: errorShapeOf(error) }),
+          'tools/runFailed',
+        );
       }
     },
 
@@ -123,7 +156,13 @@ export const createToolsSlice: ClientSliceCreator<ToolsSlice> = (client) => (set
       try {
         const { cancelled } = await client.call('tools.cancel', { callId });
         // Not running any more in main: the call's own answer is on its way (or already here).
-        if (!cancelled) updateRun(key, callId, (r) => (r.status === 'running' ? { ...r, cancelling: false } : r), 'tools/cancelMissed');
+        if (!cancelled)
+          updateRun(
+            key,
+            callId,
+            (r) => (r.status === 'running' ? { ...r, cancelling: false } : r),
+            'tools/cancelMissed',
+          );
       } catch (error) {
         updateRun(key, callId, (r) => (r.status === 'running' ? { ...r, cancelling: false } : r), 'tools/cancelFailed');
         get().notify('error', `Could not cancel the call: ${messageOf(error)}`);
@@ -134,7 +173,12 @@ export const createToolsSlice: ClientSliceCreator<ToolsSlice> = (client) => (set
       const runs = get().toolRuns;
       const key = Object.keys(runs).find((k) => runs[k]?.callId === callId);
       if (!key) return;
-      updateRun(key, callId, (r) => (r.status === 'running' ? { ...r, progress: { progress, total, message } } : r), 'tools/progress');
+      updateRun(
+        key,
+        callId,
+        (r) => (r.status === 'running' ? { ...r, progress: { progress, total, message } } : r),
+        'tools/progress',
+      );
     },
 
     applyTask({ callId, ...task }) {

@@ -80,7 +80,14 @@ function appendUnique(list: TraceSummary[], page: TraceSummary[]): TraceSummary[
 }
 
 const TRACES = loadable('traces');
-const INITIAL: StateOf<TracesSlice> = { traces: [], tracesCursor: undefined, ...TRACES.idle, tracesLoadingMore: false, traceFilters: EMPTY_TRACE_FILTERS, traceDetails: {} };
+const INITIAL: StateOf<TracesSlice> = {
+  traces: [],
+  tracesCursor: undefined,
+  ...TRACES.idle,
+  tracesLoadingMore: false,
+  traceFilters: EMPTY_TRACE_FILTERS,
+  traceDetails: {},
+};
 /** What `clearTraces` resets: all but the person's filters. */
 const { traceFilters: _keptFilters, ...CLEARED } = INITIAL;
 
@@ -97,7 +104,11 @@ export const createTracesSlice: ClientSliceCreator<TracesSlice> = (client) => (s
       try {
         const page = await client.call('traces.list', { ...query(get().traceFilters), limit: TRACE_PAGE_SIZE });
         if (mine !== generation) return;
-        set({ traces: page.traces, tracesCursor: page.nextCursor, tracesLoad: 'ready', tracesLoadingMore: false }, false, 'traces/loaded');
+        set(
+          { traces: page.traces, tracesCursor: page.nextCursor, tracesLoad: 'ready', tracesLoadingMore: false },
+          false,
+          'traces/loaded',
+        );
       } catch (error) {
         if (mine !== generation) return;
         set(TRACES.failed(error), false, 'traces/loadError');
@@ -112,7 +123,11 @@ export const createTracesSlice: ClientSliceCreator<TracesSlice> = (client) => (s
       try {
         const page = await client.call('traces.list', { ...query(get().traceFilters), limit: TRACE_PAGE_SIZE, cursor });
         if (mine !== generation) return;
-        set({ traces: appendUnique(get().traces, page.traces), tracesCursor: page.nextCursor, tracesLoadingMore: false }, false, 'traces/moreLoaded');
+        set(
+          { traces: appendUnique(get().traces, page.traces), tracesCursor: page.nextCursor, tracesLoadingMore: false },
+          false,
+          'traces/moreLoaded',
+        );
       } catch (error) {
         if (mine !== generation) return;
         set({ tracesLoadingMore: false }, false, 'traces/moreError');
@@ -163,12 +178,31 @@ export const createTracesSlice: ClientSliceCreator<TracesSlice> = (client) => (s
 
     async loadTraceDetail(traceId) {
       const previous = get().traceDetails[traceId];
-      set({ traceDetails: { ...get().traceDetails, [traceId]: { data: previous?.data, loading: true, error: undefined } } }, false, 'traces/detail');
+      set(
+        {
+          traceDetails: { ...get().traceDetails, [traceId]: { data: previous?.data, loading: true, error: undefined } },
+        },
+        false,
+        'traces/detail',
+      );
       try {
         const data = await client.call('traces.get', { traceId });
-        set({ traceDetails: { ...get().traceDetails, [traceId]: { data, loading: false, error: undefined } } }, false, 'traces/detailLoaded');
+        set(
+          { traceDetails: { ...get().traceDetails, [traceId]: { data, loading: false, error: undefined } } },
+          false,
+          'traces/detailLoaded',
+        );
       } catch (error) {
-        set({ traceDetails: { ...get().traceDetails, [traceId]: { data: previous?.data, loading: false, error: messageOf(error) } } }, false, 'traces/detailError');
+        set(
+          {
+            traceDetails: {
+              ...get().traceDetails,
+              [traceId]: { data: previous?.data, loading: false, error: messageOf(error) },
+            },
+          },
+          false,
+          'traces/detailError',
+        );
       }
     },
 

@@ -33,17 +33,27 @@ function CreatedAgent({ agent, token }: { agent: AgentView; token: string }) {
   return (
     <div className="agent-created">
       <Callout tone="warning" title="Copy the token now: you will not see it again">
-        MiniHarness keeps only a fingerprint of it, so it cannot show it later. If it is lost, revoke this agent and add a new one.
+        MiniHarness keeps only a fingerprint of it, so it cannot show it later. If it is lost, revoke this agent and add
+        a new one.
       </Callout>
       <div className="field">
         <label className="field-label" htmlFor="agent-token">
           Token
         </label>
         <div className="agent-token-row">
-          <input id="agent-token" className="input mono" readOnly value={token} onFocus={(e) => e.target.select()} data-autofocus />
+          <input
+            id="agent-token"
+            className="input mono"
+            readOnly
+            value={token}
+            onFocus={(e) => e.target.select()}
+            data-autofocus
+          />
           <CopyButton text={token} label="Copy token" />
         </div>
-        <p className="field-hint">The agent sends it as “Authorization: Bearer …” (or, through the stdio entry, in its environment).</p>
+        <p className="field-hint">
+          The agent sends it as “Authorization: Bearer …” (or, through the stdio entry, in its environment).
+        </p>
       </div>
       {gateway && (
         <>
@@ -122,7 +132,12 @@ export function AddAgentDialog({ onClose }: { onClose: () => void }) {
       }
     >
       <ErrorCallout words={failure === undefined ? undefined : describeError(failure)} />
-      <Field id="agent-name" label="Name" hint="Shown in approvals, History and Traces. Letters, digits, spaces, . _ or -." errors={nameErrors}>
+      <Field
+        id="agent-name"
+        label="Name"
+        hint="Shown in approvals, History and Traces. Letters, digits, spaces, . _ or -."
+        errors={nameErrors}
+      >
         <input
           className="input"
           value={name}

@@ -27,7 +27,10 @@ const CONFIRM = {
     label: 'Revoke',
     text: 'Its open sessions and streams end now and every later request with its token is refused. This cannot be undone: to let it in again, add a new agent. Its recorded calls stay in History.',
   },
-  remove: { label: 'Remove', text: 'It disappears from this list. Its recorded calls stay in History and Traces under its name.' },
+  remove: {
+    label: 'Remove',
+    text: 'It disappears from this list. Its recorded calls stay in History and Traces under its name.',
+  },
 } as const;
 
 function useVisibilityText(agent: AgentView): string {
@@ -63,8 +66,17 @@ function ConnectedClients({ agent }: { agent: AgentView }) {
             <tr key={c.key} data-era={c.era}>
               <td>{c.clientName ?? <span className="muted">not given</span>}</td>
               <td>{c.clientVersion ?? <span className="muted">—</span>}</td>
-              <td title={c.era === 'legacy' ? 'A 2025 session, opened by initialize' : 'Stateless: each request says who it is'}>
-                {c.protocolVersion ?? <span className="muted">2025</span>} {c.era === 'legacy' ? <span className="muted">· session</span> : c.listening ? <span className="muted">· listening</span> : null}
+              <td
+                title={
+                  c.era === 'legacy' ? 'A 2025 session, opened by initialize' : 'Stateless: each request says who it is'
+                }
+              >
+                {c.protocolVersion ?? <span className="muted">2025</span>}{' '}
+                {c.era === 'legacy' ? (
+                  <span className="muted">· session</span>
+                ) : c.listening ? (
+                  <span className="muted">· listening</span>
+                ) : null}
               </td>
               <td title={formatDateTime(c.since)}>{formatWhen(c.since)}</td>
               <td title={formatDateTime(c.lastSeenAt)}>{formatWhen(c.lastSeenAt)}</td>
@@ -88,20 +100,29 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
   const connected = agent.sessions.length + agent.recentClients.length;
 
   return (
-    <li className={`card agent-card ${revoked ? 'is-revoked' : ''}`} aria-labelledby={`agent-${agent.id}-name`} data-agent-id={agent.id}>
+    <li
+      className={`card agent-card ${revoked ? 'is-revoked' : ''}`}
+      aria-labelledby={`agent-${agent.id}-name`}
+      data-agent-id={agent.id}
+    >
       <header className="agent-card-head">
         <h2 id={`agent-${agent.id}-name`} className="agent-name">
           {agent.name}
         </h2>
         {agent.signIn && (
-          <span className="chip" title="Created when you allowed this client’s sign-in in the browser: it has no token to copy">
+          <span
+            className="chip"
+            title="Created when you allowed this client’s sign-in in the browser: it has no token to copy"
+          >
             signed in
           </span>
         )}
         {revoked ? (
           <span className="chip chip-error">revoked</span>
         ) : (
-          <span className={connected > 0 ? 'chip chip-positive' : 'chip'}>{connected > 0 ? countOf(connected, 'connected client', 'connected clients') : 'not connected'}</span>
+          <span className={connected > 0 ? 'chip chip-positive' : 'chip'}>
+            {connected > 0 ? countOf(connected, 'connected client', 'connected clients') : 'not connected'}
+          </span>
         )}
         <div className="agent-card-actions">
           {busy && <Spinner label="Saving" />}
@@ -116,13 +137,23 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
               <button type="button" className="btn btn-small" onClick={() => setOpen('visibility')} disabled={busy}>
                 Change what it sees…
               </button>
-              <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setOpen('revoke')} disabled={busy}>
+              <button
+                type="button"
+                className="btn btn-small btn-danger-ghost"
+                onClick={() => setOpen('revoke')}
+                disabled={busy}
+              >
                 Revoke…
               </button>
             </>
           )}
           {revoked && (
-            <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setOpen('remove')} disabled={busy}>
+            <button
+              type="button"
+              className="btn btn-small btn-danger-ghost"
+              onClick={() => setOpen('remove')}
+              disabled={busy}
+            >
               Remove…
             </button>
           )}
@@ -141,7 +172,8 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
           <>
             <dt>Signed in by</dt>
             <dd>
-              {agent.signIn.clientName ? `“${agent.signIn.clientName}”` : 'an unnamed client'} <span className="muted">(its own name for itself) · returned to {agent.signIn.redirectTarget}</span>
+              {agent.signIn.clientName ? `“${agent.signIn.clientName}”` : 'an unnamed client'}{' '}
+              <span className="muted">(its own name for itself) · returned to {agent.signIn.redirectTarget}</span>
             </dd>
           </>
         )}
@@ -153,7 +185,8 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
         <dd>
           {last ? (
             <>
-              <code>{last.toolName}</code> on {last.serverId} · <span title={formatDateTime(last.at)}>{formatWhen(last.at)}</span> · {last.status}
+              <code>{last.toolName}</code> on {last.serverId} ·{' '}
+              <span title={formatDateTime(last.at)}>{formatWhen(last.at)}</span> · {last.status}
             </>
           ) : (
             <span className="muted">none yet</span>

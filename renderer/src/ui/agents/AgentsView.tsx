@@ -37,7 +37,15 @@ export function AgentsView() {
   let body;
   if (!view && load === 'error') {
     body = (
-      <Callout tone="error" title="Could not load the agents" actions={<button type="button" className="btn btn-small" onClick={() => void reload()}>Try again</button>}>
+      <Callout
+        tone="error"
+        title="Could not load the agents"
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void reload()}>
+            Try again
+          </button>
+        }
+      >
         {error}
       </Callout>
     );
@@ -54,7 +62,8 @@ export function AgentsView() {
         <GatewayCard gateway={view.gateway} />
         {view.agents.length === 0 ? (
           <EmptyState icon="agents" title="No agents yet" action={addButton}>
-            Add an agent to get its token and the configuration for Claude Desktop, VS Code, Cursor or Claude Code. Its calls then ask you here, and show in History and Traces.
+            Add an agent to get its token and the configuration for Claude Desktop, VS Code, Cursor or Claude Code. Its
+            calls then ask you here, and show in History and Traces.
           </EmptyState>
         ) : (
           <ul className="agent-list" aria-label={`Agents, ${countOf(live, 'connected client', 'connected clients')}`}>
@@ -70,7 +79,11 @@ export function AgentsView() {
 
   return (
     <section className="view" aria-labelledby="view-title">
-      <ViewHeader title="Agents" subtitle="MCP clients that reach your tools through MiniHarness, where every call is checked, approved and recorded" actions={addButton} />
+      <ViewHeader
+        title="Agents"
+        subtitle="MCP clients that reach your tools through MiniHarness, where every call is checked, approved and recorded"
+        actions={addButton}
+      />
       <div className="view-body view-body-narrow agents-body">{body}</div>
       {adding && <AddAgentDialog onClose={() => setAdding(false)} />}
     </section>

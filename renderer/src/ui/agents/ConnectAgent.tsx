@@ -21,18 +21,36 @@ const CLIENT_LABELS: Record<AgentClient, string> = {
   'claude-code': 'Claude Code',
 };
 
-export function ConnectAgent({ agentName, token, gateway }: { agentName: string; token: string | undefined; gateway: GatewayStatus }) {
+export function ConnectAgent({
+  agentName,
+  token,
+  gateway,
+}: {
+  agentName: string;
+  token: string | undefined;
+  gateway: GatewayStatus;
+}) {
   const [client, setClient] = useState<AgentClient>('claude-desktop');
-  const config = agentConfig(client, { agentName, token: token ?? TOKEN_PLACEHOLDER, url: gateway.url, stdio: gateway.stdio });
+  const config = agentConfig(client, {
+    agentName,
+    token: token ?? TOKEN_PLACEHOLDER,
+    url: gateway.url,
+    stdio: gateway.stdio,
+  });
   return (
     <section className="connect-agent" aria-label={`Connect ${agentName}`}>
       {token === undefined && (
         <p className="card-note">
-          Replace <code>{TOKEN_PLACEHOLDER}</code> with the token shown when this agent was created. The app keeps no copy of it; if it is lost, revoke this agent and add a new
-          one.
+          Replace <code>{TOKEN_PLACEHOLDER}</code> with the token shown when this agent was created. The app keeps no
+          copy of it; if it is lost, revoke this agent and add a new one.
         </p>
       )}
-      <Tabs label="Agent application" tabs={AGENT_CLIENTS.map((key) => ({ key, label: CLIENT_LABELS[key] }))} active={client} onChange={setClient}>
+      <Tabs
+        label="Agent application"
+        tabs={AGENT_CLIENTS.map((key) => ({ key, label: CLIENT_LABELS[key] }))}
+        active={client}
+        onChange={setClient}
+      >
         <p className="connect-where">
           {config.format === 'shell' ? 'Run in ' : 'Add to '}
           {config.where}:
@@ -49,7 +67,15 @@ export function ConnectAgent({ agentName, token, gateway }: { agentName: string;
 }
 
 /** The same, for an agent registered earlier (its token is not known any more). */
-export function ConnectAgentDialog({ agentName, gateway, onClose }: { agentName: string; gateway: GatewayStatus; onClose: () => void }) {
+export function ConnectAgentDialog({
+  agentName,
+  gateway,
+  onClose,
+}: {
+  agentName: string;
+  gateway: GatewayStatus;
+  onClose: () => void;
+}) {
   return (
     <Dialog
       title={`Connect ${agentName}`}

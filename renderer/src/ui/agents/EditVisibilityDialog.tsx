@@ -44,7 +44,12 @@ export function EditVisibilityDialog({ agent, onClose }: { agent: AgentView; onC
       }
     >
       <ErrorCallout words={failure === undefined ? undefined : describeError(failure)} />
-      <VisibilityFields idPrefix={`agent-${agent.id}`} value={visibility} onChange={setVisibility} errors={failure instanceof BridgeError ? failure.fieldErrors : {}} />
+      <VisibilityFields
+        idPrefix={`agent-${agent.id}`}
+        value={visibility}
+        onChange={setVisibility}
+        errors={failure instanceof BridgeError ? failure.fieldErrors : {}}
+      />
     </Dialog>
   );
 }

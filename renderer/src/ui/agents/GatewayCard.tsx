@@ -10,7 +10,12 @@ import { Callout } from '../components/Callout.js';
 import { describeGatewayState } from '../../lib/describeError.js';
 import { CopyButton } from '../components/CopyButton.js';
 
-const CHIP_CLASS = { positive: 'chip chip-positive', neutral: 'chip', warning: 'chip chip-warning', error: 'chip chip-error' } as const;
+const CHIP_CLASS = {
+  positive: 'chip chip-positive',
+  neutral: 'chip',
+  warning: 'chip chip-warning',
+  error: 'chip chip-error',
+} as const;
 
 export function GatewayCard({ gateway }: { gateway: GatewayStatus }) {
   const navigate = useAppStore((s) => s.navigate);
@@ -45,13 +50,18 @@ export function GatewayCard({ gateway }: { gateway: GatewayStatus }) {
           <code data-testid="gateway-url">{gateway.url}</code>
           {gateway.state === 'listening' && <CopyButton text={gateway.url} label="Copy address" />}
           <p className="field-hint">
-            A client that can sign in (OAuth: Claude Code, VS Code, Cursor, the MCP Inspector, mcp-remote) needs only this address: it opens your browser on MiniHarness’s consent page, and Allow adds it here as a signed-in agent.
+            A client that can sign in (OAuth: Claude Code, VS Code, Cursor, the MCP Inspector, mcp-remote) needs only
+            this address: it opens your browser on MiniHarness’s consent page, and Allow adds it here as a signed-in
+            agent.
           </p>
         </dd>
         <dt>Stdio entry</dt>
         <dd>
           <code>{stdio} --client &lt;agent name&gt;</code>
-          <p className="field-hint">For applications that only start processes (Claude Desktop); it relays to the address above while MiniHarness runs.</p>
+          <p className="field-hint">
+            For applications that only start processes (Claude Desktop); it relays to the address above while
+            MiniHarness runs.
+          </p>
         </dd>
       </dl>
     </section>

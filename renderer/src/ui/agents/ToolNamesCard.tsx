@@ -26,7 +26,8 @@ function Why({ tool, all }: { tool: GatewayToolName; all: GatewayToolName[] }) {
     case 'shortened':
       return (
         <>
-          <span className="chip chip-warning">shortened</span> Longer than 64 characters: cut, and ended with a short hash of server and tool.
+          <span className="chip chip-warning">shortened</span> Longer than 64 characters: cut, and ended with a short
+          hash of server and tool.
         </>
       );
     case 'collision': {
@@ -37,10 +38,14 @@ function Why({ tool, all }: { tool: GatewayToolName; all: GatewayToolName[] }) {
           <span className="chip chip-warning">collision</span>{' '}
           {holder ? (
             <>
-              <code>{plain}</code> went to <code>{holder.toolName}</code> on {holder.serverId}, which comes first; this one ends with a hash instead.
+              <code>{plain}</code> went to <code>{holder.toolName}</code> on {holder.serverId}, which comes first; this
+              one ends with a hash instead.
             </>
           ) : (
-            <>Its name was taken by a tool that comes first (by server id, then tool name); this one ends with a hash instead.</>
+            <>
+              Its name was taken by a tool that comes first (by server id, then tool name); this one ends with a hash
+              instead.
+            </>
           )}
         </>
       );
@@ -64,11 +69,14 @@ export function ToolNamesCard({ tools }: { tools: GatewayToolName[] }) {
         </label>
       </div>
       <p className="card-note">
-        {countOf(tools.length, 'tool', 'tools')} in all, each agent seeing those it may. Names are <code>&lt;server&gt;__&lt;tool&gt;</code>, at most 64 characters of letters,
-        digits, _ and -, as MCP clients require.
+        {countOf(tools.length, 'tool', 'tools')} in all, each agent seeing those it may. Names are{' '}
+        <code>&lt;server&gt;__&lt;tool&gt;</code>, at most 64 characters of letters, digits, _ and -, as MCP clients
+        require.
       </p>
       {rows.length === 0 ? (
-        <p className="muted">{tools.length === 0 ? 'No tools yet: add a server in Servers.' : 'No tool had to be renamed.'}</p>
+        <p className="muted">
+          {tools.length === 0 ? 'No tools yet: add a server in Servers.' : 'No tool had to be renamed.'}
+        </p>
       ) : (
         <div className="table-scroll">
           <table className="table" aria-label="Tool names agents see">

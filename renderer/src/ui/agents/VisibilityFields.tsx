@@ -8,10 +8,22 @@ import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { FieldErrorText } from '../components/Field.js';
 
-export function VisibilityFields({ idPrefix, value, onChange, errors }: { idPrefix: string; value: AgentVisibility; onChange: (next: AgentVisibility) => void; errors: Record<string, string[]> }) {
+export function VisibilityFields({
+  idPrefix,
+  value,
+  onChange,
+  errors,
+}: {
+  idPrefix: string;
+  value: AgentVisibility;
+  onChange: (next: AgentVisibility) => void;
+  errors: Record<string, string[]>;
+}) {
   const servers = useAppStore((s) => s.servers);
   const known = servers.map((v) => ({ id: serverIdOf(v), name: serverNameOf(v) }));
-  const gone = value.serverIds.filter((id) => !known.some((k) => k.id === id)).map((id) => ({ id, name: `${id} (removed)` }));
+  const gone = value.serverIds
+    .filter((id) => !known.some((k) => k.id === id))
+    .map((id) => ({ id, name: `${id} (removed)` }));
   const serverErrors = [...(errors['visibility.serverIds'] ?? []), ...(errors['visibility.allServers'] ?? [])];
 
   function toggle(id: string, on: boolean): void {
@@ -24,14 +36,24 @@ export function VisibilityFields({ idPrefix, value, onChange, errors }: { idPref
       <legend className="field-label">Servers it sees</legend>
       <div className="choice-group" role="radiogroup" aria-label="Servers it sees">
         <label className={`choice ${value.allServers ? 'is-selected' : ''}`}>
-          <input type="radio" name={`${idPrefix}-scope`} checked={value.allServers} onChange={() => onChange({ ...value, allServers: true })} />
+          <input
+            type="radio"
+            name={`${idPrefix}-scope`}
+            checked={value.allServers}
+            onChange={() => onChange({ ...value, allServers: true })}
+          />
           <span>
             <span className="choice-title">All servers</span>
             <span className="choice-text">Every enabled server’s tools, including servers added later.</span>
           </span>
         </label>
         <label className={`choice ${value.allServers ? '' : 'is-selected'}`}>
-          <input type="radio" name={`${idPrefix}-scope`} checked={!value.allServers} onChange={() => onChange({ ...value, allServers: false })} />
+          <input
+            type="radio"
+            name={`${idPrefix}-scope`}
+            checked={!value.allServers}
+            onChange={() => onChange({ ...value, allServers: false })}
+          />
           <span>
             <span className="choice-title">Chosen servers</span>
             <span className="choice-text">Only the servers ticked below.</span>
@@ -41,13 +63,19 @@ export function VisibilityFields({ idPrefix, value, onChange, errors }: { idPref
       {!value.allServers && (
         <div className="indented">
           {known.length + gone.length === 0 ? (
-            <p className="muted">No servers yet: the agent sees no server tools until you add servers and tick them here.</p>
+            <p className="muted">
+              No servers yet: the agent sees no server tools until you add servers and tick them here.
+            </p>
           ) : (
             <ul className="plain-list agent-server-list" aria-label="Chosen servers">
               {[...known, ...gone].map((server) => (
                 <li key={server.id}>
                   <label className="checkbox-field">
-                    <input type="checkbox" checked={value.serverIds.includes(server.id)} onChange={(e) => toggle(server.id, e.target.checked)} />
+                    <input
+                      type="checkbox"
+                      checked={value.serverIds.includes(server.id)}
+                      onChange={(e) => toggle(server.id, e.target.checked)}
+                    />
                     <span>
                       <span className="checkbox-label">{server.name}</span> <code className="muted">{server.id}</code>
                     </span>
@@ -60,10 +88,17 @@ export function VisibilityFields({ idPrefix, value, onChange, errors }: { idPref
       )}
       <FieldErrorText id={`${idPrefix}-servers`} errors={serverErrors} />
       <label className="checkbox-field">
-        <input type="checkbox" checked={value.localTools} onChange={(e) => onChange({ ...value, localTools: e.target.checked })} />
+        <input
+          type="checkbox"
+          checked={value.localTools}
+          onChange={(e) => onChange({ ...value, localTools: e.target.checked })}
+        />
         <span>
           <span className="checkbox-label">Local tools</span>
-          <span className="field-hint">Read and write files and run commands in your folders (Settings → Folders). Each call still follows Permissions.</span>
+          <span className="field-hint">
+            Read and write files and run commands in your folders (Settings → Folders). Each call still follows
+            Permissions.
+          </span>
         </span>
       </label>
     </fieldset>

@@ -9,18 +9,39 @@ import { Spinner } from '../components/Spinner.js';
 
 export const ANSWERS: { answer: ApprovalAnswer; label: string; key: string; hint: string }[] = [
   { answer: 'allow-once', label: 'Allow once', key: 'O', hint: 'Run this call only; ask again next time.' },
-  { answer: 'allow-session', label: 'Allow for this session', key: 'S', hint: 'Run it, and allow this tool without asking until the app restarts.' },
-  { answer: 'allow-always', label: 'Always allow', key: 'A', hint: 'Run it, and save a rule that allows this tool (as it is now) from now on. Revocable in Permissions.' },
+  {
+    answer: 'allow-session',
+    label: 'Allow for this session',
+    key: 'S',
+    hint: 'Run it, and allow this tool without asking until the app restarts.',
+  },
+  {
+    answer: 'allow-always',
+    label: 'Always allow',
+    key: 'A',
+    hint: 'Run it, and save a rule that allows this tool (as it is now) from now on. Revocable in Permissions.',
+  },
   { answer: 'deny', label: 'Deny', key: 'D', hint: 'Do not run it. The call fails as denied.' },
 ];
 
 /** The answer for an accelerator key, if it is one (no modifier held). */
-export function answerForKey(event: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean }): ApprovalAnswer | undefined {
+export function answerForKey(event: {
+  key: string;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  altKey: boolean;
+}): ApprovalAnswer | undefined {
   if (event.ctrlKey || event.metaKey || event.altKey) return undefined;
   return ANSWERS.find((a) => a.key.toLowerCase() === event.key.toLowerCase())?.answer;
 }
 
-export function ApprovalActions({ pending, autoFocusDeny = false }: { pending: PendingApproval; autoFocusDeny?: boolean }) {
+export function ApprovalActions({
+  pending,
+  autoFocusDeny = false,
+}: {
+  pending: PendingApproval;
+  autoFocusDeny?: boolean;
+}) {
   const answer = useAppStore((s) => s.answerApproval);
   const locked = pending.answering !== undefined || pending.ended !== undefined;
   return (

@@ -37,7 +37,13 @@ function useServerFacts(serverId: string): { name: string; trusted: boolean } {
 function CallerWaitLeft({ until }: { until: number }) {
   const now = useNow(true, 1000);
   const left = until - now;
-  return <span>{left > 0 ? `probably about ${formatLeft(left)} more` : 'probably no longer: its client may have given up on this call'}</span>;
+  return (
+    <span>
+      {left > 0
+        ? `probably about ${formatLeft(left)} more`
+        : 'probably no longer: its client may have given up on this call'}
+    </span>
+  );
 }
 
 export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView; headingLevel?: 2 | 3 }) {
@@ -52,7 +58,8 @@ export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView
         <dd className="approval-caller" data-caller={view.userId}>
           {isAgentCaller(view.userId) ? (
             <>
-              <strong>{view.userId}</strong> <span className="chip chip-warning">{isAppCaller(view.userId) ? 'app' : 'agent'}</span>
+              <strong>{view.userId}</strong>{' '}
+              <span className="chip chip-warning">{isAppCaller(view.userId) ? 'app' : 'agent'}</span>
             </>
           ) : (
             callerLabel(view.userId)
@@ -71,7 +78,11 @@ export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView
               <code className="muted">{view.serverId}</code>
             </>
           )}
-          {view.serverId !== 'local' && <span className={trusted ? 'chip chip-positive' : 'chip chip-warning'}>{trusted ? 'trusted' : 'not trusted'}</span>}
+          {view.serverId !== 'local' && (
+            <span className={trusted ? 'chip chip-positive' : 'chip chip-warning'}>
+              {trusted ? 'trusted' : 'not trusted'}
+            </span>
+          )}
         </dd>
         <dt>Why it asks</dt>
         <dd className="approval-reason">{view.reason}</dd>
@@ -102,7 +113,11 @@ export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView
                   </li>
                 ))}
               </ul>
-              {!trusted && <p className="approval-hint-note">The server is not trusted, so these are its own claims, not verified.</p>}
+              {!trusted && (
+                <p className="approval-hint-note">
+                  The server is not trusted, so these are its own claims, not verified.
+                </p>
+              )}
             </dd>
           </>
         )}
@@ -112,7 +127,11 @@ export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView
           <Heading className="approval-args-title">Arguments</Heading>
           <CopyButton text={args} />
         </div>
-        {Object.keys(view.args).length === 0 ? <p className="muted">No arguments.</p> : <pre className="code-block approval-args-json">{args}</pre>}
+        {Object.keys(view.args).length === 0 ? (
+          <p className="muted">No arguments.</p>
+        ) : (
+          <pre className="code-block approval-args-json">{args}</pre>
+        )}
       </div>
     </div>
   );

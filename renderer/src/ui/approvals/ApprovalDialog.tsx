@@ -32,7 +32,17 @@ const ENDED_TEXT = {
   refused: { title: 'Answer refused', text: '' },
 } as const;
 
-function DialogBody({ pending, index, count, deferred }: { pending: PendingApproval; index: number; count: number; deferred: number }) {
+function DialogBody({
+  pending,
+  index,
+  count,
+  deferred,
+}: {
+  pending: PendingApproval;
+  index: number;
+  count: number;
+  deferred: number;
+}) {
   const view = pending.view;
   const ended = pending.ended;
   return (
@@ -126,7 +136,11 @@ export function ApprovalDialog() {
       className="dialog dialog-large approval-dialog"
       role="alertdialog"
       aria-modal="true"
-      aria-label={current ? `Approval: ${current.view.toolName}${isAgentCaller(current.view.userId) ? `, asked by ${current.view.userId}` : ''}` : 'Approval'}
+      aria-label={
+        current
+          ? `Approval: ${current.view.toolName}${isAgentCaller(current.view.userId) ? `, asked by ${current.view.userId}` : ''}`
+          : 'Approval'
+      }
       data-keys={armed ? 'armed' : 'waiting'}
       onCancel={(event) => {
         // Esc is an answer: Deny (or, for a request that already ended, just close it).
@@ -148,7 +162,12 @@ export function ApprovalDialog() {
               </button>
             ) : (
               <>
-                <button type="button" className="btn btn-ghost btn-small approval-later" onClick={() => defer(current.view.requestId)} disabled={current.answering !== undefined}>
+                <button
+                  type="button"
+                  className="btn btn-ghost btn-small approval-later"
+                  onClick={() => defer(current.view.requestId)}
+                  disabled={current.answering !== undefined}
+                >
                   Decide later
                 </button>
                 <ApprovalActions pending={current} autoFocusDeny />

@@ -14,13 +14,20 @@ import { ApprovalActions } from './ApprovalActions.js';
 import { ExpiryCountdown } from '../components/ExpiryCountdown.js';
 import { ApprovalDetails } from './ApprovalDetails.js';
 
-const ENDED_WORDS = { expired: 'Expired — the call was denied; nothing ran.', cancelled: 'Cancelled — nothing ran.', refused: 'Answer refused — no longer pending.' } as const;
+const ENDED_WORDS = {
+  expired: 'Expired — the call was denied; nothing ran.',
+  cancelled: 'Cancelled — nothing ran.',
+  refused: 'Answer refused — no longer pending.',
+} as const;
 
 function ApprovalCard({ pending, index }: { pending: PendingApproval; index: number }) {
   const deferred = useAppStore((s) => s.deferredApprovals.includes(pending.view.requestId));
   const view = pending.view;
   return (
-    <li className={`card approval-card ${pending.ended ? 'is-ended' : ''}`} aria-label={`Approval request ${index + 1}: ${view.toolName}${isAgentCaller(view.userId) ? `, asked by ${view.userId}` : ''}`}>
+    <li
+      className={`card approval-card ${pending.ended ? 'is-ended' : ''}`}
+      aria-label={`Approval request ${index + 1}: ${view.toolName}${isAgentCaller(view.userId) ? `, asked by ${view.userId}` : ''}`}
+    >
       <header className="approval-card-head">
         <span className="approval-card-index">#{index + 1}</span>
         <h2 className="approval-card-title">
@@ -59,7 +66,15 @@ export function ApprovalsView() {
   let body;
   if (load === 'error' && approvals.length === 0) {
     body = (
-      <Callout tone="error" title="Could not load the pending approvals" actions={<button type="button" className="btn btn-small" onClick={() => void reload()}>Try again</button>}>
+      <Callout
+        tone="error"
+        title="Could not load the pending approvals"
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void reload()}>
+            Try again
+          </button>
+        }
+      >
         {error}
       </Callout>
     );
@@ -80,7 +95,8 @@ export function ApprovalsView() {
           </button>
         }
       >
-        When a tool that asks first is called, its request appears here and as a dialog. The “always allow” answers you gave are listed in Permissions, where you can revoke them.
+        When a tool that asks first is called, its request appears here and as a dialog. The “always allow” answers you
+        gave are listed in Permissions, where you can revoke them.
       </EmptyState>
     );
   } else {
@@ -97,7 +113,11 @@ export function ApprovalsView() {
     <section className="view" aria-labelledby="view-title">
       <ViewHeader
         title="Approvals"
-        subtitle={open === 0 ? 'Tool calls waiting for your decision' : `${open} ${open === 1 ? 'call is' : 'calls are'} waiting for your decision, oldest first`}
+        subtitle={
+          open === 0
+            ? 'Tool calls waiting for your decision'
+            : `${open} ${open === 1 ? 'call is' : 'calls are'} waiting for your decision, oldest first`
+        }
       />
       <div className="view-body view-body-narrow approvals-body">{body}</div>
     </section>

@@ -29,9 +29,22 @@ function ElicitationLinks({ links }: { links: ElicitationLink[] }) {
   );
 }
 
-const NEXT_LABEL = { servers: 'Open Servers', permissions: 'Open Permissions', history: 'Open History', settings: 'Open Settings' } as const;
+const NEXT_LABEL = {
+  servers: 'Open Servers',
+  permissions: 'Open Permissions',
+  history: 'Open History',
+  settings: 'Open Settings',
+} as const;
 
-export function CallErrorView({ error, serverId, toolName }: { error: ErrorShape; serverId: string; toolName?: string }) {
+export function CallErrorView({
+  error,
+  serverId,
+  toolName,
+}: {
+  error: ErrorShape;
+  serverId: string;
+  toolName?: string;
+}) {
   const navigate = useAppStore((s) => s.navigate);
   const openPermissionsFor = useAppStore((s) => s.openPermissionsFor);
   const selectServer = useAppStore((s) => s.selectServer);

@@ -7,11 +7,20 @@
 import { GUI_CALLER } from '../../lib/callers.js';
 import { useAppStore } from '../../state/useAppStore.js';
 
-export function CallerFilter({ value, onChange, className = 'filter' }: { value: string; onChange: (userId: string) => void; className?: string }) {
+export function CallerFilter({
+  value,
+  onChange,
+  className = 'filter',
+}: {
+  value: string;
+  onChange: (userId: string) => void;
+  className?: string;
+}) {
   const agents = useAppStore((s) => s.agentsView?.agents);
   const runs = useAppStore((s) => s.runsList);
   const names = (agents ?? []).map((a) => ({ name: a.name, revoked: a.revokedAt !== undefined }));
-  const known = value === '' || value === GUI_CALLER || names.some((a) => a.name === value) || runs.some((r) => r.caller === value);
+  const known =
+    value === '' || value === GUI_CALLER || names.some((a) => a.name === value) || runs.some((r) => r.caller === value);
   return (
     <label className={className}>
       <span className="filter-label">Caller</span>

@@ -19,7 +19,11 @@ export function Callout({
 }) {
   return (
     <div className={`callout callout-${tone}`} role={role ?? (tone === 'error' ? 'alert' : 'note')}>
-      <Icon name={tone === 'info' ? 'info' : tone === 'success' ? 'check' : 'warning'} className="callout-icon" size={18} />
+      <Icon
+        name={tone === 'info' ? 'info' : tone === 'success' ? 'check' : 'warning'}
+        className="callout-icon"
+        size={18}
+      />
       <div className="callout-body">
         {title && <p className="callout-title">{title}</p>}
         {children && <div className="callout-text">{children}</div>}

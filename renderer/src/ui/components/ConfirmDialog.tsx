@@ -30,7 +30,12 @@ export function ConfirmDialog({
           <button type="button" className="btn" onClick={onCancel} data-autofocus>
             Cancel
           </button>
-          <button type="button" className={danger ? 'btn btn-danger' : 'btn btn-primary'} onClick={onConfirm} disabled={busy}>
+          <button
+            type="button"
+            className={danger ? 'btn btn-danger' : 'btn btn-primary'}
+            onClick={onConfirm}
+            disabled={busy}
+          >
             {confirmLabel}
           </button>
         </>

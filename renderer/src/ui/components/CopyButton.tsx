@@ -28,7 +28,11 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     return () => clearTimeout(timer);
   }, [state]);
   return (
-    <button type="button" className="btn btn-small btn-ghost copy-button" onClick={() => void copyText(text).then((ok) => setState(ok ? 'copied' : 'failed'))}>
+    <button
+      type="button"
+      className="btn btn-small btn-ghost copy-button"
+      onClick={() => void copyText(text).then((ok) => setState(ok ? 'copied' : 'failed'))}
+    >
       {state === 'copied' ? <Icon name="check" size={14} /> : null}
       <span aria-live="polite">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label}</span>
     </button>

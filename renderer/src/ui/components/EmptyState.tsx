@@ -3,7 +3,17 @@ import type { ReactNode } from 'react';
 import type { IconName } from './Icon.js';
 import { Icon } from './Icon.js';
 
-export function EmptyState({ icon, title, children, action }: { icon: IconName; title: string; children?: ReactNode; action?: ReactNode }) {
+export function EmptyState({
+  icon,
+  title,
+  children,
+  action,
+}: {
+  icon: IconName;
+  title: string;
+  children?: ReactNode;
+  action?: ReactNode;
+}) {
   return (
     <div className="empty-state">
       <div className="empty-icon">

@@ -5,14 +5,29 @@
  */
 import { countOf } from '../../lib/plural.js';
 
-export function JsonTree({ value, emptyObjectLabel = 'empty', openDepth = 1 }: { value: unknown; emptyObjectLabel?: string; openDepth?: number }) {
+export function JsonTree({
+  value,
+  emptyObjectLabel = 'empty',
+  openDepth = 1,
+}: {
+  value: unknown;
+  emptyObjectLabel?: string;
+  openDepth?: number;
+}) {
   if (!isContainer(value) || entriesOf(value).length === 0) {
     return <Leaf value={value} emptyObjectLabel={emptyObjectLabel} />;
   }
   return (
     <ul className="tree" role="list">
       {entriesOf(value).map(([key, child]) => (
-        <TreeNode key={key} name={key} value={child} depth={0} openDepth={openDepth} emptyObjectLabel={emptyObjectLabel} />
+        <TreeNode
+          key={key}
+          name={key}
+          value={child}
+          depth={0}
+          openDepth={openDepth}
+          emptyObjectLabel={emptyObjectLabel}
+        />
       ))}
     </ul>
   );
@@ -26,7 +41,19 @@ function entriesOf(value: Record<string, unknown> | unknown[]): [string, unknown
   return Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
 }
 
-function TreeNode({ name, value, depth, openDepth, emptyObjectLabel }: { name: string; value: unknown; depth: number; openDepth: number; emptyObjectLabel: string }) {
+function TreeNode({
+  name,
+  value,
+  depth,
+  openDepth,
+  emptyObjectLabel,
+}: {
+  name: string;
+  value: unknown;
+  depth: number;
+  openDepth: number;
+  emptyObjectLabel: string;
+}) {
   if (isContainer(value) && entriesOf(value).length > 0) {
     const entries = entriesOf(value);
     return (
@@ -34,11 +61,22 @@ function TreeNode({ name, value, depth, openDepth, emptyObjectLabel }: { name: s
         <details open={depth < openDepth}>
           <summary>
             <span className="tree-key">{name}</span>
-            <span className="tree-meta">{Array.isArray(value) ? countOf(entries.length, 'item', 'items') : countOf(entries.length, 'field', 'fields')}</span>
+            <span className="tree-meta">
+              {Array.isArray(value)
+                ? countOf(entries.length, 'item', 'items')
+                : countOf(entries.length, 'field', 'fields')}
+            </span>
           </summary>
           <ul className="tree" role="list">
             {entries.map(([key, child]) => (
-              <TreeNode key={key} name={key} value={child} depth={depth + 1} openDepth={openDepth} emptyObjectLabel={emptyObjectLabel} />
+              <TreeNode
+                key={key}
+                name={key}
+                value={child}
+                depth={depth + 1}
+                openDepth={openDepth}
+                emptyObjectLabel={emptyObjectLabel}
+              />
             ))}
           </ul>
         </details>

@@ -19,7 +19,12 @@ function NoticeItem({ notice }: { notice: Notice }) {
     <li className={`notice notice-${notice.tone}`} data-notice-tone={notice.tone}>
       <Icon name={notice.tone === 'error' ? 'warning' : notice.tone === 'success' ? 'check' : 'info'} size={18} />
       <span className="notice-text">{notice.text}</span>
-      <button type="button" className="btn btn-icon btn-ghost" onClick={() => dismiss(notice.id)} aria-label="Dismiss notice">
+      <button
+        type="button"
+        className="btn btn-icon btn-ghost"
+        onClick={() => dismiss(notice.id)}
+        aria-label="Dismiss notice"
+      >
         <Icon name="close" size={14} />
       </button>
     </li>
@@ -33,7 +38,11 @@ function useAutoDismiss(notices: Notice[], paused: boolean): void {
   useEffect(() => {
     const live = new Set(paused ? [] : notices.map((n) => n.id));
     for (const notice of paused ? [] : notices) {
-      if (!timers.current.has(notice.id)) timers.current.set(notice.id, setTimeout(() => dismiss(notice.id), AUTO_DISMISS_MS[notice.tone]));
+      if (!timers.current.has(notice.id))
+        timers.current.set(
+          notice.id,
+          setTimeout(() => dismiss(notice.id), AUTO_DISMISS_MS[notice.tone]),
+        );
     }
     for (const [id, timer] of timers.current) {
       if (!live.has(id)) {
@@ -75,7 +84,12 @@ export function Notices() {
         ))}
       </ul>
       {notices.length > 1 && (
-        <button type="button" className="btn btn-small btn-ghost notices-toggle" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
+        <button
+          type="button"
+          className="btn btn-small btn-ghost notices-toggle"
+          aria-expanded={expanded}
+          onClick={() => setExpanded(!expanded)}
+        >
           {expanded ? 'Show the latest only' : `+${countOf(hidden, 'more notice', 'more notices')}`}
         </button>
       )}

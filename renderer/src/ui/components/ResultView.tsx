@@ -23,7 +23,8 @@ const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
 function dataUrl(data: unknown, mimeType: unknown, kind: 'image' | 'audio'): string | undefined {
   const payload = str(data);
   const mime = str(mimeType);
-  if (!payload || !mime || !mime.startsWith(`${kind}/`) || !/^[\w.+-]+\/[\w.+-]+$/.test(mime) || !BASE64.test(payload)) return undefined;
+  if (!payload || !mime || !mime.startsWith(`${kind}/`) || !/^[\w.+-]+\/[\w.+-]+$/.test(mime) || !BASE64.test(payload))
+    return undefined;
   return `data:${mime};base64,${payload.replace(/\s/g, '')}`;
 }
 
@@ -65,7 +66,11 @@ function ImageBlock({ block }: { block: Block }) {
           {str(block.data) && ` · ${formatBytes(base64Bytes(str(block.data)!))}`}
         </span>
       </div>
-      {url ? <img className="result-image" src={url} alt="Image returned by the tool" /> : <p className="muted">The image could not be shown (missing or invalid data or type).</p>}
+      {url ? (
+        <img className="result-image" src={url} alt="Image returned by the tool" />
+      ) : (
+        <p className="muted">The image could not be shown (missing or invalid data or type).</p>
+      )}
     </div>
   );
 }
@@ -81,7 +86,11 @@ function AudioBlock({ block }: { block: Block }) {
           {str(block.data) && ` · ${formatBytes(base64Bytes(str(block.data)!))}`}
         </span>
         {url && (
-          <a className="btn btn-small btn-ghost" href={url} download={`tool-audio.${str(block.mimeType)?.split('/')[1] ?? 'bin'}`}>
+          <a
+            className="btn btn-small btn-ghost"
+            href={url}
+            download={`tool-audio.${str(block.mimeType)?.split('/')[1] ?? 'bin'}`}
+          >
             <Icon name="down" size={14} />
             Download
           </a>
@@ -114,7 +123,10 @@ function ResourceLinkBlock({ block }: { block: Block }) {
 }
 
 function EmbeddedResourceBlock({ block }: { block: Block }) {
-  const resource = (typeof block.resource === 'object' && block.resource !== null ? block.resource : {}) as Record<string, unknown>;
+  const resource = (typeof block.resource === 'object' && block.resource !== null ? block.resource : {}) as Record<
+    string,
+    unknown
+  >;
   const text = str(resource.text);
   const blob = str(resource.blob);
   return (
@@ -164,7 +176,13 @@ export function ContentBlock({ block }: { block: Block }) {
 export function TraceButton({ traceId }: { traceId: string }) {
   const openTrace = useAppStore((s) => s.openTrace);
   return (
-    <button type="button" className="btn btn-small" onClick={() => openTrace(traceId)} title={`Trace ${traceId}`} data-trace-id={traceId}>
+    <button
+      type="button"
+      className="btn btn-small"
+      onClick={() => openTrace(traceId)}
+      title={`Trace ${traceId}`}
+      data-trace-id={traceId}
+    >
       <Icon name="traces" size={14} />
       View trace
     </button>
@@ -187,7 +205,8 @@ export function ResultView({ outcome, durationMs }: { outcome: CallOutcome; dura
           </span>
         )}
         <span className="result-facts">
-          {outcome.replayed ? 'nothing ran' : `${outcome.attempts} ${outcome.attempts === 1 ? 'attempt' : 'attempts'}`} · {formatDuration(durationMs)}
+          {outcome.replayed ? 'nothing ran' : `${outcome.attempts} ${outcome.attempts === 1 ? 'attempt' : 'attempts'}`}{' '}
+          · {formatDuration(durationMs)}
         </span>
         <span className="result-head-actions">
           <TraceButton traceId={outcome.traceId} />
@@ -203,7 +222,9 @@ export function ResultView({ outcome, durationMs }: { outcome: CallOutcome; dura
           {warning}
         </Callout>
       ))}
-      {result.content.length === 0 && !result.structuredContent && <p className="muted">The tool returned no content.</p>}
+      {result.content.length === 0 && !result.structuredContent && (
+        <p className="muted">The tool returned no content.</p>
+      )}
       {result.content.map((block, i) => (
         <ContentBlock key={i} block={block} />
       ))}

@@ -16,7 +16,11 @@ export function typeOf(schema: Schema): string {
   if ('const' in schema) return JSON.stringify(schema.const);
   const variants = (schema.anyOf ?? schema.oneOf) as unknown;
   if (Array.isArray(variants)) return variants.map((v) => typeOf(asSchema(v) ?? {})).join(' | ');
-  const type = Array.isArray(schema.type) ? schema.type.join(' | ') : typeof schema.type === 'string' ? schema.type : 'any';
+  const type = Array.isArray(schema.type)
+    ? schema.type.join(' | ')
+    : typeof schema.type === 'string'
+      ? schema.type
+      : 'any';
   if (type === 'array') {
     const items = asSchema(schema.items);
     return items ? `array of ${typeOf(items)}` : 'array';
@@ -35,17 +39,29 @@ function PropertyRows({ schema, prefix }: { schema: Schema; prefix: string }) {
     <>
       {Object.entries(properties).map(([name, raw]) => {
         const prop = asSchema(raw) ?? {};
-        const nested = asSchema(prop.properties) ? prop : asSchema(prop.items) && asSchema(asSchema(prop.items)?.properties) ? asSchema(prop.items) : undefined;
+        const nested = asSchema(prop.properties)
+          ? prop
+          : asSchema(prop.items) && asSchema(asSchema(prop.items)?.properties)
+            ? asSchema(prop.items)
+            : undefined;
         const path = prefix ? `${prefix}.${name}` : name;
-        return (
-          <PropertyRow key={path} path={path} prop={prop} required={required.has(name)} nested={nested} />
-        );
+        return <PropertyRow key={path} path={path} prop={prop} required={required.has(name)} nested={nested} />;
       })}
     </>
   );
 }
 
-function PropertyRow({ path, prop, required, nested }: { path: string; prop: Schema; required: boolean; nested: Schema | undefined }) {
+function PropertyRow({
+  path,
+  prop,
+  required,
+  nested,
+}: {
+  path: string;
+  prop: Schema;
+  required: boolean;
+  nested: Schema | undefined;
+}) {
   return (
     <>
       <tr>

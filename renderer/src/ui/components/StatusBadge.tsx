@@ -4,7 +4,11 @@ import { statusLabel } from '../../lib/status.js';
 
 export function StatusBadge({ status }: { status: ServerStatusView }) {
   return (
-    <span className={`badge status status-${status.state}`} title={status.state === 'error' || status.state === 'reconnecting' ? status.reason : undefined} data-state={status.state}>
+    <span
+      className={`badge status status-${status.state}`}
+      title={status.state === 'error' || status.state === 'reconnecting' ? status.reason : undefined}
+      data-state={status.state}
+    >
       <span className="status-dot" aria-hidden="true" />
       {statusLabel(status)}
     </span>

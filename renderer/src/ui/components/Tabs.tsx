@@ -60,7 +60,13 @@ export function Tabs<K extends string>({
           </button>
         ))}
       </div>
-      <div className="tab-panel" role="tabpanel" id={`${baseId}-panel`} aria-labelledby={`${baseId}-tab-${active}`} tabIndex={0}>
+      <div
+        className="tab-panel"
+        role="tabpanel"
+        id={`${baseId}-panel`}
+        aria-labelledby={`${baseId}-tab-${active}`}
+        tabIndex={0}
+      >
         {children}
       </div>
     </div>

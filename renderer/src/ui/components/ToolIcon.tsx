@@ -5,7 +5,11 @@
 import type { ToolIcon as ToolIconView } from '../../../../shared/contract.js';
 
 function prefersDark(): boolean {
-  return typeof window !== 'undefined' && typeof window.matchMedia === 'function' && window.matchMedia('(prefers-color-scheme: dark)').matches;
+  return (
+    typeof window !== 'undefined' &&
+    typeof window.matchMedia === 'function' &&
+    window.matchMedia('(prefers-color-scheme: dark)').matches
+  );
 }
 
 /** The icon to show: one for this color scheme (or for any), else the first. */

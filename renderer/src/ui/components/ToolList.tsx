@@ -33,7 +33,14 @@ function ToolItem({ tool }: { tool: ToolView }) {
   const title = toolTitle(tool);
   return (
     <li>
-      <button type="button" className="tool-item" aria-current={selected ? 'true' : undefined} onClick={() => select(key)} data-tool={tool.name} data-server={tool.serverId}>
+      <button
+        type="button"
+        className="tool-item"
+        aria-current={selected ? 'true' : undefined}
+        onClick={() => select(key)}
+        data-tool={tool.name}
+        data-server={tool.serverId}
+      >
         <span className="tool-item-head">
           <ToolIcon icons={tool.icons} />
           {/* Title and name on lines of their own, wrapped, never cut: the name is what a call uses. */}
@@ -49,7 +56,9 @@ function ToolItem({ tool }: { tool: ToolView }) {
         {tool.shadowedBy && (
           <span className="tool-item-shadowed">
             {/* Run here always calls this server's tool; only a call by the bare name (an agent's) goes elsewhere. */}
-            By name alone, calls reach {tool.shadowedBy === 'local' ? 'the app’s local tool' : <code>{tool.shadowedBy}</code>}; Run here uses this server’s tool.
+            By name alone, calls reach{' '}
+            {tool.shadowedBy === 'local' ? 'the app’s local tool' : <code>{tool.shadowedBy}</code>}; Run here uses this
+            server’s tool.
           </span>
         )}
         {chips.length > 0 && (
@@ -71,7 +80,9 @@ function GroupHeading({ serverId, count }: { serverId: string; count: number }) 
   return (
     <h3 className="tool-group-title">
       <span>{label}</span>
-      {serverId !== 'local' && label.toLowerCase() !== serverId.toLowerCase() && <code className="tool-group-id">{serverId}</code>}
+      {serverId !== 'local' && label.toLowerCase() !== serverId.toLowerCase() && (
+        <code className="tool-group-id">{serverId}</code>
+      )}
       <span className="tab-count">{count}</span>
     </h3>
   );
@@ -81,7 +92,11 @@ export function ToolList({ groups }: { groups: ToolGroup[] }) {
   return (
     <div className="tool-groups">
       {groups.map((group) => (
-        <section key={group.serverId} className="tool-group" aria-label={`Tools of ${group.serverId === 'local' ? 'Local' : group.serverId}`}>
+        <section
+          key={group.serverId}
+          className="tool-group"
+          aria-label={`Tools of ${group.serverId === 'local' ? 'Local' : group.serverId}`}
+        >
           <GroupHeading serverId={group.serverId} count={group.tools.length} />
           <ul role="list" className="tool-items">
             {group.tools.map((tool) => (

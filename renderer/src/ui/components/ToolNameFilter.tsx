@@ -42,20 +42,20 @@ export function ToolNameFilter({
   return (
     <>
       <label className={className}>
-      <span className="filter-label">Tool</span>
-      <input
-        className="input input-compact filter-input"
-        type="search"
-        list={listId}
-        placeholder="Any tool"
-        value={text}
-        spellCheck={false}
-        autoComplete="off"
-        onChange={(e) => setText(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && text.trim() !== value) onApply(text.trim());
-        }}
-      />
+        <span className="filter-label">Tool</span>
+        <input
+          className="input input-compact filter-input"
+          type="search"
+          list={listId}
+          placeholder="Any tool"
+          value={text}
+          spellCheck={false}
+          autoComplete="off"
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && text.trim() !== value) onApply(text.trim());
+          }}
+        />
       </label>
       <datalist id={listId}>
         {suggestions.map((name) => (

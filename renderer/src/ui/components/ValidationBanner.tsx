@@ -6,7 +6,15 @@
 import type { ReactNode } from 'react';
 import { Callout } from './Callout.js';
 
-export function ValidationBanner({ title, message, problems = [] }: { title: string; message?: ReactNode; problems?: readonly string[] }) {
+export function ValidationBanner({
+  title,
+  message,
+  problems = [],
+}: {
+  title: string;
+  message?: ReactNode;
+  problems?: readonly string[];
+}) {
   return (
     <div className="validation-banner" data-validation-banner="">
       <Callout tone="error" title={title} role="alert">

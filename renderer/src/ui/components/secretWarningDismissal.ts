@@ -32,7 +32,11 @@ function subscribe(listener: () => void): () => void {
 }
 
 /** True when this exact warning was dismissed; with the two actions. */
-export function useSecretWarningDismissal(warning: string | undefined): { dismissed: boolean; dismiss: () => void; restore: () => void } {
+export function useSecretWarningDismissal(warning: string | undefined): {
+  dismissed: boolean;
+  dismiss: () => void;
+  restore: () => void;
+} {
   const stored = useSyncExternalStore(subscribe, read);
   return {
     dismissed: warning !== undefined && stored === warning,

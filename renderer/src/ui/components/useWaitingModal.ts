@@ -5,7 +5,10 @@
  */
 import { useEffect, useRef } from 'react';
 
-export function useWaitingModal(open: boolean): { ref: React.RefObject<HTMLDialogElement | null>; onClose: () => void } {
+export function useWaitingModal(open: boolean): {
+  ref: React.RefObject<HTMLDialogElement | null>;
+  onClose: () => void;
+} {
   const ref = useRef<HTMLDialogElement>(null);
   const wantOpen = useRef(false);
 

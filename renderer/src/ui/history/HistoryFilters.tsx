@@ -10,9 +10,17 @@ const STATUS_FILTERS: { key: CheckpointStatusView | ''; label: string; title?: s
   { key: '', label: 'All' },
   { key: 'started', label: 'Unfinished', title: 'In progress, or the result is unknown' },
   { key: 'completed', label: RECORD_STATUS_LABELS.completed, title: 'Completed without a tool error' },
-  { key: 'tool_error', label: RECORD_STATUS_LABELS.tool_error, title: 'Completed, but the tool reported an error in its result' },
+  {
+    key: 'tool_error',
+    label: RECORD_STATUS_LABELS.tool_error,
+    title: 'Completed, but the tool reported an error in its result',
+  },
   { key: 'failed', label: RECORD_STATUS_LABELS.failed },
-  { key: 'cancelled', label: RECORD_STATUS_LABELS.cancelled, title: 'Cancelled while it ran: the server was told, but may have acted' },
+  {
+    key: 'cancelled',
+    label: RECORD_STATUS_LABELS.cancelled,
+    title: 'Cancelled while it ran: the server was told, but may have acted',
+  },
 ];
 
 export function HistoryFilters() {
@@ -28,13 +36,29 @@ export function HistoryFilters() {
       <SessionPicker />
       <div className="segmented" role="group" aria-label="Status">
         {STATUS_FILTERS.map((f) => (
-          <button key={f.key || 'all'} type="button" className="segment" aria-pressed={filters.status === f.key} title={f.title} onClick={() => setFilters({ status: f.key })}>
+          <button
+            key={f.key || 'all'}
+            type="button"
+            className="segment"
+            aria-pressed={filters.status === f.key}
+            title={f.title}
+            onClick={() => setFilters({ status: f.key })}
+          >
             {f.label}
           </button>
         ))}
       </div>
-      <ToolNameFilter className="filter filter-inline" value={filters.toolName} suggestions={suggestions} onApply={(toolName) => setFilters({ toolName })} />
-      <CallerFilter className="filter filter-inline" value={filters.userId} onChange={(userId) => setFilters({ userId })} />
+      <ToolNameFilter
+        className="filter filter-inline"
+        value={filters.toolName}
+        suggestions={suggestions}
+        onApply={(toolName) => setFilters({ toolName })}
+      />
+      <CallerFilter
+        className="filter filter-inline"
+        value={filters.userId}
+        onChange={(userId) => setFilters({ userId })}
+      />
     </div>
   );
 }

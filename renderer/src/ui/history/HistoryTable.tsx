@@ -63,7 +63,11 @@ const Row = memo(function Row({
         <RecordStatusBadge record={record} />
         {record.resolvedBy === 'manual' && <ManualBadge />}
         {record.preview?.truncated && (
-          <span className="chip" title="Large arguments or result: the list shows a preview, opening the call loads it whole" data-testid="history-row-size">
+          <span
+            className="chip"
+            title="Large arguments or result: the list shows a preview, opening the call loads it whole"
+            data-testid="history-row-size"
+          >
             {formatBytes(record.preview.argsBytes + (record.preview.resultBytes ?? 0))}
           </span>
         )}
@@ -105,7 +109,10 @@ export function HistoryTable() {
   }, [hasMore, loadingMore, lastIndex, records.length, loadMore]);
 
   // Not on every scroll frame: the list may hold 100,000 records.
-  const selectedIndex = useMemo(() => (selectedKey ? records.findIndex((r) => recordKey(r) === selectedKey) : -1), [records, selectedKey]);
+  const selectedIndex = useMemo(
+    () => (selectedKey ? records.findIndex((r) => recordKey(r) === selectedKey) : -1),
+    [records, selectedKey],
+  );
 
   // A newly selected record (by keys, or from a trace's "Open in History", once it is loaded) is
   // scrolled into view — once: rows arriving live above it later do not pull the list back.
@@ -191,14 +198,30 @@ export function HistoryTable() {
             const record = records[item.index];
             if (!record) {
               return (
-                <div key={item.key} className="h-row h-loader" style={{ transform: `translateY(${item.start}px)` }} role="row" aria-rowindex={item.index + 2}>
+                <div
+                  key={item.key}
+                  className="h-row h-loader"
+                  style={{ transform: `translateY(${item.start}px)` }}
+                  role="row"
+                  aria-rowindex={item.index + 2}
+                >
                   <span role="gridcell" className="h-cell">
                     {loadingMore && <Spinner label="Loading more calls" />} Loading more calls…
                   </span>
                 </div>
               );
             }
-            return <Row key={item.key} record={record} index={item.index} start={item.start} selected={item.index === selectedIndex} rowId={rowId(item.index)} onSelect={select} />;
+            return (
+              <Row
+                key={item.key}
+                record={record}
+                index={item.index}
+                start={item.start}
+                selected={item.index === selectedIndex}
+                rowId={rowId(item.index)}
+                onSelect={select}
+              />
+            );
           })}
         </div>
       </div>

@@ -16,7 +16,9 @@ import { formatCount } from './SessionPicker.js';
 import { recordKey } from '../../state/slices/historySlice.js';
 
 function AttentionCallout() {
-  const session = useAppStore((s) => (s.historyAllSessions ? undefined : s.historySessions.find((x) => x.sessionId === s.historySessionId)));
+  const session = useAppStore((s) =>
+    s.historyAllSessions ? undefined : s.historySessions.find((x) => x.sessionId === s.historySessionId),
+  );
   const status = useAppStore((s) => s.historyFilters.status);
   const setFilters = useAppStore((s) => s.setHistoryFilters);
   if (!session || session.started === 0 || status === 'started') return null;
@@ -24,8 +26,8 @@ function AttentionCallout() {
     <div className="attention-bar" role="status">
       <Icon name="warning" size={16} />
       <p className="attention-text">
-        <strong>{formatCount(session.started, 'call needs', 'calls need')} attention</strong> — running, or {session.started === 1 ? 'its' : 'their'} result is unknown. Check
-        the remote side, then resolve by hand.
+        <strong>{formatCount(session.started, 'call needs', 'calls need')} attention</strong> — running, or{' '}
+        {session.started === 1 ? 'its' : 'their'} result is unknown. Check the remote side, then resolve by hand.
       </p>
       <button type="button" className="btn btn-small" onClick={() => setFilters({ status: 'started' })}>
         Show {session.started === 1 ? 'it' : 'them'}
@@ -38,12 +40,16 @@ function Body() {
   const load = useAppStore((s) => s.historyLoad);
   const error = useAppStore((s) => s.historyError);
   const count = useAppStore((s) => s.historyRecords.length);
-  const filtered = useAppStore((s) => s.historyFilters.status !== '' || s.historyFilters.toolName !== '' || s.historyFilters.userId !== '');
+  const filtered = useAppStore(
+    (s) => s.historyFilters.status !== '' || s.historyFilters.toolName !== '' || s.historyFilters.userId !== '',
+  );
   const allSessions = useAppStore((s) => s.historyAllSessions);
   const sessionsLoad = useAppStore((s) => s.sessionsLoad);
   const sessionsError = useAppStore((s) => s.sessionsError);
   const hasSession = useAppStore((s) => s.historySessionId !== undefined || s.historyAllSessions);
-  const record = useAppStore((s) => (s.selectedRecordKey ? s.historyRecords.find((r) => recordKey(r) === s.selectedRecordKey) : undefined));
+  const record = useAppStore((s) =>
+    s.selectedRecordKey ? s.historyRecords.find((r) => recordKey(r) === s.selectedRecordKey) : undefined,
+  );
   const selectedCallId = useAppStore((s) => s.selectedRecordKey);
   const loadHistory = useAppStore((s) => s.loadHistory);
   const openHistory = useAppStore((s) => s.openHistory);
@@ -52,7 +58,15 @@ function Body() {
   if (!hasSession) {
     if (sessionsLoad === 'error') {
       return (
-        <Callout tone="error" title="Could not load the sessions" actions={<button type="button" className="btn btn-small" onClick={() => void openHistory()}>Try again</button>}>
+        <Callout
+          tone="error"
+          title="Could not load the sessions"
+          actions={
+            <button type="button" className="btn btn-small" onClick={() => void openHistory()}>
+              Try again
+            </button>
+          }
+        >
           {sessionsError}
         </Callout>
       );
@@ -67,7 +81,15 @@ function Body() {
   let list;
   if (load === 'error' && count === 0) {
     list = (
-      <Callout tone="error" title="Could not load the calls" actions={<button type="button" className="btn btn-small" onClick={() => void loadHistory()}>Try again</button>}>
+      <Callout
+        tone="error"
+        title="Could not load the calls"
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void loadHistory()}>
+            Try again
+          </button>
+        }
+      >
         {error}
       </Callout>
     );
@@ -93,7 +115,8 @@ function Body() {
           </button>
         }
       >
-        Each tool call that reaches its checkpoint is recorded here, so it can be replayed without running again. Pick another session above, or run a tool.
+        Each tool call that reaches its checkpoint is recorded here, so it can be replayed without running again. Pick
+        another session above, or run a tool.
       </EmptyState>
     );
   } else {
@@ -108,7 +131,9 @@ function Body() {
       ) : (
         <div className="detail-placeholder">
           <EmptyState icon="history" title={selectedCallId ? 'Call not loaded' : 'Select a call'}>
-            {selectedCallId ? 'This call is further down the list, or the filters hide it. Scroll down or clear the filters.' : 'Its arguments, result and errors appear here, with Replay and Run again.'}
+            {selectedCallId
+              ? 'This call is further down the list, or the filters hide it. Scroll down or clear the filters.'
+              : 'Its arguments, result and errors appear here, with Replay and Run again.'}
           </EmptyState>
         </div>
       )}
@@ -118,7 +143,9 @@ function Body() {
 
 export function HistoryView() {
   const openHistory = useAppStore((s) => s.openHistory);
-  const session = useAppStore((s) => (s.historyAllSessions ? undefined : s.historySessions.find((x) => x.sessionId === s.historySessionId)));
+  const session = useAppStore((s) =>
+    s.historyAllSessions ? undefined : s.historySessions.find((x) => x.sessionId === s.historySessionId),
+  );
 
   useEffect(() => {
     void openHistory();
@@ -128,7 +155,11 @@ export function HistoryView() {
     <section className="view view-fill" aria-labelledby="view-title">
       <ViewHeader
         title="History"
-        subtitle={session ? `${formatCount(session.count, 'recorded call', 'recorded calls')} in this session · replay one without running it again` : 'Recorded calls, to inspect, replay or resolve'}
+        subtitle={
+          session
+            ? `${formatCount(session.count, 'recorded call', 'recorded calls')} in this session · replay one without running it again`
+            : 'Recorded calls, to inspect, replay or resolve'
+        }
       />
       <div className="view-body view-body-fill history-body">
         <HistoryFilters />

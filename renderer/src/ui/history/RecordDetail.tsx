@@ -22,7 +22,9 @@ import { AppFrame } from '../components/apps/AppFrame.js';
 import { useToolWithApp } from '../components/apps/toolApp.js';
 
 type Action = 'replay' | 'rerun';
-type Shown = { kind: Action; outcome: CallOutcome } | { kind: 'error'; action: Action; title: string; message: string; traceId?: string };
+type Shown =
+  | { kind: Action; outcome: CallOutcome }
+  | { kind: 'error'; action: Action; title: string; message: string; traceId?: string };
 
 function TraceButton({ traceId, label }: { traceId: string; label: string }) {
   const openTrace = useAppStore((s) => s.openTrace);
@@ -46,17 +48,35 @@ function TraceLink({ traceId }: { traceId: string }) {
 
 /** A record's arguments as an app's tool input (an object), else nothing. */
 function argsObject(args: unknown): Record<string, unknown> | undefined {
-  return args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : undefined;
+  return args !== null && typeof args === 'object' && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
+    : undefined;
 }
 
 /** The tool's app (MCP Apps) driven by a stored or replayed result: nothing runs for it. */
-function RecordApp({ record, result, testId }: { record: HistoryRecordView; result: CallOutcome['result'] | undefined; testId: string }) {
+function RecordApp({
+  record,
+  result,
+  testId,
+}: {
+  record: HistoryRecordView;
+  result: CallOutcome['result'] | undefined;
+  testId: string;
+}) {
   const tool = useToolWithApp(record.serverId, record.toolName);
   if (!tool || !result) return null;
   return <AppFrame tool={tool} input={argsObject(record.args)} result={result} testId={testId} />;
 }
 
-function OutcomePanel({ shown, record, onDismiss }: { shown: Shown; record: HistoryRecordView; onDismiss: () => void }) {
+function OutcomePanel({
+  shown,
+  record,
+  onDismiss,
+}: {
+  shown: Shown;
+  record: HistoryRecordView;
+  onDismiss: () => void;
+}) {
   const dismiss = (
     <button type="button" className="btn btn-small btn-ghost" onClick={onDismiss}>
       Dismiss
@@ -81,7 +101,11 @@ function OutcomePanel({ shown, record, onDismiss }: { shown: Shown; record: Hist
   const { outcome } = shown;
   const replayed = shown.kind === 'replay' || outcome.replayed;
   return (
-    <section className={`outcome ${replayed ? 'outcome-replayed' : 'outcome-ran'}`} aria-label={replayed ? 'Replayed result' : 'Result of the new call'} data-testid="history-outcome">
+    <section
+      className={`outcome ${replayed ? 'outcome-replayed' : 'outcome-ran'}`}
+      aria-label={replayed ? 'Replayed result' : 'Result of the new call'}
+      data-testid="history-outcome"
+    >
       <header className="outcome-head">
         <Icon name={replayed ? 'history' : 'check'} size={18} />
         <div className="outcome-heading">
@@ -91,7 +115,8 @@ function OutcomePanel({ shown, record, onDismiss }: { shown: Shown; record: Hist
               'This is the result stored when the call completed. The tool did not run; a replay trace records that you looked.'
             ) : (
               <>
-                New call <code>{outcome.callId}</code> · {outcome.attempts} {outcome.attempts === 1 ? 'attempt' : 'attempts'}
+                New call <code>{outcome.callId}</code> · {outcome.attempts}{' '}
+                {outcome.attempts === 1 ? 'attempt' : 'attempts'}
               </>
             )}
           </p>
@@ -118,7 +143,11 @@ function OutcomePanel({ shown, record, onDismiss }: { shown: Shown; record: Hist
  * The whole record behind a list row: a row with large arguments or a result carries only their
  * preview, so the record is fetched once when the row is opened (or changes).
  */
-function useWholeRecord(row: HistoryRecordView): { record: HistoryRecordView; loading: boolean; error: string | undefined } {
+function useWholeRecord(row: HistoryRecordView): {
+  record: HistoryRecordView;
+  loading: boolean;
+  error: string | undefined;
+} {
   const getHistoryRecord = useAppStore((s) => s.getHistoryRecord);
   const [loaded, setLoaded] = useState<{ record?: HistoryRecordView; error?: string; for?: number }>({});
   const needed = row.preview?.truncated === true;
@@ -143,14 +172,30 @@ function useWholeRecord(row: HistoryRecordView): { record: HistoryRecordView; lo
 }
 
 /** The start of a large value, while (or instead of, when it cannot be loaded) the whole one. */
-function PreviewBlock({ text, bytes, loading, error, what }: { text: string; bytes: number; loading: boolean; error: string | undefined; what: string }) {
+function PreviewBlock({
+  text,
+  bytes,
+  loading,
+  error,
+  what,
+}: {
+  text: string;
+  bytes: number;
+  loading: boolean;
+  error: string | undefined;
+  what: string;
+}) {
   return (
     <div className="record-preview" data-testid="record-preview">
       <p className="card-note">
-        {loading ? <Spinner label="Loading" /> : null} {what === 'result' ? 'The result' : 'The arguments'}: {formatBytes(bytes)}.{' '}
-        {loading ? 'Loading all of it…' : error ? 'Only the start can be shown:' : 'The start:'}
+        {loading ? <Spinner label="Loading" /> : null} {what === 'result' ? 'The result' : 'The arguments'}:{' '}
+        {formatBytes(bytes)}. {loading ? 'Loading all of it…' : error ? 'Only the start can be shown:' : 'The start:'}
       </p>
-      {error && <Callout tone="error" title={`Could not load the whole ${what}`}>{error}</Callout>}
+      {error && (
+        <Callout tone="error" title={`Could not load the whole ${what}`}>
+          {error}
+        </Callout>
+      )}
       <pre className="code-block">{text}…</pre>
     </div>
   );
@@ -187,7 +232,13 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
     } catch (error) {
       const described = describeFailure(error, action === 'replay' ? 'Could not replay' : 'The new call failed');
       const traceId = error instanceof BridgeError ? error.details?.traceId : undefined;
-      setShown({ kind: 'error', action, title: described.title, message: described.text, ...(traceId ? { traceId } : {}) });
+      setShown({
+        kind: 'error',
+        action,
+        title: described.title,
+        message: described.text,
+        ...(traceId ? { traceId } : {}),
+      });
     } finally {
       setRunning(undefined);
     }
@@ -240,18 +291,22 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
         </div>
       </header>
 
-      {running === 'rerun' && <p className="status-line">Running as a new call — if it needs your approval, the approval dialog asks.</p>}
+      {running === 'rerun' && (
+        <p className="status-line">Running as a new call — if it needs your approval, the approval dialog asks.</p>
+      )}
       {shown && <OutcomePanel shown={shown} record={record} onDismiss={() => setShown(undefined)} />}
 
       {runningNow && (
         <Callout tone="info" title="Running now">
-          This call is running in this app. Its result is recorded when it finishes; to stop it, cancel it where it was started.
+          This call is running in this app. Its result is recorded when it finishes; to stop it, cancel it where it was
+          started.
         </Callout>
       )}
       {cancelled && (
         <Callout tone="warning" title="Cancelled while it ran">
-          This call was cancelled after it started — by its caller, or by MiniHarness when the agent was revoked or the server removed. The server was told to stop, but it may
-          have acted already: check there, then resolve it by hand.
+          This call was cancelled after it started — by its caller, or by MiniHarness when the agent was revoked or the
+          server removed. The server was told to stop, but it may have acted already: check there, then resolve it by
+          hand.
         </Callout>
       )}
       {unknown && !cancelled && record.taskId && (
@@ -265,9 +320,14 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
             </button>
           }
         >
-          The server runs this call as a task. The app asks the server how it ended when it starts (and follows a task still running), then records the
-          server&apos;s result or reason here.
-          {asking.error && <span className="record-error" role="alert"> {asking.error}</span>}
+          The server runs this call as a task. The app asks the server how it ended when it starts (and follows a task
+          still running), then records the server&apos;s result or reason here.
+          {asking.error && (
+            <span className="record-error" role="alert">
+              {' '}
+              {asking.error}
+            </span>
+          )}
         </Callout>
       )}
       {unknown && !cancelled && !record.taskId && (
@@ -299,9 +359,14 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
             Resolved by hand
           </h3>
           <p>
-            Marked <strong>{record.status === 'failed' ? 'failed' : 'completed'}</strong> {formatDateTime(record.updatedAt)}.
+            Marked <strong>{record.status === 'failed' ? 'failed' : 'completed'}</strong>{' '}
+            {formatDateTime(record.updatedAt)}.
           </p>
-          {record.resolutionNote ? <blockquote className="resolution-note">{record.resolutionNote}</blockquote> : <p className="muted">No note.</p>}
+          {record.resolutionNote ? (
+            <blockquote className="resolution-note">{record.resolutionNote}</blockquote>
+          ) : (
+            <p className="muted">No note.</p>
+          )}
         </section>
       )}
 
@@ -310,10 +375,20 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
           Arguments
         </h3>
         {record.args === undefined && record.preview?.args !== undefined ? (
-          <PreviewBlock text={record.preview.args} bytes={record.preview.argsBytes} loading={loading} error={loadError} what="arguments" />
+          <PreviewBlock
+            text={record.preview.args}
+            bytes={record.preview.argsBytes}
+            loading={loading}
+            error={loadError}
+            what="arguments"
+          />
         ) : (
           <>
-            {record.args && typeof record.args === 'object' && Object.keys(record.args).length === 0 ? <p className="muted">No arguments.</p> : <JsonTree value={record.args} openDepth={2} />}
+            {record.args && typeof record.args === 'object' && Object.keys(record.args).length === 0 ? (
+              <p className="muted">No arguments.</p>
+            ) : (
+              <JsonTree value={record.args} openDepth={2} />
+            )}
             <details className="raw-json">
               <summary>Raw JSON</summary>
               <pre className="code-block">{JSON.stringify(record.args, null, 2)}</pre>
@@ -332,9 +407,21 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
             <RecordApp record={record} result={record.result} testId="record-app" />
           </>
         ) : record.preview?.result !== undefined ? (
-          <PreviewBlock text={record.preview.result} bytes={record.preview.resultBytes ?? 0} loading={loading} error={loadError} what="result" />
+          <PreviewBlock
+            text={record.preview.result}
+            bytes={record.preview.resultBytes ?? 0}
+            loading={loading}
+            error={loadError}
+            what="result"
+          />
         ) : (
-          <p className="muted">{runningNow ? 'None yet — the call is running.' : unknown ? 'None — the result is unknown.' : 'None: the call failed.'}</p>
+          <p className="muted">
+            {runningNow
+              ? 'None yet — the call is running.'
+              : unknown
+                ? 'None — the result is unknown.'
+                : 'None: the call failed.'}
+          </p>
         )}
       </section>
 
@@ -375,10 +462,12 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
           }}
         >
           <p>
-            <code>{record.toolName}</code> runs on <code>{record.serverId}</code> with the same arguments, as a <strong>new call</strong> with its own id — this is not a
-            replay. Its side effects happen again.
+            <code>{record.toolName}</code> runs on <code>{record.serverId}</code> with the same arguments, as a{' '}
+            <strong>new call</strong> with its own id — this is not a replay. Its side effects happen again.
           </p>
-          <p className="confirm-more">It goes through permissions again; if the tool needs approval, you are asked again.</p>
+          <p className="confirm-more">
+            It goes through permissions again; if the tool needs approval, you are asked again.
+          </p>
         </ConfirmDialog>
       )}
       {resolving && <ResolveDialog record={record} onClose={() => setResolving(false)} />}

@@ -34,12 +34,17 @@ export function ResolveDialog({ record, onClose }: { record: HistoryRecordView; 
     if (resultMissing) return;
     const trimmedNote = note.trim();
     const resolution: Resolution =
-      choice === 'failed' ? { status: 'failed', ...(trimmedNote ? { note: trimmedNote } : {}) } : { status: 'completed', resultText, ...(trimmedNote ? { note: trimmedNote } : {}) };
+      choice === 'failed'
+        ? { status: 'failed', ...(trimmedNote ? { note: trimmedNote } : {}) }
+        : { status: 'completed', resultText, ...(trimmedNote ? { note: trimmedNote } : {}) };
     setSaving(true);
     setFailure(undefined);
     try {
       await resolveCall(record, resolution);
-      notify('success', choice === 'failed' ? `Marked ${record.toolName} as failed.` : `Recorded the result of ${record.toolName}.`);
+      notify(
+        'success',
+        choice === 'failed' ? `Marked ${record.toolName} as failed.` : `Recorded the result of ${record.toolName}.`,
+      );
       onClose();
     } catch (error) {
       const described = describeFailure(error, 'Could not resolve the call');
@@ -49,8 +54,16 @@ export function ResolveDialog({ record, onClose }: { record: HistoryRecordView; 
   }
 
   const options: { key: Choice; title: string; text: string }[] = [
-    { key: 'failed', title: 'It did not happen', text: 'Mark the call as failed. It is never replayed; run it again as a new call if needed.' },
-    { key: 'completed', title: 'It happened', text: 'Record its result. Replaying this call then returns that result.' },
+    {
+      key: 'failed',
+      title: 'It did not happen',
+      text: 'Mark the call as failed. It is never replayed; run it again as a new call if needed.',
+    },
+    {
+      key: 'completed',
+      title: 'It happened',
+      text: 'Record its result. Replaying this call then returns that result.',
+    },
   ];
 
   return (
@@ -68,7 +81,11 @@ export function ResolveDialog({ record, onClose }: { record: HistoryRecordView; 
           <button type="button" className="btn" onClick={onClose} data-autofocus>
             Cancel
           </button>
-          <button type="submit" className={choice === 'failed' ? 'btn btn-danger' : 'btn btn-primary'} disabled={saving}>
+          <button
+            type="submit"
+            className={choice === 'failed' ? 'btn btn-danger' : 'btn btn-primary'}
+            disabled={saving}
+          >
             {saving && <Spinner label="Saving" />}
             {choice === 'failed' ? 'Mark as failed' : 'Record result'}
           </button>
@@ -76,16 +93,21 @@ export function ResolveDialog({ record, onClose }: { record: HistoryRecordView; 
       }
     >
       <Callout tone="warning" title="Check the remote side first">
-        This call started, but no result was recorded — the app may have stopped, or the server may never have answered. MiniHarness cannot know whether the tool did
-        something. Look where it acts (the file, the ticket, the message, the payment…) before you decide; your answer is final.
+        This call started, but no result was recorded — the app may have stopped, or the server may never have answered.
+        MiniHarness cannot know whether the tool did something. Look where it acts (the file, the ticket, the message,
+        the payment…) before you decide; your answer is final.
       </Callout>
-      {failure && (
-        <ValidationBanner title={failure.title} message={failure.message} />
-      )}
+      {failure && <ValidationBanner title={failure.title} message={failure.message} />}
       <div className="choice-group" role="radiogroup" aria-label="How did the call end?">
         {options.map((o) => (
           <label key={o.key} className={`choice ${choice === o.key ? 'is-selected' : ''}`}>
-            <input type="radio" name="resolution" value={o.key} checked={choice === o.key} onChange={() => setChoice(o.key)} />
+            <input
+              type="radio"
+              name="resolution"
+              value={o.key}
+              checked={choice === o.key}
+              onChange={() => setChoice(o.key)}
+            />
             <Icon name={o.key === 'failed' ? 'close' : 'check'} size={20} />
             <span>
               <span className="choice-title">{o.title}</span>
@@ -111,7 +133,9 @@ export function ResolveDialog({ record, onClose }: { record: HistoryRecordView; 
           <p id="resolve-result-hint" className="field-hint">
             What the tool returned, as you found it. Stored as the call’s text result.
           </p>
-          {attempted && resultMissing && <p className="field-error">Enter the result, or choose “It did not happen”.</p>}
+          {attempted && resultMissing && (
+            <p className="field-error">Enter the result, or choose “It did not happen”.</p>
+          )}
         </div>
       )}
       <div className="field">

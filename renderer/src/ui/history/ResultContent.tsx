@@ -45,22 +45,34 @@ function BlockView({ block }: { block: Block }) {
       return <TextBlock text={str(block.text) ?? ''} />;
     case 'image': {
       const url = imageUrl(block);
-      return url ? <img className="result-content-image" src={url} alt="Image returned by the tool" /> : <p className="muted">An image that cannot be shown.</p>;
+      return url ? (
+        <img className="result-content-image" src={url} alt="Image returned by the tool" />
+      ) : (
+        <p className="muted">An image that cannot be shown.</p>
+      );
     }
     case 'resource_link':
       return (
         <p className="result-content-link">
-          <span className="result-content-kind">Link</span> {str(block.title) ?? str(block.name) ?? ''} <code>{str(block.uri)}</code>
+          <span className="result-content-kind">Link</span> {str(block.title) ?? str(block.name) ?? ''}{' '}
+          <code>{str(block.uri)}</code>
         </p>
       );
     case 'resource': {
-      const resource = (typeof block.resource === 'object' && block.resource !== null ? block.resource : {}) as Record<string, unknown>;
+      const resource = (typeof block.resource === 'object' && block.resource !== null ? block.resource : {}) as Record<
+        string,
+        unknown
+      >;
       return (
         <div className="result-content-resource">
           <p>
             <span className="result-content-kind">Resource</span> <code>{str(resource.uri)}</code>
           </p>
-          {str(resource.text) !== undefined ? <pre className="code-block result-content-text">{str(resource.text)}</pre> : <p className="muted">Binary content, not shown.</p>}
+          {str(resource.text) !== undefined ? (
+            <pre className="code-block result-content-text">{str(resource.text)}</pre>
+          ) : (
+            <p className="muted">Binary content, not shown.</p>
+          )}
         </div>
       );
     }

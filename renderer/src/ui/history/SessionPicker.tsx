@@ -17,16 +17,36 @@ export const formatCount = countOf;
 function AttentionChip({ count }: { count: number }) {
   if (count === 0) return null;
   return (
-    <span className="chip chip-warning attention-chip" title="Calls still in progress, or whose result is unknown: check them and resolve by hand if nothing is running">
+    <span
+      className="chip chip-warning attention-chip"
+      title="Calls still in progress, or whose result is unknown: check them and resolve by hand if nothing is running"
+    >
       {countOf(count, 'needs', 'need')} attention
     </span>
   );
 }
 
-function SessionOption({ session, label, selected, onPick }: { session: SessionView; label: string; selected: boolean; onPick: (id: string) => void }) {
+function SessionOption({
+  session,
+  label,
+  selected,
+  onPick,
+}: {
+  session: SessionView;
+  label: string;
+  selected: boolean;
+  onPick: (id: string) => void;
+}) {
   return (
     <li>
-      <button type="button" className="session-option" aria-current={selected ? 'true' : undefined} onClick={() => onPick(session.sessionId)} data-session-id={session.sessionId} title={session.sessionId}>
+      <button
+        type="button"
+        className="session-option"
+        aria-current={selected ? 'true' : undefined}
+        onClick={() => onPick(session.sessionId)}
+        data-session-id={session.sessionId}
+        title={session.sessionId}
+      >
         <span className="session-option-main">
           <span className="session-option-name">{label}</span>
           <span className="session-option-meta">
@@ -54,7 +74,13 @@ export function SessionPicker() {
 
   const selected = sessions.find((s) => s.sessionId === selectedId);
   const total = sessions.reduce((n, s) => n + s.count, 0);
-  const label = allSessions ? 'All sessions' : selected ? sessionLabel(selected) : selectedId ? sessionLabel({ sessionId: selectedId, current: false }) : 'Choose a session';
+  const label = allSessions
+    ? 'All sessions'
+    : selected
+      ? sessionLabel(selected)
+      : selectedId
+        ? sessionLabel({ sessionId: selectedId, current: false })
+        : 'Choose a session';
 
   function place(): void {
     const anchor = button.current?.getBoundingClientRect();
@@ -76,7 +102,14 @@ export function SessionPicker() {
 
   return (
     <>
-      <button ref={button} type="button" className="session-trigger" popoverTarget={popoverId} onClick={place} aria-label={`Session: ${allSessions || selected ? label : 'none'} — choose another`}>
+      <button
+        ref={button}
+        type="button"
+        className="session-trigger"
+        popoverTarget={popoverId}
+        onClick={place}
+        aria-label={`Session: ${allSessions || selected ? label : 'none'} — choose another`}
+      >
         <Icon name="history" size={16} />
         <span className="session-trigger-text">
           <span className="session-trigger-name">{label}</span>
@@ -90,16 +123,30 @@ export function SessionPicker() {
         <p className="session-popover-title">Sessions</p>
         <ul role="list" className="session-options">
           <li>
-            <button type="button" className="session-option" aria-current={allSessions ? 'true' : undefined} onClick={pickAll} data-session-id="">
+            <button
+              type="button"
+              className="session-option"
+              aria-current={allSessions ? 'true' : undefined}
+              onClick={pickAll}
+              data-session-id=""
+            >
               <span className="session-option-main">
                 <span className="session-option-name">All sessions</span>
-                <span className="session-option-meta">{formatCount(total, 'call', 'calls')} · yours and every agent’s</span>
+                <span className="session-option-meta">
+                  {formatCount(total, 'call', 'calls')} · yours and every agent’s
+                </span>
               </span>
               {allSessions && <Icon name="check" size={16} className="session-option-check" />}
             </button>
           </li>
           {sessions.map((session) => (
-            <SessionOption key={session.sessionId} session={session} label={sessionLabel(session)} selected={session.sessionId === selectedId} onPick={pick} />
+            <SessionOption
+              key={session.sessionId}
+              session={session}
+              label={sessionLabel(session)}
+              selected={session.sessionId === selectedId}
+              onPick={pick}
+            />
           ))}
         </ul>
       </div>

@@ -17,7 +17,11 @@ import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
 import { ImportServerRow } from './ImportServerRow.js';
 
-const FORMAT_NAMES: Record<ImportPreview['format'], string> = { claude: 'Claude Desktop', vscode: 'VS Code', cursor: 'Cursor' };
+const FORMAT_NAMES: Record<ImportPreview['format'], string> = {
+  claude: 'Claude Desktop',
+  vscode: 'VS Code',
+  cursor: 'Cursor',
+};
 
 export function ImportDialog() {
   const close = useAppStore((s) => s.closeImport);
@@ -101,7 +105,8 @@ export function ImportDialog() {
             <>
               <span className="file-drop-title">Choose a configuration file, or drop it here</span>
               <span className="file-drop-hint">
-                <code>claude_desktop_config.json</code> · <code>.vscode/mcp.json</code> · <code>~/.cursor/mcp.json</code>
+                <code>claude_desktop_config.json</code> · <code>.vscode/mcp.json</code> ·{' '}
+                <code>~/.cursor/mcp.json</code>
               </span>
             </>
           )}
@@ -117,7 +122,8 @@ export function ImportDialog() {
           <dl className="props import-help-list">
             <dt>Claude Desktop</dt>
             <dd>
-              <code>~/Library/Application Support/Claude/claude_desktop_config.json</code> (macOS), <code>%APPDATA%\Claude\claude_desktop_config.json</code> (Windows),{' '}
+              <code>~/Library/Application Support/Claude/claude_desktop_config.json</code> (macOS),{' '}
+              <code>%APPDATA%\Claude\claude_desktop_config.json</code> (Windows),{' '}
               <code>~/.config/Claude/claude_desktop_config.json</code> (Linux)
             </dd>
             <dt>VS Code</dt>
@@ -132,9 +138,7 @@ export function ImportDialog() {
         </details>
       )}
 
-      {failure && (
-        <ValidationBanner title={failure.title} message={failure.message} problems={failure.details} />
-      )}
+      {failure && <ValidationBanner title={failure.title} message={failure.message} problems={failure.details} />}
 
       {preview && (
         <section className="import-preview" aria-label="What would be imported">
@@ -143,7 +147,8 @@ export function ImportDialog() {
               {FORMAT_NAMES[preview.format]}
             </span>
             <span className="muted">
-              {preview.servers.length} {preview.servers.length === 1 ? 'server' : 'servers'} in the file · {importable} can be imported
+              {preview.servers.length} {preview.servers.length === 1 ? 'server' : 'servers'} in the file · {importable}{' '}
+              can be imported
             </span>
             {preview.servers.length > 1 && importable > 0 && (
               <button
@@ -164,7 +169,9 @@ export function ImportDialog() {
                   key={server.name}
                   server={server}
                   checked={chosen.includes(server.name)}
-                  onChange={(checked) => setChosen(checked ? [...chosen, server.name] : chosen.filter((n) => n !== server.name))}
+                  onChange={(checked) =>
+                    setChosen(checked ? [...chosen, server.name] : chosen.filter((n) => n !== server.name))
+                  }
                 />
               ))}
             </ul>
@@ -192,7 +199,8 @@ export function ImportDialog() {
                       aria-describedby={`${id}-hint`}
                     />
                     <p id={`${id}-hint`} className="field-hint">
-                      <code>{`\${input:${input.id}}`}</code> {input.password ? '· stored as a secret, never shown again' : ''}
+                      <code>{`\${input:${input.id}}`}</code>{' '}
+                      {input.password ? '· stored as a secret, never shown again' : ''}
                     </p>
                     {missing && <p className="field-error">Enter a value to import the servers that use it.</p>}
                   </div>

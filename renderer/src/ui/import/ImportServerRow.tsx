@@ -22,15 +22,32 @@ function endpointOf(config: Record<string, unknown> | undefined): { kind: 'stdio
   return { kind: 'http', text: str(config.url) ?? '' };
 }
 
-export function ImportServerRow({ server, checked, onChange }: { server: PreviewServer; checked: boolean; onChange: (checked: boolean) => void }) {
+export function ImportServerRow({
+  server,
+  checked,
+  onChange,
+}: {
+  server: PreviewServer;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
   const endpoint = endpointOf(server.config);
   const disabled = !server.config || server.exists;
   const id = str(server.config?.id);
   const secrets = server.secretSlots.length;
   return (
-    <li className={`import-server ${disabled ? 'is-disabled' : ''} ${checked ? 'is-checked' : ''}`} aria-label={`Server ${server.name}`}>
+    <li
+      className={`import-server ${disabled ? 'is-disabled' : ''} ${checked ? 'is-checked' : ''}`}
+      aria-label={`Server ${server.name}`}
+    >
       <label className="import-server-check">
-        <input type="checkbox" checked={checked} disabled={disabled} onChange={(e) => onChange(e.target.checked)} aria-label={`Import ${server.name}`} />
+        <input
+          type="checkbox"
+          checked={checked}
+          disabled={disabled}
+          onChange={(e) => onChange(e.target.checked)}
+          aria-label={`Import ${server.name}`}
+        />
       </label>
       <span className="import-server-icon" aria-hidden="true">
         <Icon name={endpoint?.kind === 'http' ? 'globe' : 'terminal'} size={18} />
@@ -55,7 +72,9 @@ export function ImportServerRow({ server, checked, onChange }: { server: Preview
             <span className="muted"> ({server.secretSlots.join(', ')})</span>
           </p>
         )}
-        {server.exists && <p className="import-server-note">A server with this id is already configured; it is left as it is.</p>}
+        {server.exists && (
+          <p className="import-server-note">A server with this id is already configured; it is left as it is.</p>
+        )}
         {server.problems.length > 0 && (
           <ul className="import-server-problems" aria-label="Problems">
             {server.problems.map((problem) => (

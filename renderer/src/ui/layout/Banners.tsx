@@ -20,7 +20,8 @@ function ConnectionBanner() {
       <Icon name="warning" size={18} />
       <p className="banner-text">
         <strong>Connection to MiniHarness lost.</strong>{' '}
-        {connection.status === 'reconnecting' ? `${connection.reason} Retrying in ${seconds} s.` : 'Reconnecting…'} What you see may be out of date.
+        {connection.status === 'reconnecting' ? `${connection.reason} Retrying in ${seconds} s.` : 'Reconnecting…'} What
+        you see may be out of date.
       </p>
       {connection.status === 'reconnecting' && (
         <button type="button" className="btn btn-small" onClick={retry}>
@@ -45,7 +46,13 @@ function SecretBanner() {
       <button type="button" className="btn btn-small btn-ghost" onClick={() => navigate('settings')}>
         Details
       </button>
-      <button type="button" className="btn btn-icon btn-ghost" onClick={dismiss} aria-label="Dismiss the secret storage warning" title="Hide this banner (Settings keeps the warning)">
+      <button
+        type="button"
+        className="btn btn-icon btn-ghost"
+        onClick={dismiss}
+        aria-label="Dismiss the secret storage warning"
+        title="Hide this banner (Settings keeps the warning)"
+      >
         <Icon name="close" size={14} />
       </button>
     </div>
@@ -64,7 +71,12 @@ function AppWarnings() {
         const words = warningWords(warning);
         const damaged = warning.code === 'file_damaged';
         return (
-          <div key={key} className={damaged ? 'banner banner-warning' : 'banner banner-info'} role={damaged ? 'alert' : 'status'} aria-label={damaged ? `Damaged file ${baseName(warning.file)}` : undefined}>
+          <div
+            key={key}
+            className={damaged ? 'banner banner-warning' : 'banner banner-info'}
+            role={damaged ? 'alert' : 'status'}
+            aria-label={damaged ? `Damaged file ${baseName(warning.file)}` : undefined}
+          >
             <Icon name={damaged ? 'warning' : 'info'} size={18} />
             <p className="banner-text">
               {words.title && <strong>{words.title}</strong>} {words.text}
@@ -75,7 +87,12 @@ function AppWarnings() {
                 </>
               )}
             </p>
-            <button type="button" className="btn btn-icon btn-ghost" onClick={() => dismiss(key)} aria-label="Dismiss warning">
+            <button
+              type="button"
+              className="btn btn-icon btn-ghost"
+              onClick={() => dismiss(key)}
+              aria-label="Dismiss warning"
+            >
               <Icon name="close" size={14} />
             </button>
           </div>

@@ -20,14 +20,24 @@ const MAIN_ITEMS: { view: ViewName; label: string; icon: IconName }[] = [
 function NavButton({ view, label, icon }: { view: ViewName; label: string; icon: IconName }) {
   const current = useAppStore((s) => s.view === view);
   const navigate = useAppStore((s) => s.navigate);
-  const errorCount = useAppStore((s) => (view === 'servers' ? s.servers.filter((v) => v.status.state === 'error').length : 0));
+  const errorCount = useAppStore((s) =>
+    view === 'servers' ? s.servers.filter((v) => v.status.state === 'error').length : 0,
+  );
   const pendingCount = useAppStore((s) => (view === 'approvals' ? selectPendingApprovalCount(s) : 0));
   const attentionCount = useAppStore((s) => (view === 'history' ? selectHistoryAttentionCount(s) : 0));
   // The gateway cannot take agents (port in use, failed): marked like a server in error.
-  const gatewayDown = useAppStore((s) => view === 'agents' && (s.agentsView?.gateway.state === 'port_in_use' || s.agentsView?.gateway.state === 'failed'));
+  const gatewayDown = useAppStore(
+    (s) =>
+      view === 'agents' && (s.agentsView?.gateway.state === 'port_in_use' || s.agentsView?.gateway.state === 'failed'),
+  );
   return (
     <li>
-      <button type="button" className="nav-item" aria-current={current ? 'page' : undefined} onClick={() => navigate(view)}>
+      <button
+        type="button"
+        className="nav-item"
+        aria-current={current ? 'page' : undefined}
+        onClick={() => navigate(view)}
+      >
         <Icon name={icon} size={18} />
         <span className="nav-label">{label}</span>
         {pendingCount > 0 && (
@@ -36,12 +46,20 @@ function NavButton({ view, label, icon }: { view: ViewName; label: string; icon:
           </span>
         )}
         {attentionCount > 0 && (
-          <span className="nav-count nav-count-warning" aria-label={`${attentionCount} in progress or unknown`} title="Calls in progress, or whose result is unknown">
+          <span
+            className="nav-count nav-count-warning"
+            aria-label={`${attentionCount} in progress or unknown`}
+            title="Calls in progress, or whose result is unknown"
+          >
             {attentionCount}
           </span>
         )}
         {gatewayDown && (
-          <span className="nav-count nav-count-error" aria-label="the gateway is not listening" title="The agent gateway could not start">
+          <span
+            className="nav-count nav-count-error"
+            aria-label="the gateway is not listening"
+            title="The agent gateway could not start"
+          >
             !
           </span>
         )}

@@ -4,7 +4,11 @@
  * the "always allow" answers from approval dialogs — each revocable.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { PermissionReasonKind, PermissionRuleView, PermissionsView as PermissionsData } from '../../../../shared/contract.js';
+import type {
+  PermissionReasonKind,
+  PermissionRuleView,
+  PermissionsView as PermissionsData,
+} from '../../../../shared/contract.js';
 import { formatDateTime } from '../../lib/format.js';
 import { pluralWord } from '../../lib/plural.js';
 import type { LevelChoice } from '../../state/slices/permissionsSlice.js';
@@ -35,7 +39,8 @@ const REASON_KIND: Record<PermissionReasonKind, string> = {
 
 const STALE_WORDS: Record<NonNullable<PermissionRuleView['staleReason']>, string> = {
   tool_changed: 'No longer applies: the tool changed since you allowed it.',
-  server_replaced: 'No longer applies: the server it was made for was removed, and the server with this id now is another one.',
+  server_replaced:
+    'No longer applies: the server it was made for was removed, and the server with this id now is another one.',
   server_removed: 'No longer applies: the server it was made for was removed.',
 };
 
@@ -49,7 +54,15 @@ function serverName(data: PermissionsData, serverId: string): string {
  * approval, a rule for many tools), no choice is pressed — "Default" would be false, the tool does
  * not follow its default — and the rule that governs is named, revocable where it stands.
  */
-function LevelControl({ row, rule, governing }: { row: ToolRow; rule: PermissionRuleView | undefined; governing: PermissionRuleView | undefined }) {
+function LevelControl({
+  row,
+  rule,
+  governing,
+}: {
+  row: ToolRow;
+  rule: PermissionRuleView | undefined;
+  governing: PermissionRuleView | undefined;
+}) {
   const setLevel = useAppStore((s) => s.setToolLevel);
   const removeRule = useAppStore((s) => s.removeRule);
   const busy = useAppStore((s) => s.permissionsBusy[`tool:${row.serverId}:${row.toolName}`] === true);
@@ -78,7 +91,13 @@ function LevelControl({ row, rule, governing }: { row: ToolRow; rule: Permission
       {governing && (
         <p className="level-governed">
           {governing.fromApproval ? 'An “always allow” from an approval decides it.' : 'A stored rule decides it.'}{' '}
-          <button type="button" className="link-button" disabled={revoking} aria-label={`Revoke the rule that decides ${row.toolName}`} onClick={() => void removeRule(governing.id)}>
+          <button
+            type="button"
+            className="link-button"
+            disabled={revoking}
+            aria-label={`Revoke the rule that decides ${row.toolName}`}
+            onClick={() => void removeRule(governing.id)}
+          >
             Revoke
           </button>
         </p>
@@ -96,9 +115,10 @@ function TrustCard({ data }: { data: PermissionsData }) {
         Server trust
       </h2>
       <p className="card-note">
-        Servers describe their tools with annotations such as <em>read-only</em> or <em>destructive</em>. Only for a <strong>trusted</strong> server do
-        these set the default level (read-only tools run, others ask). For an untrusted server every tool asks first, and its annotations are shown as
-        unverified hints. Trust only servers whose code you know.
+        Servers describe their tools with annotations such as <em>read-only</em> or <em>destructive</em>. Only for a{' '}
+        <strong>trusted</strong> server do these set the default level (read-only tools run, others ask). For an
+        untrusted server every tool asks first, and its annotations are shown as unverified hints. Trust only servers
+        whose code you know.
       </p>
       {data.servers.length === 0 ? (
         <p className="muted">No servers yet. Local tools are always trusted.</p>
@@ -121,7 +141,9 @@ function TrustCard({ data }: { data: PermissionsData }) {
                   <span className="switch-text">
                     <span className="trust-name">Trust {server.name}</span>
                     <span id={`trust-${server.serverId}`} className="trust-effect">
-                      {server.trusted ? 'Annotations set the defaults.' : 'Every tool asks first; annotations are hints.'}
+                      {server.trusted
+                        ? 'Annotations set the defaults.'
+                        : 'Every tool asks first; annotations are hints.'}
                     </span>
                   </span>
                 </label>
@@ -173,18 +195,33 @@ function ToolsCard({ data }: { data: PermissionsData }) {
   const rulesById = useMemo(() => new Map(data.rules.map((r) => [r.id, r])), [data.rules]);
   const needle = query.trim().toLowerCase();
   const rows = data.tools
-    .filter((t) => !needle || `${t.toolName} ${t.serverId} ${serverName(data, t.serverId)}`.toLowerCase().includes(needle))
-    .sort((a, b) => (a.serverId === 'local' ? 1 : 0) - (b.serverId === 'local' ? 1 : 0) || a.serverId.localeCompare(b.serverId) || a.toolName.localeCompare(b.toolName));
+    .filter(
+      (t) => !needle || `${t.toolName} ${t.serverId} ${serverName(data, t.serverId)}`.toLowerCase().includes(needle),
+    )
+    .sort(
+      (a, b) =>
+        (a.serverId === 'local' ? 1 : 0) - (b.serverId === 'local' ? 1 : 0) ||
+        a.serverId.localeCompare(b.serverId) ||
+        a.toolName.localeCompare(b.toolName),
+    );
   return (
     <section className="card" aria-labelledby="perm-tools">
       <div className="card-head-row">
         <h2 id="perm-tools" className="card-title">
           Tools
         </h2>
-        <input type="search" className="input input-compact perm-search" placeholder="Filter tools" aria-label="Filter tools" value={query} onChange={(e) => setQuery(e.target.value)} />
+        <input
+          type="search"
+          className="input input-compact perm-search"
+          placeholder="Filter tools"
+          aria-label="Filter tools"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+        />
       </div>
       <p className="card-note">
-        The level a call gets right now, and why. Choose a level to set a rule for one tool; <em>Default</em> removes it.
+        The level a call gets right now, and why. Choose a level to set a rule for one tool; <em>Default</em> removes
+        it.
       </p>
       <div className="table-scroll">
         <table className="table perm-table" aria-label="Tool permissions" ref={tableRef}>
@@ -198,7 +235,13 @@ function ToolsCard({ data }: { data: PermissionsData }) {
           </thead>
           <tbody>
             {rows.map((row, index) => (
-              <tr key={`${row.serverId}::${row.toolName}`} data-tool={row.toolName} data-server={row.serverId} tabIndex={-1} aria-label={`${row.toolName} on ${serverName(data, row.serverId)}`}>
+              <tr
+                key={`${row.serverId}::${row.toolName}`}
+                data-tool={row.toolName}
+                data-server={row.serverId}
+                tabIndex={-1}
+                aria-label={`${row.toolName} on ${serverName(data, row.serverId)}`}
+              >
                 <th scope="row" className="perm-tool">
                   <code>{row.toolName}</code>
                   <span className="perm-server">{serverName(data, row.serverId)}</span>
@@ -210,13 +253,23 @@ function ToolsCard({ data }: { data: PermissionsData }) {
                   <LevelControl
                     row={row}
                     rule={row.toolRuleId ? rulesById.get(row.toolRuleId) : undefined}
-                    governing={row.reason.kind === 'rule' && row.reason.ruleId && row.reason.ruleId !== row.toolRuleId ? rulesById.get(row.reason.ruleId) : undefined}
+                    governing={
+                      row.reason.kind === 'rule' && row.reason.ruleId && row.reason.ruleId !== row.toolRuleId
+                        ? rulesById.get(row.reason.ruleId)
+                        : undefined
+                    }
                   />
                 </td>
                 <td className="perm-reason">
-                  <span className={`chip reason-${row.reason.kind}`}>{REASON_KIND[row.reason.kind] ?? row.reason.kind}</span>
+                  <span className={`chip reason-${row.reason.kind}`}>
+                    {REASON_KIND[row.reason.kind] ?? row.reason.kind}
+                  </span>
                   {/* A sentence the row above already says is not repeated (a screen reader still hears it). */}
-                  <SentenceOrSameAsAbove className="perm-reason-text" text={`${row.reason.detail}.`} same={index > 0 && sameReason(rows[index - 1], row)} />
+                  <SentenceOrSameAsAbove
+                    className="perm-reason-text"
+                    text={`${row.reason.detail}.`}
+                    same={index > 0 && sameReason(rows[index - 1], row)}
+                  />
                   {row.sessionGrant && <SessionGrantButton row={row} />}
                 </td>
               </tr>
@@ -224,7 +277,9 @@ function ToolsCard({ data }: { data: PermissionsData }) {
           </tbody>
         </table>
       </div>
-      {rows.length === 0 && <p className="muted">{data.tools.length === 0 ? 'No tools yet.' : `No tool matches “${query}”.`}</p>}
+      {rows.length === 0 && (
+        <p className="muted">{data.tools.length === 0 ? 'No tools yet.' : `No tool matches “${query}”.`}</p>
+      )}
     </section>
   );
 }
@@ -252,14 +307,17 @@ function describeMatch(rule: PermissionRuleView, data: PermissionsData) {
 function RulesCard({ data }: { data: PermissionsData }) {
   const remove = useAppStore((s) => s.removeRule);
   const busy = useAppStore((s) => s.permissionsBusy);
-  const rules = [...data.rules].sort((a, b) => Number(b.fromApproval) - Number(a.fromApproval) || b.createdAt - a.createdAt);
+  const rules = [...data.rules].sort(
+    (a, b) => Number(b.fromApproval) - Number(a.fromApproval) || b.createdAt - a.createdAt,
+  );
   return (
     <section className="card" aria-labelledby="perm-rules">
       <h2 id="perm-rules" className="card-title">
         Stored rules
       </h2>
       <p className="card-note">
-        “Always allow” answers from approval dialogs, and the levels you set above. An “always allow” is bound to the tool as it was: when the server changes the tool, the rule stops applying.
+        “Always allow” answers from approval dialogs, and the levels you set above. An “always allow” is bound to the
+        tool as it was: when the server changes the tool, the rule stops applying.
       </p>
       {rules.length === 0 ? (
         <p className="muted">No rules yet. Every tool follows its default.</p>
@@ -268,17 +326,30 @@ function RulesCard({ data }: { data: PermissionsData }) {
           {rules.map((rule) => {
             const working = busy[`rule:${rule.id}`] === true;
             return (
-              <li key={rule.id} className={`rule-row ${rule.stale ? 'is-stale' : ''}`} aria-label={`Rule ${rule.note ?? rule.id}`}>
+              <li
+                key={rule.id}
+                className={`rule-row ${rule.stale ? 'is-stale' : ''}`}
+                aria-label={`Rule ${rule.note ?? rule.id}`}
+              >
                 <LevelBadge level={rule.level} />
                 <div className="rule-main">
                   <p className="rule-match">{describeMatch(rule, data)}</p>
                   <p className="rule-meta">
-                    {rule.fromApproval ? <span className="chip chip-positive">always allow · from an approval</span> : <span className="chip">set in Permissions</span>}
+                    {rule.fromApproval ? (
+                      <span className="chip chip-positive">always allow · from an approval</span>
+                    ) : (
+                      <span className="chip">set in Permissions</span>
+                    )}
                     <span className="muted">{formatDateTime(rule.createdAt)}</span>
                   </p>
                   {rule.stale && <p className="rule-stale">{STALE_WORDS[rule.staleReason ?? 'tool_changed']}</p>}
                 </div>
-                <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => void remove(rule.id)} disabled={working}>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger-ghost"
+                  onClick={() => void remove(rule.id)}
+                  disabled={working}
+                >
                   {working && <Spinner label="Revoking" />}
                   Revoke
                 </button>
@@ -305,7 +376,15 @@ export function PermissionsView() {
   let body;
   if (!data && load === 'error') {
     body = (
-      <Callout tone="error" title="Could not load the permissions" actions={<button type="button" className="btn btn-small" onClick={() => void loadPermissions()}>Try again</button>}>
+      <Callout
+        tone="error"
+        title="Could not load the permissions"
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void loadPermissions()}>
+            Try again
+          </button>
+        }
+      >
         {error}
       </Callout>
     );

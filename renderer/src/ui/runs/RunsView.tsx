@@ -18,7 +18,10 @@ const DEFAULT_TOKEN_BUDGET = 200_000;
 const NUMBER = new Intl.NumberFormat('en-US');
 
 /** The limit fields as the request's numbers, or undefined when one is out of range (the contract's bounds). */
-function limitsOf(maxToolCalls: string, tokenBudget: string): { maxToolCalls: number; tokenBudget: number } | undefined {
+function limitsOf(
+  maxToolCalls: string,
+  tokenBudget: string,
+): { maxToolCalls: number; tokenBudget: number } | undefined {
   const calls = Number(maxToolCalls);
   const tokens = Number(tokenBudget);
   if (!Number.isInteger(calls) || calls < 1 || calls > 1000) return undefined;
@@ -56,7 +59,12 @@ function StartForm() {
       onSubmit={(e) => {
         e.preventDefault();
         if (!limits) return;
-        void startRun({ modelId: model, visibility: { allServers: false, serverIds: chosen, localTools: false }, prompt, ...limits }).then(() => setPrompt(''));
+        void startRun({
+          modelId: model,
+          visibility: { allServers: false, serverIds: chosen, localTools: false },
+          prompt,
+          ...limits,
+        }).then(() => setPrompt(''));
       }}
     >
       <label className="field">
@@ -75,7 +83,11 @@ function StartForm() {
           const id = serverIdOf(server);
           return (
             <label key={id} className="checkbox-field">
-              <input type="checkbox" checked={chosen.includes(id)} onChange={(e) => setChosen(e.target.checked ? [...chosen, id] : chosen.filter((other) => other !== id))} />
+              <input
+                type="checkbox"
+                checked={chosen.includes(id)}
+                onChange={(e) => setChosen(e.target.checked ? [...chosen, id] : chosen.filter((other) => other !== id))}
+              />
               <span>{serverNameOf(server)}</span>
             </label>
           );
@@ -83,16 +95,38 @@ function StartForm() {
       </fieldset>
       <label className="field">
         <span className="field-label">Task</span>
-        <textarea className="input" rows={3} value={prompt} onChange={(e) => setPrompt(e.target.value)} aria-label="Task for the model" />
+        <textarea
+          className="input"
+          rows={3}
+          value={prompt}
+          onChange={(e) => setPrompt(e.target.value)}
+          aria-label="Task for the model"
+        />
       </label>
       <div className="run-limits-fields">
         <label className="field">
           <span className="field-label">Max tool calls</span>
-          <input className="input" type="number" min={1} max={1000} step={1} value={maxToolCalls} onChange={(e) => setMaxToolCalls(e.target.value)} />
+          <input
+            className="input"
+            type="number"
+            min={1}
+            max={1000}
+            step={1}
+            value={maxToolCalls}
+            onChange={(e) => setMaxToolCalls(e.target.value)}
+          />
         </label>
         <label className="field">
           <span className="field-label">Max tokens (the whole run)</span>
-          <input className="input" type="number" min={1000} max={100_000_000} step={1000} value={tokenBudget} onChange={(e) => setTokenBudget(e.target.value)} />
+          <input
+            className="input"
+            type="number"
+            min={1000}
+            max={100_000_000}
+            step={1000}
+            value={tokenBudget}
+            onChange={(e) => setTokenBudget(e.target.value)}
+          />
         </label>
       </div>
       {!limits && (
@@ -162,7 +196,8 @@ function OpenRun() {
           {STATUS_WORDS[run.status]}
         </span>
         <span className="muted" data-testid="run-limits">
-          {run.toolCalls} / {run.maxToolCalls} calls · {NUMBER.format(run.inputTokens + run.outputTokens)} / {NUMBER.format(run.tokenBudget)} tokens
+          {run.toolCalls} / {run.maxToolCalls} calls · {NUMBER.format(run.inputTokens + run.outputTokens)} /{' '}
+          {NUMBER.format(run.tokenBudget)} tokens
         </span>
         {run.status === 'running' && (
           <button type="button" className="btn btn-small" onClick={() => void stopRun(run.id)}>
@@ -199,7 +234,10 @@ export function RunsView() {
   useEffect(() => void loadModels(), [loadModels]);
   return (
     <section className="view" aria-labelledby="view-title">
-      <ViewHeader title="Agent runs" subtitle="Your own model, using your servers — every call through permissions and approvals" />
+      <ViewHeader
+        title="Agent runs"
+        subtitle="Your own model, using your servers — every call through permissions and approvals"
+      />
       <div className="view-body view-body-narrow">
         {error && (
           <p className="field-error" role="alert">

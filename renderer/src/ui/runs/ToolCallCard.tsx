@@ -12,11 +12,19 @@ function statusWords(call: ToolCall): string {
 
 export function ToolCallCard({ call }: { call: ToolCall }) {
   return (
-    <div className="card run-tool-call" data-testid="run-tool-call" data-status={call.status} aria-label={`Tool call ${call.toolName}`}>
+    <div
+      className="card run-tool-call"
+      data-testid="run-tool-call"
+      data-status={call.status}
+      aria-label={`Tool call ${call.toolName}`}
+    >
       <div className="run-tool-call-head">
         <strong>{call.toolName}</strong>
         {call.serverId && <span className="muted"> on {call.serverId}</span>}
-        <span className={`badge ${call.result?.isError ? 'status-error' : 'status-ready'}`} data-testid="run-tool-call-status">
+        <span
+          className={`badge ${call.result?.isError ? 'status-error' : 'status-ready'}`}
+          data-testid="run-tool-call-status"
+        >
           {statusWords(call)}
         </span>
       </div>

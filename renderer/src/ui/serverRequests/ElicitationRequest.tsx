@@ -26,10 +26,22 @@ function DeclineAndCancel({ pending }: { pending: PendingServerRequest }) {
   const id = pending.view.requestId;
   return (
     <>
-      <button type="button" className="btn" disabled={busy} onClick={() => void answer(id, { action: 'cancel' })} title="Dismiss without choosing">
+      <button
+        type="button"
+        className="btn"
+        disabled={busy}
+        onClick={() => void answer(id, { action: 'cancel' })}
+        title="Dismiss without choosing"
+      >
         Cancel
       </button>
-      <button type="button" className="btn btn-danger" disabled={busy} onClick={() => void answer(id, { action: 'decline' })} title="Tell the server you do not want to answer">
+      <button
+        type="button"
+        className="btn btn-danger"
+        disabled={busy}
+        onClick={() => void answer(id, { action: 'decline' })}
+        title="Tell the server you do not want to answer"
+      >
         Decline
       </button>
     </>
@@ -51,7 +63,8 @@ export function ElicitationFormRequest({ pending, view }: { pending: PendingServ
         <Message text={view.message} />
         {Object.keys(pending.fieldErrors).length > 0 && (
           <p className="field-error" role="alert">
-            Some values do not fit what the server asked for; correct them and accept again.{general ? ` ${general.join('; ')}` : ''}
+            Some values do not fit what the server asked for; correct them and accept again.
+            {general ? ` ${general.join('; ')}` : ''}
           </p>
         )}
         {cannotRender ? (

@@ -60,7 +60,10 @@ function Request({ view }: { view: SamplingView }) {
         {view.includeContext && view.includeContext !== 'none' && (
           <>
             <dt>Context</dt>
-            <dd>Asked to include context from {view.includeContext === 'thisServer' ? 'this server' : 'all servers'}; none is included.</dd>
+            <dd>
+              Asked to include context from {view.includeContext === 'thisServer' ? 'this server' : 'all servers'}; none
+              is included.
+            </dd>
           </>
         )}
       </dl>
@@ -71,7 +74,11 @@ function Request({ view }: { view: SamplingView }) {
         </section>
       )}
       {view.messages.map((message, i) => (
-        <section key={i} className={`ask-sampling-message role-${message.role}`} aria-label={`Message ${i + 1} (${message.role})`}>
+        <section
+          key={i}
+          className={`ask-sampling-message role-${message.role}`}
+          aria-label={`Message ${i + 1} (${message.role})`}
+        >
           <h3 className="ask-role">{message.role === 'user' ? 'User' : 'Assistant'}</h3>
           {message.content.map((block, j) => (
             <ContentBlock key={j} block={block} />
@@ -97,22 +104,45 @@ export function SamplingServerRequest({ pending, view }: { pending: PendingServe
           <label className="field-label" htmlFor={`${id}-response`}>
             Response
           </label>
-          <textarea id={`${id}-response`} className="input" rows={5} value={text} disabled={busy} onChange={(e) => setText(e.target.value)} />
+          <textarea
+            id={`${id}-response`}
+            className="input"
+            rows={5}
+            value={text}
+            disabled={busy}
+            onChange={(e) => setText(e.target.value)}
+          />
           <p className="field-hint">Sent back as the model’s answer (text), with the stop reason “endTurn”.</p>
         </div>
         <div className="field">
           <label className="field-label" htmlFor={`${id}-model`}>
             Model name
           </label>
-          <input id={`${id}-model`} className="input mono" value={model} disabled={busy} onChange={(e) => setModel(e.target.value)} />
+          <input
+            id={`${id}-model`}
+            className="input mono"
+            value={model}
+            disabled={busy}
+            onChange={(e) => setModel(e.target.value)}
+          />
           <p className="field-hint">What the server is told produced the response.</p>
         </div>
       </div>
       <footer className="dialog-footer">
-        <button type="button" className="btn btn-danger" disabled={busy} onClick={() => void answer(view.requestId, { action: 'reject' })}>
+        <button
+          type="button"
+          className="btn btn-danger"
+          disabled={busy}
+          onClick={() => void answer(view.requestId, { action: 'reject' })}
+        >
           Reject
         </button>
-        <button type="button" className="btn btn-primary" disabled={busy || !ready} onClick={() => void answer(view.requestId, { action: 'respond', text, model: model.trim() })}>
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={busy || !ready}
+          onClick={() => void answer(view.requestId, { action: 'respond', text, model: model.trim() })}
+        >
           <Icon name="check" size={14} />
           Send response
         </button>

@@ -21,8 +21,14 @@ import { SamplingServerRequest } from './SamplingRequest.js';
 
 const ENDED_TEXT = {
   expired: { title: 'Expired', text: 'Nobody answered in time; the server was told so.' },
-  cancelled: { title: 'Withdrawn', text: 'The server no longer waits for this answer (it gave up, or its connection closed).' },
-  call_ended: { title: 'The call ended', text: 'The tool call that asked this has ended (it finished, failed or was cancelled), so nobody waits for your answer any more. Nothing was sent.' },
+  cancelled: {
+    title: 'Withdrawn',
+    text: 'The server no longer waits for this answer (it gave up, or its connection closed).',
+  },
+  call_ended: {
+    title: 'The call ended',
+    text: 'The tool call that asked this has ended (it finished, failed or was cancelled), so nobody waits for your answer any more. Nothing was sent.',
+  },
   refused: { title: 'Answer refused', text: '' },
 } as const;
 
@@ -51,12 +57,16 @@ function Body({ pending, count }: { pending: PendingServerRequest; count: number
       <header className="dialog-header approval-header">
         <div className="approval-heading">
           <span className="approval-icon ask-icon" aria-hidden="true">
-            <Icon name={view.kind === 'elicitation-url' ? 'globe' : view.kind === 'sampling' ? 'traces' : 'edit'} size={20} />
+            <Icon
+              name={view.kind === 'elicitation-url' ? 'globe' : view.kind === 'sampling' ? 'traces' : 'edit'}
+              size={20}
+            />
           </span>
           <div>
             <h2 className="dialog-title">{serverRequestTitle(view)}</h2>
             <p className="dialog-description">
-              From server <strong>{view.serverName}</strong> <code className="ask-server-id">{view.serverId}</code>. {EXPLANATION[view.kind]}
+              From server <strong>{view.serverName}</strong> <code className="ask-server-id">{view.serverId}</code>.{' '}
+              {EXPLANATION[view.kind]}
             </p>
           </div>
         </div>
@@ -66,7 +76,11 @@ function Body({ pending, count }: { pending: PendingServerRequest; count: number
               1 of {count}
             </span>
           )}
-          <ExpiryCountdown expiresAt={view.expiresAt} stopped={ended !== undefined} title="Without an answer, the server is told nobody answered" />
+          <ExpiryCountdown
+            expiresAt={view.expiresAt}
+            stopped={ended !== undefined}
+            title="Without an answer, the server is told nobody answered"
+          />
         </div>
       </header>
       {ended && (
@@ -104,7 +118,11 @@ export function ServerRequestDialog() {
         event.preventDefault();
         if (!current) return;
         if (current.ended) dismiss(current.view.requestId);
-        else if (!current.answering) void answer(current.view.requestId, current.view.kind === 'sampling' ? { action: 'reject' } : { action: 'cancel' });
+        else if (!current.answering)
+          void answer(
+            current.view.requestId,
+            current.view.kind === 'sampling' ? { action: 'reject' } : { action: 'cancel' },
+          );
       }}
       onClose={onClose}
     >

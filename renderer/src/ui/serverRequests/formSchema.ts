@@ -24,7 +24,10 @@ export function formSchemaOf(schema: ElicitationSchema): { schema: Record<string
     properties[name] = formField(field);
     if (field.type === 'array') uiSchema[name] = { 'ui:widget': 'checkboxes' };
   }
-  return { schema: { type: 'object', properties, ...(schema.required ? { required: schema.required } : {}) }, uiSchema };
+  return {
+    schema: { type: 'object', properties, ...(schema.required ? { required: schema.required } : {}) },
+    uiSchema,
+  };
 }
 
 /** Main's field errors (`name`, or `''` for the whole form) as the form's error schema. */

@@ -26,7 +26,11 @@ export function ConflictsCard({ serverId, conflicts }: { serverId: string; confl
               </td>
               <td>
                 <code>{conflict.winner}</code>
-                {conflict.winner === serverId ? <span className="chip chip-positive">this server</span> : <span className="chip chip-warning">shadowed here</span>}
+                {conflict.winner === serverId ? (
+                  <span className="chip chip-positive">this server</span>
+                ) : (
+                  <span className="chip chip-warning">shadowed here</span>
+                )}
               </td>
               <td>
                 {conflict.servers.map((s, i) => (

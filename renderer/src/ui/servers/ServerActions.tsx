@@ -40,7 +40,12 @@ export function ServerActions({ view }: { view: ServerView }) {
     <div className="detail-actions" role="group" aria-label="Server actions">
       {!disabled && (
         // Primary only when connecting is what the server needs; on a ready server Reconnect is one action among others.
-        <button type="button" className={state === 'ready' ? 'btn' : 'btn btn-primary'} onClick={() => void connect(id)} disabled={!!busy || state === 'connecting'}>
+        <button
+          type="button"
+          className={state === 'ready' ? 'btn' : 'btn btn-primary'}
+          onClick={() => void connect(id)}
+          disabled={!!busy || state === 'connecting'}
+        >
           {mark('connect') ?? <Icon name="plug" />}
           {state === 'ready' || state === 'error' || state === 'reconnecting' ? 'Reconnect' : 'Connect'}
         </button>
@@ -51,19 +56,37 @@ export function ServerActions({ view }: { view: ServerView }) {
           Disconnect
         </button>
       )}
-      {view.oauth && !disabled && <SignInButtons view={view} busy={busy} mark={mark} onSignIn={() => void signIn(id)} onSignOut={() => void signOut(id)} />}
+      {view.oauth && !disabled && (
+        <SignInButtons
+          view={view}
+          busy={busy}
+          mark={mark}
+          onSignIn={() => void signIn(id)}
+          onSignOut={() => void signOut(id)}
+        />
+      )}
       <button type="button" className="btn" onClick={() => void setEnabled(id, disabled)} disabled={!!busy}>
         {mark(disabled ? 'enable' : 'disable') ?? <Icon name="power" />}
         {disabled ? 'Enable' : 'Disable'}
       </button>
-      <button type="button" className="btn" onClick={() => openEditor({ mode: 'edit', serverId: id })} disabled={!!busy}>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => openEditor({ mode: 'edit', serverId: id })}
+        disabled={!!busy}
+      >
         <Icon name="edit" />
         Edit
       </button>
-      <button type="button" className="btn btn-danger-ghost" onClick={() => {
+      <button
+        type="button"
+        className="btn btn-danger-ghost"
+        onClick={() => {
           setRemoveRules(true);
           setConfirmRemove(true);
-        }} disabled={!!busy}>
+        }}
+        disabled={!!busy}
+      >
         <Icon name="trash" />
         Remove
       </button>
@@ -81,14 +104,16 @@ export function ServerActions({ view }: { view: ServerView }) {
             });
           }}
         >
-          It is disconnected, its configuration and its stored secrets are deleted, and its tools are no longer offered. This cannot be undone.
+          It is disconnected, its configuration and its stored secrets are deleted, and its tools are no longer offered.
+          This cannot be undone.
           {rules.length > 0 && (
             <div className="remove-rules">
               <p>Permission rules made for this server:</p>
               <ul className="plain-list" aria-label="Rules of this server">
                 {rules.map((rule) => (
                   <li key={rule.id}>
-                    <strong>{rule.level}</strong> <code>{rule.match.toolName ?? rule.match.toolPattern ?? 'every tool'}</code>
+                    <strong>{rule.level}</strong>{' '}
+                    <code>{rule.match.toolName ?? rule.match.toolPattern ?? 'every tool'}</code>
                     {rule.fromApproval ? ' · always allow from an approval' : ' · set in Permissions'}
                   </li>
                 ))}
@@ -109,16 +134,34 @@ export function ServerActions({ view }: { view: ServerView }) {
  * OAuth servers: Sign in (again) and Sign out, and while a browser sign-in waits, the
  * page as a link (a blocked pop-up, or a browser that did not open, loses nothing).
  */
-function SignInButtons({ view, busy, mark, onSignIn, onSignOut }: { view: ServerView; busy: string | undefined; mark: (action: string) => ReactNode; onSignIn: () => void; onSignOut: () => void }) {
+function SignInButtons({
+  view,
+  busy,
+  mark,
+  onSignIn,
+  onSignOut,
+}: {
+  view: ServerView;
+  busy: string | undefined;
+  mark: (action: string) => ReactNode;
+  onSignIn: () => void;
+  onSignOut: () => void;
+}) {
   const oauth = view.oauth;
   if (!oauth) return null;
   const status = view.status;
-  const needsSignIn = status.state === 'error' && (status.code === 'sign_in_required' || status.code === 'oauth_failed');
+  const needsSignIn =
+    status.state === 'error' && (status.code === 'sign_in_required' || status.code === 'oauth_failed');
   const waiting = oauth.authorizationUrl !== undefined && /^https?:\/\//i.test(oauth.authorizationUrl);
   const browser = oauth.grant === 'authorization_code';
   return (
     <>
-      <button type="button" className={`btn ${needsSignIn ? 'btn-primary' : ''}`} onClick={onSignIn} disabled={!!busy || waiting}>
+      <button
+        type="button"
+        className={`btn ${needsSignIn ? 'btn-primary' : ''}`}
+        onClick={onSignIn}
+        disabled={!!busy || waiting}
+      >
         {mark('signIn') ?? <Icon name="lock" />}
         {!browser ? 'Get a new token' : oauth.signedIn ? 'Sign in again' : 'Sign in'}
       </button>

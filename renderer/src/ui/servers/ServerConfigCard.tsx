@@ -5,7 +5,11 @@ import { configOf } from '../../lib/serverView.js';
 
 function SecretState({ slot, view }: { slot: string; view: ServerView }) {
   const state = view.secrets[slot];
-  return <span className={state === 'set' ? 'chip chip-positive' : 'chip chip-warning'}>{state === 'set' ? 'secret · set' : 'secret · not set'}</span>;
+  return (
+    <span className={state === 'set' ? 'chip chip-positive' : 'chip chip-warning'}>
+      {state === 'set' ? 'secret · set' : 'secret · not set'}
+    </span>
+  );
 }
 
 function ValueCell({ value, slot, view }: { value: ValueOrSecret; slot: string; view: ServerView }) {
@@ -19,7 +23,17 @@ function ValueCell({ value, slot, view }: { value: ValueOrSecret; slot: string; 
   return <SecretState slot={slot} view={view} />;
 }
 
-function Pairs({ record, kind, view, label }: { record: Record<string, ValueOrSecret>; kind: 'env' | 'headers'; view: ServerView; label: string }) {
+function Pairs({
+  record,
+  kind,
+  view,
+  label,
+}: {
+  record: Record<string, ValueOrSecret>;
+  kind: 'env' | 'headers';
+  view: ServerView;
+  label: string;
+}) {
   const entries = Object.entries(record);
   if (entries.length === 0) return <span className="muted">none</span>;
   return (
@@ -46,11 +60,35 @@ function OAuthSummary({ auth, view }: { auth: OAuthConfig; view: ServerView }) {
     );
   return (
     <ul className="plain-list" aria-label="OAuth settings">
-      <li>{auth.grant === 'client_credentials' ? 'OAuth: the app signs in with its own credentials' : 'OAuth: sign in in the browser'}</li>
-      <li>{auth.clientId ? <>Client ID <code>{auth.clientId}</code></> : auth.clientMetadataUrl ? <>Client metadata document <code>{auth.clientMetadataUrl}</code></> : 'Registers itself with the server'}</li>
+      <li>
+        {auth.grant === 'client_credentials'
+          ? 'OAuth: the app signs in with its own credentials'
+          : 'OAuth: sign in in the browser'}
+      </li>
+      <li>
+        {auth.clientId ? (
+          <>
+            Client ID <code>{auth.clientId}</code>
+          </>
+        ) : auth.clientMetadataUrl ? (
+          <>
+            Client metadata document <code>{auth.clientMetadataUrl}</code>
+          </>
+        ) : (
+          'Registers itself with the server'
+        )}
+      </li>
       {auth.clientSecret && <li>Client secret {secret('auth.clientSecret', auth.clientSecret)}</li>}
-      {auth.privateKey && <li>Private key ({auth.signingAlgorithm ?? 'ES256'}) {secret('auth.privateKey', auth.privateKey)}</li>}
-      {auth.scope && <li>Scopes <code>{auth.scope}</code></li>}
+      {auth.privateKey && (
+        <li>
+          Private key ({auth.signingAlgorithm ?? 'ES256'}) {secret('auth.privateKey', auth.privateKey)}
+        </li>
+      )}
+      {auth.scope && (
+        <li>
+          Scopes <code>{auth.scope}</code>
+        </li>
+      )}
       {auth.redirectPort !== undefined && <li>Redirect port {auth.redirectPort}</li>}
     </ul>
   );
@@ -125,9 +163,19 @@ export function ServerConfigCard({ view }: { view: ServerView }) {
         <dt>Priority</dt>
         <dd>{config.priority}</dd>
         <dt>Protocol era</dt>
-        <dd>{config.protocolEra === 'auto' ? 'Automatic (negotiated)' : config.protocolEra === 'legacy' ? 'Pinned: legacy (2025)' : 'Pinned: modern (2026-07-28)'}</dd>
+        <dd>
+          {config.protocolEra === 'auto'
+            ? 'Automatic (negotiated)'
+            : config.protocolEra === 'legacy'
+              ? 'Pinned: legacy (2025)'
+              : 'Pinned: modern (2026-07-28)'}
+        </dd>
         <dt>Trusted</dt>
-        <dd>{config.trusted ? 'Yes — its tool annotations may set default permissions' : 'No — annotations are shown as hints only'}</dd>
+        <dd>
+          {config.trusted
+            ? 'Yes — its tool annotations may set default permissions'
+            : 'No — annotations are shown as hints only'}
+        </dd>
         <dt>Roots</dt>
         <dd>
           {(config.roots ?? []).length === 0 ? (

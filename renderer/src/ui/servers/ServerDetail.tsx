@@ -18,7 +18,13 @@ import { ServerLog } from './ServerLog.js';
 import { ServerOverview } from './ServerOverview.js';
 import { ServerTools } from './ServerTools.js';
 
-function ReconnectingCallout({ status, onOpenLog }: { status: Extract<ServerView['status'], { state: 'reconnecting' }>; onOpenLog: () => void }) {
+function ReconnectingCallout({
+  status,
+  onOpenLog,
+}: {
+  status: Extract<ServerView['status'], { state: 'reconnecting' }>;
+  onOpenLog: () => void;
+}) {
   const seconds = useCountdown(status.nextRetryAt);
   return (
     <Callout
@@ -31,7 +37,8 @@ function ReconnectingCallout({ status, onOpenLog }: { status: Extract<ServerView
         </button>
       }
     >
-      <span data-testid="reconnect-next">{seconds > 0 ? `Next attempt in ${seconds} s.` : 'Trying now…'}</span> {status.reason}
+      <span data-testid="reconnect-next">{seconds > 0 ? `Next attempt in ${seconds} s.` : 'Trying now…'}</span>{' '}
+      {status.reason}
     </Callout>
   );
 }
@@ -44,7 +51,8 @@ function StatusCallout({ view }: { view: ServerView }) {
   if (status.state === 'reconnecting') return <ReconnectingCallout status={status} onOpenLog={() => setTab('log')} />;
   if (status.state !== 'error') return null;
   // A 401 with an OAuth challenge asks for a sign-in, not a token.
-  const canReplaceToken = status.code === 'auth' && status.cause?.kind !== 'sign_in' && view.config.transport !== 'stdio';
+  const canReplaceToken =
+    status.code === 'auth' && status.cause?.kind !== 'sign_in' && view.config.transport !== 'stdio';
   return (
     <Callout
       tone="error"
@@ -52,7 +60,11 @@ function StatusCallout({ view }: { view: ServerView }) {
       actions={
         <>
           {canReplaceToken && (
-            <button type="button" className="btn btn-small" onClick={() => openEditor({ mode: 'edit', serverId: id, focusSlot: 'auth.token' })}>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => openEditor({ mode: 'edit', serverId: id, focusSlot: 'auth.token' })}
+            >
               <Icon name="lock" size={14} />
               Replace token
             </button>
@@ -122,8 +134,14 @@ export function ServerDetail({ view }: { view: ServerView }) {
               </>
             ),
           },
-          { key: 'resources', label: <>Resources {resourceCount !== undefined && <span className="tab-count">{resourceCount}</span>}</> },
-          { key: 'prompts', label: <>Prompts {promptCount !== undefined && <span className="tab-count">{promptCount}</span>}</> },
+          {
+            key: 'resources',
+            label: <>Resources {resourceCount !== undefined && <span className="tab-count">{resourceCount}</span>}</>,
+          },
+          {
+            key: 'prompts',
+            label: <>Prompts {promptCount !== undefined && <span className="tab-count">{promptCount}</span>}</>,
+          },
           { key: 'log', label: 'Log' },
         ]}
       >
@@ -135,7 +153,9 @@ export function ServerDetail({ view }: { view: ServerView }) {
           <ServerLog
             serverId={id}
             logLevel={detail?.data?.logLevel}
-            loggingAvailable={view.status.state === 'ready' && detail?.data?.negotiated?.capabilities.logging !== undefined}
+            loggingAvailable={
+              view.status.state === 'ready' && detail?.data?.negotiated?.capabilities.logging !== undefined
+            }
           />
         )}
       </Tabs>

@@ -12,7 +12,12 @@ function ServerRow({ view }: { view: ServerView }) {
   const transport = view.config.transport;
   return (
     <li>
-      <button type="button" className="server-item" aria-current={selected ? 'true' : undefined} onClick={() => select(id)}>
+      <button
+        type="button"
+        className="server-item"
+        aria-current={selected ? 'true' : undefined}
+        onClick={() => select(id)}
+      >
         <span className="server-item-icon" aria-hidden="true">
           <Icon name={transport === 'stdio' ? 'terminal' : 'globe'} size={18} />
         </span>

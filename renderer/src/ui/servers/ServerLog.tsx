@@ -27,11 +27,26 @@ const FILTERS: { key: StreamFilter; label: string }[] = [
  * The level selector: enabled once the server is connected and declares `logging`. Until a level
  * is chosen the server sends what it likes (its own default).
  */
-function LogLevelSelect({ serverId, level, available }: { serverId: string; level: LogLevel | undefined; available: boolean }) {
+function LogLevelSelect({
+  serverId,
+  level,
+  available,
+}: {
+  serverId: string;
+  level: LogLevel | undefined;
+  available: boolean;
+}) {
   const setLogLevel = useAppStore((s) => s.setLogLevel);
   const [pending, setPending] = useState(false);
   return (
-    <label className="log-level" title={available ? 'Messages of this level and above (logging/setLevel)' : 'Available once the server is connected, if it supports MCP logging'}>
+    <label
+      className="log-level"
+      title={
+        available
+          ? 'Messages of this level and above (logging/setLevel)'
+          : 'Available once the server is connected, if it supports MCP logging'
+      }
+    >
       <span>Message level</span>
       <select
         value={level ?? ''}
@@ -61,7 +76,15 @@ function streamLabel(line: LogItem): string {
 const STICK_THRESHOLD_PX = 24;
 const EMPTY: LogItem[] = [];
 
-export function ServerLog({ serverId, logLevel, loggingAvailable }: { serverId: string; logLevel?: LogLevel | undefined; loggingAvailable: boolean }) {
+export function ServerLog({
+  serverId,
+  logLevel,
+  loggingAvailable,
+}: {
+  serverId: string;
+  logLevel?: LogLevel | undefined;
+  loggingAvailable: boolean;
+}) {
   const entry = useAppStore(selectLog(serverId));
   const loadLog = useAppStore((s) => s.loadLog);
   const [filter, setFilter] = useState<StreamFilter>('all');
@@ -94,7 +117,13 @@ export function ServerLog({ serverId, logLevel, loggingAvailable }: { serverId: 
       <div className="log-toolbar">
         <div className="segmented" role="group" aria-label="Show lines from">
           {FILTERS.map((f) => (
-            <button key={f.key} type="button" className="segment" aria-pressed={filter === f.key} onClick={() => setFilter(f.key)}>
+            <button
+              key={f.key}
+              type="button"
+              className="segment"
+              aria-pressed={filter === f.key}
+              onClick={() => setFilter(f.key)}
+            >
               {f.label}
             </button>
           ))}
@@ -103,25 +132,49 @@ export function ServerLog({ serverId, logLevel, loggingAvailable }: { serverId: 
         <span className="log-count muted">
           {lineCount} {lineCount === 1 ? 'line' : 'lines'}
         </span>
-        <button type="button" className="btn btn-small btn-ghost" onClick={() => void loadLog(serverId)} disabled={entry?.loading}>
+        <button
+          type="button"
+          className="btn btn-small btn-ghost"
+          onClick={() => void loadLog(serverId)}
+          disabled={entry?.loading}
+        >
           <Icon name="refresh" size={14} />
           Reload
         </button>
       </div>
-      {entry?.error && <Callout tone="error" title="Could not load the log">{entry.error}</Callout>}
-      <div className="log-scroller" ref={scroller} onScroll={onScroll} role="log" aria-live="off" aria-label="Server log" tabIndex={0}>
+      {entry?.error && (
+        <Callout tone="error" title="Could not load the log">
+          {entry.error}
+        </Callout>
+      )}
+      <div
+        className="log-scroller"
+        ref={scroller}
+        onScroll={onScroll}
+        role="log"
+        aria-live="off"
+        aria-label="Server log"
+        tabIndex={0}
+      >
         {!entry || (entry.loading && lines.length === 0) ? (
           <div className="loading-block">
             <Spinner label="Loading log" /> Loading log…
           </div>
         ) : shown.length === 0 ? (
-          <p className="log-empty">No log lines yet. The server’s stderr output, its MCP log messages and the client’s notes about connecting appear here.</p>
+          <p className="log-empty">
+            No log lines yet. The server’s stderr output, its MCP log messages and the client’s notes about connecting
+            appear here.
+          </p>
         ) : (
           <ol className="log-lines">
             {shown.map((line, i) => (
               <li
                 key={`${line.at}-${i}`}
-                className={line.dropped === undefined ? `log-line log-${line.stream}${line.level ? ` log-level-${line.level}` : ''}` : 'log-line log-client log-dropped'}
+                className={
+                  line.dropped === undefined
+                    ? `log-line log-${line.stream}${line.level ? ` log-level-${line.level}` : ''}`
+                    : 'log-line log-client log-dropped'
+                }
                 data-dropped={line.dropped}
                 data-level={line.level}
               >

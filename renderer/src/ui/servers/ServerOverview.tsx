@@ -14,7 +14,11 @@ import { Spinner } from '../components/Spinner.js';
 import { ServerConfigCard } from './ServerConfigCard.js';
 import { ConflictsCard } from './ConflictsCard.js';
 
-const VERDICT_WORDS = { probe: 'negotiated now', prior: 'from the kept verdict', pinned: 'pinned in its settings' } as const;
+const VERDICT_WORDS = {
+  probe: 'negotiated now',
+  prior: 'from the kept verdict',
+  pinned: 'pinned in its settings',
+} as const;
 
 function NegotiatedCards({ detail }: { detail: DetailEntry }) {
   const negotiated = detail.data?.negotiated;
@@ -24,7 +28,9 @@ function NegotiatedCards({ detail }: { detail: DetailEntry }) {
         <h3 id="negotiated-title" className="card-title">
           Negotiated
         </h3>
-        <p className="muted">Nothing negotiated yet. Once connected, its protocol version, capabilities and instructions appear here.</p>
+        <p className="muted">
+          Nothing negotiated yet. Once connected, its protocol version, capabilities and instructions appear here.
+        </p>
       </section>
     );
   }
@@ -38,7 +44,9 @@ function NegotiatedCards({ detail }: { detail: DetailEntry }) {
         <dl className="props">
           <dt>Protocol era</dt>
           <dd>
-            <span data-testid="protocol-era">{negotiated.era === 'modern' ? 'Modern (stateless, server/discover)' : 'Legacy (initialize)'}</span>{' '}
+            <span data-testid="protocol-era">
+              {negotiated.era === 'modern' ? 'Modern (stateless, server/discover)' : 'Legacy (initialize)'}
+            </span>{' '}
             <span className="muted">{VERDICT_WORDS[negotiated.verdictSource]}</span>
           </dd>
           <dt>Protocol version</dt>
@@ -57,8 +65,12 @@ function NegotiatedCards({ detail }: { detail: DetailEntry }) {
             <>
               <dt>Cache hints</dt>
               <dd data-testid="cache-hints">
-                {negotiated.cacheHints.ttlMs !== undefined && <span>fresh for {formatDuration(negotiated.cacheHints.ttlMs)} </span>}
-                {negotiated.cacheHints.cacheScope !== undefined && <span className="muted">({negotiated.cacheHints.cacheScope})</span>}
+                {negotiated.cacheHints.ttlMs !== undefined && (
+                  <span>fresh for {formatDuration(negotiated.cacheHints.ttlMs)} </span>
+                )}
+                {negotiated.cacheHints.cacheScope !== undefined && (
+                  <span className="muted">({negotiated.cacheHints.cacheScope})</span>
+                )}
               </dd>
             </>
           )}
@@ -103,7 +115,9 @@ function NegotiatedCards({ detail }: { detail: DetailEntry }) {
 export function ServerOverview({ view, detail }: { view: ServerView; detail: DetailEntry | undefined }) {
   return (
     <div className="overview">
-      {view.status.state !== 'error' && view.status.state !== 'reconnecting' && <p className="status-line">{statusExplanation(view.status)}</p>}
+      {view.status.state !== 'error' && view.status.state !== 'reconnecting' && (
+        <p className="status-line">{statusExplanation(view.status)}</p>
+      )}
       {detail?.error && (
         <Callout tone="error" title="Could not load the details">
           {detail.error}
@@ -116,7 +130,9 @@ export function ServerOverview({ view, detail }: { view: ServerView; detail: Det
       ) : (
         <div className="card-grid">
           <NegotiatedCards detail={detail} />
-          {detail.data && detail.data.conflicts.length > 0 && <ConflictsCard serverId={detail.data.server.config.id as string} conflicts={detail.data.conflicts} />}
+          {detail.data && detail.data.conflicts.length > 0 && (
+            <ConflictsCard serverId={detail.data.server.config.id as string} conflicts={detail.data.conflicts} />
+          )}
           <ServerConfigCard view={view} />
         </div>
       )}

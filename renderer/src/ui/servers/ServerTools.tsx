@@ -22,7 +22,8 @@ function ToolCard({ tool }: { tool: ToolView }) {
       </div>
       {tool.shadowedBy && (
         <p className="tool-shadowed">
-          Shadowed: a call to <code>{tool.name}</code> goes to <code>{tool.shadowedBy}</code>, which has a higher priority.
+          Shadowed: a call to <code>{tool.name}</code> goes to <code>{tool.shadowedBy}</code>, which has a higher
+          priority.
         </p>
       )}
       {tool.description && <p className="tool-description">{tool.description}</p>}
@@ -62,16 +63,27 @@ export function ServerTools({ view, detail }: { view: ServerView; detail: Detail
   if (tools.length === 0) {
     return (
       <EmptyState icon="tools" title="No tools">
-        {view.status.state === 'ready' ? 'This server offers no tools.' : 'Connect the server to list the tools it offers.'}
+        {view.status.state === 'ready'
+          ? 'This server offers no tools.'
+          : 'Connect the server to list the tools it offers.'}
       </EmptyState>
     );
   }
   const needle = filter.trim().toLowerCase();
-  const shown = needle ? tools.filter((t) => `${t.name} ${t.title ?? ''} ${t.description ?? ''}`.toLowerCase().includes(needle)) : tools;
+  const shown = needle
+    ? tools.filter((t) => `${t.name} ${t.title ?? ''} ${t.description ?? ''}`.toLowerCase().includes(needle))
+    : tools;
   return (
     <div className="tools">
       {tools.length > 5 && (
-        <input type="search" className="input search" placeholder="Filter tools" aria-label="Filter tools" value={filter} onChange={(e) => setFilter(e.target.value)} />
+        <input
+          type="search"
+          className="input search"
+          placeholder="Filter tools"
+          aria-label="Filter tools"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
       )}
       <ul className="tool-list" aria-label="Tools">
         {shown.map((tool) => (

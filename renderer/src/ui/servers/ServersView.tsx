@@ -45,7 +45,15 @@ export function ServersView() {
   let body;
   if (load === 'error' && count === 0) {
     body = (
-      <Callout tone="error" title="Could not load the servers" actions={<button type="button" className="btn btn-small" onClick={() => void loadServers()}>Try again</button>}>
+      <Callout
+        tone="error"
+        title="Could not load the servers"
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void loadServers()}>
+            Try again
+          </button>
+        }
+      >
         {error}
       </Callout>
     );
@@ -58,13 +66,16 @@ export function ServersView() {
   } else if (count === 0) {
     body = (
       <EmptyState icon="servers" title="No servers yet" action={addButton}>
-        Add a local program that speaks MCP over stdio, or a remote Streamable HTTP endpoint. MiniHarness connects to it and shows what it negotiated and which tools it offers.
+        Add a local program that speaks MCP over stdio, or a remote Streamable HTTP endpoint. MiniHarness connects to it
+        and shows what it negotiated and which tools it offers.
       </EmptyState>
     );
   } else {
     body = (
       // Resources and Prompts take the whole width (their list and panel need it, as in the Inspector).
-      <div className={`master-detail ${selected ? 'has-selection' : ''} ${selected && (serverTab === 'resources' || serverTab === 'prompts') ? 'wide-tab' : ''}`}>
+      <div
+        className={`master-detail ${selected ? 'has-selection' : ''} ${selected && (serverTab === 'resources' || serverTab === 'prompts') ? 'wide-tab' : ''}`}
+      >
         <ServerList />
         {selected ? (
           <ServerDetail key={serverIdOf(selected)} view={selected} />
@@ -86,7 +97,12 @@ export function ServersView() {
         subtitle={<Subtitle />}
         actions={
           <>
-            <button type="button" className="btn" onClick={() => void discoverAll()} disabled={discovering || count === 0}>
+            <button
+              type="button"
+              className="btn"
+              onClick={() => void discoverAll()}
+              disabled={discovering || count === 0}
+            >
               {discovering ? <Spinner label="Discovering" /> : <Icon name="refresh" />}
               Discover all
             </button>

@@ -50,10 +50,14 @@ export function FoldersCard() {
         Folders
       </h2>
       <p className="card-note">
-        The local tools (read, write and list files, run commands) work only inside these folders. Relative paths start in the workspace. The app’s own data folder is
-        never reachable.
+        The local tools (read, write and list files, run commands) work only inside these folders. Relative paths start
+        in the workspace. The app’s own data folder is never reachable.
       </p>
-      {!settings && loadError && <Callout tone="error" title="Could not load the folders">{loadError}</Callout>}
+      {!settings && loadError && (
+        <Callout tone="error" title="Could not load the folders">
+          {loadError}
+        </Callout>
+      )}
       {settings && (
         <ul className="plain-list folder-list" aria-label="Local tool folders">
           {settings.roots.map((root) => (
@@ -64,7 +68,13 @@ export function FoldersCard() {
                   workspace · always first
                 </span>
               ) : (
-                <button type="button" className="btn btn-small btn-danger-ghost" disabled={busy} onClick={() => void remove(root.path)} aria-label={`Remove folder ${root.path}`}>
+                <button
+                  type="button"
+                  className="btn btn-small btn-danger-ghost"
+                  disabled={busy}
+                  onClick={() => void remove(root.path)}
+                  aria-label={`Remove folder ${root.path}`}
+                >
                   Remove
                 </button>
               )}

@@ -7,7 +7,11 @@
  */
 import type { ReactNode } from 'react';
 import { useState } from 'react';
-import { DEFAULT_AGENT_IDLE_MINUTES, MAX_AGENT_IDLE_MINUTES, MIN_AGENT_IDLE_MINUTES } from '../../../../shared/agents.js';
+import {
+  DEFAULT_AGENT_IDLE_MINUTES,
+  MAX_AGENT_IDLE_MINUTES,
+  MIN_AGENT_IDLE_MINUTES,
+} from '../../../../shared/agents.js';
 import type { ErrorShape } from '../../../../shared/contract.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Spinner } from '../components/Spinner.js';
@@ -40,7 +44,15 @@ function useRefusal() {
 }
 
 /** The refusal above the form, then the form (Enter saves). */
-function SettingsForm({ other, onSubmit, children }: { other: ErrorShape | undefined; onSubmit: () => void; children: ReactNode }) {
+function SettingsForm({
+  other,
+  onSubmit,
+  children,
+}: {
+  other: ErrorShape | undefined;
+  onSubmit: () => void;
+  children: ReactNode;
+}) {
   return (
     <>
       <ErrorCallout words={other && describeErrorShape(other)} />
@@ -59,10 +71,30 @@ function SettingsForm({ other, onSubmit, children }: { other: ErrorShape | undef
 }
 
 /** A whole-number field whose problems show at it; typing clears them. */
-function NumberField({ id, label, hint, value, errors, onChange }: { id: string; label: string; hint: string; value: string; errors: string[]; onChange: (value: string) => void }) {
+function NumberField({
+  id,
+  label,
+  hint,
+  value,
+  errors,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  hint: string;
+  value: string;
+  errors: string[];
+  onChange: (value: string) => void;
+}) {
   return (
     <Field id={id} label={label} hint={hint} errors={errors}>
-      <input className="input input-narrow" inputMode="numeric" value={value} onChange={(e) => onChange(e.target.value)} {...controlProps(id, errors, true)} />
+      <input
+        className="input input-narrow"
+        inputMode="numeric"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        {...controlProps(id, errors, true)}
+      />
     </Field>
   );
 }
@@ -91,17 +123,31 @@ function GatewayForm({ saved }: { saved: { enabled: boolean; port: number } }) {
       setErrors({ port: [wanted] });
       return;
     }
-    if (settle(await save(enabled, wanted))) notify('success', enabled ? `The agent gateway now serves port ${wanted}.` : 'The agent gateway is off: no agent can connect.');
+    if (settle(await save(enabled, wanted)))
+      notify(
+        'success',
+        enabled ? `The agent gateway now serves port ${wanted}.` : 'The agent gateway is off: no agent can connect.',
+      );
   }
 
   return (
     <SettingsForm other={other} onSubmit={() => void submit()}>
       <label className="checkbox-field">
-        <input type="checkbox" role="switch" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} aria-describedby={errors.enabled ? 'gateway-enabled-error' : undefined} />
+        <input
+          type="checkbox"
+          role="switch"
+          checked={enabled}
+          onChange={(e) => setEnabled(e.target.checked)}
+          aria-describedby={errors.enabled ? 'gateway-enabled-error' : undefined}
+        />
         <span>
           <span className="checkbox-label">Serve agents</span>
           {/* Says what the switch's current position means (it was worded by its Off state while on). */}
-          <span className="field-hint">{enabled ? 'On: agents with a token connect on the port below.' : 'Off: the port is closed and no agent can connect.'}</span>
+          <span className="field-hint">
+            {enabled
+              ? 'On: agents with a token connect on the port below.'
+              : 'Off: the port is closed and no agent can connect.'}
+          </span>
         </span>
       </label>
       {errors.enabled && (
@@ -170,8 +216,8 @@ export function GatewaySettingsCard() {
         Agent gateway
       </h2>
       <p className="card-note">
-        MiniHarness serves one MCP endpoint on this computer (127.0.0.1) for the agents you add in Agents; every call they make goes through Permissions, approvals,
-        History and Traces.
+        MiniHarness serves one MCP endpoint on this computer (127.0.0.1) for the agents you add in Agents; every call
+        they make goes through Permissions, approvals, History and Traces.
       </p>
       {state && (
         <p className={`gateway-state is-${state.tone}`} role="status">
@@ -183,7 +229,8 @@ export function GatewaySettingsCard() {
       )}
       {saved && gateway && gateway.state === 'listening' && gateway.port !== saved.port && (
         <p className="field-hint">
-          This run listens on port {gateway.port}, chosen when the app started (--gateway-port or MINIHARNESS_GATEWAY_PORT); saving here moves it to the port below.
+          This run listens on port {gateway.port}, chosen when the app started (--gateway-port or
+          MINIHARNESS_GATEWAY_PORT); saving here moves it to the port below.
         </p>
       )}
       {saved && <GatewayForm key={`${saved.enabled}:${saved.port}`} saved={saved} />}

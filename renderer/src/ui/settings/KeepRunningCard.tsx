@@ -26,12 +26,18 @@ export function KeepRunningCard() {
         Desktop
       </h2>
       <label className="checkbox-field">
-        <input type="checkbox" checked={settings.keepRunningOnClose} disabled={saving} onChange={(e) => void change(e.target.checked)} />
+        <input
+          type="checkbox"
+          checked={settings.keepRunningOnClose}
+          disabled={saving}
+          onChange={(e) => void change(e.target.checked)}
+        />
         <span>
           <span className="checkbox-label">Keep running when the window is closed</span>
           <span className="field-hint">
-            The app stays in the tray (Windows, Linux) or the Dock (macOS): your servers and connected agents keep working, and a call that needs your approval shows a
-            notification. Quit from the tray or Dock menu. When off, closing the window quits the app.
+            The app stays in the tray (Windows, Linux) or the Dock (macOS): your servers and connected agents keep
+            working, and a call that needs your approval shows a notification. Quit from the tray or Dock menu. When
+            off, closing the window quits the app.
           </span>
         </span>
       </label>

@@ -8,7 +8,11 @@ import { useState } from 'react';
 import type { ModelView } from '../../../../shared/runs.js';
 import { useAppStore } from '../../state/useAppStore.js';
 
-const KIND_WORDS: Record<ModelView['kind'], string> = { anthropic: 'Anthropic', openai: 'OpenAI-compatible', openai_responses: 'OpenAI Responses' };
+const KIND_WORDS: Record<ModelView['kind'], string> = {
+  anthropic: 'Anthropic',
+  openai: 'OpenAI-compatible',
+  openai_responses: 'OpenAI Responses',
+};
 const KINDS = new Set<string>(Object.keys(KIND_WORDS));
 
 export function ModelsCard() {
@@ -24,7 +28,13 @@ export function ModelsCard() {
   const [apiKey, setApiKey] = useState('');
   const [error, setError] = useState<string | undefined>();
 
-  const id = name.trim().toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'model';
+  const id =
+    name
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 64) || 'model';
   return (
     <section className="card" aria-labelledby="settings-models">
       <h2 id="settings-models" className="card-title">
@@ -33,7 +43,11 @@ export function ModelsCard() {
       <ul className="model-list">
         {models.map((m) => (
           <li key={m.id} data-testid="model-row">
-            <strong>{m.name}</strong> <span className="muted">{KIND_WORDS[m.kind]} · {m.model}{m.baseUrl ? ` · ${m.baseUrl}` : ''} · key {m.key === 'set' ? 'set' : 'not set'}</span>{' '}
+            <strong>{m.name}</strong>{' '}
+            <span className="muted">
+              {KIND_WORDS[m.kind]} · {m.model}
+              {m.baseUrl ? ` · ${m.baseUrl}` : ''} · key {m.key === 'set' ? 'set' : 'not set'}
+            </span>{' '}
             <button type="button" className="btn btn-small" onClick={() => void testModel(m.id)}>
               Test connection
             </button>{' '}
@@ -41,7 +55,11 @@ export function ModelsCard() {
               Remove
             </button>
             {tests[m.id] && (
-              <p className={tests[m.id]?.ok ? 'field-hint' : 'field-error'} role="status" data-testid="model-test-result">
+              <p
+                className={tests[m.id]?.ok ? 'field-hint' : 'field-error'}
+                role="status"
+                data-testid="model-test-result"
+              >
                 {tests[m.id]?.text}
               </p>
             )}
@@ -52,7 +70,14 @@ export function ModelsCard() {
         aria-label="Add a model"
         onSubmit={(e) => {
           e.preventDefault();
-          void saveModel({ id, name, kind, model, ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}), ...(apiKey ? { apiKey } : {}) }).then((failure) => {
+          void saveModel({
+            id,
+            name,
+            kind,
+            model,
+            ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
+            ...(apiKey ? { apiKey } : {}),
+          }).then((failure) => {
             setError(failure);
             if (!failure) {
               setName('');
@@ -69,7 +94,11 @@ export function ModelsCard() {
         </label>
         <label className="field">
           <span className="field-label">Provider</span>
-          <select className="input" value={kind} onChange={(e) => setKind(KINDS.has(e.target.value) ? (e.target.value as ModelView['kind']) : 'openai')}>
+          <select
+            className="input"
+            value={kind}
+            onChange={(e) => setKind(KINDS.has(e.target.value) ? (e.target.value as ModelView['kind']) : 'openai')}
+          >
             <option value="openai">OpenAI or compatible (Ollama, LM Studio, vLLM…)</option>
             <option value="openai_responses">OpenAI Responses API</option>
             <option value="anthropic">Anthropic</option>
@@ -77,15 +106,32 @@ export function ModelsCard() {
         </label>
         <label className="field">
           <span className="field-label">Base URL</span>
-          <input className="input" value={baseUrl} placeholder="empty = the provider's API; Ollama: http://127.0.0.1:11434/v1" onChange={(e) => setBaseUrl(e.target.value)} />
+          <input
+            className="input"
+            value={baseUrl}
+            placeholder="empty = the provider's API; Ollama: http://127.0.0.1:11434/v1"
+            onChange={(e) => setBaseUrl(e.target.value)}
+          />
         </label>
         <label className="field">
           <span className="field-label">Model name</span>
-          <input className="input" value={model} placeholder="llama3.2, gpt-…, claude-…" onChange={(e) => setModel(e.target.value)} />
+          <input
+            className="input"
+            value={model}
+            placeholder="llama3.2, gpt-…, claude-…"
+            onChange={(e) => setModel(e.target.value)}
+          />
         </label>
         <label className="field">
           <span className="field-label">API key</span>
-          <input className="input" type="password" autoComplete="off" value={apiKey} placeholder="not needed for a local model" onChange={(e) => setApiKey(e.target.value)} />
+          <input
+            className="input"
+            type="password"
+            autoComplete="off"
+            value={apiKey}
+            placeholder="not needed for a local model"
+            onChange={(e) => setApiKey(e.target.value)}
+          />
         </label>
         {error && (
           <p className="field-error" role="alert">

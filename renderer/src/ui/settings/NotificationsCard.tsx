@@ -30,7 +30,10 @@ export function NotificationsCard() {
       <h2 id="settings-notifications" className="card-title">
         Browser notifications
       </h2>
-      <p className="card-note">When a tool call waits for your approval while this tab is in the background, the browser can notify you. A click brings you to the request.</p>
+      <p className="card-note">
+        When a tool call waits for your approval while this tab is in the background, the browser can notify you. A
+        click brings you to the request.
+      </p>
       {permission === 'granted' && (
         <p className="card-note" role="status">
           <span className="chip chip-positive">On</span> This browser will notify you about waiting approvals.

@@ -37,7 +37,9 @@ export function SettingsView() {
               <code>{info.version}</code>
             </dd>
             <dt>Mode</dt>
-            <dd>{info.mode === 'browser' ? 'Browser (served by the local host on this machine)' : 'Desktop (Electron)'}</dd>
+            <dd>
+              {info.mode === 'browser' ? 'Browser (served by the local host on this machine)' : 'Desktop (Electron)'}
+            </dd>
           </dl>
         </section>
 
@@ -58,7 +60,9 @@ export function SettingsView() {
             <dd>{BACKEND_NAMES[backend.kind]}</dd>
             <dt>Encrypted by the OS</dt>
             <dd>
-              <span className={backend.secure ? 'chip chip-positive' : 'chip chip-warning'}>{backend.secure ? 'Yes' : 'No'}</span>
+              <span className={backend.secure ? 'chip chip-positive' : 'chip chip-warning'}>
+                {backend.secure ? 'Yes' : 'No'}
+              </span>
             </dd>
           </dl>
           {!backend.secure && (
@@ -68,7 +72,8 @@ export function SettingsView() {
           )}
           {secretWarning && <SecretBannerRestore warning={secretWarning} />}
           <p className="card-note">
-            Tokens and secret values you enter are sent to the app once and never shown again; the app only tells you whether a value is set.
+            Tokens and secret values you enter are sent to the app once and never shown again; the app only tells you
+            whether a value is set.
           </p>
         </section>
 
@@ -82,7 +87,8 @@ export function SettingsView() {
                 const words = warningWords(w);
                 return (
                   <li key={warningKey(w)}>
-                    {words.title && <strong>{words.title}</strong>} {words.text} {words.detail && <code>{words.detail}</code>}
+                    {words.title && <strong>{words.title}</strong>} {words.text}{' '}
+                    {words.detail && <code>{words.detail}</code>}
                   </li>
                 );
               })}

@@ -13,7 +13,13 @@ import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
 import { useNow } from '../components/useNow.js';
 
-const TASK_STATUS = { working: 'working', input_required: 'waiting for input', completed: 'completed', failed: 'failed', cancelled: 'cancelled' } as const;
+const TASK_STATUS = {
+  working: 'working',
+  input_required: 'waiting for input',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+} as const;
 
 /** "Running as task 1a2b3c4d…: <the server's message, or the status>". */
 function taskLabel(task: CallTask): string {
@@ -24,13 +30,16 @@ function taskLabel(task: CallTask): string {
 export function RunProgress({ tool, run }: { tool: ToolView; run: Extract<ToolRun, { status: 'running' }> }) {
   const cancel = useAppStore((s) => s.cancelToolRun);
   const navigate = useAppStore((s) => s.navigate);
-  const waiting = useAppStore((s) => s.approvals.some((p) => !p.ended && p.view.toolName === tool.name && p.view.serverId === tool.serverId));
+  const waiting = useAppStore((s) =>
+    s.approvals.some((p) => !p.ended && p.view.toolName === tool.name && p.view.serverId === tool.serverId),
+  );
   // The server asks the person something (its dialog is open): the call waits for them, not for the server.
   const asked = useAppStore((s) => s.serverRequests.some((p) => !p.ended && p.view.serverId === tool.serverId));
   const now = useNow(true);
   const progress = run.progress;
   const total = progress?.total && progress.total > 0 ? progress.total : undefined;
-  const percent = total !== undefined && progress ? Math.min(100, Math.max(0, (progress.progress / total) * 100)) : undefined;
+  const percent =
+    total !== undefined && progress ? Math.min(100, Math.max(0, (progress.progress / total) * 100)) : undefined;
 
   const label = run.cancelling
     ? 'Cancelling…'
@@ -38,7 +47,8 @@ export function RunProgress({ tool, run }: { tool: ToolView; run: Extract<ToolRu
       ? 'Waiting for your approval…'
       : asked
         ? 'Waiting for your answer to the server’s question…'
-        : progress?.message ?? (run.task ? taskLabel(run.task) : percent !== undefined ? `${Math.round(percent)} %` : 'Running…');
+        : (progress?.message ??
+          (run.task ? taskLabel(run.task) : percent !== undefined ? `${Math.round(percent)} %` : 'Running…'));
 
   return (
     <div className="run-progress" role="status" aria-label="Call in progress">
@@ -51,7 +61,12 @@ export function RunProgress({ tool, run }: { tool: ToolView; run: Extract<ToolRu
           </button>
         )}
         <span className="run-progress-time">{formatDuration(Math.max(0, now - run.startedAt))}</span>
-        <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => void cancel(toolKeyOf(tool))} disabled={run.cancelling}>
+        <button
+          type="button"
+          className="btn btn-small btn-danger-ghost"
+          onClick={() => void cancel(toolKeyOf(tool))}
+          disabled={run.cancelling}
+        >
           <Icon name="close" size={14} />
           {run.cancelling ? 'Cancelling…' : 'Cancel'}
         </button>

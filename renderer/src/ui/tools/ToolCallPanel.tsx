@@ -28,14 +28,20 @@ type Mode = 'form' | 'json' | 'schema';
 const NO_ARGS: Record<string, unknown> = {};
 
 function PermissionLine({ tool }: { tool: ToolView }) {
-  const entry = useAppStore((s) => s.permissions?.tools.find((t) => t.serverId === tool.serverId && t.toolName === tool.name));
+  const entry = useAppStore((s) =>
+    s.permissions?.tools.find((t) => t.serverId === tool.serverId && t.toolName === tool.name),
+  );
   const openPermissionsFor = useAppStore((s) => s.openPermissionsFor);
   if (!entry) return null;
   return (
     <p className="tool-permission" data-reason={entry.reason.kind}>
       <LevelBadge level={entry.level} />
       <span className="tool-permission-reason">{entry.reason.detail}.</span>
-      <button type="button" className="btn btn-small btn-ghost" onClick={() => openPermissionsFor(tool.serverId, tool.name)}>
+      <button
+        type="button"
+        className="btn btn-small btn-ghost"
+        onClick={() => openPermissionsFor(tool.serverId, tool.name)}
+      >
         Change
       </button>
     </p>
@@ -126,7 +132,10 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
             <code>{tool.name}</code>
           </h2>
           {title && <span className="tool-title">{title}</span>}
-          <span className="chip server-chip" title={tool.serverId === 'local' ? 'A local tool of this app' : `Server ${tool.serverId}`}>
+          <span
+            className="chip server-chip"
+            title={tool.serverId === 'local' ? 'A local tool of this app' : `Server ${tool.serverId}`}
+          >
             <Icon name={tool.serverId === 'local' ? 'terminal' : 'servers'} size={12} />
             {serverLabel}
           </span>
@@ -143,8 +152,8 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
         )}
         {tool.shadowedBy && (
           <p className="tool-shadowed">
-            <strong>Name conflict:</strong> a call by the name <code>{tool.name}</code> reaches <code>{tool.shadowedBy}</code>, which has a higher priority. Run here
-            calls this server’s tool directly.
+            <strong>Name conflict:</strong> a call by the name <code>{tool.name}</code> reaches{' '}
+            <code>{tool.shadowedBy}</code>, which has a higher priority. Run here calls this server’s tool directly.
           </p>
         )}
         <PermissionLine tool={tool} />
@@ -197,14 +206,18 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
             </div>
           )}
         </Tabs>
-        {run?.status === 'failed' && run.error.code === 'invalid_arguments' && <ArgumentErrors errors={run.error.details?.fieldErrors ?? {}} />}
+        {run?.status === 'failed' && run.error.code === 'invalid_arguments' && (
+          <ArgumentErrors errors={run.error.details?.fieldErrors ?? {}} />
+        )}
         <div className="call-actions">
           <button type="button" className="btn btn-primary" onClick={runNow} disabled={running}>
             <Icon name="chevronRight" size={16} />
             Run
           </button>
           <span className="call-actions-note muted">
-            {hasParameters(tool.inputSchema) ? 'The arguments are checked against the tool’s schema before anything runs. ' : ''}
+            {hasParameters(tool.inputSchema)
+              ? 'The arguments are checked against the tool’s schema before anything runs. '
+              : ''}
             Each run is a new call with its own checkpoint and trace.
           </span>
         </div>

@@ -42,7 +42,8 @@ function NotConnectedNote() {
   if (missing.length === 0) return null;
   return (
     <p className="tools-note">
-      {missing.length === 1 ? `${serverNameOf(missing[0]!)} is` : `${missing.length} servers are`} not connected; their tools appear once connected.{' '}
+      {missing.length === 1 ? `${serverNameOf(missing[0]!)} is` : `${missing.length} servers are`} not connected; their
+      tools appear once connected.{' '}
       <button type="button" className="btn btn-small btn-ghost" onClick={() => navigate('servers')}>
         Open Servers
       </button>
@@ -90,7 +91,9 @@ export function ToolsView() {
   const serverOptions = useMemo(() => {
     const ids = new Set(tools.map((t) => t.serverId));
     const names = new Map(servers.map((v) => [serverIdOf(v), serverNameOf(v)]));
-    return order.filter((id) => ids.has(id)).map((id) => ({ id, label: id === LOCAL_SERVER_ID ? 'Local' : (names.get(id) ?? id) }));
+    return order
+      .filter((id) => ids.has(id))
+      .map((id) => ({ id, label: id === LOCAL_SERVER_ID ? 'Local' : (names.get(id) ?? id) }));
   }, [tools, order, servers]);
 
   const selected = selectedKey ? tools.find((t) => toolKeyOf(t) === selectedKey) : undefined;
@@ -99,7 +102,15 @@ export function ToolsView() {
   let body;
   if (load === 'error' && tools.length === 0) {
     body = (
-      <Callout tone="error" title="Could not load the tools" actions={<button type="button" className="btn btn-small" onClick={() => void loadTools()}>Try again</button>}>
+      <Callout
+        tone="error"
+        title="Could not load the tools"
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void loadTools()}>
+            Try again
+          </button>
+        }
+      >
         {error}
       </Callout>
     );
@@ -122,7 +133,12 @@ export function ToolsView() {
               value={query}
               onChange={(e) => setQuery(e.target.value)}
             />
-            <select className="input input-compact tools-server-filter" aria-label="Server" value={serverFilter} onChange={(e) => setServerFilter(e.target.value)}>
+            <select
+              className="input input-compact tools-server-filter"
+              aria-label="Server"
+              value={serverFilter}
+              onChange={(e) => setServerFilter(e.target.value)}
+            >
               <option value="all">All servers</option>
               {serverOptions.map((option) => (
                 <option key={option.id} value={option.id}>

@@ -57,7 +57,15 @@ export function TraceDetail({ traceId }: { traceId: string }) {
       <section className="detail" aria-label="Trace">
         {back}
         {entry?.error ? (
-          <Callout tone="error" title="Could not load this trace" actions={<button type="button" className="btn btn-small" onClick={() => void load(traceId)}>Try again</button>}>
+          <Callout
+            tone="error"
+            title="Could not load this trace"
+            actions={
+              <button type="button" className="btn btn-small" onClick={() => void load(traceId)}>
+                Try again
+              </button>
+            }
+          >
             {entry.error}
           </Callout>
         ) : (
@@ -70,7 +78,9 @@ export function TraceDetail({ traceId }: { traceId: string }) {
   }
 
   const { trace, events } = data;
-  const recorded = events.some((e) => e.type === 'claim' && (e.data.outcome === 'owner' || e.data.outcome === 'replay'));
+  const recorded = events.some(
+    (e) => e.type === 'claim' && (e.data.outcome === 'owner' || e.data.outcome === 'replay'),
+  );
   return (
     <section className="detail trace-detail" aria-label={`Trace of ${trace.toolName}`}>
       {back}
@@ -97,7 +107,11 @@ export function TraceDetail({ traceId }: { traceId: string }) {
             Export JSON
           </button>
           {recorded && (
-            <button type="button" className="btn btn-ghost" onClick={() => openHistoryRecord(trace.sessionId, trace.callId)}>
+            <button
+              type="button"
+              className="btn btn-ghost"
+              onClick={() => openHistoryRecord(trace.sessionId, trace.callId)}
+            >
               <Icon name="history" />
               Open in History
             </button>
@@ -142,7 +156,8 @@ export function TraceDetail({ traceId }: { traceId: string }) {
           </dd>
           <dt>Session</dt>
           <dd>
-            {sessionLabel({ sessionId: trace.sessionId, current: trace.sessionId === currentSession })} <code className="muted">{trace.sessionId}</code>
+            {sessionLabel({ sessionId: trace.sessionId, current: trace.sessionId === currentSession })}{' '}
+            <code className="muted">{trace.sessionId}</code>
           </dd>
           <dt>User</dt>
           <dd>

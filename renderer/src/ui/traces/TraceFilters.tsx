@@ -28,10 +28,18 @@ export function TraceFilters() {
 
   return (
     <div className="filter-bar" role="search" aria-label="Filter traces">
-      <ToolNameFilter value={filters.toolName} suggestions={toolNames} onApply={(toolName) => setFilters({ toolName })} />
+      <ToolNameFilter
+        value={filters.toolName}
+        suggestions={toolNames}
+        onApply={(toolName) => setFilters({ toolName })}
+      />
       <label className="filter">
         <span className="filter-label">Server</span>
-        <select className="input input-compact" value={filters.serverId} onChange={(e) => setFilters({ serverId: e.target.value })}>
+        <select
+          className="input input-compact"
+          value={filters.serverId}
+          onChange={(e) => setFilters({ serverId: e.target.value })}
+        >
           <option value="">Any server</option>
           <option value="local">Local tools</option>
           {servers
@@ -41,12 +49,18 @@ export function TraceFilters() {
                 {serverNameOf(v)}
               </option>
             ))}
-          {filters.serverId && !serverIds.has(filters.serverId) && <option value={filters.serverId}>{filters.serverId}</option>}
+          {filters.serverId && !serverIds.has(filters.serverId) && (
+            <option value={filters.serverId}>{filters.serverId}</option>
+          )}
         </select>
       </label>
       <label className="filter">
         <span className="filter-label">Status</span>
-        <select className="input input-compact" value={filters.status} onChange={(e) => setFilters({ status: e.target.value as TraceStatus | '' })}>
+        <select
+          className="input input-compact"
+          value={filters.status}
+          onChange={(e) => setFilters({ status: e.target.value as TraceStatus | '' })}
+        >
           <option value="">Any status</option>
           {STATUSES.map((status) => (
             <option key={status} value={status}>
@@ -57,7 +71,11 @@ export function TraceFilters() {
       </label>
       <label className="filter">
         <span className="filter-label">Session</span>
-        <select className="input input-compact filter-session" value={filters.sessionId} onChange={(e) => setFilters({ sessionId: e.target.value })}>
+        <select
+          className="input input-compact filter-session"
+          value={filters.sessionId}
+          onChange={(e) => setFilters({ sessionId: e.target.value })}
+        >
           <option value="">All sessions</option>
           {sessions.map((session) => (
             <option key={session.sessionId} value={session.sessionId} title={session.sessionId}>

@@ -30,12 +30,28 @@ function TraceRow({ trace, above }: { trace: TraceSummary; above: TraceSummary |
         <span className="trace-item-meta">
           <span className="trace-item-server">{trace.serverId}</span>
           <span aria-hidden="true">·</span>
-          <span>{trace.durationMs !== undefined ? formatDuration(trace.durationMs) : trace.status === 'running' ? 'running…' : '—'}</span>
-          <time className="trace-item-time" dateTime={new Date(trace.startedAt).toISOString()} title={formatDateTime(trace.startedAt)}>
+          <span>
+            {trace.durationMs !== undefined
+              ? formatDuration(trace.durationMs)
+              : trace.status === 'running'
+                ? 'running…'
+                : '—'}
+          </span>
+          <time
+            className="trace-item-time"
+            dateTime={new Date(trace.startedAt).toISOString()}
+            title={formatDateTime(trace.startedAt)}
+          >
             {formatWhen(trace.startedAt)}
           </time>
         </span>
-        {trace.error && <SentenceOrSameAsAbove className="trace-item-error" text={trace.error.message} same={above?.error?.message === trace.error.message} />}
+        {trace.error && (
+          <SentenceOrSameAsAbove
+            className="trace-item-error"
+            text={trace.error.message}
+            same={above?.error?.message === trace.error.message}
+          />
+        )}
       </button>
     </li>
   );

@@ -53,7 +53,11 @@ export function TraceTimeline({ startedAt, events }: { startedAt: number; events
               <p className="tl-title">{words.title}</p>
               {words.detail && (
                 <p className="tl-detail">
-                  <SentenceOrSameAsAbove className="tl-detail-text" text={words.detail} same={repeatsReasonAbove(event, events[index - 1])} />
+                  <SentenceOrSameAsAbove
+                    className="tl-detail-text"
+                    text={words.detail}
+                    same={repeatsReasonAbove(event, events[index - 1])}
+                  />
                 </p>
               )}
               {original && (

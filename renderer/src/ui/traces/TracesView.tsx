@@ -32,7 +32,15 @@ export function TracesView() {
   let list;
   if (load === 'error' && count === 0) {
     list = (
-      <Callout tone="error" title="Could not load the traces" actions={<button type="button" className="btn btn-small" onClick={() => void loadTraces()}>Try again</button>}>
+      <Callout
+        tone="error"
+        title="Could not load the traces"
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void loadTraces()}>
+            Try again
+          </button>
+        }
+      >
         {error}
       </Callout>
     );
@@ -58,7 +66,8 @@ export function TracesView() {
           </button>
         }
       >
-        Every tool call leaves a trace: the permission decision, approvals, each attempt and how it ended. Run a tool and it appears here.
+        Every tool call leaves a trace: the permission decision, approvals, each attempt and how it ended. Run a tool
+        and it appears here.
       </EmptyState>
     );
   } else {

@@ -13,7 +13,9 @@ export const MAIN_BUNDLE = join(ROOT, 'out', 'main', 'main.js');
 export const PRELOAD_BUNDLE = join(ROOT, 'out', 'preload', 'preload.cjs');
 export const RENDERER_INDEX = join(ROOT, 'out', 'renderer', 'index.html');
 /** `node --import <this>` makes `electron` the double. */
-export const REGISTER = pathToFileURL(join(ROOT, 'test', 'doubles', 'electron', 'electron-double', 'register.mjs')).href;
+export const REGISTER = pathToFileURL(
+  join(ROOT, 'test', 'doubles', 'electron', 'electron-double', 'register.mjs'),
+).href;
 /** The prefix of the double's record lines on stdout. */
 export const TAG = '@@electron-double ';
 
@@ -46,7 +48,13 @@ export function startBuiltMain(options: { userDataDir: string; workspaceDir: str
   delete env['NODE_OPTIONS'];
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', REGISTER, MAIN_BUNDLE, `--user-data-dir=${options.userDataDir}`, `--workspace=${options.workspaceDir}`],
+    [
+      '--import',
+      REGISTER,
+      MAIN_BUNDLE,
+      `--user-data-dir=${options.userDataDir}`,
+      `--workspace=${options.workspaceDir}`,
+    ],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
   );
   const records: DoubleRecord[] = [];
@@ -94,7 +102,10 @@ export function startBuiltMain(options: { userDataDir: string; workspaceDir: str
   let nextId = 1;
   async function command(kind: string, resultKind: string, fields: Record<string, unknown>): Promise<unknown> {
     const id = nextId++;
-    const answer = waitFor((r) => (r.kind === resultKind || r.kind === 'command-error') && r['id'] === id, `${kind} #${id}`);
+    const answer = waitFor(
+      (r) => (r.kind === resultKind || r.kind === 'command-error') && r['id'] === id,
+      `${kind} #${id}`,
+    );
     child.send({ kind, id, ...fields });
     const record = await answer;
     if (record.kind === 'command-error') throw new Error(`${kind} failed in the double: ${String(record['message'])}`);

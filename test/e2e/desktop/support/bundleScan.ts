@@ -23,15 +23,30 @@ function lineOf(source: ts.SourceFile, node: ts.Node): number {
 function isCreateRequireCall(node: ts.Node): node is ts.CallExpression {
   if (!ts.isCallExpression(node)) return false;
   const callee = node.expression;
-  return (ts.isIdentifier(callee) && callee.text === 'createRequire') || (ts.isPropertyAccessExpression(callee) && callee.name.text === 'createRequire');
+  return (
+    (ts.isIdentifier(callee) && callee.text === 'createRequire') ||
+    (ts.isPropertyAccessExpression(callee) && callee.name.text === 'createRequire')
+  );
 }
 
 /** Names bound to a require function: `require`, and every `const x = createRequire(…)`. */
 function requireNames(source: ts.SourceFile): Set<string> {
   const names = new Set(['require']);
   const visit = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && isCreateRequireCall(node.initializer)) names.add(node.name.text);
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(node.left) && isCreateRequireCall(node.right)) names.add(node.left.text);
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer &&
+      isCreateRequireCall(node.initializer)
+    )
+      names.add(node.name.text);
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isIdentifier(node.left) &&
+      isCreateRequireCall(node.right)
+    )
+      names.add(node.left.text);
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -53,7 +68,9 @@ export function moduleReferences(file: string): ModuleReference[] {
       found.push({ kind: 'export', specifier: node.moduleSpecifier.text, line: lineOf(source, node) });
     } else if (ts.isCallExpression(node)) {
       const isImport = node.expression.kind === ts.SyntaxKind.ImportKeyword;
-      const isRequire = (ts.isIdentifier(node.expression) && requires.has(node.expression.text)) || isCreateRequireCall(node.expression);
+      const isRequire =
+        (ts.isIdentifier(node.expression) && requires.has(node.expression.text)) ||
+        isCreateRequireCall(node.expression);
       if (isImport || isRequire) {
         const [first] = node.arguments;
         const specifier = first && ts.isStringLiteralLike(first) ? first.text : '<computed>';
@@ -74,7 +91,10 @@ export function globalUses(file: string, names: readonly string[]): Array<{ name
   const visit = (node: ts.Node): void => {
     if (ts.isIdentifier(node) && wanted.has(node.text)) {
       const parent = node.parent;
-      const isMemberName = (ts.isPropertyAccessExpression(parent) && parent.name === node) || (ts.isPropertyAssignment(parent) && parent.name === node) || (ts.isMethodDeclaration(parent) && parent.name === node);
+      const isMemberName =
+        (ts.isPropertyAccessExpression(parent) && parent.name === node) ||
+        (ts.isPropertyAssignment(parent) && parent.name === node) ||
+        (ts.isMethodDeclaration(parent) && parent.name === node);
       if (!isMemberName) found.push({ name: node.text, line: lineOf(source, node) });
     }
     ts.forEachChild(node, visit);

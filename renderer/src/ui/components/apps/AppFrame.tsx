@@ -41,7 +41,11 @@ export interface AppFrameProps {
 }
 
 function toAppResult(result: ToolResultView): AppToolResult {
-  return { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), isError: result.isError };
+  return {
+    content: result.content,
+    ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
+    isError: result.isError,
+  };
 }
 
 function refusal(error: unknown, title: string): AppToolResult {
@@ -103,7 +107,16 @@ export function AppFrame(props: AppFrameProps) {
   return <LoadedApp {...props} origin={origin} view={load.view} onClosed={() => setClosed(true)} />;
 }
 
-function LoadedApp({ tool, input, result, cancelledReason, testId, origin, view, onClosed }: AppFrameProps & { origin: string; view: AppResourceView; onClosed: () => void }) {
+function LoadedApp({
+  tool,
+  input,
+  result,
+  cancelledReason,
+  testId,
+  origin,
+  view,
+  onClosed,
+}: AppFrameProps & { origin: string; view: AppResourceView; onClosed: () => void }) {
   const callAppTool = useAppStore((s) => s.callAppTool);
   const readAppResource = useAppStore((s) => s.readAppResource);
   const serverLabel = useServerLabel(tool.serverId);
@@ -140,7 +153,10 @@ function LoadedApp({ tool, input, result, cancelledReason, testId, origin, view,
           throw new Error(describeFailure(error, 'Could not read the resource').title);
         }
       },
-      openLink: (url) => (isOpenableLink(url) ? new Promise<boolean>((answer) => live && setLink({ url, answer })) : Promise.resolve(false)),
+      openLink: (url) =>
+        isOpenableLink(url)
+          ? new Promise<boolean>((answer) => live && setLink({ url, answer }))
+          : Promise.resolve(false),
       sizeChanged: ({ height: next }) => {
         const clamped = clampHeight(next);
         if (clamped !== undefined && live) setHeight(clamped);
@@ -165,7 +181,11 @@ function LoadedApp({ tool, input, result, cancelledReason, testId, origin, view,
       bridgeRef.current = undefined;
       sent.current = {};
       // Leaving the view: the app is told (best effort: its frame goes with this component).
-      if (bridge) void bridge.teardownResource({}, { timeout: TEARDOWN_WAIT_MS }).catch(() => undefined).finally(() => void bridge?.close());
+      if (bridge)
+        void bridge
+          .teardownResource({}, { timeout: TEARDOWN_WAIT_MS })
+          .catch(() => undefined)
+          .finally(() => void bridge?.close());
     };
     // One bridge per loaded app; the call's data flows through the effect below.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -195,12 +215,19 @@ function LoadedApp({ tool, input, result, cancelledReason, testId, origin, view,
     if (!closing) return;
     const bridge = bridgeRef.current;
     // Closing: the app may save or confirm first; it gets a few seconds.
-    void (bridge ? bridge.teardownResource({}, { timeout: TEARDOWN_WAIT_MS }).catch(() => undefined) : Promise.resolve()).then(() => onClosed());
+    void (
+      bridge ? bridge.teardownResource({}, { timeout: TEARDOWN_WAIT_MS }).catch(() => undefined) : Promise.resolve()
+    ).then(() => onClosed());
   }, [closing, onClosed]);
 
   const bordered = view.prefersBorder !== false;
   return (
-    <section className={`app-frame${bordered ? ' app-frame-bordered' : ''}`} aria-label={appName} data-testid={testId ?? 'app-frame'} data-app-ready={initialized ? 'true' : 'false'}>
+    <section
+      className={`app-frame${bordered ? ' app-frame-bordered' : ''}`}
+      aria-label={appName}
+      data-testid={testId ?? 'app-frame'}
+      data-app-ready={initialized ? 'true' : 'false'}
+    >
       <header className="app-frame-head">
         <Icon name="tools" size={14} />
         <span className="app-frame-title">{appName}</span>

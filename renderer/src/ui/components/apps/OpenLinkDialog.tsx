@@ -13,14 +13,29 @@ export function isOpenableLink(url: string): boolean {
   } catch {
     return false;
   }
-  return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && !parsed.username && !parsed.password && parsed.hostname.length > 0;
+  return (
+    (parsed.protocol === 'http:' || parsed.protocol === 'https:') &&
+    !parsed.username &&
+    !parsed.password &&
+    parsed.hostname.length > 0
+  );
 }
 
 export function openLinkInBrowser(url: string): void {
   window.open(url, '_blank', 'noopener,noreferrer');
 }
 
-export function OpenLinkDialog({ url, appName, onOpen, onCancel }: { url: string; appName: string; onOpen: () => void; onCancel: () => void }) {
+export function OpenLinkDialog({
+  url,
+  appName,
+  onOpen,
+  onCancel,
+}: {
+  url: string;
+  appName: string;
+  onOpen: () => void;
+  onCancel: () => void;
+}) {
   return (
     <ConfirmDialog title="Open a link?" confirmLabel="Open in browser" onConfirm={onOpen} onCancel={onCancel}>
       <p>

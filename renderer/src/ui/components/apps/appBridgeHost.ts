@@ -29,12 +29,24 @@ export interface AppHostCallbacks {
   initialized(): void;
 }
 
-export const HOST_CAPABILITIES: McpUiHostCapabilities = { openLinks: {}, serverTools: {}, serverResources: {}, logging: {} };
+export const HOST_CAPABILITIES: McpUiHostCapabilities = {
+  openLinks: {},
+  serverTools: {},
+  serverResources: {},
+  logging: {},
+};
 
 export function hostContextFor(tool: ToolView, width: number): McpUiHostContext {
   const dark = typeof window.matchMedia === 'function' && window.matchMedia('(prefers-color-scheme: dark)').matches;
   return {
-    toolInfo: { tool: { name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema as { type: 'object' } } },
+    toolInfo: {
+      tool: {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema as { type: 'object' },
+      },
+    },
     theme: dark ? 'dark' : 'light',
     displayMode: 'inline',
     availableDisplayModes: ['inline'],
@@ -56,10 +68,17 @@ export function clampHeight(height: number | undefined): number | undefined {
 }
 
 /** Connects a bridge to the proxy frame; the frame's `src` must be set only after this resolves. */
-export async function connectAppBridge(frame: HTMLIFrameElement, tool: ToolView, view: AppResourceView, callbacks: AppHostCallbacks): Promise<AppBridge> {
+export async function connectAppBridge(
+  frame: HTMLIFrameElement,
+  tool: ToolView,
+  view: AppResourceView,
+  callbacks: AppHostCallbacks,
+): Promise<AppBridge> {
   const proxy = frame.contentWindow;
   if (!proxy) throw new Error('The app frame is not in the page.');
-  const bridge = new AppBridge(null, { name: PRODUCT_NAME, version: '1' }, HOST_CAPABILITIES, { hostContext: hostContextFor(tool, frame.clientWidth) });
+  const bridge = new AppBridge(null, { name: PRODUCT_NAME, version: '1' }, HOST_CAPABILITIES, {
+    hostContext: hostContextFor(tool, frame.clientWidth),
+  });
   bridge.onsandboxready = () => {
     // The inner frame's sandbox is the proxy's own; the host grants no browser permissions.
     void bridge.sendSandboxResourceReady({ html: view.html, csp: view.csp });

@@ -3,7 +3,11 @@
  * mode's host names its sandbox origin in a meta tag of the page it serves; in Electron it is the
  * dedicated `mh-app-sandbox:` scheme. Without either (a page from elsewhere) no app is shown.
  */
-import { APP_SANDBOX_META_NAME, APP_SANDBOX_PROXY_PATH, ELECTRON_APP_SANDBOX_ORIGIN } from '../../../../../shared/appSandbox.js';
+import {
+  APP_SANDBOX_META_NAME,
+  APP_SANDBOX_PROXY_PATH,
+  ELECTRON_APP_SANDBOX_ORIGIN,
+} from '../../../../../shared/appSandbox.js';
 import type { AppCsp } from '../../../../../shared/contract.js';
 import { findPreloadApi } from '../../../bridge/electronTransport.js';
 

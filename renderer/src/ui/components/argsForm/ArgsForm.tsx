@@ -17,9 +17,15 @@ const UI_SCHEMA: UiSchema = {
 };
 
 /** Optional fields stay absent unless the person fills them (the server applies its defaults). */
-const DEFAULT_FORM_STATE = { arrayMinItems: { populate: 'requiredOnly' as const }, emptyObjectFields: 'populateRequiredDefaults' as const };
+const DEFAULT_FORM_STATE = {
+  arrayMinItems: { populate: 'requiredOnly' as const },
+  emptyObjectFields: 'populateRequiredDefaults' as const,
+};
 /** Every field starts at its default (a form whose defaults are suggestions to accept as they stand). */
-const ALL_DEFAULTS_FORM_STATE = { arrayMinItems: { populate: 'requiredOnly' as const }, emptyObjectFields: 'populateAllDefaults' as const };
+const ALL_DEFAULTS_FORM_STATE = {
+  arrayMinItems: { populate: 'requiredOnly' as const },
+  emptyObjectFields: 'populateAllDefaults' as const,
+};
 
 export function hasParameters(schema: Record<string, unknown>): boolean {
   const properties = schema.properties;

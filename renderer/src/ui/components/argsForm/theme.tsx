@@ -40,7 +40,11 @@ const VALUE_WORD = /^(?:Value|Instance|String|Number|Integer|Array|Boolean|Objec
  */
 export function errorSentence(label: string, message: string): string {
   const text = message.trim();
-  const named = VALUE_WORD.test(text) ? text.replace(VALUE_WORD, `${label} `) : /^[a-z]/.test(text) ? `${label} ${text}` : `${label}: ${text}`;
+  const named = VALUE_WORD.test(text)
+    ? text.replace(VALUE_WORD, `${label} `)
+    : /^[a-z]/.test(text)
+      ? `${label} ${text}`
+      : `${label}: ${text}`;
   const sentence = named.charAt(0).toUpperCase() + named.slice(1);
   return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }
@@ -50,7 +54,8 @@ function FieldErrorTemplate({ errors = [], fieldPathId, schema }: FieldErrorProp
   const messages = errors.filter((error): error is string => typeof error === 'string' && error.length > 0);
   if (messages.length === 0) return null;
   const last = fieldPathId.path.at(-1);
-  const label = typeof schema.title === 'string' && schema.title ? schema.title : typeof last === 'string' ? last : 'This value';
+  const label =
+    typeof schema.title === 'string' && schema.title ? schema.title : typeof last === 'string' ? last : 'This value';
   return (
     <ul id={errorId(fieldPathId)} className="rjsf-field-error field-error">
       {messages.map((message, index) => (
@@ -116,25 +121,76 @@ function TitleFieldTemplate({ id, title, required }: TitleFieldProps) {
 }
 
 function ObjectFieldTemplate(props: ObjectFieldTemplateProps) {
-  const { description, disabled, formData, fieldPathId, onAddProperty, optionalDataControl, properties, readonly, registry, required, schema, title, uiSchema } = props;
+  const {
+    description,
+    disabled,
+    formData,
+    fieldPathId,
+    onAddProperty,
+    optionalDataControl,
+    properties,
+    readonly,
+    registry,
+    required,
+    schema,
+    title,
+    uiSchema,
+  } = props;
   if ((schema.oneOf || schema.anyOf) && !schema.properties && properties.length === 0) return null;
   // The root object is the form itself: no frame, no title (the panel names the tool).
   const root = fieldPathId.path.length === 0;
   return (
     <fieldset className={root ? 'rf-object rf-root' : 'rf-object rf-nested'} id={fieldPathId.$id}>
-      {!root && title && <TitleFieldTemplate id={titleId(fieldPathId)} title={title} required={required} schema={schema} uiSchema={uiSchema} registry={registry} />}
-      {!root && description && <DescriptionFieldTemplate id={descriptionId(fieldPathId)} description={description} schema={schema} uiSchema={uiSchema} registry={registry} />}
+      {!root && title && (
+        <TitleFieldTemplate
+          id={titleId(fieldPathId)}
+          title={title}
+          required={required}
+          schema={schema}
+          uiSchema={uiSchema}
+          registry={registry}
+        />
+      )}
+      {!root && description && (
+        <DescriptionFieldTemplate
+          id={descriptionId(fieldPathId)}
+          description={description}
+          schema={schema}
+          uiSchema={uiSchema}
+          registry={registry}
+        />
+      )}
       {optionalDataControl}
       {properties.map((prop) => prop.content)}
       {canExpand(schema, uiSchema, formData) && (
-        <AddButton id={buttonId(fieldPathId, 'add')} className="rjsf-object-property-expand" onClick={onAddProperty} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} />
+        <AddButton
+          id={buttonId(fieldPathId, 'add')}
+          className="rjsf-object-property-expand"
+          onClick={onAddProperty}
+          disabled={disabled || readonly}
+          uiSchema={uiSchema}
+          registry={registry}
+        />
       )}
     </fieldset>
   );
 }
 
 function ArrayFieldTemplate(props: ArrayFieldTemplateProps) {
-  const { canAdd, disabled, fieldPathId, uiSchema, items, optionalDataControl, onAddClick, readonly, registry, required, schema, title } = props;
+  const {
+    canAdd,
+    disabled,
+    fieldPathId,
+    uiSchema,
+    items,
+    optionalDataControl,
+    onAddClick,
+    readonly,
+    registry,
+    required,
+    schema,
+    title,
+  } = props;
   const options = getUiOptions(uiSchema);
   const description = options.description || schema.description;
   return (
@@ -144,10 +200,27 @@ function ArrayFieldTemplate(props: ArrayFieldTemplateProps) {
         {required && <span className="schema-required">required</span>}
         <span className="rf-count">{countOf(items.length, 'item', 'items')}</span>
       </legend>
-      {description && <DescriptionFieldTemplate id={descriptionId(fieldPathId)} description={description} schema={schema} uiSchema={uiSchema} registry={registry} />}
+      {description && (
+        <DescriptionFieldTemplate
+          id={descriptionId(fieldPathId)}
+          description={description}
+          schema={schema}
+          uiSchema={uiSchema}
+          registry={registry}
+        />
+      )}
       {optionalDataControl}
       {items.length > 0 && <div className="rf-array-items">{items}</div>}
-      {canAdd && <AddButton id={buttonId(fieldPathId, 'add')} className="rjsf-array-item-add" onClick={onAddClick} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} />}
+      {canAdd && (
+        <AddButton
+          id={buttonId(fieldPathId, 'add')}
+          className="rjsf-array-item-add"
+          onClick={onAddClick}
+          disabled={disabled || readonly}
+          uiSchema={uiSchema}
+          registry={registry}
+        />
+      )}
     </fieldset>
   );
 }
@@ -170,17 +243,40 @@ function ArrayFieldItemTemplate(props: ArrayFieldItemTemplateProps) {
 }
 
 function iconButton(icon: IconName, label: string, danger = false) {
-  return function ThemedIconButton({ registry: _registry, uiSchema: _uiSchema, iconType: _iconType, icon: _icon, className, title, style: _style, ...rest }: IconButtonProps) {
+  return function ThemedIconButton({
+    registry: _registry,
+    uiSchema: _uiSchema,
+    iconType: _iconType,
+    icon: _icon,
+    className,
+    title,
+    style: _style,
+    ...rest
+  }: IconButtonProps) {
     const name = title ?? label;
     return (
-      <button type="button" {...rest} className={`btn btn-icon btn-ghost ${danger ? 'btn-danger-ghost' : ''} ${className ?? ''}`} title={name} aria-label={name}>
+      <button
+        type="button"
+        {...rest}
+        className={`btn btn-icon btn-ghost ${danger ? 'btn-danger-ghost' : ''} ${className ?? ''}`}
+        title={name}
+        aria-label={name}
+      >
         <Icon name={icon} size={14} />
       </button>
     );
   };
 }
 
-function AddButton({ registry: _registry, uiSchema: _uiSchema, iconType: _iconType, icon: _icon, className, style: _style, ...rest }: IconButtonProps) {
+function AddButton({
+  registry: _registry,
+  uiSchema: _uiSchema,
+  iconType: _iconType,
+  icon: _icon,
+  className,
+  style: _style,
+  ...rest
+}: IconButtonProps) {
   return (
     <button type="button" {...rest} className={`btn btn-small rf-add ${className ?? ''}`}>
       <Icon name="plus" size={14} />
@@ -189,7 +285,9 @@ function AddButton({ registry: _registry, uiSchema: _uiSchema, iconType: _iconTy
   );
 }
 
-export const FORM_TEMPLATES: Partial<Omit<TemplatesType, 'ButtonTemplates'>> & { ButtonTemplates: Partial<TemplatesType['ButtonTemplates']> } = {
+export const FORM_TEMPLATES: Partial<Omit<TemplatesType, 'ButtonTemplates'>> & {
+  ButtonTemplates: Partial<TemplatesType['ButtonTemplates']>;
+} = {
   FieldTemplate,
   FieldErrorTemplate,
   BaseInputTemplate,

@@ -67,13 +67,21 @@ export function matchesSchema(schemaValue: unknown, value: unknown, root: Schema
   if ('const' in schema && !sameJson(schema.const, value)) return false;
   if (Array.isArray(schema.enum) && !schema.enum.some((option) => sameJson(option, value))) return false;
   if (value !== undefined) {
-    const types = Array.isArray(schema.type) ? schema.type.map(String) : typeof schema.type === 'string' ? [schema.type] : [];
+    const types = Array.isArray(schema.type)
+      ? schema.type.map(String)
+      : typeof schema.type === 'string'
+        ? [schema.type]
+        : [];
     if (types.length > 0 && !types.some((t) => typeMatches(t, value))) return false;
   }
 
   const object = asSchema(value);
   if (object) {
-    if (Array.isArray(schema.required) && !schema.required.every((key) => typeof key === 'string' && object[key] !== undefined)) return false;
+    if (
+      Array.isArray(schema.required) &&
+      !schema.required.every((key) => typeof key === 'string' && object[key] !== undefined)
+    )
+      return false;
     const properties = asSchema(schema.properties) ?? {};
     for (const [key, propertySchema] of Object.entries(properties)) {
       if (object[key] !== undefined && !next(propertySchema, object[key])) return false;

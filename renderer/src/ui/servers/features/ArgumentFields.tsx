@@ -44,7 +44,12 @@ export function ArgumentFields({
     if (!canComplete) return undefined;
     return (value) => {
       const { [name]: _self, ...others } = filledValues(values);
-      return complete({ serverId, ref: target, argument: { name, value }, ...(Object.keys(others).length > 0 ? { context: others } : {}) });
+      return complete({
+        serverId,
+        ref: target,
+        argument: { name, value },
+        ...(Object.keys(others).length > 0 ? { context: others } : {}),
+      });
     };
   }
 

@@ -85,7 +85,8 @@ export function CompletionInput({
     }
   }
 
-  const more = suggestions.hasMore || (suggestions.total !== undefined && suggestions.total > suggestions.values.length);
+  const more =
+    suggestions.hasMore || (suggestions.total !== undefined && suggestions.total > suggestions.values.length);
   return (
     <div className="completion">
       <input
@@ -97,7 +98,9 @@ export function CompletionInput({
         required={required}
         aria-invalid={invalid || undefined}
         aria-describedby={describedBy}
-        {...(complete ? { role: 'combobox', 'aria-autocomplete': 'list' as const, 'aria-expanded': open, 'aria-controls': listId } : {})}
+        {...(complete
+          ? { role: 'combobox', 'aria-autocomplete': 'list' as const, 'aria-expanded': open, 'aria-controls': listId }
+          : {})}
         {...(complete && open && active >= 0 ? { 'aria-activedescendant': `${listId}-${active}` } : {})}
         onChange={(event) => {
           onChange(event.target.value);
@@ -127,7 +130,9 @@ export function CompletionInput({
           ))}
           {more && (
             <li className="completion-more" aria-hidden="true">
-              {suggestions.total !== undefined ? `${suggestions.total - suggestions.values.length} more — keep typing` : 'More — keep typing'}
+              {suggestions.total !== undefined
+                ? `${suggestions.total - suggestions.values.length} more — keep typing`
+                : 'More — keep typing'}
             </li>
           )}
         </ul>

@@ -105,7 +105,14 @@ export function FeatureListView<T extends { truncated: boolean }>({
   return (
     <div className="features">
       <div className="feature-toolbar">
-        <input type="search" className="input search" placeholder={`Filter ${noun}`} aria-label={`Filter ${noun}`} value={filter} onChange={(e) => onFilter(e.target.value)} />
+        <input
+          type="search"
+          className="input search"
+          placeholder={`Filter ${noun}`}
+          aria-label={`Filter ${noun}`}
+          value={filter}
+          onChange={(e) => onFilter(e.target.value)}
+        />
         <span className="muted feature-count">{count(data)}</span>
         <button type="button" className="btn btn-small btn-ghost" onClick={reload} disabled={entry.loading}>
           <Icon name="refresh" size={14} />

@@ -37,7 +37,8 @@ function MessageContent({ block }: { block: Block }) {
           <pre className="code-block result-text">{text}</pre>
           {block.truncated === true && (
             <p className="muted resource-note" role="note">
-              Cut: showing the first {formatBytes(MAX_CONTENT_TEXT_BYTES)} of {formatBytes(typeof block.sizeBytes === 'number' ? block.sizeBytes : 0)}.
+              Cut: showing the first {formatBytes(MAX_CONTENT_TEXT_BYTES)} of{' '}
+              {formatBytes(typeof block.sizeBytes === 'number' ? block.sizeBytes : 0)}.
             </p>
           )}
         </div>
@@ -47,14 +48,25 @@ function MessageContent({ block }: { block: Block }) {
     case 'audio': {
       const mime = str(block.mimeType);
       const data = str(block.data);
-      const url = data && mime && MEDIA.test(mime) && mime.startsWith(`${block.type}/`) && mime !== 'image/svg+xml' ? `data:${mime};base64,${data}` : undefined;
+      const url =
+        data && mime && MEDIA.test(mime) && mime.startsWith(`${block.type}/`) && mime !== 'image/svg+xml'
+          ? `data:${mime};base64,${data}`
+          : undefined;
       return (
         <div className="result-block">
           <div className="result-block-head">
             <span className="result-kind">{block.type === 'image' ? 'Image' : 'Audio'}</span>
             <span className="muted">{mime}</span>
           </div>
-          {url ? block.type === 'image' ? <img className="result-image" src={url} alt="Image in the prompt" /> : <audio className="result-audio" controls src={url} /> : <Omitted block={block} />}
+          {url ? (
+            block.type === 'image' ? (
+              <img className="result-image" src={url} alt="Image in the prompt" />
+            ) : (
+              <audio className="result-audio" controls src={url} />
+            )
+          ) : (
+            <Omitted block={block} />
+          )}
         </div>
       );
     }

@@ -5,7 +5,11 @@
  */
 import type { ReactNode } from 'react';
 import type { ResourceContentView } from '../../../../../shared/contract.js';
-import { MAX_CONTENT_BINARY_BYTES, MAX_CONTENT_TEXT_BYTES, MAX_CONTENT_VIEW_BYTES } from '../../../../../shared/limits.js';
+import {
+  MAX_CONTENT_BINARY_BYTES,
+  MAX_CONTENT_TEXT_BYTES,
+  MAX_CONTENT_VIEW_BYTES,
+} from '../../../../../shared/limits.js';
 import { formatBytes } from '../../../lib/format.js';
 import { Icon } from '../../components/Icon.js';
 import { CopyButton } from '../../components/CopyButton.js';
@@ -78,8 +82,8 @@ export function ResourceContentItem({ content }: { content: ResourceContentView 
       {url && PREVIEWABLE.has(mime) && <img className="result-image" src={url} alt={`Preview of ${content.uri}`} />}
       {content.omitted && (
         <p className="muted resource-note" role="note">
-          Not loaded into the app: binary content is carried up to {formatBytes(MAX_CONTENT_BINARY_BYTES)} an item and {formatBytes(MAX_CONTENT_VIEW_BYTES)} an answer, so
-          only its type and size are shown.
+          Not loaded into the app: binary content is carried up to {formatBytes(MAX_CONTENT_BINARY_BYTES)} an item and{' '}
+          {formatBytes(MAX_CONTENT_VIEW_BYTES)} an answer, so only its type and size are shown.
         </p>
       )}
     </div>

@@ -16,9 +16,21 @@ import { ArgumentFields, filledValues } from './ArgumentFields.js';
 import { FeatureGate, FeatureListView, errorShapeOf } from './FeatureGate.js';
 import { PromptMessages } from './PromptMessages.js';
 
-type GetState = { status: 'idle' } | { status: 'getting' } | { status: 'done'; result: PromptResultView; at: number } | { status: 'failed'; error: ErrorShape };
+type GetState =
+  | { status: 'idle' }
+  | { status: 'getting' }
+  | { status: 'done'; result: PromptResultView; at: number }
+  | { status: 'failed'; error: ErrorShape };
 
-export function ServerPrompts({ view, detail, serverId }: { view: ServerView; detail: DetailEntry | undefined; serverId: string }) {
+export function ServerPrompts({
+  view,
+  detail,
+  serverId,
+}: {
+  view: ServerView;
+  detail: DetailEntry | undefined;
+  serverId: string;
+}) {
   return (
     <FeatureGate view={view} detail={detail} capability="prompts" noun="prompts" icon="terminal">
       {(capabilities) => <PromptBrowser serverId={serverId} canComplete={Boolean(capabilities.completions)} />}
@@ -49,7 +61,11 @@ function PromptBrowser({ serverId, canComplete }: { serverId: string; canComplet
       listLabel="Prompts"
       render={(data) => {
         const needle = filter.trim().toLowerCase();
-        const prompts = needle ? data.prompts.filter((p) => `${p.name} ${p.title ?? ''} ${p.description ?? ''}`.toLowerCase().includes(needle)) : data.prompts;
+        const prompts = needle
+          ? data.prompts.filter((p) =>
+              `${p.name} ${p.title ?? ''} ${p.description ?? ''}`.toLowerCase().includes(needle),
+            )
+          : data.prompts;
         const prompt = data.prompts.find((p) => p.name === chosen);
         return {
           list:
@@ -59,10 +75,20 @@ function PromptBrowser({ serverId, canComplete }: { serverId: string; canComplet
               <ul className="feature-items" aria-label="Prompt list">
                 {prompts.map((p) => (
                   <li key={p.name}>
-                    <button type="button" className="feature-item" data-prompt={p.name} aria-pressed={p.name === chosen} onClick={() => setChosen(p.name)}>
+                    <button
+                      type="button"
+                      className="feature-item"
+                      data-prompt={p.name}
+                      aria-pressed={p.name === chosen}
+                      onClick={() => setChosen(p.name)}
+                    >
                       <span className="feature-item-name">{p.title ?? p.name}</span>
                       <code className="feature-item-uri">{p.name}</code>
-                      {p.arguments.length > 0 && <span className="feature-item-facts muted">{countOf(p.arguments.length, 'argument', 'arguments')}</span>}
+                      {p.arguments.length > 0 && (
+                        <span className="feature-item-facts muted">
+                          {countOf(p.arguments.length, 'argument', 'arguments')}
+                        </span>
+                      )}
                     </button>
                   </li>
                 ))}
@@ -79,7 +105,15 @@ function PromptBrowser({ serverId, canComplete }: { serverId: string; canComplet
   );
 }
 
-function PromptPanel({ serverId, prompt, canComplete }: { serverId: string; prompt: PromptView; canComplete: boolean }) {
+function PromptPanel({
+  serverId,
+  prompt,
+  canComplete,
+}: {
+  serverId: string;
+  prompt: PromptView;
+  canComplete: boolean;
+}) {
   const getPrompt = useAppStore((s) => s.getPrompt);
   const [values, setValues] = useState<Record<string, string>>({});
   const [missing, setMissing] = useState<string[]>([]);

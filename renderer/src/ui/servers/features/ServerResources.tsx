@@ -5,7 +5,15 @@
  * completes, read into the URI it expands to.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { ErrorShape, RequestOf, ResourceListView, ResourceReadView, ResourceTemplateView, ResourceView, ServerView } from '../../../../../shared/contract.js';
+import type {
+  ErrorShape,
+  RequestOf,
+  ResourceListView,
+  ResourceReadView,
+  ResourceTemplateView,
+  ResourceView,
+  ServerView,
+} from '../../../../../shared/contract.js';
 import { formatBytes, formatTime } from '../../../lib/format.js';
 import { countOf } from '../../../lib/plural.js';
 import { optionalTemplateVariables } from '../../../lib/uriTemplate.js';
@@ -22,13 +30,25 @@ import { ResourceContents } from './ResourceContents.js';
 
 type Selection = { kind: 'resource'; uri: string } | { kind: 'template'; uriTemplate: string };
 
-type ReadState = { status: 'idle' } | { status: 'reading' } | { status: 'done'; view: ResourceReadView; at: number } | { status: 'failed'; error: ErrorShape };
+type ReadState =
+  | { status: 'idle' }
+  | { status: 'reading' }
+  | { status: 'done'; view: ResourceReadView; at: number }
+  | { status: 'failed'; error: ErrorShape };
 
 function matches(needle: string, ...texts: Array<string | undefined>): boolean {
   return !needle || texts.some((t) => t?.toLowerCase().includes(needle));
 }
 
-export function ServerResources({ view, detail, serverId }: { view: ServerView; detail: DetailEntry | undefined; serverId: string }) {
+export function ServerResources({
+  view,
+  detail,
+  serverId,
+}: {
+  view: ServerView;
+  detail: DetailEntry | undefined;
+  serverId: string;
+}) {
   return (
     <FeatureGate view={view} detail={detail} capability="resources" noun="resources" icon="globe">
       {(capabilities) => <ResourceBrowser serverId={serverId} canComplete={Boolean(capabilities.completions)} />}
@@ -62,19 +82,31 @@ function ResourceBrowser({ serverId, canComplete }: { serverId: string; canCompl
       reload={() => void load(serverId, true)}
       filter={filter}
       onFilter={setFilter}
-      count={(data) => `${countOf(data.resources.length, 'resource', 'resources')} · ${countOf(data.templates.length, 'template', 'templates')}`}
+      count={(data) =>
+        `${countOf(data.resources.length, 'resource', 'resources')} · ${countOf(data.templates.length, 'template', 'templates')}`
+      }
       cutText="The server lists more than the app keeps; the rest is not shown. A template or the exact URI still reaches them."
       listLabel="Resources and templates"
       render={(data) => {
         const needle = filter.trim().toLowerCase();
         const resources = data.resources.filter((r) => matches(needle, r.name, r.title, r.uri, r.description));
         const templates = data.templates.filter((t) => matches(needle, t.name, t.title, t.uriTemplate, t.description));
-        const chosenResource = selection?.kind === 'resource' ? data.resources.find((r) => r.uri === selection.uri) : undefined;
-        const chosenTemplate = selection?.kind === 'template' ? data.templates.find((t) => t.uriTemplate === selection.uriTemplate) : undefined;
+        const chosenResource =
+          selection?.kind === 'resource' ? data.resources.find((r) => r.uri === selection.uri) : undefined;
+        const chosenTemplate =
+          selection?.kind === 'template'
+            ? data.templates.find((t) => t.uriTemplate === selection.uriTemplate)
+            : undefined;
         return {
           list: (
             <>
-              <ResourceList serverId={serverId} resources={resources} data={data} selection={selection} onSelect={choose} />
+              <ResourceList
+                serverId={serverId}
+                resources={resources}
+                data={data}
+                selection={selection}
+                onSelect={choose}
+              />
               {templates.length > 0 && (
                 <>
                   <h3 className="result-kind feature-list-title">Templates</h3>
@@ -95,7 +127,9 @@ function ResourceBrowser({ serverId, canComplete }: { serverId: string; canCompl
                   </ul>
                 </>
               )}
-              {resources.length === 0 && templates.length === 0 && <p className="muted">{needle ? `Nothing matches “${filter}”.` : 'This server lists no resources.'}</p>}
+              {resources.length === 0 && templates.length === 0 && (
+                <p className="muted">{needle ? `Nothing matches “${filter}”.` : 'This server lists no resources.'}</p>
+              )}
             </>
           ),
           panel: chosenResource ? (
@@ -109,7 +143,12 @@ function ResourceBrowser({ serverId, canComplete }: { serverId: string; canCompl
               read={reading.read}
             />
           ) : chosenTemplate ? (
-            <TemplatePanel key={chosenTemplate.uriTemplate} serverId={serverId} template={chosenTemplate} canComplete={canComplete} />
+            <TemplatePanel
+              key={chosenTemplate.uriTemplate}
+              serverId={serverId}
+              template={chosenTemplate}
+              canComplete={canComplete}
+            />
           ) : (
             <p className="muted feature-placeholder">Choose a resource to read it, or a template to fill in.</p>
           ),
@@ -193,7 +232,11 @@ function ReadOutcome({ state, serverId }: { state: ReadState; serverId: string }
 }
 
 /** One read at a time: a newer read replaces an older one that has not answered yet. */
-function useRead(): { state: ReadState; read: (request: RequestOf<'resources.read'>) => Promise<void>; reset: () => void } {
+function useRead(): {
+  state: ReadState;
+  read: (request: RequestOf<'resources.read'>) => Promise<void>;
+  reset: () => void;
+} {
   const readResource = useAppStore((s) => s.readResource);
   const [state, setState] = useState<ReadState>({ status: 'idle' });
   const sequence = useRef(0);
@@ -244,7 +287,12 @@ function ResourcePanel({
         <code className="result-uri">{uri}</code>
         {resource.description && <p className="tool-description">{resource.description}</p>}
         <div className="detail-actions">
-          <button type="button" className="btn btn-small" onClick={() => void read({ serverId, uri })} disabled={state.status === 'reading'}>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => void read({ serverId, uri })}
+            disabled={state.status === 'reading'}
+          >
             <Icon name="refresh" size={14} />
             Read again
           </button>
@@ -279,7 +327,8 @@ function ResourcePanel({
             </button>
           }
         >
-          The server said this resource changed at {formatTime(updatedAt)}{readAt !== undefined ? ', after it was read here' : ''}.
+          The server said this resource changed at {formatTime(updatedAt)}
+          {readAt !== undefined ? ', after it was read here' : ''}.
         </Callout>
       )}
       <ReadOutcome state={state} serverId={serverId} />
@@ -287,7 +336,15 @@ function ResourcePanel({
   );
 }
 
-function TemplatePanel({ serverId, template, canComplete }: { serverId: string; template: ResourceTemplateView; canComplete: boolean }) {
+function TemplatePanel({
+  serverId,
+  template,
+  canComplete,
+}: {
+  serverId: string;
+  template: ResourceTemplateView;
+  canComplete: boolean;
+}) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [missing, setMissing] = useState<string[]>([]);
   const { state, read } = useRead();

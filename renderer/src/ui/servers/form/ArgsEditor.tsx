@@ -28,7 +28,17 @@ export interface RowWords {
 
 const ARGUMENT_WORDS: RowWords = { field: 'args', list: 'Arguments', item: 'Argument', add: 'Add argument' };
 
-export function ArgsEditor({ rows, errors, onChange, words = ARGUMENT_WORDS }: { rows: ArgRow[]; errors: ErrorLookup; onChange: (rows: ArgRow[]) => void; words?: RowWords }) {
+export function ArgsEditor({
+  rows,
+  errors,
+  onChange,
+  words = ARGUMENT_WORDS,
+}: {
+  rows: ArgRow[];
+  errors: ErrorLookup;
+  onChange: (rows: ArgRow[]) => void;
+  words?: RowWords;
+}) {
   // Errors from the schema count only the arguments that are sent (empty rows are left out).
   const sentIndexes = sentIndexesOf(rows);
   const move = (from: number, to: number) => {
@@ -60,7 +70,13 @@ export function ArgsEditor({ rows, errors, onChange, words = ARGUMENT_WORDS }: {
                 aria-invalid={rowErrors.length > 0 || undefined}
                 onChange={(e) => onChange(rows.map((r, i) => (i === index ? { ...r, value: e.target.value } : r)))}
               />
-              <button type="button" className="btn btn-icon btn-ghost" aria-label={`Move ${words.item.toLowerCase()} ${index + 1} up`} disabled={index === 0} onClick={() => move(index, index - 1)}>
+              <button
+                type="button"
+                className="btn btn-icon btn-ghost"
+                aria-label={`Move ${words.item.toLowerCase()} ${index + 1} up`}
+                disabled={index === 0}
+                onClick={() => move(index, index - 1)}
+              >
                 <Icon name="up" size={14} />
               </button>
               <button
@@ -72,7 +88,12 @@ export function ArgsEditor({ rows, errors, onChange, words = ARGUMENT_WORDS }: {
               >
                 <Icon name="down" size={14} />
               </button>
-              <button type="button" className="btn btn-icon btn-ghost" aria-label={`Remove ${words.item.toLowerCase()} ${index + 1}`} onClick={() => onChange(rows.filter((_, i) => i !== index))}>
+              <button
+                type="button"
+                className="btn btn-icon btn-ghost"
+                aria-label={`Remove ${words.item.toLowerCase()} ${index + 1}`}
+                onClick={() => onChange(rows.filter((_, i) => i !== index))}
+              >
                 <Icon name="close" size={14} />
               </button>
               <FieldErrorText id={id} errors={rowErrors} />

@@ -66,7 +66,12 @@ export function SecretInput({
           <Icon name="lock" size={14} />
           Stored
         </span>
-        <button type="button" className="btn btn-small" onClick={() => onChange({ replacing: true, value: '' })} aria-label={`Replace ${label.toLowerCase()}`}>
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() => onChange({ replacing: true, value: '' })}
+          aria-label={`Replace ${label.toLowerCase()}`}
+        >
           Replace
         </button>
         {sourcePicker}
@@ -90,7 +95,11 @@ export function SecretInput({
         {...common}
       />
       {stored === 'set' && (
-        <button type="button" className="btn btn-small btn-ghost" onClick={() => onChange({ replacing: false, value: '' })}>
+        <button
+          type="button"
+          className="btn btn-small btn-ghost"
+          onClick={() => onChange({ replacing: false, value: '' })}
+        >
           Keep stored
         </button>
       )}

@@ -23,9 +23,32 @@ import { OAuthFields } from './OAuthFields.js';
 import { SecretInput } from './SecretInput.js';
 import { ValueRowsEditor } from './ValueRowsEditor.js';
 
-const STATIC_FIELDS = ['name', 'id', 'transport', 'command', 'args', 'cwd', 'env', 'url', 'headers', 'timeoutMs', 'maxTotalTimeoutMs', 'priority', 'protocolEra', 'enabled', 'trusted', 'roots'];
+const STATIC_FIELDS = [
+  'name',
+  'id',
+  'transport',
+  'command',
+  'args',
+  'cwd',
+  'env',
+  'url',
+  'headers',
+  'timeoutMs',
+  'maxTotalTimeoutMs',
+  'priority',
+  'protocolEra',
+  'enabled',
+  'trusted',
+  'roots',
+];
 
-const ROOT_WORDS = { field: 'roots', list: 'Roots', item: 'Folder', add: 'Add folder', placeholder: '/home/me/project' };
+const ROOT_WORDS = {
+  field: 'roots',
+  list: 'Roots',
+  item: 'Folder',
+  add: 'Add folder',
+  placeholder: '/home/me/project',
+};
 
 function focusFirstInvalid(): void {
   // After React has rendered the messages.
@@ -37,7 +60,15 @@ function focusFirstInvalid(): void {
 /** One wording for settings refused, by the form or by main: what happened, and what to do. */
 const INVALID_SETTINGS = 'Some settings are not valid; nothing was saved. Correct the highlighted fields.';
 
-export function ServerFormDialog({ server, focusSlot, onClose }: { server: ServerView | undefined; focusSlot: string | undefined; onClose: () => void }) {
+export function ServerFormDialog({
+  server,
+  focusSlot,
+  onClose,
+}: {
+  server: ServerView | undefined;
+  focusSlot: string | undefined;
+  onClose: () => void;
+}) {
   const saveServer = useAppStore((s) => s.saveServer);
   const selectServer = useAppStore((s) => s.selectServer);
   const notify = useAppStore((s) => s.notify);
@@ -60,7 +91,9 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
       'auth',
       'args',
       'roots',
-      ...(form.transport === 'stdio' ? form.env.map((r) => `env.${r.name.trim()}`) : form.headers.map((r) => `headers.${r.name.trim()}`)),
+      ...(form.transport === 'stdio'
+        ? form.env.map((r) => `env.${r.name.trim()}`)
+        : form.headers.map((r) => `headers.${r.name.trim()}`)),
     ],
   });
 
@@ -143,7 +176,12 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
               {...controlProps('server-name', nameErrors)}
             />
           </Field>
-          <Field id="server-id" label="ID" errors={idErrors} hint={isEdit ? 'The id cannot change.' : 'Names its tools and logs; derived from the name.'}>
+          <Field
+            id="server-id"
+            label="ID"
+            errors={idErrors}
+            hint={isEdit ? 'The id cannot change.' : 'Names its tools and logs; derived from the name.'}
+          >
             <input
               className="input mono"
               value={form.id}
@@ -155,15 +193,28 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
             />
           </Field>
         </div>
-        <TransportPicker value={form.transport} onChange={(transport) => update({ transport }, ['transport'])} errors={errors.at('transport')} />
+        <TransportPicker
+          value={form.transport}
+          onChange={(transport) => update({ transport }, ['transport'])}
+          errors={errors.at('transport')}
+        />
       </fieldset>
 
-      {form.transport === 'stdio' ? <StdioFields form={form} errors={errors} states={states} focusSlot={focusSlot} update={update} /> : <HttpFields form={form} errors={errors} states={states} focusSlot={focusSlot} update={update} />}
+      {form.transport === 'stdio' ? (
+        <StdioFields form={form} errors={errors} states={states} focusSlot={focusSlot} update={update} />
+      ) : (
+        <HttpFields form={form} errors={errors} states={states} focusSlot={focusSlot} update={update} />
+      )}
 
       <fieldset className="form-section">
         <legend>Behaviour</legend>
         <div className="form-grid form-grid-4">
-          <Field id="server-timeout" label="Timeout (ms)" errors={errors.at('timeoutMs')} hint="For connecting and for each request.">
+          <Field
+            id="server-timeout"
+            label="Timeout (ms)"
+            errors={errors.at('timeoutMs')}
+            hint="For connecting and for each request."
+          >
             <input
               className="input"
               inputMode="numeric"
@@ -172,7 +223,12 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
               {...controlProps('server-timeout', errors.at('timeoutMs'), true)}
             />
           </Field>
-          <Field id="server-max-total" label="Longest call (ms)" errors={errors.at('maxTotalTimeoutMs')} hint="While a tool reports progress; empty: 10 minutes.">
+          <Field
+            id="server-max-total"
+            label="Longest call (ms)"
+            errors={errors.at('maxTotalTimeoutMs')}
+            hint="While a tool reports progress; empty: 10 minutes."
+          >
             <input
               className="input"
               inputMode="numeric"
@@ -182,7 +238,12 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
               {...controlProps('server-max-total', errors.at('maxTotalTimeoutMs'), true)}
             />
           </Field>
-          <Field id="server-priority" label="Priority" errors={errors.at('priority')} hint="Higher wins a tool-name conflict.">
+          <Field
+            id="server-priority"
+            label="Priority"
+            errors={errors.at('priority')}
+            hint="Higher wins a tool-name conflict."
+          >
             <input
               className="input"
               inputMode="numeric"
@@ -191,11 +252,18 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
               {...controlProps('server-priority', errors.at('priority'), true)}
             />
           </Field>
-          <Field id="server-protocol-era" label="Protocol era" errors={errors.at('protocolEra')} hint="Automatic asks the server; pin it for a server that misbehaves on the question.">
+          <Field
+            id="server-protocol-era"
+            label="Protocol era"
+            errors={errors.at('protocolEra')}
+            hint="Automatic asks the server; pin it for a server that misbehaves on the question."
+          >
             <select
               className="input"
               value={form.protocolEra}
-              onChange={(e) => update({ protocolEra: e.target.value as ServerFormState['protocolEra'] }, ['protocolEra'])}
+              onChange={(e) =>
+                update({ protocolEra: e.target.value as ServerFormState['protocolEra'] }, ['protocolEra'])
+              }
               {...controlProps('server-protocol-era', errors.at('protocolEra'), false)}
             >
               <option value="auto">Automatic</option>
@@ -205,17 +273,28 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
           </Field>
         </div>
         <label className="checkbox-field">
-          <input type="checkbox" checked={form.enabled} onChange={(e) => update({ enabled: e.target.checked }, ['enabled'])} />
+          <input
+            type="checkbox"
+            checked={form.enabled}
+            onChange={(e) => update({ enabled: e.target.checked }, ['enabled'])}
+          />
           <span>
             <span className="checkbox-label">Enabled</span>
             <span className="field-hint">Connect it and offer its tools.</span>
           </span>
         </label>
         <label className="checkbox-field">
-          <input type="checkbox" checked={form.trusted} onChange={(e) => update({ trusted: e.target.checked }, ['trusted'])} />
+          <input
+            type="checkbox"
+            checked={form.trusted}
+            onChange={(e) => update({ trusted: e.target.checked }, ['trusted'])}
+          />
           <span>
             <span className="checkbox-label">Trusted</span>
-            <span className="field-hint">Let its tool annotations (such as read-only) set default permissions. Leave off for servers you do not control.</span>
+            <span className="field-hint">
+              Let its tool annotations (such as read-only) set default permissions. Leave off for servers you do not
+              control.
+            </span>
           </span>
         </label>
       </fieldset>
@@ -223,17 +302,31 @@ export function ServerFormDialog({ server, focusSlot, onClose }: { server: Serve
       <fieldset className="form-section">
         <legend>Roots</legend>
         <p className="field-hint">
-          Folders the server is told it may work in (MCP roots), one absolute path per row. They guide the server; they are not a boundary — a local server runs with your
-          permissions. A connected server is told about a change at once.
+          Folders the server is told it may work in (MCP roots), one absolute path per row. They guide the server; they
+          are not a boundary — a local server runs with your permissions. A connected server is told about a change at
+          once.
         </p>
-        <ArgsEditor rows={form.roots} errors={errors} words={ROOT_WORDS} onChange={(roots) => update({ roots }, ['roots'])} />
+        <ArgsEditor
+          rows={form.roots}
+          errors={errors}
+          words={ROOT_WORDS}
+          onChange={(roots) => update({ roots }, ['roots'])}
+        />
         <FieldErrorText id="server-roots" errors={errors.at('roots')} />
       </fieldset>
     </Dialog>
   );
 }
 
-function TransportPicker({ value, onChange, errors }: { value: TransportKind; onChange: (t: TransportKind) => void; errors: string[] }) {
+function TransportPicker({
+  value,
+  onChange,
+  errors,
+}: {
+  value: TransportKind;
+  onChange: (t: TransportKind) => void;
+  errors: string[];
+}) {
   const options: { key: TransportKind; title: string; text: string; icon: 'terminal' | 'globe' }[] = [
     { key: 'stdio', title: 'Local process (stdio)', text: 'Starts a program on this machine.', icon: 'terminal' },
     { key: 'streamable_http', title: 'Remote (Streamable HTTP)', text: 'Talks to a server at a URL.', icon: 'globe' },
@@ -243,7 +336,13 @@ function TransportPicker({ value, onChange, errors }: { value: TransportKind; on
       <div className="choice-group" role="radiogroup" aria-label="Transport">
         {options.map((o) => (
           <label key={o.key} className={`choice ${value === o.key ? 'is-selected' : ''}`}>
-            <input type="radio" name="transport" value={o.key} checked={value === o.key} onChange={() => onChange(o.key)} />
+            <input
+              type="radio"
+              name="transport"
+              value={o.key}
+              checked={value === o.key}
+              onChange={() => onChange(o.key)}
+            />
             <Icon name={o.icon} size={20} />
             <span>
               <span className="choice-title">{o.title}</span>
@@ -269,7 +368,12 @@ function StdioFields({ form, errors, states, focusSlot, update }: SectionProps) 
   return (
     <fieldset className="form-section">
       <legend>Process</legend>
-      <Field id="server-command" label="Command" errors={errors.at('command')} hint="The program to run — a path or a name on PATH. It is started directly, never through a shell.">
+      <Field
+        id="server-command"
+        label="Command"
+        errors={errors.at('command')}
+        hint="The program to run — a path or a name on PATH. It is started directly, never through a shell."
+      >
         <input
           className="input mono"
           value={form.command}
@@ -300,8 +404,17 @@ function StdioFields({ form, errors, states, focusSlot, update }: SectionProps) 
       </Field>
       <div className="field">
         <span className="field-label">Environment variables</span>
-        <p className="field-hint">Mark a value as secret to store it in the secret store; the configuration then holds only a reference.</p>
-        <ValueRowsEditor kind="env" rows={form.env} states={states} errors={errors} focusSlot={focusSlot} onChange={(env, touched) => update({ env }, touched)} />
+        <p className="field-hint">
+          Mark a value as secret to store it in the secret store; the configuration then holds only a reference.
+        </p>
+        <ValueRowsEditor
+          kind="env"
+          rows={form.env}
+          states={states}
+          errors={errors}
+          focusSlot={focusSlot}
+          onChange={(env, touched) => update({ env }, touched)}
+        />
         <FieldErrorText id="server-env" errors={errors.at('env')} />
       </div>
     </fieldset>
@@ -313,7 +426,12 @@ function HttpFields({ form, errors, states, focusSlot, update }: SectionProps) {
   return (
     <fieldset className="form-section">
       <legend>Endpoint</legend>
-      <Field id="server-url" label="URL" errors={errors.at('url')} hint="The server’s Streamable HTTP endpoint, for example https://example.com/mcp.">
+      <Field
+        id="server-url"
+        label="URL"
+        errors={errors.at('url')}
+        hint="The server’s Streamable HTTP endpoint, for example https://example.com/mcp."
+      >
         <input
           className="input mono"
           type="url"
@@ -327,7 +445,15 @@ function HttpFields({ form, errors, states, focusSlot, update }: SectionProps) {
       </Field>
       <div className="field">
         <label className="checkbox-field">
-          <input type="checkbox" checked={form.bearerEnabled} onChange={(e) => update({ bearerEnabled: e.target.checked, ...(e.target.checked ? { oauthEnabled: false } : {}) }, ['auth'])} />
+          <input
+            type="checkbox"
+            checked={form.bearerEnabled}
+            onChange={(e) =>
+              update({ bearerEnabled: e.target.checked, ...(e.target.checked ? { oauthEnabled: false } : {}) }, [
+                'auth',
+              ])
+            }
+          />
           <span>
             <span className="checkbox-label">Bearer token</span>
             <span className="field-hint">Sent as “Authorization: Bearer …”. Stored as a secret.</span>
@@ -351,18 +477,46 @@ function HttpFields({ form, errors, states, focusSlot, update }: SectionProps) {
       </div>
       <div className="field">
         <label className="checkbox-field">
-          <input type="checkbox" checked={form.oauthEnabled} onChange={(e) => update({ oauthEnabled: e.target.checked, ...(e.target.checked ? { bearerEnabled: false } : {}) }, ['auth'])} />
+          <input
+            type="checkbox"
+            checked={form.oauthEnabled}
+            onChange={(e) =>
+              update({ oauthEnabled: e.target.checked, ...(e.target.checked ? { bearerEnabled: false } : {}) }, [
+                'auth',
+              ])
+            }
+          />
           <span>
             <span className="checkbox-label">OAuth sign-in</span>
-            <span className="field-hint">Sign in with your account at the server (OAuth 2.1). Tokens are kept in the secret store and renewed by the app.</span>
+            <span className="field-hint">
+              Sign in with your account at the server (OAuth 2.1). Tokens are kept in the secret store and renewed by
+              the app.
+            </span>
           </span>
         </label>
-        {form.oauthEnabled && <OAuthFields oauth={form.oauth} errors={errors} states={states} focusSlot={focusSlot} onChange={(patch) => update({ oauth: { ...form.oauth, ...patch } }, ['auth'])} />}
+        {form.oauthEnabled && (
+          <OAuthFields
+            oauth={form.oauth}
+            errors={errors}
+            states={states}
+            focusSlot={focusSlot}
+            onChange={(patch) => update({ oauth: { ...form.oauth, ...patch } }, ['auth'])}
+          />
+        )}
       </div>
       <div className="field">
         <span className="field-label">Headers</span>
-        <p className="field-hint">Extra request headers. Authorization, Content-Type and the MCP headers are set by the app.</p>
-        <ValueRowsEditor kind="headers" rows={form.headers} states={states} errors={errors} focusSlot={focusSlot} onChange={(headers, touched) => update({ headers }, touched)} />
+        <p className="field-hint">
+          Extra request headers. Authorization, Content-Type and the MCP headers are set by the app.
+        </p>
+        <ValueRowsEditor
+          kind="headers"
+          rows={form.headers}
+          states={states}
+          errors={errors}
+          focusSlot={focusSlot}
+          onChange={(headers, touched) => update({ headers }, touched)}
+        />
         <FieldErrorText id="server-headers" errors={errors.at('headers')} />
       </div>
     </fieldset>

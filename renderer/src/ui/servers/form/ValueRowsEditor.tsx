@@ -101,7 +101,14 @@ export function ValueRowsEditor({
                 <input
                   type="checkbox"
                   checked={row.secret}
-                  onChange={(e) => update(index, { secret: e.target.checked, source: 'store', replacing: false, value: e.target.checked ? row.value : '' })}
+                  onChange={(e) =>
+                    update(index, {
+                      secret: e.target.checked,
+                      source: 'store',
+                      replacing: false,
+                      value: e.target.checked ? row.value : '',
+                    })
+                  }
                 />
                 <span className="visually-hidden">{`${noun} ${n} is secret`}</span>
                 <Icon name="lock" size={14} />
@@ -110,7 +117,12 @@ export function ValueRowsEditor({
                 type="button"
                 className="btn btn-icon btn-ghost"
                 aria-label={`Remove ${noun.toLowerCase()} ${n}`}
-                onClick={() => onChange(rows.filter((_, i) => i !== index), rowErrorPaths(kind, row))}
+                onClick={() =>
+                  onChange(
+                    rows.filter((_, i) => i !== index),
+                    rowErrorPaths(kind, row),
+                  )
+                }
               >
                 <Icon name="close" size={14} />
               </button>
@@ -121,7 +133,11 @@ export function ValueRowsEditor({
           );
         })}
       </ul>
-      <button type="button" className="btn btn-small btn-ghost" onClick={() => onChange([...rows, emptyValueRow()], [])}>
+      <button
+        type="button"
+        className="btn btn-small btn-ghost"
+        onClick={() => onChange([...rows, emptyValueRow()], [])}
+      >
         <Icon name="plus" size={14} />
         Add {kind === 'env' ? 'variable' : 'header'}
       </button>

@@ -32,7 +32,12 @@ interface SecretContext {
 }
 
 /** The secret reference for one secret field, recording its slot and the value typed for it. */
-function secretRef(state: SecretValueState, slot: string, errorKey: string, ctx: SecretContext): Record<string, string> {
+function secretRef(
+  state: SecretValueState,
+  slot: string,
+  errorKey: string,
+  ctx: SecretContext,
+): Record<string, string> {
   if (state.source === 'env') return { source: 'env', name: state.envName.trim() };
   if (state.value !== '') ctx.secrets[slot] = state.value;
   else if (ctx.states[slot] !== 'set') addError(ctx.errors, errorKey, 'enter a value (it is stored as a secret)');
@@ -134,7 +139,8 @@ export function buildSaveRequest(form: ServerFormState, states: SecretStates = {
 
   const validation = validateServerConfig(config);
   if (!validation.ok) {
-    for (const [key, messages] of Object.entries(validation.fieldErrors)) for (const m of messages) addError(errors, key, m);
+    for (const [key, messages] of Object.entries(validation.fieldErrors))
+      for (const m of messages) addError(errors, key, m);
   }
   if (Object.keys(errors).length > 0) return { ok: false, fieldErrors: errors };
   return { ok: true, request: { mode: form.mode === 'edit' ? 'update' : 'create', config, secrets: ctx.secrets } };

@@ -161,7 +161,13 @@ function rowsOf(record: Record<string, ValueOrSecret>): ValueRow[] {
 
 export function formFromServer(view: ServerView, focusSlot?: string): ServerFormState {
   const config: ServerConfig | undefined = configOf(view);
-  const base = { ...emptyForm(), mode: 'edit' as const, name: serverNameOf(view), id: serverIdOf(view), idEdited: true };
+  const base = {
+    ...emptyForm(),
+    mode: 'edit' as const,
+    name: serverNameOf(view),
+    id: serverIdOf(view),
+    idEdited: true,
+  };
   if (!config) return base;
   const form: ServerFormState = {
     ...base,
@@ -185,12 +191,16 @@ export function formFromServer(view: ServerView, focusSlot?: string): ServerForm
     if (config.auth.kind === 'bearer') {
       form.bearerEnabled = true;
       form.bearer =
-        config.auth.token.source === 'env' ? { ...emptySecretValue(true), source: 'env', envName: config.auth.token.name } : emptySecretValue(true);
+        config.auth.token.source === 'env'
+          ? { ...emptySecretValue(true), source: 'env', envName: config.auth.token.name }
+          : emptySecretValue(true);
     }
     if (config.auth.kind === 'oauth') {
       const { auth } = config;
       const secretState = (ref: typeof auth.clientSecret): SecretValueState =>
-        ref?.source === 'env' ? { ...emptySecretValue(true), source: 'env', envName: ref.name } : emptySecretValue(true);
+        ref?.source === 'env'
+          ? { ...emptySecretValue(true), source: 'env', envName: ref.name }
+          : emptySecretValue(true);
       form.oauthEnabled = true;
       form.oauth = {
         grant: auth.grant,
