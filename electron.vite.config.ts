@@ -26,7 +26,13 @@ export default defineConfig({
     plugins: [gatewayStdioEntry],
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: { main: resolve(__dirname, 'electron/main.ts') } },
+      rollupOptions: {
+        input: {
+          main: resolve(__dirname, 'electron/main.ts'),
+          // The WAL checkpointer's worker thread, a module of its own (storage/walCheckpointer.ts).
+          walCheckpointWorker: resolve(__dirname, 'electron/storage/walCheckpointWorker.ts'),
+        },
+      },
     },
   },
   preload: {

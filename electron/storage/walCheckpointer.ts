@@ -20,9 +20,13 @@
  * on the app's own connection (blocking, but only those frames and the sync), which completes the
  * checkpoint: the next commit starts the WAL over.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
+import type { CheckpointWorkerData, CheckpointWorkerReply, CheckpointWorkerRequest } from './walCheckpointWorker.js';
 
 export interface CheckpointResult {
   /** 1 when another connection kept it from finishing. */
@@ -185,35 +189,17 @@ export class WalCheckpointer {
 }
 
 /**
- * The worker's code (CommonJS, evaluated): its own connection to the file, a PASSIVE checkpoint
- * per message, and on `close` its connection closed before the flag wakes the closing thread.
+ * The worker's module: built, `walCheckpointWorker.js` beside the main bundle (electron.vite.config.ts;
+ * unpacked from the asar archive, electron-builder.yml); from the sources, the `.ts` file itself,
+ * which Node runs with its built-in type stripping.
  */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.modulePath);
-let db;
-try {
-  db = new Database(workerData.file, workerData.options);
-} catch (error) {
-  parentPort.postMessage({ error: String(error && error.message || error) });
+function workerEntry(): string {
+  const here = fileURLToPath(import.meta.url);
+  // A packaged app's files are read from app.asar; a worker thread is started from a real file.
+  const folder = dirname(here).replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
+  const built = join(folder, 'walCheckpointWorker.js');
+  return existsSync(built) ? built : join(dirname(here), 'walCheckpointWorker.ts');
 }
-parentPort.on('message', (message) => {
-  if (message === 'close') {
-    try { if (db) db.close(); } catch {}
-    const flag = new Int32Array(workerData.closed);
-    Atomics.store(flag, 0, 1);
-    Atomics.notify(flag, 0);
-    parentPort.close();
-    return;
-  }
-  try {
-    if (!db) throw new Error('the checkpoint connection did not open');
-    parentPort.postMessage({ result: db.pragma('wal_checkpoint(PASSIVE)')[0] });
-  } catch (error) {
-    parentPort.postMessage({ error: String(error && error.message || error) });
-  }
-});
-`;
 
 /** How long close() waits for the worker's connection to close (it may be inside a checkpoint's fsync). */
 const WORKER_CLOSE_WAIT_MS = 10_000;
@@ -233,12 +219,13 @@ export function workerCheckpoints(
   const start = (): Worker => {
     closed = new SharedArrayBuffer(4);
     const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
-    const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { modulePath, file, options, closed } });
+    const data: CheckpointWorkerData = { modulePath, file, options, closed };
+    const started = new Worker(workerEntry(), { workerData: data });
     started.unref(); // never keeps the process alive
-    started.on('message', (message: { result?: CheckpointResult; error?: string }) => {
+    started.on('message', (message: CheckpointWorkerReply) => {
       const done = pending;
       pending = undefined;
-      done?.(message.result ?? new Error(message.error ?? 'unknown checkpoint failure'));
+      done?.('result' in message ? message.result : new Error(message.error));
     });
     started.on('error', (error) => {
       const done = pending;
@@ -253,7 +240,7 @@ export function workerCheckpoints(
       try {
         worker ??= start();
         pending = done;
-        worker.postMessage('checkpoint');
+        worker.postMessage('checkpoint' satisfies CheckpointWorkerRequest);
       } catch (error) {
         done(error instanceof Error ? error : new Error(String(error)));
       }
@@ -261,7 +248,7 @@ export function workerCheckpoints(
     close() {
       if (!worker || !closed) return;
       const flag = new Int32Array(closed);
-      worker.postMessage('close');
+      worker.postMessage('close' satisfies CheckpointWorkerRequest);
       Atomics.wait(flag, 0, 0, WORKER_CLOSE_WAIT_MS);
       worker = undefined;
       pending = undefined; // a checkpoint cut short by closing loses nothing: the last connection to close checkpoints
