@@ -31,6 +31,8 @@ const RENDERER_PACKAGES = [
   '@tanstack/react-virtual',
   'zod',
   '@modelcontextprotocol/ext-apps/app-bridge',
+  // JSON Schema without eval (the page's CSP forbids it): the args form's oneOf / if choices.
+  '@cfworker/json-schema',
 ];
 /** `shared/` is imported by the renderer and by Node, so it may only use what both can run. */
 const SHARED_PACKAGES = ['zod'];

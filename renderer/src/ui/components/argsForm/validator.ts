@@ -6,101 +6,62 @@
  * nothing.
  *
  * `isValid` is still asked by rjsf to pick the matching `oneOf` / `anyOf` option and to resolve
- * `if` / `then` / `else`; a small structural check (type, const, enum, required, properties,
- * items, the combinators and local `$ref`s) answers that without compiling anything.
+ * `if` / `then` / `else`: @cfworker/json-schema answers that (an interpreter — no eval, so the CSP
+ * holds — and the validator the main process checks arguments with, harness/toolArguments.ts).
  */
+import { Validator, type Schema } from '@cfworker/json-schema';
 import type { RJSFSchema, ValidationData, ValidatorType } from '@rjsf/utils';
 
-type Schema = Record<string, unknown>;
+type SchemaObject = Record<string, unknown>;
 
-function asSchema(value: unknown): Schema | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Schema) : undefined;
-}
+const asObject = (value: unknown): SchemaObject | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as SchemaObject) : undefined;
 
-function resolveRef(ref: string, root: Schema): Schema | undefined {
-  if (!ref.startsWith('#')) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(1).split('/').filter(Boolean)) {
-    const part = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    node = asSchema(node)?.[part];
+/** One validator per (subschema, root) pair: rjsf asks about the same schema objects on every render. */
+const validators = new WeakMap<object, WeakMap<object, Validator | undefined>>();
+
+/**
+ * rjsf hands `isValid` a subschema whose local `$ref`s (`#/$defs/…`, `#/definitions/…`) point into
+ * the root: the subschema is validated as a root of its own that carries the root's definitions.
+ * The copy is the library's to annotate (it marks schema objects with their URIs), never rjsf's.
+ */
+function validatorFor(schema: SchemaObject, root: SchemaObject): Validator | undefined {
+  let byRoot = validators.get(schema);
+  if (!byRoot) validators.set(schema, (byRoot = new WeakMap()));
+  if (byRoot.has(root)) return byRoot.get(root);
+  let validator: Validator | undefined;
+  try {
+    const withDefinitions =
+      schema === root
+        ? schema
+        : {
+            ...schema,
+            ...(asObject(root.$defs) ? { $defs: { ...asObject(root.$defs), ...asObject(schema.$defs) } } : {}),
+            ...(asObject(root.definitions)
+              ? { definitions: { ...asObject(root.definitions), ...asObject(schema.definitions) } }
+              : {}),
+          };
+    validator = new Validator(structuredClone(withDefinitions) as Schema, '2020-12');
+  } catch {
+    validator = undefined; // a schema the library cannot read: the server judges the arguments
   }
-  return asSchema(node);
+  byRoot.set(root, validator);
+  return validator;
 }
 
-function typeMatches(type: string, value: unknown): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'null':
-      return value === null;
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return asSchema(value) !== undefined;
-    default:
-      return true;
-  }
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Whether `value` fits `schema` as far as structure goes (formats and bounds are the server's job). */
-export function matchesSchema(schemaValue: unknown, value: unknown, root: Schema, depth = 0): boolean {
+/** Whether `value` fits `schema` (whose `$ref`s resolve against `root`); a schema it cannot read fits anything. */
+export function matchesSchema(schemaValue: unknown, value: unknown, rootValue: unknown = schemaValue): boolean {
   if (schemaValue === true || schemaValue === undefined) return true;
   if (schemaValue === false) return false;
-  let schema = asSchema(schemaValue);
-  if (!schema || depth > 32) return true;
-  if (typeof schema.$ref === 'string') {
-    const target = resolveRef(schema.$ref, root);
-    if (target) schema = { ...target, ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$ref')) };
+  const schema = asObject(schemaValue);
+  if (!schema) return true;
+  const validator = validatorFor(schema, asObject(rootValue) ?? schema);
+  if (!validator) return true;
+  try {
+    return validator.validate(value).valid;
+  } catch {
+    return true; // an unresolvable $ref, say: the server judges the arguments
   }
-  const next = (s: unknown, v: unknown) => matchesSchema(s, v, root, depth + 1);
-
-  if ('const' in schema && !sameJson(schema.const, value)) return false;
-  if (Array.isArray(schema.enum) && !schema.enum.some((option) => sameJson(option, value))) return false;
-  if (value !== undefined) {
-    const types = Array.isArray(schema.type)
-      ? schema.type.map(String)
-      : typeof schema.type === 'string'
-        ? [schema.type]
-        : [];
-    if (types.length > 0 && !types.some((t) => typeMatches(t, value))) return false;
-  }
-
-  const object = asSchema(value);
-  if (object) {
-    if (
-      Array.isArray(schema.required) &&
-      !schema.required.every((key) => typeof key === 'string' && object[key] !== undefined)
-    )
-      return false;
-    const properties = asSchema(schema.properties) ?? {};
-    for (const [key, propertySchema] of Object.entries(properties)) {
-      if (object[key] !== undefined && !next(propertySchema, object[key])) return false;
-    }
-    if (schema.additionalProperties === false && Object.keys(object).some((key) => !(key in properties))) return false;
-  }
-  if (Array.isArray(value) && schema.items !== undefined && !Array.isArray(schema.items)) {
-    if (!value.every((item) => next(schema.items, item))) return false;
-  }
-
-  if (Array.isArray(schema.allOf) && !schema.allOf.every((s) => next(s, value))) return false;
-  if (Array.isArray(schema.anyOf) && !schema.anyOf.some((s) => next(s, value))) return false;
-  if (Array.isArray(schema.oneOf) && schema.oneOf.filter((s) => next(s, value)).length !== 1) return false;
-  if (schema.not !== undefined && next(schema.not, value)) return false;
-  if (schema.if !== undefined) {
-    const branch = next(schema.if, value) ? schema.then : schema.else;
-    if (branch !== undefined && !next(branch, value)) return false;
-  }
-  return true;
 }
 
 export const formValidator: ValidatorType<unknown, RJSFSchema> = {
@@ -108,7 +69,7 @@ export const formValidator: ValidatorType<unknown, RJSFSchema> = {
     return { errors: [], errorSchema: {} };
   },
   isValid(schema, formData, rootSchema) {
-    return matchesSchema(schema, formData, (rootSchema ?? schema) as Schema);
+    return matchesSchema(schema, formData, rootSchema ?? schema);
   },
   rawValidation() {
     return { errors: [] };
