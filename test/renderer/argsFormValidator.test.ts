@@ -29,7 +29,7 @@ const root = {
 
 describe('the args form validator', () => {
   it('picks the oneOf option a value fits, through $refs into the root', () => {
-    const [circle, square] = root.properties.shape.oneOf;
+    const [circle, square] = root.properties.shape.oneOf as [{ $ref: string }, { $ref: string }];
     expect(formValidator.isValid(circle, { kind: 'circle', radius: 2 }, root)).toBe(true);
     expect(formValidator.isValid(square, { kind: 'circle', radius: 2 }, root)).toBe(false);
     expect(formValidator.isValid(square, { kind: 'square', side: 3 }, root)).toBe(true);
