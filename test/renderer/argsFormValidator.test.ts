@@ -3,9 +3,13 @@
  * `anyOf` option and an `if` branch: answered by @cfworker/json-schema, with a subschema's local
  * `$ref`s resolved against the root it came from.
  */
+import type { RJSFSchema } from '@rjsf/utils';
 import { describe, expect, it } from 'vitest';
 import { formValidator, matchesSchema } from '../../renderer/src/ui/components/argsForm/validator.js';
 
+const circle: RJSFSchema = { $ref: '#/$defs/circle' };
+const square: RJSFSchema = { $ref: '#/$defs/square' };
+const owner: RJSFSchema = { $ref: '#/definitions/name' };
 const root = {
   type: 'object',
   $defs: {
@@ -22,20 +26,19 @@ const root = {
   },
   definitions: { name: { type: 'string', minLength: 1 } },
   properties: {
-    shape: { oneOf: [{ $ref: '#/$defs/circle' }, { $ref: '#/$defs/square' }] },
-    owner: { $ref: '#/definitions/name' },
+    shape: { oneOf: [circle, square] },
+    owner,
   },
-};
+} as RJSFSchema;
 
 describe('the args form validator', () => {
   it('picks the oneOf option a value fits, through $refs into the root', () => {
-    const [circle, square] = root.properties.shape.oneOf as [{ $ref: string }, { $ref: string }];
     expect(formValidator.isValid(circle, { kind: 'circle', radius: 2 }, root)).toBe(true);
     expect(formValidator.isValid(square, { kind: 'circle', radius: 2 }, root)).toBe(false);
     expect(formValidator.isValid(square, { kind: 'square', side: 3 }, root)).toBe(true);
     expect(formValidator.isValid(square, { kind: 'square', side: 2.5 }, root)).toBe(false);
-    expect(formValidator.isValid(root.properties.owner, '', root)).toBe(false);
-    expect(formValidator.isValid(root.properties.owner, 'Ada', root)).toBe(true);
+    expect(formValidator.isValid(owner, '', root)).toBe(false);
+    expect(formValidator.isValid(owner, 'Ada', root)).toBe(true);
   });
 
   it('judges the whole root: required, const, enum, if / then / else, not', () => {
