@@ -37,6 +37,7 @@ import { SecretRedactor } from '../secrets/secretRedactor.js';
 import { Tracer } from '../tracing/tracer.js';
 import { detectSandbox } from '../sandbox/detect.js';
 import { coalesce } from '../util/coalesce.js';
+import { DisposableStore } from '../util/disposable.js';
 import { Late } from '../util/late.js';
 import { refuseGatewayLoop } from '../gateway/loop.js';
 import { RunStore } from '../runs/runStore.js';
@@ -81,7 +82,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   ensurePrivateDir(options.dataDir);
   // Checked before anything opens: a workspace overlapping the data folder would expose it.
   const workspace = prepareWorkspace(options.workspaceDir, options.dataDir);
-  let closing: Promise<void> | undefined;
+  /** Each part registers its teardown where it is built; `close()` runs them in reverse (util/disposable.ts). */
+  const lifecycle = new DisposableStore();
 
   // ── storage, events, warnings ─────────────────────────────────────────────────────────────
   const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'));
@@ -89,6 +91,10 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   // Made before everything else: the events and the approval broker redact with it.
   const redactor = new SecretRedactor();
   const tracer = new Tracer(db, { redactor });
+  lifecycle.defer('database', () => {
+    tracer.flush();
+    db.close();
+  });
   const hub = new EventHub((value) => redactor.redactSecretValues(value));
   const emit = hub.emit;
   const warnings = new AppWarnings(hub, options.config.damaged ?? [], options.warnings ?? [], (text) =>
@@ -132,6 +138,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     },
     clientVersion: options.version,
   });
+  lifecycle.defer('OAuth sessions', () => oauth.close());
 
   // ── pipeline ──────────────────────────────────────────────────────────────────────────────
   /** Drawn fresh each run: the gateway names itself with it, and the app's client refuses a server that does. */
@@ -182,9 +189,11 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     onPermissionsChanged: () => emit('permissions.changed', {}),
   });
   lateRegistry.set(registry);
+  lifecycle.defer('tool registry', () => registry.close());
 
   // ── services ──────────────────────────────────────────────────────────────────────────────
   const taskRecoveryStop = new AbortController();
+  lifecycle.defer('task recovery', () => taskRecoveryStop.abort());
   const calls = new CallService(harness, checkpoints, emit, persistentGuiCaller(db));
   // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
   // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
@@ -197,6 +206,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     knownSecret: (value) => redactor.add(value),
     taskSettled: (sessionId, callId, signal) => runTaskOutcomes.settled(sessionId, callId, signal),
   });
+  lifecycle.defer('agent runs', () => runs.close());
   // An agent's resource read or prompt get is decided like a read-only tool named after it.
   const features = new ServerFeatureService(
     registry,
@@ -239,9 +249,10 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     marksThrough: () => [
       ...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks)),
     ],
-    closing: () => closing !== undefined,
+    closing: () => lifecycle.isDisposed,
   });
   const { gateway, agents } = gw;
+  lifecycle.defer('agent gateway', () => gateway.stop());
   lateSwapLocalTools.set((tools) => {
     harness.replaceLocalTools(tools);
     gw.toolsChanged();
@@ -279,8 +290,9 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     gatewayToolsChanged: gw.toolsChanged,
     agentsChanged: gw.agentsChanged,
   });
+  lifecycle.defer('server logs', () => logs.stopLogs());
   // Resources and prompts a server listed again, and updates of subscribed resources.
-  const stopFeatureEvents = forwardFeatureEvents(registry, emit);
+  lifecycle.defer('resource and prompt events', forwardFeatureEvents(registry, emit));
 
   // ── handlers, by domain ───────────────────────────────────────────────────────────────────
   const handlers: Handlers = {
@@ -357,19 +369,6 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       // Agents connect once the window can show their approvals; the tools stream in as servers answer.
       await gw.start(options.gateway?.port);
     },
-    close() {
-      closing ??= (async () => {
-        taskRecoveryStop.abort();
-        logs.stopLogs();
-        await runs.close();
-        await gateway.stop();
-        stopFeatureEvents();
-        await oauth.close();
-        await registry.close();
-        tracer.flush();
-        db.close();
-      })();
-      return closing;
-    },
+    close: () => lifecycle.dispose(),
   };
 }

@@ -32,6 +32,7 @@ import { DEFAULT_OUTBOX_LIMITS, EventOutbox } from './eventOutbox.js';
 import type { SandboxOrigin } from './sandboxOrigin.js';
 import { startSandboxOrigin } from './sandboxOrigin.js';
 import { withAppSandboxMeta } from '../../shared/appSandbox.js';
+import { DisposableStore } from '../util/disposable.js';
 
 export interface WebHostOptions {
   core: Core;
@@ -154,6 +155,8 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     options.onApprovalWithoutPage ?? ((line: string) => void process.stdout.write(`${line}\n`));
   // Nobody would see the dialog: say where to answer it (an agent's call waits meanwhile).
   // Only approvals: a page-less host must not make every event (and the Agents view) worth building.
+  /** Each part registers its teardown where it is made; `close()` runs them in reverse (util/disposable.ts). */
+  const lifecycle = new DisposableStore();
   const stopWatchingApprovals = options.core.onEvent(
     (event, payload) => {
       if (event !== 'approval.requested' || sockets.size > 0 || port === 0) return;
@@ -163,6 +166,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     },
     ['approval.requested'],
   );
+  lifecycle.defer('approval watch', stopWatchingApprovals);
 
   async function serveStatic(req: IncomingMessage, res: ServerResponse, rawPath: string): Promise<void> {
     const pathname = decodedPath(rawPath);
@@ -225,12 +229,21 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     });
   });
   capConnections(http, limits);
+  lifecycle.defer('HTTP server', async () => {
+    http.closeAllConnections();
+    // Not listening (a failed start) is closed too: the callback's error is no failure of ours.
+    await new Promise<void>((r) => http.close(() => r()));
+  });
   // Malformed requests and reset connections get Node's default `clientError` handling (400 or 408, close).
 
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxMessageBytes ?? MAX_BRIDGE_FRAME_BYTES,
     handleProtocols: (protocols) => (protocols.has(BRIDGE_PROTOCOL) ? BRIDGE_PROTOCOL : false),
+  });
+  lifecycle.defer('bridge sockets', () => {
+    for (const ws of sockets.keys()) ws.terminate();
+    wss.close();
   });
 
   http.on('upgrade', (req, socket, head) => {
@@ -356,26 +369,17 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       httpLimits: options.httpLimits,
     });
   } catch (error) {
-    await new Promise<void>((r) => http.close(() => r()));
+    await lifecycle.dispose().catch(() => undefined);
     throw error;
   }
   const appSandbox = sandbox;
+  lifecycle.defer('app sandbox origin', () => appSandbox.close());
 
-  let closing: Promise<void> | undefined;
   return {
     port,
     url: `http://127.0.0.1:${port}/`,
     appSandboxOrigin: appSandbox.origin,
     clients: () => [...sockets.values()].map((outbox) => outbox.stats()),
-    close() {
-      closing ??= (async () => {
-        stopWatchingApprovals();
-        for (const ws of sockets.keys()) ws.terminate();
-        wss.close();
-        http.closeAllConnections();
-        await Promise.all([new Promise<void>((r) => http.close(() => r())), appSandbox.close()]);
-      })();
-      return closing;
-    },
+    close: () => lifecycle.dispose(),
   };
 }
