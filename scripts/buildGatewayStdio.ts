@@ -2,7 +2,7 @@
  * Bundles the gateway's stdio entry (electron/gateway/stdioCli.ts) into one Node ESM file,
  * out/main/gatewayStdio.js, that bin/miniharness-gateway.mjs runs with plain `node` (no tsx, no
  * sources). Every bare import stays external: they are the package's runtime "dependencies"
- * (test/gateway/stdioBin.test.ts checks it). Run by the main build (electron.vite.config.ts)
+ * (test/gateway/stdioEntry.test.ts checks it). Run by the main build (electron.vite.config.ts)
  * and by the tests that spawn the bin.
  */
 import { dirname, join, resolve } from 'node:path';

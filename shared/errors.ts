@@ -1,7 +1,7 @@
 /**
  * Every error code that crosses the contract, and the typed details that go with them. Main
  * raises only these codes (each error class maps to one); the renderer switches on them, in one
- * place (`renderer/src/ui/errors/describeError.ts`), and never reads meaning out of a message.
+ * place (`renderer/src/lib/describeError.ts`), and never reads meaning out of a message.
  * A code from a newer main that this renderer does not know is read as `unrecognized`.
  */
 import { z } from 'zod';

@@ -26,13 +26,13 @@ import { appResourceView } from './appResource.js';
 import { AppsError } from './errors.js';
 import { callableByApp } from './toolUi.js';
 
-/** Who makes a call or a read (app/callService.ts's Caller): the checkpoints' key with the callId. */
+/** Who makes a call or a read (core/callService.ts's Caller): the checkpoints' key with the callId. */
 export interface AppCaller {
   userId: string;
   sessionId: string;
 }
 
-/** What the app layer gives (composed in app/core.ts): the pipeline's call and the decided, traced read. */
+/** What the app layer gives (composed in core/core.ts): the pipeline's call and the decided, traced read. */
 export interface AppServiceDeps {
   registry: Pick<MCPToolRegistry, 'server' | 'features'>;
   listTools: () => HarnessToolInfo[];

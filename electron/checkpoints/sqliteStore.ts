@@ -410,7 +410,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
       // A tool error is a completed call whose stored result says isError (kept in is_error), tested in SQL so paging stays exact.
       where.push(`status = 'completed'`, `is_error = ${query.status === 'tool_error' ? 1 : 0}`);
     } else if (query.status === 'cancelled' || query.status === 'started') {
-      // A cancelled call is a started record whose recorded failure is a cancellation (cancelledRecord in app/views.ts).
+      // A cancelled call is a started record whose recorded failure is a cancellation (the record status in core/views.ts).
       where.push(`status = 'started'`, `${query.status === 'cancelled' ? '' : 'NOT '}${CANCELLED_FAILURE}`);
     } else if (query.status !== undefined) {
       where.push('status = @status');

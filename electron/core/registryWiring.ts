@@ -76,7 +76,7 @@ export function wireRegistryEvents(deps: RegistryWiringDeps): RegistryWiring {
     switch (event.type) {
       case 'status': {
         emit('server.status', { serverId: event.serverId, status: statusView(event.status), at: event.at });
-        // Removed, disabled or gone for good: its waiting calls are answered now (app/serverGone.ts).
+        // Removed, disabled or gone for good: its waiting calls are answered now (core/serverGone.ts).
         const gone = serverGoneWhy(event.serverId, event.status, registry.server(event.serverId) !== undefined);
         if (gone) deps.calls.endCallsOf(event.serverId, gone);
         // A server listed from the cache that became ready (or failed) changes its tools' "cached" mark.

@@ -55,7 +55,7 @@ export interface CoreOptions {
 export interface Core {
   /** Validates and runs one contract call; never throws, errors come back as ErrorShape. */
   dispatch(channel: unknown, payload: unknown): Promise<DispatchResult>;
-  /** Contract events (validated) for the renderer; `only` names the few a watcher wants (see app/eventHub.ts). */
+  /** Contract events (validated) for the renderer; `only` names the few a watcher wants (see core/eventHub.ts). */
   onEvent(listener: (event: EventName, payload: unknown) => void, only?: readonly EventName[]): () => void;
   /** Loads the saved servers and starts discovery (everything else was built by `buildCore`). */
   start(): Promise<void>;

@@ -50,7 +50,7 @@ function parseNamespaced(uri: string): { serverId: string; uri: string } | undef
 /** Where a read goes: the server and the URI it knows; `ambiguous`: the namespaced URIs to read instead. */
 export type ResourceRoute = { serverId: string; uri: string } | { ambiguous: string[] };
 
-/** What the gateway needs of the app for resources and prompts (composed in app/core.ts). */
+/** What the gateway needs of the app for resources and prompts (composed in core/core.ts). */
 export interface GatewayFeatures {
   /** Connected servers that offer `kind`. */
   offering(kind: 'resources' | 'prompts'): string[];

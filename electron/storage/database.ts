@@ -1,7 +1,7 @@
 /**
  * Opens the app's SQLite database (checkpoints and traces live in one file) with the settings
  * every store relies on, and brings its schema up to date with the migrations it is given — the
- * app's list is collected by its composition root (app/database.ts); storage knows no store.
+ * app's list is collected by its composition root (core/database.ts); storage knows no store.
  *
  * The stores are local: one machine, one user profile. WAL needs shared memory between the
  * processes using the file, so the file must not live on a network file system.

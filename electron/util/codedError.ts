@@ -1,6 +1,6 @@
 /**
  * The one base of the main side's error families: an error with a stable code `C` (a subset of
- * the contract's union in shared/errors.ts; app/errors.ts checks each family's codes against it),
+ * the contract's union in shared/errors.ts; core/errors.ts checks each family's codes against it),
  * named after its class, and serialisable as data (`toJSON`) for traces, logs and IPC. Each
  * family (mcp/, security/, storage/, …) keeps its own `errors.ts` with an abstract base that
  * narrows `C`; every error class lives in its family's file.

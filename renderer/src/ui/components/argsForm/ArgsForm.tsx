@@ -3,7 +3,7 @@
  * in the app's theme, without client-side validation — see validator.ts), and raw JSON as a
  * fallback for schemas a form cannot express well.
  */
-// Deep import (see form/theme.tsx): the package index pulls in the ajv8 validator, which the app does not ship.
+// Deep import (see argsForm/theme.tsx): the package index pulls in the ajv8 validator, which the app does not ship.
 import Form from '@rjsf/core/lib/components/Form.js';
 import type { ErrorSchema, RJSFSchema, UiSchema } from '@rjsf/utils';
 import type { ReactNode } from 'react';
