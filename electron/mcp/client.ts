@@ -55,7 +55,7 @@ import {
 } from './negotiation.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { normalizeToolResult } from '../results/toolResult.js';
-import { ListChanges } from './listChanges.js';
+import { ListChanges, openListStream } from './listChanges.js';
 import { CallDeadline, DEFAULT_MAX_TOTAL_TIMEOUT_MS, NEVER_MS } from './requestDeadline.js';
 import { CallsInFlight, waitOf } from './personWaits.js';
 import type { TrackedCall } from './personWaits.js';
@@ -332,7 +332,6 @@ export class MCPClient implements ToolClient {
     // A TaskAwareClient: a tools/call the server runs as a task is followed (tasks/followTask.ts).
     const sdk = new TaskAwareClient(this.options.clientInfo ?? CLIENT_INFO, {
       capabilities: withAppsExtension(withTasksExtension(clientCapabilities(this.options.serverRequests))),
-      listChanged: this.listChanges.sdkHandlers(),
       versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs, this.config.transport),
       // input_required rounds of prompts/get and resources/read go to the same handlers as a legacy
       // server's requests: the person's dialogs (serverRequests.ts), at most this many. A tool call
@@ -349,6 +348,7 @@ export class MCPClient implements ToolClient {
       if (current()) this.onTransportClosed();
     };
     this.installNotificationHandlers(sdk);
+    this.listChanges.install(sdk, current);
     this.log.note(`connecting to ${opened.target}${prior ? ` (kept verdict: ${prior.kind})` : ''}`);
     try {
       await this.connectWithinDeadline(sdk, opened, timeoutMs, signal, prior);
@@ -382,6 +382,14 @@ export class MCPClient implements ToolClient {
         'the negotiation completed without a protocol era, version, server info or capabilities',
       );
     this.session.unverifiedPrior = prior !== undefined;
+    // A modern server's list changes come on a stream of their own, opened beside the connection (listChanges.ts).
+    if (info.era === 'modern')
+      openListStream(sdk, info.capabilities, {
+        timeoutMs: this.config.timeoutMs,
+        note: (line) => this.log.note(line),
+        current: () => current() && !this.isClosed(),
+        redact: (text) => this.redact(text),
+      });
     return info;
   }
 
