@@ -67,6 +67,17 @@ describe('server-everything asks during an agent call: the agent that made it an
     return agent;
   }
 
+  /** The call's outcome — or, if the person's dialog opens first (the defect), a failure saying so at once. */
+  function unlessThePersonIsAsked<T>(call: Promise<T>): Promise<T> {
+    const before = personRequests().length;
+    const asked = app
+      .nextEvent<ServerRequestView>('serverRequest.opened', (p) => personRequests().indexOf(p) >= before)
+      .then((p): never => {
+        throw new Error(`the person was asked (${p.kind}) instead of the agent`);
+      });
+    return Promise.race([call, asked]);
+  }
+
   async function modernAgent(name: string): Promise<Client> {
     const agent = await connectModernAgent(app.url, token, name, BOTH);
     closers.push(() => agent.close());
@@ -110,11 +121,9 @@ describe('server-everything asks during an agent call: the agent that made it an
       });
       const before = personRequests().length;
       const callId = `elicit-call-${era}`;
-      const result = await agent.callTool({
-        name: 'ev__trigger-elicitation-request',
-        arguments: {},
-        _meta: { [META_CALL_ID]: callId },
-      });
+      const result = await unlessThePersonIsAsked(
+        agent.callTool({ name: 'ev__trigger-elicitation-request', arguments: {}, _meta: { [META_CALL_ID]: callId } }),
+      );
       expect(textOf(result)).toContain(`- Name: Agent ${era}`);
       expect(questions).toEqual(['Please provide inputs for the following fields:']);
       expect(personRequests().length).toBe(before);
@@ -130,10 +139,9 @@ describe('server-everything asks during an agent call: the agent that made it an
         return { role: 'assistant', content: { type: 'text', text: `teal from ${era}` }, model: 'agent-model' };
       });
       const before = personRequests().length;
-      const result = await agent.callTool({
-        name: 'ev__trigger-sampling-request',
-        arguments: { prompt: 'Name a colour', maxTokens: 12 },
-      });
+      const result = await unlessThePersonIsAsked(
+        agent.callTool({ name: 'ev__trigger-sampling-request', arguments: { prompt: 'Name a colour', maxTokens: 12 } }),
+      );
       expect(textOf(result)).toContain(`"text": "teal from ${era}"`);
       expect(textOf(result)).toContain('"model": "agent-model"');
       expect(prompts).toHaveLength(1);
