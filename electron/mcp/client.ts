@@ -20,6 +20,7 @@
  * server answers with a task, the tasks extension: followed with `tasks/get` to its end), toolOutput.ts,
  * transports.ts and stdioTransport.ts.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import type { Client, InputRequest } from '@modelcontextprotocol/client';
 import type { PriorDiscovery, RequestOptions as SdkRequestOptions } from '@modelcontextprotocol/client';
@@ -54,9 +55,10 @@ import {
 } from './negotiation.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { normalizeToolResult } from '../results/toolResult.js';
-import { ListChanges } from './listChanges.js';
+import { ListChanges, openListStream } from './listChanges.js';
 import { CallDeadline, DEFAULT_MAX_TOTAL_TIMEOUT_MS, NEVER_MS } from './requestDeadline.js';
-import { CallsInFlight } from './personWaits.js';
+import { CallsInFlight, waitOf } from './personWaits.js';
+import type { TrackedCall } from './personWaits.js';
 import { ServerLogLevel } from './serverLogLevel.js';
 import { SessionRenewal } from './sessionRenewal.js';
 import { SignInRounds } from './signInRounds.js';
@@ -69,7 +71,7 @@ import type { InputRoundsContext } from './inputRounds.js';
 import { checkToolOutput, withoutOutputSchema } from './toolOutput.js';
 import { networkFailureOf } from './networkFailure.js';
 import { gatewayMarksOf, refuseOwnGateway } from './ownGateway.js';
-import type { ServerRequestHandlers } from './serverRequests.js';
+import type { ServerRequestHandlers, TiedCall } from './serverRequests.js';
 import { clientCapabilities, registerServerRequestHandlers } from './serverRequests.js';
 import type { OpenedTransport } from './transports.js';
 import { TaskAwareClient, taskCreatedOf, withTasksExtension } from './tasks/taskWire.js';
@@ -81,6 +83,7 @@ import { z } from 'zod';
 import { openTransport } from './transports.js';
 import type { OAuthSession } from './oauth/session.js';
 import type {
+  CallServerRequestHandlers,
   ClientState,
   DisconnectInfo,
   ListKind,
@@ -179,8 +182,15 @@ export class MCPClient implements ToolClient {
   private priorRejected = false;
   /** stdio: the server had exited when the connect (the era probe, or initialize) failed. */
   private exitedBeforeConnectFailed = false;
-  /** The tool calls in flight: a legacy server's question to the person pauses them (personWaits.ts). */
-  private readonly callsInFlight = new CallsInFlight();
+  /** The tool calls in flight: a legacy server's question goes to the one it belongs to, or pauses them all (personWaits.ts). */
+  private readonly callsInFlight = new CallsInFlight<LegacyCall>();
+  /**
+   * The tool call whose requests are being sent or read now, through async context: the SDK's HTTP
+   * transport reads each request's response stream in the async context the request was sent in,
+   * so a legacy server's request that arrives on a call's stream is handled inside that call's
+   * context (`getStore()` names it); one on the session's GET stream, or on stdio, names none.
+   */
+  private readonly callScope = new AsyncLocalStorage<LegacyCall>();
   /** Aborted by close(): ends a wait for a browser sign-in. */
   private readonly closedSignal = new AbortController();
 
@@ -322,7 +332,6 @@ export class MCPClient implements ToolClient {
     // A TaskAwareClient: a tools/call the server runs as a task is followed (tasks/followTask.ts).
     const sdk = new TaskAwareClient(this.options.clientInfo ?? CLIENT_INFO, {
       capabilities: withAppsExtension(withTasksExtension(clientCapabilities(this.options.serverRequests))),
-      listChanged: this.listChanges.sdkHandlers(),
       versionNegotiation: negotiationOptions(this.config.protocolEra, timeoutMs, this.config.transport),
       // input_required rounds of prompts/get and resources/read go to the same handlers as a legacy
       // server's requests: the person's dialogs (serverRequests.ts), at most this many. A tool call
@@ -339,6 +348,7 @@ export class MCPClient implements ToolClient {
       if (current()) this.onTransportClosed();
     };
     this.installNotificationHandlers(sdk);
+    this.listChanges.install(sdk, current);
     this.log.note(`connecting to ${opened.target}${prior ? ` (kept verdict: ${prior.kind})` : ''}`);
     try {
       await this.connectWithinDeadline(sdk, opened, timeoutMs, signal, prior);
@@ -372,6 +382,14 @@ export class MCPClient implements ToolClient {
         'the negotiation completed without a protocol era, version, server info or capabilities',
       );
     this.session.unverifiedPrior = prior !== undefined;
+    // A modern server's list changes come on a stream of their own, opened beside the connection (listChanges.ts).
+    if (info.era === 'modern')
+      openListStream(sdk, info.capabilities, {
+        timeoutMs: this.config.timeoutMs,
+        note: (line) => this.log.note(line),
+        current: () => current() && !this.isClosed(),
+        redact: (text) => this.redact(text),
+      });
     return info;
   }
 
@@ -492,7 +510,14 @@ export class MCPClient implements ToolClient {
     // while a person answers what the server asked — in this call's rounds, or (legacy) as a
     // request of the server's while the call is in flight (personWaits.ts).
     const deadline = new CallDeadline(timeoutMs, maxTotalMs, options.signal);
-    this.callsInFlight.track(deadline);
+    // A legacy server's own requests during the call may be tied to it (registerServerRequestHandlers).
+    let asked = 0;
+    const call: LegacyCall = {
+      deadline,
+      asks: options.serverRequests,
+      asked: (kind, answeredBy) => options.onInputRound?.({ round: ++asked, requests: [{ kind, answeredBy }] }),
+    };
+    this.callsInFlight.track(call);
     let taskInputs = 0;
     const inputContext: InputRoundsContext = {
       serverId: this.serverId,
@@ -536,7 +561,9 @@ export class MCPClient implements ToolClient {
             },
           });
         });
-      const result = !rounds ? await send(params) : await runInputRounds(params, send, inputContext, deadline.signal);
+      const result = !rounds
+        ? await this.callScope.run(call, () => send(params))
+        : await runInputRounds(params, send, inputContext, deadline.signal);
       if (rounds) await checkToolOutput(this.toolDefinitions.get(name), result);
       return normalizeToolResult(result);
     } catch (error) {
@@ -668,7 +695,20 @@ export class MCPClient implements ToolClient {
         this._negotiated?.era === 'modern'
           ? { signal: undefined, answered: () => undefined }
           : this.callsInFlight.personWaitBegins(),
+      tiedCall: () => this.tiedCall(),
     });
+  }
+
+  /**
+   * The tool call a legacy server's request (being handled now) belongs to, when that can be told:
+   * on HTTP the call whose response stream carried it (the server sent it as related to the call),
+   * on stdio the call in flight when it is the only one. Otherwise none: the person answers.
+   */
+  private tiedCall(): TiedCall | undefined {
+    if (this._negotiated?.era !== 'legacy') return undefined;
+    const call = this.config.transport === 'streamable_http' ? this.callScope.getStore() : this.callsInFlight.only();
+    if (!call || call.deadline.signal.aborted) return undefined;
+    return { asks: call.asks, wait: () => waitOf(call), asked: call.asked };
   }
 
   /** Replaces the folders offered as roots; a connected server is told (`notifications/roots/list_changed`). */
@@ -723,7 +763,10 @@ export class MCPClient implements ToolClient {
     const old = this.sdk;
     this.log.note(`${why}; starting a new session`);
     try {
-      const info = await this.handshake(this.config.timeoutMs, new AbortController().signal, performance.now());
+      // A new session may be made in the middle of a call: its GET stream belongs to no call.
+      const info = await this.callScope.exit(() =>
+        this.handshake(this.config.timeoutMs, new AbortController().signal, performance.now()),
+      );
       if (this.isClosed()) {
         await this.sdk?.close().catch(() => undefined);
         throw new MCPClientClosedError(this.serverId, 'initialize');
@@ -952,6 +995,12 @@ export class MCPClient implements ToolClient {
   attachFeatureHandlers(install: (sdk: Client) => void): void {
     install(this.requireReady('notifications'));
   }
+}
+
+/** A tool call in flight, as a legacy server's requests may need it: its deadline, its own answerers, its trace. */
+interface LegacyCall extends TrackedCall {
+  asks: CallServerRequestHandlers | undefined;
+  asked: TiedCall['asked'];
 }
 
 /** The cache hints a modern list result carries (hidden from the SDK's public types, present at runtime). */

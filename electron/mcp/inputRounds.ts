@@ -23,16 +23,13 @@
  */
 import { SdkError, SdkErrorCode, isInputRequiredResult, specTypeSchemas } from '@modelcontextprotocol/client';
 import type { ElicitRequestParams, ElicitResult, InputRequest, InputResponse } from '@modelcontextprotocol/client';
-import { MCPProtocolError } from './errors.js';
-import type { SamplingParams, SamplingResult } from './retiredFeatures.js';
+import type { SamplingParams } from './retiredFeatures.js';
 import type { PersonAnswerer, PersonWait } from './serverRequests.js';
 import {
+  agentElicitation,
+  agentSampling,
   answerElicitation,
   answerSampling,
-  checkElicitation,
-  checkSampling,
-  describeElicitation,
-  describeSampling,
   rootsOf,
   whilePersonAnswers,
 } from './serverRequests.js';
@@ -155,7 +152,7 @@ async function answer(
         return {
           response: withFormDefaults(
             params,
-            await agentElicitation(params, context.serverRequests.elicit, context, signal),
+            await agentElicitation(context, params, context.serverRequests.elicit, signal),
           ),
           kind: 'elicitation',
           answeredBy: 'agent',
@@ -168,7 +165,7 @@ async function answer(
       const params = validParams(key, 'CreateMessageRequestParams', request.params) as SamplingParams;
       if (context.serverRequests?.sample)
         return {
-          response: await agentSampling(params, context.serverRequests.sample, context, signal),
+          response: await agentSampling(context, params, context.serverRequests.sample, signal),
           kind: 'sampling',
           answeredBy: 'agent',
         };
@@ -222,62 +219,6 @@ function person(context: InputRoundsContext, kind: 'elicitation' | 'sampling'): 
       `The server asked for ${kind}, and nobody here can answer it.`,
     );
   return context.person;
-}
-
-/** An elicitation answered by the call's agent: the question without this client's envelope. */
-async function agentElicitation(
-  params: ElicitRequestParams,
-  elicit: NonNullable<CallServerRequestHandlers['elicit']>,
-  context: InputRoundsContext,
-  signal: AbortSignal,
-): Promise<ElicitResult> {
-  checkElicitation(params);
-  const {
-    _meta: _envelope,
-    task: _task,
-    ...question
-  } = params as ElicitRequestParams & { _meta?: unknown; task?: unknown };
-  const what = describeElicitation(params);
-  const result = await elicit(question.mode === 'url' ? question : { ...question, mode: 'form' }, signal);
-  const checked = specTypeSchemas.ElicitResult['~standard'].validate(result);
-  if (checked.issues)
-    throw new MCPProtocolError(
-      context.serverId,
-      `the agent's answer to the server's elicitation request (${what}) is not a valid elicitation result`,
-    );
-  context.note(`elicitation request (${what}): ${checked.value.action} (answered by the agent)`);
-  return checked.value;
-}
-
-/** A sampling request answered by the call's agent: its text relayed; any other content refused. */
-async function agentSampling(
-  params: SamplingParams,
-  sample: NonNullable<CallServerRequestHandlers['sample']>,
-  context: InputRoundsContext,
-  signal: AbortSignal,
-): Promise<SamplingResult> {
-  checkSampling(params);
-  const what = describeSampling(params);
-  const { _meta: _envelope, task: _task, ...request } = params as SamplingParams & { _meta?: unknown; task?: unknown };
-  const result = await sample(request, signal);
-  const blocks = Array.isArray(result.content) ? result.content : [result.content];
-  const text = blocks.length === 1 && blocks[0]?.type === 'text' ? blocks[0].text : undefined;
-  if (text === undefined || typeof result.model !== 'string') {
-    const kinds =
-      blocks.map((block) => String((block as { type?: unknown } | undefined)?.type)).join(', ') || 'nothing';
-    context.note(`sampling request (${what}): the agent's answer was not text (${kinds}); refused`);
-    throw new MCPProtocolError(
-      context.serverId,
-      `the agent answered the server's sampling request with ${kinds}; only a single text response is relayed to a server`,
-    );
-  }
-  context.note(`sampling request (${what}): response sent (answered by the agent)`);
-  return {
-    role: 'assistant',
-    content: { type: 'text', text },
-    model: result.model,
-    ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}),
-  };
 }
 
 /** A form's defaults filled into an accepted answer where it left them out (the client declares `applyDefaults`). */

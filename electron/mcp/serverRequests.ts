@@ -13,15 +13,18 @@
  * `input_required`. For prompts/get and resources/read the SDK dispatches each embedded request
  * here, then retries with the answers (at most MAX_INPUT_ROUNDS rounds: negotiation.ts); a tool
  * call runs its rounds itself (inputRounds.ts) and uses `answerElicitation` / `answerSampling`
- * below when the call has no answerer of its own (an agent's). Nothing else answers for the
- * person: without handlers the capabilities are not declared and such a call fails.
+ * below when the call has no answerer of its own (an agent's). A legacy server's request goes to
+ * the agent that made the call when it can be tied to that call (`TiedCall`: client.ts says which
+ * call, by the HTTP response stream it arrived on, or on stdio as the only call in flight) and the
+ * agent declared it can answer; otherwise to the person. Nothing else answers for the person:
+ * without handlers the capabilities are not declared and such a call fails.
  *
  * Nothing a person answers is logged: the server's log gets one line per request with its kind,
  * size and outcome (a link's host, never its path or query).
  */
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, specTypeSchemas } from '@modelcontextprotocol/client';
 import type {
   Client,
   ClientCapabilities,
@@ -29,11 +32,13 @@ import type {
   ElicitRequestParams,
   ElicitResult,
 } from '@modelcontextprotocol/client';
+import { MCPProtocolError } from './errors.js';
 import type {
   RootEntry as Root,
   SamplingParams as CreateMessageRequestParams,
   SamplingResult as CreateMessageResult,
 } from './retiredFeatures.js';
+import type { CallServerRequestHandlers, InputAnswerer } from './types.js';
 
 export type ElicitationServerRequest =
   | { serverId: string; mode: 'form'; message: string; requestedSchema: ElicitRequestFormParams['requestedSchema'] }
@@ -118,6 +123,19 @@ export function rootsOf(paths: readonly string[]): Root[] {
   return paths.map((path) => ({ uri: pathToFileURL(path).href, name: basename(path) || path }));
 }
 
+/**
+ * The tool call a 2025 server's request belongs to, when that can be known (client.ts decides:
+ * on HTTP the call whose response stream carried the request, on stdio the only call in flight).
+ */
+export interface TiedCall {
+  /** The call's own answerers (an agent that declared it can answer), tried before the person. */
+  asks: CallServerRequestHandlers | undefined;
+  /** This call waits while its question is answered (its deadline pauses; the wait ends with the call). */
+  wait(): PersonWait;
+  /** The question was answered, and by whom (the call's trace records it, like an input round). */
+  asked(kind: 'elicitation' | 'sampling', answeredBy: InputAnswerer): void;
+}
+
 export interface ServerRequestContext {
   serverId: string;
   handlers: ServerRequestHandlers | undefined;
@@ -125,8 +143,10 @@ export interface ServerRequestContext {
   roots: () => readonly string[];
   /** A line for the server's log (never an answer's content). */
   note: (line: string) => void;
-  /** The calls in flight that wait while the person is asked (personWaits.ts). */
+  /** The calls in flight that wait while the person is asked (personWaits.ts): a question tied to no one call. */
   personWaitBegins?: () => PersonWait;
+  /** The call the request now being handled belongs to, if it can be told (a 2025 server's requests only). */
+  tiedCall?: () => TiedCall | undefined;
 }
 
 function plural(count: number, one: string, many: string): string {
@@ -153,17 +173,35 @@ export function registerServerRequestHandlers(sdk: Client, context: ServerReques
   });
 
   if (!handlers) return;
-  // The calls in flight wait for the person (their deadlines pause), and the request ends with them.
-  sdk.setRequestHandler('elicitation/create', (request, ctx) =>
-    whilePersonAnswers(personWaitBegins?.(), ctx.mcpReq.signal, (signal) =>
-      answerElicitation({ serverId, handlers, note }, request.params, signal),
-    ),
-  );
-  sdk.setRequestHandler('sampling/createMessage', (request, ctx) =>
-    whilePersonAnswers(personWaitBegins?.(), ctx.mcpReq.signal, (signal) =>
-      answerSampling({ serverId, handlers, note }, request.params, signal),
-    ),
-  );
+  // A request tied to one call goes to that call's agent when it can answer, else to the person
+  // while that call alone waits; a request tied to no call pauses every call in flight (personWaits.ts).
+  // Either way the request ends with the call(s) waiting for it, or when the server withdraws it.
+  sdk.setRequestHandler('elicitation/create', async (request, ctx) => {
+    const call = context.tiedCall?.();
+    const elicit = call?.asks?.elicit;
+    const result = elicit
+      ? await whilePersonAnswers(call.wait(), ctx.mcpReq.signal, (signal) =>
+          agentElicitation({ serverId, note }, request.params, elicit, signal),
+        )
+      : await whilePersonAnswers(call ? call.wait() : personWaitBegins?.(), ctx.mcpReq.signal, (signal) =>
+          answerElicitation({ serverId, handlers, note }, request.params, signal),
+        );
+    call?.asked('elicitation', elicit ? 'agent' : 'person');
+    return result;
+  });
+  sdk.setRequestHandler('sampling/createMessage', async (request, ctx) => {
+    const call = context.tiedCall?.();
+    const sample = call?.asks?.sample;
+    const result = sample
+      ? await whilePersonAnswers(call.wait(), ctx.mcpReq.signal, (signal) =>
+          agentSampling({ serverId, note }, request.params, sample, signal),
+        )
+      : await whilePersonAnswers(call ? call.wait() : personWaitBegins?.(), ctx.mcpReq.signal, (signal) =>
+          answerSampling({ serverId, handlers, note }, request.params, signal),
+        );
+    call?.asked('sampling', sample ? 'agent' : 'person');
+    return result;
+  });
 
   // A link's flow finished out of band: worth a line in the log, nothing to answer.
   sdk.setNotificationHandler('notifications/elicitation/complete', () => {
@@ -269,6 +307,66 @@ export async function answerSampling(
     content: { type: 'text', text: answer.text },
     model: answer.model,
     stopReason: 'endTurn',
+  };
+}
+
+/** An elicitation answered by the call's agent (a 2025 request, or an `input_required` entry): the question without this client's envelope. */
+export async function agentElicitation(
+  asker: { serverId: string; note: (line: string) => void },
+  params: ElicitRequestParams,
+  elicit: NonNullable<CallServerRequestHandlers['elicit']>,
+  signal: AbortSignal,
+): Promise<ElicitResult> {
+  checkElicitation(params);
+  const {
+    _meta: _envelope,
+    task: _task,
+    ...question
+  } = params as ElicitRequestParams & { _meta?: unknown; task?: unknown };
+  const what = describeElicitation(params);
+  const result = await elicit(question.mode === 'url' ? question : { ...question, mode: 'form' }, signal);
+  const checked = specTypeSchemas.ElicitResult['~standard'].validate(result);
+  if (checked.issues)
+    throw new MCPProtocolError(
+      asker.serverId,
+      `the agent's answer to the server's elicitation request (${what}) is not a valid elicitation result`,
+    );
+  asker.note(`elicitation request (${what}): ${checked.value.action} (answered by the agent)`);
+  return checked.value;
+}
+
+/** A sampling request answered by the call's agent: its text relayed; any other content refused. */
+export async function agentSampling(
+  asker: { serverId: string; note: (line: string) => void },
+  params: CreateMessageRequestParams,
+  sample: NonNullable<CallServerRequestHandlers['sample']>,
+  signal: AbortSignal,
+): Promise<CreateMessageResult> {
+  checkSampling(params);
+  const what = describeSampling(params);
+  const {
+    _meta: _envelope,
+    task: _task,
+    ...request
+  } = params as CreateMessageRequestParams & { _meta?: unknown; task?: unknown };
+  const result = await sample(request, signal);
+  const blocks = Array.isArray(result.content) ? result.content : [result.content];
+  const text = blocks.length === 1 && blocks[0]?.type === 'text' ? blocks[0].text : undefined;
+  if (text === undefined || typeof result.model !== 'string') {
+    const kinds =
+      blocks.map((block) => String((block as { type?: unknown } | undefined)?.type)).join(', ') || 'nothing';
+    asker.note(`sampling request (${what}): the agent's answer was not text (${kinds}); refused`);
+    throw new MCPProtocolError(
+      asker.serverId,
+      `the agent answered the server's sampling request with ${kinds}; only a single text response is relayed to a server`,
+    );
+  }
+  asker.note(`sampling request (${what}): response sent (answered by the agent)`);
+  return {
+    role: 'assistant',
+    content: { type: 'text', text },
+    model: result.model,
+    ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}),
   };
 }
 

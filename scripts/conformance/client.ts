@@ -9,7 +9,8 @@
  * It only maps that command line onto the product: a server configuration validated by the
  * product's schema, the product's secret store (a 0600 file in a scratch folder) holding the
  * secrets the suite hands over, the product's `MCPClient` and OAuth session — and then does what
- * a person would: connect, list the tools, call each one, close. Being a person includes the
+ * a person would: connect, list the tools, call each one (with the arguments the scenario hands
+ * over in its context's `toolCalls`, else sample ones), close. Being a person includes the
  * browser: test/helpers/headlessBrowser.ts follows the authorization server's redirects (the
  * suite's authorization server approves at once) to the loopback redirect, where the session
  * checks the state like any sign-in.
@@ -35,6 +36,8 @@ import { headlessBrowser } from '../../test/helpers/headlessBrowser.js';
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 
 interface SuiteContext {
+  /** The calls a scenario wants made, with its own arguments (http-custom-headers: base64-unsafe values, a null to omit). */
+  toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>;
   client_id?: string;
   client_secret?: string;
   private_key_pem?: string;
@@ -141,8 +144,18 @@ async function main(): Promise<number> {
       `initialized: ${negotiated.serverInfo.name} ${negotiated.serverInfo.version}, protocol ${negotiated.protocolVersion}`,
     );
     const tools = await client.listTools();
-    for (const tool of tools) {
-      const args = sampleArguments(tool);
+    // A scenario that names its calls gets exactly those (in its order, with its arguments); any other tool, sample arguments.
+    const named = context.toolCalls ?? [];
+    const calls = [
+      ...named.flatMap((call) => {
+        const tool = tools.find((t) => t.name === call.name);
+        return tool ? [{ tool, args: { ...call.arguments } }] : [];
+      }),
+      ...tools
+        .filter((t) => !named.some((call) => call.name === t.name))
+        .map((tool) => ({ tool, args: sampleArguments(tool) })),
+    ];
+    for (const { tool, args } of calls) {
       // json-schema-2020-12-preservation has the client send back (to its echo tool, as `schema`)
       // the input schema it holds for the scenario's 2020-12 tool: what the product kept is measured.
       const preserved = tools.find((t) => t.name === 'json_schema_2020_12_tool');

@@ -196,21 +196,28 @@ export async function runScenario(named: NamedScenario, revision: Revision, how:
 
 /**
  * The suite names each run's folder `<name>-<timestamp>` (client: the scenario, which may hold a
- * `/`; server: `server-<scenario>`): the newest one of this name.
+ * `/`; server: `server-<scenario>`), the timestamp being `toISOString()` with `:` and `.` made
+ * `-`: the newest one of exactly this name. The name is matched whole — `iss-supported` must not
+ * take `iss-supported-missing-…`, a scenario whose name only begins with it.
  */
-async function findChecksFor(outDir: string, scenario: string): Promise<string | undefined> {
+export async function findChecksFor(outDir: string, scenario: string): Promise<string | undefined> {
   const parent = join(outDir, dirname(scenario));
   const base = scenario.split('/').at(-1) as string;
-  let runs: string[];
+  const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const ours = new RegExp(`^${escaped}-(\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d-\\d{3}Z)$`);
+  let runs: Array<{ name: string; at: string }>;
   try {
-    runs = (await readdir(parent))
-      .filter((name) => name.startsWith(`${base}-`) && /-\d{4}-\d\d-\d\dT/.test(name.slice(base.length)))
-      .sort();
+    runs = (await readdir(parent)).flatMap((name) => {
+      const at = ours.exec(name)?.[1];
+      return at === undefined ? [] : [{ name, at }];
+    });
   } catch {
     return undefined;
   }
-  const newest = runs.at(-1);
-  return newest && existsSync(join(parent, newest, 'checks.json')) ? join(parent, newest, 'checks.json') : undefined;
+  // The timestamps are fixed-width UTC: their order as text is their order in time.
+  const newest = runs.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).at(-1);
+  const file = newest && join(parent, newest.name, 'checks.json');
+  return file && existsSync(file) ? file : undefined;
 }
 
 function oneLine(text: string): string {

@@ -3,8 +3,9 @@
  * product's client against the v2 dual-era fixture over stdio (a real subprocess): the call's
  * hook answers the server's `input_required` question and the person's handlers are not asked;
  * each round is reported (kinds and who answered); roots stay the configuration's; the rounds
- * stay bounded with a hook too; a cancel while the hook is answering ends the call as cancelled;
- * and a legacy server's requests still go to the person (they are not tied to a call).
+ * stay bounded with a hook too; a cancel while the hook is answering ends the call as cancelled.
+ * A legacy server's own request, with its call the only one in flight on stdio, goes to that
+ * call's hook too (legacyAsksTied.test.ts ties them by the HTTP stream).
  */
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -163,17 +164,33 @@ describe("a modern tool call's own answerers", () => {
     expect(await call).toBeInstanceOf(MCPRequestCancelled);
   });
 
-  it("legacy: a server's request is not tied to a call, so the person answers it", async () => {
+  it("legacy over stdio: the server's request, with this the only call in flight, goes to the call's hook; the round is reported", async () => {
     const person = new ScriptedServerRequests();
     const c = client(config('legacy'), person);
     await c.initialize();
-    const call = c.callTool(
+    const rounds: InputRound[] = [];
+    const call = await c.callTool(
       'ask_name',
       {},
-      { serverRequests: { elicit: () => Promise.reject(new Error('not asked')) } },
+      {
+        serverRequests: { elicit: () => Promise.resolve({ action: 'accept', content: { name: 'Grace' } }) },
+        onInputRound: (round) => rounds.push(round),
+      },
     );
+    expect(call.content).toEqual([{ type: 'text', text: 'hello Grace' }]);
+    expect(person.received).toEqual([]);
+    expect(rounds).toEqual([{ round: 1, requests: [{ kind: 'elicitation', answeredBy: 'agent' }] }]);
+  });
+
+  it('legacy over stdio: a call without a hook of its own asks the person', async () => {
+    const person = new ScriptedServerRequests();
+    const c = client(config('legacy'), person);
+    await c.initialize();
+    const rounds: InputRound[] = [];
+    const call = c.callTool('ask_name', {}, { onInputRound: (round) => rounds.push(round) });
     const serverRequest = await person.next();
-    if (serverRequest.kind === 'elicitation') serverRequest.answer({ action: 'accept', content: { name: 'Grace' } });
-    expect((await call).content).toEqual([{ type: 'text', text: 'hello Grace' }]);
+    if (serverRequest.kind === 'elicitation') serverRequest.answer({ action: 'accept', content: { name: 'Lin' } });
+    expect((await call).content).toEqual([{ type: 'text', text: 'hello Lin' }]);
+    expect(rounds).toEqual([{ round: 1, requests: [{ kind: 'elicitation', answeredBy: 'person' }] }]);
   });
 });

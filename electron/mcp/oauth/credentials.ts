@@ -1,6 +1,7 @@
 /**
- * Where a server's OAuth credentials live: its tokens and the client registration the
- * authorization server gave (a dynamically registered client's secret included). Only in the
+ * Where a server's OAuth credentials live: its tokens and the client registrations the
+ * authorization servers gave (a dynamically registered client's secret included), one per
+ * authorization server. Only in the
  * secret store — never in the configuration file, the database, a log, a trace or an event.
  *
  * Each record is bound to the server it was made for (its `uid`) and the URL it was issued for:
@@ -28,9 +29,23 @@ const TokensRecord = Binding.extend({
   savedAt: z.number(),
 });
 /** What the SDK hands to saveClientInformation, kept as given (its `issuer` binds it to one authorization server). */
-const ClientRecord = Binding.extend({
-  client: z.looseObject({ client_id: z.string(), client_secret: z.string().optional(), issuer: z.string().optional() }),
+const Registration = z.looseObject({
+  client_id: z.string(),
+  client_secret: z.string().optional(),
+  issuer: z.string().optional(),
 });
+/**
+ * The registrations, keyed by the authorization server that made them (SEP-2352: a protected
+ * resource may move to another one, and back); `client` is the latest (its redirect port is the
+ * one to listen on). Records saved before `clients` existed hold `client` alone.
+ */
+const ClientRecord = Binding.extend({
+  client: Registration,
+  clients: z.record(z.string(), Registration).optional(),
+});
+
+/** How many authorization servers' registrations are kept for one server (the oldest is forgotten first). */
+export const MAX_REGISTRATIONS = 8;
 
 export interface StoredTokens {
   tokens: OAuthTokens;
@@ -60,13 +75,35 @@ export class OAuthCredentials {
     await this.write(owner, 'tokens', { tokens, savedAt });
   }
 
+  /** The latest registration, whichever authorization server made it. */
   async client(owner: CredentialOwner): Promise<OAuthClientInformationMixed | undefined> {
     const record = await this.read(owner, 'client', ClientRecord);
     return record?.client as OAuthClientInformationMixed | undefined;
   }
 
+  /**
+   * The registration made with `issuer`; else one saved before registrations named their issuer
+   * (the SDK stamps it at its next use); else none — a registration with another authorization
+   * server is never presented to this one.
+   */
+  async clientFor(owner: CredentialOwner, issuer: string): Promise<OAuthClientInformationMixed | undefined> {
+    const record = await this.read(owner, 'client', ClientRecord);
+    if (!record) return undefined;
+    const found = record.clients?.[issuer] ?? (record.client.issuer === undefined ? record.client : undefined);
+    return found as OAuthClientInformationMixed | undefined;
+  }
+
+  /** Keeps `client` as the registration with its issuer (beside those with other issuers) and as the latest. */
   async saveClient(owner: CredentialOwner, client: OAuthClientInformationMixed): Promise<void> {
-    await this.write(owner, 'client', { client });
+    const record = await this.read(owner, 'client', ClientRecord);
+    const issuer = (client as { issuer?: unknown }).issuer;
+    const clients = { ...(record?.clients ?? {}) };
+    if (typeof issuer === 'string') {
+      delete clients[issuer]; // re-inserted last: the newest
+      clients[issuer] = client as z.infer<typeof Registration>;
+    }
+    const kept = Object.entries(clients).slice(-MAX_REGISTRATIONS);
+    await this.write(owner, 'client', { client, ...(kept.length ? { clients: Object.fromEntries(kept) } : {}) });
   }
 
   async delete(serverId: string, kind: CredentialKind): Promise<void> {

@@ -205,6 +205,10 @@ export class OAuthSession {
 
   /** What the server answered a refused request with (recorded by the transport's fetch). */
   noteChallenge(status: number, header: string | null): void {
+    // A refused token: the resource may now name another authorization server (SEP-2352), so the
+    // next sign-in reads its metadata afresh rather than the kept discovery (not while a browser
+    // sign-in is under way: its callback is checked against the server it started with).
+    if (status === 401 && !this.pending) this.discovery = undefined;
     if (!header || !/^\s*bearer\b/i.test(header)) return;
     const field = (name: string): string | undefined =>
       new RegExp(`${name}=(?:"([^"]*)"|([^\\s,]+))`)
@@ -322,7 +326,7 @@ export class OAuthSession {
         this.expectedState = randomBytes(32).toString('base64url');
         return this.expectedState;
       },
-      clientInformation: () => this.clientInformation(),
+      clientInformation: (ctx) => this.clientInformation(ctx?.issuer),
       saveClientInformation: (info) => this.saveClientInformation(info),
       // Credentials are keyed by issuer: tokens another authorization server issued are not presented.
       tokens: async (ctx) => {
@@ -386,7 +390,8 @@ export class OAuthSession {
     return this.configured;
   }
 
-  private async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+  /** The registration to present to the authorization server `issuer` names (the SDK says which it is talking to). */
+  private async clientInformation(issuer: string | undefined): Promise<OAuthClientInformationMixed | undefined> {
     if (this.config.clientId) {
       // Pre-registered: the configured id and secret, bound to the authorization server of its first use.
       const { secret } = await this.configuredSecrets();
@@ -399,9 +404,17 @@ export class OAuthSession {
         ...(bound?.client_id === this.config.clientId && bound.issuer ? { issuer: bound.issuer } : {}),
       } as OAuthClientInformationMixed;
     }
-    const stored = await this.storedClient();
+    // Registrations are kept per authorization server: a resource that moved to another one is
+    // registered with it anew (SEP-2352), and one that moves back finds its registration there.
+    const stored = issuer === undefined ? await this.storedClient() : await this.storedClientFor(issuer);
     // Registering a client is a sign-in step: never done in the background.
     if (!stored && !this.interactive) throw this.signInRequired();
+    return stored;
+  }
+
+  private async storedClientFor(issuer: string): Promise<OAuthClientInformationMixed | undefined> {
+    const stored = await this.options.credentials.clientFor(this.owner, issuer);
+    if (stored?.client_secret) this.remember(stored.client_secret);
     return stored;
   }
 
