@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TeardownError} from '../../electron/util/disposable.js';
+import type { TeardownError } from '../../electron/util/disposable.js';
 import { DisposableStore, toDisposable } from '../../electron/util/disposable.js';
 
 describe('DisposableStore', () => {
