@@ -180,7 +180,10 @@ test('an app sends no packet through WebRTC: RTCPeerConnection toward a STUN/TUR
     await panel.getByRole('button', { name: 'Run' }).click();
     await expect(panel.getByTestId('call-app')).toHaveAttribute('data-app-ready', 'true');
     // The probe reports once every connection it could open has gathered a candidate (its STUN requests are out by then).
-    const rtc = page.frameLocator('[data-testid="call-app"] iframe.app-frame-outer').frameLocator('iframe').locator('#rtc');
+    const rtc = page
+      .frameLocator('[data-testid="call-app"] iframe.app-frame-outer')
+      .frameLocator('iframe')
+      .locator('#rtc');
     await expect(rtc).not.toHaveText('', { timeout: 30_000 });
     const report = JSON.parse((await rtc.textContent()) ?? '{}') as Record<string, string>;
     // The count rides along so a failure shows what reached the listener (before the guard: 10 or more).
