@@ -241,6 +241,7 @@ test('the app is answered and told as the extension says: host capabilities and 
   expect(initialize.hostInfo?.name).toBe('MiniHarness Desktop');
   expect(Object.keys(initialize.hostCapabilities ?? {}).sort()).toEqual([
     'logging',
+    'message',
     'openLinks',
     'serverResources',
     'serverTools',

@@ -53,19 +53,24 @@ function argsObject(args: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
-/** The tool's app (MCP Apps) driven by a stored or replayed result: nothing runs for it. */
+/**
+ * The tool's app (MCP Apps) driven by a stored or replayed result: nothing runs for it, and what
+ * the app itself asks to run is refused (`stored`). A rerun's result is a new call's: its app is live.
+ */
 function RecordApp({
   record,
   result,
   testId,
+  stored,
 }: {
   record: HistoryRecordView;
   result: CallOutcome['result'] | undefined;
   testId: string;
+  stored: boolean;
 }) {
   const tool = useToolWithApp(record.serverId, record.toolName);
   if (!tool || !result) return null;
-  return <AppFrame tool={tool} input={argsObject(record.args)} result={result} testId={testId} />;
+  return <AppFrame tool={tool} input={argsObject(record.args)} result={result} testId={testId} stored={stored} />;
 }
 
 function OutcomePanel({
@@ -134,7 +139,12 @@ function OutcomePanel({
         </ul>
       )}
       <ResultContent result={outcome.result} />
-      <RecordApp record={record} result={outcome.result} testId={replayed ? 'replay-app' : 'rerun-app'} />
+      <RecordApp
+        record={record}
+        result={outcome.result}
+        testId={replayed ? 'replay-app' : 'rerun-app'}
+        stored={replayed}
+      />
     </section>
   );
 }
@@ -404,7 +414,7 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
         {record.result ? (
           <>
             <ResultContent result={record.result} />
-            <RecordApp record={record} result={record.result} testId="record-app" />
+            <RecordApp record={record} result={record.result} testId="record-app" stored />
           </>
         ) : record.preview?.result !== undefined ? (
           <PreviewBlock
