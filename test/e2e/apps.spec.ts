@@ -271,3 +271,60 @@ test('an app’s ui/message (its Send Message button) is shown to the person bes
   await panel.getByTestId('call-app').scrollIntoViewIfNeeded();
   await snap(page, testInfo, 'app-message');
 });
+
+test('an app’s page for a call the person decided asks nothing of its own: in the Tools view, its History record, Replay and coming back', async ({
+  page,
+}) => {
+  // Reads of the server ask the person; the app's page for a decided call is covered by that decision.
+  await ctx.bridge.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'resources/read', level: 'ASK' });
+  await page.goto(ctx.host.url);
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="get-time"][data-server="basic"]')
+    .click();
+  const panel = page.getByRole('region', { name: 'Call get-time' });
+  await panel.getByRole('button', { name: 'Run' }).click();
+  // One question: the call's. The page waits for its answer.
+  const dialog = page.getByRole('alertdialog');
+  await expect(dialog).toContainText('get-time');
+  await expect(dialog).not.toContainText('resources/read');
+  await dialog.getByRole('button', { name: /^Allow once/ }).click();
+  await expect(panel.getByTestId('call-app')).toHaveAttribute('data-app-ready', 'true');
+  await expect(dialog).toHaveCount(0);
+  const [first] = await getTimeRecords();
+  await expect(inApp(page, 'call-app', '#server-time')).toHaveText(timeOf(first));
+
+  // History: the record's app, then its replay.
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('button', { name: /^History/ }).click();
+  await page.locator(`[data-history-row][data-call-id="${first!.callId}"]`).click();
+  const detail = page.getByRole('region', { name: 'Call get-time' });
+  await expect(detail.getByTestId('record-app')).toHaveAttribute('data-app-ready', 'true');
+  await expect(dialog).toHaveCount(0);
+  await detail.getByRole('button', { name: 'Replay' }).click();
+  await expect(detail.getByTestId('replay-app')).toHaveAttribute('data-app-ready', 'true');
+  await expect(dialog).toHaveCount(0);
+
+  // Back to the Tools view: the panel's app renders again, unasked.
+  await nav.getByRole('button', { name: /^Tools/ }).click();
+  await expect(page.getByRole('region', { name: 'Call get-time' }).getByTestId('call-app')).toHaveAttribute(
+    'data-app-ready',
+    'true',
+  );
+  await expect(dialog).toHaveCount(0);
+  // Every read of the page was traced as the app, and none waited for a person.
+  const reads = async () =>
+    (
+      await ctx.bridge.ok<{ traces: Array<{ toolName: string; userId: string; status: string }> }>('traces.list', {
+        toolName: 'resources/read',
+        limit: 50,
+      })
+    ).traces;
+  // Four renderings (the panel, the record, the replay, the panel again); traces are written in batches.
+  await expect.poll(async () => (await reads()).filter((t) => t.status !== 'running').length).toBe(4);
+  expect((await reads()).every((t) => /^Basic['’]s app$/.test(t.userId) && t.status === 'ok')).toBe(true);
+});

@@ -62,15 +62,27 @@ function RecordApp({
   result,
   testId,
   stored,
+  forCall,
 }: {
   record: HistoryRecordView;
   result: CallOutcome['result'] | undefined;
   testId: string;
   stored: boolean;
+  /** The call shown (the record's, or a rerun's new call). */
+  forCall: { sessionId: string; callId: string };
 }) {
   const tool = useToolWithApp(record.serverId, record.toolName);
   if (!tool || !result) return null;
-  return <AppFrame tool={tool} input={argsObject(record.args)} result={result} testId={testId} stored={stored} />;
+  return (
+    <AppFrame
+      tool={tool}
+      input={argsObject(record.args)}
+      result={result}
+      testId={testId}
+      stored={stored}
+      forCall={forCall}
+    />
+  );
 }
 
 function OutcomePanel({
@@ -144,6 +156,7 @@ function OutcomePanel({
         result={outcome.result}
         testId={replayed ? 'replay-app' : 'rerun-app'}
         stored={replayed}
+        forCall={{ sessionId: outcome.sessionId, callId: outcome.callId }}
       />
     </section>
   );
@@ -414,7 +427,13 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
         {record.result ? (
           <>
             <ResultContent result={record.result} />
-            <RecordApp record={record} result={record.result} testId="record-app" stored />
+            <RecordApp
+              record={record}
+              result={record.result}
+              testId="record-app"
+              stored
+              forCall={{ sessionId: record.sessionId, callId: record.callId }}
+            />
           </>
         ) : record.preview?.result !== undefined ? (
           <PreviewBlock

@@ -26,6 +26,7 @@ import { clampHeight, connectAppBridge } from './appBridgeHost.js';
 import { OpenLinkDialog, isOpenableLink, openLinkInBrowser } from './OpenLinkDialog.js';
 import { appSandboxOrigin, proxyUrlOf } from './sandboxLocation.js';
 import type { ToolWithApp } from './toolApp.js';
+import type { AppPageCall } from '../../../state/slices/appsSlice.js';
 import { MAX_APP_MESSAGES, STORED_APP_CALL_REFUSAL, messageText } from './appMessages.js';
 
 const DEFAULT_APP_HEIGHT = 320;
@@ -43,6 +44,8 @@ export interface AppFrameProps {
   testId?: string;
   /** The app shows a stored result (History, Replay): nothing runs from it, its tool calls are refused. */
   stored?: boolean;
+  /** The call whose result it shows: its decision answers for reading the app's page (no question of its own). */
+  forCall?: AppPageCall;
 }
 
 function toAppResult(result: ToolResultView): AppToolResult {
@@ -70,11 +73,13 @@ export function AppFrame(props: AppFrameProps) {
   const loadKey = `${serverId}\n${resourceUri}`;
   const [loaded, setLoaded] = useState<Loaded | undefined>();
   const [closed, setClosed] = useState(false);
+  // The call the page is first loaded for; later calls of the same panel reuse the loaded page.
+  const forCall = useRef(props.forCall);
 
   useEffect(() => {
     if (!origin) return;
     let live = true;
-    loadApp(serverId, resourceUri).then(
+    loadApp(serverId, resourceUri, forCall.current).then(
       (view) => live && setLoaded({ key: loadKey, view }),
       (error: unknown) => {
         const described = describeFailure(error, 'Could not load the app');
