@@ -21,8 +21,9 @@
  *   before it is handed back.
  *
  * What remains (README): with declared frame origins, the declared pages are other origins — the
- * host cannot reach their realms — and a kept frame that the app takes back to about:blank later
- * brings a fresh realm that only `contentWindow` (not `window[i]`) guards.
+ * host cannot reach their realms. (A blank frame of the app's is another opaque origin too, the
+ * app's frame being sandboxed without allow-same-origin; it is guarded all the same wherever it is
+ * reachable.)
  *
  * Plain JavaScript in a string (it runs in the app's frame, not in this bundle); it reads the
  * policy it runs under from the meta tag the proxy wrote just before it.
