@@ -42,10 +42,13 @@ export const APP_REALM_GUARD_SCRIPT = `(() => {
   const getter = (proto, name) => getDescriptor(proto, name).get;
   const exec = RegExp.prototype.exec;
   const trim = String.prototype.trim;
+  const toText = String;
   const weakHas = WeakSet.prototype.has;
   const weakAdd = WeakSet.prototype.add;
   const observeWith = MutationObserver.prototype.observe;
   const localNameOf = getter(Element.prototype, 'localName');
+  const nodeTypeOf = getter(Node.prototype, 'nodeType');
+  const childElementCountOf = getter(Element.prototype, 'childElementCount');
   const parentOf = getter(Node.prototype, 'parentNode');
   const hasAttribute = Element.prototype.hasAttribute;
   const getAttribute = Element.prototype.getAttribute;
@@ -64,9 +67,6 @@ export const APP_REALM_GUARD_SCRIPT = `(() => {
     document: Document.prototype.querySelectorAll,
     fragment: DocumentFragment.prototype.querySelectorAll,
   };
-  const ElementClass = Element;
-  const DocumentClass = Document;
-  const FragmentClass = DocumentFragment;
   const policyMeta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
   const policy = policyMeta ? String(policyMeta.getAttribute('content') || '') : '';
   // frame-src 'none' (no frameDomains declared, the default): no nested frame at all.
@@ -91,16 +91,18 @@ export const APP_REALM_GUARD_SCRIPT = `(() => {
     }
   }
 
-  function isElement(node) {
+  // The node's type without throwing (exceptions are slow, and this runs on every insertion): 0 for no node.
+  function typeOf(node) {
+    if (node === null || typeof node !== 'object') return 0;
     try {
-      return typeof apply(localNameOf, node, []) === 'string';
+      return apply(nodeTypeOf, node, []);
     } catch {
-      return false;
+      return 0;
     }
   }
 
   function isFrame(node) {
-    return isElement(node) && apply(hasOwn, FRAME_NAMES, [apply(localNameOf, node, [])]);
+    return apply(hasOwn, FRAME_NAMES, [apply(localNameOf, node, [])]);
   }
 
   // A frame the app may keep: it declared frame origins, and the frame loads an http(s) page (CSP decides which).
@@ -109,7 +111,7 @@ export const APP_REALM_GUARD_SCRIPT = `(() => {
     const name = apply(localNameOf, frame, []);
     if (name !== 'iframe' && name !== 'frame') return false;
     if (apply(hasAttribute, frame, ['srcdoc'])) return false;
-    const src = apply(trim, String(apply(getAttribute, frame, ['src']) || ''), []);
+    const src = apply(trim, toText(apply(getAttribute, frame, ['src']) || ''), []);
     return apply(exec, /^https?:/i, [src]) !== null;
   }
 
@@ -129,57 +131,55 @@ export const APP_REALM_GUARD_SCRIPT = `(() => {
     if (inner) guardRealm(inner);
   }
 
-  function queryFrames(node) {
-    try {
-      if (node instanceof ElementClass || isElement(node)) return apply(queryAll.element, node, [FRAMES]);
-      if (node instanceof DocumentClass || (node && node.nodeType === 9)) return apply(queryAll.document, node, [FRAMES]);
-      return apply(queryAll.fragment, node, [FRAMES]);
-    } catch {
-      return undefined;
-    }
-  }
-
+  // No instanceof, no arrays written to, no globals read: the app may have changed any of them by now.
   function settleNode(node) {
-    if (node === null || typeof node !== 'object') return;
-    if (isFrame(node)) settleFrame(node);
-    const found = queryFrames(node);
-    if (!found) return;
+    const type = typeOf(node);
+    let found;
+    if (type === 1) {
+      if (isFrame(node)) settleFrame(node);
+      // A leaf (most insertions) has nothing inside to look at.
+      if (apply(childElementCountOf, node, []) === 0) return;
+      found = apply(queryAll.element, node, [FRAMES]);
+    } else if (type === 9) found = apply(queryAll.document, node, [FRAMES]);
+    else if (type === 11) found = apply(queryAll.fragment, node, [FRAMES]);
+    else return;
+    // A static list: removing frames while walking it is safe.
     const count = apply(listLength, found, []);
-    const frames = [];
-    for (let i = 0; i < count; i++) frames[i] = apply(listItem, found, [i]);
-    for (let i = 0; i < frames.length; i++) settleFrame(frames[i]);
+    for (let i = 0; i < count; i++) settleFrame(apply(listItem, found, [i]));
   }
 
-  function settle(nodes) {
+  // One pass at a time (removing a frame is a DOM call too).
+  function settling(run) {
     if (sweeping) return;
     sweeping = true;
     try {
-      for (let i = 0; i < nodes.length; i++) settleNode(nodes[i]);
+      run();
     } finally {
       sweeping = false;
     }
   }
 
   function sweepAll() {
-    const all = [document];
-    for (let i = 0; i < roots.length; i++) all[all.length] = roots[i];
-    settle(all);
+    settling(() => {
+      settleNode(document);
+      for (let i = 0; i < roots.length; i++) settleNode(roots[i]);
+    });
   }
 
   // Frames the parser (or anything else) inserted, and frames whose src changed: before the frame's page can load.
-  const observer = new MutationObserver((records) => {
-    const nodes = [];
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i];
-      if (apply(recordType, record, []) === 'attributes') nodes[nodes.length] = apply(recordTarget, record, []);
-      else {
-        const added = apply(recordAdded, record, []);
-        const count = apply(listLength, added, []);
-        for (let j = 0; j < count; j++) nodes[nodes.length] = apply(listItem, added, [j]);
+  const observer = new MutationObserver((records) =>
+    settling(() => {
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i];
+        if (apply(recordType, record, []) === 'attributes') settleNode(apply(recordTarget, record, []));
+        else {
+          const added = apply(recordAdded, record, []);
+          const count = apply(listLength, added, []);
+          for (let j = 0; j < count; j++) settleNode(apply(listItem, added, [j]));
+        }
       }
-    }
-    settle(nodes);
-  });
+    }),
+  );
   function observe(root) {
     apply(observeWith, observer, [root, { childList: true, subtree: true, attributes: true, attributeFilter: ['src', 'srcdoc', 'data'] }]);
   }
@@ -191,16 +191,17 @@ export const APP_REALM_GUARD_SCRIPT = `(() => {
     const original = own.value;
     own.value = function () {
       const args = arguments;
-      const parent = scope === 'parent' && this ? apply(parentOf, this, []) : null;
-      const result = apply(original, this, args);
+      const self = this;
+      const parent = scope === 'parent' && self ? apply(parentOf, self, []) : null;
+      const result = apply(original, self, args);
       if (scope === 'all') sweepAll();
-      else {
-        const nodes = [];
-        for (let i = 0; i < args.length; i++) nodes[i] = args[i];
-        if (scope === 'this') nodes[nodes.length] = this;
-        if (scope === 'parent') nodes[nodes.length] = parent || this;
-        settle(nodes);
-      }
+      else
+        settling(() => {
+          const count = scope === 'first' ? (args.length > 0 ? 1 : 0) : args.length;
+          for (let i = 0; i < count; i++) settleNode(args[i]);
+          if (scope === 'this') settleNode(self);
+          if (scope === 'parent') settleNode(parent || self);
+        });
       return result;
     };
     defineProperty(proto, name, own);
@@ -213,8 +214,9 @@ export const APP_REALM_GUARD_SCRIPT = `(() => {
     own.set = function (value) {
       const parent = scope === 'parent' && this ? apply(parentOf, this, []) : null;
       apply(set, this, [value]);
+      const target = scope === 'parent' ? parent : this;
       if (scope === 'all') sweepAll();
-      else settle([scope === 'parent' ? parent : this]);
+      else settling(() => settleNode(target));
     };
     defineProperty(proto, name, own);
   }
@@ -243,7 +245,8 @@ export const APP_REALM_GUARD_SCRIPT = `(() => {
     apply(weakAdd, guarded, [w]);
     blockWebRtc(w);
     const P = (name) => (w[name] ? w[name].prototype : undefined);
-    for (const name of ['appendChild', 'insertBefore', 'replaceChild']) wrapMethod(P('Node'), name, 'args');
+    // The node these insert is their first argument (the second is a sibling already in place).
+    for (const name of ['appendChild', 'insertBefore', 'replaceChild']) wrapMethod(P('Node'), name, 'first');
     for (const iface of ['Element', 'Document', 'DocumentFragment', 'CharacterData', 'DocumentType']) {
       for (const name of ['append', 'prepend', 'before', 'after', 'replaceWith', 'replaceChildren', 'moveBefore'])
         wrapMethod(P(iface), name, 'args');
@@ -271,7 +274,7 @@ export const APP_REALM_GUARD_SCRIPT = `(() => {
       const original = attach.value;
       attach.value = function () {
         const root = apply(original, this, arguments);
-        roots[roots.length] = root;
+        defineProperty(roots, roots.length, { value: root, writable: true, enumerable: true, configurable: true });
         observe(root);
         return root;
       };

@@ -196,6 +196,7 @@ test('an app sends no packet through WebRTC: RTCPeerConnection toward a STUN/TUR
       childFrame: 'blocked:TypeError',
       windowIndex: 'blocked:TypeError',
       srcdocFrame: 'blocked:removed',
+      srcdocAfterTampering: 'blocked:removed',
     });
   } finally {
     listener.close();
