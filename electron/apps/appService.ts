@@ -14,6 +14,12 @@
  * it reaches only that server (every request carries the server id and the pipeline resolves the
  * tool on it); it calls only tools whose `_meta.ui.visibility` includes `app`
  * (`app_call_refused`). A load is of a `ui://` URI some tool of the server declares.
+ *
+ * A load for a call (`forCall`: the call panel's live call, a History record, its replay) is the
+ * app's own page for that call: where the rules would ask the person, that call's decision answers
+ * instead — allowed when the call was (it is recorded, or it was allowed and runs), refused when it
+ * was denied, and waited for while the call waits for its own approval. A DENY rule still refuses;
+ * a load for no call, or for a call of another tool, is asked as any read.
  */
 import type { CallOutcome, ParsedRequestOf } from '../../shared/contract.js';
 import type { AppReadResult, AppResourceView } from '../../shared/contract/apps.js';
@@ -21,6 +27,7 @@ import { MAX_APP_RESOURCE_BYTES, appCallerId } from '../../shared/contract/apps.
 import { formatBytes, jsonByteLength } from '../../shared/limits.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import type { HarnessToolInfo } from '../harness/application.js';
+import type { ImpliedDecision } from '../security/secureExecutor.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import { appResourceView } from './appResource.js';
 import { AppsError } from './errors.js';
@@ -46,7 +53,24 @@ export interface AppServiceDeps {
     serverId: string,
     uri: string,
     signal: AbortSignal,
+    impliedBy?: (signal: AbortSignal | undefined) => Promise<ImpliedDecision | undefined>,
   ) => Promise<{ result: ReadResourceResult; traceId: string }>;
+  /** A call still running — waiting for its approval or executing (`CallService.runningCall`). */
+  runningCall?: (
+    sessionId: string,
+    callId: string,
+  ) => { serverId: string; toolName: string; decided: Promise<CallDecision> } | undefined;
+  /** A recorded call (a checkpoint exists only for a call that was allowed). */
+  recordedCall?: (sessionId: string, callId: string) => { serverId: string; toolName: string } | undefined;
+}
+
+/** How a call was decided (core/callService.ts's CallDecision): allowed, denied, or never decided. */
+export type CallDecision = 'allowed' | 'denied' | 'undecided';
+
+/** The call an app's page is loaded for (`apps.load`'s `forCall`); no session: the GUI's own. */
+export interface AppPageCall {
+  sessionId?: string | undefined;
+  callId: string;
 }
 
 export class AppService {
@@ -65,8 +89,39 @@ export class AppService {
     if (!this.toolsOf(serverId).some((tool) => tool.app?.resourceUri === resourceUri)) {
       throw new AppsError('no_app', `No tool of "${serverId}" declares the app ${resourceUri}.`, { serverId });
     }
-    const { result, traceId } = await this.deps.read(caller, serverId, resourceUri, new AbortController().signal);
+    const forCall = request.forCall;
+    const impliedBy = forCall ? () => this.pageDecision(serverId, resourceUri, forCall) : undefined;
+    const { result, traceId } = await this.deps.read(
+      caller,
+      serverId,
+      resourceUri,
+      new AbortController().signal,
+      impliedBy,
+    );
     return appResourceView(resourceUri, result, traceId, await this.listedMeta(serverId, resourceUri));
+  }
+
+  /**
+   * What the decision of the call an app's page is shown for says of reading that page: undefined
+   * when the call is unknown or of a tool whose app this is not (the person is asked then).
+   */
+  async pageDecision(
+    serverId: string,
+    resourceUri: string,
+    forCall: AppPageCall,
+  ): Promise<ImpliedDecision | undefined> {
+    const sessionId = forCall.sessionId ?? this.deps.guiSessionId();
+    const running = this.deps.runningCall?.(sessionId, forCall.callId);
+    const call = running ?? this.deps.recordedCall?.(sessionId, forCall.callId);
+    if (!call || call.serverId !== serverId) return undefined;
+    const tool = this.toolsOf(serverId).find((t) => t.name === call.toolName);
+    if (tool?.app?.resourceUri !== resourceUri) return undefined;
+    const decision: CallDecision = running ? await running.decided : 'allowed';
+    const what = `the call ${forCall.callId} of ${call.toolName}`;
+    if (decision === 'allowed') return { allowed: true, reason: `the app's own page, for ${what}, which was allowed` };
+    if (decision === 'denied')
+      return { allowed: false, reason: `the app's page was for ${what}, which was not allowed` };
+    return undefined;
   }
 
   async callTool(request: ParsedRequestOf<'apps.callTool'>): Promise<CallOutcome> {

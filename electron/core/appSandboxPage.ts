@@ -23,6 +23,7 @@ import {
   APP_SANDBOX_PROXY_PATH as PROXY_PATH,
   APP_SANDBOX_SCRIPT_PATH as PROXY_SCRIPT_PATH,
 } from '../../shared/appSandbox.js';
+import { APP_REALM_GUARD_SCRIPT } from './appRealmGuard.js';
 
 /** A resource's `ui.csp` (McpUiResourceCsp), after validation. */
 export interface AppCsp {
@@ -87,6 +88,8 @@ export function appPolicy(csp: AppCsp): string {
     "object-src 'none'",
     `base-uri ${orNone(csp.baseUriDomains)}`,
     "form-action 'none'",
+    // CSP3's WebRTC switch: Chromium (156) does not implement it yet; the realm guard does the work.
+    "webrtc 'block'",
   ].join('; ');
 }
 
@@ -128,8 +131,10 @@ export const PROXY_SCRIPT = `(() => {
   let inner = null;
   const isRpc = (data) => data !== null && typeof data === 'object' && data.jsonrpc === '2.0';
   const escape = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  // Runs before any script of the app: WebRTC, which no CSP governs in Chromium, is taken away (appRealmGuard.ts).
+  const guard = ${JSON.stringify(APP_REALM_GUARD_SCRIPT)};
   function withPolicy(html) {
-    const meta = '<meta http-equiv="Content-Security-Policy" content="' + escape(policy) + '">';
+    const meta = '<meta http-equiv="Content-Security-Policy" content="' + escape(policy) + '"><script>' + guard + '</script>';
     const doctype = /^\\s*<!doctype[^>]*>/i.exec(html);
     return doctype ? doctype[0] + meta + html.slice(doctype[0].length) : meta + html;
   }

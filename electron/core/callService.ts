@@ -24,6 +24,7 @@ import type { ElicitResult } from '@modelcontextprotocol/client';
 import { persistentValue } from '../storage/appMeta.js';
 import type { CallerWait } from '../security/approvals.js';
 import { WaitEnded } from '../security/waitEnded.js';
+import { PermissionDeniedError } from '../security/errors.js';
 import { AppError } from './errors.js';
 
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
@@ -54,6 +55,19 @@ export interface CallOptions {
   onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
   /** Not the GUI's call: where the task's id and statuses go (the gateway's tasks, gateway/agentTasks.ts). */
   onTask?: (task: TaskEvent) => void;
+}
+
+/**
+ * How a call was decided: allowed (it ran, or runs), denied (a rule or the person refused it, or it
+ * was cancelled while it waited), or never decided (refused before anyone decided: bad arguments, …).
+ */
+export type CallDecision = 'allowed' | 'denied' | 'undecided';
+
+/** A running call as others may ask about it: its tool, and its decision (resolves once known). */
+export interface RunningCall {
+  serverId: string;
+  toolName: string;
+  decided: Promise<CallDecision>;
 }
 
 /** The caller's answerers as the MCP layer takes them; none when the caller can answer nothing (the GUI). */
@@ -88,8 +102,8 @@ function containsRedacted(value: unknown): boolean {
 }
 
 export class CallService {
-  /** Running calls by caller session and callId (NUL-separated), with the server each runs on. */
-  private readonly running = new Map<string, { controller: AbortController; serverId: string }>();
+  /** Running calls by caller session and callId (NUL-separated), with the server each runs on and how it was decided. */
+  private readonly running = new Map<string, { controller: AbortController; call: RunningCall }>();
 
   constructor(
     private readonly harness: HarnessApplication,
@@ -120,7 +134,9 @@ export class CallService {
     const onAbort = (): void => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) controller.abort(options.signal.reason);
     else options.signal?.addEventListener('abort', onAbort, { once: true });
-    this.running.set(key, { controller, serverId: request.serverId });
+    let decide: (decision: CallDecision) => void = () => undefined;
+    const decided = new Promise<CallDecision>((resolve) => (decide = resolve));
+    this.running.set(key, { controller, call: { serverId: request.serverId, toolName: request.name, decided } });
     const serverRequests = callServerRequestHandlersOf(options);
     try {
       const result = await this.harness.executeTool(request.name, request.args, {
@@ -149,12 +165,23 @@ export class CallService {
         ...(serverRequests ? { serverRequests } : {}),
         ...(options.callerWait ? { callerWait: options.callerWait } : {}),
         ...(options.onApprovalWait ? { onApprovalWait: options.onApprovalWait } : {}),
+        onAuthorized: () => decide('allowed'),
       });
       return this.outcome(caller.sessionId, request.callId, result);
+    } catch (error) {
+      // Only the first settlement counts: a call allowed before it failed stays allowed.
+      decide(error instanceof PermissionDeniedError ? 'denied' : 'undecided');
+      throw error;
     } finally {
+      decide('undecided');
       options.signal?.removeEventListener('abort', onAbort);
       this.running.delete(key);
     }
+  }
+
+  /** The call of a session still running (waiting for its approval, or executing), whoever made it. */
+  runningCall(sessionId: string, callId: string): RunningCall | undefined {
+    return this.running.get(`${sessionId}\0${callId}`)?.call;
   }
 
   cancel(callId: string, caller: Caller = this.gui): boolean {
@@ -171,7 +198,7 @@ export class CallService {
   endCallsOf(serverId: string, why: string): number {
     let ended = 0;
     for (const entry of this.running.values()) {
-      if (entry.serverId !== serverId || entry.controller.signal.aborted) continue;
+      if (entry.call.serverId !== serverId || entry.controller.signal.aborted) continue;
       entry.controller.abort(new WaitEnded(why));
       ended++;
     }

@@ -213,7 +213,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     tracer,
     redactor,
     calls.gui,
-    async (caller, operation, serverId, args, signal) => {
+    async (caller, operation, serverId, args, signal, impliedBy) => {
       const config = registry.server(serverId);
       await harness.security.authorize(
         {
@@ -228,7 +228,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
           sessionId: caller.sessionId,
           userId: caller.userId,
         },
-        { signal },
+        { signal, ...(impliedBy ? { impliedBy } : {}) },
       );
     },
   );
@@ -335,7 +335,11 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
         listTools: () => harness.listTools(),
         guiSessionId: () => calls.sessionId,
         call: (request, caller) => calls.call(request, caller),
-        read: (caller, serverId, uri, signal) => features.readAsTraced(caller, serverId, uri, signal),
+        read: (caller, serverId, uri, signal, impliedBy) =>
+          features.readAsTraced(caller, serverId, uri, signal, impliedBy),
+        // An app's page for a call: that call's decision (apps/appService.ts pageDecision).
+        runningCall: (sessionId, callId) => calls.runningCall(sessionId, callId),
+        recordedCall: (sessionId, callId) => checkpoints.get(sessionId, callId),
       }),
     }),
   };

@@ -16,7 +16,9 @@ import type { ParsedRequestOf, PromptResultView, ResourceReadView } from '../../
 import { expandTemplate } from '../mcp/features/resources.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import type { SecretRedactor } from '../secrets/secretRedactor.js';
-import type { Tracer } from '../tracing/tracer.js';
+import type { TraceHandle, Tracer } from '../tracing/tracer.js';
+import type { ImpliedDecision } from '../security/secureExecutor.js';
+import { ApprovalCancelledError, PermissionDeniedError } from '../security/errors.js';
 import { toTraceError } from '../tracing/tracer.js';
 import type { Caller } from './callService.js';
 import { ValidationFailedError } from './errors.js';
@@ -31,7 +33,12 @@ export type AuthorizeUse = (
   serverId: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
+  /** An earlier decision that covers this use (SecureToolExecutor's `impliedBy`): asked only where a person would be. */
+  impliedBy?: ImpliedBy,
 ) => Promise<void>;
+
+/** See AuthorizeOptions.impliedBy (security/secureExecutor.ts). */
+export type ImpliedBy = (signal: AbortSignal | undefined) => Promise<ImpliedDecision | undefined>;
 
 export class ServerFeatureService {
   constructor(
@@ -48,15 +55,27 @@ export class ServerFeatureService {
     return (await this.readAsTraced(caller, serverId, uri, signal)).result;
   }
 
-  /** `readAs` with the read's trace id (an MCP App's reads: electron/apps/). */
+  /**
+   * `readAs` with the read's trace id (an MCP App's reads: electron/apps/). `impliedBy`: an earlier
+   * decision that covers the read where a person would be asked (an app's own page, for the call it
+   * shows); the trace records what it said.
+   */
   async readAsTraced(
     caller: Caller,
     serverId: string,
     uri: string,
     signal: AbortSignal,
+    impliedBy?: ImpliedBy,
   ): Promise<{ result: ReadResourceResult; traceId: string }> {
-    const run = async (): Promise<ReadResourceResult> => {
-      await this.decide(caller, 'resources/read', serverId, { uri }, signal);
+    const run = async (trace: TraceHandle): Promise<ReadResourceResult> => {
+      const implied: ImpliedBy | undefined =
+        impliedBy &&
+        (async (s) => {
+          const said = await impliedBy(s);
+          if (said) trace.event('decision', { outcome: said.allowed ? 'allow' : 'deny', reason: said.reason });
+          return said;
+        });
+      await this.decide(caller, 'resources/read', serverId, { uri }, signal, implied);
       return this.registry.features.read(serverId, uri, { signal });
     };
     const { result, traceId } = await this.traced(
@@ -93,10 +112,11 @@ export class ServerFeatureService {
     serverId: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
+    impliedBy?: ImpliedBy,
   ): Promise<void> {
     // No decision maker wired: nothing may be read for an agent.
     if (!this.authorize) throw new ValidationFailedError('Resources and prompts are not offered to agents here.', {});
-    await this.authorize(caller, operation, serverId, args, signal);
+    await this.authorize(caller, operation, serverId, args, signal, impliedBy);
   }
 
   async read(request: ParsedRequestOf<'resources.read'>): Promise<ResourceReadView> {
@@ -129,7 +149,7 @@ export class ServerFeatureService {
     operation: TracedOperation,
     serverId: string,
     detail: Record<string, unknown>,
-    run: () => Promise<T>,
+    run: (trace: TraceHandle) => Promise<T>,
     blocks: (result: T) => number,
     caller: Caller = this.caller,
   ): Promise<{ result: T; traceId: string }> {
@@ -143,7 +163,7 @@ export class ServerFeatureService {
     trace.event('attempt_started', { attempt: 1, ...detail });
     const started = performance.now();
     try {
-      const result = await run();
+      const result = await run(trace);
       trace.event('attempt_finished', { attempt: 1, outcome: 'ok', durationMs: performance.now() - started });
       trace.event('completed', { isError: false, contentBlocks: blocks(result) });
       trace.finish('ok');
@@ -156,7 +176,15 @@ export class ServerFeatureService {
         error: toTraceError(error),
       });
       trace.event('failed', { error: toTraceError(error) });
-      trace.finish('error', error);
+      // Not answered, refused or withdrawn is a decision, as for a call (denied, cancelled): nothing was read.
+      trace.finish(
+        error instanceof ApprovalCancelledError
+          ? 'cancelled'
+          : error instanceof PermissionDeniedError
+            ? 'denied'
+            : 'error',
+        error,
+      );
       if (error && typeof error === 'object' && Object.isExtensible(error))
         (error as { traceId?: string }).traceId = trace.traceId;
       throw error;

@@ -78,6 +78,8 @@ export interface ExecuteOptions {
   onApprovalWait?: (waiting: { expiresAt: number } | undefined) => void;
   /** The server runs the call as a task (the tasks extension): its id, then each status — never its result. */
   onTask?: (event: TaskEvent) => void;
+  /** The call was allowed (by a rule, a grant or the person) and goes on: an MCP App's page read for it needs no question of its own. */
+  onAuthorized?: () => void;
 }
 
 export interface ExecuteResult {
@@ -363,6 +365,7 @@ export class HarnessApplication {
       }
       throw error;
     }
+    options.onAuthorized?.();
     if (recorded)
       return {
         result: redactor.redactSecretValues(recorded.result),

@@ -53,6 +53,19 @@ export interface AuthorizeOptions {
    * asked; an ALLOW needs no person, so it is not asked then either.
    */
   runsNothing?: () => boolean;
+  /**
+   * Asked only when a person would be asked (after the rules and session grants): an earlier
+   * decision that covers this use — an MCP App's own page, read for the call it shows, is allowed
+   * when that call was and refused when it was not (waiting while that call is still being
+   * decided). Undefined: nothing covers it, and the person is asked. A DENY rule refuses first.
+   */
+  impliedBy?: (signal: AbortSignal | undefined) => Promise<ImpliedDecision | undefined>;
+}
+
+/** What an earlier decision says of this use, with the reason the trace keeps. */
+export interface ImpliedDecision {
+  allowed: boolean;
+  reason: string;
 }
 
 export interface Authorization {
@@ -166,6 +179,15 @@ export class SecureToolExecutor {
 
     // Nothing would run whatever the person answered: they are not asked (the caller replays).
     if (options.runsNothing?.()) return { level: 'ALLOW', decision };
+
+    // The person (or a rule) already decided what this use belongs to: they are not asked again.
+    if (options.impliedBy) {
+      const implied = await options.impliedBy(options.signal);
+      if (options.signal?.aborted)
+        throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
+      if (implied?.allowed) return { level: 'ALLOW', decision };
+      if (implied) throw deny('ASK', 'deny', implied.reason);
+    }
 
     const approvalTimeoutMs = this.approvalTimeout();
     const request: ApprovalRequest = {

@@ -16,10 +16,17 @@ export interface HardenOptions {
   log?: (message: string) => void;
 }
 
+/** The window's WebRTC IP-handling policy (the app itself uses no WebRTC). */
+export const WEBRTC_IP_HANDLING_POLICY = 'disable_non_proxied_udp' as const;
+
 type NavigationEvent = { preventDefault(): void; url: string };
 
 export function hardenWebContents(contents: WebContents, options: HardenOptions): void {
   const { location, log } = options;
+  // WebRTC sends UDP wherever a page's ICE servers say, and no CSP governs it: an MCP App (a frame of
+  // this webContents) could use it to reach the network. No UDP unless through a proxy — the strictest
+  // policy Electron offers; the apps' realm guard (core/appRealmGuard.ts) takes RTCPeerConnection away too.
+  contents.setWebRTCIPHandlingPolicy(WEBRTC_IP_HANDLING_POLICY);
   const block = (kind: string, event: NavigationEvent) => {
     if (isAllowedNavigation(event.url, location)) return;
     event.preventDefault();

@@ -100,9 +100,24 @@ export const AppCallToolRequestSchema = z
   })
   .strict();
 
+/**
+ * The call whose result the app shows (the call panel's call, a History record or its replay):
+ * reading the app's own page is implied by that call's decision. Absent session: the GUI's own.
+ * Any key a record may have (agents choose theirs); an unknown one just means "no call".
+ */
+const AppPageCallSchema = z
+  .object({ sessionId: z.string().min(1).max(200).optional(), callId: z.string().min(1).max(200) })
+  .strict();
+
 export const mcpAppChannels = {
-  /** Reads a `ui://` resource of the server (checked to be `text/html;profile=mcp-app`), decided and traced as "<server>'s app". */
-  'apps.load': channel(z.object({ serverId: ServerIdSchema, resourceUri: UiUri }).strict(), AppResourceViewSchema),
+  /**
+   * Reads a `ui://` resource of the server (checked to be `text/html;profile=mcp-app`), decided and
+   * traced as "<server>'s app"; for a call (`forCall`), where the rules would ask, that call's decision answers.
+   */
+  'apps.load': channel(
+    z.object({ serverId: ServerIdSchema, resourceUri: UiUri, forCall: AppPageCallSchema.optional() }).strict(),
+    AppResourceViewSchema,
+  ),
   /** The app's `tools/call`: through the whole pipeline as "<server>'s app"; the same outcome as `tools.call`. */
   'apps.callTool': channel(AppCallToolRequestSchema, CallOutcomeSchema),
   /** The app's `resources/read` of its own server: decided and traced as "<server>'s app"; MCP's own shape. */

@@ -198,3 +198,133 @@ test('an app’s open-link asks first and opens only after Open, without an open
   await expect(app).toHaveCount(0);
   await expect(panel.getByRole('region', { name: 'Result' })).toBeVisible();
 });
+
+/** Runs get-time once from the Tools view (approved) and returns its panel, with the app ready. */
+async function runGetTime(page: Page) {
+  await page.goto(ctx.host.url);
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="get-time"][data-server="basic"]')
+    .click();
+  const panel = page.getByRole('region', { name: 'Call get-time' });
+  await panel.getByRole('button', { name: 'Run' }).click();
+  await page
+    .getByRole('alertdialog')
+    .getByRole('button', { name: /^Allow once/ })
+    .click();
+  await expect(panel.getByRole('region', { name: 'Result' })).toBeVisible();
+  await expect(panel.getByTestId('call-app')).toHaveAttribute('data-app-ready', 'true');
+  return panel;
+}
+
+test('an app in History and on Replay runs nothing: its own call is refused with a sentence to the app, and the person sees it', async ({
+  page,
+}, testInfo) => {
+  await runGetTime(page);
+  const [first] = await getTimeRecords();
+  expect(timeOf(first)).toMatch(ISO_TIME);
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^History/ })
+    .click();
+  await page.locator(`[data-history-row][data-call-id="${first!.callId}"]`).click();
+  const detail = page.getByRole('region', { name: 'Call get-time' });
+  const recordApp = detail.getByTestId('record-app');
+  await expect(recordApp).toHaveAttribute('data-app-ready', 'true');
+
+  // The app's own button: no approval is asked, nothing runs, the app gets the refusal (it shows its error).
+  await inApp(page, 'record-app', '#get-time-btn').click();
+  await expect(recordApp.getByRole('note')).toContainText(/Basic['’]s app asked to call get-time/);
+  await expect(inApp(page, 'record-app', '#server-time')).toHaveText('[ERROR]');
+  await expect(page.getByRole('alertdialog')).toHaveCount(0);
+  expect((await getTimeRecords()).length).toBe(1);
+  await expect(recordApp).toContainText('nothing the app asks to run runs from here');
+
+  // Replay: the same.
+  await detail.getByRole('button', { name: 'Replay' }).click();
+  const replayApp = detail.getByRole('region', { name: 'Replayed result' }).getByTestId('replay-app');
+  await expect(replayApp).toHaveAttribute('data-app-ready', 'true');
+  await inApp(page, 'replay-app', '#get-time-btn').click();
+  await expect(replayApp.getByRole('note')).toContainText(/Basic['’]s app asked to call get-time/);
+  await expect(inApp(page, 'replay-app', '#server-time')).toHaveText('[ERROR]');
+  await snap(page, testInfo, 'stored-app-refused');
+  await expect(page.getByRole('alertdialog')).toHaveCount(0);
+  expect((await getTimeRecords()).length).toBe(1);
+});
+
+test('an app’s ui/message (its Send Message button) is shown to the person beside the app, and the app is told it was accepted', async ({
+  page,
+}, testInfo) => {
+  const consoleLines: string[] = [];
+  page.on('console', (message) => consoleLines.push(message.text()));
+  const panel = await runGetTime(page);
+  await inApp(page, 'call-app', '#message-text').fill('Please book the 3 pm slot');
+  await inApp(page, 'call-app', '#send-message-btn').click();
+  const messages = panel.getByRole('log', { name: /^Messages from Basic['’]s app$/ });
+  await expect(messages).toContainText('Please book the 3 pm slot');
+  await expect(messages).toContainText('no model reads it');
+  await expect.poll(() => consoleLines.some((line) => line.includes('Message accepted'))).toBe(true);
+  await panel.getByTestId('call-app').scrollIntoViewIfNeeded();
+  await snap(page, testInfo, 'app-message');
+});
+
+test('an app’s page for a call the person decided asks nothing of its own: in the Tools view, its History record, Replay and coming back', async ({
+  page,
+}) => {
+  // Reads of the server ask the person; the app's page for a decided call is covered by that decision.
+  await ctx.bridge.ok('permissions.setToolLevel', { serverId: 'basic', toolName: 'resources/read', level: 'ASK' });
+  await page.goto(ctx.host.url);
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Tools/ })
+    .click();
+  await page
+    .getByRole('navigation', { name: 'Tool list' })
+    .locator('button[data-tool="get-time"][data-server="basic"]')
+    .click();
+  const panel = page.getByRole('region', { name: 'Call get-time' });
+  await panel.getByRole('button', { name: 'Run' }).click();
+  // One question: the call's. The page waits for its answer.
+  const dialog = page.getByRole('alertdialog');
+  await expect(dialog).toContainText('get-time');
+  await expect(dialog).not.toContainText('resources/read');
+  await dialog.getByRole('button', { name: /^Allow once/ }).click();
+  await expect(panel.getByTestId('call-app')).toHaveAttribute('data-app-ready', 'true');
+  await expect(dialog).toHaveCount(0);
+  const [first] = await getTimeRecords();
+  await expect(inApp(page, 'call-app', '#server-time')).toHaveText(timeOf(first));
+
+  // History: the record's app, then its replay.
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('button', { name: /^History/ }).click();
+  await page.locator(`[data-history-row][data-call-id="${first!.callId}"]`).click();
+  const detail = page.getByRole('region', { name: 'Call get-time' });
+  await expect(detail.getByTestId('record-app')).toHaveAttribute('data-app-ready', 'true');
+  await expect(dialog).toHaveCount(0);
+  await detail.getByRole('button', { name: 'Replay' }).click();
+  await expect(detail.getByTestId('replay-app')).toHaveAttribute('data-app-ready', 'true');
+  await expect(dialog).toHaveCount(0);
+
+  // Back to the Tools view: the panel's app renders again, unasked.
+  await nav.getByRole('button', { name: /^Tools/ }).click();
+  await expect(page.getByRole('region', { name: 'Call get-time' }).getByTestId('call-app')).toHaveAttribute(
+    'data-app-ready',
+    'true',
+  );
+  await expect(dialog).toHaveCount(0);
+  // Every read of the page was traced as the app, and none waited for a person.
+  const reads = async () =>
+    (
+      await ctx.bridge.ok<{ traces: Array<{ toolName: string; userId: string; status: string }> }>('traces.list', {
+        toolName: 'resources/read',
+        limit: 50,
+      })
+    ).traces;
+  // Four renderings (the panel, the record, the replay, the panel again); traces are written in batches.
+  await expect.poll(async () => (await reads()).filter((t) => t.status !== 'running').length).toBe(4);
+  expect((await reads()).every((t) => /^Basic['’]s app$/.test(t.userId) && t.status === 'ok')).toBe(true);
+});

@@ -9,6 +9,7 @@
  *
  * Run: npx playwright test test/e2e/appsSecurity.spec.ts
  */
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
@@ -154,6 +155,54 @@ test('a hostile app reaches nothing of the host: token, bridge, parent DOM, top 
   await expect(panel.getByRole('region', { name: 'Result' })).toContainText('probe shown');
 });
 
+test('an app sends no packet through WebRTC: RTCPeerConnection toward a STUN/TURN server on a loopback UDP listener, in its realm or a nested one', async ({
+  page,
+}) => {
+  // The "STUN/TURN server" the app names: a UDP listener that counts what reaches it.
+  const listener = createSocket('udp4');
+  let packets = 0;
+  listener.on('message', () => (packets += 1));
+  await new Promise<void>((resolve) => listener.bind(0, '127.0.0.1', () => resolve()));
+  try {
+    const rtcPort = listener.address().port;
+    await page.goto(host!.url);
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('button', { name: /^Tools/ })
+      .click();
+    await page
+      .getByRole('navigation', { name: 'Tool list' })
+      .locator('button[data-tool="probe"][data-server="hostile"]')
+      .click();
+    const panel = page.getByRole('region', { name: 'Call probe' });
+    await panel.getByRole('tab', { name: 'Raw JSON' }).click();
+    await panel.getByLabel('Arguments (JSON object)').fill(JSON.stringify({ rtcPort }));
+    await panel.getByRole('button', { name: 'Run' }).click();
+    await expect(panel.getByTestId('call-app')).toHaveAttribute('data-app-ready', 'true');
+    // The probe reports once every connection it could open has gathered a candidate (its STUN requests are out by then).
+    const rtc = page
+      .frameLocator('[data-testid="call-app"] iframe.app-frame-outer')
+      .frameLocator('iframe')
+      .locator('#rtc');
+    await expect(rtc).not.toHaveText('', { timeout: 30_000 });
+    const report = JSON.parse((await rtc.textContent()) ?? '{}') as Record<string, string>;
+    // The count rides along so a failure shows what reached the listener (before the guard: 10 or more).
+    expect({ ...report, packets }).toEqual({
+      packets: 0,
+      direct: 'blocked:NotAllowedError',
+      webkit: 'blocked:NotAllowedError',
+      reassigned: 'blocked:NotAllowedError',
+      // The nested frames are removed as they are inserted: no realm of their own to take a constructor from.
+      childFrame: 'blocked:TypeError',
+      windowIndex: 'blocked:TypeError',
+      srcdocFrame: 'blocked:removed',
+      srcdocAfterTampering: 'blocked:removed',
+    });
+  } finally {
+    listener.close();
+  }
+});
+
 test('the app is answered and told as the extension says: host capabilities and context, then a denied call’s input and its cancellation', async ({
   page,
 }) => {
@@ -193,6 +242,7 @@ test('the app is answered and told as the extension says: host capabilities and 
   expect(initialize.hostInfo?.name).toBe('MiniHarness Desktop');
   expect(Object.keys(initialize.hostCapabilities ?? {}).sort()).toEqual([
     'logging',
+    'message',
     'openLinks',
     'serverResources',
     'serverTools',

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { clampHeight, MAX_APP_HEIGHT, MIN_APP_HEIGHT } from '../../renderer/src/ui/components/apps/appBridgeHost.js';
 import { isOpenableLink } from '../../renderer/src/ui/components/apps/OpenLinkDialog.js';
 import { proxyUrlOf } from '../../renderer/src/ui/components/apps/sandboxLocation.js';
+import { STORED_APP_CALL_REFUSAL, messageText } from '../../renderer/src/ui/components/apps/appMessages.js';
 import { createAppStore } from '../../renderer/src/state/store.js';
 import { FakeClient } from '../doubles/renderer/fakeClient.js';
 
@@ -87,5 +88,24 @@ describe('app heights', () => {
     expect(clampHeight(300.2)).toBe(301);
     expect(clampHeight(Number.NaN)).toBeUndefined();
     expect(clampHeight(undefined)).toBeUndefined();
+  });
+});
+
+describe('an app’s ui/message as the person reads it', () => {
+  it('shows its text, names the blocks it does not show, and is bounded', () => {
+    expect(messageText([{ type: 'text', text: 'Book the 3 pm slot' }])).toBe('Book the 3 pm slot');
+    expect(
+      messageText([
+        { type: 'text', text: 'See:' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ]),
+    ).toBe('See:\n[image content, not shown]');
+    expect(messageText([null, 42])).toBe('[unknown content, not shown]\n[unknown content, not shown]');
+    expect(messageText([{ type: 'text', text: 'x'.repeat(10_000) }])).toHaveLength(4_001);
+  });
+
+  it('a stored app’s call is refused with a sentence that says nothing ran and where to run it', () => {
+    expect(STORED_APP_CALL_REFUSAL).toMatch(/^Nothing runs from this app here/);
+    expect(STORED_APP_CALL_REFUSAL).toContain('Tools view');
   });
 });

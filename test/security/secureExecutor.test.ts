@@ -310,4 +310,59 @@ describe('SecureToolExecutor', () => {
     });
     expect(result.approvedBy).toBe('allow-once');
   });
+
+  describe('impliedBy: an earlier decision that covers this use (an MCP App’s page, for the call it shows)', () => {
+    it('allowed: nobody is asked, and it is asked only where a person would be', async () => {
+      const approver = scriptedApprover();
+      const { executor } = setup(approver.callback);
+      let asked = 0;
+      const impliedBy = async () => {
+        asked += 1;
+        return { allowed: true, reason: 'its call was allowed' };
+      };
+      await expect(executor.authorize(call(), { impliedBy })).resolves.toMatchObject({ level: 'ALLOW' });
+      expect(approver.requests).toHaveLength(0);
+      expect(asked).toBe(1);
+      // An ALLOW needs nobody: the earlier decision is not consulted.
+      await executor.authorize(
+        call({ subject: untrusted({ annotations: { readOnlyHint: true }, serverTrusted: true }) }),
+        {
+          impliedBy,
+        },
+      );
+      expect(asked).toBe(1);
+    });
+
+    it('refused: denied with its reason, nobody asked; a DENY rule refuses before it is consulted', async () => {
+      const approver = scriptedApprover();
+      const { executor } = setup(approver.callback);
+      const error = await executor
+        .authorize(call(), { impliedBy: async () => ({ allowed: false, reason: 'its call was denied' }) })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PermissionDeniedError);
+      expect((error as PermissionDeniedError).reason).toBe('its call was denied');
+      expect(approver.requests).toHaveLength(0);
+
+      const denying = setup(scriptedApprover().callback, [
+        { id: 'r', level: 'DENY', match: { serverId: 'fixture', toolName: 'append' }, note: 'no', createdAt: 1 },
+      ]);
+      let consulted = false;
+      await expect(
+        denying.executor.authorize(call(), {
+          impliedBy: async () => {
+            consulted = true;
+            return { allowed: true, reason: 'x' };
+          },
+        }),
+      ).rejects.toBeInstanceOf(PermissionDeniedError);
+      expect(consulted).toBe(false);
+    });
+
+    it('nothing covers it: the person is asked as usual', async () => {
+      const approver = scriptedApprover('allow-once');
+      const { executor } = setup(approver.callback);
+      await executor.authorize(call(), { impliedBy: async () => undefined });
+      expect(approver.requests).toHaveLength(1);
+    });
+  });
 });

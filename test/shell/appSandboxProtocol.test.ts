@@ -93,6 +93,7 @@ describe('the mh-app-sandbox scheme', () => {
 describe('window guards with apps', () => {
   class FakeContents extends EventEmitter {
     setWindowOpenHandler() {}
+    setWebRTCIPHandlingPolicy() {}
   }
   const navigation = (url: string, isMainFrame: boolean) => ({ url, isMainFrame, preventDefault: vi.fn() });
 

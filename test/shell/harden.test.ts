@@ -16,6 +16,10 @@ class FakeContents extends EventEmitter {
   setWindowOpenHandler(handler: (details: { url: string }) => { action: string }) {
     this.openHandler = handler;
   }
+  webRtcIpHandlingPolicy?: string;
+  setWebRTCIPHandlingPolicy(policy: string) {
+    this.webRtcIpHandlingPolicy = policy;
+  }
 }
 
 function navigation(url: string, extra: Record<string, unknown> = {}) {
@@ -30,6 +34,11 @@ function harden() {
 }
 
 describe('hardenWebContents', () => {
+  it('sends no WebRTC UDP except through a proxy (an MCP App frame could name any STUN/TURN server)', () => {
+    const { contents } = harden();
+    expect(contents.webRtcIpHandlingPolicy).toBe('disable_non_proxied_udp');
+  });
+
   it.each(['will-navigate', 'will-redirect'])('%s: allows the app page, prevents everything else', (eventName) => {
     const { contents } = harden();
     const inside = navigation(`${PAGE}#/x`);

@@ -112,6 +112,10 @@ vi.mock('electron', async () => {
     setWindowOpenHandler(handler: Handler) {
       this.openHandler = handler;
     }
+    setWebRTCIPHandlingPolicy(policy: string) {
+      this.webRtcIpHandlingPolicy = policy;
+    }
+    webRtcIpHandlingPolicy?: string;
   }
   class BrowserWindow extends EventEmitter {
     webContents = new FakeWebContents();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_SANDBOX_META_NAME } from '../../shared/appSandbox.js';
 import { appPolicy, parseAppCspParam } from '../../electron/core/appSandboxPage.js';
+import { APP_REALM_GUARD_SCRIPT } from '../../electron/core/appRealmGuard.js';
 import type { RunningHost } from './host.js';
 import { startTestHost } from './host.js';
 
@@ -55,6 +56,8 @@ describe('the sandbox origin', () => {
     expect(directive(policy, 'default-src')).toBe("default-src 'none'");
     expect(directive(policy, 'connect-src')).toBe("connect-src 'none'");
     expect(directive(policy, 'frame-src')).toBe("frame-src 'none'");
+    // CSP3's WebRTC switch, for the browsers that honour it (Chromium 156 does not: the realm guard below does the work).
+    expect(directive(policy, 'webrtc')).toBe("webrtc 'block'");
     expect(directive(policy, 'script-src')).toBe(`script-src ${appSandboxOrigin}/proxy.js 'unsafe-inline'`);
     expect(directive(policy, 'frame-ancestors')).toBe(
       `frame-ancestors http://127.0.0.1:${port} http://localhost:${port}`,
@@ -97,6 +100,10 @@ describe('the sandbox origin', () => {
     const script = await fetch(`${appSandboxOrigin}/proxy.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    // The app's page starts with the realm guard (WebRTC away), right after its CSP and before the app's own scripts.
+    const text = await script.text();
+    expect(text).toContain(JSON.stringify(APP_REALM_GUARD_SCRIPT));
+    expect(text).toMatch(/content="' \+ escape\(policy\) \+ '"><script>' \+ guard \+ '<\/script>';/);
     expect((await fetch(`${appSandboxOrigin}/index.html`)).status).toBe(404);
     expect((await fetch(`${appSandboxOrigin}/session`)).status).toBe(404);
     expect((await fetch(`${appSandboxOrigin}/proxy`, { method: 'POST', body: 'x' })).status).toBe(405);

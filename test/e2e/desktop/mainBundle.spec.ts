@@ -108,6 +108,10 @@ test.describe('the built main bundle against the electron double', () => {
       expect(load).toMatchObject({ how: 'loadFile', target: RENDERER_INDEX, url: pathToFileURL(RENDERER_INDEX).href });
       expect(existsSync(RENDERER_INDEX), RENDERER_INDEX).toBe(true);
       expect(main.records.filter((r) => r.kind === 'window')).toHaveLength(1);
+      // MCP Apps run in this webContents' frames: no WebRTC UDP except through a proxy.
+      expect(
+        main.records.filter((r) => r.kind === 'call' && r['api'] === 'webContents.setWebRTCIPHandlingPolicy'),
+      ).toMatchObject([{ args: ['disable_non_proxied_udp'] }]);
     });
 
     await test.step("the session sends the app's CSP on responses", async () => {

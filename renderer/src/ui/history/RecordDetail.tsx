@@ -53,19 +53,36 @@ function argsObject(args: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
-/** The tool's app (MCP Apps) driven by a stored or replayed result: nothing runs for it. */
+/**
+ * The tool's app (MCP Apps) driven by a stored or replayed result: nothing runs for it, and what
+ * the app itself asks to run is refused (`stored`). A rerun's result is a new call's: its app is live.
+ */
 function RecordApp({
   record,
   result,
   testId,
+  stored,
+  forCall,
 }: {
   record: HistoryRecordView;
   result: CallOutcome['result'] | undefined;
   testId: string;
+  stored: boolean;
+  /** The call shown (the record's, or a rerun's new call). */
+  forCall: { sessionId: string; callId: string };
 }) {
   const tool = useToolWithApp(record.serverId, record.toolName);
   if (!tool || !result) return null;
-  return <AppFrame tool={tool} input={argsObject(record.args)} result={result} testId={testId} />;
+  return (
+    <AppFrame
+      tool={tool}
+      input={argsObject(record.args)}
+      result={result}
+      testId={testId}
+      stored={stored}
+      forCall={forCall}
+    />
+  );
 }
 
 function OutcomePanel({
@@ -134,7 +151,13 @@ function OutcomePanel({
         </ul>
       )}
       <ResultContent result={outcome.result} />
-      <RecordApp record={record} result={outcome.result} testId={replayed ? 'replay-app' : 'rerun-app'} />
+      <RecordApp
+        record={record}
+        result={outcome.result}
+        testId={replayed ? 'replay-app' : 'rerun-app'}
+        stored={replayed}
+        forCall={{ sessionId: outcome.sessionId, callId: outcome.callId }}
+      />
     </section>
   );
 }
@@ -404,7 +427,13 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
         {record.result ? (
           <>
             <ResultContent result={record.result} />
-            <RecordApp record={record} result={record.result} testId="record-app" />
+            <RecordApp
+              record={record}
+              result={record.result}
+              testId="record-app"
+              stored
+              forCall={{ sessionId: record.sessionId, callId: record.callId }}
+            />
           </>
         ) : record.preview?.result !== undefined ? (
           <PreviewBlock

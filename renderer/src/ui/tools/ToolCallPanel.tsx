@@ -234,6 +234,7 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
             input={runArgs}
             result={run.status === 'done' ? run.outcome.result : undefined}
             cancelledReason={run.status === 'failed' ? run.error.message : undefined}
+            forCall={{ callId: run.callId }}
             testId="call-app"
           />
         )}

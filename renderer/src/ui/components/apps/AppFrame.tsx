@@ -6,9 +6,11 @@
  * this page only through the AppBridge (appBridgeHost.ts).
  *
  * The frame shows what it is given: the call's arguments, then its result or its cancellation.
- * A stored result (History, replay) drives the app the same way and runs nothing; what the app
- * itself calls goes to main as "<server>'s app" (apps.callTool / apps.readResource) and meets
- * permissions and approval like any call. Close asks the app to tear down first.
+ * A stored result (History, replay) drives the app the same way and runs nothing: such an app's
+ * own tool calls are refused with a sentence to the app, and the person sees that they were. What
+ * a live app calls goes to main as "<server>'s app" (apps.callTool / apps.readResource) and meets
+ * permissions and approval like any call. Its `ui/message` has no chat to go to: it is shown here,
+ * to the person. Close asks the app to tear down first.
  */
 import { useEffect, useRef, useState } from 'react';
 import type { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';
@@ -24,6 +26,8 @@ import { clampHeight, connectAppBridge } from './appBridgeHost.js';
 import { OpenLinkDialog, isOpenableLink, openLinkInBrowser } from './OpenLinkDialog.js';
 import { appSandboxOrigin, proxyUrlOf } from './sandboxLocation.js';
 import type { ToolWithApp } from './toolApp.js';
+import type { AppPageCall } from '../../../state/slices/appsSlice.js';
+import { MAX_APP_MESSAGES, STORED_APP_CALL_REFUSAL, messageText } from './appMessages.js';
 
 const DEFAULT_APP_HEIGHT = 320;
 const TEARDOWN_WAIT_MS = 3_000;
@@ -38,6 +42,10 @@ export interface AppFrameProps {
   cancelledReason?: string;
   /** Tells apart frames on one page (the call panel's, a record's, a replay's). */
   testId?: string;
+  /** The app shows a stored result (History, Replay): nothing runs from it, its tool calls are refused. */
+  stored?: boolean;
+  /** The call whose result it shows: its decision answers for reading the app's page (no question of its own). */
+  forCall?: AppPageCall;
 }
 
 function toAppResult(result: ToolResultView): AppToolResult {
@@ -65,11 +73,13 @@ export function AppFrame(props: AppFrameProps) {
   const loadKey = `${serverId}\n${resourceUri}`;
   const [loaded, setLoaded] = useState<Loaded | undefined>();
   const [closed, setClosed] = useState(false);
+  // The call the page is first loaded for; later calls of the same panel reuse the loaded page.
+  const forCall = useRef(props.forCall);
 
   useEffect(() => {
     if (!origin) return;
     let live = true;
-    loadApp(serverId, resourceUri).then(
+    loadApp(serverId, resourceUri, forCall.current).then(
       (view) => live && setLoaded({ key: loadKey, view }),
       (error: unknown) => {
         const described = describeFailure(error, 'Could not load the app');
@@ -113,6 +123,7 @@ function LoadedApp({
   result,
   cancelledReason,
   testId,
+  stored,
   origin,
   view,
   onClosed,
@@ -128,6 +139,9 @@ function LoadedApp({
   const [link, setLink] = useState<{ url: string; answer: (opened: boolean) => void } | undefined>();
   const [closing, setClosing] = useState(false);
   const [connectError, setConnectError] = useState<string | undefined>();
+  const [messages, setMessages] = useState<Array<{ id: number; text: string }>>([]);
+  const [refusedCall, setRefusedCall] = useState<string | undefined>();
+  const messageIds = useRef(0);
   // What the app was last sent, so each change is sent once and in order (input before result).
   const sent = useRef<{ input?: unknown; result?: unknown; cancelled?: string }>({});
 
@@ -138,6 +152,10 @@ function LoadedApp({
     let bridge: AppBridge | undefined;
     connectAppBridge(frame, tool, view, {
       callTool: async (name, args) => {
+        if (stored) {
+          if (live) setRefusedCall(name);
+          return { content: [{ type: 'text', text: STORED_APP_CALL_REFUSAL }], isError: true };
+        }
         try {
           const outcome: CallOutcome = await callAppTool(tool.serverId, tool.name, name, args);
           return toAppResult(outcome.result);
@@ -152,6 +170,13 @@ function LoadedApp({
         } catch (error) {
           throw new Error(describeFailure(error, 'Could not read the resource').title);
         }
+      },
+      message: (content) => {
+        if (!live) return;
+        const text = messageText(content);
+        messageIds.current += 1;
+        const id = messageIds.current;
+        setMessages((shown) => [...shown, { id, text }].slice(-MAX_APP_MESSAGES));
       },
       openLink: (url) =>
         isOpenableLink(url)
@@ -236,6 +261,29 @@ function LoadedApp({
           Close app
         </button>
       </header>
+      {stored && (
+        <p className="app-frame-note muted">
+          A stored result: the app shows it, and nothing the app asks to run runs from here.
+        </p>
+      )}
+      {refusedCall && (
+        <Callout tone="info" title={`${appName} asked to call ${refusedCall}`}>
+          Nothing ran: this app shows a stored result. Run the tool from the Tools view to use its app.
+        </Callout>
+      )}
+      {messages.length > 0 && (
+        <section className="app-frame-messages" role="log" aria-label={`Messages from ${appName}`}>
+          <p className="muted">
+            {appName} sent a message for the conversation. There is no conversation here, so no model reads it: it is
+            shown to you.
+          </p>
+          {messages.map((message) => (
+            <blockquote key={message.id} className="app-frame-message">
+              {message.text || '(empty message)'}
+            </blockquote>
+          ))}
+        </section>
+      )}
       {connectError && (
         <Callout tone="error" title="The app could not start">
           {connectError}

@@ -3,8 +3,8 @@
  * over postMessage with the sandbox proxy's window — never the app's directly, and only messages
  * whose source is that window. It answers `ui/initialize` with this host's capabilities and
  * context, hands the proxy the app's HTML and CSP when the proxy is ready, and routes what the
- * app asks (tools/call, resources/read, open-link, size changes, teardown) to the callbacks the
- * frame gives; anything else the app asks is answered "method not found" by the bridge.
+ * app asks (tools/call, resources/read, ui/message, open-link, size changes, teardown) to the
+ * callbacks the frame gives; anything else the app asks is answered "method not found" by the bridge.
  */
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { McpUiHostCapabilities, McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
@@ -21,6 +21,8 @@ export interface AppToolResult {
 export interface AppHostCallbacks {
   callTool(name: string, args: Record<string, unknown>): Promise<AppToolResult>;
   readResource(uri: string): Promise<{ contents: unknown[] }>;
+  /** The app's `ui/message` (role "user"): there is no chat here, so the frame shows it to the person. */
+  message(content: unknown[]): void;
   /** Resolves true when the link was opened (after the person confirmed). */
   openLink(url: string): Promise<boolean>;
   sizeChanged(size: { width?: number; height?: number }): void;
@@ -34,6 +36,8 @@ export const HOST_CAPABILITIES: McpUiHostCapabilities = {
   serverTools: {},
   serverResources: {},
   logging: {},
+  // ui/message: shown to the person beside the app (text; other blocks are named, not shown).
+  message: { text: {} },
 };
 
 export function hostContextFor(tool: ToolView, width: number): McpUiHostContext {
@@ -86,6 +90,10 @@ export async function connectAppBridge(
   bridge.oninitialized = () => callbacks.initialized();
   bridge.oncalltool = async (params) => (await callbacks.callTool(params.name, params.arguments ?? {})) as never;
   bridge.onreadresource = async (params) => (await callbacks.readResource(params.uri)) as never;
+  bridge.onmessage = (params) => {
+    callbacks.message(Array.isArray(params.content) ? params.content : []);
+    return Promise.resolve({});
+  };
   bridge.onopenlink = async (params) => ((await callbacks.openLink(params.url)) ? {} : { isError: true });
   bridge.onrequestdisplaymode = () => Promise.resolve({ mode: 'inline' as const });
   bridge.onsizechange = (size) => callbacks.sizeChanged(size);
