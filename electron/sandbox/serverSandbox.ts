@@ -18,7 +18,8 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { delimiter, dirname, join, sep } from 'node:path';
 import { SandboxManager } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxReason } from '../../shared/errors.js';
@@ -114,8 +115,30 @@ const watchers = new Map<string, (line: string) => void>();
 const delivered = new WeakSet<object>();
 let session: Promise<void> | undefined;
 
+/**
+ * In a packaged app the library's files are read from the asar archive, but its helper programs
+ * cannot be run from there: electron-builder.yml unpacks them beside it (`app.asar.unpacked`).
+ */
+function unpackedHelpers(): Partial<SandboxRuntimeConfig> {
+  const arch = process.arch === 'x64' ? 'x64' : process.arch === 'arm64' ? 'arm64' : undefined;
+  let packageDir: string;
+  try {
+    packageDir = dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime/package.json'));
+  } catch {
+    return {};
+  }
+  const marker = `${sep}app.asar${sep}`;
+  if (!packageDir.includes(marker) || !arch) return {};
+  const vendor = join(packageDir.replace(marker, `${sep}app.asar.unpacked${sep}`), 'vendor');
+  return {
+    seccomp: { applyPath: join(vendor, 'seccomp', arch, 'apply-seccomp') },
+    javaAgentJarPath: join(vendor, 'java-proxy-agent', 'srt-proxy-agent.jar'),
+  };
+}
+
 function baseConfig(programs: Programs): SandboxRuntimeConfig {
   return {
+    ...unpackedHelpers(),
     // No host and no file write for anyone: each wrap brings its server's own.
     network: { allowedDomains: [], deniedDomains: [] },
     filesystem: { denyRead: [], allowRead: [], allowWrite: [], denyWrite: [] },
@@ -164,6 +187,15 @@ export function sandboxSession(): Promise<void> {
     throw error;
   });
   return session;
+}
+
+/** Ends the library's session (its proxies): for a process that is done with servers (benchmarks, the app's exit). */
+export async function endSandboxSession(): Promise<void> {
+  const running = session;
+  session = undefined;
+  if (!running) return;
+  await running.catch(() => undefined);
+  await SandboxManager.reset();
 }
 
 // ── one server ───────────────────────────────────────────────────────────────────────────────
