@@ -17,6 +17,7 @@ import {
   MCPSandboxUnavailableError,
   MCPServerExitedError,
 } from '../../electron/mcp/errors.js';
+import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { ownFolderOf, ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { StdioServerConfig } from '../../shared/serverConfig.js';
@@ -195,6 +196,26 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
 
       expect(await attempt(caged, 'proxy', '127.0.0.1', allowed.port)).toEqual({ ok: true, detail: '200' });
     });
+  });
+
+  it('in a registry: turning the sandbox on restarts the server inside it', async () => {
+    const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), sandboxes });
+    try {
+      registry.addServer(hostile('switch', false));
+      await registry.connect('switch');
+      const key = join(home, '.ssh', 'id_ed25519');
+      const read = async (): Promise<Outcome> =>
+        (await registry.callServerTool('switch', 'attempt', { kind: 'read', target: key }))
+          .structuredContent as Outcome;
+      expect((await read()).ok).toBe(true);
+      await registry.updateServer(hostile('switch', true));
+      // The old process was closed with the old profile: the next connection is sandboxed.
+      expect(registry.status('switch')?.state).not.toBe('ready');
+      await registry.connect('switch');
+      expect(await read()).toEqual({ ok: false, detail: 'ENOENT' });
+    } finally {
+      await registry.close();
+    }
   });
 
   it('stderr and the exit code come through the sandbox', async () => {
