@@ -164,7 +164,7 @@ export class MCPSandboxUnavailableError extends MCPError {
   }
 
   override get details(): ErrorDetails {
-    return { ...super.details, sandbox: { reason: this.reason } };
+    return { ...super.details, retryable: false, sandbox: { reason: this.reason } };
   }
 }
 
