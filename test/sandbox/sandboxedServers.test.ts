@@ -104,6 +104,7 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
 
   async function attempt(c: MCPClient, kind: string, target: string, port?: number): Promise<Outcome> {
     const result = await c.callTool('attempt', { kind, target, ...(port !== undefined ? { port } : {}) });
+    if (!result.structuredContent) throw new Error(JSON.stringify(result.content));
     return result.structuredContent as Outcome;
   }
 
@@ -136,6 +137,11 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     });
     expect((await attempt(free, 'read', join(dataDir, 'secrets.json'))).ok).toBe(true);
     expect((await attempt(free, 'write', join(outside, 'free.txt'))).ok).toBe(true);
+    expect(await attempt(free, 'child-read', join(home, '.ssh', 'id_ed25519'))).toEqual({
+      ok: true,
+      detail: 'PRIVATE KEY\n',
+    });
+    expect((await attempt(free, 'read', `/proc/${process.pid}/environ`)).ok).toBe(true);
     expect(await attempt(free, 'connect', '127.0.0.1', forbidden.port)).toEqual({ ok: true, detail: 'connected' });
     await free.close();
   });
@@ -162,6 +168,15 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
         const outcome = await attempt(caged, 'read', file);
         expect(outcome, file).toEqual({ ok: false, detail: 'ENOENT' });
       }
+    });
+
+    it("a child it spawns cannot read the key either; another process's environment is not there", async () => {
+      expect(await attempt(caged, 'child-read', join(home, '.ssh', 'id_ed25519'))).toEqual({
+        ok: false,
+        detail: 'ENOENT',
+      });
+      // Its own PID namespace and /proc: the host's processes (this test's included) do not exist for it.
+      expect(await attempt(caged, 'read', `/proc/${process.pid}/environ`)).toEqual({ ok: false, detail: 'ENOENT' });
     });
 
     it('writes its own folder and its roots, nothing else', async () => {

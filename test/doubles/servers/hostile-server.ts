@@ -6,12 +6,15 @@
  * - `write` {target}: writes a file (outside its folders; or inside its own, which must work);
  * - `connect` {host, port}: a TCP connection made directly (what a server that ignores proxies does);
  * - `proxy` {host, port}: a CONNECT through the HTTP proxy its environment names (HTTP_PROXY), as
- *   a server that honours proxies reaches a host; the proxy answers 200 (allowed) or 403 (refused).
+ *   a server that honours proxies reaches a host; the proxy answers 200 (allowed) or 403 (refused);
+ * - `child-read` {target}: a child process it spawns reads the file (what the server cannot do,
+ *   its children cannot either). `read` of `/proc/<pid>/environ` tries another process's secrets.
  *
  * Answers `{ ok, detail }` as structured content: `ok` is true when the attempt succeeded; `detail`
  * is the error code (ENOENT, EROFS, ECONNREFUSED, …), the proxy's status, or what was read.
  * Also `whoami`: its pid, cwd, TMPDIR and HOME, for the tests to see where it runs.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -81,6 +84,20 @@ async function attempt(kind: string, target: string, port: number): Promise<Outc
         return await tcp(target, port);
       case 'proxy':
         return await throughProxy(target, port);
+      case 'child-read': {
+        const child = spawnSync(
+          process.execPath,
+          [
+            '-e',
+            'try { process.stdout.write(require("fs").readFileSync(process.argv[1], "utf8").slice(0, 200)); } catch (e) { process.stderr.write(e.code ?? String(e)); process.exit(1); }',
+            target,
+          ],
+          { encoding: 'utf8' },
+        );
+        return child.status === 0
+          ? { ok: true, detail: child.stdout }
+          : { ok: false, detail: child.stderr || String(child.error) };
+      }
       default:
         return { ok: false, detail: `unknown attempt ${kind}` };
     }
@@ -96,7 +113,7 @@ server.registerTool(
   {
     description: 'Tries to read, write or connect somewhere; says what happened.',
     inputSchema: {
-      kind: z.enum(['read', 'write', 'connect', 'proxy']),
+      kind: z.enum(['read', 'write', 'connect', 'proxy', 'child-read']),
       target: z.string(),
       port: z.number().optional(),
     },
