@@ -53,6 +53,8 @@ export const ERROR_CODES = [
   'cancelled',
   'auth',
   'command_not_found',
+  // A stdio server's sandbox cannot run here (details.sandbox says why); it was not started
+  'sandbox_unavailable',
   'unreachable',
   'server_exited',
   'protocol',
@@ -242,6 +244,27 @@ export const ElicitationLinkSchema = z.object({
 });
 export type ElicitationLink = z.infer<typeof ElicitationLinkSchema>;
 
+/**
+ * Why a stdio server's sandbox (sandbox-runtime) cannot run: the platform has none
+ * (`platform_unsupported`; Windows: `windows_per_server_grants`, per-server grants are not
+ * supported there), a program it needs is missing (`bubblewrap_missing`, `socat_missing`,
+ * `ripgrep_missing`), the library's own check failed (`dependency_failed`), a sandboxed probe
+ * failed (`sandbox_failed`: user namespaces refused, …), or the server's configuration cannot be
+ * given to it (`argument_unquotable`: a NUL; `host_invalid`: a host the library refuses).
+ */
+export const SANDBOX_REASONS = [
+  'platform_unsupported',
+  'windows_per_server_grants',
+  'bubblewrap_missing',
+  'socat_missing',
+  'ripgrep_missing',
+  'dependency_failed',
+  'sandbox_failed',
+  'argument_unquotable',
+  'host_invalid',
+] as const;
+export type SandboxReason = (typeof SANDBOX_REASONS)[number];
+
 export const ErrorDetailsSchema = z.object({
   /** Field path → messages, for forms. */
   fieldErrors: z.record(z.string(), z.array(z.string())).optional(),
@@ -266,5 +289,7 @@ export const ErrorDetailsSchema = z.object({
   oauth: OAuthDetailSchema.optional(),
   /** `url_elicitation_required`: the links to open before the call can run (at most 10). */
   links: z.array(ElicitationLinkSchema).max(10).optional(),
+  /** `sandbox_unavailable`: why the server's sandbox cannot run. */
+  sandbox: z.object({ reason: z.enum(SANDBOX_REASONS) }).optional(),
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;

@@ -174,6 +174,80 @@ export const ServerRootsSchema = z
     });
   });
 
+// ── the sandbox a stdio server runs in (issue 29) ────────────────────────────────────────────────
+/**
+ * Whether a stdio server with no `sandbox` section runs sandboxed. Off until every path that starts
+ * stdio servers has been proven under the sandbox; a section saying `enabled` decides for its server.
+ */
+export const SANDBOX_ENABLED_BY_DEFAULT = false;
+
+/** The most entries one of a sandbox's lists may hold. */
+export const MAX_SANDBOX_ENTRIES = 100;
+
+const SandboxPathSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(4096, 'at most 4096 characters')
+  .refine((path) => ABSOLUTE_PATH.test(path), 'must be an absolute path (e.g. /home/me/.config/foo)')
+  .refine((path) => !path.includes('\0'), 'must not contain a NUL character');
+
+const PORT = '(?::(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|[1-9]\\d{0,3}))?';
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const IPV4 = '(?:(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)';
+/**
+ * A host a sandboxed server may reach, as sandbox-runtime's allow lists spell it: a name (a
+ * leading `*.` matches any name below it), an IPv4 address or a bracketed IPv6 address, each with
+ * an optional `:port` (no port: any port). A bare `*` (everything) is not a host.
+ */
+export const SANDBOX_HOST_PATTERN = new RegExp(
+  `^(?:(?:\\*\\.)?${LABEL}(?:\\.${LABEL})*|${IPV4}|\\[[0-9a-f:.]+\\])${PORT}$`,
+  'i',
+);
+
+const unique = <T>(items: T[], ctx: z.RefinementCtx): void => {
+  items.forEach((item, index) => {
+    if (items.indexOf(item) !== index) ctx.addIssue({ code: 'custom', path: [index], message: 'appears twice' });
+  });
+};
+
+/**
+ * What a stdio server's sandbox lets it touch beyond the defaults (the system readable, its own
+ * command's install folder readable, nothing under the home folder; a folder of its own under the
+ * app's data folder and its roots writable; no host). Paths are absolute; hosts are `host[:port]`.
+ */
+export const ServerSandboxSchema = z.object({
+  /** Off runs the server with the person's full rights: a visible choice, never a fallback. */
+  enabled: z.boolean(),
+  /** More it may read (what is under the home folder is hidden otherwise). */
+  read: z.array(SandboxPathSchema).max(MAX_SANDBOX_ENTRIES).superRefine(unique).default([]),
+  /** What it may not read even outside the home folder. */
+  denyRead: z.array(SandboxPathSchema).max(MAX_SANDBOX_ENTRIES).superRefine(unique).default([]),
+  /** More it may write. */
+  write: z.array(SandboxPathSchema).max(MAX_SANDBOX_ENTRIES).superRefine(unique).default([]),
+  /** Hosts it may reach, `host[:port]`. */
+  hosts: z
+    .array(
+      z
+        .string()
+        .trim()
+        .max(300, 'at most 300 characters')
+        .refine(
+          (host) => SANDBOX_HOST_PATTERN.test(host),
+          'must be a host, *.domain, IP address or [IPv6], with an optional :port',
+        ),
+    )
+    .max(MAX_SANDBOX_ENTRIES)
+    .superRefine(unique)
+    .default([]),
+});
+export type ServerSandbox = z.infer<typeof ServerSandboxSchema>;
+
+/** Whether a stdio server runs sandboxed: its section decides, else the app's default. */
+export function sandboxEnabled(config: { sandbox?: { enabled: boolean } | undefined }): boolean {
+  return config.sandbox?.enabled ?? SANDBOX_ENABLED_BY_DEFAULT;
+}
+
 const common = {
   id: z
     .string()
@@ -220,6 +294,8 @@ export const StdioServerConfigSchema = z.object({
   args: z.array(z.string()).default([]),
   env: z.record(z.string().regex(ENV_NAME, 'must be an environment variable name'), ValueOrSecretSchema).default({}),
   cwd: z.string().min(1).optional(),
+  /** The sandbox it runs in; absent: the app's default (`SANDBOX_ENABLED_BY_DEFAULT`). */
+  sandbox: ServerSandboxSchema.optional(),
 });
 
 export const HttpServerConfigSchema = z.object({

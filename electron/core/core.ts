@@ -36,6 +36,7 @@ import type { LocalTool } from '../tools/types.js';
 import { SecretRedactor } from '../secrets/secretRedactor.js';
 import { Tracer } from '../tracing/tracer.js';
 import { detectSandbox } from '../sandbox/detect.js';
+import { ServerSandboxes } from '../sandbox/serverSandbox.js';
 import { coalesce } from '../util/coalesce.js';
 import { DisposableStore } from '../util/disposable.js';
 import { Late } from '../util/late.js';
@@ -178,6 +179,14 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       // Servers see this app's version in clientInfo.
       clientVersion: options.version,
       onGatewayMarks: (serverId, marks) => void marksBehind.set(serverId, marks),
+      // Stdio servers whose sandbox is on (issue 29): each refused access the library records is a line in its Log tab.
+      sandboxes: new ServerSandboxes({
+        dataDir: options.dataDir,
+        onViolation: (serverId, line) => {
+          const registry = lateRegistry.get();
+          if (registry.server(serverId)) registry.logOf(serverId).note(`Sandbox: ${line}`);
+        },
+      }),
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
       onDamaged: warnings.damagedFile,

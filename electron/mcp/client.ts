@@ -82,6 +82,7 @@ import type { DetailedTaskV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { z } from 'zod';
 import { openTransport } from './transports.js';
 import type { OAuthSession } from './oauth/session.js';
+import type { ServerSandboxes } from '../sandbox/serverSandbox.js';
 import type {
   CallServerRequestHandlers,
   ClientState,
@@ -133,6 +134,8 @@ export interface MCPClientOptions {
   logLevel?: () => LoggingLevel | undefined;
   /** OAuth servers: the server's session — the SDK's provider, and the browser sign-in. */
   oauth?: OAuthSession;
+  /** stdio: where a server whose sandbox is on is wrapped; without it such a server is refused. */
+  sandboxes?: ServerSandboxes;
   /**
    * The era verdict kept from an earlier connection (dated and expired by its keeper): connect
    * with it as the SDK's `prior` and skip the probe. Ignored when the config pins the era.
@@ -313,13 +316,10 @@ export class MCPClient implements ToolClient {
         if (current()) this.onWireError(error);
       },
     };
-    const opened = await openTransport(
-      this.config,
-      this.options.secrets,
-      this.log,
-      limits,
-      this.options.oauth ? { oauth: this.options.oauth } : {},
-    ).catch((error: unknown) => {
+    const opened = await openTransport(this.config, this.options.secrets, this.log, limits, {
+      ...(this.options.oauth ? { oauth: this.options.oauth } : {}),
+      ...(this.options.sandboxes ? { sandboxes: this.options.sandboxes } : {}),
+    }).catch((error: unknown) => {
       throw error instanceof MCPError
         ? error
         : new MCPConfigError(this.serverId, error instanceof Error ? error.message : String(error));

@@ -6,7 +6,7 @@
  * Messages say what happened and what to do; they never contain a secret (callers redact
  * anything that came from outside, such as stderr, before it lands here).
  */
-import type { ElicitationLink, ErrorCause, ErrorDetails } from '../../shared/errors.js';
+import type { ElicitationLink, ErrorCause, ErrorDetails, SandboxReason } from '../../shared/errors.js';
 import { CodedError } from '../util/codedError.js';
 
 export type MCPErrorCode =
@@ -16,6 +16,8 @@ export type MCPErrorCode =
   | 'cancelled'
   | 'auth'
   | 'command_not_found'
+  // The server's sandbox cannot run here (sandbox/serverSandbox.ts): the server was not started
+  | 'sandbox_unavailable'
   | 'unreachable'
   | 'not_an_mcp_server'
   | 'server_exited'
@@ -140,6 +142,29 @@ export class MCPCommandNotFoundError extends MCPError {
       `Server "${serverId}": the command "${command}" was not found. Check the path, or that it is installed and on PATH.`,
       serverId,
     );
+  }
+}
+
+/**
+ * A stdio server whose sandbox is on was not started: the sandbox cannot run here, or cannot take
+ * its configuration. Never started unsandboxed instead; the person turns the sandbox off to run it.
+ */
+export class MCPSandboxUnavailableError extends MCPError {
+  readonly code = 'sandbox_unavailable';
+  constructor(
+    serverId: string,
+    readonly reason: SandboxReason,
+    /** For people: what the check found (a program's name, the library's words); never parsed. */
+    detail: string,
+  ) {
+    super(
+      `Server "${serverId}" was not started: its sandbox cannot run (${reason}: ${detail}). Fix that, or turn its sandbox off.`,
+      serverId,
+    );
+  }
+
+  override get details(): ErrorDetails {
+    return { ...super.details, retryable: false, sandbox: { reason: this.reason } };
   }
 }
 

@@ -37,6 +37,9 @@ const NEEDS_A_PERSON: ReadonlySet<MCPErrorCode | 'internal'> = new Set([
   'auth',
   'config',
   'command_not_found',
+  // The server's sandbox cannot run here (a program missing, user namespaces refused): installing
+  // it or turning the server's sandbox off is the person's to do.
+  'sandbox_unavailable',
   'not_an_mcp_server',
   'sign_in_required',
   'oauth_failed',

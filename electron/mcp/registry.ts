@@ -57,6 +57,7 @@ import type { VerdictStore } from './verdictStore.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import type { ClientFactory, NegotiatedInfo, ToolClient } from './types.js';
 import type { LogLevel } from './logBuffer.js';
+import type { ServerSandboxes } from '../sandbox/serverSandbox.js';
 
 export type { RegistryCallOptions } from './registry/calls.js';
 export type {
@@ -94,6 +95,8 @@ export interface RegistryOptions {
   redactor?: SecretRedactor;
   /** The app's version, reported to servers by the default client factory's clients (`clientInfo`). */
   clientVersion?: string;
+  /** Where stdio servers whose sandbox is on are wrapped, for the default client factory (sandbox/serverSandbox.ts). */
+  sandboxes?: ServerSandboxes;
 }
 
 export class MCPToolRegistry {
@@ -123,6 +126,7 @@ export class MCPToolRegistry {
             ? { onGatewayMarks: (marks: string[]) => options.onGatewayMarks?.(config.id, marks) }
             : {}),
           ...oauthOf(options.oauth, config),
+          ...(options.sandboxes ? { sandboxes: options.sandboxes } : {}),
           ...verdictsOf(options.verdicts, config),
         }));
     // Every client's list changes are followed, whoever built it.
@@ -183,7 +187,8 @@ export class MCPToolRegistry {
       !config.enabled ||
       config.timeoutMs !== entry.config.timeoutMs ||
       config.maxTotalTimeoutMs !== entry.config.maxTotalTimeoutMs ||
-      config.protocolEra !== entry.config.protocolEra;
+      config.protocolEra !== entry.config.protocolEra ||
+      sandboxOf(config) !== sandboxOf(entry.config);
     entry.config = config;
     entry.generation++;
     if (reconnect) {
@@ -401,6 +406,11 @@ function verdictsOf(
 function oauthOf(sessions: OAuthSessions | undefined, config: ServerConfig): { oauth?: OAuthSession } {
   const session = sessions?.sessionFor(config);
   return session ? { oauth: session } : {};
+}
+
+/** A stdio server's sandbox as it was configured: a change restarts the process under the new one. */
+function sandboxOf(config: ServerConfig): string {
+  return config.transport === 'stdio' ? JSON.stringify(config.sandbox ?? null) : '';
 }
 
 function validate(input: unknown): ServerConfig {

@@ -40,6 +40,8 @@ export interface StdioParams {
   tooLarge: () => Error;
   /** Told of every line that is not JSON-RPC, whoever holds `onerror` at the time (the SDK's probe does, briefly). */
   onViolation?: (error: Error) => void;
+  /** Called once when the process has ended (closed) or could not be spawned: frees what its start took (a sandbox wrap). */
+  onEnded?: () => void;
 }
 
 /** Splits a byte stream into lines, bounded; the chunks of a pending line are joined once. */
@@ -130,6 +132,7 @@ export class ProcessStdioTransport implements Transport {
       });
       this.child = child;
       child.on('error', (error) => {
+        if (child.pid === undefined) this.ended();
         reject(error);
         this.onerror?.(error);
       });
@@ -141,6 +144,7 @@ export class ProcessStdioTransport implements Transport {
       child.on('close', () => {
         this.closed = true;
         this.reader.clear();
+        this.ended();
         this.onclose?.();
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
@@ -148,6 +152,13 @@ export class ProcessStdioTransport implements Transport {
       child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
       child.stderr?.pipe(this.stderrStream);
     });
+  }
+
+  private endedOnce = false;
+  private ended(): void {
+    if (this.endedOnce) return;
+    this.endedOnce = true;
+    this.params.onEnded?.();
   }
 
   private read(chunk: Buffer): void {

@@ -11,13 +11,22 @@
 import { StringDecoder } from 'node:string_decoder';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Transport } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { HttpServerConfig, ServerConfig, StdioServerConfig, ValueOrSecret } from '../../shared/serverConfig.js';
+import { sandboxEnabled } from '../../shared/serverConfig.js';
+import type { ServerSandboxes } from '../sandbox/serverSandbox.js';
+import { SandboxCommandNotFoundError, SandboxUnavailableError } from '../sandbox/serverSandbox.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import type { HttpAuth } from './auth.js';
 import { BearerTokenAuth, CombinedAuth, HeaderAuth } from './auth.js';
 import type { AuthChallenge, ExitInfo } from './errors.js';
-import { MCPConfigError, MCPResultTooLargeError } from './errors.js';
+import {
+  MCPCommandNotFoundError,
+  MCPConfigError,
+  MCPResultTooLargeError,
+  MCPSandboxUnavailableError,
+} from './errors.js';
 import type { LogBuffer } from './logBuffer.js';
 import type { OAuthSession } from './oauth/session.js';
 import { ProcessStdioTransport } from './stdioTransport.js';
@@ -53,6 +62,8 @@ export interface OpenedTransport {
 /** What a transport may need beyond the configuration (an OAuth server's session). */
 export interface TransportExtras {
   oauth?: OAuthSession;
+  /** stdio: where a server whose sandbox is on is wrapped (sandbox/serverSandbox.ts). */
+  sandboxes?: ServerSandboxes;
 }
 
 export interface TransportLimits {
@@ -99,24 +110,59 @@ function tooLargeReporter(serverId: string, limits: TransportLimits): () => MCPR
   };
 }
 
+/**
+ * A server whose sandbox is on is spawned through sandbox-runtime's wrap (its argv quoted word by
+ * word into the library's inner shell); never unconfined when the sandbox cannot run.
+ */
+async function sandboxed(
+  config: StdioServerConfig,
+  env: Record<string, string>,
+  sandboxes: ServerSandboxes | undefined,
+): Promise<{ command: string; args: string[]; release?: () => void }> {
+  if (!sandboxEnabled(config)) return { command: config.command, args: config.args };
+  if (!sandboxes) throw new MCPSandboxUnavailableError(config.id, 'platform_unsupported', 'this host runs no sandbox');
+  try {
+    const wrapped = await sandboxes.wrap(
+      {
+        id: config.id,
+        command: config.command,
+        args: config.args,
+        cwd: config.cwd,
+        roots: config.roots ?? [],
+        sandbox: config.sandbox ?? { read: [], denyRead: [], write: [], hosts: [] },
+      },
+      { ...getDefaultEnvironment(), ...env },
+    );
+    return { command: wrapped.command, args: wrapped.args, release: wrapped.release };
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError)
+      throw new MCPSandboxUnavailableError(config.id, error.reason, error.detail);
+    if (error instanceof SandboxCommandNotFoundError) throw new MCPCommandNotFoundError(config.id, config.command);
+    throw error;
+  }
+}
+
 async function openStdio(
   config: StdioServerConfig,
   secrets: SecretResolver,
   log: LogBuffer,
   limits: TransportLimits,
+  extras: TransportExtras = {},
 ): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.env, secrets, collected);
   const env: Record<string, string> = { ...plain };
   for (const [name, value] of secret) env[name] = value.reveal();
   log.redact(collected);
+  const spawned = await sandboxed(config, env, extras.sandboxes);
 
   // Spawned without a shell, from the SDK's getDefaultEnvironment() (an allow-list: HOME,
   // PATH, …); only the server's own configured variables are added to it.
   const transport = new ProcessStdioTransport({
-    command: config.command,
-    args: config.args,
+    command: spawned.command,
+    args: spawned.args,
     env,
+    ...(spawned.release ? { onEnded: spawned.release } : {}),
     ...(config.cwd ? { cwd: config.cwd } : {}),
     maxLineBytes: limits.maxMessageBytes,
     tooLarge: tooLargeReporter(config.id, limits),
@@ -290,7 +336,7 @@ export async function openTransport(
 ): Promise<OpenedTransport> {
   switch (config.transport) {
     case 'stdio':
-      return openStdio(config, secrets, log, limits);
+      return openStdio(config, secrets, log, limits, extras);
     case 'streamable_http':
       return openHttp(config, secrets, log, limits, extras);
     default: {

@@ -64,6 +64,7 @@ const INSTANCES: Record<string, Error> = {
   MCPRequestCancelled: new mcpErrors.MCPRequestCancelled('srv', 'tools/call'),
   MCPAuthError: new mcpErrors.MCPAuthError('srv', 401),
   MCPCommandNotFoundError: new mcpErrors.MCPCommandNotFoundError('srv', 'nope'),
+  MCPSandboxUnavailableError: new mcpErrors.MCPSandboxUnavailableError('srv', 'socat_missing', 'install socat'),
   MCPUnreachableError: new mcpErrors.MCPUnreachableError('srv', {
     kind: 'connection_refused',
     host: '127.0.0.1',
@@ -214,6 +215,13 @@ describe('typed details', () => {
     expect(toErrorShape(INSTANCES.MCPNotAnMCPServerError).details).toMatchObject({
       rpcCode: -32601,
       cause: { kind: 'protocol' },
+    });
+  });
+
+  it('a server whose sandbox cannot run says why as a code; reconnecting does not fix it', () => {
+    expect(toErrorShape(INSTANCES.MCPSandboxUnavailableError)).toMatchObject({
+      code: 'sandbox_unavailable',
+      details: { serverId: 'srv', retryable: false, sandbox: { reason: 'socat_missing' } },
     });
   });
 

@@ -87,6 +87,8 @@ describe('electron-builder.yml', () => {
     // electron-builder's loader normalizes `files` to file sets.
     expect(config.files).toEqual([{ filter: expect.arrayContaining(['out/**', 'package.json']) }]);
     expect(config.asarUnpack).toContain('**/*.node');
+    // sandbox-runtime's helpers are programs run by path (issue 29): never from inside the archive.
+    expect(config.asarUnpack).toContain('**/node_modules/@anthropic-ai/sandbox-runtime/vendor/**');
     // better-sqlite3 13 is a Node-API addon: its prebuilt binary is Electron's too, nothing is rebuilt.
     expect(config.npmRebuild).toBe(false);
     expect(config.buildDependenciesFromSource).toBe(false);

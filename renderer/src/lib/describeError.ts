@@ -97,6 +97,7 @@ const WORDS = {
   },
   auth: { title: 'Sign-in refused', advice: 'Replace the server’s token in Servers.', next: 'servers' },
   command_not_found: { title: 'Command not found', next: 'servers' },
+  sandbox_unavailable: { title: 'The sandbox cannot run here', next: 'servers' },
   unreachable: { title: 'Unreachable', advice: 'Nothing was sent.', next: 'servers' },
   server_exited: { ...NOT_CONNECTED, title: 'Process exited' },
   protocol: { title: 'Protocol error', next: 'servers' },

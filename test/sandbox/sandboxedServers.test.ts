@@ -1,0 +1,264 @@
+/**
+ * Stdio servers run inside sandbox-runtime (issue 29, stage 2), through the real client: stdin
+ * and stdout stay the MCP channel, stderr and exit codes keep working, real servers work, and a
+ * hostile server (test/doubles/servers/hostile-server.ts) installed under a home-like folder runs
+ * but is refused each thing it tries outside its profile. The same server unsandboxed succeeds at
+ * each, so every refusal here is the sandbox's.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MCPClient } from '../../electron/mcp/client.js';
+import {
+  MCPCommandNotFoundError,
+  MCPSandboxUnavailableError,
+  MCPServerExitedError,
+} from '../../electron/mcp/errors.js';
+import { MCPToolRegistry } from '../../electron/mcp/registry.js';
+import { ownFolderOf, ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
+import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
+import type { StdioServerConfig } from '../../shared/serverConfig.js';
+import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
+import { bundleServer } from '../helpers/buildFixtures.js';
+import { PROJECT_ROOT, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
+
+const HOSTILE_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'hostile-server.ts');
+const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+
+type Outcome = { ok: boolean; detail: string };
+
+/** A loopback TCP server on the host that counts who connected. */
+async function listener(): Promise<{ server: Server; port: number; connections: () => number }> {
+  let count = 0;
+  const server = createServer((socket) => {
+    count += 1;
+    socket.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, connections: () => count };
+}
+
+describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime', () => {
+  const scratch = scratchDir('mh-sandboxed-');
+  const home = join(scratch.dir, 'home');
+  const dataDir = join(scratch.dir, 'data');
+  const root = join(scratch.dir, 'project');
+  const outside = join(scratch.dir, 'outside');
+  /** The hostile server, installed the way a person installs one under their home folder. */
+  const installed = join(home, 'servers', 'hostile', 'index.mjs');
+  const violations: { serverId: string; line: string }[] = [];
+  const sandboxes = new ServerSandboxes({
+    dataDir,
+    home,
+    onViolation: (serverId, line) => violations.push({ serverId, line }),
+  });
+  let forbidden: Awaited<ReturnType<typeof listener>>;
+  let allowed: Awaited<ReturnType<typeof listener>>;
+  const clients: MCPClient[] = [];
+
+  beforeAll(async () => {
+    for (const folder of [join(home, '.ssh'), dataDir, root, outside, join(home, 'servers', 'hostile')])
+      mkdirSync(folder, { recursive: true });
+    writeFileSync(join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
+    writeFileSync(join(dataDir, 'secrets.json'), '{"token":"s3cret"}\n');
+    writeFileSync(join(dataDir, 'miniharness.db'), 'SQLite format 3\0');
+    writeFileSync(join(dataDir, 'config.json'), '{}\n');
+    const built = join(PROJECT_ROOT, '.cache', 'fixtures', 'hostile-server.mjs');
+    await bundleServer(HOSTILE_SOURCE, built);
+    copyFileSync(built, installed);
+    writeFileSync(join(home, 'servers', 'hostile', 'package.json'), '{"name":"hostile","type":"module"}\n');
+    forbidden = await listener();
+    allowed = await listener();
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    forbidden.server.close();
+    allowed.server.close();
+    scratch.cleanup();
+  });
+
+  function client(config: StdioServerConfig, withSandboxes = true): MCPClient {
+    const made = new MCPClient(config, {
+      secrets: new DefaultSecretResolver(),
+      ...(withSandboxes ? { sandboxes } : {}),
+    });
+    clients.push(made);
+    return made;
+  }
+
+  function hostile(id: string, sandbox: boolean): StdioServerConfig {
+    return StdioServerConfigSchema.parse({
+      id,
+      name: id,
+      transport: 'stdio',
+      command: process.execPath,
+      args: [installed],
+      roots: [root],
+      timeoutMs: 20_000,
+      sandbox: { enabled: sandbox, hosts: [`127.0.0.1:${allowed.port}`] },
+    });
+  }
+
+  async function attempt(c: MCPClient, kind: string, target: string, port?: number): Promise<Outcome> {
+    const result = await c.callTool('attempt', { kind, target, ...(port !== undefined ? { port } : {}) });
+    if (!result.structuredContent) throw new Error(JSON.stringify(result.content));
+    return result.structuredContent as Outcome;
+  }
+
+  it('server-everything works sandboxed: tools listed and called over stdin/stdout', async () => {
+    const everything = client(
+      StdioServerConfigSchema.parse({
+        id: 'everything',
+        name: 'Everything',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [EVERYTHING, 'stdio'],
+        timeoutMs: 20_000,
+        sandbox: { enabled: true },
+      }),
+    );
+    await everything.initialize();
+    expect((await everything.listTools()).map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'get-sum']));
+    expect((await everything.callTool('get-sum', { a: 2, b: 3 })).content).toEqual([
+      { type: 'text', text: 'The sum of 2 and 3 is 5.' },
+    ]);
+    await everything.close();
+  });
+
+  it('the hostile server unsandboxed does everything it tries (the control)', async () => {
+    const free = client(hostile('free', false));
+    await free.initialize();
+    expect(await attempt(free, 'read', join(home, '.ssh', 'id_ed25519'))).toEqual({
+      ok: true,
+      detail: 'PRIVATE KEY\n',
+    });
+    expect((await attempt(free, 'read', join(dataDir, 'secrets.json'))).ok).toBe(true);
+    expect((await attempt(free, 'write', join(outside, 'free.txt'))).ok).toBe(true);
+    expect(await attempt(free, 'child-read', join(home, '.ssh', 'id_ed25519'))).toEqual({
+      ok: true,
+      detail: 'PRIVATE KEY\n',
+    });
+    expect((await attempt(free, 'read', `/proc/${process.pid}/environ`)).ok).toBe(true);
+    expect(await attempt(free, 'connect', '127.0.0.1', forbidden.port)).toEqual({ ok: true, detail: 'connected' });
+    await free.close();
+  });
+
+  describe('the hostile server sandboxed, installed under the home folder', () => {
+    let caged: MCPClient;
+    beforeAll(async () => {
+      caged = client(hostile('caged', true));
+      await caged.initialize();
+    });
+
+    it('starts (its own folder is readable) and runs with its TMPDIR in its own folder', async () => {
+      const me = (await caged.callTool('whoami', {})).structuredContent as { tmpdir: string };
+      expect(me.tmpdir).toBe(join(ownFolderOf(dataDir, 'caged'), 'tmp'));
+    });
+
+    it("cannot read the person's SSH key, nor the app's secrets, database or config", async () => {
+      for (const file of [
+        join(home, '.ssh', 'id_ed25519'),
+        join(dataDir, 'secrets.json'),
+        join(dataDir, 'miniharness.db'),
+        join(dataDir, 'config.json'),
+      ]) {
+        const outcome = await attempt(caged, 'read', file);
+        expect(outcome, file).toEqual({ ok: false, detail: 'ENOENT' });
+      }
+    });
+
+    it("a child it spawns cannot read the key either; another process's environment is not there", async () => {
+      expect(await attempt(caged, 'child-read', join(home, '.ssh', 'id_ed25519'))).toEqual({
+        ok: false,
+        detail: 'ENOENT',
+      });
+      // Its own PID namespace and /proc: the host's processes (this test's included) do not exist for it.
+      expect(await attempt(caged, 'read', `/proc/${process.pid}/environ`)).toEqual({ ok: false, detail: 'ENOENT' });
+    });
+
+    it('writes its own folder and its roots, nothing else', async () => {
+      const own = join(ownFolderOf(dataDir, 'caged'), 'note.txt');
+      expect(await attempt(caged, 'write', own)).toEqual({ ok: true, detail: 'written' });
+      expect(readFileSync(own, 'utf8')).toContain('hostile');
+      expect(await attempt(caged, 'write', join(root, 'result.txt'))).toEqual({ ok: true, detail: 'written' });
+      const escaped = join(outside, 'escaped.txt');
+      expect(await attempt(caged, 'write', escaped)).toEqual({ ok: false, detail: 'EROFS' });
+      expect(existsSync(escaped)).toBe(false);
+      // The data folder beside its own folder is hidden behind an empty tmpfs (sandbox-runtime's
+      // read deny on Linux): a write there lands in that tmpfs and never on the host.
+      await attempt(caged, 'write', join(dataDir, 'secrets.json'));
+      expect(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).toBe('{"token":"s3cret"}\n');
+      expect((await attempt(caged, 'write', join(home, '.bashrc'))).ok).toBe(true);
+      expect(existsSync(join(home, '.bashrc'))).toBe(false);
+    });
+
+    it("cannot connect to the host's loopback directly; through the proxy only to its listed host:port", async () => {
+      expect(await attempt(caged, 'connect', '127.0.0.1', forbidden.port)).toEqual({
+        ok: false,
+        detail: 'ECONNREFUSED',
+      });
+      const before = forbidden.connections();
+      expect(await attempt(caged, 'proxy', '127.0.0.1', forbidden.port)).toEqual({ ok: false, detail: '403' });
+      expect(forbidden.connections()).toBe(before);
+      // The refusal is recorded, attributed to this server.
+      expect(violations).toContainEqual({
+        serverId: 'caged',
+        line: expect.stringContaining(`deny network-outbound 127.0.0.1:${forbidden.port}`) as string,
+      });
+
+      expect(await attempt(caged, 'proxy', '127.0.0.1', allowed.port)).toEqual({ ok: true, detail: '200' });
+    });
+  });
+
+  it('in a registry: turning the sandbox on restarts the server inside it', async () => {
+    const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), sandboxes });
+    try {
+      registry.addServer(hostile('switch', false));
+      await registry.connect('switch');
+      const key = join(home, '.ssh', 'id_ed25519');
+      const read = async (): Promise<Outcome> =>
+        (await registry.callServerTool('switch', 'attempt', { kind: 'read', target: key }))
+          .structuredContent as Outcome;
+      expect((await read()).ok).toBe(true);
+      await registry.updateServer(hostile('switch', true));
+      // The old process was closed with the old profile: the next connection is sandboxed.
+      expect(registry.status('switch')?.state).not.toBe('ready');
+      await registry.connect('switch');
+      expect(await read()).toEqual({ ok: false, detail: 'ENOENT' });
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it('stderr and the exit code come through the sandbox', async () => {
+    const exits = client({
+      ...stdioFixtureConfig('exits', { FIXTURE_MODE: 'exit-during-init' }, { timeoutMs: 20_000 }),
+      sandbox: { enabled: true, read: [], denyRead: [], write: [], hosts: [] },
+    });
+    const error = await exits.initialize().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MCPServerExitedError);
+    expect((error as MCPServerExitedError).exit.exitCode).toBe(3);
+    expect((error as MCPServerExitedError).exit.stderrTail).toContain('fatal: could not open the database');
+  });
+
+  it('a command that is nowhere is "command not found", as unsandboxed', async () => {
+    const missing = client({
+      ...stdioFixtureConfig('missing'),
+      command: '/nonexistent/bin/mcp-server',
+      sandbox: { enabled: true, read: [], denyRead: [], write: [], hosts: [] },
+    });
+    expect(await missing.initialize().catch((e: unknown) => e)).toBeInstanceOf(MCPCommandNotFoundError);
+  });
+
+  it('a sandboxed server is never started unconfined where there is no sandbox', async () => {
+    const refused = client(hostile('nosandbox', true), false);
+    const error = await refused.initialize().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MCPSandboxUnavailableError);
+    expect((error as MCPSandboxUnavailableError).details).toMatchObject({
+      sandbox: { reason: 'platform_unsupported' },
+    });
+  });
+});
