@@ -6,7 +6,10 @@
  * - 2026-07-28 era (the v2 dual-era fixture over stdio and over HTTP): the call's own
  *   `input_required` rounds; the call's total deadline pauses while the person answers.
  * "The server's timeout window has passed" is proven by an event, not a clock: a call started
- * after the question arrived, with the same deadline, has timed out.
+ * after the question arrived, with the same deadline, has timed out. The window is short, but a
+ * loaded machine may take longer than it just to get as far as the question: the call then times
+ * out before it asks — which says nothing about what is tested here — and is made again on a new
+ * connection with a window twice as long. Which came first, the question or the timeout, decides.
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -16,7 +19,9 @@ import { ServerRequestCallEnded } from '../../electron/mcp/serverRequests.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import { scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
+import type { ScriptedServerRequest } from '../doubles/person/scriptedServerRequests.js';
 import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
+import type { NormalizedToolResult } from '../../electron/results/toolResult.js';
 import type { ModernHttpFixture } from '../doubles/servers/eraPeers.js';
 import {
   buildModernFixture,
@@ -25,8 +30,10 @@ import {
   startModernHttp,
 } from '../doubles/servers/eraPeers.js';
 
-/** The server's deadline in these tests: short, so the window passes while the person is asked. */
+/** The server's deadline in these tests at first: short, so the window passes while the person is asked. */
 const SERVER_WINDOW_MS = 300;
+/** A window this long that still ends before the question is asked is a failure, not load. */
+const LONGEST_WINDOW_MS = 20_000;
 const FORM = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 
 let scratch: ReturnType<typeof scratchDir>;
@@ -42,10 +49,45 @@ async function connect(config: ServerConfig, serverRequests: ScriptedServerReque
 }
 
 /** Resolves once a call started now, with the server's deadline, has timed out: the window has passed. */
-async function windowPassed(client: MCPClient, slowTool: string): Promise<void> {
-  await expect(client.callTool(slowTool, { ms: 60_000 }, { timeoutMs: SERVER_WINDOW_MS })).rejects.toBeInstanceOf(
+async function windowPassed(client: MCPClient, slowTool: string, windowMs: number): Promise<void> {
+  await expect(client.callTool(slowTool, { ms: 60_000 }, { timeoutMs: windowMs })).rejects.toBeInstanceOf(
     MCPRequestTimeout,
   );
+}
+
+interface Asked {
+  client: MCPClient;
+  call: Promise<NormalizedToolResult>;
+  serverRequest: ScriptedServerRequest;
+  /** The call's deadline (per attempt, and its total when the server's configured total is shorter). */
+  windowMs: number;
+  controller: AbortController;
+}
+
+function isQuestion(value: unknown): value is ScriptedServerRequest {
+  return typeof value === 'object' && value !== null && 'kind' in value && 'answer' in value;
+}
+
+/**
+ * Connects, calls `tool` with the window as its deadline, and resolves once the server asks the
+ * person. A call that timed out before it asked is made again (new connection, new person, twice
+ * the window); any other end before the question fails the test. The call's rejection is always
+ * handled here (a dropped attempt's too), so nothing is left unhandled.
+ */
+async function callUntilAsked(config: ServerConfig, tool: string, args: Record<string, unknown>): Promise<Asked> {
+  for (let windowMs = SERVER_WINDOW_MS; ; windowMs *= 2) {
+    const person = new ScriptedServerRequests();
+    const client = await connect(config, person);
+    const controller = new AbortController();
+    const call = client.callTool(tool, args, { timeoutMs: windowMs, signal: controller.signal });
+    const ended = call.then(
+      () => new Error('the call ended without asking the person'),
+      (error: unknown) => error,
+    );
+    const first = await Promise.race([person.next(), ended]);
+    if (isQuestion(first)) return { client, call, serverRequest: first, windowMs, controller };
+    if (!(first instanceof MCPRequestTimeout) || windowMs >= LONGEST_WINDOW_MS) throw first;
+  }
 }
 
 beforeAll(async () => {
@@ -65,20 +107,19 @@ afterEach(async () => {
 
 describe('2025 era: the server asks with its own request during the call (stdio)', () => {
   function legacy(): ServerConfig {
-    return stdioFixtureConfig(
-      'legacy-person',
-      { FIXTURE_TOOLS: 'ask_form,sample,slow', FIXTURE_EVENTS: join(scratch.dir, 'events.jsonl') },
-      { timeoutMs: SERVER_WINDOW_MS },
-    );
+    return stdioFixtureConfig('legacy-person', {
+      FIXTURE_TOOLS: 'ask_form,sample,slow',
+      FIXTURE_EVENTS: join(scratch.dir, 'events.jsonl'),
+    });
   }
 
   it("the call survives a person answering after the server's timeout window", async () => {
-    const person = new ScriptedServerRequests();
-    const client = await connect(legacy(), person);
-    const call = client.callTool('ask_form', { message: 'Your name?', requestedSchema: FORM });
-    const serverRequest = await person.next();
+    const { client, call, serverRequest, windowMs } = await callUntilAsked(legacy(), 'ask_form', {
+      message: 'Your name?',
+      requestedSchema: FORM,
+    });
     // A call started after the question is not waiting for it: its deadline runs, and ends it.
-    await windowPassed(client, 'slow');
+    await windowPassed(client, 'slow', windowMs);
     expect(serverRequest.signal.aborted).toBe(false);
     if (serverRequest.kind !== 'elicitation') throw new Error('expected an elicitation');
     serverRequest.answer({ action: 'accept', content: { name: 'Ada' } });
@@ -86,11 +127,11 @@ describe('2025 era: the server asks with its own request during the call (stdio)
   });
 
   it("a sampling request too: the call survives a person writing the response after the server's timeout window", async () => {
-    const person = new ScriptedServerRequests();
-    const client = await connect(legacy(), person);
-    const call = client.callTool('sample', { prompt: 'Say hi', maxTokens: 20 });
-    const serverRequest = await person.next();
-    await windowPassed(client, 'slow');
+    const { client, call, serverRequest, windowMs } = await callUntilAsked(legacy(), 'sample', {
+      prompt: 'Say hi',
+      maxTokens: 20,
+    });
+    await windowPassed(client, 'slow', windowMs);
     if (serverRequest.kind !== 'sampling') throw new Error('expected a sampling request');
     serverRequest.answer({ action: 'respond', text: 'hi', model: 'human' });
     expect((await call).structuredContent).toMatchObject({
@@ -99,15 +140,10 @@ describe('2025 era: the server asks with its own request during the call (stdio)
   });
 
   it('the call ending closes its question, saying the call ended', async () => {
-    const person = new ScriptedServerRequests();
-    const client = await connect(legacy(), person);
-    const controller = new AbortController();
-    const call = client.callTool(
-      'ask_form',
-      { message: 'Your name?', requestedSchema: FORM },
-      { signal: controller.signal },
-    );
-    const serverRequest = await person.next();
+    const { call, serverRequest, controller } = await callUntilAsked(legacy(), 'ask_form', {
+      message: 'Your name?',
+      requestedSchema: FORM,
+    });
     controller.abort();
     await expect(call).rejects.toBeInstanceOf(MCPRequestCancelled);
     expect(serverRequest.signal.aborted).toBe(true);
@@ -117,28 +153,16 @@ describe('2025 era: the server asks with its own request during the call (stdio)
 
 describe('2026-07-28 era: the call asks through its input_required rounds', () => {
   // The call's total may be shorter than the person's answer: the total pauses while they answer.
+  // The configured total is the least there is, so each call's window is its total as well.
   const peers = {
-    stdio: (): ServerConfig =>
-      modernStdioConfig(
-        'modern-person',
-        'modern',
-        {},
-        { timeoutMs: SERVER_WINDOW_MS, maxTotalTimeoutMs: SERVER_WINDOW_MS },
-      ),
-    http: (): ServerConfig =>
-      modernHttpConfig('modern-person-http', http, 'modern', {
-        timeoutMs: SERVER_WINDOW_MS,
-        maxTotalTimeoutMs: SERVER_WINDOW_MS,
-      }),
+    stdio: (): ServerConfig => modernStdioConfig('modern-person', 'modern', {}, { maxTotalTimeoutMs: 100 }),
+    http: (): ServerConfig => modernHttpConfig('modern-person-http', http, 'modern', { maxTotalTimeoutMs: 100 }),
   };
 
   for (const [transport, config] of Object.entries(peers)) {
     it(`the call survives a person answering after its whole deadline would have passed (${transport})`, async () => {
-      const person = new ScriptedServerRequests();
-      const client = await connect(config(), person);
-      const call = client.callTool('ask_name', {});
-      const serverRequest = await person.next();
-      await windowPassed(client, 'slow');
+      const { client, call, serverRequest, windowMs } = await callUntilAsked(config(), 'ask_name', {});
+      await windowPassed(client, 'slow', windowMs);
       expect(serverRequest.signal.aborted).toBe(false);
       if (serverRequest.kind !== 'elicitation') throw new Error('expected an elicitation');
       serverRequest.answer({ action: 'accept', content: { name: 'Ada' } });
@@ -146,11 +170,7 @@ describe('2026-07-28 era: the call asks through its input_required rounds', () =
     });
 
     it(`the call ending closes its question, saying the call ended (${transport})`, async () => {
-      const person = new ScriptedServerRequests();
-      const client = await connect(config(), person);
-      const controller = new AbortController();
-      const call = client.callTool('ask_name', {}, { signal: controller.signal });
-      const serverRequest = await person.next();
+      const { call, serverRequest, controller } = await callUntilAsked(config(), 'ask_name', {});
       controller.abort();
       await expect(call).rejects.toBeInstanceOf(MCPRequestCancelled);
       expect(serverRequest.signal.reason).toBeInstanceOf(ServerRequestCallEnded);
