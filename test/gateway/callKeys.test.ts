@@ -47,6 +47,7 @@ describe('a call key the gateway takes is one History can address', () => {
       true,
     );
     expect(channels['history.page'].request.safeParse({ sessionId: longestSession, limit: 10 }).success).toBe(true);
+    expect(channels['traces.list'].request.safeParse({ sessionId: longestSession, limit: 10 }).success).toBe(true);
   });
 
   const scratch = scratchDir('mh-call-keys-');
