@@ -74,7 +74,7 @@ describe('renderer WebSocket transport against the real host', () => {
   afterAll(async () => {
     await host.stop();
     scratch.cleanup();
-  });
+  }, 200_000); // the host's start (tsx) is waited for as an event; this is a cap for a hang
 
   it('refuses a request that does not fit in one message before sending it, and stays connected', async () => {
     // The contract accepts any number of VS Code inputs; 1,100 of 16 KiB do not fit in one frame.
