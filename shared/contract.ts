@@ -41,6 +41,7 @@ export type { ErrorShape } from './contract/common.js';
 export * from './contract/warnings.js';
 export * from './contract/app.js';
 export * from './contract/servers.js';
+export * from './contract/callKey.js';
 export * from './contract/tools.js';
 export * from './contract/approvals.js';
 export * from './contract/permissions.js';

@@ -91,6 +91,8 @@ export const ERROR_CODES = [
   'in_progress',
   'failed',
   'lease_lost',
+  // The tool ran (it may have acted) but its result could not be stored: the record stays "result unknown"
+  'result_not_recorded',
   'not_resolvable',
   'invalid_result',
   'schema_too_new',

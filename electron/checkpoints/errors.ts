@@ -2,11 +2,19 @@
  * Errors of the checkpoint store. Each says which call it concerns (session and callId — ids,
  * never arguments or results) and what the caller or the user can do about it.
  */
+import { isDiskFull } from '../storage/errors.js';
 import { CodedError } from '../util/codedError.js';
 import type { CheckpointStatus } from './types.js';
 
 export type CheckpointErrorCode =
-  'arguments_mismatch' | 'in_progress' | 'failed' | 'lease_lost' | 'not_found' | 'not_resolvable' | 'invalid_result';
+  | 'arguments_mismatch'
+  | 'in_progress'
+  | 'failed'
+  | 'lease_lost'
+  | 'result_not_recorded'
+  | 'not_found'
+  | 'not_resolvable'
+  | 'invalid_result';
 
 export abstract class CheckpointStoreError extends CodedError<CheckpointErrorCode> {
   constructor(
@@ -89,6 +97,30 @@ export class CheckpointLeaseLostError extends CheckpointStoreError {
       sessionId,
       callId,
     );
+  }
+}
+
+/**
+ * The tool ran — it may have acted — but its result could not be stored (the disk holding the
+ * database is full, or the write failed). Never "could not complete": a caller told that would
+ * try again under a new callId and run it twice. The record stays `started` ("result unknown" in
+ * History, where a person resolves it), so the same callId answers "in progress or unknown".
+ */
+export class ResultNotRecordedError extends CheckpointStoreError {
+  readonly code = 'result_not_recorded';
+  readonly diskFull: boolean;
+  constructor(sessionId: string, callId: string, cause: unknown) {
+    const diskFull = isDiskFull(cause);
+    super(
+      `${call(sessionId, callId)} ran and may have acted, but its result could not be recorded (${
+        diskFull
+          ? 'the disk holding the database is full'
+          : `the database refused the write: ${cause instanceof Error ? cause.message : String(cause)}`
+      }). Its result is unknown: do not run it again under a new callId; check what it did, then resolve it in History.`,
+      sessionId,
+      callId,
+    );
+    this.diskFull = diskFull;
   }
 }
 

@@ -31,6 +31,7 @@ import { ToolSchemaCache } from '../mcp/schemaCache.js';
 import { VerdictStore } from '../mcp/verdictStore.js';
 import { DefaultSecretResolver } from '../secrets/resolver.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
+import { groupCommitFor } from '../storage/groupCommit.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
 import type { LocalTool } from '../tools/types.js';
 import { SecretRedactor } from '../secrets/secretRedactor.js';
@@ -87,7 +88,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   const lifecycle = new DisposableStore();
 
   // ── storage, events, warnings ─────────────────────────────────────────────────────────────
-  const opened = openAppDatabaseWithReport(join(options.dataDir, 'miniharness.db'));
+  const dbFile = join(options.dataDir, 'miniharness.db');
+  const opened = openAppDatabaseWithReport(dbFile);
   const db = opened.db;
   // Made before everything else: the events and the approval broker redact with it.
   const redactor = new SecretRedactor();
@@ -102,6 +104,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     redactor.redactText(text),
   );
   if (opened.damaged) warnings.damagedBeforeBuild(opened.damaged);
+  // While the disk holding the database is full, the GUI says so (until a write succeeds again).
+  warnings.watchStorage(groupCommitFor(db), dbFile);
   for (const warning of (await options.secrets.damagedFiles?.()) ?? []) warnings.damagedFile(warning);
   // Traces left running by a process that died (kill -9, crash) are closed as interrupted.
   tracer.closeInterrupted();

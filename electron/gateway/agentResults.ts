@@ -73,6 +73,8 @@ export function agentErrorText(error: ErrorShape, tool: string, callId: string, 
     // A call that failed after it was claimed keeps its record `started` (the server may have
     // acted), so the same callId answers "still running, or unknown" from then on: never send an
     // agent back to it. `retryable` errors (server unreachable or not connected) sent nothing.
+    case 'result_not_recorded':
+      return `The call of ${tool} ran and may have acted, but MiniHarness could not record its result (its database could not be written, e.g. the disk is full), so its result is unknown. Do not repeat the call under a new callId; ask the user to check MiniHarness → History.`;
     case 'timeout':
       return `The server did not answer ${tool} in time: ${error.message} It may have acted, so its result is unknown: do not repeat the call under a new callId; ask the user to check MiniHarness → History.`;
     default:

@@ -25,6 +25,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
+import { CALL_KEY_PART_MAX, CallKeyPartSchema } from '../../shared/contract/callKey.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
 import { gatewayMarkCapability, gatewayMarkMeta } from '../mcp/ownGateway.js';
 import type { ProgressUpdate } from '../mcp/types.js';
@@ -117,16 +118,17 @@ export interface AgentServerScope {
   session?(): string | undefined;
 }
 
-/** A key part the agent names: 1–200 printable ASCII characters without spaces (checked per call, so by hand rather than by a schema parse that copies `_meta`). */
-const KEY_PART = /^[\x21-\x7e]{1,200}$/;
-
-/** The agent's callId and session from `_meta`, or undefined when either is present but not a key part. */
+/**
+ * The agent's callId and session from `_meta`, or undefined when either is present but not a key
+ * part: the contract's schema (History addresses a recorded call with the same one), checked on
+ * the two values alone — never a parse of the whole `_meta`.
+ */
 function callMetaOf(
   meta: Record<string, unknown>,
 ): { callId: string | undefined; session: string | undefined } | undefined {
   const callId = meta[META_CALL_ID];
   const session = meta[META_SESSION];
-  const valid = (value: unknown) => value === undefined || (typeof value === 'string' && KEY_PART.test(value));
+  const valid = (value: unknown) => value === undefined || CallKeyPartSchema.safeParse(value).success;
   return valid(callId) && valid(session)
     ? { callId: callId as string | undefined, session: session as string | undefined }
     : undefined;
@@ -280,7 +282,7 @@ async function callTool(
   if (!meta) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `_meta["${META_CALL_ID}"] and _meta["${META_SESSION}"] must be 1–200 printable ASCII characters without spaces.`,
+      `_meta["${META_CALL_ID}"] and _meta["${META_SESSION}"] must be 1–${CALL_KEY_PART_MAX} printable ASCII characters without spaces.`,
     );
   }
   const { callId, session } = meta;

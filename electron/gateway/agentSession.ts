@@ -10,7 +10,8 @@
  * during the agent's call reaches the agent as a real `elicitation/create` (or
  * `sampling/createMessage`) request on the session.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { CallIdSchema } from '../../shared/contract/callKey.js';
 import type { Implementation, Server } from '@modelcontextprotocol/server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { AgentSessionDeps } from './agentServer.js';
@@ -42,7 +43,7 @@ export class AgentSession implements Presence {
       // One label for the session's keys and its traces: both must name the same session.
       keyWithoutCallId: (agent, requestId) => ({
         sessionId: this.label(agent),
-        callId: `request-${String(requestId)}`,
+        callId: requestKey(requestId),
       }),
       featureSession: (agent) => this.label(agent),
       session: () => this.sessionId,
@@ -116,4 +117,15 @@ export class AgentSession implements Presence {
     if (this.closed) return;
     await this.server.close().catch(() => undefined);
   }
+}
+
+/**
+ * The callId of a call that names none: its JSON-RPC id. An id History could not address (a
+ * string with spaces or non-ASCII, or too long) is recorded by its hash, still one key per id.
+ */
+function requestKey(requestId: string | number): string {
+  const key = `request-${String(requestId)}`;
+  return CallIdSchema.safeParse(key).success
+    ? key
+    : `request-sha256-${createHash('sha256').update(String(requestId)).digest('hex')}`;
 }

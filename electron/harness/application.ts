@@ -29,6 +29,8 @@ import {
   CheckpointArgumentsMismatchError,
   CheckpointFailedError,
   CheckpointInProgressError,
+  CheckpointLeaseLostError,
+  ResultNotRecordedError,
 } from '../checkpoints/errors.js';
 import { checkpointArguments } from '../checkpoints/hash.js';
 import { MCPRequestCancelled, MCPUnknownToolError, MCPUrlElicitationRequiredError } from '../mcp/errors.js';
@@ -442,11 +444,12 @@ export class HarnessApplication {
     for (let attempt = 1; ; attempt++) {
       trace.event('attempt_started', { attempt });
       const started = performance.now();
+      let result: NormalizedToolResult;
       try {
         // A server may echo a credential it was given: known secrets never reach the stored
         // result, the trace, the caller or the GUI. Each input_required round of the attempt is
         // an event of this call's one trace (what was asked, who answered).
-        const result = redactor.redactSecretValues(
+        result = redactor.redactSecretValues(
           await this.invoke(
             target,
             toolName,
@@ -460,20 +463,6 @@ export class HarnessApplication {
             onTask,
           ),
         );
-        trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
-        // 5. Save the replayable result — only while the lease is still ours — and return it once stored.
-        await checkpoints.grouped.complete(options.sessionId, options.callId, lease, result);
-        trace.event('completed', { isError: result.isError, contentBlocks: result.content.length });
-        trace.finish('ok');
-        return {
-          result,
-          replayed: false,
-          traceId: trace.traceId,
-          toolName,
-          serverId: target.serverId,
-          attempts: attempt,
-          warnings,
-        };
       } catch (error) {
         const cancelled = options.signal?.aborted === true || error instanceof MCPRequestCancelled;
         // A call that became a server task ran there: sending it again would run it twice (its end is the server's to tell).
@@ -513,22 +502,54 @@ export class HarnessApplication {
         }
         // The record stays `started`: the remote side may have acted — unless the server said it
         // did not run the call (it needs a link opened first: -32042), which files it as failed.
-        await checkpoints.grouped.recordFailure(options.sessionId, options.callId, lease, {
-          ...(error instanceof MCPUrlElicitationRequiredError ? { notRun: true } : {}),
-          // A rejection may be anything, `undefined` included: read a code only from an object.
-          // A cancellation is recorded as one whatever was thrown (History shows it as Cancelled).
-          ...(cancelled
-            ? { code: 'cancelled' }
-            : typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
-              ? { code: (error as { code: string }).code }
-              : {}),
-          message: redactor.redactText(error instanceof Error ? error.message : String(error)),
-          attempts: attempt,
-        });
+        // A note that cannot be written (the disk is full: the app shows a warning, see
+        // core/warnings.ts) changes nothing of that: the caller still learns how the call failed.
+        await checkpoints.grouped
+          .recordFailure(options.sessionId, options.callId, lease, {
+            ...(error instanceof MCPUrlElicitationRequiredError ? { notRun: true } : {}),
+            // A rejection may be anything, `undefined` included: read a code only from an object.
+            // A cancellation is recorded as one whatever was thrown (History shows it as Cancelled).
+            ...(cancelled
+              ? { code: 'cancelled' }
+              : typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
+                ? { code: (error as { code: string }).code }
+                : {}),
+            message: redactor.redactText(error instanceof Error ? error.message : String(error)),
+            attempts: attempt,
+          })
+          .catch(() => undefined);
         trace.event('failed', { error: toTraceError(error) });
         trace.finish(cancelled ? 'cancelled' : 'error', error);
         throw error;
       }
+      trace.event('attempt_finished', { attempt, outcome: 'ok', durationMs: performance.now() - started });
+      // 5. Save the replayable result — only while the lease is still ours — and return it once
+      // stored. Outside the attempt's try: the tool has acted, so a failure here is never retried.
+      try {
+        await checkpoints.grouped.complete(options.sessionId, options.callId, lease, result);
+      } catch (error) {
+        // Someone else resolved the record meanwhile (History): it says so as it is. Any other
+        // failure (the disk is full) leaves the record `started`, "result unknown", and the
+        // caller is told the call may have acted — never "could not complete".
+        const failure =
+          error instanceof CheckpointLeaseLostError
+            ? error
+            : new ResultNotRecordedError(options.sessionId, options.callId, error);
+        trace.event('failed', { error: toTraceError(failure) });
+        trace.finish('error', failure);
+        throw failure;
+      }
+      trace.event('completed', { isError: result.isError, contentBlocks: result.content.length });
+      trace.finish('ok');
+      return {
+        result,
+        replayed: false,
+        traceId: trace.traceId,
+        toolName,
+        serverId: target.serverId,
+        attempts: attempt,
+        warnings,
+      };
     }
   }
 

@@ -8,6 +8,11 @@ import { CodedError } from '../util/codedError.js';
 export type StorageErrorCode =
   'schema_too_new' | 'schema_not_migrated' | 'migration_invalid' | 'invalid_cursor' | 'invalid_query';
 
+/** SQLite's "database or disk is full" (better-sqlite3 names an error by its result code). */
+export function isDiskFull(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_FULL';
+}
+
 export abstract class StorageError extends CodedError<StorageErrorCode> {}
 
 /** The file was migrated by a newer app version; an older one must not write to it. */

@@ -66,6 +66,7 @@ export class GroupCommit {
   #lazyTimer: NodeJS.Timeout | undefined;
   readonly #stats: GroupCommitStats = { transactions: 0, writes: 0, largestBatch: 0, busyMs: 0 };
   readonly #afterCommit = new Set<() => void>();
+  readonly #onFailure = new Set<(error: unknown) => void>();
 
   constructor(db: Database) {
     this.#db = db;
@@ -142,6 +143,12 @@ export class GroupCommit {
     return () => this.#afterCommit.delete(listener);
   }
 
+  /** Called with the error of every write that failed, on its own or with its whole transaction (a disk full). */
+  onFailure(listener: (error: unknown) => void): () => void {
+    this.#onFailure.add(listener);
+    return () => this.#onFailure.delete(listener);
+  }
+
   /** Commits everything queued now (waited-for writes first), in one transaction, then settles each write. */
   flush(): void {
     clearTimeout(this.#lazyTimer);
@@ -188,6 +195,9 @@ export class GroupCommit {
     batch.forEach((item, i) =>
       settleSafely(item, failure ? { ok: false, error: failure.error } : (outcomes[i] as Outcome)),
     );
+    if (this.#onFailure.size === 0) return;
+    const errors = failure ? [failure.error] : outcomes.flatMap((outcome) => (outcome.ok ? [] : [outcome.error]));
+    for (const error of errors) for (const listener of this.#onFailure) listener(error);
   }
 }
 

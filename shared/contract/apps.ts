@@ -14,7 +14,8 @@ import { z } from 'zod';
 import { ServerIdSchema } from '../serverConfig.js';
 import type { DomainChannels } from './common.js';
 import { JsonObject, channel } from './common.js';
-import { CallIdSchema, CallOutcomeSchema, ToolCallRequestSchema } from './tools.js';
+import { CallIdSchema } from './callKey.js';
+import { CallOutcomeSchema, ToolCallRequestSchema } from './tools.js';
 
 export * from './toolApp.js';
 

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import type { DomainChannels } from './common.js';
 import { Cursor, Empty, PageLimit, channel } from './common.js';
-import { CallIdSchema, CallOutcomeSchema, ToolResultViewSchema } from './tools.js';
+import { CallIdSchema, CallSessionIdSchema } from './callKey.js';
+import { CallOutcomeSchema, ToolResultViewSchema } from './tools.js';
 
 export const CheckpointStatusSchema = z.enum(['started', 'completed', 'failed']);
 /**
@@ -69,7 +70,7 @@ export const historyChannels = {
   'history.page': channel(
     z
       .object({
-        sessionId: z.string().max(200).optional(),
+        sessionId: CallSessionIdSchema.optional(),
         status: HistoryStatusFilterSchema.optional(),
         toolName: z.string().max(200).optional(),
         /** Only the calls of this caller: `gui`, or an agent's name. */
@@ -82,17 +83,17 @@ export const historyChannels = {
   ),
   /** One whole record (a page row may carry only a preview of large arguments or results). */
   'history.get': channel(
-    z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(),
+    z.object({ sessionId: CallSessionIdSchema, callId: CallIdSchema }).strict(),
     HistoryRecordSchema,
   ),
   /** Returns a completed call's stored result (nothing runs) and records the replay in a trace. */
   'history.replay': channel(
-    z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(),
+    z.object({ sessionId: CallSessionIdSchema, callId: CallIdSchema }).strict(),
     CallOutcomeSchema,
   ),
   /** Runs a recorded call again as a NEW call (new callId, permissions and approval again). */
   'history.rerun': channel(
-    z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema, newCallId: CallIdSchema }).strict(),
+    z.object({ sessionId: CallSessionIdSchema, callId: CallIdSchema, newCallId: CallIdSchema }).strict(),
     CallOutcomeSchema,
   ),
   /**
@@ -101,14 +102,14 @@ export const historyChannels = {
    * record as it stands after asking.
    */
   'history.askTask': channel(
-    z.object({ sessionId: z.string().min(1).max(200), callId: CallIdSchema }).strict(),
+    z.object({ sessionId: CallSessionIdSchema, callId: CallIdSchema }).strict(),
     HistoryRecordSchema,
   ),
   /** A person decides how a call whose result is unknown ended (after checking the remote side). */
   'history.resolve': channel(
     z
       .object({
-        sessionId: z.string().min(1).max(200),
+        sessionId: CallSessionIdSchema,
         callId: CallIdSchema,
         resolution: z.discriminatedUnion('status', [
           z.object({ status: z.literal('failed'), note: z.string().max(1000).optional() }).strict(),

@@ -5,6 +5,7 @@ import { ServerIdSchema } from '../serverConfig.js';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { ContentBlockSchema, Empty, JsonObject, channel } from './common.js';
 import { ToolAppSchema } from './toolApp.js';
+import { CallIdSchema } from './callKey.js';
 
 /** An MCP icon the page may show: main passes only inline images (`data:`), the page loads nothing from the network. */
 export const ToolIconSchema = z.object({
@@ -78,8 +79,6 @@ const ToolArgs = JsonObject.superRefine((args, ctx) => {
     });
   }
 });
-
-export const CallIdSchema = z.string().regex(/^[A-Za-z0-9_.:-]{8,100}$/, 'must be 8–100 letters, digits or _ . : -');
 
 export const ToolCallRequestSchema = z
   .object({

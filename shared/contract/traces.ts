@@ -1,6 +1,7 @@
 /** The contract's `traces.*` part: listing, reading and exporting traces (their shapes: shared/traces.ts). */
 import { z } from 'zod';
 import { ServerIdSchema } from '../serverConfig.js';
+import { CALL_SESSION_ID_MAX } from './callKey.js';
 import { TraceDetailSchema, TraceExportSchema, TraceStatusSchema, TraceSummarySchema } from '../traces.js';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Cursor, PageLimit, channel } from './common.js';
@@ -12,7 +13,8 @@ export const traceChannels = {
         toolName: z.string().max(200).optional(),
         serverId: ServerIdSchema.optional(),
         status: TraceStatusSchema.optional(),
-        sessionId: z.string().max(200).optional(),
+        /** Any recorded call's session (an agent's runs to CALL_SESSION_ID_MAX characters). */
+        sessionId: z.string().max(CALL_SESSION_ID_MAX).optional(),
         /** Only the calls of this caller: `gui`, or an agent's name. */
         userId: z.string().max(200).optional(),
         limit: PageLimit,

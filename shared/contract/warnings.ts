@@ -12,7 +12,8 @@ export type DamagedFileLoss = z.infer<typeof DamagedFileLossSchema>;
 /**
  * A startup warning, as data: the GUI words it by `code`. `file_damaged`: a file the app could
  * not read was moved aside (kept, timestamped) and the app started without its content.
- * `notice`: any other one-time message (already worded, secrets redacted).
+ * `notice`: any other one-time message (already worded, secrets redacted). `disk_full`: lasts
+ * only while it is true.
  */
 export const AppWarningSchema = z.discriminatedUnion('code', [
   z.object({
@@ -26,6 +27,12 @@ export const AppWarningSchema = z.discriminatedUnion('code', [
     problem: z.enum(['not_json', 'invalid_content', 'not_sqlite', 'empty']),
   }),
   z.object({ code: z.literal('notice'), message: z.string() }),
+  /**
+   * A write to the database failed because its disk is full: calls that ran could not record
+   * their results (they read "result unknown" in History). Listed while it lasts: gone with the
+   * first write that succeeds again.
+   */
+  z.object({ code: z.literal('disk_full'), file: z.string() }),
 ]);
 export type AppWarning = z.infer<typeof AppWarningSchema>;
 export type FileDamagedWarning = Extract<AppWarning, { code: 'file_damaged' }>;

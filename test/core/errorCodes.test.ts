@@ -55,6 +55,11 @@ const INSTANCES: Record<string, Error> = {
   CheckpointInProgressError: new checkpointErrors.CheckpointInProgressError('s', 'c', 0),
   CheckpointFailedError: new checkpointErrors.CheckpointFailedError('s', 'c'),
   CheckpointLeaseLostError: new checkpointErrors.CheckpointLeaseLostError('s', 'c', 'complete', 'gone'),
+  ResultNotRecordedError: new checkpointErrors.ResultNotRecordedError(
+    's',
+    'c',
+    Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }),
+  ),
   CheckpointNotFoundError: new checkpointErrors.CheckpointNotFoundError('s', 'c'),
   CheckpointNotResolvableError: new checkpointErrors.CheckpointNotResolvableError('s', 'c', 'completed'),
   CheckpointInvalidResultError: new checkpointErrors.CheckpointInvalidResultError('s', 'c', 'not JSON'),

@@ -60,7 +60,7 @@ describe('a server that is the app’s own gateway, recognised by its answer', (
   });
 
   /** Saves a stdio server, which the saved-config check cannot recognise, and waits for its outcome. */
-  async function saveStdio(id: string, command: string, args: string[]): Promise<Status['status']> {
+  async function saveStdio(id: string, command: string, args: string[], timeoutMs?: number): Promise<Status['status']> {
     const settled = app.nextEvent<Status>(
       'server.status',
       (p) => p.serverId === id && (p.status.state === 'error' || p.status.state === 'ready'),
@@ -75,6 +75,7 @@ describe('a server that is the app’s own gateway, recognised by its answer', (
         args,
         cwd: PROJECT_ROOT,
         env: { [GATEWAY_TOKEN_ENV]: token },
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       },
     });
     return (await settled).status;
@@ -96,16 +97,24 @@ describe('a server that is the app’s own gateway, recognised by its answer', (
     expect(await toolCount(app)).toBe(tools);
   });
 
+  // tsx compiles the entry's sources as it starts: on a loaded machine that alone took over 30 s
+  // (the server's default deadline, and the test's). The outcome is an event (its status), so the
+  // server and the test get minutes, not seconds: only a slow start uses them.
   it('`node --import tsx …/electron/gateway/stdioCli.ts --url …` is refused once it answers; no tool is added', async () => {
-    const status = await saveStdio('from-source', process.execPath, [
-      '--import',
-      'tsx',
-      join(PROJECT_ROOT, 'electron', 'gateway', 'stdioCli.ts'),
-      '--client',
-      'src',
-      '--url',
-      app.url.href,
-    ]);
+    const status = await saveStdio(
+      'from-source',
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(PROJECT_ROOT, 'electron', 'gateway', 'stdioCli.ts'),
+        '--client',
+        'src',
+        '--url',
+        app.url.href,
+      ],
+      300_000,
+    );
     expect(status).toMatchObject({ state: 'error', code: 'gateway_loop' });
     expect(await toolCount(app)).toBe(tools);
     // A person connecting it again meets the same refusal.
@@ -114,7 +123,7 @@ describe('a server that is the app’s own gateway, recognised by its answer', (
       again.ok ? { status: { state: 'error', code: 'gateway_loop' } } : { code: 'gateway_loop' },
     );
     expect(await toolCount(app)).toBe(tools);
-  });
+  }, 300_000);
 
   it('another run’s gateway (another MiniHarness) is not refused: the mark is this run’s own', async () => {
     const other = await startGatewayApp(join(scratch.dir, 'other'));

@@ -70,7 +70,8 @@ describe('renderer WebSocket transport against the real host', () => {
       }),
     );
     await nextState(client, 'open');
-  }, 60_000);
+    // The host's start (tsx) is waited for as an event; this is a cap for a hang (60 s ran out at load average 28 on 2 cores).
+  }, 200_000);
   afterAll(async () => {
     await host.stop();
     scratch.cleanup();

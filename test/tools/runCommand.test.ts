@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +12,12 @@ import type { SandboxInfo } from '../../electron/sandbox/types.js';
 
 const NODE = process.execPath;
 const posix = process.platform !== 'win32';
+/**
+ * The sandboxed tests run programs from the system's own folders: the sandbox hides the home
+ * folder, where a developer's Node often lives (nvm, ~/.cache), so `process.execPath` may not
+ * exist inside it. `NODE` runs only where no sandbox is used (NO_SANDBOX).
+ */
+const SH = '/bin/sh';
 
 let base: string;
 let root: string;
@@ -27,6 +34,13 @@ afterEach(() => rmSync(base, { recursive: true, force: true }));
  * process-group kill of a direct spawn. The sandboxed kill is in test/sandbox/escape.test.ts.
  */
 const NO_SANDBOX: SandboxInfo = { kind: 'none', detail: 'process-tree tests spawn directly' };
+
+/** A POSIX shell script in the root (which the sandbox shows), run as `sh <file> args…` — a file, not a `-c` string. */
+function script(body: string): string[] {
+  const file = join(root, `script-${randomUUID()}.sh`);
+  writeFileSync(file, body);
+  return [SH, file];
+}
 
 function runTool(options: Partial<RunCommandToolOptions> = {}): LocalTool {
   return createRunCommandTool({ roots: [root], ...options });
@@ -85,33 +99,33 @@ type Structured = {
 describe('run_command', () => {
   it('runs a program without a shell and returns its output and exit code', async () => {
     const result = await runTool().run({
-      argv: [NODE, '-e', 'console.log("out:" + process.argv[1]); console.error("err")', '$HOME; echo pwned'],
+      argv: [...script('printf "out:%s\\n" "$1"; echo err >&2'), '$HOME; echo pwned'],
     });
     const s = result.structuredContent as Structured;
     expect(result.isError).toBe(false);
     expect(s.exitCode).toBe(0);
     expect(s.signal).toBeNull();
     expect(s.timedOut).toBe(false);
-    // No shell: `$HOME; echo pwned` arrives as one literal argument.
+    // No shell between the tool and the program: `$HOME; echo pwned` arrives as one literal argument ($1).
     expect(s.stdout).toBe('out:$HOME; echo pwned\n');
     expect(s.stderr).toBe('err\n');
     expect((result.content[0] as { text: string }).text).toContain('exit code 0');
   });
 
   it('runs in the root by default, or in a cwd inside it; a cwd outside is refused', async () => {
-    const script = 'process.stdout.write(process.cwd())';
-    expect(((await runTool().run({ argv: [NODE, '-e', script] })).structuredContent as Structured).stdout).toBe(root);
-    expect(
-      ((await runTool().run({ argv: [NODE, '-e', script], cwd: 'sub' })).structuredContent as Structured).stdout,
-    ).toBe(join(root, 'sub'));
-    const guard = await runTool().guardrails({ argv: [NODE, '-e', script], cwd: base });
+    const pwd = ['/bin/pwd', '-P'];
+    expect(((await runTool().run({ argv: pwd })).structuredContent as Structured).stdout).toBe(`${root}\n`);
+    expect(((await runTool().run({ argv: pwd, cwd: 'sub' })).structuredContent as Structured).stdout).toBe(
+      `${join(root, 'sub')}\n`,
+    );
+    const guard = await runTool().guardrails({ argv: pwd, cwd: base });
     expect(guard.ok).toBe(false);
-    const refused = await runTool().run({ argv: [NODE, '-e', script], cwd: '..' });
+    const refused = await runTool().run({ argv: pwd, cwd: '..' });
     expect(refused).toMatchObject({ isError: true, structuredContent: { error: { code: 'path_outside_roots' } } });
   });
 
   it('a non-zero exit is an error result', async () => {
-    const result = await runTool().run({ argv: [NODE, '-e', 'console.error("bad"); process.exit(3)'] });
+    const result = await runTool().run({ argv: script('echo bad >&2; exit 3') });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ exitCode: 3, timedOut: false, stderr: 'bad\n' });
   });
@@ -131,10 +145,11 @@ describe('run_command', () => {
       },
       extraEnv: { MH_FIXED: '1' },
     });
-    const result = await tool.run({
-      argv: [NODE, '-e', 'process.stdout.write(JSON.stringify(Object.keys(process.env).sort()))'],
-    });
-    const keys = JSON.parse((result.structuredContent as Structured).stdout) as string[];
+    const result = await tool.run({ argv: ['/usr/bin/env'] });
+    const keys = (result.structuredContent as Structured).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(0, line.indexOf('=')));
     expect(keys).toContain('PATH');
     expect(keys).toContain('HOME');
     expect(keys).toContain('MH_FIXED');
@@ -144,7 +159,7 @@ describe('run_command', () => {
 
   it('caps stdout and stderr, marking the truncation and counting every byte', async () => {
     const result = await runTool({ maxOutputBytes: 1024 }).run({
-      argv: [NODE, '-e', 'process.stdout.write("a".repeat(200000)); process.stderr.write("b".repeat(10))'],
+      argv: script("head -c 200000 /dev/zero | tr '\\0' a; printf bbbbbbbbbb >&2"),
     });
     const s = result.structuredContent as Structured;
     expect(s.stdout).toBe('a'.repeat(1024));
@@ -156,9 +171,9 @@ describe('run_command', () => {
 
   it('uses the configured default deadline and caps the one a call asks for', async () => {
     const tool = runTool({ timeoutMs: 1234, maxTimeoutMs: 5000 });
-    expect(((await tool.run({ argv: [NODE, '-e', ''] })).structuredContent as Structured).timeoutMs).toBe(1234);
+    expect(((await tool.run({ argv: ['/bin/true'] })).structuredContent as Structured).timeoutMs).toBe(1234);
     expect(
-      ((await tool.run({ argv: [NODE, '-e', ''], timeoutMs: 10_000_000 })).structuredContent as Structured).timeoutMs,
+      ((await tool.run({ argv: ['/bin/true'], timeoutMs: 10_000_000 })).structuredContent as Structured).timeoutMs,
     ).toBe(5000);
   });
 
@@ -229,8 +244,8 @@ describe('run_command', () => {
     expect(existsSync(marker)).toBe(false);
 
     // The deny list, with a control run proving the command would have had an effect.
-    const touch = { argv: [NODE, '-e', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'x')`] };
-    const denied = runTool({ commandGuard: { deny: [NODE] } });
+    const touch = { argv: ['/usr/bin/touch', marker] };
+    const denied = runTool({ commandGuard: { deny: ['touch'] } });
     expect((await denied.guardrails(touch)).ok).toBe(false);
     expect((await denied.run(touch)).isError).toBe(true);
     expect(existsSync(marker)).toBe(false);

@@ -1,4 +1,4 @@
-/** Words for main's startup warnings, chosen by code (the contract sends data, not sentences). */
+/** Words for main's warnings, chosen by code (the contract sends data, not sentences). */
 import type { AppWarning, DamagedFileLoss, FileDamagedWarning } from '../../../shared/contract.js';
 
 const LOST: Record<DamagedFileLoss, string> = {
@@ -18,9 +18,14 @@ const PROBLEM: Record<FileDamagedWarning['problem'], string> = {
 
 /** A stable identity, to dismiss one warning. */
 export function warningKey(warning: AppWarning): string {
-  return warning.code === 'file_damaged'
-    ? `file_damaged:${warning.file}:${warning.movedTo}`
-    : `notice:${warning.message}`;
+  switch (warning.code) {
+    case 'file_damaged':
+      return `file_damaged:${warning.file}:${warning.movedTo}`;
+    case 'disk_full':
+      return `disk_full:${warning.file}`;
+    case 'notice':
+      return `notice:${warning.message}`;
+  }
 }
 
 /** The file name without its folder (the full path is shown as detail). */
@@ -37,6 +42,12 @@ export interface WarningWords {
 
 export function warningWords(warning: AppWarning): WarningWords {
   if (warning.code === 'notice') return { title: '', text: warning.message };
+  if (warning.code === 'disk_full')
+    return {
+      title: 'The disk is full: calls cannot record their results.',
+      text: 'A call that runs now may act without its result being saved: History then shows it as “result unknown”. Free some space on this disk; this warning goes once a write succeeds again.',
+      detail: `Database: ${warning.file}`,
+    };
   return {
     title: `${baseName(warning.file)} was damaged and moved aside.`,
     text: `The file ${PROBLEM[warning.problem]}. ${LOST[warning.lost]}`,

@@ -145,6 +145,11 @@ const WORDS = {
   in_progress: { title: 'Already running or result unknown', next: 'history' },
   failed: { title: 'The call failed' },
   lease_lost: { title: 'Taken over by another process' },
+  result_not_recorded: {
+    title: 'Ran, but its result was not recorded',
+    advice: 'It may have acted: check what it did, then resolve it in History. Do not run it again as a new call.',
+    next: 'history',
+  },
   not_resolvable: { title: 'Already resolved' },
   invalid_result: { title: 'Invalid result' },
   schema_too_new: { title: 'Data from a newer version' },

@@ -89,7 +89,8 @@ export async function startWebHost(options: {
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`the host printed no link in time:\n${output}`)),
-      options.timeoutMs ?? 30_000,
+      // A cap for a host that hangs, not a margin: on a loaded machine tsx alone took over 30 s to start it.
+      options.timeoutMs ?? 180_000,
     );
     const check = () => {
       const match = /MiniHarness: (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)/.exec(output);

@@ -60,7 +60,7 @@ export interface ToolsSlice extends Loadable<'tools'> {
   clearTools(): void;
 }
 
-/** A fresh id per call, made here: `gui-` + a UUID (the contract allows [A-Za-z0-9_.:-]{8,100}). */
+/** A fresh id per call, made here: `gui-` + a UUID (the contract allows any call key: shared/contract/callKey.ts). */
 export function newCallId(): string {
   if (typeof crypto.randomUUID === 'function') return `gui-${crypto.randomUUID()}`;
   // randomUUID needs a secure context; loopback and the app's own page are, but be safe.

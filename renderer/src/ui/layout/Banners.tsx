@@ -69,15 +69,21 @@ function AppWarnings() {
       {visible.map((warning) => {
         const key = warningKey(warning);
         const words = warningWords(warning);
-        const damaged = warning.code === 'file_damaged';
+        const serious = warning.code !== 'notice';
         return (
           <div
             key={key}
-            className={damaged ? 'banner banner-warning' : 'banner banner-info'}
-            role={damaged ? 'alert' : 'status'}
-            aria-label={damaged ? `Damaged file ${baseName(warning.file)}` : undefined}
+            className={serious ? 'banner banner-warning' : 'banner banner-info'}
+            role={serious ? 'alert' : 'status'}
+            aria-label={
+              warning.code === 'file_damaged'
+                ? `Damaged file ${baseName(warning.file)}`
+                : warning.code === 'disk_full'
+                  ? 'Disk full'
+                  : undefined
+            }
           >
-            <Icon name={damaged ? 'warning' : 'info'} size={18} />
+            <Icon name={serious ? 'warning' : 'info'} size={18} />
             <p className="banner-text">
               {words.title && <strong>{words.title}</strong>} {words.text}
               {words.detail && (
