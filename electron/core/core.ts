@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { traceIdOf } from '../harness/application.js';
 import { createPipeline } from '../harness/createPipeline.js';
-import { recoverTaskCalls } from '../harness/taskRecovery.js';
+import { TaskRecoveryService } from '../harness/taskRecovery.js';
 import { OAuthCredentials } from '../mcp/oauth/credentials.js';
 import { OAuthManager } from '../mcp/oauth/manager.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
@@ -185,6 +185,18 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
 
   // ── services ──────────────────────────────────────────────────────────────────────────────
   const taskRecoveryStop = new AbortController();
+  // Calls that died while their server ran them as a task: the server says how they ended
+  // (harness/taskRecovery.ts) — at start, whenever a server becomes ready later, and on the person's ask.
+  const taskRecovery = new TaskRecoveryService({
+    links: taskLinks,
+    registry,
+    redactResult: (r) => redactor.redactSecretValues(r),
+    redactText: (t) => redactor.redactText(t),
+    tracer,
+    waitMs: 60_000,
+    signal: taskRecoveryStop.signal,
+    isRunning: (sessionId, callId) => harness.isRunning(sessionId, callId),
+  });
   const calls = new CallService(harness, checkpoints, emit, persistentGuiCaller(db));
   // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
   // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
@@ -298,19 +310,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       redactor,
       calls,
       // History's "Ask the server now": one record's task, asked at once; a task still working is followed in the background.
-      askTask: async (sessionId, callId) =>
-        (
-          await recoverTaskCalls({
-            links: taskLinks,
-            registry,
-            redactResult: (r) => redactor.redactSecretValues(r),
-            redactText: (t) => redactor.redactText(t),
-            tracer,
-            waitMs: 10_000,
-            signal: taskRecoveryStop.signal,
-            only: { sessionId, callId },
-          })
-        ).settled,
+      askTask: (sessionId, callId) => taskRecovery.ask(sessionId, callId),
     }),
     ...importHandlers({ registry, servers, redactor }),
     ...agentHandlers({ agents }),
@@ -340,16 +340,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       logs.followLogs();
       // Discovery runs in the background: the window opens at once and statuses stream in.
       registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
-      // Calls that died while their server ran them as a task: the server says how they ended (harness/taskRecovery.ts).
-      const recovery = recoverTaskCalls({
-        links: taskLinks,
-        registry,
-        redactResult: (r) => redactor.redactSecretValues(r),
-        redactText: (t) => redactor.redactText(t),
-        tracer,
-        waitMs: 60_000,
-        signal: taskRecoveryStop.signal,
-      });
+      // Each server is waited for (bounded) while discovery connects it, and asked again when it becomes ready later.
+      const recovery = taskRecovery.start();
       runTaskOutcomes.track(recovery);
       void recovery
         .then((r) => r.following)
@@ -360,6 +352,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     close() {
       closing ??= (async () => {
         taskRecoveryStop.abort();
+        taskRecovery.stop();
         logs.stopLogs();
         await runs.close();
         await gateway.stop();
