@@ -183,7 +183,7 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
         not_supported: { title: 'the server’s connection cannot be asked about tasks', tone: 'warning' },
         no_answer: { title: 'asking failed', tone: 'error' },
       } as const;
-      const waited = waitedMs !== undefined && waitedMs >= 1 ? ` after waiting ${formatDuration(waitedMs)}` : '';
+      const waited = waitedMs !== undefined && waitedMs >= 100 ? ` after waiting ${formatDuration(waitedMs)}` : '';
       return {
         title: `Asked the server about task ${taskId} ${WHY[trigger]}${waited}: ${OUTCOME[outcome].title}`,
         ...(reason ? { detail: reason } : {}),

@@ -247,9 +247,9 @@ function TaskCallout({
       <Callout tone="warning" title={`The server no longer knows task ${taskId}`} actions={actions}>
         <span data-testid="task-note">
           The server ran this call as a task, and now answers that it does not know it — it may have restarted since
-          {askedAt}. Whether the tool acted on the remote side is unknown: check there, then resolve it by hand.
+          {askedAt}. Whether the tool acted on the remote side is unknown: check there, then resolve it by hand. What
+          the server said is in the trace of the ask.
         </span>
-        <span className="card-note"> {note.message}</span>
         {failedAsk}
       </Callout>
     );
