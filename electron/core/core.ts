@@ -41,6 +41,7 @@ import { Late } from '../util/late.js';
 import { refuseGatewayLoop } from '../gateway/loop.js';
 import { RunStore } from '../runs/runStore.js';
 import { RunTaskOutcomes } from '../runs/taskOutcomes.js';
+import { runServers } from '../runs/runServers.js';
 import { ApprovalBroker } from './approvalBroker.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
 import { openAppDatabaseWithReport } from './database.js';
@@ -208,6 +209,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     emit,
     knownSecret: (value) => redactor.add(value),
     taskSettled: (sessionId, callId, signal) => runTaskOutcomes.settled(sessionId, callId, signal),
+    // A run started or resumed while servers still connect (the app just started) waits for them.
+    servers: runServers(registry),
   });
   // An agent's resource read or prompt get is decided like a read-only tool named after it.
   const features = new ServerFeatureService(
