@@ -34,15 +34,41 @@ export function runServers(registry: Registry, waitMs = RUN_SERVER_WAIT_MS): Run
       });
     },
     async settle(serverIds, signal): Promise<ServerNotReady[]> {
-      const outcomes = await Promise.all(
-        serverIds.map((serverId) =>
-          registry.whenReady(serverId, { timeoutMs: waitMs, signal, throughIdle: true, withTools: true }).then(
-            () => undefined,
-            (error: unknown) => ({ serverId, reason: error instanceof Error ? error.message : String(error) }),
-          ),
-        ),
-      );
-      return outcomes.filter((o): o is ServerNotReady => o !== undefined);
+      return settle(registry, waitMs, serverIds, signal);
     },
   };
+}
+
+/**
+ * The servers of this visibility still starting — `idle` or connecting, or ready with their tools
+ * not listed yet — as opposed to failed or reconnecting: what a caller that found no tool by a
+ * name waits for (the gateway, while the app starts) before saying there is none.
+ */
+export function startingServers(registry: Registry, visibility: AgentVisibility): string[] {
+  return registry
+    .servers()
+    .filter((config) => config.enabled && (visibility.allServers || visibility.serverIds.includes(config.id)))
+    .filter((config) => {
+      const state = registry.status(config.id)?.state;
+      return state === 'idle' || state === 'connecting' || (state === 'ready' && !registry.hasTools(config.id));
+    })
+    .map((config) => config.id);
+}
+
+/** Waits until each server is ready with its tools listed, or failed, or `waitMs`; resolves with those not ready. */
+export async function settle(
+  registry: Registry,
+  waitMs: number,
+  serverIds: string[],
+  signal: AbortSignal,
+): Promise<ServerNotReady[]> {
+  const outcomes = await Promise.all(
+    serverIds.map((serverId) =>
+      registry.whenReady(serverId, { timeoutMs: waitMs, signal, throughIdle: true, withTools: true }).then(
+        () => undefined,
+        (error: unknown) => ({ serverId, reason: error instanceof Error ? error.message : String(error) }),
+      ),
+    ),
+  );
+  return outcomes.filter((o): o is ServerNotReady => o !== undefined);
 }
