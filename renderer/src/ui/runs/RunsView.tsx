@@ -223,8 +223,8 @@ function OpenRun() {
         <p className="status-line" role="status" data-testid="run-server-wait">
           Waiting for {serverWait.serverIds.length === 1 ? 'the server' : 'the servers'}{' '}
           {serverWait.serverIds.map((id) => `“${id}”`).join(', ')} to be ready
-          {serverWait.timeoutMs !== undefined ? ` (up to ${Math.round(serverWait.timeoutMs / 1000)} s)` : ''} — the app
-          has just started and they are still connecting. The model is asked once they are.
+          {serverWait.timeoutMs !== undefined ? ` (up to ${Math.round(serverWait.timeoutMs / 1000)} s)` : ''}: they are
+          still connecting. The model is asked once they are ready or have failed.
         </p>
       )}
       {run.outcome && <p className="muted">{run.outcome.message}</p>}
