@@ -103,8 +103,8 @@ export interface AgentSessionDeps {
   /**
    * Waits (bounded) until the servers this agent may see that are still starting (the app just
    * started: `idle` or connecting, their tools not listed yet) are ready or failed; resolves at once
-   * when none is. A name not found is looked up again after it, so a call made while the app starts
-   * is not refused as an unknown tool.
+   * when none is. `tools/list` waits for it (the list is whole), and a name not found is looked up
+   * again after it, so a call made while the app starts is not refused as an unknown tool.
    */
   serversStarting?(visibility: AgentVisibility, signal: AbortSignal): Promise<void>;
 }
@@ -182,7 +182,9 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
     },
   );
   if (deps.tasks && scope.rounds) serveAgentTasks(server, deps.tasks, () => requireAgent(deps));
-  server.setRequestHandler('tools/list', () => {
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
+    // Right after the app starts, the servers still connecting are waited for (bounded): the list is then whole.
+    await deps.serversStarting?.(requireAgent(deps).visibility, ctx.mcpReq.signal);
     const agent = requireAgent(deps);
     scope.onListed?.(deps.catalog.fingerprint(agent.visibility));
     return {

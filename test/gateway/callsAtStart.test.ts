@@ -2,8 +2,9 @@
  * An agent calling through the gateway right after the app starts, while the server behind is
  * still connecting (issue 28.4), through the whole app core, a real stdio fixture server and the
  * v2 SDK client: a cold start (no cached tool lists) and a server that answers `initialize` only
- * once a gate file exists. The call waits for the server and runs once; before, it was refused at
- * once as "Unknown tool: fx__append" although the server came up a moment later.
+ * once a gate file exists. The call waits for the server and runs once, and a `tools/list` made
+ * meanwhile answers the whole list; before, the call was refused at once as "Unknown tool:
+ * fx__append" and the list was empty, although the server came up a moment later.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,8 +50,9 @@ describe('a gateway call made while the app starts waits for its server', () => 
         () => (answered = 'answered'),
         (e: unknown) => (answered = `refused: ${(e as Error).message}`),
       );
+      const listed = agent.listTools();
       // A round trip after the call: the server is still connecting (its initialize is gated), and the call is not refused.
-      await agent.listTools();
+      await agent.discover();
       expect(
         app.events.some(
           (e) =>
@@ -61,6 +63,8 @@ describe('a gateway call made while the app starts waits for its server', () => 
       expect(answered).toBeUndefined();
       writeFileSync(gate, '');
       const result = await called;
+      // The list asked for meanwhile waited too: it is whole, not empty.
+      expect((await listed).tools.map((t) => t.name)).toContain('fx__append');
       expect(result.isError).toBeFalsy();
       expect(readFileSync(counter, 'utf8').split('\n').filter(Boolean)).toEqual(['early']);
     } finally {
