@@ -130,6 +130,15 @@ export const runEvents = {
   'run.event': z.discriminatedUnion('type', [
     z.object({ runId: z.string(), type: z.literal('text'), delta: z.string() }),
     z.object({ runId: z.string(), type: z.literal('turn_restarted'), reason: z.string() }),
+    /** At a start or resume the run waits (bounded) until the servers it may use are ready or failed; `settled` ends the wait. */
+    z.object({
+      runId: z.string(),
+      type: z.literal('servers'),
+      state: z.enum(['waiting', 'settled']),
+      serverIds: z.array(z.string()),
+      timeoutMs: z.number().optional(),
+      failed: z.array(z.object({ serverId: z.string(), reason: z.string() })).optional(),
+    }),
     z.object({ runId: z.string(), type: z.literal('tool_call'), ...RunToolCallViewSchema.shape }),
     z.object({
       runId: z.string(),

@@ -75,6 +75,19 @@ export const TraceEventDataSchemas = {
     status: z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']),
     statusMessage: z.string().optional(),
   }),
+  /**
+   * The app asked the server how a call it ran as a task ended — at start, when the server became
+   * ready later, or at the person's request — or could not ask: `outcome` says which. An answered
+   * check is followed by the task's statuses (`task`) and the stored end (`completed`/`failed`).
+   */
+  task_check: z.looseObject({
+    taskId: z.string(),
+    trigger: z.enum(['start', 'server_ready', 'person']),
+    outcome: z.enum(['answered', 'server_unavailable', 'unknown_to_server', 'not_supported', 'no_answer']),
+    reason: z.string().optional(),
+    /** How long the check waited for the server to be ready. */
+    waitedMs: ms.optional(),
+  }),
   /** A completed checkpoint answered the call; nothing ran. */
   replay: z.looseObject({
     originalTraceId: z.string().optional(),
@@ -118,6 +131,7 @@ export const TraceEventSchema = z.discriminatedUnion('type', [
   storedEvent('retry_scheduled'),
   storedEvent('input_requested'),
   storedEvent('task'),
+  storedEvent('task_check'),
   storedEvent('replay'),
   storedEvent('completed'),
   storedEvent('failed'),

@@ -27,6 +27,8 @@ export interface TaskLinkedCall {
   toolName: string;
   taskId: string;
   traceId: string;
+  /** The code of the record's last error: why the last look at its task did not settle it (`task_unknown_to_server`, …). */
+  lastErrorCode?: string;
 }
 
 /** A task id is the server's string: bounded, so a hostile server cannot fill the database with it. */
@@ -45,10 +47,12 @@ export class CheckpointTaskLinks {
       tool_name: string;
       task_id: string;
       trace_id: string;
+      last_code: string | null;
     }
   >;
   readonly #complete: Statement<unknown[]>;
   readonly #fail: Statement<unknown[]>;
+  readonly #note: Statement<unknown[]>;
 
   constructor(db: Database, options: { clock?: Clock } = {}) {
     requireMigrations(db, 'checkpoints', CHECKPOINT_MIGRATIONS);
@@ -57,7 +61,9 @@ export class CheckpointTaskLinks {
       `UPDATE checkpoints SET task_id = ?, updated_at = ? WHERE session_id = ? AND call_id = ? AND status = 'started' AND lease = ? AND task_id IS NULL`,
     );
     this.#pending = db.prepare(
-      `SELECT session_id, call_id, user_id, server_id, tool_name, task_id, trace_id FROM checkpoints WHERE status = 'started' AND task_id IS NOT NULL ORDER BY server_id, task_id`,
+      `SELECT session_id, call_id, user_id, server_id, tool_name, task_id, trace_id,
+         CASE WHEN json_valid(last_error_json) THEN json_extract(last_error_json, '$.code') END AS last_code
+       FROM checkpoints WHERE status = 'started' AND task_id IS NOT NULL ORDER BY server_id, task_id`,
     );
     this.#complete = db.prepare(
       `UPDATE checkpoints SET status = 'completed', result_json = ?, is_error = ?, lease = NULL, updated_at = ?
@@ -65,6 +71,10 @@ export class CheckpointTaskLinks {
     );
     this.#fail = db.prepare(
       `UPDATE checkpoints SET status = 'failed', last_error_json = ?, lease = NULL, updated_at = ?
+       WHERE session_id = ? AND call_id = ? AND status = 'started' AND task_id = ?`,
+    );
+    this.#note = db.prepare(
+      `UPDATE checkpoints SET last_error_json = ?, updated_at = ?
        WHERE session_id = ? AND call_id = ? AND status = 'started' AND task_id = ?`,
     );
   }
@@ -85,6 +95,7 @@ export class CheckpointTaskLinks {
       toolName: row.tool_name,
       taskId: row.task_id,
       traceId: row.trace_id,
+      ...(typeof row.last_code === 'string' ? { lastErrorCode: row.last_code } : {}),
     }));
   }
 
@@ -101,6 +112,27 @@ export class CheckpointTaskLinks {
         JSON.stringify(result),
         Number(result.isError),
         nowMs(this.#clock),
+        call.sessionId,
+        call.callId,
+        call.taskId,
+      ]).changes === 1
+    );
+  }
+
+  /**
+   * Asking the server did not settle the call (it did not connect, or no longer knows the task):
+   * the record stays `started` — whether the tool acted is unknown — and says why as its last
+   * error, so History tells what is true now. False when the record moved on.
+   */
+  note(
+    call: Pick<TaskLinkedCall, 'sessionId' | 'callId' | 'taskId'>,
+    error: { code: string; message: string },
+  ): boolean {
+    const now = nowMs(this.#clock);
+    return (
+      this.#note.run([
+        JSON.stringify({ code: error.code, message: error.message, at: now }),
+        now,
         call.sessionId,
         call.callId,
         call.taskId,

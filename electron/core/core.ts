@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { traceIdOf } from '../harness/application.js';
 import { createPipeline } from '../harness/createPipeline.js';
-import { recoverTaskCalls } from '../harness/taskRecovery.js';
+import { TaskRecoveryService } from '../harness/taskRecovery.js';
 import { OAuthCredentials } from '../mcp/oauth/credentials.js';
 import { OAuthManager } from '../mcp/oauth/manager.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
@@ -44,6 +44,7 @@ import { Late } from '../util/late.js';
 import { refuseGatewayLoop } from '../gateway/loop.js';
 import { RunStore } from '../runs/runStore.js';
 import { RunTaskOutcomes } from '../runs/taskOutcomes.js';
+import { runServers } from '../runs/runServers.js';
 import { ApprovalBroker } from './approvalBroker.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
 import { openAppDatabaseWithReport } from './database.js';
@@ -206,7 +207,22 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
 
   // ── services ──────────────────────────────────────────────────────────────────────────────
   const taskRecoveryStop = new AbortController();
-  lifecycle.defer('task recovery', () => taskRecoveryStop.abort());
+  // Calls that died while their server ran them as a task: the server says how they ended
+  // (harness/taskRecovery.ts) — at start, whenever a server becomes ready later, and on the person's ask.
+  const taskRecovery = new TaskRecoveryService({
+    links: taskLinks,
+    registry,
+    redactResult: (r) => redactor.redactSecretValues(r),
+    redactText: (t) => redactor.redactText(t),
+    tracer,
+    waitMs: 60_000,
+    signal: taskRecoveryStop.signal,
+    isRunning: (sessionId, callId) => harness.isRunning(sessionId, callId),
+  });
+  lifecycle.defer('task recovery', () => {
+    taskRecoveryStop.abort();
+    taskRecovery.stop();
+  });
   const calls = new CallService(harness, checkpoints, emit, persistentGuiCaller(db));
   // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
   // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
@@ -218,6 +234,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     emit,
     knownSecret: (value) => redactor.add(value),
     taskSettled: (sessionId, callId, signal) => runTaskOutcomes.settled(sessionId, callId, signal),
+    // A run started or resumed while servers still connect (the app just started) waits for them.
+    servers: runServers(registry),
   });
   lifecycle.defer('agent runs', () => runs.close());
   // An agent's resource read or prompt get is decided like a read-only tool named after it.
@@ -323,19 +341,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       redactor,
       calls,
       // History's "Ask the server now": one record's task, asked at once; a task still working is followed in the background.
-      askTask: async (sessionId, callId) =>
-        (
-          await recoverTaskCalls({
-            links: taskLinks,
-            registry,
-            redactResult: (r) => redactor.redactSecretValues(r),
-            redactText: (t) => redactor.redactText(t),
-            tracer,
-            waitMs: 10_000,
-            signal: taskRecoveryStop.signal,
-            only: { sessionId, callId },
-          })
-        ).settled,
+      askTask: (sessionId, callId) => taskRecovery.ask(sessionId, callId),
     }),
     ...importHandlers({ registry, servers, redactor }),
     ...agentHandlers({ agents }),
@@ -369,16 +375,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       logs.followLogs();
       // Discovery runs in the background: the window opens at once and statuses stream in.
       registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
-      // Calls that died while their server ran them as a task: the server says how they ended (harness/taskRecovery.ts).
-      const recovery = recoverTaskCalls({
-        links: taskLinks,
-        registry,
-        redactResult: (r) => redactor.redactSecretValues(r),
-        redactText: (t) => redactor.redactText(t),
-        tracer,
-        waitMs: 60_000,
-        signal: taskRecoveryStop.signal,
-      });
+      // Each server is waited for (bounded) while discovery connects it, and asked again when it becomes ready later.
+      const recovery = taskRecovery.start();
       runTaskOutcomes.track(recovery);
       void recovery
         .then((r) => r.following)

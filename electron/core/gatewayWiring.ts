@@ -6,6 +6,7 @@
  * port of the settings — after which a saved server with a URL on that port is refused as a loop.
  * Its calls go through the same CallService as the GUI's.
  */
+import { RUN_SERVER_WAIT_MS, settle, startingServers } from '../runs/runServers.js';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { AgentStore } from '../gateway/agentStore.js';
@@ -97,6 +98,11 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     ...(options.gateway?.waitingProgressMs !== undefined
       ? { waitingProgressMs: options.gateway.waitingProgressMs }
       : {}),
+    // An agent calling while the app starts (its servers still connecting) waits for them before "Unknown tool".
+    serversStarting: async (visibility, signal) => {
+      const starting = startingServers(registry, visibility);
+      if (starting.length) await settle(registry, RUN_SERVER_WAIT_MS, starting, signal);
+    },
     // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets are decided by `features`.
     features: {
       offering: (kind) =>

@@ -12,7 +12,7 @@ import type { ModelConfig } from '../models/providerFactory.js';
 import { createProvider, modelKeyStorageKey } from '../models/providerFactory.js';
 import { SecretValue } from '../secrets/secretValue.js';
 import type { SecretStore } from '../secrets/types.js';
-import type { RunEvent } from '../runs/runEngine.js';
+import type { RunEvent, RunServers } from '../runs/runEngine.js';
 import { RunEngine, runCaller } from '../runs/runEngine.js';
 import type { RunStore } from '../runs/runStore.js';
 import type { RunLimits, RunRecord } from '../runs/types.js';
@@ -31,6 +31,8 @@ export interface RunServiceOptions {
   knownSecret(value: string): void;
   /** A resumed run's unknown call that the server ran as a task: settled from the task (runs/taskOutcomes.ts). */
   taskSettled?(sessionId: string, callId: string, signal: AbortSignal): Promise<boolean>;
+  /** The servers runs may use: a run started or resumed before they are ready waits for them (runs/runServers.ts). */
+  servers?: RunServers;
 }
 
 export interface SaveModelInput {
@@ -52,6 +54,7 @@ export class RunService {
       providerFor: (model) => createProvider(model, { get: (key) => this.readKey(key) }),
       onEvent: (event) => this.forward(event),
       ...(options.taskSettled ? { taskSettled: options.taskSettled } : {}),
+      ...(options.servers ? { servers: options.servers } : {}),
     });
     // Runs a dead process left running are shown as interrupted, with Resume.
     options.store.markInterrupted();

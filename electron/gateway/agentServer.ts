@@ -25,6 +25,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
+import type { AgentVisibility } from '../../shared/agents.js';
 import { CALL_KEY_PART_MAX, CallKeyPartSchema } from '../../shared/contract/callKey.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
 import { gatewayMarkCapability, gatewayMarkMeta } from '../mcp/ownGateway.js';
@@ -100,6 +101,13 @@ export interface AgentSessionDeps {
   marksThrough?: () => readonly string[];
   /** The gateway's tasks (agentTasks.ts): a 2026-07-28 agent that declares the tasks extension gets one when the server behind makes one. */
   tasks?: AgentTasks;
+  /**
+   * Waits (bounded) until the servers this agent may see that are still starting (the app just
+   * started: `idle` or connecting, their tools not listed yet) are ready or failed; resolves at once
+   * when none is. `tools/list` waits for it (the list is whole), and a name not found is looked up
+   * again after it, so a call made while the app starts is not refused as an unknown tool.
+   */
+  serversStarting?(visibility: AgentVisibility, signal: AbortSignal): Promise<void>;
 }
 
 /** What differs between the eras: the key of a call without a callId, and the caller's session label. */
@@ -176,7 +184,9 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
     },
   );
   if (deps.tasks && scope.rounds) serveAgentTasks(server, deps.tasks, () => requireAgent(deps));
-  server.setRequestHandler('tools/list', () => {
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
+    // Right after the app starts, the servers still connecting are waited for (bounded): the list is then whole.
+    await deps.serversStarting?.(requireAgent(deps).visibility, ctx.mcpReq.signal);
     const agent = requireAgent(deps);
     scope.onListed?.(deps.catalog.fingerprint(agent.visibility));
     return {
@@ -271,7 +281,11 @@ async function callTool(
   ctx: ServerContext,
 ): Promise<CallToolResult | InputRequiredResult> {
   const agent = requireAgent(deps);
-  const named = deps.catalog.resolve(agent.visibility, params.name);
+  let named = deps.catalog.resolve(agent.visibility, params.name);
+  if (!named && deps.serversStarting) {
+    await deps.serversStarting(agent.visibility, ctx.mcpReq.signal);
+    named = deps.catalog.resolve(agent.visibility, params.name);
+  }
   if (!named)
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,

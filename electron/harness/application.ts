@@ -208,6 +208,7 @@ export class HarnessApplication {
 
   /** Runs one tool call through the whole pipeline; see the file comment for the order. */
   async executeTool(toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<ExecuteResult> {
+    await this.untilListed(toolName, options);
     const target = this.resolve(toolName, options.serverId);
     const trace = this.options.tracer.start({
       sessionId: options.sessionId,
@@ -487,7 +488,11 @@ export class HarnessApplication {
               reason: `${verdict.reason}; waiting for the server to reconnect`,
             });
             const back = await this.options.registry
-              .whenReady(target.serverId, { timeoutMs: waitMs, ...(options.signal ? { signal: options.signal } : {}) })
+              .whenReady(target.serverId, {
+                timeoutMs: waitMs,
+                throughIdle: true,
+                ...(options.signal ? { signal: options.signal } : {}),
+              })
               .then(
                 () => true,
                 () => false,
@@ -553,10 +558,35 @@ export class HarnessApplication {
     }
   }
 
-  /** The server is not ready now but will be retried by the registry (connecting or reconnecting). */
+  /**
+   * A call naming its server while the app starts — the server still `idle` or connecting, its
+   * tools not listed yet (a cold start) — waits for it (bounded by the call's deadline, else the
+   * server's timeout) instead of failing as an unknown tool; a server already up is not waited for.
+   */
+  private async untilListed(toolName: string, options: ExecuteOptions): Promise<void> {
+    const { registry } = this.options;
+    const serverId = options.serverId;
+    if (serverId === undefined || serverId === LOCAL_SERVER_ID || registry.find(serverId, toolName)) return;
+    const state = registry.status(serverId)?.state;
+    if (state !== 'idle' && state !== 'connecting' && !(state === 'ready' && !registry.hasTools(serverId))) return;
+    await registry
+      .whenReady(serverId, {
+        timeoutMs: this.reconnectWaitMs(serverId, options),
+        throughIdle: true,
+        withTools: true,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
+      .catch(() => undefined); // resolve() then says why the tool cannot be called
+  }
+
+  /** The server is not ready now but will be retried by the registry (connecting or reconnecting; at start, idle). */
   private isReconnecting(serverId: string): boolean {
     const state = this.options.registry.status(serverId)?.state;
-    return state === 'reconnecting' || state === 'connecting';
+    return (
+      state === 'reconnecting' ||
+      state === 'connecting' ||
+      (state === 'idle' && this.options.registry.server(serverId)?.enabled === true)
+    );
   }
 
   /** How long a retry waits for a reconnect: the call's own deadline, else the server's timeout. */

@@ -342,6 +342,11 @@ export class MCPToolRegistry {
     return this.state.toolMap.find(serverId, name);
   }
 
+  /** Whether the server's tools are in the tool map (listed live or from the cache). */
+  hasTools(id: string): boolean {
+    return this.state.toolMap.has(id);
+  }
+
   /** Whether the server's listed tools were taken from the schema cache (not yet listed live). */
   hasCachedTools(id: string): boolean {
     return this.state.toolMap.get(id)?.fromCache === true;

@@ -48,7 +48,36 @@ export type RunEvent =
       result?: StoredToolResult;
     }
   | { runId: string; type: 'status'; status: RunStatus; outcome?: RunOutcome }
-  | { runId: string; type: 'usage'; inputTokens: number; outputTokens: number; toolCalls: number };
+  | { runId: string; type: 'usage'; inputTokens: number; outputTokens: number; toolCalls: number }
+  /**
+   * At a start or resume, the run waits (bounded) until the servers it may use are ready or failed
+   * (the app may have just started: they are still connecting). `waiting` names them; `settled`
+   * ends the wait, naming those that did not become ready.
+   */
+  | {
+      runId: string;
+      type: 'servers';
+      state: 'waiting' | 'settled';
+      serverIds: string[];
+      timeoutMs?: number;
+      failed?: ServerNotReady[];
+    };
+
+/** A server the run may use that is not ready, and why. */
+export interface ServerNotReady {
+  serverId: string;
+  reason: string;
+}
+
+/** The servers a run may use, as the engine needs them (core/runService.ts builds it on the registry). */
+export interface RunServers {
+  /** The run's servers that are not ready now (connecting, reconnecting, failed, …). */
+  notReady(visibility: AgentVisibility): ServerNotReady[];
+  /** Waits until each of these is ready (its tools listed) or failed, or the wait's bound; resolves with those not ready. */
+  settle(serverIds: string[], signal: AbortSignal): Promise<ServerNotReady[]>;
+  /** The bound of `settle`, shown to the person. */
+  readonly waitMs: number;
+}
 
 export interface RunEngineOptions {
   harness: {
@@ -66,6 +95,13 @@ export interface RunEngineOptions {
    * See taskOutcomes.ts. Absent or false: the run waits for the person (`needs_resolution`).
    */
   taskSettled?(sessionId: string, callId: string, signal: AbortSignal): Promise<boolean>;
+  /**
+   * The servers a run may use. With it, a start or resume first waits for them (visibly, bounded),
+   * and a call that cannot run because its server is not ready halts the run (`failed`,
+   * `servers_unavailable`, resumable; the call runs at the resume) instead of telling the model
+   * there is no such tool and ending "completed" with a step skipped.
+   */
+  servers?: RunServers;
 }
 
 export interface StartRunInput {
@@ -191,6 +227,7 @@ export class RunEngine {
     const { store } = this.options;
     const first = store.require(runId);
     const provider = await this.options.providerFor(first.model);
+    await this.settleServers(first, signal);
     for (;;) {
       if (signal.aborted)
         return this.setStatus(runId, 'stopped', { code: 'cancelled', message: 'Stopped by the person.' });
@@ -250,6 +287,43 @@ export class RunEngine {
     }
   }
 
+  /** Waits until the run's servers are ready or failed (bounded), as run events the GUI shows. */
+  private async settleServers(run: RunRecord, signal: AbortSignal): Promise<void> {
+    const servers = this.options.servers;
+    if (!servers) return;
+    const pending = servers.notReady(run.visibility).map((s) => s.serverId);
+    if (pending.length === 0) return;
+    this.emit({ runId: run.id, type: 'servers', state: 'waiting', serverIds: pending, timeoutMs: servers.waitMs });
+    const failed = await servers.settle(pending, signal);
+    this.emit({ runId: run.id, type: 'servers', state: 'settled', serverIds: pending, failed });
+  }
+
+  /** A call that cannot run because its server (or, unrouted, any of the run's servers) is not ready: the halt that says so. */
+  private serversUnavailable(
+    run: RunRecord,
+    call: ModelToolCall,
+    toolName: string,
+    serverId: string,
+  ): AnswerOutcome | undefined {
+    const notReady = this.options.servers
+      ?.notReady(run.visibility)
+      .filter((s) => serverId === '' || s.serverId === serverId);
+    if (!notReady?.length) return undefined;
+    const which = notReady.map((s) => `${s.serverId} (${s.reason})`).join(', ');
+    return {
+      kind: 'halt',
+      status: 'failed',
+      outcome: {
+        code: 'servers_unavailable',
+        callId: call.id,
+        message:
+          serverId === ''
+            ? `The model called ${call.name}, which no ready server offers, while ${notReady.length === 1 ? 'this server is' : 'these servers are'} not ready: ${which}. Resume the run once ${notReady.length === 1 ? 'it is' : 'they are'}.`
+            : `The call ${call.id} (${toolName}) could not run: its server ${which} is not ready. Resume the run once it is; the call runs then.`,
+      },
+    };
+  }
+
   /** One model turn, asked again on a retryable failure (its partial text is then void). */
   private async modelTurn(
     run: RunRecord,
@@ -298,8 +372,20 @@ export class RunEngine {
     const results: ModelToolResult[] = [];
     let limitReached = false;
     const caller = runCaller(run);
+    // A call the model's turn could not route (its server was not listed then) is routed again now.
+    let current: RunToolSet | undefined;
     for (const record of store.toolCalls(run.id).filter((c) => c.messageSeq === messageSeq)) {
-      const { call, toolName, serverId } = record;
+      const { call } = record;
+      let { toolName, serverId } = record;
+      if (!serverId && record.status !== 'done') {
+        current ??= visibleTools(this.options.harness.listTools(), run.visibility);
+        const routed = current.route.get(call.name);
+        if (routed) ({ toolName, serverId } = routed);
+        else {
+          const halt = this.serversUnavailable(run, call, call.name, '');
+          if (halt) return halt;
+        }
+      }
       const event = {
         runId: run.id,
         type: 'tool_call' as const,
@@ -350,6 +436,11 @@ export class RunEngine {
               outcome: { code: 'cancelled', message: 'Stopped by the person.' },
             };
           const code = codeOf(error);
+          // Its server is not ready (not listed yet, or not connected): nothing ran; the run halts and the call runs at its resume.
+          if (code === 'unknown_tool' || code === 'unavailable') {
+            const halt = this.serversUnavailable(run, call, toolName, serverId);
+            if (halt) return halt;
+          }
           if (code === 'in_progress') {
             return {
               kind: 'halt',

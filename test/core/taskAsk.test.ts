@@ -70,7 +70,9 @@ describe('History: ask the server now about a call run as a task', () => {
         d.events.some((e) => e.type === 'task' && e.data.status === 'completed') &&
         d.events.at(-1)?.type === 'completed',
     );
-    expect(recovery?.events.map((e) => e.type)).toEqual(['task', 'completed']);
+    // The ask itself first (who asked, the outcome), then the task's status and the stored end.
+    expect(recovery?.events.map((e) => e.type)).toEqual(['task_check', 'task', 'completed']);
+    expect(recovery?.events[0]?.data).toMatchObject({ trigger: 'person', outcome: 'answered' });
     const replay = await app.call<CallOutcome>('history.replay', { sessionId, callId: 'ask-task-1' });
     expect(replay.replayed).toBe(true);
     expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'later')).toHaveLength(1);

@@ -7,7 +7,7 @@
  *
  * Run: npx playwright test test/e2e/runs.spec.ts
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
@@ -156,6 +156,53 @@ test.describe('an agent run through the GUI', () => {
     expect(readFileSync(file, 'utf8')).not.toContain(KEY);
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await expect(page.getByTestId('run-row')).toHaveCount(0);
+  });
+
+  test('a run started while its server is still connecting waits, visibly, then the model is offered its tools (issue 28.3)', async ({
+    page,
+  }) => {
+    const counter = join(ctx.scratch, 'counter.txt');
+    const gate = join(ctx.scratch, 'init-gate');
+    // The server answers initialize only once the gate file exists: it stays "connecting" until the test opens it.
+    await ctx.bridge.ok('servers.save', {
+      mode: 'create',
+      config: {
+        id: 'fx',
+        name: 'Fixture',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [BUILT_STDIO_FIXTURE],
+        cwd: PROJECT_ROOT,
+        env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append', FIXTURE_INIT_GATE: gate },
+      },
+    });
+    await ctx.bridge.ok('models.save', {
+      id: 'loop',
+      name: 'Loopback',
+      kind: 'anthropic',
+      baseUrl: loopback.anthropicBaseUrl,
+      model: 'loopback-model',
+      apiKey: KEY,
+    });
+    await page.goto(ctx.host.url);
+    await openView(page, 'Agent runs');
+    const start = page.getByRole('form', { name: 'Start a run' });
+    await start.getByLabel('Fixture').check();
+    await start.getByLabel('Task for the model').fill('write from-e2e');
+    await start.getByRole('button', { name: 'Start run' }).click();
+
+    const waiting = page.getByTestId('run-server-wait');
+    await expect(waiting).toContainText('Waiting for the server “fx” to be ready');
+    expect(loopback.requests).toHaveLength(0);
+    writeFileSync(gate, '');
+    await expect(waiting).toHaveCount(0);
+    const dialog = page.getByRole('alertdialog', { name: /^Approval: append, asked by agent run/ });
+    await dialog.getByRole('button', { name: /^Allow once/ }).click();
+    await expect(page.getByTestId('run-status')).toHaveText('Completed');
+    await expect(page.getByTestId('run-assistant-text').last()).toHaveText('Saw: appended from-e2e');
+    // The model's first request offered the server's tool: it was asked only once the server was ready.
+    expect((loopback.requests[0]?.body.tools as Array<{ name: string }>).map((t) => t.name)).toContain('append');
+    expect(lines(counter)).toEqual(['from-e2e']);
   });
 
   test('an OpenAI Responses model from Settings; limits set in the run setup and shown while running; the run under its own caller in History and Traces', async ({

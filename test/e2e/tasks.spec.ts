@@ -8,6 +8,7 @@
  * Run: npx playwright test test/e2e/tasks.spec.ts
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
@@ -106,10 +107,56 @@ test('History: "Ask the server now" on a record left unknown with a task id reco
   const row = page.locator(`[data-history-row][data-call-id="${callId}"]`);
   await row.click();
   const detail = page.getByRole('region', { name: 'Call long_job' });
-  await expect(detail).toContainText('Running as task');
+  // Not "running": its end is not known until the server is asked.
+  await expect(detail).toContainText('its end is not known yet');
   await detail.getByRole('button', { name: 'Ask the server now' }).click();
   await expect(detail.locator('[data-record-status]').first()).toHaveAttribute('data-record-status', 'completed');
   await expect(detail).toContainText('done later');
   await expect(detail.getByRole('button', { name: 'Replay' })).toBeVisible();
   expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'later')).toHaveLength(1);
+});
+
+test('History: a task the server no longer knows says so in place of the record’s text, and the ask has a trace (issue 34.3)', async ({
+  page,
+}) => {
+  const callId = `e2e-task-${randomUUID()}`;
+  const call = await ctx.bridge.call('tools.call', {
+    name: 'long_job',
+    serverId: 'hasty',
+    args: { label: 'forgotten' },
+    callId,
+    timeoutMs: 300,
+  });
+  expect(call.ok).toBe(false);
+  // The server forgets the task (as a stdio server keeping tasks per process does when it restarts).
+  const { taskId } = effectOf('forgotten')!;
+  rmSync(join(tasksDir, `${taskId}.json`));
+
+  await openView(page, 'History');
+  await page.locator(`[data-history-row][data-call-id="${callId}"]`).click();
+  const detail = page.getByRole('region', { name: 'Call long_job' });
+  await expect(detail).not.toContainText('Running as task');
+  await detail.getByRole('button', { name: 'Ask the server now' }).click();
+  // The ask's outcome is the record's text now (title and body), not a line appended below the old one.
+  await expect(detail.getByText(`The server no longer knows task ${taskId}`)).toBeVisible();
+  await expect(detail.getByTestId('task-note')).toContainText('Whether the tool acted on the remote side is unknown');
+  await expect(detail.getByRole('alert')).toHaveCount(0);
+  await expect(detail.locator('[data-record-status]').first()).toHaveAttribute('data-record-status', 'unknown');
+  await expect(detail.getByRole('button', { name: 'Resolve by hand…' })).toBeVisible();
+  // It is the record's own text: opened afresh, it still says so.
+  await page.reload();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^History/ })
+    .click();
+  await page.locator(`[data-history-row][data-call-id="${callId}"]`).click();
+  await expect(detail.getByText(`The server no longer knows task ${taskId}`)).toBeVisible();
+  // The ask left a trace: who asked, and what the server said.
+  await detail.getByRole('button', { name: 'Ask the server again' }).click();
+  await detail.getByRole('button', { name: 'Trace of the ask' }).click();
+  await expect(page.getByRole('heading', { name: 'Traces', level: 1 })).toBeVisible();
+  await expect(
+    page.getByText(/Asked the server about task .* on your request.*: the server no longer knows the task/),
+  ).toBeVisible();
+  expect(taskEvents(tasksDir).filter((e) => e.event === 'effect' && e.label === 'forgotten')).toHaveLength(1);
 });

@@ -53,14 +53,19 @@ export class HostProcess {
     readonly port: number,
     private readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>,
     readonly output: () => string,
+    private readonly group = false,
   ) {}
 
-  /** `extraArgs`: more flags for cli.ts (`--gateway-port`, `--workspace`); `nodeArgs`: for node itself (`--inspect=0`). */
+  /**
+   * `extraArgs`: more flags for cli.ts (`--gateway-port`, `--workspace`); `nodeArgs`: for node itself (`--inspect=0`);
+   * `group`: the host leads its own process group, so `stop` signals its servers with it (kill -9 of the whole app).
+   */
   static async start(
     dataDir: string,
     token: string,
     extraArgs: string[] = [],
     nodeArgs: string[] = [],
+    options: { group?: boolean } = {},
   ): Promise<HostProcess> {
     const child = spawn(
       process.execPath,
@@ -79,6 +84,7 @@ export class HostProcess {
         cwd: PROJECT_ROOT,
         env: { ...process.env, MINIHARNESS_TOKEN: token, MINIHARNESS_SECRET_STORE: 'file' },
         stdio: ['ignore', 'pipe', 'pipe'],
+        detached: options.group === true,
       },
     );
     liveHosts.add(child);
@@ -103,7 +109,7 @@ export class HostProcess {
         reject(new Error(`the host exited (${code ?? signal}) before printing its link:\n${output}`));
       });
     });
-    return new HostProcess(child, port, exited, () => output);
+    return new HostProcess(child, port, exited, () => output, options.group === true);
   }
 
   get pid(): number {
@@ -112,8 +118,19 @@ export class HostProcess {
 
   /** Sends the signal and waits until the process has exited (and been reaped). */
   async stop(signal: 'SIGKILL' | 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
-    return this.exited;
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      if (this.group && signal === 'SIGKILL' && this.child.pid) process.kill(-this.child.pid, 'SIGKILL');
+      else this.child.kill(signal);
+    }
+    const exited = await this.exited;
+    if (this.group && this.child.pid) {
+      try {
+        process.kill(-this.child.pid, 'SIGKILL'); // whatever the group left behind
+      } catch {
+        // none left
+      }
+    }
+    return exited;
   }
 }
 

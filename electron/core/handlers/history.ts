@@ -21,8 +21,8 @@ type HistoryChannels =
   | 'history.resolve'
   | 'history.askTask';
 
-/** Asks the server about one recorded task (harness/taskRecovery.ts with `only`): what the first look settled. */
-export type AskTask = (sessionId: string, callId: string) => Promise<TaskRecoveryOutcome[]>;
+/** Asks the server about one recorded task (harness/taskRecovery.ts): what the first look settled, or `busy` (another look has it). */
+export type AskTask = (sessionId: string, callId: string) => Promise<TaskRecoveryOutcome[] | 'busy'>;
 
 export function historyHandlers(deps: {
   harness: HarnessApplication;
@@ -67,12 +67,21 @@ export function historyHandlers(deps: {
       if (!record) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
       if (record.taskId === undefined || record.status !== 'started')
         throw new AppError('not_found', 'This call has no task of the server left to ask about.');
-      const [outcome] = await deps.askTask(sessionId, callId);
-      // Not asked (the server did not connect, or does not know the task): the record stays as it was, and the answer says why.
+      const asked = await deps.askTask(sessionId, callId);
+      // Being asked already (at start, its server not ready yet, or a task followed to its end): that look records its outcome.
+      if (asked === 'busy')
+        throw new AppError(
+          'unavailable',
+          `The app is asking the server about task ${record.taskId} already; its answer is recorded here when the server gives it.`,
+        );
+      // Not settled (the server did not connect, or does not know the task): the record stays unknown and
+      // says why as its last error (taskRecovery.ts); the answer says it too, with the ask's trace.
+      const [outcome] = asked;
       if (outcome?.kind === 'unresolved')
         throw new AppError(
           'unavailable',
           `The server could not tell how task ${record.taskId} ended: ${redactor.redactText(outcome.reason)}`,
+          outcome.traceId ? { traceId: outcome.traceId } : undefined,
         );
       const after = checkpoints.get(sessionId, callId) ?? record;
       return redactor.redactSecretValues(historyRecordView(after, running));

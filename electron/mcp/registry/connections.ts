@@ -161,7 +161,7 @@ export class ConnectionLifecycle {
   /**
    * Resolves once the server is ready (at once when it is), e.g. after an automatic reconnect.
    * Rejects with MCPServerUnavailableError when it will not come back by itself (disabled,
-   * disconnected, removed, failed for a reason a person must fix) or not within `timeoutMs`,
+   * disconnected, removed, failed for a reason a person must fix; `idle` unless `throughIdle`) or not within `timeoutMs`,
    * and with the signal's reason (or MCPRequestCancelled) when the signal aborts.
    */
   whenReady(id: string, options: WaitOptions): Promise<void> {
@@ -185,9 +185,19 @@ export class ConnectionLifecycle {
         if (state.closed || state.entries.get(id) !== entry)
           return settle(() => reject(new MCPServerUnavailableError(id, 'it was removed')));
         const status = entry.status;
-        if (status.state === 'ready' && entry.connection && !entry.connection.failure) return settle(resolve);
+        if (
+          status.state === 'ready' &&
+          entry.connection &&
+          !entry.connection.failure &&
+          (!options.withTools || state.toolMap.has(id))
+        )
+          return settle(resolve);
         if (status.state === 'error') return settle(() => reject(new MCPServerUnavailableError(id, status.reason)));
-        if (status.state === 'disabled' || status.state === 'closed' || status.state === 'idle') {
+        if (
+          status.state === 'disabled' ||
+          status.state === 'closed' ||
+          (status.state === 'idle' && !options.throughIdle)
+        ) {
           settle(() =>
             reject(
               new MCPServerUnavailableError(id, status.state === 'disabled' ? 'it is disabled' : 'it is not connected'),
@@ -196,7 +206,8 @@ export class ConnectionLifecycle {
         }
       };
       const unsubscribe = state.subscribe((event) => {
-        if (event.type === 'status' && event.serverId === id) check();
+        if ((event.type === 'status' && event.serverId === id) || (options.withTools && event.type === 'tools'))
+          check();
       });
       const timer = setTimeout(
         () =>

@@ -215,11 +215,28 @@ export class ServerFeatures {
    * The server's live connection, once ready, and what it declared. Refused with the reason when
    * the server cannot take the request (removed, not connected, lost) or did not declare `feature`.
    */
+  /** The connection discovery is about to open for an enabled, still `idle` server (bounded by its timeout); else none. */
+  private opened(entry: ServerEntry): Promise<Connection | undefined> {
+    if (entry.status.state !== 'idle' || !entry.config.enabled) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(entry.connection);
+      };
+      const timer = setTimeout(done, entry.config.timeoutMs);
+      const unsubscribe = this.registry.subscribe((event) => {
+        if (event.type === 'status' && event.serverId === entry.config.id && event.status.state !== 'idle') done();
+      });
+    });
+  }
+
   private async usable(serverId: string, feature: OfferedFeature): Promise<Usable> {
     this.registry.assertOpen();
     const entry = this.registry.entries.get(serverId);
     if (!entry) throw new MCPConfigError(serverId, 'no server with this id exists');
-    const connection = entry.connection;
+    // At start an enabled server is `idle` a moment before discovery opens its connection: wait for it then.
+    const connection = entry.connection ?? (await this.opened(entry));
     if (!connection) throw new MCPServerUnavailableError(serverId, 'it is not connected; connect it first');
     // A lost server says why (it exited, it was killed); checked again once initialize settled.
     const assertAlive = (): void => {

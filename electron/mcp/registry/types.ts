@@ -69,6 +69,13 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** How long to wait at most. */
   timeoutMs: number;
+  /**
+   * Wait through `idle` too: an enabled server not connected yet (at start, before discovery
+   * opens its connection). Without it, `idle` is refused at once as "not connected".
+   */
+  throughIdle?: boolean;
+  /** Resolve only once the server's tools are in the tool map as well (a cold start lists them after connecting). */
+  withTools?: boolean;
 }
 
 export interface Connection {

@@ -166,6 +166,30 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
                 : 'info',
       };
     }
+    case 'task_check': {
+      const { taskId, trigger, outcome, reason, waitedMs } = event.data;
+      const WHY = {
+        start: 'at start',
+        server_ready: 'when the server became ready',
+        person: 'on your request',
+      } as const;
+      const OUTCOME = {
+        answered: { title: 'the server answered', tone: 'info' },
+        server_unavailable: { title: 'the server was not ready — asked again when it is', tone: 'warning' },
+        unknown_to_server: {
+          title: 'the server no longer knows the task — whether the tool acted is unknown',
+          tone: 'warning',
+        },
+        not_supported: { title: 'the server’s connection cannot be asked about tasks', tone: 'warning' },
+        no_answer: { title: 'asking failed', tone: 'error' },
+      } as const;
+      const waited = waitedMs !== undefined && waitedMs >= 100 ? ` after waiting ${formatDuration(waitedMs)}` : '';
+      return {
+        title: `Asked the server about task ${taskId} ${WHY[trigger]}${waited}: ${OUTCOME[outcome].title}`,
+        ...(reason ? { detail: reason } : {}),
+        tone: OUTCOME[outcome].tone,
+      };
+    }
     case 'replay':
       return {
         title: 'Replayed the stored result — nothing was executed',

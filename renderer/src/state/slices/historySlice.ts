@@ -382,7 +382,24 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
     },
 
     async askTaskNow(record) {
-      const updated = await client.call('history.askTask', { sessionId: record.sessionId, callId: record.callId });
+      let updated: HistoryRecordView;
+      try {
+        updated = await client.call('history.askTask', { sessionId: record.sessionId, callId: record.callId });
+      } catch (error) {
+        // An ask that did not settle the call changed its record (why, as its last error): shown in place of the old text.
+        const after = await client
+          .call('history.get', { sessionId: record.sessionId, callId: record.callId })
+          .catch(() => undefined);
+        if (after && (after.sessionId === get().historySessionId || get().historyAllSessions)) {
+          const rest = get().historyRecords.filter((r) => recordKey(r) !== recordKey(after));
+          set(
+            { historyRecords: matches(after, get().historyFilters) ? [after, ...rest] : rest },
+            false,
+            'history/taskAskFailed',
+          );
+        }
+        throw error;
+      }
       if (updated.sessionId === get().historySessionId || get().historyAllSessions) {
         const rest = get().historyRecords.filter((r) => recordKey(r) !== recordKey(updated));
         set(

@@ -18,6 +18,8 @@ export interface RunsSlice {
   openRun: RunDetail | undefined;
   /** What the model of the open run is streaming now (its turn is not stored yet). */
   liveText: string;
+  /** Runs waiting (at a start or resume) for the servers they may use to be ready, by run id. */
+  serverWaits: Record<string, { serverIds: string[]; timeoutMs?: number }>;
   runsError: string | undefined;
   loadModels(): Promise<void>;
   saveModel(request: RequestOf<'models.save'>): Promise<string | undefined>;
@@ -59,6 +61,7 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
     openRunId: undefined,
     openRun: undefined,
     liveText: '',
+    serverWaits: {},
     runsError: undefined,
     loadModels: () => attempt(async () => set({ models: await client.call('models.list', {}) }, false, 'models/list')),
     async saveModel(request) {
@@ -115,6 +118,21 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
       await reloadOpen();
     },
     applyRunEvent(event) {
+      // Kept for every run: the wait may begin before the view has opened the run it started.
+      if (event.type === 'servers') {
+        const { [event.runId]: _ended, ...others } = get().serverWaits;
+        const serverWaits =
+          event.state === 'waiting'
+            ? {
+                ...others,
+                [event.runId]: {
+                  serverIds: event.serverIds,
+                  ...(event.timeoutMs !== undefined ? { timeoutMs: event.timeoutMs } : {}),
+                },
+              }
+            : others;
+        set({ serverWaits }, false, 'runs/serverWait');
+      }
       if (event.runId !== get().openRunId) return;
       if (event.type === 'text') set({ liveText: get().liveText + event.delta }, false, 'runs/text');
       else if (event.type === 'turn_restarted') set({ liveText: '' }, false, 'runs/restarted');

@@ -224,6 +224,87 @@ function PreviewBlock({
   );
 }
 
+/** The last look at a record's task that did not settle it (harness/taskRecovery.ts writes it as the record's last error). */
+function taskCheckNote(record: HistoryRecordView): { code: string; message: string; at: number } | undefined {
+  const error = record.lastError;
+  return record.status === 'unknown' && record.taskId && error?.code?.startsWith('task_')
+    ? { code: error.code, message: error.message, at: error.at }
+    : undefined;
+}
+
+/**
+ * A record whose call the server ran as a task, its end not known: what the app last learned of
+ * the task says what is true — not asked yet, the server not ready, or the server no longer
+ * knowing the task (whether the tool acted is unknown: the person resolves it).
+ */
+function TaskCallout({
+  record,
+  taskId,
+  asking,
+  onAsk,
+}: {
+  record: HistoryRecordView;
+  taskId: string;
+  asking: { busy: boolean; error?: string; traceId?: string };
+  onAsk: () => void;
+}) {
+  const note = taskCheckNote(record);
+  const actions = (
+    <>
+      <button type="button" className="btn btn-small" onClick={onAsk} disabled={asking.busy}>
+        {asking.busy ? <Spinner label="Asking" /> : <Icon name="refresh" size={14} />}
+        {note ? 'Ask the server again' : 'Ask the server now'}
+      </button>
+      {asking.traceId && <TraceButton traceId={asking.traceId} label="Trace of the ask" />}
+    </>
+  );
+  const askedAt = note ? <> (asked {formatDateTime(note.at)})</> : null;
+  const failedAsk = asking.error && (
+    <span className="record-error" role="alert">
+      {' '}
+      {asking.error}
+    </span>
+  );
+  if (note?.code === 'task_unknown_to_server')
+    return (
+      <Callout tone="warning" title={`The server no longer knows task ${taskId}`} actions={actions}>
+        <span data-testid="task-note">
+          The server ran this call as a task, and now answers that it does not know it — it may have restarted since
+          {askedAt}. Whether the tool acted on the remote side is unknown: check there, then resolve it by hand. What
+          the server said is in the trace of the ask.
+        </span>
+        {failedAsk}
+      </Callout>
+    );
+  if (note)
+    return (
+      <Callout
+        tone="warning"
+        title={
+          note.code === 'task_server_unavailable'
+            ? `Task ${taskId}: the server could not be asked`
+            : `Task ${taskId}: asking the server failed`
+        }
+        actions={actions}
+      >
+        <span data-testid="task-note">
+          {note.message}
+          {askedAt}. Until the server tells, whether the tool acted is unknown; you can also resolve it by hand.
+        </span>
+        {failedAsk}
+      </Callout>
+    );
+  return (
+    <Callout tone="info" title={`Server task ${taskId}: its end is not known yet`} actions={actions}>
+      <span data-testid="task-note">
+        The server ran this call as a task. The app asks the server how it ended at start and whenever the server
+        becomes ready (and follows a task still running), then records the server&apos;s result or reason here.
+      </span>
+      {failedAsk}
+    </Callout>
+  );
+}
+
 export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
   const { record, loading, error: loadError } = useWholeRecord(row);
   const replayCall = useAppStore((s) => s.replayCall);
@@ -234,7 +315,7 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
   const [confirmRerun, setConfirmRerun] = useState(false);
   const [resolving, setResolving] = useState(false);
   const askTaskNow = useAppStore((s) => s.askTaskNow);
-  const [asking, setAsking] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const [asking, setAsking] = useState<{ busy: boolean; error?: string; traceId?: string }>({ busy: false });
 
   async function askServer(): Promise<void> {
     setAsking({ busy: true });
@@ -242,7 +323,10 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
       await askTaskNow(record);
       setAsking({ busy: false });
     } catch (error) {
-      setAsking({ busy: false, error: messageOf(error) });
+      const traceId = error instanceof BridgeError ? error.details?.traceId : undefined;
+      // An ask that reached its end ("unavailable") changed the record's text: the record says why, not a line below it.
+      const inRecord = error instanceof BridgeError && error.code === 'unavailable' && traceId !== undefined;
+      setAsking({ busy: false, ...(inRecord ? {} : { error: messageOf(error) }), ...(traceId ? { traceId } : {}) });
     }
   }
 
@@ -333,25 +417,7 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
         </Callout>
       )}
       {unknown && !cancelled && record.taskId && (
-        <Callout
-          tone="info"
-          title={`Running as task ${record.taskId} on the server`}
-          actions={
-            <button type="button" className="btn btn-small" onClick={() => void askServer()} disabled={asking.busy}>
-              {asking.busy ? <Spinner label="Asking" /> : <Icon name="refresh" size={14} />}
-              Ask the server now
-            </button>
-          }
-        >
-          The server runs this call as a task. The app asks the server how it ended when it starts (and follows a task
-          still running), then records the server&apos;s result or reason here.
-          {asking.error && (
-            <span className="record-error" role="alert">
-              {' '}
-              {asking.error}
-            </span>
-          )}
-        </Callout>
+        <TaskCallout record={record} taskId={record.taskId} asking={asking} onAsk={() => void askServer()} />
       )}
       {unknown && !cancelled && !record.taskId && (
         <Callout tone="warning" title="Its result is unknown">
@@ -363,7 +429,7 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
         </Callout>
       )}
 
-      {record.lastError && (
+      {record.lastError && !taskCheckNote(record) && (
         <section className="card card-error" aria-labelledby="record-error-title">
           <h3 id="record-error-title" className="card-title">
             Last error

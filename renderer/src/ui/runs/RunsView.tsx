@@ -186,6 +186,7 @@ function OpenRun() {
   const stopRun = useAppStore((s) => s.stopRun);
   const resumeRun = useAppStore((s) => s.resumeRun);
   const deleteRun = useAppStore((s) => s.deleteRun);
+  const serverWait = useAppStore((s) => (detail ? s.serverWaits[detail.run.id] : undefined));
   if (!detail) return null;
   const { run } = detail;
   return (
@@ -218,6 +219,14 @@ function OpenRun() {
           </button>
         )}
       </header>
+      {run.status === 'running' && serverWait && (
+        <p className="status-line" role="status" data-testid="run-server-wait">
+          Waiting for {serverWait.serverIds.length === 1 ? 'the server' : 'the servers'}{' '}
+          {serverWait.serverIds.map((id) => `“${id}”`).join(', ')} to be ready
+          {serverWait.timeoutMs !== undefined ? ` (up to ${Math.round(serverWait.timeoutMs / 1000)} s)` : ''}: they are
+          still connecting. The model is asked once they are ready or have failed.
+        </p>
+      )}
       {run.outcome && <p className="muted">{run.outcome.message}</p>}
       <Conversation detail={detail} liveText={liveText} />
     </section>

@@ -20,6 +20,7 @@ const TYPE_LABELS: Record<TraceEvent['type'], string> = {
   retry_scheduled: 'retry',
   input_requested: 'input',
   task: 'task',
+  task_check: 'task',
   replay: 'replay',
   completed: 'result',
   failed: 'result',
