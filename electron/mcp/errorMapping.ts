@@ -263,9 +263,9 @@ function unsupportedVersionError(
   const asked = unsupported.requested ? ` ${ctx.redact(unsupported.requested)}` : '';
   const fix =
     ctx.config.protocolEra === 'legacy'
-      ? ' Its settings pin the Legacy protocol era (2025): set Protocol era to Automatic in the server’s settings (or Modern).'
+      ? ' Its settings pin the Legacy protocol era (2025). Set Protocol era to Automatic in the server’s settings, or to Modern.'
       : ctx.config.protocolEra === 'modern'
-        ? ' Its settings pin the Modern protocol era: set Protocol era to Automatic in the server’s settings.'
+        ? ' Its settings pin the Modern protocol era (2026-07-28). Set Protocol era to Automatic in the server’s settings, or to Legacy.'
         : '';
   const detail = `the server does not support protocol version${asked}: ${offers}.${fix}`;
   return fix ? new MCPConfigError(ctx.serverId, detail) : new MCPProtocolError(ctx.serverId, detail);

@@ -54,7 +54,7 @@ describe('a pinned era the server does not speak', () => {
       .catch((e: unknown) => e)) as MCPError;
     expect(error).toBeInstanceOf(MCPConfigError);
     expect(error.message).toMatch(/does not support protocol version 2025-11-25: it offers only 2026-07-28\./);
-    expect(error.message).toMatch(/pin the Legacy protocol era.*set Protocol era to Automatic/);
+    expect(error.message).toMatch(/pin the Legacy protocol era.*Set Protocol era to Automatic/);
     expect(error.message).not.toMatch(/jsonrpc|-32022|\{/);
   });
 });
