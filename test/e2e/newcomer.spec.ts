@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { ServerView } from '../../shared/contract.js';
@@ -489,6 +490,35 @@ test.describe('History and wording (34.7, 34.11)', () => {
     await expect(name).toBeVisible();
     const fits = await name.evaluate((el) => el.scrollWidth <= el.clientWidth + 1);
     expect(fits).toBe(true);
+  });
+
+  test('the Caller filter offers the app of a server that has one', async ({ page }) => {
+    await ctx.bridge.ok('servers.save', {
+      mode: 'create',
+      config: {
+        id: 'basic',
+        name: 'Basic',
+        transport: 'stdio',
+        command: process.execPath,
+        args: [
+          join(PROJECT_ROOT, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs', 'dist', 'index.js'),
+          '--stdio',
+        ],
+        cwd: PROJECT_ROOT,
+      },
+    });
+    await waitFor(
+      async () =>
+        ((await ctx.bridge.ok<ServerView[]>('servers.list', {})).find((s) => s.config.id === 'basic')?.toolCount ?? 0) >
+        0,
+      30_000,
+    );
+    await openApp(page);
+    await openView(page, 'History');
+    const caller = page.getByRole('search', { name: 'Filter history' }).getByLabel('Caller');
+    await expect(caller.locator('option', { hasText: "Basic's app" })).toHaveCount(1);
+    await caller.selectOption({ label: "Basic's app" });
+    await expect(caller).toHaveValue("Basic's app");
   });
 
   test('wording: a server request names a server once; Agent runs has its own icon; the page without its token names npm start', async ({
