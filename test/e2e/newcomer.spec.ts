@@ -209,7 +209,7 @@ test.describe('Settings → Models (34.1, 34.2, 34.10)', () => {
     await models.getByLabel('Base URL').fill('localhost:11434');
     await models.getByLabel('Model name').fill('m'.repeat(250));
     await models.getByRole('button', { name: 'Save model' }).click();
-    await expect(models.locator('#model-base-url-error')).toBeVisible();
+    await expect(models.locator('.field-error').first()).toBeVisible();
 
     // Agents → Add agent: a name with characters agents may not have, then one too long.
     await openView(page, 'Agents');
