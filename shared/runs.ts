@@ -25,23 +25,78 @@ export const ModelViewSchema = z.object({
 });
 export type ModelView = z.infer<typeof ModelViewSchema>;
 
+export const MODEL_NAME_MAX = 100;
+export const MODEL_BASE_URL_MAX = 2000;
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
+
+/**
+ * What is wrong with a model's base URL, as a sentence for the field (undefined: nothing; empty
+ * is fine: the provider's public API). Shared by the form (said at the field as the person types)
+ * and the contract (the same words when main refuses it). A URL typed without its scheme
+ * (`localhost:11434`, Ollama's usual typo) gets the URL it probably meant.
+ */
+export function baseUrlProblem(raw: string, kind?: ModelView['kind']): string | undefined {
+  const value = raw.trim();
+  if (value === '') return undefined;
+  if (value.length > MODEL_BASE_URL_MAX)
+    return `must be at most ${MODEL_BASE_URL_MAX} characters (this one has ${value.length})`;
+  if (/\s/.test(value)) return 'must not contain spaces';
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1];
+  if (scheme === undefined) {
+    const hostPart = value.split('/')[0] ?? '';
+    const guess = `${LOOPBACK_HOST.test(hostPart) ? 'http' : 'https'}://${value}`;
+    // Ollama, LM Studio and friends serve the OpenAI API under /v1.
+    const meant = kind !== 'anthropic' && !value.includes('/') && LOOPBACK_HOST.test(hostPart) ? `${guess}/v1` : guess;
+    return `must start with http:// or https:// — did you mean ${meant}?`;
+  }
+  if (!/^https?$/i.test(scheme)) return `must start with http:// or https:// (not ${scheme}://)`;
+  try {
+    const url = new URL(value);
+    if (!url.hostname) return 'names no host (like http://127.0.0.1:11434/v1)';
+  } catch {
+    return 'is not a valid URL (like http://127.0.0.1:11434/v1)';
+  }
+  return undefined;
+}
+
+/** What is wrong with a model's name (undefined: nothing). */
+export function modelNameProblem(raw: string): string | undefined {
+  const value = raw.trim();
+  if (value === '') return 'must not be empty';
+  if (value.length > MODEL_NAME_MAX)
+    return `must be at most ${MODEL_NAME_MAX} characters (this one has ${value.length})`;
+  return undefined;
+}
+
 export const SaveModelRequestSchema = z
   .object({
     id: ModelId,
-    name: z.string().trim().min(1).max(100),
+    name: z.string().superRefine((value, ctx) => {
+      const problem = modelNameProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
     kind: ModelKindSchema,
     /** An OpenAI-compatible server (Ollama: http://127.0.0.1:11434/v1); empty = the provider's public API. */
-    baseUrl: z
-      .string()
-      .trim()
-      .max(2000)
-      .refine((value) => value === '' || /^https?:\/\/[^\s]+$/.test(value), 'must be an http(s) URL')
-      .optional(),
+    baseUrl: z.string().optional(),
     model: z.string().trim().min(1).max(200),
     /** Write-only. Absent: keep the stored key; empty: remove it; else: store it. */
     apiKey: z.string().max(4096).optional(),
+    /**
+     * True: change the model with this id (the person confirmed "Replace the model named …?").
+     * Absent: a new model — refused when a model has this id or this name.
+     */
+    replace: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((request, ctx) => {
+    const problem = request.baseUrl === undefined ? undefined : baseUrlProblem(request.baseUrl, request.kind);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: problem });
+  })
+  .transform((request) => ({
+    ...request,
+    name: request.name.trim(),
+    ...(request.baseUrl !== undefined ? { baseUrl: request.baseUrl.trim() } : {}),
+  }));
 
 export const RunStatusSchema = z.enum([
   'running',

@@ -477,7 +477,7 @@ function failureParams(
     error: JSON.stringify(stored),
     attempts: error.attempts ?? null,
     now,
-    notRun: error.notRun === true ? 1 : 0,
+    notRun: error.notRun === true || error.ended === true ? 1 : 0,
   };
 }
 

@@ -92,6 +92,11 @@ export interface FailureInfo {
    * becomes `failed` — nothing to resolve by hand. Without it the record stays `started`.
    */
   notRun?: boolean;
+  /**
+   * The call ran as a server task that has ended there (the server confirmed it cancelled): the
+   * record becomes `failed` — nothing runs it any more, nothing to resolve by hand.
+   */
+  ended?: boolean;
 }
 
 export type ManualResolution =

@@ -135,6 +135,19 @@ function redactDetails(details: ErrorDetails | undefined, redact: (text: string)
 }
 
 /**
+ * A refused request said for people: the fields and what is wrong with each (never "the
+ * contract", a word for developers a form would otherwise show).
+ */
+function refusedFieldsSentence(fieldErrors: FieldErrors): string {
+  const parts = Object.entries(fieldErrors)
+    .slice(0, 5)
+    .map(([field, messages]) => `${field === '' ? 'the request' : field}: ${messages.slice(0, 2).join('; ')}`);
+  return parts.length > 0
+    ? `Some values were refused (${parts.join(' · ')}). Nothing was saved or run.`
+    : 'The request was refused: it is not in the form this app expects. Nothing was saved or run.';
+}
+
+/**
  * Maps an error to the contract's shape. Errors of the core carry a `code` of the union, a
  * message written for people, and typed details; a contract violation becomes
  * `invalid_request` (or `request_too_large` for a size limit) with field errors; anything
@@ -155,7 +168,7 @@ export function toErrorShape(
         details: { limitBytes: tooLarge.limitBytes, sizeBytes: tooLarge.sizeBytes, fieldErrors },
       };
     }
-    return { code: 'invalid_request', message: 'The request does not match the contract.', details: { fieldErrors } };
+    return { code: 'invalid_request', message: refusedFieldsSentence(fieldErrors), details: { fieldErrors } };
   }
   if (error instanceof Error) {
     const carried = error as Error & Carried;

@@ -6,7 +6,7 @@
  */
 import type { EventName, EventOf } from '../../shared/contract.js';
 import type { ModelView, RunDetail, RunView } from '../../shared/runs.js';
-import { AppError } from './errors.js';
+import { AppError, ValidationFailedError } from './errors.js';
 import type { ExecuteOptions, ExecuteResult, HarnessToolInfo } from '../harness/application.js';
 import type { ModelConfig } from '../models/providerFactory.js';
 import { createProvider, modelKeyStorageKey } from '../models/providerFactory.js';
@@ -42,6 +42,8 @@ export interface SaveModelInput {
   baseUrl?: string | undefined;
   model: string;
   apiKey?: string | undefined;
+  /** True: the person confirmed replacing the model with this id; else a taken id or name is refused. */
+  replace?: boolean | undefined;
 }
 
 export class RunService {
@@ -65,6 +67,20 @@ export class RunService {
   }
 
   async saveModel(input: SaveModelInput): Promise<ModelView> {
+    const existing = this.options.store.models();
+    const sameName = existing.find(
+      (m) => m.name.trim().toLowerCase() === input.name.trim().toLowerCase() && m.id !== input.id,
+    );
+    // A second model under a name in use would silently become the one runs pick by that name.
+    if (sameName)
+      throw new ValidationFailedError(`A model named “${sameName.name}” exists already.`, {
+        name: [`a model named “${sameName.name}” exists already: choose another name, or remove that one first`],
+      });
+    const sameId = existing.find((m) => m.id === input.id);
+    if (sameId && input.replace !== true)
+      throw new ValidationFailedError(`A model named “${sameId.name}” exists already.`, {
+        name: [`a model named “${sameId.name}” exists already: choose another name, or confirm replacing it`],
+      });
     const config: ModelConfig = {
       id: input.id,
       name: input.name,

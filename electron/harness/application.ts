@@ -429,7 +429,10 @@ export class HarnessApplication {
     // A call the server runs as a task: its id is recorded on the checkpoint the moment the
     // server names it (a restart can then ask the server how it ended), every status traced.
     let linkedTask: string | undefined;
+    /** The task's last status as the server (or its accepted `tasks/cancel`) said it. */
+    let taskStatus: TaskEvent['status'] | undefined;
     const onTask = (event: TaskEvent): void => {
+      taskStatus = event.status;
       if (event.taskId !== linkedTask) {
         linkedTask = event.taskId;
         this.options.taskLinks?.link(options.sessionId, options.callId, lease, event.taskId);
@@ -507,18 +510,24 @@ export class HarnessApplication {
         }
         // The record stays `started`: the remote side may have acted — unless the server said it
         // did not run the call (it needs a link opened first: -32042), which files it as failed.
+        // A task the server says is cancelled (it accepted our tasks/cancel, or cancelled it itself)
+        // has ended there: nothing runs it any more, so it is filed as ended, not "resolve by hand".
+        const taskEnded = linkedTask !== undefined && taskStatus === 'cancelled';
         // A note that cannot be written (the disk is full: the app shows a warning, see
         // core/warnings.ts) changes nothing of that: the caller still learns how the call failed.
         await checkpoints.grouped
           .recordFailure(options.sessionId, options.callId, lease, {
             ...(error instanceof MCPUrlElicitationRequiredError ? { notRun: true } : {}),
+            ...(taskEnded ? { ended: true } : {}),
             // A rejection may be anything, `undefined` included: read a code only from an object.
             // A cancellation is recorded as one whatever was thrown (History shows it as Cancelled).
-            ...(cancelled
-              ? { code: 'cancelled' }
-              : typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
-                ? { code: (error as { code: string }).code }
-                : {}),
+            ...(taskEnded
+              ? { code: 'task_cancelled' }
+              : cancelled
+                ? { code: 'cancelled' }
+                : typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
+                  ? { code: (error as { code: string }).code }
+                  : {}),
             message: redactor.redactText(error instanceof Error ? error.message : String(error)),
             attempts: attempt,
           })

@@ -275,7 +275,7 @@ export class MCPClient implements ToolClient {
       this.log.note(
         `ready: ${info.serverInfo.name} ${info.serverInfo.version}, ${info.era} era, protocol ${info.protocolVersion} (${info.verdictSource})`,
       );
-      this.options.onVerdict?.(verdictOf(info));
+      this.options.onVerdict?.(this.keptVerdictOf(info));
       this.applyLogLevel();
       return info;
     } catch (error) {
@@ -773,7 +773,7 @@ export class MCPClient implements ToolClient {
       }
       this._negotiated = info;
       this.log.note(`new session ready: ${info.era} era, protocol ${info.protocolVersion}`);
-      this.options.onVerdict?.(verdictOf(info));
+      this.options.onVerdict?.(this.keptVerdictOf(info));
       this.applyLogLevel();
       this.listChanges.emitAll();
     } catch (error) {
@@ -948,6 +948,15 @@ export class MCPClient implements ToolClient {
   }
 
   /** Maps whatever the SDK, Node or fetch threw to one of the MCP layer's errors (see errorMapping.ts). */
+  /**
+   * The verdict to keep after a connection became ready: only what `auto` negotiated. A pinned
+   * connection keeps none and drops any kept before, so changing the pin (back to Automatic
+   * too) negotiates afresh instead of reusing a verdict from before the pin.
+   */
+  private keptVerdictOf(info: NegotiatedInfo): PriorDiscovery | undefined {
+    return this.config.protocolEra === 'auto' ? verdictOf(info) : undefined;
+  }
+
   private mapError(error: unknown, operation: string, timeoutMs: number, callerSignal?: AbortSignal): MCPError {
     return mapClientError(error, {
       serverId: this.serverId,

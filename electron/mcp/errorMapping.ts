@@ -130,6 +130,12 @@ function mapSdkError(error: SdkError, ctx: MappingContext): MCPError {
         const inner = mapClientError(error.cause, ctx);
         if (!(inner instanceof MCPTransportError)) return inner;
       }
+      // Pinned to Modern: the pin is what failed, so the advice is to lift it, not to "pin the era".
+      if (ctx.config.protocolEra === 'modern')
+        return new MCPConfigError(
+          serverId,
+          `its settings pin the Modern protocol era (2026-07-28), and the server did not offer that version in answer to server/discover: it may speak only the 2025 (Legacy) era. Set Protocol era to Automatic in the server’s settings, or to Legacy. (${ctx.redact(error.message)})`,
+        );
       return new MCPProtocolError(
         serverId,
         `the protocol version could not be negotiated: ${ctx.redact(error.message)} (pin the server’s protocol era in its settings if it misbehaves on the probe)`,
@@ -227,10 +233,50 @@ function elicitationLinksOf(data: unknown, redact: (text: string) => string): El
   return links;
 }
 
+/** A -32022 (unsupported protocol version) the server sent as an HTTP 400 body: the versions it asked for and offers. */
+function unsupportedVersionOf(error: SdkHttpError): { requested?: string; supported: string[] } | undefined {
+  const text = (error.data as { text?: unknown } | undefined)?.text;
+  if (typeof text !== 'string' || text.length > 65_536) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const rpcError = (body as { error?: { code?: unknown; data?: unknown } } | null)?.error;
+  if (rpcError?.code !== ProtocolErrorCode.UnsupportedProtocolVersion) return undefined;
+  const data = (rpcError.data ?? {}) as { supported?: unknown; requested?: unknown };
+  const supported = Array.isArray(data.supported)
+    ? data.supported.filter((v): v is string => typeof v === 'string').slice(0, 20)
+    : [];
+  return { ...(typeof data.requested === 'string' ? { requested: data.requested } : {}), supported };
+}
+
+/** Said with the versions, and what to change: the pin when there is one. */
+function unsupportedVersionError(
+  unsupported: { requested?: string; supported: string[] },
+  ctx: MappingContext,
+): MCPError {
+  const offers = unsupported.supported.length
+    ? `it offers only ${unsupported.supported.map((v) => ctx.redact(v)).join(', ')}`
+    : 'it did not say which versions it offers';
+  const asked = unsupported.requested ? ` ${ctx.redact(unsupported.requested)}` : '';
+  const fix =
+    ctx.config.protocolEra === 'legacy'
+      ? ' Its settings pin the Legacy protocol era (2025). Set Protocol era to Automatic in the server’s settings, or to Modern.'
+      : ctx.config.protocolEra === 'modern'
+        ? ' Its settings pin the Modern protocol era (2026-07-28). Set Protocol era to Automatic in the server’s settings, or to Legacy.'
+        : '';
+  const detail = `the server does not support protocol version${asked}: ${offers}.${fix}`;
+  return fix ? new MCPConfigError(ctx.serverId, detail) : new MCPProtocolError(ctx.serverId, detail);
+}
+
 /** An HTTP answer that was not a JSON-RPC message. */
 function mapHttpError(error: SdkHttpError, ctx: MappingContext): MCPError {
   const { serverId, operation } = ctx;
   const status = error.status;
+  const unsupported = unsupportedVersionOf(error);
+  if (unsupported) return unsupportedVersionError(unsupported, ctx);
   if (status === 401 && ctx.oauthChallenged) return new MCPSignInRequiredError(serverId, 'not_configured');
   if (status === 401 || status === 403) return new MCPAuthError(serverId, status, ctx.authChallenge ?? 'token');
   if (/content type/i.test(error.message)) {

@@ -11,7 +11,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { toAnthropicTools } from '../mcp/llmAdapter.js';
 import type { SecretValue } from '../secrets/secretValue.js';
-import { ModelError, toModelError } from './errors.js';
+import { ModelError, endpointOf, toModelError } from './errors.js';
 import type {
   ConversationMessage,
   ModelProvider,
@@ -141,7 +141,7 @@ export class AnthropicProvider implements ModelProvider {
       yield { type: 'usage', inputTokens, outputTokens };
       yield { type: 'stop', reason: stop };
     } catch (error) {
-      throw toModelError(error, streaming, request.signal);
+      throw toModelError(error, streaming, request.signal, endpointOf('POST', this.client.baseURL, 'v1/messages'));
     }
   }
 
@@ -151,7 +151,7 @@ export class AnthropicProvider implements ModelProvider {
       for await (const model of this.client.models.list({}, signal ? { signal } : {})) ids.push(model.id);
       return ids;
     } catch (error) {
-      throw toModelError(error, false, signal);
+      throw toModelError(error, false, signal, endpointOf('GET', this.client.baseURL, 'v1/models'));
     }
   }
 }

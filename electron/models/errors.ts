@@ -66,8 +66,59 @@ function fromStatus(status: number, headers: Headers | undefined, providerMessag
   );
 }
 
-/** Any failure of a provider call as a ModelError; `streaming` says the answer had begun. */
-export function toModelError(error: unknown, streaming: boolean, signal?: AbortSignal): ModelError {
+/** The errno (ECONNREFUSED, ENOTFOUND, …) under a connection error, through its `cause` chain. */
+function errnoUnder(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+const ERRNO_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused: nothing is listening at that address',
+  ENOTFOUND: 'the host name could not be resolved',
+  EAI_AGAIN: 'the host name could not be resolved (DNS did not answer)',
+  ETIMEDOUT: 'the connection timed out',
+  ECONNRESET: 'the connection was reset',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+
+/**
+ * "Could not be reached" with where and what was tried: the request (method and URL, never a
+ * header), what failed underneath, and that it was tried once (a run does not retry an
+ * unreachable provider).
+ */
+function unreachable(error: unknown, endpoint: string | undefined): ModelError {
+  const errno = errnoUnder(error);
+  const what = errno
+    ? `${ERRNO_WORDS[errno] ?? 'the connection failed'} (${errno})`
+    : error instanceof Error && error.message && error.message !== 'Connection error.'
+      ? error.message
+      : 'the connection failed';
+  const where = endpoint ? ` at ${endpoint}` : '';
+  return new ModelError(
+    'model_unreachable',
+    `The provider could not be reached${where}: ${what}. It was tried once and not retried; check that the model server is running and the model's base URL in Settings → Models.`,
+  );
+}
+
+/** The request a provider call makes, for messages: method and the full URL (no query, no key). */
+export function endpointOf(method: 'GET' | 'POST', baseUrl: string, path: string): string {
+  return `${method} ${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+/**
+ * Any failure of a provider call as a ModelError; `streaming` says the answer had begun;
+ * `endpoint` ("POST http://…/chat/completions") is named when the provider could not be reached.
+ */
+export function toModelError(error: unknown, streaming: boolean, signal?: AbortSignal, endpoint?: string): ModelError {
   if (error instanceof ModelError) return error;
   if (signal?.aborted || error instanceof anthropic.APIUserAbortError || error instanceof openai.APIUserAbortError) {
     return new ModelError('model_cancelled', 'The model turn was cancelled.');
@@ -83,9 +134,7 @@ export function toModelError(error: unknown, streaming: boolean, signal?: AbortS
   // Once the answer has begun, a broken connection is a cut stream, not an unreachable provider.
   if (streaming && typeof httpStatus !== 'number' && !reportedInStream)
     return new ModelError('model_stream_cut', 'The model stream was cut before the model finished its turn.');
-  if (connectionLost) {
-    return new ModelError('model_unreachable', 'The provider could not be reached.');
-  }
+  if (connectionLost) return unreachable(error, endpoint);
   if (error instanceof anthropic.APIError || error instanceof openai.APIError) {
     const providerMessage = typeof error.error === 'object' && error.error !== null ? messageOf(error.error) : '';
     if (typeof error.status === 'number')
@@ -95,10 +144,7 @@ export function toModelError(error: unknown, streaming: boolean, signal?: AbortS
       `The provider failed${reportedInStream ? ' during its answer' : ''}: ${providerMessage || 'no details'}`,
     );
   }
-  return new ModelError(
-    'model_unreachable',
-    `The provider could not be reached: ${error instanceof Error ? error.message : String(error)}`,
-  );
+  return unreachable(error, endpoint);
 }
 
 function messageOf(body: object): string {

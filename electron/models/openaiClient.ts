@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import type { SecretValue } from '../secrets/secretValue.js';
-import { toModelError } from './errors.js';
+import { endpointOf, toModelError } from './errors.js';
 
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Sent when no key is configured: local OpenAI-compatible servers ignore it, the SDK requires one. */
@@ -30,6 +30,6 @@ export async function listOpenAIModels(client: OpenAI, signal?: AbortSignal): Pr
     for await (const model of client.models.list(signal ? { signal } : {})) ids.push(model.id);
     return ids;
   } catch (error) {
-    throw toModelError(error, false, signal);
+    throw toModelError(error, false, signal, endpointOf('GET', client.baseURL, 'models'));
   }
 }

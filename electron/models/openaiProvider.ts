@@ -14,7 +14,7 @@ import type OpenAI from 'openai';
 import { toOpenAITools } from '../mcp/llmAdapter.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import { parseArgs } from './anthropicProvider.js';
-import { ModelError, toModelError } from './errors.js';
+import { ModelError, endpointOf, toModelError } from './errors.js';
 import { listOpenAIModels, openAIClient } from './openaiClient.js';
 import type {
   ConversationMessage,
@@ -122,7 +122,7 @@ export class OpenAIProvider implements ModelProvider {
       if (usage) yield { type: 'usage', ...usage };
       yield { type: 'stop', reason: stop };
     } catch (error) {
-      throw toModelError(error, streaming, request.signal);
+      throw toModelError(error, streaming, request.signal, endpointOf('POST', this.client.baseURL, 'chat/completions'));
     }
   }
 

@@ -240,14 +240,14 @@ test.describe('an agent run through the GUI', () => {
 
     // Traces and History list the run under its own caller (named by its task and model), and not under the person's.
     await openView(page, 'Traces');
-    const traceCaller = page.getByRole('search', { name: 'Filter traces' }).getByLabel('Caller');
+    const traceCaller = page.getByRole('search', { name: 'Filter traces' }).getByLabel(/^Caller/);
     await traceCaller.selectOption({ label: 'Run: limits and callers (Responder)' });
     await expect(page.locator('[data-trace-id]')).toHaveCount(1);
     await traceCaller.selectOption({ label: 'You (GUI)' });
     await expect(page.locator('[data-trace-id]')).toHaveCount(0);
 
     await openView(page, 'History');
-    const historyCaller = page.getByRole('search', { name: 'Filter history' }).getByLabel('Caller');
+    const historyCaller = page.getByRole('search', { name: 'Filter history' }).getByLabel(/^Caller/);
     await historyCaller.selectOption({ label: 'Run: limits and callers (Responder)' });
     await expect(page.locator('[data-history-row]')).toHaveCount(1);
     await expect(page.locator('[data-history-row]')).toContainText('append');

@@ -129,6 +129,24 @@ describe('tasks through the gateway, scoped to the agent', () => {
         (await a.request({ method: 'tasks/get', params: { taskId: task.taskId } }, anyResult)).status === 'cancelled',
       20_000,
     );
+    // The server confirmed the cancel: History files the call as ended (failed, task_cancelled), not as a
+    // call to resolve by hand, and no session counts it as needing attention (issue 34.7).
+    type Page = {
+      records: Array<{ sessionId: string; taskId?: string; status: string; lastError?: { code?: string } }>;
+    };
+    let record: Page['records'][number] | undefined;
+    await waitFor(async () => {
+      record = (await app.call<Page>('history.page', { limit: 100 })).records.find(
+        (r) => r.taskId === downstream.taskId,
+      );
+      return record?.status === 'failed';
+    }, 20_000);
+    expect(record).toMatchObject({ status: 'failed', lastError: { code: 'task_cancelled' } });
+    const sessions = await app.call<{ sessions: Array<{ sessionId: string; started: number }> }>(
+      'history.sessions',
+      {},
+    );
+    expect(sessions.sessions.find((s) => s.sessionId === record?.sessionId)?.started ?? 0).toBe(0);
   }, 60_000);
 
   it('tasks/* from a request that does not declare the extension: -32021 (missing capability)', async () => {

@@ -13,6 +13,7 @@ import { MCPClient } from '../../electron/mcp/client.js';
 import type { MCPError } from '../../electron/mcp/errors.js';
 import {
   MCPClientClosedError,
+  MCPConfigError,
   MCPNotInitializedError,
   MCPProtocolError,
   MCPRequestTimeout,
@@ -145,9 +146,9 @@ describe('negotiation with a legacy-only (v1) server', () => {
     const error = (await client(legacyStdioConfig('v1-modern', 'modern'))
       .initialize()
       .catch((e: unknown) => e)) as MCPError;
-    expect(error).toBeInstanceOf(MCPProtocolError);
-    expect(error.message).toMatch(/protocol version could not be negotiated/);
-    expect(error.message).toMatch(/pin the server’s protocol era/);
+    expect(error).toBeInstanceOf(MCPConfigError);
+    expect(error.message).toMatch(/settings pin the Modern protocol era/);
+    expect(error.message).toMatch(/Set Protocol era to Automatic/);
   });
 });
 

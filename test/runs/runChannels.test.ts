@@ -85,6 +85,41 @@ describe('models and runs over the contract', () => {
     ).rejects.toMatchObject({ shape: { code: 'invalid_request' } });
   });
 
+  it('a second model under a taken name is refused at its name unless the person confirmed replacing it (issue 34.1)', async () => {
+    const first = { id: 'twice', name: 'Twice', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'one' };
+    await app.call('models.save', first);
+    const refused = (await app
+      .call('models.save', { ...first, baseUrl: 'http://127.0.0.1:10/v1', model: 'two' })
+      .catch((e: unknown) => e)) as { shape: { code: string; details?: { fieldErrors?: Record<string, string[]> } } };
+    expect(refused.shape.code).toBe('validation');
+    expect(refused.shape.details?.fieldErrors?.['name']?.[0]).toMatch(/a model named “Twice” exists already/);
+    // Another id, the same name in other letters' case: refused too, replace or not.
+    await expect(
+      app.call('models.save', { ...first, id: 'twice-2', name: 'TWICE', replace: true }),
+    ).rejects.toMatchObject({ shape: { code: 'validation' } });
+    const kept = (await app.call<ModelView[]>('models.list')).filter((m) => m.name.toLowerCase() === 'twice');
+    expect(kept).toEqual([expect.objectContaining({ id: 'twice', baseUrl: 'http://127.0.0.1:9/v1', model: 'one' })]);
+    await app.call('models.save', { ...first, baseUrl: 'http://127.0.0.1:10/v1', model: 'two', replace: true });
+    expect((await app.call<ModelView[]>('models.list')).find((m) => m.id === 'twice')).toMatchObject({
+      baseUrl: 'http://127.0.0.1:10/v1',
+      model: 'two',
+    });
+  });
+
+  it('a bad base URL is refused with a sentence at its field, never "the contract" (issue 34.2)', async () => {
+    const refused = (await app
+      .call('models.save', { id: 'oll', name: 'Ollama', kind: 'openai', baseUrl: 'localhost:11434', model: 'm' })
+      .catch((e: unknown) => e)) as {
+      shape: { code: string; message: string; details?: { fieldErrors?: Record<string, string[]> } };
+    };
+    expect(refused.shape.code).toBe('invalid_request');
+    expect(refused.shape.details?.fieldErrors?.['baseUrl']).toEqual([
+      'must start with http:// or https:// — did you mean http://localhost:11434/v1?',
+    ]);
+    expect(refused.shape.message).not.toMatch(/contract/);
+    expect(refused.shape.message).toMatch(/baseUrl: must start with http/);
+  });
+
   it('a run calls the write tool and finishes; its progress streams as events', async () => {
     const started = await app.call<RunView>('runs.start', {
       modelId: 'loop',

@@ -32,7 +32,7 @@ export function createBridgeClient(transport: Transport): BridgeClient {
       if (!parsed.success) {
         throw new BridgeError({
           code: LOCAL_ERROR.badResponse,
-          message: `The "${channel}" response did not match the contract.`,
+          message: `The answer to “${channel}” was not in the form this page expects (is the page older than the app? Reload it).`,
         });
       }
       return parsed.data as ResponseOf<C>;

@@ -61,18 +61,39 @@ export interface AgentName {
   name: string;
 }
 
+/** An agent run as a session's label needs it: its id (the run's calls' session id), task and model. */
+export interface RunName {
+  id: string;
+  title: string;
+  modelName: string;
+}
+
+/** A run by its task (shortened) and model: "Agent run: write the file (Local Llama)". */
+export function runSessionLabel(run: Pick<RunName, 'title' | 'modelName'>): string {
+  const task = run.title.length > 48 ? `${run.title.slice(0, 47)}…` : run.title;
+  return `Agent run: ${task} (${run.modelName})`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * "This app session", "App session · Nov 29, 23:19" (the year when not this one), an agent's
- * session by the agent's name (see agentSessionLabel; `agents`: those known now), or the id as it is.
+ * session by the agent's name (see agentSessionLabel; `agents`: those known now), an agent run's
+ * by its task and model (`runs`: those listed now; a deleted run by its short id), or the id as it is.
  */
 export function sessionLabel(
   session: Pick<SessionView, 'sessionId' | 'current'>,
   agents: readonly AgentName[] = [],
+  runs: readonly RunName[] = [],
 ): string {
   if (session.current) return 'This app session';
   const agent = agentSessionOf(session.sessionId);
   if (agent) return agentSessionLabel(agent, agents);
+  const run = runs.find((r) => r.id === session.sessionId);
+  if (run) return runSessionLabel(run);
   const started = guiSessionStart(session.sessionId);
+  // A run's session is its id (a UUID): one no longer listed (deleted) is shown short, not as 36 characters.
+  if (started === undefined && UUID.test(session.sessionId)) return `Session ${session.sessionId.slice(0, 8)}…`;
   if (started === undefined) return session.sessionId;
   const format =
     new Date(started).getFullYear() === new Date().getFullYear() ? sessionDateFormat : sessionDateYearFormat;

@@ -17,6 +17,7 @@ import { messageOf } from '../../bridge/index.js';
 import { loadable } from '../loadable.js';
 import type { Loadable } from '../loadable.js';
 import type { ClientSliceCreator, StateOf } from '../types.js';
+import { rememberedHistoryScope } from '../historyScope.js';
 
 /** What the status filter can ask for; `started` covers both `started` (running now) and `unknown`. */
 export type CheckpointStatusView = NonNullable<RequestOf<'history.page'>['status']>;
@@ -254,7 +255,11 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       if (!loaded) await get().loadSessions();
       if (get().historySessionId === undefined) {
         const chosen = defaultSession(get().historySessions, get().currentSessionId);
-        if (chosen) await showSession(chosen);
+        // The person last chose "All sessions": History opens that way (the session is kept for the picker).
+        if (rememberedHistoryScope() === 'all') {
+          set({ historySessionId: chosen, historyAllSessions: true }, false, 'history/rememberedAll');
+          await get().loadHistory();
+        } else if (chosen) await showSession(chosen);
       }
       if (loaded) void get().loadSessions();
     },

@@ -22,7 +22,8 @@ export interface RunsSlice {
   serverWaits: Record<string, { serverIds: string[]; timeoutMs?: number }>;
   runsError: string | undefined;
   loadModels(): Promise<void>;
-  saveModel(request: RequestOf<'models.save'>): Promise<string | undefined>;
+  /** Undefined when saved; else the error (a BridgeError carries the refused fields). */
+  saveModel(request: RequestOf<'models.save'>): Promise<unknown>;
   removeModel(id: string): Promise<void>;
   testModel(id: string): Promise<void>;
   loadRuns(): Promise<void>;
@@ -70,7 +71,7 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
         await get().loadModels();
         return undefined;
       } catch (error) {
-        return messageOf(error);
+        return error ?? new Error('The model was not saved.');
       }
     },
     removeModel: (id) =>

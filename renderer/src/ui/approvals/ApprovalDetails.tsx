@@ -7,7 +7,7 @@
  */
 import type { ApprovalView } from '../../../../shared/contract.js';
 import { isAppCaller } from '../../../../shared/contract.js';
-import { callerLabel, isAgentCaller } from '../../lib/callers.js';
+import { callerLabel, isAgentCaller, isRunCaller } from '../../lib/callers.js';
 import { configOf, serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { annotationChips } from '../../lib/annotations.js';
@@ -58,8 +58,14 @@ export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView
         <dd className="approval-caller" data-caller={view.userId}>
           {isAgentCaller(view.userId) ? (
             <>
-              <strong>{view.userId}</strong>{' '}
-              <span className="chip chip-warning">{isAppCaller(view.userId) ? 'app' : 'agent'}</span>
+              <strong>{view.userId}</strong>
+              {/* An app's caller ends in "'s app" and a run's starts with "agent run": a chip would say it twice. */}
+              {!isAppCaller(view.userId) && !isRunCaller(view.userId) && (
+                <>
+                  {' '}
+                  <span className="chip chip-warning">agent</span>
+                </>
+              )}
             </>
           ) : (
             callerLabel(view.userId)

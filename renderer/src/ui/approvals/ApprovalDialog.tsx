@@ -12,7 +12,7 @@
  */
 import type { KeyboardEvent } from 'react';
 import { useEffect, useState } from 'react';
-import { isAgentCaller } from '../../lib/callers.js';
+import { isAgentCaller, isRunCaller } from '../../lib/callers.js';
 import { isAppCaller } from '../../../../shared/contract.js';
 import type { PendingApproval } from '../../state/slices/approvalsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
@@ -60,6 +60,10 @@ function DialogBody({
               {isAppCaller(view.userId) ? (
                 <>
                   <strong>{view.userId}</strong> (a tool’s own interface, on your screen) is waiting for your decision.
+                </>
+              ) : isRunCaller(view.userId) ? (
+                <>
+                  The <strong>{view.userId}</strong> is waiting for your decision.
                 </>
               ) : isAgentCaller(view.userId) ? (
                 <>

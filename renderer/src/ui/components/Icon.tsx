@@ -28,6 +28,8 @@ const PATHS = {
   check: 'M20 6L9 17l-5-5',
   logo: 'M4 7l8-4 8 4v10l-8 4-8-4zM4 7l8 4 8-4M12 11v10',
   agents: 'M5 8h14v11H5zM12 8V4M10 4h4M9 13h.01M15 13h.01M9.5 16.5h5M2 12v3M22 12v3',
+  /** Agent runs: a run started here (a play button), not the Tools wrench. */
+  runs: 'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM10 8l6 4-6 4z',
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -12,6 +12,7 @@ import { recordKey } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Spinner } from '../components/Spinner.js';
 import { formatWhen, shortId } from '../../lib/traceFormat.js';
+import { callerLabel } from '../../lib/callers.js';
 import { ManualBadge, RecordStatusBadge } from './RecordStatusBadge.js';
 
 export const HISTORY_ROW_HEIGHT = 36;
@@ -51,13 +52,18 @@ const Row = memo(function Row({
       <span role="gridcell" className="h-cell h-time" title={formatDateTime(record.updatedAt)}>
         {formatWhen(record.updatedAt)}
       </span>
-      <span role="gridcell" className="h-cell h-tool">
+      <span role="gridcell" className="h-cell h-tool" title={record.toolName}>
         <code>{record.toolName}</code>
-        {/* Shown only when the list is too narrow for the Server column (history.css). */}
-        <span className="h-tool-server">on {record.serverId}</span>
+        {/* Shown only when the list is too narrow for the Server and Caller columns (history.css). */}
+        <span className="h-tool-server">
+          on {record.serverId} · {callerLabel(record.userId)}
+        </span>
       </span>
       <span role="gridcell" className="h-cell h-server">
         {record.serverId}
+      </span>
+      <span role="gridcell" className="h-cell h-caller" title={record.userId}>
+        {callerLabel(record.userId)}
       </span>
       <span role="gridcell" className="h-cell h-status">
         <RecordStatusBadge record={record} />
@@ -183,6 +189,9 @@ export function HistoryTable() {
           </span>
           <span role="columnheader" className="h-cell h-server">
             Server
+          </span>
+          <span role="columnheader" className="h-cell h-caller">
+            Caller
           </span>
           <span role="columnheader" className="h-cell h-status">
             Status

@@ -14,6 +14,7 @@ import { HistoryTable } from './HistoryTable.js';
 import { RecordDetail } from './RecordDetail.js';
 import { formatCount } from './SessionPicker.js';
 import { recordKey } from '../../state/slices/historySlice.js';
+import { rememberHistoryScope } from '../../state/historyScope.js';
 
 function AttentionCallout() {
   const session = useAppStore((s) =>
@@ -31,6 +32,39 @@ function AttentionCallout() {
       </p>
       <button type="button" className="btn btn-small" onClick={() => setFilters({ status: 'started' })}>
         Show {session.started === 1 ? 'it' : 'them'}
+      </button>
+    </div>
+  );
+}
+
+/**
+ * One session is shown while others hold calls (an agent run's, an agent's, an earlier app
+ * session's): say so, and offer "All sessions" (remembered for the next time History opens).
+ */
+function OtherSessionsOffer() {
+  const others = useAppStore((s) =>
+    s.historyAllSessions
+      ? 0
+      : s.historySessions.filter((x) => x.sessionId !== s.historySessionId).reduce((n, x) => n + x.count, 0),
+  );
+  const showAll = useAppStore((s) => s.showAllHistorySessions);
+  if (others === 0) return null;
+  return (
+    <div className="attention-bar other-sessions-bar" role="status">
+      <Icon name="info" size={16} />
+      <p className="attention-text">
+        {formatCount(others, 'call is', 'calls are')} in other sessions — agent runs, agents, earlier app sessions — and
+        not shown here.
+      </p>
+      <button
+        type="button"
+        className="btn btn-small"
+        onClick={() => {
+          rememberHistoryScope('all');
+          showAll();
+        }}
+      >
+        Show all sessions
       </button>
     </div>
   );
@@ -164,6 +198,7 @@ export function HistoryView() {
       <div className="view-body view-body-fill history-body">
         <HistoryFilters />
         <AttentionCallout />
+        <OtherSessionsOffer />
         <Body />
       </div>
     </section>

@@ -8,6 +8,7 @@ import { useEffect, useState } from 'react';
 import type { CallOutcome, HistoryRecordView } from '../../../../shared/contract.js';
 import { BridgeError, messageOf } from '../../bridge/index.js';
 import { formatBytes, formatDateTime } from '../../lib/format.js';
+import { callerLabel } from '../../lib/callers.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -376,7 +377,18 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
             on <code>{record.serverId}</code>
           </span>
           <span aria-hidden="true">·</span>
+          <span data-testid="record-caller">by {callerLabel(record.userId)}</span>
+          <span aria-hidden="true">·</span>
           <span>started {formatDateTime(record.createdAt)}</span>
+          {/* Every record the server ran as a task names it (not only one whose end is unknown). */}
+          {record.taskId && (
+            <>
+              <span aria-hidden="true">·</span>
+              <span data-testid="record-task">
+                as task <code>{record.taskId}</code>
+              </span>
+            </>
+          )}
         </p>
         <div className="detail-actions" role="group" aria-label="Call actions">
           {record.status === 'completed' && (

@@ -8,6 +8,7 @@ import { countOf } from '../../lib/plural.js';
 import { useId, useRef } from 'react';
 import type { SessionView } from '../../state/slices/historySlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
+import { rememberHistoryScope } from '../../state/historyScope.js';
 import { Icon } from '../components/Icon.js';
 import { formatWhen } from '../../lib/traceFormat.js';
 import { useSessionLabel } from '../components/useSessionLabel.js';
@@ -90,13 +91,16 @@ export function SessionPicker() {
     panel.style.left = `${Math.round(anchor.left)}px`;
   }
 
+  // The person's choice of one session or all is remembered: History opens that way next time.
   function pick(id: string): void {
     popover.current?.hidePopover();
+    rememberHistoryScope('session');
     select(id);
   }
 
   function pickAll(): void {
     popover.current?.hidePopover();
+    rememberHistoryScope('all');
     selectAll();
   }
 

@@ -14,7 +14,7 @@ const MAIN_ITEMS: { view: ViewName; label: string; icon: IconName }[] = [
   { view: 'traces', label: 'Traces', icon: 'traces' },
   { view: 'history', label: 'History', icon: 'history' },
   { view: 'agents', label: 'Agents', icon: 'agents' },
-  { view: 'runs', label: 'Agent runs', icon: 'tools' },
+  { view: 'runs', label: 'Agent runs', icon: 'runs' },
 ];
 
 function NavButton({ view, label, icon }: { view: ViewName; label: string; icon: IconName }) {

@@ -65,8 +65,15 @@ function Body({ pending, count }: { pending: PendingServerRequest; count: number
           <div>
             <h2 className="dialog-title">{serverRequestTitle(view)}</h2>
             <p className="dialog-description">
-              From server <strong>{view.serverName}</strong> <code className="ask-server-id">{view.serverId}</code>.{' '}
-              {EXPLANATION[view.kind]}
+              From server <strong>{view.serverName}</strong>
+              {/* The id only when it says something the name does not. */}
+              {view.serverId !== view.serverName && (
+                <>
+                  {' '}
+                  <code className="ask-server-id">{view.serverId}</code>
+                </>
+              )}
+              . {EXPLANATION[view.kind]}
             </p>
           </div>
         </div>

@@ -20,6 +20,11 @@ const VERDICT_WORDS = {
   pinned: 'pinned in its settings',
 } as const;
 
+/** A cache hint's time to live: 0 means "do not keep it", not "fresh for 0 ms". */
+export function cacheTtlWords(ttlMs: number): string {
+  return ttlMs <= 0 ? 'not to be kept (ask again every time)' : `fresh for ${formatDuration(ttlMs)}`;
+}
+
 function NegotiatedCards({ detail }: { detail: DetailEntry }) {
   const negotiated = detail.data?.negotiated;
   if (!negotiated) {
@@ -66,7 +71,7 @@ function NegotiatedCards({ detail }: { detail: DetailEntry }) {
               <dt>Cache hints</dt>
               <dd data-testid="cache-hints">
                 {negotiated.cacheHints.ttlMs !== undefined && (
-                  <span>fresh for {formatDuration(negotiated.cacheHints.ttlMs)} </span>
+                  <span>{cacheTtlWords(negotiated.cacheHints.ttlMs)} </span>
                 )}
                 {negotiated.cacheHints.cacheScope !== undefined && (
                   <span className="muted">({negotiated.cacheHints.cacheScope})</span>

@@ -227,10 +227,21 @@ export function GatewaySettingsCard() {
           </button>
         </p>
       )}
+      {saved && gateway && (
+        <dl className="props" data-testid="gateway-ports">
+          <dt>Saved port</dt>
+          <dd>{saved.port}</dd>
+          <dt>Listening now</dt>
+          <dd>
+            {gateway.state === 'listening' ? `port ${gateway.port}` : `not listening (${state?.title.toLowerCase()})`}
+          </dd>
+        </dl>
+      )}
       {saved && gateway && gateway.state === 'listening' && gateway.port !== saved.port && (
         <p className="field-hint">
-          This run listens on port {gateway.port}, chosen when the app started (--gateway-port or
-          MINIHARNESS_GATEWAY_PORT); saving here moves it to the port below.
+          This run listens on port {gateway.port}, not the saved {saved.port}: it was chosen when the app started
+          (--gateway-port or MINIHARNESS_GATEWAY_PORT). The saved port applies from the next start without one; saving
+          here moves this run to the port below now.
         </p>
       )}
       {saved && <GatewayForm key={`${saved.enabled}:${saved.port}`} saved={saved} />}

@@ -3,10 +3,20 @@
  * or the Responses API), or any OpenAI-compatible server by its base URL (Ollama, LM Studio,
  * llama.cpp, vLLM: no key). The key field is write-only: it is sent once, kept in the secret
  * store, and never shown again.
+ *
+ * Each field's problem is said at the field as a sentence (the shared checks main applies too)
+ * and cleared when that field changes. Saving under a name in use asks "Replace the model named
+ * …?" with both configurations side by side; nothing is replaced without that answer.
  */
 import { useState } from 'react';
+import type { RequestOf } from '../../../../shared/contract.js';
 import type { ModelView } from '../../../../shared/runs.js';
+import { baseUrlProblem, modelNameProblem } from '../../../../shared/runs.js';
+import { BridgeError } from '../../bridge/errors.js';
+import { messageOf } from '../../bridge/index.js';
 import { useAppStore } from '../../state/useAppStore.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { Field, controlProps } from '../components/Field.js';
 
 const KIND_WORDS: Record<ModelView['kind'], string> = {
   anthropic: 'Anthropic',
@@ -14,6 +24,56 @@ const KIND_WORDS: Record<ModelView['kind'], string> = {
   openai_responses: 'OpenAI Responses',
 };
 const KINDS = new Set<string>(Object.keys(KIND_WORDS));
+type SaveModelRequest = RequestOf<'models.save'>;
+
+type FieldName = 'name' | 'baseUrl' | 'model' | 'apiKey';
+type Errors = Partial<Record<FieldName, string[]>>;
+
+/** The id a name is saved under (what "the same model" means to main). */
+export function modelIdOf(name: string): string {
+  return (
+    name
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 64) || 'model'
+  );
+}
+
+/** The model a save would replace: the same id, or the same name in other letters' case. */
+export function modelReplacedBy(models: ModelView[], name: string): ModelView | undefined {
+  const id = modelIdOf(name);
+  const wanted = name.trim().toLowerCase();
+  return models.find((m) => m.id === id || m.name.trim().toLowerCase() === wanted);
+}
+
+function ModelSummary({
+  kind,
+  model,
+  baseUrl,
+  keyWords,
+}: {
+  kind: ModelView['kind'];
+  model: string;
+  baseUrl?: string | undefined;
+  keyWords: string;
+}) {
+  return (
+    <dl className="props">
+      <dt>Provider</dt>
+      <dd>{KIND_WORDS[kind]}</dd>
+      <dt>Base URL</dt>
+      <dd>{baseUrl ? <code>{baseUrl}</code> : 'the provider’s API'}</dd>
+      <dt>Model</dt>
+      <dd>
+        <code>{model}</code>
+      </dd>
+      <dt>API key</dt>
+      <dd>{keyWords}</dd>
+    </dl>
+  );
+}
 
 export function ModelsCard() {
   const models = useAppStore((s) => s.models);
@@ -26,15 +86,73 @@ export function ModelsCard() {
   const [baseUrl, setBaseUrl] = useState('');
   const [model, setModel] = useState('');
   const [apiKey, setApiKey] = useState('');
-  const [error, setError] = useState<string | undefined>();
+  const [errors, setErrors] = useState<Errors>({});
+  const [other, setOther] = useState<string | undefined>();
+  /** The save waiting for "Replace the model named …?". */
+  const [replacing, setReplacing] = useState<{ request: SaveModelRequest; current: ModelView } | undefined>();
 
-  const id =
-    name
-      .trim()
-      .toLowerCase()
-      .replace(/[^a-z0-9_-]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 64) || 'model';
+  /** A field's value changed: its message (and a general one) no longer applies. */
+  const edited = (field: FieldName) => {
+    setErrors((all) => ({ ...all, [field]: [] }));
+    setOther(undefined);
+  };
+
+  async function send(request: SaveModelRequest): Promise<void> {
+    const failure = await saveModel(request);
+    setReplacing(undefined);
+    if (!failure) {
+      setName('');
+      setModel('');
+      setBaseUrl('');
+      setApiKey('');
+      setErrors({});
+      setOther(undefined);
+      return;
+    }
+    const fields = failure instanceof BridgeError ? failure.fieldErrors : {};
+    const known: Errors = {};
+    const rest: string[] = [];
+    for (const [field, messages] of Object.entries(fields)) {
+      if (field === 'name' || field === 'baseUrl' || field === 'model' || field === 'apiKey') known[field] = messages;
+      else rest.push(...messages);
+    }
+    setErrors(known);
+    setOther(Object.keys(known).length > 0 && rest.length === 0 ? undefined : rest.join(' ') || messageOf(failure));
+  }
+
+  function submit(): void {
+    const found: Errors = {};
+    const nameProblem = modelNameProblem(name);
+    if (nameProblem) found.name = [nameProblem];
+    const urlProblem = baseUrlProblem(baseUrl, kind);
+    if (urlProblem) found.baseUrl = [urlProblem];
+    if (!model.trim()) found.model = ['must not be empty'];
+    else if (model.trim().length > 200)
+      found.model = [`must be at most 200 characters (this one has ${model.trim().length})`];
+    setErrors(found);
+    setOther(undefined);
+    if (Object.keys(found).length > 0) return;
+    const request: SaveModelRequest = {
+      id: modelIdOf(name),
+      name: name.trim(),
+      kind,
+      model: model.trim(),
+      ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
+      ...(apiKey ? { apiKey } : {}),
+    };
+    const current = modelReplacedBy(models, name);
+    if (current) {
+      if (current.id !== request.id) {
+        setErrors({ name: [`a model named “${current.name}” exists already: choose another name`] });
+        return;
+      }
+      setReplacing({ request: { ...request, replace: true }, current });
+      return;
+    }
+    void send(request);
+  }
+
+  const err = (field: FieldName) => errors[field] ?? [];
   return (
     <section className="card" aria-labelledby="settings-models">
       <h2 id="settings-models" className="card-title">
@@ -68,80 +186,122 @@ export function ModelsCard() {
       </ul>
       <form
         aria-label="Add a model"
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          void saveModel({
-            id,
-            name,
-            kind,
-            model,
-            ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
-            ...(apiKey ? { apiKey } : {}),
-          }).then((failure) => {
-            setError(failure);
-            if (!failure) {
-              setName('');
-              setModel('');
-              setBaseUrl('');
-              setApiKey('');
-            }
-          });
+          submit();
         }}
       >
-        <label className="field">
-          <span className="field-label">Name</span>
-          <input className="input" value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
+        <Field id="model-name" label="Name" errors={err('name')}>
+          <input
+            className="input"
+            value={name}
+            onChange={(e) => {
+              setName(e.target.value);
+              edited('name');
+            }}
+            {...controlProps('model-name', err('name'))}
+          />
+        </Field>
         <label className="field">
           <span className="field-label">Provider</span>
           <select
             className="input"
             value={kind}
-            onChange={(e) => setKind(KINDS.has(e.target.value) ? (e.target.value as ModelView['kind']) : 'openai')}
+            onChange={(e) => {
+              setKind(KINDS.has(e.target.value) ? (e.target.value as ModelView['kind']) : 'openai');
+              edited('baseUrl');
+            }}
           >
             <option value="openai">OpenAI or compatible (Ollama, LM Studio, vLLM…)</option>
             <option value="openai_responses">OpenAI Responses API</option>
             <option value="anthropic">Anthropic</option>
           </select>
         </label>
-        <label className="field">
-          <span className="field-label">Base URL</span>
+        <Field id="model-base-url" label="Base URL" errors={err('baseUrl')}>
           <input
             className="input"
             value={baseUrl}
             placeholder="empty = the provider's API; Ollama: http://127.0.0.1:11434/v1"
-            onChange={(e) => setBaseUrl(e.target.value)}
+            onChange={(e) => {
+              setBaseUrl(e.target.value);
+              edited('baseUrl');
+            }}
+            {...controlProps('model-base-url', err('baseUrl'))}
           />
-        </label>
-        <label className="field">
-          <span className="field-label">Model name</span>
+        </Field>
+        <Field id="model-model" label="Model name" errors={err('model')}>
           <input
             className="input"
             value={model}
             placeholder="llama3.2, gpt-…, claude-…"
-            onChange={(e) => setModel(e.target.value)}
+            onChange={(e) => {
+              setModel(e.target.value);
+              edited('model');
+            }}
+            {...controlProps('model-model', err('model'))}
           />
-        </label>
-        <label className="field">
-          <span className="field-label">API key</span>
+        </Field>
+        <Field id="model-api-key" label="API key" errors={err('apiKey')}>
           <input
             className="input"
             type="password"
             autoComplete="off"
             value={apiKey}
             placeholder="not needed for a local model"
-            onChange={(e) => setApiKey(e.target.value)}
+            onChange={(e) => {
+              setApiKey(e.target.value);
+              edited('apiKey');
+            }}
+            {...controlProps('model-api-key', err('apiKey'))}
           />
-        </label>
-        {error && (
+        </Field>
+        {other && (
           <p className="field-error" role="alert">
-            {error}
+            {other}
           </p>
         )}
         <button type="submit" className="btn btn-primary" disabled={!name.trim() || !model.trim()}>
           Save model
         </button>
       </form>
+      {replacing && (
+        <ConfirmDialog
+          title={`Replace the model named “${replacing.current.name}”?`}
+          confirmLabel="Replace"
+          danger
+          onCancel={() => setReplacing(undefined)}
+          onConfirm={() => void send(replacing.request)}
+        >
+          <p>One model keeps this name: the saved configuration is replaced by the new one.</p>
+          <div className="model-compare">
+            <section aria-label="Saved now">
+              <h3 className="model-compare-title">Saved now</h3>
+              <ModelSummary
+                kind={replacing.current.kind}
+                model={replacing.current.model}
+                baseUrl={replacing.current.baseUrl}
+                keyWords={replacing.current.key === 'set' ? 'set' : 'not set'}
+              />
+            </section>
+            <section aria-label="Replace with">
+              <h3 className="model-compare-title">Replace with</h3>
+              <ModelSummary
+                kind={replacing.request.kind}
+                model={replacing.request.model}
+                baseUrl={replacing.request.baseUrl}
+                keyWords={
+                  replacing.request.apiKey
+                    ? 'the one you typed'
+                    : replacing.current.key === 'set'
+                      ? 'kept (set)'
+                      : 'not set'
+                }
+              />
+            </section>
+          </div>
+        </ConfirmDialog>
+      )}
     </section>
   );
 }

@@ -18,6 +18,31 @@ const BACKEND_NAMES: Record<AppInfo['secretBackend']['kind'], string> = {
   file: 'Local file (permissions 0600, not encrypted)',
 };
 
+/** The page's sections, in order, by the id of their heading (the navigation jumps to it). */
+function sectionsOf(info: AppInfo): Array<{ id: string; label: string }> {
+  return [
+    { id: 'settings-app', label: 'Application' },
+    { id: 'settings-models', label: 'Models' },
+    { id: 'settings-gateway', label: 'Agent gateway' },
+    { id: 'settings-approvals', label: 'Approvals' },
+    { id: 'settings-folders', label: 'Folders' },
+    info.mode === 'electron'
+      ? { id: 'settings-desktop', label: 'Desktop' }
+      : { id: 'settings-notifications', label: 'Notifications' },
+    { id: 'settings-secrets', label: 'Secret storage' },
+    ...(info.warnings.length > 0 ? [{ id: 'settings-warnings', label: 'Startup warnings' }] : []),
+  ];
+}
+
+/** Jumps to a section: scrolls its card into view and moves focus to its heading. */
+function goTo(id: string): void {
+  const heading = document.getElementById(id);
+  if (!heading) return;
+  heading.setAttribute('tabindex', '-1');
+  heading.closest('section')?.scrollIntoView({ block: 'start' });
+  heading.focus({ preventScroll: true });
+}
+
 export function SettingsView() {
   const info = useAppStore((s) => s.info);
   const secretWarning = useAppStore(selectSecretWarning);
@@ -26,6 +51,13 @@ export function SettingsView() {
   return (
     <section className="view" aria-labelledby="view-title">
       <ViewHeader title="Settings" subtitle="About this installation" />
+      <nav className="settings-nav" aria-label="Settings sections">
+        {sectionsOf(info).map((section) => (
+          <button key={section.id} type="button" className="link-button" onClick={() => goTo(section.id)}>
+            {section.label}
+          </button>
+        ))}
+      </nav>
       <div className="view-body view-body-narrow">
         <section className="card" aria-labelledby="settings-app">
           <h2 id="settings-app" className="card-title">
@@ -43,13 +75,13 @@ export function SettingsView() {
           </dl>
         </section>
 
+        <ModelsCard />
+        <GatewaySettingsCard />
+        <ApprovalTimeoutCard />
+
         <FoldersCard />
 
         {info.mode === 'electron' ? <KeepRunningCard /> : <NotificationsCard />}
-        <GatewaySettingsCard />
-        <ModelsCard />
-
-        <ApprovalTimeoutCard />
 
         <section className="card" aria-labelledby="settings-secrets">
           <h2 id="settings-secrets" className="card-title">

@@ -15,7 +15,9 @@ export function NotAuthorized({ reason }: { reason: 'missing_token' | 'rejected'
           {reason === 'missing_token'
             ? 'This page was opened without its access link.'
             : 'The MiniHarness host did not accept this session — it may have restarted with a new token.'}{' '}
-          Open the link printed by <code>npm run web</code> in the terminal (it ends in <code>#token=…</code>).
+          Open the link MiniHarness printed in the terminal where you started it (<code>npm start</code> or{' '}
+          <code>npm run web</code>): the line <code>MiniHarness: http://127.0.0.1:…/#token=…</code>. The part after{' '}
+          <code>#token=</code> is this page’s key.
         </p>
       </div>
     </main>
