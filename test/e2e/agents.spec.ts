@@ -104,7 +104,7 @@ test.describe('an agent through the GUI', () => {
       mcpServers: Record<string, { args: string[]; env: Record<string, string> }>;
     };
     expect(desktop.mcpServers.miniharness?.env).toEqual({ MINIHARNESS_GATEWAY_TOKEN: token });
-    expect(desktop.mcpServers.miniharness?.args.slice(-2)).toEqual(['--client', AGENT]);
+    expect(desktop.mcpServers.miniharness?.args.slice(-4)).toEqual(['--client', AGENT, '--url', url]);
     await created.getByRole('tab', { name: 'Claude Code' }).click();
     await expect(created.getByLabel('Claude Code configuration')).toHaveText(
       `claude mcp add --transport http miniharness ${url} --header 'Authorization: Bearer ${token}'\n`,
