@@ -59,6 +59,12 @@ export const AgentVisibilitySchema = z
     allServers: z.boolean(),
     serverIds: z.array(ServerIdSchema).max(500),
     localTools: z.boolean(),
+    /**
+     * Tools (and prompts) keep the names their servers gave them where no other server this agent
+     * sees offers the same name (the highest priority keeps a shared name; the others, and every
+     * tool, stay reachable as `<server>__<tool>`). Absent or false: always `<server>__<tool>`.
+     */
+    ownNames: z.boolean().optional(),
   })
   .strict();
 export type AgentVisibility = z.infer<typeof AgentVisibilitySchema>;

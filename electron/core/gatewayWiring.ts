@@ -63,7 +63,9 @@ export interface GatewayWiring {
 export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
   const { options, hub, warnings, settings, registry, features } = deps;
   const agentStore = new AgentStore(options.config, warnings.notice);
-  const catalog = new GatewayCatalog(() => deps.harness.listTools());
+  const priorityOf = (serverId: string): number =>
+    registry.servers().find((config) => config.id === serverId)?.priority ?? 0;
+  const catalog = new GatewayCatalog(() => deps.harness.listTools(), priorityOf);
   // The gateway reports its changes to the Agents view, which shows the gateway: a cycle.
   const agentsView = new Late<AgentService>('The Agents view');
   // The view reads counts from the traces: built only when someone will see it.
@@ -108,7 +110,9 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
         return { resources: catalog.resources.items, templates: catalog.templates.items };
       },
       prompts: async (serverId) => (await registry.features.prompts(serverId)).items,
+      priorityOf,
       read: (caller, serverId, uri, signal) => features.readAs(caller, serverId, uri, signal),
+      complete: (serverId, request, signal) => registry.features.complete(serverId, request, { signal }),
       getPrompt: (caller, serverId, name, args, signal) => features.getPromptAs(caller, serverId, name, args, signal),
     },
   });

@@ -27,6 +27,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
 import { gatewayMarkCapability, gatewayMarkMeta } from '../mcp/ownGateway.js';
+import { MCPFeatureNotOfferedError } from '../mcp/features/errors.js';
 import type { ProgressUpdate } from '../mcp/types.js';
 import type { GatewayFeatures } from './agentFeatures.js';
 import {
@@ -35,6 +36,7 @@ import {
   listAgentResources,
   listAgentTemplates,
   resolveAgentPrompt,
+  routeAgentCompletion,
   routeAgentResource,
 } from './agentFeatures.js';
 import { agentErrorResult, agentErrorText } from './agentResults.js';
@@ -158,6 +160,7 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
   const capabilities = {
     tools: { listChanged: true },
     ...(deps.features ? { resources: {}, prompts: {} } : {}),
+    ...(deps.features?.complete ? { completions: {} } : {}),
     ...(deps.mark !== undefined ? { experimental: gatewayMarkCapability(deps.mark, deps.marksThrough?.()) } : {}),
     // Tasks are the 2026-07-28 extension: offered to the stateless era only.
     ...(deps.tasks && scope.rounds ? { extensions: { [TASKS_EXTENSION_ID]: {} } } : {}),
@@ -232,6 +235,36 @@ function serveFeatures(
       work?.done();
     }
   });
+  const complete = features.complete;
+  if (complete)
+    server.setRequestHandler('completion/complete', async (request, ctx) => {
+      const agent = requireAgent(deps);
+      const { ref, argument, context } = request.params;
+      const route = await routeAgentCompletion(features, agent.visibility, ref);
+      const what = ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource template ${ref.uri}`;
+      if (!route)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Unknown ${what}. Call prompts/list or resources/templates/list for what this agent may complete.`,
+        );
+      if ('ambiguous' in route)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Several servers offer ${what}: complete ${route.ambiguous.join(' or ')} instead.`,
+        );
+      try {
+        const completion = await complete(
+          route.serverId,
+          { target: route.target, argument, ...(context?.arguments ? { context: context.arguments } : {}) },
+          ctx.mcpReq.signal,
+        );
+        return { completion };
+      } catch (error) {
+        // A server that offers no completion: no suggestions (the person types the value), not an error.
+        if (error instanceof MCPFeatureNotOfferedError) return { completion: { values: [] } };
+        throw refused(error, `completion/complete of ${what}`);
+      }
+    });
   server.setRequestHandler('prompts/list', () => listAgentPrompts(features, requireAgent(deps).visibility));
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const agent = requireAgent(deps);

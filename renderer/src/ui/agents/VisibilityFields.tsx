@@ -101,6 +101,20 @@ export function VisibilityFields({
           </span>
         </span>
       </label>
+      <label className="checkbox-field">
+        <input
+          type="checkbox"
+          checked={value.ownNames === true}
+          onChange={(e) => onChange({ ...value, ownNames: e.target.checked })}
+        />
+        <span>
+          <span className="checkbox-label">Tools keep their own names</span>
+          <span className="field-hint">
+            The names their servers documented, where no other server it sees offers the same name (the higher priority
+            keeps a shared name). Every tool also stays reachable as server__tool.
+          </span>
+        </span>
+      </label>
     </fieldset>
   );
 }
