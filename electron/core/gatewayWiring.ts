@@ -91,6 +91,7 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
       store: new OAuthStore(join(options.dataDir, 'gateway-oauth.json'), warnings.notice),
       servers: () => registry.servers().map((config) => ({ id: config.id, name: config.name })),
       onAgentCreated: () => agentsChanged(),
+      onSignInChanged: () => agentsChanged(),
       ...(options.gateway?.fetchClientMetadata ? { fetchClientMetadata: options.gateway.fetchClientMetadata } : {}),
     }),
     ...(options.gateway?.maxSessionsPerAgent !== undefined
@@ -99,6 +100,33 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     ...(options.gateway?.waitingProgressMs !== undefined
       ? { waitingProgressMs: options.gateway.waitingProgressMs }
       : {}),
+    // Resource subscriptions and the servers' log messages for agents (gateway/agentSubscriptions.ts).
+    following: {
+      subscribe: async (serverId, uri) => {
+        const already = (await registry.features.resources(serverId)).subscribed.includes(uri);
+        if (!already) await registry.features.subscribeResource(serverId, uri);
+        return { already };
+      },
+      unsubscribe: async (serverId, uri) => {
+        await registry.features.unsubscribeResource(serverId, uri);
+      },
+      onResourceUpdated: (listener) =>
+        registry.features.subscribe((event) => {
+          if (event.type === 'resource_updated') listener(event.serverId, event.uri);
+        }),
+      onServerLog: (serverId, listener) => {
+        let log;
+        try {
+          log = registry.logOf(serverId);
+        } catch {
+          return () => undefined;
+        }
+        return log.subscribe((line) => {
+          if (line.stream === 'message' && line.level)
+            listener({ level: line.level, text: line.text, ...(line.logger ? { logger: line.logger } : {}) });
+        });
+      },
+    },
     // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets are decided by `features`.
     features: {
       offering: (kind) =>

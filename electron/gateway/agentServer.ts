@@ -52,6 +52,7 @@ import type { AgentTasks } from './agentTasks.js';
 import { TaskAnsweringServer, agentDeclaresTasks, serveAgentTasks } from './agentTasks.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import { TASKS_EXTENSION_ID } from '../mcp/tasks/taskWire.js';
+import type { AgentSubscriptions, CallsPerServer, GatewayFollowing } from './agentSubscriptions.js';
 
 /** The app's call path as the gateway uses it (CallService.call). */
 export interface GatewayCalls {
@@ -101,6 +102,8 @@ export interface AgentSessionDeps {
   marksThrough?: () => readonly string[];
   /** The gateway's tasks (agentTasks.ts): a 2026-07-28 agent that declares the tasks extension gets one when the server behind makes one. */
   tasks?: AgentTasks;
+  /** Resource subscriptions (2025) and the servers' log messages (agentSubscriptions.ts); absent: neither is offered. */
+  followers?: { source: GatewayFollowing; subscriptions: AgentSubscriptions; calls: CallsPerServer };
 }
 
 /** What differs between the eras: the key of a call without a callId, and the caller's session label. */
@@ -159,8 +162,11 @@ function requireAgent(deps: AgentSessionDeps): StoredAgent {
 export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope): Server {
   const capabilities = {
     tools: { listChanged: true },
-    ...(deps.features ? { resources: {}, prompts: {} } : {}),
+    // Subscriptions are the 2025 era's (2026-07-28 follows resources through subscriptions/listen).
+    ...(deps.features ? { resources: deps.followers && !scope.rounds ? { subscribe: true } : {}, prompts: {} } : {}),
     ...(deps.features?.complete ? { completions: {} } : {}),
+    // The servers' log messages during the agent's calls, at the agent's level (the SDK registers logging/setLevel).
+    ...(deps.followers ? { logging: {} } : {}),
     ...(deps.mark !== undefined ? { experimental: gatewayMarkCapability(deps.mark, deps.marksThrough?.()) } : {}),
     // Tasks are the 2026-07-28 extension: offered to the stateless era only.
     ...(deps.tasks && scope.rounds ? { extensions: { [TASKS_EXTENSION_ID]: {} } } : {}),
@@ -187,6 +193,7 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
   });
   server.setRequestHandler('tools/call', (request, ctx) => callTool(deps, scope, request.params, ctx));
   if (deps.features) serveFeatures(server, deps, scope, deps.features);
+  if (deps.features && deps.followers && !scope.rounds) serveSubscriptions(server, deps, deps.features, deps.followers);
   return server;
 }
 
@@ -291,6 +298,62 @@ function serveFeatures(
   });
 }
 
+/** `resources/subscribe` and `unsubscribe` of a 2025 session (agentSubscriptions.ts): a resource it may read, routed as a read. */
+function serveSubscriptions(
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
+  server: Server,
+  deps: AgentSessionDeps,
+  features: GatewayFeatures,
+  followers: NonNullable<AgentSessionDeps['followers']>,
+): void {
+  /** What this session follows: `<server>\0<uri>` → the URI the agent asked for. */
+  const followed = new Map<string, string>();
+  const route = async (uri: string): Promise<{ serverId: string; uri: string }> => {
+    const found = await routeAgentResource(features, requireAgent(deps).visibility, uri);
+    if (!found)
+      throw new ResourceNotFoundError(
+        uri,
+        `Unknown resource: ${uri}. Call resources/list for the resources this agent may read.`,
+      );
+    if ('ambiguous' in found)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Several servers offer ${uri}: subscribe to ${found.ambiguous.join(' or ')} instead.`,
+      );
+    return found;
+  };
+  server.setRequestHandler('resources/subscribe', async (request) => {
+    const target = await route(request.params.uri);
+    try {
+      await followers.subscriptions.subscribe(server, target.serverId, target.uri);
+    } catch (error) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        agentErrorText(deps.describe(error), `resources/subscribe of ${request.params.uri}`, '-'),
+      );
+    }
+    followed.set(`${target.serverId}\0${target.uri}`, request.params.uri);
+    return {};
+  });
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
+    const target = await route(request.params.uri);
+    followed.delete(`${target.serverId}\0${target.uri}`);
+    await followers.subscriptions.unsubscribe(server, target.serverId, target.uri);
+    return {};
+  });
+  const off = followers.source.onResourceUpdated((serverId, uri) => {
+    const asked = followed.get(`${serverId}\0${uri}`);
+    if (asked !== undefined) void server.sendResourceUpdated({ uri: asked }).catch(() => undefined);
+  });
+  const before = server.onclose;
+  server.onclose = () => {
+    before?.();
+    off();
+    followed.clear();
+    void followers.subscriptions.release(server);
+  };
+}
+
 async function callTool(
   deps: AgentSessionDeps,
   scope: AgentServerScope,
@@ -351,6 +414,13 @@ async function callTool(
     // The app may end this call (the agent revoked or removed): it is then answered with why, before the connection closes.
     const work = deps.inFlight?.begin(agent.id, scope.session?.(), requestSignal);
     const signal = work?.signal ?? requestSignal;
+    // The server's log messages reach the agent while this is the gateway's only call there (agentSubscriptions.ts).
+    const endCall = deps.followers?.calls.begin(named.serverId);
+    const stopLogs = deps.followers?.source.onServerLog(named.serverId, (message) => {
+      if (deps.followers?.calls.alone(named.serverId))
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- MCP logging is deprecated in 2026-07-28 but still offered; the README promises it
+        ctx.mcpReq.log(message.level, message.text, message.logger).catch(() => undefined);
+    });
     try {
       const outcome = await deps.calls.call(
         { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: callKey.callId },
@@ -373,6 +443,8 @@ async function callTool(
     } catch (error) {
       return agentErrorResult(deps.describe(error), params.name, callKey.callId, waitEndedOf(signal));
     } finally {
+      stopLogs?.();
+      endCall?.();
       progress?.stop();
       work?.done();
       deps.onActivity();

@@ -9,6 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalView } from '../../shared/contract.js';
 import { bundledOnce } from '../helpers/buildFixtures.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
@@ -149,6 +153,49 @@ describe('completion/complete through the gateway', () => {
         argument: { name: 'arg1', value: 'pa' },
       });
       expect(prompt.completion.values).toEqual(['paris', 'park', 'party']);
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
+describe('the servers’ log messages and resource subscriptions through the gateway', () => {
+  it('2025: logging/setLevel is accepted; a call’s log messages reach the agent at its level', async () => {
+    await app.call('servers.setLogLevel', { id: 'b', level: 'debug' });
+    const agent = await connectAgent(app.url, own.token);
+    try {
+      const messages: Array<{ level: string; data: unknown }> = [];
+      agent.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params));
+      await agent.setLoggingLevel('info');
+      const result = await agent.callTool({ name: 'test_tool_with_logging' });
+      expect(result.isError).toBeFalsy();
+      expect(messages.map((m) => m.data)).toEqual([
+        'Tool execution started',
+        'Tool processing data',
+        'Tool execution completed',
+      ]);
+      // Above the agent's level only: at "error", the info messages are not sent.
+      messages.length = 0;
+      await agent.setLoggingLevel('error');
+      await agent.callTool({ name: 'test_tool_with_logging' });
+      expect(messages).toEqual([]);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('2025: resources/subscribe of a resource the agent may read is accepted, and unsubscribe; an unknown one is refused', async () => {
+    const agent = await connectAgent(app.url, own.token);
+    try {
+      expect(agent.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      agent.setNotificationHandler(ResourceUpdatedNotificationSchema, () => undefined);
+      await expect(agent.subscribeResource({ uri: 'miniharness://server/a/test://watched-resource' })).resolves.toEqual(
+        {},
+      );
+      await expect(
+        agent.unsubscribeResource({ uri: 'miniharness://server/a/test://watched-resource' }),
+      ).resolves.toEqual({});
+      await expect(agent.subscribeResource({ uri: 'test://nothing-here' })).rejects.toThrow(/Unknown resource/);
     } finally {
       await agent.close();
     }

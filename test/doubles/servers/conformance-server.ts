@@ -9,11 +9,16 @@
  * Run as a script it serves both eras on stdio (the era is fixed by the first message);
  * `buildConformanceServer` is the factory the HTTP double (conformance-http.ts) serves.
  */
+import { randomBytes } from 'node:crypto';
+import type { ClientCapabilities, InputRequests, ServerContext } from '@modelcontextprotocol/server';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   McpServer,
   ResourceTemplate,
   acceptedContent,
   completable,
+  createRequestStateCodec,
+  fromJsonSchema,
   inputRequired,
   inputResponse,
 } from '@modelcontextprotocol/server';
@@ -35,7 +40,62 @@ const WAV = Buffer.concat([
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
-export function buildConformanceServer(): McpServer {
+/** The round a multi-round call is in, sealed (HMAC) so a tampered state is refused before any handler runs. */
+interface Round {
+  tool: string;
+  step: number;
+}
+const codec = createRequestStateCodec<Round>({ key: randomBytes(32), ttlSeconds: 600 });
+
+function clientCapabilities(ctx: ServerContext): ClientCapabilities {
+  return ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] ??
+    {}) as ClientCapabilities;
+}
+
+/** The state the client echoed, when it verified (the SDK refused a tampered one already). */
+async function roundOf(ctx: ServerContext): Promise<Round | undefined> {
+  return (await ctx.mcpReq.requestState<Round>()) ?? undefined;
+}
+
+function answered(ctx: ServerContext, keys: readonly string[]): boolean {
+  const responses = ctx.mcpReq.inputResponses ?? {};
+  return keys.every((key) => key in responses);
+}
+
+/** The suite's JSON Schema 2020-12 tool: its input schema, kept as written (SEP-1613, SEP-2106). */
+const SCHEMA_2020_12 = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+};
+
+/** Tools and prompts added by the suite's diagnostic hooks, kept for every later instance (HTTP builds one per request). */
+const added = { tools: 0, prompts: 0 };
+
+export interface ConformanceServerOptions {
+  /** Publishes list changes to open `subscriptions/listen` streams (HTTP: the handler's `notify`); on a session the server sends them itself. */
+  notify?: () => { toolsChanged(): void; promptsChanged(): void };
+}
+
+export function buildConformanceServer(options: ConformanceServerOptions = {}): McpServer {
   const server = new McpServer(
     { name: 'conformance-double', version: '1.0.0' },
     {
@@ -46,6 +106,7 @@ export function buildConformanceServer(): McpServer {
         logging: {},
         completions: {},
       },
+      requestState: { verify: codec.verify },
     },
   );
   const none = { inputSchema: z.object({}) };
@@ -254,6 +315,176 @@ export function buildConformanceServer(): McpServer {
       return inputRequired({ inputRequests: { client_roots: inputRequired.listRoots() } });
     },
   );
+
+  const elicitName = (message: string) => inputRequired.elicit({ message, requestedSchema: Name });
+  server.registerTool(
+    'test_input_required_result_request_state',
+    { description: 'Keeps state', ...none },
+    async (_args, ctx) => {
+      const round = await roundOf(ctx);
+      if (round?.tool === 'request_state' && answered(ctx, ['confirm']))
+        return text('state-ok: the server read back the state it minted');
+      return inputRequired({
+        inputRequests: {
+          confirm: inputRequired.elicit({
+            message: 'Please confirm',
+            requestedSchema: z.object({ ok: z.boolean() }),
+          }),
+        },
+        requestState: await codec.mint({ tool: 'request_state', step: 1 }, ctx),
+      });
+    },
+  );
+  server.registerTool(
+    'test_input_required_result_multiple_inputs',
+    { description: 'Asks three things', ...none },
+    async (_args, ctx) => {
+      const round = await roundOf(ctx);
+      if (round?.tool === 'multiple' && answered(ctx, ['user_name', 'greeting', 'client_roots']))
+        return text('All three answers received');
+      return inputRequired({
+        inputRequests: {
+          user_name: elicitName('What is your name?'),
+          greeting: inputRequired.createMessage({
+            messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }],
+            maxTokens: 50,
+          }),
+          client_roots: inputRequired.listRoots(),
+        },
+        requestState: await codec.mint({ tool: 'multiple', step: 1 }, ctx),
+      });
+    },
+  );
+  server.registerTool(
+    'test_input_required_result_multi_round',
+    { description: 'Asks twice', ...none },
+    async (_args, ctx) => {
+      const round = await roundOf(ctx);
+      if (round?.tool === 'multi_round' && round.step === 2 && answered(ctx, ['step2']))
+        return text('Both steps answered');
+      if (round?.tool === 'multi_round' && round.step === 1 && answered(ctx, ['step1']))
+        return inputRequired({
+          inputRequests: {
+            step2: inputRequired.elicit({
+              message: 'Step 2: What is your favorite color?',
+              requestedSchema: z.object({ color: z.string() }),
+            }),
+          },
+          requestState: await codec.mint({ tool: 'multi_round', step: 2 }, ctx),
+        });
+      return inputRequired({
+        inputRequests: { step1: elicitName('Step 1: What is your name?') },
+        requestState: await codec.mint({ tool: 'multi_round', step: 1 }, ctx),
+      });
+    },
+  );
+  server.registerTool(
+    'test_input_required_result_tampered_state',
+    { description: 'Seals its state', ...none },
+    async (_args, ctx) => {
+      const round = await roundOf(ctx);
+      if (round?.tool === 'tampered' && answered(ctx, ['confirm'])) return text('state verified');
+      return inputRequired({
+        inputRequests: {
+          confirm: inputRequired.elicit({ message: 'Please confirm', requestedSchema: z.object({ ok: z.boolean() }) }),
+        },
+        requestState: await codec.mint({ tool: 'tampered', step: 1 }, ctx),
+      });
+    },
+  );
+  server.registerTool(
+    'test_input_required_result_capabilities',
+    { description: 'Asks only what the client can answer', ...none },
+    (_args, ctx) => {
+      const declared = clientCapabilities(ctx);
+      const responses = ctx.mcpReq.inputResponses;
+      if (responses && Object.keys(responses).length > 0) return text('Answered what the client could');
+      const requests: InputRequests = {};
+      if (declared.elicitation) requests.user_name = elicitName('What is your name?');
+      if (declared.sampling)
+        requests.greeting = inputRequired.createMessage({
+          messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }],
+          maxTokens: 50,
+        });
+      if (declared.roots) requests.client_roots = inputRequired.listRoots();
+      if (Object.keys(requests).length === 0) return text('The client declared nothing to ask');
+      return inputRequired({ inputRequests: requests });
+    },
+  );
+  server.registerTool(
+    'test_missing_capability',
+    { description: 'Needs the client’s sampling', ...none },
+    (_args, ctx) => {
+      // Asking for sampling the client did not declare: the SDK answers -32021 itself.
+      if (answered(ctx, ['reply'])) return text('The client answered');
+      return inputRequired({
+        inputRequests: {
+          reply: inputRequired.createMessage({
+            messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+            maxTokens: 20,
+          }),
+        },
+      });
+    },
+  );
+  server.registerTool('test_streaming_elicitation', { description: 'Asks while it runs', ...none }, (_args, ctx) => {
+    if (answered(ctx, ['user_name'])) return text('Thanks');
+    return inputRequired({ inputRequests: { user_name: elicitName('What is your name?') } });
+  });
+  server.registerTool('test_logging_tool', { description: 'Logs at every level', ...none }, async (_args, ctx) => {
+    for (const level of ['debug', 'info', 'warning', 'error'] as const)
+      await ctx.mcpReq.log(level, `a ${level} message`);
+    return text('logged');
+  });
+  const addTool = (n: number) =>
+    server.registerTool(`test_dynamic_tool_${n}`, { description: 'Added by test_trigger_tool_change', ...none }, () =>
+      text(`dynamic tool ${n}`),
+    );
+  const addPrompt = (n: number) =>
+    server.registerPrompt(`test_dynamic_prompt_${n}`, { description: 'Added by test_trigger_prompt_change' }, () => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `dynamic prompt ${n}` } }],
+    }));
+  for (let n = 1; n <= added.tools; n++) addTool(n);
+  for (let n = 1; n <= added.prompts; n++) addPrompt(n);
+  server.registerTool('test_trigger_tool_change', { description: 'Adds a tool', ...none }, () => {
+    addTool(++added.tools);
+    options.notify?.().toolsChanged();
+    return text(`added test_dynamic_tool_${added.tools}`);
+  });
+  server.registerTool('test_trigger_prompt_change', { description: 'Adds a prompt', ...none }, () => {
+    addPrompt(++added.prompts);
+    options.notify?.().promptsChanged();
+    return text(`added test_dynamic_prompt_${added.prompts}`);
+  });
+  server.registerTool(
+    'json_schema_2020_12_tool',
+    { description: 'Keeps its JSON Schema 2020-12 input schema', inputSchema: fromJsonSchema(SCHEMA_2020_12) },
+    (args) => text(`received ${JSON.stringify(args)}`),
+  );
+  // Subscriptions (2025): accepted and tracked; nothing here changes, so no update is ever sent.
+  const subscribed = new Set<string>();
+  server.server.setRequestHandler('resources/subscribe', (request) => {
+    subscribed.add(request.params.uri);
+    return {};
+  });
+  server.server.setRequestHandler('resources/unsubscribe', (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+
+  server.registerPrompt('test_input_required_result_prompt', { description: 'A prompt that asks first' }, (ctx) => {
+    const answer = acceptedContent(ctx.mcpReq.inputResponses, 'user_context', z.object({ context: z.string() }));
+    if (answer)
+      return { messages: [{ role: 'user', content: { type: 'text', text: `Use this context: ${answer.context}` } }] };
+    return inputRequired({
+      inputRequests: {
+        user_context: inputRequired.elicit({
+          message: 'What context should the prompt use?',
+          requestedSchema: z.object({ context: z.string() }),
+        }),
+      },
+    });
+  });
 
   server.registerResource(
     'static-text',

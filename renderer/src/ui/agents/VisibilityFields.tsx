@@ -108,10 +108,10 @@ export function VisibilityFields({
           onChange={(e) => onChange({ ...value, ownNames: e.target.checked })}
         />
         <span>
-          <span className="checkbox-label">Tools keep their own names</span>
+          <span className="checkbox-label">Tools as their servers call them</span>
           <span className="field-hint">
-            The names their servers documented, where no other server it sees offers the same name (the higher priority
-            keeps a shared name). Every tool also stays reachable as server__tool.
+            Each tool is listed as its server calls it when no other server it sees offers the same one (the higher
+            priority keeps it); every tool also stays reachable as server__tool.
           </span>
         </span>
       </label>
