@@ -38,7 +38,9 @@ const CONFIRM = {
 function useVisibilityText(agent: AgentView): string {
   const servers = useAppStore((s) => s.servers);
   const { visibility } = agent;
-  const local = visibility.localTools ? ' and the local tools' : ', not the local tools';
+  const local = `${visibility.localTools ? ' and the local tools' : ', not the local tools'}${
+    visibility.ownNames ? ', named as their servers call them' : ''
+  }`;
   if (visibility.allServers) return `Every server’s tools${local}.`;
   if (visibility.serverIds.length === 0) return `No server’s tools${local}.`;
   const names = visibility.serverIds.map((id) => {
