@@ -2,7 +2,8 @@
  * "Connect an agent": the exact configuration each popular MCP client needs to reach the gateway,
  * as the text the person copies. Claude Desktop's config file starts only local processes, so it
  * runs the stdio entry (`miniharness-gateway`); the others speak Streamable HTTP with the token as
- * a bearer header. Pure: the GUI renders it, tests check it parses.
+ * a bearer header. Every snippet names the address the gateway listens on (the stdio entry's
+ * `--url` too). Pure: the GUI renders it, tests check it parses.
  */
 import { GATEWAY_TOKEN_ENV } from './agents.js';
 
@@ -51,7 +52,9 @@ export function agentConfig(client: AgentClient, input: AgentConfigInput): Agent
           mcpServers: {
             [AGENT_ENTRY_NAME]: {
               command: input.stdio.command,
-              args: [...input.stdio.args, '--client', input.agentName],
+              // The address the gateway listens on now (another port in Settings or --gateway-port):
+              // without --url the stdio entry would dial the default port.
+              args: [...input.stdio.args, '--client', input.agentName, '--url', input.url],
               env: { [GATEWAY_TOKEN_ENV]: input.token },
             },
           },

@@ -59,6 +59,12 @@ export const AgentVisibilitySchema = z
     allServers: z.boolean(),
     serverIds: z.array(ServerIdSchema).max(500),
     localTools: z.boolean(),
+    /**
+     * Tools (and prompts) keep the names their servers gave them where no other server this agent
+     * sees offers the same name (the highest priority keeps a shared name; the others, and every
+     * tool, stay reachable as `<server>__<tool>`). Absent or false: always `<server>__<tool>`.
+     */
+    ownNames: z.boolean().optional(),
   })
   .strict();
 export type AgentVisibility = z.infer<typeof AgentVisibilitySchema>;
@@ -72,6 +78,13 @@ export const AgentSessionViewSchema = z.object({
   protocolVersion: z.string().optional(),
   startedAt: z.number(),
   lastSeenAt: z.number(),
+  /**
+   * It holds a request or stream open now (the 2025 GET notification stream, a call): a live
+   * connection. Otherwise it was only seen at `lastSeenAt`: nothing tells the gateway that a client
+   * exited without ending its session, so such a session stays listed (as seen, not connected)
+   * until the idle window closes it.
+   */
+  open: z.boolean(),
 });
 export type AgentSessionView = z.infer<typeof AgentSessionViewSchema>;
 
@@ -80,6 +93,17 @@ export type AgentSessionView = z.infer<typeof AgentSessionViewSchema>;
  * its requests carries in its `_meta` envelope (its own words, shown as such). Listed while seen
  * within the idle window or while it holds a request open (a `subscriptions/listen` stream).
  */
+/**
+ * Where an agent's OAuth sign-in stands, read from the gateway's authorization server each time:
+ * `waiting` — allowed on the consent page, but the client has not redeemed its code (it holds no
+ * token and cannot call); `active` — it holds a valid access or refresh token; `expired` — its
+ * tokens expired or were revoked while the grant stands (it must sign in again); `ended` — the
+ * grant itself is gone: ended by the server when a refresh token was used twice (a sign of a
+ * stolen token), or past its lifetime. Its client must sign in again (as a new agent).
+ */
+export const SignInStateSchema = z.enum(['waiting', 'active', 'expired', 'ended']);
+export type SignInState = z.infer<typeof SignInStateSchema>;
+
 export const AgentRecentClientViewSchema = z.object({
   clientName: z.string().optional(),
   clientVersion: z.string().optional(),
@@ -99,9 +123,9 @@ export const AgentViewSchema = z.object({
   /** Set once the token was revoked: every request with it is refused (401). */
   revokedAt: z.number().optional(),
   visibility: AgentVisibilitySchema,
-  /** Open 2025 MCP sessions of this agent now (a session unseen for the idle window is closed). */
+  /** Open 2025 MCP sessions of this agent now (a session unseen for the idle window is closed; `open` says which is live). */
   sessions: z.array(AgentSessionViewSchema),
-  /** 2026-07-28 clients of this agent connected now (seen within the idle window, or listening). */
+  /** 2026-07-28 clients of this agent seen within the idle window, or listening (only a listening one is connected now). */
   recentClients: z.array(AgentRecentClientViewSchema),
   /** Tool calls recorded for this agent (all time). */
   calls: z.number().int().nonnegative(),
@@ -111,7 +135,14 @@ export const AgentViewSchema = z.object({
    * no token to copy): the client's id, its self-asserted name (its own claim) and where its
    * sign-in returned (the redirect's origin).
    */
-  signIn: z.object({ clientId: z.string(), clientName: z.string().optional(), redirectTarget: z.string() }).optional(),
+  signIn: z
+    .object({
+      clientId: z.string(),
+      clientName: z.string().optional(),
+      redirectTarget: z.string(),
+      state: SignInStateSchema,
+    })
+    .optional(),
 });
 export type AgentView = z.infer<typeof AgentViewSchema>;
 

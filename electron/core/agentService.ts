@@ -82,6 +82,7 @@ export class AgentService {
               clientId: agent.signIn.clientId,
               ...(agent.signIn.clientName ? { clientName: agent.signIn.clientName } : {}),
               redirectTarget: agent.signIn.redirectTarget,
+              state: this.gateway.signInStateOf(agent.signIn.grantId),
             },
           }
         : {}),

@@ -64,7 +64,9 @@ export interface GatewayWiring {
 export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
   const { options, hub, warnings, settings, registry, features } = deps;
   const agentStore = new AgentStore(options.config, warnings.notice);
-  const catalog = new GatewayCatalog(() => deps.harness.listTools());
+  const priorityOf = (serverId: string): number =>
+    registry.servers().find((config) => config.id === serverId)?.priority ?? 0;
+  const catalog = new GatewayCatalog(() => deps.harness.listTools(), priorityOf);
   // The gateway reports its changes to the Agents view, which shows the gateway: a cycle.
   const agentsView = new Late<AgentService>('The Agents view');
   // The view reads counts from the traces: built only when someone will see it.
@@ -90,6 +92,7 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
       store: new OAuthStore(join(options.dataDir, 'gateway-oauth.json'), warnings.notice),
       servers: () => registry.servers().map((config) => ({ id: config.id, name: config.name })),
       onAgentCreated: () => agentsChanged(),
+      onSignInChanged: () => agentsChanged(),
       ...(options.gateway?.fetchClientMetadata ? { fetchClientMetadata: options.gateway.fetchClientMetadata } : {}),
     }),
     ...(options.gateway?.maxSessionsPerAgent !== undefined
@@ -103,6 +106,33 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
       const starting = startingServers(registry, visibility);
       if (starting.length) await settle(registry, RUN_SERVER_WAIT_MS, starting, signal);
     },
+    // Resource subscriptions and the servers' log messages for agents (gateway/agentSubscriptions.ts).
+    following: {
+      subscribe: async (serverId, uri) => {
+        const already = (await registry.features.resources(serverId)).subscribed.includes(uri);
+        if (!already) await registry.features.subscribeResource(serverId, uri);
+        return { already };
+      },
+      unsubscribe: async (serverId, uri) => {
+        await registry.features.unsubscribeResource(serverId, uri);
+      },
+      onResourceUpdated: (listener) =>
+        registry.features.subscribe((event) => {
+          if (event.type === 'resource_updated') listener(event.serverId, event.uri);
+        }),
+      onServerLog: (serverId, listener) => {
+        let log;
+        try {
+          log = registry.logOf(serverId);
+        } catch {
+          return () => undefined;
+        }
+        return log.subscribe((line) => {
+          if (line.stream === 'message' && line.level)
+            listener({ level: line.level, text: line.text, ...(line.logger ? { logger: line.logger } : {}) });
+        });
+      },
+    },
     // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets are decided by `features`.
     features: {
       offering: (kind) =>
@@ -114,7 +144,9 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
         return { resources: catalog.resources.items, templates: catalog.templates.items };
       },
       prompts: async (serverId) => (await registry.features.prompts(serverId)).items,
+      priorityOf,
       read: (caller, serverId, uri, signal) => features.readAs(caller, serverId, uri, signal),
+      complete: (serverId, request, signal) => registry.features.complete(serverId, request, { signal }),
       getPrompt: (caller, serverId, name, args, signal) => features.getPromptAs(caller, serverId, name, args, signal),
     },
   });

@@ -5,7 +5,8 @@
  * or `prompts/get` of that server, read-only — ASK brings the person's approval, naming the
  * agent) and it is traced under the agent's name. Subscriptions stay the GUI's.
  *
- * Names: prompts are named `<server>__<prompt>` like tools. Resources keep their URIs (they are
+ * Names: prompts are named `<server>__<prompt>` like tools (an agent that keeps own names sees
+ * a prompt's own name by the same rule as tools, toolNames.ts `ownNames`). Resources keep their URIs (they are
  * addresses; the server is in `_meta["io.miniharness/server"]`) — unless several of the servers
  * an agent sees list the same URI: then that URI is listed once per server, as
  * `miniharness://server/<server id>/<URI>` (the server's URI in `_meta["io.miniharness/uri"]`),
@@ -16,6 +17,7 @@
  * namespaced URIs to use instead. A URI only one server offers reads as before.
  */
 import type {
+  CompleteResult,
   GetPromptResult,
   Prompt,
   ReadResourceResult,
@@ -24,8 +26,9 @@ import type {
 } from '@modelcontextprotocol/server';
 import { UriTemplate } from '@modelcontextprotocol/server';
 import type { AgentVisibility, GatewayToolName } from '../../shared/agents.js';
+import type { CompletionRequest } from '../mcp/features/prompts.js';
 import { isVisible } from './catalog.js';
-import { nameTools } from './toolNames.js';
+import { nameTools, ownNames } from './toolNames.js';
 
 export const META_SERVER = 'io.miniharness/server';
 /** On a namespaced resource: the URI (or template) its server gave it. */
@@ -56,6 +59,8 @@ export interface GatewayFeatures {
   offering(kind: 'resources' | 'prompts'): string[];
   resources(serverId: string): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }>;
   prompts(serverId: string): Promise<Prompt[]>;
+  /** A server's priority (decides a prompt name several servers offer, for an agent that keeps own names); default 0. */
+  priorityOf?(serverId: string): number;
   /** Authorized (permission engine, approval) and traced as the caller. */
   read(
     caller: { userId: string; sessionId: string },
@@ -63,6 +68,11 @@ export interface GatewayFeatures {
     uri: string,
     signal: AbortSignal,
   ): Promise<ReadResourceResult>;
+  /**
+   * Completion of a prompt's argument or a template's variable on that server (browsing, as in the
+   * GUI: not traced); a server that declared no completion refuses (the gateway answers no values).
+   */
+  complete?(serverId: string, request: CompletionRequest, signal: AbortSignal): Promise<CompleteResult['completion']>;
   getPrompt(
     caller: { userId: string; sessionId: string },
     serverId: string,
@@ -183,13 +193,20 @@ export function asRequested(result: ReadResourceResult, requested: string, route
 async function namedPrompts(
   features: GatewayFeatures,
   visibility: AgentVisibility,
-): Promise<Array<{ named: GatewayToolName; prompt: Prompt }>> {
+): Promise<Array<{ named: GatewayToolName; prefixed: string; prompt: Prompt }>> {
   const lists = await fromVisible(features, 'prompts', visibility, (id) => features.prompts(id));
   const byRef = new Map(
     lists.flatMap(({ serverId, value }) => value.map((p) => [`${serverId}\0${p.name}`, p] as const)),
   );
   const names = nameTools(lists.flatMap(({ serverId, value }) => value.map((p) => ({ serverId, toolName: p.name }))));
-  return names.map((named) => ({ named, prompt: byRef.get(`${named.serverId}\0${named.toolName}`) as Prompt }));
+  const own = visibility.ownNames
+    ? ownNames(names.map((named) => ({ named, priority: features.priorityOf?.(named.serverId) ?? 0 })))
+    : undefined;
+  return names.map((named) => ({
+    named: { ...named, name: own?.get(`${named.serverId}\0${named.toolName}`) ?? named.name },
+    prefixed: named.name,
+    prompt: byRef.get(`${named.serverId}\0${named.toolName}`) as Prompt,
+  }));
 }
 
 export async function listAgentPrompts(
@@ -210,5 +227,39 @@ export async function resolveAgentPrompt(
   visibility: AgentVisibility,
   name: string,
 ): Promise<GatewayToolName | undefined> {
-  return (await namedPrompts(features, visibility)).find((p) => p.named.name === name)?.named;
+  const prompts = await namedPrompts(features, visibility);
+  // The listed name first; a `<server>__<prompt>` name still reaches its prompt.
+  return (prompts.find((p) => p.named.name === name) ?? prompts.find((p) => p.prefixed === name))?.named;
+}
+
+/**
+ * Where an agent's `completion/complete` goes: a prompt by the name the agent sees (the server's
+ * own prompt name); a resource template by the template the agent sees (a namespaced one names its
+ * server; a bare one goes to the one server listing it). Undefined: no server this agent sees
+ * offers it (several servers listing a bare template: ambiguous, as for reads).
+ */
+export async function routeAgentCompletion(
+  features: GatewayFeatures,
+  visibility: AgentVisibility,
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+): Promise<{ serverId: string; target: CompletionRequest['target'] } | { ambiguous: string[] } | undefined> {
+  if (ref.type === 'ref/prompt') {
+    const named = await resolveAgentPrompt(features, visibility, ref.name);
+    return named ? { serverId: named.serverId, target: { type: 'prompt', name: named.toolName } } : undefined;
+  }
+  const lists = await fromVisible(features, 'resources', visibility, (id) => features.resources(id));
+  const named = parseNamespaced(ref.uri);
+  if (named) {
+    const list = lists.find(({ serverId }) => serverId === named.serverId)?.value;
+    return list?.templates.some((t) => t.uriTemplate === named.uri)
+      ? { serverId: named.serverId, target: { type: 'resource', uriTemplate: named.uri } }
+      : undefined;
+  }
+  const offering = lists.filter(({ value }) => value.templates.some((t) => t.uriTemplate === ref.uri));
+  if (offering.length === 0) return undefined;
+  if (offering.length > 1) return { ambiguous: offering.map(({ serverId }) => namespacedUri(serverId, ref.uri)) };
+  return {
+    serverId: (offering[0] as { serverId: string }).serverId,
+    target: { type: 'resource', uriTemplate: ref.uri },
+  };
 }

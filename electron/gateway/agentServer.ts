@@ -29,6 +29,7 @@ import type { AgentVisibility } from '../../shared/agents.js';
 import { CALL_KEY_PART_MAX, CallKeyPartSchema } from '../../shared/contract/callKey.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
 import { gatewayMarkCapability, gatewayMarkMeta } from '../mcp/ownGateway.js';
+import { MCPFeatureNotOfferedError } from '../mcp/features/errors.js';
 import type { ProgressUpdate } from '../mcp/types.js';
 import type { GatewayFeatures } from './agentFeatures.js';
 import {
@@ -37,6 +38,7 @@ import {
   listAgentResources,
   listAgentTemplates,
   resolveAgentPrompt,
+  routeAgentCompletion,
   routeAgentResource,
 } from './agentFeatures.js';
 import { agentErrorResult, agentErrorText } from './agentResults.js';
@@ -52,6 +54,7 @@ import type { AgentTasks } from './agentTasks.js';
 import { TaskAnsweringServer, agentDeclaresTasks, serveAgentTasks } from './agentTasks.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import { TASKS_EXTENSION_ID } from '../mcp/tasks/taskWire.js';
+import type { AgentSubscriptions, CallsPerServer, GatewayFollowing } from './agentSubscriptions.js';
 
 /** The app's call path as the gateway uses it (CallService.call). */
 export interface GatewayCalls {
@@ -108,6 +111,8 @@ export interface AgentSessionDeps {
    * again after it, so a call made while the app starts is not refused as an unknown tool.
    */
   serversStarting?(visibility: AgentVisibility, signal: AbortSignal): Promise<void>;
+  /** Resource subscriptions (2025) and the servers' log messages (agentSubscriptions.ts); absent: neither is offered. */
+  followers?: { source: GatewayFollowing; subscriptions: AgentSubscriptions; calls: CallsPerServer };
 }
 
 /** What differs between the eras: the key of a call without a callId, and the caller's session label. */
@@ -167,7 +172,11 @@ function requireAgent(deps: AgentSessionDeps): StoredAgent {
 export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope): Server {
   const capabilities = {
     tools: { listChanged: true },
-    ...(deps.features ? { resources: {}, prompts: {} } : {}),
+    // Subscriptions are the 2025 era's (2026-07-28 follows resources through subscriptions/listen).
+    ...(deps.features ? { resources: deps.followers && !scope.rounds ? { subscribe: true } : {}, prompts: {} } : {}),
+    ...(deps.features?.complete ? { completions: {} } : {}),
+    // The servers' log messages during the agent's calls, at the agent's level (the SDK registers logging/setLevel).
+    ...(deps.followers ? { logging: {} } : {}),
     ...(deps.mark !== undefined ? { experimental: gatewayMarkCapability(deps.mark, deps.marksThrough?.()) } : {}),
     // Tasks are the 2026-07-28 extension: offered to the stateless era only.
     ...(deps.tasks && scope.rounds ? { extensions: { [TASKS_EXTENSION_ID]: {} } } : {}),
@@ -196,6 +205,7 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
   });
   server.setRequestHandler('tools/call', (request, ctx) => callTool(deps, scope, request.params, ctx));
   if (deps.features) serveFeatures(server, deps, scope, deps.features);
+  if (deps.features && deps.followers && !scope.rounds) serveSubscriptions(server, deps, deps.features, deps.followers);
   return server;
 }
 
@@ -244,6 +254,36 @@ function serveFeatures(
       work?.done();
     }
   });
+  const complete = features.complete;
+  if (complete)
+    server.setRequestHandler('completion/complete', async (request, ctx) => {
+      const agent = requireAgent(deps);
+      const { ref, argument, context } = request.params;
+      const route = await routeAgentCompletion(features, agent.visibility, ref);
+      const what = ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource template ${ref.uri}`;
+      if (!route)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Unknown ${what}. Call prompts/list or resources/templates/list for what this agent may complete.`,
+        );
+      if ('ambiguous' in route)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Several servers offer ${what}: complete ${route.ambiguous.join(' or ')} instead.`,
+        );
+      try {
+        const completion = await complete(
+          route.serverId,
+          { target: route.target, argument, ...(context?.arguments ? { context: context.arguments } : {}) },
+          ctx.mcpReq.signal,
+        );
+        return { completion };
+      } catch (error) {
+        // A server that offers no completion: no suggestions (the person types the value), not an error.
+        if (error instanceof MCPFeatureNotOfferedError) return { completion: { values: [] } };
+        throw refused(error, `completion/complete of ${what}`);
+      }
+    });
   server.setRequestHandler('prompts/list', () => listAgentPrompts(features, requireAgent(deps).visibility));
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const agent = requireAgent(deps);
@@ -268,6 +308,62 @@ function serveFeatures(
       work?.done();
     }
   });
+}
+
+/** `resources/subscribe` and `unsubscribe` of a 2025 session (agentSubscriptions.ts): a resource it may read, routed as a read. */
+function serveSubscriptions(
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
+  server: Server,
+  deps: AgentSessionDeps,
+  features: GatewayFeatures,
+  followers: NonNullable<AgentSessionDeps['followers']>,
+): void {
+  /** What this session follows: `<server>\0<uri>` → the URI the agent asked for. */
+  const followed = new Map<string, string>();
+  const route = async (uri: string): Promise<{ serverId: string; uri: string }> => {
+    const found = await routeAgentResource(features, requireAgent(deps).visibility, uri);
+    if (!found)
+      throw new ResourceNotFoundError(
+        uri,
+        `Unknown resource: ${uri}. Call resources/list for the resources this agent may read.`,
+      );
+    if ('ambiguous' in found)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Several servers offer ${uri}: subscribe to ${found.ambiguous.join(' or ')} instead.`,
+      );
+    return found;
+  };
+  server.setRequestHandler('resources/subscribe', async (request) => {
+    const target = await route(request.params.uri);
+    try {
+      await followers.subscriptions.subscribe(server, target.serverId, target.uri);
+    } catch (error) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        agentErrorText(deps.describe(error), `resources/subscribe of ${request.params.uri}`, '-'),
+      );
+    }
+    followed.set(`${target.serverId}\0${target.uri}`, request.params.uri);
+    return {};
+  });
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
+    const target = await route(request.params.uri);
+    followed.delete(`${target.serverId}\0${target.uri}`);
+    await followers.subscriptions.unsubscribe(server, target.serverId, target.uri);
+    return {};
+  });
+  const off = followers.source.onResourceUpdated((serverId, uri) => {
+    const asked = followed.get(`${serverId}\0${uri}`);
+    if (asked !== undefined) void server.sendResourceUpdated({ uri: asked }).catch(() => undefined);
+  });
+  const before = server.onclose;
+  server.onclose = () => {
+    before?.();
+    off();
+    followed.clear();
+    void followers.subscriptions.release(server);
+  };
 }
 
 async function callTool(
@@ -334,6 +430,13 @@ async function callTool(
     // The app may end this call (the agent revoked or removed): it is then answered with why, before the connection closes.
     const work = deps.inFlight?.begin(agent.id, scope.session?.(), requestSignal);
     const signal = work?.signal ?? requestSignal;
+    // The server's log messages reach the agent while this is the gateway's only call there (agentSubscriptions.ts).
+    const endCall = deps.followers?.calls.begin(named.serverId);
+    const stopLogs = deps.followers?.source.onServerLog(named.serverId, (message) => {
+      if (deps.followers?.calls.alone(named.serverId))
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- MCP logging is deprecated in 2026-07-28 but still offered; the README promises it
+        ctx.mcpReq.log(message.level, message.text, message.logger).catch(() => undefined);
+    });
     try {
       const outcome = await deps.calls.call(
         { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: callKey.callId },
@@ -356,6 +459,8 @@ async function callTool(
     } catch (error) {
       return agentErrorResult(deps.describe(error), params.name, callKey.callId, waitEndedOf(signal));
     } finally {
+      stopLogs?.();
+      endCall?.();
       progress?.stop();
       work?.done();
       deps.onActivity();

@@ -4,6 +4,9 @@
  * (`invalidate`), read on every `tools/list` and `tools/call`. MCP Apps: an app-only tool
  * (`_meta.ui.visibility: ["app"]`) is for its server's app and no agent's (neither listed nor
  * callable); a tool's app is listed in its `_meta.ui` (checked: electron/apps/toolUi.ts).
+ * An agent whose visibility asks for own names (`ownNames`) sees each tool under the name its
+ * server gave it where no other server it sees offers that name (toolNames.ts `ownNames`: the
+ * priority decides a shared name); every `<server>__<tool>` name still reaches its tool.
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import type { AgentVisibility, GatewayToolName } from '../../shared/agents.js';
@@ -11,7 +14,7 @@ import type { HarnessToolInfo } from '../harness/application.js';
 import { LOCAL_SERVER_ID } from '../security/permissions.js';
 import { stableHash } from '../util/stableHash.js';
 import { gatewayUiMeta, visibleToModel } from '../apps/toolUi.js';
-import { nameTools } from './toolNames.js';
+import { nameTools, ownNames } from './toolNames.js';
 
 interface Entry {
   named: GatewayToolName;
@@ -38,15 +41,28 @@ function toMcpTool(name: string, info: HarnessToolInfo): Tool {
   };
 }
 
+/** What an agent that keeps own names sees: its listed tools, and every name that reaches one. */
+interface OwnView {
+  listed: Entry[];
+  byName: Map<string, Entry>;
+}
+
 export class GatewayCatalog {
   private entries: Entry[] | undefined;
   private byName = new Map<string, Entry>();
+  /** Own-name views by the visibility that sees them (few distinct ones), dropped with the names. */
+  private ownViews = new Map<string, OwnView>();
 
-  constructor(private readonly listTools: () => HarnessToolInfo[]) {}
+  /** `priorityOf`: a server's priority (Servers → priority; 0 when unknown), which decides a name several servers offer. */
+  constructor(
+    private readonly listTools: () => HarnessToolInfo[],
+    private readonly priorityOf: (serverId: string) => number = () => 0,
+  ) {}
 
   /** The tools changed: the next read rebuilds the names. */
   invalidate(): void {
     this.entries = undefined;
+    this.ownViews.clear();
   }
 
   /** Every tool's gateway name (the Agents view shows renames and collisions). */
@@ -56,25 +72,49 @@ export class GatewayCatalog {
 
   /** The tools an agent with this visibility sees, as MCP tools. */
   visible(visibility: AgentVisibility): Tool[] {
-    return this.build()
-      .filter((e) => isVisible(visibility, e.named.serverId))
-      .map((e) => e.tool);
+    return this.listed(visibility).map((e) => e.tool);
   }
 
   /** One hash of what an agent with this visibility sees: names, schemas, descriptions. */
   fingerprint(visibility: AgentVisibility): string {
-    return stableHash(
-      this.build()
-        .filter((e) => isVisible(visibility, e.named.serverId))
-        .map((e) => e.fingerprint),
-    );
+    return stableHash(this.listed(visibility).map((e) => e.fingerprint));
   }
 
   /** The tool an agent means by `name`, if it exists and the agent may see it. */
   resolve(visibility: AgentVisibility, name: string): GatewayToolName | undefined {
+    if (visibility.ownNames) return this.ownView(visibility).byName.get(name)?.named;
     this.build();
     const entry = this.byName.get(name);
     return entry && isVisible(visibility, entry.named.serverId) ? entry.named : undefined;
+  }
+
+  private listed(visibility: AgentVisibility): Entry[] {
+    if (visibility.ownNames) return this.ownView(visibility).listed;
+    return this.build().filter((e) => isVisible(visibility, e.named.serverId));
+  }
+
+  private ownView(visibility: AgentVisibility): OwnView {
+    const entries = this.build();
+    const key = stableHash(visibility);
+    const kept = this.ownViews.get(key);
+    if (kept) return kept;
+    const visible = entries.filter((e) => isVisible(visibility, e.named.serverId));
+    const names = ownNames(visible.map((e) => ({ named: e.named, priority: this.priorityOf(e.named.serverId) })));
+    const listed = visible.map((e): Entry => {
+      const name = names.get(`${e.named.serverId}\0${e.named.toolName}`) ?? e.named.name;
+      if (name === e.named.name) return e;
+      return {
+        named: { ...e.named, name },
+        tool: { ...e.tool, name },
+        fingerprint: stableHash({ own: name, fp: e.fingerprint }),
+      };
+    });
+    // Listed names first; then each `<server>__<tool>` name, which still reaches its tool.
+    const byName = new Map<string, Entry>(listed.map((e) => [e.named.name, e]));
+    for (const e of visible) if (!byName.has(e.named.name)) byName.set(e.named.name, e);
+    const view = { listed, byName };
+    this.ownViews.set(key, view);
+    return view;
   }
 
   private build(): Entry[] {

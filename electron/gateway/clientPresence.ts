@@ -1,10 +1,11 @@
 /**
  * Who is connected to the gateway, in both eras, and when someone stops being connected. One
- * rule for both: a client is connected while it holds a request open (a call in progress, a
- * 2025 GET notification stream, a 2026-07-28 `subscriptions/listen` stream) or was last seen
- * within the idle window (a setting, Settings → Agent gateway; AGENT_IDLE_MS by default).
- * Nothing tells the gateway that a client went away (a process that exits without ending its
- * session says nothing), so being unseen that long is the only sign.
+ * rule for both: a client is listed while it holds a request open (a call in progress, a 2025 GET
+ * notification stream, a 2026-07-28 `subscriptions/listen` stream) or was last seen within the
+ * idle window (a setting, Settings → Agent gateway; AGENT_IDLE_MS by default). Only the first is
+ * a live connection, and the view says which (a session's `open`, a client's `listening`): a
+ * process that exits without ending its session says nothing, so a client only seen lately may
+ * be gone — it is shown as seen, never as connected, and forgotten once unseen that long.
  *
  * 2025 sessions are the gateway's own (agentSession.ts; gateway.ts closes them once idle).
  * 2026-07-28 clients have no session: this registry keeps them, per agent, by the clientInfo
@@ -33,18 +34,22 @@ export function isIdle(presence: Presence, now: number, idleMs: number): boolean
 
 /**
  * Marks a request of `presence` open until `res` closes (answered, stream ended or the socket
- * gone): seen at its start and at its end.
+ * gone): seen at its start and at its end. `onOpenChanged`: it went from no request open to one,
+ * or back (the Agents view tells a live connection from one only seen lately).
  */
 export function holdWhileOpen(
   presence: Presence,
   res: { once(event: 'close', listener: () => void): unknown },
   clock: Clock,
+  onOpenChanged?: () => void,
 ): void {
   presence.openRequests++;
   presence.lastSeenAt = clock();
+  if (presence.openRequests === 1) onOpenChanged?.();
   res.once('close', () => {
     presence.openRequests--;
     presence.lastSeenAt = clock();
+    if (presence.openRequests === 0) onOpenChanged?.();
   });
 }
 
@@ -93,6 +98,8 @@ export class ModernClients {
   constructor(
     private readonly clock: Clock,
     private idleMs: number,
+    /** A client stopped listening (its stream closed: it may have exited): the view changed. */
+    private readonly onChange: () => void = () => undefined,
   ) {}
 
   /** The idle window changed (Settings): `list` and `forgetIdle` measure by the new one from now. */
@@ -125,9 +132,13 @@ export class ModernClients {
     holdWhileOpen(client, res, this.clock);
     if (envelope.listen) {
       client.listening++;
-      res.once('close', () => client.listening--);
+      res.once('close', () => {
+        client.listening--;
+        if (client.listening === 0) this.onChange();
+      });
     }
-    return known === undefined;
+    // A new client, or one that starts listening (connected now), changes the view.
+    return known === undefined || (envelope.listen && client.listening === 1);
   }
 
   /** The agent's modern clients connected now, most recently seen first. */

@@ -25,7 +25,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
-import type { AgentRecentClientView, AgentSessionView, GatewayStatus } from '../../shared/agents.js';
+import type { AgentRecentClientView, AgentSessionView, GatewayStatus, SignInState } from '../../shared/agents.js';
 import { GATEWAY_PATH } from '../../shared/agents.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
 import { MAX_BRIDGE_FRAME_BYTES } from '../../shared/limits.js';
@@ -41,6 +41,8 @@ import type { AgentStore, StoredAgent } from './agentStore.js';
 import type { Clock } from './clientPresence.js';
 import { AGENT_IDLE_MS, holdWhileOpen, isIdle, ModernClients } from './clientPresence.js';
 import { ModernAgents } from './modernAgents.js';
+import type { GatewayFollowing } from './agentSubscriptions.js';
+import { AgentSubscriptions, CallsPerServer } from './agentSubscriptions.js';
 import { BodyTooLarge, readBody } from './requestBody.js';
 import { GatewaySignIn } from './oauth/signIn.js';
 import { OAuthStore } from './oauth/oauthStore.js';
@@ -64,6 +66,8 @@ export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActi
   httpLimits?: Partial<HttpLimits>;
   /** Agents' OAuth sign-in (oauth/signIn.ts); default: one kept in memory, offering no servers to choose. */
   signIn?: GatewaySignIn;
+  /** Resource subscriptions and the servers' log messages for agents (agentSubscriptions.ts); absent: not offered. */
+  following?: GatewayFollowing;
 }
 
 type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
@@ -115,14 +119,24 @@ export class Gateway {
   /** The agents' tasks (agentTasks.ts), shared by every request of the stateless era. */
   private readonly agentTasks = new AgentTasks();
 
+  /** Subscriptions and log messages of the servers behind, shared by every agent (agentSubscriptions.ts). */
+  private readonly followers: AgentSessionDeps['followers'];
+
   constructor(private readonly options: GatewayOptions) {
+    this.followers = options.following
+      ? {
+          source: options.following,
+          subscriptions: new AgentSubscriptions(options.following),
+          calls: new CallsPerServer(),
+        }
+      : undefined;
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BRIDGE_FRAME_BYTES;
     this.maxSessions = options.maxSessionsPerAgent ?? 32;
     this.idleMs = options.idleMs ?? AGENT_IDLE_MS;
     this.clock = options.clock ?? Date.now;
     this.sweepMs = Math.min(1000, this.idleMs);
     this.modern = new ModernAgents((agentId) => this.depsOf(agentId));
-    this.modernClients = new ModernClients(this.clock, this.idleMs);
+    this.modernClients = new ModernClients(this.clock, this.idleMs, () => options.onChange());
     this.signIn =
       options.signIn ??
       new GatewaySignIn({
@@ -130,6 +144,7 @@ export class Gateway {
         store: new OAuthStore(undefined),
         servers: () => [],
         onAgentCreated: () => options.onChange(),
+        onSignInChanged: () => options.onChange(),
       });
   }
 
@@ -239,8 +254,14 @@ export class Gateway {
           ...(protocolVersion ? { protocolVersion } : {}),
           startedAt: s.startedAt,
           lastSeenAt: s.lastSeenAt,
+          open: s.openRequests > 0,
         };
       });
+  }
+
+  /** Where a signed-in agent's sign-in stands, by its grant. */
+  signInStateOf(grantId: string): SignInState {
+    return this.signIn.grantState(grantId);
   }
 
   /** The agent's 2026-07-28 clients connected now. */
@@ -396,7 +417,7 @@ export class Gateway {
         await session.close();
         return jsonRpcError(res, 404, -32001, 'Session not found: it expired unused; initialize a new session.');
       }
-      holdWhileOpen(session, res, this.clock);
+      holdWhileOpen(session, res, this.clock, () => this.activity());
       return serveWebRequest(
         req,
         res,
@@ -418,7 +439,7 @@ export class Gateway {
     if (room.refused) return jsonRpcError(res, 503, -32000, room.message, { 'Retry-After': '5' });
     await Promise.all(room.evict.map((s) => s.close()));
     const session = this.openSession(agent);
-    holdWhileOpen(session, res, this.clock);
+    holdWhileOpen(session, res, this.clock, () => this.activity());
     await session.start();
     await serveWebRequest(
       req,
@@ -441,6 +462,7 @@ export class Gateway {
       onActivity: () => this.activity(),
       inFlight: this.inFlight,
       tasks: this.agentTasks,
+      ...(this.followers ? { followers: this.followers } : {}),
     };
   }
 

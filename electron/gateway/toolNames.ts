@@ -86,3 +86,41 @@ export function nameTools(tools: readonly ToolRef[]): GatewayToolName[] {
   // Listed by server, then tool (the naming order put the plain names first).
   return named.sort((a, b) => compareRefs(a, b));
 }
+
+/**
+ * A tool's (or prompt's) own name, as its server documented it, is kept for an agent that asks for
+ * own names when it is a name the MCP spec allows (1–128 of [A-Za-z0-9_.-]): the server offered it
+ * to clients as it is.
+ */
+const OWN_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export interface RankedName {
+  named: GatewayToolName;
+  /** The server's priority (Servers → priority): the highest keeps a name several servers offer. */
+  priority: number;
+}
+
+/**
+ * The names an agent that keeps own names sees, among the tools it may see (`visible`): each tool
+ * keeps its own name unless another visible server offers the same one — then the seed's rule
+ * decides: the highest priority keeps it (ties: the server id first in order), and the others keep
+ * their `<server>__<tool>` names. A tool whose own name is not a valid MCP name, or is the
+ * `<server>__<tool>` name of another visible tool, keeps its `<server>__<tool>` name too. Returns
+ * the name to list per `<server>\0<tool>`; every `<server>__<tool>` name still reaches its tool.
+ */
+export function ownNames(visible: readonly RankedName[]): Map<string, string> {
+  const prefixed = new Set(visible.map((v) => v.named.name));
+  const winners = new Map<string, RankedName>();
+  for (const v of visible) {
+    const best = winners.get(v.named.toolName);
+    if (!best || v.priority > best.priority || (v.priority === best.priority && v.named.serverId < best.named.serverId))
+      winners.set(v.named.toolName, v);
+  }
+  const out = new Map<string, string>();
+  for (const v of visible) {
+    const own = v.named.toolName;
+    const keeps = winners.get(own) === v && OWN_NAME.test(own) && !prefixed.has(own);
+    out.set(`${v.named.serverId}\0${own}`, keeps ? own : v.named.name);
+  }
+  return out;
+}

@@ -11,6 +11,8 @@ import type { Leg, Outcome, Revision } from './suite.js';
 import { REVISIONS, ROOT } from './suite.js';
 
 export const EXPECTED_FILE = join(ROOT, 'scripts', 'conformance', 'expected-failures.json');
+/** The server leg against the conformance double directly: what the double itself fails, with why. */
+export const EXPECTED_DIRECT_FILE = join(ROOT, 'scripts', 'conformance', 'expected-failures-direct.json');
 export const TODO_REASON = 'TODO reason';
 
 /** leg → revision → scenario → why it fails. */

@@ -1,19 +1,22 @@
 /**
  * The product's agent gateway as the conformance suite's server leg meets it: the app core
  * (electron/core/core.ts, as both hosts build it) over a scratch data folder, its gateway on a free
- * loopback port, one server behind it (the official server-everything over stdio, so the agent has
- * tools, resources and prompts to see), one agent created through the core's contract (its token
- * is what an agent would paste), and the test-only token forwarder in front (tokenForwarder.ts:
- * the suite sends no token).
+ * loopback port, one server behind it (our conformance double over stdio,
+ * test/doubles/servers/conformance-server.ts, bundled once: it offers what the suite's server
+ * scenarios call, so the same scenarios run against it directly and through the gateway), one
+ * agent created through the core's contract (its token is what an agent would paste) that keeps
+ * its tools' own names (the agent's setting; CONFORMANCE_OWN_NAMES=0 leaves it off), and the
+ * test-only token forwarder in front (tokenForwarder.ts: the suite sends no token).
  *
  * The suite plays the person, as it does on the client leg: each approval the gateway asks for
- * is allowed once, from the contract, as the dialog would. Nothing else is configured: tool names
- * stay the product's own (`<server>__<tool>`), the permission defaults are the product's.
+ * is allowed once, from the contract, as the dialog would, and asks the server behind for all its
+ * log messages (Servers → log level: debug). Nothing else is configured: the permission defaults
+ * are the product's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { buildScratchCore } from '../../test/helpers/scratchCore.js';
 import type { AgentsView } from '../../shared/agents.js';
 import type { ApprovalView, ChannelName, ServerStatusView } from '../../shared/contract.js';
@@ -21,8 +24,9 @@ import { ROOT } from './suite.js';
 import { startTokenForwarder } from './tokenForwarder.js';
 
 /** The server behind the gateway, as the person would add it. */
-export const BEHIND_SERVER_ID = 'everything';
-const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+export const BEHIND_SERVER_ID = 'double';
+const DOUBLE_SOURCE = join(ROOT, 'test', 'doubles', 'servers', 'conformance-server.ts');
+const DOUBLE = join(ROOT, '.cache', 'conformance', 'conformance-server.mjs');
 const READY_TIMEOUT_MS = 30_000;
 
 export interface GatewayUnderTest {
@@ -36,6 +40,15 @@ export interface GatewayUnderTest {
 }
 
 export async function startGatewayUnderTest(version: string): Promise<GatewayUnderTest> {
+  await build({
+    entryPoints: [DOUBLE_SOURCE],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outfile: DOUBLE,
+    logLevel: 'warning',
+  });
   const scratch = mkdtempSync(join(tmpdir(), 'miniharness-conformance-gateway-'));
   const core = await buildScratchCore(scratch, { version, secretsLabel: 'Conformance' });
   const call = async <T>(channel: ChannelName, payload: unknown = {}): Promise<T> => {
@@ -77,10 +90,10 @@ export async function startGatewayUnderTest(version: string): Promise<GatewayUnd
       mode: 'create',
       config: {
         id: BEHIND_SERVER_ID,
-        name: 'Everything',
+        name: 'Conformance double',
         transport: 'stdio',
         command: process.execPath,
-        args: [EVERYTHING, 'stdio'],
+        args: [DOUBLE],
         cwd: ROOT,
         timeoutMs: 15_000,
       },
@@ -96,9 +109,16 @@ export async function startGatewayUnderTest(version: string): Promise<GatewayUnd
           )),
       ),
     ]).finally(() => clearTimeout(timer));
+    // The person asks the server for all its log messages (Servers → log level), so its logs reach the agents' calls.
+    await call('servers.setLogLevel', { id: BEHIND_SERVER_ID, level: 'debug' });
     const created = await call<{ token: string }>('agents.create', {
       name: 'Conformance suite',
-      visibility: { allServers: true, serverIds: [], localTools: false },
+      visibility: {
+        allServers: true,
+        serverIds: [],
+        localTools: false,
+        ...(process.env.CONFORMANCE_OWN_NAMES === '0' ? {} : { ownNames: true }),
+      },
     });
     const forwarder = await startTokenForwarder(new URL(view.gateway.url), created.token);
     return {

@@ -6,8 +6,12 @@
  *
  * - client leg: the product's own client (scripts/conformance/client.ts → `MCPClient` and its
  *   OAuth session), bundled once with esbuild so each scenario's process starts fast;
- * - server leg: the product's agent gateway with a server behind it and an agent's token added by a
- *   test-only forwarder (gatewayUnderTest.ts, tokenForwarder.ts).
+ * - server leg: first against our conformance double directly (test/doubles/servers/conformance-http.ts,
+ *   a v2 server offering what the suite's server scenarios call; its expected failures in
+ *   expected-failures-direct.json), then against the product's agent gateway with that double behind it
+ *   and an agent that keeps own names, its token added by a test-only forwarder (gatewayUnderTest.ts,
+ *   tokenForwarder.ts). The gateway is held to the double: a scenario that passes directly and fails
+ *   through the gateway fails the run unless expected-failures.json lists it with why it is withheld.
  *
  * Extensions no requirement set names run too, for the record, with the newest revision. Scenarios
  * run a few at a time, one line each; then totals per leg and revision (scenarios and checks),
@@ -29,6 +33,7 @@ import { join, relative } from 'node:path';
 import { build } from 'esbuild';
 import type { Verdict } from './expectations.js';
 import {
+  EXPECTED_DIRECT_FILE,
   EXPECTED_FILE,
   TODO_REASON,
   loadExpected,
@@ -38,6 +43,7 @@ import {
   writeExpected,
 } from './expectations.js';
 import { startGatewayUnderTest } from './gatewayUnderTest.js';
+import { startConformanceHttp } from '../../test/doubles/servers/conformance-http.js';
 import type { Leg, NamedScenario, Outcome, Revision } from './suite.js';
 import {
   REVISIONS,
@@ -58,6 +64,8 @@ const SERVER_TIMEOUT_MS = 30_000;
 
 interface Judged extends Outcome {
   verdict: Verdict;
+  /** Server leg: against the conformance double directly, or through the gateway with the double behind. */
+  target?: 'direct' | 'gateway';
 }
 
 function argValues(name: string): string[] {
@@ -72,7 +80,7 @@ function printLine(o: Judged): void {
   const checks = `${o.passed}/${o.total} checks${o.warnings ? `, ${o.warnings} warnings` : ''}${o.skipped ? `, ${o.skipped} skipped` : ''}`;
   const scored = o.notScored ? `(${o.notScored})` : '';
   console.log(
-    `${o.verdict.padEnd(16)} ${o.leg.padEnd(6)} ${o.revision} ${o.scenario.padEnd(46)} ${checks.padEnd(26)} ${scored.padEnd(23)} ${o.seconds.toFixed(1)} s`,
+    `${o.verdict.padEnd(16)} ${(o.target ?? o.leg).padEnd(7)} ${o.revision} ${o.scenario.padEnd(46)} ${checks.padEnd(26)} ${scored.padEnd(23)} ${o.seconds.toFixed(1)} s`,
   );
 }
 
@@ -134,11 +142,19 @@ async function main(): Promise<number> {
     if (!REVISIONS.includes(revision))
       throw new Error(`--revision must be one of ${REVISIONS.join(', ')}, not ${revision}`);
   const expected = loadExpected();
-  const judge = (o: Outcome): Judged => ({ ...o, verdict: verdictOf(o, expected) });
+  const expectedDirect = loadExpected(EXPECTED_DIRECT_FILE);
+  const judge = (o: Outcome): Judged => ({
+    ...o,
+    verdict: verdictOf(o, expected),
+    ...(o.leg === 'server' ? { target: 'gateway' as const } : {}),
+  });
+  const judgeDirect = (o: Outcome): Judged => ({ ...o, verdict: verdictOf(o, expectedDirect), target: 'direct' });
   const keepDir = process.env.CONFORMANCE_RESULTS;
   if (keepDir) await mkdir(keepDir, { recursive: true });
 
   const outcomes: Judged[] = [];
+  /** The server leg against the conformance double directly (the baseline the gateway is held to). */
+  const direct: Judged[] = [];
   const gone: string[] = [];
   const collect = (leg: Leg, result: { outcomes: Judged[]; named: Map<Revision, string[]> }): void => {
     outcomes.push(...result.outcomes);
@@ -166,6 +182,18 @@ async function main(): Promise<number> {
     );
   }
   if (legs.includes('server')) {
+    // The baseline: the same scenarios against our conformance double directly (test/doubles/servers/conformance-http.ts).
+    const double = await startConformanceHttp();
+    try {
+      console.log(
+        `\nMCP conformance ${SUITE_VERSION}, server leg: the conformance double directly (${double.url}), revisions ${revisions.join(' and ')} (${concurrency} at a time)\n`,
+      );
+      direct.push(
+        ...(await runLeg('server', revisions, only, double.url, concurrency, undefined, judgeDirect)).outcomes,
+      );
+    } finally {
+      await double.close();
+    }
     const gateway = await startGatewayUnderTest('0.0.0-conformance');
     try {
       console.log(
@@ -184,7 +212,7 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  for (const o of outcomes) {
+  for (const o of [...direct, ...outcomes]) {
     if (o.ok || (!verbose && o.verdict !== 'FAIL')) continue;
     console.log(
       `\n── ${o.verdict}: ${o.leg} ${o.revision} ${o.scenario} ──\n${o.problems.map((p) => `  ${p}`).join('\n')}`,
@@ -199,17 +227,38 @@ async function main(): Promise<number> {
       if (!here.length) continue;
       const required = here.filter((o) => !o.notScored);
       const apart = here.filter((o) => o.notScored);
-      if (required.length) console.log(`  ${leg.padEnd(6)} ${revision}  required: ${totalsLine(required)}`);
-      if (apart.length) console.log(`  ${leg.padEnd(6)} ${revision}  not scored: ${totalsLine(apart)}`);
+      const where = leg === 'server' ? 'gateway' : leg;
+      if (leg === 'server') {
+        const base = direct.filter((o) => o.revision === revision && !o.notScored);
+        if (base.length) console.log(`  direct  ${revision}  required: ${totalsLine(base)}`);
+      }
+      if (required.length) console.log(`  ${where.padEnd(7)} ${revision}  required: ${totalsLine(required)}`);
+      if (apart.length) console.log(`  ${where.padEnd(7)} ${revision}  not scored: ${totalsLine(apart)}`);
     }
   }
+  // The gateway is held to the double: what passes directly passes through it, or is listed (withheld, with why).
+  const behind = outcomes.filter(
+    (o) =>
+      o.leg === 'server' && !o.ok && direct.some((d) => d.ok && d.scenario === o.scenario && d.revision === o.revision),
+  );
+  if (behind.length)
+    console.log(
+      `  passes directly, not through the gateway: ${behind.map((o) => `${o.revision} ${o.scenario}${o.verdict === 'expected failure' ? ' (listed)' : ''}`).join(', ')}`,
+    );
   console.log(`  ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   if (update) {
     const complete = only.length ? [] : legs.flatMap((leg) => revisions.map((revision) => ({ leg, revision })));
     const next = updatedExpected(expected, outcomes, complete);
     writeExpected(next);
-    const todo = Object.values(next)
+    const nextDirect = updatedExpected(
+      expectedDirect,
+      direct,
+      complete.filter((c) => c.leg === 'server'),
+    );
+    writeExpected({ ...nextDirect, client: { '2026-07-28': {}, '2025-11-25': {} } }, EXPECTED_DIRECT_FILE);
+    const todo = [next, nextDirect]
+      .flatMap((file) => Object.values(file))
       .flatMap((byRevision) => Object.values(byRevision).flatMap((entries) => Object.values(entries)))
       .filter((reason) => reason === TODO_REASON).length;
     console.log(
@@ -218,17 +267,29 @@ async function main(): Promise<number> {
     return todo ? 1 : 0;
   }
 
-  const stale = outcomes.filter((o) => o.verdict === 'STALE');
-  const failed = outcomes.filter((o) => o.verdict === 'FAIL');
+  const stale = [...direct, ...outcomes].filter((o) => o.verdict === 'STALE');
+  const failed = [...direct, ...outcomes].filter((o) => o.verdict === 'FAIL');
+  if (!only.length)
+    for (const revision of revisions)
+      if (direct.some((o) => o.revision === revision))
+        gone.push(
+          ...unknownEntries(
+            expectedDirect,
+            'server',
+            revision,
+            direct.filter((o) => o.revision === revision).map((o) => o.scenario),
+          ).map((s) => `direct ${revision} ${s}`),
+        );
   for (const o of stale)
     console.log(
-      `STALE: ${o.leg} ${o.revision} ${o.scenario} passes now; remove it from ${relative(ROOT, EXPECTED_FILE)}`,
+      `STALE: ${o.target ?? o.leg} ${o.revision} ${o.scenario} passes now; remove it from ${relative(ROOT, o.target === 'direct' ? EXPECTED_DIRECT_FILE : EXPECTED_FILE)}`,
     );
   for (const entry of gone)
     console.log(
       `GONE: ${entry} is listed in ${relative(ROOT, EXPECTED_FILE)} but the suite does not name it; remove it`,
     );
-  if (failed.length) console.log(`\nFAILED: ${failed.map((o) => `${o.leg} ${o.revision} ${o.scenario}`).join(', ')}`);
+  if (failed.length)
+    console.log(`\nFAILED: ${failed.map((o) => `${o.target ?? o.leg} ${o.revision} ${o.scenario}`).join(', ')}`);
   if (stale.length || failed.length || gone.length)
     console.log(
       `(After a change that moves these, \`npm run test:conformance -- --update-expected\` rewrites the list; give each new entry its reason.)`,

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthTokens } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import type { AgentsView } from '../../shared/agents.js';
+import type { AgentView, AgentsView } from '../../shared/agents.js';
 import { MAX_TOKENS_PER_GRANT } from '../../electron/gateway/oauth/oauthStore.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import { Browser, MemoryOAuthClient, consentForm } from './signInHelpers.js';
@@ -218,9 +218,18 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
     });
     expect(back.url.origin + back.url.pathname).toBe(REDIRECT);
     expect(back.url.searchParams.get('code')).toBeTruthy();
+    // Allowed but the code not redeemed yet: the agent is listed, and says its sign-in is not finished.
+    expect((await signedIn(provider))?.signIn?.state).toBe('waiting');
     await new StreamableHTTPClientTransport(app.url, { authProvider: provider }).finishAuth(back.url.searchParams);
     expect(provider.stored?.refresh_token).toBeTruthy();
+    expect((await signedIn(provider))?.signIn?.state).toBe('active');
     return html;
+  }
+
+  /** The agent this provider's client signed in as. */
+  async function signedIn(provider: MemoryOAuthClient): Promise<AgentView | undefined> {
+    const clientId = (provider.info as { client_id: string }).client_id;
+    return (await app.call<AgentsView>('agents.list')).agents.find((a) => a.signIn?.clientId === clientId);
   }
 
   /** A 2025 initialize with the token, over raw HTTP. */
@@ -294,6 +303,8 @@ describe('an agent signs in with OAuth (the v2 SDK client, the consent answered 
       const again = await refresh(provider, old.refresh_token as string);
       expect(again.status).toBe(400);
       expect(((await again.json()) as { error: string }).error).toBe('invalid_grant');
+      // The reuse ended the grant (a sign of a stolen token): the agent no longer reads as signed in.
+      expect((await signedIn(provider))?.signIn?.state).toBe('ended');
     });
   });
 

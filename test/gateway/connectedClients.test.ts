@@ -155,6 +155,28 @@ describe('connected clients of both eras, and idle expiry', () => {
     expect((await onSession(app.url, token, sessionId)).status).toBe(404);
   });
 
+  it('a client that exits is no longer connected at once: its session stays listed as seen (open: false) until the window passes, and the view is told', async () => {
+    const legacy = await connectAgent(app.url, token, 'presence-exits');
+    const sessionId = (legacy.transport as StreamableHTTPClientTransport).sessionId as string;
+    // The v1 client holds its notification stream open: a live connection.
+    await vi.waitFor(
+      async () => expect((await agentView()).sessions.find((s) => s.sessionId === sessionId)?.open).toBe(true),
+      { timeout: 10_000 },
+    );
+    // It exits without ending its session (no DELETE): its stream closes, the view is told it is only seen now.
+    const from = app.events.length;
+    await legacy.close();
+    const told = await changedAfter(from, (a) => a.sessions.some((s) => s.sessionId === sessionId && !s.open));
+    expect(told.sessions.find((s) => s.sessionId === sessionId)).toMatchObject({ open: false });
+    await vi.waitFor(
+      async () => {
+        now += AGENT_IDLE_MS + 1;
+        expect((await agentView()).sessions).toEqual([]);
+      },
+      { timeout: 10_000 },
+    );
+  });
+
   it('a 2025 session whose notification stream is open is connected however long it is quiet; once the stream ends, the window starts', async () => {
     const legacy = await connectAgent(app.url, token, 'presence-quiet');
     const sessionId = (legacy.transport as StreamableHTTPClientTransport).sessionId as string;
@@ -165,6 +187,7 @@ describe('connected clients of both eras, and idle expiry', () => {
     try {
       now += AGENT_IDLE_MS * 10;
       expect((await agentView()).sessions.map((s) => s.sessionId)).toEqual([sessionId]);
+      expect((await agentView()).sessions[0]?.open).toBe(true);
     } finally {
       stream.close();
     }

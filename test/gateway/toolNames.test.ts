@@ -1,7 +1,7 @@
 /** The names agents see: valid characters, at most 64, deterministic, unique. */
 import { describe, expect, it } from 'vitest';
 import type { ToolRef } from '../../electron/gateway/toolNames.js';
-import { MAX_TOOL_NAME, nameTools } from '../../electron/gateway/toolNames.js';
+import { MAX_TOOL_NAME, nameTools, ownNames } from '../../electron/gateway/toolNames.js';
 
 const VALID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -116,5 +116,36 @@ describe('nameTools', () => {
     expect(named).toHaveLength(distinct.size);
     expect(new Set(named.map((n) => n.name)).size).toBe(named.length);
     for (const n of named) expect(n.name).toMatch(VALID);
+  });
+});
+
+describe('ownNames (an agent that keeps its tools’ own names)', () => {
+  const ranked = (serverId: string, toolName: string, priority = 0) => {
+    const named = nameTools([{ serverId, toolName }])[0] as ReturnType<typeof nameTools>[number];
+    return { named, priority };
+  };
+
+  it('keeps a name no other visible server offers; a shared one goes to the higher priority, ties to the first server id', () => {
+    const names = ownNames([
+      ranked('github', 'create_issue'),
+      ranked('jira', 'search', 1),
+      ranked('wiki', 'search', 5),
+      ranked('a', 'fetch'),
+      ranked('b', 'fetch'),
+    ]);
+    expect(names.get('github\0create_issue')).toBe('create_issue');
+    expect(names.get('wiki\0search')).toBe('search');
+    expect(names.get('jira\0search')).toBe('jira__search');
+    expect(names.get('a\0fetch')).toBe('fetch');
+    expect(names.get('b\0fetch')).toBe('b__fetch');
+  });
+
+  it('a name the spec does not allow, or another tool’s <server>__<tool> name, keeps the prefix', () => {
+    const names = ownNames([ranked('fs', 'read file'), ranked('x', 'a__b'), ranked('a', 'b'), ranked('s', 'get.user')]);
+    expect(names.get('fs\0read file')).toBe('fs__read_file');
+    expect(names.get('x\0a__b')).toBe('x__a__b');
+    expect(names.get('a\0b')).toBe('b');
+    // Dots are valid MCP names (1–128 of [A-Za-z0-9_.-]): the server's own name is kept.
+    expect(names.get('s\0get.user')).toBe('get.user');
   });
 });

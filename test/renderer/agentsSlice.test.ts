@@ -46,7 +46,7 @@ describe('agents slice', () => {
       view([
         agent('a1', 'Claude Code', {
           calls: 3,
-          sessions: [{ sessionId: 's1', clientName: 'claude-code', startedAt: 1, lastSeenAt: 2 }],
+          sessions: [{ sessionId: 's1', clientName: 'claude-code', startedAt: 1, lastSeenAt: 2, open: true }],
         }),
       ]),
     );
@@ -94,6 +94,7 @@ describe('an agent’s connected clients', () => {
             protocolVersion: '2025-06-18',
             startedAt: 10,
             lastSeenAt: 20,
+            open: false,
           },
         ],
         recentClients: [
@@ -119,6 +120,7 @@ describe('an agent’s connected clients', () => {
         since: 5,
         lastSeenAt: 30,
         listening: true,
+        open: true,
       },
       {
         key: 'session:s1',
@@ -129,6 +131,7 @@ describe('an agent’s connected clients', () => {
         since: 10,
         lastSeenAt: 20,
         listening: false,
+        open: false,
       },
       {
         key: expect.stringMatching(/^modern:/) as unknown,
@@ -139,6 +142,7 @@ describe('an agent’s connected clients', () => {
         since: 1,
         lastSeenAt: 2,
         listening: false,
+        open: false,
       },
     ]);
     expect(new Set(clients.map((c) => c.key)).size).toBe(3);

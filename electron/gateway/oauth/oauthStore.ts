@@ -40,6 +40,11 @@ export const MAX_PENDING_RECORDS = 5_000;
  * before its owner's is then refused as unknown rather than ending the grant.)
  */
 export const MAX_TOKENS_PER_GRANT = 20;
+/**
+ * A durable note, per grant, that a token was issued under it once (so "expired" is told apart
+ * from "never redeemed" after its tokens are gone); removed with the grant's other records.
+ */
+const ISSUED = 'Issued';
 /** Models whose id is a bearer secret: stored under its hash. */
 const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
@@ -64,6 +69,8 @@ export class OAuthStore {
   private durable = new Map<string, StoredRecord>();
   private readonly memory = new Map<string, StoredRecord>();
   private signingKey: Record<string, unknown> | undefined;
+  /** A grant or its tokens changed (a code redeemed, a grant ended): the Agents view reads sign-in states again. */
+  onGrantsChanged: (() => void) | undefined;
   /** Per process: signs the browser's interaction cookies, which last minutes. */
   readonly cookieKey = randomBytes(32).toString('base64url');
 
@@ -104,7 +111,7 @@ export class OAuthStore {
         return Promise.resolve();
       },
       destroy: (id) => {
-        this.remove((key) => key === keyOf(id));
+        this.remove((key) => key === keyOf(id) || (model === 'Grant' && key === `${ISSUED}:${id}`));
         return Promise.resolve();
       },
       revokeByGrantId: (grantId) => {
@@ -120,6 +127,24 @@ export class OAuthStore {
    */
   revokeGrant(grantId: string): void {
     this.remove((key, record) => key === `Grant:${grantId}` || record.payload.grantId === grantId);
+  }
+
+  /**
+   * Where a grant stands (shared/agents.ts SignInState): gone → ended; a valid access token or an
+   * unconsumed, unexpired refresh token → active; tokens issued once but none valid now → expired;
+   * none ever issued (the consent allowed, the code never redeemed) → waiting.
+   */
+  grantState(grantId: string): 'waiting' | 'active' | 'expired' | 'ended' {
+    if (!this.get(`Grant:${grantId}`)) return 'ended';
+    const now = this.now();
+    for (const [key, record] of this.durable) {
+      if (record.payload.grantId !== grantId) continue;
+      const access = key.startsWith('AccessToken:');
+      if (!access && !key.startsWith('RefreshToken:')) continue;
+      const valid = record.expiresAt === undefined || record.expiresAt > now;
+      if (valid && (access || record.payload.consumed === undefined)) return 'active';
+    }
+    return this.durable.has(`${ISSUED}:${grantId}`) ? 'expired' : 'waiting';
   }
 
   /** The private JWK that signs ID tokens (only a client asking for `openid` gets one): made once, then kept. */
@@ -162,8 +187,13 @@ export class OAuthStore {
     if (DURABLE.has(model)) {
       this.durable.set(key, record);
       if (model === 'Client') this.forgetUnusedClients();
-      if (model === 'AccessToken' || model === 'RefreshToken') this.keepNewestTokens(model, record.payload.grantId);
+      if (model === 'AccessToken' || model === 'RefreshToken') {
+        this.keepNewestTokens(model, record.payload.grantId);
+        const grantId = record.payload.grantId;
+        if (typeof grantId === 'string') this.durable.set(`${ISSUED}:${grantId}`, { payload: { grantId } });
+      }
       this.save();
+      if (model === 'AccessToken' || model === 'RefreshToken' || model === 'Grant') this.onGrantsChanged?.();
     } else {
       // Re-inserted: the most recently written is the last to be dropped.
       this.memory.delete(key);
@@ -178,7 +208,10 @@ export class OAuthStore {
       if (match(key, record)) changed = this.durable.delete(key) || changed;
     }
     for (const [key, record] of [...this.memory]) if (match(key, record)) this.memory.delete(key);
-    if (changed) this.save();
+    if (changed) {
+      this.save();
+      this.onGrantsChanged?.();
+    }
   }
 
   private forgetUnusedClients(): void {

@@ -35,6 +35,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type Provider from 'oidc-provider';
 import { AgentVisibilitySchema, GATEWAY_PATH } from '../../../shared/agents.js';
+import type { SignInState } from '../../../shared/agents.js';
 import { bearerOf, tokensEqual } from '../../security/loopbackAccess.js';
 import type { AgentStore, StoredAgent } from '../agentStore.js';
 import { readBody } from '../requestBody.js';
@@ -73,6 +74,8 @@ export interface SignInOptions {
   servers(): Array<{ id: string; name: string }>;
   /** An agent was created by a sign-in (the Agents view is told). */
   onAgentCreated(agent: StoredAgent): void;
+  /** A sign-in's state changed (a code redeemed, a grant ended): the Agents view is told. */
+  onSignInChanged?(): void;
   /** How Client ID Metadata Documents are fetched (provider.ts; default: fetch). Tests answer them. */
   fetchClientMetadata?: ClientMetadataFetch;
 }
@@ -93,7 +96,9 @@ export class GatewaySignIn {
   /** The CSRF secret of each consent page shown, by interaction uid (the interaction expires in minutes; so do these). */
   private readonly csrf = new Map<string, { secret: string; expiresAt: number }>();
 
-  constructor(private readonly options: SignInOptions) {}
+  constructor(private readonly options: SignInOptions) {
+    if (options.onSignInChanged) options.store.onGrantsChanged = options.onSignInChanged;
+  }
 
   /**
    * The gateway listens on `port`: the authorization server's issuer is its origin (a new port: a
@@ -237,6 +242,11 @@ export class GatewaySignIn {
           sentence: REFUSED_TOKEN_SENTENCE,
           headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
         };
+  }
+
+  /** Where an agent's sign-in stands (shared/agents.ts SignInState), by its grant. */
+  grantState(grantId: string): SignInState {
+    return this.options.store.grantState(grantId);
   }
 
   /** The person revoked or removed the agent: its grant, access and refresh tokens end now. */

@@ -27,9 +27,14 @@ export interface ConnectedClient {
   lastSeenAt: number;
   /** 2026-07-28: it holds a `subscriptions/listen` stream open. */
   listening: boolean;
+  /**
+   * Connected now: it holds a request or stream open (a 2025 session's notification stream or a
+   * call; a 2026-07-28 listen stream). Otherwise it was only seen lately and may have exited.
+   */
+  open: boolean;
 }
 
-/** The agent's connected clients of both eras, most recently seen first. */
+/** The agent's clients of both eras (connected now, or seen within the idle window), most recently seen first. */
 export function connectedClientsOf(agent: AgentView): ConnectedClient[] {
   const legacy = agent.sessions.map<ConnectedClient>((s) => ({
     key: `session:${s.sessionId}`,
@@ -40,6 +45,7 @@ export function connectedClientsOf(agent: AgentView): ConnectedClient[] {
     since: s.startedAt,
     lastSeenAt: s.lastSeenAt,
     listening: false,
+    open: s.open,
   }));
   const modern = agent.recentClients.map<ConnectedClient>((c) => ({
     key: `modern:${JSON.stringify([c.clientName ?? null, c.clientVersion ?? null, c.protocolVersion])}`,
@@ -50,6 +56,7 @@ export function connectedClientsOf(agent: AgentView): ConnectedClient[] {
     since: c.firstSeenAt,
     lastSeenAt: c.lastSeenAt,
     listening: c.listening,
+    open: c.listening,
   }));
   return [...legacy, ...modern].sort((a, b) => b.lastSeenAt - a.lastSeenAt);
 }

@@ -4,11 +4,13 @@
  * clientInfo their requests carry, listed while seen lately) — with each client's own name and
  * version, the revision it speaks, when it connected and was last seen; how many calls it made
  * and the last one; and what can be done with it: connect, change what it sees, revoke (after a
- * confirmation), remove once revoked. An agent created by an OAuth sign-in is marked "signed in"
- * and names the client that signed in (its own claim) and where its sign-in returned.
+ * confirmation), remove once revoked. Only a client holding a connection open counts as
+ * connected; one only seen lately is shown as seen (it may have exited). An agent created by an
+ * OAuth sign-in says where that sign-in stands (signed in, not finished, expired, ended) and names
+ * the client that signed in (its own claim) and where its sign-in returned.
  */
 import { useState } from 'react';
-import type { AgentView, GatewayStatus } from '../../../../shared/agents.js';
+import type { AgentView, GatewayStatus, SignInState } from '../../../../shared/agents.js';
 import { formatDateTime } from '../../lib/format.js';
 import { countOf } from '../../lib/plural.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
@@ -36,7 +38,9 @@ const CONFIRM = {
 function useVisibilityText(agent: AgentView): string {
   const servers = useAppStore((s) => s.servers);
   const { visibility } = agent;
-  const local = visibility.localTools ? ' and the local tools' : ', not the local tools';
+  const local = `${visibility.localTools ? ' and the local tools' : ', not the local tools'}${
+    visibility.ownNames ? ', named as their servers call them' : ''
+  }`;
   if (visibility.allServers) return `Every server’s tools${local}.`;
   if (visibility.serverIds.length === 0) return `No server’s tools${local}.`;
   const names = visibility.serverIds.map((id) => {
@@ -46,24 +50,50 @@ function useVisibilityText(agent: AgentView): string {
   return `The tools of ${names.join(', ')}${local}.`;
 }
 
+/** What the sign-in chip says, by where the sign-in stands (shared/agents.ts SignInState). */
+const SIGN_IN_WORDS: Record<SignInState, { text: string; title: string; tone: string }> = {
+  waiting: {
+    text: 'sign-in not finished',
+    title:
+      'You allowed this client in the browser, but it has not collected its tokens yet: it cannot call until it does.',
+    tone: 'chip chip-warning',
+  },
+  active: {
+    text: 'signed in',
+    title: 'Created when you allowed this client’s sign-in in the browser: it holds a valid token (none to copy).',
+    tone: 'chip',
+  },
+  expired: {
+    text: 'sign-in expired',
+    title: 'Its tokens expired or were revoked: its client must sign in again before it can call.',
+    tone: 'chip chip-warning',
+  },
+  ended: {
+    text: 'sign-in ended',
+    title:
+      'MiniHarness ended this sign-in: a refresh token was used twice (a sign of a stolen token), or it reached its lifetime. Its tokens are refused; its client must sign in again, as a new agent.',
+    tone: 'chip chip-error',
+  },
+};
+
 function ConnectedClients({ agent }: { agent: AgentView }) {
   const clients = connectedClientsOf(agent);
-  if (clients.length === 0) return <p className="muted">No connected client: the agent has not been seen lately.</p>;
+  if (clients.length === 0) return <p className="muted">No client: the agent has not been seen lately.</p>;
   return (
     <div className="table-scroll">
-      <table className="table agent-sessions" aria-label={`Connected clients of ${agent.name}`}>
+      <table className="table agent-sessions" aria-label={`Clients of ${agent.name}`}>
         <thead>
           <tr>
             <th scope="col">Client (as it says)</th>
             <th scope="col">Version</th>
             <th scope="col">Protocol</th>
-            <th scope="col">Connected</th>
-            <th scope="col">Last seen</th>
+            <th scope="col">Since</th>
+            <th scope="col">Now</th>
           </tr>
         </thead>
         <tbody>
           {clients.map((c) => (
-            <tr key={c.key} data-era={c.era}>
+            <tr key={c.key} data-era={c.era} data-open={c.open}>
               <td>{c.clientName ?? <span className="muted">not given</span>}</td>
               <td>{c.clientVersion ?? <span className="muted">—</span>}</td>
               <td
@@ -79,7 +109,18 @@ function ConnectedClients({ agent }: { agent: AgentView }) {
                 ) : null}
               </td>
               <td title={formatDateTime(c.since)}>{formatWhen(c.since)}</td>
-              <td title={formatDateTime(c.lastSeenAt)}>{formatWhen(c.lastSeenAt)}</td>
+              <td title={`Last seen ${formatDateTime(c.lastSeenAt)}`}>
+                {c.open ? (
+                  'connected'
+                ) : (
+                  <span
+                    className="muted"
+                    title="It holds no connection open: it may have exited (nothing tells MiniHarness). It is forgotten once unseen for the idle time."
+                  >
+                    seen {formatWhen(c.lastSeenAt)}
+                  </span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -97,7 +138,10 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
   const close = () => setOpen(undefined);
   const revoked = agent.revokedAt !== undefined;
   const last = agent.lastCall;
-  const connected = agent.sessions.length + agent.recentClients.length;
+  const clients = connectedClientsOf(agent);
+  const connected = clients.filter((c) => c.open).length;
+  const seen = clients.length - connected;
+  const signIn = agent.signIn ? SIGN_IN_WORDS[agent.signIn.state] : undefined;
 
   return (
     <li
@@ -109,19 +153,20 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
         <h2 id={`agent-${agent.id}-name`} className="agent-name">
           {agent.name}
         </h2>
-        {agent.signIn && (
-          <span
-            className="chip"
-            title="Created when you allowed this client’s sign-in in the browser: it has no token to copy"
-          >
-            signed in
+        {signIn && !revoked && (
+          <span className={signIn.tone} title={signIn.title} data-sign-in={agent.signIn?.state}>
+            {signIn.text}
           </span>
         )}
         {revoked ? (
           <span className="chip chip-error">revoked</span>
         ) : (
           <span className={connected > 0 ? 'chip chip-positive' : 'chip'}>
-            {connected > 0 ? countOf(connected, 'connected client', 'connected clients') : 'not connected'}
+            {connected > 0
+              ? countOf(connected, 'connected client', 'connected clients')
+              : seen > 0
+                ? `not connected · ${countOf(seen, 'client', 'clients')} seen lately`
+                : 'not connected'}
           </span>
         )}
         <div className="agent-card-actions">

@@ -57,7 +57,9 @@ export function GatewayCard({ gateway }: { gateway: GatewayStatus }) {
         </dd>
         <dt>Stdio entry</dt>
         <dd>
-          <code>{stdio} --client &lt;agent name&gt;</code>
+          <code>
+            {stdio} --client &lt;agent name&gt; --url {gateway.url}
+          </code>
           <p className="field-hint">
             For applications that only start processes (Claude Desktop); it relays to the address above while
             MiniHarness runs.

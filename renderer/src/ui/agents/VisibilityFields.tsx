@@ -101,6 +101,20 @@ export function VisibilityFields({
           </span>
         </span>
       </label>
+      <label className="checkbox-field">
+        <input
+          type="checkbox"
+          checked={value.ownNames === true}
+          onChange={(e) => onChange({ ...value, ownNames: e.target.checked })}
+        />
+        <span>
+          <span className="checkbox-label">Tools as their servers call them</span>
+          <span className="field-hint">
+            Each tool is listed as its server calls it when no other server it sees offers the same one (the higher
+            priority keeps it); every tool also stays reachable as server__tool.
+          </span>
+        </span>
+      </label>
     </fieldset>
   );
 }
