@@ -19,7 +19,8 @@
  * request on it then gets 404 "session not found", so a client still there initializes again.
  * Revoking or removing an agent answers its waiting requests before its connections close
  * (callsInFlight.ts); beyond an agent's limit of sessions only an idle one makes room, and a new
- * session is refused (503) when every one has a call in flight (sessionLimit.ts).
+ * session is refused (503) when every one has a call in flight (sessionLimit.ts); an agent holds at
+ * most a quarter of the connection cap in open requests, and 32 listen streams (agentShare.ts).
  * Nothing an agent sends can end the process. A port in use is a state the Agents view shows, not
  * a crash.
  */
@@ -39,6 +40,7 @@ import { AgentSession } from './agentSession.js';
 import { CallsInFlight } from './callsInFlight.js';
 import { AgentTasks } from './agentTasks.js';
 import { roomForSessions } from './sessionLimit.js';
+import { OpenPerAgent, openRequestShare } from './agentShare.js';
 import type { AgentStore, StoredAgent } from './agentStore.js';
 import type { Clock } from './clientPresence.js';
 import { AGENT_IDLE_MS, holdWhileOpen, isIdle, ModernClients } from './clientPresence.js';
@@ -117,6 +119,8 @@ export class Gateway {
   private readonly inFlight = new CallsInFlight();
   /** The agents' tasks (agentTasks.ts), shared by every request of the stateless era. */
   private readonly agentTasks = new AgentTasks();
+  /** Requests each agent holds open: at most its share of the connection cap (agentShare.ts). */
+  private readonly openRequests: OpenPerAgent;
 
   constructor(private readonly options: GatewayOptions) {
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_BRIDGE_FRAME_BYTES;
@@ -126,6 +130,9 @@ export class Gateway {
     this.sweepMs = Math.min(1000, this.idleMs);
     this.modern = new ModernAgents((agentId) => this.depsOf(agentId));
     this.modernClients = new ModernClients(this.clock, this.idleMs);
+    this.openRequests = new OpenPerAgent(
+      openRequestShare({ ...DEFAULT_HTTP_LIMITS, ...options.httpLimits }.maxConnections),
+    );
     this.signIn =
       options.signIn ??
       new GatewaySignIn({
@@ -336,6 +343,15 @@ export class Gateway {
     if (!('agent' in authenticated))
       return jsonRpcError(res, authenticated.status, -32001, authenticated.sentence, authenticated.headers);
     const agent = authenticated.agent;
+    // The agent's share of the connections (agentShare.ts): beyond it, other agents would find none.
+    if (!this.openRequests.hold(agent.id, res))
+      return jsonRpcError(
+        res,
+        503,
+        -32000,
+        `Too many requests open: this agent already has ${this.openRequests.max} requests open at once (streams, calls waiting), and MiniHarness allows ${this.openRequests.max} per agent so that other agents keep room. Close a stream you no longer use, or wait for a call to finish.`,
+        { 'Retry-After': '5' },
+      );
 
     // Authenticated requests also look for idle sessions and clients, besides the timer — at most once per sweep interval
     // (a walk of every session per request was measurable under load; a request on an idle session is still refused below).
