@@ -13,7 +13,9 @@
  * Invariants: an app belongs to a tool of its server that declares an app (`no_app` otherwise);
  * it reaches only that server (every request carries the server id and the pipeline resolves the
  * tool on it); it calls only tools whose `_meta.ui.visibility` includes `app`
- * (`app_call_refused`). A load is of a `ui://` URI some tool of the server declares.
+ * (`app_call_refused`). A load is of a `ui://` URI some tool of the server declares. An app
+ * instance calls at most at its rate (appCallRate.ts: `app_rate_limited`), with arguments of at
+ * most MAX_JSON_VALUES values (shared/jsonBounds.ts: `request_too_large`).
  */
 import type { CallOutcome, ParsedRequestOf } from '../../shared/contract.js';
 import type { AppReadResult, AppResourceView } from '../../shared/contract/apps.js';
@@ -23,7 +25,9 @@ import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import type { HarnessToolInfo } from '../harness/application.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import { appResourceView } from './appResource.js';
+import { AppCallRate } from './appCallRate.js';
 import { AppsError } from './errors.js';
+import { jsonBreachSentence, jsonValueBreach } from '../../shared/jsonBounds.js';
 import { callableByApp } from './toolUi.js';
 
 /** Who makes a call or a read (app/callService.ts's Caller): the checkpoints' key with the callId. */
@@ -47,10 +51,16 @@ export interface AppServiceDeps {
     uri: string,
     signal: AbortSignal,
   ) => Promise<{ result: ReadResourceResult; traceId: string }>;
+  /** How fast each app instance may call tools (default: appCallRate.ts's rate, on the wall clock). */
+  callRate?: AppCallRate;
 }
 
 export class AppService {
-  constructor(private readonly deps: AppServiceDeps) {}
+  private readonly rate: AppCallRate;
+
+  constructor(private readonly deps: AppServiceDeps) {
+    this.rate = deps.callRate ?? new AppCallRate();
+  }
 
   /** Who a server's app calls as: its own name, in the GUI's session. */
   callerFor(serverId: string): AppCaller {
@@ -73,6 +83,19 @@ export class AppService {
     const { serverId, toolName, name } = request;
     const caller = this.callerFor(serverId);
     this.appTool(serverId, toolName);
+    // Over IPC the arguments arrive already built (no JSON text to count): bounded before any layer walks them.
+    const breach = jsonValueBreach(request.args);
+    if (breach)
+      throw new AppsError(
+        'request_too_large',
+        `${jsonBreachSentence(breach, 'The app’s arguments')} Nothing was run.`,
+        {
+          serverId,
+        },
+      );
+    // Each instance's own rate; a call beyond it never reaches the pipeline.
+    if (!this.rate.take(JSON.stringify([serverId, toolName, request.instanceId ?? ''])))
+      throw new AppsError('app_rate_limited', this.rate.sentence(), { serverId, retryable: true });
     const target = this.toolsOf(serverId).find((tool) => tool.name === name);
     if (!target) throw new AppsError('unknown_tool', `"${serverId}" has no tool "${name}".`, { serverId });
     if (!callableByApp(target.app))

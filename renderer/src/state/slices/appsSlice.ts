@@ -11,7 +11,13 @@ export interface AppsSlice {
   /** The app's HTML and what its resource asks of the host. Throws the BridgeError. */
   loadApp(serverId: string, resourceUri: string): Promise<AppResourceView>;
   /** The app of `toolName` (of `serverId`) calls `name` with a fresh callId. Throws the BridgeError. */
-  callAppTool(serverId: string, toolName: string, name: string, args: Record<string, unknown>): Promise<CallOutcome>;
+  callAppTool(
+    serverId: string,
+    toolName: string,
+    name: string,
+    args: Record<string, unknown>,
+    instanceId?: string,
+  ): Promise<CallOutcome>;
   /** The app of `toolName` reads `uri` of its own server. Throws the BridgeError. */
   readAppResource(serverId: string, toolName: string, uri: string): Promise<AppReadResult>;
 }
@@ -20,8 +26,15 @@ export const createAppsSlice: ClientSliceCreator<AppsSlice> = (client) => () => 
   loadApp(serverId, resourceUri) {
     return client.call('apps.load', { serverId, resourceUri });
   },
-  callAppTool(serverId, toolName, name, args) {
-    return client.call('apps.callTool', { serverId, toolName, name, args, callId: newCallId() });
+  callAppTool(serverId, toolName, name, args, instanceId) {
+    return client.call('apps.callTool', {
+      serverId,
+      toolName,
+      name,
+      args,
+      callId: newCallId(),
+      ...(instanceId !== undefined ? { instanceId } : {}),
+    });
   },
   readAppResource(serverId, toolName, uri) {
     return client.call('apps.readResource', { serverId, toolName, uri });
