@@ -52,6 +52,15 @@ const TAB = 0x09;
 const LF = 0x0a;
 const CR = 0x0d;
 
+/** Plain bytes of a string stepped through before the rest is searched natively. */
+const PLAIN_RUN = 64;
+
+/** The index of `byte` in `chunk` from `from`, or the chunk's length when there is none. */
+function indexOrEnd(chunk: Uint8Array, byte: number, from: number): number {
+  const at = chunk.indexOf(byte, from);
+  return at < 0 ? chunk.length : at;
+}
+
 /**
  * Counts a JSON text's depth and values as its bytes arrive (`push` each chunk, in order). Once a
  * limit is passed it says so, and ignores anything pushed after.
@@ -75,12 +84,20 @@ export class JsonBoundsCounter {
     const { maxDepth, maxValues } = this.bounds;
     const started = this.started;
     let { depth, values, inString, escaped } = this;
-    for (let i = 0; i < chunk.length; i++) {
+    const length = chunk.length;
+    /** Plain bytes in a row inside a string: after PLAIN_RUN of them, the next quote or backslash is found natively. */
+    let plain = 0;
+    for (let i = 0; i < length; i++) {
       const byte = chunk[i]!;
       if (inString) {
         if (escaped) escaped = false;
         else if (byte === BACKSLASH) escaped = true;
         else if (byte === QUOTE) inString = false;
+        else if (++plain >= PLAIN_RUN) {
+          // A long text: skipped to just before its next quote or backslash (escape-dense text is stepped through, never searched per byte).
+          plain = 0;
+          i = Math.min(indexOrEnd(chunk, QUOTE, i), indexOrEnd(chunk, BACKSLASH, i)) - 1;
+        }
         continue;
       }
       if (byte === SPACE || byte === LF || byte === CR || byte === TAB || byte === COLON) continue;

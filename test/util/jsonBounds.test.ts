@@ -33,6 +33,8 @@ const SAMPLES = [
     params: { name: 'x', arguments: { list: [1, 2, 3] } },
   }),
   '[[[[["deep\\\\"]]]]]',
+  // Long plain text (searched natively past 64 bytes) with specials after it.
+  `{"long":"${'p'.repeat(200)}\\"${'q'.repeat(100)}{[,\\\\","after":[1,2,{"x":"${'r'.repeat(70)}"}]}`,
 ];
 
 describe('JsonBoundsCounter', () => {
