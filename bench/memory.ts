@@ -16,7 +16,7 @@
  *
  * Prints a table, then one JSON line. Run: npm run bench:memory
  * Then BENCH_MEMORY_SESSION_ROUNDS rounds of BENCH_MEMORY_SESSIONS concurrent 2025 sessions (20
- * agents of 25 sessions for 500), one call on each, each session ended; a reading after each round.
+ * agents of 25 sessions for 500, at most 200 open at once), one call on each, each session ended; a reading after each round.
  * Env: BENCH_MEMORY_RECORDS (100000), BENCH_MEMORY_CALLS (10000), BENCH_MEMORY_SERVERS (20), BENCH_MEMORY_AGENTS (5),
  * BENCH_MEMORY_SESSION_ROUNDS (8), BENCH_MEMORY_SESSIONS (500).
  */
@@ -46,6 +46,7 @@ const AGENTS = Number(process.env.BENCH_MEMORY_AGENTS ?? 5);
 const IN_FLIGHT = 16;
 const SESSION_ROUNDS = Number(process.env.BENCH_MEMORY_SESSION_ROUNDS ?? 8);
 const SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 500);
+const SESSIONS_AT_ONCE = 200;
 const FORCE_GC = typeof (globalThis as { gc?: unknown }).gc === 'function';
 
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-memory-'));
@@ -219,8 +220,9 @@ async function main(): Promise<void> {
     roundRows.push(['before the session rounds', ...cells(before)]);
     for (let round = 1; round <= SESSION_ROUNDS; round++) {
       const began = performance.now();
-      await Promise.all(
-        Array.from({ length: SESSIONS }, async (_, i) => {
+      // At most SESSIONS_AT_ONCE at a time: each 2025 session also holds its GET stream, and 2 × 500 would pass the connection cap (512).
+      await runConcurrent(
+        async (i) => {
           const client = await connectAgent(url, tokens[Math.floor(i / perAgent)]!, `memory-session-${i}`);
           try {
             await client.callTool({ name: `${serverIds[i % SERVERS]}__echo`, arguments: { text: `round ${round}` } });
@@ -229,7 +231,10 @@ async function main(): Promise<void> {
             await (client.transport as { terminateSession?: () => Promise<void> } | undefined)?.terminateSession?.();
             await client.close();
           }
-        }),
+        },
+        SESSIONS,
+        0,
+        SESSIONS_AT_ONCE,
       );
       gui.events.length = 0;
       const reading = await read(host, inspector);

@@ -88,16 +88,25 @@ export class JsonBoundsCounter {
     const length = chunk.length;
     /** Plain bytes in a row inside a string: after PLAIN_RUN of them, the next quote or backslash is found natively. */
     let plain = 0;
+    // Where the next quote and backslash are, once searched (each searched again only once passed: linear in all).
+    let nextQuote = -1;
+    let nextBackslash = -1;
     for (let i = 0; i < length; i++) {
       const byte = chunk[i]!;
       if (inString) {
         if (escaped) escaped = false;
-        else if (byte === BACKSLASH) escaped = true;
-        else if (byte === QUOTE) inString = false;
-        else if (++plain >= PLAIN_RUN) {
-          // A long text: skipped to just before its next quote or backslash (escape-dense text is stepped through, never searched per byte).
+        else if (byte === BACKSLASH) {
+          escaped = true;
           plain = 0;
-          i = Math.min(indexOrEnd(chunk, QUOTE, i), indexOrEnd(chunk, BACKSLASH, i)) - 1;
+        } else if (byte === QUOTE) {
+          inString = false;
+          plain = 0;
+        } else if (++plain >= PLAIN_RUN) {
+          // A long text: skipped to just before its next quote or backslash (escape-dense text is stepped through).
+          plain = 0;
+          if (nextQuote < i) nextQuote = indexOrEnd(chunk, QUOTE, i);
+          if (nextBackslash < i) nextBackslash = indexOrEnd(chunk, BACKSLASH, i);
+          i = Math.min(nextQuote, nextBackslash) - 1;
         }
         continue;
       }
