@@ -16,7 +16,7 @@
  *
  * Prints a table, then one JSON line. Run: npm run bench:memory
  * Then BENCH_MEMORY_SESSION_ROUNDS rounds of BENCH_MEMORY_SESSIONS concurrent 2025 sessions (20
- * agents of 25 sessions for 500, at most 200 open at once), one call on each, each session ended; a reading after each round.
+ * agents of 25 sessions for 500, at most 100 open at once), one call on each, each session ended; a reading after each round.
  * Env: BENCH_MEMORY_RECORDS (100000), BENCH_MEMORY_CALLS (10000), BENCH_MEMORY_SERVERS (20), BENCH_MEMORY_AGENTS (5),
  * BENCH_MEMORY_SESSION_ROUNDS (8), BENCH_MEMORY_SESSIONS (500).
  */
@@ -46,7 +46,7 @@ const AGENTS = Number(process.env.BENCH_MEMORY_AGENTS ?? 5);
 const IN_FLIGHT = 16;
 const SESSION_ROUNDS = Number(process.env.BENCH_MEMORY_SESSION_ROUNDS ?? 8);
 const SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 500);
-const SESSIONS_AT_ONCE = 200;
+const SESSIONS_AT_ONCE = 100;
 const FORCE_GC = typeof (globalThis as { gc?: unknown }).gc === 'function';
 
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-memory-'));
@@ -220,7 +220,7 @@ async function main(): Promise<void> {
     roundRows.push(['before the session rounds', ...cells(before)]);
     for (let round = 1; round <= SESSION_ROUNDS; round++) {
       const began = performance.now();
-      // At most SESSIONS_AT_ONCE at a time: each 2025 session also holds its GET stream, and 2 × 500 would pass the connection cap (512).
+      // At most SESSIONS_AT_ONCE at a time: each 2025 session also holds its GET stream, and the client keeps ended sessions’ sockets alive a while; 500 at once passed the connection cap (512).
       await runConcurrent(
         async (i) => {
           const client = await connectAgent(url, tokens[Math.floor(i / perAgent)]!, `memory-session-${i}`);
