@@ -15,7 +15,10 @@
  * is what is kept, not garbage not yet collected.
  *
  * Prints a table, then one JSON line. Run: npm run bench:memory
- * Env: BENCH_MEMORY_RECORDS (100000), BENCH_MEMORY_CALLS (10000), BENCH_MEMORY_SERVERS (20), BENCH_MEMORY_AGENTS (5).
+ * Then BENCH_MEMORY_SESSION_ROUNDS rounds of BENCH_MEMORY_SESSIONS concurrent 2025 sessions (20
+ * agents of 25 sessions for 500, at most 100 open at once), one call on each, each session ended; a reading after each round.
+ * Env: BENCH_MEMORY_RECORDS (100000), BENCH_MEMORY_CALLS (10000), BENCH_MEMORY_SERVERS (20), BENCH_MEMORY_AGENTS (5),
+ * BENCH_MEMORY_SESSION_ROUNDS (8), BENCH_MEMORY_SESSIONS (500).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
@@ -41,6 +44,9 @@ const CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 10_000);
 const SERVERS = Number(process.env.BENCH_MEMORY_SERVERS ?? 20);
 const AGENTS = Number(process.env.BENCH_MEMORY_AGENTS ?? 5);
 const IN_FLIGHT = 16;
+const SESSION_ROUNDS = Number(process.env.BENCH_MEMORY_SESSION_ROUNDS ?? 8);
+const SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 500);
+const SESSIONS_AT_ONCE = 100;
 const FORCE_GC = typeof (globalThis as { gc?: unknown }).gc === 'function';
 
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-memory-'));
@@ -192,6 +198,54 @@ async function main(): Promise<void> {
   const after2 = await read(host, inspector);
   const guiEvents = gui.events.length;
 
+  // Rounds of many concurrent 2025 sessions (issue 28.9: RSS rose about 19 MiB a round of 500): each
+  // round opens SESSIONS sessions at once, spread over agents within their limit of 32 sessions,
+  // makes one call on each and ends it; then a reading. Bounded if RSS levels off and heapUsed stays flat.
+  const roundRows: string[][] = [];
+  const roundReadings: Reading[] = [];
+  if (SESSION_ROUNDS > 0) {
+    const url = new URL((await ok<AgentsView>(gui, 'agents.list', {})).gateway.url);
+    const perAgent = 25;
+    const tokens: string[] = [];
+    for (let a = 0; a < Math.ceil(SESSIONS / perAgent); a++)
+      tokens.push(
+        (
+          await ok<{ token: string }>(gui, 'agents.create', {
+            name: `memory-sessions-${a}`,
+            visibility: { allServers: true, serverIds: [], localTools: false },
+          })
+        ).token,
+      );
+    const before = await read(host, inspector);
+    roundRows.push(['before the session rounds', ...cells(before)]);
+    for (let round = 1; round <= SESSION_ROUNDS; round++) {
+      const began = performance.now();
+      // At most SESSIONS_AT_ONCE at a time: each 2025 session also holds its GET stream, and the client keeps ended sessions’ sockets alive a while; 500 at once passed the connection cap (512).
+      await runConcurrent(
+        async (i) => {
+          const client = await connectAgent(url, tokens[Math.floor(i / perAgent)]!, `memory-session-${i}`);
+          try {
+            await client.callTool({ name: `${serverIds[i % SERVERS]}__echo`, arguments: { text: `round ${round}` } });
+          } finally {
+            // Ends the session (DELETE), as a client that exits cleanly does.
+            await (client.transport as { terminateSession?: () => Promise<void> } | undefined)?.terminateSession?.();
+            await client.close();
+          }
+        },
+        SESSIONS,
+        0,
+        SESSIONS_AT_ONCE,
+      );
+      gui.events.length = 0;
+      const reading = await read(host, inspector);
+      roundReadings.push(reading);
+      roundRows.push([`after round ${round} (${fmt((performance.now() - began) / 1000, 1)} s)`, ...cells(reading)]);
+    }
+  }
+
+  function cells(r: Reading): string[] {
+    return [fmt(r.rssMb, 1), fmt(r.heapUsedMb, 1), fmt(r.heapTotalMb, 1), fmt(r.walMb, 1)];
+  }
   const row = (label: string, r: Reading) => [
     label,
     fmt(r.rssMb, 1),
@@ -219,6 +273,10 @@ async function main(): Promise<void> {
       fmt(after2.walMb - after1.walMb, 1),
     ],
   ]);
+  if (roundRows.length > 0) {
+    console.log(`\n${SESSION_ROUNDS} rounds of ${SESSIONS} concurrent 2025 sessions (one call each, then ended):`);
+    printTable([['', 'RSS MB', 'heapUsed MB', 'heapTotal MB', 'WAL file MB'], ...roundRows]);
+  }
   console.log(
     `(${FORCE_GC ? 'a full collection forced in the host before each reading' : 'no forced collection (run with node --expose-gc for one before each reading)'}; ` +
       `History filled in ${fmt(fillMs / 1000, 1)} s; ${AGENTS} agents (${Math.min(3, AGENTS)} 2025 sessions, ${Math.max(0, AGENTS - 3)} 2026-07-28 stateless), ${IN_FLIGHT} calls in flight, ` +
@@ -242,6 +300,7 @@ async function main(): Promise<void> {
       heap_used_growth_mb: mb(after2.heapUsedMb - after1.heapUsedMb),
       wal_mb_after_first: mb(after1.walMb),
       wal_mb_after_second: mb(after2.walMb),
+      session_rounds: roundReadings.map((r) => ({ rss_mb: mb(r.rssMb), heap_used_mb: mb(r.heapUsedMb) })),
     }),
   );
 }

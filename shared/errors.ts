@@ -117,6 +117,8 @@ export const ERROR_CODES = [
   'no_app',
   'app_resource_invalid',
   'app_call_refused',
+  // An app called tools faster than its rate (electron/apps/appCallRate.ts)
+  'app_rate_limited',
 ] as const;
 
 export const ErrorCodeSchema = z.enum(ERROR_CODES);

@@ -20,6 +20,9 @@
  * instead — allowed when the call was (it is recorded, or it was allowed and runs), refused when it
  * was denied, and waited for while the call waits for its own approval. A DENY rule still refuses;
  * a load for no call, or for a call of another tool, is asked as any read.
+ *
+ * An app instance calls at most at its rate (appCallRate.ts: `app_rate_limited`), with arguments of
+ * at most MAX_JSON_VALUES values (shared/jsonBounds.ts: `request_too_large`).
  */
 import type { CallOutcome, ParsedRequestOf } from '../../shared/contract.js';
 import type { AppReadResult, AppResourceView } from '../../shared/contract/apps.js';
@@ -30,7 +33,9 @@ import type { HarnessToolInfo } from '../harness/application.js';
 import type { ImpliedDecision } from '../security/secureExecutor.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import { appResourceView } from './appResource.js';
+import { AppCallRate } from './appCallRate.js';
 import { AppsError } from './errors.js';
+import { jsonBreachSentence, jsonValueBreach } from '../../shared/jsonBounds.js';
 import { callableByApp } from './toolUi.js';
 
 /** Who makes a call or a read (core/callService.ts's Caller): the checkpoints' key with the callId. */
@@ -62,6 +67,8 @@ export interface AppServiceDeps {
   ) => { serverId: string; toolName: string; decided: Promise<CallDecision> } | undefined;
   /** A recorded call (a checkpoint exists only for a call that was allowed). */
   recordedCall?: (sessionId: string, callId: string) => { serverId: string; toolName: string } | undefined;
+  /** How fast each app instance may call tools (default: appCallRate.ts's rate, on the wall clock). */
+  callRate?: AppCallRate;
 }
 
 /** How a call was decided (core/callService.ts's CallDecision): allowed, denied, or never decided. */
@@ -74,7 +81,11 @@ export interface AppPageCall {
 }
 
 export class AppService {
-  constructor(private readonly deps: AppServiceDeps) {}
+  private readonly rate: AppCallRate;
+
+  constructor(private readonly deps: AppServiceDeps) {
+    this.rate = deps.callRate ?? new AppCallRate();
+  }
 
   /** Who a server's app calls as: its own name, in the GUI's session. */
   callerFor(serverId: string): AppCaller {
@@ -128,6 +139,19 @@ export class AppService {
     const { serverId, toolName, name } = request;
     const caller = this.callerFor(serverId);
     this.appTool(serverId, toolName);
+    // Over IPC the arguments arrive already built (no JSON text to count): bounded before any layer walks them.
+    const breach = jsonValueBreach(request.args);
+    if (breach)
+      throw new AppsError(
+        'request_too_large',
+        `${jsonBreachSentence(breach, 'The app’s arguments')} Nothing was run.`,
+        {
+          serverId,
+        },
+      );
+    // Each instance's own rate; a call beyond it never reaches the pipeline.
+    if (!this.rate.take(JSON.stringify([serverId, toolName, request.instanceId ?? ''])))
+      throw new AppsError('app_rate_limited', this.rate.sentence(), { serverId, retryable: true });
     const target = this.toolsOf(serverId).find((tool) => tool.name === name);
     if (!target) throw new AppsError('unknown_tool', `"${serverId}" has no tool "${name}".`, { serverId });
     if (!callableByApp(target.app))

@@ -6,8 +6,10 @@
  * revocation — go to oauth/signIn.ts once their Host is checked); Host and Origin (DNS rebinding:
  * a web page must not reach a loopback server through a name it controls) → 403; the agent's
  * bearer token (a static one, or an access token its sign-in got) → 401 with MiniHarness's
- * sentence and the challenge that starts a sign-in; the body's size → 413, its JSON and its
- * nesting depth (shared/jsonDepth.ts) → 400.
+ * sentence and the challenge that starts a sign-in; the body's size → 413, counted while it
+ * arrives (its nesting depth → 400, its number of values → 413: shared/jsonBounds.ts), its JSON
+ * → 400, and the fields paid for per key or element (a batch's messages, `_meta`'s keys, a
+ * `requestState`'s length: requestBounds.ts) → 400 — so no request can stall the process.
  * Only then is the era decided, by the SDK's own predicate (`isLegacyRequest`): a request carrying
  * the 2026-07-28 `_meta` envelope is served statelessly (modernAgents.ts); anything else is a
  * 2025-era request, served in a session (agentSession.ts) that must belong to that agent.
@@ -17,7 +19,8 @@
  * request on it then gets 404 "session not found", so a client still there initializes again.
  * Revoking or removing an agent answers its waiting requests before its connections close
  * (callsInFlight.ts); beyond an agent's limit of sessions only an idle one makes room, and a new
- * session is refused (503) when every one has a call in flight (sessionLimit.ts).
+ * session is refused (503) when every one has a call in flight (sessionLimit.ts); an agent holds at
+ * most a quarter of the connection cap in open requests, and 32 listen streams (agentShare.ts).
  * Nothing an agent sends can end the process. A port in use is a state the Agents view shows, not
  * a crash.
  */
@@ -27,7 +30,7 @@ import type { AddressInfo } from 'node:net';
 import { isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { AgentRecentClientView, AgentSessionView, GatewayStatus, SignInState } from '../../shared/agents.js';
 import { GATEWAY_PATH } from '../../shared/agents.js';
-import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
+import { JsonBoundsCounter, jsonBreachSentence } from '../../shared/jsonBounds.js';
 import { MAX_BRIDGE_FRAME_BYTES } from '../../shared/limits.js';
 import type { HttpLimits } from '../security/httpLimits.js';
 import { DEFAULT_HTTP_LIMITS, answerClientError, capConnections, httpServerOptions } from '../security/httpLimits.js';
@@ -37,13 +40,15 @@ import { AgentSession } from './agentSession.js';
 import { CallsInFlight } from './callsInFlight.js';
 import { AgentTasks } from './agentTasks.js';
 import { roomForSessions } from './sessionLimit.js';
+import { OpenPerAgent, openRequestShare } from './agentShare.js';
 import type { AgentStore, StoredAgent } from './agentStore.js';
 import type { Clock } from './clientPresence.js';
 import { AGENT_IDLE_MS, holdWhileOpen, isIdle, ModernClients } from './clientPresence.js';
 import { ModernAgents } from './modernAgents.js';
 import type { GatewayFollowing } from './agentSubscriptions.js';
 import { AgentSubscriptions, CallsPerServer } from './agentSubscriptions.js';
-import { BodyTooLarge, readBody } from './requestBody.js';
+import { BodyOverBounds, BodyTooLarge, readBody } from './requestBody.js';
+import { requestBoundsRefusal } from './requestBounds.js';
 import { GatewaySignIn } from './oauth/signIn.js';
 import { OAuthStore } from './oauth/oauthStore.js';
 import { abortedUnanswered, serveWebRequest, toWebRequest } from './webResponse.js';
@@ -118,6 +123,8 @@ export class Gateway {
   private readonly inFlight = new CallsInFlight();
   /** The agents' tasks (agentTasks.ts), shared by every request of the stateless era. */
   private readonly agentTasks = new AgentTasks();
+  /** Requests each agent holds open: at most its share of the connection cap (agentShare.ts). */
+  private readonly openRequests: OpenPerAgent;
 
   /** Subscriptions and log messages of the servers behind, shared by every agent (agentSubscriptions.ts). */
   private readonly followers: AgentSessionDeps['followers'];
@@ -137,6 +144,9 @@ export class Gateway {
     this.sweepMs = Math.min(1000, this.idleMs);
     this.modern = new ModernAgents((agentId) => this.depsOf(agentId));
     this.modernClients = new ModernClients(this.clock, this.idleMs, () => options.onChange());
+    this.openRequests = new OpenPerAgent(
+      openRequestShare({ ...DEFAULT_HTTP_LIMITS, ...options.httpLimits }.maxConnections),
+    );
     this.signIn =
       options.signIn ??
       new GatewaySignIn({
@@ -354,6 +364,15 @@ export class Gateway {
     if (!('agent' in authenticated))
       return jsonRpcError(res, authenticated.status, -32001, authenticated.sentence, authenticated.headers);
     const agent = authenticated.agent;
+    // The agent's share of the connections (agentShare.ts): beyond it, other agents would find none.
+    if (!this.openRequests.hold(agent.id, res))
+      return jsonRpcError(
+        res,
+        503,
+        -32000,
+        `Too many requests open: this agent already has ${this.openRequests.max} requests open at once (streams, calls waiting), and MiniHarness allows ${this.openRequests.max} per agent so that other agents keep room. Close a stream you no longer use, or wait for a call to finish.`,
+        { 'Retry-After': '5' },
+      );
 
     // Authenticated requests also look for idle sessions and clients, besides the timer — at most once per sweep interval
     // (a walk of every session per request was measurable under load; a request on an idle session is still refused below).
@@ -369,18 +388,19 @@ export class Gateway {
     if (req.method === 'POST') {
       let raw: Buffer;
       try {
-        raw = await readBody(req, this.maxBodyBytes);
+        // Counted while it arrives: too deep or too many values is refused before anything parses or walks it (requestBounds.ts).
+        raw = await readBody(req, this.maxBodyBytes, new JsonBoundsCounter());
       } catch (error) {
-        if (error instanceof BodyTooLarge) {
+        if (error instanceof BodyTooLarge || error instanceof BodyOverBounds) {
           // The rest of the body is not read: the connection ends once the answer is out.
           res.once('finish', () => req.destroy());
-          return jsonRpcError(
-            res,
-            413,
-            -32600,
-            `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`,
-            { Connection: 'close' },
-          );
+          const [status, message] =
+            error instanceof BodyTooLarge
+              ? [413, `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`]
+              : error.breach.limit === 'depth'
+                ? [400, `Invalid request: ${jsonBreachSentence(error.breach, 'the body')}`]
+                : [413, `Request too large: ${jsonBreachSentence(error.breach, 'the body')}`];
+          return jsonRpcError(res, status, -32600, message, { Connection: 'close' });
         }
         throw error;
       }
@@ -389,14 +409,8 @@ export class Gateway {
       } catch {
         return jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
       }
-      // Before anything walks it (the SDK's validation, hashing, redaction recurse): a stack overflow there answers nothing.
-      if (jsonDepthExceeds(body, MAX_JSON_DEPTH))
-        return jsonRpcError(
-          res,
-          400,
-          -32600,
-          `Invalid request: the body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`,
-        );
+      const refusal = requestBoundsRefusal(body);
+      if (refusal !== undefined) return jsonRpcError(res, 400, -32600, refusal);
     }
 
     // The SDK's own era decision (the envelope claim), on the body already read: modern requests never reach a session.

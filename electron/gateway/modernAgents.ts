@@ -12,7 +12,8 @@
  * the agent may see changes (a server added or removed, its tools, the agent's visibility),
  * its open streams get `notifications/tools/list_changed` — what a legacy session gets as
  * list_changed — and no other agent's do. Revoking the agent closes its handler, which ends its
- * streams and aborts its requests in flight, and ends its calls waiting for a next round.
+ * streams and aborts its requests in flight, and ends its calls waiting for a next round. An agent
+ * holds at most MAX_LISTEN_STREAMS_PER_AGENT listen streams at once (agentShare.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -20,6 +21,7 @@ import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { AgentSessionDeps } from './agentServer.js';
 import { buildAgentServer } from './agentServer.js';
+import { MAX_LISTEN_STREAMS_PER_AGENT, OpenPerAgent } from './agentShare.js';
 import { ModernRounds } from './modernRounds.js';
 import { serveWebRequest } from './webResponse.js';
 
@@ -33,6 +35,8 @@ export class ModernAgents {
   private readonly handlers = new Map<string, AgentHandler>();
   /** Calls that span rounds (a downstream question answered by the agent): their flights and sealed state. */
   private readonly rounds = new ModernRounds();
+  /** Listen streams open per agent (agentShare.ts). */
+  private readonly listens = new OpenPerAgent(MAX_LISTEN_STREAMS_PER_AGENT);
 
   /** `depsOf(agentId)`: the agent server's dependencies for that agent (its current state, the app's call path). */
   constructor(private readonly depsOf: (agentId: string) => AgentSessionDeps) {}
@@ -49,6 +53,21 @@ export class ModernAgents {
     body: unknown,
     request: Request,
   ): Promise<void> {
+    // A listen stream stays open: beyond the agent's share, refused with the limit named (agentShare.ts).
+    if (isListen(body) && !this.listens.hold(agentId, res)) {
+      const id = (body as { id?: unknown }).id;
+      res.writeHead(503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Retry-After': '5' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: typeof id === 'string' || typeof id === 'number' ? id : null,
+          error: {
+            code: -32000,
+            message: `Too many listen streams: this agent already has ${MAX_LISTEN_STREAMS_PER_AGENT} subscriptions/listen streams open, and MiniHarness allows ${MAX_LISTEN_STREAMS_PER_AGENT} per agent. Close one you no longer use; one stream carries every list change.`,
+          },
+        }),
+      );
+      return;
+    }
     const { handler } = this.handlerOf(agentId);
     await serveWebRequest(req, res, (web, options) => handler.fetch(web, options), body, request, false);
   }
@@ -100,6 +119,11 @@ export class ModernAgents {
     this.handlers.set(agentId, entry);
     return entry;
   }
+}
+
+/** A single `subscriptions/listen` request (a batch cannot open a stream of its own). */
+function isListen(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'subscriptions/listen';
 }
 
 /** The checkpoint and trace session of an agent's 2026-07-28 requests (they have no session of their own). */

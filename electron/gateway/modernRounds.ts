@@ -15,6 +15,10 @@
  * runs the same key again as a first round, which the checkpoint answers (the stored result, or
  * "in progress or unknown").
  * A flight nobody continues is aborted after FLIGHT_TTL_MS, which cancels its question downstream.
+ * Every continuation is answered, however many arrive at once with the same state (an agent
+ * retrying): the state names which question it answers, the first continuation of that question
+ * answers it, and every other copy — sent at the same time, or late after the next question —
+ * answers nothing and gets the same next step: the next question, or the call's outcome.
  *
  * The app's call path does not use the hooks yet (CallService and the registry's question
  * handlers are not the gateway's): until they do, a downstream's questions go to the person in
@@ -52,6 +56,8 @@ interface AgentAnswerers {
 
 /** How long a flight waits for the agent's next round. */
 const FLIGHT_TTL_MS = 5 * 60_000;
+/** How long a flight that asked the agent something is kept after its end (its outcome answers late copies of the last answer). */
+const ENDED_FLIGHT_MS = 60_000;
 /** The key of the question in `inputRequests` / `inputResponses`. */
 const QUESTION_KEY = 'question';
 
@@ -59,6 +65,8 @@ interface SealedRound {
   flight: string;
   agentId: string;
   key: { sessionId: string; callId: string };
+  /** Which of the flight's questions this state asked (1 for the first): only its answer answers that question. */
+  asked?: number;
 }
 
 interface Flight {
@@ -68,10 +76,12 @@ interface Flight {
   outcome: Promise<CallToolResult>;
   /** The question waiting for the agent's answer, if any: the embedded request, and how its response settles it. */
   question?: { request: InputRequest; answer(response: unknown): void };
+  /** How many questions the flight has asked (the current one's number). */
+  asked: number;
   /** The call ended (its outcome is settled). */
   settled: boolean;
-  /** Wakes the round that waits for the next question or the end. */
-  wake?: () => void;
+  /** Wakes every round that waits for the next question or the end (an agent may send the same continuation many times at once). */
+  readonly wake: Set<() => void>;
   timer?: NodeJS.Timeout;
 }
 
@@ -108,6 +118,8 @@ export class ModernRounds {
     const sealed = ctx.mcpReq.requestState<SealedRound>();
     let id: string;
     let flight: Flight | undefined;
+    /** This request started the flight or answered its question: its going away ends the call (a copy's does not). */
+    let owner = true;
     if (sealed !== undefined) {
       if (typeof sealed !== 'object' || sealed.agentId !== agentId)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This requestState belongs to another agent.');
@@ -116,9 +128,15 @@ export class ModernRounds {
       const existing = this.flights.get(id);
       if (existing) {
         flight = existing;
+        // Only the first continuation of the question this state asked answers it; a copy sent at
+        // the same time, or a late one after the next question, answers nothing and waits with it
+        // for the same next step (the next question, or the call's outcome).
         const question = flight.question;
-        flight.question = undefined;
-        question?.answer(ctx.mcpReq.inputResponses?.[QUESTION_KEY]);
+        owner = question !== undefined && (sealed.asked ?? 1) === flight.asked;
+        if (owner) {
+          flight.question = undefined;
+          question?.answer(ctx.mcpReq.inputResponses?.[QUESTION_KEY]);
+        }
       } else {
         // The flight is gone: its answer has nothing left to answer. The same key runs again —
         // which the checkpoint answers (the stored result, or "in progress or unknown").
@@ -132,19 +150,26 @@ export class ModernRounds {
     clearTimeout(flight.timer);
     // The agent going away during a round ends the call, as closing a stream does.
     const onAbort = (): void => flight.controller.abort();
-    ctx.mcpReq.signal.addEventListener('abort', onAbort, { once: true });
+    if (owner) ctx.mcpReq.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const next = await this.next(flight);
       if (next === 'done') {
-        this.flights.delete(id);
+        // A flight that asked is kept a little after its end, so that a copy of its last answer still gets its outcome.
+        clearTimeout(flight.timer);
+        if (flight.asked === 0) this.flights.delete(id);
+        else {
+          flight.timer = setTimeout(() => this.flights.delete(id), ENDED_FLIGHT_MS);
+          flight.timer.unref();
+        }
         return await flight.outcome;
       }
+      clearTimeout(flight.timer);
       flight.timer = setTimeout(() => {
         this.flights.delete(id);
         flight.controller.abort();
       }, FLIGHT_TTL_MS);
       flight.timer.unref();
-      const state = await this.codec.mint({ flight: id, agentId, key });
+      const state = await this.codec.mint({ flight: id, agentId, key, asked: flight.asked });
       return inputRequired({ inputRequests: { [QUESTION_KEY]: next.request }, requestState: state });
     } finally {
       ctx.mcpReq.signal.removeEventListener('abort', onAbort);
@@ -181,7 +206,19 @@ export class ModernRounds {
     ) => Promise<CallToolResult>,
   ): Flight {
     const controller = new AbortController();
-    const flight: Flight = { agentId, controller, settled: false, outcome: Promise.resolve({ content: [] }) };
+    const flight: Flight = {
+      agentId,
+      controller,
+      asked: 0,
+      settled: false,
+      wake: new Set(),
+      outcome: Promise.resolve({ content: [] }),
+    };
+    const wakeAll = (): void => {
+      const waiting = [...flight.wake];
+      flight.wake.clear();
+      for (const wake of waiting) wake();
+    };
     /** Parks a question until the agent's next round answers it; `settle` turns the agent's response into the downstream's answer. */
     const park = <T>(request: InputRequest, settle: (response: unknown) => T, signal: AbortSignal): Promise<T> =>
       new Promise<T>((resolve, reject) => {
@@ -189,6 +226,7 @@ export class ModernRounds {
         if (signal.aborted || controller.signal.aborted) return cancelled();
         signal.addEventListener('abort', cancelled, { once: true });
         controller.signal.addEventListener('abort', cancelled, { once: true });
+        flight.asked++;
         flight.question = {
           request,
           answer: (response) => {
@@ -199,7 +237,7 @@ export class ModernRounds {
             }
           },
         };
-        flight.wake?.();
+        wakeAll();
       });
     const answerers: AgentAnswerers = {
       // An answer that is not one (missing or malformed) counts as the agent cancelling.
@@ -228,7 +266,7 @@ export class ModernRounds {
     };
     flight.outcome = run(key, answerers, controller.signal).finally(() => {
       flight.settled = true;
-      flight.wake?.();
+      wakeAll();
     });
     // Its failure is the round's to report; never an unhandled rejection while nobody waits.
     flight.outcome.catch(() => undefined);
@@ -241,8 +279,7 @@ export class ModernRounds {
     for (;;) {
       if (flight.question) return { request: flight.question.request };
       if (flight.settled) return 'done';
-      await new Promise<void>((resolve) => (flight.wake = resolve));
-      flight.wake = undefined;
+      await new Promise<void>((resolve) => flight.wake.add(resolve));
     }
   }
 }

@@ -20,7 +20,8 @@ import {
 } from '../../shared/bridge.js';
 import type { ResultFrame } from '../../shared/bridge.js';
 import type { ApprovalView } from '../../shared/contract.js';
-import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../../shared/jsonDepth.js';
+import type { JsonBoundsBreach } from '../../shared/jsonBounds.js';
+import { jsonBreachSentence, jsonTextBreach } from '../../shared/jsonBounds.js';
 import { browserModeCspDirectives, metaCspOf, serializeCsp, withCspMeta } from '../../shared/csp.js';
 import { GUI_USER } from '../core/callService.js';
 import type { Core } from '../core/types.js';
@@ -280,7 +281,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       unsubscribe();
     });
     ws.on('message', (data, isBinary) => {
-      handleMessage(ws, outbox, inFlight, isBinary ? undefined : data.toString()).catch((error: unknown) => {
+      handleMessage(ws, outbox, inFlight, isBinary ? undefined : (data as Buffer)).catch((error: unknown) => {
         onConnectionError(error instanceof Error ? error : new Error(String(error)));
       });
     });
@@ -290,30 +291,23 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     ws: WebSocket,
     outbox: EventOutbox,
     inFlight: Set<number>,
-    text: string | undefined,
+    raw: Buffer | undefined,
   ): Promise<void> {
+    // Counted before it is parsed: a frame of a million values (an app's arguments, say) would stall every page and agent.
+    const breach = raw === undefined ? undefined : jsonTextBreach(raw);
+    if (breach) {
+      if (ws.readyState === ws.OPEN) outbox.result(JSON.stringify(overBounds(raw as Buffer, breach)));
+      return;
+    }
     let json: unknown;
     try {
-      json = text === undefined ? undefined : JSON.parse(text);
+      json = raw === undefined ? undefined : JSON.parse(raw.toString());
     } catch {
       json = undefined;
     }
     const frame = CallFrameSchema.safeParse(json);
     let reply: ResultFrame;
-    if (frame.success && jsonDepthExceeds(frame.data.payload, MAX_JSON_DEPTH)) {
-      // Refused before anything walks it: validation, hashing and redaction recurse, and a stack overflow there left the request unanswered.
-      const { id } = frame.data;
-      reply = {
-        t: 'result',
-        id,
-        ok: false,
-        error: {
-          code: BRIDGE_ERROR.requestTooDeep,
-          message: `The request nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep. Nothing was run.`,
-          details: { limitDepth: MAX_JSON_DEPTH },
-        },
-      };
-    } else if (!frame.success) {
+    if (!frame.success) {
       const id = typeof (json as { id?: unknown } | undefined)?.id === 'number' ? (json as { id: number }).id : -1;
       reply = {
         t: 'result',
@@ -381,5 +375,30 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     appSandboxOrigin: appSandbox.origin,
     clients: () => [...sockets.values()].map((outbox) => outbox.stats()),
     close: () => lifecycle.dispose(),
+  };
+}
+
+/** The id of a call frame as the renderer writes it (`{"t":"call","id":N,…`), read from its first bytes only. */
+function leadingCallId(raw: Buffer): number {
+  const match = /^\s*\{\s*"t"\s*:\s*"call"\s*,\s*"id"\s*:\s*(\d{1,15})\s*[,}]/.exec(
+    raw.subarray(0, 64).toString('latin1'),
+  );
+  return match ? Number(match[1]) : -1;
+}
+
+/** The answer to a frame refused by its count (shared/jsonBounds.ts), under its id when it leads the frame. */
+function overBounds(raw: Buffer, breach: JsonBoundsBreach): ResultFrame {
+  return {
+    t: 'result',
+    id: leadingCallId(raw),
+    ok: false,
+    error:
+      breach.limit === 'depth'
+        ? {
+            code: BRIDGE_ERROR.requestTooDeep,
+            message: `${jsonBreachSentence(breach)} Nothing was run.`,
+            details: { limitDepth: breach.max },
+          }
+        : { code: BRIDGE_ERROR.requestTooLarge, message: `${jsonBreachSentence(breach)} Nothing was run.` },
   };
 }

@@ -98,6 +98,8 @@ export const AppCallToolRequestSchema = z
     /** A fresh id per call, made by the host page (re-sent: replays, as `tools.call`); `tools.cancel` cancels it. */
     callId: CallIdSchema,
     timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
+    /** The rendered frame making the call (made by the host page per frame): its calls are rate-limited together (electron/apps/appCallRate.ts). */
+    instanceId: z.string().min(1).max(100).optional(),
   })
   .strict();
 

@@ -108,7 +108,7 @@ async function post(url: URL, token: string, body: unknown, method = 'tools/call
       Accept: 'application/json, text/event-stream',
       'Mcp-Protocol-Version': '2026-07-28',
       'Mcp-Method': method,
-      'Mcp-Name': 'dn__confirm',
+      'Mcp-Name': (body as { params?: { name?: string } }).params?.name ?? 'dn__confirm',
     },
     body: JSON.stringify(body),
   });
@@ -364,4 +364,85 @@ describe('a downstream question during an agent’s call, in each era', () => {
       _meta: { [META_CALL_ID]: 'parked-1' },
     });
   });
+});
+
+describe('concurrent continuations of one requestState (issue 28.7)', () => {
+  const scratch = scratchDir('mh-gateway-asks-again-');
+  const calls = new ServerRequestCalls();
+  let gateway: Gateway;
+  let url: URL;
+  let token: string;
+
+  beforeAll(async () => {
+    const agents = new AgentStore(openConfConfigStore(join(scratch.dir, 'data')), () => undefined);
+    token = agents.create('Retrying', ALL).token;
+    gateway = new Gateway({
+      agents,
+      catalog: new GatewayCatalog(() => [tool('confirm'), tool('twice')]),
+      calls,
+      describe: (error) => toErrorShape(error),
+      version: '0.0.0-test',
+      stdio: { command: 'miniharness-gateway', args: [] },
+      onChange: () => undefined,
+    });
+    url = new URL((await gateway.start(0)).url);
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    scratch.cleanup();
+  });
+
+  const start = async (name: string, callId: string): Promise<string> => {
+    const first = await post(url, token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: `dn__${name}`, arguments: {}, _meta: { ...ENVELOPE, [META_CALL_ID]: callId } },
+    });
+    expect(first.body.result).toMatchObject({ resultType: 'input_required' });
+    return first.body.result?.requestState as string;
+  };
+  const answer = (name: string, state: string, id: number, ok: boolean): Promise<RawReply> =>
+    post(url, token, {
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        name: `dn__${name}`,
+        arguments: {},
+        requestState: state,
+        inputResponses: { question: { action: 'accept', content: { ok } } },
+        _meta: ENVELOPE,
+      },
+    });
+
+  // Before: ModernRounds kept one wake slot, so 9 of the 10 copies were never answered (this test timed out).
+  it('the same answer sent 10 times at once: every copy is answered with the one call’s outcome', async () => {
+    const state = await start('confirm', 'retried-1');
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => answer('confirm', state, 10 + i, true)));
+    for (const reply of replies)
+      expect(reply.body.result).toMatchObject({
+        content: [{ type: 'text', text: 'accept:{"ok":true}' }],
+        _meta: { [META_CALL_ID]: 'retried-1' },
+      });
+    expect(calls.runs.filter((r) => r.callId === 'retried-1')).toHaveLength(1);
+  }, 20_000);
+
+  it('copies of a first answer get the second question; a late copy answers nothing; the second answer ends the call', async () => {
+    const state = await start('twice', 'retried-2');
+    const replies = await Promise.all(Array.from({ length: 5 }, (_, i) => answer('twice', state, 30 + i, true)));
+    for (const reply of replies)
+      expect(reply.body.result).toMatchObject({
+        resultType: 'input_required',
+        inputRequests: { question: { params: { message: 'Second?' } } },
+      });
+    // A copy of the first answer arriving now (saying otherwise) does not answer the second question.
+    const late = await answer('twice', state, 40, false);
+    expect(late.body.result).toMatchObject({ inputRequests: { question: { params: { message: 'Second?' } } } });
+    const done = await answer('twice', replies[0]?.body.result?.requestState as string, 41, false);
+    expect(done.body.result).toMatchObject({
+      content: [{ type: 'text', text: 'accept:{"ok":true} | accept:{"ok":false}' }],
+    });
+    expect(calls.runs.filter((r) => r.callId === 'retried-2')).toHaveLength(1);
+  }, 20_000);
 });

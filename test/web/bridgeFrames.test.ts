@@ -14,6 +14,7 @@ import WebSocket from 'ws';
 import { BRIDGE_PATH, BRIDGE_PROTOCOL, MAX_BRIDGE_FRAME_BYTES } from '../../shared/bridge.js';
 import type { DispatchResult } from '../../shared/bridge.js';
 import { MAX_JSON_DEPTH } from '../../shared/jsonDepth.js';
+import { MAX_JSON_VALUES } from '../../shared/jsonBounds.js';
 import { MAX_TOOL_ARGS_BYTES } from '../../shared/limits.js';
 import { Bridge } from '../e2e/support/bridge.js';
 import type { WebHostProcess } from '../e2e/support/webHost.js';
@@ -295,6 +296,29 @@ describe('browser-mode host: bad frames close one connection, never the process'
     } finally {
       bridge.close();
     }
+  });
+
+  it('answers a frame of 50,000 values with request_too_large under its id before parsing it, and the socket keeps serving', async () => {
+    const raw = await RawBridgeSocket.connect(port, host.token);
+    const args = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 1]));
+    raw.sendText(
+      JSON.stringify({
+        t: 'call',
+        id: 21,
+        channel: 'tools.call',
+        payload: { name: 'write_file', serverId: 'local', args, callId: 'many-values-1' },
+      }),
+    );
+    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 21)).toMatchObject({
+      ok: false,
+      error: {
+        code: 'request_too_large',
+        message: expect.stringContaining(`more than ${MAX_JSON_VALUES.toLocaleString('en-US')} values`),
+      },
+    });
+    raw.sendText(JSON.stringify({ t: 'call', id: 22, channel: 'app.info', payload: {} }));
+    expect(await raw.json<Result>((f) => f.t === 'result' && f.id === 22)).toMatchObject({ ok: true });
+    raw.destroy();
   });
 
   it('answers tool arguments nested 5,000 deep with request_too_deep at once, and the socket keeps serving', async () => {

@@ -172,6 +172,7 @@ const WORDS = {
   no_app: { title: 'No app for this tool' },
   app_resource_invalid: { title: 'The app could not be loaded' },
   app_call_refused: { title: 'The app may not call this tool' },
+  app_rate_limited: { title: 'The app is calling tools too fast' },
 } satisfies Record<ErrorCode, CodeWords>;
 
 /** The code as this renderer knows it: a code from a newer main reads as `unrecognized`. */

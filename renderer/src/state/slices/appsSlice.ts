@@ -20,7 +20,13 @@ export interface AppsSlice {
    */
   loadApp(serverId: string, resourceUri: string, forCall?: AppPageCall): Promise<AppResourceView>;
   /** The app of `toolName` (of `serverId`) calls `name` with a fresh callId. Throws the BridgeError. */
-  callAppTool(serverId: string, toolName: string, name: string, args: Record<string, unknown>): Promise<CallOutcome>;
+  callAppTool(
+    serverId: string,
+    toolName: string,
+    name: string,
+    args: Record<string, unknown>,
+    instanceId?: string,
+  ): Promise<CallOutcome>;
   /** The app of `toolName` reads `uri` of its own server. Throws the BridgeError. */
   readAppResource(serverId: string, toolName: string, uri: string): Promise<AppReadResult>;
 }
@@ -29,8 +35,15 @@ export const createAppsSlice: ClientSliceCreator<AppsSlice> = (client) => () => 
   loadApp(serverId, resourceUri, forCall) {
     return client.call('apps.load', { serverId, resourceUri, ...(forCall ? { forCall } : {}) });
   },
-  callAppTool(serverId, toolName, name, args) {
-    return client.call('apps.callTool', { serverId, toolName, name, args, callId: newCallId() });
+  callAppTool(serverId, toolName, name, args, instanceId) {
+    return client.call('apps.callTool', {
+      serverId,
+      toolName,
+      name,
+      args,
+      callId: newCallId(),
+      ...(instanceId !== undefined ? { instanceId } : {}),
+    });
   },
   readAppResource(serverId, toolName, uri) {
     return client.call('apps.readResource', { serverId, toolName, uri });

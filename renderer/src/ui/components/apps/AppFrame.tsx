@@ -133,6 +133,8 @@ function LoadedApp({
   const serverLabel = useServerLabel(tool.serverId);
   const appName = `${serverLabel}’s app`;
   const frameRef = useRef<HTMLIFrameElement>(null);
+  // This frame's own id: main rate-limits each rendered app's calls on its own (apps/appCallRate.ts).
+  const [instanceId] = useState(() => crypto.randomUUID());
   const bridgeRef = useRef<AppBridge | undefined>(undefined);
   const [initialized, setInitialized] = useState(false);
   const [height, setHeight] = useState(DEFAULT_APP_HEIGHT);
@@ -157,7 +159,7 @@ function LoadedApp({
           return { content: [{ type: 'text', text: STORED_APP_CALL_REFUSAL }], isError: true };
         }
         try {
-          const outcome: CallOutcome = await callAppTool(tool.serverId, tool.name, name, args);
+          const outcome: CallOutcome = await callAppTool(tool.serverId, tool.name, name, args, instanceId);
           return toAppResult(outcome.result);
         } catch (error) {
           return refusal(error, 'The call failed');
