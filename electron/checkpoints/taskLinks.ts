@@ -128,16 +128,7 @@ export class CheckpointTaskLinks {
     call: Pick<TaskLinkedCall, 'sessionId' | 'callId' | 'taskId'>,
     error: { code: string; message: string },
   ): boolean {
-    const now = nowMs(this.#clock);
-    return (
-      this.#note.run([
-        JSON.stringify({ code: error.code, message: error.message, at: now }),
-        now,
-        call.sessionId,
-        call.callId,
-        call.taskId,
-      ]).changes === 1
-    );
+    return this.#writeError(this.#note, call, error);
   }
 
   /** The task failed or was cancelled: the record is `failed` with the server's reason (already redacted by the caller). */
@@ -145,15 +136,17 @@ export class CheckpointTaskLinks {
     call: Pick<TaskLinkedCall, 'sessionId' | 'callId' | 'taskId'>,
     error: { code: string; message: string },
   ): boolean {
+    return this.#writeError(this.#fail, call, error);
+  }
+
+  /** Writes `error` as the record's last error with one of the two statements above; false when the record moved on. */
+  #writeError(
+    statement: Statement<unknown[]>,
+    call: Pick<TaskLinkedCall, 'sessionId' | 'callId' | 'taskId'>,
+    error: { code: string; message: string },
+  ): boolean {
     const now = nowMs(this.#clock);
-    return (
-      this.#fail.run([
-        JSON.stringify({ code: error.code, message: error.message, at: now }),
-        now,
-        call.sessionId,
-        call.callId,
-        call.taskId,
-      ]).changes === 1
-    );
+    const lastError = JSON.stringify({ code: error.code, message: error.message, at: now });
+    return statement.run([lastError, now, call.sessionId, call.callId, call.taskId]).changes === 1;
   }
 }

@@ -7,14 +7,11 @@
  * bundle); from the sources (tests, tsx) Node runs this file with its built-in type stripping, so
  * it uses only erasable TypeScript and imports nothing of ours.
  */
-import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
-import type BetterSqlite3 from 'better-sqlite3';
+import Database from 'better-sqlite3';
 
 /** What the opening thread hands the worker. */
 export interface CheckpointWorkerData {
-  /** better-sqlite3's entry, resolved by the opening thread (the worker may run from another folder). */
-  modulePath: string;
   file: string;
   options: { timeout?: number };
   /** An Int32 flag set to 1 once the worker's connection is closed. */
@@ -28,8 +25,7 @@ export type CheckpointWorkerReply = { result: { busy: number; log: number; check
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function serve(port: NonNullable<typeof parentPort>, data: CheckpointWorkerData): void {
-  const Database = createRequire(import.meta.url)(data.modulePath) as typeof BetterSqlite3;
-  let db: BetterSqlite3.Database | undefined;
+  let db: Database.Database | undefined;
   try {
     db = new Database(data.file, data.options);
   } catch (error) {

@@ -21,7 +21,6 @@
  * checkpoint: the next commit starts the WAL over.
  */
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -189,16 +188,15 @@ export class WalCheckpointer {
 }
 
 /**
- * The worker's module: built, `walCheckpointWorker.js` beside the main bundle (electron.vite.config.ts;
- * unpacked from the asar archive, electron-builder.yml); from the sources, the `.ts` file itself,
- * which Node runs with its built-in type stripping.
+ * The worker's module: built, `walCheckpointWorker.js` beside the main bundle (electron.vite.config.ts),
+ * which imports better-sqlite3 as the bundle does; from the sources, the `.ts` file itself, which
+ * Node runs with its built-in type stripping. A worker that cannot start (a host that cannot load
+ * it) costs nothing but the thread: checkpoints then run on the app's connection (see `#tick`).
  */
 function workerEntry(): string {
-  const here = fileURLToPath(import.meta.url);
-  // A packaged app's files are read from app.asar; a worker thread is started from a real file.
-  const folder = dirname(here).replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
+  const folder = dirname(fileURLToPath(import.meta.url));
   const built = join(folder, 'walCheckpointWorker.js');
-  return existsSync(built) ? built : join(dirname(here), 'walCheckpointWorker.ts');
+  return existsSync(built) ? built : join(folder, 'walCheckpointWorker.ts');
 }
 
 /** How long close() waits for the worker's connection to close (it may be inside a checkpoint's fsync). */
@@ -218,8 +216,7 @@ export function workerCheckpoints(
   let pending: ((result: CheckpointResult | Error) => void) | undefined;
   const start = (): Worker => {
     closed = new SharedArrayBuffer(4);
-    const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
-    const data: CheckpointWorkerData = { modulePath, file, options, closed };
+    const data: CheckpointWorkerData = { file, options, closed };
     const started = new Worker(workerEntry(), { workerData: data });
     started.unref(); // never keeps the process alive
     started.on('message', (message: CheckpointWorkerReply) => {

@@ -89,8 +89,6 @@ describe('electron-builder.yml', () => {
     expect(config.asarUnpack).toContain('**/*.node');
     // sandbox-runtime's helpers are programs run by path (issue 29): never from inside the archive.
     expect(config.asarUnpack).toContain('**/node_modules/@anthropic-ai/sandbox-runtime/vendor/**');
-    // The WAL checkpointer's worker thread starts from a real file (storage/walCheckpointer.ts).
-    expect(config.asarUnpack).toContain('out/main/walCheckpointWorker.js');
     // better-sqlite3 13 is a Node-API addon: its prebuilt binary is Electron's too, nothing is rebuilt.
     expect(config.npmRebuild).toBe(false);
     expect(config.buildDependenciesFromSource).toBe(false);

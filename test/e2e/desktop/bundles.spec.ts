@@ -4,7 +4,10 @@
  * runtime dependencies (a devDependency would be missing from the packaged app), and the built
  * page carries the app's one CSP (shared/csp.ts) and no inline script that policy would block.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
 import { isBuiltin } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -73,4 +76,33 @@ test("the built page's meta CSP is shared/csp.ts's policy, and it has no inline 
     expect(body?.trim(), tag).toBe('');
   }
   expect(html).not.toMatch(/\son[a-z]+="/i);
+});
+
+test("the WAL checkpointer's worker, as built, checkpoints a database file on a connection of its own", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mh-wal-worker-'));
+  try {
+    const file = join(dir, 'app.db');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('CREATE TABLE t (x TEXT)');
+    for (let i = 0; i < 50; i++) db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(1000));
+    const closed = new SharedArrayBuffer(4);
+    const worker = new Worker(join(MAIN_DIR, 'walCheckpointWorker.js'), { workerData: { file, options: {}, closed } });
+    const reply = await new Promise<unknown>((resolvePromise, reject) => {
+      worker.once('message', resolvePromise);
+      worker.once('error', reject);
+      worker.postMessage('checkpoint');
+    });
+    expect(reply).toMatchObject({ result: { busy: 0 } });
+    const { result } = reply as { result: { log: number; checkpointed: number } };
+    expect(result.log).toBeGreaterThan(0);
+    expect(result.checkpointed).toBe(result.log);
+    worker.postMessage('close');
+    await new Promise((r) => worker.once('exit', r));
+    expect(new Int32Array(closed)[0]).toBe(1);
+    db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
