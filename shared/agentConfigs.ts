@@ -29,7 +29,7 @@ export interface AgentConfig {
 }
 
 /** The entry's key in the client's config: "miniharness", unique enough and stable. */
-export const AGENT_ENTRY_NAME = 'miniharness';
+const AGENT_ENTRY_NAME = 'miniharness';
 
 function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;

@@ -34,7 +34,7 @@ export const META_REPLAYED = 'io.miniharness/replayed';
 /** The env variable the stdio entry (`miniharness-gateway`) reads the agent's token from. */
 export const GATEWAY_TOKEN_ENV = 'MINIHARNESS_GATEWAY_TOKEN';
 
-export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 
 /**
  * Names no agent may take, in any case: an agent calls as its name, and `gui` is the caller id of
@@ -69,7 +69,7 @@ export const AgentVisibilitySchema = z
   .strict();
 export type AgentVisibility = z.infer<typeof AgentVisibilitySchema>;
 
-export const AgentSessionViewSchema = z.object({
+const AgentSessionViewSchema = z.object({
   sessionId: z.string(),
   /** What the agent said it is in `initialize` (its own words, shown as such). */
   clientName: z.string().optional(),
@@ -101,10 +101,10 @@ export type AgentSessionView = z.infer<typeof AgentSessionViewSchema>;
  * grant itself is gone: ended by the server when a refresh token was used twice (a sign of a
  * stolen token), or past its lifetime. Its client must sign in again (as a new agent).
  */
-export const SignInStateSchema = z.enum(['waiting', 'active', 'expired', 'ended']);
+const SignInStateSchema = z.enum(['waiting', 'active', 'expired', 'ended']);
 export type SignInState = z.infer<typeof SignInStateSchema>;
 
-export const AgentRecentClientViewSchema = z.object({
+const AgentRecentClientViewSchema = z.object({
   clientName: z.string().optional(),
   clientVersion: z.string().optional(),
   /** The revision its requests are sent for ("2026-07-28"). */
@@ -146,8 +146,8 @@ export const AgentViewSchema = z.object({
 });
 export type AgentView = z.infer<typeof AgentViewSchema>;
 
-export const GatewayStateSchema = z.enum(['listening', 'off', 'port_in_use', 'failed', 'starting']);
-export const GatewayStatusSchema = z.object({
+const GatewayStateSchema = z.enum(['listening', 'off', 'port_in_use', 'failed', 'starting']);
+const GatewayStatusSchema = z.object({
   state: GatewayStateSchema,
   /** The configured port (the bound one when listening). */
   port: z.number().int().min(0).max(65535),
@@ -166,7 +166,7 @@ export type GatewayStatus = z.infer<typeof GatewayStatusSchema>;
  * first, in the deterministic order: tools whose name needs no change, then server id, then tool
  * name).
  */
-export const GatewayToolNameSchema = z.object({
+const GatewayToolNameSchema = z.object({
   name: z.string(),
   serverId: z.string(),
   toolName: z.string(),

@@ -25,14 +25,13 @@ export const CallFrameSchema = z
   .strict();
 export type CallFrame = z.infer<typeof CallFrameSchema>;
 
-export const ResultFrameSchema = z.discriminatedUnion('ok', [
+const ResultFrameSchema = z.discriminatedUnion('ok', [
   z.object({ t: z.literal('result'), id: z.number(), ok: z.literal(true), result: z.unknown() }),
   z.object({ t: z.literal('result'), id: z.number(), ok: z.literal(false), error: ReceivedErrorShapeSchema }),
 ]);
 export type ResultFrame = z.infer<typeof ResultFrameSchema>;
 
-export const EventFrameSchema = z.object({ t: z.literal('event'), event: z.string(), payload: z.unknown() });
-export type EventFrame = z.infer<typeof EventFrameSchema>;
+const EventFrameSchema = z.object({ t: z.literal('event'), event: z.string(), payload: z.unknown() });
 
 export const HostFrameSchema = z.union([ResultFrameSchema, EventFrameSchema]);
 

@@ -19,7 +19,7 @@
  */
 import type { z } from 'zod';
 import type { ChannelName, EventName } from './channelNames.js';
-import { CHANNEL_NAMES, EVENT_NAMES } from './channelNames.js';
+import { CHANNEL_NAMES } from './channelNames.js';
 import type { ChannelSpec } from './contract/common.js';
 import { agentChannels, agentEvents } from './contract/agents.js';
 import { appChannels, appEvents } from './contract/app.js';
@@ -72,9 +72,9 @@ export const channels = {
   ...mcpAppChannels,
 } as const satisfies Record<ChannelName, ChannelSpec>;
 
-export type Channels = typeof channels;
+type Channels = typeof channels;
 export type { ChannelName, EventName };
-export { CHANNEL_NAMES, EVENT_NAMES };
+export { CHANNEL_NAMES };
 
 /** What the renderer sends (defaults may be omitted). */
 export type RequestOf<C extends ChannelName> = z.input<Channels[C]['request']>;
@@ -98,7 +98,7 @@ export const events = {
   ...runEvents,
 } as const satisfies Record<EventName, z.ZodType>;
 
-export type Events = typeof events;
+type Events = typeof events;
 export type EventOf<E extends EventName> = z.output<Events[E]>;
 
 export function isChannelName(name: unknown): name is ChannelName {

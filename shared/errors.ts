@@ -135,7 +135,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
  * `errno` is the system's own code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED, …) when there is one;
  * `sign_in`: an HTTP 401 whose challenge asks for an OAuth sign-in (not a token).
  */
-export const CAUSE_KINDS = [
+const CAUSE_KINDS = [
   'connection_refused',
   'dns',
   'tls',
@@ -148,8 +148,7 @@ export const CAUSE_KINDS = [
   'protocol',
   'sign_in',
 ] as const;
-export const CauseKindSchema = z.enum(CAUSE_KINDS);
-export type CauseKind = z.infer<typeof CauseKindSchema>;
+const CauseKindSchema = z.enum(CAUSE_KINDS);
 
 export const ErrorCauseSchema = z.object({
   kind: CauseKindSchema,
@@ -168,7 +167,7 @@ export type ErrorCause = z.infer<typeof ErrorCauseSchema>;
  * `approval_timeout`: nobody answered in time; `approval_error`: the request could not be shown;
  * `cancelled`: the caller cancelled while it waited for approval.
  */
-export const DENIED_BY = [
+const DENIED_BY = [
   'rule',
   'default',
   'guardrail',
@@ -177,7 +176,7 @@ export const DENIED_BY = [
   'approval_error',
   'cancelled',
 ] as const;
-export const DenialSchema = z.object({
+const DenialSchema = z.object({
   by: z.enum(DENIED_BY),
   toolName: z.string(),
   serverId: z.string(),
@@ -210,7 +209,7 @@ export type Denial = z.infer<typeof DenialSchema>;
  * (the authorization response named another authorization server, RFC 9207: refused before the
  * code was exchanged).
  */
-export const OAUTH_REASONS = [
+const OAUTH_REASONS = [
   'no_token',
   'token_rejected',
   'insufficient_scope',
@@ -226,7 +225,7 @@ export const OAUTH_REASONS = [
   'redirect_unavailable',
   'issuer_mismatch',
 ] as const;
-export const OAuthDetailSchema = z.object({
+const OAuthDetailSchema = z.object({
   reason: z.enum(OAUTH_REASONS),
   /** The scopes a request needs (space-separated), when the server said. */
   scope: z.string().optional(),
@@ -241,7 +240,7 @@ export type OAuthDetail = z.infer<typeof OAuthDetailSchema>;
  * `url_elicitation_required`: a link the server asks the person to open (an http or https URL;
  * `host` shown beside it), with the server's words for it. Opened only when the person chooses to.
  */
-export const ElicitationLinkSchema = z.object({
+const ElicitationLinkSchema = z.object({
   url: z.string().max(8_192),
   host: z.string().max(300),
   message: z.string().max(2_000).optional(),
@@ -256,7 +255,7 @@ export type ElicitationLink = z.infer<typeof ElicitationLinkSchema>;
  * failed (`sandbox_failed`: user namespaces refused, …), or the server's configuration cannot be
  * given to it (`argument_unquotable`: a NUL; `host_invalid`: a host the library refuses).
  */
-export const SANDBOX_REASONS = [
+const SANDBOX_REASONS = [
   'platform_unsupported',
   'windows_per_server_grants',
   'bubblewrap_missing',

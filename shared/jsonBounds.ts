@@ -35,7 +35,7 @@ export interface JsonBounds {
   maxValues: number;
 }
 
-export const DEFAULT_JSON_BOUNDS: JsonBounds = { maxDepth: MAX_JSON_DEPTH, maxValues: MAX_JSON_VALUES };
+const DEFAULT_JSON_BOUNDS: JsonBounds = { maxDepth: MAX_JSON_DEPTH, maxValues: MAX_JSON_VALUES };
 
 /** Which limit a structure passed: its nesting, or its number of values. */
 export type JsonBoundsBreach = { limit: 'depth'; max: number } | { limit: 'values'; max: number };

@@ -13,9 +13,9 @@ const ModelId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 letters, d
 const RunId = z.string().min(1).max(100);
 
 /** `openai`: Chat Completions (and any OpenAI-compatible server); `openai_responses`: OpenAI's Responses API. */
-export const ModelKindSchema = z.enum(['anthropic', 'openai', 'openai_responses']);
+const ModelKindSchema = z.enum(['anthropic', 'openai', 'openai_responses']);
 
-export const ModelViewSchema = z.object({
+const ModelViewSchema = z.object({
   id: z.string(),
   name: z.string(),
   kind: ModelKindSchema,
@@ -25,8 +25,8 @@ export const ModelViewSchema = z.object({
 });
 export type ModelView = z.infer<typeof ModelViewSchema>;
 
-export const MODEL_NAME_MAX = 100;
-export const MODEL_BASE_URL_MAX = 2000;
+const MODEL_NAME_MAX = 100;
+const MODEL_BASE_URL_MAX = 2000;
 const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
 
 /**
@@ -98,7 +98,7 @@ export const SaveModelRequestSchema = z
     ...(request.baseUrl !== undefined ? { baseUrl: request.baseUrl.trim() } : {}),
   }));
 
-export const RunStatusSchema = z.enum([
+const RunStatusSchema = z.enum([
   'running',
   'completed',
   'stopped',
@@ -108,7 +108,7 @@ export const RunStatusSchema = z.enum([
   'limit_reached',
 ]);
 
-export const RunViewSchema = z.object({
+const RunViewSchema = z.object({
   id: z.string(),
   /** The caller its calls are made as (approvals, History, Traces). */
   caller: z.string(),
@@ -129,7 +129,7 @@ export type RunView = z.infer<typeof RunViewSchema>;
 
 const ToolResultSchema = z.object({ text: z.string(), isError: z.boolean(), code: z.string().optional() });
 
-export const RunToolCallViewSchema = z.object({
+const RunToolCallViewSchema = z.object({
   callId: z.string(),
   name: z.string(),
   toolName: z.string(),
@@ -139,20 +139,20 @@ export const RunToolCallViewSchema = z.object({
   result: ToolResultSchema.optional(),
 });
 
-export const RunMessageViewSchema = z.discriminatedUnion('role', [
+const RunMessageViewSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('user'), text: z.string() }),
   z.object({ role: z.literal('assistant'), text: z.string(), callIds: z.array(z.string()) }),
   z.object({ role: z.literal('tool_results'), callIds: z.array(z.string()) }),
 ]);
 
-export const RunDetailSchema = z.object({
+const RunDetailSchema = z.object({
   run: RunViewSchema,
   messages: z.array(RunMessageViewSchema),
   toolCalls: z.array(RunToolCallViewSchema),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 
-export const StartRunRequestSchema = z
+const StartRunRequestSchema = z
   .object({
     modelId: ModelId,
     visibility: AgentVisibilitySchema,

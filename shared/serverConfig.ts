@@ -8,7 +8,7 @@
 import { z } from 'zod';
 
 /** Where a secret's value comes from; the value itself is never part of a configuration. */
-export const SecretRefSchema = z.discriminatedUnion('source', [
+const SecretRefSchema = z.discriminatedUnion('source', [
   z.object({
     source: z.literal('env'),
     name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name (letters, digits, _)'),
@@ -21,17 +21,12 @@ export const SecretRefSchema = z.discriminatedUnion('source', [
 export type SecretRef = z.infer<typeof SecretRefSchema>;
 
 /** A value that is either plain text or a reference to a secret (env values, header values). */
-export const ValueOrSecretSchema = z.union([z.string(), z.object({ secret: SecretRefSchema })]);
+const ValueOrSecretSchema = z.union([z.string(), z.object({ secret: SecretRefSchema })]);
 export type ValueOrSecret = z.infer<typeof ValueOrSecretSchema>;
 
 // ── OAuth 2.1 sign-in ───────────────────────────────────────────────────────────────────────────
 /** How the app authenticates to the token endpoint with a pre-registered client. */
-export const TOKEN_ENDPOINT_AUTH_METHODS = [
-  'client_secret_basic',
-  'client_secret_post',
-  'private_key_jwt',
-  'none',
-] as const;
+const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 /** The JWS algorithms a private_key_jwt assertion may be signed with (the key must fit). */
 export const JWT_SIGNING_ALGORITHMS = [
   'ES256',
@@ -54,7 +49,7 @@ export const JWT_SIGNING_ALGORITHMS = [
  * client secret, or a private key for private_key_jwt). Tokens never live here: the app keeps
  * them in the secret store.
  */
-export const OAuthConfigSchema = z
+const OAuthConfigSchema = z
   .object({
     kind: z.literal('oauth'),
     grant: z.enum(['authorization_code', 'client_credentials']).default('authorization_code'),
@@ -101,12 +96,11 @@ export const OAuthConfigSchema = z
   });
 export type OAuthConfig = z.infer<typeof OAuthConfigSchema>;
 
-export const AuthConfigSchema = z.discriminatedUnion('kind', [
+const AuthConfigSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('none') }),
   z.object({ kind: z.literal('bearer'), token: SecretRefSchema }),
   OAuthConfigSchema,
 ]);
-export type AuthConfig = z.infer<typeof AuthConfigSchema>;
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the transport or the auth object own; a configuration may not set them directly. */
@@ -144,12 +138,12 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ABSOLUTE_PATH = /^(\/|[A-Za-z]:[\\/]|\\\\[^\\])/;
 
 /** A server's protocol era setting: negotiated (`auto`) or pinned. */
-export const PROTOCOL_ERA_SETTINGS = ['auto', 'legacy', 'modern'] as const;
-export const ProtocolEraSchema = z.enum(PROTOCOL_ERA_SETTINGS);
+const PROTOCOL_ERA_SETTINGS = ['auto', 'legacy', 'modern'] as const;
+const ProtocolEraSchema = z.enum(PROTOCOL_ERA_SETTINGS);
 export type ProtocolEraSetting = z.infer<typeof ProtocolEraSchema>;
 
 /** The most folders one server may be given as roots. */
-export const MAX_SERVER_ROOTS = 50;
+const MAX_SERVER_ROOTS = 50;
 
 /**
  * The folders a server is told about as its roots (MCP `roots/list`), as absolute paths. Roots
@@ -157,7 +151,7 @@ export const MAX_SERVER_ROOTS = 50;
  * answers `roots/list` with them as `file://` URIs and announces an edit to a connected server
  * (`notifications/roots/list_changed`) without reconnecting.
  */
-export const ServerRootsSchema = z
+const ServerRootsSchema = z
   .array(
     z
       .string()
@@ -179,10 +173,10 @@ export const ServerRootsSchema = z
  * Whether a stdio server with no `sandbox` section runs sandboxed. Off until every path that starts
  * stdio servers has been proven under the sandbox; a section saying `enabled` decides for its server.
  */
-export const SANDBOX_ENABLED_BY_DEFAULT = false;
+const SANDBOX_ENABLED_BY_DEFAULT = false;
 
 /** The most entries one of a sandbox's lists may hold. */
-export const MAX_SANDBOX_ENTRIES = 100;
+const MAX_SANDBOX_ENTRIES = 100;
 
 const SandboxPathSchema = z
   .string()
@@ -200,7 +194,7 @@ const IPV4 = '(?:(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1?\\
  * leading `*.` matches any name below it), an IPv4 address or a bracketed IPv6 address, each with
  * an optional `:port` (no port: any port). A bare `*` (everything) is not a host.
  */
-export const SANDBOX_HOST_PATTERN = new RegExp(
+const SANDBOX_HOST_PATTERN = new RegExp(
   `^(?:(?:\\*\\.)?${LABEL}(?:\\.${LABEL})*|${IPV4}|\\[[0-9a-f:.]+\\])${PORT}$`,
   'i',
 );
@@ -216,7 +210,7 @@ const unique = <T>(items: T[], ctx: z.RefinementCtx): void => {
  * command's install folder readable, nothing under the home folder; a folder of its own under the
  * app's data folder and its roots writable; no host). Paths are absolute; hosts are `host[:port]`.
  */
-export const ServerSandboxSchema = z.object({
+const ServerSandboxSchema = z.object({
   /** Off runs the server with the person's full rights: a visible choice, never a fallback. */
   enabled: z.boolean(),
   /** More it may read (what is under the home folder is hidden otherwise). */

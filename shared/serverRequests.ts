@@ -11,13 +11,13 @@
 import { z } from 'zod';
 
 /** The most fields one elicitation form may have. */
-export const MAX_ELICITATION_FIELDS = 100;
+const MAX_ELICITATION_FIELDS = 100;
 /** The most choices one list field may offer. */
-export const MAX_ELICITATION_CHOICES = 500;
+const MAX_ELICITATION_CHOICES = 500;
 /** The longest message, title or description shown in a request, in characters. */
-export const MAX_SERVER_REQUEST_TEXT_CHARS = 20_000;
+const MAX_SERVER_REQUEST_TEXT_CHARS = 20_000;
 /** The longest text one answer field (or a sampling response) may hold, in characters. */
-export const MAX_SERVER_REQUEST_ANSWER_CHARS = 1_000_000;
+const MAX_SERVER_REQUEST_ANSWER_CHARS = 1_000_000;
 
 const Text = z.string().max(MAX_SERVER_REQUEST_TEXT_CHARS);
 const Choice = z.string().max(1_000);
@@ -67,16 +67,10 @@ const MultiChoiceField = z.object({
 });
 
 /** One field of an elicitation form. The choice fields come first: a plain string field would also match them. */
-export const ElicitationFieldSchema = z.union([
-  SingleChoiceField,
-  MultiChoiceField,
-  BooleanField,
-  StringField,
-  NumberField,
-]);
+const ElicitationFieldSchema = z.union([SingleChoiceField, MultiChoiceField, BooleanField, StringField, NumberField]);
 export type ElicitationField = z.infer<typeof ElicitationFieldSchema>;
 
-export const ElicitationSchemaSchema = z
+const ElicitationSchemaSchema = z
   .object({
     type: z.literal('object'),
     properties: z.record(z.string().min(1).max(200), ElicitationFieldSchema),
@@ -91,12 +85,11 @@ export type ElicitationSchema = z.infer<typeof ElicitationSchemaSchema>;
 /** A content block of a sampling message as the dialog shows it (text, image, audio; others by type). */
 const SamplingContentSchema = z.looseObject({ type: z.string() });
 
-export const SamplingMessageViewSchema = z.object({
+const SamplingMessageViewSchema = z.object({
   role: z.enum(['user', 'assistant']),
   /** Always a list here (the protocol allows one block or a list). */
   content: z.array(SamplingContentSchema),
 });
-export type SamplingMessageView = z.infer<typeof SamplingMessageViewSchema>;
 
 const Common = {
   /** Random, for this request only: the answer names it, once. */
@@ -141,7 +134,7 @@ export type ServerRequestView = z.infer<typeof ServerRequestViewSchema>;
 export type ServerRequestKind = ServerRequestView['kind'];
 
 /** One value of an accepted form: what the field types allow. */
-export const ElicitationValueSchema = z.union([
+const ElicitationValueSchema = z.union([
   z.string().max(MAX_SERVER_REQUEST_ANSWER_CHARS),
   z.number(),
   z.boolean(),

@@ -13,7 +13,7 @@ export const TraceStatusSchema = z.enum(['running', 'ok', 'error', 'denied', 're
 export type TraceStatus = z.infer<typeof TraceStatusSchema>;
 
 /** An error as traces store it: a code when there is one, and a redacted message. */
-export const TraceErrorSchema = z.looseObject({ code: z.string().optional(), message: z.string() });
+const TraceErrorSchema = z.looseObject({ code: z.string().optional(), message: z.string() });
 export type TraceError = z.infer<typeof TraceErrorSchema>;
 
 const count = z.number().int().nonnegative();
@@ -99,12 +99,9 @@ export const TraceEventDataSchemas = {
 } as const;
 
 export type TraceEventType = keyof typeof TraceEventDataSchemas;
-export const TRACE_EVENT_TYPES = Object.keys(TraceEventDataSchemas) as TraceEventType[];
-export const TraceEventTypeSchema = z.enum(TRACE_EVENT_TYPES as [TraceEventType, ...TraceEventType[]]);
 
 /** What `TraceHandle.event` accepts for a type. */
 export type TraceEventInput<T extends TraceEventType> = z.input<(typeof TraceEventDataSchemas)[T]>;
-export type TraceEventData<T extends TraceEventType> = z.output<(typeof TraceEventDataSchemas)[T]>;
 
 function storedEvent<T extends TraceEventType>(type: T) {
   return z.object({
@@ -120,7 +117,7 @@ function storedEvent<T extends TraceEventType>(type: T) {
   });
 }
 
-export const TraceEventSchema = z.discriminatedUnion('type', [
+const TraceEventSchema = z.discriminatedUnion('type', [
   storedEvent('decision'),
   storedEvent('guardrail'),
   storedEvent('approval_requested'),

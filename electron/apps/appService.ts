@@ -72,7 +72,7 @@ export interface AppServiceDeps {
 }
 
 /** How a call was decided (core/callService.ts's CallDecision): allowed, denied, or never decided. */
-export type CallDecision = 'allowed' | 'denied' | 'undecided';
+type CallDecision = 'allowed' | 'denied' | 'undecided';
 
 /** The call an app's page is loaded for (`apps.load`'s `forCall`); no session: the GUI's own. */
 export interface AppPageCall {

@@ -16,7 +16,7 @@ export type CheckpointErrorCode =
   | 'not_resolvable'
   | 'invalid_result';
 
-export abstract class CheckpointStoreError extends CodedError<CheckpointErrorCode> {
+abstract class CheckpointStoreError extends CodedError<CheckpointErrorCode> {
   constructor(
     message: string,
     readonly sessionId: string,

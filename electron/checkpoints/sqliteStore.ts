@@ -63,8 +63,8 @@ export interface SqliteCheckpointStoreOptions {
   maxPageBytes?: number;
 }
 
-export const HISTORY_INLINE_BYTES = 4 * 1024;
-export const HISTORY_PREVIEW_CHARS = 1024;
+const HISTORY_INLINE_BYTES = 4 * 1024;
+const HISTORY_PREVIEW_CHARS = 1024;
 export const HISTORY_PAGE_MAX_BYTES = 1024 * 1024;
 /** What a history row costs besides its values (ids, names, times), for the page budget. */
 const ROW_OVERHEAD_BYTES = 400;

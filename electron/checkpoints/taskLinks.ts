@@ -32,7 +32,7 @@ export interface TaskLinkedCall {
 }
 
 /** A task id is the server's string: bounded, so a hostile server cannot fill the database with it. */
-export const MAX_TASK_ID_LENGTH = 256;
+const MAX_TASK_ID_LENGTH = 256;
 
 export class CheckpointTaskLinks {
   readonly #clock: Clock;

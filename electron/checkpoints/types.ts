@@ -23,7 +23,7 @@ export type CheckpointStatus = 'started' | 'completed' | 'failed';
 /** What a completed call replays: the normalized tool result, stored as JSON. */
 export type CheckpointResult = NormalizedToolResult;
 
-export interface CheckpointError {
+interface CheckpointError {
   code?: string;
   message: string;
   /** When it was recorded (epoch ms). */
@@ -107,7 +107,7 @@ export type ManualResolution =
  * then excludes those), or `cancelled`: started, its last error a cancellation (`started` then
  * excludes those).
  */
-export type HistoryStatusFilter = CheckpointStatus | 'tool_error' | 'cancelled';
+type HistoryStatusFilter = CheckpointStatus | 'tool_error' | 'cancelled';
 
 export interface HistoryQuery {
   sessionId?: string;
@@ -129,7 +129,7 @@ export interface HistoryQuery {
  * (`args` undefined, no `result`): the row carries their size and the first characters of their
  * JSON instead, and `get` returns the whole record.
  */
-export interface RecordPreview {
+interface RecordPreview {
   /** Size of the stored arguments JSON, in bytes. */
   argsBytes: number;
   /** Size of the stored result JSON, in bytes (when there is a result). */

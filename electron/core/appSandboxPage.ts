@@ -39,7 +39,7 @@ const MAX_CSP_PARAM_CHARS = 16_384;
 /** An origin, optionally with a `*.` subdomain wildcard and a port (or `:*`): no path, no quotes, no spaces, no `;`. */
 const ORIGIN_SOURCE = /^(https?|wss?):\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?$/i;
 
-export function isValidCspOrigin(source: unknown): source is string {
+function isValidCspOrigin(source: unknown): source is string {
   return typeof source === 'string' && source.length <= 253 && ORIGIN_SOURCE.test(source);
 }
 
@@ -97,7 +97,7 @@ export function appPolicy(csp: AppCsp): string {
  * The proxy page's header: the app's policy (which its srcdoc inherits), plus the proxy's own
  * script by exact URL, and only the host page may frame it.
  */
-export function proxyPolicy(csp: AppCsp, sandboxOrigin: string, frameAncestors: readonly string[]): string {
+function proxyPolicy(csp: AppCsp, sandboxOrigin: string, frameAncestors: readonly string[]): string {
   const own = `${sandboxOrigin}${PROXY_SCRIPT_PATH}`;
   const app = appPolicy(csp).replace("script-src 'unsafe-inline'", `script-src ${own} 'unsafe-inline'`);
   return `${app}; frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'"}`;
@@ -121,7 +121,7 @@ function proxyHtml(policy: string): string {
  * only messages whose source is the inner frame. The resource arrives once; the inner frame's
  * sandbox is fixed here (a host-supplied override is ignored).
  */
-export const PROXY_SCRIPT = `(() => {
+const PROXY_SCRIPT = `(() => {
   'use strict';
   if (window.parent === window || location.protocol === 'about:') return;
   const READY = 'ui/notifications/sandbox-proxy-ready';

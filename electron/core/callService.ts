@@ -61,7 +61,7 @@ export interface CallOptions {
  * How a call was decided: allowed (it ran, or runs), denied (a rule or the person refused it, or it
  * was cancelled while it waited), or never decided (refused before anyone decided: bad arguments, …).
  */
-export type CallDecision = 'allowed' | 'denied' | 'undecided';
+type CallDecision = 'allowed' | 'denied' | 'undecided';
 
 /** A running call as others may ask about it: its tool, and its decision (resolves once known). */
 export interface RunningCall {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { GATEWAY_STDIO_FLAG } from '../gateway/stdioArgs.js';
 
-export const GATEWAY_PORT_ENV = 'MINIHARNESS_GATEWAY_PORT';
+const GATEWAY_PORT_ENV = 'MINIHARNESS_GATEWAY_PORT';
 
 /** The port asked for this run, if any; throws a sentence for the person when it is not a port. */
 export function gatewayPortOverride(

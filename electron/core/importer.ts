@@ -14,7 +14,7 @@ import type { ParseError } from 'jsonc-parser';
 import type { ImportPreview } from '../../shared/contract.js';
 import { AppError } from './errors.js';
 
-export type ImportFormat = ImportPreview['format'];
+type ImportFormat = ImportPreview['format'];
 
 export interface PlannedServer {
   name: string;

@@ -14,7 +14,7 @@ import { LOCAL_SERVER_ID, requireAsk } from '../security/permissions.js';
 import { mustAskReason } from '../tools/runCommand.js';
 
 /** Per-tool rules set in the Permissions view have a stable id, so setting again replaces. */
-export function toolRuleId(serverId: string, toolName: string): string {
+function toolRuleId(serverId: string, toolName: string): string {
   return `tool:${serverId}:${toolName}`;
 }
 

@@ -17,7 +17,7 @@ import { statusView } from './views.js';
 import type { AppWarnings } from './warnings.js';
 
 /** How often agent traffic may rebuild the Agents view. */
-export const AGENT_ACTIVITY_EVERY_MS = 500;
+const AGENT_ACTIVITY_EVERY_MS = 500;
 
 export interface RegistryWiringDeps {
   hub: EventHub;

@@ -35,7 +35,7 @@ const AGENT_IDLE_KEY = 'gateway.idleMinutes';
  * kept waiting by the gateway's progress (approvalWaitProgress.ts), and the person can allow
  * longer in Settings → Approvals (10–3600 s).
  */
-export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 55;
+const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 55;
 
 export interface GatewaySettings {
   enabled: boolean;

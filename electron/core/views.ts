@@ -60,7 +60,7 @@ const MAX_ICONS = 4;
  * passed on: the page loads nothing from the network (its CSP forbids it, and a fetch would tell a
  * third party that the tool list was opened).
  */
-export function iconsView(icons: HarnessToolInfo['icons']): ToolIcon[] {
+function iconsView(icons: HarnessToolInfo['icons']): ToolIcon[] {
   return (icons ?? [])
     .filter((icon) => ICON_SRC.test(icon.src) && icon.src.length <= MAX_ICON_CHARS)
     .slice(0, MAX_ICONS)

@@ -13,7 +13,7 @@ import type { GroupCommit } from '../storage/groupCommit.js';
 import type { EventHub } from './eventHub.js';
 
 /** Free space on the database's disk from which the `disk_full` warning goes (a write succeeded too). */
-export const DISK_ROOM_BYTES = 16 * 1024 * 1024;
+const DISK_ROOM_BYTES = 16 * 1024 * 1024;
 
 /** Bytes an unprivileged process may still write where `dir` is (Infinity when it cannot be told). */
 function freeBytesAt(dir: string): number {

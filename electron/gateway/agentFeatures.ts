@@ -30,14 +30,14 @@ import type { CompletionRequest } from '../mcp/features/prompts.js';
 import { isVisible } from './catalog.js';
 import { nameTools, ownNames } from './toolNames.js';
 
-export const META_SERVER = 'io.miniharness/server';
+const META_SERVER = 'io.miniharness/server';
 /** On a namespaced resource: the URI (or template) its server gave it. */
-export const META_URI = 'io.miniharness/uri';
+const META_URI = 'io.miniharness/uri';
 /** How a resource URI several servers offer is named for agents: this, the server id, '/', the URI. */
-export const SERVER_URI_PREFIX = 'miniharness://server/';
+const SERVER_URI_PREFIX = 'miniharness://server/';
 
 /** `uri` of `serverId`, as agents see it when another server offers the same URI. */
-export function namespacedUri(serverId: string, uri: string): string {
+function namespacedUri(serverId: string, uri: string): string {
   return `${SERVER_URI_PREFIX}${serverId}/${uri}`;
 }
 

@@ -16,7 +16,7 @@
 import type { LogLevel } from '../mcp/logBuffer.js';
 
 /** A log message of a server behind, as the app's client received it. */
-export interface ServerLogMessage {
+interface ServerLogMessage {
   level: LogLevel;
   text: string;
   logger?: string;

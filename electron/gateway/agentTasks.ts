@@ -29,7 +29,7 @@ import { TASKS_EXTENSION_ID_V2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { z } from 'zod';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
 
-export const MAX_FINISHED_TASKS = 500;
+const MAX_FINISHED_TASKS = 500;
 
 type Status = 'working' | 'completed' | 'failed' | 'cancelled';
 

@@ -19,7 +19,7 @@ import type { ProgressUpdate } from '../mcp/types.js';
  * so even a client that resets on progress with a shorter timeout of its own keeps waiting, and
  * rare enough to cost nothing.
  */
-export const WAITING_PROGRESS_MS = 10_000;
+const WAITING_PROGRESS_MS = 10_000;
 
 /** The waiting pings' progress step: small, so that the server's own progress stays near its own values. */
 const PING_STEP = 0.001;

@@ -20,7 +20,7 @@
 import type { CallerWait } from '../security/approvals.js';
 
 /** The MCP SDKs' default request timeout (DEFAULT_REQUEST_TIMEOUT_MSEC). */
-export const SDK_DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const SDK_DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** `sentAt`: when the gateway received the call; `progressToken`: the request asked for progress. */
 export function callerWaitOf(sentAt: number, progressToken: boolean): CallerWait | undefined {

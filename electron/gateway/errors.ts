@@ -6,7 +6,7 @@ import { CodedError } from '../util/codedError.js';
 
 export type GatewayErrorCode = 'gateway_loop' | 'agent_name_taken' | 'not_found';
 
-export abstract class GatewayError extends CodedError<GatewayErrorCode> {}
+abstract class GatewayError extends CodedError<GatewayErrorCode> {}
 
 /** A server configured to reach MiniHarness's own gateway: calls would go round in a loop. */
 export class GatewayLoopError extends GatewayError {

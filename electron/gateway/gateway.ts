@@ -83,7 +83,7 @@ type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
  * the history and came to dominate the gateway's own time per call. A burst is reported once, at
  * its end, within this delay.
  */
-export const ACTIVITY_REPORT_MS = 250;
+const ACTIVITY_REPORT_MS = 250;
 
 function jsonRpcError(
   res: ServerResponse,

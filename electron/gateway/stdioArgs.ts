@@ -9,7 +9,7 @@ import { DEFAULT_GATEWAY_PORT, GATEWAY_PATH, GATEWAY_TOKEN_ENV } from '../../sha
 /** The app binary's switch that makes it the stdio entry instead of the app. */
 export const GATEWAY_STDIO_FLAG = '--gateway-stdio';
 
-export interface StdioRelayArgs {
+interface StdioRelayArgs {
   url: URL;
   token: string;
   client: string;

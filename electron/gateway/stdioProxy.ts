@@ -21,7 +21,7 @@ import { PROTOCOL_VERSION_META_KEY, isJSONRPCNotification, isJSONRPCRequest } fr
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { networkFailureOf } from '../mcp/networkFailure.js';
 
-export interface StdioProxyOptions {
+interface StdioProxyOptions {
   url: URL;
   token: string;
   /** The agent's name (`--client`), for the messages. */
@@ -37,7 +37,7 @@ export interface StdioProxyOptions {
 }
 
 /** The start hints of the two launchers: a checkout's bin, and an installed app's own binary. */
-export const START_FROM_CHECKOUT = 'start it with npm start';
+const START_FROM_CHECKOUT = 'start it with npm start';
 export const START_INSTALLED_APP = 'open MiniHarness Desktop';
 
 /** The sentence for a failed relay, and whether the agent can go on. */
@@ -64,7 +64,7 @@ export function describeRelayFailure(
   return `MiniHarness's gateway at ${url.href} could not be reached: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-export async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
+async function runStdioProxy(options: StdioProxyOptions): Promise<void> {
   const stdio = new StdioServerTransport(options.stdin, options.stdout);
   const http = new StreamableHTTPClientTransport(options.url, {
     requestInit: { headers: { Authorization: `Bearer ${options.token}` } },

@@ -50,7 +50,7 @@ export function abortedUnanswered(res: ServerResponse): AbortSignal {
 }
 
 /** A body that is one JSON-RPC request (not a batch, not a notification): its answer may come as JSON. */
-export function isSingleRequest(body: unknown): boolean {
+function isSingleRequest(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && 'method' in body && 'id' in body;
 }
 

@@ -16,7 +16,7 @@ import { MAX_TOOL_ARGS_BYTES } from '../../shared/limits.js';
 import { ArgumentsTooLargeError } from './errors.js';
 
 /** Room kept for the rest of a tools/call message to a stdio server (envelope, name, `_meta`). */
-export const STDIO_ENVELOPE_ROOM_BYTES = 64 * 1024;
+const STDIO_ENVELOPE_ROOM_BYTES = 64 * 1024;
 
 /** The largest arguments (UTF-8 bytes of their JSON) a stdio server is sent. */
 export const MAX_STDIO_TOOL_ARGS_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE - STDIO_ENVELOPE_ROOM_BYTES;

@@ -10,7 +10,7 @@ import { describeArgumentErrors } from './toolArguments.js';
 
 export type HarnessErrorCode = 'invalid_arguments' | 'request_too_large' | 'not_replayable';
 
-export abstract class HarnessError extends CodedError<HarnessErrorCode> {}
+abstract class HarnessError extends CodedError<HarnessErrorCode> {}
 
 /**
  * The arguments do not match the tool's input schema: refused before the permission decision and

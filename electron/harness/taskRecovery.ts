@@ -31,14 +31,14 @@ import type { TraceHandle, Tracer } from '../tracing/tracer.js';
 import { normalizeToolResult } from '../results/toolResult.js';
 
 /** Why asking did not settle a call: also the code of the record's last error (`task_<why>`). */
-export type TaskUnresolvedWhy = 'server_unavailable' | 'unknown_to_server' | 'not_supported' | 'no_answer' | 'moved_on';
+type TaskUnresolvedWhy = 'server_unavailable' | 'unknown_to_server' | 'not_supported' | 'no_answer' | 'moved_on';
 
 export type TaskRecoveryOutcome =
   | { kind: 'completed'; call: TaskLinkedCall; isError?: boolean; traceId?: string }
   | { kind: 'failed'; call: TaskLinkedCall; reason: string; traceId?: string }
   | { kind: 'unresolved'; call: TaskLinkedCall; reason: string; why?: TaskUnresolvedWhy; traceId?: string };
 
-export type TaskCheckTrigger = 'start' | 'server_ready' | 'person';
+type TaskCheckTrigger = 'start' | 'server_ready' | 'person';
 
 export interface TaskRecoveryOptions {
   links: CheckpointTaskLinks;

@@ -102,7 +102,7 @@ export const CLIENT_NAME = 'miniharness-desktop';
  * What a client made without the app's version reports (tests, tools that build a client
  * alone): it says so rather than inventing a release number.
  */
-export const CLIENT_INFO = { name: CLIENT_NAME, version: 'development' } as const;
+const CLIENT_INFO = { name: CLIENT_NAME, version: 'development' } as const;
 
 /** How many stderr lines an exit error quotes. */
 const STDERR_TAIL_LINES = 10;

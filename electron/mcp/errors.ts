@@ -393,7 +393,7 @@ export class MCPNotSupportedError extends MCPError {
 /** The default bound on one message from a server (a tool result, a tool list): 16 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
-export function formatMiB(bytes: number): string {
+function formatMiB(bytes: number): string {
   const mib = bytes / (1024 * 1024);
   return Number.isInteger(mib) ? `${mib} MiB` : `${mib.toFixed(1)} MiB`;
 }

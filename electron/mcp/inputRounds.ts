@@ -222,7 +222,7 @@ function person(context: InputRoundsContext, kind: 'elicitation' | 'sampling'): 
 }
 
 /** A form's defaults filled into an accepted answer where it left them out (the client declares `applyDefaults`). */
-export function withFormDefaults(params: ElicitRequestParams, result: ElicitResult): ElicitResult {
+function withFormDefaults(params: ElicitRequestParams, result: ElicitResult): ElicitResult {
   if (params.mode === 'url' || result.action !== 'accept') return result;
   const content: Record<string, unknown> = { ...(result.content ?? {}) };
   for (const [name, property] of Object.entries(params.requestedSchema.properties)) {

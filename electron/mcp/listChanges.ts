@@ -19,7 +19,7 @@ import type { ListKind } from './types.js';
 const KINDS: readonly ListKind[] = ['tools', 'resources', 'prompts'];
 
 /** list_changed notifications of one kind arriving this close together cause one re-list. */
-export const LIST_CHANGED_DEBOUNCE_MS = 50;
+const LIST_CHANGED_DEBOUNCE_MS = 50;
 
 export class ListChanges {
   private readonly listeners = new Map<ListKind, Set<() => void>>();
@@ -75,7 +75,7 @@ export class ListChanges {
 }
 
 /** The `subscriptions/listen` filter for the lists the server says it announces changes of (empty: none). */
-export function listStreamFilter(capabilities: ServerCapabilities): Record<string, true> {
+function listStreamFilter(capabilities: ServerCapabilities): Record<string, true> {
   return {
     ...(capabilities.tools?.listChanged ? { toolsListChanged: true as const } : {}),
     ...(capabilities.resources?.listChanged ? { resourcesListChanged: true as const } : {}),

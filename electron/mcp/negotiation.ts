@@ -27,7 +27,7 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 export const MAX_INPUT_ROUNDS = 8;
 
 /** The longest a stdio server's silence to the probe is waited for before it counts as legacy. */
-export const STDIO_PROBE_MAX_MS = 5_000;
+const STDIO_PROBE_MAX_MS = 5_000;
 
 /** The SDK's negotiation options for a server's era setting. */
 export function negotiationOptions(
@@ -63,7 +63,7 @@ export function verdictSourceOf(setting: ProtocolEraSetting, prior: PriorDiscove
 }
 
 /** The era the SDK settled on, as this app names it (undefined before connect). */
-export function eraOf(sdk: Client): ProtocolEra | undefined {
+function eraOf(sdk: Client): ProtocolEra | undefined {
   const era = sdk.getProtocolEra();
   return era === 'modern' || era === 'legacy' ? era : undefined;
 }

@@ -47,7 +47,7 @@ function kindOf(code: string): UnreachableKind | undefined {
 }
 
 /** Where a URL points: its host and its port (the scheme's default when it names none). */
-export function endpointOf(url: string): { host: string; port: number } {
+function endpointOf(url: string): { host: string; port: number } {
   const parsed = new URL(url);
   const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
   return { host: parsed.hostname, port };

@@ -17,10 +17,10 @@
 import { MCPGatewayLoopError } from './errors.js';
 
 /** Where the gateway writes its mark: an experimental capability, and a key of a tools/list page's `_meta`. */
-export const GATEWAY_MARK_KEY = 'io.miniharness/gateway';
+const GATEWAY_MARK_KEY = 'io.miniharness/gateway';
 
 /** A tools/list page's `_meta` key for the marks of the gateways behind this one. */
-export const GATEWAY_THROUGH_KEY = 'io.miniharness/gateway-through';
+const GATEWAY_THROUGH_KEY = 'io.miniharness/gateway-through';
 /** At most this many marks are read from an answer (a ring longer than this is not followed). */
 const MAX_MARKS = 64;
 

@@ -108,7 +108,7 @@ export async function whilePersonAnswers<T>(
 }
 
 /** The JSON-RPC code the spec uses for a sampling request the person rejected. */
-export const SAMPLING_REJECTED_CODE = -1;
+const SAMPLING_REJECTED_CODE = -1;
 
 /** What the client declares: roots always; elicitation (form with defaults, and URL) and sampling only with someone to answer. */
 export function clientCapabilities(handlers: ServerRequestHandlers | undefined): ClientCapabilities {
@@ -217,14 +217,14 @@ export interface PersonAnswerer {
 }
 
 /** What an elicitation asks, for the log: a form's field count, a link's host (never its path). */
-export function describeElicitation(params: ElicitRequestParams): string {
+function describeElicitation(params: ElicitRequestParams): string {
   return params.mode === 'url'
     ? `link to ${hostOf(params.url)}`
     : `form, ${plural(Object.keys(params.requestedSchema.properties).length, 'field', 'fields')}`;
 }
 
 /** Refuses what this client never runs or shows: tasks, and links other than web pages. */
-export function checkElicitation(params: ElicitRequestParams): void {
+function checkElicitation(params: ElicitRequestParams): void {
   if (params.task)
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run elicitation requests as tasks.');
   // Only a web page may be opened: never file:, javascript: or an app's own scheme.
@@ -233,7 +233,7 @@ export function checkElicitation(params: ElicitRequestParams): void {
 }
 
 /** Refuses what this client never runs: tasks, and tools in a sampling request (`sampling.tools` is not declared). */
-export function checkSampling(params: CreateMessageRequestParams): void {
+function checkSampling(params: CreateMessageRequestParams): void {
   if (params.task)
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This client does not run sampling requests as tasks.');
   if (params.tools || params.toolChoice)
@@ -244,7 +244,7 @@ export function checkSampling(params: CreateMessageRequestParams): void {
 }
 
 /** What a sampling request asks, for the log. */
-export function describeSampling(params: CreateMessageRequestParams): string {
+function describeSampling(params: CreateMessageRequestParams): string {
   return `${plural(params.messages.length, 'message', 'messages')}, up to ${params.maxTokens} tokens`;
 }
 

@@ -11,7 +11,7 @@ import type { LogBuffer } from './logBuffer.js';
 import type { OAuthSession } from './oauth/session.js';
 
 /** Browser sign-ins one request may go through: the sign-in, and one step-up to more scopes. */
-export const MAX_SIGN_IN_ROUNDS = 2;
+const MAX_SIGN_IN_ROUNDS = 2;
 
 export interface SignInHost {
   oauth: OAuthSession | undefined;

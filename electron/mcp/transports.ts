@@ -282,7 +282,7 @@ function isOAuthChallenge(header: string | null): boolean {
  * `resource_metadata=`, which the MCP authorization spec requires): the person must sign in.
  * Anything else (`Bearer realm=…`, `error="invalid_token"`, no header) asks for a token.
  */
-export function challengeOf(header: string | null): AuthChallenge {
+function challengeOf(header: string | null): AuthChallenge {
   return header && /(^|[\s,])resource_metadata\s*=/i.test(header) ? 'oauth' : 'token';
 }
 

@@ -22,7 +22,7 @@ const VERDICT_FORMAT = 1;
 /** How long a kept legacy verdict is trusted: a server may have been upgraded since. */
 export const LEGACY_VERDICT_HORIZON_MS = 24 * 60 * 60 * 1000;
 /** How long a kept modern verdict is trusted (a stale one fails loudly and is re-probed). */
-export const MODERN_VERDICT_HORIZON_MS = 7 * 24 * 60 * 60 * 1000;
+const MODERN_VERDICT_HORIZON_MS = 7 * 24 * 60 * 60 * 1000;
 
 const VerdictFileSchema = z.object({
   format: z.literal(VERDICT_FORMAT),

@@ -20,12 +20,12 @@ import type {
   ModelTurnRequest,
 } from './types.js';
 
-export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const DEFAULT_MAX_TOKENS = 4096;
 
 type MessageParam = Anthropic.MessageParam;
 
-export function toAnthropicMessages(messages: readonly ConversationMessage[]): MessageParam[] {
+function toAnthropicMessages(messages: readonly ConversationMessage[]): MessageParam[] {
   return messages.map((message): MessageParam => {
     switch (message.role) {
       case 'user':

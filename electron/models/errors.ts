@@ -30,7 +30,7 @@ export class ModelError extends CodedError<ModelErrorCode> {
 }
 
 /** Retry-After in seconds or as an HTTP date; `retry-after-ms` when the provider sends it. */
-export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
+function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
   const ms = Number(headers?.get('retry-after-ms') ?? NaN);
   if (Number.isFinite(ms) && ms >= 0) return ms;
   const value = headers?.get('retry-after');

@@ -26,7 +26,7 @@ import type {
 
 type ChatMessage = OpenAI.ChatCompletionMessageParam;
 
-export function toOpenAIMessages(system: string | undefined, messages: readonly ConversationMessage[]): ChatMessage[] {
+function toOpenAIMessages(system: string | undefined, messages: readonly ConversationMessage[]): ChatMessage[] {
   const out: ChatMessage[] = system ? [{ role: 'system', content: system }] : [];
   for (const message of messages) {
     if (message.role === 'user') out.push({ role: 'user', content: message.text });

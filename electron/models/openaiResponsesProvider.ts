@@ -32,7 +32,7 @@ import type {
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
 
-export function toResponsesInput(messages: readonly ConversationMessage[]): InputItem[] {
+function toResponsesInput(messages: readonly ConversationMessage[]): InputItem[] {
   const out: InputItem[] = [];
   for (const message of messages) {
     if (message.role === 'user') out.push({ role: 'user', content: message.text });

@@ -7,7 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 
 /** One block of a result's content, as MCP defines it (text, image, audio, resource, link). */
-export type ContentBlock = CallToolResult['content'][number];
+type ContentBlock = CallToolResult['content'][number];
 
 /** A tool result in one shape whatever the server sent: content, structured content, isError. */
 export interface NormalizedToolResult {

@@ -5,7 +5,7 @@
  */
 import type { NormalizedToolResult } from '../results/toolResult.js';
 
-export const MAX_RESULT_CHARS = 50_000;
+const MAX_RESULT_CHARS = 50_000;
 
 export function resultText(result: NormalizedToolResult): string {
   const parts = result.content.map((block) => {

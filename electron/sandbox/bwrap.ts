@@ -17,7 +17,7 @@ import { posix } from 'node:path';
 import type { SandboxPolicy, SandboxedCommand } from './types.js';
 
 /** The private scratch folder every sandboxed command gets. */
-export const SANDBOX_TMP = '/tmp';
+const SANDBOX_TMP = '/tmp';
 
 function depth(path: string): number {
   return path.split('/').filter(Boolean).length;

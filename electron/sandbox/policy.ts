@@ -27,7 +27,7 @@ async function real(path: string): Promise<string | undefined> {
 }
 
 /** The folders masked besides the excluded ones: home and the per-user runtime folders. */
-export function personalFolders(env: NodeJS.ProcessEnv = process.env): string[] {
+function personalFolders(env: NodeJS.ProcessEnv = process.env): string[] {
   return [homedir(), env.HOME, env.XDG_RUNTIME_DIR, '/run/user'].filter(
     (p): p is string => typeof p === 'string' && p.startsWith('/'),
   );

@@ -11,7 +11,7 @@
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { ServerSandboxProfile } from './serverProfile.js';
 
-export type RuntimeConfigRefusal = 'platform_unsupported' | 'windows_per_server_grants';
+type RuntimeConfigRefusal = 'platform_unsupported' | 'windows_per_server_grants';
 
 export type RuntimeConfig =
   | { ok: true; customConfig: Partial<SandboxRuntimeConfig>; hosts: string[] }

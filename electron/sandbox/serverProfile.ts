@@ -13,7 +13,7 @@ import { posix, win32 } from 'node:path';
 import type { ServerSandbox } from '../../shared/serverConfig.js';
 
 /** Why an entry is in a profile: one code per kind of addition, for the GUI to explain. */
-export type ProfileAdditionReason =
+type ProfileAdditionReason =
   /** The server's own folder under the data folder: readable and writable, its TMPDIR. */
   | 'own_folder'
   /** The folders the person gave the server as roots. */
@@ -35,7 +35,7 @@ export type ProfileAdditionReason =
   /** What the person listed in the server's Sandbox section. */
   | 'listed';
 
-export interface ProfileAddition {
+interface ProfileAddition {
   reason: ProfileAdditionReason;
   /** The launcher that asked for it, when one did. */
   launcher?: Launcher;

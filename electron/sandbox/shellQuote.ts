@@ -18,7 +18,7 @@ export class ShellQuoteError extends Error {
   }
 }
 
-export function quoteWord(word: string): string {
+function quoteWord(word: string): string {
   if (word.includes('\0')) throw new ShellQuoteError('nul_in_argument');
   return `'${word.replaceAll("'", `'"'"'`)}'`;
 }

@@ -1,6 +1,6 @@
 /** What the OS offers to confine a local command, as detected once per process. */
 
-export type SandboxKind = 'bwrap' | 'sandbox-exec' | 'none';
+type SandboxKind = 'bwrap' | 'sandbox-exec' | 'none';
 
 export interface SandboxInfo {
   kind: SandboxKind;

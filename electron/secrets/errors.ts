@@ -8,7 +8,7 @@ import { CodedError } from '../util/codedError.js';
 
 export type SecretErrorCode = 'secret_missing' | 'secret_storage_unavailable' | 'secret_undecryptable';
 
-export abstract class SecretError extends CodedError<SecretErrorCode> {}
+abstract class SecretError extends CodedError<SecretErrorCode> {}
 
 /** A reference resolved at connection time (resolver.ts) names nothing that is set. */
 export class SecretNotFoundError extends SecretError {

@@ -15,8 +15,7 @@
 
 export const REDACTED = '[redacted]';
 
-export const SENSITIVE_KEY =
-  /token|secret|password|passwd|authorization|api[-_]?key|cookie|credential|private[-_]?key/i;
+const SENSITIVE_KEY = /token|secret|password|passwd|authorization|api[-_]?key|cookie|credential|private[-_]?key/i;
 
 /** Counters that merely contain "token" (model usage figures), which are no secret. */
 const TOKEN_COUNT_KEY =
@@ -27,7 +26,7 @@ const judgedKeys = new Map<string, boolean>();
 /** Keys come from anyone's data: the memo is emptied when it reaches this size, so it stays bounded. */
 const MAX_JUDGED_KEYS = 4096;
 
-export function isSensitiveKey(key: string): boolean {
+function isSensitiveKey(key: string): boolean {
   let sensitive = judgedKeys.get(key);
   if (sensitive === undefined) {
     sensitive = SENSITIVE_KEY.test(key) && !TOKEN_COUNT_KEY.test(key);
@@ -38,7 +37,7 @@ export function isSensitiveKey(key: string): boolean {
 }
 
 /** Shorter values are not treated as secrets: replacing "a" everywhere would shred the text. */
-export const MIN_SECRET_LENGTH = 4;
+const MIN_SECRET_LENGTH = 4;
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 

@@ -22,7 +22,7 @@ export function tokensEqual(expected: string, given: string | undefined | null):
   return timingSafeEqual(a, b);
 }
 
-export function allowedHosts(port: number): Set<string> {
+function allowedHosts(port: number): Set<string> {
   return new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
 }
 

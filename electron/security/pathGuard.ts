@@ -60,7 +60,7 @@ function errnoCode(error: unknown): string | undefined {
 }
 
 /** The real paths of the roots that exist. */
-export async function realRoots(roots: readonly string[]): Promise<string[]> {
+async function realRoots(roots: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const root of roots) {
     try {
@@ -105,7 +105,7 @@ async function realLocation(requested: string, abs: string, hops = 0): Promise<{
  * The excluded folders as real paths (a missing one through its nearest existing ancestor) and
  * as given, so a folder created later, or named through a symlink, is still matched.
  */
-export async function realExcluded(excluded: readonly string[]): Promise<string[]> {
+async function realExcluded(excluded: readonly string[]): Promise<string[]> {
   const out = new Set<string>();
   for (const path of excluded) {
     if (!isAbsolute(path)) throw new Error(`An excluded folder must be an absolute path (got "${path}").`);

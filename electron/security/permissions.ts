@@ -50,9 +50,9 @@ export interface ToolCallSubject {
   serverUid?: string;
 }
 
-export const PermissionLevelSchema = z.enum(['ALLOW', 'ASK', 'DENY']);
+const PermissionLevelSchema = z.enum(['ALLOW', 'ASK', 'DENY']);
 
-export const ArgumentConditionSchema = z
+const ArgumentConditionSchema = z
   .object({
     name: z.string().min(1, 'must name an argument'),
     /** A folder: the argument, resolved as a path, must lie inside it. */
@@ -96,7 +96,7 @@ export type ArgumentCondition = z.infer<typeof ArgumentConditionSchema>;
 /** A rule to add: id and createdAt are filled in when absent. */
 export type NewPermissionRule = Omit<PermissionRule, 'id' | 'createdAt'> & { id?: string; createdAt?: number };
 
-export type PermissionReasonKind = 'rule' | 'trusted-annotation-default' | 'untrusted-default' | 'default';
+type PermissionReasonKind = 'rule' | 'trusted-annotation-default' | 'untrusted-default' | 'default';
 
 export interface PermissionDecision {
   level: PermissionLevel;

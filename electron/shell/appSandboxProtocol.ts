@@ -32,7 +32,7 @@ export const APP_SANDBOX_SCHEME_PRIVILEGES: CustomScheme = {
 };
 
 /** Who may frame the proxy: the app's own page (file:// in production, the dev server in development). */
-export function sandboxFrameAncestors(location: AppLocation): string[] {
+function sandboxFrameAncestors(location: AppLocation): string[] {
   return location.kind === 'dev' ? [location.origin] : ['file:'];
 }
 

@@ -17,7 +17,7 @@ export interface HardenOptions {
 }
 
 /** The window's WebRTC IP-handling policy (the app itself uses no WebRTC). */
-export const WEBRTC_IP_HANDLING_POLICY = 'disable_non_proxied_udp' as const;
+const WEBRTC_IP_HANDLING_POLICY = 'disable_non_proxied_udp' as const;
 
 type NavigationEvent = { preventDefault(): void; url: string };
 

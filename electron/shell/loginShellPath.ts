@@ -8,7 +8,7 @@
  */
 
 /** How long the login shell may take before the app starts without its PATH. */
-export const LOGIN_SHELL_TIMEOUT_MS = 3_000;
+const LOGIN_SHELL_TIMEOUT_MS = 3_000;
 
 /** Only macOS: there a GUI launch never went through a login shell (Linux desktops' sessions do). */
 export function wantsLoginShellPath(

@@ -19,7 +19,7 @@ export interface QuitGuard {
   readonly state: 'running' | 'closing' | 'closed';
 }
 
-export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 
 export function createQuitGuard(deps: QuitGuardDeps): QuitGuard {
   let state: QuitGuard['state'] = 'running';

@@ -11,7 +11,7 @@ import type { FileDamagedWarning } from '../../shared/contract/warnings.js';
 import { jsonProblem, setAside } from './damagedFile.js';
 import { ensurePrivateDir, makePrivate } from './privateFiles.js';
 
-export const CONFIG_NAME = 'config';
+const CONFIG_NAME = 'config';
 
 /**
  * The configuration store: the subset of `conf` / `electron-store` the app uses (both have

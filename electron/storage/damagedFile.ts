@@ -18,7 +18,7 @@ function stampOf(now: () => number): string {
 }
 
 /** A free `<file>.corrupt-<stamp>[-n]` name. */
-export function asideName(file: string, now: () => number = Date.now): string {
+function asideName(file: string, now: () => number = Date.now): string {
   const stamp = stampOf(now);
   let target = `${file}.corrupt-${stamp}`;
   for (let n = 1; existsSync(target); n++) target = `${file}.corrupt-${stamp}-${n}`;

@@ -32,7 +32,7 @@ import { runMigrations } from './migrate.js';
 
 export type { Database } from 'better-sqlite3';
 
-export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
 /** The WAL file's size once it starts over (it grows past this between checkpoints under load). */
 export const WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024;

@@ -13,7 +13,7 @@ export function isDiskFull(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_FULL';
 }
 
-export abstract class StorageError extends CodedError<StorageErrorCode> {}
+abstract class StorageError extends CodedError<StorageErrorCode> {}
 
 /** The file was migrated by a newer app version; an older one must not write to it. */
 export class SchemaTooNewError extends StorageError {

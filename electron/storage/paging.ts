@@ -12,14 +12,14 @@ export interface PageKey {
   seq: number;
 }
 
-export const MAX_PAGE_SIZE = 500;
+const MAX_PAGE_SIZE = 500;
 
 /** Opaque to callers: base64url of the last key. Callers must not build or parse it. */
-export function encodeCursor(key: PageKey): string {
+function encodeCursor(key: PageKey): string {
   return Buffer.from(JSON.stringify([key.at, key.seq]), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string): PageKey {
+function decodeCursor(cursor: string): PageKey {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -50,8 +50,8 @@ export interface WalCheckpointerOptions {
   onStop?: () => void;
 }
 
-export const DEFAULT_CHECKPOINT_IDLE_MS = 25;
-export const DEFAULT_CHECKPOINT_MAX_DELAY_MS = 1_000;
+const DEFAULT_CHECKPOINT_IDLE_MS = 25;
+const DEFAULT_CHECKPOINT_MAX_DELAY_MS = 1_000;
 
 export class WalCheckpointer {
   readonly #db: Database;

@@ -3,7 +3,7 @@ import { CodedError } from '../util/codedError.js';
 
 export type ToolErrorCode = 'invalid_arguments' | 'cancelled';
 
-export abstract class ToolError extends CodedError<ToolErrorCode> {}
+abstract class ToolError extends CodedError<ToolErrorCode> {}
 
 /** The arguments do not fit the tool's schema (a caller that skipped guardrails, or a model's mistake). */
 export class ToolInputError extends ToolError {

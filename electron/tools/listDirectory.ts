@@ -12,7 +12,7 @@ import { ToolCancelledError } from './errors.js';
 import { errorResult, fsErrorResult, okResult } from './results.js';
 import type { LocalTool, LocalToolRunContext } from './types.js';
 
-export const DEFAULT_MAX_LIST_ENTRIES = 1000;
+const DEFAULT_MAX_LIST_ENTRIES = 1000;
 
 export interface ListDirectoryToolOptions {
   roots: string[];
@@ -23,9 +23,9 @@ export interface ListDirectoryToolOptions {
   maxEntries?: number;
 }
 
-export type DirectoryEntryType = 'file' | 'directory' | 'symlink' | 'other';
+type DirectoryEntryType = 'file' | 'directory' | 'symlink' | 'other';
 
-export interface DirectoryEntry {
+interface DirectoryEntry {
   name: string;
   type: DirectoryEntryType;
   /** Bytes for files; null for everything else. */

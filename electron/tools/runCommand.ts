@@ -61,10 +61,10 @@ export function mustAskReason(sandbox: SandboxInfo, network: boolean): string | 
   return undefined;
 }
 
-export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
-export const MAX_COMMAND_TIMEOUT_MS = 120_000;
-export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
-export const DEFAULT_KILL_GRACE_MS = 2_000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+const MAX_COMMAND_TIMEOUT_MS = 120_000;
+const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
+const DEFAULT_KILL_GRACE_MS = 2_000;
 
 function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;

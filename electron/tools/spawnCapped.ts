@@ -30,7 +30,7 @@ export interface SpawnLimits {
   signal?: AbortSignal;
 }
 
-export interface SpawnOutcome {
+interface SpawnOutcome {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   spawnError?: NodeJS.ErrnoException;

@@ -11,7 +11,7 @@ export interface ToolInputSchema {
 }
 
 /** Written by the app itself, so — unlike a remote server's — they can be trusted. */
-export interface LocalToolAnnotations {
+interface LocalToolAnnotations {
   readOnlyHint?: boolean;
   destructiveHint?: boolean;
   idempotentHint?: boolean;

@@ -10,7 +10,7 @@ import { ToolCancelledError } from './errors.js';
 import { errorResult, fsErrorResult, okResult } from './results.js';
 import type { LocalTool, LocalToolRunContext } from './types.js';
 
-export const DEFAULT_MAX_WRITE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_WRITE_BYTES = 10 * 1024 * 1024;
 
 export interface WriteFileToolOptions {
   roots: string[];

@@ -3,7 +3,7 @@ import { CodedError } from '../util/codedError.js';
 
 export type TraceErrorCode = 'invalid_event' | 'trace_closed' | 'trace_not_found';
 
-export abstract class TracingError extends CodedError<TraceErrorCode> {}
+abstract class TracingError extends CodedError<TraceErrorCode> {}
 
 /** The data does not match the event type's schema (the detail names fields, never values). */
 export class TraceEventInvalidError extends TracingError {

@@ -25,10 +25,10 @@ export type TraceEventRow = [string, number, string, number, number | null, stri
 const EVENTS_PER_STATEMENT = 16;
 
 /** A batch this large is closed when a trace finishes in it (about nine short calls: trace, 5 events, finish each). */
-export const BATCH_CHANGES = 64;
+const BATCH_CHANGES = 64;
 
 /** A batch is closed at this size whatever changes (a burst of calls starting together). */
-export const BATCH_MAX_CHANGES = 512;
+const BATCH_MAX_CHANGES = 512;
 
 interface Batch {
   starts: Map<string, TraceStartRow>;

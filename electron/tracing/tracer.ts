@@ -53,7 +53,7 @@ export interface TraceStartInput {
   serverId: string;
 }
 
-export type TraceOutcome = Exclude<TraceStatus, 'running'>;
+type TraceOutcome = Exclude<TraceStatus, 'running'>;
 
 export interface TraceHandle {
   readonly traceId: string;
@@ -209,7 +209,7 @@ export class Tracer {
  * A UUID of version 7 (RFC 9562): 48 bits of Unix time in ms, then the random bits of a v4 UUID.
  * Ids made later sort later, so index inserts append instead of landing on random pages.
  */
-export function timeOrderedUuid(now: number = Date.now()): string {
+function timeOrderedUuid(now: number = Date.now()): string {
   const time = Math.max(0, Math.trunc(now)).toString(16).padStart(12, '0').slice(-12);
   const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;

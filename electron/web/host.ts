@@ -129,10 +129,7 @@ function oneLine(text: string): string {
 }
 
 /** Who asks and for what (never the arguments, which may hold anything), and where to answer. */
-export function approvalWaitingLine(
-  view: Pick<ApprovalView, 'userId' | 'toolName' | 'serverId'>,
-  link: string,
-): string {
+function approvalWaitingLine(view: Pick<ApprovalView, 'userId' | 'toolName' | 'serverId'>, link: string): string {
   const who = view.userId === GUI_USER ? 'A call' : `Agent "${view.userId}"`;
   return oneLine(
     `MiniHarness: ${who} asks to run ${view.toolName} (${view.serverId}) and waits for your approval; open ${link}`,

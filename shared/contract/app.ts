@@ -4,7 +4,7 @@ import { AppWarningSchema } from './warnings.js';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, channel } from './common.js';
 
-export const SecretBackendSchema = z.object({
+const SecretBackendSchema = z.object({
   /** `safeStorage` (Electron), `keyring` (OS secret service), `file` (0600 file, browser mode fallback). */
   kind: z.enum(['safeStorage', 'keyring', 'file']),
   /** False when secrets are not encrypted by the OS (Linux `basic_text`, or the file fallback). */
@@ -14,13 +14,13 @@ export const SecretBackendSchema = z.object({
 });
 
 /** What confines run_command: bubblewrap (Linux), sandbox-exec (macOS), or nothing (every call asks). */
-export const SandboxInfoSchema = z.object({
+const SandboxInfoSchema = z.object({
   kind: z.enum(['bwrap', 'sandbox-exec', 'none']),
   /** For people: what it confines, or why there is no sandbox. */
   detail: z.string(),
 });
 
-export const AppInfoSchema = z.object({
+const AppInfoSchema = z.object({
   mode: z.enum(['electron', 'browser']),
   version: z.string(),
   secretBackend: SecretBackendSchema,

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, JsonObject, channel } from './common.js';
 
-export const ApprovalAnswerSchema = z.enum(['allow-once', 'allow-session', 'allow-always', 'deny']);
+const ApprovalAnswerSchema = z.enum(['allow-once', 'allow-session', 'allow-always', 'deny']);
 
-export const ApprovalViewSchema = z.object({
+const ApprovalViewSchema = z.object({
   requestId: z.string(),
   sessionId: z.string(),
   /** Who asks: `gui` for the person's own calls, else the agent's name (gateway). */

@@ -33,7 +33,7 @@ export const CSP_SOURCE = /^(?:https?|wss?):\/\/(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za
 const CspSources = z.array(z.string().max(300).regex(CSP_SOURCE)).max(64);
 
 /** The app's CSP wishes; absent or empty = the restrictive default (no network, no frames, base-uri 'self'). */
-export const AppCspSchema = z.object({
+const AppCspSchema = z.object({
   /** connect-src (fetch, XHR, WebSocket). */
   connectDomains: CspSources.optional(),
   /** img-src, script-src, style-src, font-src, media-src. */
@@ -46,7 +46,7 @@ export const AppCspSchema = z.object({
 export type AppCsp = z.infer<typeof AppCspSchema>;
 
 /** Browser features the app asks for (the host may grant them with the iframe's `allow`). */
-export const AppPermissionsSchema = z.object({
+const AppPermissionsSchema = z.object({
   camera: z.boolean().optional(),
   microphone: z.boolean().optional(),
   geolocation: z.boolean().optional(),
@@ -55,7 +55,7 @@ export const AppPermissionsSchema = z.object({
 export type AppPermissions = z.infer<typeof AppPermissionsSchema>;
 
 /** An app's HTML (`text/html;profile=mcp-app`) with what its resource's `_meta.ui` asks of the host. */
-export const AppResourceViewSchema = z.object({
+const AppResourceViewSchema = z.object({
   resourceUri: z.string(),
   html: z.string(),
   csp: AppCspSchema,
@@ -70,14 +70,14 @@ export const AppResourceViewSchema = z.object({
 export type AppResourceView = z.infer<typeof AppResourceViewSchema>;
 
 /** One item of a resource as MCP sends it (text or base64 blob), for the app itself. */
-export const AppResourceContentSchema = z.looseObject({
+const AppResourceContentSchema = z.looseObject({
   uri: z.string(),
   mimeType: z.string().optional(),
   text: z.string().optional(),
   blob: z.string().optional(),
   _meta: JsonObject.optional(),
 });
-export const AppReadResultSchema = z.object({ contents: z.array(AppResourceContentSchema), traceId: z.string() });
+const AppReadResultSchema = z.object({ contents: z.array(AppResourceContentSchema), traceId: z.string() });
 export type AppReadResult = z.infer<typeof AppReadResultSchema>;
 
 const UiUri = z
@@ -87,7 +87,7 @@ const UiUri = z
 const ResourceUri = z.string().min(1).max(8192);
 const ToolName = z.string().min(1).max(200);
 
-export const AppCallToolRequestSchema = z
+const AppCallToolRequestSchema = z
   .object({
     serverId: ServerIdSchema,
     /** The tool whose app this is (the app's own tool): the app belongs to its server. */

@@ -18,7 +18,7 @@ export const CallKeyPartSchema = z
   .regex(KEY_PART, `must be 1–${CALL_KEY_PART_MAX} printable ASCII characters without spaces`);
 
 /** A call's id within its session: an agent's own callId, `gui-<uuid>`, a model's tool-call id, … */
-export const CallIdSchema = CallKeyPartSchema;
+export const CallIdSchema = CallKeyPartSchema.describe('callId');
 
 /**
  * The longest session id a recorded call has: an agent's session is recorded as

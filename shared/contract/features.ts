@@ -9,7 +9,7 @@ const ResourceUri = z.string().min(1).max(8192);
 const ArgumentValue = z.string().max(65_536);
 const ArgumentValues = z.record(z.string().min(1).max(200), ArgumentValue);
 
-export const ResourceViewSchema = z.object({
+const ResourceViewSchema = z.object({
   uri: z.string(),
   name: z.string(),
   title: z.string().optional(),
@@ -21,7 +21,7 @@ export const ResourceViewSchema = z.object({
 });
 export type ResourceView = z.infer<typeof ResourceViewSchema>;
 
-export const ResourceTemplateViewSchema = z.object({
+const ResourceTemplateViewSchema = z.object({
   uriTemplate: z.string(),
   name: z.string(),
   title: z.string().optional(),
@@ -33,7 +33,7 @@ export const ResourceTemplateViewSchema = z.object({
 });
 export type ResourceTemplateView = z.infer<typeof ResourceTemplateViewSchema>;
 
-export const ResourceListViewSchema = z.object({
+const ResourceListViewSchema = z.object({
   resources: z.array(ResourceViewSchema),
   templates: z.array(ResourceTemplateViewSchema),
   /** The server listed more than the app keeps (shared/limits.ts MAX_LISTED_*): the lists end early. */
@@ -62,7 +62,7 @@ export const ResourceContentViewSchema = z.object({
 });
 export type ResourceContentView = z.infer<typeof ResourceContentViewSchema>;
 
-export const ResourceReadViewSchema = z.object({
+const ResourceReadViewSchema = z.object({
   /** The URI read (a template's, expanded). */
   uri: z.string(),
   contents: z.array(ResourceContentViewSchema),
@@ -70,7 +70,7 @@ export const ResourceReadViewSchema = z.object({
 });
 export type ResourceReadView = z.infer<typeof ResourceReadViewSchema>;
 
-export const PromptViewSchema = z.object({
+const PromptViewSchema = z.object({
   name: z.string(),
   title: z.string().optional(),
   description: z.string().optional(),
@@ -78,7 +78,7 @@ export const PromptViewSchema = z.object({
 });
 export type PromptView = z.infer<typeof PromptViewSchema>;
 
-export const PromptListViewSchema = z.object({ prompts: z.array(PromptViewSchema), truncated: z.boolean() });
+const PromptListViewSchema = z.object({ prompts: z.array(PromptViewSchema), truncated: z.boolean() });
 export type PromptListView = z.infer<typeof PromptListViewSchema>;
 
 /**
@@ -87,7 +87,7 @@ export type PromptListView = z.infer<typeof PromptListViewSchema>;
  * `sizeBytes`), large image or audio data is left out (`omitted`, `sizeBytes`), an embedded
  * resource is a ResourceContentView.
  */
-export const PromptResultViewSchema = z.object({
+const PromptResultViewSchema = z.object({
   description: z.string().optional(),
   messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: ContentBlockSchema })),
   traceId: z.string(),
@@ -95,13 +95,13 @@ export const PromptResultViewSchema = z.object({
 export type PromptResultView = z.infer<typeof PromptResultViewSchema>;
 
 /** What a completion is for: a prompt's argument, or a resource template's variable. */
-export const CompletionRefSchema = z.discriminatedUnion('type', [
+const CompletionRefSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('prompt'), name: z.string().min(1).max(200) }).strict(),
   z.object({ type: z.literal('resource'), uriTemplate: ResourceUri }).strict(),
 ]);
 export type CompletionRef = z.infer<typeof CompletionRefSchema>;
 
-export const CompletionViewSchema = z.object({
+const CompletionViewSchema = z.object({
   values: z.array(z.string()),
   /** How many values exist in all, when the server says. */
   total: z.number().int().nonnegative().optional(),
@@ -110,7 +110,7 @@ export const CompletionViewSchema = z.object({
 export type CompletionView = z.infer<typeof CompletionViewSchema>;
 
 /** `resources.read`: a URI, or a template with its variables (main expands it, RFC 6570). */
-export const ResourceReadRequestSchema = z.union([
+const ResourceReadRequestSchema = z.union([
   z.object({ serverId: ServerIdSchema, uri: ResourceUri }).strict(),
   z.object({ serverId: ServerIdSchema, uriTemplate: ResourceUri, variables: ArgumentValues }).strict(),
 ]);

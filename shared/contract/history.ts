@@ -5,15 +5,14 @@ import { Cursor, Empty, PageLimit, channel } from './common.js';
 import { CallIdSchema, CallSessionIdSchema } from './callKey.js';
 import { CallOutcomeSchema, ToolResultViewSchema } from './tools.js';
 
-export const CheckpointStatusSchema = z.enum(['started', 'completed', 'failed']);
 /**
  * The History status filter: a stored status, or `tool_error` (completed, but the result has
  * `isError`; `completed` then means it has not), or `cancelled` (a `started` record whose call
  * was cancelled while it ran; `started` then excludes those).
  */
-export const HistoryStatusFilterSchema = z.enum(['started', 'completed', 'failed', 'tool_error', 'cancelled']);
+const HistoryStatusFilterSchema = z.enum(['started', 'completed', 'failed', 'tool_error', 'cancelled']);
 
-export const HistoryRecordSchema = z.object({
+const HistoryRecordSchema = z.object({
   sessionId: z.string(),
   callId: z.string(),
   userId: z.string(),

@@ -5,9 +5,9 @@ import type { DomainChannels } from './common.js';
 import { JsonObject, channel } from './common.js';
 import { ServerViewSchema } from './servers.js';
 
-export const ImportFormatSchema = z.enum(['claude', 'vscode', 'cursor']);
+const ImportFormatSchema = z.enum(['claude', 'vscode', 'cursor']);
 
-export const ImportPreviewSchema = z.object({
+const ImportPreviewSchema = z.object({
   format: ImportFormatSchema,
   servers: z.array(
     z.object({

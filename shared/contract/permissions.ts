@@ -4,9 +4,9 @@ import { ServerIdSchema } from '../serverConfig.js';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, channel } from './common.js';
 
-export const PermissionLevelSchema = z.enum(['ALLOW', 'ASK', 'DENY']);
+const PermissionLevelSchema = z.enum(['ALLOW', 'ASK', 'DENY']);
 
-export const PermissionRuleViewSchema = z.object({
+const PermissionRuleViewSchema = z.object({
   id: z.string(),
   level: PermissionLevelSchema,
   match: z.looseObject({
@@ -36,7 +36,7 @@ export type PermissionRuleView = z.infer<typeof PermissionRuleViewSchema>;
  * revocable); a default (`trusted-annotation-default`, `untrusted-default`, `default`); or
  * `forced-ask` (the tool's own guard asks every time, e.g. run_command without an OS sandbox).
  */
-export const PermissionReasonKindSchema = z.enum([
+const PermissionReasonKindSchema = z.enum([
   'rule',
   'session-grant',
   'trusted-annotation-default',
@@ -46,7 +46,7 @@ export const PermissionReasonKindSchema = z.enum([
 ]);
 export type PermissionReasonKind = z.infer<typeof PermissionReasonKindSchema>;
 
-export const ToolPermissionViewSchema = z.object({
+const ToolPermissionViewSchema = z.object({
   toolName: z.string(),
   serverId: z.string(),
   /** The level a call gets now (an "allow for this session" grant included). */
@@ -58,7 +58,7 @@ export const ToolPermissionViewSchema = z.object({
   toolRuleId: z.string().optional(),
 });
 
-export const PermissionsViewSchema = z.object({
+const PermissionsViewSchema = z.object({
   tools: z.array(ToolPermissionViewSchema),
   servers: z.array(z.object({ serverId: z.string(), name: z.string(), trusted: z.boolean() })),
   rules: z.array(PermissionRuleViewSchema),

@@ -16,7 +16,7 @@ import { ConflictViewSchema, ToolViewSchema } from './tools.js';
 /** A request naming one server. */
 const ServerRef = z.object({ id: ServerIdSchema }).strict();
 
-export const ServerStatusSchema = z.discriminatedUnion('state', [
+const ServerStatusSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('disabled') }),
   z.object({ state: z.literal('idle') }),
   z.object({ state: z.literal('connecting') }),
@@ -41,10 +41,10 @@ export const ServerStatusSchema = z.discriminatedUnion('state', [
 export type ServerStatusView = z.infer<typeof ServerStatusSchema>;
 
 /** A secret slot's state, as the renderer may know it. */
-export const SecretStateSchema = z.enum(['set', 'not_set']);
+const SecretStateSchema = z.enum(['set', 'not_set']);
 
 /** An OAuth server's sign-in as the GUI may know it (issue 11): never a token. */
-export const ServerOAuthViewSchema = z.object({
+const ServerOAuthViewSchema = z.object({
   signedIn: z.boolean(),
   grant: z.enum(['authorization_code', 'client_credentials']),
   /** A browser sign-in waits for the person: the page to open (when no browser opened by itself). */
@@ -52,7 +52,6 @@ export const ServerOAuthViewSchema = z.object({
   /** Scopes a request needed that the sign-in does not have yet: signing in again asks for them. */
   requiredScope: z.string().optional(),
 });
-export type ServerOAuthView = z.infer<typeof ServerOAuthViewSchema>;
 
 /** A server as the GUI shows it: its configuration (references only), status and secret states. */
 export const ServerViewSchema = z.object({
@@ -67,7 +66,7 @@ export const ServerViewSchema = z.object({
 });
 export type ServerView = z.infer<typeof ServerViewSchema>;
 
-export const NegotiatedViewSchema = z.object({
+const NegotiatedViewSchema = z.object({
   /** `legacy`: 2025 revisions (`initialize`); `modern`: 2026-07-28 (`server/discover`, stateless). */
   era: z.enum(['legacy', 'modern']),
   /** How the era was settled: probed now, a kept verdict, or pinned by the configuration. */
@@ -86,11 +85,11 @@ export type NegotiatedView = z.infer<typeof NegotiatedViewSchema>;
 
 /** MCP logging's severities (syslog's), least severe first: `logging/setLevel` asks for this one and above. */
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
-export const LogLevelSchema = z.enum(LOG_LEVELS);
+const LogLevelSchema = z.enum(LOG_LEVELS);
 export type LogLevel = z.infer<typeof LogLevelSchema>;
 
 /** `message`: an MCP log message from the server (`notifications/message`), with its level and logger. */
-export const LogLineSchema = z.object({
+const LogLineSchema = z.object({
   at: z.number(),
   stream: z.enum(['stderr', 'client', 'message']),
   text: z.string(),
@@ -99,7 +98,7 @@ export const LogLineSchema = z.object({
 });
 export type LogLineView = z.infer<typeof LogLineSchema>;
 
-export const ServerDetailSchema = z.object({
+const ServerDetailSchema = z.object({
   server: ServerViewSchema,
   negotiated: NegotiatedViewSchema.optional(),
   tools: z.array(ToolViewSchema),
@@ -113,7 +112,7 @@ export type ServerDetail = z.infer<typeof ServerDetailSchema>;
 /** Write-only secret values, by slot. An empty string clears the slot. */
 const SecretValues = z.record(z.string().min(1).max(200), z.string().max(16_384));
 
-export const SaveServerRequestSchema = z
+const SaveServerRequestSchema = z
   .object({
     /** `create` refuses an existing id; `update` refuses an unknown one. */
     mode: z.enum(['create', 'update']),
@@ -122,7 +121,6 @@ export const SaveServerRequestSchema = z
     secrets: SecretValues.default({}),
   })
   .strict();
-export type SaveServerRequest = z.input<typeof SaveServerRequestSchema>;
 
 export const serverChannels = {
   'servers.list': channel(Empty, z.array(ServerViewSchema)),

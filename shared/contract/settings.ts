@@ -8,7 +8,7 @@ import { MAX_AGENT_IDLE_MINUTES, MIN_AGENT_IDLE_MINUTES } from '../agents.js';
 export const AgentIdleMinutesSchema = z.number().int().min(MIN_AGENT_IDLE_MINUTES).max(MAX_AGENT_IDLE_MINUTES);
 
 /** Settings: the folders the local tools may use. */
-export const SettingsViewSchema = z.object({
+const SettingsViewSchema = z.object({
   roots: z.array(
     z.object({
       path: z.string(),

@@ -12,7 +12,6 @@ export const APP_HTML_MIME_TYPE = 'text/html;profile=mcp-app';
 
 /** Who may call a tool: `model` — agents and the model's tool list; `app` — its own server's app. */
 export const AppVisibilitySchema = z.enum(['model', 'app']);
-export type AppVisibility = z.infer<typeof AppVisibilitySchema>;
 
 /**
  * A tool's `_meta.ui`: its app's `ui://` resource, and who may call the tool (default both).

@@ -8,7 +8,7 @@ import { ToolAppSchema } from './toolApp.js';
 import { CallIdSchema } from './callKey.js';
 
 /** An MCP icon the page may show: main passes only inline images (`data:`), the page loads nothing from the network. */
-export const ToolIconSchema = z.object({
+const ToolIconSchema = z.object({
   src: z.string(),
   mimeType: z.string().optional(),
   sizes: z.array(z.string()).optional(),

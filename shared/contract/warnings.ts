@@ -6,7 +6,7 @@
 import { z } from 'zod';
 
 /** What a damaged file held, and so what the app started without. */
-export const DamagedFileLossSchema = z.enum(['settings', 'history', 'permission_rules', 'secrets', 'tool_cache']);
+const DamagedFileLossSchema = z.enum(['settings', 'history', 'permission_rules', 'secrets', 'tool_cache']);
 export type DamagedFileLoss = z.infer<typeof DamagedFileLossSchema>;
 
 /**

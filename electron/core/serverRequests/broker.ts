@@ -32,7 +32,7 @@ type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
 type ClosedOutcome = 'expired' | 'cancelled' | 'call_ended';
 
 /** How long a request stays open without an answer. */
-export const DEFAULT_SERVER_REQUEST_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_SERVER_REQUEST_TIMEOUT_MS = 5 * 60_000;
 
 interface OpenServerRequest {
   view: ServerRequestView;

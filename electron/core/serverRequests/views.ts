@@ -11,7 +11,7 @@ import type { ElicitationServerRequest, SamplingServerRequest } from '../../mcp/
 import { ServerRequestNotShownError } from '../../mcp/serverRequests.js';
 
 /** The largest ask the GUI is sent, as JSON (images in sampling messages make it grow). */
-export const MAX_SERVER_REQUEST_VIEW_BYTES = 4 * 1024 * 1024;
+const MAX_SERVER_REQUEST_VIEW_BYTES = 4 * 1024 * 1024;
 
 type Common = Pick<ServerRequestView, 'requestId' | 'serverId' | 'serverName' | 'expiresAt'>;
 

@@ -48,7 +48,7 @@ import { CONSENT_PATH, MCP_SCOPE, OAUTH_ROUTES, createProvider } from './provide
 export const REFUSED_TOKEN_SENTENCE =
   "MiniHarness refused this agent's token: it is wrong or expired, or the agent was revoked or removed in MiniHarness (Agents). Sign in again, or add the agent again in MiniHarness > Agents and use its new token.";
 /** What a client without credentials is told. */
-export const NO_TOKEN_SENTENCE =
+const NO_TOKEN_SENTENCE =
   "MiniHarness needs this agent to sign in: connect with a client that supports OAuth, or send the agent's token from MiniHarness > Agents as 'Authorization: Bearer <token>'.";
 
 const PRM_PATH = '/.well-known/oauth-protected-resource';

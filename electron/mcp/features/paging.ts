@@ -19,7 +19,7 @@ export interface ListBounds {
   maxBytes: number;
 }
 
-export const DEFAULT_LIST_BOUNDS: ListBounds = { maxItems: MAX_LISTED_ITEMS, maxBytes: MAX_LISTED_BYTES };
+const DEFAULT_LIST_BOUNDS: ListBounds = { maxItems: MAX_LISTED_ITEMS, maxBytes: MAX_LISTED_BYTES };
 
 export type PageFetcher<T> = (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>;
 

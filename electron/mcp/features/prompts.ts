@@ -21,7 +21,7 @@ export function getPrompt(
 }
 
 /** What a completion is for: a prompt's argument, or a resource template's variable. */
-export type CompletionTarget = { type: 'prompt'; name: string } | { type: 'resource'; uriTemplate: string };
+type CompletionTarget = { type: 'prompt'; name: string } | { type: 'resource'; uriTemplate: string };
 
 export interface CompletionRequest {
   target: CompletionTarget;

@@ -11,7 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export const CALLBACK_PATH = '/callback';
+const CALLBACK_PATH = '/callback';
 
 /** What the redirect brought: a code, or the authorization server's refusal (`error=access_denied`, …). */
 /** `iss`: the authorization server's issuer, when it names itself in the redirect (RFC 9207); the SDK checks it. */

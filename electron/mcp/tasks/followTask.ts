@@ -21,10 +21,10 @@ import type { DetailedTaskV2, TaskStatusV2 } from '@modelcontextprotocol/ext-tas
 import { MCPProtocolError, MCPRemoteError, MCPRequestCancelled } from '../errors.js';
 
 /** Bounds on the server's poll interval: never hammer a server, never wait minutes between looks. */
-export const MIN_POLL_MS = 20;
-export const MAX_POLL_MS = 5_000;
+const MIN_POLL_MS = 20;
+const MAX_POLL_MS = 5_000;
 /** Without a server interval. */
-export const DEFAULT_POLL_MS = 500;
+const DEFAULT_POLL_MS = 500;
 
 /** One observed state of a task: no result, no input — what the call panel and the trace may show. */
 export interface TaskEvent {

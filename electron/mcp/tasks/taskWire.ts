@@ -24,17 +24,11 @@ import { legacyTaskCreated } from './legacyTasks.js';
 export const TASKS_EXTENSION_ID = TASKS_EXTENSION_ID_V2;
 
 /** A private JSON-RPC error code (implementation-defined range): "this call became a task". */
-export const TASK_CREATED_CODE = -32_099;
+const TASK_CREATED_CODE = -32_099;
 
 /** The client's capabilities with the tasks extension declared (2026-07-28 `extensions`). */
 export function withTasksExtension(capabilities: ClientCapabilities): ClientCapabilities {
   return { ...capabilities, extensions: { ...(capabilities.extensions ?? {}), [TASKS_EXTENSION_ID]: {} } };
-}
-
-/** Whether the server declared the tasks extension in its capabilities. */
-export function serverOffersTasks(capabilities: unknown): boolean {
-  const extensions = (capabilities as { extensions?: unknown } | undefined)?.extensions;
-  return typeof extensions === 'object' && extensions !== null && Object.hasOwn(extensions, TASKS_EXTENSION_ID);
 }
 
 /** A `Client` whose `tools/call` may end in a task (see the header). */

@@ -38,7 +38,7 @@ export interface WebSocketTransportOptions {
 }
 
 /** What the transport uses of a browser WebSocket (the `ws` package's class offers the same). */
-export interface BridgeSocket {
+interface BridgeSocket {
   readonly protocol: string;
   readonly readyState: number;
   onopen: ((event: unknown) => void) | null;

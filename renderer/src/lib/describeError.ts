@@ -176,7 +176,7 @@ const WORDS = {
 } satisfies Record<ErrorCode, CodeWords>;
 
 /** The code as this renderer knows it: a code from a newer main reads as `unrecognized`. */
-export function knownCode(code: unknown): ErrorCode {
+function knownCode(code: unknown): ErrorCode {
   return isErrorCode(code) ? code : 'unrecognized';
 }
 
@@ -325,11 +325,6 @@ export function describeErrorShape(error: ErrorShape): ErrorDescription {
 export function describeError(error: unknown): ErrorDescription {
   if (error instanceof BridgeError) return describeErrorShape(error.toShape());
   return describeErrorShape({ code: 'internal', message: error instanceof Error ? error.message : String(error) });
-}
-
-/** The code of anything caught. */
-export function codeOf(error: unknown): ErrorCode {
-  return error instanceof BridgeError ? knownCode(error.code) : 'internal';
 }
 
 /** Like `describeError`, with the view's own headline when the code says nothing more than "it failed". */

@@ -11,7 +11,7 @@ const sessionDateFormat = new Intl.DateTimeFormat(undefined, {
 const sessionDateYearFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** When a GUI session started, read from its id (`gui-2025-11-29T23-19-00-000Z-…`). */
-export function guiSessionStart(sessionId: string): number | undefined {
+function guiSessionStart(sessionId: string): number | undefined {
   const m = /^gui-(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z-/.exec(sessionId);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, ms] = m.map(Number) as number[];
@@ -113,7 +113,7 @@ export const RECORD_STATUS_LABELS: Record<RecordDisplayStatus, string> = {
 };
 
 /** True for a completed call whose result (whole, or left out of a page row) has `isError`. */
-export function isToolError(record: Pick<HistoryRecordView, 'status' | 'result' | 'preview'>): boolean {
+function isToolError(record: Pick<HistoryRecordView, 'status' | 'result' | 'preview'>): boolean {
   return record.status === 'completed' && (record.result?.isError ?? record.preview?.resultIsError ?? false);
 }
 

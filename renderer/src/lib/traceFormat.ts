@@ -46,7 +46,7 @@ export function errorText(error: TraceError | undefined): string {
     : error.message;
 }
 
-export type EventTone = 'neutral' | 'positive' | 'warning' | 'error' | 'info';
+type EventTone = 'neutral' | 'positive' | 'warning' | 'error' | 'info';
 
 export interface DescribedEvent {
   title: string;

@@ -14,7 +14,7 @@ export interface PageNotification {
   onclick: ((event: Event) => void) | null;
   close(): void;
 }
-export interface PageNotificationApi {
+interface PageNotificationApi {
   readonly permission: NotificationPermission;
   new (title: string, options: { body: string; tag: string }): PageNotification;
 }

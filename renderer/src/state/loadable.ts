@@ -5,7 +5,7 @@
  */
 import { messageOf } from '../bridge/index.js';
 
-export type LoadState = 'idle' | 'loading' | 'ready' | 'error';
+type LoadState = 'idle' | 'loading' | 'ready' | 'error';
 
 export type Loadable<Name extends string> = { [K in `${Name}Load`]: LoadState } & {
   [K in `${Name}Error`]: string | undefined;

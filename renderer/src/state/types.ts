@@ -39,7 +39,7 @@ export type AppStore = AppSlice &
   AppsSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
-export type StoreMiddlewares = [['zustand/devtools', never]];
+type StoreMiddlewares = [['zustand/devtools', never]];
 
 export type SliceCreator<Slice> = StateCreator<AppStore, StoreMiddlewares, [], Slice>;
 

@@ -4,7 +4,7 @@ import type { ConnectionState } from '../../bridge/index.js';
 import { messageOf } from '../../bridge/index.js';
 import type { ClientSliceCreator } from '../types.js';
 
-export type NoticeTone = 'info' | 'success' | 'error';
+type NoticeTone = 'info' | 'success' | 'error';
 export interface Notice {
   id: number;
   tone: NoticeTone;

@@ -16,7 +16,7 @@ import type { ClientSliceCreator, StateOf } from '../types.js';
 export type ApprovalAnswer = 'allow-once' | 'allow-session' | 'allow-always' | 'deny';
 
 /** Why a request is no longer open, shown briefly before it disappears. */
-export type ApprovalEnd = 'expired' | 'cancelled' | 'refused';
+type ApprovalEnd = 'expired' | 'cancelled' | 'refused';
 
 export interface PendingApproval {
   view: ApprovalView;

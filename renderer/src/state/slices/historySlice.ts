@@ -31,7 +31,7 @@ export interface SessionView {
   current: boolean;
 }
 
-export interface HistoryFilters {
+interface HistoryFilters {
   status: CheckpointStatusView | '';
   /** Exact tool name; '' for any. */
   toolName: string;

@@ -15,19 +15,19 @@ import type { ClientSliceCreator, StateOf } from '../types.js';
 
 export const MAX_IMPORT_FILE_BYTES = 1_000_000;
 
-export interface ImportFailure {
+interface ImportFailure {
   title: string;
   message: string;
   details: string[];
 }
 
-export interface ImportFile {
+interface ImportFile {
   name: string;
   content: string;
 }
 
 /** What the flow needs of a picked or dropped file (a DOM `File`). */
-export type PickedFile = Pick<File, 'name' | 'size' | 'text'>;
+type PickedFile = Pick<File, 'name' | 'size' | 'text'>;
 
 type ImportInput = ImportPreview['inputs'][number];
 
@@ -71,7 +71,7 @@ export function neededImportInputs(preview: ImportPreview | undefined, chosen: s
     : [];
 }
 
-export function missingImportInputs(needed: ImportInput[], inputs: Record<string, string>): ImportInput[] {
+function missingImportInputs(needed: ImportInput[], inputs: Record<string, string>): ImportInput[] {
   return needed.filter((input) => (inputs[input.id] ?? '') === '');
 }
 

@@ -1,23 +1,13 @@
 /** Where the person is: the sidebar view, the selected server and its tab, the open editor, the open trace. */
 import type { SliceCreator } from '../types.js';
 
-export const VIEWS = [
-  'servers',
-  'tools',
-  'approvals',
-  'permissions',
-  'traces',
-  'history',
-  'agents',
-  'runs',
-  'settings',
-] as const;
-export type ViewName = (typeof VIEWS)[number];
+export type ViewName =
+  'servers' | 'tools' | 'approvals' | 'permissions' | 'traces' | 'history' | 'agents' | 'runs' | 'settings';
 
-export type ServerTab = 'overview' | 'tools' | 'resources' | 'prompts' | 'log';
+type ServerTab = 'overview' | 'tools' | 'resources' | 'prompts' | 'log';
 
 /** The server editor: adding a new one, or editing (optionally focused on replacing a secret). */
-export type EditorState = { mode: 'create' } | { mode: 'edit'; serverId: string; focusSlot?: string };
+type EditorState = { mode: 'create' } | { mode: 'edit'; serverId: string; focusSlot?: string };
 
 export interface NavigationSlice {
   view: ViewName;

@@ -16,7 +16,7 @@ import type { ClientSliceCreator } from '../types.js';
 import { ENDED_LINGER_MS } from './approvalsSlice.js';
 
 /** Why a request is no longer open, shown briefly before it disappears (`call_ended`: the tool call that asked is over). */
-export type ServerRequestEnd = 'expired' | 'cancelled' | 'call_ended' | 'refused';
+type ServerRequestEnd = 'expired' | 'cancelled' | 'call_ended' | 'refused';
 
 export interface PendingServerRequest {
   view: ServerRequestView;

@@ -17,7 +17,7 @@ import { loadable } from '../loadable.js';
 import type { Loadable } from '../loadable.js';
 import type { ClientSliceCreator, StateOf } from '../types.js';
 
-export type ServerAction = 'connect' | 'disconnect' | 'enable' | 'disable' | 'remove' | 'signIn' | 'signOut';
+type ServerAction = 'connect' | 'disconnect' | 'enable' | 'disable' | 'remove' | 'signIn' | 'signOut';
 
 export interface DetailEntry {
   data: ServerDetail | undefined;
@@ -28,6 +28,7 @@ export interface DetailEntry {
 /** A log line, or (with `dropped`) the mark where the host dropped lines this page did not keep up with. */
 export type LogItem = LogLineView & { dropped?: number };
 
+/** @public — selectors.ts's declaration names it (tsc's declaration emit), though no file imports it. */
 export interface LogEntry {
   lines: LogItem[];
   loading: boolean;

@@ -15,7 +15,7 @@ export function toolKeyOf(tool: { serverId: string; name: string }): string {
   return `${tool.serverId}::${tool.name}`;
 }
 
-export interface CallProgress {
+interface CallProgress {
   progress: number;
   total: number | undefined;
   message: string | undefined;

@@ -22,7 +22,7 @@ export interface TraceFilters {
   userId: string;
 }
 
-export interface TraceDetailEntry {
+interface TraceDetailEntry {
   data: TraceDetail | undefined;
   loading: boolean;
   error: string | undefined;

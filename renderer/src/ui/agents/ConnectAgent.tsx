@@ -12,7 +12,7 @@ import { Tabs } from '../components/Tabs.js';
 import { CopyButton } from '../components/CopyButton.js';
 
 /** Stands in for the token once it is no longer known. */
-export const TOKEN_PLACEHOLDER = '<paste the token>';
+const TOKEN_PLACEHOLDER = '<paste the token>';
 
 const CLIENT_LABELS: Record<AgentClient, string> = {
   'claude-desktop': 'Claude Desktop',

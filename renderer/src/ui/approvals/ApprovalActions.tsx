@@ -7,7 +7,7 @@ import type { ApprovalAnswer, PendingApproval } from '../../state/slices/approva
 import { useAppStore } from '../../state/useAppStore.js';
 import { Spinner } from '../components/Spinner.js';
 
-export const ANSWERS: { answer: ApprovalAnswer; label: string; key: string; hint: string }[] = [
+const ANSWERS: { answer: ApprovalAnswer; label: string; key: string; hint: string }[] = [
   { answer: 'allow-once', label: 'Allow once', key: 'O', hint: 'Run this call only; ask again next time.' },
   {
     answer: 'allow-session',

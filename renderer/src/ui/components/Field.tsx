@@ -4,7 +4,7 @@
  */
 import type { ReactNode } from 'react';
 
-export function hintId(id: string): string {
+function hintId(id: string): string {
   return `${id}-hint`;
 }
 export function errorId(id: string): string {

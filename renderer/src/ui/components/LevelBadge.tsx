@@ -3,7 +3,7 @@ import type { PermissionsView } from '../../../../shared/contract.js';
 
 export type Level = PermissionsView['tools'][number]['level'];
 
-export const LEVEL_WORDS: Record<Level, string> = { ALLOW: 'Allowed', ASK: 'Asks first', DENY: 'Denied' };
+const LEVEL_WORDS: Record<Level, string> = { ALLOW: 'Allowed', ASK: 'Asks first', DENY: 'Denied' };
 
 export function LevelBadge({ level }: { level: Level }) {
   return (

@@ -11,7 +11,7 @@ function asSchema(value: unknown): Schema | undefined {
 }
 
 /** A short type description: `string`, `number ≥ 0`, `"a" | "b"`, `array of string`. */
-export function typeOf(schema: Schema): string {
+function typeOf(schema: Schema): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if ('const' in schema) return JSON.stringify(schema.const);
   const variants = (schema.anyOf ?? schema.oneOf) as unknown;

@@ -13,7 +13,7 @@ function prefersDark(): boolean {
 }
 
 /** The icon to show: one for this color scheme (or for any), else the first. */
-export function pickIcon(icons: ToolIconView[] | undefined, dark = prefersDark()): ToolIconView | undefined {
+function pickIcon(icons: ToolIconView[] | undefined, dark = prefersDark()): ToolIconView | undefined {
   if (!icons?.length) return undefined;
   const scheme = dark ? 'dark' : 'light';
   return icons.find((icon) => icon.theme === scheme) ?? icons.find((icon) => icon.theme === undefined) ?? icons[0];

@@ -15,7 +15,7 @@ import { formatWhen, shortId } from '../../lib/traceFormat.js';
 import { callerLabel } from '../../lib/callers.js';
 import { ManualBadge, RecordStatusBadge } from './RecordStatusBadge.js';
 
-export const HISTORY_ROW_HEIGHT = 36;
+const HISTORY_ROW_HEIGHT = 36;
 const OVERSCAN = 12;
 /** Start fetching the next page this many rows before the end of what is loaded. */
 const PREFETCH_ROWS = 60;

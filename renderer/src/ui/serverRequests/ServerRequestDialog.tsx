@@ -33,7 +33,7 @@ const ENDED_TEXT = {
 } as const;
 
 /** The dialog's title: what the server asks, naming it. */
-export function serverRequestTitle(view: ServerRequestView): string {
+function serverRequestTitle(view: ServerRequestView): string {
   switch (view.kind) {
     case 'elicitation-form':
       return `${view.serverName} asks for information`;

@@ -31,7 +31,7 @@ export interface AppHostCallbacks {
   initialized(): void;
 }
 
-export const HOST_CAPABILITIES: McpUiHostCapabilities = {
+const HOST_CAPABILITIES: McpUiHostCapabilities = {
   openLinks: {},
   serverTools: {},
   serverResources: {},
@@ -40,7 +40,7 @@ export const HOST_CAPABILITIES: McpUiHostCapabilities = {
   message: { text: {} },
 };
 
-export function hostContextFor(tool: ToolView, width: number): McpUiHostContext {
+function hostContextFor(tool: ToolView, width: number): McpUiHostContext {
   const dark = typeof window.matchMedia === 'function' && window.matchMedia('(prefers-color-scheme: dark)').matches;
   return {
     toolInfo: {

@@ -11,7 +11,7 @@ import { emptyValueRow, rowErrorKey, slotOf } from './formModel.js';
 import { SecretInput } from './SecretInput.js';
 import { Icon } from '../../components/Icon.js';
 
-export function rowErrorPaths(kind: 'env' | 'headers', row: ValueRow): string[] {
+function rowErrorPaths(kind: 'env' | 'headers', row: ValueRow): string[] {
   return [`${kind}.${row.name.trim()}`, rowErrorKey(row)];
 }
 

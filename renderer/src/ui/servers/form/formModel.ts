@@ -8,7 +8,7 @@ import { configOf, serverIdOf, serverNameOf } from '../../../lib/serverView.js';
 
 export type TransportKind = 'stdio' | 'streamable_http';
 /** Where a secret comes from: the app's secret store (typed here, write-only) or an environment variable of main. */
-export type SecretSource = 'store' | 'env';
+type SecretSource = 'store' | 'env';
 
 export interface SecretValueState {
   secret: boolean;
@@ -78,7 +78,7 @@ export interface ServerFormState {
 }
 
 let nextRowKey = 1;
-export function rowKey(): string {
+function rowKey(): string {
   return `row-${nextRowKey++}`;
 }
 
