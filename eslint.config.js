@@ -151,6 +151,32 @@ const CORE_LAYER = [
 ];
 
 /**
+ * Below MCP Apps: apps/ (an app's page and its calls as "<server>'s app") is built on the pipeline,
+ * so the MCP layer, the pipeline, the runs and everything under them never import it; what they
+ * need of the extension (a tool's `_meta.ui`, the client's declaration) lives in mcp/.
+ */
+const BELOW_APPS = [
+  'electron/mcp/**/*.ts',
+  'electron/harness/**/*.ts',
+  'electron/runs/**/*.ts',
+  'electron/models/**/*.ts',
+  'electron/results/**/*.ts',
+  'electron/tools/**/*.ts',
+  'electron/sandbox/**/*.ts',
+  'electron/tracing/**/*.ts',
+  'electron/util/**/*.ts',
+  'electron/secrets/**/*.ts',
+  'electron/checkpoints/**/*.ts',
+  'electron/security/**/*.ts',
+  'electron/storage/**/*.ts',
+];
+const NOT_APPS = {
+  regex: '^\\.{1,2}/(?:.+/)?apps/',
+  message:
+    "apps/ is above the pipeline: mcp/, harness/, runs/ and the layers below never import it (what they need of MCP Apps, a tool's _meta.ui or the extension's declaration, lives in mcp/).",
+};
+
+/**
  * Below the tracer: the MCP layer, the secrets, the checkpoint, security and storage code never
  * import tracing/. Redaction (the known secrets and the rules) lives in secrets/ and is injected.
  */
@@ -224,8 +250,12 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, ...CORE_LAYER]) },
   },
   {
+    files: BELOW_APPS,
+    rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, ...CORE_LAYER, NOT_APPS]) },
+  },
+  {
     files: BELOW_TRACING,
-    rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, ...CORE_LAYER, NOT_TRACING]) },
+    rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, ...CORE_LAYER, NOT_APPS, NOT_TRACING]) },
   },
   {
     files: ['shared/**/*.ts'],

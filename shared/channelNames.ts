@@ -61,7 +61,7 @@ export const CHANNEL_NAMES = [
   'prompts.list',
   'prompts.get',
   'completion.complete',
-  // The person's models and agent runs (shared/runs.ts)
+  // The person's models and agent runs (shared/contract/runs.ts)
   'models.list',
   'models.save',
   'models.remove',

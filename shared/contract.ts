@@ -9,8 +9,8 @@
  * a loopback WebSocket (`bridge.ts`). The contract is the same.
  *
  * The channels and events are defined by domain in contract/ (servers, tools, approvals,
- * permissions, settings, agents, traces, history, import, asks, resources/prompts/completion, apps)
- * and shared/runs.ts; this file composes them, checks the whole against channelNames.ts, and
+ * permissions, settings, agents, traces, history, import, asks, resources/prompts/completion, apps,
+ * models and runs); this file composes them, checks the whole against channelNames.ts, and
  * re-exports every schema and type, so importers need only this one path.
  *
  * Secrets: a renderer sends a secret value once (write-only) and afterwards sees only whether
@@ -34,7 +34,7 @@ import { serverChannels, serverEvents } from './contract/servers.js';
 import { settingChannels, settingEvents } from './contract/settings.js';
 import { toolChannels, toolEvents } from './contract/tools.js';
 import { traceChannels, traceEvents } from './contract/traces.js';
-import { runChannels, runEvents } from './runs.js';
+import { runChannels, runEvents } from './contract/runs.js';
 
 export { ErrorShapeSchema, ReceivedErrorShapeSchema } from './contract/common.js';
 export type { ErrorShape } from './contract/common.js';

@@ -36,7 +36,7 @@ import { appResourceView } from './appResource.js';
 import { AppCallRate } from './appCallRate.js';
 import { AppsError } from './errors.js';
 import { jsonBreachSentence, jsonValueBreach } from '../../shared/jsonBounds.js';
-import { callableByApp } from './toolUi.js';
+import { callableByApp } from '../mcp/toolUi.js';
 
 /** Who makes a call or a read (core/callService.ts's Caller): the checkpoints' key with the callId. */
 export interface AppCaller {

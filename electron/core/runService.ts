@@ -5,7 +5,7 @@
  * deleted — with their progress forwarded as contract events.
  */
 import type { EventName, EventOf } from '../../shared/contract.js';
-import type { ModelView, RunDetail, RunView } from '../../shared/runs.js';
+import type { ModelView, RunDetail, RunView } from '../../shared/contract/runs.js';
 import { AppError, ValidationFailedError } from './errors.js';
 import type { ExecuteOptions, ExecuteResult, HarnessToolInfo } from '../harness/application.js';
 import type { ModelConfig } from '../models/providerFactory.js';

@@ -3,7 +3,7 @@
  * under the gateway's names, filtered by each agent's visibility. Rebuilt when the tools change
  * (`invalidate`), read on every `tools/list` and `tools/call`. MCP Apps: an app-only tool
  * (`_meta.ui.visibility: ["app"]`) is for its server's app and no agent's (neither listed nor
- * callable); a tool's app is listed in its `_meta.ui` (checked: electron/apps/toolUi.ts).
+ * callable); a tool's app is listed in its `_meta.ui` (checked: electron/mcp/toolUi.ts).
  * An agent whose visibility asks for own names (`ownNames`) sees each tool under the name its
  * server gave it where no other server it sees offers that name (toolNames.ts `ownNames`: the
  * priority decides a shared name); every `<server>__<tool>` name still reaches its tool.
@@ -13,7 +13,7 @@ import type { AgentVisibility, GatewayToolName } from '../../shared/agents.js';
 import type { HarnessToolInfo } from '../harness/application.js';
 import { LOCAL_SERVER_ID } from '../security/permissions.js';
 import { stableHash } from '../util/stableHash.js';
-import { gatewayUiMeta, visibleToModel } from '../apps/toolUi.js';
+import { gatewayUiMeta, visibleToModel } from '../mcp/toolUi.js';
 import { nameTools, ownNames } from './toolNames.js';
 
 interface Entry {

@@ -50,7 +50,7 @@ import type { TraceHandle, Tracer } from '../tracing/tracer.js';
 import { toTraceError } from '../tracing/tracer.js';
 import type { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { ToolApp } from '../../shared/contract/toolApp.js';
-import { appOf } from '../apps/toolUi.js';
+import { appOf } from '../mcp/toolUi.js';
 import type { RetryPolicy } from './retryPolicy.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, classifyFailure, sleep } from './retryPolicy.js';
 
@@ -118,7 +118,7 @@ export interface HarnessToolInfo {
   shadowedBy: string | undefined;
   /** Fingerprint of the tool's interface; an "always allow" is bound to it. */
   schemaFingerprint: string;
-  /** The tool's MCP App declaration (`_meta.ui`, checked: electron/apps/toolUi.ts). */
+  /** The tool's MCP App declaration (`_meta.ui`, checked: electron/mcp/toolUi.ts). */
   app?: ToolApp;
 }
 

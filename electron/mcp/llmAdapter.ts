@@ -5,7 +5,7 @@
  * slashes or be longer. Names are sanitized and made unique, and the mapping back to the MCP
  * name is returned so a model's call can be routed. An MCP App's app-only tools are left out.
  */
-import { readToolUi, visibleToModel } from '../apps/toolUi.js';
+import { readToolUi, visibleToModel } from './toolUi.js';
 import type { RegisteredTool } from './registry.js';
 
 export interface OpenAIToolDefinition {

@@ -7,7 +7,7 @@
  */
 import type { AgentVisibility } from '../../shared/agents.js';
 import type { HarnessToolInfo } from '../harness/application.js';
-import { visibleToModel } from '../apps/toolUi.js';
+import { visibleToModel } from '../mcp/toolUi.js';
 import { toOpenAITools } from '../mcp/llmAdapter.js';
 import type { RegisteredTool } from '../mcp/registry.js';
 

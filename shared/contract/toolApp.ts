@@ -1,6 +1,6 @@
 /**
  * MCP Apps (`io.modelcontextprotocol/ui`) as a tool declares one: the extension's constants and
- * the `app` a tool view carries (taken from the tool's `_meta.ui` by main, electron/apps/toolUi.ts).
+ * the `app` a tool view carries (taken from the tool's `_meta.ui` by main, electron/mcp/toolUi.ts).
  * Zod-only and free of other contract imports, so tools.ts and apps.ts can both build on it.
  */
 import { z } from 'zod';

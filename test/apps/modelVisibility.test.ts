@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appOf } from '../../electron/apps/toolUi.js';
+import { appOf } from '../../electron/mcp/toolUi.js';
 import type { HarnessToolInfo } from '../../electron/harness/application.js';
 import { MCPClient } from '../../electron/mcp/client.js';
 import { toAnthropicTools, toOpenAITools } from '../../electron/mcp/llmAdapter.js';

@@ -1,10 +1,10 @@
 /**
- * A tool's MCP App declaration as main reads it (electron/apps/toolUi.ts): the extension's
+ * A tool's MCP App declaration as main reads it (electron/mcp/toolUi.ts): the extension's
  * `_meta.ui` and its deprecated flat key, visibility with its default, and a malformed
  * declaration ignored as a whole with the reason — never a throw.
  */
 import { describe, expect, it } from 'vitest';
-import { callableByApp, readToolUi, visibleToModel } from '../../electron/apps/toolUi.js';
+import { callableByApp, readToolUi, visibleToModel } from '../../electron/mcp/toolUi.js';
 
 describe('readToolUi', () => {
   it('reads resourceUri and visibility; visibility defaults to model and app', () => {

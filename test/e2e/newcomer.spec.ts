@@ -13,7 +13,7 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { ServerView } from '../../shared/contract.js';
 import type { AgentsView } from '../../shared/agents.js';
-import type { RunView } from '../../shared/runs.js';
+import type { RunView } from '../../shared/contract/runs.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
 import type { ScriptedTurn } from '../doubles/providers/loopbackProvider.js';
 import { LoopbackProvider } from '../doubles/providers/loopbackProvider.js';

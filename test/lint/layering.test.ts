@@ -312,6 +312,37 @@ describe('layering: redaction lives in secrets/, so the code below the tracer ne
   });
 });
 
+describe('layering: apps/ is above the pipeline, so the MCP layer, the pipeline and the runs never import it', () => {
+  it.each([
+    ['electron/mcp/client.ts', '../apps/appService.js'],
+    ['electron/mcp/registry/state.ts', '../../apps/appResource.js'],
+    ['electron/harness/application.ts', '../apps/appService.js'],
+    ['electron/runs/runTools.ts', '../apps/appCallRate.js'],
+    ['electron/checkpoints/hash.ts', '../apps/errors.js'],
+  ])('%s may not import %s', async (file, specifier) => {
+    const errors = await restricted(file, importOf(specifier));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/apps\/ is above the pipeline/);
+  });
+
+  it('keeps the tracer rule below it (both rules fire where both apply)', async () => {
+    const errors = await restricted(
+      'electron/storage/database.ts',
+      `${importOf('../apps/errors.js')}import * as t from '../tracing/schema.js';\nexport const t2: unknown = t;\n`,
+    );
+    expect(errors).toHaveLength(2);
+  });
+
+  it.each([
+    ['electron/core/core.ts', '../apps/appService.js'],
+    ['electron/gateway/catalog.ts', '../apps/appResource.js'],
+    ['electron/apps/appService.ts', '../mcp/toolUi.js'],
+    ['electron/harness/application.ts', '../mcp/toolUi.js'],
+  ])('%s may import %s', async (file, specifier) => {
+    expect(await restricted(file, importOf(specifier))).toEqual([]);
+  });
+});
+
 describe('layering: the two hosts share the app core and nothing else', () => {
   it.each([
     ['electron/main.ts', './web/dataDir.js', /not in web\//],

@@ -4,7 +4,7 @@
  * (Ollama's usual typo), and a name's length.
  */
 import { describe, expect, it } from 'vitest';
-import { SaveModelRequestSchema, baseUrlProblem, modelNameProblem } from '../../shared/runs.js';
+import { SaveModelRequestSchema, baseUrlProblem, modelNameProblem } from '../../shared/contract/runs.js';
 import { modelIdOf, modelReplacedBy } from '../../renderer/src/ui/settings/ModelsCard.js';
 
 describe('baseUrlProblem', () => {

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelView, RunDetail, RunView } from '../../shared/runs.js';
+import type { ModelView, RunDetail, RunView } from '../../shared/contract/runs.js';
 import { readLines, scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from '../gateway/support.js';
 import { addFixtureServer, startGatewayApp } from '../gateway/support.js';

@@ -14,7 +14,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunDetail, RunView } from '../../shared/runs.js';
+import type { RunDetail, RunView } from '../../shared/contract/runs.js';
 import { scratchDir, waitFor } from '../helpers/fixtures.js';
 import { LoopbackProvider } from '../doubles/providers/loopbackProvider.js';
 import type { GatewayApp } from '../gateway/support.js';

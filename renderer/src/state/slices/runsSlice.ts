@@ -5,7 +5,7 @@
  * the model is streaming now. Fed by 'run.event' and 'runs.changed'.
  */
 import type { EventOf, RequestOf } from '../../../../shared/contract.js';
-import type { ModelView, RunDetail, RunView } from '../../../../shared/runs.js';
+import type { ModelView, RunDetail, RunView } from '../../../../shared/contract/runs.js';
 import { messageOf } from '../../bridge/index.js';
 import type { ClientSliceCreator } from '../types.js';
 

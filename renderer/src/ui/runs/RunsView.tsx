@@ -6,7 +6,7 @@
  * Stop cancels it; an interrupted, stopped or failed run can be resumed from where it stopped.
  */
 import { useEffect, useState } from 'react';
-import type { RunDetail, RunView } from '../../../../shared/runs.js';
+import type { RunDetail, RunView } from '../../../../shared/contract/runs.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { ViewHeader } from '../components/ViewHeader.js';

@@ -1,5 +1,5 @@
 /** One tool call of an agent run, inline in the conversation: the tool, its arguments, its status and what the model was told. */
-import type { RunDetail } from '../../../../shared/runs.js';
+import type { RunDetail } from '../../../../shared/contract/runs.js';
 
 type ToolCall = RunDetail['toolCalls'][number];
 

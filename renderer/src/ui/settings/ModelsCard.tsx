@@ -10,8 +10,8 @@
  */
 import { useState } from 'react';
 import type { RequestOf } from '../../../../shared/contract.js';
-import type { ModelView } from '../../../../shared/runs.js';
-import { baseUrlProblem, modelNameProblem } from '../../../../shared/runs.js';
+import type { ModelView } from '../../../../shared/contract/runs.js';
+import { baseUrlProblem, modelNameProblem } from '../../../../shared/contract/runs.js';
 import { BridgeError } from '../../bridge/errors.js';
 import { messageOf } from '../../bridge/index.js';
 import { useAppStore } from '../../state/useAppStore.js';

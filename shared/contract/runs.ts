@@ -7,8 +7,8 @@
  * only whether one is set); main keeps it in the secret store.
  */
 import { z } from 'zod';
-import { AgentVisibilitySchema } from './agents.js';
-import { Empty, channel } from './contract/common.js';
+import { AgentVisibilitySchema } from '../agents.js';
+import { Empty, channel } from './common.js';
 const ModelId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 letters, digits, _ or -');
 const RunId = z.string().min(1).max(100);
 
