@@ -109,9 +109,24 @@ function unreachable(error: unknown, endpoint: string | undefined): ModelError {
   );
 }
 
-/** The request a provider call makes, for messages: method and the full URL (no query, no key). */
+/**
+ * The request a provider call makes, for messages: the method and the URL without what may carry a
+ * credential (a base URL's `user:key@`, its query, its fragment) — the message reaches the renderer
+ * and the run's record.
+ */
 export function endpointOf(method: 'GET' | 'POST', baseUrl: string, path: string): string {
-  return `${method} ${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+  let shown: string;
+  try {
+    const url = new URL(baseUrl);
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    url.hash = '';
+    shown = url.href;
+  } catch {
+    return `${method} (the model's base URL)`;
+  }
+  return `${method} ${shown.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
 /**

@@ -50,3 +50,21 @@ describe.each(['anthropic', 'openai', 'openai_responses'] as const)('%s: an unre
     expect(listed.message).toContain(`at GET ${baseUrl}/${kind === 'anthropic' ? 'v1/models' : 'models'}`);
   });
 });
+
+describe.each(['anthropic', 'openai', 'openai_responses'] as const)('%s: a base URL carrying a credential', (kind) => {
+  it('names the request without the user:key part, the query or the fragment', async () => {
+    const port = await closedPort();
+    const secret = 'sk-live-9f8e7d6c5b4a';
+    const baseUrl = `http://me:${secret}@127.0.0.1:${port}/v1?api-key=${secret}#${secret}`;
+    const provider = await createProvider(
+      { id: 'm', name: 'Local', kind, model: 'llama3.2', baseUrl },
+      { get: async () => undefined },
+    );
+    const error = await turnError(provider).catch((e: unknown) => e as ModelError);
+    expect(error.message).not.toContain(secret);
+    expect(error.message).not.toContain('me:');
+    const listed = (await provider.listModels().catch((e: unknown) => e)) as ModelError;
+    expect(listed.message).not.toContain(secret);
+    expect(listed.message).toContain(`http://127.0.0.1:${port}/v1`);
+  });
+});
