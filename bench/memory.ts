@@ -18,7 +18,7 @@
  * Then BENCH_MEMORY_SESSION_ROUNDS rounds of BENCH_MEMORY_SESSIONS concurrent 2025 sessions (20
  * agents of 25 sessions for 500, at most 100 open at once), one call on each, each session ended; a reading after each round.
  * Env: BENCH_MEMORY_RECORDS (100000), BENCH_MEMORY_CALLS (10000), BENCH_MEMORY_SERVERS (20), BENCH_MEMORY_AGENTS (5),
- * BENCH_MEMORY_SESSION_ROUNDS (8), BENCH_MEMORY_SESSIONS (500).
+ * BENCH_MEMORY_SESSION_ROUNDS (16), BENCH_MEMORY_SESSIONS (500).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
@@ -44,7 +44,7 @@ const CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 10_000);
 const SERVERS = Number(process.env.BENCH_MEMORY_SERVERS ?? 20);
 const AGENTS = Number(process.env.BENCH_MEMORY_AGENTS ?? 5);
 const IN_FLIGHT = 16;
-const SESSION_ROUNDS = Number(process.env.BENCH_MEMORY_SESSION_ROUNDS ?? 8);
+const SESSION_ROUNDS = Number(process.env.BENCH_MEMORY_SESSION_ROUNDS ?? 16);
 const SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 500);
 const SESSIONS_AT_ONCE = 100;
 const FORCE_GC = typeof (globalThis as { gc?: unknown }).gc === 'function';
@@ -243,6 +243,11 @@ async function main(): Promise<void> {
     }
   }
 
+  // Bounded, not leaking: what the rounds' second half adds per round (issue 28.9) — a slope near
+  // zero once the first rounds have grown the allocator's arenas and the bounded buffers.
+  const secondHalf =
+    roundReadings.length >= 4 ? slopes(roundReadings.slice(Math.floor(roundReadings.length / 2))) : undefined;
+
   function cells(r: Reading): string[] {
     return [fmt(r.rssMb, 1), fmt(r.heapUsedMb, 1), fmt(r.heapTotalMb, 1), fmt(r.walMb, 1)];
   }
@@ -276,6 +281,12 @@ async function main(): Promise<void> {
   if (roundRows.length > 0) {
     console.log(`\n${SESSION_ROUNDS} rounds of ${SESSIONS} concurrent 2025 sessions (one call each, then ended):`);
     printTable([['', 'RSS MB', 'heapUsed MB', 'heapTotal MB', 'WAL file MB'], ...roundRows]);
+    if (secondHalf)
+      console.log(
+        `over the second half of the rounds (${secondHalf.rounds} rounds): RSS ${fmt(secondHalf.rssMbPerRound, 2)} MB a round, ` +
+          `heapUsed ${fmt(secondHalf.heapMbPerRound, 2)} MB a round (least-squares slope; each server's Log keeps its last 500–1,000 lines, ` +
+          `so heapUsed grows by those lines until every server's Log is full, then stops)`,
+      );
   }
   console.log(
     `(${FORCE_GC ? 'a full collection forced in the host before each reading' : 'no forced collection (run with node --expose-gc for one before each reading)'}; ` +
@@ -298,6 +309,12 @@ async function main(): Promise<void> {
       heap_used_mb_after_second: mb(after2.heapUsedMb),
       rss_growth_mb: mb(after2.rssMb - after1.rssMb),
       heap_used_growth_mb: mb(after2.heapUsedMb - after1.heapUsedMb),
+      ...(secondHalf
+        ? {
+            rounds_second_half_rss_mb_per_round: Number(secondHalf.rssMbPerRound.toFixed(2)),
+            rounds_second_half_heap_used_mb_per_round: Number(secondHalf.heapMbPerRound.toFixed(2)),
+          }
+        : {}),
       wal_mb_after_first: mb(after1.walMb),
       wal_mb_after_second: mb(after2.walMb),
       session_rounds: roundReadings.map((r) => ({ rss_mb: mb(r.rssMb), heap_used_mb: mb(r.heapUsedMb) })),
@@ -306,3 +323,24 @@ async function main(): Promise<void> {
 }
 
 runBench(main, closers, work);
+
+/** Least-squares slopes, per reading, of RSS and heapUsed over `readings` (one per round). */
+function slopes(readings: Reading[]): { rounds: number; rssMbPerRound: number; heapMbPerRound: number } {
+  const n = readings.length;
+  const meanX = (n - 1) / 2;
+  const slope = (values: number[]): number => {
+    const meanY = values.reduce((a, b) => a + b, 0) / n;
+    let num = 0;
+    let den = 0;
+    values.forEach((y, x) => {
+      num += (x - meanX) * (y - meanY);
+      den += (x - meanX) ** 2;
+    });
+    return num / den;
+  };
+  return {
+    rounds: n,
+    rssMbPerRound: slope(readings.map((r) => r.rssMb)),
+    heapMbPerRound: slope(readings.map((r) => r.heapUsedMb)),
+  };
+}
