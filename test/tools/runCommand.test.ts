@@ -8,7 +8,7 @@ import { ToolCancelledError, ToolInputError } from '../../electron/tools/errors.
 import type { RunCommandToolOptions } from '../../electron/tools/runCommand.js';
 import { createRunCommandTool } from '../../electron/tools/runCommand.js';
 import type { LocalTool } from '../../electron/tools/types.js';
-import type { SandboxInfo } from '../../electron/sandbox/types.js';
+import type { SandboxInfo } from '../../electron/sandbox/commandSandbox.js';
 
 const NODE = process.execPath;
 const posix = process.platform !== 'win32';
