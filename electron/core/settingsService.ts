@@ -5,7 +5,8 @@
  *   The local tools are rebuilt over the new folders and handed to the harness;
  * - the agent gateway (on/off, port), restarted by the core when it changes;
  * - the agents' idle window (minutes), handed to the running gateway when it changes;
- * - how long an approval waits for an answer (read by the executor per request).
+ * - how long an approval waits for an answer (read by the executor per request);
+ * - what run_command's sandbox lets every command read, write and reach beyond its defaults (read per call).
  * A saved value that is not valid is ignored with a warning (the file is left as it is).
  */
 import { statSync } from 'node:fs';
