@@ -65,6 +65,24 @@ describe('where bubblewrap is missing', () => {
       'linux',
     );
     expect(noSocat).toMatchObject({ kind: 'none', reason: 'socat_missing' });
+    // macOS needs only ripgrep besides its built-in Seatbelt.
+    expect(
+      commandSandboxInfo(
+        checkPrograms('darwin', '', () => '/opt/homebrew/bin/rg'),
+        'darwin',
+      ),
+    ).toMatchObject({
+      kind: 'sandbox-exec',
+    });
+    expect(
+      commandSandboxInfo(
+        checkPrograms('darwin', '', () => undefined),
+        'darwin',
+      ),
+    ).toMatchObject({
+      kind: 'none',
+      reason: 'ripgrep_missing',
+    });
     expect(commandSandboxInfo(checkPrograms('win32'), 'win32')).toMatchObject({
       kind: 'none',
       reason: 'windows_per_server_grants',
