@@ -35,6 +35,7 @@ export const CHANNEL_NAMES = [
   'settings.setAgentIdle',
   'settings.setApprovalTimeout',
   'settings.setKeepRunning',
+  'settings.setCommandSandbox',
   'agents.list',
   'agents.create',
   'agents.setVisibility',

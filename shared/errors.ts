@@ -53,6 +53,8 @@ export const ERROR_CODES = [
   'cancelled',
   'auth',
   'command_not_found',
+  // run_command: the program exists, but in a folder its sandbox hides (details.hiddenBySandbox); it was not run
+  'command_hidden_by_sandbox',
   // A stdio server's sandbox cannot run here (details.sandbox says why); it was not started
   'sandbox_unavailable',
   'unreachable',
@@ -267,6 +269,7 @@ const SANDBOX_REASONS = [
   'host_invalid',
 ] as const;
 export type SandboxReason = (typeof SANDBOX_REASONS)[number];
+export const SandboxReasonSchema = z.enum(SANDBOX_REASONS);
 
 export const ErrorDetailsSchema = z.object({
   /** Field path → messages, for forms. */
@@ -293,6 +296,10 @@ export const ErrorDetailsSchema = z.object({
   /** `url_elicitation_required`: the links to open before the call can run (at most 10). */
   links: z.array(ElicitationLinkSchema).max(10).optional(),
   /** `sandbox_unavailable`: why the server's sandbox cannot run. */
-  sandbox: z.object({ reason: z.enum(SANDBOX_REASONS) }).optional(),
+  sandbox: z.object({ reason: SandboxReasonSchema }).optional(),
+  /** `command_hidden_by_sandbox`: the program, the folder of it the sandbox hides, and which sandbox. */
+  hiddenBySandbox: z
+    .object({ program: z.string(), folder: z.string(), sandbox: z.enum(['bwrap', 'sandbox-exec']) })
+    .optional(),
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;

@@ -210,7 +210,7 @@ const unique = <T>(items: T[], ctx: z.RefinementCtx): void => {
  * command's install folder readable, nothing under the home folder; a folder of its own under the
  * app's data folder and its roots writable; no host). Paths are absolute; hosts are `host[:port]`.
  */
-const ServerSandboxSchema = z.object({
+export const ServerSandboxSchema = z.object({
   /** Off runs the server with the person's full rights: a visible choice, never a fallback. */
   enabled: z.boolean(),
   /** More it may read (what is under the home folder is hidden otherwise). */

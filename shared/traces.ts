@@ -88,6 +88,11 @@ export const TraceEventDataSchemas = {
     /** How long the check waited for the server to be ready. */
     waitedMs: ms.optional(),
   }),
+  /**
+   * The sandbox refused something the call's process tried (a connection to a host it may not
+   * reach, …): the library's line, attributed to this call by its wrap's id.
+   */
+  sandbox_violation: z.looseObject({ line: z.string() }),
   /** A completed checkpoint answered the call; nothing ran. */
   replay: z.looseObject({
     originalTraceId: z.string().optional(),
@@ -129,6 +134,7 @@ const TraceEventSchema = z.discriminatedUnion('type', [
   storedEvent('input_requested'),
   storedEvent('task'),
   storedEvent('task_check'),
+  storedEvent('sandbox_violation'),
   storedEvent('replay'),
   storedEvent('completed'),
   storedEvent('failed'),

@@ -36,7 +36,7 @@ import { ensurePrivateDir } from '../storage/privateFiles.js';
 import type { LocalTool } from '../tools/types.js';
 import { SecretRedactor } from '../secrets/secretRedactor.js';
 import { Tracer } from '../tracing/tracer.js';
-import { detectSandbox } from '../sandbox/detect.js';
+import { detectSandbox } from '../sandbox/commandSandbox.js';
 import { ServerSandboxes } from '../sandbox/serverSandbox.js';
 import { coalesce } from '../util/coalesce.js';
 import { DisposableStore } from '../util/disposable.js';

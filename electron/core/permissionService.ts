@@ -8,7 +8,7 @@
 import type { PermissionReasonKind, PermissionRuleView, PermissionsView, RequestOf } from '../../shared/contract.js';
 import type { HarnessApplication } from '../harness/application.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
-import type { SandboxInfo } from '../sandbox/types.js';
+import type { SandboxInfo } from '../sandbox/commandSandbox.js';
 import type { PermissionDecision, PermissionDecisionEngine, PermissionRule } from '../security/permissions.js';
 import { LOCAL_SERVER_ID, requireAsk } from '../security/permissions.js';
 import { mustAskReason } from '../tools/runCommand.js';
@@ -65,7 +65,7 @@ export class PermissionService {
         });
         // Mirrors SecureToolExecutor.authorize: a forced ask beats rules and grants; a grant turns an ASK into an allow.
         const forced =
-          tool.serverId === LOCAL_SERVER_ID && tool.name === RUN_COMMAND ? mustAskReason(sandbox, false) : undefined;
+          tool.serverId === LOCAL_SERVER_ID && tool.name === RUN_COMMAND ? mustAskReason(sandbox) : undefined;
         const grant = grantOf(tool.serverId, tool.name);
         const granted = grant !== undefined && grant.schemaFingerprint === tool.schemaFingerprint;
         let decision: EffectiveDecision = decided;

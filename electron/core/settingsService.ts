@@ -5,7 +5,8 @@
  *   The local tools are rebuilt over the new folders and handed to the harness;
  * - the agent gateway (on/off, port), restarted by the core when it changes;
  * - the agents' idle window (minutes), handed to the running gateway when it changes;
- * - how long an approval waits for an answer (read by the executor per request).
+ * - how long an approval waits for an answer (read by the executor per request);
+ * - what run_command's sandbox lets every command read, write and reach beyond its defaults (read per call).
  * A saved value that is not valid is ignored with a warning (the file is left as it is).
  */
 import { statSync } from 'node:fs';
@@ -13,8 +14,10 @@ import { z } from 'zod';
 import { DEFAULT_AGENT_IDLE_MINUTES, DEFAULT_GATEWAY_PORT } from '../../shared/agents.js';
 import { isAbsolute, resolve } from 'node:path';
 import type { SettingsView } from '../../shared/contract.js';
-import { AgentIdleMinutesSchema } from '../../shared/contract/settings.js';
+import { AgentIdleMinutesSchema, CommandSandboxSettingsSchema } from '../../shared/contract/settings.js';
 import type { FieldErrors } from '../../shared/serverConfig.js';
+import type { CommandSandboxSettings } from '../sandbox/commandSandbox.js';
+import { NO_COMMAND_SANDBOX_SETTINGS } from '../sandbox/commandSandbox.js';
 import { createLocalTools } from '../tools/localTools.js';
 import type { LocalTool } from '../tools/types.js';
 import { ValidationFailedError } from './errors.js';
@@ -25,6 +28,7 @@ const ROOTS_KEY = 'localTools.extraRoots';
 const GATEWAY_KEY = 'gateway.endpoint';
 const APPROVAL_TIMEOUT_KEY = 'approvals.timeoutSeconds';
 const AGENT_IDLE_KEY = 'gateway.idleMinutes';
+const COMMAND_SANDBOX_KEY = 'localTools.commandSandbox';
 /**
  * 55 s, chosen with agents' own timeouts in mind: the MCP SDKs (TypeScript v1 and v2,
  * DEFAULT_REQUEST_TIMEOUT_MSEC) give up on a request after 60 s, and clients built on them
@@ -52,6 +56,7 @@ export class SettingsService {
   private gatewaySettings: GatewaySettings;
   private approvalTimeoutSeconds: number;
   private agentIdleMinutes: number;
+  private commandSandbox: CommandSandboxSettings;
   /** Told when the gateway settings changed (the core restarts the endpoint). */
   onGatewayChanged: (settings: GatewaySettings) => void = () => undefined;
   /** Told the new idle window, in ms (the core hands it to the running gateway). */
@@ -85,6 +90,12 @@ export class SettingsService {
       DEFAULT_AGENT_IDLE_MINUTES,
       'agent idle session time',
     );
+    this.commandSandbox = this.loadValid(
+      COMMAND_SANDBOX_KEY,
+      CommandSandboxSettingsSchema,
+      NO_COMMAND_SANDBOX_SETTINGS,
+      'run_command sandbox',
+    );
   }
 
   view(): SettingsView {
@@ -94,7 +105,29 @@ export class SettingsService {
       agentIdleMinutes: this.agentIdleMinutes,
       approvalTimeoutSeconds: this.approvalTimeoutSeconds,
       keepRunningOnClose: this.keepRunningOnClose(),
+      commandSandbox: {
+        read: [...this.commandSandbox.read],
+        write: [...this.commandSandbox.write],
+        hosts: [...this.commandSandbox.hosts],
+      },
     };
+  }
+
+  /** What each run_command call may read, write and reach beyond its sandbox's defaults (read per call). */
+  commandSandboxSettings(): CommandSandboxSettings {
+    return this.commandSandbox;
+  }
+
+  setCommandSandbox(settings: CommandSandboxSettings): SettingsView {
+    const parsed = CommandSandboxSettingsSchema.safeParse(settings);
+    if (!parsed.success) {
+      const fieldErrors: FieldErrors = {};
+      for (const issue of parsed.error.issues) (fieldErrors[issue.path.join('.')] ??= []).push(issue.message);
+      throw new ValidationFailedError('A run_command sandbox entry cannot be used; nothing was changed.', fieldErrors);
+    }
+    this.config.set(COMMAND_SANDBOX_KEY, parsed.data);
+    this.commandSandbox = parsed.data;
+    return this.view();
   }
 
   gateway(): GatewaySettings {
@@ -163,7 +196,7 @@ export class SettingsService {
 
   /** The local tools over the current folders (the data folder always excluded). */
   localTools(): LocalTool[] {
-    return createLocalTools({ roots: this.roots(), excluded: [this.dataDir] });
+    return createLocalTools({ roots: this.roots(), excluded: [this.dataDir], command: this.commandOptions() });
   }
 
   /** Validates every folder before changing anything; saves; applies to the tools at once. */
@@ -180,11 +213,20 @@ export class SettingsService {
     });
     if (Object.keys(fieldErrors).length > 0)
       throw new ValidationFailedError('A folder cannot be used; nothing was changed.', fieldErrors);
-    const tools = createLocalTools({ roots: [this.workspace, ...next], excluded: [this.dataDir] });
+    const tools = createLocalTools({
+      roots: [this.workspace, ...next],
+      excluded: [this.dataDir],
+      command: this.commandOptions(),
+    });
     this.config.set(ROOTS_KEY, next);
     this.extra = next;
     this.apply(tools);
     return this.view();
+  }
+
+  /** run_command reads the sandbox settings at each call: a change applies to the next one. */
+  private commandOptions(): { sandboxSettings: () => CommandSandboxSettings } {
+    return { sandboxSettings: () => this.commandSandbox };
   }
 
   private problemWith(path: string): string | undefined {

@@ -465,6 +465,7 @@ export class HarnessApplication {
                 requests: round.requests.map((request) => ({ ...request })),
               }),
             onTask,
+            (line) => void (trace.finished || trace.event('sandbox_violation', { line })),
           ),
         );
       } catch (error) {
@@ -610,8 +611,11 @@ export class HarnessApplication {
     options: ExecuteOptions,
     onInputRound: (round: InputRound) => void,
     onTask: (event: TaskEvent) => void,
+    onSandboxViolation: (line: string) => void,
   ): Promise<NormalizedToolResult> {
-    if (target.kind === 'local') return target.tool.run(args, options.signal ? { signal: options.signal } : {});
+    // A local tool's sandbox violations (run_command) are events of this call's trace.
+    if (target.kind === 'local')
+      return target.tool.run(args, { ...(options.signal ? { signal: options.signal } : {}), onSandboxViolation });
     return this.options.registry.callServerTool(target.serverId, toolName, args, {
       agentId: options.userId,
       ...(options.serverRequests ? { serverRequests: options.serverRequests } : {}),

@@ -31,7 +31,7 @@ import { buildServerProfile } from './serverProfile.js';
 import { execCommandLine, ShellQuoteError } from './shellQuote.js';
 
 /** The inner (and outer) shell of the library's wrap; see the header. */
-const SHELL = '/bin/sh';
+export const SHELL = '/bin/sh';
 const PROBE_TIMEOUT_MS = 15_000;
 
 export class SandboxUnavailableError extends Error {
@@ -178,6 +178,12 @@ async function startSession(): Promise<void> {
     const firstLine = (probe.stderr ?? '').trim().split('\n')[0] || probe.error?.message || `exit ${probe.status}`;
     throw new SandboxUnavailableError('sandbox_failed', firstLine);
   }
+}
+
+/** Hands `tell` each violation the library records under `commandId`, until the returned function is called. */
+export function watchViolations(commandId: string, tell: (line: string) => void): () => void {
+  watchers.set(commandId, tell);
+  return () => void watchers.delete(commandId);
 }
 
 /** The library's session, started once per process; a failed start is tried again next time. */

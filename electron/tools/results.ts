@@ -15,7 +15,12 @@ export function errorResult(code: string, message: string, extra: Record<string,
   };
 }
 
-function errorDetailsResult(code: string, message: string, details: Record<string, unknown>): NormalizedToolResult {
+/** A failure with typed details (`error.details`), e.g. a code from shared/errors.ts with its details. */
+export function errorDetailsResult(
+  code: string,
+  message: string,
+  details: Record<string, unknown>,
+): NormalizedToolResult {
   return {
     content: [{ type: 'text', text: message }],
     structuredContent: { error: { code, message, details } },

@@ -2,12 +2,14 @@
  * run_command: runs `[executable, ...args]` without a shell, in a folder inside the roots, with
  * an allow-listed environment, a deadline and capped output.
  *
- * Where the OS has a sandbox (bubblewrap on Linux, sandbox-exec on macOS; electron/sandbox/),
- * the command runs inside it: the roots are the only writable folders, the excluded folders
- * (the app's data folder) and the home folder are hidden, and there is no network unless the
- * call sets `network: true` — which always asks a person. Where there is none, every call asks
- * ("runs unsandboxed"), whatever the permission rules say. The command guard stays in front of
- * both as a tripwire that explains its refusals; the sandbox is the boundary.
+ * Where the machine can run sandbox-runtime (bubblewrap, socat and ripgrep on Linux; macOS), the
+ * command runs inside it (sandbox/commandSandbox.ts): the roots and the folders listed in Settings
+ * are the only writable folders, the excluded folders (the app's data folder) and the home folder
+ * are hidden but for the program's own folder, and the only hosts it reaches are those listed in
+ * Settings. What the sandbox refuses is told to the call (`onSandboxViolation`: its trace). Where
+ * there is no sandbox, every call asks ("runs unsandboxed"), whatever the permission rules say.
+ * The command guard stays in front of both as a tripwire that explains its refusals; the sandbox
+ * is the boundary.
  *
  * The process is started by spawnCapped (deadline, abort, process-group kill, capped output).
  */
@@ -17,9 +19,13 @@ import type { CommandGuardConfig, CommandGuardResult } from '../security/command
 import { checkCommand, resolveExecutable } from '../security/commandGuard.js';
 import type { GuardrailResult } from '../security/guardrails.js';
 import { GUARDRAIL_OK, guardrailRefusal } from '../security/guardrails.js';
-import { detectSandbox } from '../sandbox/detect.js';
-import { buildSandboxPolicy, sandboxedCommand } from '../sandbox/policy.js';
-import type { SandboxInfo } from '../sandbox/types.js';
+import type { CommandSandboxSettings, SandboxInfo, WrappedCommand } from '../sandbox/commandSandbox.js';
+import {
+  CommandHiddenError,
+  detectSandbox,
+  NO_COMMAND_SANDBOX_SETTINGS,
+  wrapCommand,
+} from '../sandbox/commandSandbox.js';
 import { validatePath } from '../security/pathGuard.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { parseToolArgs, toInputSchema } from './args.js';
@@ -27,7 +33,7 @@ import { DEFAULT_ENV_ALLOW_LIST, buildCommandEnv } from './commandEnv.js';
 import { ToolCancelledError } from './errors.js';
 import type { CappedOutput } from './outputCapture.js';
 import { spawnCapped } from './spawnCapped.js';
-import { errorResult, fsErrorResult } from './results.js';
+import { errorDetailsResult, errorResult, fsErrorResult } from './results.js';
 import type { LocalTool, LocalToolRunContext } from './types.js';
 
 export interface RunCommandToolOptions {
@@ -51,13 +57,14 @@ export interface RunCommandToolOptions {
   excluded?: readonly string[];
   /** The OS sandbox to run in. Default: the one detected on this machine (detectSandbox()). */
   sandbox?: SandboxInfo | Promise<SandboxInfo>;
+  /** What each command may read, write and reach beyond the defaults (Settings), read per call. */
+  sandboxSettings?: () => CommandSandboxSettings;
 }
 
 /** Why a call must be approved by a person whatever the rules say; undefined when it need not. */
-export function mustAskReason(sandbox: SandboxInfo, network: boolean): string | undefined {
+export function mustAskReason(sandbox: SandboxInfo): string | undefined {
   if (sandbox.kind === 'none')
     return `run_command runs unsandboxed here (${sandbox.detail}): the command can read and change anything your user can, so every call asks`;
-  if (network) return 'This command asks for network access (network: true), so it asks every time';
   return undefined;
 }
 
@@ -76,6 +83,32 @@ function notFound(exe: string, argv: string[], cwd: string): NormalizedToolResul
     `The program "${exe}" was not found. Check the name, or that it is installed and on PATH.`,
     { argv, cwd },
   );
+}
+
+/** The call's wrap in the sandbox, or the error result that says why it cannot run there. */
+async function sandboxed(
+  kind: 'bwrap' | 'sandbox-exec',
+  call: { argv: string[]; cwd: string; env: Record<string, string>; settings: CommandSandboxSettings },
+  scope: { roots: readonly string[]; excluded: readonly string[] },
+  context: LocalToolRunContext,
+): Promise<WrappedCommand | NormalizedToolResult> {
+  try {
+    return await wrapCommand({
+      ...call,
+      ...scope,
+      ...(context.onSandboxViolation ? { onViolation: context.onSandboxViolation } : {}),
+    });
+  } catch (error) {
+    if (error instanceof CommandHiddenError)
+      return errorDetailsResult('command_hidden_by_sandbox', error.message, {
+        hiddenBySandbox: { program: error.program, folder: error.folder, sandbox: kind },
+      });
+    return errorResult(
+      'sandbox_failed',
+      `The command could not be sandboxed (${error instanceof Error ? error.message : String(error)}); it was not run.`,
+      { argv: call.argv, cwd: call.cwd },
+    );
+  }
 }
 
 export function createRunCommandTool(options: RunCommandToolOptions): LocalTool {
@@ -98,12 +131,6 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
         .positive()
         .optional()
         .describe(`Deadline in ms (default ${defaultTimeout}, at most ${maxTimeout}).`),
-      network: z
-        .boolean()
-        .optional()
-        .describe(
-          'Let the command use the network (default false: sandboxed commands have none). Always asks for approval.',
-        ),
     })
     .strict();
   const name = 'run_command';
@@ -118,7 +145,6 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
     argv: string[];
     cwd: string;
     timeoutMs: number;
-    network: boolean;
     env: Record<string, string>;
     guard: CommandGuardResult;
     sandbox: SandboxInfo;
@@ -127,12 +153,10 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
     const cwd = await validatePath(parsed.cwd ?? '.', roots, { excluded });
     const childEnv = env();
     const guard = await checkCommand(parsed.argv, options.commandGuard, { cwd, path: childEnv.PATH ?? '' });
-    const network = parsed.network === true;
     return {
       argv: parsed.argv,
       cwd,
       timeoutMs: Math.min(parsed.timeoutMs ?? defaultTimeout, maxTimeout),
-      network,
       env: childEnv,
       guard,
       sandbox: await sandbox(),
@@ -141,9 +165,9 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
 
   async function guardrails(args: Record<string, unknown>): Promise<GuardrailResult> {
     try {
-      const { guard, sandbox: info, network } = await check(args);
+      const { guard, sandbox: info } = await check(args);
       if (!guard.ok) return guardrailRefusal(`the command guard refused it (${guard.rule}): ${guard.reason}`);
-      const mustAsk = mustAskReason(info, network);
+      const mustAsk = mustAskReason(info);
       return mustAsk ? { ok: true, mustAsk } : GUARDRAIL_OK;
     } catch (error) {
       return guardrailRefusal(error instanceof Error ? error.message : 'the command could not be checked');
@@ -158,7 +182,7 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
     } catch (error) {
       return fsErrorResult(error, String(args.cwd ?? '.'));
     }
-    const { argv, cwd, timeoutMs, guard, network } = checked;
+    const { argv, cwd, timeoutMs, guard } = checked;
     if (!guard.ok) {
       return errorResult('command_refused', `The command guard refused this command (${guard.rule}): ${guard.reason}`, {
         rule: guard.rule,
@@ -176,43 +200,41 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
     // Resolved here, outside the sandbox, so a missing program reads the same in both cases.
     if ((await resolveExecutable(exe, { cwd, path: checked.env.PATH ?? '' })) === undefined)
       return notFound(exe, argv, cwd);
-    let spawnFile = exe;
-    let spawnArgs = rest;
-    let spawnEnv = checked.env;
-    try {
-      const wrapped = sandboxedCommand(
-        checked.sandbox,
-        await buildSandboxPolicy({ roots, excluded, network, cwd }),
-        argv,
+    const settings = options.sandboxSettings?.() ?? NO_COMMAND_SANDBOX_SETTINGS;
+    let wrapped: WrappedCommand | undefined;
+    if (checked.sandbox.kind !== 'none') {
+      const got = await sandboxed(
+        checked.sandbox.kind,
+        { argv, cwd, env: checked.env, settings },
+        { roots, excluded },
+        context,
       );
-      if (wrapped) {
-        spawnFile = wrapped.file;
-        spawnArgs = wrapped.args;
-        spawnEnv = { ...checked.env, ...wrapped.env };
-      }
-    } catch (error) {
-      return errorResult(
-        'sandbox_failed',
-        `The command could not be sandboxed (${error instanceof Error ? error.message : String(error)}); it was not run.`,
-        { argv, cwd },
-      );
+      if ('isError' in got) return got;
+      wrapped = got;
     }
-    if (context.signal?.aborted) throw new ToolCancelledError(name, 'The command was not started.');
-    const { outcome, stdout, stderr, timedOut, cancelled, durationMs, pid } = await spawnCapped(
-      { file: spawnFile, args: spawnArgs, cwd, env: spawnEnv },
-      {
-        timeoutMs,
-        killGraceMs: grace,
-        maxOutputBytes: outputCap,
-        ...(context.signal ? { signal: context.signal } : {}),
-      },
-    );
+    const spawnFile = wrapped?.file ?? exe;
+    let ran;
+    try {
+      if (context.signal?.aborted) throw new ToolCancelledError(name, 'The command was not started.');
+      ran = await spawnCapped(
+        { file: spawnFile, args: wrapped?.args ?? rest, cwd, env: checked.env },
+        {
+          timeoutMs,
+          killGraceMs: grace,
+          maxOutputBytes: outputCap,
+          ...(context.signal ? { signal: context.signal } : {}),
+        },
+      );
+    } finally {
+      wrapped?.release();
+    }
+    const { outcome, stdout, stderr, timedOut, cancelled, durationMs, pid } = ran;
 
     if (cancelled) throw new ToolCancelledError(name, 'The process was stopped.');
     if (outcome.spawnError) {
       const code = outcome.spawnError.code ?? 'spawn_failed';
-      if (code === 'ENOENT' && spawnFile === exe) return notFound(exe, argv, cwd);
-      const what = spawnFile === exe ? `The program "${exe}"` : `The sandbox (${spawnFile})`;
+      if (code === 'ENOENT' && !wrapped) return notFound(exe, argv, cwd);
+      const what = wrapped ? `The sandbox (${spawnFile})` : `The program "${exe}"`;
       const message = code === 'EACCES' ? `${what} is not executable.` : `${what} could not be started (${code}).`;
       return errorResult('spawn_failed', message, { argv, cwd });
     }
@@ -221,7 +243,8 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
       argv,
       cwd,
       sandbox: checked.sandbox.kind,
-      network: checked.sandbox.kind === 'none' || network,
+      // The hosts it could reach: those listed in Settings; null unsandboxed (any).
+      hosts: checked.sandbox.kind === 'none' ? null : [...settings.hosts],
       pid,
       exitCode: outcome.exitCode,
       signal: outcome.signal,
@@ -255,7 +278,7 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
   return {
     name,
     description:
-      'Run a program with arguments (no shell) in a folder inside the allowed folders, in an OS sandbox where there is one (only the workspace is writable, no network unless network: true). Returns exit code, stdout and stderr (each capped), and whether it timed out.',
+      'Run a program with arguments (no shell) in a folder inside the allowed folders, in an OS sandbox where there is one (only the workspace and the folders the person listed are writable; the home folder is hidden; only the hosts the person listed are reachable). Returns exit code, stdout and stderr (each capped), and whether it timed out.',
     inputSchema: toInputSchema(schema),
     annotations: {
       title: 'Run command',

@@ -22,6 +22,8 @@ interface LocalToolAnnotations {
 export interface LocalToolRunContext {
   /** Aborting stops the tool (a running command is killed) and run() rejects with ToolCancelledError. */
   signal?: AbortSignal;
+  /** Told each access the sandbox refused the call's process (run_command): the call's trace records it. */
+  onSandboxViolation?: (line: string) => void;
 }
 
 export interface LocalTool {

@@ -1,5 +1,6 @@
 /** The contract's `app.*` part: what the GUI learns about the app itself, and its warnings. */
 import { z } from 'zod';
+import { SandboxReasonSchema } from '../errors.js';
 import { AppWarningSchema } from './warnings.js';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, channel } from './common.js';
@@ -13,9 +14,13 @@ const SecretBackendSchema = z.object({
   warning: z.string().optional(),
 });
 
-/** What confines run_command: bubblewrap (Linux), sandbox-exec (macOS), or nothing (every call asks). */
+/**
+ * What confines run_command (sandbox-runtime over bubblewrap on Linux, over sandbox-exec on macOS),
+ * or nothing (every call asks): then `reason` says why, as a code.
+ */
 const SandboxInfoSchema = z.object({
   kind: z.enum(['bwrap', 'sandbox-exec', 'none']),
+  reason: SandboxReasonSchema.optional(),
   /** For people: what it confines, or why there is no sandbox. */
   detail: z.string(),
 });

@@ -3,9 +3,17 @@ import { z } from 'zod';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, channel } from './common.js';
 import { MAX_AGENT_IDLE_MINUTES, MIN_AGENT_IDLE_MINUTES } from '../agents.js';
+import { ServerSandboxSchema } from '../serverConfig.js';
 
 /** The agents' idle window in minutes, as `settings.setAgentIdle` takes it (and a saved one is checked). */
 export const AgentIdleMinutesSchema = z.number().int().min(MIN_AGENT_IDLE_MINUTES).max(MAX_AGENT_IDLE_MINUTES);
+
+/**
+ * What every run_command call may touch beyond its sandbox's defaults (issue 29): folders it may
+ * read (the home folder is hidden otherwise) and write (the roots only otherwise), absolute; hosts
+ * it may reach (none otherwise), `host[:port]` as for a stdio server's sandbox.
+ */
+export const CommandSandboxSettingsSchema = ServerSandboxSchema.pick({ read: true, write: true, hosts: true });
 
 /** Settings: the folders the local tools may use. */
 const SettingsViewSchema = z.object({
@@ -31,6 +39,8 @@ const SettingsViewSchema = z.object({
    * running in the tray (Windows, Linux) or the dock (macOS). Browser mode ignores it.
    */
   keepRunningOnClose: z.boolean(),
+  /** run_command's sandbox: what each command may read, write and reach beyond the defaults. */
+  commandSandbox: z.object({ read: z.array(z.string()), write: z.array(z.string()), hosts: z.array(z.string()) }),
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 
@@ -63,6 +73,8 @@ export const settingChannels = {
   ),
   /** Sets whether closing the desktop app's window keeps it running in the background (tray / dock). */
   'settings.setKeepRunning': channel(z.object({ keepRunning: z.boolean() }).strict(), SettingsViewSchema),
+  /** Sets what every run_command call may read, write and reach beyond its sandbox's defaults (from the next call). */
+  'settings.setCommandSandbox': channel(CommandSandboxSettingsSchema.strict(), SettingsViewSchema),
 } as const satisfies DomainChannels;
 
 export const settingEvents = {

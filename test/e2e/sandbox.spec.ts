@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { probeSandbox } from '../../electron/sandbox/detect.js';
+import { probeSandbox } from '../../electron/sandbox/commandSandbox.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
 
@@ -72,4 +72,30 @@ test('run_command shows its sandbox on the call panel and in the approval dialog
   await testInfo.attach('sandbox-approval', { path, contentType: 'image/png' });
   await dialog.getByRole('button', { name: 'Deny' }).click();
   await expect(dialog).toBeHidden();
+});
+
+test('Settings → Folders saves run_command’s sandbox lists, and names a refused host by its line', async ({ page }) => {
+  await page.goto(host!.url);
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Settings/ })
+    .click();
+  const form = page.getByRole('form', { name: 'run_command sandbox' });
+  const hosts = form.getByRole('textbox', { name: /Hosts commands may reach/ });
+  await hosts.fill('registry.npmjs.org:443\n*');
+  await form.getByRole('button', { name: 'Save sandbox lists' }).click();
+  await expect(form.getByRole('alert')).toContainText('hosts line 2');
+  await hosts.fill('registry.npmjs.org:443\n127.0.0.1:8080');
+  await form.getByRole('textbox', { name: /also write/ }).fill('/var/tmp');
+  await form.getByRole('button', { name: 'Save sandbox lists' }).click();
+  await expect(form.getByRole('alert')).toHaveCount(0);
+  // Saved in main: a fresh page shows them.
+  await page.reload();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('button', { name: /^Settings/ })
+    .click();
+  await expect(
+    page.getByRole('form', { name: 'run_command sandbox' }).getByRole('textbox', { name: /Hosts commands/ }),
+  ).toHaveValue('registry.npmjs.org:443\n127.0.0.1:8080');
 });

@@ -148,6 +148,7 @@ describe('desktop events in the renderer', () => {
       agentIdleMinutes: 10,
       approvalTimeoutSeconds: 120,
       keepRunningOnClose: false,
+      commandSandbox: { read: [], write: [], hosts: ['example.com:443'] },
     };
     client.emit('settings.changed', { settings });
     expect(store.getState().settings).toEqual(settings);

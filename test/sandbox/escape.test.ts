@@ -1,12 +1,12 @@
 /**
  * The sandbox is the boundary, not the command guard: each bypass style that got past the guard
  * (issue 8) runs a payload that tries to write outside the workspace, read the data folder's
- * secret and connect to a loopback TCP server this test runs. Inside bubblewrap all three fail.
+ * secret and connect to a loopback TCP server this test runs. Inside sandbox-runtime (bubblewrap,
+ * no network namespace) all three fail.
  *
- * Each style first runs WITHOUT the sandbox (the control): the payload must then succeed at all
  * three, so a passing sandbox run proves confinement, not a broken payload. The sandboxed runs go
- * through the production spawn path with the command guard bypassed (sandboxedCommand +
- * spawnCapped), and through run_command itself (guard + sandbox).
+ * through the production spawn path with the command guard bypassed (sandbox-runtime's wrap,
+ * wrapCommand + spawnCapped), and through run_command itself (guard + sandbox).
  */
 import {
   chmodSync,
@@ -28,9 +28,8 @@ import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { probeSandbox } from '../../electron/sandbox/detect.js';
-import { buildSandboxPolicy, sandboxedCommand } from '../../electron/sandbox/policy.js';
-import type { SandboxInfo } from '../../electron/sandbox/types.js';
+import type { CommandWrapRequest, SandboxInfo } from '../../electron/sandbox/commandSandbox.js';
+import { NO_COMMAND_SANDBOX_SETTINGS, probeSandbox, wrapCommand } from '../../electron/sandbox/commandSandbox.js';
 import { buildCommandEnv } from '../../electron/tools/commandEnv.js';
 import { createRunCommandTool } from '../../electron/tools/runCommand.js';
 import { spawnCapped } from '../../electron/tools/spawnCapped.js';
@@ -168,6 +167,19 @@ function prepare(style: Style): string[] {
 const env = () => buildCommandEnv(process.env);
 const limits = { timeoutMs: 20_000, killGraceMs: 500, maxOutputBytes: 64 * 1024 };
 
+/** The sandbox layer alone (no command guard): the library's wrap, spawned as run_command spawns it. */
+async function runWrapped(request: Omit<CommandWrapRequest, 'settings'>) {
+  const wrapped = await wrapCommand({ ...request, settings: NO_COMMAND_SANDBOX_SETTINGS });
+  try {
+    return await spawnCapped(
+      { file: wrapped.file, args: wrapped.args, cwd: request.cwd, env: { ...request.env } },
+      limits,
+    );
+  } finally {
+    wrapped.release();
+  }
+}
+
 function cleanTargets(style: string): void {
   for (const target of targets(style)) rmSync(target, { force: true });
 }
@@ -199,18 +211,7 @@ describe.skipIf(skipReason !== undefined)('inside bubblewrap, every bypass style
 
       try {
         // The sandbox layer alone, the command guard bypassed.
-        const policy = await buildSandboxPolicy({
-          roots: [workspace],
-          excluded: [dataDir],
-          network: false,
-          cwd: workspace,
-        });
-        const wrapped = sandboxedCommand(sandbox, policy, argv);
-        expect(wrapped?.file).toBe(sandbox.executable);
-        const result = await spawnCapped(
-          { file: wrapped!.file, args: wrapped!.args, cwd: workspace, env: { ...env(), ...wrapped!.env } },
-          limits,
-        );
+        const result = await runWrapped({ argv, cwd: workspace, env: env(), roots: [workspace], excluded: [dataDir] });
         const out = result.stdout.text() + result.stderr.text();
         expect(out, out).toContain('payload-done'); // it ran to the end, inside
         expect(out).not.toContain(SECRET);
@@ -233,26 +234,10 @@ describe.skipIf(skipReason !== undefined)('inside bubblewrap, every bypass style
     });
   }
 
-  it('a call that asks for the network gets it; writes and the data folder stay closed', async () => {
-    const argv = ['sh', writePayload('network')];
-    const tool = createRunCommandTool({ roots: [workspace], excluded: [dataDir], sandbox });
-    const guard = await tool.guardrails({ argv, network: true });
-    expect(guard).toMatchObject({ ok: true, mustAsk: expect.stringMatching(/network/) });
-    try {
-      const result = await tool.run({ argv, network: true });
-      const text = JSON.stringify(result);
-      expect(text).toContain('CONNECTED');
-      expect(connections).toBe(1);
-      expect(text).not.toContain(SECRET);
-      for (const target of targets('network')) expect(existsSync(target), target).toBe(false);
-    } finally {
-      cleanTargets('network');
-    }
-  });
-
   it('the workspace is writable and the command runs in it; the home folder is hidden and read-only', async () => {
     const tool = createRunCommandTool({ roots: [workspace], excluded: [dataDir], sandbox });
-    const script = `echo made > inside.txt; pwd; ls -A "$HOME" | wc -l; touch "$HOME/mh-probe" 2>&1 || echo home-read-only`;
+    const probe = join(process.env.HOME ?? '/root', `mh-probe-${process.pid}`);
+    const script = `echo made > inside.txt; pwd; ls -A "$HOME" | wc -l; touch '${probe}' 2>/dev/null; echo done`;
     writeFileSync(join(workspace, 'w.sh'), script);
     const result = await tool.run({ argv: ['sh', 'w.sh'] });
     const s = result.structuredContent as { stdout: string; sandbox: string };
@@ -261,7 +246,9 @@ describe.skipIf(skipReason !== undefined)('inside bubblewrap, every bypass style
     const [pwd, homeEntries] = s.stdout.split('\n');
     expect(pwd).toBe(workspace);
     expect(Number(homeEntries)).toBe(0);
-    expect(s.stdout).toContain('home-read-only');
+    expect(s.stdout).toContain('done');
+    // Home is an empty stand-in inside: nothing written there reaches the host's.
+    expect(existsSync(probe)).toBe(false);
   });
 
   it('a workspace inside the home folder stays writable while the rest of home is hidden', async () => {
@@ -270,29 +257,22 @@ describe.skipIf(skipReason !== undefined)('inside bubblewrap, every bypass style
     mkdirSync(inner, { recursive: true });
     mkdirSync(join(home, '.ssh'));
     writeFileSync(join(home, '.ssh', 'id_ed25519'), SECRET);
-    const policy = await buildSandboxPolicy({
-      roots: [inner],
-      excluded: [dataDir],
-      network: false,
-      cwd: inner,
-      env: { HOME: home },
-    });
-    expect(policy.masked).toContain(home);
     const argv = [
       'sh',
       '-c',
-      `cat '${join(home, '.ssh', 'id_ed25519')}'; ls -A '${home}'; echo ok > made.txt; echo x > '${join(home, 'pwned')}' || echo home-read-only`,
+      `cat '${join(home, '.ssh', 'id_ed25519')}'; ls -A '${home}'; echo ok > made.txt; echo x > '${join(home, 'pwned')}'`,
     ];
-    const wrapped = sandboxedCommand(sandbox, policy, argv)!;
-    const result = await spawnCapped(
-      { file: wrapped.file, args: wrapped.args, cwd: inner, env: { ...env(), ...wrapped.env } },
-      limits,
-    );
+    const result = await runWrapped({
+      argv,
+      cwd: inner,
+      env: { ...env(), HOME: home },
+      roots: [inner],
+      excluded: [dataDir],
+    });
     const out = result.stdout.text() + result.stderr.text();
     expect(out).not.toContain(SECRET);
     expect(result.stdout.text()).toContain('MiniHarness'); // only the path down to the workspace exists in the masked home
     expect(result.stdout.text()).not.toContain('.ssh');
-    expect(out).toContain('home-read-only');
     expect(readFileSync(join(inner, 'made.txt'), 'utf8')).toBe('ok\n');
     expect(existsSync(join(home, 'pwned'))).toBe(false);
   });

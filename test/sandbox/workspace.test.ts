@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalView, AppInfo, CallOutcome } from '../../shared/contract.js';
 import { AppError } from '../../electron/core/errors.js';
 import { prepareWorkspace } from '../../electron/core/workspace.js';
-import { probeSandbox } from '../../electron/sandbox/detect.js';
+import { probeSandbox } from '../../electron/sandbox/commandSandbox.js';
 import { defaultWorkspaceDir } from '../../electron/core/dataDir.js';
 import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
 import { BridgeClient, startTestHost } from '../web/host.js';

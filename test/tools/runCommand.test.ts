@@ -8,14 +8,14 @@ import { ToolCancelledError, ToolInputError } from '../../electron/tools/errors.
 import type { RunCommandToolOptions } from '../../electron/tools/runCommand.js';
 import { createRunCommandTool } from '../../electron/tools/runCommand.js';
 import type { LocalTool } from '../../electron/tools/types.js';
-import type { SandboxInfo } from '../../electron/sandbox/types.js';
+import type { SandboxInfo } from '../../electron/sandbox/commandSandbox.js';
 
 const NODE = process.execPath;
 const posix = process.platform !== 'win32';
 /**
- * The sandboxed tests run programs from the system's own folders: the sandbox hides the home
- * folder, where a developer's Node often lives (nvm, ~/.cache), so `process.execPath` may not
- * exist inside it. `NODE` runs only where no sandbox is used (NO_SANDBOX).
+ * The sandboxed tests run programs from the system's own folders; `NODE` runs only where no
+ * sandbox is used (NO_SANDBOX). (A Node under the home folder runs sandboxed too, its own folder
+ * made readable: test/sandbox/commandSandbox.test.ts.)
  */
 const SH = '/bin/sh';
 

@@ -1,6 +1,6 @@
 /** `app.*`: what the app is running as (mode, version, secret store, sandbox) and its warnings. */
 import type { AppWarning } from '../../../shared/contract.js';
-import { detectSandbox } from '../../sandbox/detect.js';
+import { detectSandbox } from '../../sandbox/commandSandbox.js';
 import type { Handlers } from '../dispatcher.js';
 import type { DescribedSecretStore } from '../../secrets/types.js';
 import { secretBackendView } from '../views.js';
@@ -18,7 +18,7 @@ export function appHandlers(deps: {
         mode: deps.mode,
         version: deps.version,
         secretBackend: secretBackendView(deps.secrets.describe()),
-        sandbox: { kind: sandbox.kind, detail: sandbox.detail },
+        sandbox: { kind: sandbox.kind, ...(sandbox.reason ? { reason: sandbox.reason } : {}), detail: sandbox.detail },
         warnings: deps.warnings(),
       };
     },

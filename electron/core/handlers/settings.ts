@@ -15,6 +15,7 @@ export function settingsHandlers(deps: {
   | 'settings.setAgentIdle'
   | 'settings.setApprovalTimeout'
   | 'settings.setKeepRunning'
+  | 'settings.setCommandSandbox'
 > {
   const { settings } = deps;
   const changed = (view: SettingsView): SettingsView => {
@@ -28,5 +29,6 @@ export function settingsHandlers(deps: {
     'settings.setAgentIdle': ({ minutes }) => changed(settings.setAgentIdle(minutes)),
     'settings.setApprovalTimeout': ({ seconds }) => changed(settings.setApprovalTimeout(seconds)),
     'settings.setKeepRunning': ({ keepRunning }) => changed(settings.setKeepRunningOnClose(keepRunning)),
+    'settings.setCommandSandbox': (request) => changed(settings.setCommandSandbox(request)),
   };
 }

@@ -97,6 +97,11 @@ const WORDS = {
   },
   auth: { title: 'Sign-in refused', advice: 'Replace the server’s token in Servers.', next: 'servers' },
   command_not_found: { title: 'Command not found', next: 'servers' },
+  command_hidden_by_sandbox: {
+    title: 'Hidden by the sandbox',
+    advice: 'The program is in a folder run_command’s sandbox hides; nothing ran.',
+    next: 'settings',
+  },
   sandbox_unavailable: { title: 'The sandbox cannot run here', next: 'servers' },
   unreachable: { title: 'Unreachable', advice: 'Nothing was sent.', next: 'servers' },
   server_exited: { ...NOT_CONNECTED, title: 'Process exited' },

@@ -190,6 +190,8 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
         tone: OUTCOME[outcome].tone,
       };
     }
+    case 'sandbox_violation':
+      return { title: 'The sandbox refused an access', detail: event.data.line, tone: 'warning' };
     case 'replay':
       return {
         title: 'Replayed the stored result — nothing was executed',

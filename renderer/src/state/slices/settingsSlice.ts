@@ -1,6 +1,7 @@
 /**
  * Settings the GUI edits (loaded with 'settings.get'): the local tools' folders ('settings.setRoots'),
  * the agent gateway ('settings.setGateway'), the agents' idle window ('settings.setAgentIdle'), the approval timeout ('settings.setApprovalTimeout')
+ * run_command's sandbox lists ('settings.setCommandSandbox')
  * and, in the desktop app, whether closing the window keeps it running ('settings.setKeepRunning').
  * 'settings.changed' keeps them current.
  */
@@ -22,6 +23,8 @@ export interface SettingsSlice {
   setApprovalTimeout(seconds: number): Promise<ErrorShape | undefined>;
   /** Desktop app: closing the window keeps it running in the tray / dock; resolves to the error when refused. */
   setKeepRunning(keepRunning: boolean): Promise<ErrorShape | undefined>;
+  /** What run_command's sandbox lets every command read, write and reach; resolves to the error when refused. */
+  setCommandSandbox(lists: SettingsView['commandSandbox']): Promise<ErrorShape | undefined>;
   /** A 'settings.changed' event: the whole view. */
   applySettings(settings: SettingsView): void;
 }
@@ -75,6 +78,10 @@ export const createSettingsSlice: ClientSliceCreator<SettingsSlice> = (client) =
 
     setKeepRunning(keepRunning) {
       return save(() => client.call('settings.setKeepRunning', { keepRunning }));
+    },
+
+    setCommandSandbox(lists) {
+      return save(() => client.call('settings.setCommandSandbox', lists));
     },
 
     applySettings: (settings) => set({ settings }, false, 'settings/changed'),

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'react';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { Spinner } from '../components/Spinner.js';
+import { CommandSandboxFields } from './CommandSandboxFields.js';
 
 export function FoldersCard() {
   const settings = useAppStore((s) => s.settings);
@@ -113,6 +114,9 @@ export function FoldersCard() {
           </p>
         )}
       </form>
+      {settings && (
+        <CommandSandboxFields key={JSON.stringify(settings.commandSandbox)} current={settings.commandSandbox} />
+      )}
     </section>
   );
 }

@@ -21,6 +21,7 @@ const TYPE_LABELS: Record<TraceEvent['type'], string> = {
   input_requested: 'input',
   task: 'task',
   task_check: 'task',
+  sandbox_violation: 'sandbox',
   replay: 'replay',
   completed: 'result',
   failed: 'result',
