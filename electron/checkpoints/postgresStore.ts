@@ -30,9 +30,10 @@ import type { Clock } from '../storage/clock.js';
 import { nowMs } from '../storage/clock.js';
 import { addRangeAndCursor, checkTimeRange, keysetPage, pageSize } from '../storage/paging.js';
 import type { PgPool } from '../storage/postgres/pool.js';
-import { toStorageError } from '../storage/postgres/pool.js';
+import { openPostgres, toStorageError } from '../storage/postgres/pool.js';
 import { CheckpointLeaseLostError, CheckpointNotFoundError, CheckpointNotResolvableError } from './errors.js';
 import { LeaseKeeper } from './leaseKeeper.js';
+import { POSTGRES_CHECKPOINT_MIGRATIONS } from './postgresSchema.js';
 import type { HeldLease } from './leaseKeeper.js';
 import type { PreviewRow, Row } from './records.js';
 import {
@@ -380,4 +381,29 @@ function positional(sql: string, params: Record<string, unknown>): [string, unkn
     return `$${n}`;
   });
   return [text, values];
+}
+
+/**
+ * The checkpoint store on the PostgreSQL database at `url`: connects, migrates the checkpoints'
+ * schema, and refuses a database a newer MiniHarness migrated — each failure a coded error whose
+ * message names the database without its credentials.
+ */
+export async function openPostgresCheckpoints(
+  url: string,
+  options: PostgresCheckpointStoreOptions & { max?: number } = {},
+): Promise<{ storage: CheckpointStorage; where: string; close(): Promise<void> }> {
+  const { max, ...storeOptions } = options;
+  const db = await openPostgres(url, {
+    migrations: { checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS },
+    ...(max !== undefined ? { max } : {}),
+  });
+  const storage = new PostgresCheckpointStore(db.pool, db.where, storeOptions);
+  return {
+    storage,
+    where: db.where,
+    close: async () => {
+      await storage.close();
+      await db.close();
+    },
+  };
 }

@@ -7,6 +7,7 @@
  * driver's failures to coded errors whose messages carry the URL without its credentials.
  */
 import pg from 'pg';
+import { CodedError } from '../../util/codedError.js';
 import { DatabaseRefusedError, DatabaseUnreachableError } from '../errors.js';
 import type { PostgresMigration } from './migrate.js';
 import { runPostgresMigrations } from './migrate.js';
@@ -72,7 +73,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
  * own pass through unchanged.
  */
 export function toStorageError(error: unknown, where: string, operation: string): Error {
-  if (error instanceof DatabaseRefusedError || error instanceof DatabaseUnreachableError) return error;
+  if (error instanceof CodedError) return error;
   if (typeof error === 'object' && error !== null && 'code' in error) {
     const code = String((error as { code: unknown }).code);
     if (/^[0-9A-Z]{5}$/.test(code) && !UNREACHABLE_SQLSTATE.test(code))
