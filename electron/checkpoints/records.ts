@@ -192,7 +192,7 @@ export function toJson(value: unknown, what: string): string {
 }
 
 /** The lease of a `started` row no longer holds: it expired (its owner stopped renewing it) or was cleared. */
-export function ownerGone(row: Pick<Row, 'lease' | 'lease_expires_at'>, now: number): boolean {
+function ownerGone(row: Pick<Row, 'lease' | 'lease_expires_at'>, now: number): boolean {
   return row.lease === null || (row.lease_expires_at != null && row.lease_expires_at <= now);
 }
 

@@ -14,7 +14,6 @@ import { runPostgresMigrations } from './migrate.js';
 import { redactDatabaseUrl, redactDatabaseUrls } from './url.js';
 
 export type PgPool = pg.Pool;
-export type PgClient = pg.PoolClient;
 
 /** bigint columns (times in epoch ms, seq) as JavaScript numbers: every value stored is below 2^53. */
 const types = {

@@ -6,7 +6,7 @@
  */
 
 /** The environment variable that selects PostgreSQL for the core. */
-export const DATABASE_URL_ENV = 'MINIHARNESS_DATABASE_URL';
+const DATABASE_URL_ENV = 'MINIHARNESS_DATABASE_URL';
 
 /** Is `url` a PostgreSQL URL (postgres:// or postgresql://)? */
 export function isPostgresUrl(url: string): boolean {
