@@ -109,7 +109,8 @@ describePostgres('checkpoints across processes on PostgreSQL', () => {
       const log = join(scratch.dir, 'crash.log');
       writeFileSync(log, '');
       const delays = [
-        0, 1, 2, 3, 5, 8, 12, 17, 23, 30, 38, 47, 57, 68, 80, 93, 107, 122, 138, 155, 173, 192, 212, 233, 255,
+        0, 1, 2, 3, 5, 8, 12, 17, 23, 30, 38, 47, 57, 68, 80, 93, 107, 122, 138, 155, 173, 192, 212, 233, 255, 400, 600,
+        800, 1_000, 1_500,
       ];
       for (const delay of delays) {
         const child = start(['crash', database.url, log, String(LEASE_MS)]);
