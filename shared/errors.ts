@@ -106,6 +106,9 @@ export const ERROR_CODES = [
   'trace_closed',
   'trace_not_found',
   'interrupted',
+  // PostgreSQL storage (MINIHARNESS_DATABASE_URL): the server cannot be reached; it refused a statement (its SQLSTATE rides along)
+  'database_unreachable',
+  'database_refused',
   // The person's models and agent runs (README “Run your own model”)
   'model_auth_failed',
   'model_rate_limited',

@@ -59,14 +59,22 @@ export class CheckpointInProgressError extends CheckpointStoreError {
     sessionId: string,
     callId: string,
     readonly startedAt: number,
+    /** Its owner's lease expired (the owner stopped renewing it: it died or lost the database): nothing will complete it now. */
+    readonly ownerGone = false,
   ) {
     super(
       `${call(sessionId, callId)} is in progress or its result is unknown: it was started at ${new Date(startedAt).toISOString()} ` +
-        'and has no recorded result, so it may already have run on the server. Wait for it to finish; ' +
-        'if it was interrupted, check the server and resolve it by hand in History (completed or failed).',
+        'and has no recorded result, so it may already have run on the server. ' +
+        (ownerGone
+          ? 'Its owner stopped (its lease expired), so nothing will finish it: check the server and resolve it by hand in History (completed or failed).'
+          : 'Wait for it to finish; if it was interrupted, check the server and resolve it by hand in History (completed or failed).'),
       sessionId,
       callId,
     );
+  }
+
+  override toJSON(): ReturnType<CheckpointStoreError['toJSON']> & { ownerGone: boolean } {
+    return { ...super.toJSON(), ownerGone: this.ownerGone };
   }
 }
 

@@ -84,9 +84,23 @@ const CHECKPOINTS_V3: Omit<Migration, 'version'> = {
   },
 };
 
+/**
+ * Leases that expire (see CheckpointStorage): when the store is given a lease duration, a claim
+ * writes when its lease expires and the owner's heartbeat moves it on; `complete` is refused
+ * once it passed. NULL — every row written before, and every row of a store without a lease
+ * duration (the desktop default) — never expires, as before.
+ */
+const CHECKPOINTS_V4: Omit<Migration, 'version'> = {
+  name: 'checkpoints: add lease_expires_at (leases that expire with their owner)',
+  up(db) {
+    db.exec(`ALTER TABLE checkpoints ADD COLUMN lease_expires_at INTEGER;`);
+  },
+};
+
 /** The checkpoints' migrations, at their place in the database file's one history (see storage/migrate.ts): a new one takes the next free number. */
 export const CHECKPOINT_MIGRATIONS: readonly Migration[] = [
   { version: 1, ...CHECKPOINTS_V1 },
   { version: 5, ...CHECKPOINTS_V2 },
   { version: 10, ...CHECKPOINTS_V3 },
+  { version: 11, ...CHECKPOINTS_V4 },
 ];

@@ -26,32 +26,40 @@ import type { GroupCommit } from '../storage/groupCommit.js';
 import { groupCommitFor } from '../storage/groupCommit.js';
 import { requireMigrations } from '../storage/migrate.js';
 import { addRangeAndCursor, checkTimeRange, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
+import { CheckpointLeaseLostError, CheckpointNotFoundError, CheckpointNotResolvableError } from './errors.js';
+import { LeaseKeeper } from './leaseKeeper.js';
+import type { PreviewRow, Row } from './records.js';
 import {
-  CheckpointArgumentsMismatchError,
-  CheckpointFailedError,
-  CheckpointInProgressError,
-  CheckpointInvalidResultError,
-  CheckpointLeaseLostError,
-  CheckpointNotFoundError,
-  CheckpointNotResolvableError,
-} from './errors.js';
-import type { MismatchField } from './errors.js';
+  HISTORY_INLINE_BYTES,
+  HISTORY_PAGE_MAX_BYTES,
+  HISTORY_PREVIEW_CHARS,
+  answerRecorded,
+  budgetPage,
+  checkClaimInput,
+  failureParams,
+  leaseLostReason,
+  resultJson,
+  toEntry,
+  toJson,
+  toRecord,
+} from './records.js';
 import { CHECKPOINT_MIGRATIONS } from './schema.js';
 import type {
   CheckpointRecord,
   CheckpointResult,
-  CheckpointStatus,
+  CheckpointStorage,
   CheckpointStore,
   ClaimInput,
   ClaimResult,
   FailureInfo,
   GroupedCheckpointWrites,
-  HistoryEntry,
   HistoryPage,
   HistoryQuery,
   ManualResolution,
   SessionSummary,
 } from './types.js';
+
+export { HISTORY_PAGE_MAX_BYTES } from './records.js';
 
 export interface SqliteCheckpointStoreOptions {
   clock?: Clock;
@@ -61,54 +69,20 @@ export interface SqliteCheckpointStoreOptions {
   previewChars?: number;
   /** A history page stops once its rows add up to about this many bytes (at least one row). */
   maxPageBytes?: number;
+  /**
+   * Leases expire this many ms after their last renewal (see `CheckpointStorage`). Absent (the
+   * desktop default): a lease never expires — one app owns the file, and its death ends its calls.
+   */
+  leaseMs?: number;
+  /** Renew held leases on a timer (default true when `leaseMs` is set); false leaves renewal to `renew`. */
+  heartbeat?: boolean;
 }
-
-const HISTORY_INLINE_BYTES = 4 * 1024;
-const HISTORY_PREVIEW_CHARS = 1024;
-export const HISTORY_PAGE_MAX_BYTES = 1024 * 1024;
-/** What a history row costs besides its values (ids, names, times), for the page budget. */
-const ROW_OVERHEAD_BYTES = 400;
-
-interface Row {
-  seq: number;
-  session_id: string;
-  call_id: string;
-  user_id: string;
-  tool_name: string;
-  server_id: string;
-  status: CheckpointStatus;
-  args_hash: string;
-  args_json: string;
-  result_json: string | null;
-  lease: string | null;
-  last_error_json: string | null;
-  attempts: number;
-  trace_id: string;
-  created_at: number;
-  updated_at: number;
-  resolved_by: 'manual' | null;
-  resolved_at: number | null;
-  resolution_note: string | null;
-  task_id: string | null;
-}
-
 const COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, result_json, lease,
-  last_error_json, attempts, trace_id, created_at, updated_at, resolved_by, resolved_at, resolution_note, task_id`;
-
-/** A history row: large values become NULL plus their size and a preview, decided in SQL. */
-interface PreviewRow extends Omit<Row, 'args_json'> {
-  args_json: string | null;
-  args_bytes: number;
-  args_preview: string | null;
-  result_bytes: number | null;
-  result_preview: string | null;
-  /** 1 or 0 when the result was left out (its `isError`), else NULL. */
-  result_is_error: number | null;
-}
+  last_error_json, attempts, trace_id, created_at, updated_at, resolved_by, resolved_at, resolution_note, task_id, lease_expires_at`;
 
 const PREVIEW_COLUMNS = `seq, session_id, call_id, user_id, tool_name, server_id, status, args_hash, lease,
   last_error_json, attempts, trace_id, created_at, updated_at, resolved_by, resolved_at, resolution_note, task_id,
-  octet_length(args_json) AS args_bytes,
+  lease_expires_at, octet_length(args_json) AS args_bytes,
   CASE WHEN octet_length(args_json) <= @inlineBytes THEN args_json END AS args_json,
   CASE WHEN octet_length(args_json) > @inlineBytes THEN substr(args_json, 1, @previewChars) END AS args_preview,
   octet_length(result_json) AS result_bytes,
@@ -136,7 +110,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
   readonly #claimTransaction: (input: ClaimInput, now: number, lease: string) => ClaimResult;
   readonly #completeOnly: Statement<unknown[]>;
   readonly #recordFailureOnly: Statement<Record<string, unknown>>;
+  readonly #renew: Statement<unknown[]>;
   readonly #group: GroupCommit;
+  readonly #leaseMs: number | undefined;
+  readonly #keeper: LeaseKeeper | undefined;
   readonly grouped: GroupedCheckpointWrites;
 
   /** `db` comes from the app's database opener, which ran the migrations (CHECKPOINT_MIGRATIONS among them). */
@@ -147,6 +124,16 @@ export class SqliteCheckpointStore implements CheckpointStore {
     this.#inlineBytes = options.inlineBytes ?? HISTORY_INLINE_BYTES;
     this.#previewChars = options.previewChars ?? HISTORY_PREVIEW_CHARS;
     this.#maxPageBytes = options.maxPageBytes ?? HISTORY_PAGE_MAX_BYTES;
+    this.#leaseMs = options.leaseMs;
+    if (this.#leaseMs !== undefined && options.heartbeat !== false) {
+      this.#keeper = new LeaseKeeper(
+        (leases) =>
+          Promise.resolve(
+            new Set(leases.filter((l) => this.renew(l.sessionId, l.callId, l.lease)).map((l) => l.lease)),
+          ),
+        Math.max(1, Math.floor(this.#leaseMs / 3)),
+      );
+    }
     this.#select = db.prepare(`SELECT ${COLUMNS} FROM checkpoints WHERE session_id = ? AND call_id = ?`);
     this.#recordBytes = db.prepare(
       `SELECT octet_length(args_json) + COALESCE(octet_length(result_json), 0) + COALESCE(octet_length(last_error_json), 0) AS bytes
@@ -156,18 +143,18 @@ export class SqliteCheckpointStore implements CheckpointStore {
     // ON CONFLICT DO NOTHING: a claim whose arguments are already serialized inserts first and
     // reads the existing row only when there is one (one statement for a new call, not two).
     this.#insert = db.prepare(
-      `INSERT INTO checkpoints (session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, lease, trace_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'started', ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, call_id) DO NOTHING`,
+      `INSERT INTO checkpoints (session_id, call_id, user_id, tool_name, server_id, status, args_hash, args_json, lease, trace_id, created_at, updated_at, lease_expires_at)
+       VALUES (?, ?, ?, ?, ?, 'started', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, call_id) DO NOTHING`,
     );
     this.#complete = db.prepare(
       `UPDATE checkpoints SET status = 'completed', result_json = @result, is_error = @isError, lease = NULL, updated_at = @now
-       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease
+       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease AND (lease_expires_at IS NULL OR lease_expires_at > @now)
        RETURNING ${COLUMNS}`,
     );
     this.#recordFailure = db.prepare(
       `UPDATE checkpoints SET last_error_json = @error, attempts = COALESCE(@attempts, attempts + 1), updated_at = @now,
          status = CASE WHEN @notRun = 1 THEN 'failed' ELSE status END, lease = CASE WHEN @notRun = 1 THEN NULL ELSE lease END
-       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease
+       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease AND (lease_expires_at IS NULL OR lease_expires_at > @now)
        RETURNING ${COLUMNS}`,
     );
     // Clearing the lease makes a late `complete` from the original owner fail with LeaseLost.
@@ -188,12 +175,17 @@ export class SqliteCheckpointStore implements CheckpointStore {
     // The grouped path reads nothing back: the caller does not need the stored row.
     this.#completeOnly = db.prepare(
       `UPDATE checkpoints SET status = 'completed', result_json = ?, is_error = ?, lease = NULL, updated_at = ?
-       WHERE session_id = ? AND call_id = ? AND status = 'started' AND lease = ?`,
+       WHERE session_id = ? AND call_id = ? AND status = 'started' AND lease = ? AND (lease_expires_at IS NULL OR lease_expires_at > ?)`,
+    );
+    // The heartbeat: a live lease moves its expiry on; an expired one stays expired (fenced).
+    this.#renew = db.prepare(
+      `UPDATE checkpoints SET lease_expires_at = ?
+       WHERE session_id = ? AND call_id = ? AND status = 'started' AND lease = ? AND lease_expires_at > ?`,
     );
     this.#recordFailureOnly = db.prepare(
       `UPDATE checkpoints SET last_error_json = @error, attempts = COALESCE(@attempts, attempts + 1), updated_at = @now,
          status = CASE WHEN @notRun = 1 THEN 'failed' ELSE status END, lease = CASE WHEN @notRun = 1 THEN NULL ELSE lease END
-       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease`,
+       WHERE session_id = @sessionId AND call_id = @callId AND status = 'started' AND lease = @lease AND (lease_expires_at IS NULL OR lease_expires_at > @now)`,
     );
     this.#group = groupCommitFor(db);
     this.grouped = {
@@ -201,18 +193,21 @@ export class SqliteCheckpointStore implements CheckpointStore {
         this.#deferred(() => {
           checkClaimInput(input);
           const lease = randomUUID();
-          return this.#group.commit(() => this.#claimLocked(input, nowMs(this.#clock), lease));
+          return this.#group
+            .commit(() => this.#claimLocked(input, nowMs(this.#clock), lease))
+            .then((claimed) => this.#held(claimed));
         }),
       complete: (sessionId, callId, lease, result) =>
         this.#deferred(() => {
           const json = resultJson(sessionId, callId, result);
           return this.#group.commit(() => {
+            const now = nowMs(this.#clock);
             if (
-              this.#completeOnly.run([json, Number(result.isError), nowMs(this.#clock), sessionId, callId, lease])
-                .changes !== 1
+              this.#completeOnly.run([json, Number(result.isError), now, sessionId, callId, lease, now]).changes !== 1
             ) {
               throw this.#leaseLost(sessionId, callId, 'complete');
             }
+            this.#keeper?.release(lease);
           });
         }),
       recordFailure: (sessionId, callId, lease, error) =>
@@ -221,6 +216,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
           return this.#group.commit(() => {
             if (this.#recordFailureOnly.run({ sessionId, callId, lease, ...params }).changes !== 1)
               throw this.#leaseLost(sessionId, callId, 'recordFailure');
+            if (params.notRun === 1) this.#keeper?.release(lease);
           });
         }),
     };
@@ -235,7 +231,26 @@ export class SqliteCheckpointStore implements CheckpointStore {
     checkClaimInput(input);
     // randomUUID: 122 random bits from the CSPRNG, served from Node's batched entropy cache —
     // randomBytes per claim was the single largest cost of a claim.
-    return this.#claimTransaction(input, nowMs(this.#clock), randomUUID());
+    return this.#held(this.#claimTransaction(input, nowMs(this.#clock), randomUUID()));
+  }
+
+  /** Extends a live lease by `leaseMs`; false when it is not the owner's any more (or leases do not expire). */
+  renew(sessionId: string, callId: string, lease: string): boolean {
+    if (this.#leaseMs === undefined) return false;
+    const now = nowMs(this.#clock);
+    return this.#renew.run([now + this.#leaseMs, sessionId, callId, lease, now]).changes === 1;
+  }
+
+  /** Stops the heartbeat: the leases this store holds then expire (as when its process dies). */
+  stopLeases(): void {
+    this.#keeper?.stop();
+  }
+
+  /** An owned claim's lease joins the heartbeat. */
+  #held(claimed: ClaimResult): ClaimResult {
+    if (claimed.kind === 'owner')
+      this.#keeper?.hold({ sessionId: claimed.record.sessionId, callId: claimed.record.callId, lease: claimed.lease });
+    return claimed;
   }
 
   /** A bad argument rejects the promise (as the synchronous method would throw), never throws. */
@@ -261,6 +276,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
         input.traceId,
         now,
         now,
+        this.#leaseMs === undefined ? null : now + this.#leaseMs,
       ]).changes === 1;
     const row =
       input.argsJson !== undefined && insert(input.argsJson)
@@ -286,34 +302,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
       };
       return { kind: 'owner', lease, record };
     }
-    return this.#answerRecorded(row, input);
+    return answerRecorded(row, input, now);
   }
 
   peek(input: ClaimInput): ClaimResult | undefined {
     const row = this.#select.get(input.sessionId, input.callId);
-    return row ? this.#answerRecorded(row, input) : undefined;
-  }
-
-  /** A key already recorded: its replay, or why it may not run again. */
-  #answerRecorded(row: Row, input: ClaimInput): ClaimResult {
-    // Checked before the status: another call's result must never be replayed, whatever its state.
-    const mismatched: MismatchField[] = [];
-    if (row.args_hash !== input.argsHash) mismatched.push('arguments');
-    if (row.tool_name !== input.toolName) mismatched.push('tool');
-    if (row.server_id !== input.serverId) mismatched.push('server');
-    if (row.user_id !== input.userId) mismatched.push('user');
-    if (mismatched.length > 0) throw new CheckpointArgumentsMismatchError(input.sessionId, input.callId, mismatched);
-
-    switch (row.status) {
-      case 'completed': {
-        const record = toRecord(row);
-        return { kind: 'replay', record: record as typeof record & { status: 'completed'; result: CheckpointResult } };
-      }
-      case 'started':
-        throw new CheckpointInProgressError(input.sessionId, input.callId, row.created_at);
-      case 'failed':
-        throw new CheckpointFailedError(input.sessionId, input.callId);
-    }
+    return row ? answerRecorded(row, input, nowMs(this.#clock)) : undefined;
   }
 
   complete(sessionId: string, callId: string, lease: string, result: CheckpointResult): CheckpointRecord {
@@ -326,12 +320,14 @@ export class SqliteCheckpointStore implements CheckpointStore {
       now: nowMs(this.#clock),
     });
     if (!row) throw this.#leaseLost(sessionId, callId, 'complete');
+    this.#keeper?.release(lease);
     return toRecord(row);
   }
 
   recordFailure(sessionId: string, callId: string, lease: string, error: FailureInfo): CheckpointRecord {
     const row = this.#recordFailure.get({ sessionId, callId, lease, ...failureParams(error, nowMs(this.#clock)) });
     if (!row) throw this.#leaseLost(sessionId, callId, 'recordFailure');
+    if (row.status !== 'started') this.#keeper?.release(lease);
     return toRecord(row);
   }
 
@@ -365,16 +361,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
     const { sql, params, limit } = this.#historySql(query);
     const rows = this.#historyStatement(sql).all(params);
     // The byte budget may end the page before `limit` rows; the cursor then follows its last row.
-    let budget = this.#maxPageBytes;
-    let count = 0;
-    while (count < Math.min(limit, rows.length)) {
-      const cost = rowBytes(rows[count] as PreviewRow);
-      if (count > 0 && cost > budget) break;
-      budget -= cost;
-      count++;
-    }
-    const cut = count < Math.min(limit, rows.length);
-    const { page, nextCursor } = keysetPage(cut ? rows.slice(0, count + 1) : rows, cut ? count : limit, (row) => ({
+    const budgeted = budgetPage(rows, limit, this.#maxPageBytes);
+    const { page, nextCursor } = keysetPage(budgeted.rows, budgeted.limit, (row) => ({
       at: row.updated_at,
       seq: row.seq,
     }));
@@ -445,141 +433,24 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   #leaseLost(sessionId: string, callId: string, operation: 'complete' | 'recordFailure'): CheckpointLeaseLostError {
-    const row = this.#select.get(sessionId, callId);
-    const reason = !row
-      ? 'there is no checkpoint for it'
-      : row.status === 'started'
-        ? 'another owner holds its lease'
-        : row.resolved_by === 'manual'
-          ? `it was resolved by hand in History as ${row.status}`
-          : `it is already ${row.status}`;
+    const reason = leaseLostReason(this.#select.get(sessionId, callId), nowMs(this.#clock));
     return new CheckpointLeaseLostError(sessionId, callId, operation, reason);
   }
 }
 
-function checkClaimInput(input: ClaimInput): void {
-  for (const key of ['sessionId', 'callId', 'userId', 'toolName', 'serverId', 'argsHash', 'traceId'] as const) {
-    if (typeof input[key] !== 'string' || input[key] === '')
-      throw new TypeError(`claim: ${key} must be a non-empty string.`);
-  }
-}
-
-/** The stored form of a reported failure (the UPDATE's parameters). */
-function failureParams(
-  error: FailureInfo,
-  now: number,
-): { error: string; attempts: number | null; now: number; notRun: number } {
-  if (error.attempts !== undefined && (!Number.isInteger(error.attempts) || error.attempts < 0)) {
-    throw new TypeError('recordFailure: attempts must be a non-negative integer.');
-  }
-  const stored = { ...(error.code !== undefined ? { code: error.code } : {}), message: String(error.message), at: now };
+/** The SQLite store behind the asynchronous interface both implementations share (`db` stays the caller's to close). */
+export function sqliteCheckpointStorage(store: SqliteCheckpointStore): CheckpointStorage {
+  // async: a synchronous throw becomes a rejection, as from the PostgreSQL store.
   return {
-    error: JSON.stringify(stored),
-    attempts: error.attempts ?? null,
-    now,
-    notRun: error.notRun === true || error.ended === true ? 1 : 0,
+    claim: async (input) => store.claim(input),
+    peek: async (input) => store.peek(input),
+    complete: async (sessionId, callId, lease, result) => store.complete(sessionId, callId, lease, result),
+    recordFailure: async (sessionId, callId, lease, error) => store.recordFailure(sessionId, callId, lease, error),
+    renew: async (sessionId, callId, lease) => store.renew(sessionId, callId, lease),
+    resolveManually: async (sessionId, callId, resolution) => store.resolveManually(sessionId, callId, resolution),
+    get: async (sessionId, callId) => store.get(sessionId, callId),
+    history: async (query) => store.history(query),
+    listSessions: async () => store.listSessions(),
+    close: async () => store.stopLeases(),
   };
-}
-
-/** About what a history row weighs once serialized. */
-function rowBytes(row: PreviewRow): number {
-  return (
-    ROW_OVERHEAD_BYTES +
-    (row.args_json ?? row.args_preview ?? '').length +
-    (row.result_json ?? row.result_preview ?? '').length +
-    (row.last_error_json?.length ?? 0) +
-    (row.resolution_note?.length ?? 0)
-  );
-}
-
-/** A history row as a record: whole values parsed, left-out ones replaced by their preview. */
-function toEntry(row: PreviewRow): HistoryEntry {
-  const argsLeftOut = row.args_json === null;
-  const resultLeftOut = row.result_bytes !== null && row.result_json === null;
-  const record = toRecord({
-    ...row,
-    args_json: argsLeftOut ? 'null' : row.args_json,
-    result_json: resultLeftOut ? null : row.result_json,
-  } as Row);
-  if (argsLeftOut) delete record.args;
-  if (!argsLeftOut && !resultLeftOut) return record;
-  return {
-    ...record,
-    preview: {
-      argsBytes: row.args_bytes,
-      ...(row.result_bytes !== null ? { resultBytes: row.result_bytes } : {}),
-      ...(argsLeftOut && row.args_preview !== null ? { args: row.args_preview } : {}),
-      ...(resultLeftOut && row.result_preview !== null ? { result: row.result_preview } : {}),
-      ...(resultLeftOut && row.result_is_error !== null ? { resultIsError: row.result_is_error === 1 } : {}),
-      truncated: true,
-    },
-  };
-}
-
-function toRecord(row: Row): CheckpointRecord {
-  return {
-    sessionId: row.session_id,
-    callId: row.call_id,
-    userId: row.user_id,
-    toolName: row.tool_name,
-    serverId: row.server_id,
-    status: row.status,
-    argsHash: row.args_hash,
-    args: JSON.parse(row.args_json) as unknown,
-    ...(row.result_json !== null ? { result: parseResult(row.result_json) } : {}),
-    ...(row.last_error_json !== null
-      ? { lastError: JSON.parse(row.last_error_json) as CheckpointRecord['lastError'] }
-      : {}),
-    attempts: row.attempts,
-    traceId: row.trace_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    ...(row.resolved_by !== null ? { resolvedBy: row.resolved_by } : {}),
-    ...(row.resolved_at !== null ? { resolvedAt: row.resolved_at } : {}),
-    ...(row.resolution_note !== null ? { resolutionNote: row.resolution_note } : {}),
-    ...(row.task_id !== null && row.task_id !== undefined ? { taskId: row.task_id } : {}),
-  };
-}
-
-/** JSON drops an undefined `structuredContent`; put the key back so a replay has the shape it was saved with. */
-function parseResult(json: string): CheckpointResult {
-  const parsed = JSON.parse(json) as CheckpointResult;
-  return Object.hasOwn(parsed, 'structuredContent') ? parsed : { ...parsed, structuredContent: undefined };
-}
-
-function resultJson(sessionId: string, callId: string, result: CheckpointResult): string {
-  if (
-    typeof result !== 'object' ||
-    result === null ||
-    !Array.isArray(result.content) ||
-    typeof result.isError !== 'boolean'
-  ) {
-    throw new CheckpointInvalidResultError(
-      sessionId,
-      callId,
-      'expected { content: [...], structuredContent?, isError }',
-    );
-  }
-  try {
-    return JSON.stringify(result);
-  } catch (error) {
-    throw new CheckpointInvalidResultError(
-      sessionId,
-      callId,
-      `it is not JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-}
-
-function toJson(value: unknown, what: string): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    throw new TypeError(
-      `${what} must be JSON (${error instanceof Error ? error.message : String(error)}); pass them through redact() first.`,
-    );
-  }
-  if (json === undefined) throw new TypeError(`${what} must be JSON; pass them through redact() first.`);
-  return json;
 }

@@ -212,3 +212,34 @@ export interface CheckpointStore {
   history(query: HistoryQuery): HistoryPage;
   listSessions(): SessionSummary[];
 }
+
+/**
+ * The checkpoint store as every implementation offers it, asynchronously: SQLite (the embedded
+ * default; `sqliteCheckpointStorage` wraps its synchronous store) and PostgreSQL
+ * (postgresStore.ts, for several processes or machines on one database). The one conformance
+ * suite (test/checkpoints/conformance.ts) runs against this interface for both. Same rules and
+ * errors as `CheckpointStore`'s methods of the same names.
+ *
+ * Leases. A store built with a lease duration gives each claim a lease that expires unless its
+ * owner renews it: the store renews the leases it holds on a timer (the owner process's
+ * heartbeat), so a lease expires with its owner — a process killed mid-call stops renewing.
+ * An expired lease is fenced: its holder can no longer complete or record a failure (a stale
+ * owner that was only paused cannot overwrite what a person or the server decided since). The
+ * record stays `started` — the call may have acted — and a duplicate is told its owner is gone
+ * (`CheckpointInProgressError.ownerGone`), so a person or the server's task resolves it. A call
+ * is never handed to a second owner: that would run it twice.
+ */
+export interface CheckpointStorage {
+  claim(input: ClaimInput): Promise<ClaimResult>;
+  peek(input: ClaimInput): Promise<ClaimResult | undefined>;
+  complete(sessionId: string, callId: string, lease: string, result: CheckpointResult): Promise<CheckpointRecord>;
+  recordFailure(sessionId: string, callId: string, lease: string, error: FailureInfo): Promise<CheckpointRecord>;
+  /** Extends the lease's expiry; false when the lease is no longer the owner's (expired, completed, resolved). */
+  renew(sessionId: string, callId: string, lease: string): Promise<boolean>;
+  resolveManually(sessionId: string, callId: string, resolution: ManualResolution): Promise<CheckpointRecord>;
+  get(sessionId: string, callId: string): Promise<CheckpointRecord | undefined>;
+  history(query: HistoryQuery): Promise<HistoryPage>;
+  listSessions(): Promise<SessionSummary[]>;
+  /** Stops renewing the leases this store holds (they then expire) and releases its connections. */
+  close(): Promise<void>;
+}

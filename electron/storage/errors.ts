@@ -6,7 +6,13 @@
 import { CodedError } from '../util/codedError.js';
 
 export type StorageErrorCode =
-  'schema_too_new' | 'schema_not_migrated' | 'migration_invalid' | 'invalid_cursor' | 'invalid_query';
+  | 'schema_too_new'
+  | 'schema_not_migrated'
+  | 'migration_invalid'
+  | 'invalid_cursor'
+  | 'invalid_query'
+  | 'database_unreachable'
+  | 'database_refused';
 
 /** SQLite's "database or disk is full" (better-sqlite3 names an error by its result code). */
 export function isDiskFull(error: unknown): boolean {
@@ -64,5 +70,53 @@ export class InvalidQueryError extends StorageError {
   readonly code = 'invalid_query';
   constructor(detail: string) {
     super(`Invalid query: ${detail}`);
+  }
+}
+
+/**
+ * The PostgreSQL server could not be reached (refused, timed out, unknown host, wrong password).
+ * `where` is the database URL with its password and user removed; `reason` a short code (the
+ * driver's errno or SQLSTATE), as data.
+ */
+export class DatabaseUnreachableError extends StorageError {
+  readonly code = 'database_unreachable';
+  constructor(
+    readonly where: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `The database at ${where} could not be reached (${reason}). Nothing was written; what is already stored is kept. ` +
+        'Check that the server runs and the address, user and password in the database URL are right, then try again.',
+      options,
+    );
+  }
+
+  override toJSON(): ReturnType<StorageError['toJSON']> & { where: string; reason: string } {
+    return { ...super.toJSON(), where: this.where, reason: this.reason };
+  }
+}
+
+/**
+ * The PostgreSQL server refused a statement (read-only, permission, disk full, constraint…): the
+ * statement's transaction rolled back, so what was stored before is intact. `sqlState` is the
+ * server's code, as data.
+ */
+export class DatabaseRefusedError extends StorageError {
+  readonly code = 'database_refused';
+  constructor(
+    readonly operation: string,
+    readonly sqlState: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `The database refused to ${operation} (SQLSTATE ${sqlState}). Nothing of it was written and what was stored before is kept; ` +
+        'check that the database user may write and the server has space, then try again.',
+      options,
+    );
+  }
+
+  override toJSON(): ReturnType<StorageError['toJSON']> & { operation: string; sqlState: string } {
+    return { ...super.toJSON(), operation: this.operation, sqlState: this.sqlState };
   }
 }

@@ -3,8 +3,6 @@
  * a writer killed with SIGKILL at many moments (store level; the executeTool-level crash test
  * is separate).
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,65 +13,9 @@ import type { Database } from '../../electron/storage/database.js';
 import { openAppDatabase } from '../../electron/core/database.js';
 import { schemaVersion } from '../../electron/storage/migrate.js';
 import { APP_MIGRATIONS } from '../../electron/core/database.js';
-import type { ChildMessage } from './childProtocol.js';
+import { Child } from './childProcess.js';
 import { CHILD_SCRIPT, childInput, childResult } from './childProtocol.js';
 import { tempDir } from './tempDir.js';
-
-const PROJECT_ROOT = new URL('../..', import.meta.url).pathname;
-
-class Child {
-  readonly process: ChildProcess;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  readonly #messages: ChildMessage[] = [];
-  readonly #waiters = new Set<() => void>();
-  #stderr = '';
-  #closed = false;
-
-  constructor(args: string[]) {
-    this.process = spawn(process.execPath, ['--import', 'tsx', CHILD_SCRIPT, ...args], {
-      cwd: PROJECT_ROOT,
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    this.process.stderr?.on('data', (chunk: Buffer) => (this.#stderr += chunk.toString()));
-    this.process.on('message', (message) => {
-      this.#messages.push(message as ChildMessage);
-      for (const wake of this.#waiters) wake();
-    });
-    // 'close', not 'exit': it comes after the IPC channel and stderr are drained, so no message is lost.
-    this.exited = new Promise((resolve) =>
-      this.process.on('close', (code, signal) => {
-        this.#closed = true;
-        resolve({ code, signal });
-        for (const wake of this.#waiters) wake();
-      }),
-    );
-  }
-
-  /** Resolves with the first message of `type`; fails on an error message or an early exit. */
-  async waitFor<T extends ChildMessage['type']>(type: T): Promise<Extract<ChildMessage, { type: T }>> {
-    for (;;) {
-      const found = this.#messages.find((m) => m.type === type || m.type === 'error');
-      if (found?.type === 'error') throw new Error(`child failed: ${found.message}`);
-      if (found) return found as Extract<ChildMessage, { type: T }>;
-      if (this.#closed) {
-        throw new Error(
-          `child exited (${this.process.exitCode ?? this.process.signalCode}) before "${type}". stderr:\n${this.#stderr}`,
-        );
-      }
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          this.#waiters.delete(wake);
-          resolve();
-        };
-        this.#waiters.add(wake);
-      });
-    }
-  }
-
-  get errors(): string[] {
-    return this.#messages.flatMap((m) => (m.type === 'error' ? [m.message] : []));
-  }
-}
 
 let scratch: ReturnType<typeof tempDir>;
 const children: Child[] = [];
@@ -89,7 +31,7 @@ afterEach(async () => {
 });
 
 function start(args: string[]): Child {
-  const child = new Child(args);
+  const child = new Child(CHILD_SCRIPT, args);
   children.push(child);
   return child;
 }

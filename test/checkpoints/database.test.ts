@@ -148,6 +148,7 @@ describe('the app migrations: declared by each store, collected and run in one p
       [8, 'tracing'],
       [9, 'runs'],
       [10, 'checkpoints'],
+      [11, 'checkpoints'],
     ]);
     expect(APP_MIGRATIONS).toEqual([
       CHECKPOINT_MIGRATIONS[0],
@@ -160,6 +161,7 @@ describe('the app migrations: declared by each store, collected and run in one p
       TRACE_MIGRATIONS[4],
       ...RUN_MIGRATIONS,
       CHECKPOINT_MIGRATIONS[2],
+      CHECKPOINT_MIGRATIONS[3],
     ]);
   });
 

@@ -107,6 +107,8 @@ const INSTANCES: Record<string, Error> = {
   MigrationListError: new storageErrors.MigrationListError('gap'),
   InvalidCursorError: new storageErrors.InvalidCursorError(),
   InvalidQueryError: new storageErrors.InvalidQueryError('bad'),
+  DatabaseUnreachableError: new storageErrors.DatabaseUnreachableError('postgres://h:5432/db', 'ECONNREFUSED'),
+  DatabaseRefusedError: new storageErrors.DatabaseRefusedError('record a tool call', '25006'),
   TraceEventInvalidError: new tracingErrors.TraceEventInvalidError('x', 'bad'),
   TraceClosedError: new tracingErrors.TraceClosedError('t', 'event'),
   TraceNotFoundError: new tracingErrors.TraceNotFoundError('t'),

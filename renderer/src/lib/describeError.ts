@@ -166,6 +166,8 @@ const WORDS = {
   trace_closed: { title: 'Trace already closed' },
   trace_not_found: { title: 'Trace not found' },
   interrupted: { title: 'Interrupted' },
+  database_unreachable: { title: 'Database unreachable' },
+  database_refused: { title: 'Database refused the write' },
   model_auth_failed: { title: 'The provider refused the API key' },
   model_rate_limited: { title: 'The provider is rate limiting' },
   model_server_error: { title: 'The provider failed' },
