@@ -8,6 +8,7 @@
  */
 import type { ServerResponse } from '../../shared/registryServer.js';
 import { ServerListEnvelopeSchema, ServerResponseSchema } from '../../shared/registryServer.js';
+import { networkFailureOf } from '../mcp/networkFailure.js';
 import { CatalogError } from './errors.js';
 
 /** One entry of a list: read, or refused with why (and its name when the entry had one). */
@@ -129,12 +130,12 @@ export class RegistryClient {
           { kind: 'timeout', host: full.hostname },
         );
       if (signal?.aborted) throw error;
-      const errno = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
-      throw new CatalogError('unreachable', `The registry at ${this.baseUrl} could not be reached.`, {
-        kind: errno === 'ENOTFOUND' ? 'dns' : errno === 'ECONNREFUSED' ? 'connection_refused' : 'network',
-        host: full.hostname,
-        ...(errno ? { errno } : {}),
-      });
+      const failure = networkFailureOf(error, full.href);
+      throw new CatalogError(
+        'unreachable',
+        `The registry at ${this.baseUrl} could not be reached.`,
+        failure ?? { kind: 'network', host: full.hostname },
+      );
     }
     try {
       return JSON.parse(text) as unknown;
