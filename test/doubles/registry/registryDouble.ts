@@ -8,7 +8,7 @@
  * large. Files (mcpb bundles) are served under /files/.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -68,7 +68,7 @@ export async function startRegistryDouble(
   documents: Array<{ doc: Record<string, unknown>; updatedAt?: string }> = [],
 ): Promise<RegistryDouble> {
   let stored: Stored[] = [];
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   const state: RegistryDouble = {
     url: '',
     requests: [],
