@@ -85,13 +85,17 @@ export async function unpackBundle(bytes: Buffer, dir: string): Promise<Unpacked
     throw new CatalogError('bad_response', "The bundle's manifest.json is not a valid MCP Bundle manifest.");
   }
   const root = resolve(dir);
+  // Every path is checked before the first file is written.
+  for (const entry of Object.values(zip.files)) {
+    const target = resolve(root, entry.name);
+    if (target !== root && !target.startsWith(root + sep))
+      throw new CatalogError('bad_response', `The bundle names a file outside its folder (${entry.name}); refused.`);
+  }
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true, mode: 0o700 });
   let total = 0;
   for (const entry of Object.values(zip.files)) {
     const target = resolve(root, entry.name);
-    if (target !== root && !target.startsWith(root + sep))
-      throw new CatalogError('bad_response', `The bundle names a file outside its folder (${entry.name}); refused.`);
     if (entry.dir) {
       mkdirSync(target, { recursive: true, mode: 0o700 });
       continue;
