@@ -127,7 +127,6 @@ export const OfficialMetaSchema = z.looseObject({
   updatedAt: z.string().max(100).optional(),
   isLatest: z.boolean().optional(),
 });
-export type OfficialMeta = z.infer<typeof OfficialMetaSchema>;
 export const OFFICIAL_META_KEY = 'io.modelcontextprotocol.registry/official';
 
 /** `ServerList`, with its entries left unread: each is validated alone, so one bad entry hides no other. */

@@ -29,11 +29,14 @@ const RUNTIMES: Record<string, { command: string; install: string }> = {
 };
 const DEFAULT_RUNTIME: Record<string, string> = { npm: 'npx', pypi: 'uvx', oci: 'docker', nuget: 'dnx' };
 
+/** The deadline of a package's start and requests: its first start downloads it. */
+const FIRST_START_MS = 180_000;
+
 /** Whether a program is on this machine's PATH (injected: tests decide). */
 export type HasProgram = (command: string) => boolean;
 
 /** The launcher a package runs with: its runtimeHint, else its registry type's; `mcpb` has none (it is unpacked). */
-export function runtimeOf(pkg: RegistryPackage): string | undefined {
+function runtimeOf(pkg: RegistryPackage): string | undefined {
   if (pkg.registryType === 'mcpb') return undefined;
   return pkg.runtimeHint ?? DEFAULT_RUNTIME[pkg.registryType];
 }
@@ -217,7 +220,7 @@ interface BuildInput {
 }
 
 /** The hosts of the entry's declared remotes (those whose host is not a template). */
-export function remoteHosts(server: ServerDetail): string[] {
+function remoteHosts(server: ServerDetail): string[] {
   const hosts = new Set<string>();
   for (const remote of server.remotes ?? []) {
     try {
@@ -264,8 +267,18 @@ export function buildConfig(input: BuildInput): BuiltConfig {
   const { headers: env } = keyValues('env', pkg.environmentVariables ?? [], answers, secretValues, input.storedSlots);
   const { command, args } = input.bundle ?? commandOf(pkg, server.version, answers, Object.keys(env));
   const sandbox = { enabled: true, read: [], denyRead: [], write: [], hosts: remoteHosts(server) };
+  // A launcher downloads the package on the first start (npx, uvx, docker, dnx): more than the default 30 s.
+  const timeoutMs = input.bundle ? {} : { timeoutMs: FIRST_START_MS };
   return {
-    config: { ...common, transport: 'stdio', command, args, env: { ...(input.bundle?.env ?? {}), ...env }, sandbox },
+    config: {
+      ...common,
+      ...timeoutMs,
+      transport: 'stdio',
+      command,
+      args,
+      env: { ...(input.bundle?.env ?? {}), ...env },
+      sandbox,
+    },
     secrets: secretValues,
     summary: [command, ...args].join(' '),
   };

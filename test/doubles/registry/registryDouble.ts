@@ -107,7 +107,11 @@ export async function startRegistryDouble(
             !latestOnly ||
             (w._meta as Record<string, { isLatest: boolean }>)['io.modelcontextprotocol.registry/official']!.isLatest,
         ),
-      ...state.extra,
+      // Malformed entries are matched by their name, when they have one.
+      ...state.extra.filter((raw) => {
+        const name = (raw as { server?: { name?: unknown } } | null)?.server?.name;
+        return typeof name !== 'string' || name.includes(search);
+      }),
     ];
     const start = Number(url.searchParams.get('cursor') ?? 0);
     const page = matching.slice(start, start + limit);
