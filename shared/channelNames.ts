@@ -77,6 +77,15 @@ export const CHANNEL_NAMES = [
   'apps.load',
   'apps.callTool',
   'apps.readResource',
+  // The MCP Registry catalog (shared/contract/catalog.ts)
+  'catalog.search',
+  'catalog.plan',
+  'catalog.install',
+  'catalog.updates',
+  'catalog.previewUpdate',
+  'catalog.applyUpdate',
+  'catalog.registries',
+  'catalog.setRegistries',
 ] as const;
 
 export const EVENT_NAMES = [

@@ -124,6 +124,10 @@ export const ERROR_CODES = [
   'app_call_refused',
   // An app called tools faster than its rate (electron/apps/appCallRate.ts)
   'app_rate_limited',
+  // The MCP Registry catalog (issue 30)
+  'registry_pagination_loop',
+  'package_hash_mismatch',
+  'runtime_missing',
 ] as const;
 
 export const ErrorCodeSchema = z.enum(ERROR_CODES);

@@ -242,6 +242,32 @@ export function sandboxEnabled(config: { sandbox?: { enabled: boolean } | undefi
   return config.sandbox?.enabled ?? SANDBOX_ENABLED_BY_DEFAULT;
 }
 
+/**
+ * Where a server installed from an MCP Registry came from (issue 30): the registry, the entry's
+ * name and version, which of its packages or remotes, the person's non-secret answers to its
+ * form (secrets stay in the secret store), and each install and update (who, when, which version).
+ */
+const CatalogOriginSchema = z.object({
+  registry: z.string().max(2000),
+  name: z.string().max(200),
+  version: z.string().max(255),
+  option: z.object({ kind: z.enum(['package', 'remote']), index: z.number().int().min(0).max(49) }),
+  inputs: z.record(z.string().max(300), z.string().max(10_000)).default({}),
+  history: z
+    .array(
+      z.object({
+        at: z.number(),
+        by: z.string().max(200),
+        action: z.enum(['installed', 'updated']),
+        version: z.string().max(255),
+        from: z.string().max(255).optional(),
+      }),
+    )
+    .max(100)
+    .default([]),
+});
+export type CatalogOrigin = z.infer<typeof CatalogOriginSchema>;
+
 const common = {
   id: z
     .string()
@@ -278,6 +304,8 @@ const common = {
    * or `modern` (2026-07-28, stateless) pins it, for servers that misbehave on the probe.
    */
   protocolEra: ProtocolEraSchema.default('auto'),
+  /** Installed from an MCP Registry: where from, which version, and its history. */
+  catalog: CatalogOriginSchema.optional(),
 };
 
 export const StdioServerConfigSchema = z.object({

@@ -73,6 +73,8 @@ import { RunService } from './runService.js';
 import { storageKey } from './secretSlots.js';
 import { ServerFeatureService } from './serverFeatureService.js';
 import { appsHandlers } from './handlers/apps.js';
+import { catalogHandlers } from './handlers/catalog.js';
+import { CatalogService } from '../catalog/catalogService.js';
 import { AppService } from '../apps/appService.js';
 import { ServerService } from './serverService.js';
 import { SettingsService } from './settingsService.js';
@@ -348,6 +350,16 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     ...resourceHandlers({ registry, features }),
     ...oauthHandlers({ servers }),
     ...runHandlers({ runs }),
+    // The MCP Registry catalog (issue 30): installs are saved through the same server service.
+    ...catalogHandlers({
+      catalog: new CatalogService({
+        dataDir: options.dataDir,
+        config: options.config,
+        servers: () => registry.servers(),
+        save: (request) => servers.save(request),
+        onSecret: (value) => redactor.add(value),
+      }),
+    }),
     ...appsHandlers({
       apps: new AppService({
         registry,

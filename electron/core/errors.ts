@@ -10,6 +10,7 @@ import { isErrorCode } from '../../shared/errors.js';
 import type { FieldErrors } from '../../shared/serverConfig.js';
 import { fieldErrorsOf } from '../../shared/serverConfig.js';
 import type { AppsErrorCode } from '../apps/errors.js';
+import type { CatalogErrorCode } from '../catalog/errors.js';
 import type { CheckpointErrorCode } from '../checkpoints/errors.js';
 import type { GatewayErrorCode } from '../gateway/errors.js';
 import type { HarnessErrorCode } from '../harness/errors.js';
@@ -26,6 +27,7 @@ import type { TraceErrorCode } from '../tracing/errors.js';
 type ContractCodes<T extends ErrorCode> = T;
 export type CoreErrorCode = ContractCodes<
   | AppsErrorCode
+  | CatalogErrorCode
   | GatewayErrorCode
   | HarnessErrorCode
   | MCPErrorCode

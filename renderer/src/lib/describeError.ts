@@ -180,6 +180,9 @@ const WORDS = {
   app_resource_invalid: { title: 'The app could not be loaded' },
   app_call_refused: { title: 'The app may not call this tool' },
   app_rate_limited: { title: 'The app is calling tools too fast' },
+  registry_pagination_loop: { title: 'The registry repeated a page' },
+  package_hash_mismatch: { title: 'The package is not the one the registry names' },
+  runtime_missing: { title: 'A program this server needs is missing' },
 } satisfies Record<ErrorCode, CodeWords>;
 
 /** The code as this renderer knows it: a code from a newer main reads as `unrecognized`. */

@@ -21,6 +21,7 @@ import { HistoryView } from './history/HistoryView.js';
 import { ImportDialog } from './import/ImportDialog.js';
 import { AgentsView } from './agents/AgentsView.js';
 import { RunsView } from './runs/RunsView.js';
+import { CatalogView } from './catalog/CatalogView.js';
 
 function CurrentView() {
   const view = useAppStore((s) => s.view);
@@ -43,6 +44,8 @@ function CurrentView() {
       return <AgentsView />;
     case 'runs':
       return <RunsView />;
+    case 'catalog':
+      return <CatalogView />;
   }
 }
 

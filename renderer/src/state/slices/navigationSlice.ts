@@ -2,7 +2,7 @@
 import type { SliceCreator } from '../types.js';
 
 export type ViewName =
-  'servers' | 'tools' | 'approvals' | 'permissions' | 'traces' | 'history' | 'agents' | 'runs' | 'settings';
+  'servers' | 'catalog' | 'tools' | 'approvals' | 'permissions' | 'traces' | 'history' | 'agents' | 'runs' | 'settings';
 
 type ServerTab = 'overview' | 'tools' | 'resources' | 'prompts' | 'log';
 

@@ -8,6 +8,7 @@ import { ConnectionIndicator } from './ConnectionIndicator.js';
 
 const MAIN_ITEMS: { view: ViewName; label: string; icon: IconName }[] = [
   { view: 'servers', label: 'Servers', icon: 'servers' },
+  { view: 'catalog', label: 'Catalog', icon: 'globe' },
   { view: 'tools', label: 'Tools', icon: 'tools' },
   { view: 'approvals', label: 'Approvals', icon: 'approvals' },
   { view: 'permissions', label: 'Permissions', icon: 'lock' },
