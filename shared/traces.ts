@@ -94,6 +94,12 @@ export const TraceEventDataSchemas = {
     completedAt: z.number().optional(),
     resolvedBy: z.literal('manual').optional(),
   }),
+  /**
+   * The call's server, sandboxed (issue 29), was refused something while the call ran: a
+   * connection its proxy denied (what sandbox-runtime records), in the library's words, redacted.
+   * Attributed to every call in flight on that server then (the library knows the server, not the call).
+   */
+  sandbox_violation: z.looseObject({ line: z.string().max(2_000) }),
   completed: z.looseObject({ isError: z.boolean(), contentBlocks: count.optional() }),
   failed: z.looseObject({ error: TraceErrorSchema }),
 } as const;
@@ -130,6 +136,7 @@ const TraceEventSchema = z.discriminatedUnion('type', [
   storedEvent('task'),
   storedEvent('task_check'),
   storedEvent('replay'),
+  storedEvent('sandbox_violation'),
   storedEvent('completed'),
   storedEvent('failed'),
 ]);

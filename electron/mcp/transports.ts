@@ -63,7 +63,7 @@ export interface OpenedTransport {
 export interface TransportExtras {
   oauth?: OAuthSession;
   /** stdio: where a server whose sandbox is on is wrapped (sandbox/serverSandbox.ts). */
-  sandboxes?: ServerSandboxes;
+  sandboxes: ServerSandboxes;
 }
 
 export interface TransportLimits {
@@ -117,10 +117,9 @@ function tooLargeReporter(serverId: string, limits: TransportLimits): () => MCPR
 async function sandboxed(
   config: StdioServerConfig,
   env: Record<string, string>,
-  sandboxes: ServerSandboxes | undefined,
+  sandboxes: ServerSandboxes,
 ): Promise<{ command: string; args: string[]; release?: () => void }> {
   if (!sandboxEnabled(config)) return { command: config.command, args: config.args };
-  if (!sandboxes) throw new MCPSandboxUnavailableError(config.id, 'platform_unsupported', 'this host runs no sandbox');
   try {
     const wrapped = await sandboxes.wrap(
       {
@@ -147,7 +146,7 @@ async function openStdio(
   secrets: SecretResolver,
   log: LogBuffer,
   limits: TransportLimits,
-  extras: TransportExtras = {},
+  extras: TransportExtras,
 ): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.env, secrets, collected);
@@ -191,7 +190,7 @@ async function openHttp(
   secrets: SecretResolver,
   log: LogBuffer,
   limits: TransportLimits,
-  extras: TransportExtras = {},
+  extras: TransportExtras,
 ): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.headers, secrets, collected);
@@ -332,7 +331,7 @@ export async function openTransport(
   secrets: SecretResolver,
   log: LogBuffer,
   limits: TransportLimits,
-  extras: TransportExtras = {},
+  extras: TransportExtras,
 ): Promise<OpenedTransport> {
   switch (config.transport) {
     case 'stdio':

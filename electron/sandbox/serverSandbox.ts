@@ -228,6 +228,8 @@ export interface ServerSandboxOptions {
   runtimeDir?: string;
   /** Told of each violation the library records for a server's process. */
   onViolation?: (serverId: string, line: string) => void;
+  /** The platform servers are sandboxed for (default: this one); another is refused before anything runs. */
+  platform?: NodeJS.Platform;
 }
 
 /** Where a server's own folder is: under the data folder, by its id. */
@@ -243,7 +245,7 @@ export class ServerSandboxes {
     const cwd = server.cwd ?? process.cwd();
     const runtimeDir = this.options.runtimeDir ?? process.env.XDG_RUNTIME_DIR;
     return buildServerProfile({
-      platform: process.platform,
+      platform: this.options.platform ?? process.platform,
       home: this.options.home ?? homedir(),
       dataDir: this.options.dataDir,
       ownDir: ownFolderOf(this.options.dataDir, server.id),
@@ -259,11 +261,16 @@ export class ServerSandboxes {
 
   /** Wraps a server's argv; throws `SandboxUnavailableError` rather than run it unconfined. */
   async wrap(server: SandboxedServer, env: Readonly<Record<string, string>>): Promise<SandboxedSpawn> {
+    const platform = this.options.platform ?? process.platform;
+    // What this platform lacks is said before the library starts (and never by running unconfined).
+    const check = checkPrograms(platform);
+    if (!check.ok) throw new SandboxUnavailableError(check.reason, check.detail);
+    if (platform !== process.platform) throw new SandboxUnavailableError('platform_unsupported', `not ${platform}`);
     await sandboxSession();
     const cwd = server.cwd ?? process.cwd();
     const profile = this.profileOf(server, env);
-    const config = runtimeConfigOf(profile, process.platform);
-    if (!config.ok) throw new SandboxUnavailableError(config.code, `no sandbox for ${process.platform}`);
+    const config = runtimeConfigOf(profile, platform);
+    if (!config.ok) throw new SandboxUnavailableError(config.code, `no sandbox for ${platform}`);
     const own = ownFolderOf(this.options.dataDir, server.id);
     mkdirSync(join(own, 'tmp'), { recursive: true, mode: 0o700 });
 

@@ -28,6 +28,7 @@ import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import { freePort } from './ports.js';
 import type { GatewayApp } from './support.js';
 import { addFixtureServer, startGatewayApp } from './support.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 beforeAll(() => buildGatewayStdio());
 
@@ -292,6 +293,7 @@ describe('a kept 2026-07-28 verdict skips server/discover: the tools/list page c
     });
     const made = new MCPClient(config, {
       secrets: new DefaultSecretResolver(undefined, { MH_LOOP_TOKEN: token }),
+      sandboxes: testSandboxes(),
       ...options,
     });
     clients.push(made);

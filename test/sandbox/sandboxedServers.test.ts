@@ -21,7 +21,7 @@ import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { ownFolderOf, ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { StdioServerConfig } from '../../shared/serverConfig.js';
-import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
+import { sandboxEnabled, StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { bundleServer } from '../helpers/buildFixtures.js';
 import { PROJECT_ROOT, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
 
@@ -80,11 +80,8 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     scratch.cleanup();
   });
 
-  function client(config: StdioServerConfig, withSandboxes = true): MCPClient {
-    const made = new MCPClient(config, {
-      secrets: new DefaultSecretResolver(),
-      ...(withSandboxes ? { sandboxes } : {}),
-    });
+  function client(config: StdioServerConfig, using: ServerSandboxes = sandboxes): MCPClient {
+    const made = new MCPClient(config, { secrets: new DefaultSecretResolver(), sandboxes: using });
     clients.push(made);
     return made;
   }
@@ -253,12 +250,21 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     expect(await missing.initialize().catch((e: unknown) => e)).toBeInstanceOf(MCPCommandNotFoundError);
   });
 
-  it('a sandboxed server is never started unconfined where there is no sandbox', async () => {
-    const refused = client(hostile('nosandbox', true), false);
+  it('where the platform cannot sandbox, a server is refused (reason as data) until the person turns its sandbox off', async () => {
+    // The app's default: a stdio server with no sandbox section is sandboxed.
+    const { sandbox: _none, ...unsaid } = hostile('nosandbox', true);
+    expect(sandboxEnabled({ sandbox: undefined })).toBe(true);
+    const windows = new ServerSandboxes({ dataDir, home, platform: 'win32' });
+    const refused = client(unsaid, windows);
     const error = await refused.initialize().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPSandboxUnavailableError);
     expect((error as MCPSandboxUnavailableError).details).toMatchObject({
-      sandbox: { reason: 'platform_unsupported' },
+      retryable: false,
+      sandbox: { reason: 'windows_per_server_grants' },
     });
+    // The person's choice, remembered in its config: then it runs, unconfined and saying so.
+    const chosen = client(hostile('nosandbox', false), windows);
+    await chosen.initialize();
+    expect(await attempt(chosen, 'read', join(home, '.ssh', 'id_ed25519'))).toMatchObject({ ok: true });
   });
 });

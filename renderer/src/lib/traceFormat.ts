@@ -200,6 +200,12 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
           : {}),
         tone: 'info',
       };
+    case 'sandbox_violation':
+      return {
+        title: 'The sandbox refused the server something while this call ran',
+        detail: event.data.line,
+        tone: 'warning',
+      };
     case 'completed': {
       const blocks = event.data.contentBlocks;
       const count = blocks !== undefined ? ` · ${blocks} content ${blocks === 1 ? 'block' : 'blocks'}` : '';

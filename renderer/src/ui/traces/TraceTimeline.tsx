@@ -22,6 +22,7 @@ const TYPE_LABELS: Record<TraceEvent['type'], string> = {
   task: 'task',
   task_check: 'task',
   replay: 'replay',
+  sandbox_violation: 'sandbox',
   completed: 'result',
   failed: 'result',
 };
