@@ -294,5 +294,10 @@ export const ErrorDetailsSchema = z.object({
   links: z.array(ElicitationLinkSchema).max(10).optional(),
   /** `sandbox_unavailable`: why the server's sandbox cannot run. */
   sandbox: z.object({ reason: z.enum(SANDBOX_REASONS) }).optional(),
+  /**
+   * `server_exited`, sandboxed: what its sandbox hid that its stderr names — the narrowest change
+   * to offer ("allow reading ~/.config/foo"), never the app's data folder.
+   */
+  sandboxDenied: z.object({ read: z.string().max(4_096) }).optional(),
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;

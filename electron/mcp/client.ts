@@ -933,10 +933,12 @@ export class MCPClient implements ToolClient {
     // A fresh error per request: callers attach their own data (a trace id) to the instance.
     if (this.tooLarge) return new MCPResultTooLargeError(this.serverId, this.tooLarge.limitBytes);
     const exit = this.opened?.exitInfo();
+    const stderrTail = this.log.tail(STDERR_TAIL_LINES);
     return new MCPServerExitedError(
       this.serverId,
-      { exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail: this.log.tail(STDERR_TAIL_LINES) },
+      { exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail },
       during,
+      this.opened?.deniedRead?.(stderrTail),
     );
   }
 

@@ -25,6 +25,7 @@ import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxReason } from '../../shared/errors.js';
 import type { ServerSandbox } from '../../shared/serverConfig.js';
 import { resolveCommand, scriptsAmong } from './commandPath.js';
+import { deniedReadIn } from './deniedAccess.js';
 import { runtimeConfigOf } from './runtimeConfig.js';
 import type { ServerSandboxProfile } from './serverProfile.js';
 import { buildServerProfile } from './serverProfile.js';
@@ -217,6 +218,8 @@ export interface SandboxedSpawn {
   commandId: string;
   /** Call when the process has exited or never started (unregisters its hosts, frees the wrap). Idempotent. */
   release(): void;
+  /** The narrowest folder to allow reading that the server's stderr names as hidden, if any (deniedAccess.ts). */
+  deniedRead(stderr: readonly string[]): string | undefined;
 }
 
 export interface ServerSandboxOptions {
@@ -312,6 +315,9 @@ export class ServerSandboxes {
       release();
       throw new SandboxUnavailableError('sandbox_failed', 'the library returned no command');
     }
-    return { command: file, args, profile, commandId, release };
+    const runtimeDir = this.options.runtimeDir ?? process.env.XDG_RUNTIME_DIR;
+    const never = runtimeDir ? [this.options.dataDir, runtimeDir] : [this.options.dataDir];
+    const deniedRead = (stderr: readonly string[]): string | undefined => deniedReadIn(stderr, profile, never);
+    return { command: file, args, profile, commandId, release, deniedRead };
   }
 }

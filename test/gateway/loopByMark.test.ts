@@ -76,6 +76,9 @@ describe('a server that is the app’s own gateway, recognised by its answer', (
         args,
         cwd: PROJECT_ROOT,
         env: { [GATEWAY_TOKEN_ENV]: token },
+        // Unsandboxed: sandboxed, it could not reach the app's gateway on loopback at all (refused
+        // before any answer); what is tested here is the answer's mark.
+        sandbox: { enabled: false },
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       },
     });

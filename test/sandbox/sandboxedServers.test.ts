@@ -241,6 +241,31 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     expect((error as MCPServerExitedError).exit.stderrTail).toContain('fatal: could not open the database');
   });
 
+  it('a server that dies at start reading a hidden file: the error offers reading its folder, as data', async () => {
+    const settings = join(home, '.config', 'foo', 'settings.json');
+    mkdirSync(join(home, '.config', 'foo'), { recursive: true });
+    writeFileSync(settings, '{}\n');
+    const dies = client({
+      ...stdioFixtureConfig('dies', {}, { timeoutMs: 20_000 }),
+      args: ['-e', `require('node:fs').readFileSync(${JSON.stringify(settings)})`],
+      sandbox: { enabled: true, read: [], denyRead: [], write: [], hosts: [] },
+    });
+    const error = await dies.initialize().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MCPServerExitedError);
+    expect((error as MCPServerExitedError).details).toMatchObject({
+      sandboxDenied: { read: join(home, '.config', 'foo') },
+    });
+    // Listed as the error offers, the same server reads it.
+    const reads = client({
+      ...stdioFixtureConfig('reads', {}, { timeoutMs: 20_000 }),
+      args: ['-e', `require('node:fs').readFileSync(${JSON.stringify(settings)}); process.exit(7)`],
+      sandbox: { enabled: true, read: [join(home, '.config', 'foo')], denyRead: [], write: [], hosts: [] },
+    });
+    const exited = await reads.initialize().catch((e: unknown) => e);
+    expect((exited as MCPServerExitedError).exit.exitCode).toBe(7);
+    expect((exited as MCPServerExitedError).details.sandboxDenied).toBeUndefined();
+  });
+
   it('a command that is nowhere is "command not found", as unsandboxed', async () => {
     const missing = client({
       ...stdioFixtureConfig('missing'),
