@@ -5,7 +5,7 @@
  * but is refused each thing it tries outside its profile. The same server unsandboxed succeeds at
  * each, so every refusal here is the sandbox's.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { createRequire } from 'node:module';
@@ -153,6 +153,27 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     it('starts (its own folder is readable) and runs with its TMPDIR in its own folder', async () => {
       const me = (await caged.callTool('whoami', {})).structuredContent as { tmpdir: string };
       expect(me.tmpdir).toBe(join(ownFolderOf(dataDir, 'caged'), 'tmp'));
+    });
+
+    it('runs with a Node installed under the home folder (nvm-style), the rest of home still hidden', async () => {
+      const nvmBin = join(home, '.nvm', 'versions', 'node', 'v24', 'bin');
+      mkdirSync(nvmBin, { recursive: true });
+      const node = join(nvmBin, 'node');
+      if (!existsSync(node)) copyFileSync(process.execPath, node);
+      chmodSync(node, 0o755);
+      // By name, found on the PATH the server is given (as nvm puts it first), and by path.
+      for (const [id, command, env] of [
+        ['nvm-name', 'node', { PATH: `${nvmBin}:/usr/bin:/bin` }],
+        ['nvm-path', node, {}],
+      ] as const) {
+        const homeNode = client({ ...hostile(id, true), command, env });
+        await homeNode.initialize();
+        expect(await attempt(homeNode, 'read', join(home, '.ssh', 'id_ed25519'))).toEqual({
+          ok: false,
+          detail: 'ENOENT',
+        });
+        await homeNode.close();
+      }
     });
 
     it("cannot read the person's SSH key, nor the app's secrets, database or config", async () => {
