@@ -6,6 +6,8 @@
  * each, so every refusal here is the sandbox's.
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createSocket } from 'node:dgram';
+import type { Socket } from 'node:dgram';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { createRequire } from 'node:module';
@@ -23,12 +25,21 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { StdioServerConfig } from '../../shared/serverConfig.js';
 import { sandboxEnabled, StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { bundleServer } from '../helpers/buildFixtures.js';
-import { PROJECT_ROOT, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 
 const HOSTILE_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'hostile-server.ts');
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 type Outcome = { ok: boolean; detail: string };
+
+/** A loopback UDP socket on the host that counts the datagrams it got (a UDP or DNS exfiltration). */
+async function datagrams(): Promise<{ socket: Socket; port: number; received: () => number }> {
+  let count = 0;
+  const socket = createSocket('udp4');
+  socket.on('message', () => (count += 1));
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { socket, port: socket.address().port, received: () => count };
+}
 
 /** A loopback TCP server on the host that counts who connected. */
 async function listener(): Promise<{ server: Server; port: number; connections: () => number }> {
@@ -57,6 +68,7 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
   });
   let forbidden: Awaited<ReturnType<typeof listener>>;
   let allowed: Awaited<ReturnType<typeof listener>>;
+  let udpSink: Awaited<ReturnType<typeof datagrams>>;
   const clients: MCPClient[] = [];
 
   beforeAll(async () => {
@@ -72,11 +84,13 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     writeFileSync(join(home, 'servers', 'hostile', 'package.json'), '{"name":"hostile","type":"module"}\n');
     forbidden = await listener();
     allowed = await listener();
+    udpSink = await datagrams();
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
     forbidden.server.close();
     allowed.server.close();
+    udpSink.socket.close();
     scratch.cleanup();
   });
 
@@ -140,6 +154,16 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     });
     expect((await attempt(free, 'read', `/proc/${process.pid}/environ`)).ok).toBe(true);
     expect(await attempt(free, 'connect', '127.0.0.1', forbidden.port)).toEqual({ ok: true, detail: 'connected' });
+    expect(await attempt(free, 'child-connect', '127.0.0.1', forbidden.port)).toEqual({
+      ok: true,
+      detail: 'connected',
+    });
+    expect(await attempt(free, 'udp', '127.0.0.1', udpSink.port)).toEqual({ ok: true, detail: 'sent' });
+    await waitFor(() => udpSink.received() >= 1);
+    await attempt(free, 'dns', '127.0.0.1', udpSink.port);
+    await waitFor(() => udpSink.received() >= 2);
+    expect((await attempt(free, 'raw-socket', '')).ok).toBe(process.getuid?.() === 0);
+    expect(await attempt(free, 'ptrace', '', process.pid)).toMatchObject({ ok: true });
     await free.close();
   });
 
@@ -195,6 +219,24 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
       });
       // Its own PID namespace and /proc: the host's processes (this test's included) do not exist for it.
       expect(await attempt(caged, 'read', `/proc/${process.pid}/environ`)).toEqual({ ok: false, detail: 'ENOENT' });
+    });
+
+    it('no UDP or DNS query reaches the host, no raw socket, no ptrace, and a child cannot connect either', async () => {
+      const before = { datagrams: udpSink.received(), connections: forbidden.connections() };
+      expect((await attempt(caged, 'udp', '127.0.0.1', udpSink.port)).detail).not.toBe('');
+      expect((await attempt(caged, 'dns', '127.0.0.1', udpSink.port)).ok).toBe(false);
+      expect((await attempt(caged, 'child-connect', '127.0.0.1', forbidden.port)).ok).toBe(false);
+      expect(await attempt(caged, 'raw-socket', '')).toMatchObject({
+        ok: false,
+        detail: expect.stringMatching(/PermissionError|not permitted/) as string,
+      });
+      // The host's processes are not in its PID namespace: nothing to attach to.
+      expect(await attempt(caged, 'ptrace', '', process.pid)).toMatchObject({
+        ok: false,
+        detail: expect.stringMatching(/ESRCH|EPERM/) as string,
+      });
+      // The control above shows each one arrives within its call when unsandboxed.
+      expect({ datagrams: udpSink.received(), connections: forbidden.connections() }).toEqual(before);
     });
 
     it('writes its own folder and its roots, nothing else', async () => {
