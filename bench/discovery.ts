@@ -26,6 +26,7 @@ import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
 import type { StdioServerConfig } from '../shared/serverConfig.js';
 import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
 import { countEvents, stdioFixtureConfig } from '../test/helpers/fixtures.js';
+import { testSandboxes } from '../test/helpers/sandboxes.js';
 
 const SLOWEST_MS = Number(process.env.BENCH_SLOWEST_MS ?? 1000);
 const FASTEST_MS = 100;
@@ -89,7 +90,11 @@ async function discoverOnce(
   configs: StdioServerConfig[],
   cache?: ToolSchemaCache,
 ): Promise<RunCost & { tools: number }> {
-  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), ...(cache ? { cache } : {}) });
+  const registry = new MCPToolRegistry({
+    secrets: new DefaultSecretResolver(),
+    sandboxes: testSandboxes(),
+    ...(cache ? { cache } : {}),
+  });
   for (const config of configs) registry.addServer(config);
   let result!: Awaited<ReturnType<MCPToolRegistry['discover']>>;
   const spent = await cost(async () => {

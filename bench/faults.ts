@@ -12,6 +12,7 @@ import { MCPClient } from '../electron/mcp/client.js';
 import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
 import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
 import { stdioFixtureConfig } from '../test/helpers/fixtures.js';
+import { testSandboxes } from '../test/helpers/sandboxes.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SILENT_MS = Number(process.env.BENCH_SILENT_MS ?? 1_500);
@@ -25,7 +26,7 @@ const faults: [string, StdioServerConfig][] = [
 ];
 
 async function once(config: StdioServerConfig): Promise<{ ms: number; outcome: string }> {
-  const client = new MCPClient(config, { secrets: new DefaultSecretResolver() });
+  const client = new MCPClient(config, { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes() });
   const started = performance.now();
   const outcome = await client.initialize().then(
     () => 'ready',

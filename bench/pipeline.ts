@@ -71,6 +71,7 @@ import {
   runConcurrent,
   runSequential,
 } from './pipelineHelpers.js';
+import { testSandboxes } from '../test/helpers/sandboxes.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
@@ -159,6 +160,7 @@ async function buildPipeline(name: string, timer?: StageTimer, inMemory = false)
   const { harness, registry, engine, security, checkpoints, tracer, redactor } = await createPipeline({
     db,
     secrets: new DefaultSecretResolver(),
+    registry: { sandboxes: testSandboxes() },
     rules: new InMemoryRuleStore(),
     requestApproval: () => Promise.reject(new Error('bench: no approval was expected (the ALLOW rule should decide)')),
     approvalTimeoutMs: 5_000,

@@ -29,7 +29,8 @@ const sandboxes = new ServerSandboxes({ dataDir: join(work, 'data'), home: join(
 function config(sandboxed: boolean): StdioServerConfig {
   return {
     ...stdioFixtureConfig(sandboxed ? 'sandboxed' : 'plain', { FIXTURE_TOOLS: 'echo' }, { timeoutMs: 30_000 }),
-    ...(sandboxed ? { sandbox: { enabled: true, read: [], denyRead: [], write: [], hosts: [] } } : {}),
+    // Sandboxed is the app's default; the baseline is the person's explicit choice to run it unconfined.
+    sandbox: { enabled: sandboxed, read: [], denyRead: [], write: [], hosts: [] },
   };
 }
 

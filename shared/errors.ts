@@ -308,5 +308,10 @@ export const ErrorDetailsSchema = z.object({
   hiddenBySandbox: z
     .object({ program: z.string(), folder: z.string(), sandbox: z.enum(['bwrap', 'sandbox-exec']) })
     .optional(),
+  /**
+   * `server_exited`, sandboxed: what its sandbox hid that its stderr names — the narrowest change
+   * to offer ("allow reading ~/.config/foo"), never the app's data folder.
+   */
+  sandboxDenied: z.object({ read: z.string().max(4_096) }).optional(),
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;

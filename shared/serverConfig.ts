@@ -170,10 +170,10 @@ const ServerRootsSchema = z
 
 // ── the sandbox a stdio server runs in (issue 29) ────────────────────────────────────────────────
 /**
- * Whether a stdio server with no `sandbox` section runs sandboxed. Off until every path that starts
- * stdio servers has been proven under the sandbox; a section saying `enabled` decides for its server.
+ * Whether a stdio server with no `sandbox` section runs sandboxed: yes, imported and existing ones
+ * included (issue 29). A section saying `enabled: false` is the person's choice to run it unconfined.
  */
-const SANDBOX_ENABLED_BY_DEFAULT = false;
+const SANDBOX_ENABLED_BY_DEFAULT = true;
 
 /** The most entries one of a sandbox's lists may hold. */
 const MAX_SANDBOX_ENTRIES = 100;

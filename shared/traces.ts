@@ -92,13 +92,18 @@ export const TraceEventDataSchemas = {
    * The sandbox refused something the call's process tried (a connection to a host it may not
    * reach, …): the library's line, attributed to this call by its wrap's id.
    */
-  sandbox_violation: z.looseObject({ line: z.string() }),
   /** A completed checkpoint answered the call; nothing ran. */
   replay: z.looseObject({
     originalTraceId: z.string().optional(),
     completedAt: z.number().optional(),
     resolvedBy: z.literal('manual').optional(),
   }),
+  /**
+   * The call's server, sandboxed (issue 29), was refused something while the call ran: a
+   * connection its proxy denied (what sandbox-runtime records), in the library's words, redacted.
+   * Attributed to every call in flight on that server then (the library knows the server, not the call).
+   */
+  sandbox_violation: z.looseObject({ line: z.string().max(2_000) }),
   completed: z.looseObject({ isError: z.boolean(), contentBlocks: count.optional() }),
   failed: z.looseObject({ error: TraceErrorSchema }),
 } as const;
@@ -134,8 +139,8 @@ const TraceEventSchema = z.discriminatedUnion('type', [
   storedEvent('input_requested'),
   storedEvent('task'),
   storedEvent('task_check'),
-  storedEvent('sandbox_violation'),
   storedEvent('replay'),
+  storedEvent('sandbox_violation'),
   storedEvent('completed'),
   storedEvent('failed'),
 ]);

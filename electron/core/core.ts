@@ -192,6 +192,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
         onViolation: (serverId, line) => {
           const registry = lateRegistry.get();
           if (registry.server(serverId)) registry.logOf(serverId).note(`Sandbox: ${line}`);
+          // …and an event on the trace of each call running on that server then.
+          tracer.eventOnCallsInFlight(serverId, 'sandbox_violation', { line: line.slice(0, 2_000) });
         },
       }),
     },

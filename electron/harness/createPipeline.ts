@@ -51,8 +51,8 @@ interface PipelineParts<S extends SecureToolExecutor> {
   db: Database;
   /** Where server secrets come from; each value resolved is registered for redaction. */
   secrets: SecretResolver;
-  /** Registry options besides the secrets (schema cache, reconnect policy, size limit, client factory). */
-  registry?: Omit<RegistryOptions, 'secrets'>;
+  /** Registry options besides the secrets (the stdio servers' sandboxes, schema cache, reconnect policy, …). */
+  registry: Omit<RegistryOptions, 'secrets'>;
   /** The saved permission rules; loaded before the pipeline is built. */
   rules: PermissionRuleStore;
   /** The folder relative path arguments are resolved against in rules (the local tools' first root). */

@@ -134,8 +134,12 @@ export interface MCPClientOptions {
   logLevel?: () => LoggingLevel | undefined;
   /** OAuth servers: the server's session — the SDK's provider, and the browser sign-in. */
   oauth?: OAuthSession;
-  /** stdio: where a server whose sandbox is on is wrapped; without it such a server is refused. */
-  sandboxes?: ServerSandboxes;
+  /**
+   * stdio: where a server whose sandbox is on (the default) is wrapped. Required so no path that
+   * builds a client can forget it; where the platform cannot sandbox, the wrap refuses with
+   * `sandbox_unavailable` (never started unconfined).
+   */
+  sandboxes: ServerSandboxes;
   /**
    * The era verdict kept from an earlier connection (dated and expired by its keeper): connect
    * with it as the SDK's `prior` and skip the probe. Ignored when the config pins the era.
@@ -318,7 +322,7 @@ export class MCPClient implements ToolClient {
     };
     const opened = await openTransport(this.config, this.options.secrets, this.log, limits, {
       ...(this.options.oauth ? { oauth: this.options.oauth } : {}),
-      ...(this.options.sandboxes ? { sandboxes: this.options.sandboxes } : {}),
+      sandboxes: this.options.sandboxes,
     }).catch((error: unknown) => {
       throw error instanceof MCPError
         ? error
@@ -929,10 +933,12 @@ export class MCPClient implements ToolClient {
     // A fresh error per request: callers attach their own data (a trace id) to the instance.
     if (this.tooLarge) return new MCPResultTooLargeError(this.serverId, this.tooLarge.limitBytes);
     const exit = this.opened?.exitInfo();
+    const stderrTail = this.log.tail(STDERR_TAIL_LINES);
     return new MCPServerExitedError(
       this.serverId,
-      { exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail: this.log.tail(STDERR_TAIL_LINES) },
+      { exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail },
       during,
+      this.opened?.deniedRead?.(stderrTail),
     );
   }
 

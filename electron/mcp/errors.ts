@@ -241,6 +241,8 @@ export class MCPServerExitedError extends MCPError {
     serverId: string,
     readonly exit: ExitInfo,
     during: string,
+    /** Sandboxed: the hidden folder its stderr names, the narrowest "allow reading" to offer. */
+    readonly deniedRead?: string,
   ) {
     const how = exit.signal
       ? `was killed by ${exit.signal}`
@@ -256,6 +258,7 @@ export class MCPServerExitedError extends MCPError {
       ...super.details,
       retryable: false,
       cause: { kind: 'exited', exitCode: this.exit.exitCode, signal: this.exit.signal },
+      ...(this.deniedRead ? { sandboxDenied: { read: this.deniedRead } } : {}),
     };
   }
 }

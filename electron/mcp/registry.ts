@@ -95,8 +95,11 @@ export interface RegistryOptions {
   redactor?: SecretRedactor;
   /** The app's version, reported to servers by the default client factory's clients (`clientInfo`). */
   clientVersion?: string;
-  /** Where stdio servers whose sandbox is on are wrapped, for the default client factory (sandbox/serverSandbox.ts). */
-  sandboxes?: ServerSandboxes;
+  /**
+   * Where stdio servers whose sandbox is on (the default) are wrapped, for the default client
+   * factory (sandbox/serverSandbox.ts). Required: see `MCPClientOptions.sandboxes`.
+   */
+  sandboxes: ServerSandboxes;
 }
 
 export class MCPToolRegistry {
@@ -126,7 +129,7 @@ export class MCPToolRegistry {
             ? { onGatewayMarks: (marks: string[]) => options.onGatewayMarks?.(config.id, marks) }
             : {}),
           ...oauthOf(options.oauth, config),
-          ...(options.sandboxes ? { sandboxes: options.sandboxes } : {}),
+          sandboxes: options.sandboxes,
           ...verdictsOf(options.verdicts, config),
         }));
     // Every client's list changes are followed, whoever built it.

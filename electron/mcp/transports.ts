@@ -8,6 +8,7 @@
  * and one bound on the size of a message from the server (`maxMessageBytes`), reported as a typed
  * `MCPResultTooLargeError` instead of a dropped connection.
  */
+import { constants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Transport } from '@modelcontextprotocol/client';
@@ -44,6 +45,8 @@ export interface OpenedTransport {
   exitInfo(): Omit<ExitInfo, 'stderrTail'> | undefined;
   /** For stdio: the process ended on its own (not because the connection was closed). */
   exitedUnasked(): boolean;
+  /** For a sandboxed stdio server: the hidden folder its stderr names, to offer "allow reading" (deniedAccess.ts). */
+  deniedRead?(stderr: readonly string[]): string | undefined;
   /** For HTTP: the session the server assigned, once it has. */
   sessionId(): string | undefined;
   /** For HTTP: true once the server answered 404 to a request carrying this session's id (it forgot the session). */
@@ -63,7 +66,7 @@ export interface OpenedTransport {
 export interface TransportExtras {
   oauth?: OAuthSession;
   /** stdio: where a server whose sandbox is on is wrapped (sandbox/serverSandbox.ts). */
-  sandboxes?: ServerSandboxes;
+  sandboxes: ServerSandboxes;
 }
 
 export interface TransportLimits {
@@ -117,10 +120,14 @@ function tooLargeReporter(serverId: string, limits: TransportLimits): () => MCPR
 async function sandboxed(
   config: StdioServerConfig,
   env: Record<string, string>,
-  sandboxes: ServerSandboxes | undefined,
-): Promise<{ command: string; args: string[]; release?: () => void }> {
+  sandboxes: ServerSandboxes,
+): Promise<{
+  command: string;
+  args: string[];
+  release?: () => void;
+  deniedRead?: (stderr: readonly string[]) => string | undefined;
+}> {
   if (!sandboxEnabled(config)) return { command: config.command, args: config.args };
-  if (!sandboxes) throw new MCPSandboxUnavailableError(config.id, 'platform_unsupported', 'this host runs no sandbox');
   try {
     const wrapped = await sandboxes.wrap(
       {
@@ -133,7 +140,7 @@ async function sandboxed(
       },
       { ...getDefaultEnvironment(), ...env },
     );
-    return { command: wrapped.command, args: wrapped.args, release: wrapped.release };
+    return { command: wrapped.command, args: wrapped.args, release: wrapped.release, deniedRead: wrapped.deniedRead };
   } catch (error) {
     if (error instanceof SandboxUnavailableError)
       throw new MCPSandboxUnavailableError(config.id, error.reason, error.detail);
@@ -142,12 +149,22 @@ async function sandboxed(
   }
 }
 
+/**
+ * A sandboxed server runs under the library's shell and bwrap, which report a child killed by a
+ * signal as the shell does (exit 128 + its number): told as the signal, as an unsandboxed one is.
+ */
+function signalOfShell(exit: Omit<ExitInfo, 'stderrTail'> | undefined): Omit<ExitInfo, 'stderrTail'> | undefined {
+  if (!exit || exit.signal || exit.exitCode === null || exit.exitCode <= 128) return exit;
+  const name = Object.entries(constants.signals).find(([, number]) => number === (exit.exitCode as number) - 128)?.[0];
+  return name ? { exitCode: null, signal: name } : exit;
+}
+
 async function openStdio(
   config: StdioServerConfig,
   secrets: SecretResolver,
   log: LogBuffer,
   limits: TransportLimits,
-  extras: TransportExtras = {},
+  extras: TransportExtras,
 ): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.env, secrets, collected);
@@ -178,8 +195,9 @@ async function openStdio(
     transport,
     target: [config.command, ...config.args].join(' '),
     secrets: collected,
-    exitInfo: () => transport.exit,
+    exitInfo: () => (spawned.release ? signalOfShell(transport.exit) : transport.exit),
     exitedUnasked: () => transport.exitedUnasked,
+    ...(spawned.deniedRead ? { deniedRead: spawned.deniedRead } : {}),
     sessionId: () => undefined,
     sessionExpired: () => false,
     authChallenge: () => undefined,
@@ -191,7 +209,7 @@ async function openHttp(
   secrets: SecretResolver,
   log: LogBuffer,
   limits: TransportLimits,
-  extras: TransportExtras = {},
+  extras: TransportExtras,
 ): Promise<OpenedTransport> {
   const collected: SecretValue[] = [];
   const { plain, secret } = await resolveValues(config.headers, secrets, collected);
@@ -332,7 +350,7 @@ export async function openTransport(
   secrets: SecretResolver,
   log: LogBuffer,
   limits: TransportLimits,
-  extras: TransportExtras = {},
+  extras: TransportExtras,
 ): Promise<OpenedTransport> {
   switch (config.transport) {
     case 'stdio':

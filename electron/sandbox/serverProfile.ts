@@ -209,7 +209,12 @@ export function buildServerProfile(input: ProfileInput): ServerSandboxProfile {
     read: { deny, allow },
     write: all('write'),
     hosts: all('hosts'),
-    env: { TMPDIR: path.join(input.ownDir, 'tmp') },
+    env: {
+      TMPDIR: path.join(input.ownDir, 'tmp'),
+      // Node's fetch and http ignore HTTP(S)_PROXY unless told (Node 22.21+/24): without it a Node
+      // server could reach none of its listed hosts, the proxy being the sandbox's only way out.
+      ...(kind === 'node' || kind === 'npx' ? { NODE_USE_ENV_PROXY: '1' } : {}),
+    },
     additions,
   };
 }

@@ -25,6 +25,7 @@ import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxReason } from '../../shared/errors.js';
 import type { ServerSandbox } from '../../shared/serverConfig.js';
 import { resolveCommand, scriptsAmong } from './commandPath.js';
+import { deniedReadIn } from './deniedAccess.js';
 import { runtimeConfigOf } from './runtimeConfig.js';
 import type { ServerSandboxProfile } from './serverProfile.js';
 import { buildServerProfile } from './serverProfile.js';
@@ -223,6 +224,8 @@ export interface SandboxedSpawn {
   commandId: string;
   /** Call when the process has exited or never started (unregisters its hosts, frees the wrap). Idempotent. */
   release(): void;
+  /** The narrowest folder to allow reading that the server's stderr names as hidden, if any (deniedAccess.ts). */
+  deniedRead(stderr: readonly string[]): string | undefined;
 }
 
 export interface ServerSandboxOptions {
@@ -234,6 +237,8 @@ export interface ServerSandboxOptions {
   runtimeDir?: string;
   /** Told of each violation the library records for a server's process. */
   onViolation?: (serverId: string, line: string) => void;
+  /** The platform servers are sandboxed for (default: this one); another is refused before anything runs. */
+  platform?: NodeJS.Platform;
 }
 
 /** Where a server's own folder is: under the data folder, by its id. */
@@ -249,7 +254,7 @@ export class ServerSandboxes {
     const cwd = server.cwd ?? process.cwd();
     const runtimeDir = this.options.runtimeDir ?? process.env.XDG_RUNTIME_DIR;
     return buildServerProfile({
-      platform: process.platform,
+      platform: this.options.platform ?? process.platform,
       home: this.options.home ?? homedir(),
       dataDir: this.options.dataDir,
       ownDir: ownFolderOf(this.options.dataDir, server.id),
@@ -265,11 +270,16 @@ export class ServerSandboxes {
 
   /** Wraps a server's argv; throws `SandboxUnavailableError` rather than run it unconfined. */
   async wrap(server: SandboxedServer, env: Readonly<Record<string, string>>): Promise<SandboxedSpawn> {
+    const platform = this.options.platform ?? process.platform;
+    // What this platform lacks is said before the library starts (and never by running unconfined).
+    const check = checkPrograms(platform);
+    if (!check.ok) throw new SandboxUnavailableError(check.reason, check.detail);
+    if (platform !== process.platform) throw new SandboxUnavailableError('platform_unsupported', `not ${platform}`);
     await sandboxSession();
     const cwd = server.cwd ?? process.cwd();
     const profile = this.profileOf(server, env);
-    const config = runtimeConfigOf(profile, process.platform);
-    if (!config.ok) throw new SandboxUnavailableError(config.code, `no sandbox for ${process.platform}`);
+    const config = runtimeConfigOf(profile, platform);
+    if (!config.ok) throw new SandboxUnavailableError(config.code, `no sandbox for ${platform}`);
     const own = ownFolderOf(this.options.dataDir, server.id);
     mkdirSync(join(own, 'tmp'), { recursive: true, mode: 0o700 });
 
@@ -311,6 +321,9 @@ export class ServerSandboxes {
       release();
       throw new SandboxUnavailableError('sandbox_failed', 'the library returned no command');
     }
-    return { command: file, args, profile, commandId, release };
+    const runtimeDir = this.options.runtimeDir ?? process.env.XDG_RUNTIME_DIR;
+    const never = runtimeDir ? [this.options.dataDir, runtimeDir] : [this.options.dataDir];
+    const deniedRead = (stderr: readonly string[]): string | undefined => deniedReadIn(stderr, profile, never);
+    return { command: file, args, profile, commandId, release, deniedRead };
   }
 }

@@ -91,6 +91,8 @@ export class Tracer {
   readonly #ownerJson: string;
   readonly #group: GroupCommit;
   readonly #writer: TraceWriter;
+  /** The traces whose call is running on a server now, by server id. */
+  readonly #inFlight = new Map<string, Set<SqliteTraceHandle>>();
 
   /** `db` comes from the app's database opener, which ran the migrations (TRACE_MIGRATIONS among them). */
   constructor(db: Database, options: TracerOptions = {}) {
@@ -112,7 +114,26 @@ export class Tracer {
       now: () => this.#now(),
       redact: (value) => this.#redactor.redact(value),
       writer,
+      inFlight: (handle, running) => {
+        const serverId = handle.serverId;
+        const set = this.#inFlight.get(serverId) ?? new Set<SqliteTraceHandle>();
+        if (running) set.add(handle);
+        else set.delete(handle);
+        if (set.size) this.#inFlight.set(serverId, set);
+        else this.#inFlight.delete(serverId);
+      },
     };
+  }
+
+  /**
+   * Records an event on each call running on `serverId` right now (an attempt started, not yet
+   * finished): what a server did while it ran them, e.g. a sandbox violation. Returns how many
+   * traces got it (none: no call was in flight; the server's Log still has it).
+   */
+  eventOnCallsInFlight<T extends TraceEventType>(serverId: string, type: T, data: TraceEventInput<T>): number {
+    const handles = [...(this.#inFlight.get(serverId) ?? [])];
+    for (const handle of handles) handle.event(type, data);
+    return handles.length;
   }
 
   start(input: TraceStartInput): TraceHandle {
@@ -228,6 +249,8 @@ interface HandleContext {
   now(): number;
   redact(value: unknown): JsonValue;
   writer: TraceWriter;
+  /** A handle's call started running on its server (an attempt began) or stopped (it ended, or the trace did). */
+  inFlight(handle: SqliteTraceHandle, running: boolean): void;
 }
 
 class SqliteTraceHandle implements TraceHandle {
@@ -254,6 +277,10 @@ class SqliteTraceHandle implements TraceHandle {
 
   get finished(): boolean {
     return this.#finished;
+  }
+
+  get serverId(): string {
+    return this.#trace.serverId;
   }
 
   event<T extends TraceEventType>(type: T, data: TraceEventInput<T>): TraceEvent {
@@ -285,6 +312,8 @@ class SqliteTraceHandle implements TraceHandle {
       event,
     });
     this.#seq = event.seq;
+    if (type === 'attempt_started') this.#context.inFlight(this, true);
+    if (type === 'attempt_finished') this.#context.inFlight(this, false);
     return event;
   }
 
@@ -307,6 +336,7 @@ class SqliteTraceHandle implements TraceHandle {
       { kind: 'trace_finished', trace: summary },
     );
     this.#finished = true;
+    this.#context.inFlight(this, false);
     return summary;
   }
 

@@ -31,6 +31,7 @@ import { FileSecretStore } from '../../electron/secrets/fileSecretStore.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { SecretValue } from '../../electron/secrets/secretValue.js';
 import { headlessBrowser } from '../../test/helpers/headlessBrowser.js';
+import { ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
 
 /** Where the suite's own client publishes its client ID metadata document (the suite checks this URL is used). */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
@@ -137,6 +138,7 @@ async function main(): Promise<number> {
     log: serverLog,
     serverRequests,
     ...(session ? { oauth: session } : {}),
+    sandboxes: new ServerSandboxes({ dataDir: join(scratch, 'data') }),
   });
   try {
     const negotiated = await client.initialize();

@@ -12,6 +12,7 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { ServerConfigSchema } from '../../shared/serverConfig.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import { appsServerConfig, buildAppsFixture } from '../doubles/servers/appsPeer.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const scratch = scratchDir('mh-apps-ext-');
 const clients: MCPClient[] = [];
@@ -28,7 +29,7 @@ afterAll(async () => {
 async function connected(era: 'legacy' | 'modern'): Promise<MCPClient> {
   const c = new MCPClient(
     ServerConfigSchema.parse(appsServerConfig(`apps-${era}`, join(scratch.dir, `${era}.jsonl`), era)),
-    { secrets: new DefaultSecretResolver() },
+    { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes() },
   );
   clients.push(c);
   await c.initialize();

@@ -16,6 +16,7 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { ServerConfigSchema } from '../../shared/serverConfig.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import { appsServerConfig, buildAppsFixture } from '../doubles/servers/appsPeer.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const scratch = scratchDir('mh-apps-model-');
 let client: MCPClient;
@@ -25,6 +26,7 @@ beforeAll(async () => {
   await buildAppsFixture();
   client = new MCPClient(ServerConfigSchema.parse(appsServerConfig('apps', join(scratch.dir, 'events.jsonl'))), {
     secrets: new DefaultSecretResolver(),
+    sandboxes: testSandboxes(),
   });
   await client.initialize();
   listed = await client.listTools();

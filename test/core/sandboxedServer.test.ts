@@ -2,7 +2,7 @@
  * The app core runs a stdio server whose configuration turns its sandbox on (issue 29) inside
  * sandbox-runtime, through the contract as the GUI does: saved, connected, its tool called. The
  * sandbox hides the core's own data folder from it, and a connection its proxy refuses is a
- * line in the server's Log (`servers.log`).
+ * line in the server's Log (`servers.log`) and an event on the trace of the call then running.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Core } from '../../electron/core/types.js';
 import type { DispatchResult } from '../../shared/bridge.js';
+import type { TraceDetail } from '../../shared/traces.js';
 import { bundleServer } from '../helpers/buildFixtures.js';
 import { PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
 import { buildScratchCore } from '../helpers/scratchCore.js';
@@ -78,10 +79,23 @@ it.runIf(process.platform === 'linux')(
       detail: 'ENOENT',
     });
     const port = (listener.address() as AddressInfo).port;
-    expect(await attempt({ kind: 'proxy', target: '127.0.0.1', port })).toEqual({ ok: false, detail: '403' });
+    const proxied = await call<{ traceId: string; result: { structuredContent?: unknown } }>('tools.call', {
+      name: 'attempt',
+      serverId: 'caged',
+      args: { kind: 'proxy', target: '127.0.0.1', port },
+      callId: randomUUID(),
+    });
+    expect(proxied.result.structuredContent).toEqual({ ok: false, detail: '403' });
     const refused = `deny network-outbound 127.0.0.1:${port}`;
     await waitFor(async () =>
       (await call<{ text: string }[]>('servers.log', { id: 'caged' })).some((line) => line.text.includes(refused)),
     );
+    // …and an event on the trace of the call that was running when it happened, before it ended.
+    const trace = await call<TraceDetail>('traces.get', { traceId: proxied.traceId });
+    const types = trace.events.map((e) => e.type);
+    const violation = trace.events.find((e) => e.type === 'sandbox_violation');
+    expect(violation?.data).toMatchObject({ line: expect.stringContaining(refused) as string });
+    expect(types.indexOf('sandbox_violation')).toBeGreaterThan(types.indexOf('attempt_started'));
+    expect(types.indexOf('sandbox_violation')).toBeLessThan(types.indexOf('attempt_finished'));
   },
 );

@@ -19,6 +19,7 @@ import type { ServerRequestView } from '../../shared/serverRequests.js';
 import type { EventName } from '../../shared/contract.js';
 import { events as eventSchemas } from '../../shared/contract.js';
 import { countEvents, readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 type Recorded = { event: EventName; payload: unknown };
 
@@ -62,7 +63,11 @@ describe('ServerRequestBroker with the registry and a real server', () => {
       serverName: (id) => registry.server(id)?.name ?? id,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     });
-    registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), serverRequests: broker });
+    registry = new MCPToolRegistry({
+      secrets: new DefaultSecretResolver(),
+      sandboxes: testSandboxes(),
+      serverRequests: broker,
+    });
     registry.addServer(
       stdioFixtureConfig(
         'fx',

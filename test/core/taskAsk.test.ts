@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallOutcome, HistoryRecordView } from '../../shared/contract.js';
 import type { TraceDetail, TraceSummary } from '../../shared/traces.js';
-import { PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, scratchDir, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../doubles/servers/taskPeer.js';
 import type { GatewayApp } from '../gateway/support.js';
 import { saveServerListed, startGatewayApp } from '../gateway/support.js';
@@ -30,6 +30,7 @@ describe('History: ask the server now about a call run as a task', () => {
       args: [BUILT_TASK_FIXTURE],
       cwd: PROJECT_ROOT,
       env: { TASKS_DIR: tasksDir },
+      sandbox: sandboxWritingTo({ TASKS_DIR: tasksDir }),
       protocolEra: 'modern',
       maxTotalTimeoutMs: 800,
     });

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallOutcome, EventOf } from '../../shared/contract.js';
-import { PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, scratchDir, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../doubles/servers/taskPeer.js';
 import type { GatewayApp } from '../gateway/support.js';
 import { connectModernAgent, saveServerListed, startGatewayApp } from '../gateway/support.js';
@@ -28,6 +28,7 @@ describe('calls run as tasks, through the app core', () => {
       args: [BUILT_TASK_FIXTURE],
       cwd: PROJECT_ROOT,
       env: { TASKS_DIR: tasksDir },
+      sandbox: sandboxWritingTo({ TASKS_DIR: tasksDir }),
       protocolEra: 'modern',
     });
     await app.call('permissions.setToolLevel', { serverId: 'tasks', toolName: 'long_job', level: 'ALLOW' });

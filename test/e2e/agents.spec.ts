@@ -16,7 +16,7 @@ import { expect, test } from '@playwright/test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectAgent, connectModernAgent } from '../gateway/support.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, sandboxWritingTo } from '../helpers/fixtures.js';
 import { Bridge } from './support/bridge.js';
 import { hostPerTest } from './support/hostPerTest.js';
 import type { WebHostProcess } from './support/webHost.js';
@@ -75,6 +75,7 @@ test.describe('an agent through the GUI', () => {
         args: [BUILT_STDIO_FIXTURE],
         cwd: PROJECT_ROOT,
         env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' },
+        sandbox: sandboxWritingTo({ FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' }),
       },
     });
     await expect

@@ -16,7 +16,7 @@ import { expect, test } from '@playwright/test';
 import type { ApprovalView, ServerView } from '../../shared/contract.js';
 import type { TraceDetail, TraceSummary } from '../../shared/traces.js';
 import { buildFixtureServers } from '../helpers/buildFixtures.js';
-import { BUILT_STDIO_FIXTURE, waitFor } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
@@ -46,6 +46,7 @@ test.beforeEach(async () => {
       command: process.execPath,
       args: [BUILT_STDIO_FIXTURE],
       env: { FIXTURE_COUNTER: join(scratch, 'counter.txt') },
+      sandbox: sandboxWritingTo({ FIXTURE_COUNTER: join(scratch, 'counter.txt') }),
     },
   });
   await waitFor(

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, sandboxWritingTo } from '../helpers/fixtures.js';
 import { serverDetail, serverRow } from './support/serverForm.js';
 import { hostPerTest } from './support/hostPerTest.js';
 
@@ -98,6 +98,7 @@ test('a call denied by a rule is worded from the typed denial', async ({ page })
       args: [BUILT_STDIO_FIXTURE],
       cwd: PROJECT_ROOT,
       env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' },
+      sandbox: sandboxWritingTo({ FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' }),
     },
   });
   await expect

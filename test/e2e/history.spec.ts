@@ -14,7 +14,7 @@ import type { Page, TestInfo } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { CallOutcome, ServerView } from '../../shared/contract.js';
 import { buildFixtureServers } from '../helpers/buildFixtures.js';
-import { BUILT_STDIO_FIXTURE, readLines, waitFor } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, readLines, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
@@ -47,6 +47,7 @@ test.beforeEach(async () => {
       command: process.execPath,
       args: [BUILT_STDIO_FIXTURE],
       env: { FIXTURE_COUNTER: counter },
+      sandbox: sandboxWritingTo({ FIXTURE_COUNTER: counter }),
     },
   });
   await waitFor(

@@ -14,7 +14,7 @@ import { expect, test } from '@playwright/test';
 import type { ServerView } from '../../shared/contract.js';
 import type { AgentsView } from '../../shared/agents.js';
 import type { RunView } from '../../shared/contract/runs.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import type { ScriptedTurn } from '../doubles/providers/loopbackProvider.js';
 import { LoopbackProvider } from '../doubles/providers/loopbackProvider.js';
 import type { ModernHttpFixture } from '../doubles/servers/eraPeers.js';
@@ -460,6 +460,7 @@ test.describe('History and wording (34.7, 34.11)', () => {
         args: [BUILT_TASK_FIXTURE],
         cwd: PROJECT_ROOT,
         env: { TASKS_DIR: tasksDir },
+        sandbox: sandboxWritingTo({ TASKS_DIR: tasksDir }),
         protocolEra: 'modern',
       },
     });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { buildFixtureServers } from '../helpers/buildFixtures.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, sandboxWritingTo } from '../helpers/fixtures.js';
 import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
@@ -39,6 +39,7 @@ function fixtureConfig() {
     args: [BUILT_STDIO_FIXTURE],
     cwd: PROJECT_ROOT,
     env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' },
+    sandbox: sandboxWritingTo({ FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'echo,append' }),
   };
 }
 

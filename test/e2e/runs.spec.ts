@@ -11,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, sandboxWritingTo } from '../helpers/fixtures.js';
 import type { ScriptedTurn } from '../doubles/providers/loopbackProvider.js';
 import { LoopbackProvider } from '../doubles/providers/loopbackProvider.js';
 import { Bridge } from './support/bridge.js';
@@ -72,6 +72,7 @@ test.describe('an agent run through the GUI', () => {
         args: [BUILT_STDIO_FIXTURE],
         cwd: PROJECT_ROOT,
         env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' },
+        sandbox: sandboxWritingTo({ FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' }),
       },
     });
     await expect
@@ -174,6 +175,7 @@ test.describe('an agent run through the GUI', () => {
         args: [BUILT_STDIO_FIXTURE],
         cwd: PROJECT_ROOT,
         env: { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append', FIXTURE_INIT_GATE: gate },
+        sandbox: sandboxWritingTo({ FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append', FIXTURE_INIT_GATE: gate }),
       },
     });
     await ctx.bridge.ok('models.save', {

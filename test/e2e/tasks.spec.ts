@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { ServerView } from '../../shared/contract.js';
-import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../doubles/servers/taskPeer.js';
 import { hostPerTest } from './support/hostPerTest.js';
 
@@ -44,6 +44,7 @@ test.beforeEach(async () => {
         args: [BUILT_TASK_FIXTURE],
         cwd: PROJECT_ROOT,
         env: { TASKS_DIR: tasksDir },
+        sandbox: sandboxWritingTo({ TASKS_DIR: tasksDir }),
         protocolEra: 'modern',
         ...extra,
       },

@@ -13,7 +13,7 @@ import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { META_CALL_ID, META_REPLAYED, META_SESSION } from '../../shared/agents.js';
 import type { ApprovalView } from '../../shared/contract.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readLines, scratchDir } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readLines, scratchDir, sandboxWritingTo } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
 import { connectAgent, connectModernAgent, startGatewayApp, saveServerListed } from './support.js';
 
@@ -122,6 +122,7 @@ describe('agents of both eras at one endpoint', () => {
       args: [BUILT_STDIO_FIXTURE],
       cwd: PROJECT_ROOT,
       env: { FIXTURE_COUNTER: counter },
+      sandbox: sandboxWritingTo({ FIXTURE_COUNTER: counter }),
     });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });

@@ -12,7 +12,14 @@ import { META_CALL_ID, META_REPLAYED, META_SESSION } from '../../shared/agents.j
 import type { AgentsView } from '../../shared/agents.js';
 import type { ApprovalView, HistoryRecordView as HistoryRecord } from '../../shared/contract.js';
 import type { TraceSummary } from '../../shared/traces.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readEvents, readLines, scratchDir } from '../helpers/fixtures.js';
+import {
+  BUILT_STDIO_FIXTURE,
+  PROJECT_ROOT,
+  readEvents,
+  readLines,
+  scratchDir,
+  sandboxWritingTo,
+} from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
 import { connectAgent, startGatewayApp, saveServerListed } from './support.js';
 
@@ -69,6 +76,7 @@ describe('the agent gateway', () => {
       args: [BUILT_STDIO_FIXTURE],
       cwd: PROJECT_ROOT,
       env: { FIXTURE_COUNTER: counter, FIXTURE_EVENTS: fixtureEvents },
+      sandbox: sandboxWritingTo({ FIXTURE_COUNTER: counter, FIXTURE_EVENTS: fixtureEvents }),
     });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'echo', level: 'ALLOW' });
     await app.call('permissions.setToolLevel', { serverId: 'fx', toolName: 'slow', level: 'ALLOW' });

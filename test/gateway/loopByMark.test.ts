@@ -28,6 +28,7 @@ import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 import { freePort } from './ports.js';
 import type { GatewayApp } from './support.js';
 import { addFixtureServer, startGatewayApp } from './support.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 beforeAll(() => buildGatewayStdio());
 
@@ -75,6 +76,9 @@ describe('a server that is the app’s own gateway, recognised by its answer', (
         args,
         cwd: PROJECT_ROOT,
         env: { [GATEWAY_TOKEN_ENV]: token },
+        // Unsandboxed: sandboxed, it could not reach the app's gateway on loopback at all (refused
+        // before any answer); what is tested here is the answer's mark.
+        sandbox: { enabled: false },
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       },
     });
@@ -292,6 +296,7 @@ describe('a kept 2026-07-28 verdict skips server/discover: the tools/list page c
     });
     const made = new MCPClient(config, {
       secrets: new DefaultSecretResolver(undefined, { MH_LOOP_TOKEN: token }),
+      sandboxes: testSandboxes(),
       ...options,
     });
     clients.push(made);

@@ -17,7 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { META_ERROR } from '../../electron/gateway/agentResults.js';
 import type { AgentsView } from '../../shared/agents.js';
 import { META_CALL_ID, META_REPLAYED, META_SESSION } from '../../shared/agents.js';
-import { PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, scratchDir, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import {
   HostProcess,
   SERVER_ID,
@@ -88,6 +88,7 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
         args: [BUILT_SIDE_EFFECT_FIXTURE],
         cwd: PROJECT_ROOT,
         env: { SIDE_EFFECT_FILE: effects },
+        sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
       },
     });
     await serverReady(run.bridge);

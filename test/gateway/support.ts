@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { AgentView, AgentVisibility, AgentsView } from '../../shared/agents.js';
 import type { ChannelName, EventName } from '../../shared/contract.js';
 import type { Core, CoreOptions } from '../../electron/core/types.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, sandboxWritingTo } from '../helpers/fixtures.js';
 
 export const ALL_SERVERS: AgentVisibility = { allServers: true, serverIds: [], localTools: false };
 
@@ -134,6 +134,7 @@ export async function addFixtureServer(
     args: [BUILT_STDIO_FIXTURE],
     cwd: PROJECT_ROOT,
     env,
+    sandbox: sandboxWritingTo(env),
   });
   for (const toolName of allow) await app.call('permissions.setToolLevel', { serverId: id, toolName, level: 'ALLOW' });
 }

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { DetailedTaskV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { TaskAwareClient, taskCreatedOf, withTasksExtension } from '../../electron/mcp/tasks/taskWire.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, scratchDir, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../doubles/servers/taskPeer.js';
 import type { GatewayApp } from './support.js';
 import { saveServerListed, startGatewayApp } from './support.js';
@@ -59,6 +59,7 @@ describe('tasks through the gateway, scoped to the agent', () => {
       args: [BUILT_TASK_FIXTURE],
       cwd: PROJECT_ROOT,
       env: { TASKS_DIR: tasksDir },
+      sandbox: sandboxWritingTo({ TASKS_DIR: tasksDir }),
       protocolEra: 'modern',
     });
     await app.call('permissions.setToolLevel', { serverId: 'tasks', toolName: 'long_job', level: 'ALLOW' });

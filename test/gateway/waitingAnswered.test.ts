@@ -10,7 +10,7 @@ import { symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalView } from '../../shared/contract.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readLines, scratchDir } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readLines, scratchDir, sandboxWritingTo } from '../helpers/fixtures.js';
 import type { GatewayApp } from './support.js';
 import { addFixtureServer, connectAgent, connectModernAgent, startGatewayApp } from './support.js';
 
@@ -167,6 +167,7 @@ describe('requests waiting for approval are answered when what they wait on goes
           args: [BUILT_STDIO_FIXTURE],
           cwd: PROJECT_ROOT,
           env: { FIXTURE_COUNTER: counter },
+          sandbox: sandboxWritingTo({ FIXTURE_COUNTER: counter }),
         },
       });
       await ready;

@@ -18,6 +18,7 @@ import { createLocalTools } from '../../electron/tools/localTools.js';
 import type { SecretRedactor } from '../../electron/secrets/secretRedactor.js';
 import type { Tracer } from '../../electron/tracing/tracer.js';
 import { MemoryRuleStore } from '../doubles/security/memoryRuleStore.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 /** Answers approval requests the way a test says; records every request it saw. */
 export class ScriptedApprover {
@@ -65,8 +66,8 @@ export async function buildHarness(options: {
   approvalTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   dbFile?: string;
-  /** Registry options (reconnect policy, size limit); secrets are the default resolver's. */
-  registry?: Omit<RegistryOptions, 'secrets'>;
+  /** Registry options (reconnect policy, size limit); secrets are the default resolver's, sandboxes the tests' own. */
+  registry?: Partial<Omit<RegistryOptions, 'secrets'>>;
 }): Promise<TestHarness> {
   const root = join(options.dir, 'root');
   const { mkdirSync } = await import('node:fs');
@@ -76,7 +77,7 @@ export async function buildHarness(options: {
   const { harness, registry, engine, security, checkpoints, taskLinks, tracer, redactor } = await createPipeline({
     db,
     secrets: new DefaultSecretResolver(),
-    ...(options.registry ? { registry: options.registry } : {}),
+    registry: { sandboxes: testSandboxes(), ...options.registry },
     rules: new MemoryRuleStore(),
     requestApproval: approver.callback,
     approvalTimeoutMs: options.approvalTimeoutMs ?? 5_000,

@@ -1,7 +1,7 @@
 /** Helpers to start the fixture servers and read what they observed. */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StdioServerConfig } from '../../shared/serverConfig.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
@@ -28,7 +28,7 @@ export function stdioFixtureConfig(
   fixtureEnv: Record<string, string> = {},
   overrides: Partial<StdioServerConfig> = {},
 ): StdioServerConfig {
-  return StdioServerConfigSchema.parse({
+  const config = StdioServerConfigSchema.parse({
     id,
     name: `Fixture ${id}`,
     transport: 'stdio',
@@ -39,11 +39,36 @@ export function stdioFixtureConfig(
     timeoutMs: 10_000,
     ...overrides,
   });
+  return { ...config, sandbox: config.sandbox ?? sandboxWritingTo(config.env) };
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The sandbox a test double runs in (every stdio server is sandboxed by default, issue 29): on,
+ * its profile's defaults, plus the folders of the files the test hands it in its environment
+ * (its event log, its counter) writable, as a person lists the folders a server writes.
+ */
+export function sandboxWritingTo(env: Record<string, unknown>): NonNullable<StdioServerConfig['sandbox']> {
+  const folders = Object.values(env)
+    .filter((value): value is string => typeof value === 'string' && isAbsolute(value) && !value.includes('\0'))
+    .map((path) => (isFolder(path) ? path : dirname(path)))
+    .filter((folder) => folder !== '/' && folder !== PROJECT_ROOT);
+  return { enabled: true, read: [], denyRead: [], write: [...new Set(folders)], hosts: [] };
 }
 
 export interface FixtureEvent {
   event: string;
+  /** The pid as the server sees it (in a sandbox, its PID namespace's). */
   pid: number;
+  /** Which server process it was (a sandboxed server's pid is not unique). */
+  instance: string;
   at: number;
   tool?: string;
 }

@@ -14,6 +14,7 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { ModernHttpFixture } from '../doubles/servers/eraPeers.js';
 import { legacyStdioConfig, modernHttpConfig, startModernHttp } from '../doubles/servers/eraPeers.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 let scratch: ReturnType<typeof scratchDir>;
 let now = 1_000_000;
@@ -59,7 +60,7 @@ describe('the registry writes the hints it got', () => {
 
   it('a modern server that gives no freshness (ttlMs 0) is listed live at the next start; a legacy one is served from the cache', async () => {
     const cache = new ToolSchemaCache({ dir: scratch.dir });
-    registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), cache });
+    registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), sandboxes: testSandboxes(), cache });
     const modern = modernHttpConfig('modern', http, 'auto');
     const legacy = legacyStdioConfig('legacy', 'auto');
     registry.addServer(modern);

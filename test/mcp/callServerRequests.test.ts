@@ -19,12 +19,13 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
 import { buildModernFixture, modernStdioConfig } from '../doubles/servers/eraPeers.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const clients: MCPClient[] = [];
 let scratch: ReturnType<typeof scratchDir>;
 
 function client(config: ServerConfig, serverRequests: ScriptedServerRequests): MCPClient {
-  const c = new MCPClient(config, { secrets: new DefaultSecretResolver(), serverRequests });
+  const c = new MCPClient(config, { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes(), serverRequests });
   clients.push(c);
   return c;
 }

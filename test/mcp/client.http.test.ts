@@ -14,6 +14,7 @@ import type { HttpServerConfig } from '../../shared/serverConfig.js';
 import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
 import type { HttpFixture } from '../doubles/servers/http-server.js';
 import { startHttpFixture } from '../doubles/servers/http-server.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const TOKEN = 'tok_9f8e7d6c5b4a-correct-horse';
 
@@ -34,6 +35,7 @@ function httpConfig(
 function clientWith(config: HttpServerConfig, token: string | undefined): MCPClient {
   return new MCPClient(config, {
     secrets: new DefaultSecretResolver(undefined, token === undefined ? {} : { MH_TEST_TOKEN: token }),
+    sandboxes: testSandboxes(),
   });
 }
 

@@ -10,6 +10,7 @@ import {
 } from '../../electron/mcp/errors.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { countEvents, readEvents, readLines, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 describe('MCPClient over stdio (real subprocess server)', () => {
   let scratch: ReturnType<typeof scratchDir>;
@@ -22,6 +23,7 @@ describe('MCPClient over stdio (real subprocess server)', () => {
       stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_COUNTER: counter, ...env }, overrides),
       {
         secrets: new DefaultSecretResolver(),
+        sandboxes: testSandboxes(),
       },
     );
     clients.push(c);
@@ -138,7 +140,11 @@ describe('MCPClient over stdio (real subprocess server)', () => {
   it('spawns with an allow-listed environment plus only its own variables', async () => {
     process.env.MH_TEST_LEAK = 'must-not-reach-the-server';
     try {
-      const c = client({ FIXTURE_TOOLS: 'echo' });
+      // Unsandboxed (the person's choice): its pid on the host is the one it logs.
+      const c = client(
+        { FIXTURE_TOOLS: 'echo' },
+        { sandbox: { enabled: false, read: [], denyRead: [], write: [], hosts: [] } },
+      );
       await c.initialize();
       // The fixture cannot print its env to us, so check through /proc of the child.
       const pid = readEvents(events).find((e) => e.event === 'initialize')?.pid;

@@ -9,6 +9,7 @@ import { CLIENT_NAME } from '../../electron/mcp/client.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { readEvents, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 describe("the client's reported version", () => {
   let scratch: ReturnType<typeof scratchDir>;
@@ -24,7 +25,11 @@ describe("the client's reported version", () => {
 
   it("is the app's version the registry was given", async () => {
     const events = join(scratch.dir, 'events.jsonl');
-    registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), clientVersion: '9.8.7-test' });
+    registry = new MCPToolRegistry({
+      secrets: new DefaultSecretResolver(),
+      sandboxes: testSandboxes(),
+      clientVersion: '9.8.7-test',
+    });
     registry.addServer(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo' }));
     await registry.connect('fx');
     const initialize = readEvents(events).find((event) => event.event === 'initialize') as

@@ -19,11 +19,16 @@ import {
   modernHttpConfig,
   startModernHttp,
 } from '../doubles/servers/eraPeers.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const clients: MCPClient[] = [];
 let http: ModernHttpFixture | undefined;
 function client(config: ServerConfig, onVerdict?: (verdict: PriorDiscovery | undefined) => void): MCPClient {
-  const c = new MCPClient(config, { secrets: new DefaultSecretResolver(), ...(onVerdict ? { onVerdict } : {}) });
+  const c = new MCPClient(config, {
+    secrets: new DefaultSecretResolver(),
+    sandboxes: testSandboxes(),
+    ...(onVerdict ? { onVerdict } : {}),
+  });
   clients.push(c);
   return c;
 }

@@ -34,11 +34,13 @@ import {
   modernStdioConfig,
   startModernHttp,
 } from '../doubles/servers/eraPeers.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const clients: MCPClient[] = [];
 function client(config: ServerConfig, serverRequests?: ServerRequestHandlers): MCPClient {
   const c = new MCPClient(config, {
     secrets: new DefaultSecretResolver(),
+    sandboxes: testSandboxes(),
     ...(serverRequests ? { serverRequests } : {}),
   });
   clients.push(c);

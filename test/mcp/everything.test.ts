@@ -7,6 +7,7 @@ import type { ProgressUpdate } from '../../electron/mcp/types.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 // The reference server of the MCP project, over stdio (its HTTP mode listens on all interfaces).
 const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -22,7 +23,7 @@ describe('MCPClient against @modelcontextprotocol/server-everything (stdio)', ()
       cwd: PROJECT_ROOT,
       timeoutMs: 15_000,
     }),
-    { secrets: new DefaultSecretResolver() },
+    { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes() },
   );
 
   beforeAll(async () => {

@@ -14,6 +14,7 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
 import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const config = (roots: string[]) =>
@@ -36,6 +37,7 @@ describe('server-everything: elicitation, sampling and roots answered through th
   const serverRequests = new ScriptedServerRequests();
   const client = new MCPClient(config([join(PROJECT_ROOT, 'test')]), {
     secrets: new DefaultSecretResolver(),
+    sandboxes: testSandboxes(),
     serverRequests,
   });
 

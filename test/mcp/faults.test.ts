@@ -13,6 +13,7 @@ import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 import { callByName } from '../helpers/callByName.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 /**
  * Generous, so a loaded machine never turns "exited" or "garbage" into a timeout: each test
@@ -29,7 +30,7 @@ describe('faults give a clear error within the deadline and leave other servers 
 
   beforeEach(() => {
     scratch = scratchDir();
-    registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver() });
+    registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), sandboxes: testSandboxes() });
   });
   afterEach(async () => {
     await registry.close();
@@ -42,7 +43,7 @@ describe('faults give a clear error within the deadline and leave other servers 
   }
 
   async function initializeError(config: ReturnType<typeof fixture>): Promise<{ error: unknown }> {
-    const client = new MCPClient(config, { secrets: new DefaultSecretResolver() });
+    const client = new MCPClient(config, { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes() });
     const error = await client.initialize().catch((e: unknown) => e);
     await client.close();
     return { error };

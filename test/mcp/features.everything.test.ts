@@ -10,11 +10,12 @@ import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
 import { nextFeatureEvent } from './featureEvents.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 describe('resources, prompts and completion of server-everything (stdio)', () => {
-  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver() });
+  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), sandboxes: testSandboxes() });
   const id = 'everything';
 
   beforeAll(async () => {

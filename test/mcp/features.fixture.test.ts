@@ -14,6 +14,7 @@ import { MAX_LISTED_ITEMS } from '../../shared/limits.js';
 import { readEvents, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
 import { nextFeatureEvent } from './featureEvents.js';
 import { nextStatus } from './statusEvents.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 describe('resources and prompts of the paged fixture server', () => {
   let scratch: ReturnType<typeof scratchDir>;
@@ -30,6 +31,7 @@ describe('resources and prompts of the paged fixture server', () => {
     scratch = scratchDir();
     registry = new MCPToolRegistry({
       secrets: new DefaultSecretResolver(),
+      sandboxes: testSandboxes(),
       reconnect: { baseDelayMs: 50, maxDelayMs: 200 },
     });
   });
@@ -102,7 +104,7 @@ describe('resources and prompts of the paged fixture server', () => {
     await renewed;
     const subscribes = readEvents(events()).filter((e) => e.event === 'resources/subscribe');
     expect(subscribes).toHaveLength(2);
-    expect(new Set(subscribes.map((e) => e.pid)).size).toBe(2);
+    expect(new Set(subscribes.map((e) => e.instance)).size).toBe(2);
 
     const updated = nextFeatureEvent(registry, (e) => e.type === 'resource_updated');
     expect(await callFixtureTool(registry, 'fx', 'touch', { uri: 'fixture://item/2' })).toBe(

@@ -16,6 +16,7 @@ import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import type { ClientState, ListKind, NegotiatedInfo, ToolClient } from '../../electron/mcp/types.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 /** A client double: the registry's ToolClient and FeatureClient over a real SDK client in memory. */
 class InMemoryFeatureClient implements ToolClient, FeatureClient {
@@ -95,6 +96,7 @@ it('a change during a listing makes that listing run once more, never a second o
 
   registry = new MCPToolRegistry({
     secrets: new DefaultSecretResolver(),
+    sandboxes: testSandboxes(),
     clientFactory: (config) => new InMemoryFeatureClient(config, server),
   });
   registry.addServer({ id: 'mem', name: 'Memory', transport: 'stdio', command: 'unused' });

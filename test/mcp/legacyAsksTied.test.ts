@@ -14,6 +14,7 @@ import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
 import type { HttpFixture } from '../doubles/servers/http-server.js';
 import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 let server: HttpFixture;
 let client: MCPClient;
@@ -31,7 +32,7 @@ beforeEach(async () => {
       timeoutMs: 10_000,
       protocolEra: 'legacy',
     }),
-    { secrets: new DefaultSecretResolver(), serverRequests: person },
+    { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes(), serverRequests: person },
   );
   await client.initialize();
 });

@@ -15,6 +15,7 @@ import { ServerConfigSchema } from '../../shared/serverConfig.js';
 import type { HttpFixture } from '../doubles/servers/http-server.js';
 import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const CREDENTIAL = 'sk-live-4f9a8b7c6d5e-do-not-log';
 
@@ -42,7 +43,10 @@ describe('MCP logging', () => {
   beforeEach(async () => {
     scratch = scratchDir();
     events = join(scratch.dir, 'events.jsonl');
-    registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(undefined, { MH_LEAKY: CREDENTIAL }) });
+    registry = new MCPToolRegistry({
+      secrets: new DefaultSecretResolver(undefined, { MH_LEAKY: CREDENTIAL }),
+      sandboxes: testSandboxes(),
+    });
     registry.addServer(
       stdioFixtureConfig(
         'fx',

@@ -25,6 +25,7 @@ import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { HeadlessBrowser } from '../helpers/headlessBrowser.js';
 import { headlessBrowser } from '../helpers/headlessBrowser.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const keyOf = (serverId: string, kind: string): string => `server/${serverId}/oauth.${kind}`;
 
@@ -81,6 +82,7 @@ function session(config: OAuthServerConfig): OAuthSession {
 function client(config: HttpServerConfig, oauth?: OAuthSession, log = new LogBuffer()): MCPClient {
   const created = new MCPClient(config, {
     secrets: new DefaultSecretResolver(store),
+    sandboxes: testSandboxes(),
     log,
     ...(oauth ? { oauth } : {}),
   });

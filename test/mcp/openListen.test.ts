@@ -13,6 +13,7 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
 import type { OpenListenServer } from '../doubles/servers/openListenServer.js';
 import { startOpenListenServer } from '../doubles/servers/openListenServer.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 let server: OpenListenServer;
 const clients: MCPClient[] = [];
@@ -36,7 +37,7 @@ function client(log: LogBuffer, timeoutMs: number): MCPClient {
       timeoutMs,
       protocolEra: 'auto',
     }),
-    { secrets: new DefaultSecretResolver(), log },
+    { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes(), log },
   );
   clients.push(c);
   return c;

@@ -14,6 +14,7 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
 import type { ParamHeaderServer } from '../doubles/servers/paramHeaderServer.js';
 import { startParamHeaderServer } from '../doubles/servers/paramHeaderServer.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 let server: ParamHeaderServer;
 let client: MCPClient;
@@ -29,7 +30,7 @@ beforeEach(async () => {
       timeoutMs: 10_000,
       protocolEra: 'modern',
     }),
-    { secrets: new DefaultSecretResolver() },
+    { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes() },
   );
   await client.initialize();
   await client.listTools();

@@ -30,6 +30,7 @@ import {
   modernStdioConfig,
   startModernHttp,
 } from '../doubles/servers/eraPeers.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 /** The server's deadline in these tests at first: short, so the window passes while the person is asked. */
 const SERVER_WINDOW_MS = 300;
@@ -42,7 +43,11 @@ let http: ModernHttpFixture;
 const clients: MCPClient[] = [];
 
 async function connect(config: ServerConfig, serverRequests: ScriptedServerRequests): Promise<MCPClient> {
-  const client = new MCPClient(config, { secrets: new DefaultSecretResolver(), serverRequests });
+  const client = new MCPClient(config, {
+    secrets: new DefaultSecretResolver(),
+    sandboxes: testSandboxes(),
+    serverRequests,
+  });
   clients.push(client);
   // The connect has the usual room: only the calls get the short window.
   await client.initialize({ timeoutMs: 20_000 });

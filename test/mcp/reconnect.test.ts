@@ -70,7 +70,7 @@ describe('automatic reconnection', () => {
     const pids = new Set(
       readEvents(eventsOf('fx'))
         .filter((e) => e.event === 'initialize')
-        .map((e) => e.pid),
+        .map((e) => e.instance),
     );
     expect(pids.size).toBe(2);
   });

@@ -9,6 +9,7 @@ import type { HttpFixture } from '../doubles/servers/http-server.js';
 import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { countEvents, readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 import { callByName } from '../helpers/callByName.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const TOKEN = 'registry-test-token-123456';
 
@@ -22,7 +23,10 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
 
   beforeEach(() => {
     scratch = scratchDir();
-    registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(undefined, { MH_TOKEN: TOKEN }) });
+    registry = new MCPToolRegistry({
+      secrets: new DefaultSecretResolver(undefined, { MH_TOKEN: TOKEN }),
+      sandboxes: testSandboxes(),
+    });
   });
   afterEach(async () => {
     await registry.close();
@@ -96,7 +100,7 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
     await registry.discover({ refresh: true });
     expect(registry.tools().map((t) => t.name)).toEqual(['echo']);
     expect(() => callByName(registry, 'append', { line: 'x' })).toThrow(MCPUnknownToolError);
-    expect(new Set(readEvents(eventsOf('evolving')).map((e) => e.pid)).size).toBe(2);
+    expect(new Set(readEvents(eventsOf('evolving')).map((e) => e.instance)).size).toBe(2);
   });
 
   it('an HTTP server restarted with fewer tools loses them on rediscovery', async () => {
@@ -173,7 +177,7 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
   });
 
   it('an edited server is reconnected; a removed one loses its tools and process', async () => {
-    registry.addServer(fixture('edit', { FIXTURE_TOOLS: 'echo' }));
+    registry.addServer(fixture('edit', { FIXTURE_TOOLS: 'echo' }, HOST_PIDS));
     await registry.discover();
     const firstPid = readEvents(eventsOf('edit'))[0]?.pid;
     await registry.updateServer({
@@ -207,8 +211,8 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
   });
 
   it('closes every server, idempotently, and refuses work afterwards', async () => {
-    registry.addServer(fixture('c1', { FIXTURE_TOOLS: 'echo' }));
-    registry.addServer(fixture('c2', { FIXTURE_TOOLS: 'append' }));
+    registry.addServer(fixture('c1', { FIXTURE_TOOLS: 'echo' }, HOST_PIDS));
+    registry.addServer(fixture('c2', { FIXTURE_TOOLS: 'append' }, HOST_PIDS));
     await registry.discover();
     const pids = readEvents(eventsOf('c1'))
       .concat(readEvents(eventsOf('c2')))
@@ -220,6 +224,12 @@ describe('MCPToolRegistry against real stdio and HTTP servers', () => {
     await expect(registry.callServerTool('c1', 'echo', { text: 'x' })).rejects.toThrow(/closed/);
   });
 });
+
+/**
+ * For the tests that check a server's process on the host by the pid it logs: unsandboxed (the
+ * person's choice), since a sandboxed server's pid is its PID namespace's.
+ */
+const HOST_PIDS = { sandbox: { enabled: false, read: [], denyRead: [], write: [], hosts: [] } };
 
 function isAlive(pid: number | undefined): boolean {
   if (pid === undefined) return false;

@@ -8,6 +8,7 @@ import { ToolSchemaCache } from '../../electron/mcp/schemaCache.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { countEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 import { callByName } from '../helpers/callByName.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -29,7 +30,7 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
       onWarning: (m) => warnings.push(m),
       onDamaged: (w) => damaged.push(w),
     });
-    const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), cache });
+    const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), sandboxes: testSandboxes(), cache });
     registries.push(registry);
     registry.addServer(stdioFixtureConfig('cached', { FIXTURE_EVENTS: events, FIXTURE_TOOLS: 'echo,append' }));
     return registry;
@@ -153,6 +154,7 @@ describe('ToolSchemaCache with a registry and real servers (tools/list counted o
     const start = (): MCPToolRegistry => {
       const registry = new MCPToolRegistry({
         secrets: new DefaultSecretResolver(),
+        sandboxes: testSandboxes(),
         cache: new ToolSchemaCache({ dir: cacheDir, ttlMs: HOUR, now: () => clock }),
       });
       registries.push(registry);

@@ -12,6 +12,7 @@ import type { ServerRequestHandlers } from '../../electron/mcp/serverRequests.js
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const TOOLS = 'ask_form,ask_url,sample,roots,client_capabilities';
 /** The tasks extension is declared to every server (a call it answers with a task is followed: mcp/tasks/). */
@@ -36,6 +37,7 @@ describe('requests from the server: elicitation, sampling, roots (stdio fixture)
     );
     const client = new MCPClient(config, {
       secrets: new DefaultSecretResolver(),
+      sandboxes: testSandboxes(),
       ...(options.serverRequests ? { serverRequests: options.serverRequests } : {}),
     });
     clients.push(client);

@@ -15,6 +15,7 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { scratchDir, waitFor } from '../helpers/fixtures.js';
 import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
 import { buildTaskFixture, releaseTask, taskEvents, taskServerConfig } from '../doubles/servers/taskPeer.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const clients: MCPClient[] = [];
 let scratch: ReturnType<typeof scratchDir>;
@@ -22,6 +23,7 @@ let scratch: ReturnType<typeof scratchDir>;
 async function connected(serverRequests?: ScriptedServerRequests): Promise<MCPClient> {
   const c = new MCPClient(taskServerConfig('tasks', scratch.dir), {
     secrets: new DefaultSecretResolver(),
+    sandboxes: testSandboxes(),
     ...(serverRequests ? { serverRequests } : {}),
   });
   clients.push(c);

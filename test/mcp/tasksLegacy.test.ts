@@ -15,6 +15,7 @@ import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
 import { ScriptedServerRequests } from '../doubles/person/scriptedServerRequests.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -34,7 +35,7 @@ describe('2025-11-25 tasks against server-everything (stdio)', () => {
       cwd: PROJECT_ROOT,
       timeoutMs: 15_000,
     }),
-    { secrets: new DefaultSecretResolver(), serverRequests },
+    { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes(), serverRequests },
   );
 
   beforeAll(async () => {

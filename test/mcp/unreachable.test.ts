@@ -11,6 +11,7 @@ import { MCPClient } from '../../electron/mcp/client.js';
 import { MCPNotAnMCPServerError, MCPUnreachableError } from '../../electron/mcp/errors.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { HttpServerConfigSchema, StdioServerConfigSchema } from '../../shared/serverConfig.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 const clients: MCPClient[] = [];
 afterEach(async () => {
@@ -26,7 +27,7 @@ function httpClient(url: string): MCPClient {
     auth: { kind: 'none' },
     timeoutMs: 10_000,
   });
-  const client = new MCPClient(config, { secrets: new DefaultSecretResolver() });
+  const client = new MCPClient(config, { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes() });
   clients.push(client);
   return client;
 }
@@ -106,7 +107,7 @@ describe('a program that is not an MCP server (E12)', () => {
       command: '/bin/cat',
       timeoutMs: 10_000,
     });
-    const client = new MCPClient(config, { secrets: new DefaultSecretResolver() });
+    const client = new MCPClient(config, { secrets: new DefaultSecretResolver(), sandboxes: testSandboxes() });
     clients.push(client);
     const error = await client.initialize().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPNotAnMCPServerError);

@@ -14,6 +14,7 @@ import type { ServerConfig } from '../../shared/serverConfig.js';
 import { scratchDir, waitFor } from '../helpers/fixtures.js';
 import type { ModernHttpFixture } from '../doubles/servers/eraPeers.js';
 import { legacyStdioConfig, modernHttpConfig, startModernHttp } from '../doubles/servers/eraPeers.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 let scratch: ReturnType<typeof scratchDir>;
 let http: ModernHttpFixture;
@@ -26,7 +27,7 @@ function store(): VerdictStore {
 
 /** A fresh registry over the same verdict folder: what a restart of the app looks like. */
 async function start(config: ServerConfig, verdicts = store()): Promise<MCPToolRegistry> {
-  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), verdicts });
+  const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), sandboxes: testSandboxes(), verdicts });
   registries.push(registry);
   registry.addServer(config);
   await registry.connect(config.id);

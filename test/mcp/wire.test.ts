@@ -23,6 +23,7 @@ import { HttpServerConfigSchema } from '../../shared/serverConfig.js';
 import type { HttpFixture, HttpFixtureOptions } from '../doubles/servers/http-server.js';
 import { startHttpFixture } from '../doubles/servers/http-server.js';
 import { readEvents, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
+import { testSandboxes } from '../helpers/sandboxes.js';
 
 function httpConfig(url: string, overrides: Partial<HttpServerConfig> = {}): HttpServerConfig {
   return HttpServerConfigSchema.parse({
@@ -53,6 +54,7 @@ describe('on the wire', () => {
     return track(
       new MCPClient(stdioFixtureConfig('fx', { FIXTURE_EVENTS: events, ...env }, overrides), {
         secrets: new DefaultSecretResolver(),
+        sandboxes: testSandboxes(),
       }),
     );
   }
@@ -64,6 +66,7 @@ describe('on the wire', () => {
     return track(
       new MCPClient(httpConfig(`http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/`), {
         secrets: new DefaultSecretResolver(),
+        sandboxes: testSandboxes(),
       }),
     );
   }
@@ -73,7 +76,12 @@ describe('on the wire', () => {
   ): Promise<{ client: MCPClient; server: HttpFixture }> {
     http = await startHttpFixture(options);
     return {
-      client: track(new MCPClient(httpConfig(http.url, overrides), { secrets: new DefaultSecretResolver() })),
+      client: track(
+        new MCPClient(httpConfig(http.url, overrides), {
+          secrets: new DefaultSecretResolver(),
+          sandboxes: testSandboxes(),
+        }),
+      ),
       server: http,
     };
   }

@@ -24,7 +24,7 @@ import { bundleServer } from '../helpers/buildFixtures.js';
 import type { DispatchResult } from '../../shared/bridge.js';
 import type { CallOutcome, ServerView } from '../../shared/contract.js';
 import type { TraceDetail, TraceStatus, TraceSummary } from '../../shared/traces.js';
-import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import { BridgeClient } from '../web/host.js';
 
 export const SIDE_EFFECT_FIXTURE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'side-effect-server.ts');
@@ -251,6 +251,7 @@ export async function runRestartSoak(options: SoakOptions): Promise<SoakReport> 
             args: [BUILT_SIDE_EFFECT_FIXTURE],
             cwd: PROJECT_ROOT,
             env: { SIDE_EFFECT_FILE: effects },
+            sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
           },
         });
       }

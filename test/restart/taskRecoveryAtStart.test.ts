@@ -27,7 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryRecordView } from '../../shared/contract.js';
 import type { TraceDetail, TraceSummary } from '../../shared/traces.js';
 import { BridgeClient } from '../web/host.js';
-import { PROJECT_ROOT, waitFor } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../doubles/servers/taskPeer.js';
 import { HostProcess, ok } from './restartSoak.js';
 
@@ -132,6 +132,7 @@ describe('kill -9 of the whole app while servers run calls as tasks; the next st
           args: [BUILT_TASK_FIXTURE],
           cwd: PROJECT_ROOT,
           env: { TASKS_DIR: tasksDir, ...env },
+          sandbox: sandboxWritingTo({ TASKS_DIR: tasksDir, ...env }),
           protocolEra: 'modern',
         },
       });

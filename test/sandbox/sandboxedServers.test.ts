@@ -5,7 +5,9 @@
  * but is refused each thing it tries outside its profile. The same server unsandboxed succeeds at
  * each, so every refusal here is the sandbox's.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createSocket } from 'node:dgram';
+import type { Socket } from 'node:dgram';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { createRequire } from 'node:module';
@@ -21,14 +23,23 @@ import { MCPToolRegistry } from '../../electron/mcp/registry.js';
 import { ownFolderOf, ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { StdioServerConfig } from '../../shared/serverConfig.js';
-import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
+import { sandboxEnabled, StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { bundleServer } from '../helpers/buildFixtures.js';
-import { PROJECT_ROOT, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, scratchDir, stdioFixtureConfig, waitFor } from '../helpers/fixtures.js';
 
 const HOSTILE_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'hostile-server.ts');
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 type Outcome = { ok: boolean; detail: string };
+
+/** A loopback UDP socket on the host that counts the datagrams it got (a UDP or DNS exfiltration). */
+async function datagrams(): Promise<{ socket: Socket; port: number; received: () => number }> {
+  let count = 0;
+  const socket = createSocket('udp4');
+  socket.on('message', () => (count += 1));
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { socket, port: socket.address().port, received: () => count };
+}
 
 /** A loopback TCP server on the host that counts who connected. */
 async function listener(): Promise<{ server: Server; port: number; connections: () => number }> {
@@ -57,6 +68,7 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
   });
   let forbidden: Awaited<ReturnType<typeof listener>>;
   let allowed: Awaited<ReturnType<typeof listener>>;
+  let udpSink: Awaited<ReturnType<typeof datagrams>>;
   const clients: MCPClient[] = [];
 
   beforeAll(async () => {
@@ -72,19 +84,18 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     writeFileSync(join(home, 'servers', 'hostile', 'package.json'), '{"name":"hostile","type":"module"}\n');
     forbidden = await listener();
     allowed = await listener();
+    udpSink = await datagrams();
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
     forbidden.server.close();
     allowed.server.close();
+    udpSink.socket.close();
     scratch.cleanup();
   });
 
-  function client(config: StdioServerConfig, withSandboxes = true): MCPClient {
-    const made = new MCPClient(config, {
-      secrets: new DefaultSecretResolver(),
-      ...(withSandboxes ? { sandboxes } : {}),
-    });
+  function client(config: StdioServerConfig, using: ServerSandboxes = sandboxes): MCPClient {
+    const made = new MCPClient(config, { secrets: new DefaultSecretResolver(), sandboxes: using });
     clients.push(made);
     return made;
   }
@@ -143,6 +154,16 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     });
     expect((await attempt(free, 'read', `/proc/${process.pid}/environ`)).ok).toBe(true);
     expect(await attempt(free, 'connect', '127.0.0.1', forbidden.port)).toEqual({ ok: true, detail: 'connected' });
+    expect(await attempt(free, 'child-connect', '127.0.0.1', forbidden.port)).toEqual({
+      ok: true,
+      detail: 'connected',
+    });
+    expect(await attempt(free, 'udp', '127.0.0.1', udpSink.port)).toEqual({ ok: true, detail: 'sent' });
+    await waitFor(() => udpSink.received() >= 1);
+    await attempt(free, 'dns', '127.0.0.1', udpSink.port);
+    await waitFor(() => udpSink.received() >= 2);
+    expect((await attempt(free, 'raw-socket', '')).ok).toBe(process.getuid?.() === 0);
+    expect(await attempt(free, 'ptrace', '', process.pid)).toMatchObject({ ok: true });
     await free.close();
   });
 
@@ -156,6 +177,27 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     it('starts (its own folder is readable) and runs with its TMPDIR in its own folder', async () => {
       const me = (await caged.callTool('whoami', {})).structuredContent as { tmpdir: string };
       expect(me.tmpdir).toBe(join(ownFolderOf(dataDir, 'caged'), 'tmp'));
+    });
+
+    it('runs with a Node installed under the home folder (nvm-style), the rest of home still hidden', async () => {
+      const nvmBin = join(home, '.nvm', 'versions', 'node', 'v24', 'bin');
+      mkdirSync(nvmBin, { recursive: true });
+      const node = join(nvmBin, 'node');
+      if (!existsSync(node)) copyFileSync(process.execPath, node);
+      chmodSync(node, 0o755);
+      // By name, found on the PATH the server is given (as nvm puts it first), and by path.
+      for (const [id, command, env] of [
+        ['nvm-name', 'node', { PATH: `${nvmBin}:/usr/bin:/bin` }],
+        ['nvm-path', node, {}],
+      ] as const) {
+        const homeNode = client({ ...hostile(id, true), command, env });
+        await homeNode.initialize();
+        expect(await attempt(homeNode, 'read', join(home, '.ssh', 'id_ed25519'))).toEqual({
+          ok: false,
+          detail: 'ENOENT',
+        });
+        await homeNode.close();
+      }
     });
 
     it("cannot read the person's SSH key, nor the app's secrets, database or config", async () => {
@@ -177,6 +219,24 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
       });
       // Its own PID namespace and /proc: the host's processes (this test's included) do not exist for it.
       expect(await attempt(caged, 'read', `/proc/${process.pid}/environ`)).toEqual({ ok: false, detail: 'ENOENT' });
+    });
+
+    it('no UDP or DNS query reaches the host, no raw socket, no ptrace, and a child cannot connect either', async () => {
+      const before = { datagrams: udpSink.received(), connections: forbidden.connections() };
+      expect((await attempt(caged, 'udp', '127.0.0.1', udpSink.port)).detail).not.toBe('');
+      expect((await attempt(caged, 'dns', '127.0.0.1', udpSink.port)).ok).toBe(false);
+      expect((await attempt(caged, 'child-connect', '127.0.0.1', forbidden.port)).ok).toBe(false);
+      expect(await attempt(caged, 'raw-socket', '')).toMatchObject({
+        ok: false,
+        detail: expect.stringMatching(/PermissionError|not permitted/) as string,
+      });
+      // The host's processes are not in its PID namespace: nothing to attach to.
+      expect(await attempt(caged, 'ptrace', '', process.pid)).toMatchObject({
+        ok: false,
+        detail: expect.stringMatching(/ESRCH|EPERM/) as string,
+      });
+      // The control above shows each one arrives within its call when unsandboxed.
+      expect({ datagrams: udpSink.received(), connections: forbidden.connections() }).toEqual(before);
     });
 
     it('writes its own folder and its roots, nothing else', async () => {
@@ -244,6 +304,31 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     expect((error as MCPServerExitedError).exit.stderrTail).toContain('fatal: could not open the database');
   });
 
+  it('a server that dies at start reading a hidden file: the error offers reading its folder, as data', async () => {
+    const settings = join(home, '.config', 'foo', 'settings.json');
+    mkdirSync(join(home, '.config', 'foo'), { recursive: true });
+    writeFileSync(settings, '{}\n');
+    const dies = client({
+      ...stdioFixtureConfig('dies', {}, { timeoutMs: 20_000 }),
+      args: ['-e', `require('node:fs').readFileSync(${JSON.stringify(settings)})`],
+      sandbox: { enabled: true, read: [], denyRead: [], write: [], hosts: [] },
+    });
+    const error = await dies.initialize().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MCPServerExitedError);
+    expect((error as MCPServerExitedError).details).toMatchObject({
+      sandboxDenied: { read: join(home, '.config', 'foo') },
+    });
+    // Listed as the error offers, the same server reads it.
+    const reads = client({
+      ...stdioFixtureConfig('reads', {}, { timeoutMs: 20_000 }),
+      args: ['-e', `require('node:fs').readFileSync(${JSON.stringify(settings)}); process.exit(7)`],
+      sandbox: { enabled: true, read: [join(home, '.config', 'foo')], denyRead: [], write: [], hosts: [] },
+    });
+    const exited = await reads.initialize().catch((e: unknown) => e);
+    expect((exited as MCPServerExitedError).exit.exitCode).toBe(7);
+    expect((exited as MCPServerExitedError).details.sandboxDenied).toBeUndefined();
+  });
+
   it('a command that is nowhere is "command not found", as unsandboxed', async () => {
     const missing = client({
       ...stdioFixtureConfig('missing'),
@@ -253,12 +338,21 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     expect(await missing.initialize().catch((e: unknown) => e)).toBeInstanceOf(MCPCommandNotFoundError);
   });
 
-  it('a sandboxed server is never started unconfined where there is no sandbox', async () => {
-    const refused = client(hostile('nosandbox', true), false);
+  it('where the platform cannot sandbox, a server is refused (reason as data) until the person turns its sandbox off', async () => {
+    // The app's default: a stdio server with no sandbox section is sandboxed.
+    const { sandbox: _none, ...unsaid } = hostile('nosandbox', true);
+    expect(sandboxEnabled({ sandbox: undefined })).toBe(true);
+    const windows = new ServerSandboxes({ dataDir, home, platform: 'win32' });
+    const refused = client(unsaid, windows);
     const error = await refused.initialize().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MCPSandboxUnavailableError);
     expect((error as MCPSandboxUnavailableError).details).toMatchObject({
-      sandbox: { reason: 'platform_unsupported' },
+      retryable: false,
+      sandbox: { reason: 'windows_per_server_grants' },
     });
+    // The person's choice, remembered in its config: then it runs, unconfined and saying so.
+    const chosen = client(hostile('nosandbox', false), windows);
+    await chosen.initialize();
+    expect(await attempt(chosen, 'read', join(home, '.ssh', 'id_ed25519'))).toMatchObject({ ok: true });
   });
 });

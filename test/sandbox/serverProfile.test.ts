@@ -185,7 +185,18 @@ describe('launchers get what they need, said as data', () => {
       { reason: 'launcher_npm_registry', launcher: 'npx', hosts: NPM_REGISTRY_HOSTS },
     ]);
     expect(profile.hosts).toEqual(NPM_REGISTRY_HOSTS);
+    // Node reaches its hosts through the sandbox's proxy only when told to honour HTTP(S)_PROXY.
+    expect(profile.env.NODE_USE_ENV_PROXY).toBe('1');
     acceptedByLibrary(input);
+  });
+
+  it('node is told to use the proxy too; another program is not', () => {
+    const node = buildServerProfile(
+      linux({ command: { given: 'node', path: '/usr/bin/node', real: '/usr/bin/node' } }),
+    );
+    expect(node.env.NODE_USE_ENV_PROXY).toBe('1');
+    const other = buildServerProfile(linux({ command: { given: 'mcp-go', path: '/usr/bin/mcp-go' } }));
+    expect(other.env).toEqual({ TMPDIR: expect.stringMatching(/tmp$/) as string });
   });
 
   it('uvx: uv cache and its Pythons, per platform, and the package index', () => {

@@ -11,7 +11,7 @@ import type { ApprovalView } from '../../shared/contract.js';
 import type { WebHostProcess } from '../e2e/support/webHost.js';
 import { startWebHost } from '../e2e/support/webHost.js';
 import { ALL_SERVERS, connectAgent } from '../gateway/support.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, scratchDir, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
 import { BridgeClient } from './host.js';
 
 async function ok<T>(client: BridgeClient, channel: string, payload: unknown = {}): Promise<T> {
@@ -54,6 +54,7 @@ describe('an approval with no page open', () => {
         args: [BUILT_STDIO_FIXTURE],
         cwd: PROJECT_ROOT,
         env: { FIXTURE_COUNTER: join(scratch.dir, 'counter.txt') },
+        sandbox: sandboxWritingTo({ FIXTURE_COUNTER: join(scratch.dir, 'counter.txt') }),
       },
     });
     await waitFor(

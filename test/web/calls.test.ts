@@ -8,7 +8,14 @@ import type {
   PermissionsView,
   ServerView,
 } from '../../shared/contract.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, readLines, scratchDir, waitFor } from '../helpers/fixtures.js';
+import {
+  BUILT_STDIO_FIXTURE,
+  PROJECT_ROOT,
+  readLines,
+  scratchDir,
+  waitFor,
+  sandboxWritingTo,
+} from '../helpers/fixtures.js';
 import type { RunningHost } from './host.js';
 import { BridgeClient, startTestHost } from './host.js';
 
@@ -43,6 +50,7 @@ describe('tool calls, approvals, permissions, traces, history and import over th
         args: [BUILT_STDIO_FIXTURE],
         cwd: PROJECT_ROOT,
         env: { FIXTURE_COUNTER: counter },
+        sandbox: sandboxWritingTo({ FIXTURE_COUNTER: counter }),
       },
     });
     await waitFor(async () => ((await ok<ServerView[]>('servers.list', {}))[0]?.toolCount ?? 0) > 0, 10_000);

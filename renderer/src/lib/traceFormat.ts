@@ -191,7 +191,7 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
       };
     }
     case 'sandbox_violation':
-      return { title: 'The sandbox refused an access', detail: event.data.line, tone: 'warning' };
+      return { title: 'The sandbox refused an access while this call ran', detail: event.data.line, tone: 'warning' };
     case 'replay':
       return {
         title: 'Replayed the stored result — nothing was executed',

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../helpers/fixtures.js';
+import { PROJECT_ROOT, sandboxWritingTo } from '../../helpers/fixtures.js';
 import { bundledOnce } from '../../helpers/buildFixtures.js';
 
 const APPS_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'apps-server.ts');
@@ -34,6 +34,7 @@ export function appsServerConfig(id: string, eventsFile: string, protocolEra: 'a
     args: [BUILT_APPS_FIXTURE],
     cwd: PROJECT_ROOT,
     env: { APPS_EVENTS: eventsFile },
+    sandbox: sandboxWritingTo({ APPS_EVENTS: eventsFile }),
     timeoutMs: 10_000,
     protocolEra,
   };

@@ -9,7 +9,7 @@ import type { ProtocolEraSetting, ServerConfig } from '../../../shared/serverCon
 import { ServerConfigSchema } from '../../../shared/serverConfig.js';
 import type { ModernHttpFixture } from './modern-http.js';
 import { startModernHttp } from './modern-http.js';
-import { PROJECT_ROOT, stdioFixtureConfig } from '../../helpers/fixtures.js';
+import { PROJECT_ROOT, stdioFixtureConfig, sandboxWritingTo } from '../../helpers/fixtures.js';
 import { bundledOnce } from '../../helpers/buildFixtures.js';
 
 const MODERN_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'modern-server.ts');
@@ -31,6 +31,7 @@ export function modernStdioConfig(
     command: process.execPath,
     args: [BUILT_MODERN_FIXTURE],
     env,
+    sandbox: sandboxWritingTo(env),
     cwd: PROJECT_ROOT,
     timeoutMs: 10_000,
     protocolEra,

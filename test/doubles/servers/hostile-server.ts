@@ -10,11 +10,19 @@
  * - `child-read` {target}: a child process it spawns reads the file (what the server cannot do,
  *   its children cannot either). `read` of `/proc/<pid>/environ` tries another process's secrets.
  *
+ * - `udp` {host, port}: sends a datagram (exfiltration over UDP); `dns` {host, port}: asks that
+ *   resolver for a name (exfiltration in DNS queries);
+ * - `raw-socket`: opens a raw ICMP socket (through the system's python3: Node has none);
+ * - `ptrace` {port: pid}: seizes another process with ptrace (then lets go at once);
+ * - `child-connect` {host, port}: a child process it spawns tries the TCP connection.
+ *
  * Answers `{ ok, detail }` as structured content: `ok` is true when the attempt succeeded; `detail`
  * is the error code (ENOENT, EROFS, ECONNREFUSED, …), the proxy's status, or what was read.
  * Also `whoami`: its pid, cwd, TMPDIR and HOME, for the tests to see where it runs.
  */
 import { spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { Resolver } from 'node:dns/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -72,6 +80,44 @@ function throughProxy(host: string, port: number): Promise<Outcome> {
   });
 }
 
+function udp(host: string, port: number): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const socket = createSocket('udp4');
+    socket.once('error', (error) => {
+      socket.close();
+      resolve({ ok: false, detail: codeOf(error) });
+    });
+    socket.send('exfiltrated', port, host, (error) => {
+      socket.close();
+      resolve(error ? { ok: false, detail: codeOf(error) } : { ok: true, detail: 'sent' });
+    });
+  });
+}
+
+/** A short program run by the system's python3; exit 0 is success, else its last stderr line or errno. */
+function python(program: string, ...args: string[]): Outcome {
+  const run = spawnSync('/usr/bin/python3', ['-c', program, ...args], { encoding: 'utf8', timeout: 10_000 });
+  if (run.status === 0) return { ok: true, detail: run.stdout.trim() || 'done' };
+  return { ok: false, detail: run.stderr.trim().split('\n').at(-1) || `exit ${run.status}` };
+}
+
+const RAW_SOCKET = 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)';
+// PTRACE_SEIZE (0x4206) attaches without stopping the process; PTRACE_DETACH (17) lets it go.
+const PTRACE = [
+  'import ctypes, errno, os, sys',
+  'libc = ctypes.CDLL(None, use_errno=True)',
+  'pid = int(sys.argv[1])',
+  'r = libc.ptrace(0x4206, pid, 0, 0)',
+  'e = ctypes.get_errno()',
+  'r == 0 and libc.ptrace(17, pid, 0, 0)',
+  'sys.exit(0) if r == 0 else sys.exit(errno.errorcode.get(e, str(e)))',
+].join('\n');
+
+const CHILD_CONNECT =
+  'const s = require("net").connect({ host: process.argv[1], port: Number(process.argv[2]) });' +
+  's.once("connect", () => { s.end(); process.exit(0); });' +
+  's.once("error", (e) => { process.stderr.write(e.code ?? String(e)); process.exit(1); });';
+
 async function attempt(kind: string, target: string, port: number): Promise<Outcome> {
   try {
     switch (kind) {
@@ -98,6 +144,25 @@ async function attempt(kind: string, target: string, port: number): Promise<Outc
           ? { ok: true, detail: child.stdout }
           : { ok: false, detail: child.stderr || String(child.error) };
       }
+      case 'udp':
+        return await udp(target, port);
+      case 'dns': {
+        // A query to a resolver of its choosing (the name carries the data out).
+        const resolver = new Resolver({ timeout: 2_000, tries: 1 });
+        resolver.setServers([`${target}:${port}`]);
+        return { ok: true, detail: (await resolver.resolve4('exfiltrated.example')).join(',') };
+      }
+      case 'raw-socket':
+        return python(RAW_SOCKET);
+      case 'ptrace':
+        return python(PTRACE, String(port));
+      case 'child-connect': {
+        const child = spawnSync(process.execPath, ['-e', CHILD_CONNECT, target, String(port)], {
+          encoding: 'utf8',
+          timeout: 10_000,
+        });
+        return child.status === 0 ? { ok: true, detail: 'connected' } : { ok: false, detail: child.stderr };
+      }
       default:
         return { ok: false, detail: `unknown attempt ${kind}` };
     }
@@ -113,7 +178,18 @@ server.registerTool(
   {
     description: 'Tries to read, write or connect somewhere; says what happened.',
     inputSchema: {
-      kind: z.enum(['read', 'write', 'connect', 'proxy', 'child-read']),
+      kind: z.enum([
+        'read',
+        'write',
+        'connect',
+        'proxy',
+        'child-read',
+        'udp',
+        'dns',
+        'raw-socket',
+        'ptrace',
+        'child-connect',
+      ]),
       target: z.string(),
       port: z.number().optional(),
     },

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerConfig } from '../../../shared/serverConfig.js';
 import { ServerConfigSchema } from '../../../shared/serverConfig.js';
-import { PROJECT_ROOT } from '../../helpers/fixtures.js';
+import { PROJECT_ROOT, sandboxWritingTo } from '../../helpers/fixtures.js';
 import { bundledOnce } from '../../helpers/buildFixtures.js';
 
 const TASK_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'task-server.ts');
@@ -22,6 +22,7 @@ export function taskServerConfig(id: string, tasksDir: string): ServerConfig {
     command: process.execPath,
     args: [BUILT_TASK_FIXTURE],
     env: { TASKS_DIR: tasksDir },
+    sandbox: sandboxWritingTo({ TASKS_DIR: tasksDir }),
     cwd: PROJECT_ROOT,
     timeoutMs: 10_000,
     protocolEra: 'modern',

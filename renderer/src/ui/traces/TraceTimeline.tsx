@@ -21,8 +21,8 @@ const TYPE_LABELS: Record<TraceEvent['type'], string> = {
   input_requested: 'input',
   task: 'task',
   task_check: 'task',
-  sandbox_violation: 'sandbox',
   replay: 'replay',
+  sandbox_violation: 'sandbox',
   completed: 'result',
   failed: 'result',
 };
