@@ -76,6 +76,10 @@ export const CHANNEL_NAMES = [
   'apps.load',
   'apps.callTool',
   'apps.readResource',
+  // Sandboxed servers' host rules (shared/contract/sandbox.ts)
+  'sandbox.hostRules',
+  'sandbox.revokeHost',
+  'sandbox.runUnsandboxed',
 ] as const;
 
 export const EVENT_NAMES = [

@@ -46,6 +46,7 @@ import { RunStore } from '../runs/runStore.js';
 import { RunTaskOutcomes } from '../runs/taskOutcomes.js';
 import { runServers } from '../runs/runServers.js';
 import { ApprovalBroker } from './approvalBroker.js';
+import { sandboxHandlers, wireEgress } from './egressWiring.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
 import { openAppDatabaseWithReport } from './database.js';
 import { CallService, persistentGuiCaller } from './callService.js';
@@ -164,6 +165,15 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     (tools) => lateSwapLocalTools.get()(tools),
     warnings.notice,
   );
+  // A sandboxed server reaching a host nobody decided asks the person, like a call (egressWiring.ts).
+  const egress = wireEgress({
+    tracer,
+    broker,
+    approvalTimeoutMs: () => settings.approvalTimeoutMs(),
+    servers: lateServers,
+    registry: lateRegistry,
+    onRulesChanged: () => emit('permissions.changed', {}),
+  });
   const { harness, registry, engine, checkpoints, taskLinks } = await createPipeline({
     db,
     tracer,
@@ -191,6 +201,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
           const registry = lateRegistry.get();
           if (registry.server(serverId)) registry.logOf(serverId).note(`Sandbox: ${line}`);
         },
+        egress,
       }),
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
@@ -331,6 +342,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     ...serverHandlers({ servers, registry, harness, redactor, permissions, warn: warnings.notice }),
     ...toolHandlers({ harness, registry, calls }),
     ...approvalHandlers({ broker }),
+    ...sandboxHandlers({ egress, registry, servers, onRulesChanged: () => emit('permissions.changed', {}) }),
     ...serverRequestHandlers({ serverRequests }),
     ...permissionHandlers({ permissions }),
     ...settingsHandlers({ settings, emit }),
