@@ -21,6 +21,7 @@ import type { ServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
 import type { AgentsSlice } from './slices/agentsSlice.js';
 import type { RunsSlice } from './slices/runsSlice.js';
 import type { AppsSlice } from './slices/appsSlice.js';
+import type { SandboxSlice } from './slices/sandboxSlice.js';
 
 export type AppStore = AppSlice &
   ServersSlice &
@@ -36,7 +37,8 @@ export type AppStore = AppSlice &
   ServerFeaturesSlice &
   AgentsSlice &
   RunsSlice &
-  AppsSlice;
+  AppsSlice &
+  SandboxSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 type StoreMiddlewares = [['zustand/devtools', never]];
