@@ -168,6 +168,11 @@ test('always: not asked again, and the host is in the server’s Sandbox section
     .click();
   const rules = page.getByRole('list', { name: 'Host rules' });
   await expect(rules.getByRole('listitem', { name: `127.0.0.1:${port} on Egress` })).toContainText('in its profile');
+  // Revocable the same way as a rule: the host leaves the profile.
+  await rules.getByRole('button', { name: `Revoke 127.0.0.1:${port} on Egress` }).click();
+  await expect(page.getByText('No hosts. Sandboxed servers reach no host without asking.')).toBeVisible();
+  const revoked = (await bridge!.ok<ServerListEntry[]>('servers.list', {})).find((s) => s.config.id === 'eg');
+  expect(revoked?.config.sandbox?.hosts).toEqual([]);
 });
 
 test('the Sandbox section edits and saves; off is explained and shown on the card', async ({ page }) => {
