@@ -216,3 +216,38 @@ test('the Sandbox section edits and saves; off is explained and shown on the car
   const off = (await bridge!.ok<ServerListEntry[]>('servers.list', {})).find((s) => s.config.id === 'eg');
   expect(off?.config.sandbox).toMatchObject({ enabled: false, read: ['/opt/tool-data'] });
 });
+
+test('where the sandbox cannot run the server, "Run unsandboxed" turns it off after a confirmation', async ({
+  page,
+}) => {
+  // An argument the sandbox's shell line cannot carry (a NUL): the real wrap refuses with sandbox_unavailable.
+  await bridge!.ok('servers.save', {
+    mode: 'create',
+    config: {
+      id: 'nul',
+      name: 'Unquotable',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [BUILT, 'a\u0000b'],
+      sandbox: { enabled: true },
+    },
+  });
+  await openApp(page);
+  await page
+    .getByRole('navigation', { name: 'Server list' })
+    .getByRole('button', { name: /Unquotable/ })
+    .click();
+  await expect(page.locator('.callout-title', { hasText: 'The sandbox cannot run here' })).toBeVisible({
+    timeout: 30_000,
+  });
+  await page.getByRole('button', { name: 'Run unsandboxed' }).click();
+  const confirm = page.getByRole('alertdialog', { name: /Run Unquotable unsandboxed/ });
+  await expect(confirm).toContainText('runs with all your rights');
+  await confirm.getByRole('button', { name: 'Run unsandboxed' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(
+    page.getByRole('navigation', { name: 'Server list' }).getByRole('button', { name: /Unquotable/ }),
+  ).toContainText('Not sandboxed');
+  const saved = (await bridge!.ok<ServerListEntry[]>('servers.list', {})).find((s) => s.config.id === 'nul');
+  expect(saved?.config).toMatchObject({ sandbox: { enabled: false } });
+});
