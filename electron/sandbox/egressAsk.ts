@@ -27,6 +27,11 @@ import { isSandboxHost } from '../../shared/serverConfig.js';
 /** The library's reason for a host no rule decided (and no ask callback was given). */
 const UNDECIDED = 'host is not on the allow list';
 const DENIAL = /^deny network-outbound (.+):(\d{1,5}) \((.*)\)$/;
+/**
+ * The most asks one server may have open at once: a server trying host after host must not flood
+ * the person's queue. Beyond it an attempt is refused without an ask (its Log says so).
+ */
+export const MAX_OPEN_ASKS_PER_SERVER = 3;
 
 /** A sandboxed server's connection waiting for the person, as the approval broker shows it. */
 export interface EgressApprovalRequest {
@@ -143,6 +148,11 @@ export class EgressAsks {
     const entry = entryOf(target.host, target.port);
     const key = JSON.stringify([wrap.serverId, entry]);
     if (wrap.denied.has(entry) || this.asking.has(key)) return;
+    const open = [...this.asking].filter((k) => (JSON.parse(k) as string[])[0] === wrap.serverId).length;
+    if (open >= MAX_OPEN_ASKS_PER_SERVER) {
+      this.options.note?.(wrap.serverId, `Sandbox: ${entry} was refused without asking: ${open} asks already wait.`);
+      return;
+    }
     this.asking.add(key);
     void this.ask(commandId, wrap, target, entry)
       .catch((error: unknown) =>

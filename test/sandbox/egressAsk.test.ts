@@ -16,7 +16,7 @@ import type { StdioServerConfig } from '../../shared/serverConfig.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { ApprovalBroker } from '../../electron/core/approvalBroker.js';
 import { MCPClient } from '../../electron/mcp/client.js';
-import { EgressAsks, entryOf, undecidedHostOf } from '../../electron/sandbox/egressAsk.js';
+import { EgressAsks, MAX_OPEN_ASKS_PER_SERVER, entryOf, undecidedHostOf } from '../../electron/sandbox/egressAsk.js';
 import { ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { bundledOnce } from '../helpers/buildFixtures.js';
@@ -43,6 +43,35 @@ describe('the library’s denial line names the host and port', () => {
     expect(undecidedHostOf('deny file-read /home/me/.ssh/id_rsa')).toBeUndefined();
     expect(entryOf('::1', 80)).toBe('[::1]:80');
     expect(entryOf('Example.org', 443)).toBe('Example.org:443');
+  });
+});
+
+describe('asks of one server', () => {
+  it('are at most MAX_OPEN_ASKS_PER_SERVER at once; more attempts are refused without an ask', () => {
+    const asked: string[] = [];
+    const notes: string[] = [];
+    const egress = new EgressAsks({
+      ask: (request) => {
+        asked.push(`${request.serverId} ${request.ask.entry ?? ''}`);
+        return new Promise(() => undefined);
+      },
+      timeoutMs: () => 60_000,
+      callInFlight: () => undefined,
+      addToProfile: () => Promise.resolve(),
+      note: (_serverId, text) => notes.push(text),
+      register: () => undefined,
+    });
+    const flood = egress.attach('flood', 'a'.repeat(22), []);
+    const other = egress.attach('other', 'b'.repeat(22), []);
+    const line = (p: number) => `deny network-outbound 10.0.0.1:${p} (host is not on the allow list)`;
+    for (let p = 1; p <= MAX_OPEN_ASKS_PER_SERVER + 2; p++) flood(line(p));
+    flood(line(1)); // the same host again: already asked
+    other(line(1));
+    expect(asked).toEqual([
+      ...Array.from({ length: MAX_OPEN_ASKS_PER_SERVER }, (_, i) => `flood 10.0.0.1:${i + 1}`),
+      'other 10.0.0.1:1',
+    ]);
+    expect(notes).toHaveLength(2);
   });
 });
 

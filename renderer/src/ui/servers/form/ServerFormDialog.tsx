@@ -305,8 +305,8 @@ export function ServerFormDialog({
         <legend>Roots</legend>
         <p className="field-hint">
           Folders the server is told it may work in (MCP roots), one absolute path per row. They guide the server; they
-          are not a boundary — a local server runs with your permissions. A connected server is told about a change at
-          once.
+          are not a boundary by themselves — a sandboxed local server may write its roots (Sandbox, below). A connected
+          server is told about a change at once.
         </p>
         <ArgsEditor
           rows={form.roots}
