@@ -13,15 +13,21 @@ export interface NotificationText {
 
 /** The notification for one request; the others waiting are counted, not listed. */
 export function approvalNotification(
-  view: Pick<ApprovalView, 'toolName' | 'serverId'> & { userId?: string },
+  view: Pick<ApprovalView, 'toolName' | 'serverId'> & { userId?: string; egress?: ApprovalView['egress'] },
   pendingCount: number,
 ): NotificationText {
+  const more = pendingCount > 1 ? ` ${pendingCount - 1} more ${pendingCount - 1 === 1 ? 'waits' : 'wait'}.` : '';
+  // A sandboxed server's connection (issue 29): the server and the host, never anything it sent.
+  if (view.egress)
+    return {
+      title: `Let ${view.serverId} reach ${view.toolName}?`,
+      body: `The sandboxed server “${view.serverId}” tried to reach ${view.toolName}; it was refused until you answer.${more} Click to review it.`,
+    };
   const from = view.serverId === 'local' ? 'a local tool' : `server “${view.serverId}”`;
   // An agent's call (through the gateway) names the agent: the person did not start it.
   const who = view.userId && view.userId !== 'gui' ? `Agent “${view.userId}” asks to run` : 'A call to';
-  const others = pendingCount > 1 ? ` ${pendingCount - 1} more ${pendingCount - 1 === 1 ? 'waits' : 'wait'}.` : '';
   return {
     title: `Approve ${view.toolName}?`,
-    body: `${who} ${view.toolName} (${from}) waits for your decision; nothing runs until you answer.${others} Click to review it.`,
+    body: `${who} ${view.toolName} (${from}) waits for your decision; nothing runs until you answer.${more} Click to review it.`,
   };
 }

@@ -86,6 +86,10 @@ export const CHANNEL_NAMES = [
   'catalog.applyUpdate',
   'catalog.registries',
   'catalog.setRegistries',
+  // Sandboxed servers' host rules (shared/contract/sandbox.ts)
+  'sandbox.hostRules',
+  'sandbox.revokeHost',
+  'sandbox.runUnsandboxed',
 ] as const;
 
 export const EVENT_NAMES = [

@@ -36,6 +36,7 @@ import { toolChannels, toolEvents } from './contract/tools.js';
 import { traceChannels, traceEvents } from './contract/traces.js';
 import { runChannels, runEvents } from './contract/runs.js';
 import { catalogChannels } from './contract/catalog.js';
+import { sandboxChannels } from './contract/sandbox.js';
 
 export { ErrorShapeSchema, ReceivedErrorShapeSchema } from './contract/common.js';
 export type { ErrorShape } from './contract/common.js';
@@ -52,6 +53,7 @@ export * from './contract/settings.js';
 export * from './contract/features.js';
 export * from './contract/apps.js';
 export * from './contract/catalog.js';
+export * from './contract/sandbox.js';
 
 // ── channels ──────────────────────────────────────────────────────────────────────────────────
 
@@ -74,6 +76,8 @@ export const channels = {
   ...mcpAppChannels,
   // The MCP Registry catalog and one-step install (issue 30).
   ...catalogChannels,
+  // Sandboxed servers' host rules and the choice to run one unsandboxed (issue 29).
+  ...sandboxChannels,
 } as const satisfies Record<ChannelName, ChannelSpec>;
 
 type Channels = typeof channels;

@@ -199,6 +199,11 @@ const SANDBOX_HOST_PATTERN = new RegExp(
   'i',
 );
 
+/** Whether `host` is a host a sandbox's `hosts` may list (the form and the egress ask check with it). */
+export function isSandboxHost(host: string): boolean {
+  return host.length <= 300 && SANDBOX_HOST_PATTERN.test(host);
+}
+
 const unique = <T>(items: T[], ctx: z.RefinementCtx): void => {
   items.forEach((item, index) => {
     if (items.indexOf(item) !== index) ctx.addIssue({ code: 'custom', path: [index], message: 'appears twice' });

@@ -3,9 +3,14 @@
  * has a one-time random id; an answer is accepted once, for a request still pending — a stale,
  * repeated or unknown id is refused, so an answer cannot be replayed or forged for another call.
  * A request the executor stops waiting for (timeout → deny, or the call was cancelled) closes.
+ *
+ * A sandboxed server's connection to a host its profile does not decide (issue 29) is asked
+ * through the same queue, dialog and notification (`requestEgress`), as its own kind of request.
  */
 import type { ApprovalView, EventName, EventOf } from '../../shared/contract.js';
+import { SANDBOX_CALLER } from '../../shared/contract.js';
 import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest } from '../security/approvals.js';
+import type { EgressApprovalRequest } from '../sandbox/egressAsk.js';
 import { AppError } from './errors.js';
 
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
@@ -20,8 +25,8 @@ export class ApprovalBroker {
 
   /** The executor's approval callback. */
   readonly request: ApprovalCallback = (request: ApprovalRequest, signal: AbortSignal) =>
-    new Promise<ApprovalAnswer>((resolve) => {
-      const view: ApprovalView = {
+    this.wait(
+      {
         requestId: request.requestId,
         sessionId: request.sessionId,
         userId: request.userId,
@@ -33,15 +38,37 @@ export class ApprovalBroker {
         reason: request.reason,
         expiresAt: request.expiresAt,
         ...(request.callerWait ? { callerWait: { ...request.callerWait } } : {}),
-      };
-      this.pending.set(request.requestId, { view, resolve });
+      },
+      signal,
+    );
+
+  /** The egress ask's approval callback: the same queue as calls, its caller the sandbox. */
+  readonly requestEgress = (request: EgressApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> =>
+    this.wait(
+      {
+        requestId: request.requestId,
+        sessionId: request.sessionId ?? SANDBOX_CALLER,
+        userId: SANDBOX_CALLER,
+        toolName: `${request.ask.host}:${request.ask.port}`,
+        serverId: request.serverId,
+        args: {},
+        reason: request.reason,
+        expiresAt: request.expiresAt,
+        egress: { ...request.ask, ...(request.ask.call ? { call: { ...request.ask.call } } : {}) },
+      },
+      signal,
+    );
+
+  private wait(view: ApprovalView, signal: AbortSignal): Promise<ApprovalAnswer> {
+    return new Promise<ApprovalAnswer>((resolve) => {
+      this.pending.set(view.requestId, { view, resolve });
       signal.addEventListener(
         'abort',
         () => {
-          if (!this.pending.delete(request.requestId)) return;
+          if (!this.pending.delete(view.requestId)) return;
           this.emit('approval.closed', {
-            requestId: request.requestId,
-            outcome: Date.now() >= request.expiresAt ? 'expired' : 'cancelled',
+            requestId: view.requestId,
+            outcome: Date.now() >= view.expiresAt ? 'expired' : 'cancelled',
           });
           resolve('deny');
         },
@@ -49,6 +76,7 @@ export class ApprovalBroker {
       );
       this.emit('approval.requested', view);
     });
+  }
 
   answer(requestId: string, answer: ApprovalAnswer): void {
     const entry = this.pending.get(requestId);

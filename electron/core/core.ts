@@ -46,6 +46,7 @@ import { RunStore } from '../runs/runStore.js';
 import { RunTaskOutcomes } from '../runs/taskOutcomes.js';
 import { runServers } from '../runs/runServers.js';
 import { ApprovalBroker } from './approvalBroker.js';
+import { sandboxHandlers, wireEgress } from './egressWiring.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
 import { openAppDatabaseWithReport } from './database.js';
 import { CallService, persistentGuiCaller } from './callService.js';
@@ -166,6 +167,15 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     (tools) => lateSwapLocalTools.get()(tools),
     warnings.notice,
   );
+  // A sandboxed server reaching a host nobody decided asks the person, like a call (egressWiring.ts).
+  const egress = wireEgress({
+    tracer,
+    broker,
+    approvalTimeoutMs: () => settings.approvalTimeoutMs(),
+    servers: lateServers,
+    registry: lateRegistry,
+    onRulesChanged: () => emit('permissions.changed', {}),
+  });
   const { harness, registry, engine, checkpoints, taskLinks } = await createPipeline({
     db,
     tracer,
@@ -195,6 +205,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
           // …and an event on the trace of each call running on that server then.
           tracer.eventOnCallsInFlight(serverId, 'sandbox_violation', { line: line.slice(0, 2_000) });
         },
+        egress,
       }),
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
@@ -335,6 +346,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     ...serverHandlers({ servers, registry, harness, redactor, permissions, warn: warnings.notice }),
     ...toolHandlers({ harness, registry, calls }),
     ...approvalHandlers({ broker }),
+    ...sandboxHandlers({ egress, registry, servers, onRulesChanged: () => emit('permissions.changed', {}) }),
     ...serverRequestHandlers({ serverRequests }),
     ...permissionHandlers({ permissions }),
     ...settingsHandlers({ settings, emit }),

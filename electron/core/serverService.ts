@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestOf, ServerView } from '../../shared/contract.js';
 import { SECRET_SLOT } from '../../shared/contract.js';
-import type { FieldErrors, ServerConfig } from '../../shared/serverConfig.js';
-import { ServerConfigSchema, fieldErrorsOf } from '../../shared/serverConfig.js';
+import type { FieldErrors, ServerConfig, ServerSandbox } from '../../shared/serverConfig.js';
+import { ServerConfigSchema, fieldErrorsOf, sandboxEnabled } from '../../shared/serverConfig.js';
 import type { OAuthManager } from '../mcp/oauth/manager.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import { SecretValue } from '../secrets/secretValue.js';
@@ -248,6 +248,28 @@ export class ServerService {
       const config = this.require(id);
       await this.registry.updateServer({ ...config, trusted });
       this.persist();
+    });
+  }
+
+  /**
+   * Changes a stdio server's sandbox section (issue 29: a host answered "always", a host revoked,
+   * the choice to run unsandboxed), saved and applied: the server restarts with it.
+   */
+  updateSandbox(id: string, change: (sandbox: ServerSandbox) => ServerSandbox): Promise<void> {
+    return this.serially(async () => {
+      const config = this.require(id);
+      if (config.transport !== 'stdio')
+        throw new AppError('validation', `Server "${id}" is not a stdio server: it has no sandbox.`, { serverId: id });
+      const current = config.sandbox ?? {
+        enabled: sandboxEnabled(config),
+        read: [],
+        denyRead: [],
+        write: [],
+        hosts: [],
+      };
+      await this.registry.updateServer({ ...config, sandbox: change(current) });
+      this.persist();
+      if (config.enabled) this.connectInBackground(id);
     });
   }
 

@@ -26,6 +26,7 @@ import type { SandboxReason } from '../../shared/errors.js';
 import type { ServerSandbox } from '../../shared/serverConfig.js';
 import { resolveCommand, scriptsAmong } from './commandPath.js';
 import { deniedReadIn } from './deniedAccess.js';
+import type { EgressAsks, EgressViolations } from './egressAsk.js';
 import { runtimeConfigOf } from './runtimeConfig.js';
 import type { ServerSandboxProfile } from './serverProfile.js';
 import { buildServerProfile } from './serverProfile.js';
@@ -239,6 +240,8 @@ export interface ServerSandboxOptions {
   onViolation?: (serverId: string, line: string) => void;
   /** The platform servers are sandboxed for (default: this one); another is refused before anything runs. */
   platform?: NodeJS.Platform;
+  /** The egress ask (egressAsk.ts): told of each wrap and its violations, it widens the wrap's hosts by the person's answers. */
+  egress?: Pick<EgressAsks, 'attach' | 'detach'>;
 }
 
 /** Where a server's own folder is: under the data folder, by its id. */
@@ -304,6 +307,7 @@ export class ServerSandboxes {
     const release = (): void => {
       if (released) return;
       released = true;
+      this.options.egress?.detach(commandId);
       watchers.delete(commandId);
       SandboxManager.unregisterCommandNetworkLists(commandId);
       SandboxManager.cleanupAfterCommand();
@@ -314,8 +318,9 @@ export class ServerSandboxes {
       release();
       throw new SandboxUnavailableError('host_invalid', error instanceof Error ? error.message : String(error));
     }
-    const onViolation = this.options.onViolation;
-    if (onViolation) watchers.set(commandId, (text) => onViolation(server.id, text));
+    const egress = this.options.egress?.attach(server.id, commandId, config.hosts);
+    const tell = watcherOf(server.id, this.options.onViolation, egress);
+    if (tell) watchers.set(commandId, tell);
     const [file, ...args] = argv;
     if (!file) {
       release();
@@ -326,4 +331,17 @@ export class ServerSandboxes {
     const deniedRead = (stderr: readonly string[]): string | undefined => deniedReadIn(stderr, profile, never);
     return { command: file, args, profile, commandId, release, deniedRead };
   }
+}
+
+/** Who hears a wrap's violations: the app's feed and the egress ask, each when there is one. */
+function watcherOf(
+  serverId: string,
+  onViolation: ServerSandboxOptions['onViolation'],
+  egress: EgressViolations | undefined,
+): ((line: string) => void) | undefined {
+  if (!onViolation && !egress) return undefined;
+  return (line) => {
+    onViolation?.(serverId, line);
+    egress?.(line);
+  };
 }

@@ -59,9 +59,9 @@ export function newRequestId(): string {
  * the callback's signal is aborted (so the GUI drops the dialog) and the outcome is a deny;
  * a late answer is ignored.
  */
-export function waitForApproval(
-  callback: ApprovalCallback,
-  request: ApprovalRequest,
+export function waitForApproval<R = ApprovalRequest>(
+  callback: (request: R, signal: AbortSignal) => Promise<ApprovalAnswer>,
+  request: R,
   options: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<ApprovalOutcome> {
   const started = performance.now();

@@ -5,6 +5,23 @@ import { Empty, JsonObject, channel } from './common.js';
 
 const ApprovalAnswerSchema = z.enum(['allow-once', 'allow-session', 'allow-always', 'deny']);
 
+/**
+ * A sandboxed stdio server tried to reach a host its profile does not decide (issue 29): the
+ * approval is for that host and port, not for a tool call. Its caller is `SANDBOX_CALLER`.
+ */
+const EgressAskSchema = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  /** The call in flight on that server when it tried, if one. */
+  call: z.object({ callId: z.string(), toolName: z.string(), userId: z.string() }).optional(),
+  /** What "always" adds to the server's `sandbox.hosts`; absent when the host cannot be listed there. */
+  entry: z.string().optional(),
+});
+export type EgressAsk = z.infer<typeof EgressAskSchema>;
+
+/** The caller of an egress approval: the sandbox asks for a server, no person or agent did. */
+export const SANDBOX_CALLER = 'sandbox';
+
 const ApprovalViewSchema = z.object({
   requestId: z.string(),
   sessionId: z.string(),
@@ -22,6 +39,8 @@ const ApprovalViewSchema = z.object({
    * and how that is known, in words. Absent: unknown (or the person's own call).
    */
   callerWait: z.object({ until: z.number(), basis: z.string() }).optional(),
+  /** Present: a sandboxed server's connection waits, not a tool call (`toolName` is then `host:port`). */
+  egress: EgressAskSchema.optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 

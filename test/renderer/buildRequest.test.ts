@@ -34,6 +34,36 @@ describe('server form → save request', () => {
     });
   });
 
+  it('sends the Sandbox section once it is saved or edited, checked like the schema (issue 29)', () => {
+    // Never saved nor edited: the app's default applies, nothing is written.
+    const untouched = buildSaveRequest(form({ command: 'srv' }));
+    expect(untouched.ok && 'sandbox' in untouched.request.config).toBe(false);
+    const sandbox = {
+      present: true,
+      enabled: false,
+      read: [emptyArgRow('/home/me/.config/tool'), emptyArgRow('')],
+      write: [emptyArgRow('/home/me/out')],
+      hosts: [emptyArgRow('api.example.com:443')],
+      denyRead: ['/srv/secret'],
+    };
+    const off = buildSaveRequest(form({ command: 'srv', sandbox }));
+    expect(off.ok && off.request.config.sandbox).toEqual({
+      enabled: false,
+      read: ['/home/me/.config/tool'],
+      denyRead: ['/srv/secret'],
+      write: ['/home/me/out'],
+      hosts: ['api.example.com:443'],
+    });
+    expect(
+      buildSaveRequest(
+        form({ command: 'srv', sandbox: { ...sandbox, hosts: [emptyArgRow('*'), emptyArgRow('a b')] } }),
+      ),
+    ).toMatchObject({
+      ok: false,
+      fieldErrors: { 'sandbox.hosts.0': [expect.any(String)], 'sandbox.hosts.1': [expect.any(String)] },
+    });
+  });
+
   it('keeps arguments as an argument vector and puts secret env values in the secrets map only', () => {
     const token = 'ghp_typed_in_the_form_123';
     const result = buildSaveRequest(

@@ -90,6 +90,19 @@ describe('approvalNotification', () => {
     expect(approvalNotification(view('e'), 1).body).toMatch(/^A call to write_file/);
   });
 
+  it('names the sandboxed server and the host it tried to reach (issue 29)', () => {
+    const egress = approvalNotification(
+      view('f', {
+        userId: 'sandbox',
+        toolName: '127.0.0.1:8080',
+        egress: { host: '127.0.0.1', port: 8080, entry: '127.0.0.1:8080' },
+      }),
+      2,
+    );
+    expect(egress.title).toBe('Let files reach 127.0.0.1:8080?');
+    expect(egress.body).toMatch(/^The sandboxed server “files” tried to reach 127\.0\.0\.1:8080.*1 more waits\./);
+  });
+
   it('labels the badge and the tray by count', () => {
     expect(pendingLabel(0)).toBeUndefined();
     expect(pendingLabel(1)).toBe('1 approval waiting');

@@ -96,6 +96,7 @@ export function bindBridge(client: BridgeClient, store: AppStoreApi): () => void
     client.on('approval.show', ({ requestId }) => state().revealApproval(requestId)),
     client.on('settings.changed', ({ settings }) => state().applySettings(settings)),
     client.on('permissions.changed', () => state().refreshPermissions()),
+    client.on('permissions.changed', () => state().refreshHostRules()),
     client.on('app.warnings', ({ warnings }) => state().applyWarnings(warnings)),
     client.on('agents.changed', (view) => state().applyAgents(view)),
     client.on('trace.changed', ({ trace }) => {

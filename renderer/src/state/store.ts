@@ -18,6 +18,7 @@ import { createAgentsSlice } from './slices/agentsSlice.js';
 import { createRunsSlice } from './slices/runsSlice.js';
 import { createAppsSlice } from './slices/appsSlice.js';
 import { createCatalogSlice } from './slices/catalogSlice.js';
+import { createSandboxSlice } from './slices/sandboxSlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -40,6 +41,7 @@ export function createAppStore(client: BridgeClient) {
         ...createRunsSlice(client)(...a),
         ...createAppsSlice(client)(...a),
         ...createCatalogSlice(client)(...a),
+        ...createSandboxSlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),

@@ -22,6 +22,7 @@ import type { AgentsSlice } from './slices/agentsSlice.js';
 import type { RunsSlice } from './slices/runsSlice.js';
 import type { AppsSlice } from './slices/appsSlice.js';
 import type { CatalogSlice } from './slices/catalogSlice.js';
+import type { SandboxSlice } from './slices/sandboxSlice.js';
 
 export type AppStore = AppSlice &
   ServersSlice &
@@ -38,7 +39,8 @@ export type AppStore = AppSlice &
   AgentsSlice &
   RunsSlice &
   AppsSlice &
-  CatalogSlice;
+  CatalogSlice &
+  SandboxSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 type StoreMiddlewares = [['zustand/devtools', never]];

@@ -22,6 +22,7 @@ import { useWaitingModal } from '../components/useWaitingModal.js';
 import { ApprovalActions, answerForKey } from './ApprovalActions.js';
 import { ExpiryCountdown } from '../components/ExpiryCountdown.js';
 import { ApprovalDetails } from './ApprovalDetails.js';
+import { EgressApprovalDetails, EgressTitle } from './EgressApprovalDetails.js';
 
 /** How long a newly shown request ignores its accelerator keys. */
 const KEY_DELAY_MS = 600;
@@ -54,10 +55,18 @@ function DialogBody({
           </span>
           <div>
             <h2 className="dialog-title">
-              Allow <code>{view.toolName}</code> to run?
+              {view.egress ? (
+                <EgressTitle view={view} egress={view.egress} />
+              ) : (
+                <>
+                  Allow <code>{view.toolName}</code> to run?
+                </>
+              )}
             </h2>
             <p className="dialog-description">
-              {isAppCaller(view.userId) ? (
+              {view.egress ? (
+                'A sandboxed server tried to connect to a host its sandbox does not list; the attempt was refused.'
+              ) : isAppCaller(view.userId) ? (
                 <>
                   <strong>{view.userId}</strong> (a tool’s own interface, on your screen) is waiting for your decision.
                 </>
@@ -92,7 +101,11 @@ function DialogBody({
             {ended === 'refused' ? pending.endedMessage : ENDED_TEXT[ended].text}
           </Callout>
         )}
-        <ApprovalDetails view={view} headingLevel={3} />
+        {view.egress ? (
+          <EgressApprovalDetails view={view} egress={view.egress} />
+        ) : (
+          <ApprovalDetails view={view} headingLevel={3} />
+        )}
       </div>
     </>
   );
@@ -142,7 +155,9 @@ export function ApprovalDialog() {
       aria-modal="true"
       aria-label={
         current
-          ? `Approval: ${current.view.toolName}${isAgentCaller(current.view.userId) ? `, asked by ${current.view.userId}` : ''}`
+          ? current.view.egress
+            ? `Approval: ${current.view.serverId} reaching ${current.view.toolName}`
+            : `Approval: ${current.view.toolName}${isAgentCaller(current.view.userId) ? `, asked by ${current.view.userId}` : ''}`
           : 'Approval'
       }
       data-keys={armed ? 'armed' : 'waiting'}

@@ -13,6 +13,7 @@ import { ViewHeader } from '../components/ViewHeader.js';
 import { ApprovalActions } from './ApprovalActions.js';
 import { ExpiryCountdown } from '../components/ExpiryCountdown.js';
 import { ApprovalDetails } from './ApprovalDetails.js';
+import { EgressApprovalDetails } from './EgressApprovalDetails.js';
 
 const ENDED_WORDS = {
   expired: 'Expired — the call was denied; nothing ran.',
@@ -42,7 +43,11 @@ function ApprovalCard({ pending, index }: { pending: PendingApproval; index: num
           {pending.ended === 'refused' ? (pending.endedMessage ?? ENDED_WORDS.refused) : ENDED_WORDS[pending.ended]}
         </p>
       )}
-      <ApprovalDetails view={view} headingLevel={3} />
+      {view.egress ? (
+        <EgressApprovalDetails view={view} egress={view.egress} />
+      ) : (
+        <ApprovalDetails view={view} headingLevel={3} />
+      )}
       <footer className="approval-card-foot">
         <ApprovalActions pending={pending} />
       </footer>

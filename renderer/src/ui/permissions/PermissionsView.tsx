@@ -18,6 +18,7 @@ import { Spinner } from '../components/Spinner.js';
 import { ViewHeader } from '../components/ViewHeader.js';
 import { LevelBadge } from '../components/LevelBadge.js';
 import { SentenceOrSameAsAbove } from '../components/SameAsAbove.js';
+import { HostRulesCard } from './HostRulesCard.js';
 
 type ToolRow = PermissionsData['tools'][number];
 
@@ -424,6 +425,7 @@ export function PermissionsView() {
         <div className="perm-columns">
           <TrustCard data={data} />
           <RulesCard data={data} />
+          <HostRulesCard data={data} />
         </div>
       </>
     );

@@ -7,6 +7,7 @@ import { selectDetail } from '../../state/selectors.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
 import { Icon } from '../components/Icon.js';
+import { NotSandboxedChip, RunUnsandboxedAction } from './ServerSandbox.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { Tabs } from '../components/Tabs.js';
 import { errorTitle } from '../../lib/describeError.js';
@@ -59,6 +60,7 @@ function StatusCallout({ view }: { view: ServerView }) {
       title={errorTitle(status.code, status.cause)}
       actions={
         <>
+          <RunUnsandboxedAction view={view} />
           {canReplaceToken && (
             <button
               type="button"
@@ -107,6 +109,7 @@ export function ServerDetail({ view }: { view: ServerView }) {
         <div className="detail-title-row">
           <h2 className="detail-title">{serverNameOf(view)}</h2>
           <StatusBadge status={view.status} />
+          <NotSandboxedChip view={view} />
         </div>
         <p className="detail-meta">
           <code>{id}</code>

@@ -4,6 +4,7 @@ import { serverIdOf, serverNameOf, transportLabel } from '../../lib/serverView.j
 import { useAppStore } from '../../state/useAppStore.js';
 import { Icon } from '../components/Icon.js';
 import { StatusBadge } from '../components/StatusBadge.js';
+import { NotSandboxedChip } from './ServerSandbox.js';
 
 function ServerRow({ view }: { view: ServerView }) {
   const id = serverIdOf(view);
@@ -25,6 +26,7 @@ function ServerRow({ view }: { view: ServerView }) {
           <span className="server-item-name">{serverNameOf(view)}</span>
           <span className="server-item-meta">
             <StatusBadge status={view.status} />
+            <NotSandboxedChip view={view} />
             <span className="server-item-facts">
               {transportLabel(transport)} · {view.toolCount} {view.toolCount === 1 ? 'tool' : 'tools'}
             </span>

@@ -13,6 +13,7 @@ import { Dialog } from '../../components/Dialog.js';
 import { Icon } from '../../components/Icon.js';
 import { Spinner } from '../../components/Spinner.js';
 import { ArgsEditor } from './ArgsEditor.js';
+import { SandboxSection } from './SandboxSection.js';
 import { buildSaveRequest } from './buildRequest.js';
 import { Field, FieldErrorText, controlProps } from '../../components/Field.js';
 import type { ErrorLookup } from './fieldErrors.js';
@@ -91,6 +92,7 @@ export function ServerFormDialog({
       'auth',
       'args',
       'roots',
+      'sandbox',
       ...(form.transport === 'stdio'
         ? form.env.map((r) => `env.${r.name.trim()}`)
         : form.headers.map((r) => `headers.${r.name.trim()}`)),
@@ -303,8 +305,8 @@ export function ServerFormDialog({
         <legend>Roots</legend>
         <p className="field-hint">
           Folders the server is told it may work in (MCP roots), one absolute path per row. They guide the server; they
-          are not a boundary — a local server runs with your permissions. A connected server is told about a change at
-          once.
+          are not a boundary by themselves — a sandboxed local server may write its roots (Sandbox, below). A connected
+          server is told about a change at once.
         </p>
         <ArgsEditor
           rows={form.roots}
@@ -314,6 +316,13 @@ export function ServerFormDialog({
         />
         <FieldErrorText id="server-roots" errors={errors.at('roots')} />
       </fieldset>
+
+      <SandboxSection
+        transport={form.transport}
+        sandbox={form.sandbox}
+        errors={errors}
+        onChange={(sandbox) => update({ sandbox }, ['sandbox'])}
+      />
     </Dialog>
   );
 }

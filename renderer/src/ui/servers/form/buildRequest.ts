@@ -123,6 +123,17 @@ export function buildSaveRequest(form: ServerFormState, states: SecretStates = {
     config.args = form.args.map((a) => a.value).filter((a) => a !== '');
     config.env = rowsToRecord(form.env, 'env', ctx);
     if (form.cwd.trim() !== '') config.cwd = form.cwd.trim();
+    // No section saved and none edited: the app's default applies (nothing is written).
+    if (form.sandbox.present) {
+      const words = (rows: { value: string }[]) => rows.map((r) => r.value).filter((v) => v !== '');
+      config.sandbox = {
+        enabled: form.sandbox.enabled,
+        read: words(form.sandbox.read),
+        denyRead: form.sandbox.denyRead,
+        write: words(form.sandbox.write),
+        hosts: words(form.sandbox.hosts),
+      };
+    }
   } else {
     config.url = form.url;
     config.headers = rowsToRecord(form.headers, 'headers', ctx);

@@ -4,6 +4,7 @@
  */
 import type { ServerView } from '../../../../../shared/contract.js';
 import type { ProtocolEraSetting, ServerConfig, ValueOrSecret } from '../../../../../shared/serverConfig.js';
+import { sandboxEnabled } from '../../../../../shared/serverConfig.js';
 import { configOf, serverIdOf, serverNameOf } from '../../../lib/serverView.js';
 
 export type TransportKind = 'stdio' | 'streamable_http';
@@ -48,6 +49,18 @@ export interface OAuthFormState {
   redirectPort: string;
 }
 
+/** A stdio server's Sandbox section (issue 29), as the person edits it. */
+export interface SandboxFormState {
+  /** The saved configuration has a section, or the person edited it: it is sent (else the app's default applies). */
+  present: boolean;
+  enabled: boolean;
+  read: ArgRow[];
+  write: ArgRow[];
+  hosts: ArgRow[];
+  /** Kept as saved (not edited here). */
+  denyRead: string[];
+}
+
 export interface ServerFormState {
   mode: 'create' | 'edit';
   name: string;
@@ -75,6 +88,7 @@ export interface ServerFormState {
   protocolEra: ProtocolEraSetting;
   /** Folders offered as the server's roots, one per row. */
   roots: ArgRow[];
+  sandbox: SandboxFormState;
 }
 
 let nextRowKey = 1;
@@ -133,6 +147,7 @@ export function emptyForm(): ServerFormState {
     trusted: false,
     protocolEra: 'auto',
     roots: [],
+    sandbox: { present: false, enabled: sandboxEnabled({}), read: [], write: [], hosts: [], denyRead: [] },
   };
 }
 
@@ -185,6 +200,15 @@ export function formFromServer(view: ServerView, focusSlot?: string): ServerForm
     form.args = config.args.map((a) => emptyArgRow(a));
     form.env = rowsOf(config.env);
     form.cwd = config.cwd ?? '';
+    const sandbox = config.sandbox;
+    form.sandbox = {
+      present: sandbox !== undefined,
+      enabled: sandboxEnabled(config),
+      read: (sandbox?.read ?? []).map((p) => emptyArgRow(p)),
+      write: (sandbox?.write ?? []).map((p) => emptyArgRow(p)),
+      hosts: (sandbox?.hosts ?? []).map((h) => emptyArgRow(h)),
+      denyRead: [...(sandbox?.denyRead ?? [])],
+    };
   } else {
     form.url = config.url;
     form.headers = rowsOf(config.headers);

@@ -1,0 +1,66 @@
+/**
+ * A stdio server for the egress ask (issue 29): its one tool, `reach`, opens a connection to
+ * `host:port` the way a server that honours proxies does — a CONNECT through the HTTP proxy its
+ * environment names (HTTP_PROXY, which sandbox-runtime sets inside the sandbox) — and says the
+ * proxy's answer: `200` (allowed) or `403` (refused). Once through, it reads the upstream's first
+ * line, so a test sees the host was really reached.
+ */
+import { connect } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+type Reached = { status: string; greeting: string };
+
+function reach(host: string, port: number): Promise<Reached> {
+  const proxy = process.env.HTTP_PROXY ?? process.env.http_proxy;
+  if (!proxy) return Promise.resolve({ status: 'no proxy', greeting: '' });
+  const url = new URL(proxy);
+  const auth = url.username
+    ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}\r\n`
+    : '';
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    let buffer = '';
+    let status: string | undefined;
+    const done = (reached: Reached): void => {
+      socket.destroy();
+      resolve(reached);
+    };
+    socket.setTimeout(20_000, () => done({ status: status ?? 'ETIMEDOUT', greeting: '' }));
+    socket.once('connect', () =>
+      socket.write(`CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n${auth}\r\n`),
+    );
+    socket.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('latin1');
+      if (status === undefined) {
+        const head = buffer.indexOf('\r\n\r\n');
+        if (head === -1) return;
+        status = buffer.slice(0, buffer.indexOf('\r\n')).split(' ')[1] ?? '';
+        buffer = buffer.slice(head + 4);
+        if (status !== '200') return done({ status, greeting: '' });
+      }
+      const end = buffer.indexOf('\n');
+      if (end !== -1) done({ status, greeting: buffer.slice(0, end).trim() });
+    });
+    socket.once('error', (error) => done({ status: (error as { code?: string }).code ?? 'error', greeting: '' }));
+    socket.once('close', () => done({ status: status ?? 'closed', greeting: buffer.trim() }));
+  });
+}
+
+const server = new McpServer({ name: 'egress', version: '1.0.0' }, { capabilities: { tools: {} } });
+server.registerTool(
+  'reach',
+  {
+    description: 'Connects to host:port through the proxy; says what the proxy and the host answered.',
+    inputSchema: { host: z.string(), port: z.number() },
+    outputSchema: { status: z.string(), greeting: z.string() },
+  },
+  async ({ host, port }) => {
+    const reached = await reach(host, port);
+    return { content: [{ type: 'text', text: JSON.stringify(reached) }], structuredContent: reached };
+  },
+);
+
+await server.connect(new StdioServerTransport());
+process.stdin.on('end', () => process.exit(0));
