@@ -31,7 +31,7 @@ export const MAX_APP_RESOURCE_BYTES = 8 * 1024 * 1024;
  * (optionally `*.` for subdomains) and an optional port — nothing else, so it cannot add a
  * directive or a keyword to the policy. Main drops any other entry (with a warning).
  */
-export const CSP_SOURCE = /^(?:https?|wss?):\/\/(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?$/;
+const CSP_SOURCE = /^(?:https?|wss?):\/\/(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?$/;
 
 /** The CSP fields of the MCP Apps schema (the ext-apps package's McpUiResourceCsp): connect, resource, frame, base-uri domains. */
 export type AppCspKey = keyof McpUiResourceCsp;
