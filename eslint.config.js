@@ -34,8 +34,11 @@ const RENDERER_PACKAGES = [
   // JSON Schema without eval (the page's CSP forbids it): the args form's oneOf / if choices.
   '@cfworker/json-schema',
 ];
-/** `shared/` is imported by the renderer and by Node, so it may only use what both can run. */
-const SHARED_PACKAGES = ['zod'];
+/**
+ * `shared/` is imported by the renderer and by Node, so it may only use what both can run. The
+ * ext-apps host bridge runs in both (the renderer's apps use it; its schemas are zod over the SDK).
+ */
+const SHARED_PACKAGES = ['zod', '@modelcontextprotocol/ext-apps/app-bridge'];
 
 const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**

@@ -41,6 +41,8 @@ export const CHANNEL_NAMES = [
   'agents.setVisibility',
   'agents.revoke',
   'agents.remove',
+  'agents.addToClient',
+  'agents.undoAddToClient',
   'traces.list',
   'traces.get',
   'traces.export',

@@ -42,6 +42,11 @@ export const ERROR_CODES = [
   // The agent gateway
   'gateway_loop',
   'agent_name_taken',
+  // "Add to …" (electron/core/agentConfigFiles.ts): a client's config file it cannot read or parse (left
+  // untouched); an Undo refused because the file changed since; a token that is not that agent's
+  'agent_config_unreadable',
+  'agent_config_changed',
+  'agent_token_mismatch',
   // Secrets
   'secret_missing',
   'secret_storage_unavailable',

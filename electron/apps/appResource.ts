@@ -5,18 +5,18 @@
  * CSP sources, the browser permissions, the border preference. The content item's `_meta.ui`
  * wins over the resources/list entry's (the extension's rule).
  *
- * Invariant: nothing the server wrote reaches the host's policy unchecked — a CSP source must be
- * a bare scheme://host[:port] (CSP_SOURCE), anything else is dropped and named in `warnings`.
+ * The fields are the MCP Apps schema's (the ext-apps package's McpUiResourceCsp and
+ * McpUiResourcePermissions, through shared/contract/apps.ts). Invariant: nothing the server wrote
+ * reaches the host's policy unchecked — a CSP source must be a bare scheme://host[:port]
+ * (CspSourceSchema), anything else is dropped and named in `warnings`.
  */
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import type { AppCsp, AppPermissions, AppResourceView } from '../../shared/contract/apps.js';
-import { CSP_SOURCE, MAX_APP_HTML_BYTES } from '../../shared/contract/apps.js';
+import { APP_CSP_KEYS, APP_PERMISSION_KEYS, CspSourceSchema, MAX_APP_HTML_BYTES } from '../../shared/contract/apps.js';
 import { APP_HTML_MIME_TYPE } from '../../shared/contract/toolApp.js';
 import { formatBytes, utf8Length } from '../../shared/limits.js';
 import { AppsError } from './errors.js';
 
-const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const;
-const PERMISSION_KEYS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;
 const MAX_SOURCES = 64;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -38,7 +38,7 @@ function cspOf(ui: Record<string, unknown> | undefined, warnings: string[]): App
     warnings.push('_meta.ui.csp is not an object: the restrictive default applies');
     return csp;
   }
-  for (const key of CSP_KEYS) {
+  for (const key of APP_CSP_KEYS) {
     const sources = ui.csp[key];
     if (sources === undefined) continue;
     if (!Array.isArray(sources)) {
@@ -47,8 +47,7 @@ function cspOf(ui: Record<string, unknown> | undefined, warnings: string[]): App
     }
     const kept: string[] = [];
     for (const source of sources) {
-      if (typeof source === 'string' && source.length <= 300 && CSP_SOURCE.test(source) && kept.length < MAX_SOURCES)
-        kept.push(source);
+      if (CspSourceSchema.safeParse(source).success && kept.length < MAX_SOURCES) kept.push(source as string);
       else
         warnings.push(
           `csp.${key}: ${JSON.stringify(typeof source === 'string' ? source.slice(0, 100) : source)?.slice(0, 120)} is not a scheme://host[:port] source (or one too many): ignored`,
@@ -63,7 +62,7 @@ function permissionsOf(ui: Record<string, unknown> | undefined): AppPermissions 
   if (!isObject(ui?.permissions)) return undefined;
   const asked = ui.permissions;
   const permissions: AppPermissions = {};
-  for (const key of PERMISSION_KEYS) if (isObject(asked[key]) || asked[key] === true) permissions[key] = true;
+  for (const key of APP_PERMISSION_KEYS) if (isObject(asked[key]) || asked[key] === true) permissions[key] = true;
   return Object.keys(permissions).length > 0 ? permissions : undefined;
 }
 

@@ -7,12 +7,15 @@
  * sessions, and its 2026-07-28 clients (stateless, so known by the clientInfo of their requests'
  * envelopes) seen within the idle window (see electron/gateway/clientPresence.ts).
  */
+import type { AgentClient, AgentConfigEntry } from '../../shared/agentConfigs.js';
+import { agentConfigEntry } from '../../shared/agentConfigs.js';
 import type { AgentsView, AgentView, AgentVisibility } from '../../shared/agents.js';
 import type { Database } from 'better-sqlite3';
 import type { AgentStore, StoredAgent } from '../gateway/agentStore.js';
 import type { GatewayCatalog } from '../gateway/catalog.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { callerStats } from '../tracing/callerStats.js';
+import { AppError } from './errors.js';
 
 export class AgentService {
   constructor(
@@ -63,6 +66,23 @@ export class AgentService {
     const removed = this.store.remove(id);
     this.changed();
     return removed;
+  }
+
+  /**
+   * The gateway's entry for one client's config file ("Add to …"): the address it listens on now
+   * and, for the stdio entry, `--url` and `--client`. The token must be this agent's (only its
+   * hash is kept, so the renderer passes the one it was just shown; a wrong one is refused rather
+   * than written into the person's config).
+   */
+  entryFor(id: string, client: AgentClient, token: string): AgentConfigEntry {
+    const agent = this.store.get(id);
+    if (this.store.authenticate(token)?.id !== agent.id)
+      throw new AppError(
+        'agent_token_mismatch',
+        `That is not the token of “${agent.name}” (or the agent was revoked). Nothing was written.`,
+      );
+    const { url, stdio } = this.gateway.status();
+    return agentConfigEntry(client, { agentName: agent.name, token, url, stdio });
   }
 
   private agentView(agent: StoredAgent, stats = callerStats(this.db, [agent.name]).get(agent.name)): AgentView {

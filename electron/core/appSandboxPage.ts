@@ -16,36 +16,30 @@
  * page that made it, so the app cannot shed it; the proxy also writes it into the app's head as a
  * meta tag. Default: nothing from the network (no connect, no frames, no remote scripts, styles,
  * images or fonts), only the inline script and style an app bundles; `ui.csp` adds the origins
- * the resource declares, each checked to be a plain http(s)/ws(s) origin.
+ * the resource declares, each checked to be a plain http(s)/ws(s) origin by the same schema main
+ * reads the resource with (shared/contract/apps.ts CspSourceSchema).
  */
 
 import {
   APP_SANDBOX_PROXY_PATH as PROXY_PATH,
   APP_SANDBOX_SCRIPT_PATH as PROXY_SCRIPT_PATH,
 } from '../../shared/appSandbox.js';
+import type { AppCspKey } from '../../shared/contract/apps.js';
+import { APP_CSP_KEYS, CspSourceSchema } from '../../shared/contract/apps.js';
 import { APP_REALM_GUARD_SCRIPT } from './appRealmGuard.js';
 
-/** A resource's `ui.csp` (McpUiResourceCsp), after validation. */
-export interface AppCsp {
-  connectDomains: string[];
-  resourceDomains: string[];
-  frameDomains: string[];
-  baseUriDomains: string[];
-}
+/** A resource's `ui.csp` (the MCP Apps schema's McpUiResourceCsp), after validation: every field, each a list. */
+export type AppCsp = Record<AppCspKey, string[]>;
 
-const EMPTY_CSP: AppCsp = { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] };
+const EMPTY_CSP = Object.fromEntries(APP_CSP_KEYS.map((key) => [key, []])) as unknown as AppCsp;
 const MAX_DOMAINS = 32;
 const MAX_CSP_PARAM_CHARS = 16_384;
-/** An origin, optionally with a `*.` subdomain wildcard and a port (or `:*`): no path, no quotes, no spaces, no `;`. */
-const ORIGIN_SOURCE = /^(https?|wss?):\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?$/i;
 
-function isValidCspOrigin(source: unknown): source is string {
-  return typeof source === 'string' && source.length <= 253 && ORIGIN_SOURCE.test(source);
-}
-
+/** The sources main's reader (electron/apps/appResource.ts) keeps, and only those: the same schema. */
 function originsOf(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
-  return [...new Set(value.filter(isValidCspOrigin).map((source) => source.toLowerCase()))].slice(0, MAX_DOMAINS);
+  const valid = value.filter((source): source is string => CspSourceSchema.safeParse(source).success);
+  return [...new Set(valid.map((source) => source.toLowerCase()))].slice(0, MAX_DOMAINS);
 }
 
 /** The `csp` query parameter → the declared origins; anything malformed counts as not declared. */
@@ -59,12 +53,7 @@ export function parseAppCspParam(param: string | null): AppCsp {
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return EMPTY_CSP;
   const csp = value as Record<string, unknown>;
-  return {
-    connectDomains: originsOf(csp.connectDomains),
-    resourceDomains: originsOf(csp.resourceDomains),
-    frameDomains: originsOf(csp.frameDomains),
-    baseUriDomains: originsOf(csp.baseUriDomains),
-  };
+  return Object.fromEntries(APP_CSP_KEYS.map((key) => [key, originsOf(csp[key])])) as unknown as AppCsp;
 }
 
 function orNone(sources: string[]): string {

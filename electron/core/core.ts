@@ -20,6 +20,7 @@
  * lives in views.ts. It never imports `electron`.
  */
 import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { traceIdOf } from '../harness/application.js';
 import { createPipeline } from '../harness/createPipeline.js';
@@ -55,6 +56,7 @@ import { createDispatcher } from './dispatcher.js';
 import { EventHub } from './eventHub.js';
 import { wireGateway } from './gatewayWiring.js';
 import { agentHandlers } from './handlers/agents.js';
+import { AgentConfigFiles } from './agentConfigFiles.js';
 import { appHandlers } from './handlers/app.js';
 import { approvalHandlers } from './handlers/approvals.js';
 import { serverRequestHandlers } from './handlers/serverRequests.js';
@@ -360,7 +362,13 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       askTask: (sessionId, callId) => taskRecovery.ask(sessionId, callId),
     }),
     ...importHandlers({ registry, servers, redactor }),
-    ...agentHandlers({ agents }),
+    ...agentHandlers({
+      agents,
+      // "Add to …" writes into this user's own config files, where each application reads them.
+      configFiles: new AgentConfigFiles(
+        options.clientConfigPlaces ?? { platform: process.platform, home: homedir(), env: process.env },
+      ),
+    }),
     ...resourceHandlers({ registry, features }),
     ...oauthHandlers({ servers }),
     ...runHandlers({ runs }),

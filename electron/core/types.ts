@@ -5,6 +5,7 @@
 import type { DispatchResult } from '../../shared/bridge.js';
 import type { EventName } from '../../shared/contract.js';
 import type { DescribedSecretStore } from '../secrets/types.js';
+import type { ClientPlaces } from './agentConfigFiles.js';
 import type { ConfigStore } from '../storage/configFile.js';
 
 export interface CoreOptions {
@@ -43,6 +44,8 @@ export interface CoreOptions {
      */
     fetchClientMetadata?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
   };
+  /** Where "Add to …" finds the agent applications' config files (default: this user's home, OS and environment; tests: a scratch home). */
+  clientConfigPlaces?: ClientPlaces;
   /** Problems the host met before the core started (a corrupt store moved aside, …), for the GUI. */
   warnings?: string[];
   /**

@@ -5,6 +5,7 @@
  * (CVE-2025-49596) through a DNS-rebinding page talking to localhost without these checks.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 
 export function newToken(): string {
   return randomBytes(32).toString('base64url');
@@ -22,19 +23,31 @@ export function tokensEqual(expected: string, given: string | undefined | null):
   return timingSafeEqual(a, b);
 }
 
-function allowedHosts(port: number): Set<string> {
-  return new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
-}
+/** The names a loopback endpoint of the app is reached by (it listens on 127.0.0.1 only, so not [::1]). */
+const LOOPBACK_HOSTNAMES = ['127.0.0.1', 'localhost'];
 
-/** The Host header must name this loopback address and port (defeats DNS rebinding). */
+/**
+ * The Host header must name this loopback address and port (defeats DNS rebinding). The SDK's
+ * check (`validateHostHeader`, what its `hostHeaderValidation` guard runs) decides the name; ours
+ * adds what it does not: the port must be this endpoint's (the SDK's is port-agnostic) and the
+ * header exactly `<name>:<port>` (it reads the header through URL parsing, which would also take
+ * a path, user info or a zero-padded port after the name).
+ */
 export function isAllowedHost(host: string | undefined, port: number): boolean {
-  return typeof host === 'string' && allowedHosts(port).has(host.toLowerCase());
+  const checked = validateHostHeader(host, LOOPBACK_HOSTNAMES);
+  return checked.ok && host?.toLowerCase() === `${checked.hostname}:${port}`;
 }
 
-/** A browser always sends Origin on WebSocket and cross-origin requests; it must be our page. */
+/**
+ * A browser always sends Origin on WebSocket and cross-origin requests; it must be our page. The
+ * SDK's check (`validateOriginHeader`, what its `originValidation` guard runs) decides the name
+ * (and refuses what does not parse, `null` included); ours adds the scheme and the port: the
+ * SDK's is port-agnostic, so a page another program serves on localhost would pass it.
+ */
 export function isAllowedOrigin(origin: string | undefined, port: number): boolean {
   if (origin === undefined) return true;
-  return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+  const checked = validateOriginHeader(origin, LOOPBACK_HOSTNAMES);
+  return checked.ok && origin === `http://${checked.hostname}:${port}`;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   CreateAgentRequestSchema,
   CreatedAgentSchema,
 } from '../agents.js';
+import { AddToClientRequestSchema, ClientConfigWriteSchema } from '../agentConfigs.js';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, channel } from './common.js';
 
@@ -24,6 +25,13 @@ export const agentChannels = {
   'agents.revoke': channel(z.object({ id: z.string().min(1).max(100) }).strict(), AgentViewSchema),
   /** Forgets a revoked agent (its recorded calls stay in History). */
   'agents.remove': channel(z.object({ id: z.string().min(1).max(100) }).strict(), z.object({ removed: z.boolean() })),
+  /** "Add to …": writes the gateway's entry into that client's own config file (a backup beside it). */
+  'agents.addToClient': channel(AddToClientRequestSchema, ClientConfigWriteSchema),
+  /** Undoes an "Add to …": the file's bytes from before, while the file is still what it wrote. */
+  'agents.undoAddToClient': channel(
+    z.object({ undoId: z.string().min(1).max(100) }).strict(),
+    z.object({ path: z.string() }),
+  ),
 } as const satisfies DomainChannels;
 
 export const agentEvents = {

@@ -10,6 +10,8 @@
  * History and replay need nothing more: a record names its tool and server, so the tool view's
  * `app` plus the stored result drive the app again (and nothing runs).
  */
+import { McpUiResourceCspSchema, McpUiResourcePermissionsSchema } from '@modelcontextprotocol/ext-apps/app-bridge';
+import type { McpUiResourceCsp, McpUiResourcePermissions } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { z } from 'zod';
 import { ServerIdSchema } from '../serverConfig.js';
 import type { DomainChannels } from './common.js';
@@ -29,29 +31,35 @@ export const MAX_APP_RESOURCE_BYTES = 8 * 1024 * 1024;
  * (optionally `*.` for subdomains) and an optional port — nothing else, so it cannot add a
  * directive or a keyword to the policy. Main drops any other entry (with a warning).
  */
-export const CSP_SOURCE = /^(?:https?|wss?):\/\/(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?$/;
-const CspSources = z.array(z.string().max(300).regex(CSP_SOURCE)).max(64);
+const CSP_SOURCE = /^(?:https?|wss?):\/\/(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?$/;
 
-/** The app's CSP wishes; absent or empty = the restrictive default (no network, no frames, base-uri 'self'). */
-const AppCspSchema = z.object({
-  /** connect-src (fetch, XHR, WebSocket). */
-  connectDomains: CspSources.optional(),
-  /** img-src, script-src, style-src, font-src, media-src. */
-  resourceDomains: CspSources.optional(),
-  /** frame-src. */
-  frameDomains: CspSources.optional(),
-  /** base-uri. */
-  baseUriDomains: CspSources.optional(),
-});
-export type AppCsp = z.infer<typeof AppCspSchema>;
+/** The CSP fields of the MCP Apps schema (the ext-apps package's McpUiResourceCsp): connect, resource, frame, base-uri domains. */
+export type AppCspKey = keyof McpUiResourceCsp;
+export const APP_CSP_KEYS = Object.keys(McpUiResourceCspSchema.shape) as AppCspKey[];
+/**
+ * One source as the MCP Apps schema types it (a string), narrowed to CSP_SOURCE: the package's
+ * schema takes any string, and a source is pasted into the app's policy, so ours does more.
+ */
+export const CspSourceSchema = McpUiResourceCspSchema.shape.connectDomains.unwrap().element.max(300).regex(CSP_SOURCE);
+const CspSources = z.array(CspSourceSchema).max(64).optional();
 
-/** Browser features the app asks for (the host may grant them with the iframe's `allow`). */
-const AppPermissionsSchema = z.object({
-  camera: z.boolean().optional(),
-  microphone: z.boolean().optional(),
-  geolocation: z.boolean().optional(),
-  clipboardWrite: z.boolean().optional(),
-});
+/** The app's CSP wishes (McpUiResourceCsp); absent or empty = the restrictive default (no network, no frames, base-uri 'self'). */
+const AppCspSchema = z.object(
+  Object.fromEntries(APP_CSP_KEYS.map((key) => [key, CspSources])) as Record<AppCspKey, typeof CspSources>,
+);
+export type AppCsp = McpUiResourceCsp;
+
+/** The browser features of the MCP Apps schema (McpUiResourcePermissions) the app may ask for. */
+type AppPermissionKey = keyof McpUiResourcePermissions;
+export const APP_PERMISSION_KEYS = Object.keys(McpUiResourcePermissionsSchema.shape) as AppPermissionKey[];
+const AskedPermission = z.boolean().optional();
+/** Which of them the app asks for (the host may grant them with the iframe's `allow`). */
+const AppPermissionsSchema = z.object(
+  Object.fromEntries(APP_PERMISSION_KEYS.map((key) => [key, AskedPermission])) as Record<
+    AppPermissionKey,
+    typeof AskedPermission
+  >,
+);
 export type AppPermissions = z.infer<typeof AppPermissionsSchema>;
 
 /** An app's HTML (`text/html;profile=mcp-app`) with what its resource's `_meta.ui` asks of the host. */

@@ -44,6 +44,7 @@ export async function startGatewayApp(
       NonNullable<CoreOptions['gateway']>,
       'maxSessionsPerAgent' | 'waitingProgressMs' | 'fetchClientMetadata'
     >;
+    clientConfigPlaces?: CoreOptions['clientConfigPlaces'];
   } = {},
 ): Promise<GatewayApp> {
   const dataDir = join(dir, 'data');
@@ -51,6 +52,7 @@ export async function startGatewayApp(
     version: '0.0.0-test',
     secretsLabel: 'Test',
     gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}), ...options.gateway },
+    ...(options.clientConfigPlaces ? { clientConfigPlaces: options.clientConfigPlaces } : {}),
   });
   const events: GatewayApp['events'] = [];
   const waiters = new Set<{ event: EventName; match: (p: unknown) => boolean; resolve: (p: unknown) => void }>();

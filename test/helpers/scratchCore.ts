@@ -11,7 +11,12 @@ import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 
 export function buildScratchCore(
   dir: string,
-  options: { version: string; secretsLabel: string; gateway?: CoreOptions['gateway'] },
+  options: {
+    version: string;
+    secretsLabel: string;
+    gateway?: CoreOptions['gateway'];
+    clientConfigPlaces?: CoreOptions['clientConfigPlaces'];
+  },
 ): Promise<Core> {
   const dataDir = join(dir, 'data');
   return buildCore({
@@ -22,5 +27,6 @@ export function buildScratchCore(
     config: openConfConfigStore(dataDir),
     version: options.version,
     gateway: options.gateway ?? { port: 0 },
+    ...(options.clientConfigPlaces ? { clientConfigPlaces: options.clientConfigPlaces } : {}),
   });
 }

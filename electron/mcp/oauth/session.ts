@@ -17,6 +17,12 @@
  *
  * Tokens and client secrets live in the secret store only (credentials.ts); every one is handed
  * to `onSecret` so logs, traces, events and errors redact it.
+ *
+ * Its state: the sign-in flow and the standing, each a table of states and transitions
+ * (signInState.ts; a transition no row allows is refused). The other fields are not states:
+ * caches of the secret store (tokens, client, configured secrets), what the SDK hands over during
+ * one authorization (discovery, the `state` parameter, the PKCE verifier), and the server's last
+ * word (its challenge, the scope a refused request needed).
  */
 import { randomBytes } from 'node:crypto';
 import { createPrivateKeyJwtAuth, checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/client';
@@ -34,8 +40,10 @@ import type { LogBuffer } from '../logBuffer.js';
 import { SecretValue } from '../../secrets/secretValue.js';
 import type { CredentialOwner, OAuthCredentials } from './credentials.js';
 import { MCPOAuthError, MCPSignInRequiredError } from './errors.js';
-import type { LoopbackRedirect, RedirectOutcome } from './loopback.js';
+import type { RedirectOutcome } from './loopback.js';
 import { openLoopbackRedirect } from './loopback.js';
+import type { ActiveAuthorization, SignInEvent, SignInState, Standing } from './signInState.js';
+import { STANDING_TABLE, nextSignInState } from './signInState.js';
 
 export type OAuthServerConfig = HttpServerConfig & { auth: OAuthConfig };
 
@@ -113,9 +121,10 @@ export class OAuthSession {
   readonly provider: OAuthClientProvider;
   private readonly config: OAuthConfig;
   private readonly owner: CredentialOwner;
-  private interactive = false;
-  private listener: LoopbackRedirect | undefined;
-  private pending: (PendingAuthorization & { abort: AbortController }) | undefined;
+  /** Whether a person is here and where the browser sign-in stands (SIGN_IN_TABLE). */
+  private flow: SignInState = { phase: 'background' };
+  /** Why a background request must ask for a sign-in (STANDING_TABLE). */
+  private standing: Standing = 'fresh';
   private expectedState: string | undefined;
   private verifier: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
@@ -127,8 +136,6 @@ export class OAuthSession {
   private requiredScope: string | undefined;
   /** The last OAuth challenge the server answered with (401/403 `WWW-Authenticate`). */
   private challenge: { status: number; error?: string; scope?: string } | undefined;
-  private tokensLost = false;
-  private signedOut = false;
   private readonly secretValues = new Map<string, SecretValue>();
   private readonly logs = new Map<LogBuffer, SecretValue[]>();
   private readonly refreshes = new Map<
@@ -160,46 +167,54 @@ export class OAuthSession {
    * registration names, when there is one and it is free; a taken port means a new registration).
    */
   async beginInteractive(): Promise<void> {
-    this.signedOut = false;
-    if (this.interactive) return;
-    if (this.config.grant === 'authorization_code' && !this.listener) {
-      const stored = this.config.clientId ? undefined : await this.storedClient();
-      const wanted = this.config.redirectPort ?? registeredPort(stored) ?? 0;
-      try {
-        this.listener = await openLoopbackRedirect(wanted, (text) => this.note(text));
-      } catch (error) {
-        if (this.config.redirectPort !== undefined) {
-          throw new MCPOAuthError(this.serverId, 'redirect_unavailable', {
-            detail: `port ${this.config.redirectPort} on 127.0.0.1 is in use (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-          });
-        }
-        this.listener = await openLoopbackRedirect(0, (text) => this.note(text));
-        if (stored) await this.dropStoredClient(); // registered for the old port: register again
-      }
+    this.standing = STANDING_TABLE[this.standing].begin;
+    if (this.flow.phase !== 'background') return;
+    if (this.config.grant !== 'authorization_code') {
+      this.move({ type: 'begin' });
+      this.changed();
+      return;
     }
-    this.interactive = true;
+    const stored = this.config.clientId ? undefined : await this.storedClient();
+    const wanted = this.config.redirectPort ?? registeredPort(stored) ?? 0;
+    let listener;
+    try {
+      listener = await openLoopbackRedirect(wanted, (text) => this.note(text));
+    } catch (error) {
+      if (this.config.redirectPort !== undefined) {
+        throw new MCPOAuthError(this.serverId, 'redirect_unavailable', {
+          detail: `port ${this.config.redirectPort} on 127.0.0.1 is in use (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        });
+      }
+      listener = await openLoopbackRedirect(0, (text) => this.note(text));
+      if (stored) await this.dropStoredClient(); // registered for the old port: register again
+    }
+    // Another Sign in began while this one opened its port: that one's redirect is the one used.
+    if (this.flow.phase !== 'background') {
+      await listener.close();
+      return;
+    }
+    this.move({ type: 'listen', listener });
     this.changed();
   }
 
   /** The person is done (signed in, or gave up): no browser opens until the next sign-in. */
   async endInteractive(): Promise<void> {
-    this.interactive = false;
-    this.pending?.abort.abort(new MCPOAuthError(this.serverId, 'denied', { detail: 'the sign-in was cancelled' }));
-    this.pending = undefined;
-    const listener = this.listener;
-    this.listener = undefined;
-    await listener?.close();
+    const was = this.flow;
+    this.move({ type: 'end' });
+    if (was.phase === 'awaiting_browser')
+      was.pending.abort.abort(new MCPOAuthError(this.serverId, 'denied', { detail: 'the sign-in was cancelled' }));
+    if ('listener' in was) await was.listener.close();
     this.changed();
   }
 
   /** The browser sign-in the SDK started, if any (the client waits for its code). */
   pendingAuthorization(): PendingAuthorization | undefined {
-    return this.pending;
+    return this.flow.phase === 'awaiting_browser' ? this.flow.pending : undefined;
   }
 
   /** The pending sign-in was completed or abandoned by its waiter. */
   settlePendingAuthorization(): void {
-    this.pending = undefined;
+    this.move({ type: 'settle' });
     this.changed();
   }
 
@@ -208,7 +223,7 @@ export class OAuthSession {
     // A refused token: the resource may now name another authorization server (SEP-2352), so the
     // next sign-in reads its metadata afresh rather than the kept discovery (not while a browser
     // sign-in is under way: its callback is checked against the server it started with).
-    if (status === 401 && !this.pending) this.discovery = undefined;
+    if (status === 401 && this.flow.phase !== 'awaiting_browser') this.discovery = undefined;
     if (!header || !/^\s*bearer\b/i.test(header)) return;
     const field = (name: string): string | undefined =>
       new RegExp(`${name}=(?:"([^"]*)"|([^\\s,]+))`)
@@ -229,8 +244,7 @@ export class OAuthSession {
     await this.endInteractive();
     await this.options.credentials.delete(this.serverId, 'tokens');
     this.tokenCache = null;
-    this.signedOut = true;
-    this.tokensLost = false;
+    this.standing = STANDING_TABLE[this.standing].sign_out;
     this.changed();
   }
 
@@ -242,10 +256,11 @@ export class OAuthSession {
 
   async view(): Promise<OAuthSessionView> {
     const tokens = await this.loadTokens();
+    const pending = this.pendingAuthorization();
     return {
       signedIn: tokens !== undefined,
       grant: this.config.grant,
-      ...(this.pending ? { authorizationUrl: this.pending.url } : {}),
+      ...(pending ? { authorizationUrl: pending.url } : {}),
       ...(this.requiredScope ? { requiredScope: this.requiredScope } : {}),
     };
   }
@@ -302,7 +317,7 @@ export class OAuthSession {
       get redirectUrl() {
         if (clientCredentials) return undefined;
         return (
-          session.listener?.redirectUrl ??
+          ('listener' in session.flow ? session.flow.listener.redirectUrl : undefined) ??
           `http://127.0.0.1:${session.config.redirectPort ?? registeredPort(session.clientCache ?? undefined) ?? 0}/callback`
         );
       },
@@ -408,7 +423,7 @@ export class OAuthSession {
     // registered with it anew (SEP-2352), and one that moves back finds its registration there.
     const stored = issuer === undefined ? await this.storedClient() : await this.storedClientFor(issuer);
     // Registering a client is a sign-in step: never done in the background.
-    if (!stored && !this.interactive) throw this.signInRequired();
+    if (!stored && this.flow.phase === 'background') throw this.signInRequired();
     return stored;
   }
 
@@ -429,7 +444,7 @@ export class OAuthSession {
       await this.options.credentials.saveClient(this.owner, binding);
       return;
     }
-    if (!this.interactive) throw this.signInRequired();
+    if (this.flow.phase === 'background') throw this.signInRequired();
     if (info.client_secret) this.remember(info.client_secret);
     this.clientCache = info;
     await this.options.credentials.saveClient(this.owner, info);
@@ -478,8 +493,7 @@ export class OAuthSession {
     this.challenge = undefined;
     this.rememberTokens(tokens);
     this.tokenCache = tokens;
-    this.tokensLost = false;
-    this.signedOut = false;
+    this.standing = STANDING_TABLE[this.standing].tokens_saved;
     // A grant that covers the scopes a refused request needed settles that need.
     if (
       this.requiredScope &&
@@ -492,7 +506,10 @@ export class OAuthSession {
   }
 
   private async redirectToAuthorization(url: URL): Promise<void> {
-    if (!this.interactive || !this.listener) throw this.signInRequired(url.searchParams.get('scope') ?? undefined);
+    // The refused transition: no person is here, or this grant has no browser step (SIGN_IN_TABLE).
+    const from = this.flow;
+    if (from.phase !== 'listening' && from.phase !== 'awaiting_browser')
+      throw this.signInRequired(url.searchParams.get('scope') ?? undefined);
     // The endpoint came from the server's metadata: only a web page is ever opened.
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
       throw new MCPOAuthError(this.serverId, 'discovery_failed', {
@@ -504,17 +521,19 @@ export class OAuthSession {
     // Ask at once for what a refused request needed and what the sign-in already had.
     const scope = unionScope(url.searchParams.get('scope'), this.requiredScope, this.tokenCache?.scope);
     if (scope) url.searchParams.set('scope', scope);
-    this.pending?.abort.abort(new MCPOAuthError(this.serverId, 'denied', { detail: 'a newer sign-in replaced it' }));
+    if (from.phase === 'awaiting_browser')
+      from.pending.abort.abort(new MCPOAuthError(this.serverId, 'denied', { detail: 'a newer sign-in replaced it' }));
     const abort = new AbortController();
-    const outcome = this.listener.waitFor(state, abort.signal);
+    const outcome = from.listener.waitFor(state, abort.signal);
     outcome.catch(() => undefined); // read by code(); an abandoned one must not be an unhandled rejection
     const timeoutMs = this.options.signInTimeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS;
     const serverId = this.serverId;
-    this.pending = {
+    const pending: ActiveAuthorization = {
       url: url.href,
       abort,
       code: (signal) => awaitCode(serverId, outcome, timeoutMs, abort, signal),
     };
+    this.move({ type: 'redirect', pending });
     this.note('sign-in: waiting for the authorization in the browser');
     this.changed();
     try {
@@ -528,7 +547,7 @@ export class OAuthSession {
 
   private async invalidate(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     if (scope === 'all' || scope === 'tokens') {
-      if (this.tokenCache) this.tokensLost = true;
+      if (this.tokenCache) this.standing = STANDING_TABLE[this.standing].tokens_refused;
       await this.options.credentials.delete(this.serverId, 'tokens');
       this.tokenCache = null;
     }
@@ -554,7 +573,7 @@ export class OAuthSession {
   }
 
   private signInRequired(requestedScope?: string): MCPSignInRequiredError {
-    if (this.signedOut) return new MCPSignInRequiredError(this.serverId, 'signed_out');
+    if (this.standing === 'signed_out') return new MCPSignInRequiredError(this.serverId, 'signed_out');
     const challenge = this.challenge;
     if (challenge?.status === 403 && challenge.error === 'insufficient_scope') {
       return new MCPSignInRequiredError(
@@ -563,8 +582,17 @@ export class OAuthSession {
         unionScope(challenge.scope, requestedScope),
       );
     }
-    if (this.tokenCache || this.tokensLost) return new MCPSignInRequiredError(this.serverId, 'token_rejected');
+    if (this.tokenCache || this.standing === 'token_rejected')
+      return new MCPSignInRequiredError(this.serverId, 'token_rejected');
     return new MCPSignInRequiredError(this.serverId, 'no_token');
+  }
+
+  /** Takes a sign-in step the table allows; one it refuses is a defect here, never a state to carry on in. */
+  private move(event: SignInEvent): void {
+    const next = nextSignInState(this.flow, event);
+    if (!next)
+      throw new Error(`OAuth sign-in of "${this.serverId}": "${event.type}" is refused while ${this.flow.phase}`);
+    this.flow = next;
   }
 
   private rememberTokens(tokens: OAuthTokens): void {

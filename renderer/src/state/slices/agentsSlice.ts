@@ -8,6 +8,7 @@
  * A new agent's token is handed to the caller of `createAgent` and never stored here: the view
  * that shows it once forgets it when it closes.
  */
+import type { AgentClient, ClientConfigWrite } from '../../../../shared/agentConfigs.js';
 import type { AgentsView, AgentView, AgentVisibility } from '../../../../shared/agents.js';
 import { messageOf } from '../../bridge/index.js';
 import { loadable } from '../loadable.js';
@@ -75,6 +76,10 @@ export interface AgentsSlice extends Loadable<'agents'> {
   setAgentVisibility(id: string, visibility: AgentVisibility): Promise<void>;
   revokeAgent(id: string): Promise<void>;
   removeAgent(id: string): Promise<void>;
+  /** "Add to …": the gateway's entry into that application's config file. Throws the BridgeError (the panel shows it). */
+  addAgentToClient(id: string, client: AgentClient, token: string): Promise<ClientConfigWrite>;
+  /** Undoes one "Add to …" (its `undoId`). Throws the BridgeError. */
+  undoAgentToClient(undoId: string): Promise<void>;
   clearAgents(): void;
 }
 
@@ -155,6 +160,14 @@ export const createAgentsSlice: ClientSliceCreator<AgentsSlice> = (client) => (s
         },
         'Could not remove the agent',
       );
+    },
+
+    addAgentToClient(id, agentClient, token) {
+      return client.call('agents.addToClient', { id, client: agentClient, token });
+    },
+
+    async undoAgentToClient(undoId) {
+      await client.call('agents.undoAddToClient', { undoId });
     },
 
     clearAgents() {

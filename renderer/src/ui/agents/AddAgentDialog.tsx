@@ -58,7 +58,7 @@ function CreatedAgent({ agent, token }: { agent: AgentView; token: string }) {
       {gateway && (
         <>
           <h3 className="agent-connect-title">Connect {agent.name}</h3>
-          <ConnectAgent agentName={agent.name} token={token} gateway={gateway} />
+          <ConnectAgent agentId={agent.id} agentName={agent.name} token={token} gateway={gateway} />
         </>
       )}
     </div>

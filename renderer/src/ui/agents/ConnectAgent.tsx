@@ -1,7 +1,8 @@
 /**
  * "Connect an agent": the exact configuration Claude Desktop, VS Code, Cursor and Claude Code
  * need to reach the gateway, with a Copy button. Right after an agent is created the text holds
- * its real token; later only a placeholder, because the app keeps no copy of the token.
+ * its real token, and "Add to …" writes it into the application's config file; later only a
+ * placeholder, because the app keeps no copy of the token.
  */
 import { useState } from 'react';
 import type { AgentClient } from '../../../../shared/agentConfigs.js';
@@ -10,6 +11,8 @@ import type { GatewayStatus } from '../../../../shared/agents.js';
 import { Dialog } from '../components/Dialog.js';
 import { Tabs } from '../components/Tabs.js';
 import { CopyButton } from '../components/CopyButton.js';
+import type { ClientWriteState } from './AddToClient.js';
+import { AddToClient } from './AddToClient.js';
 
 /** Stands in for the token once it is no longer known. */
 const TOKEN_PLACEHOLDER = '<paste the token>';
@@ -22,15 +25,19 @@ const CLIENT_LABELS: Record<AgentClient, string> = {
 };
 
 export function ConnectAgent({
+  agentId,
   agentName,
   token,
   gateway,
 }: {
+  /** With the token: "Add to …" is offered. */
+  agentId?: string;
   agentName: string;
   token: string | undefined;
   gateway: GatewayStatus;
 }) {
   const [client, setClient] = useState<AgentClient>('claude-desktop');
+  const [writes, setWrites] = useState<Partial<Record<AgentClient, ClientWriteState>>>({});
   const config = agentConfig(client, {
     agentName,
     token: token ?? TOKEN_PLACEHOLDER,
@@ -42,7 +49,8 @@ export function ConnectAgent({
       {token === undefined && (
         <p className="card-note">
           Replace <code>{TOKEN_PLACEHOLDER}</code> with the token shown when this agent was created. The app keeps no
-          copy of it; if it is lost, revoke this agent and add a new one.
+          copy of it; if it is lost, revoke this agent and add a new one. For the same reason, “Add to …” (writing this
+          into the application’s own file) is offered only right after an agent is added.
         </p>
       )}
       <Tabs
@@ -61,6 +69,16 @@ export function ConnectAgent({
           </pre>
           <CopyButton text={config.text} label={`Copy for ${CLIENT_LABELS[client]}`} />
         </div>
+        {agentId !== undefined && token !== undefined && (
+          <AddToClient
+            agentId={agentId}
+            token={token}
+            client={client}
+            label={CLIENT_LABELS[client]}
+            state={writes[client]}
+            onState={(state) => setWrites((all) => ({ ...all, [client]: state }))}
+          />
+        )}
       </Tabs>
     </section>
   );
