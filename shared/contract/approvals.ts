@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, JsonObject, channel } from './common.js';
+import { PoisonFlagSchema, ToolChangeSchema } from './toolPins.js';
 
 const ApprovalAnswerSchema = z.enum(['allow-once', 'allow-session', 'allow-always', 'deny']);
 
@@ -22,6 +23,10 @@ const ApprovalViewSchema = z.object({
    * and how that is known, in words. Absent: unknown (or the person's own call).
    */
   callerWait: z.object({ until: z.number(), basis: z.string() }).optional(),
+  /** The tool changed since it was pinned (approved): what changed, for the side-by-side diff. */
+  change: ToolChangeSchema.optional(),
+  /** The tool's poisoning flags, each naming its passage (a warning; never a block by itself). */
+  flags: z.array(PoisonFlagSchema).optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 

@@ -35,6 +35,7 @@ const REASON_KIND: Record<PermissionReasonKind, string> = {
   'untrusted-default': 'Untrusted server',
   default: 'Default',
   'forced-ask': 'Always asks',
+  'tool-changed': 'Changed since approved',
 };
 
 const STALE_WORDS: Record<NonNullable<PermissionRuleView['staleReason']>, string> = {
