@@ -17,6 +17,7 @@ import { Callout } from '../components/Callout.js';
 import { Spinner } from '../components/Spinner.js';
 import { ViewHeader } from '../components/ViewHeader.js';
 import { LevelBadge } from '../components/LevelBadge.js';
+import { PinnedToolsSection } from './PinnedToolsSection.js';
 import { SentenceOrSameAsAbove } from '../components/SameAsAbove.js';
 
 type ToolRow = PermissionsData['tools'][number];
@@ -295,7 +296,15 @@ function sameReason(a: ReasonRow | undefined, b: ReasonRow): boolean {
 
 function describeMatch(rule: PermissionRuleView, data: PermissionsData) {
   const m = rule.match;
-  const tool = m.toolName ? <code>{m.toolName}</code> : m.toolPattern ? <code>{m.toolPattern}</code> : 'every tool';
+  const tool = m.toolName ? (
+    <code>{m.toolName}</code>
+  ) : m.toolPattern ? (
+    <code>{m.toolPattern}</code>
+  ) : m.flagged ? (
+    'every tool with poisoning flags'
+  ) : (
+    'every tool'
+  );
   return (
     <>
       {tool}
@@ -426,6 +435,7 @@ export function PermissionsView() {
           <TrustCard data={data} />
           <RulesCard data={data} />
         </div>
+        <PinnedToolsSection data={data} />
       </>
     );
   }
