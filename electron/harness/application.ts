@@ -41,7 +41,8 @@ import type { CheckpointTaskLinks } from '../checkpoints/taskLinks.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { toolSchemaFingerprint } from '../security/fingerprint.js';
 import type { PoisonFlag, ToolNameIndex } from '../security/poisoning.js';
-import { screenDefinition, toolNameIndex } from '../security/poisoning.js';
+import { toolNameIndex } from '../security/poisoning.js';
+import { screenListedTool } from '../security/toolScreen.js';
 import type { PinState } from '../security/pins.js';
 import type { HashedDefinition } from '../security/toolDefinition.js';
 import { hashedDefinition } from '../security/toolDefinition.js';
@@ -203,7 +204,7 @@ export class HarnessApplication {
     const mcpInfo = all.map<HarnessToolInfo>((entry) => {
       const winner = this.local.has(entry.name) ? LOCAL_SERVER_ID : winners.get(entry.name);
       const definition = hashedDefinition(entry.name, entry.tool);
-      const flags = screenDefinition(definition.definition, entry.serverId, index);
+      const flags = screenListedTool(definition, entry.serverId, index);
       screened.set(entry.tool, flags);
       const pin = this.options.security.pins?.check(this.serverUid(entry.serverId), entry.name, definition.hash);
       return {
@@ -240,7 +241,7 @@ export class HarnessApplication {
     const index: ToolNameIndex = toolNameIndex(
       this.options.registry.allTools().map((entry) => ({ name: entry.name, serverId: entry.serverId })),
     );
-    const flags = screenDefinition(definition.definition, serverId, index);
+    const flags = screenListedTool(definition, serverId, index);
     this.screened.set(tool, flags);
     return flags;
   }

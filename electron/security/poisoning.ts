@@ -59,8 +59,9 @@ const COLLECTOR_HOST =
   /(webhook\.site|requestbin|pipedream\.net|ngrok|burpcollaborator|interact\.sh|oast\.|hookbin|beeceptor)/i;
 const URL_PLACEHOLDER = /[?&][^=\s]+=(\{|\$|<|%7B)/i;
 
-/** An identifier-like token: has a separator or an inner capital, so plain words are never taken for a tool name. */
-const TOOL_TOKEN = /[A-Za-z][\w.-]*[_.-][\w.-]*[A-Za-z0-9]|[a-z]+[A-Z][A-Za-z0-9]*/g;
+/** A word that may be a tool name; only an identifier-like one (a separator or an inner capital) counts, so plain words are never taken for one. */
+const WORD = /[A-Za-z0-9]+(?:[_.-][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*/g;
+const IDENTIFIER_LIKE = /[_-]|\.[A-Za-z]|[a-z][A-Z]/;
 
 /** The other servers' tools, by name: which servers list a tool of that name. */
 export type ToolNameIndex = ReadonlyMap<string, readonly string[]>;
@@ -91,42 +92,51 @@ function exactPassage(match: string): string {
   return shown.length > PASSAGE_CHARS ? `${shown.slice(0, PASSAGE_CHARS - 1)}…` : shown;
 }
 
-/** The flags of one piece of text (one field), in order of kind. */
-export function screenText(
-  text: string,
-  field: string,
-  context: { serverId: string; otherTools?: ToolNameIndex },
-): PoisonFlag[] {
-  const flags: PoisonFlag[] = [];
-  const add = (kind: PoisonFlagKind, passage: string, otherServer?: string) => {
-    if (!flags.some((f) => f.kind === kind && f.passage === passage))
+type AddFlag = (kind: PoisonFlagKind, passage: string, otherServer?: string) => void;
+
+function adder(flags: PoisonFlag[], field: string): AddFlag {
+  return (kind, passage, otherServer) => {
+    if (!flags.some((f) => f.kind === kind && f.field === field && f.passage === passage))
       flags.push({ kind, field, passage, ...(otherServer ? { otherServer } : {}) });
   };
+}
+
+/** The flags of one piece of text (one field) that depend on nothing else. Cheap tests first skip the regexes that cannot match. */
+function screenOwnText(text: string, add: AddFlag): void {
   for (const m of text.matchAll(INVISIBLE))
     add('invisible_unicode', passageAround(text, m.index, m.index + m[0].length));
-  for (const pattern of HIDDEN_MARKUP) for (const m of text.matchAll(pattern)) add('hidden_markup', exactPassage(m[0]));
+  if (text.includes('<') || text.includes('[//]'))
+    for (const pattern of HIDDEN_MARKUP)
+      for (const m of text.matchAll(pattern)) add('hidden_markup', exactPassage(m[0]));
   // Invisible characters are removed first, so a zero-width space cannot split a keyword.
   const plain = text.replace(INVISIBLE, '');
   for (const pattern of MODEL_INSTRUCTIONS)
     for (const m of plain.matchAll(pattern)) add('model_instruction', exactPassage(m[0]));
-  for (const m of plain.matchAll(URL)) {
-    const before = plain.slice(Math.max(0, m.index - 80), m.index);
-    if (SEND_VERB.test(before) || COLLECTOR_HOST.test(m[0]) || URL_PLACEHOLDER.test(m[0]))
-      add('exfil_url', passageAround(plain, m.index, m.index + m[0].length));
-  }
-  for (const m of plain.matchAll(EMAIL)) {
-    if (SEND_VERB.test(plain.slice(Math.max(0, m.index - 80), m.index)))
-      add('exfil_url', passageAround(plain, m.index, m.index + m[0].length));
-  }
-  if (context.otherTools) {
-    for (const m of plain.matchAll(TOOL_TOKEN)) {
-      const servers = context.otherTools.get(m[0]);
-      const other = servers?.find((s) => s !== context.serverId);
-      if (other !== undefined && !servers?.includes(context.serverId))
-        add('other_server_tool', passageAround(plain, m.index, m.index + m[0].length), other);
+  if (/https?:/i.test(plain)) {
+    for (const m of plain.matchAll(URL)) {
+      const before = plain.slice(Math.max(0, m.index - 80), m.index);
+      if (SEND_VERB.test(before) || COLLECTOR_HOST.test(m[0]) || URL_PLACEHOLDER.test(m[0]))
+        add('exfil_url', passageAround(plain, m.index, m.index + m[0].length));
     }
   }
-  return flags;
+  if (plain.includes('@')) {
+    for (const m of plain.matchAll(EMAIL)) {
+      if (SEND_VERB.test(plain.slice(Math.max(0, m.index - 80), m.index)))
+        add('exfil_url', passageAround(plain, m.index, m.index + m[0].length));
+    }
+  }
+}
+
+/** Names of other servers' tools in the text: each word is looked up (a Map), and only identifier-like ones count. */
+function screenMentions(text: string, serverId: string, otherTools: ToolNameIndex, add: AddFlag): void {
+  // Most texts have no identifier-like word at all: one test, no word scan.
+  if (!IDENTIFIER_LIKE.test(text)) return;
+  const plain = text.replace(INVISIBLE, '');
+  for (const m of plain.matchAll(WORD)) {
+    const servers = otherTools.get(m[0]);
+    if (!servers || servers.includes(serverId)) continue;
+    add('other_server_tool', passageAround(plain, m.index, m.index + m[0].length), servers[0]);
+  }
 }
 
 /** Every text of a definition the model reads: title, description, and the schemas' titles and descriptions. */
@@ -149,13 +159,20 @@ function textsOf(definition: ToolDefinition): Array<[field: string, text: string
   return texts;
 }
 
-/** The flags of one tool's definition; `otherTools` (every listed tool) finds mentions of other servers' tools. */
-export function screenDefinition(
+/** The flags of one tool's definition that depend on it alone (cache them by its hash). */
+export function screenDefinition(definition: ToolDefinition): PoisonFlag[] {
+  const flags: PoisonFlag[] = [];
+  for (const [field, text] of textsOf(definition)) screenOwnText(text, adder(flags, field));
+  return flags;
+}
+
+/** The flags for other servers' tools the definition names (they change with what else is listed). */
+export function screenMentionsOf(
   definition: ToolDefinition,
   serverId: string,
-  otherTools?: ToolNameIndex,
+  otherTools: ToolNameIndex,
 ): PoisonFlag[] {
-  return textsOf(definition).flatMap(([field, text]) =>
-    screenText(text, field, { serverId, ...(otherTools ? { otherTools } : {}) }),
-  );
+  const flags: PoisonFlag[] = [];
+  for (const [field, text] of textsOf(definition)) screenMentions(text, serverId, otherTools, adder(flags, field));
+  return flags;
 }
