@@ -48,8 +48,8 @@ function definitionOf(name: string, tool: DefinableTool): ToolDefinition {
   };
 }
 
-/** Hashes a definition (the pinned one read back from storage is hashed the same way). */
-export function hashDefinition(definition: ToolDefinition): string {
+/** Hashes a definition. */
+function hashDefinition(definition: ToolDefinition): string {
   return `sha256:${hashCanonicalJson(canonicalJson(definition) ?? 'null')}`;
 }
 
