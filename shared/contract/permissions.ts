@@ -94,13 +94,13 @@ export const permissionChannels = {
   ),
   /** Revokes a rule (an "always allow", or a per-tool level). */
   'permissions.removeRule': channel(z.object({ ruleId: z.string().min(1).max(200) }).strict(), PermissionsViewSchema),
-  /** Adds (or removes) the rule that denies every tool with poisoning flags. */
-  'permissions.setDenyFlagged': channel(z.object({ deny: z.boolean() }).strict(), PermissionsViewSchema),
   /** Revokes this GUI session's "allow for this session" grant for one tool: it asks again. */
   'permissions.revokeSessionGrant': channel(
     z.object({ serverId: ServerIdSchema, toolName: z.string().min(1).max(200) }).strict(),
     PermissionsViewSchema,
   ),
+  /** Adds (or removes) the rule that denies every tool with poisoning flags. */
+  'permissions.setDenyFlagged': channel(z.object({ deny: z.boolean() }).strict(), PermissionsViewSchema),
 } as const satisfies DomainChannels;
 
 export const permissionEvents = {

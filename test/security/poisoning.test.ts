@@ -171,5 +171,6 @@ describe('poisoning screen: real published servers', () => {
     } finally {
       scratch.cleanup();
     }
-  });
+    // Three servers start in turn: generous on a loaded machine (nothing here waits on a clock otherwise).
+  }, 120_000);
 });
