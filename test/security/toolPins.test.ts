@@ -181,6 +181,20 @@ describe('tool pins against a server that changes its tool', () => {
     expect(asked()[1]?.change?.description?.some((p) => p.removed)).toBe(true);
   });
 
+  it('a flag never blocks by itself, but the rule "deny flagged tools" does', async () => {
+    await start();
+    h.approver.answer = 'allow-always';
+    await callWeather();
+    await rugPull({ description: POISONED }, () => weather()?.description === POISONED);
+    // Allowed once (the flag is only a warning); the "always allow" was for the old definition.
+    h.approver.answer = 'allow-once';
+    await callWeather();
+    expect(asked()).toHaveLength(2);
+    await h.engine.addRule({ id: 'deny-flagged', level: 'DENY', match: { flagged: true } });
+    await expect(callWeather()).rejects.toBeInstanceOf(PermissionDeniedError);
+    expect(asked()).toHaveLength(2);
+  });
+
   it('revoking the "always allow" rule drops its pin', async () => {
     await start();
     h.approver.answer = 'allow-always';
