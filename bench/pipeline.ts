@@ -24,7 +24,8 @@
  * Prints a table, then one JSON line. Run: npm run bench:pipeline
  * Knobs (env): BENCH_CALLS (2000), BENCH_WARMUP (200), BENCH_ROUNDS (5), BENCH_CONCURRENCY
  * ('burst' or a bound such as 100), BENCH_HISTORY_RECORDS (100000), BENCH_HISTORY_QUERIES (200),
- * BENCH_STAGES=1 (also time the pipeline's stages, sequentially, with wrapped parts).
+ * BENCH_STAGES=1 (also time the pipeline's stages, sequentially, with wrapped parts), BENCH_ONLY=pins (only
+ * tool pinning's figures: listing 1,000 tools with hashing and screening, the per-call pin check; bench/pinning.ts).
  *
  * `npm run bench:pipeline -- --profile`: instead of the figures above, V8's sampling profile of
  * this process (pipelineProfile.ts) while the pipeline runs BENCH_PROFILE_CALLS (5000) sequential,
@@ -33,6 +34,8 @@
  * GC) and the project files' functions with the most self time. BENCH_PROFILE_DIR writes each section's
  * summary there; BENCH_PROFILE_BASELINE (an earlier run's BENCH_PROFILE_DIR) prints each row before → after.
  */
+import type { PinningFigures } from './pinning.js';
+import { measurePinning, pinningRows } from './pinning.js';
 import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -600,6 +603,18 @@ async function main(): Promise<void> {
   const startLoad = loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
+  // Tool pinning first (pure CPU, no server): BENCH_ONLY=pins prints only it.
+  const pinning = measurePinning();
+  if (process.env.BENCH_ONLY === 'pins') {
+    printTable(pinningRows(pinning));
+    console.log(
+      `(${cpus().length} cores, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')})`,
+    );
+    console.log(JSON.stringify({ bench: 'pipeline-pins', ...pinningJson(pinning) }));
+    return;
+  }
   await buildFixtureServers();
   if (PROFILE) return profilePipeline();
 
@@ -669,6 +684,8 @@ async function main(): Promise<void> {
   ];
   printTable(rows);
   console.log('');
+  printTable(pinningRows(pinning));
+  console.log('');
   console.log(
     `pipeline vs raw: p50 ×${fmt(pipeP50 / rawP50, 2)} (+${fmt(pipeP50 - rawP50)} ms), p99 ×${fmt(pipeP99 / rawP99, 2)}, concurrent ×${fmt(pipeConc / rawConc, 2)}` +
       `  (goals: p50 ≤ +0.3 ms, p99 ≤ ×3, concurrent ≥ ×0.8, page ≤ 10 ms)`,
@@ -727,8 +744,18 @@ async function main(): Promise<void> {
       in_memory_p50_added_ms: Number((memP50 - rawP50).toFixed(3)),
       in_memory_concurrent_ratio: Number((memConc / rawConc).toFixed(3)),
       history_page_ms: Number(pageP50.toFixed(3)),
+      ...pinningJson(pinning),
     }),
   );
+}
+
+function pinningJson(f: PinningFigures) {
+  return {
+    pins_list_1000_new_ms: Number(f.listNewMs.toFixed(3)),
+    pins_list_1000_relisted_ms: Number(f.listRelistedMs.toFixed(3)),
+    pins_list_1000_same_ms: Number(f.listSameMs.toFixed(3)),
+    pin_check_us: Number((f.checkNs / 1000).toFixed(4)),
+  };
 }
 
 runBench(main, closers, work);

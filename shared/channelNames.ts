@@ -29,6 +29,7 @@ export const CHANNEL_NAMES = [
   'permissions.setServerTrust',
   'permissions.removeRule',
   'permissions.revokeSessionGrant',
+  'permissions.setDenyFlagged',
   'settings.get',
   'settings.setRoots',
   'settings.setGateway',

@@ -47,6 +47,7 @@ export * from './contract/callKey.js';
 export * from './contract/tools.js';
 export * from './contract/approvals.js';
 export * from './contract/permissions.js';
+export * from './contract/toolPins.js';
 export * from './contract/history.js';
 export * from './contract/import.js';
 export * from './contract/settings.js';

@@ -38,6 +38,9 @@ export class ApprovalBroker {
         reason: request.reason,
         expiresAt: request.expiresAt,
         ...(request.callerWait ? { callerWait: { ...request.callerWait } } : {}),
+        // A definition is the server's own text; redacted like the arguments.
+        ...(request.change ? { change: this.redact(request.change) as NonNullable<ApprovalView['change']> } : {}),
+        ...(request.flags ? { flags: this.redact(request.flags) as NonNullable<ApprovalView['flags']> } : {}),
       },
       signal,
     );

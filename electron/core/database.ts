@@ -6,6 +6,7 @@
  */
 import { CHECKPOINT_MIGRATIONS } from '../checkpoints/schema.js';
 import { RUN_MIGRATIONS } from '../runs/schema.js';
+import { PIN_MIGRATIONS } from '../security/sqlitePinStore.js';
 import { APP_META_MIGRATIONS } from '../storage/appMeta.js';
 import type { Database, OpenDatabaseOptions, OpenedDatabase } from '../storage/database.js';
 import { openDatabase, openDatabaseWithReport } from '../storage/database.js';
@@ -18,6 +19,7 @@ export const APP_MIGRATIONS = collectMigrations(
   TRACE_MIGRATIONS,
   APP_META_MIGRATIONS,
   RUN_MIGRATIONS,
+  PIN_MIGRATIONS,
 );
 
 export type AppDatabaseOptions = Omit<OpenDatabaseOptions, 'migrations'>;

@@ -6,12 +6,16 @@
  * changed) — and this session's grants, each revocable.
  */
 import type { PermissionReasonKind, PermissionRuleView, PermissionsView, RequestOf } from '../../shared/contract.js';
+import type { PinView } from '../../shared/contract/toolPins.js';
 import type { HarnessApplication } from '../harness/application.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import type { SandboxInfo } from '../sandbox/commandSandbox.js';
 import type { PermissionDecision, PermissionDecisionEngine, PermissionRule } from '../security/permissions.js';
 import { LOCAL_SERVER_ID, requireAsk } from '../security/permissions.js';
 import { mustAskReason } from '../tools/runCommand.js';
+
+/** The one rule "deny flagged tools" (issue 31): a tool whose definition has poisoning flags is refused. */
+const DENY_FLAGGED_RULE_ID = 'deny-flagged-tools';
 
 /** Per-tool rules set in the Permissions view have a stable id, so setting again replaces. */
 function toolRuleId(serverId: string, toolName: string): string {
@@ -104,7 +108,41 @@ export class PermissionService {
           stale: current === undefined || current !== g.schemaFingerprint,
         };
       }),
+      pins: this.pinViews(tools),
+      denyFlagged: rules.some((r) => r.id === DENY_FLAGGED_RULE_ID),
     };
+  }
+
+  /** Each pin, named by the server's id now (or when pinned, for a server gone), `changed` when listed with another definition. */
+  private pinViews(tools: ReturnType<HarnessApplication['listTools']>): PinView[] {
+    const pins = this.harness.security.pins?.list() ?? [];
+    const changed = new Set(
+      tools.filter((t) => t.pin?.state === 'changed').map((t) => `${this.harness.serverUid(t.serverId)}\0${t.name}`),
+    );
+    const idOf = new Map(this.registry.servers().flatMap((s) => (s.uid ? [[s.uid, s.id] as const] : [])));
+    return pins.map((pin) => ({
+      serverId: idOf.get(pin.serverUid) ?? pin.serverId,
+      toolName: pin.toolName,
+      hash: pin.hash,
+      pinnedAt: pin.pinnedAt,
+      pinnedBy: pin.pinnedBy,
+      decision: pin.decision,
+      changed: changed.has(`${pin.serverUid}\0${pin.toolName}`),
+    }));
+  }
+
+  /** Adds or removes the global rule that denies every tool with poisoning flags. */
+  async setDenyFlagged(deny: boolean): Promise<PermissionsView> {
+    if (deny)
+      await this.engine.addRule({
+        id: DENY_FLAGGED_RULE_ID,
+        level: 'DENY',
+        match: { flagged: true },
+        note: 'Deny tools with poisoning flags',
+      });
+    else await this.engine.removeRule(DENY_FLAGGED_RULE_ID);
+    this.changed();
+    return this.view();
   }
 
   async setToolLevel({ serverId, toolName, level }: RequestOf<'permissions.setToolLevel'>): Promise<PermissionsView> {
@@ -130,7 +168,17 @@ export class PermissionService {
   }
 
   async removeRule(ruleId: string): Promise<PermissionsView> {
+    const rule = this.engine.listRules().find((r) => r.id === ruleId);
     await this.engine.removeRule(ruleId);
+    // Revoking an "always allow" drops its tool's pin: the next call asks as if never approved.
+    const { serverId, toolName, schemaFingerprint } = rule?.match ?? {};
+    if (
+      serverId !== undefined &&
+      toolName !== undefined &&
+      schemaFingerprint !== undefined &&
+      serverId !== LOCAL_SERVER_ID
+    )
+      this.harness.security.pins?.unpin(rule?.match.serverUid ?? this.harness.serverUid(serverId), toolName);
     this.changed();
     return this.view();
   }
@@ -155,7 +203,8 @@ export class PermissionService {
       .listRules()
       .filter((r) => r.match.serverId === serverId && (r.match.serverUid === undefined || r.match.serverUid === uid));
     for (const rule of mine) await engine.removeRule(rule.id);
-    if (mine.length > 0) this.changed();
+    const unpinned = this.harness.security.pins?.unpinServer(this.harness.serverUid(serverId)) ?? 0;
+    if (mine.length > 0 || unpinned > 0) this.changed();
     return mine.length;
   }
 

@@ -3,6 +3,7 @@
  * renderer of a tool, a server's status and negotiation, a history record, an import plan and
  * the secret store. Handlers build their answers from these and from nothing else.
  */
+import { toolChange } from '../security/toolDiff.js';
 import type {
   AppInfo,
   HistoryRecordView,
@@ -72,6 +73,22 @@ function iconsView(icons: HarnessToolInfo['icons']): ToolIcon[] {
     }));
 }
 
+/** The tool's pin for the list and its detail; a changed tool carries the diff (issue 31). */
+function pinView(tool: HarnessToolInfo): Pick<ToolView, 'pin'> {
+  const pin = tool.pin;
+  if (!pin || pin.state === 'unpinned') return {};
+  const { hash, pinnedAt, pinnedBy } = pin.pin;
+  return {
+    pin: {
+      state: pin.state,
+      hash,
+      pinnedAt,
+      pinnedBy,
+      ...(pin.state === 'changed' && tool.definition ? { change: toolChange(pin.pin, tool.definition) } : {}),
+    },
+  };
+}
+
 /** `cached`: the tool's server lists it from the schema cache and is not ready yet. */
 export function toolView(tool: HarnessToolInfo, cached = false): ToolView {
   const title = tool.title ?? tool.annotations?.title;
@@ -88,6 +105,8 @@ export function toolView(tool: HarnessToolInfo, cached = false): ToolView {
     ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}),
     ...(tool.shadowedBy ? { shadowedBy: tool.shadowedBy } : {}),
     ...(cached ? { cached: true } : {}),
+    ...pinView(tool),
+    ...(tool.flags?.length ? { flags: tool.flags.map((f) => ({ ...f })) } : {}),
     ...(tool.app
       ? {
           app: {

@@ -40,6 +40,12 @@ import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import type { CheckpointTaskLinks } from '../checkpoints/taskLinks.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { toolSchemaFingerprint } from '../security/fingerprint.js';
+import type { PoisonFlag, ToolNameIndex } from '../security/poisoning.js';
+import { toolNameIndex } from '../security/poisoning.js';
+import { screenListedTool } from '../security/toolScreen.js';
+import type { PinState } from '../security/pins.js';
+import type { HashedDefinition } from '../security/toolDefinition.js';
+import { hashedDefinition } from '../security/toolDefinition.js';
 import type { CallerWait } from '../security/approvals.js';
 import { ApprovalCancelledError, PermissionDeniedError } from '../security/errors.js';
 import type { ToolAnnotationHints } from '../security/permissions.js';
@@ -120,6 +126,10 @@ export interface HarnessToolInfo {
   schemaFingerprint: string;
   /** The tool's MCP App declaration (`_meta.ui`, checked: electron/mcp/toolUi.ts). */
   app?: ToolApp;
+  /** MCP tools: the pinned-definition hash of the tool as listed, its pin, and its poisoning flags (issue 31). */
+  definition?: HashedDefinition;
+  pin?: PinState;
+  flags?: PoisonFlag[];
 }
 
 export interface HarnessApplicationOptions {
@@ -152,6 +162,8 @@ export class HarnessApplication {
   private readonly retry: RetryPolicy;
   /** Calls this process owns and is running now (sessionId NUL callId). */
   private readonly inFlight = new Set<string>();
+  /** Each listed descriptor's poisoning flags, from the last listing (other servers' names change them). */
+  private screened = new WeakMap<object, PoisonFlag[]>();
 
   constructor(private readonly options: HarnessApplicationOptions) {
     for (const tool of options.localTools) this.local.set(tool.name, tool);
@@ -186,8 +198,15 @@ export class HarnessApplication {
       shadowedBy: undefined,
       schemaFingerprint: fingerprintOf(tool.name, tool),
     }));
-    const mcpInfo = this.options.registry.allTools().map<HarnessToolInfo>((entry) => {
+    const all = this.options.registry.allTools();
+    const index = toolNameIndex(all.map((entry) => ({ name: entry.name, serverId: entry.serverId })));
+    const screened = new WeakMap<object, PoisonFlag[]>();
+    const mcpInfo = all.map<HarnessToolInfo>((entry) => {
       const winner = this.local.has(entry.name) ? LOCAL_SERVER_ID : winners.get(entry.name);
+      const definition = hashedDefinition(entry.name, entry.tool);
+      const flags = screenListedTool(definition, entry.serverId, index);
+      screened.set(entry.tool, flags);
+      const pin = this.options.security.pins?.check(this.serverUid(entry.serverId), entry.name, definition.hash);
       return {
         name: entry.name,
         source: 'mcp',
@@ -201,9 +220,30 @@ export class HarnessApplication {
         shadowedBy: winner !== entry.serverId ? winner : undefined,
         schemaFingerprint: fingerprintOf(entry.name, entry.tool),
         ...appOf(entry.tool),
+        definition,
+        ...(pin && pin.state !== 'unpinned' ? { pin } : {}),
+        flags,
       };
     });
+    this.screened = screened;
     return [...localInfo, ...mcpInfo];
+  }
+
+  /** The key pins use for a server: its identity (`uid`), or its id when it has none (a test's bare config). */
+  serverUid(serverId: string): string {
+    return this.options.registry.server(serverId)?.uid ?? `id:${serverId}`;
+  }
+
+  /** A descriptor's flags from the last listing; screened now (against the current names) when it was never listed. */
+  private flagsOf(serverId: string, tool: ToolDescriptor, definition: HashedDefinition): PoisonFlag[] {
+    const known = this.screened.get(tool);
+    if (known) return known;
+    const index: ToolNameIndex = toolNameIndex(
+      this.options.registry.allTools().map((entry) => ({ name: entry.name, serverId: entry.serverId })),
+    );
+    const flags = screenListedTool(definition, serverId, index);
+    this.screened.set(tool, flags);
+    return flags;
   }
 
   /** Runs one tool call through the whole pipeline; see the file comment for the order. */
@@ -282,6 +322,12 @@ export class HarnessApplication {
     return this.inFlight.has(`${sessionId}\0${callId}`);
   }
 
+  /** What the call's decision is pinned to: the tool's definition hash (cached per descriptor) and flags. */
+  private definitionOf(serverId: string, name: string, tool: ToolDescriptor) {
+    const hashed = hashedDefinition(name, tool);
+    return { serverUid: this.serverUid(serverId), hashed, flags: this.flagsOf(serverId, tool, hashed) };
+  }
+
   private resolve(toolName: string, serverId: string | undefined): Target {
     if (serverId === LOCAL_SERVER_ID || (serverId === undefined && this.local.has(toolName))) {
       const tool = this.local.get(toolName);
@@ -345,6 +391,7 @@ export class HarnessApplication {
           ...(target.kind === 'local' ? { guardrails: () => target.tool.guardrails(args) } : {}),
           schemaFingerprint: fingerprintOf(toolName, target.tool),
           ...(options.callerWait ? { callerWait: options.callerWait } : {}),
+          ...(target.kind === 'mcp' ? { definition: this.definitionOf(target.serverId, toolName, target.tool) } : {}),
         },
         {
           ...(options.signal ? { signal: options.signal } : {}),

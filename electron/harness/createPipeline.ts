@@ -17,6 +17,8 @@ import type { SecretValue } from '../secrets/secretValue.js';
 import type { ApprovalCallback } from '../security/approvals.js';
 import type { PermissionRuleStore } from '../security/permissionStore.js';
 import { PermissionDecisionEngine } from '../security/permissions.js';
+import { ToolPins } from '../security/pins.js';
+import { SqlitePinStore } from '../security/sqlitePinStore.js';
 import type { SecureToolExecutorOptions } from '../security/secureExecutor.js';
 import { SecureToolExecutor } from '../security/secureExecutor.js';
 import type { LocalTool } from '../tools/types.js';
@@ -96,6 +98,8 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
   );
   const securityOptions: SecureToolExecutorOptions = {
     engine,
+    // Each tool's definition as it was approved, in the same database as the checkpoints (issue 31).
+    pins: new ToolPins(new SqlitePinStore(options.db)),
     requestApproval: options.requestApproval,
     ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
     ...(options.onPermissionsChanged ? { onPermissionsChanged: options.onPermissionsChanged } : {}),

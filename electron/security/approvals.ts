@@ -4,7 +4,9 @@
  * one of the four, a dialog that failed, a caller that gave up.
  */
 import { randomUUID } from 'node:crypto';
+import type { ToolChangeView } from '../../shared/contract/toolPins.js';
 import type { ToolAnnotationHints } from './permissions.js';
+import type { PoisonFlag } from './poisoning.js';
 
 export type ApprovalAnswer = 'allow-once' | 'allow-session' | 'allow-always' | 'deny';
 
@@ -25,6 +27,10 @@ export interface ApprovalRequest {
   expiresAt: number;
   /** How long the caller itself waits for the answer, when known (an agent's client: callerWait.ts), for the dialog. */
   callerWait?: CallerWait;
+  /** The tool changed since it was pinned: what changed (issue 31). */
+  change?: ToolChangeView;
+  /** The tool's poisoning flags, each naming its passage. */
+  flags?: PoisonFlag[];
 }
 
 /** When the caller stops waiting (epoch ms) and how that is known, in words for the dialog. */

@@ -5,7 +5,7 @@
  *  1. Explicit rules beat defaults.
  *  2. Among the rules that match, the most specific wins:
  *       tool on a specific server  >  tool name on any server  >  tool pattern  >  server-wide  >  global.
- *     Within one of those tiers, a rule with an argument condition beats one without, and a
+ *     Within one of those tiers, a rule with an argument (or `flagged`) condition beats one without, and a
  *     pattern scoped to a server beats an unscoped pattern.
  *  3. At equal specificity the strictest level wins: DENY > ASK > ALLOW — so a conflicting pair
  *     of rules can never loosen a decision.
@@ -48,6 +48,8 @@ export interface ToolCallSubject {
   schemaFingerprint?: string;
   /** The server's identity (its config's `uid`); rules bound to another identity do not apply. */
   serverUid?: string;
+  /** The tool's definition has poisoning flags (poisoning.ts); a rule may match on it. */
+  flagged?: boolean;
 }
 
 const PermissionLevelSchema = z.enum(['ALLOW', 'ASK', 'DENY']);
@@ -83,6 +85,8 @@ export const PermissionRuleSchema = z
          * again under the same id is another server, and the rule does not apply to it.
          */
         serverUid: z.string().min(1).max(100).optional(),
+        /** Matches only tools whose definition has poisoning flags ("deny flagged tools"). */
+        flagged: z.literal(true).optional(),
       })
       .strict(),
     note: z.string().max(500).optional(),
@@ -96,7 +100,7 @@ export type ArgumentCondition = z.infer<typeof ArgumentConditionSchema>;
 /** A rule to add: id and createdAt are filled in when absent. */
 export type NewPermissionRule = Omit<PermissionRule, 'id' | 'createdAt'> & { id?: string; createdAt?: number };
 
-type PermissionReasonKind = 'rule' | 'trusted-annotation-default' | 'untrusted-default' | 'default';
+type PermissionReasonKind = 'rule' | 'trusted-annotation-default' | 'untrusted-default' | 'default' | 'tool-changed';
 
 export interface PermissionDecision {
   level: PermissionLevel;
@@ -135,7 +139,8 @@ function specificity(rule: PermissionRule): Specificity {
           ? 1
           : 0;
   const scopedPattern = m.toolName === undefined && m.toolPattern !== undefined && m.serverId !== undefined ? 1 : 0;
-  return [tier, m.argument ? 1 : 0, scopedPattern];
+  // A "flagged" condition narrows a rule as an argument condition does.
+  return [tier, m.argument || m.flagged ? 1 : 0, scopedPattern];
 }
 
 function compareSpecificity(a: Specificity, b: Specificity): number {
@@ -297,6 +302,7 @@ export class PermissionDecisionEngine {
     if (m.toolPattern !== undefined && !glob(m.toolPattern, 'tool')(subject.toolName)) return false;
     if (m.schemaFingerprint !== undefined && m.schemaFingerprint !== subject.schemaFingerprint) return false;
     if (m.serverUid !== undefined && m.serverUid !== subject.serverUid) return false;
+    if (m.flagged && subject.flagged !== true) return false;
     if (m.argument && !this.argumentHolds(m.argument, subject.args)) return false;
     return true;
   }

@@ -11,6 +11,10 @@ import { waitEndedOf } from './waitEnded.js';
 import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest, CallerWait, SessionGrant } from './approvals.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, SessionGrants, newRequestId, waitForApproval } from './approvals.js';
 import type { GuardrailResult } from './guardrails.js';
+import type { PoisonFlag } from './poisoning.js';
+import type { PinDecision, PinState, ToolPins } from './pins.js';
+import type { HashedDefinition } from './toolDefinition.js';
+import { toolChange } from './toolDiff.js';
 import type { PermissionDecision, PermissionDecisionEngine, PermissionLevel, ToolCallSubject } from './permissions.js';
 import { requireAsk } from './permissions.js';
 
@@ -39,6 +43,11 @@ export interface ToolCallAuthorizationRequest {
   schemaFingerprint?: string;
   /** How long the caller itself will wait, when known: shown in the dialog. */
   callerWait?: CallerWait;
+  /**
+   * The MCP tool's definition as listed now and its poisoning flags (issue 31): the decision that
+   * lets the call run is pinned to it, and a definition that changed since asks again.
+   */
+  definition?: { serverUid: string; hashed: HashedDefinition; flags: readonly PoisonFlag[] };
 }
 
 export interface AuthorizeOptions {
@@ -86,6 +95,8 @@ export interface SecureToolExecutorOptions {
   now?: () => number;
   /** Told after an answer changed what is allowed (a session grant, or a saved "always allow"). */
   onPermissionsChanged?: () => void;
+  /** The tools' pinned definitions; without it nothing is pinned (the local tools' tests). */
+  pins?: ToolPins;
 }
 
 export class SecureToolExecutor {
@@ -95,8 +106,11 @@ export class SecureToolExecutor {
   private readonly now: () => number;
   private readonly grants = new SessionGrants();
   private readonly onPermissionsChanged: (() => void) | undefined;
+  /** The tools' pinned definitions (shown in Permissions and the tool list). */
+  readonly pins: ToolPins | undefined;
 
   constructor(options: SecureToolExecutorOptions) {
+    this.pins = options.pins;
     this.engine = options.engine;
     this.requestApproval = options.requestApproval;
     const timeout = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
@@ -126,6 +140,7 @@ export class SecureToolExecutor {
     const subject: ToolCallSubject = {
       ...call.subject,
       ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}),
+      ...(call.definition?.flags.length ? { flagged: true } : {}),
     };
     const { toolName, serverId } = subject;
     const deny = (
@@ -158,7 +173,13 @@ export class SecureToolExecutor {
     }
 
     const decided = this.engine.decide(subject);
-    const decision = mustAsk ? requireAsk(decided, mustAsk) : decided;
+    const pinState = this.pinState(call);
+    const decision =
+      pinState?.state === 'changed'
+        ? changedAsk(decided, pinState.pin.pinnedAt, toolName)
+        : mustAsk
+          ? requireAsk(decided, mustAsk)
+          : decided;
     emit({ type: 'decision', level: decision.level, reason: decision.reason });
     if (decision.level === 'DENY') {
       const { kind, ruleId } = decision.reason;
@@ -169,11 +190,17 @@ export class SecureToolExecutor {
         kind === 'rule' ? { by: 'rule', ...(ruleId ? { ruleId } : {}) } : { by: 'default' },
       );
     }
-    if (decision.level === 'ALLOW') return { level: 'ALLOW', decision };
+    if (decision.level === 'ALLOW') {
+      // A rule's (or default's) allow binds the tool to what it is now, as an approval would.
+      if (pinState?.state === 'unpinned')
+        this.pin(call, 'rule', decision.reason.ruleId ? `rule:${decision.reason.ruleId}` : 'default');
+      return { level: 'ALLOW', decision };
+    }
 
-    // A call that must be approved is approved each time: no session grant covers it.
-    if (!mustAsk && this.grants.has(call.sessionId, serverId, toolName, fingerprint)) {
+    // A call that must be approved is approved each time: no session grant covers it (nor a changed tool).
+    if (!mustAsk && pinState?.state !== 'changed' && this.grants.has(call.sessionId, serverId, toolName, fingerprint)) {
       emit({ type: 'session_grant', sessionId: call.sessionId, serverId, toolName });
+      if (pinState?.state === 'unpinned') this.pin(call, 'allow-session', call.userId);
       return { level: 'ALLOW', decision, approvedBy: 'allow-session' };
     }
 
@@ -201,6 +228,10 @@ export class SecureToolExecutor {
       reason: decision.reason.detail,
       expiresAt: this.now() + approvalTimeoutMs,
       ...(call.callerWait ? { callerWait: call.callerWait } : {}),
+      ...(pinState?.state === 'changed' && call.definition
+        ? { change: toolChange(pinState.pin, call.definition.hashed) }
+        : {}),
+      ...(call.definition?.flags.length ? { flags: call.definition.flags.map((f) => ({ ...f })) } : {}),
     };
     emit({
       type: 'approval_requested',
@@ -232,6 +263,8 @@ export class SecureToolExecutor {
       );
     if (outcome.failed) throw deny('ASK', 'error', 'the approval request could not be shown or answered');
     if (outcome.answer === 'deny') throw deny('ASK', 'deny', 'the user denied it');
+    // Any allow (re-)pins: the person saw this definition (and its diff, when it changed).
+    if (call.definition) this.pin(call, outcome.answer, call.userId);
 
     if (outcome.answer === 'allow-session') {
       this.grants.grant(call.sessionId, serverId, toolName, fingerprint);
@@ -261,6 +294,31 @@ export class SecureToolExecutor {
     return { level: 'ALLOW', decision, approvedBy: outcome.answer };
   }
 
+  private pinState(call: ToolCallAuthorizationRequest): PinState | undefined {
+    const d = call.definition;
+    return d && this.pins ? this.pins.check(d.serverUid, call.subject.toolName, d.hashed.hash) : undefined;
+  }
+
+  private pin(call: ToolCallAuthorizationRequest, decision: PinDecision, pinnedBy: string): void {
+    const d = call.definition;
+    if (!d || !this.pins) return;
+    try {
+      this.pins.pin({
+        serverUid: d.serverUid,
+        serverId: call.subject.serverId,
+        toolName: call.subject.toolName,
+        hash: d.hashed.hash,
+        definition: d.hashed.definition,
+        pinnedAt: this.now(),
+        pinnedBy,
+        decision,
+      });
+      this.permissionsChanged();
+    } catch {
+      // Not saved: the call was decided all the same; the tool stays unpinned (or at its old pin) and asks as such.
+    }
+  }
+
   /** The "allow for this session" grants of a session (shown, and revocable, in the GUI). */
   sessionGrants(sessionId: string): SessionGrant[] {
     return this.grants.list(sessionId);
@@ -272,6 +330,18 @@ export class SecureToolExecutor {
     if (revoked) this.permissionsChanged();
     return revoked;
   }
+}
+
+/** A changed tool asks whatever the rules said; a DENY still denies (issue 31). */
+function changedAsk(decided: PermissionDecision, pinnedAt: number, toolName: string): PermissionDecision {
+  if (decided.level === 'DENY') return decided;
+  return {
+    level: 'ASK',
+    reason: {
+      kind: 'tool-changed',
+      detail: `${toolName} changed since it was approved on ${new Date(pinnedAt).toISOString()}: its definition differs, so it asks again whatever the rules say`,
+    },
+  };
 }
 
 /** The app's reason, when the app (not the caller) ended the wait: the denial then says what happened. */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, JsonObject, channel } from './common.js';
+import { PoisonFlagSchema, ToolChangeSchema } from './toolPins.js';
 
 const ApprovalAnswerSchema = z.enum(['allow-once', 'allow-session', 'allow-always', 'deny']);
 
@@ -41,6 +42,10 @@ const ApprovalViewSchema = z.object({
   callerWait: z.object({ until: z.number(), basis: z.string() }).optional(),
   /** Present: a sandboxed server's connection waits, not a tool call (`toolName` is then `host:port`). */
   egress: EgressAskSchema.optional(),
+  /** The tool changed since it was pinned (approved): what changed, for the side-by-side diff. */
+  change: ToolChangeSchema.optional(),
+  /** The tool's poisoning flags, each naming its passage (a warning; never a block by itself). */
+  flags: z.array(PoisonFlagSchema).optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ServerIdSchema } from '../serverConfig.js';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, channel } from './common.js';
+import { PinViewSchema } from './toolPins.js';
 
 const PermissionLevelSchema = z.enum(['ALLOW', 'ASK', 'DENY']);
 
@@ -16,6 +17,8 @@ const PermissionRuleViewSchema = z.object({
     schemaFingerprint: z.string().optional(),
     /** The identity of the server the rule was made for (see ServerConfig `uid`). */
     serverUid: z.string().optional(),
+    /** The rule matches only tools with poisoning flags. */
+    flagged: z.boolean().optional(),
   }),
   note: z.string().optional(),
   createdAt: z.number(),
@@ -43,6 +46,7 @@ const PermissionReasonKindSchema = z.enum([
   'untrusted-default',
   'default',
   'forced-ask',
+  'tool-changed',
 ]);
 export type PermissionReasonKind = z.infer<typeof PermissionReasonKindSchema>;
 
@@ -64,6 +68,10 @@ const PermissionsViewSchema = z.object({
   rules: z.array(PermissionRuleViewSchema),
   /** This GUI session's "allow for this session" grants; `stale` when the tool changed since. */
   sessionGrants: z.array(z.object({ serverId: z.string(), toolName: z.string(), stale: z.boolean() })),
+  /** Each tool's pinned definition: when, by whom, and whether the tool is listed now with another one (issue 31). */
+  pins: z.array(PinViewSchema).optional(),
+  /** A rule denies every tool with poisoning flags ("deny flagged tools"). */
+  denyFlagged: z.boolean().optional(),
 });
 export type PermissionsView = z.infer<typeof PermissionsViewSchema>;
 
@@ -91,6 +99,8 @@ export const permissionChannels = {
     z.object({ serverId: ServerIdSchema, toolName: z.string().min(1).max(200) }).strict(),
     PermissionsViewSchema,
   ),
+  /** Adds (or removes) the rule that denies every tool with poisoning flags. */
+  'permissions.setDenyFlagged': channel(z.object({ deny: z.boolean() }).strict(), PermissionsViewSchema),
 } as const satisfies DomainChannels;
 
 export const permissionEvents = {

@@ -6,6 +6,7 @@ import type { DomainChannels, DomainEvents } from './common.js';
 import { ContentBlockSchema, Empty, JsonObject, channel } from './common.js';
 import { ToolAppSchema } from './toolApp.js';
 import { CallIdSchema } from './callKey.js';
+import { PoisonFlagSchema, ToolPinStateSchema } from './toolPins.js';
 
 /** An MCP icon the page may show: main passes only inline images (`data:`), the page loads nothing from the network. */
 const ToolIconSchema = z.object({
@@ -33,6 +34,10 @@ export const ToolViewSchema = z.object({
   cached: z.boolean().optional(),
   /** The tool's MCP App (`_meta.ui`): the `ui://` resource rendered beside its result, and who may call it. */
   app: ToolAppSchema.optional(),
+  /** The tool's pin (issue 31): `changed` (with the diff) when its definition is not the one approved. */
+  pin: ToolPinStateSchema.optional(),
+  /** Poisoning flags of its definition: warnings naming the passage. */
+  flags: z.array(PoisonFlagSchema).optional(),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 

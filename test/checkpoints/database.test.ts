@@ -2,6 +2,7 @@
  * The shared database: pragmas, the user_version migrations each store declares where it lives,
  * and the one opener that runs them.
  */
+import { PIN_MIGRATIONS } from '../../electron/security/sqlitePinStore.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APP_MIGRATIONS, openAppDatabase, openAppDatabaseWithReport } from '../../electron/core/database.js';
@@ -149,6 +150,7 @@ describe('the app migrations: declared by each store, collected and run in one p
       [9, 'runs'],
       [10, 'checkpoints'],
       [11, 'checkpoints'],
+      [12, 'security'],
     ]);
     expect(APP_MIGRATIONS).toEqual([
       CHECKPOINT_MIGRATIONS[0],
@@ -162,6 +164,7 @@ describe('the app migrations: declared by each store, collected and run in one p
       ...RUN_MIGRATIONS,
       CHECKPOINT_MIGRATIONS[2],
       CHECKPOINT_MIGRATIONS[3],
+      ...PIN_MIGRATIONS,
     ]);
   });
 

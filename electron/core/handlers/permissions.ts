@@ -7,7 +7,8 @@ type PermissionChannels =
   | 'permissions.setToolLevel'
   | 'permissions.setServerTrust'
   | 'permissions.removeRule'
-  | 'permissions.revokeSessionGrant';
+  | 'permissions.revokeSessionGrant'
+  | 'permissions.setDenyFlagged';
 
 export function permissionHandlers(deps: { permissions: PermissionService }): Pick<Handlers, PermissionChannels> {
   const { permissions } = deps;
@@ -17,5 +18,6 @@ export function permissionHandlers(deps: { permissions: PermissionService }): Pi
     'permissions.setServerTrust': ({ serverId, trusted }) => permissions.setServerTrust(serverId, trusted),
     'permissions.removeRule': ({ ruleId }) => permissions.removeRule(ruleId),
     'permissions.revokeSessionGrant': (request) => permissions.revokeSessionGrant(request),
+    'permissions.setDenyFlagged': ({ deny }) => permissions.setDenyFlagged(deny),
   };
 }

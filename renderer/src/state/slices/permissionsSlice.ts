@@ -24,6 +24,8 @@ export interface PermissionsSlice extends Loadable<'permissions'> {
   removeRule(ruleId: string): Promise<void>;
   /** Revokes this session's "allow for this session" grant for one tool. */
   revokeSessionGrant(serverId: string, toolName: string): Promise<void>;
+  /** Adds or removes the rule that denies every tool with poisoning flags. */
+  setDenyFlagged(deny: boolean): Promise<void>;
   clearPermissions(): void;
   /** The tool row Permissions should land on (scrolled into view and focused), once. */
   permissionsFocus: { serverId: string; toolName: string } | undefined;
@@ -106,6 +108,14 @@ export const createPermissionsSlice: ClientSliceCreator<PermissionsSlice> = (cli
         `grant:${serverId}:${toolName}`,
         () => client.call('permissions.revokeSessionGrant', { serverId, toolName }),
         `Could not revoke the session grant of ${toolName}`,
+      );
+    },
+
+    setDenyFlagged(deny) {
+      return change(
+        'deny-flagged',
+        () => client.call('permissions.setDenyFlagged', { deny }),
+        'Could not change the rule for flagged tools',
       );
     },
 

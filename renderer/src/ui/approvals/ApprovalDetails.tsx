@@ -15,6 +15,8 @@ import { CopyButton } from '../components/CopyButton.js';
 import { SandboxNote, runsInSandbox } from '../components/SandboxNote.js';
 import { formatLeft } from '../components/ExpiryCountdown.js';
 import { useNow } from '../components/useNow.js';
+import { PoisonFlags } from '../components/PoisonFlags.js';
+import { ToolChangedDiff } from '../components/ToolChangedDiff.js';
 
 /** Local tools are the app's own; a server is trusted when its configuration says so. */
 function useServerFacts(serverId: string): { name: string; trusted: boolean } {
@@ -128,6 +130,8 @@ export function ApprovalDetails({ view, headingLevel = 3 }: { view: ApprovalView
           </>
         )}
       </dl>
+      {view.flags && <PoisonFlags flags={view.flags} />}
+      {view.change && <ToolChangedDiff change={view.change} />}
       <div className="approval-args">
         <div className="approval-args-head">
           <Heading className="approval-args-title">Arguments</Heading>

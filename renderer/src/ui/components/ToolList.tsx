@@ -9,6 +9,7 @@ import { useAppStore } from '../../state/useAppStore.js';
 import { annotationChips, toolTitle } from '../../lib/annotations.js';
 import { useServerLabel } from './serverLabel.js';
 import { ToolIcon } from './ToolIcon.js';
+import { FlaggedChip } from './PoisonFlags.js';
 
 export interface ToolGroup {
   serverId: string;
@@ -51,6 +52,12 @@ function ToolItem({ tool }: { tool: ToolView }) {
           {running && <span className="chip chip-running">running</span>}
           {tool.shadowedBy && <span className="chip chip-warning">name conflict</span>}
           {tool.cached && <CachedChip />}
+          {tool.pin?.state === 'changed' && (
+            <span className="chip chip-warning" title="Changed since it was approved: its next call asks again">
+              changed
+            </span>
+          )}
+          {tool.flags && tool.flags.length > 0 && <FlaggedChip count={tool.flags.length} />}
         </span>
         {tool.description && <span className="tool-item-description">{tool.description}</span>}
         {tool.shadowedBy && (

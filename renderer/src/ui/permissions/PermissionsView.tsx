@@ -17,6 +17,7 @@ import { Callout } from '../components/Callout.js';
 import { Spinner } from '../components/Spinner.js';
 import { ViewHeader } from '../components/ViewHeader.js';
 import { LevelBadge } from '../components/LevelBadge.js';
+import { PinnedToolsSection } from './PinnedToolsSection.js';
 import { SentenceOrSameAsAbove } from '../components/SameAsAbove.js';
 import { HostRulesCard } from './HostRulesCard.js';
 
@@ -36,6 +37,7 @@ const REASON_KIND: Record<PermissionReasonKind, string> = {
   'untrusted-default': 'Untrusted server',
   default: 'Default',
   'forced-ask': 'Always asks',
+  'tool-changed': 'Changed since approved',
 };
 
 const STALE_WORDS: Record<NonNullable<PermissionRuleView['staleReason']>, string> = {
@@ -295,7 +297,15 @@ function sameReason(a: ReasonRow | undefined, b: ReasonRow): boolean {
 
 function describeMatch(rule: PermissionRuleView, data: PermissionsData) {
   const m = rule.match;
-  const tool = m.toolName ? <code>{m.toolName}</code> : m.toolPattern ? <code>{m.toolPattern}</code> : 'every tool';
+  const tool = m.toolName ? (
+    <code>{m.toolName}</code>
+  ) : m.toolPattern ? (
+    <code>{m.toolPattern}</code>
+  ) : m.flagged ? (
+    'every tool with poisoning flags'
+  ) : (
+    'every tool'
+  );
   return (
     <>
       {tool}
@@ -427,6 +437,7 @@ export function PermissionsView() {
           <RulesCard data={data} />
           <HostRulesCard data={data} />
         </div>
+        <PinnedToolsSection data={data} />
       </>
     );
   }

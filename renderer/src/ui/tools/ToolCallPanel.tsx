@@ -4,6 +4,8 @@
  * progress, result or error. The call runs through the whole pipeline; an ASK tool opens the
  * approval dialog before anything runs.
  */
+import { PoisonFlags } from '../components/PoisonFlags.js';
+import { ToolChangedDiff } from '../components/ToolChangedDiff.js';
 import { useEffect, useRef, useState } from 'react';
 import type { ToolView } from '../../../../shared/contract.js';
 import { toolKeyOf } from '../../state/slices/toolsSlice.js';
@@ -158,6 +160,8 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
         )}
         <PermissionLine tool={tool} />
         <SandboxNote toolName={tool.name} serverId={tool.serverId} />
+        {tool.flags && <PoisonFlags flags={tool.flags} />}
+        {tool.pin?.change && <ToolChangedDiff change={tool.pin.change} />}
       </header>
 
       {/* Not a <form>: the generated form is one of its own (Enter in a field runs the call). */}
