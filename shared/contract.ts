@@ -35,6 +35,7 @@ import { settingChannels, settingEvents } from './contract/settings.js';
 import { toolChannels, toolEvents } from './contract/tools.js';
 import { traceChannels, traceEvents } from './contract/traces.js';
 import { runChannels, runEvents } from './contract/runs.js';
+import { observabilityChannels } from './contract/observability.js';
 
 export { ErrorShapeSchema, ReceivedErrorShapeSchema } from './contract/common.js';
 export type { ErrorShape } from './contract/common.js';
@@ -50,6 +51,7 @@ export * from './contract/import.js';
 export * from './contract/settings.js';
 export * from './contract/features.js';
 export * from './contract/apps.js';
+export type { ObservabilityView } from './contract/observability.js';
 
 // ── channels ──────────────────────────────────────────────────────────────────────────────────
 
@@ -70,6 +72,8 @@ export const channels = {
   ...runChannels,
   // MCP Apps: an app's HTML, and its own tool calls and reads (issue 20).
   ...mcpAppChannels,
+  // Settings → Observability: the OpenTelemetry export (issue 32).
+  ...observabilityChannels,
 } as const satisfies Record<ChannelName, ChannelSpec>;
 
 type Channels = typeof channels;

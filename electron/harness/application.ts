@@ -465,6 +465,7 @@ export class HarnessApplication {
                 requests: round.requests.map((request) => ({ ...request })),
               }),
             onTask,
+            trace.propagation,
           ),
         );
       } catch (error) {
@@ -610,6 +611,8 @@ export class HarnessApplication {
     options: ExecuteOptions,
     onInputRound: (round: InputRound) => void,
     onTask: (event: TaskEvent) => void,
+    /** The call's span as W3C trace context (when exported): the server gets it in `_meta`. */
+    meta: Readonly<Record<string, string>> | undefined,
   ): Promise<NormalizedToolResult> {
     if (target.kind === 'local') return target.tool.run(args, options.signal ? { signal: options.signal } : {});
     return this.options.registry.callServerTool(target.serverId, toolName, args, {
@@ -617,6 +620,7 @@ export class HarnessApplication {
       ...(options.serverRequests ? { serverRequests: options.serverRequests } : {}),
       onInputRound,
       onTask,
+      ...(meta ? { meta } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),

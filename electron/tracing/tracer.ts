@@ -63,6 +63,22 @@ export interface TraceHandle {
   event<T extends TraceEventType>(type: T, data: TraceEventInput<T>): TraceEvent;
   /** Ends the trace. `error` may be anything thrown; only its code and (redacted) message are kept. */
   finish(status: TraceOutcome, error?: unknown): TraceSummary;
+  /** The W3C trace context (`traceparent`, …) a server reached by this call is given in `_meta`; absent when not exported. */
+  readonly propagation?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * Told of each trace as it is recorded — started, each event as stored (redacted), finished — at
+ * once and synchronously (the OpenTelemetry export, electron/telemetry/). It must not throw or block.
+ */
+export interface TraceObserver {
+  started(trace: TraceSummary): ObservedTrace | undefined;
+}
+
+export interface ObservedTrace {
+  event(event: TraceEvent): void;
+  finished(trace: TraceSummary): void;
+  readonly propagation: Readonly<Record<string, string>> | undefined;
 }
 
 export type TraceListener = (notification: TraceNotification) => void;
@@ -91,6 +107,8 @@ export class Tracer {
   readonly #ownerJson: string;
   readonly #group: GroupCommit;
   readonly #writer: TraceWriter;
+  /** The OpenTelemetry export, when on (set and cleared by the telemetry service). */
+  observer: TraceObserver | undefined;
 
   /** `db` comes from the app's database opener, which ran the migrations (TRACE_MIGRATIONS among them). */
   constructor(db: Database, options: TracerOptions = {}) {
@@ -139,7 +157,7 @@ export class Tracer {
       ],
       { kind: 'trace_started', trace },
     );
-    return new SqliteTraceHandle(this.#context, trace);
+    return new SqliteTraceHandle(this.#context, trace, this.observer?.started(trace));
   }
 
   /**
@@ -239,9 +257,16 @@ class SqliteTraceHandle implements TraceHandle {
   readonly #attemptStarts = new Map<number, number>();
   #approvalRequestedAt: number | undefined;
 
-  constructor(context: HandleContext, trace: TraceSummary) {
+  readonly #observed: ObservedTrace | undefined;
+
+  constructor(context: HandleContext, trace: TraceSummary, observed: ObservedTrace | undefined) {
     this.#context = context;
     this.#trace = trace;
+    this.#observed = observed;
+  }
+
+  get propagation(): Readonly<Record<string, string>> | undefined {
+    return this.#observed?.propagation;
   }
 
   get traceId(): string {
@@ -285,6 +310,7 @@ class SqliteTraceHandle implements TraceHandle {
       event,
     });
     this.#seq = event.seq;
+    this.#observed?.event(event);
     return event;
   }
 
@@ -307,6 +333,7 @@ class SqliteTraceHandle implements TraceHandle {
       { kind: 'trace_finished', trace: summary },
     );
     this.#finished = true;
+    this.#observed?.finished(summary);
     return summary;
   }
 
