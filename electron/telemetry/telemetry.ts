@@ -58,7 +58,7 @@ export class Telemetry {
   /** MiniHarness trace id → the exported trace id (the Traces view shows it and links to the viewer). */
   readonly #links = new Map<string, string>();
   /** Counters of the pipelines replaced since start (the Settings view shows the sum). */
-  readonly #past: ExportStats = { exported: 0, dropped: 0, failed: 0, lastError: undefined };
+  readonly #retired: ExportStats[] = [];
 
   constructor(private readonly options: TelemetryOptions) {
     this.requests = new RequestSpans(() => this.#pipeline?.tracer, options.redactText);
@@ -82,8 +82,10 @@ export class Telemetry {
     this.#calls = undefined;
     this.options.tracer.observer = undefined;
     if (before) {
-      this.#keep(before.stats);
-      await before.shutdown().catch(() => undefined);
+      // Its counters stay live (an export in flight still settles) and are summed; its shutdown is not waited
+      // for — a hung collector would otherwise hold up the Settings change until the export's timeout.
+      this.#retired.push(before.stats);
+      void before.shutdown().catch(() => undefined);
     }
     if (!config) return;
     const pipeline = new ExportPipeline(config, this.options.exporterFor?.(config) ?? createExporter(config));
@@ -104,12 +106,13 @@ export class Telemetry {
 
   /** The counters since the app started (every configuration's). */
   stats(): ExportStats {
-    const now = this.#pipeline?.stats;
+    const all = [...this.#retired, ...(this.#pipeline ? [this.#pipeline.stats] : [])];
+    const sum = (key: 'exported' | 'dropped' | 'failed'): number => all.reduce((n, stats) => n + stats[key], 0);
     return {
-      exported: this.#past.exported + (now?.exported ?? 0),
-      dropped: this.#past.dropped + (now?.dropped ?? 0),
-      failed: this.#past.failed + (now?.failed ?? 0),
-      lastError: now?.lastError ?? this.#past.lastError,
+      exported: sum('exported'),
+      dropped: sum('dropped'),
+      failed: sum('failed'),
+      lastError: all.findLast((stats) => stats.lastError !== undefined)?.lastError,
     };
   }
 
@@ -120,11 +123,15 @@ export class Telemetry {
 
   /** Exports what is queued now (tests; closing). */
   async flush(): Promise<void> {
-    await this.#pipeline?.flush();
+    // A failed export is already counted; flushing never throws.
+    await this.#pipeline?.flush().catch(() => undefined);
   }
 
+  /** Stops exporting; what is queued is sent first (bounded by the export timeout). */
   async close(): Promise<void> {
+    const last = this.#pipeline;
     await this.configure(undefined);
+    await last?.shutdown().catch(() => undefined);
   }
 
   /** Sends one span straight to the collector of `config` and says what it answered. */
@@ -159,13 +166,6 @@ export class Telemetry {
       await exporter.shutdown().catch(() => undefined);
       await provider.shutdown().catch(() => undefined);
     }
-  }
-
-  #keep(stats: ExportStats): void {
-    this.#past.exported += stats.exported;
-    this.#past.dropped += stats.dropped;
-    this.#past.failed += stats.failed;
-    this.#past.lastError = stats.lastError ?? this.#past.lastError;
   }
 
   #link(traceId: string, external: string): void {

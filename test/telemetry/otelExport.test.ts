@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ObservabilityView } from '../../shared/contract.js';
+import type { ApprovalView, ObservabilityView } from '../../shared/contract.js';
+import type { RunView } from '../../shared/contract/runs.js';
+import { LoopbackProvider, turnsByToolResults } from '../doubles/providers/loopbackProvider.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { ReceivedSpan } from '../doubles/otlpReceiver.js';
 import { OtlpReceiver } from '../doubles/otlpReceiver.js';
@@ -66,8 +68,20 @@ describe('OpenTelemetry export', () => {
   let receiver: OtlpReceiver;
   let upstream: ModernHttpFixture;
   let token: string;
+  let loopback: LoopbackProvider;
 
   beforeAll(async () => {
+    loopback = await new LoopbackProvider(
+      turnsByToolResults([
+        {
+          kind: 'reply',
+          text: ['Echoing.'],
+          toolCalls: [{ id: 'toolu_otel1', name: 'echo', args: { text: 'from-run' } }],
+          usage: { input: 11, output: 7 },
+        },
+        { kind: 'reply', text: ['Done.'], usage: { input: 20, output: 3 } },
+      ]),
+    ).start();
     // The standard batch delay variable: spans leave within 50 ms (the receiver's waits are event-driven).
     process.env.OTEL_BSP_SCHEDULE_DELAY = '50';
     receiver = await OtlpReceiver.start();
@@ -82,6 +96,7 @@ describe('OpenTelemetry export', () => {
     await app?.close();
     await upstream?.close();
     await receiver?.close();
+    await loopback?.close();
     scratch.cleanup();
   });
 
@@ -214,6 +229,101 @@ describe('OpenTelemetry export', () => {
       expect(server.traceId).toBe(AGENT_TRACE);
       expect(server.parentSpanId).toBe(AGENT_SPAN);
     });
+  });
+
+  it('a call the person approves: who approved, their answer and how long they took', async () => {
+    await app.call('observability.set', settings(receiver, 'http/json'));
+    await app.call('permissions.setToolLevel', { serverId: 'up', toolName: 'echo', level: 'ASK' });
+    try {
+      const callId = randomUUID();
+      const asked = app.nextEvent<ApprovalView>(
+        'approval.requested',
+        (a) => (a.args as { text?: string }).text === callId,
+      );
+      const call = app.call<{ traceId: string }>('tools.call', {
+        name: 'echo',
+        serverId: 'up',
+        args: { text: callId },
+        callId,
+      });
+      await app.call('approvals.answer', { requestId: (await asked).requestId, answer: 'allow-once' });
+      const { traceId } = await call;
+      const span = await receiver.waitFor((s) => s.attributes['miniharness.trace.id'] === traceId);
+      expect(span.attributes).toMatchObject({
+        'miniharness.permission.decision': 'ask',
+        'miniharness.approval.by': 'person',
+        'miniharness.approval.answer': 'allow-once',
+        'miniharness.call.execution': 'execution',
+      });
+      expect(span.attributes['miniharness.approval.wait_ms']).toEqual(expect.any(Number));
+      expect(span.events.map((e) => e.name)).toContain('miniharness.approval');
+    } finally {
+      await app.call('permissions.setToolLevel', { serverId: 'up', toolName: 'echo', level: 'ALLOW' });
+    }
+  });
+
+  it('an agent run: invoke_agent, a chat span per model request with its tokens, the tool call under the run', async () => {
+    await app.call('observability.set', settings(receiver, 'http/protobuf'));
+    await app.call('models.save', {
+      id: 'loop',
+      name: 'Loopback',
+      kind: 'anthropic',
+      baseUrl: loopback.anthropicBaseUrl,
+      model: 'loopback-model',
+      apiKey: 'sk-otel-test-key-123456',
+    });
+    const started = await app.call<RunView>('runs.start', {
+      modelId: 'loop',
+      visibility: { allServers: false, serverIds: ['up'], localTools: false },
+      prompt: 'echo from-run',
+    });
+    await app.nextEvent<{ id: string; run?: RunView }>(
+      'runs.changed',
+      (p) => p.id === started.id && p.run?.status === 'completed',
+    );
+    const run = await receiver.waitFor((s) => s.attributes['gen_ai.agent.id'] === started.id);
+    expect(run.name).toBe('invoke_agent Loopback');
+    expect(run.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.provider.name': 'anthropic',
+    });
+    const chat = await receiver.waitFor(
+      (s) =>
+        s.parentSpanId === run.spanId &&
+        s.name === 'chat loopback-model' &&
+        s.attributes['gen_ai.usage.input_tokens'] === 11,
+    );
+    expect(chat.kind).toBe(SPAN_KIND.client);
+    expect(chat.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'loopback-model',
+      'gen_ai.usage.output_tokens': 7,
+      'gen_ai.response.finish_reasons': ['tool_calls'],
+    });
+    await receiver.waitFor((s) => s.parentSpanId === run.spanId && s.attributes['gen_ai.usage.input_tokens'] === 20);
+    const tool = await receiver.waitFor((s) => s.parentSpanId === run.spanId && s.name === 'tools/call echo');
+    expect(tool.attributes).toMatchObject({
+      'miniharness.checkpoint.call_id': 'toolu_otel1',
+      'miniharness.checkpoint.session_id': started.id,
+    });
+    expect(JSON.stringify(receiver.spans)).not.toContain('sk-otel-test-key-123456');
+  });
+
+  it('opt-in payloads: arguments and result on the span, redacted and capped', async () => {
+    await app.call('observability.set', settings(receiver, 'http/json', { exportPayloads: true }));
+    const text = `payload ${'x'.repeat(5000)}`;
+    const { traceId } = await app.call<{ traceId: string }>('tools.call', {
+      name: 'echo',
+      serverId: 'up',
+      args: { text },
+      callId: randomUUID(),
+    });
+    const span = await receiver.waitFor((s) => s.attributes['miniharness.trace.id'] === traceId);
+    const args = span.attributes['gen_ai.tool.call.arguments'] as string;
+    expect(args.startsWith('{"text":"payload xxx')).toBe(true);
+    expect(args.endsWith('…(truncated)')).toBe(true);
+    expect(args.length).toBeLessThan(4200);
+    expect(span.attributes['gen_ai.tool.call.result']).toEqual(expect.any(String));
   });
 
   it('a denial: the span says who decided (a DENY rule) and that nothing ran', async () => {
