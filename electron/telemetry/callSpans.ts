@@ -9,14 +9,20 @@
  * so it went through the same redaction as the Traces view. The span's parent is the work it runs
  * under (a gateway request, an agent run: context.ts), else it starts a trace of its own.
  *
- * The span starts when the trace does and ends when it finishes, with the trace's own times.
+ * Off the call path: when the trace starts only the span's ids are chosen (so the server can be
+ * given its `traceparent` at once) and the sampling decided; the events fill a plain record. The
+ * SDK span is made, filled and ended after the call returned (setImmediate, a batch at a time),
+ * with the trace's own times and the ids chosen at the start (presetIds.ts). A backlog beyond
+ * MAX_BACKLOG is dropped and counted.
  */
-import type { Attributes, Span, Tracer } from '@opentelemetry/api';
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { Attributes, Context, Tracer } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, TraceFlags, trace as traceApi } from '@opentelemetry/api';
+import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
 import type { TraceEvent, TraceSummary } from '../../shared/traces.js';
 import type { ObservedTrace, TraceObserver } from '../tracing/tracer.js';
 import * as A from './attributes.js';
 import { currentContext, propagationOf } from './context.js';
+import type { PresetIds } from './presetIds.js';
 
 /** What the client span says of the server behind a call (its connection), when known. */
 export interface ServerDescription {
@@ -30,29 +36,43 @@ export interface ServerDescription {
 
 export interface CallSpanOptions {
   tracer: Tracer;
+  /** The provider's id generator, so a span made later keeps the ids its call was given. */
+  ids: PresetIds;
+  /** The share of new traces kept (the provider's root sampler decides the same from the same trace id). */
+  sampleRatio: number;
   /** The server's connection as the client span describes it. */
   describeServer: (serverId: string) => ServerDescription | undefined;
   /** The id of built-in tools (`local`): their calls run in-process, no MCP request. */
   localServerId: string;
-  /**
-   * Opt-in: the call's arguments and result (redacted, size-capped) for `gen_ai.tool.call.*`.
-   * Read after the call ended, off its path; undefined when the person did not turn it on.
-   */
   /** Told each call's exported trace id (the Traces view links to it). */
   linked?: (traceId: string, externalTraceId: string) => void;
+  /** Told of spans dropped because the backlog was full. */
+  dropped?: (count: number) => void;
+  /**
+   * Opt-in: the call's arguments and result (redacted, size-capped) for `gen_ai.tool.call.*`.
+   * Read when the span is made, after the call returned; undefined when the person did not turn it on.
+   */
   payloads?: ((trace: TraceSummary) => { arguments?: string; result?: string } | undefined) | undefined;
 }
 
 /**
  * Hooks for the work built beside this (sandbox violations, pinning changes): a function that
- * adds attributes to a call's span when its trace finishes. Registered with `CallSpans.addHook`.
+ * adds attributes to a call's span when it is made (after the call). Registered with `CallSpans.addHook`.
  */
 export type CallSpanHook = (trace: TraceSummary) => Attributes | undefined;
 
+/** Ended calls waiting for their span; more are dropped (counted). */
+const MAX_BACKLOG = 4096;
+
 export class CallSpans implements TraceObserver {
   readonly #hooks: CallSpanHook[] = [];
+  readonly #sampler: TraceIdRatioBasedSampler;
+  #backlog: ObservedCall[] = [];
+  #scheduled = false;
 
-  constructor(private readonly options: CallSpanOptions) {}
+  constructor(private readonly options: CallSpanOptions) {
+    this.#sampler = new TraceIdRatioBasedSampler(options.sampleRatio);
+  }
 
   /** Adds a hook (see CallSpanHook); e.g. the sandbox sets `miniharness.sandbox.violations`. */
   addHook(hook: CallSpanHook): void {
@@ -60,27 +80,75 @@ export class CallSpans implements TraceObserver {
   }
 
   started(trace: TraceSummary): ObservedTrace {
+    const parent = currentContext();
+    const parentSpan = traceApi.getSpanContext(parent);
+    const ids = this.options.ids;
+    const traceId = parentSpan && traceApi.isSpanContextValid(parentSpan) ? parentSpan.traceId : ids.newTraceId();
+    const sampled =
+      parentSpan && traceApi.isSpanContextValid(parentSpan)
+        ? (parentSpan.traceFlags & TraceFlags.SAMPLED) !== 0
+        : this.#sampler.shouldSample(parent, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
+    const call = new ObservedCall(this, trace, parent, traceId, ids.newSpanId(), sampled);
+    if (sampled) this.options.linked?.(trace.traceId, traceId);
+    return call;
+  }
+
+  /** An ended call: its span is made after the call returned. */
+  enqueue(call: ObservedCall): void {
+    if (this.#backlog.length >= MAX_BACKLOG) {
+      this.options.dropped?.(1);
+      return;
+    }
+    this.#backlog.push(call);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.drain());
+  }
+
+  /** Makes the spans of every ended call now (each batch after the calls; at once before a flush). */
+  drain(): void {
+    this.#scheduled = false;
+    const batch = this.#backlog;
+    this.#backlog = [];
+    for (const ended of batch) this.#make(ended);
+  }
+
+  #make(call: ObservedCall): void {
+    const { trace, attributes } = call;
     const local = trace.serverId === this.options.localServerId;
-    const attributes: Attributes = {
-      [A.GEN_AI_OPERATION_NAME]: 'execute_tool',
-      [A.GEN_AI_TOOL_NAME]: trace.toolName,
-      [A.MH_SERVER_ID]: trace.serverId,
-      [A.MH_CHECKPOINT_SESSION]: trace.sessionId,
-      [A.MH_CHECKPOINT_CALL]: trace.callId,
-      [A.MH_TRACE_ID]: trace.traceId,
-      [A.MH_CALLER]: trace.userId,
-    };
     if (!local) {
       attributes[A.MCP_METHOD_NAME] = 'tools/call';
       describe(attributes, this.options.describeServer(trace.serverId));
     }
-    const span = this.options.tracer.startSpan(
-      local ? `execute_tool ${trace.toolName}` : `tools/call ${trace.toolName}`,
-      { kind: local ? SpanKind.INTERNAL : SpanKind.CLIENT, startTime: trace.startedAt, attributes },
-      currentContext(),
+    const ended = call.ended ?? trace;
+    for (const hook of this.#hooks) {
+      try {
+        Object.assign(attributes, hook(ended));
+      } catch {
+        // a hook's failure never changes the rest of the span
+      }
+    }
+    if (this.options.payloads) {
+      try {
+        const found = this.options.payloads(ended);
+        if (found?.arguments !== undefined) attributes[A.GEN_AI_TOOL_CALL_ARGUMENTS] = found.arguments;
+        if (found?.result !== undefined) attributes[A.GEN_AI_TOOL_CALL_RESULT] = found.result;
+      } catch {
+        // the payload is optional; the span goes without it
+      }
+    }
+    const span = this.options.ids.with(call.traceId, call.spanId, () =>
+      this.options.tracer.startSpan(
+        local ? `execute_tool ${trace.toolName}` : `tools/call ${trace.toolName}`,
+        { kind: local ? SpanKind.INTERNAL : SpanKind.CLIENT, startTime: trace.startedAt, attributes },
+        call.parent,
+      ),
     );
-    this.options.linked?.(trace.traceId, span.spanContext().traceId);
-    return new ObservedCall(span, this.#hooks, this.options.payloads);
+    for (const event of call.events) span.addEvent(event.name, event.attributes, event.at);
+    const errorType = attributes[A.ATTR_ERROR_TYPE];
+    if (errorType !== undefined)
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(ended.error ? { message: ended.error.message } : {}) });
+    span.end(ended.endedAt ?? Date.now());
   }
 }
 
@@ -93,26 +161,53 @@ function describe(attributes: Attributes, server: ServerDescription | undefined)
   if (server.sessionId) attributes[A.MCP_SESSION_ID] = server.sessionId;
 }
 
+/** One call while it runs: the ids chosen at its start and the attributes its events set. */
 class ObservedCall implements ObservedTrace {
+  readonly attributes: Attributes;
+  readonly events: Array<{ name: string; attributes: Attributes; at: number }> = [];
+  ended: TraceSummary | undefined;
   #propagation: Record<string, string> | undefined;
   #attempts = 0;
   #toolError = false;
 
   constructor(
-    private readonly span: Span,
-    private readonly hooks: readonly CallSpanHook[],
-    private readonly payloads: CallSpanOptions['payloads'],
-  ) {}
+    private readonly owner: CallSpans,
+    readonly trace: TraceSummary,
+    readonly parent: Context,
+    readonly traceId: string,
+    readonly spanId: string,
+    private readonly sampled: boolean,
+  ) {
+    this.attributes = {
+      [A.GEN_AI_OPERATION_NAME]: 'execute_tool',
+      [A.GEN_AI_TOOL_NAME]: trace.toolName,
+      [A.MH_SERVER_ID]: trace.serverId,
+      [A.MH_CHECKPOINT_SESSION]: trace.sessionId,
+      [A.MH_CHECKPOINT_CALL]: trace.callId,
+      [A.MH_TRACE_ID]: trace.traceId,
+      [A.MH_CALLER]: trace.userId,
+    };
+  }
 
+  /** The W3C context of this call's span (made later with these ids): `traceparent`, and the parent's `tracestate`. */
   get propagation(): Readonly<Record<string, string>> {
-    return (this.#propagation ??= propagationOf(this.span));
+    const traceState = traceApi.getSpanContext(this.parent)?.traceState;
+    return (this.#propagation ??= propagationOf(
+      traceApi.wrapSpanContext({
+        traceId: this.traceId,
+        spanId: this.spanId,
+        traceFlags: this.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+        ...(traceState ? { traceState } : {}),
+      }),
+    ));
   }
 
   event(event: TraceEvent): void {
+    if (!this.sampled) return;
     const data = event.data as Record<string, unknown>;
     const set = (key: string, value: unknown): void => {
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-        this.span.setAttribute(key, value);
+        this.attributes[key] = value;
     };
     switch (event.type) {
       case 'decision':
@@ -130,7 +225,11 @@ class ObservedCall implements ObservedTrace {
         set(A.MH_APPROVAL_ANSWER, data.answeredBy);
         set(A.MH_APPROVAL_WAIT_MS, data.waitedMs);
         if (data.timedOut === true) set(A.MH_APPROVAL_TIMED_OUT, true);
-        this.span.addEvent('miniharness.approval', { answer: String(data.answeredBy ?? '') }, event.at);
+        this.events.push({
+          name: 'miniharness.approval',
+          attributes: { answer: String(data.answeredBy ?? '') },
+          at: event.at,
+        });
         return;
       case 'claim':
         set(A.MH_CHECKPOINT_CLAIM, data.outcome);
@@ -150,43 +249,17 @@ class ObservedCall implements ObservedTrace {
   }
 
   finished(trace: TraceSummary): void {
-    const span = this.span;
-    span.setAttribute(A.MH_CALL_OUTCOME, trace.status);
-    span.setAttribute(
-      A.MH_CALL_EXECUTION,
-      trace.status === 'replayed' ? 'replay' : this.#attempts > 0 ? 'execution' : 'none',
-    );
-    if (this.#attempts > 0) span.setAttribute(A.MH_CALL_ATTEMPTS, this.#attempts);
-    if (trace.status === 'denied') span.setAttribute(A.MH_APPROVAL_BY, 'nobody');
+    if (!this.sampled) return;
+    const attributes = this.attributes;
+    attributes[A.MH_CALL_OUTCOME] = trace.status;
+    attributes[A.MH_CALL_EXECUTION] =
+      trace.status === 'replayed' ? 'replay' : this.#attempts > 0 ? 'execution' : 'none';
+    if (this.#attempts > 0) attributes[A.MH_CALL_ATTEMPTS] = this.#attempts;
+    if (trace.status === 'denied') attributes[A.MH_APPROVAL_BY] = 'nobody';
     const errorType = errorTypeOf(trace, this.#toolError);
-    if (errorType) {
-      span.setAttribute(A.ATTR_ERROR_TYPE, errorType);
-      span.setStatus({ code: SpanStatusCode.ERROR, ...(trace.error ? { message: trace.error.message } : {}) });
-    }
-    for (const hook of this.hooks) {
-      try {
-        const extra = hook(trace);
-        if (extra) span.setAttributes(extra);
-      } catch {
-        // a hook's failure never changes the call or the rest of its span
-      }
-    }
-    const endTime = trace.endedAt ?? Date.now();
-    if (!this.payloads || !span.isRecording()) {
-      span.end(endTime);
-      return;
-    }
-    // The opt-in payloads are read after the call returned, off its path.
-    const payloads = this.payloads;
-    setImmediate(() => {
-      try {
-        const found = payloads(trace);
-        if (found?.arguments !== undefined) span.setAttribute(A.GEN_AI_TOOL_CALL_ARGUMENTS, found.arguments);
-        if (found?.result !== undefined) span.setAttribute(A.GEN_AI_TOOL_CALL_RESULT, found.result);
-      } finally {
-        span.end(endTime);
-      }
-    });
+    if (errorType) attributes[A.ATTR_ERROR_TYPE] = errorType;
+    this.ended = trace;
+    this.owner.enqueue(this);
   }
 }
 

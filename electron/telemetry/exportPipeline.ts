@@ -22,6 +22,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './attributes.js';
+import { PresetIds } from './presetIds.js';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
@@ -108,6 +109,7 @@ class CountingExporter implements SpanExporter {
 /** A batch processor behind a queue bound of our own, so a full queue is counted (the SDK's only logs it). */
 class BoundedBatchProcessor implements SpanProcessor {
   #pending = 0;
+  readonly #idle: Array<() => void> = [];
   readonly #batch: BatchSpanProcessor;
 
   constructor(
@@ -119,6 +121,7 @@ class BoundedBatchProcessor implements SpanProcessor {
   ) {
     const counting = new CountingExporter(exporter, stats, (count) => {
       this.#pending = Math.max(0, this.#pending - count);
+      if (this.#pending === 0) for (const resolve of this.#idle.splice(0)) resolve();
     });
     this.#batch = new BatchSpanProcessor({
       exporter: counting,
@@ -150,13 +153,22 @@ class BoundedBatchProcessor implements SpanProcessor {
   shutdown(): Promise<void> {
     return this.#batch.shutdown();
   }
+
+  /** Resolves once every queued span's export has settled (sent, or failed by the export's timeout). */
+  settled(): Promise<void> {
+    if (this.#pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
 }
 
 /** One configured export: its provider, tracer and counters. Replaced as a whole when the settings change. */
 export class ExportPipeline {
   readonly stats: ExportStats = { exported: 0, dropped: 0, failed: 0, lastError: undefined };
   readonly tracer: Tracer;
+  /** The ids of spans decided before they are made (callSpans.ts). */
+  readonly ids = new PresetIds();
   readonly #provider: TracerProvider;
+  #processor: BoundedBatchProcessor | undefined;
 
   constructor(config: ExportConfig, exporter: SpanExporter = createExporter(config)) {
     const exportTimeoutMs = config.exportTimeoutMs ?? 10_000;
@@ -166,23 +178,25 @@ export class ExportPipeline {
         [ATTR_SERVICE_VERSION]: config.serviceVersion,
       }),
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }),
+      idGenerator: this.ids,
       spanProcessors: [
-        new BoundedBatchProcessor(
+        (this.#processor = new BoundedBatchProcessor(
           exporter,
           this.stats,
           config.maxQueueSize ?? DEFAULT_MAX_QUEUE,
           // OTEL_BSP_SCHEDULE_DELAY, the standard variable, when set; else 2 s.
           config.scheduledDelayMs ?? (Number(process.env.OTEL_BSP_SCHEDULE_DELAY) || 2000),
           exportTimeoutMs,
-        ),
+        )),
       ],
     });
     this.tracer = this.#provider.getTracer('miniharness');
   }
 
-  /** Exports every queued span now (tests, the test button, shutdown). */
-  flush(): Promise<void> {
-    return this.#provider.forceFlush();
+  /** Exports every queued span now and waits until each export settled (tests; closing). */
+  async flush(): Promise<void> {
+    await this.#provider.forceFlush();
+    await this.#processor?.settled();
   }
 
   shutdown(): Promise<void> {

@@ -78,6 +78,8 @@ export class Telemetry {
   /** Starts exporting with this configuration (replacing the one before), or stops (undefined). */
   async configure(config: TelemetryConfig | undefined): Promise<void> {
     const before = this.#pipeline;
+    // Calls that ended under the old settings go out with them.
+    this.#calls?.drain();
     this.#pipeline = undefined;
     this.#calls = undefined;
     this.options.tracer.observer = undefined;
@@ -91,6 +93,9 @@ export class Telemetry {
     const pipeline = new ExportPipeline(config, this.options.exporterFor?.(config) ?? createExporter(config));
     const calls = new CallSpans({
       tracer: pipeline.tracer,
+      ids: pipeline.ids,
+      sampleRatio: config.sampleRatio,
+      dropped: (count) => void (pipeline.stats.dropped += count),
       describeServer: this.options.describeServer,
       localServerId: this.options.localServerId,
       linked: (traceId, external) => this.#link(traceId, external),
@@ -123,6 +128,7 @@ export class Telemetry {
 
   /** Exports what is queued now (tests; closing). */
   async flush(): Promise<void> {
+    this.#calls?.drain();
     // A failed export is already counted; flushing never throws.
     await this.#pipeline?.flush().catch(() => undefined);
   }
