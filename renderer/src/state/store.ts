@@ -17,6 +17,7 @@ import { createServerFeaturesSlice } from './slices/serverFeaturesSlice.js';
 import { createAgentsSlice } from './slices/agentsSlice.js';
 import { createRunsSlice } from './slices/runsSlice.js';
 import { createAppsSlice } from './slices/appsSlice.js';
+import { createObservabilitySlice } from './slices/observabilitySlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -38,6 +39,7 @@ export function createAppStore(client: BridgeClient) {
         ...createAgentsSlice(client)(...a),
         ...createRunsSlice(client)(...a),
         ...createAppsSlice(client)(...a),
+        ...createObservabilitySlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),
