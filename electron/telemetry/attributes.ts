@@ -26,14 +26,11 @@ export const MCP_SESSION_ID = 'mcp.session.id';
 export const MCP_RESOURCE_URI = 'mcp.resource.uri';
 export const JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
 export const RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
-export const MCP_CLIENT_OPERATION_DURATION = 'mcp.client.operation.duration';
-export const MCP_SERVER_OPERATION_DURATION = 'mcp.server.operation.duration';
 
 // ── GenAI (semantic-conventions-genai docs/gen-ai/gen-ai-spans.md, gen-ai-agent-spans.md) ───────
 export const GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
 export const GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 export const GEN_AI_PROMPT_NAME = 'gen_ai.prompt.name';
-export const GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
 export const GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
 export const GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
 export const GEN_AI_PROVIDER_NAME = 'gen_ai.provider.name';
@@ -83,11 +80,13 @@ export const MH_CALLER = 'miniharness.caller';
 export const MH_GATEWAY_ERA = 'miniharness.gateway.era';
 /**
  * Hook for the sandbox work (issue "sandbox"): the number of sandbox violations a call caused.
- * Nothing sets it yet; the sandbox code adds it through `CallSpanHooks.annotate` (callSpans.ts).
+ * Nothing sets it yet; the sandbox code adds it with `Telemetry.addCallSpanHook` (a `CallSpanHook`, callSpans.ts).
+ * @public (a hook for the sandbox work)
  */
 export const MH_SANDBOX_VIOLATIONS = 'miniharness.sandbox.violations';
 /**
  * Hook for the pinning work (issue "pinning"): the server's pinned identity changed since it was
- * approved. Nothing sets it yet; the pinning code adds it through `CallSpanHooks.annotate`.
+ * approved. Nothing sets it yet; the pinning code adds it with `Telemetry.addCallSpanHook`.
+ * @public (a hook for the pinning work)
  */
 export const MH_PINNING_CHANGE = 'miniharness.pinning.change';

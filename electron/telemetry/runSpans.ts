@@ -14,12 +14,6 @@ export interface RunIdentity {
   model: { name: string; kind: string; model: string };
 }
 
-export interface TurnUsage {
-  inputTokens: number;
-  outputTokens: number;
-  calls: number;
-}
-
 /** What the run engine tells the telemetry (absent when export is off: the engine calls nothing). */
 export class RunSpans {
   constructor(private readonly tracer: () => Tracer | undefined) {}

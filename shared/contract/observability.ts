@@ -44,7 +44,7 @@ const HttpUrlOrEmpty = z
   .max(2048)
   .refine((value) => value === '' || /^https?:\/\/[^\s]+$/i.test(value), 'must be an http(s) URL, or empty');
 
-export const ObservabilitySetSchema = z
+const ObservabilitySetSchema = z
   .object({
     enabled: z.boolean(),
     protocol: z.enum(['http/protobuf', 'http/json']),
