@@ -35,10 +35,6 @@ export const CHANNEL_NAMES = [
   'settings.setAgentIdle',
   'settings.setApprovalTimeout',
   'settings.setKeepRunning',
-  'observability.get',
-  'observability.set',
-  'observability.test',
-  'observability.traceLink',
   'agents.list',
   'agents.create',
   'agents.setVisibility',
@@ -80,6 +76,11 @@ export const CHANNEL_NAMES = [
   'apps.load',
   'apps.callTool',
   'apps.readResource',
+  // Settings → Observability, the OpenTelemetry export (shared/contract/observability.ts)
+  'observability.get',
+  'observability.set',
+  'observability.test',
+  'observability.traceLink',
 ] as const;
 
 export const EVENT_NAMES = [

@@ -46,6 +46,7 @@ export interface TestSpanAnswer {
 }
 
 const DEFAULT_PAYLOAD_MAX_CHARS = 4096;
+const TEST_SPAN_TIMEOUT_MS = 2000;
 /** How many MiniHarness trace ids keep their exported trace id (the Traces view's link). */
 const MAX_LINKS = 5000;
 
@@ -142,7 +143,9 @@ export class Telemetry {
 
   /** Sends one span straight to the collector of `config` and says what it answered. */
   async testSpan(config: ExportConfig): Promise<TestSpanAnswer> {
-    const exporter = this.options.exporterFor?.(config) ?? createExporter(config);
+    // The person waits for this answer: a collector that is away or hangs is reported within a few seconds.
+    const quick = { ...config, exportTimeoutMs: TEST_SPAN_TIMEOUT_MS };
+    const exporter = this.options.exporterFor?.(quick) ?? createExporter(quick);
     let ended: ReadableSpan | undefined;
     const capture: SpanProcessor = {
       onStart: () => undefined,
