@@ -93,6 +93,11 @@ export const CHANNEL_NAMES = [
   'sandbox.hostRules',
   'sandbox.revokeHost',
   'sandbox.runUnsandboxed',
+  // Settings → Observability, the OpenTelemetry export (shared/contract/observability.ts)
+  'observability.get',
+  'observability.set',
+  'observability.test',
+  'observability.traceLink',
 ] as const;
 
 export const EVENT_NAMES = [

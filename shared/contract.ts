@@ -37,6 +37,7 @@ import { traceChannels, traceEvents } from './contract/traces.js';
 import { runChannels, runEvents } from './contract/runs.js';
 import { catalogChannels } from './contract/catalog.js';
 import { sandboxChannels } from './contract/sandbox.js';
+import { observabilityChannels } from './contract/observability.js';
 
 export { ErrorShapeSchema, ReceivedErrorShapeSchema } from './contract/common.js';
 export type { ErrorShape } from './contract/common.js';
@@ -55,6 +56,7 @@ export * from './contract/features.js';
 export * from './contract/apps.js';
 export * from './contract/catalog.js';
 export * from './contract/sandbox.js';
+export type { ObservabilityView } from './contract/observability.js';
 
 // ── channels ──────────────────────────────────────────────────────────────────────────────────
 
@@ -79,6 +81,8 @@ export const channels = {
   ...catalogChannels,
   // Sandboxed servers' host rules and the choice to run one unsandboxed (issue 29).
   ...sandboxChannels,
+  // Settings → Observability: the OpenTelemetry export (issue 32).
+  ...observabilityChannels,
 } as const satisfies Record<ChannelName, ChannelSpec>;
 
 type Channels = typeof channels;

@@ -83,6 +83,11 @@ import { ServerService } from './serverService.js';
 import { SettingsService } from './settingsService.js';
 import type { Core, CoreOptions } from './types.js';
 import { AppWarnings } from './warnings.js';
+import { ObservabilityService } from './observabilityService.js';
+import { observabilityHandlers } from './handlers/observability.js';
+import { Telemetry } from '../telemetry/telemetry.js';
+import { describeServers } from '../telemetry/serverDescription.js';
+import { LOCAL_SERVER_ID } from '../security/permissions.js';
 import { prepareWorkspace } from './workspace.js';
 
 /** Builds the whole core (the saved permission rules are loaded first); nothing runs until `start()`. */
@@ -240,6 +245,23 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     taskRecoveryStop.abort();
     taskRecovery.stop();
   });
+  // OpenTelemetry export (Settings → Observability, off by default): telemetry/, applied in start().
+  const telemetry = new Telemetry({
+    tracer,
+    localServerId: LOCAL_SERVER_ID,
+    describeServer: describeServers(registry),
+    redactText: (text) => redactor.redactText(text),
+    redact: (value) => redactor.redact(value),
+    recorded: (sessionId, callId) => checkpoints.get(sessionId, callId),
+  });
+  lifecycle.defer('telemetry', () => telemetry.close());
+  const observability = new ObservabilityService(
+    options.config,
+    options.secrets,
+    telemetry,
+    options.version,
+    warnings.notice,
+  );
   const calls = new CallService(harness, checkpoints, emit, persistentGuiCaller(db));
   // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
   // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
@@ -253,6 +275,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     taskSettled: (sessionId, callId, signal) => runTaskOutcomes.settled(sessionId, callId, signal),
     // A run started or resumed while servers still connect (the app just started) waits for them.
     servers: runServers(registry),
+    spans: telemetry.runs,
   });
   lifecycle.defer('agent runs', () => runs.close());
   // An agent's resource read or prompt get is decided like a read-only tool named after it.
@@ -298,6 +321,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       ...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks)),
     ],
     closing: () => lifecycle.isDisposed,
+    requestSpans: telemetry.requests,
   });
   const { gateway, agents } = gw;
   lifecycle.defer('agent gateway', () => gateway.stop());
@@ -353,6 +377,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     ...permissionHandlers({ permissions }),
     ...settingsHandlers({ settings, emit }),
     ...traceHandlers({ tracer }),
+    ...observabilityHandlers({ observability }),
     ...historyHandlers({
       harness,
       checkpoints,
@@ -403,6 +428,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     onEvent: (listener, only) => hub.on(listener, only),
     async start() {
       warnings.start();
+      await observability.start();
       servers.load();
       // Rules saved before servers had a uid are bound to the server of their id now.
       await permissions.bindRulesToServers();

@@ -6,6 +6,7 @@
  * port of the settings — after which a saved server with a URL on that port is refused as a loop.
  * Its calls go through the same CallService as the GUI's.
  */
+import type { RequestSpans } from '../telemetry/requestSpans.js';
 import { RUN_SERVER_WAIT_MS, settle, startingServers } from '../runs/runServers.js';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
@@ -48,6 +49,8 @@ export interface GatewayWiringDeps {
   marksThrough: () => readonly string[];
   /** The core is closing: no view is built any more. */
   closing: () => boolean;
+  /** OpenTelemetry: each agent request as a server span (telemetry/requestSpans.ts). */
+  requestSpans?: RequestSpans;
 }
 
 export interface GatewayWiring {
@@ -77,6 +80,7 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     agents: agentStore,
     catalog,
     calls: deps.calls,
+    ...(deps.requestSpans ? { requestSpans: deps.requestSpans } : {}),
     describe: (error) => toErrorShape(error, (text) => deps.redactor.redactText(text)),
     version: options.version,
     mark: deps.mark,

@@ -4,6 +4,7 @@
  * ever shows one), the connection test, and the agent runs — started, stopped, resumed,
  * deleted — with their progress forwarded as contract events.
  */
+import type { RunSpans } from '../telemetry/runSpans.js';
 import type { EventName, EventOf } from '../../shared/contract.js';
 import type { ModelView, RunDetail, RunView } from '../../shared/contract/runs.js';
 import { AppError, ValidationFailedError } from './errors.js';
@@ -33,6 +34,8 @@ export interface RunServiceOptions {
   taskSettled?(sessionId: string, callId: string, signal: AbortSignal): Promise<boolean>;
   /** The servers runs may use: a run started or resumed before they are ready waits for them (runs/runServers.ts). */
   servers?: RunServers;
+  /** OpenTelemetry GenAI spans of the runs (telemetry/runSpans.ts). */
+  spans?: RunSpans;
 }
 
 export interface SaveModelInput {
@@ -57,6 +60,7 @@ export class RunService {
       onEvent: (event) => this.forward(event),
       ...(options.taskSettled ? { taskSettled: options.taskSettled } : {}),
       ...(options.servers ? { servers: options.servers } : {}),
+      ...(options.spans ? { spans: options.spans } : {}),
     });
     // Runs a dead process left running are shown as interrupted, with Resume.
     options.store.markInterrupted();

@@ -16,6 +16,8 @@
  * session, so a modern call without a callId is a new call each time it is sent. Keys are always
  * scoped to the agent, so no agent can replay another's results.
  */
+import type { RequestSpans } from '../telemetry/requestSpans.js';
+import { traceRequests } from '../telemetry/requestSpans.js';
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -84,6 +86,8 @@ export interface GatewayCalls {
 
 export interface AgentSessionDeps {
   catalog: GatewayCatalog;
+  /** OpenTelemetry: each request as a server span, the agent's traceparent continued (absent: none). */
+  requestSpans?: RequestSpans;
   calls: GatewayCalls;
   /** The agent as it is now (visibility edits apply at once); undefined once removed or revoked. */
   agent(): StoredAgent | undefined;
@@ -192,6 +196,9 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
       ...(scope.rounds ? { requestState: { verify: scope.rounds.verify } } : {}),
     },
   );
+  // Each request served from here on is a server span when OpenTelemetry export is on (telemetry/requestSpans.ts).
+  if (deps.requestSpans)
+    traceRequests(server, deps.requestSpans, scope.rounds ? '2026-07-28' : '2025', () => deps.agent()?.name);
   if (deps.tasks && scope.rounds) serveAgentTasks(server, deps.tasks, () => requireAgent(deps));
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     // Right after the app starts, the servers still connecting are waited for (bounded): the list is then whole.

@@ -513,6 +513,7 @@ export class HarnessApplication {
               }),
             onTask,
             (line) => void (trace.finished || trace.event('sandbox_violation', { line })),
+            trace.propagation,
           ),
         );
       } catch (error) {
@@ -659,6 +660,8 @@ export class HarnessApplication {
     onInputRound: (round: InputRound) => void,
     onTask: (event: TaskEvent) => void,
     onSandboxViolation: (line: string) => void,
+    /** The call's span as W3C trace context (when exported): the server gets it in `_meta`. */
+    meta: Readonly<Record<string, string>> | undefined,
   ): Promise<NormalizedToolResult> {
     // A local tool's sandbox violations (run_command) are events of this call's trace.
     if (target.kind === 'local')
@@ -668,6 +671,7 @@ export class HarnessApplication {
       ...(options.serverRequests ? { serverRequests: options.serverRequests } : {}),
       onInputRound,
       onTask,
+      ...(meta ? { meta } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),

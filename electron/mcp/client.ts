@@ -504,10 +504,12 @@ export class MCPClient implements ToolClient {
     const asTask =
       this._negotiated?.era === 'legacy' &&
       callAsLegacyTask(this._negotiated.capabilities, this.toolDefinitions.get(name));
+    const logMeta = this.logLevel.meta(this._negotiated?.era)._meta;
+    const meta = options.meta ? { ...options.meta, ...logMeta } : logMeta;
     const params = {
       name,
       arguments: args,
-      ...this.logLevel.meta(this._negotiated?.era),
+      ...(meta ? { _meta: meta } : {}),
       ...(asTask ? { task: {} } : {}),
     };
     // The call's deadline (requestDeadline.ts): the server's silence and the total, both paused

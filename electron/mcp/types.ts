@@ -75,6 +75,8 @@ export interface RequestOptions {
    * each status it passes through (tasks/followTask.ts) — never its result.
    */
   onTask?: (event: TaskEvent) => void;
+  /** `tools/call` only: entries the request carries in `params._meta` — the W3C trace context of the call's span (electron/telemetry/). */
+  meta?: Readonly<Record<string, string>>;
 }
 
 /** A server's question as the caller of a tool call gets it: the elicitation's params, no server id. */

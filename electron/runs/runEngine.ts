@@ -16,6 +16,7 @@
  *
  * Stop aborts the model stream and the call in flight (the pipeline cancels it at the server).
  */
+import type { RunSpans } from '../telemetry/runSpans.js';
 import { randomUUID } from 'node:crypto';
 import type { AgentVisibility } from '../../shared/agents.js';
 import type { ExecuteOptions, ExecuteResult, HarnessToolInfo } from '../harness/application.js';
@@ -102,6 +103,8 @@ export interface RunEngineOptions {
    * there is no such tool and ending "completed" with a step skipped.
    */
   servers?: RunServers;
+  /** OpenTelemetry: the run and each model request as GenAI spans, its tool calls under them (telemetry/runSpans.ts). */
+  spans?: RunSpans;
 }
 
 export interface StartRunInput {
@@ -185,7 +188,9 @@ export class RunEngine {
 
   private launch(runId: string): void {
     const controller = new AbortController();
-    const settled = this.drive(runId, controller.signal)
+    const drive = () => this.drive(runId, controller.signal);
+    const spans = this.options.spans;
+    const settled = (spans ? spans.run(this.options.store.require(runId), drive) : drive())
       .catch((error: unknown) =>
         this.setStatus(runId, 'failed', {
           code: 'internal',
@@ -256,7 +261,8 @@ export class RunEngine {
       const toolSet = visibleTools(this.options.harness.listTools(), run.visibility);
       let turn;
       try {
-        turn = await this.modelTurn(run, provider, messages, toolSet, signal);
+        const request = () => this.modelTurn(run, provider, messages, toolSet, signal);
+        turn = await (this.options.spans ? this.options.spans.turn(run, request) : request());
       } catch (error) {
         if (signal.aborted) continue; // reported as stopped at the top of the loop
         const modelError = error instanceof ModelError ? error : new ModelError('model_unreachable', String(error));

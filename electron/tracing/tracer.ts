@@ -63,6 +63,22 @@ export interface TraceHandle {
   event<T extends TraceEventType>(type: T, data: TraceEventInput<T>): TraceEvent;
   /** Ends the trace. `error` may be anything thrown; only its code and (redacted) message are kept. */
   finish(status: TraceOutcome, error?: unknown): TraceSummary;
+  /** The W3C trace context (`traceparent`, …) a server reached by this call is given in `_meta`; absent when not exported. */
+  readonly propagation?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * Told of each trace as it is recorded — started, each event as stored (redacted), finished — at
+ * once and synchronously (the OpenTelemetry export, electron/telemetry/). It must not throw or block.
+ */
+export interface TraceObserver {
+  started(trace: TraceSummary): ObservedTrace | undefined;
+}
+
+export interface ObservedTrace {
+  event(event: TraceEvent): void;
+  finished(trace: TraceSummary): void;
+  readonly propagation: Readonly<Record<string, string>> | undefined;
 }
 
 export type TraceListener = (notification: TraceNotification) => void;
@@ -93,6 +109,8 @@ export class Tracer {
   readonly #writer: TraceWriter;
   /** The traces whose call is running on a server now, by server id. */
   readonly #inFlight = new Map<string, Set<SqliteTraceHandle>>();
+  /** The OpenTelemetry export, when on (set and cleared by the telemetry service). */
+  observer: TraceObserver | undefined;
 
   /** `db` comes from the app's database opener, which ran the migrations (TRACE_MIGRATIONS among them). */
   constructor(db: Database, options: TracerOptions = {}) {
@@ -160,7 +178,7 @@ export class Tracer {
       ],
       { kind: 'trace_started', trace },
     );
-    return new SqliteTraceHandle(this.#context, trace);
+    return new SqliteTraceHandle(this.#context, trace, this.observer?.started(trace));
   }
 
   /**
@@ -262,9 +280,16 @@ class SqliteTraceHandle implements TraceHandle {
   readonly #attemptStarts = new Map<number, number>();
   #approvalRequestedAt: number | undefined;
 
-  constructor(context: HandleContext, trace: TraceSummary) {
+  readonly #observed: ObservedTrace | undefined;
+
+  constructor(context: HandleContext, trace: TraceSummary, observed: ObservedTrace | undefined) {
     this.#context = context;
     this.#trace = trace;
+    this.#observed = observed;
+  }
+
+  get propagation(): Readonly<Record<string, string>> | undefined {
+    return this.#observed?.propagation;
   }
 
   get traceId(): string {
@@ -314,6 +339,7 @@ class SqliteTraceHandle implements TraceHandle {
     this.#seq = event.seq;
     if (type === 'attempt_started') this.#context.inFlight(this, true);
     if (type === 'attempt_finished') this.#context.inFlight(this, false);
+    this.#observed?.event(event);
     return event;
   }
 
@@ -337,6 +363,7 @@ class SqliteTraceHandle implements TraceHandle {
     );
     this.#finished = true;
     this.#context.inFlight(this, false);
+    this.#observed?.finished(summary);
     return summary;
   }
 

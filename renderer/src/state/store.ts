@@ -19,6 +19,7 @@ import { createRunsSlice } from './slices/runsSlice.js';
 import { createAppsSlice } from './slices/appsSlice.js';
 import { createCatalogSlice } from './slices/catalogSlice.js';
 import { createSandboxSlice } from './slices/sandboxSlice.js';
+import { createObservabilitySlice } from './slices/observabilitySlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -42,6 +43,7 @@ export function createAppStore(client: BridgeClient) {
         ...createAppsSlice(client)(...a),
         ...createCatalogSlice(client)(...a),
         ...createSandboxSlice(client)(...a),
+        ...createObservabilitySlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),

@@ -4,6 +4,7 @@
  * is applied once, on the combined store (see store.ts). Later slices (tools, approvals,
  * permissions, traces, history) are added to `AppStore` and to `createAppStore`.
  */
+import type { ObservabilitySlice } from './slices/observabilitySlice.js';
 import type { StateCreator } from 'zustand';
 import type { BridgeClient } from '../bridge/index.js';
 import type { AppSlice } from './slices/appSlice.js';
@@ -40,7 +41,8 @@ export type AppStore = AppSlice &
   RunsSlice &
   AppsSlice &
   CatalogSlice &
-  SandboxSlice;
+  SandboxSlice &
+  ObservabilitySlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 type StoreMiddlewares = [['zustand/devtools', never]];

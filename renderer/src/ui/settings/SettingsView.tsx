@@ -10,6 +10,7 @@ import { FoldersCard } from './FoldersCard.js';
 import { KeepRunningCard } from './KeepRunningCard.js';
 import { ModelsCard } from './ModelsCard.js';
 import { NotificationsCard } from './NotificationsCard.js';
+import { ObservabilityCard } from './ObservabilityCard.js';
 import { ApprovalTimeoutCard, GatewaySettingsCard } from './GatewaySettingsCard.js';
 
 const BACKEND_NAMES: Record<AppInfo['secretBackend']['kind'], string> = {
@@ -26,6 +27,7 @@ function sectionsOf(info: AppInfo): Array<{ id: string; label: string }> {
     { id: 'settings-gateway', label: 'Agent gateway' },
     { id: 'settings-approvals', label: 'Approvals' },
     { id: 'settings-folders', label: 'Folders' },
+    { id: 'settings-observability', label: 'Observability' },
     info.mode === 'electron'
       ? { id: 'settings-desktop', label: 'Desktop' }
       : { id: 'settings-notifications', label: 'Notifications' },
@@ -80,6 +82,7 @@ export function SettingsView() {
         <ApprovalTimeoutCard />
 
         <FoldersCard />
+        <ObservabilityCard />
 
         {info.mode === 'electron' ? <KeepRunningCard /> : <NotificationsCard />}
 

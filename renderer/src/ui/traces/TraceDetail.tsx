@@ -167,8 +167,40 @@ export function TraceDetail({ traceId }: { traceId: string }) {
           <dd>
             <code>{trace.traceId}</code>
           </dd>
+          <ExportedTrace traceId={trace.traceId} />
         </dl>
       </section>
     </section>
+  );
+}
+
+/** The OpenTelemetry trace id this call was exported under (Settings → Observability), linked to the viewer when one is set. */
+function ExportedTrace({ traceId }: { traceId: string }) {
+  const traceLink = useAppStore((s) => s.traceLink);
+  const [link, setLink] = useState<{ externalTraceId?: string; url?: string }>({});
+  useEffect(() => {
+    let current = true;
+    traceLink(traceId).then(
+      (found) => current && setLink(found),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [traceId, traceLink]);
+  if (!link.externalTraceId) return null;
+  return (
+    <>
+      <dt>Exported trace</dt>
+      <dd>
+        {link.url ? (
+          <a href={link.url} target="_blank" rel="noreferrer">
+            <code>{link.externalTraceId}</code>
+          </a>
+        ) : (
+          <code>{link.externalTraceId}</code>
+        )}
+      </dd>
+    </>
   );
 }

@@ -1,0 +1,150 @@
+/**
+ * Settings → Observability: the OpenTelemetry export's settings (configuration store; header
+ * values in the secret store under `telemetry/header/<name>`), applied to the app's Telemetry
+ * (electron/telemetry/) at once. Off by default. The standard `OTEL_EXPORTER_OTLP_*` variables
+ * fill in what is left empty (the endpoint, headers) — the exporters read them themselves — and
+ * `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL` overrides the protocol when set.
+ */
+import { z } from 'zod';
+import type { ObservabilitySet, ObservabilityView } from '../../shared/contract/observability.js';
+import type { SecretStore } from '../secrets/types.js';
+import { SecretValue } from '../secrets/secretValue.js';
+import type { ConfigStore } from '../storage/configFile.js';
+import type { Telemetry, TestSpanAnswer } from '../telemetry/telemetry.js';
+import type { ExportConfig, OtlpProtocol } from '../telemetry/exportPipeline.js';
+
+const SETTINGS_KEY = 'telemetry.export';
+const headerKey = (name: string): string => `telemetry/header/${name.toLowerCase()}`;
+
+const SavedSchema = z.object({
+  enabled: z.boolean(),
+  protocol: z.enum(['http/protobuf', 'http/json']),
+  endpoint: z.string(),
+  serviceName: z.string().min(1),
+  sampleRatio: z.number().min(0).max(1),
+  headers: z.array(z.string()),
+  exportPayloads: z.boolean(),
+  viewerUrl: z.string(),
+});
+type Saved = z.infer<typeof SavedSchema>;
+
+const DEFAULTS: Saved = {
+  enabled: false,
+  protocol: 'http/protobuf',
+  endpoint: '',
+  serviceName: 'miniharness-desktop',
+  sampleRatio: 1,
+  headers: [],
+  exportPayloads: false,
+  viewerUrl: '',
+};
+
+export class ObservabilityService {
+  #saved: Saved;
+
+  constructor(
+    private readonly config: ConfigStore,
+    private readonly secrets: Pick<SecretStore, 'get' | 'set' | 'delete'>,
+    private readonly telemetry: Telemetry,
+    private readonly version: string,
+    warn: (message: string) => void,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
+    const stored = config.get(SETTINGS_KEY);
+    const parsed = stored === undefined ? undefined : SavedSchema.safeParse(stored);
+    if (parsed && !parsed.success)
+      warn('The saved Observability settings are not valid; export stays off until they are saved again.');
+    this.#saved = parsed?.success ? parsed.data : DEFAULTS;
+  }
+
+  /** Applies the saved settings (at start). */
+  async start(): Promise<void> {
+    await this.#apply();
+  }
+
+  view(): ObservabilityView {
+    const envEndpoint = this.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? this.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    const stats = this.telemetry.stats();
+    return {
+      ...this.#saved,
+      ...(envEndpoint ? { environmentEndpoint: envEndpoint } : {}),
+      stats: {
+        exported: stats.exported,
+        dropped: stats.dropped,
+        failed: stats.failed,
+        ...(stats.lastError ? { lastError: stats.lastError } : {}),
+      },
+    };
+  }
+
+  async set(request: ObservabilitySet): Promise<ObservabilityView> {
+    const names = request.headers.map((h) => h.name);
+    for (const header of request.headers)
+      if (header.value !== undefined) await this.secrets.set(headerKey(header.name), new SecretValue(header.value));
+    for (const gone of this.#saved.headers.filter((name) => !names.includes(name)))
+      await this.secrets.delete(headerKey(gone));
+    const next: Saved = {
+      enabled: request.enabled,
+      protocol: request.protocol,
+      endpoint: request.endpoint,
+      serviceName: request.serviceName,
+      sampleRatio: request.sampleRatio,
+      headers: names,
+      exportPayloads: request.exportPayloads,
+      viewerUrl: request.viewerUrl,
+    };
+    this.config.set(SETTINGS_KEY, next);
+    this.#saved = next;
+    await this.#apply();
+    return this.view();
+  }
+
+  /** Sends one span to the saved collector (even while export is off) and says what it answered. */
+  async test(): Promise<TestSpanAnswer> {
+    return this.telemetry.testSpan(await this.#exportConfig());
+  }
+
+  /** The exported trace id of a MiniHarness trace and, with a viewer URL set, the link to it. */
+  traceLink(traceId: string): { externalTraceId?: string; url?: string } {
+    const external = this.telemetry.externalTraceId(traceId);
+    if (!external) return {};
+    const viewer = this.#saved.viewerUrl;
+    return {
+      externalTraceId: external,
+      ...(viewer
+        ? { url: viewer.includes('{traceId}') ? viewer.replace('{traceId}', external) : `${viewer}${external}` }
+        : {}),
+    };
+  }
+
+  async #apply(): Promise<void> {
+    if (!this.#saved.enabled) return this.telemetry.configure(undefined);
+    const config = await this.#exportConfig();
+    await this.telemetry.configure({ ...config, exportPayloads: this.#saved.exportPayloads });
+  }
+
+  async #exportConfig(): Promise<ExportConfig> {
+    const headers: Record<string, string> = {};
+    for (const name of this.#saved.headers) {
+      const value = await this.secrets.get(headerKey(name));
+      if (value) headers[name] = value.reveal();
+    }
+    const envProtocol = this.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? this.env.OTEL_EXPORTER_OTLP_PROTOCOL;
+    const protocol: OtlpProtocol =
+      envProtocol === 'http/json' || envProtocol === 'http/protobuf' ? envProtocol : this.#saved.protocol;
+    return {
+      protocol,
+      url: tracesUrl(this.#saved.endpoint),
+      headers,
+      serviceName: this.#saved.serviceName,
+      serviceVersion: this.version,
+      sampleRatio: this.#saved.sampleRatio,
+    };
+  }
+}
+
+/** The traces URL of an endpoint as people write it: a base (…:4318) gets `/v1/traces`, a full one is kept. */
+function tracesUrl(endpoint: string): string | undefined {
+  if (!endpoint) return undefined;
+  return /\/v1\/traces\/?$/.test(endpoint) ? endpoint : `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+}

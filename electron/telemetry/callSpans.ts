@@ -1,0 +1,278 @@
+/**
+ * Each recorded tool call as a span (a `TraceObserver` on the app's Tracer, tracing/tracer.ts).
+ *
+ * A call to a server is an MCP client span, `tools/call {tool}` (kind CLIENT), with the MCP
+ * conventions' attributes; a built-in (local) tool's call is an `execute_tool {tool}` span
+ * (kind INTERNAL). Either carries MiniHarness's decision under `miniharness.*` (attributes.ts):
+ * the permission decision and its rule, who let it run and how long the person took, replay vs
+ * execution, the checkpoint key, the task id. Everything comes from the trace's events as stored,
+ * so it went through the same redaction as the Traces view. The span's parent is the work it runs
+ * under (a gateway request, an agent run: context.ts), else it starts a trace of its own.
+ *
+ * Off the call path: when the trace starts only the span's ids are chosen (so the server can be
+ * given its `traceparent` at once) and the sampling decided; the events fill a plain record. The
+ * SDK span is made, filled and ended after the call returned (setImmediate, a batch at a time),
+ * with the trace's own times and the ids chosen at the start (presetIds.ts). A backlog beyond
+ * MAX_BACKLOG is dropped and counted.
+ */
+import type { Attributes, Context, Tracer } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, TraceFlags, trace as traceApi } from '@opentelemetry/api';
+import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
+import type { TraceEvent, TraceSummary } from '../../shared/traces.js';
+import type { ObservedTrace, TraceObserver } from '../tracing/tracer.js';
+import * as A from './attributes.js';
+import { currentContext, propagationOf } from './context.js';
+import type { PresetIds } from './presetIds.js';
+
+/** What the client span says of the server behind a call (its connection), when known. */
+export interface ServerDescription {
+  protocolVersion?: string | undefined;
+  /** `pipe` for stdio, `tcp` for HTTP (the conventions' values). */
+  transport?: 'pipe' | 'tcp' | undefined;
+  address?: string | undefined;
+  port?: number | undefined;
+  sessionId?: string | undefined;
+}
+
+export interface CallSpanOptions {
+  tracer: Tracer;
+  /** The provider's id generator, so a span made later keeps the ids its call was given. */
+  ids: PresetIds;
+  /** The share of new traces kept (the provider's root sampler decides the same from the same trace id). */
+  sampleRatio: number;
+  /** The server's connection as the client span describes it. */
+  describeServer: (serverId: string) => ServerDescription | undefined;
+  /** The id of built-in tools (`local`): their calls run in-process, no MCP request. */
+  localServerId: string;
+  /** Told each call's exported trace id (the Traces view links to it). */
+  linked?: (traceId: string, externalTraceId: string) => void;
+  /** Told of spans dropped because the backlog was full. */
+  dropped?: (count: number) => void;
+  /**
+   * Opt-in: the call's arguments and result (redacted, size-capped) for `gen_ai.tool.call.*`.
+   * Read when the span is made, after the call returned; undefined when the person did not turn it on.
+   */
+  payloads?: ((trace: TraceSummary) => { arguments?: string; result?: string } | undefined) | undefined;
+}
+
+/**
+ * Hooks for the work built beside this (sandbox violations, pinning changes): a function that
+ * adds attributes to a call's span when it is made (after the call). Registered with `CallSpans.addHook`.
+ */
+export type CallSpanHook = (trace: TraceSummary) => Attributes | undefined;
+
+/** Ended calls waiting for their span; more are dropped (counted). */
+const MAX_BACKLOG = 4096;
+
+export class CallSpans implements TraceObserver {
+  readonly #hooks: CallSpanHook[] = [];
+  readonly #sampler: TraceIdRatioBasedSampler;
+  #backlog: ObservedCall[] = [];
+  #scheduled = false;
+
+  constructor(private readonly options: CallSpanOptions) {
+    this.#sampler = new TraceIdRatioBasedSampler(options.sampleRatio);
+  }
+
+  /** Adds a hook (see CallSpanHook); e.g. the sandbox sets `miniharness.sandbox.violations`. */
+  addHook(hook: CallSpanHook): void {
+    this.#hooks.push(hook);
+  }
+
+  started(trace: TraceSummary): ObservedTrace {
+    const parent = currentContext();
+    const parentSpan = traceApi.getSpanContext(parent);
+    const ids = this.options.ids;
+    const traceId = parentSpan && traceApi.isSpanContextValid(parentSpan) ? parentSpan.traceId : ids.newTraceId();
+    const sampled =
+      parentSpan && traceApi.isSpanContextValid(parentSpan)
+        ? (parentSpan.traceFlags & TraceFlags.SAMPLED) !== 0
+        : this.#sampler.shouldSample(parent, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
+    const call = new ObservedCall(this, trace, parent, traceId, ids.newSpanId(), sampled);
+    if (sampled) this.options.linked?.(trace.traceId, traceId);
+    return call;
+  }
+
+  /** An ended call: its span is made after the call returned. */
+  enqueue(call: ObservedCall): void {
+    if (this.#backlog.length >= MAX_BACKLOG) {
+      this.options.dropped?.(1);
+      return;
+    }
+    this.#backlog.push(call);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.drain());
+  }
+
+  /** Makes the spans of every ended call now (each batch after the calls; at once before a flush). */
+  drain(): void {
+    this.#scheduled = false;
+    const batch = this.#backlog;
+    this.#backlog = [];
+    for (const ended of batch) this.#make(ended);
+  }
+
+  #make(call: ObservedCall): void {
+    const { trace, attributes } = call;
+    const local = trace.serverId === this.options.localServerId;
+    if (!local) {
+      attributes[A.MCP_METHOD_NAME] = 'tools/call';
+      describe(attributes, this.options.describeServer(trace.serverId));
+    }
+    const ended = call.ended ?? trace;
+    for (const hook of this.#hooks) {
+      try {
+        Object.assign(attributes, hook(ended));
+      } catch {
+        // a hook's failure never changes the rest of the span
+      }
+    }
+    if (this.options.payloads) {
+      try {
+        const found = this.options.payloads(ended);
+        if (found?.arguments !== undefined) attributes[A.GEN_AI_TOOL_CALL_ARGUMENTS] = found.arguments;
+        if (found?.result !== undefined) attributes[A.GEN_AI_TOOL_CALL_RESULT] = found.result;
+      } catch {
+        // the payload is optional; the span goes without it
+      }
+    }
+    const span = this.options.ids.with(call.traceId, call.spanId, () =>
+      this.options.tracer.startSpan(
+        local ? `execute_tool ${trace.toolName}` : `tools/call ${trace.toolName}`,
+        { kind: local ? SpanKind.INTERNAL : SpanKind.CLIENT, startTime: trace.startedAt, attributes },
+        call.parent,
+      ),
+    );
+    for (const event of call.events) span.addEvent(event.name, event.attributes, event.at);
+    const errorType = attributes[A.ATTR_ERROR_TYPE];
+    if (errorType !== undefined)
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(ended.error ? { message: ended.error.message } : {}) });
+    span.end(ended.endedAt ?? Date.now());
+  }
+}
+
+function describe(attributes: Attributes, server: ServerDescription | undefined): void {
+  if (!server) return;
+  if (server.protocolVersion) attributes[A.MCP_PROTOCOL_VERSION] = server.protocolVersion;
+  if (server.transport) attributes[A.ATTR_NETWORK_TRANSPORT] = server.transport;
+  if (server.address) attributes[A.ATTR_SERVER_ADDRESS] = server.address;
+  if (server.port !== undefined) attributes[A.ATTR_SERVER_PORT] = server.port;
+  if (server.sessionId) attributes[A.MCP_SESSION_ID] = server.sessionId;
+}
+
+/** One call while it runs: the ids chosen at its start and the attributes its events set. */
+class ObservedCall implements ObservedTrace {
+  readonly attributes: Attributes;
+  readonly events: Array<{ name: string; attributes: Attributes; at: number }> = [];
+  ended: TraceSummary | undefined;
+  #propagation: Record<string, string> | undefined;
+  #attempts = 0;
+  #toolError = false;
+
+  constructor(
+    private readonly owner: CallSpans,
+    readonly trace: TraceSummary,
+    readonly parent: Context,
+    readonly traceId: string,
+    readonly spanId: string,
+    private readonly sampled: boolean,
+  ) {
+    this.attributes = {
+      [A.GEN_AI_OPERATION_NAME]: 'execute_tool',
+      [A.GEN_AI_TOOL_NAME]: trace.toolName,
+      [A.MH_SERVER_ID]: trace.serverId,
+      [A.MH_CHECKPOINT_SESSION]: trace.sessionId,
+      [A.MH_CHECKPOINT_CALL]: trace.callId,
+      [A.MH_TRACE_ID]: trace.traceId,
+      [A.MH_CALLER]: trace.userId,
+    };
+  }
+
+  /** The W3C context of this call's span (made later with these ids): `traceparent`, and the parent's `tracestate`. */
+  get propagation(): Readonly<Record<string, string>> {
+    const traceState = traceApi.getSpanContext(this.parent)?.traceState;
+    return (this.#propagation ??= propagationOf(
+      traceApi.wrapSpanContext({
+        traceId: this.traceId,
+        spanId: this.spanId,
+        traceFlags: this.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+        ...(traceState ? { traceState } : {}),
+      }),
+    ));
+  }
+
+  event(event: TraceEvent): void {
+    if (!this.sampled) return;
+    const data = event.data as Record<string, unknown>;
+    const set = (key: string, value: unknown): void => {
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+        this.attributes[key] = value;
+    };
+    switch (event.type) {
+      case 'decision':
+        // The first decision is the rules'; a later one says what let an ASK through (a session grant).
+        if (data.kind === 'session-grant') set(A.MH_APPROVAL_BY, 'session-grant');
+        else if (data.kind !== 'warning') {
+          set(A.MH_PERMISSION_DECISION, data.outcome);
+          set(A.MH_PERMISSION_KIND, data.kind);
+          set(A.MH_PERMISSION_RULE_ID, data.ruleId);
+          if (data.outcome === 'allow') set(A.MH_APPROVAL_BY, 'rule');
+        }
+        return;
+      case 'approval_answered':
+        set(A.MH_APPROVAL_BY, 'person');
+        set(A.MH_APPROVAL_ANSWER, data.answeredBy);
+        set(A.MH_APPROVAL_WAIT_MS, data.waitedMs);
+        if (data.timedOut === true) set(A.MH_APPROVAL_TIMED_OUT, true);
+        this.events.push({
+          name: 'miniharness.approval',
+          attributes: { answer: String(data.answeredBy ?? '') },
+          at: event.at,
+        });
+        return;
+      case 'claim':
+        set(A.MH_CHECKPOINT_CLAIM, data.outcome);
+        return;
+      case 'attempt_started':
+        this.#attempts = Math.max(this.#attempts, data.attempt as number);
+        return;
+      case 'task':
+        set(A.MH_TASK_ID, data.taskId);
+        return;
+      case 'completed':
+        this.#toolError = data.isError === true;
+        return;
+      default:
+        return;
+    }
+  }
+
+  finished(trace: TraceSummary): void {
+    if (!this.sampled) return;
+    const attributes = this.attributes;
+    attributes[A.MH_CALL_OUTCOME] = trace.status;
+    attributes[A.MH_CALL_EXECUTION] =
+      trace.status === 'replayed' ? 'replay' : this.#attempts > 0 ? 'execution' : 'none';
+    if (this.#attempts > 0) attributes[A.MH_CALL_ATTEMPTS] = this.#attempts;
+    if (trace.status === 'denied') attributes[A.MH_APPROVAL_BY] = 'nobody';
+    const errorType = errorTypeOf(trace, this.#toolError);
+    if (errorType) attributes[A.ATTR_ERROR_TYPE] = errorType;
+    this.ended = trace;
+    this.owner.enqueue(this);
+  }
+}
+
+/** `error.type`: the error's code, `tool_error` for a result with isError (the conventions), or the outcome. */
+function errorTypeOf(trace: TraceSummary, toolError: boolean): string | undefined {
+  switch (trace.status) {
+    case 'ok':
+      return toolError ? 'tool_error' : undefined;
+    case 'replayed':
+      return undefined;
+    case 'denied':
+      return trace.error?.code ?? 'permission_denied';
+    default:
+      return trace.error?.code ?? trace.status;
+  }
+}

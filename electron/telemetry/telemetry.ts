@@ -1,0 +1,198 @@
+/**
+ * OpenTelemetry export, as the app uses it: on or off (off by default), one export pipeline at a
+ * time (exportPipeline.ts) behind the call spans (callSpans.ts, on the app's Tracer), the
+ * gateway's request spans (requestSpans.ts) and the runs' GenAI spans (runSpans.ts). Turning it
+ * off detaches everything: the call path then pays one `undefined` check per trace.
+ */
+import { SpanKind } from '@opentelemetry/api';
+import { ExportResultCode } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
+import { TracerProvider } from '@opentelemetry/sdk-trace';
+import type { TraceSummary } from '../../shared/traces.js';
+import type { Tracer } from '../tracing/tracer.js';
+import type { CallSpanHook, ServerDescription } from './callSpans.js';
+import { CallSpans } from './callSpans.js';
+import type { ExportConfig, ExportStats } from './exportPipeline.js';
+import { ExportPipeline, createExporter, describeExportError } from './exportPipeline.js';
+import { RequestSpans } from './requestSpans.js';
+import { RunSpans } from './runSpans.js';
+
+export interface TelemetryOptions {
+  /** The app's call tracer: each call trace becomes a span. */
+  tracer: Tracer;
+  localServerId: string;
+  describeServer: (serverId: string) => ServerDescription | undefined;
+  /** The app's redaction of text (URIs on the gateway's spans). */
+  redactText: (text: string) => string;
+  /** A call's stored arguments and result (already redacted), for the opt-in payload attributes. */
+  recorded: (sessionId: string, callId: string) => { args: unknown; result?: unknown } | undefined;
+  /** Redacts a payload the same way traces are. */
+  redact: (value: unknown) => unknown;
+  /** For tests: the exporter to use instead of the OTLP one. */
+  exporterFor?: (config: ExportConfig) => SpanExporter;
+}
+
+export interface TelemetryConfig extends ExportConfig {
+  /** Opt-in: `gen_ai.tool.call.arguments` / `.result`, redacted and capped at `payloadMaxChars`. */
+  exportPayloads: boolean;
+  payloadMaxChars?: number;
+}
+
+export interface TestSpanAnswer {
+  ok: boolean;
+  /** What the collector answered, in words (status and a short body; never a header value). */
+  message: string;
+  traceId: string;
+}
+
+const DEFAULT_PAYLOAD_MAX_CHARS = 4096;
+const TEST_SPAN_TIMEOUT_MS = 2000;
+/** How many MiniHarness trace ids keep their exported trace id (the Traces view's link). */
+const MAX_LINKS = 5000;
+
+export class Telemetry {
+  readonly requests: RequestSpans;
+  readonly runs: RunSpans;
+  #pipeline: ExportPipeline | undefined;
+  #calls: CallSpans | undefined;
+  readonly #hooks: CallSpanHook[] = [];
+  /** MiniHarness trace id → the exported trace id (the Traces view shows it and links to the viewer). */
+  readonly #links = new Map<string, string>();
+  /** Counters of the pipelines replaced since start (the Settings view shows the sum). */
+  readonly #retired: ExportStats[] = [];
+
+  constructor(private readonly options: TelemetryOptions) {
+    this.requests = new RequestSpans(() => this.#pipeline?.tracer, options.redactText);
+    this.runs = new RunSpans(() => this.#pipeline?.tracer);
+  }
+
+  get enabled(): boolean {
+    return this.#pipeline !== undefined;
+  }
+
+  /** Adds a hook to every call span (sandbox violations, pinning changes: see attributes.ts). */
+  addCallSpanHook(hook: CallSpanHook): void {
+    this.#hooks.push(hook);
+    this.#calls?.addHook(hook);
+  }
+
+  /** Starts exporting with this configuration (replacing the one before), or stops (undefined). */
+  async configure(config: TelemetryConfig | undefined): Promise<void> {
+    const before = this.#pipeline;
+    // Calls that ended under the old settings go out with them.
+    this.#calls?.drain();
+    this.#pipeline = undefined;
+    this.#calls = undefined;
+    this.options.tracer.observer = undefined;
+    if (before) {
+      // Its counters stay live (an export in flight still settles) and are summed; its shutdown is not waited
+      // for — a hung collector would otherwise hold up the Settings change until the export's timeout.
+      this.#retired.push(before.stats);
+      void before.shutdown().catch(() => undefined);
+    }
+    if (!config) return;
+    const pipeline = new ExportPipeline(config, this.options.exporterFor?.(config) ?? createExporter(config));
+    const calls = new CallSpans({
+      tracer: pipeline.tracer,
+      ids: pipeline.ids,
+      sampleRatio: config.sampleRatio,
+      dropped: (count) => void (pipeline.stats.dropped += count),
+      describeServer: this.options.describeServer,
+      localServerId: this.options.localServerId,
+      linked: (traceId, external) => this.#link(traceId, external),
+      payloads: config.exportPayloads
+        ? (trace) => this.#payloads(trace, config.payloadMaxChars ?? DEFAULT_PAYLOAD_MAX_CHARS)
+        : undefined,
+    });
+    for (const hook of this.#hooks) calls.addHook(hook);
+    this.#pipeline = pipeline;
+    this.#calls = calls;
+    this.options.tracer.observer = calls;
+  }
+
+  /** The counters since the app started (every configuration's). */
+  stats(): ExportStats {
+    const all = [...this.#retired, ...(this.#pipeline ? [this.#pipeline.stats] : [])];
+    const sum = (key: 'exported' | 'dropped' | 'failed'): number => all.reduce((n, stats) => n + stats[key], 0);
+    return {
+      exported: sum('exported'),
+      dropped: sum('dropped'),
+      failed: sum('failed'),
+      lastError: all.findLast((stats) => stats.lastError !== undefined)?.lastError,
+    };
+  }
+
+  /** The exported trace id of a MiniHarness trace, while it is remembered. */
+  externalTraceId(traceId: string): string | undefined {
+    return this.#links.get(traceId);
+  }
+
+  /** Exports what is queued now (tests; closing). */
+  async flush(): Promise<void> {
+    this.#calls?.drain();
+    // A failed export is already counted; flushing never throws.
+    await this.#pipeline?.flush().catch(() => undefined);
+  }
+
+  /** Stops exporting; what is queued is sent first (bounded by the export timeout). */
+  async close(): Promise<void> {
+    const last = this.#pipeline;
+    await this.configure(undefined);
+    await last?.shutdown().catch(() => undefined);
+  }
+
+  /** Sends one span straight to the collector of `config` and says what it answered. */
+  async testSpan(config: ExportConfig): Promise<TestSpanAnswer> {
+    // The person waits for this answer: a collector that is away or hangs is reported within a few seconds.
+    const quick = { ...config, exportTimeoutMs: TEST_SPAN_TIMEOUT_MS };
+    const exporter = this.options.exporterFor?.(quick) ?? createExporter(quick);
+    let ended: ReadableSpan | undefined;
+    const capture: SpanProcessor = {
+      onStart: () => undefined,
+      onEnd: (span) => void (ended = span),
+      forceFlush: () => Promise.resolve(),
+      shutdown: () => Promise.resolve(),
+    };
+    const provider = new TracerProvider({ spanProcessors: [capture] });
+    const span = provider.getTracer('miniharness').startSpan('miniharness test span', { kind: SpanKind.INTERNAL });
+    span.setAttribute('miniharness.test', true);
+    const traceId = span.spanContext().traceId;
+    span.end();
+    const sent = ended;
+    try {
+      if (!sent) return { ok: false, message: 'The test span could not be made.', traceId };
+      const result = await new Promise<{ code: ExportResultCode; error?: Error }>((resolve) =>
+        exporter.export([sent], resolve),
+      );
+      if (result.code === ExportResultCode.SUCCESS)
+        return { ok: true, message: `The collector accepted the test span (trace ${traceId}).`, traceId };
+      return {
+        ok: false,
+        message: `The collector did not take the test span: ${describeExportError(result.error)}.`,
+        traceId,
+      };
+    } finally {
+      await exporter.shutdown().catch(() => undefined);
+      await provider.shutdown().catch(() => undefined);
+    }
+  }
+
+  #link(traceId: string, external: string): void {
+    this.#links.set(traceId, external);
+    // Oldest first (insertion order): the map stays bounded.
+    if (this.#links.size > MAX_LINKS) this.#links.delete(this.#links.keys().next().value as string);
+  }
+
+  #payloads(trace: TraceSummary, maxChars: number): { arguments?: string; result?: string } | undefined {
+    const record = this.options.recorded(trace.sessionId, trace.callId);
+    if (!record) return undefined;
+    const cap = (value: unknown): string => {
+      const text = JSON.stringify(this.options.redact(value)) ?? 'null';
+      return text.length > maxChars ? `${text.slice(0, maxChars)}…(truncated)` : text;
+    };
+    return {
+      arguments: cap(record.args),
+      ...(record.result !== undefined ? { result: cap(record.result) } : {}),
+    };
+  }
+}

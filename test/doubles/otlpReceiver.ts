@@ -1,0 +1,176 @@
+/**
+ * A loopback OTLP/HTTP trace receiver (a collector stand-in): decodes what the exporters send —
+ * OTLP/JSON, and OTLP/protobuf with the opentelemetry-proto trace definitions (the subset below,
+ * field numbers as in opentelemetry/proto/trace/v1/trace.proto and common/v1/common.proto) read by
+ * protobufjs — into flat spans a test can check. It can answer 500, or hang, on demand.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import protobuf from 'protobufjs';
+
+const PROTO = `
+syntax = "proto3";
+package otlp;
+message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
+message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
+message Resource { repeated KeyValue attributes = 1; }
+message ScopeSpans { repeated Span spans = 2; }
+message Span {
+  bytes trace_id = 1; bytes span_id = 2; string trace_state = 3; bytes parent_span_id = 4;
+  string name = 5; int32 kind = 6; fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8;
+  repeated KeyValue attributes = 9; repeated Event events = 11; Status status = 15;
+}
+message Event { fixed64 time_unix_nano = 1; string name = 2; repeated KeyValue attributes = 3; }
+message Status { string message = 2; int32 code = 3; }
+message KeyValue { string key = 1; AnyValue value = 2; }
+message AnyValue {
+  oneof value { string string_value = 1; bool bool_value = 2; int64 int_value = 3; double double_value = 4; ArrayValue array_value = 5; }
+}
+message ArrayValue { repeated AnyValue values = 1; }
+`;
+const Request = protobuf.parse(PROTO, { keepCase: false }).root.lookupType('otlp.ExportTraceServiceRequest');
+
+/** A span as received, flattened. Kind: 1 internal, 2 server, 3 client (OTLP's numbering). */
+export interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | undefined;
+  name: string;
+  kind: number;
+  attributes: Record<string, unknown>;
+  events: Array<{ name: string; attributes: Record<string, unknown> }>;
+  status: { code: number; message?: string };
+  resource: Record<string, unknown>;
+  /** Which encoding it came in. */
+  encoding: 'json' | 'protobuf';
+}
+
+type Mode = 'ok' | 'error500' | 'hang';
+
+export class OtlpReceiver {
+  readonly spans: ReceivedSpan[] = [];
+  /** Each request's headers (a test checks the configured headers arrive). */
+  readonly requests: Array<{ headers: IncomingMessage['headers']; contentType: string }> = [];
+  mode: Mode = 'ok';
+  readonly #waiters: Array<() => void> = [];
+  readonly #hanging: ServerResponse[] = [];
+
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<OtlpReceiver> {
+    const server = createServer();
+    const receiver = new OtlpReceiver(server);
+    server.on('request', (req, res) => void receiver.#handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return receiver;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1/traces`;
+  }
+
+  /** Resolves once a span matching `predicate` arrived (event-driven, no polling). */
+  waitFor(predicate: (span: ReceivedSpan) => boolean): Promise<ReceivedSpan> {
+    return new Promise((resolve) => {
+      const check = (): boolean => {
+        const found = this.spans.find(predicate);
+        if (found) resolve(found);
+        return found !== undefined;
+      };
+      if (check()) return;
+      const waiter = (): void => {
+        if (check()) this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      };
+      this.#waiters.push(waiter);
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.#hanging.splice(0)) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const contentType = req.headers['content-type'] ?? '';
+    this.requests.push({ headers: req.headers, contentType });
+    if (this.mode === 'hang') {
+      this.#hanging.push(res);
+      return;
+    }
+    if (this.mode === 'error500') {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('collector exploded');
+      return;
+    }
+    const json = contentType.includes('json');
+    const decoded = json
+      ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>)
+      : (Request.toObject(Request.decode(body), { longs: String, bytes: String, defaults: false }) as Record<
+          string,
+          unknown
+        >);
+    this.spans.push(...flatten(decoded, json ? 'json' : 'protobuf'));
+    res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : '');
+    for (const waiter of [...this.#waiters]) waiter();
+  }
+}
+
+type Obj = Record<string, unknown>;
+
+function flatten(request: Obj, encoding: 'json' | 'protobuf'): ReceivedSpan[] {
+  const id = (value: unknown): string =>
+    typeof value !== 'string' || value === ''
+      ? ''
+      : encoding === 'json'
+        ? value
+        : Buffer.from(value, 'base64').toString('hex');
+  const out: ReceivedSpan[] = [];
+  for (const rs of (request.resourceSpans as Obj[] | undefined) ?? []) {
+    const resource = attributes((rs.resource as Obj | undefined)?.attributes);
+    for (const ss of (rs.scopeSpans as Obj[] | undefined) ?? []) {
+      for (const span of (ss.spans as Obj[] | undefined) ?? []) {
+        const parent = id(span.parentSpanId);
+        const status = (span.status as Obj | undefined) ?? {};
+        out.push({
+          traceId: id(span.traceId),
+          spanId: id(span.spanId),
+          parentSpanId: parent === '' ? undefined : parent,
+          name: span.name as string,
+          kind: Number(span.kind ?? 0),
+          attributes: attributes(span.attributes),
+          events: ((span.events as Obj[] | undefined) ?? []).map((e) => ({
+            name: e.name as string,
+            attributes: attributes(e.attributes),
+          })),
+          status: {
+            code: Number(status.code ?? 0),
+            ...(typeof status.message === 'string' ? { message: status.message } : {}),
+          },
+          resource,
+          encoding,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+function attributes(list: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const kv of (list as Obj[] | undefined) ?? []) out[kv.key as string] = anyValue(kv.value as Obj | undefined);
+  return out;
+}
+
+function anyValue(value: Obj | undefined): unknown {
+  if (!value) return undefined;
+  if ('stringValue' in value) return value.stringValue;
+  if ('boolValue' in value) return value.boolValue;
+  if ('intValue' in value) return Number(value.intValue);
+  if ('doubleValue' in value) return value.doubleValue;
+  if ('arrayValue' in value) return ((value.arrayValue as Obj).values as Obj[] | undefined)?.map(anyValue) ?? [];
+  return undefined;
+}
