@@ -148,6 +148,9 @@ export class ServerService {
     // The identity is the app's, never the form's: kept on update, new on create.
     const config: ServerConfig = {
       ...parsed.data,
+      // Where a catalog install came from is the app's record, not a form field: an edit that does
+      // not send one keeps it (a catalog update sends the new one).
+      ...(request.mode === 'update' && !parsed.data.catalog && previous?.catalog ? { catalog: previous.catalog } : {}),
       uid: (request.mode === 'update' ? previous?.uid : undefined) ?? randomUUID(),
     };
 
