@@ -19,6 +19,7 @@ import * as gatewayErrors from '../../electron/gateway/errors.js';
 import { ModelError } from '../../electron/models/errors.js';
 import { RunNotResumableError } from '../../electron/runs/errors.js';
 import { AppsError } from '../../electron/apps/errors.js';
+import { CatalogError } from '../../electron/catalog/errors.js';
 import * as mcpErrors from '../../electron/mcp/errors.js';
 import { MCPFeatureNotOfferedError } from '../../electron/mcp/features/errors.js';
 import * as oauthErrors from '../../electron/mcp/oauth/errors.js';
@@ -107,6 +108,7 @@ const INSTANCES: Record<string, Error> = {
   MigrationListError: new storageErrors.MigrationListError('gap'),
   InvalidCursorError: new storageErrors.InvalidCursorError(),
   InvalidQueryError: new storageErrors.InvalidQueryError('bad'),
+  CatalogError: new CatalogError('registry_pagination_loop', 'The registry sent the same page twice.'),
   DatabaseUnreachableError: new storageErrors.DatabaseUnreachableError('postgres://h:5432/db', 'ECONNREFUSED'),
   DatabaseRefusedError: new storageErrors.DatabaseRefusedError('record a tool call', '25006'),
   TraceEventInvalidError: new tracingErrors.TraceEventInvalidError('x', 'bad'),
