@@ -28,7 +28,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../storage/clock.js';
 import { nowMs } from '../storage/clock.js';
-import { addRangeAndCursor, checkTimeRange, keysetPage, pageSize } from '../storage/paging.js';
+import { keysetPage } from '../storage/paging.js';
 import type { PgPool } from '../storage/postgres/pool.js';
 import { openPostgres, toStorageError } from '../storage/postgres/pool.js';
 import { CheckpointLeaseLostError, CheckpointNotFoundError, CheckpointNotResolvableError } from './errors.js';
@@ -44,6 +44,7 @@ import {
   budgetPage,
   checkClaimInput,
   failureParams,
+  historyFilter,
   leaseLostReason,
   resultJson,
   toEntry,
@@ -298,35 +299,8 @@ export class PostgresCheckpointStore implements CheckpointStorage {
   }
 
   #historySql(query: HistoryQuery): { sql: string; params: Record<string, unknown>; limit: number } {
-    const limit = pageSize(query.limit);
-    checkTimeRange(query.from, query.to);
-    const where: string[] = [];
-    const params: Record<string, unknown> = {
-      fetch: limit + 1,
-      inlineBytes: this.#inlineBytes,
-      previewChars: this.#previewChars,
-    };
-    if (query.sessionId !== undefined) {
-      where.push('session_id = @sessionId');
-      params.sessionId = query.sessionId;
-    }
-    if (query.status === 'tool_error' || query.status === 'completed') {
-      where.push(`status = 'completed'`, `is_error = ${query.status === 'tool_error' ? 1 : 0}`);
-    } else if (query.status === 'cancelled' || query.status === 'started') {
-      where.push(`status = 'started'`, `${query.status === 'cancelled' ? '' : 'NOT '}${CANCELLED_FAILURE}`);
-    } else if (query.status !== undefined) {
-      where.push('status = @status');
-      params.status = query.status;
-    }
-    if (query.toolName !== undefined) {
-      where.push('tool_name = @toolName');
-      params.toolName = query.toolName;
-    }
-    if (query.userId !== undefined) {
-      where.push('user_id = @userId');
-      params.userId = query.userId;
-    }
-    addRangeAndCursor(query, 'updated_at', where, params);
+    const params: Record<string, unknown> = { inlineBytes: this.#inlineBytes, previewChars: this.#previewChars };
+    const { where, limit } = historyFilter(query, CANCELLED_FAILURE, params);
     const sql =
       `SELECT ${PREVIEW_COLUMNS} FROM checkpoints` +
       (where.length ? ` WHERE ${where.join(' AND ')}` : '') +

@@ -19,7 +19,9 @@ import type {
   ClaimResult,
   FailureInfo,
   HistoryEntry,
+  HistoryQuery,
 } from './types.js';
+import { addRangeAndCursor, checkTimeRange, pageSize } from '../storage/paging.js';
 
 export const HISTORY_INLINE_BYTES = 4 * 1024;
 export const HISTORY_PREVIEW_CHARS = 1024;
@@ -251,4 +253,43 @@ export function budgetPage<R extends PreviewRow>(
   }
   const cut = count < Math.min(limit, rows.length);
   return cut ? { rows: rows.slice(0, count + 1), limit: count } : { rows, limit };
+}
+
+/**
+ * A History page's WHERE clauses and named parameters, the same for both stores; `cancelledFailure`
+ * is the store's own SQL test of "the recorded failure is a cancellation" (its JSON functions differ).
+ */
+export function historyFilter(
+  query: HistoryQuery,
+  cancelledFailure: string,
+  params: Record<string, unknown>,
+): { where: string[]; limit: number } {
+  const limit = pageSize(query.limit);
+  checkTimeRange(query.from, query.to);
+  const where: string[] = [];
+  params.fetch = limit + 1;
+  if (query.sessionId !== undefined) {
+    where.push('session_id = @sessionId');
+    params.sessionId = query.sessionId;
+  }
+  if (query.status === 'tool_error' || query.status === 'completed') {
+    // A tool error is a completed call whose stored result says isError (kept in is_error), tested in SQL so paging stays exact.
+    where.push(`status = 'completed'`, `is_error = ${query.status === 'tool_error' ? 1 : 0}`);
+  } else if (query.status === 'cancelled' || query.status === 'started') {
+    // A cancelled call is a started record whose recorded failure is a cancellation (the record status in core/views.ts).
+    where.push(`status = 'started'`, `${query.status === 'cancelled' ? '' : 'NOT '}${cancelledFailure}`);
+  } else if (query.status !== undefined) {
+    where.push('status = @status');
+    params.status = query.status;
+  }
+  if (query.toolName !== undefined) {
+    where.push('tool_name = @toolName');
+    params.toolName = query.toolName;
+  }
+  if (query.userId !== undefined) {
+    where.push('user_id = @userId');
+    params.userId = query.userId;
+  }
+  addRangeAndCursor(query, 'updated_at', where, params);
+  return { where, limit };
 }

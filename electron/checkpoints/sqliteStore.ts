@@ -25,7 +25,7 @@ import { nowMs, systemClock } from '../storage/clock.js';
 import type { GroupCommit } from '../storage/groupCommit.js';
 import { groupCommitFor } from '../storage/groupCommit.js';
 import { requireMigrations } from '../storage/migrate.js';
-import { addRangeAndCursor, checkTimeRange, explainQueryPlan, keysetPage, pageSize } from '../storage/paging.js';
+import { explainQueryPlan, keysetPage } from '../storage/paging.js';
 import { CheckpointLeaseLostError, CheckpointNotFoundError, CheckpointNotResolvableError } from './errors.js';
 import { LeaseKeeper } from './leaseKeeper.js';
 import type { PreviewRow, Row } from './records.js';
@@ -37,6 +37,7 @@ import {
   budgetPage,
   checkClaimInput,
   failureParams,
+  historyFilter,
   leaseLostReason,
   resultJson,
   toEntry,
@@ -382,37 +383,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   #historySql(query: HistoryQuery): { sql: string; params: Record<string, unknown>; limit: number } {
-    const limit = pageSize(query.limit);
-    checkTimeRange(query.from, query.to);
-    const where: string[] = [];
-    const params: Record<string, unknown> = {
-      fetch: limit + 1,
-      inlineBytes: this.#inlineBytes,
-      previewChars: this.#previewChars,
-    };
-    if (query.sessionId !== undefined) {
-      where.push('session_id = @sessionId');
-      params.sessionId = query.sessionId;
-    }
-    if (query.status === 'tool_error' || query.status === 'completed') {
-      // A tool error is a completed call whose stored result says isError (kept in is_error), tested in SQL so paging stays exact.
-      where.push(`status = 'completed'`, `is_error = ${query.status === 'tool_error' ? 1 : 0}`);
-    } else if (query.status === 'cancelled' || query.status === 'started') {
-      // A cancelled call is a started record whose recorded failure is a cancellation (the record status in core/views.ts).
-      where.push(`status = 'started'`, `${query.status === 'cancelled' ? '' : 'NOT '}${CANCELLED_FAILURE}`);
-    } else if (query.status !== undefined) {
-      where.push('status = @status');
-      params.status = query.status;
-    }
-    if (query.toolName !== undefined) {
-      where.push('tool_name = @toolName');
-      params.toolName = query.toolName;
-    }
-    if (query.userId !== undefined) {
-      where.push('user_id = @userId');
-      params.userId = query.userId;
-    }
-    addRangeAndCursor(query, 'updated_at', where, params);
+    const params: Record<string, unknown> = { inlineBytes: this.#inlineBytes, previewChars: this.#previewChars };
+    const { where, limit } = historyFilter(query, CANCELLED_FAILURE, params);
     // The History view always pages one session: one range of the session index, whose entries
     // carry status, is_error and tool_name, so the other filters never read a row they reject.
     // Across sessions (the API allows it) there is no index by time: the table is read and sorted.
