@@ -15,7 +15,7 @@ import { expect, test } from '@playwright/test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectAgent } from '../gateway/support.js';
-import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
+import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, sandboxWritingTo } from '../helpers/fixtures.js';
 import { Bridge } from './support/bridge.js';
 import { hostPerTest } from './support/hostPerTest.js';
 import { startWebHost } from './support/webHost.js';
@@ -67,6 +67,8 @@ test.describe('a tool that changes after "Always allow"', () => {
         // Trusted: the read-only rug_pull switch runs without asking; weather (not read-only) asks.
         trusted: true,
         env: { FIXTURE_TOOLS: 'rug_pull', FIXTURE_RUG_STATE: join(ctx.scratch, 'rug.json') },
+        // Sandboxed like every stdio server: it may write its state file's folder.
+        sandbox: sandboxWritingTo({ FIXTURE_RUG_STATE: join(ctx.scratch, 'rug.json') }),
       },
     });
     await expect
