@@ -260,6 +260,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     options.secrets,
     telemetry,
     options.version,
+    redactor,
     warnings.notice,
   );
   const calls = new CallService(harness, checkpoints, emit, persistentGuiCaller(db));

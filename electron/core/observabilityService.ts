@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { ObservabilitySet, ObservabilityView } from '../../shared/contract/observability.js';
+import type { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { SecretStore } from '../secrets/types.js';
 import { SecretValue } from '../secrets/secretValue.js';
 import type { ConfigStore } from '../storage/configFile.js';
@@ -47,6 +48,8 @@ export class ObservabilityService {
     private readonly secrets: Pick<SecretStore, 'get' | 'set' | 'delete'>,
     private readonly telemetry: Telemetry,
     private readonly version: string,
+    /** The app's redactor: header values join its known secrets, so a collector echoing one never shows it. */
+    private readonly redaction: Pick<SecretRedactor, 'add' | 'redactText'>,
     warn: (message: string) => void,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
@@ -72,7 +75,7 @@ export class ObservabilityService {
         exported: stats.exported,
         dropped: stats.dropped,
         failed: stats.failed,
-        ...(stats.lastError ? { lastError: stats.lastError } : {}),
+        ...(stats.lastError ? { lastError: this.redaction.redactText(stats.lastError) } : {}),
       },
     };
   }
@@ -101,7 +104,9 @@ export class ObservabilityService {
 
   /** Sends one span to the saved collector (even while export is off) and says what it answered. */
   async test(): Promise<TestSpanAnswer> {
-    return this.telemetry.testSpan(await this.#exportConfig());
+    const answer = await this.telemetry.testSpan(await this.#exportConfig());
+    // The collector's answer is quoted: an error body that echoes the request's headers stays redacted.
+    return { ...answer, message: this.redaction.redactText(answer.message) };
   }
 
   /** The exported trace id of a MiniHarness trace and, with a viewer URL set, the link to it. */
@@ -127,7 +132,9 @@ export class ObservabilityService {
     const headers: Record<string, string> = {};
     for (const name of this.#saved.headers) {
       const value = await this.secrets.get(headerKey(name));
-      if (value) headers[name] = value.reveal();
+      if (!value) continue;
+      headers[name] = value.reveal();
+      this.redaction.add(headers[name]);
     }
     const envProtocol = this.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? this.env.OTEL_EXPORTER_OTLP_PROTOCOL;
     const protocol: OtlpProtocol =

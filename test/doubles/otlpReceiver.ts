@@ -103,7 +103,8 @@ export class OtlpReceiver {
       return;
     }
     if (this.mode === 'error500') {
-      res.writeHead(500, { 'content-type': 'text/plain' }).end('collector exploded');
+      // A careless collector quotes the request it refused, headers (an API key among them) included.
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`collector exploded: ${JSON.stringify(req.headers)}`);
       return;
     }
     const json = contentType.includes('json');
