@@ -11,7 +11,6 @@ import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +20,7 @@ import { Bridge } from './support/bridge.js';
 import { hostPerTest } from './support/hostPerTest.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { startWebHost } from './support/webHost.js';
+import { openView, addAgent } from './support/navigation.js';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -34,26 +34,7 @@ function text(result: unknown): string {
   return ((result as CallToolResult).content[0] as { text: string }).text;
 }
 
-async function openView(page: Page, name: string): Promise<void> {
-  await page
-    .getByRole('navigation', { name: 'Main' })
-    .getByRole('button', { name: new RegExp(`^${name}`) })
-    .click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
-}
-
 /** Adds an agent through the dialog; returns the token it shows once. */
-async function addAgent(page: Page, name: string): Promise<string> {
-  await page.getByRole('button', { name: 'Add agent' }).first().click();
-  const form = page.getByRole('dialog', { name: 'Add an agent' });
-  await form.getByLabel('Name').fill(name);
-  await form.getByRole('button', { name: 'Add agent' }).click();
-  const created = page.getByRole('dialog', { name: `Agent “${name}” added` });
-  await expect(created.getByText('Copy the token now: you will not see it again')).toBeVisible();
-  const token = await created.getByLabel('Token').inputValue();
-  expect(token).toMatch(/^mhg_/);
-  return token;
-}
 
 test.describe('an agent through the GUI', () => {
   const ctx = hostPerTest('mh-e2e-agents-');

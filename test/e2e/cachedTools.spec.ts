@@ -17,6 +17,7 @@ import { Bridge } from './support/bridge.js';
 import { serverDetail, serverRow } from './support/serverForm.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
+import { openView } from './support/navigation.js';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -43,14 +44,6 @@ test.afterEach(async () => {
 async function openApp(page: Page, running: WebHostProcess): Promise<void> {
   await page.goto(running.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
-}
-
-async function openView(page: Page, name: string): Promise<void> {
-  await page
-    .getByRole('navigation', { name: 'Main' })
-    .getByRole('button', { name: new RegExp(`^${name}`) })
-    .click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
 async function saveServer(running: WebHostProcess, config: unknown): Promise<void> {

@@ -18,6 +18,7 @@ import type { RegistryDouble } from '../doubles/registry/registryDouble.js';
 import { fixtureDocuments, startRegistryDouble } from '../doubles/registry/registryDouble.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, filesContaining, startWebHost } from './support/webHost.js';
+import { openView } from './support/navigation.js';
 
 // npx downloads the package on the first start: minutes on a slow network, not a margin.
 test.describe.configure({ timeout: 420_000 });
@@ -54,14 +55,6 @@ test.afterEach(async () => {
   host = undefined;
   rmSync(scratch, { recursive: true, force: true });
 });
-
-async function openView(page: Page, name: string): Promise<void> {
-  await page
-    .getByRole('navigation', { name: 'Main' })
-    .getByRole('button', { name: new RegExp(`^${name}`) })
-    .click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
-}
 
 function entry(page: Page, name: string) {
   return page.getByRole('list', { name: 'Catalog entries' }).locator(`li[data-entry="${name}"]`);

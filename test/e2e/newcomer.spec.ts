@@ -22,6 +22,7 @@ import { startModernHttp } from '../doubles/servers/eraPeers.js';
 import { BUILT_TASK_FIXTURE, buildTaskFixture, releaseTask, taskEvents } from '../doubles/servers/taskPeer.js';
 import { hostPerTest } from './support/hostPerTest.js';
 import { openAddServer, serverDetail, serverRow } from './support/serverForm.js';
+import { openView } from './support/navigation.js';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -30,14 +31,6 @@ const ctx = hostPerTest('mh-e2e-newcomer-');
 async function openApp(page: Page): Promise<void> {
   await page.goto(ctx.host.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
-}
-
-async function openView(page: Page, name: string): Promise<void> {
-  await page
-    .getByRole('navigation', { name: 'Main' })
-    .getByRole('button', { name: new RegExp(`^${name}`) })
-    .click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
 /** The fixture server (legacy only, v1 SDK) as `id`, connected or failed as its era setting makes it. */

@@ -16,6 +16,7 @@ import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, sandboxWritingTo } from '../helpers/
 import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
+import { openView } from './support/navigation.js';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -75,14 +76,6 @@ function lines(file: string): string[] {
 async function openApp(page: Page): Promise<void> {
   await page.goto(host!.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
-}
-
-async function openView(page: Page, name: string): Promise<void> {
-  await page
-    .getByRole('navigation', { name: 'Main' })
-    .getByRole('button', { name: new RegExp(`^${name}`) })
-    .click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
 async function openTool(page: Page, name: string, serverId = 'fx'): Promise<Locator> {

@@ -17,6 +17,7 @@ import { LoopbackProvider } from '../doubles/providers/loopbackProvider.js';
 import { Bridge } from './support/bridge.js';
 import { hostPerTest } from './support/hostPerTest.js';
 import { startWebHost } from './support/webHost.js';
+import { openView } from './support/navigation.js';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -24,14 +25,6 @@ const KEY = 'sk-e2e-run-key-31415926';
 
 function lines(file: string): string[] {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
-}
-
-async function openView(page: Page, name: string): Promise<void> {
-  await page
-    .getByRole('navigation', { name: 'Main' })
-    .getByRole('button', { name: new RegExp(`^${name}`) })
-    .click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
 test.describe('an agent run through the GUI', () => {

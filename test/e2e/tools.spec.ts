@@ -21,6 +21,7 @@ import { BUILT_STDIO_FIXTURE, PROJECT_ROOT, sandboxWritingTo } from '../helpers/
 import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
+import { openView } from './support/navigation.js';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -98,14 +99,6 @@ async function openApp(page: Page, running: WebHostProcess): Promise<string[]> {
   await page.goto(running.url);
   await expect(page.getByRole('heading', { name: 'Servers', level: 1 })).toBeVisible();
   return violations;
-}
-
-async function openView(page: Page, name: string): Promise<void> {
-  await page
-    .getByRole('navigation', { name: 'Main' })
-    .getByRole('button', { name: new RegExp(`^${name}`) })
-    .click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 }
 
 function toolButton(page: Page, name: string): Locator {
