@@ -14,6 +14,7 @@ import { Gateway } from '../../electron/gateway/gateway.js';
 import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 import { MAX_JSON_DEPTH } from '../../shared/jsonDepth.js';
 import { scratchDir } from '../helpers/fixtures.js';
+import { startEchoGateway } from './echoGateway.js';
 import { rawSocket } from '../helpers/rawSocket.js';
 
 const ENVELOPE = {
@@ -33,25 +34,10 @@ describe('the gateway boundary', () => {
   const calls: unknown[] = [];
 
   beforeAll(async () => {
-    const agents = new AgentStore(openConfConfigStore(join(scratch.dir, 'data')), () => undefined);
-    token = agents.create('Deep sender', { allServers: true, serverIds: [], localTools: false }).token;
-    gateway = new Gateway({
-      agents,
-      catalog: new GatewayCatalog(
-        () => [{ name: 'echo', serverId: 'fx', description: 'echo', inputSchema: { type: 'object' } }] as never,
-      ),
-      calls: {
-        call: (request) => {
-          calls.push(request);
-          return Promise.reject(new Error('no call is expected'));
-        },
-      },
-      describe: (error) => toErrorShape(error),
-      version: '0.0.0-test',
-      stdio: { command: 'miniharness-gateway', args: [] },
-      onChange: () => undefined,
-    });
-    url = new URL((await gateway.start(0)).url);
+    ({ gateway, url, token } = await startEchoGateway(scratch.dir, 'Deep sender', (request) => {
+      calls.push(request);
+      return Promise.reject(new Error('no call is expected'));
+    }));
   });
 
   afterAll(async () => {

@@ -6,16 +6,12 @@
  * with a sentence naming its limit before anything parses or walks it, no call is made, and the
  * gateway keeps serving. Before the bound each of them was served: the call ran (200).
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toErrorShape } from '../../electron/core/errors.js';
-import { AgentStore } from '../../electron/gateway/agentStore.js';
-import { GatewayCatalog } from '../../electron/gateway/catalog.js';
-import { Gateway } from '../../electron/gateway/gateway.js';
+import type { Gateway } from '../../electron/gateway/gateway.js';
 import { MAX_BATCH_MESSAGES, MAX_REQUEST_STATE_CHARS } from '../../electron/gateway/requestBounds.js';
-import { openConfConfigStore } from '../../electron/web/confConfigStore.js';
 import { MAX_JSON_VALUES, MAX_META_KEYS } from '../../shared/jsonBounds.js';
 import { scratchDir } from '../helpers/fixtures.js';
+import { startEchoGateway } from './echoGateway.js';
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -49,29 +45,14 @@ describe('hostile request shapes are refused before anything walks them', () => 
   const calls: unknown[] = [];
 
   beforeAll(async () => {
-    const agents = new AgentStore(openConfConfigStore(join(scratch.dir, 'data')), () => undefined);
-    token = agents.create('Hostile sender', { allServers: true, serverIds: [], localTools: false }).token;
-    gateway = new Gateway({
-      agents,
-      catalog: new GatewayCatalog(
-        () => [{ name: 'echo', serverId: 'fx', description: 'echo', inputSchema: { type: 'object' } }] as never,
-      ),
-      calls: {
-        call: (request) => {
-          calls.push(request);
-          return Promise.resolve({
-            result: { content: [{ type: 'text', text: 'ran' }] },
-            traceId: 'trace',
-            replayed: false,
-          } as never);
-        },
-      },
-      describe: (error) => toErrorShape(error),
-      version: '0.0.0-test',
-      stdio: { command: 'miniharness-gateway', args: [] },
-      onChange: () => undefined,
-    });
-    url = new URL((await gateway.start(0)).url);
+    ({ gateway, url, token } = await startEchoGateway(scratch.dir, 'Hostile sender', (request) => {
+      calls.push(request);
+      return Promise.resolve({
+        result: { content: [{ type: 'text', text: 'ran' }] },
+        traceId: 'trace',
+        replayed: false,
+      } as never);
+    }));
   });
   afterAll(async () => {
     await gateway?.stop();
