@@ -22,7 +22,16 @@ const RegistryUrlSchema = z
     } catch {
       return false;
     }
-  }, 'must be an http(s) URL');
+  }, 'must be an http(s) URL')
+  // The list is kept in the config file and named in every error the registry causes: no credentials in it.
+  .refine((u) => {
+    try {
+      const url = new URL(u);
+      return url.username === '' && url.password === '';
+    } catch {
+      return true;
+    }
+  }, 'must not carry a user name or password');
 
 /** Which of an entry's ways to run it: a package (by index) or a remote (by index). */
 const OptionSchema = z.object({ kind: z.enum(['package', 'remote']), index: z.number().int().min(0).max(49) });
