@@ -58,3 +58,21 @@ export class Child {
     return this.#messages.flatMap((m) => (m.type === 'error' ? [m.message] : []));
   }
 }
+
+/** Children of one script started by a test; `stopAll` kills (SIGKILL) those still running and waits for each to exit. */
+export function childPool(script: string): { start(args: string[]): Child; stopAll(): Promise<void> } {
+  const children: Child[] = [];
+  return {
+    start(args) {
+      const child = new Child(script, args);
+      children.push(child);
+      return child;
+    },
+    async stopAll() {
+      for (const child of children.splice(0)) {
+        if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+        await child.exited;
+      }
+    },
+  };
+}

@@ -13,28 +13,20 @@ import type { Database } from '../../electron/storage/database.js';
 import { openAppDatabase } from '../../electron/core/database.js';
 import { schemaVersion } from '../../electron/storage/migrate.js';
 import { APP_MIGRATIONS } from '../../electron/core/database.js';
-import { Child } from './childProcess.js';
+import { childPool } from './childProcess.js';
 import { CHILD_SCRIPT, childInput, childResult } from './childProtocol.js';
 import { tempDir } from './tempDir.js';
 
 let scratch: ReturnType<typeof tempDir>;
-const children: Child[] = [];
+const children = childPool(CHILD_SCRIPT);
+const start = children.start;
 beforeEach(() => {
   scratch = tempDir('mh-xproc-');
 });
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-    await child.exited;
-  }
+  await children.stopAll();
   scratch.cleanup();
 });
-
-function start(args: string[]): Child {
-  const child = new Child(CHILD_SCRIPT, args);
-  children.push(child);
-  return child;
-}
 
 function allRecords(store: SqliteCheckpointStore, sessionId: string): CheckpointRecord[] {
   const records: CheckpointRecord[] = [];

@@ -17,7 +17,7 @@ import type { PostgresDatabase } from '../../electron/storage/postgres/pool.js';
 import { openPostgres } from '../../electron/storage/postgres/pool.js';
 import type { TestDatabase } from '../storage/postgres.js';
 import { createTestDatabase, describePostgres } from '../storage/postgres.js';
-import { Child } from './childProcess.js';
+import { childPool } from './childProcess.js';
 import { childInput, childResult } from './childProtocol.js';
 import { tempDir } from './tempDir.js';
 
@@ -29,7 +29,8 @@ describePostgres('checkpoints across processes on PostgreSQL', () => {
   let db: PostgresDatabase;
   let store: PostgresCheckpointStore;
   let scratch: ReturnType<typeof tempDir>;
-  const children: Child[] = [];
+  const children = childPool(PG_CHILD);
+  const start = children.start;
 
   beforeAll(async () => {
     database = await createTestDatabase('xproc');
@@ -45,18 +46,9 @@ describePostgres('checkpoints across processes on PostgreSQL', () => {
     scratch = tempDir('mh-pgx-');
   });
   afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-      await child.exited;
-    }
+    await children.stopAll();
     scratch.cleanup();
   });
-
-  function start(args: string[]): Child {
-    const child = new Child(PG_CHILD, args);
-    children.push(child);
-    return child;
-  }
 
   async function allRecords(sessionId: string): Promise<CheckpointRecord[]> {
     const records: CheckpointRecord[] = [];
