@@ -78,7 +78,7 @@ test.describe('a tool that changes after "Always allow"', () => {
     await expect(dialog).toBeVisible();
     await expect(dialog.getByRole('region', { name: 'What changed since it was approved' })).toHaveCount(0);
     await dialog.getByRole('button', { name: /^Always allow/ }).click();
-    expect(await first).toMatchObject({ ok: true });
+    expect(await first).toMatchObject({ ok: true, result: { result: { isError: false } } });
 
     // 2. The server changes the tool's description.
     expect(
@@ -88,7 +88,8 @@ test.describe('a tool that changes after "Always allow"', () => {
         args: { description: POISONED },
         callId: 'pin-2',
       }),
-    ).toMatchObject({ ok: true });
+      // The switch ran (a server that could not save its state would answer isError, and the test would go on blind).
+    ).toMatchObject({ ok: true, result: { result: { isError: false } } });
     await openView(page, 'Tools');
     const item = page
       .getByRole('navigation', { name: 'Tool list' })
