@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { CallOutcome, EventName, EventOf, RequestOf } from '../../shared/contract.js';
-import type { CheckpointStore } from '../checkpoints/types.js';
+import type { PipelineCheckpoints } from '../checkpoints/types.js';
 import type { ExecuteResult, HarnessApplication } from '../harness/application.js';
 import type { CallServerRequestHandlers, CallQuestion, ProgressUpdate } from '../mcp/types.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
@@ -107,7 +107,8 @@ export class CallService {
 
   constructor(
     private readonly harness: HarnessApplication,
-    private readonly checkpoints: CheckpointStore,
+    /** Either store (SQLite answers at once, PostgreSQL later). */
+    private readonly checkpoints: Pick<PipelineCheckpoints, 'get'>,
     private readonly emit: Emit,
     /** The GUI's identity, from `persistentGuiCaller`. */
     readonly gui: Caller,
@@ -205,13 +206,13 @@ export class CallService {
     return ended;
   }
 
-  replay(sessionId: string, callId: string): CallOutcome {
-    return this.outcome(sessionId, callId, this.harness.replay(sessionId, callId));
+  async replay(sessionId: string, callId: string): Promise<CallOutcome> {
+    return this.outcome(sessionId, callId, await this.harness.replay(sessionId, callId));
   }
 
   /** Runs a recorded call's tool and arguments again, as a new call of the GUI's session. */
   async rerun(sessionId: string, callId: string, newCallId: string): Promise<CallOutcome> {
-    const record = this.checkpoints.get(sessionId, callId);
+    const record = await this.checkpoints.get(sessionId, callId);
     if (!record) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
     if (containsRedacted(record.args)) {
       throw new AppError(

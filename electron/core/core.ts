@@ -49,7 +49,7 @@ import { runServers } from '../runs/runServers.js';
 import { ApprovalBroker } from './approvalBroker.js';
 import { sandboxHandlers, wireEgress } from './egressWiring.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
-import { openAppDatabaseWithReport } from './database.js';
+import { openCoreStorage } from './storageWiring.js';
 import { CallService, persistentGuiCaller } from './callService.js';
 import type { Handlers } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
@@ -99,22 +99,20 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   const lifecycle = new DisposableStore();
 
   // ── storage, events, warnings ─────────────────────────────────────────────────────────────
-  const dbFile = join(options.dataDir, 'miniharness.db');
-  const opened = openAppDatabaseWithReport(dbFile);
-  const db = opened.db;
   // Made before everything else: the events and the approval broker redact with it.
   const redactor = new SecretRedactor();
+  const lateTracer = new Late<Tracer>('The tracer');
+  // The SQLite file; the tool calls in PostgreSQL when a database URL was given (storageWiring.ts).
+  const storage = await openCoreStorage(options.dataDir, options.database, lifecycle, () => lateTracer.get().flush());
+  const { db, dbFile } = storage;
   const tracer = new Tracer(db, { redactor });
-  lifecycle.defer('database', () => {
-    tracer.flush();
-    db.close();
-  });
+  lateTracer.set(tracer);
   const hub = new EventHub((value) => redactor.redactSecretValues(value));
   const emit = hub.emit;
   const warnings = new AppWarnings(hub, options.config.damaged ?? [], options.warnings ?? [], (text) =>
     redactor.redactText(text),
   );
-  if (opened.damaged) warnings.damagedBeforeBuild(opened.damaged);
+  if (storage.damaged) warnings.damagedBeforeBuild(storage.damaged);
   // While the disk holding the database is full, the GUI says so (until a write succeeds again).
   warnings.watchStorage(groupCommitFor(db), dbFile);
   for (const warning of (await options.secrets.damagedFiles?.()) ?? []) warnings.damagedFile(warning);
@@ -183,8 +181,15 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     registry: lateRegistry,
     onRulesChanged: () => emit('permissions.changed', {}),
   });
-  const { harness, registry, engine, checkpoints, taskLinks } = await createPipeline({
+  const {
+    harness,
+    registry,
+    engine,
+    stores,
+    checkpoints: localCheckpoints,
+  } = await createPipeline({
     db,
+    ...(storage.checkpoints ? { stores: storage.checkpoints } : {}),
     tracer,
     redactor,
     secrets: new DefaultSecretResolver(options.secrets),
@@ -232,7 +237,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   // Calls that died while their server ran them as a task: the server says how they ended
   // (harness/taskRecovery.ts) — at start, whenever a server becomes ready later, and on the person's ask.
   const taskRecovery = new TaskRecoveryService({
-    links: taskLinks,
+    links: stores.taskLinks,
     registry,
     redactResult: (r) => redactor.redactSecretValues(r),
     redactText: (t) => redactor.redactText(t),
@@ -252,7 +257,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     describeServer: describeServers(registry),
     redactText: (text) => redactor.redactText(text),
     redact: (value) => redactor.redact(value),
-    recorded: (sessionId, callId) => checkpoints.get(sessionId, callId),
+    // Read synchronously from the SQLite file: with the calls in PostgreSQL, spans carry no arguments or results.
+    recorded: (sessionId, callId) => localCheckpoints.get(sessionId, callId),
   });
   lifecycle.defer('telemetry', () => telemetry.close());
   const observability = new ObservabilityService(
@@ -263,10 +269,10 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     redactor,
     warnings.notice,
   );
-  const calls = new CallService(harness, checkpoints, emit, persistentGuiCaller(db));
+  const calls = new CallService(harness, stores.pipeline, emit, persistentGuiCaller(db));
   // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
   // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
-  const runTaskOutcomes = new RunTaskOutcomes(checkpoints);
+  const runTaskOutcomes = new RunTaskOutcomes(stores.pipeline);
   const runs = new RunService({
     store: new RunStore(db),
     secrets: options.secrets,
@@ -381,7 +387,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     ...observabilityHandlers({ observability }),
     ...historyHandlers({
       harness,
-      checkpoints,
+      checkpoints: stores.storage,
       redactor,
       calls,
       // History's "Ask the server now": one record's task, asked at once; a task still working is followed in the background.
@@ -418,7 +424,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
           features.readAsTraced(caller, serverId, uri, signal, impliedBy),
         // An app's page for a call: that call's decision (apps/appService.ts pageDecision).
         runningCall: (sessionId, callId) => calls.runningCall(sessionId, callId),
-        recordedCall: (sessionId, callId) => checkpoints.get(sessionId, callId),
+        recordedCall: (sessionId, callId) => stores.pipeline.get(sessionId, callId),
       }),
     }),
   };
