@@ -13,7 +13,7 @@
  * Prints tables, then one JSON line each. Run: npm run bench:storage
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashArguments } from '../electron/checkpoints/hash.js';
 import { openPostgresCheckpoints } from '../electron/checkpoints/postgresStore.js';
@@ -142,7 +142,9 @@ if (process.env.BENCH_PIPELINE !== '0') {
   try {
     const run = await measurePipelineStores(work, database?.url, closers);
     console.log(
-      `\nthe pipeline on each store (executeTool over the stdio echo fixture): ${run.calls} calls per round, ${run.rounds} rounds, ${run.concurrency} in flight`,
+      `\nthe pipeline on each store (executeTool over the stdio echo fixture): ${run.calls} calls per round, ${run.rounds} rounds, ${run.concurrency} in flight; load average ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
     );
     console.log('side                   p50 ms   p50 added ms  concurrent/s  concurrent ratio');
     for (const s of run.sides)

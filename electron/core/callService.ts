@@ -13,7 +13,6 @@
  * passes in `_meta`), and `call` takes it as given.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import type { CallOutcome, EventName, EventOf, RequestOf } from '../../shared/contract.js';
 import type { PipelineCheckpoints } from '../checkpoints/types.js';
 import type { ExecuteResult, HarnessApplication } from '../harness/application.js';
@@ -21,7 +20,7 @@ import type { CallServerRequestHandlers, CallQuestion, ProgressUpdate } from '..
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import type { SamplingParams, SamplingResult } from '../mcp/retiredFeatures.js';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import { persistentValue } from '../storage/appMeta.js';
+import type { AppMeta } from '../storage/appMeta.js';
 import type { CallerWait } from '../security/approvals.js';
 import { WaitEnded } from '../security/waitEnded.js';
 import { PermissionDeniedError } from '../security/errors.js';
@@ -86,8 +85,8 @@ const GUI_SESSION_KEY = 'gui_session_id';
  * one (and in every process sharing the database). Records of the per-start sessions earlier
  * versions made stay readable in History under their own ids.
  */
-export function persistentGuiCaller(db: Database): Caller {
-  return { userId: GUI_USER, sessionId: persistentValue(db, GUI_SESSION_KEY, () => `gui-${randomUUID()}`) };
+export function persistentGuiCaller(meta: AppMeta): Caller {
+  return { userId: GUI_USER, sessionId: meta.persistentValue(GUI_SESSION_KEY, () => `gui-${randomUUID()}`) };
 }
 
 function runningKey(caller: Caller, callId: string): string {

@@ -36,11 +36,13 @@ import { ToolSchemaCache } from '../mcp/schemaCache.js';
 import { VerdictStore } from '../mcp/verdictStore.js';
 import { DefaultSecretResolver } from '../secrets/resolver.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
+import { sqliteAppMeta } from '../storage/appMeta.js';
 import { groupCommitFor } from '../storage/groupCommit.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
 import type { LocalTool } from '../tools/types.js';
 import { SecretRedactor } from '../secrets/secretRedactor.js';
 import { Tracer } from '../tracing/tracer.js';
+import { callerStats } from '../tracing/callerStats.js';
 import { detectSandbox } from '../sandbox/commandSandbox.js';
 import { ServerSandboxes } from '../sandbox/serverSandbox.js';
 import { coalesce } from '../util/coalesce.js';
@@ -369,7 +371,7 @@ function buildServices(base: CoreBase, pipeline: PipelineParts) {
     redactor,
     warnings.notice,
   );
-  const calls = new CallService(harness, stores.pipeline, emit, persistentGuiCaller(base.storage.db));
+  const calls = new CallService(harness, stores.pipeline, emit, persistentGuiCaller(sqliteAppMeta(base.storage.db)));
   // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
   // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
   const runTaskOutcomes = new RunTaskOutcomes(stores.pipeline);
@@ -429,7 +431,7 @@ function wireGatewayAndServers(base: CoreBase, oauth: OAuthManager, pipeline: Pi
     calls: services.calls,
     features: services.features,
     redactor: base.redactor,
-    db: base.storage.db,
+    callerStats: (userIds) => callerStats(base.storage.db, userIds),
     mark: pipeline.gatewayMark,
     marksThrough: () => [
       ...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks)),

@@ -5,7 +5,7 @@
  * `SecretRedactor` (secrets/secretRedactor.ts). The app core, the tests and the
  * benchmarks all build it here, so they run the same wiring.
  */
-import type { Database } from 'better-sqlite3';
+import type { Database } from '../storage/database.js';
 import type { SecretRef } from '../../shared/serverConfig.js';
 import { SqliteCheckpointStore, sqliteCheckpointStores } from '../checkpoints/sqliteStore.js';
 import type { CheckpointStores } from '../checkpoints/types.js';
