@@ -369,6 +369,22 @@ function positional(sql: string, params: Record<string, unknown>): [string, unkn
   return [text, values];
 }
 
+/** The core's checkpoint stores on an opened pool (POSTGRES_CHECKPOINT_MIGRATIONS applied); `close` stops the heartbeat. */
+export function postgresCheckpointStores(
+  pool: PgPool,
+  where: string,
+  options: PostgresCheckpointStoreOptions = {},
+): CheckpointStores & { close(): Promise<void> } {
+  const storage = new PostgresCheckpointStore(pool, where, options);
+  return {
+    storage,
+    // Every write is committed when its promise resolves: the pipeline uses the store itself.
+    pipeline: storage,
+    taskLinks: new PostgresTaskLinks(pool, where, options.clock ? { clock: options.clock } : {}),
+    close: () => storage.close(),
+  };
+}
+
 /**
  * The checkpoint store on the PostgreSQL database at `url`: connects, migrates the checkpoints'
  * schema, and refuses a database a newer MiniHarness migrated — each failure a coded error whose
@@ -383,15 +399,12 @@ export async function openPostgresCheckpoints(
     migrations: { checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS },
     ...(max !== undefined ? { max } : {}),
   });
-  const storage = new PostgresCheckpointStore(db.pool, db.where, storeOptions);
+  const stores = postgresCheckpointStores(db.pool, db.where, storeOptions);
   return {
-    storage,
-    // Every write is committed when its promise resolves: the pipeline uses the store itself.
-    pipeline: storage,
-    taskLinks: new PostgresTaskLinks(db.pool, db.where, storeOptions.clock ? { clock: storeOptions.clock } : {}),
+    ...stores,
     where: db.where,
     close: async () => {
-      await storage.close();
+      await stores.close();
       await db.close();
     },
   };

@@ -7,8 +7,10 @@
 import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { Database } from '../storage/database.js';
 import { join } from 'node:path';
-import { openPostgresCheckpoints } from '../checkpoints/postgresStore.js';
+import { POSTGRES_CHECKPOINT_MIGRATIONS } from '../checkpoints/postgresSchema.js';
+import { postgresCheckpointStores } from '../checkpoints/postgresStore.js';
 import type { CheckpointStores } from '../checkpoints/types.js';
+import { openPostgres } from '../storage/postgres/pool.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
 import { openAppDatabaseWithReport } from './database.js';
@@ -43,15 +45,21 @@ export async function openCoreStorage(
     beforeClose();
     db.close();
   });
-  if (selection?.kind !== 'postgres')
-    return { db, dbFile, damaged: opened.damaged, checkpoints: undefined, where: dbFile };
+  const local = { db, dbFile, damaged: opened.damaged };
+  if (selection?.kind !== 'postgres') return { ...local, checkpoints: undefined, where: dbFile };
   let postgres;
   try {
-    postgres = await openPostgresCheckpoints(selection.url);
+    postgres = await openPostgres(selection.url, {
+      // One pool for every component kept there; each component migrates its own tables.
+      migrations: { checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS },
+    });
   } catch (error) {
     db.close();
     throw error;
   }
-  lifecycle.defer('PostgreSQL checkpoints', () => postgres.close());
-  return { db, dbFile, damaged: opened.damaged, checkpoints: postgres, where: postgres.where };
+  const { pool, where } = postgres;
+  lifecycle.defer('PostgreSQL', () => postgres.close());
+  const checkpoints = postgresCheckpointStores(pool, where);
+  lifecycle.defer('PostgreSQL checkpoints', () => checkpoints.close());
+  return { ...local, checkpoints, where };
 }
