@@ -141,7 +141,8 @@ export class ObservabilityService {
       envProtocol === 'http/json' || envProtocol === 'http/protobuf' ? envProtocol : this.#saved.protocol;
     return {
       protocol,
-      url: tracesUrl(this.#saved.endpoint),
+      url: signalUrl(this.#saved.endpoint, 'traces'),
+      metricsUrl: signalUrl(this.#saved.endpoint, 'metrics'),
       headers,
       serviceName: this.#saved.serviceName,
       serviceVersion: this.version,
@@ -150,8 +151,12 @@ export class ObservabilityService {
   }
 }
 
-/** The traces URL of an endpoint as people write it: a base (…:4318) gets `/v1/traces`, a full one is kept. */
-function tracesUrl(endpoint: string): string | undefined {
+/**
+ * A signal's URL from an endpoint as people write it: a base (…:4318) gets `/v1/traces` or
+ * `/v1/metrics`; a traces URL is kept for traces, its metrics sibling used for metrics.
+ */
+function signalUrl(endpoint: string, signal: 'traces' | 'metrics'): string | undefined {
   if (!endpoint) return undefined;
-  return /\/v1\/traces\/?$/.test(endpoint) ? endpoint : `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+  const base = endpoint.replace(/\/+$/, '').replace(/\/v1\/(traces|metrics)$/, '');
+  return `${base}/v1/${signal}`;
 }

@@ -6,6 +6,7 @@
  */
 import { SpanKind } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
+import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TraceSummary } from '../../shared/traces.js';
@@ -14,6 +15,7 @@ import type { CallSpanHook, ServerDescription } from './callSpans.js';
 import { CallSpans } from './callSpans.js';
 import type { ExportConfig, ExportStats } from './exportPipeline.js';
 import { ExportPipeline, createExporter, describeExportError } from './exportPipeline.js';
+import { McpMetrics } from './metrics.js';
 import { RequestSpans } from './requestSpans.js';
 import { RunSpans } from './runSpans.js';
 
@@ -30,6 +32,8 @@ export interface TelemetryOptions {
   redact: (value: unknown) => unknown;
   /** For tests: the exporter to use instead of the OTLP one. */
   exporterFor?: (config: ExportConfig) => SpanExporter;
+  /** For tests and the benchmark: the metrics exporter to use instead of the OTLP one. */
+  metricExporterFor?: (config: ExportConfig) => PushMetricExporter;
 }
 
 export interface TelemetryConfig extends ExportConfig {
@@ -55,6 +59,7 @@ export class Telemetry {
   readonly runs: RunSpans;
   #pipeline: ExportPipeline | undefined;
   #calls: CallSpans | undefined;
+  #metrics: McpMetrics | undefined;
   readonly #hooks: CallSpanHook[] = [];
   /** MiniHarness trace id → the exported trace id (the Traces view shows it and links to the viewer). */
   readonly #links = new Map<string, string>();
@@ -62,7 +67,11 @@ export class Telemetry {
   readonly #retired: ExportStats[] = [];
 
   constructor(private readonly options: TelemetryOptions) {
-    this.requests = new RequestSpans(() => this.#pipeline?.tracer, options.redactText);
+    this.requests = new RequestSpans(
+      () => this.#pipeline?.tracer,
+      options.redactText,
+      () => this.#metrics,
+    );
     this.runs = new RunSpans(() => this.#pipeline?.tracer);
   }
 
@@ -79,11 +88,15 @@ export class Telemetry {
   /** Starts exporting with this configuration (replacing the one before), or stops (undefined). */
   async configure(config: TelemetryConfig | undefined): Promise<void> {
     const before = this.#pipeline;
+    const metricsBefore = this.#metrics;
     // Calls that ended under the old settings go out with them.
     this.#calls?.drain();
     this.#pipeline = undefined;
     this.#calls = undefined;
+    this.#metrics = undefined;
     this.options.tracer.observer = undefined;
+    // What was recorded goes out on shutdown; a hung collector is not waited for.
+    void metricsBefore?.shutdown().catch(() => undefined);
     if (before) {
       // Its counters stay live (an export in flight still settles) and are summed; its shutdown is not waited
       // for — a hung collector would otherwise hold up the Settings change until the export's timeout.
@@ -92,7 +105,9 @@ export class Telemetry {
     }
     if (!config) return;
     const pipeline = new ExportPipeline(config, this.options.exporterFor?.(config) ?? createExporter(config));
+    const metrics = new McpMetrics(config, pipeline.stats, this.options.metricExporterFor?.(config));
     const calls = new CallSpans({
+      metrics,
       tracer: pipeline.tracer,
       ids: pipeline.ids,
       sampleRatio: config.sampleRatio,
@@ -107,6 +122,7 @@ export class Telemetry {
     for (const hook of this.#hooks) calls.addHook(hook);
     this.#pipeline = pipeline;
     this.#calls = calls;
+    this.#metrics = metrics;
     this.options.tracer.observer = calls;
   }
 
@@ -131,14 +147,15 @@ export class Telemetry {
   async flush(): Promise<void> {
     this.#calls?.drain();
     // A failed export is already counted; flushing never throws.
-    await this.#pipeline?.flush().catch(() => undefined);
+    await Promise.all([this.#pipeline?.flush().catch(() => undefined), this.#metrics?.flush().catch(() => undefined)]);
   }
 
   /** Stops exporting; what is queued is sent first (bounded by the export timeout). */
   async close(): Promise<void> {
     const last = this.#pipeline;
+    const metrics = this.#metrics;
     await this.configure(undefined);
-    await last?.shutdown().catch(() => undefined);
+    await Promise.all([last?.shutdown().catch(() => undefined), metrics?.shutdown().catch(() => undefined)]);
   }
 
   /** Sends one span straight to the collector of `config` and says what it answered. */
