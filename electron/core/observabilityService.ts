@@ -25,6 +25,8 @@ const SavedSchema = z.object({
   sampleRatio: z.number().min(0).max(1),
   headers: z.array(z.string()),
   exportPayloads: z.boolean(),
+  // Added with the metrics: settings saved before it parse as off.
+  exportMetrics: z.boolean().default(false),
   viewerUrl: z.string(),
 });
 type Saved = z.infer<typeof SavedSchema>;
@@ -37,6 +39,7 @@ const DEFAULTS: Saved = {
   sampleRatio: 1,
   headers: [],
   exportPayloads: false,
+  exportMetrics: false,
   viewerUrl: '',
 };
 
@@ -94,6 +97,7 @@ export class ObservabilityService {
       sampleRatio: request.sampleRatio,
       headers: names,
       exportPayloads: request.exportPayloads,
+      exportMetrics: request.exportMetrics ?? this.#saved.exportMetrics,
       viewerUrl: request.viewerUrl,
     };
     this.config.set(SETTINGS_KEY, next);
@@ -125,7 +129,11 @@ export class ObservabilityService {
   async #apply(): Promise<void> {
     if (!this.#saved.enabled) return this.telemetry.configure(undefined);
     const config = await this.#exportConfig();
-    await this.telemetry.configure({ ...config, exportPayloads: this.#saved.exportPayloads });
+    await this.telemetry.configure({
+      ...config,
+      exportPayloads: this.#saved.exportPayloads,
+      exportMetrics: this.#saved.exportMetrics,
+    });
   }
 
   async #exportConfig(): Promise<ExportConfig> {

@@ -40,6 +40,8 @@ export interface TelemetryConfig extends ExportConfig {
   /** Opt-in: `gen_ai.tool.call.arguments` / `.result`, redacted and capped at `payloadMaxChars`. */
   exportPayloads: boolean;
   payloadMaxChars?: number;
+  /** Opt-in: the MCP duration metrics (metrics.ts) to the same collector. */
+  exportMetrics?: boolean;
 }
 
 export interface TestSpanAnswer {
@@ -105,7 +107,9 @@ export class Telemetry {
     }
     if (!config) return;
     const pipeline = new ExportPipeline(config, this.options.exporterFor?.(config) ?? createExporter(config));
-    const metrics = new McpMetrics(config, pipeline.stats, this.options.metricExporterFor?.(config));
+    const metrics = config.exportMetrics
+      ? new McpMetrics(config, pipeline.stats, this.options.metricExporterFor?.(config))
+      : undefined;
     const calls = new CallSpans({
       metrics,
       tracer: pipeline.tracer,

@@ -80,12 +80,15 @@ export class OtlpReceiver {
   mode: Mode = 'ok';
   readonly #waiters: Array<() => void> = [];
   readonly #hanging: ServerResponse[] = [];
+  #counts = false;
 
   private constructor(private readonly server: Server) {}
 
-  static async start(): Promise<OtlpReceiver> {
+  /** `counts`: a GET answers how many spans and points arrived (the receiver in its own process, otlpReceiverProcess.ts). */
+  static async start(options: { counts?: boolean } = {}): Promise<OtlpReceiver> {
     const server = createServer();
     const receiver = new OtlpReceiver(server);
+    receiver.#counts = options.counts === true;
     server.on('request', (req, res) => void receiver.#handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
@@ -131,6 +134,12 @@ export class OtlpReceiver {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.#counts && req.method === 'GET') {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ spans: this.spans.length, points: this.points.length }));
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);

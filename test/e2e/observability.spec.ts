@@ -44,6 +44,7 @@ test('export on against a collector: the test span’s answer, the counters, and
   await card.getByRole('switch', { name: /Export traces with OpenTelemetry/ }).check();
   await card.getByLabel('OTLP endpoint').fill(receiver.url.replace(/\/v1\/traces$/, ''));
   await card.getByLabel('Protocol').selectOption('http/json');
+  await card.getByRole('checkbox', { name: /Export the MCP duration metrics too/ }).check();
   await card.getByRole('button', { name: 'Add a header' }).click();
   await card.getByLabel('Header 1 name').fill('x-collector-key');
   await card.getByLabel('Header 1 value').fill(HEADER_VALUE);
@@ -87,5 +88,6 @@ test('export on against a collector: the test span’s answer, the counters, and
   await page.reload();
   await openView(page, 'Settings');
   await expect(card.getByLabel('Header 1 name')).toHaveValue('x-collector-key');
+  await expect(card.getByRole('checkbox', { name: /Export the MCP duration metrics too/ })).toBeChecked();
   expect(await page.content()).not.toContain(HEADER_VALUE);
 });

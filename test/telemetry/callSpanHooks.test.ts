@@ -41,6 +41,7 @@ describe('call span attributes from the trace: sandbox violations and pinning ch
       serviceVersion: '0',
       sampleRatio: 1,
       exportPayloads: false,
+      exportMetrics: true,
       scheduledDelayMs: 20,
     });
   });

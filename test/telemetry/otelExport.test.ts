@@ -34,6 +34,7 @@ function settings(receiver: OtlpReceiver, protocol: 'http/protobuf' | 'http/json
     sampleRatio: 1,
     headers: [{ name: 'x-collector-key', value: 'collector-secret-value' }],
     exportPayloads: false,
+    exportMetrics: true,
     viewerUrl: 'http://jaeger.test/trace/{traceId}',
     ...overrides,
   };
@@ -105,6 +106,7 @@ describe('OpenTelemetry export', () => {
   it('is off by default: a call exports nothing and sends no traceparent', async () => {
     const view = await app.call<ObservabilityView>('observability.get');
     expect(view.enabled).toBe(false);
+    expect(view.exportMetrics).toBe(false);
     await app.call('tools.call', { name: 'echo', serverId: 'up', args: { text: 'quiet' }, callId: randomUUID() });
     expect(serverEvents(events).filter((e) => e.name === 'echo')).toEqual([{ event: 'tools/call', name: 'echo' }]);
   });

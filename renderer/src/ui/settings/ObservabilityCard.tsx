@@ -21,6 +21,7 @@ interface Draft {
   /** Percent, as typed. */
   sampling: string;
   payloads: boolean;
+  metrics: boolean;
   viewerUrl: string;
   headers: HeaderRow[];
 }
@@ -35,6 +36,7 @@ function draftOf(saved: ObservabilityView): Draft {
     serviceName: saved.serviceName,
     sampling: String(Math.round(saved.sampleRatio * 100)),
     payloads: saved.exportPayloads,
+    metrics: saved.exportMetrics,
     viewerUrl: saved.viewerUrl,
     headers: saved.headers.map((name) => ({ name, value: '', saved: true })),
   };
@@ -99,6 +101,7 @@ function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
         .filter((h) => h.name.trim() !== '')
         .map((h) => ({ name: h.name.trim(), ...(h.value !== '' || !h.saved ? { value: h.value } : {}) })),
       exportPayloads: draft.payloads,
+      exportMetrics: draft.metrics,
       viewerUrl: draft.viewerUrl.trim(),
     });
     if (refused) {
@@ -117,7 +120,7 @@ function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
         void submit();
       }}
     >
-      <ExportSwitch enabled={draft.enabled} set={set} />
+      <ExportSwitch draft={draft} set={set} />
       <CollectorFields draft={draft} set={set} errors={errors} environmentEndpoint={saved.environmentEndpoint} />
       <HeadersFieldset headers={draft.headers} setHeaders={(headers) => set({ headers })} />
       <SpanFields draft={draft} set={set} errors={errors} />
@@ -127,19 +130,36 @@ function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
   );
 }
 
-function ExportSwitch({ enabled, set }: { enabled: boolean; set: SetDraft }) {
+function ExportSwitch({ draft, set }: { draft: Draft; set: SetDraft }) {
   return (
-    <label className="checkbox-field">
-      <input type="checkbox" role="switch" checked={enabled} onChange={(e) => set({ enabled: e.target.checked })} />
-      <span>
-        <span className="checkbox-label">Export traces with OpenTelemetry</span>
-        <span className="field-hint">
-          Each call, agent request and agent run goes to your collector (Jaeger, Tempo, Honeycomb, …) as spans in the
-          MCP semantic conventions, with the permission decision on them, and the MCP duration metrics beside them.
-          Arguments and results stay here unless you turn them on below.
+    <>
+      <label className="checkbox-field">
+        <input
+          type="checkbox"
+          role="switch"
+          checked={draft.enabled}
+          onChange={(e) => set({ enabled: e.target.checked })}
+        />
+        <span>
+          <span className="checkbox-label">Export traces with OpenTelemetry</span>
+          <span className="field-hint">
+            Each call, agent request and agent run goes to your collector (Jaeger, Tempo, Honeycomb, …) as spans in the
+            MCP semantic conventions, with the permission decision on them. Arguments and results stay here unless you
+            turn them on below.
+          </span>
         </span>
-      </span>
-    </label>
+      </label>
+      <label className="checkbox-field">
+        <input type="checkbox" checked={draft.metrics} onChange={(e) => set({ metrics: e.target.checked })} />
+        <span>
+          <span className="checkbox-label">Export the MCP duration metrics too</span>
+          <span className="field-hint">
+            mcp.client.operation.duration and mcp.server.operation.duration, to the same collector (/v1/metrics), each
+            minute. Leave off for a backend that takes traces only (Jaeger).
+          </span>
+        </span>
+      </label>
+    </>
   );
 }
 
