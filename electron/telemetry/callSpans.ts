@@ -5,7 +5,8 @@
  * conventions' attributes; a built-in (local) tool's call is an `execute_tool {tool}` span
  * (kind INTERNAL). Either carries MiniHarness's decision under `miniharness.*` (attributes.ts):
  * the permission decision and its rule, who let it run and how long the person took, replay vs
- * execution, the checkpoint key, the task id. Everything comes from the trace's events as stored,
+ * execution, the checkpoint key, the task id, sandbox violations, a pinning change; and the
+ * `jsonrpc.request.id` of the request sent (requestIds.ts). Everything comes from the trace's events as stored,
  * so it went through the same redaction as the Traces view. The span's parent is the work it runs
  * under (a gateway request, an agent run: context.ts), else it starts a trace of its own.
  *
@@ -61,30 +62,18 @@ export interface CallSpanOptions {
   metrics?: McpMetrics | undefined;
 }
 
-/**
- * Hooks for the work built beside this (sandbox violations, pinning changes): a function that
- * adds attributes to a call's span when it is made (after the call). Registered with `CallSpans.addHook`.
- */
-export type CallSpanHook = (trace: TraceSummary) => Attributes | undefined;
-
 /** Ended calls waiting for their span; more are dropped (counted). */
 const MAX_BACKLOG = 4096;
 /** How long ended calls wait for their spans: one batch per interval, not one turn of the event loop per call. */
 const DRAIN_DELAY_MS = 100;
 
 export class CallSpans implements TraceObserver {
-  readonly #hooks: CallSpanHook[] = [];
   readonly #sampler: TraceIdRatioBasedSampler;
   #backlog: ObservedCall[] = [];
   #scheduled = false;
 
   constructor(private readonly options: CallSpanOptions) {
     this.#sampler = new TraceIdRatioBasedSampler(options.sampleRatio);
-  }
-
-  /** Adds a hook (see CallSpanHook); e.g. the sandbox sets `miniharness.sandbox.violations`. */
-  addHook(hook: CallSpanHook): void {
-    this.#hooks.push(hook);
   }
 
   started(trace: TraceSummary): ObservedTrace {
@@ -140,13 +129,6 @@ export class CallSpans implements TraceObserver {
     }
     if (!call.sampled) return;
     const ended = call.ended ?? trace;
-    for (const hook of this.#hooks) {
-      try {
-        Object.assign(attributes, hook(ended));
-      } catch {
-        // a hook's failure never changes the rest of the span
-      }
-    }
     if (this.options.payloads) {
       try {
         const found = this.options.payloads(ended);

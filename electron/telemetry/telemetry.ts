@@ -11,7 +11,7 @@ import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/s
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TraceSummary } from '../../shared/traces.js';
 import type { Tracer } from '../tracing/tracer.js';
-import type { CallSpanHook, ServerDescription } from './callSpans.js';
+import type { ServerDescription } from './callSpans.js';
 import { CallSpans } from './callSpans.js';
 import type { ExportConfig, ExportStats } from './exportPipeline.js';
 import { ExportPipeline, createExporter, describeExportError } from './exportPipeline.js';
@@ -62,7 +62,6 @@ export class Telemetry {
   #pipeline: ExportPipeline | undefined;
   #calls: CallSpans | undefined;
   #metrics: McpMetrics | undefined;
-  readonly #hooks: CallSpanHook[] = [];
   /** MiniHarness trace id → the exported trace id (the Traces view shows it and links to the viewer). */
   readonly #links = new Map<string, string>();
   /** Counters of the pipelines replaced since start (the Settings view shows the sum). */
@@ -79,12 +78,6 @@ export class Telemetry {
 
   get enabled(): boolean {
     return this.#pipeline !== undefined;
-  }
-
-  /** Adds a hook to every call span (sandbox violations, pinning changes: see attributes.ts). */
-  addCallSpanHook(hook: CallSpanHook): void {
-    this.#hooks.push(hook);
-    this.#calls?.addHook(hook);
   }
 
   /** Starts exporting with this configuration (replacing the one before), or stops (undefined). */
@@ -123,7 +116,6 @@ export class Telemetry {
         ? (trace) => this.#payloads(trace, config.payloadMaxChars ?? DEFAULT_PAYLOAD_MAX_CHARS)
         : undefined,
     });
-    for (const hook of this.#hooks) calls.addHook(hook);
     this.#pipeline = pipeline;
     this.#calls = calls;
     this.#metrics = metrics;
