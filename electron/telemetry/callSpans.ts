@@ -6,16 +6,18 @@
  * (kind INTERNAL). Either carries MiniHarness's decision under `miniharness.*` (attributes.ts):
  * the permission decision and its rule, who let it run and how long the person took, replay vs
  * execution, the checkpoint key, the task id, sandbox violations, a pinning change; and the
- * `jsonrpc.request.id` of the request sent (requestIds.ts). Everything comes from the trace's events as stored,
- * so it went through the same redaction as the Traces view. The span's parent is the work it runs
- * under (a gateway request, an agent run: context.ts), else it starts a trace of its own.
+ * `jsonrpc.request.id` of the request sent (requestIds.ts). Everything comes from the trace's
+ * events as stored, so it went through the same redaction as the Traces view. The span's parent
+ * is the work it runs under (a gateway request, an agent run: context.ts), else it starts a trace
+ * of its own. Every call to a server also counts in `mcp.client.operation.duration` (metrics.ts),
+ * sampled or not.
  *
  * Off the call path: when the trace starts only the span's ids are chosen (so the server can be
  * given its `traceparent` at once) and the sampling decided; the events fill a plain record. The
  * SDK span is made, filled and ended after the call returned, with the trace's own times and the
  * ids chosen at the start (presetIds.ts), in idle batches: every DRAIN_DELAY_MS, the calls ended
- * since. (Made at the next turn of the event loop, each call's span ran inside the next call's
- * steps — bench:otel.) A backlog beyond MAX_BACKLOG is dropped and counted.
+ * since (made at the next turn of the event loop instead, each call's span ran inside the next
+ * call's steps). A backlog beyond MAX_BACKLOG is dropped and counted.
  */
 import type { Attributes, Context, Tracer } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode, TraceFlags, trace as traceApi } from '@opentelemetry/api';
