@@ -3,7 +3,8 @@
  * `host:port` the way a server that honours proxies does — a CONNECT through the HTTP proxy its
  * environment names (HTTP_PROXY, which sandbox-runtime sets inside the sandbox) — and says the
  * proxy's answer: `200` (allowed) or `403` (refused). Once through, it reads the upstream's first
- * line, so a test sees the host was really reached.
+ * line, so a test sees the host was really reached. `proxyPort` sends it to another port of the
+ * proxy's host instead (a server going around the app's egress gate).
  */
 import { connect } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -12,10 +13,12 @@ import { z } from 'zod';
 
 type Reached = { status: string; greeting: string };
 
-function reach(host: string, port: number): Promise<Reached> {
+function reach(host: string, port: number, proxyPort?: number): Promise<Reached> {
   const proxy = process.env.HTTP_PROXY ?? process.env.http_proxy;
   if (!proxy) return Promise.resolve({ status: 'no proxy', greeting: '' });
   const url = new URL(proxy);
+  // Another port on the same proxy host (e.g. around the app's gate, straight to the library's proxy).
+  if (proxyPort !== undefined) url.port = String(proxyPort);
   const auth = url.username
     ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}\r\n`
     : '';
@@ -53,11 +56,11 @@ server.registerTool(
   'reach',
   {
     description: 'Connects to host:port through the proxy; says what the proxy and the host answered.',
-    inputSchema: { host: z.string(), port: z.number() },
+    inputSchema: { host: z.string(), port: z.number(), proxyPort: z.number().optional() },
     outputSchema: { status: z.string(), greeting: z.string() },
   },
-  async ({ host, port }) => {
-    const reached = await reach(host, port);
+  async ({ host, port, proxyPort }) => {
+    const reached = await reach(host, port, proxyPort);
     return { content: [{ type: 'text', text: JSON.stringify(reached) }], structuredContent: reached };
   },
 );
