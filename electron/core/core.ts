@@ -39,6 +39,7 @@ import { SecretRedactor } from '../secrets/secretRedactor.js';
 import { Tracer } from '../tracing/tracer.js';
 import { detectSandbox } from '../sandbox/commandSandbox.js';
 import { ServerSandboxes } from '../sandbox/serverSandbox.js';
+import { sandboxProfileView } from '../sandbox/profileView.js';
 import { coalesce } from '../util/coalesce.js';
 import { DisposableStore } from '../util/disposable.js';
 import { Late } from '../util/late.js';
@@ -183,6 +184,17 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     registry: lateRegistry,
     onRulesChanged: () => emit('permissions.changed', {}),
   });
+  // Stdio servers whose sandbox is on (issue 29): each refused access the library records is a line in its Log tab.
+  const sandboxes = new ServerSandboxes({
+    dataDir: options.dataDir,
+    onViolation: (serverId, line) => {
+      const registry = lateRegistry.get();
+      if (registry.server(serverId)) registry.logOf(serverId).note(`Sandbox: ${line}`);
+      // …and an event on the trace of each call running on that server then.
+      tracer.eventOnCallsInFlight(serverId, 'sandbox_violation', { line: line.slice(0, 2_000) });
+    },
+    egress,
+  });
   const { harness, registry, engine, checkpoints, taskLinks } = await createPipeline({
     db,
     tracer,
@@ -203,17 +215,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       // Servers see this app's version in clientInfo.
       clientVersion: options.version,
       onGatewayMarks: (serverId, marks) => void marksBehind.set(serverId, marks),
-      // Stdio servers whose sandbox is on (issue 29): each refused access the library records is a line in its Log tab.
-      sandboxes: new ServerSandboxes({
-        dataDir: options.dataDir,
-        onViolation: (serverId, line) => {
-          const registry = lateRegistry.get();
-          if (registry.server(serverId)) registry.logOf(serverId).note(`Sandbox: ${line}`);
-          // …and an event on the trace of each call running on that server then.
-          tracer.eventOnCallsInFlight(serverId, 'sandbox_violation', { line: line.slice(0, 2_000) });
-        },
-        egress,
-      }),
+      sandboxes,
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
       onDamaged: warnings.damagedFile,
@@ -370,7 +372,15 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   // ── handlers, by domain ───────────────────────────────────────────────────────────────────
   const handlers: Handlers = {
     ...appHandlers({ mode: options.mode, version: options.version, secrets: options.secrets, warnings: warnings.list }),
-    ...serverHandlers({ servers, registry, harness, redactor, permissions, warn: warnings.notice }),
+    ...serverHandlers({
+      servers,
+      registry,
+      harness,
+      redactor,
+      permissions,
+      warn: warnings.notice,
+      sandboxProfile: (config) => sandboxProfileView(sandboxes, config),
+    }),
     ...toolHandlers({ harness, registry, calls }),
     ...approvalHandlers({ broker }),
     ...sandboxHandlers({ egress, registry, servers, onRulesChanged: () => emit('permissions.changed', {}) }),

@@ -184,6 +184,12 @@ test('the Sandbox section edits and saves; off is explained and shown on the car
     .getByRole('navigation', { name: 'Server list' })
     .getByRole('button', { name: /Egress/ })
     .click();
+  // Its profile, as data from main: what was added to the defaults and why.
+  const profile = page.getByRole('region', { name: 'Sandbox profile' });
+  await expect(profile.getByRole('list', { name: 'Added to its sandbox' })).toContainText(
+    'its own folder (its TMPDIR is there)',
+  );
+  await expect(profile).toContainText(join(scratch, 'data'));
   await page.getByRole('button', { name: 'Edit' }).click();
   const form = serverDialog(page);
   const section = form.getByRole('group', { name: 'Sandbox' });
@@ -243,8 +249,16 @@ test('where the sandbox cannot run the server, "Run unsandboxed" turns it off af
   await expect(page.locator('.callout-title', { hasText: 'The sandbox cannot run here' })).toBeVisible({
     timeout: 30_000,
   });
+  // The reason is data on the status, worded by the GUI.
+  const status = (await bridge!.ok<ServerListEntry[]>('servers.list', {})).find((s) => s.config.id === 'nul')?.status;
+  expect(status).toMatchObject({
+    state: 'error',
+    code: 'sandbox_unavailable',
+    sandbox: { reason: 'argument_unquotable' },
+  });
   await page.getByRole('button', { name: 'Run unsandboxed' }).click();
   const confirm = page.getByRole('alertdialog', { name: /Run Unquotable unsandboxed/ });
+  await expect(confirm).toContainText('one of its arguments cannot be passed to the sandbox');
   await expect(confirm).toContainText('runs with all your rights');
   await confirm.getByRole('button', { name: 'Run unsandboxed' }).click();
   await expect(confirm).toBeHidden();

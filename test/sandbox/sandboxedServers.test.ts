@@ -20,6 +20,7 @@ import {
   MCPServerExitedError,
 } from '../../electron/mcp/errors.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
+import { statusView } from '../../electron/core/views.js';
 import { ownFolderOf, ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { StdioServerConfig } from '../../shared/serverConfig.js';
@@ -350,6 +351,17 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
       retryable: false,
       sandbox: { reason: 'windows_per_server_grants' },
     });
+    // In a registry the server's status carries the reason as data too, as the GUI gets it.
+    const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), sandboxes: windows });
+    try {
+      registry.addServer(unsaid);
+      await registry.connect('nosandbox').catch(() => undefined);
+      const status = registry.status('nosandbox');
+      expect(status).toMatchObject({ state: 'error', code: 'sandbox_unavailable' });
+      expect(status && statusView(status)).toMatchObject({ sandbox: { reason: 'windows_per_server_grants' } });
+    } finally {
+      await registry.close();
+    }
     // The person's choice, remembered in its config: then it runs, unconfined and saying so.
     const chosen = client(hostile('nosandbox', false), windows);
     await chosen.initialize();
