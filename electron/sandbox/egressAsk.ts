@@ -19,6 +19,7 @@ import { newRequestId, waitForApproval } from '../security/approvals.js';
 import { SandboxManager } from '@anthropic-ai/sandbox-runtime';
 import type { EgressAsk } from '../../shared/contract.js';
 import { isSandboxHost } from '../../shared/serverConfig.js';
+import type { GateDecision } from './egressGate.js';
 
 /**
  * The most asks one server may have open at once: a server trying host after host must not flood
@@ -73,8 +74,6 @@ interface LiveWrap {
   denied: Set<string>;
 }
 
-/** What the egress gate does with one attempt (egressGate.ts's `GateDecision`). */
-export type EgressDecision = { allow: true; done?: () => void } | { allow: false; reason: string };
 
 /** The `host:port` entry for an allow list (IPv6 in brackets), as the server's profile spells it. */
 export function entryOf(host: string, port: number): string {
@@ -137,7 +136,7 @@ export class EgressAsks {
    * Decides one connection attempt of the wrap `commandId` (from the egress gate): at once when
    * its lists decide, else after the person's answer (or the ask's timeout, a deny).
    */
-  async decide(commandId: string | undefined, host: string, port: number): Promise<EgressDecision> {
+  async decide(commandId: string | undefined, host: string, port: number): Promise<GateDecision> {
     const wrap = commandId === undefined ? undefined : this.live.get(commandId);
     if (!commandId || !wrap) return { allow: false, reason: 'no sandboxed server named' };
     const entry = entryOf(host, port);
@@ -186,7 +185,7 @@ export class EgressAsks {
   }
 
   /** Puts the answer in the wrap's allow list (the library's proxy decides by it) and says what the gate does. */
-  private apply(answer: ApprovalAnswer, commandId: string, entry: string): EgressDecision {
+  private apply(answer: ApprovalAnswer, commandId: string, entry: string): GateDecision {
     // The wrap may have ended while the person was asked: its attempt has nowhere to go.
     const wrap = this.live.get(commandId);
     if (!wrap) return { allow: false, reason: 'the server stopped' };
@@ -212,7 +211,7 @@ export class EgressAsks {
   }
 
   /** Listed while this attempt is on its way through the library's proxy, then taken out again. */
-  private allowOnce(commandId: string, wrap: LiveWrap, entry: string): EgressDecision {
+  private allowOnce(commandId: string, wrap: LiveWrap, entry: string): GateDecision {
     wrap.once.set(entry, (wrap.once.get(entry) ?? 0) + 1);
     this.registerOne(commandId, wrap);
     let done = false;

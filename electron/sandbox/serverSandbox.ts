@@ -26,8 +26,8 @@ import type { SandboxReason } from '../../shared/errors.js';
 import type { ServerSandbox } from '../../shared/serverConfig.js';
 import { resolveCommand, scriptsAmong } from './commandPath.js';
 import { deniedReadIn } from './deniedAccess.js';
-import type { EgressAsks, EgressDecision } from './egressAsk.js';
-import type { EgressGate } from './egressGate.js';
+import type { EgressAsks } from './egressAsk.js';
+import type { EgressGate, GateDecision } from './egressGate.js';
 import { startEgressGate } from './egressGate.js';
 import { runtimeConfigOf } from './runtimeConfig.js';
 import type { ServerSandboxProfile } from './serverProfile.js';
@@ -121,12 +121,12 @@ let session: Promise<void> | undefined;
 /** The egress gate (egressGate.ts), in the library's SOCKS slot, while the session runs. */
 let gate: EgressGate | undefined;
 /** Who decides the attempts of each live wrap that asks the person, by its id. */
-const deciders = new Map<string, (host: string, port: number) => Promise<EgressDecision>>();
+const deciders = new Map<string, (host: string, port: number) => Promise<GateDecision>>();
 
 /** The gate's decision for one attempt; a refusal is recorded as the wrap's violation, as the library records its own. */
-async function decideAtGate(commandId: string | undefined, host: string, port: number): Promise<EgressDecision> {
+async function decideAtGate(commandId: string | undefined, host: string, port: number): Promise<GateDecision> {
   const decide = commandId === undefined ? undefined : deciders.get(commandId);
-  const decision: EgressDecision = decide
+  const decision: GateDecision = decide
     ? await decide(host, port)
     : { allow: false, reason: 'no sandboxed server named' };
   if (!decision.allow && commandId !== undefined) {
