@@ -74,7 +74,6 @@ interface LiveWrap {
   denied: Set<string>;
 }
 
-
 /** The `host:port` entry for an allow list (IPv6 in brackets), as the server's profile spells it. */
 export function entryOf(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -102,7 +101,10 @@ export class EgressAsks {
   /** "For this session" grants, by server id. */
   private readonly session = new Map<string, Set<string>>();
   /** Asks waiting for the person, by server id and entry: attempts to the same wait on one ask. */
-  private readonly asking = new Map<string, { serverId: string; answer: Promise<ApprovalAnswer> }>();
+  private readonly asking = new Map<
+    string,
+    { serverId: string; answer: Promise<ApprovalAnswer>; stop: AbortController }
+  >();
 
   constructor(private readonly options: EgressAskOptions) {}
 
@@ -115,7 +117,12 @@ export class EgressAsks {
 
   /** The wrap's process is gone (or never started). */
   detach(commandId: string): void {
+    const wrap = this.live.get(commandId);
     this.live.delete(commandId);
+    if (!wrap || [...this.live.values()].some((w) => w.serverId === wrap.serverId)) return;
+    // No run of that server is left to wait: its open asks are withdrawn (the dialogs close).
+    for (const pending of this.asking.values())
+      if (pending.serverId === wrap.serverId) pending.stop.abort(new Error('the server stopped'));
   }
 
   /** This session's grants, for the Permissions view. */
@@ -150,15 +157,21 @@ export class EgressAsks {
         this.options.note?.(wrap.serverId, `Sandbox: ${entry} was refused without asking: ${open} asks already wait.`);
         return { allow: false, reason: 'too many asks wait' };
       }
-      const answer = this.ask(wrap.serverId, { host, port }, entry).finally(() => this.asking.delete(key));
-      pending = { serverId: wrap.serverId, answer };
+      const stop = new AbortController();
+      const answer = this.ask(wrap.serverId, { host, port }, entry, stop.signal).finally(() => this.asking.delete(key));
+      pending = { serverId: wrap.serverId, answer, stop };
       this.asking.set(key, pending);
     }
     const answer = await pending.answer;
     return this.apply(answer, commandId, entry);
   }
 
-  private async ask(serverId: string, target: { host: string; port: number }, entry: string): Promise<ApprovalAnswer> {
+  private async ask(
+    serverId: string,
+    target: { host: string; port: number },
+    entry: string,
+    signal: AbortSignal,
+  ): Promise<ApprovalAnswer> {
     const call = this.options.callInFlight(serverId);
     const timeoutMs = this.options.timeoutMs();
     const listable = isSandboxHost(entry);
@@ -174,7 +187,7 @@ export class EgressAsks {
       reason: `The sandboxed server "${serverId}" is trying to reach ${entry}, which its sandbox does not list. The connection waits for your answer.`,
       expiresAt: Date.now() + timeoutMs,
     };
-    const { answer } = await waitForApproval(this.options.ask, request, { timeoutMs });
+    const { answer } = await waitForApproval(this.options.ask, request, { timeoutMs, signal });
     if (answer !== 'allow-always') return answer;
     if (!listable) return 'allow-session';
     // Not awaited: the profile is saved (and the server restarted) once its calls have ended.

@@ -334,6 +334,18 @@ describe.runIf(process.platform === 'linux')('a sandboxed server reaching an unl
     ]);
   });
 
+  it('a server that stops while its connection waits withdraws the ask: the dialog closes', async () => {
+    const client = await started(config('stops'));
+    const before = shown.length;
+    const first = attempt(client);
+    const asked = await askedAfter(before);
+    await client.close();
+    await first.result.catch(() => undefined);
+    await until(() => closed.some((c) => c.requestId === asked.requestId));
+    expect(closed.find((c) => c.requestId === asked.requestId)?.outcome).not.toBe('answered');
+    expect(broker.list()).toEqual([]);
+  });
+
   it('an unanswered ask ends as a deny when the approval timeout passes', async () => {
     timeoutMs = 200;
     const client = await started(config('timeout'));
