@@ -143,8 +143,8 @@ async function decideAtGate(commandId: string | undefined, host: string, port: n
  */
 const GATED_PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy'];
 const LINUX_SOCKS_BRIDGE_PORT = 1080;
-function gatedProxyLine(gatePort: number): string {
-  const port = process.platform === 'linux' ? LINUX_SOCKS_BRIDGE_PORT : gatePort;
+export function gatedProxyLine(platform: NodeJS.Platform, gatePort: number): string {
+  const port = platform === 'linux' ? LINUX_SOCKS_BRIDGE_PORT : gatePort;
   return GATED_PROXY_VARIABLES.map((name) => `[ -z "\${${name}-}" ] || export ${name}="\${${name}%:*}:${port}"; `).join(
     '',
   );
@@ -338,7 +338,8 @@ export class ServerSandboxes {
     try {
       // With an egress ask, the server's HTTP clients go through the gate, where an attempt waits for the person.
       line =
-        (egress && gate ? gatedProxyLine(gate.port) : '') + execCommandLine([program, ...server.args], profile.env);
+        (egress && gate ? gatedProxyLine(platform, gate.port) : '') +
+        execCommandLine([program, ...server.args], profile.env);
     } catch (error) {
       if (error instanceof ShellQuoteError) throw new SandboxUnavailableError('argument_unquotable', error.code);
       throw error;

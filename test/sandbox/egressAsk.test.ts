@@ -5,6 +5,7 @@
  * answered the way the GUI answers it. The server's attempt to reach a host its profile does not
  * list WAITS while an approval names the server, the host and port; the answer decides it.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
@@ -18,7 +19,7 @@ import { ApprovalBroker } from '../../electron/core/approvalBroker.js';
 import { MCPClient } from '../../electron/mcp/client.js';
 import { EgressAsks, MAX_OPEN_ASKS_PER_SERVER, entryOf, listedIn } from '../../electron/sandbox/egressAsk.js';
 import { commandIdOf, parseHead } from '../../electron/sandbox/egressGate.js';
-import { ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
+import { gatedProxyLine, ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { bundledOnce } from '../helpers/buildFixtures.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
@@ -65,6 +66,39 @@ describe('the gate reads the wrap from the request', () => {
     expect(listedIn(['[::1]:80'], '::1', 80)).toBe(true);
     expect(entryOf('::1', 80)).toBe('[::1]:80');
     expect(entryOf('Example.org', 443)).toBe('Example.org:443');
+  });
+});
+
+describe('the proxy variables a sandboxed server gets point at the gate', () => {
+  /** What `sh` makes of the line, given the variables as the library sets them. */
+  function after(line: string, proxy: string | undefined): string {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '' };
+    if (proxy !== undefined) for (const name of ['HTTP_PROXY', 'https_proxy', 'ALL_PROXY']) env[name] = proxy;
+    const run = spawnSync(
+      '/bin/sh',
+      ['-c', `${line}echo "$HTTP_PROXY|$https_proxy|$ALL_PROXY|\${HTTPS_PROXY-unset}"`],
+      {
+        env,
+        encoding: 'utf8',
+      },
+    );
+    return run.stdout.trim();
+  }
+
+  it('Linux: the same user and token, the library’s SOCKS bridge port (1080) inside the sandbox', () => {
+    const proxy = 'http://srt.QUJD:0123abcd@localhost:3128';
+    const gated = 'http://srt.QUJD:0123abcd@localhost:1080';
+    expect(after(gatedProxyLine('linux', 40000), proxy)).toBe(`${gated}|${gated}|${gated}|unset`);
+  });
+
+  it('macOS: the gate’s own port (Seatbelt lets the sandbox reach it)', () => {
+    const proxy = 'http://srt.QUJD:0123abcd@localhost:51000';
+    const gated = 'http://srt.QUJD:0123abcd@localhost:40000';
+    expect(after(gatedProxyLine('darwin', 40000), proxy)).toBe(`${gated}|${gated}|${gated}|unset`);
+  });
+
+  it('sets nothing that was not set', () => {
+    expect(after(gatedProxyLine('linux', 40000), undefined)).toBe('|||unset');
   });
 });
 
