@@ -187,7 +187,7 @@ test('the Sandbox section edits and saves; off is explained and shown on the car
   // Its profile, as data from main: what was added to the defaults and why.
   const profile = page.getByRole('region', { name: 'Sandbox profile' });
   await expect(profile.getByRole('list', { name: 'Added to its sandbox' })).toContainText(
-    'its own folder (its TMPDIR is there)',
+    'Its own folder (its TMPDIR is there)',
   );
   await expect(profile).toContainText(join(scratch, 'data'));
   await page.getByRole('button', { name: 'Edit' }).click();

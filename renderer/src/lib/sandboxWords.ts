@@ -20,19 +20,19 @@ export function sandboxReasonWords(reason: SandboxReason): string {
 }
 
 const ADDITION_WORDS: Record<SandboxAdditionReason, string> = {
-  own_folder: 'its own folder (its TMPDIR is there)',
-  roots: 'the roots you gave it',
-  command_install: 'the folder its program is installed in',
-  working_folder: 'its working folder',
-  launcher_script: 'the script it runs, and its package',
-  launcher_npm_cache: 'the npm cache, where npx keeps the packages it runs',
-  launcher_npm_registry: 'the npm registry, for a first download',
-  launcher_uv_cache: 'uv’s cache and the Pythons it installs',
-  launcher_pypi: 'the Python package index, for a first download',
-  listed: 'what you listed in its Sandbox section',
+  own_folder: 'Its own folder (its TMPDIR is there)',
+  roots: 'The roots you gave it',
+  command_install: 'The folder its program is installed in',
+  working_folder: 'Its working folder',
+  launcher_script: 'The script it runs, and its package',
+  launcher_npm_cache: 'The npm cache, where npx keeps the packages it runs',
+  launcher_npm_registry: 'The npm registry, for a first download',
+  launcher_uv_cache: 'The cache of uv and the Pythons it installs',
+  launcher_pypi: 'The Python package index, for a first download',
+  listed: 'What you listed in its Sandbox section',
 };
 
 export function additionWords(addition: SandboxProfileView['additions'][number]): string {
   const words = ADDITION_WORDS[addition.reason];
-  return addition.launcher ? `${addition.launcher}: ${words}` : words;
+  return addition.launcher ? `${addition.launcher} — ${words.charAt(0).toLowerCase()}${words.slice(1)}` : words;
 }
