@@ -7,6 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
@@ -378,6 +379,28 @@ describe.runIf(process.platform === 'linux')('a sandboxed server reaching an unl
     await until(() => closed.some((c) => c.requestId === asked.requestId));
     expect(closed.find((c) => c.requestId === asked.requestId)?.outcome).not.toBe('answered');
     expect(broker.list()).toEqual([]);
+  });
+
+  it('a plain http:// request through the proxy waits and is asked about the same way', async () => {
+    const web = createHttpServer((_request, response) => response.end('hello over http'));
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    const webPort = (web.address() as AddressInfo).port;
+    try {
+      const client = await started(config('plain-http'));
+      const before = shown.length;
+      let done = false;
+      const pending = client
+        .callTool('reach', { host: '127.0.0.1', port: webPort, plainHttp: true })
+        .then((r) => r.structuredContent as Reached)
+        .finally(() => (done = true));
+      const asked = await askedAfter(before);
+      expect(asked.egress).toMatchObject({ host: '127.0.0.1', port: webPort });
+      expect(done).toBe(false);
+      broker.answer(asked.requestId, 'allow-once');
+      expect(await pending).toEqual({ status: '200', greeting: 'hello over http' });
+    } finally {
+      web.close();
+    }
   });
 
   it('an unanswered ask ends as a deny when the approval timeout passes', async () => {
