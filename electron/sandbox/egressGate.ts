@@ -34,6 +34,8 @@ export interface EgressGateOptions {
 
 /** The most a request's head may be: beyond it the request is refused. */
 const MAX_HEAD_BYTES = 16 * 1024;
+/** How long a client may take to send its request's head (a silent one is not kept open). */
+const HEAD_TIMEOUT_MS = 30_000;
 const END_OF_HEAD = Buffer.from('\r\n\r\n');
 
 export interface EgressGate {
@@ -119,6 +121,7 @@ function forward(client: Socket, buffered: Buffer, upstreamPort: number, done: (
 function handle(socket: Socket, options: EgressGateOptions): void {
   let buffered = Buffer.alloc(0);
   socket.on('error', () => socket.destroy());
+  socket.setTimeout(HEAD_TIMEOUT_MS, () => socket.destroy());
   const onData = (chunk: Buffer): void => {
     buffered = Buffer.concat([buffered, chunk]);
     // A SOCKS greeting (version 4 or 5) is not for this port.
@@ -129,6 +132,7 @@ function handle(socket: Socket, options: EgressGateOptions): void {
       return;
     }
     socket.off('data', onData);
+    socket.setTimeout(0);
     socket.pause();
     const head = parseHead(buffered.subarray(0, end).toString('latin1'));
     if (!head) return refuse(socket, '400 Bad Request', 'not a proxy request');
