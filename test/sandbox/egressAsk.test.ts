@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { ApprovalBroker } from '../../electron/core/approvalBroker.js';
 import { MCPClient } from '../../electron/mcp/client.js';
 import { EgressAsks, MAX_OPEN_ASKS_PER_SERVER, entryOf, listedIn } from '../../electron/sandbox/egressAsk.js';
-import { commandIdOf, parseHead } from '../../electron/sandbox/egressGate.js';
+import { commandIdOf, parseHead, startEgressGate } from '../../electron/sandbox/egressGate.js';
 import { gatedProxyLine, ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { bundledOnce } from '../helpers/buildFixtures.js';
@@ -67,6 +67,55 @@ describe('the gate reads the wrap from the request', () => {
     expect(listedIn(['[::1]:80'], '::1', 80)).toBe(true);
     expect(entryOf('::1', 80)).toBe('[::1]:80');
     expect(entryOf('Example.org', 443)).toBe('Example.org:443');
+  });
+});
+
+describe('the gate by itself, on loopback', () => {
+  /** Sends `bytes` to the gate and says what came back before it closed. */
+  function exchange(gatePort: number, bytes: Buffer | string): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port: gatePort });
+      let answer = '';
+      socket.once('connect', () => socket.write(bytes));
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      socket.once('close', () => resolve(answer));
+      socket.once('error', () => resolve(answer));
+    });
+  }
+
+  it('refuses at once what names no wrap, what is not a proxy request and a SOCKS greeting; forwards what is allowed', async () => {
+    const decided: (string | undefined)[] = [];
+    const upstream = createServer((socket) =>
+      socket.once('data', (head) => socket.end(`upstream got ${head.toString('latin1').split('\r\n')[0]}`)),
+    );
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const gate = await startEgressGate({
+      upstreamPort: () => (upstream.address() as AddressInfo).port,
+      decide: (commandId, host) => {
+        decided.push(commandId);
+        return Promise.resolve(
+          commandId === 'known-wrap-id-0123456789' && host === 'allowed.test'
+            ? { allow: true }
+            : { allow: false, reason: 'no' },
+        );
+      },
+    });
+    try {
+      const auth = `Proxy-Authorization: Basic ${Buffer.from(`srt.${Buffer.from('known-wrap-id-0123456789').toString('base64')}:t`).toString('base64')}`;
+      expect(await exchange(gate.port, 'CONNECT elsewhere.test:443 HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 403/);
+      expect(await exchange(gate.port, `CONNECT elsewhere.test:443 HTTP/1.1\r\n${auth}\r\n\r\n`)).toMatch(
+        /^HTTP\/1\.1 403/,
+      );
+      expect(await exchange(gate.port, 'GET /local HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 400/);
+      expect(await exchange(gate.port, Buffer.from([5, 1, 0]))).toBe('');
+      expect(await exchange(gate.port, `CONNECT allowed.test:443 HTTP/1.1\r\n${auth}\r\n\r\n`)).toBe(
+        'upstream got CONNECT allowed.test:443 HTTP/1.1',
+      );
+      expect(decided).toEqual([undefined, 'known-wrap-id-0123456789', 'known-wrap-id-0123456789']);
+    } finally {
+      await gate.close();
+      upstream.close();
+    }
   });
 });
 
