@@ -45,6 +45,7 @@ import { Tracer } from '../tracing/tracer.js';
 import { callerStats } from '../tracing/callerStats.js';
 import { detectSandbox } from '../sandbox/commandSandbox.js';
 import { ServerSandboxes } from '../sandbox/serverSandbox.js';
+import { sandboxProfileView } from '../sandbox/profileView.js';
 import { coalesce } from '../util/coalesce.js';
 import { DisposableStore } from '../util/disposable.js';
 import { Late } from '../util/late.js';
@@ -281,6 +282,17 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
     registry: lateRegistry,
     onRulesChanged: () => emit('permissions.changed', {}),
   });
+  // Stdio servers whose sandbox is on (issue 29): each refused access the library records is a line in its Log tab.
+  const sandboxes = new ServerSandboxes({
+    dataDir: options.dataDir,
+    onViolation: (serverId, line) => {
+      const registry = lateRegistry.get();
+      if (registry.server(serverId)) registry.logOf(serverId).note(`Sandbox: ${line}`);
+      // …and an event on the trace of each call running on that server then.
+      tracer.eventOnCallsInFlight(serverId, 'sandbox_violation', { line: line.slice(0, 2_000) });
+    },
+    egress,
+  });
   const pipeline = await createPipeline({
     db: base.storage.db,
     ...(base.storage.checkpoints ? { stores: base.storage.checkpoints } : {}),
@@ -302,17 +314,7 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
       // Servers see this app's version in clientInfo.
       clientVersion: options.version,
       onGatewayMarks: (serverId, marks) => void marksBehind.set(serverId, marks),
-      // Stdio servers whose sandbox is on (issue 29): each refused access the library records is a line in its Log tab.
-      sandboxes: new ServerSandboxes({
-        dataDir: options.dataDir,
-        onViolation: (serverId, line) => {
-          const registry = lateRegistry.get();
-          if (registry.server(serverId)) registry.logOf(serverId).note(`Sandbox: ${line}`);
-          // …and an event on the trace of each call running on that server then.
-          tracer.eventOnCallsInFlight(serverId, 'sandbox_violation', { line: line.slice(0, 2_000) });
-        },
-        egress,
-      }),
+      sandboxes,
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
       onDamaged: warnings.damagedFile,
@@ -326,7 +328,7 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
   const { registry } = pipeline;
   lateRegistry.set(registry);
   base.lifecycle.defer('tool registry', () => registry.close());
-  return { ...pipeline, gatewayMark, marksBehind, broker, serverRequests, settings, egress };
+  return { ...pipeline, gatewayMark, marksBehind, broker, serverRequests, settings, egress, sandboxes };
 }
 
 type Services = ReturnType<typeof buildServices>;
@@ -471,13 +473,21 @@ function wireGatewayAndServers(base: CoreBase, oauth: OAuthManager, pipeline: Pi
 /** ── handlers, by domain (handlers/*.ts) ── */
 function handlersOf(base: CoreBase, pipeline: PipelineParts, services: Services, front: Front): Handlers {
   const { options, emit, redactor, tracer, warnings } = base;
-  const { harness, registry, stores, broker, egress, serverRequests, settings } = pipeline;
+  const { harness, registry, stores, broker, egress, serverRequests, settings, sandboxes } = pipeline;
   const { calls, features, observability, runs, taskRecovery } = services;
   const { servers, permissions } = front;
   const { agents } = front.gw;
   return {
     ...appHandlers({ mode: options.mode, version: options.version, secrets: options.secrets, warnings: warnings.list }),
-    ...serverHandlers({ servers, registry, harness, redactor, permissions, warn: warnings.notice }),
+    ...serverHandlers({
+      servers,
+      registry,
+      harness,
+      redactor,
+      permissions,
+      warn: warnings.notice,
+      sandboxProfile: (config) => sandboxProfileView(sandboxes, config),
+    }),
     ...toolHandlers({ harness, registry, calls }),
     ...approvalHandlers({ broker }),
     ...sandboxHandlers({ egress, registry, servers, onRulesChanged: () => emit('permissions.changed', {}) }),
