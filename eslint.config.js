@@ -208,6 +208,27 @@ const NOT_SHELL = {
     'Browser mode and the app never import the Electron shell (main.ts, preload.ts, shell/): what both hosts need lives in core/ or shared/.',
 };
 
+/** Production code: what the 100-line function limit covers (tests, benches and scripts are not held to it). */
+const PRODUCTION_FILES = ['electron/**/*.ts', 'renderer/src/**/*.{ts,tsx}', 'shared/**/*.ts'];
+
+/**
+ * TEMPORARY (issue 37.3): functions still over 100 lines in files other helpers own this session.
+ * Their owners split them this session; the lead removes each entry as its split lands. Each names
+ * what is over today. Nothing else is exempt: every other production function is 100 lines or less.
+ * test/lint/functionLength.test.ts fails while an entry is no longer needed.
+ */
+const LONG_FUNCTION_EXCEPTIONS = [
+  'renderer/src/ui/servers/form/ServerFormDialog.tsx', // ServerFormDialog, HttpFields
+  'renderer/src/ui/settings/ObservabilityCard.tsx', // ObservabilityForm
+  'electron/core/core.ts', // buildCore
+  'electron/core/gatewayWiring.ts', // wireGateway
+  'electron/gateway/agentServer.ts', // callTool
+  'electron/gateway/gateway.ts', // route
+  'electron/harness/application.ts', // run, attempts
+  'electron/security/secureExecutor.ts', // authorize
+  'electron/web/host.ts', // startWebHost
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -297,5 +318,15 @@ export default tseslint.config(
     files: ['renderer/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     rules: { ...reactHooks.configs.flat.recommended.rules },
+  },
+  {
+    // No function over 100 lines in production code (issue 37.3; test/lint/functionLength.test.ts):
+    // a longer one is split along its seams (a slice's concerns, a view's parts, a host's sections).
+    files: PRODUCTION_FILES,
+    rules: { 'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    files: LONG_FUNCTION_EXCEPTIONS,
+    rules: { 'max-lines-per-function': 'off' },
   },
 );

@@ -45,16 +45,10 @@ export interface DesktopIntegration {
   dispose(): void;
 }
 
-export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopIntegration {
-  const pending = new PendingApprovals();
+/** OS notifications for approvals, and the in-window notice where they do not work. */
+function createApprovalNotifier(deps: DesktopIntegrationDeps, pending: PendingApprovals) {
   // Kept referenced until closed: a collected Notification loses its click handler.
   const notifications = new Map<string, Notification>();
-  const host = backgroundHost(deps.platform);
-  let keepRunning = false;
-  let quitting = false;
-  let explained = false;
-  let tray: Tray | undefined;
-  let badgeImage: NativeImage | undefined;
   // Set by the first 'failed' notification: the rest of the session goes without OS notifications.
   let notificationsFailed = false;
 
@@ -98,6 +92,29 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
     notification.show();
   }
 
+  /** The request was answered or withdrawn: its notification goes. */
+  function close(requestId: string): void {
+    notifications.get(requestId)?.close();
+    notifications.delete(requestId);
+  }
+
+  function dispose(): void {
+    for (const notification of notifications.values()) notification.close();
+    notifications.clear();
+  }
+
+  return { showApproval, notificationsWork, notify, close, dispose };
+}
+
+/** The pending count on the dock / taskbar badge, and the tray (shown while the app keeps running). */
+function createTrayAndBadge(
+  deps: DesktopIntegrationDeps,
+  pending: PendingApprovals,
+  showApproval: (requestId: string | undefined) => void,
+) {
+  let tray: Tray | undefined;
+  let badgeImage: NativeImage | undefined;
+
   function updateBadge(): void {
     const count = pending.count;
     const label = pendingLabel(count);
@@ -126,7 +143,7 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
     );
   }
 
-  function syncTray(): void {
+  function syncTray(keepRunning: boolean): void {
     if (wantsTray({ platform: deps.platform, keepRunning })) {
       if (tray) return;
       tray = new Tray(imageOf(discBitmap(32, ACCENT, true), 32, 2));
@@ -140,9 +157,26 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
     }
   }
 
+  function dispose(): void {
+    tray?.destroy();
+    tray = undefined;
+  }
+
+  return { updateBadge, syncTray, dispose };
+}
+
+export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopIntegration {
+  const pending = new PendingApprovals();
+  const notifier = createApprovalNotifier(deps, pending);
+  const trayAndBadge = createTrayAndBadge(deps, pending, notifier.showApproval);
+  const host = backgroundHost(deps.platform);
+  let keepRunning = false;
+  let quitting = false;
+  let explained = false;
+
   function setKeepRunning(value: boolean): void {
     keepRunning = value;
-    syncTray();
+    trayAndBadge.syncTray(keepRunning);
   }
 
   return {
@@ -156,15 +190,12 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
       if (change.requested) {
         const window = deps.window();
         if (shouldNotify(windowStateOf(window))) {
-          notify(change.requested.requestId, approvalNotification(change.requested, pending.count));
+          notifier.notify(change.requested.requestId, approvalNotification(change.requested, pending.count));
           if (window && !window.isDestroyed()) window.flashFrame(true);
         }
       }
-      if (change.closed) {
-        notifications.get(change.closed)?.close();
-        notifications.delete(change.closed);
-      }
-      updateBadge();
+      if (change.closed) notifier.close(change.closed);
+      trayAndBadge.updateBadge();
     },
 
     setKeepRunning,
@@ -180,7 +211,7 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
       if (explained) return;
       explained = true;
       const notice = backgroundNotice(host);
-      if (notificationsWork()) new Notification(notice).show();
+      if (notifier.notificationsWork()) new Notification(notice).show();
       deps.log(`${notice.title}: ${notice.body}`);
     },
 
@@ -189,10 +220,8 @@ export function createDesktopIntegration(deps: DesktopIntegrationDeps): DesktopI
     },
 
     dispose() {
-      for (const notification of notifications.values()) notification.close();
-      notifications.clear();
-      tray?.destroy();
-      tray = undefined;
+      notifier.dispose();
+      trayAndBadge.dispose();
     },
   };
 }

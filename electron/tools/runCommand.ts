@@ -72,6 +72,7 @@ const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 const MAX_COMMAND_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
 const DEFAULT_KILL_GRACE_MS = 2_000;
+const TOOL_NAME = 'run_command';
 
 function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
@@ -111,12 +112,9 @@ async function sandboxed(
   }
 }
 
-export function createRunCommandTool(options: RunCommandToolOptions): LocalTool {
-  const maxTimeout = options.maxTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS;
-  const defaultTimeout = Math.min(options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS, maxTimeout);
-  const outputCap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-  const schema = z
+/** run_command's arguments (its deadlines named in the descriptions). */
+function argsSchema(defaultTimeout: number, maxTimeout: number) {
+  return z
     .object({
       argv: z
         .array(z.string())
@@ -133,7 +131,119 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
         .describe(`Deadline in ms (default ${defaultTimeout}, at most ${maxTimeout}).`),
     })
     .strict();
-  const name = 'run_command';
+}
+
+/** The finished process as the call's result: the command, how it ended, its output (each stream capped). */
+function commandResult(
+  ran: Awaited<ReturnType<typeof spawnCapped>>,
+  call: {
+    exe: string;
+    argv: string[];
+    cwd: string;
+    timeoutMs: number;
+    sandbox: SandboxInfo['kind'];
+    hosts: readonly string[];
+    spawnFile: string;
+    wrapped: boolean;
+  },
+): NormalizedToolResult {
+  const { exe, argv, cwd, timeoutMs, sandbox, spawnFile } = call;
+  const { outcome, stdout, stderr, timedOut, cancelled, durationMs, pid } = ran;
+
+  if (cancelled) throw new ToolCancelledError(TOOL_NAME, 'The process was stopped.');
+  if (outcome.spawnError) {
+    const code = outcome.spawnError.code ?? 'spawn_failed';
+    if (code === 'ENOENT' && !call.wrapped) return notFound(exe, argv, cwd);
+    const what = call.wrapped ? `The sandbox (${spawnFile})` : `The program "${exe}"`;
+    const message = code === 'EACCES' ? `${what} is not executable.` : `${what} could not be started (${code}).`;
+    return errorResult('spawn_failed', message, { argv, cwd });
+  }
+
+  const structured = {
+    argv,
+    cwd,
+    sandbox,
+    // The hosts it could reach: those listed in Settings; null unsandboxed (any).
+    hosts: sandbox === 'none' ? null : [...call.hosts],
+    pid,
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    timedOut,
+    timeoutMs,
+    durationMs,
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    stdoutBytes: stdout.total,
+    stderrBytes: stderr.total,
+    stdoutTruncated: stdout.truncated,
+    stderrTruncated: stderr.truncated,
+  };
+  const status = timedOut
+    ? `timed out after ${timeoutMs} ms and was stopped${outcome.signal ? ` (${outcome.signal})` : ''}`
+    : outcome.signal
+      ? `killed by ${outcome.signal}`
+      : `exit code ${outcome.exitCode}`;
+  const section = (label: string, out: CappedOutput) =>
+    out.total === 0
+      ? ''
+      : `\n--- ${label} ---\n${out.text()}${out.truncated ? `\n[${label} truncated: ${out.total} bytes, first ${out.capBytes} shown]` : ''}`;
+  const text = `$ ${argv.map(quote).join(' ')}\n${status}${section('stdout', stdout)}${section('stderr', stderr)}`;
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: structured,
+    isError: timedOut || outcome.signal !== null || outcome.exitCode !== 0,
+  };
+}
+
+const DESCRIPTION =
+  'Run a program with arguments (no shell) in a folder inside the allowed folders, in an OS sandbox where there is one (only the workspace and the folders the person listed are writable; the home folder is hidden; only the hosts the person listed are reachable). Returns exit code, stdout and stderr (each capped), and whether it timed out.';
+const ANNOTATIONS = {
+  title: 'Run command',
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+/** A call as checked before it runs (and by its guardrails). */
+interface CheckedCall {
+  argv: string[];
+  cwd: string;
+  timeoutMs: number;
+  env: Record<string, string>;
+  guard: CommandGuardResult;
+  sandbox: SandboxInfo;
+}
+
+/** Why a checked call is not started: the command guard refused it, or its folder is missing; a cancelled call throws. */
+async function notStartable(
+  checked: Pick<CheckedCall, 'cwd' | 'guard'>,
+  args: Record<string, unknown>,
+  context: LocalToolRunContext,
+): Promise<NormalizedToolResult | undefined> {
+  const { cwd, guard } = checked;
+  if (!guard.ok) {
+    return errorResult('command_refused', `The command guard refused this command (${guard.rule}): ${guard.reason}`, {
+      rule: guard.rule,
+    });
+  }
+  if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) {
+    return errorResult(
+      'cwd_missing',
+      `The working folder "${String(args.cwd ?? '.')}" does not exist or is not a folder.`,
+    );
+  }
+  if (context.signal?.aborted) throw new ToolCancelledError(TOOL_NAME, 'The command was not started.');
+  return undefined;
+}
+
+export function createRunCommandTool(options: RunCommandToolOptions): LocalTool {
+  const maxTimeout = options.maxTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS;
+  const defaultTimeout = Math.min(options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS, maxTimeout);
+  const outputCap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const schema = argsSchema(defaultTimeout, maxTimeout);
+  const name = TOOL_NAME;
   const env = () =>
     buildCommandEnv(options.baseEnv ?? process.env, options.envAllowList ?? DEFAULT_ENV_ALLOW_LIST, options.extraEnv);
   const roots = [...options.roots];
@@ -141,14 +251,7 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
   const sandbox = (): Promise<SandboxInfo> => Promise.resolve(options.sandbox ?? detectSandbox());
 
   /** The checks guardrails and run share: arguments, cwd in the roots, the command guard. */
-  async function check(args: Record<string, unknown>): Promise<{
-    argv: string[];
-    cwd: string;
-    timeoutMs: number;
-    env: Record<string, string>;
-    guard: CommandGuardResult;
-    sandbox: SandboxInfo;
-  }> {
+  async function check(args: Record<string, unknown>): Promise<CheckedCall> {
     const parsed = parseToolArgs(name, schema, args);
     const cwd = await validatePath(parsed.cwd ?? '.', roots, { excluded });
     const childEnv = env();
@@ -182,19 +285,9 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
     } catch (error) {
       return fsErrorResult(error, String(args.cwd ?? '.'));
     }
-    const { argv, cwd, timeoutMs, guard } = checked;
-    if (!guard.ok) {
-      return errorResult('command_refused', `The command guard refused this command (${guard.rule}): ${guard.reason}`, {
-        rule: guard.rule,
-      });
-    }
-    if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) {
-      return errorResult(
-        'cwd_missing',
-        `The working folder "${String(args.cwd ?? '.')}" does not exist or is not a folder.`,
-      );
-    }
-    if (context.signal?.aborted) throw new ToolCancelledError(name, 'The command was not started.');
+    const { argv, cwd, timeoutMs } = checked;
+    const refused = await notStartable(checked, args, context);
+    if (refused) return refused;
 
     const [exe = '', ...rest] = argv;
     // Resolved here, outside the sandbox, so a missing program reads the same in both cases.
@@ -228,65 +321,23 @@ export function createRunCommandTool(options: RunCommandToolOptions): LocalTool 
     } finally {
       wrapped?.release();
     }
-    const { outcome, stdout, stderr, timedOut, cancelled, durationMs, pid } = ran;
-
-    if (cancelled) throw new ToolCancelledError(name, 'The process was stopped.');
-    if (outcome.spawnError) {
-      const code = outcome.spawnError.code ?? 'spawn_failed';
-      if (code === 'ENOENT' && !wrapped) return notFound(exe, argv, cwd);
-      const what = wrapped ? `The sandbox (${spawnFile})` : `The program "${exe}"`;
-      const message = code === 'EACCES' ? `${what} is not executable.` : `${what} could not be started (${code}).`;
-      return errorResult('spawn_failed', message, { argv, cwd });
-    }
-
-    const structured = {
+    return commandResult(ran, {
+      exe,
       argv,
       cwd,
-      sandbox: checked.sandbox.kind,
-      // The hosts it could reach: those listed in Settings; null unsandboxed (any).
-      hosts: checked.sandbox.kind === 'none' ? null : [...settings.hosts],
-      pid,
-      exitCode: outcome.exitCode,
-      signal: outcome.signal,
-      timedOut,
       timeoutMs,
-      durationMs,
-      stdout: stdout.text(),
-      stderr: stderr.text(),
-      stdoutBytes: stdout.total,
-      stderrBytes: stderr.total,
-      stdoutTruncated: stdout.truncated,
-      stderrTruncated: stderr.truncated,
-    };
-    const status = timedOut
-      ? `timed out after ${timeoutMs} ms and was stopped${outcome.signal ? ` (${outcome.signal})` : ''}`
-      : outcome.signal
-        ? `killed by ${outcome.signal}`
-        : `exit code ${outcome.exitCode}`;
-    const section = (label: string, out: CappedOutput) =>
-      out.total === 0
-        ? ''
-        : `\n--- ${label} ---\n${out.text()}${out.truncated ? `\n[${label} truncated: ${out.total} bytes, first ${out.capBytes} shown]` : ''}`;
-    const text = `$ ${argv.map(quote).join(' ')}\n${status}${section('stdout', stdout)}${section('stderr', stderr)}`;
-    return {
-      content: [{ type: 'text', text }],
-      structuredContent: structured,
-      isError: timedOut || outcome.signal !== null || outcome.exitCode !== 0,
-    };
+      sandbox: checked.sandbox.kind,
+      hosts: settings.hosts,
+      spawnFile,
+      wrapped: wrapped !== undefined,
+    });
   }
 
   return {
     name,
-    description:
-      'Run a program with arguments (no shell) in a folder inside the allowed folders, in an OS sandbox where there is one (only the workspace and the folders the person listed are writable; the home folder is hidden; only the hosts the person listed are reachable). Returns exit code, stdout and stderr (each capped), and whether it timed out.',
+    description: DESCRIPTION,
     inputSchema: toInputSchema(schema),
-    annotations: {
-      title: 'Run command',
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: true,
-    },
+    annotations: ANNOTATIONS,
     guardrails,
     run,
   };

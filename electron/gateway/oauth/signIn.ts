@@ -303,7 +303,6 @@ export class GatewaySignIn {
     listening: Listening,
     uid: string,
   ): Promise<void> {
-    const { provider } = listening;
     const fail = (status: number, title: string, detail: string): void =>
       void res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8' }).end(errorPage(title, detail));
     if (req.method === 'POST') {
@@ -314,30 +313,50 @@ export class GatewaySignIn {
     } else if (req.method !== 'GET')
       return fail(405, 'Not allowed', 'The consent page is shown with GET and answered with POST.');
 
-    let details: Awaited<ReturnType<Provider['interactionDetails']>>;
+    const signIn = await this.consentInteraction(req, res, listening, uid, fail);
+    if (!signIn) return;
+    if (req.method === 'GET') return this.showConsent(res, uid, signIn);
+    return this.answerConsent(req, res, listening, uid, signIn, fail);
+  }
+
+  /** The sign-in in progress this consent page belongs to, and its client; undefined when it failed (answered). */
+  private async consentInteraction(
+    req: IncomingMessage,
+    res: ServerResponse,
+    listening: Listening,
+    uid: string,
+    fail: ConsentFailure,
+  ): Promise<ConsentSignIn | undefined> {
+    const { provider } = listening;
+    let details: InteractionDetails;
     try {
       details = await provider.interactionDetails(req, res);
     } catch {
-      return fail(
+      fail(
         400,
         'This sign-in has expired',
         'The sign-in was not found in this browser, or it took too long. Start it again from the agent.',
       );
+      return undefined;
     }
-    if (details.uid !== uid || (details.prompt.name !== 'login' && details.prompt.name !== 'consent'))
-      return fail(
+    if (details.uid !== uid || (details.prompt.name !== 'login' && details.prompt.name !== 'consent')) {
+      fail(
         400,
         'This sign-in cannot go on',
         'The page does not belong to the sign-in in progress. Start it again from the agent.',
       );
+      return undefined;
+    }
     const clientId = String(details.params.client_id ?? '');
     const client = await provider.Client.find(clientId).catch(() => undefined);
-    if (!client)
-      return fail(
+    if (!client) {
+      fail(
         400,
         'This sign-in cannot go on',
         'The client that started it is not known here. Start it again from the agent.',
       );
+      return undefined;
+    }
     const redirectUri = String(details.params.redirect_uri ?? client.redirectUris?.[0] ?? '');
     const redirect = URL.parse(redirectUri);
     const redirectTarget = redirect
@@ -347,26 +366,39 @@ export class GatewaySignIn {
       : redirectUri;
     const clientName =
       typeof client.clientName === 'string' && client.clientName.trim() !== '' ? client.clientName.trim() : undefined;
+    return { details, clientId, clientName, redirectTarget };
+  }
 
-    if (req.method === 'GET') {
-      const secret = randomBytes(32).toString('base64url');
-      this.pruneCsrf();
-      this.csrf.set(uid, { secret, expiresAt: Date.now() + 10 * 60_000 });
-      const html = consentPage({
-        action: `${CONSENT_PATH}${uid}`,
-        csrf: secret,
-        clientName,
-        clientId,
-        clientIdIsUrl: /^https:\/\//i.test(clientId),
-        redirectTarget,
-        agentName: this.options.agents.freeName(clientName ?? 'Signed-in agent'),
-        servers: this.options.servers(),
-      });
-      for (const [name, value] of Object.entries(pageSecurityHeaders(redirectTarget ? [redirectTarget] : [])))
-        res.setHeader(name, value);
-      return void res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
-    }
+  /** GET: the consent page, with a fresh CSRF secret for its answer. */
+  private showConsent(res: ServerResponse, uid: string, { clientId, clientName, redirectTarget }: ConsentSignIn): void {
+    const secret = randomBytes(32).toString('base64url');
+    this.pruneCsrf();
+    this.csrf.set(uid, { secret, expiresAt: Date.now() + 10 * 60_000 });
+    const html = consentPage({
+      action: `${CONSENT_PATH}${uid}`,
+      csrf: secret,
+      clientName,
+      clientId,
+      clientIdIsUrl: /^https:\/\//i.test(clientId),
+      redirectTarget,
+      agentName: this.options.agents.freeName(clientName ?? 'Signed-in agent'),
+      servers: this.options.servers(),
+    });
+    for (const [name, value] of Object.entries(pageSecurityHeaders(redirectTarget ? [redirectTarget] : [])))
+      res.setHeader(name, value);
+    return void res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
+  }
 
+  /** POST: the person's answer: denied, or allowed with what the agent sees (a grant, then its agent). */
+  private async answerConsent(
+    req: IncomingMessage,
+    res: ServerResponse,
+    listening: Listening,
+    uid: string,
+    { details, clientId, clientName, redirectTarget }: ConsentSignIn,
+    fail: ConsentFailure,
+  ): Promise<void> {
+    const { provider } = listening;
     let form: URLSearchParams;
     try {
       form = new URLSearchParams((await readBody(req, MAX_FORM_BYTES)).toString('utf8'));
@@ -402,21 +434,7 @@ export class GatewaySignIn {
     if (!visibility.success)
       return fail(400, 'This answer was refused', 'The choice of what the agent sees was not valid.');
 
-    const grant = new provider.Grant({ accountId: PERSON, clientId });
-    // What the client asked for, within what this server offers: its scopes, and the gateway's resource with the gateway's scope.
-    const offered = new Set(['openid', 'offline_access', MCP_SCOPE]);
-    const scopes = String(details.params.scope ?? '')
-      .split(' ')
-      .filter((scope) => offered.has(scope));
-    if (scopes.length > 0) grant.addOIDCScope(scopes.join(' '));
-    const requested = details.params.resource;
-    const mine = new Set([listening.resource.href, `http://localhost:${listening.port}${GATEWAY_PATH}`]);
-    const indicators = (Array.isArray(requested) ? requested : [requested]).filter(
-      (r): r is string => typeof r === 'string' && mine.has(r),
-    );
-    for (const indicator of indicators.length > 0 ? indicators : [listening.resource.href])
-      grant.addResourceScope(indicator, MCP_SCOPE);
-    const grantId = await grant.save();
+    const grantId = await saveGrant(listening, details, clientId);
     let agent: StoredAgent;
     try {
       agent = this.options.agents.createSignedIn(clientName ?? 'Signed-in agent', visibility.data, {
@@ -443,6 +461,37 @@ export class GatewaySignIn {
     const now = Date.now();
     for (const [uid, entry] of this.csrf) if (entry.expiresAt < now) this.csrf.delete(uid);
   }
+}
+
+type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;
+/** Answers the consent request with an error page. */
+type ConsentFailure = (status: number, title: string, detail: string) => void;
+/** The sign-in a consent page belongs to, and how its client is named to the person. */
+interface ConsentSignIn {
+  details: InteractionDetails;
+  clientId: string;
+  clientName: string | undefined;
+  redirectTarget: string;
+}
+
+/** The person allowed the sign-in: the grant of what the client asked for, within what this server offers. */
+async function saveGrant(listening: Listening, details: InteractionDetails, clientId: string): Promise<string> {
+  const { provider } = listening;
+  const grant = new provider.Grant({ accountId: PERSON, clientId });
+  // What the client asked for, within what this server offers: its scopes, and the gateway's resource with the gateway's scope.
+  const offered = new Set(['openid', 'offline_access', MCP_SCOPE]);
+  const scopes = String(details.params.scope ?? '')
+    .split(' ')
+    .filter((scope) => offered.has(scope));
+  if (scopes.length > 0) grant.addOIDCScope(scopes.join(' '));
+  const requested = details.params.resource;
+  const mine = new Set([listening.resource.href, `http://localhost:${listening.port}${GATEWAY_PATH}`]);
+  const indicators = (Array.isArray(requested) ? requested : [requested]).filter(
+    (r): r is string => typeof r === 'string' && mine.has(r),
+  );
+  for (const indicator of indicators.length > 0 ? indicators : [listening.resource.href])
+    grant.addResourceScope(indicator, MCP_SCOPE);
+  return grant.save();
 }
 
 /** The gateway's origin as the client spelled it: `localhost` when its Host said so, else 127.0.0.1. */

@@ -18,6 +18,7 @@ import {
 import type { ChannelName, EventName } from '../../../shared/contract.js';
 import { isEventName } from '../../../shared/contract.js';
 import { observable } from './observable.js';
+import type { Observable } from './observable.js';
 import { checkSession, forgetSessionToken } from './session.js';
 import type { ConnectionState, Transport } from './transport.js';
 import type { ErrorCode } from '../../../shared/errors.js';
@@ -73,6 +74,79 @@ function failure(code: ErrorCode, message: string): DispatchResult {
   return { ok: false, error: { code, message } };
 }
 
+/** Routes one frame from the host: a result to its waiting call, an event to its listeners. */
+function handleFrame(
+  data: unknown,
+  pending: Map<number, (result: DispatchResult) => void>,
+  listeners: Map<EventName, Set<(payload: unknown) => void>>,
+): void {
+  if (typeof data !== 'string') return;
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    console.warn('[bridge] ignored a frame that is not JSON');
+    return;
+  }
+  const frame = HostFrameSchema.safeParse(json);
+  if (!frame.success) {
+    console.warn('[bridge] ignored a frame that does not match the protocol');
+    return;
+  }
+  const value = frame.data;
+  if (value.t === 'result') {
+    const resolve = pending.get(value.id);
+    if (!resolve) return;
+    pending.delete(value.id);
+    resolve(value.ok ? { ok: true, result: value.result } : { ok: false, error: value.error });
+    return;
+  }
+  if (!isEventName(value.event)) return;
+  for (const listener of [...(listeners.get(value.event) ?? [])]) listener(value.payload);
+}
+
+/** Resolves true once the link is open, false when it is refused or the wait runs out. */
+function waitForOpen(connection: Observable<ConnectionState>, offlineCallWaitMs: number): Promise<boolean> {
+  const now = connection.get();
+  if (now.status === 'open') return Promise.resolve(true);
+  if (now.status === 'unauthorized') return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      unsubscribe();
+      resolve(false);
+    }, offlineCallWaitMs);
+    const unsubscribe = connection.subscribe((state) => {
+      if (state.status !== 'open' && state.status !== 'unauthorized') return;
+      clearTimeout(timer);
+      unsubscribe();
+      resolve(state.status === 'open');
+    });
+  });
+}
+
+/** Sends one call on an open socket; its result arrives through `pending`. */
+function sendCall(
+  ws: BridgeSocket,
+  pending: Map<number, (result: DispatchResult) => void>,
+  { id, channel, payload }: { id: number; channel: ChannelName; payload: unknown },
+  maxFrameBytes: number,
+): Promise<DispatchResult> {
+  // The host closes the socket on a message over its limit (and every call in flight with it):
+  // refuse such a request here, by code, before anything is sent.
+  const frame = serializeCall({ t: 'call', id, channel, payload });
+  if (frame.sizeBytes > maxFrameBytes)
+    return Promise.resolve({ ok: false, error: requestTooLarge(channel, frame.sizeBytes, maxFrameBytes) });
+  return new Promise<DispatchResult>((resolve) => {
+    pending.set(id, resolve);
+    try {
+      ws.send(frame.text);
+    } catch (error) {
+      pending.delete(id);
+      resolve(failure(LOCAL_ERROR.transport, error instanceof Error ? error.message : String(error)));
+    }
+  });
+}
+
 export function createWebSocketTransport(
   token: string | undefined,
   options: WebSocketTransportOptions = {},
@@ -110,32 +184,6 @@ export function createWebSocketTransport(
     retryTimer = setTimeout(() => void connect(), delay);
   }
 
-  function handleFrame(data: unknown): void {
-    if (typeof data !== 'string') return;
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      console.warn('[bridge] ignored a frame that is not JSON');
-      return;
-    }
-    const frame = HostFrameSchema.safeParse(json);
-    if (!frame.success) {
-      console.warn('[bridge] ignored a frame that does not match the protocol');
-      return;
-    }
-    const value = frame.data;
-    if (value.t === 'result') {
-      const resolve = pending.get(value.id);
-      if (!resolve) return;
-      pending.delete(value.id);
-      resolve(value.ok ? { ok: true, result: value.result } : { ok: false, error: value.error });
-      return;
-    }
-    if (!isEventName(value.event)) return;
-    for (const listener of [...(listeners.get(value.event) ?? [])]) listener(value.payload);
-  }
-
   async function connect(): Promise<void> {
     if (!token || connecting || socket) return;
     connecting = true;
@@ -166,7 +214,7 @@ export function createWebSocketTransport(
       attempt = 0;
       connection.set({ status: 'open' });
     };
-    ws.onmessage = (message) => handleFrame(message.data);
+    ws.onmessage = (message) => handleFrame(message.data, pending, listeners);
     ws.onclose = (event) => {
       if (socket === ws) socket = undefined;
       // 1000/1001/1005/1006 are ordinary ends (or a host that went away); others name a cause.
@@ -179,47 +227,13 @@ export function createWebSocketTransport(
     };
   }
 
-  /** Resolves true once the link is open, false when it is refused or the wait runs out. */
-  function waitForOpen(): Promise<boolean> {
-    const now = connection.get();
-    if (now.status === 'open') return Promise.resolve(true);
-    if (now.status === 'unauthorized') return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        unsubscribe();
-        resolve(false);
-      }, offlineCallWaitMs);
-      const unsubscribe = connection.subscribe((state) => {
-        if (state.status !== 'open' && state.status !== 'unauthorized') return;
-        clearTimeout(timer);
-        unsubscribe();
-        resolve(state.status === 'open');
-      });
-    });
-  }
-
   async function call(channel: ChannelName, payload: unknown): Promise<DispatchResult> {
-    if (!(await waitForOpen()) || !socket || socket.readyState !== OPEN) {
+    if (!(await waitForOpen(connection, offlineCallWaitMs)) || !socket || socket.readyState !== OPEN) {
       return connection.get().status === 'unauthorized'
         ? failure('unauthorized', 'This session is not authorized.')
         : failure(LOCAL_ERROR.disconnected, 'Not connected to the MiniHarness host.');
     }
-    const id = nextId++;
-    const ws = socket;
-    // The host closes the socket on a message over its limit (and every call in flight with it):
-    // refuse such a request here, by code, before anything is sent.
-    const frame = serializeCall({ t: 'call', id, channel, payload });
-    if (frame.sizeBytes > maxFrameBytes)
-      return { ok: false, error: requestTooLarge(channel, frame.sizeBytes, maxFrameBytes) };
-    return new Promise<DispatchResult>((resolve) => {
-      pending.set(id, resolve);
-      try {
-        ws.send(frame.text);
-      } catch (error) {
-        pending.delete(id);
-        resolve(failure(LOCAL_ERROR.transport, error instanceof Error ? error.message : String(error)));
-      }
-    });
+    return sendCall(socket, pending, { id: nextId++, channel, payload }, maxFrameBytes);
   }
 
   function retryNow(): void {

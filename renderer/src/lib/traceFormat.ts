@@ -70,6 +70,82 @@ const ANSWER_WORDS: Record<string, string> = {
   deny: 'deny',
 };
 
+type EventOfType<T extends TraceEvent['type']> = Extract<TraceEvent, { type: T }>;
+
+function describeApprovalAnswered(event: EventOfType<'approval_answered'>): DescribedEvent {
+  const data = event.data as typeof event.data & { timedOut?: unknown; cancelled?: unknown };
+  const waited = data.waitedMs ?? event.durationMs;
+  const after = waited !== undefined ? ` after ${formatDuration(waited)}` : '';
+  if (data.timedOut === true) return { title: `Approval timed out${after} — nothing ran`, tone: 'error' };
+  if (data.cancelled === true) return { title: `Approval cancelled${after} — nothing ran`, tone: 'error' };
+  const answer = data.answeredBy
+    ? (ANSWER_WORDS[data.answeredBy] ?? data.answeredBy)
+    : data.approved
+      ? 'allow'
+      : 'deny';
+  return { title: `Approval answered: ${answer}${after}`, tone: data.approved ? 'positive' : 'error' };
+}
+
+function describeAttemptFinished(event: EventOfType<'attempt_finished'>, next?: TraceEvent): DescribedEvent {
+  const { attempt, outcome, error } = event.data;
+  const took = event.data.durationMs ?? event.durationMs;
+  if (outcome === 'ok')
+    return {
+      title: `Attempt ${attempt} succeeded${took !== undefined ? ` in ${formatDuration(took)}` : ''}`,
+      tone: 'positive',
+    };
+  const retry = next?.type === 'retry_scheduled' ? ` — retry in ${formatDuration(next.data.delayMs)}` : '';
+  return {
+    title: `Attempt ${attempt} failed: ${errorText(error)}${retry}`,
+    ...(event.data.recoverable === false && !retry
+      ? { detail: 'Not retried: the tool may have acted before it failed.' }
+      : {}),
+    tone: 'error',
+  };
+}
+
+function describeTask(event: EventOfType<'task'>): DescribedEvent {
+  const { taskId, status, statusMessage } = event.data;
+  const STATUS = {
+    working: 'working',
+    input_required: 'waiting for input',
+    completed: 'completed',
+    failed: 'failed',
+    cancelled: 'cancelled',
+  } as const;
+  return {
+    title: `Server task ${taskId}: ${STATUS[status]}`,
+    ...(statusMessage ? { detail: statusMessage } : {}),
+    tone:
+      status === 'failed' ? 'error' : status === 'cancelled' ? 'warning' : status === 'completed' ? 'positive' : 'info',
+  };
+}
+
+function describeTaskCheck(event: EventOfType<'task_check'>): DescribedEvent {
+  const { taskId, trigger, outcome, reason, waitedMs } = event.data;
+  const WHY = {
+    start: 'at start',
+    server_ready: 'when the server became ready',
+    person: 'on your request',
+  } as const;
+  const OUTCOME = {
+    answered: { title: 'the server answered', tone: 'info' },
+    server_unavailable: { title: 'the server was not ready — asked again when it is', tone: 'warning' },
+    unknown_to_server: {
+      title: 'the server no longer knows the task — whether the tool acted is unknown',
+      tone: 'warning',
+    },
+    not_supported: { title: 'the server’s connection cannot be asked about tasks', tone: 'warning' },
+    no_answer: { title: 'asking failed', tone: 'error' },
+  } as const;
+  const waited = waitedMs !== undefined && waitedMs >= 100 ? ` after waiting ${formatDuration(waitedMs)}` : '';
+  return {
+    title: `Asked the server about task ${taskId} ${WHY[trigger]}${waited}: ${OUTCOME[outcome].title}`,
+    ...(reason ? { detail: reason } : {}),
+    tone: OUTCOME[outcome].tone,
+  };
+}
+
 /** One event as a sentence ("Decision: ASK — untrusted server"), with the next event for context. */
 export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEvent {
   switch (event.type) {
@@ -93,40 +169,14 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
         ...(event.data.reason ? { detail: event.data.reason } : {}),
         tone: 'warning',
       };
-    case 'approval_answered': {
-      const data = event.data as typeof event.data & { timedOut?: unknown; cancelled?: unknown };
-      const waited = data.waitedMs ?? event.durationMs;
-      const after = waited !== undefined ? ` after ${formatDuration(waited)}` : '';
-      if (data.timedOut === true) return { title: `Approval timed out${after} — nothing ran`, tone: 'error' };
-      if (data.cancelled === true) return { title: `Approval cancelled${after} — nothing ran`, tone: 'error' };
-      const answer = data.answeredBy
-        ? (ANSWER_WORDS[data.answeredBy] ?? data.answeredBy)
-        : data.approved
-          ? 'allow'
-          : 'deny';
-      return { title: `Approval answered: ${answer}${after}`, tone: data.approved ? 'positive' : 'error' };
-    }
+    case 'approval_answered':
+      return describeApprovalAnswered(event);
     case 'claim':
       return { ...CLAIM_WORDS[event.data.outcome] };
     case 'attempt_started':
       return { title: `Attempt ${event.data.attempt} started`, tone: 'neutral' };
-    case 'attempt_finished': {
-      const { attempt, outcome, error } = event.data;
-      const took = event.data.durationMs ?? event.durationMs;
-      if (outcome === 'ok')
-        return {
-          title: `Attempt ${attempt} succeeded${took !== undefined ? ` in ${formatDuration(took)}` : ''}`,
-          tone: 'positive',
-        };
-      const retry = next?.type === 'retry_scheduled' ? ` — retry in ${formatDuration(next.data.delayMs)}` : '';
-      return {
-        title: `Attempt ${attempt} failed: ${errorText(error)}${retry}`,
-        ...(event.data.recoverable === false && !retry
-          ? { detail: 'Not retried: the tool may have acted before it failed.' }
-          : {}),
-        tone: 'error',
-      };
-    }
+    case 'attempt_finished':
+      return describeAttemptFinished(event, next);
     case 'retry_scheduled':
       return {
         title: `Retry scheduled: attempt ${event.data.nextAttempt} in ${formatDuration(event.data.delayMs)}`,
@@ -144,52 +194,10 @@ export function describeEvent(event: TraceEvent, next?: TraceEvent): DescribedEv
         tone: 'info',
       };
     }
-    case 'task': {
-      const { taskId, status, statusMessage } = event.data;
-      const STATUS = {
-        working: 'working',
-        input_required: 'waiting for input',
-        completed: 'completed',
-        failed: 'failed',
-        cancelled: 'cancelled',
-      } as const;
-      return {
-        title: `Server task ${taskId}: ${STATUS[status]}`,
-        ...(statusMessage ? { detail: statusMessage } : {}),
-        tone:
-          status === 'failed'
-            ? 'error'
-            : status === 'cancelled'
-              ? 'warning'
-              : status === 'completed'
-                ? 'positive'
-                : 'info',
-      };
-    }
-    case 'task_check': {
-      const { taskId, trigger, outcome, reason, waitedMs } = event.data;
-      const WHY = {
-        start: 'at start',
-        server_ready: 'when the server became ready',
-        person: 'on your request',
-      } as const;
-      const OUTCOME = {
-        answered: { title: 'the server answered', tone: 'info' },
-        server_unavailable: { title: 'the server was not ready — asked again when it is', tone: 'warning' },
-        unknown_to_server: {
-          title: 'the server no longer knows the task — whether the tool acted is unknown',
-          tone: 'warning',
-        },
-        not_supported: { title: 'the server’s connection cannot be asked about tasks', tone: 'warning' },
-        no_answer: { title: 'asking failed', tone: 'error' },
-      } as const;
-      const waited = waitedMs !== undefined && waitedMs >= 100 ? ` after waiting ${formatDuration(waitedMs)}` : '';
-      return {
-        title: `Asked the server about task ${taskId} ${WHY[trigger]}${waited}: ${OUTCOME[outcome].title}`,
-        ...(reason ? { detail: reason } : {}),
-        tone: OUTCOME[outcome].tone,
-      };
-    }
+    case 'task':
+      return describeTask(event);
+    case 'task_check':
+      return describeTaskCheck(event);
     case 'sandbox_violation':
       return { title: 'The sandbox refused an access while this call ran', detail: event.data.line, tone: 'warning' };
     case 'replay':

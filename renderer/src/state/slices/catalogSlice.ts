@@ -12,7 +12,7 @@ import type {
   ResponseOf,
 } from '../../../../shared/contract.js';
 import { BridgeError, messageOf } from '../../bridge/index.js';
-import type { ClientSliceCreator } from '../types.js';
+import type { ClientSliceCreator, StateOf } from '../types.js';
 
 interface InstallState {
   registry: string;
@@ -64,7 +64,7 @@ export interface CatalogSlice {
 const fieldErrorsOf = (error: unknown): Record<string, string[]> =>
   (error instanceof BridgeError ? error.details?.fieldErrors : undefined) ?? {};
 
-export const createCatalogSlice: ClientSliceCreator<CatalogSlice> = (client) => (set, get) => ({
+const INITIAL: StateOf<CatalogSlice> = {
   catalogSearchText: '',
   catalogEntries: [],
   catalogRegistries: [],
@@ -74,21 +74,58 @@ export const createCatalogSlice: ClientSliceCreator<CatalogSlice> = (client) => 
   catalogUpdates: [],
   catalogUpdate: undefined,
   catalogRegistryUrls: [],
+};
 
-  async searchCatalog(search, refresh = false) {
-    set({ catalogLoading: true, catalogFailure: undefined, catalogSearchText: search }, false, 'catalog/search');
-    try {
-      const result = await client.call('catalog.search', { search, refresh });
-      // A later search answered first: this answer is for a search no longer shown.
-      if (get().catalogSearchText !== search) return;
-      set({ catalogEntries: result.entries, catalogRegistries: result.registries }, false, 'catalog/searched');
-    } catch (error) {
-      set({ catalogFailure: messageOf(error) }, false, 'catalog/searchFailed');
-    } finally {
-      set({ catalogLoading: false }, false, 'catalog/searchDone');
-    }
-  },
+type Actions<K extends keyof CatalogSlice> = ClientSliceCreator<Pick<CatalogSlice, K>>;
 
+/** The search and the registries setting. */
+const searchActions: Actions<'searchCatalog' | 'loadCatalogRegistries' | 'saveCatalogRegistries'> =
+  (client) => (set, get) => ({
+    async searchCatalog(search, refresh = false) {
+      set({ catalogLoading: true, catalogFailure: undefined, catalogSearchText: search }, false, 'catalog/search');
+      try {
+        const result = await client.call('catalog.search', { search, refresh });
+        // A later search answered first: this answer is for a search no longer shown.
+        if (get().catalogSearchText !== search) return;
+        set({ catalogEntries: result.entries, catalogRegistries: result.registries }, false, 'catalog/searched');
+      } catch (error) {
+        set({ catalogFailure: messageOf(error) }, false, 'catalog/searchFailed');
+      } finally {
+        set({ catalogLoading: false }, false, 'catalog/searchDone');
+      }
+    },
+
+    async loadCatalogRegistries() {
+      try {
+        set(
+          { catalogRegistryUrls: (await client.call('catalog.registries', {})).registries },
+          false,
+          'catalog/registries',
+        );
+      } catch {
+        // Shown empty; the search names the registries it asked.
+      }
+    },
+
+    async saveCatalogRegistries(urls) {
+      try {
+        const { registries } = await client.call('catalog.setRegistries', { registries: urls });
+        set({ catalogRegistryUrls: registries }, false, 'catalog/setRegistries');
+        return undefined;
+      } catch (error) {
+        return messageOf(error);
+      }
+    },
+  });
+
+/** The install form: its plan, the values typed, the install. */
+const installActions: Actions<
+  | 'openCatalogInstall'
+  | 'setCatalogInstallValue'
+  | 'setCatalogInstallId'
+  | 'submitCatalogInstall'
+  | 'closeCatalogInstall'
+> = (client) => (set, get) => ({
   async openCatalogInstall(registry, name, option) {
     const base = { registry, name, option, values: {}, fieldErrors: {}, busy: true, id: '' };
     set({ catalogInstall: { ...base, plan: undefined, failure: undefined } }, false, 'catalog/openInstall');
@@ -152,7 +189,12 @@ export const createCatalogSlice: ClientSliceCreator<CatalogSlice> = (client) => 
   },
 
   closeCatalogInstall: () => set({ catalogInstall: undefined }, false, 'catalog/closeInstall'),
+});
 
+/** The updates offered, and the one previewed and applied. */
+const updateActions: Actions<
+  'loadCatalogUpdates' | 'openCatalogUpdate' | 'setCatalogUpdateValue' | 'applyCatalogUpdate' | 'closeCatalogUpdate'
+> = (client) => (set, get) => ({
   async loadCatalogUpdates() {
     try {
       set({ catalogUpdates: await client.call('catalog.updates', {}) }, false, 'catalog/updates');
@@ -202,26 +244,13 @@ export const createCatalogSlice: ClientSliceCreator<CatalogSlice> = (client) => 
   },
 
   closeCatalogUpdate: () => set({ catalogUpdate: undefined }, false, 'catalog/closeUpdate'),
-
-  async loadCatalogRegistries() {
-    try {
-      set(
-        { catalogRegistryUrls: (await client.call('catalog.registries', {})).registries },
-        false,
-        'catalog/registries',
-      );
-    } catch {
-      // Shown empty; the search names the registries it asked.
-    }
-  },
-
-  async saveCatalogRegistries(urls) {
-    try {
-      const { registries } = await client.call('catalog.setRegistries', { registries: urls });
-      set({ catalogRegistryUrls: registries }, false, 'catalog/setRegistries');
-      return undefined;
-    } catch (error) {
-      return messageOf(error);
-    }
-  },
 });
+
+export const createCatalogSlice: ClientSliceCreator<CatalogSlice> =
+  (client) =>
+  (...args) => ({
+    ...INITIAL,
+    ...searchActions(client)(...args),
+    ...installActions(client)(...args),
+    ...updateActions(client)(...args),
+  });

@@ -14,9 +14,10 @@
 import type { CallOutcome, HistoryRecordView, RequestOf } from '../../../../shared/contract.js';
 import type { TraceSummary } from '../../../../shared/traces.js';
 import { messageOf } from '../../bridge/index.js';
+import type { BridgeClient } from '../../bridge/index.js';
 import { loadable } from '../loadable.js';
 import type { Loadable } from '../loadable.js';
-import type { ClientSliceCreator, StateOf } from '../types.js';
+import type { ClientSliceCreator, SliceCreator, StateOf } from '../types.js';
 import { rememberedHistoryScope } from '../historyScope.js';
 
 /** What the status filter can ask for; `started` covers both `started` (running now) and `unknown`. */
@@ -142,11 +143,19 @@ const INITIAL: StateOf<HistorySlice> = {
 /** What `clearHistory` resets: all but the person's filters. */
 const { historyFilters: _keptFilters, ...CLEARED } = INITIAL;
 
-export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => (set, get) => {
-  let generation = 0;
-  let activityTimer: ReturnType<typeof setTimeout> | undefined;
-  let sessionsTimer: ReturnType<typeof setTimeout> | undefined;
+/** What the slice's parts share: the load generation, the coalescing timers, and the list's own steps. */
+interface HistoryOwn {
+  generation: number;
+  activityTimer: ReturnType<typeof setTimeout> | undefined;
+  sessionsTimer: ReturnType<typeof setTimeout> | undefined;
   /** Records (by `recordKey`) of what is shown whose traces changed since the last head refresh. */
+  changed: Map<string, TraceSummary>;
+  scope(): { sessionId?: string } | undefined;
+  refreshHead(): Promise<void>;
+  showSession(sessionId: string): Promise<void>;
+}
+
+const historyOwn: ClientSliceCreator<HistoryOwn> = (client) => (set, get) => {
   const changed = new Map<string, TraceSummary>();
 
   /** What the pages are asked for: the shown session, or every session; undefined before one is chosen. */
@@ -160,7 +169,7 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
   async function refreshHead(): Promise<void> {
     const shown = scope();
     if (!shown || get().historyLoad !== 'ready') return;
-    const mine = generation;
+    const mine = own.generation;
     const touched = new Map(changed);
     changed.clear();
     try {
@@ -169,7 +178,7 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
         ...filterQuery(get().historyFilters),
         limit: HISTORY_PAGE_SIZE,
       });
-      if (mine !== generation) return;
+      if (mine !== own.generation) return;
       const head = new Set(page.records.map(recordKey));
       const filtered = get().historyFilters.status !== '';
       const rest = get().historyRecords.filter((r) => {
@@ -207,9 +216,34 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
     return get().loadHistory();
   }
 
-  return {
-    ...INITIAL,
+  const own: HistoryOwn = {
+    generation: 0,
+    activityTimer: undefined,
+    sessionsTimer: undefined,
+    changed,
+    scope,
+    refreshHead,
+    showSession,
+  };
+  return own;
+};
 
+type Actions<K extends keyof HistorySlice> = (
+  client: BridgeClient,
+  own: HistoryOwn,
+) => SliceCreator<Pick<HistorySlice, K>>;
+
+/** The sessions, which one is shown, and opening a record. */
+const sessionActions: Actions<
+  | 'loadSessions'
+  | 'openHistory'
+  | 'selectHistorySession'
+  | 'showAllHistorySessions'
+  | 'selectHistoryRecord'
+  | 'openHistoryRecord'
+> =
+  (client, { changed, scope, refreshHead, showSession }) =>
+  (set, get) => ({
     async loadSessions() {
       if (get().sessionsLoad !== 'ready') set(SESSIONS.loading, false, 'history/sessions');
       try {
@@ -280,83 +314,6 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       void get().loadHistory();
     },
 
-    setHistoryFilters(patch) {
-      const current = get().historyFilters;
-      const next = { ...current, ...patch };
-      if (next.status === current.status && next.toolName === current.toolName && next.userId === current.userId)
-        return;
-      // A caller's calls are spread over its sessions (an agent opens one per connection): choosing
-      // a caller shows every session's; a session can be chosen again from the picker.
-      const spanSessions = next.userId !== '' && next.userId !== current.userId;
-      set(
-        {
-          historyFilters: next,
-          historyRecords: [],
-          historyCursor: undefined,
-          ...(spanSessions ? { historyAllSessions: true, selectedRecordKey: undefined } : {}),
-        },
-        false,
-        'history/filters',
-      );
-      void get().loadHistory();
-    },
-
-    async loadHistory() {
-      const shown = scope();
-      if (!shown) return;
-      const mine = ++generation;
-      changed.clear();
-      set({ ...HISTORY.restart, historyLoadingMore: false }, false, 'history/load');
-      try {
-        const page = await client.call('history.page', {
-          ...shown,
-          ...filterQuery(get().historyFilters),
-          limit: HISTORY_PAGE_SIZE,
-        });
-        if (mine !== generation) return;
-        set(
-          { historyRecords: page.records, historyCursor: page.nextCursor, historyLoad: 'ready' },
-          false,
-          'history/loaded',
-        );
-      } catch (error) {
-        if (mine !== generation) return;
-        set(HISTORY.failed(error), false, 'history/loadError');
-      }
-    },
-
-    async loadMoreHistory() {
-      const shown = scope();
-      const cursor = get().historyCursor;
-      if (!shown || !cursor || get().historyLoadingMore || get().historyLoad !== 'ready') return;
-      const mine = generation;
-      set({ historyLoadingMore: true }, false, 'history/more');
-      try {
-        const page = await client.call('history.page', {
-          ...shown,
-          ...filterQuery(get().historyFilters),
-          limit: HISTORY_PAGE_SIZE,
-          cursor,
-        });
-        if (mine !== generation) return;
-        const known = new Set(get().historyRecords.map(recordKey));
-        const fresh = page.records.filter((r) => !known.has(recordKey(r)));
-        set(
-          {
-            historyRecords: get().historyRecords.concat(fresh),
-            historyCursor: page.nextCursor,
-            historyLoadingMore: false,
-          },
-          false,
-          'history/moreLoaded',
-        );
-      } catch (error) {
-        if (mine !== generation) return;
-        set({ historyLoadingMore: false }, false, 'history/moreError');
-        get().notify('error', `Could not load more history: ${messageOf(error)}`);
-      }
-    },
-
     selectHistoryRecord(selectedRecordKey) {
       set({ selectedRecordKey }, false, 'history/select');
     },
@@ -369,7 +326,90 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       set({ selectedRecordKey: recordKey({ sessionId, callId }) }, false, 'history/openRecord');
       get().navigate('history');
     },
+  });
 
+/** The filters and the pages of the list. */
+const pageActions: Actions<'setHistoryFilters' | 'loadHistory' | 'loadMoreHistory'> = (client, own) => (set, get) => ({
+  setHistoryFilters(patch) {
+    const current = get().historyFilters;
+    const next = { ...current, ...patch };
+    if (next.status === current.status && next.toolName === current.toolName && next.userId === current.userId) return;
+    // A caller's calls are spread over its sessions (an agent opens one per connection): choosing
+    // a caller shows every session's; a session can be chosen again from the picker.
+    const spanSessions = next.userId !== '' && next.userId !== current.userId;
+    set(
+      {
+        historyFilters: next,
+        historyRecords: [],
+        historyCursor: undefined,
+        ...(spanSessions ? { historyAllSessions: true, selectedRecordKey: undefined } : {}),
+      },
+      false,
+      'history/filters',
+    );
+    void get().loadHistory();
+  },
+
+  async loadHistory() {
+    const shown = own.scope();
+    if (!shown) return;
+    const mine = ++own.generation;
+    own.changed.clear();
+    set({ ...HISTORY.restart, historyLoadingMore: false }, false, 'history/load');
+    try {
+      const page = await client.call('history.page', {
+        ...shown,
+        ...filterQuery(get().historyFilters),
+        limit: HISTORY_PAGE_SIZE,
+      });
+      if (mine !== own.generation) return;
+      set(
+        { historyRecords: page.records, historyCursor: page.nextCursor, historyLoad: 'ready' },
+        false,
+        'history/loaded',
+      );
+    } catch (error) {
+      if (mine !== own.generation) return;
+      set(HISTORY.failed(error), false, 'history/loadError');
+    }
+  },
+
+  async loadMoreHistory() {
+    const shown = own.scope();
+    const cursor = get().historyCursor;
+    if (!shown || !cursor || get().historyLoadingMore || get().historyLoad !== 'ready') return;
+    const mine = own.generation;
+    set({ historyLoadingMore: true }, false, 'history/more');
+    try {
+      const page = await client.call('history.page', {
+        ...shown,
+        ...filterQuery(get().historyFilters),
+        limit: HISTORY_PAGE_SIZE,
+        cursor,
+      });
+      if (mine !== own.generation) return;
+      const known = new Set(get().historyRecords.map(recordKey));
+      const fresh = page.records.filter((r) => !known.has(recordKey(r)));
+      set(
+        {
+          historyRecords: get().historyRecords.concat(fresh),
+          historyCursor: page.nextCursor,
+          historyLoadingMore: false,
+        },
+        false,
+        'history/moreLoaded',
+      );
+    } catch (error) {
+      if (mine !== own.generation) return;
+      set({ historyLoadingMore: false }, false, 'history/moreError');
+      get().notify('error', `Could not load more history: ${messageOf(error)}`);
+    }
+  },
+});
+
+/** What is done to one record: fetched whole, replayed, run again, resolved, asked of its server. */
+const recordActions: Actions<'getHistoryRecord' | 'replayCall' | 'rerunCall' | 'askTaskNow' | 'resolveCall'> =
+  (client) => (set, get) => ({
     getHistoryRecord(record) {
       return client.call('history.get', { sessionId: record.sessionId, callId: record.callId });
     },
@@ -434,34 +474,49 @@ export const createHistorySlice: ClientSliceCreator<HistorySlice> = (client) => 
       void get().loadSessions();
       return updated;
     },
+  });
 
-    noteTraceActivity(trace) {
-      const watchingRecords =
-        (get().historyAllSessions || trace.sessionId === get().historySessionId) && get().historyLoad === 'ready';
-      const watchingSessions = get().sessionsLoad === 'ready';
-      if (watchingRecords) {
-        changed.set(recordKey(trace), trace);
-        activityTimer ??= setTimeout(() => {
-          activityTimer = undefined;
-          if (changed.size > 0) void refreshHead();
-        }, ACTIVITY_COALESCE_MS);
-      }
-      if (watchingSessions) {
-        sessionsTimer ??= setTimeout(() => {
-          sessionsTimer = undefined;
-          if (get().sessionsLoad === 'ready') void get().loadSessions();
-        }, SESSIONS_REFRESH_MS);
-      }
-    },
+/** Trace activity refreshes what is shown (coalesced); clearing forgets it all. */
+const activityActions: Actions<'noteTraceActivity' | 'clearHistory'> = (_client, own) => (set, get) => ({
+  noteTraceActivity(trace) {
+    const watchingRecords =
+      (get().historyAllSessions || trace.sessionId === get().historySessionId) && get().historyLoad === 'ready';
+    const watchingSessions = get().sessionsLoad === 'ready';
+    if (watchingRecords) {
+      own.changed.set(recordKey(trace), trace);
+      own.activityTimer ??= setTimeout(() => {
+        own.activityTimer = undefined;
+        if (own.changed.size > 0) void own.refreshHead();
+      }, ACTIVITY_COALESCE_MS);
+    }
+    if (watchingSessions) {
+      own.sessionsTimer ??= setTimeout(() => {
+        own.sessionsTimer = undefined;
+        if (get().sessionsLoad === 'ready') void get().loadSessions();
+      }, SESSIONS_REFRESH_MS);
+    }
+  },
 
-    clearHistory() {
-      generation++;
-      changed.clear();
-      clearTimeout(activityTimer);
-      activityTimer = undefined;
-      clearTimeout(sessionsTimer);
-      sessionsTimer = undefined;
-      set(CLEARED, false, 'history/clear');
-    },
+  clearHistory() {
+    own.generation++;
+    own.changed.clear();
+    clearTimeout(own.activityTimer);
+    own.activityTimer = undefined;
+    clearTimeout(own.sessionsTimer);
+    own.sessionsTimer = undefined;
+    set(CLEARED, false, 'history/clear');
+  },
+});
+
+export const createHistorySlice: ClientSliceCreator<HistorySlice> =
+  (client) =>
+  (...args) => {
+    const own = historyOwn(client)(...args);
+    return {
+      ...INITIAL,
+      ...sessionActions(client, own)(...args),
+      ...pageActions(client, own)(...args),
+      ...recordActions(client, own)(...args),
+      ...activityActions(client, own)(...args),
+    };
   };
-};

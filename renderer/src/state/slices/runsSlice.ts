@@ -7,7 +7,8 @@
 import type { EventOf, RequestOf } from '../../../../shared/contract.js';
 import type { ModelView, RunDetail, RunView } from '../../../../shared/contract/runs.js';
 import { messageOf } from '../../bridge/index.js';
-import type { ClientSliceCreator } from '../types.js';
+import type { BridgeClient } from '../../bridge/index.js';
+import type { ClientSliceCreator, SliceCreator } from '../types.js';
 
 export interface RunsSlice {
   models: ModelView[];
@@ -36,7 +37,14 @@ export interface RunsSlice {
   applyRunsChanged(event: EventOf<'runs.changed'>): void;
 }
 
-export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, get) => {
+interface RunsHelpers {
+  /** Reloads the open run's stored conversation. */
+  reloadOpen(): Promise<void>;
+  /** Runs an action, keeping its failure as `runsError`. */
+  attempt(action: () => Promise<unknown>): Promise<void>;
+}
+
+const runsHelpers: ClientSliceCreator<RunsHelpers> = (client) => (set, get) => {
   const reloadOpen = async (): Promise<void> => {
     const id = get().openRunId;
     if (!id) return;
@@ -55,15 +63,18 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
       set({ runsError: messageOf(error) }, false, 'runs/error');
     }
   };
-  return {
-    models: [],
-    modelTests: {},
-    runsList: [],
-    openRunId: undefined,
-    openRun: undefined,
-    liveText: '',
-    serverWaits: {},
-    runsError: undefined,
+  return { reloadOpen, attempt };
+};
+
+type Actions<K extends keyof RunsSlice> = (
+  client: BridgeClient,
+  helpers: RunsHelpers,
+) => SliceCreator<Pick<RunsSlice, K>>;
+
+/** Settings → Models. */
+const modelActions: Actions<'loadModels' | 'saveModel' | 'removeModel' | 'testModel'> =
+  (client, { attempt }) =>
+  (set, get) => ({
     loadModels: () => attempt(async () => set({ models: await client.call('models.list', {}) }, false, 'models/list')),
     async saveModel(request) {
       try {
@@ -93,6 +104,14 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
       }
       set({ modelTests: { ...get().modelTests, [id]: result } }, false, 'models/test');
     },
+  });
+
+/** The runs list and the open run, and what main says of them. */
+const runActions: Actions<
+  'loadRuns' | 'startRun' | 'stopRun' | 'resumeRun' | 'openRunById' | 'deleteRun' | 'applyRunEvent' | 'applyRunsChanged'
+> =
+  (client, { attempt, reloadOpen }) =>
+  (set, get) => ({
     loadRuns: () => attempt(async () => set({ runsList: await client.call('runs.list', {}) }, false, 'runs/list')),
     startRun: (request) =>
       attempt(async () => {
@@ -155,5 +174,22 @@ export const createRunsSlice: ClientSliceCreator<RunsSlice> = (client) => (set, 
         void reloadOpen();
       }
     },
+  });
+
+export const createRunsSlice: ClientSliceCreator<RunsSlice> =
+  (client) =>
+  (...args) => {
+    const helpers = runsHelpers(client)(...args);
+    return {
+      models: [],
+      modelTests: {},
+      runsList: [],
+      openRunId: undefined,
+      openRun: undefined,
+      liveText: '',
+      serverWaits: {},
+      runsError: undefined,
+      ...modelActions(client, helpers)(...args),
+      ...runActions(client, helpers)(...args),
+    };
   };
-};

@@ -52,7 +52,12 @@ function asBridgeError(error: unknown): BridgeError {
   return error instanceof BridgeError ? error : new BridgeError({ code: 'internal', message: messageOf(error) });
 }
 
-export const createServerFeaturesSlice: ClientSliceCreator<ServerFeaturesSlice> = (client) => (set, get) => {
+type Actions<K extends keyof ServerFeaturesSlice> = ClientSliceCreator<Pick<ServerFeaturesSlice, K>>;
+
+/** The resource and prompt lists: loaded, reloaded when main says they changed. */
+const listActions: Actions<
+  'loadResources' | 'loadPrompts' | 'applyResourcesChanged' | 'applyPromptsChanged' | 'reloadServerFeatures'
+> = (client) => (set, get) => {
   type Lists = 'resourceLists' | 'promptLists';
 
   /** Loads one list; applied only if no newer load replaced this one meanwhile (and the server is still shown). */
@@ -93,54 +98,12 @@ export const createServerFeaturesSlice: ClientSliceCreator<ServerFeaturesSlice> 
   }
 
   return {
-    resourceLists: {},
-    promptLists: {},
-    resourceUpdates: {},
-
     loadResources(serverId, refresh = false) {
       return load('resourceLists', serverId, () => client.call('resources.list', { serverId, refresh }));
     },
 
     loadPrompts(serverId, refresh = false) {
       return load('promptLists', serverId, () => client.call('prompts.list', { serverId, refresh }));
-    },
-
-    readResource(request) {
-      return client.call('resources.read', request);
-    },
-
-    getPrompt(request) {
-      return client.call('prompts.get', request);
-    },
-
-    complete(request) {
-      return client.call('completion.complete', request);
-    },
-
-    async setSubscribed(serverId, uri, subscribed) {
-      try {
-        const answer = await client.call(subscribed ? 'resources.subscribe' : 'resources.unsubscribe', {
-          serverId,
-          uri,
-        });
-        const entry = get().resourceLists[serverId];
-        if (entry?.data)
-          set(
-            {
-              resourceLists: {
-                ...get().resourceLists,
-                [serverId]: { ...entry, data: { ...entry.data, subscribed: answer.subscribed } },
-              },
-            },
-            false,
-            'features/subscribed',
-          );
-      } catch (error) {
-        get().notify(
-          'error',
-          `${subscribed ? 'Subscribing to' : 'Unsubscribing from'} ${uri} failed: ${messageOf(error)}`,
-        );
-      }
     },
 
     applyResourcesChanged(serverId) {
@@ -151,42 +114,101 @@ export const createServerFeaturesSlice: ClientSliceCreator<ServerFeaturesSlice> 
       if (get().promptLists[serverId]) void get().loadPrompts(serverId);
     },
 
-    applyResourceUpdated({ serverId, uri, at }) {
-      const updates = get().resourceUpdates;
-      set(
-        { resourceUpdates: { ...updates, [serverId]: { ...updates[serverId], [uri]: at } } },
-        false,
-        'features/resourceUpdated',
-      );
-    },
-
-    pruneServerFeatures(serverIds) {
-      const keep = new Set(serverIds);
-      const { resourceLists, promptLists, resourceUpdates } = get();
-      const pruned = <T>(record: Record<string, T>): Record<string, T> =>
-        Object.fromEntries(Object.entries(record).filter(([id]) => keep.has(id)));
-      if (
-        [resourceLists, promptLists, resourceUpdates].every((record) => Object.keys(record).every((id) => keep.has(id)))
-      )
-        return;
-      set(
-        {
-          resourceLists: pruned(resourceLists),
-          promptLists: pruned(promptLists),
-          resourceUpdates: pruned(resourceUpdates),
-        },
-        false,
-        'features/prune',
-      );
-    },
-
     reloadServerFeatures() {
       for (const id of Object.keys(get().resourceLists)) void get().loadResources(id);
       for (const id of Object.keys(get().promptLists)) void get().loadPrompts(id);
     },
-
-    clearServerFeatures() {
-      set({ resourceLists: {}, promptLists: {}, resourceUpdates: {} }, false, 'features/clear');
-    },
   };
 };
+
+/** Reads, prompt gets, completions and subscriptions; what is kept per server. */
+const requestActions: Actions<
+  | 'readResource'
+  | 'getPrompt'
+  | 'complete'
+  | 'setSubscribed'
+  | 'applyResourceUpdated'
+  | 'pruneServerFeatures'
+  | 'clearServerFeatures'
+> = (client) => (set, get) => ({
+  readResource(request) {
+    return client.call('resources.read', request);
+  },
+
+  getPrompt(request) {
+    return client.call('prompts.get', request);
+  },
+
+  complete(request) {
+    return client.call('completion.complete', request);
+  },
+
+  async setSubscribed(serverId, uri, subscribed) {
+    try {
+      const answer = await client.call(subscribed ? 'resources.subscribe' : 'resources.unsubscribe', {
+        serverId,
+        uri,
+      });
+      const entry = get().resourceLists[serverId];
+      if (entry?.data)
+        set(
+          {
+            resourceLists: {
+              ...get().resourceLists,
+              [serverId]: { ...entry, data: { ...entry.data, subscribed: answer.subscribed } },
+            },
+          },
+          false,
+          'features/subscribed',
+        );
+    } catch (error) {
+      get().notify(
+        'error',
+        `${subscribed ? 'Subscribing to' : 'Unsubscribing from'} ${uri} failed: ${messageOf(error)}`,
+      );
+    }
+  },
+
+  applyResourceUpdated({ serverId, uri, at }) {
+    const updates = get().resourceUpdates;
+    set(
+      { resourceUpdates: { ...updates, [serverId]: { ...updates[serverId], [uri]: at } } },
+      false,
+      'features/resourceUpdated',
+    );
+  },
+
+  pruneServerFeatures(serverIds) {
+    const keep = new Set(serverIds);
+    const { resourceLists, promptLists, resourceUpdates } = get();
+    const pruned = <T>(record: Record<string, T>): Record<string, T> =>
+      Object.fromEntries(Object.entries(record).filter(([id]) => keep.has(id)));
+    if (
+      [resourceLists, promptLists, resourceUpdates].every((record) => Object.keys(record).every((id) => keep.has(id)))
+    )
+      return;
+    set(
+      {
+        resourceLists: pruned(resourceLists),
+        promptLists: pruned(promptLists),
+        resourceUpdates: pruned(resourceUpdates),
+      },
+      false,
+      'features/prune',
+    );
+  },
+
+  clearServerFeatures() {
+    set({ resourceLists: {}, promptLists: {}, resourceUpdates: {} }, false, 'features/clear');
+  },
+});
+
+export const createServerFeaturesSlice: ClientSliceCreator<ServerFeaturesSlice> =
+  (client) =>
+  (...args) => ({
+    resourceLists: {},
+    promptLists: {},
+    resourceUpdates: {},
+    ...listActions(client)(...args),
+    ...requestActions(client)(...args),
+  });

@@ -12,10 +12,11 @@ import type {
   ServerView,
 } from '../../../../shared/contract.js';
 import { messageOf } from '../../bridge/index.js';
+import type { BridgeClient } from '../../bridge/index.js';
 import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { loadable } from '../loadable.js';
 import type { Loadable } from '../loadable.js';
-import type { ClientSliceCreator, StateOf } from '../types.js';
+import type { ClientSliceCreator, SliceCreator, StateOf } from '../types.js';
 
 type ServerAction = 'connect' | 'disconnect' | 'enable' | 'disable' | 'remove' | 'signIn' | 'signOut';
 
@@ -91,10 +92,18 @@ const INITIAL: StateOf<ServersSlice> = {
 /** What `clearServers` resets: all but `discovering`, which its own call ends. */
 const { discovering: _discovering, ...CLEARED } = INITIAL;
 
-export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => (set, get) => {
-  /** Lists applied so far: a `servers.list` answer is dropped when a newer list came meanwhile. */
-  let listsApplied = 0;
+interface ServersHelpers {
   /** Runs one server action with its busy flag; errors become a notice. */
+  runAction(
+    id: string,
+    action: ServerAction,
+    run: () => Promise<void>,
+    quietWhenStatusShowsIt?: boolean,
+  ): Promise<boolean>;
+  refreshDetailIfOpen(id: string): void;
+}
+
+const serversHelpers: ClientSliceCreator<ServersHelpers> = () => (set, get) => {
   async function runAction(
     id: string,
     action: ServerAction,
@@ -122,52 +131,88 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
     if (get().details[id]) void get().loadDetail(id);
   }
 
-  return {
-    ...INITIAL,
+  return { runAction, refreshDetailIfOpen };
+};
 
-    async loadServers() {
-      if (get().serversLoad !== 'ready') set(SERVERS.loading, false, 'servers/load');
-      // A list that arrived meanwhile ('servers.changed') is newer than this answer may be: an
-      // answer to a request sent before a server was added must not take the new row away.
-      const before = listsApplied;
-      try {
-        const servers = await client.call('servers.list', {});
-        if (listsApplied !== before) return;
-        get().applyServerList(servers);
-      } catch (error) {
-        set(SERVERS.failed(error), false, 'servers/loadError');
-      }
-    },
+type Actions<K extends keyof ServersSlice> = (
+  client: BridgeClient,
+  helpers: ServersHelpers,
+) => SliceCreator<Pick<ServersSlice, K>>;
 
-    applyServerList(servers) {
-      listsApplied++;
-      const ids = new Set(servers.map(serverIdOf));
-      const selected = get().selectedServerId;
-      set(
-        {
-          servers,
-          ...SERVERS.ready,
-          // A removed server takes its selection along.
-          ...(selected && !ids.has(selected) ? { selectedServerId: undefined } : {}),
-        },
-        false,
-        'servers/list',
-      );
-    },
+/** The list and the live statuses. */
+const listActions: Actions<'loadServers' | 'applyServerList' | 'applyStatus' | 'discoverAll' | 'clearServers'> =
+  (client, { refreshDetailIfOpen }) =>
+  (set, get) => {
+    /** Lists applied so far: a `servers.list` answer is dropped when a newer list came meanwhile. */
+    let listsApplied = 0;
+    return {
+      async loadServers() {
+        if (get().serversLoad !== 'ready') set(SERVERS.loading, false, 'servers/load');
+        // A list that arrived meanwhile ('servers.changed') is newer than this answer may be: an
+        // answer to a request sent before a server was added must not take the new row away.
+        const before = listsApplied;
+        try {
+          const servers = await client.call('servers.list', {});
+          if (listsApplied !== before) return;
+          get().applyServerList(servers);
+        } catch (error) {
+          set(SERVERS.failed(error), false, 'servers/loadError');
+        }
+      },
 
-    applyStatus({ serverId, status }) {
-      const list = get().servers;
-      const index = list.findIndex((s) => serverIdOf(s) === serverId);
-      if (index < 0) return;
-      const current = list[index]!;
-      if (current.status.state === status.state && JSON.stringify(current.status) === JSON.stringify(status)) return;
-      const next = list.slice();
-      next[index] = { ...current, status };
-      set({ servers: next }, false, 'servers/status');
-      // What was negotiated and which tools exist change with the status.
-      if (status.state !== 'connecting') refreshDetailIfOpen(serverId);
-    },
+      applyServerList(servers) {
+        listsApplied++;
+        const ids = new Set(servers.map(serverIdOf));
+        const selected = get().selectedServerId;
+        set(
+          {
+            servers,
+            ...SERVERS.ready,
+            // A removed server takes its selection along.
+            ...(selected && !ids.has(selected) ? { selectedServerId: undefined } : {}),
+          },
+          false,
+          'servers/list',
+        );
+      },
 
+      applyStatus({ serverId, status }) {
+        const list = get().servers;
+        const index = list.findIndex((s) => serverIdOf(s) === serverId);
+        if (index < 0) return;
+        const current = list[index]!;
+        if (current.status.state === status.state && JSON.stringify(current.status) === JSON.stringify(status)) return;
+        const next = list.slice();
+        next[index] = { ...current, status };
+        set({ servers: next }, false, 'servers/status');
+        // What was negotiated and which tools exist change with the status.
+        if (status.state !== 'connecting') refreshDetailIfOpen(serverId);
+      },
+
+      async discoverAll() {
+        set({ discovering: true }, false, 'servers/discover');
+        try {
+          // Answers at once with the list as it was before discovery; the statuses that follow stream
+          // in as events (applying this older snapshot now could overwrite a newer status).
+          await client.call('servers.discover', { refresh: true });
+          const selected = get().selectedServerId;
+          if (selected) refreshDetailIfOpen(selected);
+        } catch (error) {
+          get().notify('error', `Discovery failed: ${messageOf(error)}`);
+        } finally {
+          set({ discovering: false }, false, 'servers/discoverDone');
+        }
+      },
+
+      clearServers() {
+        set({ ...CLEARED, selectedServerId: undefined }, false, 'servers/clear');
+      },
+    };
+  };
+
+/** The open servers' detail and their logs. */
+const detailActions: Actions<'appendLog' | 'appendDroppedLines' | 'loadDetail' | 'loadLog' | 'setLogLevel'> =
+  (client) => (set, get) => ({
     appendLog({ serverId, line }) {
       const entry = get().logs[serverId];
       if (!entry || entry.loading) return; // loaded in full when the log is opened
@@ -250,7 +295,20 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
         get().notify('error', `${id}: ${messageOf(error)}`);
       }
     },
+  });
 
+/** What the person does to a server: save, remove, enable, connect, sign in and out. */
+const commandActions: Actions<
+  | 'saveServer'
+  | 'removeServer'
+  | 'setServerEnabled'
+  | 'connectServer'
+  | 'disconnectServer'
+  | 'signInServer'
+  | 'signOutServer'
+> =
+  (client, { runAction, refreshDetailIfOpen }) =>
+  (set, get) => ({
     async saveServer(request) {
       const view = await client.call('servers.save', request);
       set({ servers: replaceServer(get().servers, view) }, false, 'servers/saved');
@@ -325,24 +383,16 @@ export const createServersSlice: ClientSliceCreator<ServersSlice> = (client) => 
         refreshDetailIfOpen(id);
       });
     },
+  });
 
-    async discoverAll() {
-      set({ discovering: true }, false, 'servers/discover');
-      try {
-        // Answers at once with the list as it was before discovery; the statuses that follow stream
-        // in as events (applying this older snapshot now could overwrite a newer status).
-        await client.call('servers.discover', { refresh: true });
-        const selected = get().selectedServerId;
-        if (selected) refreshDetailIfOpen(selected);
-      } catch (error) {
-        get().notify('error', `Discovery failed: ${messageOf(error)}`);
-      } finally {
-        set({ discovering: false }, false, 'servers/discoverDone');
-      }
-    },
-
-    clearServers() {
-      set({ ...CLEARED, selectedServerId: undefined }, false, 'servers/clear');
-    },
+export const createServersSlice: ClientSliceCreator<ServersSlice> =
+  (client) =>
+  (...args) => {
+    const helpers = serversHelpers(client)(...args);
+    return {
+      ...INITIAL,
+      ...listActions(client, helpers)(...args),
+      ...detailActions(client, helpers)(...args),
+      ...commandActions(client, helpers)(...args),
+    };
   };
-};

@@ -7,9 +7,10 @@
  */
 import type { TraceDetail, TraceExport, TraceStatus, TraceSummary } from '../../../../shared/traces.js';
 import { messageOf } from '../../bridge/index.js';
+import type { BridgeClient } from '../../bridge/index.js';
 import { loadable } from '../loadable.js';
 import type { Loadable } from '../loadable.js';
-import type { ClientSliceCreator, StateOf } from '../types.js';
+import type { ClientSliceCreator, SliceCreator, StateOf } from '../types.js';
 
 export interface TraceFilters {
   /** Exact tool name; '' for any. */
@@ -91,26 +92,33 @@ const INITIAL: StateOf<TracesSlice> = {
 /** What `clearTraces` resets: all but the person's filters. */
 const { traceFilters: _keptFilters, ...CLEARED } = INITIAL;
 
-export const createTracesSlice: ClientSliceCreator<TracesSlice> = (client) => (set, get) => {
-  let generation = 0;
-  const detailReloads = new Map<string, ReturnType<typeof setTimeout>>();
+/** What the slice's parts share: the generation of the list's loads, the pending detail reloads. */
+interface TracesOwn {
+  generation: number;
+  detailReloads: Map<string, ReturnType<typeof setTimeout>>;
+}
 
-  return {
-    ...INITIAL,
+type Actions<K extends keyof TracesSlice> = (
+  client: BridgeClient,
+  own: TracesOwn,
+) => SliceCreator<Pick<TracesSlice, K>>;
 
+/** The filtered list and its pages. */
+const listActions: Actions<'loadTraces' | 'loadMoreTraces' | 'setTraceFilters' | 'clearTraces'> =
+  (client, own) => (set, get) => ({
     async loadTraces() {
-      const mine = ++generation;
+      const mine = ++own.generation;
       set(TRACES.restart, false, 'traces/load');
       try {
         const page = await client.call('traces.list', { ...query(get().traceFilters), limit: TRACE_PAGE_SIZE });
-        if (mine !== generation) return;
+        if (mine !== own.generation) return;
         set(
           { traces: page.traces, tracesCursor: page.nextCursor, tracesLoad: 'ready', tracesLoadingMore: false },
           false,
           'traces/loaded',
         );
       } catch (error) {
-        if (mine !== generation) return;
+        if (mine !== own.generation) return;
         set(TRACES.failed(error), false, 'traces/loadError');
       }
     },
@@ -118,18 +126,18 @@ export const createTracesSlice: ClientSliceCreator<TracesSlice> = (client) => (s
     async loadMoreTraces() {
       const cursor = get().tracesCursor;
       if (!cursor || get().tracesLoadingMore || get().tracesLoad !== 'ready') return;
-      const mine = generation;
+      const mine = own.generation;
       set({ tracesLoadingMore: true }, false, 'traces/more');
       try {
         const page = await client.call('traces.list', { ...query(get().traceFilters), limit: TRACE_PAGE_SIZE, cursor });
-        if (mine !== generation) return;
+        if (mine !== own.generation) return;
         set(
           { traces: appendUnique(get().traces, page.traces), tracesCursor: page.nextCursor, tracesLoadingMore: false },
           false,
           'traces/moreLoaded',
         );
       } catch (error) {
-        if (mine !== generation) return;
+        if (mine !== own.generation) return;
         set({ tracesLoadingMore: false }, false, 'traces/moreError');
         get().notify('error', `Could not load more traces: ${messageOf(error)}`);
       }
@@ -143,6 +151,16 @@ export const createTracesSlice: ClientSliceCreator<TracesSlice> = (client) => (s
       void get().loadTraces();
     },
 
+    clearTraces() {
+      own.generation++;
+      set(CLEARED, false, 'traces/clear');
+    },
+  });
+
+/** A trace's row and its open detail. */
+const detailActions: Actions<'applyTraceChanged' | 'loadTraceDetail' | 'exportTrace'> =
+  (client, { detailReloads }) =>
+  (set, get) => ({
     applyTraceChanged(trace) {
       const { traces, traceFilters, tracesLoad, tracesCursor } = get();
       if (tracesLoad !== 'idle') {
@@ -209,10 +227,11 @@ export const createTracesSlice: ClientSliceCreator<TracesSlice> = (client) => (s
     exportTrace(traceId) {
       return client.call('traces.export', { traceId });
     },
+  });
 
-    clearTraces() {
-      generation++;
-      set(CLEARED, false, 'traces/clear');
-    },
+export const createTracesSlice: ClientSliceCreator<TracesSlice> =
+  (client) =>
+  (...args) => {
+    const own: TracesOwn = { generation: 0, detailReloads: new Map() };
+    return { ...INITIAL, ...listActions(client, own)(...args), ...detailActions(client, own)(...args) };
   };
-};

@@ -129,15 +129,55 @@ function ConnectedClients({ agent }: { agent: AgentView }) {
   );
 }
 
+/** When the agent was created (and revoked), who signed it in, what it sees, its calls. */
+function AgentFacts({ agent }: { agent: AgentView }) {
+  const sees = useVisibilityText(agent);
+  const last = agent.lastCall;
+  return (
+    <dl className="props">
+      <dt>Created</dt>
+      <dd>{formatDateTime(agent.createdAt)}</dd>
+      {agent.revokedAt !== undefined && (
+        <>
+          <dt>Revoked</dt>
+          <dd>{formatDateTime(agent.revokedAt)} · its token is refused</dd>
+        </>
+      )}
+      {agent.signIn && (
+        <>
+          <dt>Signed in by</dt>
+          <dd>
+            {agent.signIn.clientName ? `“${agent.signIn.clientName}”` : 'an unnamed client'}{' '}
+            <span className="muted">(its own name for itself) · returned to {agent.signIn.redirectTarget}</span>
+          </dd>
+        </>
+      )}
+      <dt>Sees</dt>
+      <dd>{sees}</dd>
+      <dt>Calls</dt>
+      <dd>{countOf(agent.calls, 'call', 'calls')} recorded</dd>
+      <dt>Last call</dt>
+      <dd>
+        {last ? (
+          <>
+            <code>{last.toolName}</code> on {last.serverId} ·{' '}
+            <span title={formatDateTime(last.at)}>{formatWhen(last.at)}</span> · {last.status}
+          </>
+        ) : (
+          <span className="muted">none yet</span>
+        )}
+      </dd>
+    </dl>
+  );
+}
+
 export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: GatewayStatus }) {
   const revoke = useAppStore((s) => s.revokeAgent);
   const remove = useAppStore((s) => s.removeAgent);
   const busy = useAppStore((s) => s.agentsBusy[agent.id] === true);
-  const sees = useVisibilityText(agent);
   const [open, setOpen] = useState<Open>(undefined);
   const close = () => setOpen(undefined);
   const revoked = agent.revokedAt !== undefined;
-  const last = agent.lastCall;
   const clients = connectedClientsOf(agent);
   const connected = clients.filter((c) => c.open).length;
   const seen = clients.length - connected;
@@ -204,40 +244,7 @@ export function AgentCard({ agent, gateway }: { agent: AgentView; gateway: Gatew
           )}
         </div>
       </header>
-      <dl className="props">
-        <dt>Created</dt>
-        <dd>{formatDateTime(agent.createdAt)}</dd>
-        {agent.revokedAt !== undefined && (
-          <>
-            <dt>Revoked</dt>
-            <dd>{formatDateTime(agent.revokedAt)} · its token is refused</dd>
-          </>
-        )}
-        {agent.signIn && (
-          <>
-            <dt>Signed in by</dt>
-            <dd>
-              {agent.signIn.clientName ? `“${agent.signIn.clientName}”` : 'an unnamed client'}{' '}
-              <span className="muted">(its own name for itself) · returned to {agent.signIn.redirectTarget}</span>
-            </dd>
-          </>
-        )}
-        <dt>Sees</dt>
-        <dd>{sees}</dd>
-        <dt>Calls</dt>
-        <dd>{countOf(agent.calls, 'call', 'calls')} recorded</dd>
-        <dt>Last call</dt>
-        <dd>
-          {last ? (
-            <>
-              <code>{last.toolName}</code> on {last.serverId} ·{' '}
-              <span title={formatDateTime(last.at)}>{formatWhen(last.at)}</span> · {last.status}
-            </>
-          ) : (
-            <span className="muted">none yet</span>
-          )}
-        </dd>
-      </dl>
+      <AgentFacts agent={agent} />
       {!revoked && <ConnectedClients agent={agent} />}
 
       {open === 'connect' && <ConnectAgentDialog agentName={agent.name} gateway={gateway} onClose={close} />}

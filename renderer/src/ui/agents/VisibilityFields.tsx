@@ -8,6 +8,47 @@ import { serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { FieldErrorText } from '../components/Field.js';
 
+/** The servers to tick (a chosen one that no longer exists stays listed). */
+function ChosenServers({ value, onChange }: { value: AgentVisibility; onChange: (next: AgentVisibility) => void }) {
+  const servers = useAppStore((s) => s.servers);
+  const known = servers.map((v) => ({ id: serverIdOf(v), name: serverNameOf(v) }));
+  const gone = value.serverIds
+    .filter((id) => !known.some((k) => k.id === id))
+    .map((id) => ({ id, name: `${id} (removed)` }));
+
+  function toggle(id: string, on: boolean): void {
+    const serverIds = on ? [...value.serverIds, id] : value.serverIds.filter((s) => s !== id);
+    onChange({ ...value, serverIds });
+  }
+
+  return (
+    <div className="indented">
+      {known.length + gone.length === 0 ? (
+        <p className="muted">
+          No servers yet: the agent sees no server tools until you add servers and tick them here.
+        </p>
+      ) : (
+        <ul className="plain-list agent-server-list" aria-label="Chosen servers">
+          {[...known, ...gone].map((server) => (
+            <li key={server.id}>
+              <label className="checkbox-field">
+                <input
+                  type="checkbox"
+                  checked={value.serverIds.includes(server.id)}
+                  onChange={(e) => toggle(server.id, e.target.checked)}
+                />
+                <span>
+                  <span className="checkbox-label">{server.name}</span> <code className="muted">{server.id}</code>
+                </span>
+              </label>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 export function VisibilityFields({
   idPrefix,
   value,
@@ -19,17 +60,7 @@ export function VisibilityFields({
   onChange: (next: AgentVisibility) => void;
   errors: Record<string, string[]>;
 }) {
-  const servers = useAppStore((s) => s.servers);
-  const known = servers.map((v) => ({ id: serverIdOf(v), name: serverNameOf(v) }));
-  const gone = value.serverIds
-    .filter((id) => !known.some((k) => k.id === id))
-    .map((id) => ({ id, name: `${id} (removed)` }));
   const serverErrors = [...(errors['visibility.serverIds'] ?? []), ...(errors['visibility.allServers'] ?? [])];
-
-  function toggle(id: string, on: boolean): void {
-    const serverIds = on ? [...value.serverIds, id] : value.serverIds.filter((s) => s !== id);
-    onChange({ ...value, serverIds });
-  }
 
   return (
     <fieldset className="form-section agent-visibility">
@@ -60,32 +91,7 @@ export function VisibilityFields({
           </span>
         </label>
       </div>
-      {!value.allServers && (
-        <div className="indented">
-          {known.length + gone.length === 0 ? (
-            <p className="muted">
-              No servers yet: the agent sees no server tools until you add servers and tick them here.
-            </p>
-          ) : (
-            <ul className="plain-list agent-server-list" aria-label="Chosen servers">
-              {[...known, ...gone].map((server) => (
-                <li key={server.id}>
-                  <label className="checkbox-field">
-                    <input
-                      type="checkbox"
-                      checked={value.serverIds.includes(server.id)}
-                      onChange={(e) => toggle(server.id, e.target.checked)}
-                    />
-                    <span>
-                      <span className="checkbox-label">{server.name}</span> <code className="muted">{server.id}</code>
-                    </span>
-                  </label>
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
+      {!value.allServers && <ChosenServers value={value} onChange={onChange} />}
       <FieldErrorText id={`${idPrefix}-servers`} errors={serverErrors} />
       <label className="checkbox-field">
         <input

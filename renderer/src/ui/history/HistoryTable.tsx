@@ -85,6 +85,53 @@ const Row = memo(function Row({
   );
 });
 
+function HeadRow() {
+  return (
+    <div role="rowgroup" className="h-head">
+      <div role="row" className="h-row h-head-row" aria-rowindex={1}>
+        <span role="columnheader" className="h-cell h-time">
+          Last activity
+        </span>
+        <span role="columnheader" className="h-cell h-tool">
+          Tool
+        </span>
+        <span role="columnheader" className="h-cell h-server">
+          Server
+        </span>
+        <span role="columnheader" className="h-cell h-caller">
+          Caller
+        </span>
+        <span role="columnheader" className="h-cell h-status">
+          Status
+        </span>
+        <span role="columnheader" className="h-cell h-call">
+          Call id
+        </span>
+      </div>
+    </div>
+  );
+}
+
+/** The row a navigation key moves to from `from` (unclamped); undefined for other keys. */
+function keyTarget(key: string, from: number, page: number, length: number): number | undefined {
+  switch (key) {
+    case 'ArrowDown':
+      return from + 1;
+    case 'ArrowUp':
+      return from - 1;
+    case 'PageDown':
+      return from + page;
+    case 'PageUp':
+      return from - page;
+    case 'Home':
+      return 0;
+    case 'End':
+      return length - 1;
+    default:
+      return undefined;
+  }
+}
+
 export function HistoryTable() {
   const records = useAppStore((s) => s.historyRecords);
   const hasMore = useAppStore((s) => s.historyCursor !== undefined);
@@ -135,32 +182,12 @@ export function HistoryTable() {
     if (records.length === 0) return;
     const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? 360) / HISTORY_ROW_HEIGHT) - 1);
     const from = selectedIndex < 0 ? -1 : selectedIndex;
-    let next: number;
-    switch (event.key) {
-      case 'ArrowDown':
-        next = from + 1;
-        break;
-      case 'ArrowUp':
-        next = from - 1;
-        break;
-      case 'PageDown':
-        next = from + page;
-        break;
-      case 'PageUp':
-        next = from - page;
-        break;
-      case 'Home':
-        next = 0;
-        break;
-      case 'End':
-        next = records.length - 1;
-        break;
-      case 'Escape':
-        select(undefined);
-        return;
-      default:
-        return;
+    if (event.key === 'Escape') {
+      select(undefined);
+      return;
     }
+    const next = keyTarget(event.key, from, page, records.length);
+    if (next === undefined) return;
     event.preventDefault();
     const clamped = Math.max(0, Math.min(records.length - 1, next));
     const record = records[clamped];
@@ -179,28 +206,7 @@ export function HistoryTable() {
       tabIndex={0}
       onKeyDown={onKeyDown}
     >
-      <div role="rowgroup" className="h-head">
-        <div role="row" className="h-row h-head-row" aria-rowindex={1}>
-          <span role="columnheader" className="h-cell h-time">
-            Last activity
-          </span>
-          <span role="columnheader" className="h-cell h-tool">
-            Tool
-          </span>
-          <span role="columnheader" className="h-cell h-server">
-            Server
-          </span>
-          <span role="columnheader" className="h-cell h-caller">
-            Caller
-          </span>
-          <span role="columnheader" className="h-cell h-status">
-            Status
-          </span>
-          <span role="columnheader" className="h-cell h-call">
-            Call id
-          </span>
-        </div>
-      </div>
+      <HeadRow />
       <div ref={scroller} className="h-scroller" role="rowgroup">
         <div className="h-canvas" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {

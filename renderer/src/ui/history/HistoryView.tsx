@@ -70,6 +70,33 @@ function OtherSessionsOffer() {
   );
 }
 
+/** No session is shown yet: the sessions are loading, or could not be loaded. */
+function SessionsPending() {
+  const sessionsLoad = useAppStore((s) => s.sessionsLoad);
+  const sessionsError = useAppStore((s) => s.sessionsError);
+  const openHistory = useAppStore((s) => s.openHistory);
+  if (sessionsLoad === 'error') {
+    return (
+      <Callout
+        tone="error"
+        title="Could not load the sessions"
+        actions={
+          <button type="button" className="btn btn-small" onClick={() => void openHistory()}>
+            Try again
+          </button>
+        }
+      >
+        {sessionsError}
+      </Callout>
+    );
+  }
+  return (
+    <div className="loading-block">
+      <Spinner label="Loading sessions" /> Loading sessions…
+    </div>
+  );
+}
+
 function Body() {
   const load = useAppStore((s) => s.historyLoad);
   const error = useAppStore((s) => s.historyError);
@@ -78,39 +105,15 @@ function Body() {
     (s) => s.historyFilters.status !== '' || s.historyFilters.toolName !== '' || s.historyFilters.userId !== '',
   );
   const allSessions = useAppStore((s) => s.historyAllSessions);
-  const sessionsLoad = useAppStore((s) => s.sessionsLoad);
-  const sessionsError = useAppStore((s) => s.sessionsError);
   const hasSession = useAppStore((s) => s.historySessionId !== undefined || s.historyAllSessions);
   const record = useAppStore((s) =>
     s.selectedRecordKey ? s.historyRecords.find((r) => recordKey(r) === s.selectedRecordKey) : undefined,
   );
   const selectedCallId = useAppStore((s) => s.selectedRecordKey);
   const loadHistory = useAppStore((s) => s.loadHistory);
-  const openHistory = useAppStore((s) => s.openHistory);
   const navigate = useAppStore((s) => s.navigate);
 
-  if (!hasSession) {
-    if (sessionsLoad === 'error') {
-      return (
-        <Callout
-          tone="error"
-          title="Could not load the sessions"
-          actions={
-            <button type="button" className="btn btn-small" onClick={() => void openHistory()}>
-              Try again
-            </button>
-          }
-        >
-          {sessionsError}
-        </Callout>
-      );
-    }
-    return (
-      <div className="loading-block">
-        <Spinner label="Loading sessions" /> Loading sessions…
-      </div>
-    );
-  }
+  if (!hasSession) return <SessionsPending />;
 
   let list;
   if (load === 'error' && count === 0) {

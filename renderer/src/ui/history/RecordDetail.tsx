@@ -306,30 +306,17 @@ function TaskCallout({
   );
 }
 
-export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
-  const { record, loading, error: loadError } = useWholeRecord(row);
+/** Unknown: no result, and nothing runs the call; a cancelled call is an unknown one whose cause is known (it may have acted, and is resolved by hand the same way). */
+function isUnknown(record: HistoryRecordView): boolean {
+  return record.status === 'unknown' || record.status === 'cancelled';
+}
+
+/** Replay and Run again: which is running, and what the last one showed. */
+function useRecordRun(record: HistoryRecordView) {
   const replayCall = useAppStore((s) => s.replayCall);
   const rerunCall = useAppStore((s) => s.rerunCall);
-  const select = useAppStore((s) => s.selectHistoryRecord);
   const [running, setRunning] = useState<Action | undefined>(undefined);
   const [shown, setShown] = useState<Shown | undefined>(undefined);
-  const [confirmRerun, setConfirmRerun] = useState(false);
-  const [resolving, setResolving] = useState(false);
-  const askTaskNow = useAppStore((s) => s.askTaskNow);
-  const [asking, setAsking] = useState<{ busy: boolean; error?: string; traceId?: string }>({ busy: false });
-
-  async function askServer(): Promise<void> {
-    setAsking({ busy: true });
-    try {
-      await askTaskNow(record);
-      setAsking({ busy: false });
-    } catch (error) {
-      const traceId = error instanceof BridgeError ? error.details?.traceId : undefined;
-      // An ask that reached its end ("unavailable") changed the record's text: the record says why, not a line below it.
-      const inRecord = error instanceof BridgeError && error.code === 'unavailable' && traceId !== undefined;
-      setAsking({ busy: false, ...(inRecord ? {} : { error: messageOf(error) }), ...(traceId ? { traceId } : {}) });
-    }
-  }
 
   async function run(action: Action): Promise<void> {
     setRunning(action);
@@ -352,10 +339,235 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
     }
   }
 
+  return { running, shown, setShown, run };
+}
+
+/** Why a call has no result: running now, cancelled, or unknown (a task's can be asked of its server). */
+function StatusNotes({
+  record,
+  asking,
+  onAsk,
+}: {
+  record: HistoryRecordView;
+  asking: { busy: boolean; error?: string; traceId?: string };
+  onAsk: () => void;
+}) {
   const runningNow = record.status === 'started';
-  // A cancelled call is an unknown one whose cause is known: it may have acted, and is resolved by hand the same way.
   const cancelled = record.status === 'cancelled';
-  const unknown = record.status === 'unknown' || cancelled;
+  const unknown = isUnknown(record);
+  return (
+    <>
+      {runningNow && (
+        <Callout tone="info" title="Running now">
+          This call is running in this app. Its result is recorded when it finishes; to stop it, cancel it where it was
+          started.
+        </Callout>
+      )}
+      {cancelled && (
+        <Callout tone="warning" title="Cancelled while it ran">
+          This call was cancelled after it started — by its caller, or by MiniHarness when the agent was revoked or the
+          server removed. The server was told to stop, but it may have acted already: check there, then resolve it by
+          hand.
+        </Callout>
+      )}
+      {unknown && !cancelled && record.taskId && (
+        <TaskCallout record={record} taskId={record.taskId} asking={asking} onAsk={onAsk} />
+      )}
+      {unknown && !cancelled && !record.taskId && (
+        <Callout tone="warning" title="Its result is unknown">
+          {/* With a recorded error, that error is why (shown below): no guess at a timeout. */}
+          {record.lastError
+            ? 'This call started and then failed with the error below; no result was recorded and nothing runs it any more.'
+            : 'This call started, but no result was recorded and nothing runs it any more — the server did not answer in time, the connection dropped, or the app stopped mid-call.'}{' '}
+          Whether the tool did something on the remote side is unknown: check there, then resolve it by hand.
+        </Callout>
+      )}
+    </>
+  );
+}
+
+function ErrorAndResolution({ record }: { record: HistoryRecordView }) {
+  return (
+    <>
+      {record.lastError && !taskCheckNote(record) && (
+        <section className="card card-error" aria-labelledby="record-error-title">
+          <h3 id="record-error-title" className="card-title">
+            Last error
+          </h3>
+          <p className="record-error">
+            {record.lastError.message}
+            {record.lastError.code && <span className="chip">{record.lastError.code}</span>}
+          </p>
+          <p className="card-note">{formatDateTime(record.lastError.at)}</p>
+        </section>
+      )}
+
+      {record.resolvedBy === 'manual' && (
+        <section className="card" aria-labelledby="record-resolution-title">
+          <h3 id="record-resolution-title" className="card-title">
+            Resolved by hand
+          </h3>
+          <p>
+            Marked <strong>{record.status === 'failed' ? 'failed' : 'completed'}</strong>{' '}
+            {formatDateTime(record.updatedAt)}.
+          </p>
+          {record.resolutionNote ? (
+            <blockquote className="resolution-note">{record.resolutionNote}</blockquote>
+          ) : (
+            <p className="muted">No note.</p>
+          )}
+        </section>
+      )}
+    </>
+  );
+}
+
+function ArgumentsCard({
+  record,
+  loading,
+  loadError,
+}: {
+  record: HistoryRecordView;
+  loading: boolean;
+  loadError: string | undefined;
+}) {
+  return (
+    <section className="card" aria-labelledby="record-args-title">
+      <h3 id="record-args-title" className="card-title">
+        Arguments
+      </h3>
+      {record.args === undefined && record.preview?.args !== undefined ? (
+        <PreviewBlock
+          text={record.preview.args}
+          bytes={record.preview.argsBytes}
+          loading={loading}
+          error={loadError}
+          what="arguments"
+        />
+      ) : (
+        <>
+          {record.args && typeof record.args === 'object' && Object.keys(record.args).length === 0 ? (
+            <p className="muted">No arguments.</p>
+          ) : (
+            <JsonTree value={record.args} openDepth={2} />
+          )}
+          <details className="raw-json">
+            <summary>Raw JSON</summary>
+            <pre className="code-block">{JSON.stringify(record.args, null, 2)}</pre>
+          </details>
+        </>
+      )}
+    </section>
+  );
+}
+
+function ResultCard({
+  record,
+  loading,
+  loadError,
+}: {
+  record: HistoryRecordView;
+  loading: boolean;
+  loadError: string | undefined;
+}) {
+  const runningNow = record.status === 'started';
+  const unknown = isUnknown(record);
+  return (
+    <section className="card" aria-labelledby="record-result-title">
+      <h3 id="record-result-title" className="card-title">
+        Stored result
+      </h3>
+      {record.result ? (
+        <>
+          <ResultContent result={record.result} />
+          <RecordApp
+            record={record}
+            result={record.result}
+            testId="record-app"
+            stored
+            forCall={{ sessionId: record.sessionId, callId: record.callId }}
+          />
+        </>
+      ) : record.preview?.result !== undefined ? (
+        <PreviewBlock
+          text={record.preview.result}
+          bytes={record.preview.resultBytes ?? 0}
+          loading={loading}
+          error={loadError}
+          what="result"
+        />
+      ) : (
+        <p className="muted">
+          {runningNow
+            ? 'None yet — the call is running.'
+            : unknown
+              ? 'None — the result is unknown.'
+              : 'None: the call failed.'}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function IdsCard({ record }: { record: HistoryRecordView }) {
+  return (
+    <section className="card" aria-labelledby="record-ids-title">
+      <h3 id="record-ids-title" className="card-title">
+        Details
+      </h3>
+      <dl className="props">
+        <dt>Call id</dt>
+        <dd>
+          <code data-testid="record-call-id">{record.callId}</code>
+        </dd>
+        <dt>Session</dt>
+        <dd>
+          <code>{record.sessionId}</code>
+        </dd>
+        <dt>User</dt>
+        <dd>
+          <code>{record.userId}</code>
+        </dd>
+        <dt>Created</dt>
+        <dd>{formatDateTime(record.createdAt)}</dd>
+        <dt>Last activity</dt>
+        <dd>{formatDateTime(record.updatedAt)}</dd>
+        <dt>Failed attempts</dt>
+        <dd>{record.attempts}</dd>
+      </dl>
+    </section>
+  );
+}
+
+/** History's "Ask the server now" for a call it ran as a task: busy, and why it failed when the record does not say. */
+function useAskServer(record: HistoryRecordView) {
+  const askTaskNow = useAppStore((s) => s.askTaskNow);
+  const [asking, setAsking] = useState<{ busy: boolean; error?: string; traceId?: string }>({ busy: false });
+
+  async function askServer(): Promise<void> {
+    setAsking({ busy: true });
+    try {
+      await askTaskNow(record);
+      setAsking({ busy: false });
+    } catch (error) {
+      const traceId = error instanceof BridgeError ? error.details?.traceId : undefined;
+      // An ask that reached its end ("unavailable") changed the record's text: the record says why, not a line below it.
+      const inRecord = error instanceof BridgeError && error.code === 'unavailable' && traceId !== undefined;
+      setAsking({ busy: false, ...(inRecord ? {} : { error: messageOf(error) }), ...(traceId ? { traceId } : {}) });
+    }
+  }
+
+  return { asking, askServer };
+}
+
+export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
+  const { record, loading, error: loadError } = useWholeRecord(row);
+  const select = useAppStore((s) => s.selectHistoryRecord);
+  const { running, shown, setShown, run } = useRecordRun(record);
+  const [confirmRerun, setConfirmRerun] = useState(false);
+  const [resolving, setResolving] = useState(false);
+  const { asking, askServer } = useAskServer(record);
+  const unknown = isUnknown(record);
 
   return (
     <section className="detail record-detail" aria-label={`Call ${record.toolName}`}>
@@ -415,148 +627,15 @@ export function RecordDetail({ record: row }: { record: HistoryRecordView }) {
       )}
       {shown && <OutcomePanel shown={shown} record={record} onDismiss={() => setShown(undefined)} />}
 
-      {runningNow && (
-        <Callout tone="info" title="Running now">
-          This call is running in this app. Its result is recorded when it finishes; to stop it, cancel it where it was
-          started.
-        </Callout>
-      )}
-      {cancelled && (
-        <Callout tone="warning" title="Cancelled while it ran">
-          This call was cancelled after it started — by its caller, or by MiniHarness when the agent was revoked or the
-          server removed. The server was told to stop, but it may have acted already: check there, then resolve it by
-          hand.
-        </Callout>
-      )}
-      {unknown && !cancelled && record.taskId && (
-        <TaskCallout record={record} taskId={record.taskId} asking={asking} onAsk={() => void askServer()} />
-      )}
-      {unknown && !cancelled && !record.taskId && (
-        <Callout tone="warning" title="Its result is unknown">
-          {/* With a recorded error, that error is why (shown below): no guess at a timeout. */}
-          {record.lastError
-            ? 'This call started and then failed with the error below; no result was recorded and nothing runs it any more.'
-            : 'This call started, but no result was recorded and nothing runs it any more — the server did not answer in time, the connection dropped, or the app stopped mid-call.'}{' '}
-          Whether the tool did something on the remote side is unknown: check there, then resolve it by hand.
-        </Callout>
-      )}
+      <StatusNotes record={record} asking={asking} onAsk={() => void askServer()} />
 
-      {record.lastError && !taskCheckNote(record) && (
-        <section className="card card-error" aria-labelledby="record-error-title">
-          <h3 id="record-error-title" className="card-title">
-            Last error
-          </h3>
-          <p className="record-error">
-            {record.lastError.message}
-            {record.lastError.code && <span className="chip">{record.lastError.code}</span>}
-          </p>
-          <p className="card-note">{formatDateTime(record.lastError.at)}</p>
-        </section>
-      )}
+      <ErrorAndResolution record={record} />
 
-      {record.resolvedBy === 'manual' && (
-        <section className="card" aria-labelledby="record-resolution-title">
-          <h3 id="record-resolution-title" className="card-title">
-            Resolved by hand
-          </h3>
-          <p>
-            Marked <strong>{record.status === 'failed' ? 'failed' : 'completed'}</strong>{' '}
-            {formatDateTime(record.updatedAt)}.
-          </p>
-          {record.resolutionNote ? (
-            <blockquote className="resolution-note">{record.resolutionNote}</blockquote>
-          ) : (
-            <p className="muted">No note.</p>
-          )}
-        </section>
-      )}
+      <ArgumentsCard record={record} loading={loading} loadError={loadError} />
 
-      <section className="card" aria-labelledby="record-args-title">
-        <h3 id="record-args-title" className="card-title">
-          Arguments
-        </h3>
-        {record.args === undefined && record.preview?.args !== undefined ? (
-          <PreviewBlock
-            text={record.preview.args}
-            bytes={record.preview.argsBytes}
-            loading={loading}
-            error={loadError}
-            what="arguments"
-          />
-        ) : (
-          <>
-            {record.args && typeof record.args === 'object' && Object.keys(record.args).length === 0 ? (
-              <p className="muted">No arguments.</p>
-            ) : (
-              <JsonTree value={record.args} openDepth={2} />
-            )}
-            <details className="raw-json">
-              <summary>Raw JSON</summary>
-              <pre className="code-block">{JSON.stringify(record.args, null, 2)}</pre>
-            </details>
-          </>
-        )}
-      </section>
+      <ResultCard record={record} loading={loading} loadError={loadError} />
 
-      <section className="card" aria-labelledby="record-result-title">
-        <h3 id="record-result-title" className="card-title">
-          Stored result
-        </h3>
-        {record.result ? (
-          <>
-            <ResultContent result={record.result} />
-            <RecordApp
-              record={record}
-              result={record.result}
-              testId="record-app"
-              stored
-              forCall={{ sessionId: record.sessionId, callId: record.callId }}
-            />
-          </>
-        ) : record.preview?.result !== undefined ? (
-          <PreviewBlock
-            text={record.preview.result}
-            bytes={record.preview.resultBytes ?? 0}
-            loading={loading}
-            error={loadError}
-            what="result"
-          />
-        ) : (
-          <p className="muted">
-            {runningNow
-              ? 'None yet — the call is running.'
-              : unknown
-                ? 'None — the result is unknown.'
-                : 'None: the call failed.'}
-          </p>
-        )}
-      </section>
-
-      <section className="card" aria-labelledby="record-ids-title">
-        <h3 id="record-ids-title" className="card-title">
-          Details
-        </h3>
-        <dl className="props">
-          <dt>Call id</dt>
-          <dd>
-            <code data-testid="record-call-id">{record.callId}</code>
-          </dd>
-          <dt>Session</dt>
-          <dd>
-            <code>{record.sessionId}</code>
-          </dd>
-          <dt>User</dt>
-          <dd>
-            <code>{record.userId}</code>
-          </dd>
-          <dt>Created</dt>
-          <dd>{formatDateTime(record.createdAt)}</dd>
-          <dt>Last activity</dt>
-          <dd>{formatDateTime(record.updatedAt)}</dd>
-          <dt>Failed attempts</dt>
-          <dd>{record.attempts}</dd>
-        </dl>
-      </section>
+      <IdsCard record={record} />
 
       {confirmRerun && (
         <ConfirmDialog

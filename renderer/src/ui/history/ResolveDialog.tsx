@@ -17,6 +17,74 @@ import { Spinner } from '../components/Spinner.js';
 
 type Choice = 'failed' | 'completed';
 
+const OPTIONS: { key: Choice; title: string; text: string }[] = [
+  {
+    key: 'failed',
+    title: 'It did not happen',
+    text: 'Mark the call as failed. It is never replayed; run it again as a new call if needed.',
+  },
+  {
+    key: 'completed',
+    title: 'It happened',
+    text: 'Record its result. Replaying this call then returns that result.',
+  },
+];
+
+function ChoiceGroup({ choice, onChange }: { choice: Choice; onChange: (choice: Choice) => void }) {
+  return (
+    <div className="choice-group" role="radiogroup" aria-label="How did the call end?">
+      {OPTIONS.map((o) => (
+        <label key={o.key} className={`choice ${choice === o.key ? 'is-selected' : ''}`}>
+          <input
+            type="radio"
+            name="resolution"
+            value={o.key}
+            checked={choice === o.key}
+            onChange={() => onChange(o.key)}
+          />
+          <Icon name={o.key === 'failed' ? 'close' : 'check'} size={20} />
+          <span>
+            <span className="choice-title">{o.title}</span>
+            <span className="choice-text">{o.text}</span>
+          </span>
+        </label>
+      ))}
+    </div>
+  );
+}
+
+/** "It happened": the result as the person found it (required). */
+function ResultField({
+  value,
+  onChange,
+  invalid,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  invalid: boolean;
+}) {
+  return (
+    <div className={`field ${invalid ? 'has-error' : ''}`}>
+      <label className="field-label" htmlFor="resolve-result">
+        Result
+      </label>
+      <textarea
+        id="resolve-result"
+        className="input textarea mono"
+        rows={5}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        aria-invalid={invalid ? true : undefined}
+        aria-describedby="resolve-result-hint"
+      />
+      <p id="resolve-result-hint" className="field-hint">
+        What the tool returned, as you found it. Stored as the call’s text result.
+      </p>
+      {invalid && <p className="field-error">Enter the result, or choose “It did not happen”.</p>}
+    </div>
+  );
+}
+
 export function ResolveDialog({ record, onClose }: { record: HistoryRecordView; onClose: () => void }) {
   const resolveCall = useAppStore((s) => s.resolveCall);
   const notify = useAppStore((s) => s.notify);
@@ -53,19 +121,6 @@ export function ResolveDialog({ record, onClose }: { record: HistoryRecordView; 
     }
   }
 
-  const options: { key: Choice; title: string; text: string }[] = [
-    {
-      key: 'failed',
-      title: 'It did not happen',
-      text: 'Mark the call as failed. It is never replayed; run it again as a new call if needed.',
-    },
-    {
-      key: 'completed',
-      title: 'It happened',
-      text: 'Record its result. Replaying this call then returns that result.',
-    },
-  ];
-
   return (
     <Dialog
       title="Resolve this call by hand"
@@ -98,45 +153,9 @@ export function ResolveDialog({ record, onClose }: { record: HistoryRecordView; 
         the payment…) before you decide; your answer is final.
       </Callout>
       {failure && <ValidationBanner title={failure.title} message={failure.message} />}
-      <div className="choice-group" role="radiogroup" aria-label="How did the call end?">
-        {options.map((o) => (
-          <label key={o.key} className={`choice ${choice === o.key ? 'is-selected' : ''}`}>
-            <input
-              type="radio"
-              name="resolution"
-              value={o.key}
-              checked={choice === o.key}
-              onChange={() => setChoice(o.key)}
-            />
-            <Icon name={o.key === 'failed' ? 'close' : 'check'} size={20} />
-            <span>
-              <span className="choice-title">{o.title}</span>
-              <span className="choice-text">{o.text}</span>
-            </span>
-          </label>
-        ))}
-      </div>
+      <ChoiceGroup choice={choice} onChange={setChoice} />
       {choice === 'completed' && (
-        <div className={`field ${attempted && resultMissing ? 'has-error' : ''}`}>
-          <label className="field-label" htmlFor="resolve-result">
-            Result
-          </label>
-          <textarea
-            id="resolve-result"
-            className="input textarea mono"
-            rows={5}
-            value={resultText}
-            onChange={(e) => setResultText(e.target.value)}
-            aria-invalid={attempted && resultMissing ? true : undefined}
-            aria-describedby="resolve-result-hint"
-          />
-          <p id="resolve-result-hint" className="field-hint">
-            What the tool returned, as you found it. Stored as the call’s text result.
-          </p>
-          {attempted && resultMissing && (
-            <p className="field-error">Enter the result, or choose “It did not happen”.</p>
-          )}
-        </div>
+        <ResultField value={resultText} onChange={setResultText} invalid={attempted && resultMissing} />
       )}
       <div className="field">
         <label className="field-label" htmlFor="resolve-note">

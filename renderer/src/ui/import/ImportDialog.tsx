@@ -23,24 +23,12 @@ const FORMAT_NAMES: Record<ImportPreview['format'], string> = {
   cursor: 'Cursor',
 };
 
-export function ImportDialog() {
-  const close = useAppStore((s) => s.closeImport);
+/** The file picker and drop zone; only its hover look is kept here, no part of the flow. */
+function FileDrop() {
   const readFile = useAppStore((s) => s.readImportFile);
-  const apply = useAppStore((s) => s.applyImport);
-  const setChosen = useAppStore((s) => s.setImportChosen);
-  const setInput = useAppStore((s) => s.setImportInput);
   const file = useAppStore((s) => s.importFile);
-  const preview = useAppStore((s) => s.importPreview);
-  const chosen = useAppStore((s) => s.importChosen);
-  const inputs = useAppStore((s) => s.importInputs);
   const reading = useAppStore((s) => s.importReading);
-  const applying = useAppStore((s) => s.importApplying);
-  const attempted = useAppStore((s) => s.importAttempted);
-  const failure = useAppStore((s) => s.importFailure);
-  // Only the drop zone's hover look: no part of the flow.
   const [dragging, setDragging] = useState(false);
-
-  const neededInputs = neededImportInputs(preview, chosen);
 
   function onDrop(event: DragEvent<HTMLLabelElement>): void {
     event.preventDefault();
@@ -48,6 +36,129 @@ export function ImportDialog() {
     void readFile(event.dataTransfer.files[0]);
   }
 
+  return (
+    <label
+      className={`file-drop ${dragging ? 'is-dragging' : ''} ${file ? 'has-file' : ''}`}
+      onDragOver={(e) => {
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
+    >
+      <input
+        type="file"
+        accept=".json,.jsonc,application/json"
+        className="visually-hidden"
+        aria-label="Configuration file"
+        data-autofocus
+        onChange={(e) => {
+          void readFile(e.target.files?.[0]);
+          e.target.value = ''; // choosing the same file again reads it again
+        }}
+      />
+      <span className="file-drop-icon" aria-hidden="true">
+        {reading ? <Spinner label="Reading" /> : <Icon name={file ? 'check' : 'up'} size={20} />}
+      </span>
+      <span className="file-drop-text">
+        {file ? (
+          <>
+            <span className="file-drop-title">{file.name}</span>
+            <span className="file-drop-hint">Choose another file, or drop it here</span>
+          </>
+        ) : (
+          <>
+            <span className="file-drop-title">Choose a configuration file, or drop it here</span>
+            <span className="file-drop-hint">
+              <code>claude_desktop_config.json</code> · <code>.vscode/mcp.json</code> · <code>~/.cursor/mcp.json</code>
+            </span>
+          </>
+        )}
+      </span>
+      <span className="btn btn-small file-drop-button" aria-hidden="true">
+        Browse…
+      </span>
+    </label>
+  );
+}
+
+function ImportHelp() {
+  return (
+    <details className="raw-json import-help">
+      <summary>Where are these files?</summary>
+      <dl className="props import-help-list">
+        <dt>Claude Desktop</dt>
+        <dd>
+          <code>~/Library/Application Support/Claude/claude_desktop_config.json</code> (macOS),{' '}
+          <code>%APPDATA%\Claude\claude_desktop_config.json</code> (Windows),{' '}
+          <code>~/.config/Claude/claude_desktop_config.json</code> (Linux)
+        </dd>
+        <dt>VS Code</dt>
+        <dd>
+          <code>.vscode/mcp.json</code> in a workspace, or <code>mcp.json</code> in your user settings folder
+        </dd>
+        <dt>Cursor</dt>
+        <dd>
+          <code>~/.cursor/mcp.json</code>, or <code>.cursor/mcp.json</code> in a project
+        </dd>
+      </dl>
+    </details>
+  );
+}
+
+/** VS Code `inputs` the chosen servers use: asked for here (a password one is stored as a secret). */
+function NeededInputs() {
+  const preview = useAppStore((s) => s.importPreview);
+  const chosen = useAppStore((s) => s.importChosen);
+  const inputs = useAppStore((s) => s.importInputs);
+  const attempted = useAppStore((s) => s.importAttempted);
+  const setInput = useAppStore((s) => s.setImportInput);
+  const neededInputs = neededImportInputs(preview, chosen);
+  if (neededInputs.length === 0) return null;
+  return (
+    <fieldset className="form-section import-inputs">
+      <legend>Values the file asks for</legend>
+      {neededInputs.map((input) => {
+        const missing = attempted && (inputs[input.id] ?? '') === '';
+        const id = `import-input-${input.id}`;
+        return (
+          <div key={input.id} className={`field ${missing ? 'has-error' : ''}`}>
+            <label className="field-label" htmlFor={id}>
+              {input.description}
+            </label>
+            <input
+              id={id}
+              className="input mono"
+              type={input.password ? 'password' : 'text'}
+              autoComplete={input.password ? 'new-password' : 'off'}
+              spellCheck={false}
+              value={inputs[input.id] ?? ''}
+              onChange={(e) => setInput(input.id, e.target.value)}
+              aria-invalid={missing || undefined}
+              aria-describedby={`${id}-hint`}
+            />
+            <p id={`${id}-hint`} className="field-hint">
+              <code>{`\${input:${input.id}}`}</code> {input.password ? '· stored as a secret, never shown again' : ''}
+            </p>
+            {missing && <p className="field-error">Enter a value to import the servers that use it.</p>}
+          </div>
+        );
+      })}
+    </fieldset>
+  );
+}
+
+export function ImportDialog() {
+  const close = useAppStore((s) => s.closeImport);
+  const apply = useAppStore((s) => s.applyImport);
+  const setChosen = useAppStore((s) => s.setImportChosen);
+  const file = useAppStore((s) => s.importFile);
+  const reading = useAppStore((s) => s.importReading);
+  const preview = useAppStore((s) => s.importPreview);
+  const chosen = useAppStore((s) => s.importChosen);
+  const applying = useAppStore((s) => s.importApplying);
+  const attempted = useAppStore((s) => s.importAttempted);
+  const failure = useAppStore((s) => s.importFailure);
   const importable = preview ? importableServers(preview).length : 0;
 
   return (
@@ -72,71 +183,9 @@ export function ImportDialog() {
         </>
       }
     >
-      <label
-        className={`file-drop ${dragging ? 'is-dragging' : ''} ${file ? 'has-file' : ''}`}
-        onDragOver={(e) => {
-          e.preventDefault();
-          setDragging(true);
-        }}
-        onDragLeave={() => setDragging(false)}
-        onDrop={onDrop}
-      >
-        <input
-          type="file"
-          accept=".json,.jsonc,application/json"
-          className="visually-hidden"
-          aria-label="Configuration file"
-          data-autofocus
-          onChange={(e) => {
-            void readFile(e.target.files?.[0]);
-            e.target.value = ''; // choosing the same file again reads it again
-          }}
-        />
-        <span className="file-drop-icon" aria-hidden="true">
-          {reading ? <Spinner label="Reading" /> : <Icon name={file ? 'check' : 'up'} size={20} />}
-        </span>
-        <span className="file-drop-text">
-          {file ? (
-            <>
-              <span className="file-drop-title">{file.name}</span>
-              <span className="file-drop-hint">Choose another file, or drop it here</span>
-            </>
-          ) : (
-            <>
-              <span className="file-drop-title">Choose a configuration file, or drop it here</span>
-              <span className="file-drop-hint">
-                <code>claude_desktop_config.json</code> · <code>.vscode/mcp.json</code> ·{' '}
-                <code>~/.cursor/mcp.json</code>
-              </span>
-            </>
-          )}
-        </span>
-        <span className="btn btn-small file-drop-button" aria-hidden="true">
-          Browse…
-        </span>
-      </label>
+      <FileDrop />
 
-      {!file && !reading && (
-        <details className="raw-json import-help">
-          <summary>Where are these files?</summary>
-          <dl className="props import-help-list">
-            <dt>Claude Desktop</dt>
-            <dd>
-              <code>~/Library/Application Support/Claude/claude_desktop_config.json</code> (macOS),{' '}
-              <code>%APPDATA%\Claude\claude_desktop_config.json</code> (Windows),{' '}
-              <code>~/.config/Claude/claude_desktop_config.json</code> (Linux)
-            </dd>
-            <dt>VS Code</dt>
-            <dd>
-              <code>.vscode/mcp.json</code> in a workspace, or <code>mcp.json</code> in your user settings folder
-            </dd>
-            <dt>Cursor</dt>
-            <dd>
-              <code>~/.cursor/mcp.json</code>, or <code>.cursor/mcp.json</code> in a project
-            </dd>
-          </dl>
-        </details>
-      )}
+      {!file && !reading && <ImportHelp />}
 
       {failure && <ValidationBanner title={failure.title} message={failure.message} problems={failure.details} />}
 
@@ -176,38 +225,7 @@ export function ImportDialog() {
               ))}
             </ul>
           )}
-          {neededInputs.length > 0 && (
-            <fieldset className="form-section import-inputs">
-              <legend>Values the file asks for</legend>
-              {neededInputs.map((input) => {
-                const missing = attempted && (inputs[input.id] ?? '') === '';
-                const id = `import-input-${input.id}`;
-                return (
-                  <div key={input.id} className={`field ${missing ? 'has-error' : ''}`}>
-                    <label className="field-label" htmlFor={id}>
-                      {input.description}
-                    </label>
-                    <input
-                      id={id}
-                      className="input mono"
-                      type={input.password ? 'password' : 'text'}
-                      autoComplete={input.password ? 'new-password' : 'off'}
-                      spellCheck={false}
-                      value={inputs[input.id] ?? ''}
-                      onChange={(e) => setInput(input.id, e.target.value)}
-                      aria-invalid={missing || undefined}
-                      aria-describedby={`${id}-hint`}
-                    />
-                    <p id={`${id}-hint`} className="field-hint">
-                      <code>{`\${input:${input.id}}`}</code>{' '}
-                      {input.password ? '· stored as a secret, never shown again' : ''}
-                    </p>
-                    {missing && <p className="field-error">Enter a value to import the servers that use it.</p>}
-                  </div>
-                );
-              })}
-            </fieldset>
-          )}
+          <NeededInputs />
           {attempted && chosen.length === 0 && <ValidationBanner title="Select at least one server." />}
         </section>
       )}

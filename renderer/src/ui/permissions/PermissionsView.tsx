@@ -178,6 +178,58 @@ function SessionGrantButton({ row }: { row: ToolRow }) {
   );
 }
 
+/** One tool: the level it gets now, the person's setting for it, and why. */
+function ToolPermissionRow({
+  data,
+  row,
+  previous,
+  rulesById,
+}: {
+  data: PermissionsData;
+  row: ToolRow;
+  /** The row above: a reason it already says is not repeated. */
+  previous: ToolRow | undefined;
+  rulesById: Map<string, PermissionsData['rules'][number]>;
+}) {
+  return (
+    <tr
+      data-tool={row.toolName}
+      data-server={row.serverId}
+      tabIndex={-1}
+      aria-label={`${row.toolName} on ${serverName(data, row.serverId)}`}
+    >
+      <th scope="row" className="perm-tool">
+        <code>{row.toolName}</code>
+        <span className="perm-server">{serverName(data, row.serverId)}</span>
+      </th>
+      <td>
+        <LevelBadge level={row.level} />
+      </td>
+      <td>
+        <LevelControl
+          row={row}
+          rule={row.toolRuleId ? rulesById.get(row.toolRuleId) : undefined}
+          governing={
+            row.reason.kind === 'rule' && row.reason.ruleId && row.reason.ruleId !== row.toolRuleId
+              ? rulesById.get(row.reason.ruleId)
+              : undefined
+          }
+        />
+      </td>
+      <td className="perm-reason">
+        <span className={`chip reason-${row.reason.kind}`}>{REASON_KIND[row.reason.kind] ?? row.reason.kind}</span>
+        {/* A sentence the row above already says is not repeated (a screen reader still hears it). */}
+        <SentenceOrSameAsAbove
+          className="perm-reason-text"
+          text={`${row.reason.detail}.`}
+          same={previous !== undefined && sameReason(previous, row)}
+        />
+        {row.sessionGrant && <SessionGrantButton row={row} />}
+      </td>
+    </tr>
+  );
+}
+
 function ToolsCard({ data }: { data: PermissionsData }) {
   const [query, setQuery] = useState('');
   const focus = useAppStore((s) => s.permissionsFocus);
@@ -238,44 +290,13 @@ function ToolsCard({ data }: { data: PermissionsData }) {
           </thead>
           <tbody>
             {rows.map((row, index) => (
-              <tr
+              <ToolPermissionRow
                 key={`${row.serverId}::${row.toolName}`}
-                data-tool={row.toolName}
-                data-server={row.serverId}
-                tabIndex={-1}
-                aria-label={`${row.toolName} on ${serverName(data, row.serverId)}`}
-              >
-                <th scope="row" className="perm-tool">
-                  <code>{row.toolName}</code>
-                  <span className="perm-server">{serverName(data, row.serverId)}</span>
-                </th>
-                <td>
-                  <LevelBadge level={row.level} />
-                </td>
-                <td>
-                  <LevelControl
-                    row={row}
-                    rule={row.toolRuleId ? rulesById.get(row.toolRuleId) : undefined}
-                    governing={
-                      row.reason.kind === 'rule' && row.reason.ruleId && row.reason.ruleId !== row.toolRuleId
-                        ? rulesById.get(row.reason.ruleId)
-                        : undefined
-                    }
-                  />
-                </td>
-                <td className="perm-reason">
-                  <span className={`chip reason-${row.reason.kind}`}>
-                    {REASON_KIND[row.reason.kind] ?? row.reason.kind}
-                  </span>
-                  {/* A sentence the row above already says is not repeated (a screen reader still hears it). */}
-                  <SentenceOrSameAsAbove
-                    className="perm-reason-text"
-                    text={`${row.reason.detail}.`}
-                    same={index > 0 && sameReason(rows[index - 1], row)}
-                  />
-                  {row.sessionGrant && <SessionGrantButton row={row} />}
-                </td>
-              </tr>
+                data={data}
+                row={row}
+                previous={index > 0 ? rows[index - 1] : undefined}
+                rulesById={rulesById}
+              />
             ))}
           </tbody>
         </table>

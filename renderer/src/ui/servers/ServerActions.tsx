@@ -9,16 +9,10 @@ import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { Icon } from '../components/Icon.js';
 import { Spinner } from '../components/Spinner.js';
 
-export function ServerActions({ view }: { view: ServerView }) {
+/** Remove, after a confirmation that lists the permission rules made for the server (removed too, if ticked). */
+function RemoveServer({ view, busy }: { view: ServerView; busy: string | undefined }) {
   const id = serverIdOf(view);
-  const busy = useAppStore(selectBusy(id));
-  const connect = useAppStore((s) => s.connectServer);
-  const disconnect = useAppStore((s) => s.disconnectServer);
-  const signIn = useAppStore((s) => s.signInServer);
-  const signOut = useAppStore((s) => s.signOutServer);
-  const setEnabled = useAppStore((s) => s.setServerEnabled);
   const remove = useAppStore((s) => s.removeServer);
-  const openEditor = useAppStore((s) => s.openEditor);
   const notify = useAppStore((s) => s.notify);
   const [confirmRemove, setConfirmRemove] = useState(false);
   const [removeRules, setRemoveRules] = useState(true);
@@ -29,6 +23,70 @@ export function ServerActions({ view }: { view: ServerView }) {
   useEffect(() => {
     if (confirmRemove) void loadPermissions();
   }, [confirmRemove, loadPermissions]);
+
+  return (
+    <>
+      <button
+        type="button"
+        className="btn btn-danger-ghost"
+        onClick={() => {
+          setRemoveRules(true);
+          setConfirmRemove(true);
+        }}
+        disabled={!!busy}
+      >
+        <Icon name="trash" />
+        Remove
+      </button>
+      {confirmRemove && (
+        <ConfirmDialog
+          title={`Remove “${serverNameOf(view)}”?`}
+          confirmLabel="Remove server"
+          danger
+          busy={busy === 'remove'}
+          onCancel={() => setConfirmRemove(false)}
+          onConfirm={() => {
+            void remove(id, removeRules && rules.length > 0).then((removed) => {
+              setConfirmRemove(false);
+              if (removed) notify('success', `Removed ${serverNameOf(view)}.`);
+            });
+          }}
+        >
+          It is disconnected, its configuration and its stored secrets are deleted, and its tools are no longer offered.
+          This cannot be undone.
+          {rules.length > 0 && (
+            <div className="remove-rules">
+              <p>Permission rules made for this server:</p>
+              <ul className="plain-list" aria-label="Rules of this server">
+                {rules.map((rule) => (
+                  <li key={rule.id}>
+                    <strong>{rule.level}</strong>{' '}
+                    <code>{rule.match.toolName ?? rule.match.toolPattern ?? 'every tool'}</code>
+                    {rule.fromApproval ? ' · always allow from an approval' : ' · set in Permissions'}
+                  </li>
+                ))}
+              </ul>
+              <label className="check-field">
+                <input type="checkbox" checked={removeRules} onChange={(e) => setRemoveRules(e.target.checked)} />
+                Also remove {rules.length === 1 ? 'this rule' : `these ${rules.length} rules`}
+              </label>
+            </div>
+          )}
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+export function ServerActions({ view }: { view: ServerView }) {
+  const id = serverIdOf(view);
+  const busy = useAppStore(selectBusy(id));
+  const connect = useAppStore((s) => s.connectServer);
+  const disconnect = useAppStore((s) => s.disconnectServer);
+  const signIn = useAppStore((s) => s.signInServer);
+  const signOut = useAppStore((s) => s.signOutServer);
+  const setEnabled = useAppStore((s) => s.setServerEnabled);
+  const openEditor = useAppStore((s) => s.openEditor);
 
   const state = view.status.state;
   const disabled = state === 'disabled';
@@ -78,54 +136,7 @@ export function ServerActions({ view }: { view: ServerView }) {
         <Icon name="edit" />
         Edit
       </button>
-      <button
-        type="button"
-        className="btn btn-danger-ghost"
-        onClick={() => {
-          setRemoveRules(true);
-          setConfirmRemove(true);
-        }}
-        disabled={!!busy}
-      >
-        <Icon name="trash" />
-        Remove
-      </button>
-      {confirmRemove && (
-        <ConfirmDialog
-          title={`Remove “${serverNameOf(view)}”?`}
-          confirmLabel="Remove server"
-          danger
-          busy={busy === 'remove'}
-          onCancel={() => setConfirmRemove(false)}
-          onConfirm={() => {
-            void remove(id, removeRules && rules.length > 0).then((removed) => {
-              setConfirmRemove(false);
-              if (removed) notify('success', `Removed ${serverNameOf(view)}.`);
-            });
-          }}
-        >
-          It is disconnected, its configuration and its stored secrets are deleted, and its tools are no longer offered.
-          This cannot be undone.
-          {rules.length > 0 && (
-            <div className="remove-rules">
-              <p>Permission rules made for this server:</p>
-              <ul className="plain-list" aria-label="Rules of this server">
-                {rules.map((rule) => (
-                  <li key={rule.id}>
-                    <strong>{rule.level}</strong>{' '}
-                    <code>{rule.match.toolName ?? rule.match.toolPattern ?? 'every tool'}</code>
-                    {rule.fromApproval ? ' · always allow from an approval' : ' · set in Permissions'}
-                  </li>
-                ))}
-              </ul>
-              <label className="check-field">
-                <input type="checkbox" checked={removeRules} onChange={(e) => setRemoveRules(e.target.checked)} />
-                Also remove {rules.length === 1 ? 'this rule' : `these ${rules.length} rules`}
-              </label>
-            </div>
-          )}
-        </ConfirmDialog>
-      )}
+      <RemoveServer view={view} busy={busy} />
     </div>
   );
 }

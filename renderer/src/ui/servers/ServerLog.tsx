@@ -76,6 +76,52 @@ function streamLabel(line: LogItem): string {
 const STICK_THRESHOLD_PX = 24;
 const EMPTY: LogItem[] = [];
 
+function StreamFilterButtons({ filter, onChange }: { filter: StreamFilter; onChange: (filter: StreamFilter) => void }) {
+  return (
+    <div className="segmented" role="group" aria-label="Show lines from">
+      {FILTERS.map((f) => (
+        <button
+          key={f.key}
+          type="button"
+          className="segment"
+          aria-pressed={filter === f.key}
+          onClick={() => onChange(f.key)}
+        >
+          {f.label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function LogLines({ lines }: { lines: LogItem[] }) {
+  return (
+    <ol className="log-lines">
+      {lines.map((line, i) => (
+        <li
+          key={`${line.at}-${i}`}
+          className={
+            line.dropped === undefined
+              ? `log-line log-${line.stream}${line.level ? ` log-level-${line.level}` : ''}`
+              : 'log-line log-client log-dropped'
+          }
+          data-dropped={line.dropped}
+          data-level={line.level}
+        >
+          <time className="log-time" dateTime={new Date(line.at).toISOString()}>
+            {formatTime(line.at)}
+          </time>
+          <span className="log-stream">{streamLabel(line)}</span>
+          <span className="log-text">
+            {line.logger && <span className="log-logger">{line.logger}</span>}
+            {line.text}
+          </span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 export function ServerLog({
   serverId,
   logLevel,
@@ -115,19 +161,7 @@ export function ServerLog({
   return (
     <div className="log">
       <div className="log-toolbar">
-        <div className="segmented" role="group" aria-label="Show lines from">
-          {FILTERS.map((f) => (
-            <button
-              key={f.key}
-              type="button"
-              className="segment"
-              aria-pressed={filter === f.key}
-              onClick={() => setFilter(f.key)}
-            >
-              {f.label}
-            </button>
-          ))}
-        </div>
+        <StreamFilterButtons filter={filter} onChange={setFilter} />
         <LogLevelSelect serverId={serverId} level={logLevel} available={loggingAvailable} />
         <span className="log-count muted">
           {lineCount} {lineCount === 1 ? 'line' : 'lines'}
@@ -166,29 +200,7 @@ export function ServerLog({
             appear here.
           </p>
         ) : (
-          <ol className="log-lines">
-            {shown.map((line, i) => (
-              <li
-                key={`${line.at}-${i}`}
-                className={
-                  line.dropped === undefined
-                    ? `log-line log-${line.stream}${line.level ? ` log-level-${line.level}` : ''}`
-                    : 'log-line log-client log-dropped'
-                }
-                data-dropped={line.dropped}
-                data-level={line.level}
-              >
-                <time className="log-time" dateTime={new Date(line.at).toISOString()}>
-                  {formatTime(line.at)}
-                </time>
-                <span className="log-stream">{streamLabel(line)}</span>
-                <span className="log-text">
-                  {line.logger && <span className="log-logger">{line.logger}</span>}
-                  {line.text}
-                </span>
-              </li>
-            ))}
-          </ol>
+          <LogLines lines={shown} />
         )}
       </div>
       {!following && (

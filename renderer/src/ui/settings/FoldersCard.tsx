@@ -9,21 +9,12 @@ import { Callout } from '../components/Callout.js';
 import { Spinner } from '../components/Spinner.js';
 import { CommandSandboxFields } from './CommandSandboxFields.js';
 
-export function FoldersCard() {
-  const settings = useAppStore((s) => s.settings);
-  const loadError = useAppStore((s) => s.settingsError);
-  const busy = useAppStore((s) => s.settingsBusy);
-  const load = useAppStore((s) => s.loadSettings);
+/** The form that adds a folder; main's reason shows under it when the folder is refused. */
+function AddFolder({ extra, busy }: { extra: string[]; busy: boolean }) {
   const setRoots = useAppStore((s) => s.setRoots);
   const notify = useAppStore((s) => s.notify);
   const [path, setPath] = useState('');
   const [error, setError] = useState<string | undefined>();
-
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const extra = settings?.roots.filter((r) => !r.workspace).map((r) => r.path) ?? [];
 
   async function add(): Promise<void> {
     const wanted = path.trim();
@@ -39,6 +30,55 @@ export function FoldersCard() {
     const mine = failed.details?.fieldErrors?.[`roots.${next.length - 1}`];
     setError(mine ? `This folder ${mine.join('; ')}.` : failed.message);
   }
+
+  return (
+    <form
+      className="folder-add"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void add();
+      }}
+    >
+      <label className="field">
+        <span className="field-label">Add a folder (absolute path)</span>
+        <input
+          className="input"
+          value={path}
+          placeholder="/home/me/projects"
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? 'folder-add-error' : undefined}
+          onChange={(e) => {
+            setPath(e.target.value);
+            setError(undefined);
+          }}
+        />
+      </label>
+      <button type="submit" className="btn" disabled={busy || !path.trim()}>
+        {busy && <Spinner label="Saving" />}
+        Add folder
+      </button>
+      {error && (
+        <p id="folder-add-error" className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function FoldersCard() {
+  const settings = useAppStore((s) => s.settings);
+  const loadError = useAppStore((s) => s.settingsError);
+  const busy = useAppStore((s) => s.settingsBusy);
+  const load = useAppStore((s) => s.loadSettings);
+  const setRoots = useAppStore((s) => s.setRoots);
+  const notify = useAppStore((s) => s.notify);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const extra = settings?.roots.filter((r) => !r.workspace).map((r) => r.path) ?? [];
 
   async function remove(root: string): Promise<void> {
     const failed = await setRoots(extra.filter((r) => r !== root));
@@ -83,37 +123,7 @@ export function FoldersCard() {
           ))}
         </ul>
       )}
-      <form
-        className="folder-add"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void add();
-        }}
-      >
-        <label className="field">
-          <span className="field-label">Add a folder (absolute path)</span>
-          <input
-            className="input"
-            value={path}
-            placeholder="/home/me/projects"
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? 'folder-add-error' : undefined}
-            onChange={(e) => {
-              setPath(e.target.value);
-              setError(undefined);
-            }}
-          />
-        </label>
-        <button type="submit" className="btn" disabled={busy || !path.trim()}>
-          {busy && <Spinner label="Saving" />}
-          Add folder
-        </button>
-        {error && (
-          <p id="folder-add-error" className="field-error" role="alert">
-            {error}
-          </p>
-        )}
-      </form>
+      <AddFolder extra={extra} busy={busy} />
       {settings && (
         <CommandSandboxFields key={JSON.stringify(settings.commandSandbox)} current={settings.commandSandbox} />
       )}

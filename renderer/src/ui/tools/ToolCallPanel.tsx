@@ -10,6 +10,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ToolView } from '../../../../shared/contract.js';
 import { toolKeyOf } from '../../state/slices/toolsSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
+import type { AppStore } from '../../state/types.js';
 import { Icon } from '../components/Icon.js';
 import { SchemaView } from '../components/SchemaView.js';
 import { Tabs } from '../components/Tabs.js';
@@ -67,20 +68,75 @@ function ArgumentErrors({ errors }: { errors: Record<string, string[]> }) {
   );
 }
 
-export function ToolCallPanel({ tool }: { tool: ToolView }) {
-  const key = toolKeyOf(tool);
-  const draft = useAppStore((s) => s.toolDrafts[key]) ?? NO_ARGS;
-  const setDraft = useAppStore((s) => s.setToolDraft);
-  const run = useAppStore((s) => s.toolRuns[key]);
-  const runTool = useAppStore((s) => s.runTool);
+/** What the tool is: name, server, description, annotations, a name conflict, its permission and flags. */
+function ToolHeader({ tool }: { tool: ToolView }) {
   const serverLabel = useServerLabel(tool.serverId);
-  const [mode, setMode] = useState<Mode>('form');
-  const [rawText, setRawText] = useState('');
-  const [rawError, setRawError] = useState<string | undefined>();
-  // The arguments of the last Run here: the tool's app (MCP Apps) gets them as the tool input.
-  const [runArgs, setRunArgs] = useState<Record<string, unknown> | undefined>();
+  const chips = annotationChips(tool.annotations);
+  const title = toolTitle(tool);
+  return (
+    <header className="call-head">
+      <div className="call-title-row">
+        <ToolIcon icons={tool.icons} size={24} />
+        <h2 className="call-title">
+          <code>{tool.name}</code>
+        </h2>
+        {title && <span className="tool-title">{title}</span>}
+        <span
+          className="chip server-chip"
+          title={tool.serverId === 'local' ? 'A local tool of this app' : `Server ${tool.serverId}`}
+        >
+          <Icon name={tool.serverId === 'local' ? 'terminal' : 'servers'} size={12} />
+          {serverLabel}
+        </span>
+      </div>
+      {tool.description && <p className="tool-description">{tool.description}</p>}
+      {chips.length > 0 && (
+        <ul className="chips" aria-label="Annotations">
+          {chips.map((chip) => (
+            <li key={chip.label} className={`chip chip-${chip.tone}`} title={chip.title}>
+              {chip.label}
+            </li>
+          ))}
+        </ul>
+      )}
+      {tool.shadowedBy && (
+        <p className="tool-shadowed">
+          <strong>Name conflict:</strong> a call by the name <code>{tool.name}</code> reaches{' '}
+          <code>{tool.shadowedBy}</code>, which has a higher priority. Run here calls this server’s tool directly.
+        </p>
+      )}
+      <PermissionLine tool={tool} />
+      <SandboxNote toolName={tool.name} serverId={tool.serverId} />
+      {tool.flags && <PoisonFlags flags={tool.flags} />}
+      {tool.pin?.change && <ToolChangedDiff change={tool.pin.change} />}
+    </header>
+  );
+}
 
-  const running = run?.status === 'running';
+function SchemaTab({ tool }: { tool: ToolView }) {
+  return (
+    <div className="call-schemas">
+      <SchemaView schema={tool.inputSchema} label={`Input parameters of ${tool.name}`} />
+      {tool.outputSchema && (
+        <>
+          <h3 className="card-title">Output</h3>
+          <SchemaView schema={tool.outputSchema} label={`Output fields of ${tool.name}`} />
+        </>
+      )}
+    </div>
+  );
+}
+
+/** The last call's progress, result or error (scrolled into view as it changes), and the tool's app. */
+function CallOutcomePane({
+  tool,
+  run,
+  runArgs,
+}: {
+  tool: ToolView;
+  run: AppStore['toolRuns'][string] | undefined;
+  runArgs: Record<string, unknown> | undefined;
+}) {
   const outcomeRef = useRef<HTMLDivElement>(null);
   const runState = run ? `${run.callId}:${run.status}` : undefined;
 
@@ -88,8 +144,56 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
   useEffect(() => {
     if (runState) outcomeRef.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
   }, [runState]);
-  const chips = annotationChips(tool.annotations);
-  const title = toolTitle(tool);
+  return (
+    <div className="call-outcome" aria-live="polite" ref={outcomeRef}>
+      {run?.status === 'running' && <RunProgress tool={tool} run={run} />}
+      {run?.status === 'done' && <ResultView outcome={run.outcome} durationMs={run.finishedAt - run.startedAt} />}
+      {run?.status === 'failed' && <CallErrorView error={run.error} serverId={tool.serverId} toolName={tool.name} />}
+      {run && hasApp(tool) && (
+        <AppFrame
+          key={toolKeyOf(tool)}
+          tool={tool}
+          input={runArgs}
+          result={run.status === 'done' ? run.outcome.result : undefined}
+          cancelledReason={run.status === 'failed' ? run.error.message : undefined}
+          forCall={{ callId: run.callId }}
+          testId="call-app"
+        />
+      )}
+    </div>
+  );
+}
+
+function RunBar({ tool, running, onRun }: { tool: ToolView; running: boolean; onRun: () => void }) {
+  return (
+    <div className="call-actions">
+      <button type="button" className="btn btn-primary" onClick={onRun} disabled={running}>
+        <Icon name="chevronRight" size={16} />
+        Run
+      </button>
+      <span className="call-actions-note muted">
+        {hasParameters(tool.inputSchema)
+          ? 'The arguments are checked against the tool’s schema before anything runs. '
+          : ''}
+        Each run is a new call with its own checkpoint and trace.
+      </span>
+    </div>
+  );
+}
+
+export function ToolCallPanel({ tool }: { tool: ToolView }) {
+  const key = toolKeyOf(tool);
+  const draft = useAppStore((s) => s.toolDrafts[key]) ?? NO_ARGS;
+  const setDraft = useAppStore((s) => s.setToolDraft);
+  const run = useAppStore((s) => s.toolRuns[key]);
+  const runTool = useAppStore((s) => s.runTool);
+  const [mode, setMode] = useState<Mode>('form');
+  const [rawText, setRawText] = useState('');
+  const [rawError, setRawError] = useState<string | undefined>();
+  // The arguments of the last Run here: the tool's app (MCP Apps) gets them as the tool input.
+  const [runArgs, setRunArgs] = useState<Record<string, unknown> | undefined>();
+
+  const running = run?.status === 'running';
 
   function changeMode(next: Mode): void {
     if (next === mode) return;
@@ -127,42 +231,7 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
 
   return (
     <section className="call-panel" aria-label={`Call ${tool.name}`}>
-      <header className="call-head">
-        <div className="call-title-row">
-          <ToolIcon icons={tool.icons} size={24} />
-          <h2 className="call-title">
-            <code>{tool.name}</code>
-          </h2>
-          {title && <span className="tool-title">{title}</span>}
-          <span
-            className="chip server-chip"
-            title={tool.serverId === 'local' ? 'A local tool of this app' : `Server ${tool.serverId}`}
-          >
-            <Icon name={tool.serverId === 'local' ? 'terminal' : 'servers'} size={12} />
-            {serverLabel}
-          </span>
-        </div>
-        {tool.description && <p className="tool-description">{tool.description}</p>}
-        {chips.length > 0 && (
-          <ul className="chips" aria-label="Annotations">
-            {chips.map((chip) => (
-              <li key={chip.label} className={`chip chip-${chip.tone}`} title={chip.title}>
-                {chip.label}
-              </li>
-            ))}
-          </ul>
-        )}
-        {tool.shadowedBy && (
-          <p className="tool-shadowed">
-            <strong>Name conflict:</strong> a call by the name <code>{tool.name}</code> reaches{' '}
-            <code>{tool.shadowedBy}</code>, which has a higher priority. Run here calls this server’s tool directly.
-          </p>
-        )}
-        <PermissionLine tool={tool} />
-        <SandboxNote toolName={tool.name} serverId={tool.serverId} />
-        {tool.flags && <PoisonFlags flags={tool.flags} />}
-        {tool.pin?.change && <ToolChangedDiff change={tool.pin.change} />}
-      </header>
+      <ToolHeader tool={tool} />
 
       {/* Not a <form>: the generated form is one of its own (Enter in a field runs the call). */}
       <div className="call-args">
@@ -198,51 +267,15 @@ export function ToolCallPanel({ tool }: { tool: ToolView }) {
               onSubmit={runNow}
             />
           )}
-          {mode === 'schema' && (
-            <div className="call-schemas">
-              <SchemaView schema={tool.inputSchema} label={`Input parameters of ${tool.name}`} />
-              {tool.outputSchema && (
-                <>
-                  <h3 className="card-title">Output</h3>
-                  <SchemaView schema={tool.outputSchema} label={`Output fields of ${tool.name}`} />
-                </>
-              )}
-            </div>
-          )}
+          {mode === 'schema' && <SchemaTab tool={tool} />}
         </Tabs>
         {run?.status === 'failed' && run.error.code === 'invalid_arguments' && (
           <ArgumentErrors errors={run.error.details?.fieldErrors ?? {}} />
         )}
-        <div className="call-actions">
-          <button type="button" className="btn btn-primary" onClick={runNow} disabled={running}>
-            <Icon name="chevronRight" size={16} />
-            Run
-          </button>
-          <span className="call-actions-note muted">
-            {hasParameters(tool.inputSchema)
-              ? 'The arguments are checked against the tool’s schema before anything runs. '
-              : ''}
-            Each run is a new call with its own checkpoint and trace.
-          </span>
-        </div>
+        <RunBar tool={tool} running={running} onRun={runNow} />
       </div>
 
-      <div className="call-outcome" aria-live="polite" ref={outcomeRef}>
-        {run?.status === 'running' && <RunProgress tool={tool} run={run} />}
-        {run?.status === 'done' && <ResultView outcome={run.outcome} durationMs={run.finishedAt - run.startedAt} />}
-        {run?.status === 'failed' && <CallErrorView error={run.error} serverId={tool.serverId} toolName={tool.name} />}
-        {run && hasApp(tool) && (
-          <AppFrame
-            key={key}
-            tool={tool}
-            input={runArgs}
-            result={run.status === 'done' ? run.outcome.result : undefined}
-            cancelledReason={run.status === 'failed' ? run.error.message : undefined}
-            forCall={{ callId: run.callId }}
-            testId="call-app"
-          />
-        )}
-      </div>
+      <CallOutcomePane tool={tool} run={run} runArgs={runArgs} />
     </section>
   );
 }

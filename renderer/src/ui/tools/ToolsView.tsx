@@ -51,6 +51,65 @@ function NotConnectedNote() {
   );
 }
 
+/** The tools that match, by server in the servers' order (Local last), each server's by name. */
+function groupTools(tools: ToolView[], needle: string, serverFilter: string, order: string[]): ToolGroup[] {
+  const byServer = new Map<string, ToolView[]>();
+  for (const tool of tools) {
+    if (serverFilter !== 'all' && tool.serverId !== serverFilter) continue;
+    if (!matches(tool, needle)) continue;
+    const list = byServer.get(tool.serverId) ?? [];
+    list.push(tool);
+    byServer.set(tool.serverId, list);
+  }
+  const rank = (id: string) => {
+    const index = order.indexOf(id);
+    return index < 0 ? order.length - 1 : index; // unknown ids just before Local
+  };
+  return [...byServer.entries()]
+    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
+    .map(([serverId, list]) => ({ serverId, tools: list.sort((a, b) => a.name.localeCompare(b.name)) }));
+}
+
+function ToolsToolbar({
+  query,
+  onQuery,
+  serverFilter,
+  onServerFilter,
+  serverOptions,
+}: {
+  query: string;
+  onQuery: (query: string) => void;
+  serverFilter: string;
+  onServerFilter: (serverId: string) => void;
+  serverOptions: Array<{ id: string; label: string }>;
+}) {
+  return (
+    <div className="tools-toolbar">
+      <input
+        type="search"
+        className="input"
+        placeholder="Search tools"
+        aria-label="Search tools"
+        value={query}
+        onChange={(e) => onQuery(e.target.value)}
+      />
+      <select
+        className="input input-compact tools-server-filter"
+        aria-label="Server"
+        value={serverFilter}
+        onChange={(e) => onServerFilter(e.target.value)}
+      >
+        <option value="all">All servers</option>
+        {serverOptions.map((option) => (
+          <option key={option.id} value={option.id}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 export function ToolsView() {
   const tools = useAppStore((s) => s.tools);
   const load = useAppStore((s) => s.toolsLoad);
@@ -69,24 +128,10 @@ export function ToolsView() {
   }, [loadPermissions]);
 
   const order = useMemo(() => [...servers.map(serverIdOf), LOCAL_SERVER_ID], [servers]);
-  const groups = useMemo<ToolGroup[]>(() => {
-    const needle = query.trim().toLowerCase();
-    const byServer = new Map<string, ToolView[]>();
-    for (const tool of tools) {
-      if (serverFilter !== 'all' && tool.serverId !== serverFilter) continue;
-      if (!matches(tool, needle)) continue;
-      const list = byServer.get(tool.serverId) ?? [];
-      list.push(tool);
-      byServer.set(tool.serverId, list);
-    }
-    const rank = (id: string) => {
-      const index = order.indexOf(id);
-      return index < 0 ? order.length - 1 : index; // unknown ids just before Local
-    };
-    return [...byServer.entries()]
-      .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
-      .map(([serverId, list]) => ({ serverId, tools: list.sort((a, b) => a.name.localeCompare(b.name)) }));
-  }, [tools, query, serverFilter, order]);
+  const groups = useMemo<ToolGroup[]>(
+    () => groupTools(tools, query.trim().toLowerCase(), serverFilter, order),
+    [tools, query, serverFilter, order],
+  );
 
   const serverOptions = useMemo(() => {
     const ids = new Set(tools.map((t) => t.serverId));
@@ -124,29 +169,13 @@ export function ToolsView() {
     body = (
       <div className={`tools-layout ${selectedKey ? 'has-selection' : ''}`}>
         <div className="tools-pane">
-          <div className="tools-toolbar">
-            <input
-              type="search"
-              className="input"
-              placeholder="Search tools"
-              aria-label="Search tools"
-              value={query}
-              onChange={(e) => setQuery(e.target.value)}
-            />
-            <select
-              className="input input-compact tools-server-filter"
-              aria-label="Server"
-              value={serverFilter}
-              onChange={(e) => setServerFilter(e.target.value)}
-            >
-              <option value="all">All servers</option>
-              {serverOptions.map((option) => (
-                <option key={option.id} value={option.id}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
-          </div>
+          <ToolsToolbar
+            query={query}
+            onQuery={setQuery}
+            serverFilter={serverFilter}
+            onServerFilter={setServerFilter}
+            serverOptions={serverOptions}
+          />
           <nav className="tools-scroller" aria-label="Tool list">
             {shown === 0 ? (
               <p className="muted tools-empty">{tools.length === 0 ? 'No tools yet.' : 'No tool matches.'}</p>

@@ -4,6 +4,7 @@
  * list (opened from Tools or History) shows as well.
  */
 import { useEffect, useState } from 'react';
+import type { ReactNode } from 'react';
 import { messageOf } from '../../bridge/index.js';
 import { formatDateTime, formatDuration } from '../../lib/format.js';
 import { useAppStore } from '../../state/useAppStore.js';
@@ -15,6 +16,85 @@ import { downloadText, safeFileName } from './download.js';
 import { TraceStatusBadge } from './TraceStatusBadge.js';
 import { TraceTimeline } from './TraceTimeline.js';
 import { errorText } from '../../lib/traceFormat.js';
+import type { TraceSummary } from '../../../../shared/traces.js';
+
+/** Why the call did not end with a result: not run, interrupted, cancelled or failed. */
+function TraceFailure({ trace, error }: { trace: TraceSummary; error: NonNullable<TraceSummary['error']> }) {
+  return (
+    <Callout
+      tone={trace.status === 'interrupted' || trace.status === 'cancelled' ? 'warning' : 'error'}
+      title={
+        trace.status === 'denied'
+          ? 'Not run'
+          : trace.status === 'interrupted'
+            ? 'Interrupted — the app stopped before the call finished'
+            : trace.status === 'cancelled'
+              ? 'Cancelled'
+              : 'The call failed'
+      }
+    >
+      {errorText(error)}
+    </Callout>
+  );
+}
+
+function TraceIdentifiers({ trace }: { trace: TraceSummary }) {
+  const currentSession = useAppStore((s) => s.currentSessionId);
+  const sessionLabel = useSessionLabel();
+  return (
+    <section className="card" aria-labelledby="trace-ids-title">
+      <h3 id="trace-ids-title" className="card-title">
+        Identifiers
+      </h3>
+      <dl className="props">
+        <dt>Call id</dt>
+        <dd>
+          <code>{trace.callId}</code>
+        </dd>
+        <dt>Session</dt>
+        <dd>
+          {sessionLabel({ sessionId: trace.sessionId, current: trace.sessionId === currentSession })}{' '}
+          <code className="muted">{trace.sessionId}</code>
+        </dd>
+        <dt>User</dt>
+        <dd>
+          <code>{trace.userId}</code>
+        </dd>
+        <dt>Trace id</dt>
+        <dd>
+          <code>{trace.traceId}</code>
+        </dd>
+        <ExportedTrace traceId={trace.traceId} />
+      </dl>
+    </section>
+  );
+}
+
+/** The trace is loading, or could not be loaded (with Try again). */
+function TraceNotLoaded({ back, error, onRetry }: { back: ReactNode; error: string | undefined; onRetry: () => void }) {
+  return (
+    <section className="detail" aria-label="Trace">
+      {back}
+      {error ? (
+        <Callout
+          tone="error"
+          title="Could not load this trace"
+          actions={
+            <button type="button" className="btn btn-small" onClick={onRetry}>
+              Try again
+            </button>
+          }
+        >
+          {error}
+        </Callout>
+      ) : (
+        <div className="loading-block">
+          <Spinner label="Loading trace" /> Loading trace…
+        </div>
+      )}
+    </section>
+  );
+}
 
 export function TraceDetail({ traceId }: { traceId: string }) {
   const entry = useAppStore((s) => s.traceDetails[traceId]);
@@ -22,9 +102,7 @@ export function TraceDetail({ traceId }: { traceId: string }) {
   const exportTrace = useAppStore((s) => s.exportTrace);
   const select = useAppStore((s) => s.selectTrace);
   const openHistoryRecord = useAppStore((s) => s.openHistoryRecord);
-  const currentSession = useAppStore((s) => s.currentSessionId);
   const notify = useAppStore((s) => s.notify);
-  const sessionLabel = useSessionLabel();
   const [exporting, setExporting] = useState(false);
 
   useEffect(() => {
@@ -52,30 +130,7 @@ export function TraceDetail({ traceId }: { traceId: string }) {
     </button>
   );
 
-  if (!data) {
-    return (
-      <section className="detail" aria-label="Trace">
-        {back}
-        {entry?.error ? (
-          <Callout
-            tone="error"
-            title="Could not load this trace"
-            actions={
-              <button type="button" className="btn btn-small" onClick={() => void load(traceId)}>
-                Try again
-              </button>
-            }
-          >
-            {entry.error}
-          </Callout>
-        ) : (
-          <div className="loading-block">
-            <Spinner label="Loading trace" /> Loading trace…
-          </div>
-        )}
-      </section>
-    );
-  }
+  if (!data) return <TraceNotLoaded back={back} error={entry?.error} onRetry={() => void load(traceId)} />;
 
   const { trace, events } = data;
   const recorded = events.some(
@@ -118,22 +173,7 @@ export function TraceDetail({ traceId }: { traceId: string }) {
           )}
         </div>
       </header>
-      {trace.error && (
-        <Callout
-          tone={trace.status === 'interrupted' || trace.status === 'cancelled' ? 'warning' : 'error'}
-          title={
-            trace.status === 'denied'
-              ? 'Not run'
-              : trace.status === 'interrupted'
-                ? 'Interrupted — the app stopped before the call finished'
-                : trace.status === 'cancelled'
-                  ? 'Cancelled'
-                  : 'The call failed'
-          }
-        >
-          {errorText(trace.error)}
-        </Callout>
-      )}
+      {trace.error && <TraceFailure trace={trace} error={trace.error} />}
       {trace.status === 'replayed' && (
         <Callout tone="info" title="Replayed — nothing was executed">
           The stored result of the completed call was returned; the tool did not run again.
@@ -145,31 +185,7 @@ export function TraceDetail({ traceId }: { traceId: string }) {
         </h3>
         <TraceTimeline startedAt={trace.startedAt} events={events} />
       </section>
-      <section className="card" aria-labelledby="trace-ids-title">
-        <h3 id="trace-ids-title" className="card-title">
-          Identifiers
-        </h3>
-        <dl className="props">
-          <dt>Call id</dt>
-          <dd>
-            <code>{trace.callId}</code>
-          </dd>
-          <dt>Session</dt>
-          <dd>
-            {sessionLabel({ sessionId: trace.sessionId, current: trace.sessionId === currentSession })}{' '}
-            <code className="muted">{trace.sessionId}</code>
-          </dd>
-          <dt>User</dt>
-          <dd>
-            <code>{trace.userId}</code>
-          </dd>
-          <dt>Trace id</dt>
-          <dd>
-            <code>{trace.traceId}</code>
-          </dd>
-          <ExportedTrace traceId={trace.traceId} />
-        </dl>
-      </section>
+      <TraceIdentifiers trace={trace} />
     </section>
   );
 }

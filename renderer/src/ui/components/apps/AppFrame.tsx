@@ -13,6 +13,7 @@
  * to the person. Close asks the app to tear down first.
  */
 import { useEffect, useRef, useState } from 'react';
+import type { RefObject } from 'react';
 import type { AppBridge } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { AppResourceView, CallOutcome, ToolResultView } from '../../../../../shared/contract.js';
 import { describeFailure } from '../../../lib/describeError.js';
@@ -21,7 +22,8 @@ import { Callout } from '../Callout.js';
 import { Icon } from '../Icon.js';
 import { Spinner } from '../Spinner.js';
 import { useServerLabel } from '../serverLabel.js';
-import type { AppToolResult } from './appBridgeHost.js';
+import type { AppHostCallbacks, AppToolResult } from './appBridgeHost.js';
+import type { AppStore } from '../../../state/types.js';
 import { clampHeight, connectAppBridge } from './appBridgeHost.js';
 import { OpenLinkDialog, isOpenableLink, openLinkInBrowser } from './OpenLinkDialog.js';
 import { appSandboxOrigin, proxyUrlOf } from './sandboxLocation.js';
@@ -117,22 +119,82 @@ export function AppFrame(props: AppFrameProps) {
   return <LoadedApp {...props} origin={origin} view={load.view} onClosed={() => setClosed(true)} />;
 }
 
-function LoadedApp({
+/** Sends the app what changed of the call's data since `last` (input before result), and notes it there. */
+function sendCallData(
+  bridge: AppBridge,
+  last: { input?: unknown; result?: unknown; cancelled?: string },
+  { input, result, cancelledReason }: Pick<AppFrameProps, 'input' | 'result' | 'cancelledReason'>,
+): void {
+  if (input !== undefined && input !== last.input) {
+    last.input = input;
+    last.result = undefined;
+    last.cancelled = undefined;
+    void bridge.sendToolInput({ arguments: input });
+  }
+  if (result !== undefined && result !== last.result) {
+    last.result = result;
+    void bridge.sendToolResult(toAppResult(result) as never);
+  }
+  if (cancelledReason !== undefined && cancelledReason !== last.cancelled) {
+    last.cancelled = cancelledReason;
+    void bridge.sendToolCancelled({ reason: cancelledReason });
+  }
+}
+
+/** The app's own tool calls and reads, as "<server>'s app"; a stored result's app runs nothing. */
+function appCalls(
+  tool: ToolWithApp,
+  stored: boolean | undefined,
+  instanceId: string,
+  store: Pick<AppStore, 'callAppTool' | 'readAppResource'>,
+  onRefused: (name: string) => void,
+): Pick<AppHostCallbacks, 'callTool' | 'readResource'> {
+  return {
+    callTool: async (name, args) => {
+      if (stored) {
+        onRefused(name);
+        return { content: [{ type: 'text', text: STORED_APP_CALL_REFUSAL }], isError: true };
+      }
+      try {
+        const outcome: CallOutcome = await store.callAppTool(tool.serverId, tool.name, name, args, instanceId);
+        return toAppResult(outcome.result);
+      } catch (error) {
+        return refusal(error, 'The call failed');
+      }
+    },
+    readResource: async (uri) => {
+      try {
+        const read = await store.readAppResource(tool.serverId, tool.name, uri);
+        return { contents: read.contents };
+      } catch (error) {
+        throw new Error(describeFailure(error, 'Could not read the resource').title);
+      }
+    },
+  };
+}
+
+/**
+ * The app's bridge: connected once per loaded app, then the proxy loads; what the app asks of this
+ * page (calls, reads, messages, links, size, teardown) lands in the state returned.
+ */
+function useAppBridge({
+  frameRef,
   tool,
+  view,
+  origin,
+  stored,
   input,
   result,
   cancelledReason,
-  testId,
-  stored,
-  origin,
-  view,
-  onClosed,
-}: AppFrameProps & { origin: string; view: AppResourceView; onClosed: () => void }) {
+}: Pick<AppFrameProps, 'input' | 'result' | 'cancelledReason'> & {
+  frameRef: RefObject<HTMLIFrameElement | null>;
+  tool: ToolWithApp;
+  view: AppResourceView;
+  origin: string;
+  stored: boolean | undefined;
+}) {
   const callAppTool = useAppStore((s) => s.callAppTool);
   const readAppResource = useAppStore((s) => s.readAppResource);
-  const serverLabel = useServerLabel(tool.serverId);
-  const appName = `${serverLabel}’s app`;
-  const frameRef = useRef<HTMLIFrameElement>(null);
   // This frame's own id: main rate-limits each rendered app's calls on its own (apps/appCallRate.ts).
   const [instanceId] = useState(() => crypto.randomUUID());
   const bridgeRef = useRef<AppBridge | undefined>(undefined);
@@ -153,26 +215,7 @@ function LoadedApp({
     let live = true;
     let bridge: AppBridge | undefined;
     connectAppBridge(frame, tool, view, {
-      callTool: async (name, args) => {
-        if (stored) {
-          if (live) setRefusedCall(name);
-          return { content: [{ type: 'text', text: STORED_APP_CALL_REFUSAL }], isError: true };
-        }
-        try {
-          const outcome: CallOutcome = await callAppTool(tool.serverId, tool.name, name, args, instanceId);
-          return toAppResult(outcome.result);
-        } catch (error) {
-          return refusal(error, 'The call failed');
-        }
-      },
-      readResource: async (uri) => {
-        try {
-          const read = await readAppResource(tool.serverId, tool.name, uri);
-          return { contents: read.contents };
-        } catch (error) {
-          throw new Error(describeFailure(error, 'Could not read the resource').title);
-        }
-      },
+      ...appCalls(tool, stored, instanceId, { callAppTool, readAppResource }, (name) => live && setRefusedCall(name)),
       message: (content) => {
         if (!live) return;
         const text = messageText(content);
@@ -221,22 +264,57 @@ function LoadedApp({
   useEffect(() => {
     const bridge = bridgeRef.current;
     if (!initialized || !bridge) return;
-    const last = sent.current;
-    if (input !== undefined && input !== last.input) {
-      last.input = input;
-      last.result = undefined;
-      last.cancelled = undefined;
-      void bridge.sendToolInput({ arguments: input });
-    }
-    if (result !== undefined && result !== last.result) {
-      last.result = result;
-      void bridge.sendToolResult(toAppResult(result) as never);
-    }
-    if (cancelledReason !== undefined && cancelledReason !== last.cancelled) {
-      last.cancelled = cancelledReason;
-      void bridge.sendToolCancelled({ reason: cancelledReason });
-    }
+    sendCallData(bridge, sent.current, { input, result, cancelledReason });
   }, [initialized, input, result, cancelledReason]);
+
+  return {
+    bridgeRef,
+    initialized,
+    height,
+    link,
+    setLink,
+    closing,
+    setClosing,
+    connectError,
+    messages,
+    refusedCall,
+  };
+}
+
+/** What the app sent for a conversation: there is none here, so it is shown to the person. */
+function AppMessages({ appName, messages }: { appName: string; messages: Array<{ id: number; text: string }> }) {
+  if (messages.length === 0) return null;
+  return (
+    <section className="app-frame-messages" role="log" aria-label={`Messages from ${appName}`}>
+      <p className="muted">
+        {appName} sent a message for the conversation. There is no conversation here, so no model reads it: it is shown
+        to you.
+      </p>
+      {messages.map((message) => (
+        <blockquote key={message.id} className="app-frame-message">
+          {message.text || '(empty message)'}
+        </blockquote>
+      ))}
+    </section>
+  );
+}
+
+function LoadedApp({
+  tool,
+  input,
+  result,
+  cancelledReason,
+  testId,
+  stored,
+  origin,
+  view,
+  onClosed,
+}: AppFrameProps & { origin: string; view: AppResourceView; onClosed: () => void }) {
+  const serverLabel = useServerLabel(tool.serverId);
+  const appName = `${serverLabel}’s app`;
+  const frameRef = useRef<HTMLIFrameElement>(null);
+  const { bridgeRef, initialized, height, link, setLink, closing, setClosing, connectError, messages, refusedCall } =
+    useAppBridge({ frameRef, tool, view, origin, stored, input, result, cancelledReason });
 
   useEffect(() => {
     if (!closing) return;
@@ -245,7 +323,7 @@ function LoadedApp({
     void (
       bridge ? bridge.teardownResource({}, { timeout: TEARDOWN_WAIT_MS }).catch(() => undefined) : Promise.resolve()
     ).then(() => onClosed());
-  }, [closing, onClosed]);
+  }, [bridgeRef, closing, onClosed]);
 
   const bordered = view.prefersBorder !== false;
   return (
@@ -273,19 +351,7 @@ function LoadedApp({
           Nothing ran: this app shows a stored result. Run the tool from the Tools view to use its app.
         </Callout>
       )}
-      {messages.length > 0 && (
-        <section className="app-frame-messages" role="log" aria-label={`Messages from ${appName}`}>
-          <p className="muted">
-            {appName} sent a message for the conversation. There is no conversation here, so no model reads it: it is
-            shown to you.
-          </p>
-          {messages.map((message) => (
-            <blockquote key={message.id} className="app-frame-message">
-              {message.text || '(empty message)'}
-            </blockquote>
-          ))}
-        </section>
-      )}
+      <AppMessages appName={appName} messages={messages} />
       {connectError && (
         <Callout tone="error" title="The app could not start">
           {connectError}

@@ -11,6 +11,49 @@ import type { CompletionView } from '../../../../../shared/contract.js';
 /** How long typing must pause before the server is asked. */
 const DEBOUNCE_MS = 180;
 
+/** The server's suggestions, the active one marked; "more" when the server has others. */
+function SuggestionList({
+  listId,
+  suggestions,
+  active,
+  onPick,
+}: {
+  listId: string;
+  suggestions: CompletionView;
+  active: number;
+  onPick: (choice: string) => void;
+}) {
+  const more =
+    suggestions.hasMore || (suggestions.total !== undefined && suggestions.total > suggestions.values.length);
+  return (
+    <ul className="completion-list" role="listbox" id={listId} aria-label="Suggestions">
+      {suggestions.values.map((choice, index) => (
+        <li
+          key={choice}
+          id={`${listId}-${index}`}
+          role="option"
+          aria-selected={index === active}
+          className="completion-option"
+          // Before the input's blur closes the list.
+          onMouseDown={(event) => {
+            event.preventDefault();
+            onPick(choice);
+          }}
+        >
+          {choice}
+        </li>
+      ))}
+      {more && (
+        <li className="completion-more" aria-hidden="true">
+          {suggestions.total !== undefined
+            ? `${suggestions.total - suggestions.values.length} more — keep typing`
+            : 'More — keep typing'}
+        </li>
+      )}
+    </ul>
+  );
+}
+
 export function CompletionInput({
   id,
   value,
@@ -85,8 +128,6 @@ export function CompletionInput({
     }
   }
 
-  const more =
-    suggestions.hasMore || (suggestions.total !== undefined && suggestions.total > suggestions.values.length);
   return (
     <div className="completion">
       <input
@@ -110,33 +151,7 @@ export function CompletionInput({
         onBlur={() => setOpen(false)}
         onKeyDown={onKeyDown}
       />
-      {complete && open && (
-        <ul className="completion-list" role="listbox" id={listId} aria-label="Suggestions">
-          {suggestions.values.map((choice, index) => (
-            <li
-              key={choice}
-              id={`${listId}-${index}`}
-              role="option"
-              aria-selected={index === active}
-              className="completion-option"
-              // Before the input's blur closes the list.
-              onMouseDown={(event) => {
-                event.preventDefault();
-                pick(choice);
-              }}
-            >
-              {choice}
-            </li>
-          ))}
-          {more && (
-            <li className="completion-more" aria-hidden="true">
-              {suggestions.total !== undefined
-                ? `${suggestions.total - suggestions.values.length} more — keep typing`
-                : 'More — keep typing'}
-            </li>
-          )}
-        </ul>
-      )}
+      {complete && open && <SuggestionList listId={listId} suggestions={suggestions} active={active} onPick={pick} />}
     </div>
   );
 }

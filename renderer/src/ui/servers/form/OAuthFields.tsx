@@ -53,6 +53,99 @@ function SecretField({
   );
 }
 
+/** Client credentials: an optional private key (private_key_jwt) and its signing algorithm. */
+function PrivateKeyFields(props: Props) {
+  const { oauth, errors, onChange } = props;
+  return (
+    <>
+      <label className="checkbox-field">
+        <input
+          type="checkbox"
+          checked={oauth.keyEnabled}
+          onChange={(e) => onChange({ keyEnabled: e.target.checked })}
+        />
+        <span>
+          <span className="checkbox-label">Private key (private_key_jwt)</span>
+          <span className="field-hint">A PKCS#8 PEM key that signs the app’s assertion; stored as a secret.</span>
+        </span>
+      </label>
+      {!oauth.keyEnabled && <FieldErrorText id="server-oauth-key" errors={errors.under(OAUTH_KEY_SLOT)} />}
+      {oauth.keyEnabled && (
+        <>
+          <SecretField
+            id="server-oauth-key"
+            label="Private key"
+            slot={OAUTH_KEY_SLOT}
+            state={oauth.privateKey}
+            props={props}
+            onChange={(patch) => onChange({ privateKey: { ...oauth.privateKey, ...patch } })}
+          />
+          <Field
+            id="server-oauth-alg"
+            label="Signing algorithm"
+            optional
+            errors={errors.under('auth.signingAlgorithm')}
+          >
+            <select
+              className="input"
+              value={oauth.signingAlgorithm}
+              onChange={(e) => onChange({ signingAlgorithm: e.target.value })}
+              {...controlProps('server-oauth-alg', errors.under('auth.signingAlgorithm'))}
+            >
+              <option value="">ES256 (default)</option>
+              {JWT_SIGNING_ALGORITHMS.map((alg) => (
+                <option key={alg} value={alg}>
+                  {alg}
+                </option>
+              ))}
+            </select>
+          </Field>
+        </>
+      )}
+    </>
+  );
+}
+
+/** A person's browser sign-in: the client metadata document and a pre-registered client's redirect port. */
+function RedirectFields({ oauth, errors, onChange }: Props) {
+  return (
+    <div className="form-grid">
+      <Field
+        id="server-oauth-cimd"
+        label="Client metadata document URL"
+        optional
+        errors={errors.under('auth.clientMetadataUrl')}
+        hint="An https URL where this app’s client metadata is published; used as its client id where the server supports it."
+      >
+        <input
+          className="input mono"
+          type="url"
+          value={oauth.clientMetadataUrl}
+          spellCheck={false}
+          autoComplete="off"
+          onChange={(e) => onChange({ clientMetadataUrl: e.target.value })}
+          {...controlProps('server-oauth-cimd', errors.under('auth.clientMetadataUrl'), true)}
+        />
+      </Field>
+      <Field
+        id="server-oauth-port"
+        label="Redirect port"
+        optional
+        errors={errors.under('auth.redirectPort')}
+        hint="For a pre-registered client whose redirect URI names a port on 127.0.0.1."
+      >
+        <input
+          className="input"
+          inputMode="numeric"
+          value={oauth.redirectPort}
+          onChange={(e) => onChange({ redirectPort: e.target.value })}
+          {...controlProps('server-oauth-port', errors.under('auth.redirectPort'), true)}
+        />
+      </Field>
+    </div>
+  );
+}
+
 export function OAuthFields(props: Props) {
   const { oauth, errors, onChange } = props;
   const machine = oauth.grant === 'client_credentials';
@@ -113,54 +206,7 @@ export function OAuthFields(props: Props) {
           onChange={(patch) => onChange({ secret: { ...oauth.secret, ...patch } })}
         />
       )}
-      {machine && (
-        <>
-          <label className="checkbox-field">
-            <input
-              type="checkbox"
-              checked={oauth.keyEnabled}
-              onChange={(e) => onChange({ keyEnabled: e.target.checked })}
-            />
-            <span>
-              <span className="checkbox-label">Private key (private_key_jwt)</span>
-              <span className="field-hint">A PKCS#8 PEM key that signs the app’s assertion; stored as a secret.</span>
-            </span>
-          </label>
-          {!oauth.keyEnabled && <FieldErrorText id="server-oauth-key" errors={errors.under(OAUTH_KEY_SLOT)} />}
-          {oauth.keyEnabled && (
-            <>
-              <SecretField
-                id="server-oauth-key"
-                label="Private key"
-                slot={OAUTH_KEY_SLOT}
-                state={oauth.privateKey}
-                props={props}
-                onChange={(patch) => onChange({ privateKey: { ...oauth.privateKey, ...patch } })}
-              />
-              <Field
-                id="server-oauth-alg"
-                label="Signing algorithm"
-                optional
-                errors={errors.under('auth.signingAlgorithm')}
-              >
-                <select
-                  className="input"
-                  value={oauth.signingAlgorithm}
-                  onChange={(e) => onChange({ signingAlgorithm: e.target.value })}
-                  {...controlProps('server-oauth-alg', errors.under('auth.signingAlgorithm'))}
-                >
-                  <option value="">ES256 (default)</option>
-                  {JWT_SIGNING_ALGORITHMS.map((alg) => (
-                    <option key={alg} value={alg}>
-                      {alg}
-                    </option>
-                  ))}
-                </select>
-              </Field>
-            </>
-          )}
-        </>
-      )}
+      {machine && <PrivateKeyFields {...props} />}
       <Field
         id="server-oauth-scope"
         label="Scopes"
@@ -177,42 +223,7 @@ export function OAuthFields(props: Props) {
           {...controlProps('server-oauth-scope', errors.under('auth.scope'), true)}
         />
       </Field>
-      {!machine && (
-        <div className="form-grid">
-          <Field
-            id="server-oauth-cimd"
-            label="Client metadata document URL"
-            optional
-            errors={errors.under('auth.clientMetadataUrl')}
-            hint="An https URL where this app’s client metadata is published; used as its client id where the server supports it."
-          >
-            <input
-              className="input mono"
-              type="url"
-              value={oauth.clientMetadataUrl}
-              spellCheck={false}
-              autoComplete="off"
-              onChange={(e) => onChange({ clientMetadataUrl: e.target.value })}
-              {...controlProps('server-oauth-cimd', errors.under('auth.clientMetadataUrl'), true)}
-            />
-          </Field>
-          <Field
-            id="server-oauth-port"
-            label="Redirect port"
-            optional
-            errors={errors.under('auth.redirectPort')}
-            hint="For a pre-registered client whose redirect URI names a port on 127.0.0.1."
-          >
-            <input
-              className="input"
-              inputMode="numeric"
-              value={oauth.redirectPort}
-              onChange={(e) => onChange({ redirectPort: e.target.value })}
-              {...controlProps('server-oauth-port', errors.under('auth.redirectPort'), true)}
-            />
-          </Field>
-        </div>
-      )}
+      {!machine && <RedirectFields {...props} />}
     </div>
   );
 }
