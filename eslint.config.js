@@ -219,8 +219,6 @@ const PRODUCTION_FILES = ['electron/**/*.ts', 'renderer/src/**/*.{ts,tsx}', 'sha
  */
 const LONG_FUNCTION_EXCEPTIONS = [
   'renderer/src/ui/servers/form/ServerFormDialog.tsx', // ServerFormDialog, HttpFields
-  'renderer/src/ui/settings/ObservabilityCard.tsx', // ObservabilityForm
-  'electron/core/core.ts', // buildCore
   'electron/core/gatewayWiring.ts', // wireGateway
   'electron/gateway/agentServer.ts', // callTool
   'electron/gateway/gateway.ts', // route
