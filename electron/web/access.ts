@@ -8,6 +8,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from '../security/loopbackAccess.js';
 
+/** The header the `miniharness` command line sends: its tool calls are then the CLI's, not the page's. */
+export const CLI_CLIENT_HEADER = 'x-miniharness-client';
+
 export interface WebAccess<Caller = unknown> {
   /** The Host header names this endpoint (defeats DNS rebinding). */
   hostAllowed(host: string | undefined, port: number): boolean;
@@ -19,18 +22,24 @@ export interface WebAccess<Caller = unknown> {
   authenticate(req: IncomingMessage, token: string | undefined): Caller | undefined;
   /** May this caller use this channel now (checked on every request); a sentence when not. */
   refusal?(caller: Caller, channel: string): string | undefined;
+  /** Who the caller's tool calls are recorded as in History and Traces (undefined: the page's own, `gui`). */
+  actorOf?(caller: Caller): string | undefined;
   /** After a contract request was answered (an audit trail). */
   onDispatched?(caller: Caller, channel: string, ok: boolean): void;
+  /** `/healthz` and `/readyz` for a load balancer (answered before the Host check: it probes by address). */
+  health?(): { ready: boolean; reason?: string };
   /** The sentence a page without a valid token gets. */
   unauthorizedText?: string;
 }
 
 /** `npm run web`: one per-start token (the printed link carries it), loopback Host and Origin only. */
-export function loopbackTokenAccess(token: string): WebAccess<true> {
+export function loopbackTokenAccess(token: string): WebAccess<{ cli: boolean }> {
   return {
     hostAllowed: isAllowedHost,
     originAllowed: isAllowedOrigin,
-    authenticate: (_req, given) => (tokensEqual(token, given) ? true : undefined),
+    authenticate: (req, given) =>
+      tokensEqual(token, given) ? { cli: req.headers[CLI_CLIENT_HEADER] === 'cli' } : undefined,
+    actorOf: (caller) => (caller.cli ? 'CLI' : undefined),
     unauthorizedText: 'Unauthorized: open the link printed by `npm run web`.',
   };
 }

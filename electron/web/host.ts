@@ -26,6 +26,7 @@ import type { JsonBoundsBreach } from '../../shared/jsonBounds.js';
 import { jsonBreachSentence, jsonTextBreach } from '../../shared/jsonBounds.js';
 import { browserModeCspDirectives, metaCspOf, serializeCsp, withCspMeta } from '../../shared/csp.js';
 import { GUI_USER } from '../core/callService.js';
+import { runAsActor } from '../core/requestActor.js';
 import type { Core } from '../core/types.js';
 import type { HttpLimits } from '../security/httpLimits.js';
 import { DEFAULT_HTTP_LIMITS, capConnections, httpServerOptions } from '../security/httpLimits.js';
@@ -45,7 +46,7 @@ export interface WebHostOptions {
   /** `npm run web`'s per-start token (loopbackTokenAccess); not needed when `access` is given. */
   token?: string;
   /** Who may reach the host (default: the loopback token); `miniharness serve` signs people in. */
-  access?: WebAccess<never>;
+  access?: WebAccess;
   /** Where to listen (default 127.0.0.1, plain HTTP); `miniharness serve` decides it (electron/serve/listenPolicy.ts). */
   listen?: { host: string; tls?: { cert: Buffer; key: Buffer } };
   /** 0 picks a free port. */
@@ -169,7 +170,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   if (!options.access && options.token === undefined) throw new Error('startWebHost needs a token or an access.');
   const ctx: HostContext = {
     options,
-    access: (options.access as WebAccess | undefined) ?? loopbackTokenAccess(options.token as string),
+    access: options.access ?? loopbackTokenAccess(options.token as string),
     staticRoot: resolve(options.staticDir),
     sockets: new Map(),
     onConnectionError: options.onConnectionError ?? defaultConnectionError,
@@ -246,6 +247,7 @@ function watchApprovals(ctx: HostContext, token: string): () => void {
 async function handleRequest(ctx: HostContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     const { access } = ctx;
+    if (access.health && answerHealth(access.health, req, res)) return;
     if (!access.hostAllowed(req.headers.host, ctx.port)) return refuse(res, 403, 'Forbidden: unexpected Host header');
     if (!access.originAllowed(req.headers.origin, ctx.port)) return refuse(res, 403, 'Forbidden: foreign Origin');
     const pathname = pathnameOf(req);
@@ -264,6 +266,18 @@ async function handleRequest(ctx: HostContext, req: IncomingMessage, res: Server
     if (res.headersSent) res.destroy();
     else refuse(res, 500, 'Internal error');
   }
+}
+
+/** `/healthz`: the process answers; `/readyz`: it takes new work (not starting, not draining). */
+function answerHealth(health: NonNullable<WebAccess['health']>, req: IncomingMessage, res: ServerResponse): boolean {
+  const path = req.url?.split('?')[0];
+  if ((path !== '/healthz' && path !== '/readyz') || req.method !== 'GET') return false;
+  const state = health();
+  const ok = path === '/healthz' || state.ready;
+  res
+    .writeHead(ok ? 200 : 503, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' })
+    .end(ok ? 'ok\n' : `${state.reason ?? 'not ready'}\n`);
+  return true;
 }
 
 async function serveStatic(
@@ -407,7 +421,8 @@ async function answerFrame(
   if (refusal !== undefined) return { t: 'result', id, ok: false, error: { code: 'role_forbidden', message: refusal } };
   inFlight.add(id);
   try {
-    const result = await ctx.options.core.dispatch(channel, payload);
+    const actor = ctx.access.actorOf?.(caller);
+    const result = await runAsActor(actor, () => ctx.options.core.dispatch(channel, payload));
     ctx.access.onDispatched?.(caller, channel, result.ok);
     return result.ok
       ? { t: 'result', id, ok: true, result: result.result }
