@@ -131,6 +131,14 @@ describe('miniharness serve: people sign in through OpenID Connect, roles decide
     });
     const outcome = await call;
     expect(outcome.ok && (outcome.result as CallOutcome).result.isError).toBe(false);
+    // Every other page learns who decided, and how.
+    await waitFor(() => viewer.events.some((e) => e.event === 'approval.closed'));
+    expect(viewer.events.find((e) => e.event === 'approval.closed')?.payload).toEqual({
+      requestId: approval.requestId,
+      outcome: 'answered',
+      decidedBy: 'Bob Approver',
+      answer: 'allow-once',
+    });
 
     // History names the person who made the call.
     const page = await viewer.call('history.page', { userId: 'Alice Admin' });
