@@ -97,6 +97,7 @@ export async function startTeamIdp(people: Record<string, TeamPerson>): Promise<
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, i) => `/interaction/${i.uid}` },
     cookies: { keys: ['team-idp-test-cookie-key'] },
+    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
     // The ID token carries the claims (MiniHarness reads them from it, not from userinfo).
     conformIdTokenClaims: false,
   };
