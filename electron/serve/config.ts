@@ -69,7 +69,7 @@ const FileSchema = z
   })
   .strict();
 
-export type ServeFileConfig = z.infer<typeof FileSchema>;
+type ServeFileConfig = z.infer<typeof FileSchema>;
 
 export interface ServeConfig extends Omit<ServeFileConfig, 'tls' | 'oidc'> {
   tls?: { cert: Buffer; key: Buffer };
