@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ServeConfigError, loadServeConfig } from '../../electron/serve/config.js';
 import { listenRefusal } from '../../electron/serve/listenPolicy.js';
 import { clientAddress } from '../../electron/serve/serveAccess.js';
-import { scratchDir } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 
 const SECRET = 'client-secret-value-never-in-a-message';
 
@@ -48,6 +48,18 @@ describe('serve configuration', () => {
       },
     );
     expect(fromEnv.oidc?.clientSecret).toBe(SECRET);
+  });
+
+  it('the README’s example configuration (examples/team/miniharness.example.json) is valid, and may listen', () => {
+    const config = loadServeConfig(join(PROJECT_ROOT, 'examples', 'team', 'miniharness.example.json'), {
+      MINIHARNESS_OIDC_CLIENT_SECRET: SECRET,
+    });
+    expect(config.oidc?.clientSecret).toBe(SECRET);
+    expect(config.people['alice@example.com']).toBe('approver');
+    expect(listenRefusal(config)).toBeUndefined();
+    expect(listenRefusal({ ...config, listen: { host: '0.0.0.0', port: 8080 }, trustedProxies: [] })).toMatch(
+      /without TLS/,
+    );
   });
 
   it('says what is wrong by its place and names the variable, never a secret value', () => {
