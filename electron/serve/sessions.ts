@@ -1,6 +1,6 @@
 /**
  * Signed-in people's sessions (in this instance's memory: a restart signs everyone out). A
- * session is two secrets: the cookie (HttpOnly, SameSite=Strict, Secure on https) and the bridge
+ * session is two secrets: the cookie (HttpOnly, SameSite=Lax, Secure on https) and the bridge
  * token the page gets in its link's fragment and sends with `/session` and the WebSocket. Both
  * must match: a page of another site can make the browser send the cookie, never the token.
  */
@@ -56,12 +56,17 @@ export class Sessions {
     return session;
   }
 
+  /**
+   * Lax, not Strict: the navigation back from the identity provider (another site) must carry it
+   * to the page, or the page would send the person to sign in again. Cross-site requests get
+   * nothing from it alone: the bridge and /session also need the token.
+   */
   setCookie(session: Session): string {
-    return `${this.cookieName}=${session.id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MS / 1000}${this.secure ? '; Secure' : ''}`;
+    return `${this.cookieName}=${session.id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_MS / 1000}${this.secure ? '; Secure' : ''}`;
   }
 
   clearCookie(): string {
-    return `${this.cookieName}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${this.secure ? '; Secure' : ''}`;
+    return `${this.cookieName}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${this.secure ? '; Secure' : ''}`;
   }
 
   /** The live session whose cookie this request carries and whose bridge token it gives. */

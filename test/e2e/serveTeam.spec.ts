@@ -1,6 +1,6 @@
 /**
  * `miniharness serve` for a team, in Chromium: two people sign in through a real OpenID Connect
- * provider (test/doubles/oidc/teamIdp.ts) — the first with the one-time admin link the process
+ * provider on another site (test/doubles/oidc/teamIdp.ts) — the first with the one-time admin link the process
  * printed, the second as an approver named in the configuration — and see the real UI. A call
  * made through the command line's token asks for approval: it reaches both people's pages; the
  * approver allows it; the admin's page says who decided.
@@ -44,10 +44,15 @@ let port: number;
 
 test.beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mh-e2e-serve-'));
-  idp = await startTeamIdp({
-    alice: { email: 'alice@team.example', name: 'Alice Admin' },
-    bob: { email: 'bob@team.example', name: 'Bob Approver' },
-  });
+  // On another site than MiniHarness (localhost vs 127.0.0.1), as a team's provider is: the way
+  // back is a cross-site navigation, which must still reach the signed-in page.
+  idp = await startTeamIdp(
+    {
+      alice: { email: 'alice@team.example', name: 'Alice Admin' },
+      bob: { email: 'bob@team.example', name: 'Bob Approver' },
+    },
+    { hostname: 'localhost' },
+  );
   port = await freePort();
   idp.allowRedirect(`http://127.0.0.1:${port}/auth/callback`);
   const config = {

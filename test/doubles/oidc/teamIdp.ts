@@ -40,12 +40,21 @@ async function formOf(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(body);
 }
 
-export async function startTeamIdp(people: Record<string, TeamPerson>): Promise<TeamIdp> {
+/**
+ * `hostname: 'localhost'` puts the provider on another site than MiniHarness on 127.0.0.1 (as a
+ * team's provider is): the browser then treats the way back as a cross-site navigation.
+ */
+export async function startTeamIdp(
+  people: Record<string, TeamPerson>,
+  options: { hostname?: '127.0.0.1' | 'localhost' } = {},
+): Promise<TeamIdp> {
   const redirects: string[] = [];
   let provider: Provider | undefined;
   const http = createServer((req, res) => void route(req, res));
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const hostname = options.hostname ?? '127.0.0.1';
+  // localhost may resolve to ::1 or 127.0.0.1: listen on both.
+  await new Promise<void>((r) => http.listen(0, hostname === 'localhost' ? '::' : hostname, r));
+  const issuer = `http://${hostname}:${(http.address() as AddressInfo).port}`;
 
   async function interaction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
     const p = provider as Provider;
