@@ -10,7 +10,7 @@
  * `satisfies Record<ChannelName, Role>` makes a new channel without a role a type error, and
  * test/serve/roles.test.ts checks every channel against every role through a running host.
  */
-import type { ChannelName } from '../../shared/channelNames.js';
+import type { ChannelName, EventName } from '../../shared/channelNames.js';
 
 export const ROLES = ['viewer', 'approver', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -115,5 +115,40 @@ export const CHANNEL_ROLES = {
 /** Whether `role` may use `channel`; an unknown channel is refused here too (the dispatcher would refuse it anyway). */
 export function roleAllows(role: Role, channel: string): boolean {
   const least = (CHANNEL_ROLES as Record<string, Role | undefined>)[channel];
+  return least !== undefined && RANK[role] >= RANK[least];
+}
+
+/**
+ * The least role whose pages get each event. `oauth.authorize` (a server's sign-in page, which the
+ * page opens in a tab) goes further only to the person whose request caused it (serveAccess.ts).
+ */
+export const EVENT_ROLES = {
+  'servers.changed': V,
+  'server.status': V,
+  'server.log': P,
+  'oauth.authorize': A,
+  'tools.changed': V,
+  'call.progress': V,
+  'call.task': V,
+  'approval.requested': V,
+  'approval.closed': V,
+  'approval.show': V,
+  'trace.changed': V,
+  'permissions.changed': V,
+  'settings.changed': V,
+  'app.warnings': V,
+  'bridge.dropped': V,
+  'agents.changed': V,
+  'serverRequest.opened': V,
+  'serverRequest.closed': V,
+  'resources.changed': V,
+  'resources.updated': V,
+  'prompts.changed': V,
+  'run.event': V,
+  'runs.changed': V,
+} as const satisfies Record<EventName, Role>;
+
+export function roleGetsEvent(role: Role, event: string): boolean {
+  const least = (EVENT_ROLES as Record<string, Role | undefined>)[event];
   return least !== undefined && RANK[role] >= RANK[least];
 }

@@ -14,7 +14,7 @@ import type { OidcSignIn } from './oidcSignIn.js';
 import type { People } from './people.js';
 import { personLabel } from './people.js';
 import type { Role } from './roles.js';
-import { CHANNEL_ROLES, roleAllows } from './roles.js';
+import { CHANNEL_ROLES, roleAllows, roleGetsEvent } from './roles.js';
 import type { RateLimit, Session, Sessions } from './sessions.js';
 
 /** A configured API token's caller when `token` is one (compared by SHA-256, in constant time). */
@@ -144,6 +144,8 @@ export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
     health: options.health,
     authenticate: (req, token) => sessions.find(req, token) ?? apiCaller(options.apiTokens, token),
     actorOf: (session) => personLabel(session.person),
+    eventAllowed: (session, event, byActor) =>
+      roleGetsEvent(session.role, event) && (event !== 'oauth.authorize' || byActor === personLabel(session.person)),
     refusal: (session, channel) => {
       if (!sessions.alive(session)) return 'Your session has ended; sign in again.';
       if (roleAllows(session.role, channel)) return undefined;

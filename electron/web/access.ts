@@ -6,6 +6,7 @@
  * upgrade), then, on every contract request, whether that caller may use that channel.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventName } from '../../shared/channelNames.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from '../security/loopbackAccess.js';
 
 /** The header the `miniharness` command line sends: its tool calls are then the CLI's, not the page's. */
@@ -22,6 +23,11 @@ export interface WebAccess<Caller = unknown> {
   authenticate(req: IncomingMessage, token: string | undefined): Caller | undefined;
   /** May this caller use this channel now (checked on every request); a sentence when not. */
   refusal?(caller: Caller, channel: string): string | undefined;
+  /**
+   * Whether this caller's page gets this event (default: every event). `byActor`: who caused it
+   * (requestActor.ts), when a request did.
+   */
+  eventAllowed?(caller: Caller, event: EventName, byActor: string | undefined): boolean;
   /** Who the caller's tool calls are recorded as in History and Traces (undefined: the page's own, `gui`). */
   actorOf?(caller: Caller): string | undefined;
   /** After a contract request was answered (an audit trail). */

@@ -26,7 +26,7 @@ import type { JsonBoundsBreach } from '../../shared/jsonBounds.js';
 import { jsonBreachSentence, jsonTextBreach } from '../../shared/jsonBounds.js';
 import { browserModeCspDirectives, metaCspOf, serializeCsp, withCspMeta } from '../../shared/csp.js';
 import { GUI_USER } from '../core/callService.js';
-import { runAsActor } from '../core/requestActor.js';
+import { currentActor, runAsActor } from '../core/requestActor.js';
 import type { Core } from '../core/types.js';
 import type { HttpLimits } from '../security/httpLimits.js';
 import { DEFAULT_HTTP_LIMITS, capConnections, httpServerOptions } from '../security/httpLimits.js';
@@ -363,7 +363,10 @@ function onConnection(ctx: HostContext, ws: WebSocket, caller: unknown): void {
   ctx.sockets.set(ws, outbox);
   /** Ids of this page's requests still running: a second request with one of them is refused. */
   const inFlight = new Set<number>();
-  const unsubscribe = ctx.options.core.onEvent((event, payload) => outbox.event(event, payload));
+  const allowed = ctx.access.eventAllowed;
+  const unsubscribe = ctx.options.core.onEvent((event, payload) => {
+    if (!allowed || allowed(caller, event, currentActor())) outbox.event(event, payload);
+  });
   // A frame that breaks the protocol (too big, invalid UTF-8, reserved bits, no mask, unknown
   // opcode) makes `ws` close this socket with the matching code (1009, 1007, 1002) and emit
   // 'error'; without this listener that error would end the whole process.
