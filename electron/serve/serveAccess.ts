@@ -61,86 +61,99 @@ export function clientAddress(req: IncomingMessage, trusted: readonly string[]):
 /** Channels a viewer may use read; everything else is a change or a decision, and is recorded. */
 const isRecorded = (channel: string): boolean => (CHANNEL_ROLES as Record<string, string>)[channel] !== 'viewer';
 
-export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
+/** /auth/login and /auth/callback: rate-limited, then the provider, the role, the session. */
+async function signIn(
+  options: ServeAccessOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
   const { sessions, people, audit } = options;
-  const publicUrl = options.publicUrl ? new URL(options.publicUrl) : undefined;
-
-  async function signIn(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const oidc = options.oidc;
-    if (!oidc) return text(res, 503, 'No identity provider is configured (oidc in the configuration).');
-    const wait = options.signInLimit.take(clientAddress(req, options.trustedProxies));
-    if (wait > 0)
-      return text(res, 429, `Too many sign-in attempts from your address; try again in ${wait} s.`, {
-        'Retry-After': String(wait),
-      });
-    if (path === '/auth/login') {
-      const bootstrap = new URL(req.url ?? '/', 'http://host').searchParams.get('bootstrap') ?? undefined;
-      return oidc.start(res, bootstrap);
-    }
-    let signedIn: Awaited<ReturnType<OidcSignIn['finish']>>;
-    try {
-      signedIn = await oidc.finish(req);
-    } catch (error) {
-      audit.record({ action: 'sign-in refused', reason: (error as Error).name });
-      return text(res, 403, `Sign-in failed: ${(error as Error).message} Open /auth/login to try again.`);
-    }
-    const { person, bootstrap } = signedIn;
-    if (bootstrap !== undefined && people.redeemBootstrap(person, bootstrap))
-      audit.record({ action: 'bootstrap admin', person, role: 'admin' });
-    const role = people.roleOf(person);
-    if (!role) {
-      audit.record({ action: 'sign-in refused', person, reason: 'no role' });
-      return text(res, 403, `${personLabel(person)} has no role on this MiniHarness; ask an admin to give you one.`, {
-        'Set-Cookie': oidc.clearCookie(),
-      });
-    }
-    const session = sessions.create(person, role);
-    audit.record({ action: 'sign-in', person, role });
-    // The bridge token travels in the fragment: never sent to a server, never in a log; the page keeps it.
-    res.writeHead(303, {
-      Location: `/#token=${session.bridgeToken}`,
-      'Set-Cookie': [sessions.setCookie(session), oidc.clearCookie()],
-      'Cache-Control': 'no-store',
+  const oidc = options.oidc;
+  if (!oidc) return text(res, 503, 'No identity provider is configured (oidc in the configuration).');
+  const wait = options.signInLimit.take(clientAddress(req, options.trustedProxies));
+  if (wait > 0)
+    return text(res, 429, `Too many sign-in attempts from your address; try again in ${wait} s.`, {
+      'Retry-After': String(wait),
     });
-    res.end();
+  if (path === '/auth/login') {
+    const bootstrap = new URL(req.url ?? '/', 'http://host').searchParams.get('bootstrap') ?? undefined;
+    return oidc.start(res, bootstrap);
   }
-
-  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
-    if ((path === '/auth/login' || path === '/auth/callback') && req.method === 'GET') {
-      await signIn(req, res, path);
-      return true;
-    }
-    if (path === '/auth/me' || path === '/auth/logout') {
-      const session = sessions.find(req, sessionBearer(req));
-      if (!session) text(res, 401, 'Not signed in.');
-      else if (path === '/auth/me' && req.method === 'GET') {
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-        res.end(JSON.stringify({ name: personLabel(session.person), role: session.role }));
-      } else if (path === '/auth/logout' && req.method === 'POST') {
-        // A POST with the bridge token: a page of another site cannot sign anyone out either.
-        sessions.end(session);
-        audit.record({ action: 'sign-out', person: session.person });
-        res.writeHead(204, { 'Set-Cookie': sessions.clearCookie() }).end();
-      } else text(res, 405, 'Method not allowed');
-      return true;
-    }
-    // The page itself: someone without a session cookie is sent to sign in first.
-    if (
-      (path === '/' || path === '/index.html') &&
-      req.method === 'GET' &&
-      !req.headers.cookie?.includes(`${sessions.cookieName}=`)
-    ) {
-      res.writeHead(303, { Location: '/auth/login', 'Cache-Control': 'no-store' }).end();
-      return true;
-    }
-    return false;
+  let signedIn: Awaited<ReturnType<OidcSignIn['finish']>>;
+  try {
+    signedIn = await oidc.finish(req);
+  } catch (error) {
+    audit.record({ action: 'sign-in refused', reason: (error as Error).name });
+    return text(res, 403, `Sign-in failed: ${(error as Error).message} Open /auth/login to try again.`);
   }
+  const { person, bootstrap } = signedIn;
+  if (bootstrap !== undefined && people.redeemBootstrap(person, bootstrap))
+    audit.record({ action: 'bootstrap admin', person, role: 'admin' });
+  const role = people.roleOf(person);
+  if (!role) {
+    audit.record({ action: 'sign-in refused', person, reason: 'no role' });
+    return text(res, 403, `${personLabel(person)} has no role on this MiniHarness; ask an admin to give you one.`, {
+      'Set-Cookie': oidc.clearCookie(),
+    });
+  }
+  const session = sessions.create(person, role);
+  audit.record({ action: 'sign-in', person, role });
+  // The bridge token travels in the fragment: never sent to a server, never in a log; the page keeps it.
+  res.writeHead(303, {
+    Location: `/#token=${session.bridgeToken}`,
+    'Set-Cookie': [sessions.setCookie(session), oidc.clearCookie()],
+    'Cache-Control': 'no-store',
+  });
+  res.end();
+}
 
+/** The routes of sign-in, sign-out and who-am-I, and the page's redirect to sign in; true when answered. */
+async function authRoutes(
+  options: ServeAccessOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<boolean> {
+  const { sessions, audit } = options;
+  if ((path === '/auth/login' || path === '/auth/callback') && req.method === 'GET') {
+    await signIn(options, req, res, path);
+    return true;
+  }
+  if (path === '/auth/me' || path === '/auth/logout') {
+    const session = sessions.find(req, sessionBearer(req));
+    if (!session) text(res, 401, 'Not signed in.');
+    else if (path === '/auth/me' && req.method === 'GET') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      res.end(JSON.stringify({ name: personLabel(session.person), role: session.role }));
+    } else if (path === '/auth/logout' && req.method === 'POST') {
+      // A POST with the bridge token: a page of another site cannot sign anyone out either.
+      sessions.end(session);
+      audit.record({ action: 'sign-out', person: session.person });
+      res.writeHead(204, { 'Set-Cookie': sessions.clearCookie() }).end();
+    } else text(res, 405, 'Method not allowed');
+    return true;
+  }
+  // The page itself: someone without a session cookie is sent to sign in first.
+  if (
+    (path === '/' || path === '/index.html') &&
+    req.method === 'GET' &&
+    !req.headers.cookie?.includes(`${sessions.cookieName}=`)
+  ) {
+    res.writeHead(303, { Location: '/auth/login', 'Cache-Control': 'no-store' }).end();
+    return true;
+  }
+  return false;
+}
+
+export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
+  const { sessions, audit } = options;
+  const publicUrl = options.publicUrl ? new URL(options.publicUrl) : undefined;
   return {
     hostAllowed: (host, port) => (publicUrl ? host?.toLowerCase() === publicUrl.host : isAllowedHost(host, port)),
     originAllowed: (origin, port) =>
       publicUrl ? origin === undefined || origin === publicUrl.origin : isAllowedOrigin(origin, port),
-    handle,
+    handle: (req, res, path) => authRoutes(options, req, res, path),
     health: options.health,
     authenticate: (req, token) => sessions.find(req, token) ?? apiCaller(options.apiTokens, token),
     actorOf: (session) => personLabel(session.person),
