@@ -134,12 +134,8 @@ async function authRoutes(
     } else text(res, 405, 'Method not allowed');
     return true;
   }
-  // The page itself: someone without a session cookie is sent to sign in first.
-  if (
-    (path === '/' || path === '/index.html') &&
-    req.method === 'GET' &&
-    !req.headers.cookie?.includes(`${sessions.cookieName}=`)
-  ) {
+  // The page itself: someone without a live session (never signed in, signed out, or this instance restarted) signs in first.
+  if ((path === '/' || path === '/index.html') && req.method === 'GET' && !sessions.signedIn(req)) {
     res.writeHead(303, { Location: '/auth/login', 'Cache-Control': 'no-store' }).end();
     return true;
   }

@@ -77,6 +77,13 @@ export class Sessions {
     return this.alive(session) ? session : undefined;
   }
 
+  /** Whether this request carries the cookie of a live session (the page itself needs no token). */
+  signedIn(req: IncomingMessage): boolean {
+    const id = cookieOf(req, this.cookieName);
+    const session = id === undefined ? undefined : this.byId.get(id);
+    return session !== undefined && this.alive(session);
+  }
+
   alive(session: Session): boolean {
     if (session.api) return true;
     if (this.byId.get(session.id) !== session) return false;

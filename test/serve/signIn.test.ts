@@ -164,6 +164,8 @@ describe('miniharness serve: people sign in through OpenID Connect, roles decide
     // The page itself sends someone without a session to sign in.
     const page = await fetch(`${serve.url}/`, { redirect: 'manual' });
     expect([page.status, page.headers.get('location')]).toEqual([303, '/auth/login']);
+    // A live session gets the page.
+    expect((await fetch(`${serve.url}/`, { redirect: 'manual', headers: { cookie: alice.cookie } })).status).toBe(200);
     // Signing out (a POST with the token) ends the session for the bridge too.
     const socket = await bridge(alice);
     const out = await fetch(`${serve.url}/auth/logout`, {
@@ -171,6 +173,9 @@ describe('miniharness serve: people sign in through OpenID Connect, roles decide
       headers: { cookie: alice.cookie, authorization: `Bearer ${alice.token}` },
     });
     expect(out.status).toBe(204);
+    // Reloading the page with the ended session's cookie sends the person to sign in again.
+    const reload = await fetch(`${serve.url}/`, { redirect: 'manual', headers: { cookie: alice.cookie } });
+    expect([reload.status, reload.headers.get('location')]).toEqual([303, '/auth/login']);
     expect(await socket.call('servers.list', {})).toMatchObject({
       ok: false,
       error: { code: 'role_forbidden', message: 'Your session has ended; sign in again.' },
