@@ -10,6 +10,8 @@ import { chooseWorkspaceDir } from '../core/dataDir.js';
 import type { Core } from '../core/types.js';
 import { FileSecretStore } from '../secrets/fileSecretStore.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
+import { isPostgresUrl, redactDatabaseUrl } from '../storage/postgres/url.js';
+import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import { openConfConfigStore } from '../web/confConfigStore.js';
 import type { WebHost } from '../web/host.js';
 import { startWebHost } from '../web/host.js';
@@ -42,6 +44,15 @@ export interface Serving {
   shutdown(): Promise<void>;
 }
 
+/** SQLite in the data folder, or the configured PostgreSQL (its URL is named only without credentials). */
+function databaseOf(config: ServeConfig): DatabaseSelection {
+  const url = config.databaseUrl;
+  if (url === undefined) return { kind: 'sqlite' };
+  const where = redactDatabaseUrl(url);
+  if (!isPostgresUrl(url)) throw new ServeConfigError(`The database URL (${where}) is not a postgres:// URL.`);
+  return { kind: 'postgres', url, where };
+}
+
 /** Servers and rules from the configuration, through the contract (validated there as a page's would be). */
 async function applyConfigured(core: Core, config: ServeConfig): Promise<void> {
   const steps = [
@@ -59,10 +70,6 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
   const say = options.say ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const refusal = listenRefusal(config);
   if (refusal) throw new ServeConfigError(refusal);
-  if (config.databaseUrl)
-    throw new ServeConfigError(
-      'This build keeps its data in SQLite in the data folder; a database URL (PostgreSQL) is not supported by it yet.',
-    );
   ensurePrivateDir(config.dataDir);
   const core = await buildCore({
     mode: 'browser',
@@ -72,6 +79,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
     secrets: new FileSecretStore(join(config.dataDir, 'secrets.json'), 'A server keeps secrets in its data folder'),
     config: openConfConfigStore(config.dataDir),
     version: options.version,
+    database: databaseOf(config),
     gateway: config.gateway.port !== undefined ? { port: config.gateway.port } : {},
   });
   let ready = false;
