@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
+import { buildCli } from './scripts/buildCli.js';
 import { buildGatewayStdio } from './scripts/buildGatewayStdio.js';
 
 // The page's strict CSP meta tag blocks the inline scripts Vite's dev server injects (React
@@ -16,7 +17,8 @@ const devWithoutCspMeta: Plugin = {
 // next to the main process after each main build: out/main is emptied at the start of that build.
 const gatewayStdioEntry: Plugin = {
   name: 'miniharness:gateway-stdio-entry',
-  writeBundle: () => buildGatewayStdio(),
+  // `miniharness` (serve and the command line, bin/miniharness.mjs) likewise.
+  writeBundle: () => Promise.all([buildGatewayStdio(), buildCli()]).then(() => undefined),
 };
 
 // Builds the three parts without an Electron binary: main and preload (Node/Electron side) to

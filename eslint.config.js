@@ -8,12 +8,15 @@ import tseslint from 'typescript-eslint';
 /** Files that run in the Electron shell: the only ones allowed to import `electron`. */
 const SHELL_FILES = ['electron/main.ts', 'electron/preload.ts', 'electron/shell/**'];
 
+/** `miniharness serve` and the `miniharness` command line: built on browser mode (web/) and the core. */
+const SERVER_HOST_FILES = ['electron/serve/**', 'electron/cli/**'];
+
 /**
  * The hosts and the composition root: everything under electron/ that is not "core". The core
  * (mcp, harness, security, checkpoints, tracing, storage, tools, secrets, sandbox) is built by
  * them and must never reach back up into them.
  */
-const HOST_FILES = [...SHELL_FILES, 'electron/web/**', 'electron/core/**'];
+const HOST_FILES = [...SHELL_FILES, 'electron/web/**', 'electron/core/**', ...SERVER_HOST_FILES];
 
 /**
  * The only packages the renderer may import: an allow-list, not a deny-list. The renderer runs in
@@ -254,6 +257,11 @@ export default tseslint.config(
   {
     // Browser mode: no electron, and nothing of the Electron shell.
     files: ['electron/web/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, NOT_SHELL]) },
+  },
+  {
+    // The server host and the command line: browser mode for a team; nothing of the Electron shell.
+    files: SERVER_HOST_FILES.map((glob) => `${glob}/*.ts`),
     rules: { 'no-restricted-imports': restrictImports([NOT_V1_SDK, NOT_SHELL]) },
   },
   {

@@ -17,6 +17,8 @@ export const ERROR_CODES = [
   'duplicate_request_id',
   'request_too_deep',
   'forbidden_sender',
+  // miniharness serve: this person's role does not allow the channel (electron/serve/roles.ts)
+  'role_forbidden',
   'ipc_failed',
   // Seen only by the renderer (its link to main)
   'disconnected',

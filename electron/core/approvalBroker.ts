@@ -12,6 +12,7 @@ import { SANDBOX_CALLER } from '../../shared/contract.js';
 import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest } from '../security/approvals.js';
 import type { EgressApprovalRequest } from '../sandbox/egressAsk.js';
 import { AppError } from './errors.js';
+import { currentActor } from './requestActor.js';
 
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
 
@@ -91,7 +92,9 @@ export class ApprovalBroker {
     }
     this.pending.delete(requestId);
     entry.resolve(answer);
-    this.emit('approval.closed', { requestId, outcome: 'answered' });
+    // On a shared instance the others' pages learn who decided (requestActor.ts); the desktop's person is no one else.
+    const decidedBy = currentActor();
+    this.emit('approval.closed', { requestId, outcome: 'answered', ...(decidedBy ? { decidedBy, answer } : {}) });
   }
 
   list(): ApprovalView[] {

@@ -25,6 +25,7 @@ import type { CallerWait } from '../security/approvals.js';
 import { WaitEnded } from '../security/waitEnded.js';
 import { PermissionDeniedError } from '../security/errors.js';
 import { AppError } from './errors.js';
+import { currentActor } from './requestActor.js';
 
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
 
@@ -113,6 +114,12 @@ export class CallService {
     readonly gui: Caller,
   ) {}
 
+  /** The GUI's identity, or — in the GUI's session — the signed-in person or the CLI who asked (requestActor.ts). */
+  private guiCaller(): Caller {
+    const actor = currentActor();
+    return actor === undefined ? this.gui : { userId: actor, sessionId: this.gui.sessionId };
+  }
+
   /** The GUI's checkpoint session (History's "current" one). */
   get sessionId(): string {
     return this.gui.sessionId;
@@ -124,7 +131,7 @@ export class CallService {
    */
   async call(
     request: RequestOf<'tools.call'>,
-    caller: Caller = this.gui,
+    caller: Caller = this.guiCaller(),
     options: CallOptions = {},
   ): Promise<CallOutcome> {
     const key = runningKey(caller, request.callId);
@@ -149,7 +156,7 @@ export class CallService {
         onProgress:
           options.onProgress ?? ((update) => this.emit('call.progress', { callId: request.callId, ...update })),
         // The GUI's own calls: the call panel shows the task's status (its message already redacted by the harness).
-        ...(caller === this.gui
+        ...(caller.sessionId === this.gui.sessionId
           ? {
               onTask: (task: TaskEvent) =>
                 this.emit('call.task', {

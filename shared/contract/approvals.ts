@@ -61,7 +61,13 @@ export const approvalChannels = {
 export const approvalEvents = {
   'approval.requested': ApprovalViewSchema,
   /** The approval is no longer pending (answered, timed out, or the call was cancelled). */
-  'approval.closed': z.object({ requestId: z.string(), outcome: z.enum(['answered', 'expired', 'cancelled']) }),
+  'approval.closed': z.object({
+    requestId: z.string(),
+    outcome: z.enum(['answered', 'expired', 'cancelled']),
+    /** `miniharness serve`: who answered it (a signed-in person, or the CLI) and how; others' pages say so. */
+    decidedBy: z.string().max(300).optional(),
+    answer: ApprovalAnswerSchema.optional(),
+  }),
   /** Desktop app: the person clicked the OS notification of this approval; bring it forward. */
   'approval.show': z.object({ requestId: z.string() }),
 } as const satisfies DomainEvents;

@@ -274,6 +274,8 @@ describe('layering: the lower layers never import core/, web/ or shell/', () => 
     ['electron/main.ts', './core/core.js'],
     ['electron/shell/configStore.ts', '../storage/configFile.js'],
     ['electron/web/cli.ts', '../core/core.js'],
+    ['electron/serve/serve.ts', '../web/host.js'],
+    ['electron/cli/bridgeClient.ts', '../web/access.js'],
     ['electron/core/core.ts', '../mcp/registry.js'],
   ])(
     'lets the hosts and the composition root (core/) build on the lower layers: %s imports %s',
@@ -349,6 +351,7 @@ describe('layering: the two hosts share the app core and nothing else', () => {
     ['electron/shell/configStore.ts', '../web/confConfigStore.js', /not in web\//],
     ['electron/web/cli.ts', '../shell/windowOptions.js', /never import the Electron shell/],
     ['electron/web/cli.ts', '../main.js', /never import the Electron shell/],
+    ['electron/serve/serve.ts', '../shell/windowOptions.js', /never import the Electron shell/],
     ['electron/core/core.ts', '../shell/sender.js', /never import the Electron shell/],
     ['electron/core/core.ts', '../web/host.js', /not in web\//],
   ])('%s may not import %s', async (file, specifier, message) => {

@@ -136,6 +136,23 @@ describe('approvals slice', () => {
     expect(client.callsTo('approvals.answer')).toHaveLength(0);
   });
 
+  it('answered by someone else on a shared instance: the page says who decided, and how', () => {
+    client.emit('approval.requested', approval('a', 1_000, 'write_file'));
+    client.emit('approval.requested', approval('b', 2_000, 'run_command'));
+    client.emit('approval.closed', { requestId: 'a', outcome: 'answered', decidedBy: 'Bob Approver', answer: 'deny' });
+    client.emit('approval.closed', {
+      requestId: 'b',
+      outcome: 'answered',
+      decidedBy: 'CLI (ops)',
+      answer: 'allow-once',
+    });
+    expect(ids()).toEqual([]);
+    expect(store.getState().notices.map((n) => n.text)).toEqual([
+      'Bob Approver denied write_file.',
+      'CLI (ops) allowed run_command.',
+    ]);
+  });
+
   it('a refused session forgets every pending approval', () => {
     client.emit('approval.requested', approval('a', 1_000));
     client.connection.set({ status: 'unauthorized', reason: 'rejected' });

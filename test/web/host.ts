@@ -81,11 +81,14 @@ export class BridgeClient {
 
   static connect(
     port: number,
-    options: { token?: string; origin?: string; host?: string } = {},
+    options: { token?: string; origin?: string; host?: string; cookie?: string } = {},
   ): Promise<BridgeClient> {
     const token = options.token ?? TEST_TOKEN;
     const ws = new WebSocket(`ws://127.0.0.1:${port}/bridge?token=${encodeURIComponent(token)}`, [BRIDGE_PROTOCOL], {
-      headers: { ...(options.host ? { Host: options.host } : {}) },
+      headers: {
+        ...(options.host ? { Host: options.host } : {}),
+        ...(options.cookie ? { Cookie: options.cookie } : {}),
+      },
       ...(options.origin === '' ? {} : { origin: options.origin ?? `http://127.0.0.1:${port}` }),
     });
     return new Promise((resolve, reject) => {

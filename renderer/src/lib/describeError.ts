@@ -52,6 +52,7 @@ const WORDS = {
   duplicate_request_id: { title: 'Duplicate request' },
   request_too_deep: { title: 'Nested too deeply' },
   forbidden_sender: { title: 'Refused' },
+  role_forbidden: { title: 'Not allowed for your role' },
   ipc_failed: { title: 'No answer from the app' },
   unauthorized: { title: 'Not authorized', advice: 'Open the app again from the link the host printed.' },
   disconnected: {

@@ -104,10 +104,13 @@ export const createApprovalsSlice: ClientSliceCreator<ApprovalsSlice> = (client)
       set({ approvals }, false, 'approvals/requested');
     },
 
-    applyApprovalClosed({ requestId, outcome }) {
+    applyApprovalClosed({ requestId, outcome, decidedBy, answer }) {
       const entry = get().approvals.find((p) => p.view.requestId === requestId);
       if (!entry || entry.ended) return;
       if (outcome === 'answered') {
+        // A shared instance: someone else decided first; say who (this page's own answer says nothing).
+        if (decidedBy && !entry.answering)
+          get().notify('info', `${decidedBy} ${answer === 'deny' ? 'denied' : 'allowed'} ${entry.view.toolName}.`);
         get().dismissApproval(requestId);
         return;
       }

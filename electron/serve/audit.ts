@@ -1,0 +1,36 @@
+/**
+ * The record of who did what on a shared instance: every sign-in (and refusal), every change and
+ * decision, with the person. One JSON line each, appended to audit.jsonl in the data folder
+ * (a log shipper or `jq` reads it); never a secret, never a tool's arguments.
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Person } from './people.js';
+import { personLabel } from './people.js';
+
+export interface AuditEntry {
+  action: 'sign-in' | 'sign-in refused' | 'sign-out' | 'bootstrap admin' | 'request';
+  person?: Person;
+  role?: string;
+  channel?: string;
+  ok?: boolean;
+  reason?: string;
+}
+
+export class AuditLog {
+  private readonly file: string;
+
+  constructor(dataDir: string) {
+    this.file = join(dataDir, 'audit.jsonl');
+  }
+
+  record(entry: AuditEntry): void {
+    const { person, ...rest } = entry;
+    const line = {
+      at: new Date().toISOString(),
+      ...rest,
+      ...(person ? { person: personLabel(person), subject: person.subject, issuer: person.issuer } : {}),
+    };
+    appendFileSync(this.file, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+  }
+}

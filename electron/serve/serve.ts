@@ -1,0 +1,148 @@
+/**
+ * `miniharness serve`: the core, the agent gateway and the web UI on a server, for a team (plain
+ * Node, no Electron). What it reads is in config.ts, where it may listen in listenPolicy.ts, who
+ * may do what in serveAccess.ts and roles.ts. On SIGTERM it stops being ready, lets the contract
+ * requests in flight finish (up to the grace period), then closes the host and the core.
+ */
+import { join } from 'node:path';
+import { buildCore } from '../core/core.js';
+import { chooseWorkspaceDir } from '../core/dataDir.js';
+import type { Core } from '../core/types.js';
+import { FileSecretStore } from '../secrets/fileSecretStore.js';
+import { ensurePrivateDir } from '../storage/privateFiles.js';
+import { isPostgresUrl, redactDatabaseUrl } from '../storage/postgres/url.js';
+import type { DatabaseSelection } from '../storage/selectDatabase.js';
+import { openConfConfigStore } from '../web/confConfigStore.js';
+import type { WebHost } from '../web/host.js';
+import { startWebHost } from '../web/host.js';
+import { AuditLog } from './audit.js';
+import type { ServeConfig } from './config.js';
+import { ServeConfigError } from './config.js';
+import { listenRefusal } from './listenPolicy.js';
+import { OidcSignIn } from './oidcSignIn.js';
+import { People } from './people.js';
+import { serveAccess } from './serveAccess.js';
+import { RateLimit, Sessions } from './sessions.js';
+
+export interface ServeOptions {
+  config: ServeConfig;
+  /** The built renderer (out/renderer). */
+  staticDir: string;
+  version: string;
+  /** Lines for the operator (default: stdout). */
+  say?: (line: string) => void;
+  /** How long a shutdown waits for requests in flight (default 30 s). */
+  graceMs?: number;
+}
+
+export interface Serving {
+  host: WebHost;
+  core: Core;
+  /** The address the host answers on, as people would open it. */
+  url: string;
+  /** Stops taking work, waits for what runs, closes. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/** SQLite in the data folder, or the configured PostgreSQL (its URL is named only without credentials). */
+function databaseOf(config: ServeConfig): DatabaseSelection {
+  const url = config.databaseUrl;
+  if (url === undefined) return { kind: 'sqlite' };
+  const where = redactDatabaseUrl(url);
+  if (!isPostgresUrl(url)) throw new ServeConfigError(`The database URL (${where}) is not a postgres:// URL.`);
+  return { kind: 'postgres', url, where };
+}
+
+/** Servers and rules from the configuration, through the contract (validated there as a page's would be). */
+async function applyConfigured(core: Core, config: ServeConfig): Promise<void> {
+  const steps = [
+    ...config.servers.map((payload, i) => ({ channel: 'servers.save', payload, at: `servers[${i}]` })),
+    ...config.rules.map((payload, i) => ({ channel: 'permissions.setToolLevel', payload, at: `rules[${i}]` })),
+  ];
+  for (const step of steps) {
+    const result = await core.dispatch(step.channel, step.payload);
+    if (!result.ok) throw new ServeConfigError(`The configuration's ${step.at} was refused: ${result.error.message}`);
+  }
+}
+
+export async function startServe(options: ServeOptions): Promise<Serving> {
+  const { config } = options;
+  const say = options.say ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const refusal = listenRefusal(config);
+  if (refusal) throw new ServeConfigError(refusal);
+  ensurePrivateDir(config.dataDir);
+  const core = await buildCore({
+    mode: 'browser',
+    dataDir: config.dataDir,
+    workspaceDir: chooseWorkspaceDir(config.workspaceDir),
+    // No OS keyring on a server: the data folder's private file.
+    secrets: new FileSecretStore(join(config.dataDir, 'secrets.json'), 'A server keeps secrets in its data folder'),
+    config: openConfConfigStore(config.dataDir),
+    version: options.version,
+    database: databaseOf(config),
+    gateway: config.gateway.port !== undefined ? { port: config.gateway.port } : {},
+  });
+  let ready = false;
+  let draining = false;
+  let host: WebHost | undefined;
+  try {
+    await core.start();
+    await applyConfigured(core, config);
+    const secure = config.tls !== undefined || (config.publicUrl?.startsWith('https:') ?? false);
+    const people = new People(config.dataDir, config.people);
+    const oidc =
+      config.oidc &&
+      new OidcSignIn({
+        ...config.oidc,
+        publicUrl: () => config.publicUrl ?? host?.url ?? '',
+        secure,
+      });
+    const access = serveAccess({
+      publicUrl: config.publicUrl,
+      apiTokens: config.apiTokens,
+      trustedProxies: config.trustedProxies,
+      sessions: new Sessions(secure),
+      people,
+      oidc,
+      audit: new AuditLog(config.dataDir),
+      signInLimit: new RateLimit(config.signInPerMinute),
+      health: () => (ready ? { ready: true } : { ready: false, reason: draining ? 'shutting down' : 'starting' }),
+    });
+    host = await startWebHost({
+      core,
+      staticDir: options.staticDir,
+      access,
+      port: config.listen.port,
+      listen: { host: config.listen.host, ...(config.tls ? { tls: config.tls } : {}) },
+    });
+    const url = config.publicUrl ?? host.url;
+    const bootstrap = people.bootstrapToken();
+    if (bootstrap)
+      say(
+        `MiniHarness: no admin yet. The first admin signs in at ${new URL(`/auth/login?bootstrap=${bootstrap}`, url).href} (this link works once).`,
+      );
+    say(`MiniHarness serve: listening on ${config.listen.host}:${host.port}; people open ${url}`);
+    ready = true;
+    const running = host;
+    let closing: Promise<void> | undefined;
+    const shutdown = (): Promise<void> =>
+      (closing ??= (async () => {
+        ready = false;
+        draining = true;
+        await waitForIdle(running, options.graceMs ?? 30_000);
+        await running.close();
+        await core.close();
+      })());
+    return { host: running, core, url, shutdown };
+  } catch (error) {
+    await host?.close().catch(() => undefined);
+    await core.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Until no contract request runs, or the grace period ends. */
+async function waitForIdle(host: WebHost, graceMs: number): Promise<void> {
+  const until = Date.now() + graceMs;
+  while (host.inFlight() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+}

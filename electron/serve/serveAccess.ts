@@ -1,0 +1,177 @@
+/**
+ * The web host's access for `miniharness serve` (electron/web/access.ts): Host and Origin must be
+ * the public address's, people sign in through OpenID Connect (oidcSignIn.ts) at /auth/*, each
+ * contract request is checked against the person's role (roles.ts), and every sign-in, change and
+ * decision is recorded with the person (audit.ts).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebAccess } from '../web/access.js';
+import { sessionBearer } from '../web/access.js';
+import { isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
+import type { AuditLog } from './audit.js';
+import type { OidcSignIn } from './oidcSignIn.js';
+import type { People } from './people.js';
+import { personLabel } from './people.js';
+import type { Role } from './roles.js';
+import { CHANNEL_ROLES, roleAllows, roleGetsEvent } from './roles.js';
+import type { RateLimit, Session, Sessions } from './sessions.js';
+
+/** A configured API token's caller when `token` is one (compared by SHA-256, in constant time). */
+function apiCaller(tokens: ServeAccessOptions['apiTokens'], token: string | undefined): Session | undefined {
+  if (!token) return undefined;
+  const hash = createHash('sha256').update(token).digest();
+  const match = tokens.find((t) => timingSafeEqual(Buffer.from(t.sha256, 'hex'), hash));
+  if (!match) return undefined;
+  const person = { issuer: 'miniharness', subject: `api-token:${match.name}`, name: `CLI (${match.name})` };
+  return { id: person.subject, bridgeToken: '', person, role: match.role, expiresAt: Infinity, api: true };
+}
+
+export interface ServeAccessOptions {
+  apiTokens: ReadonlyArray<{ name: string; role: Role; sha256: string }>;
+  publicUrl: string | undefined;
+  trustedProxies: readonly string[];
+  sessions: Sessions;
+  people: People;
+  oidc: OidcSignIn | undefined;
+  audit: AuditLog;
+  signInLimit: RateLimit;
+  health: () => { ready: boolean; reason?: string };
+}
+
+function text(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res
+    .writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...headers })
+    .end(`${body}\n`);
+}
+
+/** The client's address: the socket's, or — only behind a trusted proxy — the last untrusted X-Forwarded-For entry. */
+export function clientAddress(req: IncomingMessage, trusted: readonly string[]): string {
+  const peer = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  if (!trusted.includes(peer)) return peer;
+  const forwarded = String(req.headers['x-forwarded-for'] ?? '')
+    .split(',')
+    .map((s) => s.trim().replace(/^::ffff:/, ''))
+    .filter(Boolean);
+  for (let i = forwarded.length - 1; i >= 0; i--)
+    if (!trusted.includes(forwarded[i] as string)) return forwarded[i] as string;
+  return peer;
+}
+
+/** Channels a viewer may use read; everything else is a change or a decision, and is recorded. */
+const isRecorded = (channel: string): boolean => (CHANNEL_ROLES as Record<string, string>)[channel] !== 'viewer';
+
+/** /auth/login and /auth/callback: rate-limited, then the provider, the role, the session. */
+async function signIn(
+  options: ServeAccessOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
+  const { sessions, people, audit } = options;
+  const oidc = options.oidc;
+  if (!oidc) return text(res, 503, 'No identity provider is configured (oidc in the configuration).');
+  const wait = options.signInLimit.take(clientAddress(req, options.trustedProxies));
+  if (wait > 0)
+    return text(res, 429, `Too many sign-in attempts from your address; try again in ${wait} s.`, {
+      'Retry-After': String(wait),
+    });
+  if (path === '/auth/login') {
+    const bootstrap = new URL(req.url ?? '/', 'http://host').searchParams.get('bootstrap') ?? undefined;
+    return oidc.start(res, bootstrap);
+  }
+  let signedIn: Awaited<ReturnType<OidcSignIn['finish']>>;
+  try {
+    signedIn = await oidc.finish(req);
+  } catch (error) {
+    audit.record({ action: 'sign-in refused', reason: (error as Error).name });
+    return text(res, 403, `Sign-in failed: ${(error as Error).message} Open /auth/login to try again.`);
+  }
+  const { person, bootstrap } = signedIn;
+  if (bootstrap !== undefined && people.redeemBootstrap(person, bootstrap))
+    audit.record({ action: 'bootstrap admin', person, role: 'admin' });
+  const role = people.roleOf(person);
+  if (!role) {
+    audit.record({ action: 'sign-in refused', person, reason: 'no role' });
+    return text(res, 403, `${personLabel(person)} has no role on this MiniHarness; ask an admin to give you one.`, {
+      'Set-Cookie': oidc.clearCookie(),
+    });
+  }
+  const session = sessions.create(person, role);
+  audit.record({ action: 'sign-in', person, role });
+  // The bridge token travels in the fragment: never sent to a server, never in a log; the page keeps it.
+  res.writeHead(303, {
+    Location: `/#token=${session.bridgeToken}`,
+    'Set-Cookie': [sessions.setCookie(session), oidc.clearCookie()],
+    'Cache-Control': 'no-store',
+  });
+  res.end();
+}
+
+/** The routes of sign-in, sign-out and who-am-I, and the page's redirect to sign in; true when answered. */
+async function authRoutes(
+  options: ServeAccessOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<boolean> {
+  const { sessions, audit } = options;
+  if ((path === '/auth/login' || path === '/auth/callback') && req.method === 'GET') {
+    await signIn(options, req, res, path);
+    return true;
+  }
+  if (path === '/auth/me' || path === '/auth/logout') {
+    const session = sessions.find(req, sessionBearer(req));
+    if (!session) text(res, 401, 'Not signed in.');
+    else if (path === '/auth/me' && req.method === 'GET') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      res.end(JSON.stringify({ name: personLabel(session.person), role: session.role }));
+    } else if (path === '/auth/logout' && req.method === 'POST') {
+      // A POST with the bridge token: a page of another site cannot sign anyone out either.
+      sessions.end(session);
+      audit.record({ action: 'sign-out', person: session.person });
+      res.writeHead(204, { 'Set-Cookie': sessions.clearCookie() }).end();
+    } else text(res, 405, 'Method not allowed');
+    return true;
+  }
+  // The page itself: someone without a live session (never signed in, signed out, or this instance restarted) signs in first.
+  if ((path === '/' || path === '/index.html') && req.method === 'GET' && !sessions.signedIn(req)) {
+    res.writeHead(303, { Location: '/auth/login', 'Cache-Control': 'no-store' }).end();
+    return true;
+  }
+  return false;
+}
+
+export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
+  const { sessions, audit } = options;
+  const publicUrl = options.publicUrl ? new URL(options.publicUrl) : undefined;
+  return {
+    hostAllowed: (host, port) => (publicUrl ? host?.toLowerCase() === publicUrl.host : isAllowedHost(host, port)),
+    originAllowed: (origin, port) =>
+      publicUrl ? origin === undefined || origin === publicUrl.origin : isAllowedOrigin(origin, port),
+    handle: (req, res, path) => authRoutes(options, req, res, path),
+    health: options.health,
+    authenticate: (req, token) => sessions.find(req, token) ?? apiCaller(options.apiTokens, token),
+    actorOf: (session) => personLabel(session.person),
+    eventAllowed: (session, event, byActor) =>
+      roleGetsEvent(session.role, event) && (event !== 'oauth.authorize' || byActor === personLabel(session.person)),
+    refusal: (session, channel) => {
+      if (!sessions.alive(session)) return 'Your session has ended; sign in again.';
+      if (roleAllows(session.role, channel)) return undefined;
+      audit.record({
+        action: 'request',
+        person: session.person,
+        role: session.role,
+        channel,
+        ok: false,
+        reason: 'role',
+      });
+      return `Your role (${session.role}) does not allow ${channel}.`;
+    },
+    onDispatched: (session, channel, ok) => {
+      if (isRecorded(channel))
+        audit.record({ action: 'request', person: session.person, role: session.role, channel, ok });
+    },
+    unauthorizedText: 'Not signed in: open /auth/login.',
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * `miniharness serve` for a team, in Chromium: two people sign in through a real OpenID Connect
+ * provider on another site (test/doubles/oidc/teamIdp.ts) — the first with the one-time admin link the process
+ * printed, the second as an approver named in the configuration — and see the real UI. A call
+ * made through the command line's token asks for approval: it reaches both people's pages; the
+ * approver allows it; the admin's page says who decided.
+ *
+ * Run: npm run build && npx playwright test test/e2e/serveTeam.spec.ts
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { startTeamIdp } from '../doubles/oidc/teamIdp.js';
+import type { TeamIdp } from '../doubles/oidc/teamIdp.js';
+import { PROJECT_ROOT } from '../helpers/fixtures.js';
+import { BridgeClient } from '../web/host.js';
+
+test.describe.configure({ timeout: 120_000 });
+
+const CLI_TOKEN = 'e2e-cli-token-0123456789abcdef';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let idp: TeamIdp;
+let child: ChildProcess;
+let output = '';
+let dir: string;
+let port: number;
+
+test.beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mh-e2e-serve-'));
+  // On another site than MiniHarness (localhost vs 127.0.0.1), as a team's provider is: the way
+  // back is a cross-site navigation, which must still reach the signed-in page.
+  idp = await startTeamIdp(
+    {
+      alice: { email: 'alice@team.example', name: 'Alice Admin' },
+      bob: { email: 'bob@team.example', name: 'Bob Approver' },
+    },
+    { hostname: 'localhost' },
+  );
+  port = await freePort();
+  idp.allowRedirect(`http://127.0.0.1:${port}/auth/callback`);
+  const config = {
+    dataDir: join(dir, 'data'),
+    workspaceDir: join(dir, 'workspace'),
+    listen: { host: '127.0.0.1', port },
+    gateway: { port: 0 },
+    oidc: { issuer: idp.issuer, clientId: idp.clientId },
+    people: { 'bob@team.example': 'approver' },
+    apiTokens: [{ name: 'ops', role: 'admin', sha256: createHash('sha256').update(CLI_TOKEN).digest('hex') }],
+  };
+  writeFileSync(join(dir, 'miniharness.json'), JSON.stringify(config));
+  child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(PROJECT_ROOT, 'electron', 'cli', 'main.ts'),
+      'serve',
+      '--config',
+      join(dir, 'miniharness.json'),
+    ],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, MINIHARNESS_OIDC_CLIENT_SECRET: idp.clientSecret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  await expect.poll(() => /listening on/.test(output), { timeout: 60_000 }).toBe(true);
+});
+
+test.afterAll(async () => {
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  await idp.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function signIn(page: Page, url: string, user: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('User').fill(user);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  // Back at MiniHarness, signed in: the real UI, with its navigation.
+  await expect(page).toHaveURL(new RegExp(`^http://127\\.0\\.0\\.1:${port}/`));
+  await expect(page.getByRole('navigation').first()).toBeVisible();
+}
+
+test('the first admin signs in with the printed link, an approver decides a call on their page, the admin sees who decided', async ({
+  browser,
+}) => {
+  const link = /(http:\/\/127\.0\.0\.1:\d+\/auth\/login\?bootstrap=[\w-]+)/.exec(output)?.[1];
+  expect(link, output).toBeDefined();
+  const aliceContext = await browser.newContext();
+  const bobContext = await browser.newContext();
+  const alice = await aliceContext.newPage();
+  const bob = await bobContext.newPage();
+  await signIn(alice, link as string, 'alice');
+  // Without a session, the app sends the browser to sign in first.
+  await signIn(bob, `http://127.0.0.1:${port}/`, 'bob');
+
+  const cli = await BridgeClient.connect(port, { token: CLI_TOKEN });
+  const call = cli.call('tools.call', {
+    name: 'write_file',
+    serverId: 'local',
+    args: { path: 'team.txt', content: 'decided by the team' },
+    callId: `e2e-${Date.now()}`,
+  });
+  const bobDialog = bob.getByRole('alertdialog', { name: /^Approval: write_file/ });
+  const aliceDialog = alice.getByRole('alertdialog', { name: /^Approval: write_file/ });
+  await expect(bobDialog).toBeVisible();
+  await expect(aliceDialog).toBeVisible();
+  await bobDialog.getByRole('button', { name: /^Allow once/ }).click();
+  expect(await call).toMatchObject({ ok: true, result: { result: { isError: false } } });
+  await expect(aliceDialog).toBeHidden();
+  await expect(alice.getByRole('region', { name: 'Notifications' })).toContainText('Bob Approver allowed write_file.');
+  cli.close();
+  await aliceContext.close();
+  await bobContext.close();
+});
