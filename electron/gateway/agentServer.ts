@@ -52,6 +52,7 @@ import { waitEndedOf } from '../security/waitEnded.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
 import type { AgentElicit, AgentSample, ModernRounds } from './modernRounds.js';
+import type { InputKind, RoundRelay } from '../mcp/types.js';
 import type { AgentTasks } from './agentTasks.js';
 import { TaskAnsweringServer, agentDeclaresTasks, serveAgentTasks } from './agentTasks.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
@@ -74,6 +75,8 @@ export interface GatewayCalls {
       elicit?: AgentElicit;
       /** The same for a downstream sampling request: the agent's model answers it. Absent when the agent declared no sampling. */
       sample?: AgentSample;
+      /** A 2026-07-28 agent: a 2026-07-28 server's rounds relayed whole, under the server's keys (mcp/types.ts RoundRelay). */
+      relay?: RoundRelay;
       /** How long the agent's client will wait, when known (callerWait.ts): the approval dialog shows it. */
       callerWait?: CallerWait;
       /** The call started (or stopped) waiting for the person's approval: the agent is kept informed (approvalWaitProgress.ts). */
@@ -429,7 +432,7 @@ async function callTool(
   const callerWait = callerWaitOf(sentAt, hasToken);
   const run = async (
     callKey: { sessionId: string; callId: string },
-    answerers: { elicit?: AgentElicit; sample?: AgentSample },
+    answerers: { elicit?: AgentElicit; sample?: AgentSample; relay?: RoundRelay },
     requestSignal: AbortSignal,
     onTask?: (event: TaskEvent) => void,
   ): Promise<CallToolResult> => {
@@ -454,6 +457,7 @@ async function callTool(
           ...(callerWait ? { callerWait } : {}),
           ...(answerers.elicit ? { elicit: answerers.elicit } : {}),
           ...(answerers.sample ? { sample: answerers.sample } : {}),
+          ...(answerers.relay ? { relay: answerers.relay } : {}),
           ...(onTask ? { onTask } : {}),
         },
       );
@@ -482,13 +486,18 @@ async function callTool(
     // (The SDK types the lifted envelope as an empty object: read it as the record it is.)
     const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
       CLIENT_CAPABILITIES_META_KEY
-    ] as { elicitation?: unknown; sampling?: unknown } | undefined;
+    ] as Partial<Record<InputKind, unknown>> | undefined;
+    // A 2026-07-28 server's round goes to the agent whole, for the kinds it declared (mcp/inputRounds.ts).
+    const answers = new Set(
+      (['elicitation', 'sampling', 'roots'] as const).filter((k) => capabilities?.[k] !== undefined),
+    );
     return scope.rounds.round(agent.id, key, ctx, (callKey, answerers, signal) =>
       run(
         callKey,
         {
-          ...(capabilities?.elicitation !== undefined ? { elicit: answerers.elicit } : {}),
-          ...(capabilities?.sampling !== undefined ? { sample: answerers.sample } : {}),
+          ...(answers.has('elicitation') ? { elicit: answerers.elicit } : {}),
+          ...(answers.has('sampling') ? { sample: answerers.sample } : {}),
+          relay: { answers, round: answerers.round, refuse: answerers.refuse },
         },
         signal,
       ),
