@@ -151,7 +151,8 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
       priorityOf,
       read: (caller, serverId, uri, signal) => features.readAs(caller, serverId, uri, signal),
       complete: (serverId, request, signal) => registry.features.complete(serverId, request, { signal }),
-      getPrompt: (caller, serverId, name, args, signal) => features.getPromptAs(caller, serverId, name, args, signal),
+      getPrompt: (caller, serverId, name, args, signal, asks) =>
+        features.getPromptAs(caller, serverId, name, args, signal, asks),
     },
   });
   const agents = agentsView.set(new AgentService(agentStore, gateway, catalog, deps.db, agentsChanged));

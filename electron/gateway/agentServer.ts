@@ -18,7 +18,8 @@
  */
 import type { RequestSpans } from '../telemetry/requestSpans.js';
 import { traceRequests } from '../telemetry/requestSpans.js';
-import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult, GetPromptResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   ProtocolError,
@@ -51,8 +52,8 @@ import type { CallerWait } from '../security/approvals.js';
 import { waitEndedOf } from '../security/waitEnded.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
-import type { AgentElicit, AgentSample, ModernRounds } from './modernRounds.js';
-import type { InputKind, RoundRelay } from '../mcp/types.js';
+import type { AgentElicit, AgentRefuse, AgentRound, AgentSample, ModernRounds } from './modernRounds.js';
+import type { CallServerRequestHandlers, InputKind, RoundRelay } from '../mcp/types.js';
 import type { AgentTasks } from './agentTasks.js';
 import { TaskAnsweringServer, agentDeclaresTasks, serveAgentTasks } from './agentTasks.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
@@ -303,20 +304,33 @@ function serveFeatures(
         ProtocolErrorCode.InvalidParams,
         `Unknown prompt: ${request.params.name}. Call prompts/list for the prompts this agent may get.`,
       );
-    const work = deps.inFlight?.begin(agent.id, scope.session?.(), ctx.mcpReq.signal);
-    try {
-      return await features.getPrompt(
-        caller(agent),
-        named.serverId,
-        named.toolName,
-        request.params.arguments ?? {},
-        work?.signal ?? ctx.mcpReq.signal,
+    const get = async (signal: AbortSignal, asks?: CallServerRequestHandlers): Promise<GetPromptResult> => {
+      const work = deps.inFlight?.begin(agent.id, scope.session?.(), signal);
+      try {
+        const args = request.params.arguments ?? {};
+        return await features.getPrompt(
+          caller(agent),
+          named.serverId,
+          named.toolName,
+          args,
+          work?.signal ?? signal,
+          asks,
+        );
+      } catch (error) {
+        throw refused(error, request.params.name);
+      } finally {
+        work?.done();
+      }
+    };
+    // A 2026-07-28 agent: a modern server's questions during the get are its own input_required rounds (modernRounds.ts).
+    if (scope.rounds)
+      return scope.rounds.round(
+        agent.id,
+        { sessionId: 'prompts/get', callId: randomUUID() },
+        ctx,
+        (_key, answerers, signal) => get(signal, agentAnswerersOf(ctx, answerers)),
       );
-    } catch (error) {
-      throw refused(error, request.params.name);
-    } finally {
-      work?.done();
-    }
+    return get(ctx.mcpReq.signal);
   });
 }
 
@@ -373,6 +387,27 @@ function serveSubscriptions(
     off();
     followed.clear();
     void followers.subscriptions.release(server);
+  };
+}
+
+/**
+ * What a 2026-07-28 agent answers, by what its request declared (its envelope's capabilities): a
+ * 2025 server's questions one at a time, a 2026-07-28 server's rounds whole (mcp/inputRounds.ts).
+ */
+function agentAnswerersOf(
+  ctx: ServerContext,
+  answerers: { elicit: AgentElicit; sample: AgentSample; round: AgentRound; refuse: AgentRefuse },
+): { elicit?: AgentElicit; sample?: AgentSample; relay: RoundRelay } {
+  // (The SDK types the lifted envelope as an empty object: read it as the record it is.)
+  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    Partial<Record<InputKind, unknown>> | undefined;
+  const answers = new Set(
+    (['elicitation', 'sampling', 'roots'] as const).filter((k) => capabilities?.[k] !== undefined),
+  );
+  return {
+    ...(answers.has('elicitation') ? { elicit: answerers.elicit } : {}),
+    ...(answers.has('sampling') ? { sample: answerers.sample } : {}),
+    relay: { answers, round: answerers.round, refuse: answerers.refuse },
   };
 }
 
@@ -482,25 +517,8 @@ async function callTool(
   if (scope.rounds && deps.tasks && agentDeclaresTasks(ctx))
     return deps.tasks.start(agent.id, (signal, onTask) => run(key, {}, signal, onTask)) as Promise<CallToolResult>;
   if (scope.rounds) {
-    // A modern agent can be asked only what it declared it can answer (the request's envelope).
-    // (The SDK types the lifted envelope as an empty object: read it as the record it is.)
-    const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
-      CLIENT_CAPABILITIES_META_KEY
-    ] as Partial<Record<InputKind, unknown>> | undefined;
-    // A 2026-07-28 server's round goes to the agent whole, for the kinds it declared (mcp/inputRounds.ts).
-    const answers = new Set(
-      (['elicitation', 'sampling', 'roots'] as const).filter((k) => capabilities?.[k] !== undefined),
-    );
     return scope.rounds.round(agent.id, key, ctx, (callKey, answerers, signal) =>
-      run(
-        callKey,
-        {
-          ...(answers.has('elicitation') ? { elicit: answerers.elicit } : {}),
-          ...(answers.has('sampling') ? { sample: answerers.sample } : {}),
-          relay: { answers, round: answerers.round, refuse: answerers.refuse },
-        },
-        signal,
-      ),
+      run(callKey, agentAnswerersOf(ctx, answerers), signal),
     );
   }
   return run(key, scope.answerersVia?.(ctx) ?? {}, ctx.mcpReq.signal);

@@ -80,6 +80,12 @@ const ENDED_FLIGHT_MS = 60_000;
 /** The key of a 2025 server's question in `inputRequests` / `inputResponses` (a 2026-07-28 server's keep their own). */
 const QUESTION_KEY = 'question';
 
+type Run = (
+  key: { sessionId: string; callId: string },
+  answerers: AgentAnswerers,
+  signal: AbortSignal,
+) => Promise<unknown>;
+
 interface SealedRound {
   flight: string;
   agentId: string;
@@ -91,8 +97,8 @@ interface SealedRound {
 interface Flight {
   agentId: string;
   controller: AbortController;
-  /** The call's final result, once it ends. */
-  outcome: Promise<CallToolResult>;
+  /** The call's final result, once it ends (a tool's result, or a prompt's). */
+  outcome: Promise<unknown>;
   /** The questions waiting for the agent's answer, if any: the embedded requests by key, and how the agent's responses settle them. */
   question?: { requests: Record<string, InputRequest>; answer(responses: Record<string, unknown>): void };
   /** The agent's round fails with this (it lacks a capability the server asked for); the call is ended. */
@@ -128,16 +134,12 @@ export class ModernRounds {
    * state) answers the flight's question with the agent's response. Resolves with the result, or
    * `input_required` when the downstream asks (again).
    */
-  async round(
+  async round<T = CallToolResult>(
     agentId: string,
     key: { sessionId: string; callId: string },
     ctx: ServerContext,
-    run: (
-      key: { sessionId: string; callId: string },
-      answerers: AgentAnswerers,
-      signal: AbortSignal,
-    ) => Promise<CallToolResult>,
-  ): Promise<CallToolResult | InputRequiredResult> {
+    run: (key: { sessionId: string; callId: string }, answerers: AgentAnswerers, signal: AbortSignal) => Promise<T>,
+  ): Promise<T | InputRequiredResult> {
     const sealed = ctx.mcpReq.requestState<SealedRound>();
     let id: string;
     let flight: Flight | undefined;
@@ -164,11 +166,11 @@ export class ModernRounds {
         // The flight is gone: its answer has nothing left to answer. The same key runs again —
         // which the checkpoint answers (the stored result, or "in progress or unknown").
         id = randomUUID();
-        flight = this.start(id, agentId, key, run);
+        flight = this.start(id, agentId, key, run as Run);
       }
     } else {
       id = randomUUID();
-      flight = this.start(id, agentId, key, run, ctx.mcpReq.inputResponses);
+      flight = this.start(id, agentId, key, run as Run, ctx.mcpReq.inputResponses);
     }
     clearTimeout(flight.timer);
     // The agent going away during a round ends the call, as closing a stream does.
@@ -191,7 +193,7 @@ export class ModernRounds {
           flight.timer = setTimeout(() => this.flights.delete(id), ENDED_FLIGHT_MS);
           flight.timer.unref();
         }
-        return await flight.outcome;
+        return (await flight.outcome) as T;
       }
       clearTimeout(flight.timer);
       flight.timer = setTimeout(() => {
@@ -229,11 +231,7 @@ export class ModernRounds {
     id: string,
     agentId: string,
     key: { sessionId: string; callId: string },
-    run: (
-      key: { sessionId: string; callId: string },
-      answerers: AgentAnswerers,
-      signal: AbortSignal,
-    ) => Promise<CallToolResult>,
+    run: Run,
     preanswered?: Record<string, unknown>,
   ): Flight {
     const controller = new AbortController();

@@ -7,6 +7,7 @@
  *   one request per round, under a key the gateway minted, `question`);
  * - extra keys in the agent's inputResponses are ignored, and responses sent with the first
  *   request answer the questions under the same keys (before: not matched, the call hung);
+ * - a prompts/get is relayed the same way (before: the person was asked, the agent waited);
  * - roots/list goes to an agent that declared roots (before: answered with the Settings folders);
  * - sampling the agent did not declare: -32021 MissingRequiredClientCapability naming sampling
  *   (before: the person was asked, and the agent waited);
@@ -133,6 +134,26 @@ describe('a 2026-07-28 server asks a 2026-07-28 agent during its call', () => {
       inputResponses: { client_roots: { roots: [{ uri: 'file:///agent/project', name: 'project' }] } },
     });
     expect(done.content?.[0]?.text).toBe('Roots: file:///agent/project');
+  });
+
+  it('a prompts/get is relayed too: the server’s question is the agent’s input_required, its answer completes the get', async () => {
+    const agent = await modernAgent({ elicitation: {} });
+    const get = (extra: Record<string, unknown> = {}) =>
+      agent.getPrompt(
+        { name: 'c__test_input_required_result_prompt', ...extra },
+        {
+          allowInputRequired: true,
+        },
+      ) as Promise<Round & { messages?: Array<{ content: { text?: string } }> }>;
+    const first = await get();
+    expect(first.resultType).toBe('input_required');
+    expect(methodsOf(first)).toEqual({ user_context: 'elicitation/create' });
+    const done = await get({
+      requestState: first.requestState,
+      inputResponses: { user_context: { action: 'accept', content: { context: 'test context' } } },
+    });
+    expect(done.messages?.length).toBeGreaterThan(0);
+    expect(JSON.stringify(done.messages)).toContain('test context');
   });
 
   it('sampling the agent did not declare: -32021 naming sampling, and the person is not asked', async () => {

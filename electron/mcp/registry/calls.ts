@@ -50,7 +50,7 @@ export async function callServerTool(
 }
 
 /** The caller's answerers, handed each question with known secrets redacted. */
-function redactedAsks(
+export function redactedAsks(
   serverRequests: CallServerRequestHandlers,
   redaction: DescriptorRedaction,
 ): CallServerRequestHandlers {
