@@ -20,9 +20,13 @@
  * answers it, and every other copy — sent at the same time, or late after the next question —
  * answers nothing and gets the same next step: the next question, or the call's outcome.
  *
- * The app's call path does not use the hooks yet (CallService and the registry's question
- * handlers are not the gateway's): until they do, a downstream's questions go to the person in
- * MiniHarness, as before; test/gateway/agentServerRequests.test.ts drives the hooks with a call-path double.
+ * A 2026-07-28 server's round reaches the agent whole (`round`: every request of a kind the agent
+ * declared, under the server's own keys; mcp/inputRounds.ts decides which), and only the keys it
+ * asked are taken back from the agent's `inputResponses`. Responses an agent sends with its first
+ * request answer the first round when they cover its keys. A sampling request the agent did not
+ * declare fails its round with -32021 (`refuse`), and the call ends downstream. A 2025 server's
+ * question (`elicit`, `sample`) is one per round, under the key `question`. Proved through real
+ * processes by test/gateway/roundRelay.test.ts and downstreamServerRequests.test.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type {
