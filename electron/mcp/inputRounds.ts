@@ -12,7 +12,10 @@
  * - an elicitation or a sampling request: the call's own hook when it has one (an agent that
  *   declared it can answer — `RequestOptions.asks`), else the client's handlers (the person);
  *   neither: the call fails, no answer is made up;
- * - roots: the configured folders, always (never a person).
+ * - roots: the configured folders (never a person);
+ * - a 2026-07-28 caller (`RequestOptions.serverRequests.relay`, the gateway's modern agents) gets
+ *   first, in one go and under the server's own keys, every request of a kind it declared; of the
+ *   rest, a sampling request is refused to it (-32021 on its request), the others are answered above.
  * An agent's sampling answer is relayed as text only; anything else is refused with a clear error.
  *
  * The same answering (`answerInputRequests`) serves a task's `input_required` (tasks/followTask.ts).
