@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallOutcome, EventName, EventOf, RequestOf } from '../../shared/contract.js';
 import type { PipelineCheckpoints } from '../checkpoints/types.js';
 import type { ExecuteResult, HarnessApplication } from '../harness/application.js';
-import type { CallServerRequestHandlers, CallQuestion, ProgressUpdate } from '../mcp/types.js';
+import type { CallServerRequestHandlers, CallQuestion, ProgressUpdate, RoundRelay } from '../mcp/types.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import type { SamplingParams, SamplingResult } from '../mcp/retiredFeatures.js';
 import type { ElicitResult } from '@modelcontextprotocol/client';
@@ -49,6 +49,8 @@ export interface CallOptions {
   elicit?: (question: CallQuestion, signal: AbortSignal) => Promise<ElicitResult>;
   /** The same for a downstream sampling request: the caller's model answers it (its text is relayed). */
   sample?: (request: SamplingParams, signal: AbortSignal) => Promise<SamplingResult>;
+  /** A 2026-07-28 caller: a modern server's rounds relayed whole (mcp/types.ts). */
+  relay?: RoundRelay;
   /** How long the caller itself waits for an approval, when known: the dialog shows it. */
   callerWait?: CallerWait;
   /** The call started (or stopped) waiting for the person's approval. */
@@ -72,10 +74,11 @@ export interface RunningCall {
 
 /** The caller's answerers as the MCP layer takes them; none when the caller can answer nothing (the GUI). */
 function callServerRequestHandlersOf(options: CallOptions): CallServerRequestHandlers | undefined {
-  if (!options.elicit && !options.sample) return undefined;
+  if (!options.elicit && !options.sample && !options.relay) return undefined;
   return {
     ...(options.elicit ? { elicit: options.elicit } : {}),
     ...(options.sample ? { sample: options.sample } : {}),
+    ...(options.relay ? { relay: options.relay } : {}),
   };
 }
 

@@ -7,6 +7,8 @@
  * Its calls go through the same CallService as the GUI's.
  */
 import type { RequestSpans } from '../telemetry/requestSpans.js';
+import type { GatewayFeatures } from '../gateway/agentFeatures.js';
+import type { GatewayFollowing } from '../gateway/agentSubscriptions.js';
 import { RUN_SERVER_WAIT_MS, settle, startingServers } from '../runs/runServers.js';
 import { join } from 'node:path';
 import type { CallerStats } from '../tracing/callerStats.js';
@@ -112,48 +114,9 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
       if (starting.length) await settle(registry, RUN_SERVER_WAIT_MS, starting, signal);
     },
     // Resource subscriptions and the servers' log messages for agents (gateway/agentSubscriptions.ts).
-    following: {
-      subscribe: async (serverId, uri) => {
-        const already = (await registry.features.resources(serverId)).subscribed.includes(uri);
-        if (!already) await registry.features.subscribeResource(serverId, uri);
-        return { already };
-      },
-      unsubscribe: async (serverId, uri) => {
-        await registry.features.unsubscribeResource(serverId, uri);
-      },
-      onResourceUpdated: (listener) =>
-        registry.features.subscribe((event) => {
-          if (event.type === 'resource_updated') listener(event.serverId, event.uri);
-        }),
-      onServerLog: (serverId, listener) => {
-        let log;
-        try {
-          log = registry.logOf(serverId);
-        } catch {
-          return () => undefined;
-        }
-        return log.subscribe((line) => {
-          if (line.stream === 'message' && line.level)
-            listener({ level: line.level, text: line.text, ...(line.logger ? { logger: line.logger } : {}) });
-        });
-      },
-    },
+    following: followingOf(registry),
     // Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets are decided by `features`.
-    features: {
-      offering: (kind) =>
-        registry
-          .servers()
-          .flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),
-      resources: async (serverId) => {
-        const catalog = await registry.features.resources(serverId);
-        return { resources: catalog.resources.items, templates: catalog.templates.items };
-      },
-      prompts: async (serverId) => (await registry.features.prompts(serverId)).items,
-      priorityOf,
-      read: (caller, serverId, uri, signal) => features.readAs(caller, serverId, uri, signal),
-      complete: (serverId, request, signal) => registry.features.complete(serverId, request, { signal }),
-      getPrompt: (caller, serverId, name, args, signal) => features.getPromptAs(caller, serverId, name, args, signal),
-    },
+    features: featuresOf(registry, features, priorityOf),
   });
   const agents = agentsView.set(new AgentService(agentStore, gateway, catalog, deps.callerStats, agentsChanged));
 
@@ -166,6 +129,74 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     listChanged();
   };
 
+  const start = gatewayStarter(gateway, registry, settings, warnings);
+  settings.onGatewayChanged = () => void start(undefined);
+  settings.onAgentIdleChanged = (idleMs) => void gateway.setIdleMs(idleMs).catch(() => undefined);
+
+  return { gateway, agents, agentsChanged, toolsChanged, start };
+}
+
+/** Resource subscriptions and the servers' log messages, as the gateway follows them for agents (gateway/agentSubscriptions.ts). */
+function followingOf(registry: MCPToolRegistry): GatewayFollowing {
+  return {
+    subscribe: async (serverId, uri) => {
+      const already = (await registry.features.resources(serverId)).subscribed.includes(uri);
+      if (!already) await registry.features.subscribeResource(serverId, uri);
+      return { already };
+    },
+    unsubscribe: async (serverId, uri) => {
+      await registry.features.unsubscribeResource(serverId, uri);
+    },
+    onResourceUpdated: (listener) =>
+      registry.features.subscribe((event) => {
+        if (event.type === 'resource_updated') listener(event.serverId, event.uri);
+      }),
+    onServerLog: (serverId, listener) => {
+      let log;
+      try {
+        log = registry.logOf(serverId);
+      } catch {
+        return () => undefined;
+      }
+      return log.subscribe((line) => {
+        if (line.stream === 'message' && line.level)
+          listener({ level: line.level, text: line.text, ...(line.logger ? { logger: line.logger } : {}) });
+      });
+    },
+  };
+}
+
+/** Resources and prompts of the servers behind, read-only (gateway/agentFeatures.ts); reads and gets are decided by `features`. */
+function featuresOf(
+  registry: MCPToolRegistry,
+  features: ServerFeatureService,
+  priorityOf: (serverId: string) => number,
+): GatewayFeatures {
+  return {
+    offering: (kind) =>
+      registry
+        .servers()
+        .flatMap((config) => (registry.negotiated(config.id)?.capabilities[kind] !== undefined ? [config.id] : [])),
+    resources: async (serverId) => {
+      const catalog = await registry.features.resources(serverId);
+      return { resources: catalog.resources.items, templates: catalog.templates.items };
+    },
+    prompts: async (serverId) => (await registry.features.prompts(serverId)).items,
+    priorityOf,
+    read: (caller, serverId, uri, signal) => features.readAs(caller, serverId, uri, signal),
+    complete: (serverId, request, signal) => registry.features.complete(serverId, request, { signal }),
+    getPrompt: (caller, serverId, name, args, signal, asks) =>
+      features.getPromptAs(caller, serverId, name, args, signal, asks),
+  };
+}
+
+/** Starts (or stops) the gateway as the settings say; `port` overrides the saved one for this run. */
+function gatewayStarter(
+  gateway: Gateway,
+  registry: MCPToolRegistry,
+  settings: SettingsService,
+  warnings: AppWarnings,
+): (port: number | undefined) => Promise<void> {
   /**
    * The gateway now listens on `port` (moved there in Settings, or started): a server saved with a
    * URL on that port reaches it now. It is refused at once (gateway_loop, its tools dropped, no
@@ -179,7 +210,7 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     }
   };
 
-  const start = async (port: number | undefined): Promise<void> => {
+  return async (port: number | undefined): Promise<void> => {
     const wanted = settings.gateway();
     if (!wanted.enabled) return gateway.stop();
     const status = await gateway.start(port ?? wanted.port);
@@ -192,8 +223,4 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
       warnings.notice(`The agent gateway could not start on port ${status.port} (${status.errno ?? 'error'}).`);
     if (status.state !== 'listening') warnings.publish();
   };
-  settings.onGatewayChanged = () => void start(undefined);
-  settings.onAgentIdleChanged = (idleMs) => void gateway.setIdleMs(idleMs).catch(() => undefined);
-
-  return { gateway, agents, agentsChanged, toolsChanged, start };
 }

@@ -15,6 +15,7 @@ import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/
 import type { ParsedRequestOf, PromptResultView, ResourceReadView } from '../../shared/contract.js';
 import { expandTemplate } from '../mcp/features/resources.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
+import type { CallServerRequestHandlers } from '../mcp/types.js';
 import type { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { TraceHandle, Tracer } from '../tracing/tracer.js';
 import type { ImpliedDecision } from '../security/secureExecutor.js';
@@ -96,11 +97,15 @@ export class ServerFeatureService {
     name: string,
     args: Record<string, string>,
     signal: AbortSignal,
+    asks?: CallServerRequestHandlers,
   ): Promise<GetPromptResult> {
     const detail = { prompt: name, argumentNames: Object.keys(args) };
     const run = async (): Promise<GetPromptResult> => {
       await this.decide(caller, 'prompts/get', serverId, detail, signal);
-      return this.registry.features.getPrompt(serverId, name, args, { signal });
+      return this.registry.features.getPrompt(serverId, name, args, {
+        signal,
+        ...(asks ? { serverRequests: asks } : {}),
+      });
     };
     const { result } = await this.traced('prompts/get', serverId, detail, run, (r) => r.messages.length, caller);
     return this.redactor.redactSecretValues(result);

@@ -27,6 +27,7 @@ import type {
 import { UriTemplate } from '@modelcontextprotocol/server';
 import type { AgentVisibility, GatewayToolName } from '../../shared/agents.js';
 import type { CompletionRequest } from '../mcp/features/prompts.js';
+import type { CallServerRequestHandlers } from '../mcp/types.js';
 import { isVisible } from './catalog.js';
 import { nameTools, ownNames } from './toolNames.js';
 
@@ -79,6 +80,8 @@ export interface GatewayFeatures {
     name: string,
     args: Record<string, string>,
     signal: AbortSignal,
+    /** A 2026-07-28 agent's own answerers: a modern server's questions during the get go to it. */
+    asks?: CallServerRequestHandlers,
   ): Promise<GetPromptResult>;
 }
 

@@ -18,7 +18,8 @@
  */
 import type { RequestSpans } from '../telemetry/requestSpans.js';
 import { traceRequests } from '../telemetry/requestSpans.js';
-import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult, GetPromptResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   ProtocolError,
@@ -27,7 +28,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
-import type { AgentVisibility } from '../../shared/agents.js';
+import type { AgentVisibility, GatewayToolName } from '../../shared/agents.js';
 import { CALL_KEY_PART_MAX, CallKeyPartSchema } from '../../shared/contract/callKey.js';
 import type { CallOutcome, ErrorShape } from '../../shared/contract.js';
 import { gatewayMarkCapability, gatewayMarkMeta } from '../mcp/ownGateway.js';
@@ -51,7 +52,8 @@ import type { CallerWait } from '../security/approvals.js';
 import { waitEndedOf } from '../security/waitEnded.js';
 import type { StoredAgent } from './agentStore.js';
 import type { GatewayCatalog } from './catalog.js';
-import type { AgentElicit, AgentSample, ModernRounds } from './modernRounds.js';
+import type { AgentElicit, AgentRefuse, AgentRound, AgentSample, ModernRounds } from './modernRounds.js';
+import type { CallServerRequestHandlers, InputKind, RoundRelay } from '../mcp/types.js';
 import type { AgentTasks } from './agentTasks.js';
 import { TaskAnsweringServer, agentDeclaresTasks, serveAgentTasks } from './agentTasks.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
@@ -74,6 +76,8 @@ export interface GatewayCalls {
       elicit?: AgentElicit;
       /** The same for a downstream sampling request: the agent's model answers it. Absent when the agent declared no sampling. */
       sample?: AgentSample;
+      /** A 2026-07-28 agent: a 2026-07-28 server's rounds relayed whole, under the server's keys (mcp/types.ts RoundRelay). */
+      relay?: RoundRelay;
       /** How long the agent's client will wait, when known (callerWait.ts): the approval dialog shows it. */
       callerWait?: CallerWait;
       /** The call started (or stopped) waiting for the person's approval: the agent is kept informed (approvalWaitProgress.ts). */
@@ -300,20 +304,33 @@ function serveFeatures(
         ProtocolErrorCode.InvalidParams,
         `Unknown prompt: ${request.params.name}. Call prompts/list for the prompts this agent may get.`,
       );
-    const work = deps.inFlight?.begin(agent.id, scope.session?.(), ctx.mcpReq.signal);
-    try {
-      return await features.getPrompt(
-        caller(agent),
-        named.serverId,
-        named.toolName,
-        request.params.arguments ?? {},
-        work?.signal ?? ctx.mcpReq.signal,
+    const get = async (signal: AbortSignal, asks?: CallServerRequestHandlers): Promise<GetPromptResult> => {
+      const work = deps.inFlight?.begin(agent.id, scope.session?.(), signal);
+      try {
+        const args = request.params.arguments ?? {};
+        return await features.getPrompt(
+          caller(agent),
+          named.serverId,
+          named.toolName,
+          args,
+          work?.signal ?? signal,
+          asks,
+        );
+      } catch (error) {
+        throw refused(error, request.params.name);
+      } finally {
+        work?.done();
+      }
+    };
+    // A 2026-07-28 agent: a modern server's questions during the get are its own input_required rounds (modernRounds.ts).
+    if (scope.rounds)
+      return scope.rounds.round(
+        agent.id,
+        { sessionId: 'prompts/get', callId: randomUUID() },
+        ctx,
+        (_key, answerers, signal) => get(signal, agentAnswerersOf(ctx, answerers)),
       );
-    } catch (error) {
-      throw refused(error, request.params.name);
-    } finally {
-      work?.done();
-    }
+    return get(ctx.mcpReq.signal);
   });
 }
 
@@ -373,28 +390,95 @@ function serveSubscriptions(
   };
 }
 
+/**
+ * What a 2026-07-28 agent answers, by what its request declared (its envelope's capabilities): a
+ * 2025 server's questions one at a time, a 2026-07-28 server's rounds whole (mcp/inputRounds.ts).
+ */
+function agentAnswerersOf(
+  ctx: ServerContext,
+  answerers: { elicit: AgentElicit; sample: AgentSample; round: AgentRound; refuse: AgentRefuse },
+): { elicit?: AgentElicit; sample?: AgentSample; relay: RoundRelay } {
+  // (The SDK types the lifted envelope as an empty object: read it as the record it is.)
+  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    Partial<Record<InputKind, unknown>> | undefined;
+  const answers = new Set(
+    (['elicitation', 'sampling', 'roots'] as const).filter((k) => capabilities?.[k] !== undefined),
+  );
+  return {
+    ...(answers.has('elicitation') ? { elicit: answerers.elicit } : {}),
+    ...(answers.has('sampling') ? { sample: answerers.sample } : {}),
+    relay: { answers, round: answerers.round, refuse: answerers.refuse },
+  };
+}
+
+type CallAnswerers = { elicit?: AgentElicit; sample?: AgentSample; relay?: RoundRelay };
+type CallParams = { name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> };
+
 async function callTool(
   deps: AgentSessionDeps,
   scope: AgentServerScope,
-  params: {
-    name: string;
-    arguments?: Record<string, unknown> | undefined;
-    _meta?: Record<string, unknown> | undefined;
-  },
+  params: CallParams,
   ctx: ServerContext,
 ): Promise<CallToolResult | InputRequiredResult> {
   const agent = requireAgent(deps);
-  let named = deps.catalog.resolve(agent.visibility, params.name);
+  const named = await resolveTool(deps, agent, params.name, ctx.mcpReq.signal);
+  const rawMeta: Record<string, unknown> = { ...ctx.mcpReq._meta, ...params._meta };
+  const key = callKeyOf(agent, scope, rawMeta, ctx);
+  const { progress, callerWait } = progressOf(deps, params.name, rawMeta.progressToken, ctx);
+  const run = (
+    callKey: { sessionId: string; callId: string },
+    answerers: CallAnswerers,
+    requestSignal: AbortSignal,
+    onTask?: (event: TaskEvent) => void,
+  ): Promise<CallToolResult> =>
+    runCall(
+      deps,
+      scope,
+      { agent, named, params, ctx, progress, callerWait },
+      callKey,
+      answerers,
+      requestSignal,
+      onTask,
+    );
+  // A 2026-07-28 agent that declared tasks: a call the server behind runs as a task becomes the
+  // agent's own task (agentTasks.ts); downstream questions then go to the person.
+  if (scope.rounds && deps.tasks && agentDeclaresTasks(ctx))
+    return deps.tasks.start(agent.id, (signal, onTask) => run(key, {}, signal, onTask)) as Promise<CallToolResult>;
+  if (scope.rounds) {
+    return scope.rounds.round(agent.id, key, ctx, (callKey, answerers, signal) =>
+      run(callKey, agentAnswerersOf(ctx, answerers), signal),
+    );
+  }
+  return run(key, scope.answerersVia?.(ctx) ?? {}, ctx.mcpReq.signal);
+}
+
+/** The tool an agent's name reaches (looked up again once the servers still starting are ready), or -32602. */
+async function resolveTool(
+  deps: AgentSessionDeps,
+  agent: StoredAgent,
+  name: string,
+  signal: AbortSignal,
+): Promise<GatewayToolName> {
+  let named = deps.catalog.resolve(agent.visibility, name);
   if (!named && deps.serversStarting) {
-    await deps.serversStarting(agent.visibility, ctx.mcpReq.signal);
-    named = deps.catalog.resolve(agent.visibility, params.name);
+    await deps.serversStarting(agent.visibility, signal);
+    named = deps.catalog.resolve(agent.visibility, name);
   }
   if (!named)
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `Unknown tool: ${params.name}. Call tools/list for the tools this agent may use.`,
+      `Unknown tool: ${name}. Call tools/list for the tools this agent may use.`,
     );
-  const rawMeta: Record<string, unknown> = { ...ctx.mcpReq._meta, ...params._meta };
+  return named;
+}
+
+/** The call's checkpoint key: the agent's callId (and session) from `_meta`, else the era's key; a malformed one is -32602. */
+function callKeyOf(
+  agent: StoredAgent,
+  scope: AgentServerScope,
+  rawMeta: Record<string, unknown>,
+  ctx: ServerContext,
+): { sessionId: string; callId: string } {
   const meta = callMetaOf(rawMeta);
   if (!meta) {
     throw new ProtocolError(
@@ -403,14 +487,20 @@ async function callTool(
     );
   }
   const { callId, session } = meta;
-  const key =
-    callId !== undefined
-      ? agentCallKey(agent, { callId, ...(session !== undefined ? { session } : {}) })
-      : scope.keyWithoutCallId(agent, ctx.mcpReq.id);
-  const progressToken = rawMeta.progressToken;
+  return callId !== undefined
+    ? agentCallKey(agent, { callId, ...(session !== undefined ? { session } : {}) })
+    : scope.keyWithoutCallId(agent, ctx.mcpReq.id);
+}
+
+/** With a progress token the agent hears the server's progress, and while the call waits for approval, that it waits. */
+function progressOf(
+  deps: AgentSessionDeps,
+  toolName: string,
+  progressToken: unknown,
+  ctx: ServerContext,
+): { progress: ApprovalWaitProgress | undefined; callerWait: CallerWait | undefined } {
   const sentAt = Date.now();
   const hasToken = typeof progressToken === 'string' || typeof progressToken === 'number';
-  // With a progress token the agent hears the server's progress, and while the call waits for approval, that it waits.
   const progress = hasToken
     ? new ApprovalWaitProgress(
         (update: ProgressUpdate) => {
@@ -422,77 +512,69 @@ async function callTool(
           };
           ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
         },
-        params.name,
+        toolName,
         deps.waitingProgressMs,
       )
     : undefined;
-  const callerWait = callerWaitOf(sentAt, hasToken);
-  const run = async (
-    callKey: { sessionId: string; callId: string },
-    answerers: { elicit?: AgentElicit; sample?: AgentSample },
-    requestSignal: AbortSignal,
-    onTask?: (event: TaskEvent) => void,
-  ): Promise<CallToolResult> => {
-    deps.onActivity();
-    // The app may end this call (the agent revoked or removed): it is then answered with why, before the connection closes.
-    const work = deps.inFlight?.begin(agent.id, scope.session?.(), requestSignal);
-    const signal = work?.signal ?? requestSignal;
-    // The server's log messages reach the agent while this is the gateway's only call there (agentSubscriptions.ts).
-    const endCall = deps.followers?.calls.begin(named.serverId);
-    const stopLogs = deps.followers?.source.onServerLog(named.serverId, (message) => {
-      if (deps.followers?.calls.alone(named.serverId))
-        // eslint-disable-next-line @typescript-eslint/no-deprecated -- MCP logging is deprecated in 2026-07-28 but still offered; the README promises it
-        ctx.mcpReq.log(message.level, message.text, message.logger).catch(() => undefined);
-    });
-    try {
-      const outcome = await deps.calls.call(
-        { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: callKey.callId },
-        { userId: agent.name, sessionId: callKey.sessionId },
-        {
-          signal,
-          ...(progress ? { onProgress: progress.forward, onApprovalWait: progress.onApprovalWait } : {}),
-          ...(callerWait ? { callerWait } : {}),
-          ...(answerers.elicit ? { elicit: answerers.elicit } : {}),
-          ...(answerers.sample ? { sample: answerers.sample } : {}),
-          ...(onTask ? { onTask } : {}),
-        },
-      );
-      return {
-        content: outcome.result.content as CallToolResult['content'],
-        ...(outcome.result.structuredContent ? { structuredContent: outcome.result.structuredContent } : {}),
-        ...(outcome.result.isError ? { isError: true } : {}),
-        _meta: { [META_CALL_ID]: callKey.callId, [META_TRACE_ID]: outcome.traceId, [META_REPLAYED]: outcome.replayed },
-      };
-    } catch (error) {
-      return agentErrorResult(deps.describe(error), params.name, callKey.callId, waitEndedOf(signal));
-    } finally {
-      stopLogs?.();
-      endCall?.();
-      progress?.stop();
-      work?.done();
-      deps.onActivity();
-    }
-  };
-  // A 2026-07-28 agent that declared tasks: a call the server behind runs as a task becomes the
-  // agent's own task (agentTasks.ts); downstream questions then go to the person.
-  if (scope.rounds && deps.tasks && agentDeclaresTasks(ctx))
-    return deps.tasks.start(agent.id, (signal, onTask) => run(key, {}, signal, onTask)) as Promise<CallToolResult>;
-  if (scope.rounds) {
-    // A modern agent can be asked only what it declared it can answer (the request's envelope).
-    // (The SDK types the lifted envelope as an empty object: read it as the record it is.)
-    const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
-      CLIENT_CAPABILITIES_META_KEY
-    ] as { elicitation?: unknown; sampling?: unknown } | undefined;
-    return scope.rounds.round(agent.id, key, ctx, (callKey, answerers, signal) =>
-      run(
-        callKey,
-        {
-          ...(capabilities?.elicitation !== undefined ? { elicit: answerers.elicit } : {}),
-          ...(capabilities?.sampling !== undefined ? { sample: answerers.sample } : {}),
-        },
+  return { progress, callerWait: callerWaitOf(sentAt, hasToken) };
+}
+
+/** One run of the call through the app's call path, answered as the agent's result (a failure as an isError result). */
+async function runCall(
+  deps: AgentSessionDeps,
+  scope: AgentServerScope,
+  call: {
+    agent: StoredAgent;
+    named: GatewayToolName;
+    params: CallParams;
+    ctx: ServerContext;
+    progress: ApprovalWaitProgress | undefined;
+    callerWait: CallerWait | undefined;
+  },
+  callKey: { sessionId: string; callId: string },
+  answerers: CallAnswerers,
+  requestSignal: AbortSignal,
+  onTask?: (event: TaskEvent) => void,
+): Promise<CallToolResult> {
+  const { agent, named, params, ctx, progress, callerWait } = call;
+  deps.onActivity();
+  // The app may end this call (the agent revoked or removed): it is then answered with why, before the connection closes.
+  const work = deps.inFlight?.begin(agent.id, scope.session?.(), requestSignal);
+  const signal = work?.signal ?? requestSignal;
+  // The server's log messages reach the agent while this is the gateway's only call there (agentSubscriptions.ts).
+  const endCall = deps.followers?.calls.begin(named.serverId);
+  const stopLogs = deps.followers?.source.onServerLog(named.serverId, (message) => {
+    if (deps.followers?.calls.alone(named.serverId))
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- MCP logging is deprecated in 2026-07-28 but still offered; the README promises it
+      ctx.mcpReq.log(message.level, message.text, message.logger).catch(() => undefined);
+  });
+  try {
+    const outcome = await deps.calls.call(
+      { name: named.toolName, serverId: named.serverId, args: params.arguments ?? {}, callId: callKey.callId },
+      { userId: agent.name, sessionId: callKey.sessionId },
+      {
         signal,
-      ),
+        ...(progress ? { onProgress: progress.forward, onApprovalWait: progress.onApprovalWait } : {}),
+        ...(callerWait ? { callerWait } : {}),
+        ...(answerers.elicit ? { elicit: answerers.elicit } : {}),
+        ...(answerers.sample ? { sample: answerers.sample } : {}),
+        ...(answerers.relay ? { relay: answerers.relay } : {}),
+        ...(onTask ? { onTask } : {}),
+      },
     );
+    return {
+      content: outcome.result.content as CallToolResult['content'],
+      ...(outcome.result.structuredContent ? { structuredContent: outcome.result.structuredContent } : {}),
+      ...(outcome.result.isError ? { isError: true } : {}),
+      _meta: { [META_CALL_ID]: callKey.callId, [META_TRACE_ID]: outcome.traceId, [META_REPLAYED]: outcome.replayed },
+    };
+  } catch (error) {
+    return agentErrorResult(deps.describe(error), params.name, callKey.callId, waitEndedOf(signal));
+  } finally {
+    stopLogs?.();
+    endCall?.();
+    progress?.stop();
+    work?.done();
+    deps.onActivity();
   }
-  return run(key, scope.answerersVia?.(ctx) ?? {}, ctx.mcpReq.signal);
 }

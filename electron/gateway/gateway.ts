@@ -84,6 +84,8 @@ type State = Pick<GatewayStatus, 'state' | 'errno'> & { port: number };
  * its end, within this delay.
  */
 const ACTIVITY_REPORT_MS = 250;
+/** A request already answered (refused) while it was being read. */
+const ANSWERED = Symbol('answered');
 
 function jsonRpcError(
   res: ServerResponse,
@@ -340,39 +342,8 @@ export class Gateway {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const port = this.state.port;
-    let path: string;
-    try {
-      path = new URL(req.url ?? '/', 'http://host').pathname;
-    } catch {
-      return jsonRpcError(res, 400, -32600, 'Bad request URL.');
-    }
-    // The sign-in's endpoints (metadata, registration, authorization, consent, token, revocation): Host checked, then theirs.
-    if (this.signIn.handles(path)) {
-      if (!isAllowedHost(req.headers.host, port))
-        return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
-      return this.signIn.serve(req, res, path);
-    }
-    if (path !== GATEWAY_PATH)
-      return jsonRpcError(res, 404, -32601, `Not found: the MiniHarness gateway is at ${GATEWAY_PATH}.`);
-    if (!isAllowedHost(req.headers.host, port))
-      return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
-    if (!isAllowedOrigin(req.headers.origin, port))
-      return jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Origin.');
-    // A static token or a signed-in agent's access token; refused, the client reads MiniHarness's sentence (header and body).
-    const authenticated = await this.signIn.authenticate(req.headers.authorization, req.headers.host);
-    if (!('agent' in authenticated))
-      return jsonRpcError(res, authenticated.status, -32001, authenticated.sentence, authenticated.headers);
-    const agent = authenticated.agent;
-    // The agent's share of the connections (agentShare.ts): beyond it, other agents would find none.
-    if (!this.openRequests.hold(agent.id, res))
-      return jsonRpcError(
-        res,
-        503,
-        -32000,
-        `Too many requests open: this agent already has ${this.openRequests.max} requests open at once (streams, calls waiting), and MiniHarness allows ${this.openRequests.max} per agent so that other agents keep room. Close a stream you no longer use, or wait for a call to finish.`,
-        { 'Retry-After': '5' },
-      );
+    const agent = await this.admit(req, res);
+    if (!agent) return;
 
     // Authenticated requests also look for idle sessions and clients, besides the timer — at most once per sweep interval
     // (a walk of every session per request was measurable under load; a request on an idle session is still refused below).
@@ -386,31 +357,9 @@ export class Gateway {
     const sessionId = Array.isArray(header) ? header[0] : header;
     let body: unknown;
     if (req.method === 'POST') {
-      let raw: Buffer;
-      try {
-        // Counted while it arrives: too deep or too many values is refused before anything parses or walks it (requestBounds.ts).
-        raw = await readBody(req, this.maxBodyBytes, new JsonBoundsCounter());
-      } catch (error) {
-        if (error instanceof BodyTooLarge || error instanceof BodyOverBounds) {
-          // The rest of the body is not read: the connection ends once the answer is out.
-          res.once('finish', () => req.destroy());
-          const [status, message] =
-            error instanceof BodyTooLarge
-              ? [413, `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`]
-              : error.breach.limit === 'depth'
-                ? [400, `Invalid request: ${jsonBreachSentence(error.breach, 'the body')}`]
-                : [413, `Request too large: ${jsonBreachSentence(error.breach, 'the body')}`];
-          return jsonRpcError(res, status, -32600, message, { Connection: 'close' });
-        }
-        throw error;
-      }
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
-      }
-      const refusal = requestBoundsRefusal(body);
-      if (refusal !== undefined) return jsonRpcError(res, 400, -32600, refusal);
+      const read = await this.readJsonBody(req, res);
+      if (read === ANSWERED) return;
+      body = read.body;
     }
 
     // The SDK's own era decision (the envelope claim), on the body already read: modern requests never reach a session.
@@ -420,7 +369,106 @@ export class Gateway {
       if (this.modernClients.request(agent.id, body, res)) this.options.onChange();
       return this.modern.serve(agent.id, req, res, body, webRequest);
     }
+    return this.serveLegacy(req, res, agent, sessionId, body, webRequest);
+  }
 
+  /**
+   * The request's path, Host, Origin and token checked, and the agent's share of connections held
+   * (agentShare.ts): the agent, or undefined once the request is answered (a sign-in endpoint, or a refusal).
+   */
+  private async admit(req: IncomingMessage, res: ServerResponse): Promise<StoredAgent | undefined> {
+    const port = this.state.port;
+    let path: string;
+    try {
+      path = new URL(req.url ?? '/', 'http://host').pathname;
+    } catch {
+      jsonRpcError(res, 400, -32600, 'Bad request URL.');
+      return undefined;
+    }
+    // The sign-in's endpoints (metadata, registration, authorization, consent, token, revocation): Host checked, then theirs.
+    if (this.signIn.handles(path)) {
+      if (!isAllowedHost(req.headers.host, port)) jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');
+      else await this.signIn.serve(req, res, path);
+      return undefined;
+    }
+    const refusal =
+      path !== GATEWAY_PATH
+        ? ([404, -32601, `Not found: the MiniHarness gateway is at ${GATEWAY_PATH}.`] as const)
+        : !isAllowedHost(req.headers.host, port)
+          ? ([403, -32600, 'Forbidden: unexpected Host header.'] as const)
+          : !isAllowedOrigin(req.headers.origin, port)
+            ? ([403, -32600, 'Forbidden: unexpected Origin.'] as const)
+            : undefined;
+    if (refusal) {
+      jsonRpcError(res, refusal[0], refusal[1], refusal[2]);
+      return undefined;
+    }
+    // A static token or a signed-in agent's access token; refused, the client reads MiniHarness's sentence (header and body).
+    const authenticated = await this.signIn.authenticate(req.headers.authorization, req.headers.host);
+    if (!('agent' in authenticated)) {
+      jsonRpcError(res, authenticated.status, -32001, authenticated.sentence, authenticated.headers);
+      return undefined;
+    }
+    const agent = authenticated.agent;
+    // The agent's share of the connections (agentShare.ts): beyond it, other agents would find none.
+    if (!this.openRequests.hold(agent.id, res)) {
+      jsonRpcError(
+        res,
+        503,
+        -32000,
+        `Too many requests open: this agent already has ${this.openRequests.max} requests open at once (streams, calls waiting), and MiniHarness allows ${this.openRequests.max} per agent so that other agents keep room. Close a stream you no longer use, or wait for a call to finish.`,
+        { 'Retry-After': '5' },
+      );
+      return undefined;
+    }
+    return agent;
+  }
+
+  /** A POST's body, read within the bounds and parsed; ANSWERED when it was refused (too large, too deep, not JSON). */
+  private async readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<{ body: unknown } | typeof ANSWERED> {
+    let raw: Buffer;
+    try {
+      // Counted while it arrives: too deep or too many values is refused before anything parses or walks it (requestBounds.ts).
+      raw = await readBody(req, this.maxBodyBytes, new JsonBoundsCounter());
+    } catch (error) {
+      if (error instanceof BodyTooLarge || error instanceof BodyOverBounds) {
+        // The rest of the body is not read: the connection ends once the answer is out.
+        res.once('finish', () => req.destroy());
+        const [status, message] =
+          error instanceof BodyTooLarge
+            ? [413, `Request too large: the gateway accepts at most ${this.maxBodyBytes} bytes.`]
+            : error.breach.limit === 'depth'
+              ? [400, `Invalid request: ${jsonBreachSentence(error.breach, 'the body')}`]
+              : [413, `Request too large: ${jsonBreachSentence(error.breach, 'the body')}`];
+        jsonRpcError(res, status, -32600, message, { Connection: 'close' });
+        return ANSWERED;
+      }
+      throw error;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
+      return ANSWERED;
+    }
+    const refusal = requestBoundsRefusal(body);
+    if (refusal !== undefined) {
+      jsonRpcError(res, 400, -32600, refusal);
+      return ANSWERED;
+    }
+    return { body };
+  }
+
+  /** A 2025 request: on its session (checked: this agent's, not idle), or an initialize that opens one within the agent's limit. */
+  private async serveLegacy(
+    req: IncomingMessage,
+    res: ServerResponse,
+    agent: StoredAgent,
+    sessionId: string | undefined,
+    body: unknown,
+    webRequest: Request,
+  ): Promise<void> {
     if (sessionId !== undefined) {
       const session = this.sessions.get(sessionId);
       // Another agent's session id is as unknown as a made-up one.

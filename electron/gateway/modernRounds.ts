@@ -20,9 +20,13 @@
  * answers it, and every other copy — sent at the same time, or late after the next question —
  * answers nothing and gets the same next step: the next question, or the call's outcome.
  *
- * The app's call path does not use the hooks yet (CallService and the registry's question
- * handlers are not the gateway's): until they do, a downstream's questions go to the person in
- * MiniHarness, as before; test/gateway/agentServerRequests.test.ts drives the hooks with a call-path double.
+ * A 2026-07-28 server's round reaches the agent whole (`round`: every request of a kind the agent
+ * declared, under the server's own keys; mcp/inputRounds.ts decides which), and only the keys it
+ * asked are taken back from the agent's `inputResponses`. Responses an agent sends with its first
+ * request answer the first round when they cover its keys. A sampling request the agent did not
+ * declare fails its round with -32021 (`refuse`), and the call ends downstream. A 2025 server's
+ * question (`elicit`, `sample`) is one per round, under the key `question`. Proved through real
+ * processes by test/gateway/roundRelay.test.ts and downstreamServerRequests.test.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type {
@@ -36,7 +40,13 @@ import type {
   InputRequiredResult,
   ServerContext,
 } from '@modelcontextprotocol/server';
-import { ProtocolError, ProtocolErrorCode, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
+import {
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  createRequestStateCodec,
+  inputRequired,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /** A question of a downstream server, as the call path hands it to the agent. */
@@ -48,18 +58,37 @@ type SamplingRequest = CreateMessageRequestParamsBase;
 export type SamplingResult = CreateMessageResult;
 /** A sampling request of a downstream server, for the agent's model. */
 export type AgentSample = (request: SamplingRequest, signal: AbortSignal) => Promise<SamplingResult>;
-/** How a round reaches the downstream's questions: both hooks of one flight. */
+/** A 2026-07-28 server's round, relayed whole to the agent (the server's keys; responses by key). */
+export type AgentRound = (
+  requests: Record<string, InputRequest>,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
+/** The agent lacks what the server asked for (`capability`): its round fails with -32021. */
+export type AgentRefuse = (capability: 'elicitation' | 'sampling' | 'roots') => Promise<never>;
+/**
+ * How a round reaches the downstream's questions: a question of a 2025 server one at a time
+ * (`elicit`, `sample`), a 2026-07-28 server's round whole under its own keys (`round`), and the
+ * refusal of what the agent did not declare (`refuse`: the agent's round fails with -32021).
+ */
 interface AgentAnswerers {
   elicit: AgentElicit;
   sample: AgentSample;
+  round: AgentRound;
+  refuse: AgentRefuse;
 }
 
 /** How long a flight waits for the agent's next round. */
 const FLIGHT_TTL_MS = 5 * 60_000;
 /** How long a flight that asked the agent something is kept after its end (its outcome answers late copies of the last answer). */
 const ENDED_FLIGHT_MS = 60_000;
-/** The key of the question in `inputRequests` / `inputResponses`. */
+/** The key of a 2025 server's question in `inputRequests` / `inputResponses` (a 2026-07-28 server's keep their own). */
 const QUESTION_KEY = 'question';
+
+type Run = (
+  key: { sessionId: string; callId: string },
+  answerers: AgentAnswerers,
+  signal: AbortSignal,
+) => Promise<unknown>;
 
 interface SealedRound {
   flight: string;
@@ -72,10 +101,14 @@ interface SealedRound {
 interface Flight {
   agentId: string;
   controller: AbortController;
-  /** The call's final result, once it ends. */
-  outcome: Promise<CallToolResult>;
-  /** The question waiting for the agent's answer, if any: the embedded request, and how its response settles it. */
-  question?: { request: InputRequest; answer(response: unknown): void };
+  /** The call's final result, once it ends (a tool's result, or a prompt's). */
+  outcome: Promise<unknown>;
+  /** The questions waiting for the agent's answer, if any: the embedded requests by key, and how the agent's responses settle them. */
+  question?: { requests: Record<string, InputRequest>; answer(responses: Record<string, unknown>): void };
+  /** The agent's round fails with this (it lacks a capability the server asked for); the call is ended. */
+  refused?: ProtocolError;
+  /** Responses the agent sent with its first round (no state yet): they answer the first questions under the same keys. */
+  preanswered?: Record<string, unknown>;
   /** How many questions the flight has asked (the current one's number). */
   asked: number;
   /** The call ended (its outcome is settled). */
@@ -105,16 +138,12 @@ export class ModernRounds {
    * state) answers the flight's question with the agent's response. Resolves with the result, or
    * `input_required` when the downstream asks (again).
    */
-  async round(
+  async round<T = CallToolResult>(
     agentId: string,
     key: { sessionId: string; callId: string },
     ctx: ServerContext,
-    run: (
-      key: { sessionId: string; callId: string },
-      answerers: AgentAnswerers,
-      signal: AbortSignal,
-    ) => Promise<CallToolResult>,
-  ): Promise<CallToolResult | InputRequiredResult> {
+    run: (key: { sessionId: string; callId: string }, answerers: AgentAnswerers, signal: AbortSignal) => Promise<T>,
+  ): Promise<T | InputRequiredResult> {
     const sealed = ctx.mcpReq.requestState<SealedRound>();
     let id: string;
     let flight: Flight | undefined;
@@ -135,17 +164,17 @@ export class ModernRounds {
         owner = question !== undefined && (sealed.asked ?? 1) === flight.asked;
         if (owner) {
           flight.question = undefined;
-          question?.answer(ctx.mcpReq.inputResponses?.[QUESTION_KEY]);
+          question?.answer(ctx.mcpReq.inputResponses ?? {});
         }
       } else {
         // The flight is gone: its answer has nothing left to answer. The same key runs again —
         // which the checkpoint answers (the stored result, or "in progress or unknown").
         id = randomUUID();
-        flight = this.start(id, agentId, key, run);
+        flight = this.start(id, agentId, key, run as Run);
       }
     } else {
       id = randomUUID();
-      flight = this.start(id, agentId, key, run);
+      flight = this.start(id, agentId, key, run as Run, ctx.mcpReq.inputResponses);
     }
     clearTimeout(flight.timer);
     // The agent going away during a round ends the call, as closing a stream does.
@@ -153,6 +182,13 @@ export class ModernRounds {
     if (owner) ctx.mcpReq.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const next = await this.next(flight);
+      if (next === 'refused') {
+        // The agent cannot answer what the server asked: it is told (-32021), and the call ends downstream.
+        clearTimeout(flight.timer);
+        this.flights.delete(id);
+        flight.controller.abort();
+        throw flight.refused!;
+      }
       if (next === 'done') {
         // A flight that asked is kept a little after its end, so that a copy of its last answer still gets its outcome.
         clearTimeout(flight.timer);
@@ -161,7 +197,7 @@ export class ModernRounds {
           flight.timer = setTimeout(() => this.flights.delete(id), ENDED_FLIGHT_MS);
           flight.timer.unref();
         }
-        return await flight.outcome;
+        return (await flight.outcome) as T;
       }
       clearTimeout(flight.timer);
       flight.timer = setTimeout(() => {
@@ -170,7 +206,7 @@ export class ModernRounds {
       }, FLIGHT_TTL_MS);
       flight.timer.unref();
       const state = await this.codec.mint({ flight: id, agentId, key, asked: flight.asked });
-      return inputRequired({ inputRequests: { [QUESTION_KEY]: next.request }, requestState: state });
+      return inputRequired({ inputRequests: next.requests, requestState: state });
     } finally {
       ctx.mcpReq.signal.removeEventListener('abort', onAbort);
     }
@@ -199,11 +235,8 @@ export class ModernRounds {
     id: string,
     agentId: string,
     key: { sessionId: string; callId: string },
-    run: (
-      key: { sessionId: string; callId: string },
-      answerers: AgentAnswerers,
-      signal: AbortSignal,
-    ) => Promise<CallToolResult>,
+    run: Run,
+    preanswered?: Record<string, unknown>,
   ): Flight {
     const controller = new AbortController();
     const flight: Flight = {
@@ -213,22 +246,31 @@ export class ModernRounds {
       settled: false,
       wake: new Set(),
       outcome: Promise.resolve({ content: [] }),
+      ...(preanswered && Object.keys(preanswered).length > 0 ? { preanswered } : {}),
     };
     const wakeAll = (): void => {
       const waiting = [...flight.wake];
       flight.wake.clear();
       for (const wake of waiting) wake();
     };
-    /** Parks a question until the agent's next round answers it; `settle` turns the agent's response into the downstream's answer. */
-    const park = <T>(request: InputRequest, settle: (response: unknown) => T, signal: AbortSignal): Promise<T> =>
+    /** Parks questions until the agent's next round answers them; `settle` turns the agent's responses into the downstream's answer. */
+    const park = <T>(
+      requests: Record<string, InputRequest>,
+      settle: (responses: Record<string, unknown>) => T,
+      signal: AbortSignal,
+    ): Promise<T> =>
       new Promise<T>((resolve, reject) => {
         const cancelled = (): void => reject(new Error('The question was withdrawn.'));
         if (signal.aborted || controller.signal.aborted) return cancelled();
+        // Answered already: the agent sent these keys with its first round (a stateless client may).
+        const early = flight.preanswered;
+        flight.preanswered = undefined;
+        if (early && Object.keys(requests).every((key) => key in early)) return resolve(settle(early));
         signal.addEventListener('abort', cancelled, { once: true });
         controller.signal.addEventListener('abort', cancelled, { once: true });
         flight.asked++;
         flight.question = {
-          request,
+          requests,
           answer: (response) => {
             try {
               resolve(settle(response));
@@ -243,11 +285,14 @@ export class ModernRounds {
       // An answer that is not one (missing or malformed) counts as the agent cancelling.
       elicit: (params, signal) =>
         park(
-          params.mode === 'url'
-            ? inputRequired.elicitUrl(params)
-            : inputRequired.elicit(params as ElicitRequestFormParams),
-          (response): ElicitResult => {
-            const answer = ElicitAnswer.safeParse(response);
+          {
+            [QUESTION_KEY]:
+              params.mode === 'url'
+                ? inputRequired.elicitUrl(params)
+                : inputRequired.elicit(params as ElicitRequestFormParams),
+          },
+          (responses): ElicitResult => {
+            const answer = ElicitAnswer.safeParse(responses[QUESTION_KEY]);
             return answer.success ? (answer.data as ElicitResult) : { action: 'cancel' };
           },
           signal,
@@ -255,14 +300,30 @@ export class ModernRounds {
       // A sampling answer must be one: anything else fails the downstream's request.
       sample: (params, signal) =>
         park(
-          inputRequired.createMessage(params),
-          (response): SamplingResult => {
+          { [QUESTION_KEY]: inputRequired.createMessage(params) },
+          (responses): SamplingResult => {
+            const response = responses[QUESTION_KEY];
             if (!SamplingAnswer.safeParse(response).success)
               throw new Error('The agent did not answer the sampling request with a message.');
             return response as SamplingResult;
           },
           signal,
         ),
+      // A 2026-07-28 server's round, whole: only the keys it asked are kept (others the agent sent are ignored).
+      round: (requests, signal) =>
+        park(
+          requests,
+          (responses) => Object.fromEntries(Object.keys(requests).map((key) => [key, responses[key]])),
+          signal,
+        ),
+      refuse: (capability) => {
+        flight.refused = new MissingRequiredClientCapabilityError(
+          { requiredCapabilities: { [capability]: {} } },
+          `The server behind asked for ${capability}, which this agent did not declare in its clientCapabilities.`,
+        );
+        wakeAll();
+        return Promise.reject(new Error(`The agent cannot answer ${capability}.`));
+      },
     };
     flight.outcome = run(key, answerers, controller.signal).finally(() => {
       flight.settled = true;
@@ -275,9 +336,10 @@ export class ModernRounds {
   }
 
   /** Waits for the flight's next question, or its end (both wake it; checked and armed in one turn, so neither is missed). */
-  private async next(flight: Flight): Promise<'done' | { request: InputRequest }> {
+  private async next(flight: Flight): Promise<'done' | 'refused' | { requests: Record<string, InputRequest> }> {
     for (;;) {
-      if (flight.question) return { request: flight.question.request };
+      if (flight.refused) return 'refused';
+      if (flight.question) return { requests: flight.question.requests };
       if (flight.settled) return 'done';
       await new Promise<void>((resolve) => flight.wake.add(resolve));
     }

@@ -1011,6 +1011,34 @@ export class MCPClient implements ToolClient {
     }
   }
 
+  featureRounds(
+    operation: string,
+    params: Record<string, unknown>,
+    send: (sdk: Client, params: Record<string, unknown>, options: SdkRequestOptions) => Promise<unknown>,
+    options: RequestOptions = {},
+  ): Promise<unknown> {
+    const once = (legParams: Record<string, unknown>): Promise<unknown> =>
+      this.featureRequest(operation, (sdk, o) => send(sdk, legParams, o), options);
+    if (!options.serverRequests?.relay || this._negotiated?.era !== 'modern') return once(params);
+    const context: InputRoundsContext = {
+      serverId: this.serverId,
+      person: this.options.serverRequests
+        ? { serverId: this.serverId, handlers: this.options.serverRequests, note: (line) => this.log.note(line) }
+        : undefined,
+      serverRequests: options.serverRequests,
+      roots: () => this.roots,
+      note: (line) => this.log.note(line),
+      maxRounds: MAX_INPUT_ROUNDS,
+    };
+    return runInputRounds(params, once, context, options.signal ?? new AbortController().signal).catch(
+      (error: unknown) => {
+        throw this.noteFailure(
+          this.mapError(error, operation, options.timeoutMs ?? this.config.timeoutMs, options.signal),
+        );
+      },
+    );
+  }
+
   /** Installs notification handlers (list changes, resource updates) on this ready connection's SDK client. */
   attachFeatureHandlers(install: (sdk: Client) => void): void {
     install(this.requireReady('notifications'));

@@ -12,7 +12,10 @@
  * - an elicitation or a sampling request: the call's own hook when it has one (an agent that
  *   declared it can answer — `RequestOptions.asks`), else the client's handlers (the person);
  *   neither: the call fails, no answer is made up;
- * - roots: the configured folders, always (never a person).
+ * - roots: the configured folders (never a person);
+ * - a 2026-07-28 caller (`RequestOptions.serverRequests.relay`, the gateway's modern agents) gets
+ *   first, in one go and under the server's own keys, every request of a kind it declared; of the
+ *   rest, a sampling request is refused to it (-32021 on its request), the others are answered above.
  * An agent's sampling answer is relayed as text only; anything else is refused with a clear error.
  *
  * The same answering (`answerInputRequests`) serves a task's `input_required` (tasks/followTask.ts).
@@ -23,7 +26,8 @@
  */
 import { SdkError, SdkErrorCode, isInputRequiredResult, specTypeSchemas } from '@modelcontextprotocol/client';
 import type { ElicitRequestParams, ElicitResult, InputRequest, InputResponse } from '@modelcontextprotocol/client';
-import type { SamplingParams } from './retiredFeatures.js';
+import { MCPProtocolError } from './errors.js';
+import type { SamplingParams, SamplingResult } from './retiredFeatures.js';
 import type { PersonAnswerer, PersonWait } from './serverRequests.js';
 import {
   agentElicitation,
@@ -33,7 +37,7 @@ import {
   rootsOf,
   whilePersonAnswers,
 } from './serverRequests.js';
-import type { CallServerRequestHandlers, InputAnswerer, InputRound } from './types.js';
+import type { CallServerRequestHandlers, InputAnswerer, InputKind, InputRound, RoundRelay } from './types.js';
 
 export interface InputRoundsContext {
   serverId: string;
@@ -97,7 +101,11 @@ export async function answerInputRequests(
 ): Promise<{ responses: Record<string, InputResponse>; requests: InputRound['requests'] }> {
   const requests: InputRound['requests'] = [];
   const responses: Record<string, InputResponse> = {};
-  for (const [key, request] of Object.entries(inputRequests)) {
+  const relay = context.serverRequests?.relay;
+  const rest = relay
+    ? await relayToCaller(relay, inputRequests, context, signal, { requests, responses })
+    : inputRequests;
+  for (const [key, request] of Object.entries(rest)) {
     throwIfAborted(signal);
     // An answerer that gave up because the call ended: the call's end is the error.
     // The call ends when its signal aborts, whether or not the answerer has noticed yet.
@@ -110,6 +118,77 @@ export async function answerInputRequests(
   }
   throwIfAborted(signal);
   return { responses, requests };
+}
+
+/**
+ * A 2026-07-28 caller's share of a round: every request of a kind it declared goes to it at once,
+ * under the server's own key, and its responses are checked here (a response under a key not
+ * asked is ignored). A sampling request it did not declare is refused to it (`relay.refuse`).
+ * Resolves with the requests left for this client to answer (the person, the configured roots).
+ */
+async function relayToCaller(
+  relay: RoundRelay,
+  inputRequests: Record<string, InputRequest>,
+  context: InputRoundsContext,
+  signal: AbortSignal,
+  into: { requests: InputRound['requests']; responses: Record<string, InputResponse> },
+): Promise<Record<string, InputRequest>> {
+  const toCaller: Record<string, InputRequest> = {};
+  const rest: Record<string, InputRequest> = {};
+  for (const [key, request] of Object.entries(inputRequests)) {
+    const kind = kindOf(request);
+    if (kind && relay.answers.has(kind)) toCaller[key] = request;
+    else if (kind === 'sampling') await relay.refuse(kind);
+    else rest[key] = request;
+  }
+  if (Object.keys(toCaller).length === 0) return rest;
+  const answers = await untilAborted(relay.round(toCaller, signal), signal);
+  for (const [key, request] of Object.entries(toCaller)) {
+    const kind = kindOf(request)!;
+    into.responses[key] = await checkedResponse(key, kind, request, answers[key], context, signal);
+    into.requests.push({ kind, answeredBy: 'agent' });
+  }
+  return rest;
+}
+
+function kindOf(request: InputRequest): InputKind | undefined {
+  const method = (request as { method?: unknown }).method;
+  return method === 'elicitation/create'
+    ? 'elicitation'
+    : method === 'sampling/createMessage'
+      ? 'sampling'
+      : method === 'roots/list'
+        ? 'roots'
+        : undefined;
+}
+
+/** The caller's response to one relayed request, checked as its kind requires (an elicitation left unanswered counts as cancelled). */
+async function checkedResponse(
+  key: string,
+  kind: InputKind,
+  request: InputRequest,
+  response: unknown,
+  context: InputRoundsContext,
+  signal: AbortSignal,
+): Promise<InputResponse> {
+  if (kind === 'elicitation') {
+    const params = validParams(key, 'ElicitRequestParams', request.params) as ElicitRequestParams;
+    const answered = (response ?? { action: 'cancel' }) as ElicitResult;
+    return withFormDefaults(params, await agentElicitation(context, params, () => Promise.resolve(answered), signal));
+  }
+  if (kind === 'sampling') {
+    const params = validParams(key, 'CreateMessageRequestParams', request.params) as SamplingParams;
+    const answered = (typeof response === 'object' && response !== null ? response : { content: [] }) as SamplingResult;
+    return agentSampling(context, params, () => Promise.resolve(answered), signal);
+  }
+  const roots = specTypeSchemas.ListRootsResult['~standard'].validate(response ?? {});
+  if (roots.issues)
+    throw new MCPProtocolError(
+      context.serverId,
+      `the agent's answer to the server's roots/list request is not a list of roots`,
+    );
+  context.note(`roots/list answered with ${roots.value.roots.length} root(s) (answered by the agent)`);
+  return roots.value;
 }
 
 /**

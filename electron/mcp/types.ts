@@ -5,6 +5,7 @@ import type {
   ElicitRequestURLParams,
   ElicitResult,
   Implementation,
+  InputRequest,
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
@@ -86,6 +87,25 @@ export type CallQuestion = ElicitRequestFormParams | ElicitRequestURLParams;
 export interface CallServerRequestHandlers {
   elicit?: (question: CallQuestion, signal: AbortSignal) => Promise<ElicitResult>;
   sample?: (params: SamplingParams, signal: AbortSignal) => Promise<SamplingResult>;
+  /** A 2026-07-28 caller (an agent's `input_required`): a modern server's rounds are relayed whole (inputRounds.ts). */
+  relay?: RoundRelay;
+}
+
+/** The kinds of request a 2026-07-28 server embeds in `input_required`. */
+export type InputKind = 'elicitation' | 'sampling' | 'roots';
+
+/**
+ * How a caller that speaks 2026-07-28 itself answers a modern server's rounds: the requests of
+ * the kinds it declared, all of a round's at once, under the server's own keys (the caller's
+ * `input_required`); what it did not declare is answered here (the person, the configured roots),
+ * except sampling, which `refuse` turns into the caller's "missing capability" (-32021).
+ */
+export interface RoundRelay {
+  answers: ReadonlySet<InputKind>;
+  /** Resolves with the caller's responses by key (unchecked: inputRounds.ts checks each). */
+  round(requests: Record<string, InputRequest>, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** The server asked for what the caller did not declare and nobody here answers for it: the caller is told, the call ends. */
+  refuse(kind: InputKind): Promise<never>;
 }
 
 /** Who answered an embedded request: the call's caller (an agent), the person, or the client itself (roots). */

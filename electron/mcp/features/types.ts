@@ -16,6 +16,18 @@ export interface FeatureClient {
     options?: RequestOptions,
   ): Promise<T>;
   attachFeatureHandlers(install: (sdk: Client) => void): void;
+  /**
+   * A request a modern server may answer `input_required` (prompts/get, resources/read) for a
+   * caller with its own answerers (`options.serverRequests`): its rounds run as a tool call's do
+   * (inputRounds.ts), `send` sending `params` again with the answers. Without answerers, or on a
+   * legacy connection, it is one request (the SDK answers any rounds through the person's handlers).
+   */
+  featureRounds?(
+    operation: string,
+    params: Record<string, unknown>,
+    send: (sdk: Client, params: Record<string, unknown>, options: SdkRequestOptions) => Promise<unknown>,
+    options?: RequestOptions,
+  ): Promise<unknown>;
 }
 
 export function featureClientOf(client: ToolClient): (ToolClient & FeatureClient) | undefined {

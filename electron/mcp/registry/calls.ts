@@ -50,13 +50,16 @@ export async function callServerTool(
 }
 
 /** The caller's answerers, handed each question with known secrets redacted. */
-function redactedAsks(
+export function redactedAsks(
   serverRequests: CallServerRequestHandlers,
   redaction: DescriptorRedaction,
 ): CallServerRequestHandlers {
-  const { elicit, sample } = serverRequests;
+  const { elicit, sample, relay } = serverRequests;
   return {
     ...(elicit ? { elicit: (question, signal) => elicit(redaction.values(question), signal) } : {}),
     ...(sample ? { sample: (params, signal) => sample(redaction.values(params), signal) } : {}),
+    ...(relay
+      ? { relay: { ...relay, round: (requests, signal) => relay.round(redaction.values(requests), signal) } }
+      : {}),
   };
 }

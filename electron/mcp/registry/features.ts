@@ -51,6 +51,7 @@ import { featureClientOf } from '../features/types.js';
 import type { RequestOptions } from '../types.js';
 import type { RegistryState } from './state.js';
 import { failureOfServer } from './state.js';
+import { redactedAsks } from './calls.js';
 import type { Connection, ServerEntry } from './types.js';
 
 export interface ResourceLists {
@@ -197,6 +198,15 @@ export class ServerFeatures {
     options: RequestOptions = {},
   ): Promise<GetPromptResult> {
     const { client } = await this.usable(serverId, 'prompts');
+    const { serverRequests } = options;
+    // A caller with its own answerers (a 2026-07-28 agent): a modern server's questions go to it (inputRounds.ts).
+    if (serverRequests?.relay && client.featureRounds)
+      return (await client.featureRounds(
+        `prompts/get "${name}"`,
+        { name, arguments: args },
+        (sdk, params, o) => sdk.getPrompt(params as { name: string }, { ...o, allowInputRequired: true }),
+        { ...options, serverRequests: redactedAsks(serverRequests, this.registry.redaction) },
+      )) as GetPromptResult;
     return client.featureRequest(`prompts/get "${name}"`, (sdk, o) => getPrompt(sdk, name, args, o), options);
   }
 

@@ -10,7 +10,16 @@
  * `buildConformanceServer` is the factory the HTTP double (conformance-http.ts) serves.
  */
 import { randomBytes } from 'node:crypto';
-import type { ClientCapabilities, InputRequests, ServerContext } from '@modelcontextprotocol/server';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParamsBase,
+  CreateMessageResult,
+  ElicitRequestFormParams,
+  ElicitResult,
+  InputRequests,
+  InputRequiredResult,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   McpServer,
@@ -50,6 +59,39 @@ const codec = createRequestStateCodec<Round>({ key: randomBytes(32), ttlSeconds:
 function clientCapabilities(ctx: ServerContext): ClientCapabilities {
   return ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] ??
     {}) as ClientCapabilities;
+}
+
+/** A question's answer, or (2026-07-28, not answered yet) the round that asks it. */
+type Asked<T> = { answer: T } | { round: InputRequiredResult };
+
+/**
+ * Asks the client in its era's way: a 2025 request is a server→client request; a 2026-07-28 one
+ * (it carries the `_meta` envelope) has no such channel, so the question is an `input_required`
+ * round under `key`, answered in the retried request's `inputResponses`.
+ */
+async function elicitIn(
+  ctx: ServerContext,
+  key: string,
+  params: ElicitRequestFormParams,
+): Promise<Asked<ElicitResult>> {
+  if (ctx.mcpReq.envelope === undefined) return { answer: await ctx.mcpReq.elicitInput(params) };
+  const view = inputResponse(ctx.mcpReq.inputResponses, key);
+  if (view.kind === 'elicit')
+    return { answer: { action: view.action, ...(view.content ? { content: view.content } : {}) } as ElicitResult };
+  return { round: inputRequired({ inputRequests: { [key]: inputRequired.elicit(params) } }) };
+}
+
+async function sampleIn(
+  ctx: ServerContext,
+  key: string,
+  params: CreateMessageRequestParamsBase,
+): Promise<Asked<CreateMessageResult>> {
+  if (ctx.mcpReq.envelope === undefined)
+    return { answer: (await ctx.mcpReq.requestSampling(params)) as CreateMessageResult };
+  const view = inputResponse(ctx.mcpReq.inputResponses, key);
+
+  if (view.kind === 'sampling') return { answer: view.result as CreateMessageResult };
+  return { round: inputRequired({ inputRequests: { [key]: inputRequired.createMessage(params) } }) };
 }
 
 /** The state the client echoed, when it verified (the SDK refused a tampered one already). */
@@ -174,11 +216,12 @@ export function buildConformanceServer(options: ConformanceServerOptions = {}): 
     'test_sampling',
     { description: 'Asks the client’s model', inputSchema: z.object({ prompt: z.string() }) },
     async ({ prompt }, ctx) => {
-      const answer = await ctx.mcpReq.requestSampling({
+      const asked = await sampleIn(ctx, 'sampling', {
         messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
         maxTokens: 100,
       });
-      const content = answer.content;
+      if ('round' in asked) return asked.round;
+      const content = asked.answer.content;
       return text(`LLM response: ${!Array.isArray(content) && content.type === 'text' ? content.text : ''}`);
     },
   );
@@ -186,7 +229,7 @@ export function buildConformanceServer(options: ConformanceServerOptions = {}): 
     'test_elicitation',
     { description: 'Asks the user', inputSchema: z.object({ message: z.string() }) },
     async ({ message }, ctx) => {
-      const answer = await ctx.mcpReq.elicitInput({
+      const asked = await elicitIn(ctx, 'elicitation', {
         message,
         requestedSchema: {
           type: 'object',
@@ -197,6 +240,8 @@ export function buildConformanceServer(options: ConformanceServerOptions = {}): 
           required: ['username', 'email'],
         },
       });
+      if ('round' in asked) return asked.round;
+      const answer = asked.answer;
       return text(`User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
     },
   );
@@ -204,7 +249,7 @@ export function buildConformanceServer(options: ConformanceServerOptions = {}): 
     'test_elicitation_sep1034_defaults',
     { description: 'Elicits with defaults', ...none },
     async (_args, ctx) => {
-      const answer = await ctx.mcpReq.elicitInput({
+      const asked = await elicitIn(ctx, 'elicitation', {
         message: 'Please review and update the form fields with defaults',
         requestedSchema: {
           type: 'object',
@@ -223,6 +268,8 @@ export function buildConformanceServer(options: ConformanceServerOptions = {}): 
           required: [],
         },
       });
+      if ('round' in asked) return asked.round;
+      const answer = asked.answer;
       return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
     },
   );
@@ -230,7 +277,7 @@ export function buildConformanceServer(options: ConformanceServerOptions = {}): 
     'test_elicitation_sep1330_enums',
     { description: 'Elicits with every enum form', ...none },
     async (_args, ctx) => {
-      const answer = await ctx.mcpReq.elicitInput({
+      const asked = await elicitIn(ctx, 'elicitation', {
         message: 'Please select options from the enum fields',
         requestedSchema: {
           type: 'object',
@@ -270,7 +317,9 @@ export function buildConformanceServer(options: ConformanceServerOptions = {}): 
           },
           required: [],
         },
-      } as Parameters<typeof ctx.mcpReq.elicitInput>[0]);
+      } as ElicitRequestFormParams);
+      if ('round' in asked) return asked.round;
+      const answer = asked.answer;
       return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
     },
   );
