@@ -222,12 +222,8 @@ const PRODUCTION_FILES = ['electron/**/*.ts', 'renderer/src/**/*.{ts,tsx}', 'sha
  */
 const LONG_FUNCTION_EXCEPTIONS = [
   'renderer/src/ui/servers/form/ServerFormDialog.tsx', // ServerFormDialog, HttpFields
-  'electron/core/gatewayWiring.ts', // wireGateway
-  'electron/gateway/agentServer.ts', // callTool
-  'electron/gateway/gateway.ts', // route
   'electron/harness/application.ts', // run, attempts
   'electron/security/secureExecutor.ts', // authorize
-  'electron/web/host.ts', // startWebHost
 ];
 
 export default tseslint.config(

@@ -265,6 +265,18 @@ function serveFeatures(
       work?.done();
     }
   });
+  serveCompletion(server, deps, features, refused);
+  servePrompts(server, deps, scope, features, caller, refused);
+}
+
+/** `completion/complete` for the prompts and resource templates the agent may see, when the app offers completion. */
+function serveCompletion(
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
+  server: Server,
+  deps: AgentSessionDeps,
+  features: GatewayFeatures,
+  refused: (error: unknown, what: string) => ProtocolError,
+): void {
   const complete = features.complete;
   if (complete)
     server.setRequestHandler('completion/complete', async (request, ctx) => {
@@ -295,6 +307,18 @@ function serveFeatures(
         throw refused(error, `completion/complete of ${what}`);
       }
     });
+}
+
+/** `prompts/list` and `prompts/get`; a 2026-07-28 agent answers a server's questions during the get itself. */
+function servePrompts(
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
+  server: Server,
+  deps: AgentSessionDeps,
+  scope: AgentServerScope,
+  features: GatewayFeatures,
+  caller: (agent: StoredAgent) => { userId: string; sessionId: string },
+  refused: (error: unknown, what: string) => ProtocolError,
+): void {
   server.setRequestHandler('prompts/list', () => listAgentPrompts(features, requireAgent(deps).visibility));
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const agent = requireAgent(deps);
