@@ -3,27 +3,38 @@
  *
  * The pipeline (createPipeline: permission engine with an ALLOW rule, SQLite checkpoints and
  * traces on a WAL file, the MCP registry) calling the stdio fixture's `echo`, sequentially, in
- * rounds that alternate three ways (the order turns each round):
+ * rounds that alternate four ways (the order turns each round):
  * - off: export off (the app's default);
- * - on: export on to a loopback OTLP/HTTP protobuf receiver that answers at once;
+ * - on: export on (spans and metrics) to a loopback OTLP/HTTP protobuf receiver in a process of
+ *   its own (as a collector is: its decoding is not on this event loop) that answers at once;
+ * - memory: export on to exporters that accept at once in memory — the app's own span and metric
+ *   work, without serializing or sending;
  * - hung: export on to a receiver that never answers (the bounded queue fills; spans are dropped).
- * Printed: p50 and p99 per way (medians over rounds), the p50 differences, and the export's
- * counters (exported, failed, dropped). Then one JSON line.
+ * Printed: the load average, p50 and p99 per way (medians over rounds), the p50 differences, and
+ * the export's counters (exported, failed, dropped). Then one JSON line.
  *
  * Run: npm run bench:otel. Knobs (env): BENCH_CALLS (1000 per way per round), BENCH_ROUNDS (5), BENCH_WARMUP (200).
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ExportResultCode } from '@opentelemetry/core';
+import { AggregationTemporality } from '@opentelemetry/sdk-metrics';
+import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { TraceEvent, TraceSummary } from '../shared/traces.js';
 import { CallSpans } from '../electron/telemetry/callSpans.js';
-import { ExportPipeline } from '../electron/telemetry/exportPipeline.js';
+import { ExportPipeline, createExporter } from '../electron/telemetry/exportPipeline.js';
+import { McpMetrics, createMetricExporter } from '../electron/telemetry/metrics.js';
 import type { TelemetryConfig } from '../electron/telemetry/telemetry.js';
-import { OtlpReceiver } from '../test/doubles/otlpReceiver.js';
 import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
+import { PROJECT_ROOT } from '../test/helpers/fixtures.js';
 import type { TelemetryPipeline } from '../test/helpers/telemetryPipeline.js';
 import { startTelemetryPipeline } from '../test/helpers/telemetryPipeline.js';
-import { fmt, median, printTable, runBench, runSequential } from './pipelineHelpers.js';
+import { fmt, median, percentile, printTable, runBench, runSequential } from './pipelineHelpers.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -32,34 +43,69 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-otel-'));
 const closers: Array<() => Promise<void> | void> = [];
 
-type Way = 'off' | 'on' | 'hung';
+type Way = 'off' | 'on' | 'memory' | 'hung';
+const MEMORY = 'http://memory.invalid/v1/traces';
+
+/** Accepts every export at once (the `memory` way). */
+const memorySpans: SpanExporter = {
+  export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }),
+  shutdown: () => Promise.resolve(),
+};
+const memoryMetrics: PushMetricExporter = {
+  export: (_metrics, done) => done({ code: ExportResultCode.SUCCESS }),
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+  selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE,
+};
+
+/** The receiver double in a process of its own; its URL and a way to read its counts. */
+async function receiverProcess(hang: boolean): Promise<{ url: string; counts(): Promise<{ spans: number }> }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(PROJECT_ROOT, 'test', 'doubles', 'otlpReceiverProcess.ts'), ...(hang ? ['--hang'] : [])],
+    { cwd: PROJECT_ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  closers.push(async () => {
+    child.stdin.end();
+    if (child.exitCode === null) await once(child, 'exit');
+  });
+  const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+  const { url } = JSON.parse(line) as { url: string };
+  return {
+    url,
+    counts: async () => (await (await fetch(url)).json()) as { spans: number },
+  };
+}
 
 function exportTo(url: string): TelemetryConfig {
   return {
     protocol: 'http/protobuf',
     url,
+    metricsUrl: url.replace(/\/v1\/traces$/, '/v1/metrics'),
     headers: {},
     serviceName: 'bench',
     serviceVersion: '0',
     sampleRatio: 1,
     exportPayloads: false,
+    exportMetrics: true,
   };
 }
 
 async function main(): Promise<void> {
   await buildFixtureServers();
-  const live = await OtlpReceiver.start();
-  const hung = await OtlpReceiver.start();
-  hung.mode = 'hang';
-  closers.push(
-    () => live.close(),
-    () => hung.close(),
-  );
-  const app: TelemetryPipeline = await startTelemetryPipeline(work);
+  const loadBefore = loadavg();
+  const live = await receiverProcess(false);
+  const hung = await receiverProcess(true);
+  const inMemory = (config: TelemetryConfig | { url: string | undefined }) => config.url === MEMORY;
+  const app: TelemetryPipeline = await startTelemetryPipeline(work, 'fx', {
+    exporterFor: (config) => (inMemory(config) ? memorySpans : createExporter(config)),
+    metricExporterFor: (config) => (inMemory(config) ? memoryMetrics : createMetricExporter(config)),
+  });
   closers.push(() => app.close());
 
+  const urls: Record<Exclude<Way, 'off'>, string> = { on: live.url, memory: MEMORY, hung: hung.url };
   const configure = async (way: Way): Promise<void> => {
-    await app.telemetry.configure(way === 'off' ? undefined : exportTo(way === 'on' ? live.url : hung.url));
+    await app.telemetry.configure(way === 'off' ? undefined : exportTo(urls[way]));
   };
   let n = 0;
   const call = async (): Promise<void> => {
@@ -70,11 +116,11 @@ async function main(): Promise<void> {
     await configure(way);
     await runSequential(call, WARMUP, 0);
   }
-  const p50: Record<Way, number[]> = { off: [], on: [], hung: [] };
-  const p99: Record<Way, number[]> = { off: [], on: [], hung: [] };
-  const ways: Way[] = ['off', 'on', 'hung'];
+  const p50: Record<Way, number[]> = { off: [], on: [], memory: [], hung: [] };
+  const p99: Record<Way, number[]> = { off: [], on: [], memory: [], hung: [] };
+  const ways: Way[] = ['off', 'on', 'memory', 'hung'];
   for (let round = 0; round < ROUNDS; round++) {
-    const order = [...ways.slice(round % 3), ...ways.slice(0, round % 3)];
+    const order = [...ways.slice(round % ways.length), ...ways.slice(0, round % ways.length)];
     for (const way of order) {
       await configure(way);
       const result = await runSequential(call, CALLS, 0);
@@ -83,41 +129,75 @@ async function main(): Promise<void> {
     }
   }
   await configure('on');
+  const paired = await pairedBlocks(app, call);
   await app.telemetry.flush();
   const stats = app.telemetry.stats();
   const figure = (way: Way) => ({ p50: median(p50[way]), p99: median(p99[way]) });
-  const figures = { off: figure('off'), on: figure('on'), hung: figure('hung') };
-  console.log(`\nOpenTelemetry export: ${ROUNDS} rounds × ${CALLS} sequential echo calls per way (ms per call)\n`);
+  const figures = { off: figure('off'), on: figure('on'), memory: figure('memory'), hung: figure('hung') };
+  const loadAfter = loadavg();
+  const load = (l: number[]) => l.map((n) => n.toFixed(2)).join(' ');
+  console.log(`\nOpenTelemetry export: ${ROUNDS} rounds × ${CALLS} sequential echo calls per way (ms per call)`);
+  console.log(`load average (1, 5, 15 min): before ${load(loadBefore)}; after ${load(loadAfter)}\n`);
   printTable([
     ['way', 'p50', 'p99'],
     ['export off', fmt(figures.off.p50, 4), fmt(figures.off.p99, 4)],
     ['export on (collector answers)', fmt(figures.on.p50, 4), fmt(figures.on.p99, 4)],
+    ['export on (in-memory exporters)', fmt(figures.memory.p50, 4), fmt(figures.memory.p99, 4)],
     ['export on (collector hangs)', fmt(figures.hung.p50, 4), fmt(figures.hung.p99, 4)],
   ]);
   const deltaOn = figures.on.p50 - figures.off.p50;
+  const deltaMemory = figures.memory.p50 - figures.off.p50;
   const deltaHung = figures.hung.p50 - figures.off.p50;
   console.log(
-    `\np50 change, export on: ${fmt(deltaOn, 4)} ms (goal ≤ 0.02 ms); collector hanging: ${fmt(deltaHung, 4)} ms`,
+    `\np50 change, export on: ${fmt(deltaOn, 4)} ms (goal ≤ 0.02 ms); in-memory exporters: ${fmt(deltaMemory, 4)} ms; collector hanging: ${fmt(deltaHung, 4)} ms`,
   );
   console.log(
-    `spans: exported ${stats.exported}, failed ${stats.failed}, dropped (queue full) ${stats.dropped}; received by the live collector ${live.spans.length}`,
+    `spans: exported ${stats.exported}, failed ${stats.failed}, dropped (queue full) ${stats.dropped}; received by the live collector ${(await live.counts()).spans}`,
   );
-  const spanWork = await measureSpanWork(live.url);
   console.log(
-    `the export's own work per call (${SPAN_ITERATIONS} calls' spans): on the call path ${fmt(spanWork.onPath * 1000, 2)} µs; after it (the SDK span made and queued) ${fmt(spanWork.after * 1000, 2)} µs`,
+    `paired (export on to the live collector; its call-span observer attached or not, alternating every ${PAIR_BLOCK} calls, ${PAIR_BLOCKS} blocks): p50 ${fmt(paired.off, 4)} ms without, ${fmt(paired.on, 4)} ms with: change ${fmt(paired.on - paired.off, 4)} ms`,
+  );
+  const spanWork = await measureSpanWork(MEMORY);
+  console.log(
+    `the export's own work per call (${SPAN_ITERATIONS} calls' spans): on the call path ${fmt(spanWork.onPath * 1000, 2)} µs; after it (the SDK span made and queued, the metric recorded) ${fmt(spanWork.after * 1000, 2)} µs`,
   );
   console.log(
     JSON.stringify({
       bench: 'otel',
       calls: CALLS,
       rounds: ROUNDS,
+      loadavg: { before: loadBefore, after: loadAfter },
       figures,
       deltaOn,
+      deltaMemory,
       deltaHung,
+      paired,
       spanWorkMs: spanWork,
       stats,
     }),
   );
+}
+
+const PAIR_BLOCK = 20;
+const PAIR_BLOCKS = Number(process.env.BENCH_PAIR_BLOCKS ?? 200);
+
+/**
+ * The per-call part alone: export stays on (its timers, batches and HTTP keep running for both
+ * sets alike), and the call-span observer on the app's tracer is attached for one block of calls
+ * and detached for the next. The machine's drift then hits both sets the same; what differs is
+ * what a call itself does for its span.
+ */
+async function pairedBlocks(app: TelemetryPipeline, call: () => Promise<void>): Promise<{ on: number; off: number }> {
+  const tracer = app.pipeline.tracer;
+  const observer = tracer.observer;
+  const samples = { on: [] as number[], off: [] as number[] };
+  for (let block = 0; block < PAIR_BLOCKS; block++) {
+    const on = block % 2 === 0;
+    tracer.observer = on ? observer : undefined;
+    samples[on ? 'on' : 'off'].push(...(await runSequential(call, PAIR_BLOCK, 0)).samples);
+  }
+  tracer.observer = observer;
+  return { on: percentile(samples.on, 0.5), off: percentile(samples.off, 0.5) };
 }
 
 const SPAN_ITERATIONS = Number(process.env.BENCH_SPAN_ITERATIONS ?? 200_000);
@@ -128,9 +208,15 @@ const SPAN_ITERATIONS = Number(process.env.BENCH_SPAN_ITERATIONS ?? 200_000);
  * into a real pipeline with its batch processor (median ms per call over 5 runs).
  */
 async function measureSpanWork(url: string): Promise<{ onPath: number; after: number }> {
-  const pipeline = new ExportPipeline({ ...exportTo(url), maxQueueSize: 2048, scheduledDelayMs: 1_000_000 });
-  closers.push(() => pipeline.shutdown());
+  const config = { ...exportTo(url), maxQueueSize: 2048, scheduledDelayMs: 1_000_000 };
+  const pipeline = new ExportPipeline(config, memorySpans);
+  const metrics = new McpMetrics(config, pipeline.stats, memoryMetrics);
+  closers.push(
+    () => pipeline.shutdown(),
+    () => metrics.shutdown(),
+  );
   const spans = new CallSpans({
+    metrics,
     tracer: pipeline.tracer,
     ids: pipeline.ids,
     sampleRatio: 1,
@@ -172,10 +258,12 @@ async function measureSpanWork(url: string): Promise<{ onPath: number; after: nu
         observed.finished({ ...trace, status: 'ok', endedAt: at + 1, durationMs: 1 });
       }
       const t1 = performance.now();
-      // The spans themselves are made after the calls returned (setImmediate): timed apart.
-      await new Promise((resolve) => setImmediate(resolve));
+      // The spans themselves are made after the calls returned (idle batches): timed apart.
+      spans.drain();
       pathMs += t1 - t0;
       laterMs += performance.now() - t1;
+      // The batch processor's exports (in memory) settle between chunks, as they would between calls.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     onPath.push(pathMs / SPAN_ITERATIONS);
     after.push(laterMs / SPAN_ITERATIONS);

@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MCPClient } from '../electron/mcp/client.js';
+import { EgressAsks } from '../electron/sandbox/egressAsk.js';
 import { endSandboxSession, sandboxSession, ServerSandboxes } from '../electron/sandbox/serverSandbox.js';
 import { DefaultSecretResolver } from '../electron/secrets/resolver.js';
 import type { StdioServerConfig } from '../shared/serverConfig.js';
@@ -24,7 +25,15 @@ const STARTS = Number(process.env.BENCH_STARTS ?? 8);
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-sandbox-'));
-const sandboxes = new ServerSandboxes({ dataDir: join(work, 'data'), home: join(work, 'home') });
+// As the app runs them: with the egress ask, so a server's HTTP clients go through the egress gate
+// (nothing here reaches a host, so nobody is asked).
+const egress = new EgressAsks({
+  ask: () => Promise.resolve('deny'),
+  timeoutMs: () => 1_000,
+  callInFlight: () => undefined,
+  addToProfile: () => Promise.resolve(),
+});
+const sandboxes = new ServerSandboxes({ dataDir: join(work, 'data'), home: join(work, 'home'), egress });
 
 function config(sandboxed: boolean): StdioServerConfig {
   return {

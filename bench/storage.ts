@@ -8,10 +8,12 @@
  * writes the pipeline makes before and after the side effect), p50/p99 per call; then as many
  * concurrent calls (BENCH_CONCURRENCY in flight), calls per second; the concurrent ratio is
  * concurrent throughput over sequential throughput (how much the store gains from overlap).
- * Prints a table, then one JSON line. Run: npm run bench:storage
+ * Then the whole pipeline on each store (pipelineStores.ts): p50 added and concurrent ratio over the
+ * raw SDK client, SQLite beside PostgreSQL (BENCH_PIPELINE=0 skips it).
+ * Prints tables, then one JSON line each. Run: npm run bench:storage
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashArguments } from '../electron/checkpoints/hash.js';
 import { openPostgresCheckpoints } from '../electron/checkpoints/postgresStore.js';
@@ -19,6 +21,7 @@ import { SqliteCheckpointStore } from '../electron/checkpoints/sqliteStore.js';
 import type { CheckpointResult, ClaimInput, ClaimResult } from '../electron/checkpoints/types.js';
 import { openAppDatabase } from '../electron/core/database.js';
 import { createTestDatabase } from '../test/storage/postgres.js';
+import { measurePipelineStores } from './pipelineStores.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 100);
@@ -131,3 +134,27 @@ for (const f of figures)
     `${f.store.padEnd(14)} ${fmt(f.p50Ms, 3)} ${fmt(f.p99Ms, 3)} ${fmt(f.sequentialPerS, 0)} ${fmt(f.concurrentPerS, 0)}     ${fmt(f.concurrentRatio)}`,
   );
 console.log(JSON.stringify({ bench: 'storage', calls: CALLS, concurrency: CONCURRENCY, figures }));
+
+if (process.env.BENCH_PIPELINE !== '0') {
+  const work = mkdtempSync(join(tmpdir(), 'mh-bench-pipeline-stores-'));
+  const closers: Array<() => Promise<void> | void> = [];
+  const database = process.env.MINIHARNESS_TEST_POSTGRES_URL ? await createTestDatabase('benchpipe') : undefined;
+  try {
+    const run = await measurePipelineStores(work, database?.url, closers);
+    console.log(
+      `\nthe pipeline on each store (executeTool over the stdio echo fixture): ${run.calls} calls per round, ${run.rounds} rounds, ${run.concurrency} in flight; load average ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    );
+    console.log('side                   p50 ms   p50 added ms  concurrent/s  concurrent ratio');
+    for (const s of run.sides)
+      console.log(
+        `${s.side.padEnd(20)} ${fmt(s.p50Ms, 3)} ${fmt(s.p50AddedMs, 3)}      ${fmt(s.concurrentPerS, 0)}     ${fmt(s.concurrentRatio, 3)}`,
+      );
+    console.log(JSON.stringify({ bench: 'pipeline-stores', ...run }));
+  } finally {
+    for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => undefined);
+    await database?.drop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -9,6 +9,7 @@ import type { IpcMainInvokeEvent, WebContents } from 'electron';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IPC_EVENT_CHANNEL, IPC_INVOKE_CHANNEL } from '../shared/preloadApi.js';
+import { selectDatabase } from './storage/selectDatabase.js';
 import { buildCore } from './core/core.js';
 import { gatewayPortOverride, stdioEntry } from './core/gatewayOptions.js';
 import type { Core } from './core/types.js';
@@ -178,6 +179,8 @@ async function start(location: AppLocation): Promise<void> {
       workspaceDir,
       secrets,
       config,
+      // The SQLite file unless --database postgres://… or MINIHARNESS_DATABASE_URL is given.
+      database: selectDatabase(process.argv, process.env),
       version: app.getVersion(),
       gateway,
       openExternal,

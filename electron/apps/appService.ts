@@ -39,6 +39,8 @@ import { jsonBreachSentence, jsonValueBreach } from '../../shared/jsonBounds.js'
 import { callableByApp } from '../mcp/toolUi.js';
 
 /** Who makes a call or a read (core/callService.ts's Caller): the checkpoints' key with the callId. */
+type RecordedCall = { serverId: string; toolName: string };
+
 export interface AppCaller {
   userId: string;
   sessionId: string;
@@ -65,8 +67,8 @@ export interface AppServiceDeps {
     sessionId: string,
     callId: string,
   ) => { serverId: string; toolName: string; decided: Promise<CallDecision> } | undefined;
-  /** A recorded call (a checkpoint exists only for a call that was allowed). */
-  recordedCall?: (sessionId: string, callId: string) => { serverId: string; toolName: string } | undefined;
+  /** A recorded call (a checkpoint exists only for a call that was allowed), from either checkpoint store. */
+  recordedCall?: (sessionId: string, callId: string) => RecordedCall | undefined | Promise<RecordedCall | undefined>;
   /** How fast each app instance may call tools (default: appCallRate.ts's rate, on the wall clock). */
   callRate?: AppCallRate;
 }
@@ -123,7 +125,7 @@ export class AppService {
   ): Promise<ImpliedDecision | undefined> {
     const sessionId = forCall.sessionId ?? this.deps.guiSessionId();
     const running = this.deps.runningCall?.(sessionId, forCall.callId);
-    const call = running ?? this.deps.recordedCall?.(sessionId, forCall.callId);
+    const call = running ?? (await this.deps.recordedCall?.(sessionId, forCall.callId));
     if (!call || call.serverId !== serverId) return undefined;
     const tool = this.toolsOf(serverId).find((t) => t.name === call.toolName);
     if (tool?.app?.resourceUri !== resourceUri) return undefined;

@@ -34,6 +34,7 @@ import { openPostgres, toStorageError } from '../storage/postgres/pool.js';
 import { CheckpointLeaseLostError, CheckpointNotFoundError, CheckpointNotResolvableError } from './errors.js';
 import { LeaseKeeper } from './leaseKeeper.js';
 import { POSTGRES_CHECKPOINT_MIGRATIONS } from './postgresSchema.js';
+import { PostgresTaskLinks } from './postgresTaskLinks.js';
 import type { HeldLease } from './leaseKeeper.js';
 import type { PreviewRow, Row } from './records.js';
 import {
@@ -52,6 +53,7 @@ import {
   toRecord,
 } from './records.js';
 import type {
+  CheckpointStores,
   CheckpointRecord,
   CheckpointResult,
   CheckpointStorage,
@@ -287,6 +289,16 @@ export class PostgresCheckpointStore implements CheckpointStorage {
     return found ? toRecord(found.row) : undefined;
   }
 
+  async recordBytes(sessionId: string, callId: string): Promise<number | undefined> {
+    const [row] = await this.#query<{ bytes: number }>(
+      'measure a tool call',
+      `SELECT octet_length(args_json) + COALESCE(octet_length(result_json), 0) + COALESCE(octet_length(last_error_json), 0) AS bytes
+       FROM checkpoints WHERE session_id = $1 AND call_id = $2`,
+      [sessionId, callId],
+    );
+    return row?.bytes;
+  }
+
   async history(query: HistoryQuery): Promise<HistoryPage> {
     const { sql, params, limit } = this.#historySql(query);
     const rows = await this.#query<PreviewRow>('read History', ...positional(sql, params));
@@ -357,6 +369,22 @@ function positional(sql: string, params: Record<string, unknown>): [string, unkn
   return [text, values];
 }
 
+/** The core's checkpoint stores on an opened pool (POSTGRES_CHECKPOINT_MIGRATIONS applied); `close` stops the heartbeat. */
+export function postgresCheckpointStores(
+  pool: PgPool,
+  where: string,
+  options: PostgresCheckpointStoreOptions = {},
+): CheckpointStores & { close(): Promise<void> } {
+  const storage = new PostgresCheckpointStore(pool, where, options);
+  return {
+    storage,
+    // Every write is committed when its promise resolves: the pipeline uses the store itself.
+    pipeline: storage,
+    taskLinks: new PostgresTaskLinks(pool, where, options.clock ? { clock: options.clock } : {}),
+    close: () => storage.close(),
+  };
+}
+
 /**
  * The checkpoint store on the PostgreSQL database at `url`: connects, migrates the checkpoints'
  * schema, and refuses a database a newer MiniHarness migrated — each failure a coded error whose
@@ -365,18 +393,18 @@ function positional(sql: string, params: Record<string, unknown>): [string, unkn
 export async function openPostgresCheckpoints(
   url: string,
   options: PostgresCheckpointStoreOptions & { max?: number } = {},
-): Promise<{ storage: CheckpointStorage; where: string; close(): Promise<void> }> {
+): Promise<CheckpointStores & { where: string; close(): Promise<void> }> {
   const { max, ...storeOptions } = options;
   const db = await openPostgres(url, {
     migrations: { checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS },
     ...(max !== undefined ? { max } : {}),
   });
-  const storage = new PostgresCheckpointStore(db.pool, db.where, storeOptions);
+  const stores = postgresCheckpointStores(db.pool, db.where, storeOptions);
   return {
-    storage,
+    ...stores,
     where: db.where,
     close: async () => {
-      await storage.close();
+      await stores.close();
       await db.close();
     },
   };

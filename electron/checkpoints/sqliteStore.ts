@@ -45,7 +45,9 @@ import {
   toRecord,
 } from './records.js';
 import { CHECKPOINT_MIGRATIONS } from './schema.js';
+import type { CheckpointTaskLinks } from './taskLinks.js';
 import type {
+  CheckpointStores,
   CheckpointRecord,
   CheckpointResult,
   CheckpointStorage,
@@ -421,8 +423,27 @@ export function sqliteCheckpointStorage(store: SqliteCheckpointStore): Checkpoin
     renew: async (sessionId, callId, lease) => store.renew(sessionId, callId, lease),
     resolveManually: async (sessionId, callId, resolution) => store.resolveManually(sessionId, callId, resolution),
     get: async (sessionId, callId) => store.get(sessionId, callId),
+    recordBytes: async (sessionId, callId) => store.recordBytes(sessionId, callId),
     history: async (query) => store.history(query),
     listSessions: async () => store.listSessions(),
     close: async () => store.stopLeases(),
+  };
+}
+
+/**
+ * The core's checkpoints on the app's SQLite file: the tool-call path writes through group commit
+ * and reads synchronously (no extra turn of the event loop), everything else through `storage`.
+ */
+export function sqliteCheckpointStores(store: SqliteCheckpointStore, taskLinks: CheckpointTaskLinks): CheckpointStores {
+  return {
+    storage: sqliteCheckpointStorage(store),
+    pipeline: {
+      claim: (input) => store.grouped.claim(input),
+      peek: (input) => store.peek(input),
+      get: (sessionId, callId) => store.get(sessionId, callId),
+      complete: (sessionId, callId, lease, result) => store.grouped.complete(sessionId, callId, lease, result),
+      recordFailure: (sessionId, callId, lease, error) => store.grouped.recordFailure(sessionId, callId, lease, error),
+    },
+    taskLinks,
   };
 }

@@ -16,25 +16,14 @@ import { nowMs, systemClock } from '../storage/clock.js';
 import { requireMigrations } from '../storage/migrate.js';
 import { CheckpointInvalidResultError } from './errors.js';
 import { CHECKPOINT_MIGRATIONS } from './schema.js';
-import type { CheckpointResult } from './types.js';
+import type { CheckpointResult, TaskLinkedCall, TaskLinks } from './types.js';
 
-/** A `started` record whose task the server can be asked about. */
-export interface TaskLinkedCall {
-  sessionId: string;
-  callId: string;
-  userId: string;
-  serverId: string;
-  toolName: string;
-  taskId: string;
-  traceId: string;
-  /** The code of the record's last error: why the last look at its task did not settle it (`task_unknown_to_server`, …). */
-  lastErrorCode?: string;
-}
+export type { TaskLinkedCall } from './types.js';
 
 /** A task id is the server's string: bounded, so a hostile server cannot fill the database with it. */
 const MAX_TASK_ID_LENGTH = 256;
 
-export class CheckpointTaskLinks {
+export class CheckpointTaskLinks implements TaskLinks {
   readonly #clock: Clock;
   readonly #link: Statement<unknown[]>;
   readonly #pending: Statement<

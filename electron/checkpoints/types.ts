@@ -238,8 +238,66 @@ export interface CheckpointStorage {
   renew(sessionId: string, callId: string, lease: string): Promise<boolean>;
   resolveManually(sessionId: string, callId: string, resolution: ManualResolution): Promise<CheckpointRecord>;
   get(sessionId: string, callId: string): Promise<CheckpointRecord | undefined>;
+  /** Bytes the record's stored JSON (arguments, result, error) takes, without reading it; undefined when there is none. */
+  recordBytes(sessionId: string, callId: string): Promise<number | undefined>;
   history(query: HistoryQuery): Promise<HistoryPage>;
   listSessions(): Promise<SessionSummary[]>;
   /** Stops renewing the leases this store holds (they then expire) and releases its connections. */
   close(): Promise<void>;
+}
+
+/**
+ * What the tool-call pipeline (HarnessApplication) needs of a checkpoint store. On SQLite the
+ * writes are the group-committed ones (`CheckpointStore.grouped`) — the speed of the desktop
+ * default — and the reads the synchronous ones; on PostgreSQL, the `CheckpointStorage` itself.
+ * Reads may answer at once or later: the pipeline awaits either.
+ */
+export interface PipelineCheckpoints {
+  claim(input: ClaimInput): Promise<ClaimResult>;
+  peek(input: ClaimInput): ClaimResult | undefined | Promise<ClaimResult | undefined>;
+  get(sessionId: string, callId: string): CheckpointRecord | undefined | Promise<CheckpointRecord | undefined>;
+  complete(sessionId: string, callId: string, lease: string, result: CheckpointResult): Promise<unknown>;
+  recordFailure(sessionId: string, callId: string, lease: string, error: FailureInfo): Promise<unknown>;
+}
+
+/**
+ * Where the core keeps its tool calls: History, replay and resolution through `storage` (either
+ * implementation), the tool-call path through `pipeline`, server task ids through `taskLinks`.
+ */
+export interface CheckpointStores {
+  storage: CheckpointStorage;
+  pipeline: PipelineCheckpoints;
+  taskLinks: TaskLinks;
+}
+
+/** A `started` record whose task the server can be asked about. */
+export interface TaskLinkedCall {
+  sessionId: string;
+  callId: string;
+  userId: string;
+  serverId: string;
+  toolName: string;
+  taskId: string;
+  traceId: string;
+  /** The code of the record's last error: why the last look at its task did not settle it (`task_unknown_to_server`, …). */
+  lastErrorCode?: string;
+}
+
+type TaskCall = Pick<TaskLinkedCall, 'sessionId' | 'callId' | 'taskId'>;
+
+/**
+ * The server task a checkpointed call became (taskLinks.ts on SQLite, synchronous;
+ * postgresTaskLinks.ts on PostgreSQL). Each answer may come at once or later; callers await it.
+ */
+export interface TaskLinks {
+  /** Records the task the owner's call became; false when the lease is no longer the owner's (or a task is already recorded). */
+  link(sessionId: string, callId: string, lease: string, taskId: string): boolean | Promise<boolean>;
+  /** Every `started` record that carries a task id. */
+  pending(): TaskLinkedCall[] | Promise<TaskLinkedCall[]>;
+  /** The task completed: its result is the record's (replayed from now on). False when the record moved on. */
+  complete(call: TaskCall, result: CheckpointResult): boolean | Promise<boolean>;
+  /** Asking the server did not settle the call: the record stays `started` and says why. False when the record moved on. */
+  note(call: TaskCall, error: { code: string; message: string }): boolean | Promise<boolean>;
+  /** The task failed or was cancelled: the record is `failed` with the server's reason. False when the record moved on. */
+  fail(call: TaskCall, error: { code: string; message: string }): boolean | Promise<boolean>;
 }

@@ -10,11 +10,10 @@
 import type { AgentClient, AgentConfigEntry } from '../../shared/agentConfigs.js';
 import { agentConfigEntry } from '../../shared/agentConfigs.js';
 import type { AgentsView, AgentView, AgentVisibility } from '../../shared/agents.js';
-import type { Database } from 'better-sqlite3';
 import type { AgentStore, StoredAgent } from '../gateway/agentStore.js';
 import type { GatewayCatalog } from '../gateway/catalog.js';
 import type { Gateway } from '../gateway/gateway.js';
-import { callerStats } from '../tracing/callerStats.js';
+import type { CallerStats } from '../tracing/callerStats.js';
 import { AppError } from './errors.js';
 
 export class AgentService {
@@ -22,17 +21,15 @@ export class AgentService {
     private readonly store: AgentStore,
     private readonly gateway: Gateway,
     private readonly catalog: GatewayCatalog,
-    private readonly db: Database,
+    /** Each agent's calls and last call, from the traces (tracing/callerStats.ts on the app's database). */
+    private readonly callerStats: (userIds: readonly string[]) => Map<string, CallerStats>,
     /** Something the view shows changed (the core sends agents.changed). */
     private readonly changed: () => void,
   ) {}
 
   view(): AgentsView {
     const agents = this.store.list();
-    const stats = callerStats(
-      this.db,
-      agents.map((a) => a.name),
-    );
+    const stats = this.callerStats(agents.map((a) => a.name));
     return {
       gateway: this.gateway.status(),
       agents: agents.map((agent) => this.agentView(agent, stats.get(agent.name))),
@@ -85,7 +82,7 @@ export class AgentService {
     return agentConfigEntry(client, { agentName: agent.name, token, url, stdio });
   }
 
-  private agentView(agent: StoredAgent, stats = callerStats(this.db, [agent.name]).get(agent.name)): AgentView {
+  private agentView(agent: StoredAgent, stats = this.callerStats([agent.name]).get(agent.name)): AgentView {
     return {
       id: agent.id,
       name: agent.name,

@@ -13,15 +13,14 @@
  * passes in `_meta`), and `call` takes it as given.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import type { CallOutcome, EventName, EventOf, RequestOf } from '../../shared/contract.js';
-import type { CheckpointStore } from '../checkpoints/types.js';
+import type { PipelineCheckpoints } from '../checkpoints/types.js';
 import type { ExecuteResult, HarnessApplication } from '../harness/application.js';
 import type { CallServerRequestHandlers, CallQuestion, ProgressUpdate } from '../mcp/types.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import type { SamplingParams, SamplingResult } from '../mcp/retiredFeatures.js';
 import type { ElicitResult } from '@modelcontextprotocol/client';
-import { persistentValue } from '../storage/appMeta.js';
+import type { AppMeta } from '../storage/appMeta.js';
 import type { CallerWait } from '../security/approvals.js';
 import { WaitEnded } from '../security/waitEnded.js';
 import { PermissionDeniedError } from '../security/errors.js';
@@ -86,8 +85,8 @@ const GUI_SESSION_KEY = 'gui_session_id';
  * one (and in every process sharing the database). Records of the per-start sessions earlier
  * versions made stay readable in History under their own ids.
  */
-export function persistentGuiCaller(db: Database): Caller {
-  return { userId: GUI_USER, sessionId: persistentValue(db, GUI_SESSION_KEY, () => `gui-${randomUUID()}`) };
+export function persistentGuiCaller(meta: AppMeta): Caller {
+  return { userId: GUI_USER, sessionId: meta.persistentValue(GUI_SESSION_KEY, () => `gui-${randomUUID()}`) };
 }
 
 function runningKey(caller: Caller, callId: string): string {
@@ -107,7 +106,8 @@ export class CallService {
 
   constructor(
     private readonly harness: HarnessApplication,
-    private readonly checkpoints: CheckpointStore,
+    /** Either store (SQLite answers at once, PostgreSQL later). */
+    private readonly checkpoints: Pick<PipelineCheckpoints, 'get'>,
     private readonly emit: Emit,
     /** The GUI's identity, from `persistentGuiCaller`. */
     readonly gui: Caller,
@@ -205,13 +205,13 @@ export class CallService {
     return ended;
   }
 
-  replay(sessionId: string, callId: string): CallOutcome {
-    return this.outcome(sessionId, callId, this.harness.replay(sessionId, callId));
+  async replay(sessionId: string, callId: string): Promise<CallOutcome> {
+    return this.outcome(sessionId, callId, await this.harness.replay(sessionId, callId));
   }
 
   /** Runs a recorded call's tool and arguments again, as a new call of the GUI's session. */
   async rerun(sessionId: string, callId: string, newCallId: string): Promise<CallOutcome> {
-    const record = this.checkpoints.get(sessionId, callId);
+    const record = await this.checkpoints.get(sessionId, callId);
     if (!record) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
     if (containsRedacted(record.args)) {
       throw new AppError(

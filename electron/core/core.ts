@@ -3,13 +3,17 @@
  * host. `buildCore` builds every part once, complete, before anything runs, in the order of
  * what each needs:
  *
- *   data folder + database → tracer → event hub (eventHub.ts) and warnings (warnings.ts)
+ *   data folder + database (SQLite; the tool calls in PostgreSQL when `options.database` says so:
+ *   storageWiring.ts) → tracer → event hub (eventHub.ts) and warnings (warnings.ts)
  *   → OAuth sessions → pipeline (registry, permission engine with the saved rules,
  *   SecureToolExecutor, checkpoints, HarnessApplication: harness/createPipeline.ts)
  *   → services (calls, runs, resources and prompts) → the agent gateway (gatewayWiring.ts: agents,
  *   their tool names, the MCP endpoint; its calls go through the same CallService)
  *   → servers, permissions → registry / tracer events → contract events (registryWiring.ts)
  *   → handlers by domain (handlers/*.ts) → dispatcher.
+ *
+ * One function per step (openStorageAndEvents, openOAuthSessions, buildPipelineParts,
+ * buildServices, wireGatewayAndServers, handlersOf); each hands the next what it built.
  *
  * No closure refers to a name declared after it: where a part built first needs one built from
  * it at run time (three here, the Agents view in gatewayWiring.ts), the later part is a named
@@ -32,13 +36,16 @@ import { ToolSchemaCache } from '../mcp/schemaCache.js';
 import { VerdictStore } from '../mcp/verdictStore.js';
 import { DefaultSecretResolver } from '../secrets/resolver.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
+import { sqliteAppMeta } from '../storage/appMeta.js';
 import { groupCommitFor } from '../storage/groupCommit.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
 import type { LocalTool } from '../tools/types.js';
 import { SecretRedactor } from '../secrets/secretRedactor.js';
 import { Tracer } from '../tracing/tracer.js';
+import { callerStats } from '../tracing/callerStats.js';
 import { detectSandbox } from '../sandbox/commandSandbox.js';
 import { ServerSandboxes } from '../sandbox/serverSandbox.js';
+import { sandboxProfileView } from '../sandbox/profileView.js';
 import { coalesce } from '../util/coalesce.js';
 import { DisposableStore } from '../util/disposable.js';
 import { Late } from '../util/late.js';
@@ -49,7 +56,8 @@ import { runServers } from '../runs/runServers.js';
 import { ApprovalBroker } from './approvalBroker.js';
 import { sandboxHandlers, wireEgress } from './egressWiring.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
-import { openAppDatabaseWithReport } from './database.js';
+import type { CoreStorage } from './storageWiring.js';
+import { openCoreStorage } from './storageWiring.js';
 import { CallService, persistentGuiCaller } from './callService.js';
 import type { Handlers } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
@@ -97,39 +105,106 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   const workspace = prepareWorkspace(options.workspaceDir, options.dataDir);
   /** Each part registers its teardown where it is built; `close()` runs them in reverse (util/disposable.ts). */
   const lifecycle = new DisposableStore();
+  const base = await openStorageAndEvents(options, workspace, lifecycle);
+  const oauth = openOAuthSessions(base);
+  const pipeline = await buildPipelineParts(base, oauth);
+  const services = buildServices(base, pipeline);
+  const front = wireGatewayAndServers(base, oauth, pipeline, services);
+  // ── domain events → contract events (registryWiring.ts) ───────────────────────────────────
+  const logs = wireRegistryEvents({
+    hub: base.hub,
+    warnings: base.warnings,
+    registry: pipeline.registry,
+    harness: pipeline.harness,
+    tracer: base.tracer,
+    calls: services.calls,
+    serversChanged: base.serversChanged,
+    gatewayToolsChanged: front.gw.toolsChanged,
+    agentsChanged: front.gw.agentsChanged,
+  });
+  lifecycle.defer('server logs', () => logs.stopLogs());
+  // Resources and prompts a server listed again, and updates of subscribed resources.
+  lifecycle.defer('resource and prompt events', forwardFeatureEvents(pipeline.registry, base.emit));
+  const dispatch = createDispatcher(handlersOf(base, pipeline, services, front), {
+    redact: (text) => base.redactor.redactText(text),
+    traceIdOf,
+  });
 
-  // ── storage, events, warnings ─────────────────────────────────────────────────────────────
-  const dbFile = join(options.dataDir, 'miniharness.db');
-  const opened = openAppDatabaseWithReport(dbFile);
-  const db = opened.db;
+  return {
+    dispatch,
+    onEvent: (listener, only) => base.hub.on(listener, only),
+    async start() {
+      const { warnings } = base;
+      warnings.start();
+      await services.observability.start();
+      front.servers.load();
+      // Rules saved before servers had a uid are bound to the server of their id now.
+      await front.permissions.bindRulesToServers();
+      logs.followLogs();
+      // Discovery runs in the background: the window opens at once and statuses stream in.
+      pipeline.registry
+        .discover()
+        .catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
+      // Each server is waited for (bounded) while discovery connects it, and asked again when it becomes ready later.
+      const recovery = services.taskRecovery.start();
+      services.runTaskOutcomes.track(recovery);
+      void recovery
+        .then((r) => r.following)
+        .catch((error: unknown) => warnings.notice(`Resolving calls run as tasks failed: ${(error as Error).message}`));
+      // Agents connect once the window can show their approvals; the tools stream in as servers answer.
+      await front.gw.start(options.gateway?.port);
+    },
+    close: () => lifecycle.dispose(),
+  };
+}
+
+/** What every part of the wiring may use: storage, the tracer, events, warnings, and the named cycles. */
+interface CoreBase {
+  options: CoreOptions;
+  workspace: string;
+  lifecycle: DisposableStore;
+  storage: CoreStorage;
+  redactor: SecretRedactor;
+  tracer: Tracer;
+  hub: EventHub;
+  emit: EventHub['emit'];
+  warnings: AppWarnings;
+  /** The registry names servers in the request dialogs and notes sign-in steps in their logs; it is built with both. */
+  lateRegistry: Late<MCPToolRegistry>;
+  /** OAuth sign-ins change the servers list, whose service is built on the OAuth sessions. */
+  lateServers: Late<ServerService>;
+  /** The folders in Settings swap the pipeline's local tools; the pipeline is built with the settings. */
+  lateSwapLocalTools: Late<(tools: LocalTool[]) => void>;
+  /** Many status changes arrive together (discovery): the list is sent once per turn. */
+  serversChanged: () => void;
+}
+
+/** ── storage, events, warnings ── The SQLite file, PostgreSQL when selected (storageWiring.ts). */
+async function openStorageAndEvents(
+  options: CoreOptions,
+  workspace: string,
+  lifecycle: DisposableStore,
+): Promise<CoreBase> {
   // Made before everything else: the events and the approval broker redact with it.
   const redactor = new SecretRedactor();
-  const tracer = new Tracer(db, { redactor });
-  lifecycle.defer('database', () => {
-    tracer.flush();
-    db.close();
-  });
+  const lateTracer = new Late<Tracer>('The tracer');
+  const storage = await openCoreStorage(options.dataDir, options.database, lifecycle, () => lateTracer.get().flush());
+  const tracer = new Tracer(storage.db, { redactor });
+  lateTracer.set(tracer);
   const hub = new EventHub((value) => redactor.redactSecretValues(value));
   const emit = hub.emit;
   const warnings = new AppWarnings(hub, options.config.damaged ?? [], options.warnings ?? [], (text) =>
     redactor.redactText(text),
   );
-  if (opened.damaged) warnings.damagedBeforeBuild(opened.damaged);
+  if (storage.damaged) warnings.damagedBeforeBuild(storage.damaged);
   // While the disk holding the database is full, the GUI says so (until a write succeeds again).
-  warnings.watchStorage(groupCommitFor(db), dbFile);
+  warnings.watchStorage(groupCommitFor(storage.db), storage.dbFile);
   for (const warning of (await options.secrets.damagedFiles?.()) ?? []) warnings.damagedFile(warning);
   // Traces left running by a process that died (kill -9, crash) are closed as interrupted.
   tracer.closeInterrupted();
 
   // The cycles of the wiring, each named: parts built first that need, at run time, a part built from them.
-  /** The registry names servers in the request dialogs and notes sign-in steps in their logs; it is built with both. */
-  const lateRegistry = new Late<MCPToolRegistry>('The tool registry');
-  /** OAuth sign-ins change the servers list, whose service is built on the OAuth sessions. */
   const lateServers = new Late<ServerService>('The server service');
-  /** The folders in Settings swap the pipeline's local tools; the pipeline is built with the settings. */
-  const lateSwapLocalTools = new Late<(tools: LocalTool[]) => void>('The local tools swap');
-
-  /** Many status changes arrive together (discovery): the list is sent once per turn. */
   const serversChanged = coalesce(() => {
     lateServers
       .get()
@@ -137,8 +212,26 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       .then((list) => emit('servers.changed', { servers: list }))
       .catch(() => undefined);
   });
+  return {
+    options,
+    workspace,
+    lifecycle,
+    storage,
+    redactor,
+    tracer,
+    hub,
+    emit,
+    warnings,
+    lateRegistry: new Late<MCPToolRegistry>('The tool registry'),
+    lateServers,
+    lateSwapLocalTools: new Late<(tools: LocalTool[]) => void>('The local tools swap'),
+    serversChanged,
+  };
+}
 
-  // ── OAuth sessions: tokens in the secret store, redacted everywhere ─────────────────────────────
+/** ── OAuth sessions: tokens in the secret store, redacted everywhere ── */
+function openOAuthSessions(base: CoreBase): OAuthManager {
+  const { options, emit, redactor, lateRegistry } = base;
   const oauth = new OAuthManager({
     credentials: new OAuthCredentials(options.secrets, (serverId, kind) => storageKey(serverId, `oauth.${kind}`)),
     secrets: new DefaultSecretResolver(options.secrets),
@@ -146,7 +239,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     open: (url, serverId) =>
       options.openExternal ? options.openExternal(url) : emit('oauth.authorize', { serverId, url }),
     onSecret: (value) => redactor.add(value),
-    onChange: () => serversChanged(),
+    onChange: () => base.serversChanged(),
     // Called only once the registry exists (its clients use the sessions).
     note: (serverId, text) => {
       const registry = lateRegistry.get();
@@ -154,9 +247,15 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     },
     clientVersion: options.version,
   });
-  lifecycle.defer('OAuth sessions', () => oauth.close());
+  base.lifecycle.defer('OAuth sessions', () => oauth.close());
+  return oauth;
+}
 
-  // ── pipeline ──────────────────────────────────────────────────────────────────────────────
+type PipelineParts = Awaited<ReturnType<typeof buildPipelineParts>>;
+
+/** ── pipeline ── registry, permission engine with the saved rules, checkpoints (harness/createPipeline.ts). */
+async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
+  const { options, emit, redactor, tracer, warnings, lateRegistry } = base;
   /** Drawn fresh each run: the gateway names itself with it, and the app's client refuses a server that does. */
   const gatewayMark = randomUUID();
   /** The gateway marks each server answered with: the MiniHarness gateways behind this one, which its own gateway names. */
@@ -169,9 +268,9 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   // The local tools' folders (Settings → Folders): the workspace first; a change swaps the tools in.
   const settings = new SettingsService(
     options.config,
-    workspace,
+    base.workspace,
     options.dataDir,
-    (tools) => lateSwapLocalTools.get()(tools),
+    (tools) => base.lateSwapLocalTools.get()(tools),
     warnings.notice,
   );
   // A sandboxed server reaching a host nobody decided asks the person, like a call (egressWiring.ts).
@@ -179,12 +278,24 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     tracer,
     broker,
     approvalTimeoutMs: () => settings.approvalTimeoutMs(),
-    servers: lateServers,
+    servers: base.lateServers,
     registry: lateRegistry,
     onRulesChanged: () => emit('permissions.changed', {}),
   });
-  const { harness, registry, engine, checkpoints, taskLinks } = await createPipeline({
-    db,
+  // Stdio servers whose sandbox is on (issue 29): each refused access the library records is a line in its Log tab.
+  const sandboxes = new ServerSandboxes({
+    dataDir: options.dataDir,
+    onViolation: (serverId, line) => {
+      const registry = lateRegistry.get();
+      if (registry.server(serverId)) registry.logOf(serverId).note(`Sandbox: ${line}`);
+      // …and an event on the trace of each call running on that server then.
+      tracer.eventOnCallsInFlight(serverId, 'sandbox_violation', { line: line.slice(0, 2_000) });
+    },
+    egress,
+  });
+  const pipeline = await createPipeline({
+    db: base.storage.db,
+    ...(base.storage.checkpoints ? { stores: base.storage.checkpoints } : {}),
     tracer,
     redactor,
     secrets: new DefaultSecretResolver(options.secrets),
@@ -203,36 +314,34 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       // Servers see this app's version in clientInfo.
       clientVersion: options.version,
       onGatewayMarks: (serverId, marks) => void marksBehind.set(serverId, marks),
-      // Stdio servers whose sandbox is on (issue 29): each refused access the library records is a line in its Log tab.
-      sandboxes: new ServerSandboxes({
-        dataDir: options.dataDir,
-        onViolation: (serverId, line) => {
-          const registry = lateRegistry.get();
-          if (registry.server(serverId)) registry.logOf(serverId).note(`Sandbox: ${line}`);
-          // …and an event on the trace of each call running on that server then.
-          tracer.eventOnCallsInFlight(serverId, 'sandbox_violation', { line: line.slice(0, 2_000) });
-        },
-        egress,
-      }),
+      sandboxes,
     },
     rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
       onDamaged: warnings.damagedFile,
     }),
-    pathBase: workspace,
+    pathBase: base.workspace,
     requestApproval: broker.request,
     approvalTimeoutMs: () => settings.approvalTimeoutMs(),
     localTools: settings.localTools(),
     onPermissionsChanged: () => emit('permissions.changed', {}),
   });
+  const { registry } = pipeline;
   lateRegistry.set(registry);
-  lifecycle.defer('tool registry', () => registry.close());
+  base.lifecycle.defer('tool registry', () => registry.close());
+  return { ...pipeline, gatewayMark, marksBehind, broker, serverRequests, settings, egress, sandboxes };
+}
 
-  // ── services ──────────────────────────────────────────────────────────────────────────────
+type Services = ReturnType<typeof buildServices>;
+
+/** ── services ── calls, task recovery, telemetry, agent runs, resources and prompts. */
+function buildServices(base: CoreBase, pipeline: PipelineParts) {
+  const { options, emit, redactor, tracer, warnings, lifecycle } = base;
+  const { harness, registry, stores } = pipeline;
   const taskRecoveryStop = new AbortController();
   // Calls that died while their server ran them as a task: the server says how they ended
   // (harness/taskRecovery.ts) — at start, whenever a server becomes ready later, and on the person's ask.
   const taskRecovery = new TaskRecoveryService({
-    links: taskLinks,
+    links: stores.taskLinks,
     registry,
     redactResult: (r) => redactor.redactSecretValues(r),
     redactText: (t) => redactor.redactText(t),
@@ -252,7 +361,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     describeServer: describeServers(registry),
     redactText: (text) => redactor.redactText(text),
     redact: (value) => redactor.redact(value),
-    recorded: (sessionId, callId) => checkpoints.get(sessionId, callId),
+    // Read synchronously from the SQLite file: with the calls in PostgreSQL, spans carry no arguments or results.
+    recorded: (sessionId, callId) => pipeline.checkpoints.get(sessionId, callId),
   });
   lifecycle.defer('telemetry', () => telemetry.close());
   const observability = new ObservabilityService(
@@ -263,12 +373,12 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     redactor,
     warnings.notice,
   );
-  const calls = new CallService(harness, checkpoints, emit, persistentGuiCaller(db));
+  const calls = new CallService(harness, stores.pipeline, emit, persistentGuiCaller(sqliteAppMeta(base.storage.db)));
   // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
   // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
-  const runTaskOutcomes = new RunTaskOutcomes(checkpoints);
+  const runTaskOutcomes = new RunTaskOutcomes(stores.pipeline);
   const runs = new RunService({
-    store: new RunStore(db),
+    store: new RunStore(base.storage.db),
     secrets: options.secrets,
     harness,
     emit,
@@ -304,29 +414,36 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       );
     },
   );
+  return { taskRecovery, telemetry, observability, calls, runTaskOutcomes, runs, features };
+}
 
-  // ── the agent gateway: MiniHarness as one MCP server for agents (gatewayWiring.ts) ─────────
+type Front = ReturnType<typeof wireGatewayAndServers>;
+
+/** ── the agent gateway (gatewayWiring.ts), the servers list, permissions ── */
+function wireGatewayAndServers(base: CoreBase, oauth: OAuthManager, pipeline: PipelineParts, services: Services) {
+  const { options, warnings, lifecycle } = base;
+  const { harness, registry, settings, marksBehind } = pipeline;
   const gw = wireGateway({
     options,
-    hub,
+    hub: base.hub,
     warnings,
     settings,
     harness,
     registry,
-    calls,
-    features,
-    redactor,
-    db,
-    mark: gatewayMark,
+    calls: services.calls,
+    features: services.features,
+    redactor: base.redactor,
+    callerStats: (userIds) => callerStats(base.storage.db, userIds),
+    mark: pipeline.gatewayMark,
     marksThrough: () => [
       ...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks)),
     ],
     closing: () => lifecycle.isDisposed,
-    requestSpans: telemetry.requests,
+    requestSpans: services.telemetry.requests,
   });
-  const { gateway, agents } = gw;
+  const { gateway } = gw;
   lifecycle.defer('agent gateway', () => gateway.stop());
-  lateSwapLocalTools.set((tools) => {
+  base.lateSwapLocalTools.set((tools) => {
     harness.replaceLocalTools(tools);
     gw.toolsChanged();
   });
@@ -340,37 +457,37 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     const bound = gateway.status();
     if (bound.state === 'listening') refuseGatewayLoop(config, bound.port);
   });
-  lateServers.set(servers);
+  base.lateServers.set(servers);
   const permissions = new PermissionService(
-    engine,
+    pipeline.engine,
     harness,
     registry,
     (id, trusted) => servers.setTrusted(id, trusted),
-    () => emit('permissions.changed', {}),
-    () => calls.sessionId,
+    () => base.emit('permissions.changed', {}),
+    () => services.calls.sessionId,
     detectSandbox,
   );
+  return { gw, servers, permissions };
+}
 
-  // ── domain events → contract events (registryWiring.ts) ───────────────────────────────────
-  const logs = wireRegistryEvents({
-    hub,
-    warnings,
-    registry,
-    harness,
-    tracer,
-    calls,
-    serversChanged,
-    gatewayToolsChanged: gw.toolsChanged,
-    agentsChanged: gw.agentsChanged,
-  });
-  lifecycle.defer('server logs', () => logs.stopLogs());
-  // Resources and prompts a server listed again, and updates of subscribed resources.
-  lifecycle.defer('resource and prompt events', forwardFeatureEvents(registry, emit));
-
-  // ── handlers, by domain ───────────────────────────────────────────────────────────────────
-  const handlers: Handlers = {
+/** ── handlers, by domain (handlers/*.ts) ── */
+function handlersOf(base: CoreBase, pipeline: PipelineParts, services: Services, front: Front): Handlers {
+  const { options, emit, redactor, tracer, warnings } = base;
+  const { harness, registry, stores, broker, egress, serverRequests, settings, sandboxes } = pipeline;
+  const { calls, features, observability, runs, taskRecovery } = services;
+  const { servers, permissions } = front;
+  const { agents } = front.gw;
+  return {
     ...appHandlers({ mode: options.mode, version: options.version, secrets: options.secrets, warnings: warnings.list }),
-    ...serverHandlers({ servers, registry, harness, redactor, permissions, warn: warnings.notice }),
+    ...serverHandlers({
+      servers,
+      registry,
+      harness,
+      redactor,
+      permissions,
+      warn: warnings.notice,
+      sandboxProfile: (config) => sandboxProfileView(sandboxes, config),
+    }),
     ...toolHandlers({ harness, registry, calls }),
     ...approvalHandlers({ broker }),
     ...sandboxHandlers({ egress, registry, servers, onRulesChanged: () => emit('permissions.changed', {}) }),
@@ -381,7 +498,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
     ...observabilityHandlers({ observability }),
     ...historyHandlers({
       harness,
-      checkpoints,
+      checkpoints: stores.storage,
       redactor,
       calls,
       // History's "Ask the server now": one record's task, asked at once; a task still working is followed in the background.
@@ -418,33 +535,8 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
           features.readAsTraced(caller, serverId, uri, signal, impliedBy),
         // An app's page for a call: that call's decision (apps/appService.ts pageDecision).
         runningCall: (sessionId, callId) => calls.runningCall(sessionId, callId),
-        recordedCall: (sessionId, callId) => checkpoints.get(sessionId, callId),
+        recordedCall: (sessionId, callId) => stores.pipeline.get(sessionId, callId),
       }),
     }),
-  };
-  const dispatch = createDispatcher(handlers, { redact: (text) => redactor.redactText(text), traceIdOf });
-
-  return {
-    dispatch,
-    onEvent: (listener, only) => hub.on(listener, only),
-    async start() {
-      warnings.start();
-      await observability.start();
-      servers.load();
-      // Rules saved before servers had a uid are bound to the server of their id now.
-      await permissions.bindRulesToServers();
-      logs.followLogs();
-      // Discovery runs in the background: the window opens at once and statuses stream in.
-      registry.discover().catch((error: unknown) => warnings.notice(`Discovery failed: ${(error as Error).message}`));
-      // Each server is waited for (bounded) while discovery connects it, and asked again when it becomes ready later.
-      const recovery = taskRecovery.start();
-      runTaskOutcomes.track(recovery);
-      void recovery
-        .then((r) => r.following)
-        .catch((error: unknown) => warnings.notice(`Resolving calls run as tasks failed: ${(error as Error).message}`));
-      // Agents connect once the window can show their approvals; the tools stream in as servers answer.
-      await gw.start(options.gateway?.port);
-    },
-    close: () => lifecycle.dispose(),
   };
 }

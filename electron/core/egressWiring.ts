@@ -13,25 +13,33 @@ import type { ApprovalBroker } from './approvalBroker.js';
 import type { Handlers } from './dispatcher.js';
 import type { ServerService } from './serverService.js';
 
-/** The calls running on each server, newest last, followed from the tracer's notifications. */
+/** The calls running on each server, newest last, followed from the tracer's notifications (an ask names the newest). */
 class CallsInFlight {
   private readonly running = new Map<string, EgressCall & { serverId: string }>();
+  private idleWaiters: { serverId: string; resolve: () => void }[] = [];
 
-  constructor(
-    tracer: Tracer,
-    private readonly onEnded: (serverId: string) => void,
-  ) {
+  constructor(tracer: Tracer) {
     tracer.onEvent((notification) => {
       if (notification.kind === 'trace_started') {
         const { traceId, serverId, sessionId, callId, toolName, userId } = notification.trace;
         this.running.set(traceId, { serverId, sessionId, callId, toolName, userId });
       } else if (notification.kind === 'trace_finished') {
-        const call = this.running.get(notification.trace.traceId);
-        if (!call) return;
         this.running.delete(notification.trace.traceId);
-        this.onEnded(call.serverId);
+        this.wakeIdle();
       }
     });
+  }
+
+  /** Resolves when no call runs on the server (at once when none does). */
+  idle(serverId: string): Promise<void> {
+    if (!this.newestOn(serverId)) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push({ serverId, resolve }));
+  }
+
+  private wakeIdle(): void {
+    const waiting = this.idleWaiters;
+    this.idleWaiters = waiting.filter((w) => this.newestOn(w.serverId));
+    for (const w of waiting) if (!this.newestOn(w.serverId)) w.resolve();
   }
 
   newestOn(serverId: string): EgressCall | undefined {
@@ -50,13 +58,14 @@ export function wireEgress(deps: {
   onRulesChanged: () => void;
 }): EgressAsks {
   const { registry } = deps;
-  // Only called on a trace's end, after `egress` exists.
-  const calls = new CallsInFlight(deps.tracer, (serverId) => egress.callEnded(serverId));
-  const egress = new EgressAsks({
+  const calls = new CallsInFlight(deps.tracer);
+  return new EgressAsks({
     ask: deps.broker.requestEgress,
     timeoutMs: deps.approvalTimeoutMs,
     callInFlight: (serverId) => calls.newestOn(serverId),
     addToProfile: async (serverId, entry) => {
+      // Saving the profile restarts the server: not under the call that is using the connection.
+      await calls.idle(serverId);
       await deps.servers
         .get()
         .updateSandbox(serverId, (sandbox) =>
@@ -69,7 +78,6 @@ export function wireEgress(deps: {
       if (registry.get().server(serverId)) registry.get().logOf(serverId).note(text);
     },
   });
-  return egress;
 }
 
 export function sandboxHandlers(deps: {

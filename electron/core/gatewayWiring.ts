@@ -9,7 +9,7 @@
 import type { RequestSpans } from '../telemetry/requestSpans.js';
 import { RUN_SERVER_WAIT_MS, settle, startingServers } from '../runs/runServers.js';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
+import type { CallerStats } from '../tracing/callerStats.js';
 import { AgentStore } from '../gateway/agentStore.js';
 import { GatewayCatalog } from '../gateway/catalog.js';
 import { Gateway } from '../gateway/gateway.js';
@@ -42,7 +42,8 @@ export interface GatewayWiringDeps {
   features: ServerFeatureService;
   /** The known secrets: what an agent reads of an error is redacted with them. */
   redactor: SecretRedactor;
-  db: Database;
+  /** Each agent's calls and last call, from the traces (the Agents view). */
+  callerStats: (userIds: readonly string[]) => Map<string, CallerStats>;
   /** This run's gateway mark (mcp/ownGateway.ts): the gateway names itself with it. */
   mark: string;
   /** The marks of the MiniHarness gateways this app is connected to, named beside its own (a ring of runs is refused). */
@@ -154,7 +155,7 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
       getPrompt: (caller, serverId, name, args, signal) => features.getPromptAs(caller, serverId, name, args, signal),
     },
   });
-  const agents = agentsView.set(new AgentService(agentStore, gateway, catalog, deps.db, agentsChanged));
+  const agents = agentsView.set(new AgentService(agentStore, gateway, catalog, deps.callerStats, agentsChanged));
 
   const listChanged = coalesce(() => {
     void gateway.toolsChanged();

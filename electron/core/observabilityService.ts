@@ -25,6 +25,8 @@ const SavedSchema = z.object({
   sampleRatio: z.number().min(0).max(1),
   headers: z.array(z.string()),
   exportPayloads: z.boolean(),
+  // Added with the metrics: settings saved before it parse as off.
+  exportMetrics: z.boolean().default(false),
   viewerUrl: z.string(),
 });
 type Saved = z.infer<typeof SavedSchema>;
@@ -37,6 +39,7 @@ const DEFAULTS: Saved = {
   sampleRatio: 1,
   headers: [],
   exportPayloads: false,
+  exportMetrics: false,
   viewerUrl: '',
 };
 
@@ -94,6 +97,7 @@ export class ObservabilityService {
       sampleRatio: request.sampleRatio,
       headers: names,
       exportPayloads: request.exportPayloads,
+      exportMetrics: request.exportMetrics ?? this.#saved.exportMetrics,
       viewerUrl: request.viewerUrl,
     };
     this.config.set(SETTINGS_KEY, next);
@@ -125,7 +129,11 @@ export class ObservabilityService {
   async #apply(): Promise<void> {
     if (!this.#saved.enabled) return this.telemetry.configure(undefined);
     const config = await this.#exportConfig();
-    await this.telemetry.configure({ ...config, exportPayloads: this.#saved.exportPayloads });
+    await this.telemetry.configure({
+      ...config,
+      exportPayloads: this.#saved.exportPayloads,
+      exportMetrics: this.#saved.exportMetrics,
+    });
   }
 
   async #exportConfig(): Promise<ExportConfig> {
@@ -141,7 +149,8 @@ export class ObservabilityService {
       envProtocol === 'http/json' || envProtocol === 'http/protobuf' ? envProtocol : this.#saved.protocol;
     return {
       protocol,
-      url: tracesUrl(this.#saved.endpoint),
+      url: signalUrl(this.#saved.endpoint, 'traces'),
+      metricsUrl: signalUrl(this.#saved.endpoint, 'metrics'),
       headers,
       serviceName: this.#saved.serviceName,
       serviceVersion: this.version,
@@ -150,8 +159,12 @@ export class ObservabilityService {
   }
 }
 
-/** The traces URL of an endpoint as people write it: a base (…:4318) gets `/v1/traces`, a full one is kept. */
-function tracesUrl(endpoint: string): string | undefined {
+/**
+ * A signal's URL from an endpoint as people write it: a base (…:4318) gets `/v1/traces` or
+ * `/v1/metrics`; a traces URL is kept for traces, its metrics sibling used for metrics.
+ */
+function signalUrl(endpoint: string, signal: 'traces' | 'metrics'): string | undefined {
   if (!endpoint) return undefined;
-  return /\/v1\/traces\/?$/.test(endpoint) ? endpoint : `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+  const base = endpoint.replace(/\/+$/, '').replace(/\/v1\/(traces|metrics)$/, '');
+  return `${base}/v1/${signal}`;
 }

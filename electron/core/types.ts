@@ -7,11 +7,18 @@ import type { EventName } from '../../shared/contract.js';
 import type { DescribedSecretStore } from '../secrets/types.js';
 import type { ClientPlaces } from './agentConfigFiles.js';
 import type { ConfigStore } from '../storage/configFile.js';
+import type { DatabaseSelection } from '../storage/selectDatabase.js';
 
 export interface CoreOptions {
   mode: 'electron' | 'browser';
   /** Per-user data folder: the database, the tool cache, the permission rules. */
   dataDir: string;
+  /**
+   * Where the core stores what several instances share (storage/selectDatabase.ts: `--database`,
+   * MINIHARNESS_DATABASE_URL). Default `{ kind: 'sqlite' }`: the file in `dataDir`, as always.
+   * `{ kind: 'postgres', url, where }`: tool-call checkpoints (History, replay) in PostgreSQL.
+   */
+  database?: DatabaseSelection;
   /**
    * Where the local tools read, write and run commands (electron/core/dataDir.ts
    * defaultWorkspaceDir() in both hosts). Must not overlap the data folder; the core refuses to

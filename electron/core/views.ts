@@ -129,9 +129,9 @@ export function statusView(status: ServerStatus): ServerView['status'] {
       reason: status.reason,
       ...cause,
     };
-  return status.state === 'error'
-    ? { state: 'error', code: status.code, reason: status.reason, ...cause }
-    : { state: status.state };
+  if (status.state !== 'error') return { state: status.state };
+  const sandbox = status.sandbox ? { sandbox: { reason: status.sandbox.reason } } : {};
+  return { state: 'error', code: status.code, reason: status.reason, ...cause, ...sandbox };
 }
 
 export function negotiatedView(negotiated: NegotiatedInfo): NegotiatedView {

@@ -24,7 +24,13 @@
 import { checkToolArguments } from './toolArguments.js';
 import { refuseOversizedArguments } from './argumentSize.js';
 import { InvalidArgumentsError, NotReplayableError } from './errors.js';
-import type { CheckpointRecord, CheckpointStore, ClaimInput, ClaimResult } from '../checkpoints/types.js';
+import type {
+  CheckpointRecord,
+  ClaimInput,
+  ClaimResult,
+  PipelineCheckpoints,
+  TaskLinks,
+} from '../checkpoints/types.js';
 import {
   CheckpointArgumentsMismatchError,
   CheckpointFailedError,
@@ -37,7 +43,6 @@ import { MCPRequestCancelled, MCPUnknownToolError, MCPUrlElicitationRequiredErro
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import type { CallServerRequestHandlers, InputRound, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
-import type { CheckpointTaskLinks } from '../checkpoints/taskLinks.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
 import { toolSchemaFingerprint } from '../security/fingerprint.js';
 import type { PoisonFlag, ToolNameIndex } from '../security/poisoning.js';
@@ -136,9 +141,10 @@ export interface HarnessApplicationOptions {
   registry: MCPToolRegistry;
   localTools: LocalTool[];
   security: SecureToolExecutor;
-  checkpoints: CheckpointStore;
+  /** The tool calls' records, SQLite or PostgreSQL (checkpoints/types.ts). */
+  checkpoints: PipelineCheckpoints;
   /** Where a call's server task id is recorded (the tasks extension); without it a task is followed but not recorded. */
-  taskLinks?: CheckpointTaskLinks;
+  taskLinks?: TaskLinks;
   tracer: Tracer;
   /** The app's known secrets: results, checkpoint args and error messages leave redacted. */
   redactor: SecretRedactor;
@@ -272,8 +278,8 @@ export class HarnessApplication {
    * Returns a completed call's stored result without running anything, and records the replay in
    * a trace of its own. No permission is asked: nothing executes and nothing leaves the app.
    */
-  replay(sessionId: string, callId: string): ExecuteResult {
-    const record = this.options.checkpoints.get(sessionId, callId);
+  async replay(sessionId: string, callId: string): Promise<ExecuteResult> {
+    const record = await this.options.checkpoints.get(sessionId, callId);
     if (!record) throw new NotReplayableError(`No call "${callId}" is recorded in session "${sessionId}".`);
     if (record.status !== 'completed' || !record.result) {
       throw new NotReplayableError(
@@ -304,10 +310,10 @@ export class HarnessApplication {
   }
 
   /** A recorded key's replay (traced), or its refusal (traced, thrown); undefined for a new key. */
-  private peekRecorded(input: ClaimInput, trace: TraceHandle): CompletedRecord | undefined {
+  private async peekRecorded(input: ClaimInput, trace: TraceHandle): Promise<CompletedRecord | undefined> {
     let recorded;
     try {
-      recorded = this.options.checkpoints.peek(input);
+      recorded = await this.options.checkpoints.peek(input);
     } catch (error) {
       traceRefusedClaim(trace, error);
       throw error;
@@ -395,7 +401,7 @@ export class HarnessApplication {
         },
         {
           ...(options.signal ? { signal: options.signal } : {}),
-          runsNothing: () => (recorded = this.peekRecorded(claimInput, trace)) !== undefined,
+          runsNothing: async () => (recorded = await this.peekRecorded(claimInput, trace)) !== undefined,
           onEvent: (event) => {
             recordSecurityEvent(trace, event);
             if (event.type === 'approval_requested') options.onApprovalWait?.({ expiresAt: event.expiresAt });
@@ -410,7 +416,7 @@ export class HarnessApplication {
       // A denial says "nothing ran" — untrue when an earlier call with this key ran (a DENY rule
       // added since, or a twin attempt allowed while this one waited): the denial says so.
       if (error instanceof PermissionDeniedError) {
-        const status = checkpoints.get(options.sessionId, options.callId)?.status;
+        const status = (await checkpoints.get(options.sessionId, options.callId))?.status;
         if (status === 'completed' || status === 'started') error.keyRecorded = status;
       }
       throw error;
@@ -431,7 +437,7 @@ export class HarnessApplication {
     // group-committed with concurrent calls' writes; it is durable once the promise resolves.
     let claim;
     try {
-      claim = await checkpoints.grouped.claim(claimInput);
+      claim = await checkpoints.claim(claimInput);
     } catch (error) {
       traceRefusedClaim(trace, error);
       throw error;
@@ -482,7 +488,10 @@ export class HarnessApplication {
       taskStatus = event.status;
       if (event.taskId !== linkedTask) {
         linkedTask = event.taskId;
-        this.options.taskLinks?.link(options.sessionId, options.callId, lease, event.taskId);
+        // Written at once on SQLite; on PostgreSQL in flight while the call goes on (a failure only loses the link).
+        void Promise.resolve(
+          this.options.taskLinks?.link(options.sessionId, options.callId, lease, event.taskId),
+        ).catch(() => false);
       }
       const statusMessage = event.statusMessage !== undefined ? redactor.redactText(event.statusMessage) : undefined;
       trace.event('task', {
@@ -564,7 +573,7 @@ export class HarnessApplication {
         const taskEnded = linkedTask !== undefined && taskStatus === 'cancelled';
         // A note that cannot be written (the disk is full: the app shows a warning, see
         // core/warnings.ts) changes nothing of that: the caller still learns how the call failed.
-        await checkpoints.grouped
+        await checkpoints
           .recordFailure(options.sessionId, options.callId, lease, {
             ...(error instanceof MCPUrlElicitationRequiredError ? { notRun: true } : {}),
             ...(taskEnded ? { ended: true } : {}),
@@ -589,7 +598,7 @@ export class HarnessApplication {
       // 5. Save the replayable result — only while the lease is still ours — and return it once
       // stored. Outside the attempt's try: the tool has acted, so a failure here is never retried.
       try {
-        await checkpoints.grouped.complete(options.sessionId, options.callId, lease, result);
+        await checkpoints.complete(options.sessionId, options.callId, lease, result);
       } catch (error) {
         // Someone else resolved the record meanwhile (History): it says so as it is. Any other
         // failure (the disk is full) leaves the record `started`, "result unknown", and the

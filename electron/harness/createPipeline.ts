@@ -1,13 +1,14 @@
 /**
  * The one place the tool-call pipeline is assembled: `HarnessApplication` over its
  * `MCPToolRegistry`, its security (`SecureToolExecutor` + `PermissionDecisionEngine` with the
- * saved rules), its SQLite checkpoint store and its tracer, all redacting with one
+ * saved rules), its checkpoint store (SQLite's by default, or one given: PostgreSQL) and its tracer, all redacting with one
  * `SecretRedactor` (secrets/secretRedactor.ts). The app core, the tests and the
  * benchmarks all build it here, so they run the same wiring.
  */
-import type { Database } from 'better-sqlite3';
+import type { Database } from '../storage/database.js';
 import type { SecretRef } from '../../shared/serverConfig.js';
-import { SqliteCheckpointStore } from '../checkpoints/sqliteStore.js';
+import { SqliteCheckpointStore, sqliteCheckpointStores } from '../checkpoints/sqliteStore.js';
+import type { CheckpointStores } from '../checkpoints/types.js';
 import { CheckpointTaskLinks } from '../checkpoints/taskLinks.js';
 import type { RegistryOptions } from '../mcp/registry.js';
 import { MCPToolRegistry } from '../mcp/registry.js';
@@ -49,8 +50,10 @@ type PipelineTracing = { tracer?: undefined; redactor?: SecretRedactor } | { tra
 export type PipelineOptions<S extends SecureToolExecutor = SecureToolExecutor> = PipelineTracing & PipelineParts<S>;
 
 interface PipelineParts<S extends SecureToolExecutor> {
-  /** The database the checkpoints and traces are kept in. */
+  /** The database the traces are kept in, and the checkpoints unless `stores` is given. */
   db: Database;
+  /** Where the tool calls are recorded instead of `db` (the core: PostgreSQL when a database URL is set). */
+  stores?: CheckpointStores;
   /** Where server secrets come from; each value resolved is registered for redaction. */
   secrets: SecretResolver;
   /** Registry options besides the secrets (the stdio servers' sandboxes, schema cache, reconnect policy, …). */
@@ -75,9 +78,12 @@ export interface Pipeline<S extends SecureToolExecutor = SecureToolExecutor> {
   registry: MCPToolRegistry;
   engine: PermissionDecisionEngine;
   security: S;
+  /** The checkpoints in `db`, synchronous (tests and benchmarks read them); the pipeline records there unless `stores` was given. */
   checkpoints: SqliteCheckpointStore;
-  /** The server task ids of checkpointed calls (the tasks extension); see harness/taskRecovery.ts. */
+  /** The server task ids of checkpointed calls in `db` (the tasks extension); see harness/taskRecovery.ts. */
   taskLinks: CheckpointTaskLinks;
+  /** Where the pipeline records its calls: `options.stores`, or the two above. */
+  stores: CheckpointStores;
   tracer: Tracer;
   redactor: SecretRedactor;
 }
@@ -87,6 +93,7 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
 ): Promise<Pipeline<S>> {
   const checkpoints = new SqliteCheckpointStore(options.db);
   const taskLinks = new CheckpointTaskLinks(options.db);
+  const stores = options.stores ?? sqliteCheckpointStores(checkpoints, taskLinks);
   const redactor = options.redactor ?? new SecretRedactor();
   const tracer = options.tracer ?? new Tracer(options.db, { redactor });
   const secrets = new ObservedSecretResolver(options.secrets, (value) => redactor.add(value.reveal()));
@@ -112,11 +119,11 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
     registry,
     localTools: options.localTools,
     security,
-    checkpoints,
-    taskLinks,
+    checkpoints: stores.pipeline,
+    taskLinks: stores.taskLinks,
     tracer,
     redactor,
     ...(options.retry ? { retry: options.retry } : {}),
   });
-  return { harness, registry, engine, security, checkpoints, taskLinks, tracer, redactor };
+  return { harness, registry, engine, security, checkpoints, taskLinks, stores, tracer, redactor };
 }

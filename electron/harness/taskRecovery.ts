@@ -22,7 +22,7 @@
  * `completed` or `failed`: the task's life after the app lost the call, in Traces.
  */
 import type { DetailedTaskV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
-import type { CheckpointTaskLinks, TaskLinkedCall } from '../checkpoints/taskLinks.js';
+import type { TaskLinkedCall, TaskLinks } from '../checkpoints/types.js';
 import { MCPRemoteError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
 import { followTask } from '../mcp/tasks/followTask.js';
@@ -41,7 +41,7 @@ export type TaskRecoveryOutcome =
 type TaskCheckTrigger = 'start' | 'server_ready' | 'person';
 
 export interface TaskRecoveryOptions {
-  links: CheckpointTaskLinks;
+  links: TaskLinks;
   registry: Pick<MCPToolRegistry, 'whenReady' | 'taskClient'>;
   /** Known secrets out of a stored result, and out of a server's reason. */
   redactResult: (result: NormalizedToolResult) => NormalizedToolResult;
@@ -76,14 +76,12 @@ type TaskClient = NonNullable<ReturnType<MCPToolRegistry['taskClient']>>;
 
 export async function recoverTaskCalls(options: TaskRecoveryOptions): Promise<TaskRecovery> {
   const signal = options.signal ?? new AbortController().signal;
-  const pending = options.links
-    .pending()
-    .filter(
-      (call) =>
-        (!options.only || (call.sessionId === options.only.sessionId && call.callId === options.only.callId)) &&
-        (options.serverId === undefined || call.serverId === options.serverId) &&
-        !options.skip?.(call),
-    );
+  const pending = (await options.links.pending()).filter(
+    (call) =>
+      (!options.only || (call.sessionId === options.only.sessionId && call.callId === options.only.callId)) &&
+      (options.serverId === undefined || call.serverId === options.serverId) &&
+      !options.skip?.(call),
+  );
   const byServer = new Map<string, TaskLinkedCall[]>();
   for (const call of pending) byServer.set(call.serverId, [...(byServer.get(call.serverId) ?? []), call]);
   const following: Array<Promise<TaskRecoveryOutcome>> = [];
@@ -125,7 +123,7 @@ async function recoverServer(
     };
     if (!('getTask' in client)) {
       check(client.why, client.reason);
-      settled.push(done(unresolved(call, client.why, client.reason, options)));
+      settled.push(done(await unresolved(call, client.why, client.reason, options)));
       continue;
     }
     let task: DetailedTaskV2;
@@ -137,7 +135,7 @@ async function recoverServer(
       const why: TaskUnresolvedWhy =
         error instanceof MCPRemoteError && error.rpcCode === -32602 ? 'unknown_to_server' : 'no_answer';
       check(why, reason);
-      settled.push(done(unresolved(call, signal.aborted ? 'moved_on' : why, reason, options)));
+      settled.push(done(await unresolved(call, signal.aborted ? 'moved_on' : why, reason, options)));
       continue;
     }
     check('answered');
@@ -161,12 +159,12 @@ async function recoverServer(
           signal,
           onEvent: traceTask,
         }).then(
-          (result) => done(store(call, { status: 'completed', result }, options)),
-          (error: unknown) => {
+          async (result) => done(await store(call, { status: 'completed', result }, options)),
+          async (error: unknown) => {
             const reason = options.redactText(error instanceof Error ? error.message : String(error));
             // The wait ended (the app closing): the record stays started, with its task id, for the next start.
             if (signal.aborted) return done({ kind: 'unresolved', call, reason, why: 'moved_on' });
-            options.links.fail(call, { code: 'task_failed', message: reason });
+            await options.links.fail(call, { code: 'task_failed', message: reason });
             return done({ kind: 'failed', call, reason });
           },
         ),
@@ -174,7 +172,7 @@ async function recoverServer(
       continue;
     }
     traceTask(task);
-    settled.push(done(store(call, task, options)));
+    settled.push(done(await store(call, task, options)));
   }
   return settled;
 }
@@ -193,16 +191,16 @@ const UNRESOLVED_TEXT: Record<
   no_answer: (call, reason) => `Asking the server about task ${call.taskId} failed: ${reason}`,
 };
 
-function unresolved(
+async function unresolved(
   call: TaskLinkedCall,
   why: TaskUnresolvedWhy,
   reason: string,
   options: TaskRecoveryOptions,
-): TaskRecoveryOutcome {
+): Promise<TaskRecoveryOutcome> {
   // The app closing mid-ask is not news about the call: its record is left as it was.
   if (why !== 'moved_on') {
     const text = UNRESOLVED_TEXT[why](call, reason);
-    options.links.note(call, { code: `task_${why}`, message: text });
+    await options.links.note(call, { code: `task_${why}`, message: text });
   }
   return { kind: 'unresolved', call, reason, why };
 }
@@ -254,17 +252,17 @@ async function clientFor(
 }
 
 /** A task that ended: its end becomes the record's. */
-function store(
+async function store(
   call: TaskLinkedCall,
   task: Pick<DetailedTaskV2, 'status'> & {
     result?: Record<string, unknown>;
     error?: { code: number; message: string };
   },
   options: TaskRecoveryOptions,
-): TaskRecoveryOutcome {
+): Promise<TaskRecoveryOutcome> {
   if (task.status === 'completed') {
     const result = options.redactResult(normalizeToolResult(task.result));
-    if (options.links.complete(call, result)) return { kind: 'completed', call, isError: result.isError };
+    if (await options.links.complete(call, result)) return { kind: 'completed', call, isError: result.isError };
     return { kind: 'unresolved', call, reason: 'the record was resolved meanwhile', why: 'moved_on' };
   }
   const reason = options.redactText(
@@ -272,7 +270,12 @@ function store(
       ? `the server's task failed (${task.error.code}): ${task.error.message}`
       : 'the server cancelled the task',
   );
-  if (options.links.fail(call, { code: task.status === 'failed' ? 'task_failed' : 'task_cancelled', message: reason }))
+  if (
+    await options.links.fail(call, {
+      code: task.status === 'failed' ? 'task_failed' : 'task_cancelled',
+      message: reason,
+    })
+  )
     return { kind: 'failed', call, reason };
   return { kind: 'unresolved', call, reason: 'the record was resolved meanwhile', why: 'moved_on' };
 }

@@ -94,6 +94,7 @@ import type {
   ToolDescriptor,
   ToolListHints,
 } from './types.js';
+import { watchRequestIds } from '../telemetry/requestIds.js';
 
 /** The name this client reports to servers; its version is the app's (core.ts passes it down through the registry). */
 export const CLIENT_NAME = 'miniharness-desktop';
@@ -432,6 +433,8 @@ export class MCPClient implements ToolClient {
     const onAbort = (): void => end('aborted');
     signal.addEventListener('abort', onAbort, { once: true });
     try {
+      // OpenTelemetry: a call span's `jsonrpc.request.id` is read off the wire (telemetry/requestIds.ts).
+      watchRequestIds(opened.transport);
       await sdk.connect(opened.transport, { timeout: MAX_TIMER_MS, ...(prior ? { prior } : {}) });
       if (ended) throw failure(undefined);
     } catch (error) {

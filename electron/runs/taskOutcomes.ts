@@ -7,13 +7,13 @@
  * completed → the call replays its result; failed → the model is told. A record without a task
  * id, or one the recovery could not settle, still stops the run (`needs_resolution`).
  */
-import type { CheckpointStore } from '../checkpoints/types.js';
+import type { PipelineCheckpoints } from '../checkpoints/types.js';
 import type { TaskRecovery } from '../harness/taskRecovery.js';
 
 export class RunTaskOutcomes {
   private recovery: Promise<void> | undefined;
 
-  constructor(private readonly checkpoints: Pick<CheckpointStore, 'get'>) {}
+  constructor(private readonly checkpoints: Pick<PipelineCheckpoints, 'get'>) {}
 
   /** The app's task recovery, once it has begun; its failure only means nothing was settled. */
   track(recovery: Promise<TaskRecovery>): void {
@@ -29,7 +29,7 @@ export class RunTaskOutcomes {
    * then asks the pipeline again, which replays or refuses it by its new status.
    */
   async settled(sessionId: string, callId: string, signal: AbortSignal): Promise<boolean> {
-    const record = this.checkpoints.get(sessionId, callId);
+    const record = await this.checkpoints.get(sessionId, callId);
     if (!this.recovery || record?.status !== 'started' || !record.taskId) return false;
     await new Promise<void>((resolve) => {
       const done = (): void => {
@@ -39,6 +39,6 @@ export class RunTaskOutcomes {
       signal.addEventListener('abort', done, { once: true });
       void this.recovery?.then(done);
     });
-    return !signal.aborted && this.checkpoints.get(sessionId, callId)?.status !== 'started';
+    return !signal.aborted && (await this.checkpoints.get(sessionId, callId))?.status !== 'started';
   }
 }

@@ -10,30 +10,11 @@
  * made, so the person sees what was added and can take it away by turning the launcher off.
  */
 import { posix, win32 } from 'node:path';
+import type { SandboxAdditionReason } from '../../shared/contract.js';
 import type { ServerSandbox } from '../../shared/serverConfig.js';
 
-/** Why an entry is in a profile: one code per kind of addition, for the GUI to explain. */
-type ProfileAdditionReason =
-  /** The server's own folder under the data folder: readable and writable, its TMPDIR. */
-  | 'own_folder'
-  /** The folders the person gave the server as roots. */
-  | 'roots'
-  /** The folder the command is installed in (nvm, pyenv, ~/.local/bin …), and the one its link is in. */
-  | 'command_install'
-  /** The working folder the configuration names. */
-  | 'working_folder'
-  /** The script a `node` or `python` launcher runs, and its package. */
-  | 'launcher_script'
-  /** npx: the npm cache (packages it downloads and runs). */
-  | 'launcher_npm_cache'
-  /** npx: the npm registry, for a first download. */
-  | 'launcher_npm_registry'
-  /** uvx: uv's cache and the Pythons it installs. */
-  | 'launcher_uv_cache'
-  /** uvx: the Python package index, for a first download. */
-  | 'launcher_pypi'
-  /** What the person listed in the server's Sandbox section. */
-  | 'listed';
+/** Why an entry is in a profile: one code per kind of addition, for the GUI to explain (shared/contract). */
+type ProfileAdditionReason = SandboxAdditionReason;
 
 interface ProfileAddition {
   reason: ProfileAdditionReason;
@@ -44,7 +25,7 @@ interface ProfileAddition {
   hosts?: string[];
 }
 
-export type Launcher = 'npx' | 'uvx' | 'node' | 'python';
+export type Launcher = 'npx' | 'uvx' | 'node' | 'python' | 'docker';
 
 /** What one sandboxed server may touch, ready to hand to the library (runtimeConfig.ts). */
 export interface ServerSandboxProfile {
@@ -62,6 +43,8 @@ export interface ServerSandboxProfile {
   env: Record<string, string>;
   /** What was added to the defaults, and why (the defaults are `deny`, `own_folder`). */
   additions: ProfileAddition[];
+  /** The launcher the command is, when it is one (`docker` is given nothing: see the README). */
+  launcher?: Launcher;
 }
 
 export interface ProfileInput {
@@ -100,6 +83,8 @@ export function launcherOf(command: string, platform: NodeJS.Platform): Launcher
   if (base === 'uvx' || base === 'uv') return 'uvx';
   if (base === 'node' || base === 'nodejs') return 'node';
   if (/^python(\d+(\.\d+)?)?$/.test(base)) return 'python';
+  // Its socket is root on this machine: recognised, to say so, and given nothing.
+  if (base === 'docker' || base === 'podman') return 'docker';
   return undefined;
 }
 
@@ -216,5 +201,6 @@ export function buildServerProfile(input: ProfileInput): ServerSandboxProfile {
       ...(kind === 'node' || kind === 'npx' ? { NODE_USE_ENV_PROXY: '1' } : {}),
     },
     additions,
+    ...(kind ? { launcher: kind } : {}),
   };
 }

@@ -26,7 +26,9 @@ import type { SandboxReason } from '../../shared/errors.js';
 import type { ServerSandbox } from '../../shared/serverConfig.js';
 import { resolveCommand, scriptsAmong } from './commandPath.js';
 import { deniedReadIn } from './deniedAccess.js';
-import type { EgressAsks, EgressViolations } from './egressAsk.js';
+import type { EgressAsks } from './egressAsk.js';
+import type { EgressGate, GateDecision } from './egressGate.js';
+import { startEgressGate } from './egressGate.js';
 import { runtimeConfigOf } from './runtimeConfig.js';
 import type { ServerSandboxProfile } from './serverProfile.js';
 import { buildServerProfile } from './serverProfile.js';
@@ -116,6 +118,37 @@ export function checkPrograms(
 const watchers = new Map<string, (line: string) => void>();
 const delivered = new WeakSet<object>();
 let session: Promise<void> | undefined;
+/** The egress gate (egressGate.ts), in the library's SOCKS slot, while the session runs. */
+let gate: EgressGate | undefined;
+/** Who decides the attempts of each live wrap that asks the person, by its id. */
+const deciders = new Map<string, (host: string, port: number) => Promise<GateDecision>>();
+
+/** The gate's decision for one attempt; a refusal is recorded as the wrap's violation, as the library records its own. */
+async function decideAtGate(commandId: string | undefined, host: string, port: number): Promise<GateDecision> {
+  const decide = commandId === undefined ? undefined : deciders.get(commandId);
+  const decision: GateDecision = decide
+    ? await decide(host, port)
+    : { allow: false, reason: 'no sandboxed server named' };
+  if (!decision.allow && commandId !== undefined) {
+    const where = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    watchers.get(commandId)?.(`deny network-outbound ${where} (${decision.reason})`);
+  }
+  return decision;
+}
+
+/**
+ * The variables a server's HTTP clients read for their proxy, pointed at the gate (same user
+ * name and token, the gate's port as the sandbox sees it: on Linux the library's SOCKS bridge,
+ * 1080; on macOS the gate's own port). Constant shell text: no server's data is in it.
+ */
+const GATED_PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy'];
+const LINUX_SOCKS_BRIDGE_PORT = 1080;
+export function gatedProxyLine(platform: NodeJS.Platform, gatePort: number): string {
+  const port = platform === 'linux' ? LINUX_SOCKS_BRIDGE_PORT : gatePort;
+  return GATED_PROXY_VARIABLES.map((name) => `[ -z "\${${name}-}" ] || export ${name}="\${${name}%:*}:${port}"; `).join(
+    '',
+  );
+}
 
 /**
  * In a packaged app the library's files are read from the asar archive, but its helper programs
@@ -138,11 +171,12 @@ function unpackedHelpers(): Partial<SandboxRuntimeConfig> {
   };
 }
 
-function baseConfig(programs: Programs): SandboxRuntimeConfig {
+function baseConfig(programs: Programs, gatePort: number): SandboxRuntimeConfig {
   return {
     ...unpackedHelpers(),
-    // No host and no file write for anyone: each wrap brings its server's own.
-    network: { allowedDomains: [], deniedDomains: [] },
+    // No host and no file write for anyone: each wrap brings its server's own. The SOCKS slot is
+    // the egress gate's (egressGate.ts); the library's own proxy serves HTTP.
+    network: { allowedDomains: [], deniedDomains: [], socksProxyPort: gatePort },
     filesystem: { denyRead: [], allowRead: [], allowWrite: [], denyWrite: [] },
     ...(programs.bwrap ? { bwrapPath: programs.bwrap } : {}),
     ...(programs.socat ? { socatPath: programs.socat } : {}),
@@ -155,10 +189,12 @@ async function startSession(): Promise<void> {
   if (!check.ok) throw new SandboxUnavailableError(check.reason, check.detail);
   const deps = await SandboxManager.checkDependenciesAsync({ command: check.programs.rg ?? 'rg' });
   if (deps.errors.length) throw new SandboxUnavailableError('dependency_failed', deps.errors.join('; '));
+  gate = await startEgressGate({ upstreamPort: () => SandboxManager.getProxyPort(), decide: decideAtGate });
   try {
     // The log monitor reads macOS's Seatbelt log; on Linux see the header.
-    await SandboxManager.initialize(baseConfig(check.programs), undefined, process.platform === 'darwin');
+    await SandboxManager.initialize(baseConfig(check.programs, gate.port), undefined, process.platform === 'darwin');
   } catch (error) {
+    await closeGate();
     throw new SandboxUnavailableError('sandbox_failed', error instanceof Error ? error.message : String(error));
   }
   SandboxManager.getSandboxViolationStore().subscribe(() => {
@@ -180,6 +216,12 @@ async function startSession(): Promise<void> {
     const firstLine = (probe.stderr ?? '').trim().split('\n')[0] || probe.error?.message || `exit ${probe.status}`;
     throw new SandboxUnavailableError('sandbox_failed', firstLine);
   }
+}
+
+async function closeGate(): Promise<void> {
+  const running = gate;
+  gate = undefined;
+  await running?.close();
 }
 
 /** Hands `tell` each violation the library records under `commandId`, until the returned function is called. */
@@ -204,6 +246,7 @@ export async function endSandboxSession(): Promise<void> {
   if (!running) return;
   await running.catch(() => undefined);
   await SandboxManager.reset();
+  await closeGate();
 }
 
 // ── one server ───────────────────────────────────────────────────────────────────────────────
@@ -240,8 +283,8 @@ export interface ServerSandboxOptions {
   onViolation?: (serverId: string, line: string) => void;
   /** The platform servers are sandboxed for (default: this one); another is refused before anything runs. */
   platform?: NodeJS.Platform;
-  /** The egress ask (egressAsk.ts): told of each wrap and its violations, it widens the wrap's hosts by the person's answers. */
-  egress?: Pick<EgressAsks, 'attach' | 'detach'>;
+  /** The egress ask (egressAsk.ts): told of each wrap, it decides the wrap's attempts at the gate, asking the person. */
+  egress?: Pick<EgressAsks, 'attach' | 'detach' | 'decide'>;
 }
 
 /** Where a server's own folder is: under the data folder, by its id. */
@@ -290,9 +333,13 @@ export class ServerSandboxes {
     // at all where its folder is hidden.
     const program = resolveCommand(server.command, env.PATH, cwd).path;
     if (!program) throw new SandboxCommandNotFoundError(server.command);
+    const egress = this.options.egress;
     let line: string;
     try {
-      line = execCommandLine([program, ...server.args], profile.env);
+      // With an egress ask, the server's HTTP clients go through the gate, where an attempt waits for the person.
+      line =
+        (egress && gate ? gatedProxyLine(platform, gate.port) : '') +
+        execCommandLine([program, ...server.args], profile.env);
     } catch (error) {
       if (error instanceof ShellQuoteError) throw new SandboxUnavailableError('argument_unquotable', error.code);
       throw error;
@@ -307,7 +354,8 @@ export class ServerSandboxes {
     const release = (): void => {
       if (released) return;
       released = true;
-      this.options.egress?.detach(commandId);
+      egress?.detach(commandId);
+      deciders.delete(commandId);
       watchers.delete(commandId);
       SandboxManager.unregisterCommandNetworkLists(commandId);
       SandboxManager.cleanupAfterCommand();
@@ -318,9 +366,12 @@ export class ServerSandboxes {
       release();
       throw new SandboxUnavailableError('host_invalid', error instanceof Error ? error.message : String(error));
     }
-    const egress = this.options.egress?.attach(server.id, commandId, config.hosts);
-    const tell = watcherOf(server.id, this.options.onViolation, egress);
-    if (tell) watchers.set(commandId, tell);
+    if (egress) {
+      egress.attach(server.id, commandId, config.hosts);
+      deciders.set(commandId, (host, port) => egress.decide(commandId, host, port));
+    }
+    const { onViolation } = this.options;
+    if (onViolation) watchers.set(commandId, (violation) => onViolation(server.id, violation));
     const [file, ...args] = argv;
     if (!file) {
       release();
@@ -331,17 +382,4 @@ export class ServerSandboxes {
     const deniedRead = (stderr: readonly string[]): string | undefined => deniedReadIn(stderr, profile, never);
     return { command: file, args, profile, commandId, release, deniedRead };
   }
-}
-
-/** Who hears a wrap's violations: the app's feed and the egress ask, each when there is one. */
-function watcherOf(
-  serverId: string,
-  onViolation: ServerSandboxOptions['onViolation'],
-  egress: EgressViolations | undefined,
-): ((line: string) => void) | undefined {
-  if (!onViolation && !egress) return undefined;
-  return (line) => {
-    onViolation?.(serverId, line);
-    egress?.(line);
-  };
 }

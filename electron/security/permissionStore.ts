@@ -21,9 +21,10 @@ export interface PermissionRuleStore {
   save(rules: PermissionRule[]): Promise<void>;
 }
 
-const RULES_FILE_VERSION = 1;
+export const RULES_FILE_VERSION = 1;
 
-const RulesFileSchema = z
+/** The saved rules as a whole: a version and rules with distinct ids (the file here; PostgreSQL's row: postgresRuleStore.ts). */
+export const RulesFileSchema = z
   .object({
     version: z.literal(RULES_FILE_VERSION),
     rules: z.array(PermissionRuleSchema),

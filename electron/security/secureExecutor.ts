@@ -61,7 +61,7 @@ export interface AuthorizeOptions {
    * (a key reused with other arguments, still running, failed). A DENY rule refuses before it is
    * asked; an ALLOW needs no person, so it is not asked then either.
    */
-  runsNothing?: () => boolean;
+  runsNothing?: () => boolean | Promise<boolean>;
   /**
    * Asked only when a person would be asked (after the rules and session grants): an earlier
    * decision that covers this use — an MCP App's own page, read for the call it shows, is allowed
@@ -205,7 +205,7 @@ export class SecureToolExecutor {
     }
 
     // Nothing would run whatever the person answered: they are not asked (the caller replays).
-    if (options.runsNothing?.()) return { level: 'ALLOW', decision };
+    if (await options.runsNothing?.()) return { level: 'ALLOW', decision };
 
     // The person (or a rule) already decided what this use belongs to: they are not asked again.
     if (options.impliedBy) {

@@ -44,3 +44,14 @@ export function persistentValue(db: Database, key: string, create: () => string)
   });
   return read.immediate();
 }
+
+/** Values created once and kept for the data folder's life (app_meta): the GUI's session id, … */
+export interface AppMeta {
+  /** The value stored under `key`, created (by `create`) and stored at its first use. */
+  persistentValue(key: string, create: () => string): string;
+}
+
+/** The app metadata in the app's SQLite file. */
+export function sqliteAppMeta(db: Database): AppMeta {
+  return { persistentValue: (key, create) => persistentValue(db, key, create) };
+}

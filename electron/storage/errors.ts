@@ -120,3 +120,18 @@ export class DatabaseRefusedError extends StorageError {
     return { ...super.toJSON(), operation: this.operation, sqlState: this.sqlState };
   }
 }
+
+/**
+ * Another MiniHarness on the same database changed what this one was about to overwrite, since
+ * this one read it: nothing was written (optimistic concurrency — the last writer must not erase
+ * the other's change without seeing it).
+ */
+export class ChangedElsewhereError extends StorageError {
+  readonly code = 'database_refused';
+  constructor(readonly what: string) {
+    super(
+      `The ${what} were changed by another MiniHarness on this database since this one read them, so nothing was written. ` +
+        'Restart this one to read them again, then make the change again.',
+    );
+  }
+}

@@ -26,6 +26,9 @@ export const MCP_SESSION_ID = 'mcp.session.id';
 export const MCP_RESOURCE_URI = 'mcp.resource.uri';
 export const JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
 export const RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
+/** Metrics (model/mcp/metrics.yaml): histograms in seconds. */
+export const METRIC_MCP_CLIENT_OPERATION_DURATION = 'mcp.client.operation.duration';
+export const METRIC_MCP_SERVER_OPERATION_DURATION = 'mcp.server.operation.duration';
 
 // ── GenAI (semantic-conventions-genai docs/gen-ai/gen-ai-spans.md, gen-ai-agent-spans.md) ───────
 export const GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
@@ -79,14 +82,13 @@ export const MH_CALLER = 'miniharness.caller';
 /** The era an agent's request came in: `2025` (sessions) or `2026-07-28` (stateless). */
 export const MH_GATEWAY_ERA = 'miniharness.gateway.era';
 /**
- * Hook for the sandbox work (issue "sandbox"): the number of sandbox violations a call caused.
- * Nothing sets it yet; the sandbox code adds it with `Telemetry.addCallSpanHook` (a `CallSpanHook`, callSpans.ts).
- * @public (a hook for the sandbox work)
+ * How many sandbox violations were recorded while the call ran (its server is sandboxed: the
+ * trace's `sandbox_violation` events). Absent when none.
  */
 export const MH_SANDBOX_VIOLATIONS = 'miniharness.sandbox.violations';
 /**
- * Hook for the pinning work (issue "pinning"): the server's pinned identity changed since it was
- * approved. Nothing sets it yet; the pinning code adds it with `Telemetry.addCallSpanHook`.
- * @public (a hook for the pinning work)
+ * The tool's definition changed since it was pinned (approved), so the call asked again whatever
+ * the rules said: `reapproved` (the person allowed it; the new definition is pinned) or `refused`.
+ * Absent when the definition was the pinned one.
  */
 export const MH_PINNING_CHANGE = 'miniharness.pinning.change';

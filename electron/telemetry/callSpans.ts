@@ -5,15 +5,19 @@
  * conventions' attributes; a built-in (local) tool's call is an `execute_tool {tool}` span
  * (kind INTERNAL). Either carries MiniHarness's decision under `miniharness.*` (attributes.ts):
  * the permission decision and its rule, who let it run and how long the person took, replay vs
- * execution, the checkpoint key, the task id. Everything comes from the trace's events as stored,
- * so it went through the same redaction as the Traces view. The span's parent is the work it runs
- * under (a gateway request, an agent run: context.ts), else it starts a trace of its own.
+ * execution, the checkpoint key, the task id, sandbox violations, a pinning change; and the
+ * `jsonrpc.request.id` of the request sent (requestIds.ts). Everything comes from the trace's
+ * events as stored, so it went through the same redaction as the Traces view. The span's parent
+ * is the work it runs under (a gateway request, an agent run: context.ts), else it starts a trace
+ * of its own. Every call to a server also counts in `mcp.client.operation.duration` (metrics.ts),
+ * sampled or not.
  *
  * Off the call path: when the trace starts only the span's ids are chosen (so the server can be
  * given its `traceparent` at once) and the sampling decided; the events fill a plain record. The
- * SDK span is made, filled and ended after the call returned (setImmediate, a batch at a time),
- * with the trace's own times and the ids chosen at the start (presetIds.ts). A backlog beyond
- * MAX_BACKLOG is dropped and counted.
+ * SDK span is made, filled and ended after the call returned, with the trace's own times and the
+ * ids chosen at the start (presetIds.ts), in idle batches: every DRAIN_DELAY_MS, the calls ended
+ * since (made at the next turn of the event loop instead, each call's span ran inside the next
+ * call's steps). A backlog beyond MAX_BACKLOG is dropped and counted.
  */
 import type { Attributes, Context, Tracer } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode, TraceFlags, trace as traceApi } from '@opentelemetry/api';
@@ -22,7 +26,10 @@ import type { TraceEvent, TraceSummary } from '../../shared/traces.js';
 import type { ObservedTrace, TraceObserver } from '../tracing/tracer.js';
 import * as A from './attributes.js';
 import { currentContext, propagationOf } from './context.js';
+import type { McpMetrics } from './metrics.js';
+import { metricAttributes } from './metrics.js';
 import type { PresetIds } from './presetIds.js';
+import { expectRequestId } from './requestIds.js';
 
 /** What the client span says of the server behind a call (its connection), when known. */
 export interface ServerDescription {
@@ -53,30 +60,22 @@ export interface CallSpanOptions {
    * Read when the span is made, after the call returned; undefined when the person did not turn it on.
    */
   payloads?: ((trace: TraceSummary) => { arguments?: string; result?: string } | undefined) | undefined;
+  /** `mcp.client.operation.duration`: each request sent for a call (every call's, sampled or not). */
+  metrics?: McpMetrics | undefined;
 }
-
-/**
- * Hooks for the work built beside this (sandbox violations, pinning changes): a function that
- * adds attributes to a call's span when it is made (after the call). Registered with `CallSpans.addHook`.
- */
-export type CallSpanHook = (trace: TraceSummary) => Attributes | undefined;
 
 /** Ended calls waiting for their span; more are dropped (counted). */
 const MAX_BACKLOG = 4096;
+/** How long ended calls wait for their spans: one batch per interval, not one turn of the event loop per call. */
+const DRAIN_DELAY_MS = 100;
 
 export class CallSpans implements TraceObserver {
-  readonly #hooks: CallSpanHook[] = [];
   readonly #sampler: TraceIdRatioBasedSampler;
   #backlog: ObservedCall[] = [];
   #scheduled = false;
 
   constructor(private readonly options: CallSpanOptions) {
     this.#sampler = new TraceIdRatioBasedSampler(options.sampleRatio);
-  }
-
-  /** Adds a hook (see CallSpanHook); e.g. the sandbox sets `miniharness.sandbox.violations`. */
-  addHook(hook: CallSpanHook): void {
-    this.#hooks.push(hook);
   }
 
   started(trace: TraceSummary): ObservedTrace {
@@ -88,7 +87,15 @@ export class CallSpans implements TraceObserver {
       parentSpan && traceApi.isSpanContextValid(parentSpan)
         ? (parentSpan.traceFlags & TraceFlags.SAMPLED) !== 0
         : this.#sampler.shouldSample(parent, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
-    const call = new ObservedCall(this, trace, parent, traceId, ids.newSpanId(), sampled);
+    const call = new ObservedCall(
+      this,
+      trace,
+      parent,
+      traceId,
+      ids.newSpanId(),
+      sampled,
+      this.options.metrics !== undefined,
+    );
     if (sampled) this.options.linked?.(trace.traceId, traceId);
     return call;
   }
@@ -102,7 +109,8 @@ export class CallSpans implements TraceObserver {
     this.#backlog.push(call);
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(() => this.drain());
+    // Unref'd: a backlog never holds the process open (closing drains it).
+    setTimeout(() => this.drain(), DRAIN_DELAY_MS).unref();
   }
 
   /** Makes the spans of every ended call now (each batch after the calls; at once before a flush). */
@@ -119,15 +127,10 @@ export class CallSpans implements TraceObserver {
     if (!local) {
       attributes[A.MCP_METHOD_NAME] = 'tools/call';
       describe(attributes, this.options.describeServer(trace.serverId));
+      this.#measure(call);
     }
+    if (!call.sampled) return;
     const ended = call.ended ?? trace;
-    for (const hook of this.#hooks) {
-      try {
-        Object.assign(attributes, hook(ended));
-      } catch {
-        // a hook's failure never changes the rest of the span
-      }
-    }
     if (this.options.payloads) {
       try {
         const found = this.options.payloads(ended);
@@ -150,6 +153,27 @@ export class CallSpans implements TraceObserver {
       span.setStatus({ code: SpanStatusCode.ERROR, ...(ended.error ? { message: ended.error.message } : {}) });
     span.end(ended.endedAt ?? Date.now());
   }
+
+  #measure(call: ObservedCall): void {
+    if (!this.options.metrics) return;
+    try {
+      measure(this.options.metrics, call);
+    } catch {
+      // a metric is never worth a span
+    }
+  }
+}
+
+/**
+ * `mcp.client.operation.duration`, one per request sent (each attempt), timed by the attempt's
+ * own clock; a built-in tool's call sends no MCP request and has none.
+ */
+function measure(metrics: McpMetrics, call: ObservedCall): void {
+  if (call.requests.length === 0) return;
+  const base = metricAttributes(call.attributes);
+  delete base[A.ATTR_ERROR_TYPE];
+  for (const request of call.requests)
+    metrics.client(request.ms / 1000, request.errorType ? { ...base, [A.ATTR_ERROR_TYPE]: request.errorType } : base);
 }
 
 function describe(attributes: Attributes, server: ServerDescription | undefined): void {
@@ -166,9 +190,15 @@ class ObservedCall implements ObservedTrace {
   readonly attributes: Attributes;
   readonly events: Array<{ name: string; attributes: Attributes; at: number }> = [];
   ended: TraceSummary | undefined;
+  /** The MCP requests sent (each attempt): how long each took and how it failed, for the client metric. */
+  readonly requests: Array<{ ms: number; errorType: string | undefined }> = [];
   #propagation: Record<string, string> | undefined;
+  #forgetRequestId: (() => void) | undefined;
   #attempts = 0;
   #toolError = false;
+  #sandboxViolations = 0;
+  #toolChanged = false;
+  #approved = false;
 
   constructor(
     private readonly owner: CallSpans,
@@ -176,7 +206,8 @@ class ObservedCall implements ObservedTrace {
     readonly parent: Context,
     readonly traceId: string,
     readonly spanId: string,
-    private readonly sampled: boolean,
+    readonly sampled: boolean,
+    private readonly measured: boolean,
   ) {
     this.attributes = {
       [A.GEN_AI_OPERATION_NAME]: 'execute_tool',
@@ -191,20 +222,34 @@ class ObservedCall implements ObservedTrace {
 
   /** The W3C context of this call's span (made later with these ids): `traceparent`, and the parent's `tracestate`. */
   get propagation(): Readonly<Record<string, string>> {
+    if (this.#propagation) return this.#propagation;
     const traceState = traceApi.getSpanContext(this.parent)?.traceState;
-    return (this.#propagation ??= propagationOf(
+    this.#propagation = propagationOf(
       traceApi.wrapSpanContext({
         traceId: this.traceId,
         spanId: this.spanId,
         traceFlags: this.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
         ...(traceState ? { traceState } : {}),
       }),
-    ));
+    );
+    // The request that carries it tells its JSON-RPC id (requestIds.ts); a retry's id replaces the first.
+    const traceparent = this.#propagation.traceparent;
+    if (this.sampled && traceparent)
+      this.#forgetRequestId = expectRequestId(traceparent, (id) => void (this.attributes[A.JSONRPC_REQUEST_ID] = id));
+    return this.#propagation;
   }
 
   event(event: TraceEvent): void {
-    if (!this.sampled) return;
     const data = event.data as Record<string, unknown>;
+    if (this.measured && event.type === 'attempt_finished' && typeof data.durationMs === 'number') {
+      const error = data.error as { code?: unknown } | undefined;
+      this.requests.push({
+        ms: data.durationMs,
+        errorType: data.outcome === 'error' ? (typeof error?.code === 'string' ? error.code : '_OTHER') : undefined,
+      });
+    }
+    if (event.type === 'completed') this.#toolError = data.isError === true;
+    if (!this.sampled) return;
     const set = (key: string, value: unknown): void => {
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
         this.attributes[key] = value;
@@ -214,6 +259,8 @@ class ObservedCall implements ObservedTrace {
         // The first decision is the rules'; a later one says what let an ASK through (a session grant).
         if (data.kind === 'session-grant') set(A.MH_APPROVAL_BY, 'session-grant');
         else if (data.kind !== 'warning') {
+          // The tool's definition changed since it was pinned (pins.ts): it asked again whatever the rules said.
+          if (data.kind === 'tool-changed') this.#toolChanged = true;
           set(A.MH_PERMISSION_DECISION, data.outcome);
           set(A.MH_PERMISSION_KIND, data.kind);
           set(A.MH_PERMISSION_RULE_ID, data.ruleId);
@@ -222,6 +269,7 @@ class ObservedCall implements ObservedTrace {
         return;
       case 'approval_answered':
         set(A.MH_APPROVAL_BY, 'person');
+        this.#approved = data.approved === true;
         set(A.MH_APPROVAL_ANSWER, data.answeredBy);
         set(A.MH_APPROVAL_WAIT_MS, data.waitedMs);
         if (data.timedOut === true) set(A.MH_APPROVAL_TIMED_OUT, true);
@@ -240,8 +288,8 @@ class ObservedCall implements ObservedTrace {
       case 'task':
         set(A.MH_TASK_ID, data.taskId);
         return;
-      case 'completed':
-        this.#toolError = data.isError === true;
+      case 'sandbox_violation':
+        this.#sandboxViolations++;
         return;
       default:
         return;
@@ -249,8 +297,17 @@ class ObservedCall implements ObservedTrace {
   }
 
   finished(trace: TraceSummary): void {
-    if (!this.sampled) return;
+    this.#forgetRequestId?.();
+    const last = this.requests.at(-1);
+    if (last && this.#toolError) last.errorType ??= 'tool_error';
+    if (!this.sampled) {
+      // Not exported, but measured: the metric counts every call.
+      if (this.requests.length > 0) this.owner.enqueue(this);
+      return;
+    }
     const attributes = this.attributes;
+    if (this.#sandboxViolations > 0) attributes[A.MH_SANDBOX_VIOLATIONS] = this.#sandboxViolations;
+    if (this.#toolChanged) attributes[A.MH_PINNING_CHANGE] = this.#approved ? 'reapproved' : 'refused';
     attributes[A.MH_CALL_OUTCOME] = trace.status;
     attributes[A.MH_CALL_EXECUTION] =
       trace.status === 'replayed' ? 'replay' : this.#attempts > 0 ? 'execution' : 'none';

@@ -32,6 +32,10 @@ export interface ExportConfig {
   url: string | undefined;
   /** Headers sent with each export (values may be secrets: they never leave this module). */
   headers: Record<string, string>;
+  /** The collector's metrics URL; undefined: the `OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT` variables (else localhost:4318). */
+  metricsUrl?: string | undefined;
+  /** The metrics reader's delay between exports (default OTEL_METRIC_EXPORT_INTERVAL, else 60 s). */
+  metricIntervalMs?: number;
   serviceName: string;
   serviceVersion: string;
   /** The share of new traces kept, 0–1; a trace continued from an agent follows the agent's sampled flag. */

@@ -10,6 +10,8 @@ import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import * as A from './attributes.js';
 import { extractContext, hasRemoteParent, runWithSpan } from './context.js';
+import type { McpMetrics } from './metrics.js';
+import { metricAttributes } from './metrics.js';
 
 /** What a handler's context offers (the SDK's ServerContext, read structurally). */
 interface HandlerContext {
@@ -27,6 +29,8 @@ export class RequestSpans {
   constructor(
     private readonly tracer: () => Tracer | undefined,
     private readonly redactText: (text: string) => string,
+    /** `mcp.server.operation.duration` while export is on. */
+    private readonly metrics: () => McpMetrics | undefined = () => undefined,
   ) {}
 
   /** Serves one request under its span (or directly, when export is off). */
@@ -40,20 +44,21 @@ export class RequestSpans {
   ): T {
     const tracer = this.tracer();
     if (!tracer) return handler();
-    const span = this.#start(tracer, method, params, ctx, era, caller);
+    const { span, attributes } = this.#start(tracer, method, params, ctx, era, caller);
+    const served = new Served(span, attributes, this.metrics(), performance.now());
     let result: T;
     try {
       result = runWithSpan(span, handler);
     } catch (error) {
-      endWithError(span, error);
+      served.failed(error);
       throw error;
     }
     if (result instanceof Promise) {
       result.then(
-        (value: unknown) => endWithResult(span, value),
-        (error: unknown) => endWithError(span, error),
+        (value: unknown) => served.answered(value),
+        (error: unknown) => served.failed(error),
       );
-    } else endWithResult(span, result);
+    } else served.answered(result);
     return result;
   }
 
@@ -64,7 +69,7 @@ export class RequestSpans {
     ctx: HandlerContext | undefined,
     era: GatewayEra,
     caller: string | undefined,
-  ): Span {
+  ): { span: Span; attributes: Attributes } {
     const meta = ctx?.mcpReq?._meta ?? (params?._meta as Record<string, unknown> | undefined);
     let parent = extractContext(meta);
     const headers = ctx?.http?.req?.headers;
@@ -97,32 +102,61 @@ export class RequestSpans {
     }
     // A URI may carry a credential (a query): the same redaction as the traces.
     if (typeof params?.uri === 'string') attributes[A.MCP_RESOURCE_URI] = this.redactText(params.uri);
-    return tracer.startSpan(target ? `${method} ${target}` : method, { kind: SpanKind.SERVER, attributes }, parent);
+    const span = tracer.startSpan(
+      target ? `${method} ${target}` : method,
+      { kind: SpanKind.SERVER, attributes },
+      parent,
+    );
+    return { span, attributes };
   }
 }
 
-function endWithResult(span: Span, value: unknown): void {
-  if (value && typeof value === 'object' && (value as { isError?: unknown }).isError === true) {
-    span.setAttribute(A.ATTR_ERROR_TYPE, 'tool_error');
-    span.setStatus({ code: SpanStatusCode.ERROR });
-  }
-  span.end();
-}
+/** One request being served: its span ends, and the server metric is recorded, when it is answered. */
+class Served {
+  constructor(
+    private readonly span: Span,
+    private readonly attributes: Attributes,
+    private readonly metrics: McpMetrics | undefined,
+    private readonly startedAt: number,
+  ) {}
 
-function endWithError(span: Span, error: unknown): void {
-  const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
-  const type = typeof code === 'number' || typeof code === 'string' ? String(code) : '_OTHER';
-  span.setAttribute(A.ATTR_ERROR_TYPE, type);
-  if (typeof code === 'number') span.setAttribute(A.RPC_RESPONSE_STATUS_CODE, String(code));
-  span.setStatus({ code: SpanStatusCode.ERROR });
-  span.end();
+  answered(value: unknown): void {
+    if (value && typeof value === 'object' && (value as { isError?: unknown }).isError === true) {
+      this.#set(A.ATTR_ERROR_TYPE, 'tool_error');
+      this.span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    this.#end();
+  }
+
+  failed(error: unknown): void {
+    const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+    this.#set(A.ATTR_ERROR_TYPE, typeof code === 'number' || typeof code === 'string' ? String(code) : '_OTHER');
+    if (typeof code === 'number') this.#set(A.RPC_RESPONSE_STATUS_CODE, String(code));
+    this.span.setStatus({ code: SpanStatusCode.ERROR });
+    this.#end();
+  }
+
+  #set(key: string, value: string): void {
+    this.attributes[key] = value;
+    this.span.setAttribute(key, value);
+  }
+
+  #end(): void {
+    this.span.end();
+    this.metrics?.server((performance.now() - this.startedAt) / 1000, metricAttributes(this.attributes));
+  }
 }
 
 type AnyHandler = (request: { params?: Record<string, unknown> }, ctx: HandlerContext) => unknown;
 
 /**
- * Puts every request handler registered on `server` from now on under a server span. The SDK's
- * `Server` has no hook for this; its `setRequestHandler` takes the handler last, in each overload.
+ * Puts every request `server` serves under a server span: the ones our handlers answer and the
+ * ones the SDK answers itself (`initialize`, `ping`, `server/discover`, `logging/setLevel`).
+ * The SDK's `Server` has no hook for this; its handlers live in one map (`_requestHandlers`,
+ * method → handler), filled by its constructor and by each `setRequestHandler`: the map's
+ * entries are wrapped, those there now and each one set later. Should a future SDK keep them
+ * elsewhere, `setRequestHandler` (handler last, in each overload) is wrapped instead, and the
+ * SDK's own requests go untraced (the gateway's tests say so).
  */
 export function traceRequests(
   server: { setRequestHandler: (...args: never[]) => unknown },
@@ -130,14 +164,24 @@ export function traceRequests(
   era: GatewayEra,
   caller: () => string | undefined,
 ): void {
+  const traced =
+    (method: string, handler: AnyHandler): AnyHandler =>
+    (request, ctx) =>
+      spans.serve(method, request.params, ctx, era, caller(), () => handler(request, ctx));
+  const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (handlers instanceof Map) {
+    const map = handlers as Map<string, AnyHandler>;
+    for (const [method, handler] of map) map.set(method, traced(method, handler));
+    const set = map.set.bind(map);
+    map.set = (method, handler) => set(method, typeof handler === 'function' ? traced(method, handler) : handler);
+    return;
+  }
   const target = server as unknown as { setRequestHandler: (...args: unknown[]) => unknown };
   const original = target.setRequestHandler.bind(server);
   target.setRequestHandler = (...args: unknown[]) => {
     const method = args[0];
     const handler = args[args.length - 1] as AnyHandler;
     if (typeof method !== 'string' || typeof handler !== 'function') return original(...args);
-    const traced: AnyHandler = (request, ctx) =>
-      spans.serve(method, request.params, ctx, era, caller(), () => handler(request, ctx));
-    return original(...args.slice(0, -1), traced);
+    return original(...args.slice(0, -1), traced(method, handler));
   };
 }

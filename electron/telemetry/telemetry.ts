@@ -6,14 +6,16 @@
  */
 import { SpanKind } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
+import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TraceSummary } from '../../shared/traces.js';
 import type { Tracer } from '../tracing/tracer.js';
-import type { CallSpanHook, ServerDescription } from './callSpans.js';
+import type { ServerDescription } from './callSpans.js';
 import { CallSpans } from './callSpans.js';
 import type { ExportConfig, ExportStats } from './exportPipeline.js';
 import { ExportPipeline, createExporter, describeExportError } from './exportPipeline.js';
+import { McpMetrics } from './metrics.js';
 import { RequestSpans } from './requestSpans.js';
 import { RunSpans } from './runSpans.js';
 
@@ -30,12 +32,16 @@ export interface TelemetryOptions {
   redact: (value: unknown) => unknown;
   /** For tests: the exporter to use instead of the OTLP one. */
   exporterFor?: (config: ExportConfig) => SpanExporter;
+  /** For tests and the benchmark: the metrics exporter to use instead of the OTLP one. */
+  metricExporterFor?: (config: ExportConfig) => PushMetricExporter;
 }
 
 export interface TelemetryConfig extends ExportConfig {
   /** Opt-in: `gen_ai.tool.call.arguments` / `.result`, redacted and capped at `payloadMaxChars`. */
   exportPayloads: boolean;
   payloadMaxChars?: number;
+  /** Opt-in: the MCP duration metrics (metrics.ts) to the same collector. */
+  exportMetrics?: boolean;
 }
 
 export interface TestSpanAnswer {
@@ -55,14 +61,18 @@ export class Telemetry {
   readonly runs: RunSpans;
   #pipeline: ExportPipeline | undefined;
   #calls: CallSpans | undefined;
-  readonly #hooks: CallSpanHook[] = [];
+  #metrics: McpMetrics | undefined;
   /** MiniHarness trace id → the exported trace id (the Traces view shows it and links to the viewer). */
   readonly #links = new Map<string, string>();
   /** Counters of the pipelines replaced since start (the Settings view shows the sum). */
   readonly #retired: ExportStats[] = [];
 
   constructor(private readonly options: TelemetryOptions) {
-    this.requests = new RequestSpans(() => this.#pipeline?.tracer, options.redactText);
+    this.requests = new RequestSpans(
+      () => this.#pipeline?.tracer,
+      options.redactText,
+      () => this.#metrics,
+    );
     this.runs = new RunSpans(() => this.#pipeline?.tracer);
   }
 
@@ -70,20 +80,18 @@ export class Telemetry {
     return this.#pipeline !== undefined;
   }
 
-  /** Adds a hook to every call span (sandbox violations, pinning changes: see attributes.ts). */
-  addCallSpanHook(hook: CallSpanHook): void {
-    this.#hooks.push(hook);
-    this.#calls?.addHook(hook);
-  }
-
   /** Starts exporting with this configuration (replacing the one before), or stops (undefined). */
   async configure(config: TelemetryConfig | undefined): Promise<void> {
     const before = this.#pipeline;
+    const metricsBefore = this.#metrics;
     // Calls that ended under the old settings go out with them.
     this.#calls?.drain();
     this.#pipeline = undefined;
     this.#calls = undefined;
+    this.#metrics = undefined;
     this.options.tracer.observer = undefined;
+    // What was recorded goes out on shutdown; a hung collector is not waited for.
+    void metricsBefore?.shutdown().catch(() => undefined);
     if (before) {
       // Its counters stay live (an export in flight still settles) and are summed; its shutdown is not waited
       // for — a hung collector would otherwise hold up the Settings change until the export's timeout.
@@ -92,7 +100,11 @@ export class Telemetry {
     }
     if (!config) return;
     const pipeline = new ExportPipeline(config, this.options.exporterFor?.(config) ?? createExporter(config));
+    const metrics = config.exportMetrics
+      ? new McpMetrics(config, pipeline.stats, this.options.metricExporterFor?.(config))
+      : undefined;
     const calls = new CallSpans({
+      metrics,
       tracer: pipeline.tracer,
       ids: pipeline.ids,
       sampleRatio: config.sampleRatio,
@@ -104,9 +116,9 @@ export class Telemetry {
         ? (trace) => this.#payloads(trace, config.payloadMaxChars ?? DEFAULT_PAYLOAD_MAX_CHARS)
         : undefined,
     });
-    for (const hook of this.#hooks) calls.addHook(hook);
     this.#pipeline = pipeline;
     this.#calls = calls;
+    this.#metrics = metrics;
     this.options.tracer.observer = calls;
   }
 
@@ -131,14 +143,15 @@ export class Telemetry {
   async flush(): Promise<void> {
     this.#calls?.drain();
     // A failed export is already counted; flushing never throws.
-    await this.#pipeline?.flush().catch(() => undefined);
+    await Promise.all([this.#pipeline?.flush().catch(() => undefined), this.#metrics?.flush().catch(() => undefined)]);
   }
 
   /** Stops exporting; what is queued is sent first (bounded by the export timeout). */
   async close(): Promise<void> {
     const last = this.#pipeline;
+    const metrics = this.#metrics;
     await this.configure(undefined);
-    await last?.shutdown().catch(() => undefined);
+    await Promise.all([last?.shutdown().catch(() => undefined), metrics?.shutdown().catch(() => undefined)]);
   }
 
   /** Sends one span straight to the collector of `config` and says what it answered. */

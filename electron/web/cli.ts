@@ -5,6 +5,8 @@
  *   --port <n>        port to listen on (default: any free port)
  *   --data-dir <dir>  data folder (default: the OS per-user app data folder)
  *   --gateway-port <n> the agent gateway's port for this run (default: Settings, 47813; 0: any free)
+ *   --database <url>  postgres://… : tool calls (History, replay) in PostgreSQL, shared by every
+ *                     core on it (default: MINIHARNESS_DATABASE_URL, else the SQLite file in the data folder)
  *   --workspace <dir> where local tools work (default: MINIHARNESS_WORKSPACE, else
  *                     ~/MiniHarness/workspace); never the data folder or inside it
  *   MINIHARNESS_TOKEN fixes the token (default: a random one per start)
@@ -19,6 +21,8 @@ import type { Core } from '../core/types.js';
 import { FileSecretStore } from '../secrets/fileSecretStore.js';
 import { openBrowserSecretStore } from '../secrets/keyringSecretStore.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
+import type { DatabaseSelection } from '../storage/selectDatabase.js';
+import { selectDatabase } from '../storage/selectDatabase.js';
 import { newToken } from '../security/loopbackAccess.js';
 import { openConfConfigStore } from './confConfigStore.js';
 import { chooseWorkspaceDir, defaultDataDir } from '../core/dataDir.js';
@@ -38,6 +42,7 @@ const { values } = parseArgs({
     'data-dir': { type: 'string' },
     workspace: { type: 'string' },
     'gateway-port': { type: 'string' },
+    database: { type: 'string' },
   },
   strict: true,
 });
@@ -51,8 +56,11 @@ if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token))
   fail('MINIHARNESS_TOKEN must be 16–256 characters of letters, digits, . _ ~ or -.');
 
 let gatewayPort: number | undefined;
+let database: DatabaseSelection;
 try {
   gatewayPort = gatewayPortOverride(values['gateway-port'], process.env);
+  // The message names the database without its credentials.
+  database = selectDatabase(process.argv, process.env);
 } catch (error) {
   fail((error as Error).message);
 }
@@ -72,6 +80,7 @@ try {
     secrets,
     config: openConfConfigStore(dataDir),
     version,
+    database,
     gateway: {
       ...(gatewayPort !== undefined ? { port: gatewayPort } : {}),
       stdio: stdioEntry({ packaged: false, execPath: process.execPath, projectRoot, node: process.execPath }),

@@ -27,6 +27,8 @@ const ObservabilityViewSchema = z.object({
   headers: z.array(HeaderName),
   /** Opt-in: tool-call arguments and results on the spans (redacted, capped). */
   exportPayloads: z.boolean(),
+  /** Opt-in: the MCP duration metrics (`mcp.client/server.operation.duration`) to the same collector. */
+  exportMetrics: z.boolean(),
   /** A trace viewer's URL with `{traceId}` (Jaeger: http://localhost:16686/trace/{traceId}); '' = none. */
   viewerUrl: z.string(),
   /** Since the app started: spans the collector took, dropped (queue full) and failed (the collector refused, hung or was away). */
@@ -67,6 +69,8 @@ const ObservabilitySetSchema = z
       )
       .max(20),
     exportPayloads: z.boolean(),
+    /** Absent: the saved choice stays. */
+    exportMetrics: z.boolean().optional(),
     viewerUrl: HttpUrlOrEmpty,
   })
   .strict();

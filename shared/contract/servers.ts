@@ -7,7 +7,7 @@
  * where a slot names the field: `auth.token`, `env.NAME` or `headers.NAME`.
  */
 import { z } from 'zod';
-import { ErrorCauseSchema, ErrorCodeSchema } from '../errors.js';
+import { ErrorCauseSchema, ErrorCodeSchema, SandboxReasonSchema } from '../errors.js';
 import { ServerIdSchema } from '../serverConfig.js';
 import type { DomainChannels, DomainEvents } from './common.js';
 import { Empty, JsonObject, channel } from './common.js';
@@ -26,6 +26,8 @@ const ServerStatusSchema = z.discriminatedUnion('state', [
     code: ErrorCodeSchema.catch('unrecognized'),
     reason: z.string(),
     cause: ErrorCauseSchema.optional(),
+    /** `sandbox_unavailable`: why the server's sandbox cannot run, as a code. */
+    sandbox: z.object({ reason: SandboxReasonSchema }).optional(),
   }),
   z.object({ state: z.literal('closed') }),
   /** The connection was lost and comes back by itself: attempt `attempt` starts at `nextRetryAt` (epoch ms); `code`/`reason` say why it is down. */
@@ -98,6 +100,43 @@ const LogLineSchema = z.object({
 });
 export type LogLineView = z.infer<typeof LogLineSchema>;
 
+/** Why an entry is in a sandboxed server's profile (issue 29): one code per kind of addition. */
+const SANDBOX_ADDITION_REASONS = [
+  /** Its own folder under the data folder: readable, writable, its TMPDIR. */
+  'own_folder',
+  'roots',
+  /** The folder its command is installed in (nvm, pyenv, ~/.local/bin …). */
+  'command_install',
+  'working_folder',
+  /** The script a `node` or `python` launcher runs, and its package. */
+  'launcher_script',
+  'launcher_npm_cache',
+  'launcher_npm_registry',
+  'launcher_uv_cache',
+  'launcher_pypi',
+  /** What the person listed in its Sandbox section. */
+  'listed',
+] as const;
+export type SandboxAdditionReason = (typeof SANDBOX_ADDITION_REASONS)[number];
+
+/** What a stdio server's sandbox adds to the defaults, and why (its launcher's needs among them). */
+const SandboxProfileViewSchema = z.object({
+  /** The launcher its command is (`docker` is recognised and given nothing: its socket is root). */
+  launcher: z.enum(['npx', 'uvx', 'node', 'python', 'docker']).optional(),
+  /** Hidden from it (the home folders, the app's data folder, the runtime folder, what it lists). */
+  hidden: z.array(z.string()),
+  additions: z.array(
+    z.object({
+      reason: z.enum(SANDBOX_ADDITION_REASONS),
+      launcher: z.enum(['npx', 'uvx', 'node', 'python', 'docker']).optional(),
+      read: z.array(z.string()).optional(),
+      write: z.array(z.string()).optional(),
+      hosts: z.array(z.string()).optional(),
+    }),
+  ),
+});
+export type SandboxProfileView = z.infer<typeof SandboxProfileViewSchema>;
+
 const ServerDetailSchema = z.object({
   server: ServerViewSchema,
   negotiated: NegotiatedViewSchema.optional(),
@@ -106,6 +145,8 @@ const ServerDetailSchema = z.object({
   conflicts: z.array(ConflictViewSchema),
   /** The MCP log level chosen for this server in the Log tab (sent at each connect), if any. */
   logLevel: LogLevelSchema.optional(),
+  /** A stdio server whose sandbox is on: what its profile adds, and why. */
+  sandboxProfile: SandboxProfileViewSchema.optional(),
 });
 export type ServerDetail = z.infer<typeof ServerDetailSchema>;
 

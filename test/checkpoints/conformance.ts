@@ -150,6 +150,16 @@ export function describeCheckpointStoreConformance(name: string, factory: Checkp
         expect((await store.get('s1', 'a'))?.updatedAt).toBe(T0 + 25);
       });
 
+      it('measures a record without reading it: the bytes of its arguments, result and error JSON', async () => {
+        expect(await store.recordBytes('s1', 'nope')).toBeUndefined();
+        const claimed = await owner(callInput('m1'));
+        const args = Buffer.byteLength(JSON.stringify({ path: '/tmp/m1' }));
+        expect(await store.recordBytes('s1', 'm1')).toBe(args);
+        const result = textResult('écrit');
+        await store.complete('s1', 'm1', claimed.lease, result);
+        expect(await store.recordBytes('s1', 'm1')).toBe(args + Buffer.byteLength(JSON.stringify(result)));
+      });
+
       it('refuses another call under a used callId, never replaying it, and leaves the record as it was', async () => {
         const claimed = await owner(callInput('c1', { rawArgs: { path: '/a' } }));
         const startedRecord = await store.get('s1', 'c1');

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CallService, GUI_USER, persistentGuiCaller } from '../../electron/core/callService.js';
 import { hashArguments } from '../../electron/checkpoints/hash.js';
 import { SqliteCheckpointStore } from '../../electron/checkpoints/sqliteStore.js';
-import { persistentValue } from '../../electron/storage/appMeta.js';
+import { persistentValue, sqliteAppMeta } from '../../electron/storage/appMeta.js';
 import { openAppDatabase } from '../../electron/core/database.js';
 import type { CallOutcome, HistoryRecordView } from '../../shared/contract.js';
 import { readLines, scratchDir, stdioFixtureConfig } from '../helpers/fixtures.js';
@@ -35,7 +35,7 @@ describe('persistentValue', () => {
     const again = openAppDatabase(file);
     expect(persistentValue(again, 'k', make)).toBe('value-1');
     expect(created).toBe(2);
-    expect(persistentGuiCaller(again)).toEqual(persistentGuiCaller(again));
+    expect(persistentGuiCaller(sqliteAppMeta(again))).toEqual(persistentGuiCaller(sqliteAppMeta(again)));
     again.close();
   });
 });
@@ -124,7 +124,10 @@ describe('CallService keyed by the caller’s identity', () => {
     const h = await buildHarness({ dir: scratch.dir, dbFile, rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }] });
     h.registry.addServer(stdioFixtureConfig('fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' }));
     await h.registry.discover();
-    return { h, service: new CallService(h.harness, h.checkpoints, noEvents, persistentGuiCaller(h.db)) };
+    return {
+      h,
+      service: new CallService(h.harness, h.checkpoints, noEvents, persistentGuiCaller(sqliteAppMeta(h.db))),
+    };
   }
 
   it('replays a callId re-sent by the same caller after a restart; another caller’s same callId is its own call', async () => {

@@ -1,8 +1,9 @@
 /**
- * A loopback OTLP/HTTP trace receiver (a collector stand-in): decodes what the exporters send —
- * OTLP/JSON, and OTLP/protobuf with the opentelemetry-proto trace definitions (the subset below,
- * field numbers as in opentelemetry/proto/trace/v1/trace.proto and common/v1/common.proto) read by
- * protobufjs — into flat spans a test can check. It can answer 500, or hang, on demand.
+ * A loopback OTLP/HTTP receiver (a collector stand-in): decodes what the exporters send —
+ * OTLP/JSON, and OTLP/protobuf with the opentelemetry-proto definitions (the subset below, field
+ * numbers as in opentelemetry/proto/trace/v1/trace.proto, metrics/v1/metrics.proto and
+ * common/v1/common.proto) read by protobufjs — into flat spans (`/v1/traces`) and histogram points
+ * (`/v1/metrics`) a test can check. It can answer 500, or hang, on demand.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -28,8 +29,31 @@ message AnyValue {
   oneof value { string string_value = 1; bool bool_value = 2; int64 int_value = 3; double double_value = 4; ArrayValue array_value = 5; }
 }
 message ArrayValue { repeated AnyValue values = 1; }
+message ExportMetricsServiceRequest { repeated ResourceMetrics resource_metrics = 1; }
+message ResourceMetrics { Resource resource = 1; repeated ScopeMetrics scope_metrics = 2; }
+message ScopeMetrics { repeated Metric metrics = 2; }
+message Metric { string name = 1; string description = 2; string unit = 3; Histogram histogram = 9; }
+message Histogram { repeated HistogramDataPoint data_points = 1; int32 aggregation_temporality = 2; }
+message HistogramDataPoint {
+  fixed64 start_time_unix_nano = 2; fixed64 time_unix_nano = 3; fixed64 count = 4; double sum = 5;
+  repeated fixed64 bucket_counts = 6; repeated double explicit_bounds = 7; repeated KeyValue attributes = 9;
+}
 `;
-const Request = protobuf.parse(PROTO, { keepCase: false }).root.lookupType('otlp.ExportTraceServiceRequest');
+const root = protobuf.parse(PROTO, { keepCase: false }).root;
+const Request = root.lookupType('otlp.ExportTraceServiceRequest');
+const MetricsRequest = root.lookupType('otlp.ExportMetricsServiceRequest');
+
+/** One histogram point as received (cumulative: each export repeats the totals so far). */
+export interface ReceivedPoint {
+  metric: string;
+  unit: string;
+  attributes: Record<string, unknown>;
+  count: number;
+  sum: number;
+  explicitBounds: number[];
+  resource: Record<string, unknown>;
+  encoding: 'json' | 'protobuf';
+}
 
 /** A span as received, flattened. Kind: 1 internal, 2 server, 3 client (OTLP's numbering). */
 export interface ReceivedSpan {
@@ -50,17 +74,21 @@ type Mode = 'ok' | 'error500' | 'hang';
 
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
+  readonly points: ReceivedPoint[] = [];
   /** Each request's headers (a test checks the configured headers arrive). */
   readonly requests: Array<{ headers: IncomingMessage['headers']; contentType: string }> = [];
   mode: Mode = 'ok';
   readonly #waiters: Array<() => void> = [];
   readonly #hanging: ServerResponse[] = [];
+  #counts = false;
 
   private constructor(private readonly server: Server) {}
 
-  static async start(): Promise<OtlpReceiver> {
+  /** `counts`: a GET answers how many spans and points arrived (the receiver in its own process, otlpReceiverProcess.ts). */
+  static async start(options: { counts?: boolean } = {}): Promise<OtlpReceiver> {
     const server = createServer();
     const receiver = new OtlpReceiver(server);
+    receiver.#counts = options.counts === true;
     server.on('request', (req, res) => void receiver.#handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
@@ -70,11 +98,24 @@ export class OtlpReceiver {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1/traces`;
   }
 
+  get metricsUrl(): string {
+    return this.url.replace(/\/v1\/traces$/, '/v1/metrics');
+  }
+
   /** Resolves once a span matching `predicate` arrived (event-driven, no polling). */
   waitFor(predicate: (span: ReceivedSpan) => boolean): Promise<ReceivedSpan> {
+    return this.#waitIn(this.spans, predicate);
+  }
+
+  /** Resolves once a histogram point matching `predicate` arrived. */
+  waitForPoint(predicate: (point: ReceivedPoint) => boolean): Promise<ReceivedPoint> {
+    return this.#waitIn(this.points, predicate);
+  }
+
+  #waitIn<T>(list: T[], predicate: (item: T) => boolean): Promise<T> {
     return new Promise((resolve) => {
       const check = (): boolean => {
-        const found = this.spans.find(predicate);
+        const found = list.find(predicate);
         if (found) resolve(found);
         return found !== undefined;
       };
@@ -93,6 +134,12 @@ export class OtlpReceiver {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.#counts && req.method === 'GET') {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ spans: this.spans.length, points: this.points.length }));
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
@@ -108,13 +155,16 @@ export class OtlpReceiver {
       return;
     }
     const json = contentType.includes('json');
+    const metrics = (req.url ?? '').endsWith('/v1/metrics');
+    const type = metrics ? MetricsRequest : Request;
     const decoded = json
       ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>)
-      : (Request.toObject(Request.decode(body), { longs: String, bytes: String, defaults: false }) as Record<
+      : (type.toObject(type.decode(body), { longs: String, bytes: String, defaults: false }) as Record<
           string,
           unknown
         >);
-    this.spans.push(...flatten(decoded, json ? 'json' : 'protobuf'));
+    if (metrics) this.points.push(...flattenPoints(decoded, json ? 'json' : 'protobuf'));
+    else this.spans.push(...flatten(decoded, json ? 'json' : 'protobuf'));
     res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : '');
     for (const waiter of [...this.#waiters]) waiter();
   }
@@ -154,6 +204,31 @@ function flatten(request: Obj, encoding: 'json' | 'protobuf'): ReceivedSpan[] {
           resource,
           encoding,
         });
+      }
+    }
+  }
+  return out;
+}
+
+function flattenPoints(request: Obj, encoding: 'json' | 'protobuf'): ReceivedPoint[] {
+  const out: ReceivedPoint[] = [];
+  for (const rm of (request.resourceMetrics as Obj[] | undefined) ?? []) {
+    const resource = attributes((rm.resource as Obj | undefined)?.attributes);
+    for (const sm of (rm.scopeMetrics as Obj[] | undefined) ?? []) {
+      for (const metric of (sm.metrics as Obj[] | undefined) ?? []) {
+        const histogram = metric.histogram as Obj | undefined;
+        for (const point of (histogram?.dataPoints as Obj[] | undefined) ?? []) {
+          out.push({
+            metric: metric.name as string,
+            unit: (metric.unit as string | undefined) ?? '',
+            attributes: attributes(point.attributes),
+            count: Number(point.count ?? 0),
+            sum: Number(point.sum ?? 0),
+            explicitBounds: ((point.explicitBounds as unknown[] | undefined) ?? []).map(Number),
+            resource,
+            encoding,
+          });
+        }
       }
     }
   }

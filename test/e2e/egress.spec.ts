@@ -2,8 +2,8 @@
  * Egress asked like a call (issue 29), end to end: the real browser-mode host, the built renderer
  * in Chromium, and a stdio server (test/doubles/servers/egress-server.ts) running inside
  * sandbox-runtime that reaches a loopback upstream on the host. Its attempt to reach a host its
- * sandbox does not list is refused at once and the approval dialog asks the person, naming the
- * server, the host and the port; the answer decides the next attempts. Also the server form's
+ * sandbox does not list waits while the approval dialog asks the person, naming the server, the
+ * host and the port; the answer decides that attempt (and, for session and always, the next). Also the server form's
  * Sandbox section: edited, saved, shown again.
  *
  * Run: npx playwright test test/e2e/egress.spec.ts
@@ -115,31 +115,34 @@ async function egressDialog(page: Page): Promise<Locator> {
   return dialog;
 }
 
-test('allow once: the next attempt goes through, and the one after asks again', async ({ page }) => {
+test('allow once: the attempt waits and goes through; the next one asks again and a deny fails it', async ({
+  page,
+}) => {
   await openApp(page);
-  // Refused at once, while the dialog waits.
-  expect(await reach()).toEqual({ status: '403', greeting: '' });
+  // The call waits while the dialog asks.
+  const first = reach();
   const dialog = await egressDialog(page);
   await dialog.getByRole('button', { name: /^Allow once/ }).click();
   await expect(dialog).toBeHidden();
+  expect(await first).toEqual({ status: '200', greeting: 'hello from upstream' });
 
-  expect(await reach()).toEqual({ status: '200', greeting: 'hello from upstream' });
-  // That call ended: the grant with it. Asked again.
-  expect((await reach()).status).toBe('403');
+  const second = reach();
   const again = await egressDialog(page);
   await again.getByRole('button', { name: /^Deny/ }).click();
   await expect(again).toBeHidden();
+  expect(await second).toEqual({ status: '403', greeting: '' });
 });
 
 test('always: not asked again, and the host is in the server’s Sandbox section and in Permissions', async ({
   page,
 }) => {
   await openApp(page);
-  expect((await reach()).status).toBe('403');
+  const first = reach();
   const dialog = await egressDialog(page);
   await dialog.getByRole('button', { name: /^Always allow/ }).click();
   await expect(dialog).toBeHidden();
-  // Saved in the profile; the server restarts with it.
+  expect(await first).toEqual({ status: '200', greeting: 'hello from upstream' });
+  // Saved in the profile once that call ended; the server restarts with it.
   await expect
     .poll(
       async () =>
@@ -181,6 +184,12 @@ test('the Sandbox section edits and saves; off is explained and shown on the car
     .getByRole('navigation', { name: 'Server list' })
     .getByRole('button', { name: /Egress/ })
     .click();
+  // Its profile, as data from main: what was added to the defaults and why.
+  const profile = page.getByRole('region', { name: 'Sandbox profile' });
+  await expect(profile.getByRole('list', { name: 'Added to its sandbox' })).toContainText(
+    'Its own folder (its TMPDIR is there)',
+  );
+  await expect(profile).toContainText(join(scratch, 'data'));
   await page.getByRole('button', { name: 'Edit' }).click();
   const form = serverDialog(page);
   const section = form.getByRole('group', { name: 'Sandbox' });
@@ -240,8 +249,16 @@ test('where the sandbox cannot run the server, "Run unsandboxed" turns it off af
   await expect(page.locator('.callout-title', { hasText: 'The sandbox cannot run here' })).toBeVisible({
     timeout: 30_000,
   });
+  // The reason is data on the status, worded by the GUI.
+  const status = (await bridge!.ok<ServerListEntry[]>('servers.list', {})).find((s) => s.config.id === 'nul')?.status;
+  expect(status).toMatchObject({
+    state: 'error',
+    code: 'sandbox_unavailable',
+    sandbox: { reason: 'argument_unquotable' },
+  });
   await page.getByRole('button', { name: 'Run unsandboxed' }).click();
   const confirm = page.getByRole('alertdialog', { name: /Run Unquotable unsandboxed/ });
+  await expect(confirm).toContainText('one of its arguments cannot be passed to the sandbox');
   await expect(confirm).toContainText('runs with all your rights');
   await confirm.getByRole('button', { name: 'Run unsandboxed' }).click();
   await expect(confirm).toBeHidden();

@@ -45,6 +45,8 @@ export async function startGatewayApp(
       'maxSessionsPerAgent' | 'waitingProgressMs' | 'fetchClientMetadata'
     >;
     clientConfigPlaces?: CoreOptions['clientConfigPlaces'];
+    /** Where the core stores its tool calls (default: the SQLite file in the data folder). */
+    database?: CoreOptions['database'];
   } = {},
 ): Promise<GatewayApp> {
   const dataDir = join(dir, 'data');
@@ -53,6 +55,7 @@ export async function startGatewayApp(
     secretsLabel: 'Test',
     gateway: { port: options.gatewayPort ?? 0, ...(options.clock ? { clock: options.clock } : {}), ...options.gateway },
     ...(options.clientConfigPlaces ? { clientConfigPlaces: options.clientConfigPlaces } : {}),
+    ...(options.database ? { database: options.database } : {}),
   });
   const events: GatewayApp['events'] = [];
   const waiters = new Set<{ event: EventName; match: (p: unknown) => boolean; resolve: (p: unknown) => void }>();

@@ -16,6 +16,7 @@ export function buildScratchCore(
     secretsLabel: string;
     gateway?: CoreOptions['gateway'];
     clientConfigPlaces?: CoreOptions['clientConfigPlaces'];
+    database?: CoreOptions['database'];
   },
 ): Promise<Core> {
   const dataDir = join(dir, 'data');
@@ -28,5 +29,6 @@ export function buildScratchCore(
     version: options.version,
     gateway: options.gateway ?? { port: 0 },
     ...(options.clientConfigPlaces ? { clientConfigPlaces: options.clientConfigPlaces } : {}),
+    ...(options.database ? { database: options.database } : {}),
   });
 }

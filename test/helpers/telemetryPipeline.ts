@@ -12,6 +12,7 @@ import type { PermissionRuleStore } from '../../electron/security/permissionStor
 import type { PermissionRule } from '../../electron/security/permissions.js';
 import { LOCAL_SERVER_ID } from '../../electron/security/permissions.js';
 import { describeServers } from '../../electron/telemetry/serverDescription.js';
+import type { TelemetryOptions } from '../../electron/telemetry/telemetry.js';
 import { Telemetry } from '../../electron/telemetry/telemetry.js';
 import { stdioFixtureConfig } from './fixtures.js';
 import { testSandboxes } from './sandboxes.js';
@@ -35,7 +36,12 @@ export interface TelemetryPipeline {
   close(): Promise<void>;
 }
 
-export async function startTelemetryPipeline(dir: string, serverId = 'fx'): Promise<TelemetryPipeline> {
+export async function startTelemetryPipeline(
+  dir: string,
+  serverId = 'fx',
+  /** The exporters to use instead of the OTLP ones (the benchmark's in-memory way). */
+  exporters: Pick<TelemetryOptions, 'exporterFor' | 'metricExporterFor'> = {},
+): Promise<TelemetryPipeline> {
   const db = openAppDatabase(join(dir, 'harness.db'));
   const pipeline = await createPipeline({
     db,
@@ -53,6 +59,7 @@ export async function startTelemetryPipeline(dir: string, serverId = 'fx'): Prom
     redactText: (text) => redactor.redactText(text),
     redact: (value) => redactor.redact(value),
     recorded: (sessionId, callId) => checkpoints.get(sessionId, callId),
+    ...exporters,
   });
   await engine.addRule({ level: 'ALLOW', match: { serverId }, note: 'allow the fixture' });
   registry.addServer(stdioFixtureConfig(serverId));

@@ -5,17 +5,21 @@
  *   a write the server itself allows in the other is refused by the sandbox (the file never appears);
  * - server-memory keeps its file in the server's own folder; left to its default (beside its own
  *   script, in node_modules) it cannot write, and the package folder stays untouched;
- * - a server started with `npx` (the launcher's cache and registry host added by its profile).
+ * - a server started with `npx` (the launcher's cache and registry host added by its profile);
+ * - an MCP Apps server (the published ext-apps example, server-basic-vanillajs): its app tool
+ *   declares its page, the page is read, and the tool answers.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MCPClient } from '../../electron/mcp/client.js';
+import { readResource } from '../../electron/mcp/features/resources.js';
 import { ownFolderOf, ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import { StdioServerConfigSchema } from '../../shared/serverConfig.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
+import { BASIC_APP_URI, BASIC_TOOL, BASIC_VANILLAJS } from '../doubles/servers/appsPeer.js';
 
 const resolve = createRequire(import.meta.url).resolve;
 const FILESYSTEM = resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -110,4 +114,24 @@ describe.runIf(process.platform === 'linux')('real servers in the sandbox', () =
     expect((await everything.listTools()).map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'get-sum']));
     expect(text(await everything.callTool('get-sum', { a: 2, b: 3 }))).toBe('The sum of 2 and 3 is 5.');
   }, 180_000);
+
+  it('an MCP Apps server (the ext-apps example) runs sandboxed: its app page is read, its tool answers', async () => {
+    const apps = await start({
+      id: 'basic-app',
+      name: 'Basic app',
+      command: process.execPath,
+      args: [BASIC_VANILLAJS, '--stdio'],
+      sandbox: { enabled: true },
+    });
+    // Started through the sandbox's wrap (which made its own folder).
+    expect(existsSync(ownFolderOf(dataDir, 'basic-app'))).toBe(true);
+    const tool = (await apps.listTools()).find((t) => t.name === BASIC_TOOL);
+    expect(JSON.stringify(tool)).toContain(BASIC_APP_URI);
+    const page = await apps.featureRequest('resources/read', (sdk, o) => readResource(sdk, BASIC_APP_URI, o));
+    const html = page.contents.map((c) => ('text' in c ? c.text : '')).join('');
+    expect(html.toLowerCase()).toContain('<html');
+    const called = await apps.callTool(BASIC_TOOL, {});
+    expect(called.isError ?? false).toBe(false);
+    expect(text(called)).toMatch(/\d{4}-\d{2}-\d{2}T/);
+  }, 120_000);
 });

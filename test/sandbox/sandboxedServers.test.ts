@@ -20,6 +20,7 @@ import {
   MCPServerExitedError,
 } from '../../electron/mcp/errors.js';
 import { MCPToolRegistry } from '../../electron/mcp/registry.js';
+import { statusView } from '../../electron/core/views.js';
 import { ownFolderOf, ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
 import { DefaultSecretResolver } from '../../electron/secrets/resolver.js';
 import type { StdioServerConfig } from '../../shared/serverConfig.js';
@@ -69,6 +70,10 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
   let forbidden: Awaited<ReturnType<typeof listener>>;
   let allowed: Awaited<ReturnType<typeof listener>>;
   let udpSink: Awaited<ReturnType<typeof datagrams>>;
+  /** A stand-in for docker's socket (outside the home folder, readable): whoever reaches docker's is root. */
+  const dockerSocket = join(outside, 'docker.sock');
+  let docker: Server;
+  let dockerConnections = 0;
   const clients: MCPClient[] = [];
 
   beforeAll(async () => {
@@ -85,12 +90,18 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     forbidden = await listener();
     allowed = await listener();
     udpSink = await datagrams();
+    docker = createServer((socket) => {
+      dockerConnections += 1;
+      socket.end();
+    });
+    await new Promise<void>((resolve) => docker.listen(dockerSocket, resolve));
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
     forbidden.server.close();
     allowed.server.close();
     udpSink.socket.close();
+    docker.close();
     scratch.cleanup();
   });
 
@@ -164,6 +175,7 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
     await waitFor(() => udpSink.received() >= 2);
     expect((await attempt(free, 'raw-socket', '')).ok).toBe(process.getuid?.() === 0);
     expect(await attempt(free, 'ptrace', '', process.pid)).toMatchObject({ ok: true });
+    expect(await attempt(free, 'unix', dockerSocket)).toEqual({ ok: true, detail: 'connected' });
     await free.close();
   });
 
@@ -221,7 +233,7 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
       expect(await attempt(caged, 'read', `/proc/${process.pid}/environ`)).toEqual({ ok: false, detail: 'ENOENT' });
     });
 
-    it('no UDP or DNS query reaches the host, no raw socket, no ptrace, and a child cannot connect either', async () => {
+    it('no UDP or DNS query reaches the host, no raw socket, no ptrace, no Unix socket, and a child cannot connect either', async () => {
       const before = { datagrams: udpSink.received(), connections: forbidden.connections() };
       expect((await attempt(caged, 'udp', '127.0.0.1', udpSink.port)).detail).not.toBe('');
       expect((await attempt(caged, 'dns', '127.0.0.1', udpSink.port)).ok).toBe(false);
@@ -235,6 +247,11 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
         ok: false,
         detail: expect.stringMatching(/ESRCH|EPERM/) as string,
       });
+      // A Unix socket on the host (docker's stand-in) cannot be reached: the library's seccomp
+      // filter refuses new Unix sockets in every sandbox.
+      const dockerBefore = dockerConnections;
+      expect((await attempt(caged, 'unix', dockerSocket)).ok).toBe(false);
+      expect(dockerConnections).toBe(dockerBefore);
       // The control above shows each one arrives within its call when unsandboxed.
       expect({ datagrams: udpSink.received(), connections: forbidden.connections() }).toEqual(before);
     });
@@ -350,6 +367,17 @@ describe.runIf(process.platform === 'linux')('stdio servers in sandbox-runtime',
       retryable: false,
       sandbox: { reason: 'windows_per_server_grants' },
     });
+    // In a registry the server's status carries the reason as data too, as the GUI gets it.
+    const registry = new MCPToolRegistry({ secrets: new DefaultSecretResolver(), sandboxes: windows });
+    try {
+      registry.addServer(unsaid);
+      await registry.connect('nosandbox').catch(() => undefined);
+      const status = registry.status('nosandbox');
+      expect(status).toMatchObject({ state: 'error', code: 'sandbox_unavailable' });
+      expect(status && statusView(status)).toMatchObject({ sandbox: { reason: 'windows_per_server_grants' } });
+    } finally {
+      await registry.close();
+    }
     // The person's choice, remembered in its config: then it runs, unconfined and saying so.
     const chosen = client(hostile('nosandbox', false), windows);
     await chosen.initialize();

@@ -5,7 +5,8 @@
  */
 import { SandboxRuntimeConfigSchema } from '@anthropic-ai/sandbox-runtime';
 import { describe, expect, it } from 'vitest';
-import { checkPrograms } from '../../electron/sandbox/serverSandbox.js';
+import { checkPrograms, ownFolderOf, ServerSandboxes } from '../../electron/sandbox/serverSandbox.js';
+import { sandboxProfileView } from '../../electron/sandbox/profileView.js';
 import { runtimeConfigOf } from '../../electron/sandbox/runtimeConfig.js';
 import type { ProfileInput } from '../../electron/sandbox/serverProfile.js';
 import {
@@ -209,11 +210,55 @@ describe('launchers get what they need, said as data', () => {
     expect(onMac.write).toContain('/Users/ann/Library/Caches/uv');
   });
 
+  it('docker is recognised and given nothing: not its socket, no registry', () => {
+    const docker = buildServerProfile(
+      linux({
+        command: { given: 'docker', path: '/usr/bin/docker', real: '/usr/bin/docker' },
+        args: ['run', '-i', '--rm', 'mcp/fetch'],
+      }),
+    );
+    const plain = buildServerProfile(linux());
+    expect(docker.launcher).toBe('docker');
+    expect(docker.additions).toEqual(plain.additions);
+    expect(docker.read).toEqual(plain.read);
+    expect(docker.write).toEqual(plain.write);
+    expect(docker.hosts).toEqual([]);
+    expect(JSON.stringify(docker)).not.toContain('docker.sock');
+  });
+
+  it('the server’s details carry what its launcher added and why, for the GUI', () => {
+    const sandboxes = new ServerSandboxes({ dataDir: '/home/ann/.config/MiniHarness', home: '/home/ann' });
+    const npx = StdioServerConfigSchema.parse({
+      id: 'mem',
+      name: 'mem',
+      transport: 'stdio',
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-memory'],
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    const view = sandboxProfileView(sandboxes, npx);
+    expect(view?.launcher).toBe('npx');
+    expect(view?.hidden).toContain('/home/ann');
+    expect(view?.additions).toEqual(
+      expect.arrayContaining([
+        {
+          reason: 'own_folder',
+          read: [ownFolderOf('/home/ann/.config/MiniHarness', 'mem')],
+          write: [ownFolderOf('/home/ann/.config/MiniHarness', 'mem')],
+        },
+        { reason: 'launcher_npm_registry', launcher: 'npx', hosts: NPM_REGISTRY_HOSTS },
+      ]),
+    );
+    // Off, or an HTTP server: no profile.
+    expect(sandboxProfileView(sandboxes, { ...npx, sandbox: { ...none, enabled: false } })).toBeUndefined();
+  });
+
   it('recognises launchers by name on every platform', () => {
     expect(launcherOf('/usr/bin/python3.12', 'linux')).toBe('python');
     expect(launcherOf('C:\\Program Files\\nodejs\\npx.cmd', 'win32')).toBe('npx');
     expect(launcherOf('node.exe', 'win32')).toBe('node');
     expect(launcherOf('/usr/bin/pythonista', 'linux')).toBeUndefined();
+    expect(launcherOf('/usr/local/bin/docker', 'linux')).toBe('docker');
     expect(installFolderOf('/opt/node/bin/node', 'linux')).toBe('/opt/node');
     expect(installFolderOf('/opt/tool/tool', 'linux')).toBe('/opt/tool');
   });

@@ -16,6 +16,7 @@ function config(url: string, overrides: Partial<TelemetryConfig> = {}): Telemetr
   return {
     protocol: 'http/json',
     url,
+    metricsUrl: url.replace(/\/v1\/traces$/, '/v1/metrics'),
     headers: {},
     serviceName: 'faults',
     serviceVersion: '0',
@@ -61,6 +62,17 @@ describe('a collector that fails never fails a call', () => {
     await app.telemetry.flush();
     expect(app.telemetry.stats()).toMatchObject({ exported: 1, failed: 0, dropped: 0 });
     await receiver.waitFor((s) => s.name === 'tools/call echo');
+    // The metrics are a choice of their own, off unless chosen: the flush sent none.
+    expect(receiver.points).toEqual([]);
+  });
+
+  it('metrics chosen too: the flush sends the call’s mcp.client.operation.duration to the same collector', async () => {
+    await app.telemetry.configure(config(receiver.url, { exportMetrics: true }));
+    await app.echo('measured');
+    await app.telemetry.flush();
+    const point = await receiver.waitForPoint((p) => p.metric === 'mcp.client.operation.duration');
+    expect(point.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'network.transport': 'pipe' });
+    expect(point.count).toBe(1);
   });
 
   it('a collector answering 500: the calls answer; their spans count as failed, with the status', async () => {

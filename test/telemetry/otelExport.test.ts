@@ -34,6 +34,7 @@ function settings(receiver: OtlpReceiver, protocol: 'http/protobuf' | 'http/json
     sampleRatio: 1,
     headers: [{ name: 'x-collector-key', value: 'collector-secret-value' }],
     exportPayloads: false,
+    exportMetrics: true,
     viewerUrl: 'http://jaeger.test/trace/{traceId}',
     ...overrides,
   };
@@ -84,6 +85,8 @@ describe('OpenTelemetry export', () => {
     ).start();
     // The standard batch delay variable: spans leave within 50 ms (the receiver's waits are event-driven).
     process.env.OTEL_BSP_SCHEDULE_DELAY = '50';
+    // The metrics reader's interval, the standard variable (cumulative points: a late export still carries each value).
+    process.env.OTEL_METRIC_EXPORT_INTERVAL = '200';
     receiver = await OtlpReceiver.start();
     upstream = await startModernHttp({ events });
     app = await startGatewayApp(scratch.dir);
@@ -103,6 +106,7 @@ describe('OpenTelemetry export', () => {
   it('is off by default: a call exports nothing and sends no traceparent', async () => {
     const view = await app.call<ObservabilityView>('observability.get');
     expect(view.enabled).toBe(false);
+    expect(view.exportMetrics).toBe(false);
     await app.call('tools.call', { name: 'echo', serverId: 'up', args: { text: 'quiet' }, callId: randomUUID() });
     expect(serverEvents(events).filter((e) => e.name === 'echo')).toEqual([{ event: 'tools/call', name: 'echo' }]);
   });
@@ -145,6 +149,27 @@ describe('OpenTelemetry export', () => {
         'miniharness.checkpoint.claim': 'owner',
       });
       expect(span.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
+      // The JSON-RPC id of the tools/call request MiniHarness sent (read off the wire).
+      expect(span.attributes['jsonrpc.request.id']).toMatch(/^\d+$/);
+      // mcp.client.operation.duration: a histogram in seconds with the conventions' buckets and attributes.
+      const point = await receiver.waitForPoint(
+        (p) =>
+          p.metric === 'mcp.client.operation.duration' &&
+          p.attributes['gen_ai.tool.name'] === 'echo' &&
+          p.encoding === span.encoding,
+      );
+      expect(point.unit).toBe('s');
+      expect(point.count).toBeGreaterThanOrEqual(1);
+      expect(point.explicitBounds).toEqual([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]);
+      expect(point.attributes).toMatchObject({
+        'mcp.method.name': 'tools/call',
+        'mcp.protocol.version': '2026-07-28',
+        'network.transport': 'tcp',
+        'server.address': '127.0.0.1',
+      });
+      // No ids or sessions on a metric (cardinality).
+      expect(Object.keys(point.attributes).filter((k) => k.startsWith('miniharness.') || k.includes('id'))).toEqual([]);
+      expect(receiver.requests.some((r) => r.headers['x-collector-key'] === 'collector-secret-value')).toBe(true);
       // The server received this span's context in _meta.
       const received = serverEvents(events).filter((e) => e.traceparent);
       expect(received.at(-1)?.traceparent).toBe(`00-${span.traceId}-${span.spanId}-01`);
@@ -214,6 +239,36 @@ describe('OpenTelemetry export', () => {
         else expect(server.attributes['mcp.protocol.version']).toBe('2026-07-28');
         expect(call.traceId).toBe(server.traceId);
         expect(call.kind).toBe(SPAN_KIND.client);
+        const point = await receiver.waitForPoint(
+          (p) => p.metric === 'mcp.server.operation.duration' && p.attributes['gen_ai.tool.name'] === 'up__echo',
+        );
+        expect(point).toMatchObject({ unit: 's', attributes: { 'mcp.method.name': 'tools/call' } });
+      },
+    );
+
+    it.each([
+      ['modern', 'server/discover', '2026-07-28'],
+      ['legacy', 'initialize', '2025'],
+      ['legacy', 'ping', '2025'],
+    ] as const)(
+      'the %s era: a request the SDK answers itself (%s) is a SERVER span too',
+      async (era, method, label) => {
+        const client =
+          era === 'modern' ? await connectModernAgent(app.url, token) : await legacyAgent(app.url, token, {});
+        try {
+          // 2026-07-28 has no ping; a 2025 agent pings.
+          if (method === 'ping') await (client as Client).ping();
+        } finally {
+          await client.close();
+        }
+        const span = await receiver.waitFor(
+          (s) => s.name === method && s.attributes['miniharness.gateway.era'] === label,
+        );
+        expect(span.kind).toBe(SPAN_KIND.server);
+        expect(span.attributes).toMatchObject({ 'mcp.method.name': method, 'jsonrpc.request.id': expect.any(String) });
+        await receiver.waitForPoint(
+          (p) => p.metric === 'mcp.server.operation.duration' && p.attributes['mcp.method.name'] === method,
+        );
       },
     );
 
@@ -324,6 +379,41 @@ describe('OpenTelemetry export', () => {
     expect(args.endsWith('…(truncated)')).toBe(true);
     expect(args.length).toBeLessThan(4200);
     expect(span.attributes['gen_ai.tool.call.result']).toEqual(expect.any(String));
+  });
+
+  it('a stored secret a tool echoes is exported redacted with payloads on, and no payload at all with them off', async () => {
+    const secret = 'sk-live-otel-payload-secret-9f3c';
+    // The secret is stored (a server's bearer token): from then on the app's redactor knows its value.
+    await saveServerListed(
+      app,
+      {
+        id: 'sec',
+        name: 'With a secret',
+        transport: 'streamable_http',
+        url: upstream.url,
+        auth: { kind: 'bearer', token: { source: 'store', key: 'auth.token' } },
+      },
+      { 'auth.token': secret },
+    );
+    const call = async (exportPayloads: boolean) => {
+      await app.call('observability.set', settings(receiver, 'http/json', { exportPayloads }));
+      const { traceId } = await app.call<{ traceId: string }>('tools.call', {
+        name: 'echo',
+        serverId: 'up',
+        args: { text: `the key is ${secret}` },
+        callId: randomUUID(),
+      });
+      return receiver.waitFor((s) => s.attributes['miniharness.trace.id'] === traceId);
+    };
+    const on = await call(true);
+    expect(on.attributes['gen_ai.tool.call.arguments']).toContain('the key is [redacted]');
+    expect(on.attributes['gen_ai.tool.call.result']).toContain('[redacted]');
+    expect(JSON.stringify(on)).not.toContain(secret);
+    const off = await call(false);
+    expect(off.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
+    expect(off.attributes['gen_ai.tool.call.result']).toBeUndefined();
+    expect(JSON.stringify(off)).not.toContain('the key is');
+    expect(JSON.stringify(receiver.spans)).not.toContain(secret);
   });
 
   it('a denial: the span says who decided (a DENY rule) and that nothing ran', async () => {

@@ -1,5 +1,5 @@
 /** `history.*`: sessions, pages of recorded calls, one whole record, replay, re-run, manual resolution, and asking the server about a task. */
-import type { SqliteCheckpointStore } from '../../checkpoints/sqliteStore.js';
+import type { CheckpointStorage } from '../../checkpoints/types.js';
 import type { HarnessApplication } from '../../harness/application.js';
 import type { SecretRedactor } from '../../secrets/secretRedactor.js';
 import type { CallService } from '../callService.js';
@@ -26,7 +26,7 @@ export type AskTask = (sessionId: string, callId: string) => Promise<TaskRecover
 
 export function historyHandlers(deps: {
   harness: HarnessApplication;
-  checkpoints: SqliteCheckpointStore;
+  checkpoints: CheckpointStorage;
   redactor: SecretRedactor;
   calls: CallService;
   askTask: AskTask;
@@ -34,17 +34,17 @@ export function historyHandlers(deps: {
   const { harness, checkpoints, redactor, calls } = deps;
   const running = (sessionId: string, callId: string): boolean => harness.isRunning(sessionId, callId);
   return {
-    'history.sessions': () => ({ current: calls.sessionId, sessions: checkpoints.listSessions() }),
-    'history.page': (query) => {
-      const page = checkpoints.history(withoutUndefined(query));
+    'history.sessions': async () => ({ current: calls.sessionId, sessions: await checkpoints.listSessions() }),
+    'history.page': async (query) => {
+      const page = await checkpoints.history(withoutUndefined(query));
       // Redacted on the way out too: a record stored before its secret was known may hold it.
       return {
         records: page.records.map((r) => redactor.redactSecretValues(historyRecordView(r, running))),
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
       };
     },
-    'history.get': ({ sessionId, callId }) => {
-      const bytes = checkpoints.recordBytes(sessionId, callId);
+    'history.get': async ({ sessionId, callId }) => {
+      const bytes = await checkpoints.recordBytes(sessionId, callId);
       if (bytes === undefined)
         throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
       if (bytes > HISTORY_RECORD_MAX_BYTES) {
@@ -54,7 +54,7 @@ export function historyHandlers(deps: {
           { limitBytes: HISTORY_RECORD_MAX_BYTES },
         );
       }
-      const record = checkpoints.get(sessionId, callId);
+      const record = await checkpoints.get(sessionId, callId);
       if (!record) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
       return redactor.redactSecretValues(historyRecordView(record, running));
     },
@@ -63,7 +63,7 @@ export function historyHandlers(deps: {
     'history.askTask': async ({ sessionId, callId }) => {
       if (harness.isRunning(sessionId, callId))
         throw new AppError('still_running', 'This call is still running; its task is followed already.');
-      const record = checkpoints.get(sessionId, callId);
+      const record = await checkpoints.get(sessionId, callId);
       if (!record) throw new AppError('not_found', `No call "${callId}" is recorded in session "${sessionId}".`);
       if (record.taskId === undefined || record.status !== 'started')
         throw new AppError('not_found', 'This call has no task of the server left to ask about.');
@@ -83,13 +83,13 @@ export function historyHandlers(deps: {
           `The server could not tell how task ${record.taskId} ended: ${redactor.redactText(outcome.reason)}`,
           outcome.traceId ? { traceId: outcome.traceId } : undefined,
         );
-      const after = checkpoints.get(sessionId, callId) ?? record;
+      const after = (await checkpoints.get(sessionId, callId)) ?? record;
       return redactor.redactSecretValues(historyRecordView(after, running));
     },
-    'history.resolve': ({ sessionId, callId, resolution }) => {
+    'history.resolve': async ({ sessionId, callId, resolution }) => {
       if (harness.isRunning(sessionId, callId))
         throw new AppError('still_running', 'This call is still running; wait for it to finish or cancel it first.');
-      const record = checkpoints.resolveManually(
+      const record = await checkpoints.resolveManually(
         sessionId,
         callId,
         resolution.status === 'failed'

@@ -6,6 +6,8 @@ import type { Handlers } from '../dispatcher.js';
 import { AppError } from '../errors.js';
 import type { PermissionService } from '../permissionService.js';
 import type { ServerService } from '../serverService.js';
+import type { SandboxProfileView } from '../../../shared/contract.js';
+import type { ServerConfig } from '../../../shared/serverConfig.js';
 import { negotiatedView, toolView } from '../views.js';
 
 type ServerChannels =
@@ -27,6 +29,8 @@ export function serverHandlers(deps: {
   redactor: SecretRedactor;
   permissions: PermissionService;
   warn: (message: string) => void;
+  /** A sandboxed stdio server's profile, for its details (sandbox/profileView.ts). */
+  sandboxProfile?: (config: ServerConfig) => SandboxProfileView | undefined;
 }): Pick<Handlers, ServerChannels> {
   const { servers, registry, harness, redactor, permissions } = deps;
   return {
@@ -36,6 +40,8 @@ export function serverHandlers(deps: {
       const negotiated = registry.negotiated(id);
       const cached = registry.toolsFromCache(id);
       const logLevel = registry.logLevel(id);
+      const config = registry.server(id);
+      const sandboxProfile = config ? deps.sandboxProfile?.(config) : undefined;
       return {
         server,
         // The server's own words (instructions, its info) may quote a credential it was given.
@@ -46,6 +52,7 @@ export function serverHandlers(deps: {
           .map((t) => toolView(t, cached)),
         conflicts: registry.conflicts().filter((c) => c.servers.some((s) => s.serverId === id)),
         ...(logLevel ? { logLevel } : {}),
+        ...(sandboxProfile ? { sandboxProfile } : {}),
       };
     },
     'servers.save': (request) => {

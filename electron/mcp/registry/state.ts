@@ -2,7 +2,7 @@
  * What the registry's parts share: the server entries, the tool map, the listeners, and whether
  * the registry is closing. Every status and tool change goes out through here as an event.
  */
-import type { ErrorCause } from '../../../shared/errors.js';
+import type { ErrorCause, SandboxReason } from '../../../shared/errors.js';
 import type { ServerConfig } from '../../../shared/serverConfig.js';
 import { DescriptorRedaction } from '../descriptorRedaction.js';
 import { MCPError, RegistryClosedError } from '../errors.js';
@@ -20,9 +20,12 @@ export function failureOfServer(error: unknown): {
   code: MCPErrorCode | 'internal';
   reason: string;
   cause?: ErrorCause;
+  sandbox?: { reason: SandboxReason };
 } {
-  if (error instanceof MCPError)
-    return { code: error.code, reason: error.message, ...(error.details.cause ? { cause: error.details.cause } : {}) };
+  if (error instanceof MCPError) {
+    const { cause, sandbox } = error.details;
+    return { code: error.code, reason: error.message, ...(cause ? { cause } : {}), ...(sandbox ? { sandbox } : {}) };
+  }
   return { code: 'internal', reason: error instanceof Error ? error.message : String(error) };
 }
 

@@ -1,5 +1,5 @@
 /** The registry's vocabulary: server status, registered tools, conflicts, discovery results and events. */
-import type { ErrorCause } from '../../../shared/errors.js';
+import type { ErrorCause, SandboxReason } from '../../../shared/errors.js';
 import type { ServerConfig } from '../../../shared/serverConfig.js';
 import type { MCPErrorCode } from '../errors.js';
 import type { MCPError } from '../errors.js';
@@ -11,7 +11,14 @@ export type ServerStatus =
   | { state: 'idle' }
   | { state: 'connecting' }
   | { state: 'ready' }
-  | { state: 'error'; code: MCPErrorCode | 'internal'; reason: string; cause?: ErrorCause }
+  | {
+      state: 'error';
+      code: MCPErrorCode | 'internal';
+      reason: string;
+      cause?: ErrorCause;
+      /** `sandbox_unavailable`: why, as a code. */
+      sandbox?: { reason: SandboxReason };
+    }
   /** The connection was lost; attempt `attempt` starts at `nextRetryAt` (epoch ms). `code`/`reason`: why it was lost or why the last attempt failed. */
   | {
       state: 'reconnecting';

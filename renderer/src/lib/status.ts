@@ -1,6 +1,7 @@
 /** Plain words for a server's status (error codes are worded in lib/describeError.ts). */
 import type { ServerStatusView } from '../../../shared/contract.js';
 import { causeSentence, errorTitle } from './describeError.js';
+import { sandboxReasonWords } from './sandboxWords.js';
 
 export function statusLabel(status: ServerStatusView): string {
   switch (status.state) {
@@ -35,7 +36,8 @@ export function statusExplanation(status: ServerStatusView): string {
     case 'disabled':
       return 'Turned off: it is not started and its tools are not offered. Enable it to use it.';
     case 'error':
-      // What failed and where, from the typed cause; otherwise main's own sentence.
+      // What failed and where, from the typed cause or the sandbox's reason; otherwise main's own sentence.
+      if (status.sandbox) return `Not started: its sandbox cannot run — ${sandboxReasonWords(status.sandbox.reason)}.`;
       return status.code === 'unreachable' && status.cause ? causeSentence(status.cause) : status.reason;
     case 'reconnecting':
       return `The connection was lost (${errorTitle(status.code, status.cause).toLowerCase()}): ${status.code === 'unreachable' && status.cause ? causeSentence(status.cause) : status.reason} It reconnects by itself; attempt ${status.attempt} starts ${new Date(status.nextRetryAt).toLocaleTimeString()}.`;

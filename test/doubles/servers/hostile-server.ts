@@ -14,7 +14,8 @@
  *   resolver for a name (exfiltration in DNS queries);
  * - `raw-socket`: opens a raw ICMP socket (through the system's python3: Node has none);
  * - `ptrace` {port: pid}: seizes another process with ptrace (then lets go at once);
- * - `child-connect` {host, port}: a child process it spawns tries the TCP connection.
+ * - `child-connect` {host, port}: a child process it spawns tries the TCP connection;
+ * - `unix` {target}: connects to a Unix socket on the host (docker's socket, say).
  *
  * Answers `{ ok, detail }` as structured content: `ok` is true when the attempt succeeded; `detail`
  * is the error code (ENOENT, EROFS, ECONNREFUSED, …), the proxy's status, or what was read.
@@ -42,6 +43,18 @@ function tcp(host: string, port: number): Promise<Outcome> {
       socket.destroy();
       resolve({ ok: false, detail: 'ETIMEDOUT' });
     });
+    socket.once('connect', () => {
+      socket.end();
+      resolve({ ok: true, detail: 'connected' });
+    });
+    socket.once('error', (error) => resolve({ ok: false, detail: codeOf(error) }));
+  });
+}
+
+/** A Unix socket on the host (docker's, say: whoever reaches it is root). */
+function unixSocket(path: string): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const socket = connect({ path });
     socket.once('connect', () => {
       socket.end();
       resolve({ ok: true, detail: 'connected' });
@@ -128,6 +141,8 @@ async function attempt(kind: string, target: string, port: number): Promise<Outc
         return { ok: true, detail: 'written' };
       case 'connect':
         return await tcp(target, port);
+      case 'unix':
+        return await unixSocket(target);
       case 'proxy':
         return await throughProxy(target, port);
       case 'child-read': {
@@ -189,6 +204,7 @@ server.registerTool(
         'raw-socket',
         'ptrace',
         'child-connect',
+        'unix',
       ]),
       target: z.string(),
       port: z.number().optional(),

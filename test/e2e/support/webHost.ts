@@ -53,6 +53,8 @@ export async function startWebHost(options: {
   token?: string;
   timeoutMs?: number;
   port?: number;
+  /** More command-line arguments (`--database <url>`, …). */
+  args?: string[];
 }): Promise<WebHostProcess> {
   const token = options.token ?? newToken();
   const workspaceDir = options.workspaceDir ?? join(dirname(resolve(options.dataDir)), 'workspace');
@@ -69,6 +71,7 @@ export async function startWebHost(options: {
       options.dataDir,
       '--workspace',
       workspaceDir,
+      ...(options.args ?? []),
     ],
     {
       cwd: ROOT,

@@ -1,8 +1,8 @@
 /**
  * An egress approval (issue 29): a sandboxed server tried to reach a host its sandbox does not
  * list. The same dialog, queue and answers as a tool call; what is shown is the server, the host
- * and port, and the call that was running on that server when it tried (if one). The attempt was
- * refused at once; the answer decides the server's next attempts.
+ * and port, and the call that was running on that server when it tried (if one). The attempt
+ * waits for the answer.
  */
 import type { ApprovalView, EgressAsk } from '../../../../shared/contract.js';
 import { callerLabel } from '../../lib/callers.js';
@@ -69,15 +69,16 @@ export function EgressApprovalDetails({ view, egress }: { view: ApprovalView; eg
         <dd className="approval-reason">{view.reason}</dd>
         <dt>Answers</dt>
         <dd className="approval-egress-answers">
-          Allow once: until the next call on this server ends. For this session: until the app quits.{' '}
+          Allow once: this connection only. For this session: until the app quits.{' '}
           {egress.entry ? (
             <>
-              Always: adds <code>{egress.entry}</code> to the server’s sandbox hosts (it restarts with it).
+              Always: adds <code>{egress.entry}</code> to the server’s sandbox hosts (it restarts with it when its calls
+              have ended).
             </>
           ) : (
             'Always: this host cannot be listed in a sandbox, so it is allowed for this session.'
           )}{' '}
-          Deny: refused without asking again until the server restarts.
+          Deny: this connection fails, and the next ones without asking until the server restarts.
         </dd>
       </dl>
     </div>

@@ -13,6 +13,7 @@ import { JsonTree } from '../components/JsonTree.js';
 import { Spinner } from '../components/Spinner.js';
 import { ServerConfigCard } from './ServerConfigCard.js';
 import { ConflictsCard } from './ConflictsCard.js';
+import { SandboxProfileCard } from './SandboxProfileCard.js';
 
 const VERDICT_WORDS = {
   probe: 'negotiated now',
@@ -139,6 +140,7 @@ export function ServerOverview({ view, detail }: { view: ServerView; detail: Det
             <ConflictsCard serverId={detail.data.server.config.id as string} conflicts={detail.data.conflicts} />
           )}
           <ServerConfigCard view={view} />
+          {detail.data?.sandboxProfile && <SandboxProfileCard profile={detail.data.sandboxProfile} />}
         </div>
       )}
     </div>

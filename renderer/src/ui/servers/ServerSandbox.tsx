@@ -5,6 +5,7 @@
  */
 import { useState } from 'react';
 import type { ServerView } from '../../../../shared/contract.js';
+import { sandboxReasonWords } from '../../lib/sandboxWords.js';
 import { configOf, serverIdOf, serverNameOf } from '../../lib/serverView.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -52,9 +53,10 @@ export function RunUnsandboxedAction({ view }: { view: ServerView }) {
           }}
         >
           <p>
-            This machine cannot run the server’s sandbox ({status.reason}). Unsandboxed, it runs with all your rights:
-            it can read your files — SSH keys, this app’s secrets — write anywhere you can and reach any host, without
-            making a tool call. Its tool calls still ask as your permissions say.
+            This machine cannot run the server’s sandbox (
+            {status.sandbox ? sandboxReasonWords(status.sandbox.reason) : status.reason}). Unsandboxed, it runs with all
+            your rights: it can read your files — SSH keys, this app’s secrets — write anywhere you can and reach any
+            host, without making a tool call. Its tool calls still ask as your permissions say.
           </p>
           <p>
             The choice is saved for this server and shown on its card as “Not sandboxed”; turn the sandbox back on in

@@ -12,6 +12,36 @@ import { Field, controlProps } from '../components/Field.js';
 
 type HeaderRow = { name: string; value: string; saved: boolean };
 
+/** The form as edited (the saved view until changed). */
+interface Draft {
+  enabled: boolean;
+  protocol: ObservabilityView['protocol'];
+  endpoint: string;
+  serviceName: string;
+  /** Percent, as typed. */
+  sampling: string;
+  payloads: boolean;
+  metrics: boolean;
+  viewerUrl: string;
+  headers: HeaderRow[];
+}
+type SetDraft = (patch: Partial<Draft>) => void;
+type FieldErrors = Record<string, string[]>;
+
+function draftOf(saved: ObservabilityView): Draft {
+  return {
+    enabled: saved.enabled,
+    protocol: saved.protocol,
+    endpoint: saved.endpoint,
+    serviceName: saved.serviceName,
+    sampling: String(Math.round(saved.sampleRatio * 100)),
+    payloads: saved.exportPayloads,
+    metrics: saved.exportMetrics,
+    viewerUrl: saved.viewerUrl,
+    headers: saved.headers.map((name) => ({ name, value: '', saved: true })),
+  };
+}
+
 export function ObservabilityCard() {
   const view = useAppStore((s) => s.observability);
   const load = useAppStore((s) => s.loadObservability);
@@ -50,42 +80,35 @@ function ExportCounters({ stats }: { stats: ObservabilityView['stats'] }) {
 
 function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
   const save = useAppStore((s) => s.saveObservability);
-  const test = useAppStore((s) => s.testObservability);
   const notify = useAppStore((s) => s.notify);
-  const [enabled, setEnabled] = useState(saved.enabled);
-  const [protocol, setProtocol] = useState(saved.protocol);
-  const [endpoint, setEndpoint] = useState(saved.endpoint);
-  const [serviceName, setServiceName] = useState(saved.serviceName);
-  const [sampling, setSampling] = useState(String(Math.round(saved.sampleRatio * 100)));
-  const [payloads, setPayloads] = useState(saved.exportPayloads);
-  const [viewerUrl, setViewerUrl] = useState(saved.viewerUrl);
-  const [headers, setHeaders] = useState<HeaderRow[]>(saved.headers.map((name) => ({ name, value: '', saved: true })));
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [answer, setAnswer] = useState<{ ok: boolean; message: string } | undefined>(undefined);
+  const [draft, setDraftState] = useState<Draft>(() => draftOf(saved));
+  const set: SetDraft = (patch) => setDraftState((before) => ({ ...before, ...patch }));
+  const [errors, setErrors] = useState<FieldErrors>({});
 
   async function submit(): Promise<void> {
-    const percent = Number(sampling);
+    const percent = Number(draft.sampling);
     if (!Number.isFinite(percent) || percent < 0 || percent > 100) {
       setErrors({ sampleRatio: ['must be a number from 0 to 100'] });
       return;
     }
     const refused = await save({
-      enabled,
-      protocol,
-      endpoint: endpoint.trim(),
-      serviceName: serviceName.trim(),
+      enabled: draft.enabled,
+      protocol: draft.protocol,
+      endpoint: draft.endpoint.trim(),
+      serviceName: draft.serviceName.trim(),
       sampleRatio: percent / 100,
-      headers: headers
+      headers: draft.headers
         .filter((h) => h.name.trim() !== '')
         .map((h) => ({ name: h.name.trim(), ...(h.value !== '' || !h.saved ? { value: h.value } : {}) })),
-      exportPayloads: payloads,
-      viewerUrl: viewerUrl.trim(),
+      exportPayloads: draft.payloads,
+      exportMetrics: draft.metrics,
+      viewerUrl: draft.viewerUrl.trim(),
     });
     if (refused) {
       setErrors(refused.details?.fieldErrors ?? { form: [refused.message] });
       return;
     }
-    notify('success', enabled ? 'Traces are exported to your collector.' : 'Export is off.');
+    notify('success', draft.enabled ? 'Traces are exported to your collector.' : 'Export is off.');
   }
 
   return (
@@ -97,8 +120,26 @@ function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
         void submit();
       }}
     >
+      <ExportSwitch draft={draft} set={set} />
+      <CollectorFields draft={draft} set={set} errors={errors} environmentEndpoint={saved.environmentEndpoint} />
+      <HeadersFieldset headers={draft.headers} setHeaders={(headers) => set({ headers })} />
+      <SpanFields draft={draft} set={set} errors={errors} />
+      {errors.form ? <p className="field-error">{errors.form.join(' · ')}</p> : null}
+      <FormActions />
+    </form>
+  );
+}
+
+function ExportSwitch({ draft, set }: { draft: Draft; set: SetDraft }) {
+  return (
+    <>
       <label className="checkbox-field">
-        <input type="checkbox" role="switch" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+        <input
+          type="checkbox"
+          role="switch"
+          checked={draft.enabled}
+          onChange={(e) => set({ enabled: e.target.checked })}
+        />
         <span>
           <span className="checkbox-label">Export traces with OpenTelemetry</span>
           <span className="field-hint">
@@ -108,63 +149,105 @@ function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
           </span>
         </span>
       </label>
+      <label className="checkbox-field">
+        <input type="checkbox" checked={draft.metrics} onChange={(e) => set({ metrics: e.target.checked })} />
+        <span>
+          <span className="checkbox-label">Export the MCP duration metrics too</span>
+          <span className="field-hint">
+            mcp.client.operation.duration and mcp.server.operation.duration, to the same collector (/v1/metrics), each
+            minute. Leave off for a backend that takes traces only (Jaeger).
+          </span>
+        </span>
+      </label>
+    </>
+  );
+}
+
+/** Where the spans go: the endpoint and the protocol. */
+function CollectorFields({
+  draft,
+  set,
+  errors,
+  environmentEndpoint,
+}: {
+  draft: Draft;
+  set: SetDraft;
+  errors: FieldErrors;
+  environmentEndpoint: string | undefined;
+}) {
+  return (
+    <>
       <Field
         id="otel-endpoint"
         label="OTLP endpoint"
-        hint={`e.g. http://localhost:4318 (/v1/traces is added). Empty: ${saved.environmentEndpoint ?? 'the OTEL_EXPORTER_OTLP_ENDPOINT variable, else http://localhost:4318'}.`}
+        hint={`e.g. http://localhost:4318 (/v1/traces and /v1/metrics are added). Empty: ${environmentEndpoint ?? 'the OTEL_EXPORTER_OTLP_ENDPOINT variable, else http://localhost:4318'}.`}
         errors={errors.endpoint ?? []}
       >
         <input
           className="input"
-          value={endpoint}
-          onChange={(e) => setEndpoint(e.target.value)}
+          value={draft.endpoint}
+          onChange={(e) => set({ endpoint: e.target.value })}
           {...controlProps('otel-endpoint', errors.endpoint ?? [], true)}
         />
       </Field>
       <Field id="otel-protocol" label="Protocol" hint="What your collector takes on its OTLP/HTTP port." errors={[]}>
         <select
           className="input input-narrow"
-          value={protocol}
-          onChange={(e) => setProtocol(e.target.value as ObservabilityView['protocol'])}
+          value={draft.protocol}
+          onChange={(e) => set({ protocol: e.target.value as ObservabilityView['protocol'] })}
           {...controlProps('otel-protocol', [], true)}
         >
           <option value="http/protobuf">HTTP/protobuf</option>
           <option value="http/json">HTTP/JSON</option>
         </select>
       </Field>
-      <fieldset className="settings-fieldset">
-        <legend>Headers (values are kept in the secret store)</legend>
-        {headers.map((header, i) => (
-          <div key={i} className="settings-row">
-            <input
-              className="input input-narrow"
-              aria-label={`Header ${i + 1} name`}
-              value={header.name}
-              onChange={(e) =>
-                setHeaders(headers.map((h, j) => (j === i ? { ...h, name: e.target.value, saved: false } : h)))
-              }
-            />
-            <input
-              className="input"
-              type="password"
-              aria-label={`Header ${i + 1} value`}
-              placeholder={header.saved ? 'saved — type to replace' : 'value'}
-              value={header.value}
-              onChange={(e) => setHeaders(headers.map((h, j) => (j === i ? { ...h, value: e.target.value } : h)))}
-            />
-            <button type="button" className="link-button" onClick={() => setHeaders(headers.filter((_, j) => j !== i))}>
-              Remove
-            </button>
-          </div>
-        ))}
-        <button
-          type="button"
-          className="link-button"
-          onClick={() => setHeaders([...headers, { name: '', value: '', saved: false }])}
-        >
-          Add a header
-        </button>
-      </fieldset>
+    </>
+  );
+}
+
+/** Headers sent to the collector: a saved value is never shown again (empty keeps it). */
+function HeadersFieldset({ headers, setHeaders }: { headers: HeaderRow[]; setHeaders: (rows: HeaderRow[]) => void }) {
+  return (
+    <fieldset className="settings-fieldset">
+      <legend>Headers (values are kept in the secret store)</legend>
+      {headers.map((header, i) => (
+        <div key={i} className="settings-row">
+          <input
+            className="input input-narrow"
+            aria-label={`Header ${i + 1} name`}
+            value={header.name}
+            onChange={(e) =>
+              setHeaders(headers.map((h, j) => (j === i ? { ...h, name: e.target.value, saved: false } : h)))
+            }
+          />
+          <input
+            className="input"
+            type="password"
+            aria-label={`Header ${i + 1} value`}
+            placeholder={header.saved ? 'saved — type to replace' : 'value'}
+            value={header.value}
+            onChange={(e) => setHeaders(headers.map((h, j) => (j === i ? { ...h, value: e.target.value } : h)))}
+          />
+          <button type="button" className="link-button" onClick={() => setHeaders(headers.filter((_, j) => j !== i))}>
+            Remove
+          </button>
+        </div>
+      ))}
+      <button
+        type="button"
+        className="link-button"
+        onClick={() => setHeaders([...headers, { name: '', value: '', saved: false }])}
+      >
+        Add a header
+      </button>
+    </fieldset>
+  );
+}
+
+/** What the spans say: service name, sampling, payloads, and where the Traces view links to. */
+function SpanFields({ draft, set, errors }: { draft: Draft; set: SetDraft; errors: FieldErrors }) {
+  return (
+    <>
       <Field
         id="otel-service"
         label="Service name"
@@ -173,8 +256,8 @@ function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
       >
         <input
           className="input input-narrow"
-          value={serviceName}
-          onChange={(e) => setServiceName(e.target.value)}
+          value={draft.serviceName}
+          onChange={(e) => set({ serviceName: e.target.value })}
           {...controlProps('otel-service', errors.serviceName ?? [], true)}
         />
       </Field>
@@ -187,13 +270,13 @@ function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
         <input
           className="input input-narrow"
           inputMode="decimal"
-          value={sampling}
-          onChange={(e) => setSampling(e.target.value)}
+          value={draft.sampling}
+          onChange={(e) => set({ sampling: e.target.value })}
           {...controlProps('otel-sampling', errors.sampleRatio ?? [], true)}
         />
       </Field>
       <label className="checkbox-field">
-        <input type="checkbox" checked={payloads} onChange={(e) => setPayloads(e.target.checked)} />
+        <input type="checkbox" checked={draft.payloads} onChange={(e) => set({ payloads: e.target.checked })} />
         <span>
           <span className="checkbox-label">Include tool arguments and results</span>
           <span className="field-hint">Redacted like the Traces view, and cut at 4 KB each.</span>
@@ -207,12 +290,22 @@ function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
       >
         <input
           className="input"
-          value={viewerUrl}
-          onChange={(e) => setViewerUrl(e.target.value)}
+          value={draft.viewerUrl}
+          onChange={(e) => set({ viewerUrl: e.target.value })}
           {...controlProps('otel-viewer', errors.viewerUrl ?? [], true)}
         />
       </Field>
-      {errors.form ? <p className="field-error">{errors.form.join(' · ')}</p> : null}
+    </>
+  );
+}
+
+/** Save, and "Send a test span" with the collector's answer (the counters are read again after it). */
+function FormActions() {
+  const test = useAppStore((s) => s.testObservability);
+  const load = useAppStore((s) => s.loadObservability);
+  const [answer, setAnswer] = useState<{ ok: boolean; message: string } | undefined>(undefined);
+  return (
+    <>
       <div className="settings-row">
         <button type="submit" className="btn">
           Save
@@ -221,9 +314,12 @@ function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
           type="button"
           className="btn btn-secondary"
           onClick={() =>
-            void test().then(setAnswer, (error: unknown) =>
-              setAnswer({ ok: false, message: error instanceof Error ? error.message : String(error) }),
-            )
+            void test()
+              .then(setAnswer, (error: unknown) =>
+                setAnswer({ ok: false, message: error instanceof Error ? error.message : String(error) }),
+              )
+              .then(() => load())
+              .catch(() => undefined)
           }
         >
           Send a test span
@@ -234,6 +330,6 @@ function ObservabilityForm({ saved }: { saved: ObservabilityView }) {
           {answer.message}
         </p>
       ) : null}
-    </form>
+    </>
   );
 }

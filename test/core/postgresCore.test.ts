@@ -1,0 +1,96 @@
+/**
+ * Whole cores (buildCore) started with a PostgreSQL database selection (`--database`): the tool
+ * calls' checkpoints live there, not in the SQLite file. A GUI call and an agent call through the
+ * gateway each run once and replay when sent again, and a second core on the same database sees
+ * them in its History. Real parts: the stdio fixture server, the v2 SDK agent, PostgreSQL.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { CallOutcome } from '../../shared/contract.js';
+import { META_CALL_ID, META_REPLAYED } from '../../shared/agents.js';
+import { openAppDatabase } from '../../electron/core/database.js';
+import { redactDatabaseUrl } from '../../electron/storage/postgres/url.js';
+import { scratchDir } from '../helpers/fixtures.js';
+import type { GatewayApp } from '../gateway/support.js';
+import { addFixtureServer, connectModernAgent, startGatewayApp } from '../gateway/support.js';
+import type { TestDatabase } from '../storage/postgres.js';
+import { createTestDatabase, describePostgres } from '../storage/postgres.js';
+
+interface HistoryPageView {
+  records: Array<{ callId: string; status: string; userId: string }>;
+}
+
+describePostgres('app cores on PostgreSQL', () => {
+  const scratch = scratchDir('mh-pg-core-');
+  const counter = join(scratch.dir, 'counter.txt');
+  let database: TestDatabase;
+  let first: GatewayApp;
+  let second: GatewayApp;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('core');
+    const selection = { kind: 'postgres' as const, url: database.url, where: redactDatabaseUrl(database.url) };
+    first = await startGatewayApp(join(scratch.dir, 'one'), { database: selection });
+    second = await startGatewayApp(join(scratch.dir, 'two'), { database: selection });
+    for (const app of [first, second])
+      await addFixtureServer(app, 'fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' }, ['append']);
+  }, 90_000);
+
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+    await database?.drop();
+    scratch.cleanup();
+  });
+
+  const lines = (): string[] => readFileSync(counter, 'utf8').split('\n').filter(Boolean);
+
+  it('a GUI call runs once and replays; the other core sees it in History, and the SQLite file has no record', async () => {
+    const call = { name: 'append', serverId: 'fx', args: { line: 'gui' }, callId: 'gui-1' };
+    const ran = await first.call<CallOutcome>('tools.call', call);
+    expect(ran.replayed).toBe(false);
+    const again = await first.call<CallOutcome>('tools.call', call);
+    expect(again.replayed).toBe(true);
+    expect(lines().filter((l) => l === 'gui')).toHaveLength(1);
+
+    const sessions = await second.call<{ current: string; sessions: Array<{ sessionId: string; count: number }> }>(
+      'history.sessions',
+    );
+    expect(sessions.current).not.toBe(ran.sessionId);
+    expect(sessions.sessions).toContainEqual(expect.objectContaining({ sessionId: ran.sessionId, count: 1 }));
+    const page = await second.call<HistoryPageView>('history.page', { sessionId: ran.sessionId, limit: 10 });
+    expect(page.records).toEqual([expect.objectContaining({ callId: 'gui-1', status: 'completed', userId: 'gui' })]);
+    // The other core replays it from History (nothing runs).
+    const replayed = await second.call<CallOutcome>('history.replay', { sessionId: ran.sessionId, callId: 'gui-1' });
+    expect(replayed.replayed).toBe(true);
+    expect(lines().filter((l) => l === 'gui')).toHaveLength(1);
+
+    // Nothing of it in the first core's SQLite file: the calls are in PostgreSQL only.
+    const local = openAppDatabase(join(scratch.dir, 'one', 'data', 'miniharness.db'));
+    try {
+      expect(local.prepare('SELECT COUNT(*) AS n FROM checkpoints').get()).toEqual({ n: 0 });
+    } finally {
+      local.close();
+    }
+  }, 60_000);
+
+  it('an agent call through the gateway runs once and replays its key; the other core lists it', async () => {
+    const { token } = await first.createAgent('PG agent');
+    const agent = await connectModernAgent(first.url, token);
+    try {
+      const request = { name: 'fx__append', arguments: { line: 'agent' }, _meta: { [META_CALL_ID]: 'agent-1' } };
+      const ran = await agent.callTool(request);
+      expect(ran.isError).toBeFalsy();
+      expect(ran._meta?.[META_REPLAYED]).toBe(false);
+      const again = await agent.callTool(request);
+      expect(again._meta?.[META_REPLAYED]).toBe(true);
+      expect(again.content).toEqual(ran.content);
+    } finally {
+      await agent.close();
+    }
+    expect(lines().filter((l) => l === 'agent')).toHaveLength(1);
+    const page = await second.call<HistoryPageView>('history.page', { userId: 'PG agent', limit: 10 });
+    expect(page.records).toEqual([expect.objectContaining({ callId: 'agent-1', status: 'completed' })]);
+  }, 60_000);
+});
