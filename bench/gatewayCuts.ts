@@ -6,7 +6,11 @@
  *   2026-07-28 requests the SDK's Node adapter built a second one and serialized the parsed body
  *   back into it);
  * - the request's abort joined to the app's: AbortSignal.any against a listener;
- * - the agent's `_meta` key: a zod parse against a hand check.
+ * - the agent's `_meta` key: a zod parse against a hand check;
+ * - a 2025 answer's one SSE event turned into a JSON body: decoded, matched by a regular expression
+ *   and encoded again, against recognised on its bytes and written from them;
+ * - a token's check: the resource-metadata URL (two URL parses) built for every request, against
+ *   built for a refusal only.
  * The idle sweep (on every request before, once per interval now) is not here: its cost grows
  * with the sessions open; bench/gateway.ts --profile shows it (`expireIdle`).
  *
@@ -15,7 +19,8 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { toWebRequest as sdkToWebRequest } from '@modelcontextprotocol/node';
-import { toWebRequest } from '../electron/gateway/webResponse.js';
+import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/server';
+import { responseData, toWebRequest } from '../electron/gateway/webResponse.js';
 import { fmt, median, printTable } from './pipelineHelpers.js';
 
 const OPS = Number(process.env.BENCH_OPS ?? 200_000);
@@ -107,6 +112,29 @@ const cases: Array<[string, () => void, () => void]> = [
     },
   ],
 ];
+
+const sseChunk = new TextEncoder().encode(
+  `event: message\ndata: ${JSON.stringify({ result: { content: [{ type: 'text', text: 'Echo: hello #7' }], _meta: meta }, jsonrpc: '2.0', id: 7 })}\n\n`,
+);
+const decoder = new TextDecoder();
+cases.push(
+  [
+    'a 2025 answer’s SSE event → JSON body (decode + regex + encode → bytes)',
+    () => {
+      const data = /^event: message\n(?:id: [^\n]*\n)?data: ([^\n]*)\n\n$/.exec(decoder.decode(sseChunk))?.[1];
+      sink = data !== undefined && data.startsWith('{"result":') ? [data, Buffer.byteLength(data)] : undefined;
+    },
+    () => {
+      const data = responseData(sseChunk);
+      sink = data ? [data, data.byteLength] : undefined;
+    },
+  ],
+  [
+    'token check: resource-metadata URL for every request → for a refusal only',
+    () => void (sink = getOAuthProtectedResourceMetadataUrl(new URL('http://127.0.0.1:4321/mcp'))),
+    () => void (sink = undefined),
+  ],
+);
 
 function nsPerOp(run: () => void): number {
   const t0 = performance.now();

@@ -78,7 +78,7 @@ export class InspectorClient {
 }
 
 /** First match wins; tested against the script URL. */
-const CATEGORIES: Array<[RegExp, string]> = [
+export const CATEGORIES: Array<[RegExp, string]> = [
   [/\/@hono\/node-server\//, 'Node req/res ↔ Web Request/Response (@hono/node-server, in the SDK transport)'],
   [/\/@modelcontextprotocol\/sdk\/dist\/esm\/server\//, 'SDK server side (Streamable HTTP transport, Server)'],
   [/\/@modelcontextprotocol\/sdk\/dist\/esm\/client\//, 'SDK client side (registry → server-everything)'],

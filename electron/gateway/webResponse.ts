@@ -54,18 +54,43 @@ function isSingleRequest(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && 'method' in body && 'id' in body;
 }
 
-const decoder = new TextDecoder();
+const ascii = (text: string): Uint8Array => new TextEncoder().encode(text);
+const EVENT_LINE = ascii('event: message\n');
+const ID_FIELD = ascii('id: ');
+const DATA_FIELD = ascii('data: ');
+const RESULT_START = ascii('{"result":');
+const ERROR_START = ascii('{"jsonrpc":"2.0","id":');
+const NEWLINE = 0x0a;
+
+/** Whether `bytes` holds `prefix` at `at` (a plain loop: shorter than a call into native code for these few bytes). */
+function startsAt(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  if (bytes.length - at < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
+  return true;
+}
 
 /**
  * The JSON of an SSE chunk that is a JSON-RPC response, as the SDK writes one (`event: message`,
- * then `data: ` and the message, whose first key is `result`, or `jsonrpc` then `id` for an
- * error); undefined for anything else. A message shaped otherwise is streamed, never lost.
+ * an optional `id: ` line, then `data: ` and the message on one line, whose first key is `result`,
+ * or `jsonrpc` then `id` for an error, and the blank line that ends the event); undefined for
+ * anything else. A message shaped otherwise is streamed, never lost. Read on the bytes as they
+ * came (no decoding into a string and encoding back): the answer is written from them as is.
  */
-export function responseData(chunk: string): string | undefined {
-  const data = /^event: message\n(?:id: [^\n]*\n)?data: ([^\n]*)\n\n$/.exec(chunk)?.[1];
-  return data !== undefined && (data.startsWith('{"result":') || data.startsWith('{"jsonrpc":"2.0","id":'))
-    ? data
-    : undefined;
+export function responseData(chunk: Uint8Array): Buffer | undefined {
+  if (!startsAt(chunk, 0, EVENT_LINE)) return undefined;
+  let at = EVENT_LINE.length;
+  if (startsAt(chunk, at, ID_FIELD)) {
+    const end = chunk.indexOf(NEWLINE, at);
+    if (end < 0) return undefined;
+    at = end + 1;
+  }
+  if (!startsAt(chunk, at, DATA_FIELD)) return undefined;
+  at += DATA_FIELD.length;
+  // The data is one line, and the event's blank line ends the chunk: nothing after it.
+  const end = chunk.indexOf(NEWLINE, at);
+  if (end < 0 || end !== chunk.length - 2 || chunk[end + 1] !== NEWLINE) return undefined;
+  if (!startsAt(chunk, at, RESULT_START) && !startsAt(chunk, at, ERROR_START)) return undefined;
+  return Buffer.from(chunk.buffer, chunk.byteOffset + at, end - at);
 }
 
 function waitWritable(res: ServerResponse): Promise<void> {
@@ -107,7 +132,7 @@ export async function serveWebRequest(
     let next: Awaited<ReturnType<typeof reader.read>> | undefined;
     if (sniff && isSingleRequest(parsedBody) && headers['content-type'] === 'text/event-stream') {
       const first = await reader.read();
-      const data = first.done ? undefined : responseData(decoder.decode(first.value));
+      const data = first.done ? undefined : responseData(first.value);
       if (data !== undefined) {
         // The SDK ends a request's stream right after its response.
         const rest = await reader.read();
@@ -117,7 +142,7 @@ export async function serveWebRequest(
             .writeHead(response.status, {
               ...kept,
               'content-type': 'application/json',
-              'content-length': Buffer.byteLength(data),
+              'content-length': data.byteLength,
             })
             .end(data);
           return;

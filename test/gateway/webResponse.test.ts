@@ -157,23 +157,40 @@ describe('the gateway’s responses on the wire', () => {
 });
 
 describe('responseData', () => {
+  /** The chunk's bytes as the transport's stream yields them, the data found as text. */
+  const dataOf = (chunk: string): string | undefined => {
+    const bytes = new TextEncoder().encode(chunk);
+    return responseData(bytes)?.toString('utf8');
+  };
+
   it('takes the JSON of a response event as the SDK writes it, and nothing else', () => {
-    expect(responseData('event: message\ndata: {"result":{"content":[]},"jsonrpc":"2.0","id":7}\n\n')).toBe(
+    expect(dataOf('event: message\ndata: {"result":{"content":[]},"jsonrpc":"2.0","id":7}\n\n')).toBe(
       '{"result":{"content":[]},"jsonrpc":"2.0","id":7}',
     );
+    expect(dataOf('event: message\nid: 12\ndata: {"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"x"}}\n\n')).toBe(
+      '{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"x"}}',
+    );
     expect(
-      responseData('event: message\nid: 12\ndata: {"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"x"}}\n\n'),
-    ).toBe('{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"x"}}');
-    expect(
-      responseData('event: message\ndata: {"method":"notifications/progress","params":{},"jsonrpc":"2.0"}\n\n'),
+      dataOf('event: message\ndata: {"method":"notifications/progress","params":{},"jsonrpc":"2.0"}\n\n'),
     ).toBeUndefined();
     expect(
-      responseData('event: message\ndata: {"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":1}\n\n'),
+      dataOf('event: message\ndata: {"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":1}\n\n'),
     ).toBeUndefined();
-    expect(responseData(': keepalive\n\n')).toBeUndefined();
+    expect(dataOf(': keepalive\n\n')).toBeUndefined();
     // Two events in one chunk are not one response.
-    expect(
-      responseData('event: message\ndata: {"result":{}}\n\nevent: message\ndata: {"result":{}}\n\n'),
-    ).toBeUndefined();
+    expect(dataOf('event: message\ndata: {"result":{}}\n\nevent: message\ndata: {"result":{}}\n\n')).toBeUndefined();
+  });
+
+  it('refuses what is not exactly one event of one data line, and keeps the bytes as they came', () => {
+    // No blank line at the end, a second data line, something after the event, another event name.
+    expect(dataOf('event: message\ndata: {"result":{}}\n')).toBeUndefined();
+    expect(dataOf('event: message\ndata: {"result":{}}\ndata: {"result":{}}\n\n')).toBeUndefined();
+    expect(dataOf('event: message\ndata: {"result":{}}\n\n:')).toBeUndefined();
+    expect(dataOf('event: other\ndata: {"result":{}}\n\n')).toBeUndefined();
+    expect(dataOf('event: message\nid: 3')).toBeUndefined();
+    // A view into a larger buffer (as a stream chunk may be), and text beyond ASCII, byte for byte.
+    const framed = new TextEncoder().encode('xxevent: message\ndata: {"result":{"text":"Grüße ✓"}}\n\nyy');
+    const found = responseData(framed.subarray(2, framed.length - 2));
+    expect(found?.toString('utf8')).toBe('{"result":{"text":"Grüße ✓"}}');
   });
 });

@@ -181,10 +181,13 @@ export class GatewaySignIn {
    */
   async authenticate(authorization: string | undefined, host?: string): Promise<Authentication> {
     const listening = this.listening;
-    const resourceMetadataUrl = listening
-      ? getOAuthProtectedResourceMetadataUrl(new URL(`${originAsReached(listening, host)}${GATEWAY_PATH}`))
-      : undefined;
+    // Only a refusal names it (its challenge): built then, not for every request that passes.
+    const metadataUrl = (): string | undefined =>
+      listening
+        ? getOAuthProtectedResourceMetadataUrl(new URL(`${originAsReached(listening, host)}${GATEWAY_PATH}`))
+        : undefined;
     if (authorization === undefined || authorization.trim() === '') {
+      const resourceMetadataUrl = metadataUrl();
       // RFC 6750 §3.1: no credentials, no error code — the challenge that starts a sign-in.
       return {
         status: 401,
@@ -212,9 +215,9 @@ export class GatewaySignIn {
             };
           },
         },
-        ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
       });
     } catch (error) {
+      const resourceMetadataUrl = metadataUrl();
       const refusal =
         error instanceof OAuthError && error.code === OAuthErrorCode.InvalidToken
           ? error

@@ -1,0 +1,191 @@
+/**
+ * The gateway's own CPU per call, in both eras, and where it goes by Linux `perf` (issue 33).
+ *
+ * The host (`electron/web/cli.ts`, its own process) with server-everything, an ALLOW rule for
+ * `echo`, each call checkpointed and traced, as in bench/gateway.ts — but no peers: only the
+ * host's CPU time per call from /proc, over interleaved rounds of each era (medians). A quick look
+ * at one change, and robust where wall-clock is not.
+ *
+ * `--perf`: also records the host with Linux `perf` (on-CPU samples of every thread, the host
+ * started with `--perf-basic-prof` so JavaScript frames have names) over one window per era, and
+ * prints the share of each part, every sample charged to its nearest JavaScript frame (native
+ * code to the JavaScript that called it, as bench/gatewayProfile.ts does). Unlike V8's sampling
+ * profiler over the inspector, perf counts time on a CPU only: a thread waiting for one (this
+ * machine is shared) or blocked in a system call is not charged, and stack capture is not
+ * inflated by the inspector (the V8 profile showed 150 µs/call building one SDK error that
+ * costs no measurable CPU without it). Needs `perf` and perf_event_paranoid ≤ 2. Parts are
+ * trustworthy, single function names less so: V8 moves and reuses code, and perf's map of it
+ * (`--perf-basic-prof`) names a few samples after a function that lived at that address before.
+ *
+ *   npm run bench:gateway-cpu [-- --perf]   (BENCH_CALLS per round, default 600; BENCH_ROUNDS, default 4;
+ *   BENCH_PERF_DIR keeps the perf.data files)
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { AgentsView } from '../shared/agents.js';
+import { META_CALL_ID } from '../shared/agents.js';
+import type { ServerView } from '../shared/contract.js';
+import { PROJECT_ROOT, waitFor } from '../test/helpers/fixtures.js';
+import { HostProcess, ok } from '../test/restart/restartSoak.js';
+import { BridgeClient } from '../test/web/host.js';
+import { CATEGORIES } from './gatewayProfile.js';
+import { fmt, median, printTable } from './pipelineHelpers.js';
+import { processCpuMs } from './processCpu.js';
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 600);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const PERF = process.argv.includes('--perf');
+const work = mkdtempSync(join(tmpdir(), 'mh-bench-gateway-cpu-'));
+const PERF_DIR = process.env.BENCH_PERF_DIR ?? work;
+type Era = 'legacy' | 'modern';
+type Call = (i: number) => Promise<void>;
+
+function everythingEntry(): string[] {
+  const dir = join(PROJECT_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything');
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+  return [join(dir, Object.values(pkg.bin)[0]!), 'stdio'];
+}
+
+/** The host set up over the bridge as the GUI would (which then disconnects), and one agent per era. */
+async function start(): Promise<{ host: HostProcess; pid: number; calls: Record<Era, Call>; close(): Promise<void> }> {
+  const token = randomBytes(24).toString('base64url');
+  const dataDir = join(work, 'data');
+  const host = await HostProcess.start(
+    dataDir,
+    token,
+    ['--gateway-port', '0', '--workspace', join(work, 'ws')],
+    [...(PERF ? ['--perf-basic-prof-only-functions'] : [])],
+  );
+  const bridge = await BridgeClient.connect(host.port, { token });
+  const config = { id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath };
+  await ok(bridge, 'servers.save', {
+    mode: 'create',
+    config: { ...config, args: everythingEntry(), cwd: PROJECT_ROOT },
+  });
+  const ready = async () =>
+    (await ok<ServerView[]>(bridge, 'servers.list', {})).some((s) => s.status.state === 'ready' && s.toolCount > 0);
+  await waitFor(ready, 60_000, 100);
+  await ok(bridge, 'permissions.setToolLevel', { serverId: 'everything', toolName: 'echo', level: 'ALLOW' });
+  const visibility = { allServers: true, serverIds: [], localTools: false };
+  const { token: agentToken } = await ok<{ token: string }>(bridge, 'agents.create', { name: 'cpu', visibility });
+  const url = new URL((await ok<AgentsView>(bridge, 'agents.list', {})).gateway.url);
+  bridge.close();
+  const requestInit = { headers: { Authorization: `Bearer ${agentToken}` } };
+  const legacy = new Client({ name: 'bench-cpu', version: '0.0.0' });
+  await legacy.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+  const modern = new ModernClient({ name: 'bench-cpu', version: '0.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await modern.connect(new ModernHttp(url, { requestInit }));
+  const callOf =
+    (era: Era, client: { callTool: Client['callTool'] }): Call =>
+    async (i) => {
+      const message = `hello #${i}`;
+      const params = { name: 'everything__echo', arguments: { message }, _meta: { [META_CALL_ID]: `${era}-${i}` } };
+      const result = (await client.callTool(params)) as { isError?: boolean; content: Array<{ text?: string }> };
+      if (result.isError || result.content[0]?.text !== `Echo: ${message}`) throw new Error(JSON.stringify(result));
+    };
+  const calls = { legacy: callOf('legacy', legacy), modern: callOf('modern', modern as never) };
+  const close = async () => {
+    await Promise.all([legacy.close(), modern.close()]);
+    await host.stop('SIGTERM');
+  };
+  return { host, pid: host.pid, calls, close };
+}
+
+let next = 0;
+async function run(call: Call, calls: number): Promise<void> {
+  for (let i = 0; i < calls; i++) await call(next++);
+}
+
+/** Records the host with perf over `calls` calls; returns `perf script` output. */
+async function record(pid: number, era: Era, call: Call): Promise<string> {
+  const file = join(PERF_DIR, `perf-${era}.data`);
+  const perf = spawn('perf', ['record', '-F', '1999', '-g', '-p', String(pid), '-o', file], { stdio: 'ignore' });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await run(call, CALLS);
+  perf.kill('SIGINT');
+  await new Promise((resolve) => perf.once('exit', resolve));
+  return execFileSync('perf', ['script', '-i', file, '-F', 'ip,sym'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+}
+
+const GC = /Scavenge|MarkCompact|Heap::|GCTracer|Sweeper|Marking|Evacuat/;
+
+/** Share of the samples by part: each sample charged to its nearest JavaScript frame (`JS:` in perf's map). */
+function byPart(script: string): Array<[string, number]> {
+  const parts = new Map<string, number>();
+  let total = 0;
+  for (const sample of script.split('\n\n')) {
+    const frames = sample
+      .split('\n')
+      .filter((line) => /^\s/.test(line))
+      .map((line) => line.trim().replace(/^\S+\s+/, ''));
+    if (frames.length === 0) continue;
+    total++;
+    const js = frames.find((frame) => frame.startsWith('JS:'));
+    const url = js?.replace(/^JS:\S*\s*\S+\s+/, '') ?? '';
+    const part = GC.test(frames[0]!)
+      ? 'garbage collection'
+      : !js
+        ? 'native, no JavaScript caller (libuv, kernel, V8)'
+        : url.startsWith(':') // code without a script: zod's parsers, compiled with new Function
+          ? 'zod (SDK message schemas, contract events)'
+          : (CATEGORIES.find(([pattern]) => pattern.test(url))?.[1] ??
+            `other: ${/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? url.split('/').slice(-2).join('/')}`);
+    parts.set(part, (parts.get(part) ?? 0) + 1);
+  }
+  return [...parts].map(([part, n]): [string, number] => [part, n / total]).sort((a, b) => b[1] - a[1]);
+}
+
+async function main(): Promise<void> {
+  const load = loadavg();
+  const app = await start();
+  try {
+    for (const era of ['legacy', 'modern'] as const) await run(app.calls[era], 200);
+    const cpu: Record<Era, number[]> = { legacy: [], modern: [] };
+    for (let round = 0; round < ROUNDS; round++)
+      for (const era of round % 2 ? (['modern', 'legacy'] as const) : (['legacy', 'modern'] as const)) {
+        const before = processCpuMs(app.pid);
+        await run(app.calls[era], CALLS);
+        const after = processCpuMs(app.pid);
+        if (before !== undefined && after !== undefined) cpu[era].push(((after - before) * 1000) / CALLS);
+      }
+    const rows = [['era', 'host CPU µs/call (median)', 'rounds']];
+    for (const era of ['legacy', 'modern'] as const)
+      rows.push([era, fmt(median(cpu[era]), 0), cpu[era].map((us) => fmt(us, 0)).join(' ')]);
+    printTable(rows);
+    if (PERF)
+      for (const era of ['legacy', 'modern'] as const) {
+        console.log(`\nwhere the host's CPU goes, ${era}, ${CALLS} sequential calls (perf, on-CPU samples)`);
+        const parts = byPart(await record(app.pid, era, app.calls[era]));
+        printTable([
+          ['part', 'share', 'µs/call at the median'],
+          ...parts.map(([part, share]) => [part, `${fmt(share * 100, 1)}%`, fmt(share * median(cpu[era]), 0)]),
+        ]);
+      }
+    console.log(
+      `(${ROUNDS} rounds of ${CALLS} sequential calls per era, interleaved, after 200 warm-up calls each; the host's user + system CPU from /proc; load average ${load.map((l) => l.toFixed(1)).join(' ')} before, ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} after)`,
+    );
+    console.log(
+      JSON.stringify({
+        bench: 'gateway-cpu',
+        legacy_us_per_call: median(cpu.legacy),
+        modern_us_per_call: median(cpu.modern),
+      }),
+    );
+  } finally {
+    await app.close();
+  }
+}
+
+await main();
