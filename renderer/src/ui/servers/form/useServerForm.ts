@@ -37,7 +37,7 @@ const STATIC_FIELDS = [
 export const INVALID_SETTINGS = 'Some settings are not valid; nothing was saved. Correct the highlighted fields.';
 
 /** Applies an edit to the draft; `touched` names the fields whose errors from main it clears. */
-export type UpdateForm = (patch: Partial<ServerFormState>, touched: string[]) => void;
+type UpdateForm = (patch: Partial<ServerFormState>, touched: string[]) => void;
 
 function focusFirstInvalid(): void {
   // After React has rendered the messages.
