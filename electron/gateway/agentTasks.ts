@@ -47,8 +47,14 @@ interface AgentTask {
 /** How a call is run for a task: on `signal`, telling each downstream task status. */
 export type TaskRunner = (signal: AbortSignal, onTask: (event: TaskEvent) => void) => Promise<CallToolResult>;
 
-/** A task answer the SDK's tools/call result check must let through (see TaskAnsweringServer). */
-class TaskAnswer extends Error {
+/**
+ * The task answers `start` resolved with: plain Results, which TaskAnsweringServer lets past the
+ * SDK's tools/call result check (a task is no CallToolResult).
+ */
+const taskAnswers = new WeakSet<Result>();
+
+/** Carries a task answer around the SDK's check, thrown and caught only inside TaskAnsweringServer. */
+class TaskAnswerPassage extends Error {
   constructor(readonly answer: Result) {
     super('the call became a task');
   }
@@ -89,7 +95,9 @@ export class AgentTasks {
             controller,
           };
           this.#tasks.set(task.taskId, task);
-          resolve(new TaskAnswer({ ...shown(task), resultType: 'task' }) as unknown as Result);
+          const answer: Result = { ...shown(task), resultType: 'task' };
+          taskAnswers.add(answer);
+          resolve(answer);
           return;
         }
         if (task.status !== 'working') return;
@@ -237,14 +245,14 @@ export class TaskAnsweringServer extends Server {
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server's own handling
     const wrapped = super._wrapHandler(method, async (request, ctx) => {
       const result = await handler(request, ctx);
-      if (result instanceof TaskAnswer) throw result;
+      if (taskAnswers.has(result)) throw new TaskAnswerPassage(result);
       return result;
     });
     return async (request, ctx) => {
       try {
         return await wrapped(request, ctx);
       } catch (error) {
-        if (error instanceof TaskAnswer) return error.answer;
+        if (error instanceof TaskAnswerPassage) return error.answer;
         throw error;
       }
     };
