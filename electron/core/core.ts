@@ -188,7 +188,7 @@ async function openStorageAndEvents(
   const redactor = new SecretRedactor();
   const lateTracer = new Late<Tracer>('The tracer');
   const storage = await openCoreStorage(options.dataDir, options.database, lifecycle, () => lateTracer.get().flush());
-  const tracer = new Tracer(storage.db, { redactor });
+  const tracer = new Tracer(storage.db, { redactor, ...(storage.traces ? { shared: storage.traces } : {}) });
   lateTracer.set(tracer);
   const hub = new EventHub((value) => redactor.redactSecretValues(value));
   const emit = hub.emit;
@@ -200,7 +200,7 @@ async function openStorageAndEvents(
   warnings.watchStorage(groupCommitFor(storage.db), storage.dbFile);
   for (const warning of (await options.secrets.damagedFiles?.()) ?? []) warnings.damagedFile(warning);
   // Traces left running by a process that died (kill -9, crash) are closed as interrupted.
-  tracer.closeInterrupted();
+  await tracer.sweepInterrupted();
 
   // The cycles of the wiring, each named: parts built first that need, at run time, a part built from them.
   const lateServers = new Late<ServerService>('The server service');

@@ -1,8 +1,8 @@
 /**
  * Where the core stores, as the host selected it (storage/selectDatabase.ts): the app's SQLite
  * file in the data folder always (traces, agents, runs, pins, app metadata, and — by default —
- * the tool calls), and the tool calls' checkpoints in PostgreSQL when a database URL was given,
- * so several cores on one database share History, replay and exactly-once.
+ * the tool calls), and the tool calls' checkpoints and the traces in PostgreSQL when a database
+ * URL was given, so several cores on one database share History, replay, exactly-once and Traces.
  */
 import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { Database } from '../storage/database.js';
@@ -11,6 +11,7 @@ import { POSTGRES_CHECKPOINT_MIGRATIONS } from '../checkpoints/postgresSchema.js
 import { postgresCheckpointStores } from '../checkpoints/postgresStore.js';
 import type { CheckpointStores } from '../checkpoints/types.js';
 import { openPostgres } from '../storage/postgres/pool.js';
+import { POSTGRES_TRACE_MIGRATIONS, PostgresTraceStore } from '../tracing/postgresTraceStore.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
 import { openAppDatabaseWithReport } from './database.js';
@@ -23,6 +24,8 @@ export interface CoreStorage {
   damaged: FileDamagedWarning | undefined;
   /** The checkpoints elsewhere than `db` (PostgreSQL); undefined: in `db`, as the pipeline builds them. */
   checkpoints: CheckpointStores | undefined;
+  /** The traces in PostgreSQL; undefined: in `db`. */
+  traces: PostgresTraceStore | undefined;
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
 }
@@ -46,12 +49,12 @@ export async function openCoreStorage(
     db.close();
   });
   const local = { db, dbFile, damaged: opened.damaged };
-  if (selection?.kind !== 'postgres') return { ...local, checkpoints: undefined, where: dbFile };
+  if (selection?.kind !== 'postgres') return { ...local, checkpoints: undefined, traces: undefined, where: dbFile };
   let postgres;
   try {
     postgres = await openPostgres(selection.url, {
       // One pool for every component kept there; each component migrates its own tables.
-      migrations: { checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS },
+      migrations: { checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS, traces: POSTGRES_TRACE_MIGRATIONS },
     });
   } catch (error) {
     db.close();
@@ -61,5 +64,8 @@ export async function openCoreStorage(
   lifecycle.defer('PostgreSQL', () => postgres.close());
   const checkpoints = postgresCheckpointStores(pool, where);
   lifecycle.defer('PostgreSQL checkpoints', () => checkpoints.close());
-  return { ...local, checkpoints, where };
+  const traces = new PostgresTraceStore(pool, where);
+  // Torn down before the pool: the trace batches handed over are written first.
+  lifecycle.defer('PostgreSQL traces', () => traces.drain());
+  return { ...local, checkpoints, traces, where };
 }

@@ -17,6 +17,10 @@ import { addFixtureServer, connectModernAgent, startGatewayApp } from '../gatewa
 import type { TestDatabase } from '../storage/postgres.js';
 import { createTestDatabase, describePostgres } from '../storage/postgres.js';
 
+interface TracePageView {
+  traces: Array<{ traceId: string; callId: string; status: string; userId: string }>;
+}
+
 interface HistoryPageView {
   records: Array<{ callId: string; status: string; userId: string }>;
 }
@@ -92,5 +96,45 @@ describePostgres('app cores on PostgreSQL', () => {
     expect(lines().filter((l) => l === 'agent')).toHaveLength(1);
     const page = await second.call<HistoryPageView>('history.page', { userId: 'PG agent', limit: 10 });
     expect(page.records).toEqual([expect.objectContaining({ callId: 'agent-1', status: 'completed' })]);
+  }, 60_000);
+
+  it("each core's Traces view lists and opens the traces the other recorded; none are in the SQLite files", async () => {
+    const ran = await second.call<CallOutcome>('tools.call', {
+      name: 'append',
+      serverId: 'fx',
+      args: { line: 'traced' },
+      callId: 'traced-1',
+    });
+    expect(ran.replayed).toBe(false);
+    // Trace writes are batched after the call: its finish is told once it is committed.
+    type Changed = { trace: { callId: string; status: string } };
+    const committed = (callId: string, status: string) => (p: Changed) =>
+      p.trace.callId === callId && p.trace.status === status;
+    await second.nextEvent<Changed>('trace.changed', committed('traced-1', 'ok'));
+    await first.nextEvent<Changed>('trace.changed', committed('agent-1', 'replayed'));
+    const listed = await first.call<TracePageView>('traces.list', { sessionId: ran.sessionId, limit: 10 });
+    expect(listed.traces).toEqual([expect.objectContaining({ callId: 'traced-1', status: 'ok', userId: 'gui' })]);
+    const traceId = listed.traces[0]?.traceId as string;
+    const detail = await first.call<{ events: Array<{ type: string; seq: number }> }>('traces.get', { traceId });
+    expect(detail.events.map((e) => e.type)).toContain('attempt_finished');
+    expect(detail.events.map((e) => e.seq)).toEqual(detail.events.map((_, i) => i + 1));
+    const exported = await first.call<{ format: string; trace: { traceId: string } }>('traces.export', { traceId });
+    expect(exported).toEqual(
+      expect.objectContaining({ format: 'miniharness-trace', trace: expect.objectContaining({ traceId }) }),
+    );
+    // The first core's own calls (the earlier tests) are listed by the second, newest first, by caller.
+    const byAgent = await second.call<TracePageView>('traces.list', { userId: 'PG agent', limit: 10 });
+    expect(byAgent.traces.map((t) => [t.callId, t.status])).toEqual([
+      ['agent-1', 'replayed'],
+      ['agent-1', 'ok'],
+    ]);
+    for (const dir of ['one', 'two']) {
+      const local = openAppDatabase(join(scratch.dir, dir, 'data', 'miniharness.db'));
+      try {
+        expect(local.prepare('SELECT COUNT(*) AS n FROM traces').get()).toEqual({ n: 0 });
+      } finally {
+        local.close();
+      }
+    }
   }, 60_000);
 });
