@@ -314,9 +314,9 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
         egress,
       }),
     },
-    rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
-      onDamaged: warnings.damagedFile,
-    }),
+    rules:
+      base.storage.rules ??
+      new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: warnings.damagedFile }),
     pathBase: base.workspace,
     requestApproval: broker.request,
     approvalTimeoutMs: () => settings.approvalTimeoutMs(),

@@ -2,7 +2,8 @@
  * Where the core stores, as the host selected it (storage/selectDatabase.ts): the app's SQLite
  * file in the data folder always (traces, agents, runs, pins, app metadata, and — by default —
  * the tool calls), and the tool calls' checkpoints and the traces in PostgreSQL when a database
- * URL was given, so several cores on one database share History, replay, exactly-once and Traces.
+ * URL was given, so several cores on one database share History, replay, exactly-once and Traces,
+ * and the permission rules (a save over another instance's newer one is refused, not lost).
  */
 import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { Database } from '../storage/database.js';
@@ -12,6 +13,7 @@ import { postgresCheckpointStores } from '../checkpoints/postgresStore.js';
 import type { CheckpointStores } from '../checkpoints/types.js';
 import { openPostgres } from '../storage/postgres/pool.js';
 import { POSTGRES_TRACE_MIGRATIONS, PostgresTraceStore } from '../tracing/postgresTraceStore.js';
+import { POSTGRES_RULE_MIGRATIONS, PostgresPermissionRuleStore } from '../security/postgresRuleStore.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
 import { openAppDatabaseWithReport } from './database.js';
@@ -26,6 +28,8 @@ export interface CoreStorage {
   checkpoints: CheckpointStores | undefined;
   /** The traces in PostgreSQL; undefined: in `db`. */
   traces: PostgresTraceStore | undefined;
+  /** The permission rules in PostgreSQL (one revision-checked row); undefined: permissions.json in the data folder. */
+  rules: PostgresPermissionRuleStore | undefined;
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
 }
@@ -49,12 +53,17 @@ export async function openCoreStorage(
     db.close();
   });
   const local = { db, dbFile, damaged: opened.damaged };
-  if (selection?.kind !== 'postgres') return { ...local, checkpoints: undefined, traces: undefined, where: dbFile };
+  if (selection?.kind !== 'postgres')
+    return { ...local, checkpoints: undefined, traces: undefined, rules: undefined, where: dbFile };
   let postgres;
   try {
     postgres = await openPostgres(selection.url, {
       // One pool for every component kept there; each component migrates its own tables.
-      migrations: { checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS, traces: POSTGRES_TRACE_MIGRATIONS },
+      migrations: {
+        checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS,
+        traces: POSTGRES_TRACE_MIGRATIONS,
+        permission_rules: POSTGRES_RULE_MIGRATIONS,
+      },
     });
   } catch (error) {
     db.close();
@@ -67,5 +76,6 @@ export async function openCoreStorage(
   const traces = new PostgresTraceStore(pool, where);
   // Torn down before the pool: the trace batches handed over are written first.
   lifecycle.defer('PostgreSQL traces', () => traces.drain());
-  return { ...local, checkpoints, traces, where };
+  const rules = new PostgresPermissionRuleStore(pool, where);
+  return { ...local, checkpoints, traces, rules, where };
 }

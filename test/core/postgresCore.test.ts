@@ -4,7 +4,7 @@
  * gateway each run once and replay when sent again, and a second core on the same database sees
  * them in its History. Real parts: the stdio fixture server, the v2 SDK agent, PostgreSQL.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CallOutcome } from '../../shared/contract.js';
@@ -135,6 +135,31 @@ describePostgres('app cores on PostgreSQL', () => {
       } finally {
         local.close();
       }
+    }
+  }, 60_000);
+
+  it('the permission rules are one shared row: a save from an older read applies to the newer rules; a later core loads them', async () => {
+    type View = { rules: Array<{ id: string; level: string; match: { serverUid?: string; toolName?: string } }> };
+    // Both cores set this tool's level while adding the server (beforeAll): the second's save came after the first's.
+    await first.call<View>('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
+    // The second core read the rules before that save: its save is applied again to the rules as now stored.
+    const asked = await second.call<View>('permissions.setToolLevel', {
+      serverId: 'fx',
+      toolName: 'append',
+      level: 'ASK',
+    });
+    const rule = asked.rules.find((r) => r.match.toolName === 'append');
+    expect(rule?.level).toBe('ASK');
+    for (const dir of ['one', 'two'])
+      expect(existsSync(join(scratch.dir, dir, 'data', 'permissions.json'))).toBe(false);
+    // A core started now reads them from PostgreSQL.
+    const selection = { kind: 'postgres' as const, url: database.url, where: redactDatabaseUrl(database.url) };
+    const third = await startGatewayApp(join(scratch.dir, 'three'), { database: selection });
+    try {
+      const view = await third.call<View>('permissions.get');
+      expect(view.rules).toContainEqual(expect.objectContaining({ id: rule?.id, level: 'ASK' }));
+    } finally {
+      await third.close();
     }
   }, 60_000);
 });
