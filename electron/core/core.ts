@@ -431,7 +431,8 @@ function wireGatewayAndServers(base: CoreBase, oauth: OAuthManager, pipeline: Pi
     calls: services.calls,
     features: services.features,
     redactor: base.redactor,
-    callerStats: (userIds) => callerStats(base.storage.db, userIds),
+    callerStats: async (userIds) =>
+      base.storage.traces ? base.storage.traces.callerStats(userIds) : callerStats(base.storage.db, userIds),
     mark: pipeline.gatewayMark,
     marksThrough: () => [
       ...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks)),

@@ -17,6 +17,7 @@ import { checkTimeRange, decodeCursor, keysetPage, pageSize } from '../storage/p
 import type { ProcessOwner } from '../storage/processOwner.js';
 import { decodeOwner, ownerState } from '../storage/processOwner.js';
 import { INTERRUPTED_BEFORE_RUN_ERROR, INTERRUPTED_ERROR } from './interrupted.js';
+import type { CallerStats } from './callerStats.js';
 import type { EventRow, TracePage, TraceQuery, TraceRow } from './traceReader.js';
 import { toEvent, toSummary } from './traceReader.js';
 import type { TraceEventRow, TraceFinishRow, TraceSink, TraceStartRow } from './traceWriter.js';
@@ -154,6 +155,28 @@ export class PostgresTraceStore {
       'read a trace',
     );
     return { trace: toSummary(row), events: events.map(toEvent) };
+  }
+
+  /** Per caller, the calls recorded and the latest one (the Agents view; tracing/callerStats.ts on SQLite). */
+  async callerStats(userIds: readonly string[]): Promise<Map<string, CallerStats>> {
+    const stats = new Map<string, CallerStats>();
+    for (const userId of userIds) {
+      const [count] = await this.#read<{ calls: number }>(
+        'SELECT COUNT(*)::integer AS calls FROM traces WHERE user_id = $1',
+        [userId],
+      );
+      const [row] = await this.#read<{ tool_name: string; server_id: string; started_at: number; status: string }>(
+        'SELECT tool_name, server_id, started_at, status FROM traces WHERE user_id = $1 ORDER BY started_at DESC, seq DESC LIMIT 1',
+        [userId],
+      );
+      stats.set(userId, {
+        calls: count?.calls ?? 0,
+        ...(row
+          ? { lastCall: { toolName: row.tool_name, serverId: row.server_id, at: row.started_at, status: row.status } }
+          : {}),
+      });
+    }
+    return stats;
   }
 
   /**

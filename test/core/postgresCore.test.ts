@@ -128,6 +128,17 @@ describePostgres('app cores on PostgreSQL', () => {
       ['agent-1', 'replayed'],
       ['agent-1', 'ok'],
     ]);
+    // The Agents view counts an agent's calls from the same traces.
+    const agents = await first.call<{ agents: Array<{ name: string; calls: number; lastCall?: { status: string } }> }>(
+      'agents.list',
+    );
+    expect(agents.agents).toContainEqual(
+      expect.objectContaining({
+        name: 'PG agent',
+        calls: 2,
+        lastCall: expect.objectContaining({ status: 'replayed' }),
+      }),
+    );
     for (const dir of ['one', 'two']) {
       const local = openAppDatabase(join(scratch.dir, dir, 'data', 'miniharness.db'));
       try {
