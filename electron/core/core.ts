@@ -314,6 +314,7 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
         egress,
       }),
     },
+    ...(base.storage.pins ? { pins: base.storage.pins } : {}),
     rules:
       base.storage.rules ??
       new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: warnings.damagedFile }),

@@ -14,6 +14,7 @@ import type { CheckpointStores } from '../checkpoints/types.js';
 import { openPostgres } from '../storage/postgres/pool.js';
 import { POSTGRES_TRACE_MIGRATIONS, PostgresTraceStore } from '../tracing/postgresTraceStore.js';
 import { POSTGRES_RULE_MIGRATIONS, PostgresPermissionRuleStore } from '../security/postgresRuleStore.js';
+import { POSTGRES_PIN_MIGRATIONS, PostgresPinStore } from '../security/postgresPinStore.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
 import { openAppDatabaseWithReport } from './database.js';
@@ -30,6 +31,8 @@ export interface CoreStorage {
   traces: PostgresTraceStore | undefined;
   /** The permission rules in PostgreSQL (one revision-checked row); undefined: permissions.json in the data folder. */
   rules: PostgresPermissionRuleStore | undefined;
+  /** The tool pins in PostgreSQL; undefined: in `db`. */
+  pins: PostgresPinStore | undefined;
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
 }
@@ -54,7 +57,7 @@ export async function openCoreStorage(
   });
   const local = { db, dbFile, damaged: opened.damaged };
   if (selection?.kind !== 'postgres')
-    return { ...local, checkpoints: undefined, traces: undefined, rules: undefined, where: dbFile };
+    return { ...local, checkpoints: undefined, traces: undefined, rules: undefined, pins: undefined, where: dbFile };
   let postgres;
   try {
     postgres = await openPostgres(selection.url, {
@@ -63,6 +66,7 @@ export async function openCoreStorage(
         checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS,
         traces: POSTGRES_TRACE_MIGRATIONS,
         permission_rules: POSTGRES_RULE_MIGRATIONS,
+        tool_pins: POSTGRES_PIN_MIGRATIONS,
       },
     });
   } catch (error) {
@@ -77,5 +81,7 @@ export async function openCoreStorage(
   // Torn down before the pool: the trace batches handed over are written first.
   lifecycle.defer('PostgreSQL traces', () => traces.drain());
   const rules = new PostgresPermissionRuleStore(pool, where);
-  return { ...local, checkpoints, traces, rules, where };
+  const pins = await PostgresPinStore.open(pool, where);
+  lifecycle.defer('PostgreSQL tool pins', () => pins.drain());
+  return { ...local, checkpoints, traces, rules, pins, where };
 }

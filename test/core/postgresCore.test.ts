@@ -143,6 +143,8 @@ describePostgres('app cores on PostgreSQL', () => {
       const local = openAppDatabase(join(scratch.dir, dir, 'data', 'miniharness.db'));
       try {
         expect(local.prepare('SELECT COUNT(*) AS n FROM traces').get()).toEqual({ n: 0 });
+        // Nor the tool pins the calls took (a rule's allow pins the tool): they are in PostgreSQL.
+        expect(local.prepare('SELECT COUNT(*) AS n FROM tool_pins').get()).toEqual({ n: 0 });
       } finally {
         local.close();
       }
