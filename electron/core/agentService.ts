@@ -21,15 +21,15 @@ export class AgentService {
     private readonly store: AgentStore,
     private readonly gateway: Gateway,
     private readonly catalog: GatewayCatalog,
-    /** Each agent's calls and last call, from the traces (tracing/callerStats.ts on the app's database). */
-    private readonly callerStats: (userIds: readonly string[]) => Map<string, CallerStats>,
+    /** Each agent's calls and last call, from the traces (tracing/callerStats.ts, or PostgreSQL's traces). */
+    private readonly callerStats: (userIds: readonly string[]) => Promise<Map<string, CallerStats>>,
     /** Something the view shows changed (the core sends agents.changed). */
     private readonly changed: () => void,
   ) {}
 
-  view(): AgentsView {
+  async view(): Promise<AgentsView> {
     const agents = this.store.list();
-    const stats = this.callerStats(agents.map((a) => a.name));
+    const stats = await this.callerStats(agents.map((a) => a.name));
     return {
       gateway: this.gateway.status(),
       agents: agents.map((agent) => this.agentView(agent, stats.get(agent.name))),
@@ -37,24 +37,24 @@ export class AgentService {
     };
   }
 
-  create(name: string, visibility: AgentVisibility): { agent: AgentView; token: string } {
+  async create(name: string, visibility: AgentVisibility): Promise<{ agent: AgentView; token: string }> {
     const { agent, token } = this.store.create(name, visibility);
     this.changed();
-    return { agent: this.agentView(agent), token };
+    return { agent: await this.statedView(agent), token };
   }
 
   async setVisibility(id: string, visibility: AgentVisibility): Promise<AgentView> {
     const agent = this.store.setVisibility(id, visibility);
     await this.gateway.toolsChanged();
     this.changed();
-    return this.agentView(agent);
+    return this.statedView(agent);
   }
 
   async revoke(id: string): Promise<AgentView> {
     const agent = this.store.revoke(id);
     await this.gateway.closeAgent(id);
     this.changed();
-    return this.agentView(agent);
+    return this.statedView(agent);
   }
 
   async remove(id: string): Promise<boolean> {
@@ -82,7 +82,11 @@ export class AgentService {
     return agentConfigEntry(client, { agentName: agent.name, token, url, stdio });
   }
 
-  private agentView(agent: StoredAgent, stats = this.callerStats([agent.name]).get(agent.name)): AgentView {
+  private async statedView(agent: StoredAgent): Promise<AgentView> {
+    return this.agentView(agent, (await this.callerStats([agent.name])).get(agent.name));
+  }
+
+  private agentView(agent: StoredAgent, stats: CallerStats | undefined): AgentView {
     return {
       id: agent.id,
       name: agent.name,

@@ -189,7 +189,7 @@ async function openStorageAndEvents(
   const redactor = new SecretRedactor();
   const lateTracer = new Late<Tracer>('The tracer');
   const storage = await openCoreStorage(options.dataDir, options.database, lifecycle, () => lateTracer.get().flush());
-  const tracer = new Tracer(storage.db, { redactor });
+  const tracer = new Tracer(storage.db, { redactor, ...(storage.traces ? { shared: storage.traces } : {}) });
   lateTracer.set(tracer);
   const hub = new EventHub((value) => redactor.redactSecretValues(value));
   const emit = hub.emit;
@@ -201,7 +201,7 @@ async function openStorageAndEvents(
   warnings.watchStorage(groupCommitFor(storage.db), storage.dbFile);
   for (const warning of (await options.secrets.damagedFiles?.()) ?? []) warnings.damagedFile(warning);
   // Traces left running by a process that died (kill -9, crash) are closed as interrupted.
-  tracer.closeInterrupted();
+  await tracer.sweepInterrupted();
 
   // The cycles of the wiring, each named: parts built first that need, at run time, a part built from them.
   const lateServers = new Late<ServerService>('The server service');
@@ -316,9 +316,10 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
       onGatewayMarks: (serverId, marks) => void marksBehind.set(serverId, marks),
       sandboxes,
     },
-    rules: new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), {
-      onDamaged: warnings.damagedFile,
-    }),
+    ...(base.storage.pins ? { pins: base.storage.pins } : {}),
+    rules:
+      base.storage.rules ??
+      new JsonFilePermissionRuleStore(join(options.dataDir, 'permissions.json'), { onDamaged: warnings.damagedFile }),
     pathBase: base.workspace,
     requestApproval: broker.request,
     approvalTimeoutMs: () => settings.approvalTimeoutMs(),
@@ -433,7 +434,8 @@ function wireGatewayAndServers(base: CoreBase, oauth: OAuthManager, pipeline: Pi
     calls: services.calls,
     features: services.features,
     redactor: base.redactor,
-    callerStats: (userIds) => callerStats(base.storage.db, userIds),
+    callerStats: async (userIds) =>
+      base.storage.traces ? base.storage.traces.callerStats(userIds) : callerStats(base.storage.db, userIds),
     mark: pipeline.gatewayMark,
     marksThrough: () => [
       ...new Set([...marksBehind].filter(([id]) => registry.server(id) !== undefined).flatMap(([, marks]) => marks)),

@@ -45,7 +45,7 @@ export interface GatewayWiringDeps {
   /** The known secrets: what an agent reads of an error is redacted with them. */
   redactor: SecretRedactor;
   /** Each agent's calls and last call, from the traces (the Agents view). */
-  callerStats: (userIds: readonly string[]) => Map<string, CallerStats>;
+  callerStats: (userIds: readonly string[]) => Promise<Map<string, CallerStats>>;
   /** This run's gateway mark (mcp/ownGateway.ts): the gateway names itself with it. */
   mark: string;
   /** The marks of the MiniHarness gateways this app is connected to, named beside its own (a ring of runs is refused). */
@@ -77,7 +77,13 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
   const agentsView = new Late<AgentService>('The Agents view');
   // The view reads counts from the traces: built only when someone will see it.
   const agentsChanged = coalesce(() => {
-    if (!deps.closing() && hub.listening) hub.emit('agents.changed', agentsView.get().view());
+    if (deps.closing() || !hub.listening) return;
+    void agentsView
+      .get()
+      .view()
+      .then((view) => {
+        if (!deps.closing() && hub.listening) hub.emit('agents.changed', view);
+      }, warnings.notice);
   });
   const gateway = new Gateway({
     agents: agentStore,

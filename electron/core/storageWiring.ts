@@ -1,8 +1,9 @@
 /**
  * Where the core stores, as the host selected it (storage/selectDatabase.ts): the app's SQLite
  * file in the data folder always (traces, agents, runs, pins, app metadata, and — by default —
- * the tool calls), and the tool calls' checkpoints in PostgreSQL when a database URL was given,
- * so several cores on one database share History, replay and exactly-once.
+ * the tool calls), and the tool calls' checkpoints and the traces in PostgreSQL when a database
+ * URL was given, so several cores on one database share History, replay, exactly-once and Traces,
+ * and the permission rules (a save over another instance's newer one is refused, not lost).
  */
 import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { Database } from '../storage/database.js';
@@ -11,6 +12,9 @@ import { POSTGRES_CHECKPOINT_MIGRATIONS } from '../checkpoints/postgresSchema.js
 import { postgresCheckpointStores } from '../checkpoints/postgresStore.js';
 import type { CheckpointStores } from '../checkpoints/types.js';
 import { openPostgres } from '../storage/postgres/pool.js';
+import { POSTGRES_TRACE_MIGRATIONS, PostgresTraceStore } from '../tracing/postgresTraceStore.js';
+import { POSTGRES_RULE_MIGRATIONS, PostgresPermissionRuleStore } from '../security/postgresRuleStore.js';
+import { POSTGRES_PIN_MIGRATIONS, PostgresPinStore } from '../security/postgresPinStore.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
 import { openAppDatabaseWithReport } from './database.js';
@@ -23,6 +27,12 @@ export interface CoreStorage {
   damaged: FileDamagedWarning | undefined;
   /** The checkpoints elsewhere than `db` (PostgreSQL); undefined: in `db`, as the pipeline builds them. */
   checkpoints: CheckpointStores | undefined;
+  /** The traces in PostgreSQL; undefined: in `db`. */
+  traces: PostgresTraceStore | undefined;
+  /** The permission rules in PostgreSQL (one revision-checked row); undefined: permissions.json in the data folder. */
+  rules: PostgresPermissionRuleStore | undefined;
+  /** The tool pins in PostgreSQL; undefined: in `db`. */
+  pins: PostgresPinStore | undefined;
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
 }
@@ -46,12 +56,18 @@ export async function openCoreStorage(
     db.close();
   });
   const local = { db, dbFile, damaged: opened.damaged };
-  if (selection?.kind !== 'postgres') return { ...local, checkpoints: undefined, where: dbFile };
+  if (selection?.kind !== 'postgres')
+    return { ...local, checkpoints: undefined, traces: undefined, rules: undefined, pins: undefined, where: dbFile };
   let postgres;
   try {
     postgres = await openPostgres(selection.url, {
       // One pool for every component kept there; each component migrates its own tables.
-      migrations: { checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS },
+      migrations: {
+        checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS,
+        traces: POSTGRES_TRACE_MIGRATIONS,
+        permission_rules: POSTGRES_RULE_MIGRATIONS,
+        tool_pins: POSTGRES_PIN_MIGRATIONS,
+      },
     });
   } catch (error) {
     db.close();
@@ -61,5 +77,11 @@ export async function openCoreStorage(
   lifecycle.defer('PostgreSQL', () => postgres.close());
   const checkpoints = postgresCheckpointStores(pool, where);
   lifecycle.defer('PostgreSQL checkpoints', () => checkpoints.close());
-  return { ...local, checkpoints, where };
+  const traces = new PostgresTraceStore(pool, where);
+  // Torn down before the pool: the trace batches handed over are written first.
+  lifecycle.defer('PostgreSQL traces', () => traces.drain());
+  const rules = new PostgresPermissionRuleStore(pool, where);
+  const pins = await PostgresPinStore.open(pool, where);
+  lifecycle.defer('PostgreSQL tool pins', () => pins.drain());
+  return { ...local, checkpoints, traces, rules, pins, where };
 }

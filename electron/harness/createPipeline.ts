@@ -20,6 +20,7 @@ import type { PermissionRuleStore } from '../security/permissionStore.js';
 import { PermissionDecisionEngine } from '../security/permissions.js';
 import { ToolPins } from '../security/pins.js';
 import { SqlitePinStore } from '../security/sqlitePinStore.js';
+import type { PinStore } from '../security/pins.js';
 import type { SecureToolExecutorOptions } from '../security/secureExecutor.js';
 import { SecureToolExecutor } from '../security/secureExecutor.js';
 import type { LocalTool } from '../tools/types.js';
@@ -60,6 +61,8 @@ interface PipelineParts<S extends SecureToolExecutor> {
   registry: Omit<RegistryOptions, 'secrets'>;
   /** The saved permission rules; loaded before the pipeline is built. */
   rules: PermissionRuleStore;
+  /** Where the tool pins are kept; the SQLite database (`db`) by default. */
+  pins?: PinStore;
   /** The folder relative path arguments are resolved against in rules (the local tools' first root). */
   pathBase?: string;
   /** Asks a person about an ASK decision. */
@@ -106,7 +109,7 @@ export async function createPipeline<S extends SecureToolExecutor = SecureToolEx
   const securityOptions: SecureToolExecutorOptions = {
     engine,
     // Each tool's definition as it was approved, in the same database as the checkpoints (issue 31).
-    pins: new ToolPins(new SqlitePinStore(options.db)),
+    pins: new ToolPins(options.pins ?? new SqlitePinStore(options.db)),
     requestApproval: options.requestApproval,
     ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
     ...(options.onPermissionsChanged ? { onPermissionsChanged: options.onPermissionsChanged } : {}),

@@ -21,6 +21,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { PermissionRuleStore } from './permissionStore.js';
+import { ChangedElsewhereError } from '../storage/errors.js';
 import { RESERVED_SERVER_ID } from '../../shared/serverConfig.js';
 
 export type PermissionLevel = 'ALLOW' | 'ASK' | 'DENY';
@@ -173,6 +174,9 @@ function ruleLabel(rule: PermissionRule): string {
   return `Rule "${rule.note ?? rule.id}"`;
 }
 
+/** Saves tried against rules another instance keeps changing before giving up (ChangedElsewhereError). */
+const MAX_SAVE_ATTEMPTS = 3;
+
 export class PermissionDecisionEngine {
   private rules: PermissionRule[];
   /** Mutations run one after another so concurrent adds cannot lose each other's writes. */
@@ -284,12 +288,24 @@ export class PermissionDecisionEngine {
     return bound;
   }
 
-  /** Saves first and only then swaps the rules in, so memory never claims what the disk lacks. */
+  /**
+   * Saves first and only then swaps the rules in, so memory never claims what the disk lacks. A
+   * store shared with other instances (PostgreSQL) refuses a save over rules changed since they
+   * were read: the change is then applied again to the rules as they are now, a few times at most.
+   */
   private mutate(change: (rules: readonly PermissionRule[]) => PermissionRule[]): Promise<void> {
     const run = this.queue.then(async () => {
-      const next = change(this.rules);
-      await this.store.save(next);
-      this.rules = next;
+      for (let attempt = 1; ; attempt++) {
+        const next = change(this.rules);
+        try {
+          await this.store.save(next);
+          this.rules = next;
+          return;
+        } catch (error) {
+          if (!(error instanceof ChangedElsewhereError) || attempt >= MAX_SAVE_ATTEMPTS) throw error;
+          this.rules = (await this.store.load()).map((r) => PermissionRuleSchema.parse(r));
+        }
+      }
     });
     this.queue = run.catch(() => undefined);
     return run;

@@ -41,7 +41,7 @@ const DefinitionSchema = z.object({
   execution: z.unknown(),
 });
 
-interface PinRow {
+export interface PinRow {
   server_uid: string;
   tool_name: string;
   server_id: string;
@@ -50,6 +50,31 @@ interface PinRow {
   pinned_at: number;
   pinned_by: string;
   decision: ToolPin['decision'];
+}
+
+/** Rows as pins (both stores): a row whose definition cannot be read back is left out — that tool asks as if never approved. */
+export function pinsFromRows(rows: readonly PinRow[]): ToolPin[] {
+  return rows.flatMap((row) => {
+    let parsed;
+    try {
+      parsed = DefinitionSchema.safeParse(JSON.parse(row.definition_json));
+    } catch {
+      return [];
+    }
+    if (!parsed.success) return [];
+    return [
+      {
+        serverUid: row.server_uid,
+        serverId: row.server_id,
+        toolName: row.tool_name,
+        hash: row.hash,
+        definition: parsed.data,
+        pinnedAt: row.pinned_at,
+        pinnedBy: row.pinned_by,
+        decision: row.decision,
+      },
+    ];
+  });
 }
 
 export class SqlitePinStore implements PinStore {
@@ -71,29 +96,7 @@ export class SqlitePinStore implements PinStore {
   }
 
   load(): ToolPin[] {
-    const rows = this.db.prepare<[], PinRow>('SELECT * FROM tool_pins').all();
-    return rows.flatMap((row) => {
-      // A row whose definition cannot be read back is left out: that tool asks as if never approved.
-      let parsed;
-      try {
-        parsed = DefinitionSchema.safeParse(JSON.parse(row.definition_json));
-      } catch {
-        return [];
-      }
-      if (!parsed.success) return [];
-      return [
-        {
-          serverUid: row.server_uid,
-          serverId: row.server_id,
-          toolName: row.tool_name,
-          hash: row.hash,
-          definition: parsed.data,
-          pinnedAt: row.pinned_at,
-          pinnedBy: row.pinned_by,
-          decision: row.decision,
-        },
-      ];
-    });
+    return pinsFromRows(this.db.prepare<[], PinRow>('SELECT * FROM tool_pins').all());
   }
 
   put(pin: ToolPin): void {

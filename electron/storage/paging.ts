@@ -19,7 +19,7 @@ function encodeCursor(key: PageKey): string {
   return Buffer.from(JSON.stringify([key.at, key.seq]), 'utf8').toString('base64url');
 }
 
-function decodeCursor(cursor: string): PageKey {
+export function decodeCursor(cursor: string): PageKey {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

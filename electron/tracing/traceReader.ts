@@ -46,7 +46,7 @@ export interface TraceRow {
   error: string | null;
 }
 
-interface EventRow {
+export interface EventRow {
   trace_id: string;
   seq: number;
   type: TraceEvent['type'];
@@ -155,7 +155,7 @@ export function toSummary(row: TraceRow): TraceSummary {
   };
 }
 
-function toEvent(row: EventRow): TraceEvent {
+export function toEvent(row: EventRow): TraceEvent {
   return {
     traceId: row.trace_id,
     seq: row.seq,

@@ -30,6 +30,13 @@ const BATCH_CHANGES = 64;
 /** A batch is closed at this size whatever changes (a burst of calls starting together). */
 const BATCH_MAX_CHANGES = 512;
 
+/** Where the tracer hands its changes (synchronously, off the call path): SQLite's TraceWriter, or PostgresTraceStore's sink. */
+export interface TraceSink {
+  start(row: TraceStartRow, notification: TraceNotification): void;
+  event(row: TraceEventRow, notification: TraceNotification): void;
+  finish(traceId: string, row: TraceFinishRow, notification: TraceNotification): void;
+}
+
 interface Batch {
   starts: Map<string, TraceStartRow>;
   finishes: Map<string, TraceFinishRow>;
@@ -37,7 +44,7 @@ interface Batch {
   notifications: TraceNotification[];
 }
 
-export class TraceWriter {
+export class TraceWriter implements TraceSink {
   readonly #group: GroupCommit;
   readonly #insertTrace: Statement<unknown[]>;
   readonly #finishTrace: Statement<unknown[]>;

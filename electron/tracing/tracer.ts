@@ -43,7 +43,9 @@ import { SecretRedactor } from '../secrets/secretRedactor.js';
 import type { TracePage, TraceQuery } from './traceReader.js';
 import { TraceReader } from './traceReader.js';
 import { TRACE_MIGRATIONS } from './schema.js';
+import type { TraceSink } from './traceWriter.js';
 import { TraceWriter } from './traceWriter.js';
+import type { PostgresTraceStore } from './postgresTraceStore.js';
 
 export interface TraceStartInput {
   sessionId: string;
@@ -91,6 +93,11 @@ export interface TracerOptions {
   onListenerError?: (error: unknown) => void;
   /** The process recorded as the owner of new traces (default: this one); tests pose as others. */
   owner?: ProcessOwner;
+  /**
+   * The traces in PostgreSQL, shared with the other cores on the database: written there (still
+   * batched off the call path) and read back through the async `list` / `detail` / `exportOne`.
+   */
+  shared?: PostgresTraceStore;
 }
 
 export class Tracer {
@@ -106,7 +113,8 @@ export class Tracer {
   /** The owner as stored on each new trace (encoded once). */
   readonly #ownerJson: string;
   readonly #group: GroupCommit;
-  readonly #writer: TraceWriter;
+  readonly #writer: TraceSink;
+  readonly #shared: PostgresTraceStore | undefined;
   /** The traces whose call is running on a server now, by server id. */
   readonly #inFlight = new Map<string, Set<SqliteTraceHandle>>();
   /** The OpenTelemetry export, when on (set and cleared by the telemetry service). */
@@ -126,7 +134,9 @@ export class Tracer {
       ((error) =>
         process.emitWarning(`A trace listener threw: ${error instanceof Error ? error.message : String(error)}`));
     this.#redactor = options.redactor ?? new SecretRedactor();
-    const writer = new TraceWriter(db, this.#group, (notification) => this.#publish(notification));
+    const publish = (notification: TraceNotification): void => this.#publish(notification);
+    this.#shared = options.shared;
+    const writer = this.#shared ? this.#shared.sink(publish) : new TraceWriter(db, this.#group, publish);
     this.#writer = writer;
     this.#context = {
       now: () => this.#now(),
@@ -186,6 +196,7 @@ export class Tracer {
    * interrupted.ts), tells listeners, and returns them. Run once at start, before new calls.
    */
   closeInterrupted(): TraceSummary[] {
+    this.#localOnly('closeInterrupted');
     this.flush();
     const closed = closeInterruptedTraces(this.#db, this.#owner);
     for (const trace of closed) this.#publish({ kind: 'trace_finished', trace });
@@ -203,11 +214,13 @@ export class Tracer {
   }
 
   listTraces(query: TraceQuery): TracePage {
+    this.#localOnly('listTraces');
     this.flush();
     return this.#reader.listTraces(query);
   }
 
   getTrace(traceId: string): TraceDetail | undefined {
+    this.#localOnly('getTrace');
     this.flush();
     return this.#reader.getTrace(traceId);
   }
@@ -219,6 +232,36 @@ export class Tracer {
     return exported;
   }
 
+  /** The list, wherever the traces are (the Traces view reads through these three). */
+  async list(query: TraceQuery): Promise<TracePage> {
+    return this.#shared ? this.#shared.listTraces(query) : this.listTraces(query);
+  }
+
+  async detail(traceId: string): Promise<TraceDetail | undefined> {
+    return this.#shared ? this.#shared.getTrace(traceId) : this.getTrace(traceId);
+  }
+
+  async exportOne(traceId: string): Promise<TraceExport> {
+    if (!this.#shared) return this.exportTrace(traceId);
+    const detail = await this.#shared.getTrace(traceId);
+    if (!detail) throw new TraceNotFoundError(traceId);
+    return { format: 'miniharness-trace', version: 1, exportedAt: this.#now(), ...detail };
+  }
+
+  /** closeInterrupted wherever the traces are (run once at start). */
+  async sweepInterrupted(): Promise<TraceSummary[]> {
+    if (!this.#shared) return this.closeInterrupted();
+    const closed = await this.#shared.closeInterrupted(this.#owner);
+    for (const trace of closed) this.#publish({ kind: 'trace_finished', trace });
+    return closed;
+  }
+
+  /** Resolves once every change recorded so far is stored (PostgreSQL writes on; SQLite: a flush). */
+  async drain(): Promise<void> {
+    this.flush();
+    await this.#shared?.drain();
+  }
+
   /** The query plan of a list page, to check index use. */
   explainList(query: TraceQuery): string[] {
     return this.#reader.explainList(query);
@@ -227,6 +270,11 @@ export class Tracer {
   /** Writes every queued change now (the connection's whole group-commit queue), then tells listeners. */
   flush(): void {
     this.#group.flush();
+  }
+
+  /** The synchronous reads are the SQLite file's; shared traces are read through the async methods. */
+  #localOnly(method: string): void {
+    if (this.#shared) throw new TypeError(`Tracer.${method}: the traces are in PostgreSQL; use the async reads.`);
   }
 
   #now(): number {
@@ -266,7 +314,7 @@ export function toTraceError(error: unknown): TraceError {
 interface HandleContext {
   now(): number;
   redact(value: unknown): JsonValue;
-  writer: TraceWriter;
+  writer: TraceSink;
   /** A handle's call started running on its server (an attempt began) or stopped (it ended, or the trace did). */
   inFlight(handle: SqliteTraceHandle, running: boolean): void;
 }

@@ -4,7 +4,7 @@
  * gateway each run once and replay when sent again, and a second core on the same database sees
  * them in its History. Real parts: the stdio fixture server, the v2 SDK agent, PostgreSQL.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CallOutcome } from '../../shared/contract.js';
@@ -16,6 +16,10 @@ import type { GatewayApp } from '../gateway/support.js';
 import { addFixtureServer, connectModernAgent, startGatewayApp } from '../gateway/support.js';
 import type { TestDatabase } from '../storage/postgres.js';
 import { createTestDatabase, describePostgres } from '../storage/postgres.js';
+
+interface TracePageView {
+  traces: Array<{ traceId: string; callId: string; status: string; userId: string }>;
+}
 
 interface HistoryPageView {
   records: Array<{ callId: string; status: string; userId: string }>;
@@ -92,5 +96,83 @@ describePostgres('app cores on PostgreSQL', () => {
     expect(lines().filter((l) => l === 'agent')).toHaveLength(1);
     const page = await second.call<HistoryPageView>('history.page', { userId: 'PG agent', limit: 10 });
     expect(page.records).toEqual([expect.objectContaining({ callId: 'agent-1', status: 'completed' })]);
+  }, 60_000);
+
+  it("each core's Traces view lists and opens the traces the other recorded; none are in the SQLite files", async () => {
+    const ran = await second.call<CallOutcome>('tools.call', {
+      name: 'append',
+      serverId: 'fx',
+      args: { line: 'traced' },
+      callId: 'traced-1',
+    });
+    expect(ran.replayed).toBe(false);
+    // Trace writes are batched after the call: its finish is told once it is committed.
+    type Changed = { trace: { callId: string; status: string } };
+    const committed = (callId: string, status: string) => (p: Changed) =>
+      p.trace.callId === callId && p.trace.status === status;
+    await second.nextEvent<Changed>('trace.changed', committed('traced-1', 'ok'));
+    await first.nextEvent<Changed>('trace.changed', committed('agent-1', 'replayed'));
+    const listed = await first.call<TracePageView>('traces.list', { sessionId: ran.sessionId, limit: 10 });
+    expect(listed.traces).toEqual([expect.objectContaining({ callId: 'traced-1', status: 'ok', userId: 'gui' })]);
+    const traceId = listed.traces[0]?.traceId as string;
+    const detail = await first.call<{ events: Array<{ type: string; seq: number }> }>('traces.get', { traceId });
+    expect(detail.events.map((e) => e.type)).toContain('attempt_finished');
+    expect(detail.events.map((e) => e.seq)).toEqual(detail.events.map((_, i) => i + 1));
+    const exported = await first.call<{ format: string; trace: { traceId: string } }>('traces.export', { traceId });
+    expect(exported).toEqual(
+      expect.objectContaining({ format: 'miniharness-trace', trace: expect.objectContaining({ traceId }) }),
+    );
+    // The first core's own calls (the earlier tests) are listed by the second, newest first, by caller.
+    const byAgent = await second.call<TracePageView>('traces.list', { userId: 'PG agent', limit: 10 });
+    expect(byAgent.traces.map((t) => [t.callId, t.status])).toEqual([
+      ['agent-1', 'replayed'],
+      ['agent-1', 'ok'],
+    ]);
+    // The Agents view counts an agent's calls from the same traces.
+    const agents = await first.call<{ agents: Array<{ name: string; calls: number; lastCall?: { status: string } }> }>(
+      'agents.list',
+    );
+    expect(agents.agents).toContainEqual(
+      expect.objectContaining({
+        name: 'PG agent',
+        calls: 2,
+        lastCall: expect.objectContaining({ status: 'replayed' }),
+      }),
+    );
+    for (const dir of ['one', 'two']) {
+      const local = openAppDatabase(join(scratch.dir, dir, 'data', 'miniharness.db'));
+      try {
+        expect(local.prepare('SELECT COUNT(*) AS n FROM traces').get()).toEqual({ n: 0 });
+        // Nor the tool pins the calls took (a rule's allow pins the tool): they are in PostgreSQL.
+        expect(local.prepare('SELECT COUNT(*) AS n FROM tool_pins').get()).toEqual({ n: 0 });
+      } finally {
+        local.close();
+      }
+    }
+  }, 60_000);
+
+  it('the permission rules are one shared row: a save from an older read applies to the newer rules; a later core loads them', async () => {
+    type View = { rules: Array<{ id: string; level: string; match: { serverUid?: string; toolName?: string } }> };
+    // Both cores set this tool's level while adding the server (beforeAll): the second's save came after the first's.
+    await first.call<View>('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
+    // The second core read the rules before that save: its save is applied again to the rules as now stored.
+    const asked = await second.call<View>('permissions.setToolLevel', {
+      serverId: 'fx',
+      toolName: 'append',
+      level: 'ASK',
+    });
+    const rule = asked.rules.find((r) => r.match.toolName === 'append');
+    expect(rule?.level).toBe('ASK');
+    for (const dir of ['one', 'two'])
+      expect(existsSync(join(scratch.dir, dir, 'data', 'permissions.json'))).toBe(false);
+    // A core started now reads them from PostgreSQL.
+    const selection = { kind: 'postgres' as const, url: database.url, where: redactDatabaseUrl(database.url) };
+    const third = await startGatewayApp(join(scratch.dir, 'three'), { database: selection });
+    try {
+      const view = await third.call<View>('permissions.get');
+      expect(view.rules).toContainEqual(expect.objectContaining({ id: rule?.id, level: 'ASK' }));
+    } finally {
+      await third.close();
+    }
   }, 60_000);
 });

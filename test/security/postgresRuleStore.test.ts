@@ -62,4 +62,15 @@ describePostgres('permission rules in PostgreSQL', () => {
     const other = await PermissionDecisionEngine.load(new PostgresPermissionRuleStore(two.pool, two.where));
     expect(other.listRules().map((r) => r.match.toolName)).toContain('wipe');
   });
+
+  it('two engines loaded at once each add a rule: the later save is applied again to the rules as stored, both kept', async () => {
+    const a = await PermissionDecisionEngine.load(new PostgresPermissionRuleStore(one.pool, one.where));
+    const b = await PermissionDecisionEngine.load(new PostgresPermissionRuleStore(two.pool, two.where));
+    await a.addRule({ id: 'from-a', level: 'DENY', match: { serverId: 'fx', toolName: 'drop' } });
+    // b read before a's save: without the retry its save is refused (ChangedElsewhereError).
+    await b.addRule({ id: 'from-b', level: 'ALLOW', match: { serverId: 'fx', toolName: 'read' } });
+    expect(b.listRules().map((r) => r.id)).toEqual(expect.arrayContaining(['from-a', 'from-b']));
+    const stored = await new PostgresPermissionRuleStore(one.pool, one.where).load();
+    expect(stored.map((r) => r.id)).toEqual(expect.arrayContaining(['from-a', 'from-b']));
+  });
 });

@@ -9,12 +9,12 @@ export function traceHandlers(deps: {
 }): Pick<Handlers, 'traces.list' | 'traces.get' | 'traces.export'> {
   const { tracer } = deps;
   return {
-    'traces.list': (query) => tracer.listTraces(withoutUndefined(query)),
-    'traces.get': ({ traceId }) => {
-      const detail = tracer.getTrace(traceId);
+    'traces.list': (query) => tracer.list(withoutUndefined(query)),
+    'traces.get': async ({ traceId }) => {
+      const detail = await tracer.detail(traceId);
       if (!detail) throw new AppError('not_found', `There is no trace "${traceId}".`);
       return detail;
     },
-    'traces.export': ({ traceId }) => tracer.exportTrace(traceId),
+    'traces.export': ({ traceId }) => tracer.exportOne(traceId),
   };
 }
