@@ -108,6 +108,7 @@ const INSTANCES: Record<string, Error> = {
   MigrationListError: new storageErrors.MigrationListError('gap'),
   InvalidCursorError: new storageErrors.InvalidCursorError(),
   InvalidQueryError: new storageErrors.InvalidQueryError('bad'),
+  ChangedElsewhereError: new storageErrors.ChangedElsewhereError('permission rules'),
   CatalogError: new CatalogError('registry_pagination_loop', 'The registry sent the same page twice.'),
   DatabaseUnreachableError: new storageErrors.DatabaseUnreachableError('postgres://h:5432/db', 'ECONNREFUSED'),
   DatabaseRefusedError: new storageErrors.DatabaseRefusedError('record a tool call', '25006'),
