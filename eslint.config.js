@@ -214,17 +214,6 @@ const NOT_SHELL = {
 /** Production code: what the 100-line function limit covers (tests, benches and scripts are not held to it). */
 const PRODUCTION_FILES = ['electron/**/*.ts', 'renderer/src/**/*.{ts,tsx}', 'shared/**/*.ts'];
 
-/**
- * TEMPORARY (issue 37.3): functions still over 100 lines in files other helpers own this session.
- * Their owners split them this session; the lead removes each entry as its split lands. Each names
- * what is over today. Nothing else is exempt: every other production function is 100 lines or less.
- * test/lint/functionLength.test.ts fails while an entry is no longer needed.
- */
-const LONG_FUNCTION_EXCEPTIONS = [
-  'electron/harness/application.ts', // run, attempts
-  'electron/security/secureExecutor.ts', // authorize
-];
-
 export default tseslint.config(
   {
     ignores: [
@@ -323,11 +312,8 @@ export default tseslint.config(
   {
     // No function over 100 lines in production code (issue 37.3; test/lint/functionLength.test.ts):
     // a longer one is split along its seams (a slice's concerns, a view's parts, a host's sections).
+    // No file is exempt.
     files: PRODUCTION_FILES,
     rules: { 'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }] },
-  },
-  {
-    files: LONG_FUNCTION_EXCEPTIONS,
-    rules: { 'max-lines-per-function': 'off' },
   },
 );

@@ -41,6 +41,7 @@ import {
 import { checkpointArguments } from '../checkpoints/hash.js';
 import { MCPRequestCancelled, MCPUnknownToolError, MCPUrlElicitationRequiredError } from '../mcp/errors.js';
 import type { MCPToolRegistry } from '../mcp/registry.js';
+import type { ServerConfig } from '../../shared/serverConfig.js';
 import type { CallServerRequestHandlers, InputRound, ProgressUpdate, ToolDescriptor } from '../mcp/types.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import type { NormalizedToolResult } from '../results/toolResult.js';
@@ -55,7 +56,7 @@ import type { CallerWait } from '../security/approvals.js';
 import { ApprovalCancelledError, PermissionDeniedError } from '../security/errors.js';
 import type { ToolAnnotationHints } from '../security/permissions.js';
 import { LOCAL_SERVER_ID } from '../security/permissions.js';
-import type { SecureToolExecutor, SecurityEvent } from '../security/secureExecutor.js';
+import type { SecureToolExecutor, SecurityEvent, ToolCallAuthorizationRequest } from '../security/secureExecutor.js';
 import type { LocalTool } from '../tools/types.js';
 import type { TraceHandle, Tracer } from '../tracing/tracer.js';
 import { toTraceError } from '../tracing/tracer.js';
@@ -354,7 +355,6 @@ export class HarnessApplication {
     trace: TraceHandle,
   ): Promise<ExecuteResult> {
     const { security, checkpoints, redactor } = this.options;
-    const annotations = target.tool.annotations;
     const server = target.kind === 'local' ? undefined : this.options.registry.server(target.serverId);
     const trusted = target.kind === 'local' || server?.trusted === true;
 
@@ -383,22 +383,7 @@ export class HarnessApplication {
     let authorization;
     try {
       authorization = await security.authorize(
-        {
-          subject: {
-            toolName,
-            serverId: target.serverId,
-            args,
-            annotations,
-            serverTrusted: trusted,
-            ...(server?.uid ? { serverUid: server.uid } : {}),
-          },
-          sessionId: options.sessionId,
-          userId: options.userId,
-          ...(target.kind === 'local' ? { guardrails: () => target.tool.guardrails(args) } : {}),
-          schemaFingerprint: fingerprintOf(toolName, target.tool),
-          ...(options.callerWait ? { callerWait: options.callerWait } : {}),
-          ...(target.kind === 'mcp' ? { definition: this.definitionOf(target.serverId, toolName, target.tool) } : {}),
-        },
+        this.authorizationRequest(target, toolName, args, options, server, trusted),
         {
           ...(options.signal ? { signal: options.signal } : {}),
           runsNothing: async () => (recorded = await this.peekRecorded(claimInput, trace)) !== undefined,
@@ -432,21 +417,60 @@ export class HarnessApplication {
         attempts: 0,
         warnings: [],
       };
+    return this.claimAndRun(target, toolName, args, options, trace, claimInput, trusted, authorization.warning);
+  }
 
-    // 2–3. Claim the checkpoint: replay a completed call, or become its owner. The claim is
-    // group-committed with concurrent calls' writes; it is durable once the promise resolves.
+  /** What the authorization gate decides on: the call, its tool's guardrails (local) or pinned definition (MCP). */
+  private authorizationRequest(
+    target: Target,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ExecuteOptions,
+    server: ServerConfig | undefined,
+    trusted: boolean,
+  ): ToolCallAuthorizationRequest {
+    return {
+      subject: {
+        toolName,
+        serverId: target.serverId,
+        args,
+        annotations: target.tool.annotations,
+        serverTrusted: trusted,
+        ...(server?.uid ? { serverUid: server.uid } : {}),
+      },
+      sessionId: options.sessionId,
+      userId: options.userId,
+      ...(target.kind === 'local' ? { guardrails: () => target.tool.guardrails(args) } : {}),
+      schemaFingerprint: fingerprintOf(toolName, target.tool),
+      ...(options.callerWait ? { callerWait: options.callerWait } : {}),
+      ...(target.kind === 'mcp' ? { definition: this.definitionOf(target.serverId, toolName, target.tool) } : {}),
+    };
+  }
+
+  /** 2–3 (after the call was allowed): claim its checkpoint, then replay a completed call or run it as its owner. */
+  private async claimAndRun(
+    target: Target,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ExecuteOptions,
+    trace: TraceHandle,
+    claimInput: ClaimInput,
+    trusted: boolean,
+    warning: string | undefined,
+  ): Promise<ExecuteResult> {
+    // The claim is group-committed with concurrent calls' writes; it is durable once the promise resolves.
     let claim;
     try {
-      claim = await checkpoints.claim(claimInput);
+      claim = await this.options.checkpoints.claim(claimInput);
     } catch (error) {
       traceRefusedClaim(trace, error);
       throw error;
     }
-    const warnings = authorization.warning ? [authorization.warning] : [];
+    const warnings = warning ? [warning] : [];
     if (claim.kind === 'replay') {
       traceReplay(trace, claim.record);
       return {
-        result: redactor.redactSecretValues(claim.record.result),
+        result: this.options.redactor.redactSecretValues(claim.record.result),
         replayed: true,
         traceId: trace.traceId,
         toolName,
@@ -507,24 +531,8 @@ export class HarnessApplication {
       let result: NormalizedToolResult;
       try {
         // A server may echo a credential it was given: known secrets never reach the stored
-        // result, the trace, the caller or the GUI. Each input_required round of the attempt is
-        // an event of this call's one trace (what was asked, who answered).
-        result = redactor.redactSecretValues(
-          await this.invoke(
-            target,
-            toolName,
-            args,
-            options,
-            (round) =>
-              trace.event('input_requested', {
-                round: round.round,
-                requests: round.requests.map((request) => ({ ...request })),
-              }),
-            onTask,
-            (line) => void (trace.finished || trace.event('sandbox_violation', { line })),
-            trace.propagation,
-          ),
-        );
+        // result, the trace, the caller or the GUI.
+        result = redactor.redactSecretValues(await this.invokeTraced(target, toolName, args, options, trace, onTask));
       } catch (error) {
         const cancelled = options.signal?.aborted === true || error instanceof MCPRequestCancelled;
         // A call that became a server task ran there: sending it again would run it twice (its end is the server's to tell).
@@ -538,58 +546,16 @@ export class HarnessApplication {
           error: toTraceError(error),
           recoverable: verdict.retry,
         });
-        if (verdict.retry && attempt < this.retry.maxAttempts) {
-          if (target.kind === 'mcp' && this.isReconnecting(target.serverId)) {
-            // The server is down and coming back by itself: wait for it (not a blind sleep).
-            const waitMs = this.reconnectWaitMs(target.serverId, options);
-            trace.event('retry_scheduled', {
-              nextAttempt: attempt + 1,
-              delayMs: 0,
-              waitForServerMs: waitMs,
-              reason: `${verdict.reason}; waiting for the server to reconnect`,
-            });
-            const back = await this.options.registry
-              .whenReady(target.serverId, {
-                timeoutMs: waitMs,
-                throughIdle: true,
-                ...(options.signal ? { signal: options.signal } : {}),
-              })
-              .then(
-                () => true,
-                () => false,
-              );
-            if (back && !options.signal?.aborted) continue;
-          } else {
-            const delayMs = backoffDelay(attempt + 1, this.retry, this.options.random);
-            trace.event('retry_scheduled', { nextAttempt: attempt + 1, delayMs, reason: verdict.reason });
-            await sleep(delayMs, options.signal).catch(() => undefined);
-            if (!options.signal?.aborted) continue;
-          }
-        }
-        // The record stays `started`: the remote side may have acted — unless the server said it
-        // did not run the call (it needs a link opened first: -32042), which files it as failed.
+        if (
+          verdict.retry &&
+          attempt < this.retry.maxAttempts &&
+          (await this.waitedToRetry(target, attempt, verdict.reason, options, trace))
+        )
+          continue;
         // A task the server says is cancelled (it accepted our tasks/cancel, or cancelled it itself)
         // has ended there: nothing runs it any more, so it is filed as ended, not "resolve by hand".
         const taskEnded = linkedTask !== undefined && taskStatus === 'cancelled';
-        // A note that cannot be written (the disk is full: the app shows a warning, see
-        // core/warnings.ts) changes nothing of that: the caller still learns how the call failed.
-        await checkpoints
-          .recordFailure(options.sessionId, options.callId, lease, {
-            ...(error instanceof MCPUrlElicitationRequiredError ? { notRun: true } : {}),
-            ...(taskEnded ? { ended: true } : {}),
-            // A rejection may be anything, `undefined` included: read a code only from an object.
-            // A cancellation is recorded as one whatever was thrown (History shows it as Cancelled).
-            ...(taskEnded
-              ? { code: 'task_cancelled' }
-              : cancelled
-                ? { code: 'cancelled' }
-                : typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
-                  ? { code: (error as { code: string }).code }
-                  : {}),
-            message: redactor.redactText(error instanceof Error ? error.message : String(error)),
-            attempts: attempt,
-          })
-          .catch(() => undefined);
+        await this.recordFailure(options, lease, error, attempt, cancelled, taskEnded);
         trace.event('failed', { error: toTraceError(error) });
         trace.finish(cancelled ? 'cancelled' : 'error', error);
         throw error;
@@ -623,6 +589,106 @@ export class HarnessApplication {
         warnings,
       };
     }
+  }
+
+  /**
+   * One attempt's run, its events in this call's one trace: each input_required round (what was
+   * asked, who answered), each task status, a local tool's sandbox violations.
+   */
+  private invokeTraced(
+    target: Target,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: ExecuteOptions,
+    trace: TraceHandle,
+    onTask: (event: TaskEvent) => void,
+  ): Promise<NormalizedToolResult> {
+    return this.invoke(
+      target,
+      toolName,
+      args,
+      options,
+      (round) =>
+        trace.event('input_requested', {
+          round: round.round,
+          requests: round.requests.map((request) => ({ ...request })),
+        }),
+      onTask,
+      (line) => void (trace.finished || trace.event('sandbox_violation', { line })),
+      trace.propagation,
+    );
+  }
+
+  /**
+   * Waits before the next attempt — for the server to reconnect when it is coming back by itself
+   * (not a blind sleep), else the backoff delay. False when the next attempt may not run (the call
+   * was cancelled, or the server did not come back in time).
+   */
+  private async waitedToRetry(
+    target: Target,
+    attempt: number,
+    reason: string,
+    options: ExecuteOptions,
+    trace: TraceHandle,
+  ): Promise<boolean> {
+    if (target.kind === 'mcp' && this.isReconnecting(target.serverId)) {
+      const waitMs = this.reconnectWaitMs(target.serverId, options);
+      trace.event('retry_scheduled', {
+        nextAttempt: attempt + 1,
+        delayMs: 0,
+        waitForServerMs: waitMs,
+        reason: `${reason}; waiting for the server to reconnect`,
+      });
+      const back = await this.options.registry
+        .whenReady(target.serverId, {
+          timeoutMs: waitMs,
+          throughIdle: true,
+          ...(options.signal ? { signal: options.signal } : {}),
+        })
+        .then(
+          () => true,
+          () => false,
+        );
+      return back && !options.signal?.aborted;
+    }
+    const delayMs = backoffDelay(attempt + 1, this.retry, this.options.random);
+    trace.event('retry_scheduled', { nextAttempt: attempt + 1, delayMs, reason });
+    await sleep(delayMs, options.signal).catch(() => undefined);
+    return !options.signal?.aborted;
+  }
+
+  /**
+   * Files a failed call. The record stays `started`: the remote side may have acted — unless the
+   * server said it did not run the call (it needs a link opened first: -32042), which files it as
+   * failed, or its task ended there (`taskEnded`). A note that cannot be written (the disk is full:
+   * the app shows a warning, see core/warnings.ts) changes nothing of that: the caller still learns
+   * how the call failed, so this never rejects.
+   */
+  private recordFailure(
+    options: ExecuteOptions,
+    lease: string,
+    error: unknown,
+    attempt: number,
+    cancelled: boolean,
+    taskEnded: boolean,
+  ): Promise<unknown> {
+    return this.options.checkpoints
+      .recordFailure(options.sessionId, options.callId, lease, {
+        ...(error instanceof MCPUrlElicitationRequiredError ? { notRun: true } : {}),
+        ...(taskEnded ? { ended: true } : {}),
+        // A rejection may be anything, `undefined` included: read a code only from an object.
+        // A cancellation is recorded as one whatever was thrown (History shows it as Cancelled).
+        ...(taskEnded
+          ? { code: 'task_cancelled' }
+          : cancelled
+            ? { code: 'cancelled' }
+            : typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
+              ? { code: (error as { code: string }).code }
+              : {}),
+        message: this.options.redactor.redactText(error instanceof Error ? error.message : String(error)),
+        attempts: attempt,
+      })
+      .catch(() => undefined);
   }
 
   /**

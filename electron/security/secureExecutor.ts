@@ -8,7 +8,14 @@
  */
 import { ApprovalCancelledError, PermissionDeniedError } from './errors.js';
 import { waitEndedOf } from './waitEnded.js';
-import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest, CallerWait, SessionGrant } from './approvals.js';
+import type {
+  ApprovalAnswer,
+  ApprovalCallback,
+  ApprovalOutcome,
+  ApprovalRequest,
+  CallerWait,
+  SessionGrant,
+} from './approvals.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, SessionGrants, newRequestId, waitForApproval } from './approvals.js';
 import type { GuardrailResult } from './guardrails.js';
 import type { PoisonFlag } from './poisoning.js';
@@ -129,13 +136,6 @@ export class SecureToolExecutor {
 
   /** Resolves when the call may run; throws PermissionDeniedError (or ApprovalCancelledError) when not. */
   async authorize(call: ToolCallAuthorizationRequest, options: AuthorizeOptions = {}): Promise<Authorization> {
-    const emit = (event: SecurityEvent) => {
-      try {
-        options.onEvent?.(event);
-      } catch {
-        // A broken trace listener must not turn a decision into something else.
-      }
-    };
     const fingerprint = call.schemaFingerprint ?? call.subject.schemaFingerprint;
     const subject: ToolCallSubject = {
       ...call.subject,
@@ -143,16 +143,7 @@ export class SecureToolExecutor {
       ...(call.definition?.flags.length ? { flagged: true } : {}),
     };
     const { toolName, serverId } = subject;
-    const deny = (
-      level: PermissionLevel,
-      answer: PermissionDeniedError['answer'],
-      reason: string,
-      decidedBy?: PermissionDeniedError['decidedBy'],
-      timeoutMs?: number,
-    ) => new PermissionDeniedError(toolName, serverId, level, answer, reason, decidedBy, timeoutMs);
-
-    if (options.signal?.aborted)
-      throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
+    if (options.signal?.aborted) throw cancelledError(subject, options.signal);
 
     let mustAsk: string | undefined;
     if (call.guardrails) {
@@ -165,31 +156,12 @@ export class SecureToolExecutor {
           reason: `its safety check failed (${error instanceof Error ? error.message : 'unknown error'})`,
         };
       }
-      emit(result.ok ? { type: 'guardrail', ok: true } : { type: 'guardrail', ok: false, reason: result.reason });
-      if (!result.ok) throw deny('DENY', undefined, result.reason, { by: 'guardrail' });
-      mustAsk = result.mustAsk;
-      if (options.signal?.aborted)
-        throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
+      mustAsk = guardrailVerdict(result, subject, options);
     }
 
     const decided = this.engine.decide(subject);
     const pinState = this.pinState(call);
-    const decision =
-      pinState?.state === 'changed'
-        ? changedAsk(decided, pinState.pin.pinnedAt, toolName)
-        : mustAsk
-          ? requireAsk(decided, mustAsk)
-          : decided;
-    emit({ type: 'decision', level: decision.level, reason: decision.reason });
-    if (decision.level === 'DENY') {
-      const { kind, ruleId } = decision.reason;
-      throw deny(
-        'DENY',
-        undefined,
-        decision.reason.detail,
-        kind === 'rule' ? { by: 'rule', ...(ruleId ? { ruleId } : {}) } : { by: 'default' },
-      );
-    }
+    const decision = this.ruleDecision(decided, pinState, mustAsk, subject, options);
     if (decision.level === 'ALLOW') {
       // A rule's (or default's) allow binds the tool to what it is now, as an approval would.
       if (pinState?.state === 'unpinned')
@@ -199,7 +171,7 @@ export class SecureToolExecutor {
 
     // A call that must be approved is approved each time: no session grant covers it (nor a changed tool).
     if (!mustAsk && pinState?.state !== 'changed' && this.grants.has(call.sessionId, serverId, toolName, fingerprint)) {
-      emit({ type: 'session_grant', sessionId: call.sessionId, serverId, toolName });
+      emitTo(options, { type: 'session_grant', sessionId: call.sessionId, serverId, toolName });
       if (pinState?.state === 'unpinned') this.pin(call, 'allow-session', call.userId);
       return { level: 'ALLOW', decision, approvedBy: 'allow-session' };
     }
@@ -208,21 +180,75 @@ export class SecureToolExecutor {
     if (await options.runsNothing?.()) return { level: 'ALLOW', decision };
 
     // The person (or a rule) already decided what this use belongs to: they are not asked again.
-    if (options.impliedBy) {
-      const implied = await options.impliedBy(options.signal);
-      if (options.signal?.aborted)
-        throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
-      if (implied?.allowed) return { level: 'ALLOW', decision };
-      if (implied) throw deny('ASK', 'deny', implied.reason);
-    }
+    if (options.impliedBy && impliedAllows(await options.impliedBy(options.signal), subject, options))
+      return { level: 'ALLOW', decision };
 
     const approvalTimeoutMs = this.approvalTimeout();
-    const request: ApprovalRequest = {
+    const request = this.approvalRequest(call, subject, decision, pinState, approvalTimeoutMs);
+    emitTo(options, {
+      type: 'approval_requested',
+      requestId: request.requestId,
+      reason: request.reason,
+      expiresAt: request.expiresAt,
+    });
+    const outcome = await waitForApproval(this.requestApproval, request, {
+      timeoutMs: approvalTimeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const answer = answerAllows(outcome, request.requestId, subject, approvalTimeoutMs, options);
+    // Any allow (re-)pins: the person saw this definition (and its diff, when it changed).
+    if (call.definition) this.pin(call, answer, call.userId);
+
+    if (answer === 'allow-session') {
+      this.grants.grant(call.sessionId, serverId, toolName, fingerprint);
+      this.permissionsChanged();
+    }
+    if (answer === 'allow-always') return this.allowAlways(subject, fingerprint, decision, options);
+    return { level: 'ALLOW', decision, approvedBy: answer };
+  }
+
+  /** The rules' decision, made to ask for a changed tool or a guardrail's demand; a DENY throws here. */
+  private ruleDecision(
+    decided: PermissionDecision,
+    pinState: PinState | undefined,
+    mustAsk: string | undefined,
+    subject: ToolCallSubject,
+    options: AuthorizeOptions,
+  ): PermissionDecision {
+    const decision =
+      pinState?.state === 'changed'
+        ? changedAsk(decided, pinState.pin.pinnedAt, subject.toolName)
+        : mustAsk
+          ? requireAsk(decided, mustAsk)
+          : decided;
+    emitTo(options, { type: 'decision', level: decision.level, reason: decision.reason });
+    if (decision.level === 'DENY') {
+      const { kind, ruleId } = decision.reason;
+      throw denied(
+        subject,
+        'DENY',
+        undefined,
+        decision.reason.detail,
+        kind === 'rule' ? { by: 'rule', ...(ruleId ? { ruleId } : {}) } : { by: 'default' },
+      );
+    }
+    return decision;
+  }
+
+  /** What the person is shown: the call, why it asks, until when, and what changed in the tool or looks wrong. */
+  private approvalRequest(
+    call: ToolCallAuthorizationRequest,
+    subject: ToolCallSubject,
+    decision: PermissionDecision,
+    pinState: PinState | undefined,
+    approvalTimeoutMs: number,
+  ): ApprovalRequest {
+    return {
       requestId: newRequestId(),
       sessionId: call.sessionId,
       userId: call.userId,
-      toolName,
-      serverId,
+      toolName: subject.toolName,
+      serverId: subject.serverId,
       args: structuredClone(subject.args),
       ...(subject.annotations ? { annotations: { ...subject.annotations } } : {}),
       reason: decision.reason.detail,
@@ -233,65 +259,36 @@ export class SecureToolExecutor {
         : {}),
       ...(call.definition?.flags.length ? { flags: call.definition.flags.map((f) => ({ ...f })) } : {}),
     };
-    emit({
-      type: 'approval_requested',
-      requestId: request.requestId,
-      reason: request.reason,
-      expiresAt: request.expiresAt,
-    });
-    const outcome = await waitForApproval(this.requestApproval, request, {
-      timeoutMs: approvalTimeoutMs,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    emit({
-      type: 'approval_answered',
-      requestId: request.requestId,
-      answer: outcome.answer,
-      timedOut: outcome.timedOut,
-      cancelled: outcome.cancelled,
-      waitedMs: outcome.waitedMs,
-    });
+  }
 
-    if (outcome.cancelled) throw new ApprovalCancelledError(toolName, serverId, 'ASK', ...cancelledWhy(options.signal));
-    if (outcome.timedOut)
-      throw deny(
-        'ASK',
-        'timeout',
-        `nobody answered the approval request within ${Math.round(approvalTimeoutMs / 1000)} s`,
-        undefined,
-        approvalTimeoutMs,
-      );
-    if (outcome.failed) throw deny('ASK', 'error', 'the approval request could not be shown or answered');
-    if (outcome.answer === 'deny') throw deny('ASK', 'deny', 'the user denied it');
-    // Any allow (re-)pins: the person saw this definition (and its diff, when it changed).
-    if (call.definition) this.pin(call, outcome.answer, call.userId);
-
-    if (outcome.answer === 'allow-session') {
-      this.grants.grant(call.sessionId, serverId, toolName, fingerprint);
+  /** The person's "always allow" becomes a rule; the call is allowed even when the rule cannot be saved. */
+  private async allowAlways(
+    subject: ToolCallSubject,
+    fingerprint: string | undefined,
+    decision: PermissionDecision,
+    options: AuthorizeOptions,
+  ): Promise<Authorization> {
+    const { toolName, serverId } = subject;
+    try {
+      await this.engine.addRule({
+        id: `approved:${JSON.stringify([serverId, toolName])}`,
+        level: 'ALLOW',
+        match: {
+          serverId,
+          toolName,
+          ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}),
+          ...(subject.serverUid !== undefined ? { serverUid: subject.serverUid } : {}),
+        },
+        note: `Always allow ${toolName} on ${serverId}`,
+      });
       this.permissionsChanged();
+    } catch (error) {
+      // The person did allow this call; only the "always" part is lost, and they are told.
+      const message = `The call was allowed, but "always allow" could not be saved (${error instanceof Error ? error.message : 'unknown error'}); it will ask again next time.`;
+      emitTo(options, { type: 'rule_save_failed', message });
+      return { level: 'ALLOW', decision, approvedBy: 'allow-always', warning: message };
     }
-    if (outcome.answer === 'allow-always') {
-      try {
-        await this.engine.addRule({
-          id: `approved:${JSON.stringify([serverId, toolName])}`,
-          level: 'ALLOW',
-          match: {
-            serverId,
-            toolName,
-            ...(fingerprint !== undefined ? { schemaFingerprint: fingerprint } : {}),
-            ...(subject.serverUid !== undefined ? { serverUid: subject.serverUid } : {}),
-          },
-          note: `Always allow ${toolName} on ${serverId}`,
-        });
-        this.permissionsChanged();
-      } catch (error) {
-        // The person did allow this call; only the "always" part is lost, and they are told.
-        const message = `The call was allowed, but "always allow" could not be saved (${error instanceof Error ? error.message : 'unknown error'}); it will ask again next time.`;
-        emit({ type: 'rule_save_failed', message });
-        return { level: 'ALLOW', decision, approvedBy: outcome.answer, warning: message };
-      }
-    }
-    return { level: 'ALLOW', decision, approvedBy: outcome.answer };
+    return { level: 'ALLOW', decision, approvedBy: 'allow-always' };
   }
 
   private pinState(call: ToolCallAuthorizationRequest): PinState | undefined {
@@ -348,4 +345,86 @@ function changedAsk(decided: PermissionDecision, pinnedAt: number, toolName: str
 function cancelledWhy(signal: AbortSignal | undefined): [] | [string] {
   const ended = waitEndedOf(signal);
   return ended ? [ended.why] : [];
+}
+
+/** Reports one step to the caller's listener: a broken trace listener must not turn a decision into something else. */
+function emitTo(options: AuthorizeOptions, event: SecurityEvent): void {
+  try {
+    options.onEvent?.(event);
+  } catch {
+    // ignored: see above
+  }
+}
+
+function denied(
+  subject: ToolCallSubject,
+  level: PermissionLevel,
+  answer: PermissionDeniedError['answer'],
+  reason: string,
+  decidedBy?: PermissionDeniedError['decidedBy'],
+  timeoutMs?: number,
+): PermissionDeniedError {
+  return new PermissionDeniedError(subject.toolName, subject.serverId, level, answer, reason, decidedBy, timeoutMs);
+}
+
+function cancelledError(subject: ToolCallSubject, signal: AbortSignal | undefined): ApprovalCancelledError {
+  return new ApprovalCancelledError(subject.toolName, subject.serverId, 'ASK', ...cancelledWhy(signal));
+}
+
+/** The tool's own checks, reported; a refusal is final. Returns why the call must be asked, if it must. */
+function guardrailVerdict(
+  result: GuardrailResult,
+  subject: ToolCallSubject,
+  options: AuthorizeOptions,
+): string | undefined {
+  emitTo(
+    options,
+    result.ok ? { type: 'guardrail', ok: true } : { type: 'guardrail', ok: false, reason: result.reason },
+  );
+  if (!result.ok) throw denied(subject, 'DENY', undefined, result.reason, { by: 'guardrail' });
+  if (options.signal?.aborted) throw cancelledError(subject, options.signal);
+  return result.mustAsk;
+}
+
+/** An earlier decision covering this use: true when it allows, a denial when it refuses, false when none covers it. */
+function impliedAllows(
+  implied: ImpliedDecision | undefined,
+  subject: ToolCallSubject,
+  options: AuthorizeOptions,
+): boolean {
+  if (options.signal?.aborted) throw cancelledError(subject, options.signal);
+  if (implied?.allowed) return true;
+  if (implied) throw denied(subject, 'ASK', 'deny', implied.reason);
+  return false;
+}
+
+/** The person's answer, reported: an allow is returned, anything else (cancelled, timed out, failed, denied) throws. */
+function answerAllows(
+  outcome: ApprovalOutcome,
+  requestId: string,
+  subject: ToolCallSubject,
+  approvalTimeoutMs: number,
+  options: AuthorizeOptions,
+): Exclude<ApprovalAnswer, 'deny'> {
+  emitTo(options, {
+    type: 'approval_answered',
+    requestId,
+    answer: outcome.answer,
+    timedOut: outcome.timedOut,
+    cancelled: outcome.cancelled,
+    waitedMs: outcome.waitedMs,
+  });
+  if (outcome.cancelled) throw cancelledError(subject, options.signal);
+  if (outcome.timedOut)
+    throw denied(
+      subject,
+      'ASK',
+      'timeout',
+      `nobody answered the approval request within ${Math.round(approvalTimeoutMs / 1000)} s`,
+      undefined,
+      approvalTimeoutMs,
+    );
+  if (outcome.failed) throw denied(subject, 'ASK', 'error', 'the approval request could not be shown or answered');
+  if (outcome.answer === 'deny') throw denied(subject, 'ASK', 'deny', 'the user denied it');
+  return outcome.answer;
 }
