@@ -42,7 +42,8 @@ export function withTasksExtension(capabilities: ClientCapabilities): ClientCapa
  * of that chunk then finds no handler ("unknown token") and is lost — the conformance suite's
  * `tools-call-with-progress` through the gateway lost 50 and 100 so. Here a response waits (a
  * microtask at a time) until the progress that came before it has been handed on; without progress
- * in flight it is dispatched at once, as before. Remove when the SDK dispatches both in order.
+ * in flight it is dispatched at once, as before. Remove when the SDK dispatches both in order
+ * (modelcontextprotocol/typescript-sdk#2580; #2586 only silences the error, the progress stays lost).
  */
 export class TaskAwareClient extends Client {
   /** Progress notifications received whose handler the SDK has not run yet. */
