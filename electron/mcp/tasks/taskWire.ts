@@ -31,9 +31,41 @@ export function withTasksExtension(capabilities: ClientCapabilities): ClientCapa
   return { ...capabilities, extensions: { ...(capabilities.extensions ?? {}), [TASKS_EXTENSION_ID]: {} } };
 }
 
-/** A `Client` whose `tools/call` may end in a task (see the header). */
+/**
+ * A `Client` whose `tools/call` may end in a task (see the header), and that loses no progress
+ * read together with its response.
+ *
+ * The SDK (`@modelcontextprotocol/client` 2.4.0, `Protocol._onnotification`) runs a notification's
+ * handler one microtask later, but a response at once, and the response drops its request's
+ * progress handler (`Protocol._onresponse`: `_progressHandlers.delete`). When a server's progress
+ * and its result come in one chunk (one stdio read: a busy server, a loaded machine), every progress
+ * of that chunk then finds no handler ("unknown token") and is lost — the conformance suite's
+ * `tools-call-with-progress` through the gateway lost 50 and 100 so. Here a response waits (a
+ * microtask at a time) until the progress that came before it has been handed on; without progress
+ * in flight it is dispatched at once, as before. Remove when the SDK dispatches both in order
+ * (modelcontextprotocol/typescript-sdk#2580; #2586 only silences the error, the progress stays lost).
+ */
 export class TaskAwareClient extends Client {
+  /** Progress notifications received whose handler the SDK has not run yet. */
+  private progressInFlight = 0;
+
+  protected override _onnotification(...args: Parameters<Client['_onnotification']>): void {
+    super._onnotification(...args);
+    if (args[0].method !== 'notifications/progress') return;
+    // Queued after the SDK's own microtask for this notification, so it runs after the handler.
+    this.progressInFlight++;
+    queueMicrotask(() => this.progressInFlight--);
+  }
+
   protected override _onresponse(response: JSONRPCResponse): void {
+    if (this.progressInFlight > 0) {
+      queueMicrotask(() => this._onresponse(response));
+      return;
+    }
+    this.dispatchResponse(response);
+  }
+
+  private dispatchResponse(response: JSONRPCResponse): void {
     const result = (response as { result?: unknown }).result;
     if (typeof result === 'object' && result !== null) {
       const parsed =
