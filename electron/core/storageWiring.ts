@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { POSTGRES_CHECKPOINT_MIGRATIONS } from '../checkpoints/postgresSchema.js';
 import { postgresCheckpointStores } from '../checkpoints/postgresStore.js';
 import type { CheckpointStores } from '../checkpoints/types.js';
+import type { PgPool } from '../storage/postgres/pool.js';
 import { openPostgres } from '../storage/postgres/pool.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
 import { openAppDatabaseWithReport } from './database.js';
+import { POSTGRES_APPROVAL_MIGRATIONS } from './sharedApprovals.js';
 
 export interface CoreStorage {
   db: Database;
@@ -25,6 +27,8 @@ export interface CoreStorage {
   checkpoints: CheckpointStores | undefined;
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
+  /** PostgreSQL when selected: the approvals are shared there (sharedApprovals.ts). */
+  postgres?: { pool: PgPool; url: string };
 }
 
 /**
@@ -51,7 +55,7 @@ export async function openCoreStorage(
   try {
     postgres = await openPostgres(selection.url, {
       // One pool for every component kept there; each component migrates its own tables.
-      migrations: { checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS },
+      migrations: { checkpoints: POSTGRES_CHECKPOINT_MIGRATIONS, approvals: POSTGRES_APPROVAL_MIGRATIONS },
     });
   } catch (error) {
     db.close();
@@ -61,5 +65,5 @@ export async function openCoreStorage(
   lifecycle.defer('PostgreSQL', () => postgres.close());
   const checkpoints = postgresCheckpointStores(pool, where);
   lifecycle.defer('PostgreSQL checkpoints', () => checkpoints.close());
-  return { ...local, checkpoints, where };
+  return { ...local, checkpoints, where, postgres: { pool, url: selection.url } };
 }
