@@ -120,4 +120,31 @@ describePostgres('approvals shared by two serve instances on one PostgreSQL', ()
     // The call got the winner's answer.
     expect(done.code).toBe(onA.code === 0 ? 0 : 1);
   }, 60_000);
+
+  it('a call cancelled on A withdraws its approval from B: closed there, no longer listed, no longer decidable', async () => {
+    const before = requested(watchB).length;
+    const made = watchA.call('tools.call', {
+      name: 'write_file',
+      serverId: 'local',
+      args: { path: 'never.txt', content: 'cancelled' },
+      callId: 'shared-cancel-1',
+    });
+    await waitFor(() => requested(watchB).length > before, 15_000);
+    const requestId = requested(watchB).at(-1)?.requestId ?? '';
+    expect(await watchA.call('tools.cancel', { callId: 'shared-cancel-1' })).toMatchObject({ ok: true });
+    await made;
+    await waitFor(() =>
+      watchB.events.some(
+        (e) =>
+          e.event === 'approval.closed' &&
+          (e.payload as { requestId: string; outcome: string }).requestId === requestId &&
+          (e.payload as { outcome: string }).outcome === 'cancelled',
+      ),
+    );
+    expect(JSON.parse((await cli(['approvals', 'list', '--json'], b.url)).out)).toEqual([]);
+    expect(await cli(['approvals', 'decide', requestId, 'allow-once'], b.url)).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/not pending.*\(stale_approval\)/) as string,
+    });
+  }, 60_000);
 });
