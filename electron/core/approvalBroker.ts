@@ -22,7 +22,10 @@ import type { SharedApprovalEvents, SharedApprovals } from './sharedApprovals.js
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
 
 export class ApprovalBroker {
-  private readonly pending = new Map<string, { view: ApprovalView; resolve: (answer: ApprovalAnswer) => void }>();
+  private readonly pending = new Map<
+    string,
+    { view: ApprovalView; resolve: (answer: ApprovalAnswer) => void; offered?: Promise<void> }
+  >();
   /** Requests waiting on other instances (shared mode), each dropped at its expiry if no word came. */
   private readonly elsewhere = new Map<string, { view: ApprovalView; timer: NodeJS.Timeout }>();
   private shared: SharedApprovals | undefined;
@@ -73,7 +76,10 @@ export class ApprovalBroker {
 
   private wait(view: ApprovalView, signal: AbortSignal): Promise<ApprovalAnswer> {
     return new Promise<ApprovalAnswer>((resolve) => {
-      this.pending.set(view.requestId, { view, resolve });
+      // Shared: written for the other instances (a decision here waits for that row). If the database
+      // cannot be reached, the request is still answerable on this instance.
+      const offered = this.shared?.offer(view).catch(() => undefined);
+      this.pending.set(view.requestId, { view, resolve, ...(offered ? { offered } : {}) });
       signal.addEventListener(
         'abort',
         () => {
@@ -81,13 +87,15 @@ export class ApprovalBroker {
           const outcome = Date.now() >= view.expiresAt ? 'expired' : 'cancelled';
           this.emit('approval.closed', { requestId: view.requestId, outcome });
           resolve('deny');
-          void this.shared?.withdraw(view.requestId, outcome).catch(() => undefined);
+          const shared = this.shared;
+          if (shared)
+            void Promise.resolve(offered)
+              .then(() => shared.withdraw(view.requestId, outcome))
+              .catch(() => undefined);
         },
         { once: true },
       );
       this.emit('approval.requested', view);
-      // If the database cannot be reached, the request is still answerable on this instance.
-      void this.shared?.offer(view).catch(() => undefined);
     });
   }
 
@@ -115,12 +123,15 @@ export class ApprovalBroker {
     const shared = this.shared;
     if (!shared) return this.answer(requestId, answer);
     const decidedBy = currentActor();
+    await this.pending.get(requestId)?.offered;
     const decision = await shared.decide(requestId, answer, decidedBy).catch((error: unknown) => {
       // The database is gone: a call waiting here can still be answered here.
       if (this.pending.has(requestId)) return { won: true as const };
       throw error;
     });
-    if (!decision.won) {
+    // Never written to the database (it was unreachable then), and still waiting here: decided here.
+    const localOnly = !decision.won && !decision.known;
+    if (!decision.won && !(localOnly && this.pending.has(requestId))) {
       const who = decision.decidedBy ?? 'Someone';
       throw new AppError(
         'stale_approval',

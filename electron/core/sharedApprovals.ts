@@ -42,7 +42,9 @@ const ClosedSchema = z.enum(['expired', 'cancelled']);
 const KEEP_DECIDED_MS = 24 * 60 * 60_000;
 
 export type Decision =
-  { won: true } | { won: false; decidedBy: string | undefined; answer: ApprovalAnswer | undefined };
+  | { won: true }
+  /** `known`: the request is in the table (decided or closed); else it was never written there. */
+  | { won: false; known: boolean; decidedBy: string | undefined; answer: ApprovalAnswer | undefined };
 
 /** What the broker hears from the other instances. */
 export interface SharedApprovalEvents {
@@ -98,7 +100,7 @@ export class SharedApprovals {
       return { won: true };
     }
     const row = await this.row(requestId);
-    return { won: false, decidedBy: row?.decidedBy, answer: row?.answer };
+    return { won: false, known: row !== undefined, decidedBy: row?.decidedBy, answer: row?.answer };
   }
 
   /** This instance stopped waiting (expired or cancelled): withdrawn everywhere, unless decided first. */
