@@ -41,7 +41,7 @@ const ClosedSchema = z.enum(['expired', 'cancelled']);
 /** Decided rows are kept this long, so a late decision still learns who decided; then removed. */
 const KEEP_DECIDED_MS = 24 * 60 * 60_000;
 
-export type Decision =
+type Decision =
   | { won: true }
   /** `known`: the request is in the table (decided or closed); else it was never written there. */
   | { won: false; known: boolean; decidedBy: string | undefined; answer: ApprovalAnswer | undefined };
