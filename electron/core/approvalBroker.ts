@@ -6,6 +6,10 @@
  *
  * A sandboxed server's connection to a host its profile does not decide (issue 29) is asked
  * through the same queue, dialog and notification (`requestEgress`), as its own kind of request.
+ *
+ * On `miniharness serve` over PostgreSQL (`share`, sharedApprovals.ts), the queue is the
+ * database's: a request waiting here is shown on every instance, the first decision anywhere wins
+ * (`decide`), and this broker resolves the call with it.
  */
 import type { ApprovalView, EventName, EventOf } from '../../shared/contract.js';
 import { SANDBOX_CALLER } from '../../shared/contract.js';
@@ -13,11 +17,18 @@ import type { ApprovalAnswer, ApprovalCallback, ApprovalRequest } from '../secur
 import type { EgressApprovalRequest } from '../sandbox/egressAsk.js';
 import { AppError } from './errors.js';
 import { currentActor } from './requestActor.js';
+import type { SharedApprovalEvents, SharedApprovals } from './sharedApprovals.js';
 
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
 
 export class ApprovalBroker {
-  private readonly pending = new Map<string, { view: ApprovalView; resolve: (answer: ApprovalAnswer) => void }>();
+  private readonly pending = new Map<
+    string,
+    { view: ApprovalView; resolve: (answer: ApprovalAnswer) => void; offered?: Promise<void> }
+  >();
+  /** Requests waiting on other instances (shared mode), each dropped at its expiry if no word came. */
+  private readonly elsewhere = new Map<string, { view: ApprovalView; timer: NodeJS.Timeout }>();
+  private shared: SharedApprovals | undefined;
 
   constructor(
     private readonly emit: Emit,
@@ -65,21 +76,71 @@ export class ApprovalBroker {
 
   private wait(view: ApprovalView, signal: AbortSignal): Promise<ApprovalAnswer> {
     return new Promise<ApprovalAnswer>((resolve) => {
-      this.pending.set(view.requestId, { view, resolve });
+      // Shared: written for the other instances (a decision here waits for that row). If the database
+      // cannot be reached, the request is still answerable on this instance.
+      const offered = this.shared?.offer(view).catch(() => undefined);
+      this.pending.set(view.requestId, { view, resolve, ...(offered ? { offered } : {}) });
       signal.addEventListener(
         'abort',
         () => {
           if (!this.pending.delete(view.requestId)) return;
-          this.emit('approval.closed', {
-            requestId: view.requestId,
-            outcome: Date.now() >= view.expiresAt ? 'expired' : 'cancelled',
-          });
+          const outcome = Date.now() >= view.expiresAt ? 'expired' : 'cancelled';
+          this.emit('approval.closed', { requestId: view.requestId, outcome });
           resolve('deny');
+          const shared = this.shared;
+          if (shared)
+            void Promise.resolve(offered)
+              .then(() => shared.withdraw(view.requestId, outcome))
+              .catch(() => undefined);
         },
         { once: true },
       );
       this.emit('approval.requested', view);
     });
+  }
+
+  /** Shares the queue with the other instances on the database (serve on PostgreSQL only). */
+  share(open: (events: SharedApprovalEvents) => Promise<SharedApprovals>): Promise<SharedApprovals> {
+    return open({
+      requested: (view) => this.showElsewhere(view),
+      decided: (requestId, answer, decidedBy) => this.settle(requestId, answer, decidedBy),
+      closed: (requestId, outcome) => {
+        if (this.dropElsewhere(requestId)) this.emit('approval.closed', { requestId, outcome });
+      },
+      resync: () => void this.loadElsewhere(),
+    }).then(async (shared) => {
+      this.shared = shared;
+      await this.loadElsewhere();
+      return shared;
+    });
+  }
+
+  /**
+   * A person's answer. Shared: the first decision on any instance wins, and a later one is refused
+   * naming who decided; otherwise, `answer`.
+   */
+  async decide(requestId: string, answer: ApprovalAnswer): Promise<void> {
+    const shared = this.shared;
+    if (!shared) return this.answer(requestId, answer);
+    const decidedBy = currentActor();
+    await this.pending.get(requestId)?.offered;
+    const decision = await shared.decide(requestId, answer, decidedBy).catch((error: unknown) => {
+      // The database is gone: a call waiting here can still be answered here.
+      if (this.pending.has(requestId)) return { won: true as const };
+      throw error;
+    });
+    // Never written to the database (it was unreachable then), and still waiting here: decided here.
+    const localOnly = !decision.won && !decision.known;
+    if (!decision.won && !(localOnly && this.pending.has(requestId))) {
+      const who = decision.decidedBy ?? 'Someone';
+      throw new AppError(
+        'stale_approval',
+        decision.answer
+          ? `${who} already decided this approval (${decision.answer}); your answer was not used.`
+          : 'This approval request is not pending: it was already answered, it expired, or it never existed. Nothing was run.',
+      );
+    }
+    this.settle(requestId, answer, decidedBy);
   }
 
   answer(requestId: string, answer: ApprovalAnswer): void {
@@ -98,6 +159,45 @@ export class ApprovalBroker {
   }
 
   list(): ApprovalView[] {
-    return [...this.pending.values()].map((p) => p.view);
+    return [...this.pending.values(), ...this.elsewhere.values()].map((p) => p.view);
+  }
+
+  /** A decision (here or on another instance): the waiting call gets it, and every page closes the dialog. */
+  private settle(requestId: string, answer: ApprovalAnswer, decidedBy: string | undefined): void {
+    const entry = this.pending.get(requestId);
+    this.pending.delete(requestId);
+    if (!entry && !this.dropElsewhere(requestId)) return;
+    entry?.resolve(answer);
+    this.emit('approval.closed', { requestId, outcome: 'answered', ...(decidedBy ? { decidedBy, answer } : {}) });
+  }
+
+  private showElsewhere(view: ApprovalView): void {
+    if (this.pending.has(view.requestId) || this.elsewhere.has(view.requestId)) return;
+    const timer = setTimeout(
+      () => {
+        if (this.dropElsewhere(view.requestId))
+          this.emit('approval.closed', { requestId: view.requestId, outcome: 'expired' });
+      },
+      Math.max(0, view.expiresAt - Date.now()),
+    );
+    timer.unref();
+    this.elsewhere.set(view.requestId, { view, timer });
+    this.emit('approval.requested', view);
+  }
+
+  private dropElsewhere(requestId: string): boolean {
+    const entry = this.elsewhere.get(requestId);
+    if (!entry) return false;
+    clearTimeout(entry.timer);
+    return this.elsewhere.delete(requestId);
+  }
+
+  private async loadElsewhere(): Promise<void> {
+    const open = await this.shared?.openElsewhere().catch(() => undefined);
+    if (!open) return;
+    const ids = new Set(open.map((v) => v.requestId));
+    for (const id of [...this.elsewhere.keys()])
+      if (!ids.has(id) && this.dropElsewhere(id)) this.emit('approval.closed', { requestId: id, outcome: 'cancelled' });
+    for (const view of open) this.showElsewhere(view);
   }
 }

@@ -54,6 +54,7 @@ import { RunStore } from '../runs/runStore.js';
 import { RunTaskOutcomes } from '../runs/taskOutcomes.js';
 import { runServers } from '../runs/runServers.js';
 import { ApprovalBroker } from './approvalBroker.js';
+import { SharedApprovals } from './sharedApprovals.js';
 import { sandboxHandlers, wireEgress } from './egressWiring.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
 import type { CoreStorage } from './storageWiring.js';
@@ -261,6 +262,12 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
   /** The gateway marks each server answered with: the MiniHarness gateways behind this one, which its own gateway names. */
   const marksBehind = new Map<string, string[]>();
   const broker = new ApprovalBroker(emit, (value) => redactor.redact(value));
+  // Serve on PostgreSQL: approvals reach every instance's approvers (sharedApprovals.ts).
+  const sharedDb = base.storage.postgres;
+  if (sharedDb) {
+    const shared = await broker.share((events) => SharedApprovals.open(sharedDb.pool, sharedDb.url, events));
+    base.lifecycle.defer('shared approvals', () => shared.close());
+  }
   // Servers' elicitation and sampling requests, shown to the person as dialogs naming the server.
   const serverRequests = new ServerRequestBroker(emit, {
     serverName: (id: string): string => lateRegistry.get().server(id)?.name ?? id,

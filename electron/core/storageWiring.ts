@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { POSTGRES_CHECKPOINT_MIGRATIONS } from '../checkpoints/postgresSchema.js';
 import { postgresCheckpointStores } from '../checkpoints/postgresStore.js';
 import type { CheckpointStores } from '../checkpoints/types.js';
+import type { PgPool } from '../storage/postgres/pool.js';
 import { openPostgres } from '../storage/postgres/pool.js';
 import { POSTGRES_TRACE_MIGRATIONS, PostgresTraceStore } from '../tracing/postgresTraceStore.js';
 import { POSTGRES_RULE_MIGRATIONS, PostgresPermissionRuleStore } from '../security/postgresRuleStore.js';
@@ -18,6 +19,7 @@ import { POSTGRES_PIN_MIGRATIONS, PostgresPinStore } from '../security/postgresP
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
 import { openAppDatabaseWithReport } from './database.js';
+import { POSTGRES_APPROVAL_MIGRATIONS } from './sharedApprovals.js';
 
 export interface CoreStorage {
   db: Database;
@@ -35,6 +37,8 @@ export interface CoreStorage {
   pins: PostgresPinStore | undefined;
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
+  /** PostgreSQL when selected: the approvals are shared there (sharedApprovals.ts). */
+  postgres?: { pool: PgPool; url: string };
 }
 
 /**
@@ -67,6 +71,7 @@ export async function openCoreStorage(
         traces: POSTGRES_TRACE_MIGRATIONS,
         permission_rules: POSTGRES_RULE_MIGRATIONS,
         tool_pins: POSTGRES_PIN_MIGRATIONS,
+        approvals: POSTGRES_APPROVAL_MIGRATIONS,
       },
     });
   } catch (error) {
@@ -83,5 +88,5 @@ export async function openCoreStorage(
   const rules = new PostgresPermissionRuleStore(pool, where);
   const pins = await PostgresPinStore.open(pool, where);
   lifecycle.defer('PostgreSQL tool pins', () => pins.drain());
-  return { ...local, checkpoints, traces, rules, pins, where };
+  return { ...local, checkpoints, traces, rules, pins, where, postgres: { pool, url: selection.url } };
 }

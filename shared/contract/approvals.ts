@@ -23,7 +23,7 @@ export type EgressAsk = z.infer<typeof EgressAskSchema>;
 /** The caller of an egress approval: the sandbox asks for a server, no person or agent did. */
 export const SANDBOX_CALLER = 'sandbox';
 
-const ApprovalViewSchema = z.object({
+export const ApprovalViewSchema = z.object({
   requestId: z.string(),
   sessionId: z.string(),
   /** Who asks: `gui` for the person's own calls, else the agent's name (gateway). */

@@ -8,8 +8,8 @@ export function approvalHandlers(deps: {
   const { broker } = deps;
   return {
     'approvals.list': () => broker.list(),
-    'approvals.answer': ({ requestId, answer }) => {
-      broker.answer(requestId, answer);
+    'approvals.answer': async ({ requestId, answer }) => {
+      await broker.decide(requestId, answer);
       return { accepted: true as const };
     },
   };

@@ -1,0 +1,114 @@
+/**
+ * The approval broker shared over PostgreSQL (electron/core/sharedApprovals.ts): two brokers, as
+ * two instances, on one database — each its own pool and listening connection, so the only path
+ * between them is the table and NOTIFY.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ApprovalBroker } from '../../electron/core/approvalBroker.js';
+import { runAsActor } from '../../electron/core/requestActor.js';
+import { POSTGRES_APPROVAL_MIGRATIONS, SharedApprovals } from '../../electron/core/sharedApprovals.js';
+import type { ApprovalRequest } from '../../electron/security/approvals.js';
+import type { PostgresDatabase } from '../../electron/storage/postgres/pool.js';
+import { openPostgres } from '../../electron/storage/postgres/pool.js';
+import type { EventName } from '../../shared/contract.js';
+import { waitFor } from '../helpers/fixtures.js';
+import type { TestDatabase } from '../storage/postgres.js';
+import { createTestDatabase, describePostgres } from '../storage/postgres.js';
+
+interface Instance {
+  broker: ApprovalBroker;
+  events: Array<{ event: EventName; payload: unknown }>;
+}
+
+const closedOf = (instance: Instance, requestId: string) =>
+  instance.events.find(
+    (e) => e.event === 'approval.closed' && (e.payload as { requestId: string }).requestId === requestId,
+  )?.payload;
+
+describePostgres('ApprovalBroker shared over PostgreSQL', () => {
+  let database: TestDatabase;
+  const opened: PostgresDatabase[] = [];
+  const shares: SharedApprovals[] = [];
+  let a: Instance;
+  let b: Instance;
+
+  async function instance(): Promise<Instance> {
+    const events: Instance['events'] = [];
+    const broker = new ApprovalBroker(
+      (event, payload) => events.push({ event, payload }),
+      (v) => v,
+    );
+    const db = await openPostgres(database.url, { migrations: { approvals: POSTGRES_APPROVAL_MIGRATIONS } });
+    opened.push(db);
+    shares.push(await broker.share((on) => SharedApprovals.open(db.pool, database.url, on)));
+    return { broker, events };
+  }
+
+  const ask = (on: Instance, signal = new AbortController().signal) => {
+    const request: ApprovalRequest = {
+      requestId: randomUUID(),
+      sessionId: 's',
+      userId: 'agent',
+      toolName: 'write_file',
+      serverId: 'local',
+      args: { path: 'x.txt' },
+      reason: 'asks',
+      expiresAt: Date.now() + 60_000,
+    };
+    return { requestId: request.requestId, answer: on.broker.request(request, signal) };
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase('broker');
+    a = await instance();
+    b = await instance();
+  }, 30_000);
+  afterAll(async () => {
+    for (const s of shares) await s.close();
+    for (const db of opened) await db.close();
+    await database?.drop();
+  });
+
+  it('decided on B, the call waiting on A gets B’s answer; a later decision on A is told who decided', async () => {
+    const { requestId, answer } = ask(a);
+    await waitFor(() => b.broker.list().some((v) => v.requestId === requestId));
+    await runAsActor('Bob', () => b.broker.decide(requestId, 'allow-session'));
+    expect(await answer).toBe('allow-session');
+    await waitFor(() => closedOf(a, requestId) !== undefined);
+    expect(closedOf(a, requestId)).toEqual({
+      requestId,
+      outcome: 'answered',
+      decidedBy: 'Bob',
+      answer: 'allow-session',
+    });
+    await expect(runAsActor('Alice', () => a.broker.decide(requestId, 'deny'))).rejects.toMatchObject({
+      code: 'stale_approval',
+      message: expect.stringMatching(/^Bob already decided this approval \(allow-session\)/) as string,
+    });
+    expect([a.broker.list(), b.broker.list()]).toEqual([[], []]);
+  });
+
+  it('decided on A the moment it is asked, it is A’s decision (not refused before the row is written)', async () => {
+    for (let i = 0; i < 10; i++) {
+      const { requestId, answer } = ask(a);
+      await runAsActor('Alice', () => a.broker.decide(requestId, 'allow-once'));
+      expect(await answer).toBe('allow-once');
+      await waitFor(
+        () => closedOf(b, requestId) !== undefined || !b.broker.list().some((v) => v.requestId === requestId),
+      );
+      expect(b.broker.list().some((v) => v.requestId === requestId)).toBe(false);
+    }
+  });
+
+  it('cancelled on A, withdrawn on B', async () => {
+    const controller = new AbortController();
+    const { requestId, answer } = ask(a, controller.signal);
+    await waitFor(() => b.broker.list().some((v) => v.requestId === requestId));
+    controller.abort();
+    expect(await answer).toBe('deny');
+    await waitFor(() => closedOf(b, requestId) !== undefined);
+    expect(closedOf(b, requestId)).toEqual({ requestId, outcome: 'cancelled' });
+    await expect(b.broker.decide(requestId, 'allow-once')).rejects.toMatchObject({ code: 'stale_approval' });
+  });
+});

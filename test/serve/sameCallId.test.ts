@@ -1,0 +1,99 @@
+/**
+ * The same callId sent to two `miniharness serve` instances on one PostgreSQL at once should run
+ * once (issue 36): each instance runs its own copy of a stdio server whose tool appends a line per
+ * execution to one shared file, so a second execution on either instance is a second line.
+ *
+ * NOT TRUE TODAY, so `it.fails` (it turns red the day it becomes true: then make it `it`). A
+ * call is keyed by (session, callId), and the session differs per instance: the bridge's and the
+ * CLI's calls are in each instance's own GUI session (kept in its SQLite file; the balancer test
+ * counts two sessions), and an agent exists on one instance only (agents are in the SQLite file),
+ * so its stateless session `agent:<id>:stateless` cannot be the same on both.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PROJECT_ROOT, sandboxWritingTo, scratchDir, waitFor } from '../helpers/fixtures.js';
+import { BUILT_SIDE_EFFECT_FIXTURE, buildSideEffectServer } from '../restart/restartSoak.js';
+import type { TestDatabase } from '../storage/postgres.js';
+import { createTestDatabase, describePostgres } from '../storage/postgres.js';
+import { BridgeClient } from '../web/host.js';
+import type { TestServe } from './serveHarness.js';
+import { startTestServe } from './serveHarness.js';
+
+const OPS = 'same-callid-ops-token-0123456789';
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+describePostgres('the same callId on two serve instances at once', () => {
+  const scratch = scratchDir('mh-serve-samecall-');
+  const effects = join(scratch.dir, 'effects.jsonl');
+  let database: TestDatabase;
+  let a: TestServe;
+  let b: TestServe;
+
+  beforeAll(async () => {
+    await buildSideEffectServer();
+    database = await createTestDatabase('samecall');
+    const shared = {
+      databaseUrl: database.url,
+      apiTokens: [{ name: 'ops', role: 'admin' as const, sha256: sha256(OPS) }],
+      servers: [
+        {
+          mode: 'create',
+          config: {
+            id: 'fx',
+            name: 'Side effects',
+            transport: 'stdio',
+            command: process.execPath,
+            args: [BUILT_SIDE_EFFECT_FIXTURE],
+            cwd: PROJECT_ROOT,
+            env: { SIDE_EFFECT_FILE: effects },
+            sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
+          },
+        },
+      ],
+      rules: [{ serverId: 'fx', toolName: 'effect', level: 'ALLOW' }],
+    };
+    a = await startTestServe(join(scratch.dir, 'a'), undefined, shared);
+    b = await startTestServe(join(scratch.dir, 'b'), undefined, shared);
+  }, 120_000);
+  afterAll(async () => {
+    await a?.serving.shutdown();
+    await b?.serving.shutdown();
+    await database?.drop();
+    scratch.cleanup();
+  });
+
+  const effectLines = (key: string): number =>
+    existsSync(effects)
+      ? readFileSync(effects, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes(`"key":"${key}"`)).length
+      : 0;
+
+  it.fails(
+    'runs once; both answers carry the one result',
+    async () => {
+      const onA = await BridgeClient.connect(a.port, { token: OPS });
+      const onB = await BridgeClient.connect(b.port, { token: OPS });
+      try {
+        for (const client of [onA, onB])
+          await waitFor(async () => {
+            const reply = await client.call('tools.list', {});
+            return (
+              reply.ok && (reply.result as { tools: Array<{ name: string }> }).tools.some((t) => t.name === 'effect')
+            );
+          }, 60_000);
+        const request = { name: 'effect', serverId: 'fx', args: { key: 'both-at-once' }, callId: 'both-at-once' };
+        const replies = await Promise.all([onA.call('tools.call', request), onB.call('tools.call', request)]);
+        expect(effectLines('both-at-once')).toBe(1);
+        expect(replies.map((r) => JSON.stringify(r))).toHaveLength(2);
+        for (const reply of replies) expect(reply, JSON.stringify(reply)).toMatchObject({ ok: true });
+      } finally {
+        onA.close();
+        onB.close();
+      }
+    },
+    120_000,
+  );
+});
