@@ -10,6 +10,8 @@ import { nowMs, systemClock } from '../storage/clock.js';
 import type { PgPool } from '../storage/postgres/pool.js';
 import { toStorageError } from '../storage/postgres/pool.js';
 import { CheckpointInvalidResultError } from './errors.js';
+import type { TaskLinkRow } from './taskLinks.js';
+import { taskLinkedCall } from './taskLinks.js';
 import type { CheckpointResult, TaskLinkedCall, TaskLinks } from './types.js';
 
 type TaskCall = Pick<TaskLinkedCall, 'sessionId' | 'callId' | 'taskId'>;
@@ -51,16 +53,7 @@ export class PostgresTaskLinks implements TaskLinks {
     let rows;
     try {
       rows = (
-        await this.#pool.query<{
-          session_id: string;
-          call_id: string;
-          user_id: string;
-          server_id: string;
-          tool_name: string;
-          task_id: string;
-          trace_id: string;
-          last_code: string | null;
-        }>(
+        await this.#pool.query<TaskLinkRow>(
           `SELECT session_id, call_id, user_id, server_id, tool_name, task_id, trace_id,
              last_error_json::jsonb ->> 'code' AS last_code
            FROM checkpoints WHERE status = 'started' AND task_id IS NOT NULL ORDER BY server_id, task_id`,
@@ -69,16 +62,7 @@ export class PostgresTaskLinks implements TaskLinks {
     } catch (error) {
       throw toStorageError(error, this.#where, 'list server tasks');
     }
-    return rows.map((row) => ({
-      sessionId: row.session_id,
-      callId: row.call_id,
-      userId: row.user_id,
-      serverId: row.server_id,
-      toolName: row.tool_name,
-      taskId: row.task_id,
-      traceId: row.trace_id,
-      ...(typeof row.last_code === 'string' ? { lastErrorCode: row.last_code } : {}),
-    }));
+    return rows.map(taskLinkedCall);
   }
 
   async complete(call: TaskCall, result: CheckpointResult): Promise<boolean> {

@@ -23,22 +23,35 @@ export type { TaskLinkedCall } from './types.js';
 /** A task id is the server's string: bounded, so a hostile server cannot fill the database with it. */
 const MAX_TASK_ID_LENGTH = 256;
 
+/** A task-linked record as both stores' `pending` query returns it. */
+export interface TaskLinkRow {
+  session_id: string;
+  call_id: string;
+  user_id: string;
+  server_id: string;
+  tool_name: string;
+  task_id: string;
+  trace_id: string;
+  last_code: string | null;
+}
+
+export function taskLinkedCall(row: TaskLinkRow): TaskLinkedCall {
+  return {
+    sessionId: row.session_id,
+    callId: row.call_id,
+    userId: row.user_id,
+    serverId: row.server_id,
+    toolName: row.tool_name,
+    taskId: row.task_id,
+    traceId: row.trace_id,
+    ...(typeof row.last_code === 'string' ? { lastErrorCode: row.last_code } : {}),
+  };
+}
+
 export class CheckpointTaskLinks implements TaskLinks {
   readonly #clock: Clock;
   readonly #link: Statement<unknown[]>;
-  readonly #pending: Statement<
-    [],
-    {
-      session_id: string;
-      call_id: string;
-      user_id: string;
-      server_id: string;
-      tool_name: string;
-      task_id: string;
-      trace_id: string;
-      last_code: string | null;
-    }
-  >;
+  readonly #pending: Statement<[], TaskLinkRow>;
   readonly #complete: Statement<unknown[]>;
   readonly #fail: Statement<unknown[]>;
   readonly #note: Statement<unknown[]>;
@@ -76,16 +89,7 @@ export class CheckpointTaskLinks implements TaskLinks {
 
   /** Every `started` record that carries a task id. */
   pending(): TaskLinkedCall[] {
-    return this.#pending.all().map((row) => ({
-      sessionId: row.session_id,
-      callId: row.call_id,
-      userId: row.user_id,
-      serverId: row.server_id,
-      toolName: row.tool_name,
-      taskId: row.task_id,
-      traceId: row.trace_id,
-      ...(typeof row.last_code === 'string' ? { lastErrorCode: row.last_code } : {}),
-    }));
+    return this.#pending.all().map(taskLinkedCall);
   }
 
   /** The task completed: its result is the record's (replayed from now on). False when the record moved on. */

@@ -19,7 +19,7 @@ import { decodeOwner, ownerState } from '../storage/processOwner.js';
 import { INTERRUPTED_BEFORE_RUN_ERROR, INTERRUPTED_ERROR } from './interrupted.js';
 import type { CallerStats } from './callerStats.js';
 import type { EventRow, TracePage, TraceQuery, TraceRow } from './traceReader.js';
-import { toEvent, toSummary } from './traceReader.js';
+import { TRACE_COLUMNS, toEvent, toSummary } from './traceReader.js';
 import type { TraceEventRow, TraceFinishRow, TraceSink, TraceStartRow } from './traceWriter.js';
 
 export const POSTGRES_TRACE_MIGRATIONS: readonly PostgresMigration[] = [
@@ -58,9 +58,6 @@ export const POSTGRES_TRACE_MIGRATIONS: readonly PostgresMigration[] = [
     `,
   },
 ];
-
-const COLUMNS =
-  'seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error';
 
 const FILTERS = [
   ['sessionId', 'session_id'],
@@ -134,7 +131,7 @@ export class PostgresTraceStore {
       where.push(`(started_at, seq) < (${param(key.at)}, ${param(key.seq)})`);
     }
     const sql =
-      `SELECT ${COLUMNS} FROM traces` +
+      `SELECT ${TRACE_COLUMNS} FROM traces` +
       (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
       ` ORDER BY started_at DESC, seq DESC LIMIT ${param(limit + 1)}`;
     const rows = await this.#read<TraceRow>(sql, params, 'list the traces');
@@ -144,7 +141,7 @@ export class PostgresTraceStore {
 
   async getTrace(traceId: string): Promise<TraceDetail | undefined> {
     const [row] = await this.#read<TraceRow>(
-      `SELECT ${COLUMNS} FROM traces WHERE trace_id = $1`,
+      `SELECT ${TRACE_COLUMNS} FROM traces WHERE trace_id = $1`,
       [traceId],
       'read a trace',
     );
@@ -215,7 +212,7 @@ export class PostgresTraceStore {
            ended_at = GREATEST(started_at, COALESCE((SELECT MAX(at) FROM trace_events e WHERE e.trace_id = traces.trace_id), started_at)),
            duration_ms = GREATEST(0, COALESCE((SELECT MAX(at) FROM trace_events e WHERE e.trace_id = traces.trace_id), started_at) - started_at),
            error = $2
-         WHERE trace_id = $1 AND status = 'running' RETURNING ${COLUMNS}`,
+         WHERE trace_id = $1 AND status = 'running' RETURNING ${TRACE_COLUMNS}`,
         [row.trace_id, JSON.stringify(error)],
         'close interrupted traces',
       );

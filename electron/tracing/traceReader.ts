@@ -55,7 +55,7 @@ export interface EventRow {
   data: string;
 }
 
-const TRACE_COLUMNS =
+export const TRACE_COLUMNS =
   'seq, trace_id, session_id, call_id, user_id, tool_name, server_id, status, started_at, ended_at, duration_ms, error';
 
 /** Equality filters. Both list indexes carry every filter column, tested on the index entry before the row is read. */
