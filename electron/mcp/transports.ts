@@ -16,7 +16,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { HttpServerConfig, ServerConfig, StdioServerConfig, ValueOrSecret } from '../../shared/serverConfig.js';
 import { sandboxEnabled } from '../../shared/serverConfig.js';
 import type { ServerSandboxes } from '../sandbox/serverSandbox.js';
-import { SandboxCommandNotFoundError, SandboxUnavailableError } from '../sandbox/serverSandbox.js';
+import { SandboxCommandNotFoundError, SandboxUnavailableError, sandboxedServerOf } from '../sandbox/serverSandbox.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secretValue.js';
 import type { HttpAuth } from './auth.js';
@@ -129,17 +129,7 @@ async function sandboxed(
 }> {
   if (!sandboxEnabled(config)) return { command: config.command, args: config.args };
   try {
-    const wrapped = await sandboxes.wrap(
-      {
-        id: config.id,
-        command: config.command,
-        args: config.args,
-        cwd: config.cwd,
-        roots: config.roots ?? [],
-        sandbox: config.sandbox ?? { read: [], denyRead: [], write: [], hosts: [] },
-      },
-      { ...getDefaultEnvironment(), ...env },
-    );
+    const wrapped = await sandboxes.wrap(sandboxedServerOf(config), { ...getDefaultEnvironment(), ...env });
     return { command: wrapped.command, args: wrapped.args, release: wrapped.release, deniedRead: wrapped.deniedRead };
   } catch (error) {
     if (error instanceof SandboxUnavailableError)

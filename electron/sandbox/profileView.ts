@@ -8,23 +8,14 @@ import type { SandboxProfileView } from '../../shared/contract.js';
 import type { ServerConfig } from '../../shared/serverConfig.js';
 import { sandboxEnabled } from '../../shared/serverConfig.js';
 import type { ServerSandboxes } from './serverSandbox.js';
+import { sandboxedServerOf } from './serverSandbox.js';
 
 export function sandboxProfileView(sandboxes: ServerSandboxes, config: ServerConfig): SandboxProfileView | undefined {
   if (config.transport !== 'stdio' || !sandboxEnabled(config)) return undefined;
   // Only a plain PATH of its own changes where its command is found; a secret one is not read here.
   const path = config.env?.PATH;
   const env = { ...getDefaultEnvironment(), ...(typeof path === 'string' ? { PATH: path } : {}) };
-  const profile = sandboxes.profileOf(
-    {
-      id: config.id,
-      command: config.command,
-      args: config.args,
-      cwd: config.cwd,
-      roots: config.roots ?? [],
-      sandbox: config.sandbox ?? { read: [], denyRead: [], write: [], hosts: [] },
-    },
-    env,
-  );
+  const profile = sandboxes.profileOf(sandboxedServerOf(config), env);
   return {
     ...(profile.launcher ? { launcher: profile.launcher } : {}),
     hidden: profile.read.deny,

@@ -23,7 +23,7 @@ import { delimiter, dirname, join, sep } from 'node:path';
 import { SandboxManager } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import type { SandboxReason } from '../../shared/errors.js';
-import type { ServerSandbox } from '../../shared/serverConfig.js';
+import type { ServerSandbox, StdioServerConfig } from '../../shared/serverConfig.js';
 import { resolveCommand, scriptsAmong } from './commandPath.js';
 import { deniedReadIn } from './deniedAccess.js';
 import type { EgressAsks } from './egressAsk.js';
@@ -257,6 +257,18 @@ export interface SandboxedServer {
   cwd?: string | undefined;
   roots: readonly string[];
   sandbox: Pick<ServerSandbox, 'read' | 'denyRead' | 'write' | 'hosts'>;
+}
+
+/** The parts of a stdio server's config its sandbox is made from — one reading for the spawn and the profile shown. */
+export function sandboxedServerOf(config: StdioServerConfig): SandboxedServer {
+  return {
+    id: config.id,
+    command: config.command,
+    args: config.args,
+    cwd: config.cwd,
+    roots: config.roots ?? [],
+    sandbox: config.sandbox ?? { read: [], denyRead: [], write: [], hosts: [] },
+  };
 }
 
 /** What to spawn in place of the server's command (`shell: false`), and what to do when it ends. */
