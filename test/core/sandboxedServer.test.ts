@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Core } from '../../electron/core/types.js';
 import type { DispatchResult } from '../../shared/bridge.js';
-import { SANDBOX_CALLER } from '../../shared/contract/approvals.js';
 import type { TraceDetail } from '../../shared/traces.js';
 import { bundleServer } from '../helpers/buildFixtures.js';
 import { PROJECT_ROOT, scratchDir, waitFor } from '../helpers/fixtures.js';
-import { buildScratchCore } from '../helpers/scratchCore.js';
+import { allowCallsDenyEgress, buildScratchCore } from '../helpers/scratchCore.js';
 
 const HOSTILE_SOURCE = join(PROJECT_ROOT, 'test', 'doubles', 'servers', 'hostile-server.ts');
 const HOSTILE = join(PROJECT_ROOT, '.cache', 'fixtures', 'hostile-server-core.mjs');
@@ -34,16 +33,7 @@ beforeAll(async () => {
   await bundleServer(HOSTILE_SOURCE, HOSTILE);
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   core = await buildScratchCore(scratch.dir, { version: '0.0.0-test', secretsLabel: 'sandbox test' });
-  // The person allows each call when asked (the tool has no annotations) and denies the
-  // server's connection when the sandbox asks about its host (the egress ask, issue 29).
-  core.onEvent((event, payload) => {
-    if (event !== 'approval.requested') return;
-    const asked = payload as { requestId: string; userId: string };
-    void core.dispatch('approvals.answer', {
-      requestId: asked.requestId,
-      answer: asked.userId === SANDBOX_CALLER ? 'deny' : 'allow-once',
-    });
-  });
+  allowCallsDenyEgress(core);
 });
 afterAll(async () => {
   await core.close();
