@@ -3,7 +3,9 @@
  * values in the secret store under `telemetry/header/<name>`), applied to the app's Telemetry
  * (electron/telemetry/) at once. Off by default. The standard `OTEL_EXPORTER_OTLP_*` variables
  * fill in what is left empty (the endpoint, headers) — the exporters read them themselves — and
- * `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL` overrides the protocol when set.
+ * `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL` overrides the protocol when set. Header values from the
+ * settings and from those variables join the app's redactor, and a collector's answer is redacted
+ * before it is cut to the length the window shows.
  */
 import { z } from 'zod';
 import type { ObservabilitySet, ObservabilityView } from '../../shared/contract/observability.js';
@@ -16,6 +18,14 @@ import type { ExportConfig, OtlpProtocol } from '../telemetry/exportPipeline.js'
 
 const SETTINGS_KEY = 'telemetry.export';
 const headerKey = (name: string): string => `telemetry/header/${name.toLowerCase()}`;
+/** How much of a collector's answer the window shows. */
+const ANSWER_MAX_CHARS = 300;
+/** The variables whose `name=value,…` pairs the OTLP exporters send as headers (OpenTelemetry's spec). */
+const HEADER_VARIABLES = [
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+  'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
+] as const;
 
 const SavedSchema = z.object({
   enabled: z.boolean(),
@@ -61,6 +71,9 @@ export class ObservabilityService {
     if (parsed && !parsed.success)
       warn('The saved Observability settings are not valid; export stays off until they are saved again.');
     this.#saved = parsed?.success ? parsed.data : DEFAULTS;
+    // Headers the exporters take from the environment are secrets too (API keys, usually).
+    for (const variable of HEADER_VARIABLES)
+      for (const value of headerValuesOf(env[variable])) this.redaction.add(value);
   }
 
   /** Applies the saved settings (at start). */
@@ -78,17 +91,19 @@ export class ObservabilityService {
         exported: stats.exported,
         dropped: stats.dropped,
         failed: stats.failed,
-        ...(stats.lastError ? { lastError: this.redaction.redactText(stats.lastError) } : {}),
+        ...(stats.lastError ? { lastError: this.#quote(stats.lastError) } : {}),
       },
     };
   }
 
   async set(request: ObservabilitySet): Promise<ObservabilityView> {
     const names = request.headers.map((h) => h.name);
+    // Names are kept case-insensitively (headerKey): `Authorization` renamed `authorization` is not gone.
+    const kept = new Set(names.map((name) => headerKey(name)));
+    for (const gone of this.#saved.headers.filter((name) => !kept.has(headerKey(name))))
+      await this.secrets.delete(headerKey(gone));
     for (const header of request.headers)
       if (header.value !== undefined) await this.secrets.set(headerKey(header.name), new SecretValue(header.value));
-    for (const gone of this.#saved.headers.filter((name) => !names.includes(name)))
-      await this.secrets.delete(headerKey(gone));
     const next: Saved = {
       enabled: request.enabled,
       protocol: request.protocol,
@@ -110,7 +125,13 @@ export class ObservabilityService {
   async test(): Promise<TestSpanAnswer> {
     const answer = await this.telemetry.testSpan(await this.#exportConfig());
     // The collector's answer is quoted: an error body that echoes the request's headers stays redacted.
-    return { ...answer, message: this.redaction.redactText(answer.message) };
+    return { ...answer, message: this.#quote(answer.message) };
+  }
+
+  /** A collector's words for the window: redacted first, then cut (a cut first could split a secret). */
+  #quote(text: string): string {
+    const redacted = this.redaction.redactText(text);
+    return redacted.length > ANSWER_MAX_CHARS ? `${redacted.slice(0, ANSWER_MAX_CHARS)}…` : redacted;
   }
 
   /** The exported trace id of a MiniHarness trace and, with a viewer URL set, the link to it. */
@@ -163,6 +184,23 @@ export class ObservabilityService {
  * A signal's URL from an endpoint as people write it: a base (…:4318) gets `/v1/traces` or
  * `/v1/metrics`; a traces URL is kept for traces, its metrics sibling used for metrics.
  */
+/** The values of an `OTEL_EXPORTER_OTLP_*_HEADERS` variable (`name=value,…`, values percent-encoded). */
+function headerValuesOf(variable: string | undefined): string[] {
+  if (!variable) return [];
+  return variable.split(',').flatMap((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 0) return [];
+    const raw = pair.slice(at + 1).trim();
+    let value = raw;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      // Not percent-encoded as the spec asks: the exporter sends it as written.
+    }
+    return raw === value ? [raw] : [raw, value];
+  });
+}
+
 function signalUrl(endpoint: string, signal: 'traces' | 'metrics'): string | undefined {
   if (!endpoint) return undefined;
   const base = endpoint.replace(/\/+$/, '').replace(/\/v1\/(traces|metrics)$/, '');

@@ -71,13 +71,20 @@ export function createExporter(config: ExportConfig): SpanExporter {
   return config.protocol === 'http/json' ? new JsonExporter(options) : new ProtoExporter(options);
 }
 
-/** What an exporter's failure says, without its request (headers): the HTTP status and a bounded body. */
+/** How much of a collector's error body is kept (in memory) before it is redacted and cut for the window. */
+const EXPORT_ERROR_MAX_CHARS = 16_384;
+
+/**
+ * What an exporter's failure says, without its request (headers): the HTTP status and the body, bounded
+ * generously. It is cut short for the window only after redaction (ObservabilityService): a cut made first
+ * could split an echoed header value so that redaction no longer finds it.
+ */
 export function describeExportError(error: unknown): string {
   if (!error || typeof error !== 'object') return 'the export failed';
   const { code, data, message } = error as { code?: unknown; data?: unknown; message?: unknown };
   const status = typeof code === 'number' ? `HTTP ${code}` : undefined;
-  const body = typeof data === 'string' && data.length > 0 ? data.slice(0, 200) : undefined;
-  const text = typeof message === 'string' ? message.slice(0, 200) : 'the export failed';
+  const body = typeof data === 'string' && data.length > 0 ? data.slice(0, EXPORT_ERROR_MAX_CHARS) : undefined;
+  const text = typeof message === 'string' ? message.slice(0, EXPORT_ERROR_MAX_CHARS) : 'the export failed';
   return [status, body ?? text].filter(Boolean).join(': ');
 }
 
