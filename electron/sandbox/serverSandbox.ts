@@ -332,7 +332,11 @@ export class ServerSandboxes {
     // What this platform lacks is said before the library starts (and never by running unconfined).
     const check = checkPrograms(platform);
     if (!check.ok) throw new SandboxUnavailableError(check.reason, check.detail);
-    if (platform !== process.platform) throw new SandboxUnavailableError('platform_unsupported', `not ${platform}`);
+    if (platform !== process.platform)
+      throw new SandboxUnavailableError(
+        'platform_unsupported',
+        `servers are sandboxed for ${platform}, but this machine runs ${process.platform}`,
+      );
     await sandboxSession();
     const cwd = server.cwd ?? process.cwd();
     const profile = this.profileOf(server, env);
@@ -362,13 +366,17 @@ export class ServerSandboxes {
       commandId,
       commandText: `mcp-server ${server.id}`,
     });
+    const { onViolation } = this.options;
+    const unwatch = onViolation
+      ? watchViolations(commandId, (violation) => onViolation(server.id, violation))
+      : () => undefined;
     let released = false;
     const release = (): void => {
       if (released) return;
       released = true;
       egress?.detach(commandId);
       deciders.delete(commandId);
-      watchers.delete(commandId);
+      unwatch();
       SandboxManager.unregisterCommandNetworkLists(commandId);
       SandboxManager.cleanupAfterCommand();
     };
@@ -382,8 +390,6 @@ export class ServerSandboxes {
       egress.attach(server.id, commandId, config.hosts);
       deciders.set(commandId, (host, port) => egress.decide(commandId, host, port));
     }
-    const { onViolation } = this.options;
-    if (onViolation) watchers.set(commandId, (violation) => onViolation(server.id, violation));
     const [file, ...args] = argv;
     if (!file) {
       release();
