@@ -94,10 +94,17 @@ describePostgres('ApprovalBroker shared over PostgreSQL', () => {
       const { requestId, answer } = ask(a);
       await runAsActor('Alice', () => a.broker.decide(requestId, 'allow-once'));
       expect(await answer).toBe('allow-once');
-      await waitFor(
-        () => closedOf(b, requestId) !== undefined || !b.broker.list().some((v) => v.requestId === requestId),
+      // B learns of Alice's decision. B emits approval.closed only for a request it had listed (its
+      // NOTIFY may not have arrived yet), so ask B itself: its decision is refused, naming Alice.
+      await expect(runAsActor('Bob', () => b.broker.decide(requestId, 'deny'))).rejects.toMatchObject({
+        code: 'stale_approval',
+        message: expect.stringMatching(/^Alice already decided this approval \(allow-once\)/) as string,
+      });
+      await waitFor(() => !b.broker.list().some((v) => v.requestId === requestId));
+      // If B did show it, B closed it as Alice's answer.
+      expect([undefined, { requestId, outcome: 'answered', decidedBy: 'Alice', answer: 'allow-once' }]).toContainEqual(
+        closedOf(b, requestId),
       );
-      expect(b.broker.list().some((v) => v.requestId === requestId)).toBe(false);
     }
   });
 

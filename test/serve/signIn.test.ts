@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApprovalView, CallOutcome, HistoryRecordView } from '../../shared/contract.js';
+import type { ApprovalView, HistoryRecordView } from '../../shared/contract.js';
 import { scratchDir, waitFor } from '../helpers/fixtures.js';
 import type { TeamIdp } from '../doubles/oidc/teamIdp.js';
 import { startTeamIdp } from '../doubles/oidc/teamIdp.js';
@@ -130,7 +130,7 @@ describe('miniharness serve: people sign in through OpenID Connect, roles decide
       error: { code: 'stale_approval' },
     });
     const outcome = await call;
-    expect(outcome.ok && (outcome.result as CallOutcome).result.isError).toBe(false);
+    expect(outcome).toMatchObject({ ok: true, result: { callId, result: { isError: false } } });
     // Every other page learns who decided, and how.
     await waitFor(() => viewer.events.some((e) => e.event === 'approval.closed'));
     expect(viewer.events.find((e) => e.event === 'approval.closed')?.payload).toEqual({

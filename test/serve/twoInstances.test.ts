@@ -1,14 +1,17 @@
 /**
  * Two `miniharness serve` instances on one PostgreSQL database (the storage of issue 35): a call
  * made through instance A by the command line's token runs once; instance B's viewer finds it in
- * History under the name of who made it, and replaying it on B runs nothing.
+ * History under the name of who made it, and replaying it on B runs nothing (each instance runs its
+ * own copy of a stdio server whose tool appends a line per execution to one shared file).
  * (No load balancer yet: the nginx/HAProxy deployment test of issue 36 is still to come.)
  */
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CallOutcome } from '../../shared/contract.js';
-import { scratchDir } from '../helpers/fixtures.js';
+import { PROJECT_ROOT, sandboxWritingTo, scratchDir, waitFor } from '../helpers/fixtures.js';
+import { BUILT_SIDE_EFFECT_FIXTURE, buildSideEffectServer } from '../restart/restartSoak.js';
 import type { TestDatabase } from '../storage/postgres.js';
 import { createTestDatabase, describePostgres } from '../storage/postgres.js';
 import { BridgeClient } from '../web/host.js';
@@ -21,11 +24,13 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 
 describePostgres('two serve instances on one PostgreSQL', () => {
   const scratch = scratchDir('mh-serve-pg-');
+  const effects = join(scratch.dir, 'effects.jsonl');
   let database: TestDatabase;
   let a: TestServe;
   let b: TestServe;
 
   beforeAll(async () => {
+    await buildSideEffectServer();
     database = await createTestDatabase('serve');
     const shared = {
       databaseUrl: database.url,
@@ -33,10 +38,40 @@ describePostgres('two serve instances on one PostgreSQL', () => {
         { name: 'ops', role: 'admin' as const, sha256: sha256(OPS) },
         { name: 'dash', role: 'viewer' as const, sha256: sha256(DASH) },
       ],
+      servers: [
+        {
+          mode: 'create',
+          config: {
+            id: 'fx',
+            name: 'Side effects',
+            transport: 'stdio',
+            command: process.execPath,
+            args: [BUILT_SIDE_EFFECT_FIXTURE],
+            cwd: PROJECT_ROOT,
+            env: { SIDE_EFFECT_FILE: effects },
+            sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
+          },
+        },
+      ],
+      rules: [{ serverId: 'fx', toolName: 'effect', level: 'ALLOW' }],
     };
     a = await startTestServe(join(scratch.dir, 'a'), undefined, shared);
     b = await startTestServe(join(scratch.dir, 'b'), undefined, shared);
-  }, 90_000);
+    // Both copies of the tool are up, so a run on B would be counted.
+    for (const serve of [a, b]) {
+      const client = await BridgeClient.connect(serve.port, { token: OPS });
+      try {
+        await waitFor(async () => {
+          const reply = await client.call('tools.list', {});
+          return (
+            reply.ok && (reply.result as { tools: Array<{ name: string }> }).tools.some((t) => t.name === 'effect')
+          );
+        }, 60_000);
+      } finally {
+        client.close();
+      }
+    }
+  }, 180_000);
   afterAll(async () => {
     await a?.serving.shutdown();
     await b?.serving.shutdown();
@@ -44,17 +79,25 @@ describePostgres('two serve instances on one PostgreSQL', () => {
     scratch.cleanup();
   });
 
+  const effectLines = (key: string): number =>
+    existsSync(effects)
+      ? readFileSync(effects, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes(`"key":"${key}"`)).length
+      : 0;
+
   it('a call made on A is in B’s History with who made it; replaying it on B runs nothing', async () => {
     const ops = await BridgeClient.connect(a.port, { token: OPS });
     const dash = await BridgeClient.connect(b.port, { token: DASH });
     try {
       const made = await ops.call('tools.call', {
-        name: 'list_directory',
-        serverId: 'local',
-        args: { path: '.' },
+        name: 'effect',
+        serverId: 'fx',
+        args: { key: 'shared-1' },
         callId: 'shared-1',
       });
       expect(made.ok, JSON.stringify(made)).toBe(true);
+      expect(effectLines('shared-1')).toBe(1);
       const { sessionId } = made.ok ? (made.result as CallOutcome) : { sessionId: '' };
       const page = await dash.call('history.page', { sessionId, limit: 10 });
       expect(page).toMatchObject({
@@ -72,6 +115,8 @@ describePostgres('two serve instances on one PostgreSQL', () => {
           ok: true,
           result: { replayed: true },
         });
+        // The replay answered from the checkpoint: the tool still ran once, on A.
+        expect(effectLines('shared-1')).toBe(1);
       } finally {
         opsOnB.close();
       }

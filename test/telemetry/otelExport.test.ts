@@ -364,7 +364,7 @@ describe('OpenTelemetry export', () => {
     expect(JSON.stringify(receiver.spans)).not.toContain('sk-otel-test-key-123456');
   });
 
-  it('opt-in payloads: arguments and result on the span, redacted and capped', async () => {
+  it('opt-in payloads: arguments and result on the span, capped', async () => {
     await app.call('observability.set', settings(receiver, 'http/json', { exportPayloads: true }));
     const text = `payload ${'x'.repeat(5000)}`;
     const { traceId } = await app.call<{ traceId: string }>('tools.call', {
