@@ -11,6 +11,7 @@ import { sessionBearer } from '../web/access.js';
 import { isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AuditLog } from './audit.js';
 import type { OidcSignIn } from './oidcSignIn.js';
+import { SignInRefusal } from './oidcSignIn.js';
 import type { People } from './people.js';
 import { personLabel } from './people.js';
 import type { Role } from './roles.js';
@@ -78,14 +79,25 @@ async function signIn(
     });
   if (path === '/auth/login') {
     const bootstrap = new URL(req.url ?? '/', 'http://host').searchParams.get('bootstrap') ?? undefined;
-    return oidc.start(res, bootstrap);
+    try {
+      return await oidc.start(res, bootstrap);
+    } catch (error) {
+      // The provider's discovery failed (down, unreachable, bad metadata): its text is for the operator, not the person.
+      audit.record({ action: 'sign-in refused', reason: `identity provider: ${(error as Error).name}` });
+      return text(res, 502, 'The identity provider cannot be reached right now; try again later, or tell your admin.');
+    }
   }
   let signedIn: Awaited<ReturnType<OidcSignIn['finish']>>;
   try {
     signedIn = await oidc.finish(req);
   } catch (error) {
     audit.record({ action: 'sign-in refused', reason: (error as Error).name });
-    return text(res, 403, `Sign-in failed: ${(error as Error).message} Open /auth/login to try again.`);
+    // Only our own refusals are sentences; a library's or fetch's text ("fetch failed") would mean nothing to the person.
+    const why =
+      error instanceof SignInRefusal
+        ? error.message
+        : 'The identity provider could not complete the sign-in; try again, or tell your admin.';
+    return text(res, 403, `Sign-in failed: ${why} Open /auth/login to try again.`);
   }
   const { person, bootstrap } = signedIn;
   if (bootstrap !== undefined && people.redeemBootstrap(person, bootstrap))
