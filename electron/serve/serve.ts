@@ -104,7 +104,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
       sessions: new Sessions(secure),
       people,
       oidc,
-      audit: new AuditLog(config.dataDir),
+      audit: new AuditLog(config.dataDir, say),
       signInLimit: new RateLimit(config.signInPerMinute),
       health: () => (ready ? { ready: true } : { ready: false, reason: draining ? 'shutting down' : 'starting' }),
     });
