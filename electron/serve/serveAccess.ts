@@ -4,7 +4,8 @@
  * contract request is checked against the person's role (roles.ts), and every sign-in, change and
  * decision is recorded with the person (audit.ts).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { hashToken } from '../security/tokenHash.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebAccess } from '../web/access.js';
 import { sessionBearer } from '../web/access.js';
@@ -21,7 +22,7 @@ import type { RateLimit, Session, Sessions } from './sessions.js';
 /** A configured API token's caller when `token` is one (compared by SHA-256, in constant time). */
 function apiCaller(tokens: ServeAccessOptions['apiTokens'], token: string | undefined): Session | undefined {
   if (!token) return undefined;
-  const hash = createHash('sha256').update(token).digest();
+  const hash = Buffer.from(hashToken(token), 'hex');
   const match = tokens.find((t) => timingSafeEqual(Buffer.from(t.sha256, 'hex'), hash));
   if (!match) return undefined;
   const person = { issuer: 'miniharness', subject: `api-token:${match.name}`, name: `CLI (${match.name})` };
