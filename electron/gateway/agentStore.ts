@@ -7,7 +7,8 @@
  * (gateway/oauth/) records its client; its static token is made and dropped at once, so it is
  * reached with the tokens its sign-in got, which live in the sign-in's own store.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hashToken } from '../security/tokenHash.js';
 import { z } from 'zod';
 import type { AgentVisibility } from '../../shared/agents.js';
 import { AgentNameSchema, AgentVisibilitySchema, RESERVED_AGENT_NAMES } from '../../shared/agents.js';
@@ -37,10 +38,6 @@ const StoredAgentSchema = z.object({
     .optional(),
 });
 export type StoredAgent = z.infer<typeof StoredAgentSchema>;
-
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
 
 export class AgentStore {
   private agents: StoredAgent[] = [];

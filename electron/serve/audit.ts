@@ -19,8 +19,14 @@ export interface AuditEntry {
 
 export class AuditLog {
   private readonly file: string;
+  /** A failing write was reported to the operator, and none succeeded since: it is not reported again. */
+  private failing = false;
 
-  constructor(dataDir: string) {
+  /** `warn`: the operator's channel (the serve's output) for a write that fails. */
+  constructor(
+    dataDir: string,
+    private readonly warn: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+  ) {
     this.file = join(dataDir, 'audit.jsonl');
   }
 
@@ -31,6 +37,15 @@ export class AuditLog {
       ...rest,
       ...(person ? { person: personLabel(person), subject: person.subject, issuer: person.issuer } : {}),
     };
-    appendFileSync(this.file, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    try {
+      appendFileSync(this.file, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+      this.failing = false;
+    } catch (error) {
+      // Never the caller's failure: a request whose audit line cannot be written is still answered.
+      if (this.failing) return;
+      this.failing = true;
+      const why = (error as NodeJS.ErrnoException).code ?? (error as Error).name;
+      this.warn(`MiniHarness serve: cannot write the audit log ${this.file} (${why}); entries are lost until it can.`);
+    }
   }
 }

@@ -11,6 +11,11 @@ import { isLoopbackHost } from './listenPolicy.js';
 import type { Person } from './people.js';
 import { cookieOf } from './sessions.js';
 
+/** A sign-in this instance refuses itself: its message is a sentence for the person. */
+export class SignInRefusal extends Error {
+  override readonly name = 'SignInRefusal';
+}
+
 interface Pending {
   verifier: string;
   nonce: string;
@@ -87,14 +92,14 @@ export class OidcSignIn {
     res.end();
   }
 
-  /** The person the provider vouches for, and the bootstrap token the sign-in carried; throws a sentence when refused. */
+  /** The person the provider vouches for, and the bootstrap token the sign-in carried; throws a SignInRefusal when refused. */
   async finish(req: IncomingMessage): Promise<{ person: Person; bootstrap?: string }> {
     const url = new URL(req.url ?? '/', this.options.publicUrl());
     const state = url.searchParams.get('state') ?? '';
     const cookie = cookieOf(req, this.cookieName);
     const pending = this.pending.get(state);
     if (!pending || cookie !== state || pending.expiresAt < Date.now())
-      throw new Error('This sign-in was not started in this browser, or it took too long; sign in again.');
+      throw new SignInRefusal('This sign-in was not started in this browser, or it took too long; sign in again.');
     this.pending.delete(state);
     const config = await this.discover();
     const tokens = await client.authorizationCodeGrant(config, url, {
@@ -104,7 +109,7 @@ export class OidcSignIn {
       idTokenExpected: true,
     });
     const claims = tokens.claims();
-    if (!claims) throw new Error('The identity provider did not say who signed in.');
+    if (!claims) throw new SignInRefusal('The identity provider did not say who signed in.');
     const person: Person = { issuer: claims.iss, subject: claims.sub };
     // An e-mail decides a role only when the provider verified it.
     if (typeof claims.email === 'string' && claims.email_verified === true) person.email = claims.email;

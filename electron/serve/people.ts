@@ -3,7 +3,8 @@
  * the one-time bootstrap token (kept in people.json in the data folder; the token itself only as
  * its SHA-256, and deleted once used).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { hashToken } from '../security/tokenHash.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
@@ -27,8 +28,6 @@ const StoredSchema = z.object({
   bootstrapSha256: z.string().optional(),
 });
 type Stored = z.infer<typeof StoredSchema>;
-
-const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 export class People {
   private stored: Stored;
@@ -56,14 +55,14 @@ export class People {
     const hasAdmin = Object.values(this.configured).includes('admin') || this.stored.admins.length > 0;
     if (hasAdmin) return undefined;
     const token = randomBytes(24).toString('base64url');
-    this.save({ ...this.stored, bootstrapSha256: sha256(token).toString('hex') });
+    this.save({ ...this.stored, bootstrapSha256: hashToken(token) });
     return token;
   }
 
   /** Makes `person` an admin when `token` is the pending bootstrap token (it is then used up). */
   redeemBootstrap(person: Person, token: string): boolean {
     const expected = this.stored.bootstrapSha256;
-    if (!expected || !timingSafeEqual(Buffer.from(expected, 'hex'), sha256(token))) return false;
+    if (!expected || !timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(hashToken(token), 'hex'))) return false;
     this.save({ admins: [...this.stored.admins, { issuer: person.issuer, subject: person.subject }] });
     return true;
   }

@@ -10,8 +10,8 @@ import { chooseWorkspaceDir } from '../core/dataDir.js';
 import type { Core } from '../core/types.js';
 import { FileSecretStore } from '../secrets/fileSecretStore.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
-import { isPostgresUrl, redactDatabaseUrl } from '../storage/postgres/url.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
+import { databaseAt } from '../storage/selectDatabase.js';
 import { openConfConfigStore } from '../web/confConfigStore.js';
 import type { WebHost } from '../web/host.js';
 import { startWebHost } from '../web/host.js';
@@ -46,11 +46,12 @@ export interface Serving {
 
 /** SQLite in the data folder, or the configured PostgreSQL (its URL is named only without credentials). */
 function databaseOf(config: ServeConfig): DatabaseSelection {
-  const url = config.databaseUrl;
-  if (url === undefined) return { kind: 'sqlite' };
-  const where = redactDatabaseUrl(url);
-  if (!isPostgresUrl(url)) throw new ServeConfigError(`The database URL (${where}) is not a postgres:// URL.`);
-  return { kind: 'postgres', url, where };
+  try {
+    return databaseAt(config.databaseUrl);
+  } catch (error) {
+    // A URL that is not postgres:// is the configuration's mistake (exit 2), not an outage.
+    throw new ServeConfigError((error as Error).message);
+  }
 }
 
 /** Servers and rules from the configuration, through the contract (validated there as a page's would be). */
@@ -104,7 +105,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
       sessions: new Sessions(secure),
       people,
       oidc,
-      audit: new AuditLog(config.dataDir),
+      audit: new AuditLog(config.dataDir, say),
       signInLimit: new RateLimit(config.signInPerMinute),
       health: () => (ready ? { ready: true } : { ready: false, reason: draining ? 'shutting down' : 'starting' }),
     });

@@ -4,13 +4,15 @@
  * contract request is checked against the person's role (roles.ts), and every sign-in, change and
  * decision is recorded with the person (audit.ts).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { hashToken } from '../security/tokenHash.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebAccess } from '../web/access.js';
 import { sessionBearer } from '../web/access.js';
 import { isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AuditLog } from './audit.js';
 import type { OidcSignIn } from './oidcSignIn.js';
+import { SignInRefusal } from './oidcSignIn.js';
 import type { People } from './people.js';
 import { personLabel } from './people.js';
 import type { Role } from './roles.js';
@@ -20,7 +22,7 @@ import type { RateLimit, Session, Sessions } from './sessions.js';
 /** A configured API token's caller when `token` is one (compared by SHA-256, in constant time). */
 function apiCaller(tokens: ServeAccessOptions['apiTokens'], token: string | undefined): Session | undefined {
   if (!token) return undefined;
-  const hash = createHash('sha256').update(token).digest();
+  const hash = Buffer.from(hashToken(token), 'hex');
   const match = tokens.find((t) => timingSafeEqual(Buffer.from(t.sha256, 'hex'), hash));
   if (!match) return undefined;
   const person = { issuer: 'miniharness', subject: `api-token:${match.name}`, name: `CLI (${match.name})` };
@@ -78,14 +80,25 @@ async function signIn(
     });
   if (path === '/auth/login') {
     const bootstrap = new URL(req.url ?? '/', 'http://host').searchParams.get('bootstrap') ?? undefined;
-    return oidc.start(res, bootstrap);
+    try {
+      return await oidc.start(res, bootstrap);
+    } catch (error) {
+      // The provider's discovery failed (down, unreachable, bad metadata): its text is for the operator, not the person.
+      audit.record({ action: 'sign-in refused', reason: `identity provider: ${(error as Error).name}` });
+      return text(res, 502, 'The identity provider cannot be reached right now; try again later, or tell your admin.');
+    }
   }
   let signedIn: Awaited<ReturnType<OidcSignIn['finish']>>;
   try {
     signedIn = await oidc.finish(req);
   } catch (error) {
     audit.record({ action: 'sign-in refused', reason: (error as Error).name });
-    return text(res, 403, `Sign-in failed: ${(error as Error).message} Open /auth/login to try again.`);
+    // Only our own refusals are sentences; a library's or fetch's text ("fetch failed") would mean nothing to the person.
+    const why =
+      error instanceof SignInRefusal
+        ? error.message
+        : 'The identity provider could not complete the sign-in; try again, or tell your admin.';
+    return text(res, 403, `Sign-in failed: ${why} Open /auth/login to try again.`);
   }
   const { person, bootstrap } = signedIn;
   if (bootstrap !== undefined && people.redeemBootstrap(person, bootstrap))

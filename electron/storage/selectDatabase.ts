@@ -11,7 +11,11 @@ export type DatabaseSelection = { kind: 'sqlite' } | { kind: 'postgres'; url: st
 
 /** Throws DatabaseUnreachableError (reason `unsupported_url`) for a URL that is not postgres:// or postgresql://. */
 export function selectDatabase(argv: readonly string[], env: NodeJS.ProcessEnv): DatabaseSelection {
-  const url = databaseUrlFrom(argv, env);
+  return databaseAt(databaseUrlFrom(argv, env));
+}
+
+/** The selection for a URL already read (undefined: SQLite); throws as selectDatabase does. */
+export function databaseAt(url: string | undefined): DatabaseSelection {
   if (url === undefined) return { kind: 'sqlite' };
   const where = redactDatabaseUrl(url);
   if (!isPostgresUrl(url))

@@ -19,7 +19,7 @@ export interface WebAccess<Caller = unknown> {
   originAllowed(origin: string | undefined, port: number): boolean;
   /** Routes of its own (sign-in, health); resolves true when it answered the request. */
   handle?(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>;
-  /** The caller of `/session` (bearer) or of a bridge upgrade (`?token=`); undefined: refused (401). */
+  /** The caller of `/session` (bearer) or of a bridge upgrade (bearer, else `?token=`); undefined: refused (401). */
   authenticate(req: IncomingMessage, token: string | undefined): Caller | undefined;
   /** May this caller use this channel now (checked on every request); a sentence when not. */
   refusal?(caller: Caller, channel: string): string | undefined;

@@ -22,7 +22,8 @@ import { FileSecretStore } from '../secrets/fileSecretStore.js';
 import { openBrowserSecretStore } from '../secrets/keyringSecretStore.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
-import { selectDatabase } from '../storage/selectDatabase.js';
+import { databaseAt } from '../storage/selectDatabase.js';
+import { databaseUrlFrom } from '../storage/postgres/url.js';
 import { newToken } from '../security/loopbackAccess.js';
 import { openConfConfigStore } from './confConfigStore.js';
 import { chooseWorkspaceDir, defaultDataDir } from '../core/dataDir.js';
@@ -60,7 +61,7 @@ let database: DatabaseSelection;
 try {
   gatewayPort = gatewayPortOverride(values['gateway-port'], process.env);
   // The message names the database without its credentials.
-  database = selectDatabase(process.argv, process.env);
+  database = databaseAt(values.database ?? databaseUrlFrom([], process.env));
 } catch (error) {
   fail((error as Error).message);
 }

@@ -348,7 +348,9 @@ function attachBridge(ctx: HostContext, http: Server): () => void {
       return refuseUpgrade(socket, 400, 'Bad Request');
     }
     if (url.pathname !== BRIDGE_PATH) return refuseUpgrade(socket, 404, 'Not Found');
-    const caller = access.authenticate(req, url.searchParams.get('token') ?? undefined);
+    // The header first (the CLI's: a query string ends up in proxies' logs), then the page's `?token=`
+    // (a browser cannot set headers on a WebSocket; a session's token is useless without its cookie).
+    const caller = access.authenticate(req, sessionBearer(req) ?? url.searchParams.get('token') ?? undefined);
     if (caller === undefined) return refuseUpgrade(socket, 401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ctx, ws, caller));
   });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ServeConfigError, loadServeConfig } from '../../electron/serve/config.js';
 import { listenRefusal } from '../../electron/serve/listenPolicy.js';
+import { startServe } from '../../electron/serve/serve.js';
 import { clientAddress } from '../../electron/serve/serveAccess.js';
 import { PROJECT_ROOT, scratchDir } from '../helpers/fixtures.js';
 
@@ -120,5 +121,34 @@ describe('the client address behind a proxy', () => {
       '198.51.100.7',
     );
     expect(clientAddress(req('10.0.0.2'), ['10.0.0.2'])).toBe('10.0.0.2');
+  });
+});
+
+describe('serve start: the database URL', () => {
+  const scratch = scratchDir();
+  afterAll(() => scratch.cleanup());
+
+  it('a database URL that is not postgres:// is a configuration error naming it without its password', async () => {
+    const refused = await startServe({
+      config: {
+        listen: { host: '127.0.0.1', port: 0 },
+        trustedProxies: [],
+        dataDir: join(scratch.dir, 'db-data'),
+        workspaceDir: join(scratch.dir, 'db-ws'),
+        gateway: { port: 0 },
+        people: {},
+        servers: [],
+        rules: [],
+        apiTokens: [],
+        signInPerMinute: 10,
+        databaseUrl: 'mysql://mh:hunter2secret@127.0.0.1/x',
+      },
+      staticDir: scratch.dir,
+      version: '0.0.0-test',
+      say: () => undefined,
+    }).catch((error: unknown) => error as Error);
+    expect(refused).toBeInstanceOf(ServeConfigError);
+    expect((refused as Error).message).toMatch(/mysql:\/\/127\.0\.0\.1\/x .*unsupported_url/);
+    expect((refused as Error).message).not.toContain('hunter2secret');
   });
 });

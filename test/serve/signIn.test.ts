@@ -217,6 +217,39 @@ describe('miniharness serve: sign-in rate limit and graceful shutdown', () => {
     }
   });
 
+  it('a provider that is down gets a sentence, never the library’s text, and 502 on /auth/login', async () => {
+    const down = await startTeamIdp(PEOPLE);
+    const started = await startTestServe(join(scratch.dir, 'down-started'), down);
+    const fresh = await startTestServe(join(scratch.dir, 'down-fresh'), down);
+    try {
+      // Started while the provider was up (discovered, state and cookie issued), finished after it went down.
+      const login = await fetch(`${started.url}/auth/login`, { redirect: 'manual' });
+      expect(login.status).toBe(303);
+      const state = new URL(login.headers.get('location') ?? '').searchParams.get('state') ?? '';
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      await down.close();
+      const callback = await fetch(`${started.url}/auth/callback?code=c&state=${state}`, {
+        redirect: 'manual',
+        headers: { cookie },
+      });
+      expect([callback.status, await callback.text()]).toEqual([
+        403,
+        'Sign-in failed: The identity provider could not complete the sign-in; try again, or tell your admin. Open /auth/login to try again.\n',
+      ]);
+      const unreachable = await fetch(`${fresh.url}/auth/login`, { redirect: 'manual' });
+      expect([unreachable.status, await unreachable.text()]).toEqual([
+        502,
+        'The identity provider cannot be reached right now; try again later, or tell your admin.\n',
+      ]);
+      // Our own refusal is still its sentence.
+      const foreign = await fetch(`${started.url}/auth/callback?code=c&state=other`, { redirect: 'manual' });
+      expect(await foreign.text()).toMatch(/not started in this browser/);
+    } finally {
+      await started.serving.shutdown();
+      await fresh.serving.shutdown();
+    }
+  });
+
   it('on shutdown it stops being ready and finishes the call in flight before closing', async () => {
     const serve = await startTestServe(join(scratch.dir, 'drain'), idp);
     const alice = await signInAs(serve.url, 'alice', serve.bootstrap);

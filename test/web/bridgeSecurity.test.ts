@@ -62,6 +62,13 @@ describe('browser-mode bridge: loopback only, token, Host and Origin checks', ()
     await expect(BridgeClient.connect(port, { origin: '' })).rejects.toThrow('HTTP 403');
   });
 
+  it('takes the token from an Authorization: Bearer header of the upgrade (the CLI sends nothing in the URL)', async () => {
+    await expect(BridgeClient.connect(port, { token: `${TEST_TOKEN}x`, bearer: true })).rejects.toThrow('HTTP 401');
+    const client = await BridgeClient.connect(port, { bearer: true });
+    expect(await client.call('app.info', {})).toMatchObject({ ok: true });
+    client.close();
+  });
+
   it('serves the contract to an authorized page', async () => {
     const client = await BridgeClient.connect(port);
     const info = await client.call('app.info', {});

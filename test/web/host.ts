@@ -81,11 +81,14 @@ export class BridgeClient {
 
   static connect(
     port: number,
-    options: { token?: string; origin?: string; host?: string; cookie?: string } = {},
+    /** `bearer`: the token goes in an Authorization header instead of the URL (as the CLI sends it). */
+    options: { token?: string; origin?: string; host?: string; cookie?: string; bearer?: boolean } = {},
   ): Promise<BridgeClient> {
     const token = options.token ?? TEST_TOKEN;
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/bridge?token=${encodeURIComponent(token)}`, [BRIDGE_PROTOCOL], {
+    const query = options.bearer ? '' : `?token=${encodeURIComponent(token)}`;
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/bridge${query}`, [BRIDGE_PROTOCOL], {
       headers: {
+        ...(options.bearer ? { Authorization: `Bearer ${token}` } : {}),
         ...(options.host ? { Host: options.host } : {}),
         ...(options.cookie ? { Cookie: options.cookie } : {}),
       },
