@@ -129,7 +129,9 @@ test('a sign-in says where it stands: not finished until the code is redeemed, s
   await page.goto(authorize);
   await expect(page.getByRole('heading', { name: 'Allow an agent to use MiniHarness?' })).toBeVisible();
   await page.getByRole('button', { name: 'Allow' }).click();
-  await expect.poll(() => callback?.searchParams.get('code')).toBeTruthy();
+  // The redirect to the client's callback has finished loading before this page goes elsewhere.
+  await page.waitForURL(/^http:\/\/127\.0\.0\.1:9\//);
+  expect(callback?.searchParams.get('code')).toBeTruthy();
 
   await openAgents(page);
   const card = page.getByRole('listitem', { name: 'Hand Client' });
