@@ -21,6 +21,36 @@ import type { SharedApprovalEvents, SharedApprovals } from './sharedApprovals.js
 
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
 
+/** A close waits this long for its UPDATE; past it the call is denied without knowing who won. */
+const CLOSE_WAIT_MS = 10_000;
+
+/** A decision that lost: who or what won instead. */
+function staleDecision(lost: {
+  decidedBy: string | undefined;
+  answer: ApprovalAnswer | undefined;
+  closed: 'expired' | 'cancelled' | undefined;
+}): AppError {
+  if (lost.answer)
+    return new AppError(
+      'stale_approval',
+      `${lost.decidedBy ?? 'Someone'} already decided this approval (${lost.answer}); your answer was not used.`,
+    );
+  if (lost.closed === 'expired')
+    return new AppError(
+      'stale_approval',
+      'This approval request expired before your answer was recorded: the call was denied and your answer was not used.',
+    );
+  if (lost.closed === 'cancelled')
+    return new AppError(
+      'stale_approval',
+      'The caller stopped waiting before your answer was recorded: the call was not run and your answer was not used.',
+    );
+  return new AppError(
+    'stale_approval',
+    'This approval request is not pending: it was already answered, it expired, or it never existed. Nothing was run.',
+  );
+}
+
 export class ApprovalBroker {
   private readonly pending = new Map<
     string,
@@ -35,9 +65,17 @@ export class ApprovalBroker {
     private readonly redact: (value: unknown) => unknown,
   ) {}
 
+  /** Shared: how long a waiting call gives the close of its request (one UPDATE) to learn who won. */
+  private readonly closeWaitMs = () => (this.shared ? CLOSE_WAIT_MS : 0);
+
   /** The executor's approval callback. */
-  readonly request: ApprovalCallback = (request: ApprovalRequest, signal: AbortSignal) =>
-    this.wait(
+  readonly request: ApprovalCallback = Object.assign(
+    (request: ApprovalRequest, signal: AbortSignal) => this.ask(request, signal),
+    { closeWaitMs: this.closeWaitMs },
+  );
+
+  private ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    return this.wait(
       {
         requestId: request.requestId,
         sessionId: request.sessionId,
@@ -56,10 +94,16 @@ export class ApprovalBroker {
       },
       signal,
     );
+  }
 
   /** The egress ask's approval callback: the same queue as calls, its caller the sandbox. */
-  readonly requestEgress = (request: EgressApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> =>
-    this.wait(
+  readonly requestEgress = Object.assign(
+    (request: EgressApprovalRequest, signal: AbortSignal) => this.askEgress(request, signal),
+    { closeWaitMs: this.closeWaitMs },
+  );
+
+  private askEgress(request: EgressApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    return this.wait(
       {
         requestId: request.requestId,
         sessionId: request.sessionId ?? SANDBOX_CALLER,
@@ -73,6 +117,7 @@ export class ApprovalBroker {
       },
       signal,
     );
+  }
 
   private wait(view: ApprovalView, signal: AbortSignal): Promise<ApprovalAnswer> {
     return new Promise<ApprovalAnswer>((resolve) => {
@@ -83,15 +128,22 @@ export class ApprovalBroker {
       signal.addEventListener(
         'abort',
         () => {
-          if (!this.pending.delete(view.requestId)) return;
+          if (!this.pending.has(view.requestId)) return;
           const outcome = Date.now() >= view.expiresAt ? 'expired' : 'cancelled';
-          this.emit('approval.closed', { requestId: view.requestId, outcome });
-          resolve('deny');
           const shared = this.shared;
-          if (shared)
-            void Promise.resolve(offered)
-              .then(() => shared.withdraw(view.requestId, outcome))
-              .catch(() => undefined);
+          if (!shared) return this.close(view.requestId, outcome);
+          // Shared: the close is a conditional UPDATE like a decision; exactly one wins, and the
+          // call does what the winner says. Until then the request stays pending here.
+          void Promise.resolve(offered)
+            .then(() => shared.withdraw(view.requestId, outcome))
+            .then(
+              (won) =>
+                won.closed
+                  ? this.close(view.requestId, outcome)
+                  : this.settle(view.requestId, won.answer, won.decidedBy),
+              // The database is gone: closed here (a decision here still wins if it came first).
+              () => this.close(view.requestId, outcome),
+            );
         },
         { once: true },
       );
@@ -131,16 +183,17 @@ export class ApprovalBroker {
     });
     // Never written to the database (it was unreachable then), and still waiting here: decided here.
     const localOnly = !decision.won && !decision.known;
-    if (!decision.won && !(localOnly && this.pending.has(requestId))) {
-      const who = decision.decidedBy ?? 'Someone';
-      throw new AppError(
-        'stale_approval',
-        decision.answer
-          ? `${who} already decided this approval (${decision.answer}); your answer was not used.`
-          : 'This approval request is not pending: it was already answered, it expired, or it never existed. Nothing was run.',
-      );
-    }
+    if (!decision.won && !(localOnly && this.pending.has(requestId))) throw staleDecision(decision);
     this.settle(requestId, answer, decidedBy);
+  }
+
+  /** The wait ended without a decision (expired or cancelled): denied, and every page closes the dialog. */
+  private close(requestId: string, outcome: 'expired' | 'cancelled'): void {
+    const entry = this.pending.get(requestId);
+    if (!entry) return;
+    this.pending.delete(requestId);
+    this.emit('approval.closed', { requestId, outcome });
+    entry.resolve('deny');
   }
 
   answer(requestId: string, answer: ApprovalAnswer): void {

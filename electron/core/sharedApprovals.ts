@@ -43,8 +43,20 @@ const KEEP_DECIDED_MS = 24 * 60 * 60_000;
 
 type Decision =
   | { won: true }
-  /** `known`: the request is in the table (decided or closed); else it was never written there. */
-  | { won: false; known: boolean; decidedBy: string | undefined; answer: ApprovalAnswer | undefined };
+  /**
+   * `known`: the request is in the table (decided or closed); else it was never written there.
+   * `closed`: the waiting instance closed it first (expired or cancelled), and the call was denied.
+   */
+  | {
+      won: false;
+      known: boolean;
+      decidedBy: string | undefined;
+      answer: ApprovalAnswer | undefined;
+      closed: 'expired' | 'cancelled' | undefined;
+    };
+
+/** Who won the close of a request: this instance's close (the call is denied), or a decision made first. */
+export type Withdrawal = { closed: true } | { closed: false; answer: ApprovalAnswer; decidedBy: string | undefined };
 
 /** What the broker hears from the other instances. */
 export interface SharedApprovalEvents {
@@ -100,16 +112,26 @@ export class SharedApprovals {
       return { won: true };
     }
     const row = await this.row(requestId);
-    return { won: false, known: row !== undefined, decidedBy: row?.decidedBy, answer: row?.answer };
+    const closed = row?.closed ?? (row && !row.answer ? 'expired' : undefined);
+    return { won: false, known: row !== undefined, decidedBy: row?.decidedBy, answer: row?.answer, closed };
   }
 
-  /** This instance stopped waiting (expired or cancelled): withdrawn everywhere, unless decided first. */
-  async withdraw(requestId: string, outcome: 'expired' | 'cancelled'): Promise<void> {
+  /**
+   * This instance stopped waiting (expired or cancelled): closed by the same kind of conditional
+   * UPDATE as a decision, so exactly one wins. Closed: withdrawn everywhere. Else the decision that
+   * won (the call does what it says); a request never written here counts as closed.
+   */
+  async withdraw(requestId: string, outcome: 'expired' | 'cancelled'): Promise<Withdrawal> {
     const closed = await this.pool.query(
       `UPDATE mh_approvals SET closed = $2 WHERE request_id = $1 AND answer IS NULL AND closed IS NULL`,
       [requestId, outcome],
     );
-    if (closed.rowCount === 1) await this.notify('closed', requestId);
+    if (closed.rowCount === 1) {
+      await this.notify('closed', requestId);
+      return { closed: true };
+    }
+    const row = await this.row(requestId);
+    return row?.answer ? { closed: false, answer: row.answer, decidedBy: row.decidedBy } : { closed: true };
   }
 
   /** The open requests of the other instances. */

@@ -40,7 +40,18 @@ export interface CallerWait {
 }
 
 /** Shows the request and resolves with the answer; `signal` aborts when the answer is no longer wanted. */
-export type ApprovalCallback = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>;
+export type ApprovalCallback = ((request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>) &
+  ClosesOnAbort;
+
+/**
+ * A callback whose request is closed by a step that can lose to a decision made at that instant
+ * (shared approvals: one conditional UPDATE each). After `signal` aborts, its promise still settles
+ * with the winner — `deny` when the request closed, else the decision — and `waitForApproval` waits
+ * for it at most `closeWaitMs()` (0 or absent: the abort is a deny at once).
+ */
+export interface ClosesOnAbort {
+  closeWaitMs?: () => number;
+}
 
 /** The executor's default when no setting is given: the app's default (settingsService.ts says why 55 s). */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 55_000;
@@ -63,10 +74,11 @@ export function newRequestId(): string {
 /**
  * Calls the approval callback and waits for it, at most `timeoutMs`. On timeout or caller abort
  * the callback's signal is aborted (so the GUI drops the dialog) and the outcome is a deny;
- * a late answer is ignored.
+ * a late answer is ignored — unless the callback closes its request on abort (`ClosesOnAbort`):
+ * then the outcome is what won the close, a deny or a decision made at that instant.
  */
 export function waitForApproval<R = ApprovalRequest>(
-  callback: (request: R, signal: AbortSignal) => Promise<ApprovalAnswer>,
+  callback: ((request: R, signal: AbortSignal) => Promise<ApprovalAnswer>) & ClosesOnAbort,
   request: R,
   options: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<ApprovalOutcome> {
@@ -92,8 +104,20 @@ export function waitForApproval<R = ApprovalRequest>(
         waitedMs: Math.round(performance.now() - started),
       });
     };
-    const onCallerAbort = () => finish('deny', { cancelled: true });
-    const timer = setTimeout(() => finish('deny', { timedOut: true }), options.timeoutMs);
+    const closeWaitMs = callback.closeWaitMs?.() ?? 0;
+    /** Set once the wait stopped (timeout or caller abort) and the callback closes its request. */
+    let closing: { timedOut?: boolean; cancelled?: boolean } | undefined;
+    const stop = (flags: { timedOut?: boolean; cancelled?: boolean }) => {
+      if (settled || closing) return;
+      if (closeWaitMs <= 0) return finish('deny', flags);
+      closing = flags;
+      clearTimeout(timer);
+      dialog.abort(new Error(flags.timedOut ? 'approval timed out' : 'approval no longer needed'));
+      // Bounded: a close that never reports is a deny.
+      setTimeout(() => finish('deny', flags), closeWaitMs).unref();
+    };
+    const onCallerAbort = () => stop({ cancelled: true });
+    const timer = setTimeout(() => stop({ timedOut: true }), options.timeoutMs);
 
     if (options.signal?.aborted) {
       finish('deny', { cancelled: true });
@@ -109,8 +133,13 @@ export function waitForApproval<R = ApprovalRequest>(
       return;
     }
     pending.then(
-      (answer) => (ANSWERS.has(answer as string) ? finish(answer) : finish('deny', { failed: true })),
-      () => finish('deny', { failed: true }),
+      (answer) => {
+        // Closing: a decision that won the close is what the call does; anything else is the stop's deny.
+        if (closing)
+          return ANSWERS.has(answer as string) && answer !== 'deny' ? finish(answer) : finish('deny', closing);
+        return ANSWERS.has(answer as string) ? finish(answer) : finish('deny', { failed: true });
+      },
+      () => finish('deny', closing ?? { failed: true }),
     );
   });
 }

@@ -4,11 +4,13 @@
  * between them is the table and NOTIFY.
  */
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApprovalBroker } from '../../electron/core/approvalBroker.js';
 import { runAsActor } from '../../electron/core/requestActor.js';
 import { POSTGRES_APPROVAL_MIGRATIONS, SharedApprovals } from '../../electron/core/sharedApprovals.js';
 import type { ApprovalRequest } from '../../electron/security/approvals.js';
+import { waitForApproval } from '../../electron/security/approvals.js';
 import type { PostgresDatabase } from '../../electron/storage/postgres/pool.js';
 import { openPostgres } from '../../electron/storage/postgres/pool.js';
 import type { EventName } from '../../shared/contract.js';
@@ -44,6 +46,83 @@ describePostgres('ApprovalBroker shared over PostgreSQL', () => {
     shares.push(await broker.share((on) => SharedApprovals.open(db.pool, database.url, on)));
     return { broker, events };
   }
+
+  const newRequest = (): ApprovalRequest => ({
+    requestId: randomUUID(),
+    sessionId: 's',
+    userId: 'agent',
+    toolName: 'write_file',
+    serverId: 'local',
+    args: { path: 'x.txt' },
+    reason: 'asks',
+    expiresAt: Date.now() + 60_000,
+  });
+
+  /**
+   * A call waiting on A stops waiting (its caller gives up: the same close as a timeout) at the
+   * instant Bob decides on B. A row lock held here queues the two UPDATEs in the order given, then
+   * lets them go together: exactly one wins, the call does what the winner says, the loser is told.
+   */
+  async function raceTheClose(first: 'decision' | 'close') {
+    const request = newRequest();
+    const caller = new AbortController();
+    const outcome = waitForApproval(a.broker.request, request, { timeoutMs: 60_000, signal: caller.signal });
+    await waitFor(() => b.broker.list().some((v) => v.requestId === request.requestId));
+    // One client holds the lock; another watches the queue (a transaction sees one snapshot of pg_stat_activity).
+    const locker = new pg.Client({ connectionString: database.url });
+    const watcher = new pg.Client({ connectionString: database.url });
+    await locker.connect();
+    await watcher.connect();
+    try {
+      const queued = async (n: number) =>
+        Number(
+          (
+            await watcher.query<{ n: string }>(
+              `SELECT count(*) AS n FROM pg_stat_activity
+               WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE mh_approvals%'`,
+            )
+          ).rows[0]?.n,
+        ) === n;
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM mh_approvals WHERE request_id = $1 FOR UPDATE', [request.requestId]);
+      let decided: Promise<{ ok: true } | { ok: false; error: unknown }> | undefined;
+      const decide = () => {
+        decided = runAsActor('Bob', () => b.broker.decide(request.requestId, 'allow-once')).then(
+          () => ({ ok: true as const }),
+          (error: unknown) => ({ ok: false as const, error }),
+        );
+      };
+      if (first === 'decision') decide();
+      else caller.abort();
+      await waitFor(() => queued(1));
+      if (first === 'decision') caller.abort();
+      else decide();
+      await waitFor(() => queued(2));
+      await locker.query('COMMIT');
+      return { outcome: await outcome, decided: await decided! };
+    } finally {
+      await locker.end();
+      await watcher.end();
+    }
+  }
+
+  it('a decision queued before the waiting side’s close wins: the call runs with it', async () => {
+    const { outcome, decided } = await raceTheClose('decision');
+    expect(decided).toEqual({ ok: true });
+    expect(outcome).toMatchObject({ answer: 'allow-once', cancelled: false, timedOut: false });
+  });
+
+  it('the waiting side’s close queued first wins: the call is denied and the decision is told why', async () => {
+    const { outcome, decided } = await raceTheClose('close');
+    expect(outcome).toMatchObject({ answer: 'deny', cancelled: true });
+    expect(decided).toMatchObject({
+      ok: false,
+      error: {
+        code: 'stale_approval',
+        message: expect.stringMatching(/^The caller stopped waiting before your answer was recorded/) as string,
+      },
+    });
+  });
 
   const ask = (on: Instance, signal = new AbortController().signal) => {
     const request: ApprovalRequest = {

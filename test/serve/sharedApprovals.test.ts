@@ -144,7 +144,7 @@ describePostgres('approvals shared by two serve instances on one PostgreSQL', ()
     expect(JSON.parse((await cli(['approvals', 'list', '--json'], b.url)).out)).toEqual([]);
     expect(await cli(['approvals', 'decide', requestId, 'allow-once'], b.url)).toMatchObject({
       code: 1,
-      err: expect.stringMatching(/not pending.*\(stale_approval\)/) as string,
+      err: expect.stringMatching(/caller stopped waiting.*not used.*\(stale_approval\)/) as string,
     });
   }, 60_000);
 });
