@@ -86,11 +86,11 @@ const GUI_SESSION_KEY = 'gui_session_id';
 
 /**
  * The GUI's identity in this data folder: created at the first start, the same at every later
- * one (and in every process sharing the database). Records of the per-start sessions earlier
+ * one (and in every process sharing the database — with PostgreSQL selected, every instance on it). Records of the per-start sessions earlier
  * versions made stay readable in History under their own ids.
  */
-export function persistentGuiCaller(meta: AppMeta): Caller {
-  return { userId: GUI_USER, sessionId: meta.persistentValue(GUI_SESSION_KEY, () => `gui-${randomUUID()}`) };
+export async function persistentGuiCaller(meta: AppMeta): Promise<Caller> {
+  return { userId: GUI_USER, sessionId: await meta.persistentValue(GUI_SESSION_KEY, () => `gui-${randomUUID()}`) };
 }
 
 function runningKey(caller: Caller, callId: string): string {

@@ -36,7 +36,6 @@ import { ToolSchemaCache } from '../mcp/schemaCache.js';
 import { VerdictStore } from '../mcp/verdictStore.js';
 import { DefaultSecretResolver } from '../secrets/resolver.js';
 import { JsonFilePermissionRuleStore } from '../security/permissionStore.js';
-import { sqliteAppMeta } from '../storage/appMeta.js';
 import { groupCommitFor } from '../storage/groupCommit.js';
 import { ensurePrivateDir } from '../storage/privateFiles.js';
 import type { LocalTool } from '../tools/types.js';
@@ -59,6 +58,7 @@ import { sandboxHandlers, wireEgress } from './egressWiring.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
 import type { CoreStorage } from './storageWiring.js';
 import { openCoreStorage } from './storageWiring.js';
+import type { Caller } from './callService.js';
 import { CallService, persistentGuiCaller } from './callService.js';
 import type { Handlers } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
@@ -165,6 +165,8 @@ interface CoreBase {
   workspace: string;
   lifecycle: DisposableStore;
   storage: CoreStorage;
+  /** The GUI's (and CLI's) caller: its session id is in the app metadata, shared on PostgreSQL. */
+  guiCaller: Caller;
   redactor: SecretRedactor;
   tracer: Tracer;
   hub: EventHub;
@@ -218,6 +220,7 @@ async function openStorageAndEvents(
     workspace,
     lifecycle,
     storage,
+    guiCaller: await persistentGuiCaller(storage.appMeta),
     redactor,
     tracer,
     hub,
@@ -381,7 +384,7 @@ function buildServices(base: CoreBase, pipeline: PipelineParts) {
     redactor,
     warnings.notice,
   );
-  const calls = new CallService(harness, stores.pipeline, emit, persistentGuiCaller(sqliteAppMeta(base.storage.db)));
+  const calls = new CallService(harness, stores.pipeline, emit, base.guiCaller);
   // Agent runs of the person's own models (README “Run your own model”): one more caller of the same pipeline.
   // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
   const runTaskOutcomes = new RunTaskOutcomes(stores.pipeline);

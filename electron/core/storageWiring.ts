@@ -1,9 +1,10 @@
 /**
  * Where the core stores, as the host selected it (storage/selectDatabase.ts): the app's SQLite
- * file in the data folder always (traces, agents, runs, pins, app metadata, and — by default —
- * the tool calls), and the tool calls' checkpoints and the traces in PostgreSQL when a database
- * URL was given, so several cores on one database share History, replay, exactly-once and Traces,
- * and the permission rules (a save over another instance's newer one is refused, not lost).
+ * file in the data folder always (traces, runs, pins, app metadata, and — by default — the tool
+ * calls), and the tool calls' checkpoints, the traces and the app metadata in PostgreSQL when a
+ * database URL was given, so several cores on one database share History, replay, exactly-once
+ * (the GUI's and CLI's session id is one) and Traces, and the permission rules (a save over
+ * another instance's newer one is refused, not lost).
  */
 import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { Database } from '../storage/database.js';
@@ -18,6 +19,9 @@ import { POSTGRES_RULE_MIGRATIONS, PostgresPermissionRuleStore } from '../securi
 import { POSTGRES_PIN_MIGRATIONS, PostgresPinStore } from '../security/postgresPinStore.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
+import type { AppMeta } from '../storage/appMeta.js';
+import { sqliteAppMeta } from '../storage/appMeta.js';
+import { POSTGRES_APP_META_MIGRATIONS, postgresAppMeta } from '../storage/postgres/appMeta.js';
 import { openAppDatabaseWithReport } from './database.js';
 import { POSTGRES_APPROVAL_MIGRATIONS } from './sharedApprovals.js';
 
@@ -35,6 +39,8 @@ export interface CoreStorage {
   rules: PostgresPermissionRuleStore | undefined;
   /** The tool pins in PostgreSQL; undefined: in `db`. */
   pins: PostgresPinStore | undefined;
+  /** Values created once (the GUI's session id): in `db`, or in PostgreSQL — shared by every instance there. */
+  appMeta: AppMeta;
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
   /** PostgreSQL when selected: the approvals are shared there (sharedApprovals.ts). */
@@ -59,7 +65,7 @@ export async function openCoreStorage(
     beforeClose();
     db.close();
   });
-  const local = { db, dbFile, damaged: opened.damaged };
+  const local = { db, dbFile, damaged: opened.damaged, appMeta: sqliteAppMeta(db) };
   if (selection?.kind !== 'postgres')
     return { ...local, checkpoints: undefined, traces: undefined, rules: undefined, pins: undefined, where: dbFile };
   let postgres;
@@ -72,6 +78,7 @@ export async function openCoreStorage(
         permission_rules: POSTGRES_RULE_MIGRATIONS,
         tool_pins: POSTGRES_PIN_MIGRATIONS,
         approvals: POSTGRES_APPROVAL_MIGRATIONS,
+        app_meta: POSTGRES_APP_META_MIGRATIONS,
       },
     });
   } catch (error) {
@@ -88,5 +95,6 @@ export async function openCoreStorage(
   const rules = new PostgresPermissionRuleStore(pool, where);
   const pins = await PostgresPinStore.open(pool, where);
   lifecycle.defer('PostgreSQL tool pins', () => pins.drain());
-  return { ...local, checkpoints, traces, rules, pins, where, postgres: { pool, url: selection.url } };
+  const appMeta = postgresAppMeta(pool, where);
+  return { ...local, appMeta, checkpoints, traces, rules, pins, where, postgres: { pool, url: selection.url } };
 }

@@ -45,13 +45,17 @@ export function persistentValue(db: Database, key: string, create: () => string)
   return read.immediate();
 }
 
-/** Values created once and kept for the data folder's life (app_meta): the GUI's session id, … */
+/**
+ * Values created once and kept for the storage's life (app_meta): the GUI's session id, … In the
+ * app's SQLite file by default; in PostgreSQL when a database is selected (postgres/appMeta.ts),
+ * so every instance on that database reads the same values.
+ */
 export interface AppMeta {
-  /** The value stored under `key`, created (by `create`) and stored at its first use. */
-  persistentValue(key: string, create: () => string): string;
+  /** The value stored under `key`, created (by `create`) and stored at its first use; the first writer's value wins. */
+  persistentValue(key: string, create: () => string): Promise<string>;
 }
 
 /** The app metadata in the app's SQLite file. */
 export function sqliteAppMeta(db: Database): AppMeta {
-  return { persistentValue: (key, create) => persistentValue(db, key, create) };
+  return { persistentValue: async (key, create) => persistentValue(db, key, create) };
 }

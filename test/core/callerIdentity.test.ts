@@ -21,7 +21,7 @@ describe('persistentValue', () => {
   const scratch = scratchDir();
   afterAll(() => scratch.cleanup());
 
-  it('creates a value once per database: every connection and every later open reads the first one', () => {
+  it('creates a value once per database: every connection and every later open reads the first one', async () => {
     const file = join(scratch.dir, 'meta.db');
     const a = openAppDatabase(file);
     const b = openAppDatabase(file);
@@ -35,7 +35,7 @@ describe('persistentValue', () => {
     const again = openAppDatabase(file);
     expect(persistentValue(again, 'k', make)).toBe('value-1');
     expect(created).toBe(2);
-    expect(persistentGuiCaller(sqliteAppMeta(again))).toEqual(persistentGuiCaller(sqliteAppMeta(again)));
+    expect(await persistentGuiCaller(sqliteAppMeta(again))).toEqual(await persistentGuiCaller(sqliteAppMeta(again)));
     again.close();
   });
 });
@@ -126,7 +126,7 @@ describe('CallService keyed by the caller’s identity', () => {
     await h.registry.discover();
     return {
       h,
-      service: new CallService(h.harness, h.checkpoints, noEvents, persistentGuiCaller(sqliteAppMeta(h.db))),
+      service: new CallService(h.harness, h.checkpoints, noEvents, await persistentGuiCaller(sqliteAppMeta(h.db))),
     };
   }
 

@@ -2,7 +2,7 @@
  * Whole cores (buildCore) started with a PostgreSQL database selection (`--database`): the tool
  * calls' checkpoints live there, not in the SQLite file. A GUI call and an agent call through the
  * gateway each run once and replay when sent again, and a second core on the same database sees
- * them in its History. Real parts: the stdio fixture server, the v2 SDK agent, PostgreSQL.
+ * them in its History; both cores' GUI calls are in one session. Real parts: the stdio fixture server, the v2 SDK agent, PostgreSQL.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,7 +61,8 @@ describePostgres('app cores on PostgreSQL', () => {
     const sessions = await second.call<{ current: string; sessions: Array<{ sessionId: string; count: number }> }>(
       'history.sessions',
     );
-    expect(sessions.current).not.toBe(ran.sessionId);
+    // One GUI session on every core of the database: its id is in PostgreSQL's app metadata.
+    expect(sessions.current).toBe(ran.sessionId);
     expect(sessions.sessions).toContainEqual(expect.objectContaining({ sessionId: ran.sessionId, count: 1 }));
     const page = await second.call<HistoryPageView>('history.page', { sessionId: ran.sessionId, limit: 10 });
     expect(page.records).toEqual([expect.objectContaining({ callId: 'gui-1', status: 'completed', userId: 'gui' })]);
@@ -112,9 +113,11 @@ describePostgres('app cores on PostgreSQL', () => {
       p.trace.callId === callId && p.trace.status === status;
     await second.nextEvent<Changed>('trace.changed', committed('traced-1', 'ok'));
     await first.nextEvent<Changed>('trace.changed', committed('agent-1', 'replayed'));
+    // The session is the GUI's one shared session: the first test's calls are in it too.
     const listed = await first.call<TracePageView>('traces.list', { sessionId: ran.sessionId, limit: 10 });
-    expect(listed.traces).toEqual([expect.objectContaining({ callId: 'traced-1', status: 'ok', userId: 'gui' })]);
-    const traceId = listed.traces[0]?.traceId as string;
+    const traced = listed.traces.filter((t) => t.callId === 'traced-1');
+    expect(traced).toEqual([expect.objectContaining({ callId: 'traced-1', status: 'ok', userId: 'gui' })]);
+    const traceId = traced[0]?.traceId as string;
     const detail = await first.call<{ events: Array<{ type: string; seq: number }> }>('traces.get', { traceId });
     expect(detail.events.map((e) => e.type)).toContain('attempt_finished');
     expect(detail.events.map((e) => e.seq)).toEqual(detail.events.map((_, i) => i + 1));

@@ -1,13 +1,13 @@
 /**
- * The same callId sent to two `miniharness serve` instances on one PostgreSQL at once should run
- * once (issue 36): each instance runs its own copy of a stdio server whose tool appends a line per
+ * The same callId sent to two `miniharness serve` instances on one PostgreSQL at once runs once
+ * (issue 36): each instance runs its own copy of a stdio server whose tool appends a line per
  * execution to one shared file, so a second execution on either instance is a second line.
  *
- * NOT TRUE TODAY, so `it.fails` (it turns red the day it becomes true: then make it `it`). A
- * call is keyed by (session, callId), and the session differs per instance: the bridge's and the
- * CLI's calls are in each instance's own GUI session (kept in its SQLite file; the balancer test
- * counts two sessions), and an agent exists on one instance only (agents are in the SQLite file),
- * so its stateless session `agent:<id>:stateless` cannot be the same on both.
+ * A call is keyed by (session, callId). The bridge's and the CLI's calls are in the GUI session,
+ * whose id is in the app metadata — in PostgreSQL when a database is selected, so both instances
+ * use one session id and their two claims meet in one row: one instance runs the tool, the other
+ * replays its result or (still running) answers `in_progress`, and a retry there gets the stored
+ * result. (Before, each instance kept its own GUI session id in its SQLite file: the tool ran twice.)
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
@@ -57,7 +57,6 @@ describePostgres('the same callId on two serve instances at once', () => {
     };
     a = await startTestServe(join(scratch.dir, 'a'), undefined, shared);
     b = await startTestServe(join(scratch.dir, 'b'), undefined, shared);
-    // Setup waits here, not in the `it.fails` body, where any throw would count as the expected failure.
     for (const serve of [a, b]) {
       const client = await BridgeClient.connect(serve.port, { token: OPS });
       try {
@@ -86,24 +85,33 @@ describePostgres('the same callId on two serve instances at once', () => {
           .filter((l) => l.includes(`"key":"${key}"`)).length
       : 0;
 
-  it.fails(
-    'runs once; both answers carry the one result',
-    async () => {
-      const onA = await BridgeClient.connect(a.port, { token: OPS });
-      const onB = await BridgeClient.connect(b.port, { token: OPS });
-      try {
-        const request = { name: 'effect', serverId: 'fx', args: { key: 'both-at-once' }, callId: 'both-at-once' };
-        const replies = await Promise.all([onA.call('tools.call', request), onB.call('tools.call', request)]);
-        expect(effectLines('both-at-once')).toBe(1);
-        for (const reply of replies) expect(reply, JSON.stringify(reply)).toMatchObject({ ok: true });
-        // One execution's result: both answers carry the same content (one of them replayed).
-        const [first, second] = replies.map((r) => (r.ok ? (r.result as CallOutcome).result : undefined));
-        expect(second).toEqual(first);
-      } finally {
-        onA.close();
-        onB.close();
+  it('runs once; both answers carry the one result (or one is in progress and its retry gets it)', async () => {
+    const onA = await BridgeClient.connect(a.port, { token: OPS });
+    const onB = await BridgeClient.connect(b.port, { token: OPS });
+    try {
+      const request = { name: 'effect', serverId: 'fx', args: { key: 'both-at-once' }, callId: 'both-at-once' };
+      const clients = [onA, onB];
+      const replies = await Promise.all(clients.map((c) => c.call('tools.call', request)));
+      expect(effectLines('both-at-once')).toBe(1);
+      const results: unknown[] = [];
+      for (const [i, reply] of replies.entries()) {
+        if (reply.ok) {
+          results.push((reply.result as CallOutcome).result);
+          continue;
+        }
+        // The other instance's claim was still running: "in progress", and a retry replays the stored result.
+        expect(reply.error.code, JSON.stringify(reply)).toBe('in_progress');
+        const retry = await (clients[i] as BridgeClient).call('tools.call', request);
+        expect(retry, JSON.stringify(retry)).toMatchObject({ ok: true });
+        if (retry.ok) results.push((retry.result as CallOutcome).result);
       }
-    },
-    120_000,
-  );
+      expect(results).toHaveLength(2);
+      expect(results[0]).toBeDefined();
+      expect(results[1]).toEqual(results[0]);
+      expect(effectLines('both-at-once')).toBe(1);
+    } finally {
+      onA.close();
+      onB.close();
+    }
+  }, 120_000);
 });
