@@ -155,6 +155,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
       // Agents connect once the window can show their approvals; the tools stream in as servers answer.
       await front.gw.start(options.gateway?.port);
     },
+    drainAgents: (graceMs) => front.gw.gateway.drain(graceMs),
     close: () => lifecycle.dispose(),
   };
 }

@@ -69,6 +69,11 @@ export interface Core {
   onEvent(listener: (event: EventName, payload: unknown) => void, only?: readonly EventName[]): () => void;
   /** Loads the saved servers and starts discovery (everything else was built by `buildCore`). */
   start(): Promise<void>;
+  /**
+   * Shutting down (serve's SIGTERM): the agent gateway refuses new requests (503 + Retry-After)
+   * and this resolves once its calls in flight are answered, or after `graceMs`.
+   */
+  drainAgents(graceMs: number): Promise<void>;
   /** Closes the registry and the database. Idempotent. */
   close(): Promise<void>;
 }

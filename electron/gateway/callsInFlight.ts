@@ -64,6 +64,17 @@ export class CallsInFlight {
     return false;
   }
 
+  /** Resolves once no request runs or waits (those in flight answered), or after `boundMs`. */
+  async whenIdle(boundMs: number): Promise<void> {
+    const until = Date.now() + boundMs;
+    while (this.entries.size > 0 && Date.now() < until) {
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, until - Date.now())));
+      await Promise.race([Promise.all([...this.entries].map((e) => e.settled)), bound]);
+      clearTimeout(timer);
+    }
+  }
+
   /** Ends the agent's work with `why` (waitEnded.ts) and resolves once each request is answered (at most END_WAIT_MS). */
   async endAgent(agentId: string, why: string): Promise<void> {
     const mine = [...this.entries].filter((e) => e.agentId === agentId);

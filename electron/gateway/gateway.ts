@@ -123,6 +123,8 @@ export class Gateway {
   private sweepMs: number;
   /** Requests that run or wait on something: answered before a connection closes; their sessions are busy. */
   private readonly inFlight = new CallsInFlight();
+  /** Shutting down (`drain`): new requests are refused. */
+  private draining = false;
   /** The agents' tasks (agentTasks.ts), shared by every request of the stateless era. */
   private readonly agentTasks = new AgentTasks();
   /** Requests each agent holds open: at most its share of the connection cap (agentShare.ts). */
@@ -226,6 +228,16 @@ export class Gateway {
     // A longer window may list again a session or client that was idle but not yet gone.
     this.options.onChange();
     await this.expireIdle();
+  }
+
+  /**
+   * The instance shuts down (serve's SIGTERM): every new request is refused with 503 and
+   * Retry-After (behind a balancer another instance answers it), and this resolves once the
+   * calls in flight are answered, or after `graceMs`. `stop` then closes.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.draining = true;
+    await this.inFlight.whenIdle(graceMs);
   }
 
   /** Closes every session and stops listening. */
@@ -342,6 +354,14 @@ export class Gateway {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.draining)
+      return jsonRpcError(
+        res,
+        503,
+        -32000,
+        'This MiniHarness instance is shutting down: send the request again (another instance answers it).',
+        { 'Retry-After': '1', Connection: 'close' },
+      );
     const agent = await this.admit(req, res);
     if (!agent) return;
 

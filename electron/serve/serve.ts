@@ -1,10 +1,12 @@
 /**
  * `miniharness serve`: the core, the agent gateway and the web UI on a server, for a team (plain
  * Node, no Electron). What it reads is in config.ts, where it may listen in listenPolicy.ts, who
- * may do what in serveAccess.ts and roles.ts. On SIGTERM it stops being ready, lets the contract
- * requests in flight finish (up to the grace period), then closes the host and the core.
+ * may do what in serveAccess.ts and roles.ts. On SIGTERM it stops being ready, refuses new agent
+ * requests (503 + Retry-After), lets the contract requests and the agent calls in flight finish
+ * (up to the grace period), then closes the host and the core.
  */
 import { join } from 'node:path';
+import { z } from 'zod';
 import { buildCore } from '../core/core.js';
 import { chooseWorkspaceDir } from '../core/dataDir.js';
 import type { Core } from '../core/types.js';
@@ -54,10 +56,24 @@ function databaseOf(config: ServeConfig): DatabaseSelection {
   }
 }
 
+/** A configured server to create: its id, to save it as an update when a former start already created it. */
+const CreateSchema = z.looseObject({ mode: z.literal('create'), config: z.looseObject({ id: z.string() }) });
+
 /** Servers and rules from the configuration, through the contract (validated there as a page's would be). */
 async function applyConfigured(core: Core, config: ServeConfig): Promise<void> {
+  // Started again on the same data folder (a restart, a killed instance), the file's servers exist: updated, not refused.
+  const listed = await core.dispatch('servers.list', {});
+  const saved = new Set(listed.ok ? (listed.result as Array<{ config: { id: string } }>).map((s) => s.config.id) : []);
+  const asSaved = (payload: unknown): unknown => {
+    const create = CreateSchema.safeParse(payload);
+    return create.success && saved.has(create.data.config.id) ? { ...create.data, mode: 'update' } : payload;
+  };
   const steps = [
-    ...config.servers.map((payload, i) => ({ channel: 'servers.save', payload, at: `servers[${i}]` })),
+    ...config.servers.map((payload, i) => ({
+      channel: 'servers.save',
+      payload: asSaved(payload),
+      at: `servers[${i}]`,
+    })),
     ...config.rules.map((payload, i) => ({ channel: 'permissions.setToolLevel', payload, at: `rules[${i}]` })),
   ];
   for (const step of steps) {
@@ -130,7 +146,9 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
       (closing ??= (async () => {
         ready = false;
         draining = true;
-        await waitForIdle(running, options.graceMs ?? 30_000);
+        // Web/CLI requests and the agent gateway's calls finish together, within the one grace period.
+        const graceMs = options.graceMs ?? 30_000;
+        await Promise.all([waitForIdle(running, graceMs), core.drainAgents(graceMs)]);
         await running.close();
         await core.close();
       })());
