@@ -10,7 +10,7 @@
 import type { AgentClient, AgentConfigEntry } from '../../shared/agentConfigs.js';
 import { agentConfigEntry } from '../../shared/agentConfigs.js';
 import type { AgentsView, AgentView, AgentVisibility } from '../../shared/agents.js';
-import type { AgentStore, StoredAgent } from '../gateway/agentStore.js';
+import type { AgentStorage, StoredAgent } from '../gateway/agentStore.js';
 import type { GatewayCatalog } from '../gateway/catalog.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { CallerStats } from '../tracing/callerStats.js';
@@ -18,7 +18,7 @@ import { AppError } from './errors.js';
 
 export class AgentService {
   constructor(
-    private readonly store: AgentStore,
+    private readonly store: AgentStorage,
     private readonly gateway: Gateway,
     private readonly catalog: GatewayCatalog,
     /** Each agent's calls and last call, from the traces (tracing/callerStats.ts, or PostgreSQL's traces). */
@@ -38,20 +38,20 @@ export class AgentService {
   }
 
   async create(name: string, visibility: AgentVisibility): Promise<{ agent: AgentView; token: string }> {
-    const { agent, token } = this.store.create(name, visibility);
+    const { agent, token } = await this.store.create(name, visibility);
     this.changed();
     return { agent: await this.statedView(agent), token };
   }
 
   async setVisibility(id: string, visibility: AgentVisibility): Promise<AgentView> {
-    const agent = this.store.setVisibility(id, visibility);
+    const agent = await this.store.setVisibility(id, visibility);
     await this.gateway.toolsChanged();
     this.changed();
     return this.statedView(agent);
   }
 
   async revoke(id: string): Promise<AgentView> {
-    const agent = this.store.revoke(id);
+    const agent = await this.store.revoke(id);
     await this.gateway.closeAgent(id);
     this.changed();
     return this.statedView(agent);
@@ -60,7 +60,7 @@ export class AgentService {
   async remove(id: string): Promise<boolean> {
     this.store.get(id);
     await this.gateway.closeAgent(id, 'this agent was removed from MiniHarness');
-    const removed = this.store.remove(id);
+    const removed = await this.store.remove(id);
     this.changed();
     return removed;
   }

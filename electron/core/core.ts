@@ -54,6 +54,7 @@ import { RunTaskOutcomes } from '../runs/taskOutcomes.js';
 import { runServers } from '../runs/runServers.js';
 import { ApprovalBroker } from './approvalBroker.js';
 import { SharedApprovals } from './sharedApprovals.js';
+import { PostgresAgentStore } from '../gateway/postgresAgentStore.js';
 import { sandboxHandlers, wireEgress } from './egressWiring.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
 import type { CoreStorage } from './storageWiring.js';
@@ -272,6 +273,11 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
     const shared = await broker.share((events) => SharedApprovals.open(sharedDb.pool, sharedDb.url, events));
     base.lifecycle.defer('shared approvals', () => shared.close());
   }
+  // …and the agents and their tokens (gateway/postgresAgentStore.ts); else they are in the config file.
+  const agentStore = sharedDb
+    ? await PostgresAgentStore.open(sharedDb.pool, sharedDb.url, base.storage.where, warnings.notice)
+    : undefined;
+  if (agentStore) base.lifecycle.defer('shared agents', () => agentStore.close());
   // Servers' elicitation and sampling requests, shown to the person as dialogs naming the server.
   const serverRequests = new ServerRequestBroker(emit, {
     serverName: (id: string): string => lateRegistry.get().server(id)?.name ?? id,
@@ -340,7 +346,7 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
   const { registry } = pipeline;
   lateRegistry.set(registry);
   base.lifecycle.defer('tool registry', () => registry.close());
-  return { ...pipeline, gatewayMark, marksBehind, broker, serverRequests, settings, egress, sandboxes };
+  return { ...pipeline, gatewayMark, marksBehind, broker, serverRequests, settings, egress, sandboxes, agentStore };
 }
 
 type Services = ReturnType<typeof buildServices>;
@@ -453,6 +459,7 @@ function wireGatewayAndServers(base: CoreBase, oauth: OAuthManager, pipeline: Pi
     ],
     closing: () => lifecycle.isDisposed,
     requestSpans: services.telemetry.requests,
+    ...(pipeline.agentStore ? { agentStore: pipeline.agentStore } : {}),
   });
   const { gateway } = gw;
   lifecycle.defer('agent gateway', () => gateway.stop());

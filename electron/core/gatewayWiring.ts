@@ -12,7 +12,9 @@ import type { GatewayFollowing } from '../gateway/agentSubscriptions.js';
 import { RUN_SERVER_WAIT_MS, settle, startingServers } from '../runs/runServers.js';
 import { join } from 'node:path';
 import type { CallerStats } from '../tracing/callerStats.js';
+import type { AgentStorage } from '../gateway/agentStore.js';
 import { AgentStore } from '../gateway/agentStore.js';
+import type { PostgresAgentStore } from '../gateway/postgresAgentStore.js';
 import { GatewayCatalog } from '../gateway/catalog.js';
 import { Gateway } from '../gateway/gateway.js';
 import { GATEWAY_BIN, gatewayLoopField } from '../gateway/loop.js';
@@ -54,6 +56,8 @@ export interface GatewayWiringDeps {
   closing: () => boolean;
   /** OpenTelemetry: each agent request as a server span (telemetry/requestSpans.ts). */
   requestSpans?: RequestSpans;
+  /** The agents in PostgreSQL, shared by the instances on it; absent: in the configuration file. */
+  agentStore?: PostgresAgentStore;
 }
 
 export interface GatewayWiring {
@@ -69,7 +73,7 @@ export interface GatewayWiring {
 
 export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
   const { options, hub, warnings, settings, registry, features } = deps;
-  const agentStore = new AgentStore(options.config, warnings.notice);
+  const agentStore: AgentStorage = deps.agentStore ?? new AgentStore(options.config, warnings.notice);
   const priorityOf = (serverId: string): number =>
     registry.servers().find((config) => config.id === serverId)?.priority ?? 0;
   const catalog = new GatewayCatalog(() => deps.harness.listTools(), priorityOf);
@@ -125,6 +129,11 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     features: featuresOf(registry, features, priorityOf),
   });
   const agents = agentsView.set(new AgentService(agentStore, gateway, catalog, deps.callerStats, agentsChanged));
+  // Another instance on the database changed the agents: one it revoked or removed is ended here too.
+  deps.agentStore?.onChange(({ closed }) => {
+    for (const id of closed) void gateway.closeAgent(id).catch(() => undefined);
+    agentsChanged();
+  });
 
   const listChanged = coalesce(() => {
     void gateway.toolsChanged();

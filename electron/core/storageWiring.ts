@@ -4,7 +4,8 @@
  * calls), and the tool calls' checkpoints, the traces and the app metadata in PostgreSQL when a
  * database URL was given, so several cores on one database share History, replay, exactly-once
  * (the GUI's and CLI's session id is one) and Traces, and the permission rules (a save over
- * another instance's newer one is refused, not lost).
+ * another instance's newer one is refused, not lost). The agents' table migrates here too; their
+ * store is opened with the approvals (core.ts, gateway/postgresAgentStore.ts).
  */
 import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { Database } from '../storage/database.js';
@@ -22,6 +23,7 @@ import type { DisposableStore } from '../util/disposable.js';
 import type { AppMeta } from '../storage/appMeta.js';
 import { sqliteAppMeta } from '../storage/appMeta.js';
 import { POSTGRES_APP_META_MIGRATIONS, postgresAppMeta } from '../storage/postgres/appMeta.js';
+import { POSTGRES_AGENT_MIGRATIONS } from '../gateway/postgresAgentStore.js';
 import { openAppDatabaseWithReport } from './database.js';
 import { POSTGRES_APPROVAL_MIGRATIONS } from './sharedApprovals.js';
 
@@ -79,6 +81,7 @@ export async function openCoreStorage(
         tool_pins: POSTGRES_PIN_MIGRATIONS,
         approvals: POSTGRES_APPROVAL_MIGRATIONS,
         app_meta: POSTGRES_APP_META_MIGRATIONS,
+        agents: POSTGRES_AGENT_MIGRATIONS,
       },
     });
   } catch (error) {

@@ -6,6 +6,10 @@
  * was (reported, never dropped) and gives no access. An agent created by an OAuth sign-in
  * (gateway/oauth/) records its client; its static token is made and dropped at once, so it is
  * reached with the tokens its sign-in got, which live in the sign-in's own store.
+ *
+ * `AgentStorage` is the surface the gateway, the sign-in and the Agents view use; `AgentStore`
+ * (the configuration file) is the desktop's, `PostgresAgentStore` (postgresAgentStore.ts) the one
+ * every instance on a selected PostgreSQL shares. Reads and the token check are from memory.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hashToken } from '../security/tokenHash.js';
@@ -19,7 +23,8 @@ const AGENTS_KEY = 'gateway.agents';
 /** Tokens start with this, so a leaked one is recognizable (secret scanners, the person). */
 const TOKEN_PREFIX = 'mhg_';
 
-const StoredAgentSchema = z.object({
+/** An agent as stored (a PostgreSQL row is read through it too: anything with database access can write one). */
+export const StoredAgentSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{8,100}$/),
   name: AgentNameSchema,
   tokenHash: z.string().regex(/^[0-9a-f]{64}$/),
@@ -39,7 +44,63 @@ const StoredAgentSchema = z.object({
 });
 export type StoredAgent = z.infer<typeof StoredAgentSchema>;
 
-export class AgentStore {
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * The registered agents and their tokens. Reads and `authenticate` (on every agent request) are
+ * from memory; changes may be stored elsewhere first, so their results are awaited.
+ */
+export interface AgentStorage {
+  list(): StoredAgent[];
+  /** Throws AgentNotFoundError. */
+  get(id: string): StoredAgent;
+  /** The agent a token belongs to, unless it was revoked. */
+  authenticate(token: string | undefined): StoredAgent | undefined;
+  /** Throws AgentNameTakenError; the token is returned once and only its SHA-256 is kept. */
+  create(name: string, visibility: AgentVisibility): Awaitable<{ agent: StoredAgent; token: string }>;
+  createSignedIn(
+    preferredName: string,
+    visibility: AgentVisibility,
+    signIn: NonNullable<StoredAgent['signIn']>,
+  ): Awaitable<StoredAgent>;
+  freeName(preferred: string): string;
+  setVisibility(id: string, visibility: AgentVisibility): Awaitable<StoredAgent>;
+  revoke(id: string): Awaitable<StoredAgent>;
+  remove(id: string): Awaitable<boolean>;
+}
+
+/** A new agent token: 256 random bits after the recognizable prefix. */
+export function mintAgentToken(): string {
+  return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/** The agent of `token` in an index by token hash, unless it was revoked (no hashing of what cannot be a token). */
+export function agentOfToken(
+  byHash: ReadonlyMap<string, StoredAgent>,
+  token: string | undefined,
+): StoredAgent | undefined {
+  if (!token || !token.startsWith(TOKEN_PREFIX)) return undefined;
+  const agent = byHash.get(hashToken(token));
+  return agent && agent.revokedAt === undefined ? agent : undefined;
+}
+
+/** `preferred` as an agent name none of `agents` has: `Name`, else `Name 2`, `Name 3`, … */
+export function freeAgentName(preferred: string, agents: readonly StoredAgent[]): string {
+  const base =
+    preferred
+      .replace(/[^A-Za-z0-9 ._-]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/^[^A-Za-z0-9]+/, '')
+      .slice(0, 56)
+      .trim() || 'Signed-in agent';
+  // A reserved name (the person's caller id) is taken too: a client that calls itself `gui` becomes `gui 2`.
+  const taken = new Set([...agents.map((a) => a.name.toLowerCase()), ...RESERVED_AGENT_NAMES]);
+  if (!taken.has(base.toLowerCase())) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base} ${n}`.toLowerCase())) return `${base} ${n}`;
+}
+
+export class AgentStore implements AgentStorage {
   private agents: StoredAgent[] = [];
   /** Entries of the file that do not parse: written back unchanged, never used. */
   private unreadable: unknown[] = [];
@@ -65,15 +126,13 @@ export class AgentStore {
 
   /** The agent a token belongs to, unless it was revoked. */
   authenticate(token: string | undefined): StoredAgent | undefined {
-    if (!token || !token.startsWith(TOKEN_PREFIX)) return undefined;
-    const agent = this.byHash.get(hashToken(token));
-    return agent && agent.revokedAt === undefined ? agent : undefined;
+    return agentOfToken(this.byHash, token);
   }
 
   create(name: string, visibility: AgentVisibility): { agent: StoredAgent; token: string } {
     const clean = AgentNameSchema.parse(name);
     if (this.agents.some((a) => a.name.toLowerCase() === clean.toLowerCase())) throw new AgentNameTakenError(clean);
-    const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const token = mintAgentToken();
     const agent: StoredAgent = {
       id: randomUUID(),
       name: clean,
@@ -98,7 +157,7 @@ export class AgentStore {
     const agent: StoredAgent = {
       id: randomUUID(),
       name,
-      tokenHash: hashToken(`${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`),
+      tokenHash: hashToken(mintAgentToken()),
       createdAt: this.now(),
       visibility: AgentVisibilitySchema.parse(visibility),
       signIn,
@@ -109,18 +168,7 @@ export class AgentStore {
 
   /** `preferred` as an agent name no other agent has: `Name`, else `Name 2`, `Name 3`, … */
   freeName(preferred: string): string {
-    const base =
-      preferred
-        .replace(/[^A-Za-z0-9 ._-]+/g, ' ')
-        .replace(/\s+/g, ' ')
-        .trim()
-        .replace(/^[^A-Za-z0-9]+/, '')
-        .slice(0, 56)
-        .trim() || 'Signed-in agent';
-    // A reserved name (the person's caller id) is taken too: a client that calls itself `gui` becomes `gui 2`.
-    const taken = new Set([...this.agents.map((a) => a.name.toLowerCase()), ...RESERVED_AGENT_NAMES]);
-    if (!taken.has(base.toLowerCase())) return base;
-    for (let n = 2; ; n++) if (!taken.has(`${base} ${n}`.toLowerCase())) return `${base} ${n}`;
+    return freeAgentName(preferred, this.agents);
   }
 
   setVisibility(id: string, visibility: AgentVisibility): StoredAgent {

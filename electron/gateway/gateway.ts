@@ -41,7 +41,7 @@ import { CallsInFlight } from './callsInFlight.js';
 import { AgentTasks } from './agentTasks.js';
 import { roomForSessions } from './sessionLimit.js';
 import { OpenPerAgent, openRequestShare } from './agentShare.js';
-import type { AgentStore, StoredAgent } from './agentStore.js';
+import type { AgentStorage, StoredAgent } from './agentStore.js';
 import type { Clock } from './clientPresence.js';
 import { AGENT_IDLE_MS, holdWhileOpen, isIdle, ModernClients } from './clientPresence.js';
 import { ModernAgents } from './modernAgents.js';
@@ -54,7 +54,7 @@ import { OAuthStore } from './oauth/oauthStore.js';
 import { abortedUnanswered, serveWebRequest, toWebRequest } from './webResponse.js';
 
 export interface GatewayOptions extends Omit<AgentSessionDeps, 'agent' | 'onActivity'> {
-  agents: AgentStore;
+  agents: AgentStorage;
   /** How an agent that can only spawn a process reaches the gateway (shown in Connect an agent). */
   stdio: GatewayStatus['stdio'];
   /** Sessions opened or closed, the state changed (at once); calls started or ended (at most every ACTIVITY_REPORT_MS). */

@@ -8,12 +8,19 @@
  * use one session id and their two claims meet in one row: one instance runs the tool, the other
  * replays its result or (still running) answers `in_progress`, and a retry there gets the stored
  * result. (Before, each instance kept its own GUI session id in its SQLite file: the tool ran twice.)
+ *
+ * An agent's 2026-07-28 (stateless) calls are keyed by `agent:<id>:stateless`: the agent, created
+ * on A, is in PostgreSQL, so B accepts its token (told on `mh_agents`, without a restart) and keys
+ * its calls the same. (Before, agents were in each instance's config file: B refused the token.)
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { AgentsView } from '../../shared/agents.js';
+import { META_CALL_ID, META_REPLAYED } from '../../shared/agents.js';
 import type { CallOutcome } from '../../shared/contract.js';
+import { connectModernAgent } from '../gateway/support.js';
 import { PROJECT_ROOT, sandboxWritingTo, scratchDir, waitFor } from '../helpers/fixtures.js';
 import { BUILT_SIDE_EFFECT_FIXTURE, buildSideEffectServer } from '../restart/restartSoak.js';
 import type { TestDatabase } from '../storage/postgres.js';
@@ -109,6 +116,71 @@ describePostgres('the same callId on two serve instances at once', () => {
       expect(results[0]).toBeDefined();
       expect(results[1]).toEqual(results[0]);
       expect(effectLines('both-at-once')).toBe(1);
+    } finally {
+      onA.close();
+      onB.close();
+    }
+  }, 120_000);
+  /** One answer of an agent's call: its result's content, or that the call is in progress elsewhere. */
+  type AgentAnswer = { content: unknown; replayed: unknown } | 'in_progress';
+  const agentCall = async (url: string, token: string, callId: string): Promise<AgentAnswer> => {
+    const agent = await connectModernAgent(new URL(url), token);
+    try {
+      const result = await agent.callTool({
+        name: 'fx__effect',
+        arguments: { key: callId },
+        _meta: { [META_CALL_ID]: callId },
+      });
+      if (result.isError) {
+        // The other instance's claim is still running: an error result saying so (not the tool's answer).
+        const text = (result.content as Array<{ text?: string }>)[0]?.text;
+        expect(text).toContain(`The call with callId "${callId}" is still running`);
+        return 'in_progress';
+      }
+      return { content: result.content, replayed: result._meta?.[META_REPLAYED] };
+    } finally {
+      await agent.close();
+    }
+  };
+
+  it('an agent created on A: its same stateless callId through A and B at once runs once', async () => {
+    const onA = await BridgeClient.connect(a.port, { token: OPS });
+    const onB = await BridgeClient.connect(b.port, { token: OPS });
+    try {
+      const created = await onA.call('agents.create', {
+        name: 'Team agent',
+        visibility: { allServers: true, serverIds: [], localTools: false },
+      });
+      if (!created.ok) throw new Error(JSON.stringify(created));
+      const { agent, token } = created.result as { agent: { id: string }; token: string };
+      // B is told by PostgreSQL (mh_agents): its Agents view event lists the agent, no restart.
+      await waitFor(
+        () =>
+          onB.events.some(
+            (e) => e.event === 'agents.changed' && (e.payload as AgentsView).agents.some((x) => x.id === agent.id),
+          ),
+        30_000,
+      );
+      const urls = await Promise.all(
+        [onA, onB].map(async (client) => {
+          const reply = await client.call('agents.list', {});
+          if (!reply.ok) throw new Error(JSON.stringify(reply));
+          return (reply.result as AgentsView).gateway.url;
+        }),
+      );
+      const callId = 'agent-both-at-once';
+      const answers = await Promise.all(urls.map((url) => agentCall(url, token, callId)));
+      expect(effectLines(callId)).toBe(1);
+      const results: AgentAnswer[] = [];
+      for (const [i, answer] of answers.entries())
+        results.push(answer === 'in_progress' ? await agentCall(urls[i] as string, token, callId) : answer);
+      const [first, second] = results as [Exclude<AgentAnswer, 'in_progress'>, Exclude<AgentAnswer, 'in_progress'>];
+      expect(first).not.toBe('in_progress');
+      expect(second).not.toBe('in_progress');
+      expect(second.content).toEqual(first.content);
+      // One ran, the other's answer (or retry) replayed the stored result.
+      expect([first.replayed, second.replayed].sort()).toEqual([false, true]);
+      expect(effectLines(callId)).toBe(1);
     } finally {
       onA.close();
       onB.close();

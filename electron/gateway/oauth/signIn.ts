@@ -37,7 +37,7 @@ import type Provider from 'oidc-provider';
 import { AgentVisibilitySchema, GATEWAY_PATH } from '../../../shared/agents.js';
 import type { SignInState } from '../../../shared/agents.js';
 import { bearerOf, tokensEqual } from '../../security/loopbackAccess.js';
-import type { AgentStore, StoredAgent } from '../agentStore.js';
+import type { AgentStorage, StoredAgent } from '../agentStore.js';
 import { readBody } from '../requestBody.js';
 import { consentPage, errorPage, pageSecurityHeaders } from './consentPage.js';
 import type { OAuthStore } from './oauthStore.js';
@@ -68,7 +68,7 @@ const PERSON = 'miniharness-person';
 const MAX_FORM_BYTES = 64 * 1024;
 
 export interface SignInOptions {
-  agents: AgentStore;
+  agents: AgentStorage;
   store: OAuthStore;
   /** The servers the consent page offers to choose from. */
   servers(): Array<{ id: string; name: string }>;
@@ -440,7 +440,7 @@ export class GatewaySignIn {
     const grantId = await saveGrant(listening, details, clientId);
     let agent: StoredAgent;
     try {
-      agent = this.options.agents.createSignedIn(clientName ?? 'Signed-in agent', visibility.data, {
+      agent = await this.options.agents.createSignedIn(clientName ?? 'Signed-in agent', visibility.data, {
         clientId,
         ...(clientName ? { clientName: clientName.slice(0, 200) } : {}),
         redirectTarget: redirectTarget.slice(0, 2048),

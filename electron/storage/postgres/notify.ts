@@ -1,6 +1,6 @@
 /**
  * Events other processes must see (an approval asked or answered, a list that changed, a run's
- * update), over PostgreSQL's LISTEN/NOTIFY: every process on the database hears what one
+ * update, an agent created or revoked), over PostgreSQL's LISTEN/NOTIFY: every process on the database hears what one
  * publishes, after the publishing transaction commits. A notification is a nudge with a small
  * JSON body (ids, never secrets or results — PostgreSQL caps a payload at 8,000 bytes, and
  * anything connected to the database may listen); the listener reads the state itself.
@@ -13,7 +13,7 @@ import pg from 'pg';
 import { z } from 'zod';
 
 /** The channels MiniHarness uses; a name is an SQL identifier, so only these are accepted. */
-const CHANNELS = ['mh_approvals', 'mh_lists', 'mh_runs'] as const;
+const CHANNELS = ['mh_approvals', 'mh_lists', 'mh_runs', 'mh_agents'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 const MAX_PAYLOAD_BYTES = 7_900;
