@@ -66,6 +66,42 @@ export function webBalancerConf(dir: string, port: number, upstreams: number[]):
 `;
 }
 
+/**
+ * Both instances' agent gateways behind `port` (examples/team/nginx-gateway.conf is this, for a
+ * server). The gateway checks that Host names the port it listens on, so each instance is its own
+ * `proxy_pass` with its own Host, chosen per request:
+ * - 2026-07-28 requests (stateless: `MCP-Protocol-Version: 2026-07-28`) by the request's random id —
+ *   either instance;
+ * - everything else (the 2025 era, its `initialize` included, which has no Mcp-Session-Id yet) by the
+ *   agent's Authorization header — one agent's sessions stay on one instance.
+ * An instance that refuses the connection (dead) is skipped for the other: a 2025 session it held is
+ * unknown there (404), and the client starts a new one.
+ */
+export function gatewayBalancerConf(dir: string, port: number, gateways: [number, number]): string {
+  const [a, b] = gateways;
+  const location = (target: string, other?: string) => `
+      proxy_pass http://127.0.0.1:${target};
+      proxy_set_header Host 127.0.0.1:${target};
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_read_timeout 1h;
+      ${other ? `error_page 502 504 = ${other};` : ''}`;
+  return `${preamble(dir)}
+  map $http_mcp_protocol_version $gw_key { "2026-07-28" $request_id; default $http_authorization; }
+  split_clients "$gw_key" $gw_first { 50% ${a}; * ${b}; }
+  map $gw_first $gw_other { ${a} ${b}; default ${a}; }
+  server {
+    listen 127.0.0.1:${port};
+    location / {${location('$gw_first', '@other')}
+    }
+    location @other {${location('$gw_other')}
+    }
+  }
+}
+`;
+}
+
 export interface Nginx {
   stop(): void;
 }
