@@ -8,7 +8,10 @@
  *   on the agent's Authorization for the whole 2025 era, `initialize` included);
  * - that instance is killed (SIGKILL): the 2025 session's next request gets 404 from the other
  *   instance, the agent starts a new session through the same address and goes on there; the
- *   2026 agent goes on without noticing.
+ *   2026 agent goes on without noticing;
+ * - with both up again, a 2026 call that has acted is cut off by kill -9 of the instance running
+ *   it: the agent's retry of the same callId through the balancer gets in_progress from the other
+ *   instance, which does not run it.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -17,7 +20,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentsView } from '../../shared/agents.js';
-import { GATEWAY_PATH } from '../../shared/agents.js';
+import { GATEWAY_PATH, META_CALL_ID } from '../../shared/agents.js';
+import { META_ERROR } from '../../electron/gateway/agentResults.js';
 import { freePort } from '../gateway/ports.js';
 import { connectAgent, connectModernAgent } from '../gateway/support.js';
 import { PROJECT_ROOT, sandboxWritingTo, scratchDir, waitFor } from '../helpers/fixtures.js';
@@ -46,7 +50,7 @@ describeBalanced('agents of both eras through nginx in front of two serve instan
   let web: URL;
   let gateway: URL;
   let webPorts: number[] = [];
-  const instances: Array<{ name: 'A' | 'B'; process: ServeChild }> = [];
+  const instances: Array<{ name: 'A' | 'B'; process: ServeChild; config: object; dir: string; webPort: number }> = [];
   const agents: Array<{ close(): Promise<void> }> = [];
 
   const tagsOf = (prefix: string): string[] =>
@@ -95,18 +99,7 @@ describeBalanced('agents of both eras through nginx in front of two serve instan
         ],
         rules: [{ serverId: SERVER_ID, toolName: 'effect', level: 'ALLOW' }],
       };
-      const child = await ServeChild.start(config, dir, { MINIHARNESS_DATABASE_URL: database.url });
-      instances.push({ name, process: child });
-      const direct = await BridgeClient.connect(webPorts[i] as number, {
-        token: OPS,
-        host: web.host,
-        origin: web.origin,
-      });
-      try {
-        await serverReady(direct);
-      } finally {
-        direct.close();
-      }
+      instances.push(await start({ name, config, dir, webPort: webPorts[i] as number }));
     }
     nginx.push(
       startNginx(
@@ -129,6 +122,20 @@ describeBalanced('agents of both eras through nginx in front of two serve instan
     await database?.drop();
     scratch.cleanup();
   });
+
+  /** Starts (or starts again) an instance; resolves once its copy of the fixture server is ready. */
+  async function start<T extends { config: object; dir: string; webPort: number }>(
+    instance: T,
+  ): Promise<T & { process: ServeChild }> {
+    const process = await ServeChild.start(instance.config, instance.dir, { MINIHARNESS_DATABASE_URL: database.url });
+    const direct = await BridgeClient.connect(instance.webPort, { token: OPS, host: web.host, origin: web.origin });
+    try {
+      await serverReady(direct);
+    } finally {
+      direct.close();
+    }
+    return Object.assign(instance, { process });
+  }
 
   const effect = async (agent: Client | Awaited<ReturnType<typeof connectModernAgent>>, key: string) => {
     const result = (await agent.callTool({ name: `${SERVER_ID}__effect`, arguments: { key } })) as CallToolResult;
@@ -183,5 +190,26 @@ describeBalanced('agents of both eras through nginx in front of two serve instan
     expect(new Set(tagsOf('again-'))).toEqual(new Set([survivor]));
     for (let i = 0; i < 3; i++) await effect(modern, `modern-after-${i}`);
     expect(new Set(tagsOf('modern-after-'))).toEqual(new Set([survivor]));
+
+    // Both up again; a 2026 call acts and is cut off by kill -9 of the instance running it. The agent
+    // retries the same callId through the balancer: the other instance says "still running, or its
+    // result is unknown" and does not run it.
+    if (dying) await start(dying);
+    const meta = { [META_CALL_ID]: 'modern-held-1' };
+    void modern
+      .callTool({ name: `${SERVER_ID}__effect`, arguments: { key: 'held-1', hold: true }, _meta: meta })
+      .catch(() => undefined);
+    await waitFor(() => tagsOf('held-1').length === 1, 60_000);
+    const owner = instances.find((i) => i.name === tagsOf('held-1')[0]);
+    expect((await owner?.process.stop('SIGKILL'))?.signal).toBe('SIGKILL');
+    const retried = await connectModernAgent(gateway, token);
+    agents.push(retried);
+    const unknown = await retried.callTool(
+      { name: `${SERVER_ID}__effect`, arguments: { key: 'held-1', hold: true }, _meta: meta },
+      { timeout: 20_000 },
+    );
+    expect(unknown.isError).toBe(true);
+    expect(unknown._meta?.[META_ERROR]).toBe('in_progress');
+    expect(tagsOf('held-1')).toHaveLength(1);
   }, 300_000);
 });
