@@ -175,6 +175,7 @@ export class Gateway {
   /** Listens on 127.0.0.1:`port` (0: any free port). Resolves with the state; never rejects. */
   async start(port: number): Promise<GatewayStatus> {
     await this.stop();
+    this.draining = false;
     // Bounded connections and time to receive a request (a slow body → 408), by node:http itself.
     const limits = { ...DEFAULT_HTTP_LIMITS, ...this.options.httpLimits };
     const http = createServer(httpServerOptions(limits), (req, res) => void this.handle(req, res));
