@@ -221,7 +221,8 @@ export class PostgresAgentStore implements AgentStorage {
         agent.signIn ? JSON.stringify(agent.signIn) : null,
       ]);
     } catch (error) {
-      if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false;
+      const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+      if (code === UNIQUE_VIOLATION && constraint === 'agents_name_key') return false;
       throw toStorageError(error, this.where, 'register an agent');
     }
     await this.enqueue(async () => this.index([...this.agents.filter((a) => a.id !== agent.id), agent]));

@@ -13,7 +13,8 @@ import { openAppDatabase } from '../../electron/core/database.js';
 import { redactDatabaseUrl } from '../../electron/storage/postgres/url.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { GatewayApp } from '../gateway/support.js';
-import { addFixtureServer, connectModernAgent, startGatewayApp } from '../gateway/support.js';
+import { addFixtureServer, connectAgent, connectModernAgent, startGatewayApp } from '../gateway/support.js';
+import type { AgentsView } from '../../shared/agents.js';
 import type { TestDatabase } from '../storage/postgres.js';
 import { createTestDatabase, describePostgres } from '../storage/postgres.js';
 
@@ -176,6 +177,28 @@ describePostgres('app cores on PostgreSQL', () => {
       expect(view.rules).toContainEqual(expect.objectContaining({ id: rule?.id, level: 'ASK' }));
     } finally {
       await third.close();
+    }
+  }, 60_000);
+
+  it('an agent made on one core connects to the other; revoked on the first, its session on the other ends and its token is refused', async () => {
+    const { id, token } = await first.createAgent('Roaming agent');
+    // The second core is told through PostgreSQL (mh_agents): its Agents view lists the agent, no restart.
+    await second.nextEvent<AgentsView>('agents.changed', (v) => v.agents.some((a) => a.id === id));
+    const legacy = await connectAgent(second.url, token);
+    try {
+      expect((await legacy.listTools()).tools.map((t) => t.name)).toContain('fx__append');
+      const open = (await second.call<AgentsView>('agents.list')).agents.find((a) => a.id === id);
+      expect(open?.sessions).toHaveLength(1);
+
+      await first.call('agents.revoke', { id });
+      // The second core ends the agent's session there once it re-read the revoked agent.
+      await second.nextEvent<AgentsView>('agents.changed', (v) =>
+        v.agents.some((a) => a.id === id && a.revokedAt !== undefined && a.sessions.length === 0),
+      );
+      await expect(legacy.listTools()).rejects.toThrow();
+      await expect(connectModernAgent(second.url, token).then((c) => c.listTools())).rejects.toThrow();
+    } finally {
+      await legacy.close().catch(() => undefined);
     }
   }, 60_000);
 });
