@@ -55,6 +55,7 @@ import { RunTaskOutcomes } from '../runs/taskOutcomes.js';
 import { runServers } from '../runs/runServers.js';
 import { ApprovalBroker } from './approvalBroker.js';
 import { SharedApprovals } from './sharedApprovals.js';
+import { followSharedLists } from './sharedLists.js';
 import { sandboxHandlers, wireEgress } from './egressWiring.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
 import type { CoreStorage } from './storageWiring.js';
@@ -336,6 +337,19 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
   const { registry } = pipeline;
   lateRegistry.set(registry);
   base.lifecycle.defer('tool registry', () => registry.close());
+  // On PostgreSQL: rules and pins another core saves take effect here too, and the GUI is told (sharedLists.ts).
+  if (sharedDb) {
+    const lists = await followSharedLists({
+      url: sharedDb.url,
+      origin: sharedDb.origin,
+      engine: pipeline.engine,
+      pinStore: base.storage.pins,
+      pins: pipeline.harness.security.pins,
+      changed: () => emit('permissions.changed', {}),
+      warn: warnings.notice,
+    });
+    base.lifecycle.defer('shared lists', () => lists.close());
+  }
   return { ...pipeline, gatewayMark, marksBehind, broker, serverRequests, settings, egress, sandboxes };
 }
 

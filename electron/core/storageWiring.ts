@@ -7,6 +7,7 @@
  */
 import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { Database } from '../storage/database.js';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { POSTGRES_CHECKPOINT_MIGRATIONS } from '../checkpoints/postgresSchema.js';
 import { postgresCheckpointStores } from '../checkpoints/postgresStore.js';
@@ -38,7 +39,12 @@ export interface CoreStorage {
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
   /** PostgreSQL when selected: the approvals are shared there (sharedApprovals.ts). */
-  postgres?: { pool: PgPool; url: string };
+  postgres?: {
+    pool: PgPool;
+    url: string;
+    /** This core's name in the notices it publishes (core/sharedLists.ts). */
+    origin: string;
+  };
 }
 
 /**
@@ -85,8 +91,10 @@ export async function openCoreStorage(
   const traces = new PostgresTraceStore(pool, where);
   // Torn down before the pool: the trace batches handed over are written first.
   lifecycle.defer('PostgreSQL traces', () => traces.drain());
-  const rules = new PostgresPermissionRuleStore(pool, where);
-  const pins = await PostgresPinStore.open(pool, where);
+  // Rules and pins are announced to the other cores on the database (core/sharedLists.ts).
+  const origin = randomUUID();
+  const rules = new PostgresPermissionRuleStore(pool, where, origin);
+  const pins = await PostgresPinStore.open(pool, where, origin);
   lifecycle.defer('PostgreSQL tool pins', () => pins.drain());
-  return { ...local, checkpoints, traces, rules, pins, where, postgres: { pool, url: selection.url } };
+  return { ...local, checkpoints, traces, rules, pins, where, postgres: { pool, url: selection.url, origin } };
 }
