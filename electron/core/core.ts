@@ -111,6 +111,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   const oauth = openOAuthSessions(base);
   const pipeline = await buildPipelineParts(base, oauth);
   const services = buildServices(base, pipeline);
+  await services.runs.open();
   const front = wireGatewayAndServers(base, oauth, pipeline, services);
   // ── domain events → contract events (registryWiring.ts) ───────────────────────────────────
   const logs = wireRegistryEvents({
@@ -400,7 +401,11 @@ function buildServices(base: CoreBase, pipeline: PipelineParts) {
   // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
   const runTaskOutcomes = new RunTaskOutcomes(stores.pipeline);
   const runs = new RunService({
-    store: new RunStore(base.storage.db),
+    store: base.storage.runs ?? new RunStore(base.storage.db),
+    // Shared runs (PostgreSQL): another instance's changes reach this GUI as `runs.changed`.
+    ...(base.storage.runs && base.storage.postgres
+      ? { follow: base.storage.runs.follow.bind(base.storage.runs, base.storage.postgres.url) }
+      : {}),
     secrets: options.secrets,
     harness,
     emit,

@@ -17,6 +17,7 @@ import { openPostgres } from '../storage/postgres/pool.js';
 import { POSTGRES_TRACE_MIGRATIONS, PostgresTraceStore } from '../tracing/postgresTraceStore.js';
 import { POSTGRES_RULE_MIGRATIONS, PostgresPermissionRuleStore } from '../security/postgresRuleStore.js';
 import { POSTGRES_PIN_MIGRATIONS, PostgresPinStore } from '../security/postgresPinStore.js';
+import { POSTGRES_RUN_MIGRATIONS, PostgresRunStore } from '../runs/postgresRunStore.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
 import { openAppDatabaseWithReport } from './database.js';
@@ -36,6 +37,8 @@ export interface CoreStorage {
   rules: PostgresPermissionRuleStore | undefined;
   /** The tool pins in PostgreSQL; undefined: in `db`. */
   pins: PostgresPinStore | undefined;
+  /** The agent runs and model configurations in PostgreSQL; absent: in `db`. */
+  runs?: PostgresRunStore;
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
   /** PostgreSQL when selected: the approvals are shared there (sharedApprovals.ts). */
@@ -78,6 +81,7 @@ export async function openCoreStorage(
         permission_rules: POSTGRES_RULE_MIGRATIONS,
         tool_pins: POSTGRES_PIN_MIGRATIONS,
         approvals: POSTGRES_APPROVAL_MIGRATIONS,
+        agent_runs: POSTGRES_RUN_MIGRATIONS,
       },
     });
   } catch (error) {
@@ -96,5 +100,6 @@ export async function openCoreStorage(
   const rules = new PostgresPermissionRuleStore(pool, where, origin);
   const pins = await PostgresPinStore.open(pool, where, origin);
   lifecycle.defer('PostgreSQL tool pins', () => pins.drain());
-  return { ...local, checkpoints, traces, rules, pins, where, postgres: { pool, url: selection.url, origin } };
+  const runs = new PostgresRunStore(pool, where, origin);
+  return { ...local, checkpoints, traces, rules, pins, runs, where, postgres: { pool, url: selection.url, origin } };
 }
