@@ -468,6 +468,7 @@ function wireGatewayAndServers(base: CoreBase, oauth: OAuthManager, pipeline: Pi
     ],
     closing: () => lifecycle.isDisposed,
     requestSpans: services.telemetry.requests,
+    ...(base.storage.oauth ? { oauthStore: base.storage.oauth } : {}),
   });
   const { gateway } = gw;
   lifecycle.defer('agent gateway', () => gateway.stop());

@@ -18,6 +18,7 @@ import { POSTGRES_TRACE_MIGRATIONS, PostgresTraceStore } from '../tracing/postgr
 import { POSTGRES_RULE_MIGRATIONS, PostgresPermissionRuleStore } from '../security/postgresRuleStore.js';
 import { POSTGRES_PIN_MIGRATIONS, PostgresPinStore } from '../security/postgresPinStore.js';
 import { POSTGRES_RUN_MIGRATIONS, PostgresRunStore } from '../runs/postgresRunStore.js';
+import { POSTGRES_OAUTH_MIGRATIONS, PostgresOAuthStore } from '../gateway/oauth/postgresOAuthStore.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
 import { openAppDatabaseWithReport } from './database.js';
@@ -39,6 +40,8 @@ export interface CoreStorage {
   pins: PostgresPinStore | undefined;
   /** The agent runs and model configurations in PostgreSQL; absent: in `db`. */
   runs?: PostgresRunStore;
+  /** The gateway's OAuth clients, grants and tokens in PostgreSQL; absent: gateway-oauth.json. */
+  oauth?: PostgresOAuthStore;
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
   /** PostgreSQL when selected: the approvals are shared there (sharedApprovals.ts). */
@@ -82,6 +85,7 @@ export async function openCoreStorage(
         tool_pins: POSTGRES_PIN_MIGRATIONS,
         approvals: POSTGRES_APPROVAL_MIGRATIONS,
         agent_runs: POSTGRES_RUN_MIGRATIONS,
+        gateway_oauth: POSTGRES_OAUTH_MIGRATIONS,
       },
     });
   } catch (error) {
@@ -101,5 +105,18 @@ export async function openCoreStorage(
   const pins = await PostgresPinStore.open(pool, where, origin);
   lifecycle.defer('PostgreSQL tool pins', () => pins.drain());
   const runs = new PostgresRunStore(pool, where, origin);
-  return { ...local, checkpoints, traces, rules, pins, runs, where, postgres: { pool, url: selection.url, origin } };
+  const oauth = await PostgresOAuthStore.open(pool, where, origin);
+  await oauth.follow(selection.url);
+  lifecycle.defer('PostgreSQL sign-in states', () => oauth.close());
+  return {
+    ...local,
+    checkpoints,
+    traces,
+    rules,
+    pins,
+    runs,
+    oauth,
+    where,
+    postgres: { pool, url: selection.url, origin },
+  };
 }
