@@ -57,31 +57,27 @@ describePostgres('rules and pins shared live between cores on PostgreSQL', () =>
     const before = await second.call<PermissionsView>('permissions.get');
     const local = before.tools.find((t) => t.serverId === LOCAL_SERVER_ID && t.level !== 'DENY');
     if (!local) throw new Error('expected a local tool that is not denied');
-    const told = nextChange(second);
+    const id = `tool:${LOCAL_SERVER_ID}:${local.toolName}`;
     await first.call('permissions.setToolLevel', {
       serverId: LOCAL_SERVER_ID,
       toolName: local.toolName,
       level: 'DENY',
     });
-    await told;
-    const after = await second.call<PermissionsView>('permissions.get');
-    expect(after.rules).toContainEqual(
-      expect.objectContaining({ id: `tool:${LOCAL_SERVER_ID}:${local.toolName}`, level: 'DENY' }),
-    );
-    // The second core's engine decides with it: the tool is denied there now.
+    // Told (permissions.changed), the second core's view has the rule, and its engine decides with it.
+    const after = await viewAfterChanges(second, (v) => v.rules.some((r) => r.id === id && r.level === 'DENY'));
     expect(after.tools.find((t) => t.serverId === LOCAL_SERVER_ID && t.toolName === local.toolName)).toEqual(
-      expect.objectContaining({ level: 'DENY', reason: expect.objectContaining({ kind: 'rule' }) }),
+      expect.objectContaining({ level: 'DENY', reason: expect.objectContaining({ kind: 'rule', ruleId: id }) }),
     );
-    // And a save on the second core from there keeps the first's rule (it builds on the rules it was told of).
-    const removed = nextChange(first);
+    // And back: removed on the second core, it is gone from the first's view.
     await second.call('permissions.setToolLevel', {
       serverId: LOCAL_SERVER_ID,
       toolName: local.toolName,
       level: 'default',
     });
-    await removed;
-    const back = await first.call<PermissionsView>('permissions.get');
-    expect(back.rules.some((r) => r.id === `tool:${LOCAL_SERVER_ID}:${local.toolName}`)).toBe(false);
+    const back = await viewAfterChanges(first, (v) => !v.rules.some((r) => r.id === id));
+    expect(back.tools.find((t) => t.serverId === LOCAL_SERVER_ID && t.toolName === local.toolName)?.level).toBe(
+      local.level,
+    );
   }, 60_000);
 
   it("a tool pinned on one core is listed by the other's Permissions view, which is told", async () => {

@@ -163,23 +163,31 @@ describePostgres('PostgreSQL agent runs', () => {
     const two = new PostgresRunStore(b.pool, b.where, 'two');
     const heard: string[] = [];
     let told: () => void = () => undefined;
+    /** Resolves once `done` holds, checked now and at each notice heard (set before the write that causes it). */
+    const until = (done: () => boolean) =>
+      new Promise<void>((resolve) => {
+        told = () => done() && resolve();
+        told();
+      });
     const listener = await two.follow(database.url, (runId) => {
       heard.push(runId);
       told();
     });
     try {
-      const stopped = new Promise<void>((resolve) => (told = () => heard.includes('shared') && resolve()));
+      const stopped = until(() => heard.includes('shared'));
       await one.create(newRun('shared'), { role: 'user', text: 'from A' });
       await one.setStatus('shared', 'stopped', { code: 'cancelled', message: 'Stopped by the person.' });
       await stopped;
       expect((await two.list()).map((r) => r.id)).toContain('shared');
       expect(await two.require('shared')).toMatchObject({ status: 'stopped' });
       expect(await two.messages('shared')).toEqual([{ role: 'user', text: 'from A' }]);
-      // Its own notices are not echoed back to it.
+      // Its own notices are not echoed back to it: after its write and then the other's, one more is heard.
+      await until(() => heard.filter((id) => id === 'shared').length >= 2);
       const own = heard.length;
       await two.setStatus('shared', 'failed');
+      const next = until(() => heard.length > own);
       await one.setStatus('shared', 'stopped');
-      await new Promise<void>((resolve) => (told = () => heard.length > own && resolve()));
+      await next;
       expect(heard.slice(own)).toEqual(['shared']);
     } finally {
       await listener.close();
