@@ -76,6 +76,17 @@ describePostgres('app cores on PostgreSQL', () => {
     expect(replayed.replayed).toBe(true);
     expect(lines().filter((l) => l === 'gui')).toHaveLength(1);
 
+    // The pin the call took on the first core holds on the second (the same server identity), without a restart.
+    type Tools = { tools: Array<{ name: string; serverId: string; pin?: { state: string } }> };
+    for (;;) {
+      let armed = false;
+      const changed = second.nextEvent('permissions.changed', () => armed);
+      armed = true;
+      const listed = await second.call<Tools>('tools.list');
+      if (listed.tools.find((t) => t.serverId === 'fx' && t.name === 'append')?.pin?.state === 'pinned') break;
+      await changed;
+    }
+
     // Nothing of it in the first core's SQLite file: the calls are in PostgreSQL only.
     const local = openAppDatabase(join(scratch.dir, 'one', 'data', 'miniharness.db'));
     try {
