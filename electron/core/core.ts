@@ -55,6 +55,7 @@ import { runServers } from '../runs/runServers.js';
 import { ApprovalBroker } from './approvalBroker.js';
 import { SharedApprovals } from './sharedApprovals.js';
 import { PostgresAgentStore } from '../gateway/postgresAgentStore.js';
+import { followSharedLists } from './sharedLists.js';
 import { sandboxHandlers, wireEgress } from './egressWiring.js';
 import { ServerRequestBroker } from './serverRequests/broker.js';
 import type { CoreStorage } from './storageWiring.js';
@@ -111,6 +112,7 @@ export async function buildCore(options: CoreOptions): Promise<Core> {
   const oauth = openOAuthSessions(base);
   const pipeline = await buildPipelineParts(base, oauth);
   const services = buildServices(base, pipeline);
+  await services.runs.open();
   const front = wireGatewayAndServers(base, oauth, pipeline, services);
   // ── domain events → contract events (registryWiring.ts) ───────────────────────────────────
   const logs = wireRegistryEvents({
@@ -346,6 +348,19 @@ async function buildPipelineParts(base: CoreBase, oauth: OAuthManager) {
   const { registry } = pipeline;
   lateRegistry.set(registry);
   base.lifecycle.defer('tool registry', () => registry.close());
+  // On PostgreSQL: rules and pins another core saves take effect here too, and the GUI is told (sharedLists.ts).
+  if (sharedDb) {
+    const lists = await followSharedLists({
+      url: sharedDb.url,
+      origin: sharedDb.origin,
+      engine: pipeline.engine,
+      pinStore: base.storage.pins,
+      pins: pipeline.harness.security.pins,
+      changed: () => emit('permissions.changed', {}),
+      warn: warnings.notice,
+    });
+    base.lifecycle.defer('shared lists', () => lists.close());
+  }
   return { ...pipeline, gatewayMark, marksBehind, broker, serverRequests, settings, egress, sandboxes, agentStore };
 }
 
@@ -396,7 +411,11 @@ function buildServices(base: CoreBase, pipeline: PipelineParts) {
   // A resumed run's unknown call that its server ran as a task waits for the task recovery's outcome.
   const runTaskOutcomes = new RunTaskOutcomes(stores.pipeline);
   const runs = new RunService({
-    store: new RunStore(base.storage.db),
+    store: base.storage.runs ?? new RunStore(base.storage.db),
+    // Shared runs (PostgreSQL): another instance's changes reach this GUI as `runs.changed`.
+    ...(base.storage.runs && base.storage.postgres
+      ? { follow: base.storage.runs.follow.bind(base.storage.runs, base.storage.postgres.url) }
+      : {}),
     secrets: options.secrets,
     harness,
     emit,
@@ -460,6 +479,7 @@ function wireGatewayAndServers(base: CoreBase, oauth: OAuthManager, pipeline: Pi
     closing: () => lifecycle.isDisposed,
     requestSpans: services.telemetry.requests,
     ...(pipeline.agentStore ? { agentStore: pipeline.agentStore } : {}),
+    ...(base.storage.oauth ? { oauthStore: base.storage.oauth } : {}),
   });
   const { gateway } = gw;
   lifecycle.defer('agent gateway', () => gateway.stop());

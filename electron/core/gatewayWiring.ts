@@ -18,6 +18,7 @@ import type { PostgresAgentStore } from '../gateway/postgresAgentStore.js';
 import { GatewayCatalog } from '../gateway/catalog.js';
 import { Gateway } from '../gateway/gateway.js';
 import { GATEWAY_BIN, gatewayLoopField } from '../gateway/loop.js';
+import type { OAuthStorage } from '../gateway/oauth/oauthStore.js';
 import { OAuthStore } from '../gateway/oauth/oauthStore.js';
 import { GatewaySignIn } from '../gateway/oauth/signIn.js';
 import type { HarnessApplication } from '../harness/application.js';
@@ -58,6 +59,8 @@ export interface GatewayWiringDeps {
   requestSpans?: RequestSpans;
   /** The agents in PostgreSQL, shared by the instances on it; absent: in the configuration file. */
   agentStore?: PostgresAgentStore;
+  /** The agents' OAuth clients, grants and tokens elsewhere (PostgreSQL); absent: gateway-oauth.json in the data folder. */
+  oauthStore?: OAuthStorage;
 }
 
 export interface GatewayWiring {
@@ -106,7 +109,7 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
     // Agents sign in with OAuth (gateway/oauth/): clients, grants and tokens kept in the data folder; the consent page offers the servers.
     signIn: new GatewaySignIn({
       agents: agentStore,
-      store: new OAuthStore(join(options.dataDir, 'gateway-oauth.json'), warnings.notice),
+      store: deps.oauthStore ?? new OAuthStore(join(options.dataDir, 'gateway-oauth.json'), warnings.notice),
       servers: () => registry.servers().map((config) => ({ id: config.id, name: config.name })),
       onAgentCreated: () => agentsChanged(),
       onSignInChanged: () => agentsChanged(),

@@ -17,8 +17,20 @@ import { mustAskReason } from '../tools/runCommand.js';
 /** The one rule "deny flagged tools" (issue 31): a tool whose definition has poisoning flags is refused. */
 const DENY_FLAGGED_RULE_ID = 'deny-flagged-tools';
 
-/** Per-tool rules set in the Permissions view have a stable id, so setting again replaces. */
-function toolRuleId(serverId: string, toolName: string): string {
+/**
+ * Per-tool rules set in the Permissions view have a stable id per server identity, so setting again
+ * replaces. The identity is in it because the rules may be shared (PostgreSQL) by instances that each
+ * gave the server its own identity (`miniharness serve` adds the configured servers in each instance's
+ * data folder): each instance's rule then stays its own instead of replacing the other's, which would
+ * not apply to this server. Rules saved before carry the id without it (`legacyToolRuleId`).
+ */
+function toolRuleId(serverId: string, toolName: string, uid: string | undefined): string {
+  const legacy = legacyToolRuleId(serverId, toolName);
+  const id = uid ? `${legacy}@${uid.slice(0, 8)}` : legacy;
+  return id.length <= 200 ? id : legacy;
+}
+
+function legacyToolRuleId(serverId: string, toolName: string): string {
   return `tool:${serverId}:${toolName}`;
 }
 
@@ -84,7 +96,9 @@ export class PermissionService {
             },
           };
         }
-        const id = toolRuleId(tool.serverId, tool.name);
+        const id = [toolRuleId(tool.serverId, tool.name, server?.uid), legacyToolRuleId(tool.serverId, tool.name)].find(
+          (candidate) => liveRuleIds.has(candidate),
+        );
         return {
           toolName: tool.name,
           serverId: tool.serverId,
@@ -94,7 +108,7 @@ export class PermissionService {
             detail: decision.reason.detail,
             ...(decision.reason.ruleId ? { ruleId: decision.reason.ruleId } : {}),
           },
-          ...(liveRuleIds.has(id) ? { toolRuleId: id } : {}),
+          ...(id ? { toolRuleId: id } : {}),
           ...(granted ? { sessionGrant: true } : {}),
         };
       }),
@@ -146,8 +160,18 @@ export class PermissionService {
   }
 
   async setToolLevel({ serverId, toolName, level }: RequestOf<'permissions.setToolLevel'>): Promise<PermissionsView> {
-    const id = toolRuleId(serverId, toolName);
     const uid = serverId === LOCAL_SERVER_ID ? undefined : this.registry.server(serverId)?.uid;
+    const id = toolRuleId(serverId, toolName, uid);
+    // This server's rule saved under the id without the identity is replaced (another identity's is not).
+    const legacy = this.engine
+      .listRules()
+      .find(
+        (r) =>
+          r.id !== id &&
+          r.id === legacyToolRuleId(serverId, toolName) &&
+          (r.match.serverUid === undefined || r.match.serverUid === uid),
+      );
+    if (legacy) await this.engine.removeRule(legacy.id);
     if (level === 'default') await this.engine.removeRule(id);
     else {
       await this.engine.addRule({

@@ -15,13 +15,13 @@ import { SecretValue } from '../secrets/secretValue.js';
 import type { SecretStore } from '../secrets/types.js';
 import type { RunEvent, RunServers } from '../runs/runEngine.js';
 import { RunEngine, runCaller } from '../runs/runEngine.js';
-import type { RunStore } from '../runs/runStore.js';
+import type { RunStorage } from '../runs/runStorage.js';
 import type { RunLimits, RunRecord } from '../runs/types.js';
 
 type Emit = <E extends EventName>(event: E, payload: EventOf<E>) => void;
 
 export interface RunServiceOptions {
-  store: RunStore;
+  store: RunStorage;
   secrets: SecretStore;
   harness: {
     executeTool(toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<ExecuteResult>;
@@ -36,6 +36,8 @@ export interface RunServiceOptions {
   servers?: RunServers;
   /** OpenTelemetry GenAI spans of the runs (telemetry/runSpans.ts). */
   spans?: RunSpans;
+  /** A store shared with other instances: hears their runs' changes (by id) until closed. */
+  follow?(changed: (runId: string) => void): Promise<{ close(): Promise<void> }>;
 }
 
 export interface SaveModelInput {
@@ -51,6 +53,7 @@ export interface SaveModelInput {
 
 export class RunService {
   readonly engine: RunEngine;
+  private following: { close(): Promise<void> } | undefined;
 
   constructor(private readonly options: RunServiceOptions) {
     this.engine = new RunEngine({
@@ -62,16 +65,20 @@ export class RunService {
       ...(options.servers ? { servers: options.servers } : {}),
       ...(options.spans ? { spans: options.spans } : {}),
     });
-    // Runs a dead process left running are shown as interrupted, with Resume.
-    options.store.markInterrupted();
+  }
+
+  /** Runs a dead process left running are shown as interrupted, with Resume (once, before the channels serve). */
+  async open(): Promise<void> {
+    await this.options.store.markInterrupted();
+    this.following = await this.options.follow?.((id) => void this.changed(id).catch(() => undefined));
   }
 
   async models(): Promise<ModelView[]> {
-    return Promise.all(this.options.store.models().map((config) => this.modelView(config)));
+    return Promise.all((await this.options.store.models()).map((config) => this.modelView(config)));
   }
 
   async saveModel(input: SaveModelInput): Promise<ModelView> {
-    const existing = this.options.store.models();
+    const existing = await this.options.store.models();
     const sameName = existing.find(
       (m) => m.name.trim().toLowerCase() === input.name.trim().toLowerCase() && m.id !== input.id,
     );
@@ -100,7 +107,7 @@ export class RunService {
         await this.options.secrets.set(key, new SecretValue(input.apiKey));
       }
     }
-    this.options.store.saveModel(config);
+    await this.options.store.saveModel(config);
     return this.modelView(config);
   }
 
@@ -110,26 +117,24 @@ export class RunService {
   }
 
   async testModel(id: string): Promise<string[]> {
-    const provider = await createProvider(this.model(id), { get: (key) => this.readKey(key) });
+    const provider = await createProvider(await this.model(id), { get: (key) => this.readKey(key) });
     return provider.listModels(AbortSignal.timeout(15_000));
   }
 
-  list(): RunView[] {
-    return this.options.store.list().map((run) => this.runView(run));
+  async list(): Promise<RunView[]> {
+    return Promise.all((await this.options.store.list()).map((run) => this.runView(run)));
   }
 
-  get(id: string): RunDetail {
-    const run = this.requireRun(id);
-    const messages = this.options.store
-      .messages(id)
-      .map((message) =>
-        message.role === 'user'
-          ? { role: 'user' as const, text: message.text }
-          : message.role === 'assistant'
-            ? { role: 'assistant' as const, text: message.text, callIds: message.toolCalls.map((c) => c.id) }
-            : { role: 'tool_results' as const, callIds: message.results.map((r) => r.callId) },
-      );
-    const toolCalls = this.options.store.toolCalls(id).map((record) => ({
+  async get(id: string): Promise<RunDetail> {
+    const run = await this.requireRun(id);
+    const messages = (await this.options.store.messages(id)).map((message) =>
+      message.role === 'user'
+        ? { role: 'user' as const, text: message.text }
+        : message.role === 'assistant'
+          ? { role: 'assistant' as const, text: message.text, callIds: message.toolCalls.map((c) => c.id) }
+          : { role: 'tool_results' as const, callIds: message.results.map((r) => r.callId) },
+    );
+    const toolCalls = (await this.options.store.toolCalls(id)).map((record) => ({
       callId: record.call.id,
       name: record.call.name,
       toolName: record.toolName,
@@ -138,53 +143,56 @@ export class RunService {
       status: record.status,
       ...(record.result ? { result: record.result } : {}),
     }));
-    return { run: this.runView(run), messages, toolCalls };
+    return { run: await this.runView(run), messages, toolCalls };
   }
 
-  start(input: {
+  async start(input: {
     modelId: string;
     visibility: RunRecord['visibility'];
     prompt: string;
     maxToolCalls?: number | undefined;
     tokenBudget?: number | undefined;
-  }): RunView {
+  }): Promise<RunView> {
     const limits: Partial<RunLimits> = {
       ...(input.maxToolCalls !== undefined ? { maxToolCalls: input.maxToolCalls } : {}),
       ...(input.tokenBudget !== undefined ? { tokenBudget: input.tokenBudget } : {}),
     };
-    const run = this.engine.start({
-      model: this.model(input.modelId),
+    const run = await this.engine.start({
+      model: await this.model(input.modelId),
       visibility: input.visibility,
       prompt: input.prompt,
       limits,
     });
-    this.changed(run.id);
+    await this.changed(run.id);
     return this.runView(run);
   }
 
-  stop(id: string): boolean {
-    this.requireRun(id);
+  async stop(id: string): Promise<boolean> {
+    await this.requireRun(id);
     return this.engine.stop(id);
   }
 
-  resume(id: string): RunView {
-    this.requireRun(id);
-    const run = this.engine.resume(id);
+  async resume(id: string): Promise<RunView> {
+    await this.requireRun(id);
+    const run = await this.engine.resume(id);
     return this.runView(run);
   }
 
-  delete(id: string): boolean {
-    if (this.engine.isRunning(id)) throw new AppError('still_running', 'Stop the run before deleting it.');
-    const removed = this.options.store.delete(id);
+  async delete(id: string): Promise<boolean> {
+    // Running here, or (on a shared store) on another instance: it is stopped where it runs first.
+    if (this.engine.isRunning(id) || (await this.options.store.get(id))?.status === 'running')
+      throw new AppError('still_running', 'Stop the run before deleting it.');
+    const removed = await this.options.store.delete(id);
     if (removed) this.options.emit('runs.changed', { id });
     return removed;
   }
 
   /** Stops every run in flight (app closing) and waits for their loops. */
   async close(): Promise<void> {
-    const running = this.options.store.list().filter((run) => this.engine.isRunning(run.id));
+    const running = (await this.options.store.list()).filter((run) => this.engine.isRunning(run.id));
     for (const run of running) this.engine.stop(run.id);
     await Promise.all(running.map((run) => this.engine.settled(run.id)));
+    await this.following?.close();
   }
 
   private async readKey(key: string): Promise<SecretValue | undefined> {
@@ -193,14 +201,14 @@ export class RunService {
     return value;
   }
 
-  private model(id: string): ModelConfig {
-    const config = this.options.store.models().find((m) => m.id === id);
+  private async model(id: string): Promise<ModelConfig> {
+    const config = (await this.options.store.models()).find((m) => m.id === id);
     if (!config) throw new AppError('not_found', `There is no model "${id}". Add it in Settings → Models.`);
     return config;
   }
 
-  private requireRun(id: string): RunRecord {
-    const run = this.options.store.get(id);
+  private async requireRun(id: string): Promise<RunRecord> {
+    const run = await this.options.store.get(id);
     if (!run) throw new AppError('not_found', `There is no run "${id}".`);
     return run;
   }
@@ -217,8 +225,8 @@ export class RunService {
     };
   }
 
-  private runView(run: RunRecord): RunView {
-    const first = this.options.store.messages(run.id)[0];
+  private async runView(run: RunRecord): Promise<RunView> {
+    const first = (await this.options.store.messages(run.id))[0];
     return {
       id: run.id,
       caller: runCaller(run),
@@ -236,13 +244,17 @@ export class RunService {
     };
   }
 
-  private changed(id: string): void {
-    const run = this.options.store.get(id);
-    this.options.emit('runs.changed', { id, ...(run ? { run: this.runView(run) } : {}) });
+  /** Tells the GUI a run changed (here, or on another instance sharing the store). */
+  async changed(id: string): Promise<void> {
+    const run = await this.options.store.get(id);
+    this.options.emit('runs.changed', { id, ...(run ? { run: await this.runView(run) } : {}) });
   }
 
   private forward(event: RunEvent): void {
-    if (event.type === 'status') return this.changed(event.runId);
+    if (event.type === 'status') {
+      void this.changed(event.runId).catch(() => undefined);
+      return;
+    }
     this.options.emit('run.event', event);
   }
 }

@@ -9,6 +9,7 @@
  */
 import type { FileDamagedWarning } from '../../shared/contract.js';
 import type { Database } from '../storage/database.js';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { POSTGRES_CHECKPOINT_MIGRATIONS } from '../checkpoints/postgresSchema.js';
 import { postgresCheckpointStores } from '../checkpoints/postgresStore.js';
@@ -18,6 +19,8 @@ import { openPostgres } from '../storage/postgres/pool.js';
 import { POSTGRES_TRACE_MIGRATIONS, PostgresTraceStore } from '../tracing/postgresTraceStore.js';
 import { POSTGRES_RULE_MIGRATIONS, PostgresPermissionRuleStore } from '../security/postgresRuleStore.js';
 import { POSTGRES_PIN_MIGRATIONS, PostgresPinStore } from '../security/postgresPinStore.js';
+import { POSTGRES_RUN_MIGRATIONS, PostgresRunStore } from '../runs/postgresRunStore.js';
+import { POSTGRES_OAUTH_MIGRATIONS, PostgresOAuthStore } from '../gateway/oauth/postgresOAuthStore.js';
 import type { DatabaseSelection } from '../storage/selectDatabase.js';
 import type { DisposableStore } from '../util/disposable.js';
 import type { AppMeta } from '../storage/appMeta.js';
@@ -43,10 +46,19 @@ export interface CoreStorage {
   pins: PostgresPinStore | undefined;
   /** Values created once (the GUI's session id): in `db`, or in PostgreSQL — shared by every instance there. */
   appMeta: AppMeta;
+  /** The agent runs and model configurations in PostgreSQL; absent: in `db`. */
+  runs?: PostgresRunStore;
+  /** The gateway's OAuth clients, grants and tokens in PostgreSQL; absent: gateway-oauth.json. */
+  oauth?: PostgresOAuthStore;
   /** Where the checkpoints are, as it may be shown (no credentials). */
   where: string;
   /** PostgreSQL when selected: the approvals are shared there (sharedApprovals.ts). */
-  postgres?: { pool: PgPool; url: string };
+  postgres?: {
+    pool: PgPool;
+    url: string;
+    /** This core's name in the notices it publishes (core/sharedLists.ts). */
+    origin: string;
+  };
 }
 
 /**
@@ -82,6 +94,8 @@ export async function openCoreStorage(
         approvals: POSTGRES_APPROVAL_MIGRATIONS,
         app_meta: POSTGRES_APP_META_MIGRATIONS,
         agents: POSTGRES_AGENT_MIGRATIONS,
+        agent_runs: POSTGRES_RUN_MIGRATIONS,
+        gateway_oauth: POSTGRES_OAUTH_MIGRATIONS,
       },
     });
   } catch (error) {
@@ -95,9 +109,26 @@ export async function openCoreStorage(
   const traces = new PostgresTraceStore(pool, where);
   // Torn down before the pool: the trace batches handed over are written first.
   lifecycle.defer('PostgreSQL traces', () => traces.drain());
-  const rules = new PostgresPermissionRuleStore(pool, where);
-  const pins = await PostgresPinStore.open(pool, where);
+  // Rules and pins are announced to the other cores on the database (core/sharedLists.ts).
+  const origin = randomUUID();
+  const rules = new PostgresPermissionRuleStore(pool, where, origin);
+  const pins = await PostgresPinStore.open(pool, where, origin);
   lifecycle.defer('PostgreSQL tool pins', () => pins.drain());
   const appMeta = postgresAppMeta(pool, where);
-  return { ...local, appMeta, checkpoints, traces, rules, pins, where, postgres: { pool, url: selection.url } };
+  const runs = new PostgresRunStore(pool, where, origin);
+  const oauth = await PostgresOAuthStore.open(pool, where, origin);
+  await oauth.follow(selection.url);
+  lifecycle.defer('PostgreSQL sign-in states', () => oauth.close());
+  return {
+    ...local,
+    appMeta,
+    checkpoints,
+    traces,
+    rules,
+    pins,
+    runs,
+    oauth,
+    where,
+    postgres: { pool, url: selection.url, origin },
+  };
 }

@@ -27,7 +27,8 @@ import type { ModelConfig } from '../models/providerFactory.js';
 import type { ConversationMessage, ModelProvider, ModelToolCall, ModelToolResult } from '../models/types.js';
 import { RunNotResumableError } from './errors.js';
 import { resultText } from './resultText.js';
-import type { RoutedCall, RunStore } from './runStore.js';
+import type { RoutedCall, RunStorage } from './runStorage.js';
+import { RESUMABLE_STATUSES } from './runStorage.js';
 import type { RunToolSet } from './runTools.js';
 import { visibleTools } from './runTools.js';
 import type { RunLimits, RunOutcome, RunRecord, RunStatus, StoredToolResult } from './types.js';
@@ -85,7 +86,7 @@ export interface RunEngineOptions {
     executeTool(toolName: string, args: Record<string, unknown>, options: ExecuteOptions): Promise<ExecuteResult>;
     listTools(): HarnessToolInfo[];
   };
-  store: RunStore;
+  store: RunStorage;
   providerFor(model: ModelConfig): Promise<ModelProvider>;
   onEvent?: (event: RunEvent) => void;
   /** Model turns that fail with a retryable code (429, 5xx, a cut stream) are asked again. */
@@ -117,13 +118,7 @@ export interface StartRunInput {
   id?: string;
 }
 
-const RESUMABLE: ReadonlySet<RunStatus> = new Set([
-  'interrupted',
-  'stopped',
-  'failed',
-  'needs_resolution',
-  'limit_reached',
-]);
+const RESUMABLE: ReadonlySet<RunStatus> = new Set(RESUMABLE_STATUSES);
 const RETRYABLE = new Set(['model_rate_limited', 'model_server_error', 'model_stream_cut']);
 
 /** The caller a run's calls are made as: approvals, History and Traces show it. */
@@ -143,9 +138,9 @@ export class RunEngine {
     this.retry = options.modelRetry ?? { maxAttempts: 3, baseDelayMs: 1_000, maxWaitMs: 60_000 };
   }
 
-  start(input: StartRunInput): RunRecord {
+  async start(input: StartRunInput): Promise<RunRecord> {
     const limits = { ...DEFAULT_RUN_LIMITS, ...input.limits };
-    const run = this.options.store.create(
+    const run = await this.options.store.create(
       {
         id: input.id ?? randomUUID(),
         model: input.model,
@@ -159,13 +154,14 @@ export class RunEngine {
     return run;
   }
 
-  resume(runId: string): RunRecord {
-    const run = this.options.store.require(runId);
-    if (this.active.has(runId) || !RESUMABLE.has(run.status))
+  async resume(runId: string): Promise<RunRecord> {
+    const run = await this.options.store.require(runId);
+    // The conditional update also refuses a run another process (on a shared store) resumed first.
+    if (this.active.has(runId) || !RESUMABLE.has(run.status) || !(await this.options.store.markResumed(runId)))
       throw new RunNotResumableError(
-        `Run ${runId} is ${this.active.has(runId) ? 'running' : run.status}: it cannot be resumed.`,
+        `Run ${runId} is ${this.active.has(runId) ? 'running' : RESUMABLE.has(run.status) ? 'running elsewhere' : run.status}: it cannot be resumed.`,
       );
-    this.setStatus(runId, 'running');
+    this.emit({ runId, type: 'status', status: 'running' });
     this.launch(runId);
     return this.options.store.require(runId);
   }
@@ -190,7 +186,8 @@ export class RunEngine {
     const controller = new AbortController();
     const drive = () => this.drive(runId, controller.signal);
     const spans = this.options.spans;
-    const settled = (spans ? spans.run(this.options.store.require(runId), drive) : drive())
+    const settled = Promise.resolve(this.options.store.require(runId))
+      .then((run) => (spans ? spans.run(run, drive) : drive()))
       .catch((error: unknown) =>
         this.setStatus(runId, 'failed', {
           code: 'internal',
@@ -204,8 +201,8 @@ export class RunEngine {
     this.active.set(runId, { controller, settled });
   }
 
-  private setStatus(runId: string, status: RunStatus, outcome?: RunOutcome): void {
-    this.options.store.setStatus(runId, status, outcome);
+  private async setStatus(runId: string, status: RunStatus, outcome?: RunOutcome): Promise<void> {
+    await this.options.store.setStatus(runId, status, outcome);
     this.emit({ runId, type: 'status', status, ...(outcome ? { outcome } : {}) });
   }
 
@@ -217,8 +214,8 @@ export class RunEngine {
     }
   }
 
-  private emitUsage(runId: string): void {
-    const run = this.options.store.require(runId);
+  private async emitUsage(runId: string): Promise<void> {
+    const run = await this.options.store.require(runId);
     this.emit({
       runId,
       type: 'usage',
@@ -230,21 +227,21 @@ export class RunEngine {
 
   private async drive(runId: string, signal: AbortSignal): Promise<void> {
     const { store } = this.options;
-    const first = store.require(runId);
+    const first = await store.require(runId);
     const provider = await this.options.providerFor(first.model);
     await this.settleServers(first, signal);
     for (;;) {
       if (signal.aborted)
         return this.setStatus(runId, 'stopped', { code: 'cancelled', message: 'Stopped by the person.' });
-      const run = store.require(runId);
-      const messages = store.messages(runId);
+      const run = await store.require(runId);
+      const messages = await store.messages(runId);
       const last = messages.at(-1);
       const lastSeq = messages.length - 1;
       if (last?.role === 'assistant') {
         if (!last.toolCalls.length) return this.setStatus(runId, 'completed');
         const answered = await this.answerCalls(run, lastSeq, signal);
         if (answered.kind === 'halt') return this.setStatus(runId, answered.status, answered.outcome);
-        store.appendMessage(runId, { role: 'tool_results', results: answered.results });
+        await store.appendMessage(runId, { role: 'tool_results', results: answered.results });
         if (answered.limitReached)
           return this.setStatus(runId, 'limit_reached', {
             code: 'max_tool_calls',
@@ -272,7 +269,7 @@ export class RunEngine {
         call,
         ...(toolSet.route.get(call.name) ?? { toolName: call.name, serverId: '' }),
       }));
-      store.appendAssistantTurn(
+      await store.appendAssistantTurn(
         runId,
         { role: 'assistant', text: turn.text, toolCalls: turn.calls },
         routed,
@@ -289,7 +286,7 @@ export class RunEngine {
           args: call.args,
           status: 'pending',
         });
-      this.emitUsage(runId);
+      await this.emitUsage(runId);
     }
   }
 
@@ -380,7 +377,7 @@ export class RunEngine {
     const caller = runCaller(run);
     // A call the model's turn could not route (its server was not listed then) is routed again now.
     let current: RunToolSet | undefined;
-    for (const record of store.toolCalls(run.id).filter((c) => c.messageSeq === messageSeq)) {
+    for (const record of (await store.toolCalls(run.id)).filter((c) => c.messageSeq === messageSeq)) {
       const { call } = record;
       let { toolName, serverId } = record;
       if (!serverId && record.status !== 'done') {
@@ -404,19 +401,23 @@ export class RunEngine {
       let answer = record.status === 'done' ? record.result : undefined;
       if (!answer && !serverId) {
         answer = { text: `There is no tool named "${call.name}".`, isError: true, code: 'unknown_tool' };
-        store.recordCallResult(run.id, call.id, answer, undefined);
-      } else if (!answer && record.status === 'pending' && store.require(run.id).toolCalls >= run.limits.maxToolCalls) {
+        await store.recordCallResult(run.id, call.id, answer, undefined);
+      } else if (
+        !answer &&
+        record.status === 'pending' &&
+        (await store.require(run.id)).toolCalls >= run.limits.maxToolCalls
+      ) {
         limitReached = true;
         answer = {
           text: `Not run: this run reached its limit of ${run.limits.maxToolCalls} tool calls.`,
           isError: true,
           code: 'max_tool_calls',
         };
-        store.recordCallResult(run.id, call.id, answer, undefined);
+        await store.recordCallResult(run.id, call.id, answer, undefined);
       } else if (!answer) {
-        store.markCallRunning(run.id, call.id);
+        await store.markCallRunning(run.id, call.id);
         this.emit({ ...event, status: 'running' });
-        this.emitUsage(run.id);
+        await this.emitUsage(run.id);
         try {
           const execute = () =>
             this.options.harness.executeTool(toolName, call.args, {
@@ -433,7 +434,7 @@ export class RunEngine {
             throw error;
           });
           answer = { text: resultText(executed.result), isError: executed.result.isError };
-          store.recordCallResult(run.id, call.id, answer, executed.traceId);
+          await store.recordCallResult(run.id, call.id, answer, executed.traceId);
         } catch (error) {
           if (signal.aborted)
             return {
@@ -463,7 +464,7 @@ export class RunEngine {
             isError: true,
             ...(code ? { code } : {}),
           };
-          store.recordCallResult(run.id, call.id, answer, traceIdOf(error));
+          await store.recordCallResult(run.id, call.id, answer, traceIdOf(error));
         }
       }
       this.emit({ ...event, status: 'done', result: answer });

@@ -7,12 +7,14 @@
 import type { Database } from 'better-sqlite3';
 import { AgentVisibilitySchema } from '../../shared/agents.js';
 import type { ModelConfig } from '../models/providerFactory.js';
-import type { ConversationMessage, ModelToolCall } from '../models/types.js';
+import type { ConversationMessage } from '../models/types.js';
 import { requireMigrations } from '../storage/migrate.js';
 import { RUN_MIGRATIONS } from './schema.js';
-import type { RunLimits, RunOutcome, RunRecord, RunStatus, RunToolCallRecord, StoredToolResult } from './types.js';
+import type { NewRun, RoutedCall, RunStorage } from './runStorage.js';
+import { RESUMABLE_STATUSES } from './runStorage.js';
+import type { RunOutcome, RunRecord, RunStatus, RunToolCallRecord, StoredToolResult } from './types.js';
 
-interface RunRow {
+export interface RunRow {
   id: string;
   model_json: string;
   visibility_json: string;
@@ -28,7 +30,7 @@ interface RunRow {
   updated_at: number;
 }
 
-interface CallRow {
+export interface CallRow {
   call_id: string;
   message_seq: number;
   model_name: string;
@@ -40,22 +42,7 @@ interface CallRow {
   trace_id: string | null;
 }
 
-export interface NewRun {
-  id: string;
-  model: ModelConfig;
-  visibility: RunRecord['visibility'];
-  systemPrompt?: string | undefined;
-  limits: RunLimits;
-}
-
-/** A call the assistant turn made, with the tool it routes to. */
-export interface RoutedCall {
-  call: ModelToolCall;
-  toolName: string;
-  serverId: string;
-}
-
-export class RunStore {
+export class RunStore implements RunStorage {
   constructor(private readonly db: Database) {
     requireMigrations(db, 'runs', RUN_MIGRATIONS);
   }
@@ -112,15 +99,7 @@ export class RunStore {
     const rows = this.db
       .prepare('SELECT * FROM run_tool_calls WHERE run_id = ? ORDER BY message_seq, rowid')
       .all(runId) as CallRow[];
-    return rows.map((row) => ({
-      call: { id: row.call_id, name: row.model_name, args: JSON.parse(row.args_json) as Record<string, unknown> },
-      messageSeq: row.message_seq,
-      toolName: row.tool_name,
-      serverId: row.server_id,
-      status: row.status,
-      result: row.result_json ? (JSON.parse(row.result_json) as StoredToolResult) : undefined,
-      traceId: row.trace_id ?? undefined,
-    }));
+    return rows.map(toolCallFromRow);
   }
 
   /** A completed model turn: its message, its calls (pending), its usage — one transaction. */
@@ -179,6 +158,16 @@ export class RunStore {
       .run(status, outcome ? JSON.stringify(outcome) : null, Date.now(), runId);
   }
 
+  markResumed(runId: string): boolean {
+    return (
+      this.db
+        .prepare(
+          `UPDATE runs SET status = 'running', outcome_json = NULL, updated_at = ? WHERE id = ? AND status IN (${RESUMABLE_STATUSES.map(() => '?').join(', ')})`,
+        )
+        .run(Date.now(), runId, ...RESUMABLE_STATUSES).changes > 0
+    );
+  }
+
   /** At start-up: runs a dead process left `running` are `interrupted` (shown with Resume). */
   markInterrupted(): number {
     return this.db
@@ -188,7 +177,7 @@ export class RunStore {
   }
 
   delete(runId: string): boolean {
-    return this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId).changes > 0;
+    return this.db.prepare(`DELETE FROM runs WHERE id = ? AND status <> 'running'`).run(runId).changes > 0;
   }
 
   saveModel(config: ModelConfig): void {
@@ -225,7 +214,8 @@ export class RunStore {
   }
 }
 
-function toRecord(row: RunRow): RunRecord {
+/** A row of `runs` (either store) as the record. */
+export function toRecord(row: RunRow): RunRecord {
   return {
     id: row.id,
     model: JSON.parse(row.model_json) as ModelConfig,
@@ -239,5 +229,18 @@ function toRecord(row: RunRow): RunRecord {
     outputTokens: row.output_tokens,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+/** A row of `run_tool_calls` (either store) as the record. */
+export function toolCallFromRow(row: CallRow): RunToolCallRecord {
+  return {
+    call: { id: row.call_id, name: row.model_name, args: JSON.parse(row.args_json) as Record<string, unknown> },
+    messageSeq: row.message_seq,
+    toolName: row.tool_name,
+    serverId: row.server_id,
+    status: row.status,
+    result: row.result_json ? (JSON.parse(row.result_json) as StoredToolResult) : undefined,
+    traceId: row.trace_id ?? undefined,
   };
 }

@@ -289,6 +289,21 @@ export class PermissionDecisionEngine {
   }
 
   /**
+   * Reads the rules again from the store (another instance on a shared store saved them), after
+   * any save in progress here. Resolves true when they differ from what this engine held.
+   */
+  reload(): Promise<boolean> {
+    const run = this.queue.then(async () => {
+      const next = (await this.store.load()).map((r) => PermissionRuleSchema.parse(r));
+      const changed = JSON.stringify(next) !== JSON.stringify(this.rules);
+      this.rules = next;
+      return changed;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
    * Saves first and only then swaps the rules in, so memory never claims what the disk lacks. A
    * store shared with other instances (PostgreSQL) refuses a save over rules changed since they
    * were read: the change is then applied again to the rules as they are now, a few times at most.

@@ -75,6 +75,12 @@ export class ToolPins {
     return dropped;
   }
 
+  /** Takes the pins the store holds now (another instance on a shared store changed them). */
+  reload(): void {
+    this.pins.clear();
+    for (const pin of this.store.load()) this.pins.set(ToolPins.key(pin.serverUid, pin.toolName), pin);
+  }
+
   list(): ToolPin[] {
     return [...this.pins.values()].sort(
       (a, b) => a.serverId.localeCompare(b.serverId) || a.toolName.localeCompare(b.toolName),

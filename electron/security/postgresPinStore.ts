@@ -3,8 +3,9 @@
  * whole when the core starts, then kept in memory as ToolPins does. PinStore is synchronous (a pin
  * is taken as its call is let through, on the call path), so a write is handed to a queue and
  * stored a moment later, in order; one that fails is reported (the pin holds in this process, and
- * the tool asks again after a restart — never less safe than no pin). Another core's pins are
- * seen from its next start (no live refresh yet).
+ * the tool asks again after a restart — never less safe than no pin). Each stored write is
+ * announced on `mh_lists` (kind `pins`); the other cores then `refresh` and take the pins in
+ * (core/sharedLists.ts), so a pin approved on one holds on all without restart.
  */
 import type { PgPool } from '../storage/postgres/pool.js';
 import { toStorageError } from '../storage/postgres/pool.js';
@@ -12,6 +13,7 @@ import type { PostgresMigration } from '../storage/postgres/migrate.js';
 import type { PinStore, ToolPin } from './pins.js';
 import type { PinRow } from './sqlitePinStore.js';
 import { pinsFromRows } from './sqlitePinStore.js';
+import { announce } from './postgresRuleStore.js';
 
 export const POSTGRES_PIN_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -40,17 +42,27 @@ export class PostgresPinStore implements PinStore {
     private readonly pool: PgPool,
     private readonly where: string,
     private pins: ToolPin[],
+    private readonly origin: string | undefined,
   ) {}
 
-  /** Reads every pin (the pool has POSTGRES_PIN_MIGRATIONS applied). */
-  static async open(pool: PgPool, where: string): Promise<PostgresPinStore> {
-    let rows: PinRow[];
-    try {
-      rows = (await pool.query<PinRow>('SELECT * FROM tool_pins')).rows;
-    } catch (error) {
-      throw toStorageError(error, where, 'read the tool pins');
+  /** Reads every pin (the pool has POSTGRES_PIN_MIGRATIONS applied); `origin` names this process in its notices. */
+  static async open(pool: PgPool, where: string, origin?: string): Promise<PostgresPinStore> {
+    return new PostgresPinStore(pool, where, await readPins(pool, where), origin);
+  }
+
+  /**
+   * Reads every pin again (another core changed them), once this process's own writes are
+   * stored; `load` then gives them. Reads again while writes were queued meanwhile.
+   */
+  async refresh(): Promise<void> {
+    for (;;) {
+      const tail = this.#tail;
+      await tail;
+      const pins = await readPins(this.pool, this.where);
+      if (tail !== this.#tail) continue;
+      this.pins = pins;
+      return;
     }
-    return new PostgresPinStore(pool, where, pinsFromRows(rows));
   }
 
   load(): ToolPin[] {
@@ -75,6 +87,7 @@ export class PostgresPinStore implements PinStore {
         pin.decision,
       ],
     );
+    this.pins = [...this.pins.filter((p) => p.serverUid !== pin.serverUid || p.toolName !== pin.toolName), pin];
   }
 
   /** Whether this process knew the pin (the row is deleted whoever wrote it). */
@@ -100,12 +113,20 @@ export class PostgresPinStore implements PinStore {
   #write(sql: string, params: unknown[]): void {
     this.#tail = this.#tail.then(() =>
       this.pool.query(sql, params).then(
-        () => undefined,
+        () => (this.origin === undefined ? undefined : announce(this.pool, 'pins', this.origin)),
         (error: unknown) =>
           process.emitWarning(
             `A tool pin could not be stored: ${toStorageError(error, this.where, 'store a tool pin').message}`,
           ),
       ),
     );
+  }
+}
+
+async function readPins(pool: PgPool, where: string): Promise<ToolPin[]> {
+  try {
+    return pinsFromRows((await pool.query<PinRow>('SELECT * FROM tool_pins')).rows);
+  } catch (error) {
+    throw toStorageError(error, where, 'read the tool pins');
   }
 }

@@ -7,11 +7,15 @@
  * WHERE, so of two processes saving from the same revision exactly one wins). The loser is told
  * (ChangedElsewhereError) instead of erasing the other's rule; the engine then keeps its rules
  * as they were (it swaps them in only after a save).
+ *
+ * A save is announced on `mh_lists` (kind `rules`): the other instances read the row again and
+ * tell their GUI (core/sharedLists.ts), so a rule saved on one takes effect on all without restart.
  */
 import type { PgPool } from '../storage/postgres/pool.js';
 import { toStorageError } from '../storage/postgres/pool.js';
 import type { PostgresMigration } from '../storage/postgres/migrate.js';
 import { ChangedElsewhereError } from '../storage/errors.js';
+import { publish } from '../storage/postgres/notify.js';
 import type { PermissionRule } from './permissions.js';
 import type { PermissionRuleStore } from './permissionStore.js';
 import { RULES_FILE_VERSION, RulesFileSchema } from './permissionStore.js';
@@ -36,10 +40,14 @@ export class PostgresPermissionRuleStore implements PermissionRuleStore {
   /** The revision `load` read (0: no row yet); a save writes only over it. */
   #revision = 0;
 
-  /** `pool` has POSTGRES_RULE_MIGRATIONS applied (openPostgres); `where` is its redacted URL. */
+  /**
+   * `pool` has POSTGRES_RULE_MIGRATIONS applied (openPostgres); `where` is its redacted URL;
+   * `origin` names this process in the notices it publishes (it ignores its own echo).
+   */
   constructor(
     private readonly pool: PgPool,
     private readonly where: string,
+    private readonly origin?: string,
   ) {}
 
   async load(): Promise<PermissionRule[]> {
@@ -97,5 +105,21 @@ export class PostgresPermissionRuleStore implements PermissionRuleStore {
     const [row] = saved;
     if (!row) throw new ChangedElsewhereError('permission rules');
     this.#revision = row.revision;
+    if (this.origin !== undefined) await announce(this.pool, 'rules', this.origin);
+  }
+}
+
+/**
+ * Tells the other instances a shared list changed. The change is stored already: a notice that
+ * cannot be sent is a warning (the others see the change at their next start or resync), not a
+ * failed save.
+ */
+export async function announce(pool: PgPool, kind: 'rules' | 'pins', origin: string): Promise<void> {
+  try {
+    await publish(pool, 'mh_lists', { kind, from: origin });
+  } catch (error) {
+    process.emitWarning(
+      `Other instances were not told of a change of the ${kind === 'rules' ? 'permission rules' : 'tool pins'}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

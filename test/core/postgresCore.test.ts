@@ -4,7 +4,7 @@
  * gateway each run once and replay when sent again, and a second core on the same database sees
  * them in its History; both cores' GUI calls are in one session. Real parts: the stdio fixture server, the v2 SDK agent, PostgreSQL.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CallOutcome } from '../../shared/contract.js';
@@ -37,9 +37,15 @@ describePostgres('app cores on PostgreSQL', () => {
     database = await createTestDatabase('core');
     const selection = { kind: 'postgres' as const, url: database.url, where: redactDatabaseUrl(database.url) };
     first = await startGatewayApp(join(scratch.dir, 'one'), { database: selection });
+    await addFixtureServer(first, 'fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' }, ['append']);
+    // The instances share one servers configuration, as a team deployment does: the same server identity, so the
+    // shared rules (kept live on both) apply on both.
+    mkdirSync(join(scratch.dir, 'two', 'data'), { recursive: true, mode: 0o700 });
+    copyFileSync(join(scratch.dir, 'one', 'data', 'config.json'), join(scratch.dir, 'two', 'data', 'config.json'));
     second = await startGatewayApp(join(scratch.dir, 'two'), { database: selection });
-    for (const app of [first, second])
-      await addFixtureServer(app, 'fx', { FIXTURE_COUNTER: counter, FIXTURE_TOOLS: 'append' }, ['append']);
+    await second.nextEvent<{ tools: Array<{ serverId: string; name: string }> }>('tools.changed', (p) =>
+      p.tools.some((t) => t.serverId === 'fx' && t.name === 'append'),
+    );
   }, 90_000);
 
   afterAll(async () => {
@@ -71,6 +77,17 @@ describePostgres('app cores on PostgreSQL', () => {
     const replayed = await second.call<CallOutcome>('history.replay', { sessionId: ran.sessionId, callId: 'gui-1' });
     expect(replayed.replayed).toBe(true);
     expect(lines().filter((l) => l === 'gui')).toHaveLength(1);
+
+    // The pin the call took on the first core holds on the second (the same server identity), without a restart.
+    type Tools = { tools: Array<{ name: string; serverId: string; pin?: { state: string } }> };
+    for (;;) {
+      let armed = false;
+      const changed = second.nextEvent('permissions.changed', () => armed);
+      armed = true;
+      const listed = await second.call<Tools>('tools.list');
+      if (listed.tools.find((t) => t.serverId === 'fx' && t.name === 'append')?.pin?.state === 'pinned') break;
+      await changed;
+    }
 
     // Nothing of it in the first core's SQLite file: the calls are in PostgreSQL only.
     const local = openAppDatabase(join(scratch.dir, 'one', 'data', 'miniharness.db'));
@@ -157,9 +174,8 @@ describePostgres('app cores on PostgreSQL', () => {
 
   it('the permission rules are one shared row: a save from an older read applies to the newer rules; a later core loads them', async () => {
     type View = { rules: Array<{ id: string; level: string; match: { serverUid?: string; toolName?: string } }> };
-    // Both cores set this tool's level while adding the server (beforeAll): the second's save came after the first's.
     await first.call<View>('permissions.setToolLevel', { serverId: 'fx', toolName: 'append', level: 'DENY' });
-    // The second core read the rules before that save: its save is applied again to the rules as now stored.
+    // Whether or not the second core has heard of that save yet (mh_lists), its save applies to the rules as now stored.
     const asked = await second.call<View>('permissions.setToolLevel', {
       serverId: 'fx',
       toolName: 'append',

@@ -89,7 +89,7 @@ export async function resumeToEnd(
 ): Promise<RunRecord> {
   expect(rh.store.markInterrupted()).toBe(1);
   expect(rh.store.require(runId).status).toBe('interrupted');
-  rh.engine.resume(runId);
+  await rh.engine.resume(runId);
   figures.resumes += 1;
   let run = await rh.engine.settled(runId);
   for (let round = 0; round < 5 && run.status === 'needs_resolution'; round++) {
@@ -101,7 +101,7 @@ export async function resumeToEnd(
       result: resolvedResult((stuck?.args ?? {}) as Record<string, unknown>),
     });
     figures.resolved += 1;
-    rh.engine.resume(runId);
+    await rh.engine.resume(runId);
     figures.resumes += 1;
     run = await rh.engine.settled(runId);
   }

@@ -50,7 +50,11 @@ describe('several tool calls in one model turn', () => {
       const rh = await buildRunHarness({ dir: join(scratch.dir, kind), counter, rules: ALLOW });
       try {
         const before = loopback.requests.length;
-        const run = rh.engine.start({ model: loopbackModel(kind, loopback.origin), visibility: ALL, prompt: 'three' });
+        const run = await rh.engine.start({
+          model: loopbackModel(kind, loopback.origin),
+          visibility: ALL,
+          prompt: 'three',
+        });
         expect(await rh.engine.settled(run.id)).toMatchObject({ status: 'completed', toolCalls: 3 });
         expect(readLines(counter)).toEqual(['a', 'b', 'c']);
         for (const id of ['toolu_p1', 'toolu_p2', 'toolu_p3'])
@@ -79,7 +83,7 @@ describe('several tool calls in one model turn', () => {
     });
     let baseline: string;
     try {
-      const run = base.engine.start({
+      const run = await base.engine.start({
         model: loopbackModel('openai', loopback.origin),
         visibility: ALL,
         prompt: KILL_PROMPT,

@@ -114,7 +114,7 @@ describe(`agent runs resume after kill -9 at random points (seed ${SEED})`, () =
       rules: ALLOW,
     });
     try {
-      const run = rh.engine.start({
+      const run = await rh.engine.start({
         model: loopbackModel('anthropic', loopback.origin),
         visibility: ALL,
         prompt: KILL_PROMPT,

@@ -53,7 +53,7 @@ describe('agent runs resume after kill -9', () => {
       rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }],
     });
     try {
-      const run = rh.engine.start({
+      const run = await rh.engine.start({
         model: loopbackModel('anthropic', loopback.origin),
         visibility: { allServers: true, serverIds: [], localTools: false },
         prompt: KILL_PROMPT,

@@ -25,7 +25,7 @@ const rh = await buildRunHarness({
   rules: [{ level: 'ALLOW', match: { serverId: 'fx' } }],
   ...(tasksDir ? { tasksDir } : {}),
 });
-rh.engine.start({
+await rh.engine.start({
   id: runId,
   model: loopbackModel(kind === 'openai' || kind === 'openai_responses' ? kind : 'anthropic', origin),
   visibility: { allServers: true, serverIds: [], localTools: false },

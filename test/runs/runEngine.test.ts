@@ -59,7 +59,7 @@ describe('agent runs through the pipeline', () => {
         { kind: 'reply', text: ['Done.'], usage: { input: 50, output: 3 } },
       ];
       const before = loopback.requests.length;
-      const run = engine.start({
+      const run = await engine.start({
         model: loopbackModel(kind, loopback.origin),
         visibility: ALL,
         prompt: 'append hello',
@@ -108,7 +108,7 @@ describe('agent runs through the pipeline', () => {
       { kind: 'reply', text: ['Understood, not appending.'] },
     ];
     const before = loopback.requests.length;
-    const run = engine.start({
+    const run = await engine.start({
       model: loopbackModel('anthropic', loopback.origin),
       visibility: ALL,
       prompt: 'append nope',
@@ -137,7 +137,11 @@ describe('agent runs through the pipeline', () => {
     const { engine } = await harness('ALLOW');
     turns = [{ kind: 'reply', text: ['Thinking'], hold: true }];
     const abandoned = loopback.abandoned;
-    const run = engine.start({ model: loopbackModel('openai', loopback.origin), visibility: ALL, prompt: 'think' });
+    const run = await engine.start({
+      model: loopbackModel('openai', loopback.origin),
+      visibility: ALL,
+      prompt: 'think',
+    });
     await loopback.whenHeld();
     expect(engine.stop(run.id)).toBe(true);
     expect((await engine.settled(run.id)).status).toBe('stopped');
@@ -145,14 +149,18 @@ describe('agent runs through the pipeline', () => {
     loopback.release();
 
     turns = [{ kind: 'reply', text: ['Thought.'] }];
-    engine.resume(run.id);
+    await engine.resume(run.id);
     expect((await engine.settled(run.id)).status).toBe('completed');
   });
 
   it('Stop during a tool call cancels the call at the server', async () => {
     const { engine } = await harness('ALLOW');
     turns = [{ kind: 'reply', toolCalls: [{ id: 'toolu_s', name: 'slow', args: { ms: 60_000 } }] }];
-    const run = engine.start({ model: loopbackModel('anthropic', loopback.origin), visibility: ALL, prompt: 'wait' });
+    const run = await engine.start({
+      model: loopbackModel('anthropic', loopback.origin),
+      visibility: ALL,
+      prompt: 'wait',
+    });
     await expect
       .poll(() => readEvents(fixtureEvents()).some((e) => e.event === 'tools/call' && e.tool === 'slow'), {
         timeout: 10_000,
@@ -176,7 +184,7 @@ describe('agent runs through the pipeline', () => {
         ],
       },
     ];
-    const run = engine.start({
+    const run = await engine.start({
       model: loopbackModel('anthropic', loopback.origin),
       visibility: ALL,
       prompt: 'two',
@@ -199,7 +207,7 @@ describe('agent runs through the pipeline', () => {
       { kind: 'reply', text: ['never asked'] },
     ];
     const before = loopback.requests.length;
-    const run = engine.start({
+    const run = await engine.start({
       model: loopbackModel('openai', loopback.origin),
       visibility: ALL,
       prompt: 'spend',
@@ -227,7 +235,11 @@ describe('agent runs through the pipeline', () => {
       return { kind: 'reply', text: ['Whole.'] };
     };
     try {
-      const run = engine.start({ model: loopbackModel('openai', loopback.origin), visibility: ALL, prompt: 'hi' });
+      const run = await engine.start({
+        model: loopbackModel('openai', loopback.origin),
+        visibility: ALL,
+        prompt: 'hi',
+      });
       expect((await engine.settled(run.id)).status).toBe('completed');
       expect(events.filter((e) => e.type === 'turn_restarted').map((e) => (e as { reason: string }).reason)).toEqual([
         'model_rate_limited',
@@ -235,7 +247,7 @@ describe('agent runs through the pipeline', () => {
       ]);
 
       loopback.script = () => ({ kind: 'status', status: 401 });
-      const refused = engine.start({
+      const refused = await engine.start({
         model: loopbackModel('anthropic', loopback.origin),
         visibility: ALL,
         prompt: 'hi',

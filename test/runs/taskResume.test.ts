@@ -111,7 +111,7 @@ describe('a run resumed after kill -9 uses the outcome of a call its server ran 
     releaseTask(killed.tasksDir, killed.taskId);
     const rh = await restart(killed);
     rh.taskOutcomes.track(recover(rh));
-    rh.engine.resume(killed.runId);
+    await rh.engine.resume(killed.runId);
     const run = await rh.engine.settled(killed.runId);
     expect(run.status).toBe('completed');
     expect(rh.store.toolCalls(killed.runId)[0]?.result).toEqual({ text: 'done job-loopback-model', isError: false });
@@ -125,7 +125,7 @@ describe('a run resumed after kill -9 uses the outcome of a call its server ran 
     const recovery = recover(rh);
     rh.taskOutcomes.track(recovery);
     const figures: KillFigures = { runs: 1, kills: 1, resumes: 0, resolved: 0, duplicates: 0 };
-    rh.engine.resume(killed.runId);
+    await rh.engine.resume(killed.runId);
     figures.resumes += 1;
     // The recovery's first look finds the task working and follows it; the run is still running, not stopped for the person.
     expect((await recovery).settled).toEqual([]);
@@ -143,7 +143,7 @@ describe('a run resumed after kill -9 uses the outcome of a call its server ran 
   it('without the task recovery (no task outcome to use) the run still stops at the unknown call', async () => {
     const killed = await killWhileTaskRuns('untracked');
     const rh = await restart(killed);
-    rh.engine.resume(killed.runId);
+    await rh.engine.resume(killed.runId);
     expect(await rh.engine.settled(killed.runId)).toMatchObject({
       status: 'needs_resolution',
       outcome: { code: 'in_progress', callId: 'toolu_task1' },

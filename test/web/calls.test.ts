@@ -185,7 +185,7 @@ describe('tool calls, approvals, permissions, traces, history and import over th
     });
     expect(perms.tools.find((t) => t.toolName === 'append')).toMatchObject({
       level: 'DENY',
-      toolRuleId: 'tool:fx:append',
+      toolRuleId: expect.stringMatching(/^tool:fx:append@[0-9a-f-]{8}$/),
     });
     expect(
       await client.call('tools.call', { name: 'append', serverId: 'fx', args: { line: 'x' }, callId: newCallId() }),

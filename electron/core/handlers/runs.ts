@@ -24,8 +24,8 @@ export function runHandlers(deps: { runs: RunService }): Pick<Handlers, RunChann
     'runs.list': () => runs.list(),
     'runs.get': ({ id }) => runs.get(id),
     'runs.start': (request) => runs.start(request),
-    'runs.stop': ({ id }) => ({ stopped: runs.stop(id) }),
+    'runs.stop': async ({ id }) => ({ stopped: await runs.stop(id) }),
     'runs.resume': ({ id }) => runs.resume(id),
-    'runs.delete': ({ id }) => ({ removed: runs.delete(id) }),
+    'runs.delete': async ({ id }) => ({ removed: await runs.delete(id) }),
   };
 }

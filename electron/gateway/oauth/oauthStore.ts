@@ -20,7 +20,7 @@ import { jsonProblem, moveAside } from '../../storage/damagedFile.js';
 import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../../storage/privateFiles.js';
 
 /** Models kept across restarts. */
-const DURABLE = new Set(['Client', 'Grant', 'AccessToken', 'RefreshToken']);
+export const DURABLE = new Set(['Client', 'Grant', 'AccessToken', 'RefreshToken']);
 /**
  * Registration is open (any local program, and any web page through CORS, may register a client):
  * beyond this many clients, the oldest that no grant uses are forgotten, so the file stays small.
@@ -44,9 +44,9 @@ export const MAX_TOKENS_PER_GRANT = 20;
  * A durable note, per grant, that a token was issued under it once (so "expired" is told apart
  * from "never redeemed" after its tokens are gone); removed with the grant's other records.
  */
-const ISSUED = 'Issued';
+export const ISSUED = 'Issued';
 /** Models whose id is a bearer secret: stored under its hash. */
-const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
+export const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
 interface StoredRecord {
   payload: AdapterPayload;
@@ -61,11 +61,29 @@ interface FileShape {
   records: Record<string, StoredRecord>;
 }
 
-function hashOf(id: string): string {
+export function hashOf(id: string): string {
   return createHash('sha256').update(id, 'utf8').digest('base64url');
 }
 
-export class OAuthStore {
+export type GrantState = 'waiting' | 'active' | 'expired' | 'ended';
+
+/**
+ * What the gateway's sign-in needs kept (this file's OAuthStore; PostgreSQL: postgresOAuthStore.ts,
+ * shared by the instances on one database). The adapter is the library's, asynchronous; the grant
+ * state is read synchronously (the Agents view), from what the store knows now.
+ */
+export interface OAuthStorage {
+  /** Signs the browser's interaction cookies (per process: a sign-in finishes where it started). */
+  readonly cookieKey: string;
+  onGrantsChanged: (() => void) | undefined;
+  adapterFor(model: string): Adapter;
+  /** A grant and every token and code issued under it end now (PostgreSQL: once the delete is done). */
+  revokeGrant(grantId: string): void | Promise<void>;
+  grantState(grantId: string): GrantState;
+  signingJwk(): Record<string, unknown>;
+}
+
+export class OAuthStore implements OAuthStorage {
   private durable = new Map<string, StoredRecord>();
   private readonly memory = new Map<string, StoredRecord>();
   private signingKey: Record<string, unknown> | undefined;
@@ -134,7 +152,7 @@ export class OAuthStore {
    * unconsumed, unexpired refresh token → active; tokens issued once but none valid now → expired;
    * none ever issued (the consent allowed, the code never redeemed) → waiting.
    */
-  grantState(grantId: string): 'waiting' | 'active' | 'expired' | 'ended' {
+  grantState(grantId: string): GrantState {
     if (!this.get(`Grant:${grantId}`)) return 'ended';
     const now = this.now();
     for (const [key, record] of this.durable) {

@@ -15,7 +15,7 @@
  */
 import Provider, { errors, interactionPolicy } from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import type { OAuthStore } from './oauthStore.js';
+import type { OAuthStorage } from './oauthStore.js';
 
 /** The scope the gateway's resource understands (advertised in its protected-resource metadata). */
 export const MCP_SCOPE = 'mcp';
@@ -42,7 +42,7 @@ export interface ProviderOptions {
   issuer: string;
   /** The URLs naming the gateway's `/mcp` resource (127.0.0.1 and localhost). */
   resources: ReadonlySet<string>;
-  store: OAuthStore;
+  store: OAuthStorage;
   /** Whether the account exists (there is one: the person; each agent is one of the person's grants). */
   accountExists(accountId: string): boolean;
   /** The error page (HTML) for a request the server refuses before any redirect is possible. */

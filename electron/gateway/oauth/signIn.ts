@@ -40,7 +40,7 @@ import { bearerOf, tokensEqual } from '../../security/loopbackAccess.js';
 import type { AgentStorage, StoredAgent } from '../agentStore.js';
 import { readBody } from '../requestBody.js';
 import { consentPage, errorPage, pageSecurityHeaders } from './consentPage.js';
-import type { OAuthStore } from './oauthStore.js';
+import type { OAuthStorage } from './oauthStore.js';
 import type { ClientMetadataFetch } from './provider.js';
 import { CONSENT_PATH, MCP_SCOPE, OAUTH_ROUTES, createProvider } from './provider.js';
 
@@ -69,7 +69,7 @@ const MAX_FORM_BYTES = 64 * 1024;
 
 export interface SignInOptions {
   agents: AgentStorage;
-  store: OAuthStore;
+  store: OAuthStorage;
   /** The servers the consent page offers to choose from. */
   servers(): Array<{ id: string; name: string }>;
   /** An agent was created by a sign-in (the Agents view is told). */
@@ -256,7 +256,7 @@ export class GatewaySignIn {
   revokeAgent(agentId: string): void {
     const grantId = this.options.agents.list().find((a) => a.id === agentId)?.signIn?.grantId;
     try {
-      if (grantId !== undefined) this.options.store.revokeGrant(grantId);
+      if (grantId !== undefined) void Promise.resolve(this.options.store.revokeGrant(grantId)).catch(() => undefined);
     } catch {
       // Gone from memory already; if the file could not be written, the agent's own revocation still refuses its tokens.
     }
@@ -448,7 +448,7 @@ export class GatewaySignIn {
       });
     } catch {
       // The agent could not be saved (the settings file): no grant without its agent.
-      this.options.store.revokeGrant(grantId);
+      void Promise.resolve(this.options.store.revokeGrant(grantId)).catch(() => undefined);
       return fail(500, 'The agent could not be added', 'MiniHarness could not save it. Try again from the agent.');
     }
     this.options.onAgentCreated(agent);
