@@ -17,7 +17,15 @@
  * trustworthy, single function names less so: V8 moves and reuses code, and perf's map of it
  * (`--perf-basic-prof`) names a few samples after a function that lived at that address before.
  *
- *   npm run bench:gateway-cpu [-- --perf]   (BENCH_CALLS per round, default 600; BENCH_ROUNDS, default 4;
+ * Writes per call: every round also reads the host's write system calls and bytes written
+ * (/proc/<pid>/io: sockets, pipes and the SQLite file alike), and `--strace` counts the host's
+ * system calls by name over one more round per era (`strace -c -f`: pwrite64 and fcntl are SQLite's).
+ * `--wal` records the WAL frames the host writes over one more round per era (strace's copy of each
+ * frame's 24-byte header: its page number, and whether it ends a transaction) and names each page's
+ * b-tree from the database's `dbstat` table: WAL frames per call by table and index, and the
+ * transactions' sizes — what a call's durable record costs in 4 KiB pages.
+ *
+ *   npm run bench:gateway-cpu [-- --perf] [-- --strace] [-- --wal]   (BENCH_CALLS per round, default 600; BENCH_ROUNDS, default 4;
  *   BENCH_PERF_DIR keeps the perf.data files)
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -26,6 +34,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
+import BetterSqlite3 from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentsView } from '../shared/agents.js';
@@ -36,11 +45,13 @@ import { HostProcess, ok } from '../test/restart/restartSoak.js';
 import { BridgeClient } from '../test/web/host.js';
 import { CATEGORIES } from './gatewayProfile.js';
 import { fmt, median, printTable } from './pipelineHelpers.js';
-import { processCpuMs } from './processCpu.js';
+import { processCpuMs, processWrites } from './processCpu.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const PERF = process.argv.includes('--perf');
+const STRACE = process.argv.includes('--strace');
+const WAL = process.argv.includes('--wal');
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-gateway-cpu-'));
 const PERF_DIR = process.env.BENCH_PERF_DIR ?? work;
 type Era = 'legacy' | 'modern';
@@ -117,6 +128,67 @@ async function record(pid: number, era: Era, call: Call): Promise<string> {
   });
 }
 
+/** Prints the host's system calls per call by name over `CALLS` calls (strace -c -f: all threads). */
+async function traceSyscalls(pid: number, era: Era, call: Call): Promise<void> {
+  const file = join(work, `strace-${era}.txt`);
+  const strace = spawn('strace', ['-c', '-f', '-p', String(pid), '-o', file], { stdio: 'ignore' });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await run(call, CALLS);
+  strace.kill('SIGINT');
+  await new Promise((resolve) => strace.once('exit', resolve));
+  const rows = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols.length >= 5 && /^\d/.test(cols[3] ?? '') && cols.at(-1) !== 'total')
+    .map((cols) => [cols.at(-1)!, Number(cols[3]) / CALLS] as const)
+    .sort((a, b) => b[1] - a[1]);
+  console.log(`\nsystem calls of the host per call, ${era} (strace -c -f over ${CALLS} calls; strace slows the host)`);
+  printTable([['syscall', 'per call'], ...rows.filter(([, n]) => n >= 0.05).map(([name, n]) => [name, fmt(n, 2)])]);
+}
+
+/** Prints the WAL frames the host writes per call, by b-tree, over `CALLS` calls (see the file comment). */
+async function walFrames(pid: number, era: Era, call: Call): Promise<void> {
+  const file = join(work, `wal-${era}.txt`);
+  const args = ['-f', '-e', 'trace=pwrite64', '-xx', '-s', '24', '-p', String(pid), '-o', file];
+  const strace = spawn('strace', args, { stdio: 'ignore' });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await run(call, CALLS);
+  // The trace writes of the last calls are committed up to LATER_MS later.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  strace.kill('SIGINT');
+  await new Promise((resolve) => strace.once('exit', resolve));
+  const db = new BetterSqlite3(join(work, 'data', 'miniharness.db'), { readonly: true });
+  const owner = new Map(
+    db
+      .prepare('SELECT name, pageno FROM dbstat')
+      .all()
+      .map((row) => [(row as { pageno: number }).pageno, (row as { name: string }).name]),
+  );
+  db.close();
+  const byTree = new Map<string, number>();
+  const sizes: number[] = [];
+  let frames = 0;
+  // A frame header is the only 24-byte write: page number (4 bytes, big-endian), then the database
+  // size after the commit (nonzero on a transaction's last frame).
+  for (const match of readFileSync(file, 'utf8').matchAll(/"((?:\\x[0-9a-f]{2}){24})", 24, \d+\)/g)) {
+    const bytes = Buffer.from(match[1]!.replaceAll('\\x', ''), 'hex');
+    const tree = owner.get(bytes.readUInt32BE(0)) ?? '(page freed since)';
+    byTree.set(tree, (byTree.get(tree) ?? 0) + 1);
+    frames++;
+    if (bytes.readUInt32BE(4) !== 0) {
+      sizes.push(frames - sizes.reduce((sum, n) => sum + n, 0));
+    }
+  }
+  console.log(
+    `\nWAL frames written by the host, ${era}: ${fmt(frames / CALLS, 2)} per call (${fmt((frames * 4120) / CALLS / 1024, 1)} KiB), ` +
+      `${fmt(sizes.length / CALLS, 2)} transactions per call, frames per transaction: median ${fmt(median(sizes), 0)}, max ${Math.max(0, ...sizes)}`,
+  );
+  printTable([
+    ['b-tree', 'frames per call'],
+    ...[...byTree].sort((a, b) => b[1] - a[1]).map(([tree, n]) => [tree, fmt(n / CALLS, 2)]),
+  ]);
+}
+
 const GC = /Scavenge|MarkCompact|Heap::|GCTracer|Sweeper|Marking|Evacuat/;
 
 /** Share of the samples by part: each sample charged to its nearest JavaScript frame (`JS:` in perf's map). */
@@ -151,17 +223,33 @@ async function main(): Promise<void> {
   try {
     for (const era of ['legacy', 'modern'] as const) await run(app.calls[era], 200);
     const cpu: Record<Era, number[]> = { legacy: [], modern: [] };
+    const writes: Record<Era, Array<{ syscalls: number; bytes: number }>> = { legacy: [], modern: [] };
     for (let round = 0; round < ROUNDS; round++)
       for (const era of round % 2 ? (['modern', 'legacy'] as const) : (['legacy', 'modern'] as const)) {
         const before = processCpuMs(app.pid);
+        const wroteBefore = processWrites(app.pid);
         await run(app.calls[era], CALLS);
         const after = processCpuMs(app.pid);
+        const wroteAfter = processWrites(app.pid);
         if (before !== undefined && after !== undefined) cpu[era].push(((after - before) * 1000) / CALLS);
+        if (wroteBefore && wroteAfter)
+          writes[era].push({
+            syscalls: (wroteAfter.syscalls - wroteBefore.syscalls) / CALLS,
+            bytes: (wroteAfter.bytes - wroteBefore.bytes) / CALLS,
+          });
       }
-    const rows = [['era', 'host CPU µs/call (median)', 'rounds']];
+    const rows = [['era', 'host CPU µs/call (median)', 'rounds', 'write syscalls/call', 'bytes written/call']];
     for (const era of ['legacy', 'modern'] as const)
-      rows.push([era, fmt(median(cpu[era]), 0), cpu[era].map((us) => fmt(us, 0)).join(' ')]);
+      rows.push([
+        era,
+        fmt(median(cpu[era]), 0),
+        cpu[era].map((us) => fmt(us, 0)).join(' '),
+        fmt(median(writes[era].map((w) => w.syscalls)), 1),
+        fmt(median(writes[era].map((w) => w.bytes)), 0),
+      ]);
     printTable(rows);
+    if (STRACE) for (const era of ['legacy', 'modern'] as const) await traceSyscalls(app.pid, era, app.calls[era]);
+    if (WAL) for (const era of ['legacy', 'modern'] as const) await walFrames(app.pid, era, app.calls[era]);
     if (PERF)
       for (const era of ['legacy', 'modern'] as const) {
         console.log(`\nwhere the host's CPU goes, ${era}, ${CALLS} sequential calls (perf, on-CPU samples)`);
@@ -181,6 +269,8 @@ async function main(): Promise<void> {
         bench: 'gateway-cpu',
         legacy_us_per_call: median(cpu.legacy),
         modern_us_per_call: median(cpu.modern),
+        legacy_write_bytes_per_call: median(writes.legacy.map((w) => w.bytes)),
+        modern_write_bytes_per_call: median(writes.modern.map((w) => w.bytes)),
       }),
     );
   } finally {

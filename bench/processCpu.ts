@@ -72,3 +72,14 @@ export class CpuMeter {
     return spent;
   }
 }
+
+/** A process's write system calls and bytes written so far, all threads (/proc/<pid>/io), or undefined. */
+export function processWrites(pid: number): { syscalls: number; bytes: number } | undefined {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1]);
+    return { syscalls: field('syscw'), bytes: field('wchar') };
+  } catch {
+    return undefined;
+  }
+}

@@ -10,7 +10,7 @@
  * (History's manual resolution, tools, tests). The tool-call path uses `grouped`: its writes join
  * the connection's group commit (storage/groupCommit.ts), so the claims and completions of
  * concurrent calls share one transaction per turn of the event loop (their trace events share
- * another, a few milliseconds later), and each promise settles once its own write is committed.
+ * another, up to LATER_MS later), and each promise settles once its own write is committed.
  * Same statements, same rules.
  *
  * Size: a history page never carries a large JSON value. SQL decides per row (octet_length,

@@ -26,6 +26,7 @@ import { deserializeMessage, serializeMessage, SdkError, SdkErrorCode } from '@m
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 
 const LF = 0x0a;
+const CR = 0x0d;
 /** How long close() waits at each step (stdin ended, then SIGTERM) before the next one. */
 const CLOSE_STEP_MS = 2_000;
 
@@ -72,6 +73,12 @@ export class BoundedLineReader {
         this.clear();
         this.skipping = lf === -1;
         throw this.tooLarge();
+      }
+      if (lf !== -1 && this.pendingBytes === 0) {
+        // The whole line is in this chunk (the usual case): decoded in place, no copy, no regex.
+        lines.push(chunk.toString('utf8', start, end > start && chunk[end - 1] === CR ? end - 1 : end));
+        start = lf + 1;
+        continue;
       }
       this.pending.push(chunk.subarray(start, end));
       this.pendingBytes += end - start;

@@ -5,7 +5,7 @@
  * holds; injected, see secrets/secretRedactor.ts) before it is written or published.
  *
  * Writes are group-committed: each event is validated, redacted and queued at once; the changes
- * of every call over a few milliseconds are written together, apart from the claim and result
+ * of every call over LATER_MS (50 ms) are written together, apart from the claim and result
  * commits the calls wait for (storage/groupCommit.ts `later`), a short call's trace in a single
  * row write (traceWriter.ts). Readers flush first, so a query always sees every event recorded
  * so far; listeners hear of a change once it is stored. The price: a process killed meanwhile
