@@ -56,7 +56,7 @@ import type { CallServerRequestHandlers, InputKind, RoundRelay } from '../mcp/ty
 import type { AgentTasks } from './agentTasks.js';
 import { agentDeclaresTasks, serveAgentTasks } from './agentTasks.js';
 import type { ToolCallParams } from '../mcp/sdkAdapter.js';
-import { GatewayServer } from '../mcp/sdkAdapter.js';
+import { GatewayServer, handAsIs, plainInEveryEra } from '../mcp/sdkAdapter.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import { TASKS_EXTENSION_ID } from '../mcp/tasks/taskWire.js';
 import type { AgentSubscriptions, CallsPerServer, GatewayFollowing } from './agentSubscriptions.js';
@@ -581,12 +581,14 @@ async function runCall(
         ...(onTask ? { onTask } : {}),
       },
     );
-    return {
+    const answer: CallToolResult = {
       content: outcome.result.content as CallToolResult['content'],
       ...(outcome.result.structuredContent ? { structuredContent: outcome.result.structuredContent } : {}),
       ...(outcome.result.isError ? { isError: true } : {}),
       _meta: { [META_CALL_ID]: callKey.callId, [META_TRACE_ID]: outcome.traceId, [META_REPLAYED]: outcome.replayed },
     };
+    // Valid in every era by its shape: the SDK's second check of it is skipped (mcp/sdkAdapter.ts); else checked for the agent's era.
+    return plainInEveryEra(answer) ? handAsIs(answer) : answer;
   } catch (error) {
     return agentErrorResult(deps.describe(error), params.name, callKey.callId, waitEndedOf(signal));
   } finally {
