@@ -78,14 +78,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Carries an as-is answer around the SDK's check: thrown and caught only inside GatewayServer. Not
- * an Error: nothing reports it, and an Error's stack costs ~50 µs to capture on every throw.
- */
-class AsIsPassage {
-  constructor(readonly answer: Result) {}
-}
-
-/**
  * A `params` schema that accepts what it is given: the SDK's `Server` has already checked the
  * whole `tools/call` request against the era's schema before the handler runs (see GatewayServer).
  */
@@ -108,11 +100,12 @@ export type ToolCallParams = {
  * The gateway's agent-facing server (see the header for why the low-level `Server`). Over the SDK's
  * own handling it adds:
  *
- * 1. **A task answer to `tools/call`.** The SDK checks every `tools/call` result against the era's
- *    CallToolResult, which a task (`resultType: "task"`, the tasks extension) is not, and offers no
- *    way to return one (modelcontextprotocol/typescript-sdk#2637). An answer marked by `handAsIs`
- *    is carried around that check (thrown inside, caught outside `Server._wrapHandler`, the SDK's
- *    documented subclass seam).
+ * 1. **A task answer to `tools/call`, and results handed on as they are.** The SDK checks every
+ *    `tools/call` result against the era's CallToolResult, which a task (`resultType: "task"`, the
+ *    tasks extension) is not, and offers no way to return one (modelcontextprotocol/typescript-sdk#2637);
+ *    a forwarder's result valid in every era needs no second check (issue 33). An answer marked by
+ *    `handAsIs` passes around that check (an empty result is checked in its place, inside
+ *    `Server._wrapHandler`, the SDK's documented subclass seam, and the answer put back outside).
  * 2. **One check of a `tools/call` request, not two.** `Server._wrapHandler` validates the request
  *    against the era's schema, and the method-name form of `setRequestHandler` validates it again
  *    before the handler runs. `serveToolCalls` registers with the schema form and a `params` schema
@@ -164,19 +157,22 @@ export class GatewayServer extends Server {
   }
 
   #passingAsIs(handler: StoredHandler): StoredHandler {
+    /** The as-is answers of the requests in flight, by the request the SDK hands both wrappers. */
+    const passing = new WeakMap<JSONRPCRequest, Result>();
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the SDK's own handling, in the one subclass
     const checked = super._wrapHandler('tools/call', async (request, ctx) => {
       const result = await handler(request, ctx);
-      if (asIs.has(result)) throw new AsIsPassage(result);
-      return result;
+      if (!asIs.has(result)) return result;
+      // The SDK checks an empty result in its place (no exception: a throw costs more than the check it saves).
+      passing.set(request, result);
+      return { content: [] };
     });
     return async (request, ctx) => {
-      try {
-        return await checked(request, ctx);
-      } catch (error) {
-        if (error instanceof AsIsPassage) return error.answer;
-        throw error;
-      }
+      const checkedResult = await checked(request, ctx);
+      const answer = passing.get(request);
+      if (answer === undefined) return checkedResult;
+      passing.delete(request);
+      return answer;
     };
   }
 }
