@@ -26,7 +26,6 @@ import {
   ProtocolErrorCode,
   ResourceNotFoundError,
 } from '@modelcontextprotocol/server';
-import type { Server } from '@modelcontextprotocol/server';
 import { META_CALL_ID, META_REPLAYED, META_SESSION, META_TRACE_ID } from '../../shared/agents.js';
 import type { AgentVisibility, GatewayToolName } from '../../shared/agents.js';
 import { CALL_KEY_PART_MAX, CallKeyPartSchema } from '../../shared/contract/callKey.js';
@@ -55,7 +54,9 @@ import type { GatewayCatalog } from './catalog.js';
 import type { AgentElicit, AgentRefuse, AgentRound, AgentSample, ModernRounds } from './modernRounds.js';
 import type { CallServerRequestHandlers, InputKind, RoundRelay } from '../mcp/types.js';
 import type { AgentTasks } from './agentTasks.js';
-import { TaskAnsweringServer, agentDeclaresTasks, serveAgentTasks } from './agentTasks.js';
+import { agentDeclaresTasks, serveAgentTasks } from './agentTasks.js';
+import type { ToolCallParams } from '../mcp/sdkAdapter.js';
+import { GatewayServer, handAsIs, plainInEveryEra } from '../mcp/sdkAdapter.js';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
 import { TASKS_EXTENSION_ID } from '../mcp/tasks/taskWire.js';
 import type { AgentSubscriptions, CallsPerServer, GatewayFollowing } from './agentSubscriptions.js';
@@ -176,8 +177,7 @@ function requireAgent(deps: AgentSessionDeps): StoredAgent {
   return agent;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see below)
-export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope): Server {
+export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope): GatewayServer {
   const capabilities = {
     tools: { listChanged: true },
     // Subscriptions are the 2025 era's (2026-07-28 follows resources through subscriptions/listen).
@@ -189,9 +189,8 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
     // Tasks are the 2026-07-28 extension: offered to the stateless era only.
     ...(deps.tasks && scope.rounds ? { extensions: { [TASKS_EXTENSION_ID]: {} } } : {}),
   };
-  // The low-level Server: the gateway is a proxy whose tool, resource and prompt lists are computed per request (McpServer registers fixed handlers).
-  // A Server that lets a tools/call answered with a task through (agentTasks.ts); otherwise the SDK's own.
-  const server = new TaskAnsweringServer(
+  // The SDK's low-level Server through the app's adapter (mcp/sdkAdapter.ts says why not McpServer, and what it adds).
+  const server = new GatewayServer(
     { name: 'MiniHarness', version: deps.version },
     // The gateway's own sealed requestState: verified before any handler runs (tampered or expired → -32602).
     {
@@ -214,7 +213,7 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
       ...(deps.mark !== undefined ? { _meta: gatewayMarkMeta(deps.mark, deps.marksThrough?.()) } : {}),
     };
   });
-  server.setRequestHandler('tools/call', (request, ctx) => callTool(deps, scope, request.params, ctx));
+  server.serveToolCalls((params, ctx) => callTool(deps, scope, params, ctx));
   if (deps.features) serveFeatures(server, deps, scope, deps.features);
   if (deps.features && deps.followers && !scope.rounds) serveSubscriptions(server, deps, deps.features, deps.followers);
   return server;
@@ -222,8 +221,7 @@ export function buildAgentServer(deps: AgentSessionDeps, scope: AgentServerScope
 
 /** Resources and prompts, read-only (agentFeatures.ts): lists filtered by visibility; each read and get decided and traced. */
 function serveFeatures(
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
-  server: Server,
+  server: GatewayServer,
   deps: AgentSessionDeps,
   scope: AgentServerScope,
   features: GatewayFeatures,
@@ -271,8 +269,7 @@ function serveFeatures(
 
 /** `completion/complete` for the prompts and resource templates the agent may see, when the app offers completion. */
 function serveCompletion(
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
-  server: Server,
+  server: GatewayServer,
   deps: AgentSessionDeps,
   features: GatewayFeatures,
   refused: (error: unknown, what: string) => ProtocolError,
@@ -311,8 +308,7 @@ function serveCompletion(
 
 /** `prompts/list` and `prompts/get`; a 2026-07-28 agent answers a server's questions during the get itself. */
 function servePrompts(
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
-  server: Server,
+  server: GatewayServer,
   deps: AgentSessionDeps,
   scope: AgentServerScope,
   features: GatewayFeatures,
@@ -360,8 +356,7 @@ function servePrompts(
 
 /** `resources/subscribe` and `unsubscribe` of a 2025 session (agentSubscriptions.ts): a resource it may read, routed as a read. */
 function serveSubscriptions(
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (see buildAgentServer)
-  server: Server,
+  server: GatewayServer,
   deps: AgentSessionDeps,
   features: GatewayFeatures,
   followers: NonNullable<AgentSessionDeps['followers']>,
@@ -436,7 +431,7 @@ function agentAnswerersOf(
 }
 
 type CallAnswerers = { elicit?: AgentElicit; sample?: AgentSample; relay?: RoundRelay };
-type CallParams = { name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> };
+type CallParams = ToolCallParams;
 
 async function callTool(
   deps: AgentSessionDeps,
@@ -586,12 +581,14 @@ async function runCall(
         ...(onTask ? { onTask } : {}),
       },
     );
-    return {
+    const answer: CallToolResult = {
       content: outcome.result.content as CallToolResult['content'],
       ...(outcome.result.structuredContent ? { structuredContent: outcome.result.structuredContent } : {}),
       ...(outcome.result.isError ? { isError: true } : {}),
       _meta: { [META_CALL_ID]: callKey.callId, [META_TRACE_ID]: outcome.traceId, [META_REPLAYED]: outcome.replayed },
     };
+    // Valid in every era by its shape: the SDK's second check of it is skipped (mcp/sdkAdapter.ts); else checked for the agent's era.
+    return plainInEveryEra(answer) ? handAsIs(answer) : answer;
   } catch (error) {
     return agentErrorResult(deps.describe(error), params.name, callKey.callId, waitEndedOf(signal));
   } finally {

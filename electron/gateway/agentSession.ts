@@ -12,16 +12,16 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { CallIdSchema } from '../../shared/contract/callKey.js';
-import type { Implementation, Server } from '@modelcontextprotocol/server';
+import type { Implementation } from '@modelcontextprotocol/server';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { GatewayServer } from '../mcp/sdkAdapter.js';
 import type { AgentSessionDeps } from './agentServer.js';
 import { buildAgentServer } from './agentServer.js';
 import type { Clock, Presence } from './clientPresence.js';
 import type { SamplingResult } from './modernRounds.js';
 
 export class AgentSession implements Presence {
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server: see agentServer.ts
-  readonly server: Server;
+  readonly server: GatewayServer;
   /** The Web-standard transport: the gateway serves it from Node's HTTP server itself (webResponse.ts). */
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly startedAt: number;
@@ -50,8 +50,8 @@ export class AgentSession implements Presence {
       onListed: (fingerprint) => (this.knownTools = fingerprint),
       // A downstream question goes to the agent as a real request on this session, when it declared it can answer one.
       answerersVia: (ctx) => {
-        // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session: the initialize-scoped capabilities are this era's
-        const declared = this.server.getClientCapabilities();
+        // A 2025 session: the initialize-scoped capabilities are this era's.
+        const declared = this.server.initialized.capabilities;
         return {
           ...(declared?.elicitation
             ? {
@@ -84,14 +84,13 @@ export class AgentSession implements Presence {
   }
 
   get clientInfo(): Implementation | undefined {
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session: the initialize-scoped identity is exactly what the Agents view shows
-    return this.server.getClientVersion();
+    // A 2025 session: the initialize-scoped identity is exactly what the Agents view shows.
+    return this.server.initialized.clientInfo;
   }
 
   /** The 2025 revision negotiated in `initialize`. */
   get protocolVersion(): string | undefined {
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a 2025 session: the initialize-negotiated version is this era's
-    return this.server.getNegotiatedProtocolVersion();
+    return this.server.initialized.protocolVersion;
   }
 
   async start(): Promise<void> {

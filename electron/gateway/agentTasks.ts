@@ -17,17 +17,18 @@
  * Finished tasks are kept for `tasks/get` up to MAX_FINISHED_TASKS (the oldest forgotten first).
  */
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult, JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, Result, ServerContext } from '@modelcontextprotocol/server';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
-  Server,
 } from '@modelcontextprotocol/server';
 import { TASKS_EXTENSION_ID_V2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { z } from 'zod';
 import type { TaskEvent } from '../mcp/tasks/followTask.js';
+import type { GatewayServer } from '../mcp/sdkAdapter.js';
+import { handAsIs } from '../mcp/sdkAdapter.js';
 
 const MAX_FINISHED_TASKS = 500;
 
@@ -46,19 +47,6 @@ interface AgentTask {
 
 /** How a call is run for a task: on `signal`, telling each downstream task status. */
 export type TaskRunner = (signal: AbortSignal, onTask: (event: TaskEvent) => void) => Promise<CallToolResult>;
-
-/**
- * The task answers `start` resolved with: plain Results, which TaskAnsweringServer lets past the
- * SDK's tools/call result check (a task is no CallToolResult).
- */
-const taskAnswers = new WeakSet<Result>();
-
-/** Carries a task answer around the SDK's check, thrown and caught only inside TaskAnsweringServer. */
-class TaskAnswerPassage extends Error {
-  constructor(readonly answer: Result) {
-    super('the call became a task');
-  }
-}
 
 /** Whether the agent's request declared the tasks extension (its 2026-07-28 envelope). */
 export function agentDeclaresTasks(ctx: ServerContext): boolean {
@@ -95,9 +83,8 @@ export class AgentTasks {
             controller,
           };
           this.#tasks.set(task.taskId, task);
-          const answer: Result = { ...shown(task), resultType: 'task' };
-          taskAnswers.add(answer);
-          resolve(answer);
+          // A task is no CallToolResult: handed past the SDK's tools/call result check (mcp/sdkAdapter.ts).
+          resolve(handAsIs({ ...shown(task), resultType: 'task' }));
           return;
         }
         if (task.status !== 'working') return;
@@ -212,8 +199,7 @@ function requireDeclared(ctx: ServerContext): void {
  * was revoked). The gateway's tasks never wait on the agent's input (the person answers a
  * downstream question), so `tasks/update` of an owned task is refused as asking nothing.
  */
-// eslint-disable-next-line @typescript-eslint/no-deprecated -- the gateway's low-level Server (agentServer.ts)
-export function serveAgentTasks(server: Server, tasks: AgentTasks, agentOf: () => { id: string }): void {
+export function serveAgentTasks(server: GatewayServer, tasks: AgentTasks, agentOf: () => { id: string }): void {
   server.setRequestHandler('tasks/get', { params: ById }, ({ taskId }, ctx) => {
     requireDeclared(ctx);
     return tasks.get(agentOf().id, taskId);
@@ -227,34 +213,4 @@ export function serveAgentTasks(server: Server, tasks: AgentTasks, agentOf: () =
     tasks.get(agentOf().id, taskId);
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'This task is not waiting for input from the agent.');
   });
-}
-
-/**
- * The gateway's `Server`, letting a `tools/call` answered with a task through: the SDK checks a
- * tools/call result against the era's CallToolResult, which a task is not. Everything else is
- * the SDK's own handling.
- */
-// eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server (agentServer.ts)
-export class TaskAnsweringServer extends Server {
-  protected override _wrapHandler(
-    method: string,
-    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
-  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server's own handling
-    if (method !== 'tools/call') return super._wrapHandler(method, handler);
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server's own handling
-    const wrapped = super._wrapHandler(method, async (request, ctx) => {
-      const result = await handler(request, ctx);
-      if (taskAnswers.has(result)) throw new TaskAnswerPassage(result);
-      return result;
-    });
-    return async (request, ctx) => {
-      try {
-        return await wrapped(request, ctx);
-      } catch (error) {
-        if (error instanceof TaskAnswerPassage) return error.answer;
-        throw error;
-      }
-    };
-  }
 }

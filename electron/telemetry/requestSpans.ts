@@ -11,6 +11,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import * as A from './attributes.js';
 import { extractContext, hasRemoteParent, runWithSpan } from './context.js';
 import type { McpMetrics } from './metrics.js';
+import type { GatewayServer } from '../mcp/sdkAdapter.js';
 import { metricAttributes } from './metrics.js';
 
 /** What a handler's context offers (the SDK's ServerContext, read structurally). */
@@ -147,41 +148,16 @@ class Served {
   }
 }
 
-type AnyHandler = (request: { params?: Record<string, unknown> }, ctx: HandlerContext) => unknown;
-
 /**
  * Puts every request `server` serves under a server span: the ones our handlers answer and the
- * ones the SDK answers itself (`initialize`, `ping`, `server/discover`, `logging/setLevel`).
- * The SDK's `Server` has no hook for this; its handlers live in one map (`_requestHandlers`,
- * method → handler), filled by its constructor and by each `setRequestHandler`: the map's
- * entries are wrapped, those there now and each one set later. Should a future SDK keep them
- * elsewhere, `setRequestHandler` (handler last, in each overload) is wrapped instead, and the
- * SDK's own requests go untraced (the gateway's tests say so).
+ * ones the SDK answers itself (`initialize`, `ping`, `server/discover`, `logging/setLevel`),
+ * through the adapter's request hook (mcp/sdkAdapter.ts: the SDK has no request middleware).
  */
 export function traceRequests(
-  server: { setRequestHandler: (...args: never[]) => unknown },
+  server: Pick<GatewayServer, 'onRequest'>,
   spans: RequestSpans,
   era: GatewayEra,
   caller: () => string | undefined,
 ): void {
-  const traced =
-    (method: string, handler: AnyHandler): AnyHandler =>
-    (request, ctx) =>
-      spans.serve(method, request.params, ctx, era, caller(), () => handler(request, ctx));
-  const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
-  if (handlers instanceof Map) {
-    const map = handlers as Map<string, AnyHandler>;
-    for (const [method, handler] of map) map.set(method, traced(method, handler));
-    const set = map.set.bind(map);
-    map.set = (method, handler) => set(method, typeof handler === 'function' ? traced(method, handler) : handler);
-    return;
-  }
-  const target = server as unknown as { setRequestHandler: (...args: unknown[]) => unknown };
-  const original = target.setRequestHandler.bind(server);
-  target.setRequestHandler = (...args: unknown[]) => {
-    const method = args[0];
-    const handler = args[args.length - 1] as AnyHandler;
-    if (typeof method !== 'string' || typeof handler !== 'function') return original(...args);
-    return original(...args.slice(0, -1), traced(method, handler));
-  };
+  server.onRequest((method, request, ctx, next) => spans.serve(method, request.params, ctx, era, caller(), next));
 }

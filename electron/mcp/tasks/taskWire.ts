@@ -3,9 +3,8 @@
  * the capability the client declares, and a `Client` that lets a `tools/call` answered with a
  * task (`resultType: "task"`) reach the caller instead of failing as an unsupported result type.
  *
- * The SDK's result decoder only knows `complete` and `input_required`; `_onresponse` is the
- * SDK's documented subclass seam for inbound responses. A task answer is handed on as a JSON-RPC
- * error with a code of our own (TASK_CREATED_CODE) whose data is the task as the server sent it,
+ * The SDK's result decoder only knows `complete` and `input_required` (the seam that works around
+ * it is in ../sdkAdapter.ts, SdkClient.answerOf). A task answer is handed on as a JSON-RPC error with a code of our own (TASK_CREATED_CODE) whose data is the task as the server sent it,
  * so `sdk.callTool` rejects with a `ProtocolError` that `taskCreatedOf` recognises. Nothing else
  * is touched. The task is validated with the extension's own schema (core/v2): a malformed one
  * is not a task (the SDK then reports the unsupported result type as before).
@@ -15,10 +14,11 @@
  * declared it gets one: the declaration is in every request's `_meta` on a modern connection
  * (the SDK frames it from the client's capabilities).
  */
-import { Client, ProtocolError } from '@modelcontextprotocol/client';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import type { ClientCapabilities, JSONRPCResponse } from '@modelcontextprotocol/client';
 import { CreateTaskResultV2Schema, TASKS_EXTENSION_ID_V2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { CreateTaskResultV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { SdkClient } from '../sdkAdapter.js';
 import { legacyTaskCreated } from './legacyTasks.js';
 
 export const TASKS_EXTENSION_ID = TASKS_EXTENSION_ID_V2;
@@ -32,62 +32,25 @@ export function withTasksExtension(capabilities: ClientCapabilities): ClientCapa
 }
 
 /**
- * A `Client` whose `tools/call` may end in a task (see the header), and that loses no progress
- * read together with its response.
- *
- * The SDK (`@modelcontextprotocol/client` 2.4.0, `Protocol._onnotification`) runs a notification's
- * handler one microtask later, but a response at once, and the response drops its request's
- * progress handler (`Protocol._onresponse`: `_progressHandlers.delete`). When a server's progress
- * and its result come in one chunk (one stdio read: a busy server, a loaded machine), every progress
- * of that chunk then finds no handler ("unknown token") and is lost — the conformance suite's
- * `tools-call-with-progress` through the gateway lost 50 and 100 so. Here a response waits (a
- * microtask at a time) until the progress that came before it has been handed on; without progress
- * in flight it is dispatched at once, as before. Remove when the SDK dispatches both in order
- * (modelcontextprotocol/typescript-sdk#2580; #2586 only silences the error, the progress stays lost).
+ * A `Client` whose `tools/call` may end in a task (see the header); built on the app's SDK client
+ * (../sdkAdapter.ts), which also keeps a server's progress before its result.
  */
-export class TaskAwareClient extends Client {
-  /** Progress notifications received whose handler the SDK has not run yet. */
-  private progressInFlight = 0;
-
-  protected override _onnotification(...args: Parameters<Client['_onnotification']>): void {
-    super._onnotification(...args);
-    if (args[0].method !== 'notifications/progress') return;
-    // Queued after the SDK's own microtask for this notification, so it runs after the handler.
-    this.progressInFlight++;
-    queueMicrotask(() => this.progressInFlight--);
-  }
-
-  protected override _onresponse(response: JSONRPCResponse): void {
-    if (this.progressInFlight > 0) {
-      queueMicrotask(() => this._onresponse(response));
-      return;
-    }
-    this.dispatchResponse(response);
-  }
-
-  private dispatchResponse(response: JSONRPCResponse): void {
+export class TaskAwareClient extends SdkClient {
+  protected override answerOf(response: JSONRPCResponse): JSONRPCResponse {
     const result = (response as { result?: unknown }).result;
-    if (typeof result === 'object' && result !== null) {
-      const parsed =
-        (result as { resultType?: unknown }).resultType === 'task'
-          ? CreateTaskResultV2Schema.safeParse(result)
-          : undefined;
-      // The 2025-11-25 form (`{ task }`, legacyTasks.ts), shown in the 2026-07-28 shape.
-      const task = parsed?.success ? parsed.data : legacyTaskCreated(result);
-      if (task) {
-        super._onresponse({
-          jsonrpc: '2.0',
-          id: response.id,
-          error: {
-            code: TASK_CREATED_CODE,
-            message: `the server runs this call as task ${task.taskId}`,
-            data: { task },
-          },
-        } as JSONRPCResponse);
-        return;
-      }
-    }
-    super._onresponse(response);
+    if (typeof result !== 'object' || result === null) return response;
+    const parsed =
+      (result as { resultType?: unknown }).resultType === 'task'
+        ? CreateTaskResultV2Schema.safeParse(result)
+        : undefined;
+    // The 2025-11-25 form (`{ task }`, legacyTasks.ts), shown in the 2026-07-28 shape.
+    const task = parsed?.success ? parsed.data : legacyTaskCreated(result);
+    if (!task) return response;
+    return {
+      jsonrpc: '2.0',
+      id: response.id,
+      error: { code: TASK_CREATED_CODE, message: `the server runs this call as task ${task.taskId}`, data: { task } },
+    } as JSONRPCResponse;
   }
 }
 
