@@ -259,7 +259,7 @@ async function measureSpanWork(url: string): Promise<{ onPath: number; after: nu
       }
       const t1 = performance.now();
       // The spans themselves are made after the calls returned (idle batches): timed apart.
-      spans.drain();
+      void spans.drain();
       pathMs += t1 - t0;
       laterMs += performance.now() - t1;
       // The batch processor's exports (in memory) settle between chunks, as they would between calls.
