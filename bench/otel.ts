@@ -10,8 +10,10 @@
  * - memory: export on to exporters that accept at once in memory — the app's own span and metric
  *   work, without serializing or sending;
  * - hung: export on to a receiver that never answers (the bounded queue fills; spans are dropped).
- * Printed: the load average, p50 and p99 per way (medians over rounds), the p50 differences, and
- * the export's counters (exported, failed, dropped). Then one JSON line.
+ * Printed: the load average, p50 and p99 per way (medians over rounds), the CPU per call of the
+ * calls' thread (process.threadCpuUsage: what export costs that thread, whatever the machine's load)
+ * and of the whole process (the export worker's thread included), the p50 differences, and the
+ * export's counters (exported, failed, dropped). Then one JSON line; then the process exits.
  *
  * Run: npm run bench:otel. Knobs (env): BENCH_CALLS (1000 per way per round), BENCH_ROUNDS (5), BENCH_WARMUP (200).
  */
@@ -26,6 +28,7 @@ import { AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { TraceEvent, TraceSummary } from '../shared/traces.js';
+import { endSandboxSession } from '../electron/sandbox/serverSandbox.js';
 import { CallSpans } from '../electron/telemetry/callSpans.js';
 import { ExportPipeline, createExporter } from '../electron/telemetry/exportPipeline.js';
 import { McpMetrics, createMetricExporter } from '../electron/telemetry/metrics.js';
@@ -92,6 +95,9 @@ function exportTo(url: string): TelemetryConfig {
 }
 
 async function main(): Promise<void> {
+  // Last to close: the sandbox library's session (its proxy server and socat bridge) the fixture ran under —
+  // left open, it kept the process alive after the figures were printed.
+  closers.push(() => endSandboxSession());
   await buildFixtureServers();
   const loadBefore = loadavg();
   const live = await receiverProcess(false);
@@ -118,12 +124,25 @@ async function main(): Promise<void> {
   }
   const p50: Record<Way, number[]> = { off: [], on: [], memory: [], hung: [] };
   const p99: Record<Way, number[]> = { off: [], on: [], memory: [], hung: [] };
+  /** CPU µs per call: this (the calls') thread, and the whole process (the export worker's thread included). */
+  const cpu: Record<Way, { thread: number[]; process: number[] }> = {
+    off: { thread: [], process: [] },
+    on: { thread: [], process: [] },
+    memory: { thread: [], process: [] },
+    hung: { thread: [], process: [] },
+  };
   const ways: Way[] = ['off', 'on', 'memory', 'hung'];
   for (let round = 0; round < ROUNDS; round++) {
     const order = [...ways.slice(round % ways.length), ...ways.slice(0, round % ways.length)];
     for (const way of order) {
       await configure(way);
+      const thread0 = process.threadCpuUsage();
+      const process0 = process.cpuUsage();
       const result = await runSequential(call, CALLS, 0);
+      const thread = process.threadCpuUsage(thread0);
+      const whole = process.cpuUsage(process0);
+      cpu[way].thread.push((thread.user + thread.system) / CALLS);
+      cpu[way].process.push((whole.user + whole.system) / CALLS);
       p50[way].push(result.p50);
       p99[way].push(result.p99);
     }
@@ -132,24 +151,40 @@ async function main(): Promise<void> {
   const paired = await pairedBlocks(app, call);
   await app.telemetry.flush();
   const stats = app.telemetry.stats();
-  const figure = (way: Way) => ({ p50: median(p50[way]), p99: median(p99[way]) });
+  const figure = (way: Way) => ({
+    p50: median(p50[way]),
+    p99: median(p99[way]),
+    cpuUsThread: median(cpu[way].thread),
+    cpuUsProcess: median(cpu[way].process),
+  });
   const figures = { off: figure('off'), on: figure('on'), memory: figure('memory'), hung: figure('hung') };
   const loadAfter = loadavg();
   const load = (l: number[]) => l.map((n) => n.toFixed(2)).join(' ');
   console.log(`\nOpenTelemetry export: ${ROUNDS} rounds × ${CALLS} sequential echo calls per way (ms per call)`);
   console.log(`load average (1, 5, 15 min): before ${load(loadBefore)}; after ${load(loadAfter)}\n`);
+  const row = (label: string, way: Way) => [
+    label,
+    fmt(figures[way].p50, 4),
+    fmt(figures[way].p99, 4),
+    fmt(figures[way].cpuUsThread, 1),
+    fmt(figures[way].cpuUsProcess, 1),
+  ];
   printTable([
-    ['way', 'p50', 'p99'],
-    ['export off', fmt(figures.off.p50, 4), fmt(figures.off.p99, 4)],
-    ['export on (collector answers)', fmt(figures.on.p50, 4), fmt(figures.on.p99, 4)],
-    ['export on (in-memory exporters)', fmt(figures.memory.p50, 4), fmt(figures.memory.p99, 4)],
-    ['export on (collector hangs)', fmt(figures.hung.p50, 4), fmt(figures.hung.p99, 4)],
+    ['way', 'p50', 'p99', 'CPU µs/call (calls’ thread)', 'CPU µs/call (process)'],
+    row('export off', 'off'),
+    row('export on (collector answers)', 'on'),
+    row('export on (in-memory exporters)', 'memory'),
+    row('export on (collector hangs)', 'hung'),
   ]);
   const deltaOn = figures.on.p50 - figures.off.p50;
   const deltaMemory = figures.memory.p50 - figures.off.p50;
   const deltaHung = figures.hung.p50 - figures.off.p50;
   console.log(
     `\np50 change, export on: ${fmt(deltaOn, 4)} ms (goal ≤ 0.02 ms); in-memory exporters: ${fmt(deltaMemory, 4)} ms; collector hanging: ${fmt(deltaHung, 4)} ms`,
+  );
+  const cpuChange = (way: Way) => fmt(figures[way].cpuUsThread - figures.off.cpuUsThread, 1);
+  console.log(
+    `CPU of the calls' thread per call vs export off (load-independent): on +${cpuChange('on')} µs; in-memory +${cpuChange('memory')} µs; hung +${cpuChange('hung')} µs`,
   );
   console.log(
     `spans: exported ${stats.exported}, failed ${stats.failed}, dropped (queue full) ${stats.dropped}; received by the live collector ${(await live.counts()).spans}`,

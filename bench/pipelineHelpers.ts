@@ -300,7 +300,5 @@ export function runBench(main: () => Promise<void>, closers: Array<() => Promise
         }
       }
       rmSync(work, { recursive: true, force: true });
-      setTimeout(() => console.log('ACTIVE', process.getActiveResourcesInfo()), 3000).unref();
-      setTimeout(() => console.log('ACTIVE2', process.getActiveResourcesInfo()), 15000).unref();
     });
 }
