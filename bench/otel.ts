@@ -23,15 +23,18 @@ import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
-import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import type { TraceEvent, TraceSummary } from '../shared/traces.js';
 import { endSandboxSession } from '../electron/sandbox/serverSandbox.js';
 import { CallSpans } from '../electron/telemetry/callSpans.js';
 import { ExportPipeline, createExporter } from '../electron/telemetry/exportPipeline.js';
 import { McpMetrics, createMetricExporter } from '../electron/telemetry/metrics.js';
+import type { WorkerSpanExporter } from '../electron/telemetry/workerExporter.js';
 import type { TelemetryConfig } from '../electron/telemetry/telemetry.js';
 import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
 import { PROJECT_ROOT } from '../test/helpers/fixtures.js';
@@ -112,6 +115,8 @@ async function main(): Promise<void> {
   const urls: Record<Exclude<Way, 'off'>, string> = { on: live.url, memory: MEMORY, hung: hung.url };
   const configure = async (way: Way): Promise<void> => {
     await app.telemetry.configure(way === 'off' ? undefined : exportTo(urls[way]));
+    // A configuration's one-off start (the export worker thread loading its modules) is not a call's cost.
+    await app.telemetry.ready();
   };
   let n = 0;
   const call = async (): Promise<void> => {
@@ -184,7 +189,7 @@ async function main(): Promise<void> {
   );
   const cpuChange = (way: Way) => fmt(figures[way].cpuUsThread - figures.off.cpuUsThread, 1);
   console.log(
-    `CPU of the calls' thread per call vs export off (load-independent): on +${cpuChange('on')} µs; in-memory +${cpuChange('memory')} µs; hung +${cpuChange('hung')} µs`,
+    `CPU of the calls' thread per call vs export off (CPU time, not wall time; still noisy on a loaded machine): on +${cpuChange('on')} µs; in-memory +${cpuChange('memory')} µs; hung +${cpuChange('hung')} µs`,
   );
   console.log(
     `spans: exported ${stats.exported}, failed ${stats.failed}, dropped (queue full) ${stats.dropped}; received by the live collector ${(await live.counts()).spans}`,
@@ -195,6 +200,10 @@ async function main(): Promise<void> {
   const spanWork = await measureSpanWork(MEMORY);
   console.log(
     `the export's own work per call (${SPAN_ITERATIONS} calls' spans): on the call path ${fmt(spanWork.onPath * 1000, 2)} µs; after it (the SDK span made and queued, the metric recorded) ${fmt(spanWork.after * 1000, 2)} µs`,
+  );
+  const batchExport = await measureBatchExport(live.url);
+  console.log(
+    `a batch's export per span (${BATCH} spans to the live collector, ${BATCH_RUNS} times), on the calls' thread: the OTLP exporter there ${fmt(batchExport.inThread.sync, 2)} µs in export(), ${fmt(batchExport.inThread.cpu, 2)} µs CPU in all; handed to the export worker ${fmt(batchExport.worker.sync, 2)} µs in export(), ${fmt(batchExport.worker.cpu, 2)} µs CPU in all`,
   );
   console.log(
     JSON.stringify({
@@ -208,6 +217,7 @@ async function main(): Promise<void> {
       deltaHung,
       paired,
       spanWorkMs: spanWork,
+      batchExportCpuUsPerSpan: batchExport,
       stats,
     }),
   );
@@ -237,27 +247,8 @@ async function pairedBlocks(app: TelemetryPipeline, call: () => Promise<void>): 
 
 const SPAN_ITERATIONS = Number(process.env.BENCH_SPAN_ITERATIONS ?? 200_000);
 
-/**
- * What export adds synchronously to each call, apart from the machine's noise: the call-span
- * observer (callSpans.ts) fed one call's trace — start, the events of an allowed call, finish —
- * into a real pipeline with its batch processor (median ms per call over 5 runs).
- */
-async function measureSpanWork(url: string): Promise<{ onPath: number; after: number }> {
-  const config = { ...exportTo(url), maxQueueSize: 2048, scheduledDelayMs: 1_000_000 };
-  const pipeline = new ExportPipeline(config, memorySpans);
-  const metrics = new McpMetrics(config, pipeline.stats, memoryMetrics);
-  closers.push(
-    () => pipeline.shutdown(),
-    () => metrics.shutdown(),
-  );
-  const spans = new CallSpans({
-    metrics,
-    tracer: pipeline.tracer,
-    ids: pipeline.ids,
-    sampleRatio: 1,
-    describeServer: () => ({ transport: 'pipe', protocolVersion: '2025-11-25' }),
-    localServerId: 'local',
-  });
+/** One allowed call's trace as the call-span observer sees it: start, its events, finish. */
+function callFeeder(spans: CallSpans): (i: number) => void {
   const at = Date.now();
   const event = (type: TraceEvent['type'], data: Record<string, unknown>, seq: number): TraceEvent =>
     ({ traceId: 't', seq, type, at, data }) as TraceEvent;
@@ -268,6 +259,51 @@ async function measureSpanWork(url: string): Promise<{ onPath: number; after: nu
     event('attempt_finished', { attempt: 1, outcome: 'ok', durationMs: 1 }, 4),
     event('completed', { isError: false, contentBlocks: 1 }, 5),
   ];
+  return (i) => {
+    const trace: TraceSummary = {
+      traceId: `trace-${i}`,
+      sessionId: 's',
+      callId: `c-${i}`,
+      userId: 'u',
+      toolName: 'echo',
+      serverId: 'fx',
+      status: 'running',
+      startedAt: at,
+    };
+    const observed = spans.started(trace);
+    void observed.propagation;
+    for (const e of events) observed.event(e);
+    observed.finished({ ...trace, status: 'ok', endedAt: at + 1, durationMs: 1 });
+  };
+}
+
+/** The call-span observer on a pipeline of its own whose spans go to `exporter`. */
+function spanPipeline(url: string, exporter: SpanExporter): CallSpans {
+  const config = { ...exportTo(url), maxQueueSize: 2048, scheduledDelayMs: 1_000_000 };
+  const pipeline = new ExportPipeline(config, exporter);
+  const metrics = new McpMetrics(config, pipeline.stats, memoryMetrics);
+  closers.push(
+    () => pipeline.shutdown(),
+    () => metrics.shutdown(),
+  );
+  return new CallSpans({
+    metrics,
+    tracer: pipeline.tracer,
+    ids: pipeline.ids,
+    sampleRatio: 1,
+    describeServer: () => ({ transport: 'pipe', protocolVersion: '2025-11-25' }),
+    localServerId: 'local',
+  });
+}
+
+/**
+ * What export adds synchronously to each call, apart from the machine's noise: the call-span
+ * observer (callSpans.ts) fed one call's trace — start, the events of an allowed call, finish —
+ * into a real pipeline with its batch processor (median ms per call over 5 runs).
+ */
+async function measureSpanWork(url: string): Promise<{ onPath: number; after: number }> {
+  const spans = spanPipeline(url, memorySpans);
+  const feed = callFeeder(spans);
   const onPath: number[] = [];
   const after: number[] = [];
   const CHUNK = 1000;
@@ -276,22 +312,7 @@ async function measureSpanWork(url: string): Promise<{ onPath: number; after: nu
     let laterMs = 0;
     for (let done = 0; done < SPAN_ITERATIONS; done += CHUNK) {
       const t0 = performance.now();
-      for (let i = done; i < done + CHUNK; i++) {
-        const trace: TraceSummary = {
-          traceId: `trace-${i}`,
-          sessionId: 's',
-          callId: `c-${i}`,
-          userId: 'u',
-          toolName: 'echo',
-          serverId: 'fx',
-          status: 'running',
-          startedAt: at,
-        };
-        const observed = spans.started(trace);
-        void observed.propagation;
-        for (const e of events) observed.event(e);
-        observed.finished({ ...trace, status: 'ok', endedAt: at + 1, durationMs: 1 });
-      }
+      for (let i = done; i < done + CHUNK; i++) feed(i);
       const t1 = performance.now();
       // The spans themselves are made after the calls returned (idle batches): timed apart.
       void spans.drain();
@@ -304,6 +325,56 @@ async function measureSpanWork(url: string): Promise<{ onPath: number; after: nu
     after.push(laterMs / SPAN_ITERATIONS);
   }
   return { onPath: median(onPath), after: median(after) };
+}
+
+const BATCH = 512;
+const BATCH_RUNS = Number(process.env.BENCH_BATCH_RUNS ?? 100);
+
+/**
+ * Where a batch's export costs the calls' thread: the same 512 call spans exported to the live
+ * collector by the official OTLP/protobuf exporter on this thread (serialisation, HTTP, the answer)
+ * and by the app's exporter, which hands them to its worker thread. Per span: the time export()
+ * itself takes (performance.now), and this thread's CPU from export() to the result, summed over
+ * every run (process.threadCpuUsage: the kernel counts it in ticks, so only a total means much).
+ */
+async function measureBatchExport(url: string): Promise<Record<'inThread' | 'worker', { sync: number; cpu: number }>> {
+  const captured: ReadableSpan[] = [];
+  const capture: SpanExporter = {
+    export: (spans, done) => {
+      captured.push(...spans);
+      done({ code: ExportResultCode.SUCCESS });
+    },
+    shutdown: () => Promise.resolve(),
+  };
+  const spans = spanPipeline(url, capture);
+  const feed = callFeeder(spans);
+  for (let i = 0; i < BATCH; i++) feed(i);
+  await spans.drain();
+  while (captured.length < BATCH) await new Promise((resolve) => setImmediate(resolve));
+  const batch = captured.slice(0, BATCH);
+  const inThread = new ProtoExporter({ url, timeoutMillis: 10_000 });
+  const worker = createExporter(exportTo(url)) as WorkerSpanExporter;
+  closers.push(
+    () => inThread.shutdown(),
+    () => worker.shutdown(),
+  );
+  await worker.ready;
+  const perSpan = async (exporter: SpanExporter): Promise<{ sync: number; cpu: number }> => {
+    let syncMs = 0;
+    const before = process.threadCpuUsage();
+    for (let run = 0; run < BATCH_RUNS; run++) {
+      let settled!: (result: ExportResult) => void;
+      const result = new Promise<ExportResult>((resolve) => (settled = resolve));
+      const t0 = performance.now();
+      exporter.export(batch, settled);
+      syncMs += performance.now() - t0;
+      if ((await result).code !== ExportResultCode.SUCCESS) throw new Error('the live collector refused a batch');
+    }
+    const used = process.threadCpuUsage(before);
+    const spans = BATCH_RUNS * batch.length;
+    return { sync: (syncMs * 1000) / spans, cpu: (used.user + used.system) / spans };
+  };
+  return { inThread: await perSpan(inThread), worker: await perSpan(worker) };
 }
 
 runBench(main, closers, work);

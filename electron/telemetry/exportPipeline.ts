@@ -227,6 +227,11 @@ export class ExportPipeline {
     this.tracer = this.#provider.getTracer('miniharness');
   }
 
+  /** Resolves once the exporter can send (its worker thread started: benchmarks time calls after it). */
+  ready(): Promise<void> {
+    return this.#exporter instanceof WorkerSpanExporter ? this.#exporter.ready : Promise.resolve();
+  }
+
   /** Exports every queued span now and waits until each export settled (tests; closing). */
   async flush(): Promise<void> {
     await this.#provider.forceFlush();

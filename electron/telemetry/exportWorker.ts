@@ -58,7 +58,8 @@ export type ExportWorkerRequest = { export: number; spans: PlainSpan[] } | { shu
 
 export type ExportWorkerReply =
   | { settled: number; ok: boolean; error?: { code?: number; data?: string; message?: string } | undefined }
-  | { shutdownDone: true };
+  | { shutdownDone: true }
+  | { ready: true };
 
 function contextOf(plain: PlainContext): SpanContext {
   const { traceState, ...ids } = plain;
@@ -113,6 +114,8 @@ function serve(port: NonNullable<typeof parentPort>, data: ExportWorkerData): vo
   const exporter: SpanExporter = data.protocol === 'http/json' ? new JsonExporter(options) : new ProtoExporter(options);
   // One resource object for every batch: the transformer groups spans by the resource's identity.
   const resource = resourceFromAttributes(data.resource);
+  // Its modules are loaded (the thread's start-up cost, paid once per export configuration).
+  port.postMessage({ ready: true } satisfies ExportWorkerReply);
   port.on('message', (message: ExportWorkerRequest) => {
     if ('shutdown' in message) {
       void exporter

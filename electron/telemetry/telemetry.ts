@@ -130,6 +130,11 @@ export class Telemetry {
     this.options.tracer.observer = calls;
   }
 
+  /** Resolves once the current export can send (its worker thread has started). */
+  async ready(): Promise<void> {
+    await this.#pipeline?.ready();
+  }
+
   /** The counters since the app started (every configuration's). */
   stats(): ExportStats {
     const all = [...this.#retired, ...(this.#pipeline ? [this.#pipeline.stats] : [])];

@@ -95,6 +95,9 @@ export class WorkerSpanExporter implements SpanExporter {
   #shutdown: Promise<void> | undefined;
   /** Shut down or terminated: a worker's exit is then no failure to fall back from. */
   #stopped = false;
+  #started!: () => void;
+  /** Resolves once the worker loaded its modules and can take batches (or once it failed: the fallback can). */
+  readonly ready = new Promise<void>((resolve) => (this.#started = resolve));
 
   constructor(
     private readonly data: ExportWorkerData,
@@ -167,6 +170,7 @@ export class WorkerSpanExporter implements SpanExporter {
   }
 
   #reply(reply: ExportWorkerReply): void {
+    if ('ready' in reply) return this.#started();
     if ('shutdownDone' in reply) return;
     const { error } = reply;
     this.#settle(
@@ -197,5 +201,6 @@ export class WorkerSpanExporter implements SpanExporter {
     this.#worker = undefined;
     this.#failPending(error instanceof Error ? error : new Error(String(error)));
     if (!this.#stopped) this.#inThread ??= this.fallback();
+    this.#started();
   }
 }
