@@ -15,7 +15,8 @@
  * and of the whole process (the export worker's thread included), the p50 differences, and the
  * export's counters (exported, failed, dropped). Then one JSON line; then the process exits.
  *
- * Run: npm run bench:otel. Knobs (env): BENCH_CALLS (1000 per way per round), BENCH_ROUNDS (5), BENCH_WARMUP (200).
+ * Run: npm run bench:otel. Knobs (env): BENCH_CALLS (1000 per way per round), BENCH_ROUNDS (5), BENCH_WARMUP (200),
+ * BENCH_WAYS (off,on,memory,hung: the ways timed; a way left out prints as NaN).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
     memory: { thread: [], process: [] },
     hung: { thread: [], process: [] },
   };
-  const ways: Way[] = ['off', 'on', 'memory', 'hung'];
+  const ways = (process.env.BENCH_WAYS ?? 'off,on,memory,hung').split(',') as Way[];
   for (let round = 0; round < ROUNDS; round++) {
     const order = [...ways.slice(round % ways.length), ...ways.slice(0, round % ways.length)];
     for (const way of order) {

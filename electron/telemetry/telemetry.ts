@@ -74,6 +74,8 @@ export class Telemetry {
   readonly #links = new Map<string, string>();
   /** Counters of the pipelines replaced since start (the Settings view shows the sum). */
   readonly #retired: ExportStats[] = [];
+  /** The replaced pipelines' shutdowns still under way. */
+  readonly #retiring = new Set<Promise<void>>();
 
   constructor(private readonly options: TelemetryOptions) {
     this.requests = new RequestSpans(
@@ -104,7 +106,9 @@ export class Telemetry {
       // Its counters stay live (an export in flight still settles) and are summed; its shutdown is not waited
       // for — a hung collector would otherwise hold up the Settings change until the export's timeout.
       this.#retired.push(before.stats);
-      void bounded(drained, CLOSE_WAIT_MS).then(() => before.shutdown());
+      const retiring = bounded(drained, CLOSE_WAIT_MS).then(() => before.shutdown());
+      this.#retiring.add(retiring);
+      void retiring.finally(() => this.#retiring.delete(retiring));
     }
     if (!config) return;
     const pipeline = new ExportPipeline(config, this.options.exporterFor?.(config) ?? createExporter(config));
@@ -130,9 +134,12 @@ export class Telemetry {
     this.options.tracer.observer = calls;
   }
 
-  /** Resolves once the current export can send (its worker thread has started). */
+  /**
+   * Resolves once the current export can send (its worker thread has started) and the exports it replaced
+   * have stopped (each within its bound): the benchmark times calls after a configuration's one-off work.
+   */
   async ready(): Promise<void> {
-    await this.#pipeline?.ready();
+    await Promise.all([this.#pipeline?.ready(), ...this.#retiring]);
   }
 
   /** The counters since the app started (every configuration's). */

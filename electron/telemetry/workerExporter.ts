@@ -29,7 +29,7 @@ function workerEntry(): string {
 }
 
 /** What a span's record carries across (otlp-transformer reads these; see exportWorker.ts). */
-export function plainSpanOf(span: ReadableSpan): PlainSpan {
+function plainSpanOf(span: ReadableSpan): PlainSpan {
   const context = span.spanContext();
   const parent = span.parentSpanContext;
   return {
