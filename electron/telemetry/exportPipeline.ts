@@ -163,7 +163,8 @@ class BoundedBatchProcessor implements SpanProcessor {
       maxQueueSize: maxQueue,
       maxExportBatchSize: Math.min(512, maxQueue),
       scheduledDelayMillis: scheduledDelayMs,
-      exportTimeoutMillis: exportTimeoutMs + 1000,
+      // A safety net only: the exporter's own timeout (in the worker, from when the batch reaches it) answers first.
+      exportTimeoutMillis: exportTimeoutMs + 5000,
     });
   }
 
@@ -234,7 +235,9 @@ export class ExportPipeline {
 
   /** Exports every queued span now and waits until each export settled (tests; closing). */
   async flush(): Promise<void> {
-    await this.#provider.forceFlush();
+    // The batch processor's own timeout may give up first (the worker's timer starts when its message
+    // arrives): its rejection is no answer — the export worker's is, counted when it comes.
+    await this.#provider.forceFlush().catch(() => undefined);
     await this.#processor?.settled();
   }
 
