@@ -16,7 +16,8 @@
  * export's counters (exported, failed, dropped). Then one JSON line; then the process exits.
  *
  * Run: npm run bench:otel. Knobs (env): BENCH_CALLS (1000 per way per round), BENCH_ROUNDS (5), BENCH_WARMUP (200),
- * BENCH_WAYS (off,on,memory,hung: the ways timed; a way left out prints as NaN).
+ * BENCH_ROUND_WARMUP (600 untimed calls after each configuration), BENCH_WAYS (off,on,memory,hung: the ways
+ * timed; a way left out prints as –).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -46,6 +47,7 @@ import { fmt, median, percentile, printTable, runBench, runSequential } from './
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
+const ROUND_WARMUP = Number(process.env.BENCH_ROUND_WARMUP ?? 600);
 
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-otel-'));
 const closers: Array<() => Promise<void> | void> = [];
@@ -142,6 +144,9 @@ async function main(): Promise<void> {
     const order = [...ways.slice(round % ways.length), ...ways.slice(0, round % ways.length)];
     for (const way of order) {
       await configure(way);
+      // Untimed calls first: the new export worker's first batches (its code compiled, its start-up's
+      // garbage collected) are the configuration's one-off, not the calls'.
+      await runSequential(call, ROUND_WARMUP, 0);
       const thread0 = process.threadCpuUsage();
       const process0 = process.cpuUsage();
       const result = await runSequential(call, CALLS, 0);

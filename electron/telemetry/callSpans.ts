@@ -275,10 +275,7 @@ class ObservedCall implements ObservedTrace {
     }
     if (event.type === 'completed') this.#toolError = data.isError === true;
     if (!this.sampled) return;
-    const set = (key: string, value: unknown): void => {
-      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-        this.attributes[key] = value;
-    };
+    const set = this.#set;
     switch (event.type) {
       case 'decision':
         // The first decision is the rules'; a later one says what let an ASK through (a session grant).
@@ -320,6 +317,12 @@ class ObservedCall implements ObservedTrace {
         return;
     }
   }
+
+  /** Sets an attribute from an event's field when an attribute can hold it (made once per call, not per event). */
+  readonly #set = (key: string, value: unknown): void => {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      this.attributes[key] = value;
+  };
 
   finished(trace: TraceSummary): void {
     this.#forgetRequestId?.();
