@@ -33,6 +33,8 @@ export default defineConfig({
           main: resolve(__dirname, 'electron/main.ts'),
           // The WAL checkpointer's worker thread, a module of its own (storage/walCheckpointer.ts).
           walCheckpointWorker: resolve(__dirname, 'electron/storage/walCheckpointWorker.ts'),
+          // The OTLP span export's worker thread (telemetry/workerExporter.ts).
+          exportWorker: resolve(__dirname, 'electron/telemetry/exportWorker.ts'),
         },
       },
     },

@@ -394,8 +394,8 @@ function buildServices(base: CoreBase, pipeline: PipelineParts) {
     describeServer: describeServers(registry),
     redactText: (text) => redactor.redactText(text),
     redact: (value) => redactor.redact(value),
-    // Read synchronously from the SQLite file: with the calls in PostgreSQL, spans carry no arguments or results.
-    recorded: (sessionId, callId) => pipeline.checkpoints.get(sessionId, callId),
+    // Where the calls are recorded: the SQLite file (at once) or PostgreSQL (read in the spans' idle batch).
+    recorded: (sessionId, callId) => pipeline.stores.pipeline.get(sessionId, callId),
   });
   lifecycle.defer('telemetry', () => telemetry.close());
   const observability = new ObservabilityService(

@@ -59,10 +59,13 @@ export interface CallSpanOptions {
    * Opt-in: the call's arguments and result (redacted, size-capped) for `gen_ai.tool.call.*`.
    * Read when the span is made, after the call returned; undefined when the person did not turn it on.
    */
-  payloads?: ((trace: TraceSummary) => { arguments?: string; result?: string } | undefined) | undefined;
+  payloads?: ((trace: TraceSummary) => Payloads | undefined | Promise<Payloads | undefined>) | undefined;
   /** `mcp.client.operation.duration`: each request sent for a call (every call's, sampled or not). */
   metrics?: McpMetrics | undefined;
 }
+
+/** A call's opt-in payload attributes (redacted, capped). */
+type Payloads = { arguments?: string; result?: string };
 
 /** Ended calls waiting for their span; more are dropped (counted). */
 const MAX_BACKLOG = 4096;
@@ -73,6 +76,8 @@ export class CallSpans implements TraceObserver {
   readonly #sampler: TraceIdRatioBasedSampler;
   #backlog: ObservedCall[] = [];
   #scheduled = false;
+  /** Batches whose payloads are being read (PostgreSQL): their spans are made once the reads answer. */
+  readonly #reading = new Set<Promise<void>>();
 
   constructor(private readonly options: CallSpanOptions) {
     this.#sampler = new TraceIdRatioBasedSampler(options.sampleRatio);
@@ -110,18 +115,32 @@ export class CallSpans implements TraceObserver {
     if (this.#scheduled) return;
     this.#scheduled = true;
     // Unref'd: a backlog never holds the process open (closing drains it).
-    setTimeout(() => this.drain(), DRAIN_DELAY_MS).unref();
+    setTimeout(() => void this.drain(), DRAIN_DELAY_MS).unref();
   }
 
-  /** Makes the spans of every ended call now (each batch after the calls; at once before a flush). */
-  drain(): void {
+  /**
+   * Makes the spans of every ended call now (each batch after the calls; at once before a flush). With payloads
+   * read later (PostgreSQL), the batch's spans are made when its reads answered: the promise says when.
+   */
+  drain(): Promise<void> {
     this.#scheduled = false;
     const batch = this.#backlog;
     this.#backlog = [];
-    for (const ended of batch) this.#make(ended);
+    const read = this.options.payloads;
+    const found = batch.map((call) =>
+      read && call.sampled ? readPayloads(read, call.ended ?? call.trace) : undefined,
+    );
+    if (!found.some((payloads) => payloads instanceof Promise)) {
+      batch.forEach((call, i) => this.#make(call, found[i] as Payloads | undefined));
+    } else {
+      const reading = Promise.all(found).then((all) => batch.forEach((call, i) => this.#make(call, all[i])));
+      this.#reading.add(reading);
+      void reading.finally(() => this.#reading.delete(reading));
+    }
+    return Promise.all(this.#reading).then(() => undefined);
   }
 
-  #make(call: ObservedCall): void {
+  #make(call: ObservedCall, payloads: Payloads | undefined): void {
     const { trace, attributes } = call;
     const local = trace.serverId === this.options.localServerId;
     if (!local) {
@@ -131,15 +150,8 @@ export class CallSpans implements TraceObserver {
     }
     if (!call.sampled) return;
     const ended = call.ended ?? trace;
-    if (this.options.payloads) {
-      try {
-        const found = this.options.payloads(ended);
-        if (found?.arguments !== undefined) attributes[A.GEN_AI_TOOL_CALL_ARGUMENTS] = found.arguments;
-        if (found?.result !== undefined) attributes[A.GEN_AI_TOOL_CALL_RESULT] = found.result;
-      } catch {
-        // the payload is optional; the span goes without it
-      }
-    }
+    if (payloads?.arguments !== undefined) attributes[A.GEN_AI_TOOL_CALL_ARGUMENTS] = payloads.arguments;
+    if (payloads?.result !== undefined) attributes[A.GEN_AI_TOOL_CALL_RESULT] = payloads.result;
     const span = this.options.ids.with(call.traceId, call.spanId, () =>
       this.options.tracer.startSpan(
         local ? `execute_tool ${trace.toolName}` : `tools/call ${trace.toolName}`,
@@ -161,6 +173,19 @@ export class CallSpans implements TraceObserver {
     } catch {
       // a metric is never worth a span
     }
+  }
+}
+
+/** A call's payloads, now or later; one that cannot be read is left out (the payload is optional, the span is not). */
+function readPayloads(
+  read: NonNullable<CallSpanOptions['payloads']>,
+  trace: TraceSummary,
+): Payloads | undefined | Promise<Payloads | undefined> {
+  try {
+    const found = read(trace);
+    return found instanceof Promise ? found.catch(() => undefined) : found;
+  } catch {
+    return undefined;
   }
 }
 
@@ -250,10 +275,7 @@ class ObservedCall implements ObservedTrace {
     }
     if (event.type === 'completed') this.#toolError = data.isError === true;
     if (!this.sampled) return;
-    const set = (key: string, value: unknown): void => {
-      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-        this.attributes[key] = value;
-    };
+    const set = this.#set;
     switch (event.type) {
       case 'decision':
         // The first decision is the rules'; a later one says what let an ASK through (a session grant).
@@ -295,6 +317,12 @@ class ObservedCall implements ObservedTrace {
         return;
     }
   }
+
+  /** Sets an attribute from an event's field when an attribute can hold it (made once per call, not per event). */
+  readonly #set = (key: string, value: unknown): void => {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      this.attributes[key] = value;
+  };
 
   finished(trace: TraceSummary): void {
     this.#forgetRequestId?.();

@@ -6,8 +6,7 @@
  * is full); exports run on the batch processor's timer. A collector that is down, slow or answers
  * 500 costs the spans of that batch (counted as failed), never a call.
  */
-import type { Tracer } from '@opentelemetry/api';
-import type { Context } from '@opentelemetry/api';
+import type { Attributes, Context, Tracer } from '@opentelemetry/api';
 import { TraceFlags } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
@@ -23,6 +22,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './attributes.js';
 import { PresetIds } from './presetIds.js';
+import { WorkerSpanExporter } from './workerExporter.js';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
@@ -61,8 +61,8 @@ export interface ExportStats {
 
 const DEFAULT_MAX_QUEUE = 2048;
 
-/** The exporter for a protocol; the env variables fill in what the settings leave out. */
-export function createExporter(config: ExportConfig): SpanExporter {
+/** The official exporter for a protocol on this thread; the env variables fill in what the settings leave out. */
+function inThreadExporter(config: ExportConfig): SpanExporter {
   const options = {
     ...(config.url ? { url: config.url } : {}),
     ...(Object.keys(config.headers).length > 0 ? { headers: { ...config.headers } } : {}),
@@ -70,6 +70,30 @@ export function createExporter(config: ExportConfig): SpanExporter {
   };
   return config.protocol === 'http/json' ? new JsonExporter(options) : new ProtoExporter(options);
 }
+
+/**
+ * The exporter for a protocol: the official OTLP exporter, run in a worker thread (workerExporter.ts) so its
+ * serialisation, HTTP, retries and timeouts stay off the calls' event loop.
+ */
+export function createExporter(config: ExportConfig): SpanExporter {
+  return new WorkerSpanExporter(
+    {
+      protocol: config.protocol,
+      url: config.url,
+      headers: { ...config.headers },
+      timeoutMillis: config.exportTimeoutMs ?? 10_000,
+      resource: resourceAttributes(config),
+    },
+    () => inThreadExporter(config),
+  );
+}
+
+function resourceAttributes(config: ExportConfig): Attributes {
+  return { [ATTR_SERVICE_NAME]: config.serviceName, [ATTR_SERVICE_VERSION]: config.serviceVersion };
+}
+
+/** How long shutting a pipeline down waits for its last export before stopping it (a hung collector is not waited for). */
+const SHUTDOWN_WAIT_MS = 2000;
 
 /** How much of a collector's error body is kept (in memory) before it is redacted and cut for the window. */
 const EXPORT_ERROR_MAX_CHARS = 16_384;
@@ -139,7 +163,8 @@ class BoundedBatchProcessor implements SpanProcessor {
       maxQueueSize: maxQueue,
       maxExportBatchSize: Math.min(512, maxQueue),
       scheduledDelayMillis: scheduledDelayMs,
-      exportTimeoutMillis: exportTimeoutMs + 1000,
+      // A safety net only: the exporter's own timeout (in the worker, from when the batch reaches it) answers first.
+      exportTimeoutMillis: exportTimeoutMs + 5000,
     });
   }
 
@@ -179,15 +204,14 @@ export class ExportPipeline {
   /** The ids of spans decided before they are made (callSpans.ts). */
   readonly ids = new PresetIds();
   readonly #provider: TracerProvider;
+  readonly #exporter: SpanExporter;
   #processor: BoundedBatchProcessor | undefined;
 
   constructor(config: ExportConfig, exporter: SpanExporter = createExporter(config)) {
+    this.#exporter = exporter;
     const exportTimeoutMs = config.exportTimeoutMs ?? 10_000;
     this.#provider = new TracerProvider({
-      resource: resourceFromAttributes({
-        [ATTR_SERVICE_NAME]: config.serviceName,
-        [ATTR_SERVICE_VERSION]: config.serviceVersion,
-      }),
+      resource: resourceFromAttributes(resourceAttributes(config)),
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }),
       idGenerator: this.ids,
       spanProcessors: [
@@ -204,13 +228,28 @@ export class ExportPipeline {
     this.tracer = this.#provider.getTracer('miniharness');
   }
 
+  /** Resolves once the exporter can send (its worker thread started: benchmarks time calls after it). */
+  ready(): Promise<void> {
+    return this.#exporter instanceof WorkerSpanExporter ? this.#exporter.ready : Promise.resolve();
+  }
+
   /** Exports every queued span now and waits until each export settled (tests; closing). */
   async flush(): Promise<void> {
-    await this.#provider.forceFlush();
+    // The batch processor's own timeout may give up first (the worker's timer starts when its message
+    // arrives): its rejection is no answer — the export worker's is, counted when it comes.
+    await this.#provider.forceFlush().catch(() => undefined);
     await this.#processor?.settled();
   }
 
-  shutdown(): Promise<void> {
-    return this.#provider.shutdown();
+  /**
+   * Sends what is queued and stops. Bounded: after `waitMs` an export still out (a collector that hangs) is
+   * abandoned — the worker is stopped, its spans count as failed — so closing never waits for a collector.
+   */
+  async shutdown(waitMs = SHUTDOWN_WAIT_MS): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+    await Promise.race([this.#provider.shutdown().catch(() => undefined), waited]);
+    clearTimeout(timer);
+    if (this.#exporter instanceof WorkerSpanExporter) await this.#exporter.terminate();
   }
 }

@@ -19,6 +19,9 @@ import { McpMetrics } from './metrics.js';
 import { RequestSpans } from './requestSpans.js';
 import { RunSpans } from './runSpans.js';
 
+type Recorded = { args: unknown; result?: unknown };
+type Payloads = { arguments?: string; result?: string };
+
 export interface TelemetryOptions {
   /** The app's call tracer: each call trace becomes a span. */
   tracer: Tracer;
@@ -26,8 +29,11 @@ export interface TelemetryOptions {
   describeServer: (serverId: string) => ServerDescription | undefined;
   /** The app's redaction of text (URIs on the gateway's spans). */
   redactText: (text: string) => string;
-  /** A call's stored arguments and result (already redacted), for the opt-in payload attributes. */
-  recorded: (sessionId: string, callId: string) => { args: unknown; result?: unknown } | undefined;
+  /**
+   * A call's stored arguments and result (already redacted), for the opt-in payload attributes: at once
+   * (SQLite) or later (PostgreSQL) — read after the call returned, in the spans' idle batch.
+   */
+  recorded: (sessionId: string, callId: string) => Recorded | undefined | Promise<Recorded | undefined>;
   /** Redacts a payload the same way traces are. */
   redact: (value: unknown) => unknown;
   /** For tests: the exporter to use instead of the OTLP one. */
@@ -53,6 +59,8 @@ export interface TestSpanAnswer {
 
 const DEFAULT_PAYLOAD_MAX_CHARS = 4096;
 const TEST_SPAN_TIMEOUT_MS = 2000;
+/** How long closing waits for the last exports (a hung collector is abandoned after it). */
+const CLOSE_WAIT_MS = 2000;
 /** How many MiniHarness trace ids keep their exported trace id (the Traces view's link). */
 const MAX_LINKS = 5000;
 
@@ -63,9 +71,13 @@ export class Telemetry {
   #calls: CallSpans | undefined;
   #metrics: McpMetrics | undefined;
   /** MiniHarness trace id → the exported trace id (the Traces view shows it and links to the viewer). */
-  readonly #links = new Map<string, string>();
+  #links = new Map<string, string>();
+  /** The generation before `#links` (two generations: dropping the oldest half is one swap, not a scan). */
+  #olderLinks = new Map<string, string>();
   /** Counters of the pipelines replaced since start (the Settings view shows the sum). */
   readonly #retired: ExportStats[] = [];
+  /** The replaced pipelines' shutdowns still under way. */
+  readonly #retiring = new Set<Promise<void>>();
 
   constructor(private readonly options: TelemetryOptions) {
     this.requests = new RequestSpans(
@@ -84,8 +96,8 @@ export class Telemetry {
   async configure(config: TelemetryConfig | undefined): Promise<void> {
     const before = this.#pipeline;
     const metricsBefore = this.#metrics;
-    // Calls that ended under the old settings go out with them.
-    this.#calls?.drain();
+    // Calls that ended under the old settings go out with them (once their payloads, if any, are read).
+    const drained = this.#calls?.drain();
     this.#pipeline = undefined;
     this.#calls = undefined;
     this.#metrics = undefined;
@@ -96,7 +108,9 @@ export class Telemetry {
       // Its counters stay live (an export in flight still settles) and are summed; its shutdown is not waited
       // for — a hung collector would otherwise hold up the Settings change until the export's timeout.
       this.#retired.push(before.stats);
-      void before.shutdown().catch(() => undefined);
+      const retiring = bounded(drained, CLOSE_WAIT_MS).then(() => before.shutdown());
+      this.#retiring.add(retiring);
+      void retiring.finally(() => this.#retiring.delete(retiring));
     }
     if (!config) return;
     const pipeline = new ExportPipeline(config, this.options.exporterFor?.(config) ?? createExporter(config));
@@ -122,6 +136,14 @@ export class Telemetry {
     this.options.tracer.observer = calls;
   }
 
+  /**
+   * Resolves once the current export can send (its worker thread has started) and the exports it replaced
+   * have stopped (each within its bound): the benchmark times calls after a configuration's one-off work.
+   */
+  async ready(): Promise<void> {
+    await Promise.all([this.#pipeline?.ready(), ...this.#retiring]);
+  }
+
   /** The counters since the app started (every configuration's). */
   stats(): ExportStats {
     const all = [...this.#retired, ...(this.#pipeline ? [this.#pipeline.stats] : [])];
@@ -136,22 +158,26 @@ export class Telemetry {
 
   /** The exported trace id of a MiniHarness trace, while it is remembered. */
   externalTraceId(traceId: string): string | undefined {
-    return this.#links.get(traceId);
+    return this.#links.get(traceId) ?? this.#olderLinks.get(traceId);
   }
 
   /** Exports what is queued now (tests; closing). */
   async flush(): Promise<void> {
-    this.#calls?.drain();
+    await this.#calls?.drain();
     // A failed export is already counted; flushing never throws.
     await Promise.all([this.#pipeline?.flush().catch(() => undefined), this.#metrics?.flush().catch(() => undefined)]);
   }
 
-  /** Stops exporting; what is queued is sent first (bounded by the export timeout). */
+  /**
+   * Stops exporting; what is queued is sent first. Bounded (CLOSE_WAIT_MS): a collector that hangs is not
+   * waited for — the export worker is stopped and what it had counts as failed.
+   */
   async close(): Promise<void> {
     const last = this.#pipeline;
     const metrics = this.#metrics;
+    await bounded(this.#calls?.drain(), CLOSE_WAIT_MS);
     await this.configure(undefined);
-    await Promise.all([last?.shutdown().catch(() => undefined), metrics?.shutdown().catch(() => undefined)]);
+    await Promise.all([last?.shutdown(CLOSE_WAIT_MS), bounded(metrics?.shutdown(), CLOSE_WAIT_MS)]);
   }
 
   /** Sends one span straight to the collector of `config` and says what it answered. */
@@ -192,20 +218,32 @@ export class Telemetry {
 
   #link(traceId: string, external: string): void {
     this.#links.set(traceId, external);
-    // Oldest first (insertion order): the map stays bounded.
-    if (this.#links.size > MAX_LINKS) this.#links.delete(this.#links.keys().next().value as string);
+    // Bounded: the last MAX_LINKS to 2 × MAX_LINKS calls are remembered. (Deleting the oldest entry of one map
+    // per call made V8 skip ever more deleted slots to find it: about 4 µs a call.)
+    if (this.#links.size < MAX_LINKS) return;
+    this.#olderLinks = this.#links;
+    this.#links = new Map();
   }
 
-  #payloads(trace: TraceSummary, maxChars: number): { arguments?: string; result?: string } | undefined {
-    const record = this.options.recorded(trace.sessionId, trace.callId);
-    if (!record) return undefined;
+  #payloads(trace: TraceSummary, maxChars: number): Payloads | undefined | Promise<Payloads | undefined> {
     const cap = (value: unknown): string => {
       const text = JSON.stringify(this.options.redact(value)) ?? 'null';
       return text.length > maxChars ? `${text.slice(0, maxChars)}…(truncated)` : text;
     };
-    return {
-      arguments: cap(record.args),
-      ...(record.result !== undefined ? { result: cap(record.result) } : {}),
-    };
+    const payloads = (record: Recorded | undefined): Payloads | undefined =>
+      record && {
+        arguments: cap(record.args),
+        ...(record.result !== undefined ? { result: cap(record.result) } : {}),
+      };
+    const record = this.options.recorded(trace.sessionId, trace.callId);
+    return record instanceof Promise ? record.then(payloads) : payloads(record);
   }
+}
+
+/** Waits for `work` (its failure ignored) at most `ms`. */
+async function bounded(work: Promise<unknown> | undefined, ms: number): Promise<void> {
+  if (!work) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

@@ -107,6 +107,22 @@ export class OtlpReceiver {
     return this.#waitIn(this.spans, predicate);
   }
 
+  /** Resolves once a request matching `predicate` arrived (a hung one too: before it is left unanswered). */
+  waitForRequest(
+    predicate: (request: OtlpReceiver['requests'][number]) => boolean = () => true,
+  ): Promise<OtlpReceiver['requests'][number]> {
+    return this.#waitIn(this.requests, predicate);
+  }
+
+  /** Resolves once every request left hanging so far was closed by its sender (the exporter gave it up). */
+  hangingClosed(): Promise<void> {
+    return Promise.all(
+      this.#hanging.map((res) =>
+        res.socket?.destroyed === false ? new Promise((resolve) => res.socket?.once('close', resolve)) : undefined,
+      ),
+    ).then(() => undefined);
+  }
+
   /** Resolves once a histogram point matching `predicate` arrived. */
   waitForPoint(predicate: (point: ReceivedPoint) => boolean): Promise<ReceivedPoint> {
     return this.#waitIn(this.points, predicate);
@@ -147,6 +163,7 @@ export class OtlpReceiver {
     this.requests.push({ headers: req.headers, contentType });
     if (this.mode === 'hang') {
       this.#hanging.push(res);
+      for (const waiter of [...this.#waiters]) waiter();
       return;
     }
     if (this.mode === 'error500') {

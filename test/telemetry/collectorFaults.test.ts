@@ -107,4 +107,18 @@ describe('a collector that fails never fails a call', () => {
     expect(app.telemetry.stats().dropped - before.dropped).toBe(4);
     expect(app.telemetry.stats().failed - before.failed).toBe(2);
   });
+
+  it('closing while the collector hangs is bounded: the export in flight is abandoned (counted as failed), not waited for', async () => {
+    const before = app.telemetry.stats();
+    receiver.mode = 'hang';
+    // An export timeout far beyond the test's: closing that waited for the collector (as before) never returns here.
+    await app.telemetry.configure(config(receiver.url, { exportTimeoutMs: 600_000 }));
+    await app.echo('at close');
+    const arrived = receiver.requests.length;
+    await receiver.waitForRequest((request) => receiver.requests.indexOf(request) >= arrived);
+    await app.telemetry.close();
+    expect(app.telemetry.stats().failed - before.failed).toBe(1);
+    // The exporter let go of the collector's connection (its worker was stopped).
+    await receiver.hangingClosed();
+  });
 });

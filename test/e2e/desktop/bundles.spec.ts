@@ -12,6 +12,8 @@ import { isBuiltin } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { META_CONTENT_SECURITY_POLICY, cspMetaOf } from '../../../shared/csp.js';
+import type { ExportWorkerData } from '../../../electron/telemetry/exportWorker.js';
+import { OtlpReceiver } from '../../doubles/otlpReceiver.js';
 import { ROOT, buildAppOnce } from '../support/webHost.js';
 import { PRELOAD_BUNDLE, RENDERER_INDEX } from './support/builtMain.js';
 import { globalUses, isBare, moduleReferences, packageOf } from './support/bundleScan.js';
@@ -104,5 +106,56 @@ test("the WAL checkpointer's worker, as built, checkpoints a database file on a 
     db.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the OTLP export worker, as built, sends a span record to a collector and answers with its result', async () => {
+  const receiver = await OtlpReceiver.start();
+  const worker = new Worker(join(MAIN_DIR, 'exportWorker.js'), {
+    workerData: {
+      protocol: 'http/protobuf',
+      url: receiver.url,
+      headers: {},
+      timeoutMillis: 10_000,
+      resource: { 'service.name': 'bundle-check' },
+    } satisfies ExportWorkerData,
+  });
+  try {
+    const replies: unknown[] = [];
+    const settled = new Promise<unknown>((resolvePromise, reject) => {
+      worker.on('message', (reply: { settled?: number }) => {
+        replies.push(reply);
+        if (reply.settled === 1) resolvePromise(reply);
+      });
+      worker.once('error', reject);
+    });
+    const now: [number, number] = [Math.floor(Date.now() / 1000), 0];
+    worker.postMessage({
+      export: 1,
+      spans: [
+        {
+          name: 'tools/call echo',
+          kind: 2,
+          context: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: 1 },
+          startTime: now,
+          endTime: now,
+          duration: [0, 0],
+          attributes: { 'mcp.method.name': 'tools/call' },
+          status: { code: 0 },
+          events: [],
+          links: [],
+          dropped: [0, 0, 0],
+          scope: { name: 'miniharness' },
+        },
+      ],
+    });
+    expect(await settled).toMatchObject({ settled: 1, ok: true });
+    expect(replies[0]).toEqual({ ready: true });
+    const span = await receiver.waitFor((s) => s.name === 'tools/call echo');
+    expect(span.attributes['mcp.method.name']).toBe('tools/call');
+    expect(span.resource['service.name']).toBe('bundle-check');
+  } finally {
+    await worker.terminate();
+    await receiver.close();
   }
 });
