@@ -29,7 +29,7 @@ start_postgres() {
   for _ in 1 2 3 4 5; do
     port=$((20000 + RANDOM % 30000))
     if "${run_as[@]}" "$bin/pg_ctl" -D "$PG_CI_DIR/data" -l "$PG_CI_DIR/server.log" -w -t 60 start \
-      -o "-p $port -k $PG_CI_DIR -c listen_addresses=127.0.0.1 -c max_connections=200" >/dev/null; then
+      -o "-p $port -k $PG_CI_DIR -c listen_addresses=127.0.0.1 -c max_connections=400" >/dev/null; then
       started=1
       break
     fi
