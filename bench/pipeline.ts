@@ -75,6 +75,7 @@ import {
   runSequential,
 } from './pipelineHelpers.js';
 import { testSandboxes } from '../test/helpers/sandboxes.js';
+import { endSandboxSession } from '../electron/sandbox/serverSandbox.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
@@ -104,7 +105,8 @@ EventEmitter.defaultMaxListeners = Math.max(
 
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-pipeline-'));
 /** Everything to close at the end, newest first (also on failure). */
-const closers: Array<() => Promise<void> | void> = [];
+// The sandbox library's session (its proxy and bridges) is the process's, not a core's: ended last, or the bench never exits.
+const closers: Array<() => Promise<void> | void> = [() => endSandboxSession()];
 
 function echoText(i: number): string {
   return `hello #${i}`;
