@@ -24,8 +24,8 @@ export type TraceEventRow = [string, number, string, number, number | null, stri
 /** Events per multi-row INSERT. */
 const EVENTS_PER_STATEMENT = 16;
 
-/** A batch this large is closed when a trace finishes in it (about 36 short calls: trace, 5 events, finish each). */
-const BATCH_CHANGES = 256;
+/** A batch this large is closed when a trace finishes in it (about nine short calls: trace, 5 events, finish each). */
+const BATCH_CHANGES = 64;
 
 /** A batch is closed at this size whatever changes (a burst of calls starting together). */
 const BATCH_MAX_CHANGES = 512;

@@ -197,7 +197,7 @@ describe('grouped checkpoint writes', () => {
     try {
       const tracer = new Tracer(db);
       const before = store.groupCommitStats;
-      for (let i = 0; i < 80; i++) {
+      for (let i = 0; i < 25; i++) {
         const trace = tracer.start({
           sessionId: 's1',
           callId: `short${i}`,
@@ -215,16 +215,15 @@ describe('grouped checkpoint writes', () => {
       const stored = () =>
         (other.prepare(`SELECT COUNT(*) AS n FROM traces WHERE status = 'ok'`).get() as { n: number }).n;
       vi.advanceTimersByTime(LATER_MS);
-      // 80 calls × 7 changes, a write closed at the first finish reaching 256 changes: 37 + 37 + 6 traces
-      // (at 64 changes, before issue 33, a write held 10: more commits, each rewriting the same index pages).
+      // 25 calls × 7 changes, a write closed at the first finish reaching 64 changes: 10 + 10 + 5 traces.
       expect(store.groupCommitStats.transactions - before.transactions).toBe(1);
-      expect(stored()).toBe(37); // the first write alone, its traces already finished (inserted once)
+      expect(stored()).toBe(10); // the first write alone, its traces already finished (inserted once)
       await new Promise((resolve) => setImmediate(resolve));
       expect(store.groupCommitStats.transactions - before.transactions).toBe(2);
       await new Promise((resolve) => setImmediate(resolve));
       expect(store.groupCommitStats.transactions - before.transactions).toBe(3);
-      expect(stored()).toBe(80);
-      expect((other.prepare('SELECT COUNT(*) AS n FROM trace_events').get() as { n: number }).n).toBe(400);
+      expect(stored()).toBe(25);
+      expect((other.prepare('SELECT COUNT(*) AS n FROM trace_events').get() as { n: number }).n).toBe(125);
     } finally {
       vi.useRealTimers();
     }
