@@ -8,6 +8,7 @@
  */
 import type { Listener, Notice } from '../storage/postgres/notify.js';
 import { listen } from '../storage/postgres/notify.js';
+import { redactDatabaseUrls } from '../storage/postgres/url.js';
 import type { PermissionDecisionEngine } from '../security/permissions.js';
 import type { ToolPins } from '../security/pins.js';
 import type { PostgresPinStore } from '../security/postgresPinStore.js';
@@ -27,23 +28,22 @@ export interface SharedListParts {
 
 export async function followSharedLists(parts: SharedListParts): Promise<Listener> {
   // One refresh of each kind at a time; a notice during one asks for one more after it.
+  const failed = (kind: 'rules' | 'pins') => (error: unknown) =>
+    parts.warn(
+      `The ${kind === 'rules' ? 'permission rules' : 'tool pins'} changed on another instance but could not be read again: ${redactDatabaseUrls(error instanceof Error ? error.message : String(error))}`,
+    );
   const refreshers = {
     rules: serial(async () => {
       if (await parts.engine.reload()) parts.changed();
-    }),
+    }, failed('rules')),
     pins: serial(async () => {
       if (!parts.pinStore || !parts.pins) return;
       await parts.pinStore.refresh();
       parts.pins.reload();
       parts.changed();
-    }),
+    }, failed('pins')),
   };
-  const run = (kind: keyof typeof refreshers): void =>
-    void refreshers[kind]().catch((error: unknown) =>
-      parts.warn(
-        `The ${kind === 'rules' ? 'permission rules' : 'tool pins'} changed on another instance but could not be read again: ${error instanceof Error ? error.message : String(error)}`,
-      ),
-    );
+  const run = (kind: keyof typeof refreshers): void => refreshers[kind]();
   return listen(
     parts.url,
     ['mh_lists'],
@@ -58,25 +58,27 @@ export async function followSharedLists(parts: SharedListParts): Promise<Listene
   );
 }
 
-/** `task` never runs twice at once; asked while running, it runs once more afterwards. */
-function serial(task: () => Promise<void>): () => Promise<void> {
-  let running: Promise<void> | undefined;
+/**
+ * `task` never runs twice at once; asked while running, it runs once more afterwards. Every
+ * failure, the re-run's too, goes to `failed` (a refresh that fails unseen leaves a list stale).
+ */
+function serial(task: () => Promise<void>, failed: (error: unknown) => void): () => void {
+  let running = false;
   let again = false;
-  const start = (): Promise<void> => {
-    running = task().finally(() => {
-      running = undefined;
-      if (again) {
-        again = false;
-        void start().catch(() => undefined);
-      }
-    });
-    return running;
+  const start = (): void => {
+    running = true;
+    void task()
+      .catch(failed)
+      .finally(() => {
+        running = false;
+        if (again) {
+          again = false;
+          start();
+        }
+      });
   };
   return () => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    return start();
+    if (running) again = true;
+    else start();
   };
 }
