@@ -63,7 +63,9 @@ const CreateSchema = z.looseObject({ mode: z.literal('create'), config: z.looseO
 async function applyConfigured(core: Core, config: ServeConfig): Promise<void> {
   // Started again on the same data folder (a restart, a killed instance), the file's servers exist: updated, not refused.
   const listed = await core.dispatch('servers.list', {});
-  const saved = new Set(listed.ok ? (listed.result as Array<{ config: { id: string } }>).map((s) => s.config.id) : []);
+  // Not treated as "none saved": every server would then be refused as existing, naming the wrong cause.
+  if (!listed.ok) throw new ServeConfigError(`The saved servers could not be read: ${listed.error.message}`);
+  const saved = new Set((listed.result as Array<{ config: { id: string } }>).map((s) => s.config.id));
   const asSaved = (payload: unknown): unknown => {
     const create = CreateSchema.safeParse(payload);
     return create.success && saved.has(create.data.config.id) ? { ...create.data, mode: 'update' } : payload;
