@@ -128,10 +128,15 @@ describePostgres('PostgreSQL agents', () => {
       a = await openInstance();
       b = await openInstance();
     });
-    /** The first re-read of `store` (caused by another instance's change) after which `holds()`; the changes seen till then. */
+    /**
+     * Resolves once `holds()` — at once when it already does (the other instance's notice may have been read
+     * before the caller got here), else at the first re-read of `store` after which it does; with the changes
+     * seen till then.
+     */
     const changedUntil = (store: PostgresAgentStore, holds: () => boolean): Promise<AgentsChange[]> =>
       new Promise((resolve) => {
         const seen: AgentsChange[] = [];
+        if (holds()) return resolve(seen);
         const stop = store.onChange((change) => {
           seen.push(change);
           if (!holds()) return;
