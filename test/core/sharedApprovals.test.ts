@@ -139,16 +139,7 @@ describePostgres('ApprovalBroker shared over PostgreSQL', () => {
   });
 
   const ask = (on: Instance, signal = new AbortController().signal) => {
-    const request: ApprovalRequest = {
-      requestId: randomUUID(),
-      sessionId: 's',
-      userId: 'agent',
-      toolName: 'write_file',
-      serverId: 'local',
-      args: { path: 'x.txt' },
-      reason: 'asks',
-      expiresAt: Date.now() + 60_000,
-    };
+    const request = newRequest();
     return { requestId: request.requestId, answer: on.broker.request(request, signal) };
   };
 

@@ -12,14 +12,8 @@ import type { Serving } from '../../electron/serve/serve.js';
 import { startServe } from '../../electron/serve/serve.js';
 import type { TeamIdp } from '../doubles/oidc/teamIdp.js';
 import { freePort } from '../gateway/ports.js';
-import { PROJECT_ROOT, sandboxWritingTo, scratchDir, waitFor } from '../helpers/fixtures.js';
-import {
-  BUILT_SIDE_EFFECT_FIXTURE,
-  SERVER_ID,
-  buildSideEffectServer,
-  ok,
-  serverReady,
-} from '../restart/restartSoak.js';
+import { scratchDir, waitFor } from '../helpers/fixtures.js';
+import { SERVER_ID, buildSideEffectServer, ok, serverReady, sideEffectServer } from '../restart/restartSoak.js';
 import type { TestDatabase } from '../storage/postgres.js';
 import { createTestDatabase } from '../storage/postgres.js';
 import { BridgeClient } from '../web/host.js';
@@ -79,25 +73,10 @@ export function opsToken(): { token: string; sha256: string } {
  * The side-effect fixture as a configured server (id SERVER_ID) and the rule that lets it run: each
  * execution appends a line to `effects`, tagged with `tag` (which instance ran it) when given.
  */
-export function sideEffectServerConfig(effects: string, tag?: string): { servers: object[]; rules: object[] } {
-  const env = { SIDE_EFFECT_FILE: effects, ...(tag ? { SIDE_EFFECT_TAG: tag } : {}) };
+export function sideEffectServerConfig(effects: string, tag?: string): Pick<ServeConfig, 'servers' | 'rules'> {
   return {
-    servers: [
-      {
-        mode: 'create',
-        config: {
-          id: SERVER_ID,
-          name: 'Side effects',
-          transport: 'stdio',
-          command: process.execPath,
-          args: [BUILT_SIDE_EFFECT_FIXTURE],
-          cwd: PROJECT_ROOT,
-          env,
-          sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
-        },
-      },
-    ],
-    rules: [{ serverId: SERVER_ID, toolName: 'effect', level: 'ALLOW' }],
+    servers: [{ mode: 'create' as const, config: sideEffectServer(effects, tag) }],
+    rules: [{ serverId: SERVER_ID, toolName: 'effect', level: 'ALLOW' as const }],
   };
 }
 
@@ -259,7 +238,17 @@ export class TeamCluster {
   async stop(): Promise<void> {
     for (const n of this.nginx) n.stop();
     for (const instance of this.instances) await instance.process.stop('SIGKILL');
-    await this.database.drop();
+    // DROP ... FORCE refuses while a killed instance's connection is still starting up (no role yet:
+    // "must be a member of the role whose process is being terminated"); it goes once that one ends.
+    await waitFor(
+      () =>
+        this.database.drop().then(
+          () => true,
+          () => false,
+        ),
+      15_000,
+      100,
+    );
     this.scratch.cleanup();
   }
 }
