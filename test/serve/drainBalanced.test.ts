@@ -6,7 +6,8 @@
  * flight on the draining instance finish there (their lines name it), the new ones — 2026-07-28
  * calls, a 2025 agent's new session (whose Authorization would send it to the draining one) and the
  * command line's new bridge connections — run on the other, the draining instance exits 0, and no
- * callId ran twice. (Before, nginx handed the gateway's 503 to the agent, so new calls sent to the
+ * callId ran twice. A 2025 session that lived on the draining instance ends with it (the other
+ * answers its next request 404, as when an instance dies), while its calls in flight finish. (Before, nginx handed the gateway's 503 to the agent, so new calls sent to the
  * draining instance failed; and the draining instance accepted new bridge connections, whose calls
  * ran there while it was closing.)
  */
@@ -77,6 +78,13 @@ describeBalanced('SIGTERM of one instance behind nginx while agents keep calling
       }).catch(() => undefined);
       return direct?.status === 503 && direct.headers.get('retry-after') === '1';
     }, 15_000);
+
+    // The 2025 session that lives on the draining instance ends with it: the other does not know it (404).
+    const orphaned = await effect(legacy, 'old-session').then(
+      (answer) => `answered: ${JSON.stringify(answer)}`,
+      (error: unknown) => (error as { code?: unknown }).code,
+    );
+    expect(orphaned).toBe(404);
 
     // The agent keeps calling through the balancer: every new call runs, on the other instance.
     const fresh: string[] = [];
