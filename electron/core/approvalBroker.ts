@@ -145,6 +145,7 @@ export class ApprovalBroker {
           // the late answer of the database ignored (the entry is gone, so close and settle do nothing;
           // a decision that won there after the bound does not reach the call).
           const bound = setTimeout(() => this.close(view.requestId, outcome), this.closeBoundMs);
+          bound.unref(); // like the executor's own bound: it does not keep a closing process alive
           void Promise.resolve(offered)
             .then(() => shared.withdraw(view.requestId, outcome))
             .then(
