@@ -4,15 +4,16 @@
  * gateway address — the v2 SDK's Client in the 2026-07-28 era (either instance answers) and the
  * v1 SDK's Client in the 2025 era (its sessions stay on one instance). Each round, one agent in one
  * era: a call that completes, then a call that acts (its line is in the side-effect file) and
- * never answers; the instance that runs it (the line's tag) is killed with SIGKILL; the agent
- * retries the same callId through the balancer and is told "still running, or its result is
- * unknown" (in_progress) by the other instance, which runs nothing; every earlier callId of the
- * agent, sent again, replays its one result or is still in_progress; the killed instance is
- * started again on its data folder and ports.
+ * never answers; the instance that runs it (the line's tag) is killed with SIGKILL (nginx does not
+ * hand the cut request to the other instance: a 2026-07-28 one gets 502); the agent retries the
+ * same callId through the balancer and is told "still running, or its result is unknown"
+ * (in_progress) by the other instance, which runs nothing; every callId of every agent, sent again,
+ * replays its one result or is still in_progress; the killed instance is started again on its data
+ * folder and ports.
  *
- * Then each cut call's lease has expired (nobody renews it: its owner died); the agents' retries
- * still get in_progress; a person resolves each in History (on either instance) and the agents'
- * retries get that stored outcome. The side-effect file's lines per callId: none ran twice. The
+ * Then each cut call's lease has expired (nobody renews it: its owner died); the agents' retries,
+ * now in the 2025 era, still get in_progress; a person resolves each in History (on either
+ * instance) and the agents' retries (either era) get that stored outcome. The side-effect file's lines per callId: none ran twice. The
  * figures are printed for the note.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -72,6 +73,7 @@ function effect(client: ModernClient | Client, key: string, hold = false): Promi
 }
 
 const errorCode = (answer: Answer): unknown => (answer.isError ? answer._meta?.[META_ERROR] : 'a result');
+
 describeBalanced('kill -9 of the instance owning an agent’s call, in a loop, behind nginx', () => {
   let cluster: TeamCluster;
   const agents: Agent[] = [];
