@@ -76,6 +76,8 @@ export interface SignInOptions {
   onAgentCreated(agent: StoredAgent): void;
   /** A sign-in's state changed (a code redeemed, a grant ended): the Agents view is told. */
   onSignInChanged?(): void;
+  /** A problem the person should see (app warnings): a grant that could not be revoked. */
+  warn?(message: string): void;
   /** How Client ID Metadata Documents are fetched (provider.ts; default: fetch). Tests answer them. */
   fetchClientMetadata?: ClientMetadataFetch;
 }
@@ -252,13 +254,29 @@ export class GatewaySignIn {
     return this.options.store.grantState(grantId);
   }
 
-  /** The person revoked or removed the agent: its grant, access and refresh tokens end now. */
-  revokeAgent(agentId: string): void {
-    const grantId = this.options.agents.list().find((a) => a.id === agentId)?.signIn?.grantId;
+  /**
+   * The person revoked or removed the agent: its grant, access and refresh tokens end now. False
+   * (and a warning) when the store could not revoke the grant: the agent's own revocation still
+   * refuses its access tokens, but on PostgreSQL its refresh tokens would stay valid unsaid.
+   */
+  async revokeAgent(agentId: string): Promise<boolean> {
+    const agent = this.options.agents.list().find((a) => a.id === agentId);
+    const grantId = agent?.signIn?.grantId;
+    return grantId === undefined || this.revokeGrant(grantId, agent?.name ?? agentId);
+  }
+
+  /** Revokes a grant; a failure is said (`warn`), never swallowed. */
+  private async revokeGrant(grantId: string, agentName: string): Promise<boolean> {
     try {
-      if (grantId !== undefined) void Promise.resolve(this.options.store.revokeGrant(grantId)).catch(() => undefined);
-    } catch {
-      // Gone from memory already; if the file could not be written, the agent's own revocation still refuses its tokens.
+      await this.options.store.revokeGrant(grantId);
+      return true;
+    } catch (error) {
+      const code =
+        typeof (error as { code?: unknown }).code === 'string' ? ` (${(error as { code: string }).code})` : '';
+      this.options.warn?.(
+        `The sign-in of agent “${agentName}” could not be revoked in the database${code}: its refresh tokens may still work. Revoke or remove the agent again.`,
+      );
+      return false;
     }
   }
 
@@ -448,7 +466,7 @@ export class GatewaySignIn {
       });
     } catch {
       // The agent could not be saved (the settings file): no grant without its agent.
-      void Promise.resolve(this.options.store.revokeGrant(grantId)).catch(() => undefined);
+      await this.revokeGrant(grantId, clientName ?? 'Signed-in agent');
       return fail(500, 'The agent could not be added', 'MiniHarness could not save it. Try again from the agent.');
     }
     this.options.onAgentCreated(agent);
