@@ -26,7 +26,7 @@ function apiCaller(tokens: ServeAccessOptions['apiTokens'], token: string | unde
   const match = tokens.find((t) => timingSafeEqual(Buffer.from(t.sha256, 'hex'), hash));
   if (!match) return undefined;
   const person = { issuer: 'miniharness', subject: `api-token:${match.name}`, name: `CLI (${match.name})` };
-  return { id: person.subject, bridgeToken: '', person, role: match.role, expiresAt: Infinity, api: true };
+  return { id: person.subject, person, role: match.role, expiresAt: Infinity, api: true };
 }
 
 export interface ServeAccessOptions {
@@ -110,12 +110,12 @@ async function signIn(
       'Set-Cookie': oidc.clearCookie(),
     });
   }
-  const session = sessions.create(person, role);
+  const { cookie, bridgeToken } = await sessions.create(person, role);
   audit.record({ action: 'sign-in', person, role });
   // The bridge token travels in the fragment: never sent to a server, never in a log; the page keeps it.
   res.writeHead(303, {
-    Location: `/#token=${session.bridgeToken}`,
-    'Set-Cookie': [sessions.setCookie(session), oidc.clearCookie()],
+    Location: `/#token=${bridgeToken}`,
+    'Set-Cookie': [sessions.setCookie(cookie), oidc.clearCookie()],
     'Cache-Control': 'no-store',
   });
   res.end();
@@ -134,21 +134,21 @@ async function authRoutes(
     return true;
   }
   if (path === '/auth/me' || path === '/auth/logout') {
-    const session = sessions.find(req, sessionBearer(req));
+    const session = await sessions.find(req, sessionBearer(req));
     if (!session) text(res, 401, 'Not signed in.');
     else if (path === '/auth/me' && req.method === 'GET') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       res.end(JSON.stringify({ name: personLabel(session.person), role: session.role }));
     } else if (path === '/auth/logout' && req.method === 'POST') {
       // A POST with the bridge token: a page of another site cannot sign anyone out either.
-      sessions.end(session);
+      await sessions.end(session);
       audit.record({ action: 'sign-out', person: session.person });
       res.writeHead(204, { 'Set-Cookie': sessions.clearCookie() }).end();
     } else text(res, 405, 'Method not allowed');
     return true;
   }
   // The page itself: someone without a live session (never signed in, signed out, or this instance restarted) signs in first.
-  if ((path === '/' || path === '/index.html') && req.method === 'GET' && !sessions.signedIn(req)) {
+  if ((path === '/' || path === '/index.html') && req.method === 'GET' && !(await sessions.signedIn(req))) {
     res.writeHead(303, { Location: '/auth/login', 'Cache-Control': 'no-store' }).end();
     return true;
   }
@@ -164,7 +164,9 @@ export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
       publicUrl ? origin === undefined || origin === publicUrl.origin : isAllowedOrigin(origin, port),
     handle: (req, res, path) => authRoutes(options, req, res, path),
     health: options.health,
-    authenticate: (req, token) => sessions.find(req, token) ?? apiCaller(options.apiTokens, token),
+    authenticate: async (req, token) => (await sessions.find(req, token)) ?? apiCaller(options.apiTokens, token),
+    alive: (session) => sessions.alive(session),
+    watchEnded: (recheck) => sessions.onEnded(recheck),
     actorOf: (session) => personLabel(session.person),
     eventAllowed: (session, event, byActor) =>
       roleGetsEvent(session.role, event) && (event !== 'oauth.authorize' || byActor === personLabel(session.person)),
