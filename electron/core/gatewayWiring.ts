@@ -119,6 +119,7 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
         warnings.publish();
       },
       ...(options.gateway?.fetchClientMetadata ? { fetchClientMetadata: options.gateway.fetchClientMetadata } : {}),
+      ...(options.gateway?.publicUrl ? { publicUrl: options.gateway.publicUrl } : {}),
     }),
     ...(options.gateway?.maxSessionsPerAgent !== undefined
       ? { maxSessionsPerAgent: options.gateway.maxSessionsPerAgent }

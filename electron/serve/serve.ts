@@ -139,7 +139,10 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
     config: openConfConfigStore(config.dataDir),
     version: options.version,
     database,
-    gateway: config.gateway.port !== undefined ? { port: config.gateway.port } : {},
+    gateway: {
+      ...(config.gateway.port !== undefined ? { port: config.gateway.port } : {}),
+      ...(config.gateway.publicUrl !== undefined ? { publicUrl: config.gateway.publicUrl } : {}),
+    },
   });
   let ready = false;
   let draining = false;
