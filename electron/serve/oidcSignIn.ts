@@ -108,7 +108,12 @@ export class OidcSignIn {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
-    await this.pending.put(state, { verifier, nonce, ...(bootstrap ? { bootstrap } : {}) }, PENDING_MS);
+    await this.pending.put(state, { verifier, nonce, ...(bootstrap ? { bootstrap } : {}) }, PENDING_MS).catch(() => {
+      // The database did not take it (serve on PostgreSQL): said as ours, not as the provider's failure.
+      throw new SignInRefusal(
+        'MiniHarness could not save this sign-in right now; try again later, or tell your admin.',
+      );
+    });
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri(),
       scope: 'openid email profile',
@@ -131,7 +136,12 @@ export class OidcSignIn {
     const state = url.searchParams.get('state') ?? '';
     const cookie = cookieOf(req, this.cookieName);
     // Taken only by the browser that started it: a callback link sent to someone else uses nothing up.
-    const pending = cookie === state && state !== '' ? await this.pending.take(state) : undefined;
+    const pending =
+      cookie === state && state !== ''
+        ? await this.pending.take(state).catch(() => {
+            throw new SignInRefusal('MiniHarness could not read this sign-in right now; try again later.');
+          })
+        : undefined;
     if (!pending)
       throw new SignInRefusal('This sign-in was not started in this browser, or it took too long; sign in again.');
     const config = await this.discover();

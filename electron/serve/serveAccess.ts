@@ -83,6 +83,10 @@ async function signIn(
     try {
       return await oidc.start(res, bootstrap);
     } catch (error) {
+      if (error instanceof SignInRefusal) {
+        audit.record({ action: 'sign-in refused', reason: 'sign-in not saved' });
+        return text(res, 503, error.message);
+      }
       // The provider's discovery failed (down, unreachable, bad metadata): its text is for the operator, not the person.
       audit.record({ action: 'sign-in refused', reason: `identity provider: ${(error as Error).name}` });
       return text(res, 502, 'The identity provider cannot be reached right now; try again later, or tell your admin.');
