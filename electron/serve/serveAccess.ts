@@ -60,6 +60,21 @@ export function clientAddress(req: IncomingMessage, trusted: readonly string[]):
   return peer;
 }
 
+/**
+ * The session, if its person's role is still the one it was signed in with. Sessions outlive a
+ * restart on PostgreSQL, so a role changed in the configuration (or taken away) since then ends
+ * the session here: the person signs in again and gets what the configuration says now.
+ */
+async function withCurrentRole(
+  options: ServeAccessOptions,
+  session: Session | undefined,
+): Promise<Session | undefined> {
+  if (!session || options.people.roleOf(session.person) === session.role) return session;
+  await options.sessions.end(session);
+  options.audit.record({ action: 'sign-out', person: session.person, reason: 'role changed' });
+  return undefined;
+}
+
 /** Channels a viewer may use read; everything else is a change or a decision, and is recorded. */
 const isRecorded = (channel: string): boolean => (CHANNEL_ROLES as Record<string, string>)[channel] !== 'viewer';
 
@@ -138,7 +153,7 @@ async function authRoutes(
     return true;
   }
   if (path === '/auth/me' || path === '/auth/logout') {
-    const session = await sessions.find(req, sessionBearer(req));
+    const session = await withCurrentRole(options, await sessions.find(req, sessionBearer(req)));
     if (!session) text(res, 401, 'Not signed in.');
     else if (path === '/auth/me' && req.method === 'GET') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
@@ -168,7 +183,8 @@ export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
       publicUrl ? origin === undefined || origin === publicUrl.origin : isAllowedOrigin(origin, port),
     handle: (req, res, path) => authRoutes(options, req, res, path),
     health: options.health,
-    authenticate: async (req, token) => (await sessions.find(req, token)) ?? apiCaller(options.apiTokens, token),
+    authenticate: async (req, token) =>
+      (await withCurrentRole(options, await sessions.find(req, token))) ?? apiCaller(options.apiTokens, token),
     alive: (session) => sessions.alive(session),
     watchEnded: (recheck) => sessions.onEnded(recheck),
     actorOf: (session) => personLabel(session.person),
