@@ -38,7 +38,7 @@ export interface ServeAccessOptions {
   oidc: OidcSignIn | undefined;
   audit: AuditLog;
   signInLimit: RateLimit;
-  health: () => { ready: boolean; reason?: string };
+  health: () => { ready: boolean; reason?: string; draining?: boolean };
 }
 
 function text(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
