@@ -26,7 +26,7 @@ function apiCaller(tokens: ServeAccessOptions['apiTokens'], token: string | unde
   const match = tokens.find((t) => timingSafeEqual(Buffer.from(t.sha256, 'hex'), hash));
   if (!match) return undefined;
   const person = { issuer: 'miniharness', subject: `api-token:${match.name}`, name: `CLI (${match.name})` };
-  return { id: person.subject, bridgeToken: '', person, role: match.role, expiresAt: Infinity, api: true };
+  return { id: person.subject, person, role: match.role, expiresAt: Infinity, api: true };
 }
 
 export interface ServeAccessOptions {
@@ -60,6 +60,21 @@ export function clientAddress(req: IncomingMessage, trusted: readonly string[]):
   return peer;
 }
 
+/**
+ * The session, if its person's role is still the one it was signed in with. Sessions outlive a
+ * restart on PostgreSQL, so a role changed in the configuration (or taken away) since then ends
+ * the session here: the person signs in again and gets what the configuration says now.
+ */
+async function withCurrentRole(
+  options: ServeAccessOptions,
+  session: Session | undefined,
+): Promise<Session | undefined> {
+  if (!session || options.people.roleOf(session.person) === session.role) return session;
+  await options.sessions.end(session);
+  options.audit.record({ action: 'sign-out', person: session.person, reason: 'role changed' });
+  return undefined;
+}
+
 /** Channels a viewer may use read; everything else is a change or a decision, and is recorded. */
 const isRecorded = (channel: string): boolean => (CHANNEL_ROLES as Record<string, string>)[channel] !== 'viewer';
 
@@ -83,6 +98,10 @@ async function signIn(
     try {
       return await oidc.start(res, bootstrap);
     } catch (error) {
+      if (error instanceof SignInRefusal) {
+        audit.record({ action: 'sign-in refused', reason: 'sign-in not saved' });
+        return text(res, 503, error.message);
+      }
       // The provider's discovery failed (down, unreachable, bad metadata): its text is for the operator, not the person.
       audit.record({ action: 'sign-in refused', reason: `identity provider: ${(error as Error).name}` });
       return text(res, 502, 'The identity provider cannot be reached right now; try again later, or tell your admin.');
@@ -110,12 +129,12 @@ async function signIn(
       'Set-Cookie': oidc.clearCookie(),
     });
   }
-  const session = sessions.create(person, role);
+  const { cookie, bridgeToken } = await sessions.create(person, role);
   audit.record({ action: 'sign-in', person, role });
   // The bridge token travels in the fragment: never sent to a server, never in a log; the page keeps it.
   res.writeHead(303, {
-    Location: `/#token=${session.bridgeToken}`,
-    'Set-Cookie': [sessions.setCookie(session), oidc.clearCookie()],
+    Location: `/#token=${bridgeToken}`,
+    'Set-Cookie': [sessions.setCookie(cookie), oidc.clearCookie()],
     'Cache-Control': 'no-store',
   });
   res.end();
@@ -134,21 +153,21 @@ async function authRoutes(
     return true;
   }
   if (path === '/auth/me' || path === '/auth/logout') {
-    const session = sessions.find(req, sessionBearer(req));
+    const session = await withCurrentRole(options, await sessions.find(req, sessionBearer(req)));
     if (!session) text(res, 401, 'Not signed in.');
     else if (path === '/auth/me' && req.method === 'GET') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       res.end(JSON.stringify({ name: personLabel(session.person), role: session.role }));
     } else if (path === '/auth/logout' && req.method === 'POST') {
       // A POST with the bridge token: a page of another site cannot sign anyone out either.
-      sessions.end(session);
+      await sessions.end(session);
       audit.record({ action: 'sign-out', person: session.person });
       res.writeHead(204, { 'Set-Cookie': sessions.clearCookie() }).end();
     } else text(res, 405, 'Method not allowed');
     return true;
   }
   // The page itself: someone without a live session (never signed in, signed out, or this instance restarted) signs in first.
-  if ((path === '/' || path === '/index.html') && req.method === 'GET' && !sessions.signedIn(req)) {
+  if ((path === '/' || path === '/index.html') && req.method === 'GET' && !(await sessions.signedIn(req))) {
     res.writeHead(303, { Location: '/auth/login', 'Cache-Control': 'no-store' }).end();
     return true;
   }
@@ -164,7 +183,10 @@ export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
       publicUrl ? origin === undefined || origin === publicUrl.origin : isAllowedOrigin(origin, port),
     handle: (req, res, path) => authRoutes(options, req, res, path),
     health: options.health,
-    authenticate: (req, token) => sessions.find(req, token) ?? apiCaller(options.apiTokens, token),
+    authenticate: async (req, token) =>
+      (await withCurrentRole(options, await sessions.find(req, token))) ?? apiCaller(options.apiTokens, token),
+    alive: (session) => sessions.alive(session),
+    watchEnded: (recheck) => sessions.onEnded(recheck),
     actorOf: (session) => personLabel(session.person),
     eventAllowed: (session, event, byActor) =>
       roleGetsEvent(session.role, event) && (event !== 'oauth.authorize' || byActor === personLabel(session.person)),

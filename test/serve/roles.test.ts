@@ -12,7 +12,7 @@ import { AuditLog } from '../../electron/serve/audit.js';
 import { People } from '../../electron/serve/people.js';
 import { serveAccess } from '../../electron/serve/serveAccess.js';
 import type { Session } from '../../electron/serve/sessions.js';
-import { RateLimit, Sessions } from '../../electron/serve/sessions.js';
+import { MemorySessions, RateLimit } from '../../electron/serve/sessions.js';
 import { scratchDir, waitFor } from '../helpers/fixtures.js';
 import { BridgeClient } from '../web/host.js';
 import type { TestServe } from './serveHarness.js';
@@ -161,7 +161,7 @@ describe('roles: which pages get which events', () => {
       publicUrl: undefined,
       apiTokens: [],
       trustedProxies: [],
-      sessions: new Sessions(false),
+      sessions: new MemorySessions(false),
       people: new People(serve.dataDir, {}),
       oidc: undefined,
       audit: new AuditLog(serve.dataDir),
@@ -170,7 +170,6 @@ describe('roles: which pages get which events', () => {
     });
     const as = (name: string, role: Role): Session => ({
       id: name,
-      bridgeToken: '',
       person: { issuer: 'idp', subject: name, name },
       role,
       expiresAt: Infinity,
