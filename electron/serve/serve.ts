@@ -23,6 +23,9 @@ import { ServeConfigError } from './config.js';
 import { listenRefusal } from './listenPolicy.js';
 import { OidcSignIn } from './oidcSignIn.js';
 import { People } from './people.js';
+import type { PeopleStorage } from './peopleStore.js';
+import { FilePeopleStore } from './peopleStore.js';
+import { PostgresPeopleStore } from './postgresPeopleStore.js';
 import { serveAccess } from './serveAccess.js';
 import { RateLimit, Sessions } from './sessions.js';
 
@@ -104,11 +107,16 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
   let ready = false;
   let draining = false;
   let host: WebHost | undefined;
+  let peopleStore: PeopleStorage | undefined;
   try {
     await core.start();
     await applyConfigured(core, config);
     const secure = config.tls !== undefined || (config.publicUrl?.startsWith('https:') ?? false);
-    const people = new People(config.dataDir, config.people);
+    // Roles and tokens where the rest is: one data folder's file, or the database every instance shares.
+    peopleStore = config.databaseUrl
+      ? await PostgresPeopleStore.open(config.databaseUrl, say)
+      : new FilePeopleStore(config.dataDir);
+    const people = new People(peopleStore, config.people, config.apiTokens);
     const oidc =
       config.oidc &&
       new OidcSignIn({
@@ -118,7 +126,6 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
       });
     const access = serveAccess({
       publicUrl: config.publicUrl,
-      apiTokens: config.apiTokens,
       trustedProxies: config.trustedProxies,
       sessions: new Sessions(secure),
       people,
@@ -135,7 +142,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
       listen: { host: config.listen.host, ...(config.tls ? { tls: config.tls } : {}) },
     });
     const url = config.publicUrl ?? host.url;
-    const bootstrap = people.bootstrapToken();
+    const bootstrap = await people.bootstrapToken();
     if (bootstrap)
       say(
         `MiniHarness: no admin yet. The first admin signs in at ${new URL(`/auth/login?bootstrap=${bootstrap}`, url).href} (this link works once).`,
@@ -152,11 +159,13 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
         const graceMs = options.graceMs ?? 30_000;
         await Promise.all([waitForIdle(running, graceMs), core.drainAgents(graceMs)]);
         await running.close();
+        await people.close();
         await core.close();
       })());
     return { host: running, core, url, shutdown };
   } catch (error) {
     await host?.close().catch(() => undefined);
+    await peopleStore?.close().catch(() => undefined);
     await core.close().catch(() => undefined);
     throw error;
   }
