@@ -45,7 +45,7 @@ export interface ApiTokenCaller {
 type PeopleErrorCode = 'person_configured' | 'last_admin' | 'token_name_taken' | 'not_found';
 
 /** A change the People page asked for and that is refused; the message is a sentence for the admin. */
-export class PeopleError extends CodedError<PeopleErrorCode> {
+class PeopleError extends CodedError<PeopleErrorCode> {
   constructor(
     readonly code: PeopleErrorCode,
     message: string,

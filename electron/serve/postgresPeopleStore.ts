@@ -20,7 +20,7 @@ import type { PeopleStorage, PersonKey, StoredApiToken, StoredPerson } from './p
 import type { Role } from './roles.js';
 import { ROLES } from './roles.js';
 
-export const POSTGRES_PEOPLE_MIGRATIONS: readonly PostgresMigration[] = [
+const POSTGRES_PEOPLE_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     name: 'serve people: roles of people who signed in, the API tokens (SHA-256 only), the pending bootstrap token',

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { DomainChannels } from './common.js';
 import { Empty, channel } from './common.js';
 
-export const TeamRoleSchema = z.enum(['viewer', 'approver', 'admin']);
+const TeamRoleSchema = z.enum(['viewer', 'approver', 'admin']);
 export type TeamRole = z.infer<typeof TeamRoleSchema>;
 
 const PersonKeySchema = z.object({ issuer: z.string().min(1).max(2000), subject: z.string().min(1).max(500) }).strict();
