@@ -113,7 +113,13 @@ export function wireGateway(deps: GatewayWiringDeps): GatewayWiring {
       servers: () => registry.servers().map((config) => ({ id: config.id, name: config.name })),
       onAgentCreated: () => agentsChanged(),
       onSignInChanged: () => agentsChanged(),
+      // Said at once (pushed to the pages), not only listed: the agent's refresh tokens may still work.
+      warn: (message) => {
+        warnings.notice(message);
+        warnings.publish();
+      },
       ...(options.gateway?.fetchClientMetadata ? { fetchClientMetadata: options.gateway.fetchClientMetadata } : {}),
+      ...(options.gateway?.publicUrl ? { publicUrl: options.gateway.publicUrl } : {}),
     }),
     ...(options.gateway?.maxSessionsPerAgent !== undefined
       ? { maxSessionsPerAgent: options.gateway.maxSessionsPerAgent }

@@ -42,6 +42,8 @@ export interface CoreOptions {
     clock?: () => number;
     /** Open 2025 sessions per agent (default 32); tests set a small one. */
     maxSessionsPerAgent?: number;
+    /** The address agents use through a balancer: one OAuth issuer for every instance (signIn.ts `publicUrl`). */
+    publicUrl?: string;
     /** How often a call waiting for approval tells the agent so, by progress (default WAITING_PROGRESS_MS); tests set a short one. */
     waitingProgressMs?: number;
     /**

@@ -319,7 +319,7 @@ export class Gateway {
    * `why` (callsInFlight.ts), then its sessions and listen streams end.
    */
   async closeAgent(agentId: string, why = 'this agent’s access was revoked in MiniHarness'): Promise<void> {
-    this.signIn.revokeAgent(agentId);
+    await this.signIn.revokeAgent(agentId);
     this.modernClients.forgetAgent(agentId);
     await this.inFlight.endAgent(agentId, why);
     await Promise.all([

@@ -30,7 +30,14 @@ const FileSchema = z
     dataDir: z.string().min(1),
     workspaceDir: z.string().min(1).optional(),
     gateway: z
-      .object({ port: z.number().int().min(0).max(65535).optional() })
+      .object({
+        port: z.number().int().min(0).max(65535).optional(),
+        /**
+         * The address agents use (the balancer's, e.g. https://miniharness.example.com; its /mcp is the
+         * resource): every instance issues and accepts the agents' OAuth tokens for this one issuer.
+         */
+        publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+      })
       .strict()
       .default({}),
     oidc: z

@@ -16,15 +16,46 @@ export class SignInRefusal extends Error {
   override readonly name = 'SignInRefusal';
 }
 
-interface Pending {
+export interface Pending {
   verifier: string;
   nonce: string;
   bootstrap?: string;
-  expiresAt: number;
+}
+
+/** Sign-ins between their two requests, by state: this instance's memory, or PostgreSQL (postgresSessions.ts). */
+export interface PendingSignIns {
+  put(state: string, pending: Pending, ttlMs: number): Promise<void>;
+  /** Once; undefined when unknown, already taken, or expired. */
+  take(state: string): Promise<Pending | undefined>;
 }
 
 const PENDING_MS = 10 * 60 * 1000;
 const MAX_PENDING = 10_000;
+
+/** One instance's: the callback must come back to it. */
+export class MemoryPendingSignIns implements PendingSignIns {
+  private readonly pending = new Map<string, Pending & { expiresAt: number }>();
+
+  put(state: string, pending: Pending, ttlMs: number): Promise<void> {
+    if (this.pending.size >= MAX_PENDING) this.sweep();
+    this.pending.set(state, { ...pending, expiresAt: Date.now() + ttlMs });
+    return Promise.resolve();
+  }
+
+  take(state: string): Promise<Pending | undefined> {
+    const found = this.pending.get(state);
+    this.pending.delete(state);
+    if (!found || found.expiresAt < Date.now()) return Promise.resolve(undefined);
+    const { expiresAt: _expiresAt, ...pending } = found;
+    return Promise.resolve(pending);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [state, p] of this.pending) if (p.expiresAt < now) this.pending.delete(state);
+    if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
+  }
+}
 
 export interface OidcOptions {
   issuer: string;
@@ -33,14 +64,17 @@ export interface OidcOptions {
   /** The public address (…/auth/callback is the redirect URI registered at the provider). */
   publicUrl: () => string;
   secure: boolean;
+  /** Where sign-ins wait for their callback (default: this instance's memory). */
+  pending?: PendingSignIns;
 }
 
 export class OidcSignIn {
   private config: Promise<client.Configuration> | undefined;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending: PendingSignIns;
   private readonly cookieName: string;
 
   constructor(private readonly options: OidcOptions) {
+    this.pending = options.pending ?? new MemoryPendingSignIns();
     this.cookieName = options.secure ? '__Host-miniharness-signin' : 'miniharness-signin';
   }
 
@@ -74,8 +108,12 @@ export class OidcSignIn {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
-    if (this.pending.size >= MAX_PENDING) this.sweep();
-    this.pending.set(state, { verifier, nonce, bootstrap, expiresAt: Date.now() + PENDING_MS });
+    await this.pending.put(state, { verifier, nonce, ...(bootstrap ? { bootstrap } : {}) }, PENDING_MS).catch(() => {
+      // The database did not take it (serve on PostgreSQL): said as ours, not as the provider's failure.
+      throw new SignInRefusal(
+        'MiniHarness could not save this sign-in right now; try again later, or tell your admin.',
+      );
+    });
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri(),
       scope: 'openid email profile',
@@ -97,10 +135,15 @@ export class OidcSignIn {
     const url = new URL(req.url ?? '/', this.options.publicUrl());
     const state = url.searchParams.get('state') ?? '';
     const cookie = cookieOf(req, this.cookieName);
-    const pending = this.pending.get(state);
-    if (!pending || cookie !== state || pending.expiresAt < Date.now())
+    // Taken only by the browser that started it: a callback link sent to someone else uses nothing up.
+    const pending =
+      cookie === state && state !== ''
+        ? await this.pending.take(state).catch(() => {
+            throw new SignInRefusal('MiniHarness could not read this sign-in right now; try again later.');
+          })
+        : undefined;
+    if (!pending)
       throw new SignInRefusal('This sign-in was not started in this browser, or it took too long; sign in again.');
-    this.pending.delete(state);
     const config = await this.discover();
     const tokens = await client.authorizationCodeGrant(config, url, {
       pkceCodeVerifier: pending.verifier,
@@ -119,11 +162,5 @@ export class OidcSignIn {
 
   clearCookie(): string {
     return `${this.cookieName}=; Path=/auth; HttpOnly; SameSite=Lax; Max-Age=0${this.options.secure ? '; Secure' : ''}`;
-  }
-
-  private sweep(): void {
-    const now = Date.now();
-    for (const [state, p] of this.pending) if (p.expiresAt < now) this.pending.delete(state);
-    if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value as string);
   }
 }

@@ -25,8 +25,8 @@ export interface PeopleCaller {
 export interface PeopleChannelDeps {
   people: People;
   audit: AuditLog;
-  /** Ends a removed person's sessions (on this instance; the others refuse them by their role). */
-  endSessionsOf: (person: Person) => void;
+  /** Ends a removed person's sessions on every instance (their open pages' bridges close). */
+  endSessionsOf: (person: Person) => Promise<void>;
 }
 
 function handlersFor(deps: PeopleChannelDeps, caller: PeopleCaller): Pick<Handlers, PeopleChannel> {
@@ -45,7 +45,7 @@ function handlersFor(deps: PeopleChannelDeps, caller: PeopleCaller): Pick<Handle
       const removed = await people.remove({ issuer, subject });
       if (removed) {
         audit.record({ action: 'person removed', person: by, target: label ?? subject });
-        deps.endSessionsOf({ issuer, subject });
+        await deps.endSessionsOf({ issuer, subject });
       }
       return { removed };
     },

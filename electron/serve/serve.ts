@@ -21,13 +21,19 @@ import { AuditLog } from './audit.js';
 import type { ServeConfig } from './config.js';
 import { ServeConfigError } from './config.js';
 import { listenRefusal } from './listenPolicy.js';
+import type { PendingSignIns } from './oidcSignIn.js';
 import { OidcSignIn } from './oidcSignIn.js';
 import { People } from './people.js';
 import type { PeopleStorage } from './peopleStore.js';
 import { FilePeopleStore } from './peopleStore.js';
 import { PostgresPeopleStore } from './postgresPeopleStore.js';
+import { PostgresPendingSignIns, PostgresSessions } from './postgresSessions.js';
 import { serveAccess } from './serveAccess.js';
-import { RateLimit, Sessions } from './sessions.js';
+import { SERVE_SESSION_MIGRATIONS } from './serveMigrations.js';
+import type { Sessions } from './sessions.js';
+import { MemorySessions, RateLimit } from './sessions.js';
+import type { PostgresDatabase } from '../storage/postgres/pool.js';
+import { openPostgres } from '../storage/postgres/pool.js';
 
 export interface ServeOptions {
   config: ServeConfig;
@@ -87,12 +93,46 @@ async function applyConfigured(core: Core, config: ServeConfig): Promise<void> {
   }
 }
 
+interface SessionStores {
+  sessions: Sessions;
+  pending: PendingSignIns | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * People's sessions and sign-ins in flight: in PostgreSQL when the core is (any instance takes
+ * any request; postgresSessions.ts), else in this instance's memory. A small pool of their own.
+ */
+async function openSessionStores(database: DatabaseSelection, secure: boolean): Promise<SessionStores> {
+  if (database.kind !== 'postgres')
+    return { sessions: new MemorySessions(secure), pending: undefined, close: async () => {} };
+  const db: PostgresDatabase = await openPostgres(database.url, {
+    max: 4,
+    migrations: { serve_sessions: SERVE_SESSION_MIGRATIONS },
+  });
+  try {
+    const sessions = await PostgresSessions.open(db.pool, database.url, secure);
+    return {
+      sessions,
+      pending: new PostgresPendingSignIns(db.pool),
+      close: async () => {
+        await sessions.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}
+
 export async function startServe(options: ServeOptions): Promise<Serving> {
   const { config } = options;
   const say = options.say ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const refusal = listenRefusal(config);
   if (refusal) throw new ServeConfigError(refusal);
   ensurePrivateDir(config.dataDir);
+  const database = databaseOf(config);
   const core = await buildCore({
     mode: 'browser',
     dataDir: config.dataDir,
@@ -101,13 +141,17 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
     secrets: new FileSecretStore(join(config.dataDir, 'secrets.json'), 'A server keeps secrets in its data folder'),
     config: openConfConfigStore(config.dataDir),
     version: options.version,
-    database: databaseOf(config),
-    gateway: config.gateway.port !== undefined ? { port: config.gateway.port } : {},
+    database,
+    gateway: {
+      ...(config.gateway.port !== undefined ? { port: config.gateway.port } : {}),
+      ...(config.gateway.publicUrl !== undefined ? { publicUrl: config.gateway.publicUrl } : {}),
+    },
   });
   let ready = false;
   let draining = false;
   let host: WebHost | undefined;
   let peopleStore: PeopleStorage | undefined;
+  let stores: SessionStores | undefined;
   try {
     await core.start();
     await applyConfigured(core, config);
@@ -117,17 +161,20 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
       ? await PostgresPeopleStore.open(config.databaseUrl, say)
       : new FilePeopleStore(config.dataDir);
     const people = new People(peopleStore, config.people, config.apiTokens);
+    stores = await openSessionStores(database, secure);
+    const { pending } = stores;
     const oidc =
       config.oidc &&
       new OidcSignIn({
         ...config.oidc,
         publicUrl: () => config.publicUrl ?? host?.url ?? '',
         secure,
+        ...(pending ? { pending } : {}),
       });
     const access = serveAccess({
       publicUrl: config.publicUrl,
       trustedProxies: config.trustedProxies,
-      sessions: new Sessions(secure),
+      sessions: stores.sessions,
       people,
       oidc,
       audit: new AuditLog(config.dataDir, say),
@@ -150,6 +197,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
     say(`MiniHarness serve: listening on ${config.listen.host}:${host.port}; people open ${url}`);
     ready = true;
     const running = host;
+    const sessionStores = stores;
     let closing: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (closing ??= (async () => {
@@ -160,12 +208,14 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
         await Promise.all([waitForIdle(running, graceMs), core.drainAgents(graceMs)]);
         await running.close();
         await people.close();
+        await sessionStores.close();
         await core.close();
       })());
     return { host: running, core, url, shutdown };
   } catch (error) {
     await host?.close().catch(() => undefined);
     await peopleStore?.close().catch(() => undefined);
+    await stores?.close().catch(() => undefined);
     await core.close().catch(() => undefined);
     throw error;
   }

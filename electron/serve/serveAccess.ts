@@ -26,14 +26,7 @@ function apiCaller(people: People, token: string | undefined): Session | undefin
   const match = people.apiCaller(token);
   if (!match) return undefined;
   const person = { issuer: 'miniharness', subject: `api-token:${match.name}`, name: `CLI (${match.name})` };
-  const session: Session = {
-    id: person.subject,
-    bridgeToken: '',
-    person,
-    role: match.role,
-    expiresAt: Infinity,
-    api: true,
-  };
+  const session: Session = { id: person.subject, person, role: match.role, expiresAt: Infinity, api: true };
   if (match.id !== undefined) tokenIds.set(session, match.id);
   return session;
 }
@@ -50,8 +43,6 @@ function roleNow(people: People, session: Session): Role | undefined {
   return people.roleOf(session.person);
 }
 
-const personKey = (person: Person): string => `${person.issuer}\n${person.subject}`;
-
 export interface ServeAccessOptions {
   publicUrl: string | undefined;
   trustedProxies: readonly string[];
@@ -61,8 +52,6 @@ export interface ServeAccessOptions {
   audit: AuditLog;
   signInLimit: RateLimit;
   health: () => { ready: boolean; reason?: string };
-  /** Called with each new session (serveAccess keeps them by person, to end a removed person's). */
-  signedIn?: (session: Session) => void;
 }
 
 function text(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -107,6 +96,10 @@ async function signIn(
     try {
       return await oidc.start(res, bootstrap);
     } catch (error) {
+      if (error instanceof SignInRefusal) {
+        audit.record({ action: 'sign-in refused', reason: 'sign-in not saved' });
+        return text(res, 503, error.message);
+      }
       // The provider's discovery failed (down, unreachable, bad metadata): its text is for the operator, not the person.
       audit.record({ action: 'sign-in refused', reason: `identity provider: ${(error as Error).name}` });
       return text(res, 502, 'The identity provider cannot be reached right now; try again later, or tell your admin.');
@@ -136,13 +129,12 @@ async function signIn(
       'Set-Cookie': oidc.clearCookie(),
     });
   }
-  const session = sessions.create(person, role);
-  options.signedIn?.(session);
+  const { cookie, bridgeToken } = await sessions.create(person, role);
   audit.record({ action: 'sign-in', person, role });
   // The bridge token travels in the fragment: never sent to a server, never in a log; the page keeps it.
   res.writeHead(303, {
-    Location: `/#token=${session.bridgeToken}`,
-    'Set-Cookie': [sessions.setCookie(session), oidc.clearCookie()],
+    Location: `/#token=${bridgeToken}`,
+    'Set-Cookie': [sessions.setCookie(cookie), oidc.clearCookie()],
     'Cache-Control': 'no-store',
   });
   res.end();
@@ -161,21 +153,21 @@ async function authRoutes(
     return true;
   }
   if (path === '/auth/me' || path === '/auth/logout') {
-    const session = sessions.find(req, sessionBearer(req));
+    const session = await sessions.find(req, sessionBearer(req));
     if (!session) text(res, 401, 'Not signed in.');
     else if (path === '/auth/me' && req.method === 'GET') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
       res.end(JSON.stringify({ name: personLabel(session.person), role: roleNow(options.people, session) ?? null }));
     } else if (path === '/auth/logout' && req.method === 'POST') {
       // A POST with the bridge token: a page of another site cannot sign anyone out either.
-      sessions.end(session);
+      await sessions.end(session);
       audit.record({ action: 'sign-out', person: session.person });
       res.writeHead(204, { 'Set-Cookie': sessions.clearCookie() }).end();
     } else text(res, 405, 'Method not allowed');
     return true;
   }
   // The page itself: someone without a live session (never signed in, signed out, or this instance restarted) signs in first.
-  if ((path === '/' || path === '/index.html') && req.method === 'GET' && !sessions.signedIn(req)) {
+  if ((path === '/' || path === '/index.html') && req.method === 'GET' && !(await sessions.signedIn(req))) {
     res.writeHead(303, { Location: '/auth/login', 'Cache-Control': 'no-store' }).end();
     return true;
   }
@@ -185,29 +177,26 @@ async function authRoutes(
 export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
   const { sessions, audit, people } = options;
   const publicUrl = options.publicUrl ? new URL(options.publicUrl) : undefined;
-  // This instance's sessions by person, to end a removed person's (the others refuse them by role on their next request).
-  const byPerson = new Map<string, Set<Session>>();
-  const signedIn = (session: Session): void => {
-    const key = personKey(session.person);
-    for (const old of byPerson.get(key) ?? []) if (!sessions.alive(old)) byPerson.get(key)?.delete(old);
-    byPerson.set(key, (byPerson.get(key) ?? new Set()).add(session));
-    options.signedIn?.(session);
-  };
-  const endSessionsOf = (person: Person): void => {
-    for (const session of byPerson.get(personKey(person)) ?? []) sessions.end(session);
-    byPerson.delete(personKey(person));
-  };
-  const withSessions = { ...options, signedIn };
+  // Every instance's sessions of the person end (Sessions.endFor: PostgreSQL tells the others, and their bridges close).
+  // Best effort: were it to fail, the person's requests are still refused by their role on every instance.
+  const endSessionsOf = (person: Person): Promise<void> =>
+    sessions.endFor(person).then(
+      () => undefined,
+      () => undefined,
+    );
   return {
     hostAllowed: (host, port) => (publicUrl ? host?.toLowerCase() === publicUrl.host : isAllowedHost(host, port)),
     originAllowed: (origin, port) =>
       publicUrl ? origin === undefined || origin === publicUrl.origin : isAllowedOrigin(origin, port),
-    handle: (req, res, path) => authRoutes(withSessions, req, res, path),
+    handle: (req, res, path) => authRoutes(options, req, res, path),
     health: options.health,
-    authenticate: (req, token) => {
-      const session = sessions.find(req, token) ?? apiCaller(people, token);
+    authenticate: async (req, token) => {
+      const session = (await sessions.find(req, token)) ?? apiCaller(people, token);
+      // A person whose role was taken away (on any instance), or a revoked token: nobody.
       return session && roleNow(people, session) ? session : undefined;
     },
+    alive: (session) => sessions.alive(session),
+    watchEnded: (recheck) => sessions.onEnded(recheck),
     actorOf: (session) => personLabel(session.person),
     eventAllowed: (session, event, byActor) => {
       const role = roleNow(people, session);
@@ -221,7 +210,7 @@ export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
       if (!sessions.alive(session)) return 'Your session has ended; sign in again.';
       const role = roleNow(people, session);
       if (!role) {
-        if (!session.api) endSessionsOf(session.person);
+        if (!session.api) void endSessionsOf(session.person);
         return session.api ? 'This API token was revoked.' : 'Your role was taken away; ask an admin.';
       }
       if (roleAllows(role, channel)) return undefined;

@@ -21,7 +21,14 @@ export interface WebAccess<Caller = unknown> {
   /** Routes of its own (sign-in, health); resolves true when it answered the request. */
   handle?(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>;
   /** The caller of `/session` (bearer) or of a bridge upgrade (bearer, else `?token=`); undefined: refused (401). */
-  authenticate(req: IncomingMessage, token: string | undefined): Caller | undefined;
+  authenticate(req: IncomingMessage, token: string | undefined): Caller | undefined | Promise<Caller | undefined>;
+  /** Whether the caller's session still holds (checked when `watchEnded` calls back; default: always). */
+  alive?(caller: Caller): boolean;
+  /**
+   * Calls `recheck` whenever some callers' sessions may have ended (a sign-out on any instance):
+   * the host then closes each bridge whose caller `alive` refuses. Returns the unsubscribe.
+   */
+  watchEnded?(recheck: () => void): () => void;
   /** May this caller use this channel now (checked on every request); a sentence when not. */
   refusal?(caller: Caller, channel: string): string | undefined;
   /**

@@ -255,7 +255,7 @@ async function handleRequest(ctx: HostContext, req: IncomingMessage, res: Server
     if (access.handle && (await access.handle(req, res, pathname))) return;
     if (pathname === '/session') {
       // Lets the page tell "not authorized" from "host down" before opening the socket.
-      if (access.authenticate(req, sessionBearer(req)) === undefined)
+      if ((await access.authenticate(req, sessionBearer(req))) === undefined)
         return refuse(res, 401, access.unauthorizedText ?? 'Unauthorized');
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end('{"ok":true}');
       return;
@@ -350,9 +350,18 @@ function attachBridge(ctx: HostContext, http: Server): () => void {
     if (url.pathname !== BRIDGE_PATH) return refuseUpgrade(socket, 404, 'Not Found');
     // The header first (the CLI's: a query string ends up in proxies' logs), then the page's `?token=`
     // (a browser cannot set headers on a WebSocket; a session's token is useless without its cookie).
-    const caller = access.authenticate(req, sessionBearer(req) ?? url.searchParams.get('token') ?? undefined);
-    if (caller === undefined) return refuseUpgrade(socket, 401, 'Unauthorized');
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ctx, ws, caller));
+    const token = sessionBearer(req) ?? url.searchParams.get('token') ?? undefined;
+    // The caller may be read from a database (serve on PostgreSQL): a failed read refuses, it does not throw.
+    void Promise.resolve()
+      .then(() => access.authenticate(req, token))
+      .then(
+        (caller) => {
+          if (caller === undefined) return refuseUpgrade(socket, 401, 'Unauthorized');
+          if (socket.destroyed) return;
+          wss.handleUpgrade(req, socket, head, (ws) => onConnection(ctx, ws, caller));
+        },
+        () => refuseUpgrade(socket, 503, 'Service Unavailable'),
+      );
   });
   return () => {
     for (const ws of sockets.keys()) ws.terminate();
@@ -373,10 +382,19 @@ function onConnection(ctx: HostContext, ws: WebSocket, caller: unknown): void {
   // opcode) makes `ws` close this socket with the matching code (1009, 1007, 1002) and emit
   // 'error'; without this listener that error would end the whole process.
   ws.on('error', (error) => ctx.onConnectionError(error));
+  // A caller signed out (on this instance or another): its bridge closes, and its events stop.
+  const { alive, watchEnded } = ctx.access;
+  const unwatch =
+    alive && watchEnded
+      ? watchEnded(() => {
+          if (!alive(caller)) ws.close(1008, 'Your session has ended; sign in again.');
+        })
+      : () => undefined;
   ws.on('close', () => {
     ctx.sockets.delete(ws);
     outbox.close();
     unsubscribe();
+    unwatch();
   });
   ws.on('message', (data, isBinary) => {
     ctx.running++;

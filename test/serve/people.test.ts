@@ -113,9 +113,11 @@ describe('the People page’s channels on one serve', () => {
     // Raised to admin while signed in: the same open page may now manage people.
     await admin.call('people.setRole', { ...dave, role: 'admin' });
     expect(await davePage.call('people.list', {})).toMatchObject({ ok: true });
-    // Removed: the open page is refused from its next request.
+    // Removed: the open page's session ends, and its bridge is closed.
+    const closed = new Promise<number>((resolve) => davePage.ws.once('close', (code) => resolve(code)));
     expect(await admin.call('people.remove', dave)).toMatchObject({ ok: true, result: { removed: true } });
-    expect(await davePage.call('history.page', {})).toMatchObject({ ok: false, error: { code: 'role_forbidden' } });
+    expect(await closed).toBe(1008);
+    await expect(BridgeClient.connect(serve.port, { token: 'x', cookie: 'miniharness=x' })).rejects.toThrow(/401/);
     const entries = audit().map((e) => [e.action, e.person, e.target, e.role]);
     expect(entries).toEqual(
       expect.arrayContaining([
@@ -226,9 +228,13 @@ describePostgres('People on two serve instances on one PostgreSQL', () => {
     const adminA = await BridgeClient.connect(a.port, { token: alice.token, cookie: alice.cookie });
     try {
       await expect(signInAs(b.url, 'carol')).rejects.toBeInstanceOf(SignInRefused);
-      const l = (await adminA.call('people.list', {})) as { ok: true; result: List };
-      const carol = l.result.people.find((p) => p.label === 'Carol Viewer');
-      expect(carol).toBeDefined();
+      // Refused on B, listed on A once A has read B's notice.
+      let carol: PersonView | undefined;
+      await waitFor(async () => {
+        const l = (await adminA.call('people.list', {})) as { ok: true; result: List };
+        carol = l.result.people.find((p) => p.label === 'Carol Viewer');
+        return carol !== undefined;
+      }, 10_000);
       await adminA.call('people.setRole', { issuer: carol?.issuer, subject: carol?.subject, role: 'viewer' });
       // B hears of it through the database's notice.
       await waitFor(async () => {

@@ -13,7 +13,7 @@ import { People } from '../../electron/serve/people.js';
 import { FilePeopleStore } from '../../electron/serve/peopleStore.js';
 import { serveAccess } from '../../electron/serve/serveAccess.js';
 import type { Session } from '../../electron/serve/sessions.js';
-import { RateLimit, Sessions } from '../../electron/serve/sessions.js';
+import { MemorySessions, RateLimit } from '../../electron/serve/sessions.js';
 import { scratchDir, waitFor } from '../helpers/fixtures.js';
 import { BridgeClient } from '../web/host.js';
 import type { TestServe } from './serveHarness.js';
@@ -163,7 +163,7 @@ describe('roles: which pages get which events', () => {
     const access = serveAccess({
       publicUrl: undefined,
       trustedProxies: [],
-      sessions: new Sessions(false),
+      sessions: new MemorySessions(false),
       // Roles now come from People on every check (a change applies at once): these three are configured.
       people: new People(new FilePeopleStore(serve.dataDir), { Ann: 'admin', Bob: 'admin', Cy: 'viewer' }),
       oidc: undefined,
@@ -173,7 +173,6 @@ describe('roles: which pages get which events', () => {
     });
     const as = (name: string, role: Role): Session => ({
       id: name,
-      bridgeToken: '',
       person: { issuer: 'idp', subject: name, name },
       role,
       expiresAt: Infinity,

@@ -76,6 +76,15 @@ export interface SignInOptions {
   onAgentCreated(agent: StoredAgent): void;
   /** A sign-in's state changed (a code redeemed, a grant ended): the Agents view is told. */
   onSignInChanged?(): void;
+  /**
+   * The address agents reach the gateway at through a balancer (`miniharness serve`'s
+   * `gateway.publicUrl`): every instance then issues and accepts tokens for this one issuer and
+   * its `/mcp` resource, so a token from one instance is refreshed and used through another.
+   * Absent: the issuer is this gateway's own loopback origin.
+   */
+  publicUrl?: string;
+  /** A problem the person should see (app warnings): a grant that could not be revoked. */
+  warn?(message: string): void;
   /** How Client ID Metadata Documents are fetched (provider.ts; default: fetch). Tests answer them. */
   fetchClientMetadata?: ClientMetadataFetch;
 }
@@ -85,8 +94,13 @@ export type Authentication =
 
 interface Listening {
   port: number;
+  /** The issuer's origin: the loopback one, or the configured public address's. */
   origin: string;
   resource: URL;
+  /** The resources tokens are issued for and accepted for here. */
+  resources: ReadonlySet<string>;
+  /** Issued for the configured public address: metadata names it whatever Host the request had. */
+  public: boolean;
   provider: Provider;
   handler: (req: IncomingMessage, res: ServerResponse) => unknown;
 }
@@ -106,8 +120,14 @@ export class GatewaySignIn {
    * unavailable (503 on its endpoints) and static tokens still work.
    */
   listenOn(port: number): void {
-    const origin = `http://127.0.0.1:${port}`;
-    const resources = new Set([`${origin}${GATEWAY_PATH}`, `http://localhost:${port}${GATEWAY_PATH}`]);
+    const loopback = `http://127.0.0.1:${port}`;
+    const publicOrigin = this.options.publicUrl === undefined ? undefined : new URL(this.options.publicUrl).origin;
+    const origin = publicOrigin ?? loopback;
+    const resources = new Set([
+      `${origin}${GATEWAY_PATH}`,
+      `${loopback}${GATEWAY_PATH}`,
+      `http://localhost:${port}${GATEWAY_PATH}`,
+    ]);
     try {
       const { fetchClientMetadata } = this.options;
       const provider = createProvider({
@@ -118,10 +138,17 @@ export class GatewaySignIn {
         renderError: errorPage,
         ...(fetchClientMetadata ? { fetchClientMetadata } : {}),
       });
+      // Behind the balancer the provider must build its URLs (endpoints in its metadata, redirects)
+      // on the public address, not on the Host the balancer set for this instance: `serve` sets the
+      // forwarded host and protocol from the configuration (never from the request), and the
+      // provider reads them.
+      if (publicOrigin) provider.proxy = true;
       this.listening = {
         port,
         origin,
         resource: new URL(`${origin}${GATEWAY_PATH}`),
+        resources,
+        public: publicOrigin !== undefined,
         provider,
         handler: provider.callback(),
       };
@@ -156,6 +183,11 @@ export class GatewaySignIn {
         .end(
           'Sign-in is unavailable: the MiniHarness gateway could not set up its authorization server. Use a token from MiniHarness → Agents.',
         );
+    if (listening.public) {
+      const publicUrl = new URL(listening.origin);
+      req.headers['x-forwarded-host'] = publicUrl.host;
+      req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
+    }
     const open =
       path.startsWith('/.well-known/') ||
       path === OAUTH_ROUTES.token ||
@@ -252,13 +284,29 @@ export class GatewaySignIn {
     return this.options.store.grantState(grantId);
   }
 
-  /** The person revoked or removed the agent: its grant, access and refresh tokens end now. */
-  revokeAgent(agentId: string): void {
-    const grantId = this.options.agents.list().find((a) => a.id === agentId)?.signIn?.grantId;
+  /**
+   * The person revoked or removed the agent: its grant, access and refresh tokens end now. False
+   * (and a warning) when the store could not revoke the grant: the agent's own revocation still
+   * refuses its access tokens, but on PostgreSQL its refresh tokens would stay valid unsaid.
+   */
+  async revokeAgent(agentId: string): Promise<boolean> {
+    const agent = this.options.agents.list().find((a) => a.id === agentId);
+    const grantId = agent?.signIn?.grantId;
+    return grantId === undefined || this.revokeGrant(grantId, agent?.name ?? agentId);
+  }
+
+  /** Revokes a grant; a failure is said (`warn`), never swallowed. */
+  private async revokeGrant(grantId: string, agentName: string): Promise<boolean> {
     try {
-      if (grantId !== undefined) void Promise.resolve(this.options.store.revokeGrant(grantId)).catch(() => undefined);
-    } catch {
-      // Gone from memory already; if the file could not be written, the agent's own revocation still refuses its tokens.
+      await this.options.store.revokeGrant(grantId);
+      return true;
+    } catch (error) {
+      const code =
+        typeof (error as { code?: unknown }).code === 'string' ? ` (${(error as { code: string }).code})` : '';
+      this.options.warn?.(
+        `The sign-in of agent “${agentName}” could not be revoked in the database${code}: its refresh tokens may still work. Revoke or remove the agent again.`,
+      );
+      return false;
     }
   }
 
@@ -269,8 +317,7 @@ export class GatewaySignIn {
     const token = await listening.provider.AccessToken.find(value).catch(() => undefined);
     if (!token) return undefined;
     const audiences = Array.isArray(token.aud) ? token.aud : [token.aud];
-    const mine = new Set([listening.resource.href, `http://localhost:${listening.port}${GATEWAY_PATH}`]);
-    if (!audiences.some((aud) => typeof aud === 'string' && mine.has(aud))) return undefined;
+    if (!audiences.some((aud) => typeof aud === 'string' && listening.resources.has(aud))) return undefined;
     const grant = await listening.provider.Grant.find(token.grantId).catch(() => undefined);
     if (!grant || token.accountId !== PERSON || grant.clientId !== token.clientId) return undefined;
     const agent = this.options.agents.list().find((a) => a.signIn?.grantId === token.grantId);
@@ -311,7 +358,11 @@ export class GatewaySignIn {
     if (req.method === 'POST') {
       // Only a page of this origin may answer: a form on another site cannot approve a sign-in.
       const origin = req.headers.origin;
-      if (origin !== listening.origin && origin !== `http://localhost:${listening.port}`)
+      if (
+        origin !== listening.origin &&
+        origin !== `http://localhost:${listening.port}` &&
+        origin !== `http://127.0.0.1:${listening.port}`
+      )
         return fail(403, 'This answer was refused', 'It did not come from MiniHarness’s own consent page.');
     } else if (req.method !== 'GET')
       return fail(405, 'Not allowed', 'The consent page is shown with GET and answered with POST.');
@@ -448,7 +499,7 @@ export class GatewaySignIn {
       });
     } catch {
       // The agent could not be saved (the settings file): no grant without its agent.
-      void Promise.resolve(this.options.store.revokeGrant(grantId)).catch(() => undefined);
+      await this.revokeGrant(grantId, clientName ?? 'Signed-in agent');
       return fail(500, 'The agent could not be added', 'MiniHarness could not save it. Try again from the agent.');
     }
     this.options.onAgentCreated(agent);
@@ -488,9 +539,8 @@ async function saveGrant(listening: Listening, details: InteractionDetails, clie
     .filter((scope) => offered.has(scope));
   if (scopes.length > 0) grant.addOIDCScope(scopes.join(' '));
   const requested = details.params.resource;
-  const mine = new Set([listening.resource.href, `http://localhost:${listening.port}${GATEWAY_PATH}`]);
   const indicators = (Array.isArray(requested) ? requested : [requested]).filter(
-    (r): r is string => typeof r === 'string' && mine.has(r),
+    (r): r is string => typeof r === 'string' && listening.resources.has(r),
   );
   for (const indicator of indicators.length > 0 ? indicators : [listening.resource.href])
     grant.addResourceScope(indicator, MCP_SCOPE);
@@ -499,5 +549,7 @@ async function saveGrant(listening: Listening, details: InteractionDetails, clie
 
 /** The gateway's origin as the client spelled it: `localhost` when its Host said so, else 127.0.0.1. */
 function originAsReached(listening: Listening, host: string | undefined): string {
+  // Behind a balancer the Host is the one it set for this instance; the agent reached the public address.
+  if (listening.public) return listening.origin;
   return host?.toLowerCase().startsWith('localhost:') ? `http://localhost:${listening.port}` : listening.origin;
 }
