@@ -148,10 +148,18 @@ test('an admin gives a role on People, makes and revokes an API token; a viewer 
   const cli = await BridgeClient.connect(port, { token: secret });
   expect(await cli.call('history.page', {})).toMatchObject({ ok: true });
   await alice.getByRole('button', { name: 'Revoke nightly' }).click();
+  await alice.getByRole('alertdialog', { name: 'Revoke nightly?' }).getByRole('button', { name: 'Revoke' }).click();
   await expect(tokens.getByRole('row', { name: /nightly/ })).toContainText('Revoked');
   expect(await cli.call('history.page', {})).toMatchObject({ ok: false, error: { code: 'role_forbidden' } });
   cli.close();
   await expect(BridgeClient.connect(port, { token: secret })).rejects.toThrow(/401/);
+
+  // Removed: Dave's sessions end; his next visit is refused for lack of a role.
+  await alice.getByRole('button', { name: 'Remove Dave New' }).click();
+  await alice.getByRole('alertdialog', { name: 'Remove Dave New?' }).getByRole('button', { name: 'Remove' }).click();
+  await expect(people.getByRole('row', { name: /Dave New/ })).toHaveCount(0);
+  await dave.goto(`http://127.0.0.1:${port}/`);
+  await expect(dave.getByText(/Dave New has no role on this MiniHarness/)).toBeVisible();
 
   for (const context of [aliceContext, daveContext, carolContext]) await context.close();
 });

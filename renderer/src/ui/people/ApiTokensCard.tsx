@@ -8,6 +8,7 @@ import type { ApiTokenView, ErrorShape, TeamRole } from '../../../../shared/cont
 import { formatDateTime } from '../../lib/format.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { CopyButton } from '../components/CopyButton.js';
 
 const when = (at: number | null): string => (at === null ? '—' : formatDateTime(at));
@@ -21,6 +22,7 @@ export function ApiTokensCard({ tokens }: { tokens: ApiTokenView[] }) {
   const revoke = useAppStore((s) => s.revokeApiToken);
   const [refusal, setRefusal] = useState<ErrorShape | undefined>();
   const [created, setCreated] = useState<{ name: string; secret: string } | undefined>();
+  const [revoking, setRevoking] = useState<ApiTokenView | undefined>();
   return (
     <section className="card" aria-labelledby="people-api-tokens">
       <h2 id="people-api-tokens" className="card-title">
@@ -68,7 +70,7 @@ export function ApiTokensCard({ tokens }: { tokens: ApiTokenView[] }) {
                       type="button"
                       className="btn btn-small"
                       aria-label={`Revoke ${t.name}`}
-                      onClick={() => void revoke(t.id as string).then(setRefusal)}
+                      onClick={() => setRevoking(t)}
                     >
                       Revoke
                     </button>
@@ -79,6 +81,20 @@ export function ApiTokensCard({ tokens }: { tokens: ApiTokenView[] }) {
           </tbody>
         </table>
       </div>
+      {revoking && (
+        <ConfirmDialog
+          title={`Revoke ${revoking.name}?`}
+          confirmLabel="Revoke"
+          danger
+          onCancel={() => setRevoking(undefined)}
+          onConfirm={() => {
+            setRevoking(undefined);
+            void revoke(revoking.id as string).then(setRefusal);
+          }}
+        >
+          Every instance refuses this token from now on, also on connections it already opened. This cannot be undone.
+        </ConfirmDialog>
+      )}
     </section>
   );
 }

@@ -9,6 +9,7 @@ import type { ErrorShape, PersonView, TeamRole } from '../../../../shared/contra
 import { formatDateTime } from '../../lib/format.js';
 import { useAppStore } from '../../state/useAppStore.js';
 import { Callout } from '../components/Callout.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { Spinner } from '../components/Spinner.js';
 import { ViewHeader } from '../components/ViewHeader.js';
 import { ApiTokensCard } from './ApiTokensCard.js';
@@ -76,6 +77,7 @@ function PeopleTable({
   const setRole = useAppStore((s) => s.setPersonRole);
   const remove = useAppStore((s) => s.removePerson);
   const key = (p: PersonView) => ({ issuer: p.issuer, subject: p.subject });
+  const [removing, setRemoving] = useState<PersonView | undefined>();
   return (
     <section className="card" aria-labelledby="people-signed-in">
       <h2 id="people-signed-in" className="card-title">
@@ -127,7 +129,7 @@ function PeopleTable({
                       aria-label={`Remove ${p.label}`}
                       disabled={p.configuredRole !== null}
                       title={p.configuredRole !== null ? 'Named in the configuration file' : undefined}
-                      onClick={() => void remove(key(p)).then(onRefused)}
+                      onClick={() => setRemoving(p)}
                     >
                       Remove
                     </button>
@@ -137,6 +139,21 @@ function PeopleTable({
             </tbody>
           </table>
         </div>
+      )}
+      {removing && (
+        <ConfirmDialog
+          title={`Remove ${removing.label}?`}
+          confirmLabel="Remove"
+          danger
+          onCancel={() => setRemoving(undefined)}
+          onConfirm={() => {
+            setRemoving(undefined);
+            void remove(key(removing)).then(onRefused);
+          }}
+        >
+          Their role is taken away and their sessions end on every instance. They can sign in again only once an admin
+          gives them a role.
+        </ConfirmDialog>
       )}
     </section>
   );
