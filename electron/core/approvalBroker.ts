@@ -28,7 +28,7 @@ const CLOSE_WAIT_MS = 10_000;
 function staleDecision(lost: {
   decidedBy: string | undefined;
   answer: ApprovalAnswer | undefined;
-  closed: 'expired' | 'cancelled' | undefined;
+  closed: 'expired' | 'cancelled' | 'past_expiry' | undefined;
 }): AppError {
   if (lost.answer)
     return new AppError(
@@ -39,6 +39,11 @@ function staleDecision(lost: {
     return new AppError(
       'stale_approval',
       'This approval request expired before your answer was recorded: the call was denied and your answer was not used.',
+    );
+  if (lost.closed === 'past_expiry')
+    return new AppError(
+      'stale_approval',
+      "This approval request's time ran out before your answer was recorded (no one had decided it, and the instance where the call waits had not closed it yet, or is gone): your answer was not used.",
     );
   if (lost.closed === 'cancelled')
     return new AppError(
@@ -63,10 +68,12 @@ export class ApprovalBroker {
   constructor(
     private readonly emit: Emit,
     private readonly redact: (value: unknown) => unknown,
+    /** Shared: how long the close of a request (one UPDATE) may take; past it the call is denied here. */
+    private readonly closeBoundMs = CLOSE_WAIT_MS,
   ) {}
 
   /** Shared: how long a waiting call gives the close of its request (one UPDATE) to learn who won. */
-  private readonly closeWaitMs = () => (this.shared ? CLOSE_WAIT_MS : 0);
+  private readonly closeWaitMs = () => (this.shared ? this.closeBoundMs : 0);
 
   /** The executor's approval callback. */
   readonly request: ApprovalCallback = Object.assign(
@@ -133,7 +140,11 @@ export class ApprovalBroker {
           const shared = this.shared;
           if (!shared) return this.close(view.requestId, outcome);
           // Shared: the close is a conditional UPDATE like a decision; exactly one wins, and the
-          // call does what the winner says. Until then the request stays pending here.
+          // call does what the winner says. Until then the request stays pending here — at most the
+          // bound the executor waits too (a hung query): then it is closed here, the call denied, and
+          // the late answer of the database ignored (the entry is gone, so close and settle do nothing;
+          // a decision that won there after the bound does not reach the call).
+          const bound = setTimeout(() => this.close(view.requestId, outcome), this.closeBoundMs);
           void Promise.resolve(offered)
             .then(() => shared.withdraw(view.requestId, outcome))
             .then(
@@ -143,7 +154,8 @@ export class ApprovalBroker {
                   : this.settle(view.requestId, won.answer, won.decidedBy),
               // The database is gone: closed here (a decision here still wins if it came first).
               () => this.close(view.requestId, outcome),
-            );
+            )
+            .finally(() => clearTimeout(bound));
         },
         { once: true },
       );

@@ -45,14 +45,16 @@ type Decision =
   | { won: true }
   /**
    * `known`: the request is in the table (decided or closed); else it was never written there.
-   * `closed`: the waiting instance closed it first (expired or cancelled), and the call was denied.
+   * `closed`: the waiting instance closed it first (expired or cancelled), and the call was denied;
+   * `past_expiry`: no one decided or closed it, but its time ran out (the waiting instance has not
+   * closed it yet, or is gone) — how the call ended is not known here.
    */
   | {
       won: false;
       known: boolean;
       decidedBy: string | undefined;
       answer: ApprovalAnswer | undefined;
-      closed: 'expired' | 'cancelled' | undefined;
+      closed: 'expired' | 'cancelled' | 'past_expiry' | undefined;
     };
 
 /** Who won the close of a request: this instance's close (the call is denied), or a decision made first. */
@@ -112,7 +114,8 @@ export class SharedApprovals {
       return { won: true };
     }
     const row = await this.row(requestId);
-    const closed = row?.closed ?? (row && !row.answer ? 'expired' : undefined);
+    // Neither decided nor closed, yet the UPDATE found it not open: only its expiry can have refused it.
+    const closed = row?.closed ?? (row && !row.answer ? 'past_expiry' : undefined);
     return { won: false, known: row !== undefined, decidedBy: row?.decidedBy, answer: row?.answer, closed };
   }
 

@@ -314,17 +314,20 @@ export class Gateway {
   }
 
   /**
-   * The agent was revoked or removed: its grant and tokens end first (a signed-in agent holds
-   * nothing that works from now on), then its requests in flight are ended and answered with
+   * The agent was revoked or removed: the revocation of its grant and tokens starts first (a
+   * signed-in agent holds nothing that works from now on), then its requests in flight are ended and answered with
    * `why` (callsInFlight.ts), then its sessions and listen streams end.
    */
   async closeAgent(agentId: string, why = 'this agent’s access was revoked in MiniHarness'): Promise<void> {
-    await this.signIn.revokeAgent(agentId);
+    // Not waited for first: a slow database must not hold the agent's calls open (its access tokens are
+    // already refused: the agent itself is revoked); a failure is said by the sign-in (a warning).
+    const grantRevoked = this.signIn.revokeAgent(agentId);
     this.modernClients.forgetAgent(agentId);
     await this.inFlight.endAgent(agentId, why);
     await Promise.all([
       ...[...this.sessions.values()].filter((s) => s.agentId === agentId).map((s) => s.close()),
       this.modern.closeAgent(agentId),
+      grantRevoked,
     ]);
   }
 

@@ -25,7 +25,7 @@ export interface PeopleCaller {
 export interface PeopleChannelDeps {
   people: People;
   audit: AuditLog;
-  /** Ends a removed person's sessions on every instance (their open pages' bridges close). */
+  /** Ends a person's sessions on every instance (their open pages' bridges close): removed, or their role changed. */
   endSessionsOf: (person: Person) => Promise<void>;
 }
 
@@ -36,8 +36,11 @@ function handlersFor(deps: PeopleChannelDeps, caller: PeopleCaller): Pick<Handle
     'people.me': () => ({ team: true, name: personLabel(by), role: caller.role }),
     'people.list': () => people.list(by),
     'people.setRole': async ({ issuer, subject, role }) => {
+      const before = people.list(by).people.find((p) => p.issuer === issuer && p.subject === subject)?.role;
       const view = await people.setRole(by, { issuer, subject }, role);
       audit.record({ action: 'role changed', person: by, target: view.label, role });
+      // Their sessions were made with the former role: they end on every instance, and the person signs in again.
+      if (before !== view.role) await deps.endSessionsOf({ issuer, subject });
       return view;
     },
     'people.remove': async ({ issuer, subject }) => {

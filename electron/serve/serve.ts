@@ -179,7 +179,8 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
       oidc,
       audit: new AuditLog(config.dataDir, say),
       signInLimit: new RateLimit(config.signInPerMinute),
-      health: () => (ready ? { ready: true } : { ready: false, reason: draining ? 'shutting down' : 'starting' }),
+      health: () =>
+        ready ? { ready: true } : { ready: false, reason: draining ? 'shutting down' : 'starting', draining },
     });
     host = await startWebHost({
       core,

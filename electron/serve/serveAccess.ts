@@ -51,7 +51,7 @@ export interface ServeAccessOptions {
   oidc: OidcSignIn | undefined;
   audit: AuditLog;
   signInLimit: RateLimit;
-  health: () => { ready: boolean; reason?: string };
+  health: () => { ready: boolean; reason?: string; draining?: boolean };
 }
 
 function text(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -71,6 +71,21 @@ export function clientAddress(req: IncomingMessage, trusted: readonly string[]):
   for (let i = forwarded.length - 1; i >= 0; i--)
     if (!trusted.includes(forwarded[i] as string)) return forwarded[i] as string;
   return peer;
+}
+
+/**
+ * The session, if its person's role is still the one it was signed in with. Sessions outlive a
+ * restart on PostgreSQL, so a role changed in the configuration (or taken away) since then ends
+ * the session here: the person signs in again and gets what the configuration says now.
+ */
+async function withCurrentRole(
+  options: ServeAccessOptions,
+  session: Session | undefined,
+): Promise<Session | undefined> {
+  if (!session || options.people.roleOf(session.person) === session.role) return session;
+  await options.sessions.end(session);
+  options.audit.record({ action: 'sign-out', person: session.person, reason: 'role changed' });
+  return undefined;
 }
 
 /** Channels a viewer may use read; everything else is a change or a decision, and is recorded. */
@@ -153,7 +168,7 @@ async function authRoutes(
     return true;
   }
   if (path === '/auth/me' || path === '/auth/logout') {
-    const session = await sessions.find(req, sessionBearer(req));
+    const session = await withCurrentRole(options, await sessions.find(req, sessionBearer(req)));
     if (!session) text(res, 401, 'Not signed in.');
     else if (path === '/auth/me' && req.method === 'GET') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
@@ -191,8 +206,8 @@ export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
     handle: (req, res, path) => authRoutes(options, req, res, path),
     health: options.health,
     authenticate: async (req, token) => {
-      const session = (await sessions.find(req, token)) ?? apiCaller(people, token);
-      // A person whose role was taken away (on any instance), or a revoked token: nobody.
+      const session = (await withCurrentRole(options, await sessions.find(req, token))) ?? apiCaller(people, token);
+      // A revoked token is nobody (a person without a role any more has no session left: withCurrentRole ended it).
       return session && roleNow(people, session) ? session : undefined;
     },
     alive: (session) => sessions.alive(session),

@@ -45,8 +45,12 @@ export interface WebAccess<Caller = unknown> {
   dispatch?(caller: Caller, channel: string, payload: unknown): Promise<DispatchResult> | undefined;
   /** After a contract request was answered (an audit trail). */
   onDispatched?(caller: Caller, channel: string, ok: boolean): void;
-  /** `/healthz` and `/readyz` for a load balancer (answered before the Host check: it probes by address). */
-  health?(): { ready: boolean; reason?: string };
+  /**
+   * `/healthz` and `/readyz` for a load balancer (answered before the Host check: it probes by address).
+   * `draining`: shutting down — a new bridge connection is refused (503 + Retry-After) before anything
+   * is read from it, so a balancer hands it to another instance; open connections go on.
+   */
+  health?(): { ready: boolean; reason?: string; draining?: boolean };
   /** The sentence a page without a valid token gets. */
   unauthorizedText?: string;
 }

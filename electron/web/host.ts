@@ -111,9 +111,9 @@ function refuse(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }).end(message);
 }
 
-function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+function refuseUpgrade(socket: Duplex, status: number, message: string, extra = ''): void {
   socket.end(
-    `HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`,
+    `HTTP/1.1 ${status} ${message}\r\nConnection: close\r\n${extra}Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`,
   );
 }
 
@@ -337,6 +337,8 @@ function attachBridge(ctx: HostContext, http: Server): () => void {
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node hands the raw socket over without its own error listener: a reset must not end the process.
     socket.on('error', () => socket.destroy());
+    // Shutting down (serve's SIGTERM): refused before anything is read, so a balancer may try another instance.
+    if (access.health?.().draining) return refuseUpgrade(socket, 503, 'Service Unavailable', 'Retry-After: 1\r\n');
     if (!access.hostAllowed(req.headers.host, ctx.port)) return refuseUpgrade(socket, 403, 'Forbidden');
     // Browsers always send Origin on WebSocket; a page from elsewhere must not get in.
     if (req.headers.origin === undefined || !access.originAllowed(req.headers.origin, ctx.port))

@@ -17,15 +17,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { META_ERROR } from '../../electron/gateway/agentResults.js';
 import type { AgentsView } from '../../shared/agents.js';
 import { META_CALL_ID, META_REPLAYED, META_SESSION } from '../../shared/agents.js';
-import { PROJECT_ROOT, scratchDir, waitFor, sandboxWritingTo } from '../helpers/fixtures.js';
+import { scratchDir, waitFor } from '../helpers/fixtures.js';
 import {
   HostProcess,
   SERVER_ID,
   buildSideEffectServer,
-  BUILT_SIDE_EFFECT_FIXTURE,
   effectLines,
   ok,
   serverReady,
+  sideEffectServer,
 } from '../restart/restartSoak.js';
 import { BridgeClient } from '../web/host.js';
 import { freePort } from './ports.js';
@@ -78,19 +78,7 @@ describe('an agent repeats its calls after the app was killed (kill -9) and rest
   it('replays the completed call and answers in_progress for the one cut off; neither runs again', async () => {
     // ── first run: the server, its ALLOW rule, the agent ──
     let run = await startHost();
-    await ok(run.bridge, 'servers.save', {
-      mode: 'create',
-      config: {
-        id: SERVER_ID,
-        name: 'Side effects',
-        transport: 'stdio',
-        command: process.execPath,
-        args: [BUILT_SIDE_EFFECT_FIXTURE],
-        cwd: PROJECT_ROOT,
-        env: { SIDE_EFFECT_FILE: effects },
-        sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
-      },
-    });
+    await ok(run.bridge, 'servers.save', { mode: 'create', config: sideEffectServer(effects) });
     await serverReady(run.bridge);
     await ok(run.bridge, 'permissions.setToolLevel', { serverId: SERVER_ID, toolName: 'effect', level: 'ALLOW' });
     const { token } = await ok<{ token: string }>(run.bridge, 'agents.create', {

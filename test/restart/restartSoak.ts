@@ -40,6 +40,23 @@ export async function buildSideEffectServer(): Promise<void> {
   await bundleServer(SIDE_EFFECT_FIXTURE, BUILT_SIDE_EFFECT_FIXTURE);
 }
 
+/**
+ * The fixture as a server's configuration (id SERVER_ID, sandboxed, writing only its file): each
+ * execution appends a line to `effects`, tagged `tag` (which host ran it) when given.
+ */
+export function sideEffectServer(effects: string, tag?: string) {
+  return {
+    id: SERVER_ID,
+    name: 'Side effects',
+    transport: 'stdio' as const,
+    command: process.execPath,
+    args: [BUILT_SIDE_EFFECT_FIXTURE],
+    cwd: PROJECT_ROOT,
+    env: { SIDE_EFFECT_FILE: effects, ...(tag ? { SIDE_EFFECT_TAG: tag } : {}) },
+    sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
+  };
+}
+
 /** Hosts still running, so none outlives its test run (a timed-out hook, say). */
 const liveHosts = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -241,19 +258,7 @@ export async function runRestartSoak(options: SoakOptions): Promise<SoakReport> 
       host = await HostProcess.start(dataDir, token);
       client = await BridgeClient.connect(host.port, { token });
       if (round === 0) {
-        await ok(client, 'servers.save', {
-          mode: 'create',
-          config: {
-            id: SERVER_ID,
-            name: 'Side effects',
-            transport: 'stdio',
-            command: process.execPath,
-            args: [BUILT_SIDE_EFFECT_FIXTURE],
-            cwd: PROJECT_ROOT,
-            env: { SIDE_EFFECT_FILE: effects },
-            sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
-          },
-        });
+        await ok(client, 'servers.save', { mode: 'create', config: sideEffectServer(effects) });
       }
       await serverReady(client);
       if (round === 0)

@@ -13,129 +13,29 @@
  *   it: the agent's retry of the same callId through the balancer gets in_progress from the other
  *   instance, which does not run it.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentsView } from '../../shared/agents.js';
-import { GATEWAY_PATH, META_CALL_ID } from '../../shared/agents.js';
+import { META_CALL_ID } from '../../shared/agents.js';
 import { META_ERROR } from '../../electron/gateway/agentResults.js';
-import { freePort } from '../gateway/ports.js';
 import { connectAgent, connectModernAgent } from '../gateway/support.js';
-import { PROJECT_ROOT, sandboxWritingTo, scratchDir, waitFor } from '../helpers/fixtures.js';
-import {
-  BUILT_SIDE_EFFECT_FIXTURE,
-  SERVER_ID,
-  buildSideEffectServer,
-  ok,
-  serverReady,
-} from '../restart/restartSoak.js';
-import type { TestDatabase } from '../storage/postgres.js';
-import { createTestDatabase } from '../storage/postgres.js';
-import { BridgeClient } from '../web/host.js';
-import type { Nginx } from './nginx.js';
-import { describeBalanced, gatewayBalancerConf, startNginx, webBalancerConf } from './nginx.js';
-import { ServeChild } from './serveChild.js';
-
-const OPS = randomBytes(24).toString('base64url');
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+import { waitFor } from '../helpers/fixtures.js';
+import { SERVER_ID } from '../restart/restartSoak.js';
+import { describeBalanced } from './nginx.js';
+import { TeamCluster } from './serveHarness.js';
 
 describeBalanced('agents of both eras through nginx in front of two serve instances', () => {
-  const scratch = scratchDir('mh-serve-agents-lb-');
-  const effects = join(scratch.dir, 'fx', 'effects.jsonl');
-  let database: TestDatabase;
-  const nginx: Nginx[] = [];
-  let web: URL;
-  let gateway: URL;
-  let webPorts: number[] = [];
-  const instances: Array<{ name: 'A' | 'B'; process: ServeChild; config: object; dir: string; webPort: number }> = [];
+  let cluster: TeamCluster;
   const agents: Array<{ close(): Promise<void> }> = [];
-
-  const tagsOf = (prefix: string): string[] =>
-    existsSync(effects)
-      ? readFileSync(effects, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as { key: string; tag: string })
-          .filter((l) => l.key.startsWith(prefix))
-          .map((l) => l.tag)
-      : [];
+  const tagsOf = (prefix: string): Array<string | undefined> => cluster.lines(prefix).map((l) => l.tag);
 
   beforeAll(async () => {
-    await buildSideEffectServer();
-    mkdirSync(join(scratch.dir, 'fx'));
-    database = await createTestDatabase('agentslb');
-    web = new URL(`http://127.0.0.1:${await freePort()}`);
-    webPorts = [await freePort(), await freePort()];
-    const gatewayPorts: [number, number] = [await freePort(), await freePort()];
-    gateway = new URL(`http://127.0.0.1:${await freePort()}${GATEWAY_PATH}`);
-    for (const [i, name] of (['A', 'B'] as const).entries()) {
-      const dir = join(scratch.dir, name);
-      mkdirSync(dir);
-      const config = {
-        dataDir: join(dir, 'data'),
-        workspaceDir: join(dir, 'workspace'),
-        listen: { host: '127.0.0.1', port: webPorts[i] },
-        gateway: { port: gatewayPorts[i] },
-        publicUrl: web.origin,
-        trustedProxies: ['127.0.0.1'],
-        apiTokens: [{ name: 'ops', role: 'admin', sha256: sha256(OPS) }],
-        servers: [
-          {
-            mode: 'create',
-            config: {
-              id: SERVER_ID,
-              name: 'Side effects',
-              transport: 'stdio',
-              command: process.execPath,
-              args: [BUILT_SIDE_EFFECT_FIXTURE],
-              cwd: PROJECT_ROOT,
-              env: { SIDE_EFFECT_FILE: effects, SIDE_EFFECT_TAG: name },
-              sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
-            },
-          },
-        ],
-        rules: [{ serverId: SERVER_ID, toolName: 'effect', level: 'ALLOW' }],
-      };
-      instances.push(await start({ name, config, dir, webPort: webPorts[i] as number }));
-    }
-    nginx.push(
-      startNginx(
-        join(scratch.dir, 'nginx-web'),
-        webBalancerConf(join(scratch.dir, 'nginx-web'), Number(web.port), webPorts),
-      ),
-    );
-    nginx.push(
-      startNginx(
-        join(scratch.dir, 'nginx-gw'),
-        gatewayBalancerConf(join(scratch.dir, 'nginx-gw'), Number(gateway.port), gatewayPorts),
-      ),
-    );
-    await waitFor(async () => (await fetch(new URL('/healthz', web)).catch(() => undefined))?.ok === true, 15_000);
+    cluster = await TeamCluster.start('agentslb');
   }, 240_000);
   afterAll(async () => {
     await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
-    for (const n of nginx) n.stop();
-    for (const instance of instances) await instance.process.stop('SIGKILL');
-    await database?.drop();
-    scratch.cleanup();
+    await cluster?.stop();
   });
-
-  /** Starts (or starts again) an instance; resolves once its copy of the fixture server is ready. */
-  async function start<T extends { config: object; dir: string; webPort: number }>(
-    instance: T,
-  ): Promise<T & { process: ServeChild }> {
-    const process = await ServeChild.start(instance.config, instance.dir, { MINIHARNESS_DATABASE_URL: database.url });
-    const direct = await BridgeClient.connect(instance.webPort, { token: OPS, host: web.host, origin: web.origin });
-    try {
-      await serverReady(direct);
-    } finally {
-      direct.close();
-    }
-    return Object.assign(instance, { process });
-  }
 
   const effect = async (agent: Client | Awaited<ReturnType<typeof connectModernAgent>>, key: string) => {
     const result = (await agent.callTool({ name: `${SERVER_ID}__effect`, arguments: { key } })) as CallToolResult;
@@ -143,36 +43,23 @@ describeBalanced('agents of both eras through nginx in front of two serve instan
   };
 
   it('2026 calls spread over both; a 2025 session stays on one, and is started again on the other when its instance dies', async () => {
-    const bridge = await BridgeClient.connect(Number(web.port), { token: OPS, host: web.host, origin: web.origin });
-    const { token } = await ok<{ token: string }>(bridge, 'agents.create', {
-      name: 'Team agent',
-      visibility: { allServers: true, serverIds: [], localTools: false },
-    });
-    // Created on one instance, known to the other through PostgreSQL: both list it.
-    bridge.close();
-    for (const port of webPorts) {
-      const direct = await BridgeClient.connect(port, { token: OPS, host: web.host, origin: web.origin });
-      try {
-        await waitFor(async () => (await ok<AgentsView>(direct, 'agents.list', {})).agents.length === 1, 30_000);
-      } finally {
-        direct.close();
-      }
-    }
+    // Created through the balancer on one instance, known to the other through PostgreSQL: both list it.
+    const { token } = await cluster.createAgent('Team agent');
 
-    const modern = await connectModernAgent(gateway, token);
+    const modern = await connectModernAgent(cluster.gateway, token);
     agents.push(modern);
     for (let i = 0; i < 8; i++) await effect(modern, `modern-${i}`);
     expect(new Set(tagsOf('modern-'))).toEqual(new Set(['A', 'B']));
 
-    let legacy = await connectAgent(gateway, token);
+    let legacy = await connectAgent(cluster.gateway, token);
     agents.push(legacy);
     for (let i = 0; i < 6; i++) await effect(legacy, `legacy-${i}`);
     const home = new Set(tagsOf('legacy-'));
     expect(home.size, JSON.stringify([...home])).toBe(1);
     const [homeName] = [...home];
 
-    const dying = instances.find((i) => i.name === homeName);
-    expect((await dying?.process.stop('SIGKILL'))?.signal).toBe('SIGKILL');
+    const dying = cluster.instance(homeName);
+    expect((await dying.process.stop('SIGKILL')).signal).toBe('SIGKILL');
 
     // The session is unknown on the other instance: a clear 404, then a new session through the same address.
     const lost = await effect(legacy, 'legacy-after-kill').then(
@@ -183,7 +70,7 @@ describeBalanced('agents of both eras through nginx in front of two serve instan
       status: 404,
       message: expect.stringMatching(/Session not found: initialize a new session/),
     });
-    legacy = await connectAgent(gateway, token);
+    legacy = await connectAgent(cluster.gateway, token);
     agents.push(legacy);
     for (let i = 0; i < 3; i++) await effect(legacy, `again-${i}`);
     const survivor = homeName === 'A' ? 'B' : 'A';
@@ -194,15 +81,15 @@ describeBalanced('agents of both eras through nginx in front of two serve instan
     // Both up again; a 2026 call acts and is cut off by kill -9 of the instance running it. The agent
     // retries the same callId through the balancer: the other instance says "still running, or its
     // result is unknown" and does not run it.
-    if (dying) await start(dying);
+    await cluster.start(dying);
     const meta = { [META_CALL_ID]: 'modern-held-1' };
     void modern
       .callTool({ name: `${SERVER_ID}__effect`, arguments: { key: 'held-1', hold: true }, _meta: meta })
       .catch(() => undefined);
     await waitFor(() => tagsOf('held-1').length === 1, 60_000);
-    const owner = instances.find((i) => i.name === tagsOf('held-1')[0]);
-    expect((await owner?.process.stop('SIGKILL'))?.signal).toBe('SIGKILL');
-    const retried = await connectModernAgent(gateway, token);
+    const owner = cluster.instance(tagsOf('held-1')[0]);
+    expect((await owner.process.stop('SIGKILL')).signal).toBe('SIGKILL');
+    const retried = await connectModernAgent(cluster.gateway, token);
     agents.push(retried);
     const unknown = await retried.callTool(
       { name: `${SERVER_ID}__effect`, arguments: { key: 'held-1', hold: true }, _meta: meta },

@@ -4,87 +4,29 @@
  * MINIHARNESS_TEST_POSTGRES_REQUIRED=1 their absence fails the run). The
  * command line talks to the balancer's one address: its calls land on both instances and are in
  * one History; when instance A shuts down, the balancer's next calls go to B and succeed.
- * (A first step of issue 36's deployment test: agents of both eras and kill -9 are still to come.)
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runClientCommand } from '../../electron/cli/commands.js';
+import { freePort } from '../gateway/ports.js';
 import { scratchDir, waitFor } from '../helpers/fixtures.js';
 import type { TestDatabase } from '../storage/postgres.js';
-import { createTestDatabase, describePostgres } from '../storage/postgres.js';
+import { createTestDatabase } from '../storage/postgres.js';
 import { BridgeClient } from '../web/host.js';
+import type { Nginx } from './nginx.js';
+import { describeBalanced, startNginx, webBalancerConf } from './nginx.js';
 import type { TestServe } from './serveHarness.js';
-import { startTestServe } from './serveHarness.js';
+import { opsToken, startTestServe } from './serveHarness.js';
 
-const NGINX = '/usr/sbin/nginx';
-const OPS = 'balancer-ops-token-0123456789abcdef';
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function nginxConf(dir: string, port: number, upstreams: number[]): string {
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
-    .map((k) => `${k}_temp_path ${join(dir, k)};`)
-    .join('\n  ');
-  return `daemon off;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')};
-events {}
-http {
-  log_format upstream '$upstream_addr $request_uri';
-  access_log ${join(dir, 'access.log')} upstream;
-  ${temp}
-  map $http_upgrade $connection_upgrade { default upgrade; '' close; }
-  upstream miniharness { ${upstreams.map((p) => `server 127.0.0.1:${p} max_fails=1 fail_timeout=30s;`).join(' ')} }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://miniharness;
-      proxy_http_version 1.1;
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header Upgrade $http_upgrade;
-      proxy_set_header Connection $connection_upgrade;
-      proxy_next_upstream error timeout http_503;
-    }
-  }
-}
-`;
-}
-
-const NO_NGINX = 'nginx is not installed (apt-get install nginx-light)';
-// CI (MINIHARNESS_TEST_POSTGRES_REQUIRED=1) installs nginx: its absence there fails the run; a developer sees one skipped line.
-const describeBalanced = existsSync(NGINX)
-  ? describePostgres
-  : process.env.MINIHARNESS_TEST_POSTGRES_REQUIRED === '1'
-    ? (name: string) =>
-        describe(name, () =>
-          it('needs nginx (MINIHARNESS_TEST_POSTGRES_REQUIRED=1)', () => {
-            throw new Error(`${NO_NGINX}, but this run requires the balancer test.`);
-          }),
-        )
-    : (name: string) => it.skip(`${name}: ${NO_NGINX}`, () => undefined);
+const OPS = opsToken();
 
 describeBalanced('two serve instances on one PostgreSQL behind nginx', () => {
   const scratch = scratchDir('mh-serve-lb-');
   let database: TestDatabase;
   let a: TestServe;
   let b: TestServe;
-  let nginx: ChildProcess;
+  let nginx: Nginx | undefined;
   let balancer: string;
 
   beforeAll(async () => {
@@ -95,18 +37,16 @@ describeBalanced('two serve instances on one PostgreSQL behind nginx', () => {
       databaseUrl: database.url,
       publicUrl: balancer,
       trustedProxies: ['127.0.0.1'],
-      apiTokens: [{ name: 'ops', role: 'admin' as const, sha256: sha256(OPS) }],
+      apiTokens: [{ name: 'ops', role: 'admin' as const, sha256: OPS.sha256 }],
     };
     a = await startTestServe(join(scratch.dir, 'a'), undefined, shared);
     b = await startTestServe(join(scratch.dir, 'b'), undefined, shared);
     const dir = join(scratch.dir, 'nginx');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'nginx.conf'), nginxConf(dir, port, [a.port, b.port]));
-    nginx = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
+    nginx = startNginx(dir, webBalancerConf(dir, port, [a.port, b.port]));
     await waitFor(async () => (await fetch(`${balancer}/healthz`).catch(() => undefined))?.ok === true, 15_000);
   }, 90_000);
   afterAll(async () => {
-    nginx?.kill('SIGQUIT');
+    nginx?.stop();
     await a?.serving.shutdown();
     await b?.serving.shutdown();
     await database?.drop();
@@ -118,7 +58,7 @@ describeBalanced('two serve instances on one PostgreSQL behind nginx', () => {
     const code = await runClientCommand(
       'call',
       ['local', 'list_directory', '--args', '{"path":"."}'],
-      { MINIHARNESS_URL: balancer, MINIHARNESS_TOKEN: OPS },
+      { MINIHARNESS_URL: balancer, MINIHARNESS_TOKEN: OPS.token },
       () => undefined,
       (t) => (err += t),
     );
@@ -128,7 +68,7 @@ describeBalanced('two serve instances on one PostgreSQL behind nginx', () => {
 
   async function countOn(serve: TestServe): Promise<number> {
     const client = await BridgeClient.connect(serve.port, {
-      token: OPS,
+      token: OPS.token,
       host: new URL(balancer).host,
       origin: balancer,
     });
@@ -147,7 +87,11 @@ describeBalanced('two serve instances on one PostgreSQL behind nginx', () => {
     // in PostgreSQL's app metadata, shared by the instances (a callId sent to both is one call: sameCallId.test.ts).
     expect([await countOn(a), await countOn(b)]).toEqual([4, 4]);
     const sessions = await (async () => {
-      const client = await BridgeClient.connect(b.port, { token: OPS, host: new URL(balancer).host, origin: balancer });
+      const client = await BridgeClient.connect(b.port, {
+        token: OPS.token,
+        host: new URL(balancer).host,
+        origin: balancer,
+      });
       const reply = await client.call('history.sessions', {});
       client.close();
       return reply.ok ? (reply.result as { sessions: unknown[] }).sessions.length : 0;

@@ -7,7 +7,6 @@
  * the same callId replays, and the tool ran once. (Before, the shutdown waited only for the web's
  * requests and closed the gateway under the call: the agent got no result.)
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,20 +15,13 @@ import type { AgentsView } from '../../shared/agents.js';
 import { META_CALL_ID, META_REPLAYED } from '../../shared/agents.js';
 import { connectAgent } from '../gateway/support.js';
 import { freePort } from '../gateway/ports.js';
-import { PROJECT_ROOT, sandboxWritingTo, scratchDir, waitFor } from '../helpers/fixtures.js';
-import {
-  BUILT_SIDE_EFFECT_FIXTURE,
-  SERVER_ID,
-  buildSideEffectServer,
-  effectLines,
-  ok,
-  serverReady,
-} from '../restart/restartSoak.js';
+import { scratchDir, waitFor } from '../helpers/fixtures.js';
+import { SERVER_ID, buildSideEffectServer, effectLines, ok, serverReady } from '../restart/restartSoak.js';
 import { BridgeClient } from '../web/host.js';
 import { ServeChild } from './serveChild.js';
+import { opsToken, sideEffectServerConfig } from './serveHarness.js';
 
-const OPS = randomBytes(24).toString('base64url');
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const OPS = opsToken();
 
 describe('SIGTERM drains the agent gateway’s calls', () => {
   const scratch = scratchDir('mh-serve-drain-');
@@ -46,23 +38,8 @@ describe('SIGTERM drains the agent gateway’s calls', () => {
       workspaceDir: join(scratch.dir, 'workspace'),
       listen: { host: '127.0.0.1', port: await freePort() },
       gateway: { port: await freePort() },
-      apiTokens: [{ name: 'ops', role: 'admin', sha256: sha256(OPS) }],
-      servers: [
-        {
-          mode: 'create',
-          config: {
-            id: SERVER_ID,
-            name: 'Side effects',
-            transport: 'stdio',
-            command: process.execPath,
-            args: [BUILT_SIDE_EFFECT_FIXTURE],
-            cwd: PROJECT_ROOT,
-            env: { SIDE_EFFECT_FILE: effects },
-            sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
-          },
-        },
-      ],
-      rules: [{ serverId: SERVER_ID, toolName: 'effect', level: 'ALLOW' }],
+      apiTokens: [{ name: 'ops', role: 'admin', sha256: OPS.sha256 }],
+      ...sideEffectServerConfig(effects),
     };
   }, 60_000);
   afterAll(async () => {
@@ -74,7 +51,9 @@ describe('SIGTERM drains the agent gateway’s calls', () => {
 
   async function startAndConnect(): Promise<{ bridge: BridgeClient; url: URL }> {
     serve = await ServeChild.start(config, scratch.dir);
-    const bridge = await BridgeClient.connect((config as { listen: { port: number } }).listen.port, { token: OPS });
+    const bridge = await BridgeClient.connect((config as { listen: { port: number } }).listen.port, {
+      token: OPS.token,
+    });
     await serverReady(bridge);
     const { gateway } = await ok<AgentsView>(bridge, 'agents.list', {});
     return { bridge, url: new URL(gateway.url) };

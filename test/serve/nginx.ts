@@ -67,35 +67,95 @@ export function webBalancerConf(dir: string, port: number, upstreams: number[]):
 }
 
 /**
- * Both instances' agent gateways behind `port` (examples/team/nginx-gateway.conf is this, for a
- * server). The gateway checks that Host names the port it listens on, so each instance is its own
+ * Both instances' agent gateways behind `port` (examples/team/nginx-two-instances.conf is this, for
+ * a server). The gateway checks that Host names the port it listens on, so each instance is its own
  * `proxy_pass` with its own Host, chosen per request:
  * - 2026-07-28 requests (stateless: `MCP-Protocol-Version: 2026-07-28`) by the request's random id —
  *   either instance;
  * - everything else (the 2025 era, its `initialize` included, which has no Mcp-Session-Id yet) by the
  *   agent's Authorization header — one agent's sessions stay on one instance.
- * An instance that refuses the connection (dead) is skipped for the other: a 2025 session it held is
- * unknown there (404), and the client starts a new one.
+ * The other instance answers when the first is draining (503: it refused before reading the
+ * request, so nothing ran there) or refused the connection (dead: nothing was sent). A request the
+ * first instance received and then failed to answer (killed mid-call) is NOT sent again: the agent
+ * gets 502 and retries with its callId (a second send without one would run the call twice). A
+ * 2025 session the other instance never had is a 404 there, and the client starts a new one.
  */
 export function gatewayBalancerConf(dir: string, port: number, gateways: [number, number]): string {
   const [a, b] = gateways;
-  const location = (target: string, other?: string) => `
+  const location = (target: string) => `
       proxy_pass http://127.0.0.1:${target};
       proxy_set_header Host 127.0.0.1:${target};
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_buffering off;
-      proxy_read_timeout 1h;
-      ${other ? `error_page 502 504 = ${other};` : ''}`;
+      proxy_read_timeout 1h;`;
   return `${preamble(dir)}
   map $http_mcp_protocol_version $gw_key { "2026-07-28" $request_id; default $http_authorization; }
   split_clients "$gw_key" $gw_first { 50% ${a}; * ${b}; }
   map $gw_first $gw_other { ${a} ${b}; default ${a}; }
   server {
     listen 127.0.0.1:${port};
-    location / {${location('$gw_first', '@other')}
+    location / {${location('$gw_first')}
+      proxy_intercept_errors on;
+      error_page 503 = @draining;
+      error_page 502 504 = @unreachable;
     }
-    location @other {${location('$gw_other')}
+    location @draining {${location('$gw_other')}
+    }
+    location @unreachable {
+      if ($upstream_connect_time != "-") { return 502; }${location('$gw_other')}
+    }
+  }
+}
+`;
+}
+
+/** The OAuth sign-in's paths, as examples/team/nginx-two-instances.conf routes them to the gateways. */
+export const OAUTH_LOCATION =
+  '~ ^/(\\.well-known/(oauth-protected-resource|oauth-authorization-server|openid-configuration)|authorize|token|register|revoke|jwks|consent)(/|$)';
+
+/**
+ * One address for people and agents, as examples/team/nginx-two-instances.conf (without TLS): the web
+ * UI round robin over `webPorts` (no affinity), `/mcp` and the agents' OAuth paths to the gateways as
+ * in gatewayBalancerConf (a request without Authorization — each OAuth sign-in request — to one).
+ */
+export function teamBalancerConf(dir: string, port: number, webPorts: number[], gateways: [number, number]): string {
+  const [a, b] = gateways;
+  const gateway = (target: string) => `
+      proxy_pass http://127.0.0.1:${target};
+      proxy_set_header Host 127.0.0.1:${target};
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_read_timeout 1h;`;
+  const failover = `
+      proxy_intercept_errors on;
+      error_page 503 = @draining;
+      error_page 502 504 = @unreachable;`;
+  return `${preamble(dir)}
+  upstream miniharness_web { ${webPorts.map((p) => `server 127.0.0.1:${p} max_fails=1 fail_timeout=1s;`).join(' ')} }
+  map $http_mcp_protocol_version $gw_key { "2026-07-28" $request_id; default $http_authorization; }
+  split_clients "$gw_key" $gw_first { 50% ${a}; * ${b}; }
+  map $gw_first $gw_other { ${a} ${b}; default ${a}; }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://miniharness_web;
+      proxy_http_version 1.1;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection $connection_upgrade;
+      proxy_next_upstream error timeout http_503;
+    }
+    location /mcp {${gateway('$gw_first')}${failover}
+    }
+    location ${OAUTH_LOCATION} {${gateway('$gw_first')}${failover}
+    }
+    location @draining {${gateway('$gw_other')}
+    }
+    location @unreachable {
+      if ($upstream_connect_time != "-") { return 502; }${gateway('$gw_other')}
     }
   }
 }

@@ -97,7 +97,7 @@ describe('the People page’s channels on one serve', () => {
         ]);
   });
 
-  it('someone without a role is listed after their refused sign-in; a role given opens the door, at once on their page', async () => {
+  it('someone without a role is listed after their refused sign-in; a role given opens the door; a change ends their sessions', async () => {
     await expect(signInAs(serve.url, 'dave')).rejects.toBeInstanceOf(SignInRefused);
     const admin = await as('alice');
     const before = await list(admin);
@@ -108,10 +108,13 @@ describe('the People page’s channels on one serve', () => {
       ok: true,
       result: { label: 'Dave New', role: 'viewer' },
     });
-    const davePage = await as('dave');
-    expect(await davePage.call('people.list', {})).toMatchObject({ ok: false, error: { code: 'role_forbidden' } });
-    // Raised to admin while signed in: the same open page may now manage people.
+    const viewerPage = await as('dave');
+    expect(await viewerPage.call('people.list', {})).toMatchObject({ ok: false, error: { code: 'role_forbidden' } });
+    // Raised to admin while signed in: the session made as a viewer ends (its bridge closes); signed in again, an admin.
+    const ended = new Promise<number>((resolve) => viewerPage.ws.once('close', (code) => resolve(code)));
     await admin.call('people.setRole', { ...dave, role: 'admin' });
+    expect(await ended).toBe(1008);
+    const davePage = await as('dave');
     expect(await davePage.call('people.list', {})).toMatchObject({ ok: true });
     // Removed: the open page's session ends, and its bridge is closed.
     const closed = new Promise<number>((resolve) => davePage.ws.once('close', (code) => resolve(code)));

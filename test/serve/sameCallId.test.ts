@@ -21,13 +21,13 @@ import type { AgentsView } from '../../shared/agents.js';
 import { META_CALL_ID, META_REPLAYED } from '../../shared/agents.js';
 import type { CallOutcome } from '../../shared/contract.js';
 import { connectModernAgent } from '../gateway/support.js';
-import { PROJECT_ROOT, sandboxWritingTo, scratchDir, waitFor } from '../helpers/fixtures.js';
-import { BUILT_SIDE_EFFECT_FIXTURE, buildSideEffectServer } from '../restart/restartSoak.js';
+import { scratchDir, waitFor } from '../helpers/fixtures.js';
+import { buildSideEffectServer } from '../restart/restartSoak.js';
 import type { TestDatabase } from '../storage/postgres.js';
 import { createTestDatabase, describePostgres } from '../storage/postgres.js';
 import { BridgeClient } from '../web/host.js';
 import type { TestServe } from './serveHarness.js';
-import { startTestServe } from './serveHarness.js';
+import { sideEffectServerConfig, startTestServe } from './serveHarness.js';
 
 const OPS = 'same-callid-ops-token-0123456789';
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -45,22 +45,7 @@ describePostgres('the same callId on two serve instances at once', () => {
     const shared = {
       databaseUrl: database.url,
       apiTokens: [{ name: 'ops', role: 'admin' as const, sha256: sha256(OPS) }],
-      servers: [
-        {
-          mode: 'create',
-          config: {
-            id: 'fx',
-            name: 'Side effects',
-            transport: 'stdio',
-            command: process.execPath,
-            args: [BUILT_SIDE_EFFECT_FIXTURE],
-            cwd: PROJECT_ROOT,
-            env: { SIDE_EFFECT_FILE: effects },
-            sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
-          },
-        },
-      ],
-      rules: [{ serverId: 'fx', toolName: 'effect', level: 'ALLOW' }],
+      ...sideEffectServerConfig(effects),
     };
     a = await startTestServe(join(scratch.dir, 'a'), undefined, shared);
     b = await startTestServe(join(scratch.dir, 'b'), undefined, shared);

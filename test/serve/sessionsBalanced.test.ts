@@ -4,7 +4,8 @@
  * A person signs in through the balancer with the team's OpenID Connect provider (the sign-in's
  * two requests land on different instances), their requests land on both and are accepted, a
  * sign-out on one is refused on both (and both instances close the person's open bridge), and a
- * restarted instance still knows a person signed in before. Before: the callback on the other
+ * restarted instance still knows a person signed in before — unless the restart changed the person's
+ * role, which ends the session (it would otherwise keep the old role for up to 12 h). Before: the callback on the other
  * instance was refused ("not started in this browser"), and each instance knew only its own sessions.
  */
 import { readFileSync } from 'node:fs';
@@ -43,8 +44,16 @@ describeBalanced('people’s sessions in PostgreSQL: two instances behind nginx 
   const open: BridgeClient[] = [];
   let shared: Parameters<typeof startTestServe>[2];
 
-  const startInstance = (name: string, port: number): Promise<TestServe> =>
-    startTestServe(join(scratch.dir, name), idp, { ...shared, listen: { host: '127.0.0.1', port } });
+  const startInstance = (
+    name: string,
+    port: number,
+    people: Record<string, 'viewer' | 'approver' | 'admin'> = {},
+  ): Promise<TestServe> =>
+    startTestServe(join(scratch.dir, name), idp, {
+      ...shared,
+      ...(Object.keys(people).length > 0 ? { people } : {}),
+      listen: { host: '127.0.0.1', port },
+    });
 
   /** A bridge straight to one instance, as the balancer would open it (its Host and Origin). */
   async function bridgeTo(serve: TestServe, who: SignedIn): Promise<BridgeClient> {
@@ -142,5 +151,15 @@ describeBalanced('people’s sessions in PostgreSQL: two instances behind nginx 
     expect((await bridge.call('servers.list', {})).ok).toBe(true);
     await waitFor(async () => (await fetch(new URL('/healthz', balancer))).ok);
     for (let i = 0; i < 2; i++) expect(await me(bob)).toBe(200);
+  });
+
+  it('a session signed in before a role changed in the configuration ends at the restart that changes it, on both', async () => {
+    const bob = await signInAs(balancer.origin, 'bob');
+    const b = serves[1] as TestServe;
+    await b.serving.shutdown();
+    // B starts again with Bob a viewer (A still says approver: the session ends all the same, it is one row).
+    serves[1] = await startInstance('b', b.port, { 'alice@team.example': 'admin', 'bob@team.example': 'viewer' });
+    await expect(bridgeTo(serves[1], bob)).rejects.toThrow(/401/);
+    await expect(bridgeTo(serves[0] as TestServe, bob)).rejects.toThrow(/401/);
   });
 });

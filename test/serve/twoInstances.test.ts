@@ -10,13 +10,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CallOutcome } from '../../shared/contract.js';
-import { PROJECT_ROOT, sandboxWritingTo, scratchDir, waitFor } from '../helpers/fixtures.js';
-import { BUILT_SIDE_EFFECT_FIXTURE, buildSideEffectServer } from '../restart/restartSoak.js';
+import { scratchDir, waitFor } from '../helpers/fixtures.js';
+import { buildSideEffectServer } from '../restart/restartSoak.js';
 import type { TestDatabase } from '../storage/postgres.js';
 import { createTestDatabase, describePostgres } from '../storage/postgres.js';
 import { BridgeClient } from '../web/host.js';
 import type { TestServe } from './serveHarness.js';
-import { startTestServe } from './serveHarness.js';
+import { sideEffectServerConfig, startTestServe } from './serveHarness.js';
 
 const OPS = 'two-instances-ops-token-0123456789';
 const DASH = 'two-instances-dash-token-0123456789';
@@ -38,22 +38,7 @@ describePostgres('two serve instances on one PostgreSQL', () => {
         { name: 'ops', role: 'admin' as const, sha256: sha256(OPS) },
         { name: 'dash', role: 'viewer' as const, sha256: sha256(DASH) },
       ],
-      servers: [
-        {
-          mode: 'create',
-          config: {
-            id: 'fx',
-            name: 'Side effects',
-            transport: 'stdio',
-            command: process.execPath,
-            args: [BUILT_SIDE_EFFECT_FIXTURE],
-            cwd: PROJECT_ROOT,
-            env: { SIDE_EFFECT_FILE: effects },
-            sandbox: sandboxWritingTo({ SIDE_EFFECT_FILE: effects }),
-          },
-        },
-      ],
-      rules: [{ serverId: 'fx', toolName: 'effect', level: 'ALLOW' }],
+      ...sideEffectServerConfig(effects),
     };
     a = await startTestServe(join(scratch.dir, 'a'), undefined, shared);
     b = await startTestServe(join(scratch.dir, 'b'), undefined, shared);

@@ -304,7 +304,7 @@ export class GatewaySignIn {
       const code =
         typeof (error as { code?: unknown }).code === 'string' ? ` (${(error as { code: string }).code})` : '';
       this.options.warn?.(
-        `The sign-in of agent “${agentName}” could not be revoked in the database${code}: its refresh tokens may still work. Revoke or remove the agent again.`,
+        `The sign-in of agent “${agentName}” could not be revoked${code}: its refresh tokens may still work. Revoke or remove the agent again.`,
       );
       return false;
     }
