@@ -98,6 +98,12 @@ export const CHANNEL_NAMES = [
   'observability.set',
   'observability.test',
   'observability.traceLink',
+  'people.me',
+  'people.list',
+  'people.setRole',
+  'people.remove',
+  'people.createToken',
+  'people.revokeToken',
 ] as const;
 
 export const EVENT_NAMES = [

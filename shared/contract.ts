@@ -38,6 +38,7 @@ import { runChannels, runEvents } from './contract/runs.js';
 import { catalogChannels } from './contract/catalog.js';
 import { sandboxChannels } from './contract/sandbox.js';
 import { observabilityChannels } from './contract/observability.js';
+import { peopleChannels } from './contract/people.js';
 
 export { ErrorShapeSchema, ReceivedErrorShapeSchema } from './contract/common.js';
 export type { ErrorShape } from './contract/common.js';
@@ -57,6 +58,7 @@ export * from './contract/apps.js';
 export * from './contract/catalog.js';
 export * from './contract/sandbox.js';
 export type { ObservabilityView } from './contract/observability.js';
+export * from './contract/people.js';
 
 // ── channels ──────────────────────────────────────────────────────────────────────────────────
 
@@ -83,6 +85,8 @@ export const channels = {
   ...sandboxChannels,
   // Settings → Observability: the OpenTelemetry export (issue 32).
   ...observabilityChannels,
+  // `miniharness serve`: people's roles and the command line's tokens (issue 36).
+  ...peopleChannels,
 } as const satisfies Record<ChannelName, ChannelSpec>;
 
 type Channels = typeof channels;

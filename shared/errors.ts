@@ -19,6 +19,10 @@ export const ERROR_CODES = [
   'forbidden_sender',
   // miniharness serve: this person's role does not allow the channel (electron/serve/roles.ts)
   'role_forbidden',
+  // The People page: a person the configuration file names (a floor it cannot lower); the last admin; a token name in use
+  'person_configured',
+  'last_admin',
+  'token_name_taken',
   'ipc_failed',
   // Seen only by the renderer (its link to main)
   'disconnected',

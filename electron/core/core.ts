@@ -96,6 +96,7 @@ import type { Core, CoreOptions } from './types.js';
 import { AppWarnings } from './warnings.js';
 import { ObservabilityService } from './observabilityService.js';
 import { observabilityHandlers } from './handlers/observability.js';
+import { peopleHandlers } from './handlers/people.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import { describeServers } from '../telemetry/serverDescription.js';
 import { LOCAL_SERVER_ID } from '../security/permissions.js';
@@ -536,6 +537,7 @@ function handlersOf(base: CoreBase, pipeline: PipelineParts, services: Services,
     ...settingsHandlers({ settings, emit }),
     ...traceHandlers({ tracer }),
     ...observabilityHandlers({ observability }),
+    ...peopleHandlers(),
     ...historyHandlers({
       harness,
       checkpoints: stores.storage,

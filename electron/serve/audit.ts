@@ -9,8 +9,19 @@ import type { Person } from './people.js';
 import { personLabel } from './people.js';
 
 export interface AuditEntry {
-  action: 'sign-in' | 'sign-in refused' | 'sign-out' | 'bootstrap admin' | 'request';
+  action:
+    | 'sign-in'
+    | 'sign-in refused'
+    | 'sign-out'
+    | 'bootstrap admin'
+    | 'request'
+    // The People page's changes: `person` made them, `target` names whom or which token.
+    | 'role changed'
+    | 'person removed'
+    | 'api token created'
+    | 'api token revoked';
   person?: Person;
+  target?: string;
   role?: string;
   channel?: string;
   ok?: boolean;

@@ -56,7 +56,8 @@ const FileSchema = z
     /** Per-tool rules to set at start, as `permissions.setToolLevel` takes them. */
     rules: z.array(z.unknown()).max(5000).default([]),
     /**
-     * Tokens for the command line and scripts (`MINIHARNESS_TOKEN`), each with a name and a role;
+     * Tokens for the command line and scripts (`MINIHARNESS_TOKEN`), each with a name and a role (admins also make
+     * revocable ones on the People page: people.ts);
      * only the token's SHA-256 (hex) is written here (`printf %s "$TOKEN" | sha256sum`).
      */
     apiTokens: z

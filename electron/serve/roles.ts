@@ -110,6 +110,12 @@ export const CHANNEL_ROLES = {
   'observability.set': A,
   'observability.test': A,
   'observability.traceLink': V,
+  'people.me': V,
+  'people.list': A,
+  'people.setRole': A,
+  'people.remove': A,
+  'people.createToken': A,
+  'people.revokeToken': A,
 } as const satisfies Record<ChannelName, Role>;
 
 /** Whether `role` may use `channel`; an unknown channel is refused here too (the dispatcher would refuse it anyway). */

@@ -24,6 +24,9 @@ import { listenRefusal } from './listenPolicy.js';
 import type { PendingSignIns } from './oidcSignIn.js';
 import { OidcSignIn } from './oidcSignIn.js';
 import { People } from './people.js';
+import type { PeopleStorage } from './peopleStore.js';
+import { FilePeopleStore } from './peopleStore.js';
+import { PostgresPeopleStore } from './postgresPeopleStore.js';
 import { PostgresPendingSignIns, PostgresSessions } from './postgresSessions.js';
 import { serveAccess } from './serveAccess.js';
 import { SERVE_SESSION_MIGRATIONS } from './serveMigrations.js';
@@ -147,12 +150,17 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
   let ready = false;
   let draining = false;
   let host: WebHost | undefined;
+  let peopleStore: PeopleStorage | undefined;
   let stores: SessionStores | undefined;
   try {
     await core.start();
     await applyConfigured(core, config);
     const secure = config.tls !== undefined || (config.publicUrl?.startsWith('https:') ?? false);
-    const people = new People(config.dataDir, config.people);
+    // Roles and tokens where the rest is: one data folder's file, or the database every instance shares.
+    peopleStore = config.databaseUrl
+      ? await PostgresPeopleStore.open(config.databaseUrl, say)
+      : new FilePeopleStore(config.dataDir);
+    const people = new People(peopleStore, config.people, config.apiTokens);
     stores = await openSessionStores(database, secure);
     const { pending } = stores;
     const oidc =
@@ -165,7 +173,6 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
       });
     const access = serveAccess({
       publicUrl: config.publicUrl,
-      apiTokens: config.apiTokens,
       trustedProxies: config.trustedProxies,
       sessions: stores.sessions,
       people,
@@ -183,7 +190,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
       listen: { host: config.listen.host, ...(config.tls ? { tls: config.tls } : {}) },
     });
     const url = config.publicUrl ?? host.url;
-    const bootstrap = people.bootstrapToken();
+    const bootstrap = await people.bootstrapToken();
     if (bootstrap)
       say(
         `MiniHarness: no admin yet. The first admin signs in at ${new URL(`/auth/login?bootstrap=${bootstrap}`, url).href} (this link works once).`,
@@ -201,12 +208,14 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
         const graceMs = options.graceMs ?? 30_000;
         await Promise.all([waitForIdle(running, graceMs), core.drainAgents(graceMs)]);
         await running.close();
+        await people.close();
         await sessionStores.close();
         await core.close();
       })());
     return { host: running, core, url, shutdown };
   } catch (error) {
     await host?.close().catch(() => undefined);
+    await peopleStore?.close().catch(() => undefined);
     await stores?.close().catch(() => undefined);
     await core.close().catch(() => undefined);
     throw error;

@@ -4,8 +4,6 @@
  * contract request is checked against the person's role (roles.ts), and every sign-in, change and
  * decision is recorded with the person (audit.ts).
  */
-import { timingSafeEqual } from 'node:crypto';
-import { hashToken } from '../security/tokenHash.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebAccess } from '../web/access.js';
 import { sessionBearer } from '../web/access.js';
@@ -13,24 +11,39 @@ import { isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AuditLog } from './audit.js';
 import type { OidcSignIn } from './oidcSignIn.js';
 import { SignInRefusal } from './oidcSignIn.js';
-import type { People } from './people.js';
+import type { People, Person } from './people.js';
 import { personLabel } from './people.js';
+import { dispatchPeople, isPeopleChannel } from './peopleChannels.js';
 import type { Role } from './roles.js';
 import { CHANNEL_ROLES, roleAllows, roleGetsEvent } from './roles.js';
 import type { RateLimit, Session, Sessions } from './sessions.js';
 
-/** A configured API token's caller when `token` is one (compared by SHA-256, in constant time). */
-function apiCaller(tokens: ServeAccessOptions['apiTokens'], token: string | undefined): Session | undefined {
-  if (!token) return undefined;
-  const hash = Buffer.from(hashToken(token), 'hex');
-  const match = tokens.find((t) => timingSafeEqual(Buffer.from(t.sha256, 'hex'), hash));
+/** Sessions of API tokens made on the People page, by the token's id (checked live: a revoked token's connection stops). */
+const tokenIds = new WeakMap<Session, string>();
+
+/** An API token's caller when `token` is one (the configuration's or the People page's). */
+function apiCaller(people: People, token: string | undefined): Session | undefined {
+  const match = people.apiCaller(token);
   if (!match) return undefined;
   const person = { issuer: 'miniharness', subject: `api-token:${match.name}`, name: `CLI (${match.name})` };
-  return { id: person.subject, person, role: match.role, expiresAt: Infinity, api: true };
+  const session: Session = { id: person.subject, person, role: match.role, expiresAt: Infinity, api: true };
+  if (match.id !== undefined) tokenIds.set(session, match.id);
+  return session;
+}
+
+/**
+ * The caller's role now: a person's as the People page and the configuration say at this moment
+ * (a change on any instance applies to open pages at once), a token's while it is not revoked.
+ */
+function roleNow(people: People, session: Session): Role | undefined {
+  if (session.api) {
+    const id = tokenIds.get(session);
+    return id === undefined || people.tokenLive(id) ? session.role : undefined;
+  }
+  return people.roleOf(session.person);
 }
 
 export interface ServeAccessOptions {
-  apiTokens: ReadonlyArray<{ name: string; role: Role; sha256: string }>;
   publicUrl: string | undefined;
   trustedProxies: readonly string[];
   sessions: Sessions;
@@ -120,7 +133,9 @@ async function signIn(
     return text(res, 403, `Sign-in failed: ${why} Open /auth/login to try again.`);
   }
   const { person, bootstrap } = signedIn;
-  if (bootstrap !== undefined && people.redeemBootstrap(person, bootstrap))
+  // Listed on the People page even without a role: an admin can then give them one.
+  await people.seen(person);
+  if (bootstrap !== undefined && (await people.redeemBootstrap(person, bootstrap)))
     audit.record({ action: 'bootstrap admin', person, role: 'admin' });
   const role = people.roleOf(person);
   if (!role) {
@@ -157,7 +172,7 @@ async function authRoutes(
     if (!session) text(res, 401, 'Not signed in.');
     else if (path === '/auth/me' && req.method === 'GET') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      res.end(JSON.stringify({ name: personLabel(session.person), role: session.role }));
+      res.end(JSON.stringify({ name: personLabel(session.person), role: roleNow(options.people, session) ?? null }));
     } else if (path === '/auth/logout' && req.method === 'POST') {
       // A POST with the bridge token: a page of another site cannot sign anyone out either.
       await sessions.end(session);
@@ -175,37 +190,56 @@ async function authRoutes(
 }
 
 export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
-  const { sessions, audit } = options;
+  const { sessions, audit, people } = options;
   const publicUrl = options.publicUrl ? new URL(options.publicUrl) : undefined;
+  // Every instance's sessions of the person end (Sessions.endFor: PostgreSQL tells the others, and their bridges close).
+  // Best effort: were it to fail, the person's requests are still refused by their role on every instance.
+  const endSessionsOf = (person: Person): Promise<void> =>
+    sessions.endFor(person).then(
+      () => undefined,
+      () => undefined,
+    );
   return {
     hostAllowed: (host, port) => (publicUrl ? host?.toLowerCase() === publicUrl.host : isAllowedHost(host, port)),
     originAllowed: (origin, port) =>
       publicUrl ? origin === undefined || origin === publicUrl.origin : isAllowedOrigin(origin, port),
     handle: (req, res, path) => authRoutes(options, req, res, path),
     health: options.health,
-    authenticate: async (req, token) =>
-      (await withCurrentRole(options, await sessions.find(req, token))) ?? apiCaller(options.apiTokens, token),
+    authenticate: async (req, token) => {
+      const session = (await withCurrentRole(options, await sessions.find(req, token))) ?? apiCaller(people, token);
+      // A revoked token is nobody (a person without a role any more has no session left: withCurrentRole ended it).
+      return session && roleNow(people, session) ? session : undefined;
+    },
     alive: (session) => sessions.alive(session),
     watchEnded: (recheck) => sessions.onEnded(recheck),
     actorOf: (session) => personLabel(session.person),
-    eventAllowed: (session, event, byActor) =>
-      roleGetsEvent(session.role, event) && (event !== 'oauth.authorize' || byActor === personLabel(session.person)),
+    eventAllowed: (session, event, byActor) => {
+      const role = roleNow(people, session);
+      return (
+        role !== undefined &&
+        roleGetsEvent(role, event) &&
+        (event !== 'oauth.authorize' || byActor === personLabel(session.person))
+      );
+    },
     refusal: (session, channel) => {
       if (!sessions.alive(session)) return 'Your session has ended; sign in again.';
-      if (roleAllows(session.role, channel)) return undefined;
-      audit.record({
-        action: 'request',
-        person: session.person,
-        role: session.role,
-        channel,
-        ok: false,
-        reason: 'role',
-      });
-      return `Your role (${session.role}) does not allow ${channel}.`;
+      const role = roleNow(people, session);
+      if (!role) {
+        if (!session.api) void endSessionsOf(session.person);
+        return session.api ? 'This API token was revoked.' : 'Your role was taken away; ask an admin.';
+      }
+      if (roleAllows(role, channel)) return undefined;
+      audit.record({ action: 'request', person: session.person, role, channel, ok: false, reason: 'role' });
+      return `Your role (${role}) does not allow ${channel}.`;
+    },
+    dispatch: (session, channel, payload) => {
+      if (!isPeopleChannel(channel)) return undefined;
+      const role = roleNow(people, session) ?? session.role;
+      return dispatchPeople({ people, audit, endSessionsOf }, { person: session.person, role }, channel, payload);
     },
     onDispatched: (session, channel, ok) => {
       if (isRecorded(channel))
-        audit.record({ action: 'request', person: session.person, role: session.role, channel, ok });
+        audit.record({ action: 'request', person: session.person, role: roleNow(people, session), channel, ok });
     },
     unauthorizedText: 'Not signed in: open /auth/login.',
   };

@@ -6,6 +6,7 @@
  * upgrade), then, on every contract request, whether that caller may use that channel.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DispatchResult } from '../../shared/bridge.js';
 import type { EventName } from '../../shared/channelNames.js';
 import { bearerOf, isAllowedHost, isAllowedOrigin, tokensEqual } from '../security/loopbackAccess.js';
 
@@ -37,6 +38,11 @@ export interface WebAccess<Caller = unknown> {
   eventAllowed?(caller: Caller, event: EventName, byActor: string | undefined): boolean;
   /** Who the caller's tool calls are recorded as in History and Traces (undefined: the page's own, `gui`). */
   actorOf?(caller: Caller): string | undefined;
+  /**
+   * Channels the access answers itself (`miniharness serve`'s `people.*`), after `refusal`;
+   * undefined: the core answers.
+   */
+  dispatch?(caller: Caller, channel: string, payload: unknown): Promise<DispatchResult> | undefined;
   /** After a contract request was answered (an audit trail). */
   onDispatched?(caller: Caller, channel: string, ok: boolean): void;
   /**

@@ -447,7 +447,10 @@ async function answerFrame(
   inFlight.add(id);
   try {
     const actor = ctx.access.actorOf?.(caller);
-    const result = await runAsActor(actor, () => ctx.options.core.dispatch(channel, payload));
+    const result = await runAsActor(
+      actor,
+      () => ctx.access.dispatch?.(caller, channel, payload) ?? ctx.options.core.dispatch(channel, payload),
+    );
     ctx.access.onDispatched?.(caller, channel, result.ok);
     return result.ok
       ? { t: 'result', id, ok: true, result: result.result }

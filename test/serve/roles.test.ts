@@ -10,6 +10,7 @@ import type { Role } from '../../electron/serve/roles.js';
 import { CHANNEL_ROLES, EVENT_ROLES, ROLES, roleAllows, roleGetsEvent } from '../../electron/serve/roles.js';
 import { AuditLog } from '../../electron/serve/audit.js';
 import { People } from '../../electron/serve/people.js';
+import { FilePeopleStore } from '../../electron/serve/peopleStore.js';
 import { serveAccess } from '../../electron/serve/serveAccess.js';
 import type { Session } from '../../electron/serve/sessions.js';
 import { MemorySessions, RateLimit } from '../../electron/serve/sessions.js';
@@ -44,6 +45,8 @@ const VIEWER = [
   'runs.get',
   'sandbox.hostRules',
   'observability.traceLink',
+  // The page asks who it is (serve mode, the role) to show "People" to an admin only.
+  'people.me',
 ];
 /** What an approver adds: decisions and resolving unknown calls. */
 const APPROVER_ADDS = [
@@ -159,10 +162,10 @@ describe('roles: which pages get which events', () => {
     // The sign-in page (oauth.authorize, which a page opens in a tab): only the asker's pages.
     const access = serveAccess({
       publicUrl: undefined,
-      apiTokens: [],
       trustedProxies: [],
       sessions: new MemorySessions(false),
-      people: new People(serve.dataDir, {}),
+      // Roles now come from People on every check (a change applies at once): these three are configured.
+      people: new People(new FilePeopleStore(serve.dataDir), { Ann: 'admin', Bob: 'admin', Cy: 'viewer' }),
       oidc: undefined,
       audit: new AuditLog(serve.dataDir),
       signInLimit: new RateLimit(1),

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { z } from 'zod';
 
 /** The channels MiniHarness uses; a name is an SQL identifier, so only these are accepted. */
-const CHANNELS = ['mh_approvals', 'mh_lists', 'mh_runs', 'mh_agents', 'mh_sessions'] as const;
+const CHANNELS = ['mh_approvals', 'mh_lists', 'mh_runs', 'mh_agents', 'mh_sessions', 'mh_people'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 const MAX_PAYLOAD_BYTES = 7_900;

@@ -53,6 +53,9 @@ const WORDS = {
   request_too_deep: { title: 'Nested too deeply' },
   forbidden_sender: { title: 'Refused' },
   role_forbidden: { title: 'Not allowed for your role' },
+  person_configured: { title: 'Set in the configuration file' },
+  last_admin: { title: 'The last admin' },
+  token_name_taken: { title: 'Token name taken' },
   ipc_failed: { title: 'No answer from the app' },
   unauthorized: { title: 'Not authorized', advice: 'Open the app again from the link the host printed.' },
   disconnected: {

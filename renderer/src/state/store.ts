@@ -20,6 +20,7 @@ import { createAppsSlice } from './slices/appsSlice.js';
 import { createCatalogSlice } from './slices/catalogSlice.js';
 import { createSandboxSlice } from './slices/sandboxSlice.js';
 import { createObservabilitySlice } from './slices/observabilitySlice.js';
+import { createPeopleSlice } from './slices/peopleSlice.js';
 import type { AppStore } from './types.js';
 
 export function createAppStore(client: BridgeClient) {
@@ -44,6 +45,7 @@ export function createAppStore(client: BridgeClient) {
         ...createCatalogSlice(client)(...a),
         ...createSandboxSlice(client)(...a),
         ...createObservabilitySlice(client)(...a),
+        ...createPeopleSlice(client)(...a),
       }),
       { name: 'MiniHarness', enabled: import.meta.env.DEV },
     ),

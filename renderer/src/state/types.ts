@@ -5,6 +5,7 @@
  * permissions, traces, history) are added to `AppStore` and to `createAppStore`.
  */
 import type { ObservabilitySlice } from './slices/observabilitySlice.js';
+import type { PeopleSlice } from './slices/peopleSlice.js';
 import type { StateCreator } from 'zustand';
 import type { BridgeClient } from '../bridge/index.js';
 import type { AppSlice } from './slices/appSlice.js';
@@ -42,7 +43,8 @@ export type AppStore = AppSlice &
   AppsSlice &
   CatalogSlice &
   SandboxSlice &
-  ObservabilitySlice;
+  ObservabilitySlice &
+  PeopleSlice;
 
 /** The middleware stack of the combined store, which every slice sees in its `set`. */
 type StoreMiddlewares = [['zustand/devtools', never]];

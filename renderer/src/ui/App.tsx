@@ -22,6 +22,7 @@ import { ImportDialog } from './import/ImportDialog.js';
 import { AgentsView } from './agents/AgentsView.js';
 import { RunsView } from './runs/RunsView.js';
 import { CatalogView } from './catalog/CatalogView.js';
+import { PeopleView } from './people/PeopleView.js';
 
 function CurrentView() {
   const view = useAppStore((s) => s.view);
@@ -46,6 +47,8 @@ function CurrentView() {
       return <RunsView />;
     case 'catalog':
       return <CatalogView />;
+    case 'people':
+      return <PeopleView />;
   }
 }
 

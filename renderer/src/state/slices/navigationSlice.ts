@@ -2,7 +2,17 @@
 import type { SliceCreator } from '../types.js';
 
 export type ViewName =
-  'servers' | 'catalog' | 'tools' | 'approvals' | 'permissions' | 'traces' | 'history' | 'agents' | 'runs' | 'settings';
+  | 'servers'
+  | 'catalog'
+  | 'tools'
+  | 'approvals'
+  | 'permissions'
+  | 'traces'
+  | 'history'
+  | 'agents'
+  | 'runs'
+  | 'settings'
+  | 'people';
 
 type ServerTab = 'overview' | 'tools' | 'resources' | 'prompts' | 'log';
 

@@ -1,4 +1,5 @@
 /** The app's navigation: one button per view, the current one marked with aria-current. */
+import { useEffect } from 'react';
 import { selectHistoryAttentionCount, selectPendingApprovalCount } from '../../state/selectors.js';
 import type { ViewName } from '../../state/slices/navigationSlice.js';
 import { useAppStore } from '../../state/useAppStore.js';
@@ -75,6 +76,13 @@ function NavButton({ view, label, icon }: { view: ViewName; label: string; icon:
 }
 
 export function Sidebar() {
+  const team = useAppStore((s) => s.team);
+  const isAdmin = team?.team === true && team.role === 'admin';
+  const loadTeam = useAppStore((s) => s.loadTeam);
+  useEffect(() => {
+    // A main without people.me (or a refusal) shows nothing team-only.
+    loadTeam().catch(() => undefined);
+  }, [loadTeam]);
   return (
     <aside className="sidebar">
       <div className="brand">
@@ -90,9 +98,16 @@ export function Sidebar() {
           ))}
         </ul>
         <ul className="nav-list nav-list-bottom">
+          {/* miniharness serve only, for an admin: the desktop app is one person's. */}
+          {isAdmin && <NavButton view="people" label="People" icon="people" />}
           <NavButton view="settings" label="Settings" icon="settings" />
         </ul>
       </nav>
+      {team?.team === true && (
+        <p className="nav-person" aria-label="Signed in as">
+          {team.name} · {team.role}
+        </p>
+      )}
       <ConnectionIndicator />
     </aside>
   );
