@@ -20,6 +20,7 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import { settledWithin } from '../util/settledWithin.js';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './attributes.js';
 import { PresetIds } from './presetIds.js';
 import { WorkerSpanExporter } from './workerExporter.js';
@@ -246,10 +247,7 @@ export class ExportPipeline {
    * abandoned — the worker is stopped, its spans count as failed — so closing never waits for a collector.
    */
   async shutdown(waitMs = SHUTDOWN_WAIT_MS): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
-    await Promise.race([this.#provider.shutdown().catch(() => undefined), waited]);
-    clearTimeout(timer);
+    await settledWithin(this.#provider.shutdown(), waitMs);
     if (this.#exporter instanceof WorkerSpanExporter) await this.#exporter.terminate();
   }
 }

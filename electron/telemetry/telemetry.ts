@@ -11,6 +11,7 @@ import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/s
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TraceSummary } from '../../shared/traces.js';
 import type { Tracer } from '../tracing/tracer.js';
+import { settledWithin } from '../util/settledWithin.js';
 import type { ServerDescription } from './callSpans.js';
 import { CallSpans } from './callSpans.js';
 import type { ExportConfig, ExportStats } from './exportPipeline.js';
@@ -108,7 +109,7 @@ export class Telemetry {
       // Its counters stay live (an export in flight still settles) and are summed; its shutdown is not waited
       // for — a hung collector would otherwise hold up the Settings change until the export's timeout.
       this.#retired.push(before.stats);
-      const retiring = bounded(drained, CLOSE_WAIT_MS).then(() => before.shutdown());
+      const retiring = settledWithin(drained, CLOSE_WAIT_MS).then(() => before.shutdown());
       this.#retiring.add(retiring);
       void retiring.finally(() => this.#retiring.delete(retiring));
     }
@@ -175,9 +176,9 @@ export class Telemetry {
   async close(): Promise<void> {
     const last = this.#pipeline;
     const metrics = this.#metrics;
-    await bounded(this.#calls?.drain(), CLOSE_WAIT_MS);
+    await settledWithin(this.#calls?.drain(), CLOSE_WAIT_MS);
     await this.configure(undefined);
-    await Promise.all([last?.shutdown(CLOSE_WAIT_MS), bounded(metrics?.shutdown(), CLOSE_WAIT_MS)]);
+    await Promise.all([last?.shutdown(CLOSE_WAIT_MS), settledWithin(metrics?.shutdown(), CLOSE_WAIT_MS)]);
   }
 
   /** Sends one span straight to the collector of `config` and says what it answered. */
@@ -238,12 +239,4 @@ export class Telemetry {
     const record = this.options.recorded(trace.sessionId, trace.callId);
     return record instanceof Promise ? record.then(payloads) : payloads(record);
   }
-}
-
-/** Waits for `work` (its failure ignored) at most `ms`. */
-async function bounded(work: Promise<unknown> | undefined, ms: number): Promise<void> {
-  if (!work) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

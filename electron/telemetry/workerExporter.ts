@@ -16,6 +16,7 @@ import { Worker } from 'node:worker_threads';
 import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { settledWithin } from '../util/settledWithin.js';
 import type { ExportWorkerData, ExportWorkerReply, ExportWorkerRequest, PlainSpan } from './exportWorker.js';
 
 /**
@@ -87,6 +88,16 @@ class WorkerExportError extends Error {
   }
 }
 
+/** How long a shutdown waits for the worker's last exports before it is stopped (a hung collector is not waited for). */
+const STOP_WAIT_MS = 2000;
+
+export interface WorkerOptions {
+  /** The worker's module (tests: a worker double); default the export worker. */
+  entry?: string;
+  /** How long shutdown waits for the worker's answer before terminating it (default STOP_WAIT_MS). */
+  stopWaitMs?: number;
+}
+
 export class WorkerSpanExporter implements SpanExporter {
   #worker: Worker | undefined;
   #next = 0;
@@ -103,9 +114,10 @@ export class WorkerSpanExporter implements SpanExporter {
     private readonly data: ExportWorkerData,
     /** The same exporter on this thread, for a host where the worker cannot run. */
     private readonly fallback: () => SpanExporter,
+    private readonly workerOptions: WorkerOptions = {},
   ) {
     try {
-      const worker = new Worker(workerEntry(), { workerData: data });
+      const worker = new Worker(workerOptions.entry ?? workerEntry(), { workerData: data });
       worker.on('message', (reply: ExportWorkerReply) => this.#reply(reply));
       worker.on('error', (error) => this.#broken(error));
       worker.on('exit', () => this.#broken(new Error('the export worker stopped')));
@@ -134,7 +146,10 @@ export class WorkerSpanExporter implements SpanExporter {
     }
   }
 
-  /** Sends what the worker has in hand, then stops it; a worker that does not answer is stopped anyway (terminate). */
+  /**
+   * Sends what the worker has in hand, then stops it; a worker that does not answer within its bound
+   * (stopWaitMs) is stopped anyway (terminate: what it had counts as failed).
+   */
   shutdown(): Promise<void> {
     this.#stopped = true;
     this.#shutdown ??= this.#stop();
@@ -165,7 +180,7 @@ export class WorkerSpanExporter implements SpanExporter {
     });
     worker.ref();
     worker.postMessage({ shutdown: true } satisfies ExportWorkerRequest);
-    await answered;
+    await settledWithin(answered, this.workerOptions.stopWaitMs ?? STOP_WAIT_MS);
     await this.terminate();
   }
 
