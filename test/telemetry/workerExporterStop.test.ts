@@ -21,6 +21,7 @@ it('a worker that never answers is stopped within the shutdown bound; its export
       headers: {},
       timeoutMillis: 600_000,
       resource: {},
+      otlpExportWorker: true,
     },
     () => {
       throw new Error('no in-thread fallback expected: the worker runs');
