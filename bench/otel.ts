@@ -205,7 +205,7 @@ async function main(): Promise<void> {
   );
   const spanWork = await measureSpanWork(live.url);
   console.log(
-    `the export's own work per call on the calls' thread (${SPAN_ITERATIONS} calls' spans): on the call path ${fmt(spanWork.onPath * 1000, 2)} µs; after it (the call's record made and posted to the export worker, which makes the SDK span and records the metric) ${fmt(spanWork.after * 1000, 2)} µs`,
+    `the export's own work per call on the calls' thread (${SPAN_ITERATIONS} calls' spans): on the call path ${fmt(spanWork.onPath * 1000, 2)} µs; after it (the call's record made and posted to the export worker, which makes the SDK span and records the metric) ${fmt(spanWork.after * 1000, 2)} µs; the calls' thread's CPU in all ${fmt(spanWork.cpuUs, 2)} µs`,
   );
   const batchExport = await measureBatchExport(live.url);
   console.log(
@@ -308,13 +308,15 @@ async function spanPipeline(url: string, exporter: SpanExporter | undefined): Pr
  * into a real pipeline whose export worker takes the records (median ms per call over 5 runs; the
  * worker's own work is on its thread, and its queue's bound drops most of these spans).
  */
-async function measureSpanWork(url: string): Promise<{ onPath: number; after: number }> {
+async function measureSpanWork(url: string): Promise<{ onPath: number; after: number; cpuUs: number }> {
   const spans = await spanPipeline(url, undefined);
   const feed = callFeeder(spans);
   const onPath: number[] = [];
   const after: number[] = [];
+  const cpuUs: number[] = [];
   const CHUNK = 1000;
   for (let run = 0; run < 5; run++) {
+    const cpu0 = process.threadCpuUsage();
     let pathMs = 0;
     let laterMs = 0;
     for (let done = 0; done < SPAN_ITERATIONS; done += CHUNK) {
@@ -330,8 +332,10 @@ async function measureSpanWork(url: string): Promise<{ onPath: number; after: nu
     }
     onPath.push(pathMs / SPAN_ITERATIONS);
     after.push(laterMs / SPAN_ITERATIONS);
+    const cpu = process.threadCpuUsage(cpu0);
+    cpuUs.push((cpu.user + cpu.system) / SPAN_ITERATIONS);
   }
-  return { onPath: median(onPath), after: median(after) };
+  return { onPath: median(onPath), after: median(after), cpuUs: median(cpuUs) };
 }
 
 const BATCH = 512;

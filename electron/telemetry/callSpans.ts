@@ -146,6 +146,7 @@ export class CallSpans implements TraceObserver {
   #record(call: ObservedCall, payloads: Payloads | undefined): CallRecord | undefined {
     const { trace, attributes } = call;
     const local = trace.serverId === this.options.localServerId;
+    identify(attributes, trace);
     if (!local) {
       attributes[A.MCP_METHOD_NAME] = 'tools/call';
       describe(attributes, this.options.describeServer(trace.serverId));
@@ -196,6 +197,17 @@ function readPayloads(
   }
 }
 
+/** The call's own attributes, added after it ended (off the call path). */
+function identify(attributes: Attributes, trace: TraceSummary): void {
+  attributes[A.GEN_AI_OPERATION_NAME] = 'execute_tool';
+  attributes[A.GEN_AI_TOOL_NAME] = trace.toolName;
+  attributes[A.MH_SERVER_ID] = trace.serverId;
+  attributes[A.MH_CHECKPOINT_SESSION] = trace.sessionId;
+  attributes[A.MH_CHECKPOINT_CALL] = trace.callId;
+  attributes[A.MH_TRACE_ID] = trace.traceId;
+  attributes[A.MH_CALLER] = trace.userId;
+}
+
 function describe(attributes: Attributes, server: ServerDescription | undefined): void {
   if (!server) return;
   if (server.protocolVersion) attributes[A.MCP_PROTOCOL_VERSION] = server.protocolVersion;
@@ -207,7 +219,8 @@ function describe(attributes: Attributes, server: ServerDescription | undefined)
 
 /** One call while it runs: the ids chosen at its start and the attributes its events set. */
 class ObservedCall implements ObservedTrace {
-  readonly attributes: Attributes;
+  /** What the call's events said; the call's own identity is added when its record is made (identify). */
+  readonly attributes: Attributes = {};
   readonly events: NonNullable<CallRecord['events']> = [];
   ended: TraceSummary | undefined;
   /** The MCP requests sent (each attempt): how long each took (ms) and how it failed, for the client metric. */
@@ -229,17 +242,7 @@ class ObservedCall implements ObservedTrace {
     readonly spanId: string,
     readonly sampled: boolean,
     private readonly measured: boolean,
-  ) {
-    this.attributes = {
-      [A.GEN_AI_OPERATION_NAME]: 'execute_tool',
-      [A.GEN_AI_TOOL_NAME]: trace.toolName,
-      [A.MH_SERVER_ID]: trace.serverId,
-      [A.MH_CHECKPOINT_SESSION]: trace.sessionId,
-      [A.MH_CHECKPOINT_CALL]: trace.callId,
-      [A.MH_TRACE_ID]: trace.traceId,
-      [A.MH_CALLER]: trace.userId,
-    };
-  }
+  ) {}
 
   /** The W3C context of this call's span (made later with these ids): `traceparent`, and the parent's `tracestate`. */
   get propagation(): Readonly<Record<string, string>> {
