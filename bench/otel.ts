@@ -32,6 +32,7 @@ import { AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import type { TraceEvent, TraceSummary } from '../shared/traces.js';
+import type { TraceObserver } from '../electron/tracing/tracer.js';
 import { endSandboxSession } from '../electron/sandbox/serverSandbox.js';
 import { CallSpans } from '../electron/telemetry/callSpans.js';
 import { ExportPipeline, createExporter } from '../electron/telemetry/exportPipeline.js';
@@ -201,7 +202,7 @@ async function main(): Promise<void> {
     `spans: exported ${stats.exported}, failed ${stats.failed}, dropped (queue full) ${stats.dropped}; received by the live collector ${(await live.counts()).spans}`,
   );
   console.log(
-    `paired (export on to the live collector; its call-span observer attached or not, alternating every ${PAIR_BLOCK} calls, ${PAIR_BLOCKS} blocks): p50 ${fmt(paired.off, 4)} ms without, ${fmt(paired.on, 4)} ms with: change ${fmt(paired.on - paired.off, 4)} ms`,
+    `paired (export on to the live collector; its call-span observer attached, not, or attached without the traceparent in _meta, in turn every ${PAIR_BLOCK} calls, ${PAIR_BLOCKS} blocks): p50 ${fmt(paired.off, 4)} ms without, ${fmt(paired.on, 4)} ms with: change ${fmt(paired.on - paired.off, 4)} ms; attached but giving the server no traceparent in _meta ${fmt(paired.noMeta, 4)} ms: change ${fmt(paired.noMeta - paired.off, 4)} ms`,
   );
   const spanWork = await measureSpanWork(live.url);
   console.log(
@@ -230,7 +231,7 @@ async function main(): Promise<void> {
 }
 
 const PAIR_BLOCK = 20;
-const PAIR_BLOCKS = Number(process.env.BENCH_PAIR_BLOCKS ?? 200);
+const PAIR_BLOCKS = Number(process.env.BENCH_PAIR_BLOCKS ?? 300);
 
 /**
  * The per-call part alone: export stays on (its timers, batches and HTTP keep running for both
@@ -238,17 +239,33 @@ const PAIR_BLOCKS = Number(process.env.BENCH_PAIR_BLOCKS ?? 200);
  * and detached for the next. The machine's drift then hits both sets the same; what differs is
  * what a call itself does for its span.
  */
-async function pairedBlocks(app: TelemetryPipeline, call: () => Promise<void>): Promise<{ on: number; off: number }> {
+async function pairedBlocks(
+  app: TelemetryPipeline,
+  call: () => Promise<void>,
+): Promise<{ on: number; off: number; noMeta: number }> {
   const tracer = app.pipeline.tracer;
   const observer = tracer.observer;
-  const samples = { on: [] as number[], off: [] as number[] };
+  // The observer without its `traceparent` for the server (`_meta` left out): what the span work itself costs.
+  const noMeta: TraceObserver | undefined = observer && {
+    started: (trace) => {
+      const observed = observer.started(trace);
+      if (!observed) return undefined;
+      return { event: (e) => observed.event(e), finished: (t) => observed.finished(t), propagation: undefined };
+    },
+  };
+  const samples = { on: [] as number[], off: [] as number[], noMeta: [] as number[] };
+  const states = ['on', 'off', 'noMeta'] as const;
   for (let block = 0; block < PAIR_BLOCKS; block++) {
-    const on = block % 2 === 0;
-    tracer.observer = on ? observer : undefined;
-    samples[on ? 'on' : 'off'].push(...(await runSequential(call, PAIR_BLOCK, 0)).samples);
+    const state = states[block % 3] ?? 'off';
+    tracer.observer = state === 'on' ? observer : state === 'noMeta' ? noMeta : undefined;
+    samples[state].push(...(await runSequential(call, PAIR_BLOCK, 0)).samples);
   }
   tracer.observer = observer;
-  return { on: percentile(samples.on, 0.5), off: percentile(samples.off, 0.5) };
+  return {
+    on: percentile(samples.on, 0.5),
+    off: percentile(samples.off, 0.5),
+    noMeta: percentile(samples.noMeta, 0.5),
+  };
 }
 
 const SPAN_ITERATIONS = Number(process.env.BENCH_SPAN_ITERATIONS ?? 200_000);
