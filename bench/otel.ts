@@ -32,10 +32,10 @@ import { AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import type { TraceEvent, TraceSummary } from '../shared/traces.js';
+import type { TraceObserver } from '../electron/tracing/tracer.js';
 import { endSandboxSession } from '../electron/sandbox/serverSandbox.js';
 import { CallSpans } from '../electron/telemetry/callSpans.js';
 import { ExportPipeline, createExporter } from '../electron/telemetry/exportPipeline.js';
-import { McpMetrics, createMetricExporter } from '../electron/telemetry/metrics.js';
 import type { WorkerSpanExporter } from '../electron/telemetry/workerExporter.js';
 import type { TelemetryConfig } from '../electron/telemetry/telemetry.js';
 import { buildFixtureServers } from '../test/helpers/buildFixtures.js';
@@ -111,7 +111,8 @@ async function main(): Promise<void> {
   const inMemory = (config: TelemetryConfig | { url: string | undefined }) => config.url === MEMORY;
   const app: TelemetryPipeline = await startTelemetryPipeline(work, 'fx', {
     exporterFor: (config) => (inMemory(config) ? memorySpans : createExporter(config)),
-    metricExporterFor: (config) => (inMemory(config) ? memoryMetrics : createMetricExporter(config)),
+    // Else the OTLP one, in the export worker.
+    metricExporterFor: (config) => (inMemory(config) ? memoryMetrics : undefined),
   });
   closers.push(() => app.close());
 
@@ -201,11 +202,11 @@ async function main(): Promise<void> {
     `spans: exported ${stats.exported}, failed ${stats.failed}, dropped (queue full) ${stats.dropped}; received by the live collector ${(await live.counts()).spans}`,
   );
   console.log(
-    `paired (export on to the live collector; its call-span observer attached or not, alternating every ${PAIR_BLOCK} calls, ${PAIR_BLOCKS} blocks): p50 ${fmt(paired.off, 4)} ms without, ${fmt(paired.on, 4)} ms with: change ${fmt(paired.on - paired.off, 4)} ms`,
+    `paired (export on to the live collector; its call-span observer attached, not, or attached without the traceparent in _meta, in turn every ${PAIR_BLOCK} calls, ${PAIR_BLOCKS} blocks): p50 ${fmt(paired.off, 4)} ms without, ${fmt(paired.on, 4)} ms with: change ${fmt(paired.on - paired.off, 4)} ms; attached but giving the server no traceparent in _meta ${fmt(paired.noMeta, 4)} ms: change ${fmt(paired.noMeta - paired.off, 4)} ms`,
   );
-  const spanWork = await measureSpanWork(MEMORY);
+  const spanWork = await measureSpanWork(live.url);
   console.log(
-    `the export's own work per call (${SPAN_ITERATIONS} calls' spans): on the call path ${fmt(spanWork.onPath * 1000, 2)} µs; after it (the SDK span made and queued, the metric recorded) ${fmt(spanWork.after * 1000, 2)} µs`,
+    `the export's own work per call on the calls' thread (${SPAN_ITERATIONS} calls' spans): on the call path ${fmt(spanWork.onPath * 1000, 2)} µs; after it (the call's record made and posted to the export worker, which makes the SDK span and records the metric) ${fmt(spanWork.after * 1000, 2)} µs; the calls' thread's CPU in all ${fmt(spanWork.cpuUs, 2)} µs`,
   );
   const batchExport = await measureBatchExport(live.url);
   console.log(
@@ -230,7 +231,7 @@ async function main(): Promise<void> {
 }
 
 const PAIR_BLOCK = 20;
-const PAIR_BLOCKS = Number(process.env.BENCH_PAIR_BLOCKS ?? 200);
+const PAIR_BLOCKS = Number(process.env.BENCH_PAIR_BLOCKS ?? 300);
 
 /**
  * The per-call part alone: export stays on (its timers, batches and HTTP keep running for both
@@ -238,17 +239,33 @@ const PAIR_BLOCKS = Number(process.env.BENCH_PAIR_BLOCKS ?? 200);
  * and detached for the next. The machine's drift then hits both sets the same; what differs is
  * what a call itself does for its span.
  */
-async function pairedBlocks(app: TelemetryPipeline, call: () => Promise<void>): Promise<{ on: number; off: number }> {
+async function pairedBlocks(
+  app: TelemetryPipeline,
+  call: () => Promise<void>,
+): Promise<{ on: number; off: number; noMeta: number }> {
   const tracer = app.pipeline.tracer;
   const observer = tracer.observer;
-  const samples = { on: [] as number[], off: [] as number[] };
+  // The observer without its `traceparent` for the server (`_meta` left out): what the span work itself costs.
+  const noMeta: TraceObserver | undefined = observer && {
+    started: (trace) => {
+      const observed = observer.started(trace);
+      if (!observed) return undefined;
+      return { event: (e) => observed.event(e), finished: (t) => observed.finished(t), propagation: undefined };
+    },
+  };
+  const samples = { on: [] as number[], off: [] as number[], noMeta: [] as number[] };
+  const states = ['on', 'off', 'noMeta'] as const;
   for (let block = 0; block < PAIR_BLOCKS; block++) {
-    const on = block % 2 === 0;
-    tracer.observer = on ? observer : undefined;
-    samples[on ? 'on' : 'off'].push(...(await runSequential(call, PAIR_BLOCK, 0)).samples);
+    const state = states[block % 3] ?? 'off';
+    tracer.observer = state === 'on' ? observer : state === 'noMeta' ? noMeta : undefined;
+    samples[state].push(...(await runSequential(call, PAIR_BLOCK, 0)).samples);
   }
   tracer.observer = observer;
-  return { on: percentile(samples.on, 0.5), off: percentile(samples.off, 0.5) };
+  return {
+    on: percentile(samples.on, 0.5),
+    off: percentile(samples.off, 0.5),
+    noMeta: percentile(samples.noMeta, 0.5),
+  };
 }
 
 const SPAN_ITERATIONS = Number(process.env.BENCH_SPAN_ITERATIONS ?? 200_000);
@@ -283,18 +300,18 @@ function callFeeder(spans: CallSpans): (i: number) => void {
   };
 }
 
-/** The call-span observer on a pipeline of its own whose spans go to `exporter`. */
-function spanPipeline(url: string, exporter: SpanExporter): CallSpans {
+/**
+ * The call-span observer on a pipeline of its own whose spans go to `exporter` (made on this thread), or
+ * to the export worker (the app's way: `exporter` undefined).
+ */
+async function spanPipeline(url: string, exporter: SpanExporter | undefined): Promise<CallSpans> {
   const config = { ...exportTo(url), maxQueueSize: 2048, scheduledDelayMs: 1_000_000 };
-  const pipeline = new ExportPipeline(config, exporter);
-  const metrics = new McpMetrics(config, pipeline.stats, memoryMetrics);
-  closers.push(
-    () => pipeline.shutdown(),
-    () => metrics.shutdown(),
-  );
+  const pipeline = new ExportPipeline(config, exporter ?? createExporter(config), memoryMetrics);
+  closers.push(() => pipeline.shutdown());
+  await pipeline.ready();
   return new CallSpans({
-    metrics,
-    tracer: pipeline.tracer,
+    send: (records) => pipeline.calls(records),
+    measured: true,
     ids: pipeline.ids,
     sampleRatio: 1,
     describeServer: () => ({ transport: 'pipe', protocolVersion: '2025-11-25' }),
@@ -305,15 +322,18 @@ function spanPipeline(url: string, exporter: SpanExporter): CallSpans {
 /**
  * What export adds synchronously to each call, apart from the machine's noise: the call-span
  * observer (callSpans.ts) fed one call's trace — start, the events of an allowed call, finish —
- * into a real pipeline with its batch processor (median ms per call over 5 runs).
+ * into a real pipeline whose export worker takes the records (median ms per call over 5 runs; the
+ * worker's own work is on its thread, and its queue's bound drops most of these spans).
  */
-async function measureSpanWork(url: string): Promise<{ onPath: number; after: number }> {
-  const spans = spanPipeline(url, memorySpans);
+async function measureSpanWork(url: string): Promise<{ onPath: number; after: number; cpuUs: number }> {
+  const spans = await spanPipeline(url, undefined);
   const feed = callFeeder(spans);
   const onPath: number[] = [];
   const after: number[] = [];
+  const cpuUs: number[] = [];
   const CHUNK = 1000;
   for (let run = 0; run < 5; run++) {
+    const cpu0 = process.threadCpuUsage();
     let pathMs = 0;
     let laterMs = 0;
     for (let done = 0; done < SPAN_ITERATIONS; done += CHUNK) {
@@ -329,8 +349,10 @@ async function measureSpanWork(url: string): Promise<{ onPath: number; after: nu
     }
     onPath.push(pathMs / SPAN_ITERATIONS);
     after.push(laterMs / SPAN_ITERATIONS);
+    const cpu = process.threadCpuUsage(cpu0);
+    cpuUs.push((cpu.user + cpu.system) / SPAN_ITERATIONS);
   }
-  return { onPath: median(onPath), after: median(after) };
+  return { onPath: median(onPath), after: median(after), cpuUs: median(cpuUs) };
 }
 
 const BATCH = 512;
@@ -352,7 +374,7 @@ async function measureBatchExport(url: string): Promise<Record<'inThread' | 'wor
     },
     shutdown: () => Promise.resolve(),
   };
-  const spans = spanPipeline(url, capture);
+  const spans = await spanPipeline(url, capture);
   const feed = callFeeder(spans);
   for (let i = 0; i < BATCH; i++) feed(i);
   await spans.drain();

@@ -15,6 +15,7 @@
  *   session (gateway.ts), so a running call keeps the connection that will carry its answer.
  */
 import { WaitEnded } from '../security/waitEnded.js';
+import { settledWithin } from '../util/settledWithin.js';
 
 /** One request's work: the signal it runs under, and how it ends. */
 export interface Work {
@@ -67,12 +68,8 @@ export class CallsInFlight {
   /** Resolves once no request runs or waits (those in flight answered), or after `boundMs`. */
   async whenIdle(boundMs: number): Promise<void> {
     const until = Date.now() + boundMs;
-    while (this.entries.size > 0 && Date.now() < until) {
-      let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, until - Date.now())));
-      await Promise.race([Promise.all([...this.entries].map((e) => e.settled)), bound]);
-      clearTimeout(timer);
-    }
+    while (this.entries.size > 0 && Date.now() < until)
+      await settledWithin(Promise.all([...this.entries].map((e) => e.settled)), until - Date.now());
   }
 
   /** Ends the agent's work with `why` (waitEnded.ts) and resolves once each request is answered (at most END_WAIT_MS). */
@@ -81,9 +78,6 @@ export class CallsInFlight {
     if (mine.length === 0) return;
     const reason = new WaitEnded(why);
     for (const entry of mine) entry.controller.abort(reason);
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, END_WAIT_MS)));
-    await Promise.race([Promise.all(mine.map((e) => e.settled)), bound]);
-    clearTimeout(timer);
+    await settledWithin(Promise.all(mine.map((e) => e.settled)), END_WAIT_MS);
   }
 }

@@ -26,9 +26,8 @@ export const MCP_SESSION_ID = 'mcp.session.id';
 export const MCP_RESOURCE_URI = 'mcp.resource.uri';
 export const JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
 export const RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
-/** Metrics (model/mcp/metrics.yaml): histograms in seconds. */
-export const METRIC_MCP_CLIENT_OPERATION_DURATION = 'mcp.client.operation.duration';
-export const METRIC_MCP_SERVER_OPERATION_DURATION = 'mcp.server.operation.duration';
+// The metrics (model/mcp/metrics.yaml: `mcp.client.operation.duration`, `mcp.server.operation.duration`) are
+// spelled in exportWorker.ts, which runs alone in the export worker and imports nothing of ours.
 
 // ── GenAI (semantic-conventions-genai docs/gen-ai/gen-ai-spans.md, gen-ai-agent-spans.md) ───────
 export const GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';

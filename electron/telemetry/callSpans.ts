@@ -13,22 +13,22 @@
  * sampled or not.
  *
  * Off the call path: when the trace starts only the span's ids are chosen (so the server can be
- * given its `traceparent` at once) and the sampling decided; the events fill a plain record. The
- * SDK span is made, filled and ended after the call returned, with the trace's own times and the
- * ids chosen at the start (presetIds.ts), in idle batches: every DRAIN_DELAY_MS, the calls ended
- * since (made at the next turn of the event loop instead, each call's span ran inside the next
- * call's steps). A backlog beyond MAX_BACKLOG is dropped and counted.
+ * given its `traceparent` at once) and the sampling decided; the events fill a plain record. Every
+ * DRAIN_DELAY_MS the calls ended since are handed on as plain records (`CallRecord`, exportWorker.ts)
+ * — to the export worker, which makes, fills and ends each SDK span with the trace's own times and
+ * the ids chosen at the start, and records the metric; no SDK span is made on this thread. (Made at
+ * the next turn of the event loop instead, each call's span ran inside the next call's steps.) The
+ * records are already redacted: their attributes come from the trace's stored events, the payloads
+ * from the redacted store. A backlog beyond MAX_BACKLOG is dropped and counted.
  */
-import type { Attributes, Context, Tracer } from '@opentelemetry/api';
-import { SpanKind, SpanStatusCode, TraceFlags, trace as traceApi } from '@opentelemetry/api';
+import type { Attributes, SpanContext } from '@opentelemetry/api';
+import { SpanKind, TraceFlags, trace as traceApi } from '@opentelemetry/api';
 import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
 import type { TraceEvent, TraceSummary } from '../../shared/traces.js';
 import type { ObservedTrace, TraceObserver } from '../tracing/tracer.js';
 import * as A from './attributes.js';
 import { currentContext, propagationOf } from './context.js';
-import type { McpMetrics } from './metrics.js';
-import { metricAttributes } from './metrics.js';
-import type { PresetIds } from './presetIds.js';
+import type { CallRecord, PlainContext } from './exportWorker.js';
 import { expectRequestId } from './requestIds.js';
 
 /** What the client span says of the server behind a call (its connection), when known. */
@@ -42,9 +42,10 @@ export interface ServerDescription {
 }
 
 export interface CallSpanOptions {
-  tracer: Tracer;
-  /** The provider's id generator, so a span made later keeps the ids its call was given. */
-  ids: PresetIds;
+  /** Where the ended calls go, as plain records (the export pipeline: to its worker). */
+  send: (records: CallRecord[]) => void;
+  /** The SDK's random ids: a call's span ids are chosen here, when it starts (the span is made later). */
+  ids: { newTraceId(): string; newSpanId(): string };
   /** The share of new traces kept (the provider's root sampler decides the same from the same trace id). */
   sampleRatio: number;
   /** The server's connection as the client span describes it. */
@@ -60,8 +61,8 @@ export interface CallSpanOptions {
    * Read when the span is made, after the call returned; undefined when the person did not turn it on.
    */
   payloads?: ((trace: TraceSummary) => Payloads | undefined | Promise<Payloads | undefined>) | undefined;
-  /** `mcp.client.operation.duration`: each request sent for a call (every call's, sampled or not). */
-  metrics?: McpMetrics | undefined;
+  /** `mcp.client.operation.duration` is recorded: each request sent for a call (every call's, sampled or not). */
+  measured: boolean;
 }
 
 /** A call's opt-in payload attributes (redacted, capped). */
@@ -84,23 +85,15 @@ export class CallSpans implements TraceObserver {
   }
 
   started(trace: TraceSummary): ObservedTrace {
-    const parent = currentContext();
-    const parentSpan = traceApi.getSpanContext(parent);
+    const context = currentContext();
+    const found = traceApi.getSpanContext(context);
+    const parent = found && traceApi.isSpanContextValid(found) ? found : undefined;
     const ids = this.options.ids;
-    const traceId = parentSpan && traceApi.isSpanContextValid(parentSpan) ? parentSpan.traceId : ids.newTraceId();
-    const sampled =
-      parentSpan && traceApi.isSpanContextValid(parentSpan)
-        ? (parentSpan.traceFlags & TraceFlags.SAMPLED) !== 0
-        : this.#sampler.shouldSample(parent, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
-    const call = new ObservedCall(
-      this,
-      trace,
-      parent,
-      traceId,
-      ids.newSpanId(),
-      sampled,
-      this.options.metrics !== undefined,
-    );
+    const traceId = parent ? parent.traceId : ids.newTraceId();
+    const sampled = parent
+      ? (parent.traceFlags & TraceFlags.SAMPLED) !== 0
+      : this.#sampler.shouldSample(context, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
+    const call = new ObservedCall(this, trace, parent, traceId, ids.newSpanId(), sampled, this.options.measured);
     if (sampled) this.options.linked?.(trace.traceId, traceId);
     return call;
   }
@@ -131,49 +124,64 @@ export class CallSpans implements TraceObserver {
       read && call.sampled ? readPayloads(read, call.ended ?? call.trace) : undefined,
     );
     if (!found.some((payloads) => payloads instanceof Promise)) {
-      batch.forEach((call, i) => this.#make(call, found[i] as Payloads | undefined));
+      this.#send(batch, found as Array<Payloads | undefined>);
     } else {
-      const reading = Promise.all(found).then((all) => batch.forEach((call, i) => this.#make(call, all[i])));
+      const reading = Promise.all(found).then((all) => this.#send(batch, all));
       this.#reading.add(reading);
       void reading.finally(() => this.#reading.delete(reading));
     }
     return Promise.all(this.#reading).then(() => undefined);
   }
 
-  #make(call: ObservedCall, payloads: Payloads | undefined): void {
+  #send(batch: ObservedCall[], payloads: Array<Payloads | undefined>): void {
+    const records: CallRecord[] = [];
+    batch.forEach((call, i) => {
+      const record = this.#record(call, payloads[i]);
+      if (record) records.push(record);
+    });
+    if (records.length > 0) this.options.send(records);
+  }
+
+  /** The call as the export worker takes it; undefined when there is nothing to export or measure. */
+  #record(call: ObservedCall, payloads: Payloads | undefined): CallRecord | undefined {
     const { trace, attributes } = call;
     const local = trace.serverId === this.options.localServerId;
+    identify(attributes, trace);
     if (!local) {
       attributes[A.MCP_METHOD_NAME] = 'tools/call';
       describe(attributes, this.options.describeServer(trace.serverId));
-      this.#measure(call);
     }
-    if (!call.sampled) return;
+    // A built-in tool's call sends no MCP request and has no client metric.
+    const requests = !local && call.requests.length > 0 ? call.requests : undefined;
+    if (!call.sampled && !requests) return undefined;
     const ended = call.ended ?? trace;
     if (payloads?.arguments !== undefined) attributes[A.GEN_AI_TOOL_CALL_ARGUMENTS] = payloads.arguments;
     if (payloads?.result !== undefined) attributes[A.GEN_AI_TOOL_CALL_RESULT] = payloads.result;
-    const span = this.options.ids.with(call.traceId, call.spanId, () =>
-      this.options.tracer.startSpan(
-        local ? `execute_tool ${trace.toolName}` : `tools/call ${trace.toolName}`,
-        { kind: local ? SpanKind.INTERNAL : SpanKind.CLIENT, startTime: trace.startedAt, attributes },
-        call.parent,
-      ),
-    );
-    for (const event of call.events) span.addEvent(event.name, event.attributes, event.at);
-    const errorType = attributes[A.ATTR_ERROR_TYPE];
-    if (errorType !== undefined)
-      span.setStatus({ code: SpanStatusCode.ERROR, ...(ended.error ? { message: ended.error.message } : {}) });
-    span.end(ended.endedAt ?? Date.now());
+    return {
+      span: call.sampled,
+      name: local ? `execute_tool ${trace.toolName}` : `tools/call ${trace.toolName}`,
+      kind: local ? SpanKind.INTERNAL : SpanKind.CLIENT,
+      traceId: call.traceId,
+      spanId: call.spanId,
+      parent: call.parent && plainContextOf(call.parent),
+      start: trace.startedAt,
+      end: ended.endedAt ?? Date.now(),
+      attributes,
+      events: call.events.length > 0 ? call.events : undefined,
+      errorMessage: ended.error?.message,
+      requests,
+    };
   }
+}
 
-  #measure(call: ObservedCall): void {
-    if (!this.options.metrics) return;
-    try {
-      measure(this.options.metrics, call);
-    } catch {
-      // a metric is never worth a span
-    }
-  }
+function plainContextOf(context: SpanContext): PlainContext {
+  return {
+    traceId: context.traceId,
+    spanId: context.spanId,
+    traceFlags: context.traceFlags,
+    isRemote: context.isRemote,
+    traceState: context.traceState?.serialize(),
+  };
 }
 
 /** A call's payloads, now or later; one that cannot be read is left out (the payload is optional, the span is not). */
@@ -189,16 +197,15 @@ function readPayloads(
   }
 }
 
-/**
- * `mcp.client.operation.duration`, one per request sent (each attempt), timed by the attempt's
- * own clock; a built-in tool's call sends no MCP request and has none.
- */
-function measure(metrics: McpMetrics, call: ObservedCall): void {
-  if (call.requests.length === 0) return;
-  const base = metricAttributes(call.attributes);
-  delete base[A.ATTR_ERROR_TYPE];
-  for (const request of call.requests)
-    metrics.client(request.ms / 1000, request.errorType ? { ...base, [A.ATTR_ERROR_TYPE]: request.errorType } : base);
+/** The call's own attributes, added after it ended (off the call path). */
+function identify(attributes: Attributes, trace: TraceSummary): void {
+  attributes[A.GEN_AI_OPERATION_NAME] = 'execute_tool';
+  attributes[A.GEN_AI_TOOL_NAME] = trace.toolName;
+  attributes[A.MH_SERVER_ID] = trace.serverId;
+  attributes[A.MH_CHECKPOINT_SESSION] = trace.sessionId;
+  attributes[A.MH_CHECKPOINT_CALL] = trace.callId;
+  attributes[A.MH_TRACE_ID] = trace.traceId;
+  attributes[A.MH_CALLER] = trace.userId;
 }
 
 function describe(attributes: Attributes, server: ServerDescription | undefined): void {
@@ -212,11 +219,12 @@ function describe(attributes: Attributes, server: ServerDescription | undefined)
 
 /** One call while it runs: the ids chosen at its start and the attributes its events set. */
 class ObservedCall implements ObservedTrace {
-  readonly attributes: Attributes;
-  readonly events: Array<{ name: string; attributes: Attributes; at: number }> = [];
+  /** What the call's events said; the call's own identity is added when its record is made (identify). */
+  readonly attributes: Attributes = {};
+  readonly events: NonNullable<CallRecord['events']> = [];
   ended: TraceSummary | undefined;
-  /** The MCP requests sent (each attempt): how long each took and how it failed, for the client metric. */
-  readonly requests: Array<{ ms: number; errorType: string | undefined }> = [];
+  /** The MCP requests sent (each attempt): how long each took (ms) and how it failed, for the client metric. */
+  readonly requests: NonNullable<CallRecord['requests']> = [];
   #propagation: Record<string, string> | undefined;
   #forgetRequestId: (() => void) | undefined;
   #attempts = 0;
@@ -228,27 +236,18 @@ class ObservedCall implements ObservedTrace {
   constructor(
     private readonly owner: CallSpans,
     readonly trace: TraceSummary,
-    readonly parent: Context,
+    /** The span it runs under (a gateway request, an agent run, an agent's own trace), if any. */
+    readonly parent: SpanContext | undefined,
     readonly traceId: string,
     readonly spanId: string,
     readonly sampled: boolean,
     private readonly measured: boolean,
-  ) {
-    this.attributes = {
-      [A.GEN_AI_OPERATION_NAME]: 'execute_tool',
-      [A.GEN_AI_TOOL_NAME]: trace.toolName,
-      [A.MH_SERVER_ID]: trace.serverId,
-      [A.MH_CHECKPOINT_SESSION]: trace.sessionId,
-      [A.MH_CHECKPOINT_CALL]: trace.callId,
-      [A.MH_TRACE_ID]: trace.traceId,
-      [A.MH_CALLER]: trace.userId,
-    };
-  }
+  ) {}
 
   /** The W3C context of this call's span (made later with these ids): `traceparent`, and the parent's `tracestate`. */
   get propagation(): Readonly<Record<string, string>> {
     if (this.#propagation) return this.#propagation;
-    const traceState = traceApi.getSpanContext(this.parent)?.traceState;
+    const traceState = this.parent?.traceState;
     this.#propagation = propagationOf(
       traceApi.wrapSpanContext({
         traceId: this.traceId,
@@ -268,10 +267,10 @@ class ObservedCall implements ObservedTrace {
     const data = event.data as Record<string, unknown>;
     if (this.measured && event.type === 'attempt_finished' && typeof data.durationMs === 'number') {
       const error = data.error as { code?: unknown } | undefined;
-      this.requests.push({
-        ms: data.durationMs,
-        errorType: data.outcome === 'error' ? (typeof error?.code === 'string' ? error.code : '_OTHER') : undefined,
-      });
+      this.requests.push([
+        data.durationMs,
+        data.outcome === 'error' ? (typeof error?.code === 'string' ? error.code : '_OTHER') : undefined,
+      ]);
     }
     if (event.type === 'completed') this.#toolError = data.isError === true;
     if (!this.sampled) return;
@@ -295,11 +294,7 @@ class ObservedCall implements ObservedTrace {
         set(A.MH_APPROVAL_ANSWER, data.answeredBy);
         set(A.MH_APPROVAL_WAIT_MS, data.waitedMs);
         if (data.timedOut === true) set(A.MH_APPROVAL_TIMED_OUT, true);
-        this.events.push({
-          name: 'miniharness.approval',
-          attributes: { answer: String(data.answeredBy ?? '') },
-          at: event.at,
-        });
+        this.events.push(['miniharness.approval', { answer: String(data.answeredBy ?? '') }, event.at]);
         return;
       case 'claim':
         set(A.MH_CHECKPOINT_CLAIM, data.outcome);
@@ -327,7 +322,7 @@ class ObservedCall implements ObservedTrace {
   finished(trace: TraceSummary): void {
     this.#forgetRequestId?.();
     const last = this.requests.at(-1);
-    if (last && this.#toolError) last.errorType ??= 'tool_error';
+    if (last && this.#toolError) last[1] ??= 'tool_error';
     if (!this.sampled) {
       // Not exported, but measured: the metric counts every call.
       if (this.requests.length > 0) this.owner.enqueue(this);

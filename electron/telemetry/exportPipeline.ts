@@ -1,27 +1,23 @@
 /**
  * The OpenTelemetry export itself: a tracer provider whose spans go, in batches, to an OTLP/HTTP
- * collector (protobuf or JSON, the official exporters), through a bounded queue.
+ * collector (protobuf or JSON, the official exporters), through a bounded queue; and the calls'
+ * spans and the MCP metrics, handed to the export worker as plain records (exportWorker.ts) — or
+ * made here when there is no worker (it could not start; the benchmark's in-memory exporters).
  *
  * Off the call path: a span ends in constant time (queued, or dropped and counted when the queue
  * is full); exports run on the batch processor's timer. A collector that is down, slow or answers
  * 500 costs the spans of that batch (counted as failed), never a call.
  */
-import type { Attributes, Context, Tracer } from '@opentelemetry/api';
-import { TraceFlags } from '@opentelemetry/api';
-import type { ExportResult } from '@opentelemetry/core';
-import { ExportResultCode } from '@opentelemetry/core';
-import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { Attributes, Tracer } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
-import {
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
+import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import { ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
+import { settledWithin } from '../util/settledWithin.js';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './attributes.js';
-import { PresetIds } from './presetIds.js';
+import type { CallRecord, DurationHistograms, ServedRecord, Tally } from './exportWorker.js';
+import { BoundedBatchProcessor, PresetIds, spanExporterOf, takeCalls } from './exportWorker.js';
+import { localMetrics } from './metrics.js';
 import { WorkerSpanExporter } from './workerExporter.js';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -46,6 +42,8 @@ export interface ExportConfig {
   exportTimeoutMs?: number;
   /** The batch processor's delay between exports. */
   scheduledDelayMs?: number;
+  /** The MCP duration metrics to the same collector (made in the export worker). */
+  exportMetrics?: boolean;
 }
 
 export interface ExportStats {
@@ -61,30 +59,42 @@ export interface ExportStats {
 
 const DEFAULT_MAX_QUEUE = 2048;
 
-/** The official exporter for a protocol on this thread; the env variables fill in what the settings leave out. */
-function inThreadExporter(config: ExportConfig): SpanExporter {
-  const options = {
-    ...(config.url ? { url: config.url } : {}),
-    ...(Object.keys(config.headers).length > 0 ? { headers: { ...config.headers } } : {}),
+/** The official exporter's options for a configuration (the env variables fill in what the settings leave out). */
+function exporterOptions(config: ExportConfig) {
+  return {
+    protocol: config.protocol,
+    url: config.url,
+    headers: { ...config.headers },
     timeoutMillis: config.exportTimeoutMs ?? 10_000,
   };
-  return config.protocol === 'http/json' ? new JsonExporter(options) : new ProtoExporter(options);
+}
+
+/** The batch processor's delay: OTEL_BSP_SCHEDULE_DELAY, the standard variable, when set; else 2 s. */
+function scheduledDelay(config: ExportConfig): number {
+  return config.scheduledDelayMs ?? (Number(process.env.OTEL_BSP_SCHEDULE_DELAY) || 2000);
 }
 
 /**
  * The exporter for a protocol: the official OTLP exporter, run in a worker thread (workerExporter.ts) so its
- * serialisation, HTTP, retries and timeouts stay off the calls' event loop.
+ * serialisation, HTTP, retries and timeouts stay off the calls' event loop — with the calls' spans and the
+ * metrics made there too (exportWorker.ts).
  */
 export function createExporter(config: ExportConfig): SpanExporter {
   return new WorkerSpanExporter(
     {
-      protocol: config.protocol,
-      url: config.url,
-      headers: { ...config.headers },
-      timeoutMillis: config.exportTimeoutMs ?? 10_000,
+      ...exporterOptions(config),
+      otlpExportWorker: true,
       resource: resourceAttributes(config),
+      calls: { maxQueueSize: config.maxQueueSize ?? DEFAULT_MAX_QUEUE, scheduledDelayMs: scheduledDelay(config) },
+      metrics: config.exportMetrics
+        ? {
+            url: config.metricsUrl,
+            // OTEL_METRIC_EXPORT_INTERVAL, the standard variable, when set; else a minute (the SDK's default).
+            intervalMs: config.metricIntervalMs ?? (Number(process.env.OTEL_METRIC_EXPORT_INTERVAL) || 60_000),
+          }
+        : undefined,
     },
-    () => inThreadExporter(config),
+    () => spanExporterOf(exporterOptions(config)),
   );
 }
 
@@ -112,90 +122,10 @@ export function describeExportError(error: unknown): string {
   return [status, body ?? text].filter(Boolean).join(': ');
 }
 
-/** Counts what the wrapped exporter sent and what failed. */
-class CountingExporter implements SpanExporter {
-  constructor(
-    private readonly inner: SpanExporter,
-    private readonly stats: ExportStats,
-    private readonly settled: (count: number) => void,
-  ) {}
+type Histograms = Pick<DurationHistograms, 'client' | 'server' | 'flush' | 'shutdown'>;
 
-  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    this.inner.export(spans, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) this.stats.exported += spans.length;
-      else {
-        this.stats.failed += spans.length;
-        this.stats.lastError = describeExportError(result.error);
-      }
-      this.settled(spans.length);
-      done(result);
-    });
-  }
-
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
-  }
-
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
-  }
-}
-
-/** A batch processor behind a queue bound of our own, so a full queue is counted (the SDK's only logs it). */
-class BoundedBatchProcessor implements SpanProcessor {
-  #pending = 0;
-  readonly #idle: Array<() => void> = [];
-  readonly #batch: BatchSpanProcessor;
-
-  constructor(
-    exporter: SpanExporter,
-    private readonly stats: ExportStats,
-    private readonly maxQueue: number,
-    scheduledDelayMs: number,
-    exportTimeoutMs: number,
-  ) {
-    const counting = new CountingExporter(exporter, stats, (count) => {
-      this.#pending = Math.max(0, this.#pending - count);
-      if (this.#pending === 0) for (const resolve of this.#idle.splice(0)) resolve();
-    });
-    this.#batch = new BatchSpanProcessor({
-      exporter: counting,
-      maxQueueSize: maxQueue,
-      maxExportBatchSize: Math.min(512, maxQueue),
-      scheduledDelayMillis: scheduledDelayMs,
-      // A safety net only: the exporter's own timeout (in the worker, from when the batch reaches it) answers first.
-      exportTimeoutMillis: exportTimeoutMs + 5000,
-    });
-  }
-
-  onStart(span: Span, parentContext: Context): void {
-    this.#batch.onStart(span, parentContext);
-  }
-
-  onEnd(span: ReadableSpan): void {
-    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
-    if (this.#pending >= this.maxQueue) {
-      this.stats.dropped++;
-      return;
-    }
-    this.#pending++;
-    this.#batch.onEnd(span);
-  }
-
-  forceFlush(): Promise<void> {
-    return this.#batch.forceFlush();
-  }
-
-  shutdown(): Promise<void> {
-    return this.#batch.shutdown();
-  }
-
-  /** Resolves once every queued span's export has settled (sent, or failed by the export's timeout). */
-  settled(): Promise<void> {
-    if (this.#pending === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
-  }
-}
+/** How long served requests' durations wait to be posted to the worker with others (one message per interval). */
+const SERVED_DELAY_MS = 100;
 
 /** One configured export: its provider, tracer and counters. Replaced as a whole when the settings change. */
 export class ExportPipeline {
@@ -203,42 +133,89 @@ export class ExportPipeline {
   readonly tracer: Tracer;
   /** The ids of spans decided before they are made (callSpans.ts). */
   readonly ids = new PresetIds();
+  /** The MCP duration metrics are recorded (the settings turned them on). */
+  readonly measured: boolean;
   readonly #provider: TracerProvider;
-  readonly #exporter: SpanExporter;
-  #processor: BoundedBatchProcessor | undefined;
+  readonly #worker: WorkerSpanExporter | undefined;
+  readonly #processor: BoundedBatchProcessor;
+  /** The metrics made on this thread, when the worker does not take them (made at the first record). */
+  #histograms: Histograms | undefined;
+  #served: ServedRecord[] = [];
+  #servedTimer: NodeJS.Timeout | undefined;
 
-  constructor(config: ExportConfig, exporter: SpanExporter = createExporter(config)) {
-    this.#exporter = exporter;
-    const exportTimeoutMs = config.exportTimeoutMs ?? 10_000;
+  constructor(
+    private readonly config: ExportConfig,
+    exporter: SpanExporter = createExporter(config),
+    /** For tests and the benchmark: the metrics exporter when the metrics are made on this thread. */
+    private readonly metricExporter?: PushMetricExporter,
+  ) {
+    this.measured = config.exportMetrics === true;
+    const stats = this.stats;
+    const tally: Tally = {
+      exported: (count) => void (stats.exported += count),
+      failed: (count, error) => {
+        stats.failed += count;
+        stats.lastError = describeExportError(error);
+      },
+      dropped: (count) => void (stats.dropped += count),
+    };
+    this.#processor = new BoundedBatchProcessor(
+      exporter,
+      tally,
+      config.maxQueueSize ?? DEFAULT_MAX_QUEUE,
+      scheduledDelay(config),
+      config.exportTimeoutMs ?? 10_000,
+    );
     this.#provider = new TracerProvider({
       resource: resourceFromAttributes(resourceAttributes(config)),
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }),
       idGenerator: this.ids,
-      spanProcessors: [
-        (this.#processor = new BoundedBatchProcessor(
-          exporter,
-          this.stats,
-          config.maxQueueSize ?? DEFAULT_MAX_QUEUE,
-          // OTEL_BSP_SCHEDULE_DELAY, the standard variable, when set; else 2 s.
-          config.scheduledDelayMs ?? (Number(process.env.OTEL_BSP_SCHEDULE_DELAY) || 2000),
-          exportTimeoutMs,
-        )),
-      ],
+      spanProcessors: [this.#processor],
     });
     this.tracer = this.#provider.getTracer('miniharness');
+    this.#worker = exporter instanceof WorkerSpanExporter ? exporter : undefined;
+    if (this.#worker)
+      this.#worker.counted = (counts, error, metricsError) => {
+        tally.exported(counts.exported);
+        if (counts.failed > 0 || error) tally.failed(counts.failed, error);
+        tally.dropped(counts.dropped);
+        if (metricsError) stats.lastError = `metrics: ${describeExportError(metricsError)}`;
+      };
   }
 
   /** Resolves once the exporter can send (its worker thread started: benchmarks time calls after it). */
   ready(): Promise<void> {
-    return this.#exporter instanceof WorkerSpanExporter ? this.#exporter.ready : Promise.resolve();
+    return this.#worker ? this.#worker.ready : Promise.resolve();
+  }
+
+  /**
+   * Ended calls (plain, redacted records): handed to the export worker, which makes their spans and records
+   * their metrics; made here when there is no worker to take them.
+   */
+  calls(records: CallRecord[]): void {
+    if (records.length === 0) return;
+    if (this.#worker?.post(records, this.#takeServed())) return;
+    takeCalls({ tracer: this.tracer, ids: this.ids, histograms: () => this.#localHistograms() }, records);
+  }
+
+  /** One request the gateway served (`mcp.server.operation.duration`), posted with others. */
+  server(seconds: number, attributes: Attributes): void {
+    if (!this.measured) return;
+    if (!this.#worker) return this.#localHistograms()?.server(seconds, attributes);
+    this.#served.push([seconds, attributes]);
+    // Unref'd: a pending record never holds the process open (flush and shutdown post it).
+    this.#servedTimer ??= setTimeout(() => this.#postServed(), SERVED_DELAY_MS).unref();
   }
 
   /** Exports every queued span now and waits until each export settled (tests; closing). */
   async flush(): Promise<void> {
+    this.#postServed();
     // The batch processor's own timeout may give up first (the worker's timer starts when its message
     // arrives): its rejection is no answer — the export worker's is, counted when it comes.
     await this.#provider.forceFlush().catch(() => undefined);
-    await this.#processor?.settled();
+    await this.#processor.settled();
+    await this.#worker?.flushCalls();
+    await this.#histograms?.flush().catch(() => undefined);
   }
 
   /**
@@ -246,10 +223,33 @@ export class ExportPipeline {
    * abandoned — the worker is stopped, its spans count as failed — so closing never waits for a collector.
    */
   async shutdown(waitMs = SHUTDOWN_WAIT_MS): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
-    await Promise.race([this.#provider.shutdown().catch(() => undefined), waited]);
-    clearTimeout(timer);
-    if (this.#exporter instanceof WorkerSpanExporter) await this.#exporter.terminate();
+    this.#postServed();
+    await settledWithin(Promise.all([this.#provider.shutdown(), this.#histograms?.shutdown()]), waitMs);
+    if (this.#worker) await this.#worker.terminate();
+  }
+
+  #takeServed(): ServedRecord[] {
+    clearTimeout(this.#servedTimer);
+    this.#servedTimer = undefined;
+    const served = this.#served;
+    this.#served = [];
+    return served;
+  }
+
+  #postServed(): void {
+    const served = this.#takeServed();
+    if (served.length > 0 && !this.#worker?.post([], served)) {
+      const here = this.#localHistograms();
+      for (const [seconds, attributes] of served) here?.server(seconds, attributes);
+    }
+  }
+
+  /** The metrics on this thread (no worker, or it broke), made at the first record; none when turned off. */
+  #localHistograms(): Histograms | undefined {
+    if (!this.measured) return undefined;
+    this.#histograms ??= localMetrics(this.config, this.metricExporter, (error) => {
+      this.stats.lastError = `metrics: ${describeExportError(error)}`;
+    });
+    return this.#histograms;
   }
 }

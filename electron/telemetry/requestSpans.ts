@@ -10,7 +10,6 @@ import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import * as A from './attributes.js';
 import { extractContext, hasRemoteParent, runWithSpan } from './context.js';
-import type { McpMetrics } from './metrics.js';
 import type { GatewayServer } from '../mcp/sdkAdapter.js';
 import { metricAttributes } from './metrics.js';
 
@@ -23,6 +22,11 @@ interface HandlerContext {
 
 export type GatewayEra = '2025' | '2026-07-28';
 
+/** Where a served request's duration goes (`mcp.server.operation.duration`: the export pipeline, exportPipeline.ts). */
+export interface ServedMetric {
+  server(seconds: number, attributes: Attributes): void;
+}
+
 const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 
 export class RequestSpans {
@@ -31,7 +35,7 @@ export class RequestSpans {
     private readonly tracer: () => Tracer | undefined,
     private readonly redactText: (text: string) => string,
     /** `mcp.server.operation.duration` while export is on. */
-    private readonly metrics: () => McpMetrics | undefined = () => undefined,
+    private readonly metrics: () => ServedMetric | undefined = () => undefined,
   ) {}
 
   /** Serves one request under its span (or directly, when export is off). */
@@ -117,7 +121,7 @@ class Served {
   constructor(
     private readonly span: Span,
     private readonly attributes: Attributes,
-    private readonly metrics: McpMetrics | undefined,
+    private readonly metrics: ServedMetric | undefined,
     private readonly startedAt: number,
   ) {}
 

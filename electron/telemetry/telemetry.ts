@@ -11,11 +11,11 @@ import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/s
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TraceSummary } from '../../shared/traces.js';
 import type { Tracer } from '../tracing/tracer.js';
+import { settledWithin } from '../util/settledWithin.js';
 import type { ServerDescription } from './callSpans.js';
 import { CallSpans } from './callSpans.js';
 import type { ExportConfig, ExportStats } from './exportPipeline.js';
 import { ExportPipeline, createExporter, describeExportError } from './exportPipeline.js';
-import { McpMetrics } from './metrics.js';
 import { RequestSpans } from './requestSpans.js';
 import { RunSpans } from './runSpans.js';
 
@@ -38,16 +38,17 @@ export interface TelemetryOptions {
   redact: (value: unknown) => unknown;
   /** For tests: the exporter to use instead of the OTLP one. */
   exporterFor?: (config: ExportConfig) => SpanExporter;
-  /** For tests and the benchmark: the metrics exporter to use instead of the OTLP one. */
-  metricExporterFor?: (config: ExportConfig) => PushMetricExporter;
+  /**
+   * For the benchmark: the metrics exporter to use instead of the OTLP one, when the metrics are made on
+   * this thread (the spans' exporter is not the export worker); undefined: the OTLP one.
+   */
+  metricExporterFor?: (config: ExportConfig) => PushMetricExporter | undefined;
 }
 
 export interface TelemetryConfig extends ExportConfig {
   /** Opt-in: `gen_ai.tool.call.arguments` / `.result`, redacted and capped at `payloadMaxChars`. */
   exportPayloads: boolean;
   payloadMaxChars?: number;
-  /** Opt-in: the MCP duration metrics (metrics.ts) to the same collector. */
-  exportMetrics?: boolean;
 }
 
 export interface TestSpanAnswer {
@@ -69,7 +70,6 @@ export class Telemetry {
   readonly runs: RunSpans;
   #pipeline: ExportPipeline | undefined;
   #calls: CallSpans | undefined;
-  #metrics: McpMetrics | undefined;
   /** MiniHarness trace id → the exported trace id (the Traces view shows it and links to the viewer). */
   #links = new Map<string, string>();
   /** The generation before `#links` (two generations: dropping the oldest half is one swap, not a scan). */
@@ -83,7 +83,7 @@ export class Telemetry {
     this.requests = new RequestSpans(
       () => this.#pipeline?.tracer,
       options.redactText,
-      () => this.#metrics,
+      () => (this.#pipeline?.measured ? this.#pipeline : undefined),
     );
     this.runs = new RunSpans(() => this.#pipeline?.tracer);
   }
@@ -95,31 +95,28 @@ export class Telemetry {
   /** Starts exporting with this configuration (replacing the one before), or stops (undefined). */
   async configure(config: TelemetryConfig | undefined): Promise<void> {
     const before = this.#pipeline;
-    const metricsBefore = this.#metrics;
     // Calls that ended under the old settings go out with them (once their payloads, if any, are read).
     const drained = this.#calls?.drain();
     this.#pipeline = undefined;
     this.#calls = undefined;
-    this.#metrics = undefined;
     this.options.tracer.observer = undefined;
-    // What was recorded goes out on shutdown; a hung collector is not waited for.
-    void metricsBefore?.shutdown().catch(() => undefined);
     if (before) {
       // Its counters stay live (an export in flight still settles) and are summed; its shutdown is not waited
       // for — a hung collector would otherwise hold up the Settings change until the export's timeout.
       this.#retired.push(before.stats);
-      const retiring = bounded(drained, CLOSE_WAIT_MS).then(() => before.shutdown());
+      const retiring = settledWithin(drained, CLOSE_WAIT_MS).then(() => before.shutdown());
       this.#retiring.add(retiring);
       void retiring.finally(() => this.#retiring.delete(retiring));
     }
     if (!config) return;
-    const pipeline = new ExportPipeline(config, this.options.exporterFor?.(config) ?? createExporter(config));
-    const metrics = config.exportMetrics
-      ? new McpMetrics(config, pipeline.stats, this.options.metricExporterFor?.(config))
-      : undefined;
+    const pipeline = new ExportPipeline(
+      config,
+      this.options.exporterFor?.(config) ?? createExporter(config),
+      config.exportMetrics ? this.options.metricExporterFor?.(config) : undefined,
+    );
     const calls = new CallSpans({
-      metrics,
-      tracer: pipeline.tracer,
+      send: (records) => pipeline.calls(records),
+      measured: pipeline.measured,
       ids: pipeline.ids,
       sampleRatio: config.sampleRatio,
       dropped: (count) => void (pipeline.stats.dropped += count),
@@ -132,7 +129,6 @@ export class Telemetry {
     });
     this.#pipeline = pipeline;
     this.#calls = calls;
-    this.#metrics = metrics;
     this.options.tracer.observer = calls;
   }
 
@@ -165,7 +161,7 @@ export class Telemetry {
   async flush(): Promise<void> {
     await this.#calls?.drain();
     // A failed export is already counted; flushing never throws.
-    await Promise.all([this.#pipeline?.flush().catch(() => undefined), this.#metrics?.flush().catch(() => undefined)]);
+    await this.#pipeline?.flush().catch(() => undefined);
   }
 
   /**
@@ -174,10 +170,9 @@ export class Telemetry {
    */
   async close(): Promise<void> {
     const last = this.#pipeline;
-    const metrics = this.#metrics;
-    await bounded(this.#calls?.drain(), CLOSE_WAIT_MS);
+    await settledWithin(this.#calls?.drain(), CLOSE_WAIT_MS);
     await this.configure(undefined);
-    await Promise.all([last?.shutdown(CLOSE_WAIT_MS), bounded(metrics?.shutdown(), CLOSE_WAIT_MS)]);
+    await last?.shutdown(CLOSE_WAIT_MS);
   }
 
   /** Sends one span straight to the collector of `config` and says what it answered. */
@@ -238,12 +233,4 @@ export class Telemetry {
     const record = this.options.recorded(trace.sessionId, trace.callId);
     return record instanceof Promise ? record.then(payloads) : payloads(record);
   }
-}
-
-/** Waits for `work` (its failure ignored) at most `ms`. */
-async function bounded(work: Promise<unknown> | undefined, ms: number): Promise<void> {
-  if (!work) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

@@ -16,7 +16,16 @@ import { Worker } from 'node:worker_threads';
 import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
-import type { ExportWorkerData, ExportWorkerReply, ExportWorkerRequest, PlainSpan } from './exportWorker.js';
+import { settledWithin } from '../util/settledWithin.js';
+import type {
+  CallRecord,
+  Counts,
+  ExportWorkerData,
+  ExportWorkerReply,
+  ExportWorkerRequest,
+  PlainSpan,
+  ServedRecord,
+} from './exportWorker.js';
 
 /**
  * The worker's module: built, `exportWorker.js` beside the main bundle (electron.vite.config.ts);
@@ -87,6 +96,23 @@ class WorkerExportError extends Error {
   }
 }
 
+/** How long a shutdown waits for the worker's last exports before it is stopped (a hung collector is not waited for). */
+const STOP_WAIT_MS = 2000;
+
+export interface WorkerOptions {
+  /** The worker's module (tests: a worker double); default the export worker. */
+  entry?: string;
+  /** How long shutdown waits for the worker's answer before terminating it (default STOP_WAIT_MS). */
+  stopWaitMs?: number;
+}
+
+/** What the worker's own call spans did (its counts; its last span and metrics export errors). */
+export type CountsListener = (counts: Counts, error: Error | undefined, metricsError: Error | undefined) => void;
+
+function errorFrom(error: { code?: number; data?: string; message?: string } | undefined): Error | undefined {
+  return error && new WorkerExportError(error.message ?? 'the export failed', error.code, error.data);
+}
+
 export class WorkerSpanExporter implements SpanExporter {
   #worker: Worker | undefined;
   #next = 0;
@@ -96,6 +122,11 @@ export class WorkerSpanExporter implements SpanExporter {
   /** Shut down or terminated: a worker's exit is then no failure to fall back from. */
   #stopped = false;
   #started!: () => void;
+  readonly #flushes = new Map<number, () => void>();
+  /** Call spans handed to the worker that it has not reported on yet (failed if it is stopped first). */
+  #callsOut = 0;
+  /** Told what the worker's own call spans did (the pipeline adds it to its counters). */
+  counted: CountsListener | undefined;
   /** Resolves once the worker loaded its modules and can take batches (or once it failed: the fallback can). */
   readonly ready = new Promise<void>((resolve) => (this.#started = resolve));
 
@@ -103,9 +134,10 @@ export class WorkerSpanExporter implements SpanExporter {
     private readonly data: ExportWorkerData,
     /** The same exporter on this thread, for a host where the worker cannot run. */
     private readonly fallback: () => SpanExporter,
+    private readonly workerOptions: WorkerOptions = {},
   ) {
     try {
-      const worker = new Worker(workerEntry(), { workerData: data });
+      const worker = new Worker(workerOptions.entry ?? workerEntry(), { workerData: data });
       worker.on('message', (reply: ExportWorkerReply) => this.#reply(reply));
       worker.on('error', (error) => this.#broken(error));
       worker.on('exit', () => this.#broken(new Error('the export worker stopped')));
@@ -134,7 +166,40 @@ export class WorkerSpanExporter implements SpanExporter {
     }
   }
 
-  /** Sends what the worker has in hand, then stops it; a worker that does not answer is stopped anyway (terminate). */
+  /**
+   * Hands ended calls (plain records, already redacted) and served requests' durations to the worker, which
+   * makes their spans and records their metrics. False when there is no worker to take them (it could not
+   * start, it broke, or export stopped): the caller then does that work on this thread.
+   */
+  post(calls: CallRecord[], served: ServedRecord[]): boolean {
+    const worker = this.#worker;
+    if (!worker || this.#stopped || this.#inThread) return false;
+    try {
+      worker.postMessage({ calls, served } satisfies ExportWorkerRequest);
+      for (const call of calls) if (call.span) this.#callsOut++;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Resolves once the worker exported the call spans it has and flushed its metrics (or once it is gone). */
+  flushCalls(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker || this.#stopped) return Promise.resolve();
+    const id = ++this.#next;
+    const flushed = new Promise<void>((resolve) => this.#flushes.set(id, resolve));
+    worker.ref();
+    worker.postMessage({ flush: id } satisfies ExportWorkerRequest);
+    return flushed.finally(() => {
+      if (this.#pending.size === 0 && this.#flushes.size === 0) this.#worker?.unref();
+    });
+  }
+
+  /**
+   * Sends what the worker has in hand, then stops it; a worker that does not answer within its bound
+   * (stopWaitMs) is stopped anyway (terminate: what it had counts as failed).
+   */
   shutdown(): Promise<void> {
     this.#stopped = true;
     this.#shutdown ??= this.#stop();
@@ -165,22 +230,25 @@ export class WorkerSpanExporter implements SpanExporter {
     });
     worker.ref();
     worker.postMessage({ shutdown: true } satisfies ExportWorkerRequest);
-    await answered;
+    await settledWithin(answered, this.workerOptions.stopWaitMs ?? STOP_WAIT_MS);
     await this.terminate();
   }
 
   #reply(reply: ExportWorkerReply): void {
     if ('ready' in reply) return this.#started();
     if ('shutdownDone' in reply) return;
+    if ('flushed' in reply) return this.#flushed(reply.flushed);
+    if ('counts' in reply) {
+      const { exported, failed, dropped } = reply.counts;
+      this.#callsOut = Math.max(0, this.#callsOut - exported - failed - dropped);
+      return this.counted?.(reply.counts, errorFrom(reply.error), errorFrom(reply.metricsError));
+    }
     const { error } = reply;
     this.#settle(
       reply.settled,
       reply.ok
         ? { code: ExportResultCode.SUCCESS }
-        : {
-            code: ExportResultCode.FAILED,
-            error: new WorkerExportError(error?.message ?? 'the export failed', error?.code, error?.data),
-          },
+        : { code: ExportResultCode.FAILED, error: errorFrom(error) ?? new WorkerExportError('the export failed') },
     );
   }
 
@@ -188,11 +256,22 @@ export class WorkerSpanExporter implements SpanExporter {
     const done = this.#pending.get(id);
     if (!done) return;
     this.#pending.delete(id);
-    if (this.#pending.size === 0) this.#worker?.unref();
+    if (this.#pending.size === 0 && this.#flushes.size === 0) this.#worker?.unref();
     done(result);
   }
 
+  #flushed(id: number): void {
+    const resolve = this.#flushes.get(id);
+    this.#flushes.delete(id);
+    resolve?.();
+  }
+
   #failPending(error: Error): void {
+    for (const id of [...this.#flushes.keys()]) this.#flushed(id);
+    // The worker's own call spans it had not reported on are lost with it.
+    const lost = this.#callsOut;
+    this.#callsOut = 0;
+    if (lost > 0) this.counted?.({ exported: 0, failed: lost, dropped: 0 }, error, undefined);
     for (const id of [...this.#pending.keys()]) this.#settle(id, { code: ExportResultCode.FAILED, error });
   }
 

@@ -12,7 +12,7 @@ import { isBuiltin } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { META_CONTENT_SECURITY_POLICY, cspMetaOf } from '../../../shared/csp.js';
-import type { ExportWorkerData } from '../../../electron/telemetry/exportWorker.js';
+import type { CallRecord, ExportWorkerData, ExportWorkerRequest } from '../../../electron/telemetry/exportWorker.js';
 import { OtlpReceiver } from '../../doubles/otlpReceiver.js';
 import { ROOT, buildAppOnce } from '../support/webHost.js';
 import { PRELOAD_BUNDLE, RENDERER_INDEX } from './support/builtMain.js';
@@ -118,6 +118,7 @@ test('the OTLP export worker, as built, sends a span record to a collector and a
       headers: {},
       timeoutMillis: 10_000,
       resource: { 'service.name': 'bundle-check' },
+      otlpExportWorker: true,
     } satisfies ExportWorkerData,
   });
   try {
@@ -154,6 +155,25 @@ test('the OTLP export worker, as built, sends a span record to a collector and a
     const span = await receiver.waitFor((s) => s.name === 'tools/call echo');
     expect(span.attributes['mcp.method.name']).toBe('tools/call');
     expect(span.resource['service.name']).toBe('bundle-check');
+    // A call's plain record: the worker makes its span (with the ids given) and exports it on a flush.
+    const flushed = new Promise<void>((resolvePromise) =>
+      worker.on('message', (reply: { flushed?: number }) => reply.flushed === 2 && resolvePromise()),
+    );
+    const record: CallRecord = {
+      span: true,
+      name: 'tools/call worker-made',
+      kind: 2,
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4737',
+      spanId: '00f067aa0ba902b8',
+      start: Date.now(),
+      end: Date.now(),
+      attributes: { 'mcp.method.name': 'tools/call' },
+    };
+    worker.postMessage({ calls: [record], served: [] } satisfies ExportWorkerRequest);
+    worker.postMessage({ flush: 2 } satisfies ExportWorkerRequest);
+    await flushed;
+    const made = await receiver.waitFor((s) => s.name === 'tools/call worker-made');
+    expect(made).toMatchObject({ traceId: record.traceId, spanId: record.spanId });
   } finally {
     await worker.terminate();
     await receiver.close();
