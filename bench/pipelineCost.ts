@@ -18,6 +18,9 @@
  * `-- --alloc`: instead, the bytes each function allocates per concurrent call (V8's sampling heap
  * profiler, garbage included), pipeline then raw client.
  *
+ * Runs as the app is built (bench/asBuilt: esbuild without tsx's keepNames, whose `__name` call on
+ * every closure a call creates the built app does not make).
+ *
  * Prints a table, then one JSON line. Run: npm run bench:pipeline-cost
  * Knobs (env): BENCH_CALLS (1000), BENCH_WARMUP (300), BENCH_ROUNDS (5).
  */
