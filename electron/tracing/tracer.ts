@@ -292,14 +292,21 @@ export class Tracer {
   }
 }
 
+/** The first 15 characters of the time-ordered UUIDs of one millisecond (`tttttttt-tttt-7`), made once per millisecond. */
+let uuidPrefix = { ms: -1, text: '' };
+
 /**
  * A UUID of version 7 (RFC 9562): 48 bits of Unix time in ms, then the random bits of a v4 UUID.
  * Ids made later sort later, so index inserts append instead of landing on random pages.
  */
-function timeOrderedUuid(now: number = Date.now()): string {
-  const time = Math.max(0, Math.trunc(now)).toString(16).padStart(12, '0').slice(-12);
-  const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;
+export function timeOrderedUuid(now: number = Date.now()): string {
+  const ms = Math.max(0, Math.trunc(now));
+  if (ms !== uuidPrefix.ms) {
+    const time = ms.toString(16).padStart(12, '0').slice(-12);
+    uuidPrefix = { ms, text: `${time.slice(0, 8)}-${time.slice(8, 12)}-7` };
+  }
+  // randomUUID(): xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; from its 16th character on: xxx-Vxxx-xxxxxxxxxxxx.
+  return uuidPrefix.text + randomUUID().slice(15);
 }
 
 /** Turns anything thrown into the stored error shape (code when it has a string one, message). */
