@@ -51,8 +51,9 @@ export interface GroupCommitStats {
 
 /**
  * How long writes nobody waits for are gathered before they are committed together. Every page a
- * commit touches goes to the WAL whole (4 KiB), and a batch of traces touches the same six
- * b-trees (the traces table, its four indexes, the events) whatever it holds: at 10 ms a
+ * commit touches goes to the WAL whole (4 KiB), and a batch of traces touches the same b-trees
+ * (the traces table and its four indexes; the events' only for a trace written across batches,
+ * traceWriter.ts) whatever it holds: at 10 ms a
  * sequential gateway call (~1.3 ms) shared them with ~7 others, at 50 ms with ~35 (issue 33:
  * 53 → 42 KB written per call, bench:gateway-cpu). A killed process loses at most these 50 ms of
  * trace events, never a checkpoint.

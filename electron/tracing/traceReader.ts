@@ -68,13 +68,13 @@ const FILTERS = [
 
 export class TraceReader {
   readonly #db: Database;
-  readonly #trace: Statement<[string], TraceRow>;
+  readonly #trace: Statement<[string], TraceRow & { events: string | null }>;
   readonly #events: Statement<[string], EventRow>;
   readonly #listStatements = new Map<string, Statement<Record<string, unknown>, TraceRow>>();
 
   constructor(db: Database) {
     this.#db = db;
-    this.#trace = db.prepare(`SELECT ${TRACE_COLUMNS} FROM traces WHERE trace_id = ?`);
+    this.#trace = db.prepare(`SELECT ${TRACE_COLUMNS}, events FROM traces WHERE trace_id = ?`);
     this.#events = db.prepare(
       'SELECT trace_id, seq, type, at, duration_ms, data FROM trace_events WHERE trace_id = ? ORDER BY seq',
     );
@@ -103,7 +103,9 @@ export class TraceReader {
   getTrace(traceId: string): TraceDetail | undefined {
     const row = this.#trace.get(traceId);
     if (!row) return undefined;
-    return { trace: toSummary(row), events: this.#events.all(traceId).map(toEvent) };
+    // A trace written whole carries its events in its row (schema.ts, TRACES_V6); the others have them in trace_events.
+    const events = row.events === null ? this.#events.all(traceId).map(toEvent) : unpackEvents(traceId, row.events);
+    return { trace: toSummary(row), events };
   }
 
   /** A self-describing JSON object; undefined when there is no such trace. */
@@ -164,4 +166,13 @@ export function toEvent(row: EventRow): TraceEvent {
     ...(row.duration_ms !== null ? { durationMs: row.duration_ms } : {}),
     data: JSON.parse(row.data) as never,
   } as TraceEvent;
+}
+
+/** The events a trace's row carries (`[seq, type, at, duration_ms, data]` each). */
+function unpackEvents(traceId: string, json: string): TraceEvent[] {
+  const packed = JSON.parse(json) as Array<[number, TraceEvent['type'], number, number | null, never]>;
+  return packed.map(
+    ([seq, type, at, durationMs, data]) =>
+      ({ traceId, seq, type, at, ...(durationMs !== null ? { durationMs } : {}), data }) as TraceEvent,
+  );
 }

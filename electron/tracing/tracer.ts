@@ -292,14 +292,21 @@ export class Tracer {
   }
 }
 
+/** The first 15 characters of the time-ordered UUIDs of one millisecond (`tttttttt-tttt-7`), made once per millisecond. */
+let uuidPrefix = { ms: -1, text: '' };
+
 /**
  * A UUID of version 7 (RFC 9562): 48 bits of Unix time in ms, then the random bits of a v4 UUID.
  * Ids made later sort later, so index inserts append instead of landing on random pages.
  */
-function timeOrderedUuid(now: number = Date.now()): string {
-  const time = Math.max(0, Math.trunc(now)).toString(16).padStart(12, '0').slice(-12);
-  const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;
+export function timeOrderedUuid(now: number = Date.now()): string {
+  const ms = Math.max(0, Math.trunc(now));
+  if (ms !== uuidPrefix.ms) {
+    const time = ms.toString(16).padStart(12, '0').slice(-12);
+    uuidPrefix = { ms, text: `${time.slice(0, 8)}-${time.slice(8, 12)}-7` };
+  }
+  // randomUUID(): xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; from its 16th character on: xxx-Vxxx-xxxxxxxxxxxx.
+  return uuidPrefix.text + randomUUID().slice(15);
 }
 
 /** Turns anything thrown into the stored error shape (code when it has a string one, message). */
@@ -309,6 +316,74 @@ export function toTraceError(error: unknown): TraceError {
     if (typeof message === 'string') return { ...(typeof code === 'string' ? { code } : {}), message };
   }
   return { message: String(error) };
+}
+
+/** zod's parse of an event's data: a fresh object (its unknown keys copied too), or TraceEventInvalidError. */
+function parseEventData(type: TraceEventType, data: unknown): Record<string, unknown> {
+  const schema = TraceEventDataSchemas[type];
+  if (!schema) throw new TraceEventInvalidError(String(type), 'unknown event type');
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const detail = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`)
+      .join('; ');
+    throw new TraceEventInvalidError(type, detail);
+  }
+  return parsed.data as Record<string, unknown>;
+}
+
+const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
+const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+const isAttempt = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 1;
+const isMs = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+const oneOf = (words: readonly string[]) => {
+  const set = new Set<unknown>(words);
+  return (value: unknown): boolean => set.has(value);
+};
+
+/** Per event type, each key the schema (shared/traces.ts) knows with its check, and the keys it requires. */
+interface PlainShape {
+  keys: Readonly<Record<string, (value: unknown) => boolean>>;
+  required: readonly string[];
+}
+
+/**
+ * The events every call records (four of its five), as the pipeline writes them: numbers,
+ * booleans and the schema's own words — nothing a secret could be in, and no key that names one.
+ * Data of exactly that shape is checked here as the schema would check it and stored as given:
+ * no zod parse and no redaction walk, each a copy, on every call. Anything else (another key, a
+ * string of the caller's, a value out of range) takes the full path: parsed (refused if invalid) and redacted.
+ */
+const PLAIN_EVENTS: Partial<Record<TraceEventType, PlainShape>> = {
+  claim: { keys: { outcome: oneOf(TraceEventDataSchemas.claim.shape.outcome.options) }, required: ['outcome'] },
+  attempt_started: { keys: { attempt: isAttempt }, required: ['attempt'] },
+  attempt_finished: {
+    keys: {
+      attempt: isAttempt,
+      outcome: oneOf(TraceEventDataSchemas.attempt_finished.shape.outcome.options),
+      durationMs: isMs,
+      recoverable: isBoolean,
+    },
+    required: ['attempt', 'outcome'],
+  },
+  completed: { keys: { isError: isBoolean, contentBlocks: isCount }, required: ['isError'] },
+};
+
+/** A fresh copy of `data` when it is one of PLAIN_EVENTS' shapes exactly (undefined values dropped, as redaction drops them); else undefined. */
+function plainEvent(type: TraceEventType, data: unknown): Record<string, unknown> | undefined {
+  const shape = PLAIN_EVENTS[type];
+  if (!shape || typeof data !== 'object' || data === null || Object.getPrototypeOf(data) !== Object.prototype)
+    return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(data)) {
+    const value = (data as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    const check = Object.hasOwn(shape.keys, key) ? shape.keys[key] : undefined;
+    if (!check?.(value)) return undefined;
+    out[key] = value;
+  }
+  for (const key of shape.required) if (!Object.hasOwn(out, key)) return undefined;
+  return out;
 }
 
 interface HandleContext {
@@ -358,20 +433,12 @@ class SqliteTraceHandle implements TraceHandle {
 
   event<T extends TraceEventType>(type: T, data: TraceEventInput<T>): TraceEvent {
     if (this.#finished) throw new TraceClosedError(this.traceId, `event "${type}"`);
-    const schema = TraceEventDataSchemas[type];
-    if (!schema) throw new TraceEventInvalidError(String(type), 'unknown event type');
-    const parsed = schema.safeParse(data);
-    if (!parsed.success) {
-      const detail = parsed.error.issues
-        .map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`)
-        .join('; ');
-      throw new TraceEventInvalidError(type, detail);
-    }
     const at = this.#context.now();
-    // zod's output is a fresh object (its unknown keys copied too): ours to fill in, no copy needed.
-    const value = parsed.data as Record<string, unknown>;
+    // The pipeline's own events (plainEvent) are checked by hand and stored as given; any other data is parsed and redacted.
+    const plain = plainEvent(type, data);
+    const value = plain ?? parseEventData(type, data);
     const durationMs = this.#duration(type, value, at);
-    const stored = this.#context.redact(value);
+    const stored = plain ?? this.#context.redact(value);
     const event = {
       traceId: this.traceId,
       seq: this.#seq + 1,

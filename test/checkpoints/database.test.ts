@@ -151,6 +151,7 @@ describe('the app migrations: declared by each store, collected and run in one p
       [10, 'checkpoints'],
       [11, 'checkpoints'],
       [12, 'security'],
+      [13, 'tracing'],
     ]);
     expect(APP_MIGRATIONS).toEqual([
       CHECKPOINT_MIGRATIONS[0],
@@ -165,6 +166,7 @@ describe('the app migrations: declared by each store, collected and run in one p
       CHECKPOINT_MIGRATIONS[2],
       CHECKPOINT_MIGRATIONS[3],
       ...PIN_MIGRATIONS,
+      TRACE_MIGRATIONS[5],
     ]);
   });
 
@@ -173,16 +175,18 @@ describe('the app migrations: declared by each store, collected and run in one p
     try {
       expect(() => new SqliteCheckpointStore(db)).toThrow(SchemaNotMigratedError);
       expect(() => new Tracer(db)).toThrow(
-        /traces store needs the database at schema version 8 or later, but it is at 0/,
+        /traces store needs the database at schema version 13 or later, but it is at 0/,
       );
       expect(schemaVersion(db)).toBe(0);
       expect(tables(db)).toEqual([]);
 
-      // Migrated only up to the tracer's last migration: the checkpoints still need their third (task ids).
-      runMigrations(db, APP_MIGRATIONS.slice(0, 8));
+      // Migrated only up to the checkpoints' last migration: the tracer still needs its sixth (events in the trace's row).
+      runMigrations(db, APP_MIGRATIONS.slice(0, 11));
+      expect(() => new SqliteCheckpointStore(db)).not.toThrow();
+      expect(() => new Tracer(db)).toThrow(SchemaNotMigratedError);
+      expect(schemaVersion(db)).toBe(11);
+      runMigrations(db, APP_MIGRATIONS);
       expect(() => new Tracer(db)).not.toThrow();
-      expect(() => new SqliteCheckpointStore(db)).toThrow(SchemaNotMigratedError);
-      expect(schemaVersion(db)).toBe(8);
     } finally {
       db.close();
     }

@@ -6,7 +6,12 @@ import { openAppDatabase } from '../../electron/core/database.js';
 import { groupCommitFor } from '../../electron/storage/groupCommit.js';
 import { TraceClosedError, TraceEventInvalidError, TraceNotFoundError } from '../../electron/tracing/errors.js';
 import type { TraceNotification, TraceSummary } from '../../shared/traces.js';
-import { TraceDetailSchema, TraceExportSchema, TraceNotificationSchema } from '../../shared/traces.js';
+import {
+  TraceDetailSchema,
+  TraceEventDataSchemas,
+  TraceExportSchema,
+  TraceNotificationSchema,
+} from '../../shared/traces.js';
 import { REDACTED } from '../../electron/secrets/redaction.js';
 import type { TraceQuery } from '../../electron/tracing/traceReader.js';
 import type { TraceStartInput } from '../../electron/tracing/tracer.js';
@@ -139,6 +144,48 @@ describe('recording', () => {
       fieldsChanged: 2,
       sessionToken: REDACTED,
     });
+  });
+});
+
+describe("the pipeline's own events (numbers, booleans and the schema's words)", () => {
+  it('are stored as given without a zod parse; anything else is still parsed, refused or redacted', () => {
+    const parses = (['claim', 'attempt_started', 'attempt_finished', 'completed'] as const).map((type) =>
+      vi.spyOn(TraceEventDataSchemas[type], 'safeParse'),
+    );
+    try {
+      const trace = tracer.start(call());
+      trace.event('claim', { outcome: 'owner' });
+      trace.event('attempt_started', { attempt: 1 });
+      time += 5;
+      trace.event('attempt_finished', { attempt: 1, outcome: 'ok', recoverable: undefined });
+      trace.event('completed', { isError: false, contentBlocks: 2 });
+      expect(parses.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0, 0]);
+      // Out of range, a word the schema lacks, a key naming a credential, a string of the caller's: the full path.
+      for (const data of [{ attempt: 0 }, { attempt: 1.5 }, { attempt: Number.MAX_SAFE_INTEGER + 1 }]) {
+        expect(() => trace.event('attempt_started', data)).toThrow(TraceEventInvalidError);
+      }
+      expect(() => trace.event('claim', { outcome: 'maybe' } as never)).toThrow(TraceEventInvalidError);
+      expect(() => trace.event('completed', { contentBlocks: 1 } as never)).toThrow(TraceEventInvalidError);
+      expect(() => trace.event('attempt_finished', { attempt: 2, outcome: 'ok', durationMs: -1 })).toThrow(
+        TraceEventInvalidError,
+      );
+      trace.event('completed', { isError: true, apiKey: 12345678 } as never);
+      trace.event('claim', { outcome: 'owner', note: 'sk-live-secret' } as never);
+      expect(parses[0]!.mock.calls.length + parses[3]!.mock.calls.length).toBeGreaterThanOrEqual(4);
+      trace.finish('ok');
+      const events = tracer.getTrace(trace.traceId)?.events;
+      expect(events?.map((e) => [e.type, e.data])).toEqual([
+        ['claim', { outcome: 'owner' }],
+        ['attempt_started', { attempt: 1 }],
+        ['attempt_finished', { attempt: 1, outcome: 'ok', durationMs: 5 }],
+        ['completed', { isError: false, contentBlocks: 2 }],
+        ['completed', { isError: true, apiKey: REDACTED }],
+        ['claim', { outcome: 'owner', note: 'sk-live-secret' }],
+      ]);
+      expect(events?.[2]?.durationMs).toBe(5);
+    } finally {
+      for (const spy of parses) spy.mockRestore();
+    }
   });
 });
 
