@@ -55,6 +55,7 @@ import type { PeerSpec } from './peers.js';
 import { MCP_PROXY, startPeer, supergateway } from './peers.js';
 import type { CpuProfile, ProfileSummary } from './gatewayProfile.js';
 import { InspectorClient, summarize } from './gatewayProfile.js';
+import { builtHostEntry } from './gatewayHost.js';
 import type { Caller, SequentialResult } from './pipelineHelpers.js';
 import { CpuMeter, childPids } from './processCpu.js';
 import { fmt, median, printTable, runBench, runConcurrent, runSequential } from './pipelineHelpers.js';
@@ -262,6 +263,7 @@ async function gatewayCaller(): Promise<GatewaySide> {
     token,
     ['--gateway-port', '0', '--workspace', join(work, 'workspace')],
     PROFILE ? ['--inspect=0'] : [],
+    { entry: await builtHostEntry(PROFILE) },
   );
   closers.push(async () => void (await host.stop('SIGTERM')));
   const bridge = await BridgeClient.connect(host.port, { token });

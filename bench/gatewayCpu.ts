@@ -45,6 +45,7 @@ import { HostProcess, ok } from '../test/restart/restartSoak.js';
 import { BridgeClient } from '../test/web/host.js';
 import { CATEGORIES } from './gatewayProfile.js';
 import { fmt, median, printTable } from './pipelineHelpers.js';
+import { builtHostEntry } from './gatewayHost.js';
 import { processCpuMs, processWrites } from './processCpu.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
@@ -72,6 +73,7 @@ async function start(): Promise<{ host: HostProcess; pid: number; calls: Record<
     token,
     ['--gateway-port', '0', '--workspace', join(work, 'ws')],
     [...(PERF ? ['--perf-basic-prof-only-functions'] : [])],
+    { entry: await builtHostEntry(PERF) },
   );
   const bridge = await BridgeClient.connect(host.port, { token });
   const config = { id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath };

@@ -1,7 +1,7 @@
 /**
  * Micro-benchmark of the per-request costs cut from the gateway's HTTP path (bench/gateway.ts
  * --profile finds them; this measures each alone, old way against new, in one process, interleaved
- * rounds, median ns per operation):
+ * rounds, median CPU ns per operation):
  * - the Web Request the SDK reads, built once per request instead of twice, in both eras (for
  *   2026-07-28 requests the SDK's Node adapter built a second one and serialized the parsed body
  *   back into it);
@@ -10,7 +10,10 @@
  * - a 2025 answer's one SSE event turned into a JSON body: decoded, matched by a regular expression
  *   and encoded again, against recognised on its bytes and written from them;
  * - a token's check: the resource-metadata URL (two URL parses) built for every request, against
- *   built for a refusal only.
+ *   built for a refusal only;
+ * - a 2026-07-28 request's era: the SDK's classification twice (the gateway's `isLegacyRequest`, then the
+ *   modern handler's own), against once (eraRoute.ts): both run the SDK's exported `classifyInboundRequest`
+ *   on the parsed body, timed here directly (it is synchronous).
  * The idle sweep (on every request before, once per interval now) is not here: its cost grows
  * with the sessions open; bench/gateway.ts --profile shows it (`expireIdle`).
  *
@@ -19,7 +22,8 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { toWebRequest as sdkToWebRequest } from '@modelcontextprotocol/node';
-import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/server';
+import { surelyModern } from '../electron/gateway/eraRoute.js';
 import { responseData, toWebRequest } from '../electron/gateway/webResponse.js';
 import { fmt, median, printTable } from './pipelineHelpers.js';
 
@@ -117,6 +121,24 @@ const sseChunk = new TextEncoder().encode(
   `event: message\ndata: ${JSON.stringify({ result: { content: [{ type: 'text', text: 'Echo: hello #7' }], _meta: meta }, jsonrpc: '2.0', id: 7 })}\n\n`,
 );
 const decoder = new TextDecoder();
+const modernBody = {
+  ...body,
+  params: {
+    ...body.params,
+    _meta: {
+      ...body.params._meta,
+      'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+};
+const modernRequest = {
+  httpMethod: 'POST',
+  protocolVersionHeader: '2026-07-28',
+  mcpMethodHeader: 'tools/call',
+  mcpNameHeader: 'everything__echo',
+  body: modernBody,
+};
 cases.push(
   [
     'a 2025 answer’s SSE event → JSON body (decode + regex + encode → bytes)',
@@ -130,16 +152,23 @@ cases.push(
     },
   ],
   [
+    'modern request’s era: the SDK’s classification twice → once (eraRoute.ts)',
+    () => void (sink = [classifyInboundRequest(modernRequest), classifyInboundRequest(modernRequest)]),
+    () => void (sink = [surelyModern(modernBody), classifyInboundRequest(modernRequest)]),
+  ],
+  [
     'token check: resource-metadata URL for every request → for a refusal only',
     () => void (sink = getOAuthProtectedResourceMetadataUrl(new URL('http://127.0.0.1:4321/mcp'))),
     () => void (sink = undefined),
   ],
 );
 
+/** CPU time, not wall-clock: on this shared machine a wall-clock loop is charged the time others run (×4–5 at load 10). */
 function nsPerOp(run: () => void): number {
-  const t0 = performance.now();
+  const t0 = process.cpuUsage();
   for (let i = 0; i < OPS; i++) run();
-  return ((performance.now() - t0) * 1e6) / OPS;
+  const used = process.cpuUsage(t0);
+  return ((used.user + used.system) * 1e3) / OPS;
 }
 
 const rows: string[][] = [['per request', 'old ns', 'new ns', 'saved ns']];
@@ -156,6 +185,6 @@ for (const [name, before, after] of cases) {
 }
 printTable(rows);
 console.log(
-  `(${OPS} operations per round, ${ROUNDS} rounds interleaved, medians; the collection of AbortSignal.any's weakly held sources comes later and is only partly in it)`,
+  `(${OPS} operations per round, ${ROUNDS} rounds interleaved, medians of the process's CPU time; the collection of AbortSignal.any's weakly held sources comes later and is only partly in it)`,
 );
 void sink;

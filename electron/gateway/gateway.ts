@@ -10,7 +10,8 @@
  * arrives (its nesting depth → 400, its number of values → 413: shared/jsonBounds.ts), its JSON
  * → 400, and the fields paid for per key or element (a batch's messages, `_meta`'s keys, a
  * `requestState`'s length: requestBounds.ts) → 400 — so no request can stall the process.
- * Only then is the era decided, by the SDK's own predicate (`isLegacyRequest`): a request carrying
+ * Only then is the era decided, by the SDK's own predicate (`isLegacyRequest`; once: a body only the
+ * modern path can take goes to the modern handler, which decides it itself, eraRoute.ts): a request carrying
  * the 2026-07-28 `_meta` envelope is served statelessly (modernAgents.ts); anything else is a
  * 2025-era request, served in a session (agentSession.ts) that must belong to that agent.
  * Who is connected is known in both eras (clientPresence.ts): the 2025 sessions, and the
@@ -38,6 +39,7 @@ import { isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
 import { CallsInFlight } from './callsInFlight.js';
+import { surelyModern } from './eraRoute.js';
 import { AgentTasks } from './agentTasks.js';
 import { roomForSessions } from './sessionLimit.js';
 import { OpenPerAgent, openRequestShare } from './agentShare.js';
@@ -387,9 +389,10 @@ export class Gateway {
     }
 
     // The SDK's own era decision (the envelope claim), on the body already read: modern requests never reach a session.
+    // A body only the modern path can take skips it (eraRoute.ts): the modern handler decides its era again itself.
     // One Web Request per request: the era decision, then the session transport or the modern handler, read it.
     const webRequest = toWebRequest(req, abortedUnanswered(res));
-    if (!(await isLegacyRequest(webRequest, body))) {
+    if (surelyModern(body) || !(await isLegacyRequest(webRequest, body))) {
       if (this.modernClients.request(agent.id, body, res)) this.options.onChange();
       return this.modern.serve(agent.id, req, res, body, webRequest);
     }

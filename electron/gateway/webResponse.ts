@@ -16,7 +16,8 @@
  *
  * Modern (2026-07-28) requests are written here too (modernAgents.ts): v2's per-request handler
  * (`createMcpHandler`) makes the JSON-or-stream choice itself (its default `responseMode: 'auto'`),
- * so for that era the sniffing finds nothing to change. They get the same Web Request the era
+ * so for that era the sniffing finds nothing to change; its JSON answers are written whole, with
+ * their length (they were chunked: a second write for the end of each). They get the same Web Request the era
  * decision read — the SDK's Node adapter (`toNodeHandler`) would build a second one per request
  * and serialize the parsed body back into it, which the handler, given `parsedBody`, never reads.
  */
@@ -122,6 +123,15 @@ export async function serveWebRequest(
   const response = await handler(request, parsedBody === undefined ? {} : { parsedBody });
   const headers = Object.fromEntries(response.headers);
   if (!response.body) return void res.writeHead(response.status, headers).end();
+  if (headers['content-type']?.startsWith('application/json')) {
+    // One JSON message, whole before it is sent (the modern handler's answers, the SDK's errors): one write with
+    // its length, as the 2025 answers below, instead of chunked framing and a second write for its end.
+    const whole = response.body.getReader();
+    const chunks: Uint8Array[] = [];
+    for (let next = await whole.read(); !next.done; next = await whole.read()) chunks.push(next.value);
+    const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    return void res.writeHead(response.status, { ...headers, 'content-length': data.byteLength }).end(data);
+  }
   const reader = response.body.getReader();
   let ended = false;
   // The agent went away: cancelling the body tells the transport its stream is gone.

@@ -112,6 +112,43 @@ describe('the gateway’s responses on the wire', () => {
     });
   });
 
+  it('a 2026-07-28 call without a progress token: one application/json body with its exact length, not chunked', async () => {
+    const reply = await send(
+      app.url,
+      'POST',
+      {
+        Authorization: auth.Authorization!,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'fx__echo',
+      },
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: {
+          name: 'fx__echo',
+          arguments: { text: 'modern' },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe('application/json');
+    // One write with its length, as the 2025 answers: no chunked framing (a second write for its end).
+    expect(reply.headers['transfer-encoding']).toBeUndefined();
+    expect(Number(reply.headers['content-length'])).toBe(Buffer.byteLength(reply.body));
+    expect(JSON.parse(reply.body)).toMatchObject({
+      jsonrpc: '2.0',
+      id: 3,
+      result: { content: [{ type: 'text', text: 'modern' }] },
+    });
+  });
+
   it('a call with a progress token: an SSE stream whose progress comes before the result', async () => {
     const reply = await send(
       app.url,

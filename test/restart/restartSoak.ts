@@ -75,22 +75,21 @@ export class HostProcess {
 
   /**
    * `extraArgs`: more flags for cli.ts (`--gateway-port`, `--workspace`); `nodeArgs`: for node itself (`--inspect=0`);
-   * `group`: the host leads its own process group, so `stop` signals its servers with it (kill -9 of the whole app).
+   * `group`: the host leads its own process group, so `stop` signals its servers with it (kill -9 of the whole app);
+   * `entry`: a built host (JavaScript, run by plain node) instead of cli.ts under tsx.
    */
   static async start(
     dataDir: string,
     token: string,
     extraArgs: string[] = [],
     nodeArgs: string[] = [],
-    options: { group?: boolean } = {},
+    options: { group?: boolean; entry?: string } = {},
   ): Promise<HostProcess> {
     const child = spawn(
       process.execPath,
       [
         ...nodeArgs,
-        '--import',
-        'tsx',
-        join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'),
+        ...(options.entry ? [options.entry] : ['--import', 'tsx', join(PROJECT_ROOT, 'electron', 'web', 'cli.ts')]),
         '--port',
         '0',
         '--data-dir',

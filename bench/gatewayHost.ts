@@ -1,0 +1,34 @@
+/**
+ * The gateway benches' host as users run it: built JavaScript under plain node, not the sources under tsx (issue 33).
+ *
+ * The browser-mode host (electron/web/cli.ts) has no build of its own, so it is bundled here as `npm run build`
+ * bundles `miniharness` (scripts/buildCli.ts: esbuild, bare imports external) into out/main, beside the WAL
+ * checkpointer's and the span exporter's worker files, which the host starts from its own folder. tsx also turns on
+ * source maps for every stack a host builds (the SDK builds errors on the call path), which the built app does not.
+ * `BENCH_HOST=tsx` keeps the sources under tsx (the figures before this file); so does a profile (`tsxForProfile`),
+ * whose parts are named by source file, which one bundle would hide.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { PROJECT_ROOT } from '../test/helpers/fixtures.js';
+
+/** The built host's entry, or undefined for tsx (`BENCH_HOST=tsx`). Needs `npm run build` first (its workers). */
+export async function builtHostEntry(tsxForProfile = false): Promise<string | undefined> {
+  if (process.env.BENCH_HOST === 'tsx' || (tsxForProfile && process.env.BENCH_HOST !== 'built')) return undefined;
+  const folder = join(PROJECT_ROOT, 'out', 'main');
+  if (!existsSync(join(folder, 'walCheckpointWorker.js')))
+    throw new Error('The bench runs the built host: run `npm run build` first (or BENCH_HOST=tsx for the sources).');
+  const outfile = join(folder, 'benchWebHost.js');
+  await build({
+    entryPoints: [join(PROJECT_ROOT, 'electron', 'web', 'cli.ts')],
+    outfile,
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    logLevel: 'warning',
+  });
+  return outfile;
+}

@@ -1,0 +1,29 @@
+/**
+ * The era of an agent's request decided once (issue 33). The SDK decides it by its predicate
+ * (`isLegacyRequest`), and a modern request is decided again inside the modern handler
+ * (`createMcpHandler` classifies every request it is given, and takes no classification from outside):
+ * two runs of the SDK's classification per modern request, each a few schema probes that fail
+ * (is it a response? an error?) before the one that passes (~8–20 µs each, bench/gatewayCuts.ts).
+ *
+ * Here a body the SDK can only classify as not legacy is known by four property reads, and is sent
+ * to the modern handler, whose classification is then the only one; any other body still goes
+ * through `isLegacyRequest`. Why the four reads imply the SDK's answer (`classifyInboundRequest`, which
+ * only ever sees a POST here: the gateway reads a body for POSTs only): a plain object is not a batch;
+ * with no `result` and no `error` it is not a JSON-RPC response (both keys are required by those
+ * schemas); it is then a request, a notification or neither (refused, not legacy); a request or a
+ * notification whose `params._meta` holds the protocol-version claim is modern, or refused by the
+ * modern path's ladder — except `initialize`, which stays legacy unless its envelope is valid, so it is
+ * never decided here. test/gateway/eraRoute.test.ts holds this against the SDK's predicate, case by case.
+ */
+import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Whether the SDK's classification can only answer "not legacy" for this POST body (false: ask the SDK). */
+export function surelyModern(body: unknown): boolean {
+  if (!isPlainObject(body) || body.result !== undefined || body.error !== undefined) return false;
+  if (body.method === 'initialize') return false;
+  const params = body.params;
+  return isPlainObject(params) && isPlainObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
+}

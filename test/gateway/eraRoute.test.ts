@@ -1,0 +1,107 @@
+import { PROTOCOL_VERSION_META_KEY, isLegacyRequest } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import { surelyModern } from '../../electron/gateway/eraRoute.js';
+
+const MODERN = '2026-07-28';
+const envelope = (extra: Record<string, unknown> = {}) => ({
+  [PROTOCOL_VERSION_META_KEY]: MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+  ...extra,
+});
+const call = { name: 'everything__echo', arguments: { message: 'hi' } };
+
+/** Bodies the gateway may be sent, each with the headers it comes with; the SDK's predicate is the truth. */
+const cases: Array<[string, unknown, Record<string, string>?]> = [
+  ['a modern tools/call', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...call, _meta: envelope() } }],
+  ['a modern notification', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: envelope() } }],
+  [
+    'a claim with a bad envelope',
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { [PROTOCOL_VERSION_META_KEY]: 7 } } },
+  ],
+  [
+    'a claim naming 2025',
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { [PROTOCOL_VERSION_META_KEY]: '2025-11-25' } } },
+  ],
+  ['a claim on a body that is no JSON-RPC message', { id: 1, method: 3, params: { _meta: envelope() } }],
+  ['initialize with a modern envelope', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { _meta: envelope() } }],
+  [
+    'initialize with a bad envelope',
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'a', version: '1' },
+        _meta: { [PROTOCOL_VERSION_META_KEY]: 7 },
+      },
+    },
+  ],
+  [
+    'a response carrying a claim',
+    { jsonrpc: '2.0', id: 1, result: {}, method: 'tools/list', params: { _meta: envelope() } },
+  ],
+  [
+    'an error response carrying a claim',
+    { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' }, method: 'x', params: { _meta: envelope() } },
+  ],
+  ['a batch with a claim', [{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope() } }]],
+  [
+    'a legacy tools/call',
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...call, _meta: { progressToken: 1 } } },
+  ],
+  [
+    'a legacy initialize',
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'a', version: '1' } },
+    },
+  ],
+  [
+    'no claim, a modern header',
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+    { 'mcp-protocol-version': MODERN },
+  ],
+  [
+    'a _meta that is an array',
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: [PROTOCOL_VERSION_META_KEY] } },
+  ],
+];
+
+describe('the era decided once (eraRoute.ts)', () => {
+  it.each(cases)(
+    '%s: taken as modern only where the SDK would never serve it as legacy',
+    async (_name, body, headers) => {
+      const request = new Request('http://127.0.0.1:4321/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      });
+      const legacy = await isLegacyRequest(request, body);
+      if (surelyModern(body)) expect(legacy).toBe(false);
+    },
+  );
+
+  it('skips the SDK predicate for what modern agents send: a call, a list, a notification', () => {
+    // The calls a 2026-07-28 agent sends, each of which the SDK classified twice before (the gateway, then the handler).
+    expect(surelyModern(cases[0]![1])).toBe(true);
+    expect(surelyModern({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope() } })).toBe(true);
+    expect(surelyModern(cases[1]![1])).toBe(true);
+  });
+
+  it('leaves every legacy body, initialize and anything response-shaped to the SDK', () => {
+    for (const name of [
+      'initialize with a modern envelope',
+      'a response carrying a claim',
+      'a batch with a claim',
+      'a legacy tools/call',
+      'a legacy initialize',
+      'no claim, a modern header',
+      'a _meta that is an array',
+    ])
+      expect(surelyModern(cases.find(([n]) => n === name)![1]), name).toBe(false);
+  });
+});
