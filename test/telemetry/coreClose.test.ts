@@ -53,7 +53,7 @@ describe('closing a core while the collector hangs', () => {
     await receiver.waitForRequest((request) => request.contentType.includes('protobuf'));
     app = undefined;
     await core.close();
+    // The connection to the collector is let go (the worker stopped), not left hanging.
     await receiver.hangingClosed();
-    expect(receiver.requests.length).toBeGreaterThan(0);
   });
 });
