@@ -18,6 +18,7 @@ import { AgentNameSchema, AgentVisibilitySchema } from '../../shared/agents.js';
 import { hashToken } from '../security/tokenHash.js';
 import type { PostgresMigration } from '../storage/postgres/migrate.js';
 import type { Listener } from '../storage/postgres/notify.js';
+import { SerialQueue } from '../storage/postgres/serialQueue.js';
 import { listen, publish } from '../storage/postgres/notify.js';
 import type { PgPool } from '../storage/postgres/pool.js';
 import { toStorageError } from '../storage/postgres/pool.js';
@@ -83,8 +84,7 @@ export class PostgresAgentStore implements AgentStorage {
   private readonly origin = randomUUID();
   private listener: Listener | undefined;
   /** Re-reads and this instance's own changes are applied in order, one at a time. */
-  #tail: Promise<void> = Promise.resolve();
-  #rereadQueued = false;
+  private readonly queue = new SerialQueue();
   #unreadable = 0;
   private readonly changeListeners: Array<(change: AgentsChange) => void> = [];
 
@@ -113,7 +113,7 @@ export class PostgresAgentStore implements AgentStorage {
       () => store.reread(),
     );
     try {
-      await store.enqueue(() => store.read());
+      await store.queue.run(() => store.read());
     } catch (error) {
       await store.close();
       throw error;
@@ -132,7 +132,7 @@ export class PostgresAgentStore implements AgentStorage {
 
   async close(): Promise<void> {
     await this.listener?.close();
-    await this.#tail;
+    await this.queue.idle();
   }
 
   list(): StoredAgent[] {
@@ -185,7 +185,7 @@ export class PostgresAgentStore implements AgentStorage {
       };
       if (await this.insert(agent)) return agent;
       if (attempt === 2) throw new AgentNameTakenError(agent.name);
-      await this.enqueue(() => this.read());
+      await this.queue.run(() => this.read());
     }
   }
 
@@ -204,7 +204,7 @@ export class PostgresAgentStore implements AgentStorage {
       this.pool.query('DELETE FROM agents WHERE id = $1', [id]),
     );
     if (deleted.rowCount === 0) return false;
-    await this.enqueue(async () => this.index(this.agents.filter((a) => a.id !== id)));
+    await this.queue.run(async () => this.index(this.agents.filter((a) => a.id !== id)));
     await this.tell(id);
     return true;
   }
@@ -225,7 +225,7 @@ export class PostgresAgentStore implements AgentStorage {
       if (code === UNIQUE_VIOLATION && constraint === 'agents_name_key') return false;
       throw toStorageError(error, this.where, 'register an agent');
     }
-    await this.enqueue(async () => this.index([...this.agents.filter((a) => a.id !== agent.id), agent]));
+    await this.queue.run(async () => this.index([...this.agents.filter((a) => a.id !== agent.id), agent]));
     await this.tell(agent.id);
     return true;
   }
@@ -238,7 +238,7 @@ export class PostgresAgentStore implements AgentStorage {
     if (!row) throw new AgentNotFoundError(id);
     const agent = agentOfRow(row);
     if (!agent) throw new AgentNotFoundError(id);
-    await this.enqueue(async () => this.index(this.agents.map((a) => (a.id === id ? agent : a))));
+    await this.queue.run(async () => this.index(this.agents.map((a) => (a.id === id ? agent : a))));
     await this.tell(id);
     return agent;
   }
@@ -258,31 +258,24 @@ export class PostgresAgentStore implements AgentStorage {
     );
   }
 
-  private enqueue(step: () => Promise<void>): Promise<void> {
-    const run = this.#tail.then(step);
-    this.#tail = run.catch(() => undefined);
-    return run;
-  }
-
   /** A re-read after another instance's change (one queued at a time: it reads everything). */
   private reread(): void {
-    if (this.#rereadQueued) return;
-    this.#rereadQueued = true;
-    void this.enqueue(async () => {
-      this.#rereadQueued = false;
-      const before = new Map(this.agents.map((a) => [a.id, a]));
-      await this.read();
-      const now = new Map(this.agents.map((a) => [a.id, a]));
-      // Usable before, revoked or gone now.
-      const closed = [...before.values()]
-        .filter((a) => a.revokedAt === undefined && (!now.has(a.id) || now.get(a.id)?.revokedAt !== undefined))
-        .map((a) => a.id);
-      for (const listener of this.changeListeners) listener({ closed });
-    }).catch((error: unknown) =>
-      this.warn(
-        `The agents could not be re-read from the database: ${toStorageError(error, this.where, 'read the agents').message}`,
-      ),
-    );
+    void this.queue
+      .coalesced(async () => {
+        const before = new Map(this.agents.map((a) => [a.id, a]));
+        await this.read();
+        const now = new Map(this.agents.map((a) => [a.id, a]));
+        // Usable before, revoked or gone now.
+        const closed = [...before.values()]
+          .filter((a) => a.revokedAt === undefined && (!now.has(a.id) || now.get(a.id)?.revokedAt !== undefined))
+          .map((a) => a.id);
+        for (const listener of this.changeListeners) listener({ closed });
+      })
+      ?.catch((error: unknown) =>
+        this.warn(
+          `The agents could not be re-read from the database: ${toStorageError(error, this.where, 'read the agents').message}`,
+        ),
+      );
   }
 
   private async read(): Promise<void> {

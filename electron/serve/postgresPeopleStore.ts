@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PostgresMigration } from '../storage/postgres/migrate.js';
 import type { Listener } from '../storage/postgres/notify.js';
+import { SerialQueue } from '../storage/postgres/serialQueue.js';
 import { listen, publish } from '../storage/postgres/notify.js';
 import type { PostgresDatabase } from '../storage/postgres/pool.js';
 import { openPostgres, toStorageError } from '../storage/postgres/pool.js';
@@ -108,8 +109,8 @@ export class PostgresPeopleStore implements PeopleStorage {
   private tokenList: StoredApiToken[] = [];
   private readonly origin = randomUUID();
   private listener: Listener | undefined;
-  #tail: Promise<void> = Promise.resolve();
-  #rereadQueued = false;
+  /** Re-reads and this instance's own changes are applied in order, one at a time. */
+  private readonly queue = new SerialQueue();
   private readonly listeners: Array<() => void> = [];
 
   private constructor(
@@ -130,7 +131,7 @@ export class PostgresPeopleStore implements PeopleStorage {
         },
         () => store.reread(),
       );
-      await store.enqueue(() => store.read());
+      await store.queue.run(() => store.read());
     } catch (error) {
       await store.close();
       throw error;
@@ -252,7 +253,7 @@ export class PostgresPeopleStore implements PeopleStorage {
 
   async close(): Promise<void> {
     await this.listener?.close();
-    await this.#tail;
+    await this.queue.idle();
     await this.db.close();
   }
 
@@ -270,30 +271,23 @@ export class PostgresPeopleStore implements PeopleStorage {
 
   /** This instance's change: read back (so it is used at once here), then told to the others. */
   private async changed(): Promise<void> {
-    await this.enqueue(() => this.read());
+    await this.queue.run(() => this.read());
     await publish(this.db.pool, 'mh_people', { kind: 'people', from: this.origin }).catch(() =>
       this.warn('Another MiniHarness instance on the database may not see this change of people until its next one.'),
     );
   }
 
-  private enqueue(step: () => Promise<void>): Promise<void> {
-    const run = this.#tail.then(step);
-    this.#tail = run.catch(() => undefined);
-    return run;
-  }
-
   private reread(): void {
-    if (this.#rereadQueued) return;
-    this.#rereadQueued = true;
-    void this.enqueue(async () => {
-      this.#rereadQueued = false;
-      await this.read();
-      for (const listener of this.listeners) listener();
-    }).catch((error: unknown) =>
-      this.warn(
-        `People and API tokens could not be re-read from the database: ${toStorageError(error, this.db.where, 'read people').message}`,
-      ),
-    );
+    void this.queue
+      .coalesced(async () => {
+        await this.read();
+        for (const listener of this.listeners) listener();
+      })
+      ?.catch((error: unknown) =>
+        this.warn(
+          `People and API tokens could not be re-read from the database: ${toStorageError(error, this.db.where, 'read people').message}`,
+        ),
+      );
   }
 
   private async read(): Promise<void> {
