@@ -8,7 +8,6 @@
  * Run: npx playwright test test/e2e/agentConnect.spec.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -20,21 +19,11 @@ import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
 import { Bridge } from './support/bridge.js';
 import type { WebHostProcess } from './support/webHost.js';
 import { buildAppOnce, startWebHost } from './support/webHost.js';
+import { freePort } from '../gateway/ports.js';
 
 test.describe.configure({ timeout: 120_000 });
 
 const AGENT = 'Desktop Agent';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let host: WebHostProcess | undefined;
 let scratch: string | undefined;

@@ -12,7 +12,6 @@
  * Run: npx playwright test test/e2e/agentSignIn.spec.ts
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,21 +19,11 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import type { AgentsView } from '../../shared/agents.js';
 import { BUILT_STDIO_FIXTURE, PROJECT_ROOT } from '../helpers/fixtures.js';
 import { hostPerTest } from './support/hostPerTest.js';
+import { freePort } from '../gateway/ports.js';
 
 test.describe.configure({ timeout: 120_000 });
 
 const MCP_REMOTE = join(PROJECT_ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const ctx = hostPerTest('mh-e2e-agent-sign-in-');
 

@@ -9,7 +9,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
@@ -18,19 +17,9 @@ import { startTeamIdp } from '../doubles/oidc/teamIdp.js';
 import type { TeamIdp } from '../doubles/oidc/teamIdp.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
 import { BridgeClient } from '../web/host.js';
+import { freePort } from '../gateway/ports.js';
 
 test.describe.configure({ timeout: 120_000 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let idp: TeamIdp;
 let child: ChildProcess;

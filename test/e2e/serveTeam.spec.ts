@@ -11,7 +11,6 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
@@ -20,21 +19,11 @@ import { startTeamIdp } from '../doubles/oidc/teamIdp.js';
 import type { TeamIdp } from '../doubles/oidc/teamIdp.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
 import { BridgeClient } from '../web/host.js';
+import { freePort } from '../gateway/ports.js';
 
 test.describe.configure({ timeout: 120_000 });
 
 const CLI_TOKEN = 'e2e-cli-token-0123456789abcdef';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let idp: TeamIdp;
 let child: ChildProcess;

@@ -11,7 +11,6 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -20,23 +19,13 @@ import { startTeamIdp } from '../doubles/oidc/teamIdp.js';
 import type { TeamIdp } from '../doubles/oidc/teamIdp.js';
 import { PROJECT_ROOT } from '../helpers/fixtures.js';
 import { BridgeClient } from '../web/host.js';
+import { freePort } from '../gateway/ports.js';
 
 const ADMIN_URL = process.env.MINIHARNESS_TEST_POSTGRES_URL;
 test.skip(!ADMIN_URL, 'needs MINIHARNESS_TEST_POSTGRES_URL');
 test.describe.configure({ timeout: 180_000 });
 
 const CLI_TOKEN = 'e2e-two-cli-token-0123456789abcdef';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function admin(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
