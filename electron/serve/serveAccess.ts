@@ -214,6 +214,8 @@ export function serveAccess(options: ServeAccessOptions): WebAccess<Session> {
     watchEnded: (recheck) => sessions.onEnded(recheck),
     actorOf: (session) => personLabel(session.person),
     eventAllowed: (session, event, byActor) => {
+      // A session ended elsewhere gets no more events, even before its bridge is closed.
+      if (!sessions.alive(session)) return false;
       const role = roleNow(people, session);
       return (
         role !== undefined &&

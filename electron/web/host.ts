@@ -392,6 +392,8 @@ function onConnection(ctx: HostContext, ws: WebSocket, caller: unknown): void {
           if (!alive(caller)) ws.close(1008, 'Your session has ended; sign in again.');
         })
       : () => undefined;
+  // Ended between the authentication (a database read on PostgreSQL) and the watch: its notice came before.
+  if (alive && !alive(caller)) ws.close(1008, 'Your session has ended; sign in again.');
   ws.on('close', () => {
     ctx.sockets.delete(ws);
     outbox.close();

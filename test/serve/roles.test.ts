@@ -160,10 +160,11 @@ describe('roles: which pages get which events', () => {
       for (const c of [admin, otherAdmin, viewer]) c.close();
     }
     // The sign-in page (oauth.authorize, which a page opens in a tab): only the asker's pages.
+    const sessions = new MemorySessions(false);
     const access = serveAccess({
       publicUrl: undefined,
       trustedProxies: [],
-      sessions: new MemorySessions(false),
+      sessions,
       // Roles now come from People on every check (a change applies at once): these three are configured.
       people: new People(new FilePeopleStore(serve.dataDir), { Ann: 'admin', Bob: 'admin', Cy: 'viewer' }),
       oidc: undefined,
@@ -171,15 +172,15 @@ describe('roles: which pages get which events', () => {
       signInLimit: new RateLimit(1),
       health: () => ({ ready: true }),
     });
-    const as = (name: string, role: Role): Session => ({
-      id: name,
-      person: { issuer: 'idp', subject: name, name },
-      role,
-      expiresAt: Infinity,
-    });
-    expect(access.eventAllowed?.(as('Ann', 'admin'), 'oauth.authorize', 'Ann')).toBe(true);
-    expect(access.eventAllowed?.(as('Bob', 'admin'), 'oauth.authorize', 'Ann')).toBe(false);
-    expect(access.eventAllowed?.(as('Bob', 'admin'), 'oauth.authorize', undefined)).toBe(false);
-    expect(access.eventAllowed?.(as('Cy', 'viewer'), 'approval.requested', 'Ann')).toBe(true);
+    const as = async (name: string, role: Role): Promise<Session> =>
+      (await sessions.create({ issuer: 'idp', subject: name, name }, role)).session;
+    const [ann, bob, cy] = [await as('Ann', 'admin'), await as('Bob', 'admin'), await as('Cy', 'viewer')];
+    expect(access.eventAllowed?.(ann, 'oauth.authorize', 'Ann')).toBe(true);
+    expect(access.eventAllowed?.(bob, 'oauth.authorize', 'Ann')).toBe(false);
+    expect(access.eventAllowed?.(bob, 'oauth.authorize', undefined)).toBe(false);
+    expect(access.eventAllowed?.(cy, 'approval.requested', 'Ann')).toBe(true);
+    // A session ended (here, or told from another instance) gets no more events, before its bridge is closed.
+    await sessions.end(cy);
+    expect(access.eventAllowed?.(cy, 'approval.requested', 'Ann')).toBe(false);
   });
 });
