@@ -4,7 +4,7 @@
  * the collector let go — instead of holding the close (and the process) until the exporter's timeout.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it, describe } from 'vitest';
+import { afterAll, beforeAll, it, describe } from 'vitest';
 import { OtlpReceiver } from '../doubles/otlpReceiver.js';
 import type { ModernHttpFixture } from '../doubles/servers/modern-http.js';
 import { startModernHttp } from '../doubles/servers/modern-http.js';
