@@ -142,8 +142,9 @@ export class People {
         'person_configured',
         `${personLabel(person)} is ${configured} by the configuration file; a lower role is set there, not here.`,
       );
-    if (role !== 'admin') this.keepAnAdmin(person);
-    const changed = await this.storage.setRole(key, role);
+    const guard = role !== 'admin' && this.keepAnAdmin(person);
+    const changed = await this.storage.setRole(key, role, guard);
+    if (changed === 'last_admin') throw lastAdmin(person);
     if (!changed) throw notFound();
     return this.view(changed, viewer);
   }
@@ -156,8 +157,9 @@ export class People {
         'person_configured',
         `${personLabel(person)} is named in the configuration file; remove them there and restart.`,
       );
-    this.keepAnAdmin(person);
-    return this.storage.remove(key);
+    const removed = await this.storage.remove(key, this.keepAnAdmin(person));
+    if (removed === 'last_admin') throw lastAdmin(person);
+    return removed;
   }
 
   async createToken(by: Person, name: string, role: Role): Promise<{ token: ApiTokenView; secret: string }> {
@@ -194,14 +196,16 @@ export class People {
   }
 
   /** Refuses a change that would leave nobody able to manage people (an admin of the file always stays). */
-  private keepAnAdmin(changing: StoredPerson): void {
-    if (this.roleOf(changing) !== 'admin' || Object.values(this.configured).includes('admin')) return;
+  /**
+   * Refuses to take the admin role from the last admin (as this instance knows them); true when the storage
+   * must check it again with the write (no admin is configured in the file: another instance may be demoting
+   * the other admin at this moment).
+   */
+  private keepAnAdmin(changing: StoredPerson): boolean {
+    if (this.roleOf(changing) !== 'admin' || Object.values(this.configured).includes('admin')) return false;
     const others = this.storage.people().filter((p) => !sameKey(p, changing) && this.roleOf(p) === 'admin');
-    if (others.length === 0)
-      throw new PeopleError(
-        'last_admin',
-        `${personLabel(changing)} is the last admin; give someone else the admin role first.`,
-      );
+    if (others.length === 0) throw lastAdmin(changing);
+    return true;
   }
 
   private find(key: PersonKey): StoredPerson {
@@ -232,6 +236,13 @@ export class People {
     // Best effort: a failed write only leaves "last used" older on the page.
     this.storage.touchToken(token.id, at).catch(() => undefined);
   }
+}
+
+function lastAdmin(person: StoredPerson): PeopleError {
+  return new PeopleError(
+    'last_admin',
+    `${personLabel(person)} is the last admin; give someone else the admin role first.`,
+  );
 }
 
 function notFound(): PeopleError {

@@ -50,8 +50,12 @@ export interface PeopleStorage {
   /** Records a sign-in (name, e-mail, time), keeping the person's role. */
   seen(person: StoredPerson): Promise<void>;
   /** undefined: no such person. */
-  setRole(key: PersonKey, role: Role): Promise<StoredPerson | undefined>;
-  remove(key: PersonKey): Promise<boolean>;
+  /**
+   * With `keepAnotherAdmin`, refused ('last_admin') unless another person keeps the admin role — checked
+   * with the write, so two admins demoting each other at once (two instances) cannot both succeed.
+   */
+  setRole(key: PersonKey, role: Role, keepAnotherAdmin?: boolean): Promise<StoredPerson | undefined | 'last_admin'>;
+  remove(key: PersonKey, keepAnotherAdmin?: boolean): Promise<boolean | 'last_admin'>;
   /** false: a live token has this name (names are compared lower-cased). */
   addToken(token: StoredApiToken): Promise<boolean>;
   /** The token as revoked (the first revocation's time stays); undefined: no such token. */

@@ -11,6 +11,7 @@
  * so of two instances (or two people) only one first admin is made per database.
  */
 import { randomUUID } from 'node:crypto';
+import type { QueryResult, QueryResultRow } from 'pg';
 import type { PostgresMigration } from '../storage/postgres/migrate.js';
 import type { Listener } from '../storage/postgres/notify.js';
 import { SerialQueue } from '../storage/postgres/serialQueue.js';
@@ -74,6 +75,8 @@ interface TokenRow {
   revoked_at: number | null;
 }
 
+/** The advisory lock key of changes that must keep an admin (any number, the same on every instance). */
+const ADMIN_LOCK = 0x6d685f61;
 const PERSON_COLUMNS = 'issuer, subject, email, name, role, last_sign_in_at';
 const TOKEN_COLUMNS = 'id, name, role, token_hash, created_by, created_at, last_used_at, revoked_at';
 const UNIQUE_VIOLATION = '23505';
@@ -183,23 +186,34 @@ export class PostgresPeopleStore implements PeopleStorage {
     await this.changed();
   }
 
-  async setRole(key: PersonKey, role: Role): Promise<StoredPerson | undefined> {
-    const result = await this.write('change a role', (pool) =>
-      pool.query<PersonRow>(
-        `UPDATE serve_people SET role = $3 WHERE issuer = $1 AND subject = $2 RETURNING ${PERSON_COLUMNS}`,
-        [key.issuer, key.subject, role],
-      ),
+  async setRole(
+    key: PersonKey,
+    role: Role,
+    keepAnotherAdmin = false,
+  ): Promise<StoredPerson | undefined | 'last_admin'> {
+    const result = await this.guarded<PersonRow>(
+      'change a role',
+      key,
+      keepAnotherAdmin,
+      `UPDATE serve_people SET role = $3 WHERE issuer = $1 AND subject = $2 RETURNING ${PERSON_COLUMNS}`,
+      [key.issuer, key.subject, role],
     );
+    if (result === 'last_admin') return result;
     const row = result.rows[0];
     if (!row) return undefined;
     await this.changed();
     return personOf(row);
   }
 
-  async remove(key: PersonKey): Promise<boolean> {
-    const result = await this.write('remove a person', (pool) =>
-      pool.query('DELETE FROM serve_people WHERE issuer = $1 AND subject = $2', [key.issuer, key.subject]),
+  async remove(key: PersonKey, keepAnotherAdmin = false): Promise<boolean | 'last_admin'> {
+    const result = await this.guarded(
+      'remove a person',
+      key,
+      keepAnotherAdmin,
+      'DELETE FROM serve_people WHERE issuer = $1 AND subject = $2',
+      [key.issuer, key.subject],
     );
+    if (result === 'last_admin') return result;
     if (result.rowCount === 0) return false;
     await this.changed();
     return true;
@@ -267,6 +281,44 @@ export class PostgresPeopleStore implements PeopleStorage {
     } catch (error) {
       throw toStorageError(error, this.db.where, operation);
     }
+  }
+
+  /**
+   * One change of a person; with `keepAnotherAdmin`, in a transaction that first takes the people's admin lock
+   * and checks that someone else keeps the admin role. The lock orders two such changes (two admins demoting
+   * each other on two instances): the second reads after the first committed, and is refused.
+   */
+  private async guarded<R extends QueryResultRow = QueryResultRow>(
+    operation: string,
+    key: PersonKey,
+    keepAnotherAdmin: boolean,
+    sql: string,
+    values: unknown[],
+  ): Promise<QueryResult<R> | 'last_admin'> {
+    if (!keepAnotherAdmin) return this.write(operation, (pool) => pool.query<R>(sql, values));
+    return this.write(operation, async (pool) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1)', [ADMIN_LOCK]);
+        const other = await client.query(
+          `SELECT 1 FROM serve_people WHERE role = 'admin' AND NOT (issuer = $1 AND subject = $2) LIMIT 1`,
+          [key.issuer, key.subject],
+        );
+        if (other.rowCount === 0) {
+          await client.query('ROLLBACK');
+          return 'last_admin';
+        }
+        const result = await client.query<R>(sql, values);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    });
   }
 
   /** This instance's change: read back (so it is used at once here), then told to the others. */

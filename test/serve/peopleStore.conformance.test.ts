@@ -12,6 +12,7 @@ import { People } from '../../electron/serve/people.js';
 import type { PeopleStorage, StoredApiToken } from '../../electron/serve/peopleStore.js';
 import { FilePeopleStore } from '../../electron/serve/peopleStore.js';
 import { PostgresPeopleStore } from '../../electron/serve/postgresPeopleStore.js';
+import { openPostgres } from '../../electron/storage/postgres/pool.js';
 import { scratchDir } from '../helpers/fixtures.js';
 import type { TestDatabase } from '../storage/postgres.js';
 import { createTestDatabase, describePostgres } from '../storage/postgres.js';
@@ -138,6 +139,41 @@ describePostgres('people storage: PostgreSQL', () => {
     await a.setBootstrap(sha256('from-a-start'));
     await b.setBootstrap(sha256('from-b-start'));
     expect(await a.redeemBootstrap(sha256('from-a-start'), { issuer: 'i', subject: 'x' })).toBe(false);
+  });
+
+  it('two admins taking the admin role from each other on two instances at once: one is refused, an admin stays', async () => {
+    // A database of its own: the other cases leave admins behind.
+    const own = await createTestDatabase('people_admins');
+    const stores: PostgresPeopleStore[] = [];
+    try {
+      for (let i = 0; i < 2; i++) stores.push(await PostgresPeopleStore.open(own.url, () => undefined));
+      const [a, b] = stores as [PostgresPeopleStore, PostgresPeopleStore];
+      const onA = new People(a, {});
+      const onB = new People(b, {});
+      for (const person of [ann, ben]) {
+        await onA.seen(person);
+        await a.setRole(person, 'admin');
+      }
+      // B reads the database again (as at a notice): both are admins there too.
+      const seen = nextChange(b);
+      await a.setRole(ann, 'admin');
+      await seen;
+      expect([onB.roleOf(ann), onB.roleOf(ben)]).toEqual(['admin', 'admin']);
+
+      const results = await Promise.allSettled([onA.setRole(ann, ben, 'viewer'), onB.setRole(ben, ann, 'viewer')]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const refused = results.find((r) => r.status === 'rejected');
+      expect(refused?.reason).toMatchObject({ code: 'last_admin' });
+      const db = await openPostgres(own.url);
+      try {
+        expect((await db.pool.query(`SELECT subject FROM serve_people WHERE role = 'admin'`)).rows).toHaveLength(1);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      for (const store of stores) await store.close();
+      await own.drop();
+    }
   });
 
   it('a role given on A decides on B, and a token revoked on A is refused by B', async () => {
