@@ -6,24 +6,22 @@
  *
  * Run: npm run build && npx playwright test test/e2e/servePeople.spec.ts
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { startTeamIdp } from '../doubles/oidc/teamIdp.js';
 import type { TeamIdp } from '../doubles/oidc/teamIdp.js';
-import { PROJECT_ROOT } from '../helpers/fixtures.js';
 import { BridgeClient } from '../web/host.js';
 import { freePort } from '../gateway/ports.js';
+import type { ServeInstance } from './serveInstance.js';
+import { startServeInstance } from './serveInstance.js';
 
 test.describe.configure({ timeout: 120_000 });
 
 let idp: TeamIdp;
-let child: ChildProcess;
-let output = '';
+let serve: ServeInstance;
 let dir: string;
 let port: number;
 
@@ -47,31 +45,11 @@ test.beforeAll(async () => {
     oidc: { issuer: idp.issuer, clientId: idp.clientId },
     people: { 'carol@team.example': 'viewer' },
   };
-  writeFileSync(join(dir, 'miniharness.json'), JSON.stringify(config));
-  child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(PROJECT_ROOT, 'electron', 'cli', 'main.ts'),
-      'serve',
-      '--config',
-      join(dir, 'miniharness.json'),
-    ],
-    {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, MINIHARNESS_OIDC_CLIENT_SECRET: idp.clientSecret },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  await expect.poll(() => /listening on/.test(output), { timeout: 60_000 }).toBe(true);
+  serve = await startServeInstance(dir, config, { MINIHARNESS_OIDC_CLIENT_SECRET: idp.clientSecret });
 });
 
 test.afterAll(async () => {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await serve?.stop();
   await idp.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -87,8 +65,8 @@ async function signInAt(page: Page, url: string, user: string): Promise<void> {
 test('an admin gives a role on People, makes and revokes an API token; a viewer has no People page', async ({
   browser,
 }) => {
-  const link = /(http:\/\/127\.0\.0\.1:\d+\/auth\/login\?bootstrap=[\w-]+)/.exec(output)?.[1];
-  expect(link, output).toBeDefined();
+  const link = /(http:\/\/127\.0\.0\.1:\d+\/auth\/login\?bootstrap=[\w-]+)/.exec(serve.output)?.[1];
+  expect(link, serve.output).toBeDefined();
   const [aliceContext, daveContext, carolContext] = [
     await browser.newContext(),
     await browser.newContext(),

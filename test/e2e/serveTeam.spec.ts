@@ -7,27 +7,25 @@
  *
  * Run: npm run build && npx playwright test test/e2e/serveTeam.spec.ts
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import { startTeamIdp } from '../doubles/oidc/teamIdp.js';
 import type { TeamIdp } from '../doubles/oidc/teamIdp.js';
-import { PROJECT_ROOT } from '../helpers/fixtures.js';
 import { BridgeClient } from '../web/host.js';
 import { freePort } from '../gateway/ports.js';
+import type { ServeInstance } from './serveInstance.js';
+import { startServeInstance } from './serveInstance.js';
 
 test.describe.configure({ timeout: 120_000 });
 
 const CLI_TOKEN = 'e2e-cli-token-0123456789abcdef';
 
 let idp: TeamIdp;
-let child: ChildProcess;
-let output = '';
+let serve: ServeInstance;
 let dir: string;
 let port: number;
 
@@ -53,31 +51,11 @@ test.beforeAll(async () => {
     people: { 'bob@team.example': 'approver' },
     apiTokens: [{ name: 'ops', role: 'admin', sha256: createHash('sha256').update(CLI_TOKEN).digest('hex') }],
   };
-  writeFileSync(join(dir, 'miniharness.json'), JSON.stringify(config));
-  child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(PROJECT_ROOT, 'electron', 'cli', 'main.ts'),
-      'serve',
-      '--config',
-      join(dir, 'miniharness.json'),
-    ],
-    {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, MINIHARNESS_OIDC_CLIENT_SECRET: idp.clientSecret },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  await expect.poll(() => /listening on/.test(output), { timeout: 60_000 }).toBe(true);
+  serve = await startServeInstance(dir, config, { MINIHARNESS_OIDC_CLIENT_SECRET: idp.clientSecret });
 });
 
 test.afterAll(async () => {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await serve?.stop();
   await idp.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -94,8 +72,8 @@ async function signIn(page: Page, url: string, user: string): Promise<void> {
 test('the first admin signs in with the printed link, an approver decides a call on their page, the admin sees who decided', async ({
   browser,
 }) => {
-  const link = /(http:\/\/127\.0\.0\.1:\d+\/auth\/login\?bootstrap=[\w-]+)/.exec(output)?.[1];
-  expect(link, output).toBeDefined();
+  const link = /(http:\/\/127\.0\.0\.1:\d+\/auth\/login\?bootstrap=[\w-]+)/.exec(serve.output)?.[1];
+  expect(link, serve.output).toBeDefined();
   const aliceContext = await browser.newContext();
   const bobContext = await browser.newContext();
   const alice = await aliceContext.newPage();

@@ -22,27 +22,9 @@ import { createTestDatabase } from '../storage/postgres.js';
 import type { Nginx } from './nginx.js';
 import { describeBalanced, startNginx, teamBalancerConf } from './nginx.js';
 import type { TestServe } from './serveHarness.js';
-import { startTestServe } from './serveHarness.js';
+import { postInitialize, startTestServe } from './serveHarness.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
-
-/** A 2025 initialize with the token, straight to one instance's gateway (its own Host). */
-function initializeAt(port: number, token: string): Promise<Response> {
-  return fetch(`http://127.0.0.1:${port}${GATEWAY_PATH}`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${token}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  });
-}
 
 describeBalanced('agents’ OAuth through a balancer: one issuer for both instances', () => {
   const scratch = scratchDir('mh-oauth-lb-');
@@ -118,7 +100,8 @@ describeBalanced('agents’ OAuth through a balancer: one issuer for both instan
     expect(first.refresh_token).toBeTruthy();
 
     // Both instances accept the token (issued for the balancer's /mcp).
-    for (const port of gatewayPorts) expect((await initializeAt(port, first.access_token)).status).toBe(200);
+    for (const port of gatewayPorts)
+      expect((await postInitialize(`http://127.0.0.1:${port}${GATEWAY_PATH}`, first.access_token)).status).toBe(200);
 
     // The instance that issued it (nginx sends requests without Authorization to one) goes away.
     await waitFor(() => readFileSync(join(scratch.dir, 'nginx', 'access.log'), 'utf8').includes(' /token'));

@@ -19,7 +19,7 @@ import { scratchDir, waitFor } from '../helpers/fixtures.js';
 import { SERVER_ID, buildSideEffectServer, effectLines, ok, serverReady } from '../restart/restartSoak.js';
 import { BridgeClient } from '../web/host.js';
 import { ServeChild } from './serveChild.js';
-import { opsToken, sideEffectServerConfig } from './serveHarness.js';
+import { opsToken, postInitialize, sideEffectServerConfig } from './serveHarness.js';
 
 const OPS = opsToken();
 
@@ -77,20 +77,7 @@ describe('SIGTERM drains the agent gateway’s calls', () => {
 
     serve!.signal('SIGTERM');
     await waitFor(async () => (await fetch(`${webUrl()}/readyz`)).status === 503, 15_000);
-    const refused = await fetch(run.url, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${token}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'late', version: '1' } },
-      }),
-    });
+    const refused = await postInitialize(run.url, token, 'late');
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/shutting down/);

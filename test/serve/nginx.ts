@@ -81,34 +81,47 @@ export function webBalancerConf(dir: string, port: number, upstreams: number[]):
  * 2025 session the other instance never had is a 404 there, and the client starts a new one.
  */
 export function gatewayBalancerConf(dir: string, port: number, gateways: [number, number]): string {
-  const [a, b] = gateways;
-  const location = (target: string) => `
+  return `${preamble(dir)}${gatewayRouting(gateways)}
+  server {
+    listen 127.0.0.1:${port};
+    location / {${gatewayProxy('$gw_first')}${GATEWAY_FAILOVER}
+    }${GATEWAY_FALLBACKS}
+  }
+}
+`;
+}
+
+/** The agent's key (2026-07-28: each request; else its Authorization), its first instance and the other. */
+function gatewayRouting([a, b]: [number, number]): string {
+  return `
+  map $http_mcp_protocol_version $gw_key { "2026-07-28" $request_id; default $http_authorization; }
+  split_clients "$gw_key" $gw_first { 50% ${a}; * ${b}; }
+  map $gw_first $gw_other { ${a} ${b}; default ${a}; }`;
+}
+
+/** A location's body proxying to one gateway (its own Host: the gateway checks it names its port). */
+function gatewayProxy(target: string): string {
+  return `
       proxy_pass http://127.0.0.1:${target};
       proxy_set_header Host 127.0.0.1:${target};
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_buffering off;
       proxy_read_timeout 1h;`;
-  return `${preamble(dir)}
-  map $http_mcp_protocol_version $gw_key { "2026-07-28" $request_id; default $http_authorization; }
-  split_clients "$gw_key" $gw_first { 50% ${a}; * ${b}; }
-  map $gw_first $gw_other { ${a} ${b}; default ${a}; }
-  server {
-    listen 127.0.0.1:${port};
-    location / {${location('$gw_first')}
+}
+
+const GATEWAY_FAILOVER = `
       proxy_intercept_errors on;
       error_page 503 = @draining;
-      error_page 502 504 = @unreachable;
-    }
-    location @draining {${location('$gw_other')}
+      error_page 502 504 = @unreachable;`;
+
+/** To the other instance: when the first drains (503), or when no connection to it was made (nothing sent). */
+const GATEWAY_FALLBACKS = `
+    location @draining {${gatewayProxy('$gw_other')}
     }
     location @unreachable {
-      if ($upstream_connect_time != "-") { return 502; }${location('$gw_other')}
-    }
-  }
-}
-`;
-}
+      if ($upstream_connect_time != "-") { return 502; }${gatewayProxy('$gw_other')}
+    }`;
 
 /** The OAuth sign-in's paths, as examples/team/nginx-two-instances.conf routes them to the gateways. */
 export const OAUTH_LOCATION =
@@ -120,23 +133,8 @@ export const OAUTH_LOCATION =
  * in gatewayBalancerConf (a request without Authorization — each OAuth sign-in request — to one).
  */
 export function teamBalancerConf(dir: string, port: number, webPorts: number[], gateways: [number, number]): string {
-  const [a, b] = gateways;
-  const gateway = (target: string) => `
-      proxy_pass http://127.0.0.1:${target};
-      proxy_set_header Host 127.0.0.1:${target};
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_buffering off;
-      proxy_read_timeout 1h;`;
-  const failover = `
-      proxy_intercept_errors on;
-      error_page 503 = @draining;
-      error_page 502 504 = @unreachable;`;
   return `${preamble(dir)}
-  upstream miniharness_web { ${webPorts.map((p) => `server 127.0.0.1:${p} max_fails=1 fail_timeout=1s;`).join(' ')} }
-  map $http_mcp_protocol_version $gw_key { "2026-07-28" $request_id; default $http_authorization; }
-  split_clients "$gw_key" $gw_first { 50% ${a}; * ${b}; }
-  map $gw_first $gw_other { ${a} ${b}; default ${a}; }
+  upstream miniharness_web { ${webPorts.map((p) => `server 127.0.0.1:${p} max_fails=1 fail_timeout=1s;`).join(' ')} }${gatewayRouting(gateways)}
   server {
     listen 127.0.0.1:${port};
     location / {
@@ -148,15 +146,10 @@ export function teamBalancerConf(dir: string, port: number, webPorts: number[], 
       proxy_set_header Connection $connection_upgrade;
       proxy_next_upstream error timeout http_503;
     }
-    location /mcp {${gateway('$gw_first')}${failover}
+    location /mcp {${gatewayProxy('$gw_first')}${GATEWAY_FAILOVER}
     }
-    location ${OAUTH_LOCATION} {${gateway('$gw_first')}${failover}
-    }
-    location @draining {${gateway('$gw_other')}
-    }
-    location @unreachable {
-      if ($upstream_connect_time != "-") { return 502; }${gateway('$gw_other')}
-    }
+    location ${OAUTH_LOCATION} {${gatewayProxy('$gw_first')}${GATEWAY_FAILOVER}
+    }${GATEWAY_FALLBACKS}
   }
 }
 `;

@@ -80,6 +80,24 @@ export function sideEffectServerConfig(effects: string, tag?: string): Pick<Serv
   };
 }
 
+/** A raw 2025 `initialize` with the agent's token, POSTed to a gateway URL (to read the HTTP status a client would get). */
+export function postInitialize(url: string | URL, token: string, client = 'raw'): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: client, version: '1' } },
+    }),
+  });
+}
+
 export interface EffectLine {
   key: string;
   pid: number;
