@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as client from 'openid-client';
+import { hashToken } from '../security/tokenHash.js';
 import { isLoopbackHost } from './listenPolicy.js';
 import type { Person } from './people.js';
 import { cookieOf } from './sessions.js';
@@ -19,7 +20,8 @@ export class SignInRefusal extends Error {
 export interface Pending {
   verifier: string;
   nonce: string;
-  bootstrap?: string;
+  /** The one-time bootstrap token the sign-in carries, as its SHA-256 only (the pending row may be in a database). */
+  bootstrapSha256?: string;
 }
 
 /** Sign-ins between their two requests, by state: this instance's memory, or PostgreSQL (postgresSessions.ts). */
@@ -108,12 +110,14 @@ export class OidcSignIn {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
-    await this.pending.put(state, { verifier, nonce, ...(bootstrap ? { bootstrap } : {}) }, PENDING_MS).catch(() => {
-      // The database did not take it (serve on PostgreSQL): said as ours, not as the provider's failure.
-      throw new SignInRefusal(
-        'MiniHarness could not save this sign-in right now; try again later, or tell your admin.',
-      );
-    });
+    await this.pending
+      .put(state, { verifier, nonce, ...(bootstrap ? { bootstrapSha256: hashToken(bootstrap) } : {}) }, PENDING_MS)
+      .catch(() => {
+        // The database did not take it (serve on PostgreSQL): said as ours, not as the provider's failure.
+        throw new SignInRefusal(
+          'MiniHarness could not save this sign-in right now; try again later, or tell your admin.',
+        );
+      });
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri(),
       scope: 'openid email profile',
@@ -130,8 +134,8 @@ export class OidcSignIn {
     res.end();
   }
 
-  /** The person the provider vouches for, and the bootstrap token the sign-in carried; throws a SignInRefusal when refused. */
-  async finish(req: IncomingMessage): Promise<{ person: Person; bootstrap?: string }> {
+  /** The person the provider vouches for, and the SHA-256 of the bootstrap token the sign-in carried; throws a SignInRefusal when refused. */
+  async finish(req: IncomingMessage): Promise<{ person: Person; bootstrapSha256?: string }> {
     const url = new URL(req.url ?? '/', this.options.publicUrl());
     const state = url.searchParams.get('state') ?? '';
     const cookie = cookieOf(req, this.cookieName);
@@ -157,7 +161,7 @@ export class OidcSignIn {
     // An e-mail decides a role only when the provider verified it.
     if (typeof claims.email === 'string' && claims.email_verified === true) person.email = claims.email;
     if (typeof claims.name === 'string') person.name = claims.name;
-    return { person, ...(pending.bootstrap ? { bootstrap: pending.bootstrap } : {}) };
+    return { person, ...(pending.bootstrapSha256 ? { bootstrapSha256: pending.bootstrapSha256 } : {}) };
   }
 
   clearCookie(): string {

@@ -78,9 +78,12 @@ export class People {
     return token;
   }
 
-  /** Makes `person` an admin when `token` is the pending bootstrap token (it is then used up). */
-  redeemBootstrap(person: Person, token: string): Promise<boolean> {
-    return this.storage.redeemBootstrap(hashToken(token), { ...person, lastSignInAt: this.now() });
+  /**
+   * Makes `person` an admin when `tokenSha256` is the SHA-256 of the pending bootstrap token (it is then used
+   * up); the sign-in kept only the hash while it was pending.
+   */
+  redeemBootstrap(person: Person, tokenSha256: string): Promise<boolean> {
+    return this.storage.redeemBootstrap(tokenSha256, { ...person, lastSignInAt: this.now() });
   }
 
   configuredRoleOf(person: Person): Role | undefined {

@@ -206,20 +206,29 @@ export class PostgresPendingSignIns implements PendingSignIns {
   async put(state: string, pending: Pending, ttlMs: number): Promise<void> {
     await this.pool.query('DELETE FROM serve_signins WHERE expires_at <= now()');
     await this.pool.query(
-      `INSERT INTO serve_signins (state_sha256, verifier, nonce, bootstrap, expires_at)
+      `INSERT INTO serve_signins (state_sha256, verifier, nonce, bootstrap_sha256, expires_at)
        VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-      [sha256(state), pending.verifier, pending.nonce, pending.bootstrap ?? null, ttlMs / 1000],
+      [sha256(state), pending.verifier, pending.nonce, pending.bootstrapSha256 ?? null, ttlMs / 1000],
     );
   }
 
   /** Once: the row is deleted as it is read; an expired one is not given. */
   async take(state: string): Promise<Pending | undefined> {
-    const { rows } = await this.pool.query<{ verifier: string; nonce: string; bootstrap: string | null }>(
-      `DELETE FROM serve_signins WHERE state_sha256 = $1 RETURNING verifier, nonce, bootstrap, expires_at > now() AS live`,
+    const { rows } = await this.pool.query<{
+      verifier: string;
+      nonce: string;
+      bootstrap_sha256: string | null;
+      live: boolean;
+    }>(
+      `DELETE FROM serve_signins WHERE state_sha256 = $1 RETURNING verifier, nonce, bootstrap_sha256, expires_at > now() AS live`,
       [sha256(state)],
     );
-    const row = rows[0] as { verifier: string; nonce: string; bootstrap: string | null; live: boolean } | undefined;
+    const row = rows[0];
     if (!row?.live) return undefined;
-    return { verifier: row.verifier, nonce: row.nonce, ...(row.bootstrap ? { bootstrap: row.bootstrap } : {}) };
+    return {
+      verifier: row.verifier,
+      nonce: row.nonce,
+      ...(row.bootstrap_sha256 ? { bootstrapSha256: row.bootstrap_sha256 } : {}),
+    };
   }
 }

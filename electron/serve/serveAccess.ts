@@ -132,10 +132,10 @@ async function signIn(
         : 'The identity provider could not complete the sign-in; try again, or tell your admin.';
     return text(res, 403, `Sign-in failed: ${why} Open /auth/login to try again.`);
   }
-  const { person, bootstrap } = signedIn;
+  const { person, bootstrapSha256 } = signedIn;
   // Listed on the People page even without a role: an admin can then give them one.
   await people.seen(person);
-  if (bootstrap !== undefined && (await people.redeemBootstrap(person, bootstrap)))
+  if (bootstrapSha256 !== undefined && (await people.redeemBootstrap(person, bootstrapSha256)))
     audit.record({ action: 'bootstrap admin', person, role: 'admin' });
   const role = people.roleOf(person);
   if (!role) {

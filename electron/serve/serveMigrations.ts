@@ -29,7 +29,7 @@ export const SERVE_SESSION_MIGRATIONS: readonly PostgresMigration[] = [
         -- The PKCE verifier and nonce are needed as they are to finish the sign-in; gone after 10 minutes or once used.
         verifier text NOT NULL,
         nonce text NOT NULL,
-        bootstrap text,
+        bootstrap_sha256 text,
         expires_at timestamptz NOT NULL
       );
       CREATE INDEX serve_signins_by_expiry ON serve_signins (expires_at);

@@ -101,8 +101,8 @@ describePostgres('people’s sessions in PostgreSQL, two instances', () => {
   it('a sign-in’s state is taken once, by either instance, and not after it expires', async () => {
     const onA = new PostgresPendingSignIns(pool());
     const onB = new PostgresPendingSignIns((dbs[1] as PostgresDatabase).pool);
-    await onA.put('state-1', { verifier: 'v', nonce: 'n', bootstrap: 'boot' }, 60_000);
-    expect(await onB.take('state-1')).toEqual({ verifier: 'v', nonce: 'n', bootstrap: 'boot' });
+    await onA.put('state-1', { verifier: 'v', nonce: 'n', bootstrapSha256: 'b00t' }, 60_000);
+    expect(await onB.take('state-1')).toEqual({ verifier: 'v', nonce: 'n', bootstrapSha256: 'b00t' });
     expect(await onA.take('state-1')).toBeUndefined();
     await onA.put('state-2', { verifier: 'v', nonce: 'n' }, 60_000);
     await pool().query(`UPDATE serve_signins SET expires_at = now() - interval '1 second'`);
