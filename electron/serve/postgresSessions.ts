@@ -19,7 +19,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
-import { tokensEqual } from '../security/loopbackAccess.js';
+import { newToken, tokensEqual } from '../security/loopbackAccess.js';
+import { hashToken } from '../security/tokenHash.js';
 import type { Listener, Notice } from '../storage/postgres/notify.js';
 import { listen } from '../storage/postgres/notify.js';
 import type { PgPool } from '../storage/postgres/pool.js';
@@ -28,7 +29,7 @@ import type { Person } from './people.js';
 import type { Role } from './roles.js';
 import { ROLES } from './roles.js';
 import type { NewSession, Session, Sessions } from './sessions.js';
-import { SESSION_MS, SessionCookies, newSecret, sha256 } from './sessions.js';
+import { SESSION_MS, SessionCookies } from './sessions.js';
 
 const PersonSchema = z.object({
   issuer: z.string(),
@@ -82,16 +83,16 @@ export class PostgresSessions extends SessionCookies implements Sessions {
   }
 
   async create(person: Person, role: Role): Promise<NewSession> {
-    const cookie = newSecret();
-    const bridgeToken = newSecret();
-    const id = sha256(cookie);
+    const cookie = newToken();
+    const bridgeToken = newToken();
+    const id = hashToken(cookie);
     // Sign-ins are rare: each clears the expired rows (the index on expires_at makes it cheap).
     await this.pool.query('DELETE FROM serve_sessions WHERE expires_at <= now()');
     const { rows } = await this.pool.query<{ expires_ms: number }>(
       `INSERT INTO serve_sessions (cookie_sha256, bridge_sha256, issuer, subject, person, role, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
        RETURNING (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms`,
-      [id, sha256(bridgeToken), person.issuer, person.subject, JSON.stringify(person), role, SESSION_MS / 1000],
+      [id, hashToken(bridgeToken), person.issuer, person.subject, JSON.stringify(person), role, SESSION_MS / 1000],
     );
     const session: Session = { id, person, role, expiresAt: rows[0]?.expires_ms ?? Date.now() + SESSION_MS };
     this.#remember(session);
@@ -102,7 +103,7 @@ export class PostgresSessions extends SessionCookies implements Sessions {
     const id = this.idOf(req);
     if (id === undefined || bridgeToken === undefined) return undefined;
     const row = await this.#read(id);
-    if (!row || !tokensEqual(row.bridge_sha256, sha256(bridgeToken))) return undefined;
+    if (!row || !tokensEqual(row.bridge_sha256, hashToken(bridgeToken))) return undefined;
     const person = PersonSchema.safeParse(row.person);
     const role = ROLES.find((r) => r === row.role);
     if (!person.success || !role) return undefined;
@@ -208,7 +209,7 @@ export class PostgresPendingSignIns implements PendingSignIns {
     await this.pool.query(
       `INSERT INTO serve_signins (state_sha256, verifier, nonce, bootstrap_sha256, expires_at)
        VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-      [sha256(state), pending.verifier, pending.nonce, pending.bootstrapSha256 ?? null, ttlMs / 1000],
+      [hashToken(state), pending.verifier, pending.nonce, pending.bootstrapSha256 ?? null, ttlMs / 1000],
     );
   }
 
@@ -221,7 +222,7 @@ export class PostgresPendingSignIns implements PendingSignIns {
       live: boolean;
     }>(
       `DELETE FROM serve_signins WHERE state_sha256 = $1 RETURNING verifier, nonce, bootstrap_sha256, expires_at > now() AS live`,
-      [sha256(state)],
+      [hashToken(state)],
     );
     const row = rows[0];
     if (!row?.live) return undefined;

@@ -10,9 +10,9 @@
  * postgresSessions.ts, in PostgreSQL — for instances on one database, behind a balancer without
  * affinity: any instance accepts the session, a sign-out is seen by all, a restart keeps it.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { tokensEqual } from '../security/loopbackAccess.js';
+import { newToken, tokensEqual } from '../security/loopbackAccess.js';
+import { hashToken } from '../security/tokenHash.js';
 import type { Person } from './people.js';
 import type { Role } from './roles.js';
 
@@ -55,9 +55,6 @@ export interface Sessions {
 export const SESSION_MS = 12 * 60 * 60 * 1000;
 const MAX_SESSIONS = 10_000;
 
-export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-export const newSecret = (): string => randomBytes(32).toString('base64url');
-
 export function cookieOf(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
@@ -79,7 +76,7 @@ export abstract class SessionCookies {
   /** The hash of the request's session cookie (the session's id), if it carries one. */
   protected idOf(req: IncomingMessage): string | undefined {
     const cookie = cookieOf(req, this.cookieName);
-    return cookie ? sha256(cookie) : undefined;
+    return cookie ? hashToken(cookie) : undefined;
   }
 
   /**
@@ -123,17 +120,17 @@ export class MemorySessions extends SessionCookies implements Sessions {
 
   create(person: Person, role: Role): Promise<NewSession> {
     if (this.byId.size >= MAX_SESSIONS) this.sweep();
-    const cookie = newSecret();
-    const bridgeToken = newSecret();
-    const session: Session = { id: sha256(cookie), person, role, expiresAt: this.now() + SESSION_MS };
-    this.byId.set(session.id, { session, bridgeSha256: sha256(bridgeToken) });
+    const cookie = newToken();
+    const bridgeToken = newToken();
+    const session: Session = { id: hashToken(cookie), person, role, expiresAt: this.now() + SESSION_MS };
+    this.byId.set(session.id, { session, bridgeSha256: hashToken(bridgeToken) });
     return Promise.resolve({ session, cookie, bridgeToken });
   }
 
   find(req: IncomingMessage, bridgeToken: string | undefined): Promise<Session | undefined> {
     const id = this.idOf(req);
     const kept = id === undefined ? undefined : this.byId.get(id);
-    if (!kept || bridgeToken === undefined || !tokensEqual(kept.bridgeSha256, sha256(bridgeToken)))
+    if (!kept || bridgeToken === undefined || !tokensEqual(kept.bridgeSha256, hashToken(bridgeToken)))
       return Promise.resolve(undefined);
     return Promise.resolve(this.alive(kept.session) ? kept.session : undefined);
   }

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryPendingSignIns } from '../../electron/serve/oidcSignIn.js';
 import { PostgresPendingSignIns, PostgresSessions } from '../../electron/serve/postgresSessions.js';
 import { SERVE_SESSION_MIGRATIONS } from '../../electron/serve/serveMigrations.js';
-import { MemorySessions, sha256 } from '../../electron/serve/sessions.js';
+import { MemorySessions } from '../../electron/serve/sessions.js';
+import { hashToken } from '../../electron/security/tokenHash.js';
 import type { PostgresDatabase } from '../../electron/storage/postgres/pool.js';
 import { openPostgres } from '../../electron/storage/postgres/pool.js';
 import { waitFor } from '../helpers/fixtures.js';
@@ -54,7 +55,7 @@ describePostgres('people’s sessions in PostgreSQL, two instances', () => {
     const stored = rows.map((r) => r.row).join('\n');
     expect(stored).not.toContain(made.cookie);
     expect(stored).not.toContain(made.bridgeToken);
-    expect(stored).toContain(sha256(made.cookie));
+    expect(stored).toContain(hashToken(made.cookie));
   });
 
   it('refuses an expired session by the database’s clock', async () => {
