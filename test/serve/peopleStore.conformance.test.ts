@@ -139,6 +139,7 @@ describePostgres('people storage: PostgreSQL', () => {
     await a.setBootstrap(sha256('from-a-start'));
     await b.setBootstrap(sha256('from-b-start'));
     expect(await a.redeemBootstrap(sha256('from-a-start'), { issuer: 'i', subject: 'x' })).toBe(false);
+    expect(await b.redeemBootstrap(sha256('from-b-start'), { issuer: 'i', subject: 'y' })).toBe(true);
   });
 
   it('two admins taking the admin role from each other on two instances at once: one is refused, an admin stays', async () => {
