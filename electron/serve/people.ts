@@ -198,9 +198,9 @@ export class People {
     );
   }
 
-  /** Refuses a change that would leave nobody able to manage people (an admin of the file always stays). */
   /**
-   * Refuses to take the admin role from the last admin (as this instance knows them); true when the storage
+   * Refuses a change that would leave nobody able to manage people — taking the admin role from the last admin
+   * as this instance knows them (an admin of the file always stays); true when the storage
    * must check it again with the write (no admin is configured in the file: another instance may be demoting
    * the other admin at this moment).
    */

@@ -49,9 +49,8 @@ export interface PeopleStorage {
   redeemBootstrap(sha256: string, person: StoredPerson): Promise<boolean>;
   /** Records a sign-in (name, e-mail, time), keeping the person's role. */
   seen(person: StoredPerson): Promise<void>;
-  /** undefined: no such person. */
   /**
-   * With `keepAnotherAdmin`, refused ('last_admin') unless another person keeps the admin role — checked
+   * undefined: no such person. With `keepAnotherAdmin`, refused ('last_admin') unless another person keeps the admin role — checked
    * with the write, so two admins demoting each other at once (two instances) cannot both succeed.
    */
   setRole(key: PersonKey, role: Role, keepAnotherAdmin?: boolean): Promise<StoredPerson | undefined | 'last_admin'>;
