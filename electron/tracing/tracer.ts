@@ -370,7 +370,7 @@ const PLAIN_EVENTS: Partial<Record<TraceEventType, PlainShape>> = {
 };
 
 /** A fresh copy of `data` when it is one of PLAIN_EVENTS' shapes exactly (undefined values dropped, as redaction drops them); else undefined. */
-function plainEvent(type: TraceEventType, data: unknown): Record<string, unknown> | undefined {
+export function plainEvent(type: TraceEventType, data: unknown): Record<string, unknown> | undefined {
   const shape = PLAIN_EVENTS[type];
   if (!shape || typeof data !== 'object' || data === null || Object.getPrototypeOf(data) !== Object.prototype)
     return undefined;
