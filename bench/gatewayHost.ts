@@ -2,7 +2,7 @@
  * The gateway benches' host as users run it: built JavaScript under plain node, not the sources under tsx (issue 33).
  *
  * The browser-mode host (electron/web/cli.ts) has no build of its own, so it is bundled here as `npm run build`
- * bundles `miniharness` (scripts/buildCli.ts: esbuild, bare imports external) into out/main, beside the WAL
+ * bundles `miniharness` (scripts/buildCli.ts `bundleNodeEntry`: esbuild, bare imports external) into out/main, beside the WAL
  * checkpointer's and the span exporter's worker files, which the host starts from its own folder. tsx also turns on
  * source maps for every stack a host builds (the SDK builds errors on the call path), which the built app does not.
  * `BENCH_HOST=tsx` keeps the sources under tsx (the figures before this file); so does a profile (`tsxForProfile`),
@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { bundleNodeEntry } from '../scripts/buildCli.js';
 import { PROJECT_ROOT } from '../test/helpers/fixtures.js';
 
 /** The built host's entry, or undefined for tsx (`BENCH_HOST=tsx`). Needs `npm run build` first (its workers). */
@@ -20,15 +20,6 @@ export async function builtHostEntry(tsxForProfile = false): Promise<string | un
   if (!existsSync(join(folder, 'walCheckpointWorker.js')))
     throw new Error('The bench runs the built host: run `npm run build` first (or BENCH_HOST=tsx for the sources).');
   const outfile = join(folder, 'benchWebHost.js');
-  await build({
-    entryPoints: [join(PROJECT_ROOT, 'electron', 'web', 'cli.ts')],
-    outfile,
-    bundle: true,
-    packages: 'external',
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    logLevel: 'warning',
-  });
+  await bundleNodeEntry(join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'), outfile);
   return outfile;
 }

@@ -13,8 +13,13 @@ const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BUILD = join(PROJECT_ROOT, 'out', 'main', 'miniharness.js');
 
 export async function buildCli(outfile = CLI_BUILD): Promise<void> {
+  await bundleNodeEntry(join(PROJECT_ROOT, 'electron', 'cli', 'main.ts'), outfile);
+}
+
+/** One TypeScript entry as one Node ESM file, its bare imports external (as the app's own entries are built). */
+export async function bundleNodeEntry(entry: string, outfile: string): Promise<void> {
   await build({
-    entryPoints: [join(PROJECT_ROOT, 'electron', 'cli', 'main.ts')],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     packages: 'external',
