@@ -13,7 +13,7 @@
  * sampled or not.
  *
  * Off the call path: when the trace starts only the span's ids are chosen (so the server can be
- * given its `traceparent` at once) and the sampling decided; the events fill a plain record. Every
+ * given its `traceparent` at once) and the sampling decided; its events are only kept, as stored. Every
  * DRAIN_DELAY_MS the calls ended since are handed on as plain records (`CallRecord`, exportWorker.ts)
  * — to the export worker, which makes, fills and ends each SDK span with the trace's own times and
  * the ids chosen at the start, and records the metric; no SDK span is made on this thread. (Made at
@@ -21,13 +21,13 @@
  * records are already redacted: their attributes come from the trace's stored events, the payloads
  * from the redacted store. A backlog beyond MAX_BACKLOG is dropped and counted.
  */
-import type { Attributes, SpanContext } from '@opentelemetry/api';
-import { SpanKind, TraceFlags, trace as traceApi } from '@opentelemetry/api';
+import type { Attributes, Context, SpanContext, TraceState } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, TraceFlags, trace as traceApi } from '@opentelemetry/api';
 import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
 import type { TraceEvent, TraceSummary } from '../../shared/traces.js';
 import type { ObservedTrace, TraceObserver } from '../tracing/tracer.js';
 import * as A from './attributes.js';
-import { currentContext, propagationOf } from './context.js';
+import { currentContext } from './context.js';
 import type { CallRecord, PlainContext } from './exportWorker.js';
 import { expectRequestId } from './requestIds.js';
 
@@ -74,32 +74,36 @@ const MAX_BACKLOG = 4096;
 const DRAIN_DELAY_MS = 100;
 
 export class CallSpans implements TraceObserver {
-  readonly #sampler: TraceIdRatioBasedSampler;
+  readonly #sampler: TraceIdRatioBasedSampler | undefined;
   #backlog: ObservedCall[] = [];
   #scheduled = false;
   /** Batches whose payloads are being read (PostgreSQL): their spans are made once the reads answer. */
   readonly #reading = new Set<Promise<void>>();
 
   constructor(private readonly options: CallSpanOptions) {
-    this.#sampler = new TraceIdRatioBasedSampler(options.sampleRatio);
+    // Every trace kept (or none): no sampler to ask per call.
+    const ratio = options.sampleRatio;
+    this.#sampler = ratio > 0 && ratio < 1 ? new TraceIdRatioBasedSampler(ratio) : undefined;
   }
 
   started(trace: TraceSummary): ObservedTrace {
     const context = currentContext();
-    const found = traceApi.getSpanContext(context);
+    const found = context === ROOT_CONTEXT ? undefined : traceApi.getSpanContext(context);
     const parent = found && traceApi.isSpanContextValid(found) ? found : undefined;
-    const ids = this.options.ids;
-    const traceId = parent ? parent.traceId : ids.newTraceId();
-    const sampled = parent
-      ? (parent.traceFlags & TraceFlags.SAMPLED) !== 0
-      : this.#sampler.shouldSample(context, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
-    const call = new ObservedCall(this, trace, parent, traceId, ids.newSpanId(), sampled, this.options.measured);
-    if (sampled) this.options.linked?.(trace.traceId, traceId);
-    return call;
+    const traceId = parent ? parent.traceId : this.options.ids.newTraceId();
+    const sampled = parent ? (parent.traceFlags & TraceFlags.SAMPLED) !== 0 : this.#sampledRoot(context, traceId);
+    return new ObservedCall(this, trace, parent, traceId, this.options.ids.newSpanId(), sampled);
+  }
+
+  #sampledRoot(context: Context, traceId: string): boolean {
+    if (!this.#sampler) return this.options.sampleRatio >= 1;
+    return this.#sampler.shouldSample(context, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
   }
 
   /** An ended call: its span is made after the call returned. */
   enqueue(call: ObservedCall): void {
+    // Neither exported nor measured: nothing to make.
+    if (!call.sampled && !this.options.measured) return;
     if (this.#backlog.length >= MAX_BACKLOG) {
       this.options.dropped?.(1);
       return;
@@ -144,19 +148,23 @@ export class CallSpans implements TraceObserver {
 
   /** The call as the export worker takes it; undefined when there is nothing to export or measure. */
   #record(call: ObservedCall, payloads: Payloads | undefined): CallRecord | undefined {
-    const { trace, attributes } = call;
+    const { trace } = call;
     const local = trace.serverId === this.options.localServerId;
+    const read = readEvents(call, this.options.measured && !local);
+    // A built-in tool's call sends no MCP request and has no client metric.
+    const requests = read.requests.length > 0 ? read.requests : undefined;
+    if (!call.sampled && !requests) return undefined;
+    const ended = call.ended ?? trace;
+    const attributes = read.attributes;
     identify(attributes, trace);
     if (!local) {
       attributes[A.MCP_METHOD_NAME] = 'tools/call';
       describe(attributes, this.options.describeServer(trace.serverId));
     }
-    // A built-in tool's call sends no MCP request and has no client metric.
-    const requests = !local && call.requests.length > 0 ? call.requests : undefined;
-    if (!call.sampled && !requests) return undefined;
-    const ended = call.ended ?? trace;
+    if (call.requestId !== undefined) attributes[A.JSONRPC_REQUEST_ID] = call.requestId;
     if (payloads?.arguments !== undefined) attributes[A.GEN_AI_TOOL_CALL_ARGUMENTS] = payloads.arguments;
     if (payloads?.result !== undefined) attributes[A.GEN_AI_TOOL_CALL_RESULT] = payloads.result;
+    if (call.sampled) this.options.linked?.(trace.traceId, call.traceId);
     return {
       span: call.sampled,
       name: local ? `execute_tool ${trace.toolName}` : `tools/call ${trace.toolName}`,
@@ -167,7 +175,7 @@ export class CallSpans implements TraceObserver {
       start: trace.startedAt,
       end: ended.endedAt ?? Date.now(),
       attributes,
-      events: call.events.length > 0 ? call.events : undefined,
+      events: read.events.length > 0 ? read.events : undefined,
       errorMessage: ended.error?.message,
       requests,
     };
@@ -217,21 +225,19 @@ function describe(attributes: Attributes, server: ServerDescription | undefined)
   if (server.sessionId) attributes[A.MCP_SESSION_ID] = server.sessionId;
 }
 
-/** One call while it runs: the ids chosen at its start and the attributes its events set. */
+/**
+ * One call while it runs: the ids chosen at its start, and its events as the tracer stored them (redacted).
+ * Nothing is read from them until the call's record is made (readEvents), in the batch after the call: a
+ * call's own path only keeps them — work spread over every call's steps costs each call more than the same
+ * work done for a batch at once.
+ */
 class ObservedCall implements ObservedTrace {
-  /** What the call's events said; the call's own identity is added when its record is made (identify). */
-  readonly attributes: Attributes = {};
-  readonly events: NonNullable<CallRecord['events']> = [];
+  readonly events: TraceEvent[] = [];
   ended: TraceSummary | undefined;
-  /** The MCP requests sent (each attempt): how long each took (ms) and how it failed, for the client metric. */
-  readonly requests: NonNullable<CallRecord['requests']> = [];
+  /** The JSON-RPC id of the request that carried this call's `traceparent` (the last, after a retry). */
+  requestId: string | undefined;
   #propagation: Record<string, string> | undefined;
   #forgetRequestId: (() => void) | undefined;
-  #attempts = 0;
-  #toolError = false;
-  #sandboxViolations = 0;
-  #toolChanged = false;
-  #approved = false;
 
   constructor(
     private readonly owner: CallSpans,
@@ -241,106 +247,131 @@ class ObservedCall implements ObservedTrace {
     readonly traceId: string,
     readonly spanId: string,
     readonly sampled: boolean,
-    private readonly measured: boolean,
   ) {}
 
   /** The W3C context of this call's span (made later with these ids): `traceparent`, and the parent's `tracestate`. */
   get propagation(): Readonly<Record<string, string>> {
     if (this.#propagation) return this.#propagation;
-    const traceState = this.parent?.traceState;
-    this.#propagation = propagationOf(
-      traceApi.wrapSpanContext({
-        traceId: this.traceId,
-        spanId: this.spanId,
-        traceFlags: this.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
-        ...(traceState ? { traceState } : {}),
-      }),
-    );
+    this.#propagation = traceContextOf(this.traceId, this.spanId, this.sampled, this.parent?.traceState);
     // The request that carries it tells its JSON-RPC id (requestIds.ts); a retry's id replaces the first.
-    const traceparent = this.#propagation.traceparent;
-    if (this.sampled && traceparent)
-      this.#forgetRequestId = expectRequestId(traceparent, (id) => void (this.attributes[A.JSONRPC_REQUEST_ID] = id));
+    if (this.sampled)
+      this.#forgetRequestId = expectRequestId(this.#propagation.traceparent as string, (id) => (this.requestId = id));
     return this.#propagation;
   }
 
   event(event: TraceEvent): void {
+    this.events.push(event);
+  }
+
+  finished(trace: TraceSummary): void {
+    this.#forgetRequestId?.();
+    this.ended = trace;
+    this.owner.enqueue(this);
+  }
+}
+
+/**
+ * The W3C Trace Context entries of a span context, as the official W3CTraceContextPropagator writes them
+ * (version 00, the ids, the sampled flag; the trace state as it is). Written here because the propagator
+ * wants a Context around a Span object for the same two strings (test/telemetry/traceContext.test.ts holds
+ * them equal).
+ */
+export function traceContextOf(
+  traceId: string,
+  spanId: string,
+  sampled: boolean,
+  traceState: TraceState | undefined,
+): Record<string, string> {
+  const traceparent = `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`;
+  return traceState ? { traceparent, tracestate: traceState.serialize() } : { traceparent };
+}
+
+/** What a call's events say: its span's attributes and events, and the MCP requests sent (for the client metric). */
+interface ReadEvents {
+  attributes: Attributes;
+  events: NonNullable<CallRecord['events']>;
+  requests: NonNullable<CallRecord['requests']>;
+}
+
+/** Reads an ended call's events (off the call path); `measured`: its requests count in the client metric. */
+function readEvents(call: ObservedCall, measured: boolean): ReadEvents {
+  const attributes: Attributes = {};
+  const events: ReadEvents['events'] = [];
+  const requests: ReadEvents['requests'] = [];
+  let attempts = 0;
+  let toolError = false;
+  let sandboxViolations = 0;
+  let toolChanged = false;
+  let approved = false;
+  // Sets an attribute from an event's field when an attribute can hold it.
+  const set = (key: string, value: unknown): void => {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') attributes[key] = value;
+  };
+  for (const event of call.events) {
     const data = event.data as Record<string, unknown>;
-    if (this.measured && event.type === 'attempt_finished' && typeof data.durationMs === 'number') {
-      const error = data.error as { code?: unknown } | undefined;
-      this.requests.push([
-        data.durationMs,
-        data.outcome === 'error' ? (typeof error?.code === 'string' ? error.code : '_OTHER') : undefined,
-      ]);
-    }
-    if (event.type === 'completed') this.#toolError = data.isError === true;
-    if (!this.sampled) return;
-    const set = this.#set;
     switch (event.type) {
       case 'decision':
         // The first decision is the rules'; a later one says what let an ASK through (a session grant).
         if (data.kind === 'session-grant') set(A.MH_APPROVAL_BY, 'session-grant');
         else if (data.kind !== 'warning') {
           // The tool's definition changed since it was pinned (pins.ts): it asked again whatever the rules said.
-          if (data.kind === 'tool-changed') this.#toolChanged = true;
+          if (data.kind === 'tool-changed') toolChanged = true;
           set(A.MH_PERMISSION_DECISION, data.outcome);
           set(A.MH_PERMISSION_KIND, data.kind);
           set(A.MH_PERMISSION_RULE_ID, data.ruleId);
           if (data.outcome === 'allow') set(A.MH_APPROVAL_BY, 'rule');
         }
-        return;
+        break;
       case 'approval_answered':
         set(A.MH_APPROVAL_BY, 'person');
-        this.#approved = data.approved === true;
+        approved = data.approved === true;
         set(A.MH_APPROVAL_ANSWER, data.answeredBy);
         set(A.MH_APPROVAL_WAIT_MS, data.waitedMs);
         if (data.timedOut === true) set(A.MH_APPROVAL_TIMED_OUT, true);
-        this.events.push(['miniharness.approval', { answer: String(data.answeredBy ?? '') }, event.at]);
-        return;
+        events.push(['miniharness.approval', { answer: String(data.answeredBy ?? '') }, event.at]);
+        break;
       case 'claim':
         set(A.MH_CHECKPOINT_CLAIM, data.outcome);
-        return;
+        break;
       case 'attempt_started':
-        this.#attempts = Math.max(this.#attempts, data.attempt as number);
-        return;
+        attempts = Math.max(attempts, data.attempt as number);
+        break;
+      case 'attempt_finished':
+        if (measured && typeof data.durationMs === 'number') {
+          const error = data.error as { code?: unknown } | undefined;
+          requests.push([
+            data.durationMs,
+            data.outcome === 'error' ? (typeof error?.code === 'string' ? error.code : '_OTHER') : undefined,
+          ]);
+        }
+        break;
+      case 'completed':
+        toolError = data.isError === true;
+        break;
       case 'task':
         set(A.MH_TASK_ID, data.taskId);
-        return;
+        break;
       case 'sandbox_violation':
-        this.#sandboxViolations++;
-        return;
+        sandboxViolations++;
+        break;
       default:
-        return;
+        break;
     }
   }
-
-  /** Sets an attribute from an event's field when an attribute can hold it (made once per call, not per event). */
-  readonly #set = (key: string, value: unknown): void => {
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-      this.attributes[key] = value;
-  };
-
-  finished(trace: TraceSummary): void {
-    this.#forgetRequestId?.();
-    const last = this.requests.at(-1);
-    if (last && this.#toolError) last[1] ??= 'tool_error';
-    if (!this.sampled) {
-      // Not exported, but measured: the metric counts every call.
-      if (this.requests.length > 0) this.owner.enqueue(this);
-      return;
-    }
-    const attributes = this.attributes;
-    if (this.#sandboxViolations > 0) attributes[A.MH_SANDBOX_VIOLATIONS] = this.#sandboxViolations;
-    if (this.#toolChanged) attributes[A.MH_PINNING_CHANGE] = this.#approved ? 'reapproved' : 'refused';
+  const last = requests.at(-1);
+  if (last && toolError) last[1] ??= 'tool_error';
+  const trace = call.ended;
+  if (call.sampled && trace) {
+    if (sandboxViolations > 0) attributes[A.MH_SANDBOX_VIOLATIONS] = sandboxViolations;
+    if (toolChanged) attributes[A.MH_PINNING_CHANGE] = approved ? 'reapproved' : 'refused';
     attributes[A.MH_CALL_OUTCOME] = trace.status;
-    attributes[A.MH_CALL_EXECUTION] =
-      trace.status === 'replayed' ? 'replay' : this.#attempts > 0 ? 'execution' : 'none';
-    if (this.#attempts > 0) attributes[A.MH_CALL_ATTEMPTS] = this.#attempts;
+    attributes[A.MH_CALL_EXECUTION] = trace.status === 'replayed' ? 'replay' : attempts > 0 ? 'execution' : 'none';
+    if (attempts > 0) attributes[A.MH_CALL_ATTEMPTS] = attempts;
     if (trace.status === 'denied') attributes[A.MH_APPROVAL_BY] = 'nobody';
-    const errorType = errorTypeOf(trace, this.#toolError);
+    const errorType = errorTypeOf(trace, toolError);
     if (errorType) attributes[A.ATTR_ERROR_TYPE] = errorType;
-    this.ended = trace;
-    this.owner.enqueue(this);
   }
+  return { attributes, events, requests };
 }
 
 /** `error.type`: the error's code, `tool_error` for a result with isError (the conventions), or the outcome. */

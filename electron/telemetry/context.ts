@@ -3,14 +3,14 @@
  *
  * In: an agent's W3C `traceparent` (and `tracestate`) — from `params._meta` on 2026-07-28, from
  * the HTTP headers on a 2025 session — becomes the parent of the gateway's server span.
- * Out: a call's span is given to the server it reaches as `_meta.traceparent`.
+ * Out: a call's span is given to the server it reaches as `_meta.traceparent` (callSpans.ts).
  * Within: the span a piece of work runs under (a gateway request, an agent run) is kept in an
  * AsyncLocalStorage, so the call traces started under it become its children without threading
  * a parameter through the pipeline. Only the telemetry enters it, and only while export is on.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, Span, TextMapGetter } from '@opentelemetry/api';
-import { ROOT_CONTEXT, defaultTextMapSetter, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 const propagator = new W3CTraceContextPropagator();
@@ -48,11 +48,4 @@ export function extractContext(carrier: Carrier | undefined): Context {
 /** Whether the carrier holds a valid remote parent. */
 export function hasRemoteParent(context: Context): boolean {
   return trace.getSpanContext(context) !== undefined;
-}
-
-/** A span's context as `_meta` entries (`traceparent`, and `tracestate` when it has one). */
-export function propagationOf(span: Span): Record<string, string> {
-  const carrier: Record<string, string> = {};
-  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, defaultTextMapSetter);
-  return carrier;
 }
