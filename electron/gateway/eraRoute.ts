@@ -14,8 +14,16 @@
  * notification whose `params._meta` holds the protocol-version claim is modern, or refused by the
  * modern path's ladder — except `initialize`, which stays legacy unless its envelope is valid, so it is
  * never decided here. test/gateway/eraRoute.test.ts holds this against the SDK's predicate, case by case.
+ *
+ * A 2025 session's requests are the mirror case (`surelyLegacy`): the SDK tries them as a result
+ * response and as an error response first — two zod parses that fail, each building its error —
+ * before the request parse that passes. A body with neither `result` nor `error` can be neither
+ * response; a JSON-RPC request or notification (the SDK's own guards, one passing parse) with no
+ * protocol-version claim in a plain `params._meta`, under no MCP-Protocol-Version header or one naming
+ * a 2025-era version, is legacy by every rule of the SDK's ladder (initialize included: legacy
+ * unless it carries a valid claim). Anything else still goes to `isLegacyRequest`.
  */
-import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION_META_KEY, isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/server';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -26,4 +34,20 @@ export function surelyModern(body: unknown): boolean {
   if (body.method === 'initialize') return false;
   const params = body.params;
   return isPlainObject(params) && isPlainObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
+}
+
+/** The protocol versions of the 2025 era, which a 2025 session's MCP-Protocol-Version header names (all before 2026-07-28). */
+const LEGACY_VERSIONS: ReadonlySet<string> = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+
+/** Whether the SDK's classification can only answer "legacy" for this POST body and MCP-Protocol-Version header (false: ask the SDK). */
+export function surelyLegacy(body: unknown, protocolVersionHeader: string | undefined): boolean {
+  if (!isPlainObject(body) || 'result' in body || 'error' in body) return false;
+  if (protocolVersionHeader !== undefined && !LEGACY_VERSIONS.has(protocolVersionHeader)) return false;
+  const params = body.params;
+  if (params !== undefined) {
+    if (!isPlainObject(params)) return false;
+    const meta = params._meta;
+    if (meta !== undefined && (!isPlainObject(meta) || PROTOCOL_VERSION_META_KEY in meta)) return false;
+  }
+  return isJSONRPCRequest(body) || isJSONRPCNotification(body);
 }

@@ -39,7 +39,7 @@ import { isAllowedHost, isAllowedOrigin } from '../security/loopbackAccess.js';
 import type { AgentSessionDeps } from './agentServer.js';
 import { AgentSession } from './agentSession.js';
 import { CallsInFlight } from './callsInFlight.js';
-import { surelyModern } from './eraRoute.js';
+import { surelyLegacy, surelyModern } from './eraRoute.js';
 import { AgentTasks } from './agentTasks.js';
 import { roomForSessions } from './sessionLimit.js';
 import { OpenPerAgent, openRequestShare } from './agentShare.js';
@@ -391,8 +391,11 @@ export class Gateway {
     // The SDK's own era decision (the envelope claim), on the body already read: modern requests never reach a session.
     // A body only the modern path can take skips it (eraRoute.ts): the modern handler decides its era again itself.
     // One Web Request per request: the era decision, then the session transport or the modern handler, read it.
+    // A 2025 session's call or notification is known as legacy the same way (surelyLegacy), without the SDK's response probes.
     const webRequest = toWebRequest(req, abortedUnanswered(res));
-    if (surelyModern(body) || !(await isLegacyRequest(webRequest, body))) {
+    const versionHeader = req.headers['mcp-protocol-version'];
+    const legacy = surelyLegacy(body, Array.isArray(versionHeader) ? versionHeader.join(', ') : versionHeader);
+    if (!legacy && (surelyModern(body) || !(await isLegacyRequest(webRequest, body)))) {
       if (this.modernClients.request(agent.id, body, res)) this.options.onChange();
       return this.modern.serve(agent.id, req, res, body, webRequest);
     }
@@ -406,12 +409,16 @@ export class Gateway {
   private async admit(req: IncomingMessage, res: ServerResponse): Promise<StoredAgent | undefined> {
     const port = this.state.port;
     let path: string;
-    try {
-      path = new URL(req.url ?? '/', 'http://host').pathname;
-    } catch {
-      jsonRpcError(res, 400, -32600, 'Bad request URL.');
-      return undefined;
-    }
+    const target = req.url ?? '/';
+    // An agent's request names the gateway's path as is: no URL parse for it (one per request otherwise).
+    if (target === GATEWAY_PATH || target.startsWith(`${GATEWAY_PATH}?`)) path = GATEWAY_PATH;
+    else
+      try {
+        path = new URL(target, 'http://host').pathname;
+      } catch {
+        jsonRpcError(res, 400, -32600, 'Bad request URL.');
+        return undefined;
+      }
     // The sign-in's endpoints (metadata, registration, authorization, consent, token, revocation): Host checked, then theirs.
     if (this.signIn.handles(path)) {
       if (!isAllowedHost(req.headers.host, port)) jsonRpcError(res, 403, -32600, 'Forbidden: unexpected Host header.');

@@ -33,7 +33,12 @@ export type WebHandler = (request: Request, options: { parsedBody?: unknown }) =
 export function toWebRequest(req: IncomingMessage, signal?: AbortSignal): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`), {
+  const target = req.url ?? '/';
+  const base = `http://${req.headers.host ?? '127.0.0.1'}`;
+  // A path (the usual request target) is appended to the base as a string, which Request parses once; any other
+  // form (absolute, `//…`) is resolved against the base as before.
+  const url = target.startsWith('/') && !target.startsWith('//') ? base + target : new URL(target, base);
+  return new Request(url, {
     method: req.method ?? 'GET',
     headers,
     ...(signal ? { signal } : {}),

@@ -11,7 +11,7 @@
  * itself (the downstream server does that, and a second check costs CPU on every call: issue 33).
  * `McpServer.server` is this same class, so nothing would change but one more layer.
  */
-import type { JSONRPCResponse as ClientJSONRPCResponse } from '@modelcontextprotocol/client';
+import type { JSONRPCResponse as ClientJSONRPCResponse, RequestOptions } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/client';
 import type {
   ClientCapabilities,
@@ -200,6 +200,23 @@ export class SdkClient extends Client {
   /** Progress notifications received whose handler the SDK has not run yet. */
   private progressInFlight = 0;
 
+  /**
+   * `tools/call`'s result check, made once per era instead of once per call. The SDK (2.4.0,
+   * `Protocol.request` → `codecResultValidator`) first asks the era's codec to validate `undefined`
+   * on every request, only to learn whether the method exists in that era: a failed zod parse, a
+   * ZodError built and turned into a string (6–7 µs per call in a warm loop, more on a call's deep
+   * stack: issue 33), and then returns a check that does exactly what `toolResultCheck` does.
+   * `tools/call` is in every era, and a request given its schema is gated by era the same way
+   * (`_assertOutboundRequestInEra`), so only the probe is saved; the result is still checked by
+   * the era's own codec, with the SDK's own message when it is invalid.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the SDK's two overloads (method-keyed, schema-given), passed through as they are
+  override request(request: RequestOf, schemaOrOptions?: unknown, options?: RequestOptions): Promise<any> {
+    if (request.method !== 'tools/call' || isStandardSchema(schemaOrOptions))
+      return super.request(request as never, schemaOrOptions as never, options);
+    return super.request(request as never, toolResultCheck(this._wireCodec()), schemaOrOptions as RequestOptions);
+  }
+
   /** The response to hand the SDK in place of `response` (default: itself). */
   protected answerOf(response: ClientJSONRPCResponse): ClientJSONRPCResponse {
     return response;
@@ -220,4 +237,42 @@ export class SdkClient extends Client {
     }
     super._onresponse(this.answerOf(response));
   }
+}
+
+type RequestOf = { method: string; params?: Record<string, unknown> };
+
+/** What SdkClient.request reads of the SDK's era codec (`Protocol._wireCodec()`, its documented accessor for subclasses). */
+interface EraCodec {
+  validateResult(
+    method: string,
+    raw: unknown,
+  ): { ok: true; value: unknown } | { ok: false; reason: string; message?: string };
+}
+
+/** The check the SDK's `codecResultValidator` makes for a method, one per era codec (there are two). */
+const toolResultChecks = new WeakMap<EraCodec, StandardSchemaV1>();
+
+function toolResultCheck(codec: EraCodec): StandardSchemaV1 {
+  let check = toolResultChecks.get(codec);
+  if (check === undefined) {
+    check = {
+      '~standard': {
+        version: 1,
+        vendor: 'miniharness',
+        validate(value) {
+          const outcome = codec.validateResult('tools/call', value);
+          if (outcome.ok) return { value: outcome.value };
+          return {
+            issues: [{ message: outcome.reason === 'invalid' ? String(outcome.message) : 'not-in-era: tools/call' }],
+          };
+        },
+      },
+    };
+    toolResultChecks.set(codec, check);
+  }
+  return check;
+}
+
+function isStandardSchema(value: unknown): boolean {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && '~standard' in value;
 }

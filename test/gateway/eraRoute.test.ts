@@ -1,6 +1,6 @@
 import { PROTOCOL_VERSION_META_KEY, isLegacyRequest } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { surelyModern } from '../../electron/gateway/eraRoute.js';
+import { surelyLegacy, surelyModern } from '../../electron/gateway/eraRoute.js';
 
 const MODERN = '2026-07-28';
 const envelope = (extra: Record<string, unknown> = {}) => ({
@@ -70,7 +70,32 @@ const cases: Array<[string, unknown, Record<string, string>?]> = [
     'a _meta that is an array',
     { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: [PROTOCOL_VERSION_META_KEY] } },
   ],
+  [
+    'a 2025 session’s tools/call',
+    { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { ...call, _meta: { progressToken: 7 } } },
+    { 'mcp-protocol-version': '2025-11-25' },
+  ],
+  [
+    'a 2025 session’s notification',
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { 'mcp-protocol-version': '2025-06-18' },
+  ],
+  ['a 2025 request with no params', { jsonrpc: '2.0', id: 'a', method: 'ping' }],
+  [
+    'no claim, a header naming an unknown version',
+    { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    { 'mcp-protocol-version': '2099-01-01' },
+  ],
+  ['no claim, not JSON-RPC 2.0', { jsonrpc: '1.0', id: 1, method: 'tools/list' }],
+  ['no claim, no jsonrpc', { id: 1, method: 'tools/list' }],
+  ['no claim, a null id', { jsonrpc: '2.0', id: null, method: 'tools/list' }],
+  ['no claim, params an array', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: [1] }],
+  ['no claim, a null _meta', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: null } }],
+  ['a result response', { jsonrpc: '2.0', id: 1, result: {} }],
+  ['a null body', null],
 ];
+
+const versionHeader = (headers: Record<string, string> | undefined) => headers?.['mcp-protocol-version'];
 
 describe('the era decided once (eraRoute.ts)', () => {
   it.each(cases)(
@@ -82,8 +107,37 @@ describe('the era decided once (eraRoute.ts)', () => {
       });
       const legacy = await isLegacyRequest(request, body);
       if (surelyModern(body)) expect(legacy).toBe(false);
+      if (surelyLegacy(body, versionHeader(headers))) expect(legacy).toBe(true);
+      expect(surelyModern(body) && surelyLegacy(body, versionHeader(headers))).toBe(false);
     },
   );
+
+  it('skips the SDK predicate for what 2025 sessions send: a call, a notification, initialize, a request without params', () => {
+    for (const name of [
+      'a legacy tools/call',
+      'a legacy initialize',
+      'a 2025 session’s tools/call',
+      'a 2025 session’s notification',
+      'a 2025 request with no params',
+    ]) {
+      const [, body, headers] = cases.find(([n]) => n === name)!;
+      expect(surelyLegacy(body, versionHeader(headers)), name).toBe(true);
+    }
+  });
+
+  it('leaves to the SDK what it might not serve as legacy: a claim, a modern or unknown header, a response, a body not JSON-RPC', () => {
+    for (const [name, body, headers] of cases)
+      if (
+        ![
+          'a legacy tools/call',
+          'a legacy initialize',
+          'a 2025 session’s tools/call',
+          'a 2025 session’s notification',
+          'a 2025 request with no params',
+        ].includes(name)
+      )
+        expect(surelyLegacy(body, versionHeader(headers)), name).toBe(false);
+  });
 
   it('skips the SDK predicate for what modern agents send: a call, a list, a notification', () => {
     // The calls a 2026-07-28 agent sends, each of which the SDK classified twice before (the gateway, then the handler).
