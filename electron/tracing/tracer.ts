@@ -141,6 +141,7 @@ export class Tracer {
     this.#context = {
       now: () => this.#now(),
       redact: (value) => this.#redactor.redact(value),
+      redactText: (text) => this.#redactor.redactText(text),
       writer,
       inFlight: (handle, running) => {
         const serverId = handle.serverId;
@@ -341,20 +342,36 @@ const oneOf = (words: readonly string[]) => {
   return (value: unknown): boolean => set.has(value);
 };
 
+const isString = (value: unknown): boolean => typeof value === 'string';
+
 /** Per event type, each key the schema (shared/traces.ts) knows with its check, and the keys it requires. */
 interface PlainShape {
   keys: Readonly<Record<string, (value: unknown) => boolean>>;
   required: readonly string[];
+  /** Keys holding text (a reason, a rule's id) that may quote what the person or a server wrote: stored with secrets redacted, as the full path's walk stores a string. */
+  texts?: ReadonlySet<string>;
 }
 
 /**
- * The events every call records (four of its five), as the pipeline writes them: numbers,
- * booleans and the schema's own words — nothing a secret could be in, and no key that names one.
- * Data of exactly that shape is checked here as the schema would check it and stored as given:
- * no zod parse and no redaction walk, each a copy, on every call. Anything else (another key, a
- * string of the caller's, a value out of range) takes the full path: parsed (refused if invalid) and redacted.
+ * The events every call records, as the pipeline writes them: numbers, booleans and the schema's
+ * own words — nothing a secret could be in, and no key that names one —, and the decision's texts
+ * (its reason, kind and rule id), whose known secrets are replaced as the redaction walk replaces
+ * them in any string (no key here names a credential, so the walk's other rule never applies).
+ * Data of exactly that shape is checked here as the schema would check it and stored so: no zod
+ * parse and no redaction walk, each a copy, on every call. Anything else (another key, a value out
+ * of range) takes the full path: parsed (refused if invalid) and redacted.
  */
 const PLAIN_EVENTS: Partial<Record<TraceEventType, PlainShape>> = {
+  decision: {
+    keys: {
+      outcome: oneOf(TraceEventDataSchemas.decision.shape.outcome.options),
+      reason: isString,
+      kind: isString,
+      ruleId: isString,
+    },
+    required: ['outcome'],
+    texts: new Set(['reason', 'kind', 'ruleId']),
+  },
   claim: { keys: { outcome: oneOf(TraceEventDataSchemas.claim.shape.outcome.options) }, required: ['outcome'] },
   attempt_started: { keys: { attempt: isAttempt }, required: ['attempt'] },
   attempt_finished: {
@@ -369,8 +386,15 @@ const PLAIN_EVENTS: Partial<Record<TraceEventType, PlainShape>> = {
   completed: { keys: { isError: isBoolean, contentBlocks: isCount }, required: ['isError'] },
 };
 
-/** A fresh copy of `data` when it is one of PLAIN_EVENTS' shapes exactly (undefined values dropped, as redaction drops them); else undefined. */
-export function plainEvent(type: TraceEventType, data: unknown): Record<string, unknown> | undefined {
+/**
+ * A fresh copy of `data` when it is one of PLAIN_EVENTS' shapes exactly (undefined values dropped, as
+ * redaction drops them; texts through `redactText`); else undefined.
+ */
+export function plainEvent(
+  type: TraceEventType,
+  data: unknown,
+  redactText: (text: string) => string,
+): Record<string, unknown> | undefined {
   const shape = PLAIN_EVENTS[type];
   if (!shape || typeof data !== 'object' || data === null || Object.getPrototypeOf(data) !== Object.prototype)
     return undefined;
@@ -380,7 +404,7 @@ export function plainEvent(type: TraceEventType, data: unknown): Record<string, 
     if (value === undefined) continue;
     const check = Object.hasOwn(shape.keys, key) ? shape.keys[key] : undefined;
     if (!check?.(value)) return undefined;
-    out[key] = value;
+    out[key] = shape.texts?.has(key) ? redactText(value as string) : value;
   }
   for (const key of shape.required) if (!Object.hasOwn(out, key)) return undefined;
   return out;
@@ -389,6 +413,7 @@ export function plainEvent(type: TraceEventType, data: unknown): Record<string, 
 interface HandleContext {
   now(): number;
   redact(value: unknown): JsonValue;
+  redactText(text: string): string;
   writer: TraceSink;
   /** A handle's call started running on its server (an attempt began) or stopped (it ended, or the trace did). */
   inFlight(handle: SqliteTraceHandle, running: boolean): void;
@@ -435,7 +460,7 @@ class SqliteTraceHandle implements TraceHandle {
     if (this.#finished) throw new TraceClosedError(this.traceId, `event "${type}"`);
     const at = this.#context.now();
     // The pipeline's own events (plainEvent) are checked by hand and stored as given; any other data is parsed and redacted.
-    const plain = plainEvent(type, data);
+    const plain = plainEvent(type, data, this.#context.redactText);
     const value = plain ?? parseEventData(type, data);
     const durationMs = this.#duration(type, value, at);
     const stored = plain ?? this.#context.redact(value);

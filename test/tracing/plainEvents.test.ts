@@ -11,12 +11,29 @@ import { TraceEventDataSchemas } from '../../shared/traces.js';
 
 const NUMBERS: unknown[] = [0, -0, 1, 2, 1.5, -1, 2 ** 53, 2 ** 53 - 1, Number.NaN, Infinity, '1', null, undefined];
 const VALUES: Record<string, unknown[]> = {
-  outcome: ['claimed', 'replayed', 'in_progress', 'ok', 'error', 'timeout', 'rejected', 'other', '', 1, undefined],
+  outcome: [
+    'allow',
+    'deny',
+    'ask',
+    'claimed',
+    'replayed',
+    'in_progress',
+    'ok',
+    'error',
+    'timeout',
+    'rejected',
+    'other',
+    '',
+    1,
+    undefined,
+  ],
   attempt: NUMBERS,
   durationMs: NUMBERS,
   contentBlocks: NUMBERS,
   recoverable: [true, false, 'true', 0, undefined],
   isError: [true, false, 'false', 1, undefined],
+  reason: ['matched rule r1', '', 1, null, undefined],
+  ruleId: ['r1', '', 0, undefined],
 };
 
 /** Every combination of two keys' edge values, with the other keys at a valid value, plus an extra key. */
@@ -31,11 +48,11 @@ function cases(type: TraceEventType): Array<Record<string, unknown>> {
 }
 
 describe('the hand-checked trace events agree with the schema', () => {
-  for (const type of ['claim', 'attempt_started', 'attempt_finished', 'completed'] as const) {
+  for (const type of ['decision', 'claim', 'attempt_started', 'attempt_finished', 'completed'] as const) {
     it(`${type}: what the hand check takes, the schema takes, and as the same data`, () => {
       let taken = 0;
       for (const data of cases(type)) {
-        const plain = plainEvent(type, data);
+        const plain = plainEvent(type, data, (text) => text);
         if (plain === undefined) continue;
         taken++;
         const parsed = TraceEventDataSchemas[type].safeParse(data);
@@ -46,4 +63,25 @@ describe('the hand-checked trace events agree with the schema', () => {
       expect(taken).toBeGreaterThan(0);
     });
   }
+});
+
+describe('the decision’s texts', () => {
+  it('are stored with known secrets replaced, as the redaction walk stores any string', () => {
+    const secret = 'sk-live-0123456789';
+    const data = {
+      outcome: 'deny',
+      reason: `refused: the command names ${secret}`,
+      kind: 'rule',
+      ruleId: `rule ${secret}`,
+    };
+    const redactText = (text: string) => text.split(secret).join('[redacted]');
+    expect(plainEvent('decision', data, redactText)).toEqual({
+      outcome: 'deny',
+      reason: 'refused: the command names [redacted]',
+      kind: 'rule',
+      ruleId: 'rule [redacted]',
+    });
+    // Not a text: a number where the schema wants a string is the full path's to refuse.
+    expect(plainEvent('decision', { ...data, reason: 1 }, redactText)).toBeUndefined();
+  });
 });

@@ -210,6 +210,8 @@ describe('redaction on disk', () => {
         marker: 'visible-marker-4242',
         headers: { Authorization: keyed },
       } as never);
+      // The pipeline's own decision (hand-checked, no redaction walk): its texts are redacted too.
+      trace.event('decision', { outcome: 'deny', reason: `rule quoted ${secret}`, kind: 'rule', ruleId: secret });
       trace.event('attempt_finished', {
         attempt: 1,
         outcome: 'error',
@@ -222,6 +224,12 @@ describe('redaction on disk', () => {
       expect(detail?.events[0]?.data).toMatchObject({
         reason: `header carried ${REDACTED}`,
         headers: { Authorization: REDACTED },
+      });
+      expect(detail?.events[1]?.data).toEqual({
+        outcome: 'deny',
+        reason: `rule quoted ${REDACTED}`,
+        kind: 'rule',
+        ruleId: REDACTED,
       });
       expect(detail?.trace.error).toEqual({ message: `401 for key ${REDACTED}` });
       expect(JSON.stringify(published)).not.toContain(secret);
