@@ -34,9 +34,16 @@ const LOOPBACK_HOSTNAMES = ['127.0.0.1', 'localhost'];
  * a path, user info or a zero-padded port after the name).
  */
 export function isAllowedHost(host: string | undefined, port: number): boolean {
+  // The same Host comes with every request of a client: the last one allowed is known without the SDK's URL parse.
+  if (host !== undefined && host === lastAllowedHost.host && port === lastAllowedHost.port) return true;
   const checked = validateHostHeader(host, LOOPBACK_HOSTNAMES);
-  return checked.ok && host?.toLowerCase() === `${checked.hostname}:${port}`;
+  const allowed = checked.ok && host?.toLowerCase() === `${checked.hostname}:${port}`;
+  if (allowed) lastAllowedHost = { host, port };
+  return allowed;
 }
+
+/** The last Host header isAllowedHost allowed, with its port (the answer depends on nothing else). */
+let lastAllowedHost: { host: string | undefined; port: number } = { host: undefined, port: -1 };
 
 /**
  * A browser always sends Origin on WebSocket and cross-origin requests; it must be our page. The

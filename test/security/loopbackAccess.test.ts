@@ -33,6 +33,16 @@ describe('isAllowedHost / isAllowedOrigin', () => {
     }
   });
 
+  it('Host: the last one allowed, remembered, is allowed for its own port only', () => {
+    expect(isAllowedHost(`127.0.0.1:${PORT}`, PORT)).toBe(true);
+    expect(isAllowedHost(`127.0.0.1:${PORT}`, PORT + 1)).toBe(false);
+    expect(isAllowedHost(`127.0.0.1:${PORT}`, PORT)).toBe(true);
+    for (const host of [`127.0.0.1:${PORT}/x`, `user@127.0.0.1:${PORT}`, `evil.example:${PORT}`, undefined]) {
+      expect(isAllowedHost(`localhost:${PORT}`, PORT)).toBe(true);
+      expect(isAllowedHost(host, PORT), String(host)).toBe(false);
+    }
+  });
+
   it('Origin: absent (not a browser), or our own page', () => {
     const rows: Array<[string | undefined, boolean, boolean]> = [
       [undefined, true, true],
