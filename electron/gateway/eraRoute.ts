@@ -23,7 +23,13 @@
  * a 2025-era version, is legacy by every rule of the SDK's ladder (initialize included: legacy
  * unless it carries a valid claim). Anything else still goes to `isLegacyRequest`.
  */
-import { PROTOCOL_VERSION_META_KEY, isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/server';
+import {
+  PROTOCOL_VERSION_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+} from '@modelcontextprotocol/server';
+import { MODERN_PROTOCOL_VERSION } from '../mcp/negotiation.js';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -36,8 +42,10 @@ export function surelyModern(body: unknown): boolean {
   return isPlainObject(params) && isPlainObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
 }
 
-/** The protocol versions of the 2025 era, which a 2025 session's MCP-Protocol-Version header names (all before 2026-07-28). */
-const LEGACY_VERSIONS: ReadonlySet<string> = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+/** The SDK's versions before 2026-07-28 (it compares dates the same way): what a 2025 session's MCP-Protocol-Version header names. */
+const LEGACY_VERSIONS: ReadonlySet<string> = new Set(
+  SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < MODERN_PROTOCOL_VERSION),
+);
 
 /** Whether the SDK's classification can only answer "legacy" for this POST body and MCP-Protocol-Version header (false: ask the SDK). */
 export function surelyLegacy(body: unknown, protocolVersionHeader: string | undefined): boolean {

@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSION_META_KEY, isLegacyRequest } from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, isLegacyRequest } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { surelyLegacy, surelyModern } from '../../electron/gateway/eraRoute.js';
 
@@ -95,6 +95,15 @@ const cases: Array<[string, unknown, Record<string, string>?]> = [
   ['a null body', null],
 ];
 
+/** The cases every 2025 session sends, which the gateway decides without the SDK's predicate. */
+const SURELY_LEGACY = [
+  'a legacy tools/call',
+  'a legacy initialize',
+  'a 2025 session’s tools/call',
+  'a 2025 session’s notification',
+  'a 2025 request with no params',
+];
+
 const versionHeader = (headers: Record<string, string> | undefined) => headers?.['mcp-protocol-version'];
 
 describe('the era decided once (eraRoute.ts)', () => {
@@ -113,30 +122,29 @@ describe('the era decided once (eraRoute.ts)', () => {
   );
 
   it('skips the SDK predicate for what 2025 sessions send: a call, a notification, initialize, a request without params', () => {
-    for (const name of [
-      'a legacy tools/call',
-      'a legacy initialize',
-      'a 2025 session’s tools/call',
-      'a 2025 session’s notification',
-      'a 2025 request with no params',
-    ]) {
+    for (const name of SURELY_LEGACY) {
       const [, body, headers] = cases.find(([n]) => n === name)!;
       expect(surelyLegacy(body, versionHeader(headers)), name).toBe(true);
     }
   });
 
+  it('takes every 2025-era version the SDK supports in the MCP-Protocol-Version header, as the SDK does', async () => {
+    const body = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: call };
+    const versions = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => !v.startsWith('2026'));
+    expect(versions.length).toBeGreaterThan(3);
+    for (const version of versions) {
+      expect(surelyLegacy(body, version), version).toBe(true);
+      const request = new Request('http://127.0.0.1:4321/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'mcp-protocol-version': version },
+      });
+      expect(await isLegacyRequest(request, body), version).toBe(true);
+    }
+  });
+
   it('leaves to the SDK what it might not serve as legacy: a claim, a modern or unknown header, a response, a body not JSON-RPC', () => {
     for (const [name, body, headers] of cases)
-      if (
-        ![
-          'a legacy tools/call',
-          'a legacy initialize',
-          'a 2025 session’s tools/call',
-          'a 2025 session’s notification',
-          'a 2025 request with no params',
-        ].includes(name)
-      )
-        expect(surelyLegacy(body, versionHeader(headers)), name).toBe(false);
+      if (!SURELY_LEGACY.includes(name)) expect(surelyLegacy(body, versionHeader(headers)), name).toBe(false);
   });
 
   it('skips the SDK predicate for what modern agents send: a call, a list, a notification', () => {

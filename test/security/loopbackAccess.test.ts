@@ -33,7 +33,7 @@ describe('isAllowedHost / isAllowedOrigin', () => {
     }
   });
 
-  it('Host: the last one allowed, remembered, is allowed for its own port only', () => {
+  it('Host: remembering the last one allowed never allows it on another port, nor a refused host after it', () => {
     expect(isAllowedHost(`127.0.0.1:${PORT}`, PORT)).toBe(true);
     expect(isAllowedHost(`127.0.0.1:${PORT}`, PORT + 1)).toBe(false);
     expect(isAllowedHost(`127.0.0.1:${PORT}`, PORT)).toBe(true);

@@ -147,19 +147,20 @@ describe('recording', () => {
   });
 });
 
-describe("the pipeline's own events (numbers, booleans and the schema's words)", () => {
+describe("the pipeline's own events (numbers, booleans, the schema's words and the decision's texts)", () => {
   it('are stored as given without a zod parse; anything else is still parsed, refused or redacted', () => {
-    const parses = (['claim', 'attempt_started', 'attempt_finished', 'completed'] as const).map((type) =>
+    const parses = (['claim', 'attempt_started', 'attempt_finished', 'completed', 'decision'] as const).map((type) =>
       vi.spyOn(TraceEventDataSchemas[type], 'safeParse'),
     );
     try {
       const trace = tracer.start(call());
+      trace.event('decision', { outcome: 'allow', reason: 'matched rule r1', kind: 'rule', ruleId: 'r1' });
       trace.event('claim', { outcome: 'owner' });
       trace.event('attempt_started', { attempt: 1 });
       time += 5;
       trace.event('attempt_finished', { attempt: 1, outcome: 'ok', recoverable: undefined });
       trace.event('completed', { isError: false, contentBlocks: 2 });
-      expect(parses.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0, 0]);
+      expect(parses.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0, 0, 0]);
       // Out of range, a word the schema lacks, a key naming a credential, a string of the caller's: the full path.
       for (const data of [{ attempt: 0 }, { attempt: 1.5 }, { attempt: Number.MAX_SAFE_INTEGER + 1 }]) {
         expect(() => trace.event('attempt_started', data)).toThrow(TraceEventInvalidError);
@@ -175,6 +176,7 @@ describe("the pipeline's own events (numbers, booleans and the schema's words)",
       trace.finish('ok');
       const events = tracer.getTrace(trace.traceId)?.events;
       expect(events?.map((e) => [e.type, e.data])).toEqual([
+        ['decision', { outcome: 'allow', reason: 'matched rule r1', kind: 'rule', ruleId: 'r1' }],
         ['claim', { outcome: 'owner' }],
         ['attempt_started', { attempt: 1 }],
         ['attempt_finished', { attempt: 1, outcome: 'ok', durationMs: 5 }],
@@ -182,7 +184,7 @@ describe("the pipeline's own events (numbers, booleans and the schema's words)",
         ['completed', { isError: true, apiKey: REDACTED }],
         ['claim', { outcome: 'owner', note: 'sk-live-secret' }],
       ]);
-      expect(events?.[2]?.durationMs).toBe(5);
+      expect(events?.[3]?.durationMs).toBe(5);
     } finally {
       for (const spy of parses) spy.mockRestore();
     }
