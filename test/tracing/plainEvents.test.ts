@@ -5,6 +5,7 @@
  * A schema tightened later without the hand check fails here.
  */
 import { describe, expect, it } from 'vitest';
+import { SecretRedactor } from '../../electron/secrets/secretRedactor.js';
 import { plainEvent } from '../../electron/tracing/tracer.js';
 import type { TraceEventType } from '../../shared/traces.js';
 import { TraceEventDataSchemas } from '../../shared/traces.js';
@@ -74,13 +75,17 @@ describe('the decision’s texts', () => {
       kind: 'rule',
       ruleId: `rule ${secret}`,
     };
-    const redactText = (text: string) => text.split(secret).join('[redacted]');
-    expect(plainEvent('decision', data, redactText)).toEqual({
+    const redactor = new SecretRedactor([secret]);
+    const redactText = (text: string) => redactor.redactText(text);
+    const stored = plainEvent('decision', data, redactText);
+    expect(stored).toEqual({
       outcome: 'deny',
       reason: 'refused: the command names [redacted]',
       kind: 'rule',
       ruleId: 'rule [redacted]',
     });
+    // The same as the full path's walk would have stored.
+    expect(stored).toEqual(redactor.redact(data));
     // Not a text: a number where the schema wants a string is the full path's to refuse.
     expect(plainEvent('decision', { ...data, reason: 1 }, redactText)).toBeUndefined();
   });
