@@ -115,6 +115,7 @@ export type ToolCallParams = {
  *    Installed through `_wrapHandler` as well, which the constructor's own registrations pass.
  * 4. **The 2025 session's `initialize` identity** (`initialized`): the SDK deprecates its accessors
  *    for the per-request envelope, which a 2025 session does not have; that era's answer is this.
+ * 5. **No unused error at every close** (`_onclose`, below).
  */
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- the forwarder's low-level Server: the one subclass (see the header)
 export class GatewayServer extends Server {
@@ -145,6 +146,35 @@ export class GatewayServer extends Server {
       ...(clientInfo ? { clientInfo } : {}),
       ...(protocolVersion !== undefined ? { protocolVersion } : {}),
     };
+  }
+
+  /**
+   * 5. **No unused error at every close.** The SDK's close (`Protocol._onclose`) builds a
+   *    `ConnectionClosed` error — its stack captured, ~5 µs — for the requests still waiting, even
+   *    when none is: a 2026-07-28 agent's server is made and closed for every request (issue 33).
+   *    With nothing waiting, the error reaches no one: it is built without a stack, and the app's
+   *    own `onclose` runs right after the SDK's teardown instead of inside it — the same order, as
+   *    that teardown has nothing to settle then — under the usual stack limit.
+   */
+  protected override _onclose(): void {
+    const inside = this as unknown as {
+      _responseHandlers: Map<unknown, unknown>;
+      _requestHandlerAbortControllers: Map<unknown, unknown>;
+    };
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the SDK's own close, in the one subclass
+    if (inside._responseHandlers.size > 0 || inside._requestHandlerAbortControllers.size > 0) return super._onclose();
+    const onclose = this.onclose;
+    this.onclose = undefined;
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- the SDK's own close, in the one subclass
+      super._onclose();
+    } finally {
+      Error.stackTraceLimit = limit;
+      this.onclose = onclose;
+    }
+    onclose?.();
   }
 
   protected override _wrapHandler(method: string, handler: StoredHandler): StoredHandler {
@@ -243,6 +273,7 @@ type RequestOf = { method: string; params?: Record<string, unknown> };
 
 /** What SdkClient.request reads of the SDK's era codec (`Protocol._wireCodec()`, its documented accessor for subclasses). */
 interface EraCodec {
+  readonly era?: string;
   validateResult(
     method: string,
     raw: unknown,
@@ -260,6 +291,8 @@ function toolResultCheck(codec: EraCodec): StandardSchemaV1 {
         version: 1,
         vendor: 'miniharness',
         validate(value) {
+          const plain = codec.era === PLAIN_CHECKED_ERA ? plainToolResult(value) : undefined;
+          if (plain !== undefined) return { value: plain };
           const outcome = codec.validateResult('tools/call', value);
           if (outcome.ok) return { value: outcome.value };
           return {
@@ -271,6 +304,31 @@ function toolResultCheck(codec: EraCodec): StandardSchemaV1 {
     toolResultChecks.set(codec, check);
   }
   return check;
+}
+
+/** The era whose CallToolResult schema `plainToolResult` answers for (the 2026-07-28 codec adds its `resultType`: left to it). */
+const PLAIN_CHECKED_ERA = '2025-11-25';
+
+/**
+ * A `tools/call` result the 2025 era's CallToolResult schema takes, built as that schema's parse
+ * builds it, when it is plain (plainInEveryEra, with no `_meta`: the schema checks some of its keys):
+ * text blocks `{ type, text }`, then `structuredContent` and `isError` as given, in the schema's
+ * key order. Undefined for anything else, which the codec checks as before. A text block costs
+ * the schema's union ~150 ns each (GatewayServer's measure); this loop, a few.
+ */
+export function plainToolResult(value: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(value) || !plainInEveryEra(value) || value._meta !== undefined) return undefined;
+  const { content, structuredContent, isError } = value as {
+    content: Array<{ text: string }>;
+    structuredContent?: Record<string, unknown>;
+    isError?: boolean;
+  };
+  // zod's record sets each key by assignment, where a `__proto__` key would not be an own key: left to it.
+  if (structuredContent !== undefined && Object.hasOwn(structuredContent, '__proto__')) return undefined;
+  const result: Record<string, unknown> = { content: content.map((block) => ({ type: 'text', text: block.text })) };
+  if (structuredContent !== undefined) result.structuredContent = { ...structuredContent };
+  if (isError !== undefined) result.isError = isError;
+  return result;
 }
 
 function isStandardSchema(value: unknown): boolean {

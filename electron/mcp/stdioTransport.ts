@@ -22,8 +22,9 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { deserializeMessage, serializeMessage, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { serializeMessage, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { toJsonRpcMessage } from './plainResponse.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -182,7 +183,8 @@ export class ProcessStdioTransport implements Transport {
       if (line.trim() === '') continue;
       let message: JSONRPCMessage;
       try {
-        message = deserializeMessage(line);
+        // As the SDK's deserializeMessage, a plain result response without zod (plainResponse.ts).
+        message = toJsonRpcMessage(JSON.parse(line));
       } catch (error) {
         // Not JSON, or JSON that is not JSON-RPC.
         this.params.onViolation?.(error as Error);

@@ -90,6 +90,56 @@ describe('SdkClient: a tools/call result checked once per era', () => {
     },
   );
 
+  /** Valid results the codec still checks (not plain): an image, annotations, a `_meta`, a key of the block's own. */
+  const checked: unknown[] = [
+    { content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }] },
+    { content: [{ type: 'text', text: 'a', annotations: { priority: 1 } }] },
+    { content: [], _meta: { note: 1 } },
+    { content: [{ type: 'text', text: 'a', _meta: {} }] },
+  ];
+  /** Plain results (built without the codec, plainToolResult) in several key orders and shapes. */
+  const plainOnes: unknown[] = [
+    valid,
+    { content: [] },
+    { isError: true, content: [{ text: 'b', type: 'text' }] },
+    { structuredContent: { z: 1, a: [1, { b: null }] }, content: [{ type: 'text', text: '' }] },
+    {
+      content: [
+        { type: 'text', text: 'x' },
+        { text: 'y', type: 'text' },
+      ],
+      isError: false,
+      structuredContent: {},
+    },
+  ];
+
+  it.each<[unknown]>([...checked, ...plainOnes].map((result): [unknown] => [result]))(
+    'answers the valid %j exactly as the SDK’s own Client does (same value, same JSON)',
+    async (result) => {
+      const sdk = await connected(new Client(info), result);
+      const ours = await connected(new SdkClient(info), result);
+      const theirs = await sdk.callTool({ name: 'echo', arguments: {} });
+      const mine = await ours.callTool({ name: 'echo', arguments: {} });
+      expect(mine).toStrictEqual(theirs);
+      expect(JSON.stringify(mine)).toBe(JSON.stringify(theirs));
+      await Promise.all([sdk.close(), ours.close()]);
+    },
+  );
+
+  it('a plain result is built without the codec; any other is checked by it', async () => {
+    const plainClient = await connected(new SdkClient(info), plainOnes[3]);
+    const plainCounts = countProbes(plainClient);
+    for (let i = 0; i < 3; i++) await plainClient.callTool({ name: 'echo', arguments: {} });
+    expect(plainCounts).toEqual({ probes: 0, checks: 0 });
+    await plainClient.close();
+
+    const other = await connected(new SdkClient(info), checked[1]);
+    const otherCounts = countProbes(other);
+    for (let i = 0; i < 3; i++) await other.callTool({ name: 'echo', arguments: {} });
+    expect(otherCounts).toEqual({ probes: 0, checks: 3 });
+    await other.close();
+  });
+
   it('checks every result, and never probes the codec with undefined', async () => {
     const sdk = await connected(new Client(info), valid);
     const counts = countProbes(sdk);
@@ -99,7 +149,8 @@ describe('SdkClient: a tools/call result checked once per era', () => {
     await sdk.close();
     for (const undo of restore.splice(0)) undo();
 
-    const ours = await connected(new SdkClient(info), valid);
+    // A result the codec checks (plain ones are built without it: the test above).
+    const ours = await connected(new SdkClient(info), checked[0]);
     const ourCounts = countProbes(ours);
     for (let i = 0; i < 3; i++) await ours.callTool({ name: 'echo', arguments: {} });
     expect(ourCounts).toEqual({ probes: 0, checks: 3 });

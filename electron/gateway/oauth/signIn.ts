@@ -52,6 +52,15 @@ const NO_TOKEN_SENTENCE =
   "MiniHarness needs this agent to sign in: connect with a client that supports OAuth, or send the agent's token from MiniHarness > Agents as 'Authorization: Bearer <token>'.";
 
 const PRM_PATH = '/.well-known/oauth-protected-resource';
+/** The sign-in's own paths (metadata, and each OAuth route itself); under a route (`/token/…`) is the sign-in's too. */
+const SIGN_IN_PATHS: ReadonlySet<string> = new Set([
+  PRM_PATH,
+  `${PRM_PATH}${GATEWAY_PATH}`,
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
+  ...Object.values(OAUTH_ROUTES),
+]);
+const ROUTE_PREFIXES: readonly string[] = Object.values(OAUTH_ROUTES).map((route) => `${route}/`);
 const CORS_OPEN = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
@@ -162,17 +171,11 @@ export class GatewaySignIn {
     this.csrf.clear();
   }
 
-  /** Whether the path is one of the sign-in's (else the gateway's own routing goes on). */
+  /** Whether the path is one of the sign-in's (else the gateway's own routing goes on). Asked of every request: no allocation. */
   handles(path: string): boolean {
-    if (
-      path === PRM_PATH ||
-      path === `${PRM_PATH}${GATEWAY_PATH}` ||
-      path === '/.well-known/oauth-authorization-server' ||
-      path === '/.well-known/openid-configuration'
-    )
-      return true;
-    if (path.startsWith(CONSENT_PATH)) return true;
-    return Object.values(OAUTH_ROUTES).some((route) => path === route || path.startsWith(`${route}/`));
+    if (SIGN_IN_PATHS.has(path) || path.startsWith(CONSENT_PATH)) return true;
+    for (const route of ROUTE_PREFIXES) if (path.startsWith(route)) return true;
+    return false;
   }
 
   async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -230,6 +233,10 @@ export class GatewaySignIn {
       };
     }
     const token = bearerOf(authorization);
+    // An agent's static token (the usual request): the SDK's check below would find the same agent and pass it, its
+    // AuthInfo never expiring within the request; answered here without building that AuthInfo for every request.
+    const known = token === undefined ? undefined : this.options.agents.authenticate(token);
+    if (known) return { agent: known };
     let agent: StoredAgent | undefined;
     try {
       await verifyBearerToken(token ? `Bearer ${token}` : authorization, {

@@ -1,0 +1,77 @@
+/**
+ * GatewayServer's close (mcp/sdkAdapter.ts, 5): with nothing waiting, the SDK's unused
+ * `ConnectionClosed` error is built without a stack and the app's `onclose` runs once, after the
+ * teardown, under the usual stack limit; with a request still being answered or a question to the
+ * client still waiting, the SDK's own close runs as before — each is settled with the SDK's error,
+ * its stack captured. Over the SDK's in-memory transport, the SDK's own Client on the other end.
+ */
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { describe, expect, it } from 'vitest';
+import { GatewayServer } from '../../electron/mcp/sdkAdapter.js';
+
+const info = { name: 'test', version: '1.0.0' };
+
+async function pair(): Promise<{ server: GatewayServer; client: Client; clientSide: InMemoryTransport }> {
+  const server = new GatewayServer(info, { capabilities: { tools: {} } });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client(info);
+  await client.connect(clientSide);
+  return { server, client, clientSide };
+}
+
+describe('GatewayServer’s close', () => {
+  it('with nothing waiting: onclose once, after the teardown, under the usual stack limit', async () => {
+    const { server, client } = await pair();
+    const limit = Error.stackTraceLimit;
+    const seen: Array<{ limit: number; transport: unknown }> = [];
+    server.onclose = () => seen.push({ limit: Error.stackTraceLimit, transport: server.transport });
+    await client.close();
+    expect(seen).toEqual([{ limit, transport: undefined }]);
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+
+  it('a question to the client still waiting is settled with the SDK’s ConnectionClosed error, its stack captured', async () => {
+    const { server, clientSide } = await pair();
+    // The client side stops answering: the server's ping stays waiting until the close.
+    clientSide.onmessage = () => undefined;
+    let closes = 0;
+    server.onclose = () => closes++;
+    const ping = server.ping().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await server.close();
+    const error = (await ping) as Error & { code?: unknown };
+    expect(error).toBeInstanceOf(Error);
+    expect(error.message).toContain('Connection closed');
+    expect(error.stack).toMatch(/\n\s+at /);
+    expect(closes).toBe(1);
+  });
+
+  it('a request still being answered sees its signal aborted with that error, its stack captured', async () => {
+    const { server, client } = await pair();
+    let aborted: unknown;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    server.serveToolCalls(
+      (_params, ctx) =>
+        new Promise((resolve) => {
+          ctx.mcpReq.signal.addEventListener('abort', () => {
+            aborted = ctx.mcpReq.signal.reason;
+            resolve({ content: [] });
+          });
+          started();
+        }),
+    );
+    let closes = 0;
+    server.onclose = () => closes++;
+    const call = client.callTool({ name: 'slow', arguments: {} }).catch((error: unknown) => error);
+    await running;
+    await server.close();
+    await call;
+    expect((aborted as Error).message).toContain('Connection closed');
+    expect((aborted as Error).stack).toMatch(/\n\s+at /);
+    expect(closes).toBe(1);
+  });
+});
