@@ -25,12 +25,22 @@
  * b-tree from the database's `dbstat` table: WAL frames per call by table and index, and the
  * transactions' sizes — what a call's durable record costs in 4 KiB pages.
  *
+ * `BENCH_AGAINST=<folder>`: an A/B of this tree against another checkout (a `git worktree` of the
+ * commit before, built, its `out/main/benchWebHost.js` bundled by one run of this bench there): both
+ * hosts run side by side and take turns round by round (their order swapped every round), and each
+ * round's figure is paired with the other host's of the same round — on a shared machine, whose
+ * load moves by ±20 % between runs, the ratio of neighbouring rounds is what holds still.
+ *
+ * Ablations in the same way: `BENCH_AGAINST` naming this very checkout, and this side changed by
+ * `BENCH_HOST_NODE_ARGS` (V8 flags for its host) or `BENCH_THIS_DIR` (where its data lives: a
+ * tmpfs such as /dev/shm takes the file system's part of each SQLite write away).
+ *
  *   npm run bench:gateway-cpu [-- --perf] [-- --strace] [-- --wal]   (BENCH_CALLS per round, default 600; BENCH_ROUNDS, default 4;
- *   BENCH_PERF_DIR keeps the perf.data files)
+ *   BENCH_PERF_DIR keeps the perf.data files; BENCH_AGAINST, BENCH_HOST_NODE_ARGS, BENCH_THIS_DIR)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
@@ -55,6 +65,9 @@ const STRACE = process.argv.includes('--strace');
 const WAL = process.argv.includes('--wal');
 const work = mkdtempSync(join(tmpdir(), 'mh-bench-gateway-cpu-'));
 const PERF_DIR = process.env.BENCH_PERF_DIR ?? work;
+const AGAINST = process.env.BENCH_AGAINST;
+/** Node options for this tree's host only (an A/B of a V8 flag: `BENCH_HOST_NODE_ARGS=--max-semi-space-size=32`). */
+const HOST_NODE_ARGS = (process.env.BENCH_HOST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 type Era = 'legacy' | 'modern';
 type Call = (i: number) => Promise<void>;
 
@@ -65,15 +78,18 @@ function everythingEntry(): string[] {
 }
 
 /** The host set up over the bridge as the GUI would (which then disconnects), and one agent per era. */
-async function start(): Promise<{ host: HostProcess; pid: number; calls: Record<Era, Call>; close(): Promise<void> }> {
+async function start(
+  entry?: string,
+  folder = work,
+): Promise<{ host: HostProcess; pid: number; calls: Record<Era, Call>; close(): Promise<void> }> {
   const token = randomBytes(24).toString('base64url');
-  const dataDir = join(work, 'data');
+  const dataDir = join(folder, 'data');
   const host = await HostProcess.start(
     dataDir,
     token,
-    ['--gateway-port', '0', '--workspace', join(work, 'ws')],
-    [...(PERF ? ['--perf-basic-prof-only-functions'] : [])],
-    { entry: await builtHostEntry(PERF) },
+    ['--gateway-port', '0', '--workspace', join(folder, 'ws')],
+    [...(PERF ? ['--perf-basic-prof-only-functions'] : []), ...(entry === undefined ? HOST_NODE_ARGS : [])],
+    { entry: entry ?? (await builtHostEntry(PERF)) },
   );
   const bridge = await BridgeClient.connect(host.port, { token });
   const config = { id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath };
@@ -219,7 +235,82 @@ function byPart(script: string): Array<[string, number]> {
   return [...parts].map(([part, n]): [string, number] => [part, n / total]).sort((a, b) => b[1] - a[1]);
 }
 
+type App = Awaited<ReturnType<typeof start>>;
+
+/** Host CPU per call (µs) over one round of `CALLS` calls of `era`, and its writes. */
+async function measure(app: App, era: Era): Promise<{ us?: number; syscalls?: number; bytes?: number }> {
+  const before = processCpuMs(app.pid);
+  const wroteBefore = processWrites(app.pid);
+  await run(app.calls[era], CALLS);
+  const after = processCpuMs(app.pid);
+  const wroteAfter = processWrites(app.pid);
+  return {
+    ...(before !== undefined && after !== undefined ? { us: ((after - before) * 1000) / CALLS } : {}),
+    ...(wroteBefore && wroteAfter
+      ? {
+          syscalls: (wroteAfter.syscalls - wroteBefore.syscalls) / CALLS,
+          bytes: (wroteAfter.bytes - wroteBefore.bytes) / CALLS,
+        }
+      : {}),
+  };
+}
+
+/** BENCH_AGAINST: this tree's host and the other checkout's, side by side, paired round by round. */
+async function against(folder: string): Promise<void> {
+  const entry = join(folder, 'out', 'main', 'benchWebHost.js');
+  if (!existsSync(entry))
+    throw new Error(`${entry} is missing: build that checkout and run this bench there once (it bundles its host).`);
+  const load = loadavg();
+  const thisDir = process.env.BENCH_THIS_DIR
+    ? mkdtempSync(join(process.env.BENCH_THIS_DIR, 'mh-bench-'))
+    : join(work, 'this');
+  const sides = { base: await start(entry, join(work, 'base')), this: await start(undefined, thisDir) };
+  try {
+    for (const app of Object.values(sides))
+      for (const era of ['legacy', 'modern'] as const) await run(app.calls[era], 200);
+    const cpu: Record<Era, { base: number[]; this: number[]; ratio: number[] }> = {
+      legacy: { base: [], this: [], ratio: [] },
+      modern: { base: [], this: [], ratio: [] },
+    };
+    for (let round = 0; round < ROUNDS; round++)
+      for (const era of ['legacy', 'modern'] as const) {
+        const order = round % 2 ? (['this', 'base'] as const) : (['base', 'this'] as const);
+        const got: Partial<Record<'base' | 'this', number>> = {};
+        for (const side of order) got[side] = (await measure(sides[side], era)).us;
+        if (got.base === undefined || got.this === undefined) continue;
+        cpu[era].base.push(got.base);
+        cpu[era].this.push(got.this);
+        cpu[era].ratio.push(got.this / got.base);
+      }
+    printTable([
+      ['era', 'base µs/call (median)', 'this tree µs/call (median)', 'paired ratio (median)', 'ratios by round'],
+      ...(['legacy', 'modern'] as const).map((era) => [
+        era,
+        fmt(median(cpu[era].base), 0),
+        fmt(median(cpu[era].this), 0),
+        `×${fmt(median(cpu[era].ratio), 3)}`,
+        cpu[era].ratio.map((r) => fmt(r, 2)).join(' '),
+      ]),
+    ]);
+    console.log(
+      `(A/B against ${folder}: ${ROUNDS} rounds of ${CALLS} sequential calls per era and host, the hosts taking turns; load average ${load.map((l) => l.toFixed(1)).join(' ')} before, ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} after)`,
+    );
+    console.log(
+      JSON.stringify({
+        bench: 'gateway-cpu-ab',
+        legacy_ratio: median(cpu.legacy.ratio),
+        modern_ratio: median(cpu.modern.ratio),
+      }),
+    );
+  } finally {
+    await Promise.all(Object.values(sides).map((app) => app.close()));
+  }
+}
+
 async function main(): Promise<void> {
+  if (AGAINST !== undefined) return against(AGAINST);
   const load = loadavg();
   const app = await start();
   try {
@@ -228,17 +319,9 @@ async function main(): Promise<void> {
     const writes: Record<Era, Array<{ syscalls: number; bytes: number }>> = { legacy: [], modern: [] };
     for (let round = 0; round < ROUNDS; round++)
       for (const era of round % 2 ? (['modern', 'legacy'] as const) : (['legacy', 'modern'] as const)) {
-        const before = processCpuMs(app.pid);
-        const wroteBefore = processWrites(app.pid);
-        await run(app.calls[era], CALLS);
-        const after = processCpuMs(app.pid);
-        const wroteAfter = processWrites(app.pid);
-        if (before !== undefined && after !== undefined) cpu[era].push(((after - before) * 1000) / CALLS);
-        if (wroteBefore && wroteAfter)
-          writes[era].push({
-            syscalls: (wroteAfter.syscalls - wroteBefore.syscalls) / CALLS,
-            bytes: (wroteAfter.bytes - wroteBefore.bytes) / CALLS,
-          });
+        const { us, syscalls, bytes } = await measure(app, era);
+        if (us !== undefined) cpu[era].push(us);
+        if (syscalls !== undefined && bytes !== undefined) writes[era].push({ syscalls, bytes });
       }
     const rows = [['era', 'host CPU µs/call (median)', 'rounds', 'write syscalls/call', 'bytes written/call']];
     for (const era of ['legacy', 'modern'] as const)
