@@ -316,7 +316,7 @@ const PLAIN_CHECKED_ERA = '2025-11-25';
  * key order. Undefined for anything else, which the codec checks as before. A text block costs
  * the schema's union ~150 ns each (GatewayServer's measure); this loop, a few.
  */
-export function plainToolResult(value: unknown): Record<string, unknown> | undefined {
+function plainToolResult(value: unknown): Record<string, unknown> | undefined {
   if (!isPlainObject(value) || !plainInEveryEra(value) || value._meta !== undefined) return undefined;
   const { content, structuredContent, isError } = value as {
     content: Array<{ text: string }>;
