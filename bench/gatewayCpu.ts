@@ -81,15 +81,22 @@ function everythingEntry(): string[] {
 async function start(
   entry?: string,
   folder = work,
-): Promise<{ host: HostProcess; pid: number; calls: Record<Era, Call>; close(): Promise<void> }> {
+): Promise<{
+  host: HostProcess;
+  pid: number;
+  bundle: string | undefined;
+  calls: Record<Era, Call>;
+  close(): Promise<void>;
+}> {
   const token = randomBytes(24).toString('base64url');
   const dataDir = join(folder, 'data');
+  const bundle = entry ?? (await builtHostEntry(PERF));
   const host = await HostProcess.start(
     dataDir,
     token,
     ['--gateway-port', '0', '--workspace', join(folder, 'ws')],
     [...(PERF ? ['--perf-basic-prof-only-functions'] : []), ...(entry === undefined ? HOST_NODE_ARGS : [])],
-    { entry: entry ?? (await builtHostEntry(PERF)) },
+    { entry: bundle },
   );
   const bridge = await BridgeClient.connect(host.port, { token });
   const config = { id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath };
@@ -123,7 +130,7 @@ async function start(
     await Promise.all([legacy.close(), modern.close()]);
     await host.stop('SIGTERM');
   };
-  return { host, pid: host.pid, calls, close };
+  return { host, pid: host.pid, bundle, calls, close };
 }
 
 let next = 0;
@@ -209,8 +216,40 @@ async function walFrames(pid: number, era: Era, call: Call): Promise<void> {
 
 const GC = /Scavenge|MarkCompact|Heap::|GCTracer|Sweeper|Marking|Evacuat/;
 
+/**
+ * The built host is one bundle: a frame in it is named by the source file its line came from (the
+ * `// electron/…` region comments esbuild writes), so its parts are those of the sources under tsx.
+ */
+function bundleSources(bundle: string): (url: string) => string {
+  const starts: number[] = [];
+  const paths: string[] = [];
+  readFileSync(bundle, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      const region = /^\/\/ ((?:electron|shared|node_modules)\/\S+)$/.exec(text);
+      if (region) {
+        starts.push(i + 1);
+        paths.push(region[1]!);
+      }
+    });
+  const name = bundle.split('/').at(-1)!;
+  return (url) => {
+    const at = url.lastIndexOf(`${name}:`);
+    if (at < 0) return url;
+    const line = Number.parseInt(url.slice(at + name.length + 1), 10);
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid]! <= line) low = mid;
+      else high = mid - 1;
+    }
+    return starts[low] !== undefined && starts[low]! <= line ? `${PROJECT_ROOT}/${paths[low]}` : url;
+  };
+}
+
 /** Share of the samples by part: each sample charged to its nearest JavaScript frame (`JS:` in perf's map). */
-function byPart(script: string): Array<[string, number]> {
+function byPart(script: string, source: (url: string) => string = (url) => url): Array<[string, number]> {
   const parts = new Map<string, number>();
   let total = 0;
   for (const sample of script.split('\n\n')) {
@@ -221,7 +260,7 @@ function byPart(script: string): Array<[string, number]> {
     if (frames.length === 0) continue;
     total++;
     const js = frames.find((frame) => frame.startsWith('JS:'));
-    const url = js?.replace(/^JS:\S*\s*\S+\s+/, '') ?? '';
+    const url = source(js?.replace(/^JS:\S*\s*\S+\s+/, '') ?? '');
     const part = GC.test(frames[0]!)
       ? 'garbage collection'
       : !js
@@ -338,7 +377,10 @@ async function main(): Promise<void> {
     if (PERF)
       for (const era of ['legacy', 'modern'] as const) {
         console.log(`\nwhere the host's CPU goes, ${era}, ${CALLS} sequential calls (perf, on-CPU samples)`);
-        const parts = byPart(await record(app.pid, era, app.calls[era]));
+        const parts = byPart(
+          await record(app.pid, era, app.calls[era]),
+          app.bundle === undefined ? undefined : bundleSources(app.bundle),
+        );
         printTable([
           ['part', 'share', 'µs/call at the median'],
           ...parts.map(([part, share]) => [part, `${fmt(share * 100, 1)}%`, fmt(share * median(cpu[era]), 0)]),
