@@ -6,7 +6,8 @@
  * union tries the request and notification shapes first, and builds an issue list for each miss.
  * A result response is accepted here when it is one beyond doubt: exactly the keys `jsonrpc`, `id`
  * and `result`, version "2.0", an id the schema takes (a string or a safe integer), and a result
- * that is a plain object without `_meta` (whose server-info key the schema checks and may drop).
+ * that is a plain object without `_meta` (whose server-info key the schema checks and may drop) or
+ * an own `__proto__` key (which the schema's copy drops).
  * For such a message the schema's answer is this same message — `{ jsonrpc, id, result }` with the
  * result's keys as given — so it is built here without zod. Anything else (notifications, requests,
  * errors, a `_meta`, an odd id) goes to the SDK's parse as before. The result's content is not this
@@ -31,7 +32,8 @@ export function plainResultResponse(value: unknown): JSONRPCMessage | undefined 
   if (keys !== 3 || value.jsonrpc !== '2.0') return undefined;
   const { id, result } = value;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-  if (!isPlainObject(result) || Object.hasOwn(result, '_meta')) return undefined;
+  // An own `__proto__` key (JSON.parse makes one) is dropped by the schema's copy: left to it.
+  if (!isPlainObject(result) || Object.hasOwn(result, '_meta') || Object.hasOwn(result, '__proto__')) return undefined;
   return { jsonrpc: '2.0', id: id as string | number, result };
 }
 

@@ -52,6 +52,7 @@ const others: string[] = [
   '{"jsonrpc":"2.0","id":1,"result":{},"extra":1}',
   '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}',
   '{"jsonrpc":"2.0","id":1,"result":{},"__proto__":{"polluted":1}}',
+  '{"jsonrpc":"2.0","id":1,"result":{"__proto__":{"x":1},"a":1}}',
   '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}',
   '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}',
   '{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{}}',
