@@ -57,7 +57,7 @@ import type { CpuProfile, ProfileSummary } from './gatewayProfile.js';
 import { InspectorClient, summarize } from './gatewayProfile.js';
 import { builtHostEntry } from './gatewayHost.js';
 import type { Caller, SequentialResult } from './pipelineHelpers.js';
-import { CpuMeter, childPids } from './processCpu.js';
+import { CpuMeter, descendantPids } from './processCpu.js';
 import { fmt, median, printTable, runBench, runConcurrent, runSequential } from './pipelineHelpers.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 500);
@@ -246,7 +246,7 @@ async function floorCaller(
     const message = `hello #${i}`;
     checkEcho(await client.callTool({ name: 'echo', arguments: { message } }), message);
   };
-  return { call, cpu: new CpuMeter({ app: [child.pid!], server: childPids(child.pid!) }) };
+  return { call, cpu: new CpuMeter({ app: [child.pid!], server: descendantPids(child.pid!) }) };
 }
 
 interface GatewaySide extends Side {
@@ -335,8 +335,8 @@ async function gatewayCaller(): Promise<GatewaySide> {
         `gateway: the call was not allowed by the rule and checkpointed (status ${detail.trace.status}, events ${types})`,
       );
     }
-    // The host's children: server-everything (started by the app's registry).
-    const cpu = (): CpuMeter => new CpuMeter({ app: [host.pid], server: childPids(host.pid) });
+    // Below the host: server-everything (started by the app's registry) and its sandbox's processes.
+    const cpu = (): CpuMeter => new CpuMeter({ app: [host.pid], server: descendantPids(host.pid) });
     return { call: async (i) => void (await call(i)), host, cpu: cpu(), modern: { call: modernCall, cpu: cpu() } };
   } finally {
     bridge.close();
@@ -520,7 +520,7 @@ async function peerCaller(spec: PeerSpec, era: Era, label: string): Promise<Side
     const message = `hello #${i}`;
     checkEcho(await client.callTool({ name: 'echo', arguments: { message } }), message);
   };
-  return { call, cpu: new CpuMeter({ app: [peer.pid], server: childPids(peer.pid) }) };
+  return { call, cpu: new CpuMeter({ app: [peer.pid], server: descendantPids(peer.pid) }) };
 }
 
 /**
@@ -777,7 +777,7 @@ async function main(): Promise<void> {
   console.log('');
   console.log(
     `(${ROUNDS} rounds of ${CALLS} sequential + ${CALLS} at ${IN_FLIGHT} in flight per row, interleaved, the order turning each round, medians over rounds; warm-up ${WARMUP} + ${WARMUP} per row; ` +
-      `CPU from /proc: agent = this process, middle = the app / the floor / the peer, server = server-everything; ` +
+      `CPU from /proc: agent = this process, middle = the app / the floor / the peer, server = server-everything and every process between (a sandbox's, a shell); ` +
       `gateway calls: ALLOW rule, one durable checkpoint (SQLite WAL) and one trace each; ${PROFILE ? 'host under --inspect=0; ' : ''}` +
       `${process.platform}, ${cpus().length} cores, node ${process.versions.node}; load average ${loadBefore.map((l) => fmt(l, 1)).join(' ')} before, ${loadAfter.map((l) => fmt(l, 1)).join(' ')} after; ` +
       `total ${fmt((performance.now() - started) / 1000, 1)} s)`,

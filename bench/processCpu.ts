@@ -30,15 +30,29 @@ export function processCpuMs(pid: number): number | undefined {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
 }
 
-/** The direct children of a process. */
-export function childPids(pid: number): number[] {
+/**
+ * Every process below `pid` (children, theirs, …): a server started in a sandbox is the grandchild of
+ * the process that started it (bubblewrap between), a server a peer starts through a shell likewise.
+ */
+export function descendantPids(pid: number): number[] {
   let entries: string[];
   try {
     entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
     return [];
   }
-  return entries.map(Number).filter((child) => statFields(child)?.[1] === String(pid));
+  const children = new Map<string, number[]>();
+  for (const entry of entries) {
+    const parent = statFields(Number(entry))?.[1];
+    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  for (let queue = [pid]; queue.length > 0;) {
+    const next = children.get(String(queue.pop()!)) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
 }
 
 /** CPU used by named groups of processes (and this one, as `self`) over a stretch of work. */
