@@ -44,7 +44,10 @@ export function descendantPids(pid: number): number[] {
   const children = new Map<string, number[]>();
   for (const entry of entries) {
     const parent = statFields(Number(entry))?.[1];
-    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    if (parent === undefined) continue;
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(Number(entry));
+    else children.set(parent, [Number(entry)]);
   }
   const found: number[] = [];
   for (let queue = [pid]; queue.length > 0;) {

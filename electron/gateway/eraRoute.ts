@@ -30,9 +30,7 @@ import {
   isJSONRPCRequest,
 } from '@modelcontextprotocol/server';
 import { MODERN_PROTOCOL_VERSION } from '../mcp/negotiation.js';
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+import { isPlainObject } from '../util/plainObject.js';
 
 /** Whether the SDK's classification can only answer "not legacy" for this POST body (false: ask the SDK). */
 export function surelyModern(body: unknown): boolean {

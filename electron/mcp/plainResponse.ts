@@ -15,6 +15,7 @@
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/client';
+import { isPlainObject } from '../util/plainObject.js';
 
 /** `value` as the SDK's JSON-RPC message schema parses it; throws the schema's error when it is none. */
 export function toJsonRpcMessage(value: unknown): JSONRPCMessage {
@@ -35,10 +36,4 @@ export function plainResultResponse(value: unknown): JSONRPCMessage | undefined 
   // An own `__proto__` key (JSON.parse makes one) is dropped by the schema's copy: left to it.
   if (!isPlainObject(result) || Object.hasOwn(result, '_meta') || Object.hasOwn(result, '__proto__')) return undefined;
   return { jsonrpc: '2.0', id: id as string | number, result };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
 }

@@ -22,6 +22,7 @@ import type {
   StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import { Server } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../util/plainObject.js';
 
 /** A handler as the SDK stores it (after its own checks). */
 type StoredHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
@@ -69,12 +70,6 @@ export function plainInEveryEra(result: Record<string, unknown>): boolean {
     (isError === undefined || typeof isError === 'boolean') &&
     (_meta === undefined || isPlainObject(_meta))
   );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
 }
 
 /**

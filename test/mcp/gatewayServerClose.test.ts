@@ -1,7 +1,7 @@
 /**
- * GatewayServer's close (mcp/sdkAdapter.ts, 5): with nothing waiting, the SDK's unused
- * `ConnectionClosed` error is built without a stack and the app's `onclose` runs once, after the
- * teardown, under the usual stack limit; with a request still being answered or a question to the
+ * GatewayServer's close (mcp/sdkAdapter.ts, 5): with nothing waiting, the SDK's teardown (and the
+ * unused `ConnectionClosed` error it builds) runs under a stack limit of 0, and the app's `onclose`
+ * runs once, after it, under the usual limit; with a request still being answered or a question to the
  * client still waiting, the SDK's own close runs as before — each is settled with the SDK's error,
  * its stack captured. Over the SDK's in-memory transport, the SDK's own Client on the other end.
  */
@@ -21,12 +21,31 @@ async function pair(): Promise<{ server: GatewayServer; client: Client; clientSi
 }
 
 describe('GatewayServer’s close', () => {
-  it('with nothing waiting: onclose once, after the teardown, under the usual stack limit', async () => {
+  it('with nothing waiting: the teardown under a stack limit of 0, then onclose once under the usual limit', async () => {
     const { server, client } = await pair();
     const limit = Error.stackTraceLimit;
+    // Every value the close gives Error.stackTraceLimit, seen through an accessor put in its place for the close.
+    const original = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')!;
+    let current = limit;
+    const set: number[] = [];
+    Object.defineProperty(Error, 'stackTraceLimit', {
+      configurable: true,
+      enumerable: original.enumerable,
+      get: () => current,
+      set: (value: number) => {
+        set.push(value);
+        current = value;
+      },
+    });
     const seen: Array<{ limit: number; transport: unknown }> = [];
     server.onclose = () => seen.push({ limit: Error.stackTraceLimit, transport: server.transport });
-    await client.close();
+    try {
+      await client.close();
+    } finally {
+      Object.defineProperty(Error, 'stackTraceLimit', { ...original, value: current });
+    }
+    // The SDK's unused error was built under 0 (the SDK's own close sets nothing), and the limit put back.
+    expect(set).toEqual([0, limit]);
     expect(seen).toEqual([{ limit, transport: undefined }]);
     expect(Error.stackTraceLimit).toBe(limit);
   });

@@ -10,16 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { plainResultResponse, toJsonRpcMessage } from '../../electron/mcp/plainResponse.js';
 import { ProcessStdioTransport } from '../../electron/mcp/stdioTransport.js';
 
-const sdk = (value: unknown): { value: unknown } | { refused: string } => {
+/** What `parse` answers for `value`: the message, or the name of the error it throws. */
+const answer = (parse: (value: unknown) => unknown, value: unknown): { value: unknown } | { refused: string } => {
   try {
-    return { value: parseJSONRPCMessage(value) };
-  } catch (error) {
-    return { refused: (error as Error).name };
-  }
-};
-const ours = (value: unknown): { value: unknown } | { refused: string } => {
-  try {
-    return { value: toJsonRpcMessage(value) };
+    return { value: parse(value) };
   } catch (error) {
     return { refused: (error as Error).name };
   }
@@ -72,8 +66,8 @@ describe('a plain result response, without the SDK’s zod union', () => {
 
   it.each(others)('leaves %s to the SDK, answered as the SDK answers it', (line) => {
     expect(plainResultResponse(JSON.parse(line))).toBeUndefined();
-    const expected = sdk(JSON.parse(line));
-    const actual = ours(JSON.parse(line));
+    const expected = answer(parseJSONRPCMessage, JSON.parse(line));
+    const actual = answer(toJsonRpcMessage, JSON.parse(line));
     expect(actual).toStrictEqual(expected);
     if ('value' in expected)
       expect(JSON.stringify((actual as { value: unknown }).value)).toBe(JSON.stringify(expected.value));

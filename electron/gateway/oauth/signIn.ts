@@ -233,8 +233,8 @@ export class GatewaySignIn {
       };
     }
     const token = bearerOf(authorization);
-    // An agent's static token (the usual request): the SDK's check below would find the same agent and pass it, its
-    // AuthInfo never expiring within the request; answered here without building that AuthInfo for every request.
+    // An agent's static token (the usual request) is known by its hash; it does not expire, it lasts until the agent is
+    // revoked. Only an access token issued here goes through the SDK's bearer check (format, expiry, the challenge).
     const known = token === undefined ? undefined : this.options.agents.authenticate(token);
     if (known) return { agent: known };
     let agent: StoredAgent | undefined;
@@ -242,10 +242,10 @@ export class GatewaySignIn {
       await verifyBearerToken(token ? `Bearer ${token}` : authorization, {
         verifier: {
           verifyAccessToken: async (value): Promise<AuthInfo> => {
-            const found = this.options.agents.authenticate(value) ?? (await this.agentOfAccessToken(value));
+            const found = await this.agentOfAccessToken(value);
             if (!found) throw new OAuthError(OAuthErrorCode.InvalidToken, REFUSED_TOKEN_SENTENCE);
             agent = found;
-            // A static token does not expire: it lasts until the agent is revoked.
+            // The provider found it unexpired; the SDK wants an expiry beyond this request.
             return {
               token: value,
               clientId: found.signIn?.clientId ?? found.id,
