@@ -4,7 +4,8 @@
  * concurrent throughput), CPU accounting (this process and its child processes, the servers) and
  * an optional per-stage timer of the pipeline (BENCH_STAGES=1).
  */
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { descendantPids, processCpuMs } from './processCpu.js';
 import type { CheckpointStore } from '../electron/checkpoints/types.js';
 import type { MCPToolRegistry } from '../electron/mcp/registry.js';
 import type { PermissionRuleStore } from '../electron/security/permissionStore.js';
@@ -120,28 +121,16 @@ export async function runConcurrent(
 // ── CPU accounting ───────────────────────────────────────────────────────────────────────────
 
 /** Linux clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on every common kernel). */
-const CLOCK_TICKS = 100;
-
-/** CPU time (ms) used so far by this process's direct children (the MCP servers), from /proc; NaN elsewhere. */
-export function childrenCpuMs(): number {
+/**
+ * CPU time (ms) used so far by every process below this one (the MCP servers), from /proc; NaN elsewhere.
+ * Below, not only the direct children: a sandboxed server is the grandchild (bubblewrap between), and
+ * counting only children read it as 0.
+ */
+export function serversCpuMs(): number {
+  const pids = descendantPids(process.pid);
+  if (pids.length === 0 && !existsSync('/proc/self/stat')) return NaN;
   let total = 0;
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      } catch {
-        continue; // gone meanwhile
-      }
-      // Fields after the command name (which may hold spaces): state ppid … utime(14) stime(15).
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) !== process.pid) continue;
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-    }
-  } catch {
-    return NaN;
-  }
+  for (const pid of pids) total += processCpuMs(pid) ?? 0; // gone meanwhile: its time is lost with it
   return total;
 }
 
@@ -156,12 +145,12 @@ export interface CpuSample {
 /** Runs `work` and says how much wall time and CPU (here, and in the servers) it took. */
 export async function measureCpu(work: () => Promise<void>): Promise<CpuSample> {
   const cpu0 = process.cpuUsage();
-  const children0 = childrenCpuMs();
+  const children0 = serversCpuMs();
   const t0 = performance.now();
   await work();
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  return { wallMs, mainCpuMs: (cpu.user + cpu.system) / 1000, serverCpuMs: childrenCpuMs() - children0 };
+  return { wallMs, mainCpuMs: (cpu.user + cpu.system) / 1000, serverCpuMs: serversCpuMs() - children0 };
 }
 
 // ── per-stage timing of the pipeline (BENCH_STAGES=1) ────────────────────────────────────────

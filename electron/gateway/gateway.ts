@@ -392,9 +392,12 @@ export class Gateway {
     // A body only the modern path can take skips it (eraRoute.ts): the modern handler decides its era again itself.
     // One Web Request per request: the era decision, then the session transport or the modern handler, read it.
     // A 2025 session's call or notification is known as legacy the same way (surelyLegacy), without the SDK's response probes.
-    const webRequest = toWebRequest(req, abortedUnanswered(res));
     const versionHeader = req.headers['mcp-protocol-version'];
     const legacy = surelyLegacy(body, Array.isArray(versionHeader) ? versionHeader.join(', ') : versionHeader);
+    // The abort signal is the modern handler's (it ends an exchange by it); a 2025 session's transport never reads
+    // request.signal (its calls end by the session's own cancellation), and a Request that follows a signal costs
+    // an AbortController, a listener and a finalizer registration each (issue 33).
+    const webRequest = toWebRequest(req, legacy ? undefined : abortedUnanswered(res));
     if (!legacy && (surelyModern(body) || !(await isLegacyRequest(webRequest, body)))) {
       if (this.modernClients.request(agent.id, body, res)) this.options.onChange();
       return this.modern.serve(agent.id, req, res, body, webRequest);

@@ -26,8 +26,13 @@ export type TraceEventRow = [string, number, string, number, number | null, stri
 /** Events per multi-row INSERT. */
 const EVENTS_PER_STATEMENT = 16;
 
-/** A batch this large is closed when a trace finishes in it (about nine short calls: trace, 5 events, finish each). */
-const BATCH_CHANGES = 64;
+/**
+ * A batch this large is closed when a trace finishes in it (about 37 short calls: trace, 5 events, finish each).
+ * Each batch rewrites the last leaf of the traces table and of each of its indexes whatever it holds: at 64
+ * changes (nine calls) a sequential gateway call wrote 37.4 KB, at 256 31.7 KB (bench:gateway-cpu, issue 33),
+ * and one batch's write blocks the event loop for about as long as 37 calls' traces take to insert.
+ */
+export const BATCH_CHANGES = 256;
 
 /** A batch is closed at this size whatever changes (a burst of calls starting together). */
 const BATCH_MAX_CHANGES = 512;

@@ -22,6 +22,7 @@ import type { Database } from '../../electron/storage/database.js';
 import { LATER_MS, groupCommitFor } from '../../electron/storage/groupCommit.js';
 import { REDACTED, redactReporting } from '../../electron/secrets/redaction.js';
 import { Tracer } from '../../electron/tracing/tracer.js';
+import { BATCH_CHANGES } from '../../electron/tracing/traceWriter.js';
 import { childInput, childResult } from './childProtocol.js';
 import { waitFor } from '../helpers/fixtures.js';
 import { callInput, textResult } from './conformance.js';
@@ -197,7 +198,10 @@ describe('grouped checkpoint writes', () => {
     try {
       const tracer = new Tracer(db);
       const before = store.groupCommitStats;
-      for (let i = 0; i < 25; i++) {
+      // A write is closed at the first finish that brings it to BATCH_CHANGES changes (7 per call): two whole writes and a short one.
+      const perWrite = Math.ceil(BATCH_CHANGES / 7);
+      const calls = 2 * perWrite + 5;
+      for (let i = 0; i < calls; i++) {
         const trace = tracer.start({
           sessionId: 's1',
           callId: `short${i}`,
@@ -215,18 +219,17 @@ describe('grouped checkpoint writes', () => {
       const stored = () =>
         (other.prepare(`SELECT COUNT(*) AS n FROM traces WHERE status = 'ok'`).get() as { n: number }).n;
       vi.advanceTimersByTime(LATER_MS);
-      // 25 calls × 7 changes, a write closed at the first finish reaching 64 changes: 10 + 10 + 5 traces.
       expect(store.groupCommitStats.transactions - before.transactions).toBe(1);
-      expect(stored()).toBe(10); // the first write alone, its traces already finished (inserted once)
+      expect(stored()).toBe(perWrite); // the first write alone, its traces already finished (inserted once)
       await new Promise((resolve) => setImmediate(resolve));
       expect(store.groupCommitStats.transactions - before.transactions).toBe(2);
       await new Promise((resolve) => setImmediate(resolve));
       expect(store.groupCommitStats.transactions - before.transactions).toBe(3);
-      expect(stored()).toBe(25);
+      expect(stored()).toBe(calls);
       // Each trace written whole carries its five events in its own row (tracing/schema.ts, TRACES_V6): no event rows.
       expect((other.prepare('SELECT COUNT(*) AS n FROM trace_events').get() as { n: number }).n).toBe(0);
       expect((other.prepare('SELECT SUM(json_array_length(events)) AS n FROM traces').get() as { n: number }).n).toBe(
-        125,
+        5 * calls,
       );
     } finally {
       vi.useRealTimers();
