@@ -4,7 +4,7 @@
  * waiting for a CPU. Elsewhere every reading is undefined and the benchmark prints "–".
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 function clockTicks(): number {
@@ -22,12 +22,41 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
-/** User + system CPU time of one process so far (ms), or undefined when it cannot be read. */
+/**
+ * CPU time of one process so far (ms), or undefined when it cannot be read. Its threads' on-CPU time
+ * from the scheduler (`/proc/<pid>/task/<tid>/schedstat`, nanoseconds) where the kernel keeps it: the
+ * user + system ticks of `/proc/<pid>/stat` count in 10 ms steps, ±3 % of a 300 ms round of calls. A
+ * thread that ended is not counted there (the hosts measured keep theirs), so `stat` is the fallback.
+ */
 export function processCpuMs(pid: number): number | undefined {
+  if (SCHEDSTAT) return threadsOnCpuMs(pid);
   const fields = statFields(pid);
   if (!fields) return undefined;
   // stat fields 14 and 15 (utime, stime), in clock ticks; here at index 11 and 12.
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+}
+
+/** Whether this kernel keeps threads' on-CPU time (schedstat): then every reading is taken from it, never mixed with stat's. */
+const SCHEDSTAT = existsSync('/proc/self/schedstat');
+
+/** The summed on-CPU time of `pid`'s threads (ms), or undefined when the process is gone. */
+function threadsOnCpuMs(pid: number): number | undefined {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  let ns = 0;
+  for (const tid of threads) {
+    try {
+      const line = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8');
+      ns += Number(line.slice(0, line.indexOf(' ')));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns / 1e6;
 }
 
 /**

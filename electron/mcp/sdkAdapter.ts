@@ -20,9 +20,16 @@ import type {
   Result,
   ServerContext,
   StandardSchemaV1,
+  Transport,
 } from '@modelcontextprotocol/server';
 import { Server } from '@modelcontextprotocol/server';
 import { isPlainObject } from '../util/plainObject.js';
+
+/** What the SDK's Protocol keeps of what waits on a connection: questions to the other side, requests being answered. */
+interface ProtocolWaits {
+  _responseHandlers: Map<unknown, unknown>;
+  _requestHandlerAbortControllers: Map<unknown, AbortController>;
+}
 
 /** A handler as the SDK stores it (after its own checks). */
 type StoredHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
@@ -116,6 +123,8 @@ export type ToolCallParams = {
 export class GatewayServer extends Server {
   /** Set after construction; read per request, so the constructor's own handlers have it too. */
   #hook: RequestHook | undefined;
+  /** The SDK's handler controllers of the requests whose answer this server has sent (see 5 below). */
+  readonly #answered = new WeakSet<AbortController>();
 
   /** Runs `hook` around every request this server answers (one hook: OpenTelemetry's spans). */
   onRequest(hook: RequestHook): void {
@@ -145,19 +154,21 @@ export class GatewayServer extends Server {
 
   /**
    * 5. **No unused error at every close.** The SDK's close (`Protocol._onclose`) builds a
-   *    `ConnectionClosed` error — its stack captured, ~5 µs — for the requests still waiting, even
-   *    when none is: a 2026-07-28 agent's server is made and closed for every request (issue 33).
-   *    With nothing waiting, the error reaches no one: it is built without a stack, and the app's
-   *    own `onclose` runs right after the SDK's teardown instead of inside it — the same order, as
-   *    that teardown has nothing to settle then — under the usual stack limit.
+   *    `ConnectionClosed` error — its stack captured, 5–25 µs with optimized frames on the stack — for
+   *    whatever still waits, even when nothing does: a 2026-07-28 agent's server is made and closed
+   *    for every request (issue 33). Nothing waits when no question to the client is open and every
+   *    request the SDK still tracks has had its answer sent — the per-request transport closes the
+   *    server in a microtask right after that answer, before the SDK forgets the request, so the
+   *    request's own controller is still listed then; aborting it reaches no handler (the SDK sends
+   *    nothing for an aborted request, and this one is answered). Then the error is built without a
+   *    stack, and the app's own `onclose` runs right after the SDK's teardown instead of inside it —
+   *    the same order, as that teardown has nothing to settle — under the usual stack limit.
    */
   protected override _onclose(): void {
-    const inside = this as unknown as {
-      _responseHandlers: Map<unknown, unknown>;
-      _requestHandlerAbortControllers: Map<unknown, unknown>;
-    };
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the SDK's own close, in the one subclass
-    if (inside._responseHandlers.size > 0 || inside._requestHandlerAbortControllers.size > 0) return super._onclose();
+    if (this.#waiting()) {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- the SDK's own close, in the one subclass
+      return super._onclose();
+    }
     const onclose = this.onclose;
     this.onclose = undefined;
     const limit = Error.stackTraceLimit;
@@ -170,6 +181,34 @@ export class GatewayServer extends Server {
       this.onclose = onclose;
     }
     onclose?.();
+  }
+
+  /** Marks each request's controller once its answer goes out (see 5 above): the SDK offers no hook, so its transport's `send` is wrapped. */
+  override async connect(transport: Transport): Promise<void> {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if ('id' in message && ('result' in message || 'error' in message)) {
+        const controller = this.#inside()._requestHandlerAbortControllers.get(message.id);
+        if (controller) this.#answered.add(controller);
+      }
+      return send(message, options);
+    };
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the SDK's own connect, in the one subclass
+    return super.connect(transport);
+  }
+
+  /** Whether the close's error can reach anyone: a question to the client open, or a request not answered yet. */
+  #waiting(): boolean {
+    const inside = this.#inside();
+    if (inside._responseHandlers.size > 0) return true;
+    for (const controller of inside._requestHandlerAbortControllers.values())
+      if (!this.#answered.has(controller)) return true;
+    return false;
+  }
+
+  /** The SDK's own bookkeeping of what waits (Protocol's fields, read only). */
+  #inside(): ProtocolWaits {
+    return this as unknown as ProtocolWaits;
   }
 
   protected override _wrapHandler(method: string, handler: StoredHandler): StoredHandler {

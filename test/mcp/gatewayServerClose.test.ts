@@ -3,9 +3,12 @@
  * unused `ConnectionClosed` error it builds) runs under a stack limit of 0, and the app's `onclose`
  * runs once, after it, under the usual limit; with a request still being answered or a question to the
  * client still waiting, the SDK's own close runs as before — each is settled with the SDK's error,
- * its stack captured. Over the SDK's in-memory transport, the SDK's own Client on the other end.
+ * its stack captured. Over the SDK's in-memory transport, the SDK's own Client on the other end; and a
+ * 2026-07-28 request's own server under the SDK's `createMcpHandler`, which closes it right after the answer
+ * while the SDK still lists the request (answered: nothing waits on it).
  */
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { GatewayServer } from '../../electron/mcp/sdkAdapter.js';
 
@@ -21,6 +24,39 @@ async function pair(): Promise<{ server: GatewayServer; client: Client; clientSi
 }
 
 describe('GatewayServer’s close', () => {
+  it('of a 2026-07-28 request’s own server, right after its answer (the SDK still lists the request): the error built without a stack', async () => {
+    const signals: AbortSignal[] = [];
+    const handler = createMcpHandler(
+      () => {
+        const server = new GatewayServer(info, { capabilities: { tools: {} } });
+        server.serveToolCalls((_params, ctx) => {
+          signals.push(ctx.mcpReq.signal);
+          return Promise.resolve({ content: [{ type: 'text', text: 'done' }] });
+        });
+        return server;
+      },
+      { legacy: 'reject' },
+    );
+    const client = new Client(info, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      }),
+    );
+    const result = await client.callTool({ name: 'anything', arguments: {} });
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
+    // The request's server closed once its answer was out; the SDK's teardown aborted the answered request's
+    // controller with its ConnectionClosed error — built here without a stack (the SDK's own close captures one).
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(signals).toHaveLength(1);
+    const reason = signals[0]!.reason as Error;
+    expect(reason.message).toContain('Connection closed');
+    expect(reason.stack).not.toMatch(/\n\s+at /);
+    await client.close();
+    await handler.close();
+  });
+
   it('with nothing waiting: the teardown under a stack limit of 0, then onclose once under the usual limit', async () => {
     const { server, client } = await pair();
     const limit = Error.stackTraceLimit;
