@@ -40,7 +40,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
@@ -138,14 +138,37 @@ async function run(call: Call, calls: number): Promise<void> {
   for (let i = 0; i < calls; i++) await call(next++);
 }
 
+/**
+ * Runs `CALLS` calls while `command` (perf, strace) watches the host, then stops it with SIGINT (it writes its
+ * file then). A watcher that ends before it is stopped (a folder it cannot write, no permission) fails the
+ * bench, its own words given, instead of leaving it waiting for an exit that already happened.
+ */
+async function watched(command: string, args: string[], call: Call, settleMs = 0): Promise<void> {
+  const watcher = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  watcher.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  let ended = false;
+  const exited = new Promise<void>((resolve, reject) => {
+    watcher.once('error', reject);
+    watcher.once('exit', () => {
+      ended = true;
+      resolve();
+    });
+  });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  if (ended) throw new Error(`${command} ended before the calls: ${said.trim() || 'no message'}`);
+  await run(call, CALLS);
+  if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+  if (ended) throw new Error(`${command} ended during the calls: ${said.trim() || 'no message'}`);
+  watcher.kill('SIGINT');
+  await exited;
+}
+
 /** Records the host with perf over `calls` calls; returns `perf script` output. */
 async function record(pid: number, era: Era, call: Call): Promise<string> {
+  mkdirSync(PERF_DIR, { recursive: true });
   const file = join(PERF_DIR, `perf-${era}.data`);
-  const perf = spawn('perf', ['record', '-F', '1999', '-g', '-p', String(pid), '-o', file], { stdio: 'ignore' });
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  await run(call, CALLS);
-  perf.kill('SIGINT');
-  await new Promise((resolve) => perf.once('exit', resolve));
+  await watched('perf', ['record', '-F', '1999', '-g', '-p', String(pid), '-o', file], call);
   return execFileSync('perf', ['script', '-i', file, '-F', 'ip,sym'], {
     encoding: 'utf8',
     maxBuffer: 1 << 30,
@@ -156,11 +179,7 @@ async function record(pid: number, era: Era, call: Call): Promise<string> {
 /** Prints the host's system calls per call by name over `CALLS` calls (strace -c -f: all threads). */
 async function traceSyscalls(pid: number, era: Era, call: Call): Promise<void> {
   const file = join(work, `strace-${era}.txt`);
-  const strace = spawn('strace', ['-c', '-f', '-p', String(pid), '-o', file], { stdio: 'ignore' });
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  await run(call, CALLS);
-  strace.kill('SIGINT');
-  await new Promise((resolve) => strace.once('exit', resolve));
+  await watched('strace', ['-c', '-f', '-p', String(pid), '-o', file], call);
   const rows = readFileSync(file, 'utf8')
     .split('\n')
     .map((line) => line.trim().split(/\s+/))
@@ -175,13 +194,8 @@ async function traceSyscalls(pid: number, era: Era, call: Call): Promise<void> {
 async function walFrames(pid: number, era: Era, call: Call): Promise<void> {
   const file = join(work, `wal-${era}.txt`);
   const args = ['-f', '-e', 'trace=pwrite64', '-xx', '-s', '24', '-p', String(pid), '-o', file];
-  const strace = spawn('strace', args, { stdio: 'ignore' });
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  await run(call, CALLS);
   // The trace writes of the last calls are committed up to LATER_MS later.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  strace.kill('SIGINT');
-  await new Promise((resolve) => strace.once('exit', resolve));
+  await watched('strace', args, call, 200);
   const db = new BetterSqlite3(join(work, 'data', 'miniharness.db'), { readonly: true });
   const owner = new Map(
     db
