@@ -30,7 +30,8 @@ const EVENTS_PER_STATEMENT = 16;
  * A batch this large is closed when a trace finishes in it (about 37 short calls: trace, 5 events, finish each).
  * Each batch rewrites the last leaf of the traces table and of each of its indexes whatever it holds: at 64
  * changes (nine calls) a sequential gateway call wrote 37.4 KB, at 256 31.7 KB (bench:gateway-cpu, issue 33),
- * and one batch's write blocks the event loop for about as long as 37 calls' traces take to insert.
+ * and one batch's write blocks the event loop for about as long as 37 calls' traces take to insert (about
+ * 0.6 ms here, 0.2 ms at 64; the gateway's p99 at 16 in flight is 5 ms).
  */
 export const BATCH_CHANGES = 256;
 

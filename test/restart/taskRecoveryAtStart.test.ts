@@ -82,20 +82,35 @@ describe('kill -9 of the whole app while servers run calls as tasks; the next st
   async function callAsTasks(c: BridgeClient, round: number): Promise<RoundCalls> {
     const calls = { fast: `fast-${round}-${randomUUID()}`, slow: `slow-${round}-${randomUUID()}` };
     const everything = `everything-${round}-${randomUUID()}`;
+    // A call that ends before its server names a task fails the round at once, with its answer (not after WAIT_MS).
+    const answers = new Map<string, unknown>();
+    const follow = (callId: string, answer: Promise<unknown>): void =>
+      void answer.then(
+        (value) => answers.set(callId, value),
+        (error: unknown) => answers.set(callId, String(error)),
+      );
     for (const [serverId, callId] of [
       ['fast', calls.fast],
       ['slow', calls.slow],
     ] as const)
-      void c.call('tools.call', { name: 'long_job', serverId, args: { label: callId }, callId });
-    void c.call('tools.call', {
-      name: 'simulate-research-query',
-      serverId: 'everything',
-      args: { topic: 'eels' },
-      callId: everything,
-    });
+      follow(callId, c.call('tools.call', { name: 'long_job', serverId, args: { label: callId }, callId }));
+    follow(
+      everything,
+      c.call('tools.call', {
+        name: 'simulate-research-query',
+        serverId: 'everything',
+        args: { topic: 'eels' },
+        callId: everything,
+      }),
+    );
     const named = (callId: string): boolean =>
       c.events.some((e) => e.event === 'call.task' && (e.payload as { callId: string }).callId === callId);
-    await waitFor(() => named(calls.fast) && named(calls.slow) && named(everything), WAIT_MS);
+    await waitFor(() => {
+      for (const callId of [calls.fast, calls.slow, everything])
+        if (!named(callId) && answers.has(callId))
+          throw new Error(`${callId} ended before its server named a task: ${JSON.stringify(answers.get(callId))}`);
+      return named(calls.fast) && named(calls.slow) && named(everything);
+    }, WAIT_MS);
     const { current: sessionId } = await ok<{ current: string }>(c, 'history.sessions', {});
     return { sessionId, ...calls, everything };
   }
