@@ -31,7 +31,7 @@ const EVENTS_PER_STATEMENT = 16;
  * Each batch rewrites the last leaf of the traces table and of each of its indexes whatever it holds: at 64
  * changes (nine calls) a sequential gateway call wrote 37.4 KB, at 256 31.7 KB (bench:gateway-cpu, issue 33),
  * and one batch's write blocks the event loop for about as long as 37 calls' traces take to insert (about
- * 0.6 ms here, 0.2 ms at 64; the gateway's p99 at 16 in flight is 5 ms).
+ * 0.6 ms here, 0.2 ms at 64; a sequential gateway call's p99 is about 5 ms).
  */
 export const BATCH_CHANGES = 256;
 
