@@ -148,8 +148,13 @@ async function watched(command: string, args: string[], call: Call, settleMs = 0
   let said = '';
   watcher.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
   let ended = false;
-  const exited = new Promise<void>((resolve, reject) => {
-    watcher.once('error', reject);
+  // Not started at all (not installed: spawn's error, no exit) ends it the same way, with the error's words.
+  const exited = new Promise<void>((resolve) => {
+    watcher.once('error', (error) => {
+      said ||= error.message;
+      ended = true;
+      resolve();
+    });
     watcher.once('exit', () => {
       ended = true;
       resolve();

@@ -120,11 +120,10 @@ export async function runConcurrent(
 
 // ── CPU accounting ───────────────────────────────────────────────────────────────────────────
 
-/** Linux clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on every common kernel). */
 /**
  * CPU time (ms) used so far by every process below this one (the MCP servers), from /proc; NaN elsewhere.
  * Below, not only the direct children: a sandboxed server is the grandchild (bubblewrap between), and
- * counting only children read it as 0.
+ * counting only children read it as 0. Every side's servers are counted: the sides not running are idle.
  */
 export function serversCpuMs(): number {
   const pids = descendantPids(process.pid);

@@ -22,11 +22,15 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
+/** Whether this kernel keeps threads' on-CPU time (schedstat): then every reading is taken from it, never mixed with stat's. */
+const SCHEDSTAT = existsSync('/proc/self/schedstat');
+
 /**
- * CPU time of one process so far (ms), or undefined when it cannot be read. Its threads' on-CPU time
- * from the scheduler (`/proc/<pid>/task/<tid>/schedstat`, nanoseconds) where the kernel keeps it: the
- * user + system ticks of `/proc/<pid>/stat` count in 10 ms steps, ±3 % of a 300 ms round of calls. A
- * thread that ended is not counted there (the hosts measured keep theirs), so `stat` is the fallback.
+ * CPU time of one process so far (ms), or undefined when it cannot be read. Where the kernel keeps it,
+ * its live threads' on-CPU time from the scheduler (`/proc/<pid>/task/<tid>/schedstat`, nanoseconds):
+ * the user + system ticks of `/proc/<pid>/stat` count in 10 ms steps, ±3 % of a 300 ms round of calls.
+ * A thread that ended during a measurement takes its time with it (the processes measured — Node hosts,
+ * servers — keep their threads); elsewhere `stat`'s ticks.
  */
 export function processCpuMs(pid: number): number | undefined {
   if (SCHEDSTAT) return threadsOnCpuMs(pid);
@@ -35,9 +39,6 @@ export function processCpuMs(pid: number): number | undefined {
   // stat fields 14 and 15 (utime, stime), in clock ticks; here at index 11 and 12.
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
 }
-
-/** Whether this kernel keeps threads' on-CPU time (schedstat): then every reading is taken from it, never mixed with stat's. */
-const SCHEDSTAT = existsSync('/proc/self/schedstat');
 
 /** The summed on-CPU time of `pid`'s threads (ms), or undefined when the process is gone. */
 function threadsOnCpuMs(pid: number): number | undefined {

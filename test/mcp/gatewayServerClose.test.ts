@@ -48,9 +48,12 @@ describe('GatewayServer’s close', () => {
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
     // The request's server closed once its answer was out; the SDK's teardown aborted the answered request's
     // controller with its ConnectionClosed error — built here without a stack (the SDK's own close captures one).
-    await new Promise((resolve) => setImmediate(resolve));
     expect(signals).toHaveLength(1);
-    const reason = signals[0]!.reason as Error;
+    const signal = signals[0]!;
+    await new Promise((resolve) =>
+      signal.aborted ? resolve(undefined) : signal.addEventListener('abort', resolve, { once: true }),
+    );
+    const reason = signal.reason as Error;
     expect(reason.message).toContain('Connection closed');
     expect(reason.stack).not.toMatch(/\n\s+at /);
     await client.close();
