@@ -26,8 +26,12 @@
  * run's BENCH_PROFILE_DIR) prints them before → after. BENCH_FLOOR_JSON=1 adds a legacy floor
  * answering with JSON bodies instead of SSE streams.
  *
+ * `--ablation` (or BENCH_ABLATION=1) adds three more hosts, each with a part of the record taken away
+ * (bench/ablationHost.ts: no traces; checkpoints in memory; neither), in the same rounds: what each part costs
+ * the p50, the throughput and the app's CPU, and where the gateway stands against the peers without it.
+ *
  * Prints a table per era, then one JSON line {"bench":"gateway","eras":{"legacy":{"p50_over_best_peer",
- * "throughput_over_best_peer","rows"},"modern":{…}}}. Run: npm run bench:gateway [-- --profile]
+ * "throughput_over_best_peer","rows"},"modern":{…}}}. Run: npm run bench:gateway [-- --profile] [-- --ablation]
  * Knobs (env): BENCH_CALLS (500), BENCH_WARMUP (200), BENCH_ROUNDS (3), BENCH_IN_FLIGHT (16),
  * BENCH_SPOT_CALLS (10), BENCH_PROFILE_CALLS (2000), BENCH_PROFILE_DIR, BENCH_PROFILE_BASELINE, BENCH_FLOOR_JSON=1,
  * BENCH_ONLY (rows to run, e.g. `floor,mcp-proxy`; the gateway always).
@@ -55,7 +59,7 @@ import type { PeerSpec } from './peers.js';
 import { MCP_PROXY, startPeer, supergateway } from './peers.js';
 import type { CpuProfile, ProfileSummary } from './gatewayProfile.js';
 import { InspectorClient, summarize } from './gatewayProfile.js';
-import { builtHostEntry } from './gatewayHost.js';
+import { ablationHostEntry, builtHostEntry } from './gatewayHost.js';
 import type { Caller, SequentialResult } from './pipelineHelpers.js';
 import { CpuMeter, descendantPids } from './processCpu.js';
 import { fmt, median, printTable, runBench, runConcurrent, runSequential } from './pipelineHelpers.js';
@@ -74,6 +78,18 @@ const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim());
 const PROFILE_CALLS = Number(process.env.BENCH_PROFILE_CALLS ?? 2000);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const FLOOR_JSON = process.env.BENCH_FLOOR_JSON === '1';
+/** `--ablation`: the gateway also without its traces, without its checkpoints, and without both (bench/ablationHost.ts). */
+const ABLATION = process.env.BENCH_ABLATION === '1' || process.argv.includes('--ablation');
+type Ablation = 'traces' | 'checkpoints';
+const ABLATIONS: Array<{ key: string; parts: Ablation[]; label: string }> = [
+  { key: 'gateway-no-traces', parts: ['traces'], label: 'ablation: the gateway without traces' },
+  { key: 'gateway-no-checkpoints', parts: ['checkpoints'], label: 'ablation: the gateway, checkpoints in memory' },
+  {
+    key: 'gateway-no-record',
+    parts: ['traces', 'checkpoints'],
+    label: 'ablation: the gateway without the record (both)',
+  },
+];
 
 const SERVER_ID = 'everything';
 const TOOL = `${SERVER_ID}__echo`;
@@ -255,15 +271,22 @@ interface GatewaySide extends Side {
   modern: Side;
 }
 
-/** The app as its own process; set up over the bridge as the GUI would, which then disconnects. */
-async function gatewayCaller(): Promise<GatewaySide> {
+/**
+ * The app as its own process; set up over the bridge as the GUI would, which then disconnects. `ablate`: parts of
+ * the record taken away (bench/ablationHost.ts) — a host of its own, its own data folder.
+ */
+async function gatewayCaller(ablate: Ablation[] = []): Promise<GatewaySide> {
   const token = randomBytes(24).toString('base64url');
+  const folder = ablate.length === 0 ? work : join(work, `ablate-${ablate.join('-')}`);
+  const ablation = ablate.length === 0 ? undefined : await ablationHostEntry();
   const host = await HostProcess.start(
-    join(work, 'data'),
+    join(folder, 'data'),
     token,
-    ['--gateway-port', '0', '--workspace', join(work, 'workspace')],
-    PROFILE ? ['--inspect=0'] : [],
-    { entry: await builtHostEntry(PROFILE) },
+    ['--gateway-port', '0', '--workspace', join(folder, 'workspace')],
+    ablation ? ablation.nodeArgs : PROFILE ? ['--inspect=0'] : [],
+    ablation
+      ? { entry: ablation.entry, env: { MINIHARNESS_BENCH_ABLATE: ablate.join(',') } }
+      : { entry: await builtHostEntry(PROFILE) },
   );
   closers.push(async () => void (await host.stop('SIGTERM')));
   const bridge = await BridgeClient.connect(host.port, { token });
@@ -318,8 +341,17 @@ async function gatewayCaller(): Promise<GatewaySide> {
     const call = (i: number): Promise<CallToolResult> =>
       callAs({ callTool: async (params) => (await client.callTool(params)) as CallToolResult }, 'bench', i);
     const modernCall: Caller = async (i) => void (await callAs(modernClient, 'bench-modern', i));
-    // The first call must be allowed by the rule, claimed, run once and completed.
+    // The first call must be allowed by the rule, claimed, run once and completed (as its trace says, where there is one).
     const first = await call(-1);
+    // Below the host: server-everything (started by the app's registry) and its sandbox's processes.
+    const cpu = (): CpuMeter => new CpuMeter({ app: [host.pid], server: descendantPids(host.pid) });
+    const side = {
+      call: async (i: number) => void (await call(i)),
+      host,
+      cpu: cpu(),
+      modern: { call: modernCall, cpu: cpu() },
+    };
+    if (ablate.includes('traces')) return side;
     const traceId = (first._meta as Record<string, unknown>)[META_TRACE_ID] as string;
     const detail = await ok<TraceDetail>(bridge, 'traces.get', { traceId });
     const types = detail.events.map((e) => e.type).join(',');
@@ -335,9 +367,7 @@ async function gatewayCaller(): Promise<GatewaySide> {
         `gateway: the call was not allowed by the rule and checkpointed (status ${detail.trace.status}, events ${types})`,
       );
     }
-    // Below the host: server-everything (started by the app's registry) and its sandbox's processes.
-    const cpu = (): CpuMeter => new CpuMeter({ app: [host.pid], server: descendantPids(host.pid) });
-    return { call: async (i) => void (await call(i)), host, cpu: cpu(), modern: { call: modernCall, cpu: cpu() } };
+    return side;
   } finally {
     bridge.close();
   }
@@ -620,6 +650,11 @@ async function main(): Promise<void> {
   await add('gateway', 'modern', 'MiniHarness gateway (HTTP, stateless; rule, checkpoint, trace)', () =>
     Promise.resolve(gateway.modern),
   );
+  for (const ablation of ABLATION ? ABLATIONS : []) {
+    const ablated = await gatewayCaller(ablation.parts);
+    rows.push(measured(ablation.key, 'legacy', `${ablation.label} (session)`, ablated));
+    rows.push(measured(ablation.key, 'modern', `${ablation.label} (stateless)`, ablated.modern));
+  }
   // supergateway stateless: a server process per request; sequential spot figures only.
   const spots: Array<{ era: Era; result: SequentialResult | { na: string } }> = [];
   for (const era of ['legacy', 'modern'] as const) {
@@ -748,6 +783,20 @@ async function main(): Promise<void> {
           `calls/s: gateway ×${fmt(conc(gw) / conc(floorV2), 2)} of the v2 floor`,
       );
     }
+    const ablated = measuredOfEra.filter((r) => ABLATIONS.some((a) => a.key === r.key));
+    if (ablated.length > 0) {
+      const seqCpu = (side: Measured) => cpuPerCall(side.seqCpu, 'app') ?? NaN;
+      const bestCpu = peers.length > 0 ? peers.reduce((a, b) => (seqCpu(b) < seqCpu(a) ? b : a)) : undefined;
+      console.log(
+        `ablation (what the record costs: the gateway as built minus the gateway without it, the same rounds): best peer's own CPU per sequential call ${bestCpu ? `${bestCpu.key} ${fmt(seqCpu(bestCpu), 0)}` : '–'} µs, the gateway's ${fmt(seqCpu(gw), 0)} µs`,
+      );
+      for (const side of ablated)
+        console.log(
+          `  ${side.key}: p50 ${fmt(p50(side))} ms (the part taken away: ${fmt(p50(gw) - p50(side))} ms), ×${fmt(p50(side) / bestPeerP50, 2)} of the best peer; ` +
+            `calls/s ×${bestConc ? fmt(conc(side) / conc(bestConc), 2) : '–'}; own CPU per sequential call ${fmt(seqCpu(side), 0)} µs ` +
+            `(the part taken away: ${fmt(seqCpu(gw) - seqCpu(side), 0)} µs), ×${bestCpu ? fmt(seqCpu(side) / seqCpu(bestCpu), 2) : '–'} of the best peer's`,
+        );
+    }
     console.log(
       `per-round spread: ${measuredOfEra
         .map(
@@ -762,7 +811,14 @@ async function main(): Promise<void> {
     const rowJson: Record<string, unknown> = {};
     for (const r of ofEra)
       rowJson[r.key] =
-        'na' in r ? { na: r.na } : { p50_ms: round3(p50(r)), p99_ms: round3(p99(r)), calls_per_s: Math.round(conc(r)) };
+        'na' in r
+          ? { na: r.na }
+          : {
+              p50_ms: round3(p50(r)),
+              p99_ms: round3(p99(r)),
+              calls_per_s: Math.round(conc(r)),
+              middle_cpu_us_seq: Math.round(cpuPerCall(r.seqCpu, 'app') ?? NaN),
+            };
     rowJson['supergateway-stateless'] =
       'na' in spot
         ? { na: spot.na }

@@ -32,11 +32,13 @@
  * load moves by ±20 % between runs, the ratio of neighbouring rounds is what holds still.
  *
  * Ablations in the same way: `BENCH_AGAINST` naming this very checkout, and this side changed by
- * `BENCH_HOST_NODE_ARGS` (V8 flags for its host) or `BENCH_THIS_DIR` (where its data lives: a
- * tmpfs such as /dev/shm takes the file system's part of each SQLite write away).
+ * `BENCH_HOST_NODE_ARGS` (V8 flags for its host), `BENCH_THIS_DIR` (where its data lives: a
+ * tmpfs such as /dev/shm takes the file system's part of each SQLite write away) or `BENCH_THIS_ABLATE`
+ * (parts of the record its host runs without, bench/ablationHost.ts: `checkpoints`, `traces`,
+ * `checkpoints-in-memory-sqlite`). Each round also times the calls: the table gives the paired p50 difference.
  *
  *   npm run bench:gateway-cpu [-- --perf] [-- --strace] [-- --wal]   (BENCH_CALLS per round, default 600; BENCH_ROUNDS, default 4;
- *   BENCH_PERF_DIR keeps the perf.data files; BENCH_AGAINST, BENCH_HOST_NODE_ARGS, BENCH_THIS_DIR)
+ *   BENCH_PERF_DIR keeps the perf.data files; BENCH_AGAINST, BENCH_HOST_NODE_ARGS, BENCH_THIS_DIR, BENCH_THIS_ABLATE)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -55,7 +57,7 @@ import { HostProcess, ok } from '../test/restart/restartSoak.js';
 import { BridgeClient } from '../test/web/host.js';
 import { CATEGORIES } from './gatewayProfile.js';
 import { fmt, median, printTable } from './pipelineHelpers.js';
-import { builtHostEntry } from './gatewayHost.js';
+import { ablationHostEntry, builtHostEntry } from './gatewayHost.js';
 import { processCpuMs, processWrites } from './processCpu.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
@@ -68,6 +70,8 @@ const PERF_DIR = process.env.BENCH_PERF_DIR ?? work;
 const AGAINST = process.env.BENCH_AGAINST;
 /** Node options for this tree's host only (an A/B of a V8 flag: `BENCH_HOST_NODE_ARGS=--max-semi-space-size=32`). */
 const HOST_NODE_ARGS = (process.env.BENCH_HOST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** Parts of the record this tree's host runs without (bench/ablationHost.ts), e.g. `checkpoints`: an ablation against `BENCH_AGAINST`. */
+const THIS_ABLATE = process.env.BENCH_THIS_ABLATE;
 type Era = 'legacy' | 'modern';
 type Call = (i: number) => Promise<void>;
 
@@ -90,13 +94,18 @@ async function start(
 }> {
   const token = randomBytes(24).toString('base64url');
   const dataDir = join(folder, 'data');
-  const bundle = entry ?? (await builtHostEntry(PERF));
+  // This tree's host may be the ablation host (bench/ablationHost.ts): parts of the record taken away.
+  const ablation = entry === undefined && THIS_ABLATE ? await ablationHostEntry() : undefined;
+  const bundle = entry ?? ablation?.entry ?? (await builtHostEntry(PERF));
   const host = await HostProcess.start(
     dataDir,
     token,
     ['--gateway-port', '0', '--workspace', join(folder, 'ws')],
-    [...(PERF ? ['--perf-basic-prof-only-functions'] : []), ...(entry === undefined ? HOST_NODE_ARGS : [])],
-    { entry: bundle },
+    [
+      ...(PERF ? ['--perf-basic-prof-only-functions'] : []),
+      ...(entry === undefined ? [...HOST_NODE_ARGS, ...(ablation?.nodeArgs ?? [])] : []),
+    ],
+    { entry: bundle, ...(ablation ? { env: { MINIHARNESS_BENCH_ABLATE: THIS_ABLATE! } } : {}) },
   );
   const bridge = await BridgeClient.connect(host.port, { token });
   const config = { id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath };
@@ -134,8 +143,15 @@ async function start(
 }
 
 let next = 0;
-async function run(call: Call, calls: number): Promise<void> {
-  for (let i = 0; i < calls; i++) await call(next++);
+/** Runs `calls` sequential calls; returns their median latency (ms, as the agent sees it). */
+async function run(call: Call, calls: number): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const started = performance.now();
+    await call(next++);
+    ms.push(performance.now() - started);
+  }
+  return median(ms);
 }
 
 /**
@@ -296,13 +312,14 @@ function byPart(script: string, source: (url: string) => string = (url) => url):
 type App = Awaited<ReturnType<typeof start>>;
 
 /** Host CPU per call (µs) over one round of `CALLS` calls of `era`, and its writes. */
-async function measure(app: App, era: Era): Promise<{ us?: number; syscalls?: number; bytes?: number }> {
+async function measure(app: App, era: Era): Promise<{ us?: number; p50: number; syscalls?: number; bytes?: number }> {
   const before = processCpuMs(app.pid);
   const wroteBefore = processWrites(app.pid);
-  await run(app.calls[era], CALLS);
+  const p50 = await run(app.calls[era], CALLS);
   const after = processCpuMs(app.pid);
   const wroteAfter = processWrites(app.pid);
   return {
+    p50,
     ...(before !== undefined && after !== undefined ? { us: ((after - before) * 1000) / CALLS } : {}),
     ...(wroteBefore && wroteAfter
       ? {
@@ -330,28 +347,39 @@ async function against(folder: string): Promise<void> {
       legacy: { base: [], this: [], ratio: [] },
       modern: { base: [], this: [], ratio: [] },
     };
+    /** Each round's p50 latency (ms), this side minus the base side. */
+    const p50Delta: Record<Era, number[]> = { legacy: [], modern: [] };
     for (let round = 0; round < ROUNDS; round++)
       for (const era of ['legacy', 'modern'] as const) {
         const order = round % 2 ? (['this', 'base'] as const) : (['base', 'this'] as const);
-        const got: Partial<Record<'base' | 'this', number>> = {};
-        for (const side of order) got[side] = (await measure(sides[side], era)).us;
-        if (got.base === undefined || got.this === undefined) continue;
-        cpu[era].base.push(got.base);
-        cpu[era].this.push(got.this);
-        cpu[era].ratio.push(got.this / got.base);
+        const got: Partial<Record<'base' | 'this', Awaited<ReturnType<typeof measure>>>> = {};
+        for (const side of order) got[side] = await measure(sides[side], era);
+        p50Delta[era].push(got.this!.p50 - got.base!.p50);
+        if (got.base?.us === undefined || got.this?.us === undefined) continue;
+        cpu[era].base.push(got.base.us);
+        cpu[era].this.push(got.this.us);
+        cpu[era].ratio.push(got.this.us / got.base.us);
       }
     printTable([
-      ['era', 'base µs/call (median)', 'this tree µs/call (median)', 'paired ratio (median)', 'ratios by round'],
+      [
+        'era',
+        'base µs/call (median)',
+        'this tree µs/call (median)',
+        'paired ratio (median)',
+        'ratios by round',
+        'p50 this − base (median, ms)',
+      ],
       ...(['legacy', 'modern'] as const).map((era) => [
         era,
         fmt(median(cpu[era].base), 0),
         fmt(median(cpu[era].this), 0),
         `×${fmt(median(cpu[era].ratio), 3)}`,
         cpu[era].ratio.map((r) => fmt(r, 2)).join(' '),
+        fmt(median(p50Delta[era]), 3),
       ]),
     ]);
     console.log(
-      `(A/B against ${folder}: ${ROUNDS} rounds of ${CALLS} sequential calls per era and host, the hosts taking turns; load average ${load.map((l) => l.toFixed(1)).join(' ')} before, ${loadavg()
+      `(A/B against ${folder}${THIS_ABLATE ? `, this side without: ${THIS_ABLATE}` : ''}: ${ROUNDS} rounds of ${CALLS} sequential calls per era and host, the hosts taking turns; load average ${load.map((l) => l.toFixed(1)).join(' ')} before, ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} after)`,
     );
@@ -360,6 +388,8 @@ async function against(folder: string): Promise<void> {
         bench: 'gateway-cpu-ab',
         legacy_ratio: median(cpu.legacy.ratio),
         modern_ratio: median(cpu.modern.ratio),
+        legacy_p50_delta_ms: median(p50Delta.legacy),
+        modern_p50_delta_ms: median(p50Delta.modern),
       }),
     );
   } finally {

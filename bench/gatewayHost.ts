@@ -16,10 +16,25 @@ import { PROJECT_ROOT } from '../test/helpers/fixtures.js';
 /** The built host's entry, or undefined for tsx (`BENCH_HOST=tsx`). Needs `npm run build` first (its workers). */
 export async function builtHostEntry(tsxForProfile = false): Promise<string | undefined> {
   if (process.env.BENCH_HOST === 'tsx' || (tsxForProfile && process.env.BENCH_HOST !== 'built')) return undefined;
+  return bundled(join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'), 'benchWebHost.js');
+}
+
+/**
+ * The same host with parts of the record taken away (bench/ablationHost.ts, `MINIHARNESS_BENCH_ABLATE`), as the
+ * node arguments and script that start it: bundled like the host, or its source under tsx (`BENCH_HOST=tsx`).
+ */
+export async function ablationHostEntry(): Promise<{ nodeArgs: string[]; entry: string }> {
+  const source = join(PROJECT_ROOT, 'bench', 'ablationHost.ts');
+  if (process.env.BENCH_HOST === 'tsx') return { nodeArgs: ['--import', 'tsx'], entry: source };
+  return { nodeArgs: [], entry: await bundled(source, 'benchAblationHost.js') };
+}
+
+/** `source` bundled into out/main as `name`, beside the workers the host starts from its own folder. */
+async function bundled(source: string, name: string): Promise<string> {
   const folder = join(PROJECT_ROOT, 'out', 'main');
   if (!existsSync(join(folder, 'walCheckpointWorker.js')))
     throw new Error('The bench runs the built host: run `npm run build` first (or BENCH_HOST=tsx for the sources).');
-  const outfile = join(folder, 'benchWebHost.js');
-  await bundleNodeEntry(join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'), outfile);
+  const outfile = join(folder, name);
+  await bundleNodeEntry(source, outfile);
   return outfile;
 }

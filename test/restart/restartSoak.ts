@@ -83,7 +83,7 @@ export class HostProcess {
     token: string,
     extraArgs: string[] = [],
     nodeArgs: string[] = [],
-    options: { group?: boolean; entry?: string } = {},
+    options: { group?: boolean; entry?: string; env?: Record<string, string> } = {},
   ): Promise<HostProcess> {
     const child = spawn(
       process.execPath,
@@ -98,7 +98,7 @@ export class HostProcess {
       ],
       {
         cwd: PROJECT_ROOT,
-        env: { ...process.env, MINIHARNESS_TOKEN: token, MINIHARNESS_SECRET_STORE: 'file' },
+        env: { ...process.env, ...options.env, MINIHARNESS_TOKEN: token, MINIHARNESS_SECRET_STORE: 'file' },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: options.group === true,
       },
