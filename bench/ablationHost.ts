@@ -53,9 +53,15 @@ function nullTrace(input: TraceStartInput): TraceHandle {
   };
 }
 
-/** The claim and the result in memory: the same answers for a new call, a retry of a completed one, one in flight. */
+/**
+ * The claim and the result in memory. A new call is owned and a completed one replayed, as by the store; what the
+ * store refuses with its own errors (other arguments, a call in flight or failed) is refused here with a plain one.
+ */
 function memoryCheckpoints(): PipelineCheckpoints {
-  const calls = new Map<string, { input: ClaimInput; lease: string; result?: CheckpointResult; createdAt: number }>();
+  const calls = new Map<
+    string,
+    { input: ClaimInput; lease: string; result?: CheckpointResult; failed?: true; createdAt: number }
+  >();
   const key = (sessionId: string, callId: string) => `${sessionId}\0${callId}`;
   const recordOf = (entry: { input: ClaimInput; result?: CheckpointResult; createdAt: number }) => ({
     sessionId: entry.input.sessionId,
@@ -73,6 +79,8 @@ function memoryCheckpoints(): PipelineCheckpoints {
   const answer = (input: ClaimInput): ClaimResult | undefined => {
     const entry = calls.get(key(input.sessionId, input.callId));
     if (!entry) return undefined;
+    if (entry.input.argsHash !== input.argsHash) throw new Error(`ablation: call ${input.callId} had other arguments`);
+    if (entry.failed) throw new Error(`ablation: call ${input.callId} failed`);
     if (entry.result === undefined) throw new Error(`ablation: call ${input.callId} is in flight`);
     return { kind: 'replay', record: { ...recordOf(entry), status: 'completed', result: entry.result } };
   };
@@ -97,7 +105,10 @@ function memoryCheckpoints(): PipelineCheckpoints {
       if (entry?.lease !== lease) throw new Error(`ablation: call ${callId} is not this lease's`);
       entry.result = result;
     },
-    recordFailure: async () => undefined,
+    recordFailure: async (sessionId, callId) => {
+      const entry = calls.get(key(sessionId, callId));
+      if (entry) entry.failed = true;
+    },
   };
 }
 

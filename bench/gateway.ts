@@ -27,8 +27,9 @@
  * answering with JSON bodies instead of SSE streams.
  *
  * `--ablation` (or BENCH_ABLATION=1) adds three more hosts, each with a part of the record taken away
- * (bench/ablationHost.ts: no traces; checkpoints in memory; neither), in the same rounds: what each part costs
- * the p50, the throughput and the app's CPU, and where the gateway stands against the peers without it.
+ * (bench/ablationHost.ts: no traces; checkpoints in memory; both taken away), in the same rounds: what each part
+ * costs the p50 and the app's CPU, and each host's p50, throughput and CPU against the best peer. Each ablated
+ * host's first call is checked to have left no trace, or no record, as its parts say.
  *
  * Prints a table per era, then one JSON line {"bench":"gateway","eras":{"legacy":{"p50_over_best_peer",
  * "throughput_over_best_peer","rows"},"modern":{…}}}. Run: npm run bench:gateway [-- --profile] [-- --ablation]
@@ -265,6 +266,15 @@ async function floorCaller(
   return { call, cpu: new CpuMeter({ app: [child.pid!], server: descendantPids(child.pid!) }) };
 }
 
+/** An ablated host's first call left no trace, or no record in History, as its parts say — else the ablation measured nothing. */
+async function ablationTookEffect(bridge: BridgeClient, ablate: Ablation[], traceId: string): Promise<void> {
+  const traced = (await bridge.call('traces.get', { traceId })).ok;
+  const { sessions } = await ok<{ sessions: Array<{ count: number }> }>(bridge, 'history.sessions', {});
+  const recorded = sessions.reduce((sum, session) => sum + session.count, 0) > 0;
+  if (traced === ablate.includes('traces') || recorded === ablate.includes('checkpoints'))
+    throw new Error(`ablation of ${ablate.join(', ')}: the first call was traced ${traced}, recorded ${recorded}`);
+}
+
 interface GatewaySide extends Side {
   host: HostProcess;
   /** The same app, called by an agent of the modern era. */
@@ -278,12 +288,13 @@ interface GatewaySide extends Side {
 async function gatewayCaller(ablate: Ablation[] = []): Promise<GatewaySide> {
   const token = randomBytes(24).toString('base64url');
   const folder = ablate.length === 0 ? work : join(work, `ablate-${ablate.join('-')}`);
-  const ablation = ablate.length === 0 ? undefined : await ablationHostEntry();
+  // Run as the host as built is (under tsx and the inspector for a profile), so the difference is the parts only.
+  const ablation = ablate.length === 0 ? undefined : await ablationHostEntry(PROFILE);
   const host = await HostProcess.start(
     join(folder, 'data'),
     token,
     ['--gateway-port', '0', '--workspace', join(folder, 'workspace')],
-    ablation ? ablation.nodeArgs : PROFILE ? ['--inspect=0'] : [],
+    [...(ablation?.nodeArgs ?? []), ...(PROFILE ? ['--inspect=0'] : [])],
     ablation
       ? { entry: ablation.entry, env: { MINIHARNESS_BENCH_ABLATE: ablate.join(',') } }
       : { entry: await builtHostEntry(PROFILE) },
@@ -351,8 +362,11 @@ async function gatewayCaller(ablate: Ablation[] = []): Promise<GatewaySide> {
       cpu: cpu(),
       modern: { call: modernCall, cpu: cpu() },
     };
-    if (ablate.includes('traces')) return side;
     const traceId = (first._meta as Record<string, unknown>)[META_TRACE_ID] as string;
+    if (ablate.length > 0) {
+      await ablationTookEffect(bridge, ablate, traceId);
+      return side;
+    }
     const detail = await ok<TraceDetail>(bridge, 'traces.get', { traceId });
     const types = detail.events.map((e) => e.type).join(',');
     const decision = detail.events.find((e) => e.type === 'decision')?.data as

@@ -95,7 +95,7 @@ async function start(
   const token = randomBytes(24).toString('base64url');
   const dataDir = join(folder, 'data');
   // This tree's host may be the ablation host (bench/ablationHost.ts): parts of the record taken away.
-  const ablation = entry === undefined && THIS_ABLATE ? await ablationHostEntry() : undefined;
+  const ablation = entry === undefined && THIS_ABLATE ? await ablationHostEntry(PERF) : undefined;
   const bundle = entry ?? ablation?.entry ?? (await builtHostEntry(PERF));
   const host = await HostProcess.start(
     dataDir,
@@ -436,7 +436,7 @@ async function main(): Promise<void> {
         ]);
       }
     console.log(
-      `(${ROUNDS} rounds of ${CALLS} sequential calls per era, interleaved, after 200 warm-up calls each; the host's user + system CPU from /proc; load average ${load.map((l) => l.toFixed(1)).join(' ')} before, ${loadavg()
+      `(${THIS_ABLATE ? `the host WITHOUT ${THIS_ABLATE} (bench/ablationHost.ts); ` : ''}${ROUNDS} rounds of ${CALLS} sequential calls per era, interleaved, after 200 warm-up calls each; the host's user + system CPU from /proc; load average ${load.map((l) => l.toFixed(1)).join(' ')} before, ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} after)`,
     );

@@ -15,18 +15,23 @@ import { PROJECT_ROOT } from '../test/helpers/fixtures.js';
 
 /** The built host's entry, or undefined for tsx (`BENCH_HOST=tsx`). Needs `npm run build` first (its workers). */
 export async function builtHostEntry(tsxForProfile = false): Promise<string | undefined> {
-  if (process.env.BENCH_HOST === 'tsx' || (tsxForProfile && process.env.BENCH_HOST !== 'built')) return undefined;
+  if (underTsx(tsxForProfile)) return undefined;
   return bundled(join(PROJECT_ROOT, 'electron', 'web', 'cli.ts'), 'benchWebHost.js');
 }
 
 /**
  * The same host with parts of the record taken away (bench/ablationHost.ts, `MINIHARNESS_BENCH_ABLATE`), as the
- * node arguments and script that start it: bundled like the host, or its source under tsx (`BENCH_HOST=tsx`).
+ * node arguments and script that start it: bundled like the host, or its source under tsx where the host runs so.
  */
-export async function ablationHostEntry(): Promise<{ nodeArgs: string[]; entry: string }> {
+export async function ablationHostEntry(tsxForProfile = false): Promise<{ nodeArgs: string[]; entry: string }> {
   const source = join(PROJECT_ROOT, 'bench', 'ablationHost.ts');
-  if (process.env.BENCH_HOST === 'tsx') return { nodeArgs: ['--import', 'tsx'], entry: source };
+  if (underTsx(tsxForProfile)) return { nodeArgs: ['--import', 'tsx'], entry: source };
   return { nodeArgs: [], entry: await bundled(source, 'benchAblationHost.js') };
+}
+
+/** Whether the bench's host runs from its sources under tsx: asked for, or for a profile unless built is asked for. */
+function underTsx(tsxForProfile: boolean): boolean {
+  return process.env.BENCH_HOST === 'tsx' || (tsxForProfile && process.env.BENCH_HOST !== 'built');
 }
 
 /** `source` bundled into out/main as `name`, beside the workers the host starts from its own folder. */
