@@ -9,8 +9,9 @@
  * - `checkpoints`: the claim and the result kept in a Map in this process instead of SQLite — no statement,
  *   no transaction, no page written, no turn of the event loop waiting for a group commit. The arguments are
  *   still serialized and hashed (the pipeline does that before it claims).
- * - `checkpoints-in-memory-sqlite`: the checkpoint store as built (its statements, its group commit) on an
- *   in-memory SQLite database of its own — only the file taken away (its pages, system calls and locks).
+ * - `checkpoints-in-memory-sqlite`: the checkpoint store as built (its statements, a group-commit queue of its
+ *   own) on an in-memory SQLite connection of its own — no file, no WAL and no WAL checkpoints behind it (the
+ *   traces stay on the file's connection).
  * Everything else — HTTP, the agent's session, the rule and its decision, the argument check, the registry, the
  * server's stdio leg, redaction of the result — is the product's own code, unchanged.
  *
@@ -26,11 +27,9 @@ import { openAppDatabase } from '../electron/core/database.js';
 import { HarnessApplication } from '../electron/harness/application.js';
 import type { TraceHandle, Tracer, TraceStartInput } from '../electron/tracing/tracer.js';
 import type { TraceEvent, TraceSummary } from '../shared/traces.js';
+import { parseAblation, withoutCheckpoints } from './ablationParts.js';
 
-const ABLATE = new Set((process.env.MINIHARNESS_BENCH_ABLATE ?? '').split(',').filter(Boolean));
-const PARTS = ['traces', 'checkpoints', 'checkpoints-in-memory-sqlite'];
-for (const part of ABLATE)
-  if (!PARTS.includes(part)) throw new Error(`MINIHARNESS_BENCH_ABLATE: unknown part "${part}" (${PARTS.join(', ')})`);
+const ABLATE = parseAblation(process.env.MINIHARNESS_BENCH_ABLATE, 'MINIHARNESS_BENCH_ABLATE');
 
 /** A trace handle that records nothing (its id is still fresh per call: the gateway returns it in `_meta`). */
 function nullTrace(input: TraceStartInput): TraceHandle {
@@ -118,9 +117,11 @@ function inMemorySqliteCheckpoints(): PipelineCheckpoints {
   return sqliteCheckpointStores(new SqliteCheckpointStore(db), new CheckpointTaskLinks(db)).pipeline;
 }
 
-if (ABLATE.size > 0) {
+if (ABLATE.length > 0) {
   const nullTracer = { start: nullTrace } as unknown as Tracer;
-  const checkpoints = ABLATE.has('checkpoints-in-memory-sqlite') ? inMemorySqliteCheckpoints() : memoryCheckpoints();
+  const checkpoints = ABLATE.includes('checkpoints-in-memory-sqlite')
+    ? inMemorySqliteCheckpoints()
+    : memoryCheckpoints();
   const patched = new WeakSet<HarnessApplication>();
   const executeTool = HarnessApplication.prototype.executeTool;
   HarnessApplication.prototype.executeTool = function (this: HarnessApplication, ...args) {
@@ -130,8 +131,8 @@ if (ABLATE.size > 0) {
       const self = this as unknown as { options: { tracer: Tracer; checkpoints: PipelineCheckpoints } };
       self.options = {
         ...self.options,
-        ...(ABLATE.has('traces') ? { tracer: nullTracer } : {}),
-        ...(ABLATE.has('checkpoints') || ABLATE.has('checkpoints-in-memory-sqlite') ? { checkpoints } : {}),
+        ...(ABLATE.includes('traces') ? { tracer: nullTracer } : {}),
+        ...(withoutCheckpoints(ABLATE) ? { checkpoints } : {}),
       };
     }
     return executeTool.apply(this, args);

@@ -60,7 +60,8 @@ import type { PeerSpec } from './peers.js';
 import { MCP_PROXY, startPeer, supergateway } from './peers.js';
 import type { CpuProfile, ProfileSummary } from './gatewayProfile.js';
 import { InspectorClient, summarize } from './gatewayProfile.js';
-import { ablationHostEntry, builtHostEntry } from './gatewayHost.js';
+import type { AblationPart } from './ablationParts.js';
+import { ablationHostEntry, builtHostEntry, checkAblation } from './gatewayHost.js';
 import type { Caller, SequentialResult } from './pipelineHelpers.js';
 import { CpuMeter, descendantPids } from './processCpu.js';
 import { fmt, median, printTable, runBench, runConcurrent, runSequential } from './pipelineHelpers.js';
@@ -81,8 +82,7 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const FLOOR_JSON = process.env.BENCH_FLOOR_JSON === '1';
 /** `--ablation`: the gateway also without its traces, without its checkpoints, and without both (bench/ablationHost.ts). */
 const ABLATION = process.env.BENCH_ABLATION === '1' || process.argv.includes('--ablation');
-type Ablation = 'traces' | 'checkpoints';
-const ABLATIONS: Array<{ key: string; parts: Ablation[]; label: string }> = [
+const ABLATIONS: Array<{ key: string; parts: AblationPart[]; label: string }> = [
   { key: 'gateway-no-traces', parts: ['traces'], label: 'ablation: the gateway without traces' },
   { key: 'gateway-no-checkpoints', parts: ['checkpoints'], label: 'ablation: the gateway, checkpoints in memory' },
   {
@@ -266,15 +266,6 @@ async function floorCaller(
   return { call, cpu: new CpuMeter({ app: [child.pid!], server: descendantPids(child.pid!) }) };
 }
 
-/** An ablated host's first call left no trace, or no record in History, as its parts say — else the ablation measured nothing. */
-async function ablationTookEffect(bridge: BridgeClient, ablate: Ablation[], traceId: string): Promise<void> {
-  const traced = (await bridge.call('traces.get', { traceId })).ok;
-  const { sessions } = await ok<{ sessions: Array<{ count: number }> }>(bridge, 'history.sessions', {});
-  const recorded = sessions.reduce((sum, session) => sum + session.count, 0) > 0;
-  if (traced === ablate.includes('traces') || recorded === ablate.includes('checkpoints'))
-    throw new Error(`ablation of ${ablate.join(', ')}: the first call was traced ${traced}, recorded ${recorded}`);
-}
-
 interface GatewaySide extends Side {
   host: HostProcess;
   /** The same app, called by an agent of the modern era. */
@@ -285,7 +276,7 @@ interface GatewaySide extends Side {
  * The app as its own process; set up over the bridge as the GUI would, which then disconnects. `ablate`: parts of
  * the record taken away (bench/ablationHost.ts) — a host of its own, its own data folder.
  */
-async function gatewayCaller(ablate: Ablation[] = []): Promise<GatewaySide> {
+async function gatewayCaller(ablate: AblationPart[] = []): Promise<GatewaySide> {
   const token = randomBytes(24).toString('base64url');
   const folder = ablate.length === 0 ? work : join(work, `ablate-${ablate.join('-')}`);
   // Run as the host as built is (under tsx and the inspector for a profile), so the difference is the parts only.
@@ -364,7 +355,7 @@ async function gatewayCaller(ablate: Ablation[] = []): Promise<GatewaySide> {
     };
     const traceId = (first._meta as Record<string, unknown>)[META_TRACE_ID] as string;
     if (ablate.length > 0) {
-      await ablationTookEffect(bridge, ablate, traceId);
+      await checkAblation(bridge, ablate, traceId);
       return side;
     }
     const detail = await ok<TraceDetail>(bridge, 'traces.get', { traceId });

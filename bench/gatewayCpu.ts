@@ -50,14 +50,15 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentsView } from '../shared/agents.js';
-import { META_CALL_ID } from '../shared/agents.js';
+import { META_CALL_ID, META_TRACE_ID } from '../shared/agents.js';
 import type { ServerView } from '../shared/contract.js';
 import { PROJECT_ROOT, waitFor } from '../test/helpers/fixtures.js';
 import { HostProcess, ok } from '../test/restart/restartSoak.js';
 import { BridgeClient } from '../test/web/host.js';
 import { CATEGORIES } from './gatewayProfile.js';
-import { fmt, median, printTable } from './pipelineHelpers.js';
-import { ablationHostEntry, builtHostEntry } from './gatewayHost.js';
+import { fmt, median, printTable, runSequential } from './pipelineHelpers.js';
+import { ablationHostEntry, builtHostEntry, checkAblation } from './gatewayHost.js';
+import { parseAblation } from './ablationParts.js';
 import { processCpuMs, processWrites } from './processCpu.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
@@ -71,7 +72,7 @@ const AGAINST = process.env.BENCH_AGAINST;
 /** Node options for this tree's host only (an A/B of a V8 flag: `BENCH_HOST_NODE_ARGS=--max-semi-space-size=32`). */
 const HOST_NODE_ARGS = (process.env.BENCH_HOST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /** Parts of the record this tree's host runs without (bench/ablationHost.ts), e.g. `checkpoints`: an ablation against `BENCH_AGAINST`. */
-const THIS_ABLATE = process.env.BENCH_THIS_ABLATE;
+const THIS_ABLATE = parseAblation(process.env.BENCH_THIS_ABLATE, 'BENCH_THIS_ABLATE');
 type Era = 'legacy' | 'modern';
 type Call = (i: number) => Promise<void>;
 
@@ -95,7 +96,7 @@ async function start(
   const token = randomBytes(24).toString('base64url');
   const dataDir = join(folder, 'data');
   // This tree's host may be the ablation host (bench/ablationHost.ts): parts of the record taken away.
-  const ablation = entry === undefined && THIS_ABLATE ? await ablationHostEntry(PERF) : undefined;
+  const ablation = entry === undefined && THIS_ABLATE.length > 0 ? await ablationHostEntry(PERF) : undefined;
   const bundle = entry ?? ablation?.entry ?? (await builtHostEntry(PERF));
   const host = await HostProcess.start(
     dataDir,
@@ -105,7 +106,7 @@ async function start(
       ...(PERF ? ['--perf-basic-prof-only-functions'] : []),
       ...(entry === undefined ? [...HOST_NODE_ARGS, ...(ablation?.nodeArgs ?? [])] : []),
     ],
-    { entry: bundle, ...(ablation ? { env: { MINIHARNESS_BENCH_ABLATE: THIS_ABLATE! } } : {}) },
+    { entry: bundle, ...(ablation ? { env: { MINIHARNESS_BENCH_ABLATE: THIS_ABLATE.join(',') } } : {}) },
   );
   const bridge = await BridgeClient.connect(host.port, { token });
   const config = { id: 'everything', name: 'Everything', transport: 'stdio', command: process.execPath };
@@ -120,10 +121,19 @@ async function start(
   const visibility = { allServers: true, serverIds: [], localTools: false };
   const { token: agentToken } = await ok<{ token: string }>(bridge, 'agents.create', { name: 'cpu', visibility });
   const url = new URL((await ok<AgentsView>(bridge, 'agents.list', {})).gateway.url);
-  bridge.close();
   const requestInit = { headers: { Authorization: `Bearer ${agentToken}` } };
   const legacy = new Client({ name: 'bench-cpu', version: '0.0.0' });
   await legacy.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+  if (ablation) {
+    const params = {
+      name: 'everything__echo',
+      arguments: { message: 'ablation' },
+      _meta: { [META_CALL_ID]: 'ablation' },
+    };
+    const meta = (await legacy.callTool(params))._meta as Record<string, unknown> | undefined;
+    await checkAblation(bridge, THIS_ABLATE, meta?.[META_TRACE_ID] as string);
+  }
+  bridge.close();
   const modern = new ModernClient({ name: 'bench-cpu', version: '0.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await modern.connect(new ModernHttp(url, { requestInit }));
   const callOf =
@@ -145,13 +155,9 @@ async function start(
 let next = 0;
 /** Runs `calls` sequential calls; returns their median latency (ms, as the agent sees it). */
 async function run(call: Call, calls: number): Promise<number> {
-  const ms: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const started = performance.now();
-    await call(next++);
-    ms.push(performance.now() - started);
-  }
-  return median(ms);
+  const { p50 } = await runSequential(call, calls, next);
+  next += calls;
+  return p50;
 }
 
 /**
@@ -379,7 +385,7 @@ async function against(folder: string): Promise<void> {
       ]),
     ]);
     console.log(
-      `(A/B against ${folder}${THIS_ABLATE ? `, this side without: ${THIS_ABLATE}` : ''}: ${ROUNDS} rounds of ${CALLS} sequential calls per era and host, the hosts taking turns; load average ${load.map((l) => l.toFixed(1)).join(' ')} before, ${loadavg()
+      `(A/B against ${folder}${THIS_ABLATE.length > 0 ? `, this side without: ${THIS_ABLATE.join(', ')}` : ''}: ${ROUNDS} rounds of ${CALLS} sequential calls per era and host, the hosts taking turns; load average ${load.map((l) => l.toFixed(1)).join(' ')} before, ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} after)`,
     );
@@ -436,7 +442,7 @@ async function main(): Promise<void> {
         ]);
       }
     console.log(
-      `(${THIS_ABLATE ? `the host WITHOUT ${THIS_ABLATE} (bench/ablationHost.ts); ` : ''}${ROUNDS} rounds of ${CALLS} sequential calls per era, interleaved, after 200 warm-up calls each; the host's user + system CPU from /proc; load average ${load.map((l) => l.toFixed(1)).join(' ')} before, ${loadavg()
+      `(${THIS_ABLATE.length > 0 ? `the host WITHOUT ${THIS_ABLATE.join(', ')} (bench/ablationHost.ts); ` : ''}${ROUNDS} rounds of ${CALLS} sequential calls per era, interleaved, after 200 warm-up calls each; the host's user + system CPU from /proc; load average ${load.map((l) => l.toFixed(1)).join(' ')} before, ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} after)`,
     );

@@ -12,6 +12,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleNodeEntry } from '../scripts/buildCli.js';
 import { PROJECT_ROOT } from '../test/helpers/fixtures.js';
+import { ok } from '../test/restart/restartSoak.js';
+import type { BridgeClient } from '../test/web/host.js';
+import type { AblationPart } from './ablationParts.js';
+import { withoutCheckpoints } from './ablationParts.js';
 
 /** The built host's entry, or undefined for tsx (`BENCH_HOST=tsx`). Needs `npm run build` first (its workers). */
 export async function builtHostEntry(tsxForProfile = false): Promise<string | undefined> {
@@ -27,6 +31,22 @@ export async function ablationHostEntry(tsxForProfile = false): Promise<{ nodeAr
   const source = join(PROJECT_ROOT, 'bench', 'ablationHost.ts');
   if (underTsx(tsxForProfile)) return { nodeArgs: ['--import', 'tsx'], entry: source };
   return { nodeArgs: [], entry: await bundled(source, 'benchAblationHost.js') };
+}
+
+/**
+ * Fails unless an ablated host's first call (its trace id given) left no trace, or no record in History, as its
+ * parts say — a patch that did not take would otherwise read as a part that costs nothing.
+ */
+export async function checkAblation(
+  bridge: BridgeClient,
+  parts: readonly AblationPart[],
+  traceId: string,
+): Promise<void> {
+  const traced = (await bridge.call('traces.get', { traceId })).ok;
+  const { sessions } = await ok<{ sessions: Array<{ count: number }> }>(bridge, 'history.sessions', {});
+  const recorded = sessions.some((session) => session.count > 0);
+  if (traced === parts.includes('traces') || recorded === withoutCheckpoints(parts))
+    throw new Error(`the host without ${parts.join(', ')}: its first call was traced ${traced}, recorded ${recorded}`);
 }
 
 /** Whether the bench's host runs from its sources under tsx: asked for, or for a profile unless built is asked for. */
